@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Builds dist/: the action (index.js), its post step (post.js), the CLI (cli.js) and the
+// preload the services get (preload.cjs). ESM bundles, because @actions/* are ESM-only; a
+// createRequire banner gives bundled CommonJS dependencies (autocannon) a working require.
+// `node scripts/bundle.mjs [outdir]` — the staleness test builds into a temporary outdir
+// and compares it with the committed dist/.
+import { copyFileSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+
+export async function bundle(outdir) {
+  rmSync(outdir, { recursive: true, force: true });
+  mkdirSync(outdir, { recursive: true });
+  const common = {
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    absWorkingDir: root,
+    logLevel: 'warning',
+    legalComments: 'none',
+    define: { __PERFGATE_VERSION__: JSON.stringify(version) },
+    banner: {
+      js: "import { createRequire as __perfgateCreateRequire } from 'node:module';\nconst require = __perfgateCreateRequire(import.meta.url);",
+    },
+  };
+  await build({ ...common, entryPoints: { index: 'src/action/index.ts', post: 'src/action/post-index.ts', cli: 'src/cli/index.ts' }, outdir });
+  copyFileSync(join(root, 'src/preload/preload.cjs'), join(outdir, 'preload.cjs'));
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await bundle(resolve(process.argv[2] ?? join(root, 'dist')));
+}

@@ -1,0 +1,3 @@
+import { post } from './post.js';
+
+await post();

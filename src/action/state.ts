@@ -1,0 +1,2 @@
+/** Names shared by the main and post steps through the runner's state file. */
+export const STATE_PID_FILE = 'perfgate-pid-file';

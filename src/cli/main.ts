@@ -1,0 +1,199 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/load.js';
+import { PerfgateError } from '../engine/errors.js';
+import { ProcessTracker } from '../engine/process.js';
+import { runCompare } from '../engine/run.js';
+import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
+import { compareResults } from '../gate/compare.js';
+import { renderMarkdown } from '../report/markdown.js';
+import { renderTerminal } from '../report/terminal.js';
+import { ResultsFileError, readResults } from '../results/io.js';
+import type { Results } from '../results/types.js';
+import { configLoader, secretsFrom } from '../shell/gate.js';
+import { buildOverrides } from '../shell/overrides.js';
+import { VERSION } from '../version.js';
+import { terminalProgress } from './progress.js';
+
+export const USAGE = `perfgate ${VERSION} — A/B performance gate for Node.js services
+
+Usage:
+  perfgate compare [options]        measure base and head side by side, print verdicts
+  perfgate report <results.json>    render a saved run again (same verdicts)
+  perfgate --help | --version
+
+compare options:
+  --base <ref>          compare against the merge-base with <ref> (default: the default branch)
+  --head <ref>          measure <ref> in a temporary worktree (default: the work tree as it is,
+                        uncommitted changes included)
+  --config <file>       configuration file, relative to the head tree (default: perfgate.yml)
+  --json <file>         also copy results.json here (it is always written to the run directory)
+  --markdown <file>     write the markdown report (the PR comment body) here
+  --out <dir>           run directory: results.json, logs (default: a new temporary directory)
+  --seed <n>            seed of the randomized pair order (default: random, printed)
+  --start <command>     service.start          --scenario "<METHOD> <path>"  (repeatable)
+  --install <command>   service.install ("false" to skip)   --build <command>  service.build
+  --pairs <n>  --blocks <n>  --slice <duration>  --warmup <duration>  --connections <n>
+  --throughput-limit <pct>  --latency-p99-limit <pct>
+  --quiet               no progress lines      --no-color  plain output
+
+report options:
+  --markdown <file>     write the markdown report here too
+
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error.
+`;
+
+const exitCodes = { pass: 0, fail: 1, error: 2 } as const;
+
+interface Io {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export async function main(argv: string[], io: Io): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (e) {
+    io.stderr.write(`perfgate: ${(e as Error).message}\nRun perfgate --help for usage.\n`);
+    return exitCodes.error;
+  }
+  const { values, positionals } = parsed;
+  if (values.version) {
+    io.stdout.write(`${VERSION}\n`);
+    return exitCodes.pass;
+  }
+  const command = positionals[0];
+  if (values.help || !command) {
+    (command || values.help ? io.stdout : io.stderr).write(USAGE);
+    return values.help ? exitCodes.pass : exitCodes.error;
+  }
+  const color = !values['no-color'] && io.stdout.isTTY === true && !io.env.NO_COLOR;
+  try {
+    if (command === 'report') {
+      if (positionals.length !== 2) throw new UsageError('report takes one argument: the results.json to render');
+      const results = readResults(resolve(io.cwd, positionals[1]!));
+      return finish(results, values, io, color);
+    }
+    if (command === 'compare') {
+      if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+      return await compare(values, io, color);
+    }
+    throw new UsageError(`unknown command "${command}"`);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.stderr.write(`perfgate: ${e.message}\nRun perfgate --help for usage.\n`);
+    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError) {
+      io.stderr.write(`\nperfgate: ${e.message}\n`);
+      const kept = (e as PerfgateError).resultsPath;
+      if (kept) io.stderr.write(`The pairs measured before the error are kept in ${kept}\n`);
+    } else {
+      io.stderr.write(`\nperfgate: unexpected error: ${(e as Error).stack ?? e}\n`);
+    }
+    return exitCodes.error;
+  }
+}
+
+class UsageError extends Error {}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      base: { type: 'string' },
+      head: { type: 'string' },
+      config: { type: 'string' },
+      json: { type: 'string' },
+      markdown: { type: 'string' },
+      out: { type: 'string' },
+      seed: { type: 'string' },
+      start: { type: 'string' },
+      install: { type: 'string' },
+      build: { type: 'string' },
+      scenario: { type: 'string', multiple: true },
+      pairs: { type: 'string' },
+      blocks: { type: 'string' },
+      slice: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      'throughput-limit': { type: 'string' },
+      'latency-p99-limit': { type: 'string' },
+      quiet: { type: 'boolean', short: 'q' },
+      'no-color': { type: 'boolean' },
+    },
+  });
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+async function compare(values: Values, io: Io, color: boolean): Promise<number> {
+  const root = await repositoryRoot(io.cwd);
+  const baseRef = values.base ?? (await defaultBranch(root));
+  const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const overrides = buildOverrides({
+    start: values.start,
+    install: values.install,
+    build: values.build,
+    scenarios: values.scenario,
+    pairs: values.pairs,
+    blocks: values.blocks,
+    slice: values.slice,
+    warmup: values.warmup,
+    connections: values.connections,
+    throughputLimit: values['throughput-limit'],
+    latencyP99Limit: values['latency-p99-limit'],
+    seed: values.seed,
+  });
+  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
+  const tracker = new ProcessTracker();
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  // Ctrl-C stops between slices; the engine's finally stops the services and worktrees.
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const onExit = () => void tracker.killAll(0);
+  process.once('exit', onExit);
+  try {
+    const { results, resultsPath } = await runCompare(
+      {
+        repoDir: root,
+        baseRef,
+        mergeBase: true,
+        headRef: values.head ?? null,
+        outDir,
+        loadConfig: configLoader(values.config ?? null, overrides),
+        tracker,
+        toolVersion: VERSION,
+        signal: abort.signal,
+      },
+      { logger, progress, env: io.env, secrets: secretsFrom(io.env) },
+    );
+    if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
+    io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
+    return finish(results, values, io, color);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    process.off('exit', onExit);
+  }
+}
+
+function finish(results: Results, values: Values, io: Io, color: boolean): number {
+  const analysis = compareResults(results);
+  io.stdout.write(`\n${renderTerminal(results, analysis, { color })}\n`);
+  if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
+  return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
+}
+
+function copyTo(path: string, text: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, text);
+}

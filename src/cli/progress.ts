@@ -1,0 +1,56 @@
+import type { Logger, ProgressEvent } from '../engine/ports.js';
+
+/**
+ * Progress on stderr: one line per phase, and the pair counter — rewritten in place on a
+ * terminal, every 10th pair (and the last) in a CI log.
+ */
+export function terminalProgress(stream: NodeJS.WriteStream, quiet: boolean): { logger: Logger; progress(e: ProgressEvent): void } {
+  const tty = stream.isTTY === true;
+  let open = false;
+  const line = (text: string) => {
+    if (quiet) return;
+    if (open) stream.write('\n');
+    open = false;
+    stream.write(`[perfgate] ${text}\n`);
+  };
+  const logger: Logger = {
+    info: (m) => line(m),
+    warn: (m) => line(`warning: ${m}`),
+    debug: () => {},
+  };
+  const where = (e: ProgressEvent) =>
+    [e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : '', e.scenario ?? '', e.side ?? '']
+      .filter(Boolean)
+      .join(' · ');
+  return {
+    logger,
+    progress(e) {
+      if (quiet) return;
+      switch (e.phase) {
+        case 'measure': {
+          const text = `[perfgate] measuring ${where(e)} · pair ${e.pair}/${e.pairs}`;
+          if (tty) {
+            stream.write(`\r${text}\x1b[K`);
+            open = true;
+          } else if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) {
+            stream.write(`${text}\n`);
+          }
+          return;
+        }
+        case 'workspace':
+          return line('preparing base and head trees');
+        case 'install':
+        case 'build':
+          return line(`${e.phase} ${e.side}: ${e.message}`);
+        case 'start':
+          return line(`starting ${where(e)}`);
+        case 'warmup':
+          return line(`warming up ${where(e)}`);
+        case 'stop':
+          return line(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ''}`);
+        case 'done':
+          return line('measurement done');
+      }
+    },
+  };
+}

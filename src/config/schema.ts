@@ -1,0 +1,568 @@
+/**
+ * The single source of truth for perfgate.yml: one zod schema validates the user-facing document,
+ * applies every default and normalises units, producing the `PerfgateConfig` the engine runs with.
+ * The same schema, read on its input side, is the published JSON Schema (editor completion) and
+ * the configuration reference in docs/configuration.md.
+ *
+ * Messages: schemas word their problems as predicates about the value ("is not a duration; write
+ * e.g. 1s") and errors.ts prefixes where and what. Keep every `.describe()` user-facing: it is
+ * shown by editors and printed in the docs.
+ */
+import { posix, win32 } from 'node:path';
+import { z } from 'zod';
+import {
+  HTTP_METHODS,
+  type HttpMethod,
+  METHOD_PATTERN_SOURCE,
+  METHODS_HINT,
+  REQUEST_PATH_PATTERN,
+  readScenarioLine,
+  SCENARIO_LINE_PATTERN,
+} from './scenario-line.js';
+import type { MetricId, MetricRule, PerfgateConfig, ScenarioConfig } from './types.js';
+import {
+  DURATION_HINT,
+  DURATION_PATTERN,
+  formatDuration,
+  formatPercent,
+  PERCENT_PATTERN,
+  parseDurationMs,
+  parsePercent,
+} from './units.js';
+
+export const JSON_SCHEMA_ID = 'https://perfgate.dev/perfgate.schema.json';
+
+/** Limits and whether each metric can fail the build, when perfgate.yml says nothing. */
+export const DEFAULT_GATE: Readonly<Record<MetricId, Readonly<MetricRule>>> = {
+  throughput: { limit: 0.05, gated: true },
+  latency_p50: { limit: 0.1, gated: false },
+  latency_p90: { limit: 0.1, gated: false },
+  latency_p99: { limit: 0.15, gated: true },
+  cpu_per_request: { limit: 0.1, gated: false },
+};
+
+/** Where start and scenarios can come from besides the file: named so the message says what to do. */
+const START_REQUIRED = 'is required: set it in perfgate.yml or pass --start / the start input';
+const SCENARIOS_REQUIRED =
+  'is required: list at least one in perfgate.yml (e.g. "- GET /hello") or pass --scenario / the scenarios input';
+
+/**
+ * Notes for the configuration reference only (docs/configuration.md): a type name where the JSON
+ * type says too little ("duration", not "number or string") and a default that is not a value
+ * ("load.connections"). Kept out of the published JSON Schema; `configJsonSchema({ docNotes:
+ * true })` copies them in as `x-doc-type` / `x-doc-default` for the generator. Register last in
+ * a chain: `.describe()` and `.meta()` return copies that the registry does not know.
+ */
+export const docNotes = z.registry<{ type?: string; default?: string }>();
+
+/** A zod error option that words a missing value one way and any other problem another. */
+function missingOr(missing: string, otherwise: string) {
+  return (issue: { input?: unknown }) => (issue.input === undefined ? missing : otherwise);
+}
+
+function intInRange(min: number, max?: number, why?: string) {
+  const allowed = max === undefined ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+  const message = `is not allowed; use ${allowed}${why ? ` (${why})` : ''}`;
+  const int = z.int({ error: message }).min(min, { error: message });
+  return max === undefined ? int : int.max(max, { error: message });
+}
+
+function duration(range: { minMs: number; maxMs: number }) {
+  const notDuration = `is not a duration; ${DURATION_HINT}`;
+  const schema = z
+    .union([z.number(), z.string().regex(DURATION_PATTERN, { error: notDuration })], { error: notDuration })
+    .transform((value, ctx) => {
+      const ms = parseDurationMs(value);
+      if (ms < range.minMs || ms > range.maxMs) {
+        ctx.addIssue({
+          code: 'custom',
+          input: value,
+          message: `is out of range; use ${formatDuration(range.minMs)} to ${formatDuration(range.maxMs)}`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    });
+  return schema.register(docNotes, { type: 'duration' });
+}
+
+/** A shell command; surrounding whitespace (YAML block scalars end in "\n") is not part of it. */
+function command() {
+  return z.string().trim().register(docNotes, { type: 'command' });
+}
+
+/** env and header values: YAML reads `PORT: 3000` as a number, the process wants a string. */
+function scalarText(what: string) {
+  return z
+    .union([z.string(), z.number(), z.boolean()], { error: `is not ${what}; write a string, number or true/false` })
+    .transform(String);
+}
+
+function requestPath(missing = 'is required') {
+  return z
+    .string({ error: missingOr(missing, "is not a path; write one starting with '/', e.g. /hello") })
+    .regex(REQUEST_PATH_PATTERN, {
+      error: "is not a path; it must start with '/' and contain no spaces, e.g. /hello?name=x",
+    })
+    .register(docNotes, { type: 'path' });
+}
+
+// ---------------------------------------------------------------------------------- service
+
+/** Relative, inside the repository: base and head are separate checkouts, so an absolute path or
+ * one escaping with '..' would run the same directory for both sides. */
+const cwdSchema = z
+  .string()
+  .transform((value, ctx) => {
+    const normalised = posix.normalize(value.trim().replaceAll('\\', '/')).replace(/\/+$/, '') || '.';
+    if (posix.isAbsolute(normalised) || win32.isAbsolute(value.trim())) {
+      ctx.addIssue({
+        code: 'custom',
+        input: value,
+        message: 'is absolute; write a directory relative to the repository root, e.g. packages/api',
+      });
+      return z.NEVER;
+    }
+    if (normalised === '..' || normalised.startsWith('../')) {
+      ctx.addIssue({
+        code: 'custom',
+        input: value,
+        message: 'is outside the repository; write a directory inside it, e.g. packages/api',
+      });
+      return z.NEVER;
+    }
+    return normalised;
+  })
+  .register(docNotes, { type: 'directory' });
+
+const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const envSchema = z
+  .record(
+    z.string().regex(ENV_NAME_PATTERN, {
+      error: 'is not an environment variable name; use letters, digits and _, not starting with a digit',
+    }),
+    scalarText('an environment value'),
+  )
+  // Production unless the user says otherwise: dev mode hides the truth (product.md).
+  .transform((env) => ({ NODE_ENV: 'production', ...env }));
+
+const readySchema = z
+  .strictObject({
+    path: requestPath()
+      .nullable()
+      .optional()
+      .transform((path) => path ?? null)
+      .describe(
+        'Path polled until the service answers, e.g. /health. Omit to wait only until the service accepts connections.',
+      )
+      .register(docNotes, { default: 'none' }),
+    timeout: duration({ minMs: 100, maxMs: 600_000 })
+      .prefault('30s')
+      .describe('How long to wait for the service to be ready before giving up: a duration, 100ms to 10m.'),
+  })
+  .transform(({ path, timeout }) => ({ path, timeoutMs: timeout }));
+
+const serviceSchema = z.strictObject({
+  install: z
+    .union([command(), z.literal(false), z.null()], {
+      error: 'is not an install command; write a command such as npm ci, or false to skip installing',
+    })
+    .optional()
+    .transform((install) => (install === undefined || install === null ? null : install === false ? '' : install))
+    .describe(
+      'Command that installs dependencies, e.g. npm ci. Omit to choose one from the lockfile (npm, pnpm or yarn); false or "" skips installing.',
+    )
+      .register(docNotes, { default: 'chosen from the lockfile' }),
+  build: z
+    .union([command(), z.null()], { error: 'is not a build command; write a command such as npm run build' })
+    .optional()
+    .transform((build) => build || null)
+    .describe('Command that builds the service after installing, e.g. npm run build. Omit for no build step.')
+      .register(docNotes, { default: 'none' }),
+  start: z
+    .string({ error: missingOr(START_REQUIRED, 'is not a command; write e.g. node server.js') })
+    .trim()
+    .min(1, { error: 'is empty; write the command that starts the service, e.g. node server.js' })
+    .describe(
+      'Command that starts the service, e.g. node server.js. Required, here or as the start input / --start flag.',
+    )
+    .register(docNotes, { type: 'command', default: 'none: required' }),
+  cwd: cwdSchema
+    .prefault('.')
+    .describe(
+      'Directory the service commands run in, relative to the repository root; it must stay inside the repository.',
+    ),
+  env: envSchema
+    .prefault({})
+    .describe(
+      'Environment variables added for the service. Numbers and true/false are passed as strings. NODE_ENV is production unless set here: development mode hides real performance.',
+    )
+      .register(docNotes, { default: 'NODE_ENV: production' }),
+  ready: readySchema.prefault({}).describe('When the started service counts as ready for load.'),
+});
+
+// -------------------------------------------------------------------------------- scenarios
+
+const methodSchema = z
+  .union(
+    [
+      // The enum gives editors completions; the pattern also admits lower case, as the CLI does.
+      z.enum(HTTP_METHODS),
+      z.string().regex(new RegExp(`^${METHOD_PATTERN_SOURCE}$`), { error: `is not allowed; ${METHODS_HINT}` }),
+    ],
+    { error: `is not allowed; ${METHODS_HINT}` },
+  )
+  .transform((method) => method.toUpperCase() as HttpMethod);
+
+const headersSchema = z.record(
+  z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, {
+    error: 'is not a header name; use letters, digits and - (e.g. content-type)',
+  }),
+  scalarText('a header value'),
+);
+
+const bodySchema = z
+  .union([z.string(), z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+    error: 'is not a request body; write a string, or a mapping or list to send as JSON',
+  })
+  .register(docNotes, { type: 'string or JSON value' });
+
+/** A scenario before cross-scenario defaults (name, connections, pipelining) are filled in. */
+interface ScenarioEntry {
+  name?: string | undefined;
+  method: HttpMethod;
+  path: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  connections?: number | undefined;
+  pipelining?: number | undefined;
+}
+
+const scenarioLineSchema = z
+  .string()
+  .regex(SCENARIO_LINE_PATTERN, {
+    error: (issue) => {
+      const read = readScenarioLine(String(issue.input));
+      return 'problem' in read ? read.problem : undefined;
+    },
+  })
+  .transform((line): ScenarioEntry => {
+    // The pattern above has already admitted the line, so this cannot report a problem.
+    const read = readScenarioLine(line) as { method: HttpMethod; path: string };
+    return { method: read.method, path: read.path, headers: {} };
+  })
+  .describe('One line: METHOD /path, e.g. "GET /hello", or just "/hello" for GET.')
+  .register(docNotes, { type: 'scenario line' });
+
+const scenarioObjectSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .trim()
+      .min(1, { error: 'is empty; write a name or omit the key' })
+      .optional()
+      .describe('Name in the report and results; default "METHOD path". Names must be unique.')
+      .register(docNotes, { default: 'METHOD path' }),
+    method: methodSchema.prefault('GET').describe('HTTP method (any letter case).'),
+    path: requestPath('is required: the request path, e.g. /hello').describe(
+      "Request path and query, starting with '/', e.g. /search?q=x.",
+    ),
+    headers: headersSchema
+      .prefault({})
+      .describe('Request headers. Numbers and true/false are sent as strings.'),
+    body: bodySchema
+      .optional()
+      .describe(
+        'Request body: a string, or a mapping or list sent as JSON (then content-type: application/json is added unless a content-type header is set).',
+      ),
+    connections: intInRange(1, 1000)
+      .optional()
+      .describe('Concurrent connections for this scenario, 1 to 1000; default load.connections.')
+      .register(docNotes, { default: 'load.connections' }),
+    pipelining: intInRange(1, 100)
+      .optional()
+      .describe('Requests in flight per connection for this scenario, 1 to 100; default load.pipelining.')
+      .register(docNotes, { default: 'load.pipelining' }),
+  })
+  .transform((scenario): ScenarioEntry => scenario)
+  .describe('A scenario with more than a method and a path.');
+
+const scenarioSchema = z.union([scenarioLineSchema, scenarioObjectSchema], {
+  error: 'is not a scenario; write "GET /hello", "/hello", or a mapping with at least path',
+});
+
+/** A single string is one scenario per non-empty line: the action's multi-line `scenarios` input. */
+const scenarioLinesSchema = z
+  .string()
+  .transform((text, ctx): ScenarioEntry[] => {
+    const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
+    const entries: ScenarioEntry[] = [];
+    lines.forEach((l, index) => {
+      const read = readScenarioLine(l);
+      if ('problem' in read) ctx.addIssue({ code: 'custom', path: [index], input: l.trim(), message: read.problem });
+      else entries.push({ method: read.method, path: read.path, headers: {} });
+    });
+    if (lines.length === 0) {
+      ctx.addIssue({ code: 'custom', input: text, message: 'has no scenarios; write one "METHOD /path" per line' });
+    }
+    return entries;
+  })
+  .describe('Scenarios as text, one "METHOD /path" per non-empty line.');
+
+const scenariosSchema = z.union(
+  [
+    z.array(scenarioSchema).min(1, { error: 'is empty; list at least one scenario, e.g. "- GET /hello"' }),
+    scenarioLinesSchema,
+  ],
+  { error: missingOr(SCENARIOS_REQUIRED, 'is not a list of scenarios; write e.g. "- GET /hello"') },
+);
+
+// ------------------------------------------------------------------------------------- load
+
+const loadSchema = z
+  .strictObject({
+    slice: duration({ minMs: 100, maxMs: 60_000 })
+      .prefault('1s')
+      .describe('Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head.'),
+    pairs: intInRange(6, undefined, 'the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05')
+      .default(60)
+      .describe(
+        'Base/head slice pairs per scenario, over all blocks: an integer of at least 6. More pairs detect smaller changes and take longer.',
+      ),
+    blocks: intInRange(1)
+      .default(2)
+      .describe(
+        'Times both services are (re)started, 1 to pairs; pairs are split evenly across blocks so one lucky start-up cannot decide the verdict.',
+      ),
+    warmup: duration({ minMs: 0, maxMs: 600_000 })
+      .prefault('5s')
+      .describe('Load before measuring, per service, block and scenario (JIT, caches): a duration, 0 to 10m.'),
+    connections: intInRange(1, 1000)
+      .default(10)
+      .describe('Concurrent connections, for scenarios that do not set their own: 1 to 1000.'),
+    pipelining: intInRange(1, 100)
+      .default(1)
+      .describe('Requests in flight per connection, for scenarios that do not set their own: 1 to 100.'),
+  })
+  .superRefine((load, ctx) => {
+    if (load.blocks > load.pairs) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['blocks'],
+        input: load.blocks,
+        message: `is more than load.pairs (${load.pairs}); use 1 to ${load.pairs}`,
+      });
+    }
+  });
+
+// ------------------------------------------------------------------------------------- gate
+
+const LIMIT_HINT = 'write e.g. 5% or 5 (percent), above 0% and at most 100%';
+
+/** A limit as the user writes it, "5%" or 5, as a fraction in (0, 1]. */
+const limitSchema = z
+  .union([z.number(), z.string().regex(PERCENT_PATTERN, { error: `is not a percentage; ${LIMIT_HINT}` })], {
+    error: `is not a percentage; ${LIMIT_HINT}`,
+  })
+  .transform((value, ctx) => {
+    const fraction = parsePercent(value);
+    if (!(fraction > 0 && fraction <= 1)) {
+      ctx.addIssue({ code: 'custom', input: value, message: `is out of range; ${LIMIT_HINT}` });
+      return z.NEVER;
+    }
+    return fraction;
+  })
+  .meta({ id: 'percentage', description: 'A relative limit: 5% or 5 (percent), above 0% and at most 100%.' })
+  .register(docNotes, { type: 'percentage' });
+
+const GATE_RULE_HINT = 'write a limit (5% or 5), off / false for information only, or { limit: 5%, gated: true }';
+
+/** Every way to write one metric's rule; shared by all metrics, so it is one $defs entry. */
+const gateRuleInput = z
+  .union(
+    [
+      limitSchema,
+      z.literal('off'),
+      z.literal(false),
+      z.strictObject({
+        limit: limitSchema.optional().describe('Relative limit: 5% or 5 (percent), above 0% and at most 100%.'),
+        gated: z
+          .boolean()
+          .optional()
+          .describe(
+            "Whether a significant change beyond the limit fails the build. Default: true when limit is given, else the metric's default.",
+          ),
+      }),
+    ],
+    { error: `is not a gate rule; ${GATE_RULE_HINT}` },
+  )
+  .meta({
+    id: 'gateRule',
+    description: 'A limit (5% or 5: gated), off / false (information only), or { limit, gated }.',
+  });
+
+function gateRule(metric: MetricId, what: string) {
+  const defaults = DEFAULT_GATE[metric];
+  // The default in the form a user would write it, so editors show it and docs print it.
+  const defaultInput = defaults.gated
+    ? formatPercent(defaults.limit)
+    : { limit: formatPercent(defaults.limit), gated: false };
+  return gateRuleInput
+    .transform((rule): MetricRule => {
+      // A bare limit gates the metric; turning it off keeps the default limit for the report.
+      if (rule === 'off' || rule === false) return { limit: defaults.limit, gated: false };
+      if (typeof rule === 'number') return { limit: rule, gated: true };
+      return {
+        limit: rule.limit ?? defaults.limit,
+        gated: rule.gated ?? (rule.limit !== undefined ? true : defaults.gated),
+      };
+    })
+    .prefault(defaultInput)
+    .describe(
+      `${what} Default ${formatPercent(defaults.limit)}, ${defaults.gated ? 'gated' : 'information only'}.`,
+    );
+}
+
+const gateSchema = z.strictObject({
+  throughput: gateRule('throughput', 'Requests per second; lower is worse.'),
+  latency_p50: gateRule('latency_p50', 'Median latency; higher is worse.'),
+  latency_p90: gateRule('latency_p90', '90th percentile latency; higher is worse.'),
+  latency_p99: gateRule('latency_p99', '99th percentile latency; higher is worse.'),
+  cpu_per_request: gateRule('cpu_per_request', 'CPU time per request; higher is worse.'),
+} satisfies Record<MetricId, z.ZodType>);
+
+// ------------------------------------------------------------------------------ the document
+
+function resolveScenarios(
+  entries: ScenarioEntry[],
+  load: { connections: number; pipelining: number },
+  ctx: z.RefinementCtx,
+): ScenarioConfig[] {
+  const firstIndexByName = new Map<string, number>();
+  return entries.map((entry, index) => {
+    const name = entry.name ?? `${entry.method} ${entry.path}`;
+    const first = firstIndexByName.get(name);
+    if (first === undefined) firstIndexByName.set(name, index);
+    else {
+      ctx.addIssue({
+        code: 'custom',
+        path: entry.name === undefined ? ['scenarios', index] : ['scenarios', index, 'name'],
+        input: name,
+        message:
+          entry.name === undefined
+            ? `is also the name of scenarios[${first}] (names default to "METHOD path"); give one of them a name`
+            : `is already the name of scenarios[${first}]; give each scenario a unique name`,
+      });
+    }
+    const headers = { ...entry.headers };
+    let body: string | null = null;
+    if (typeof entry.body === 'string') body = entry.body;
+    else if (entry.body !== undefined) {
+      body = JSON.stringify(entry.body);
+      // Say what the body is, unless the user already did (header names are case-insensitive).
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+        headers['content-type'] = 'application/json';
+      }
+    }
+    return {
+      name,
+      method: entry.method,
+      path: entry.path,
+      headers,
+      body,
+      connections: entry.connections ?? load.connections,
+      pipelining: entry.pipelining ?? load.pipelining,
+    };
+  });
+}
+
+/** perfgate.yml as users write it; parsing yields the resolved `PerfgateConfig`. */
+export const configDocumentSchema = z
+  .strictObject({
+    // An absent service parses as {} so the message is "service.start is required", the actual
+    // fix; the cast admits that {} alone is not a valid service (start may come from inputs).
+    service: serviceSchema
+      .prefault({} as z.input<typeof serviceSchema>)
+      .describe('How to install, build and start the service. The same commands run for base and head.'),
+    scenarios: scenariosSchema.describe(
+      'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required, here or as the scenarios input.',
+    ),
+    load: loadSchema
+      .prefault({})
+      .describe('How much load for how long. A pair is one slice on base and one on head, in random order.'),
+    gate: gateSchema
+      .prefault({})
+      .describe(
+        'Per metric, the relative change that counts and whether a regression fails the build. A metric fails only when the change is significant and beyond its limit. Write 5% (gated), off (information only) or { limit: 5%, gated: true }.',
+      ),
+    alpha: z
+      .number({ error: 'is not allowed; use a number above 0 and below 0.5, e.g. 0.01' })
+      .gt(0, { error: 'is not allowed; use a number above 0 and below 0.5, e.g. 0.01' })
+      .lt(0.5, { error: 'is not allowed; use a number above 0 and below 0.5, e.g. 0.01' })
+      .default(0.01)
+      .describe('Family-wise significance level over the gated metrics (Holm correction), above 0 and below 0.5.'),
+    seed: intInRange(0)
+      .nullable()
+      .optional()
+      .transform((seed) => seed ?? null)
+      .describe('Seed of the random base/head order, to replay a run. Omit to choose one (it is logged).')
+      .register(docNotes, { default: 'random, logged' }),
+  })
+  .transform((doc, ctx): PerfgateConfig => ({
+    service: doc.service,
+    scenarios: resolveScenarios(doc.scenarios, doc.load, ctx),
+    load: { sliceMs: doc.load.slice, pairs: doc.load.pairs, blocks: doc.load.blocks, warmupMs: doc.load.warmup },
+    gate: doc.gate,
+    alpha: doc.alpha,
+    seed: doc.seed,
+  }))
+  .meta({
+    title: 'perfgate configuration',
+    description:
+      'perfgate.yml: how to start the service, which HTTP scenarios to load, for how long, and which regressions fail the build. Action inputs and CLI flags override these keys.',
+  });
+
+/** The user-facing document (what perfgate.yml and overrides may contain). */
+export type ConfigDocument = z.input<typeof configDocumentSchema>;
+
+// ------------------------------------------------------------------------------ JSON Schema
+
+type JsonObject = { [key: string]: unknown };
+
+/**
+ * perfgate.yml's JSON Schema for editors (draft 2020-12). Tidied after `z.toJSONSchema`:
+ * - nothing is `required` at the top or in `service`: start and scenarios may come from action
+ *   inputs or CLI flags, so a file without them is valid;
+ * - zod's safe-integer bounds (±2^53-1) are dropped as noise.
+ * `docNotes: true` adds `x-doc-type` / `x-doc-default` (docs generator only, not published).
+ */
+export function configJsonSchema(options: { docNotes?: boolean } = {}): JsonObject {
+  const generated = z.toJSONSchema(configDocumentSchema, {
+    io: 'input',
+    target: 'draft-2020-12',
+    override: options.docNotes
+      ? (ctx) => {
+          const note = docNotes.get(ctx.zodSchema as unknown as z.ZodType);
+          const json = ctx.jsonSchema as JsonObject;
+          if (note?.type) json['x-doc-type'] = note.type;
+          if (note?.default) json['x-doc-default'] = note.default;
+        }
+      : undefined,
+  }) as JsonObject;
+  const tidy = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(tidy);
+    if (typeof node !== 'object' || node === null) return node;
+    const out: JsonObject = {};
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'maximum' && value === Number.MAX_SAFE_INTEGER) continue;
+      if (key === 'minimum' && value === Number.MIN_SAFE_INTEGER) continue;
+      out[key] = tidy(value);
+    }
+    return out;
+  };
+  const { $schema, title, description, required: _required, ...rest } = tidy(generated) as JsonObject;
+  const properties = rest['properties'] as Record<string, JsonObject>;
+  delete properties['service']!['required'];
+  return { $schema, $id: JSON_SCHEMA_ID, title, description, ...rest };
+}

@@ -1,0 +1,29 @@
+/**
+ * Errors that stop a run. Each message says what happened and what to do next; the shells
+ * print it and exit 2 (a regression is a verdict, never an exception).
+ */
+export class PerfgateError extends Error {
+  /** Set when the run had started: what was measured so far is kept there. */
+  resultsPath?: string;
+
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A setup step (git, install, build) failed. */
+export class SetupError extends PerfgateError {}
+
+/** The service did not become ready, or died while being measured. */
+export class ServiceError extends PerfgateError {
+  constructor(
+    message: string,
+    readonly logTail: string,
+  ) {
+    super(logTail ? `${message}\n--- last lines of the service log ---\n${logTail}` : message);
+  }
+}
+
+/** The run was cancelled (Ctrl-C, job cancelled). */
+export class CancelledError extends PerfgateError {}

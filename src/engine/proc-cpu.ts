@@ -1,0 +1,49 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/**
+ * CPU time of a whole process group from /proc, in seconds: user + system of every live
+ * member, plus the children's times they have reaped (cutime/cstime), so short-lived helpers
+ * and cluster workers that already exited still count. See proc(5), /proc/[pid]/stat.
+ */
+let ticksPerSecond: number | null = null;
+
+function clockTicks(): number {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+
+/** Fields after the `(comm)` field, which may itself contain spaces and parentheses. */
+function statFields(text: string): string[] {
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+}
+
+export function groupCpuSeconds(pgid: number): number {
+  let ticks = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return Number.NaN; // no procfs (not Linux)
+  }
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${name}/stat`, 'latin1');
+    } catch {
+      continue; // exited while we were reading
+    }
+    const f = statFields(text);
+    // f[0] = state (field 3); pgrp is field 5 → f[2]; utime..cstime are fields 14–17 → f[11..14]
+    if (Number(f[2]) !== pgid) continue;
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  }
+  return ticks / clockTicks();
+}

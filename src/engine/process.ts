@@ -1,0 +1,160 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+
+/**
+ * Every process perfgate starts runs in its own process group (detached) so that stopping it
+ * stops everything it started: `npm start` → sh → node → cluster workers.
+ * The tracker remembers the groups, kills them all in `finally`, and mirrors the list to a
+ * pid file that the action's post step reads to kill survivors of a cancelled job.
+ */
+export class ProcessTracker {
+  private readonly groups = new Set<number>();
+
+  constructor(private readonly pidFile: string | null = null) {}
+
+  add(pgid: number): void {
+    this.groups.add(pgid);
+    this.sync();
+  }
+
+  delete(pgid: number): void {
+    this.groups.delete(pgid);
+    this.sync();
+  }
+
+  get size(): number {
+    return this.groups.size;
+  }
+
+  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
+  async killAll(graceMs = 3000): Promise<void> {
+    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
+    this.groups.clear();
+    this.sync();
+  }
+
+  private sync(): void {
+    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join('\n'));
+  }
+}
+
+/** True while any process of the group is alive (signal 0 probes without signalling). */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGTERM to the whole group, SIGKILL after graceMs if anything is still alive. */
+export async function stopGroup(pgid: number, graceMs = 3000): Promise<void> {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep(25);
+  }
+  signalGroup(pgid, 'SIGKILL');
+  const hardDeadline = Date.now() + 2000;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
+}
+
+/** Kills the groups listed in a pid file (the post step). Returns how many were alive. */
+export async function killGroupsFromFile(pidFile: string, graceMs = 3000): Promise<number> {
+  let text = '';
+  try {
+    text = readFileSync(pidFile, 'utf8');
+  } catch {
+    return 0;
+  }
+  const groups = text.split('\n').map(Number).filter((n) => Number.isInteger(n) && n > 1);
+  const alive = groups.filter(groupAlive);
+  await Promise.all(alive.map((g) => stopGroup(g, graceMs)));
+  return alive.length;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export interface ShellOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** stdout and stderr are appended here. */
+  logFile: string;
+  tracker: ProcessTracker;
+}
+
+/** Starts `command` through /bin/sh in a new process group, output to the log file. */
+export function startShell(command: string, options: ShellOptions): ChildProcess {
+  const fd = openSync(options.logFile, 'a');
+  try {
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', fd, fd],
+    });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface ShellResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+}
+
+/** Runs a setup command (install, build) to completion; kills its group on timeout. */
+export async function runShell(command: string, options: ShellOptions & { timeoutMs: number }): Promise<ShellResult> {
+  const child = startShell(command, options);
+  const pgid = child.pid!;
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopGroup(pgid, 2000);
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut };
+  } finally {
+    clearTimeout(timer);
+    // a setup command must not leave background processes behind
+    await stopGroup(pgid, 1000);
+    options.tracker.delete(pgid);
+  }
+}
+
+export function exitOf(child: ChildProcess): Promise<[number | null, NodeJS.Signals | null]> {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve([child.exitCode, child.signalCode]);
+  }
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code, signal) => resolve([code, signal]));
+    child.once('error', reject);
+  });
+}
+
+/** The last `lines` lines of a log file, for error messages. */
+export function tailFile(path: string, lines = 20): string {
+  try {
+    const text = readFileSync(path, 'utf8').replace(/\s+$/, '');
+    return text.split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}

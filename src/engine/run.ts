@@ -1,0 +1,198 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { PerfgateConfig, ScenarioConfig } from '../config/types.js';
+import { writeResults } from '../results/io.js';
+import { RESULTS_VERSION, type Pair, type Results, type Side, type Slice } from '../results/types.js';
+import { randomSeed } from '../stats/random.js';
+import { scrubEnv } from './env.js';
+import { CancelledError, PerfgateError } from './errors.js';
+import { fingerprint } from './fingerprint.js';
+import { runLoad } from './load.js';
+import { buildPlan, type PlannedBlock } from './plan.js';
+import type { EnginePorts } from './ports.js';
+import type { ProcessTracker } from './process.js';
+import { Service } from './service.js';
+import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
+
+export interface CompareRequest {
+  /** Any directory inside the repository. */
+  repoDir: string;
+  baseRef: string;
+  /** true: base = merge-base(head, baseRef) (CLI); false: base = baseRef (the PR's base sha). */
+  mergeBase: boolean;
+  /** null: the work tree as it is. */
+  headRef: string | null;
+  /** results.json, logs and temporary worktrees go here. */
+  outDir: string;
+  /** Reads and validates the configuration from the head tree (perfgate.yml + overrides). */
+  loadConfig(headRoot: string): PerfgateConfig;
+  tracker: ProcessTracker;
+  toolVersion: string;
+  signal?: AbortSignal;
+}
+
+export interface CompareOutcome {
+  results: Results;
+  resultsPath: string;
+}
+
+/**
+ * The engine: trees → install/build → for each block, both services up and warm → paired
+ * slices in the planned order → results.json after every pair. Services and worktrees are
+ * removed in `finally`; an error marks the results "failed" and keeps every finished pair.
+ */
+export async function runCompare(request: CompareRequest, ports: EnginePorts): Promise<CompareOutcome> {
+  mkdirSync(request.outDir, { recursive: true });
+  const logDir = join(request.outDir, 'logs');
+  mkdirSync(logDir, { recursive: true });
+  const resultsPath = join(request.outDir, 'results.json');
+  const env = scrubEnv(ports.env, ports.secrets);
+  let results: Results | null = null;
+
+  ports.progress({ phase: 'workspace' });
+  const trees = await prepareTrees(
+    {
+      repoDir: request.repoDir,
+      baseRef: request.baseRef,
+      mergeBase: request.mergeBase,
+      headRef: request.headRef,
+      scratchDir: join(request.outDir, 'trees'),
+    },
+    ports,
+  );
+  try {
+    const config = request.loadConfig(trees.head.root);
+    const seed = config.seed ?? randomSeed();
+    const plan = buildPlan(config, seed);
+    ports.logger.info(`seed ${seed} (pass --seed ${seed} or seed: ${seed} to repeat this order)`);
+    results = {
+      schema: 'perfgate/results',
+      version: RESULTS_VERSION,
+      tool: { name: 'perfgate', version: request.toolVersion },
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      status: 'running',
+      error: null,
+      seed,
+      config,
+      environment: await fingerprint(env, trees.head.root),
+      sides: {
+        base: { ref: trees.base.ref, sha: trees.base.sha, dirty: false },
+        head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty },
+      },
+      scenarios: config.scenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, pairs: [] })),
+      warnings: [],
+    };
+    if (config.service.env.NODE_ENV && config.service.env.NODE_ENV !== 'production') {
+      results.warnings.push({
+        code: 'not-production',
+        message: `service.env.NODE_ENV is "${config.service.env.NODE_ENV}": frameworks run slower, extra checks on, in development mode; numbers may not reflect production.`,
+      });
+    }
+    writeResults(resultsPath, results);
+
+    for (const tree of [trees.base, trees.head]) {
+      await setupTree(tree, { service: config.service, env, logDir, tracker: request.tracker }, ports);
+    }
+    for (const block of plan.blocks) {
+      await runBlock(block, plan.blocks.length, config, { base: trees.base, head: trees.head }, results, resultsPath, env, logDir, request, ports);
+    }
+    results.status = 'complete';
+    results.finishedAt = new Date().toISOString();
+    writeResults(resultsPath, results);
+    ports.progress({ phase: 'done' });
+    return { results, resultsPath };
+  } catch (e) {
+    const error = e instanceof PerfgateError ? e : new PerfgateError((e as Error).message ?? String(e));
+    if (!(e instanceof PerfgateError) && (e as Error).stack) ports.logger.debug((e as Error).stack!);
+    if (results) {
+      results.status = 'failed';
+      results.error = error.message;
+      results.finishedAt = new Date().toISOString();
+      writeResults(resultsPath, results);
+      error.resultsPath = resultsPath;
+    }
+    throw error;
+  } finally {
+    await request.tracker.killAll();
+    await trees.dispose();
+  }
+}
+
+async function runBlock(
+  block: PlannedBlock,
+  blocks: number,
+  config: PerfgateConfig,
+  trees: Record<Side, Tree>,
+  results: Results,
+  resultsPath: string,
+  env: Record<string, string>,
+  logDir: string,
+  request: CompareRequest,
+  ports: EnginePorts,
+): Promise<void> {
+  const services: Partial<Record<Side, Service>> = {};
+  const checkCancelled = () => {
+    if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the services; the pairs measured so far are kept.');
+  };
+  try {
+    // Both services up at once, each on its own forced port, booted in the planned order.
+    for (const side of block.bootOrder) {
+      checkCancelled();
+      ports.progress({ phase: 'start', side, block: block.index + 1, blocks });
+      services[side] = await Service.start({
+        side,
+        config: config.service,
+        dir: serviceDir(trees[side], config.service),
+        env,
+        logFile: join(logDir, `${side}.log`),
+        statusFile: join(logDir, `${side}-block${block.index + 1}.status`),
+        tracker: request.tracker,
+      });
+    }
+    await Promise.all(block.bootOrder.map((side) => services[side]!.waitReady()));
+
+    for (const plannedScenario of block.scenarios) {
+      const scenario = config.scenarios.find((s) => s.name === plannedScenario.name)!;
+      const stored = results.scenarios.find((s) => s.name === scenario.name)!;
+      if (config.load.warmupMs > 0) {
+        for (const side of block.bootOrder) {
+          checkCancelled();
+          ports.progress({ phase: 'warmup', side, scenario: scenario.name, block: block.index + 1, blocks });
+          await measureSlice(services[side]!, scenario, config.load.warmupMs);
+        }
+      }
+      for (const planned of plannedScenario.pairs) {
+        checkCancelled();
+        const slices: Partial<Record<Side, Slice>> = {};
+        for (const side of planned.order) {
+          slices[side] = await measureSlice(services[side]!, scenario, config.load.sliceMs);
+        }
+        const pair: Pair = { block: block.index, index: planned.index, order: planned.order, base: slices.base!, head: slices.head! };
+        stored.pairs.push(pair);
+        writeResults(resultsPath, results);
+        ports.progress({
+          phase: 'measure',
+          scenario: scenario.name,
+          block: block.index + 1,
+          blocks,
+          pair: stored.pairs.length,
+          pairs: config.load.pairs,
+        });
+      }
+    }
+  } finally {
+    ports.progress({ phase: 'stop', block: block.index + 1, blocks });
+    await Promise.all(Object.values(services).map((s) => s.stop()));
+  }
+}
+
+/** One slice of load on one service, with its CPU time; a service that died is an error. */
+async function measureSlice(service: Service, scenario: ScenarioConfig, durationMs: number): Promise<Slice> {
+  service.assertRunning('before a load slice');
+  const cpuBefore = service.cpuSeconds();
+  const sample = await runLoad(service.url, scenario, durationMs);
+  const cpuAfter = service.cpuSeconds();
+  service.assertRunning(`while under load (scenario "${scenario.name}")`);
+  return { side: service.side, ...sample, cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1000) / 1000 };
+}

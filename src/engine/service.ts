@@ -1,0 +1,210 @@
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer, connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ServiceConfig } from '../config/types.js';
+import type { Side } from '../results/types.js';
+import { ServiceError } from './errors.js';
+import { type ProcessTracker, sleep, startShell, stopGroup, tailFile } from './process.js';
+import { groupCpuSeconds } from './proc-cpu.js';
+
+/** The preload sits next to this module in dist/, and in src/preload/ when run from source. */
+export function preloadPath(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, 'preload.cjs'), join(here, '..', 'preload', 'preload.cjs')];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`perfgate is incomplete: preload.cjs not found (looked in ${candidates.join(', ')})`);
+  return found;
+}
+
+/** A free TCP port on loopback (bind to 0, read it, release it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface StartOptions {
+  side: Side;
+  config: ServiceConfig;
+  /** Directory the start command runs in (tree root joined with service.cwd). */
+  dir: string;
+  /** Scrubbed environment of the user's processes. */
+  env: Record<string, string>;
+  logFile: string;
+  statusFile: string;
+  tracker: ProcessTracker;
+}
+
+/** A running service: one process group, one forced port. */
+export class Service {
+  private exit: { code: number | null; signal: NodeJS.Signals | null } | null = null;
+  private stopping = false;
+  /** Base URL to send load to, known once ready. */
+  url = '';
+
+  private constructor(
+    readonly side: Side,
+    readonly port: number,
+    private readonly child: ChildProcess,
+    private readonly options: StartOptions,
+  ) {
+    child.once('exit', (code, signal) => {
+      this.exit = { code, signal };
+    });
+  }
+
+  static async start(options: StartOptions): Promise<Service> {
+    const port = await freePort();
+    writeFileSync(options.statusFile, '');
+    const env: Record<string, string> = {
+      NODE_ENV: 'production',
+      ...options.env,
+      ...options.config.env,
+      PORT: String(port),
+      PERFGATE_PORT: String(port),
+      PERFGATE_STATUS_FILE: options.statusFile,
+    };
+    const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : '';
+    env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
+    writeFileSync(options.logFile, `$ ${options.config.start}   (${options.side}, port ${port}, in ${options.dir})\n`, {
+      flag: 'a',
+    });
+    const child = startShell(options.config.start, {
+      cwd: options.dir,
+      env,
+      logFile: options.logFile,
+      tracker: options.tracker,
+    });
+    return new Service(options.side, port, child, options);
+  }
+
+  get pgid(): number {
+    return this.child.pid!;
+  }
+
+  get exited(): boolean {
+    return this.exit !== null;
+  }
+
+  logTail(lines = 20): string {
+    return tailFile(this.options.logFile, lines);
+  }
+
+  /** Service CPU seconds so far (whole process group). */
+  cpuSeconds(): number {
+    return groupCpuSeconds(this.pgid);
+  }
+
+  private exitDescription(): string {
+    if (!this.exit) return 'is running';
+    return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
+  }
+
+  /** Throws a ServiceError when the service is no longer running. */
+  assertRunning(when: string): void {
+    if (this.exit && !this.stopping) {
+      throw new ServiceError(
+        `The ${this.side} service ${this.exitDescription()} ${when}. Its log: ${this.options.logFile}`,
+        this.logTail(),
+      );
+    }
+  }
+
+  /**
+   * Ready = the port is bound (reported by the preload, or accepting connections) and, when
+   * configured, the ready path answers 2xx. Fails early when the process exits.
+   */
+  async waitReady(): Promise<void> {
+    const { timeoutMs, path } = this.options.config.ready;
+    const deadline = Date.now() + timeoutMs;
+    let host = '';
+    let lastProblem = 'the port was never bound';
+    while (Date.now() < deadline) {
+      this.assertRunning('before it was ready');
+      if (!host) {
+        host = this.reportedHost() ?? ((await canConnect('127.0.0.1', this.port)) ? '127.0.0.1' : '');
+      }
+      if (host) {
+        this.url = `http://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
+        if (!path) return;
+        const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2000, deadline - Date.now())));
+        if (status >= 200 && status < 300) return;
+        lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
+      }
+      await sleep(100);
+    }
+    const seconds = (timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0);
+    throw new ServiceError(
+      `The ${this.side} service was not ready within ${seconds} s (${lastProblem}; port ${this.port}). ` +
+        `Check service.start, and service.ready (path, timeout) in perfgate.yml. Its log: ${this.options.logFile}`,
+      this.logTail(),
+    );
+  }
+
+  /** The address the preload saw bound, as a host to connect to. */
+  private reportedHost(): string | null {
+    let text = '';
+    try {
+      text = readFileSync(this.options.statusFile, 'utf8');
+    } catch {
+      return null;
+    }
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      let event: { event?: string; address?: string; port?: number };
+      try {
+        event = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (event.event !== 'listening' || event.port !== this.port) continue;
+      const address = event.address ?? '';
+      if (address === '' || address === '::' || address === '0.0.0.0') return '127.0.0.1';
+      return address;
+    }
+    return null;
+  }
+
+  async stop(graceMs = 5000): Promise<void> {
+    this.stopping = true;
+    await stopGroup(this.pgid, graceMs);
+    this.options.tracker.delete(this.pgid);
+  }
+}
+
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(500);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Status code of a GET, or 0 when there is no answer. */
+function httpStatus(url: string, timeoutMs: number): Promise<number> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'GET', timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(0));
+    req.end();
+  });
+}

@@ -1,0 +1,194 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ServiceConfig } from '../config/types.js';
+import type { Side, SideInfo } from '../results/types.js';
+import { SetupError } from './errors.js';
+import type { EnginePorts } from './ports.js';
+import { type ProcessTracker, runShell, tailFile } from './process.js';
+
+/** One side's source tree, ready to install, build and start. */
+export interface Tree extends SideInfo {
+  side: Side;
+  /** Repository root of this tree. */
+  root: string;
+  /** A temporary git worktree perfgate created (and removes), or the user's own checkout. */
+  temporary: boolean;
+}
+
+export function git(args: string[], cwd: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile('git', args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+      if (error) reject(new SetupError(`git ${args.join(' ')} failed in ${cwd}: ${(stderr || error.message).trim()}`));
+      else resolve(stdout.trim());
+    });
+  });
+}
+
+export async function repositoryRoot(dir: string): Promise<string> {
+  try {
+    return await git(['rev-parse', '--show-toplevel'], dir);
+  } catch {
+    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
+  }
+}
+
+async function resolveCommit(root: string, ref: string, what: string): Promise<string> {
+  try {
+    return await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], root);
+  } catch {
+    throw new SetupError(
+      `${what} "${ref}" is not a commit in ${root}. ` +
+        'Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).',
+    );
+  }
+}
+
+/** The default branch: origin/HEAD when known, else a local main or master. */
+export async function defaultBranch(root: string): Promise<string> {
+  try {
+    return (await git(['symbolic-ref', '--short', 'refs/remotes/origin/HEAD'], root)).trim();
+  } catch {
+    for (const candidate of ['main', 'master', 'origin/main', 'origin/master']) {
+      try {
+        await git(['rev-parse', '--verify', '--quiet', `${candidate}^{commit}`], root);
+        return candidate;
+      } catch {
+        // try the next
+      }
+    }
+  }
+  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
+}
+
+export interface TreeRequest {
+  /** Any directory inside the repository. */
+  repoDir: string;
+  /** Base ref or sha. */
+  baseRef: string;
+  /** Compare against the merge-base of head and baseRef (CLI), or baseRef itself (the action's PR base sha). */
+  mergeBase: boolean;
+  /** Head ref, or null for the work tree as it is (uncommitted changes included). */
+  headRef: string | null;
+  /** Where temporary worktrees go. */
+  scratchDir: string;
+}
+
+export interface Trees {
+  base: Tree;
+  head: Tree;
+  /** Removes the temporary worktrees (always call, also on failure). */
+  dispose(): Promise<void>;
+}
+
+export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Promise<Trees> {
+  const root = await repositoryRoot(request.repoDir);
+  const created: string[] = [];
+  const dispose = async () => {
+    for (const dir of created.reverse()) {
+      try {
+        await git(['worktree', 'remove', '--force', dir], root);
+      } catch (e) {
+        ports.logger.warn(`could not remove worktree ${dir}: ${(e as Error).message}`);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    if (created.length) await git(['worktree', 'prune'], root).catch(() => undefined);
+  };
+  const addWorktree = async (side: Side, sha: string): Promise<string> => {
+    mkdirSync(request.scratchDir, { recursive: true });
+    const dir = join(request.scratchDir, side);
+    await git(['worktree', 'add', '--detach', '--force', dir, sha], root);
+    created.push(dir);
+    return dir;
+  };
+  try {
+    let head: Tree;
+    if (request.headRef) {
+      const sha = await resolveCommit(root, request.headRef, 'The head ref');
+      head = { side: 'head', ref: request.headRef, sha, dirty: false, root: await addWorktree('head', sha), temporary: true };
+    } else {
+      const sha = await resolveCommit(root, 'HEAD', 'HEAD');
+      const status = await git(['status', '--porcelain', '--untracked-files=normal'], root);
+      const ref = await git(['rev-parse', '--abbrev-ref', 'HEAD'], root).catch(() => 'HEAD');
+      head = { side: 'head', ref: ref === 'HEAD' ? 'work tree' : ref, sha, dirty: status.length > 0, root, temporary: false };
+    }
+    const baseTip = await resolveCommit(root, request.baseRef, 'The base ref');
+    let baseSha = baseTip;
+    if (request.mergeBase) {
+      try {
+        baseSha = await git(['merge-base', head.sha, baseTip], root);
+      } catch {
+        throw new SetupError(
+          `${request.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`,
+        );
+      }
+    }
+    const base: Tree = { side: 'base', ref: request.baseRef, sha: baseSha, dirty: false, root: await addWorktree('base', baseSha), temporary: true };
+    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} → head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? ' (uncommitted changes)' : ''}`);
+    return { base, head, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+
+/** The install command a lockfile names, or null when there is nothing to install. */
+export function installCommand(dir: string): string | null {
+  if (existsSync(join(dir, 'pnpm-lock.yaml'))) return 'pnpm install --frozen-lockfile';
+  if (existsSync(join(dir, 'yarn.lock'))) return 'yarn install --frozen-lockfile';
+  if (existsSync(join(dir, 'package-lock.json')) || existsSync(join(dir, 'npm-shrinkwrap.json'))) return 'npm ci';
+  if (!existsSync(join(dir, 'package.json'))) return null;
+  try {
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    return Object.keys(deps).length ? 'npm install' : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface SetupOptions {
+  service: ServiceConfig;
+  env: Record<string, string>;
+  logDir: string;
+  tracker: ProcessTracker;
+  /** Per command, ms. */
+  timeoutMs?: number;
+}
+
+/** The directory the service's commands run in. */
+export function serviceDir(tree: Tree, service: ServiceConfig): string {
+  return join(tree.root, service.cwd);
+}
+
+/**
+ * Installs (the lockfile's package manager, or service.install) and builds one tree.
+ * The user's own checkout is installed only when its dependencies are missing: their
+ * node_modules are theirs.
+ */
+export async function setupTree(tree: Tree, options: SetupOptions, ports: EnginePorts): Promise<void> {
+  const dir = serviceDir(tree, options.service);
+  if (!existsSync(dir)) {
+    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+  }
+  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  if (install && !tree.temporary && existsSync(join(dir, 'node_modules'))) install = null;
+  const steps: ['install' | 'build', string | null][] = [
+    ['install', install],
+    ['build', options.service.build],
+  ];
+  for (const [phase, command] of steps) {
+    if (!command) continue;
+    ports.progress({ phase, side: tree.side, message: command });
+    const logFile = join(options.logDir, `${tree.side}-${phase}.log`);
+    const result = await runShell(command, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 60_000 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? 'timed out' : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new SetupError(
+        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command}\` ${how}. ` +
+          `Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}\n${tailFile(logFile, 15)}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Number and text formatting shared by every renderer (markdown, terminal). Pure and
+ * locale-independent: the same input gives the same bytes on every machine, so snapshots hold.
+ */
+import type { MetricId } from '../config/types.js';
+
+/** U+2212: a real minus sign, the width of a plus sign (a hyphen looks like a dash in tables). */
+export const MINUS = '\u2212';
+/** Inserted after `@` and `#` so GitHub neither pings a user/team nor links an issue. */
+const ZERO_WIDTH_JOINER = '\u200D';
+const NOT_AVAILABLE = 'n/a';
+
+/** A magnitude unit: values at or above `divisor` (after rounding) are shown in it. */
+interface Unit {
+  divisor: number;
+  suffix: string;
+}
+
+const RATE_UNITS: Unit[] = [
+  { divisor: 1e6, suffix: 'M/s' },
+  { divisor: 1e3, suffix: 'k/s' },
+  { divisor: 1, suffix: '/s' },
+];
+
+const DURATION_UNITS: Unit[] = [
+  { divisor: 1e6, suffix: ' s' },
+  { divisor: 1e3, suffix: ' ms' },
+  { divisor: 1, suffix: ' µs' },
+];
+
+/** Up to three significant digits, trailing zeros dropped: 28.4, 950, 1.2, 0.05. */
+function significant(value: number): string {
+  return String(Number(value.toPrecision(3)));
+}
+
+/** Inserts thousands separators into the integer part of a plain decimal string. */
+function groupThousands(digits: string): string {
+  const [whole, fraction] = digits.split('.');
+  const grouped = whole!.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+}
+
+/** Picks the largest unit the value reaches once rounded (999.7 µs is "1 ms", not "1000 µs"). */
+function scaleToUnit(value: number, units: Unit[]): string {
+  if (!Number.isFinite(value)) return NOT_AVAILABLE;
+  const sign = value < 0 ? MINUS : '';
+  const magnitude = Math.abs(value);
+  const unit = units.find((u) => Number((magnitude / u.divisor).toPrecision(3)) >= 1) ?? units[units.length - 1]!;
+  return sign + significant(magnitude / unit.divisor) + unit.suffix;
+}
+
+/** Requests per second: 950/s, 28.4k/s, 1.23M/s. */
+export function formatRate(reqPerSec: number): string {
+  return scaleToUnit(reqPerSec, RATE_UNITS);
+}
+
+/** A duration given in µs: 850 µs, 1.21 ms, 2.5 s. */
+export function formatDurationUs(us: number): string {
+  return scaleToUnit(us, DURATION_UNITS);
+}
+
+/** Decimals for a percentage: one below 100%, none from there on (+3,949% needs no tenths). */
+function percentDecimals(magnitudePercent: number): number {
+  return magnitudePercent >= 99.95 ? 0 : 1;
+}
+
+/** A signed percentage number without the % sign; a value that rounds to zero has no sign. */
+function signedPercent(fraction: number, decimals: number): string {
+  const digits = groupThousands(Math.abs(fraction * 100).toFixed(decimals));
+  if (Number(digits.replace(/,/g, '')) === 0) return digits;
+  return (fraction < 0 ? MINUS : '+') + digits;
+}
+
+/** A relative change with its sign: −12.2%, +3.1%, +3,949%. */
+export function formatChange(fraction: number): string {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  return signedPercent(fraction, percentDecimals(Math.abs(fraction * 100))) + '%';
+}
+
+/** An interval of relative changes in %, both ends with the same decimals: (−14.0 … −10.1). */
+export function formatInterval(lo: number, hi: number): string {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `(${NOT_AVAILABLE})`;
+  const decimals = percentDecimals(Math.max(Math.abs(lo), Math.abs(hi)) * 100);
+  return `(${signedPercent(lo, decimals)} … ${signedPercent(hi, decimals)})`;
+}
+
+/** An unsigned fraction as a percentage for limits and thresholds: 5%, 2.5%, 15%. */
+export function formatPercent(fraction: number): string {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  const percent = Math.abs(fraction * 100);
+  const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, '');
+  return groupThousands(digits) + '%';
+}
+
+/** A whole count with thousands separators: 12,345. */
+export function formatCount(count: number): string {
+  return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
+}
+
+const METRIC_NAMES: Record<MetricId, string> = {
+  throughput: 'throughput',
+  latency_p50: 'latency p50',
+  latency_p90: 'latency p90',
+  latency_p99: 'latency p99',
+  cpu_per_request: 'CPU / request',
+};
+
+/** The name readers see: throughput, latency p99, CPU / request. */
+export function formatMetricName(metric: MetricId): string {
+  return METRIC_NAMES[metric] ?? metric;
+}
+
+/** A metric's value in its own unit: req/s for throughput, µs for latency and CPU per request. */
+export function formatValue(metric: MetricId, value: number): string {
+  return metric === 'throughput' ? formatRate(value) : formatDurationUs(value);
+}
+
+/**
+ * Makes text from outside perfgate safe on one line: a line break (with the indentation around
+ * it) and a tab become one space; control characters (ANSI escapes start with one) and
+ * bidirectional overrides (which can make text read differently than it is) are removed.
+ */
+export function sanitizeText(text: string): string {
+  return String(text)
+    .replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, ' ')
+    .replace(/\t/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+}
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '|': '&#124;',
+  '`': '&#96;',
+};
+
+/**
+ * Makes user-controlled text (scenario names, paths, refs, messages) inert in GitHub markdown,
+ * including table cells: no HTML, no table break, no code span, no emphasis or link, no math,
+ * no @mention ping and no #123 reference. The result is one line.
+ */
+export function escapeMarkdown(text: string): string {
+  return sanitizeText(text)
+    .replace(/[\\*_[\]~$]/g, (c) => `\\${c}`)
+    .replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER)
+    .replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]!);
+}
+
+/** Shortens text to at most `max` characters (code points), ending in "…" when cut. */
+export function truncate(text: string, max: number): string {
+  const chars = [...text];
+  if (chars.length <= max) return text;
+  return chars.slice(0, Math.max(0, max - 1)).join('') + '…';
+}

@@ -1,0 +1,16 @@
+export {
+  escapeMarkdown,
+  formatChange,
+  formatCount,
+  formatDurationUs,
+  formatInterval,
+  formatMetricName,
+  formatPercent,
+  formatRate,
+  formatValue,
+  MINUS,
+  sanitizeText,
+  truncate,
+} from './format.js';
+export { type MarkdownOptions, renderMarkdown } from './markdown.js';
+export { renderTerminal, type TerminalOptions } from './terminal.js';

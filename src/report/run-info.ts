@@ -1,0 +1,107 @@
+/**
+ * How a run was made, in words: which commits, on what machine, how many pairs. Text that
+ * comes from outside perfgate goes through the renderer's `escapeText` (markdown or terminal).
+ */
+import type { Analysis, Environment, Results, RunWarning, SideInfo } from '../results/types.js';
+import { formatCount, formatDurationUs, truncate } from './format.js';
+
+/** Longest error message quoted; a stack trace belongs in the logs, not in the comment. */
+const MAX_ERROR_CHARS = 500;
+
+export type Escape = (text: string) => string;
+
+export interface PairCounts {
+  /** Fewest and most pairs measured in any scenario (they differ only when a run stopped). */
+  min: number;
+  max: number;
+  /** Pairs per scenario the config asked for. */
+  planned: number;
+}
+
+/**
+ * "main@abc1234"; the work tree of a dirty head says so. Escaped as a whole: a ref such as
+ * "release-" would otherwise put "-@abc1234" in the comment, a mention of user abc1234.
+ */
+function describeSide(side: SideInfo, escapeText: Escape): string {
+  const text = escapeText(`${side.ref}@${side.sha.slice(0, 7)}`);
+  return side.dirty ? `${text} (uncommitted changes)` : text;
+}
+
+/** "base main@abc1234 → head my-branch@def5678". */
+export function describeSides(results: Results, escapeText: Escape): string {
+  return `base ${describeSide(results.sides.base, escapeText)} → head ${describeSide(results.sides.head, escapeText)}`;
+}
+
+/** "24.11" from "v24.11.1": the minor version is what changes performance. */
+export function shortNodeVersion(version: string): string {
+  const match = /^v?(\d+)\.(\d+)/.exec(version);
+  return match ? `${match[1]}.${match[2]}` : version;
+}
+
+/** "AMD EPYC 7763" from "AMD EPYC 7763 64-Core Processor"; the full name is in the details. */
+export function shortCpuModel(model: string): string {
+  const short = model
+    .replace(/\((R|TM|tm)\)/g, '')
+    .replace(/@.*$/, '')
+    .replace(/\b\d+-Core\b/gi, '')
+    .replace(/\b(CPU|Processor)\b/gi, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return short === '' ? model.trim() : short;
+}
+
+/** Pairs measured per scenario, counted from the data (a stopped run has fewer than planned). */
+export function countPairs(results: Results): PairCounts {
+  const counts = results.scenarios.map((s) => s.pairs.length);
+  return {
+    min: counts.length === 0 ? 0 : Math.min(...counts),
+    max: counts.length === 0 ? 0 : Math.max(...counts),
+    planned: results.config.load.pairs,
+  };
+}
+
+/** "60 pairs", "37 of 60 pairs", "37–60 of 60 pairs" (per scenario). */
+export function describePairs(counts: PairCounts): string {
+  const measured = counts.min === counts.max ? formatCount(counts.min) : `${formatCount(counts.min)}–${formatCount(counts.max)}`;
+  if (counts.min === counts.planned && counts.max === counts.planned) return `${measured} pairs`;
+  return `${measured} of ${formatCount(counts.planned)} pairs`;
+}
+
+/** "Node 24.11 · 2 vCPU AMD EPYC 7763 · 60 pairs × 1 s · seed 42". */
+export function describeSetup(results: Results, escapeText: Escape): string {
+  const env: Environment = results.environment;
+  return [
+    `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
+    `${env.cpus} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
+    `${describePairs(countPairs(results))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`,
+    `seed ${results.seed}`,
+  ].join(' · ');
+}
+
+/**
+ * Null for a complete run; otherwise why it is incomplete and what the verdicts rest on,
+ * e.g. "the run failed: service exited (code 1). The verdicts use the 4 of 6 pairs measured so far."
+ */
+export function describeIncomplete(results: Results, escapeText: Escape): string | null {
+  if (results.status === 'complete') return null;
+  const cause =
+    results.status === 'running'
+      ? 'the run is still in progress'
+      : `the run failed: ${results.error ? escapeText(truncate(results.error, MAX_ERROR_CHARS)) : 'no error message was recorded'}`;
+  const pairs = describePairs(countPairs(results));
+  return `${cause}. The verdicts use the ${pairs} measured so far.`;
+}
+
+/**
+ * The run's warnings: the analysis's, then any recorded while running that the analysis did
+ * not repeat (the same code, scenario and message is shown once).
+ */
+export function collectWarnings(results: Results, analysis: Analysis): RunWarning[] {
+  const seen = new Set<string>();
+  return [...analysis.warnings, ...results.warnings].filter((w) => {
+    const key = JSON.stringify([w.code, w.scenario ?? null, w.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * What every renderer says about the verdicts: row order, counts, the decision and the tone of
+ * each verdict. Renderers only choose how it looks (emoji and markdown, or symbols and colour).
+ */
+import { METRICS } from '../config/types.js';
+import type { Analysis, MetricComparison, Results } from '../results/types.js';
+import { formatMetricName, formatPercent } from './format.js';
+
+/** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
+export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
+
+export interface VerdictCounts {
+  regressions: number;
+  gatedRegressions: number;
+  improvements: number;
+  unchanged: number;
+  inconclusive: number;
+}
+
+/** A comparison in display order; `firstOfScenario` starts a scenario's group of rows. */
+export interface ReportRow {
+  comparison: MetricComparison;
+  firstOfScenario: boolean;
+}
+
+/** Scenarios in the order they ran, then any only the analysis knows of. */
+function scenarioOrder(results: Results, comparisons: MetricComparison[]): string[] {
+  const names = results.scenarios.map((s) => s.name);
+  for (const c of comparisons) if (!names.includes(c.scenario)) names.push(c.scenario);
+  return names;
+}
+
+/** Gated before informational, then the fixed metric order (throughput, latency, CPU). */
+function byGateThenMetric(a: MetricComparison, b: MetricComparison): number {
+  if (a.gated !== b.gated) return a.gated ? -1 : 1;
+  return METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric);
+}
+
+/** Rows grouped by scenario (run order); within a scenario gated metrics come first. */
+export function orderRows(results: Results, analysis: Analysis): ReportRow[] {
+  return scenarioOrder(results, analysis.comparisons).flatMap((scenario) =>
+    analysis.comparisons
+      .filter((c) => c.scenario === scenario)
+      .sort(byGateThenMetric)
+      .map((comparison, i) => ({ comparison, firstOfScenario: i === 0 })),
+  );
+}
+
+/** Counts over every comparison shown, so the headline always agrees with the table. */
+export function countVerdicts(comparisons: MetricComparison[]): VerdictCounts {
+  const count = (keep: (c: MetricComparison) => boolean) => comparisons.filter(keep).length;
+  return {
+    regressions: count((c) => c.verdict === 'regression'),
+    gatedRegressions: count((c) => c.verdict === 'regression' && c.gated),
+    improvements: count((c) => c.verdict === 'improvement'),
+    unchanged: count((c) => c.verdict === 'unchanged'),
+    inconclusive: count((c) => c.verdict === 'inconclusive'),
+  };
+}
+
+function plural(n: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : pluralForm}`;
+}
+
+/** "1 regression", or "2 regressions (1 gated)" when some regressions cannot fail the build. */
+function describeRegressions(counts: VerdictCounts): string {
+  const text = plural(counts.regressions, 'regression');
+  if (counts.gatedRegressions === counts.regressions) return text;
+  return `${text} (${counts.gatedRegressions === 0 ? 'none' : counts.gatedRegressions} gated)`;
+}
+
+/** "1 regression · 1 improvement · 5 unchanged" (+ "· 2 inconclusive" when any). */
+export function describeCounts(counts: VerdictCounts): string {
+  const parts = [
+    describeRegressions(counts),
+    plural(counts.improvements, 'improvement'),
+    `${counts.unchanged} unchanged`,
+  ];
+  if (counts.inconclusive > 0) parts.push(`${counts.inconclusive} inconclusive`);
+  return parts.join(' · ');
+}
+
+/** The limits that failed the build, once per metric and limit, in metric order: "throughput limit 5%". */
+function describeFailingLimits(failing: MetricComparison[]): string[] {
+  const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
+  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent(c.limit)}`);
+  return [...new Set(limits)];
+}
+
+/** "failing (throughput limit 5%)" or "passing". */
+export function describeDecision(analysis: Analysis): string {
+  if (analysis.decision === 'pass') return 'passing';
+  const limits = describeFailingLimits(analysis.failing);
+  return limits.length === 0 ? 'failing' : `failing (${limits.join(', ')})`;
+}
+
+/** The tone of one verdict; only a gated regression can fail the build. */
+export function verdictTone(comparison: MetricComparison): Tone {
+  switch (comparison.verdict) {
+    case 'regression':
+      return comparison.gated ? 'fail' : 'warn';
+    case 'improvement':
+      return 'good';
+    case 'unchanged':
+      return 'neutral';
+    default:
+      return 'unknown';
+  }
+}

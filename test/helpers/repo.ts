@@ -1,0 +1,65 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const FIXTURES = join(ROOT, 'test', 'fixtures');
+
+/** file path → content, or `{ copy: <path under test/fixtures> }`. */
+export type Files = Record<string, string | { copy: string }>;
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=perfgate-test', '-c', 'user.email=test@perfgate.invalid', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
+}
+
+function write(dir: string, files: Files): void {
+  for (const [path, content] of Object.entries(files)) {
+    const target = join(dir, path);
+    mkdirSync(dirname(target), { recursive: true });
+    if (typeof content === 'string') writeFileSync(target, content);
+    else cpSync(join(FIXTURES, content.copy), target);
+  }
+}
+
+/**
+ * A throwaway git repository: `main` holds `base`; branch `head` (checked out) adds `head`
+ * on top. Returns its directory.
+ */
+export function makeRepo(base: Files, head: Files): string {
+  const dir = mkdtempSync(join(tmpdir(), 'perfgate-test-'));
+  git(dir, 'init', '--quiet', '--initial-branch=main');
+  write(dir, base);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '--quiet', '-m', 'base');
+  git(dir, 'checkout', '--quiet', '-b', 'head');
+  write(dir, head);
+  git(dir, 'add', '-A');
+  git(dir, 'commit', '--quiet', '--allow-empty', '-m', 'head');
+  return dir;
+}
+
+export function headSha(dir: string): string {
+  return git(dir, 'rev-parse', 'HEAD');
+}
+
+export function baseSha(dir: string): string {
+  return git(dir, 'rev-parse', 'main');
+}
+
+/** perfgate.yml for quick test runs: short slices, few pairs. */
+export function quickConfig(extra = ''): string {
+  return `service:
+  start: node server.js
+  ready: { timeout: 10s }
+load:
+  pairs: 12
+  blocks: 2
+  slice: 300ms
+  warmup: 300ms
+${extra}`;
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { compareResults } from '../../src/gate/compare.js';
+import { readResults } from '../../src/results/io.js';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo, quickConfig } from '../helpers/repo.js';
+
+const workService = (iterations: number) => ({
+  'server.js': { copy: 'services/work-server.js' },
+  'work.json': JSON.stringify({ iterations }),
+});
+
+function verdictOf(resultsPath: string, metric: string) {
+  const analysis = compareResults(readResults(resultsPath));
+  return analysis.comparisons.find((c) => c.metric === metric)!;
+}
+
+function resultsPathOf(out: string): string {
+  return join(out, 'results.json');
+}
+
+test('A/A: identical base and head pass with exit 0 and no regression', async () => {
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, { 'README.md': 'docs only' });
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '7'], repo);
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  assert.match(run.stdout, /passing/);
+  const results = readResults(resultsPathOf(out));
+  assert.equal(results.status, 'complete');
+  assert.equal(results.seed, 7);
+  assert.equal(results.scenarios[0]!.pairs.length, 12);
+  assert.deepEqual(new Set(results.scenarios[0]!.pairs.map((p) => p.block)), new Set([0, 1]), 'two blocks');
+  const analysis = compareResults(results);
+  assert.equal(analysis.comparisons.filter((c) => c.gated && c.verdict === 'regression').length, 0);
+  // both sides were really measured, although both hard-code port 3000
+  for (const pair of results.scenarios[0]!.pairs) {
+    assert.ok(pair.base.requests > 50 && pair.head.requests > 50, 'both sides served requests');
+    assert.ok(pair.base.cpuSeconds > 0 && pair.head.cpuSeconds > 0, 'service CPU time is read');
+    assert.ok(pair.base.latencyUs.p50 > 0 && pair.base.latencyUs.p99 >= pair.base.latencyUs.p50, 'µs latencies');
+  }
+  // the temporary base worktree is gone
+  assert.equal(existsSync(join(out, 'trees', 'base')), false);
+});
+
+test('head much slower: throughput regression, exit 1, report names the limit', async () => {
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(60_000));
+  const out = join(repo, '.out');
+  const markdown = join(repo, 'report.md');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--markdown', markdown], repo);
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const throughput = verdictOf(resultsPathOf(out), 'throughput');
+  assert.equal(throughput.verdict, 'regression');
+  assert.ok(throughput.change < -0.4, `expected a large drop, got ${throughput.change}`);
+  assert.ok(throughput.ciHigh < -0.05, 'the whole interval is beyond the limit');
+  assert.match(readFileSync(markdown, 'utf8'), /failing/);
+  assert.match(run.stdout, /regression/);
+});
+
+test('head faster: improvement, exit 0', async () => {
+  const repo = makeRepo({ ...workService(60_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(20_000));
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  const throughput = verdictOf(resultsPathOf(out), 'throughput');
+  assert.equal(throughput.verdict, 'improvement');
+  assert.ok(throughput.change > 0.4);
+});
+
+test('POST scenario with a JSON body and headers reaches the handler intact', async () => {
+  const config = quickConfig(`scenarios:
+  - name: echo
+    method: POST
+    path: /echo
+    headers: { content-type: application/json }
+    body: { hello: world }
+`).replace('pairs: 12', 'pairs: 6').replace('blocks: 2', 'blocks: 1');
+  const repo = makeRepo({ 'server.js': { copy: 'services/echo-server.js' }, 'perfgate.yml': config }, {});
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  const results = readResults(resultsPathOf(out));
+  for (const pair of results.scenarios[0]!.pairs) {
+    for (const slice of [pair.base, pair.head]) {
+      assert.ok(slice.requests > 0);
+      assert.equal(slice.non2xx, 0, 'every request was a valid JSON POST');
+    }
+  }
+});
+
+test('uncommitted changes in the work tree are measured as head', async () => {
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, {});
+  // edit without committing: head = the work tree as it is
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(join(repo, 'work.json'), JSON.stringify({ iterations: 60_000 }));
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const results = readResults(resultsPathOf(out));
+  assert.equal(results.sides.head.dirty, true);
+  assert.equal(verdictOf(resultsPathOf(out), 'throughput').verdict, 'regression');
+});
+
+test('--head <ref> measures that commit in a temporary worktree', async () => {
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(60_000));
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: repo });
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--head', 'head', '--out', out], repo);
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  assert.equal(readResults(resultsPathOf(out)).sides.head.ref, 'head');
+  assert.deepEqual(readdirSync(join(out, 'trees')), [], 'both worktrees removed');
+});

@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ServiceError } from '../../src/engine/errors.js';
+import { ProcessTracker } from '../../src/engine/process.js';
+import { runCompare } from '../../src/engine/run.js';
+import { readResults } from '../../src/results/io.js';
+import { configLoader } from '../../src/shell/gate.js';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo, quickConfig } from '../helpers/repo.js';
+
+const ports = (env: Record<string, string | undefined> = process.env, secrets: string[] = []) => ({
+  logger: { info() {}, warn() {}, debug() {} },
+  progress() {},
+  env,
+  secrets,
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('a service that never becomes ready: clear error with the log tail, within the timeout, nothing left running', async () => {
+  const config = quickConfig('scenarios: [GET /]').replace('timeout: 10s', 'timeout: 2s');
+  const repo = makeRepo({ 'server.js': { copy: 'services/never-ready.js' }, 'perfgate.yml': config }, {});
+  const started = Date.now();
+  const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out')], repo);
+  const seconds = (Date.now() - started) / 1000;
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /not ready within 2 s/);
+  assert.match(run.stderr, /booting… waiting for a database that never comes/, 'log tail shown');
+  assert.match(run.stderr, /service\.ready/, 'says what to check');
+  assert.ok(seconds < 20, `gave up in ${seconds} s`);
+  // every service process that started is gone (head runs in the work tree itself)
+  const pids = readdirSync(repo)
+    .filter((f) => f.startsWith('pid-'))
+    .map((f) => Number(readFileSync(join(repo, f), 'utf8')));
+  assert.ok(pids.length >= 1, 'the fixture started');
+  for (const pid of pids) assert.equal(alive(pid), false, `process ${pid} was left running`);
+});
+
+test('a service crashing mid-run: clear error, results.json keeps the finished pairs', async () => {
+  const config = quickConfig('scenarios: [GET /]').replace('pairs: 12', 'pairs: 40').replace('blocks: 2', 'blocks: 1');
+  const repo = makeRepo(
+    { 'server.js': { copy: 'services/crash-server.js' }, 'crash.json': '{"crash": false}', 'perfgate.yml': config },
+    { 'crash.json': '{"crash": true}' },
+  );
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
+  assert.equal(run.code, 2, run.stdout);
+  assert.match(run.stderr, /head service exited with code 13/);
+  assert.match(run.stderr, /FATAL: simulated crash/);
+  assert.match(run.stderr, /kept in .*results\.json/);
+  const results = readResults(join(out, 'results.json'));
+  assert.equal(results.status, 'failed');
+  assert.match(results.error ?? '', /exited with code 13/);
+  const pairs = results.scenarios[0]!.pairs.length;
+  assert.ok(pairs >= 1 && pairs < 40, `kept ${pairs} finished pairs`);
+  // and the saved partial run still renders
+  const report = await runCli(['report', join(out, 'results.json')], repo);
+  assert.match(report.stdout, /incomplete|did not finish/i);
+});
+
+test('no token reaches the service: GITHUB_TOKEN, INPUT_*, ACTIONS_* and any variable holding the token are removed', async () => {
+  const token = 'ghs_s3cretTokenValue1234567890';
+  const env = {
+    ...process.env,
+    GITHUB_TOKEN: token,
+    'INPUT_GITHUB-TOKEN': token,
+    INPUT_START: 'node server.js',
+    ACTIONS_RUNTIME_TOKEN: 'runtime-token-abcdefgh',
+    ACTIONS_RESULTS_URL: 'http://127.0.0.1:1/',
+    MY_DEPLOY_KEY: `prefix-${token}`,
+    HARMLESS: 'kept',
+  };
+  const config = quickConfig('scenarios: [GET /]').replace('pairs: 12', 'pairs: 6').replace('blocks: 2', 'blocks: 1');
+  const repo = makeRepo({ 'server.js': { copy: 'services/env-server.js' }, 'perfgate.yml': config }, {});
+  await runCompare(
+    {
+      repoDir: repo,
+      baseRef: 'main',
+      mergeBase: true,
+      headRef: null,
+      outDir: join(repo, '.out'),
+      loadConfig: configLoader(null, {}),
+      tracker: new ProcessTracker(),
+      toolVersion: 'test',
+    },
+    ports(env, [token]),
+  );
+  const dumps = readdirSync(repo).filter((f) => f.startsWith('env-'));
+  assert.ok(dumps.length >= 1, 'the service wrote its environment');
+  for (const file of dumps) {
+    const text = readFileSync(join(repo, file), 'utf8');
+    assert.equal(text.includes(token), false, 'token value leaked');
+    const seen = JSON.parse(text);
+    for (const name of ['GITHUB_TOKEN', 'INPUT_GITHUB-TOKEN', 'INPUT_START', 'ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RESULTS_URL', 'MY_DEPLOY_KEY']) {
+      assert.equal(name in seen, false, `${name} reached the service`);
+    }
+    assert.equal(seen.HARMLESS, 'kept');
+    assert.equal(seen.NODE_ENV, 'production');
+  }
+});
+
+test('a bad configuration stops before any service starts, naming the key and what is allowed', async () => {
+  const repo = makeRepo(
+    {
+      'server.js': { copy: 'services/work-server.js' },
+      'work.json': '{"iterations": 1}',
+      'perfgate.yml': 'service:\n  start: node server.js\nscenarios:\n  - method: FETCH\n    path: /x\nload:\n  pairs: many\n',
+    },
+    {},
+  );
+  const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out')], repo);
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /scenarios\[0\]\.method/);
+  assert.match(run.stderr, /FETCH/);
+  assert.match(run.stderr, /GET/);
+  assert.match(run.stderr, /load\.pairs/);
+});
+
+test('engine errors are typed: ServiceError carries the log tail', async () => {
+  const config = quickConfig('scenarios: [GET /]').replace('timeout: 10s', 'timeout: 1s');
+  const repo = makeRepo({ 'server.js': { copy: 'services/never-ready.js' }, 'perfgate.yml': config }, {});
+  await assert.rejects(
+    runCompare(
+      {
+        repoDir: repo,
+        baseRef: 'main',
+        mergeBase: true,
+        headRef: null,
+        outDir: join(repo, '.out'),
+        loadConfig: configLoader(null, {}),
+        tracker: new ProcessTracker(),
+        toolVersion: 'test',
+      },
+      ports(),
+    ),
+    (e: unknown) => e instanceof ServiceError && e.logTail.includes('booting'),
+  );
+});

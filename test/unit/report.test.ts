@@ -1,0 +1,501 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { MetricId, PerfgateConfig } from '../../src/config/types.js';
+import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOptions } from '../../src/report/index.js';
+import type { Analysis, MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
+import { formatDiff, matchSnapshot } from '../helpers/snapshot.js';
+
+/* ---------- fixtures, built by hand so every number in a snapshot can be traced ---------- */
+
+const HOSTILE = '<img src=x onerror=alert(1)> | @org/team `code`';
+const ZWJ = '\u200D';
+const ANSI = /\x1b\[/;
+
+/** Per-slice wobble, so per-pair changes have a spread (head uses a shifted copy). */
+const WOBBLE = [0, 0.031, -0.022, 0.012, -0.041, 0.018, 0.007, -0.013];
+
+interface SliceSpec {
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  cpuUsPerRequest: number;
+}
+
+function slice(side: Side, spec: SliceSpec, wobble: number, extra: Partial<Slice> = {}): Slice {
+  const rps = Math.round(spec.rps * (1 + wobble));
+  return {
+    side,
+    startedAt: '2025-01-01T12:00:00.000Z',
+    durationMs: 1000,
+    requests: rps,
+    rps,
+    latencyUs: {
+      p50: Math.round(spec.p50 * (1 - wobble)),
+      p90: Math.round(spec.p90 * (1 - wobble)),
+      p99: Math.round(spec.p99 * (1 - wobble)),
+      max: spec.p99 * 3,
+      mean: spec.p50 * 1.1,
+    },
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    cpuSeconds: (rps * spec.cpuUsPerRequest * (1 + wobble / 2)) / 1e6,
+    ...extra,
+  };
+}
+
+function pairs(count: number, base: SliceSpec, head: SliceSpec, headExtra: Partial<Slice> = {}): Pair[] {
+  return Array.from({ length: count }, (_, index) => ({
+    block: index < count / 2 ? 0 : 1,
+    index,
+    order: (index % 2 === 0 ? ['base', 'head'] : ['head', 'base']) as [Side, Side],
+    base: slice('base', base, WOBBLE[index % WOBBLE.length]!),
+    head: slice('head', head, WOBBLE[(index + 3) % WOBBLE.length]!, index === 2 ? headExtra : {}),
+  }));
+}
+
+const HELLO: SliceSpec = { rps: 28_400, p50: 310, p90: 620, p99: 1210, cpuUsPerRequest: 35 };
+const ECHO: SliceSpec = { rps: 9_100, p50: 980, p90: 1650, p99: 2900, cpuUsPerRequest: 88 };
+
+const CONFIG: PerfgateConfig = {
+  service: {
+    install: null,
+    build: null,
+    start: 'node server.js',
+    cwd: '.',
+    env: { NODE_ENV: 'production' },
+    ready: { path: '/health', timeoutMs: 30_000 },
+  },
+  scenarios: [
+    { name: 'GET /hello', method: 'GET', path: '/hello', headers: {}, body: null, connections: 10, pipelining: 1 },
+    { name: 'POST /echo', method: 'POST', path: '/echo', headers: {}, body: '{}', connections: 10, pipelining: 1 },
+  ],
+  load: { sliceMs: 1000, pairs: 6, blocks: 2, warmupMs: 5000 },
+  gate: {
+    throughput: { limit: 0.05, gated: true },
+    latency_p50: { limit: 0.1, gated: false },
+    latency_p90: { limit: 0.1, gated: false },
+    latency_p99: { limit: 0.15, gated: false },
+    cpu_per_request: { limit: 0.1, gated: false },
+  },
+  alpha: 0.05,
+  seed: 42,
+};
+
+function makeResults(overrides: Partial<Results> = {}): Results {
+  return {
+    schema: 'perfgate/results',
+    version: 1,
+    tool: { name: 'perfgate', version: '0.1.0' },
+    startedAt: '2025-01-01T12:00:00.000Z',
+    finishedAt: '2025-01-01T12:03:00.000Z',
+    status: 'complete',
+    error: null,
+    seed: 42,
+    config: CONFIG,
+    environment: {
+      cpuModel: 'AMD EPYC 7763 64-Core Processor',
+      cpus: 2,
+      nodeVersion: 'v24.11.1',
+      os: 'Linux 6.8.0-1017-azure',
+      arch: 'x64',
+      totalMemoryMb: 7940,
+      nodeFlags: [],
+    },
+    sides: {
+      base: { ref: 'main', sha: 'abc1234def567890abc1234def567890abc12345', dirty: false },
+      head: { ref: 'my-branch', sha: 'def5678abc123456def5678abc123456def56789', dirty: false },
+    },
+    scenarios: [
+      { name: 'GET /hello', method: 'GET', path: '/hello', pairs: pairs(6, HELLO, { ...HELLO, rps: 24_930, p99: 1440 }) },
+      {
+        name: 'POST /echo',
+        method: 'POST',
+        path: '/echo',
+        pairs: pairs(6, ECHO, { ...ECHO, cpuUsPerRequest: 72 }, { non2xx: 3 }),
+      },
+    ],
+    warnings: [],
+    ...overrides,
+  };
+}
+
+const METRIC_ORDER: MetricId[] = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'cpu_per_request'];
+
+function comparison(scenario: string, metric: MetricId, fields: Partial<MetricComparison>): MetricComparison {
+  const rule = CONFIG.gate[metric];
+  return {
+    metric,
+    scenario,
+    gated: rule.gated,
+    limit: rule.limit,
+    n: 6,
+    baseMedian: 1000,
+    headMedian: 1000,
+    change: 0.004,
+    ciLow: -0.021,
+    ciHigh: 0.027,
+    p: 0.84,
+    pAdjusted: 0.84,
+    detectable: 0.031,
+    verdict: 'unchanged',
+    higherIsBetter: metric === 'throughput',
+    ...fields,
+  };
+}
+
+/** Every metric of a scenario unchanged at the given medians, with some overridden. */
+function scenarioComparisons(
+  scenario: string,
+  medians: Record<MetricId, number>,
+  overrides: Partial<Record<MetricId, Partial<MetricComparison>>> = {},
+): MetricComparison[] {
+  // Listed informational-first on purpose: the report must put gated metrics first itself.
+  return [...METRIC_ORDER].reverse().map((metric) =>
+    comparison(scenario, metric, { baseMedian: medians[metric], headMedian: medians[metric], ...overrides[metric] }),
+  );
+}
+
+function makeAnalysis(comparisons: MetricComparison[], warnings: RunWarning[] = []): Analysis {
+  const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
+  return {
+    comparisons,
+    decision: failing.length > 0 ? 'fail' : 'pass',
+    regressions: comparisons.filter((c) => c.verdict === 'regression').length,
+    improvements: comparisons.filter((c) => c.verdict === 'improvement').length,
+    failing,
+    warnings,
+  };
+}
+
+const HELLO_MEDIANS: Record<MetricId, number> = {
+  throughput: 28_400,
+  latency_p50: 310,
+  latency_p90: 620,
+  latency_p99: 1210,
+  cpu_per_request: 35,
+};
+const ECHO_MEDIANS: Record<MetricId, number> = {
+  throughput: 9_100,
+  latency_p50: 980,
+  latency_p90: 1650,
+  latency_p99: 2900,
+  cpu_per_request: 88,
+};
+
+/** A gated throughput regression, an informational latency regression, an improvement. */
+function failingRun(): { results: Results; analysis: Analysis } {
+  const analysis = makeAnalysis([
+    ...scenarioComparisons('GET /hello', HELLO_MEDIANS, {
+      throughput: {
+        headMedian: 24_930,
+        change: -0.1224,
+        ciLow: -0.14,
+        ciHigh: -0.101,
+        p: 0.0021,
+        pAdjusted: 0.0042,
+        verdict: 'regression',
+      },
+      latency_p99: { headMedian: 1440, change: 0.19, ciLow: 0.11, ciHigh: 0.26, p: 0.003, pAdjusted: 0.003, verdict: 'regression' },
+    }),
+    ...scenarioComparisons('POST /echo', ECHO_MEDIANS, {
+      cpu_per_request: { headMedian: 72, change: -0.182, ciLow: -0.205, ciHigh: -0.161, p: 0.001, pAdjusted: 0.001, verdict: 'improvement' },
+      latency_p90: { change: 0.061, ciLow: -0.012, ciHigh: 0.138, p: 0.21, pAdjusted: 0.21, detectable: 0.12, verdict: 'inconclusive' },
+    }),
+  ]);
+  return { results: makeResults(), analysis };
+}
+
+function passingRun(): { results: Results; analysis: Analysis } {
+  const results = makeResults({
+    scenarios: [
+      { name: 'GET /hello', method: 'GET', path: '/hello', pairs: pairs(6, HELLO, HELLO) },
+      { name: 'POST /echo', method: 'POST', path: '/echo', pairs: pairs(6, ECHO, ECHO) },
+    ],
+    sides: {
+      base: { ref: 'main', sha: 'abc1234def567890abc1234def567890abc12345', dirty: false },
+      head: { ref: 'work tree', sha: 'abc1234def567890abc1234def567890abc12345', dirty: true },
+    },
+  });
+  const analysis = makeAnalysis([
+    ...scenarioComparisons('GET /hello', HELLO_MEDIANS),
+    ...scenarioComparisons('POST /echo', ECHO_MEDIANS),
+  ]);
+  return { results, analysis };
+}
+
+/** Stopped by an error in block 2: fewer pairs than planned, and a warning. */
+function incompleteRun(): { results: Results; analysis: Analysis } {
+  const results = makeResults({
+    status: 'failed',
+    finishedAt: null,
+    error: 'head service exited with code 1 during block 2\n    at Service.wait (src/engine/service.ts:88)',
+    scenarios: [
+      { name: 'GET /hello', method: 'GET', path: '/hello', pairs: pairs(4, HELLO, HELLO) },
+      { name: 'POST /echo', method: 'POST', path: '/echo', pairs: pairs(3, ECHO, ECHO) },
+    ],
+  });
+  const warning: RunWarning = {
+    code: 'few-pairs',
+    scenario: 'POST /echo',
+    message: 'Only 3 pairs for POST /echo: too few for a reliable verdict (use at least 10; 60 is the default).',
+  };
+  const inconclusive: Partial<MetricComparison> = { ciLow: -0.09, ciHigh: 0.07, p: 0.5, pAdjusted: 0.75, detectable: 0.11, verdict: 'inconclusive' };
+  const analysis = makeAnalysis(
+    [
+      ...scenarioComparisons('GET /hello', HELLO_MEDIANS, { throughput: inconclusive }).map((c) => ({ ...c, n: 4 })),
+      ...scenarioComparisons('POST /echo', ECHO_MEDIANS, { throughput: inconclusive }).map((c) => ({ ...c, n: 3 })),
+    ],
+    [warning],
+  );
+  return { results, analysis };
+}
+
+/** User-controlled text everywhere it can appear. */
+function hostileRun(): { results: Results; analysis: Analysis } {
+  const results = makeResults({
+    sides: {
+      base: { ref: 'main', sha: 'abc1234def567890abc1234def567890abc12345', dirty: false },
+      head: { ref: 'feat/<b>x</b>|@bob', sha: 'def5678abc123456def5678abc123456def56789', dirty: false },
+    },
+    scenarios: [{ name: HOSTILE, method: 'GET', path: '/x', pairs: pairs(6, HELLO, { ...HELLO, rps: 24_930 }, { errors: 2 }) }],
+  });
+  const analysis = makeAnalysis(
+    scenarioComparisons(HOSTILE, HELLO_MEDIANS, {
+      throughput: { headMedian: 24_930, change: -0.1224, ciLow: -0.14, ciHigh: -0.101, pAdjusted: 0.004, verdict: 'regression' },
+    }),
+    [{ code: 'non-2xx', scenario: HOSTILE, message: 'head answered <script>x</script> to @everyone\nsecond line' }],
+  );
+  return { results, analysis };
+}
+
+/** The table rows of a markdown body (lines starting with "|" after the header). */
+function tableRows(markdown: string): string[] {
+  const lines = markdown.split('\n');
+  const start = lines.findIndex((l) => l.startsWith('| scenario | metric | base |'));
+  const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
+  return lines.slice(start + 2, end);
+}
+
+/** Cell separators GitHub would split on: "|" not escaped by a backslash. */
+function countPipes(row: string): number {
+  return row.match(/(?<!\\)\|/g)?.length ?? 0;
+}
+
+/* ---------- snapshots ---------- */
+
+interface SnapshotCase {
+  build: () => { results: Results; analysis: Analysis };
+  markdown?: MarkdownOptions;
+  terminal?: TerminalOptions;
+}
+
+const SNAPSHOT_CASES: Record<string, SnapshotCase> = {
+  failing: { build: failingRun },
+  passing: { build: passingRun },
+  incomplete: { build: incompleteRun },
+  hostile: { build: hostileRun, markdown: { title: 'perf @org/team' }, terminal: { width: 80 } },
+};
+
+describe('report snapshots', () => {
+  for (const [name, { build, markdown, terminal }] of Object.entries(SNAPSHOT_CASES)) {
+    it(`${name} run: markdown`, () => {
+      const { results, analysis } = build();
+      matchSnapshot(`report-${name}.md`, renderMarkdown(results, analysis, markdown));
+    });
+
+    it(`${name} run: terminal`, () => {
+      const { results, analysis } = build();
+      matchSnapshot(`report-${name}.terminal`, renderTerminal(results, analysis, terminal));
+    });
+  }
+});
+
+/* ---------- behaviour ---------- */
+
+describe('renderMarkdown', () => {
+  it('counts verdicts in the header and names the failing limit', () => {
+    const { results, analysis } = failingRun();
+    const heading = renderMarkdown(results, analysis).split('\n')[0]!;
+    assert.equal(
+      heading,
+      '## perfgate: 2 regressions (1 gated) · 1 improvement · 6 unchanged · 1 inconclusive — ❌ failing (throughput limit 5%)',
+    );
+  });
+
+  it('says passing when nothing regressed', () => {
+    const { results, analysis } = passingRun();
+    const markdown = renderMarkdown(results, analysis);
+    assert.match(markdown.split('\n')[0]!, /^## perfgate: 0 regressions · 0 improvements · 10 unchanged — ✅ passing$/);
+    assert.match(markdown, /head work tree@\u200Dabc1234 \(uncommitted changes\)/);
+  });
+
+  it('uses the title option', () => {
+    const { results, analysis } = passingRun();
+    assert.match(renderMarkdown(results, analysis, { title: 'api perf' }), /^## api perf: /);
+  });
+
+  it('names every failing limit once', () => {
+    const { results, analysis } = failingRun();
+    // The p99 regression made gated, and a second throughput regression in the other scenario.
+    const both = makeAnalysis(
+      analysis.comparisons.map((c) => {
+        if (c.metric === 'latency_p99' && c.verdict === 'regression') return { ...c, gated: true };
+        if (c.metric === 'throughput' && c.scenario === 'POST /echo') return { ...c, verdict: 'regression' as const };
+        return c;
+      }),
+    );
+    assert.match(renderMarkdown(results, both), /❌ failing \(throughput limit 5%, latency p99 limit 15%\)/);
+  });
+
+  it('marks gated and informational regressions differently', () => {
+    const { results, analysis } = failingRun();
+    const rows = tableRows(renderMarkdown(results, analysis));
+    assert.match(rows.find((r) => r.includes('**throughput**'))!, /❌ regression \|$/);
+    assert.match(rows.find((r) => r.includes('latency p99'))!, /⚠️ regression \|$/);
+    assert.match(rows.find((r) => r.includes('CPU / request') && r.includes('72 µs'))!, /✅ improvement \|$/);
+    assert.match(rows.find((r) => r.includes('latency p90') && r.includes('❔'))!, /❔ inconclusive \|$/);
+  });
+
+  it('puts gated metrics first within each scenario, scenarios in run order', () => {
+    const { results, analysis } = failingRun();
+    const rows = tableRows(renderMarkdown(results, analysis));
+    assert.equal(rows.length, 10);
+    assert.match(rows[0]!, /^\| GET \/hello \| \*\*throughput\*\* \| 28\.4k\/s \| 24\.9k\/s \| −12\.2% \(−14\.0 … −10\.1\) \|/);
+    assert.match(rows[1]!, /^\| {2}\| latency p50 \|/);
+    assert.match(rows[5]!, /^\| POST \/echo \| \*\*throughput\*\* \|/);
+  });
+
+  it('computes the noise band from the pairs and shows the detectable change beside the limit', () => {
+    const { results, analysis } = failingRun();
+    const markdown = renderMarkdown(results, analysis);
+    const noiseRow = markdown.split('\n').find((l) => l.startsWith('| GET /hello | **throughput** | ('))!;
+    assert.match(noiseRow, /^\| GET \/hello \| \*\*throughput\*\* \| \(−1[0-9]\.\d … −[0-9]+\.\d\) \| 3\.1% \| 5% \| 6 \|$/);
+  });
+
+  it('lists failed requests per side', () => {
+    const { results, analysis } = failingRun();
+    assert.match(renderMarkdown(results, analysis), /\| POST \/echo \| head \| [\d,]+ \| 3 \| 0 \| 0 \|/);
+  });
+
+  it('says prominently that an incomplete run is incomplete, with the error', () => {
+    const { results, analysis } = incompleteRun();
+    const lines = renderMarkdown(results, analysis).split('\n');
+    assert.match(lines[0]!, /⚠️ incomplete run$/);
+    assert.equal(
+      lines[2],
+      '> ⚠️ **Incomplete run:** the run failed: head service exited with code 1 during block 2 at Service.wait (src/engine/service.ts:88). The verdicts use the 3–4 of 6 pairs measured so far.',
+    );
+  });
+
+  it('renders hostile names inert', () => {
+    const { results, analysis } = hostileRun();
+    const markdown = renderMarkdown(results, analysis, { title: 'perf @org/team' });
+    assert.doesNotMatch(markdown, /<img|<script|<b>/);
+    assert.doesNotMatch(markdown, /@(?!\u200D)/, 'every @ is followed by a zero-width joiner');
+    assert.doesNotMatch(markdown, /`/);
+    const rows = tableRows(markdown);
+    for (const row of rows) assert.equal(countPipes(row), 7, `one row, six cells: ${row}`);
+    assert.ok(
+      rows[0]!.startsWith(`| &lt;img src=x onerror=alert(1)&gt; &#124; @${ZWJ}org/team &#96;code&#96; | **throughput** |`),
+      rows[0],
+    );
+    assert.match(markdown, /head feat\/&lt;b&gt;x&lt;\/b&gt;&#124;@\u200Dbob@\u200Ddef5678/);
+    assert.match(markdown, /head answered &lt;script&gt;x&lt;\/script&gt; to @\u200Deveryone second line/);
+  });
+
+  it('says so when nothing was compared', () => {
+    const { results } = incompleteRun();
+    const empty = { ...results, scenarios: results.scenarios.map((s) => ({ ...s, pairs: [] })) };
+    const markdown = renderMarkdown(empty, makeAnalysis([]));
+    assert.match(markdown, /_Nothing was compared: no pair was measured\._/);
+    assert.match(markdown, /0 of 6 pairs measured so far/);
+    assert.doesNotMatch(markdown, /\*\*Bold\*\*|\*\*Noise\.\*\*/);
+    assert.match(renderTerminal(empty, makeAnalysis([])), /nothing was compared/);
+  });
+
+  it('ends with the perfgate version', () => {
+    const { results, analysis } = passingRun();
+    assert.match(renderMarkdown(results, analysis), /<sub>perfgate 0\.1\.0<\/sub>\n$/);
+  });
+
+  it('does not change its inputs', () => {
+    const { results, analysis } = failingRun();
+    const before = JSON.stringify([results, analysis]);
+    renderMarkdown(results, analysis);
+    renderTerminal(results, analysis, { color: true });
+    assert.equal(JSON.stringify([results, analysis]), before);
+  });
+});
+
+describe('renderTerminal', () => {
+  it('has no ANSI codes unless colour is asked for', () => {
+    const { results, analysis } = failingRun();
+    assert.doesNotMatch(renderTerminal(results, analysis), ANSI);
+    assert.doesNotMatch(renderTerminal(results, analysis, { color: false }), ANSI);
+  });
+
+  it('colours a gated regression red, an informational one yellow, improvements green', () => {
+    const { results, analysis } = failingRun();
+    const text = renderTerminal(results, analysis, { color: true });
+    assert.match(text, /\x1b\[31m✗ regression\x1b\[39m/);
+    assert.match(text, /\x1b\[33m! regression\x1b\[39m/);
+    assert.match(text, /\x1b\[32m✓ improvement\x1b\[39m/);
+    assert.match(text, /\x1b\[33m\? inconclusive\x1b\[39m/);
+    assert.match(text, /\x1b\[31m✗ failing \(throughput limit 5%\)\x1b\[39m/);
+  });
+
+  it('colours a pass green', () => {
+    const { results, analysis } = passingRun();
+    assert.match(renderTerminal(results, analysis, { color: true }), /\x1b\[32m✓ passing\x1b\[39m/);
+  });
+
+  it('aligns the table columns', () => {
+    const { results, analysis } = failingRun();
+    const lines = renderTerminal(results, analysis).split('\n');
+    const header = lines.findIndex((l) => l.startsWith('scenario'));
+    const table = lines.slice(header, header + 11);
+    const verdictColumn = table[0]!.indexOf('verdict');
+    for (const line of table) assert.ok(/^[✗!✓?u]/.test(line.slice(verdictColumn)) || line === table[0], line);
+  });
+
+  it('prints the smallest detectable throughput change per scenario', () => {
+    const { results, analysis } = failingRun();
+    const lines = renderTerminal(results, analysis).split('\n').filter((l) => l.startsWith('smallest detectable change'));
+    assert.deepEqual(lines, [
+      'smallest detectable change, GET /hello throughput: 3.1% (limit 5%)',
+      'smallest detectable change, POST /echo throughput: 3.1% (limit 5%)',
+    ]);
+  });
+
+  it('keeps escape sequences in names from reaching the terminal', () => {
+    const { results, analysis } = hostileRun();
+    const evil = 'x\x1b]0;owned\x07\x1b[2J';
+    const renamed = {
+      ...results,
+      scenarios: results.scenarios.map((s) => ({ ...s, name: evil })),
+    };
+    const text = renderTerminal(renamed, makeAnalysis(analysis.comparisons.map((c) => ({ ...c, scenario: evil }))));
+    assert.doesNotMatch(text, /[\x07\x1b]/);
+  });
+
+  it('shortens scenario names to fit the width', () => {
+    const { results, analysis } = hostileRun();
+    const lines = renderTerminal(results, analysis, { width: 80 }).split('\n');
+    const header = lines.findIndex((l) => l.startsWith('scenario'));
+    for (const line of lines.slice(header, header + 6)) assert.ok(line.length <= 80, `${line.length}: ${line}`);
+  });
+});
+
+describe('matchSnapshot diff', () => {
+  it('shows removed and added lines with context', () => {
+    const expected = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].join('\n');
+    const actual = ['a', 'b', 'c', 'd', 'E', 'f', 'g', 'h'].join('\n');
+    assert.equal(formatDiff(expected, actual), ['…', '  c', '  d', '- e', '+ E', '  f', '  g', '…'].join('\n'));
+  });
+
+  it('makes escapes and trailing spaces visible', () => {
+    assert.equal(formatDiff('x', '\x1b[31mx  '), '- x\n+ \\u001b[31mx··');
+  });
+});
