@@ -37026,16 +37026,17 @@ function formatPath(path) {
   return out;
 }
 function editDistance(a, b) {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i === 0 ? j : j === 0 ? i : 0));
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost);
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
-    previous = current;
   }
-  return previous[b.length];
+  return d[a.length][b.length];
 }
 function suggestKey(unknown2, known) {
   const fold = (key) => key.toLowerCase().replace(/[-_\s]/g, "");
@@ -37093,7 +37094,10 @@ var describeIssue = (issue2) => {
   }
 };
 function isShapeMismatch(issues) {
-  return issues.every((i) => i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value"));
+  return issues.every(
+    (i) => i.path.length === 0 && (i.code === "invalid_type" || i.code === "invalid_value" || // A union inside a union (e.g. a limit: number or "5%") misses when all its branches do.
+    i.code === "invalid_union" && i.errors.length > 0 && i.errors.every(isShapeMismatch))
+  );
 }
 function formatIssues(issues, originOf, prefix = []) {
   const lines = [];
@@ -37141,11 +37145,12 @@ function isPlainObject(value) {
 }
 function deepMerge(base, top) {
   if (top === void 0) return base;
-  if (!isPlainObject(base) || !isPlainObject(top)) return top;
-  const merged = { ...base };
+  if (!isPlainObject(top)) return top;
+  const merged = isPlainObject(base) ? { ...base } : {};
   for (const [key, value] of Object.entries(top)) {
+    if (value === void 0) continue;
     Object.defineProperty(merged, key, {
-      value: deepMerge(Object.hasOwn(base, key) ? base[key] : void 0, value),
+      value: deepMerge(Object.hasOwn(merged, key) ? merged[key] : void 0, value),
       enumerable: true,
       writable: true,
       configurable: true
@@ -56945,7 +56950,7 @@ var DEFAULT_GATE = {
 };
 var START_REQUIRED = "is required: set it in perfgate.yml or pass --start / the start input";
 var SCENARIOS_REQUIRED = 'is required: list at least one in perfgate.yml (e.g. "- GET /hello") or pass --scenario / the scenarios input';
-var docTypes = external_exports.registry();
+var docNotes = external_exports.registry();
 function missingOr(missing, otherwise) {
   return (issue2) => issue2.input === void 0 ? missing : otherwise;
 }
@@ -56969,10 +56974,10 @@ function duration3(range) {
     }
     return ms;
   });
-  return schema.register(docTypes, { type: "duration" });
+  return schema.register(docNotes, { type: "duration" });
 }
 function command() {
-  return external_exports.string().trim().register(docTypes, { type: "command" });
+  return external_exports.string().trim().register(docNotes, { type: "command" });
 }
 function scalarText(what) {
   return external_exports.union([external_exports.string(), external_exports.number(), external_exports.boolean()], { error: `is not ${what}; write a string, number or true/false` }).transform(String);
@@ -56980,7 +56985,7 @@ function scalarText(what) {
 function requestPath(missing = "is required") {
   return external_exports.string({ error: missingOr(missing, "is not a path; write one starting with '/', e.g. /hello") }).regex(REQUEST_PATH_PATTERN, {
     error: "is not a path; it must start with '/' and contain no spaces, e.g. /hello?name=x"
-  }).register(docTypes, { type: "path" });
+  }).register(docNotes, { type: "path" });
 }
 var cwdSchema = external_exports.string().transform((value, ctx) => {
   const normalised = posix.normalize(value.trim().replaceAll("\\", "/")).replace(/\/+$/, "") || ".";
@@ -57001,7 +57006,7 @@ var cwdSchema = external_exports.string().transform((value, ctx) => {
     return external_exports.NEVER;
   }
   return normalised;
-}).register(docTypes, { type: "directory" });
+}).register(docNotes, { type: "directory" });
 var ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 var envSchema = external_exports.record(
   external_exports.string().regex(ENV_NAME_PATTERN, {
@@ -57011,8 +57016,8 @@ var envSchema = external_exports.record(
 ).transform((env) => ({ NODE_ENV: "production", ...env }));
 var readySchema = external_exports.strictObject({
   path: requestPath().nullable().optional().transform((path) => path ?? null).describe(
-    "Path polled until the service answers, e.g. /health. Omit to wait only until the service accepts connections."
-  ),
+    "Path that must answer 2xx to a GET before the service counts as ready, e.g. /health. Omit to wait only until its port accepts connections."
+  ).register(docNotes, { default: "none" }),
   timeout: duration3({ minMs: 100, maxMs: 6e5 }).prefault("30s").describe("How long to wait for the service to be ready before giving up: a duration, 100ms to 10m.")
 }).transform(({ path, timeout }) => ({ path, timeoutMs: timeout }));
 var serviceSchema = external_exports.strictObject({
@@ -57020,17 +57025,17 @@ var serviceSchema = external_exports.strictObject({
     error: "is not an install command; write a command such as npm ci, or false to skip installing"
   }).optional().transform((install) => install === void 0 || install === null ? null : install === false ? "" : install).describe(
     'Command that installs dependencies, e.g. npm ci. Omit to choose one from the lockfile (npm, pnpm or yarn); false or "" skips installing.'
-  ),
-  build: external_exports.union([command(), external_exports.null()], { error: "is not a build command; write a command such as npm run build" }).optional().transform((build2) => build2 || null).describe("Command that builds the service after installing, e.g. npm run build. Omit for no build step."),
-  start: external_exports.string({ error: missingOr(START_REQUIRED, "is not a command; write e.g. node server.js") }).trim().min(1, { error: "is empty; write the command that starts the service, e.g. node server.js" }).register(docTypes, { type: "command" }).describe(
+  ).register(docNotes, { default: "chosen from the lockfile" }),
+  build: external_exports.union([command(), external_exports.null()], { error: "is not a build command; write a command such as npm run build" }).optional().transform((build2) => build2 || null).describe("Command that builds the service after installing, e.g. npm run build. Omit for no build step.").register(docNotes, { default: "none" }),
+  start: external_exports.string({ error: missingOr(START_REQUIRED, "is not a command; write e.g. node server.js") }).trim().min(1, { error: "is empty; write the command that starts the service, e.g. node server.js" }).describe(
     "Command that starts the service, e.g. node server.js. Required, here or as the start input / --start flag."
-  ),
+  ).register(docNotes, { type: "command", default: "none: required" }),
   cwd: cwdSchema.prefault(".").describe(
     "Directory the service commands run in, relative to the repository root; it must stay inside the repository."
   ),
   env: envSchema.prefault({}).describe(
     "Environment variables added for the service. Numbers and true/false are passed as strings. NODE_ENV is production unless set here: development mode hides real performance."
-  ),
+  ).register(docNotes, { default: "NODE_ENV: production" }),
   ready: readySchema.prefault({}).describe("When the started service counts as ready for load.")
 });
 var methodSchema = external_exports.union(
@@ -57049,7 +57054,7 @@ var headersSchema = external_exports.record(
 );
 var bodySchema = external_exports.union([external_exports.string(), external_exports.array(external_exports.unknown()), external_exports.record(external_exports.string(), external_exports.unknown())], {
   error: "is not a request body; write a string, or a mapping or list to send as JSON"
-}).register(docTypes, { type: "string or JSON value" });
+}).register(docNotes, { type: "string or JSON value" });
 var scenarioLineSchema = external_exports.string().regex(SCENARIO_LINE_PATTERN, {
   error: (issue2) => {
     const read = readScenarioLine(String(issue2.input));
@@ -57058,10 +57063,10 @@ var scenarioLineSchema = external_exports.string().regex(SCENARIO_LINE_PATTERN, 
 }).transform((line2) => {
   const read = readScenarioLine(line2);
   return { method: read.method, path: read.path, headers: {} };
-}).register(docTypes, { type: "scenario line" }).describe('One line: METHOD /path, e.g. "GET /hello", or just "/hello" for GET.');
+}).describe('One line: METHOD /path, e.g. "GET /hello", or just "/hello" for GET.').register(docNotes, { type: "scenario line" });
 var scenarioObjectSchema = external_exports.strictObject({
-  name: external_exports.string().trim().min(1, { error: "is empty; write a name or omit the key" }).optional().describe('Name in the report and results; default "METHOD path". Names must be unique.'),
-  method: methodSchema.prefault("GET").describe("HTTP method (any letter case)."),
+  name: external_exports.string().trim().min(1, { error: "is empty; write a name or omit the key" }).optional().describe('Name in the report and results; default "METHOD path". Names must be unique.').register(docNotes, { default: "METHOD path" }),
+  method: methodSchema.prefault("GET").describe("HTTP method (any letter case).").register(docNotes, { type: HTTP_METHODS.join(", ") }),
   path: requestPath("is required: the request path, e.g. /hello").describe(
     "Request path and query, starting with '/', e.g. /search?q=x."
   ),
@@ -57069,8 +57074,8 @@ var scenarioObjectSchema = external_exports.strictObject({
   body: bodySchema.optional().describe(
     "Request body: a string, or a mapping or list sent as JSON (then content-type: application/json is added unless a content-type header is set)."
   ),
-  connections: intInRange(1, 1e3).optional().describe("Concurrent connections for this scenario, 1 to 1000; default load.connections."),
-  pipelining: intInRange(1, 100).optional().describe("Requests in flight per connection for this scenario, 1 to 100; default load.pipelining.")
+  connections: intInRange(1, 1e3).optional().describe("Concurrent connections for this scenario, 1 to 1000; default load.connections.").register(docNotes, { default: "load.connections" }),
+  pipelining: intInRange(1, 100).optional().describe("Requests in flight per connection for this scenario, 1 to 100; default load.pipelining.").register(docNotes, { default: "load.pipelining" })
 }).transform((scenario) => scenario).describe("A scenario with more than a method and a path.");
 var scenarioSchema = external_exports.union([scenarioLineSchema, scenarioObjectSchema], {
   error: 'is not a scenario; write "GET /hello", "/hello", or a mapping with at least path'
@@ -57126,25 +57131,29 @@ var limitSchema = external_exports.union([external_exports.number(), external_ex
     return external_exports.NEVER;
   }
   return fraction;
-}).register(docTypes, { type: "percentage" });
+}).meta({ id: "percentage", description: "A relative limit: 5% or 5 (percent), above 0% and at most 100%." }).register(docNotes, { type: "percentage" });
 var GATE_RULE_HINT = "write a limit (5% or 5), off / false for information only, or { limit: 5%, gated: true }";
+var gateRuleInput = external_exports.union(
+  [
+    limitSchema,
+    external_exports.literal("off"),
+    external_exports.literal(false),
+    external_exports.strictObject({
+      limit: limitSchema.optional().describe("Relative limit: 5% or 5 (percent), above 0% and at most 100%."),
+      gated: external_exports.boolean().optional().describe(
+        "Whether a significant change beyond the limit fails the build. Default: true when limit is given, else the metric's default."
+      )
+    })
+  ],
+  { error: `is not a gate rule; ${GATE_RULE_HINT}` }
+).meta({
+  id: "gateRule",
+  description: "A limit (5% or 5: gated), off / false (information only), or { limit, gated }."
+}).register(docNotes, { type: "percentage, off, false or { limit, gated }" });
 function gateRule(metric, what) {
   const defaults = DEFAULT_GATE[metric];
   const defaultInput = defaults.gated ? formatPercent(defaults.limit) : { limit: formatPercent(defaults.limit), gated: false };
-  return external_exports.union(
-    [
-      limitSchema,
-      external_exports.literal("off"),
-      external_exports.literal(false),
-      external_exports.strictObject({
-        limit: limitSchema.optional().describe("Relative limit: 5% or 5 (percent), above 0% and at most 100%."),
-        gated: external_exports.boolean().optional().describe(
-          "Whether a significant change beyond the limit fails the build. Default: true when limit is given, else the metric's default."
-        )
-      })
-    ],
-    { error: `is not a gate rule; ${GATE_RULE_HINT}` }
-  ).transform((rule) => {
+  return gateRuleInput.transform((rule) => {
     if (rule === "off" || rule === false) return { limit: defaults.limit, gated: false };
     if (typeof rule === "number") return { limit: rule, gated: true };
     return {
@@ -57173,7 +57182,7 @@ function resolveScenarios(entries, load, ctx) {
         code: "custom",
         path: entry.name === void 0 ? ["scenarios", index] : ["scenarios", index, "name"],
         input: name,
-        message: `is already the name of scenarios[${first}]; give each scenario a unique name`
+        message: entry.name === void 0 ? `is also the name of scenarios[${first}] (names default to "METHOD path"); give one of them a name` : `is already the name of scenarios[${first}]; give each scenario a unique name`
       });
     }
     const headers = { ...entry.headers };
@@ -57202,13 +57211,16 @@ var configDocumentSchema = external_exports.strictObject({
   service: serviceSchema.prefault({}).describe("How to install, build and start the service. The same commands run for base and head."),
   scenarios: scenariosSchema.describe(
     'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required, here or as the scenarios input.'
-  ),
+  ).register(docNotes, {
+    type: "list of scenario lines and mappings, or text with one scenario per line",
+    default: "none: required"
+  }),
   load: loadSchema.prefault({}).describe("How much load for how long. A pair is one slice on base and one on head, in random order."),
   gate: gateSchema.prefault({}).describe(
     "Per metric, the relative change that counts and whether a regression fails the build. A metric fails only when the change is significant and beyond its limit. Write 5% (gated), off (information only) or { limit: 5%, gated: true }."
   ),
   alpha: external_exports.number({ error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).gt(0, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).lt(0.5, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).default(0.01).describe("Family-wise significance level over the gated metrics (Holm correction), above 0 and below 0.5."),
-  seed: intInRange(0).nullable().optional().transform((seed) => seed ?? null).describe("Seed of the random base/head order, to replay a run. Omit to choose one (it is logged).")
+  seed: intInRange(0).nullable().optional().transform((seed) => seed ?? null).describe("Seed of the random base/head order, to replay a run. Omit to choose one (it is logged).").register(docNotes, { default: "random, logged" })
 }).transform((doc, ctx) => ({
   service: doc.service,
   scenarios: resolveScenarios(doc.scenarios, doc.load, ctx),
@@ -57265,7 +57277,11 @@ function parseConfigText(text, source) {
       })
     );
   }
-  return doc.toJS();
+  try {
+    return doc.toJS();
+  } catch (error62) {
+    throw new ConfigError([`${source}: cannot read the YAML (${error62.message})`]);
+  }
 }
 function loadConfigFile(path, options = {}) {
   let text;
@@ -57534,6 +57550,9 @@ async function runLoad(baseUrl, scenario, durationMs) {
     connections: scenario.connections,
     pipelining: scenario.pipelining,
     duration: durationMs / 1e3,
+    // autocannon checks its stop flag only on its sampling tick (default every 1000 ms), so
+    // a 300 ms slice would silently last a whole second: tick often enough to stop on time.
+    sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
     // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
     timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
   });
@@ -58507,8 +58526,11 @@ function compareResults(results) {
       const ratios = base.map((b, i) => Math.log(head[i] / b)).filter(Number.isFinite);
       if (ratios.length === 0) continue;
       const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
+      const reached = interval.confidence >= CONFIDENCE - 1e-9;
+      const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+      const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
       const test = signedRankTest(ratios);
-      const halfWidth = (interval.upper - interval.lower) / 2;
+      const halfWidth = (upper - lower) / 2;
       draft.push({
         metric: definition.id,
         scenario: scenario.name,
@@ -58518,8 +58540,8 @@ function compareResults(results) {
         baseMedian: median(base.filter(Number.isFinite)),
         headMedian: median(head.filter(Number.isFinite)),
         change: Math.expm1(interval.estimate),
-        ciLow: Math.expm1(interval.lower),
-        ciHigh: Math.expm1(interval.upper),
+        ciLow: Math.expm1(lower),
+        ciHigh: Math.expm1(upper),
         p: test.p,
         detectable: Number.isFinite(halfWidth) ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: config2.alpha })) : Number.NaN,
         higherIsBetter: definition.higherIsBetter
@@ -58568,7 +58590,7 @@ function deriveWarnings(results, comparisons) {
       warnings.push({
         code: "few-pairs",
         scenario: scenario.name,
-        message: `Only ${n} pairs for ${scenario.name}: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`
+        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`
       });
     }
     for (const side of ["base", "head"]) {
@@ -58581,16 +58603,28 @@ function deriveWarnings(results, comparisons) {
         warnings.push({
           code: "non-2xx",
           scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests of ${scenario.name} with a non-2xx status (${share}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
+          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
         });
       }
       if (failures > 0) {
         warnings.push({
           code: "request-errors",
           scenario: scenario.name,
-          message: `${side} had ${failures} connection errors or timeouts in ${scenario.name}. Check the service log.`
+          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`
         });
       }
+    }
+  }
+  const gatedCount = comparisons.filter((c) => c.gated).length;
+  for (const c of comparisons.filter((c2) => c2.gated)) {
+    if (gatedCount * 2 * 2 ** -c.n >= results.config.alpha) {
+      const needed = Math.floor(Math.log2(2 * gatedCount / results.config.alpha)) + 1;
+      warnings.push({
+        code: "underpowered",
+        scenario: c.scenario,
+        message: `With ${c.n} pairs and ${gatedCount} gated metrics no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`
+      });
+      break;
     }
   }
   const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
@@ -58598,7 +58632,7 @@ function deriveWarnings(results, comparisons) {
     warnings.push({
       code: "inconclusive",
       scenario: c.scenario,
-      message: `${c.metric} of ${c.scenario} is inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More pairs (load.pairs) narrow the interval.`
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More pairs (load.pairs) narrow the interval.`
     });
   }
   return warnings;
@@ -59134,11 +59168,11 @@ function renderTerminal(results, analysis, options = {}) {
 
 // src/shell/gate.ts
 import { isAbsolute, join as join4 } from "node:path";
-function configLoader(configFile, overrides) {
+function configLoader(configFile, overrides, overridesSource) {
   return (headRoot) => {
     const path = configFile ? isAbsolute(configFile) ? configFile : join4(headRoot, configFile) : join4(headRoot, "perfgate.yml");
     const loaded = loadConfigFile(path, { required: configFile !== null });
-    return resolveConfig({ document: loaded?.document, source: loaded?.source ?? "perfgate.yml", overrides });
+    return resolveConfig({ document: loaded?.document, source: loaded?.source ?? "perfgate.yml", overrides, overridesSource });
   };
 }
 function secretsFrom(env) {
@@ -59388,7 +59422,7 @@ async function compare(values, io, color) {
         mergeBase: true,
         headRef: values.head ?? null,
         outDir,
-        loadConfig: configLoader(values.config ?? null, overrides),
+        loadConfig: configLoader(values.config ?? null, overrides, "command-line flags"),
         tracker,
         toolVersion: VERSION,
         signal: abort.signal

@@ -37,7 +37,7 @@ export async function run(): Promise<void> {
         mergeBase: event.mergeBase,
         headRef: null,
         outDir,
-        loadConfig: configLoader(inputs.configFile, buildOverrides(inputs.flat)),
+        loadConfig: configLoader(inputs.configFile, buildOverrides(inputs.flat), 'action inputs'),
         tracker,
         toolVersion: VERSION,
       },

@@ -169,7 +169,7 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
         mergeBase: true,
         headRef: values.head ?? null,
         outDir,
-        loadConfig: configLoader(values.config ?? null, overrides),
+        loadConfig: configLoader(values.config ?? null, overrides, 'command-line flags'),
         tracker,
         toolVersion: VERSION,
         signal: abort.signal,

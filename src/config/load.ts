@@ -80,7 +80,12 @@ export function parseConfigText(text: string, source: string): unknown {
       }),
     );
   }
-  return doc.toJS();
+  try {
+    return doc.toJS();
+  } catch (error) {
+    // e.g. "Excessive alias count": yaml refuses alias bombs only when building the data.
+    throw new ConfigError([`${source}: cannot read the YAML (${(error as Error).message})`]);
+  }
 }
 
 /**

@@ -13,12 +13,13 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
  */
 export function deepMerge(base: unknown, top: unknown): unknown {
   if (top === undefined) return base;
-  if (!isPlainObject(base) || !isPlainObject(top)) return top;
-  const merged: Record<string, unknown> = { ...base };
+  if (!isPlainObject(top)) return top;
+  const merged: Record<string, unknown> = isPlainObject(base) ? { ...base } : {};
   for (const [key, value] of Object.entries(top)) {
+    if (value === undefined) continue;
     // defineProperty, not assignment: a "__proto__" key from YAML must stay a plain key.
     Object.defineProperty(merged, key, {
-      value: deepMerge(Object.hasOwn(base, key) ? base[key] : undefined, value),
+      value: deepMerge(Object.hasOwn(merged, key) ? merged[key] : undefined, value),
       enumerable: true,
       writable: true,
       configurable: true,

@@ -154,7 +154,7 @@ const readySchema = z
       .optional()
       .transform((path) => path ?? null)
       .describe(
-        'Path polled until the service answers, e.g. /health. Omit to wait only until the service accepts connections.',
+        'Path that must answer 2xx to a GET before the service counts as ready, e.g. /health. Omit to wait only until its port accepts connections.',
       )
       .register(docNotes, { default: 'none' }),
     timeout: duration({ minMs: 100, maxMs: 600_000 })
@@ -173,13 +173,13 @@ const serviceSchema = z.strictObject({
     .describe(
       'Command that installs dependencies, e.g. npm ci. Omit to choose one from the lockfile (npm, pnpm or yarn); false or "" skips installing.',
     )
-      .register(docNotes, { default: 'chosen from the lockfile' }),
+    .register(docNotes, { default: 'chosen from the lockfile' }),
   build: z
     .union([command(), z.null()], { error: 'is not a build command; write a command such as npm run build' })
     .optional()
     .transform((build) => build || null)
     .describe('Command that builds the service after installing, e.g. npm run build. Omit for no build step.')
-      .register(docNotes, { default: 'none' }),
+    .register(docNotes, { default: 'none' }),
   start: z
     .string({ error: missingOr(START_REQUIRED, 'is not a command; write e.g. node server.js') })
     .trim()
@@ -198,7 +198,7 @@ const serviceSchema = z.strictObject({
     .describe(
       'Environment variables added for the service. Numbers and true/false are passed as strings. NODE_ENV is production unless set here: development mode hides real performance.',
     )
-      .register(docNotes, { default: 'NODE_ENV: production' }),
+    .register(docNotes, { default: 'NODE_ENV: production' }),
   ready: readySchema.prefault({}).describe('When the started service counts as ready for load.'),
 });
 
@@ -264,7 +264,10 @@ const scenarioObjectSchema = z
       .optional()
       .describe('Name in the report and results; default "METHOD path". Names must be unique.')
       .register(docNotes, { default: 'METHOD path' }),
-    method: methodSchema.prefault('GET').describe('HTTP method (any letter case).'),
+    method: methodSchema
+      .prefault('GET')
+      .describe('HTTP method (any letter case).')
+      .register(docNotes, { type: HTTP_METHODS.join(', ') }),
     path: requestPath('is required: the request path, e.g. /hello').describe(
       "Request path and query, starting with '/', e.g. /search?q=x.",
     ),
@@ -285,6 +288,7 @@ const scenarioObjectSchema = z
       .describe('Requests in flight per connection for this scenario, 1 to 100; default load.pipelining.')
       .register(docNotes, { default: 'load.pipelining' }),
   })
+  // Same output type as the line form, so the union below yields one entry type.
   .transform((scenario): ScenarioEntry => scenario)
   .describe('A scenario with more than a method and a path.');
 
@@ -400,7 +404,8 @@ const gateRuleInput = z
   .meta({
     id: 'gateRule',
     description: 'A limit (5% or 5: gated), off / false (information only), or { limit, gated }.',
-  });
+  })
+  .register(docNotes, { type: 'percentage, off, false or { limit, gated }' });
 
 function gateRule(metric: MetricId, what: string) {
   const defaults = DEFAULT_GATE[metric];
@@ -485,9 +490,14 @@ export const configDocumentSchema = z
     service: serviceSchema
       .prefault({} as z.input<typeof serviceSchema>)
       .describe('How to install, build and start the service. The same commands run for base and head.'),
-    scenarios: scenariosSchema.describe(
-      'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required, here or as the scenarios input.',
-    ),
+    scenarios: scenariosSchema
+      .describe(
+        'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required, here or as the scenarios input.',
+      )
+      .register(docNotes, {
+        type: 'list of scenario lines and mappings, or text with one scenario per line',
+        default: 'none: required',
+      }),
     load: loadSchema
       .prefault({})
       .describe('How much load for how long. A pair is one slice on base and one on head, in random order.'),

@@ -41,6 +41,9 @@ export async function runLoad(baseUrl: string, scenario: ScenarioConfig, duratio
     connections: scenario.connections,
     pipelining: scenario.pipelining,
     duration: durationMs / 1000,
+    // autocannon checks its stop flag only on its sampling tick (default every 1000 ms), so
+    // a 300 ms slice would silently last a whole second: tick often enough to stop on time.
+    sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
     // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
     timeout: Math.max(2, Math.ceil(durationMs / 1000) * 2),
   }) as unknown as Promise<autocannon.Result> & EventEmitter; // without a callback it is both

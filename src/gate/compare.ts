@@ -28,8 +28,13 @@ export function compareResults(results: Results): Analysis {
       const ratios = base.map((b, i) => Math.log(head[i]! / b)).filter(Number.isFinite);
       if (ratios.length === 0) continue;
       const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
+      // With very few pairs no interval reaches 95%: then the bounds are unknown, so the
+      // verdict can never be "unchanged" on too little evidence.
+      const reached = interval.confidence >= CONFIDENCE - 1e-9;
+      const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+      const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
       const test = signedRankTest(ratios);
-      const halfWidth = (interval.upper - interval.lower) / 2;
+      const halfWidth = (upper - lower) / 2;
       draft.push({
         metric: definition.id,
         scenario: scenario.name,
@@ -39,8 +44,8 @@ export function compareResults(results: Results): Analysis {
         baseMedian: median(base.filter(Number.isFinite)),
         headMedian: median(head.filter(Number.isFinite)),
         change: Math.expm1(interval.estimate),
-        ciLow: Math.expm1(interval.lower),
-        ciHigh: Math.expm1(interval.upper),
+        ciLow: Math.expm1(lower),
+        ciHigh: Math.expm1(upper),
         p: test.p,
         detectable: Number.isFinite(halfWidth)
           ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: config.alpha }))
@@ -103,7 +108,7 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[]): RunW
       warnings.push({
         code: 'few-pairs',
         scenario: scenario.name,
-        message: `Only ${n} pairs for ${scenario.name}: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`,
+        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`,
       });
     }
     for (const side of ['base', 'head'] as Side[]) {
@@ -116,16 +121,31 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[]): RunW
         warnings.push({
           code: 'non-2xx',
           scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests of ${scenario.name} with a non-2xx status (${share}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`,
+          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`,
         });
       }
       if (failures > 0) {
         warnings.push({
           code: 'request-errors',
           scenario: scenario.name,
-          message: `${side} had ${failures} connection errors or timeouts in ${scenario.name}. Check the service log.`,
+          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`,
         });
       }
+    }
+  }
+  // The exact signed-rank test's smallest two-sided p with n pairs is 2/2^n (all pairs
+  // agree); Holm multiplies the smallest p by the number of gated metrics. Below that
+  // floor no regression can ever be found, whatever the data.
+  const gatedCount = comparisons.filter((c) => c.gated).length;
+  for (const c of comparisons.filter((c) => c.gated)) {
+    if (gatedCount * 2 * 2 ** -c.n >= results.config.alpha) {
+      const needed = Math.floor(Math.log2((2 * gatedCount) / results.config.alpha)) + 1;
+      warnings.push({
+        code: 'underpowered',
+        scenario: c.scenario,
+        message: `With ${c.n} pairs and ${gatedCount} gated metrics no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`,
+      });
+      break;
     }
   }
   const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive');
@@ -133,7 +153,7 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[]): RunW
     warnings.push({
       code: 'inconclusive',
       scenario: c.scenario,
-      message: `${c.metric} of ${c.scenario} is inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More pairs (load.pairs) narrow the interval.`,
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More pairs (load.pairs) narrow the interval.`,
     });
   }
   return warnings;

@@ -7,11 +7,11 @@ import type { CompareRequest } from '../engine/run.js';
  * How both shells load the configuration from the head tree: `configFile` (absolute, or
  * relative to the head tree's root; default perfgate.yml, optional) merged under the overrides.
  */
-export function configLoader(configFile: string | null, overrides: unknown): CompareRequest['loadConfig'] {
+export function configLoader(configFile: string | null, overrides: unknown, overridesSource: string): CompareRequest['loadConfig'] {
   return (headRoot: string): PerfgateConfig => {
     const path = configFile ? (isAbsolute(configFile) ? configFile : join(headRoot, configFile)) : join(headRoot, 'perfgate.yml');
     const loaded = loadConfigFile(path, { required: configFile !== null });
-    return resolveConfig({ document: loaded?.document, source: loaded?.source ?? 'perfgate.yml', overrides });
+    return resolveConfig({ document: loaded?.document, source: loaded?.source ?? 'perfgate.yml', overrides, overridesSource });
   };
 }
 

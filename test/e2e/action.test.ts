@@ -42,7 +42,7 @@ function actionEnv(repo: string, files: ReturnType<typeof runnerFiles>, event: o
     GITHUB_TOKEN: 'ghs_e2eTokenThatMustNotLeak0001',
     RUNNER_TEMP: files.temp,
     // action.yml defaults, as the runner passes them
-    INPUT_CONFIG: 'perfgate.yml',
+    INPUT_CONFIG: '',
     'INPUT_FAIL-ON-REGRESSION': 'true',
   };
   for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
@@ -62,7 +62,7 @@ function pullRequestEvent(repo: string) {
   };
 }
 
-const inputs = { scenarios: 'GET /work', start: 'node server.js', pairs: '8', blocks: '1', slice: '300ms', warmup: '300ms' };
+const inputs = { scenarios: 'GET /work', start: 'node server.js', pairs: '12', blocks: '1', slice: '300ms', warmup: '300ms' };
 
 test('dist/index.js under Node 24 on a pull_request event: summary, outputs, and a failed step on a regression', () => {
   assert.match(spawnSync(NODE24, ['--version'], { encoding: 'utf8' }).stdout, /^v24\./);

@@ -38,6 +38,9 @@ test('A/A: identical base and head pass with exit 0 and no regression', async ()
   for (const pair of results.scenarios[0]!.pairs) {
     assert.ok(pair.base.requests > 50 && pair.head.requests > 50, 'both sides served requests');
     assert.ok(pair.base.cpuSeconds > 0 && pair.head.cpuSeconds > 0, 'service CPU time is read');
+    for (const slice of [pair.base, pair.head]) {
+      assert.ok(slice.durationMs > 250 && slice.durationMs < 450, `a 300 ms slice lasted ${slice.durationMs} ms`);
+    }
     assert.ok(pair.base.latencyUs.p50 > 0 && pair.base.latencyUs.p99 >= pair.base.latencyUs.p50, 'µs latencies');
   }
   // the temporary base worktree is gone

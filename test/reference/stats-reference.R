@@ -159,6 +159,19 @@ a <- signif(abs(rnorm(30, sd = 0.05)), 12)
 add(wilcoxon_case("symmetric-pairs-n60", c(a, -a), "normal"))
 # Confidence levels the exact branch cannot reach at small n (n = 6 at 0.99; also exact-n5 at 0.95).
 add(wilcoxon_case("exact-n6-unachievable", no_ties(c(0.03, -0.01, 0.05, 0.02, 0.07, 0.04)), "exact", confs = c(0.95, 0.99)))
+# Heavy ties, as in a whole-millisecond latency metric: the tie correction of the variance moves the
+# interval's bounds here.
+x <- sample(c(-2, -1, 1, 2, 3), 80, replace = TRUE, prob = c(0.15, 0.25, 0.3, 0.2, 0.1)) / 100
+add(wilcoxon_case("ties-heavy-n80", x, "normal"))
+x <- sample(c(-2, -1, 0, 1, 2, 3), 100, replace = TRUE, prob = c(0.1, 0.2, 0.35, 0.2, 0.1, 0.05)) / 100
+add(wilcoxon_case("ties-zeros-heavy-n100", x, "normal"))
+# One big block of equal values among continuous ones: the Walsh averages are nearly all distinct, so
+# the tie term of the variance shifts the bounds by whole Walsh averages.
+x <- c(rep(0.012, 30), no_ties(signif(rnorm(50, mean = 0.01, sd = 0.03), 12)))
+add(wilcoxon_case("ties-block-n80", x, "normal"))
+# Tiny and tied at the minimum: R evaluates W exactly at d = min(x), where both minima become zeros
+# and are dropped; that value decides how far alpha must be doubled.
+add(wilcoxon_case("ties-min-n6", c(-0.1, -0.1, 0.2, 0.3, 0.5, 0.6), "normal", confs = c(0.95, 0.8)))
 
 # Real data: paired log-ratios ln(B.rps / A.rps) of 1-second slices.
 for (file in c("slices-aa", "slices-ab5")) {
@@ -175,11 +188,20 @@ for (file in c("slices-aa", "slices-ab5")) {
 }
 
 # ---------- signed-rank null distribution ----------
-distribution <- lapply(c(1, 4, 10, 20), function(n) list(
-  n = n,
-  density = vec(dsignrank(0:(n * (n + 1) / 2), n)),
-  qsignrank025 = qsignrank(0.025, n)
-))
+# qsignrank probes: the cumulative probabilities themselves, nudged by ±5 and +20 machine epsilons (R's
+# qsignrank forgives 10 epsilons of rounding in the requested probability).
+distribution <- lapply(c(1, 4, 10, 20), function(n) {
+  cumulative <- psignrank(0:min(30, n * (n + 1) / 4), n)
+  probe <- c(0.005, 0.025, 0.05, cumulative, cumulative + 5 * .Machine$double.eps,
+    cumulative - 5 * .Machine$double.eps, cumulative + 20 * .Machine$double.eps)
+  probe <- probe[probe > 0 & probe <= 0.5]
+  list(
+    n = n,
+    density = vec(dsignrank(0:(n * (n + 1) / 2), n)),
+    quantileP = vec(probe),
+    quantileQ = vec(qsignrank(probe, n))
+  )
+})
 
 # ---------- Holm ----------
 holm_inputs <- list(

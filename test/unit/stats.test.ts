@@ -55,7 +55,7 @@ interface WilcoxonReference {
 interface Reference {
   r: string;
   wilcoxon: WilcoxonReference[];
-  distribution: { n: number; density: number[]; qsignrank025: number }[];
+  distribution: { n: number; density: number[]; quantileP: number[]; quantileQ: number[] }[];
   holm: { p: (number | null)[]; adjusted: (number | null)[] }[];
   normal: { cdf: { z: number[]; p: number[] }; quantile: { p: number[]; z: number[] } };
   descriptive: {
@@ -193,7 +193,9 @@ describe('signed-rank null distribution', () => {
       const dist = signedRankDistribution(d.n);
       assert.equal(dist.length, d.density.length);
       for (const [v, p] of dist.entries()) assertClose(p, d.density[v]!, 1e-12, 0, `P(V = ${v})`);
-      assert.equal(signedRankQuantile(0.025, d.n), d.qsignrank025);
+      for (const [i, p] of d.quantileP.entries()) {
+        assert.equal(signedRankQuantile(p, d.n), d.quantileQ[i], `qsignrank(${p}, ${d.n})`);
+      }
     });
   }
 

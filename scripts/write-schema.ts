@@ -1,0 +1,307 @@
+/**
+ * Writes perfgate.schema.json (the editor schema) and docs/configuration.md (the reference) from
+ * the one zod schema in src/config/schema.ts. Run with `npm run schema` after changing the
+ * schema; test/unit/config.test.ts fails while either file is stale.
+ */
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ConfigError, configJsonSchema, JSON_SCHEMA_ID, resolveConfig } from '../src/config/index.js';
+import { parseConfigText } from '../src/config/load.js';
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const SCHEMA_FILE = join(REPO_ROOT, 'perfgate.schema.json');
+export const DOCS_FILE = join(REPO_ROOT, 'docs', 'configuration.md');
+
+/** The published JSON Schema, as written to perfgate.schema.json. */
+export function schemaText(): string {
+  return `${JSON.stringify(configJsonSchema(), null, 2)}\n`;
+}
+
+/** The full example of the reference; the unit tests resolve it, so it cannot drift from the schema. */
+export const EXAMPLE_YAML = `# yaml-language-server: $schema=${JSON_SCHEMA_ID}
+service:
+  install: npm ci
+  build: npm run build
+  start: node dist/server.js
+  cwd: .
+  env: { NODE_ENV: production, LOG_LEVEL: warn }
+  ready: { path: /health, timeout: 30s }
+scenarios:
+  - GET /hello
+  - name: echo
+    method: POST
+    path: /echo
+    headers: { x-request-source: perfgate }
+    body: { hello: world }      # sent as JSON, with content-type: application/json
+    connections: 20
+load:
+  slice: 1s
+  pairs: 60
+  blocks: 2
+  warmup: 5s
+  connections: 10
+  pipelining: 1
+gate:
+  throughput: 5%
+  latency_p99: 15%
+  latency_p50: off
+  cpu_per_request: { limit: 20%, gated: true }
+alpha: 0.01
+seed: 42
+`;
+
+/** Smaller examples in the reference's sections; the unit tests resolve these too. */
+export const SNIPPETS = {
+  scenarios: `scenarios:
+  - GET /hello                 # name "GET /hello", method GET
+  - /health                    # GET
+  - name: search
+    path: /search?q=perf
+  - name: create
+    method: POST
+    path: /items
+    body: { title: x }         # JSON; content-type: application/json added
+`,
+  gate: `gate:
+  throughput: 3%                       # limit 3 %, gated
+  latency_p99: off                     # information only, default limit 15 %
+  latency_p90: { limit: 10%, gated: true }
+  cpu_per_request: { gated: true }     # gated at the default 10 %
+`,
+};
+
+/** A broken file whose real messages the reference quotes. */
+const BAD_EXAMPLE_YAML = `scenarioes:
+  - GET /hello
+scenarios:
+  - { path: /echo, method: FETCH }
+load: { slice: fast }
+gate: { latency-p99: 15% }
+`;
+
+// ------------------------------------------------------------------------------------ docs
+
+type Json = { [key: string]: unknown };
+
+interface Row {
+  key: string;
+  type: string;
+  default: string;
+  description: string;
+}
+
+/** A node with its `$ref` followed; the referring node's own keys (description, default) win. */
+function deref(root: Json, node: Json): Json {
+  const ref = node['$ref'];
+  if (typeof ref !== 'string') return node;
+  const name = ref.replace('#/$defs/', '');
+  const { $ref: _ref, ...own } = node;
+  return { ...deref(root, (root['$defs'] as Record<string, Json>)[name]!), ...own };
+}
+
+function list(words: string[]): string {
+  const unique = [...new Set(words)];
+  return unique.length <= 1 ? (unique[0] ?? '') : `${unique.slice(0, -1).join(', ')} or ${unique.at(-1)}`;
+}
+
+/** A reader's type name: the schema's doc note if it has one, else one derived from the JSON type. */
+function typeName(root: Json, raw: Json): string {
+  const node = deref(root, raw);
+  if (typeof node['x-doc-type'] === 'string') return node['x-doc-type'];
+  if (node['const'] !== undefined) return `\`${String(node['const'])}\``;
+  if (Array.isArray(node['enum'])) return list(node['enum'].map((v) => `\`${String(v)}\``));
+  if (Array.isArray(node['anyOf'])) {
+    // null is "the same as leaving the key out"; the formats section says so once.
+    const branches = (node['anyOf'] as Json[]).filter((b) => deref(root, b)['type'] !== 'null');
+    return list(branches.map((b) => typeName(root, b)));
+  }
+  const types = (Array.isArray(node['type']) ? node['type'] : [node['type']]).filter((t) => t !== 'null');
+  return list(
+    types.map((type) => {
+      if (type === 'array') return `list of ${typeName(root, (node['items'] as Json) ?? {})}`;
+      if (type === 'object' && node['additionalProperties'] && typeof node['additionalProperties'] === 'object') {
+        return `mapping of name → ${typeName(root, node['additionalProperties'] as Json)}`;
+      }
+      if (type === 'object') return 'mapping';
+      return String(type ?? 'any');
+    }),
+  );
+}
+
+/** Defaults as they would be written in perfgate.yml. */
+function yamlish(value: unknown): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    return `{ ${Object.entries(value)
+      .map(([k, v]) => `${k}: ${yamlish(v)}`)
+      .join(', ')} }`;
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function defaultText(node: Json): string {
+  if (typeof node['x-doc-default'] === 'string') return node['x-doc-default'];
+  const value = node['default'];
+  if (value === undefined) return '—';
+  if (typeof value === 'object' && value !== null && Object.keys(value).length === 0) return '—';
+  return `\`${yamlish(value)}\``;
+}
+
+/** Rows for a key and everything under it; list items appear as `key[].child`. */
+function rows(root: Json, raw: Json, key: string, options: { self?: boolean } = {}): Row[] {
+  const node = deref(root, raw);
+  const out: Row[] = [];
+  if (options.self !== false) {
+    out.push({
+      key,
+      type: typeName(root, raw),
+      default: defaultText(node),
+      description: String(node['description'] ?? ''),
+    });
+  }
+  // Descend into the branch that is a mapping (or a list of them); shared $defs are documented once.
+  const candidates = [node, ...((node['anyOf'] as Json[] | undefined) ?? []).map((b) => deref(root, b))];
+  for (const candidate of candidates) {
+    if ('$ref' in raw) break;
+    const properties = candidate['properties'] as Record<string, Json> | undefined;
+    if (properties) {
+      for (const [child, childNode] of Object.entries(properties)) out.push(...rows(root, childNode, `${key}.${child}`));
+    }
+    const items = candidate['items'] as Json | undefined;
+    if (candidate['type'] === 'array' && items) out.push(...rows(root, items, `${key}[]`, { self: false }));
+  }
+  return out;
+}
+
+function table(rowList: Row[]): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const lines = ['| key | type | default | description |', '|---|---|---|---|'];
+  for (const row of rowList) {
+    lines.push(`| \`${row.key}\` | ${cell(row.type)} | ${cell(row.default)} | ${cell(row.description)} |`);
+  }
+  return lines.join('\n');
+}
+
+function problemsOf(yaml: string): string {
+  try {
+    resolveConfig({ document: parseConfigText(yaml, 'perfgate.yml') });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error('the bad example resolved; make it bad again');
+}
+
+/** docs/configuration.md, generated so it cannot disagree with the schema. */
+export function docsText(): string {
+  const schema = configJsonSchema({ docNotes: true });
+  const properties = schema['properties'] as Record<string, Json>;
+  const section = (key: string) => table(rows(schema, properties[key]!, key));
+  const gateRule = deref(schema, { $ref: '#/$defs/gateRule' });
+  const ruleObject = (gateRule['anyOf'] as Json[]).map((b) => deref(schema, b)).find((b) => b['properties'])!;
+  const ruleRows = Object.entries(ruleObject['properties'] as Record<string, Json>).flatMap(([child, node]) =>
+    rows(schema, node, `gate.<metric>.${child}`),
+  );
+  const describe = (key: string) => String(properties[key]!['description']);
+
+  return `# Configuration reference
+
+<!-- Generated by \`npm run schema\` (scripts/write-schema.ts) from src/config/schema.ts.
+     Edit the descriptions there, not here; a unit test fails while this file is stale. -->
+
+perfgate reads \`perfgate.yml\` at the repository root (or the file named by \`--config\` / the
+\`config\` input). Every key has a default except \`service.start\` and \`scenarios\`, and those two
+can come from action inputs or CLI flags instead, so a one-step workflow needs no file at all.
+
+- **Precedence.** Built-in defaults, then \`perfgate.yml\`, then action inputs / CLI flags.
+  Inputs and flags merge into the file key by key; a list (such as \`scenarios\`) or a single
+  value given as an input replaces the file's.
+- **Validation.** The merged configuration is checked once, before anything is installed or
+  started. Unknown keys are errors (with a "did you mean" suggestion), and every problem is
+  reported at once, one per line, with the file, the key, the value and what is allowed.
+- **Editors.** [\`perfgate.schema.json\`](../perfgate.schema.json) is the JSON Schema (draft
+  2020-12) generated from the same definition, with \`$id\` ${JSON_SCHEMA_ID}.
+  With the YAML language server (e.g. the VS Code YAML extension), a first line
+  \`# yaml-language-server: $schema=<url or path of the schema>\` turns on completion, hover help
+  and checking; the example below points at the \`$id\`.
+
+## Example
+
+\`\`\`yaml
+${EXAMPLE_YAML}\`\`\`
+
+A file this broken:
+
+\`\`\`yaml
+${BAD_EXAMPLE_YAML}\`\`\`
+
+stops the run before anything starts, with:
+
+\`\`\`text
+${problemsOf(BAD_EXAMPLE_YAML)}
+\`\`\`
+
+## Value formats
+
+- **duration**: \`500ms\`, \`1s\`, \`1.5s\`, \`2m\`, or a bare number of seconds (\`5\`).
+- **percentage**: \`5%\` or \`5\`; both mean five percent (\`0.05\` means 0.05 %). Limits are
+  relative changes between base and head, above 0 % and at most 100 %.
+- **command**: a shell command, run in \`service.cwd\` of each tree (base and head).
+- **path**: starts with \`/\`, may carry a query (\`/search?q=x\`), no spaces.
+- **scenario line**: \`METHOD /path\` (\`GET /hello\`, \`post /echo\`), or just \`/path\` for GET.
+- An empty value (\`build:\` with nothing after it, YAML null) is the same as leaving the key
+  out, for \`install\`, \`build\`, \`ready.path\` and \`seed\`.
+
+## \`service\`
+
+${describe('service')}
+
+${section('service')}
+
+## \`scenarios\`
+
+${describe('scenarios')}
+
+${section('scenarios')}
+
+\`\`\`yaml
+${SNIPPETS.scenarios}\`\`\`
+
+The \`scenarios\` action input and the repeatable \`--scenario\` flag take scenario lines.
+
+## \`load\`
+
+${describe('load')}
+
+${section('load')}
+
+Per scenario, a run takes about 2 × \`pairs\` × \`slice\` of measurement plus
+2 × \`blocks\` × \`warmup\` of warm-up (both services, every block), plus installing, building and
+starting: 140 s with the defaults.
+
+## \`gate\`
+
+${describe('gate')}
+
+${section('gate')}
+
+The long form of a rule:
+
+${table(ruleRows)}
+
+\`\`\`yaml
+${SNIPPETS.gate}\`\`\`
+
+## \`alpha\` and \`seed\`
+
+${table([...rows(schema, properties['alpha']!, 'alpha'), ...rows(schema, properties['seed']!, 'seed')])}
+`;
+}
+
+function main(): void {
+  writeFileSync(SCHEMA_FILE, schemaText());
+  writeFileSync(DOCS_FILE, docsText());
+  process.stdout.write(`wrote ${SCHEMA_FILE}\nwrote ${DOCS_FILE}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

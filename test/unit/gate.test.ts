@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { compareResults, decideVerdict } from '../../src/gate/compare.js';
+import { createRandom } from '../../src/stats/random.js';
+import { ROOT } from '../helpers/repo.js';
+import { resultsFromPairs } from '../helpers/results.js';
+
+const shared = (name: string) =>
+  JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'data', name), 'utf8')).pairs as { A: { rps: number }; B: { rps: number } }[];
+
+/** n pairs with multiplicative noise (sd ≈ 3%) and a true head/base ratio. */
+function noisyPairs(n: number, ratio: number, seed = 1): [number, number][] {
+  const random = createRandom(seed);
+  const noise = () => Math.exp((random() + random() + random() - 1.5) * 0.06);
+  return Array.from({ length: n }, () => [10_000 * noise(), 10_000 * ratio * noise()]);
+}
+
+test('verdict rule: significant and beyond the limit, interval inside ±limit, or inconclusive', () => {
+  const base = { limit: 0.05, higherIsBetter: true, pAdjusted: 0.001 };
+  assert.equal(decideVerdict({ ...base, change: -0.12, ciLow: -0.14, ciHigh: -0.1 }, 0.01), 'regression');
+  assert.equal(decideVerdict({ ...base, change: 0.12, ciLow: 0.1, ciHigh: 0.14 }, 0.01), 'improvement');
+  // significant but smaller than the limit, interval inside ±limit: unchanged
+  assert.equal(decideVerdict({ ...base, change: -0.02, ciLow: -0.03, ciHigh: -0.01 }, 0.01), 'unchanged');
+  // beyond the limit but not significant: inconclusive, never a failure
+  assert.equal(decideVerdict({ ...base, pAdjusted: 0.2, change: -0.08, ciLow: -0.2, ciHigh: 0.03 }, 0.01), 'inconclusive');
+  // for latency, up is worse
+  const latency = { limit: 0.15, higherIsBetter: false, pAdjusted: 0.001 };
+  assert.equal(decideVerdict({ ...latency, change: 0.3, ciLow: 0.2, ciHigh: 0.4 }, 0.01), 'regression');
+  assert.equal(decideVerdict({ ...latency, change: -0.3, ciLow: -0.4, ciHigh: -0.2 }, 0.01), 'improvement');
+});
+
+test('a 20% slower head fails the gate on throughput; latency and CPU regress as information', () => {
+  const analysis = compareResults(resultsFromPairs(noisyPairs(20, 0.8)));
+  assert.equal(analysis.decision, 'fail');
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput.verdict, 'regression');
+  assert.ok(Math.abs(throughput.change + 0.2) < 0.03, `change ${throughput.change}`);
+  assert.ok(throughput.ciLow < throughput.change && throughput.change < throughput.ciHigh);
+  assert.deepEqual(analysis.failing.map((c) => c.metric), ['throughput', 'latency_p99']);
+  const cpu = analysis.comparisons.find((c) => c.metric === 'cpu_per_request')!;
+  assert.equal(cpu.gated, false);
+  assert.equal(cpu.verdict, 'regression');
+});
+
+test('an unchanged head passes with every metric unchanged', () => {
+  const analysis = compareResults(resultsFromPairs(noisyPairs(40, 1, 3)));
+  assert.equal(analysis.decision, 'pass');
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput.verdict, 'unchanged');
+  assert.ok(throughput.detectable > 0 && throughput.detectable < 0.05, `detectable ${throughput.detectable}`);
+});
+
+test('too few pairs are never "unchanged": the interval is unknown and the run says so', () => {
+  const analysis = compareResults(resultsFromPairs(noisyPairs(4, 1)));
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput.verdict, 'inconclusive');
+  assert.equal(analysis.decision, 'pass');
+  assert.ok(analysis.warnings.some((w) => w.code === 'few-pairs'));
+  assert.match(analysis.warnings.find((w) => w.code === 'underpowered')!.message, /at least 9 pairs/);
+});
+
+test('enough pairs to reach significance: no underpowered warning', () => {
+  const analysis = compareResults(resultsFromPairs(noisyPairs(12, 0.8)));
+  assert.equal(analysis.warnings.some((w) => w.code === 'underpowered'), false);
+});
+
+test('Holm: gated p-values are adjusted across the run, informational ones are not', () => {
+  const analysis = compareResults(resultsFromPairs(noisyPairs(12, 0.9)));
+  const gated = analysis.comparisons.filter((c) => c.gated);
+  const info = analysis.comparisons.filter((c) => !c.gated);
+  assert.equal(gated.length, 2);
+  assert.ok(gated.some((c) => c.pAdjusted > c.p), 'at least one gated p is raised');
+  for (const c of info) assert.equal(c.pAdjusted, c.p);
+});
+
+test('measured A/A noise (shared/data, 100 pairs): no regression', () => {
+  const pairs = shared('slices-aa.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
+  const analysis = compareResults(resultsFromPairs(pairs));
+  assert.equal(analysis.decision, 'pass');
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.notEqual(throughput.verdict, 'regression');
+});
+
+test('measured 5% slower head (shared/data, 100 pairs): found, and a regression beyond a 2% limit', () => {
+  const pairs = shared('slices-ab5.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
+  const analysis = compareResults(resultsFromPairs(pairs, { gate: { throughput: '2%' } }));
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.ok(throughput.change < -0.02 && throughput.change > -0.09, `change ${throughput.change}`);
+  assert.ok(throughput.p < 0.01);
+  assert.equal(throughput.verdict, 'regression');
+  assert.equal(analysis.decision, 'fail');
+});
+
+test('non-2xx responses and an incomplete run are warned about', () => {
+  const results = resultsFromPairs(noisyPairs(12, 1));
+  results.scenarios[0]!.pairs[3]!.head.non2xx = 40;
+  results.status = 'failed';
+  results.error = 'The head service exited with code 13 while under load';
+  const codes = compareResults(results).warnings.map((w) => w.code);
+  assert.ok(codes.includes('non-2xx'));
+  assert.ok(codes.includes('incomplete'));
+});
