@@ -57995,7 +57995,7 @@ async function runCompare(request2, ports) {
       config: config2,
       environment: await fingerprint(env, trees.head.root),
       sides: {
-        base: { ref: trees.base.ref, sha: trees.base.sha, dirty: false },
+        base: { ref: request2.baseLabel ?? trees.base.ref, sha: trees.base.sha, dirty: false },
         head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty }
       },
       scenarios: config2.scenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, pairs: [] })),
@@ -58020,7 +58020,7 @@ async function runCompare(request2, ports) {
     ports.progress({ phase: "done" });
     return { results, resultsPath };
   } catch (e) {
-    const error62 = e instanceof PerfgateError ? e : new PerfgateError(e.message ?? String(e));
+    const error62 = request2.signal?.aborted ? new CancelledError("Cancelled: stopped the services and removed the worktrees.") : e instanceof PerfgateError ? e : new PerfgateError(e.message ?? String(e));
     if (!(e instanceof PerfgateError) && e.stack) ports.logger.debug(e.stack);
     if (results) {
       results.status = "failed";
@@ -58038,7 +58038,7 @@ async function runCompare(request2, ports) {
 async function runBlock(block, blocks, config2, trees, results, resultsPath, env, logDir, request2, ports) {
   const services = {};
   const checkCancelled = () => {
-    if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the services; the pairs measured so far are kept.");
+    if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
   };
   try {
     for (const side of block.bootOrder) {
@@ -58943,9 +58943,9 @@ function renderLegend(hasRows, warningCount) {
 function renderMethod(results) {
   const { load } = results.config;
   const slice = formatDurationUs(load.sliceMs * 1e3);
-  const blocks = load.blocks === 1 ? "1 block" : `${load.blocks} blocks`;
+  const blocks = load.blocks === 1 ? "in 1 block (one start of each service)" : `over ${load.blocks} blocks (both services restarted between blocks)`;
   return [
-    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), over ${blocks} that restart both services.`,
+    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
     "Each change is the Hodges\u2013Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;",
     `p-values of gated metrics are Holm-adjusted at \u03B1 = ${results.config.alpha}.`,
     "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within \xB1limit, and is inconclusive otherwise."
@@ -59409,7 +59409,10 @@ async function compare(values, io, color) {
   const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
   const tracker = new ProcessTracker();
   const abort = new AbortController();
-  const onSignal = () => abort.abort();
+  const onSignal = () => {
+    abort.abort();
+    void tracker.killAll(1e3);
+  };
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
   const onExit = () => void tracker.killAll(0);

@@ -77580,7 +77580,7 @@ async function runCompare(request2, ports) {
       config: config2,
       environment: await fingerprint(env, trees.head.root),
       sides: {
-        base: { ref: trees.base.ref, sha: trees.base.sha, dirty: false },
+        base: { ref: request2.baseLabel ?? trees.base.ref, sha: trees.base.sha, dirty: false },
         head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty }
       },
       scenarios: config2.scenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, pairs: [] })),
@@ -77605,7 +77605,7 @@ async function runCompare(request2, ports) {
     ports.progress({ phase: "done" });
     return { results, resultsPath };
   } catch (e) {
-    const error63 = e instanceof PerfgateError ? e : new PerfgateError(e.message ?? String(e));
+    const error63 = request2.signal?.aborted ? new CancelledError("Cancelled: stopped the services and removed the worktrees.") : e instanceof PerfgateError ? e : new PerfgateError(e.message ?? String(e));
     if (!(e instanceof PerfgateError) && e.stack) ports.logger.debug(e.stack);
     if (results) {
       results.status = "failed";
@@ -77623,7 +77623,7 @@ async function runCompare(request2, ports) {
 async function runBlock(block, blocks, config2, trees, results, resultsPath, env, logDir, request2, ports) {
   const services = {};
   const checkCancelled = () => {
-    if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the services; the pairs measured so far are kept.");
+    if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
   };
   try {
     for (const side of block.bootOrder) {
@@ -78528,9 +78528,9 @@ function renderLegend(hasRows, warningCount) {
 function renderMethod(results) {
   const { load } = results.config;
   const slice = formatDurationUs(load.sliceMs * 1e3);
-  const blocks = load.blocks === 1 ? "1 block" : `${load.blocks} blocks`;
+  const blocks = load.blocks === 1 ? "in 1 block (one start of each service)" : `over ${load.blocks} blocks (both services restarted between blocks)`;
   return [
-    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), over ${blocks} that restart both services.`,
+    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
     "Each change is the Hodges\u2013Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;",
     `p-values of gated metrics are Holm-adjusted at \u03B1 = ${results.config.alpha}.`,
     "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within \xB1limit, and is inconclusive otherwise."
@@ -78709,7 +78709,9 @@ function resolveBase(eventName, eventPath, baseInput) {
   const pullRequest = payload.pull_request?.number ?? null;
   if (baseInput) return { eventName, baseRef: baseInput, mergeBase: true, pullRequest };
   const prBase = payload.pull_request?.base?.sha;
-  if (typeof prBase === "string" && prBase) return { eventName, baseRef: prBase, mergeBase: false, pullRequest };
+  if (typeof prBase === "string" && prBase) {
+    return { eventName, baseRef: prBase, baseLabel: payload.pull_request?.base?.ref, mergeBase: false, pullRequest };
+  }
   const before = payload.before;
   if (eventName === "push" && typeof before === "string" && !/^0+$/.test(before)) {
     return { eventName, baseRef: before, mergeBase: false, pullRequest: null };
@@ -78738,6 +78740,7 @@ async function run() {
       {
         repoDir: workspace,
         baseRef: event.baseRef,
+        baseLabel: event.baseLabel,
         mergeBase: event.mergeBase,
         headRef: null,
         outDir,

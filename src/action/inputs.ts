@@ -46,6 +46,8 @@ export interface EventContext {
   eventName: string;
   /** The commit to compare against, and whether to take its merge-base with head. */
   baseRef: string;
+  /** The name to show for the base (the PR's base branch), when baseRef is a sha. */
+  baseLabel?: string;
   mergeBase: boolean;
   pullRequest: number | null;
 }
@@ -67,7 +69,9 @@ export function resolveBase(eventName: string, eventPath: string | undefined, ba
   const pullRequest = payload.pull_request?.number ?? null;
   if (baseInput) return { eventName, baseRef: baseInput, mergeBase: true, pullRequest };
   const prBase = payload.pull_request?.base?.sha;
-  if (typeof prBase === 'string' && prBase) return { eventName, baseRef: prBase, mergeBase: false, pullRequest };
+  if (typeof prBase === 'string' && prBase) {
+    return { eventName, baseRef: prBase, baseLabel: payload.pull_request?.base?.ref, mergeBase: false, pullRequest };
+  }
   const before = payload.before;
   if (eventName === 'push' && typeof before === 'string' && !/^0+$/.test(before)) {
     return { eventName, baseRef: before, mergeBase: false, pullRequest: null };

@@ -34,6 +34,7 @@ export async function run(): Promise<void> {
       {
         repoDir: workspace,
         baseRef: event.baseRef,
+        baseLabel: event.baseLabel,
         mergeBase: event.mergeBase,
         headRef: null,
         outDir,

@@ -155,8 +155,12 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
   const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
   const tracker = new ProcessTracker();
   const abort = new AbortController();
-  const onSignal = () => abort.abort();
-  // Ctrl-C stops between slices; the engine's finally stops the services and worktrees.
+  // Ctrl-C: stop every process now (they run in their own groups, out of the terminal's
+  // reach), and the engine unwinds, removing the worktrees. A second Ctrl-C exits at once.
+  const onSignal = () => {
+    abort.abort();
+    void tracker.killAll(1000);
+  };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const onExit = () => void tracker.killAll(0);

@@ -18,6 +18,8 @@ export interface CompareRequest {
   /** Any directory inside the repository. */
   repoDir: string;
   baseRef: string;
+  /** How to name the base in reports (e.g. the PR's base branch when baseRef is a sha). */
+  baseLabel?: string;
   /** true: base = merge-base(head, baseRef) (CLI); false: base = baseRef (the PR's base sha). */
   mergeBase: boolean;
   /** null: the work tree as it is. */
@@ -77,7 +79,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       config,
       environment: await fingerprint(env, trees.head.root),
       sides: {
-        base: { ref: trees.base.ref, sha: trees.base.sha, dirty: false },
+        base: { ref: request.baseLabel ?? trees.base.ref, sha: trees.base.sha, dirty: false },
         head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty },
       },
       scenarios: config.scenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, pairs: [] })),
@@ -103,7 +105,12 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     ports.progress({ phase: 'done' });
     return { results, resultsPath };
   } catch (e) {
-    const error = e instanceof PerfgateError ? e : new PerfgateError((e as Error).message ?? String(e));
+    // A cancelled run stops its processes at once, so whatever failed next is a consequence.
+    const error = request.signal?.aborted
+      ? new CancelledError('Cancelled: stopped the services and removed the worktrees.')
+      : e instanceof PerfgateError
+        ? e
+        : new PerfgateError((e as Error).message ?? String(e));
     if (!(e instanceof PerfgateError) && (e as Error).stack) ports.logger.debug((e as Error).stack!);
     if (results) {
       results.status = 'failed';
@@ -133,7 +140,7 @@ async function runBlock(
 ): Promise<void> {
   const services: Partial<Record<Side, Service>> = {};
   const checkCancelled = () => {
-    if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the services; the pairs measured so far are kept.');
+    if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the services and removed the worktrees.');
   };
   try {
     // Both services up at once, each on its own forced port, booted in the planned order.

@@ -99,9 +99,9 @@ function renderLegend(hasRows: boolean, warningCount: number): string | null {
 function renderMethod(results: Results): string {
   const { load } = results.config;
   const slice = formatDurationUs(load.sliceMs * 1000);
-  const blocks = load.blocks === 1 ? '1 block' : `${load.blocks} blocks`;
+  const blocks = load.blocks === 1 ? 'in 1 block (one start of each service)' : `over ${load.blocks} blocks (both services restarted between blocks)`;
   return [
-    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), over ${blocks} that restart both services.`,
+    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
     'Each change is the Hodges–Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
     'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within ±limit, and is inconclusive otherwise.',

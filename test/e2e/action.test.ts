@@ -82,14 +82,14 @@ test('dist/index.js under Node 24 on a pull_request event: summary, outputs, and
   const summary = readFileSync(files.summary, 'utf8');
   assert.match(summary, /## perfgate/);
   assert.match(summary, /regression/);
-  assert.ok(summary.includes(baseSha(repo).slice(0, 7)), 'the summary names the base commit');
+  assert.ok(summary.includes(`main@\u200d${baseSha(repo).slice(0, 7)}`), 'the summary names the base branch and commit');
   const outputs = parseFileCommands(readFileSync(files.output, 'utf8'));
   assert.equal(outputs.decision, 'fail');
   assert.ok(Number(outputs.regressions) >= 1);
   const results = JSON.parse(readFileSync(outputs['results-path']!, 'utf8'));
   assert.equal(results.sides.base.sha, baseSha(repo), 'base = pull_request.base.sha');
   assert.equal(results.status, 'complete');
-  assert.equal(readFileSync(outputs['report-path']!, 'utf8'), summary);
+  assert.equal(readFileSync(outputs['report-path']!, 'utf8').trim(), summary.trim(), 'report file = job summary');
   assert.equal(JSON.stringify(results).includes('ghs_e2eTokenThatMustNotLeak0001'), false);
 });
 

@@ -24,9 +24,17 @@ function resultsPathOf(out: string): string {
 test('A/A: identical base and head pass with exit 0 and no regression', async () => {
   const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, { 'README.md': 'docs only' });
   const out = join(repo, '.out');
-  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '7'], repo);
+  const json = join(repo, 'copy.json');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '7', '--json', json], repo);
   assert.equal(run.code, 0, run.stderr + run.stdout);
   assert.match(run.stdout, /passing/);
+  assert.deepEqual(JSON.parse(readFileSync(json, 'utf8')), JSON.parse(readFileSync(resultsPathOf(out), 'utf8')), '--json copy');
+  // the saved run renders again to the same report and exit status
+  const again = await runCli(['report', resultsPathOf(out)], repo);
+  assert.equal(again.code, 0);
+  assert.equal(again.stdout, run.stdout);
+  assert.match(run.stderr, /seed 7/);
+  assert.match(run.stderr, /pair 10\/12/, 'progress lines');
   const results = readResults(resultsPathOf(out));
   assert.equal(results.status, 'complete');
   assert.equal(results.seed, 7);
