@@ -1008,14 +1008,14 @@ var require_foldFlowLines = __commonJS({
     var FOLD_FLOW = "flow";
     var FOLD_BLOCK = "block";
     var FOLD_QUOTED = "quoted";
-    function foldFlowLines(text, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
+    function foldFlowLines(text2, indent, mode = "flow", { indentAtStart, lineWidth = 80, minContentWidth = 20, onFold, onOverflow } = {}) {
       if (!lineWidth || lineWidth < 0)
-        return text;
+        return text2;
       if (lineWidth < minContentWidth)
         minContentWidth = 0;
       const endStep = Math.max(1 + minContentWidth, 1 + lineWidth - indent.length);
-      if (text.length <= endStep)
-        return text;
+      if (text2.length <= endStep)
+        return text2;
       const folds = [];
       const escapedFolds = {};
       let end = lineWidth - indent.length;
@@ -1032,14 +1032,14 @@ var require_foldFlowLines = __commonJS({
       let escStart = -1;
       let escEnd = -1;
       if (mode === FOLD_BLOCK) {
-        i = consumeMoreIndentedLines(text, i, indent.length);
+        i = consumeMoreIndentedLines(text2, i, indent.length);
         if (i !== -1)
           end = i + endStep;
       }
-      for (let ch; ch = text[i += 1]; ) {
+      for (let ch; ch = text2[i += 1]; ) {
         if (mode === FOLD_QUOTED && ch === "\\") {
           escStart = i;
-          switch (text[i + 1]) {
+          switch (text2[i + 1]) {
             case "x":
               i += 3;
               break;
@@ -1056,12 +1056,12 @@ var require_foldFlowLines = __commonJS({
         }
         if (ch === "\n") {
           if (mode === FOLD_BLOCK)
-            i = consumeMoreIndentedLines(text, i, indent.length);
+            i = consumeMoreIndentedLines(text2, i, indent.length);
           end = i + indent.length + endStep;
           split = void 0;
         } else {
           if (ch === " " && prev && prev !== " " && prev !== "\n" && prev !== "	") {
-            const next = text[i + 1];
+            const next = text2[i + 1];
             if (next && next !== " " && next !== "\n" && next !== "	")
               split = i;
           }
@@ -1073,12 +1073,12 @@ var require_foldFlowLines = __commonJS({
             } else if (mode === FOLD_QUOTED) {
               while (prev === " " || prev === "	") {
                 prev = ch;
-                ch = text[i += 1];
+                ch = text2[i += 1];
                 overflow = true;
               }
               const j = i > escEnd + 1 ? i - 2 : escStart - 1;
               if (escapedFolds[j])
-                return text;
+                return text2;
               folds.push(j);
               escapedFolds[j] = true;
               end = j + endStep;
@@ -1093,39 +1093,39 @@ var require_foldFlowLines = __commonJS({
       if (overflow && onOverflow)
         onOverflow();
       if (folds.length === 0)
-        return text;
+        return text2;
       if (onFold)
         onFold();
-      let res = text.slice(0, folds[0]);
+      let res = text2.slice(0, folds[0]);
       for (let i2 = 0; i2 < folds.length; ++i2) {
         const fold = folds[i2];
-        const end2 = folds[i2 + 1] || text.length;
+        const end2 = folds[i2 + 1] || text2.length;
         if (fold === 0)
           res = `
-${indent}${text.slice(0, end2)}`;
+${indent}${text2.slice(0, end2)}`;
         else {
           if (mode === FOLD_QUOTED && escapedFolds[fold])
-            res += `${text[fold]}\\`;
+            res += `${text2[fold]}\\`;
           res += `
-${indent}${text.slice(fold + 1, end2)}`;
+${indent}${text2.slice(fold + 1, end2)}`;
         }
       }
       return res;
     }
-    function consumeMoreIndentedLines(text, i, indent) {
+    function consumeMoreIndentedLines(text2, i, indent) {
       let end = i;
       let start = i + 1;
-      let ch = text[start];
+      let ch = text2[start];
       while (ch === " " || ch === "	") {
         if (i < start + indent) {
-          ch = text[++i];
+          ch = text2[++i];
         } else {
           do {
-            ch = text[++i];
+            ch = text2[++i];
           } while (ch && ch !== "\n");
           end = i;
           start = i + 1;
-          ch = text[start];
+          ch = text2[start];
         }
       }
       return end;
@@ -8184,11 +8184,11 @@ var require_utils = __commonJS({
       }
       return output2;
     }
-    function hyperlink(url2, text) {
+    function hyperlink(url2, text2) {
       const OSC = "\x1B]";
       const BEL = "\x07";
       const SEP = ";";
-      return [OSC, "8", SEP, SEP, url2 || text, BEL, text, OSC, "8", SEP, SEP, BEL].join("");
+      return [OSC, "8", SEP, SEP, url2 || text2, BEL, text2, OSC, "8", SEP, SEP, BEL].join("");
     }
     module2.exports = {
       strlen,
@@ -8383,10 +8383,10 @@ var require_supports_colors = __commonJS({
 // node_modules/@colors/colors/lib/custom/trap.js
 var require_trap = __commonJS({
   "node_modules/@colors/colors/lib/custom/trap.js"(exports2, module2) {
-    module2["exports"] = function runTheTrap(text, options) {
+    module2["exports"] = function runTheTrap(text2, options) {
       var result = "";
-      text = text || "Run the trap, drop the bass";
-      text = text.split("");
+      text2 = text2 || "Run the trap, drop the bass";
+      text2 = text2.split("");
       var trap = {
         a: ["@", "\u0104", "\u023A", "\u0245", "\u0394", "\u039B", "\u0414"],
         b: ["\xDF", "\u0181", "\u0243", "\u026E", "\u03B2", "\u0E3F"],
@@ -8434,7 +8434,7 @@ var require_trap = __commonJS({
         y: ["\xA5", "\u04B0", "\u04CB"],
         z: ["\u01B5", "\u0240"]
       };
-      text.forEach(function(c) {
+      text2.forEach(function(c) {
         c = c.toLowerCase();
         var chars = trap[c] || [" "];
         var rand = Math.floor(Math.random() * chars.length);
@@ -8452,8 +8452,8 @@ var require_trap = __commonJS({
 // node_modules/@colors/colors/lib/custom/zalgo.js
 var require_zalgo = __commonJS({
   "node_modules/@colors/colors/lib/custom/zalgo.js"(exports2, module2) {
-    module2["exports"] = function zalgo(text, options) {
-      text = text || "   he is here   ";
+    module2["exports"] = function zalgo(text2, options) {
+      text2 = text2 || "   he is here   ";
       var soul = {
         "up": [
           "\u030D",
@@ -8586,7 +8586,7 @@ var require_zalgo = __commonJS({
         });
         return bool;
       }
-      function heComes(text2, options2) {
+      function heComes(text3, options2) {
         var result = "";
         var counts;
         var l;
@@ -8595,12 +8595,12 @@ var require_zalgo = __commonJS({
         options2["mid"] = typeof options2["mid"] !== "undefined" ? options2["mid"] : true;
         options2["down"] = typeof options2["down"] !== "undefined" ? options2["down"] : true;
         options2["size"] = typeof options2["size"] !== "undefined" ? options2["size"] : "maxi";
-        text2 = text2.split("");
-        for (l in text2) {
+        text3 = text3.split("");
+        for (l in text3) {
           if (isChar(l)) {
             continue;
           }
-          result = result + text2[l];
+          result = result + text3[l];
           counts = { "up": 0, "down": 0, "mid": 0 };
           switch (options2.size) {
             case "mini":
@@ -8631,7 +8631,7 @@ var require_zalgo = __commonJS({
         }
         return result;
       }
-      return heComes(text, options);
+      return heComes(text2, options);
     };
   }
 });
@@ -29814,7 +29814,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve2, basename } = __require("path");
-    var { readFileSync: readFileSync7 } = __require("fs");
+    var { readFileSync: readFileSync10 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
@@ -29822,7 +29822,7 @@ var require_multipart = __commonJS({
       } catch (error62) {
         try {
           const path = resolve2(string4);
-          const data = readFileSync7(path, "utf8");
+          const data = readFileSync10(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,7 +29841,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync7(path);
+            const buffer = readFileSync10(path);
             form.append(key, buffer, Object.assign({}, {
               filename: basename(path)
             }, opts));
@@ -36988,9 +36988,9 @@ var require_autocannon = __commonJS({
 });
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync3, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname as dirname2, join as join5, resolve } from "node:path";
+import { dirname as dirname3, join as join11, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -37008,13 +37008,13 @@ var ConfigError = class extends Error {
 };
 var MAX_VALUE_CHARS = 60;
 function formatValue(value) {
-  let text;
+  let text2;
   try {
-    text = JSON.stringify(value) ?? String(value);
+    text2 = JSON.stringify(value) ?? String(value);
   } catch {
-    text = String(value);
+    text2 = String(value);
   }
-  return text.length > MAX_VALUE_CHARS ? `${text.slice(0, MAX_VALUE_CHARS - 1)}\u2026` : text;
+  return text2.length > MAX_VALUE_CHARS ? `${text2.slice(0, MAX_VALUE_CHARS - 1)}\u2026` : text2;
 }
 function formatPath(path) {
   let out = "";
@@ -37050,7 +37050,7 @@ function suggestKey(unknown2, known) {
   }
   return bestDistance <= Math.max(1, Math.min(2, Math.floor(unknown2.length / 3))) ? best : void 0;
 }
-var NOT_YET_SUPPORTED = /* @__PURE__ */ new Set(["benchmarks", "accept-label"]);
+var NOT_YET_SUPPORTED = /* @__PURE__ */ new Set(["accept-label"]);
 function unknownKeyProblem(key, known) {
   if (NOT_YET_SUPPORTED.has(key)) return `is not supported yet by this version of perfgate; remove it`;
   const suggestion = suggestKey(key, known);
@@ -46521,8 +46521,8 @@ function ko_default() {
 }
 
 // node_modules/zod/v4/locales/lt.js
-var capitalizeFirstCharacter = (text) => {
-  return text.charAt(0).toUpperCase() + text.slice(1);
+var capitalizeFirstCharacter = (text2) => {
+  return text2.charAt(0).toUpperCase() + text2.slice(1);
 };
 function getUnitTypeFromNumber(number4) {
   const abs = Math.abs(number4);
@@ -56946,10 +56946,13 @@ var DEFAULT_GATE = {
   latency_p50: { limit: 0.1, gated: false },
   latency_p90: { limit: 0.1, gated: false },
   latency_p99: { limit: 0.15, gated: true },
-  cpu_per_request: { limit: 0.1, gated: false }
+  cpu_per_request: { limit: 0.1, gated: false },
+  // Gated like throughput: a benchmark the project chose to keep is a promise about speed. Each
+  // process gives one number, so the rounds decide what can be detected (docs/benchmarks.md).
+  benchmarks: { limit: 0.1, gated: true }
 };
 var START_REQUIRED = "is required: set it in perfgate.yml or pass --start / the start input";
-var SCENARIOS_REQUIRED = 'is required: list at least one in perfgate.yml (e.g. "- GET /hello") or pass --scenario / the scenarios input';
+var SCENARIOS_REQUIRED = 'is required: list at least one in perfgate.yml (e.g. "- GET /hello") or pass --scenario / the scenarios input; or list micro-benchmark files under benchmarks';
 var docNotes = external_exports.registry();
 function missingOr(missing, otherwise) {
   return (issue2) => issue2.input === void 0 ? missing : otherwise;
@@ -56987,25 +56990,23 @@ function requestPath(missing = "is required") {
     error: "is not a path; it must start with '/' and contain no spaces, e.g. /hello?name=x"
   }).register(docNotes, { type: "path" });
 }
-var cwdSchema = external_exports.string().transform((value, ctx) => {
-  const normalised = posix.normalize(value.trim().replaceAll("\\", "/")).replace(/\/+$/, "") || ".";
-  if (posix.isAbsolute(normalised) || win32.isAbsolute(value.trim())) {
-    ctx.addIssue({
-      code: "custom",
-      input: value,
-      message: "is absolute; write a directory relative to the repository root, e.g. packages/api"
-    });
-    return external_exports.NEVER;
-  }
-  if (normalised === ".." || normalised.startsWith("../")) {
-    ctx.addIssue({
-      code: "custom",
-      input: value,
-      message: "is outside the repository; write a directory inside it, e.g. packages/api"
-    });
-    return external_exports.NEVER;
-  }
-  return normalised;
+function pathInsideTree(normalise, what) {
+  return external_exports.string().transform((value, ctx) => {
+    const normalised = posix.normalize(normalise(value.trim())).replace(/\/+$/, "") || ".";
+    if (posix.isAbsolute(normalised) || win32.isAbsolute(value.trim())) {
+      ctx.addIssue({ code: "custom", input: value, message: `is absolute; write ${what.relative}` });
+      return external_exports.NEVER;
+    }
+    if (normalised === ".." || normalised.startsWith("../")) {
+      ctx.addIssue({ code: "custom", input: value, message: `is outside the repository; write ${what.inside}` });
+      return external_exports.NEVER;
+    }
+    return normalised;
+  });
+}
+var cwdSchema = pathInsideTree((value) => value.replaceAll("\\", "/"), {
+  relative: "a directory relative to the repository root, e.g. packages/api",
+  inside: "a directory inside it, e.g. packages/api"
 }).register(docNotes, { type: "directory" });
 var ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 var envSchema = external_exports.record(
@@ -57027,9 +57028,10 @@ var serviceSchema = external_exports.strictObject({
     'Command that installs dependencies, e.g. npm ci. Omit to choose one from the lockfile (npm, pnpm or yarn); false or "" skips installing.'
   ).register(docNotes, { default: "chosen from the lockfile" }),
   build: external_exports.union([command(), external_exports.null()], { error: "is not a build command; write a command such as npm run build" }).optional().transform((build2) => build2 || null).describe("Command that builds the service after installing, e.g. npm run build. Omit for no build step.").register(docNotes, { default: "none" }),
-  start: external_exports.string({ error: missingOr(START_REQUIRED, "is not a command; write e.g. node server.js") }).trim().min(1, { error: "is empty; write the command that starts the service, e.g. node server.js" }).describe(
-    "Command that starts the service, e.g. node server.js. Required, here or as the start input / --start flag."
-  ).register(docNotes, { type: "command", default: "none: required" }),
+  // Required with scenarios; the document checks that (a benchmarks-only project has no service).
+  start: external_exports.string({ error: "is not a command; write e.g. node server.js" }).trim().min(1, { error: "is empty; write the command that starts the service, e.g. node server.js" }).optional().describe(
+    "Command that starts the service, e.g. node server.js. Required when there are scenarios, here or as the start input / --start flag."
+  ).register(docNotes, { type: "command", default: "none: required with scenarios" }),
   cwd: cwdSchema.prefault(".").describe(
     "Directory the service commands run in, relative to the repository root; it must stay inside the repository."
   ),
@@ -57080,8 +57082,8 @@ var scenarioObjectSchema = external_exports.strictObject({
 var scenarioSchema = external_exports.union([scenarioLineSchema, scenarioObjectSchema], {
   error: 'is not a scenario; write "GET /hello", "/hello", or a mapping with at least path'
 });
-var scenarioLinesSchema = external_exports.string().transform((text, ctx) => {
-  const lines = text.split(/\r?\n/).filter((l) => l.trim() !== "");
+var scenarioLinesSchema = external_exports.string().transform((text2, ctx) => {
+  const lines = text2.split(/\r?\n/).filter((l) => l.trim() !== "");
   const entries = [];
   lines.forEach((l, index) => {
     const read = readScenarioLine(l);
@@ -57089,7 +57091,7 @@ var scenarioLinesSchema = external_exports.string().transform((text, ctx) => {
     else entries.push({ method: read.method, path: read.path, headers: {} });
   });
   if (lines.length === 0) {
-    ctx.addIssue({ code: "custom", input: text, message: 'has no scenarios; write one "METHOD /path" per line' });
+    ctx.addIssue({ code: "custom", input: text2, message: 'has no scenarios; write one "METHOD /path" per line' });
   }
   return entries;
 }).describe('Scenarios as text, one "METHOD /path" per non-empty line.');
@@ -57098,7 +57100,7 @@ var scenariosSchema = external_exports.union(
     external_exports.array(scenarioSchema).min(1, { error: 'is empty; list at least one scenario, e.g. "- GET /hello"' }),
     scenarioLinesSchema
   ],
-  { error: missingOr(SCENARIOS_REQUIRED, 'is not a list of scenarios; write e.g. "- GET /hello"') }
+  { error: 'is not a list of scenarios; write e.g. "- GET /hello"' }
 );
 var loadSchema = external_exports.strictObject({
   slice: duration3({ minMs: 100, maxMs: 6e4 }).prefault("1s").describe("Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head."),
@@ -57121,6 +57123,64 @@ var loadSchema = external_exports.strictObject({
     });
   }
 });
+var GLOB_EXAMPLE = "bench/**/*.bench.js";
+var benchmarkGlobSchema = pathInsideTree((value) => value, {
+  relative: `a glob relative to the service directory, e.g. ${GLOB_EXAMPLE}`,
+  inside: `a glob inside it, e.g. ${GLOB_EXAMPLE}`
+}).refine((glob) => glob !== ".", { error: `is empty; write a glob such as ${GLOB_EXAMPLE}` }).register(docNotes, { type: "glob" });
+var benchmarkFilesSchema = external_exports.union(
+  [
+    benchmarkGlobSchema.transform((glob) => [glob]),
+    external_exports.array(benchmarkGlobSchema).min(1, { error: `is empty; list at least one glob, e.g. "- ${GLOB_EXAMPLE}"` })
+  ],
+  {
+    error: missingOr(
+      `is required: a glob or a list of globs, e.g. ${GLOB_EXAMPLE}`,
+      `is not a glob or a list of globs; write e.g. ${GLOB_EXAMPLE}`
+    )
+  }
+).register(docNotes, { type: "glob or list of globs" });
+var benchmarksObjectSchema = external_exports.strictObject({
+  files: benchmarkFilesSchema.describe(
+    "Benchmark files: a glob or a list of globs (`*`, `**`, `?`, `[abc]`, `{a,b}`), relative to service.cwd of each tree; node_modules and dot-directories are not searched. CommonJS or ESM, .js/.cjs/.mjs, or TypeScript (.ts/.cts/.mts) through the project's tsx."
+  ),
+  rounds: intInRange(6, 1e3, "the signed-rank test needs 6 non-zero rounds to ever reach p < 0.05").default(10).describe(
+    "Rounds, 6 to 1000: each runs every file once on base and once on head, each time in a fresh process, adjacent and in random order. Each process gives one number per benchmark (its mean ops/s)."
+  ),
+  timeout: duration3({ minMs: 1e3, maxMs: 36e5 }).prefault("2m").describe("Longest one benchmark process may run before it is killed (and its file reported as failed): a duration, 1s to 60m."),
+  budget: duration3({ minMs: 1e3, maxMs: 72e5 }).prefault("15m").describe(
+    "Total time for the micro-benchmarks: a duration, 1s to 120m. No base/head pair of processes starts past it; the rounds finished by then are compared, and the report says the budget cut the run short."
+  )
+}).transform(
+  (b) => ({ files: b.files, rounds: b.rounds, timeoutMs: b.timeout, budgetMs: b.budget })
+);
+var benchmarksSchema = external_exports.union([benchmarkFilesSchema, benchmarksObjectSchema], {
+  error: `is not a benchmarks setting; write a glob (${GLOB_EXAMPLE}), a list of globs, or a mapping with files`
+}).transform((value) => Array.isArray(value) ? benchmarksObjectSchema.parse({ files: value }) : value);
+var INTERVAL_PATTERN = /^\d+(?:\.\d+)?(?:us|µs|ms)$/;
+var INTERVAL_HINT = "write e.g. 1ms, 500us or 250\xB5s, from 50us to 100ms";
+var samplingIntervalSchema = external_exports.string({ error: `is not a sampling interval; ${INTERVAL_HINT}` }).regex(INTERVAL_PATTERN, { error: `is not a sampling interval; ${INTERVAL_HINT}` }).transform((value, ctx) => {
+  const amount = Number.parseFloat(value);
+  const us = Math.round(value.endsWith("ms") ? amount * 1e3 : amount);
+  if (us < 50 || us > 1e5) {
+    ctx.addIssue({ code: "custom", input: value, message: `is out of range; ${INTERVAL_HINT}` });
+    return external_exports.NEVER;
+  }
+  return us;
+}).register(docNotes, { type: "sampling interval" });
+var profileObjectSchema = external_exports.strictObject({
+  enabled: external_exports.boolean({ error: "is not true or false" }).default(true).describe("Whether to profile at all. `profile: false` is short for enabled: false."),
+  duration: duration3({ minMs: 1e3, maxMs: 6e5 }).prefault("10s").describe("Profiled load per side and scenario, after a warm-up of load.warmup (at most 2 s): a duration, 1s to 10m."),
+  interval: samplingIntervalSchema.prefault("1ms").describe(
+    "Sampling interval of V8's CPU profiler (--cpu-prof-interval): 50us to 100ms. Finer gives more samples and costs more."
+  ),
+  scenarios: external_exports.array(external_exports.string({ error: "is not a scenario name" }).trim().min(1, { error: "is empty; write a scenario name" }), {
+    error: 'is not a list of scenario names; write e.g. ["GET /hello"]'
+  }).min(1, { error: "is empty; list scenario names, or omit the key to profile every scenario" }).nullable().optional().transform((names) => names ?? null).describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.').register(docNotes, { type: "list of scenario names", default: "all scenarios" })
+}).transform((p) => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios }));
+var profileSchema = external_exports.union([external_exports.boolean(), profileObjectSchema], {
+  error: "is not a profile setting; write false to skip profiling, or a mapping such as { duration: 10s }"
+}).transform((value) => typeof value === "boolean" ? profileObjectSchema.parse({ enabled: value }) : value);
 var LIMIT_HINT = "write e.g. 5% or 5 (percent), above 0% and at most 100%";
 var limitSchema = external_exports.union([external_exports.number(), external_exports.string().regex(PERCENT_PATTERN, { error: `is not a percentage; ${LIMIT_HINT}` })], {
   error: `is not a percentage; ${LIMIT_HINT}`
@@ -57169,7 +57229,11 @@ var gateSchema = external_exports.strictObject({
   latency_p50: gateRule("latency_p50", "Median latency; higher is worse."),
   latency_p90: gateRule("latency_p90", "90th percentile latency; higher is worse."),
   latency_p99: gateRule("latency_p99", "99th percentile latency; higher is worse."),
-  cpu_per_request: gateRule("cpu_per_request", "CPU time per request; higher is worse.")
+  cpu_per_request: gateRule("cpu_per_request", "CPU time per request; higher is worse."),
+  benchmarks: gateRule(
+    "benchmarks",
+    "Operations per second of each micro-benchmark (one rule for all of them); lower is worse."
+  )
 });
 function resolveScenarios(entries, load, ctx) {
   const firstIndexByName = /* @__PURE__ */ new Map();
@@ -57205,32 +57269,69 @@ function resolveScenarios(entries, load, ctx) {
     };
   });
 }
+function resolveProfile(profile, scenarios, ctx) {
+  const names = scenarios.map((s) => s.name);
+  profile.scenarios?.forEach((name, index) => {
+    if (!names.includes(name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["profile", "scenarios", index],
+        input: name,
+        message: names.length === 0 ? "is not a scenario name: there are no scenarios" : `is not a scenario name; use one of ${names.map((n) => JSON.stringify(n)).join(", ")}`
+      });
+    }
+  });
+  return profile;
+}
 var configDocumentSchema = external_exports.strictObject({
   // An absent service parses as {} so the message is "service.start is required", the actual
   // fix; the cast admits that {} alone is not a valid service (start may come from inputs).
   service: serviceSchema.prefault({}).describe("How to install, build and start the service. The same commands run for base and head."),
-  scenarios: scenariosSchema.describe(
-    'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required, here or as the scenarios input.'
+  scenarios: scenariosSchema.optional().describe(
+    'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required unless benchmarks are listed, here or as the scenarios input.'
   ).register(docNotes, {
     type: "list of scenario lines and mappings, or text with one scenario per line",
-    default: "none: required"
+    default: "none: required without benchmarks"
   }),
   load: loadSchema.prefault({}).describe("How much load for how long. A pair is one slice on base and one on head, in random order."),
+  benchmarks: benchmarksSchema.nullable().optional().transform((benchmarks) => benchmarks ?? null).describe(
+    "Micro-benchmark files (benchmark.js, tinybench or mitata suites, unchanged) run on base and head: a glob, a list of globs, or a mapping with files and the options below. With benchmarks, service.start and scenarios may be left out. See docs/benchmarks.md."
+  ).register(docNotes, { type: "glob, list of globs, or mapping", default: "none" }),
   gate: gateSchema.prefault({}).describe(
     "Per metric, the relative change that counts and whether a regression fails the build. A metric fails only when the change is significant and beyond its limit. Write 5% (gated), off (information only) or { limit: 5%, gated: true }."
   ),
   alpha: external_exports.number({ error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).gt(0, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).lt(0.5, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).default(0.01).describe("Family-wise significance level over the gated metrics (Holm correction), above 0 and below 0.5."),
-  seed: intInRange(0).nullable().optional().transform((seed) => seed ?? null).describe("Seed of the random base/head order, to replay a run. Omit to choose one (it is logged).").register(docNotes, { default: "random, logged" })
-}).transform((doc, ctx) => ({
-  service: doc.service,
-  scenarios: resolveScenarios(doc.scenarios, doc.load, ctx),
-  load: { sliceMs: doc.load.slice, pairs: doc.load.pairs, blocks: doc.load.blocks, warmupMs: doc.load.warmup },
-  gate: doc.gate,
-  alpha: doc.alpha,
-  seed: doc.seed
-})).meta({
+  seed: intInRange(0).nullable().optional().transform((seed) => seed ?? null).describe("Seed of the random base/head order, to replay a run. Omit to choose one (it is logged).").register(docNotes, { default: "random, logged" }),
+  profile: profileSchema.prefault({}).describe(
+    "CPU profiles of base and head under each scenario's load, after the timed slices (never during them): the hot functions that changed, and flamegraphs. false skips profiling. See docs/profiling.md."
+  ).register(docNotes, { type: "true, false or mapping" })
+}).superRefine(
+  (doc, ctx) => {
+    const hasScenarios = doc.scenarios !== void 0;
+    const hasBenchmarks = doc.benchmarks !== void 0 && doc.benchmarks !== null;
+    if ((hasScenarios || !hasBenchmarks) && doc.service?.start === void 0) {
+      ctx.addIssue({ code: "custom", path: ["service", "start"], input: void 0, message: START_REQUIRED });
+    }
+    if (!hasScenarios && !hasBenchmarks) {
+      ctx.addIssue({ code: "custom", path: ["scenarios"], input: void 0, message: SCENARIOS_REQUIRED });
+    }
+  },
+  { when: () => true }
+).transform((doc, ctx) => {
+  const scenarios = doc.scenarios === void 0 ? [] : resolveScenarios(doc.scenarios, doc.load, ctx);
+  return {
+    service: { ...doc.service, start: doc.service.start ?? null },
+    scenarios,
+    load: { sliceMs: doc.load.slice, pairs: doc.load.pairs, blocks: doc.load.blocks, warmupMs: doc.load.warmup },
+    benchmarks: doc.benchmarks,
+    gate: doc.gate,
+    alpha: doc.alpha,
+    seed: doc.seed,
+    profile: resolveProfile(doc.profile, scenarios, ctx)
+  };
+}).meta({
   title: "perfgate configuration",
-  description: "perfgate.yml: how to start the service, which HTTP scenarios to load, for how long, and which regressions fail the build. Action inputs and CLI flags override these keys."
+  description: "perfgate.yml: how to start the service, which HTTP scenarios to load, for how long, which micro-benchmarks to run, and which regressions fail the build. Action inputs and CLI flags override these keys."
 });
 
 // src/config/load.ts
@@ -57264,8 +57365,8 @@ function originIn(overrides, overridesSource, source) {
     return source;
   };
 }
-function parseConfigText(text, source) {
-  const doc = import_yaml.default.parseDocument(text);
+function parseConfigText(text2, source) {
+  const doc = import_yaml.default.parseDocument(text2);
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((error62) => {
@@ -57284,9 +57385,9 @@ function parseConfigText(text, source) {
   }
 }
 function loadConfigFile(path, options = {}) {
-  let text;
+  let text2;
   try {
-    text = readFileSync(path, "utf8");
+    text2 = readFileSync(path, "utf8");
   } catch (error62) {
     const code = error62.code;
     if (code === "ENOENT" && !options.required) return null;
@@ -57295,7 +57396,7 @@ function loadConfigFile(path, options = {}) {
     }
     throw new ConfigError([`${path}: cannot read the config file (${error62.message})`]);
   }
-  return { document: parseConfigText(text, path), source: path };
+  return { document: parseConfigText(text2, path), source: path };
 }
 
 // src/engine/errors.ts
@@ -57381,23 +57482,35 @@ function sleep(ms) {
   return new Promise((resolve2) => setTimeout(resolve2, ms));
 }
 function startShell(command2, options) {
-  const fd = openSync(options.logFile, "a");
+  return startProcess("/bin/sh", ["-c", command2], options);
+}
+function startProcess(file2, args, options) {
+  const out = openSync(options.logFile, "a");
+  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
   try {
-    const child = spawn("/bin/sh", ["-c", command2], {
+    const child = spawn(file2, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: ["ignore", fd, fd]
+      stdio: ["ignore", out, err]
     });
     if (child.pid) options.tracker.add(child.pid);
     return child;
   } finally {
-    closeSync(fd);
+    closeSync(out);
+    if (err !== out) closeSync(err);
   }
 }
-async function runShell(command2, options) {
-  const child = startShell(command2, options);
+function runShell(command2, options) {
+  return runProcess("/bin/sh", ["-c", command2], options);
+}
+async function runProcess(file2, args, options) {
+  const child = startProcess(file2, args, options);
   const pgid = child.pid;
+  if (pgid === void 0) {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -57423,16 +57536,16 @@ function exitOf(child) {
 }
 function tailFile(path, lines = 20) {
   try {
-    const text = readFileSync2(path, "utf8").replace(/\s+$/, "");
-    return text.split("\n").slice(-lines).join("\n");
+    const text2 = readFileSync2(path, "utf8").replace(/\s+$/, "");
+    return text2.split("\n").slice(-lines).join("\n");
   } catch {
     return "";
   }
 }
 
 // src/engine/run.ts
-import { mkdirSync as mkdirSync2 } from "node:fs";
-import { join as join3 } from "node:path";
+import { mkdirSync as mkdirSync5 } from "node:fs";
+import { join as join8 } from "node:path";
 
 // src/results/io.ts
 import { readFileSync as readFileSync3, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
@@ -57450,15 +57563,15 @@ function writeResults(path, results) {
 var ResultsFileError = class extends Error {
 };
 function readResults(path) {
-  let text;
+  let text2;
   try {
-    text = readFileSync3(path, "utf8");
+    text2 = readFileSync3(path, "utf8");
   } catch (e) {
     throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
   }
   let data;
   try {
-    data = JSON.parse(text);
+    data = JSON.parse(text2);
   } catch (e) {
     throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
   }
@@ -57488,6 +57601,16 @@ function createRandom(seed) {
 }
 function randomSeed() {
   return randomInt(0, 2147483648);
+}
+function shuffle(items, rand) {
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    const tmp = out[i];
+    out[i] = out[j];
+    out[j] = tmp;
+  }
+  return out;
 }
 
 // src/engine/env.ts
@@ -57583,6 +57706,282 @@ async function runLoad(baseUrl, scenario, durationMs) {
   };
 }
 
+// src/engine/bench/discover.ts
+import { createRequire } from "node:module";
+import { join as join3 } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/engine/workspace.ts
+import { execFile as execFile2 } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync as readFileSync4, rmSync } from "node:fs";
+import { join } from "node:path";
+function git(args, cwd) {
+  return new Promise((resolve2, reject) => {
+    execFile2("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
+      else resolve2(stdout.trim());
+    });
+  });
+}
+async function repositoryRoot(dir) {
+  try {
+    return await git(["rev-parse", "--show-toplevel"], dir);
+  } catch {
+    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
+  }
+}
+async function resolveCommit(root, ref, what) {
+  try {
+    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
+  } catch {
+    throw new SetupError(
+      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
+    );
+  }
+}
+async function defaultBranch(root) {
+  try {
+    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
+  } catch {
+    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
+      try {
+        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
+        return candidate;
+      } catch {
+      }
+    }
+  }
+  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
+}
+async function prepareTrees(request2, ports) {
+  const root = await repositoryRoot(request2.repoDir);
+  const created = [];
+  const dispose = async () => {
+    for (const dir of created.reverse()) {
+      try {
+        await git(["worktree", "remove", "--force", dir], root);
+      } catch (e) {
+        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
+  };
+  const addWorktree = async (side, sha) => {
+    mkdirSync(request2.scratchDir, { recursive: true });
+    const dir = join(request2.scratchDir, side);
+    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
+    created.push(dir);
+    return dir;
+  };
+  try {
+    let head;
+    if (request2.headRef) {
+      const sha = await resolveCommit(root, request2.headRef, "The head ref");
+      head = { side: "head", ref: request2.headRef, sha, dirty: false, root: await addWorktree("head", sha), temporary: true };
+    } else {
+      const sha = await resolveCommit(root, "HEAD", "HEAD");
+      const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
+      const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
+      head = { side: "head", ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0, root, temporary: false };
+    }
+    const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
+    let baseSha = baseTip;
+    if (request2.mergeBase) {
+      try {
+        baseSha = await git(["merge-base", head.sha, baseTip], root);
+      } catch {
+        throw new SetupError(
+          `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
+        );
+      }
+    }
+    const base = { side: "base", ref: request2.baseRef, sha: baseSha, dirty: false, root: await addWorktree("base", baseSha), temporary: true };
+    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
+    return { base, head, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+function installCommand(dir) {
+  if (existsSync(join(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
+  if (existsSync(join(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
+  if (existsSync(join(dir, "package-lock.json")) || existsSync(join(dir, "npm-shrinkwrap.json"))) return "npm ci";
+  if (!existsSync(join(dir, "package.json"))) return null;
+  try {
+    const pkg = JSON.parse(readFileSync4(join(dir, "package.json"), "utf8"));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    return Object.keys(deps).length ? "npm install" : null;
+  } catch {
+    return null;
+  }
+}
+function serviceDir(tree, service) {
+  return join(tree.root, service.cwd);
+}
+async function setupTree(tree, options, ports) {
+  const dir = serviceDir(tree, options.service);
+  if (!existsSync(dir)) {
+    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+  }
+  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  if (install && !tree.temporary && existsSync(join(dir, "node_modules"))) install = null;
+  const steps = [
+    ["install", install],
+    ["build", options.service.build]
+  ];
+  for (const [phase, command2] of steps) {
+    if (!command2) continue;
+    ports.progress({ phase, side: tree.side, message: command2 });
+    const logFile = join(options.logDir, `${tree.side}-${phase}.log`);
+    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new SetupError(
+        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
+${tailFile(logFile, 15)}`
+      );
+    }
+  }
+}
+
+// src/engine/bench/glob.ts
+import { readdirSync, statSync } from "node:fs";
+import { join as join2 } from "node:path";
+var GLOB_CHARS = /[*?[{]/;
+var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
+function escapeRegExp(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+function bracesBalanced(glob) {
+  let depth = 0;
+  for (const c of glob) {
+    if (c === "{") depth++;
+    else if (c === "}" && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+function globToRegExp(glob) {
+  const braces = bracesBalanced(glob);
+  let depth = 0;
+  let out = "";
+  let i = 0;
+  while (i < glob.length) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      const segmentStart = i === 0 || glob[i - 1] === "/";
+      if (segmentStart && glob[i + 2] === "/") {
+        out += "(?:[^/]+/)*";
+        i += 3;
+      } else if (segmentStart && i + 2 === glob.length) {
+        out += ".*";
+        i += 2;
+      } else {
+        out += "[^/]*";
+        i += 2;
+      }
+      continue;
+    }
+    if (c === "*") out += "[^/]*";
+    else if (c === "?") out += "[^/]";
+    else if (c === "[" && glob.indexOf("]", i + 2) > 0) {
+      const close = glob.indexOf("]", i + 2);
+      const body = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
+      out += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
+      i = close + 1;
+      continue;
+    } else if (c === "{" && braces) {
+      depth++;
+      out += "(?:";
+    } else if (c === "," && depth > 0) out += "|";
+    else if (c === "}" && depth > 0) {
+      depth--;
+      out += ")";
+    } else out += escapeRegExp(c);
+    i++;
+  }
+  return new RegExp(`^${out}$`);
+}
+function staticPrefix(glob) {
+  const segments = glob.split("/");
+  const fixed = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (GLOB_CHARS.test(segment)) break;
+    fixed.push(segment);
+  }
+  return fixed.join("/");
+}
+function walk(root, dir, out) {
+  let entries;
+  try {
+    entries = readdirSync(join2(root, dir), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (SKIPPED_DIRS.test(entry.name)) continue;
+    const relative2 = dir ? `${dir}/${entry.name}` : entry.name;
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        isFile = statSync(join2(root, relative2)).isFile();
+      } catch {
+        isFile = false;
+      }
+      isDirectory = false;
+    }
+    if (isDirectory) walk(root, relative2, out);
+    else if (isFile) out.push(relative2);
+  }
+}
+function matchFiles(root, globs) {
+  const found = /* @__PURE__ */ new Set();
+  for (const glob of globs) {
+    const pattern = globToRegExp(glob);
+    const files = [];
+    walk(root, staticPrefix(glob), files);
+    for (const file2 of files) if (pattern.test(file2)) found.add(file2);
+  }
+  return [...found].sort();
+}
+
+// src/engine/bench/discover.ts
+var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
+function nodeArgsFor(absolute, relative2, tree) {
+  if (!TYPESCRIPT.test(relative2)) return [];
+  let loader;
+  try {
+    loader = createRequire(absolute).resolve("tsx");
+  } catch {
+    throw new SetupError(
+      `${relative2} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+    );
+  }
+  return ["--import", pathToFileURL(loader).href];
+}
+function discoverBenchmarks(config2, service, trees) {
+  const dirs = { base: serviceDir(trees.base, service), head: serviceDir(trees.head, service) };
+  const files = {};
+  for (const side of ["base", "head"]) {
+    files[side] = matchFiles(dirs[side], config2.files).map((path) => {
+      const absolute = join3(dirs[side], path);
+      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
+    });
+  }
+  if (files.base.length === 0 && files.head.length === 0) {
+    throw new SetupError(
+      `No benchmark file matches ${config2.files.map((g) => `"${g}"`).join(", ")} in base or head (searched ${service.cwd === "." ? "the repository root" : `service.cwd "${service.cwd}"`}, without node_modules and dot-directories). Check benchmarks in perfgate.yml: globs are relative to service.cwd, e.g. bench/**/*.bench.js.`
+    );
+  }
+  return { dirs, files };
+}
+
+// src/engine/bench/runner.ts
+import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join5 } from "node:path";
+
 // src/engine/plan.ts
 function buildPlan(config2, seed) {
   const random = createRandom(seed);
@@ -57604,17 +58003,26 @@ function buildPlan(config2, seed) {
   }
   return { seed, blocks: planned, pairsPerScenario: pairs };
 }
+function buildBenchPlan(files, rounds, seed) {
+  const random = createRandom((seed ^ 1592639052) >>> 0);
+  const all = [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort();
+  const sidesOf = (file2) => ["base", "head"].filter((side) => files[side].includes(file2));
+  return Array.from({ length: rounds }, (_, index) => ({
+    index,
+    files: shuffle(all, random).map((file2) => ({ file: file2, order: sidesOf(file2) })).filter((entry) => entry.order.length === 2 || index === 0).map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order }))
+  }));
+}
 
 // src/engine/service.ts
-import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer, connect } from "node:net";
-import { dirname, join } from "node:path";
+import { dirname, join as join4 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -57626,26 +58034,26 @@ function clockTicks() {
   }
   return ticksPerSecond;
 }
-function statFields(text) {
-  return text.slice(text.lastIndexOf(")") + 2).split(" ");
+function statFields(text2) {
+  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
 }
 function groupCpuSeconds(pgid) {
   let ticks = 0;
   let entries;
   try {
-    entries = readdirSync("/proc");
+    entries = readdirSync2("/proc");
   } catch {
     return Number.NaN;
   }
   for (const name of entries) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let text;
+    let text2;
     try {
-      text = readFileSync4(`/proc/${name}/stat`, "latin1");
+      text2 = readFileSync5(`/proc/${name}/stat`, "latin1");
     } catch {
       continue;
     }
-    const f = statFields(text);
+    const f = statFields(text2);
     if (Number(f[2]) !== pgid) continue;
     ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
   }
@@ -57653,11 +58061,11 @@ function groupCpuSeconds(pgid) {
 }
 
 // src/engine/service.ts
-function preloadPath() {
+function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, "preload.cjs"), join(here, "..", "preload", "preload.cjs")];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`perfgate is incomplete: preload.cjs not found (looked in ${candidates.join(", ")})`);
+  const candidates = [join4(here, file2), join4(here, "..", "preload", file2)];
+  const found = candidates.find((p) => existsSync2(p));
+  if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
 }
 function freePort() {
@@ -57689,6 +58097,8 @@ var Service = class _Service {
   /** Base URL to send load to, known once ready. */
   url = "";
   static async start(options) {
+    const command2 = options.config.start;
+    if (command2 === null) throw new Error("Service.start: service.start is not set");
     const port = await freePort();
     writeFileSync3(options.statusFile, "");
     const env = {
@@ -57701,11 +58111,15 @@ var Service = class _Service {
     };
     const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : "";
     env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
-    writeFileSync3(options.logFile, `$ ${options.config.start}   (${options.side}, port ${port}, in ${options.dir})
+    if (options.profiling) {
+      Object.assign(env, options.profiling.env);
+      if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
+    }
+    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir})
 `, {
       flag: "a"
     });
-    const child = startShell(options.config.start, {
+    const child = startShell(command2, {
       cwd: options.dir,
       env,
       logFile: options.logFile,
@@ -57770,13 +58184,13 @@ var Service = class _Service {
   }
   /** The address the preload saw bound, as a host to connect to. */
   reportedHost() {
-    let text = "";
+    let text2 = "";
     try {
-      text = readFileSync5(this.options.statusFile, "utf8");
+      text2 = readFileSync6(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
-    for (const line2 of text.split("\n")) {
+    for (const line2 of text2.split("\n")) {
       if (!line2) continue;
       let event;
       try {
@@ -57824,147 +58238,1143 @@ function httpStatus(url2, timeoutMs) {
   });
 }
 
-// src/engine/workspace.ts
-import { execFile as execFile2 } from "node:child_process";
-import { existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync } from "node:fs";
-import { join as join2 } from "node:path";
-function git(args, cwd) {
-  return new Promise((resolve2, reject) => {
-    execFile2("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
-      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
-      else resolve2(stdout.trim());
+// src/engine/bench/capture.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+var LIBRARIES = ["benchmark", "tinybench", "mitata"];
+var MAX_TEXT = 2e3;
+function text(value, fallback = "") {
+  return typeof value === "string" ? value.slice(0, MAX_TEXT) : fallback;
+}
+function finiteOrNull(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+function parseCapture(content) {
+  const capture = { benchmarks: [], libraries: [] };
+  const occurrences = /* @__PURE__ */ new Map();
+  for (const line2 of content.split("\n")) {
+    if (!line2.trim()) continue;
+    let record2;
+    try {
+      record2 = JSON.parse(line2);
+    } catch {
+      continue;
+    }
+    if (typeof record2 !== "object" || record2 === null) continue;
+    const library = record2["library"];
+    if (!LIBRARIES.includes(library)) continue;
+    switch (record2["type"]) {
+      case "library":
+      case "unsupported":
+        capture.libraries.push({
+          name: library,
+          version: text(record2["version"], "unknown"),
+          path: text(record2["path"]),
+          unsupported: record2["type"] === "unsupported" ? text(record2["message"], "unsupported version") : null
+        });
+        break;
+      case "result":
+      case "error": {
+        const name = text(record2["name"], "(unnamed)");
+        const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
+        const key = JSON.stringify([suite, name]);
+        const occurrence = (occurrences.get(key) ?? 0) + 1;
+        occurrences.set(key, occurrence);
+        const failed = record2["type"] === "error";
+        const ops = finiteOrNull(record2["opsPerSec"]);
+        const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
+        capture.benchmarks.push({
+          library,
+          name,
+          suite,
+          occurrence,
+          opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
+          rme: finiteOrNull(record2["rme"]),
+          sampleCount: finiteOrNull(record2["sampleCount"]) ?? 0,
+          samplesNs: samples.filter((s) => typeof s === "number" && Number.isFinite(s)).slice(0, 1e3),
+          stats: typeof record2["stats"] === "object" && record2["stats"] !== null && !Array.isArray(record2["stats"]) ? record2["stats"] : null,
+          error: failed ? text(record2["message"], "the benchmark failed") : ops === null || ops <= 0 ? "no ops/s was measured" : null
+        });
+        break;
+      }
+    }
+  }
+  return capture;
+}
+function readCapture(file2) {
+  let content = "";
+  try {
+    content = readFileSync7(file2, "utf8");
+  } catch {
+  }
+  return parseCapture(content);
+}
+
+// src/engine/bench/runner.ts
+var CONSECUTIVE_FAILURES_TO_DROP = 2;
+var STDERR_TAIL_LINES = 15;
+async function runBenchmarks(request2, ports) {
+  const { config: config2, discovered, results } = request2;
+  const paths = (side) => discovered.files[side].map((f) => f.path);
+  const stored = {
+    files: { base: paths("base"), head: paths("head") },
+    rounds: config2.rounds,
+    runs: [],
+    stoppedEarly: null
+  };
+  results.benchmarks = stored;
+  writeResults(request2.resultsPath, results);
+  const plan = buildBenchPlan(stored.files, config2.rounds, request2.seed);
+  const logDir = join5(request2.logDir, "benchmarks");
+  mkdirSync2(logDir, { recursive: true });
+  const preload = preloadPath("bench-preload.cjs");
+  const env = { NODE_ENV: "production", ...request2.env, ...request2.service.env };
+  const failureStreak = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Set();
+  const started = Date.now();
+  const total = plan.reduce((n, round) => n + round.files.reduce((m, f) => m + f.order.length, 0), 0);
+  let done = 0;
+  rounds: for (const round of plan) {
+    for (const planned of round.files) {
+      if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the benchmark processes and removed the worktrees.");
+      if (dropped.has(planned.file)) continue;
+      if (Date.now() - started >= config2.budgetMs) {
+        stored.stoppedEarly = `the budget of ${formatDuration(config2.budgetMs)} (benchmarks.budget) ran out in round ${round.index + 1} of ${config2.rounds}`;
+        ports.logger.warn(`micro-benchmarks: ${stored.stoppedEarly}; comparing the rounds finished so far`);
+        break rounds;
+      }
+      for (const side of planned.order) {
+        const file2 = discovered.files[side].find((f) => f.path === planned.file);
+        ports.progress({ phase: "benchmark", side, message: file2.path, pair: done + 1, pairs: total });
+        const run = await runFile(file2, side, round.index, {
+          cwd: discovered.dirs[side],
+          env,
+          preload,
+          logDir,
+          timeoutMs: config2.timeoutMs,
+          tracker: request2.tracker
+        });
+        if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the benchmark processes and removed the worktrees.");
+        stored.runs.push(run);
+        done++;
+        const streakKey = `${side}\0${file2.path}`;
+        const streak = run.error === null ? 0 : (failureStreak.get(streakKey) ?? 0) + 1;
+        failureStreak.set(streakKey, streak);
+        if (run.error !== null) ports.logger.warn(`benchmark ${file2.path} failed on ${side} (round ${round.index + 1}): ${firstLine(run.error)}`);
+        if (streak >= CONSECUTIVE_FAILURES_TO_DROP && !dropped.has(file2.path)) {
+          dropped.add(file2.path);
+          results.warnings.push({
+            code: "benchmark-file-dropped",
+            benchmark: file2.path,
+            message: `failed on ${side} in ${streak} rounds in a row, so it was not run again in later rounds.`
+          });
+        }
+      }
+      writeResults(request2.resultsPath, results);
+    }
+  }
+  writeResults(request2.resultsPath, results);
+}
+function stemOf(file2, side, round) {
+  return `${side}-round${round + 1}-${file2.replace(/[^A-Za-z0-9._-]+/g, "_")}`;
+}
+async function runFile(file2, side, round, options) {
+  const stem = stemOf(file2.path, side, round);
+  const output2 = join5(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join5(options.logDir, `${stem}.out.log`), stderr: join5(options.logDir, `${stem}.err.log`) };
+  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
+  const startedAt = /* @__PURE__ */ new Date();
+  let exit;
+  try {
+    exit = await runProcess("node", [...file2.nodeArgs, "--require", options.preload, file2.absolute], {
+      cwd: options.cwd,
+      env: { ...options.env, PERFGATE_BENCH_OUTPUT: output2 },
+      logFile: logs.stdout,
+      errorLogFile: logs.stderr,
+      tracker: options.tracker,
+      timeoutMs: options.timeoutMs
     });
+  } catch (e) {
+    writeFileSync4(logs.stderr, `perfgate could not start node: ${e.message}
+`, { flag: "a" });
+    exit = { code: null, signal: null, timedOut: false };
+  }
+  const capture = readCapture(output2);
+  const error62 = describeFailure(exit, capture, options.timeoutMs);
+  const tail = error62 === null ? "" : tailFile(logs.stderr, STDERR_TAIL_LINES);
+  return {
+    round,
+    file: file2.path,
+    side,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    exitCode: exit.code,
+    signal: exit.signal,
+    timedOut: exit.timedOut,
+    error: error62 === null ? null : tail ? `${error62}
+--- last lines of its stderr (${logs.stderr}) ---
+${tail}` : `${error62} (stderr was empty; log ${logs.stderr})`,
+    benchmarks: capture.benchmarks,
+    libraries: capture.libraries,
+    logs
+  };
+}
+function describeFailure(exit, capture, timeoutMs) {
+  if (exit.timedOut) return `did not finish within ${formatDuration(timeoutMs)} (benchmarks.timeout) and was killed`;
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  if (exit.code === null) return "could not be started";
+  if (exit.code !== 0) return `exited with code ${exit.code}`;
+  if (capture.benchmarks.length > 0) return null;
+  const unsupported = capture.libraries.filter((l) => l.unsupported !== null);
+  if (unsupported.length > 0) return unsupported.map((l) => `${l.unsupported} (${l.path})`).join("; ");
+  if (capture.libraries.length === 0) {
+    return "ran to the end, but loaded none of benchmark, tinybench or mitata, so there was nothing to capture. perfgate reads those libraries from the project's node_modules; a suite that only prints results cannot be read";
+  }
+  const loaded = capture.libraries.map((l) => `${l.name} ${l.version}`).join(", ");
+  return `loaded ${loaded}, but no benchmark finished (is run() called, and awaited where it returns a promise?)`;
+}
+function firstLine(text2) {
+  return text2.split("\n")[0];
+}
+
+// src/engine/profile.ts
+import { execFile as execFile3 } from "node:child_process";
+import { mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join7, relative } from "node:path";
+
+// src/profile/aggregate.ts
+var CATEGORIES = ["own", "dependency", "node", "native"];
+function compareHotness(a, b) {
+  return b.self - a.self || b.total - a.total || a.name.localeCompare(b.name) || a.file.localeCompare(b.file) || a.line - b.line;
+}
+function summarizeCallTree(tree) {
+  const stats = /* @__PURE__ */ new Map();
+  const categories = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
+  const onPath = /* @__PURE__ */ new Map();
+  const visit2 = (node2) => {
+    let entry = stats.get(node2.key);
+    if (!entry) {
+      entry = { ...node2.fn, self: 0, total: 0 };
+      stats.set(node2.key, entry);
+    }
+    entry.self += node2.self;
+    if (!onPath.get(node2.key)) entry.total += node2.total;
+    categories[node2.fn.category] += node2.self;
+    for (const reason of node2.deoptReasons) {
+      entry.deoptReasons ??= [];
+      if (!entry.deoptReasons.includes(reason)) entry.deoptReasons.push(reason);
+    }
+    onPath.set(node2.key, (onPath.get(node2.key) ?? 0) + 1);
+    for (const child of node2.children) visit2(child);
+    onPath.set(node2.key, onPath.get(node2.key) - 1);
+  };
+  for (const child of tree.root.children) visit2(child);
+  const functions = [...stats.values()].filter((f) => f.total > 0).sort(compareHotness);
+  return { samples: tree.samples, idleSamples: tree.idleSamples, categories, functions, functionCount: functions.length };
+}
+
+// src/profile/cpuprofile.ts
+var ProfileFormatError = class extends Error {
+};
+function parseCpuProfile(text2, name) {
+  let value;
+  try {
+    value = JSON.parse(text2);
+  } catch (e) {
+    throw new ProfileFormatError(`${name} is not JSON (${e.message}); the process may have been killed while writing it`);
+  }
+  const profile = value;
+  const nodes = profile?.nodes;
+  if (!Array.isArray(nodes) || nodes.length === 0 || typeof profile.startTime !== "number") {
+    throw new ProfileFormatError(`${name} is not a V8 CPU profile (no nodes or startTime)`);
+  }
+  for (const node2 of nodes) {
+    if (typeof node2?.id !== "number" || typeof node2.callFrame?.url !== "string") {
+      throw new ProfileFormatError(`${name} has a node without id or callFrame`);
+    }
+  }
+  if (profile.samples && (!Array.isArray(profile.timeDeltas) || profile.timeDeltas.length !== profile.samples.length)) {
+    throw new ProfileFormatError(`${name} has samples without matching timeDeltas`);
+  }
+  return profile;
+}
+function countSamples(profile, window2) {
+  const counts = /* @__PURE__ */ new Map();
+  const add = (id, n) => counts.set(id, (counts.get(id) ?? 0) + n);
+  if (!profile.samples || !profile.timeDeltas) {
+    for (const node2 of profile.nodes) if (node2.hitCount) add(node2.id, node2.hitCount);
+    return counts;
+  }
+  let time3 = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    time3 += profile.timeDeltas[i];
+    if (window2 && (time3 < window2.startUs || time3 > window2.endUs)) continue;
+    add(profile.samples[i], 1);
+  }
+  return counts;
+}
+
+// src/profile/frames.ts
+import { posix as posix2 } from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+var ROOT_NAME = "(root)";
+var IDLE_NAME = "(idle)";
+function functionKey(fn) {
+  return `${fn.name}\0${fn.file}\0${fn.line}`;
+}
+function scriptPath(url2) {
+  if (url2.startsWith("file://")) {
+    try {
+      return fileURLToPath2(url2);
+    } catch {
+      return null;
+    }
+  }
+  return url2.startsWith("/") ? url2 : null;
+}
+var NODE_MODULES = "/node_modules/";
+function packageOf(path) {
+  const at = path.lastIndexOf(NODE_MODULES);
+  if (at < 0) return null;
+  const [first, second] = path.slice(at + NODE_MODULES.length).split("/");
+  if (!first) return null;
+  return first.startsWith("@") && second ? `${first}/${second}` : first;
+}
+function identifyFrame(frame, root) {
+  const line2 = frame.lineNumber >= 0 ? frame.lineNumber + 1 : 0;
+  const column = frame.columnNumber >= 0 ? frame.columnNumber + 1 : 0;
+  const url2 = frame.url;
+  if (url2 === "") {
+    return { name: frame.functionName || "(native)", file: "", line: 0, column: 0, category: "native", package: null };
+  }
+  const path = scriptPath(url2);
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  const inTree = path?.startsWith(prefix) === true;
+  const file2 = path === null ? url2 : inTree ? path.slice(prefix.length) : path;
+  const name = frame.functionName || `(anonymous ${posix2.basename(file2)}:${line2}:${column})`;
+  if (url2.startsWith("node:")) return { name, file: file2, line: line2, column, category: "node", package: null };
+  const pkg = path === null ? null : packageOf(inTree ? `/${file2}` : path);
+  if (pkg !== null) return { name, file: file2, line: line2, column, category: "dependency", package: pkg };
+  return { name, file: file2, line: line2, column, category: inTree ? "own" : "dependency", package: null };
+}
+function describeLocation(fn) {
+  if (fn.category === "native" || fn.file === "") return "V8/native";
+  const line2 = fn.line > 0 ? `:${fn.line}` : "";
+  if (fn.package === null) return `${fn.file}${line2}`;
+  const inside = fn.file.lastIndexOf(`node_modules/${fn.package}/`);
+  const rest = inside < 0 ? fn.file : fn.file.slice(inside + `node_modules/${fn.package}/`.length);
+  return `${fn.package} \xB7 ${rest}${line2}`;
+}
+
+// src/profile/inlining.ts
+function rangesFromOffsets(source, functions) {
+  const lineStarts = [0];
+  for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  const position = (offset) => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = lo + hi + 1 >> 1;
+      if (lineStarts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return [lo + 1, offset - lineStarts[lo] + 1];
+  };
+  const ranges = [];
+  for (const [name, start, end] of functions) {
+    if (!(start >= 0 && end > start && end <= source.length)) continue;
+    const [startLine, startColumn] = position(start);
+    const [endLine, endColumn] = position(end - 1);
+    ranges.push({ name, startLine, startColumn, endLine, endColumn });
+  }
+  return ranges;
+}
+function extent(range) {
+  return (range.endLine - range.startLine) * 1e6 + (range.endColumn - range.startColumn);
+}
+function holdsPosition(range, line2, column) {
+  const afterStart = line2 > range.startLine || line2 === range.startLine && column >= range.startColumn;
+  const beforeEnd = line2 < range.endLine || line2 === range.endLine && column <= range.endColumn;
+  return afterStart && beforeEnd;
+}
+function contains(range, line2) {
+  return range.startLine <= line2 && line2 <= range.endLine;
+}
+function inlineTargets(profile, ranges) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const rangeMemo = /* @__PURE__ */ new Map();
+  const rangeOf = (n) => {
+    const line2 = n.callFrame.lineNumber + 1;
+    const column = n.callFrame.columnNumber + 1;
+    const key = `${n.callFrame.url}:${line2}:${column}`;
+    let found = rangeMemo.get(key);
+    if (found === void 0) {
+      found = null;
+      for (const r of ranges.get(n.callFrame.url) ?? []) {
+        if (holdsPosition(r, line2, column) && (found === null || extent(r) < extent(found))) found = r;
+      }
+      rangeMemo.set(key, found);
+    }
+    return found;
+  };
+  const functionOf = (n) => `${n.callFrame.url}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
+  const nodesOfFunction = /* @__PURE__ */ new Map();
+  for (const node2 of profile.nodes) {
+    const key = functionOf(node2);
+    nodesOfFunction.set(key, [...nodesOfFunction.get(key) ?? [], node2]);
+  }
+  const descendants = (node2) => {
+    const out = [];
+    const stack = [...node2.children ?? []];
+    while (stack.length) {
+      const child = byId.get(stack.pop());
+      if (!child) continue;
+      out.push(child);
+      stack.push(...child.children ?? []);
+    }
+    return out;
+  };
+  const result = /* @__PURE__ */ new Map();
+  for (const node2 of profile.nodes) {
+    const ticks = node2.positionTicks;
+    if (!ticks || ticks.length === 0) continue;
+    const own2 = rangeOf(node2);
+    if (own2 === null) continue;
+    const scriptRanges = ranges.get(node2.callFrame.url) ?? [];
+    let under = null;
+    let underIds = /* @__PURE__ */ new Set();
+    let callees = [];
+    const findCallees = () => {
+      if (under !== null) return;
+      under = descendants(node2);
+      underIds = new Set(under.map((d) => d.id));
+      const elsewhere = (nodesOfFunction.get(functionOf(node2)) ?? []).filter((n) => n !== node2).flatMap(descendants);
+      callees = [...under, ...elsewhere.filter((d) => !underIds.has(d.id))];
+    };
+    const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
+    const byTarget = /* @__PURE__ */ new Map();
+    for (const { line: line2, ticks: count } of ticks) {
+      let target = null;
+      if (contains(own2, line2)) {
+        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line2) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
+        if (nested) {
+          findCallees();
+          const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
+          target = { url: node2.callFrame.url, range: nested, node: holder };
+        }
+      } else {
+        findCallees();
+        let best = null;
+        for (const callee of callees) {
+          const range = rangeOf(callee);
+          if (range === null || !contains(range, line2)) continue;
+          if (best === null || extent(range) < extent(best.range) || extent(range) === extent(best.range) && (callee.hitCount ?? 0) > (best.node.hitCount ?? 0)) {
+            best = { node: callee, range };
+          }
+        }
+        if (best) {
+          target = { url: best.node.callFrame.url, range: best.range, node: best.node };
+        } else {
+          const sibling = scriptRanges.filter((r) => contains(r, line2) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
+          if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
+        }
+      }
+      if (target === null) continue;
+      const nodeId = target.node !== null && underIds.has(target.node.id) ? target.node.id : null;
+      const key = nodeId !== null ? `node:${nodeId}` : `${target.url}:${target.range.startLine}:${target.range.startColumn}`;
+      const entry = byTarget.get(key) ?? { fraction: 0, nodeId, url: target.url, range: target.range };
+      entry.fraction += count / totalTicks;
+      byTarget.set(key, entry);
+    }
+    if (byTarget.size > 0) result.set(node2.id, [...byTarget.values()]);
+  }
+  return result;
+}
+
+// src/profile/call-tree.ts
+function newBuilder(fn) {
+  return { node: { fn, key: functionKey(fn), self: 0, total: 0, children: [], deoptReasons: [] }, index: /* @__PURE__ */ new Map() };
+}
+function childOf(parent, fn) {
+  const key = functionKey(fn);
+  let child = parent.index.get(key);
+  if (!child) {
+    child = newBuilder(fn);
+    parent.index.set(key, child);
+    parent.node.children.push(child.node);
+  }
+  return child;
+}
+function apportion(count, fractions) {
+  const exact = fractions.map((f) => f * count);
+  const whole = exact.map(Math.floor);
+  let left = Math.round(fractions.reduce((a, b) => a + b, 0) * count) - whole.reduce((a, b) => a + b, 0);
+  const order = exact.map((e, i) => [e - whole[i], i]).sort((a, b) => b[0] - a[0]);
+  for (const [, i] of order) {
+    if (left <= 0) break;
+    whole[i]++;
+    left--;
+  }
+  return whole;
+}
+var anonymousFrame = (url2, range) => ({
+  functionName: range.name,
+  scriptId: "",
+  url: url2,
+  lineNumber: range.startLine - 1,
+  columnNumber: range.startColumn - 1
+});
+function buildCallTree(profiles, options) {
+  const root = newBuilder(identifyFrame({ functionName: ROOT_NAME, scriptId: "0", url: "", lineNumber: -1, columnNumber: -1 }, options.root));
+  let idleSamples = 0;
+  let inlinedSamples = 0;
+  const perProfile = [];
+  for (const profile of profiles) {
+    const counts = countSamples(profile, options.window);
+    const self2 = new Map(counts);
+    const extraChildren = /* @__PURE__ */ new Map();
+    if (options.ranges) {
+      for (const [id, targets] of inlineTargets(profile, options.ranges)) {
+        const count = counts.get(id) ?? 0;
+        if (count === 0) continue;
+        const shares = apportion(count, targets.map((t) => t.fraction));
+        targets.forEach((target, i) => {
+          const share2 = shares[i];
+          if (share2 === 0) return;
+          self2.set(id, (self2.get(id) ?? 0) - share2);
+          inlinedSamples += share2;
+          if (target.nodeId !== null) self2.set(target.nodeId, (self2.get(target.nodeId) ?? 0) + share2);
+          else extraChildren.set(id, [...extraChildren.get(id) ?? [], { url: target.url, range: target.range, count: share2 }]);
+        });
+      }
+    }
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    let profileSamples = 0;
+    const stack = [[profile.nodes[0], root]];
+    while (stack.length) {
+      const [node2, builder] = stack.pop();
+      const hits = self2.get(node2.id) ?? 0;
+      if (node2.callFrame.functionName === IDLE_NAME && node2.callFrame.url === "") {
+        idleSamples += hits;
+        continue;
+      }
+      builder.node.self += hits;
+      profileSamples += hits;
+      if (node2.deoptReason && !builder.node.deoptReasons.includes(node2.deoptReason)) builder.node.deoptReasons.push(node2.deoptReason);
+      for (const extra of extraChildren.get(node2.id) ?? []) {
+        childOf(builder, identifyFrame(anonymousFrame(extra.url, extra.range), options.root)).node.self += extra.count;
+        profileSamples += extra.count;
+      }
+      for (const childId of node2.children ?? []) {
+        const child = byId.get(childId);
+        if (child) stack.push([child, childOf(builder, identifyFrame(child.callFrame, options.root))]);
+      }
+    }
+    perProfile.push(profileSamples);
+  }
+  const finish2 = (node2) => {
+    node2.total = node2.self + node2.children.reduce((sum, child) => sum + finish2(child), 0);
+    node2.children = node2.children.filter((c) => c.total > 0).sort((a, b) => b.total - a.total || (a.key < b.key ? -1 : 1));
+    return node2.total;
+  };
+  finish2(root.node);
+  return { root: root.node, samples: root.node.total, idleSamples, inlinedSamples, perProfile };
+}
+
+// src/profile/diff.ts
+function matchFunctions(base, head) {
+  const pairs = [];
+  const headByKey = new Map(head.map((f) => [functionKey(f), f]));
+  const unmatchedBase = [];
+  const matchedHead = /* @__PURE__ */ new Set();
+  for (const b of base) {
+    const h = headByKey.get(functionKey(b));
+    if (h && !matchedHead.has(h)) {
+      pairs.push([b, h]);
+      matchedHead.add(h);
+    } else {
+      unmatchedBase.push(b);
+    }
+  }
+  const unmatchedHead = head.filter((h) => !matchedHead.has(h));
+  const byNameFile = (list) => {
+    const groups = /* @__PURE__ */ new Map();
+    for (const f of list) {
+      const key = `${f.name}\0${f.file}`;
+      groups.set(key, [...groups.get(key) ?? [], f]);
+    }
+    return groups;
+  };
+  const headGroups = byNameFile(unmatchedHead);
+  for (const [key, bases] of byNameFile(unmatchedBase)) {
+    const heads = headGroups.get(key);
+    if (bases.length === 1 && heads?.length === 1 && bases[0].file !== "") {
+      pairs.push([bases[0], heads[0]]);
+      headGroups.delete(key);
+    } else {
+      for (const b of bases) pairs.push([b, null]);
+    }
+  }
+  for (const heads of headGroups.values()) for (const h of heads) pairs.push([null, h]);
+  return pairs;
+}
+function share(f, samples) {
+  if (f === null) return null;
+  return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
+}
+function diffProfiles(base, head) {
+  return matchFunctions(base.functions, head.functions).map(([b, h]) => {
+    const id = h ?? b;
+    const baseShare = share(b, base.samples);
+    const headShare = share(h, head.samples);
+    const reasons = [.../* @__PURE__ */ new Set([...h?.deoptReasons ?? [], ...b?.deoptReasons ?? []])];
+    return {
+      name: id.name,
+      file: id.file,
+      line: id.line,
+      column: id.column,
+      category: id.category,
+      package: id.package,
+      baseLine: b && h && b.line !== h.line ? b.line : null,
+      status: b && h ? "both" : h ? "new" : "gone",
+      base: baseShare,
+      head: headShare,
+      change: (headShare?.self ?? 0) - (baseShare?.self ?? 0),
+      deoptReasons: reasons
+    };
   });
 }
-async function repositoryRoot(dir) {
-  try {
-    return await git(["rev-parse", "--show-toplevel"], dir);
-  } catch {
-    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
-  }
+function peakSelf(c) {
+  return Math.max(c.base?.self ?? 0, c.head?.self ?? 0);
 }
-async function resolveCommit(root, ref, what) {
-  try {
-    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
-  } catch {
-    throw new SetupError(
-      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
-    );
-  }
+function hottestChanges(changes, categories, limit) {
+  return changes.filter((c) => categories.includes(c.category) && peakSelf(c) > 0).sort((a, b) => peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name));
 }
-async function defaultBranch(root) {
-  try {
-    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
-  } catch {
-    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
-      try {
-        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
-        return candidate;
-      } catch {
-      }
+function boundSummaries(base, head, limit) {
+  const keep = /* @__PURE__ */ new Set();
+  for (const side of [base, head]) {
+    for (const category of ["own", "dependency", "node", "native"]) {
+      const inCategory = side.functions.filter((f) => f.category === category);
+      for (const f of [...inCategory].sort(compareHotness).slice(0, limit)) keep.add(f);
+      for (const f of [...inCategory].sort((a, b) => b.total - a.total || compareHotness(a, b)).slice(0, limit)) keep.add(f);
     }
   }
-  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
-}
-async function prepareTrees(request2, ports) {
-  const root = await repositoryRoot(request2.repoDir);
-  const created = [];
-  const dispose = async () => {
-    for (const dir of created.reverse()) {
-      try {
-        await git(["worktree", "remove", "--force", dir], root);
-      } catch (e) {
-        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
-        rmSync(dir, { recursive: true, force: true });
-      }
+  for (const [b, h] of matchFunctions(base.functions, head.functions)) {
+    if (b && keep.has(b) || h && keep.has(h)) {
+      if (b) keep.add(b);
+      if (h) keep.add(h);
     }
-    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
+  }
+  const bound = (side) => ({
+    ...side,
+    functions: side.functions.filter((f) => keep.has(f)),
+    functionCount: side.functions.length
+  });
+  return { base: bound(base), head: bound(head) };
+}
+
+// src/profile/flamegraph.ts
+function inert(text2) {
+  return text2.replace(/</g, "\u2039").replace(/>/g, "\u203A");
+}
+function zeroXUrl(node2) {
+  const { file: file2, category } = node2.fn;
+  if (category === "native" || file2 === "") return "";
+  if (category === "node") return `${file2.replace(/^node:/, "")}.js`;
+  return file2.startsWith("/") ? file2 : `./${file2}`;
+}
+function flamegraphProfile(tree) {
+  const nodes = [];
+  const add = (node2) => {
+    const id = nodes.length + 1;
+    const entry = {
+      id,
+      callFrame: {
+        functionName: inert(node2.fn.name),
+        scriptId: "0",
+        url: inert(zeroXUrl(node2)),
+        lineNumber: node2.fn.line,
+        columnNumber: node2.fn.column
+      },
+      hitCount: node2.self,
+      children: []
+    };
+    nodes.push(entry);
+    entry.children = node2.children.map(add);
+    return id;
   };
-  const addWorktree = async (side, sha) => {
-    mkdirSync(request2.scratchDir, { recursive: true });
-    const dir = join2(request2.scratchDir, side);
-    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
-    created.push(dir);
-    return dir;
-  };
-  try {
-    let head;
-    if (request2.headRef) {
-      const sha = await resolveCommit(root, request2.headRef, "The head ref");
-      head = { side: "head", ref: request2.headRef, sha, dirty: false, root: await addWorktree("head", sha), temporary: true };
-    } else {
-      const sha = await resolveCommit(root, "HEAD", "HEAD");
-      const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
-      const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-      head = { side: "head", ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0, root, temporary: false };
-    }
-    const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
-    let baseSha = baseTip;
-    if (request2.mergeBase) {
-      try {
-        baseSha = await git(["merge-base", head.sha, baseTip], root);
-      } catch {
-        throw new SetupError(
-          `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
-        );
-      }
-    }
-    const base = { side: "base", ref: request2.baseRef, sha: baseSha, dirty: false, root: await addWorktree("base", baseSha), temporary: true };
-    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
-    return { base, head, dispose };
-  } catch (e) {
-    await dispose();
-    throw e;
-  }
+  add(tree.root);
+  return { nodes, startTime: 0, endTime: 0, samples: [], timeDeltas: [] };
 }
-function installCommand(dir) {
-  if (existsSync2(join2(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
-  if (existsSync2(join2(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
-  if (existsSync2(join2(dir, "package-lock.json")) || existsSync2(join2(dir, "npm-shrinkwrap.json"))) return "npm ci";
-  if (!existsSync2(join2(dir, "package.json"))) return null;
+var CATEGORY_INDEX = { own: 0, dependency: 1, node: 2, native: 3 };
+function framesOf(input2, strings) {
+  const id = (text2) => {
+    let index = strings.get(text2);
+    if (index === void 0) {
+      index = strings.size;
+      strings.set(text2, index);
+    }
+    return index;
+  };
+  const baseChildren = /* @__PURE__ */ new Map();
+  const baseChild = (parent, key) => {
+    if (parent === null) return null;
+    let index = baseChildren.get(parent);
+    if (!index) {
+      index = new Map(parent.children.map((c) => [c.key, c]));
+      baseChildren.set(parent, index);
+    }
+    return index.get(input2.moved.get(key) ?? key) ?? null;
+  };
+  const build2 = (node2, base) => [
+    id(node2.fn.name),
+    id(describeLocation(node2.fn)),
+    CATEGORY_INDEX[node2.fn.category],
+    node2.self,
+    node2.total,
+    base === null ? -1 : base.self,
+    node2.children.map((child) => build2(child, baseChild(base, child.key)))
+  ];
+  return build2(input2.head.root, input2.base.root);
+}
+function scriptJson(value) {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+function escapeHtml(text2) {
+  return text2.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+}
+function renderDiffFlamegraph(input2) {
+  const strings = /* @__PURE__ */ new Map();
+  const root = framesOf(input2, strings);
+  const data = {
+    title: input2.title,
+    headSamples: input2.head.samples,
+    baseSamples: input2.base.samples,
+    strings: [...strings.keys()],
+    root
+  };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(`Differential flamegraph \xB7 ${input2.title}`)}</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<header>
+  <h1 id="title"></h1>
+  <p id="summary"></p>
+  <div class="bar">
+    <div id="legend" aria-label="colour legend"></div>
+    <input id="search" type="search" placeholder="search functions" aria-label="search functions" autocomplete="off">
+    <span id="matches"></span>
+    <button id="reset" type="button">reset zoom</button>
+  </div>
+</header>
+<main id="graph" role="img" aria-label="differential flamegraph"></main>
+<footer id="details">Hover a frame for its numbers; click to zoom in.</footer>
+<script id="data" type="application/json">${scriptJson(data)}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+var PAGE_STYLE = `
+body { margin: 0; font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; background: #fff; }
+header { padding: 10px 14px 6px; border-bottom: 1px solid #ddd; }
+h1 { font-size: 16px; margin: 0 0 4px; }
+#summary { margin: 0 0 8px; color: #555; }
+.bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
+#legend { display: flex; align-items: center; gap: 6px; }
+#legend .scale { width: 220px; height: 12px; border: 1px solid #bbb; }
+#legend .new { display: inline-block; width: 18px; height: 12px; border: 1px dashed #444; background: #fff; }
+#search { width: 220px; padding: 3px 6px; }
+#matches { color: #5b2a86; font-weight: 600; }
+#graph { position: relative; margin: 8px 14px; }
+.frame { position: absolute; height: 17px; box-sizing: border-box; border: 1px solid #fff; overflow: hidden;
+  white-space: nowrap; text-overflow: ellipsis; font-size: 11px; line-height: 15px; padding: 0 3px; cursor: pointer; }
+.frame.newpath { border: 1px dashed #444; }
+.frame.ancestor { opacity: 0.55; }
+.frame.match { outline: 2px solid #7b1fa2; outline-offset: -2px; font-weight: 700; color: #4a148c; }
+footer { position: sticky; bottom: 0; background: #f7f7f7; border-top: 1px solid #ddd; padding: 6px 14px; min-height: 18px; }
+`;
+var PAGE_SCRIPT = String.raw`
+(function () {
+  var data = JSON.parse(document.getElementById('data').textContent);
+  var S = data.strings, ROW = 18, CATS = ['own code', 'dependency', 'Node core', 'V8/native'];
+  var graph = document.getElementById('graph');
+  var search = document.getElementById('search');
+  var matches = document.getElementById('matches');
+  var details = document.getElementById('details');
+  function pct(x) { return (100 * x).toFixed(x >= 0.1 ? 1 : 2) + '%'; }
+  function pp(x) { var v = 100 * x; return (v > 0 ? '+' : v < 0 ? '\u2212' : '') + Math.abs(v).toFixed(Math.abs(v) >= 10 ? 1 : 2) + ' pp'; }
+  function headShare(f) { return data.headSamples > 0 ? f[3] / data.headSamples : 0; }
+  function baseShare(f) { return f[5] < 0 || data.baseSamples === 0 ? 0 : f[5] / data.baseSamples; }
+  function delta(f) { return headShare(f) - baseShare(f); }
+  var maxAbs = 0;
+  (function walk(f) { maxAbs = Math.max(maxAbs, Math.abs(delta(f))); f[6].forEach(walk); })(data.root);
+  var scale = Math.max(maxAbs, 0.001);
+  function colour(f) {
+    if (f[3] === 0 && f[5] <= 0) return 'hsl(0, 0%, 91%)';
+    var d = delta(f), t = Math.min(1, Math.abs(d) / scale);
+    var light = 96 - 46 * t;
+    return d >= 0 ? 'hsl(4, 85%, ' + light + '%)' : 'hsl(214, 85%, ' + light + '%)';
+  }
+  document.getElementById('title').textContent = 'Differential flamegraph \u00b7 ' + data.title;
+  document.getElementById('summary').textContent =
+    'Head\u2019s call tree (width: head\u2019s total time, ' + data.headSamples + ' samples); colour: change of each frame\u2019s self time against the same call path in base (' +
+    data.baseSamples + ' samples), in percentage points of each side\u2019s samples. Frames only in base are not drawn: see the base flamegraph.';
+  var legend = document.getElementById('legend');
+  legend.appendChild(document.createTextNode('\u2212' + (100 * scale).toFixed(1) + ' pp'));
+  var bar = document.createElement('span'); bar.className = 'scale';
+  bar.style.background = 'linear-gradient(to right, hsl(214,85%,50%), hsl(0,0%,96%), hsl(4,85%,50%))';
+  legend.appendChild(bar);
+  legend.appendChild(document.createTextNode('+' + (100 * scale).toFixed(1) + ' pp (red: more self time in head, blue: less)'));
+  var dashed = document.createElement('span'); dashed.className = 'new'; legend.appendChild(dashed);
+  legend.appendChild(document.createTextNode('not in base'));
+
+  var zoomPath = [data.root], term = '';
+  function isMatch(f) {
+    return term !== '' && (S[f[0]].toLowerCase().indexOf(term) >= 0 || S[f[1]].toLowerCase().indexOf(term) >= 0);
+  }
+  function describe(f) {
+    return S[f[0]] + ' \u2014 ' + S[f[1]] + ' (' + CATS[f[2]] + ') \u00b7 head self ' + pct(headShare(f)) +
+      (f[5] < 0 ? ' (not in base)' : ', base ' + pct(baseShare(f)) + ', change ' + pp(delta(f))) +
+      ' \u00b7 head total ' + pct(data.headSamples ? f[4] / data.headSamples : 0);
+  }
+  function frameDiv(f, left, width, depth, ancestor) {
+    var div = document.createElement('div');
+    div.className = 'frame' + (f[5] < 0 ? ' newpath' : '') + (ancestor ? ' ancestor' : '') + (isMatch(f) ? ' match' : '');
+    div.style.left = left + '%';
+    div.style.width = width + '%';
+    div.style.top = depth * ROW + 'px';
+    div.style.background = colour(f);
+    div.textContent = S[f[0]];
+    div.title = describe(f);
+    div.dataset.name = S[f[0]];
+    div.addEventListener('mouseenter', function () { details.textContent = describe(f); });
+    div.addEventListener('click', function (event) { event.stopPropagation(); zoomTo(f); });
+    graph.appendChild(div);
+  }
+  var parents = new Map();
+  (function index(f) { f[6].forEach(function (c) { parents.set(c, f); index(c); }); })(data.root);
+  function zoomTo(f) {
+    var path = [f];
+    while (parents.has(path[0])) path.unshift(parents.get(path[0]));
+    zoomPath = path;
+    render();
+  }
+  function render() {
+    graph.textContent = '';
+    var focus = zoomPath[zoomPath.length - 1], minWidth = 100 / Math.max(200, graph.clientWidth || 1000) / 2, depthMax = 0;
+    zoomPath.forEach(function (f, depth) { if (depth < zoomPath.length - 1) frameDiv(f, 0, 100, depth, true); });
+    (function draw(f, left, width, depth) {
+      if (width < minWidth) return;
+      depthMax = Math.max(depthMax, depth);
+      frameDiv(f, left, width, depth, false);
+      var x = left;
+      f[6].forEach(function (c) {
+        var w = focus[4] > 0 ? (c[4] / focus[4]) * 100 : 0;
+        draw(c, x, w, depth + 1);
+        x += w;
+      });
+    })(focus, 0, 100, zoomPath.length - 1);
+    graph.style.height = (depthMax + 1) * ROW + 4 + 'px';
+  }
+  function runSearch() {
+    term = search.value.trim().toLowerCase();
+    var count = 0, samples = 0;
+    (function walk(f, inside) {
+      var hit = isMatch(f);
+      if (hit) { count++; if (!inside) samples += f[4]; }
+      f[6].forEach(function (c) { walk(c, inside || hit); });
+    })(data.root, false);
+    matches.textContent = term === '' ? '' : count + (count === 1 ? ' frame' : ' frames') + ' \u00b7 ' + pct(data.headSamples ? samples / data.headSamples : 0) + ' of head';
+    render();
+  }
+  search.addEventListener('input', runSearch);
+  document.getElementById('reset').addEventListener('click', function () { zoomPath = [data.root]; render(); });
+  window.addEventListener('resize', render);
+  render();
+})();
+`;
+
+// src/engine/zerox.ts
+import { existsSync as existsSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync8 } from "node:fs";
+import { createRequire as createRequire2 } from "node:module";
+import { dirname as dirname2, join as join6 } from "node:path";
+var requireHere = createRequire2(import.meta.url);
+var FlamegraphError = class extends PerfgateError {
+};
+function installedVersion() {
   try {
-    const pkg = JSON.parse(readFileSync6(join2(dir, "package.json"), "utf8"));
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? "npm install" : null;
+    const manifest = requireHere.resolve("0x/package.json");
+    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
+    return { version: version2, cmd: join6(dirname2(manifest), "cmd.js") };
   } catch {
     return null;
   }
 }
-function serviceDir(tree, service) {
-  return join2(tree.root, service.cwd);
+function zeroXVersion() {
+  if (true) return "6.0.0";
+  const installed = installedVersion();
+  if (!installed) throw new FlamegraphError("0x is not installed with perfgate: run npm ci in perfgate.");
+  return installed.version;
 }
-async function setupTree(tree, options, ports) {
-  const dir = serviceDir(tree, options.service);
-  if (!existsSync2(dir)) {
-    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+async function ensureZeroX(options) {
+  const version2 = zeroXVersion();
+  const installed = installedVersion();
+  if (installed && installed.version === version2) return installed.cmd;
+  const prefix = join6(options.toolsDir, `0x-${version2}`);
+  const cmd = join6(prefix, "node_modules", "0x", "cmd.js");
+  if (existsSync3(cmd)) return cmd;
+  mkdirSync3(prefix, { recursive: true });
+  options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
+  const args = ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--omit=dev", `0x@${version2}`];
+  const result = await runProcess("npm", args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 3e5 }).catch(
+    (e) => ({ code: null, signal: null, timedOut: false, error: e.message })
+  );
+  if (result.code !== 0 || !existsSync3(cmd)) {
+    throw new FlamegraphError(
+      `Could not install 0x@${version2} for the flamegraphs (npm ${args.join(" ")}: ${describeExit(result)}). Its log: ${options.logFile}
+${tailFile(options.logFile, 10)}`
+    );
   }
-  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  if (install && !tree.temporary && existsSync2(join2(dir, "node_modules"))) install = null;
-  const steps = [
-    ["install", install],
-    ["build", options.service.build]
-  ];
-  for (const [phase, command2] of steps) {
-    if (!command2) continue;
-    ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join2(options.logDir, `${tree.side}-${phase}.log`);
-    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
-    if (result.code !== 0) {
-      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new SetupError(
-        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
-${tailFile(logFile, 15)}`
-      );
+  return cmd;
+}
+function describeExit(result) {
+  if (result.error) return result.error;
+  if (result.timedOut) return "timed out";
+  return result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
+}
+async function renderFlamegraph(options) {
+  const args = [options.cmd, "--visualize-cpu-profile", options.input, "--output-html", options.output, "--title", options.title, "--quiet"];
+  const result = await runProcess("node", args, {
+    cwd: dirname2(options.input),
+    env: options.env,
+    logFile: options.logFile,
+    tracker: options.tracker,
+    timeoutMs: 12e4
+  }).catch((e) => ({ code: null, signal: null, timedOut: false, error: e.message }));
+  if (result.code !== 0 || !existsSync3(options.output)) {
+    throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}
+${tailFile(options.logFile, 10)}`);
+  }
+}
+
+// src/engine/profile.ts
+var PROFILE_TABLE_LIMIT = 25;
+var PROFILE_WARMUP_CAP_MS = 2e3;
+var PROFILE_STOP_GRACE_MS = 15e3;
+function profiledScenarios(config2) {
+  const profile = config2.profile;
+  if (!profile?.enabled) return [];
+  return profile.scenarios === null ? config2.scenarios : config2.scenarios.filter((s) => profile.scenarios.includes(s.name));
+}
+function slugOf(name, taken) {
+  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "scenario";
+  let slug = base;
+  for (let i = 2; taken.has(slug); i++) slug = `${base}-${i}`;
+  taken.add(slug);
+  return slug;
+}
+function monotonicUs() {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+function nodeInfo(env, cwd) {
+  const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  return new Promise((resolve2) => {
+    execFile3("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
+      const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
+      resolve2({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
+    });
+  });
+}
+function profilerSettings(info, dir, profile) {
+  const env = { PERFGATE_PROFILE: "1", PERFGATE_PROFILE_DIR: dir };
+  if (info.cpuProfInNodeOptions) {
+    return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
+  }
+  return { env: { ...env, PERFGATE_PROFILE_INSPECTOR_US: String(profile.intervalUs) }, nodeOptions: "" };
+}
+function readFunctionRanges(dir, names, profiles) {
+  const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
+  const byUrl = /* @__PURE__ */ new Map();
+  for (const name of names) {
+    let scripts;
+    try {
+      scripts = JSON.parse(readFileSync9(join7(dir, name), "utf8"));
+    } catch {
+      continue;
+    }
+    for (const [url2, functions] of Object.entries(scripts)) {
+      if (!sampled.has(url2)) continue;
+      const known = byUrl.get(url2) ?? /* @__PURE__ */ new Map();
+      for (const fn of functions) known.set(`${fn[1]}:${fn[2]}`, fn);
+      byUrl.set(url2, known);
+    }
+  }
+  const ranges = /* @__PURE__ */ new Map();
+  for (const [url2, functions] of byUrl) {
+    const path = scriptPath(url2);
+    if (path === null) continue;
+    try {
+      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
+    } catch {
+    }
+  }
+  return ranges;
+}
+async function profileSide(phase, side, scenario, dir, ports) {
+  const started = Date.now();
+  const { config: config2 } = phase;
+  const profile = config2.profile;
+  const cwd = serviceDir(phase.trees[side], config2.service);
+  const info = await nodeInfo(phase.env, cwd);
+  mkdirSync4(dir, { recursive: true });
+  ports.progress({ phase: "profile", side, scenario: scenario.name });
+  const service = await Service.start({
+    side,
+    config: config2.service,
+    dir: cwd,
+    env: phase.env,
+    logFile: join7(phase.logDir, `${side}.log`),
+    statusFile: join7(phase.logDir, `${side}-profile.status`),
+    tracker: phase.tracker,
+    profiling: profilerSettings(info, dir, profile)
+  });
+  let window2;
+  let requests;
+  try {
+    await service.waitReady();
+    const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
+    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs);
+    service.assertRunning("while warming up under the profiler");
+    const startUs = monotonicUs();
+    const sample = await runLoad(service.url, scenario, profile.durationMs);
+    window2 = { startUs, endUs: monotonicUs() };
+    requests = sample.requests;
+    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
+  } finally {
+    await service.stop(PROFILE_STOP_GRACE_MS);
+  }
+  const names = readdirSync3(dir);
+  const files = names.filter((n) => n.endsWith(".cpuprofile")).sort();
+  if (files.length === 0) {
+    throw new PerfgateError(
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join7(phase.logDir, `${side}.log`)}`
+    );
+  }
+  const profiles = files.map((f) => parseCpuProfile(readFileSync9(join7(dir, f), "utf8"), join7(dir, f)));
+  const ranges = readFunctionRanges(
+    dir,
+    names.filter((n) => n.startsWith("FUNCTIONS.")),
+    profiles
+  );
+  const tree = buildCallTree(profiles, { root: realpathSync(phase.trees[side].root), window: window2, ranges });
+  return {
+    tree,
+    info,
+    files: files.map((f) => join7(dir, f)),
+    requests,
+    windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
+    wallMs: Date.now() - started
+  };
+}
+async function profileScenario(phase, scenario, slug, ports) {
+  const profile = phase.config.profile;
+  const dir = join7(phase.outDir, "profiles", slug);
+  const runs = {};
+  for (const side of ["base", "head"]) {
+    if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
+    runs[side] = await profileSide(phase, side, scenario, join7(dir, side), ports);
+  }
+  const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
+  const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
+  const runDir = (path) => relative(phase.outDir, path);
+  const sideResult = (side) => {
+    const run = runs[side];
+    const merged = join7(dir, `${side}.cpuprofile`);
+    writeFileSync5(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    return {
+      ...bounded[side],
+      profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
+      nodeVersion: run.info.version,
+      requests: run.requests,
+      windowMs: run.windowMs,
+      wallMs: run.wallMs,
+      processes: run.files.map((file2, i) => ({ file: runDir(file2), samples: run.tree.perProfile[i] ?? 0 })),
+      merged: runDir(merged),
+      inlinedSamples: run.tree.inlinedSamples
+    };
+  };
+  const entry = {
+    scenario: scenario.name,
+    durationMs: profile.durationMs,
+    intervalUs: profile.intervalUs,
+    sides: { base: sideResult("base"), head: sideResult("head") },
+    files: { head: null, base: null, diff: null },
+    renderMs: null
+  };
+  const renderStarted = Date.now();
+  const { results } = phase;
+  const label = (side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
+  const moved = /* @__PURE__ */ new Map();
+  for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
+    if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
+  }
+  const diffFile = join7(phase.outDir, `flamegraph-${slug}-diff.html`);
+  writeFileSync5(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
+  entry.files.diff = runDir(diffFile);
+  phase.results.profiles = [...phase.results.profiles ?? [], entry];
+  writeResults(phase.resultsPath, phase.results);
+  ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
+  const logFile = join7(phase.logDir, "flamegraphs.log");
+  const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
+  await Promise.all(
+    ["head", "base"].map(async (side) => {
+      const output2 = join7(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      await renderFlamegraph({
+        cmd,
+        input: join7(dir, `${side}.cpuprofile`),
+        output: output2,
+        title: inert(`${scenario.name} \xB7 ${label(side)}`),
+        env: phase.env,
+        logFile,
+        tracker: phase.tracker
+      });
+      entry.files[side] = runDir(output2);
+    })
+  );
+  entry.renderMs = Date.now() - renderStarted;
+  writeResults(phase.resultsPath, phase.results);
+  return entry;
+}
+async function runProfiles(phase, ports) {
+  const scenarios = profiledScenarios(phase.config);
+  if (scenarios.length === 0) return;
+  const taken = /* @__PURE__ */ new Set();
+  for (const scenario of scenarios) {
+    const slug = slugOf(scenario.name, taken);
+    try {
+      await profileScenario(phase, scenario, slug, ports);
+    } catch (e) {
+      if (phase.signal?.aborted || e instanceof CancelledError) throw e;
+      const tableKept = phase.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
+      const message = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
+      phase.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
+      ports.logger.warn(`${scenario.name}: ${message}`);
+      writeResults(phase.resultsPath, phase.results);
     }
   }
 }
 
 // src/engine/run.ts
 async function runCompare(request2, ports) {
-  mkdirSync2(request2.outDir, { recursive: true });
-  const logDir = join3(request2.outDir, "logs");
-  mkdirSync2(logDir, { recursive: true });
-  const resultsPath = join3(request2.outDir, "results.json");
+  mkdirSync5(request2.outDir, { recursive: true });
+  const logDir = join8(request2.outDir, "logs");
+  mkdirSync5(logDir, { recursive: true });
+  const resultsPath = join8(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let results = null;
   ports.progress({ phase: "workspace" });
@@ -57974,7 +59384,7 @@ async function runCompare(request2, ports) {
       baseRef: request2.baseRef,
       mergeBase: request2.mergeBase,
       headRef: request2.headRef,
-      scratchDir: join3(request2.outDir, "trees")
+      scratchDir: join8(request2.outDir, "trees")
     },
     ports
   );
@@ -57999,7 +59409,8 @@ async function runCompare(request2, ports) {
         head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty }
       },
       scenarios: config2.scenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, pairs: [] })),
-      warnings: []
+      warnings: [],
+      ...request2.github && { github: request2.github }
     };
     if (config2.service.env.NODE_ENV && config2.service.env.NODE_ENV !== "production") {
       results.warnings.push({
@@ -58011,9 +59422,45 @@ async function runCompare(request2, ports) {
     for (const tree of [trees.base, trees.head]) {
       await setupTree(tree, { service: config2.service, env, logDir, tracker: request2.tracker }, ports);
     }
-    for (const block of plan.blocks) {
-      await runBlock(block, plan.blocks.length, config2, { base: trees.base, head: trees.head }, results, resultsPath, env, logDir, request2, ports);
+    const sides = { base: trees.base, head: trees.head };
+    const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
+    if (config2.scenarios.length > 0) {
+      for (const block of plan.blocks) {
+        await runBlock(block, plan.blocks.length, config2, sides, results, resultsPath, env, logDir, request2, ports);
+      }
     }
+    if (config2.benchmarks && discovered) {
+      await runBenchmarks(
+        {
+          config: config2.benchmarks,
+          service: config2.service,
+          discovered,
+          seed,
+          results,
+          resultsPath,
+          env,
+          logDir,
+          tracker: request2.tracker,
+          ...request2.signal && { signal: request2.signal }
+        },
+        ports
+      );
+    }
+    await runProfiles(
+      {
+        config: config2,
+        trees: sides,
+        results,
+        resultsPath,
+        outDir: request2.outDir,
+        toolsDir: request2.toolsDir ?? join8(request2.outDir, "tools"),
+        env,
+        logDir,
+        tracker: request2.tracker,
+        ...request2.signal && { signal: request2.signal }
+      },
+      ports
+    );
     results.status = "complete";
     results.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
     writeResults(resultsPath, results);
@@ -58049,8 +59496,8 @@ async function runBlock(block, blocks, config2, trees, results, resultsPath, env
         config: config2.service,
         dir: serviceDir(trees[side], config2.service),
         env,
-        logFile: join3(logDir, `${side}.log`),
-        statusFile: join3(logDir, `${side}-block${block.index + 1}.status`),
+        logFile: join8(logDir, `${side}.log`),
+        statusFile: join8(logDir, `${side}-block${block.index + 1}.status`),
         tracker: request2.tracker
       });
     }
@@ -58498,6 +59945,125 @@ function smallestDetectableShift(intervalHalfWidth, options = {}) {
   return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
 }
 
+// src/gate/benchmarks.ts
+var SIDES = ["base", "head"];
+function keyOf(file2, suite, name, occurrence) {
+  return JSON.stringify([file2, suite, name, occurrence]);
+}
+function labelsOf(seen) {
+  const candidates = (s) => {
+    const suite = s.suite === null ? s.name : `${s.suite} \u203A ${s.name}`;
+    const full = `${s.file} \u203A ${suite}`;
+    return s.occurrence > 1 ? [`${full} #${s.occurrence}`] : [s.name, suite, full];
+  };
+  const counts = /* @__PURE__ */ new Map();
+  for (const s of seen) for (const c of new Set(candidates(s))) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return new Map(seen.map((s) => [s, candidates(s).find((c) => counts.get(c) === 1) ?? candidates(s).at(-1)]));
+}
+function failuresOf(runs) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const run of runs) {
+    const key = JSON.stringify([run.file, run.side]);
+    groups.set(key, [...groups.get(key) ?? [], run]);
+  }
+  const failures = [];
+  for (const group of groups.values()) {
+    const failed = group.filter((r) => r.error !== null);
+    if (failed.length === 0) continue;
+    failures.push({
+      file: group[0].file,
+      side: group[0].side,
+      failedRounds: failed.map((r) => r.round),
+      runs: group.length,
+      message: failed.at(-1).error
+    });
+  }
+  return failures;
+}
+function firstLine2(text2) {
+  return text2.split("\n")[0];
+}
+function inventoryBenchmarks(benchmarks) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const run of benchmarks.runs) {
+    if (run.error !== null) continue;
+    run.benchmarks.forEach((record2, index) => {
+      const key = keyOf(run.file, record2.suite, record2.name, record2.occurrence);
+      let entry = seen.get(key);
+      if (!entry) {
+        entry = {
+          file: run.file,
+          suite: record2.suite,
+          name: record2.name,
+          occurrence: record2.occurrence,
+          library: record2.library,
+          values: { base: /* @__PURE__ */ new Map(), head: /* @__PURE__ */ new Map() },
+          errors: { base: [], head: [] },
+          position: { base: null, head: null }
+        };
+        seen.set(key, entry);
+      }
+      entry.position[run.side] ??= index;
+      if (record2.opsPerSec !== null) entry.values[run.side].set(run.round, record2.opsPerSec);
+      else if (record2.error !== null) entry.errors[run.side].push(record2.error);
+    });
+  }
+  const failures = failuresOf(benchmarks.runs);
+  const fileFailedOn = (file2, side) => {
+    const runs = benchmarks.runs.filter((r) => r.file === file2 && r.side === side);
+    return runs.length > 0 && runs.every((r) => r.error !== null);
+  };
+  const fileOrder = [.../* @__PURE__ */ new Set([...benchmarks.files.base, ...benchmarks.files.head])].sort();
+  const rank = (e) => e.position.base !== null ? [e.position.base, 0] : [e.position.head, 1];
+  const entries = [...seen.values()].sort(
+    (a, b) => fileOrder.indexOf(a.file) - fileOrder.indexOf(b.file) || rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]
+  );
+  const labels = labelsOf(entries);
+  const series = [];
+  const uncompared = [];
+  const notCompared = [];
+  for (const entry of entries) {
+    const identity = {
+      key: keyOf(entry.file, entry.suite, entry.name, entry.occurrence),
+      file: entry.file,
+      suite: entry.suite,
+      name: entry.name,
+      occurrence: entry.occurrence,
+      label: labels.get(entry),
+      library: entry.library
+    };
+    const rounds = [...entry.values.base.keys()].filter((r) => entry.values.head.has(r)).sort((a, b) => a - b);
+    if (rounds.length > 0) {
+      series.push({
+        identity,
+        base: rounds.map((r) => entry.values.base.get(r)),
+        head: rounds.map((r) => entry.values.head.get(r))
+      });
+      continue;
+    }
+    const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
+    const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
+    const missingSide = SIDES.find((side) => !present(side));
+    let status;
+    let reason = null;
+    if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
+      status = missingSide === "base" ? "added" : "removed";
+    } else {
+      status = "failed";
+      const erroredSide = SIDES.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
+      reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
+      notCompared.push(`${identity.label} (${reason})`);
+    }
+    uncompared.push({ ...identity, status, baseOpsPerSec: sideMedian("base"), headOpsPerSec: sideMedian("head"), reason });
+  }
+  for (const file2 of fileOrder) {
+    if (entries.some((e) => e.file === file2)) continue;
+    const failedSides = SIDES.filter((side) => fileFailedOn(file2, side));
+    if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
+  }
+  return { series, uncompared, failures, notCompared };
+}
+
 // src/gate/metrics.ts
 var METRIC_DEFINITIONS = [
   { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
@@ -58514,58 +60080,92 @@ var METRIC_DEFINITIONS = [
 // src/gate/compare.ts
 var MIN_RELIABLE_PAIRS = 10;
 var CONFIDENCE = 0.95;
-function compareResults(results) {
-  const { config: config2 } = results;
-  const draft = [];
-  for (const scenario of results.scenarios) {
-    if (scenario.pairs.length === 0) continue;
-    for (const definition of METRIC_DEFINITIONS) {
-      const rule = config2.gate[definition.id];
-      const base = scenario.pairs.map((p) => definition.value(p.base));
-      const head = scenario.pairs.map((p) => definition.value(p.head));
-      const ratios = base.map((b, i) => Math.log(head[i] / b)).filter(Number.isFinite);
-      if (ratios.length === 0) continue;
-      const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
-      const reached = interval.confidence >= CONFIDENCE - 1e-9;
-      const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
-      const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-      const test = signedRankTest(ratios);
-      const halfWidth = (upper - lower) / 2;
-      draft.push({
-        metric: definition.id,
-        scenario: scenario.name,
-        gated: rule.gated,
-        limit: rule.limit,
-        n: ratios.length,
-        baseMedian: median(base.filter(Number.isFinite)),
-        headMedian: median(head.filter(Number.isFinite)),
-        change: Math.expm1(interval.estimate),
-        ciLow: Math.expm1(lower),
-        ciHigh: Math.expm1(upper),
-        p: test.p,
-        detectable: Number.isFinite(halfWidth) ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: config2.alpha })) : Number.NaN,
-        higherIsBetter: definition.higherIsBetter
-      });
-    }
-  }
-  const gatedIndexes = draft.flatMap((c, i) => c.gated ? [i] : []);
-  const adjusted = holmAdjust(gatedIndexes.map((i) => draft[i].p));
-  const pAdjusted = draft.map((c) => c.p);
+function comparePaired(base, head, rule, alpha, higherIsBetter) {
+  const ratios = base.map((b, i) => Math.log(head[i] / b)).filter(Number.isFinite);
+  if (ratios.length === 0) return null;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
+  const reached = interval.confidence >= CONFIDENCE - 1e-9;
+  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
+  const test = signedRankTest(ratios);
+  const halfWidth = (upper - lower) / 2;
+  return {
+    gated: rule.gated,
+    limit: rule.limit,
+    n: ratios.length,
+    baseMedian: median(base.filter(Number.isFinite)),
+    headMedian: median(head.filter(Number.isFinite)),
+    change: Math.expm1(interval.estimate),
+    ciLow: Math.expm1(lower),
+    ciHigh: Math.expm1(upper),
+    p: test.p,
+    detectable: Number.isFinite(halfWidth) ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha })) : Number.NaN,
+    higherIsBetter
+  };
+}
+function adjustGated(drafts) {
+  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
+  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
+  const pAdjusted = drafts.map((c) => c.p);
   gatedIndexes.forEach((index, k) => {
     pAdjusted[index] = adjusted[k];
   });
-  const comparisons = draft.map((c, i) => {
-    const withP = { ...c, pAdjusted: pAdjusted[i] };
-    return { ...withP, verdict: decideVerdict(withP, config2.alpha) };
+  return pAdjusted;
+}
+function compareResults(results) {
+  const { config: config2 } = results;
+  const metricDrafts = [];
+  for (const scenario of results.scenarios) {
+    if (scenario.pairs.length === 0) continue;
+    for (const definition of METRIC_DEFINITIONS) {
+      const base = scenario.pairs.map((p) => definition.value(p.base));
+      const head = scenario.pairs.map((p) => definition.value(p.head));
+      const draft = comparePaired(base, head, config2.gate[definition.id], config2.alpha, definition.higherIsBetter);
+      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
+    }
+  }
+  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
+  const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, benchRule, config2.alpha, true);
+    return draft ? [{ ...series.identity, ...draft }] : [];
   });
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
+  const decide = (draft, p) => {
+    const withP = { ...draft, pAdjusted: p };
+    return { ...withP, verdict: decideVerdict(withP, config2.alpha) };
+  };
+  const comparisons = metricDrafts.map((d, i) => decide(d, pAdjusted[i]));
   const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
+  let benchmarks;
+  if (inventory) {
+    const benchComparisons = benchDrafts.map((d, i) => decide(d, pAdjusted[metricDrafts.length + i]));
+    benchmarks = {
+      comparisons: benchComparisons,
+      uncompared: inventory.uncompared,
+      failures: inventory.failures,
+      failing: benchComparisons.filter((c) => c.gated && c.verdict === "regression"),
+      notCompared: inventory.notCompared
+    };
+  }
+  const all = [...comparisons, ...benchmarks?.comparisons ?? []];
+  const gatedCount = all.filter((c) => c.gated).length;
+  const family = describeFamily(
+    comparisons.filter((c) => c.gated).length,
+    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
+  );
   return {
     comparisons,
-    decision: failing.length > 0 ? "fail" : "pass",
-    regressions: comparisons.filter((c) => c.verdict === "regression").length,
-    improvements: comparisons.filter((c) => c.verdict === "improvement").length,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 ? "fail" : "pass",
+    regressions: all.filter((c) => c.verdict === "regression").length,
+    improvements: all.filter((c) => c.verdict === "improvement").length,
     failing,
-    warnings: [...results.warnings, ...deriveWarnings(results, comparisons)]
+    warnings: [
+      ...results.warnings,
+      ...deriveWarnings(results, comparisons, family, gatedCount),
+      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []
+    ],
+    ...benchmarks && { benchmarks }
   };
 }
 function decideVerdict(c, alpha) {
@@ -58576,7 +60176,17 @@ function decideVerdict(c, alpha) {
   if (c.ciLow > -c.limit && c.ciHigh < c.limit) return "unchanged";
   return "inconclusive";
 }
-function deriveWarnings(results, comparisons) {
+function pairsNeeded(n, gatedCount, alpha) {
+  if (gatedCount * 2 * 2 ** -n < alpha) return null;
+  return Math.floor(Math.log2(2 * gatedCount / alpha)) + 1;
+}
+function describeFamily(metrics, benchmarks) {
+  const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;
+  if (benchmarks === 0) return plural3(metrics, "metric");
+  if (metrics === 0) return plural3(benchmarks, "micro-benchmark");
+  return `${plural3(metrics, "metric")} and ${plural3(benchmarks, "micro-benchmark")}`;
+}
+function deriveWarnings(results, comparisons, family, gatedCount) {
   const warnings = [];
   if (results.status !== "complete") {
     warnings.push({
@@ -58599,11 +60209,11 @@ function deriveWarnings(results, comparisons) {
       const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
       const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
       if (non2xx > 0) {
-        const share = requests ? (100 * non2xx / requests).toFixed(1) : "100";
+        const share2 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
         warnings.push({
           code: "non-2xx",
           scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
+          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share2}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
         });
       }
       if (failures > 0) {
@@ -58615,14 +60225,13 @@ function deriveWarnings(results, comparisons) {
       }
     }
   }
-  const gatedCount = comparisons.filter((c) => c.gated).length;
   for (const c of comparisons.filter((c2) => c2.gated)) {
-    if (gatedCount * 2 * 2 ** -c.n >= results.config.alpha) {
-      const needed = Math.floor(Math.log2(2 * gatedCount / results.config.alpha)) + 1;
+    const needed = pairsNeeded(c.n, gatedCount, results.config.alpha);
+    if (needed !== null) {
       warnings.push({
         code: "underpowered",
         scenario: c.scenario,
-        message: `With ${c.n} pairs and ${gatedCount} gated metrics no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`
+        message: `With ${c.n} pairs and ${family} no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`
       });
       break;
     }
@@ -58637,6 +60246,50 @@ function deriveWarnings(results, comparisons) {
   }
   return warnings;
 }
+function benchmarkWarnings(results, benchmarks, family, gatedCount) {
+  const warnings = [];
+  const { alpha } = results.config;
+  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
+  if (stoppedEarly !== null) {
+    warnings.push({
+      code: "benchmark-budget",
+      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`
+    });
+  }
+  for (const failure2 of benchmarks.failures) {
+    warnings.push({
+      code: "benchmark-failed",
+      benchmark: failure2.file,
+      message: `failed on ${failure2.side} in ${failure2.failedRounds.length} of ${failure2.runs} runs: ${failure2.message.split("\n")[0]}`
+    });
+  }
+  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
+  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
+    warnings.push({
+      code: "few-rounds",
+      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`
+    });
+  }
+  for (const c of benchmarks.comparisons.filter((c2) => c2.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, alpha);
+    if (needed !== null) {
+      warnings.push({
+        code: "underpowered",
+        benchmark: c.label,
+        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`
+      });
+      break;
+    }
+  }
+  for (const c of benchmarks.comparisons.filter((c2) => c2.gated && c2.verdict === "inconclusive")) {
+    warnings.push({
+      code: "inconclusive",
+      benchmark: c.label,
+      message: `inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More rounds (benchmarks.rounds) narrow the interval.`
+    });
+  }
+  return warnings;
+}
 
 // src/report/format.ts
 var MINUS = "\u2212";
@@ -58646,6 +60299,12 @@ var RATE_UNITS = [
   { divisor: 1e6, suffix: "M/s" },
   { divisor: 1e3, suffix: "k/s" },
   { divisor: 1, suffix: "/s" }
+];
+var OPS_UNITS = [
+  { divisor: 1e9, suffix: "G" },
+  { divisor: 1e6, suffix: "M" },
+  { divisor: 1e3, suffix: "k" },
+  { divisor: 1, suffix: "" }
 ];
 var DURATION_UNITS = [
   { divisor: 1e6, suffix: " s" },
@@ -58669,6 +60328,9 @@ function scaleToUnit(value, units) {
 }
 function formatRate(reqPerSec) {
   return scaleToUnit(reqPerSec, RATE_UNITS);
+}
+function formatOpsPerSec(opsPerSec) {
+  return opsPerSec === null ? NOT_AVAILABLE : scaleToUnit(opsPerSec, OPS_UNITS);
 }
 function formatDurationUs(us) {
   return scaleToUnit(us, DURATION_UNITS);
@@ -58712,8 +60374,8 @@ function formatMetricName(metric) {
 function formatValue2(metric, value) {
   return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
 }
-function sanitizeText(text) {
-  return String(text).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
+function sanitizeText(text2) {
+  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
 }
 var HTML_ENTITIES = {
   "&": "&amp;",
@@ -58722,20 +60384,203 @@ var HTML_ENTITIES = {
   "|": "&#124;",
   "`": "&#96;"
 };
-function escapeMarkdown(text) {
-  return sanitizeText(text).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
+function escapeMarkdown(text2) {
+  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
 }
-function truncate(text, max2) {
-  const chars = [...text];
-  if (chars.length <= max2) return text;
+function truncate(text2, max2) {
+  const chars = [...text2];
+  if (chars.length <= max2) return text2;
   return chars.slice(0, Math.max(0, max2 - 1)).join("") + "\u2026";
+}
+
+// src/config/types.ts
+var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "cpu_per_request"];
+var GATE_KEYS = [...METRICS, "benchmarks"];
+
+// src/report/verdicts.ts
+function scenarioOrder(results, comparisons) {
+  const names = results.scenarios.map((s) => s.name);
+  for (const c of comparisons) if (!names.includes(c.scenario)) names.push(c.scenario);
+  return names;
+}
+function byGateThenMetric(a, b) {
+  if (a.gated !== b.gated) return a.gated ? -1 : 1;
+  return METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric);
+}
+function orderRows(results, analysis) {
+  return scenarioOrder(results, analysis.comparisons).flatMap(
+    (scenario) => analysis.comparisons.filter((c) => c.scenario === scenario).sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0 }))
+  );
+}
+function allComparisons(analysis) {
+  return [...analysis.comparisons, ...analysis.benchmarks?.comparisons ?? []];
+}
+function countVerdicts(comparisons) {
+  const count = (keep) => comparisons.filter(keep).length;
+  return {
+    regressions: count((c) => c.verdict === "regression"),
+    gatedRegressions: count((c) => c.verdict === "regression" && c.gated),
+    improvements: count((c) => c.verdict === "improvement"),
+    unchanged: count((c) => c.verdict === "unchanged"),
+    inconclusive: count((c) => c.verdict === "inconclusive")
+  };
+}
+function plural2(n, singular, pluralForm = `${singular}s`) {
+  return `${n} ${n === 1 ? singular : pluralForm}`;
+}
+function describeRegressions(counts) {
+  const text2 = plural2(counts.regressions, "regression");
+  if (counts.gatedRegressions === counts.regressions) return text2;
+  return `${text2} (${counts.gatedRegressions === 0 ? "none" : counts.gatedRegressions} gated)`;
+}
+function describeCounts(counts) {
+  const parts = [
+    describeRegressions(counts),
+    plural2(counts.improvements, "improvement"),
+    `${counts.unchanged} unchanged`
+  ];
+  if (counts.inconclusive > 0) parts.push(`${counts.inconclusive} inconclusive`);
+  return parts.join(" \xB7 ");
+}
+function describeFailingLimits(failing, benchmarks) {
+  const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
+  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent2(c.limit)}`);
+  limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent2(c.limit)}`));
+  return [...new Set(limits)];
+}
+function listSome(items, shown = 2) {
+  const more = items.length - shown;
+  return more > 0 ? `${items.slice(0, shown).join("; ")}; and ${more} more` : items.join("; ");
+}
+function describeDecision(analysis, escapeText) {
+  let text2 = "passing";
+  if (analysis.decision === "fail") {
+    const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? []);
+    text2 = limits.length === 0 ? "failing" : `failing (${limits.join(", ")})`;
+  }
+  const notCompared = analysis.benchmarks?.notCompared ?? [];
+  if (notCompared.length > 0) {
+    const what = notCompared.length === 1 ? "1 micro-benchmark" : `${notCompared.length} micro-benchmarks`;
+    text2 += `; ${what} could not be compared: ${escapeText(listSome(notCompared))}`;
+  }
+  return text2;
+}
+function orderBenchmarkRows(analysis) {
+  const benchmarks = analysis.benchmarks;
+  if (!benchmarks) return [];
+  const uncompared = ["added", "removed", "failed"].flatMap(
+    (status) => benchmarks.uncompared.filter((b) => b.status === status)
+  );
+  return [...benchmarks.comparisons, ...uncompared];
+}
+function verdictTone(comparison) {
+  switch (comparison.verdict) {
+    case "regression":
+      return comparison.gated ? "fail" : "warn";
+    case "improvement":
+      return "good";
+    case "unchanged":
+      return "neutral";
+    default:
+      return "unknown";
+  }
+}
+
+// src/report/benchmarks.ts
+var ABSENT = "\u2014";
+function isComparison(row) {
+  return "verdict" in row;
+}
+function benchmarkRows(analysis) {
+  return orderBenchmarkRows(analysis).map((row) => {
+    if (isComparison(row)) {
+      return {
+        label: row.label,
+        gated: row.gated,
+        base: formatOpsPerSec(row.baseMedian),
+        head: formatOpsPerSec(row.headMedian),
+        change: `${formatChange(row.change)} ${formatInterval(row.ciLow, row.ciHigh)}`,
+        status: verdictTone(row),
+        reason: null,
+        comparison: row
+      };
+    }
+    const side = (ops, present) => present ? formatOpsPerSec(ops) : ABSENT;
+    return {
+      label: row.label,
+      gated: false,
+      base: side(row.baseOpsPerSec, row.status !== "added"),
+      head: side(row.headOpsPerSec, row.status !== "removed"),
+      change: ABSENT,
+      status: row.status,
+      reason: row.reason,
+      comparison: null
+    };
+  });
+}
+function benchmarkNoise(results, key) {
+  if (!results.benchmarks) return null;
+  const series = inventoryBenchmarks(results.benchmarks).series.find((s) => s.identity.key === key);
+  if (!series) return null;
+  const changes = series.base.map((b, i) => series.head[i] / b - 1).filter(Number.isFinite);
+  if (changes.length < 2) return null;
+  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
+}
+function describeBenchmarkMethod(results) {
+  const rounds = results.benchmarks?.rounds ?? 0;
+  return `each number is one process's mean ops/s; ${rounds} ${rounds === 1 ? "round" : "rounds"}, a fresh process per file and side`;
+}
+
+// src/report/hot-functions.ts
+var HOT_FUNCTION_ROWS = 10;
+var OTHER_CATEGORIES = ["dependency", "node", "native"];
+function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
+  return (results.profiles ?? []).map((profile) => {
+    const changes = diffProfiles(profile.sides.base, profile.sides.head);
+    const own2 = hottestChanges(changes, ["own"], rows);
+    const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
+    return { profile, own: own2, other, deoptimized: [...own2, ...other].filter((c) => c.deoptReasons.length > 0) };
+  });
+}
+function formatShare(fraction) {
+  if (fraction === null || fraction === void 0) return "\u2014";
+  if (fraction > 0 && fraction < 5e-4) return "<0.1%";
+  return `${(fraction * 100).toFixed(1)}%`;
+}
+function formatPoints(change) {
+  return formatChange(change).replace(/%$/, " pp");
+}
+function describeMarker(c) {
+  if (c.status === "new") return "new";
+  if (c.status === "gone") return "gone";
+  return c.baseLine !== null ? `moved from line ${c.baseLine}` : "";
+}
+function describeTotals(c) {
+  return `${formatShare(c.base?.total)} \u2192 ${formatShare(c.head?.total)}`;
+}
+function sourceSide(c) {
+  return c.status === "gone" ? "base" : "head";
+}
+function flamegraphFiles(profile) {
+  const { head, base, diff } = profile.files;
+  return [
+    { kind: "head", file: head },
+    { kind: "base", file: base },
+    { kind: "diff", file: diff }
+  ].filter((entry) => entry.file !== null);
+}
+function describeProfiling(profile) {
+  const { base, head } = profile.sides;
+  const seconds = formatDurationUs(profile.durationMs * 1e3);
+  const interval = formatDurationUs(profile.intervalUs);
+  return `${seconds} of the scenario's load per side, sampled every ${interval}; ${formatCount(base.samples)} samples on base, ${formatCount(head.samples)} on head, idle time left out`;
 }
 
 // src/report/run-info.ts
 var MAX_ERROR_CHARS = 500;
 function describeSide(side, escapeText) {
-  const text = escapeText(`${side.ref}@${side.sha.slice(0, 7)}`);
-  return side.dirty ? `${text} (uncommitted changes)` : text;
+  const text2 = escapeText(`${side.ref}@${side.sha.slice(0, 7)}`);
+  return side.dirty ? `${text2} (uncommitted changes)` : text2;
 }
 function describeSides(results, escapeText) {
   return `base ${describeSide(results.sides.base, escapeText)} \u2192 head ${describeSide(results.sides.head, escapeText)}`;
@@ -58761,20 +60606,37 @@ function describePairs(counts) {
   if (counts.min === counts.planned && counts.max === counts.planned) return `${measured} pairs`;
   return `${measured} of ${formatCount(counts.planned)} pairs`;
 }
+function countRounds(results) {
+  const benchmarks = results.benchmarks;
+  if (!benchmarks) return null;
+  return { measured: new Set(benchmarks.runs.map((r) => r.round)).size, planned: benchmarks.rounds };
+}
+function describeRounds(rounds) {
+  const measured = rounds.measured === rounds.planned ? formatCount(rounds.measured) : `${formatCount(rounds.measured)} of ${formatCount(rounds.planned)}`;
+  return `${measured} ${rounds.planned === 1 ? "round" : "rounds"} of micro-benchmarks`;
+}
+function describeMeasured(results) {
+  const rounds = countRounds(results);
+  return [
+    ...results.scenarios.length > 0 ? [describePairs(countPairs(results))] : [],
+    ...rounds === null ? [] : [describeRounds(rounds)]
+  ];
+}
 function describeSetup(results, escapeText) {
   const env = results.environment;
+  const rounds = countRounds(results);
   return [
     `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
     `${env.cpus} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
-    `${describePairs(countPairs(results))} \xD7 ${formatDurationUs(results.config.load.sliceMs * 1e3)}`,
+    ...results.scenarios.length > 0 ? [`${describePairs(countPairs(results))} \xD7 ${formatDurationUs(results.config.load.sliceMs * 1e3)}`] : [],
+    ...rounds === null ? [] : [describeRounds(rounds)],
     `seed ${results.seed}`
   ].join(" \xB7 ");
 }
 function describeIncomplete(results, escapeText) {
   if (results.status === "complete") return null;
   const cause = results.status === "running" ? "the run is still in progress" : `the run failed: ${results.error ? escapeText(truncate(results.error, MAX_ERROR_CHARS)) : "no error message was recorded"}`;
-  const pairs = describePairs(countPairs(results));
-  return `${cause}. The verdicts use the ${pairs} measured so far.`;
+  return `${cause}. The verdicts use the ${describeMeasured(results).join(" and ")} measured so far.`;
 }
 function collectWarnings(results, analysis) {
   const seen = /* @__PURE__ */ new Set();
@@ -58816,74 +60678,6 @@ function tallyFailures(results) {
   return results.scenarios.flatMap((s) => sides.map((side) => tallySide(s.name, side, s.pairs))).filter((t) => t.non2xx + t.errors + t.timeouts > 0);
 }
 
-// src/config/types.ts
-var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "cpu_per_request"];
-
-// src/report/verdicts.ts
-function scenarioOrder(results, comparisons) {
-  const names = results.scenarios.map((s) => s.name);
-  for (const c of comparisons) if (!names.includes(c.scenario)) names.push(c.scenario);
-  return names;
-}
-function byGateThenMetric(a, b) {
-  if (a.gated !== b.gated) return a.gated ? -1 : 1;
-  return METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric);
-}
-function orderRows(results, analysis) {
-  return scenarioOrder(results, analysis.comparisons).flatMap(
-    (scenario) => analysis.comparisons.filter((c) => c.scenario === scenario).sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0 }))
-  );
-}
-function countVerdicts(comparisons) {
-  const count = (keep) => comparisons.filter(keep).length;
-  return {
-    regressions: count((c) => c.verdict === "regression"),
-    gatedRegressions: count((c) => c.verdict === "regression" && c.gated),
-    improvements: count((c) => c.verdict === "improvement"),
-    unchanged: count((c) => c.verdict === "unchanged"),
-    inconclusive: count((c) => c.verdict === "inconclusive")
-  };
-}
-function plural2(n, singular, pluralForm = `${singular}s`) {
-  return `${n} ${n === 1 ? singular : pluralForm}`;
-}
-function describeRegressions(counts) {
-  const text = plural2(counts.regressions, "regression");
-  if (counts.gatedRegressions === counts.regressions) return text;
-  return `${text} (${counts.gatedRegressions === 0 ? "none" : counts.gatedRegressions} gated)`;
-}
-function describeCounts(counts) {
-  const parts = [
-    describeRegressions(counts),
-    plural2(counts.improvements, "improvement"),
-    `${counts.unchanged} unchanged`
-  ];
-  if (counts.inconclusive > 0) parts.push(`${counts.inconclusive} inconclusive`);
-  return parts.join(" \xB7 ");
-}
-function describeFailingLimits(failing) {
-  const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
-  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent2(c.limit)}`);
-  return [...new Set(limits)];
-}
-function describeDecision(analysis) {
-  if (analysis.decision === "pass") return "passing";
-  const limits = describeFailingLimits(analysis.failing);
-  return limits.length === 0 ? "failing" : `failing (${limits.join(", ")})`;
-}
-function verdictTone(comparison) {
-  switch (comparison.verdict) {
-    case "regression":
-      return comparison.gated ? "fail" : "warn";
-    case "improvement":
-      return "good";
-    case "unchanged":
-      return "neutral";
-    default:
-      return "unknown";
-  }
-}
-
 // src/report/markdown.ts
 var VERDICT_CELLS = {
   fail: "\u274C regression",
@@ -58906,15 +60700,22 @@ function metricCell(c) {
   const name = formatMetricName(c.metric);
   return c.gated ? `**${name}**` : name;
 }
-function renderHeadline(results, analysis, title) {
-  const counts = describeCounts(countVerdicts(analysis.comparisons));
-  const decision = `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${describeDecision(analysis)}`;
+function acceptedLabel(analysis, options) {
+  return analysis.decision === "fail" && options.acceptedBy ? options.acceptedBy : null;
+}
+function renderHeadline(results, analysis, title, accepted) {
+  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
+  const decision = accepted === null ? `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${describeDecision(analysis, escapeMarkdown)}` : `\u26A0\uFE0F accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
   const incomplete = results.status === "complete" ? "" : " \xB7 \u26A0\uFE0F incomplete run";
   return `## ${escapeMarkdown(title)}: ${counts} \u2014 ${decision}${incomplete}`;
 }
+function renderAccepted(accepted) {
+  if (accepted === null) return null;
+  return `> \u26A0\uFE0F **Regression accepted.** The label **${escapeMarkdown(accepted)}** is on this pull request, so the gated regression below passes the check instead of failing it. Remove the label to gate again.`;
+}
 function renderIncomplete(results) {
-  const text = describeIncomplete(results, escapeMarkdown);
-  return text === null ? null : `> \u26A0\uFE0F **Incomplete run:** ${text}`;
+  const text2 = describeIncomplete(results, escapeMarkdown);
+  return text2 === null ? null : `> \u26A0\uFE0F **Incomplete run:** ${text2}`;
 }
 function renderMethodLine(results) {
   return `${describeSides(results, escapeMarkdown)} \xB7 ${describeSetup(results, escapeMarkdown)}`;
@@ -58930,13 +60731,41 @@ function renderComparisonRow(row) {
     VERDICT_CELLS[verdictTone(c)]
   ]);
 }
-function renderTable(rows) {
+function renderTable(rows, limit) {
   if (rows.length === 0) return "_Nothing was compared: no pair was measured._";
   const head = tableHead(["scenario", "metric", "base", "head", "change (95% CI)", "verdict"], "llrrll");
-  return [head, ...rows.map(renderComparisonRow)].join("\n");
+  if (limit === void 0) return [head, ...rows.map(renderComparisonRow)].join("\n");
+  const kept = new Set(limit.select(rows));
+  const shown = rows.filter((row) => kept.has(row)).map((row, i, all) => ({ ...row, firstOfScenario: i === 0 || all[i - 1].comparison.scenario !== row.comparison.scenario }));
+  return [[head, ...shown.map(renderComparisonRow)].join("\n"), limit.note].join("\n\n");
 }
-function renderLegend(hasRows, warningCount) {
-  const parts = hasRows ? ["**Bold** metrics are gated: they fail the build when they regress significantly beyond their limit; the others are information."] : [];
+var BENCHMARK_CELLS = {
+  added: "\u2795 added",
+  removed: "\u2796 removed",
+  failed: "\u26A0\uFE0F not compared"
+};
+function benchmarkVerdictCell(row) {
+  if (row.status === "added" || row.status === "removed") return BENCHMARK_CELLS[row.status];
+  if (row.status === "failed") return `${BENCHMARK_CELLS.failed}${row.reason ? `: ${escapeMarkdown(row.reason)}` : ""}`;
+  return VERDICT_CELLS[row.status];
+}
+function renderBenchmarks(results, analysis) {
+  if (!results.benchmarks) return null;
+  const rows = benchmarkRows(analysis);
+  const intro = `**Micro-benchmarks** \xB7 ${describeBenchmarkMethod(results)}`;
+  if (rows.length === 0) return `${intro}
+
+_No micro-benchmark gave a number on either side._`;
+  const head = tableHead(["benchmark", "base ops/s", "head ops/s", "change (95% CI)", "verdict"], "lrrll");
+  const lines = rows.map((row) => {
+    const name = escapeMarkdown(row.label);
+    return tableRow([row.gated ? `**${name}**` : name, row.base, row.head, row.change, benchmarkVerdictCell(row)]);
+  });
+  return [intro, "", head, ...lines].join("\n");
+}
+function renderLegend(hasRows, warningCount, hasBenchmarks = false) {
+  const what = hasBenchmarks ? "metrics and micro-benchmarks are" : "metrics are";
+  const parts = hasRows ? [`**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information.`] : [];
   if (warningCount > 0) parts.push(`\u26A0\uFE0F ${warningCount === 1 ? "1 warning" : `${warningCount} warnings`} below.`);
   return parts.length === 0 ? null : parts.join(" ");
 }
@@ -58944,16 +60773,23 @@ function renderMethod(results) {
   const { load } = results.config;
   const slice = formatDurationUs(load.sliceMs * 1e3);
   const blocks = load.blocks === 1 ? "in 1 block (one start of each service)" : `over ${load.blocks} blocks (both services restarted between blocks)`;
+  const http = results.scenarios.length === 0 ? [] : [
+    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`
+  ];
+  const benchmarks = results.benchmarks ? [
+    `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
+  ] : [];
   return [
-    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
+    ...http,
+    ...benchmarks,
     "Each change is the Hodges\u2013Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;",
     `p-values of gated metrics are Holm-adjusted at \u03B1 = ${results.config.alpha}.`,
     "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within \xB1limit, and is inconclusive otherwise."
   ].join(" ");
 }
 function detectableCell(c) {
-  const text = formatPercent2(c.detectable);
-  return c.detectable > c.limit ? `${text} \u26A0\uFE0F` : text;
+  const text2 = formatPercent2(c.detectable);
+  return c.detectable > c.limit ? `${text2} \u26A0\uFE0F` : text2;
 }
 function renderNoiseRow(results, row) {
   const c = row.comparison;
@@ -58986,7 +60822,8 @@ function renderWarnings(results, analysis) {
   const warnings = collectWarnings(results, analysis);
   if (warnings.length === 0) return null;
   const items = warnings.map((w) => {
-    const where = w.scenario === void 0 ? "" : `${escapeMarkdown(w.scenario)}: `;
+    const about = w.scenario ?? w.benchmark;
+    const where = about === void 0 ? "" : `${escapeMarkdown(about)}: `;
     return `- ${where}${escapeMarkdown(w.message)} _(${escapeMarkdown(w.code)})_`;
   });
   return ["**Warnings.**", ...items].join("\n");
@@ -59000,31 +60837,132 @@ function renderFailures(results) {
   );
   return ["**Failed requests.**", "", head, ...rows].join("\n");
 }
+function renderBenchmarkNoise(results, analysis) {
+  const comparisons = analysis.benchmarks?.comparisons ?? [];
+  if (comparisons.length === 0) return null;
+  const head = tableHead(["benchmark", "per-round change, middle half (%)", "smallest detectable", "limit", "rounds used"], "lrrrr");
+  const lines = comparisons.map((c) => {
+    const band = benchmarkNoise(results, c.key);
+    const name = escapeMarkdown(c.label);
+    return tableRow([
+      c.gated ? `**${name}**` : name,
+      band === null ? "n/a" : formatInterval(band.q1, band.q3),
+      detectableCell(c),
+      formatPercent2(c.limit),
+      formatCount(c.n)
+    ]);
+  });
+  return ["**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.", "", head, ...lines].join("\n");
+}
+var MAX_FAILURE_CHARS = 1200;
+function renderBenchmarkFailures(analysis) {
+  const failures = analysis.benchmarks?.failures ?? [];
+  if (failures.length === 0) return null;
+  const items = failures.map((f) => {
+    const message = truncate(f.message, MAX_FAILURE_CHARS).split("\n").map((line2) => escapeMarkdown(line2)).join("<br>");
+    return `- **${escapeMarkdown(f.file)}** on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${message}`;
+  });
+  return ["**Benchmark files that failed.**", ...items].join("\n");
+}
 function renderDetails(results, analysis, rows) {
   const body = [
     renderMethod(results),
     renderNoise(results, rows),
+    renderBenchmarkNoise(results, analysis),
     renderEnvironment(results.environment),
     renderWarnings(results, analysis),
-    renderFailures(results)
+    renderFailures(results),
+    renderBenchmarkFailures(analysis)
   ].filter((part) => part !== null);
   return ["<details><summary>Method, noise and warnings</summary>", ...body, "</details>"].join("\n\n");
 }
+function sourceLink(results, options, c) {
+  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  const side = sourceSide(c);
+  if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
+  const path = c.file.split("/").map(encodeURIComponent).join("/");
+  return `${repository.replace(/\/+$/, "")}/blob/${results.sides[side].sha}/${path}#L${c.line}`;
+}
+function hotFunctionRow(results, options, c) {
+  const where = escapeMarkdown(describeLocation(c));
+  const link = sourceLink(results, options, c);
+  const marker = describeMarker(c);
+  const deopt = c.deoptReasons.length > 0 ? " \u26A0\uFE0F" : "";
+  return tableRow([
+    escapeMarkdown(c.name) + deopt,
+    link === null ? where : `[${where}](${link})`,
+    formatShare(c.base?.self),
+    formatShare(c.head?.self),
+    `${formatPoints(c.change)}${marker ? ` ${escapeMarkdown(marker)}` : ""}`,
+    describeTotals(c)
+  ]);
+}
+function hotFunctionTable(results, options, rows) {
+  const head = tableHead(["function", "where", "base", "head", "change", "total time"], "llrrrr");
+  return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join("\n");
+}
+function flamegraphLinks(section, options) {
+  const files = flamegraphFiles(section.profile);
+  if (files.length === 0) return null;
+  const urls = options.artifactUrls ?? {};
+  const label = { head: "head", base: "base", diff: "differential" };
+  const cells = files.map(({ kind, file: file2 }) => urls[file2] !== void 0 ? `[${label[kind]}](${urls[file2]})` : `${label[kind]} ${escapeMarkdown(file2)}`);
+  const where = files.some(({ file: file2 }) => urls[file2] === void 0) ? " (files next to results.json)" : "";
+  return `Flamegraphs${where}: ${cells.join(" \xB7 ")}`;
+}
+function renderHotFunctionSection(results, options, section) {
+  const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section.profile))}.`;
+  const own2 = section.own.length > 0 ? hotFunctionTable(results, options, section.own) : "_No function of the service's own code was sampled on either side._";
+  const parts = [title, own2];
+  if (section.other.length > 0) {
+    parts.push(
+      [
+        `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
+        hotFunctionTable(results, options, section.other),
+        "</details>"
+      ].join("\n\n")
+    );
+  }
+  if (section.deoptimized.length > 0) {
+    const items = section.deoptimized.map(
+      (c) => `${escapeMarkdown(c.name)} (${escapeMarkdown(describeLocation(c))}): ${c.deoptReasons.map(escapeMarkdown).join("; ")}`
+    );
+    parts.push(`\u26A0\uFE0F Deoptimized by V8: ${items.join(" \xB7 ")}`);
+  }
+  const links = flamegraphLinks(section, options);
+  if (links !== null) parts.push(links);
+  return parts.join("\n\n");
+}
+function renderHotFunctions(results, options) {
+  const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
+  if (rows <= 0) return null;
+  const sections = hotFunctionSections(results, rows);
+  if (sections.length === 0) return null;
+  const legend = "Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only; \u26A0\uFE0F deoptimized by V8 (reasons below).";
+  return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join("\n\n");
+}
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
+  const accepted = acceptedLabel(analysis, options);
   const sections = [
-    renderHeadline(results, analysis, options.title ?? "perfgate"),
+    renderHeadline(results, analysis, options.title ?? "perfgate", accepted),
+    renderAccepted(accepted),
     renderIncomplete(results),
     renderMethodLine(results),
-    renderTable(rows),
-    renderLegend(rows.length > 0, collectWarnings(results, analysis).length),
-    renderDetails(results, analysis, rows),
+    // A project with micro-benchmarks alone has no HTTP table.
+    results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
+    renderBenchmarks(results, analysis),
+    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== void 0),
+    options.links ?? null,
+    renderHotFunctions(results, options),
+    options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}</sub>`
   ];
   return sections.filter((s) => s !== null).join("\n\n") + "\n";
 }
 
 // src/report/terminal.ts
+import { join as join9 } from "node:path";
 var SGR = {
   red: [31, 39],
   yellow: [33, 39],
@@ -59050,30 +60988,30 @@ var MIN_SCENARIO_WIDTH = 8;
 var COLUMN_GAP = "  ";
 var GATED_MARK = " *";
 function painter(enabled) {
-  return (text, style) => enabled && style !== null ? `\x1B[${SGR[style][0]}m${text}\x1B[${SGR[style][1]}m` : text;
+  return (text2, style) => enabled && style !== null ? `\x1B[${SGR[style][0]}m${text2}\x1B[${SGR[style][1]}m` : text2;
 }
 function charWidth(codePoint) {
   if (codePoint >= 768 && codePoint <= 879 || codePoint >= 8203 && codePoint <= 8207) return 0;
   const wide = codePoint >= 4352 && codePoint <= 4447 || codePoint >= 11904 && codePoint <= 42191 || codePoint >= 44032 && codePoint <= 55203 || codePoint >= 63744 && codePoint <= 64255 || codePoint >= 65280 && codePoint <= 65376 || codePoint >= 65504 && codePoint <= 65510 || codePoint >= 127744;
   return wide ? 2 : 1;
 }
-function displayWidth(text) {
+function displayWidth(text2) {
   let width = 0;
-  for (const char of text) width += charWidth(char.codePointAt(0));
+  for (const char of text2) width += charWidth(char.codePointAt(0));
   return width;
 }
-function fitWidth(text, width) {
-  if (displayWidth(text) <= width) return text;
+function fitWidth(text2, width) {
+  if (displayWidth(text2) <= width) return text2;
   let out = "";
-  for (const char of text) {
+  for (const char of text2) {
     if (displayWidth(out + char) > width - 1) break;
     out += char;
   }
   return `${out}\u2026`;
 }
-function pad(text, width, align) {
-  const fill = " ".repeat(Math.max(0, width - displayWidth(text)));
-  return align === "left" ? text + fill : fill + text;
+function pad(text2, width, align) {
+  const fill = " ".repeat(Math.max(0, width - displayWidth(text2)));
+  return align === "left" ? text2 + fill : fill + text2;
 }
 var COLUMNS = [
   { header: "scenario", align: "left" },
@@ -59094,33 +61032,82 @@ function rowCells(row) {
     VERDICT_TEXT[verdictTone(c)]
   ];
 }
-function columnWidths(cells, width) {
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => displayWidth(row[i]))));
-  const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (COLUMNS.length - 1);
+function columnWidths(columns, cells, width) {
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => displayWidth(row[i]))));
+  const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (columns.length - 1);
   const overflow = total - width;
   if (overflow > 0) widths[0] = Math.max(MIN_SCENARIO_WIDTH, widths[0] - overflow);
   return widths;
 }
-function renderTableLine(cells, widths, style, paint) {
+function renderTableLine(columns, cells, widths, style, paint) {
   const last = cells.length - 1;
-  const padded = cells.map((cell, i) => i === last ? cell : pad(fitWidth(cell, widths[i]), widths[i], COLUMNS[i].align));
+  const padded = cells.map((cell, i) => i === last ? cell : pad(fitWidth(cell, widths[i]), widths[i], columns[i].align));
   padded[last] = paint(padded[last], style);
   return padded.join(COLUMN_GAP);
 }
-function renderTable2(rows, width, paint) {
-  if (rows.length === 0) return ["nothing was compared: no pair was measured"];
-  const cells = rows.map(rowCells);
-  const widths = columnWidths([COLUMNS.map((c) => c.header), ...cells], width);
+function renderGrid(columns, cells, styles, width, paint) {
+  const widths = columnWidths(columns, [columns.map((c) => c.header), ...cells], width);
   return [
-    paint(renderTableLine(COLUMNS.map((c) => c.header), widths, null, paint), "bold"),
-    ...cells.map((row, i) => renderTableLine(row, widths, TONE_STYLE[verdictTone(rows[i].comparison)], paint)),
-    `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`
+    paint(renderTableLine(columns, columns.map((c) => c.header), widths, null, paint), "bold"),
+    ...cells.map((row, i) => renderTableLine(columns, row, widths, styles[i], paint))
   ];
 }
+var GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
+function renderTable2(rows, width, paint) {
+  if (rows.length === 0) return ["nothing was compared: no pair was measured"];
+  const styles = rows.map((row) => TONE_STYLE[verdictTone(row.comparison)]);
+  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE];
+}
+var BENCHMARK_COLUMNS = [
+  { header: "benchmark", align: "left" },
+  { header: "base ops/s", align: "right" },
+  { header: "head ops/s", align: "right" },
+  { header: "change (95% CI)", align: "left" },
+  { header: "verdict", align: "left" }
+];
+var BENCHMARK_TEXT = {
+  added: ["+ added", null],
+  removed: ["- removed", null],
+  failed: ["! not compared", "yellow"]
+};
+function benchmarkVerdict(row) {
+  if (row.status === "added" || row.status === "removed" || row.status === "failed") return BENCHMARK_TEXT[row.status];
+  return [VERDICT_TEXT[row.status], TONE_STYLE[row.status]];
+}
+function renderBenchmarks2(results, analysis, width, paint, httpShown) {
+  if (!results.benchmarks) return [];
+  const rows = benchmarkRows(analysis);
+  const title = `micro-benchmarks \u2014 ${describeBenchmarkMethod(results)}:`;
+  if (rows.length === 0) return ["", title, "no micro-benchmark gave a number on either side"];
+  const verdicts = rows.map(benchmarkVerdict);
+  const cells = rows.map((row, i) => [
+    sanitizeText(row.label) + (row.gated ? GATED_MARK : ""),
+    row.base,
+    row.head,
+    row.change,
+    verdicts[i][0]
+  ]);
+  const grid = renderGrid(BENCHMARK_COLUMNS, cells, verdicts.map((v) => v[1]), width, paint);
+  const reasons = rows.filter((r) => r.reason !== null).map((r) => `${sanitizeText(r.label)}: not compared, ${sanitizeText(r.reason)}`);
+  return ["", title, ...grid, ...httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE], ...reasons];
+}
+var FAILURE_LINES = 8;
+function renderBenchmarkFailures2(analysis) {
+  const failures = analysis.benchmarks?.failures ?? [];
+  if (failures.length === 0) return [];
+  const items = failures.flatMap((f) => {
+    const [first, ...rest] = f.message.split("\n");
+    return [
+      `  ${sanitizeText(f.file)} on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${sanitizeText(first ?? "")}`,
+      ...rest.slice(-FAILURE_LINES).map((line2) => `      ${sanitizeText(line2)}`)
+    ];
+  });
+  return ["", "benchmark files that failed:", ...items];
+}
 function renderHeadline2(results, analysis, paint) {
-  const counts = describeCounts(countVerdicts(analysis.comparisons));
+  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const pass = analysis.decision === "pass";
-  const decision = paint(`${pass ? "\u2713" : "\u2717"} ${describeDecision(analysis)}`, pass ? "green" : "red");
+  const decision = paint(`${pass ? "\u2713" : "\u2717"} ${describeDecision(analysis, sanitizeText)}`, pass ? "green" : "red");
   const lines = [`${paint("perfgate", "bold")}: ${counts} \u2014 ${decision}`];
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, "yellow"));
@@ -59131,7 +61118,8 @@ function renderWarnings2(results, analysis, paint) {
   const warnings = collectWarnings(results, analysis);
   if (warnings.length === 0) return [];
   const items = warnings.map((w) => {
-    const where = w.scenario === void 0 ? "" : `${sanitizeText(w.scenario)}: `;
+    const about = w.scenario ?? w.benchmark;
+    const where = about === void 0 ? "" : `${sanitizeText(about)}: `;
     return `  ${paint("!", "yellow")} ${where}${sanitizeText(w.message)} (${sanitizeText(w.code)})`;
   });
   return ["", "warnings:", ...items];
@@ -59148,29 +61136,92 @@ function describeDetectable(c) {
   const beyond = c.detectable > c.limit ? ", larger than the limit" : "";
   return `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent2(c.detectable)} (limit ${formatPercent2(c.limit)}${beyond})`;
 }
-function renderDetectable(rows) {
-  const throughput = rows.filter((r) => r.comparison.metric === "throughput");
-  return throughput.length === 0 ? [] : ["", ...throughput.map((r) => describeDetectable(r.comparison))];
+function describeBenchmarkDetectable(analysis) {
+  const comparisons = (analysis.benchmarks?.comparisons ?? []).filter((c) => Number.isFinite(c.detectable));
+  if (comparisons.length === 0) return [];
+  const values = comparisons.map((c) => c.detectable);
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const range = formatPercent2(low) === formatPercent2(high) ? formatPercent2(low) : `${formatPercent2(low)} to ${formatPercent2(high)}`;
+  const limit = comparisons[0].limit;
+  const beyond = high > limit ? ", some larger than the limit" : "";
+  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent2(limit)}${beyond})`];
+}
+function renderDetectable(rows, analysis) {
+  const lines = [
+    ...rows.filter((r) => r.comparison.metric === "throughput").map((r) => describeDetectable(r.comparison)),
+    ...describeBenchmarkDetectable(analysis)
+  ];
+  return lines.length === 0 ? [] : ["", ...lines];
+}
+var HOT_COLUMNS = [
+  { header: "function", align: "left" },
+  { header: "where", align: "left" },
+  { header: "base", align: "right" },
+  { header: "head", align: "right" },
+  { header: "change", align: "right" },
+  { header: "total time", align: "left" }
+];
+function hotFunctionCells(c) {
+  const marker = describeMarker(c);
+  return [
+    sanitizeText(c.name) + (c.deoptReasons.length > 0 ? " !" : ""),
+    sanitizeText(describeLocation(c)),
+    formatShare(c.base?.self),
+    formatShare(c.head?.self),
+    formatPoints(c.change) + (marker ? ` ${marker}` : ""),
+    describeTotals(c)
+  ];
+}
+function renderHotFunctionGrid(rows, width, paint) {
+  return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
+}
+function renderHotFunctionSection2(section, options, width, paint) {
+  const lines = ["", `hot functions, ${sanitizeText(section.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section.profile))}):`];
+  lines.push(...section.own.length > 0 ? renderHotFunctionGrid(section.own, width, paint) : ["no function of the service's own code was sampled"]);
+  if (section.other.length > 0) {
+    if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section.other, width, paint));
+    else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
+  }
+  for (const c of section.deoptimized) {
+    lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join("; ")}`);
+  }
+  const at = (file2) => sanitizeText(options.runDir ? join9(options.runDir, file2) : file2);
+  for (const [i, { kind, file: file2 }] of flamegraphFiles(section.profile).entries()) {
+    lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at(file2)}`);
+  }
+  return lines;
+}
+function renderHotFunctions2(results, options, width, paint) {
+  const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
+  if (sections.length === 0) return [];
+  return [...sections.flatMap((s) => renderHotFunctionSection2(s, options, width, paint)), "change: head share \u2212 base share in percentage points; new / gone: sampled on one side only"];
 }
 function renderTerminal(results, analysis, options = {}) {
   const paint = painter(options.color ?? false);
   const rows = orderRows(results, analysis);
+  const width = options.width ?? DEFAULT_WIDTH;
+  const httpShown = results.scenarios.length > 0 || !results.benchmarks;
   const lines = [
     ...renderHeadline2(results, analysis, paint),
     "",
-    ...renderTable2(rows, options.width ?? DEFAULT_WIDTH, paint),
+    // A project with micro-benchmarks alone has no HTTP table.
+    ...httpShown ? renderTable2(rows, width, paint) : [],
+    ...renderBenchmarks2(results, analysis, width, paint, httpShown),
+    ...renderHotFunctions2(results, options, width, paint),
     ...renderWarnings2(results, analysis, paint),
     ...renderFailures2(results),
-    ...renderDetectable(rows)
+    ...renderBenchmarkFailures2(analysis),
+    ...renderDetectable(rows, analysis)
   ];
   return lines.join("\n") + "\n";
 }
 
 // src/shell/gate.ts
-import { isAbsolute, join as join4 } from "node:path";
+import { isAbsolute, join as join10 } from "node:path";
 function configLoader(configFile, overrides, overridesSource) {
   return (headRoot) => {
-    const path = configFile ? isAbsolute(configFile) ? configFile : join4(headRoot, configFile) : join4(headRoot, "perfgate.yml");
+    const path = configFile ? isAbsolute(configFile) ? configFile : join10(headRoot, configFile) : join10(headRoot, "perfgate.yml");
     const loaded = loadConfigFile(path, { required: configFile !== null });
     return resolveConfig({ document: loaded?.document, source: loaded?.source ?? "perfgate.yml", overrides, overridesSource });
   };
@@ -59215,6 +61266,15 @@ function buildOverrides(options) {
   if (options.throughputLimit) set2("gate", "throughput", numeric(options.throughputLimit));
   if (options.latencyP99Limit) set2("gate", "latency_p99", numeric(options.latencyP99Limit));
   if (options.seed) out.seed = numeric(options.seed);
+  const benchmarks = (options.benchmarks ?? []).map((g) => g.trim()).filter(Boolean);
+  if (benchmarks.length) set2("benchmarks", "files", benchmarks);
+  if (options.benchmarkRounds) set2("benchmarks", "rounds", numeric(options.benchmarkRounds));
+  if (options.benchmarksLimit) set2("gate", "benchmarks", numeric(options.benchmarksLimit));
+  const profile = options.profile?.trim().toLowerCase();
+  if (profile === "false" || profile === "off") out.profile = false;
+  else if (profile === "true" || profile === "on") set2("profile", "enabled", true);
+  else if (profile) out.profile = profile;
+  if (options.profileDuration && out.profile !== false) set2("profile", "duration", numeric(options.profileDuration));
   return out;
 }
 
@@ -59225,11 +61285,11 @@ var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json"
 function terminalProgress(stream, quiet) {
   const tty = stream.isTTY === true;
   let open2 = false;
-  const line2 = (text) => {
+  const line2 = (text2) => {
     if (quiet) return;
     if (open2) stream.write("\n");
     open2 = false;
-    stream.write(`[perfgate] ${text}
+    stream.write(`[perfgate] ${text2}
 `);
   };
   const logger = {
@@ -59239,22 +61299,24 @@ function terminalProgress(stream, quiet) {
     }
   };
   const where = (e) => [e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : "", e.scenario ?? "", e.side ?? ""].filter(Boolean).join(" \xB7 ");
+  const counter = (text2, e) => {
+    if (tty) {
+      stream.write(`\r[perfgate] ${text2}\x1B[K`);
+      open2 = true;
+    } else if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) {
+      stream.write(`[perfgate] ${text2}
+`);
+    }
+  };
   return {
     logger,
     progress(e) {
       if (quiet) return;
       switch (e.phase) {
-        case "measure": {
-          const text = `[perfgate] measuring ${where(e)} \xB7 pair ${e.pair}/${e.pairs}`;
-          if (tty) {
-            stream.write(`\r${text}\x1B[K`);
-            open2 = true;
-          } else if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) {
-            stream.write(`${text}
-`);
-          }
-          return;
-        }
+        case "measure":
+          return counter(`measuring ${where(e)} \xB7 pair ${e.pair}/${e.pairs}`, e);
+        case "benchmark":
+          return counter(`micro-benchmarks \xB7 ${e.message} \xB7 ${e.side} \xB7 process ${e.pair}/${e.pairs}`, e);
         case "workspace":
           return line2("preparing base and head trees");
         case "install":
@@ -59266,6 +61328,8 @@ function terminalProgress(stream, quiet) {
           return line2(`warming up ${where(e)}`);
         case "stop":
           return line2(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ""}`);
+        case "profile":
+          return line2(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)}`);
         case "done":
           return line2("measurement done");
       }
@@ -59294,6 +61358,11 @@ compare options:
   --install <command>   service.install ("false" to skip)   --build <command>  service.build
   --pairs <n>  --blocks <n>  --slice <duration>  --warmup <duration>  --connections <n>
   --throughput-limit <pct>  --latency-p99-limit <pct>
+  --benchmark <glob>    micro-benchmark files (repeatable; benchmarks.files)
+  --rounds <n>  --benchmarks-limit <pct>   benchmarks.rounds, gate.benchmarks
+  --no-profile          skip the profiling phase (hot functions and flamegraphs)
+  --profile-duration <duration>   profiled load per side and scenario (default 10s)
+  --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
   --quiet               no progress lines      --no-color  plain output
 
 report options:
@@ -59327,8 +61396,8 @@ Run perfgate --help for usage.
   try {
     if (command2 === "report") {
       if (positionals.length !== 2) throw new UsageError("report takes one argument: the results.json to render");
-      const results = readResults(resolve(io.cwd, positionals[1]));
-      return finish(results, values, io, color);
+      const path = resolve(io.cwd, positionals[1]);
+      return finish(readResults(path), values, io, color, dirname3(path));
     }
     if (command2 === "compare") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
@@ -59383,15 +61452,21 @@ function parse3(argv) {
       connections: { type: "string" },
       "throughput-limit": { type: "string" },
       "latency-p99-limit": { type: "string" },
+      benchmark: { type: "string", multiple: true },
+      rounds: { type: "string" },
+      "benchmarks-limit": { type: "string" },
       quiet: { type: "boolean", short: "q" },
-      "no-color": { type: "boolean" }
+      "no-color": { type: "boolean" },
+      "no-profile": { type: "boolean" },
+      "profile-duration": { type: "string" },
+      "all-functions": { type: "boolean" }
     }
   });
 }
 async function compare(values, io, color) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve(io.cwd, values.out) : join5(tmpdir(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve(io.cwd, values.out) : join11(tmpdir(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const overrides = buildOverrides({
     start: values.start,
     install: values.install,
@@ -59404,7 +61479,12 @@ async function compare(values, io, color) {
     connections: values.connections,
     throughputLimit: values["throughput-limit"],
     latencyP99Limit: values["latency-p99-limit"],
-    seed: values.seed
+    seed: values.seed,
+    benchmarks: values.benchmark,
+    benchmarkRounds: values.rounds,
+    benchmarksLimit: values["benchmarks-limit"],
+    profile: values["no-profile"] ? "false" : void 0,
+    profileDuration: values["profile-duration"]
   });
   const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
   const tracker = new ProcessTracker();
@@ -59436,24 +61516,25 @@ async function compare(values, io, color) {
 `);
     io.stderr.write(`[perfgate] results: ${resultsPath}
 `);
-    return finish(results, values, io, color);
+    return finish(results, values, io, color, dirname3(resultsPath));
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     process.off("exit", onExit);
   }
 }
-function finish(results, values, io, color) {
+function finish(results, values, io, color, runDir) {
   const analysis = compareResults(results);
+  const allFunctions = values["all-functions"] === true;
   io.stdout.write(`
-${renderTerminal(results, analysis, { color })}
+${renderTerminal(results, analysis, { color, runDir, allFunctions })}
 `);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
-function copyTo(path, text) {
-  mkdirSync3(dirname2(path), { recursive: true });
-  writeFileSync4(path, text);
+function copyTo(path, text2) {
+  mkdirSync6(dirname3(path), { recursive: true });
+  writeFileSync6(path, text2);
 }
 
 // src/cli/index.ts

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/: the action (index.js), its post step (post.js), the CLI (cli.js) and the
-// preload the services get (preload.cjs). ESM bundles, because @actions/* are ESM-only; a
+// preloads the user's processes get (preload.cjs for services, bench-preload.cjs for
+// micro-benchmarks). ESM bundles, because @actions/* are ESM-only; a
 // createRequire banner gives bundled CommonJS dependencies (autocannon) a working require.
 // `node scripts/bundle.mjs [outdir]` — the staleness test builds into a temporary outdir
 // and compares it with the committed dist/.
@@ -11,6 +12,9 @@ import { build } from 'esbuild';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+// 0x runs from its own files (it cannot be bundled): the action installs this exact version on
+// demand when it has no node_modules (src/engine/zerox.ts), so the version tested is the one used.
+const zeroXVersion = JSON.parse(readFileSync(join(root, 'node_modules/0x/package.json'), 'utf8')).version;
 
 export async function bundle(outdir) {
   rmSync(outdir, { recursive: true, force: true });
@@ -23,13 +27,16 @@ export async function bundle(outdir) {
     absWorkingDir: root,
     logLevel: 'warning',
     legalComments: 'none',
-    define: { __PERFGATE_VERSION__: JSON.stringify(version) },
+    define: { __PERFGATE_VERSION__: JSON.stringify(version), __ZEROX_VERSION__: JSON.stringify(zeroXVersion) },
     banner: {
       js: "import { createRequire as __perfgateCreateRequire } from 'node:module';\nconst require = __perfgateCreateRequire(import.meta.url);",
     },
   };
   await build({ ...common, entryPoints: { index: 'src/action/index.ts', post: 'src/action/post-index.ts', cli: 'src/cli/index.ts' }, outdir });
-  copyFileSync(join(root, 'src/preload/preload.cjs'), join(outdir, 'preload.cjs'));
+  // The preloads run inside the user's processes as they are: copied, not bundled.
+  for (const preload of ['preload.cjs', 'bench-preload.cjs']) {
+    copyFileSync(join(root, 'src/preload', preload), join(outdir, preload));
+  }
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

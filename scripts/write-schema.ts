@@ -42,17 +42,33 @@ load:
   warmup: 5s
   connections: 10
   pipelining: 1
+benchmarks:
+  files: [bench/**/*.bench.js, bench/**/*.bench.mjs]
+  rounds: 10
+  timeout: 2m
+  budget: 15m
 gate:
   throughput: 5%
   latency_p99: 15%
   latency_p50: off
   cpu_per_request: { limit: 20%, gated: true }
+  benchmarks: 10%
 alpha: 0.01
 seed: 42
+profile:
+  duration: 10s
+  interval: 1ms
+  scenarios: [GET /hello]     # default: every scenario; profile: false skips profiling
 `;
 
 /** Smaller examples in the reference's sections; the unit tests resolve these too. */
 export const SNIPPETS = {
+  benchmarks: `benchmarks:                  # or just a glob: benchmarks: bench/**/*.bench.js
+  files: [bench/*.bench.js, bench/*.bench.ts]
+  rounds: 12                           # default 10
+  timeout: 1m                          # per process; default 2m
+  budget: 10m                          # whole phase; default 15m
+`,
   scenarios: `scenarios:
   - GET /hello                 # name "GET /hello", method GET
   - /health                    # GET
@@ -160,7 +176,9 @@ function rows(root: Json, raw: Json, key: string, options: { self?: boolean } = 
     });
   }
   // Descend into the branch that is a mapping (or a list of them); shared $defs are documented once.
-  const candidates = [node, ...((node['anyOf'] as Json[] | undefined) ?? []).map((b) => deref(root, b))];
+  // Unions nest (a union made nullable is a union of a union), so branches are flattened.
+  const branches = (n: Json): Json[] => [n, ...((n['anyOf'] as Json[] | undefined) ?? []).flatMap((b) => branches(deref(root, b)))];
+  const candidates = branches(node);
   for (const candidate of candidates) {
     if ('$ref' in raw) break;
     const properties = candidate['properties'] as Record<string, Json> | undefined;
@@ -212,6 +230,7 @@ export function docsText(): string {
 perfgate reads \`perfgate.yml\` at the repository root (or the file named by \`--config\` / the
 \`config\` input). Every key has a default except \`service.start\` and \`scenarios\`, and those two
 can come from action inputs or CLI flags instead, so a one-step workflow needs no file at all.
+A project with micro-benchmarks alone lists them under \`benchmarks\` and needs neither.
 
 - **Precedence.** Built-in defaults, then \`perfgate.yml\`, then action inputs / CLI flags.
   Inputs and flags merge into the file key by key; a list (such as \`scenarios\`) or a single
@@ -249,6 +268,7 @@ ${problemsOf(BAD_EXAMPLE_YAML)}
 - **command**: a shell command, run in \`service.cwd\` of each tree (base and head).
 - **path**: starts with \`/\`, may carry a query (\`/search?q=x\`), no spaces.
 - **scenario line**: \`METHOD /path\` (\`GET /hello\`, \`post /echo\`), or just \`/path\` for GET.
+- **sampling interval**: \`1ms\`, \`500us\` or \`500µs\` (V8 samples in microseconds).
 - An empty value (\`build:\` with nothing after it, YAML null) is the same as leaving the key
   out, for \`install\`, \`build\`, \`ready.path\` and \`seed\`.
 
@@ -279,6 +299,19 @@ Per scenario, a run takes about 2 × \`pairs\` × \`slice\` of measurement plus
 2 × \`blocks\` × \`warmup\` of warm-up (both services, every block), plus installing, building and
 starting: 140 s with the defaults.
 
+## \`benchmarks\`
+
+${describe('benchmarks')}
+
+${section('benchmarks')}
+
+\`\`\`yaml
+${SNIPPETS.benchmarks}\`\`\`
+
+The micro-benchmarks run after the HTTP scenarios: about 2 × \`rounds\` × (the time one process
+of each file takes), at most \`budget\`. How to write suites that gate well, and what the rounds
+can detect: [benchmarks.md](benchmarks.md).
+
 ## \`gate\`
 
 ${describe('gate')}
@@ -295,6 +328,16 @@ ${SNIPPETS.gate}\`\`\`
 ## \`alpha\` and \`seed\`
 
 ${table([...rows(schema, properties['alpha']!, 'alpha'), ...rows(schema, properties['seed']!, 'seed')])}
+
+## \`profile\`
+
+${describe('profile')}
+
+${section('profile')}
+
+Per profiled scenario the phase takes, for each side: a restart, up to 2 s of warm-up, \`duration\`
+of load and drawing the flamegraph — about 15 s per side with the defaults. The \`--no-profile\` and
+\`--profile-duration\` flags override these keys.
 `;
 }
 

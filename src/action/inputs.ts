@@ -1,25 +1,53 @@
 import * as core from '@actions/core';
-import { readFileSync } from 'node:fs';
+import type { EventPayload } from '../github/event.js';
+import { GATE_ID_PATTERN } from '../report/comment.js';
 import type { FlatOptions } from '../shell/overrides.js';
 
+export type Mode = 'gate' | 'report';
+export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
+
+export interface GitHubInputs {
+  /** Empty when no token was given: then perfgate neither comments nor reads labels. */
+  token: string;
+  /** Tells this gate's comment and artifacts apart from other perfgate steps of the workflow. */
+  id: string;
+  comment: CommentMode;
+  acceptLabel: string;
+}
+
 export interface ActionInputs {
+  mode: Mode;
   configFile: string | null;
   base: string;
   failOnRegression: boolean;
   flat: FlatOptions;
+  github: GitHubInputs;
+}
+
+export class InputError extends Error {}
+
+/** An input that must be one of `allowed`; the message lists them. */
+function choice<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+  const value = (core.getInput(name) || fallback).toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) {
+    const list = allowed.length === 2 ? allowed.join(' or ') : `${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}`;
+    throw new InputError(`Input ${name} is "${value}"; use ${list}.`);
+  }
+  return value as T;
 }
 
 /** Reads every input of action.yml once; empty inputs stay undefined so the config file decides. */
 export function readInputs(): ActionInputs {
   const text = (name: string) => core.getInput(name) || undefined;
-  const fail = (core.getInput('fail-on-regression') || 'true').toLowerCase();
-  if (!['true', 'false'].includes(fail)) {
-    throw new InputError(`Input fail-on-regression is "${fail}"; use true or false.`);
+  const id = core.getInput('id') || 'default';
+  if (!GATE_ID_PATTERN.test(id)) {
+    throw new InputError(`Input id is "${id}"; use up to 64 letters, digits, ".", "_" or "-" (it names the comment and the artifacts).`);
   }
   return {
+    mode: choice('mode', ['gate', 'report'] as const, 'gate'),
     configFile: text('config') ?? null,
     base: core.getInput('base'),
-    failOnRegression: fail === 'true',
+    failOnRegression: choice('fail-on-regression', ['true', 'false'] as const, 'true') === 'true',
     flat: {
       start: text('start'),
       install: text('install'),
@@ -37,19 +65,21 @@ export function readInputs(): ActionInputs {
       latencyP99Limit: text('latency-p99-limit'),
       seed: text('seed'),
     },
+    github: {
+      token: core.getInput('github-token'),
+      id,
+      comment: choice('comment', ['always', 'on-change', 'on-regression', 'never'] as const, 'always'),
+      acceptLabel: core.getInput('accept-label').trim() || 'perf-regression-accepted',
+    },
   };
 }
 
-export class InputError extends Error {}
-
-export interface EventContext {
-  eventName: string;
+export interface BaseChoice {
   /** The commit to compare against, and whether to take its merge-base with head. */
   baseRef: string;
   /** The name to show for the base (the PR's base branch), when baseRef is a sha. */
   baseLabel?: string;
   mergeBase: boolean;
-  pullRequest: number | null;
 }
 
 /**
@@ -57,24 +87,15 @@ export interface EventContext {
  * commit (the first parent of the merge commit actions/checkout checks out), else the commit
  * before a push.
  */
-export function resolveBase(eventName: string, eventPath: string | undefined, baseInput: string): EventContext {
-  let payload: Record<string, any> = {};
-  if (eventPath) {
-    try {
-      payload = JSON.parse(readFileSync(eventPath, 'utf8'));
-    } catch (e) {
-      throw new InputError(`Cannot read the event payload ${eventPath}: ${(e as Error).message}`);
-    }
-  }
-  const pullRequest = payload.pull_request?.number ?? null;
-  if (baseInput) return { eventName, baseRef: baseInput, mergeBase: true, pullRequest };
+export function resolveBase(eventName: string, payload: EventPayload, baseInput: string): BaseChoice {
+  if (baseInput) return { baseRef: baseInput, mergeBase: true };
   const prBase = payload.pull_request?.base?.sha;
   if (typeof prBase === 'string' && prBase) {
-    return { eventName, baseRef: prBase, baseLabel: payload.pull_request?.base?.ref, mergeBase: false, pullRequest };
+    return { baseRef: prBase, baseLabel: payload.pull_request?.base?.ref, mergeBase: false };
   }
   const before = payload.before;
   if (eventName === 'push' && typeof before === 'string' && !/^0+$/.test(before)) {
-    return { eventName, baseRef: before, mergeBase: false, pullRequest: null };
+    return { baseRef: before, mergeBase: false };
   }
   throw new InputError(
     `No base to compare against on a "${eventName}" event: set the base input (a branch, tag or sha), ` +

@@ -37,6 +37,11 @@ compare options:
   --install <command>   service.install ("false" to skip)   --build <command>  service.build
   --pairs <n>  --blocks <n>  --slice <duration>  --warmup <duration>  --connections <n>
   --throughput-limit <pct>  --latency-p99-limit <pct>
+  --benchmark <glob>    micro-benchmark files (repeatable; benchmarks.files)
+  --rounds <n>  --benchmarks-limit <pct>   benchmarks.rounds, gate.benchmarks
+  --no-profile          skip the profiling phase (hot functions and flamegraphs)
+  --profile-duration <duration>   profiled load per side and scenario (default 10s)
+  --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
   --quiet               no progress lines      --no-color  plain output
 
 report options:
@@ -76,8 +81,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
   try {
     if (command === 'report') {
       if (positionals.length !== 2) throw new UsageError('report takes one argument: the results.json to render');
-      const results = readResults(resolve(io.cwd, positionals[1]!));
-      return finish(results, values, io, color);
+      const path = resolve(io.cwd, positionals[1]!);
+      return finish(readResults(path), values, io, color, dirname(path));
     }
     if (command === 'compare') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
@@ -126,8 +131,14 @@ function parse(argv: string[]) {
       connections: { type: 'string' },
       'throughput-limit': { type: 'string' },
       'latency-p99-limit': { type: 'string' },
+      benchmark: { type: 'string', multiple: true },
+      rounds: { type: 'string' },
+      'benchmarks-limit': { type: 'string' },
       quiet: { type: 'boolean', short: 'q' },
       'no-color': { type: 'boolean' },
+      'no-profile': { type: 'boolean' },
+      'profile-duration': { type: 'string' },
+      'all-functions': { type: 'boolean' },
     },
   });
 }
@@ -151,6 +162,11 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
     throughputLimit: values['throughput-limit'],
     latencyP99Limit: values['latency-p99-limit'],
     seed: values.seed,
+    benchmarks: values.benchmark,
+    benchmarkRounds: values.rounds,
+    benchmarksLimit: values['benchmarks-limit'],
+    profile: values['no-profile'] ? 'false' : undefined,
+    profileDuration: values['profile-duration'],
   });
   const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
   const tracker = new ProcessTracker();
@@ -182,7 +198,7 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
     );
     if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
-    return finish(results, values, io, color);
+    return finish(results, values, io, color, dirname(resultsPath));
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -190,9 +206,11 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
   }
 }
 
-function finish(results: Results, values: Values, io: Io, color: boolean): number {
+/** Prints the report; `runDir` is results.json's directory, where the flamegraphs are. */
+function finish(results: Results, values: Values, io: Io, color: boolean, runDir: string): number {
   const analysis = compareResults(results);
-  io.stdout.write(`\n${renderTerminal(results, analysis, { color })}\n`);
+  const allFunctions = values['all-functions'] === true;
+  io.stdout.write(`\n${renderTerminal(results, analysis, { color, runDir, allFunctions })}\n`);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
   return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
 }

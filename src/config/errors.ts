@@ -72,7 +72,7 @@ export function suggestKey(unknown: string, known: readonly string[]): string | 
 }
 
 /** Keys from the product sketch that this version does not implement yet; say so, do not guess. */
-const NOT_YET_SUPPORTED = new Set(['benchmarks', 'accept-label']);
+const NOT_YET_SUPPORTED = new Set(['accept-label']);
 
 function unknownKeyProblem(key: string, known: readonly string[]): string {
   if (NOT_YET_SUPPORTED.has(key)) return `is not supported yet by this version of perfgate; remove it`;

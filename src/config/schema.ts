@@ -19,7 +19,7 @@ import {
   readScenarioLine,
   SCENARIO_LINE_PATTERN,
 } from './scenario-line.js';
-import type { MetricId, MetricRule, PerfgateConfig, ScenarioConfig } from './types.js';
+import type { BenchmarksConfig, GateKey, MetricRule, PerfgateConfig, ProfileConfig, ScenarioConfig } from './types.js';
 import {
   DURATION_HINT,
   DURATION_PATTERN,
@@ -33,18 +33,21 @@ import {
 export const JSON_SCHEMA_ID = 'https://perfgate.dev/perfgate.schema.json';
 
 /** Limits and whether each metric can fail the build, when perfgate.yml says nothing. */
-export const DEFAULT_GATE: Readonly<Record<MetricId, Readonly<MetricRule>>> = {
+export const DEFAULT_GATE: Readonly<Record<GateKey, Readonly<MetricRule>>> = {
   throughput: { limit: 0.05, gated: true },
   latency_p50: { limit: 0.1, gated: false },
   latency_p90: { limit: 0.1, gated: false },
   latency_p99: { limit: 0.15, gated: true },
   cpu_per_request: { limit: 0.1, gated: false },
+  // Gated like throughput: a benchmark the project chose to keep is a promise about speed. Each
+  // process gives one number, so the rounds decide what can be detected (docs/benchmarks.md).
+  benchmarks: { limit: 0.1, gated: true },
 };
 
 /** Where start and scenarios can come from besides the file: named so the message says what to do. */
 const START_REQUIRED = 'is required: set it in perfgate.yml or pass --start / the start input';
 const SCENARIOS_REQUIRED =
-  'is required: list at least one in perfgate.yml (e.g. "- GET /hello") or pass --scenario / the scenarios input';
+  'is required: list at least one in perfgate.yml (e.g. "- GET /hello") or pass --scenario / the scenarios input; or list micro-benchmark files under benchmarks';
 
 /**
  * Notes for the configuration reference only (docs/configuration.md): a type name where the JSON
@@ -109,31 +112,31 @@ function requestPath(missing = 'is required') {
 
 // ---------------------------------------------------------------------------------- service
 
-/** Relative, inside the repository: base and head are separate checkouts, so an absolute path or
- * one escaping with '..' would run the same directory for both sides. */
-const cwdSchema = z
-  .string()
-  .transform((value, ctx) => {
-    const normalised = posix.normalize(value.trim().replaceAll('\\', '/')).replace(/\/+$/, '') || '.';
+/**
+ * A path inside the tree, normalised (posix separators, no "./", no trailing "/"). Relative and
+ * inside: base and head are separate checkouts, so an absolute path or one escaping with '..'
+ * would reach the same files for both sides. `what` words the fix: "a directory relative to the
+ * repository root, e.g. packages/api".
+ */
+function pathInsideTree(normalise: (value: string) => string, what: { relative: string; inside: string }) {
+  return z.string().transform((value, ctx) => {
+    const normalised = posix.normalize(normalise(value.trim())).replace(/\/+$/, '') || '.';
     if (posix.isAbsolute(normalised) || win32.isAbsolute(value.trim())) {
-      ctx.addIssue({
-        code: 'custom',
-        input: value,
-        message: 'is absolute; write a directory relative to the repository root, e.g. packages/api',
-      });
+      ctx.addIssue({ code: 'custom', input: value, message: `is absolute; write ${what.relative}` });
       return z.NEVER;
     }
     if (normalised === '..' || normalised.startsWith('../')) {
-      ctx.addIssue({
-        code: 'custom',
-        input: value,
-        message: 'is outside the repository; write a directory inside it, e.g. packages/api',
-      });
+      ctx.addIssue({ code: 'custom', input: value, message: `is outside the repository; write ${what.inside}` });
       return z.NEVER;
     }
     return normalised;
-  })
-  .register(docNotes, { type: 'directory' });
+  });
+}
+
+const cwdSchema = pathInsideTree((value) => value.replaceAll('\\', '/'), {
+  relative: 'a directory relative to the repository root, e.g. packages/api',
+  inside: 'a directory inside it, e.g. packages/api',
+}).register(docNotes, { type: 'directory' });
 
 const ENV_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
@@ -180,14 +183,16 @@ const serviceSchema = z.strictObject({
     .transform((build) => build || null)
     .describe('Command that builds the service after installing, e.g. npm run build. Omit for no build step.')
     .register(docNotes, { default: 'none' }),
+  // Required with scenarios; the document checks that (a benchmarks-only project has no service).
   start: z
-    .string({ error: missingOr(START_REQUIRED, 'is not a command; write e.g. node server.js') })
+    .string({ error: 'is not a command; write e.g. node server.js' })
     .trim()
     .min(1, { error: 'is empty; write the command that starts the service, e.g. node server.js' })
+    .optional()
     .describe(
-      'Command that starts the service, e.g. node server.js. Required, here or as the start input / --start flag.',
+      'Command that starts the service, e.g. node server.js. Required when there are scenarios, here or as the start input / --start flag.',
     )
-    .register(docNotes, { type: 'command', default: 'none: required' }),
+    .register(docNotes, { type: 'command', default: 'none: required with scenarios' }),
   cwd: cwdSchema
     .prefault('.')
     .describe(
@@ -319,7 +324,7 @@ const scenariosSchema = z.union(
     z.array(scenarioSchema).min(1, { error: 'is empty; list at least one scenario, e.g. "- GET /hello"' }),
     scenarioLinesSchema,
   ],
-  { error: missingOr(SCENARIOS_REQUIRED, 'is not a list of scenarios; write e.g. "- GET /hello"') },
+  { error: 'is not a list of scenarios; write e.g. "- GET /hello"' },
 );
 
 // ------------------------------------------------------------------------------------- load
@@ -359,6 +364,117 @@ const loadSchema = z
       });
     }
   });
+
+// ------------------------------------------------------------------------------- benchmarks
+
+const GLOB_EXAMPLE = 'bench/**/*.bench.js';
+
+/** A glob of benchmark files: *, **, ?, [abc] and {a,b}, relative to the service directory. */
+const benchmarkGlobSchema = pathInsideTree((value) => value, {
+  relative: `a glob relative to the service directory, e.g. ${GLOB_EXAMPLE}`,
+  inside: `a glob inside it, e.g. ${GLOB_EXAMPLE}`,
+})
+  .refine((glob) => glob !== '.', { error: `is empty; write a glob such as ${GLOB_EXAMPLE}` })
+  .register(docNotes, { type: 'glob' });
+
+const benchmarkFilesSchema = z
+  .union(
+    [
+      benchmarkGlobSchema.transform((glob) => [glob]),
+      z.array(benchmarkGlobSchema).min(1, { error: `is empty; list at least one glob, e.g. "- ${GLOB_EXAMPLE}"` }),
+    ],
+    {
+      error: missingOr(
+        `is required: a glob or a list of globs, e.g. ${GLOB_EXAMPLE}`,
+        `is not a glob or a list of globs; write e.g. ${GLOB_EXAMPLE}`,
+      ),
+    },
+  )
+  .register(docNotes, { type: 'glob or list of globs' });
+
+const benchmarksObjectSchema = z
+  .strictObject({
+    files: benchmarkFilesSchema.describe(
+      'Benchmark files: a glob or a list of globs (`*`, `**`, `?`, `[abc]`, `{a,b}`), relative to service.cwd of each tree; node_modules and dot-directories are not searched. CommonJS or ESM, .js/.cjs/.mjs, or TypeScript (.ts/.cts/.mts) through the project\'s tsx.',
+    ),
+    rounds: intInRange(6, 1000, 'the signed-rank test needs 6 non-zero rounds to ever reach p < 0.05')
+      .default(10)
+      .describe(
+        'Rounds, 6 to 1000: each runs every file once on base and once on head, each time in a fresh process, adjacent and in random order. Each process gives one number per benchmark (its mean ops/s).',
+      ),
+    timeout: duration({ minMs: 1000, maxMs: 3_600_000 })
+      .prefault('2m')
+      .describe('Longest one benchmark process may run before it is killed (and its file reported as failed): a duration, 1s to 60m.'),
+    budget: duration({ minMs: 1000, maxMs: 7_200_000 })
+      .prefault('15m')
+      .describe(
+        'Total time for the micro-benchmarks: a duration, 1s to 120m. No base/head pair of processes starts past it; the rounds finished by then are compared, and the report says the budget cut the run short.',
+      ),
+  })
+  .transform(
+    (b): BenchmarksConfig => ({ files: b.files, rounds: b.rounds, timeoutMs: b.timeout, budgetMs: b.budget }),
+  );
+
+const benchmarksSchema = z
+  .union([benchmarkFilesSchema, benchmarksObjectSchema], {
+    error: `is not a benchmarks setting; write a glob (${GLOB_EXAMPLE}), a list of globs, or a mapping with files`,
+  })
+  // The short forms take every default from the mapping form, so defaults live in one place.
+  .transform((value) => (Array.isArray(value) ? benchmarksObjectSchema.parse({ files: value }) : value));
+
+// ---------------------------------------------------------------------------------- profile
+
+const INTERVAL_PATTERN = /^\d+(?:\.\d+)?(?:us|µs|ms)$/;
+const INTERVAL_HINT = 'write e.g. 1ms, 500us or 250µs, from 50us to 100ms';
+
+/** V8's sampling interval: µs or ms (durations elsewhere are whole ms, too coarse here). */
+const samplingIntervalSchema = z
+  .string({ error: `is not a sampling interval; ${INTERVAL_HINT}` })
+  .regex(INTERVAL_PATTERN, { error: `is not a sampling interval; ${INTERVAL_HINT}` })
+  .transform((value, ctx) => {
+    const amount = Number.parseFloat(value);
+    const us = Math.round(value.endsWith('ms') ? amount * 1000 : amount);
+    if (us < 50 || us > 100_000) {
+      ctx.addIssue({ code: 'custom', input: value, message: `is out of range; ${INTERVAL_HINT}` });
+      return z.NEVER;
+    }
+    return us;
+  })
+  .register(docNotes, { type: 'sampling interval' });
+
+const profileObjectSchema = z
+  .strictObject({
+    enabled: z
+      .boolean({ error: 'is not true or false' })
+      .default(true)
+      .describe('Whether to profile at all. `profile: false` is short for enabled: false.'),
+    duration: duration({ minMs: 1000, maxMs: 600_000 })
+      .prefault('10s')
+      .describe('Profiled load per side and scenario, after a warm-up of load.warmup (at most 2 s): a duration, 1s to 10m.'),
+    interval: samplingIntervalSchema
+      .prefault('1ms')
+      .describe(
+        "Sampling interval of V8's CPU profiler (--cpu-prof-interval): 50us to 100ms. Finer gives more samples and costs more.",
+      ),
+    scenarios: z
+      .array(z.string({ error: 'is not a scenario name' }).trim().min(1, { error: 'is empty; write a scenario name' }), {
+        error: 'is not a list of scenario names; write e.g. ["GET /hello"]',
+      })
+      .min(1, { error: 'is empty; list scenario names, or omit the key to profile every scenario' })
+      .nullable()
+      .optional()
+      .transform((names) => names ?? null)
+      .describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.')
+      .register(docNotes, { type: 'list of scenario names', default: 'all scenarios' }),
+  })
+  .transform((p): ProfileConfig => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios }));
+
+const profileSchema = z
+  .union([z.boolean(), profileObjectSchema], {
+    error: 'is not a profile setting; write false to skip profiling, or a mapping such as { duration: 10s }',
+  })
+  // The short form takes every default from the mapping form, so defaults live in one place.
+  .transform((value) => (typeof value === 'boolean' ? profileObjectSchema.parse({ enabled: value }) : value));
 
 // ------------------------------------------------------------------------------------- gate
 
@@ -407,7 +523,7 @@ const gateRuleInput = z
   })
   .register(docNotes, { type: 'percentage, off, false or { limit, gated }' });
 
-function gateRule(metric: MetricId, what: string) {
+function gateRule(metric: GateKey, what: string) {
   const defaults = DEFAULT_GATE[metric];
   // The default in the form a user would write it, so editors show it and docs print it.
   const defaultInput = defaults.gated
@@ -435,7 +551,11 @@ const gateSchema = z.strictObject({
   latency_p90: gateRule('latency_p90', '90th percentile latency; higher is worse.'),
   latency_p99: gateRule('latency_p99', '99th percentile latency; higher is worse.'),
   cpu_per_request: gateRule('cpu_per_request', 'CPU time per request; higher is worse.'),
-} satisfies Record<MetricId, z.ZodType>);
+  benchmarks: gateRule(
+    'benchmarks',
+    'Operations per second of each micro-benchmark (one rule for all of them); lower is worse.',
+  ),
+} satisfies Record<GateKey, z.ZodType>);
 
 // ------------------------------------------------------------------------------ the document
 
@@ -482,6 +602,25 @@ function resolveScenarios(
   });
 }
 
+/** Checks profile.scenarios against the scenario names. */
+function resolveProfile(profile: ProfileConfig, scenarios: ScenarioConfig[], ctx: z.RefinementCtx): ProfileConfig {
+  const names = scenarios.map((s) => s.name);
+  profile.scenarios?.forEach((name, index) => {
+    if (!names.includes(name)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['profile', 'scenarios', index],
+        input: name,
+        message:
+          names.length === 0
+            ? 'is not a scenario name: there are no scenarios'
+            : `is not a scenario name; use one of ${names.map((n) => JSON.stringify(n)).join(', ')}`,
+      });
+    }
+  });
+  return profile;
+}
+
 /** perfgate.yml as users write it; parsing yields the resolved `PerfgateConfig`. */
 export const configDocumentSchema = z
   .strictObject({
@@ -491,16 +630,25 @@ export const configDocumentSchema = z
       .prefault({} as z.input<typeof serviceSchema>)
       .describe('How to install, build and start the service. The same commands run for base and head.'),
     scenarios: scenariosSchema
+      .optional()
       .describe(
-        'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required, here or as the scenarios input.',
+        'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required unless benchmarks are listed, here or as the scenarios input.',
       )
       .register(docNotes, {
         type: 'list of scenario lines and mappings, or text with one scenario per line',
-        default: 'none: required',
+        default: 'none: required without benchmarks',
       }),
     load: loadSchema
       .prefault({})
       .describe('How much load for how long. A pair is one slice on base and one on head, in random order.'),
+    benchmarks: benchmarksSchema
+      .nullable()
+      .optional()
+      .transform((benchmarks) => benchmarks ?? null)
+      .describe(
+        "Micro-benchmark files (benchmark.js, tinybench or mitata suites, unchanged) run on base and head: a glob, a list of globs, or a mapping with files and the options below. With benchmarks, service.start and scenarios may be left out. See docs/benchmarks.md.",
+      )
+      .register(docNotes, { type: 'glob, list of globs, or mapping', default: 'none' }),
     gate: gateSchema
       .prefault({})
       .describe(
@@ -518,19 +666,47 @@ export const configDocumentSchema = z
       .transform((seed) => seed ?? null)
       .describe('Seed of the random base/head order, to replay a run. Omit to choose one (it is logged).')
       .register(docNotes, { default: 'random, logged' }),
+    profile: profileSchema
+      .prefault({})
+      .describe(
+        'CPU profiles of base and head under each scenario\'s load, after the timed slices (never during them): the hot functions that changed, and flamegraphs. false skips profiling. See docs/profiling.md.',
+      )
+      .register(docNotes, { type: 'true, false or mapping' }),
   })
-  .transform((doc, ctx): PerfgateConfig => ({
-    service: doc.service,
-    scenarios: resolveScenarios(doc.scenarios, doc.load, ctx),
-    load: { sliceMs: doc.load.slice, pairs: doc.load.pairs, blocks: doc.load.blocks, warmupMs: doc.load.warmup },
-    gate: doc.gate,
-    alpha: doc.alpha,
-    seed: doc.seed,
-  }))
+  // What must be there depends on what else is: scenarios need a service to start, and a run
+  // needs scenarios or benchmarks. Checked even when other keys are wrong (`when`), so every
+  // problem is reported at once; only presence is looked at, the values have their own checks.
+  .superRefine(
+    (doc, ctx) => {
+      const hasScenarios = doc.scenarios !== undefined;
+      const hasBenchmarks = doc.benchmarks !== undefined && doc.benchmarks !== null;
+      if ((hasScenarios || !hasBenchmarks) && doc.service?.start === undefined) {
+        // input: undefined words it as missing ("service.start is required: ..."), not as a value.
+        ctx.addIssue({ code: 'custom', path: ['service', 'start'], input: undefined, message: START_REQUIRED });
+      }
+      if (!hasScenarios && !hasBenchmarks) {
+        ctx.addIssue({ code: 'custom', path: ['scenarios'], input: undefined, message: SCENARIOS_REQUIRED });
+      }
+    },
+    { when: () => true },
+  )
+  .transform((doc, ctx): PerfgateConfig => {
+    const scenarios = doc.scenarios === undefined ? [] : resolveScenarios(doc.scenarios, doc.load, ctx);
+    return {
+      service: { ...doc.service, start: doc.service.start ?? null },
+      scenarios,
+      load: { sliceMs: doc.load.slice, pairs: doc.load.pairs, blocks: doc.load.blocks, warmupMs: doc.load.warmup },
+      benchmarks: doc.benchmarks,
+      gate: doc.gate,
+      alpha: doc.alpha,
+      seed: doc.seed,
+      profile: resolveProfile(doc.profile, scenarios, ctx),
+    };
+  })
   .meta({
     title: 'perfgate configuration',
     description:
-      'perfgate.yml: how to start the service, which HTTP scenarios to load, for how long, and which regressions fail the build. Action inputs and CLI flags override these keys.',
+      'perfgate.yml: how to start the service, which HTTP scenarios to load, for how long, which micro-benchmarks to run, and which regressions fail the build. Action inputs and CLI flags override these keys.',
   });
 
 /** The user-facing document (what perfgate.yml and overrides may contain). */

@@ -7,6 +7,10 @@
 export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'cpu_per_request'] as const;
 export type MetricId = (typeof METRICS)[number];
 
+/** What `gate` has a rule for: every HTTP metric, and the micro-benchmarks (ops/s) as one rule. */
+export const GATE_KEYS = [...METRICS, 'benchmarks'] as const;
+export type GateKey = (typeof GATE_KEYS)[number];
+
 export interface MetricRule {
   /** Relative limit as a fraction (0.05 = 5%). A change must exceed it to be a regression/improvement. */
   limit: number;
@@ -30,7 +34,8 @@ export interface ServiceConfig {
   install: string | null;
   /** null: no build step. */
   build: string | null;
-  start: string;
+  /** null only when there are no scenarios (a project with micro-benchmarks alone has no service to start). */
+  start: string | null;
   /** Directory of the service inside the repository, relative ('.' = repository root). */
   cwd: string;
   /** Environment added to the service (NODE_ENV defaults to production). */
@@ -49,13 +54,47 @@ export interface LoadConfig {
   warmupMs: number;
 }
 
+export interface BenchmarksConfig {
+  /** Globs of benchmark files, relative to the service directory of each tree (posix separators). */
+  files: string[];
+  /** Rounds: each runs every file once per side, each in a fresh process. */
+  rounds: number;
+  /** Longest one benchmark process may run before it is killed, ms. */
+  timeoutMs: number;
+  /** Total time for the micro-benchmark phase, ms: no new round pair starts past it. */
+  budgetMs: number;
+}
+
 export interface PerfgateConfig {
   service: ServiceConfig;
+  /** Empty when only micro-benchmarks are configured. */
   scenarios: ScenarioConfig[];
   load: LoadConfig;
-  gate: Record<MetricId, MetricRule>;
+  /**
+   * null: no micro-benchmarks. resolveConfig always sets it; it is optional only because
+   * results.json files written before micro-benchmarks existed lack it (read it with `?? null`).
+   */
+  benchmarks?: BenchmarksConfig | null;
+  /** The rule for `benchmarks` is optional for the same reason (use DEFAULT_GATE's when absent). */
+  gate: Record<MetricId, MetricRule> & { benchmarks?: MetricRule };
   /** Family-wise significance level for gated metrics (Holm). */
   alpha: number;
   /** Seed of the random pair order; null = choose one and log it. */
   seed: number | null;
+  /**
+   * The profiling phase. resolveConfig always sets it; optional only because results.json files
+   * written before profiling existed lack it.
+   */
+  profile?: ProfileConfig;
+}
+
+/** CPU profiles of both sides under each scenario's load, after the timed slices. */
+export interface ProfileConfig {
+  enabled: boolean;
+  /** Profiled load per side, ms. */
+  durationMs: number;
+  /** V8's sampling interval, µs (--cpu-prof-interval). */
+  intervalUs: number;
+  /** Names of the scenarios to profile; null: all. */
+  scenarios: string[] | null;
 }

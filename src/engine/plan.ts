@@ -1,6 +1,6 @@
 import type { PerfgateConfig } from '../config/types.js';
 import type { Side } from '../results/types.js';
-import { createRandom } from '../stats/random.js';
+import { createRandom, shuffle } from '../stats/random.js';
 
 export interface PlannedPair {
   /** 0-based over all blocks of the scenario. */
@@ -46,4 +46,38 @@ export function buildPlan(config: PerfgateConfig, seed: number): Plan {
     });
   }
   return { seed, blocks: planned, pairsPerScenario: pairs };
+}
+
+/** One benchmark file in a round: its processes run back to back, in `order`. */
+export interface PlannedBenchFile {
+  file: string;
+  /** Both sides in random order, or the one side that has the file. */
+  order: Side[];
+}
+
+export interface PlannedBenchRound {
+  index: number;
+  files: PlannedBenchFile[];
+}
+
+/**
+ * The micro-benchmark schedule, fixed up front from the run's seed like the HTTP plan
+ * (measurement.md §12): every round runs every file on both sides, one fresh process each; the
+ * files of a round come in random order, and each file's two processes run adjacently (they
+ * share the machine's state, as the two slices of an HTTP pair do) in random order. A file only
+ * one side has runs in the first round only: it has nothing to be compared with, it is listed.
+ * The generator is seeded from the run's seed mixed with a constant, so this order does not
+ * repeat the HTTP pairs' coin flips.
+ */
+export function buildBenchPlan(files: Record<Side, readonly string[]>, rounds: number, seed: number): PlannedBenchRound[] {
+  const random = createRandom((seed ^ 0x5eed_be4c) >>> 0);
+  const all = [...new Set([...files.base, ...files.head])].sort();
+  const sidesOf = (file: string): Side[] => (['base', 'head'] as Side[]).filter((side) => files[side].includes(file));
+  return Array.from({ length: rounds }, (_, index) => ({
+    index,
+    files: shuffle(all, random)
+      .map((file) => ({ file, order: sidesOf(file) }))
+      .filter((entry) => entry.order.length === 2 || index === 0)
+      .map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order })),
+  }));
 }

@@ -9,12 +9,12 @@ export interface Logger {
 }
 
 export interface ProgressEvent {
-  phase: 'workspace' | 'install' | 'build' | 'start' | 'warmup' | 'measure' | 'stop' | 'done';
+  phase: 'workspace' | 'install' | 'build' | 'start' | 'warmup' | 'measure' | 'benchmark' | 'profile' | 'stop' | 'done';
   side?: 'base' | 'head';
   scenario?: string;
   block?: number;
   blocks?: number;
-  /** Pairs finished in this scenario, and the total planned. */
+  /** Pairs finished in this scenario, and the total planned; for 'benchmark', processes (this one included). */
   pair?: number;
   pairs?: number;
   message?: string;

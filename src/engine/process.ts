@@ -91,25 +91,34 @@ export function sleep(ms: number): Promise<void> {
 export interface ShellOptions {
   cwd: string;
   env: Record<string, string>;
-  /** stdout and stderr are appended here. */
+  /** stdout (and stderr, unless errorLogFile is given) are appended here. */
   logFile: string;
+  /** stderr goes here instead, when its tail must be told apart from the program's output. */
+  errorLogFile?: string;
   tracker: ProcessTracker;
 }
 
 /** Starts `command` through /bin/sh in a new process group, output to the log file. */
 export function startShell(command: string, options: ShellOptions): ChildProcess {
-  const fd = openSync(options.logFile, 'a');
+  return startProcess('/bin/sh', ['-c', command], options);
+}
+
+/** Starts a program (no shell: arguments are passed as they are) in a new, tracked process group. */
+export function startProcess(file: string, args: readonly string[], options: ShellOptions): ChildProcess {
+  const out = openSync(options.logFile, 'a');
+  const err = options.errorLogFile ? openSync(options.errorLogFile, 'a') : out;
   try {
-    const child = spawn('/bin/sh', ['-c', command], {
+    const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: ['ignore', fd, fd],
+      stdio: ['ignore', out, err],
     });
     if (child.pid) options.tracker.add(child.pid);
     return child;
   } finally {
-    closeSync(fd);
+    closeSync(out);
+    if (err !== out) closeSync(err);
   }
 }
 
@@ -120,9 +129,26 @@ export interface ShellResult {
 }
 
 /** Runs a setup command (install, build) to completion; kills its group on timeout. */
-export async function runShell(command: string, options: ShellOptions & { timeoutMs: number }): Promise<ShellResult> {
-  const child = startShell(command, options);
-  const pgid = child.pid!;
+export function runShell(command: string, options: ShellOptions & { timeoutMs: number }): Promise<ShellResult> {
+  return runProcess('/bin/sh', ['-c', command], options);
+}
+
+/**
+ * Runs a program to completion; kills its whole group on timeout, and afterwards in any case,
+ * so nothing it started in the background outlives it.
+ */
+export async function runProcess(
+  file: string,
+  args: readonly string[],
+  options: ShellOptions & { timeoutMs: number },
+): Promise<ShellResult> {
+  const child = startProcess(file, args, options);
+  const pgid = child.pid;
+  if (pgid === undefined) {
+    // spawn failed (e.g. the program is not on PATH): 'error' says why
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -133,7 +159,6 @@ export async function runShell(command: string, options: ShellOptions & { timeou
     return { code, signal, timedOut };
   } finally {
     clearTimeout(timer);
-    // a setup command must not leave background processes behind
     await stopGroup(pgid, 1000);
     options.tracker.delete(pgid);
   }

@@ -2,15 +2,18 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PerfgateConfig, ScenarioConfig } from '../config/types.js';
 import { writeResults } from '../results/io.js';
-import { RESULTS_VERSION, type Pair, type Results, type Side, type Slice } from '../results/types.js';
+import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type Side, type Slice } from '../results/types.js';
 import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
 import { CancelledError, PerfgateError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { runLoad } from './load.js';
+import { discoverBenchmarks } from './bench/discover.js';
+import { runBenchmarks } from './bench/runner.js';
 import { buildPlan, type PlannedBlock } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
+import { runProfiles } from './profile.js';
 import { Service } from './service.js';
 import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
 
@@ -31,6 +34,10 @@ export interface CompareRequest {
   tracker: ProcessTracker;
   toolVersion: string;
   signal?: AbortSignal;
+  /** The action's record of the GitHub run, stored in results.json as it is. */
+  github?: GitHubRecord;
+  /** Where tools perfgate runs on demand are installed when it has no copy (0x); default <outDir>/tools. */
+  toolsDir?: string;
 }
 
 export interface CompareOutcome {
@@ -40,8 +47,9 @@ export interface CompareOutcome {
 
 /**
  * The engine: trees → install/build → for each block, both services up and warm → paired
- * slices in the planned order → results.json after every pair. Services and worktrees are
- * removed in `finally`; an error marks the results "failed" and keeps every finished pair.
+ * slices in the planned order → then the micro-benchmarks, round by round → results.json after
+ * every pair. Processes and worktrees are removed in `finally`; an error marks the results
+ * "failed" and keeps every finished pair.
  */
 export async function runCompare(request: CompareRequest, ports: EnginePorts): Promise<CompareOutcome> {
   mkdirSync(request.outDir, { recursive: true });
@@ -84,6 +92,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       },
       scenarios: config.scenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, pairs: [] })),
       warnings: [],
+      ...(request.github && { github: request.github }),
     };
     if (config.service.env.NODE_ENV && config.service.env.NODE_ENV !== 'production') {
       results.warnings.push({
@@ -96,9 +105,47 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     for (const tree of [trees.base, trees.head]) {
       await setupTree(tree, { service: config.service, env, logDir, tracker: request.tracker }, ports);
     }
-    for (const block of plan.blocks) {
-      await runBlock(block, plan.blocks.length, config, { base: trees.base, head: trees.head }, results, resultsPath, env, logDir, request, ports);
+    const sides = { base: trees.base, head: trees.head };
+    // Found before any load is sent, so a benchmarks problem stops the run in seconds.
+    const discovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
+    if (config.scenarios.length > 0) {
+      for (const block of plan.blocks) {
+        await runBlock(block, plan.blocks.length, config, sides, results, resultsPath, env, logDir, request, ports);
+      }
     }
+    if (config.benchmarks && discovered) {
+      await runBenchmarks(
+        {
+          config: config.benchmarks,
+          service: config.service,
+          discovered,
+          seed,
+          results,
+          resultsPath,
+          env,
+          logDir,
+          tracker: request.tracker,
+          ...(request.signal && { signal: request.signal }),
+        },
+        ports,
+      );
+    }
+    // After the timed phases, never during them: a profiler costs speed.
+    await runProfiles(
+      {
+        config,
+        trees: sides,
+        results,
+        resultsPath,
+        outDir: request.outDir,
+        toolsDir: request.toolsDir ?? join(request.outDir, 'tools'),
+        env,
+        logDir,
+        tracker: request.tracker,
+        ...(request.signal && { signal: request.signal }),
+      },
+      ports,
+    );
     results.status = 'complete';
     results.finishedAt = new Date().toISOString();
     writeResults(resultsPath, results);

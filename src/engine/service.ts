@@ -10,12 +10,15 @@ import { ServiceError } from './errors.js';
 import { type ProcessTracker, sleep, startShell, stopGroup, tailFile } from './process.js';
 import { groupCpuSeconds } from './proc-cpu.js';
 
-/** The preload sits next to this module in dist/, and in src/preload/ when run from source. */
-export function preloadPath(): string {
+/**
+ * A preload perfgate injects into the user's processes (the service's port preload, or the
+ * micro-benchmark capture): next to this module in dist/, in src/preload/ when run from source.
+ */
+export function preloadPath(file: 'preload.cjs' | 'bench-preload.cjs' = 'preload.cjs'): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'preload.cjs'), join(here, '..', 'preload', 'preload.cjs')];
+  const candidates = [join(here, file), join(here, '..', 'preload', file)];
   const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`perfgate is incomplete: preload.cjs not found (looked in ${candidates.join(', ')})`);
+  if (!found) throw new Error(`perfgate is incomplete: ${file} not found (looked in ${candidates.join(', ')})`);
   return found;
 }
 
@@ -41,6 +44,8 @@ export interface StartOptions {
   logFile: string;
   statusFile: string;
   tracker: ProcessTracker;
+  /** Added for this start only (the profiling phase: the profiler's variables and Node options). */
+  profiling?: { env: Record<string, string>; nodeOptions: string };
 }
 
 /** A running service: one process group, one forced port. */
@@ -62,6 +67,9 @@ export class Service {
   }
 
   static async start(options: StartOptions): Promise<Service> {
+    const command = options.config.start;
+    // The config requires a start command whenever there are scenarios to load.
+    if (command === null) throw new Error('Service.start: service.start is not set');
     const port = await freePort();
     writeFileSync(options.statusFile, '');
     const env: Record<string, string> = {
@@ -74,10 +82,14 @@ export class Service {
     };
     const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : '';
     env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
-    writeFileSync(options.logFile, `$ ${options.config.start}   (${options.side}, port ${port}, in ${options.dir})\n`, {
+    if (options.profiling) {
+      Object.assign(env, options.profiling.env);
+      if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
+    }
+    writeFileSync(options.logFile, `$ ${command}   (${options.side}, port ${port}, in ${options.dir})\n`, {
       flag: 'a',
     });
-    const child = startShell(options.config.start, {
+    const child = startShell(command, {
       cwd: options.dir,
       env,
       logFile: options.logFile,

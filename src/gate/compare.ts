@@ -1,79 +1,145 @@
-import type { Analysis, MetricComparison, Results, RunWarning, Side, Verdict } from '../results/types.js';
+import { DEFAULT_GATE } from '../config/schema.js';
+import type { MetricRule } from '../config/types.js';
+import type {
+  Analysis,
+  BenchmarkAnalysis,
+  BenchmarkComparison,
+  MetricComparison,
+  PairedComparison,
+  Results,
+  RunWarning,
+  Side,
+  Verdict,
+} from '../results/types.js';
 import { median } from '../stats/descriptive.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
 import { signedRankTest } from '../stats/wilcoxon.js';
+import { inventoryBenchmarks } from './benchmarks.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 
 /** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
 export const MIN_RELIABLE_PAIRS = 10;
 const CONFIDENCE = 0.95;
 
-/**
- * Results → verdicts, as in shared/design/measurement.md §6–8: per metric, the paired
- * log-ratios ln(head/base); the Hodges–Lehmann estimate with its distribution-free 95%
- * interval; the Wilcoxon signed-rank p; Holm across the gated metrics of the whole run.
- * Pure: the same results always give the same analysis (the CLI's `report` relies on it).
- */
-export function compareResults(results: Results): Analysis {
-  const { config } = results;
-  const draft: Omit<MetricComparison, 'pAdjusted' | 'verdict'>[] = [];
-  for (const scenario of results.scenarios) {
-    if (scenario.pairs.length === 0) continue;
-    for (const definition of METRIC_DEFINITIONS) {
-      const rule = config.gate[definition.id];
-      const base = scenario.pairs.map((p) => definition.value(p.base));
-      const head = scenario.pairs.map((p) => definition.value(p.head));
-      const ratios = base.map((b, i) => Math.log(head[i]! / b)).filter(Number.isFinite);
-      if (ratios.length === 0) continue;
-      const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
-      // With very few pairs no interval reaches 95%: then the bounds are unknown, so the
-      // verdict can never be "unchanged" on too little evidence.
-      const reached = interval.confidence >= CONFIDENCE - 1e-9;
-      const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
-      const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-      const test = signedRankTest(ratios);
-      const halfWidth = (upper - lower) / 2;
-      draft.push({
-        metric: definition.id,
-        scenario: scenario.name,
-        gated: rule.gated,
-        limit: rule.limit,
-        n: ratios.length,
-        baseMedian: median(base.filter(Number.isFinite)),
-        headMedian: median(head.filter(Number.isFinite)),
-        change: Math.expm1(interval.estimate),
-        ciLow: Math.expm1(lower),
-        ciHigh: Math.expm1(upper),
-        p: test.p,
-        detectable: Number.isFinite(halfWidth)
-          ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: config.alpha }))
-          : Number.NaN,
-        higherIsBetter: definition.higherIsBetter,
-      });
-    }
-  }
+type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'>;
 
-  const gatedIndexes = draft.flatMap((c, i) => (c.gated ? [i] : []));
-  const adjusted = holmAdjust(gatedIndexes.map((i) => draft[i]!.p));
-  const pAdjusted = draft.map((c) => c.p);
+/**
+ * One series of paired values (base and head, same index = same pair) → estimate, interval and
+ * test on the log-ratios ln(head/base); null when no pair has a finite ratio.
+ */
+function comparePaired(
+  base: number[],
+  head: number[],
+  rule: MetricRule,
+  alpha: number,
+  higherIsBetter: boolean,
+): Draft<PairedComparison> | null {
+  const ratios = base.map((b, i) => Math.log(head[i]! / b)).filter(Number.isFinite);
+  if (ratios.length === 0) return null;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
+  // With very few pairs no interval reaches 95%: then the bounds are unknown, so the
+  // verdict can never be "unchanged" on too little evidence.
+  const reached = interval.confidence >= CONFIDENCE - 1e-9;
+  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
+  const test = signedRankTest(ratios);
+  const halfWidth = (upper - lower) / 2;
+  return {
+    gated: rule.gated,
+    limit: rule.limit,
+    n: ratios.length,
+    baseMedian: median(base.filter(Number.isFinite)),
+    headMedian: median(head.filter(Number.isFinite)),
+    change: Math.expm1(interval.estimate),
+    ciLow: Math.expm1(lower),
+    ciHigh: Math.expm1(upper),
+    p: test.p,
+    detectable: Number.isFinite(halfWidth)
+      ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha }))
+      : Number.NaN,
+    higherIsBetter,
+  };
+}
+
+/**
+ * Holm-adjusted p-values for the gated comparisons (one family for the whole run: HTTP metrics
+ * and micro-benchmarks alike); informational ones keep their own p.
+ */
+function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
+  const gatedIndexes = drafts.flatMap((c, i) => (c.gated ? [i] : []));
+  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i]!.p));
+  const pAdjusted = drafts.map((c) => c.p);
   gatedIndexes.forEach((index, k) => {
     pAdjusted[index] = adjusted[k]!;
   });
+  return pAdjusted;
+}
 
-  const comparisons: MetricComparison[] = draft.map((c, i) => {
-    const withP = { ...c, pAdjusted: pAdjusted[i]! };
-    return { ...withP, verdict: decideVerdict(withP, config.alpha) };
+/**
+ * Results → verdicts, as in shared/design/measurement.md §6–8 and §12: per HTTP metric, the
+ * paired log-ratios ln(head/base) of its slices, and per micro-benchmark those of its processes
+ * (one ops/s per process, paired by round); the Hodges–Lehmann estimate with its
+ * distribution-free 95% interval; the Wilcoxon signed-rank p; Holm across the gated comparisons
+ * of the whole run. Pure: the same results always give the same analysis (the CLI's `report`
+ * relies on it).
+ */
+export function compareResults(results: Results): Analysis {
+  const { config } = results;
+  const metricDrafts: Draft<MetricComparison>[] = [];
+  for (const scenario of results.scenarios) {
+    if (scenario.pairs.length === 0) continue;
+    for (const definition of METRIC_DEFINITIONS) {
+      const base = scenario.pairs.map((p) => definition.value(p.base));
+      const head = scenario.pairs.map((p) => definition.value(p.head));
+      const draft = comparePaired(base, head, config.gate[definition.id], config.alpha, definition.higherIsBetter);
+      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
+    }
+  }
+  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const benchRule = config.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
+  const benchDrafts: Draft<BenchmarkComparison>[] = (inventory?.series ?? []).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, benchRule, config.alpha, true);
+    return draft ? [{ ...series.identity, ...draft }] : [];
   });
+
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
+  const decide = <T extends PairedComparison>(draft: Draft<T>, p: number): T => {
+    const withP = { ...draft, pAdjusted: p } as Omit<T, 'verdict'>;
+    return { ...withP, verdict: decideVerdict(withP, config.alpha) } as T;
+  };
+  const comparisons = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!));
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
+  let benchmarks: BenchmarkAnalysis | undefined;
+  if (inventory) {
+    const benchComparisons = benchDrafts.map((d, i) => decide<BenchmarkComparison>(d, pAdjusted[metricDrafts.length + i]!));
+    benchmarks = {
+      comparisons: benchComparisons,
+      uncompared: inventory.uncompared,
+      failures: inventory.failures,
+      failing: benchComparisons.filter((c) => c.gated && c.verdict === 'regression'),
+      notCompared: inventory.notCompared,
+    };
+  }
+  const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? [])];
+  const gatedCount = all.filter((c) => c.gated).length;
+  const family = describeFamily(
+    comparisons.filter((c) => c.gated).length,
+    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
+  );
   return {
     comparisons,
-    decision: failing.length > 0 ? 'fail' : 'pass',
-    regressions: comparisons.filter((c) => c.verdict === 'regression').length,
-    improvements: comparisons.filter((c) => c.verdict === 'improvement').length,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 ? 'fail' : 'pass',
+    regressions: all.filter((c) => c.verdict === 'regression').length,
+    improvements: all.filter((c) => c.verdict === 'improvement').length,
     failing,
-    warnings: [...results.warnings, ...deriveWarnings(results, comparisons)],
+    warnings: [
+      ...results.warnings,
+      ...deriveWarnings(results, comparisons, family, gatedCount),
+      ...(benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []),
+    ],
+    ...(benchmarks && { benchmarks }),
   };
 }
 
@@ -83,7 +149,7 @@ export function compareResults(results: Results): Analysis {
  * anything else is inconclusive (the run cannot tell).
  */
 export function decideVerdict(
-  c: Pick<MetricComparison, 'change' | 'ciLow' | 'ciHigh' | 'pAdjusted' | 'limit' | 'higherIsBetter'>,
+  c: Pick<PairedComparison, 'change' | 'ciLow' | 'ciHigh' | 'pAdjusted' | 'limit' | 'higherIsBetter'>,
   alpha: number,
 ): Verdict {
   const worse = c.higherIsBetter ? -c.change : c.change;
@@ -94,7 +160,26 @@ export function decideVerdict(
   return 'inconclusive';
 }
 
-function deriveWarnings(results: Results, comparisons: MetricComparison[]): RunWarning[] {
+/**
+ * The exact signed-rank test's smallest two-sided p with n pairs is 2/2^n (all pairs agree);
+ * Holm multiplies the smallest p by the number of gated comparisons of the run. Below that
+ * floor no regression can ever be found, whatever the data. Returns the pairs (or rounds)
+ * needed, or null when n is enough.
+ */
+export function pairsNeeded(n: number, gatedCount: number, alpha: number): number | null {
+  if (gatedCount * 2 * 2 ** -n < alpha) return null;
+  return Math.floor(Math.log2((2 * gatedCount) / alpha)) + 1;
+}
+
+/** "2 gated metrics", or "2 gated metrics and 3 gated micro-benchmarks": the Holm family. */
+function describeFamily(metrics: number, benchmarks: number): string {
+  const plural = (n: number, word: string) => `${n} gated ${word}${n === 1 ? '' : 's'}`;
+  if (benchmarks === 0) return plural(metrics, 'metric');
+  if (metrics === 0) return plural(benchmarks, 'micro-benchmark');
+  return `${plural(metrics, 'metric')} and ${plural(benchmarks, 'micro-benchmark')}`;
+}
+
+function deriveWarnings(results: Results, comparisons: MetricComparison[], family: string, gatedCount: number): RunWarning[] {
   const warnings: RunWarning[] = [];
   if (results.status !== 'complete') {
     warnings.push({
@@ -133,17 +218,13 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[]): RunW
       }
     }
   }
-  // The exact signed-rank test's smallest two-sided p with n pairs is 2/2^n (all pairs
-  // agree); Holm multiplies the smallest p by the number of gated metrics. Below that
-  // floor no regression can ever be found, whatever the data.
-  const gatedCount = comparisons.filter((c) => c.gated).length;
   for (const c of comparisons.filter((c) => c.gated)) {
-    if (gatedCount * 2 * 2 ** -c.n >= results.config.alpha) {
-      const needed = Math.floor(Math.log2((2 * gatedCount) / results.config.alpha)) + 1;
+    const needed = pairsNeeded(c.n, gatedCount, results.config.alpha);
+    if (needed !== null) {
       warnings.push({
         code: 'underpowered',
         scenario: c.scenario,
-        message: `With ${c.n} pairs and ${gatedCount} gated metrics no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`,
+        message: `With ${c.n} pairs and ${family} no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`,
       });
       break;
     }
@@ -159,3 +240,49 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[]): RunW
   return warnings;
 }
 
+
+/** What a reader of the micro-benchmark verdicts must know: failures, budget, too few rounds, power. */
+function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, family: string, gatedCount: number): RunWarning[] {
+  const warnings: RunWarning[] = [];
+  const { alpha } = results.config;
+  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
+  if (stoppedEarly !== null) {
+    warnings.push({
+      code: 'benchmark-budget',
+      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`,
+    });
+  }
+  for (const failure of benchmarks.failures) {
+    warnings.push({
+      code: 'benchmark-failed',
+      benchmark: failure.file,
+      message: `failed on ${failure.side} in ${failure.failedRounds.length} of ${failure.runs} runs: ${failure.message.split('\n')[0]}`,
+    });
+  }
+  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
+  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
+    warnings.push({
+      code: 'few-rounds',
+      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`,
+    });
+  }
+  for (const c of benchmarks.comparisons.filter((c) => c.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, alpha);
+    if (needed !== null) {
+      warnings.push({
+        code: 'underpowered',
+        benchmark: c.label,
+        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`,
+      });
+      break;
+    }
+  }
+  for (const c of benchmarks.comparisons.filter((c) => c.gated && c.verdict === 'inconclusive')) {
+    warnings.push({
+      code: 'inconclusive',
+      benchmark: c.label,
+      message: `inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More rounds (benchmarks.rounds) narrow the interval.`,
+    });
+  }
+  return warnings;
+}

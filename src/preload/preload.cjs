@@ -62,3 +62,79 @@ if (Number.isInteger(port) && port > 0) {
     return originalListen.apply(this, args);
   };
 }
+
+/*
+ * Profiling phase only (PERFGATE_PROFILE=1, set by the engine when it restarts a service to
+ * profile it; never during the timed slices).
+ *
+ * V8 writes a CPU profile only when the process exits cleanly: `--cpu-prof` writes it as the
+ * Node.js environment shuts down, and a process killed by a signal never gets there. The engine
+ * stops services with SIGTERM to the whole process group, so here SIGTERM and SIGINT become a
+ * clean process.exit(). When the service handles the signal itself (graceful shutdown), its own
+ * handler gets a moment to finish first.
+ *
+ * Where the service's Node refuses --cpu-prof in NODE_OPTIONS (it is allowed from Node 22.x
+ * and 23.x, nodejs/node#57018), the engine sets PERFGATE_PROFILE_INSPECTOR_US (the sampling
+ * interval) instead, and this preload starts the same V8 sampling profiler through an inspector
+ * session (`--cpu-prof` itself drives V8's profiler through the inspector protocol) and writes
+ * the profile on exit. Session.post is synchronous for a session on the same thread, so the file
+ * is on disk before the process is gone. Worker threads are not profiled this way.
+ *
+ * In both cases, on exit, the source ranges of the functions that ran (V8's best-effort
+ * coverage: names and start/end offsets, nothing measured while running) go next to the profile
+ * as FUNCTIONS.<pid>.json: the engine needs them to give inlined functions their samples back.
+ */
+if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMainThread) {
+  const path = require('node:path');
+  const GRACE_MS = 2000;
+  for (const signal of ['SIGTERM', 'SIGINT']) {
+    process.on(signal, () => {
+      if (process.listenerCount(signal) > 1) setTimeout(() => process.exit(0), GRACE_MS).unref();
+      else process.exit(0);
+    });
+  }
+  const profileDir = process.env.PERFGATE_PROFILE_DIR;
+  const interval = Number(process.env.PERFGATE_PROFILE_INSPECTOR_US);
+  let session = null;
+  try {
+    session = new (require('node:inspector').Session)();
+    session.connect();
+    session.post('Profiler.enable');
+    if (interval > 0) {
+      session.post('Profiler.setSamplingInterval', { interval });
+      session.post('Profiler.start');
+    }
+  } catch {
+    session = null; // no inspector in this Node build: the engine reports a side without profiles
+  }
+  const write = (name, value) => {
+    try {
+      fs.mkdirSync(profileDir, { recursive: true });
+      fs.writeFileSync(path.join(profileDir, name), JSON.stringify(value));
+    } catch {
+      // the engine reports what is missing
+    }
+  };
+  process.on('exit', () => {
+    if (!session || !profileDir) return;
+    if (interval > 0) {
+      session.post('Profiler.stop', (error, result) => {
+        if (!error && result) write(`CPU.${Date.now()}.${process.pid}.cpuprofile`, result.profile);
+      });
+    }
+    session.post('Profiler.getBestEffortCoverage', (error, result) => {
+      if (error || !result) return;
+      const scripts = {};
+      for (const script of result.result) {
+        if (!script.url.startsWith('file:') && !script.url.startsWith('/')) continue;
+        const functions = [];
+        for (const fn of script.functions) {
+          const range = fn.ranges[0];
+          if (range && range.count > 0) functions.push([fn.functionName, range.startOffset, range.endOffset]);
+        }
+        if (functions.length > 0) scripts[script.url] = functions;
+      }
+      write(`FUNCTIONS.${process.pid}.json`, scripts);
+    });
+  });
+}

@@ -22,6 +22,13 @@ const RATE_UNITS: Unit[] = [
   { divisor: 1, suffix: '/s' },
 ];
 
+const OPS_UNITS: Unit[] = [
+  { divisor: 1e9, suffix: 'G' },
+  { divisor: 1e6, suffix: 'M' },
+  { divisor: 1e3, suffix: 'k' },
+  { divisor: 1, suffix: '' },
+];
+
 const DURATION_UNITS: Unit[] = [
   { divisor: 1e6, suffix: ' s' },
   { divisor: 1e3, suffix: ' ms' },
@@ -52,6 +59,11 @@ function scaleToUnit(value: number, units: Unit[]): string {
 /** Requests per second: 950/s, 28.4k/s, 1.23M/s. */
 export function formatRate(reqPerSec: number): string {
   return scaleToUnit(reqPerSec, RATE_UNITS);
+}
+
+/** Operations per second of a micro-benchmark, under an "ops/s" header: 950, 6.3k, 256k, 1.2M. */
+export function formatOpsPerSec(opsPerSec: number | null): string {
+  return opsPerSec === null ? NOT_AVAILABLE : scaleToUnit(opsPerSec, OPS_UNITS);
 }
 
 /** A duration given in µs: 850 µs, 1.21 ms, 2.5 s. */

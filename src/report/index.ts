@@ -5,6 +5,7 @@ export {
   formatDurationUs,
   formatInterval,
   formatMetricName,
+  formatOpsPerSec,
   formatPercent,
   formatRate,
   formatValue,

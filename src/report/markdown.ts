@@ -12,14 +12,55 @@ import {
   formatMetricName,
   formatPercent,
   formatValue,
+  truncate,
 } from './format.js';
+import { type BenchmarkRow, type BenchmarkStatus, benchmarkNoise, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { describeLocation } from '../profile/frames.js';
+import type { FunctionChange } from '../profile/diff.js';
+import {
+  describeMarker,
+  describeProfiling,
+  describeTotals,
+  flamegraphFiles,
+  formatPoints,
+  formatShare,
+  HOT_FUNCTION_ROWS,
+  type HotFunctionSection,
+  hotFunctionSections,
+  sourceSide,
+} from './hot-functions.js';
 import { collectWarnings, describeIncomplete, describeSetup, describeSides } from './run-info.js';
 import { noiseBand, tallyFailures } from './samples.js';
-import { countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */
   title?: string;
+  /**
+   * The pull request label that turned a failing decision into a pass (raw text): the headline
+   * and a warning under it say so, so a green check never hides an accepted regression.
+   */
+  acceptedBy?: string;
+  /** A line of links after the verdict table, already markdown (the run's artifacts). */
+  links?: string;
+  /** Leaves out the collapsible details and shows this markdown line instead (to fit a size limit). */
+  detailsReplacement?: string;
+  /** Shows only the rows `select` keeps (they stay in display order) and `note` under the table (to fit a size limit). */
+  rows?: { select(rows: ReportRow[]): ReportRow[]; note: string };
+  /**
+   * Links for the files a run writes next to results.json, by their path relative to the run
+   * directory as results.json names them (results.profiles[].files: the flamegraphs). A file
+   * without a URL is named as text.
+   */
+  artifactUrls?: Record<string, string>;
+  /**
+   * The repository's web address (https://github.com/owner/name): own functions in the hot
+   * function tables link to their line at the measured commit. Default: from results.github;
+   * none for a work tree with uncommitted changes.
+   */
+  repositoryUrl?: string;
+  /** Rows per hot-function table (default 10); 0 leaves the hot-function sections out (to fit a size limit). */
+  hotFunctionRows?: number;
 }
 
 const VERDICT_CELLS: Record<Tone, string> = {
@@ -52,11 +93,24 @@ function metricCell(c: MetricComparison): string {
   return c.gated ? `**${name}**` : name;
 }
 
-function renderHeadline(results: Results, analysis: Analysis, title: string): string {
-  const counts = describeCounts(countVerdicts(analysis.comparisons));
-  const decision = `${analysis.decision === 'pass' ? '✅' : '❌'} ${describeDecision(analysis)}`;
+/** Whether an accept label turns this run's failing decision into a pass. */
+function acceptedLabel(analysis: Analysis, options: MarkdownOptions): string | null {
+  return analysis.decision === 'fail' && options.acceptedBy ? options.acceptedBy : null;
+}
+
+function renderHeadline(results: Results, analysis: Analysis, title: string, accepted: string | null): string {
+  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
+  const decision =
+    accepted === null
+      ? `${analysis.decision === 'pass' ? '✅' : '❌'} ${describeDecision(analysis, escapeMarkdown)}`
+      : `⚠️ accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
   const incomplete = results.status === 'complete' ? '' : ' · ⚠️ incomplete run';
   return `## ${escapeMarkdown(title)}: ${counts} — ${decision}${incomplete}`;
+}
+
+function renderAccepted(accepted: string | null): string | null {
+  if (accepted === null) return null;
+  return `> ⚠️ **Regression accepted.** The label **${escapeMarkdown(accepted)}** is on this pull request, so the gated regression below passes the check instead of failing it. Remove the label to gate again.`;
 }
 
 function renderIncomplete(results: Results): string | null {
@@ -80,16 +134,50 @@ function renderComparisonRow(row: ReportRow): string {
   ]);
 }
 
-function renderTable(rows: ReportRow[]): string {
+function renderTable(rows: ReportRow[], limit: MarkdownOptions['rows']): string {
   if (rows.length === 0) return '_Nothing was compared: no pair was measured._';
   const head = tableHead(['scenario', 'metric', 'base', 'head', 'change (95% CI)', 'verdict'], 'llrrll');
-  return [head, ...rows.map(renderComparisonRow)].join('\n');
+  if (limit === undefined) return [head, ...rows.map(renderComparisonRow)].join('\n');
+  const kept = new Set(limit.select(rows));
+  const shown = rows
+    .filter((row) => kept.has(row))
+    .map((row, i, all) => ({ ...row, firstOfScenario: i === 0 || all[i - 1]!.comparison.scenario !== row.comparison.scenario }));
+  return [[head, ...shown.map(renderComparisonRow)].join('\n'), limit.note].join('\n\n');
+}
+
+const BENCHMARK_CELLS: Record<Exclude<BenchmarkStatus, Tone>, string> = {
+  added: '➕ added',
+  removed: '➖ removed',
+  failed: '⚠️ not compared',
+};
+
+function benchmarkVerdictCell(row: BenchmarkRow): string {
+  if (row.status === 'added' || row.status === 'removed') return BENCHMARK_CELLS[row.status];
+  if (row.status === 'failed') return `${BENCHMARK_CELLS.failed}${row.reason ? `: ${escapeMarkdown(row.reason)}` : ''}`;
+  return VERDICT_CELLS[row.status];
+}
+
+/** The "Micro-benchmarks" table: one row per benchmark, compared or listed. */
+function renderBenchmarks(results: Results, analysis: Analysis): string | null {
+  if (!results.benchmarks) return null;
+  const rows = benchmarkRows(analysis);
+  const intro = `**Micro-benchmarks** · ${describeBenchmarkMethod(results)}`;
+  if (rows.length === 0) return `${intro}
+
+_No micro-benchmark gave a number on either side._`;
+  const head = tableHead(['benchmark', 'base ops/s', 'head ops/s', 'change (95% CI)', 'verdict'], 'lrrll');
+  const lines = rows.map((row) => {
+    const name = escapeMarkdown(row.label);
+    return tableRow([row.gated ? `**${name}**` : name, row.base, row.head, row.change, benchmarkVerdictCell(row)]);
+  });
+  return [intro, '', head, ...lines].join('\n');
 }
 
 /** What bold means, and a pointer to the warnings (they sit in the details). */
-function renderLegend(hasRows: boolean, warningCount: number): string | null {
+function renderLegend(hasRows: boolean, warningCount: number, hasBenchmarks = false): string | null {
+  const what = hasBenchmarks ? 'metrics and micro-benchmarks are' : 'metrics are';
   const parts = hasRows
-    ? ['**Bold** metrics are gated: they fail the build when they regress significantly beyond their limit; the others are information.']
+    ? [`**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information.`]
     : [];
   if (warningCount > 0) parts.push(`⚠️ ${warningCount === 1 ? '1 warning' : `${warningCount} warnings`} below.`);
   return parts.length === 0 ? null : parts.join(' ');
@@ -100,8 +188,20 @@ function renderMethod(results: Results): string {
   const { load } = results.config;
   const slice = formatDurationUs(load.sliceMs * 1000);
   const blocks = load.blocks === 1 ? 'in 1 block (one start of each service)' : `over ${load.blocks} blocks (both services restarted between blocks)`;
+  const http =
+    results.scenarios.length === 0
+      ? []
+      : [
+          `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
+        ];
+  const benchmarks = results.benchmarks
+    ? [
+        `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
+      ]
+    : [];
   return [
-    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
+    ...http,
+    ...benchmarks,
     'Each change is the Hodges–Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
     'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within ±limit, and is inconclusive otherwise.',
@@ -109,7 +209,7 @@ function renderMethod(results: Results): string {
 }
 
 /** Detectable change beyond the limit: this run could not have seen a change of that size. */
-function detectableCell(c: MetricComparison): string {
+function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'>): string {
   const text = formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text} ⚠️` : text;
 }
@@ -149,7 +249,8 @@ function renderWarnings(results: Results, analysis: Analysis): string | null {
   const warnings = collectWarnings(results, analysis);
   if (warnings.length === 0) return null;
   const items = warnings.map((w) => {
-    const where = w.scenario === undefined ? '' : `${escapeMarkdown(w.scenario)}: `;
+    const about = w.scenario ?? w.benchmark;
+    const where = about === undefined ? '' : `${escapeMarkdown(about)}: `;
     return `- ${where}${escapeMarkdown(w.message)} _(${escapeMarkdown(w.code)})_`;
   });
   return ['**Warnings.**', ...items].join('\n');
@@ -165,27 +266,149 @@ function renderFailures(results: Results): string | null {
   return ['**Failed requests.**', '', head, ...rows].join('\n');
 }
 
+function renderBenchmarkNoise(results: Results, analysis: Analysis): string | null {
+  const comparisons = analysis.benchmarks?.comparisons ?? [];
+  if (comparisons.length === 0) return null;
+  const head = tableHead(['benchmark', 'per-round change, middle half (%)', 'smallest detectable', 'limit', 'rounds used'], 'lrrrr');
+  const lines = comparisons.map((c) => {
+    const band = benchmarkNoise(results, c.key);
+    const name = escapeMarkdown(c.label);
+    return tableRow([
+      c.gated ? `**${name}**` : name,
+      band === null ? 'n/a' : formatInterval(band.q1, band.q3),
+      detectableCell(c),
+      formatPercent(c.limit),
+      formatCount(c.n),
+    ]);
+  });
+  return ['**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.', '', head, ...lines].join('\n');
+}
+
+/** Longest stderr excerpt per failed file in the comment; the whole log is in the artifacts. */
+const MAX_FAILURE_CHARS = 1200;
+
+function renderBenchmarkFailures(analysis: Analysis): string | null {
+  const failures = analysis.benchmarks?.failures ?? [];
+  if (failures.length === 0) return null;
+  const items = failures.map((f) => {
+    const message = truncate(f.message, MAX_FAILURE_CHARS)
+      .split('\n')
+      .map((line) => escapeMarkdown(line))
+      .join('<br>');
+    return `- **${escapeMarkdown(f.file)}** on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${message}`;
+  });
+  return ['**Benchmark files that failed.**', ...items].join('\n');
+}
+
 function renderDetails(results: Results, analysis: Analysis, rows: ReportRow[]): string {
   const body = [
     renderMethod(results),
     renderNoise(results, rows),
+    renderBenchmarkNoise(results, analysis),
     renderEnvironment(results.environment),
     renderWarnings(results, analysis),
     renderFailures(results),
+    renderBenchmarkFailures(analysis),
   ].filter((part) => part !== null);
   return ['<details><summary>Method, noise and warnings</summary>', ...body, '</details>'].join('\n\n');
+}
+
+/* ---------- hot functions (profiling phase) ---------- */
+
+/** Where own code is on the web: the repository URL, at the commit that was measured (base's for a gone function). */
+function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChange): string | null {
+  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  const side = sourceSide(c);
+  if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
+  const path = c.file.split('/').map(encodeURIComponent).join('/');
+  return `${repository.replace(/\/+$/, '')}/blob/${results.sides[side].sha}/${path}#L${c.line}`;
+}
+
+function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
+  const where = escapeMarkdown(describeLocation(c));
+  const link = sourceLink(results, options, c);
+  const marker = describeMarker(c);
+  const deopt = c.deoptReasons.length > 0 ? ' ⚠️' : '';
+  return tableRow([
+    escapeMarkdown(c.name) + deopt,
+    link === null ? where : `[${where}](${link})`,
+    formatShare(c.base?.self),
+    formatShare(c.head?.self),
+    `${formatPoints(c.change)}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
+    describeTotals(c),
+  ]);
+}
+
+function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[]): string {
+  const head = tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
+  return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join('\n');
+}
+
+/** "Flamegraphs: head · base · differential", linked when the caller has artifact URLs. */
+function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions): string | null {
+  const files = flamegraphFiles(section.profile);
+  if (files.length === 0) return null;
+  const urls = options.artifactUrls ?? {};
+  const label = { head: 'head', base: 'base', diff: 'differential' } as const;
+  const cells = files.map(({ kind, file }) => (urls[file] !== undefined ? `[${label[kind]}](${urls[file]})` : `${label[kind]} ${escapeMarkdown(file)}`));
+  const where = files.some(({ file }) => urls[file] === undefined) ? ' (files next to results.json)' : '';
+  return `Flamegraphs${where}: ${cells.join(' · ')}`;
+}
+
+function renderHotFunctionSection(results: Results, options: MarkdownOptions, section: HotFunctionSection): string {
+  const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section.profile))}.`;
+  const own =
+    section.own.length > 0
+      ? hotFunctionTable(results, options, section.own)
+      : '_No function of the service\'s own code was sampled on either side._';
+  const parts = [title, own];
+  if (section.other.length > 0) {
+    parts.push(
+      [
+        `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
+        hotFunctionTable(results, options, section.other),
+        '</details>',
+      ].join('\n\n'),
+    );
+  }
+  if (section.deoptimized.length > 0) {
+    const items = section.deoptimized.map(
+      (c) => `${escapeMarkdown(c.name)} (${escapeMarkdown(describeLocation(c))}): ${c.deoptReasons.map(escapeMarkdown).join('; ')}`,
+    );
+    parts.push(`⚠️ Deoptimized by V8: ${items.join(' · ')}`);
+  }
+  const links = flamegraphLinks(section, options);
+  if (links !== null) parts.push(links);
+  return parts.join('\n\n');
+}
+
+/** One section per profiled scenario; null when nothing was profiled (or the caller left them out). */
+function renderHotFunctions(results: Results, options: MarkdownOptions): string | null {
+  const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
+  if (rows <= 0) return null;
+  const sections = hotFunctionSections(results, rows);
+  if (sections.length === 0) return null;
+  const legend =
+    'Change: head share − base share, in percentage points; new / gone: sampled on one side only; ⚠️ deoptimized by V8 (reasons below).';
+  return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 
 /** The markdown body: headline, method line, verdict table, details, footer. */
 export function renderMarkdown(results: Results, analysis: Analysis, options: MarkdownOptions = {}): string {
   const rows = orderRows(results, analysis);
+  const accepted = acceptedLabel(analysis, options);
   const sections = [
-    renderHeadline(results, analysis, options.title ?? 'perfgate'),
+    renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
+    renderAccepted(accepted),
     renderIncomplete(results),
     renderMethodLine(results),
-    renderTable(rows),
-    renderLegend(rows.length > 0, collectWarnings(results, analysis).length),
-    renderDetails(results, analysis, rows),
+    // A project with micro-benchmarks alone has no HTTP table.
+    results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
+    renderBenchmarks(results, analysis),
+    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== undefined),
+    options.links ?? null,
+    renderHotFunctions(results, options),
+    options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}</sub>`,
   ];
   return sections.filter((s) => s !== null).join('\n\n') + '\n';

@@ -67,13 +67,39 @@ export function describePairs(counts: PairCounts): string {
   return `${measured} of ${formatCount(counts.planned)} pairs`;
 }
 
-/** "Node 24.11 · 2 vCPU AMD EPYC 7763 · 60 pairs × 1 s · seed 42". */
+/** Rounds of micro-benchmarks that ran (any process), and how many were planned. */
+export function countRounds(results: Results): { measured: number; planned: number } | null {
+  const benchmarks = results.benchmarks;
+  if (!benchmarks) return null;
+  return { measured: new Set(benchmarks.runs.map((r) => r.round)).size, planned: benchmarks.rounds };
+}
+
+/** "10 rounds of micro-benchmarks", "7 of 10 rounds of micro-benchmarks". */
+function describeRounds(rounds: { measured: number; planned: number }): string {
+  const measured = rounds.measured === rounds.planned ? formatCount(rounds.measured) : `${formatCount(rounds.measured)} of ${formatCount(rounds.planned)}`;
+  return `${measured} ${rounds.planned === 1 ? 'round' : 'rounds'} of micro-benchmarks`;
+}
+
+/** What was measured: "60 pairs", "10 rounds of micro-benchmarks", or both. */
+function describeMeasured(results: Results): string[] {
+  const rounds = countRounds(results);
+  return [
+    ...(results.scenarios.length > 0 ? [describePairs(countPairs(results))] : []),
+    ...(rounds === null ? [] : [describeRounds(rounds)]),
+  ];
+}
+
+/** "Node 24.11 · 2 vCPU AMD EPYC 7763 · 60 pairs × 1 s · seed 42" (and the micro-benchmark rounds). */
 export function describeSetup(results: Results, escapeText: Escape): string {
   const env: Environment = results.environment;
+  const rounds = countRounds(results);
   return [
     `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
     `${env.cpus} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
-    `${describePairs(countPairs(results))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`,
+    ...(results.scenarios.length > 0
+      ? [`${describePairs(countPairs(results))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`]
+      : []),
+    ...(rounds === null ? [] : [describeRounds(rounds)]),
     `seed ${results.seed}`,
   ].join(' · ');
 }
@@ -88,8 +114,7 @@ export function describeIncomplete(results: Results, escapeText: Escape): string
     results.status === 'running'
       ? 'the run is still in progress'
       : `the run failed: ${results.error ? escapeText(truncate(results.error, MAX_ERROR_CHARS)) : 'no error message was recorded'}`;
-  const pairs = describePairs(countPairs(results));
-  return `${cause}. The verdicts use the ${pairs} measured so far.`;
+  return `${cause}. The verdicts use the ${describeMeasured(results).join(' and ')} measured so far.`;
 }
 
 /**

@@ -4,15 +4,24 @@
  */
 import type { Analysis, MetricComparison, Results } from '../results/types.js';
 import { formatChange, formatCount, formatInterval, formatMetricName, formatPercent, formatValue, sanitizeText } from './format.js';
+import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { join } from 'node:path';
+import { describeLocation } from '../profile/frames.js';
+import type { FunctionChange } from '../profile/diff.js';
+import { describeMarker, describeProfiling, describeTotals, flamegraphFiles, formatPoints, formatShare, HOT_FUNCTION_ROWS, type HotFunctionSection, hotFunctionSections } from './hot-functions.js';
 import { collectWarnings, describeIncomplete, describeSetup, describeSides } from './run-info.js';
 import { tallyFailures } from './samples.js';
-import { countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */
   color?: boolean;
   /** Columns available; a table wider than this shortens scenario names. Default 100. */
   width?: number;
+  /** Directory of results.json: the flamegraph paths are printed under it. Default: as results.json names them. */
+  runDir?: string;
+  /** Also the hot functions of dependencies, Node core and V8 (default: own code only). */
+  allFunctions?: boolean;
 }
 
 type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -114,38 +123,99 @@ function rowCells(row: ReportRow): string[] {
   ];
 }
 
-/** Widest cell per column; the scenario column gives way when the table is wider than `width`. */
-function columnWidths(cells: string[][], width: number): number[] {
-  const widths = COLUMNS.map((_, i) => Math.max(...cells.map((row) => displayWidth(row[i]!))));
-  const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (COLUMNS.length - 1);
+/** Widest cell per column; the first column (names) gives way when the table is wider than `width`. */
+function columnWidths(columns: Column[], cells: string[][], width: number): number[] {
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => displayWidth(row[i]!))));
+  const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (columns.length - 1);
   const overflow = total - width;
   if (overflow > 0) widths[0] = Math.max(MIN_SCENARIO_WIDTH, widths[0]! - overflow);
   return widths;
 }
 
 /** Pads every cell but the last (the verdict), then colours it: escape codes never shift columns. */
-function renderTableLine(cells: string[], widths: number[], style: Style | null, paint: Paint): string {
+function renderTableLine(columns: Column[], cells: string[], widths: number[], style: Style | null, paint: Paint): string {
   const last = cells.length - 1;
-  const padded = cells.map((cell, i) => (i === last ? cell : pad(fitWidth(cell, widths[i]!), widths[i]!, COLUMNS[i]!.align)));
+  const padded = cells.map((cell, i) => (i === last ? cell : pad(fitWidth(cell, widths[i]!), widths[i]!, columns[i]!.align)));
   padded[last] = paint(padded[last]!, style);
   return padded.join(COLUMN_GAP);
 }
 
-function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
-  if (rows.length === 0) return ['nothing was compared: no pair was measured'];
-  const cells = rows.map(rowCells);
-  const widths = columnWidths([COLUMNS.map((c) => c.header), ...cells], width);
+/** A header line and one line per row, each row's verdict in its style. */
+function renderGrid(columns: Column[], cells: string[][], styles: (Style | null)[], width: number, paint: Paint): string[] {
+  const widths = columnWidths(columns, [columns.map((c) => c.header), ...cells], width);
   return [
-    paint(renderTableLine(COLUMNS.map((c) => c.header), widths, null, paint), 'bold'),
-    ...cells.map((row, i) => renderTableLine(row, widths, TONE_STYLE[verdictTone(rows[i]!.comparison)], paint)),
-    `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`,
+    paint(renderTableLine(columns, columns.map((c) => c.header), widths, null, paint), 'bold'),
+    ...cells.map((row, i) => renderTableLine(columns, row, widths, styles[i]!, paint)),
   ];
 }
 
+const GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
+
+function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
+  if (rows.length === 0) return ['nothing was compared: no pair was measured'];
+  const styles = rows.map((row) => TONE_STYLE[verdictTone(row.comparison)]);
+  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE];
+}
+
+const BENCHMARK_COLUMNS: Column[] = [
+  { header: 'benchmark', align: 'left' },
+  { header: 'base ops/s', align: 'right' },
+  { header: 'head ops/s', align: 'right' },
+  { header: 'change (95% CI)', align: 'left' },
+  { header: 'verdict', align: 'left' },
+];
+
+const BENCHMARK_TEXT: Record<Exclude<BenchmarkStatus, Tone>, [string, Style | null]> = {
+  added: ['+ added', null],
+  removed: ['- removed', null],
+  failed: ['! not compared', 'yellow'],
+};
+
+function benchmarkVerdict(row: BenchmarkRow): [string, Style | null] {
+  if (row.status === 'added' || row.status === 'removed' || row.status === 'failed') return BENCHMARK_TEXT[row.status];
+  return [VERDICT_TEXT[row.status], TONE_STYLE[row.status]];
+}
+
+/** The micro-benchmark table, after the HTTP one (or alone in a benchmarks-only run). */
+function renderBenchmarks(results: Results, analysis: Analysis, width: number, paint: Paint, httpShown: boolean): string[] {
+  if (!results.benchmarks) return [];
+  const rows = benchmarkRows(analysis);
+  const title = `micro-benchmarks — ${describeBenchmarkMethod(results)}:`;
+  if (rows.length === 0) return ['', title, 'no micro-benchmark gave a number on either side'];
+  const verdicts = rows.map(benchmarkVerdict);
+  const cells = rows.map((row, i) => [
+    sanitizeText(row.label) + (row.gated ? GATED_MARK : ''),
+    row.base,
+    row.head,
+    row.change,
+    verdicts[i]![0],
+  ]);
+  const grid = renderGrid(BENCHMARK_COLUMNS, cells, verdicts.map((v) => v[1]), width, paint);
+  // Reasons are long: under the table, so the names keep their width.
+  const reasons = rows.filter((r) => r.reason !== null).map((r) => `${sanitizeText(r.label)}: not compared, ${sanitizeText(r.reason!)}`);
+  return ['', title, ...grid, ...(httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE]), ...reasons];
+}
+
+/** Lines of a failure message (its stderr tail) shown per failed file. */
+const FAILURE_LINES = 8;
+
+function renderBenchmarkFailures(analysis: Analysis): string[] {
+  const failures = analysis.benchmarks?.failures ?? [];
+  if (failures.length === 0) return [];
+  const items = failures.flatMap((f) => {
+    const [first, ...rest] = f.message.split('\n');
+    return [
+      `  ${sanitizeText(f.file)} on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${sanitizeText(first ?? '')}`,
+      ...rest.slice(-FAILURE_LINES).map((line) => `      ${sanitizeText(line)}`),
+    ];
+  });
+  return ['', 'benchmark files that failed:', ...items];
+}
+
 function renderHeadline(results: Results, analysis: Analysis, paint: Paint): string[] {
-  const counts = describeCounts(countVerdicts(analysis.comparisons));
+  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const pass = analysis.decision === 'pass';
-  const decision = paint(`${pass ? '✓' : '✗'} ${describeDecision(analysis)}`, pass ? 'green' : 'red');
+  const decision = paint(`${pass ? '✓' : '✗'} ${describeDecision(analysis, sanitizeText)}`, pass ? 'green' : 'red');
   const lines = [`${paint('perfgate', 'bold')}: ${counts} — ${decision}`];
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
@@ -157,7 +227,8 @@ function renderWarnings(results: Results, analysis: Analysis, paint: Paint): str
   const warnings = collectWarnings(results, analysis);
   if (warnings.length === 0) return [];
   const items = warnings.map((w) => {
-    const where = w.scenario === undefined ? '' : `${sanitizeText(w.scenario)}: `;
+    const about = w.scenario ?? w.benchmark;
+    const where = about === undefined ? '' : `${sanitizeText(about)}: `;
     return `  ${paint('!', 'yellow')} ${where}${sanitizeText(w.message)} (${sanitizeText(w.code)})`;
   });
   return ['', 'warnings:', ...items];
@@ -178,22 +249,94 @@ function describeDetectable(c: MetricComparison): string {
   return `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent(c.detectable)} (limit ${formatPercent(c.limit)}${beyond})`;
 }
 
-function renderDetectable(rows: ReportRow[]): string[] {
-  const throughput = rows.filter((r) => r.comparison.metric === 'throughput');
-  return throughput.length === 0 ? [] : ['', ...throughput.map((r) => describeDetectable(r.comparison))];
+/** The range over all compared micro-benchmarks: one line, however many there are. */
+function describeBenchmarkDetectable(analysis: Analysis): string[] {
+  const comparisons = (analysis.benchmarks?.comparisons ?? []).filter((c) => Number.isFinite(c.detectable));
+  if (comparisons.length === 0) return [];
+  const values = comparisons.map((c) => c.detectable);
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  const range = formatPercent(low) === formatPercent(high) ? formatPercent(low) : `${formatPercent(low)} to ${formatPercent(high)}`;
+  const limit = comparisons[0]!.limit;
+  const beyond = high > limit ? ', some larger than the limit' : '';
+  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent(limit)}${beyond})`];
+}
+
+function renderDetectable(rows: ReportRow[], analysis: Analysis): string[] {
+  const lines = [
+    ...rows.filter((r) => r.comparison.metric === 'throughput').map((r) => describeDetectable(r.comparison)),
+    ...describeBenchmarkDetectable(analysis),
+  ];
+  return lines.length === 0 ? [] : ['', ...lines];
+}
+
+/* ---------- hot functions (profiling phase) ---------- */
+
+const HOT_COLUMNS: Column[] = [
+  { header: 'function', align: 'left' },
+  { header: 'where', align: 'left' },
+  { header: 'base', align: 'right' },
+  { header: 'head', align: 'right' },
+  { header: 'change', align: 'right' },
+  { header: 'total time', align: 'left' },
+];
+
+function hotFunctionCells(c: FunctionChange): string[] {
+  const marker = describeMarker(c);
+  return [
+    sanitizeText(c.name) + (c.deoptReasons.length > 0 ? ' !' : ''),
+    sanitizeText(describeLocation(c)),
+    formatShare(c.base?.self),
+    formatShare(c.head?.self),
+    formatPoints(c.change) + (marker ? ` ${marker}` : ''),
+    describeTotals(c),
+  ];
+}
+
+function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Paint): string[] {
+  return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
+}
+
+function renderHotFunctionSection(section: HotFunctionSection, options: TerminalOptions, width: number, paint: Paint): string[] {
+  const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section.profile))}):`];
+  lines.push(...(section.own.length > 0 ? renderHotFunctionGrid(section.own, width, paint) : ["no function of the service's own code was sampled"]));
+  if (section.other.length > 0) {
+    if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...renderHotFunctionGrid(section.other, width, paint));
+    else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
+  }
+  for (const c of section.deoptimized) {
+    lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join('; ')}`);
+  }
+  const at = (file: string) => sanitizeText(options.runDir ? join(options.runDir, file) : file);
+  for (const [i, { kind, file }] of flamegraphFiles(section.profile).entries()) {
+    lines.push(`${i === 0 ? 'flamegraphs:' : ' '.repeat(12)} ${kind.padEnd(4)} ${at(file)}`);
+  }
+  return lines;
+}
+
+function renderHotFunctions(results: Results, options: TerminalOptions, width: number, paint: Paint): string[] {
+  const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
+  if (sections.length === 0) return [];
+  return [...sections.flatMap((s) => renderHotFunctionSection(s, options, width, paint)), 'change: head share − base share in percentage points; new / gone: sampled on one side only'];
 }
 
 /** The terminal report: headline and decision, method line, table, warnings, power. */
 export function renderTerminal(results: Results, analysis: Analysis, options: TerminalOptions = {}): string {
   const paint = painter(options.color ?? false);
   const rows = orderRows(results, analysis);
+  const width = options.width ?? DEFAULT_WIDTH;
+  const httpShown = results.scenarios.length > 0 || !results.benchmarks;
   const lines = [
     ...renderHeadline(results, analysis, paint),
     '',
-    ...renderTable(rows, options.width ?? DEFAULT_WIDTH, paint),
+    // A project with micro-benchmarks alone has no HTTP table.
+    ...(httpShown ? renderTable(rows, width, paint) : []),
+    ...renderBenchmarks(results, analysis, width, paint, httpShown),
+    ...renderHotFunctions(results, options, width, paint),
     ...renderWarnings(results, analysis, paint),
     ...renderFailures(results),
-    ...renderDetectable(rows),
+    ...renderBenchmarkFailures(analysis),
+    ...renderDetectable(rows, analysis),
   ];
   return lines.join('\n') + '\n';
 }

@@ -3,8 +3,16 @@
  * each verdict. Renderers only choose how it looks (emoji and markdown, or symbols and colour).
  */
 import { METRICS } from '../config/types.js';
-import type { Analysis, MetricComparison, Results } from '../results/types.js';
+import type {
+  Analysis,
+  BenchmarkComparison,
+  MetricComparison,
+  PairedComparison,
+  Results,
+  UncomparedBenchmark,
+} from '../results/types.js';
 import { formatMetricName, formatPercent } from './format.js';
+import type { Escape } from './run-info.js';
 
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
 export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
@@ -46,9 +54,14 @@ export function orderRows(results: Results, analysis: Analysis): ReportRow[] {
   );
 }
 
-/** Counts over every comparison shown, so the headline always agrees with the table. */
-export function countVerdicts(comparisons: MetricComparison[]): VerdictCounts {
-  const count = (keep: (c: MetricComparison) => boolean) => comparisons.filter(keep).length;
+/** Every comparison with a verdict: the HTTP metrics', then the micro-benchmarks'. */
+export function allComparisons(analysis: Analysis): PairedComparison[] {
+  return [...analysis.comparisons, ...(analysis.benchmarks?.comparisons ?? [])];
+}
+
+/** Counts over every comparison shown, so the headline always agrees with the tables. */
+export function countVerdicts(comparisons: readonly Pick<PairedComparison, 'verdict' | 'gated'>[]): VerdictCounts {
+  const count = (keep: (c: Pick<PairedComparison, 'verdict' | 'gated'>) => boolean) => comparisons.filter(keep).length;
   return {
     regressions: count((c) => c.verdict === 'regression'),
     gatedRegressions: count((c) => c.verdict === 'regression' && c.gated),
@@ -80,22 +93,54 @@ export function describeCounts(counts: VerdictCounts): string {
   return parts.join(' · ');
 }
 
-/** The limits that failed the build, once per metric and limit, in metric order: "throughput limit 5%". */
-function describeFailingLimits(failing: MetricComparison[]): string[] {
+/**
+ * The limits that failed the build, once per metric and limit, in metric order, then the
+ * micro-benchmarks': "throughput limit 5%", "micro-benchmark limit 10%".
+ */
+function describeFailingLimits(failing: MetricComparison[], benchmarks: BenchmarkComparison[]): string[] {
   const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
   const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent(c.limit)}`);
+  limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent(c.limit)}`));
   return [...new Set(limits)];
 }
 
-/** "failing (throughput limit 5%)" or "passing". */
-export function describeDecision(analysis: Analysis): string {
-  if (analysis.decision === 'pass') return 'passing';
-  const limits = describeFailingLimits(analysis.failing);
-  return limits.length === 0 ? 'failing' : `failing (${limits.join(', ')})`;
+/** Listed names: the first few, then how many more. */
+function listSome(items: readonly string[], shown = 2): string {
+  const more = items.length - shown;
+  return more > 0 ? `${items.slice(0, shown).join('; ')}; and ${more} more` : items.join('; ');
+}
+
+/**
+ * "failing (throughput limit 5%)" or "passing", then what could not be compared:
+ * "passing; 1 micro-benchmark could not be compared: parse (bench/parse.bench.js failed on head)".
+ * The names come from the PR's code: they go through the renderer's `escapeText`.
+ */
+export function describeDecision(analysis: Analysis, escapeText: Escape): string {
+  let text = 'passing';
+  if (analysis.decision === 'fail') {
+    const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? []);
+    text = limits.length === 0 ? 'failing' : `failing (${limits.join(', ')})`;
+  }
+  const notCompared = analysis.benchmarks?.notCompared ?? [];
+  if (notCompared.length > 0) {
+    const what = notCompared.length === 1 ? '1 micro-benchmark' : `${notCompared.length} micro-benchmarks`;
+    text += `; ${what} could not be compared: ${escapeText(listSome(notCompared))}`;
+  }
+  return text;
+}
+
+/** Micro-benchmark rows in display order: compared (file order), then added, removed, failed. */
+export function orderBenchmarkRows(analysis: Analysis): (BenchmarkComparison | UncomparedBenchmark)[] {
+  const benchmarks = analysis.benchmarks;
+  if (!benchmarks) return [];
+  const uncompared = (['added', 'removed', 'failed'] as const).flatMap((status) =>
+    benchmarks.uncompared.filter((b) => b.status === status),
+  );
+  return [...benchmarks.comparisons, ...uncompared];
 }
 
 /** The tone of one verdict; only a gated regression can fail the build. */
-export function verdictTone(comparison: MetricComparison): Tone {
+export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gated'>): Tone {
   switch (comparison.verdict) {
     case 'regression':
       return comparison.gated ? 'fail' : 'warn';

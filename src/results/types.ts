@@ -73,6 +73,91 @@ export interface RunWarning {
   code: string;
   message: string;
   scenario?: string;
+  /** The micro-benchmark (its label) or benchmark file the warning is about. */
+  benchmark?: string;
+}
+
+/* ---------- micro-benchmarks: one record per benchmark per process ---------- */
+
+export type BenchLibrary = 'benchmark' | 'tinybench' | 'mitata';
+
+/** One benchmark as one process measured it (captured from the library, never from its output). */
+export interface BenchmarkRecord {
+  library: BenchLibrary;
+  name: string;
+  /** The benchmark.js Suite or tinybench Bench name; null when there is none (mitata, a lone Benchmark). */
+  suite: string | null;
+  /** 1, or n for the n-th benchmark of the same suite and name in one process (kept apart, in order). */
+  occurrence: number;
+  /** The one number per process: 1 / mean time per operation, operations per second. null when it threw. */
+  opsPerSec: number | null;
+  /** The library's relative margin of error, % (benchmark.js, tinybench); null when it has none. */
+  rme: number | null;
+  /** Samples the library took in this process (benchmark.js: cycles; tinybench, mitata: timed batches or calls). */
+  sampleCount: number;
+  /** Those samples as ns per operation; at most 1,000, evenly spaced, when the library took more. */
+  samplesNs: number[];
+  /** The library's own statistics for this benchmark, in its own units, samples left out. */
+  stats: Record<string, unknown> | null;
+  /** What the benchmark threw, when it did (it then has no number). */
+  error: string | null;
+}
+
+/** A library copy a benchmark process loaded and perfgate hooked (or could not). */
+export interface BenchLibraryCopy {
+  name: string;
+  version: string;
+  /** The module file that was loaded: the project's own copy. */
+  path: string;
+  /** Why perfgate cannot read this copy (a version without the hooks it uses); null when hooked. */
+  unsupported: string | null;
+}
+
+/** One benchmark file run once on one side, in its own process. */
+export interface BenchRun {
+  round: number;
+  /** The file, relative to the service directory, posix separators. */
+  file: string;
+  side: Side;
+  startedAt: string;
+  /** Wall time of the process, ms. */
+  durationMs: number;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  /** Why this run gave no usable numbers (it threw, exited non-zero, hung, captured nothing); null when it worked. */
+  error: string | null;
+  benchmarks: BenchmarkRecord[];
+  libraries: BenchLibraryCopy[];
+  /** stdout and stderr of the process. */
+  logs: { stdout: string; stderr: string };
+}
+
+export interface BenchmarkResults {
+  /** Benchmark files found per side, relative to the service directory. */
+  files: Record<Side, string[]>;
+  /** Rounds planned (config.benchmarks.rounds). */
+  rounds: number;
+  /** Every process, in the order it ran; written after each base/head pair. */
+  runs: BenchRun[];
+  /** Set when the phase stopped before all rounds ran: why. */
+  stoppedEarly: string | null;
+}
+
+/**
+ * Where a run came from on GitHub, recorded by the action so a later `mode: report` run can
+ * cross-check the artifact it downloads against the workflow_run event that points at it.
+ */
+export interface GitHubRecord {
+  /** owner/name of the repository the workflow ran in (the base repository of a fork PR). */
+  repository: string;
+  pullRequest: number | null;
+  /** The pull request's head commit (not the merge commit actions/checkout checks out). */
+  headSha: string | null;
+  baseSha: string | null;
+  runId: string | null;
+  /** GITHUB_EVENT_NAME of the measuring run: pull_request, push, workflow_dispatch. */
+  event: string;
 }
 
 export interface Results {
@@ -90,21 +175,103 @@ export interface Results {
   sides: Record<Side, SideInfo>;
   scenarios: ScenarioResults[];
   warnings: RunWarning[];
+  /** Set by the GitHub Action; absent in CLI runs. */
+  github?: GitHubRecord;
+  /** Micro-benchmarks, when configured (absent otherwise, and in results from before they existed). */
+  benchmarks?: BenchmarkResults;
+  /** CPU profiles of the profiling phase, one entry per profiled scenario (absent when profiling is off, and in results from before it existed). */
+  profiles?: ScenarioProfile[];
+}
+
+/* ---------- profiles: CPU profiles of both sides under the same load (profiling phase) ---------- */
+
+/**
+ * Where a function's code lives: the service's own code (under the repository root), a
+ * dependency (node_modules, or any file outside the repository), Node.js core (node:…), or
+ * V8/native (builtins, C++ bindings, garbage collector, "(program)").
+ */
+export type FunctionCategory = 'own' | 'dependency' | 'node' | 'native';
+
+/** A function as the profiles name it; name + file + line identify it across processes and sides. */
+export interface FunctionId {
+  /** V8's name; an anonymous function is named by its location, "(anonymous payload.js:12:20)". */
+  name: string;
+  /** Path relative to the repository root (own code and dependencies inside it), the absolute path outside it, node:… for core, "" for native. */
+  file: string;
+  /** 1-based line and column of the function's start; 0 when unknown (native). */
+  line: number;
+  column: number;
+  category: FunctionCategory;
+  /** npm package of a dependency (from its node_modules path); null otherwise. */
+  package: string | null;
+}
+
+export interface FunctionStats extends FunctionId {
+  /** Samples with this function on top of the stack (its own code running). */
+  self: number;
+  /** Samples with this function anywhere on the stack (a recursive function counted once per sample). */
+  total: number;
+  /** Why V8 deoptimized it or would not optimize it, when a profile records a reason. */
+  deoptReasons?: string[];
+}
+
+/** One side's profiles merged and counted over the profiled load window. */
+export interface ProfileSummary {
+  /** Samples in the window that were not idle: the denominator of every percentage. */
+  samples: number;
+  /** Samples in the window spent idle (waiting for I/O), left out of the percentages. */
+  idleSamples: number;
+  /** Self samples per category. */
+  categories: Record<FunctionCategory, number>;
+  /** By self samples, descending; bounded (the hottest by self and by total time, on this side or the other). */
+  functions: FunctionStats[];
+  /** Functions seen on this side before bounding. */
+  functionCount: number;
+}
+
+export interface SideProfile extends ProfileSummary {
+  /** How the profiler ran: V8's --cpu-prof in NODE_OPTIONS, or perfgate's preload through an inspector session (Node versions that refuse --cpu-prof in NODE_OPTIONS). */
+  profiler: 'cpu-prof' | 'inspector';
+  /** The Node.js version that ran the service (and rendered its flamegraph). */
+  nodeVersion: string;
+  /** Responses received during the profiled window. */
+  requests: number;
+  /** Length of the profiled window, ms. */
+  windowMs: number;
+  /** Wall time of this side's profiling: start, warm-up, profiled load, stop and reading the profiles, ms. */
+  wallMs: number;
+  /** Every process's .cpuprofile (relative to the run directory), with its samples in the window. */
+  processes: { file: string; samples: number }[];
+  /** The merged profile the flamegraph is drawn from (relative to the run directory). */
+  merged: string;
+  /** Samples whose time V8 recorded in a caller's optimized code and perfgate moved to the inlined function, by source line. */
+  inlinedSamples: number;
+}
+
+export interface ScenarioProfile {
+  scenario: string;
+  /** Profiled load per side, ms, and V8's sampling interval, µs. */
+  durationMs: number;
+  intervalUs: number;
+  sides: Record<Side, SideProfile>;
+  /** Flamegraphs next to results.json (paths relative to the run directory); null when rendering failed. */
+  files: { head: string | null; base: string | null; diff: string | null };
+  /** Wall time of drawing the three flamegraphs (0x for head and base at once), ms; null until done. */
+  renderMs: number | null;
 }
 
 /* ---------- analysis: derived from Results by compareResults (pure) ---------- */
 
 export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive';
 
-export interface MetricComparison {
-  metric: MetricId;
-  scenario: string;
+/** What every paired comparison carries, an HTTP metric's or a micro-benchmark's. */
+export interface PairedComparison {
   gated: boolean;
   /** Fraction, e.g. 0.05. */
   limit: number;
-  /** Pairs used (pairs with a non-finite ratio are dropped). */
+  /** Pairs used (pairs with a non-finite ratio are dropped); for a benchmark, rounds with both sides. */
   n: number;
-  /** Medians over slices, in the metric's unit (req/s, µs, µs per request). */
+  /** Medians over slices (or benchmark processes), in the metric's unit (req/s, µs, µs per request, ops/s). */
   baseMedian: number;
   headMedian: number;
   /** Relative change head vs base: exp(HL estimate of paired log-ratios) − 1. */
@@ -119,8 +286,64 @@ export interface MetricComparison {
   /** Smallest change this run could detect (80% power at alpha), as a fraction. */
   detectable: number;
   verdict: Verdict;
-  /** true when higher is better (throughput). */
+  /** true when higher is better (throughput, ops/s). */
   higherIsBetter: boolean;
+}
+
+export interface MetricComparison extends PairedComparison {
+  metric: MetricId;
+  scenario: string;
+}
+
+/** Which micro-benchmark, and how reports name it. */
+export interface BenchmarkIdentity {
+  /** Stable key of file, suite, name and occurrence (what base and head are matched on). */
+  key: string;
+  file: string;
+  suite: string | null;
+  name: string;
+  occurrence: number;
+  /** The shortest unique name in this run: the name, else suite › name, else file › suite › name. */
+  label: string;
+  library: BenchLibrary;
+}
+
+/** A benchmark present on both sides, compared round by round on its ops/s. */
+export interface BenchmarkComparison extends PairedComparison, BenchmarkIdentity {}
+
+/** A benchmark listed, not compared. */
+export interface UncomparedBenchmark extends BenchmarkIdentity {
+  /** added: only head has it; removed: only base; failed: it (or its file) gave no usable pair. */
+  status: 'added' | 'removed' | 'failed';
+  /** Median ops/s of each side's processes; null where that side has no number. */
+  baseOpsPerSec: number | null;
+  headOpsPerSec: number | null;
+  /** Why a failed benchmark could not be compared. */
+  reason: string | null;
+}
+
+/** A benchmark file whose process failed on one side (threw, exited non-zero, hung, captured nothing). */
+export interface BenchFileFailure {
+  file: string;
+  side: Side;
+  /** Rounds whose process failed, and how many ran on that side. */
+  failedRounds: number[];
+  runs: number;
+  /** The last failure's message, with the tail of its stderr. */
+  message: string;
+}
+
+export interface BenchmarkAnalysis {
+  comparisons: BenchmarkComparison[];
+  uncompared: UncomparedBenchmark[];
+  failures: BenchFileFailure[];
+  /** Gated benchmark regressions (they fail the build like `Analysis.failing`). */
+  failing: BenchmarkComparison[];
+  /**
+   * What could not be compared, in words, for the decision text: failed benchmarks, and files
+   * whose benchmarks are unknown because they never ran on either side. Empty when all compared.
+   */
+  notCompared: string[];
 }
 
 export interface Analysis {
@@ -131,4 +354,6 @@ export interface Analysis {
   /** Gated regressions, with metric and scenario. */
   failing: MetricComparison[];
   warnings: RunWarning[];
+  /** Micro-benchmark verdicts, when the run has micro-benchmarks; counted in decision, regressions and improvements. */
+  benchmarks?: BenchmarkAnalysis;
 }

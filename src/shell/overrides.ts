@@ -20,6 +20,13 @@ export interface FlatOptions {
   throughputLimit?: string;
   latencyP99Limit?: string;
   seed?: string;
+  /** Globs of micro-benchmark files (benchmarks.files), one per entry. */
+  benchmarks?: string[];
+  benchmarkRounds?: string;
+  benchmarksLimit?: string;
+  /** "false" (or "off") skips the profiling phase; "true" turns it on. */
+  profile?: string;
+  profileDuration?: string;
 }
 
 /** "20" → 20; anything else is left for the schema to judge and name. */
@@ -59,5 +66,15 @@ export function buildOverrides(options: FlatOptions): Record<string, unknown> {
   if (options.throughputLimit) set('gate', 'throughput', numeric(options.throughputLimit));
   if (options.latencyP99Limit) set('gate', 'latency_p99', numeric(options.latencyP99Limit));
   if (options.seed) out.seed = numeric(options.seed);
+  // As a mapping, so the file's other benchmarks keys (rounds, timeout, budget) still apply.
+  const benchmarks = (options.benchmarks ?? []).map((g) => g.trim()).filter(Boolean);
+  if (benchmarks.length) set('benchmarks', 'files', benchmarks);
+  if (options.benchmarkRounds) set('benchmarks', 'rounds', numeric(options.benchmarkRounds));
+  if (options.benchmarksLimit) set('gate', 'benchmarks', numeric(options.benchmarksLimit));
+  const profile = options.profile?.trim().toLowerCase();
+  if (profile === 'false' || profile === 'off') out.profile = false;
+  else if (profile === 'true' || profile === 'on') set('profile', 'enabled', true);
+  else if (profile) out.profile = profile; // for the schema to name
+  if (options.profileDuration && out.profile !== false) set('profile', 'duration', numeric(options.profileDuration));
   return out;
 }

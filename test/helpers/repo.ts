@@ -51,7 +51,7 @@ export function baseSha(dir: string): string {
   return git(dir, 'rev-parse', 'main');
 }
 
-/** perfgate.yml for quick test runs: short slices, few pairs. */
+/** perfgate.yml for quick test runs: short slices, few pairs, no profiling phase (test/integration/profile.test.ts has its own). */
 export function quickConfig(extra = ''): string {
   return `service:
   start: node server.js
@@ -61,5 +61,6 @@ load:
   blocks: 2
   slice: 300ms
   warmup: 300ms
+profile: false
 ${extra}`;
 }

@@ -1,0 +1,130 @@
+/**
+ * What both modes do with a results.json: verdicts, the accept label, artifacts, the job
+ * summary and outputs (always), and the sticky comment (when there is a pull request to put it
+ * on). GitHub failures here only warn: the decision never depends on whether GitHub answered.
+ */
+import * as core from '@actions/core';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type GitHubClient, describeApiError } from '../github/client.js';
+import { upsertComment } from '../github/comments.js';
+import { formatRepo } from '../github/event.js';
+import { listLabels } from '../github/labels.js';
+import { compareResults } from '../gate/compare.js';
+import { type ArtifactLink, commentMarker, type ReportOptions, renderComment, renderReport, SUMMARY_LIMIT } from '../report/comment.js';
+import type { Analysis, Results } from '../results/types.js';
+import type { RunArtifacts } from './artifacts.js';
+import type { RunContext } from './context.js';
+import { decide, type FinalDecision, wantsNewComment } from './decision.js';
+import type { GitHubInputs } from './inputs.js';
+
+export interface PublishRequest {
+  results: Results;
+  resultsPath: string;
+  /** report.md is written here. */
+  outDir: string;
+  /** The pull request to comment on, from trusted event data; null: summary only. */
+  pullRequest: number | null;
+  /** Why this run must not comment on its pull request (a fork's read-only token); said as a notice. */
+  noCommentReason?: string;
+  /** Labels in the event payload: the fallback when the API cannot be read. */
+  eventLabels: string[];
+  /** Uploads or finds the run's artifacts; `report` renders the full report with the given links. */
+  artifacts(report: (links: ArtifactLink[]) => string): Promise<RunArtifacts>;
+}
+
+export interface Outcome {
+  analysis: Analysis;
+  final: FinalDecision;
+}
+
+export async function publish(
+  request: PublishRequest,
+  inputs: GitHubInputs,
+  context: RunContext,
+  client: GitHubClient | null,
+): Promise<Outcome> {
+  const { results, pullRequest } = request;
+  const analysis = compareResults(results);
+  const labels = analysis.decision === 'fail' ? await readLabels(request, client, context) : [];
+  const final = decide(analysis, labels, inputs.acceptLabel);
+  const base: ReportOptions = {
+    ...(final.acceptedBy !== null && { acceptedBy: final.acceptedBy }),
+    // Links to own code go to this server's repository (GHES too), never to one results.json names.
+    ...(context.repo && { repositoryUrl: `${context.serverUrl.replace(/\/+$/, '')}/${formatRepo(context.repo)}` }),
+  };
+
+  const artifacts = await request.artifacts((links) =>
+    renderReport(results, analysis, { ...base, artifacts: links, maxChars: Number.POSITIVE_INFINITY }),
+  );
+  const withLinks: ReportOptions = { ...base, artifacts: artifacts.links, ...(artifacts.fullReport && { fullReport: artifacts.fullReport }) };
+
+  // The summary and report.md are the comment without its marker, under the summary's limit.
+  const summary = renderReport(results, analysis, { ...withLinks, maxChars: SUMMARY_LIMIT });
+  const reportPath = join(request.outDir, 'report.md');
+  writeFileSync(reportPath, summary);
+  if (context.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(summary).write();
+
+  core.setOutput('decision', final.decision);
+  core.setOutput('regressions', String(analysis.regressions));
+  core.setOutput('improvements', String(analysis.improvements));
+  core.setOutput('results-path', request.resultsPath);
+  core.setOutput('report-path', reportPath);
+  core.setOutput('results-artifact-url', artifacts.fullReport?.url ?? '');
+  for (const warning of analysis.warnings) core.warning(warning.message);
+  if (final.acceptedBy !== null) {
+    core.warning(`perfgate: the gated regression is accepted by the label "${final.acceptedBy}" on pull request #${pullRequest}; remove the label to gate again.`);
+  }
+
+  const commentUrl = pullRequest === null ? null : await comment(request, inputs, context, client, analysis, withLinks);
+  core.setOutput('comment-url', commentUrl ?? '');
+  return { analysis, final };
+}
+
+/** The PR's labels now; the payload's labels when the API cannot be read (with a warning). */
+async function readLabels(request: PublishRequest, client: GitHubClient | null, context: RunContext): Promise<string[]> {
+  if (request.pullRequest === null) return [];
+  if (client === null || context.repo === null) return request.eventLabels;
+  try {
+    return await listLabels(client, context.repo, request.pullRequest);
+  } catch (e) {
+    core.warning(
+      `perfgate: ${describeApiError(e, `read the labels of pull request #${request.pullRequest}`, 'pull-requests: read')} Using the labels the event listed.`,
+    );
+    return request.eventLabels;
+  }
+}
+
+/** Creates or updates the sticky comment; returns its URL, or null when nothing was posted. */
+async function comment(
+  request: PublishRequest,
+  inputs: GitHubInputs,
+  context: RunContext,
+  client: GitHubClient | null,
+  analysis: Analysis,
+  options: ReportOptions,
+): Promise<string | null> {
+  const pr = request.pullRequest!;
+  if (inputs.comment === 'never') return null;
+  if (request.noCommentReason) {
+    core.notice(`perfgate: no comment on pull request #${pr}: ${request.noCommentReason}`);
+    return null;
+  }
+  if (client === null || context.repo === null) {
+    core.info('perfgate: no comment: no github-token (or GITHUB_REPOSITORY) was given.');
+    return null;
+  }
+  const body = renderComment(request.results, analysis, inputs.id, options);
+  try {
+    const posted = await upsertComment(client, context.repo, pr, commentMarker(inputs.id), body, wantsNewComment(inputs.comment, analysis));
+    if (posted === null) {
+      core.info(`perfgate: no comment on pull request #${pr} (comment: ${inputs.comment}, and nothing to report)`);
+      return null;
+    }
+    core.info(`perfgate: ${posted.action} the comment on pull request #${pr}: ${posted.url}`);
+    return posted.url;
+  } catch (e) {
+    core.warning(`perfgate: ${describeApiError(e, `comment on pull request #${pr}`, 'pull-requests: write')}`);
+    return null;
+  }
+}

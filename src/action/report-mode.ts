@@ -1,0 +1,86 @@
+/**
+ * mode: report — in a workflow triggered by workflow_run: download the measuring run's results
+ * artifact, check it against what GitHub says about that run, and publish it (comment on the
+ * run's pull request, summary, outputs). No checkout and no PR code: only data is read here,
+ * so this job may hold the write token a fork's own run does not get.
+ */
+import * as core from '@actions/core';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ArtifactError, artifactPrefix, downloadRunArtifact, listRunArtifacts } from '../github/artifacts.js';
+import { createClient, describeApiError } from '../github/client.js';
+import { formatRepo } from '../github/event.js';
+import { pullRequestsOfRun, triggeringRunOf, verifyResultsOrigin } from '../github/workflow-run.js';
+import { readResults } from '../results/io.js';
+import { linkRunArtifacts } from './artifacts.js';
+import type { RunContext } from './context.js';
+import { type ActionInputs, InputError } from './inputs.js';
+import { actionLogger } from './logger.js';
+import { type Outcome, publish } from './publish.js';
+
+/** A results.json of a few hundred MB is not one perfgate wrote; do not spend the job on it. */
+const MAX_RESULTS_ARTIFACT_BYTES = 100 * 1024 * 1024;
+
+/** Null when the measuring run left no results to report (it failed before measuring). */
+export async function runReport(inputs: ActionInputs, context: RunContext): Promise<Outcome | null> {
+  const run = triggeringRunOf(context.payload);
+  const repo = context.repo;
+  if (repo === null) throw new InputError('GITHUB_REPOSITORY is not set: mode: report runs as a step of a GitHub workflow.');
+  const { token, id } = inputs.github;
+  if (!token) {
+    throw new InputError('mode: report needs the github-token input (the default, github.token, works with permissions actions: read and pull-requests: write).');
+  }
+  const client = createClient(token, actionLogger);
+
+  const prefix = artifactPrefix(id, run.attempt);
+  let artifacts: Awaited<ReturnType<typeof listRunArtifacts>>;
+  try {
+    artifacts = await listRunArtifacts(client, repo, run.id);
+  } catch (e) {
+    throw new ArtifactError(describeApiError(e, `list the artifacts of run ${run.id}`, 'actions: read'));
+  }
+  const resultsArtifact = artifacts.find((a) => a.name === prefix);
+  if (!resultsArtifact) {
+    const message = `perfgate: run ${run.id} has no artifact named ${prefix}, so there is nothing to report (did it fail before measuring? Its log says why).`;
+    core.warning(message);
+    if (context.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(`${message}\n`).write();
+    return null;
+  }
+  if (resultsArtifact.sizeBytes > MAX_RESULTS_ARTIFACT_BYTES) {
+    throw new ArtifactError(`Artifact ${prefix} of run ${run.id} is ${resultsArtifact.sizeBytes} bytes, more than a results file can be: refusing to read it.`);
+  }
+
+  const outDir = join(context.tempDir, `perfgate-report-${run.id}-${run.attempt}-${id}`);
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  await downloadRunArtifact(token, repo, run.id, resultsArtifact, outDir);
+  const resultsPath = join(outDir, 'results.json');
+  const results = readResults(resultsPath);
+
+  let candidates: number[];
+  try {
+    candidates = await pullRequestsOfRun(client, repo, run);
+  } catch (e) {
+    throw new ArtifactError(describeApiError(e, `find the pull request of run ${run.id}`, 'pull-requests: read'));
+  }
+  const pullRequest = verifyResultsOrigin(results.github, { repository: formatRepo(repo), run, pullRequests: candidates });
+  if (run.event === 'pull_request' && pullRequest === null) {
+    core.info(
+      `perfgate: no open pull request has head ${run.headSha} any more (closed, or a newer commit was pushed and its run will report): job summary only.`,
+    );
+  }
+
+  return publish(
+    {
+      results,
+      resultsPath,
+      outDir,
+      pullRequest,
+      eventLabels: [],
+      artifacts: async () => linkRunArtifacts(artifacts, prefix, results, { serverUrl: context.serverUrl, repo, runId: run.id }),
+    },
+    inputs.github,
+    context,
+    client,
+  );
+}

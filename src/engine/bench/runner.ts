@@ -1,0 +1,181 @@
+/**
+ * The micro-benchmark phase: the planned rounds, one fresh Node process per file per side, each
+ * in its own tracked process group (killed at benchmarks.timeout, on cancel and on exit), with
+ * the scrubbed environment, its output in log files, and the numbers read from what the preload
+ * captured. results.json is written after every base/head pair, so a crash keeps what ran.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchmarksConfig, ServiceConfig } from '../../config/types.js';
+import { formatDuration } from '../../config/units.js';
+import { writeResults } from '../../results/io.js';
+import type { BenchRun, Results, Side } from '../../results/types.js';
+import { CancelledError } from '../errors.js';
+import { buildBenchPlan } from '../plan.js';
+import type { EnginePorts } from '../ports.js';
+import { type ProcessTracker, runProcess, type ShellResult, tailFile } from '../process.js';
+import { preloadPath } from '../service.js';
+import { type Capture, readCapture } from './capture.js';
+import type { BenchFile, DiscoveredBenchmarks } from './discover.js';
+
+/** A file that failed on one side in this many consecutive rounds is not run again. */
+const CONSECUTIVE_FAILURES_TO_DROP = 2;
+const STDERR_TAIL_LINES = 15;
+
+export interface BenchPhaseRequest {
+  config: BenchmarksConfig;
+  service: ServiceConfig;
+  discovered: DiscoveredBenchmarks;
+  seed: number;
+  results: Results;
+  resultsPath: string;
+  /** Scrubbed environment of the user's processes. */
+  env: Record<string, string>;
+  logDir: string;
+  tracker: ProcessTracker;
+  signal?: AbortSignal;
+}
+
+export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePorts): Promise<void> {
+  const { config, discovered, results } = request;
+  const paths = (side: Side) => discovered.files[side].map((f) => f.path);
+  const stored = {
+    files: { base: paths('base'), head: paths('head') },
+    rounds: config.rounds,
+    runs: [] as BenchRun[],
+    stoppedEarly: null as string | null,
+  };
+  results.benchmarks = stored;
+  writeResults(request.resultsPath, results);
+
+  const plan = buildBenchPlan(stored.files, config.rounds, request.seed);
+  const logDir = join(request.logDir, 'benchmarks');
+  mkdirSync(logDir, { recursive: true });
+  const preload = preloadPath('bench-preload.cjs');
+  // What the service gets (service.env, NODE_ENV=production by default), minus its port.
+  const env = { NODE_ENV: 'production', ...request.env, ...request.service.env };
+  const failureStreak = new Map<string, number>();
+  const dropped = new Set<string>();
+  const started = Date.now();
+  const total = plan.reduce((n, round) => n + round.files.reduce((m, f) => m + f.order.length, 0), 0);
+  let done = 0;
+
+  rounds: for (const round of plan) {
+    for (const planned of round.files) {
+      if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the benchmark processes and removed the worktrees.');
+      if (dropped.has(planned.file)) continue;
+      // The budget is checked before each pair, so a pair is never cut in half.
+      if (Date.now() - started >= config.budgetMs) {
+        stored.stoppedEarly = `the budget of ${formatDuration(config.budgetMs)} (benchmarks.budget) ran out in round ${round.index + 1} of ${config.rounds}`;
+        ports.logger.warn(`micro-benchmarks: ${stored.stoppedEarly}; comparing the rounds finished so far`);
+        break rounds;
+      }
+      for (const side of planned.order) {
+        const file = discovered.files[side].find((f) => f.path === planned.file)!;
+        ports.progress({ phase: 'benchmark', side, message: file.path, pair: done + 1, pairs: total });
+        const run = await runFile(file, side, round.index, {
+          cwd: discovered.dirs[side],
+          env,
+          preload,
+          logDir,
+          timeoutMs: config.timeoutMs,
+          tracker: request.tracker,
+        });
+        if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the benchmark processes and removed the worktrees.');
+        stored.runs.push(run);
+        done++;
+        const streakKey = `${side}\0${file.path}`;
+        const streak = run.error === null ? 0 : (failureStreak.get(streakKey) ?? 0) + 1;
+        failureStreak.set(streakKey, streak);
+        if (run.error !== null) ports.logger.warn(`benchmark ${file.path} failed on ${side} (round ${round.index + 1}): ${firstLine(run.error)}`);
+        if (streak >= CONSECUTIVE_FAILURES_TO_DROP && !dropped.has(file.path)) {
+          dropped.add(file.path);
+          results.warnings.push({
+            code: 'benchmark-file-dropped',
+            benchmark: file.path,
+            message: `failed on ${side} in ${streak} rounds in a row, so it was not run again in later rounds.`,
+          });
+        }
+      }
+      writeResults(request.resultsPath, results);
+    }
+  }
+  writeResults(request.resultsPath, results);
+}
+
+interface RunOptions {
+  cwd: string;
+  env: Record<string, string>;
+  preload: string;
+  logDir: string;
+  timeoutMs: number;
+  tracker: ProcessTracker;
+}
+
+/** Log-file stem of one process: side, round and the file's path made safe for a name. */
+function stemOf(file: string, side: Side, round: number): string {
+  return `${side}-round${round + 1}-${file.replace(/[^A-Za-z0-9._-]+/g, '_')}`;
+}
+
+async function runFile(file: BenchFile, side: Side, round: number, options: RunOptions): Promise<BenchRun> {
+  const stem = stemOf(file.path, side, round);
+  const output = join(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join(options.logDir, `${stem}.out.log`), stderr: join(options.logDir, `${stem}.err.log`) };
+  for (const path of [output, logs.stdout, logs.stderr]) writeFileSync(path, '');
+  const startedAt = new Date();
+  let exit: ShellResult;
+  try {
+    exit = await runProcess('node', [...file.nodeArgs, '--require', options.preload, file.absolute], {
+      cwd: options.cwd,
+      env: { ...options.env, PERFGATE_BENCH_OUTPUT: output },
+      logFile: logs.stdout,
+      errorLogFile: logs.stderr,
+      tracker: options.tracker,
+      timeoutMs: options.timeoutMs,
+    });
+  } catch (e) {
+    // node itself could not be started: nothing else will run either
+    writeFileSync(logs.stderr, `perfgate could not start node: ${(e as Error).message}\n`, { flag: 'a' });
+    exit = { code: null, signal: null, timedOut: false };
+  }
+  const capture = readCapture(output);
+  const error = describeFailure(exit, capture, options.timeoutMs);
+  const tail = error === null ? '' : tailFile(logs.stderr, STDERR_TAIL_LINES);
+  return {
+    round,
+    file: file.path,
+    side,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    exitCode: exit.code,
+    signal: exit.signal,
+    timedOut: exit.timedOut,
+    error: error === null ? null : tail ? `${error}\n--- last lines of its stderr (${logs.stderr}) ---\n${tail}` : `${error} (stderr was empty; log ${logs.stderr})`,
+    benchmarks: capture.benchmarks,
+    libraries: capture.libraries,
+    logs,
+  };
+}
+
+/** Why one process gave no usable numbers, or null when it worked. */
+export function describeFailure(exit: ShellResult, capture: Capture, timeoutMs: number): string | null {
+  if (exit.timedOut) return `did not finish within ${formatDuration(timeoutMs)} (benchmarks.timeout) and was killed`;
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  if (exit.code === null) return 'could not be started';
+  if (exit.code !== 0) return `exited with code ${exit.code}`;
+  if (capture.benchmarks.length > 0) return null;
+  const unsupported = capture.libraries.filter((l) => l.unsupported !== null);
+  if (unsupported.length > 0) return unsupported.map((l) => `${l.unsupported} (${l.path})`).join('; ');
+  if (capture.libraries.length === 0) {
+    return (
+      'ran to the end, but loaded none of benchmark, tinybench or mitata, so there was nothing to capture. ' +
+      "perfgate reads those libraries from the project's node_modules; a suite that only prints results cannot be read"
+    );
+  }
+  const loaded = capture.libraries.map((l) => `${l.name} ${l.version}`).join(', ');
+  return `loaded ${loaded}, but no benchmark finished (is run() called, and awaited where it returns a promise?)`;
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0]!;
+}

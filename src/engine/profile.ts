@@ -1,0 +1,305 @@
+/**
+ * The profiling phase: after the timed slices, never mixed into them (a profiler costs speed).
+ * Per profiled scenario, each side in turn is restarted with V8's CPU profiler on in every
+ * process (NODE_OPTIONS reaches child processes and cluster workers), warmed up, driven with
+ * the scenario's load for `profile.duration`, and stopped so every process writes its profile.
+ * Then the profiles are merged per side over the profiled window, the function tables bounded
+ * into results.json, and three flamegraphs written next to it: head and base (0x) and the
+ * differential one.
+ *
+ * A profiling failure is a warning, not an error: the verdicts come from the slices.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { PerfgateConfig, ProfileConfig, ScenarioConfig } from '../config/types.js';
+import { summarizeCallTree } from '../profile/aggregate.js';
+import { buildCallTree, type CallTree } from '../profile/call-tree.js';
+import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../profile/cpuprofile.js';
+import { boundSummaries, matchFunctions } from '../profile/diff.js';
+import { flamegraphProfile, inert, renderDiffFlamegraph } from '../profile/flamegraph.js';
+import { functionKey, scriptPath } from '../profile/frames.js';
+import { type CoveredFunction, type FunctionRanges, rangesFromOffsets } from '../profile/inlining.js';
+import { writeResults } from '../results/io.js';
+import type { Results, ScenarioProfile, Side, SideProfile } from '../results/types.js';
+import { CancelledError, PerfgateError } from './errors.js';
+import { runLoad } from './load.js';
+import type { EnginePorts } from './ports.js';
+import type { ProcessTracker } from './process.js';
+import { Service } from './service.js';
+import { serviceDir, type Tree } from './workspace.js';
+import { ensureZeroX, renderFlamegraph } from './zerox.js';
+
+/** Functions per side and category kept in results.json (by self and by total time; see boundSummaries). */
+export const PROFILE_TABLE_LIMIT = 25;
+/** Warm-up under the profiler before the profiled window: load.warmup, at most this (the window starts after it). */
+const PROFILE_WARMUP_CAP_MS = 2000;
+/** How long a profiled service may take to write its profiles after SIGTERM before it is killed. */
+const PROFILE_STOP_GRACE_MS = 15_000;
+
+export interface ProfilePhase {
+  config: PerfgateConfig;
+  trees: Record<Side, Tree>;
+  results: Results;
+  resultsPath: string;
+  /** The run directory (results.json's): profiles/ and the flamegraphs go here. */
+  outDir: string;
+  /** Where 0x is installed when perfgate has no copy of its own. */
+  toolsDir: string;
+  env: Record<string, string>;
+  logDir: string;
+  tracker: ProcessTracker;
+  signal?: AbortSignal;
+}
+
+/** Scenarios to profile: profile.scenarios (names), or all. */
+export function profiledScenarios(config: PerfgateConfig): ScenarioConfig[] {
+  const profile = config.profile;
+  if (!profile?.enabled) return [];
+  return profile.scenarios === null ? config.scenarios : config.scenarios.filter((s) => profile.scenarios!.includes(s.name));
+}
+
+/** "GET /hello" → "get-hello": file names; a number keeps two scenarios apart. */
+function slugOf(name: string, taken: Set<string>): string {
+  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'scenario';
+  let slug = base;
+  for (let i = 2; taken.has(slug); i++) slug = `${base}-${i}`;
+  taken.add(slug);
+  return slug;
+}
+
+/** µs on the clock V8 stamps samples with (CLOCK_MONOTONIC on Linux, as process.hrtime). */
+function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+
+interface NodeInfo {
+  version: string;
+  /** Whether this Node accepts --cpu-prof in NODE_OPTIONS (22.x / 23.x on, nodejs/node#57018). */
+  cpuProfInNodeOptions: boolean;
+}
+
+/** Asks the service's node (first on its PATH, in its directory) what it is and allows. */
+function nodeInfo(env: Record<string, string>, cwd: string): Promise<NodeInfo> {
+  const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  return new Promise((resolve) => {
+    execFile('node', ['-e', script], { env, cwd, timeout: 10_000 }, (error, stdout) => {
+      const [version, allowed] = error ? ['unknown', 'false'] : stdout.trim().split(' ');
+      resolve({ version: version ?? 'unknown', cpuProfInNodeOptions: allowed === 'true' });
+    });
+  });
+}
+
+/** NODE_OPTIONS / variables that turn the profiler on in every process of the service. */
+function profilerSettings(info: NodeInfo, dir: string, profile: ProfileConfig): { env: Record<string, string>; nodeOptions: string } {
+  const env: Record<string, string> = { PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir };
+  if (info.cpuProfInNodeOptions) {
+    return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
+  }
+  return { env: { ...env, PERFGATE_PROFILE_INSPECTOR_US: String(profile.intervalUs) }, nodeOptions: '' };
+}
+
+interface SideRun {
+  tree: CallTree;
+  info: NodeInfo;
+  files: string[];
+  requests: number;
+  windowMs: number;
+  wallMs: number;
+}
+
+/**
+ * Function source ranges from the FUNCTIONS.<pid>.json files the preload wrote, turned into
+ * lines against the scripts as they are on disk (read once each). Only scripts that appear in
+ * `profiles` matter: inlined samples are looked for in callees sampled somewhere, or in the
+ * caller's own script.
+ */
+export function readFunctionRanges(dir: string, names: string[], profiles: readonly CpuProfile[]): FunctionRanges {
+  const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
+  const byUrl = new Map<string, Map<string, CoveredFunction>>();
+  for (const name of names) {
+    let scripts: Record<string, CoveredFunction[]>;
+    try {
+      scripts = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+    } catch {
+      continue;
+    }
+    for (const [url, functions] of Object.entries(scripts)) {
+      if (!sampled.has(url)) continue;
+      const known = byUrl.get(url) ?? new Map<string, CoveredFunction>();
+      for (const fn of functions) known.set(`${fn[1]}:${fn[2]}`, fn);
+      byUrl.set(url, known);
+    }
+  }
+  const ranges: FunctionRanges = new Map();
+  for (const [url, functions] of byUrl) {
+    const path = scriptPath(url);
+    if (path === null) continue;
+    try {
+      ranges.set(url, rangesFromOffsets(readFileSync(path, 'utf8'), [...functions.values()]));
+    } catch {
+      // a script that is gone (generated at run time): its inlined callees keep their caller's samples
+    }
+  }
+  return ranges;
+}
+
+async function profileSide(
+  phase: ProfilePhase,
+  side: Side,
+  scenario: ScenarioConfig,
+  dir: string,
+  ports: EnginePorts,
+): Promise<SideRun> {
+  const started = Date.now();
+  const { config } = phase;
+  const profile = config.profile!;
+  const cwd = serviceDir(phase.trees[side], config.service);
+  const info = await nodeInfo(phase.env, cwd);
+  mkdirSync(dir, { recursive: true });
+  ports.progress({ phase: 'profile', side, scenario: scenario.name });
+  const service = await Service.start({
+    side,
+    config: config.service,
+    dir: cwd,
+    env: phase.env,
+    logFile: join(phase.logDir, `${side}.log`),
+    statusFile: join(phase.logDir, `${side}-profile.status`),
+    tracker: phase.tracker,
+    profiling: profilerSettings(info, dir, profile),
+  });
+  let window: SampleWindow;
+  let requests: number;
+  try {
+    await service.waitReady();
+    const warmupMs = Math.min(config.load.warmupMs, PROFILE_WARMUP_CAP_MS);
+    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs);
+    service.assertRunning('while warming up under the profiler');
+    const startUs = monotonicUs();
+    const sample = await runLoad(service.url, scenario, profile.durationMs);
+    window = { startUs, endUs: monotonicUs() };
+    requests = sample.requests;
+    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
+  } finally {
+    await service.stop(PROFILE_STOP_GRACE_MS);
+  }
+  const names = readdirSync(dir);
+  const files = names.filter((n) => n.endsWith('.cpuprofile')).sort();
+  if (files.length === 0) {
+    throw new PerfgateError(
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join(phase.logDir, `${side}.log`)}`,
+    );
+  }
+  const profiles: CpuProfile[] = files.map((f) => parseCpuProfile(readFileSync(join(dir, f), 'utf8'), join(dir, f)));
+  const ranges = readFunctionRanges(
+    dir,
+    names.filter((n) => n.startsWith('FUNCTIONS.')),
+    profiles,
+  );
+  const tree = buildCallTree(profiles, { root: realpathSync(phase.trees[side].root), window, ranges });
+  return {
+    tree,
+    info,
+    files: files.map((f) => join(dir, f)),
+    requests,
+    windowMs: Math.round((window.endUs - window.startUs) / 1000),
+    wallMs: Date.now() - started,
+  };
+}
+
+/** Profiles one scenario on both sides; returns what results.json keeps of it. */
+async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, slug: string, ports: EnginePorts): Promise<ScenarioProfile> {
+  const profile = phase.config.profile!;
+  const dir = join(phase.outDir, 'profiles', slug);
+  const runs = {} as Record<Side, SideRun>;
+  for (const side of ['base', 'head'] as const) {
+    if (phase.signal?.aborted) throw new CancelledError('Cancelled: stopped the services and removed the worktrees.');
+    runs[side] = await profileSide(phase, side, scenario, join(dir, side), ports);
+  }
+  const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
+  const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
+  const runDir = (path: string) => relative(phase.outDir, path);
+  const sideResult = (side: Side): SideProfile => {
+    const run = runs[side];
+    const merged = join(dir, `${side}.cpuprofile`);
+    writeFileSync(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    return {
+      ...bounded[side],
+      profiler: run.info.cpuProfInNodeOptions ? 'cpu-prof' : 'inspector',
+      nodeVersion: run.info.version,
+      requests: run.requests,
+      windowMs: run.windowMs,
+      wallMs: run.wallMs,
+      processes: run.files.map((file, i) => ({ file: runDir(file), samples: run.tree.perProfile[i] ?? 0 })),
+      merged: runDir(merged),
+      inlinedSamples: run.tree.inlinedSamples,
+    };
+  };
+  const entry: ScenarioProfile = {
+    scenario: scenario.name,
+    durationMs: profile.durationMs,
+    intervalUs: profile.intervalUs,
+    sides: { base: sideResult('base'), head: sideResult('head') },
+    files: { head: null, base: null, diff: null },
+    renderMs: null,
+  };
+  const renderStarted = Date.now();
+
+  // The differential flamegraph needs no tool: written first, so it exists even when 0x fails.
+  const { results } = phase;
+  const label = (side: Side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
+  const moved = new Map<string, string>();
+  for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
+    if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
+  }
+  const diffFile = join(phase.outDir, `flamegraph-${slug}-diff.html`);
+  writeFileSync(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label('head')} against ${label('base')}` }));
+  entry.files.diff = runDir(diffFile);
+  phase.results.profiles = [...(phase.results.profiles ?? []), entry];
+  writeResults(phase.resultsPath, phase.results);
+
+  ports.progress({ phase: 'profile', scenario: scenario.name, message: 'drawing flamegraphs' });
+  const logFile = join(phase.logDir, 'flamegraphs.log');
+  const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
+  // Both sides at once: 0x is CPU-bound (browserify) and nothing is being measured now.
+  await Promise.all(
+    (['head', 'base'] as const).map(async (side) => {
+      const output = join(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      await renderFlamegraph({
+        cmd,
+        input: join(dir, `${side}.cpuprofile`),
+        output,
+        title: inert(`${scenario.name} · ${label(side)}`),
+        env: phase.env,
+        logFile,
+        tracker: phase.tracker,
+      });
+      entry.files[side] = runDir(output);
+    }),
+  );
+  entry.renderMs = Date.now() - renderStarted;
+  writeResults(phase.resultsPath, phase.results);
+  return entry;
+}
+
+/** The phase: every profiled scenario, base then head; failures become warnings. */
+export async function runProfiles(phase: ProfilePhase, ports: EnginePorts): Promise<void> {
+  const scenarios = profiledScenarios(phase.config);
+  if (scenarios.length === 0) return;
+  const taken = new Set<string>();
+  for (const scenario of scenarios) {
+    const slug = slugOf(scenario.name, taken);
+    try {
+      await profileScenario(phase, scenario, slug, ports);
+    } catch (e) {
+      if (phase.signal?.aborted || e instanceof CancelledError) throw e;
+      const tableKept = phase.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
+      const message = tableKept
+        ? `Drawing the flamegraphs failed (the hot functions are complete): ${(e as Error).message}`
+        : `Profiling failed, so there are no hot functions or flamegraphs: ${(e as Error).message}`;
+      phase.results.warnings.push({ code: 'profile-failed', scenario: scenario.name, message });
+      ports.logger.warn(`${scenario.name}: ${message}`);
+      writeResults(phase.resultsPath, phase.results);
+    }
+  }
+}

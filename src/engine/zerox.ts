@@ -1,0 +1,111 @@
+/**
+ * 0x, which draws the head and base flamegraphs from their CPU profiles.
+ *
+ * 0x cannot be bundled into dist/: it builds its page at run time by running browserify over
+ * its own visualizer sources, so it needs its files and dependencies on disk. Where it comes from:
+ * 1. perfgate's own install (a dependency in package.json): the CLI from npm, a checkout with
+ *    node_modules, the tests — resolved from this module, as Node resolves any import;
+ * 2. otherwise (the action: GitHub fetches the repository with dist/ but no node_modules) the
+ *    exact version perfgate was built with (pinned into the bundle) is installed once with
+ *    `npm install --prefix <toolsDir>/0x-<version>` and reused from there.
+ * It runs under the service's `node` (the one on the service's PATH), the Node that recorded
+ * the profiles, not the Node running perfgate (the action's runtime, Node 24).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { PerfgateError } from './errors.js';
+import type { Logger } from './ports.js';
+import { type ProcessTracker, runProcess, tailFile } from './process.js';
+
+declare const __ZEROX_VERSION__: string | undefined;
+
+const requireHere = createRequire(import.meta.url);
+
+/** Profiling could not produce a flamegraph (the table is still reported). */
+export class FlamegraphError extends PerfgateError {}
+
+/** 0x's version in perfgate's own install, or null when there is none. */
+function installedVersion(): { version: string; cmd: string } | null {
+  try {
+    const manifest = requireHere.resolve('0x/package.json');
+    const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string };
+    return { version, cmd: join(dirname(manifest), 'cmd.js') };
+  } catch {
+    return null;
+  }
+}
+
+/** The 0x version perfgate uses: pinned at bundle time (scripts/bundle.mjs), else the installed one. */
+export function zeroXVersion(): string {
+  if (typeof __ZEROX_VERSION__ === 'string') return __ZEROX_VERSION__;
+  const installed = installedVersion();
+  if (!installed) throw new FlamegraphError('0x is not installed with perfgate: run npm ci in perfgate.');
+  return installed.version;
+}
+
+export interface ZeroXOptions {
+  /** Where 0x is installed when perfgate has none of its own. */
+  toolsDir: string;
+  /** The service's (scrubbed) environment: its PATH names the node and npm to use. */
+  env: Record<string, string>;
+  logFile: string;
+  tracker: ProcessTracker;
+  logger: Logger;
+}
+
+/** Path of 0x's cmd.js: perfgate's own, a cached install, or a fresh one. */
+export async function ensureZeroX(options: ZeroXOptions): Promise<string> {
+  const version = zeroXVersion();
+  const installed = installedVersion();
+  if (installed && installed.version === version) return installed.cmd;
+  const prefix = join(options.toolsDir, `0x-${version}`);
+  const cmd = join(prefix, 'node_modules', '0x', 'cmd.js');
+  if (existsSync(cmd)) return cmd;
+  mkdirSync(prefix, { recursive: true });
+  options.logger.info(`installing 0x@${version} for the flamegraphs into ${prefix}`);
+  // --prefer-offline: a runner's npm cache may already hold it; --ignore-scripts: 0x needs none.
+  const args = ['install', '--prefix', prefix, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', '--omit=dev', `0x@${version}`];
+  const result = await runProcess('npm', args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 300_000 }).catch(
+    (e: Error) => ({ code: null, signal: null, timedOut: false, error: e.message }),
+  );
+  if (result.code !== 0 || !existsSync(cmd)) {
+    throw new FlamegraphError(
+      `Could not install 0x@${version} for the flamegraphs (npm ${args.join(' ')}: ${describeExit(result)}). Its log: ${options.logFile}\n${tailFile(options.logFile, 10)}`,
+    );
+  }
+  return cmd;
+}
+
+function describeExit(result: { code: number | null; signal: string | null; timedOut: boolean; error?: string }): string {
+  if (result.error) return result.error;
+  if (result.timedOut) return 'timed out';
+  return result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
+}
+
+export interface RenderOptions {
+  /** 0x's cmd.js (ensureZeroX). */
+  cmd: string;
+  /** A .cpuprofile and the HTML file to write. */
+  input: string;
+  output: string;
+  title: string;
+  env: Record<string, string>;
+  logFile: string;
+  tracker: ProcessTracker;
+}
+
+/** `0x --visualize-cpu-profile`, under the service's node: one self-contained HTML file. */
+export async function renderFlamegraph(options: RenderOptions): Promise<void> {
+  const args = [options.cmd, '--visualize-cpu-profile', options.input, '--output-html', options.output, '--title', options.title, '--quiet'];
+  const result = await runProcess('node', args, {
+    cwd: dirname(options.input),
+    env: options.env,
+    logFile: options.logFile,
+    tracker: options.tracker,
+    timeoutMs: 120_000,
+  }).catch((e: Error) => ({ code: null, signal: null, timedOut: false, error: e.message }));
+  if (result.code !== 0 || !existsSync(options.output)) {
+    throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}\n${tailFile(options.logFile, 10)}`);
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * Workflow-run artifacts through the toolkit (@actions/artifact: the results service at
+ * ACTIONS_RESULTS_URL, blob storage at the signed URLs it hands out) and the REST API (listing
+ * another run's artifacts, for the fork-safe report workflow).
+ */
+import { DefaultArtifactClient } from '@actions/artifact';
+import { basename, dirname } from 'node:path';
+import type { GitHubClient } from './client.js';
+import type { Repo } from './event.js';
+
+export interface RunArtifact {
+  id: number;
+  name: string;
+  sizeBytes: number;
+  /** "sha256:…" as recorded at upload, when GitHub has one. */
+  digest: string | null;
+}
+
+export class ArtifactError extends Error {}
+
+/**
+ * The prefix of one gate's artifact names in one run attempt. Names are unique per workflow run,
+ * so a re-run attempt gets its own names instead of failing with 409 Conflict.
+ */
+export function artifactPrefix(id: string, attempt: number): string {
+  return attempt > 1 ? `perfgate-${id}-attempt${attempt}` : `perfgate-${id}`;
+}
+
+/** The page of an artifact on github.com: a single un-zipped file opens in the browser from there. */
+export function artifactUrl(serverUrl: string, repo: Repo, runId: string | number, artifactId: number): string {
+  const path = [repo.owner, repo.repo, 'actions', 'runs', String(runId), 'artifacts', String(artifactId)].map(encodeURIComponent);
+  return `${serverUrl.replace(/\/+$/, '')}/${path.join('/')}`;
+}
+
+/** Why artifacts cannot be uploaded here, or null when they can (the runner provides both variables). */
+export function uploadUnavailable(env: Record<string, string | undefined>): string | null {
+  const missing = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RESULTS_URL'].filter((name) => !env[name]);
+  return missing.length === 0 ? null : `${missing.join(' and ')} not set (not running as a step on a GitHub runner)`;
+}
+
+/** One file as an artifact of its own, not zipped, named after the file: its link shows it in the browser. */
+export async function uploadFile(path: string): Promise<RunArtifact> {
+  const response = await new DefaultArtifactClient().uploadArtifact(basename(path), [path], dirname(path), { skipArchive: true });
+  return uploaded(basename(path), response);
+}
+
+/** Files under `root` as one zip artifact. */
+export async function uploadArchive(name: string, files: string[], root: string): Promise<RunArtifact> {
+  const response = await new DefaultArtifactClient().uploadArtifact(name, files, root);
+  return uploaded(name, response);
+}
+
+function uploaded(name: string, response: { id?: number; size?: number; digest?: string }): RunArtifact {
+  if (typeof response.id !== 'number') throw new ArtifactError(`The artifact service did not return an id for ${name}.`);
+  return { id: response.id, name, sizeBytes: response.size ?? 0, digest: response.digest ? `sha256:${response.digest}` : null };
+}
+
+/** Every unexpired artifact of a workflow run (needs `actions: read` on a run of another workflow). */
+export async function listRunArtifacts(client: GitHubClient, repo: Repo, runId: number): Promise<RunArtifact[]> {
+  const artifacts = await client.paginate(client.rest.actions.listWorkflowRunArtifacts, { ...repo, run_id: runId, per_page: 100 });
+  return artifacts
+    .filter((a) => !a.expired)
+    .map((a) => ({ id: a.id, name: a.name, sizeBytes: a.size_in_bytes, digest: (a as { digest?: string | null }).digest ?? null }));
+}
+
+/**
+ * Downloads (and unzips) another run's artifact into `dir`, checking the bytes against the
+ * digest GitHub recorded at upload, so what is read is what the measuring run uploaded.
+ */
+export async function downloadRunArtifact(token: string, repo: Repo, runId: number, artifact: RunArtifact, dir: string): Promise<void> {
+  const { digestMismatch } = await new DefaultArtifactClient().downloadArtifact(artifact.id, {
+    path: dir,
+    ...(artifact.digest && { expectedHash: artifact.digest }),
+    findBy: { token, workflowRunId: runId, repositoryOwner: repo.owner, repositoryName: repo.repo },
+  });
+  if (digestMismatch) {
+    throw new ArtifactError(`Artifact ${artifact.name} of run ${runId} does not match the digest recorded at upload: refusing to read it.`);
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * Fork-safe reporting: a workflow triggered by `workflow_run` (base repository, write token,
+ * never the PR's code) reads the results artifact of the measuring run and comments on its pull
+ * request. The artifact was uploaded by a job that ran the PR's code, so it is data to check,
+ * never a source of truth: the pull request comes from GitHub's own records of the run, and the
+ * artifact's record of where it came from must agree with them.
+ */
+import type { GitHubRecord } from '../results/types.js';
+import type { GitHubClient } from './client.js';
+import { EventError, type EventPayload, type Repo } from './event.js';
+
+export interface TriggeringRun {
+  id: number;
+  attempt: number;
+  /** The event of the measuring run: pull_request, push, workflow_dispatch. */
+  event: string;
+  headSha: string;
+  headBranch: string | null;
+  /** Owner of the repository the head commit lives in (the fork's owner for a fork PR). */
+  headOwner: string | null;
+  /** Pull requests GitHub lists on the run; empty for a pull request from a fork. */
+  pullRequests: { number: number; headSha: string | null; baseRepoUrl: string | null; baseRepoName: string | null }[];
+}
+
+export class UntrustedResultsError extends Error {}
+
+/** The measuring run a workflow_run event is about. */
+export function triggeringRunOf(payload: EventPayload): TriggeringRun {
+  const run = payload.workflow_run;
+  if (typeof run?.id !== 'number' || typeof run.head_sha !== 'string' || typeof run.event !== 'string') {
+    throw new EventError(
+      'mode: report reads the run that triggered a workflow_run event, and this event has no workflow_run: ' +
+        'run it in a workflow with `on: workflow_run` (see example-workflows/perf-fork-comment.yml).',
+    );
+  }
+  return {
+    id: run.id,
+    attempt: typeof run.run_attempt === 'number' && run.run_attempt > 0 ? run.run_attempt : 1,
+    event: run.event,
+    headSha: run.head_sha,
+    headBranch: run.head_branch ?? null,
+    headOwner: run.head_repository?.owner?.login ?? null,
+    pullRequests: (run.pull_requests ?? []).flatMap((pr) =>
+      typeof pr.number === 'number'
+        ? [
+            {
+              number: pr.number,
+              headSha: pr.head?.sha ?? null,
+              baseRepoUrl: (pr.base?.repo as { url?: string } | undefined)?.url ?? null,
+              baseRepoName: pr.base?.repo?.name ?? null,
+            },
+          ]
+        : [],
+    ),
+  };
+}
+
+/**
+ * The open pull requests of this repository whose head is the run's commit, from GitHub's data
+ * only. Same-repository PRs are listed on the run; for a fork that list is empty, so the open
+ * PRs from the run's head branch are asked for. A PR whose head moved on is not returned: its
+ * newer run will report.
+ */
+export async function pullRequestsOfRun(client: GitHubClient, repo: Repo, run: TriggeringRun): Promise<number[]> {
+  if (run.event !== 'pull_request') return [];
+  // GitHub can list PRs of other repositories with the same branch name on a run: keep ours.
+  const listed = run.pullRequests.filter(
+    (pr) =>
+      pr.headSha === run.headSha &&
+      (pr.baseRepoUrl === null ? pr.baseRepoName === repo.repo : pr.baseRepoUrl.endsWith(`/repos/${repo.owner}/${repo.repo}`)),
+  );
+  if (listed.length > 0) return listed.map((pr) => pr.number);
+  if (!run.headOwner || !run.headBranch) return [];
+  const open = await client.paginate(client.rest.pulls.list, {
+    ...repo,
+    state: 'open',
+    head: `${run.headOwner}:${run.headBranch}`,
+    per_page: 100,
+  });
+  return open.filter((pr) => pr.head.sha === run.headSha).map((pr) => pr.number);
+}
+
+/** A value from the artifact, quoted so a crafted one shows as text (and cannot start a log line). */
+function quote(value: unknown): string {
+  return JSON.stringify(value) ?? 'undefined';
+}
+
+/**
+ * Checks the artifact's own record (results.github) against the workflow_run event and returns
+ * the pull request to comment on: the one the record names, if GitHub's data lists it for the
+ * run; null when the run has no open pull request (a push, or the PR moved on).
+ * Throws UntrustedResultsError when they disagree: then the artifact is not reported at all.
+ */
+export function verifyResultsOrigin(
+  record: GitHubRecord | undefined,
+  expected: { repository: string; run: TriggeringRun; pullRequests: number[] },
+): number | null {
+  const { run } = expected;
+  const source = `the results artifact of run ${run.id}`;
+  if (record === undefined || record === null || typeof record !== 'object') {
+    throw new UntrustedResultsError(
+      `${source} has no record of the GitHub run that measured it ("github" in results.json): it was not written by the perfgate action. Refusing to report it.`,
+    );
+  }
+  const mismatches: string[] = [];
+  const check = (what: string, claimed: unknown, actual: unknown) => {
+    if (claimed !== actual) mismatches.push(`${what}: the artifact says ${quote(claimed)}, the workflow_run event says ${quote(actual)}`);
+  };
+  check('repository', record.repository, expected.repository);
+  check('run id', record.runId, String(run.id));
+  check('event', record.event, run.event);
+  check('head commit', record.headSha, run.headSha);
+  if (run.event === 'pull_request') {
+    if (expected.pullRequests.length > 0 && !expected.pullRequests.includes(record.pullRequest as number)) {
+      mismatches.push(
+        `pull request: the artifact says ${quote(record.pullRequest)}, GitHub lists ${expected.pullRequests.map((n) => `#${n}`).join(', ')} for the run's head commit`,
+      );
+    }
+  } else {
+    check('pull request', record.pullRequest, null);
+  }
+  if (mismatches.length > 0) {
+    throw new UntrustedResultsError(
+      `Refusing to report ${source}: it does not come from the run it was downloaded from (${mismatches.join('; ')}). ` +
+        'The measuring job runs the pull request\'s code, which can upload artifacts; perfgate only trusts what GitHub says about the run.',
+    );
+  }
+  return run.event === 'pull_request' && expected.pullRequests.length > 0 ? (record.pullRequest as number) : null;
+}

