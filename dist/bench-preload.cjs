@@ -295,15 +295,16 @@ function packageOf(file) {
   }
 }
 
+/** Files looked at already (a library or not): each is looked at once. */
 const handled = new Set();
 
 /** Hooks a freshly loaded module when it is one of the libraries' entry points. */
 function capture(file, exports) {
   if (handled.has(file)) return;
+  handled.add(file);
   const pkg = packageOf(file);
   const library = pkg && Object.hasOwn(HOOKS, pkg.name) ? HOOKS[pkg.name] : null;
   if (!library) return;
-  handled.add(file);
   const lib = { name: pkg.name, version: pkg.version, path: file };
   const problem = library.hook(exports, lib);
   if (problem === null) {

@@ -58312,6 +58312,7 @@ function readCapture(file2) {
 // src/engine/bench/runner.ts
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
+var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
 async function runBenchmarks(request2, ports) {
   const { config: config2, discovered, results } = request2;
   const paths = (side) => discovered.files[side].map((f) => f.path);
@@ -58335,7 +58336,7 @@ async function runBenchmarks(request2, ports) {
   let done = 0;
   rounds: for (const round of plan) {
     for (const planned of round.files) {
-      if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the benchmark processes and removed the worktrees.");
+      if (request2.signal?.aborted) throw new CancelledError(CANCELLED);
       if (dropped.has(planned.file)) continue;
       if (Date.now() - started >= config2.budgetMs) {
         stored.stoppedEarly = `the budget of ${formatDuration(config2.budgetMs)} (benchmarks.budget) ran out in round ${round.index + 1} of ${config2.rounds}`;
@@ -58353,7 +58354,7 @@ async function runBenchmarks(request2, ports) {
           timeoutMs: config2.timeoutMs,
           tracker: request2.tracker
         });
-        if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the benchmark processes and removed the worktrees.");
+        if (request2.signal?.aborted) throw new CancelledError(CANCELLED);
         stored.runs.push(run);
         done++;
         const streakKey = `${side}\0${file2.path}`;
@@ -58620,7 +58621,9 @@ function inlineTargets(profile, ranges) {
   const nodesOfFunction = /* @__PURE__ */ new Map();
   for (const node2 of profile.nodes) {
     const key = functionOf(node2);
-    nodesOfFunction.set(key, [...nodesOfFunction.get(key) ?? [], node2]);
+    const list = nodesOfFunction.get(key);
+    if (list) list.push(node2);
+    else nodesOfFunction.set(key, [node2]);
   }
   const descendants = (node2) => {
     const out = [];
@@ -59259,13 +59262,21 @@ async function profileSide(phase, side, scenario, dir, ports) {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
   const names = readdirSync3(dir);
-  const files = names.filter((n) => n.endsWith(".cpuprofile")).sort();
-  if (files.length === 0) {
+  const files = [];
+  const profiles = [];
+  for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
+    try {
+      profiles.push(parseCpuProfile(readFileSync9(join7(dir, name), "utf8"), join7(dir, name)));
+      files.push(name);
+    } catch (e) {
+      ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
+    }
+  }
+  if (profiles.length === 0) {
     throw new PerfgateError(
       `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join7(phase.logDir, `${side}.log`)}`
     );
   }
-  const profiles = files.map((f) => parseCpuProfile(readFileSync9(join7(dir, f), "utf8"), join7(dir, f)));
   const ranges = readFunctionRanges(
     dir,
     names.filter((n) => n.startsWith("FUNCTIONS.")),
@@ -60938,7 +60949,8 @@ function renderHotFunctions(results, options) {
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
   if (sections.length === 0) return null;
-  const legend = "Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only; \u26A0\uFE0F deoptimized by V8 (reasons below).";
+  const deoptimized = sections.some((section) => section.deoptimized.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
+  const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.`;
   return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join("\n\n");
 }
 function renderMarkdown(results, analysis, options = {}) {
@@ -61144,7 +61156,7 @@ function describeBenchmarkDetectable(analysis) {
   const high = Math.max(...values);
   const range = formatPercent2(low) === formatPercent2(high) ? formatPercent2(low) : `${formatPercent2(low)} to ${formatPercent2(high)}`;
   const limit = comparisons[0].limit;
-  const beyond = high > limit ? ", some larger than the limit" : "";
+  const beyond = high <= limit ? "" : comparisons.length === 1 || low > limit ? ", larger than the limit" : ", some larger than the limit";
   return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent2(limit)}${beyond})`];
 }
 function renderDetectable(rows, analysis) {

@@ -64,6 +64,11 @@ export function readInputs(): ActionInputs {
       throughputLimit: text('throughput-limit'),
       latencyP99Limit: text('latency-p99-limit'),
       seed: text('seed'),
+      profile: text('profile'),
+      profileDuration: text('profile-duration'),
+      benchmarks: core.getMultilineInput('benchmarks'),
+      benchmarkRounds: text('benchmark-rounds'),
+      benchmarksLimit: text('benchmarks-limit'),
     },
     github: {
       token: core.getInput('github-token'),

@@ -4,6 +4,7 @@ import { PerfgateError } from '../engine/errors.js';
 import { ArtifactError } from '../github/artifacts.js';
 import { EventError } from '../github/event.js';
 import { UntrustedResultsError } from '../github/workflow-run.js';
+import { describeFailing } from '../gate/compare.js';
 import { ResultsFileError } from '../results/io.js';
 import { readRunContext } from './context.js';
 import { runGate } from './gate-mode.js';
@@ -29,9 +30,7 @@ export async function run(): Promise<void> {
     }
     const { analysis, final } = await runGate(inputs, context);
     if (final.decision === 'fail') {
-      const what = analysis.failing
-        .map((c) => `${c.metric} of ${c.scenario} ${(100 * c.change).toFixed(1)}% (limit ${(100 * c.limit).toFixed(0)}%)`)
-        .join('; ');
+      const what = describeFailing(analysis).join('; ');
       if (inputs.failOnRegression) core.setFailed(`perfgate: performance regression: ${what}`);
       else core.warning(`perfgate: performance regression (not failing: fail-on-regression is false): ${what}`);
     }

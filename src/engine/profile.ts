@@ -184,13 +184,22 @@ async function profileSide(
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
   const names = readdirSync(dir);
-  const files = names.filter((n) => n.endsWith('.cpuprofile')).sort();
-  if (files.length === 0) {
+  // A process killed while writing leaves a cut file: the others still make the side's profile.
+  const files: string[] = [];
+  const profiles: CpuProfile[] = [];
+  for (const name of names.filter((n) => n.endsWith('.cpuprofile')).sort()) {
+    try {
+      profiles.push(parseCpuProfile(readFileSync(join(dir, name), 'utf8'), join(dir, name)));
+      files.push(name);
+    } catch (e) {
+      ports.logger.warn(`${scenario.name}, ${side}: ${(e as Error).message}`);
+    }
+  }
+  if (profiles.length === 0) {
     throw new PerfgateError(
       `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join(phase.logDir, `${side}.log`)}`,
     );
   }
-  const profiles: CpuProfile[] = files.map((f) => parseCpuProfile(readFileSync(join(dir, f), 'utf8'), join(dir, f)));
   const ranges = readFunctionRanges(
     dir,
     names.filter((n) => n.startsWith('FUNCTIONS.')),

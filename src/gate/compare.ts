@@ -286,3 +286,12 @@ function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, fami
   }
   return warnings;
 }
+
+/** One line per gated regression, HTTP and micro-benchmarks, for a failed check's message. */
+export function describeFailing(analysis: Analysis): string[] {
+  const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return [
+    ...analysis.failing.map((c) => `${c.metric} of ${c.scenario} ${percent(c.change)} (limit ${percent(c.limit)})`),
+    ...(analysis.benchmarks?.failing ?? []).map((c) => `benchmark ${c.label} ${percent(c.change)} (limit ${percent(c.limit)})`),
+  ];
+}

@@ -110,7 +110,9 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges): Map<
   const nodesOfFunction = new Map<string, ProfileNode[]>();
   for (const node of profile.nodes) {
     const key = functionOf(node);
-    nodesOfFunction.set(key, [...(nodesOfFunction.get(key) ?? []), node]);
+    const list = nodesOfFunction.get(key);
+    if (list) list.push(node);
+    else nodesOfFunction.set(key, [node]);
   }
   const descendants = (node: ProfileNode): ProfileNode[] => {
     const out: ProfileNode[] = [];

@@ -388,8 +388,8 @@ function renderHotFunctions(results: Results, options: MarkdownOptions): string 
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
   if (sections.length === 0) return null;
-  const legend =
-    'Change: head share − base share, in percentage points; new / gone: sampled on one side only; ⚠️ deoptimized by V8 (reasons below).';
+  const deoptimized = sections.some((section) => section.deoptimized.length > 0) ? '; ⚠️ deoptimized by V8 (reasons below)' : '';
+  const legend = `Change: head share − base share, in percentage points; new / gone: sampled on one side only${deoptimized}.`;
   return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 

@@ -258,7 +258,7 @@ function describeBenchmarkDetectable(analysis: Analysis): string[] {
   const high = Math.max(...values);
   const range = formatPercent(low) === formatPercent(high) ? formatPercent(low) : `${formatPercent(low)} to ${formatPercent(high)}`;
   const limit = comparisons[0]!.limit;
-  const beyond = high > limit ? ', some larger than the limit' : '';
+  const beyond = high <= limit ? '' : comparisons.length === 1 || low > limit ? ', larger than the limit' : ', some larger than the limit';
   return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent(limit)}${beyond})`];
 }
 

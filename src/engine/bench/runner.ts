@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { BenchmarksConfig, ServiceConfig } from '../../config/types.js';
 import { formatDuration } from '../../config/units.js';
 import { writeResults } from '../../results/io.js';
-import type { BenchRun, Results, Side } from '../../results/types.js';
+import type { BenchmarkResults, BenchRun, Results, Side } from '../../results/types.js';
 import { CancelledError } from '../errors.js';
 import { buildBenchPlan } from '../plan.js';
 import type { EnginePorts } from '../ports.js';
@@ -21,6 +21,7 @@ import type { BenchFile, DiscoveredBenchmarks } from './discover.js';
 /** A file that failed on one side in this many consecutive rounds is not run again. */
 const CONSECUTIVE_FAILURES_TO_DROP = 2;
 const STDERR_TAIL_LINES = 15;
+const CANCELLED = 'Cancelled: stopped the benchmark processes and removed the worktrees.';
 
 export interface BenchPhaseRequest {
   config: BenchmarksConfig;
@@ -36,14 +37,18 @@ export interface BenchPhaseRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * Runs the planned rounds into `results.benchmarks`. A file that fails is recorded and the run
+ * goes on (its benchmarks are then not compared); only a cancel stops it.
+ */
 export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePorts): Promise<void> {
   const { config, discovered, results } = request;
   const paths = (side: Side) => discovered.files[side].map((f) => f.path);
-  const stored = {
+  const stored: BenchmarkResults = {
     files: { base: paths('base'), head: paths('head') },
     rounds: config.rounds,
-    runs: [] as BenchRun[],
-    stoppedEarly: null as string | null,
+    runs: [],
+    stoppedEarly: null,
   };
   results.benchmarks = stored;
   writeResults(request.resultsPath, results);
@@ -62,7 +67,7 @@ export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePor
 
   rounds: for (const round of plan) {
     for (const planned of round.files) {
-      if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the benchmark processes and removed the worktrees.');
+      if (request.signal?.aborted) throw new CancelledError(CANCELLED);
       if (dropped.has(planned.file)) continue;
       // The budget is checked before each pair, so a pair is never cut in half.
       if (Date.now() - started >= config.budgetMs) {
@@ -81,7 +86,7 @@ export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePor
           timeoutMs: config.timeoutMs,
           tracker: request.tracker,
         });
-        if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the benchmark processes and removed the worktrees.');
+        if (request.signal?.aborted) throw new CancelledError(CANCELLED);
         stored.runs.push(run);
         done++;
         const streakKey = `${side}\0${file.path}`;
