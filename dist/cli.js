@@ -59440,7 +59440,7 @@ async function runCompare(request2, ports) {
         await runBlock(block, plan.blocks.length, config2, sides, results, resultsPath, env, logDir, request2, ports);
       }
     }
-    if (config2.benchmarks && discovered) {
+    if (discovered) {
       await runBenchmarks(
         {
           config: config2.benchmarks,

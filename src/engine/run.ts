@@ -113,10 +113,10 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
         await runBlock(block, plan.blocks.length, config, sides, results, resultsPath, env, logDir, request, ports);
       }
     }
-    if (config.benchmarks && discovered) {
+    if (discovered) {
       await runBenchmarks(
         {
-          config: config.benchmarks,
+          config: config.benchmarks!,
           service: config.service,
           discovered,
           seed,
