@@ -60252,7 +60252,7 @@ function deriveWarnings(results, comparisons, family, gatedCount) {
     warnings.push({
       code: "inconclusive",
       scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More pairs (load.pairs) narrow the interval.`
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More pairs (load.pairs) narrow the interval.`
     });
   }
   return warnings;
@@ -60296,10 +60296,13 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
     warnings.push({
       code: "inconclusive",
       benchmark: c.label,
-      message: `inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More rounds (benchmarks.rounds) narrow the interval.`
+      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`
     });
   }
   return warnings;
+}
+function percentText(fraction) {
+  return `${Number((100 * fraction).toFixed(1))}%`;
 }
 
 // src/report/format.ts

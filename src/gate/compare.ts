@@ -234,7 +234,7 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[], famil
     warnings.push({
       code: 'inconclusive',
       scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More pairs (load.pairs) narrow the interval.`,
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More pairs (load.pairs) narrow the interval.`,
     });
   }
   return warnings;
@@ -281,7 +281,7 @@ function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, fami
     warnings.push({
       code: 'inconclusive',
       benchmark: c.label,
-      message: `inconclusive: the run could detect changes of about ${(100 * c.detectable).toFixed(1)}% but the limit is ${(100 * c.limit).toFixed(0)}%. More rounds (benchmarks.rounds) narrow the interval.`,
+      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`,
     });
   }
   return warnings;
@@ -289,9 +289,13 @@ function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, fami
 
 /** One line per gated regression, HTTP and micro-benchmarks, for a failed check's message. */
 export function describeFailing(analysis: Analysis): string[] {
-  const percent = (x: number) => `${(100 * x).toFixed(1)}%`;
   return [
-    ...analysis.failing.map((c) => `${c.metric} of ${c.scenario} ${percent(c.change)} (limit ${percent(c.limit)})`),
-    ...(analysis.benchmarks?.failing ?? []).map((c) => `benchmark ${c.label} ${percent(c.change)} (limit ${percent(c.limit)})`),
+    ...analysis.failing.map((c) => `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
+    ...(analysis.benchmarks?.failing ?? []).map((c) => `benchmark ${c.label} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
   ];
+}
+
+/** A fraction as a percentage for warning and failure texts: 0.05 → "5%", 0.025 → "2.5%", −0.123 → "-12.3%". */
+function percentText(fraction: number): string {
+  return `${Number((100 * fraction).toFixed(1))}%`;
 }
