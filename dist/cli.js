@@ -57112,7 +57112,10 @@ var loadSchema = external_exports.strictObject({
   ),
   warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("5s").describe("Load before measuring, per service, block and scenario (JIT, caches): a duration, 0 to 10m."),
   connections: intInRange(1, 1e3).default(10).describe("Concurrent connections, for scenarios that do not set their own: 1 to 1000."),
-  pipelining: intInRange(1, 100).default(1).describe("Requests in flight per connection, for scenarios that do not set their own: 1 to 100.")
+  pipelining: intInRange(1, 100).default(1).describe("Requests in flight per connection, for scenarios that do not set their own: 1 to 100."),
+  "early-stop": external_exports.boolean({ error: "is not allowed; use true or false" }).default(true).describe(
+    "Adaptive stopping: after the block that reaches half the pairs, look once and stop when the verdict is already clear (a regression beyond the interim bound, or every gated interval inside its limit). The bounds keep the overall alpha (two-look O'Brien\u2013Fleming design, see docs/method.md). Needs at least 2 blocks."
+  )
 }).superRefine((load, ctx) => {
   if (load.blocks > load.pairs) {
     ctx.addIssue({
@@ -57322,7 +57325,13 @@ var configDocumentSchema = external_exports.strictObject({
   return {
     service: { ...doc.service, start: doc.service.start ?? null },
     scenarios,
-    load: { sliceMs: doc.load.slice, pairs: doc.load.pairs, blocks: doc.load.blocks, warmupMs: doc.load.warmup },
+    load: {
+      sliceMs: doc.load.slice,
+      pairs: doc.load.pairs,
+      blocks: doc.load.blocks,
+      warmupMs: doc.load.warmup,
+      earlyStop: doc.load["early-stop"]
+    },
     benchmarks: doc.benchmarks,
     gate: doc.gate,
     alpha: doc.alpha,
@@ -57982,6 +57991,286 @@ function discoverBenchmarks(config2, service, trees) {
 import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join5 } from "node:path";
 
+// src/stats/normal.ts
+function polynomial(c, t) {
+  let acc = 0;
+  for (let i = c.length - 1; i >= 0; i--) acc = acc * t + c[i];
+  return acc;
+}
+var CENTRAL_NUM = [
+  2.2352520354606837,
+  161.02823106855587,
+  1067.6894854603709,
+  18154.98125334356,
+  0.06568233791820745
+];
+var CENTRAL_DEN = [47.202581904688245, 976.0985517377767, 10260.932208618979, 45507.78933502673];
+var MIDDLE_NUM = [
+  0.39894151208813466,
+  8.883149794388377,
+  93.50665613217785,
+  597.2702763948002,
+  2494.5375852903726,
+  6848.190450536283,
+  11602.65143764735,
+  9842.714838383978,
+  10765576773720192e-24
+];
+var MIDDLE_DEN = [
+  22.266688044328117,
+  235.387901782625,
+  1519.3775994075547,
+  6485.558298266761,
+  18615.571640885097,
+  34900.95272114598,
+  38912.00328609327,
+  19685.429676859992
+];
+var TAIL_NUM = [
+  0.215898534057957,
+  0.12740116116024736,
+  0.022235277870649807,
+  0.0014216191932278934,
+  29112874951168793e-21,
+  0.023073441764940174
+];
+var TAIL_DEN = [1.284260096144911, 0.4682382124808651, 0.06598813786892856, 0.0037823963320275824, 7297515550839662e-20];
+var CENTRAL_LIMIT = 0.66291;
+var SQRT_32 = Math.sqrt(32);
+var INV_SQRT_2PI = 0.3989422804014327;
+function codyRatio(num, den, t) {
+  const k = den.length;
+  let xnum = num[k] * t;
+  let xden = t;
+  for (let i = 0; i < k - 1; i++) {
+    xnum = (xnum + num[i]) * t;
+    xden = (xden + den[i]) * t;
+  }
+  return (xnum + num[k - 1]) / (xden + den[k - 1]);
+}
+function gaussianTail(y, factor) {
+  const s = Math.trunc(y * 16) / 16;
+  const del = (y - s) * (y + s);
+  return Math.exp(-s * s * 0.5) * Math.exp(-del * 0.5) * factor;
+}
+function upperTail(y) {
+  if (y <= SQRT_32) return gaussianTail(y, codyRatio(MIDDLE_NUM, MIDDLE_DEN, y));
+  const r = 1 / (y * y);
+  const factor = (INV_SQRT_2PI - r * codyRatio(TAIL_NUM, TAIL_DEN, r)) / y;
+  return gaussianTail(y, factor);
+}
+function normalCdf(z2) {
+  if (Number.isNaN(z2)) return Number.NaN;
+  if (z2 === Number.POSITIVE_INFINITY) return 1;
+  if (z2 === Number.NEGATIVE_INFINITY) return 0;
+  const y = Math.abs(z2);
+  if (y <= CENTRAL_LIMIT) return 0.5 + z2 * codyRatio(CENTRAL_NUM, CENTRAL_DEN, z2 * z2);
+  const tail = upperTail(y);
+  return z2 > 0 ? 1 - tail : tail;
+}
+var AS241_A = [
+  3.3871328727963665,
+  133.14166789178438,
+  1971.5909503065513,
+  13731.69376550946,
+  45921.95393154987,
+  67265.7709270087,
+  33430.57558358813,
+  2509.0809287301227
+];
+var AS241_B = [
+  1,
+  42.31333070160091,
+  687.1870074920579,
+  5394.196021424751,
+  21213.794301586597,
+  39307.89580009271,
+  28729.085735721943,
+  5226.495278852854
+];
+var AS241_C = [
+  1.4234371107496835,
+  4.630337846156546,
+  5.769497221460691,
+  3.6478483247632045,
+  1.2704582524523684,
+  0.2417807251774506,
+  0.022723844989269184,
+  7745450142783414e-19
+];
+var AS241_D = [
+  1,
+  2.053191626637759,
+  1.6763848301838038,
+  0.6897673349851,
+  0.14810397642748008,
+  0.015198666563616457,
+  5475938084995345e-19,
+  10507500716444169e-25
+];
+var AS241_E = [
+  6.657904643501103,
+  5.463784911164114,
+  1.7848265399172913,
+  0.29656057182850487,
+  0.026532189526576124,
+  0.0012426609473880784,
+  27115555687434876e-21,
+  20103343992922881e-23
+];
+var AS241_F = [
+  1,
+  0.599832206555888,
+  0.1369298809227358,
+  0.014875361290850615,
+  7868691311456133e-19,
+  18463183175100548e-21,
+  1421511758316446e-22,
+  20442631033899397e-31
+];
+function normalQuantile(p) {
+  if (Number.isNaN(p) || p < 0 || p > 1) return Number.NaN;
+  if (p === 0) return Number.NEGATIVE_INFINITY;
+  if (p === 1) return Number.POSITIVE_INFINITY;
+  const q = p - 0.5;
+  if (Math.abs(q) <= 0.425) {
+    const r2 = 0.180625 - q * q;
+    return q * polynomial(AS241_A, r2) / polynomial(AS241_B, r2);
+  }
+  let r = Math.sqrt(-Math.log(q < 0 ? p : 1 - p));
+  let z2;
+  if (r <= 5) {
+    r -= 1.6;
+    z2 = polynomial(AS241_C, r) / polynomial(AS241_D, r);
+  } else {
+    r -= 5;
+    z2 = polynomial(AS241_E, r) / polynomial(AS241_F, r);
+  }
+  return q < 0 ? -z2 : z2;
+}
+
+// src/stats/sequential.ts
+function obrienFlemingSpending(t, alpha) {
+  if (!(t > 0 && t <= 1)) throw new RangeError(`obrienFlemingSpending: t must be in (0, 1], got ${t}`);
+  return 2 - 2 * normalCdf(normalQuantile(1 - alpha / 2) / Math.sqrt(t));
+}
+function normalDensity(z2) {
+  return Math.exp(-0.5 * z2 * z2) / Math.sqrt(2 * Math.PI);
+}
+function continueThenReject(c1, c2, rho) {
+  const s = Math.sqrt(1 - rho * rho);
+  const steps = 2e3;
+  const h = 2 * c1 / steps;
+  let sum = 0;
+  for (let i = 0; i <= steps; i++) {
+    const z1 = -c1 + i * h;
+    const inner = normalCdf((-c2 - rho * z1) / s) + (1 - normalCdf((c2 - rho * z1) / s));
+    const weight = i === 0 || i === steps ? 1 : i % 2 === 1 ? 4 : 2;
+    sum += weight * normalDensity(z1) * inner;
+  }
+  return sum * h / 3;
+}
+function twoLookBounds(t, alpha) {
+  if (!(t > 0 && t < 1)) throw new RangeError(`twoLookBounds: t must be in (0, 1), got ${t}`);
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`twoLookBounds: alpha must be in (0, 1), got ${alpha}`);
+  const spent1 = obrienFlemingSpending(t, alpha);
+  const c1 = normalQuantile(1 - spent1 / 2);
+  const rest = alpha - spent1;
+  const rho = Math.sqrt(t);
+  let lo = normalQuantile(1 - alpha / 2) - 1;
+  let hi = normalQuantile(1 - rest / 2) + 1;
+  for (let i = 0; i < 100; i++) {
+    const mid = (lo + hi) / 2;
+    if (continueThenReject(c1, mid, rho) > rest) lo = mid;
+    else hi = mid;
+  }
+  const c2 = (lo + hi) / 2;
+  return {
+    t,
+    alpha,
+    z: [c1, c2],
+    nominal: [2 * (1 - normalCdf(c1)), 2 * (1 - normalCdf(c2))],
+    spent: [spent1, rest]
+  };
+}
+
+// src/gate/text.ts
+function percentText(fraction) {
+  return `${Number((100 * fraction).toFixed(1))}%`;
+}
+function formatP(p) {
+  if (p === 0) return "0";
+  if (p >= 1e-4) return String(Number(p.toPrecision(2)));
+  return p.toExponential(1);
+}
+
+// src/gate/sequential.ts
+var SEQUENTIAL_DESIGN = "two-look O'Brien\u2013Fleming (Lan\u2013DeMets)";
+function blockSizes(pairs, blocks) {
+  return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
+}
+function planSequential(config2) {
+  const { pairs, blocks, earlyStop } = config2.load;
+  if (!earlyStop || blocks < 2 || config2.scenarios.length === 0) return null;
+  const sizes = blockSizes(pairs, blocks);
+  let measured = 0;
+  let afterBlock = 0;
+  for (; afterBlock < blocks - 1; afterBlock++) {
+    measured += sizes[afterBlock];
+    if (2 * measured >= pairs) break;
+  }
+  const t = measured / pairs;
+  const bounds = twoLookBounds(t, config2.alpha);
+  return {
+    design: SEQUENTIAL_DESIGN,
+    alpha: config2.alpha,
+    looks: [
+      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] },
+      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] }
+    ],
+    taken: []
+  };
+}
+function httpLevel(results) {
+  const sequential = results.sequential;
+  if (!sequential) return results.config.alpha;
+  const stopped = sequential.taken.find((look) => look.decision === "stop-regression" || look.decision === "stop-clear");
+  return sequential.looks[stopped?.look ?? sequential.looks.length - 1].nominalAlpha;
+}
+function describeComparison(c) {
+  return `${c.scenario} ${c.metric.replace(/_/g, " ")}`;
+}
+function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
+  const sequential = results.sequential;
+  const look = sequential.looks[index];
+  const pairs = Math.min(...results.scenarios.map((s) => s.pairs.length));
+  const base = { look: index, at: at.toISOString(), pairs };
+  if (index === sequential.looks.length - 1) {
+    return { ...base, decision: "final", reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
+  }
+  const failing = analysis.failing;
+  if (failing.length > 0) {
+    const c = failing[0];
+    return {
+      ...base,
+      decision: "stop-regression",
+      reason: `${describeComparison(c)} ${percentText(c.change)} is already a regression beyond the interim bound (adjusted p ${formatP(c.pAdjusted)} < ${formatP(look.nominalAlpha)})`
+    };
+  }
+  const gated = analysis.comparisons.filter((c) => c.gated);
+  const open2 = gated.filter((c) => c.verdict !== "unchanged" && c.verdict !== "improvement");
+  if (gated.length > 0 && open2.length === 0) {
+    return {
+      ...base,
+      decision: "stop-clear",
+      reason: `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)`
+    };
+  }
+  const named = open2.slice(0, 3).map(describeComparison).join(", ");
+  const more = open2.length > 3 ? ` and ${open2.length - 3} more` : "";
+  return { ...base, decision: "continue", reason: `not yet clear: ${named}${more} ${open2.length === 1 ? "is" : "are"} undecided` };
+}
+
 // src/engine/plan.ts
 function buildPlan(config2, seed) {
   const random = createRandom(seed);
@@ -57989,8 +58278,9 @@ function buildPlan(config2, seed) {
   const { pairs, blocks } = config2.load;
   const counters = /* @__PURE__ */ new Map();
   const planned = [];
+  const sizes = blockSizes(pairs, blocks);
   for (let b = 0; b < blocks; b++) {
-    const inBlock = Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0);
+    const inBlock = sizes[b];
     planned.push({
       index: b,
       bootOrder: order(),
@@ -58435,6 +58725,595 @@ function describeFailure(exit, capture, timeoutMs) {
 }
 function firstLine(text2) {
   return text2.split("\n")[0];
+}
+
+// src/stats/descriptive.ts
+function sortedCopy(xs) {
+  if (xs.length === 0) return void 0;
+  for (const v of xs) if (Number.isNaN(v)) return void 0;
+  return Float64Array.from(xs).sort();
+}
+function median(xs) {
+  const s = sortedCopy(xs);
+  if (s === void 0) return Number.NaN;
+  return medianOfSorted(s);
+}
+function medianOfSorted(s) {
+  const n = s.length;
+  if (n === 0) return Number.NaN;
+  const mid = n >> 1;
+  return n % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+function quantile(xs, q) {
+  if (Number.isNaN(q)) return Number.NaN;
+  if (q < 0 || q > 1) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
+  const s = sortedCopy(xs);
+  if (s === void 0) return Number.NaN;
+  const h = (s.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.ceil(h);
+  const a = s[lo];
+  const b = s[hi];
+  const f = h - lo;
+  if (f === 0 || a === b) return a;
+  return (1 - f) * a + f * b;
+}
+
+// src/stats/wilcoxon.ts
+function assertFinite(x, where) {
+  for (let i = 0; i < x.length; i++) {
+    if (!Number.isFinite(x[i])) throw new RangeError(`${where}: x[${i}] is ${x[i]}; finite numbers only`);
+  }
+}
+function rankAbsolute(values) {
+  const n = values.length;
+  const abs = Float64Array.from({ length: n }, (_, i2) => Math.abs(values[i2]));
+  const order = Array.from({ length: n }, (_, i2) => i2).sort((a, b) => abs[a] - abs[b]);
+  const ranks = new Float64Array(n);
+  let tieSum = 0;
+  let i = 0;
+  while (i < n) {
+    let j = i + 1;
+    while (j < n && abs[order[j]] === abs[order[i]]) j++;
+    const rank = (i + 1 + j) / 2;
+    for (let k = i; k < j; k++) ranks[order[k]] = rank;
+    const t = j - i;
+    tieSum += t * t * t - t;
+    i = j;
+  }
+  return { ranks, tieSum, ties: tieSum > 0 };
+}
+var distributionCache = /* @__PURE__ */ new Map();
+function nullDistribution(n) {
+  let dist = distributionCache.get(n);
+  if (dist === void 0) {
+    const total = n * (n + 1) / 2;
+    dist = new Float64Array(total + 1);
+    dist[0] = 1;
+    for (let k = 1; k <= n; k++) {
+      for (let v = k * (k + 1) / 2; v >= 0; v--) {
+        dist[v] = (dist[v] + (v >= k ? dist[v - k] : 0)) / 2;
+      }
+    }
+    distributionCache.set(n, dist);
+  }
+  return dist;
+}
+function signedRankCdf(v, n) {
+  const dist = nullDistribution(n);
+  const total = dist.length - 1;
+  const q = Math.floor(v + 1e-7);
+  if (q < 0) return 0;
+  if (q >= total) return 1;
+  let p = 0;
+  if (q <= total / 2) {
+    for (let k = 0; k <= q; k++) p += dist[k];
+    return p;
+  }
+  for (let k = 0; k < total - q; k++) p += dist[k];
+  return 1 - p;
+}
+function signedRankQuantile(prob, n) {
+  const dist = nullDistribution(n);
+  const target = prob - 10 * Number.EPSILON;
+  let cumulative = 0;
+  let q = 0;
+  for (; ; ) {
+    cumulative += dist[q];
+    if (cumulative >= target || q >= dist.length - 1) return q;
+    q++;
+  }
+}
+function signedRankTest(x, options = {}) {
+  assertFinite(x, "signedRankTest");
+  const correct = options.correct ?? true;
+  const nonzero = x.filter((v) => v !== 0);
+  const zeros = x.length - nonzero.length;
+  const n = nonzero.length;
+  const { ranks, tieSum, ties } = rankAbsolute(nonzero);
+  let statistic = 0;
+  for (let i = 0; i < n; i++) if (nonzero[i] > 0) statistic += ranks[i];
+  if (n === 0) return { n, statistic, p: 1, method: zeros > 0 ? "normal" : "exact", zeros, ties };
+  const total = n * (n + 1) / 2;
+  const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
+  if (exact) {
+    const tail = signedRankCdf(statistic > total / 2 ? total - statistic : statistic, n);
+    return { n, statistic, p: Math.min(1, 2 * tail), method: "exact", zeros, ties };
+  }
+  const centred = statistic - total / 2;
+  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
+  const correction = correct ? Math.sign(centred) * 0.5 : 0;
+  const z2 = (centred - correction) / sigma;
+  const p = Math.min(1, 2 * normalCdf(-Math.abs(z2)));
+  return { n, statistic, p, method: "normal", zeros, ties };
+}
+
+// src/stats/hodges-lehmann.ts
+function walshAverages(x) {
+  assertFinite(x, "walshAverages");
+  const n = x.length;
+  const out = new Float64Array(n * (n + 1) / 2);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = i; j < n; j++) out[k++] = (x[i] + x[j]) / 2;
+  }
+  return out.sort();
+}
+function shiftedStatistic(x, d, correct) {
+  const xd = x.map((v2) => v2 - d).filter((v2) => v2 !== 0);
+  const n = xd.length;
+  const { ranks, tieSum } = rankAbsolute(xd);
+  let v = 0;
+  for (let i = 0; i < n; i++) if (xd[i] > 0) v += ranks[i];
+  const centred = v - n * (n + 1) / 4;
+  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
+  return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
+}
+function exactInterval(walsh, n, confidence) {
+  const total = walsh.length;
+  const alpha = 1 - confidence;
+  const qu = Math.max(1, signedRankQuantile(alpha / 2, n));
+  return {
+    lower: walsh[qu - 1],
+    upper: walsh[total - qu],
+    confidence: 1 - 2 * signedRankCdf(qu - 1, n)
+  };
+}
+function normalInterval(x, walsh, confidence, correct, estimate) {
+  const n = x.length;
+  const total = walsh.length;
+  const low = walsh[0];
+  const high = walsh[total - 1];
+  if (low === high) return { lower: low, upper: high, confidence };
+  const sorted = Float64Array.from(x).sort();
+  let tieSum = 0;
+  for (let i = 0; i < n; ) {
+    let j = i + 1;
+    while (j < n && sorted[j] === sorted[i]) j++;
+    const t = j - i;
+    tieSum += t * t * t - t;
+    i = j;
+  }
+  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
+  const zOfV = (v) => {
+    const centred = v - total / 2;
+    return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
+  };
+  const zAtLow = shiftedStatistic(x, low, correct);
+  const zAtHigh = shiftedStatistic(x, high, correct);
+  let alpha = 1 - confidence;
+  while (alpha < 1) {
+    if (zAtLow - normalQuantile(1 - alpha / 2) < 0 || zAtHigh - normalQuantile(alpha / 2) > 0) alpha *= 2;
+    else break;
+  }
+  const achieved = alpha >= 1 || 1 - confidence < alpha * 0.75 ? 1 - Math.min(1, alpha) : confidence;
+  if (alpha >= 1) return { lower: estimate, upper: estimate, confidence: achieved };
+  const crossing = (zq) => {
+    if (zAtLow - zq <= 0) return low;
+    if (zAtHigh - zq >= 0) return high;
+    for (let i = 0; i < total - 1; i++) {
+      if (walsh[i] === walsh[i + 1]) continue;
+      if (zOfV(total - 1 - i) - zq <= 0) return walsh[i];
+    }
+    return high;
+  };
+  return {
+    lower: crossing(normalQuantile(1 - alpha / 2)),
+    upper: crossing(normalQuantile(alpha / 2)),
+    confidence: achieved
+  };
+}
+function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
+  if (!(confidence > 0 && confidence < 1)) {
+    throw new RangeError(`hodgesLehmannInterval: confidence must be in (0, 1), got ${confidence}`);
+  }
+  const walsh = walshAverages(x);
+  const estimate = medianOfSorted(walsh);
+  if (x.length === 0) return { estimate, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
+  const nonzero = x.filter((v) => v !== 0);
+  const zeros = x.length - nonzero.length;
+  const { ties } = rankAbsolute(nonzero);
+  if ((options.exact ?? nonzero.length < 50) && !ties && zeros === 0) {
+    return { estimate, ...exactInterval(walsh, x.length, confidence), method: "exact" };
+  }
+  return { estimate, ...normalInterval(x, walsh, confidence, options.correct ?? true, estimate), method: "normal" };
+}
+
+// src/stats/holm.ts
+function holmAdjust(p) {
+  const out = p.map(() => Number.NaN);
+  const present = p.map((_, i) => i).filter((i) => !Number.isNaN(p[i]));
+  const m = present.length;
+  present.sort((a, b) => p[a] - p[b]);
+  let running = 0;
+  present.forEach((index, rank) => {
+    running = Math.max(running, (m - rank) * p[index]);
+    out[index] = Math.min(1, running);
+  });
+  return out;
+}
+
+// src/stats/power.ts
+function checkProbability(name, value) {
+  if (!(value > 0 && value < 1)) throw new RangeError(`smallestDetectableShift: ${name} must be in (0, 1), got ${value}`);
+}
+function smallestDetectableShift(intervalHalfWidth, options = {}) {
+  const confidence = options.confidence ?? 0.95;
+  const alpha = options.alpha ?? 0.01;
+  const power = options.power ?? 0.8;
+  checkProbability("confidence", confidence);
+  checkProbability("alpha", alpha);
+  checkProbability("power", power);
+  if (intervalHalfWidth < 0) throw new RangeError(`smallestDetectableShift: half-width must be \u2265 0, got ${intervalHalfWidth}`);
+  const standardError = intervalHalfWidth / normalQuantile((1 + confidence) / 2);
+  return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
+}
+
+// src/gate/benchmarks.ts
+var SIDES = ["base", "head"];
+function keyOf(file2, suite, name, occurrence) {
+  return JSON.stringify([file2, suite, name, occurrence]);
+}
+function labelsOf(seen) {
+  const candidates = (s) => {
+    const suite = s.suite === null ? s.name : `${s.suite} \u203A ${s.name}`;
+    const full = `${s.file} \u203A ${suite}`;
+    return s.occurrence > 1 ? [`${full} #${s.occurrence}`] : [s.name, suite, full];
+  };
+  const counts = /* @__PURE__ */ new Map();
+  for (const s of seen) for (const c of new Set(candidates(s))) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return new Map(seen.map((s) => [s, candidates(s).find((c) => counts.get(c) === 1) ?? candidates(s).at(-1)]));
+}
+function failuresOf(runs) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const run of runs) {
+    const key = JSON.stringify([run.file, run.side]);
+    groups.set(key, [...groups.get(key) ?? [], run]);
+  }
+  const failures = [];
+  for (const group of groups.values()) {
+    const failed = group.filter((r) => r.error !== null);
+    if (failed.length === 0) continue;
+    failures.push({
+      file: group[0].file,
+      side: group[0].side,
+      failedRounds: failed.map((r) => r.round),
+      runs: group.length,
+      message: failed.at(-1).error
+    });
+  }
+  return failures;
+}
+function firstLine2(text2) {
+  return text2.split("\n")[0];
+}
+function inventoryBenchmarks(benchmarks) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const run of benchmarks.runs) {
+    if (run.error !== null) continue;
+    run.benchmarks.forEach((record2, index) => {
+      const key = keyOf(run.file, record2.suite, record2.name, record2.occurrence);
+      let entry = seen.get(key);
+      if (!entry) {
+        entry = {
+          file: run.file,
+          suite: record2.suite,
+          name: record2.name,
+          occurrence: record2.occurrence,
+          library: record2.library,
+          values: { base: /* @__PURE__ */ new Map(), head: /* @__PURE__ */ new Map() },
+          errors: { base: [], head: [] },
+          position: { base: null, head: null }
+        };
+        seen.set(key, entry);
+      }
+      entry.position[run.side] ??= index;
+      if (record2.opsPerSec !== null) entry.values[run.side].set(run.round, record2.opsPerSec);
+      else if (record2.error !== null) entry.errors[run.side].push(record2.error);
+    });
+  }
+  const failures = failuresOf(benchmarks.runs);
+  const fileFailedOn = (file2, side) => {
+    const runs = benchmarks.runs.filter((r) => r.file === file2 && r.side === side);
+    return runs.length > 0 && runs.every((r) => r.error !== null);
+  };
+  const fileOrder = [.../* @__PURE__ */ new Set([...benchmarks.files.base, ...benchmarks.files.head])].sort();
+  const rank = (e) => e.position.base !== null ? [e.position.base, 0] : [e.position.head, 1];
+  const entries = [...seen.values()].sort(
+    (a, b) => fileOrder.indexOf(a.file) - fileOrder.indexOf(b.file) || rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]
+  );
+  const labels = labelsOf(entries);
+  const series = [];
+  const uncompared = [];
+  const notCompared = [];
+  for (const entry of entries) {
+    const identity = {
+      key: keyOf(entry.file, entry.suite, entry.name, entry.occurrence),
+      file: entry.file,
+      suite: entry.suite,
+      name: entry.name,
+      occurrence: entry.occurrence,
+      label: labels.get(entry),
+      library: entry.library
+    };
+    const rounds = [...entry.values.base.keys()].filter((r) => entry.values.head.has(r)).sort((a, b) => a - b);
+    if (rounds.length > 0) {
+      series.push({
+        identity,
+        base: rounds.map((r) => entry.values.base.get(r)),
+        head: rounds.map((r) => entry.values.head.get(r))
+      });
+      continue;
+    }
+    const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
+    const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
+    const missingSide = SIDES.find((side) => !present(side));
+    let status;
+    let reason = null;
+    if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
+      status = missingSide === "base" ? "added" : "removed";
+    } else {
+      status = "failed";
+      const erroredSide = SIDES.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
+      reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
+      notCompared.push(`${identity.label} (${reason})`);
+    }
+    uncompared.push({ ...identity, status, baseOpsPerSec: sideMedian("base"), headOpsPerSec: sideMedian("head"), reason });
+  }
+  for (const file2 of fileOrder) {
+    if (entries.some((e) => e.file === file2)) continue;
+    const failedSides = SIDES.filter((side) => fileFailedOn(file2, side));
+    if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
+  }
+  return { series, uncompared, failures, notCompared };
+}
+
+// src/gate/metrics.ts
+var METRIC_DEFINITIONS = [
+  { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
+  { id: "latency_p50", higherIsBetter: false, value: (s) => s.latencyUs.p50 },
+  { id: "latency_p90", higherIsBetter: false, value: (s) => s.latencyUs.p90 },
+  { id: "latency_p99", higherIsBetter: false, value: (s) => s.latencyUs.p99 },
+  {
+    id: "cpu_per_request",
+    higherIsBetter: false,
+    value: (s) => s.requests > 0 ? s.cpuSeconds * 1e6 / s.requests : Number.NaN
+  }
+];
+
+// src/gate/compare.ts
+var MIN_RELIABLE_PAIRS = 10;
+var CONFIDENCE = 0.95;
+function comparePaired(base, head, rule, alpha, higherIsBetter) {
+  const ratios = base.map((b, i) => Math.log(head[i] / b)).filter(Number.isFinite);
+  if (ratios.length === 0) return null;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
+  const reached = interval.confidence >= CONFIDENCE - 1e-9;
+  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
+  const test = signedRankTest(ratios);
+  const halfWidth = (upper - lower) / 2;
+  return {
+    gated: rule.gated,
+    limit: rule.limit,
+    n: ratios.length,
+    baseMedian: median(base.filter(Number.isFinite)),
+    headMedian: median(head.filter(Number.isFinite)),
+    change: Math.expm1(interval.estimate),
+    ciLow: Math.expm1(lower),
+    ciHigh: Math.expm1(upper),
+    p: test.p,
+    detectable: Number.isFinite(halfWidth) ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha })) : Number.NaN,
+    higherIsBetter
+  };
+}
+function adjustGated(drafts) {
+  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
+  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
+  const pAdjusted = drafts.map((c) => c.p);
+  gatedIndexes.forEach((index, k) => {
+    pAdjusted[index] = adjusted[k];
+  });
+  return pAdjusted;
+}
+function compareResults(results, options = {}) {
+  const { config: config2 } = results;
+  const level = options.httpLevel ?? httpLevel(results);
+  const metricDrafts = [];
+  for (const scenario of results.scenarios) {
+    if (scenario.pairs.length === 0) continue;
+    for (const definition of METRIC_DEFINITIONS) {
+      const base = scenario.pairs.map((p) => definition.value(p.base));
+      const head = scenario.pairs.map((p) => definition.value(p.head));
+      const draft = comparePaired(base, head, config2.gate[definition.id], level, definition.higherIsBetter);
+      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
+    }
+  }
+  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
+  const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, benchRule, config2.alpha, true);
+    return draft ? [{ ...series.identity, ...draft }] : [];
+  });
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
+  const decide = (draft, p, at) => {
+    const withP = { ...draft, pAdjusted: p };
+    return { ...withP, verdict: decideVerdict(withP, at) };
+  };
+  const comparisons = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
+  const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
+  let benchmarks;
+  if (inventory) {
+    const benchComparisons = benchDrafts.map((d, i) => decide(d, pAdjusted[metricDrafts.length + i], config2.alpha));
+    benchmarks = {
+      comparisons: benchComparisons,
+      uncompared: inventory.uncompared,
+      failures: inventory.failures,
+      failing: benchComparisons.filter((c) => c.gated && c.verdict === "regression"),
+      notCompared: inventory.notCompared
+    };
+  }
+  const all = [...comparisons, ...benchmarks?.comparisons ?? []];
+  const gatedCount = all.filter((c) => c.gated).length;
+  const family = describeFamily(
+    comparisons.filter((c) => c.gated).length,
+    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
+  );
+  return {
+    comparisons,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 ? "fail" : "pass",
+    regressions: all.filter((c) => c.verdict === "regression").length,
+    improvements: all.filter((c) => c.verdict === "improvement").length,
+    failing,
+    warnings: [
+      ...results.warnings,
+      ...deriveWarnings(results, comparisons, family, gatedCount, level),
+      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []
+    ],
+    ...benchmarks && { benchmarks }
+  };
+}
+function decideVerdict(c, alpha) {
+  const worse = c.higherIsBetter ? -c.change : c.change;
+  const significant2 = c.pAdjusted < alpha;
+  if (significant2 && worse > c.limit) return "regression";
+  if (significant2 && -worse > c.limit) return "improvement";
+  if (c.ciLow > -c.limit && c.ciHigh < c.limit) return "unchanged";
+  return "inconclusive";
+}
+function pairsNeeded(n, gatedCount, alpha) {
+  if (gatedCount * 2 * 2 ** -n < alpha) return null;
+  return Math.floor(Math.log2(2 * gatedCount / alpha)) + 1;
+}
+function describeFamily(metrics, benchmarks) {
+  const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;
+  if (benchmarks === 0) return plural3(metrics, "metric");
+  if (metrics === 0) return plural3(benchmarks, "micro-benchmark");
+  return `${plural3(metrics, "metric")} and ${plural3(benchmarks, "micro-benchmark")}`;
+}
+function deriveWarnings(results, comparisons, family, gatedCount, level) {
+  const warnings = [];
+  if (results.status !== "complete") {
+    warnings.push({
+      code: "incomplete",
+      message: `The run did not finish (${results.error ?? results.status}); verdicts use the pairs measured before it stopped.`
+    });
+  }
+  for (const scenario of results.scenarios) {
+    const n = scenario.pairs.length;
+    if (n > 0 && n < MIN_RELIABLE_PAIRS) {
+      warnings.push({
+        code: "few-pairs",
+        scenario: scenario.name,
+        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`
+      });
+    }
+    for (const side of ["base", "head"]) {
+      const slices = scenario.pairs.map((p) => p[side]);
+      const requests = slices.reduce((a, s) => a + s.requests, 0);
+      const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
+      const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
+      if (non2xx > 0) {
+        const share2 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
+        warnings.push({
+          code: "non-2xx",
+          scenario: scenario.name,
+          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share2}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
+        });
+      }
+      if (failures > 0) {
+        warnings.push({
+          code: "request-errors",
+          scenario: scenario.name,
+          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`
+        });
+      }
+    }
+  }
+  for (const c of comparisons.filter((c2) => c2.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, level);
+    if (needed !== null) {
+      warnings.push({
+        code: "underpowered",
+        scenario: c.scenario,
+        message: `With ${c.n} pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`
+      });
+      break;
+    }
+  }
+  const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
+  for (const c of undecided) {
+    warnings.push({
+      code: "inconclusive",
+      scenario: c.scenario,
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More pairs (load.pairs) narrow the interval.`
+    });
+  }
+  return warnings;
+}
+function benchmarkWarnings(results, benchmarks, family, gatedCount) {
+  const warnings = [];
+  const { alpha } = results.config;
+  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
+  if (stoppedEarly !== null) {
+    warnings.push({
+      code: "benchmark-budget",
+      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`
+    });
+  }
+  for (const failure2 of benchmarks.failures) {
+    warnings.push({
+      code: "benchmark-failed",
+      benchmark: failure2.file,
+      message: `failed on ${failure2.side} in ${failure2.failedRounds.length} of ${failure2.runs} runs: ${failure2.message.split("\n")[0]}`
+    });
+  }
+  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
+  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
+    warnings.push({
+      code: "few-rounds",
+      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`
+    });
+  }
+  for (const c of benchmarks.comparisons.filter((c2) => c2.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, alpha);
+    if (needed !== null) {
+      warnings.push({
+        code: "underpowered",
+        benchmark: c.label,
+        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`
+      });
+      break;
+    }
+  }
+  for (const c of benchmarks.comparisons.filter((c2) => c2.gated && c2.verdict === "inconclusive")) {
+    warnings.push({
+      code: "inconclusive",
+      benchmark: c.label,
+      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`
+    });
+  }
+  return warnings;
 }
 
 // src/engine/profile.ts
@@ -59423,6 +60302,8 @@ async function runCompare(request2, ports) {
       warnings: [],
       ...request2.github && { github: request2.github }
     };
+    const sequential = planSequential(config2);
+    if (sequential) results.sequential = sequential;
     if (config2.service.env.NODE_ENV && config2.service.env.NODE_ENV !== "production") {
       results.warnings.push({
         code: "not-production",
@@ -59438,6 +60319,15 @@ async function runCompare(request2, ports) {
     if (config2.scenarios.length > 0) {
       for (const block of plan.blocks) {
         await runBlock(block, plan.blocks.length, config2, sides, results, resultsPath, env, logDir, request2, ports);
+        const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
+        if (sequential && index >= 0) {
+          const analysis = compareResults(results, { httpLevel: sequential.looks[index].nominalAlpha });
+          const taken = decideLook(results, index, analysis);
+          sequential.taken.push(taken);
+          writeResults(resultsPath, results);
+          ports.logger.info(`look ${index + 1} of ${sequential.looks.length} after ${taken.pairs} pairs: ${taken.decision}, ${taken.reason}`);
+          if (taken.decision === "stop-regression" || taken.decision === "stop-clear") break;
+        }
       }
     }
     if (discovered) {
@@ -59554,755 +60444,6 @@ async function measureSlice(service, scenario, durationMs) {
   const cpuAfter = service.cpuSeconds();
   service.assertRunning(`while under load (scenario "${scenario.name}")`);
   return { side: service.side, ...sample, cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1e3) / 1e3 };
-}
-
-// src/stats/descriptive.ts
-function sortedCopy(xs) {
-  if (xs.length === 0) return void 0;
-  for (const v of xs) if (Number.isNaN(v)) return void 0;
-  return Float64Array.from(xs).sort();
-}
-function median(xs) {
-  const s = sortedCopy(xs);
-  if (s === void 0) return Number.NaN;
-  return medianOfSorted(s);
-}
-function medianOfSorted(s) {
-  const n = s.length;
-  if (n === 0) return Number.NaN;
-  const mid = n >> 1;
-  return n % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-function quantile(xs, q) {
-  if (Number.isNaN(q)) return Number.NaN;
-  if (q < 0 || q > 1) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
-  const s = sortedCopy(xs);
-  if (s === void 0) return Number.NaN;
-  const h = (s.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  const a = s[lo];
-  const b = s[hi];
-  const f = h - lo;
-  if (f === 0 || a === b) return a;
-  return (1 - f) * a + f * b;
-}
-
-// src/stats/normal.ts
-function polynomial(c, t) {
-  let acc = 0;
-  for (let i = c.length - 1; i >= 0; i--) acc = acc * t + c[i];
-  return acc;
-}
-var CENTRAL_NUM = [
-  2.2352520354606837,
-  161.02823106855587,
-  1067.6894854603709,
-  18154.98125334356,
-  0.06568233791820745
-];
-var CENTRAL_DEN = [47.202581904688245, 976.0985517377767, 10260.932208618979, 45507.78933502673];
-var MIDDLE_NUM = [
-  0.39894151208813466,
-  8.883149794388377,
-  93.50665613217785,
-  597.2702763948002,
-  2494.5375852903726,
-  6848.190450536283,
-  11602.65143764735,
-  9842.714838383978,
-  10765576773720192e-24
-];
-var MIDDLE_DEN = [
-  22.266688044328117,
-  235.387901782625,
-  1519.3775994075547,
-  6485.558298266761,
-  18615.571640885097,
-  34900.95272114598,
-  38912.00328609327,
-  19685.429676859992
-];
-var TAIL_NUM = [
-  0.215898534057957,
-  0.12740116116024736,
-  0.022235277870649807,
-  0.0014216191932278934,
-  29112874951168793e-21,
-  0.023073441764940174
-];
-var TAIL_DEN = [1.284260096144911, 0.4682382124808651, 0.06598813786892856, 0.0037823963320275824, 7297515550839662e-20];
-var CENTRAL_LIMIT = 0.66291;
-var SQRT_32 = Math.sqrt(32);
-var INV_SQRT_2PI = 0.3989422804014327;
-function codyRatio(num, den, t) {
-  const k = den.length;
-  let xnum = num[k] * t;
-  let xden = t;
-  for (let i = 0; i < k - 1; i++) {
-    xnum = (xnum + num[i]) * t;
-    xden = (xden + den[i]) * t;
-  }
-  return (xnum + num[k - 1]) / (xden + den[k - 1]);
-}
-function gaussianTail(y, factor) {
-  const s = Math.trunc(y * 16) / 16;
-  const del = (y - s) * (y + s);
-  return Math.exp(-s * s * 0.5) * Math.exp(-del * 0.5) * factor;
-}
-function upperTail(y) {
-  if (y <= SQRT_32) return gaussianTail(y, codyRatio(MIDDLE_NUM, MIDDLE_DEN, y));
-  const r = 1 / (y * y);
-  const factor = (INV_SQRT_2PI - r * codyRatio(TAIL_NUM, TAIL_DEN, r)) / y;
-  return gaussianTail(y, factor);
-}
-function normalCdf(z2) {
-  if (Number.isNaN(z2)) return Number.NaN;
-  if (z2 === Number.POSITIVE_INFINITY) return 1;
-  if (z2 === Number.NEGATIVE_INFINITY) return 0;
-  const y = Math.abs(z2);
-  if (y <= CENTRAL_LIMIT) return 0.5 + z2 * codyRatio(CENTRAL_NUM, CENTRAL_DEN, z2 * z2);
-  const tail = upperTail(y);
-  return z2 > 0 ? 1 - tail : tail;
-}
-var AS241_A = [
-  3.3871328727963665,
-  133.14166789178438,
-  1971.5909503065513,
-  13731.69376550946,
-  45921.95393154987,
-  67265.7709270087,
-  33430.57558358813,
-  2509.0809287301227
-];
-var AS241_B = [
-  1,
-  42.31333070160091,
-  687.1870074920579,
-  5394.196021424751,
-  21213.794301586597,
-  39307.89580009271,
-  28729.085735721943,
-  5226.495278852854
-];
-var AS241_C = [
-  1.4234371107496835,
-  4.630337846156546,
-  5.769497221460691,
-  3.6478483247632045,
-  1.2704582524523684,
-  0.2417807251774506,
-  0.022723844989269184,
-  7745450142783414e-19
-];
-var AS241_D = [
-  1,
-  2.053191626637759,
-  1.6763848301838038,
-  0.6897673349851,
-  0.14810397642748008,
-  0.015198666563616457,
-  5475938084995345e-19,
-  10507500716444169e-25
-];
-var AS241_E = [
-  6.657904643501103,
-  5.463784911164114,
-  1.7848265399172913,
-  0.29656057182850487,
-  0.026532189526576124,
-  0.0012426609473880784,
-  27115555687434876e-21,
-  20103343992922881e-23
-];
-var AS241_F = [
-  1,
-  0.599832206555888,
-  0.1369298809227358,
-  0.014875361290850615,
-  7868691311456133e-19,
-  18463183175100548e-21,
-  1421511758316446e-22,
-  20442631033899397e-31
-];
-function normalQuantile(p) {
-  if (Number.isNaN(p) || p < 0 || p > 1) return Number.NaN;
-  if (p === 0) return Number.NEGATIVE_INFINITY;
-  if (p === 1) return Number.POSITIVE_INFINITY;
-  const q = p - 0.5;
-  if (Math.abs(q) <= 0.425) {
-    const r2 = 0.180625 - q * q;
-    return q * polynomial(AS241_A, r2) / polynomial(AS241_B, r2);
-  }
-  let r = Math.sqrt(-Math.log(q < 0 ? p : 1 - p));
-  let z2;
-  if (r <= 5) {
-    r -= 1.6;
-    z2 = polynomial(AS241_C, r) / polynomial(AS241_D, r);
-  } else {
-    r -= 5;
-    z2 = polynomial(AS241_E, r) / polynomial(AS241_F, r);
-  }
-  return q < 0 ? -z2 : z2;
-}
-
-// src/stats/wilcoxon.ts
-function assertFinite(x, where) {
-  for (let i = 0; i < x.length; i++) {
-    if (!Number.isFinite(x[i])) throw new RangeError(`${where}: x[${i}] is ${x[i]}; finite numbers only`);
-  }
-}
-function rankAbsolute(values) {
-  const n = values.length;
-  const abs = Float64Array.from({ length: n }, (_, i2) => Math.abs(values[i2]));
-  const order = Array.from({ length: n }, (_, i2) => i2).sort((a, b) => abs[a] - abs[b]);
-  const ranks = new Float64Array(n);
-  let tieSum = 0;
-  let i = 0;
-  while (i < n) {
-    let j = i + 1;
-    while (j < n && abs[order[j]] === abs[order[i]]) j++;
-    const rank = (i + 1 + j) / 2;
-    for (let k = i; k < j; k++) ranks[order[k]] = rank;
-    const t = j - i;
-    tieSum += t * t * t - t;
-    i = j;
-  }
-  return { ranks, tieSum, ties: tieSum > 0 };
-}
-var distributionCache = /* @__PURE__ */ new Map();
-function nullDistribution(n) {
-  let dist = distributionCache.get(n);
-  if (dist === void 0) {
-    const total = n * (n + 1) / 2;
-    dist = new Float64Array(total + 1);
-    dist[0] = 1;
-    for (let k = 1; k <= n; k++) {
-      for (let v = k * (k + 1) / 2; v >= 0; v--) {
-        dist[v] = (dist[v] + (v >= k ? dist[v - k] : 0)) / 2;
-      }
-    }
-    distributionCache.set(n, dist);
-  }
-  return dist;
-}
-function signedRankCdf(v, n) {
-  const dist = nullDistribution(n);
-  const total = dist.length - 1;
-  const q = Math.floor(v + 1e-7);
-  if (q < 0) return 0;
-  if (q >= total) return 1;
-  let p = 0;
-  if (q <= total / 2) {
-    for (let k = 0; k <= q; k++) p += dist[k];
-    return p;
-  }
-  for (let k = 0; k < total - q; k++) p += dist[k];
-  return 1 - p;
-}
-function signedRankQuantile(prob, n) {
-  const dist = nullDistribution(n);
-  const target = prob - 10 * Number.EPSILON;
-  let cumulative = 0;
-  let q = 0;
-  for (; ; ) {
-    cumulative += dist[q];
-    if (cumulative >= target || q >= dist.length - 1) return q;
-    q++;
-  }
-}
-function signedRankTest(x, options = {}) {
-  assertFinite(x, "signedRankTest");
-  const correct = options.correct ?? true;
-  const nonzero = x.filter((v) => v !== 0);
-  const zeros = x.length - nonzero.length;
-  const n = nonzero.length;
-  const { ranks, tieSum, ties } = rankAbsolute(nonzero);
-  let statistic = 0;
-  for (let i = 0; i < n; i++) if (nonzero[i] > 0) statistic += ranks[i];
-  if (n === 0) return { n, statistic, p: 1, method: zeros > 0 ? "normal" : "exact", zeros, ties };
-  const total = n * (n + 1) / 2;
-  const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
-  if (exact) {
-    const tail = signedRankCdf(statistic > total / 2 ? total - statistic : statistic, n);
-    return { n, statistic, p: Math.min(1, 2 * tail), method: "exact", zeros, ties };
-  }
-  const centred = statistic - total / 2;
-  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
-  const correction = correct ? Math.sign(centred) * 0.5 : 0;
-  const z2 = (centred - correction) / sigma;
-  const p = Math.min(1, 2 * normalCdf(-Math.abs(z2)));
-  return { n, statistic, p, method: "normal", zeros, ties };
-}
-
-// src/stats/hodges-lehmann.ts
-function walshAverages(x) {
-  assertFinite(x, "walshAverages");
-  const n = x.length;
-  const out = new Float64Array(n * (n + 1) / 2);
-  let k = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = i; j < n; j++) out[k++] = (x[i] + x[j]) / 2;
-  }
-  return out.sort();
-}
-function shiftedStatistic(x, d, correct) {
-  const xd = x.map((v2) => v2 - d).filter((v2) => v2 !== 0);
-  const n = xd.length;
-  const { ranks, tieSum } = rankAbsolute(xd);
-  let v = 0;
-  for (let i = 0; i < n; i++) if (xd[i] > 0) v += ranks[i];
-  const centred = v - n * (n + 1) / 4;
-  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
-  return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
-}
-function exactInterval(walsh, n, confidence) {
-  const total = walsh.length;
-  const alpha = 1 - confidence;
-  const qu = Math.max(1, signedRankQuantile(alpha / 2, n));
-  return {
-    lower: walsh[qu - 1],
-    upper: walsh[total - qu],
-    confidence: 1 - 2 * signedRankCdf(qu - 1, n)
-  };
-}
-function normalInterval(x, walsh, confidence, correct, estimate) {
-  const n = x.length;
-  const total = walsh.length;
-  const low = walsh[0];
-  const high = walsh[total - 1];
-  if (low === high) return { lower: low, upper: high, confidence };
-  const sorted = Float64Array.from(x).sort();
-  let tieSum = 0;
-  for (let i = 0; i < n; ) {
-    let j = i + 1;
-    while (j < n && sorted[j] === sorted[i]) j++;
-    const t = j - i;
-    tieSum += t * t * t - t;
-    i = j;
-  }
-  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
-  const zOfV = (v) => {
-    const centred = v - total / 2;
-    return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
-  };
-  const zAtLow = shiftedStatistic(x, low, correct);
-  const zAtHigh = shiftedStatistic(x, high, correct);
-  let alpha = 1 - confidence;
-  while (alpha < 1) {
-    if (zAtLow - normalQuantile(1 - alpha / 2) < 0 || zAtHigh - normalQuantile(alpha / 2) > 0) alpha *= 2;
-    else break;
-  }
-  const achieved = alpha >= 1 || 1 - confidence < alpha * 0.75 ? 1 - Math.min(1, alpha) : confidence;
-  if (alpha >= 1) return { lower: estimate, upper: estimate, confidence: achieved };
-  const crossing = (zq) => {
-    if (zAtLow - zq <= 0) return low;
-    if (zAtHigh - zq >= 0) return high;
-    for (let i = 0; i < total - 1; i++) {
-      if (walsh[i] === walsh[i + 1]) continue;
-      if (zOfV(total - 1 - i) - zq <= 0) return walsh[i];
-    }
-    return high;
-  };
-  return {
-    lower: crossing(normalQuantile(1 - alpha / 2)),
-    upper: crossing(normalQuantile(alpha / 2)),
-    confidence: achieved
-  };
-}
-function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new RangeError(`hodgesLehmannInterval: confidence must be in (0, 1), got ${confidence}`);
-  }
-  const walsh = walshAverages(x);
-  const estimate = medianOfSorted(walsh);
-  if (x.length === 0) return { estimate, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
-  const nonzero = x.filter((v) => v !== 0);
-  const zeros = x.length - nonzero.length;
-  const { ties } = rankAbsolute(nonzero);
-  if ((options.exact ?? nonzero.length < 50) && !ties && zeros === 0) {
-    return { estimate, ...exactInterval(walsh, x.length, confidence), method: "exact" };
-  }
-  return { estimate, ...normalInterval(x, walsh, confidence, options.correct ?? true, estimate), method: "normal" };
-}
-
-// src/stats/holm.ts
-function holmAdjust(p) {
-  const out = p.map(() => Number.NaN);
-  const present = p.map((_, i) => i).filter((i) => !Number.isNaN(p[i]));
-  const m = present.length;
-  present.sort((a, b) => p[a] - p[b]);
-  let running = 0;
-  present.forEach((index, rank) => {
-    running = Math.max(running, (m - rank) * p[index]);
-    out[index] = Math.min(1, running);
-  });
-  return out;
-}
-
-// src/stats/power.ts
-function checkProbability(name, value) {
-  if (!(value > 0 && value < 1)) throw new RangeError(`smallestDetectableShift: ${name} must be in (0, 1), got ${value}`);
-}
-function smallestDetectableShift(intervalHalfWidth, options = {}) {
-  const confidence = options.confidence ?? 0.95;
-  const alpha = options.alpha ?? 0.01;
-  const power = options.power ?? 0.8;
-  checkProbability("confidence", confidence);
-  checkProbability("alpha", alpha);
-  checkProbability("power", power);
-  if (intervalHalfWidth < 0) throw new RangeError(`smallestDetectableShift: half-width must be \u2265 0, got ${intervalHalfWidth}`);
-  const standardError = intervalHalfWidth / normalQuantile((1 + confidence) / 2);
-  return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
-}
-
-// src/gate/benchmarks.ts
-var SIDES = ["base", "head"];
-function keyOf(file2, suite, name, occurrence) {
-  return JSON.stringify([file2, suite, name, occurrence]);
-}
-function labelsOf(seen) {
-  const candidates = (s) => {
-    const suite = s.suite === null ? s.name : `${s.suite} \u203A ${s.name}`;
-    const full = `${s.file} \u203A ${suite}`;
-    return s.occurrence > 1 ? [`${full} #${s.occurrence}`] : [s.name, suite, full];
-  };
-  const counts = /* @__PURE__ */ new Map();
-  for (const s of seen) for (const c of new Set(candidates(s))) counts.set(c, (counts.get(c) ?? 0) + 1);
-  return new Map(seen.map((s) => [s, candidates(s).find((c) => counts.get(c) === 1) ?? candidates(s).at(-1)]));
-}
-function failuresOf(runs) {
-  const groups = /* @__PURE__ */ new Map();
-  for (const run of runs) {
-    const key = JSON.stringify([run.file, run.side]);
-    groups.set(key, [...groups.get(key) ?? [], run]);
-  }
-  const failures = [];
-  for (const group of groups.values()) {
-    const failed = group.filter((r) => r.error !== null);
-    if (failed.length === 0) continue;
-    failures.push({
-      file: group[0].file,
-      side: group[0].side,
-      failedRounds: failed.map((r) => r.round),
-      runs: group.length,
-      message: failed.at(-1).error
-    });
-  }
-  return failures;
-}
-function firstLine2(text2) {
-  return text2.split("\n")[0];
-}
-function inventoryBenchmarks(benchmarks) {
-  const seen = /* @__PURE__ */ new Map();
-  for (const run of benchmarks.runs) {
-    if (run.error !== null) continue;
-    run.benchmarks.forEach((record2, index) => {
-      const key = keyOf(run.file, record2.suite, record2.name, record2.occurrence);
-      let entry = seen.get(key);
-      if (!entry) {
-        entry = {
-          file: run.file,
-          suite: record2.suite,
-          name: record2.name,
-          occurrence: record2.occurrence,
-          library: record2.library,
-          values: { base: /* @__PURE__ */ new Map(), head: /* @__PURE__ */ new Map() },
-          errors: { base: [], head: [] },
-          position: { base: null, head: null }
-        };
-        seen.set(key, entry);
-      }
-      entry.position[run.side] ??= index;
-      if (record2.opsPerSec !== null) entry.values[run.side].set(run.round, record2.opsPerSec);
-      else if (record2.error !== null) entry.errors[run.side].push(record2.error);
-    });
-  }
-  const failures = failuresOf(benchmarks.runs);
-  const fileFailedOn = (file2, side) => {
-    const runs = benchmarks.runs.filter((r) => r.file === file2 && r.side === side);
-    return runs.length > 0 && runs.every((r) => r.error !== null);
-  };
-  const fileOrder = [.../* @__PURE__ */ new Set([...benchmarks.files.base, ...benchmarks.files.head])].sort();
-  const rank = (e) => e.position.base !== null ? [e.position.base, 0] : [e.position.head, 1];
-  const entries = [...seen.values()].sort(
-    (a, b) => fileOrder.indexOf(a.file) - fileOrder.indexOf(b.file) || rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]
-  );
-  const labels = labelsOf(entries);
-  const series = [];
-  const uncompared = [];
-  const notCompared = [];
-  for (const entry of entries) {
-    const identity = {
-      key: keyOf(entry.file, entry.suite, entry.name, entry.occurrence),
-      file: entry.file,
-      suite: entry.suite,
-      name: entry.name,
-      occurrence: entry.occurrence,
-      label: labels.get(entry),
-      library: entry.library
-    };
-    const rounds = [...entry.values.base.keys()].filter((r) => entry.values.head.has(r)).sort((a, b) => a - b);
-    if (rounds.length > 0) {
-      series.push({
-        identity,
-        base: rounds.map((r) => entry.values.base.get(r)),
-        head: rounds.map((r) => entry.values.head.get(r))
-      });
-      continue;
-    }
-    const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
-    const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
-    const missingSide = SIDES.find((side) => !present(side));
-    let status;
-    let reason = null;
-    if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
-      status = missingSide === "base" ? "added" : "removed";
-    } else {
-      status = "failed";
-      const erroredSide = SIDES.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
-      reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
-      notCompared.push(`${identity.label} (${reason})`);
-    }
-    uncompared.push({ ...identity, status, baseOpsPerSec: sideMedian("base"), headOpsPerSec: sideMedian("head"), reason });
-  }
-  for (const file2 of fileOrder) {
-    if (entries.some((e) => e.file === file2)) continue;
-    const failedSides = SIDES.filter((side) => fileFailedOn(file2, side));
-    if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
-  }
-  return { series, uncompared, failures, notCompared };
-}
-
-// src/gate/metrics.ts
-var METRIC_DEFINITIONS = [
-  { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
-  { id: "latency_p50", higherIsBetter: false, value: (s) => s.latencyUs.p50 },
-  { id: "latency_p90", higherIsBetter: false, value: (s) => s.latencyUs.p90 },
-  { id: "latency_p99", higherIsBetter: false, value: (s) => s.latencyUs.p99 },
-  {
-    id: "cpu_per_request",
-    higherIsBetter: false,
-    value: (s) => s.requests > 0 ? s.cpuSeconds * 1e6 / s.requests : Number.NaN
-  }
-];
-
-// src/gate/compare.ts
-var MIN_RELIABLE_PAIRS = 10;
-var CONFIDENCE = 0.95;
-function comparePaired(base, head, rule, alpha, higherIsBetter) {
-  const ratios = base.map((b, i) => Math.log(head[i] / b)).filter(Number.isFinite);
-  if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
-  const reached = interval.confidence >= CONFIDENCE - 1e-9;
-  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
-  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signedRankTest(ratios);
-  const halfWidth = (upper - lower) / 2;
-  return {
-    gated: rule.gated,
-    limit: rule.limit,
-    n: ratios.length,
-    baseMedian: median(base.filter(Number.isFinite)),
-    headMedian: median(head.filter(Number.isFinite)),
-    change: Math.expm1(interval.estimate),
-    ciLow: Math.expm1(lower),
-    ciHigh: Math.expm1(upper),
-    p: test.p,
-    detectable: Number.isFinite(halfWidth) ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha })) : Number.NaN,
-    higherIsBetter
-  };
-}
-function adjustGated(drafts) {
-  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
-  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
-  const pAdjusted = drafts.map((c) => c.p);
-  gatedIndexes.forEach((index, k) => {
-    pAdjusted[index] = adjusted[k];
-  });
-  return pAdjusted;
-}
-function compareResults(results) {
-  const { config: config2 } = results;
-  const metricDrafts = [];
-  for (const scenario of results.scenarios) {
-    if (scenario.pairs.length === 0) continue;
-    for (const definition of METRIC_DEFINITIONS) {
-      const base = scenario.pairs.map((p) => definition.value(p.base));
-      const head = scenario.pairs.map((p) => definition.value(p.head));
-      const draft = comparePaired(base, head, config2.gate[definition.id], config2.alpha, definition.higherIsBetter);
-      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
-    }
-  }
-  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
-  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
-  const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, benchRule, config2.alpha, true);
-    return draft ? [{ ...series.identity, ...draft }] : [];
-  });
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
-  const decide = (draft, p) => {
-    const withP = { ...draft, pAdjusted: p };
-    return { ...withP, verdict: decideVerdict(withP, config2.alpha) };
-  };
-  const comparisons = metricDrafts.map((d, i) => decide(d, pAdjusted[i]));
-  const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
-  let benchmarks;
-  if (inventory) {
-    const benchComparisons = benchDrafts.map((d, i) => decide(d, pAdjusted[metricDrafts.length + i]));
-    benchmarks = {
-      comparisons: benchComparisons,
-      uncompared: inventory.uncompared,
-      failures: inventory.failures,
-      failing: benchComparisons.filter((c) => c.gated && c.verdict === "regression"),
-      notCompared: inventory.notCompared
-    };
-  }
-  const all = [...comparisons, ...benchmarks?.comparisons ?? []];
-  const gatedCount = all.filter((c) => c.gated).length;
-  const family = describeFamily(
-    comparisons.filter((c) => c.gated).length,
-    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
-  );
-  return {
-    comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 ? "fail" : "pass",
-    regressions: all.filter((c) => c.verdict === "regression").length,
-    improvements: all.filter((c) => c.verdict === "improvement").length,
-    failing,
-    warnings: [
-      ...results.warnings,
-      ...deriveWarnings(results, comparisons, family, gatedCount),
-      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []
-    ],
-    ...benchmarks && { benchmarks }
-  };
-}
-function decideVerdict(c, alpha) {
-  const worse = c.higherIsBetter ? -c.change : c.change;
-  const significant2 = c.pAdjusted < alpha;
-  if (significant2 && worse > c.limit) return "regression";
-  if (significant2 && -worse > c.limit) return "improvement";
-  if (c.ciLow > -c.limit && c.ciHigh < c.limit) return "unchanged";
-  return "inconclusive";
-}
-function pairsNeeded(n, gatedCount, alpha) {
-  if (gatedCount * 2 * 2 ** -n < alpha) return null;
-  return Math.floor(Math.log2(2 * gatedCount / alpha)) + 1;
-}
-function describeFamily(metrics, benchmarks) {
-  const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;
-  if (benchmarks === 0) return plural3(metrics, "metric");
-  if (metrics === 0) return plural3(benchmarks, "micro-benchmark");
-  return `${plural3(metrics, "metric")} and ${plural3(benchmarks, "micro-benchmark")}`;
-}
-function deriveWarnings(results, comparisons, family, gatedCount) {
-  const warnings = [];
-  if (results.status !== "complete") {
-    warnings.push({
-      code: "incomplete",
-      message: `The run did not finish (${results.error ?? results.status}); verdicts use the pairs measured before it stopped.`
-    });
-  }
-  for (const scenario of results.scenarios) {
-    const n = scenario.pairs.length;
-    if (n > 0 && n < MIN_RELIABLE_PAIRS) {
-      warnings.push({
-        code: "few-pairs",
-        scenario: scenario.name,
-        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`
-      });
-    }
-    for (const side of ["base", "head"]) {
-      const slices = scenario.pairs.map((p) => p[side]);
-      const requests = slices.reduce((a, s) => a + s.requests, 0);
-      const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
-      const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
-      if (non2xx > 0) {
-        const share2 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
-        warnings.push({
-          code: "non-2xx",
-          scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share2}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
-        });
-      }
-      if (failures > 0) {
-        warnings.push({
-          code: "request-errors",
-          scenario: scenario.name,
-          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`
-        });
-      }
-    }
-  }
-  for (const c of comparisons.filter((c2) => c2.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, results.config.alpha);
-    if (needed !== null) {
-      warnings.push({
-        code: "underpowered",
-        scenario: c.scenario,
-        message: `With ${c.n} pairs and ${family} no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`
-      });
-      break;
-    }
-  }
-  const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
-  for (const c of undecided) {
-    warnings.push({
-      code: "inconclusive",
-      scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More pairs (load.pairs) narrow the interval.`
-    });
-  }
-  return warnings;
-}
-function benchmarkWarnings(results, benchmarks, family, gatedCount) {
-  const warnings = [];
-  const { alpha } = results.config;
-  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
-  if (stoppedEarly !== null) {
-    warnings.push({
-      code: "benchmark-budget",
-      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`
-    });
-  }
-  for (const failure2 of benchmarks.failures) {
-    warnings.push({
-      code: "benchmark-failed",
-      benchmark: failure2.file,
-      message: `failed on ${failure2.side} in ${failure2.failedRounds.length} of ${failure2.runs} runs: ${failure2.message.split("\n")[0]}`
-    });
-  }
-  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
-  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
-    warnings.push({
-      code: "few-rounds",
-      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`
-    });
-  }
-  for (const c of benchmarks.comparisons.filter((c2) => c2.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, alpha);
-    if (needed !== null) {
-      warnings.push({
-        code: "underpowered",
-        benchmark: c.label,
-        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`
-      });
-      break;
-    }
-  }
-  for (const c of benchmarks.comparisons.filter((c2) => c2.gated && c2.verdict === "inconclusive")) {
-    warnings.push({
-      code: "inconclusive",
-      benchmark: c.label,
-      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`
-    });
-  }
-  return warnings;
-}
-function percentText(fraction) {
-  return `${Number((100 * fraction).toFixed(1))}%`;
 }
 
 // src/report/format.ts
@@ -60612,13 +60753,28 @@ function countPairs(results) {
   return {
     min: counts.length === 0 ? 0 : Math.min(...counts),
     max: counts.length === 0 ? 0 : Math.max(...counts),
-    planned: results.config.load.pairs
+    planned: results.config.load.pairs,
+    stoppedEarly: results.sequential?.taken.some((look) => look.decision.startsWith("stop")) ?? false
   };
 }
 function describePairs(counts) {
   const measured = counts.min === counts.max ? formatCount(counts.min) : `${formatCount(counts.min)}\u2013${formatCount(counts.max)}`;
   if (counts.min === counts.planned && counts.max === counts.planned) return `${measured} pairs`;
-  return `${measured} of ${formatCount(counts.planned)} pairs`;
+  return `${measured} of ${formatCount(counts.planned)} pairs${counts.stoppedEarly ? " (stopped early)" : ""}`;
+}
+function describeStopping(results, escapeText) {
+  const sequential = results.sequential;
+  const interim = sequential?.taken.find((look) => look.look === 0);
+  if (!sequential || !interim) return null;
+  const planned = sequential.looks[0];
+  const where = `after block ${planned.afterBlock + 1} of ${results.config.load.blocks} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
+  const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim level ${formatP(planned.nominalAlpha)}, final level ${formatP(sequential.looks[1].nominalAlpha)}`;
+  const reason = escapeText(interim.reason);
+  if (interim.decision === "continue") {
+    const went = sequential.taken.some((look) => look.decision === "final") ? "went on to all pairs" : "went on";
+    return `Looked once ${where}: ${reason}; ${went} (${design}).`;
+  }
+  return `Stopped early ${where}: ${reason} (${design}).`;
 }
 function countRounds(results) {
   const benchmarks = results.benchmarks;
@@ -60785,6 +60941,7 @@ function renderLegend(hasRows, warningCount, hasBenchmarks = false) {
 }
 function renderMethod(results) {
   const { load } = results.config;
+  const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1e3);
   const blocks = load.blocks === 1 ? "in 1 block (one start of each service)" : `over ${load.blocks} blocks (both services restarted between blocks)`;
   const http = results.scenarios.length === 0 ? [] : [
@@ -60798,7 +60955,8 @@ function renderMethod(results) {
     ...benchmarks,
     "Each change is the Hodges\u2013Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;",
     `p-values of gated metrics are Holm-adjusted at \u03B1 = ${results.config.alpha}.`,
-    "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within \xB1limit, and is inconclusive otherwise."
+    "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within \xB1limit, and is inconclusive otherwise.",
+    ...stopping === null ? [] : [stopping]
   ].join(" ");
 }
 function detectableCell(c) {
@@ -61127,6 +61285,8 @@ function renderHeadline2(results, analysis, paint) {
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, "yellow"));
   lines.push(`${describeSides(results, sanitizeText)} \xB7 ${describeSetup(results, sanitizeText)}`);
+  const stopping = describeStopping(results, sanitizeText);
+  if (stopping !== null) lines.push(stopping);
   return lines;
 }
 function renderWarnings2(results, analysis, paint) {

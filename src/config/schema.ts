@@ -353,6 +353,12 @@ const loadSchema = z
     pipelining: intInRange(1, 100)
       .default(1)
       .describe('Requests in flight per connection, for scenarios that do not set their own: 1 to 100.'),
+    'early-stop': z
+      .boolean({ error: 'is not allowed; use true or false' })
+      .default(true)
+      .describe(
+        'Adaptive stopping: after the block that reaches half the pairs, look once and stop when the verdict is already clear (a regression beyond the interim bound, or every gated interval inside its limit). The bounds keep the overall alpha (two-look O\'Brien–Fleming design, see docs/method.md). Needs at least 2 blocks.',
+      ),
   })
   .superRefine((load, ctx) => {
     if (load.blocks > load.pairs) {
@@ -695,7 +701,13 @@ export const configDocumentSchema = z
     return {
       service: { ...doc.service, start: doc.service.start ?? null },
       scenarios,
-      load: { sliceMs: doc.load.slice, pairs: doc.load.pairs, blocks: doc.load.blocks, warmupMs: doc.load.warmup },
+      load: {
+        sliceMs: doc.load.slice,
+        pairs: doc.load.pairs,
+        blocks: doc.load.blocks,
+        warmupMs: doc.load.warmup,
+        earlyStop: doc.load['early-stop'],
+      },
       benchmarks: doc.benchmarks,
       gate: doc.gate,
       alpha: doc.alpha,

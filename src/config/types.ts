@@ -52,6 +52,8 @@ export interface LoadConfig {
   blocks: number;
   /** Warm-up load per service per block per scenario, ms. */
   warmupMs: number;
+  /** Take the pre-registered interim look (after the block that reaches half the pairs) and stop when the verdict is already clear. */
+  earlyStop: boolean;
 }
 
 export interface BenchmarksConfig {

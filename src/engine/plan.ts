@@ -1,5 +1,6 @@
 import type { PerfgateConfig } from '../config/types.js';
 import type { Side } from '../results/types.js';
+import { blockSizes } from '../gate/sequential.js';
 import { createRandom, shuffle } from '../stats/random.js';
 
 export interface PlannedPair {
@@ -24,7 +25,7 @@ export interface Plan {
 
 /**
  * The whole schedule, fixed up front from the seed: pairs split evenly across blocks (the
- * first blocks take the remainder), and each pair's order drawn at random, so the order is
+ * first blocks take the remainder; the sequential design's looks rely on the same split), and each pair's order drawn at random, so the order is
  * reproducible from the logged seed and cannot drift with what was measured.
  */
 export function buildPlan(config: PerfgateConfig, seed: number): Plan {
@@ -33,8 +34,9 @@ export function buildPlan(config: PerfgateConfig, seed: number): Plan {
   const { pairs, blocks } = config.load;
   const counters = new Map<string, number>();
   const planned: PlannedBlock[] = [];
+  const sizes = blockSizes(pairs, blocks);
   for (let b = 0; b < blocks; b++) {
-    const inBlock = Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0);
+    const inBlock = sizes[b]!;
     planned.push({
       index: b,
       bootOrder: order(),

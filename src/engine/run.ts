@@ -10,6 +10,8 @@ import { fingerprint } from './fingerprint.js';
 import { runLoad } from './load.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
+import { compareResults } from '../gate/compare.js';
+import { decideLook, planSequential } from '../gate/sequential.js';
 import { buildPlan, type PlannedBlock } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
@@ -94,6 +96,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       warnings: [],
       ...(request.github && { github: request.github }),
     };
+    const sequential = planSequential(config);
+    if (sequential) results.sequential = sequential;
     if (config.service.env.NODE_ENV && config.service.env.NODE_ENV !== 'production') {
       results.warnings.push({
         code: 'not-production',
@@ -111,6 +115,16 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     if (config.scenarios.length > 0) {
       for (const block of plan.blocks) {
         await runBlock(block, plan.blocks.length, config, sides, results, resultsPath, env, logDir, request, ports);
+        // A planned look after this block: the verdicts at the look's level decide whether to go on.
+        const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
+        if (sequential && index >= 0) {
+          const analysis = compareResults(results, { httpLevel: sequential.looks[index]!.nominalAlpha });
+          const taken = decideLook(results, index, analysis);
+          sequential.taken.push(taken);
+          writeResults(resultsPath, results);
+          ports.logger.info(`look ${index + 1} of ${sequential.looks.length} after ${taken.pairs} pairs: ${taken.decision}, ${taken.reason}`);
+          if (taken.decision === 'stop-regression' || taken.decision === 'stop-clear') break;
+        }
       }
     }
     if (discovered) {

@@ -18,10 +18,17 @@ import { smallestDetectableShift } from '../stats/power.js';
 import { signedRankTest } from '../stats/wilcoxon.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
+import { httpLevel } from './sequential.js';
+import { formatP, percentText } from './text.js';
 
 /** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
 export const MIN_RELIABLE_PAIRS = 10;
 const CONFIDENCE = 0.95;
+
+export interface CompareOptions {
+  /** Level for the HTTP verdicts; default: the level of the look the run stopped at (see sequential.ts), else alpha. */
+  httpLevel?: number;
+}
 
 type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'>;
 
@@ -85,15 +92,16 @@ function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
  * of the whole run. Pure: the same results always give the same analysis (the CLI's `report`
  * relies on it).
  */
-export function compareResults(results: Results): Analysis {
+export function compareResults(results: Results, options: CompareOptions = {}): Analysis {
   const { config } = results;
+  const level = options.httpLevel ?? httpLevel(results);
   const metricDrafts: Draft<MetricComparison>[] = [];
   for (const scenario of results.scenarios) {
     if (scenario.pairs.length === 0) continue;
     for (const definition of METRIC_DEFINITIONS) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
-      const draft = comparePaired(base, head, config.gate[definition.id], config.alpha, definition.higherIsBetter);
+      const draft = comparePaired(base, head, config.gate[definition.id], level, definition.higherIsBetter);
       if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
     }
   }
@@ -105,15 +113,17 @@ export function compareResults(results: Results): Analysis {
   });
 
   const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
-  const decide = <T extends PairedComparison>(draft: Draft<T>, p: number): T => {
+  // One Holm family; each comparison is held to its own level (HTTP: the sequential design's
+  // nominal level at the look the run stopped, never above alpha; micro-benchmarks: alpha).
+  const decide = <T extends PairedComparison>(draft: Draft<T>, p: number, at: number): T => {
     const withP = { ...draft, pAdjusted: p } as Omit<T, 'verdict'>;
-    return { ...withP, verdict: decideVerdict(withP, config.alpha) } as T;
+    return { ...withP, verdict: decideVerdict(withP, at) } as T;
   };
-  const comparisons = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!));
+  const comparisons = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!, level));
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   let benchmarks: BenchmarkAnalysis | undefined;
   if (inventory) {
-    const benchComparisons = benchDrafts.map((d, i) => decide<BenchmarkComparison>(d, pAdjusted[metricDrafts.length + i]!));
+    const benchComparisons = benchDrafts.map((d, i) => decide<BenchmarkComparison>(d, pAdjusted[metricDrafts.length + i]!, config.alpha));
     benchmarks = {
       comparisons: benchComparisons,
       uncompared: inventory.uncompared,
@@ -136,7 +146,7 @@ export function compareResults(results: Results): Analysis {
     failing,
     warnings: [
       ...results.warnings,
-      ...deriveWarnings(results, comparisons, family, gatedCount),
+      ...deriveWarnings(results, comparisons, family, gatedCount, level),
       ...(benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []),
     ],
     ...(benchmarks && { benchmarks }),
@@ -179,7 +189,13 @@ function describeFamily(metrics: number, benchmarks: number): string {
   return `${plural(metrics, 'metric')} and ${plural(benchmarks, 'micro-benchmark')}`;
 }
 
-function deriveWarnings(results: Results, comparisons: MetricComparison[], family: string, gatedCount: number): RunWarning[] {
+function deriveWarnings(
+  results: Results,
+  comparisons: MetricComparison[],
+  family: string,
+  gatedCount: number,
+  level: number,
+): RunWarning[] {
   const warnings: RunWarning[] = [];
   if (results.status !== 'complete') {
     warnings.push({
@@ -219,12 +235,12 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[], famil
     }
   }
   for (const c of comparisons.filter((c) => c.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, results.config.alpha);
+    const needed = pairsNeeded(c.n, gatedCount, level);
     if (needed !== null) {
       warnings.push({
         code: 'underpowered',
         scenario: c.scenario,
-        message: `With ${c.n} pairs and ${family} no change can reach significance at alpha ${results.config.alpha}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`,
+        message: `With ${c.n} pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`,
       });
       break;
     }
@@ -295,7 +311,3 @@ export function describeFailing(analysis: Analysis): string[] {
   ];
 }
 
-/** A fraction as a percentage for warning and failure texts: 0.05 → "5%", 0.025 → "2.5%", −0.123 → "-12.3%". */
-function percentText(fraction: number): string {
-  return `${Number((100 * fraction).toFixed(1))}%`;
-}

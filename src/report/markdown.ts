@@ -29,7 +29,7 @@ import {
   hotFunctionSections,
   sourceSide,
 } from './hot-functions.js';
-import { collectWarnings, describeIncomplete, describeSetup, describeSides } from './run-info.js';
+import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { noiseBand, tallyFailures } from './samples.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
@@ -186,6 +186,7 @@ function renderLegend(hasRows: boolean, warningCount: number, hasBenchmarks = fa
 /** Two or three plain sentences a reviewer can check the numbers against. */
 function renderMethod(results: Results): string {
   const { load } = results.config;
+  const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1000);
   const blocks = load.blocks === 1 ? 'in 1 block (one start of each service)' : `over ${load.blocks} blocks (both services restarted between blocks)`;
   const http =
@@ -205,6 +206,7 @@ function renderMethod(results: Results): string {
     'Each change is the Hodges–Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
     'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within ±limit, and is inconclusive otherwise.',
+    ...(stopping === null ? [] : [stopping]),
   ].join(' ');
 }
 

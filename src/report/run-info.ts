@@ -3,6 +3,7 @@
  * comes from outside perfgate goes through the renderer's `escapeText` (markdown or terminal).
  */
 import type { Analysis, Environment, Results, RunWarning, SideInfo } from '../results/types.js';
+import { formatP } from '../gate/text.js';
 import { formatCount, formatDurationUs, truncate } from './format.js';
 
 /** Longest error message quoted; a stack trace belongs in the logs, not in the comment. */
@@ -16,6 +17,8 @@ export interface PairCounts {
   max: number;
   /** Pairs per scenario the config asked for. */
   planned: number;
+  /** The sequential design stopped the run at its interim look. */
+  stoppedEarly: boolean;
 }
 
 /**
@@ -57,6 +60,7 @@ export function countPairs(results: Results): PairCounts {
     min: counts.length === 0 ? 0 : Math.min(...counts),
     max: counts.length === 0 ? 0 : Math.max(...counts),
     planned: results.config.load.pairs,
+    stoppedEarly: results.sequential?.taken.some((look) => look.decision.startsWith('stop')) ?? false,
   };
 }
 
@@ -64,7 +68,26 @@ export function countPairs(results: Results): PairCounts {
 export function describePairs(counts: PairCounts): string {
   const measured = counts.min === counts.max ? formatCount(counts.min) : `${formatCount(counts.min)}–${formatCount(counts.max)}`;
   if (counts.min === counts.planned && counts.max === counts.planned) return `${measured} pairs`;
-  return `${measured} of ${formatCount(counts.planned)} pairs`;
+  return `${measured} of ${formatCount(counts.planned)} pairs${counts.stoppedEarly ? ' (stopped early)' : ''}`;
+}
+
+/**
+ * What the adaptive stopping did, in words: where it looked, what it decided and why, and the
+ * levels of the design; null for runs without an interim look (or before it was taken).
+ */
+export function describeStopping(results: Results, escapeText: Escape): string | null {
+  const sequential = results.sequential;
+  const interim = sequential?.taken.find((look) => look.look === 0);
+  if (!sequential || !interim) return null;
+  const planned = sequential.looks[0]!;
+  const where = `after block ${planned.afterBlock + 1} of ${results.config.load.blocks} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
+  const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim level ${formatP(planned.nominalAlpha)}, final level ${formatP(sequential.looks[1]!.nominalAlpha)}`;
+  const reason = escapeText(interim.reason);
+  if (interim.decision === 'continue') {
+    const went = sequential.taken.some((look) => look.decision === 'final') ? 'went on to all pairs' : 'went on';
+    return `Looked once ${where}: ${reason}; ${went} (${design}).`;
+  }
+  return `Stopped early ${where}: ${reason} (${design}).`;
 }
 
 /** Rounds of micro-benchmarks that ran (any process), and how many were planned. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import { describeMarker, describeProfiling, describeTotals, flamegraphFiles, formatPoints, formatShare, HOT_FUNCTION_ROWS, type HotFunctionSection, hotFunctionSections } from './hot-functions.js';
-import { collectWarnings, describeIncomplete, describeSetup, describeSides } from './run-info.js';
+import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { tallyFailures } from './samples.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
@@ -220,6 +220,8 @@ function renderHeadline(results: Results, analysis: Analysis, paint: Paint): str
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
   lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, sanitizeText)}`);
+  const stopping = describeStopping(results, sanitizeText);
+  if (stopping !== null) lines.push(stopping);
   return lines;
 }
 

@@ -181,6 +181,45 @@ export interface Results {
   benchmarks?: BenchmarkResults;
   /** CPU profiles of the profiling phase, one entry per profiled scenario (absent when profiling is off, and in results from before it existed). */
   profiles?: ScenarioProfile[];
+  /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
+  sequential?: SequentialRecord;
+}
+
+/* ---------- adaptive stopping: a pre-registered two-look design over the HTTP pairs ---------- */
+
+/** A look planned before any load: after which block, on how many pairs, at which level. */
+export interface PlannedLook {
+  /** 0-based block after which the look happens. */
+  afterBlock: number;
+  /** Pairs per scenario measured by then. */
+  pairs: number;
+  /** Information fraction: pairs / planned pairs. */
+  t: number;
+  /** Nominal two-sided level at this look: a gated metric is significant when its Holm-adjusted p is below it. */
+  nominalAlpha: number;
+}
+
+export type LookDecision = 'stop-regression' | 'stop-clear' | 'continue' | 'final';
+
+export interface TakenLook {
+  /** Index into `looks`. */
+  look: number;
+  /** ISO time of the look. */
+  at: string;
+  /** Pairs per scenario it used. */
+  pairs: number;
+  decision: LookDecision;
+  /** Why, in words (which metric, which p against which bound). */
+  reason: string;
+}
+
+export interface SequentialRecord {
+  /** The design's name, e.g. "two-look O'Brien–Fleming (Lan–DeMets)". */
+  design: string;
+  /** Overall level the design keeps (config.alpha). */
+  alpha: number;
+  looks: PlannedLook[];
+  taken: TakenLook[];
 }
 
 /* ---------- profiles: CPU profiles of both sides under the same load (profiling phase) ---------- */

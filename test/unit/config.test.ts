@@ -60,7 +60,7 @@ describe('resolveConfig: defaults', () => {
           pipelining: 1,
         },
       ],
-      load: { sliceMs: 1000, pairs: 60, blocks: 2, warmupMs: 5000 },
+      load: { sliceMs: 1000, pairs: 60, blocks: 2, warmupMs: 5000, earlyStop: true },
       benchmarks: null,
       gate: {
         throughput: { limit: 0.05, gated: true },
@@ -314,7 +314,7 @@ alpha: 0.5
     // No near key: no guess, but the allowed keys.
     assert.match(
       message,
-      /^config\/perf\.yml: load\.timeout is not a known key; allowed here: slice, pairs, blocks, warmup, connections, pipelining$/m,
+      /^config\/perf\.yml: load\.timeout is not a known key; allowed here: slice, pairs, blocks, warmup, connections, pipelining, early-stop$/m,
     );
   });
 

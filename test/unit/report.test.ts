@@ -71,7 +71,7 @@ const CONFIG: PerfgateConfig = {
     { name: 'GET /hello', method: 'GET', path: '/hello', headers: {}, body: null, connections: 10, pipelining: 1 },
     { name: 'POST /echo', method: 'POST', path: '/echo', headers: {}, body: '{}', connections: 10, pipelining: 1 },
   ],
-  load: { sliceMs: 1000, pairs: 6, blocks: 2, warmupMs: 5000 },
+  load: { sliceMs: 1000, pairs: 6, blocks: 2, warmupMs: 5000, earlyStop: false },
   gate: {
     throughput: { limit: 0.05, gated: true },
     latency_p50: { limit: 0.1, gated: false },

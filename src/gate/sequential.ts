@@ -1,0 +1,101 @@
+/**
+ * Adaptive stopping (measurement.md §9), pre-registered: the looks and their levels are fixed
+ * from the configuration before any load, recorded in results.json, and the engine can only
+ * stop at a planned look when the answer is already clear. Two looks: an interim one after the
+ * block that reaches half the pairs, and the final one; the levels come from the two-look
+ * O'Brien–Fleming design (src/stats/sequential.ts), which keeps the overall alpha.
+ */
+import type { PerfgateConfig } from '../config/types.js';
+import type { Analysis, MetricComparison, Results, SequentialRecord, TakenLook } from '../results/types.js';
+import { twoLookBounds } from '../stats/sequential.js';
+import { formatP, percentText } from './text.js';
+
+export const SEQUENTIAL_DESIGN = "two-look O'Brien–Fleming (Lan–DeMets)";
+
+/** Pairs per block: split evenly, the first blocks take the remainder. */
+export function blockSizes(pairs: number, blocks: number): number[] {
+  return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
+}
+
+/**
+ * The design for this configuration, before any load: null when early stopping is off, or
+ * there is no HTTP scenario, or one block (no block boundary to look at).
+ */
+export function planSequential(config: PerfgateConfig): SequentialRecord | null {
+  const { pairs, blocks, earlyStop } = config.load;
+  if (!earlyStop || blocks < 2 || config.scenarios.length === 0) return null;
+  const sizes = blockSizes(pairs, blocks);
+  let measured = 0;
+  let afterBlock = 0;
+  for (; afterBlock < blocks - 1; afterBlock++) {
+    measured += sizes[afterBlock]!;
+    if (2 * measured >= pairs) break;
+  }
+  const t = measured / pairs;
+  const bounds = twoLookBounds(t, config.alpha);
+  return {
+    design: SEQUENTIAL_DESIGN,
+    alpha: config.alpha,
+    looks: [
+      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] },
+      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] },
+    ],
+    taken: [],
+  };
+}
+
+/**
+ * The level the HTTP verdicts are decided at: the nominal level of the look the run stopped at
+ * (the final one unless it stopped early); the configured alpha for runs without a design.
+ */
+export function httpLevel(results: Results): number {
+  const sequential = results.sequential;
+  if (!sequential) return results.config.alpha;
+  const stopped = sequential.taken.find((look) => look.decision === 'stop-regression' || look.decision === 'stop-clear');
+  return sequential.looks[stopped?.look ?? sequential.looks.length - 1]!.nominalAlpha;
+}
+
+/** The look at which the run stopped early, or null. */
+export function earlyStop(results: Results): TakenLook | null {
+  return results.sequential?.taken.find((look) => look.decision.startsWith('stop')) ?? null;
+}
+
+function describeComparison(c: MetricComparison): string {
+  return `${c.scenario} ${c.metric.replace(/_/g, ' ')}`;
+}
+
+/**
+ * The interim decision on the pairs measured so far, given the analysis at the look's nominal
+ * level: stop with a regression when a gated metric already is one; stop as clear when every
+ * gated metric is already unchanged or an improvement; otherwise continue.
+ */
+export function decideLook(results: Results, index: number, analysis: Analysis, at: Date = new Date()): TakenLook {
+  const sequential = results.sequential!;
+  const look = sequential.looks[index]!;
+  const pairs = Math.min(...results.scenarios.map((s) => s.pairs.length));
+  const base = { look: index, at: at.toISOString(), pairs };
+  if (index === sequential.looks.length - 1) {
+    return { ...base, decision: 'final', reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
+  }
+  const failing = analysis.failing;
+  if (failing.length > 0) {
+    const c = failing[0]!;
+    return {
+      ...base,
+      decision: 'stop-regression',
+      reason: `${describeComparison(c)} ${percentText(c.change)} is already a regression beyond the interim bound (adjusted p ${formatP(c.pAdjusted)} < ${formatP(look.nominalAlpha)})`,
+    };
+  }
+  const gated = analysis.comparisons.filter((c) => c.gated);
+  const open = gated.filter((c) => c.verdict !== 'unchanged' && c.verdict !== 'improvement');
+  if (gated.length > 0 && open.length === 0) {
+    return {
+      ...base,
+      decision: 'stop-clear',
+      reason: `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)`,
+    };
+  }
+  const named = open.slice(0, 3).map(describeComparison).join(', ');
+  const more = open.length > 3 ? ` and ${open.length - 3} more` : '';
+  return { ...base, decision: 'continue', reason: `not yet clear: ${named}${more} ${open.length === 1 ? 'is' : 'are'} undecided` };
+}

@@ -1,0 +1,128 @@
+// The two-look design's bounds and the detectable-shift formula against values R computed by an
+// independent method (test/reference/sequential-reference.R: mvtnorm's pmvnorm + uniroot), and
+// the gate's use of them: the planned looks, the interim decisions and the levels verdicts use.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { resolveConfig } from '../../src/config/load.js';
+import { compareResults } from '../../src/gate/compare.js';
+import { blockSizes, decideLook, httpLevel, planSequential } from '../../src/gate/sequential.js';
+import { renderTerminal } from '../../src/report/terminal.js';
+import type { Results } from '../../src/results/types.js';
+import { smallestDetectableShift } from '../../src/stats/power.js';
+import { createRandom } from '../../src/stats/random.js';
+import { obrienFlemingSpending, twoLookBounds } from '../../src/stats/sequential.js';
+import { resultsFromPairs } from '../helpers/results.js';
+
+interface Reference {
+  bounds: { t: number; alpha: number; spent1: number; c1: number; c2: number; nominal1: number; nominal2: number }[];
+  detectable: { halfWidth: number; confidence: number; alpha: number; power: number; shift: number }[];
+}
+const ref: Reference = JSON.parse(readFileSync(new URL('../reference/sequential-reference.json', import.meta.url), 'utf8'));
+
+const close = (actual: number, expected: number, relative: number, what: string) =>
+  assert.ok(Math.abs(actual - expected) <= relative * Math.abs(expected), `${what}: ${actual} vs R ${expected}`);
+
+test('two-look bounds match R (pmvnorm) for every reference case', () => {
+  assert.ok(ref.bounds.length >= 8);
+  for (const r of ref.bounds) {
+    const b = twoLookBounds(r.t, r.alpha);
+    const what = `t=${r.t.toFixed(3)} alpha=${r.alpha}`;
+    close(b.spent[0], r.spent1, 1e-9, `${what} interim spend`);
+    close(b.z[0], r.c1, 1e-9, `${what} interim bound`);
+    close(b.z[1], r.c2, 1e-6, `${what} final bound`);
+    close(b.nominal[1], r.nominal2, 1e-5, `${what} final nominal level`);
+  }
+});
+
+test('the design spends exactly alpha: all of it at t = 1, the final look never above alpha', () => {
+  close(obrienFlemingSpending(1, 0.01), 0.01, 1e-12, 'spend at t=1');
+  for (const t of [0.2, 0.5, 0.8]) {
+    const b = twoLookBounds(t, 0.01);
+    close(b.spent[0] + b.spent[1], 0.01, 1e-12, 'total spend');
+    assert.ok(b.nominal[0] < b.nominal[1] && b.nominal[1] < 0.01, `levels at t=${t}: ${b.nominal}`);
+  }
+  assert.throws(() => twoLookBounds(1, 0.01), /t must be in \(0, 1\)/);
+});
+
+test('smallest detectable shift matches R for every reference case', () => {
+  for (const r of ref.detectable) {
+    const shift = smallestDetectableShift(r.halfWidth, { confidence: r.confidence, alpha: r.alpha, power: r.power });
+    close(shift, r.shift, 1e-6, `half-width ${r.halfWidth} conf ${r.confidence} alpha ${r.alpha} power ${r.power}`);
+  }
+});
+
+const config = (load: Record<string, unknown>) =>
+  resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load } });
+
+test('the interim look is planned after the block that reaches half the pairs', () => {
+  assert.deepEqual(blockSizes(7, 2), [4, 3]);
+  const two = planSequential(config({}))!; // defaults: 60 pairs, 2 blocks
+  assert.deepEqual(
+    two.looks.map((l) => [l.afterBlock, l.pairs, l.t]),
+    [
+      [0, 30, 0.5],
+      [1, 60, 1],
+    ],
+  );
+  close(two.looks[0]!.nominalAlpha, ref.bounds.find((r) => r.t === 0.5 && r.alpha === 0.01)!.nominal1, 1e-9, 'interim level');
+  const three = planSequential(config({ pairs: 60, blocks: 3 }))!;
+  assert.deepEqual([three.looks[0]!.afterBlock, three.looks[0]!.pairs], [1, 40]);
+  assert.equal(planSequential(config({ blocks: 1 })), null);
+  assert.equal(planSequential(config({ 'early-stop': false })), null);
+});
+
+/** n pairs with multiplicative noise (sd ≈ 3%) and a true head/base ratio. */
+function noisyPairs(n: number, ratio: number, seed: number): [number, number][] {
+  const random = createRandom(seed);
+  const noise = () => Math.exp((random() + random() + random() - 1.5) * 0.06);
+  return Array.from({ length: n }, () => [10_000 * noise(), 10_000 * ratio * noise()]);
+}
+
+/** Results at the interim look: the first 30 of 60 planned pairs, design attached. */
+function atInterim(ratio: number, seed: number, noise = 1): Results {
+  const pairs = noisyPairs(30, ratio, seed).map(([b, h], i): [number, number] => (i % 3 === 0 ? [b, h * noise] : [b, h]));
+  const results = resultsFromPairs(pairs, { load: { pairs: 60 } });
+  results.status = 'running';
+  for (const p of results.scenarios[0]!.pairs) p.block = 0;
+  results.sequential = planSequential(results.config)!;
+  return results;
+}
+
+function look(results: Results) {
+  const level = results.sequential!.looks[0]!.nominalAlpha;
+  return decideLook(results, 0, compareResults(results, { httpLevel: level }), new Date('2026-11-22T10:01:00Z'));
+}
+
+test('interim: a large regression stops the run and fails it at the interim level', () => {
+  const results = atInterim(0.8, 1);
+  const taken = look(results);
+  assert.equal(taken.decision, 'stop-regression');
+  assert.match(taken.reason, /GET \/hello throughput -2\d(\.\d)?% is already a regression beyond the interim bound \(adjusted p .* < 0\.00027\)/);
+  results.sequential!.taken.push(taken);
+  assert.equal(httpLevel(results), results.sequential!.looks[0]!.nominalAlpha);
+  assert.equal(compareResults(results).decision, 'fail');
+  const text = renderTerminal(results, compareResults(results), { color: false });
+  assert.match(text, /30 of 60 pairs \(stopped early\)/);
+  assert.match(text, /Stopped early after block 1 of 2 \(30 of 60 pairs per scenario\): GET \/hello throughput/);
+});
+
+test('interim: identical sides with a quiet machine stop as clear', () => {
+  const taken = look(atInterim(1, 3));
+  assert.equal(taken.decision, 'stop-clear');
+  assert.match(taken.reason, /every gated metric is already clear \(2 of 2 unchanged or improved\)/);
+});
+
+test('interim: a small drop is not stopped on, in either direction', () => {
+  // 3% slower: significant at 0.01 perhaps, but not at the interim level 0.00027, and not clear
+  const taken = look(atInterim(0.97, 5));
+  assert.equal(taken.decision, 'continue');
+  assert.match(taken.reason, /not yet clear: GET \/hello throughput/);
+});
+
+test('without a stop the verdicts use the final level; runs without a design use alpha', () => {
+  const results = atInterim(0.97, 5);
+  assert.equal(httpLevel(results), results.sequential!.looks[1]!.nominalAlpha);
+  delete results.sequential;
+  assert.equal(httpLevel(results), 0.01);
+});
