@@ -1,6 +1,8 @@
-// The gate's analysis for bench scripts: the same compareResults the CLI runs, loaded from
-// the TypeScript source through tsx so a bench always measures the current code.
+// The gate's analysis for bench scripts: the same compareResults (and sequential design) the
+// CLI runs, loaded from the TypeScript source through tsx so a bench always measures the
+// current code.
 import { register } from 'tsx/esm/api';
 
 register();
 export const { compareResults } = await import('../src/gate/compare.ts');
+export const { planSequential, decideLook } = await import('../src/gate/sequential.ts');

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { blockSizes, decideLook, httpLevel, planSequential } from '../../src/gate/sequential.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { Results } from '../../src/results/types.js';
 import { smallestDetectableShift } from '../../src/stats/power.js';
@@ -105,6 +106,24 @@ test('interim: a large regression stops the run and fails it at the interim leve
   const text = renderTerminal(results, compareResults(results), { color: false });
   assert.match(text, /30 of 60 pairs \(stopped early\)/);
   assert.match(text, /Stopped early after block 1 of 2 \(30 of 60 pairs per scenario\): GET \/hello throughput/);
+  const markdown = renderMarkdown(results, compareResults(results));
+  assert.match(markdown, /30 of 60 pairs \(stopped early\) × 1 s/);
+  assert.match(markdown, /Stopped early after block 1 of 2 .*interim level 0\.00027, final level 0\.0099\)\./);
+});
+
+test('a run that went on says so, with the interim reason', () => {
+  const results = atInterim(0.97, 5);
+  const taken = look(results);
+  results.sequential!.taken.push(taken);
+  // the second block measured the same way
+  const more = resultsFromPairs(noisyPairs(30, 0.97, 6), { load: { pairs: 60 } }).scenarios[0]!.pairs;
+  results.scenarios[0]!.pairs.push(...more.map((p, i) => ({ ...p, block: 1, index: 30 + i })));
+  results.status = 'complete';
+  results.sequential!.taken.push(decideLook(results, 1, compareResults(results)));
+  assert.equal(results.sequential!.taken[1]!.decision, 'final');
+  const text = renderTerminal(results, compareResults(results), { color: false });
+  assert.match(text, /Looked once after block 1 of 2 \(30 of 60 pairs per scenario\): not yet clear: .*; went on to all pairs/);
+  assert.doesNotMatch(text, /stopped early/);
 });
 
 test('interim: identical sides with a quiet machine stop as clear', () => {

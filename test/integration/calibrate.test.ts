@@ -1,0 +1,76 @@
+// The calibration harness on a tiny setting, so it cannot rot: real runs of the bundled CLI
+// against the calibration service, resumed from its file, then the report's table and plot.
+// (Its statistics helpers are checked against R's values here too.)
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { ROOT } from '../helpers/repo.js';
+
+const harness = join(ROOT, 'bench', 'calibrate.mjs');
+const dir = mkdtempSync(join(tmpdir(), 'perfgate-calibrate-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const file = join(dir, 'runs.jsonl');
+
+function calibrate(...args: string[]) {
+  const run = spawnSync(process.execPath, [harness, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  assert.equal(run.status, 0, `calibrate ${args.join(' ')} failed:\n${run.stdout}\n${run.stderr}`);
+  return run.stdout;
+}
+const lines = () =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+
+test('t-test p and Wilson intervals match R', async () => {
+  const { tTwoSidedP, wilson } = await import(harness);
+  const close = (a: number, b: number) => assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)) + 1e-12, `${a} vs R ${b}`);
+  // 2 * pt(-abs(t), df)
+  close(tTwoSidedP(2.5, 10), 0.0314468442366088);
+  close(tTwoSidedP(-3.1, 57.3), 0.00299903090722375);
+  close(tTwoSidedP(0.4, 3.5), 0.712344893534444);
+  close(tTwoSidedP(6, 100), 3.17249150280286e-8);
+  // prop.test(k, n, correct = FALSE)$conf.int
+  const [lo, hi] = wilson(3, 20);
+  close(lo, 0.0523687458962166);
+  close(hi, 0.360418864740757);
+  close(wilson(0, 8)[1], 0.32440756488388);
+});
+
+test('runs two per cell, resumes without repeating a run, and reports every rule', () => {
+  const first = calibrate('run', '--tiny', '--runs', '2', '--effects', '0,10', '--out', file);
+  assert.match(first, /tiny\/10%\/quiet run 2: exit [01]/);
+  assert.equal(lines().length, 4);
+  for (const line of lines()) {
+    assert.equal(line.error, undefined, line.error);
+    assert.equal(line.results.status, 'complete');
+    assert.equal(line.results.scenarios[0].pairs.length, 8, 'every pair is recorded (early stop off while recording)');
+  }
+  // Resuming: a cell that has its runs gets none; a new target adds only what is missing.
+  const again = calibrate('run', '--tiny', '--runs', '2', '--effects', '0,10', '--out', file);
+  assert.doesNotMatch(again, /run \d:/);
+  calibrate('run', '--tiny', '--runs', '3', '--effects', '0', '--out', file);
+  assert.deepEqual(
+    lines().map((l) => `${l.effect}:${l.run}`),
+    ['0:1', '10:1', '0:2', '10:2', '0:3'],
+  );
+
+  const doc = join(dir, 'calibration.md');
+  writeFileSync(doc, '# calibration\n\n<!-- calibration-table:start -->\nold\n<!-- calibration-table:end -->\n\nafter\n');
+  const svg = join(dir, 'plot.svg');
+  const table = calibrate('report', '--in', file, '--doc', doc, '--svg', svg);
+  assert.match(table, /\| rule \| A\/A: false fails \| \+10% work: caught \|/);
+  for (const rule of ['perfgate, default (interim look + final)', 'one 5-slice run per side, fail below −5%', 'Welch t-test on slice throughputs']) {
+    assert.ok(table.includes(`| ${rule}`), `no row for ${rule}`);
+  }
+  assert.match(table, /\| perfgate, default \(interim look \+ final\) \| \d\/3 = \d+% \(\d+%–\d+%\) \| \d\/2 = /);
+  assert.match(table, /measured throughput drop \(median of runs\) \| -?\d+\.\d% \| -?\d+\.\d% \|/);
+  const written = readFileSync(doc, 'utf8');
+  assert.ok(written.includes(table) && written.endsWith('after\n') && !written.includes('old'));
+  const plot = readFileSync(svg, 'utf8');
+  assert.match(plot, /^<svg /);
+  assert.equal((plot.match(/<polyline /g) ?? []).length, 5, 'one line per plotted rule');
+});
