@@ -185,6 +185,15 @@ function withPairs(results, keep) {
   return { ...results, scenarios: results.scenarios.map((s) => ({ ...s, pairs: s.pairs.filter(keep) })) };
 }
 
+/**
+ * One-sided tests at alpha: a regression is only ever called in the worse direction, and there a
+ * one-sided p is half the two-sided one, so comparing two-sided p-values (and designing the
+ * sequential bounds) at 2·alpha is the same rule.
+ */
+function oneSided(results) {
+  return { ...results, config: { ...results.config, alpha: 2 * results.config.alpha } };
+}
+
 function withGate(results, metric, limit) {
   return { ...results, config: { ...results.config, gate: { ...results.config.gate, [metric]: { limit, gated: true } } } };
 }
@@ -308,6 +317,9 @@ function rules(gate) {
     { id: 'limit-2', name: 'perfgate, default, throughput limit 2%', evaluate: (r) => sequential(withGate(r, 'throughput', 0.02)) },
     { id: 'limit-3', name: 'perfgate, default, throughput limit 3%', evaluate: (r) => sequential(withGate(r, 'throughput', 0.03)) },
     { id: 'limit-5', name: 'perfgate, default, throughput limit 5%', evaluate: (r) => sequential(withGate(r, 'throughput', 0.05)) },
+    { id: 'one-sided', name: 'perfgate, default, one-sided tests', evaluate: (r) => sequential(oneSided(r)) },
+    { id: 'one-sided-3', name: 'perfgate, default, one-sided tests, throughput limit 3%', evaluate: (r) => sequential(oneSided(withGate(r, 'throughput', 0.03))) },
+    { id: 'one-sided-2', name: 'perfgate, default, one-sided tests, throughput limit 2%', evaluate: (r) => sequential(oneSided(withGate(r, 'throughput', 0.02))) },
     // One more gated metric that can never fail (a 100% limit) only dilutes Holm: what a third gated metric costs.
     { id: 'family-3', name: 'perfgate, default, one more gated metric (Holm family of 3)', evaluate: (r) => sequential(withGate(r, 'latency_p90', 1)) },
     { id: 'cpu-3', name: 'perfgate, default, CPU per request also gated at 3%', evaluate: (r) => sequential(withGate(r, 'cpu_per_request', 0.03)) },
@@ -326,6 +338,28 @@ function rateCell(k, n) {
   if (n === 0) return '—';
   const [lo, hi] = wilson(k, n);
   return `${k}/${n} = ${percent(k / n)} (${percent(lo)}–${percent(hi)})`;
+}
+
+/**
+ * Every ordered pair of distinct runs (a, b) of one cell gives one more run: block 1 of a
+ * followed by block 2 of b. Each block is a fresh start of both services, so this keeps the
+ * process-level variation that resampling single pairs would hide; the recombined runs share
+ * blocks, so they are not independent: they refine the resolution below 1/n, they are no
+ * substitute for more runs.
+ */
+function recombineBlocks(runs) {
+  const twoBlocks = runs.filter((r) => r.config.load.blocks === 2);
+  const out = [];
+  for (const a of twoBlocks) {
+    for (const b of twoBlocks) {
+      if (a === b) continue;
+      const first = a.scenarios[0].pairs.filter((p) => p.block === 0);
+      const second = b.scenarios[0].pairs.filter((p) => p.block === 1);
+      const pairs = [...first, ...second].map((p, index) => ({ ...p, index }));
+      out.push({ ...a, scenarios: [{ ...a.scenarios[0], pairs }] });
+    }
+  }
+  return out;
 }
 
 /** Everything the table and the plot need, from the recorded runs. */
@@ -356,7 +390,18 @@ export async function summarize(lines) {
           seconds: outcomes.map((o, i) => o.seconds ?? runs[i].wallSeconds),
         };
       });
-      return { effect, n: runs.length, measuredDrop: -medianOf(measured), wall: runs.map((l) => l.wallSeconds), rules: evaluated };
+      const recombined = recombineBlocks(runs.map((l) => l.results));
+      const recombinedFails = Object.fromEntries(
+        ['perfgate', 'fixed'].map((id) => [id, recombined.filter((r) => ruleList.find((x) => x.id === id).evaluate(r).fail).length]),
+      );
+      return {
+        effect,
+        n: runs.length,
+        measuredDrop: -medianOf(measured),
+        wall: runs.map((l) => l.wallSeconds),
+        rules: evaluated,
+        recombined: { n: recombined.length, fails: recombinedFails },
+      };
     });
     summary.push({ setting: group.setting, noise: group.noise, effects: perEffect, errors: lines.filter((l) => l.error && l.setting === group.setting && l.noise === group.noise).length });
   }
@@ -385,6 +430,9 @@ export function renderTable(summary, lines) {
       });
       out.push(`| ${rule.name} | ${cells.join(' | ')} |`);
     }
+    const recombined = (id) => group.effects.map((e) => (e.recombined.n === 0 ? '—' : `${e.recombined.fails[id]}/${e.recombined.n} = ${(100 * e.recombined.fails[id] / e.recombined.n).toFixed(1)}%`));
+    out.push(`| perfgate, default, on block-recombined runs (not independent) | ${recombined('perfgate').join(' | ')} |`);
+    out.push(`| perfgate, no early stop, on block-recombined runs (not independent) | ${recombined('fixed').join(' | ')} |`);
     out.push(`| measured throughput drop (median of runs) | ${group.effects.map((e) => `${(100 * e.measuredDrop).toFixed(1)}%`).join(' | ')} |`);
     const perfgate = (e) => e.rules.find((r) => r.id === 'perfgate');
     out.push(`| perfgate default: stopped at the interim look | ${group.effects.map((e) => `${perfgate(e).stopped}/${e.n}`).join(' | ')} |`);

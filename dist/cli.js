@@ -57303,7 +57303,7 @@ var configDocumentSchema = external_exports.strictObject({
   gate: gateSchema.prefault({}).describe(
     "Per metric, the relative change that counts and whether a regression fails the build. A metric fails only when the change is significant and beyond its limit. Write 5% (gated), off (information only) or { limit: 5%, gated: true }."
   ),
-  alpha: external_exports.number({ error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).gt(0, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).lt(0.5, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).default(0.01).describe("Family-wise significance level over the gated metrics (Holm correction), above 0 and below 0.5."),
+  alpha: external_exports.number({ error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).gt(0, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).lt(0.5, { error: "is not allowed; use a number above 0 and below 0.5, e.g. 0.01" }).default(0.01).describe("Family-wise significance level over the gated metrics (Holm correction; one-sided tests, so it bounds the rate of false fails), above 0 and below 0.5."),
   seed: intInRange(0).nullable().optional().transform((seed) => seed ?? null).describe("Seed of the random base/head order, to replay a run. Omit to choose one (it is logged).").register(docNotes, { default: "random, logged" }),
   profile: profileSchema.prefault({}).describe(
     "CPU profiles of base and head under each scenario's load, after the timed slices (never during them): the hot functions that changed, and flamegraphs. false skips profiling. See docs/profiling.md."
@@ -58205,7 +58205,7 @@ function formatP(p) {
 }
 
 // src/gate/sequential.ts
-var SEQUENTIAL_DESIGN = "two-look O'Brien\u2013Fleming (Lan\u2013DeMets)";
+var SEQUENTIAL_DESIGN = "two-look O'Brien\u2013Fleming (Lan\u2013DeMets), one-sided";
 function blockSizes(pairs, blocks) {
   return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
 }
@@ -58220,13 +58220,13 @@ function planSequential(config2) {
     if (2 * measured >= pairs) break;
   }
   const t = measured / pairs;
-  const bounds = twoLookBounds(t, config2.alpha);
+  const bounds = twoLookBounds(t, 2 * config2.alpha);
   return {
     design: SEQUENTIAL_DESIGN,
     alpha: config2.alpha,
     looks: [
-      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] },
-      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] }
+      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] / 2 },
+      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 }
     ],
     taken: []
   };
@@ -58836,12 +58836,22 @@ function signedRankTest(x, options = {}) {
   if (n === 0) return { n, statistic, p: 1, method: zeros > 0 ? "normal" : "exact", zeros, ties };
   const total = n * (n + 1) / 2;
   const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
+  const alternative = options.alternative ?? "two-sided";
+  if (exact && alternative !== "two-sided") {
+    const p2 = signedRankCdf(alternative === "less" ? statistic : total - statistic, n);
+    return { n, statistic, p: p2, method: "exact", zeros, ties };
+  }
   if (exact) {
     const tail = signedRankCdf(statistic > total / 2 ? total - statistic : statistic, n);
     return { n, statistic, p: Math.min(1, 2 * tail), method: "exact", zeros, ties };
   }
   const centred = statistic - total / 2;
   const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
+  if (alternative !== "two-sided") {
+    const shift = correct ? alternative === "greater" ? 0.5 : -0.5 : 0;
+    const z3 = (centred - shift) / sigma;
+    return { n, statistic, p: alternative === "less" ? normalCdf(z3) : normalCdf(-z3), method: "normal", zeros, ties };
+  }
   const correction = correct ? Math.sign(centred) * 0.5 : 0;
   const z2 = (centred - correction) / sigma;
   const p = Math.min(1, 2 * normalCdf(-Math.abs(z2)));
@@ -59111,7 +59121,7 @@ function comparePaired(base, head, rule, alpha, higherIsBetter) {
   const reached = interval.confidence >= CONFIDENCE - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signedRankTest(ratios);
+  const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
   const halfWidth = (upper - lower) / 2;
   return {
     gated: rule.gated,
@@ -59123,7 +59133,10 @@ function comparePaired(base, head, rule, alpha, higherIsBetter) {
     ciLow: Math.expm1(lower),
     ciHigh: Math.expm1(upper),
     p: test.p,
-    detectable: Number.isFinite(halfWidth) ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha })) : Number.NaN,
+    detectable: Number.isFinite(halfWidth) ? (
+      // one-sided level alpha = two-sided 2·alpha in the formula's terms
+      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
+    ) : Number.NaN,
     higherIsBetter
   };
 }
@@ -59202,8 +59215,8 @@ function decideVerdict(c, alpha) {
   return "inconclusive";
 }
 function pairsNeeded(n, gatedCount, alpha) {
-  if (gatedCount * 2 * 2 ** -n < alpha) return null;
-  return Math.floor(Math.log2(2 * gatedCount / alpha)) + 1;
+  if (gatedCount * 2 ** -n < alpha) return null;
+  return Math.floor(Math.log2(gatedCount / alpha)) + 1;
 }
 function describeFamily(metrics, benchmarks) {
   const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;

@@ -665,7 +665,7 @@ export const configDocumentSchema = z
       .gt(0, { error: 'is not allowed; use a number above 0 and below 0.5, e.g. 0.01' })
       .lt(0.5, { error: 'is not allowed; use a number above 0 and below 0.5, e.g. 0.01' })
       .default(0.01)
-      .describe('Family-wise significance level over the gated metrics (Holm correction), above 0 and below 0.5.'),
+      .describe('Family-wise significance level over the gated metrics (Holm correction; one-sided tests, so it bounds the rate of false fails), above 0 and below 0.5.'),
     seed: intInRange(0)
       .nullable()
       .optional()

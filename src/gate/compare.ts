@@ -51,7 +51,9 @@ function comparePaired(
   const reached = interval.confidence >= CONFIDENCE - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signedRankTest(ratios);
+  // One-sided, towards the estimate: a regression is only ever called in the worse direction (and
+  // an improvement in the better one), so alpha bounds the false-fail rate itself.
+  const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? 'less' : 'greater' });
   const halfWidth = (upper - lower) / 2;
   return {
     gated: rule.gated,
@@ -64,7 +66,8 @@ function comparePaired(
     ciHigh: Math.expm1(upper),
     p: test.p,
     detectable: Number.isFinite(halfWidth)
-      ? Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha }))
+      ? // one-sided level alpha = two-sided 2·alpha in the formula's terms
+        Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
       : Number.NaN,
     higherIsBetter,
   };
@@ -171,14 +174,14 @@ export function decideVerdict(
 }
 
 /**
- * The exact signed-rank test's smallest two-sided p with n pairs is 2/2^n (all pairs agree);
+ * The exact one-sided signed-rank test's smallest p with n pairs is 1/2^n (all pairs agree);
  * Holm multiplies the smallest p by the number of gated comparisons of the run. Below that
  * floor no regression can ever be found, whatever the data. Returns the pairs (or rounds)
  * needed, or null when n is enough.
  */
 export function pairsNeeded(n: number, gatedCount: number, alpha: number): number | null {
-  if (gatedCount * 2 * 2 ** -n < alpha) return null;
-  return Math.floor(Math.log2((2 * gatedCount) / alpha)) + 1;
+  if (gatedCount * 2 ** -n < alpha) return null;
+  return Math.floor(Math.log2(gatedCount / alpha)) + 1;
 }
 
 /** "2 gated metrics", or "2 gated metrics and 3 gated micro-benchmarks": the Holm family. */

@@ -3,14 +3,14 @@
  * from the configuration before any load, recorded in results.json, and the engine can only
  * stop at a planned look when the answer is already clear. Two looks: an interim one after the
  * block that reaches half the pairs, and the final one; the levels come from the two-look
- * O'Brien–Fleming design (src/stats/sequential.ts), which keeps the overall alpha.
+ * O'Brien–Fleming design (src/stats/sequential.ts), which keeps the overall one-sided alpha.
  */
 import type { PerfgateConfig } from '../config/types.js';
 import type { Analysis, MetricComparison, Results, SequentialRecord, TakenLook } from '../results/types.js';
 import { twoLookBounds } from '../stats/sequential.js';
 import { formatP, percentText } from './text.js';
 
-export const SEQUENTIAL_DESIGN = "two-look O'Brien–Fleming (Lan–DeMets)";
+export const SEQUENTIAL_DESIGN = "two-look O'Brien–Fleming (Lan–DeMets), one-sided";
 
 /** Pairs per block: split evenly, the first blocks take the remainder. */
 export function blockSizes(pairs: number, blocks: number): number[] {
@@ -32,13 +32,15 @@ export function planSequential(config: PerfgateConfig): SequentialRecord | null 
     if (2 * measured >= pairs) break;
   }
   const t = measured / pairs;
-  const bounds = twoLookBounds(t, config.alpha);
+  // The tests are one-sided at alpha (see compare.ts): the symmetric two-sided design at
+  // 2·alpha has exactly those one-sided bounds, at half its two-sided levels.
+  const bounds = twoLookBounds(t, 2 * config.alpha);
   return {
     design: SEQUENTIAL_DESIGN,
     alpha: config.alpha,
     looks: [
-      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] },
-      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] },
+      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] / 2 },
+      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 },
     ],
     taken: [],
   };

@@ -5,7 +5,7 @@ export function percentText(fraction: number): string {
   return `${Number((100 * fraction).toFixed(1))}%`;
 }
 
-/** A p-value or level with two significant digits: 0.0099, 0.00027, 1.9e-9. */
+/** A p-value or level with two significant digits: 0.0098, 0.0005, 1.9e-9. */
 export function formatP(p: number): string {
   if (p === 0) return '0';
   if (p >= 1e-4) return String(Number(p.toPrecision(2)));

@@ -195,7 +195,7 @@ export interface PlannedLook {
   pairs: number;
   /** Information fraction: pairs / planned pairs. */
   t: number;
-  /** Nominal two-sided level at this look: a gated metric is significant when its Holm-adjusted p is below it. */
+  /** Nominal one-sided level at this look: a gated metric is significant when its Holm-adjusted p is below it. */
   nominalAlpha: number;
 }
 
@@ -318,7 +318,10 @@ export interface PairedComparison {
   /** 95% distribution-free interval of the change (same scale as change). */
   ciLow: number;
   ciHigh: number;
-  /** Two-sided Wilcoxon signed-rank p-value, unadjusted. */
+  /**
+   * One-sided Wilcoxon signed-rank p-value in the direction of the estimate (a slowdown is tested
+   * only as a slowdown), unadjusted. Results written before perfgate 0.2 hold the two-sided p.
+   */
   p: number;
   /** Holm-adjusted p for gated metrics; equal to p for informational ones. */
   pAdjusted: number;

@@ -22,6 +22,11 @@ export interface SignedRankOptions {
   exact?: boolean;
   /** Continuity correction in the normal approximation. Default true (R's default). */
   correct?: boolean;
+  /**
+   * The alternative hypothesis about the centre of x (R's `alternative`): 'two-sided' (default),
+   * 'less' (x tends below 0) or 'greater' (x tends above 0).
+   */
+  alternative?: 'two-sided' | 'less' | 'greater';
 }
 
 export interface SignedRankResult {
@@ -29,7 +34,7 @@ export interface SignedRankResult {
   n: number;
   /** V: sum of the (average) ranks of |x| over the positive values. */
   statistic: number;
-  /** Two-sided p-value. */
+  /** p-value for the chosen alternative (two-sided by default). */
   p: number;
   method: 'exact' | 'normal';
   /** Number of zeros dropped. */
@@ -151,6 +156,12 @@ export function signedRankTest(x: readonly number[], options: SignedRankOptions 
 
   const total = (n * (n + 1)) / 2;
   const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
+  const alternative = options.alternative ?? 'two-sided';
+  if (exact && alternative !== 'two-sided') {
+    // less: P(V ≤ v); greater: P(V ≥ v) = P(V ≤ total − v) by symmetry (R: psignrank(v − 1, upper)).
+    const p = signedRankCdf(alternative === 'less' ? statistic : total - statistic, n);
+    return { n, statistic, p, method: 'exact', zeros, ties };
+  }
   if (exact) {
     // Two-sided p = 2·min(P(V ≤ v), P(V ≥ v)), capped at 1; the smaller tail is the one on v's side of
     // the centre n(n+1)/4 (R computes it the same way).
@@ -161,6 +172,12 @@ export function signedRankTest(x: readonly number[], options: SignedRankOptions 
   }
   const centred = statistic - total / 2;
   const sigma = Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24 - tieSum / 48);
+  if (alternative !== 'two-sided') {
+    // R: CORRECTION = ±0.5 towards the alternative's side; p = Φ(z) for less, 1 − Φ(z) for greater.
+    const shift = correct ? (alternative === 'greater' ? 0.5 : -0.5) : 0;
+    const z = (centred - shift) / sigma;
+    return { n, statistic, p: alternative === 'less' ? normalCdf(z) : normalCdf(-z), method: 'normal', zeros, ties };
+  }
   const correction = correct ? Math.sign(centred) * 0.5 : 0;
   const z = (centred - correction) / sigma;
   // 2·min(Φ(z), 1 − Φ(z)) = 2·Φ(−|z|); Φ(−|z|) is computed directly, so tiny p-values keep their digits.

@@ -67,6 +67,8 @@ test('runs two per cell, resumes without repeating a run, and reports every rule
     assert.ok(table.includes(`| ${rule}`), `no row for ${rule}`);
   }
   assert.match(table, /\| perfgate, default \(interim look \+ final\) \| \d\/3 = \d+% \(\d+%–\d+%\) \| \d\/2 = /);
+  // 3 A/A runs recombine into 3·2 runs, 2 runs of the other cell into 2
+  assert.match(table, /\| perfgate, default, on block-recombined runs \(not independent\) \| \d\/6 = [\d.]+% \| \d\/2 = [\d.]+% \|/);
   assert.match(table, /measured throughput drop \(median of runs\) \| -?\d+\.\d% \| -?\d+\.\d% \|/);
   const written = readFileSync(doc, 'utf8');
   assert.ok(written.includes(table) && written.endsWith('after\n') && !written.includes('old'));

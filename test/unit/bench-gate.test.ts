@@ -46,30 +46,30 @@ describe('micro-benchmark verdicts', () => {
     assert.equal(slower.verdict, 'regression');
   });
 
-  test('one Holm family with the gated HTTP metrics: 10 rounds detect up to 5 gated comparisons at alpha 0.01', () => {
-    // Every round agrees: the smallest exact p with 10 rounds, 2/1024.
+  test('one Holm family with the gated HTTP metrics: 10 rounds detect up to 10 gated comparisons at alpha 0.01', () => {
+    // Every round agrees: the smallest exact one-sided p with 10 rounds, 1/1024.
     const three = benchRounds(10, 'bench/a.js', (side, round) =>
       ['a', 'b', 'c'].map((name) => ({ name, ops: ops(1000, 0.5)(side, round) })),
     );
     const withHttp = compareResults(benchResults(three, {}, true));
     assert.equal(withHttp.comparisons.filter((c) => c.gated).length, 2, 'throughput and latency p99');
     for (const c of withHttp.benchmarks!.comparisons) {
-      assert.equal(c.p, 2 / 1024);
-      assert.ok(Math.abs(c.pAdjusted - (5 * 2) / 1024) < 1e-12, 'adjusted over 2 HTTP + 3 benchmark comparisons');
+      assert.equal(c.p, 1 / 1024);
+      assert.ok(Math.abs(c.pAdjusted - 5 / 1024) < 1e-12, 'adjusted over 2 HTTP + 3 benchmark comparisons');
       assert.equal(c.verdict, 'regression');
     }
     assert.equal(withHttp.warnings.some((w) => w.code === 'underpowered'), false);
 
-    const four = benchRounds(10, 'bench/a.js', (side, round) =>
-      ['a', 'b', 'c', 'd'].map((name) => ({ name, ops: ops(1000, 0.5)(side, round) })),
+    const nine = benchRounds(10, 'bench/a.js', (side, round) =>
+      'abcdefghi'.split('').map((name) => ({ name, ops: ops(1000, 0.5)(side, round) })),
     );
-    const tooMany = compareResults(benchResults(four, {}, true));
-    assert.ok(tooMany.benchmarks!.comparisons.every((c) => c.verdict === 'inconclusive'), '6 × 2/1024 > 0.01');
+    const tooMany = compareResults(benchResults(nine, {}, true));
+    assert.ok(tooMany.benchmarks!.comparisons.every((c) => c.verdict === 'inconclusive'), '11 × 1/1024 > 0.01');
     const warning = tooMany.warnings.find((w) => w.code === 'underpowered' && w.benchmark !== undefined)!;
-    assert.match(warning.message, /With 10 rounds and 2 gated metrics and 4 gated micro-benchmarks no micro-benchmark change can reach significance/);
+    assert.match(warning.message, /With 10 rounds and 2 gated metrics and 9 gated micro-benchmarks no micro-benchmark change can reach significance/);
     assert.match(warning.message, /at least 11 rounds \(benchmarks\.rounds\)/);
-    assert.equal(pairsNeeded(11, 6, 0.01), null);
-    assert.equal(pairsNeeded(10, 6, 0.01), 11);
+    assert.equal(pairsNeeded(10, 10, 0.01), null);
+    assert.equal(pairsNeeded(10, 11, 0.01), 11);
   });
 });
 

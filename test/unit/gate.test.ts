@@ -58,7 +58,7 @@ test('too few pairs are never "unchanged": the interval is unknown and the run s
   assert.equal(throughput.verdict, 'inconclusive');
   assert.equal(analysis.decision, 'pass');
   assert.ok(analysis.warnings.some((w) => w.code === 'few-pairs'));
-  assert.match(analysis.warnings.find((w) => w.code === 'underpowered')!.message, /at least 9 pairs/);
+  assert.match(analysis.warnings.find((w) => w.code === 'underpowered')!.message, /at least 8 pairs/);
 });
 
 test('enough pairs to reach significance: no underpowered warning', () => {

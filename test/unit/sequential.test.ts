@@ -12,12 +12,14 @@ import { renderTerminal } from '../../src/report/terminal.js';
 import type { Results } from '../../src/results/types.js';
 import { smallestDetectableShift } from '../../src/stats/power.js';
 import { createRandom } from '../../src/stats/random.js';
+import { signedRankTest } from '../../src/stats/wilcoxon.js';
 import { obrienFlemingSpending, twoLookBounds } from '../../src/stats/sequential.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
 interface Reference {
   bounds: { t: number; alpha: number; spent1: number; c1: number; c2: number; nominal1: number; nominal2: number }[];
   detectable: { halfWidth: number; confidence: number; alpha: number; power: number; shift: number }[];
+  onesided: { x: number[]; alternative: 'less' | 'greater'; p: number; V: number }[];
 }
 const ref: Reference = JSON.parse(readFileSync(new URL('../reference/sequential-reference.json', import.meta.url), 'utf8'));
 
@@ -53,6 +55,15 @@ test('smallest detectable shift matches R for every reference case', () => {
   }
 });
 
+test('one-sided signed-rank p-values match R (exact, normal and tied branches)', () => {
+  assert.equal(ref.onesided.length, 10);
+  for (const r of ref.onesided) {
+    const result = signedRankTest(r.x, { alternative: r.alternative });
+    assert.equal(result.statistic, r.V);
+    close(result.p, r.p, 1e-9, `n=${r.x.length} ${r.alternative}`);
+  }
+});
+
 const config = (load: Record<string, unknown>) =>
   resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load } });
 
@@ -66,7 +77,10 @@ test('the interim look is planned after the block that reaches half the pairs', 
       [1, 60, 1],
     ],
   );
-  close(two.looks[0]!.nominalAlpha, ref.bounds.find((r) => r.t === 0.5 && r.alpha === 0.01)!.nominal1, 1e-9, 'interim level');
+  // one-sided alpha 0.01: the symmetric two-sided design at 0.02, at half its levels
+  const r = ref.bounds.find((b) => b.t === 0.5 && b.alpha === 0.02)!;
+  close(two.looks[0]!.nominalAlpha, r.nominal1 / 2, 1e-9, 'interim level');
+  close(two.looks[1]!.nominalAlpha, r.nominal2 / 2, 1e-5, 'final level');
   const three = planSequential(config({ pairs: 60, blocks: 3 }))!;
   assert.deepEqual([three.looks[0]!.afterBlock, three.looks[0]!.pairs], [1, 40]);
   assert.equal(planSequential(config({ blocks: 1 })), null);
@@ -99,7 +113,7 @@ test('interim: a large regression stops the run and fails it at the interim leve
   const results = atInterim(0.8, 1);
   const taken = look(results);
   assert.equal(taken.decision, 'stop-regression');
-  assert.match(taken.reason, /GET \/hello throughput -2\d(\.\d)?% is already a regression beyond the interim bound \(adjusted p .* < 0\.00027\)/);
+  assert.match(taken.reason, /GET \/hello throughput -2\d(\.\d)?% is already a regression beyond the interim bound \(adjusted p .* < 0\.0005\)/);
   results.sequential!.taken.push(taken);
   assert.equal(httpLevel(results), results.sequential!.looks[0]!.nominalAlpha);
   assert.equal(compareResults(results).decision, 'fail');
@@ -108,7 +122,7 @@ test('interim: a large regression stops the run and fails it at the interim leve
   assert.match(text, /Stopped early after block 1 of 2 \(30 of 60 pairs per scenario\): GET \/hello throughput/);
   const markdown = renderMarkdown(results, compareResults(results));
   assert.match(markdown, /30 of 60 pairs \(stopped early\) × 1 s/);
-  assert.match(markdown, /Stopped early after block 1 of 2 .*interim level 0\.00027, final level 0\.0099\)\./);
+  assert.match(markdown, /Stopped early after block 1 of 2 .*interim level 0\.0005, final level 0\.0098\)\./);
 });
 
 test('a run that went on says so, with the interim reason', () => {
@@ -133,7 +147,7 @@ test('interim: identical sides with a quiet machine stop as clear', () => {
 });
 
 test('interim: a small drop is not stopped on, in either direction', () => {
-  // 3% slower: significant at 0.01 perhaps, but not at the interim level 0.00027, and not clear
+  // 3% slower: significant at 0.01 perhaps, but not at the interim level 0.0005, and not clear
   const taken = look(atInterim(0.97, 5));
   assert.equal(taken.decision, 'continue');
   assert.match(taken.reason, /not yet clear: GET \/hello throughput/);
