@@ -4,6 +4,8 @@ import type {
   Analysis,
   BenchmarkAnalysis,
   BenchmarkComparison,
+  HealthAnalysis,
+  HealthComparison,
   MetricComparison,
   PairedComparison,
   Results,
@@ -17,6 +19,7 @@ import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
 import { signedRankTest } from '../stats/wilcoxon.js';
 import { inventoryBenchmarks } from './benchmarks.js';
+import { analyzeHealth, healthSeries, healthWarnings, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 
 /** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
@@ -104,12 +107,26 @@ export function compareResults(results: Results): Analysis {
     return draft ? [{ ...series.identity, ...draft }] : [];
   });
 
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
+  // Service health (gate/health.ts): the gated health metrics join the same Holm family.
+  const healthDrafts: Draft<RelativeHealthComparison>[] = healthSeries(results).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, series.rule, config.alpha, false);
+    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
+  });
+
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
   const decide = <T extends PairedComparison>(draft: Draft<T>, p: number): T => {
     const withP = { ...draft, pAdjusted: p } as Omit<T, 'verdict'>;
     return { ...withP, verdict: decideVerdict(withP, config.alpha) } as T;
   };
-  const comparisons = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!));
+  const decided = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!));
+  const healthOffset = metricDrafts.length + benchDrafts.length;
+  const health: HealthAnalysis | undefined = analyzeHealth(
+    results,
+    healthDrafts.map((d, i) => decide<RelativeHealthComparison>(d, pAdjusted[healthOffset + i]!)),
+    decided,
+  );
+  // Throughput measured on a generator-bound side cannot support its verdict.
+  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   let benchmarks: BenchmarkAnalysis | undefined;
   if (inventory) {
@@ -122,24 +139,29 @@ export function compareResults(results: Results): Analysis {
       notCompared: inventory.notCompared,
     };
   }
-  const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? [])];
+  const healthComparisons = health?.comparisons ?? [];
+  const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? []), ...healthComparisons];
   const gatedCount = all.filter((c) => c.gated).length;
   const family = describeFamily(
-    comparisons.filter((c) => c.gated).length,
+    [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
     (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
   );
+  // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
+  const verdicts = [...all, ...(health?.heap ?? [])];
   return {
     comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 ? 'fail' : 'pass',
-    regressions: all.filter((c) => c.verdict === 'regression').length,
-    improvements: all.filter((c) => c.verdict === 'improvement').length,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? 'fail' : 'pass',
+    regressions: verdicts.filter((c) => c.verdict === 'regression').length,
+    improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
     warnings: [
       ...results.warnings,
-      ...deriveWarnings(results, comparisons, family, gatedCount),
+      ...deriveWarnings(results, [...comparisons, ...healthComparisons], family, gatedCount),
       ...(benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []),
+      ...(health ? healthWarnings(results, health) : []),
     ],
     ...(benchmarks && { benchmarks }),
+    ...(health && { health }),
   };
 }
 
@@ -179,7 +201,12 @@ function describeFamily(metrics: number, benchmarks: number): string {
   return `${plural(metrics, 'metric')} and ${plural(benchmarks, 'micro-benchmark')}`;
 }
 
-function deriveWarnings(results: Results, comparisons: MetricComparison[], family: string, gatedCount: number): RunWarning[] {
+function deriveWarnings(
+  results: Results,
+  comparisons: (MetricComparison | HealthComparison)[],
+  family: string,
+  gatedCount: number,
+): RunWarning[] {
   const warnings: RunWarning[] = [];
   if (results.status !== 'complete') {
     warnings.push({
@@ -229,7 +256,8 @@ function deriveWarnings(results: Results, comparisons: MetricComparison[], famil
       break;
     }
   }
-  const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive');
+  // Generator-bound throughput has its own warning (gate/health.ts): more pairs would not help.
+  const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && !('generatorBound' in c && c.generatorBound));
   for (const c of undecided) {
     warnings.push({
       code: 'inconclusive',
@@ -287,11 +315,16 @@ function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, fami
   return warnings;
 }
 
-/** One line per gated regression, HTTP and micro-benchmarks, for a failed check's message. */
+/** One line per gated regression, HTTP, micro-benchmarks and service health, for a failed check's message. */
 export function describeFailing(analysis: Analysis): string[] {
   return [
     ...analysis.failing.map((c) => `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
     ...(analysis.benchmarks?.failing ?? []).map((c) => `benchmark ${c.label} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
+    ...(analysis.health?.failing ?? []).map((c) =>
+      'metric' in c
+        ? `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)}${c.min > 0 ? ` and ${c.min / 1000} ms` : ''})`
+        : `heap_growth of ${c.scenario} +${c.change.toFixed(2)} MB per 10k requests: possible leak (limit ${c.limit} MB)`,
+    ),
   ];
 }
 
