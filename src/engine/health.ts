@@ -154,7 +154,9 @@ export class HealthChannel {
     return { processes, missing: opened().length - processes.length };
   }
 
+  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
   close(): void {
+    if (!this.server.listening) return;
     for (const peer of this.peers) peer.socket.destroy();
     this.peers.clear();
     this.server.close();

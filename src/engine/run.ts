@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig } from '../config/types.js';
 import { writeResults } from '../results/io.js';
 import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type Side, type Slice } from '../results/types.js';
@@ -252,7 +253,9 @@ async function measureSlice(service: Service, scenario: ScenarioConfig, duration
   const window = await service.health?.begin();
   const cpuBefore = service.cpuSeconds();
   const generatorBefore = process.cpuUsage();
+  const generatorLoop = performance.eventLoopUtilization();
   const sample = await runLoad(service.url, scenario, durationMs);
+  const generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
   const generator = process.cpuUsage(generatorBefore);
   const cpuAfter = service.cpuSeconds();
   const reports = window === undefined ? null : await service.health!.end(window);
@@ -263,6 +266,7 @@ async function measureSlice(service: Service, scenario: ScenarioConfig, duration
     ...sample,
     cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1000) / 1000,
     generatorCpuSeconds: Math.round((generator.user + generator.system) / 1000) / 1000,
+    generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
     health: sliceHealth(reports, service.requestsServed),
   };
 }

@@ -244,27 +244,42 @@ function compareHeap(results: Results, scenario: ScenarioResults): HeapGrowthCom
 /* ---------- the load generator ---------- */
 
 /**
- * The generator is at its limit from this share of one core: autocannon runs on one thread of
- * perfgate's process (its CPU includes V8's helper threads, so a saturated run reads ~0.95–1.05).
+ * The generator is at its limit from here: autocannon runs on one thread of perfgate's process,
+ * so it is saturated when it uses this share of one core, or when its event loop is busy this
+ * share of the slice. The second catches a generator starved of CPU on an oversubscribed runner:
+ * it then shows 60% of a core, yet never waits for the service (measured on a 2-vCPU runner with
+ * another job on it: 65% of a core, loop 95% busy, service loop 22% busy).
  */
 export const GENERATOR_SATURATED = 0.9;
 /** The service has spare capacity below this: its busiest event loop idles a fifth of the time or more (or, without health data, it uses less than this many cores). */
 export const SERVICE_SPARE = 0.8;
 
-/** The load of one slice: the generator's CPU (share of a core) and the service's (busiest loop's utilisation, or cores). */
-function sliceLoad(slice: Slice): { generator: number; service: number; source: GeneratorLoad['serviceLoadSource'] } | null {
-  if (slice.generatorCpuSeconds === undefined || !(slice.durationMs > 0)) return null;
-  const seconds = slice.durationMs / 1000;
-  const health = aggregateHealth(slice.health);
-  return health !== null && Number.isFinite(health.utilization)
-    ? { generator: slice.generatorCpuSeconds / seconds, service: health.utilization, source: 'event-loop' }
-    : { generator: slice.generatorCpuSeconds / seconds, service: slice.cpuSeconds / seconds, source: 'cpu' };
+interface SliceLoad {
+  /** Share of one core the generator used, and share of the slice its loop was busy (NaN when not recorded). */
+  generatorCpu: number;
+  generatorBusy: number;
+  /** The service's busiest loop's utilisation, or its CPU in cores. */
+  service: number;
+  source: GeneratorLoad['serviceLoadSource'];
 }
 
-/** Whether one slice measured the generator: it was saturated while the service was not. */
+/** The load of one slice on both ends; null in results from before the generator was measured. */
+function sliceLoad(slice: Slice): SliceLoad | null {
+  if (slice.generatorCpuSeconds === undefined || !(slice.durationMs > 0)) return null;
+  const seconds = slice.durationMs / 1000;
+  const generator = { generatorCpu: slice.generatorCpuSeconds / seconds, generatorBusy: slice.generatorEventLoopUtilization ?? NONE };
+  const health = aggregateHealth(slice.health);
+  return health !== null && Number.isFinite(health.utilization)
+    ? { ...generator, service: health.utilization, source: 'event-loop' }
+    : { ...generator, service: slice.cpuSeconds / seconds, source: 'cpu' };
+}
+
+/** Whether one slice measured the generator: it was saturated (CPU or loop) while the service was not. */
 export function generatorBoundSlice(slice: Slice): boolean {
   const load = sliceLoad(slice);
-  return load !== null && load.generator >= GENERATOR_SATURATED && load.service < SERVICE_SPARE;
+  if (load === null) return false;
+  const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
+  return saturated && load.service < SERVICE_SPARE;
 }
 
 /** Per side: how many slices were generator-bound; a side is bound when at least half of its slices were. Null for results without generator data. */
@@ -277,7 +292,8 @@ export function checkGenerator(scenario: ScenarioResults): GeneratorCheck | null
     sides[side] = {
       slices: loads.length,
       boundSlices: slices.filter(generatorBoundSlice).length,
-      generatorCpu: median(loads.map((l) => l.generator)),
+      generatorCpu: median(loads.map((l) => l.generatorCpu)),
+      generatorBusy: median(loads.map((l) => l.generatorBusy)),
       serviceLoad: median(loads.map((l) => l.service)),
       serviceLoadSource: loads.every((l) => l.source === 'event-loop') ? 'event-loop' : 'cpu',
     };
@@ -358,6 +374,7 @@ function findHints(
         kind: 'generator-bound',
         scenario,
         sides: check.bound,
+        generatorBusy: Math.max(...loads.map((l) => l.generatorBusy)),
         generatorCpu: Math.max(...loads.map((l) => l.generatorCpu)),
         serviceLoad: Math.max(...loads.map((l) => l.serviceLoad)),
         serviceLoadSource: loads.every((l) => l.serviceLoadSource === 'event-loop') ? 'event-loop' : 'cpu',
@@ -402,8 +419,10 @@ export function healthWarnings(results: Results, health: HealthAnalysis): RunWar
   const warnings: RunWarning[] = [];
   for (const check of health.generator.filter((g) => g.bound.length > 0)) {
     const loads = check.bound.map((side) => check.sides[side]);
-    const generator = Math.max(...loads.map((l) => l.generatorCpu));
+    const busy = Math.max(...loads.map((l) => l.generatorBusy));
+    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
     const service = Math.max(...loads.map((l) => l.serviceLoad));
+    const generatorText = Number.isFinite(busy) ? `was busy ${share(busy)} of the time (${share(cpu)} of a CPU core)` : `used ${share(cpu)} of a CPU core`;
     const serviceText =
       loads[0]!.serviceLoadSource === 'event-loop'
         ? `its busiest event loop was ${share(service)} busy`
@@ -411,7 +430,7 @@ export function healthWarnings(results: Results, health: HealthAnalysis): RunWar
     warnings.push({
       code: 'load-generator-bound',
       scenario: check.scenario,
-      message: `In most ${check.bound.join(' and ')} slices the load generator (autocannon, one thread of perfgate) used ${share(generator)} of a CPU core while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) or connections so each request costs the generator less; see docs/health.md.`,
+      message: `In most ${check.bound.join(' and ')} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`,
     });
   }
   for (const scenario of results.scenarios) {

@@ -9,7 +9,8 @@
  * on the event-loop delay histogram (perf_hooks.monitorEventLoopDelay, one libuv timer every
  * RESOLUTION_MS) and a 'gc' PerformanceObserver and snapshots the event-loop utilisation; when
  * the engine closes it ({"op":"end","id":n}) it turns both off and sends one line: delay
- * percentiles, utilisation, GC pauses by kind, heap and RSS, active handles. Nothing is ever
+ * percentiles, utilisation, GC pauses by kind, heap and RSS, active handles (counted at the
+ * window's start, before the load connects). Nothing is ever
  * written between windows, and nothing is sent unless asked.
  *
  * Never in the service's way: the socket is unref'd (it never keeps the process alive), writes
@@ -73,7 +74,16 @@ function startHealth(socketPath) {
 
   function begin(id) {
     close();
-    window = { id, startedAt: process.hrtime.bigint(), elu: performance.eventLoopUtilization(), gc: emptyGc(), heapAfterGc: null };
+    // Handles are counted before the slice's load connects: the load's own sockets would
+    // otherwise be counted, or not, depending on when the engine's end message arrives.
+    window = {
+      id,
+      startedAt: process.hrtime.bigint(),
+      elu: performance.eventLoopUtilization(),
+      gc: emptyGc(),
+      heapAfterGc: null,
+      activeHandles: activeHandles(),
+    };
     histogram.reset();
     histogram.enable();
     observer.observe({ entryTypes: ['gc'] });
@@ -115,7 +125,7 @@ function startHealth(socketPath) {
       heapUsedBytes: memory.heapUsed,
       heapAfterGcBytes: w.heapAfterGc,
       rssBytes: memory.rss,
-      activeHandles: activeHandles(),
+      activeHandles: w.activeHandles,
     });
   }
 

@@ -160,12 +160,16 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
     }
     if (generator) {
       const bound = generator.bound.length > 0;
+      const load = (side: Side) => {
+        const { generatorBusy, generatorCpu } = generator.sides[side];
+        return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
+      };
       rows.push({
         scenario: name,
-        metric: 'load generator CPU',
+        metric: 'load generator busy / CPU',
         gated: false,
-        base: formatPercent(generator.sides.base.generatorCpu),
-        head: formatPercent(generator.sides.head.generatorCpu),
+        base: load('base'),
+        head: load('head'),
         change: '',
         cell: { kind: 'generator', bound },
         notable: bound,
@@ -195,7 +199,10 @@ export function describeHint(hint: HealthHint): string {
         hint.serviceLoadSource === 'event-loop'
           ? `the service's busiest event loop was ${formatPercent(hint.serviceLoad)} busy`
           : `the service used ${Number(hint.serviceLoad.toFixed(2))} CPU cores`;
-      return `the load generator used ${formatPercent(hint.generatorCpu)} of a CPU core in most ${hint.sides.join(' and ')} slices while ${service}: throughput measures the generator, not the service (its verdict is inconclusive) — raise pipelining (e.g. 10) or connections`;
+      const generator = Number.isFinite(hint.generatorBusy)
+        ? `the load generator was busy ${formatPercent(hint.generatorBusy)} of the time (${formatPercent(hint.generatorCpu)} of a CPU core)`
+        : `the load generator used ${formatPercent(hint.generatorCpu)} of a CPU core`;
+      return `${generator} in most ${hint.sides.join(' and ')} slices while ${service}: throughput measures the generator, not the service (its verdict is inconclusive) — raise pipelining (e.g. 10), or give the runner more cores`;
     }
   }
 }

@@ -52,6 +52,8 @@ export interface Slice {
   cpuSeconds: number;
   /** CPU time of the load generator (perfgate's own process), seconds, during the slice. Absent in results from before it was measured. */
   generatorCpuSeconds?: number;
+  /** Share of the slice the load generator's event loop was busy, 0–1 (it never idles when the generator is the bottleneck, even starved of CPU). Absent in results from before it was measured. */
+  generatorEventLoopUtilization?: number;
   /** What the service's processes measured inside themselves during the slice; null when none reported; absent in results from before health was measured. */
   health?: SliceHealth | null;
 }
@@ -84,7 +86,7 @@ export interface ProcessHealth {
   heapAfterGcBytes: number | null;
   /** Resident set size at the window's end, bytes. */
   rssBytes: number;
-  /** Resources keeping the event loop alive at the window's end (process.getActiveResourcesInfo: sockets, servers, timers). */
+  /** Resources keeping the event loop alive at the window's start, before the slice's load connects (process.getActiveResourcesInfo: sockets, servers, timers). */
   activeHandles: number;
 }
 
@@ -393,10 +395,12 @@ export interface HeapGrowthComparison {
 export interface GeneratorLoad {
   /** Slices with both the generator's and the service's load known. */
   slices: number;
-  /** Of those, slices where the generator was at its CPU limit while the service had spare time. */
+  /** Of those, slices where the generator was at its limit while the service had spare time. */
   boundSlices: number;
   /** Median CPU of the load generator over the slices, as a fraction of one core. */
   generatorCpu: number;
+  /** Median share of the slice the generator's event loop was busy, 0–1; NaN in results that lack it. */
+  generatorBusy: number;
   /** Median load of the service: its busiest event loop's utilisation, or (without health data) its CPU in cores. */
   serviceLoad: number;
   serviceLoadSource: 'event-loop' | 'cpu';
@@ -417,7 +421,15 @@ export type HealthHint =
   | { kind: 'gc-pressure'; scenario: string; baseMsPer1k: number; headMsPer1k: number }
   | { kind: 'cpu-per-request'; scenario: string; baseUs: number; headUs: number; change: number; profiled: boolean }
   | { kind: 'waiting-outside'; scenario: string; change: number; headUtilization: number }
-  | { kind: 'generator-bound'; scenario: string; sides: Side[]; generatorCpu: number; serviceLoad: number; serviceLoadSource: 'event-loop' | 'cpu' };
+  | {
+      kind: 'generator-bound';
+      scenario: string;
+      sides: Side[];
+      generatorBusy: number;
+      generatorCpu: number;
+      serviceLoad: number;
+      serviceLoadSource: 'event-loop' | 'cpu';
+    };
 
 export interface HealthAnalysis {
   comparisons: HealthComparison[];
