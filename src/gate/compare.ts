@@ -81,12 +81,14 @@ function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
 }
 
 /**
- * Results → verdicts, as in shared/design/measurement.md §6–8 and §12: per HTTP metric, the
- * paired log-ratios ln(head/base) of its slices, and per micro-benchmark those of its processes
- * (one ops/s per process, paired by round); the Hodges–Lehmann estimate with its
- * distribution-free 95% interval; the Wilcoxon signed-rank p; Holm across the gated comparisons
- * of the whole run. Pure: the same results always give the same analysis (the CLI's `report`
- * relies on it).
+ * Results → verdicts, as in shared/design/measurement.md §6–8, §11 and §12: per HTTP metric and
+ * per service-health metric, the paired log-ratios ln(head/base) of its slices, and per
+ * micro-benchmark those of its processes (one ops/s per process, paired by round); the
+ * Hodges–Lehmann estimate with its distribution-free 95% interval; the Wilcoxon signed-rank p;
+ * Holm across the gated comparisons of the whole run. Then gate/health.ts adds the absolute
+ * floors, the memory-growth rule and the load-generator check (which can make a throughput
+ * verdict inconclusive). Pure: the same results always give the same analysis (the CLI's
+ * `report` relies on it).
  */
 export function compareResults(results: Results): Analysis {
   const { config } = results;

@@ -93,7 +93,7 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
   return [
     {
       scenario: growth.scenario,
-      metric: 'heap growth / 10k requests',
+      metric: 'heap growth / 10k req',
       gated: growth.gated,
       base: formatGrowth((growth.base.bytesPerRequest * 1e4) / 1e6),
       head: formatGrowth((growth.head.bytesPerRequest * 1e4) / 1e6),
@@ -103,7 +103,7 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
     },
     {
       scenario: growth.scenario,
-      metric: 'heap / RSS, last slice',
+      metric: 'heap / RSS at end',
       gated: false,
       base: at('base'),
       head: at('head'),
@@ -113,7 +113,7 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
     },
     {
       scenario: growth.scenario,
-      metric: 'active handles, last slice',
+      metric: 'active handles',
       gated: false,
       base: formatCount(growth.base.lastActiveHandles),
       head: formatCount(growth.head.lastActiveHandles),
@@ -149,7 +149,7 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
     if (rows.length > 0) {
       rows.push({
         scenario: name,
-        metric: 'processes reporting',
+        metric: 'processes',
         gated: false,
         base: processCounts(results, name, 'base'),
         head: processCounts(results, name, 'head'),
@@ -166,7 +166,7 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
       };
       rows.push({
         scenario: name,
-        metric: 'load generator busy / CPU',
+        metric: 'generator busy / CPU',
         gated: false,
         base: load('base'),
         head: load('head'),

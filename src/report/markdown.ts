@@ -202,8 +202,14 @@ function renderMethod(results: Results): string {
         `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
       ]
     : [];
+  const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health))
+    ? [
+        'Service health was measured inside the service during the same slices; its paired metrics get the same test, an event-loop delay must also be worse by its absolute minimum, and heap growth is judged by the trend of post-GC heap against the requests served.',
+      ]
+    : [];
   return [
     ...http,
+    ...health,
     ...benchmarks,
     'Each change is the Hodges–Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,

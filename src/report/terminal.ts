@@ -287,22 +287,25 @@ function healthVerdict(cell: HealthCell): [string, Style | null] {
   }
 }
 
-/** The service-health table and its hints, after the verdict tables. */
-function renderHealth(results: Results, analysis: Analysis, width: number, paint: Paint): string[] {
+const HEALTH_COLUMNS: Column[] = [{ header: 'metric', align: 'left' }, ...COLUMNS.slice(2)];
+
+/**
+ * The service-health tables (one per scenario, under its name: the rows are wide) and their
+ * hints. Never shortened to a width: the metric names are perfgate's own and short, and a cut
+ * one would lose its gated mark.
+ */
+function renderHealth(results: Results, analysis: Analysis, paint: Paint): string[] {
   const rows = healthRows(results, analysis);
   const hints = analysis.health?.hints ?? [];
   if (rows.length === 0 && hints.length === 0) return [];
-  const verdicts = rows.map((row) => healthVerdict(row.cell));
-  const cells = rows.map((row, i) => [
-    row.firstOfScenario ? sanitizeText(row.scenario) : '',
-    row.metric + (row.gated ? GATED_MARK : ''),
-    row.base,
-    row.head,
-    row.change,
-    verdicts[i]![0],
-  ]);
   const lines = ['', `service health — ${describeHealthMethod(results)}:`];
-  if (rows.length > 0) lines.push(...renderGrid(COLUMNS, cells, verdicts.map((v) => v[1]), width, paint));
+  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
+    const own = rows.filter((r) => r.scenario === scenario);
+    const verdicts = own.map((row) => healthVerdict(row.cell));
+    const cells = own.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ''), row.base, row.head, row.change, verdicts[i]![0]]);
+    const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
+    lines.push(sanitizeText(scenario), ...grid.map((line) => line.replace(/\s+$/, '')));
+  }
   for (const hint of hints) {
     const mark = isWarningHint(hint) ? paint('!', 'yellow') : '→';
     lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${describeHint(hint)}`);
@@ -372,7 +375,7 @@ export function renderTerminal(results: Results, analysis: Analysis, options: Te
     // A project with micro-benchmarks alone has no HTTP table.
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
-    ...renderHealth(results, analysis, width, paint),
+    ...renderHealth(results, analysis, paint),
     ...renderHotFunctions(results, options, width, paint),
     ...renderWarnings(results, analysis, paint),
     ...renderFailures(results),

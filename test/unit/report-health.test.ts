@@ -1,11 +1,16 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { wantsNewComment } from '../../src/action/decision.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { renderReport } from '../../src/report/comment.js';
 import { describeHint, formatGrowth } from '../../src/report/health.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { HealthHint, Results } from '../../src/results/types.js';
+import { runCli } from '../helpers/cli.js';
 import { HEALTHY, healthResults } from '../helpers/health.js';
 import { resultsFromPairs } from '../helpers/results.js';
 import { matchSnapshot } from '../helpers/snapshot.js';
@@ -40,7 +45,7 @@ describe('service health in the reports', () => {
     assert.match(text, /\| GET \/hello \| \*\*event-loop delay p99\*\* \| 1\.\d+ ms \| 4\d\.\d ms \| \+[\d,]+% \(.*\) \| ❌ regression \|/);
     assert.match(text, /- 💡 \*\*GET \/hello:\*\* event loop blocked up to 4\d\d ms in head \(base [\d.]+ ms\): a synchronous call holds the loop — turn on profiling/);
     assert.match(text, /- ⚠️ \*\*GET \/hello:\*\* heap grows \\~1\.\d MB per 10k requests in head only \(base \+0\.0\d+ MB\): possible leak/);
-    assert.match(text, /\| {2}\| heap growth \/ 10k requests \| \+0\.0\d+ MB \| \+1\.\d MB \| \+1\.\d MB \| ⚠️ possible leak \|/);
+    assert.match(text, /\| {2}\| heap growth \/ 10k req \| \+0\.0\d+ MB \| \+1\.\d MB \| \+1\.\d MB \| ⚠️ possible leak \|/);
     assert.match(text, /garbage collection takes 1\.\d+ ms per 1,000 requests in head \(base 8\d\d µs\)/);
   });
 
@@ -66,7 +71,7 @@ describe('service health in the reports', () => {
     const bound = { ...HEALTHY, utilization: 0.3, generatorCpu: 0.66, generatorBusy: 0.95 };
     const results = healthResults(20, { base: bound, head: bound });
     const markdown = renderMarkdown(results, compareResults(results));
-    assert.match(markdown, /\| {2}\| load generator busy \/ CPU \| 9\d(\.\d)?% \/ 6\d(\.\d)?% \| .* \| {2}\| ⚠️ at its limit \|/);
+    assert.match(markdown, /\| {2}\| generator busy \/ CPU \| 9\d(\.\d)?% \/ 6\d(\.\d)?% \| .* \| {2}\| ⚠️ at its limit \|/);
     assert.match(markdown, /- ⚠️ \*\*GET \/hello:\*\* the load generator was busy 9\d(\.\d)?% of the time \(6\d(\.\d)?% of a CPU core\) in most base and head slices while the service's busiest event loop was [23]\d(\.\d)?% busy: throughput measures the generator, not the service/);
     assert.match(markdown, /\| GET \/hello \| \*\*throughput\*\* \| .* \| ❔ inconclusive \|/);
     assert.match(renderTerminal(results, compareResults(results)), /! GET \/hello: the load generator was busy/);
@@ -76,6 +81,27 @@ describe('service health in the reports', () => {
     const results = resultsFromPairs(Array.from({ length: 12 }, () => [1000, 1000]));
     assert.doesNotMatch(renderMarkdown(results, compareResults(results)), /Service health/);
     assert.doesNotMatch(renderTerminal(results, compareResults(results)), /service health/);
+  });
+
+  it('perfgate report renders a results.json written before health existed (no health fields, no health rules)', async () => {
+    const results = resultsFromPairs(Array.from({ length: 12 }, (_, i) => [1000 + i, 1000 - i]));
+    const { event_loop_delay_p99: _a, event_loop_delay_max: _b, event_loop_utilization: _c, gc_per_request: _d, heap_growth: _e, ...gate } =
+      results.config.gate;
+    const old = { ...results, config: { ...results.config, gate } };
+    const dir = mkdtempSync(join(tmpdir(), 'perfgate-old-results-'));
+    writeFileSync(join(dir, 'results.json'), JSON.stringify(old));
+    const run = await runCli(['report', join(dir, 'results.json'), '--markdown', join(dir, 'report.md')], dir);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^\nperfgate: .* — ✓ passing/);
+    assert.doesNotMatch(run.stdout, /service health/);
+  });
+
+  it('a possible leak counts as a change for comment: on-change', () => {
+    const results = healthResults(20, { base: HEALTHY, head: { ...HEALTHY, heapBytesPerRequest: 120 } });
+    const analysis = compareResults(results);
+    assert.ok(analysis.comparisons.every((c) => c.verdict === 'unchanged'), 'the HTTP metrics did not move');
+    assert.equal(wantsNewComment('on-change', analysis), true);
+    assert.equal(wantsNewComment('on-change', compareResults(healthResults(30, { base: HEALTHY, head: HEALTHY }, { noise: 0.03 }))), false);
   });
 
   it('a comment that must shrink keeps the notable health rows and every hint', () => {
