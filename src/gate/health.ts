@@ -349,12 +349,12 @@ function findHints(
     }
     const growth = heap.find((h) => h.scenario === scenario);
     if (growth && (growth.verdict === 'regression' || growth.verdict === 'improvement')) {
-      hints.push({
-        kind: growth.verdict === 'regression' ? 'possible-leak' : 'leak-gone',
-        scenario,
-        baseMbPer10k: mbPer10k(growth.base.bytesPerRequest),
-        headMbPer10k: mbPer10k(growth.head.bytesPerRequest),
-      });
+      const rates = { scenario, baseMbPer10k: mbPer10k(growth.base.bytesPerRequest), headMbPer10k: mbPer10k(growth.head.bytesPerRequest) };
+      hints.push(
+        growth.verdict === 'regression'
+          ? { kind: 'possible-leak', ...rates, headBlocksMbPer10k: growth.head.blocks.filter((b) => b !== null).map(mbPer10k) }
+          : { kind: 'leak-gone', ...rates },
+      );
     }
     const gc = health('gc_per_request');
     if (gc?.verdict === 'regression') hints.push({ kind: 'gc-pressure', scenario, baseMsPer1k: gc.baseMedian, headMsPer1k: gc.headMedian });

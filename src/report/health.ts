@@ -184,8 +184,11 @@ export function describeHint(hint: HealthHint): string {
   switch (hint.kind) {
     case 'blocked-loop':
       return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop — ${hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see which function'}`;
-    case 'possible-leak':
-      return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)`;
+    case 'possible-leak': {
+      // every block rises (the rule requires it): its own rates show the leak is no one-off
+      const blocks = hint.headBlocksMbPer10k.length > 1 ? `; in each block ${hint.headBlocksMbPer10k.map(formatGrowth).join(', ')}` : '';
+      return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}${blocks}): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)`;
+    }
     case 'leak-gone':
       return `heap grew ~${formatGrowth(hint.baseMbPer10k).slice(1)} per 10k requests in base and no longer does in head (${formatGrowth(hint.headMbPer10k)}): a leak fixed`;
     case 'gc-pressure':

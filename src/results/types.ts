@@ -416,7 +416,7 @@ export interface GeneratorCheck {
 /** A finding worth a sentence in the report; the numbers come from the comparisons (src/report/health.ts words it). */
 export type HealthHint =
   | { kind: 'blocked-loop'; scenario: string; side: Side; baseMaxUs: number; headMaxUs: number; profiled: boolean }
-  | { kind: 'possible-leak'; scenario: string; baseMbPer10k: number; headMbPer10k: number }
+  | { kind: 'possible-leak'; scenario: string; baseMbPer10k: number; headMbPer10k: number; headBlocksMbPer10k: number[] }
   | { kind: 'leak-gone'; scenario: string; baseMbPer10k: number; headMbPer10k: number }
   | { kind: 'gc-pressure'; scenario: string; baseMsPer1k: number; headMsPer1k: number }
   | { kind: 'cpu-per-request'; scenario: string; baseUs: number; headUs: number; change: number; profiled: boolean }

@@ -68,7 +68,7 @@ test('every request kept in a map in head: "possible leak"', async (t) => {
   // ~150 bytes kept per request: about 1.5 MB per 10,000 requests
   assert.ok(growth.change > 0.5 && growth.change < 5, `head grows ${growth.change} MB per 10k requests more than base`);
   assert.ok(analysis.health!.hints.some((h) => h.kind === 'possible-leak'));
-  assert.match(healthSection(markdown), /⚠️ \*\*GET \/work:\*\* heap grows \\~[\d.]+ MB per 10k requests in head only \(base [+−]?[\d.]+ MB\): possible leak/);
+  assert.match(healthSection(markdown), /⚠️ \*\*GET \/work:\*\* heap grows \\~[\d.]+ MB per 10k requests in head only \(base [+−]?[\d.]+ MB; in each block \+[\d.]+ MB, \+[\d.]+ MB\): possible leak/);
   assert.match(markdown, /⚠️ possible leak \|/);
 });
 
