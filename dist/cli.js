@@ -58353,7 +58353,7 @@ var Service = class _Service {
     if (command2 === null) throw new Error("Service.start: service.start is not set");
     const port = await freePort();
     writeFileSync3(options.statusFile, "");
-    const health = options.profiling ? null : await HealthChannel.open();
+    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
     const env = {
       NODE_ENV: "production",
       ...options.env,
@@ -61047,6 +61047,9 @@ function formatHealthValue(metric, value) {
   if (metric === "gc_per_request") return formatDurationUs(value * 1e3);
   return formatDurationUs(value);
 }
+function megabytes(bytes) {
+  return Number.isFinite(bytes) ? String(Number((bytes / 1e6).toPrecision(3))) : "n/a";
+}
 function formatGrowth(mb) {
   if (!Number.isFinite(mb)) return "n/a";
   const digits = String(Number(Math.abs(mb).toPrecision(2)));
@@ -61075,15 +61078,14 @@ function comparisonRow(c) {
 }
 function heapRows(growth) {
   const tone = verdictTone(growth);
-  const mb = (bytes) => String(Number((bytes / 1e6).toPrecision(3)));
-  const at = (side) => `${mb(growth[side].lastHeapBytes)} / ${mb(growth[side].lastRssBytes)} MB`;
+  const at = (side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
   return [
     {
       scenario: growth.scenario,
       metric: "heap growth / 10k req",
       gated: growth.gated,
-      base: formatGrowth(growth.base.bytesPerRequest * 1e4 / 1e6),
-      head: formatGrowth(growth.head.bytesPerRequest * 1e4 / 1e6),
+      base: formatGrowth(mbPer10k(growth.base.bytesPerRequest)),
+      head: formatGrowth(mbPer10k(growth.head.bytesPerRequest)),
       change: formatGrowth(growth.change),
       cell: { kind: "leak", tone },
       notable: tone !== "neutral"
@@ -61123,7 +61125,7 @@ function healthRows(results, analysis) {
   if (!health) return [];
   return results.scenarios.flatMap((scenario) => {
     const name = scenario.name;
-    const comparisons = health.comparisons.filter((c) => c.scenario === name).sort((a, b) => Number(b.gated) - Number(a.gated) || Object.keys(HEALTH_METRIC_NAMES).indexOf(a.metric) - Object.keys(HEALTH_METRIC_NAMES).indexOf(b.metric));
+    const comparisons = health.comparisons.filter((c) => c.scenario === name).sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
     const growth = health.heap.find((h) => h.scenario === name);
     const generator = health.generator.find((g) => g.scenario === name);
     const rows = [...comparisons.map(comparisonRow), ...growth ? heapRows(growth) : []];

@@ -61,7 +61,8 @@ function startHealth(socketPath) {
 
   function send(message) {
     if (socket.destroyed || !socket.writable) return;
-    if (worker === null) worker = require('node:cluster').isWorker === true;
+    // Only a process with an IPC channel can be a worker: others never load the cluster module.
+    if (worker === null) worker = typeof process.send === 'function' && require('node:cluster').isWorker === true;
     socket.write(`${JSON.stringify({ ...message, pid: process.pid, ppid: process.ppid, worker })}\n`);
   }
 

@@ -4,8 +4,8 @@
  * and the hints, in words a developer acts on, every number taken from the analysis. Shared by
  * the markdown and terminal renderers, which choose only how it looks; pure.
  */
-import type { HealthMetricId } from '../config/types.js';
-import { aggregateHealth } from '../gate/health.js';
+import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
+import { aggregateHealth, mbPer10k } from '../gate/health.js';
 import type { Analysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from './format.js';
 import { type Tone, verdictTone } from './verdicts.js';
@@ -29,10 +29,9 @@ function formatHealthValue(metric: HealthMetricId, value: number): string {
   return formatDurationUs(value);
 }
 
-/** Bytes as MB (10^6 bytes), three significant digits: 8.33 MB, 61 MB, 0.5 MB. */
-export function formatMegabytes(bytes: number): string {
-  if (!Number.isFinite(bytes)) return 'n/a';
-  return `${Number((bytes / 1e6).toPrecision(3))} MB`;
+/** Bytes as a number of MB (10^6 bytes), three significant digits, for "heap / RSS" cells: 8.33, 61, 0.5. */
+function megabytes(bytes: number): string {
+  return Number.isFinite(bytes) ? String(Number((bytes / 1e6).toPrecision(3))) : 'n/a';
 }
 
 /** A growth in MB per 10,000 requests, signed, two significant digits: +1.2 MB, −0.033 MB. */
@@ -88,15 +87,14 @@ function comparisonRow(c: HealthComparison): Omit<HealthRow, 'firstOfScenario'> 
 
 function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenario'>[] {
   const tone = verdictTone(growth);
-  const mb = (bytes: number) => String(Number((bytes / 1e6).toPrecision(3)));
-  const at = (side: Side) => `${mb(growth[side].lastHeapBytes)} / ${mb(growth[side].lastRssBytes)} MB`;
+  const at = (side: Side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
   return [
     {
       scenario: growth.scenario,
       metric: 'heap growth / 10k req',
       gated: growth.gated,
-      base: formatGrowth((growth.base.bytesPerRequest * 1e4) / 1e6),
-      head: formatGrowth((growth.head.bytesPerRequest * 1e4) / 1e6),
+      base: formatGrowth(mbPer10k(growth.base.bytesPerRequest)),
+      head: formatGrowth(mbPer10k(growth.head.bytesPerRequest)),
       change: formatGrowth(growth.change),
       cell: { kind: 'leak', tone },
       notable: tone !== 'neutral',
@@ -142,7 +140,7 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
     const name = scenario.name;
     const comparisons = health.comparisons
       .filter((c) => c.scenario === name)
-      .sort((a, b) => Number(b.gated) - Number(a.gated) || Object.keys(HEALTH_METRIC_NAMES).indexOf(a.metric) - Object.keys(HEALTH_METRIC_NAMES).indexOf(b.metric));
+      .sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
     const growth = health.heap.find((h) => h.scenario === name);
     const generator = health.generator.find((g) => g.scenario === name);
     const rows: Omit<HealthRow, 'firstOfScenario'>[] = [...comparisons.map(comparisonRow), ...(growth ? heapRows(growth) : [])];

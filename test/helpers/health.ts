@@ -104,3 +104,10 @@ export function healthResults(
   }
   return results;
 }
+
+/** The results as a perfgate from before health wrote them: no health rules in the config. */
+export function withoutHealthRules(results: Results): Results {
+  const { event_loop_delay_p99: _a, event_loop_delay_max: _b, event_loop_utilization: _c, gc_per_request: _d, heap_growth: _e, ...gate } =
+    results.config.gate;
+  return { ...results, config: { ...results.config, gate } };
+}

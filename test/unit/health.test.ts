@@ -16,7 +16,7 @@ import {
 } from '../../src/gate/health.js';
 import type { HeapTrend, MetricComparison, ScenarioResults, Verdict } from '../../src/results/types.js';
 import { kendallS, seasonalKendall, theilSenSlope } from '../../src/stats/trend.js';
-import { HEALTHY, healthResults, processHealth } from '../helpers/health.js';
+import { HEALTHY, healthResults, processHealth, withoutHealthRules } from '../helpers/health.js';
 import { FIXTURES, ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
@@ -285,10 +285,7 @@ describe('compareResults with health', () => {
     assert.equal(analysis.health, undefined);
     assert.equal(analysis.comparisons.some((c) => c.generatorBound !== undefined), false);
     // and a config without the health rules (an older results.json) still reads
-    const { event_loop_delay_p99: _a, event_loop_delay_max: _b, event_loop_utilization: _c, gc_per_request: _d, heap_growth: _e, ...gate } =
-      results.config.gate;
-    const older = healthResults(12, { base: HEALTHY, head: HEALTHY });
-    older.config = { ...older.config, gate };
+    const older = withoutHealthRules(healthResults(12, { base: HEALTHY, head: HEALTHY }));
     assert.equal(compareResults(older).health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!.gated, true);
   });
 

@@ -11,7 +11,7 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { HealthHint, Results } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
-import { HEALTHY, healthResults } from '../helpers/health.js';
+import { HEALTHY, healthResults, withoutHealthRules } from '../helpers/health.js';
 import { resultsFromPairs } from '../helpers/results.js';
 import { matchSnapshot } from '../helpers/snapshot.js';
 
@@ -84,10 +84,7 @@ describe('service health in the reports', () => {
   });
 
   it('perfgate report renders a results.json written before health existed (no health fields, no health rules)', async () => {
-    const results = resultsFromPairs(Array.from({ length: 12 }, (_, i) => [1000 + i, 1000 - i]));
-    const { event_loop_delay_p99: _a, event_loop_delay_max: _b, event_loop_utilization: _c, gc_per_request: _d, heap_growth: _e, ...gate } =
-      results.config.gate;
-    const old = { ...results, config: { ...results.config, gate } };
+    const old = withoutHealthRules(resultsFromPairs(Array.from({ length: 12 }, (_, i) => [1000 + i, 1000 - i])));
     const dir = mkdtempSync(join(tmpdir(), 'perfgate-old-results-'));
     writeFileSync(join(dir, 'results.json'), JSON.stringify(old));
     const run = await runCli(['report', join(dir, 'results.json'), '--markdown', join(dir, 'report.md')], dir);
