@@ -61063,6 +61063,11 @@ function describeHealthLimit(c) {
   }
   return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
 }
+function absoluteText(c) {
+  if (!(c.min > 0) || !Number.isFinite(c.absoluteChange)) return "";
+  const value = formatHealthValue(c.metric, c.absoluteChange);
+  return ` \xB7 ${c.absoluteChange > 0 ? "+" : ""}${value}`;
+}
 function comparisonRow(c) {
   const tone = verdictTone(c);
   return {
@@ -61071,7 +61076,7 @@ function comparisonRow(c) {
     gated: c.gated,
     base: formatHealthValue(c.metric, c.baseMedian),
     head: formatHealthValue(c.metric, c.headMedian),
-    change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}${absoluteText(c)}`,
     cell: { kind: "verdict", tone },
     notable: tone !== "neutral"
   };

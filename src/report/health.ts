@@ -71,6 +71,13 @@ export interface HealthRow {
   notable: boolean;
 }
 
+/** A metric with an absolute floor also shows its absolute change (what the floor is judged on): "· +28.4 ms". */
+function absoluteText(c: HealthComparison): string {
+  if (!(c.min > 0) || !Number.isFinite(c.absoluteChange)) return '';
+  const value = formatHealthValue(c.metric, c.absoluteChange);
+  return ` · ${c.absoluteChange > 0 ? '+' : ''}${value}`;
+}
+
 function comparisonRow(c: HealthComparison): Omit<HealthRow, 'firstOfScenario'> {
   const tone = verdictTone(c);
   return {
@@ -79,7 +86,7 @@ function comparisonRow(c: HealthComparison): Omit<HealthRow, 'firstOfScenario'> 
     gated: c.gated,
     base: formatHealthValue(c.metric, c.baseMedian),
     head: formatHealthValue(c.metric, c.headMedian),
-    change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}${absoluteText(c)}`,
     cell: { kind: 'verdict', tone },
     notable: tone !== 'neutral',
   };

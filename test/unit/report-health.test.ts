@@ -42,7 +42,7 @@ describe('service health in the reports', () => {
   it('says what to do, with the numbers of the table', () => {
     const results = blockingAndLeaking();
     const text = section(renderMarkdown(results, compareResults(results)));
-    assert.match(text, /\| GET \/hello \| \*\*event-loop delay p99\*\* \| 1\.\d+ ms \| 4\d\.\d ms \| \+[\d,]+% \(.*\) \| ❌ regression \|/);
+    assert.match(text, /\| GET \/hello \| \*\*event-loop delay p99\*\* \| 1\.\d+ ms \| 4\d\.\d ms \| \+[\d,]+% \(.*\) · \+4\d(\.\d)? ms \| ❌ regression \|/);
     assert.match(text, /- 💡 \*\*GET \/hello:\*\* event loop blocked up to 4\d\d ms in head \(base [\d.]+ ms\): a synchronous call holds the loop — turn on profiling/);
     assert.match(text, /- ⚠️ \*\*GET \/hello:\*\* heap grows \\~1\.\d MB per 10k requests in head only \(base \+0\.0\d+ MB; in each block \+1\.\d MB, \+1\.\d MB\): possible leak/);
     assert.match(text, /\| {2}\| heap growth \/ 10k req \| \+0\.0\d+ MB \| \+1\.\d MB \| \+1\.\d MB \| ⚠️ possible leak \|/);
