@@ -36989,8 +36989,8 @@ var require_autocannon = __commonJS({
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname as dirname3, join as join11, resolve } from "node:path";
+import { tmpdir as tmpdir2 } from "node:os";
+import { dirname as dirname3, join as join12, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -56939,6 +56939,15 @@ function parsePercent(value) {
 function formatPercent(fraction) {
   return `${Number((fraction * 100).toPrecision(12))}%`;
 }
+var SIZE_PATTERN = /^\d+(?:\.\d+)?(?:MB|kB)$/;
+function parseSizeMb(value) {
+  if (typeof value === "number") return value;
+  const amount = Number(value.slice(0, -2));
+  return value.endsWith("kB") ? amount / 1e3 : amount;
+}
+function formatSizeMb(mb) {
+  return `${Number(mb.toPrecision(12))}MB`;
+}
 
 // src/config/schema.ts
 var DEFAULT_GATE = {
@@ -56947,10 +56956,18 @@ var DEFAULT_GATE = {
   latency_p90: { limit: 0.1, gated: false },
   latency_p99: { limit: 0.15, gated: true },
   cpu_per_request: { limit: 0.1, gated: false },
+  // Service health (docs/health.md). A loop stalled for tens of ms delays every request waiting
+  // behind it, yet may barely move req/s: gated, but only past an absolute 10 ms as well, so a
+  // 0.1 → 0.2 ms change on a fast loop never fails a build.
+  event_loop_delay_p99: { limit: 0.5, gated: true, min: 1e4 },
+  event_loop_delay_max: { limit: 0.5, gated: false, min: 1e4 },
+  event_loop_utilization: { limit: 0.1, gated: false },
+  gc_per_request: { limit: 0.25, gated: false },
   // Gated like throughput: a benchmark the project chose to keep is a promise about speed. Each
   // process gives one number, so the rounds decide what can be detected (docs/benchmarks.md).
   benchmarks: { limit: 0.1, gated: true }
 };
+var DEFAULT_HEAP_GROWTH = { limitMbPer10k: 0.5, gated: false };
 var START_REQUIRED = "is required: set it in perfgate.yml or pass --start / the start input";
 var SCENARIOS_REQUIRED = 'is required: list at least one in perfgate.yml (e.g. "- GET /hello") or pass --scenario / the scenarios input; or list micro-benchmark files under benchmarks';
 var docNotes = external_exports.registry();
@@ -57213,26 +57230,104 @@ var gateRuleInput = external_exports.union(
   id: "gateRule",
   description: "A limit (5% or 5: gated), off / false (information only), or { limit, gated }."
 }).register(docNotes, { type: "percentage, off, false or { limit, gated }" });
+var delayGateRuleInput = external_exports.union(
+  [
+    limitSchema,
+    external_exports.literal("off"),
+    external_exports.literal(false),
+    external_exports.strictObject({
+      limit: limitSchema.optional().describe("Relative limit: 5% or 5 (percent), above 0% and at most 100%."),
+      min: duration3({ minMs: 0, maxMs: 6e4 }).optional().describe(
+        "Absolute increase the change must also exceed to count, e.g. 10ms: a duration, 0s to 1m (0s: none)."
+      ),
+      gated: external_exports.boolean().optional().describe(
+        "Whether a significant change beyond the limit (and min) fails the build. Default: true when limit is given, else the metric's default."
+      )
+    })
+  ],
+  { error: `is not a gate rule; ${GATE_RULE_HINT.replace("{ limit: 5%, gated: true }", "{ limit: 50%, min: 10ms, gated: true }")}` }
+).meta({
+  id: "delayGateRule",
+  description: "A limit (50% or 50: gated), off / false (information only), or { limit, min, gated }: a change counts only when it is beyond limit and beyond min."
+}).register(docNotes, { type: "percentage, off, false or { limit, min, gated }" });
+function resolveRule(rule, defaults) {
+  const floor = defaults.min === void 0 ? {} : { min: defaults.min };
+  if (rule === "off" || rule === false) return { limit: defaults.limit, gated: false, ...floor };
+  if (typeof rule === "number") return { limit: rule, gated: true, ...floor };
+  return {
+    limit: rule.limit ?? defaults.limit,
+    gated: rule.gated ?? (rule.limit !== void 0 ? true : defaults.gated),
+    // durations resolve to ms; the floor is kept in the metric's unit, µs
+    ...rule.min !== void 0 ? { min: rule.min * 1e3 } : floor
+  };
+}
 function gateRule(metric, what) {
   const defaults = DEFAULT_GATE[metric];
   const defaultInput = defaults.gated ? formatPercent(defaults.limit) : { limit: formatPercent(defaults.limit), gated: false };
-  return gateRuleInput.transform((rule) => {
-    if (rule === "off" || rule === false) return { limit: defaults.limit, gated: false };
-    if (typeof rule === "number") return { limit: rule, gated: true };
-    return {
-      limit: rule.limit ?? defaults.limit,
-      gated: rule.gated ?? (rule.limit !== void 0 ? true : defaults.gated)
-    };
-  }).prefault(defaultInput).describe(
+  return gateRuleInput.transform((rule) => resolveRule(rule, defaults)).prefault(defaultInput).describe(
     `${what} Default ${formatPercent(defaults.limit)}, ${defaults.gated ? "gated" : "information only"}.`
   );
 }
+function delayGateRule(metric, what) {
+  const defaults = DEFAULT_GATE[metric];
+  const min = formatDuration((defaults.min ?? 0) / 1e3);
+  const defaultInput = { limit: formatPercent(defaults.limit), min, gated: defaults.gated };
+  return delayGateRuleInput.transform((rule) => resolveRule(rule, defaults)).prefault(defaultInput).describe(
+    `${what} Default ${formatPercent(defaults.limit)} and at least ${min}, ${defaults.gated ? "gated" : "information only"}.`
+  );
+}
+var GROWTH_HINT = "write e.g. 0.5MB or 200kB (per 10,000 requests; a bare number is MB), above 0 and at most 1000MB";
+var growthSchema = external_exports.union([external_exports.number(), external_exports.string().regex(SIZE_PATTERN, { error: `is not a size; ${GROWTH_HINT}` })], {
+  error: `is not a size; ${GROWTH_HINT}`
+}).transform((value, ctx) => {
+  const mb = parseSizeMb(value);
+  if (!(mb > 0 && mb <= 1e3)) {
+    ctx.addIssue({ code: "custom", input: value, message: `is out of range; ${GROWTH_HINT}` });
+    return external_exports.NEVER;
+  }
+  return mb;
+}).meta({ id: "heapGrowth", description: "Heap growth per 10,000 requests: 0.5MB, 200kB, or a number of MB." }).register(docNotes, { type: "size per 10,000 requests" });
+var heapGrowthSchema = external_exports.union(
+  [
+    growthSchema,
+    external_exports.literal("off"),
+    external_exports.literal(false),
+    external_exports.strictObject({
+      limit: growthSchema.optional().describe("How much faster head's heap must grow than base's, per 10,000 requests: 0.5MB, 200kB or a number of MB."),
+      gated: external_exports.boolean().optional().describe("Whether a possible leak fails the build. Default: true when limit is given, else false.")
+    })
+  ],
+  { error: "is not a heap growth rule; write a size (0.5MB), off / false for information only, or { limit: 0.5MB, gated: true }" }
+).transform((rule) => {
+  const defaults = DEFAULT_HEAP_GROWTH;
+  if (rule === "off" || rule === false) return { limitMbPer10k: defaults.limitMbPer10k, gated: false };
+  if (typeof rule === "number") return { limitMbPer10k: rule, gated: true };
+  return {
+    limitMbPer10k: rule.limit ?? defaults.limitMbPer10k,
+    gated: rule.gated ?? (rule.limit !== void 0 ? true : defaults.gated)
+  };
+}).prefault(
+  DEFAULT_HEAP_GROWTH.gated ? formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k) : { limit: formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k), gated: false }
+).describe(
+  `The memory-growth rule: a "possible leak" when head's post-GC heap keeps rising with the requests served, in every block, while base's does not, and head grows faster than base by more than the limit (per 10,000 requests). A trend rule, not a paired test. Default ${formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k)}, ${DEFAULT_HEAP_GROWTH.gated ? "gated" : "information only"}.`
+).register(docNotes, { type: "size, off, false or { limit, gated }" });
 var gateSchema = external_exports.strictObject({
   throughput: gateRule("throughput", "Requests per second; lower is worse."),
   latency_p50: gateRule("latency_p50", "Median latency; higher is worse."),
   latency_p90: gateRule("latency_p90", "90th percentile latency; higher is worse."),
   latency_p99: gateRule("latency_p99", "99th percentile latency; higher is worse."),
   cpu_per_request: gateRule("cpu_per_request", "CPU time per request; higher is worse."),
+  event_loop_delay_p99: delayGateRule(
+    "event_loop_delay_p99",
+    "Event-loop delay, 99th percentile of the slice (the worst process's): how late the service's loop ran a timer; higher is worse."
+  ),
+  event_loop_delay_max: delayGateRule("event_loop_delay_max", "Event-loop delay, longest stall of the slice; higher is worse."),
+  event_loop_utilization: gateRule(
+    "event_loop_utilization",
+    "Share of the slice the service's busiest event loop was busy; higher is worse."
+  ),
+  gc_per_request: gateRule("gc_per_request", "Garbage-collection pause time per request (shown per 1,000 requests); higher is worse."),
+  heap_growth: heapGrowthSchema,
   benchmarks: gateRule(
     "benchmarks",
     "Operations per second of each micro-benchmark (one rule for all of them); lower is worse."
@@ -57554,7 +57649,8 @@ function tailFile(path, lines = 20) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
+import { performance } from "node:perf_hooks";
 
 // src/results/io.ts
 import { readFileSync as readFileSync3, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
@@ -57659,6 +57755,158 @@ async function fingerprint(env, cwd) {
   };
 }
 
+// src/engine/health.ts
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+var BEGIN_TIMEOUT_MS = 1e3;
+var END_TIMEOUT_MS = 5e3;
+var MAX_LINE = 64 * 1024;
+var MAX_SOCKET_PATH = 100;
+var HealthChannel = class _HealthChannel {
+  constructor(socketPath, dir, server) {
+    this.socketPath = socketPath;
+    this.dir = dir;
+    this.server = server;
+    server.on("connection", (socket) => this.accept(socket));
+  }
+  socketPath;
+  dir;
+  server;
+  peers = /* @__PURE__ */ new Set();
+  nextId = 1;
+  changed = null;
+  /** Listens on a new socket in a private (0700) temporary directory. */
+  static async open() {
+    let dir = mkdtempSync(join(tmpdir(), "perfgate-health-"));
+    if (join(dir, "health.sock").length > MAX_SOCKET_PATH) {
+      rmSync(dir, { recursive: true, force: true });
+      dir = mkdtempSync("/tmp/perfgate-health-");
+    }
+    const path = join(dir, "health.sock");
+    const server = createServer();
+    await new Promise((resolve2, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => {
+        server.off("error", reject);
+        resolve2();
+      });
+    });
+    server.unref();
+    return new _HealthChannel(path, dir, server);
+  }
+  /** Processes connected now. */
+  get connected() {
+    return this.peers.size;
+  }
+  accept(socket) {
+    const peer = { socket, pending: "", begun: 0, report: null };
+    this.peers.add(peer);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      peer.pending += chunk;
+      if (peer.pending.length > MAX_LINE) {
+        socket.destroy();
+        return;
+      }
+      for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
+        const line2 = peer.pending.slice(0, newline);
+        peer.pending = peer.pending.slice(newline + 1);
+        this.receive(peer, line2);
+      }
+    });
+    const forget = () => {
+      this.peers.delete(peer);
+      this.changed?.();
+    };
+    socket.on("error", forget);
+    socket.on("close", forget);
+  }
+  receive(peer, line2) {
+    let message;
+    try {
+      message = JSON.parse(line2);
+    } catch {
+      return;
+    }
+    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
+    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
+    this.changed?.();
+  }
+  send(peer, message) {
+    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
+`);
+  }
+  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
+  waitUntil(done, timeoutMs) {
+    return new Promise((resolve2) => {
+      const finish2 = () => {
+        clearTimeout(timer);
+        this.changed = null;
+        resolve2();
+      };
+      const timer = setTimeout(finish2, timeoutMs);
+      this.changed = () => {
+        if (done()) finish2();
+      };
+      this.changed();
+    });
+  }
+  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
+  async begin() {
+    const id = this.nextId++;
+    for (const peer of this.peers) {
+      peer.report = null;
+      this.send(peer, { op: "begin", id });
+    }
+    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
+    return id;
+  }
+  /** Closes window `id` and collects the reports of the processes that opened it. */
+  async end(id) {
+    const opened = () => [...this.peers].filter((p) => p.begun === id);
+    for (const peer of this.peers) this.send(peer, { op: "end", id });
+    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
+    const processes = opened().flatMap((p) => p.report === null ? [] : [p.report]);
+    return { processes, missing: opened().length - processes.length };
+  }
+  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
+  close() {
+    if (!this.server.listening) return;
+    for (const peer of this.peers) peer.socket.destroy();
+    this.peers.clear();
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+};
+var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+function toProcessHealth(message) {
+  const delay = message.eventLoopDelayUs;
+  const gc = message.gc ?? {};
+  const heapAfterGc = message.heapAfterGcBytes;
+  return {
+    pid: finite(message.pid),
+    ppid: finite(message.ppid),
+    worker: message.worker === true,
+    windowMs: finite(message.windowMs),
+    eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
+    eventLoopUtilization: finite(message.eventLoopUtilization),
+    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
+    heapUsedBytes: finite(message.heapUsedBytes),
+    heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
+    rssBytes: finite(message.rssBytes),
+    activeHandles: finite(message.activeHandles)
+  };
+}
+function sliceHealth(reports, requestsSinceStart) {
+  if (reports === null || reports.processes.length === 0) return null;
+  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
+}
+
 // src/engine/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 var hdr = __toESM(require_dist3(), 1);
@@ -57717,13 +57965,13 @@ async function runLoad(baseUrl, scenario, durationMs) {
 
 // src/engine/bench/discover.ts
 import { createRequire } from "node:module";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/workspace.ts
 import { execFile as execFile2 } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync as readFileSync4, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync as readFileSync4, rmSync as rmSync2 } from "node:fs";
+import { join as join2 } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve2, reject) => {
     execFile2("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
@@ -57771,14 +58019,14 @@ async function prepareTrees(request2, ports) {
         await git(["worktree", "remove", "--force", dir], root);
       } catch (e) {
         ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
-        rmSync(dir, { recursive: true, force: true });
+        rmSync2(dir, { recursive: true, force: true });
       }
     }
     if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
   };
   const addWorktree = async (side, sha) => {
     mkdirSync(request2.scratchDir, { recursive: true });
-    const dir = join(request2.scratchDir, side);
+    const dir = join2(request2.scratchDir, side);
     await git(["worktree", "add", "--detach", "--force", dir, sha], root);
     created.push(dir);
     return dir;
@@ -57814,12 +58062,12 @@ async function prepareTrees(request2, ports) {
   }
 }
 function installCommand(dir) {
-  if (existsSync(join(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
-  if (existsSync(join(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
-  if (existsSync(join(dir, "package-lock.json")) || existsSync(join(dir, "npm-shrinkwrap.json"))) return "npm ci";
-  if (!existsSync(join(dir, "package.json"))) return null;
+  if (existsSync(join2(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
+  if (existsSync(join2(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
+  if (existsSync(join2(dir, "package-lock.json")) || existsSync(join2(dir, "npm-shrinkwrap.json"))) return "npm ci";
+  if (!existsSync(join2(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync4(join(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync4(join2(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? "npm install" : null;
   } catch {
@@ -57827,7 +58075,7 @@ function installCommand(dir) {
   }
 }
 function serviceDir(tree, service) {
-  return join(tree.root, service.cwd);
+  return join2(tree.root, service.cwd);
 }
 async function setupTree(tree, options, ports) {
   const dir = serviceDir(tree, options.service);
@@ -57835,7 +58083,7 @@ async function setupTree(tree, options, ports) {
     throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
   }
   let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  if (install && !tree.temporary && existsSync(join(dir, "node_modules"))) install = null;
+  if (install && !tree.temporary && existsSync(join2(dir, "node_modules"))) install = null;
   const steps = [
     ["install", install],
     ["build", options.service.build]
@@ -57843,7 +58091,7 @@ async function setupTree(tree, options, ports) {
   for (const [phase, command2] of steps) {
     if (!command2) continue;
     ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join(options.logDir, `${tree.side}-${phase}.log`);
+    const logFile = join2(options.logDir, `${tree.side}-${phase}.log`);
     const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
     if (result.code !== 0) {
       const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
@@ -57857,7 +58105,7 @@ ${tailFile(logFile, 15)}`
 
 // src/engine/bench/glob.ts
 import { readdirSync, statSync } from "node:fs";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 var GLOB_CHARS = /[*?[{]/;
 var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
 function escapeRegExp(text2) {
@@ -57924,7 +58172,7 @@ function staticPrefix(glob) {
 function walk(root, dir, out) {
   let entries;
   try {
-    entries = readdirSync(join2(root, dir), { withFileTypes: true });
+    entries = readdirSync(join3(root, dir), { withFileTypes: true });
   } catch {
     return;
   }
@@ -57935,7 +58183,7 @@ function walk(root, dir, out) {
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
       try {
-        isFile = statSync(join2(root, relative2)).isFile();
+        isFile = statSync(join3(root, relative2)).isFile();
       } catch {
         isFile = false;
       }
@@ -57975,7 +58223,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join3(dirs[side], path);
+      const absolute = join4(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -57989,7 +58237,7 @@ function discoverBenchmarks(config2, service, trees) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join5 } from "node:path";
+import { join as join6 } from "node:path";
 
 // src/stats/normal.ts
 function polynomial(c, t) {
@@ -58306,8 +58554,8 @@ function buildBenchPlan(files, rounds, seed) {
 // src/engine/service.ts
 import { existsSync as existsSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
-import { createServer, connect } from "node:net";
-import { dirname, join as join4 } from "node:path";
+import { createServer as createServer2, connect } from "node:net";
+import { dirname, join as join5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/engine/proc-cpu.ts
@@ -58353,14 +58601,14 @@ function groupCpuSeconds(pgid) {
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join4(here, file2), join4(here, "..", "preload", file2)];
+  const candidates = [join5(here, file2), join5(here, "..", "preload", file2)];
   const found = candidates.find((p) => existsSync2(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
 }
 function freePort() {
   return new Promise((resolve2, reject) => {
-    const server = createServer();
+    const server = createServer2();
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address();
@@ -58369,11 +58617,12 @@ function freePort() {
   });
 }
 var Service = class _Service {
-  constructor(side, port, child, options) {
+  constructor(side, port, child, options, health) {
     this.side = side;
     this.port = port;
     this.child = child;
     this.options = options;
+    this.health = health;
     child.once("exit", (code, signal) => {
       this.exit = { code, signal };
     });
@@ -58382,22 +58631,27 @@ var Service = class _Service {
   port;
   child;
   options;
+  health;
   exit = null;
   stopping = false;
   /** Base URL to send load to, known once ready. */
   url = "";
+  /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
+  requestsServed = 0;
   static async start(options) {
     const command2 = options.config.start;
     if (command2 === null) throw new Error("Service.start: service.start is not set");
     const port = await freePort();
     writeFileSync3(options.statusFile, "");
+    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
     const env = {
       NODE_ENV: "production",
       ...options.env,
       ...options.config.env,
       PORT: String(port),
       PERFGATE_PORT: String(port),
-      PERFGATE_STATUS_FILE: options.statusFile
+      PERFGATE_STATUS_FILE: options.statusFile,
+      ...health && { PERFGATE_HEALTH_SOCKET: health.socketPath }
     };
     const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : "";
     env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
@@ -58409,13 +58663,14 @@ var Service = class _Service {
 `, {
       flag: "a"
     });
-    const child = startShell(command2, {
-      cwd: options.dir,
-      env,
-      logFile: options.logFile,
-      tracker: options.tracker
-    });
-    return new _Service(options.side, port, child, options);
+    let child;
+    try {
+      child = startShell(command2, { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker });
+    } catch (e) {
+      health?.close();
+      throw e;
+    }
+    return new _Service(options.side, port, child, options, health);
   }
   get pgid() {
     return this.child.pid;
@@ -58499,6 +58754,7 @@ var Service = class _Service {
     this.stopping = true;
     await stopGroup(this.pgid, graceMs);
     this.options.tracker.delete(this.pgid);
+    this.health?.close();
   }
 };
 function canConnect(host, port) {
@@ -58615,7 +58871,7 @@ async function runBenchmarks(request2, ports) {
   results.benchmarks = stored;
   writeResults(request2.resultsPath, results);
   const plan = buildBenchPlan(stored.files, config2.rounds, request2.seed);
-  const logDir = join5(request2.logDir, "benchmarks");
+  const logDir = join6(request2.logDir, "benchmarks");
   mkdirSync2(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...request2.env, ...request2.service.env };
@@ -58670,8 +58926,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join5(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join5(options.logDir, `${stem}.out.log`), stderr: join5(options.logDir, `${stem}.err.log`) };
+  const output2 = join6(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join6(options.logDir, `${stem}.out.log`), stderr: join6(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -59098,6 +59354,341 @@ function inventoryBenchmarks(benchmarks) {
   return { series, uncompared, failures, notCompared };
 }
 
+// src/stats/trend.ts
+function checkSeries(series) {
+  if (series.x.length !== series.y.length) throw new RangeError("trend: x and y differ in length");
+  for (const v of [...series.x, ...series.y]) if (!Number.isFinite(v)) throw new RangeError("trend: non-finite value");
+}
+function pairwiseSlopes(series) {
+  const slopes = [];
+  const { x, y } = series;
+  for (let i = 0; i < x.length; i++) {
+    for (let j = i + 1; j < x.length; j++) {
+      const dx = x[j] - x[i];
+      if (dx !== 0) slopes.push((y[j] - y[i]) / dx);
+    }
+  }
+  return slopes;
+}
+function theilSenSlope(blocks) {
+  blocks.forEach(checkSeries);
+  return median(blocks.flatMap(pairwiseSlopes));
+}
+function tieGroups(values) {
+  const counts = /* @__PURE__ */ new Map();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.values()].filter((t) => t > 1);
+}
+function kendallS(series) {
+  checkSeries(series);
+  const { x, y } = series;
+  const n = x.length;
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) s += Math.sign(x[j] - x[i]) * Math.sign(y[j] - y[i]);
+  }
+  return { s, variance: n < 2 ? 0 : varianceOf(n, tieGroups(x), tieGroups(y)) };
+}
+function varianceOf(n, tx, ty) {
+  const sum = (ts, f) => ts.reduce((a, t) => a + f(t), 0);
+  const v0 = n * (n - 1) * (2 * n + 5);
+  const vt = sum(tx, (t) => t * (t - 1) * (2 * t + 5));
+  const vu = sum(ty, (t) => t * (t - 1) * (2 * t + 5));
+  const v1 = sum(tx, (t) => t * (t - 1)) * sum(ty, (t) => t * (t - 1));
+  const v2 = sum(tx, (t) => t * (t - 1) * (t - 2)) * sum(ty, (t) => t * (t - 1) * (t - 2));
+  return (v0 - vt - vu) / 18 + v1 / (2 * n * (n - 1)) + (n > 2 ? v2 / (9 * n * (n - 1) * (n - 2)) : 0);
+}
+function seasonalKendall(blocks) {
+  let s = 0;
+  let variance = 0;
+  for (const block of blocks) {
+    const b = kendallS(block);
+    s += b.s;
+    variance += b.variance;
+  }
+  if (s === 0 || !(variance > 0)) return { s, variance, z: 0, p: 1 };
+  const z2 = (s - Math.sign(s)) / Math.sqrt(variance);
+  return { s, variance, z: z2, p: Math.min(1, 2 * normalCdf(-Math.abs(z2))) };
+}
+
+// src/gate/health.ts
+var SIDES2 = ["base", "head"];
+var CONFIDENCE = 0.95;
+var NONE2 = Number.NaN;
+function aggregateHealth(health) {
+  if (!health || health.processes.length === 0) return null;
+  const ps = health.processes;
+  const delays = ps.flatMap((p) => p.eventLoopDelayUs ? [p.eventLoopDelayUs] : []);
+  const maxOf = (values) => values.length === 0 ? NONE2 : Math.max(...values);
+  const sum = (f) => ps.reduce((a, p) => a + f(p), 0);
+  const gc = ps.flatMap((p) => Object.values(p.gc));
+  return {
+    processes: ps.length,
+    delayP50Us: maxOf(delays.map((d) => d.p50)),
+    delayP99Us: maxOf(delays.map((d) => d.p99)),
+    delayMaxUs: maxOf(delays.map((d) => d.max)),
+    utilization: maxOf(ps.map((p) => p.eventLoopUtilization)),
+    gcMs: gc.reduce((a, k) => a + k.ms, 0),
+    gcCount: gc.reduce((a, k) => a + k.count, 0),
+    heapAfterGcBytes: health.missing > 0 ? null : sum((p) => p.heapAfterGcBytes ?? p.heapUsedBytes),
+    heapUsedBytes: sum((p) => p.heapUsedBytes),
+    rssBytes: sum((p) => p.rssBytes),
+    activeHandles: sum((p) => p.activeHandles)
+  };
+}
+var HEALTH_METRIC_DEFINITIONS = [
+  { id: "event_loop_delay_p99", value: (_s, h) => h.delayP99Us },
+  { id: "event_loop_delay_max", value: (_s, h) => h.delayMaxUs },
+  { id: "event_loop_utilization", value: (_s, h) => h.utilization },
+  { id: "gc_per_request", value: (s, h) => s.requests > 0 ? 1e3 * h.gcMs / s.requests : NONE2 }
+];
+function healthRule(results, metric) {
+  return results.config.gate[metric] ?? DEFAULT_GATE[metric];
+}
+function heapGrowthRule(results) {
+  return results.config.gate.heap_growth ?? DEFAULT_HEAP_GROWTH;
+}
+function sliceValue(slice, definition) {
+  const health = aggregateHealth(slice.health);
+  return health === null ? NONE2 : definition.value(slice, health);
+}
+function healthSeries(results) {
+  return results.scenarios.flatMap((scenario) => {
+    if (!scenario.pairs.some((p) => p.base.health && p.head.health)) return [];
+    return HEALTH_METRIC_DEFINITIONS.map((definition) => ({
+      scenario: scenario.name,
+      metric: definition.id,
+      rule: healthRule(results, definition.id),
+      base: scenario.pairs.map((p) => sliceValue(p.base, definition)),
+      head: scenario.pairs.map((p) => sliceValue(p.head, definition))
+    }));
+  });
+}
+function decideHealthVerdict(relative2, c) {
+  if (c.min <= 0) return relative2;
+  if (relative2 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative2 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative2 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+  return "inconclusive";
+}
+function absoluteShift(series) {
+  const diffs = series ? series.base.map((b, i) => series.head[i] - b).filter(Number.isFinite) : [];
+  if (diffs.length === 0) return { estimate: NONE2, lower: Number.NEGATIVE_INFINITY, upper: Number.POSITIVE_INFINITY };
+  const interval = hodgesLehmannInterval(diffs, CONFIDENCE);
+  const reached = interval.confidence >= CONFIDENCE - 1e-9;
+  return {
+    estimate: interval.estimate,
+    lower: reached ? interval.lower : Number.NEGATIVE_INFINITY,
+    upper: reached ? interval.upper : Number.POSITIVE_INFINITY
+  };
+}
+var MIN_HEAP_SLICES = 6;
+var MIN_BLOCK_SLICES = 3;
+function mbPer10k(bytesPerRequest) {
+  return bytesPerRequest * 1e4 / 1e6;
+}
+function heapTrend(scenario, side) {
+  const byBlock = /* @__PURE__ */ new Map();
+  let last = null;
+  let n = 0;
+  for (const pair of scenario.pairs) {
+    const slice = pair[side];
+    const health = aggregateHealth(slice.health);
+    if (health === null || health.heapAfterGcBytes === null) continue;
+    const block = byBlock.get(pair.block) ?? { x: [], y: [] };
+    block.x.push(slice.health.requestsSinceStart);
+    block.y.push(health.heapAfterGcBytes);
+    byBlock.set(pair.block, block);
+    last = health;
+    n++;
+  }
+  if (last === null || n < MIN_HEAP_SLICES) return null;
+  const blocks = [...byBlock.entries()].sort((a, b) => a[0] - b[0]).map(([, series]) => series);
+  const kendall = seasonalKendall(blocks);
+  return {
+    n,
+    bytesPerRequest: theilSenSlope(blocks),
+    blocks: blocks.map((series) => series.x.length >= MIN_BLOCK_SLICES ? theilSenSlope([series]) : null),
+    s: kendall.s,
+    p: kendall.p,
+    lastHeapBytes: last.heapAfterGcBytes,
+    lastRssBytes: last.rssBytes,
+    lastActiveHandles: last.activeHandles
+  };
+}
+function rising(trend, alpha) {
+  const slopes = trend.blocks.filter((b) => b !== null);
+  return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.every((b) => b > 0);
+}
+function decideHeapGrowth(base, head, rule, alpha) {
+  const headMb = mbPer10k(head.bytesPerRequest);
+  const baseMb = mbPer10k(base.bytesPerRequest);
+  const change = headMb - baseMb;
+  if (rising(head, alpha) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return "regression";
+  if (rising(base, alpha) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return "improvement";
+  if (Math.abs(change) <= rule.limitMbPer10k) return "unchanged";
+  return "inconclusive";
+}
+function compareHeap(results, scenario) {
+  const base = heapTrend(scenario, "base");
+  const head = heapTrend(scenario, "head");
+  if (base === null || head === null) return null;
+  const rule = heapGrowthRule(results);
+  return {
+    scenario: scenario.name,
+    gated: rule.gated,
+    limit: rule.limitMbPer10k,
+    base,
+    head,
+    change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
+    verdict: decideHeapGrowth(base, head, rule, results.config.alpha)
+  };
+}
+var GENERATOR_SATURATED = 0.9;
+var SERVICE_SPARE = 0.8;
+function sliceLoad(slice) {
+  if (slice.generatorCpuSeconds === void 0 || !(slice.durationMs > 0)) return null;
+  const seconds = slice.durationMs / 1e3;
+  const generator = { generatorCpu: slice.generatorCpuSeconds / seconds, generatorBusy: slice.generatorEventLoopUtilization ?? NONE2 };
+  const health = aggregateHealth(slice.health);
+  return health !== null && Number.isFinite(health.utilization) ? { ...generator, service: health.utilization, source: "event-loop" } : { ...generator, service: slice.cpuSeconds / seconds, source: "cpu" };
+}
+function generatorBoundSlice(slice) {
+  const load = sliceLoad(slice);
+  if (load === null) return false;
+  const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
+  return saturated && load.service < SERVICE_SPARE;
+}
+function checkGenerator(scenario) {
+  const sides = {};
+  for (const side of SIDES2) {
+    const slices = scenario.pairs.map((p) => p[side]);
+    const loads = slices.map(sliceLoad).filter((l) => l !== null);
+    if (loads.length === 0) return null;
+    sides[side] = {
+      slices: loads.length,
+      boundSlices: slices.filter(generatorBoundSlice).length,
+      generatorCpu: median(loads.map((l) => l.generatorCpu)),
+      generatorBusy: median(loads.map((l) => l.generatorBusy)),
+      serviceLoad: median(loads.map((l) => l.service)),
+      serviceLoadSource: loads.every((l) => l.source === "event-loop") ? "event-loop" : "cpu"
+    };
+  }
+  return {
+    scenario: scenario.name,
+    sides,
+    bound: SIDES2.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
+  };
+}
+function markGeneratorBound(comparisons, checks) {
+  return comparisons.map((c) => {
+    const bound = checks.find((g) => g.scenario === c.scenario)?.bound ?? [];
+    if (c.metric !== "throughput" || bound.length === 0) return c;
+    const holds = c.verdict === "regression" && !bound.includes("head") || c.verdict === "improvement" && !bound.includes("base") || c.verdict === "inconclusive";
+    return { ...c, generatorBound: bound, verdict: holds ? c.verdict : "inconclusive" };
+  });
+}
+var IDLE_LOOP = 0.5;
+function findHints(results, comparisons, heap, generator, metrics) {
+  const hints = [];
+  const profiled = (scenario) => (results.profiles ?? []).some((p) => p.scenario === scenario);
+  for (const scenario of results.scenarios.map((s) => s.name)) {
+    const health = (metric2) => comparisons.find((c) => c.scenario === scenario && c.metric === metric2);
+    const metric = (id) => metrics.find((c) => c.scenario === scenario && c.metric === id);
+    const p99 = health("event_loop_delay_p99");
+    const max2 = health("event_loop_delay_max");
+    const blocked = [p99, max2].some((c) => c?.verdict === "regression");
+    if (blocked) {
+      const shown = max2 ?? p99;
+      hints.push({ kind: "blocked-loop", scenario, side: "head", baseMaxUs: shown.baseMedian, headMaxUs: shown.headMedian, profiled: profiled(scenario) });
+    }
+    const growth = heap.find((h) => h.scenario === scenario);
+    if (growth && (growth.verdict === "regression" || growth.verdict === "improvement")) {
+      const rates = { scenario, baseMbPer10k: mbPer10k(growth.base.bytesPerRequest), headMbPer10k: mbPer10k(growth.head.bytesPerRequest) };
+      hints.push(
+        growth.verdict === "regression" ? { kind: "possible-leak", ...rates, headBlocksMbPer10k: growth.head.blocks.filter((b) => b !== null).map(mbPer10k) } : { kind: "leak-gone", ...rates }
+      );
+    }
+    const gc = health("gc_per_request");
+    if (gc?.verdict === "regression") hints.push({ kind: "gc-pressure", scenario, baseMsPer1k: gc.baseMedian, headMsPer1k: gc.headMedian });
+    const cpu = metric("cpu_per_request");
+    if (cpu?.verdict === "regression") {
+      hints.push({ kind: "cpu-per-request", scenario, baseUs: cpu.baseMedian, headUs: cpu.headMedian, change: cpu.change, profiled: profiled(scenario) });
+    }
+    const latency = metric("latency_p99");
+    const utilization = health("event_loop_utilization");
+    if (latency?.verdict === "regression" && !blocked && utilization && utilization.headMedian < IDLE_LOOP) {
+      hints.push({ kind: "waiting-outside", scenario, change: latency.change, headUtilization: utilization.headMedian });
+    }
+    const check2 = generator.find((g) => g.scenario === scenario);
+    if (check2 && check2.bound.length > 0) {
+      const loads = check2.bound.map((side) => check2.sides[side]);
+      hints.push({
+        kind: "generator-bound",
+        scenario,
+        sides: check2.bound,
+        generatorBusy: Math.max(...loads.map((l) => l.generatorBusy)),
+        generatorCpu: Math.max(...loads.map((l) => l.generatorCpu)),
+        serviceLoad: Math.max(...loads.map((l) => l.serviceLoad)),
+        serviceLoadSource: loads.every((l) => l.serviceLoadSource === "event-loop") ? "event-loop" : "cpu"
+      });
+    }
+  }
+  return hints;
+}
+function analyzeHealth(results, relative2, metrics) {
+  const series = healthSeries(results);
+  const comparisons = relative2.map((c) => {
+    const rule = healthRule(results, c.metric);
+    const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
+    const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
+    return { ...c, ...withFloor, verdict: decideHealthVerdict(c.verdict, withFloor) };
+  });
+  const withPairs = results.scenarios.filter((s) => s.pairs.length > 0);
+  const heap = withPairs.map((s) => compareHeap(results, s)).filter((h) => h !== null);
+  const generator = withPairs.map(checkGenerator).filter((g) => g !== null);
+  if (comparisons.length === 0 && heap.length === 0 && generator.length === 0) return void 0;
+  return {
+    comparisons,
+    heap,
+    generator,
+    hints: findHints(results, comparisons, heap, generator, metrics),
+    failing: [...comparisons, ...heap].filter((c) => c.gated && c.verdict === "regression")
+  };
+}
+function healthWarnings(results, health) {
+  const warnings = [];
+  for (const check2 of health.generator.filter((g) => g.bound.length > 0)) {
+    const loads = check2.bound.map((side) => check2.sides[side]);
+    const busy = Math.max(...loads.map((l) => l.generatorBusy));
+    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
+    const service = Math.max(...loads.map((l) => l.serviceLoad));
+    const generatorText = Number.isFinite(busy) ? `was busy ${share(busy)} of the time (${share(cpu)} of a CPU core)` : `used ${share(cpu)} of a CPU core`;
+    const serviceText = loads[0].serviceLoadSource === "event-loop" ? `its busiest event loop was ${share(service)} busy` : `it used ${service.toFixed(2)} CPU cores`;
+    warnings.push({
+      code: "load-generator-bound",
+      scenario: check2.scenario,
+      message: `In most ${check2.bound.join(" and ")} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`
+    });
+  }
+  for (const scenario of results.scenarios) {
+    for (const side of SIDES2) {
+      const slices = scenario.pairs.map((p) => p[side]);
+      if (slices.length > 0 && slices.every((s) => s.health === null)) {
+        warnings.push({
+          code: "no-health",
+          scenario: scenario.name,
+          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`
+        });
+      }
+    }
+  }
+  return warnings;
+}
+function share(fraction) {
+  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
+}
+
 // src/gate/metrics.ts
 var METRIC_DEFINITIONS = [
   { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
@@ -59113,12 +59704,12 @@ var METRIC_DEFINITIONS = [
 
 // src/gate/compare.ts
 var MIN_RELIABLE_PAIRS = 10;
-var CONFIDENCE = 0.95;
+var CONFIDENCE2 = 0.95;
 function comparePaired(base, head, rule, alpha, higherIsBetter) {
   const ratios = base.map((b, i) => Math.log(head[i] / b)).filter(Number.isFinite);
   if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
-  const reached = interval.confidence >= CONFIDENCE - 1e-9;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
+  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
   const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
@@ -59135,7 +59726,7 @@ function comparePaired(base, head, rule, alpha, higherIsBetter) {
     p: test.p,
     detectable: Number.isFinite(halfWidth) ? (
       // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
+      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
     ) : Number.NaN,
     higherIsBetter
   };
@@ -59168,12 +59759,23 @@ function compareResults(results, options = {}) {
     const draft = comparePaired(series.base, series.head, benchRule, config2.alpha, true);
     return draft ? [{ ...series.identity, ...draft }] : [];
   });
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
+  const healthDrafts = healthSeries(results).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, series.rule, level, false);
+    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
+  });
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
   const decide = (draft, p, at) => {
     const withP = { ...draft, pAdjusted: p };
     return { ...withP, verdict: decideVerdict(withP, at) };
   };
-  const comparisons = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
+  const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
+  const healthOffset = metricDrafts.length + benchDrafts.length;
+  const health = analyzeHealth(
+    results,
+    healthDrafts.map((d, i) => decide(d, pAdjusted[healthOffset + i], level)),
+    decided
+  );
+  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
   const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
   let benchmarks;
   if (inventory) {
@@ -59186,24 +59788,28 @@ function compareResults(results, options = {}) {
       notCompared: inventory.notCompared
     };
   }
-  const all = [...comparisons, ...benchmarks?.comparisons ?? []];
+  const healthComparisons = health?.comparisons ?? [];
+  const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
   const gatedCount = all.filter((c) => c.gated).length;
   const family = describeFamily(
-    comparisons.filter((c) => c.gated).length,
+    [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
     (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
   );
+  const verdicts = [...all, ...health?.heap ?? []];
   return {
     comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 ? "fail" : "pass",
-    regressions: all.filter((c) => c.verdict === "regression").length,
-    improvements: all.filter((c) => c.verdict === "improvement").length,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? "fail" : "pass",
+    regressions: verdicts.filter((c) => c.verdict === "regression").length,
+    improvements: verdicts.filter((c) => c.verdict === "improvement").length,
     failing,
     warnings: [
       ...results.warnings,
-      ...deriveWarnings(results, comparisons, family, gatedCount, level),
-      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []
+      ...deriveWarnings(results, [...comparisons, ...healthComparisons], family, gatedCount, level),
+      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : [],
+      ...health ? healthWarnings(results, health) : []
     ],
-    ...benchmarks && { benchmarks }
+    ...benchmarks && { benchmarks },
+    ...health && { health }
   };
 }
 function decideVerdict(c, alpha) {
@@ -59247,11 +59853,11 @@ function deriveWarnings(results, comparisons, family, gatedCount, level) {
       const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
       const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
       if (non2xx > 0) {
-        const share2 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
+        const share3 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
         warnings.push({
           code: "non-2xx",
           scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share2}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
+          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share3}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
         });
       }
       if (failures > 0) {
@@ -59274,7 +59880,7 @@ function deriveWarnings(results, comparisons, family, gatedCount, level) {
       break;
     }
   }
-  const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive");
+  const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !("generatorBound" in c && c.generatorBound));
   for (const c of undecided) {
     warnings.push({
       code: "inconclusive",
@@ -59332,7 +59938,7 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
 // src/engine/profile.ts
 import { execFile as execFile3 } from "node:child_process";
 import { mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join7, relative } from "node:path";
+import { join as join8, relative } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -59633,12 +60239,12 @@ function buildCallTree(profiles, options) {
         if (count === 0) continue;
         const shares = apportion(count, targets.map((t) => t.fraction));
         targets.forEach((target, i) => {
-          const share2 = shares[i];
-          if (share2 === 0) return;
-          self2.set(id, (self2.get(id) ?? 0) - share2);
-          inlinedSamples += share2;
-          if (target.nodeId !== null) self2.set(target.nodeId, (self2.get(target.nodeId) ?? 0) + share2);
-          else extraChildren.set(id, [...extraChildren.get(id) ?? [], { url: target.url, range: target.range, count: share2 }]);
+          const share3 = shares[i];
+          if (share3 === 0) return;
+          self2.set(id, (self2.get(id) ?? 0) - share3);
+          inlinedSamples += share3;
+          if (target.nodeId !== null) self2.set(target.nodeId, (self2.get(target.nodeId) ?? 0) + share3);
+          else extraChildren.set(id, [...extraChildren.get(id) ?? [], { url: target.url, range: target.range, count: share3 }]);
         });
       }
     }
@@ -59712,15 +60318,15 @@ function matchFunctions(base, head) {
   for (const heads of headGroups.values()) for (const h of heads) pairs.push([null, h]);
   return pairs;
 }
-function share(f, samples) {
+function share2(f, samples) {
   if (f === null) return null;
   return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
 }
 function diffProfiles(base, head) {
   return matchFunctions(base.functions, head.functions).map(([b, h]) => {
     const id = h ?? b;
-    const baseShare = share(b, base.samples);
-    const headShare = share(h, head.samples);
+    const baseShare = share2(b, base.samples);
+    const headShare = share2(h, head.samples);
     const reasons = [.../* @__PURE__ */ new Set([...h?.deoptReasons ?? [], ...b?.deoptReasons ?? []])];
     return {
       name: id.name,
@@ -59997,7 +60603,7 @@ var PAGE_SCRIPT = String.raw`
 // src/engine/zerox.ts
 import { existsSync as existsSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire as createRequire2 } from "node:module";
-import { dirname as dirname2, join as join6 } from "node:path";
+import { dirname as dirname2, join as join7 } from "node:path";
 var requireHere = createRequire2(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
@@ -60005,7 +60611,7 @@ function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
     const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
-    return { version: version2, cmd: join6(dirname2(manifest), "cmd.js") };
+    return { version: version2, cmd: join7(dirname2(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -60020,8 +60626,8 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join6(options.toolsDir, `0x-${version2}`);
-  const cmd = join6(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join7(options.toolsDir, `0x-${version2}`);
+  const cmd = join7(prefix, "node_modules", "0x", "cmd.js");
   if (existsSync3(cmd)) return cmd;
   mkdirSync3(prefix, { recursive: true });
   options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
@@ -60098,7 +60704,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync9(join7(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync9(join8(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -60133,8 +60739,8 @@ async function profileSide(phase, side, scenario, dir, ports) {
     config: config2.service,
     dir: cwd,
     env: phase.env,
-    logFile: join7(phase.logDir, `${side}.log`),
-    statusFile: join7(phase.logDir, `${side}-profile.status`),
+    logFile: join8(phase.logDir, `${side}.log`),
+    statusFile: join8(phase.logDir, `${side}-profile.status`),
     tracker: phase.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -60158,7 +60764,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync9(join7(dir, name), "utf8"), join7(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync9(join8(dir, name), "utf8"), join8(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -60166,7 +60772,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join7(phase.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -60178,7 +60784,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   return {
     tree,
     info,
-    files: files.map((f) => join7(dir, f)),
+    files: files.map((f) => join8(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -60186,18 +60792,18 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join7(phase.outDir, "profiles", slug);
+  const dir = join8(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
-    runs[side] = await profileSide(phase, side, scenario, join7(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join8(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
   const runDir = (path) => relative(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join7(dir, `${side}.cpuprofile`);
+    const merged = join8(dir, `${side}.cpuprofile`);
     writeFileSync5(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
@@ -60226,20 +60832,20 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join7(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
   writeFileSync5(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
   entry.files.diff = runDir(diffFile);
   phase.results.profiles = [...phase.results.profiles ?? [], entry];
   writeResults(phase.resultsPath, phase.results);
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join7(phase.logDir, "flamegraphs.log");
+  const logFile = join8(phase.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join7(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join7(dir, `${side}.cpuprofile`),
+        input: join8(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.env,
@@ -60275,9 +60881,9 @@ async function runProfiles(phase, ports) {
 // src/engine/run.ts
 async function runCompare(request2, ports) {
   mkdirSync5(request2.outDir, { recursive: true });
-  const logDir = join8(request2.outDir, "logs");
+  const logDir = join9(request2.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join8(request2.outDir, "results.json");
+  const resultsPath = join9(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let results = null;
   ports.progress({ phase: "workspace" });
@@ -60287,7 +60893,7 @@ async function runCompare(request2, ports) {
       baseRef: request2.baseRef,
       mergeBase: request2.mergeBase,
       headRef: request2.headRef,
-      scratchDir: join8(request2.outDir, "trees")
+      scratchDir: join9(request2.outDir, "trees")
     },
     ports
   );
@@ -60367,7 +60973,7 @@ async function runCompare(request2, ports) {
         results,
         resultsPath,
         outDir: request2.outDir,
-        toolsDir: request2.toolsDir ?? join8(request2.outDir, "tools"),
+        toolsDir: request2.toolsDir ?? join9(request2.outDir, "tools"),
         env,
         logDir,
         tracker: request2.tracker,
@@ -60410,8 +61016,8 @@ async function runBlock(block, blocks, config2, trees, results, resultsPath, env
         config: config2.service,
         dir: serviceDir(trees[side], config2.service),
         env,
-        logFile: join8(logDir, `${side}.log`),
-        statusFile: join8(logDir, `${side}-block${block.index + 1}.status`),
+        logFile: join9(logDir, `${side}.log`),
+        statusFile: join9(logDir, `${side}-block${block.index + 1}.status`),
         tracker: request2.tracker
       });
     }
@@ -60452,11 +61058,25 @@ async function runBlock(block, blocks, config2, trees, results, resultsPath, env
 }
 async function measureSlice(service, scenario, durationMs) {
   service.assertRunning("before a load slice");
+  const window2 = await service.health?.begin();
   const cpuBefore = service.cpuSeconds();
+  const generatorBefore = process.cpuUsage();
+  const generatorLoop = performance.eventLoopUtilization();
   const sample = await runLoad(service.url, scenario, durationMs);
+  const generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
+  const generator = process.cpuUsage(generatorBefore);
   const cpuAfter = service.cpuSeconds();
+  const reports = window2 === void 0 ? null : await service.health.end(window2);
   service.assertRunning(`while under load (scenario "${scenario.name}")`);
-  return { side: service.side, ...sample, cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1e3) / 1e3 };
+  service.requestsServed += sample.requests;
+  return {
+    side: service.side,
+    ...sample,
+    cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1e3) / 1e3,
+    generatorCpuSeconds: Math.round((generator.user + generator.system) / 1e3) / 1e3,
+    generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
+    health: sliceHealth(reports, service.requestsServed)
+  };
 }
 
 // src/report/format.ts
@@ -60563,7 +61183,174 @@ function truncate(text2, max2) {
 
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "cpu_per_request"];
-var GATE_KEYS = [...METRICS, "benchmarks"];
+var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
+var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, "benchmarks"];
+
+// src/report/health.ts
+var HEALTH_METRIC_NAMES = {
+  event_loop_delay_p99: "event-loop delay p99",
+  event_loop_delay_max: "event-loop delay max",
+  event_loop_utilization: "event-loop utilisation",
+  gc_per_request: "GC / 1k requests"
+};
+function formatHealthMetricName(metric) {
+  return HEALTH_METRIC_NAMES[metric] ?? metric;
+}
+function formatHealthValue(metric, value) {
+  if (metric === "event_loop_utilization") return formatPercent2(value);
+  if (metric === "gc_per_request") return formatDurationUs(value * 1e3);
+  return formatDurationUs(value);
+}
+function megabytes(bytes) {
+  return Number.isFinite(bytes) ? String(Number((bytes / 1e6).toPrecision(3))) : "n/a";
+}
+function formatGrowth(mb) {
+  if (!Number.isFinite(mb)) return "n/a";
+  const digits = String(Number(Math.abs(mb).toPrecision(2)));
+  if (Number(digits) === 0) return "0 MB";
+  return `${mb < 0 ? MINUS : "+"}${digits} MB`;
+}
+function describeHealthLimit(c) {
+  if ("metric" in c) {
+    const floor = c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : "";
+    return `${formatHealthMetricName(c.metric)} limit ${formatPercent2(c.limit)}${floor}`;
+  }
+  return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+}
+function absoluteText(c) {
+  if (!(c.min > 0) || !Number.isFinite(c.absoluteChange)) return "";
+  const value = formatHealthValue(c.metric, c.absoluteChange);
+  return ` \xB7 ${c.absoluteChange > 0 ? "+" : ""}${value}`;
+}
+function comparisonRow(c) {
+  const tone = verdictTone(c);
+  return {
+    scenario: c.scenario,
+    metric: formatHealthMetricName(c.metric),
+    gated: c.gated,
+    base: formatHealthValue(c.metric, c.baseMedian),
+    head: formatHealthValue(c.metric, c.headMedian),
+    change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}${absoluteText(c)}`,
+    cell: { kind: "verdict", tone },
+    notable: tone !== "neutral"
+  };
+}
+function heapRows(growth) {
+  const tone = verdictTone(growth);
+  const at = (side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
+  return [
+    {
+      scenario: growth.scenario,
+      metric: "heap growth / 10k req",
+      gated: growth.gated,
+      base: formatGrowth(mbPer10k(growth.base.bytesPerRequest)),
+      head: formatGrowth(mbPer10k(growth.head.bytesPerRequest)),
+      change: formatGrowth(growth.change),
+      cell: { kind: "leak", tone },
+      notable: tone !== "neutral"
+    },
+    {
+      scenario: growth.scenario,
+      metric: "heap / RSS at end",
+      gated: false,
+      base: at("base"),
+      head: at("head"),
+      change: "",
+      cell: { kind: "none" },
+      notable: false
+    },
+    {
+      scenario: growth.scenario,
+      metric: "active handles",
+      gated: false,
+      base: formatCount(growth.base.lastActiveHandles),
+      head: formatCount(growth.head.lastActiveHandles),
+      change: "",
+      cell: { kind: "none" },
+      notable: false
+    }
+  ];
+}
+function processCounts(results, scenario, side) {
+  const pairs = results.scenarios.find((s) => s.name === scenario)?.pairs ?? [];
+  const counts = pairs.map((p) => aggregateHealth(p[side].health)?.processes ?? 0).filter((n) => n > 0);
+  if (counts.length === 0) return "0";
+  const low = Math.min(...counts);
+  const high = Math.max(...counts);
+  return low === high ? formatCount(low) : `${formatCount(low)}\u2013${formatCount(high)}`;
+}
+function healthRows(results, analysis) {
+  const health = analysis.health;
+  if (!health) return [];
+  return results.scenarios.flatMap((scenario) => {
+    const name = scenario.name;
+    const comparisons = health.comparisons.filter((c) => c.scenario === name).sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
+    const growth = health.heap.find((h) => h.scenario === name);
+    const generator = health.generator.find((g) => g.scenario === name);
+    const rows = [...comparisons.map(comparisonRow), ...growth ? heapRows(growth) : []];
+    if (rows.length > 0) {
+      rows.push({
+        scenario: name,
+        metric: "processes",
+        gated: false,
+        base: processCounts(results, name, "base"),
+        head: processCounts(results, name, "head"),
+        change: "",
+        cell: { kind: "none" },
+        notable: false
+      });
+    }
+    if (generator) {
+      const bound = generator.bound.length > 0;
+      const load = (side) => {
+        const { generatorBusy, generatorCpu } = generator.sides[side];
+        return Number.isFinite(generatorBusy) ? `${formatPercent2(generatorBusy)} / ${formatPercent2(generatorCpu)}` : formatPercent2(generatorCpu);
+      };
+      rows.push({
+        scenario: name,
+        metric: "generator busy / CPU",
+        gated: false,
+        base: load("base"),
+        head: load("head"),
+        change: "",
+        cell: { kind: "generator", bound },
+        notable: bound
+      });
+    }
+    return rows.map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
+  });
+}
+function describeHint(hint) {
+  switch (hint.kind) {
+    case "blocked-loop":
+      return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop \u2014 ${hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see which function"}`;
+    case "possible-leak": {
+      const blocks = hint.headBlocksMbPer10k.length > 1 ? `; in each block ${hint.headBlocksMbPer10k.map(formatGrowth).join(", ")}` : "";
+      return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}${blocks}): possible leak \u2014 something keeps a reference per request (a map or cache without a bound, listeners never removed)`;
+    }
+    case "leak-gone":
+      return `heap grew ~${formatGrowth(hint.baseMbPer10k).slice(1)} per 10k requests in base and no longer does in head (${formatGrowth(hint.headMbPer10k)}): a leak fixed`;
+    case "gc-pressure":
+      return `garbage collection takes ${formatDurationUs(hint.headMsPer1k * 1e3)} per 1,000 requests in head (base ${formatDurationUs(hint.baseMsPer1k * 1e3)}): head allocates more, or keeps more alive, per request`;
+    case "cpu-per-request":
+      return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} \u2192 ${formatDurationUs(hint.headUs)}): head does more work per request \u2014 ${hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see where"}`;
+    case "waiting-outside":
+      return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent2(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
+    case "generator-bound": {
+      const service = hint.serviceLoadSource === "event-loop" ? `the service's busiest event loop was ${formatPercent2(hint.serviceLoad)} busy` : `the service used ${Number(hint.serviceLoad.toFixed(2))} CPU cores`;
+      const generator = Number.isFinite(hint.generatorBusy) ? `the load generator was busy ${formatPercent2(hint.generatorBusy)} of the time (${formatPercent2(hint.generatorCpu)} of a CPU core)` : `the load generator used ${formatPercent2(hint.generatorCpu)} of a CPU core`;
+      return `${generator} in most ${hint.sides.join(" and ")} slices while ${service}: throughput measures the generator, not the service (its verdict is inconclusive) \u2014 raise pipelining (e.g. 10), or give the runner more cores`;
+    }
+  }
+}
+function isWarningHint(hint) {
+  return hint.kind === "generator-bound" || hint.kind === "possible-leak";
+}
+function describeHealthMethod(results) {
+  const slices = results.scenarios.flatMap((s) => s.pairs).flatMap((p) => [p.base, p.head]);
+  const inside = slices.some((s) => s.health) ? "inside the service during the same slices (event loop, GC, heap; all its processes, cluster workers included)" : "no data from inside the service";
+  return `${inside}, and the load generator's CPU`;
+}
 
 // src/report/verdicts.ts
 function scenarioOrder(results, comparisons) {
@@ -60581,7 +61368,12 @@ function orderRows(results, analysis) {
   );
 }
 function allComparisons(analysis) {
-  return [...analysis.comparisons, ...analysis.benchmarks?.comparisons ?? []];
+  return [
+    ...analysis.comparisons,
+    ...analysis.benchmarks?.comparisons ?? [],
+    ...analysis.health?.comparisons ?? [],
+    ...analysis.health?.heap ?? []
+  ];
 }
 function countVerdicts(comparisons) {
   const count = (keep) => comparisons.filter(keep).length;
@@ -60610,10 +61402,11 @@ function describeCounts(counts) {
   if (counts.inconclusive > 0) parts.push(`${counts.inconclusive} inconclusive`);
   return parts.join(" \xB7 ");
 }
-function describeFailingLimits(failing, benchmarks) {
+function describeFailingLimits(failing, benchmarks, health) {
   const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
   const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent2(c.limit)}`);
   limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent2(c.limit)}`));
+  limits.push(...health.map(describeHealthLimit));
   return [...new Set(limits)];
 }
 function listSome(items, shown = 2) {
@@ -60623,7 +61416,7 @@ function listSome(items, shown = 2) {
 function describeDecision(analysis, escapeText) {
   let text2 = "passing";
   if (analysis.decision === "fail") {
-    const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? []);
+    const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? [], analysis.health?.failing ?? []);
     text2 = limits.length === 0 ? "failing" : `failing (${limits.join(", ")})`;
   }
   const notCompared = analysis.benchmarks?.notCompared ?? [];
@@ -60832,12 +61625,12 @@ function collectWarnings(results, analysis) {
 }
 
 // src/report/samples.ts
-function sliceValue(slice, metric) {
+function sliceValue2(slice, metric) {
   const definition = METRIC_DEFINITIONS.find((d) => d.id === metric);
   return definition === void 0 ? Number.NaN : definition.value(slice);
 }
 function pairChanges(pairs, metric) {
-  return pairs.map((p) => sliceValue(p.head, metric) / sliceValue(p.base, metric) - 1).filter((change) => Number.isFinite(change));
+  return pairs.map((p) => sliceValue2(p.head, metric) / sliceValue2(p.base, metric) - 1).filter((change) => Number.isFinite(change));
 }
 function noiseBand(results, scenario, metric) {
   const pairs = results.scenarios.find((s) => s.name === scenario)?.pairs ?? [];
@@ -60963,8 +61756,12 @@ function renderMethod(results) {
   const benchmarks = results.benchmarks ? [
     `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
   ] : [];
+  const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health)) ? [
+    "Service health was measured inside the service during the same slices; its paired metrics get the same test, an event-loop delay must also be worse by its absolute minimum, and heap growth is judged by the trend of post-GC heap against the requests served."
+  ] : [];
   return [
     ...http,
+    ...health,
     ...benchmarks,
     "Each change is the Hodges\u2013Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;",
     `p-values of gated metrics are Holm-adjusted at \u03B1 = ${results.config.alpha}.`,
@@ -61061,6 +61858,42 @@ function renderDetails(results, analysis, rows) {
   ].filter((part) => part !== null);
   return ["<details><summary>Method, noise and warnings</summary>", ...body, "</details>"].join("\n\n");
 }
+function healthCell(cell) {
+  switch (cell.kind) {
+    case "verdict":
+      return VERDICT_CELLS[cell.tone];
+    case "leak":
+      if (cell.tone === "fail" || cell.tone === "warn") return `${cell.tone === "fail" ? "\u274C" : "\u26A0\uFE0F"} possible leak`;
+      return cell.tone === "good" ? "\u2705 growth gone" : VERDICT_CELLS[cell.tone];
+    case "generator":
+      return cell.bound ? "\u26A0\uFE0F at its limit" : "";
+    default:
+      return "";
+  }
+}
+function healthRow(row) {
+  const metric = row.gated ? `**${row.metric}**` : row.metric;
+  return tableRow([row.firstOfScenario ? escapeMarkdown(row.scenario) : "", metric, row.base, row.head, row.change, healthCell(row.cell)]);
+}
+function renderHealth(results, analysis, mode) {
+  const rows = healthRows(results, analysis);
+  const hints = analysis.health?.hints ?? [];
+  if (rows.length === 0 && hints.length === 0) return null;
+  const shown = (mode === "notable" ? rows.filter((r) => r.notable) : rows).map((row, i, all) => ({
+    ...row,
+    firstOfScenario: i === 0 || all[i - 1].scenario !== row.scenario
+  }));
+  const parts = [`**Service health** \xB7 ${describeHealthMethod(results)}.`];
+  if (shown.length > 0) {
+    const head = tableHead(["scenario", "metric", "base", "head", "change (95% CI)", "verdict"], "llrrll");
+    parts.push([head, ...shown.map(healthRow)].join("\n"));
+  }
+  if (shown.length < rows.length) parts.push("_Unchanged health metrics are left out to keep this text short._");
+  if (hints.length > 0) {
+    parts.push(hints.map((h) => `- ${isWarningHint(h) ? "\u26A0\uFE0F" : "\u{1F4A1}"} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h))}`).join("\n"));
+  }
+  return parts.join("\n\n");
+}
 function sourceLink(results, options, c) {
   const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
   const side = sourceSide(c);
@@ -61140,6 +61973,7 @@ function renderMarkdown(results, analysis, options = {}) {
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== void 0),
     options.links ?? null,
+    renderHealth(results, analysis, options.healthRows),
     renderHotFunctions(results, options),
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}</sub>`
@@ -61148,7 +61982,7 @@ function renderMarkdown(results, analysis, options = {}) {
 }
 
 // src/report/terminal.ts
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var SGR = {
   red: [31, 39],
   yellow: [33, 39],
@@ -61342,6 +62176,38 @@ function renderDetectable(rows, analysis) {
   ];
   return lines.length === 0 ? [] : ["", ...lines];
 }
+function healthVerdict(cell) {
+  switch (cell.kind) {
+    case "verdict":
+      return [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
+    case "leak":
+      if (cell.tone === "fail" || cell.tone === "warn") return [`${cell.tone === "fail" ? "\u2717" : "!"} possible leak`, TONE_STYLE[cell.tone]];
+      return cell.tone === "good" ? ["\u2713 growth gone", "green"] : [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
+    case "generator":
+      return cell.bound ? ["! at its limit", "yellow"] : ["", null];
+    default:
+      return ["", null];
+  }
+}
+var HEALTH_COLUMNS = [{ header: "metric", align: "left" }, ...COLUMNS.slice(2)];
+function renderHealth2(results, analysis, paint) {
+  const rows = healthRows(results, analysis);
+  const hints = analysis.health?.hints ?? [];
+  if (rows.length === 0 && hints.length === 0) return [];
+  const lines = ["", `service health \u2014 ${describeHealthMethod(results)}:`];
+  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
+    const own2 = rows.filter((r) => r.scenario === scenario);
+    const verdicts = own2.map((row) => healthVerdict(row.cell));
+    const cells = own2.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
+    const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
+    lines.push(sanitizeText(scenario), ...grid.map((line2) => line2.replace(/\s+$/, "")));
+  }
+  for (const hint of hints) {
+    const mark = isWarningHint(hint) ? paint("!", "yellow") : "\u2192";
+    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${describeHint(hint)}`);
+  }
+  return lines;
+}
 var HOT_COLUMNS = [
   { header: "function", align: "left" },
   { header: "where", align: "left" },
@@ -61374,7 +62240,7 @@ function renderHotFunctionSection2(section, options, width, paint) {
   for (const c of section.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join("; ")}`);
   }
-  const at = (file2) => sanitizeText(options.runDir ? join9(options.runDir, file2) : file2);
+  const at = (file2) => sanitizeText(options.runDir ? join10(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at(file2)}`);
   }
@@ -61396,6 +62262,7 @@ function renderTerminal(results, analysis, options = {}) {
     // A project with micro-benchmarks alone has no HTTP table.
     ...httpShown ? renderTable2(rows, width, paint) : [],
     ...renderBenchmarks2(results, analysis, width, paint, httpShown),
+    ...renderHealth2(results, analysis, paint),
     ...renderHotFunctions2(results, options, width, paint),
     ...renderWarnings2(results, analysis, paint),
     ...renderFailures2(results),
@@ -61406,10 +62273,10 @@ function renderTerminal(results, analysis, options = {}) {
 }
 
 // src/shell/gate.ts
-import { isAbsolute, join as join10 } from "node:path";
+import { isAbsolute, join as join11 } from "node:path";
 function configLoader(configFile, overrides, overridesSource) {
   return (headRoot) => {
-    const path = configFile ? isAbsolute(configFile) ? configFile : join10(headRoot, configFile) : join10(headRoot, "perfgate.yml");
+    const path = configFile ? isAbsolute(configFile) ? configFile : join11(headRoot, configFile) : join11(headRoot, "perfgate.yml");
     const loaded = loadConfigFile(path, { required: configFile !== null });
     return resolveConfig({ document: loaded?.document, source: loaded?.source ?? "perfgate.yml", overrides, overridesSource });
   };
@@ -61654,7 +62521,7 @@ function parse3(argv) {
 async function compare(values, io, color) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve(io.cwd, values.out) : join11(tmpdir(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve(io.cwd, values.out) : join12(tmpdir2(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const overrides = buildOverrides({
     start: values.start,
     install: values.install,

@@ -6,7 +6,8 @@
  * It forces the first TCP listen of each process onto PERFGATE_PORT, so base and head can run
  * side by side even when the code hard-codes `listen(3000)`, and appends the bound address to
  * PERFGATE_STATUS_FILE (one JSON line per event) so the engine knows where to send load.
- * Later listens (a metrics port, say) are left alone. Plain CommonJS with no dependencies:
+ * Later listens (a metrics port, say) are left alone. It also loads health.cjs, the per-slice
+ * health collection, when the engine asks for it. Plain CommonJS with no dependencies:
  * it runs inside the user's process before their code.
  */
 const net = require('node:net');
@@ -61,6 +62,19 @@ if (Number.isInteger(port) && port > 0) {
     }
     return originalListen.apply(this, args);
   };
+}
+
+/*
+ * Health collection (PERFGATE_HEALTH_SOCKET, set by the engine for the timed phase): event-loop
+ * delay and utilisation, GC and heap per slice, measured only while the engine has a slice open
+ * (health.cjs). Main thread only: worker threads share the process's heap and CPU.
+ */
+if (process.env.PERFGATE_HEALTH_SOCKET && require('node:worker_threads').isMainThread) {
+  try {
+    require('./health.cjs').startHealth(process.env.PERFGATE_HEALTH_SOCKET);
+  } catch {
+    // no health data from this process: the report says which slices lack it
+  }
 }
 
 /*

@@ -84,6 +84,8 @@ export const SNIPPETS = {
   latency_p99: off                     # information only, default limit 15 %
   latency_p90: { limit: 10%, gated: true }
   cpu_per_request: { gated: true }     # gated at the default 10 %
+  event_loop_delay_p99: { limit: 50%, min: 20ms }   # gated; both 50 % and 20 ms worse
+  heap_growth: { limit: 1MB, gated: true }          # fail on a possible leak (1 MB per 10k requests)
 `,
 };
 
@@ -220,6 +222,12 @@ export function docsText(): string {
   const ruleRows = Object.entries(ruleObject['properties'] as Record<string, Json>).flatMap(([child, node]) =>
     rows(schema, node, `gate.<metric>.${child}`),
   );
+  // The event-loop delay rules take one more key, the absolute floor.
+  const delayRule = deref(schema, { $ref: '#/$defs/delayGateRule' });
+  const delayObject = (delayRule['anyOf'] as Json[]).map((b) => deref(schema, b)).find((b) => b['properties'])!;
+  const floorRows = Object.entries(delayObject['properties'] as Record<string, Json>)
+    .filter(([child]) => !(child in (ruleObject['properties'] as Record<string, Json>)))
+    .flatMap(([child, node]) => rows(schema, node, `gate.event_loop_delay_*.${child}`));
   const describe = (key: string) => String(properties[key]!['description']);
 
   return `# Configuration reference
@@ -320,7 +328,12 @@ ${section('gate')}
 
 The long form of a rule:
 
-${table(ruleRows)}
+${table([...ruleRows, ...floorRows])}
+
+An event-loop delay rule counts a change only when it is beyond both its relative \`limit\` and
+its absolute \`min\`, so a fast loop going from 0.1 ms to 0.2 ms (+100%) never fails a build.
+\`heap_growth\` is not a paired comparison but a rule on the trend of post-GC heap against the
+requests served; [health.md](health.md) explains it and every other health metric.
 
 \`\`\`yaml
 ${SNIPPETS.gate}\`\`\`

@@ -27,7 +27,9 @@ export function wantsNewComment(mode: CommentMode, analysis: Analysis): boolean 
     case 'always':
       return true;
     case 'on-change':
-      return analysis.comparisons.some((c) => c.verdict !== 'unchanged');
+      return [...analysis.comparisons, ...(analysis.health?.comparisons ?? []), ...(analysis.health?.heap ?? [])].some(
+        (c) => c.verdict !== 'unchanged',
+      );
     case 'on-regression':
       return analysis.regressions > 0;
     default:

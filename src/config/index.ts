@@ -9,5 +9,12 @@ export {
   resolveConfig,
 } from './load.js';
 export { type ScenarioLine, HTTP_METHODS, type HttpMethod } from './scenario-line.js';
-export { type ConfigDocument, configDocumentSchema, configJsonSchema, DEFAULT_GATE, JSON_SCHEMA_ID } from './schema.js';
+export {
+  type ConfigDocument,
+  configDocumentSchema,
+  configJsonSchema,
+  DEFAULT_GATE,
+  DEFAULT_HEAP_GROWTH,
+  JSON_SCHEMA_ID,
+} from './schema.js';
 export * from './types.js';

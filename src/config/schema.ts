@@ -19,15 +19,26 @@ import {
   readScenarioLine,
   SCENARIO_LINE_PATTERN,
 } from './scenario-line.js';
-import type { BenchmarksConfig, GateKey, MetricRule, PerfgateConfig, ProfileConfig, ScenarioConfig } from './types.js';
+import type {
+  BenchmarksConfig,
+  GateKey,
+  HeapGrowthRule,
+  MetricRule,
+  PerfgateConfig,
+  ProfileConfig,
+  ScenarioConfig,
+} from './types.js';
 import {
   DURATION_HINT,
   DURATION_PATTERN,
   formatDuration,
   formatPercent,
+  formatSizeMb,
   PERCENT_PATTERN,
   parseDurationMs,
   parsePercent,
+  parseSizeMb,
+  SIZE_PATTERN,
 } from './units.js';
 
 export const JSON_SCHEMA_ID = 'https://perfgate.dev/perfgate.schema.json';
@@ -39,10 +50,24 @@ export const DEFAULT_GATE: Readonly<Record<GateKey, Readonly<MetricRule>>> = {
   latency_p90: { limit: 0.1, gated: false },
   latency_p99: { limit: 0.15, gated: true },
   cpu_per_request: { limit: 0.1, gated: false },
+  // Service health (docs/health.md). A loop stalled for tens of ms delays every request waiting
+  // behind it, yet may barely move req/s: gated, but only past an absolute 10 ms as well, so a
+  // 0.1 → 0.2 ms change on a fast loop never fails a build.
+  event_loop_delay_p99: { limit: 0.5, gated: true, min: 10_000 },
+  event_loop_delay_max: { limit: 0.5, gated: false, min: 10_000 },
+  event_loop_utilization: { limit: 0.1, gated: false },
+  gc_per_request: { limit: 0.25, gated: false },
   // Gated like throughput: a benchmark the project chose to keep is a promise about speed. Each
   // process gives one number, so the rounds decide what can be detected (docs/benchmarks.md).
   benchmarks: { limit: 0.1, gated: true },
 };
+
+/**
+ * The memory-growth rule when perfgate.yml says nothing. Information only: the rule is a
+ * heuristic on a trend, not a paired test, and a short run sees little of a slow leak; the
+ * report still flags a "possible leak" prominently. Set `gated: true` to fail on it.
+ */
+export const DEFAULT_HEAP_GROWTH: Readonly<HeapGrowthRule> = { limitMbPer10k: 0.5, gated: false };
 
 /** Where start and scenarios can come from besides the file: named so the message says what to do. */
 const START_REQUIRED = 'is required: set it in perfgate.yml or pass --start / the start input';
@@ -529,6 +554,53 @@ const gateRuleInput = z
   })
   .register(docNotes, { type: 'percentage, off, false or { limit, gated }' });
 
+/** The event-loop delay metrics' rule: the same forms, and in the mapping an absolute floor `min`. */
+const delayGateRuleInput = z
+  .union(
+    [
+      limitSchema,
+      z.literal('off'),
+      z.literal(false),
+      z.strictObject({
+        limit: limitSchema.optional().describe('Relative limit: 5% or 5 (percent), above 0% and at most 100%.'),
+        min: duration({ minMs: 0, maxMs: 60_000 })
+          .optional()
+          .describe(
+            'Absolute increase the change must also exceed to count, e.g. 10ms: a duration, 0s to 1m (0s: none).',
+          ),
+        gated: z
+          .boolean()
+          .optional()
+          .describe(
+            "Whether a significant change beyond the limit (and min) fails the build. Default: true when limit is given, else the metric's default.",
+          ),
+      }),
+    ],
+    { error: `is not a gate rule; ${GATE_RULE_HINT.replace('{ limit: 5%, gated: true }', '{ limit: 50%, min: 10ms, gated: true }')}` },
+  )
+  .meta({
+    id: 'delayGateRule',
+    description:
+      'A limit (50% or 50: gated), off / false (information only), or { limit, min, gated }: a change counts only when it is beyond limit and beyond min.',
+  })
+  .register(docNotes, { type: 'percentage, off, false or { limit, min, gated }' });
+
+/** A rule the user wrote → the resolved rule: a bare limit gates; off keeps the default limit (and floor) for the report. */
+function resolveRule(
+  rule: number | 'off' | false | { limit?: number | undefined; gated?: boolean | undefined; min?: number | undefined },
+  defaults: Readonly<MetricRule>,
+): MetricRule {
+  const floor = defaults.min === undefined ? {} : { min: defaults.min };
+  if (rule === 'off' || rule === false) return { limit: defaults.limit, gated: false, ...floor };
+  if (typeof rule === 'number') return { limit: rule, gated: true, ...floor };
+  return {
+    limit: rule.limit ?? defaults.limit,
+    gated: rule.gated ?? (rule.limit !== undefined ? true : defaults.gated),
+    // durations resolve to ms; the floor is kept in the metric's unit, µs
+    ...(rule.min !== undefined ? { min: rule.min * 1000 } : floor),
+  };
+}
+
 function gateRule(metric: GateKey, what: string) {
   const defaults = DEFAULT_GATE[metric];
   // The default in the form a user would write it, so editors show it and docs print it.
@@ -536,20 +608,80 @@ function gateRule(metric: GateKey, what: string) {
     ? formatPercent(defaults.limit)
     : { limit: formatPercent(defaults.limit), gated: false };
   return gateRuleInput
-    .transform((rule): MetricRule => {
-      // A bare limit gates the metric; turning it off keeps the default limit for the report.
-      if (rule === 'off' || rule === false) return { limit: defaults.limit, gated: false };
-      if (typeof rule === 'number') return { limit: rule, gated: true };
-      return {
-        limit: rule.limit ?? defaults.limit,
-        gated: rule.gated ?? (rule.limit !== undefined ? true : defaults.gated),
-      };
-    })
+    .transform((rule) => resolveRule(rule, defaults))
     .prefault(defaultInput)
     .describe(
       `${what} Default ${formatPercent(defaults.limit)}, ${defaults.gated ? 'gated' : 'information only'}.`,
     );
 }
+
+/** A rule with an absolute floor (event-loop delay, µs in the resolved rule). */
+function delayGateRule(metric: GateKey, what: string) {
+  const defaults = DEFAULT_GATE[metric];
+  const min = formatDuration((defaults.min ?? 0) / 1000);
+  const defaultInput = { limit: formatPercent(defaults.limit), min, gated: defaults.gated };
+  return delayGateRuleInput
+    .transform((rule) => resolveRule(rule, defaults))
+    .prefault(defaultInput)
+    .describe(
+      `${what} Default ${formatPercent(defaults.limit)} and at least ${min}, ${defaults.gated ? 'gated' : 'information only'}.`,
+    );
+}
+
+const GROWTH_HINT = 'write e.g. 0.5MB or 200kB (per 10,000 requests; a bare number is MB), above 0 and at most 1000MB';
+
+/** Heap growth per 10,000 requests as the user writes it, "0.5MB", "200kB" or 0.5, in MB. */
+const growthSchema = z
+  .union([z.number(), z.string().regex(SIZE_PATTERN, { error: `is not a size; ${GROWTH_HINT}` })], {
+    error: `is not a size; ${GROWTH_HINT}`,
+  })
+  .transform((value, ctx) => {
+    const mb = parseSizeMb(value);
+    if (!(mb > 0 && mb <= 1000)) {
+      ctx.addIssue({ code: 'custom', input: value, message: `is out of range; ${GROWTH_HINT}` });
+      return z.NEVER;
+    }
+    return mb;
+  })
+  .meta({ id: 'heapGrowth', description: 'Heap growth per 10,000 requests: 0.5MB, 200kB, or a number of MB.' })
+  .register(docNotes, { type: 'size per 10,000 requests' });
+
+const heapGrowthSchema = z
+  .union(
+    [
+      growthSchema,
+      z.literal('off'),
+      z.literal(false),
+      z.strictObject({
+        limit: growthSchema
+          .optional()
+          .describe("How much faster head's heap must grow than base's, per 10,000 requests: 0.5MB, 200kB or a number of MB."),
+        gated: z
+          .boolean()
+          .optional()
+          .describe('Whether a possible leak fails the build. Default: true when limit is given, else false.'),
+      }),
+    ],
+    { error: 'is not a heap growth rule; write a size (0.5MB), off / false for information only, or { limit: 0.5MB, gated: true }' },
+  )
+  .transform((rule): HeapGrowthRule => {
+    const defaults = DEFAULT_HEAP_GROWTH;
+    if (rule === 'off' || rule === false) return { limitMbPer10k: defaults.limitMbPer10k, gated: false };
+    if (typeof rule === 'number') return { limitMbPer10k: rule, gated: true };
+    return {
+      limitMbPer10k: rule.limit ?? defaults.limitMbPer10k,
+      gated: rule.gated ?? (rule.limit !== undefined ? true : defaults.gated),
+    };
+  })
+  .prefault(
+    DEFAULT_HEAP_GROWTH.gated
+      ? formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k)
+      : { limit: formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k), gated: false },
+  )
+  .describe(
+    `The memory-growth rule: a "possible leak" when head's post-GC heap keeps rising with the requests served, in every block, while base's does not, and head grows faster than base by more than the limit (per 10,000 requests). A trend rule, not a paired test. Default ${formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k)}, ${DEFAULT_HEAP_GROWTH.gated ? 'gated' : 'information only'}.`,
+  )
+  .register(docNotes, { type: 'size, off, false or { limit, gated }' });
 
 const gateSchema = z.strictObject({
   throughput: gateRule('throughput', 'Requests per second; lower is worse.'),
@@ -557,11 +689,22 @@ const gateSchema = z.strictObject({
   latency_p90: gateRule('latency_p90', '90th percentile latency; higher is worse.'),
   latency_p99: gateRule('latency_p99', '99th percentile latency; higher is worse.'),
   cpu_per_request: gateRule('cpu_per_request', 'CPU time per request; higher is worse.'),
+  event_loop_delay_p99: delayGateRule(
+    'event_loop_delay_p99',
+    "Event-loop delay, 99th percentile of the slice (the worst process's): how late the service's loop ran a timer; higher is worse.",
+  ),
+  event_loop_delay_max: delayGateRule('event_loop_delay_max', 'Event-loop delay, longest stall of the slice; higher is worse.'),
+  event_loop_utilization: gateRule(
+    'event_loop_utilization',
+    "Share of the slice the service's busiest event loop was busy; higher is worse.",
+  ),
+  gc_per_request: gateRule('gc_per_request', 'Garbage-collection pause time per request (shown per 1,000 requests); higher is worse.'),
+  heap_growth: heapGrowthSchema,
   benchmarks: gateRule(
     'benchmarks',
     'Operations per second of each micro-benchmark (one rule for all of them); lower is worse.',
   ),
-} satisfies Record<GateKey, z.ZodType>);
+} satisfies Record<GateKey | 'heap_growth', z.ZodType>);
 
 // ------------------------------------------------------------------------------ the document
 

@@ -7,14 +7,30 @@
 export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'cpu_per_request'] as const;
 export type MetricId = (typeof METRICS)[number];
 
-/** What `gate` has a rule for: every HTTP metric, and the micro-benchmarks (ops/s) as one rule. */
-export const GATE_KEYS = [...METRICS, 'benchmarks'] as const;
+/** Service-health metrics compared per HTTP scenario (measured inside the service; docs/health.md). */
+export const HEALTH_METRICS = ['event_loop_delay_p99', 'event_loop_delay_max', 'event_loop_utilization', 'gc_per_request'] as const;
+export type HealthMetricId = (typeof HEALTH_METRICS)[number];
+
+/** What `gate` has a relative rule for: every HTTP and health metric, and the micro-benchmarks (ops/s) as one rule. */
+export const GATE_KEYS = [...METRICS, ...HEALTH_METRICS, 'benchmarks'] as const;
 export type GateKey = (typeof GATE_KEYS)[number];
 
 export interface MetricRule {
   /** Relative limit as a fraction (0.05 = 5%). A change must exceed it to be a regression/improvement. */
   limit: number;
   /** Gated metrics can fail the build; the others are information only. */
+  gated: boolean;
+  /**
+   * Absolute change a regression or improvement must also exceed, in the metric's unit (µs for
+   * event-loop delay), so a 0.1 → 0.2 ms change is never a regression. Absent: no floor.
+   */
+  min?: number;
+}
+
+/** The memory-growth rule (gate.heap_growth): head's post-GC heap growing faster than base's. */
+export interface HeapGrowthRule {
+  /** How much faster head's heap must grow than base's, MB (10^6 bytes) per 10,000 requests. */
+  limitMbPer10k: number;
   gated: boolean;
 }
 
@@ -77,8 +93,13 @@ export interface PerfgateConfig {
    * results.json files written before micro-benchmarks existed lack it (read it with `?? null`).
    */
   benchmarks?: BenchmarksConfig | null;
-  /** The rule for `benchmarks` is optional for the same reason (use DEFAULT_GATE's when absent). */
-  gate: Record<MetricId, MetricRule> & { benchmarks?: MetricRule };
+  /**
+   * The rule for `benchmarks` is optional for the same reason, and so are the health rules
+   * (results from before health was measured): use DEFAULT_GATE's / DEFAULT_HEAP_GROWTH when absent.
+   */
+  gate: Record<MetricId, MetricRule> & { benchmarks?: MetricRule } & Partial<Record<HealthMetricId, MetricRule>> & {
+    heap_growth?: HeapGrowthRule;
+  };
   /** Family-wise significance level for gated metrics (Holm). */
   alpha: number;
   /** Seed of the random pair order; null = choose one and log it. */

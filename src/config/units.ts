@@ -42,3 +42,18 @@ export function parsePercent(value: number | string): number {
 export function formatPercent(fraction: number): string {
   return `${Number((fraction * 100).toPrecision(12))}%`;
 }
+
+/** "0.5MB", "200kB" (MB = 10^6 bytes, kB = 10^3). A bare number is accepted as a number of MB, not as text. */
+export const SIZE_PATTERN = /^\d+(?:\.\d+)?(?:MB|kB)$/;
+
+/** A size (0.5, "0.5MB" or "200kB") → MB. The caller has already matched SIZE_PATTERN for strings. */
+export function parseSizeMb(value: number | string): number {
+  if (typeof value === 'number') return value;
+  const amount = Number(value.slice(0, -2));
+  return value.endsWith('kB') ? amount / 1000 : amount;
+}
+
+/** MB → "0.5MB" for defaults shown in the JSON Schema and docs. */
+export function formatSizeMb(mb: number): string {
+  return `${Number(mb.toPrecision(12))}MB`;
+}

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig } from '../config/types.js';
 import { writeResults } from '../results/io.js';
 import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type Side, type Slice } from '../results/types.js';
@@ -7,6 +8,7 @@ import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
 import { CancelledError, PerfgateError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
+import { sliceHealth } from './health.js';
 import { runLoad } from './load.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
@@ -255,12 +257,30 @@ async function runBlock(
   }
 }
 
-/** One slice of load on one service, with its CPU time; a service that died is an error. */
+/**
+ * One slice of load on one service, with its CPU time, the load generator's (this process's) CPU
+ * time, and the health the service's processes measured inside themselves; a service that died
+ * is an error.
+ */
 async function measureSlice(service: Service, scenario: ScenarioConfig, durationMs: number): Promise<Slice> {
   service.assertRunning('before a load slice');
+  const window = await service.health?.begin();
   const cpuBefore = service.cpuSeconds();
+  const generatorBefore = process.cpuUsage();
+  const generatorLoop = performance.eventLoopUtilization();
   const sample = await runLoad(service.url, scenario, durationMs);
+  const generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
+  const generator = process.cpuUsage(generatorBefore);
   const cpuAfter = service.cpuSeconds();
+  const reports = window === undefined ? null : await service.health!.end(window);
   service.assertRunning(`while under load (scenario "${scenario.name}")`);
-  return { side: service.side, ...sample, cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1000) / 1000 };
+  service.requestsServed += sample.requests;
+  return {
+    side: service.side,
+    ...sample,
+    cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1000) / 1000,
+    generatorCpuSeconds: Math.round((generator.user + generator.system) / 1000) / 1000,
+    generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
+    health: sliceHealth(reports, service.requestsServed),
+  };
 }

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import type { ServiceConfig } from '../config/types.js';
 import type { Side } from '../results/types.js';
 import { ServiceError } from './errors.js';
+import { HealthChannel } from './health.js';
 import { type ProcessTracker, sleep, startShell, stopGroup, tailFile } from './process.js';
 import { groupCpuSeconds } from './proc-cpu.js';
 
@@ -54,12 +55,16 @@ export class Service {
   private stopping = false;
   /** Base URL to send load to, known once ready. */
   url = '';
+  /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
+  requestsServed = 0;
 
   private constructor(
     readonly side: Side,
     readonly port: number,
     private readonly child: ChildProcess,
     private readonly options: StartOptions,
+    /** The per-slice health channel to the service's processes; null while profiling. */
+    readonly health: HealthChannel | null,
   ) {
     child.once('exit', (code, signal) => {
       this.exit = { code, signal };
@@ -72,6 +77,9 @@ export class Service {
     if (command === null) throw new Error('Service.start: service.start is not set');
     const port = await freePort();
     writeFileSync(options.statusFile, '');
+    // Health is measured in the timed slices only, never under the profiler. Without a socket
+    // (no writable temporary directory) the run goes on, and the report says health is missing.
+    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
     const env: Record<string, string> = {
       NODE_ENV: 'production',
       ...options.env,
@@ -79,6 +87,7 @@ export class Service {
       PORT: String(port),
       PERFGATE_PORT: String(port),
       PERFGATE_STATUS_FILE: options.statusFile,
+      ...(health && { PERFGATE_HEALTH_SOCKET: health.socketPath }),
     };
     const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : '';
     env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
@@ -89,13 +98,14 @@ export class Service {
     writeFileSync(options.logFile, `$ ${command}   (${options.side}, port ${port}, in ${options.dir})\n`, {
       flag: 'a',
     });
-    const child = startShell(command, {
-      cwd: options.dir,
-      env,
-      logFile: options.logFile,
-      tracker: options.tracker,
-    });
-    return new Service(options.side, port, child, options);
+    let child: ChildProcess;
+    try {
+      child = startShell(command, { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker });
+    } catch (e) {
+      health?.close();
+      throw e;
+    }
+    return new Service(options.side, port, child, options, health);
   }
 
   get pgid(): number {
@@ -189,6 +199,7 @@ export class Service {
     this.stopping = true;
     await stopGroup(this.pgid, graceMs);
     this.options.tracker.delete(this.pgid);
+    this.health?.close();
   }
 }
 

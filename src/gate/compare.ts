@@ -4,6 +4,8 @@ import type {
   Analysis,
   BenchmarkAnalysis,
   BenchmarkComparison,
+  HealthAnalysis,
+  HealthComparison,
   MetricComparison,
   PairedComparison,
   Results,
@@ -17,6 +19,7 @@ import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
 import { signedRankTest } from '../stats/wilcoxon.js';
 import { inventoryBenchmarks } from './benchmarks.js';
+import { analyzeHealth, healthSeries, healthWarnings, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { httpLevel } from './sequential.js';
 import { formatP, percentText } from './text.js';
@@ -88,12 +91,14 @@ function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
 }
 
 /**
- * Results → verdicts, as in shared/design/measurement.md §6–8 and §12: per HTTP metric, the
- * paired log-ratios ln(head/base) of its slices, and per micro-benchmark those of its processes
- * (one ops/s per process, paired by round); the Hodges–Lehmann estimate with its
- * distribution-free 95% interval; the Wilcoxon signed-rank p; Holm across the gated comparisons
- * of the whole run. Pure: the same results always give the same analysis (the CLI's `report`
- * relies on it).
+ * Results → verdicts, as in shared/design/measurement.md §6–8, §11 and §12: per HTTP metric and
+ * per service-health metric, the paired log-ratios ln(head/base) of its slices, and per
+ * micro-benchmark those of its processes (one ops/s per process, paired by round); the
+ * Hodges–Lehmann estimate with its distribution-free 95% interval; the Wilcoxon signed-rank p;
+ * Holm across the gated comparisons of the whole run. Then gate/health.ts adds the absolute
+ * floors, the memory-growth rule and the load-generator check (which can make a throughput
+ * verdict inconclusive). Pure: the same results always give the same analysis (the CLI's
+ * `report` relies on it).
  */
 export function compareResults(results: Results, options: CompareOptions = {}): Analysis {
   const { config } = results;
@@ -115,14 +120,29 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     return draft ? [{ ...series.identity, ...draft }] : [];
   });
 
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts]);
-  // One Holm family; each comparison is held to its own level (HTTP: the sequential design's
-  // nominal level at the look the run stopped, never above alpha; micro-benchmarks: alpha).
+  // Service health (gate/health.ts): measured on the same slices as the HTTP metrics, so held
+  // to the same level; the gated health metrics join the same Holm family.
+  const healthDrafts: Draft<RelativeHealthComparison>[] = healthSeries(results).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, series.rule, level, false);
+    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
+  });
+
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
+  // One Holm family; each comparison is held to its own level (HTTP and health: the sequential
+  // design's nominal level at the look the run stopped, never above alpha; micro-benchmarks: alpha).
   const decide = <T extends PairedComparison>(draft: Draft<T>, p: number, at: number): T => {
     const withP = { ...draft, pAdjusted: p } as Omit<T, 'verdict'>;
     return { ...withP, verdict: decideVerdict(withP, at) } as T;
   };
-  const comparisons = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!, level));
+  const decided = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!, level));
+  const healthOffset = metricDrafts.length + benchDrafts.length;
+  const health: HealthAnalysis | undefined = analyzeHealth(
+    results,
+    healthDrafts.map((d, i) => decide<RelativeHealthComparison>(d, pAdjusted[healthOffset + i]!, level)),
+    decided,
+  );
+  // Throughput measured on a generator-bound side cannot support its verdict.
+  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   let benchmarks: BenchmarkAnalysis | undefined;
   if (inventory) {
@@ -135,24 +155,29 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       notCompared: inventory.notCompared,
     };
   }
-  const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? [])];
+  const healthComparisons = health?.comparisons ?? [];
+  const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? []), ...healthComparisons];
   const gatedCount = all.filter((c) => c.gated).length;
   const family = describeFamily(
-    comparisons.filter((c) => c.gated).length,
+    [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
     (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
   );
+  // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
+  const verdicts = [...all, ...(health?.heap ?? [])];
   return {
     comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 ? 'fail' : 'pass',
-    regressions: all.filter((c) => c.verdict === 'regression').length,
-    improvements: all.filter((c) => c.verdict === 'improvement').length,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? 'fail' : 'pass',
+    regressions: verdicts.filter((c) => c.verdict === 'regression').length,
+    improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
     warnings: [
       ...results.warnings,
-      ...deriveWarnings(results, comparisons, family, gatedCount, level),
+      ...deriveWarnings(results, [...comparisons, ...healthComparisons], family, gatedCount, level),
       ...(benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []),
+      ...(health ? healthWarnings(results, health) : []),
     ],
     ...(benchmarks && { benchmarks }),
+    ...(health && { health }),
   };
 }
 
@@ -194,7 +219,7 @@ function describeFamily(metrics: number, benchmarks: number): string {
 
 function deriveWarnings(
   results: Results,
-  comparisons: MetricComparison[],
+  comparisons: (MetricComparison | HealthComparison)[],
   family: string,
   gatedCount: number,
   level: number,
@@ -248,7 +273,8 @@ function deriveWarnings(
       break;
     }
   }
-  const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive');
+  // Generator-bound throughput has its own warning (gate/health.ts): more pairs would not help.
+  const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && !('generatorBound' in c && c.generatorBound));
   for (const c of undecided) {
     warnings.push({
       code: 'inconclusive',
@@ -306,11 +332,16 @@ function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, fami
   return warnings;
 }
 
-/** One line per gated regression, HTTP and micro-benchmarks, for a failed check's message. */
+/** One line per gated regression, HTTP, micro-benchmarks and service health, for a failed check's message. */
 export function describeFailing(analysis: Analysis): string[] {
   return [
     ...analysis.failing.map((c) => `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
     ...(analysis.benchmarks?.failing ?? []).map((c) => `benchmark ${c.label} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
+    ...(analysis.health?.failing ?? []).map((c) =>
+      'metric' in c
+        ? `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)}${c.min > 0 ? ` and ${c.min / 1000} ms` : ''})`
+        : `heap_growth of ${c.scenario} +${c.change.toFixed(2)} MB per 10k requests: possible leak (limit ${c.limit} MB)`,
+    ),
   ];
 }
 

@@ -3,8 +3,8 @@
  * the run's artifacts, and a size limit. Pure: (results, analysis, options) → text.
  *
  * GitHub refuses a comment over 65,536 characters, so a report that does not fit first loses
- * its collapsible details, then its least notable rows (regressions are kept longest), each
- * time with a note that links the full report.
+ * its collapsible details and its unchanged service-health rows, then its least notable rows
+ * (regressions are kept longest), each time with a note that links the full report.
  */
 import type { Analysis, Results } from '../results/types.js';
 import { escapeMarkdown, formatCount } from './format.js';
@@ -117,6 +117,7 @@ export function renderReport(results: Results, analysis: Analysis, options: Repo
   const collapsed: MarkdownOptions = {
     ...base,
     detailsReplacement: `_Method, noise and warnings are left out to keep this text under ${limit} characters: ${pointer}._`,
+    healthRows: 'notable',
   };
   const withoutDetails = renderMarkdown(results, analysis, collapsed);
   if (fits(withoutDetails)) return withoutDetails;

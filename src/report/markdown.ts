@@ -29,6 +29,7 @@ import {
   hotFunctionSections,
   sourceSide,
 } from './hot-functions.js';
+import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
 import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { noiseBand, tallyFailures } from './samples.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
@@ -61,6 +62,8 @@ export interface MarkdownOptions {
   repositoryUrl?: string;
   /** Rows per hot-function table (default 10); 0 leaves the hot-function sections out (to fit a size limit). */
   hotFunctionRows?: number;
+  /** 'notable' keeps only the service-health rows that are not unchanged, and the hints (to fit a size limit). Default 'all'. */
+  healthRows?: 'all' | 'notable';
 }
 
 const VERDICT_CELLS: Record<Tone, string> = {
@@ -200,8 +203,14 @@ function renderMethod(results: Results): string {
         `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
       ]
     : [];
+  const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health))
+    ? [
+        'Service health was measured inside the service during the same slices; its paired metrics get the same test, an event-loop delay must also be worse by its absolute minimum, and heap growth is judged by the trend of post-GC heap against the requests served.',
+      ]
+    : [];
   return [
     ...http,
+    ...health,
     ...benchmarks,
     'Each change is the Hodges–Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
@@ -315,6 +324,48 @@ function renderDetails(results: Results, analysis: Analysis, rows: ReportRow[]):
   return ['<details><summary>Method, noise and warnings</summary>', ...body, '</details>'].join('\n\n');
 }
 
+/* ---------- service health ---------- */
+
+function healthCell(cell: HealthCell): string {
+  switch (cell.kind) {
+    case 'verdict':
+      return VERDICT_CELLS[cell.tone];
+    case 'leak':
+      if (cell.tone === 'fail' || cell.tone === 'warn') return `${cell.tone === 'fail' ? '❌' : '⚠️'} possible leak`;
+      return cell.tone === 'good' ? '✅ growth gone' : VERDICT_CELLS[cell.tone];
+    case 'generator':
+      return cell.bound ? '⚠️ at its limit' : '';
+    default:
+      return '';
+  }
+}
+
+function healthRow(row: HealthRow): string {
+  const metric = row.gated ? `**${row.metric}**` : row.metric;
+  return tableRow([row.firstOfScenario ? escapeMarkdown(row.scenario) : '', metric, row.base, row.head, row.change, healthCell(row.cell)]);
+}
+
+/** The "Service health" table and its hints; null when the run has no health data. */
+function renderHealth(results: Results, analysis: Analysis, mode: MarkdownOptions['healthRows']): string | null {
+  const rows = healthRows(results, analysis);
+  const hints = analysis.health?.hints ?? [];
+  if (rows.length === 0 && hints.length === 0) return null;
+  const shown = (mode === 'notable' ? rows.filter((r) => r.notable) : rows).map((row, i, all) => ({
+    ...row,
+    firstOfScenario: i === 0 || all[i - 1]!.scenario !== row.scenario,
+  }));
+  const parts = [`**Service health** · ${describeHealthMethod(results)}.`];
+  if (shown.length > 0) {
+    const head = tableHead(['scenario', 'metric', 'base', 'head', 'change (95% CI)', 'verdict'], 'llrrll');
+    parts.push([head, ...shown.map(healthRow)].join('\n'));
+  }
+  if (shown.length < rows.length) parts.push('_Unchanged health metrics are left out to keep this text short._');
+  if (hints.length > 0) {
+    parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h))}`).join('\n'));
+  }
+  return parts.join('\n\n');
+}
+
 /* ---------- hot functions (profiling phase) ---------- */
 
 /** Where own code is on the web: the repository URL, at the commit that was measured (base's for a gone function). */
@@ -409,6 +460,7 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== undefined),
     options.links ?? null,
+    renderHealth(results, analysis, options.healthRows),
     renderHotFunctions(results, options),
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}</sub>`,

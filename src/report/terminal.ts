@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import { describeMarker, describeProfiling, describeTotals, flamegraphFiles, formatPoints, formatShare, HOT_FUNCTION_ROWS, type HotFunctionSection, hotFunctionSections } from './hot-functions.js';
+import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
 import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { tallyFailures } from './samples.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
@@ -272,6 +273,48 @@ function renderDetectable(rows: ReportRow[], analysis: Analysis): string[] {
   return lines.length === 0 ? [] : ['', ...lines];
 }
 
+/* ---------- service health ---------- */
+
+function healthVerdict(cell: HealthCell): [string, Style | null] {
+  switch (cell.kind) {
+    case 'verdict':
+      return [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
+    case 'leak':
+      if (cell.tone === 'fail' || cell.tone === 'warn') return [`${cell.tone === 'fail' ? '✗' : '!'} possible leak`, TONE_STYLE[cell.tone]];
+      return cell.tone === 'good' ? ['✓ growth gone', 'green'] : [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
+    case 'generator':
+      return cell.bound ? ['! at its limit', 'yellow'] : ['', null];
+    default:
+      return ['', null];
+  }
+}
+
+const HEALTH_COLUMNS: Column[] = [{ header: 'metric', align: 'left' }, ...COLUMNS.slice(2)];
+
+/**
+ * The service-health tables (one per scenario, under its name: the rows are wide) and their
+ * hints. Never shortened to a width: the metric names are perfgate's own and short, and a cut
+ * one would lose its gated mark.
+ */
+function renderHealth(results: Results, analysis: Analysis, paint: Paint): string[] {
+  const rows = healthRows(results, analysis);
+  const hints = analysis.health?.hints ?? [];
+  if (rows.length === 0 && hints.length === 0) return [];
+  const lines = ['', `service health — ${describeHealthMethod(results)}:`];
+  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
+    const own = rows.filter((r) => r.scenario === scenario);
+    const verdicts = own.map((row) => healthVerdict(row.cell));
+    const cells = own.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ''), row.base, row.head, row.change, verdicts[i]![0]]);
+    const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
+    lines.push(sanitizeText(scenario), ...grid.map((line) => line.replace(/\s+$/, '')));
+  }
+  for (const hint of hints) {
+    const mark = isWarningHint(hint) ? paint('!', 'yellow') : '→';
+    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${describeHint(hint)}`);
+  }
+  return lines;
+}
+
 /* ---------- hot functions (profiling phase) ---------- */
 
 const HOT_COLUMNS: Column[] = [
@@ -334,6 +377,7 @@ export function renderTerminal(results: Results, analysis: Analysis, options: Te
     // A project with micro-benchmarks alone has no HTTP table.
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
+    ...renderHealth(results, analysis, paint),
     ...renderHotFunctions(results, options, width, paint),
     ...renderWarnings(results, analysis, paint),
     ...renderFailures(results),

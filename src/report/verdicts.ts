@@ -6,12 +6,15 @@ import { METRICS } from '../config/types.js';
 import type {
   Analysis,
   BenchmarkComparison,
+  HealthComparison,
+  HeapGrowthComparison,
   MetricComparison,
   PairedComparison,
   Results,
   UncomparedBenchmark,
 } from '../results/types.js';
 import { formatMetricName, formatPercent } from './format.js';
+import { describeHealthLimit } from './health.js';
 import type { Escape } from './run-info.js';
 
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
@@ -54,9 +57,14 @@ export function orderRows(results: Results, analysis: Analysis): ReportRow[] {
   );
 }
 
-/** Every comparison with a verdict: the HTTP metrics', then the micro-benchmarks'. */
-export function allComparisons(analysis: Analysis): PairedComparison[] {
-  return [...analysis.comparisons, ...(analysis.benchmarks?.comparisons ?? [])];
+/** Every verdict: the HTTP metrics', the micro-benchmarks', then service health's (memory growth included). */
+export function allComparisons(analysis: Analysis): Pick<PairedComparison, 'verdict' | 'gated'>[] {
+  return [
+    ...analysis.comparisons,
+    ...(analysis.benchmarks?.comparisons ?? []),
+    ...(analysis.health?.comparisons ?? []),
+    ...(analysis.health?.heap ?? []),
+  ];
 }
 
 /** Counts over every comparison shown, so the headline always agrees with the tables. */
@@ -95,12 +103,18 @@ export function describeCounts(counts: VerdictCounts): string {
 
 /**
  * The limits that failed the build, once per metric and limit, in metric order, then the
- * micro-benchmarks': "throughput limit 5%", "micro-benchmark limit 10%".
+ * micro-benchmarks' and service health's: "throughput limit 5%", "micro-benchmark limit 10%",
+ * "event-loop delay p99 limit 50% and 10 ms".
  */
-function describeFailingLimits(failing: MetricComparison[], benchmarks: BenchmarkComparison[]): string[] {
+function describeFailingLimits(
+  failing: MetricComparison[],
+  benchmarks: BenchmarkComparison[],
+  health: (HealthComparison | HeapGrowthComparison)[],
+): string[] {
   const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
   const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent(c.limit)}`);
   limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent(c.limit)}`));
+  limits.push(...health.map(describeHealthLimit));
   return [...new Set(limits)];
 }
 
@@ -118,7 +132,7 @@ function listSome(items: readonly string[], shown = 2): string {
 export function describeDecision(analysis: Analysis, escapeText: Escape): string {
   let text = 'passing';
   if (analysis.decision === 'fail') {
-    const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? []);
+    const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? [], analysis.health?.failing ?? []);
     text = limits.length === 0 ? 'failing' : `failing (${limits.join(', ')})`;
   }
   const notCompared = analysis.benchmarks?.notCompared ?? [];

@@ -1,4 +1,4 @@
-import type { PerfgateConfig, MetricId } from '../config/types.js';
+import type { HealthMetricId, MetricId, PerfgateConfig } from '../config/types.js';
 
 /** Bumped on any incompatible change of the results.json shape. */
 export const RESULTS_VERSION = 1;
@@ -50,6 +50,53 @@ export interface Slice {
   timeouts: number;
   /** Service CPU time (user+system, whole process tree), seconds, during the slice. */
   cpuSeconds: number;
+  /** CPU time of the load generator (perfgate's own process), seconds, during the slice. Absent in results from before it was measured. */
+  generatorCpuSeconds?: number;
+  /** Share of the slice the load generator's event loop was busy, 0–1 (it never idles when the generator is the bottleneck, even starved of CPU). Absent in results from before it was measured. */
+  generatorEventLoopUtilization?: number;
+  /** What the service's processes measured inside themselves during the slice; null when none reported; absent in results from before health was measured. */
+  health?: SliceHealth | null;
+}
+
+/* ---------- service health: measured inside the service by perfgate's preload, per slice ---------- */
+
+export type GcKind = 'minor' | 'major' | 'incremental' | 'weakcb';
+
+/** One process's report for one slice (src/preload/health.cjs). */
+export interface ProcessHealth {
+  pid: number;
+  /** Parent pid: tells a cluster's workers from their primary. */
+  ppid: number;
+  /** A cluster worker (NODE_UNIQUE_ID was set). */
+  worker: boolean;
+  /** How long the process measured, ms: from the engine's "begin" to its "end" as the process received them. */
+  windowMs: number;
+  /**
+   * Event-loop delay, µs: how late the loop ran a 10 ms timer (perf_hooks.monitorEventLoopDelay,
+   * the interval itself subtracted); null when the timer never fired in the window.
+   */
+  eventLoopDelayUs: { p50: number; p99: number; max: number; samples: number } | null;
+  /** Share of the window the event loop was busy, 0–1 (performance.eventLoopUtilization). */
+  eventLoopUtilization: number;
+  /** Garbage-collection pauses in the window by kind (PerformanceObserver 'gc'): how many, total ms. */
+  gc: Record<GcKind, { count: number; ms: number }>;
+  /** V8 heap used at the window's end, bytes. */
+  heapUsedBytes: number;
+  /** The lowest heap used seen right after a GC in the window, bytes; null when no GC ran. */
+  heapAfterGcBytes: number | null;
+  /** Resident set size at the window's end, bytes. */
+  rssBytes: number;
+  /** Resources keeping the event loop alive at the window's start, before the slice's load connects (process.getActiveResourcesInfo: sockets, servers, timers). */
+  activeHandles: number;
+}
+
+/** The service's health during one slice: every process that reported. */
+export interface SliceHealth {
+  /** Responses this service (this start of it) had answered when the slice ended, warm-ups and other scenarios included: the heap trend's x. */
+  requestsSinceStart: number;
+  /** Processes that acknowledged the slice's start but sent no report in time (their numbers are missing from the sums). */
+  missing: number;
+  processes: ProcessHealth[];
 }
 
 export interface Pair {
@@ -335,6 +382,104 @@ export interface PairedComparison {
 export interface MetricComparison extends PairedComparison {
   metric: MetricId;
   scenario: string;
+  /**
+   * Throughput only: the sides whose slices mostly measured the load generator (at its CPU limit
+   * while the service was not); a verdict that rests on such a side is inconclusive. Absent: none.
+   */
+  generatorBound?: Side[];
+}
+
+/** A service-health metric compared like an HTTP metric, with an absolute floor besides the relative limit. */
+export interface HealthComparison extends PairedComparison {
+  metric: HealthMetricId;
+  scenario: string;
+  /** Absolute change that a regression or improvement must also exceed, in the metric's unit (0: none). */
+  min: number;
+  /** Hodges–Lehmann estimate of the per-pair differences head − base, in the metric's unit, and its 95% interval. */
+  absoluteChange: number;
+  absoluteLow: number;
+  absoluteHigh: number;
+}
+
+/** How one side's post-GC heap moved with the requests it served, within each start of the service. */
+export interface HeapTrend {
+  /** Slices with a heap number. */
+  n: number;
+  /** Theil–Sen slope of post-GC heap against requests served, pooled over blocks, bytes per request. */
+  bytesPerRequest: number;
+  /** The same slope in each block (each start of the service); null where a block has fewer than 3 slices. */
+  blocks: (number | null)[];
+  /** Seasonal Kendall trend statistic S (blocks as seasons): above 0 rising, below 0 falling. */
+  s: number;
+  /** Its two-sided p-value (normal approximation with ties and continuity correction). */
+  p: number;
+  /** Post-GC heap and RSS at the scenario's last slice with health data, bytes. */
+  lastHeapBytes: number;
+  lastRssBytes: number;
+  /** Active handles at that slice. */
+  lastActiveHandles: number;
+}
+
+/** The memory-growth rule's verdict: a regression here is a "possible leak". */
+export interface HeapGrowthComparison {
+  scenario: string;
+  gated: boolean;
+  /** How much faster head's heap must grow than base's to count, MB (10^6 bytes) per 10,000 requests. */
+  limit: number;
+  base: HeapTrend;
+  head: HeapTrend;
+  /** Head's growth minus base's, MB per 10,000 requests. */
+  change: number;
+  verdict: Verdict;
+}
+
+/** Whether one side's slices measured the load generator rather than the service. */
+export interface GeneratorLoad {
+  /** Slices with both the generator's and the service's load known. */
+  slices: number;
+  /** Of those, slices where the generator was at its limit while the service had spare time. */
+  boundSlices: number;
+  /** Median CPU of the load generator over the slices, as a fraction of one core. */
+  generatorCpu: number;
+  /** Median share of the slice the generator's event loop was busy, 0–1; NaN in results that lack it. */
+  generatorBusy: number;
+  /** Median load of the service: its busiest event loop's utilisation, or (without health data) its CPU in cores. */
+  serviceLoad: number;
+  serviceLoadSource: 'event-loop' | 'cpu';
+}
+
+export interface GeneratorCheck {
+  scenario: string;
+  sides: Record<Side, GeneratorLoad>;
+  /** Sides where most slices were generator-bound. */
+  bound: Side[];
+}
+
+/** A finding worth a sentence in the report; the numbers come from the comparisons (src/report/health.ts words it). */
+export type HealthHint =
+  | { kind: 'blocked-loop'; scenario: string; side: Side; baseMaxUs: number; headMaxUs: number; profiled: boolean }
+  | { kind: 'possible-leak'; scenario: string; baseMbPer10k: number; headMbPer10k: number; headBlocksMbPer10k: number[] }
+  | { kind: 'leak-gone'; scenario: string; baseMbPer10k: number; headMbPer10k: number }
+  | { kind: 'gc-pressure'; scenario: string; baseMsPer1k: number; headMsPer1k: number }
+  | { kind: 'cpu-per-request'; scenario: string; baseUs: number; headUs: number; change: number; profiled: boolean }
+  | { kind: 'waiting-outside'; scenario: string; change: number; headUtilization: number }
+  | {
+      kind: 'generator-bound';
+      scenario: string;
+      sides: Side[];
+      generatorBusy: number;
+      generatorCpu: number;
+      serviceLoad: number;
+      serviceLoadSource: 'event-loop' | 'cpu';
+    };
+
+export interface HealthAnalysis {
+  comparisons: HealthComparison[];
+  heap: HeapGrowthComparison[];
+  generator: GeneratorCheck[];
+  hints: HealthHint[];
+  /** Gated health regressions (they fail the build like `Analysis.failing`). */
+  failing: (HealthComparison | HeapGrowthComparison)[];
 }
 
 /** Which micro-benchmark, and how reports name it. */
@@ -398,4 +543,6 @@ export interface Analysis {
   warnings: RunWarning[];
   /** Micro-benchmark verdicts, when the run has micro-benchmarks; counted in decision, regressions and improvements. */
   benchmarks?: BenchmarkAnalysis;
+  /** Service health, when any slice has health or load-generator data; counted in decision, regressions and improvements. */
+  health?: HealthAnalysis;
 }

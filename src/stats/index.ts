@@ -1,9 +1,11 @@
 // Pure statistics for perfgate: Wilcoxon signed-rank test, Hodges–Lehmann estimate and interval, Holm
-// adjustment, detectable shift, descriptive statistics, the normal distribution and seeded randomness.
+// adjustment, detectable shift, descriptive statistics, the normal distribution, seeded randomness,
+// and trends within blocks (Theil–Sen slope, seasonal Kendall test).
 export * from './descriptive.js';
 export * from './hodges-lehmann.js';
 export * from './holm.js';
 export * from './normal.js';
 export * from './power.js';
 export * from './random.js';
+export * from './trend.js';
 export * from './wilcoxon.js';

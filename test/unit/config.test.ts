@@ -68,6 +68,11 @@ describe('resolveConfig: defaults', () => {
         latency_p90: { limit: 0.1, gated: false },
         latency_p99: { limit: 0.15, gated: true },
         cpu_per_request: { limit: 0.1, gated: false },
+        event_loop_delay_p99: { limit: 0.5, gated: true, min: 10_000 },
+        event_loop_delay_max: { limit: 0.5, gated: false, min: 10_000 },
+        event_loop_utilization: { limit: 0.1, gated: false },
+        gc_per_request: { limit: 0.25, gated: false },
+        heap_growth: { limitMbPer10k: 0.5, gated: false },
         benchmarks: { limit: 0.1, gated: true },
       },
       alpha: 0.01,
@@ -655,5 +660,41 @@ describe('JSON Schema', () => {
 
   test('docs/configuration.md is what `npm run schema` writes', () => {
     assert.equal(readFileSync(DOCS_FILE, 'utf8'), docsText(), 'stale: run `npm run schema`');
+  });
+});
+
+describe('gate: service-health rules', () => {
+  const gate = (rules: Record<string, unknown>) => resolveConfig({ document: { ...MINIMAL, gate: rules } }).gate;
+
+  test('event-loop delay: a limit and an absolute floor, both in the forms users write', () => {
+    assert.deepEqual(gate({ event_loop_delay_p99: '30%' }).event_loop_delay_p99, { limit: 0.3, gated: true, min: 10_000 });
+    assert.deepEqual(gate({ event_loop_delay_p99: 'off' }).event_loop_delay_p99, { limit: 0.5, gated: false, min: 10_000 });
+    assert.deepEqual(gate({ event_loop_delay_p99: { min: '25ms' } }).event_loop_delay_p99, { limit: 0.5, gated: true, min: 25_000 });
+    assert.deepEqual(gate({ event_loop_delay_max: { limit: '100%', min: 0.05 } }).event_loop_delay_max, { limit: 1, gated: true, min: 50_000 });
+    assert.deepEqual(gate({ event_loop_delay_max: { min: '0s' } }).event_loop_delay_max, { limit: 0.5, gated: false, min: 0 });
+    assert.deepEqual(gate({ gc_per_request: '20%' }).gc_per_request, { limit: 0.2, gated: true });
+    assert.deepEqual(gate({ event_loop_utilization: { gated: true } }).event_loop_utilization, { limit: 0.1, gated: true });
+  });
+
+  test('heap growth: a size per 10,000 requests', () => {
+    assert.deepEqual(gate({ heap_growth: '1MB' }).heap_growth, { limitMbPer10k: 1, gated: true });
+    assert.deepEqual(gate({ heap_growth: '200kB' }).heap_growth, { limitMbPer10k: 0.2, gated: true });
+    assert.deepEqual(gate({ heap_growth: { gated: true } }).heap_growth, { limitMbPer10k: 0.5, gated: true });
+    assert.deepEqual(gate({ heap_growth: false }).heap_growth, { limitMbPer10k: 0.5, gated: false });
+    assert.deepEqual(gate({ heap_growth: 2 }).heap_growth, { limitMbPer10k: 2, gated: true });
+  });
+
+  test('wrong values are named with the fix', () => {
+    assert.match(problems({ document: { ...MINIMAL, gate: { event_loop_delay_p99: { min: 'soon' } } } }), /gate\.event_loop_delay_p99\.min: "soon" is not a duration/);
+    assert.match(problems({ document: { ...MINIMAL, gate: { event_loop_delay_p99: { min: '2m' } } } }), /gate\.event_loop_delay_p99\.min: "2m" is out of range; use 0s to 1m/);
+    assert.match(problems({ document: { ...MINIMAL, gate: { gc_per_request: { min: '5ms' } } } }), /gate\.gc_per_request/);
+    assert.match(problems({ document: { ...MINIMAL, gate: { heap_growth: '1GB' } } }), /gate\.heap_growth: "1GB" is not a size; write e\.g\. 0\.5MB or 200kB/);
+    assert.match(problems({ document: { ...MINIMAL, gate: { heap_growth: { limit: '0MB' } } } }), /gate\.heap_growth\.limit: "0MB" is out of range; write e\.g\. 0\.5MB/);
+  });
+
+  test('the reference snippet resolves as its comments say', () => {
+    const resolved = fromYaml(SNIPPETS.gate, MINIMAL).gate;
+    assert.deepEqual(resolved.event_loop_delay_p99, { limit: 0.5, gated: true, min: 20_000 });
+    assert.deepEqual(resolved.heap_growth, { limitMbPer10k: 1, gated: true });
   });
 });

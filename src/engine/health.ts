@@ -1,0 +1,200 @@
+/**
+ * The engine's end of the health channel: a Unix socket per running service, in a private
+ * temporary directory, whose path reaches every process of the service as PERFGATE_HEALTH_SOCKET
+ * (src/preload/health.cjs connects to it). Per slice the engine opens a window in every connected
+ * process ("begin"), sends the load, closes it ("end") and collects one report per process. A
+ * process that does not answer in time is left out and counted as missing; a process that
+ * disconnects is forgotten. Nothing here ever waits on the service longer than its timeouts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ProcessHealth, SliceHealth } from '../results/types.js';
+
+/** How long the engine waits for every process to acknowledge "begin" (an idle process answers in well under 1 ms). */
+const BEGIN_TIMEOUT_MS = 1000;
+/**
+ * How long it waits for the reports after "end". A process whose loop is blocked answers only
+ * when the loop frees up (after the requests still queued when the load stopped): long enough for
+ * that, short enough that a stuck service cannot stall the run.
+ */
+const END_TIMEOUT_MS = 5000;
+/** Longest line a process may send (a report is ~500 bytes). */
+const MAX_LINE = 64 * 1024;
+/** Unix socket paths are limited to 107 bytes on Linux (sun_path). */
+const MAX_SOCKET_PATH = 100;
+
+interface Peer {
+  socket: Socket;
+  pending: string;
+  /** The window this process acknowledged last. */
+  begun: number;
+  /** Its report for that window, once received. */
+  report: ProcessHealth | null;
+}
+
+export interface WindowReports {
+  processes: ProcessHealth[];
+  /** Processes that acknowledged the window but did not report in time. */
+  missing: number;
+}
+
+export class HealthChannel {
+  private readonly peers = new Set<Peer>();
+  private nextId = 1;
+  private changed: (() => void) | null = null;
+
+  private constructor(
+    readonly socketPath: string,
+    private readonly dir: string,
+    private readonly server: Server,
+  ) {
+    server.on('connection', (socket) => this.accept(socket));
+  }
+
+  /** Listens on a new socket in a private (0700) temporary directory. */
+  static async open(): Promise<HealthChannel> {
+    let dir = mkdtempSync(join(tmpdir(), 'perfgate-health-'));
+    if (join(dir, 'health.sock').length > MAX_SOCKET_PATH) {
+      rmSync(dir, { recursive: true, force: true });
+      dir = mkdtempSync('/tmp/perfgate-health-');
+    }
+    const path = join(dir, 'health.sock');
+    const server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(path, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.unref();
+    return new HealthChannel(path, dir, server);
+  }
+
+  /** Processes connected now. */
+  get connected(): number {
+    return this.peers.size;
+  }
+
+  private accept(socket: Socket): void {
+    const peer: Peer = { socket, pending: '', begun: 0, report: null };
+    this.peers.add(peer);
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      peer.pending += chunk;
+      if (peer.pending.length > MAX_LINE) {
+        socket.destroy(); // not our preload
+        return;
+      }
+      for (let newline = peer.pending.indexOf('\n'); newline >= 0; newline = peer.pending.indexOf('\n')) {
+        const line = peer.pending.slice(0, newline);
+        peer.pending = peer.pending.slice(newline + 1);
+        this.receive(peer, line);
+      }
+    });
+    const forget = () => {
+      this.peers.delete(peer);
+      this.changed?.();
+    };
+    socket.on('error', forget);
+    socket.on('close', forget);
+  }
+
+  private receive(peer: Peer, line: string): void {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (message.op === 'begun' && typeof message.id === 'number') peer.begun = message.id;
+    else if (message.op === 'report' && message.id === peer.begun) peer.report = toProcessHealth(message);
+    this.changed?.();
+  }
+
+  private send(peer: Peer, message: object): void {
+    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}\n`);
+  }
+
+  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
+  private waitUntil(done: () => boolean, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const finish = () => {
+        clearTimeout(timer);
+        this.changed = null;
+        resolve();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      this.changed = () => {
+        if (done()) finish();
+      };
+      this.changed();
+    });
+  }
+
+  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
+  async begin(): Promise<number> {
+    const id = this.nextId++;
+    for (const peer of this.peers) {
+      peer.report = null;
+      this.send(peer, { op: 'begin', id });
+    }
+    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
+    return id;
+  }
+
+  /** Closes window `id` and collects the reports of the processes that opened it. */
+  async end(id: number): Promise<WindowReports> {
+    const opened = () => [...this.peers].filter((p) => p.begun === id);
+    for (const peer of this.peers) this.send(peer, { op: 'end', id });
+    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
+    const processes = opened().flatMap((p) => (p.report === null ? [] : [p.report]));
+    return { processes, missing: opened().length - processes.length };
+  }
+
+  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
+  close(): void {
+    if (!this.server.listening) return;
+    for (const peer of this.peers) peer.socket.destroy();
+    this.peers.clear();
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+const GC_KINDS = ['minor', 'major', 'incremental', 'weakcb'] as const;
+
+function finite(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0;
+}
+
+/** A report line as results.json stores it: only the known fields, numbers checked (the line comes from the service's process). */
+export function toProcessHealth(message: Record<string, unknown>): ProcessHealth {
+  const delay = message.eventLoopDelayUs as Record<string, unknown> | null | undefined;
+  const gc = (message.gc ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  const heapAfterGc = message.heapAfterGcBytes;
+  return {
+    pid: finite(message.pid),
+    ppid: finite(message.ppid),
+    worker: message.worker === true,
+    windowMs: finite(message.windowMs),
+    eventLoopDelayUs:
+      delay && typeof delay === 'object'
+        ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) }
+        : null,
+    eventLoopUtilization: finite(message.eventLoopUtilization),
+    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])) as ProcessHealth['gc'],
+    heapUsedBytes: finite(message.heapUsedBytes),
+    heapAfterGcBytes: typeof heapAfterGc === 'number' && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
+    rssBytes: finite(message.rssBytes),
+    activeHandles: finite(message.activeHandles),
+  };
+}
+
+/** A slice's health record from its window's reports; null when no process reported (not Node.js, or the preload could not connect). */
+export function sliceHealth(reports: WindowReports | null, requestsSinceStart: number): SliceHealth | null {
+  if (reports === null || reports.processes.length === 0) return null;
+  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
+}

@@ -1,0 +1,455 @@
+/**
+ * Service health from the slices (pure): what each slice's processes measured inside themselves
+ * (src/preload/health.cjs), aggregated per side; the health metrics' paired series for
+ * compareResults; their verdicts with an absolute floor; the memory-growth rule; whether the
+ * load generator, not the service, set the pace; and the findings the report words as hints.
+ * docs/health.md explains every rule.
+ */
+import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../config/schema.js';
+import type { HealthMetricId, HeapGrowthRule, MetricRule } from '../config/types.js';
+import type {
+  GeneratorCheck,
+  GeneratorLoad,
+  HealthAnalysis,
+  HealthComparison,
+  HealthHint,
+  HeapGrowthComparison,
+  HeapTrend,
+  MetricComparison,
+  PairedComparison,
+  Results,
+  RunWarning,
+  ScenarioResults,
+  Side,
+  Slice,
+  SliceHealth,
+  Verdict,
+} from '../results/types.js';
+import { median } from '../stats/descriptive.js';
+import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
+import { type Series, seasonalKendall, theilSenSlope } from '../stats/trend.js';
+
+const SIDES: readonly Side[] = ['base', 'head'];
+const CONFIDENCE = 0.95;
+
+/** A slice's health summed or maxed over the service's processes. */
+export interface HealthValues {
+  processes: number;
+  /** The worst process's event-loop delay (each request waits on the loop of the process that serves it), µs. */
+  delayP50Us: number;
+  delayP99Us: number;
+  delayMaxUs: number;
+  /** The busiest process's event-loop utilisation, 0–1. */
+  utilization: number;
+  /** GC pauses of all processes, ms, and how many. */
+  gcMs: number;
+  gcCount: number;
+  /** Post-GC heap of all processes (a process without a GC in the slice counts with its heap at the end), bytes; null when a process did not report. */
+  heapAfterGcBytes: number | null;
+  heapUsedBytes: number;
+  rssBytes: number;
+  activeHandles: number;
+}
+
+const NONE = Number.NaN;
+
+/** Aggregates one slice's reports; null when the slice has none. */
+export function aggregateHealth(health: SliceHealth | null | undefined): HealthValues | null {
+  if (!health || health.processes.length === 0) return null;
+  const ps = health.processes;
+  const delays = ps.flatMap((p) => (p.eventLoopDelayUs ? [p.eventLoopDelayUs] : []));
+  const maxOf = (values: number[]) => (values.length === 0 ? NONE : Math.max(...values));
+  const sum = (f: (p: (typeof ps)[number]) => number) => ps.reduce((a, p) => a + f(p), 0);
+  const gc = ps.flatMap((p) => Object.values(p.gc));
+  return {
+    processes: ps.length,
+    delayP50Us: maxOf(delays.map((d) => d.p50)),
+    delayP99Us: maxOf(delays.map((d) => d.p99)),
+    delayMaxUs: maxOf(delays.map((d) => d.max)),
+    utilization: maxOf(ps.map((p) => p.eventLoopUtilization)),
+    gcMs: gc.reduce((a, k) => a + k.ms, 0),
+    gcCount: gc.reduce((a, k) => a + k.count, 0),
+    heapAfterGcBytes: health.missing > 0 ? null : sum((p) => p.heapAfterGcBytes ?? p.heapUsedBytes),
+    heapUsedBytes: sum((p) => p.heapUsedBytes),
+    rssBytes: sum((p) => p.rssBytes),
+    activeHandles: sum((p) => p.activeHandles),
+  };
+}
+
+export interface HealthMetricDefinition {
+  id: HealthMetricId;
+  /** The slice's value in the metric's unit (µs; a 0–1 share; ms per 1,000 requests); NaN when unknown. */
+  value(slice: Slice, health: HealthValues): number;
+}
+
+/** Every health metric compared pair by pair (higher is worse for all of them). */
+export const HEALTH_METRIC_DEFINITIONS: readonly HealthMetricDefinition[] = [
+  { id: 'event_loop_delay_p99', value: (_s, h) => h.delayP99Us },
+  { id: 'event_loop_delay_max', value: (_s, h) => h.delayMaxUs },
+  { id: 'event_loop_utilization', value: (_s, h) => h.utilization },
+  { id: 'gc_per_request', value: (s, h) => (s.requests > 0 ? (1000 * h.gcMs) / s.requests : NONE) },
+];
+
+/** The rule of a health metric: the config's, or the default in results from before health existed. */
+export function healthRule(results: Results, metric: HealthMetricId): MetricRule {
+  return results.config.gate[metric] ?? DEFAULT_GATE[metric];
+}
+
+export function heapGrowthRule(results: Results): HeapGrowthRule {
+  return results.config.gate.heap_growth ?? DEFAULT_HEAP_GROWTH;
+}
+
+/** One health metric's paired values in one scenario (same index = same pair), for compareResults. */
+export interface HealthSeries {
+  scenario: string;
+  metric: HealthMetricId;
+  rule: MetricRule;
+  base: number[];
+  head: number[];
+}
+
+function sliceValue(slice: Slice, definition: HealthMetricDefinition): number {
+  const health = aggregateHealth(slice.health);
+  return health === null ? NONE : definition.value(slice, health);
+}
+
+/** The paired series of every health metric and scenario that has health data. */
+export function healthSeries(results: Results): HealthSeries[] {
+  return results.scenarios.flatMap((scenario) => {
+    if (!scenario.pairs.some((p) => p.base.health && p.head.health)) return [];
+    return HEALTH_METRIC_DEFINITIONS.map((definition) => ({
+      scenario: scenario.name,
+      metric: definition.id,
+      rule: healthRule(results, definition.id),
+      base: scenario.pairs.map((p) => sliceValue(p.base, definition)),
+      head: scenario.pairs.map((p) => sliceValue(p.head, definition)),
+    }));
+  });
+}
+
+/** A health comparison after the paired test and Holm, with its relative verdict (decideVerdict). */
+export type RelativeHealthComparison = PairedComparison & { metric: HealthMetricId; scenario: string };
+
+/**
+ * The verdict with the absolute floor: a regression (improvement) must also be worse (better) by
+ * more than `min` in the estimated per-pair difference; a change counts as unchanged when its
+ * relative interval is inside ±limit or its absolute interval inside ±min. So a 0.1 → 0.2 ms
+ * event-loop delay (+100%, but 0.1 ms) is unchanged, never a regression.
+ */
+export function decideHealthVerdict(
+  relative: Verdict,
+  c: Pick<HealthComparison, 'min' | 'absoluteChange' | 'absoluteLow' | 'absoluteHigh'>,
+): Verdict {
+  if (c.min <= 0) return relative;
+  if (relative === 'regression' && c.absoluteChange > c.min) return 'regression';
+  if (relative === 'improvement' && c.absoluteChange < -c.min) return 'improvement';
+  if (relative === 'unchanged' || (c.absoluteLow > -c.min && c.absoluteHigh < c.min)) return 'unchanged';
+  return 'inconclusive';
+}
+
+/** Hodges–Lehmann estimate and 95% interval of the per-pair differences head − base (±∞ when the interval cannot reach 95%). */
+function absoluteShift(series: HealthSeries | undefined): { estimate: number; lower: number; upper: number } {
+  const diffs = series ? series.base.map((b, i) => series.head[i]! - b).filter(Number.isFinite) : [];
+  if (diffs.length === 0) return { estimate: NONE, lower: Number.NEGATIVE_INFINITY, upper: Number.POSITIVE_INFINITY };
+  const interval = hodgesLehmannInterval(diffs, CONFIDENCE);
+  const reached = interval.confidence >= CONFIDENCE - 1e-9;
+  return {
+    estimate: interval.estimate,
+    lower: reached ? interval.lower : Number.NEGATIVE_INFINITY,
+    upper: reached ? interval.upper : Number.POSITIVE_INFINITY,
+  };
+}
+
+/* ---------- memory growth ---------- */
+
+/** Fewest slices per side for the memory-growth rule (a trend needs a few points per start). */
+export const MIN_HEAP_SLICES = 6;
+/** Slices per block below which that block has no slope of its own. */
+const MIN_BLOCK_SLICES = 3;
+
+/** Bytes per request → MB (10^6 bytes) per 10,000 requests. */
+export function mbPer10k(bytesPerRequest: number): number {
+  return (bytesPerRequest * 1e4) / 1e6;
+}
+
+/** One side's post-GC heap against the requests its service had served, per block; null without enough data. */
+export function heapTrend(scenario: ScenarioResults, side: Side): HeapTrend | null {
+  const byBlock = new Map<number, { x: number[]; y: number[] }>();
+  let last: HealthValues | null = null;
+  let n = 0;
+  for (const pair of scenario.pairs) {
+    const slice = pair[side];
+    const health = aggregateHealth(slice.health);
+    if (health === null || health.heapAfterGcBytes === null) continue;
+    const block = byBlock.get(pair.block) ?? { x: [], y: [] };
+    block.x.push(slice.health!.requestsSinceStart);
+    block.y.push(health.heapAfterGcBytes);
+    byBlock.set(pair.block, block);
+    last = health;
+    n++;
+  }
+  if (last === null || n < MIN_HEAP_SLICES) return null;
+  const blocks: Series[] = [...byBlock.entries()].sort((a, b) => a[0] - b[0]).map(([, series]) => series);
+  const kendall = seasonalKendall(blocks);
+  return {
+    n,
+    bytesPerRequest: theilSenSlope(blocks),
+    blocks: blocks.map((series) => (series.x.length >= MIN_BLOCK_SLICES ? theilSenSlope([series]) : null)),
+    s: kendall.s,
+    p: kendall.p,
+    lastHeapBytes: last.heapAfterGcBytes!,
+    lastRssBytes: last.rssBytes,
+    lastActiveHandles: last.activeHandles,
+  };
+}
+
+/** Rising: a significant upward trend, and upward in every block that has a slope. */
+function rising(trend: HeapTrend, alpha: number): boolean {
+  const slopes = trend.blocks.filter((b): b is number => b !== null);
+  return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.every((b) => b > 0);
+}
+
+/**
+ * The memory-growth rule: "possible leak" (a regression) when head's heap rises significantly
+ * and in every block, faster than base's by more than the limit and at least twice as fast;
+ * the mirror image is an improvement (a leak gone); unchanged when the two growths differ by
+ * less than the limit; otherwise inconclusive.
+ */
+export function decideHeapGrowth(base: HeapTrend, head: HeapTrend, rule: HeapGrowthRule, alpha: number): Verdict {
+  const headMb = mbPer10k(head.bytesPerRequest);
+  const baseMb = mbPer10k(base.bytesPerRequest);
+  const change = headMb - baseMb;
+  if (rising(head, alpha) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return 'regression';
+  if (rising(base, alpha) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return 'improvement';
+  if (Math.abs(change) <= rule.limitMbPer10k) return 'unchanged';
+  return 'inconclusive';
+}
+
+function compareHeap(results: Results, scenario: ScenarioResults): HeapGrowthComparison | null {
+  const base = heapTrend(scenario, 'base');
+  const head = heapTrend(scenario, 'head');
+  if (base === null || head === null) return null;
+  const rule = heapGrowthRule(results);
+  return {
+    scenario: scenario.name,
+    gated: rule.gated,
+    limit: rule.limitMbPer10k,
+    base,
+    head,
+    change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
+    verdict: decideHeapGrowth(base, head, rule, results.config.alpha),
+  };
+}
+
+/* ---------- the load generator ---------- */
+
+/**
+ * The generator is at its limit from here: autocannon runs on one thread of perfgate's process,
+ * so it is saturated when it uses this share of one core, or when its event loop is busy this
+ * share of the slice. The second catches a generator starved of CPU on an oversubscribed runner:
+ * it then shows 60% of a core, yet never waits for the service (measured on a 2-vCPU runner with
+ * another job on it: 65% of a core, loop 95% busy, service loop 22% busy).
+ */
+export const GENERATOR_SATURATED = 0.9;
+/** The service has spare capacity below this: its busiest event loop idles a fifth of the time or more (or, without health data, it uses less than this many cores). */
+export const SERVICE_SPARE = 0.8;
+
+interface SliceLoad {
+  /** Share of one core the generator used, and share of the slice its loop was busy (NaN when not recorded). */
+  generatorCpu: number;
+  generatorBusy: number;
+  /** The service's busiest loop's utilisation, or its CPU in cores. */
+  service: number;
+  source: GeneratorLoad['serviceLoadSource'];
+}
+
+/** The load of one slice on both ends; null in results from before the generator was measured. */
+function sliceLoad(slice: Slice): SliceLoad | null {
+  if (slice.generatorCpuSeconds === undefined || !(slice.durationMs > 0)) return null;
+  const seconds = slice.durationMs / 1000;
+  const generator = { generatorCpu: slice.generatorCpuSeconds / seconds, generatorBusy: slice.generatorEventLoopUtilization ?? NONE };
+  const health = aggregateHealth(slice.health);
+  return health !== null && Number.isFinite(health.utilization)
+    ? { ...generator, service: health.utilization, source: 'event-loop' }
+    : { ...generator, service: slice.cpuSeconds / seconds, source: 'cpu' };
+}
+
+/** Whether one slice measured the generator: it was saturated (CPU or loop) while the service was not. */
+export function generatorBoundSlice(slice: Slice): boolean {
+  const load = sliceLoad(slice);
+  if (load === null) return false;
+  const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
+  return saturated && load.service < SERVICE_SPARE;
+}
+
+/** Per side: how many slices were generator-bound; a side is bound when at least half of its slices were. Null for results without generator data. */
+export function checkGenerator(scenario: ScenarioResults): GeneratorCheck | null {
+  const sides = {} as Record<Side, GeneratorLoad>;
+  for (const side of SIDES) {
+    const slices = scenario.pairs.map((p) => p[side]);
+    const loads = slices.map(sliceLoad).filter((l) => l !== null);
+    if (loads.length === 0) return null;
+    sides[side] = {
+      slices: loads.length,
+      boundSlices: slices.filter(generatorBoundSlice).length,
+      generatorCpu: median(loads.map((l) => l.generatorCpu)),
+      generatorBusy: median(loads.map((l) => l.generatorBusy)),
+      serviceLoad: median(loads.map((l) => l.service)),
+      serviceLoadSource: loads.every((l) => l.source === 'event-loop') ? 'event-loop' : 'cpu',
+    };
+  }
+  return {
+    scenario: scenario.name,
+    sides,
+    bound: SIDES.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices),
+  };
+}
+
+/**
+ * A throughput verdict that rests on a generator-bound side becomes inconclusive: there the
+ * service could have served more than was measured. A regression needs head to be service-bound
+ * (base's true rate is at least what was measured, so the drop is real); an improvement needs
+ * base service-bound; "unchanged" needs both.
+ */
+export function markGeneratorBound(comparisons: MetricComparison[], checks: GeneratorCheck[]): MetricComparison[] {
+  return comparisons.map((c) => {
+    const bound = checks.find((g) => g.scenario === c.scenario)?.bound ?? [];
+    if (c.metric !== 'throughput' || bound.length === 0) return c;
+    const holds =
+      (c.verdict === 'regression' && !bound.includes('head')) ||
+      (c.verdict === 'improvement' && !bound.includes('base')) ||
+      c.verdict === 'inconclusive';
+    return { ...c, generatorBound: bound, verdict: holds ? c.verdict : 'inconclusive' };
+  });
+}
+
+/* ---------- the analysis ---------- */
+
+/** Below this event-loop utilisation the loop was mostly idle (waiting, not computing). */
+const IDLE_LOOP = 0.5;
+
+function findHints(
+  results: Results,
+  comparisons: HealthComparison[],
+  heap: HeapGrowthComparison[],
+  generator: GeneratorCheck[],
+  metrics: MetricComparison[],
+): HealthHint[] {
+  const hints: HealthHint[] = [];
+  const profiled = (scenario: string) => (results.profiles ?? []).some((p) => p.scenario === scenario);
+  for (const scenario of results.scenarios.map((s) => s.name)) {
+    const health = (metric: HealthMetricId) => comparisons.find((c) => c.scenario === scenario && c.metric === metric);
+    const metric = (id: MetricComparison['metric']) => metrics.find((c) => c.scenario === scenario && c.metric === id);
+    const p99 = health('event_loop_delay_p99');
+    const max = health('event_loop_delay_max');
+    const blocked = [p99, max].some((c) => c?.verdict === 'regression');
+    if (blocked) {
+      const shown = max ?? p99!;
+      hints.push({ kind: 'blocked-loop', scenario, side: 'head', baseMaxUs: shown.baseMedian, headMaxUs: shown.headMedian, profiled: profiled(scenario) });
+    }
+    const growth = heap.find((h) => h.scenario === scenario);
+    if (growth && (growth.verdict === 'regression' || growth.verdict === 'improvement')) {
+      const rates = { scenario, baseMbPer10k: mbPer10k(growth.base.bytesPerRequest), headMbPer10k: mbPer10k(growth.head.bytesPerRequest) };
+      hints.push(
+        growth.verdict === 'regression'
+          ? { kind: 'possible-leak', ...rates, headBlocksMbPer10k: growth.head.blocks.filter((b) => b !== null).map(mbPer10k) }
+          : { kind: 'leak-gone', ...rates },
+      );
+    }
+    const gc = health('gc_per_request');
+    if (gc?.verdict === 'regression') hints.push({ kind: 'gc-pressure', scenario, baseMsPer1k: gc.baseMedian, headMsPer1k: gc.headMedian });
+    const cpu = metric('cpu_per_request');
+    if (cpu?.verdict === 'regression') {
+      hints.push({ kind: 'cpu-per-request', scenario, baseUs: cpu.baseMedian, headUs: cpu.headMedian, change: cpu.change, profiled: profiled(scenario) });
+    }
+    const latency = metric('latency_p99');
+    const utilization = health('event_loop_utilization');
+    if (latency?.verdict === 'regression' && !blocked && utilization && utilization.headMedian < IDLE_LOOP) {
+      hints.push({ kind: 'waiting-outside', scenario, change: latency.change, headUtilization: utilization.headMedian });
+    }
+    const check = generator.find((g) => g.scenario === scenario);
+    if (check && check.bound.length > 0) {
+      const loads = check.bound.map((side) => check.sides[side]);
+      hints.push({
+        kind: 'generator-bound',
+        scenario,
+        sides: check.bound,
+        generatorBusy: Math.max(...loads.map((l) => l.generatorBusy)),
+        generatorCpu: Math.max(...loads.map((l) => l.generatorCpu)),
+        serviceLoad: Math.max(...loads.map((l) => l.serviceLoad)),
+        serviceLoadSource: loads.every((l) => l.serviceLoadSource === 'event-loop') ? 'event-loop' : 'cpu',
+      });
+    }
+  }
+  return hints;
+}
+
+/**
+ * The health analysis from the compared health metrics (after Holm, with their relative
+ * verdicts) and the HTTP metrics' comparisons (for hints); undefined when the results have no
+ * health or load-generator data at all (results from before they were measured).
+ */
+export function analyzeHealth(
+  results: Results,
+  relative: RelativeHealthComparison[],
+  metrics: MetricComparison[],
+): HealthAnalysis | undefined {
+  const series = healthSeries(results);
+  const comparisons: HealthComparison[] = relative.map((c) => {
+    const rule = healthRule(results, c.metric);
+    const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
+    const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
+    return { ...c, ...withFloor, verdict: decideHealthVerdict(c.verdict, withFloor) };
+  });
+  const withPairs = results.scenarios.filter((s) => s.pairs.length > 0);
+  const heap = withPairs.map((s) => compareHeap(results, s)).filter((h) => h !== null);
+  const generator = withPairs.map(checkGenerator).filter((g) => g !== null);
+  if (comparisons.length === 0 && heap.length === 0 && generator.length === 0) return undefined;
+  return {
+    comparisons,
+    heap,
+    generator,
+    hints: findHints(results, comparisons, heap, generator, metrics),
+    failing: [...comparisons, ...heap].filter((c) => c.gated && c.verdict === 'regression'),
+  };
+}
+
+/** What a reader of the health verdicts must know: generator-bound throughput, services that sent no health data (inconclusive gated health metrics are warned about with the HTTP metrics). */
+export function healthWarnings(results: Results, health: HealthAnalysis): RunWarning[] {
+  const warnings: RunWarning[] = [];
+  for (const check of health.generator.filter((g) => g.bound.length > 0)) {
+    const loads = check.bound.map((side) => check.sides[side]);
+    const busy = Math.max(...loads.map((l) => l.generatorBusy));
+    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
+    const service = Math.max(...loads.map((l) => l.serviceLoad));
+    const generatorText = Number.isFinite(busy) ? `was busy ${share(busy)} of the time (${share(cpu)} of a CPU core)` : `used ${share(cpu)} of a CPU core`;
+    const serviceText =
+      loads[0]!.serviceLoadSource === 'event-loop'
+        ? `its busiest event loop was ${share(service)} busy`
+        : `it used ${service.toFixed(2)} CPU cores`;
+    warnings.push({
+      code: 'load-generator-bound',
+      scenario: check.scenario,
+      message: `In most ${check.bound.join(' and ')} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`,
+    });
+  }
+  for (const scenario of results.scenarios) {
+    for (const side of SIDES) {
+      const slices = scenario.pairs.map((p) => p[side]);
+      // null: measured with health on, and no process reported; undefined: older results.
+      if (slices.length > 0 && slices.every((s) => s.health === null)) {
+        warnings.push({
+          code: 'no-health',
+          scenario: scenario.name,
+          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`,
+        });
+      }
+    }
+  }
+  return warnings;
+}
+
+/** A share of a core or of the time: 0.973 → "97%", 0.052 → "5.2%". */
+function share(fraction: number): string {
+  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
+}

@@ -1,0 +1,155 @@
+'use strict';
+/*
+ * perfgate's health collection, loaded by preload.cjs in every Node.js process of the measured
+ * service when the engine sets PERFGATE_HEALTH_SOCKET (the timed phase; a cluster's primary and
+ * workers and any forked child each report for themselves).
+ *
+ * The process connects to the engine's Unix socket and waits. Between slices it measures
+ * nothing: no timer, no GC hook. When the engine opens a window ({"op":"begin","id":n}) it turns
+ * on the event-loop delay histogram (perf_hooks.monitorEventLoopDelay, one libuv timer every
+ * RESOLUTION_MS) and a 'gc' PerformanceObserver and snapshots the event-loop utilisation; when
+ * the engine closes it ({"op":"end","id":n}) it turns both off and sends one line: delay
+ * percentiles, utilisation, GC pauses by kind, heap and RSS, active handles (counted at the
+ * window's start, before the load connects). Nothing is ever
+ * written between windows, and nothing is sent unless asked.
+ *
+ * Never in the service's way: the socket is unref'd (it never keeps the process alive), writes
+ * are asynchronous, and any error (the engine gone, a socket that never connects) stops the
+ * collection quietly. Node's own IPC channel (cluster, child_process.fork) is not touched.
+ * Plain CommonJS with no dependencies: it runs inside the user's process before their code.
+ */
+const net = require('node:net');
+const v8 = require('node:v8');
+const { monitorEventLoopDelay, performance, PerformanceObserver } = require('node:perf_hooks');
+
+/** The histogram's sampling interval, ms (Node's default). Each sample is the time between two timer callbacks. */
+const RESOLUTION_MS = 10;
+/** perf_hooks.constants.NODE_PERFORMANCE_GC_* → the names results.json uses. */
+const GC_KINDS = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
+
+function emptyGc() {
+  return { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, incremental: { count: 0, ms: 0 }, weakcb: { count: 0, ms: 0 } };
+}
+
+function startHealth(socketPath) {
+  // A cluster worker: asked when reporting, because Node removes NODE_UNIQUE_ID from the
+  // environment before preloads run, and the cluster module is set up by then.
+  let worker = null;
+  const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+  /** The open window: its id, start, utilisation snapshot, GC tally and the lowest heap seen after a GC. */
+  let window = null;
+
+  function countGc(entries) {
+    if (window === null || entries.length === 0) return;
+    for (const entry of entries) {
+      const kind = GC_KINDS[entry.detail ? entry.detail.kind : entry.kind];
+      const tally = window.gc[kind];
+      if (!tally) continue;
+      tally.count++;
+      tally.ms += entry.duration;
+    }
+    // The observer runs shortly after the collection: the heap now is the heap after it, plus
+    // what was allocated since. The lowest such value in the window is its post-GC floor.
+    const used = v8.getHeapStatistics().used_heap_size;
+    if (window.heapAfterGc === null || used < window.heapAfterGc) window.heapAfterGc = used;
+  }
+  const observer = new PerformanceObserver((list) => countGc(list.getEntries()));
+
+  const socket = net.createConnection({ path: socketPath });
+  socket.unref();
+  socket.setEncoding('utf8');
+
+  function send(message) {
+    if (socket.destroyed || !socket.writable) return;
+    // Only a process with an IPC channel can be a worker: others never load the cluster module.
+    if (worker === null) worker = typeof process.send === 'function' && require('node:cluster').isWorker === true;
+    socket.write(`${JSON.stringify({ ...message, pid: process.pid, ppid: process.ppid, worker })}\n`);
+  }
+
+  function close() {
+    if (window === null) return;
+    window = null;
+    histogram.disable();
+    observer.disconnect();
+  }
+
+  function begin(id) {
+    close();
+    // Handles are counted before the slice's load connects: the load's own sockets would
+    // otherwise be counted, or not, depending on when the engine's end message arrives.
+    window = {
+      id,
+      startedAt: process.hrtime.bigint(),
+      elu: performance.eventLoopUtilization(),
+      gc: emptyGc(),
+      heapAfterGc: null,
+      activeHandles: activeHandles(),
+    };
+    histogram.reset();
+    histogram.enable();
+    observer.observe({ entryTypes: ['gc'] });
+    send({ op: 'begun', id });
+  }
+
+  /** A histogram value (ns, timer interval) as the delay beyond the interval, µs. */
+  function delayUs(ns) {
+    return Math.max(0, Math.round(ns / 1000 - RESOLUTION_MS * 1000));
+  }
+
+  function activeHandles() {
+    // Resources keeping the loop alive (sockets, servers, timers); the unref'd socket to the
+    // engine is not among them.
+    if (typeof process.getActiveResourcesInfo === 'function') return process.getActiveResourcesInfo().length;
+    return process._getActiveHandles().length;
+  }
+
+  function end(id) {
+    if (window === null || window.id !== id) return;
+    countGc(observer.takeRecords());
+    const w = window;
+    const samples = histogram.count;
+    const eventLoopDelayUs =
+      samples > 0
+        ? { p50: delayUs(histogram.percentile(50)), p99: delayUs(histogram.percentile(99)), max: delayUs(histogram.max), samples }
+        : null;
+    const utilization = performance.eventLoopUtilization(w.elu).utilization;
+    close();
+    const memory = process.memoryUsage();
+    for (const tally of Object.values(w.gc)) tally.ms = Math.round(tally.ms * 1000) / 1000;
+    send({
+      op: 'report',
+      id,
+      windowMs: Math.round(Number(process.hrtime.bigint() - w.startedAt) / 1e5) / 10,
+      eventLoopDelayUs,
+      eventLoopUtilization: Math.round(utilization * 1e4) / 1e4,
+      gc: w.gc,
+      heapUsedBytes: memory.heapUsed,
+      heapAfterGcBytes: w.heapAfterGc,
+      rssBytes: memory.rss,
+      activeHandles: w.activeHandles,
+    });
+  }
+
+  let pending = '';
+  socket.on('data', (chunk) => {
+    pending += chunk;
+    for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (message.op === 'begin') begin(message.id);
+      else if (message.op === 'end') end(message.id);
+    }
+    if (pending.length > 65536) pending = ''; // not ours: the engine's lines are short
+  });
+  // The engine gone or never there: stop measuring, stay out of the way.
+  socket.on('error', close);
+  socket.on('close', close);
+}
+
+module.exports = { startHealth, RESOLUTION_MS };

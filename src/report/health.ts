@@ -1,0 +1,230 @@
+/**
+ * The "Service health" section of the reports: per scenario, the health metrics' rows (event-loop
+ * delay, utilisation, GC, heap growth, memory and handles at the end, the load generator's CPU)
+ * and the hints, in words a developer acts on, every number taken from the analysis. Shared by
+ * the markdown and terminal renderers, which choose only how it looks; pure.
+ */
+import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
+import { aggregateHealth, mbPer10k } from '../gate/health.js';
+import type { Analysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
+import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from './format.js';
+import { type Tone, verdictTone } from './verdicts.js';
+
+const HEALTH_METRIC_NAMES: Record<HealthMetricId, string> = {
+  event_loop_delay_p99: 'event-loop delay p99',
+  event_loop_delay_max: 'event-loop delay max',
+  event_loop_utilization: 'event-loop utilisation',
+  gc_per_request: 'GC / 1k requests',
+};
+
+/** The name readers see: event-loop delay p99, GC / 1k requests. */
+export function formatHealthMetricName(metric: HealthMetricId): string {
+  return HEALTH_METRIC_NAMES[metric] ?? metric;
+}
+
+/** A health metric's value in its own unit: delays in µs/ms, utilisation in %, GC time per 1,000 requests in ms. */
+function formatHealthValue(metric: HealthMetricId, value: number): string {
+  if (metric === 'event_loop_utilization') return formatPercent(value);
+  if (metric === 'gc_per_request') return formatDurationUs(value * 1000);
+  return formatDurationUs(value);
+}
+
+/** Bytes as a number of MB (10^6 bytes), three significant digits, for "heap / RSS" cells: 8.33, 61, 0.5. */
+function megabytes(bytes: number): string {
+  return Number.isFinite(bytes) ? String(Number((bytes / 1e6).toPrecision(3))) : 'n/a';
+}
+
+/** A growth in MB per 10,000 requests, signed, two significant digits: +1.2 MB, −0.033 MB. */
+export function formatGrowth(mb: number): string {
+  if (!Number.isFinite(mb)) return 'n/a';
+  const digits = String(Number(Math.abs(mb).toPrecision(2)));
+  if (Number(digits) === 0) return '0 MB';
+  return `${mb < 0 ? MINUS : '+'}${digits} MB`;
+}
+
+/** "the event-loop delay p99 limit 50% and 10 ms", "the heap growth limit 0.5 MB per 10k requests": for the headline. */
+export function describeHealthLimit(c: HealthComparison | HeapGrowthComparison): string {
+  if ('metric' in c) {
+    const floor = c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : '';
+    return `${formatHealthMetricName(c.metric)} limit ${formatPercent(c.limit)}${floor}`;
+  }
+  return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+}
+
+/** What a row's verdict cell says: a verdict in the usual words, a memory-growth verdict in its own, a load generator's state, or nothing. */
+export type HealthCell =
+  | { kind: 'verdict'; tone: Tone }
+  | { kind: 'leak'; tone: Tone }
+  | { kind: 'generator'; bound: boolean }
+  | { kind: 'none' };
+
+export interface HealthRow {
+  scenario: string;
+  firstOfScenario: boolean;
+  metric: string;
+  gated: boolean;
+  base: string;
+  head: string;
+  change: string;
+  cell: HealthCell;
+  /** Rows a shortened report keeps: anything but unchanged verdicts and plain values. */
+  notable: boolean;
+}
+
+/** A metric with an absolute floor also shows its absolute change (what the floor is judged on): "· +28.4 ms". */
+function absoluteText(c: HealthComparison): string {
+  if (!(c.min > 0) || !Number.isFinite(c.absoluteChange)) return '';
+  const value = formatHealthValue(c.metric, c.absoluteChange);
+  return ` · ${c.absoluteChange > 0 ? '+' : ''}${value}`;
+}
+
+function comparisonRow(c: HealthComparison): Omit<HealthRow, 'firstOfScenario'> {
+  const tone = verdictTone(c);
+  return {
+    scenario: c.scenario,
+    metric: formatHealthMetricName(c.metric),
+    gated: c.gated,
+    base: formatHealthValue(c.metric, c.baseMedian),
+    head: formatHealthValue(c.metric, c.headMedian),
+    change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}${absoluteText(c)}`,
+    cell: { kind: 'verdict', tone },
+    notable: tone !== 'neutral',
+  };
+}
+
+function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenario'>[] {
+  const tone = verdictTone(growth);
+  const at = (side: Side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
+  return [
+    {
+      scenario: growth.scenario,
+      metric: 'heap growth / 10k req',
+      gated: growth.gated,
+      base: formatGrowth(mbPer10k(growth.base.bytesPerRequest)),
+      head: formatGrowth(mbPer10k(growth.head.bytesPerRequest)),
+      change: formatGrowth(growth.change),
+      cell: { kind: 'leak', tone },
+      notable: tone !== 'neutral',
+    },
+    {
+      scenario: growth.scenario,
+      metric: 'heap / RSS at end',
+      gated: false,
+      base: at('base'),
+      head: at('head'),
+      change: '',
+      cell: { kind: 'none' },
+      notable: false,
+    },
+    {
+      scenario: growth.scenario,
+      metric: 'active handles',
+      gated: false,
+      base: formatCount(growth.base.lastActiveHandles),
+      head: formatCount(growth.head.lastActiveHandles),
+      change: '',
+      cell: { kind: 'none' },
+      notable: false,
+    },
+  ];
+}
+
+/** The processes per side that reported, as "3" or "2–3" over the scenario's slices. */
+function processCounts(results: Results, scenario: string, side: Side): string {
+  const pairs = results.scenarios.find((s) => s.name === scenario)?.pairs ?? [];
+  const counts = pairs.map((p) => aggregateHealth(p[side].health)?.processes ?? 0).filter((n) => n > 0);
+  if (counts.length === 0) return '0';
+  const low = Math.min(...counts);
+  const high = Math.max(...counts);
+  return low === high ? formatCount(low) : `${formatCount(low)}–${formatCount(high)}`;
+}
+
+/** Rows of every scenario with health data, scenarios in run order, gated metrics first within each. */
+export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
+  const health = analysis.health;
+  if (!health) return [];
+  return results.scenarios.flatMap((scenario) => {
+    const name = scenario.name;
+    const comparisons = health.comparisons
+      .filter((c) => c.scenario === name)
+      .sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
+    const growth = health.heap.find((h) => h.scenario === name);
+    const generator = health.generator.find((g) => g.scenario === name);
+    const rows: Omit<HealthRow, 'firstOfScenario'>[] = [...comparisons.map(comparisonRow), ...(growth ? heapRows(growth) : [])];
+    if (rows.length > 0) {
+      rows.push({
+        scenario: name,
+        metric: 'processes',
+        gated: false,
+        base: processCounts(results, name, 'base'),
+        head: processCounts(results, name, 'head'),
+        change: '',
+        cell: { kind: 'none' },
+        notable: false,
+      });
+    }
+    if (generator) {
+      const bound = generator.bound.length > 0;
+      const load = (side: Side) => {
+        const { generatorBusy, generatorCpu } = generator.sides[side];
+        return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
+      };
+      rows.push({
+        scenario: name,
+        metric: 'generator busy / CPU',
+        gated: false,
+        base: load('base'),
+        head: load('head'),
+        change: '',
+        cell: { kind: 'generator', bound },
+        notable: bound,
+      });
+    }
+    return rows.map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
+  });
+}
+
+/** A hint as a sentence (numbers and perfgate's words only: the renderer adds the escaped scenario name). */
+export function describeHint(hint: HealthHint): string {
+  switch (hint.kind) {
+    case 'blocked-loop':
+      return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop — ${hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see which function'}`;
+    case 'possible-leak': {
+      // every block rises (the rule requires it): its own rates show the leak is no one-off
+      const blocks = hint.headBlocksMbPer10k.length > 1 ? `; in each block ${hint.headBlocksMbPer10k.map(formatGrowth).join(', ')}` : '';
+      return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}${blocks}): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)`;
+    }
+    case 'leak-gone':
+      return `heap grew ~${formatGrowth(hint.baseMbPer10k).slice(1)} per 10k requests in base and no longer does in head (${formatGrowth(hint.headMbPer10k)}): a leak fixed`;
+    case 'gc-pressure':
+      return `garbage collection takes ${formatDurationUs(hint.headMsPer1k * 1000)} per 1,000 requests in head (base ${formatDurationUs(hint.baseMsPer1k * 1000)}): head allocates more, or keeps more alive, per request`;
+    case 'cpu-per-request':
+      return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} → ${formatDurationUs(hint.headUs)}): head does more work per request — ${hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see where'}`;
+    case 'waiting-outside':
+      return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
+    case 'generator-bound': {
+      const service =
+        hint.serviceLoadSource === 'event-loop'
+          ? `the service's busiest event loop was ${formatPercent(hint.serviceLoad)} busy`
+          : `the service used ${Number(hint.serviceLoad.toFixed(2))} CPU cores`;
+      const generator = Number.isFinite(hint.generatorBusy)
+        ? `the load generator was busy ${formatPercent(hint.generatorBusy)} of the time (${formatPercent(hint.generatorCpu)} of a CPU core)`
+        : `the load generator used ${formatPercent(hint.generatorCpu)} of a CPU core`;
+      return `${generator} in most ${hint.sides.join(' and ')} slices while ${service}: throughput measures the generator, not the service (its verdict is inconclusive) — raise pipelining (e.g. 10), or give the runner more cores`;
+    }
+  }
+}
+
+/** Hints that warn rather than explain (shown with a warning sign). */
+export function isWarningHint(hint: HealthHint): boolean {
+  return hint.kind === 'generator-bound' || hint.kind === 'possible-leak';
+}
+
+/** What the section measures, in a clause. */
+export function describeHealthMethod(results: Results): string {
+  const slices = results.scenarios.flatMap((s) => s.pairs).flatMap((p) => [p.base, p.head]);
+  const inside = slices.some((s) => s.health)
+    ? 'inside the service during the same slices (event loop, GC, heap; all its processes, cluster workers included)'
+    : 'no data from inside the service';
+  return `${inside}, and the load generator's CPU`;
+}

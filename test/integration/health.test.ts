@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { compareResults } from '../../src/gate/compare.js';
+import { aggregateHealth, generatorBoundSlice } from '../../src/gate/health.js';
+import { readResults } from '../../src/results/io.js';
+import type { Results } from '../../src/results/types.js';
+import { runCli } from '../helpers/cli.js';
+import { type Files, makeRepo, quickConfig } from '../helpers/repo.js';
+
+/** Runs compare in a repository of `base` and `head`; returns the exit code, the results and both reports. */
+async function compare(base: Files, head: Files, scenarios = 'scenarios: [GET /work]', config = quickConfig(scenarios)) {
+  const repo = makeRepo({ ...base, 'perfgate.yml': config }, head);
+  const out = join(repo, '.out');
+  const markdownFile = join(repo, 'report.md');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--markdown', markdownFile], repo);
+  assert.notEqual(run.code, 2, run.stderr + run.stdout);
+  const results = readResults(join(out, 'results.json'));
+  return { code: run.code, results, analysis: compareResults(results), terminal: run.stdout, markdown: readFileSync(markdownFile, 'utf8') };
+}
+
+/** The markdown "Service health" section, for the test log (the PR-comment text). */
+function healthSection(markdown: string): string {
+  const start = markdown.indexOf('**Service health**');
+  return markdown.slice(start, markdown.indexOf('<details>', start)).trim();
+}
+
+function assertEveryPairHasHealth(results: Results): void {
+  for (const pair of results.scenarios[0]!.pairs) {
+    for (const slice of [pair.base, pair.head]) {
+      assert.ok(slice.health, 'every slice has health data');
+      assert.equal(slice.health.missing, 0);
+      assert.ok(slice.generatorCpuSeconds! > 0, 'the load generator\'s CPU is measured');
+      assert.ok(slice.generatorEventLoopUtilization! > 0 && slice.generatorEventLoopUtilization! <= 1);
+    }
+  }
+}
+
+test('a synchronous key derivation in head: event-loop delay regression, a failing build, and the hint', async (t) => {
+  const { code, results, analysis, markdown, terminal } = await compare(
+    { 'server.js': { copy: 'services/blocking-server.js' }, 'block.json': JSON.stringify({ everyMs: 0, iterations: 100_000 }) },
+    { 'block.json': JSON.stringify({ everyMs: 250, iterations: 100_000 }) },
+  );
+  t.diagnostic(`blocking fixture, health section:\n${healthSection(markdown)}`);
+  assertEveryPairHasHealth(results);
+  const p99 = analysis.health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
+  assert.equal(p99.verdict, 'regression', JSON.stringify(p99));
+  assert.ok(p99.headMedian > 20_000 && p99.baseMedian < 10_000, `head ${p99.headMedian} µs, base ${p99.baseMedian} µs`);
+  assert.equal(code, 1, 'the gated event-loop delay fails the build');
+  assert.ok(analysis.health!.failing.includes(p99));
+  assert.ok(analysis.health!.hints.some((h) => h.kind === 'blocked-loop'));
+  assert.match(markdown, /event-loop delay p99 limit 50% and 10 ms/);
+  assert.match(healthSection(markdown), /💡 \*\*GET \/work:\*\* event loop blocked up to [\d.]+ ms in head \(base [\d.]+ (µs|ms)\): a synchronous call holds the loop/);
+  assert.match(terminal, /→ GET \/work: event loop blocked up to/);
+});
+
+test('every request kept in a map in head: "possible leak"', async (t) => {
+  const { results, analysis, markdown } = await compare(
+    { 'server.js': { copy: 'services/leak-server.js' }, 'leak.json': JSON.stringify({ keep: false }) },
+    { 'leak.json': JSON.stringify({ keep: true }) },
+  );
+  t.diagnostic(`leaking fixture, health section:\n${healthSection(markdown)}`);
+  assertEveryPairHasHealth(results);
+  const growth = analysis.health!.heap[0]!;
+  assert.equal(growth.verdict, 'regression', JSON.stringify(growth));
+  assert.ok(growth.head.blocks.every((b) => b !== null && b > 0), 'rising in every block');
+  // ~150 bytes kept per request: about 1.5 MB per 10,000 requests
+  assert.ok(growth.change > 0.5 && growth.change < 5, `head grows ${growth.change} MB per 10k requests more than base`);
+  assert.ok(analysis.health!.hints.some((h) => h.kind === 'possible-leak'));
+  assert.match(healthSection(markdown), /⚠️ \*\*GET \/work:\*\* heap grows \\~[\d.]+ MB per 10k requests in head only \(base [+−]?[\d.]+ MB; in each block \+[\d.]+ MB, \+[\d.]+ MB\): possible leak/);
+  assert.match(markdown, /⚠️ possible leak \|/);
+});
+
+test('A/A: every health metric unchanged', async (t) => {
+  const config = quickConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 20').replace('slice: 300ms', 'slice: 400ms');
+  const files = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': JSON.stringify({ iterations: 20_000 }) };
+  const { results, analysis, markdown } = await compare(files, { 'README.md': 'no code change' }, '', config);
+  t.diagnostic(`A/A, health section:\n${healthSection(markdown)}`);
+  assertEveryPairHasHealth(results);
+  for (const c of analysis.health!.comparisons) assert.equal(c.verdict, 'unchanged', `${c.metric}: ${JSON.stringify(c)}`);
+  assert.equal(analysis.health!.heap[0]!.verdict, 'unchanged', JSON.stringify(analysis.health!.heap[0]));
+  assert.deepEqual(analysis.health!.hints, []);
+});
+
+test('cluster mode: the workers report, each for itself, and the side aggregates them', async () => {
+  const { results, analysis } = await compare({ 'server.js': { copy: 'services/cluster-server.js' } }, { 'README.md': 'no code change' });
+  assertEveryPairHasHealth(results);
+  for (const pair of results.scenarios[0]!.pairs) {
+    for (const slice of [pair.base, pair.head]) {
+      const processes = slice.health!.processes;
+      const workers = processes.filter((p) => p.worker);
+      const primary = processes.find((p) => !p.worker)!;
+      assert.equal(workers.length, 2, 'both workers reported');
+      assert.ok(primary, 'the primary reported');
+      assert.ok(workers.every((w) => w.ppid === primary.pid), 'the workers are the primary\'s children');
+      const values = aggregateHealth(slice.health)!;
+      // the workers serve the requests: the side's utilisation is theirs, not the idle primary's
+      assert.equal(values.utilization, Math.max(...workers.map((w) => w.eventLoopUtilization)));
+      assert.ok(values.utilization > primary.eventLoopUtilization);
+      assert.equal(values.heapUsedBytes, processes.reduce((a, p) => a + p.heapUsedBytes, 0));
+      assert.ok(workers.some((w) => w.gc.minor.count > 0), 'the workers collected garbage');
+    }
+  }
+  assert.ok(analysis.health!.comparisons.length > 0);
+});
+
+test('a trivial server: the load generator check runs on real slices (records whether it fired)', async (t) => {
+  const server = "require('node:http').createServer((_req, res) => res.end('ok')).listen(3000);\n";
+  const { results, analysis, terminal } = await compare({ 'server.js': server }, { 'README.md': 'no code change' }, 'scenarios: [GET /]');
+  assertEveryPairHasHealth(results);
+  const check = analysis.health!.generator[0]!;
+  const bySlice = (side: 'base' | 'head') => results.scenarios[0]!.pairs.filter((p) => generatorBoundSlice(p[side])).length;
+  t.diagnostic(
+    `trivial server: load-generator bound ${check.bound.length > 0 ? `FIRED (${check.bound.join(', ')})` : 'did not fire'}; ` +
+      (['base', 'head'] as const)
+        .map((side) => {
+          const s = check.sides[side];
+          return `${side}: generator loop ${(100 * s.generatorBusy).toFixed(0)}% busy, ${(100 * s.generatorCpu).toFixed(0)}% of a core, service loop ${(100 * s.serviceLoad).toFixed(0)}% busy, ${bySlice(side)} of ${s.slices} slices bound`;
+        })
+        .join('; '),
+  );
+  for (const side of ['base', 'head'] as const) {
+    assert.equal(check.sides[side].boundSlices, bySlice(side));
+    assert.equal(check.bound.includes(side), 2 * bySlice(side) >= check.sides[side].slices);
+    assert.equal(check.sides[side].serviceLoadSource, 'event-loop');
+  }
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput.generatorBound !== undefined, check.bound.length > 0);
+  assert.equal(/load generator was busy .* throughput measures the generator/.test(terminal), check.bound.length > 0);
+});
+
+test('a service cheap to serve and expensive to read: the load generator is the bottleneck, throughput is inconclusive', async () => {
+  const files = { 'server.js': { copy: 'services/heavy-response-server.js' } };
+  const { results, analysis, markdown } = await compare(files, { 'README.md': 'no code change' }, 'scenarios: [GET /]');
+  const check = analysis.health!.generator[0]!;
+  assert.deepEqual(check.bound, ['base', 'head'], JSON.stringify(check.sides));
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput.verdict, 'inconclusive');
+  assert.deepEqual(throughput.generatorBound, ['base', 'head']);
+  assert.ok(analysis.warnings.some((w) => w.code === 'load-generator-bound'));
+  assert.match(healthSection(markdown), /⚠️ at its limit/);
+  assert.ok(results.scenarios[0]!.pairs.every((p) => p.base.health!.processes[0]!.eventLoopUtilization < 0.8), 'the service idled');
+});
