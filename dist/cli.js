@@ -58488,6 +58488,11 @@ function httpLevel(results) {
 function describeComparison(c) {
   return `${c.scenario} ${c.metric.replace(/_/g, " ")}`;
 }
+function describeFailure(c, level) {
+  const change = c.metric === "heap_growth" ? `+${c.change.toFixed(2)} MB per 10k requests` : percentText(c.change);
+  const p = c.pAdjusted === void 0 ? "" : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
+  return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
+}
 function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
   const sequential = results.sequential;
   const look = sequential.looks[index];
@@ -58496,16 +58501,12 @@ function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
   if (index === sequential.looks.length - 1) {
     return { ...base, decision: "final", reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
   }
-  const failing = analysis.failing;
+  const asLook = (c) => "metric" in c ? c : { ...c, metric: "heap_growth" };
+  const failing = [...analysis.failing, ...analysis.health?.failing ?? []].map(asLook);
   if (failing.length > 0) {
-    const c = failing[0];
-    return {
-      ...base,
-      decision: "stop-regression",
-      reason: `${describeComparison(c)} ${percentText(c.change)} is already a regression beyond the interim bound (adjusted p ${formatP(c.pAdjusted)} < ${formatP(look.nominalAlpha)})`
-    };
+    return { ...base, decision: "stop-regression", reason: describeFailure(failing[0], look.nominalAlpha) };
   }
-  const gated = analysis.comparisons.filter((c) => c.gated);
+  const gated = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].map(asLook).filter((c) => c.gated);
   const open2 = gated.filter((c) => c.verdict !== "unchanged" && c.verdict !== "improvement");
   if (gated.length > 0 && open2.length === 0) {
     return {
@@ -58946,7 +58947,7 @@ async function runFile(file2, side, round, options) {
     exit = { code: null, signal: null, timedOut: false };
   }
   const capture = readCapture(output2);
-  const error62 = describeFailure(exit, capture, options.timeoutMs);
+  const error62 = describeFailure2(exit, capture, options.timeoutMs);
   const tail = error62 === null ? "" : tailFile(logs.stderr, STDERR_TAIL_LINES);
   return {
     round,
@@ -58965,7 +58966,7 @@ ${tail}` : `${error62} (stderr was empty; log ${logs.stderr})`,
     logs
   };
 }
-function describeFailure(exit, capture, timeoutMs) {
+function describeFailure2(exit, capture, timeoutMs) {
   if (exit.timedOut) return `did not finish within ${formatDuration(timeoutMs)} (benchmarks.timeout) and was killed`;
   if (exit.signal) return `was killed by ${exit.signal}`;
   if (exit.code === null) return "could not be started";

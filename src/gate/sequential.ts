@@ -6,7 +6,7 @@
  * O'Brien–Fleming design (src/stats/sequential.ts), which keeps the overall one-sided alpha.
  */
 import type { PerfgateConfig } from '../config/types.js';
-import type { Analysis, MetricComparison, Results, SequentialRecord, TakenLook } from '../results/types.js';
+import type { Analysis, Results, SequentialRecord, TakenLook, Verdict } from '../results/types.js';
 import { twoLookBounds } from '../stats/sequential.js';
 import { formatP, percentText } from './text.js';
 
@@ -62,15 +62,27 @@ export function earlyStop(results: Results): TakenLook | null {
   return results.sequential?.taken.find((look) => look.decision.startsWith('stop')) ?? null;
 }
 
-function describeComparison(c: MetricComparison): string {
+/** A gated comparison of the HTTP phase: an HTTP metric, a service-health metric, or the memory-growth rule. */
+interface LookComparison {
+  scenario: string;
+  metric: string;
+  gated: boolean;
+  verdict: Verdict;
+  change: number;
+  pAdjusted?: number;
+}
+
+function describeComparison(c: LookComparison): string {
   return `${c.scenario} ${c.metric.replace(/_/g, ' ')}`;
 }
 
-/**
- * The interim decision on the pairs measured so far, given the analysis at the look's nominal
- * level: stop with a regression when a gated metric already is one; stop as clear when every
- * gated metric is already unchanged or an improvement; otherwise continue.
- */
+/** How a failing comparison is worded in a look's reason. */
+function describeFailure(c: LookComparison, level: number): string {
+  const change = c.metric === 'heap_growth' ? `+${c.change.toFixed(2)} MB per 10k requests` : percentText(c.change);
+  const p = c.pAdjusted === undefined ? '' : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
+  return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
+}
+
 export function decideLook(results: Results, index: number, analysis: Analysis, at: Date = new Date()): TakenLook {
   const sequential = results.sequential!;
   const look = sequential.looks[index]!;
@@ -79,16 +91,14 @@ export function decideLook(results: Results, index: number, analysis: Analysis, 
   if (index === sequential.looks.length - 1) {
     return { ...base, decision: 'final', reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
   }
-  const failing = analysis.failing;
+  const asLook = (c: LookComparison | Omit<LookComparison, 'metric'>): LookComparison => ('metric' in c ? c : { ...c, metric: 'heap_growth' });
+  const failing = [...analysis.failing, ...(analysis.health?.failing ?? [])].map(asLook);
   if (failing.length > 0) {
-    const c = failing[0]!;
-    return {
-      ...base,
-      decision: 'stop-regression',
-      reason: `${describeComparison(c)} ${percentText(c.change)} is already a regression beyond the interim bound (adjusted p ${formatP(c.pAdjusted)} < ${formatP(look.nominalAlpha)})`,
-    };
+    return { ...base, decision: 'stop-regression', reason: describeFailure(failing[0]!, look.nominalAlpha) };
   }
-  const gated = analysis.comparisons.filter((c) => c.gated);
+  const gated = [...analysis.comparisons, ...(analysis.health?.comparisons ?? []), ...(analysis.health?.heap ?? [])]
+    .map(asLook)
+    .filter((c) => c.gated);
   const open = gated.filter((c) => c.verdict !== 'unchanged' && c.verdict !== 'improvement');
   if (gated.length > 0 && open.length === 0) {
     return {

@@ -14,6 +14,7 @@ import { smallestDetectableShift } from '../../src/stats/power.js';
 import { createRandom } from '../../src/stats/random.js';
 import { signedRankTest } from '../../src/stats/wilcoxon.js';
 import { obrienFlemingSpending, twoLookBounds } from '../../src/stats/sequential.js';
+import { HEALTHY, healthResults } from '../helpers/health.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
 interface Reference {
@@ -158,4 +159,20 @@ test('without a stop the verdicts use the final level; runs without a design use
   assert.equal(httpLevel(results), results.sequential!.looks[1]!.nominalAlpha);
   delete results.sequential;
   assert.equal(httpLevel(results), 0.01);
+});
+
+test('interim: a gated event-loop-delay regression stops the run; health metrics count for "clear"', () => {
+  const interim = (head: typeof HEALTHY) => {
+    const results = healthResults(30, { base: HEALTHY, head }, { document: { load: { pairs: 60 } } });
+    results.status = 'running';
+    for (const p of results.scenarios[0]!.pairs) p.block = 0;
+    results.sequential = planSequential(results.config)!;
+    return look(results);
+  };
+  const blocked = interim({ ...HEALTHY, delayP99Us: 50_000 });
+  assert.equal(blocked.decision, 'stop-regression');
+  assert.match(blocked.reason, /GET \/hello event loop delay p99 \d[\d.]*% is already a regression beyond the interim bound/);
+  const same = interim(HEALTHY);
+  assert.notEqual(same.decision, 'stop-regression');
+  if (same.decision === 'stop-clear') assert.match(same.reason, /\(3 of 3 unchanged or improved\)/);
 });
