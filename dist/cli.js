@@ -56951,7 +56951,7 @@ function formatSizeMb(mb) {
 
 // src/config/schema.ts
 var DEFAULT_GATE = {
-  throughput: { limit: 0.05, gated: true },
+  throughput: { limit: 0.02, gated: true },
   latency_p50: { limit: 0.1, gated: false },
   latency_p90: { limit: 0.1, gated: false },
   latency_p99: { limit: 0.15, gated: true },

@@ -72,13 +72,19 @@ test('every request kept in a map in head: "possible leak"', async (t) => {
   assert.match(markdown, /⚠️ possible leak \|/);
 });
 
-test('A/A: every health metric unchanged', async (t) => {
+test('A/A: no health verdict on identical code; the gated event-loop delay p99 unchanged', async (t) => {
   const config = quickConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 20').replace('slice: 300ms', 'slice: 400ms');
   const files = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': JSON.stringify({ iterations: 20_000 }) };
   const { results, analysis, markdown } = await compare(files, { 'README.md': 'no code change' }, '', config);
   t.diagnostic(`A/A, health section:\n${healthSection(markdown)}`);
   assertEveryPairHasHealth(results);
-  for (const c of analysis.health!.comparisons) assert.equal(c.verdict, 'unchanged', `${c.metric}: ${JSON.stringify(c)}`);
+  // Identical code never gets a health verdict. A noisy metric (GC time per request on a busy
+  // machine) may be inconclusive at 20 pairs; the gated one, event-loop delay p99, is unchanged.
+  for (const c of analysis.health!.comparisons) {
+    assert.ok(c.verdict === 'unchanged' || c.verdict === 'inconclusive', `${c.metric}: ${JSON.stringify(c)}`);
+  }
+  const gated = analysis.health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
+  assert.equal(gated.verdict, 'unchanged', JSON.stringify(gated));
   assert.equal(analysis.health!.heap[0]!.verdict, 'unchanged', JSON.stringify(analysis.health!.heap[0]));
   assert.deepEqual(analysis.health!.hints, []);
 });

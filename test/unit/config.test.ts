@@ -63,7 +63,7 @@ describe('resolveConfig: defaults', () => {
       load: { sliceMs: 1000, pairs: 60, blocks: 2, warmupMs: 5000, earlyStop: true },
       benchmarks: null,
       gate: {
-        throughput: { limit: 0.05, gated: true },
+        throughput: { limit: 0.02, gated: true },
         latency_p50: { limit: 0.1, gated: false },
         latency_p90: { limit: 0.1, gated: false },
         latency_p99: { limit: 0.15, gated: true },

@@ -94,11 +94,11 @@ describe('service health in the reports', () => {
   });
 
   it('a possible leak counts as a change for comment: on-change', () => {
-    const results = healthResults(20, { base: HEALTHY, head: { ...HEALTHY, heapBytesPerRequest: 120 } });
+    const results = healthResults(20, { base: HEALTHY, head: { ...HEALTHY, heapBytesPerRequest: 120 } }, { noise: 0.01 });
     const analysis = compareResults(results);
     assert.ok(analysis.comparisons.every((c) => c.verdict === 'unchanged'), 'the HTTP metrics did not move');
     assert.equal(wantsNewComment('on-change', analysis), true);
-    assert.equal(wantsNewComment('on-change', compareResults(healthResults(30, { base: HEALTHY, head: HEALTHY }, { noise: 0.03 }))), false);
+    assert.equal(wantsNewComment('on-change', compareResults(healthResults(30, { base: HEALTHY, head: HEALTHY }, { noise: 0.01 }))), false);
   });
 
   it('a comment that must shrink keeps the notable health rows and every hint', () => {
