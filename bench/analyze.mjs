@@ -6,3 +6,4 @@ import { register } from 'tsx/esm/api';
 register();
 export const { compareResults } = await import('../src/gate/compare.ts');
 export const { planSequential, decideLook } = await import('../src/gate/sequential.ts');
+export const { DEFAULT_GATE } = await import('../src/config/schema.ts');

@@ -314,7 +314,6 @@ function rules(gate) {
     { id: 'fixed', name: 'perfgate, no early stop', evaluate: fixed },
     { id: 'fixed-40', name: 'perfgate, no early stop, 2/3 of the pairs', evaluate: (r) => fixed(firstPairsPerBlock(r, Math.round((r.config.load.pairs * 2) / 3))) },
     { id: 'fixed-20', name: 'perfgate, no early stop, 1/3 of the pairs', evaluate: (r) => fixed(firstPairsPerBlock(r, Math.round(r.config.load.pairs / 3))) },
-    { id: 'limit-2', name: 'perfgate, default, throughput limit 2%', evaluate: (r) => sequential(withGate(r, 'throughput', 0.02)) },
     { id: 'limit-3', name: 'perfgate, default, throughput limit 3%', evaluate: (r) => sequential(withGate(r, 'throughput', 0.03)) },
     { id: 'limit-5', name: 'perfgate, default, throughput limit 5%', evaluate: (r) => sequential(withGate(r, 'throughput', 0.05)) },
     { id: 'two-sided', name: 'perfgate, default, two-sided tests', evaluate: (r) => sequential(twoSided(r)) },
@@ -365,7 +364,11 @@ function recombineBlocks(runs) {
 export async function summarize(lines) {
   const gate = await import(join(root, 'bench', 'analyze.mjs'));
   const ruleList = rules(gate);
-  const ok = lines.filter((l) => !l.error && l.results?.scenarios?.[0]?.pairs?.length > 0);
+  // The runs used no gate section, so the gate is the defaults: today's, whatever the
+  // recorded results say (the table must describe the code as it is).
+  const ok = lines
+    .filter((l) => !l.error && l.results?.scenarios?.[0]?.pairs?.length > 0)
+    .map((l) => ({ ...l, results: { ...l.results, config: { ...l.results.config, gate: { ...gate.DEFAULT_GATE } } } }));
   const groups = new Map();
   for (const line of ok) {
     const group = `${line.setting}/${line.noise ? 'noisy' : 'quiet'}`;
@@ -444,7 +447,7 @@ export function renderTable(summary, lines) {
 }
 
 /** Detection rate against the nominal effect, one line per rule, for one group of runs. */
-export function renderSvg(summary, ruleIds = ['perfgate', 'fixed', 'ratio-5', 'ratio-10', 'welch']) {
+export function renderSvg(summary, ruleIds = ['perfgate', 'two-sided-5', 'ratio-5', 'ratio-10', 'welch']) {
   const width = 640;
   const height = 400;
   const margin = { left: 60, right: 200, top: 30, bottom: 50 };

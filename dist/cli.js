@@ -58458,8 +58458,8 @@ function blockSizes(pairs, blocks) {
   return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
 }
 function planSequential(config2) {
-  const { pairs, blocks, earlyStop } = config2.load;
-  if (!earlyStop || blocks < 2 || config2.scenarios.length === 0) return null;
+  const { pairs, blocks, earlyStop: earlyStop2 } = config2.load;
+  if (!earlyStop2 || blocks < 2 || config2.scenarios.length === 0) return null;
   const sizes = blockSizes(pairs, blocks);
   let measured = 0;
   let afterBlock = 0;
@@ -58482,8 +58482,10 @@ function planSequential(config2) {
 function httpLevel(results) {
   const sequential = results.sequential;
   if (!sequential) return results.config.alpha;
-  const stopped = sequential.taken.find((look) => look.decision === "stop-regression" || look.decision === "stop-clear");
-  return sequential.looks[stopped?.look ?? sequential.looks.length - 1].nominalAlpha;
+  return sequential.looks[earlyStop(results)?.look ?? sequential.looks.length - 1].nominalAlpha;
+}
+function earlyStop(results) {
+  return results.sequential?.taken.find((look) => look.decision.startsWith("stop")) ?? null;
 }
 function describeComparison(c) {
   return `${c.scenario} ${c.metric.replace(/_/g, " ")}`;
@@ -61561,7 +61563,7 @@ function countPairs(results) {
     min: counts.length === 0 ? 0 : Math.min(...counts),
     max: counts.length === 0 ? 0 : Math.max(...counts),
     planned: results.config.load.pairs,
-    stoppedEarly: results.sequential?.taken.some((look) => look.decision.startsWith("stop")) ?? false
+    stoppedEarly: earlyStop(results) !== null
   };
 }
 function describePairs(counts) {

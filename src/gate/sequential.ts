@@ -53,8 +53,7 @@ export function planSequential(config: PerfgateConfig): SequentialRecord | null 
 export function httpLevel(results: Results): number {
   const sequential = results.sequential;
   if (!sequential) return results.config.alpha;
-  const stopped = sequential.taken.find((look) => look.decision === 'stop-regression' || look.decision === 'stop-clear');
-  return sequential.looks[stopped?.look ?? sequential.looks.length - 1]!.nominalAlpha;
+  return sequential.looks[earlyStop(results)?.look ?? sequential.looks.length - 1]!.nominalAlpha;
 }
 
 /** The look at which the run stopped early, or null. */

@@ -3,6 +3,7 @@
  * comes from outside perfgate goes through the renderer's `escapeText` (markdown or terminal).
  */
 import type { Analysis, Environment, Results, RunWarning, SideInfo } from '../results/types.js';
+import { earlyStop } from '../gate/sequential.js';
 import { formatP } from '../gate/text.js';
 import { formatCount, formatDurationUs, truncate } from './format.js';
 
@@ -60,7 +61,7 @@ export function countPairs(results: Results): PairCounts {
     min: counts.length === 0 ? 0 : Math.min(...counts),
     max: counts.length === 0 ? 0 : Math.max(...counts),
     planned: results.config.load.pairs,
-    stoppedEarly: results.sequential?.taken.some((look) => look.decision.startsWith('stop')) ?? false,
+    stoppedEarly: earlyStop(results) !== null,
   };
 }
 

@@ -69,6 +69,30 @@ test('head much slower: throughput regression, exit 1, report names the limit', 
   assert.match(run.stdout, /regression/);
 });
 
+test('adaptive stopping: a large regression stops at the interim look, recorded in results.json and told in the report', async () => {
+  // 28 pairs in 2 blocks: the look after block 1 has 14 pairs, enough for an all-agreeing
+  // one-sided p (1/2^14) to pass the interim level after Holm over 3 gated metrics.
+  const config = quickConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 28').replace('slice: 300ms', 'slice: 200ms');
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, workService(60_000));
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '3'], repo);
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const results = readResults(resultsPathOf(out));
+  assert.equal(results.status, 'complete');
+  assert.equal(results.scenarios[0]!.pairs.length, 14, 'the second block never ran');
+  assert.deepEqual(
+    results.sequential!.looks.map((l) => [l.afterBlock, l.pairs, l.t]),
+    [
+      [0, 14, 0.5],
+      [1, 28, 1],
+    ],
+  );
+  assert.deepEqual(results.sequential!.taken.map((l) => [l.look, l.pairs, l.decision]), [[0, 14, 'stop-regression']]);
+  assert.match(run.stdout, /14 of 28 pairs \(stopped early\)/);
+  assert.match(run.stdout, /Stopped early after block 1 of 2 \(14 of 28 pairs per scenario\): GET \/work (throughput|latency p99) .* is already a regression beyond the interim bound/);
+  assert.equal(verdictOf(resultsPathOf(out), 'throughput').verdict, 'regression');
+});
+
 test('head faster: improvement, exit 0', async () => {
   const repo = makeRepo({ ...workService(60_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(20_000));
   const out = join(repo, '.out');
