@@ -7,3 +7,4 @@ register();
 export const { compareResults } = await import('../src/gate/compare.ts');
 export const { planSequential, decideLook } = await import('../src/gate/sequential.ts');
 export const { DEFAULT_GATE } = await import('../src/config/schema.ts');
+export const { resolveConfig } = await import('../src/config/load.ts');

@@ -5,6 +5,7 @@
 //   node bench/calibrate.mjs run    [--runs 20] [--settings default] [--effects 0,3,5,10]
 //                                   [--noise off|on|both] [--out FILE] [--tiny] [--cli dist/cli.js]
 //   node bench/calibrate.mjs report [--in FILE] [--doc docs/calibration.md] [--svg docs/calibration.svg]
+//   node bench/calibrate.mjs resample [--n 1000]
 //
 // `run` drives the bundled CLI (dist/cli.js compare, the engine the action runs; --cli takes a
 // copy of it, so a long calibration is not changed by a rebuild halfway) against the
@@ -20,6 +21,11 @@
 // uses, on the pairs measured by then), variants of it, and simpler rules other tools use, and
 // prints rates with 95% Wilson intervals. With --doc it rewrites the table between the markers
 // in that file; with --svg it draws detection rate against effect size.
+//
+// `resample` is the check measurement.md made: today's default gate on 60-pair runs drawn from
+// ../shared/data (100 pairs of A/A and of 5% more work, a noisier machine than ours), with
+// replacement (duplicated pairs make ties the test counts as independent evidence) and without
+// (the runs overlap heavily). Neither is independent runs; both bracket what the data allows.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -514,6 +520,44 @@ async function report(values) {
   if (values.svg) writeFileSync(resolve(values.svg), renderSvg(summary));
 }
 
+// ------------------------------------------------------------------------------- resample
+
+async function resample(values) {
+  const gate = await import(join(root, 'bench', 'analyze.mjs'));
+  const { createRandom } = await import(join(root, 'src', 'stats', 'random.ts'));
+  const n = Number(values.n);
+  const config = gate.resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /'], load: { pairs: 60 } } });
+  const slice = (side, rps) => ({ side, startedAt: '', durationMs: 1000, requests: rps, rps, latencyUs: { p50: 1, p90: 1, p99: 1, max: 1, mean: 1 }, non2xx: 0, errors: 0, timeouts: 0, cpuSeconds: 1 });
+  const asResults = (pairs) => ({
+    status: 'complete',
+    config,
+    warnings: [],
+    scenarios: [{ name: 'GET /', pairs: pairs.map(([a, b], index) => ({ block: index < 30 ? 0 : 1, index, order: ['base', 'head'], base: slice('base', a), head: slice('head', b) })) }],
+  });
+  const pool = (file) => JSON.parse(readFileSync(join(root, '..', 'shared', 'data', file), 'utf8')).pairs.map((p) => [p.A.rps, p.B.rps]);
+  const evaluate = rules(gate).find((r) => r.id === 'perfgate').evaluate;
+  const random = createRandom(11);
+  const draw = (data, replace) => {
+    if (replace) return Array.from({ length: 60 }, () => data[Math.floor(random() * data.length)]);
+    const order = data.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    return order.slice(0, 60).map((i) => data[i]);
+  };
+  // Latency is a constant here: the data's p99 is whole milliseconds, so the gate is throughput's.
+  for (const replace of [true, false]) {
+    const rates = ['slices-aa.json', 'slices-ab5.json'].map((file) => {
+      const data = pool(file);
+      let fails = 0;
+      for (let i = 0; i < n; i++) if (evaluate(asResults(draw(data, replace))).fail) fails++;
+      return `${fails}/${n} = ${((100 * fails) / n).toFixed(1)}%`;
+    });
+    console.log(`${replace ? 'with' : 'without'} replacement: A/A false fails ${rates[0]}, 5% more work caught ${rates[1]}`);
+  }
+}
+
 // ----------------------------------------------------------------------------------- main
 
 const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
@@ -531,13 +575,15 @@ if (isMain) {
       svg: { type: 'string' },
       tiny: { type: 'boolean', default: false },
       cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
+      n: { type: 'string', default: '1000' },
     },
   });
   const command = positionals[0];
   try {
     if (command === 'run') await run(values);
     else if (command === 'report') await report(values);
-    else throw new Error('usage: node bench/calibrate.mjs run|report [options] (see the comment at the top of bench/calibrate.mjs)');
+    else if (command === 'resample') await resample(values);
+    else throw new Error('usage: node bench/calibrate.mjs run|report|resample [options] (see the comment at the top of bench/calibrate.mjs)');
   } catch (e) {
     console.error(`calibrate: ${e.message}`);
     process.exit(2);

@@ -72,6 +72,10 @@ test('runs two per cell, resumes without repeating a run, and reports every rule
   assert.match(table, /measured throughput drop \(median of runs\) \| -?\d+\.\d% \| -?\d+\.\d% \|/);
   const written = readFileSync(doc, 'utf8');
   assert.ok(written.includes(table) && written.endsWith('after\n') && !written.includes('old'));
+  // measurement.md's check on its shared data, with and without replacement
+  const resampled = calibrate('resample', '--n', '20');
+  assert.match(resampled, /^with replacement: A\/A false fails \d+\/20 = [\d.]+%, 5% more work caught \d+\/20 = [\d.]+%$/m);
+  assert.match(resampled, /^without replacement: /m);
   const plot = readFileSync(svg, 'utf8');
   assert.match(plot, /^<svg /);
   assert.equal((plot.match(/<polyline /g) ?? []).length, 5, 'one line per plotted rule');
