@@ -48,7 +48,7 @@ benchmarks:
   timeout: 2m
   budget: 15m
 gate:
-  throughput: 5%
+  throughput: 2%
   latency_p99: 15%
   latency_p50: off
   cpu_per_request: { limit: 20%, gated: true }
