@@ -66,7 +66,9 @@ function assertVerdicts(results: Results, file: string): void {
   assert.ok(v['faster']!.change > 2, shown('faster'));
   assert.equal(v['slower']!.verdict, 'regression', shown('slower'));
   assert.ok(v['slower']!.change < -0.6, shown('slower'));
-  assert.equal(v['same']!.verdict, 'unchanged', shown('same'));
+  // Identical code never gets a verdict: "unchanged" when the rounds agree within the limit,
+  // "inconclusive" on a machine too noisy for that (seen with a neighbour hogging a core).
+  assert.ok(['unchanged', 'inconclusive'].includes(v['same']!.verdict), shown('same'));
   for (const c of Object.values(v)) assert.equal(c.n, rounds, 'every round paired');
 }
 
@@ -84,7 +86,7 @@ function assertRuns(results: Results, out: string, repo: string, library: Librar
   assert.deepEqual(results.benchmarks!.files, { base: files.map((f) => `bench/${f}`), head: files.map((f) => `bench/${f}`) });
 }
 
-test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regression, A/A → unchanged', async () => {
+test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['benchmark-cjs.bench.js', 'benchmark-esm.bench.mjs'];
   const { results, repo, out } = await compareLibrary('benchmark', files);
   assertRuns(results, out, repo, 'benchmark', files);
@@ -94,14 +96,14 @@ test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regress
   assert.match(readFileSync(log, 'utf8'), /same x [\d,.]+ ops\/sec/);
 });
 
-test('tinybench, CommonJS and ESM: faster → improvement, slower → regression, A/A → unchanged', async () => {
+test('tinybench, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['tinybench-cjs.bench.cjs', 'tinybench-esm.bench.mjs'];
   const { results, repo, out } = await compareLibrary('tinybench', files);
   assertRuns(results, out, repo, 'tinybench', files);
   for (const file of files) assertVerdicts(results, `bench/${file}`);
 });
 
-test('mitata, CommonJS and ESM: faster → improvement, slower → regression, A/A → unchanged', async () => {
+test('mitata, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['mitata-cjs.bench.cjs', 'mitata-esm.bench.mjs'];
   const { results, repo, out } = await compareLibrary('mitata', files);
   assertRuns(results, out, repo, 'mitata', files);
