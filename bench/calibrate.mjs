@@ -452,7 +452,15 @@ export function renderTable(summary, lines) {
   return out.join('\n');
 }
 
-/** Detection rate against the nominal effect, one line per rule, for one group of runs. */
+const PLOT_LABELS = {
+  perfgate: 'perfgate today',
+  'two-sided-5': 'perfgate before',
+  'ratio-5': 'one run, −5% ratio',
+  'ratio-10': 'one run, −10% ratio',
+  welch: 'Welch t-test',
+};
+
+/** Detection rate against the nominal effect, one line per rule and group of runs (noisy: dashed). */
 export function renderSvg(summary, ruleIds = ['perfgate', 'two-sided-5', 'ratio-5', 'ratio-10', 'welch']) {
   const width = 640;
   const height = 400;
@@ -491,7 +499,7 @@ export function renderSvg(summary, ruleIds = ['perfgate', 'two-sided-5', 'ratio-
       const ly = margin.top + 10 + legend * 18;
       legend++;
       parts.push(`<line x1="${margin.left + plotW + 12}" x2="${margin.left + plotW + 36}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="2"${dash}/>`);
-      const label = `${rule.id}${groups.length > 1 ? ` (${group.setting}${group.noise ? ', noisy' : ''})` : ''}`;
+      const label = `${PLOT_LABELS[rule.id] ?? rule.id}${group.noise ? ', noisy' : ''}${group.setting === 'default' ? '' : ` (${group.setting})`}`;
       parts.push(`<text x="${margin.left + plotW + 40}" y="${ly + 4}">${label}</text>`);
     });
     void g;
