@@ -57202,15 +57202,23 @@ var profileSchema = external_exports.union([external_exports.boolean(), profileO
   error: "is not a profile setting; write false to skip profiling, or a mapping such as { duration: 10s }"
 }).transform((value) => typeof value === "boolean" ? profileObjectSchema.parse({ enabled: value }) : value);
 var LIMIT_HINT = "write e.g. 5% or 5 (percent), above 0% and at most 100%";
-var limitSchema = external_exports.union([external_exports.number(), external_exports.string().regex(PERCENT_PATTERN, { error: `is not a percentage; ${LIMIT_HINT}` })], {
-  error: `is not a percentage; ${LIMIT_HINT}`
-}).transform((value, ctx) => {
-  const fraction = parsePercent(value);
-  if (!(fraction > 0 && fraction <= 1)) {
-    ctx.addIssue({ code: "custom", input: value, message: `is out of range; ${LIMIT_HINT}` });
-    return external_exports.NEVER;
-  }
-  return fraction;
+function unitValue(options) {
+  const notOne = `is not a ${options.noun}; ${options.hint}`;
+  return external_exports.union([external_exports.number(), external_exports.string().regex(options.pattern, { error: notOne })], { error: notOne }).transform((value, ctx) => {
+    const parsed = options.parse(value);
+    if (!options.inRange(parsed)) {
+      ctx.addIssue({ code: "custom", input: value, message: `is out of range; ${options.hint}` });
+      return external_exports.NEVER;
+    }
+    return parsed;
+  });
+}
+var limitSchema = unitValue({
+  noun: "percentage",
+  pattern: PERCENT_PATTERN,
+  hint: LIMIT_HINT,
+  parse: parsePercent,
+  inRange: (fraction) => fraction > 0 && fraction <= 1
 }).meta({ id: "percentage", description: "A relative limit: 5% or 5 (percent), above 0% and at most 100%." }).register(docNotes, { type: "percentage" });
 var GATE_RULE_HINT = "write a limit (5% or 5), off / false for information only, or { limit: 5%, gated: true }";
 var gateRuleInput = external_exports.union(
@@ -57277,15 +57285,12 @@ function delayGateRule(metric, what) {
   );
 }
 var GROWTH_HINT = "write e.g. 0.5MB or 200kB (per 10,000 requests; a bare number is MB), above 0 and at most 1000MB";
-var growthSchema = external_exports.union([external_exports.number(), external_exports.string().regex(SIZE_PATTERN, { error: `is not a size; ${GROWTH_HINT}` })], {
-  error: `is not a size; ${GROWTH_HINT}`
-}).transform((value, ctx) => {
-  const mb = parseSizeMb(value);
-  if (!(mb > 0 && mb <= 1e3)) {
-    ctx.addIssue({ code: "custom", input: value, message: `is out of range; ${GROWTH_HINT}` });
-    return external_exports.NEVER;
-  }
-  return mb;
+var growthSchema = unitValue({
+  noun: "size",
+  pattern: SIZE_PATTERN,
+  hint: GROWTH_HINT,
+  parse: parseSizeMb,
+  inRange: (mb) => mb > 0 && mb <= 1e3
 }).meta({ id: "heapGrowth", description: "Heap growth per 10,000 requests: 0.5MB, 200kB, or a number of MB." }).register(docNotes, { type: "size per 10,000 requests" });
 var heapGrowthSchema = external_exports.union(
   [

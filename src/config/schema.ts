@@ -516,19 +516,36 @@ const profileSchema = z
 
 const LIMIT_HINT = 'write e.g. 5% or 5 (percent), above 0% and at most 100%';
 
-/** A limit as the user writes it, "5%" or 5, as a fraction in (0, 1]. */
-const limitSchema = z
-  .union([z.number(), z.string().regex(PERCENT_PATTERN, { error: `is not a percentage; ${LIMIT_HINT}` })], {
-    error: `is not a percentage; ${LIMIT_HINT}`,
-  })
-  .transform((value, ctx) => {
-    const fraction = parsePercent(value);
-    if (!(fraction > 0 && fraction <= 1)) {
-      ctx.addIssue({ code: 'custom', input: value, message: `is out of range; ${LIMIT_HINT}` });
+/**
+ * A number as the user writes it, with or without its unit ("5%" or 5, "0.5MB" or 0.5): parsed,
+ * range-checked, and every error ends with the same hint.
+ */
+function unitValue(options: {
+  noun: string;
+  pattern: RegExp;
+  hint: string;
+  parse: (value: string | number) => number;
+  inRange: (value: number) => boolean;
+}) {
+  const notOne = `is not a ${options.noun}; ${options.hint}`;
+  return z.union([z.number(), z.string().regex(options.pattern, { error: notOne })], { error: notOne }).transform((value, ctx) => {
+    const parsed = options.parse(value);
+    if (!options.inRange(parsed)) {
+      ctx.addIssue({ code: 'custom', input: value, message: `is out of range; ${options.hint}` });
       return z.NEVER;
     }
-    return fraction;
-  })
+    return parsed;
+  });
+}
+
+/** A limit as the user writes it, "5%" or 5, as a fraction in (0, 1]. */
+const limitSchema = unitValue({
+  noun: 'percentage',
+  pattern: PERCENT_PATTERN,
+  hint: LIMIT_HINT,
+  parse: parsePercent,
+  inRange: (fraction) => fraction > 0 && fraction <= 1,
+})
   .meta({ id: 'percentage', description: 'A relative limit: 5% or 5 (percent), above 0% and at most 100%.' })
   .register(docNotes, { type: 'percentage' });
 
@@ -636,18 +653,13 @@ function delayGateRule(metric: GateKey, what: string) {
 const GROWTH_HINT = 'write e.g. 0.5MB or 200kB (per 10,000 requests; a bare number is MB), above 0 and at most 1000MB';
 
 /** Heap growth per 10,000 requests as the user writes it, "0.5MB", "200kB" or 0.5, in MB. */
-const growthSchema = z
-  .union([z.number(), z.string().regex(SIZE_PATTERN, { error: `is not a size; ${GROWTH_HINT}` })], {
-    error: `is not a size; ${GROWTH_HINT}`,
-  })
-  .transform((value, ctx) => {
-    const mb = parseSizeMb(value);
-    if (!(mb > 0 && mb <= 1000)) {
-      ctx.addIssue({ code: 'custom', input: value, message: `is out of range; ${GROWTH_HINT}` });
-      return z.NEVER;
-    }
-    return mb;
-  })
+const growthSchema = unitValue({
+  noun: 'size',
+  pattern: SIZE_PATTERN,
+  hint: GROWTH_HINT,
+  parse: parseSizeMb,
+  inRange: (mb) => mb > 0 && mb <= 1000,
+})
   .meta({ id: 'heapGrowth', description: 'Heap growth per 10,000 requests: 0.5MB, 200kB, or a number of MB.' })
   .register(docNotes, { type: 'size per 10,000 requests' });
 
