@@ -57220,40 +57220,33 @@ var limitSchema = unitValue({
   parse: parsePercent,
   inRange: (fraction) => fraction > 0 && fraction <= 1
 }).meta({ id: "percentage", description: "A relative limit: 5% or 5 (percent), above 0% and at most 100%." }).register(docNotes, { type: "percentage" });
-var GATE_RULE_HINT = "write a limit (5% or 5), off / false for information only, or { limit: 5%, gated: true }";
-var gateRuleInput = external_exports.union(
-  [
-    limitSchema,
-    external_exports.literal("off"),
-    external_exports.literal(false),
-    external_exports.strictObject({
-      limit: limitSchema.optional().describe("Relative limit: 5% or 5 (percent), above 0% and at most 100%."),
-      gated: external_exports.boolean().optional().describe(
-        "Whether a significant change beyond the limit fails the build. Default: true when limit is given, else the metric's default."
-      )
-    })
-  ],
-  { error: `is not a gate rule; ${GATE_RULE_HINT}` }
-).meta({
+function gateRuleForms(extra, beyond, example) {
+  return external_exports.union(
+    [
+      limitSchema,
+      external_exports.literal("off"),
+      external_exports.literal(false),
+      external_exports.strictObject({
+        limit: limitSchema.optional().describe("Relative limit: 5% or 5 (percent), above 0% and at most 100%."),
+        ...extra,
+        gated: external_exports.boolean().optional().describe(
+          `Whether a significant change beyond the limit${beyond} fails the build. Default: true when limit is given, else the metric's default.`
+        )
+      })
+    ],
+    { error: `is not a gate rule; write a limit (5% or 5), off / false for information only, or ${example}` }
+  );
+}
+var gateRuleInput = gateRuleForms({}, "", "{ limit: 5%, gated: true }").meta({
   id: "gateRule",
   description: "A limit (5% or 5: gated), off / false (information only), or { limit, gated }."
 }).register(docNotes, { type: "percentage, off, false or { limit, gated }" });
-var delayGateRuleInput = external_exports.union(
-  [
-    limitSchema,
-    external_exports.literal("off"),
-    external_exports.literal(false),
-    external_exports.strictObject({
-      limit: limitSchema.optional().describe("Relative limit: 5% or 5 (percent), above 0% and at most 100%."),
-      min: duration3({ minMs: 0, maxMs: 6e4 }).optional().describe(
-        "Absolute increase the change must also exceed to count, e.g. 10ms: a duration, 0s to 1m (0s: none)."
-      ),
-      gated: external_exports.boolean().optional().describe(
-        "Whether a significant change beyond the limit (and min) fails the build. Default: true when limit is given, else the metric's default."
-      )
-    })
-  ],
-  { error: `is not a gate rule; ${GATE_RULE_HINT.replace("{ limit: 5%, gated: true }", "{ limit: 50%, min: 10ms, gated: true }")}` }
+var delayGateRuleInput = gateRuleForms(
+  {
+    min: duration3({ minMs: 0, maxMs: 6e4 }).optional().describe("Absolute increase the change must also exceed to count, e.g. 10ms: a duration, 0s to 1m (0s: none).")
+  },
+  " (and min)",
+  "{ limit: 50%, min: 10ms, gated: true }"
 ).meta({
   id: "delayGateRule",
   description: "A limit (50% or 50: gated), off / false (information only), or { limit, min, gated }: a change counts only when it is beyond limit and beyond min."

@@ -549,27 +549,34 @@ const limitSchema = unitValue({
   .meta({ id: 'percentage', description: 'A relative limit: 5% or 5 (percent), above 0% and at most 100%.' })
   .register(docNotes, { type: 'percentage' });
 
-const GATE_RULE_HINT = 'write a limit (5% or 5), off / false for information only, or { limit: 5%, gated: true }';
-
-/** Every way to write one metric's rule; shared by all metrics, so it is one $defs entry. */
-const gateRuleInput = z
-  .union(
+/**
+ * Every way to write one metric's rule: a bare limit (gated), off / false (information only), or
+ * a mapping of `limit`, `gated` and the metric's extra keys. `example` is the mapping form the
+ * error message suggests.
+ */
+function gateRuleForms<Extra extends z.ZodRawShape>(extra: Extra, beyond: string, example: string) {
+  return z.union(
     [
       limitSchema,
       z.literal('off'),
       z.literal(false),
       z.strictObject({
         limit: limitSchema.optional().describe('Relative limit: 5% or 5 (percent), above 0% and at most 100%.'),
+        ...extra,
         gated: z
           .boolean()
           .optional()
           .describe(
-            "Whether a significant change beyond the limit fails the build. Default: true when limit is given, else the metric's default.",
+            `Whether a significant change beyond the limit${beyond} fails the build. Default: true when limit is given, else the metric's default.`,
           ),
       }),
     ],
-    { error: `is not a gate rule; ${GATE_RULE_HINT}` },
-  )
+    { error: `is not a gate rule; write a limit (5% or 5), off / false for information only, or ${example}` },
+  );
+}
+
+/** The rule of most metrics; shared by all of them, so it is one $defs entry. */
+const gateRuleInput = gateRuleForms({}, '', '{ limit: 5%, gated: true }')
   .meta({
     id: 'gateRule',
     description: 'A limit (5% or 5: gated), off / false (information only), or { limit, gated }.',
@@ -577,29 +584,15 @@ const gateRuleInput = z
   .register(docNotes, { type: 'percentage, off, false or { limit, gated }' });
 
 /** The event-loop delay metrics' rule: the same forms, and in the mapping an absolute floor `min`. */
-const delayGateRuleInput = z
-  .union(
-    [
-      limitSchema,
-      z.literal('off'),
-      z.literal(false),
-      z.strictObject({
-        limit: limitSchema.optional().describe('Relative limit: 5% or 5 (percent), above 0% and at most 100%.'),
-        min: duration({ minMs: 0, maxMs: 60_000 })
-          .optional()
-          .describe(
-            'Absolute increase the change must also exceed to count, e.g. 10ms: a duration, 0s to 1m (0s: none).',
-          ),
-        gated: z
-          .boolean()
-          .optional()
-          .describe(
-            "Whether a significant change beyond the limit (and min) fails the build. Default: true when limit is given, else the metric's default.",
-          ),
-      }),
-    ],
-    { error: `is not a gate rule; ${GATE_RULE_HINT.replace('{ limit: 5%, gated: true }', '{ limit: 50%, min: 10ms, gated: true }')}` },
-  )
+const delayGateRuleInput = gateRuleForms(
+  {
+    min: duration({ minMs: 0, maxMs: 60_000 })
+      .optional()
+      .describe('Absolute increase the change must also exceed to count, e.g. 10ms: a duration, 0s to 1m (0s: none).'),
+  },
+  ' (and min)',
+  '{ limit: 50%, min: 10ms, gated: true }',
+)
   .meta({
     id: 'delayGateRule',
     description:
