@@ -5,6 +5,7 @@ import { register } from 'tsx/esm/api';
 
 register();
 export const { compareResults } = await import('../src/gate/compare.ts');
-export const { planSequential, decideLook } = await import('../src/gate/sequential.ts');
+export const { decideLook } = await import('../src/gate/sequential.ts');
+export const { planSequential } = await import('../src/engine/plan.ts');
 export const { DEFAULT_GATE } = await import('../src/config/schema.ts');
 export const { resolveConfig } = await import('../src/config/load.ts');

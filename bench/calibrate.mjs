@@ -88,7 +88,7 @@ function makeRepo(scratch, cell, tiny) {
 }
 
 /** A CPU hog that switches on and off at random, 1–4 s per phase. */
-function startNoisyNeighbour() {
+export function startNoisyNeighbour() {
   const script = `let on = true; let until = Date.now() + 1000;
     for (;;) { const now = Date.now(); if (now > until) { on = !on; until = now + 1000 + Math.random() * 3000; }
       if (!on) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, until - now); } }`;

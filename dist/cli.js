@@ -57121,13 +57121,24 @@ var scenariosSchema = external_exports.union(
 );
 var loadSchema = external_exports.strictObject({
   slice: duration3({ minMs: 100, maxMs: 6e4 }).prefault("1s").describe("Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head."),
-  pairs: intInRange(6, void 0, "the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05").default(60).describe(
-    "Base/head slice pairs per scenario, over all blocks: an integer of at least 6. More pairs detect smaller changes and take longer."
+  pairs: intInRange(6, void 0, "the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05").default(48).describe(
+    "Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks \xD7 load.instances); more pairs per start steady each start's own estimate, more starts narrow the interval."
   ),
   blocks: intInRange(1).default(2).describe(
-    "Times both services are (re)started, 1 to pairs; pairs are split evenly across blocks so one lucky start-up cannot decide the verdict."
+    "Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The interim look of early-stop comes between blocks."
   ),
-  warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("5s").describe("Load before measuring, per service, block and scenario (JIT, caches): a duration, 0 to 10m."),
+  instances: intInRange(1, 16).default(6).describe(
+    "Fresh starts of each side per block, all up at once: 1 to 16. Slices rotate over them, each base start paired with one head start; a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
+  ),
+  warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("4s").describe(
+    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Every start of a block is warmed at once, for warmup \xD7 instances."
+  ),
+  mode: external_exports.enum(["simultaneous", "alternate"], { error: "is not allowed; use simultaneous or alternate" }).default("simultaneous").describe(
+    "How a pair is measured: simultaneous loads base and head at the same time on the same CPUs, so a machine that slows down slows both (the ratio is what counts); alternate loads one, then the other, in random order. simultaneous is far steadier on shared runners (docs/calibration.md); alternate measures each side alone."
+  ),
+  pin: external_exports.enum(["auto", "on", "off"], { error: "is not allowed; use auto, on or off" }).default("auto").describe(
+    "CPU pinning: the load generator (perfgate) on the first CPU and every service on the others, shared by both sides. auto and on pin when the machine has 2 or more CPUs (on warns when it cannot); off leaves placement to the scheduler. Needs taskset (util-linux) and Linux."
+  ),
   connections: intInRange(1, 1e3).default(10).describe("Concurrent connections, for scenarios that do not set their own: 1 to 1000."),
   pipelining: intInRange(1, 100).default(1).describe("Requests in flight per connection, for scenarios that do not set their own: 1 to 100."),
   "early-stop": external_exports.boolean({ error: "is not allowed; use true or false" }).default(true).describe(
@@ -57422,7 +57433,10 @@ var configDocumentSchema = external_exports.strictObject({
       sliceMs: doc.load.slice,
       pairs: doc.load.pairs,
       blocks: doc.load.blocks,
+      instances: doc.load.instances,
       warmupMs: doc.load.warmup,
+      mode: doc.load.mode,
+      pin: doc.load.pin,
       earlyStop: doc.load["early-stop"]
     },
     benchmarks: doc.benchmarks,
@@ -57650,44 +57664,8 @@ import { mkdirSync as mkdirSync5 } from "node:fs";
 import { join as join9 } from "node:path";
 import { performance } from "node:perf_hooks";
 
-// src/results/io.ts
-import { readFileSync as readFileSync3, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
-
 // src/results/types.ts
 var RESULTS_VERSION = 1;
-
-// src/results/io.ts
-function writeResults(path, results) {
-  const tmp = `${path}.tmp`;
-  writeFileSync2(tmp, `${JSON.stringify(results, null, 2)}
-`);
-  renameSync(tmp, path);
-}
-var ResultsFileError = class extends Error {
-};
-function readResults(path) {
-  let text2;
-  try {
-    text2 = readFileSync3(path, "utf8");
-  } catch (e) {
-    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
-  }
-  let data;
-  try {
-    data = JSON.parse(text2);
-  } catch (e) {
-    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
-  }
-  if (data?.schema !== "perfgate/results") {
-    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
-  }
-  if (data.version !== RESULTS_VERSION) {
-    throw new ResultsFileError(
-      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
-    );
-  }
-  return data;
-}
 
 // src/stats/random.ts
 import { randomInt } from "node:crypto";
@@ -57968,7 +57946,7 @@ import { pathToFileURL } from "node:url";
 
 // src/engine/workspace.ts
 import { execFile as execFile2 } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync as readFileSync4, rmSync as rmSync2 } from "node:fs";
+import { existsSync, mkdirSync, readFileSync as readFileSync3, rmSync as rmSync2 } from "node:fs";
 import { join as join2 } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve2, reject) => {
@@ -58065,7 +58043,7 @@ function installCommand(dir) {
   if (existsSync(join2(dir, "package-lock.json")) || existsSync(join2(dir, "npm-shrinkwrap.json"))) return "npm ci";
   if (!existsSync(join2(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync4(join2(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync3(join2(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? "npm install" : null;
   } catch {
@@ -58236,6 +58214,40 @@ function discoverBenchmarks(config2, service, trees) {
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join6 } from "node:path";
+
+// src/results/io.ts
+import { readFileSync as readFileSync4, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
+function writeResults(path, results) {
+  const tmp = `${path}.tmp`;
+  writeFileSync2(tmp, `${JSON.stringify(results, null, 2)}
+`);
+  renameSync(tmp, path);
+}
+var ResultsFileError = class extends Error {
+};
+function readResults(path) {
+  let text2;
+  try {
+    text2 = readFileSync4(path, "utf8");
+  } catch (e) {
+    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
+  }
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (e) {
+    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
+  }
+  if (data?.schema !== "perfgate/results") {
+    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
+  }
+  if (data.version !== RESULTS_VERSION) {
+    throw new ResultsFileError(
+      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
+    );
+  }
+  return data;
+}
 
 // src/stats/normal.ts
 function polynomial(c, t) {
@@ -58440,107 +58452,45 @@ function twoLookBounds(t, alpha) {
   };
 }
 
-// src/gate/text.ts
-function percentText(fraction) {
-  return `${Number((100 * fraction).toFixed(1))}%`;
-}
-function formatP(p) {
-  if (p === 0) return "0";
-  if (p >= 1e-4) return String(Number(p.toPrecision(2)));
-  return p.toExponential(1);
-}
-
-// src/gate/sequential.ts
-var SEQUENTIAL_DESIGN = "two-look O'Brien\u2013Fleming (Lan\u2013DeMets), one-sided";
+// src/engine/plan.ts
+var ENV_PAD_RANGE = 4096;
 function blockSizes(pairs, blocks) {
   return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
 }
-function planSequential(config2) {
-  const { pairs, blocks, earlyStop: earlyStop2 } = config2.load;
-  if (!earlyStop2 || blocks < 2 || config2.scenarios.length === 0) return null;
-  const sizes = blockSizes(pairs, blocks);
-  let measured = 0;
-  let afterBlock = 0;
-  for (; afterBlock < blocks - 1; afterBlock++) {
-    measured += sizes[afterBlock];
-    if (2 * measured >= pairs) break;
-  }
-  const t = measured / pairs;
-  const bounds = twoLookBounds(t, 2 * config2.alpha);
-  return {
-    design: SEQUENTIAL_DESIGN,
-    alpha: config2.alpha,
-    looks: [
-      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] / 2 },
-      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 }
-    ],
-    taken: []
-  };
-}
-function httpLevel(results) {
-  const sequential = results.sequential;
-  if (!sequential) return results.config.alpha;
-  return sequential.looks[earlyStop(results)?.look ?? sequential.looks.length - 1].nominalAlpha;
-}
-function earlyStop(results) {
-  return results.sequential?.taken.find((look) => look.decision.startsWith("stop")) ?? null;
-}
-function describeComparison(c) {
-  return `${c.scenario} ${c.metric.replace(/_/g, " ")}`;
-}
-function describeFailure(c, level) {
-  const change = c.metric === "heap_growth" ? `+${c.change.toFixed(2)} MB per 10k requests` : percentText(c.change);
-  const p = c.pAdjusted === void 0 ? "" : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
-  return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
-}
-function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
-  const sequential = results.sequential;
-  const look = sequential.looks[index];
-  const pairs = Math.min(...results.scenarios.map((s) => s.pairs.length));
-  const base = { look: index, at: at.toISOString(), pairs };
-  if (index === sequential.looks.length - 1) {
-    return { ...base, decision: "final", reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
-  }
-  const asLook = (c) => "metric" in c ? c : { ...c, metric: "heap_growth" };
-  const failing = [...analysis.failing, ...analysis.health?.failing ?? []].map(asLook);
-  if (failing.length > 0) {
-    return { ...base, decision: "stop-regression", reason: describeFailure(failing[0], look.nominalAlpha) };
-  }
-  const gated = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].map(asLook).filter((c) => c.gated);
-  const open2 = gated.filter((c) => c.verdict !== "unchanged" && c.verdict !== "improvement");
-  if (gated.length > 0 && open2.length === 0) {
-    return {
-      ...base,
-      decision: "stop-clear",
-      reason: `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)`
-    };
-  }
-  const named = open2.slice(0, 3).map(describeComparison).join(", ");
-  const more = open2.length > 3 ? ` and ${open2.length - 3} more` : "";
-  return { ...base, decision: "continue", reason: `not yet clear: ${named}${more} ${open2.length === 1 ? "is" : "are"} undecided` };
-}
-
-// src/engine/plan.ts
 function buildPlan(config2, seed) {
   const random = createRandom(seed);
   const order = () => random() < 0.5 ? ["base", "head"] : ["head", "base"];
-  const { pairs, blocks } = config2.load;
+  const { pairs, blocks, instances } = config2.load;
   const counters = /* @__PURE__ */ new Map();
   const planned = [];
   const sizes = blockSizes(pairs, blocks);
   for (let b = 0; b < blocks; b++) {
     const inBlock = sizes[b];
+    const slots = Math.min(instances, inBlock);
     planned.push({
       index: b,
+      instances: slots,
       bootOrder: order(),
+      envPads: {
+        base: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE)),
+        head: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE))
+      },
       scenarios: config2.scenarios.map((s) => {
-        const start = counters.get(s.name) ?? 0;
-        counters.set(s.name, start + inBlock);
-        return { name: s.name, pairs: Array.from({ length: inBlock }, (_, i) => ({ index: start + i, order: order() })) };
+        const first = counters.get(s.name) ?? 0;
+        counters.set(s.name, first + inBlock);
+        const left = blockSizes(inBlock, slots);
+        const list = [];
+        while (list.length < inBlock) {
+          for (const slot of shuffle(left.flatMap((n, i) => n > 0 ? [i] : []), random)) {
+            left[slot] -= 1;
+            list.push({ index: first + list.length, start: b * instances + slot, slot, order: order() });
+          }
+        }
+        return { name: s.name, pairs: list };
       })
     });
   }
-  return { seed, blocks: planned, pairsPerScenario: pairs };
+  return { seed, blocks: planned, pairsPerScenario: pairs, starts: planned.reduce((n, b) => n + b.instances, 0) };
 }
 function buildBenchPlan(files, rounds, seed) {
   const random = createRandom((seed ^ 1592639052) >>> 0);
@@ -58550,6 +58500,33 @@ function buildBenchPlan(files, rounds, seed) {
     index,
     files: shuffle(all, random).map((file2) => ({ file: file2, order: sidesOf(file2) })).filter((entry) => entry.order.length === 2 || index === 0).map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order }))
   }));
+}
+var SEQUENTIAL_DESIGN = "two-look O'Brien\u2013Fleming (Lan\u2013DeMets), one-sided";
+function planSequential(config2) {
+  const { pairs, blocks, earlyStop: earlyStop2 } = config2.load;
+  if (!earlyStop2 || blocks < 2 || config2.scenarios.length === 0) return null;
+  const sizes = blockSizes(pairs, blocks);
+  const starts = sizes.map((n) => Math.min(n, config2.load.instances));
+  const total = starts.reduce((a, b) => a + b, 0);
+  let measured = 0;
+  let measuredPairs = 0;
+  let afterBlock = 0;
+  for (; afterBlock < blocks - 1; afterBlock++) {
+    measured += starts[afterBlock];
+    measuredPairs += sizes[afterBlock];
+    if (2 * measured >= total) break;
+  }
+  const t = measured / total;
+  const bounds = twoLookBounds(t, 2 * config2.alpha);
+  return {
+    design: SEQUENTIAL_DESIGN,
+    alpha: config2.alpha,
+    looks: [
+      { afterBlock, pairs: measuredPairs, t, nominalAlpha: bounds.nominal[0] / 2 },
+      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 }
+    ],
+    taken: []
+  };
 }
 
 // src/engine/service.ts
@@ -58652,7 +58629,8 @@ var Service = class _Service {
       PORT: String(port),
       PERFGATE_PORT: String(port),
       PERFGATE_STATUS_FILE: options.statusFile,
-      ...health && { PERFGATE_HEALTH_SOCKET: health.socketPath }
+      ...health && { PERFGATE_HEALTH_SOCKET: health.socketPath },
+      ...options.envPad !== void 0 && { PERFGATE_ENV_PAD: "x".repeat(options.envPad) }
     };
     const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : "";
     env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
@@ -58660,13 +58638,14 @@ var Service = class _Service {
       Object.assign(env, options.profiling.env);
       if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
     }
-    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir})
+    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
 `, {
       flag: "a"
     });
     let child;
     try {
-      child = startShell(command2, { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker });
+      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
+      child = options.cpus ? startProcess("taskset", ["-c", options.cpus, "/bin/sh", "-c", command2], shell) : startShell(command2, shell);
     } catch (e) {
       health?.close();
       throw e;
@@ -58947,7 +58926,7 @@ async function runFile(file2, side, round, options) {
     exit = { code: null, signal: null, timedOut: false };
   }
   const capture = readCapture(output2);
-  const error62 = describeFailure2(exit, capture, options.timeoutMs);
+  const error62 = describeFailure(exit, capture, options.timeoutMs);
   const tail = error62 === null ? "" : tailFile(logs.stderr, STDERR_TAIL_LINES);
   return {
     round,
@@ -58966,7 +58945,7 @@ ${tail}` : `${error62} (stderr was empty; log ${logs.stderr})`,
     logs
   };
 }
-function describeFailure2(exit, capture, timeoutMs) {
+function describeFailure(exit, capture, timeoutMs) {
   if (exit.timedOut) return `did not finish within ${formatDuration(timeoutMs)} (benchmarks.timeout) and was killed`;
   if (exit.signal) return `was killed by ${exit.signal}`;
   if (exit.code === null) return "could not be started";
@@ -58984,957 +58963,69 @@ function firstLine(text2) {
   return text2.split("\n")[0];
 }
 
-// src/stats/descriptive.ts
-function sortedCopy(xs) {
-  if (xs.length === 0) return void 0;
-  for (const v of xs) if (Number.isNaN(v)) return void 0;
-  return Float64Array.from(xs).sort();
+// src/engine/placement.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+function allowedCpus(pid = process.pid) {
+  try {
+    const out = execFileSync2("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const list = out.slice(out.lastIndexOf(":") + 1).trim();
+    return parseCpuList(list);
+  } catch {
+    return null;
+  }
 }
-function median(xs) {
-  const s = sortedCopy(xs);
-  if (s === void 0) return Number.NaN;
-  return medianOfSorted(s);
+function parseCpuList(list) {
+  const cpus2 = [];
+  for (const part of list.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [from, to] = part.split("-").map(Number);
+    if (!Number.isInteger(from)) continue;
+    for (let c = from; c <= (Number.isInteger(to) ? to : from); c++) cpus2.push(c);
+  }
+  return cpus2;
 }
-function medianOfSorted(s) {
-  const n = s.length;
-  if (n === 0) return Number.NaN;
-  const mid = n >> 1;
-  return n % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+function choosePlacement(mode, cpus2) {
+  if (mode === "off" || cpus2 === null || cpus2.length < 2) return null;
+  const [generator, ...rest] = cpus2;
+  return { generator: String(generator), services: rest.join(",") };
 }
-function quantile(xs, q) {
-  if (Number.isNaN(q)) return Number.NaN;
-  if (q < 0 || q > 1) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
-  const s = sortedCopy(xs);
-  if (s === void 0) return Number.NaN;
-  const h = (s.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  const a = s[lo];
-  const b = s[hi];
-  const f = h - lo;
-  if (f === 0 || a === b) return a;
-  return (1 - f) * a + f * b;
+function pinProcess(cpus2, pid = process.pid) {
+  try {
+    execFileSync2("taskset", ["-a", "-p", "-c", cpus2, String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-// src/stats/wilcoxon.ts
-function assertFinite(x, where) {
-  for (let i = 0; i < x.length; i++) {
-    if (!Number.isFinite(x[i])) throw new RangeError(`${where}: x[${i}] is ${x[i]}; finite numbers only`);
+// src/engine/session.ts
+var RunSession = class {
+  constructor(results, resultsPath, env, logDir, tracker, ports, signal) {
+    this.results = results;
+    this.resultsPath = resultsPath;
+    this.env = env;
+    this.logDir = logDir;
+    this.tracker = tracker;
+    this.ports = ports;
+    this.signal = signal;
   }
-}
-function rankAbsolute(values) {
-  const n = values.length;
-  const abs = Float64Array.from({ length: n }, (_, i2) => Math.abs(values[i2]));
-  const order = Array.from({ length: n }, (_, i2) => i2).sort((a, b) => abs[a] - abs[b]);
-  const ranks = new Float64Array(n);
-  let tieSum = 0;
-  let i = 0;
-  while (i < n) {
-    let j = i + 1;
-    while (j < n && abs[order[j]] === abs[order[i]]) j++;
-    const rank = (i + 1 + j) / 2;
-    for (let k = i; k < j; k++) ranks[order[k]] = rank;
-    const t = j - i;
-    tieSum += t * t * t - t;
-    i = j;
+  results;
+  resultsPath;
+  env;
+  logDir;
+  tracker;
+  ports;
+  signal;
+  /** Applies a change to the results and writes results.json, so a crash keeps what was measured. */
+  update(change = () => {
+  }) {
+    change(this.results);
+    writeResults(this.resultsPath, this.results);
   }
-  return { ranks, tieSum, ties: tieSum > 0 };
-}
-var distributionCache = /* @__PURE__ */ new Map();
-function nullDistribution(n) {
-  let dist = distributionCache.get(n);
-  if (dist === void 0) {
-    const total = n * (n + 1) / 2;
-    dist = new Float64Array(total + 1);
-    dist[0] = 1;
-    for (let k = 1; k <= n; k++) {
-      for (let v = k * (k + 1) / 2; v >= 0; v--) {
-        dist[v] = (dist[v] + (v >= k ? dist[v - k] : 0)) / 2;
-      }
-    }
-    distributionCache.set(n, dist);
+  /** Throws CancelledError when the run was cancelled (the shells abort on SIGINT/SIGTERM). */
+  checkCancelled() {
+    if (this.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
   }
-  return dist;
-}
-function signedRankCdf(v, n) {
-  const dist = nullDistribution(n);
-  const total = dist.length - 1;
-  const q = Math.floor(v + 1e-7);
-  if (q < 0) return 0;
-  if (q >= total) return 1;
-  let p = 0;
-  if (q <= total / 2) {
-    for (let k = 0; k <= q; k++) p += dist[k];
-    return p;
-  }
-  for (let k = 0; k < total - q; k++) p += dist[k];
-  return 1 - p;
-}
-function signedRankQuantile(prob, n) {
-  const dist = nullDistribution(n);
-  const target = prob - 10 * Number.EPSILON;
-  let cumulative = 0;
-  let q = 0;
-  for (; ; ) {
-    cumulative += dist[q];
-    if (cumulative >= target || q >= dist.length - 1) return q;
-    q++;
-  }
-}
-function signedRankTest(x, options = {}) {
-  assertFinite(x, "signedRankTest");
-  const correct = options.correct ?? true;
-  const nonzero = x.filter((v) => v !== 0);
-  const zeros = x.length - nonzero.length;
-  const n = nonzero.length;
-  const { ranks, tieSum, ties } = rankAbsolute(nonzero);
-  let statistic = 0;
-  for (let i = 0; i < n; i++) if (nonzero[i] > 0) statistic += ranks[i];
-  if (n === 0) return { n, statistic, p: 1, method: zeros > 0 ? "normal" : "exact", zeros, ties };
-  const total = n * (n + 1) / 2;
-  const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
-  const alternative = options.alternative ?? "two-sided";
-  if (exact && alternative !== "two-sided") {
-    const p2 = signedRankCdf(alternative === "less" ? statistic : total - statistic, n);
-    return { n, statistic, p: p2, method: "exact", zeros, ties };
-  }
-  if (exact) {
-    const tail = signedRankCdf(statistic > total / 2 ? total - statistic : statistic, n);
-    return { n, statistic, p: Math.min(1, 2 * tail), method: "exact", zeros, ties };
-  }
-  const centred = statistic - total / 2;
-  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
-  if (alternative !== "two-sided") {
-    const shift = correct ? alternative === "greater" ? 0.5 : -0.5 : 0;
-    const z3 = (centred - shift) / sigma;
-    return { n, statistic, p: alternative === "less" ? normalCdf(z3) : normalCdf(-z3), method: "normal", zeros, ties };
-  }
-  const correction = correct ? Math.sign(centred) * 0.5 : 0;
-  const z2 = (centred - correction) / sigma;
-  const p = Math.min(1, 2 * normalCdf(-Math.abs(z2)));
-  return { n, statistic, p, method: "normal", zeros, ties };
-}
-
-// src/stats/hodges-lehmann.ts
-function walshAverages(x) {
-  assertFinite(x, "walshAverages");
-  const n = x.length;
-  const out = new Float64Array(n * (n + 1) / 2);
-  let k = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = i; j < n; j++) out[k++] = (x[i] + x[j]) / 2;
-  }
-  return out.sort();
-}
-function shiftedStatistic(x, d, correct) {
-  const xd = x.map((v2) => v2 - d).filter((v2) => v2 !== 0);
-  const n = xd.length;
-  const { ranks, tieSum } = rankAbsolute(xd);
-  let v = 0;
-  for (let i = 0; i < n; i++) if (xd[i] > 0) v += ranks[i];
-  const centred = v - n * (n + 1) / 4;
-  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
-  return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
-}
-function exactInterval(walsh, n, confidence) {
-  const total = walsh.length;
-  const alpha = 1 - confidence;
-  const qu = Math.max(1, signedRankQuantile(alpha / 2, n));
-  return {
-    lower: walsh[qu - 1],
-    upper: walsh[total - qu],
-    confidence: 1 - 2 * signedRankCdf(qu - 1, n)
-  };
-}
-function normalInterval(x, walsh, confidence, correct, estimate) {
-  const n = x.length;
-  const total = walsh.length;
-  const low = walsh[0];
-  const high = walsh[total - 1];
-  if (low === high) return { lower: low, upper: high, confidence };
-  const sorted = Float64Array.from(x).sort();
-  let tieSum = 0;
-  for (let i = 0; i < n; ) {
-    let j = i + 1;
-    while (j < n && sorted[j] === sorted[i]) j++;
-    const t = j - i;
-    tieSum += t * t * t - t;
-    i = j;
-  }
-  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
-  const zOfV = (v) => {
-    const centred = v - total / 2;
-    return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
-  };
-  const zAtLow = shiftedStatistic(x, low, correct);
-  const zAtHigh = shiftedStatistic(x, high, correct);
-  let alpha = 1 - confidence;
-  while (alpha < 1) {
-    if (zAtLow - normalQuantile(1 - alpha / 2) < 0 || zAtHigh - normalQuantile(alpha / 2) > 0) alpha *= 2;
-    else break;
-  }
-  const achieved = alpha >= 1 || 1 - confidence < alpha * 0.75 ? 1 - Math.min(1, alpha) : confidence;
-  if (alpha >= 1) return { lower: estimate, upper: estimate, confidence: achieved };
-  const crossing = (zq) => {
-    if (zAtLow - zq <= 0) return low;
-    if (zAtHigh - zq >= 0) return high;
-    for (let i = 0; i < total - 1; i++) {
-      if (walsh[i] === walsh[i + 1]) continue;
-      if (zOfV(total - 1 - i) - zq <= 0) return walsh[i];
-    }
-    return high;
-  };
-  return {
-    lower: crossing(normalQuantile(1 - alpha / 2)),
-    upper: crossing(normalQuantile(alpha / 2)),
-    confidence: achieved
-  };
-}
-function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
-  if (!(confidence > 0 && confidence < 1)) {
-    throw new RangeError(`hodgesLehmannInterval: confidence must be in (0, 1), got ${confidence}`);
-  }
-  const walsh = walshAverages(x);
-  const estimate = medianOfSorted(walsh);
-  if (x.length === 0) return { estimate, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
-  const nonzero = x.filter((v) => v !== 0);
-  const zeros = x.length - nonzero.length;
-  const { ties } = rankAbsolute(nonzero);
-  if ((options.exact ?? nonzero.length < 50) && !ties && zeros === 0) {
-    return { estimate, ...exactInterval(walsh, x.length, confidence), method: "exact" };
-  }
-  return { estimate, ...normalInterval(x, walsh, confidence, options.correct ?? true, estimate), method: "normal" };
-}
-
-// src/stats/holm.ts
-function holmAdjust(p) {
-  const out = p.map(() => Number.NaN);
-  const present = p.map((_, i) => i).filter((i) => !Number.isNaN(p[i]));
-  const m = present.length;
-  present.sort((a, b) => p[a] - p[b]);
-  let running = 0;
-  present.forEach((index, rank) => {
-    running = Math.max(running, (m - rank) * p[index]);
-    out[index] = Math.min(1, running);
-  });
-  return out;
-}
-
-// src/stats/power.ts
-function checkProbability(name, value) {
-  if (!(value > 0 && value < 1)) throw new RangeError(`smallestDetectableShift: ${name} must be in (0, 1), got ${value}`);
-}
-function smallestDetectableShift(intervalHalfWidth, options = {}) {
-  const confidence = options.confidence ?? 0.95;
-  const alpha = options.alpha ?? 0.01;
-  const power = options.power ?? 0.8;
-  checkProbability("confidence", confidence);
-  checkProbability("alpha", alpha);
-  checkProbability("power", power);
-  if (intervalHalfWidth < 0) throw new RangeError(`smallestDetectableShift: half-width must be \u2265 0, got ${intervalHalfWidth}`);
-  const standardError = intervalHalfWidth / normalQuantile((1 + confidence) / 2);
-  return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
-}
-
-// src/gate/benchmarks.ts
-var SIDES = ["base", "head"];
-function keyOf(file2, suite, name, occurrence) {
-  return JSON.stringify([file2, suite, name, occurrence]);
-}
-function labelsOf(seen) {
-  const candidates = (s) => {
-    const suite = s.suite === null ? s.name : `${s.suite} \u203A ${s.name}`;
-    const full = `${s.file} \u203A ${suite}`;
-    return s.occurrence > 1 ? [`${full} #${s.occurrence}`] : [s.name, suite, full];
-  };
-  const counts = /* @__PURE__ */ new Map();
-  for (const s of seen) for (const c of new Set(candidates(s))) counts.set(c, (counts.get(c) ?? 0) + 1);
-  return new Map(seen.map((s) => [s, candidates(s).find((c) => counts.get(c) === 1) ?? candidates(s).at(-1)]));
-}
-function failuresOf(runs) {
-  const groups = /* @__PURE__ */ new Map();
-  for (const run of runs) {
-    const key = JSON.stringify([run.file, run.side]);
-    groups.set(key, [...groups.get(key) ?? [], run]);
-  }
-  const failures = [];
-  for (const group of groups.values()) {
-    const failed = group.filter((r) => r.error !== null);
-    if (failed.length === 0) continue;
-    failures.push({
-      file: group[0].file,
-      side: group[0].side,
-      failedRounds: failed.map((r) => r.round),
-      runs: group.length,
-      message: failed.at(-1).error
-    });
-  }
-  return failures;
-}
-function firstLine2(text2) {
-  return text2.split("\n")[0];
-}
-function inventoryBenchmarks(benchmarks) {
-  const seen = /* @__PURE__ */ new Map();
-  for (const run of benchmarks.runs) {
-    if (run.error !== null) continue;
-    run.benchmarks.forEach((record2, index) => {
-      const key = keyOf(run.file, record2.suite, record2.name, record2.occurrence);
-      let entry = seen.get(key);
-      if (!entry) {
-        entry = {
-          file: run.file,
-          suite: record2.suite,
-          name: record2.name,
-          occurrence: record2.occurrence,
-          library: record2.library,
-          values: { base: /* @__PURE__ */ new Map(), head: /* @__PURE__ */ new Map() },
-          errors: { base: [], head: [] },
-          position: { base: null, head: null }
-        };
-        seen.set(key, entry);
-      }
-      entry.position[run.side] ??= index;
-      if (record2.opsPerSec !== null) entry.values[run.side].set(run.round, record2.opsPerSec);
-      else if (record2.error !== null) entry.errors[run.side].push(record2.error);
-    });
-  }
-  const failures = failuresOf(benchmarks.runs);
-  const fileFailedOn = (file2, side) => {
-    const runs = benchmarks.runs.filter((r) => r.file === file2 && r.side === side);
-    return runs.length > 0 && runs.every((r) => r.error !== null);
-  };
-  const fileOrder = [.../* @__PURE__ */ new Set([...benchmarks.files.base, ...benchmarks.files.head])].sort();
-  const rank = (e) => e.position.base !== null ? [e.position.base, 0] : [e.position.head, 1];
-  const entries = [...seen.values()].sort(
-    (a, b) => fileOrder.indexOf(a.file) - fileOrder.indexOf(b.file) || rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]
-  );
-  const labels = labelsOf(entries);
-  const series = [];
-  const uncompared = [];
-  const notCompared = [];
-  for (const entry of entries) {
-    const identity = {
-      key: keyOf(entry.file, entry.suite, entry.name, entry.occurrence),
-      file: entry.file,
-      suite: entry.suite,
-      name: entry.name,
-      occurrence: entry.occurrence,
-      label: labels.get(entry),
-      library: entry.library
-    };
-    const rounds = [...entry.values.base.keys()].filter((r) => entry.values.head.has(r)).sort((a, b) => a - b);
-    if (rounds.length > 0) {
-      series.push({
-        identity,
-        base: rounds.map((r) => entry.values.base.get(r)),
-        head: rounds.map((r) => entry.values.head.get(r))
-      });
-      continue;
-    }
-    const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
-    const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
-    const missingSide = SIDES.find((side) => !present(side));
-    let status;
-    let reason = null;
-    if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
-      status = missingSide === "base" ? "added" : "removed";
-    } else {
-      status = "failed";
-      const erroredSide = SIDES.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
-      reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
-      notCompared.push(`${identity.label} (${reason})`);
-    }
-    uncompared.push({ ...identity, status, baseOpsPerSec: sideMedian("base"), headOpsPerSec: sideMedian("head"), reason });
-  }
-  for (const file2 of fileOrder) {
-    if (entries.some((e) => e.file === file2)) continue;
-    const failedSides = SIDES.filter((side) => fileFailedOn(file2, side));
-    if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
-  }
-  return { series, uncompared, failures, notCompared };
-}
-
-// src/stats/trend.ts
-function checkSeries(series) {
-  if (series.x.length !== series.y.length) throw new RangeError("trend: x and y differ in length");
-  for (const v of [...series.x, ...series.y]) if (!Number.isFinite(v)) throw new RangeError("trend: non-finite value");
-}
-function pairwiseSlopes(series) {
-  const slopes = [];
-  const { x, y } = series;
-  for (let i = 0; i < x.length; i++) {
-    for (let j = i + 1; j < x.length; j++) {
-      const dx = x[j] - x[i];
-      if (dx !== 0) slopes.push((y[j] - y[i]) / dx);
-    }
-  }
-  return slopes;
-}
-function theilSenSlope(blocks) {
-  blocks.forEach(checkSeries);
-  return median(blocks.flatMap(pairwiseSlopes));
-}
-function tieGroups(values) {
-  const counts = /* @__PURE__ */ new Map();
-  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
-  return [...counts.values()].filter((t) => t > 1);
-}
-function kendallS(series) {
-  checkSeries(series);
-  const { x, y } = series;
-  const n = x.length;
-  let s = 0;
-  for (let i = 0; i < n; i++) {
-    for (let j = i + 1; j < n; j++) s += Math.sign(x[j] - x[i]) * Math.sign(y[j] - y[i]);
-  }
-  return { s, variance: n < 2 ? 0 : varianceOf(n, tieGroups(x), tieGroups(y)) };
-}
-function varianceOf(n, tx, ty) {
-  const sum = (ts, f) => ts.reduce((a, t) => a + f(t), 0);
-  const v0 = n * (n - 1) * (2 * n + 5);
-  const vt = sum(tx, (t) => t * (t - 1) * (2 * t + 5));
-  const vu = sum(ty, (t) => t * (t - 1) * (2 * t + 5));
-  const v1 = sum(tx, (t) => t * (t - 1)) * sum(ty, (t) => t * (t - 1));
-  const v2 = sum(tx, (t) => t * (t - 1) * (t - 2)) * sum(ty, (t) => t * (t - 1) * (t - 2));
-  return (v0 - vt - vu) / 18 + v1 / (2 * n * (n - 1)) + (n > 2 ? v2 / (9 * n * (n - 1) * (n - 2)) : 0);
-}
-function seasonalKendall(blocks) {
-  let s = 0;
-  let variance = 0;
-  for (const block of blocks) {
-    const b = kendallS(block);
-    s += b.s;
-    variance += b.variance;
-  }
-  if (s === 0 || !(variance > 0)) return { s, variance, z: 0, p: 1 };
-  const z2 = (s - Math.sign(s)) / Math.sqrt(variance);
-  return { s, variance, z: z2, p: Math.min(1, 2 * normalCdf(-Math.abs(z2))) };
-}
-
-// src/gate/health.ts
-var SIDES2 = ["base", "head"];
-var CONFIDENCE = 0.95;
-var NONE2 = Number.NaN;
-function aggregateHealth(health) {
-  if (!health || health.processes.length === 0) return null;
-  const ps = health.processes;
-  const delays = ps.flatMap((p) => p.eventLoopDelayUs ? [p.eventLoopDelayUs] : []);
-  const maxOf = (values) => values.length === 0 ? NONE2 : Math.max(...values);
-  const sum = (f) => ps.reduce((a, p) => a + f(p), 0);
-  const gc = ps.flatMap((p) => Object.values(p.gc));
-  return {
-    processes: ps.length,
-    delayP50Us: maxOf(delays.map((d) => d.p50)),
-    delayP99Us: maxOf(delays.map((d) => d.p99)),
-    delayMaxUs: maxOf(delays.map((d) => d.max)),
-    utilization: maxOf(ps.map((p) => p.eventLoopUtilization)),
-    gcMs: gc.reduce((a, k) => a + k.ms, 0),
-    gcCount: gc.reduce((a, k) => a + k.count, 0),
-    heapAfterGcBytes: health.missing > 0 ? null : sum((p) => p.heapAfterGcBytes ?? p.heapUsedBytes),
-    heapUsedBytes: sum((p) => p.heapUsedBytes),
-    rssBytes: sum((p) => p.rssBytes),
-    activeHandles: sum((p) => p.activeHandles)
-  };
-}
-var HEALTH_METRIC_DEFINITIONS = [
-  { id: "event_loop_delay_p99", value: (_s, h) => h.delayP99Us },
-  { id: "event_loop_delay_max", value: (_s, h) => h.delayMaxUs },
-  { id: "event_loop_utilization", value: (_s, h) => h.utilization },
-  { id: "gc_per_request", value: (s, h) => s.requests > 0 ? 1e3 * h.gcMs / s.requests : NONE2 }
-];
-function healthRule(results, metric) {
-  return results.config.gate[metric] ?? DEFAULT_GATE[metric];
-}
-function heapGrowthRule(results) {
-  return results.config.gate.heap_growth ?? DEFAULT_HEAP_GROWTH;
-}
-function sliceValue(slice, definition) {
-  const health = aggregateHealth(slice.health);
-  return health === null ? NONE2 : definition.value(slice, health);
-}
-function healthSeries(results) {
-  return results.scenarios.flatMap((scenario) => {
-    if (!scenario.pairs.some((p) => p.base.health && p.head.health)) return [];
-    return HEALTH_METRIC_DEFINITIONS.map((definition) => ({
-      scenario: scenario.name,
-      metric: definition.id,
-      rule: healthRule(results, definition.id),
-      base: scenario.pairs.map((p) => sliceValue(p.base, definition)),
-      head: scenario.pairs.map((p) => sliceValue(p.head, definition))
-    }));
-  });
-}
-function decideHealthVerdict(relative2, c) {
-  if (c.min <= 0) return relative2;
-  if (relative2 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative2 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative2 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
-  return "inconclusive";
-}
-function absoluteShift(series) {
-  const diffs = series ? series.base.map((b, i) => series.head[i] - b).filter(Number.isFinite) : [];
-  if (diffs.length === 0) return { estimate: NONE2, lower: Number.NEGATIVE_INFINITY, upper: Number.POSITIVE_INFINITY };
-  const interval = hodgesLehmannInterval(diffs, CONFIDENCE);
-  const reached = interval.confidence >= CONFIDENCE - 1e-9;
-  return {
-    estimate: interval.estimate,
-    lower: reached ? interval.lower : Number.NEGATIVE_INFINITY,
-    upper: reached ? interval.upper : Number.POSITIVE_INFINITY
-  };
-}
-var MIN_HEAP_SLICES = 6;
-var MIN_BLOCK_SLICES = 3;
-function mbPer10k(bytesPerRequest) {
-  return bytesPerRequest * 1e4 / 1e6;
-}
-function heapTrend(scenario, side) {
-  const byBlock = /* @__PURE__ */ new Map();
-  let last = null;
-  let n = 0;
-  for (const pair of scenario.pairs) {
-    const slice = pair[side];
-    const health = aggregateHealth(slice.health);
-    if (health === null || health.heapAfterGcBytes === null) continue;
-    const block = byBlock.get(pair.block) ?? { x: [], y: [] };
-    block.x.push(slice.health.requestsSinceStart);
-    block.y.push(health.heapAfterGcBytes);
-    byBlock.set(pair.block, block);
-    last = health;
-    n++;
-  }
-  if (last === null || n < MIN_HEAP_SLICES) return null;
-  const blocks = [...byBlock.entries()].sort((a, b) => a[0] - b[0]).map(([, series]) => series);
-  const kendall = seasonalKendall(blocks);
-  return {
-    n,
-    bytesPerRequest: theilSenSlope(blocks),
-    blocks: blocks.map((series) => series.x.length >= MIN_BLOCK_SLICES ? theilSenSlope([series]) : null),
-    s: kendall.s,
-    p: kendall.p,
-    lastHeapBytes: last.heapAfterGcBytes,
-    lastRssBytes: last.rssBytes,
-    lastActiveHandles: last.activeHandles
-  };
-}
-function rising(trend, alpha) {
-  const slopes = trend.blocks.filter((b) => b !== null);
-  return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.every((b) => b > 0);
-}
-function decideHeapGrowth(base, head, rule, alpha) {
-  const headMb = mbPer10k(head.bytesPerRequest);
-  const baseMb = mbPer10k(base.bytesPerRequest);
-  const change = headMb - baseMb;
-  if (rising(head, alpha) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return "regression";
-  if (rising(base, alpha) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return "improvement";
-  if (Math.abs(change) <= rule.limitMbPer10k) return "unchanged";
-  return "inconclusive";
-}
-function compareHeap(results, scenario) {
-  const base = heapTrend(scenario, "base");
-  const head = heapTrend(scenario, "head");
-  if (base === null || head === null) return null;
-  const rule = heapGrowthRule(results);
-  return {
-    scenario: scenario.name,
-    gated: rule.gated,
-    limit: rule.limitMbPer10k,
-    base,
-    head,
-    change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
-    verdict: decideHeapGrowth(base, head, rule, results.config.alpha)
-  };
-}
-var GENERATOR_SATURATED = 0.9;
-var SERVICE_SPARE = 0.8;
-function sliceLoad(slice) {
-  if (slice.generatorCpuSeconds === void 0 || !(slice.durationMs > 0)) return null;
-  const seconds = slice.durationMs / 1e3;
-  const generator = { generatorCpu: slice.generatorCpuSeconds / seconds, generatorBusy: slice.generatorEventLoopUtilization ?? NONE2 };
-  const health = aggregateHealth(slice.health);
-  return health !== null && Number.isFinite(health.utilization) ? { ...generator, service: health.utilization, source: "event-loop" } : { ...generator, service: slice.cpuSeconds / seconds, source: "cpu" };
-}
-function generatorBoundSlice(slice) {
-  const load = sliceLoad(slice);
-  if (load === null) return false;
-  const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
-  return saturated && load.service < SERVICE_SPARE;
-}
-function checkGenerator(scenario) {
-  const sides = {};
-  for (const side of SIDES2) {
-    const slices = scenario.pairs.map((p) => p[side]);
-    const loads = slices.map(sliceLoad).filter((l) => l !== null);
-    if (loads.length === 0) return null;
-    sides[side] = {
-      slices: loads.length,
-      boundSlices: slices.filter(generatorBoundSlice).length,
-      generatorCpu: median(loads.map((l) => l.generatorCpu)),
-      generatorBusy: median(loads.map((l) => l.generatorBusy)),
-      serviceLoad: median(loads.map((l) => l.service)),
-      serviceLoadSource: loads.every((l) => l.source === "event-loop") ? "event-loop" : "cpu"
-    };
-  }
-  return {
-    scenario: scenario.name,
-    sides,
-    bound: SIDES2.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
-  };
-}
-function markGeneratorBound(comparisons, checks) {
-  return comparisons.map((c) => {
-    const bound = checks.find((g) => g.scenario === c.scenario)?.bound ?? [];
-    if (c.metric !== "throughput" || bound.length === 0) return c;
-    const holds = c.verdict === "regression" && !bound.includes("head") || c.verdict === "improvement" && !bound.includes("base") || c.verdict === "inconclusive";
-    return { ...c, generatorBound: bound, verdict: holds ? c.verdict : "inconclusive" };
-  });
-}
-var IDLE_LOOP = 0.5;
-function findHints(results, comparisons, heap, generator, metrics) {
-  const hints = [];
-  const profiled = (scenario) => (results.profiles ?? []).some((p) => p.scenario === scenario);
-  for (const scenario of results.scenarios.map((s) => s.name)) {
-    const health = (metric2) => comparisons.find((c) => c.scenario === scenario && c.metric === metric2);
-    const metric = (id) => metrics.find((c) => c.scenario === scenario && c.metric === id);
-    const p99 = health("event_loop_delay_p99");
-    const max2 = health("event_loop_delay_max");
-    const blocked = [p99, max2].some((c) => c?.verdict === "regression");
-    if (blocked) {
-      const shown = max2 ?? p99;
-      hints.push({ kind: "blocked-loop", scenario, side: "head", baseMaxUs: shown.baseMedian, headMaxUs: shown.headMedian, profiled: profiled(scenario) });
-    }
-    const growth = heap.find((h) => h.scenario === scenario);
-    if (growth && (growth.verdict === "regression" || growth.verdict === "improvement")) {
-      const rates = { scenario, baseMbPer10k: mbPer10k(growth.base.bytesPerRequest), headMbPer10k: mbPer10k(growth.head.bytesPerRequest) };
-      hints.push(
-        growth.verdict === "regression" ? { kind: "possible-leak", ...rates, headBlocksMbPer10k: growth.head.blocks.filter((b) => b !== null).map(mbPer10k) } : { kind: "leak-gone", ...rates }
-      );
-    }
-    const gc = health("gc_per_request");
-    if (gc?.verdict === "regression") hints.push({ kind: "gc-pressure", scenario, baseMsPer1k: gc.baseMedian, headMsPer1k: gc.headMedian });
-    const cpu = metric("cpu_per_request");
-    if (cpu?.verdict === "regression") {
-      hints.push({ kind: "cpu-per-request", scenario, baseUs: cpu.baseMedian, headUs: cpu.headMedian, change: cpu.change, profiled: profiled(scenario) });
-    }
-    const latency = metric("latency_p99");
-    const utilization = health("event_loop_utilization");
-    if (latency?.verdict === "regression" && !blocked && utilization && utilization.headMedian < IDLE_LOOP) {
-      hints.push({ kind: "waiting-outside", scenario, change: latency.change, headUtilization: utilization.headMedian });
-    }
-    const check2 = generator.find((g) => g.scenario === scenario);
-    if (check2 && check2.bound.length > 0) {
-      const loads = check2.bound.map((side) => check2.sides[side]);
-      hints.push({
-        kind: "generator-bound",
-        scenario,
-        sides: check2.bound,
-        generatorBusy: Math.max(...loads.map((l) => l.generatorBusy)),
-        generatorCpu: Math.max(...loads.map((l) => l.generatorCpu)),
-        serviceLoad: Math.max(...loads.map((l) => l.serviceLoad)),
-        serviceLoadSource: loads.every((l) => l.serviceLoadSource === "event-loop") ? "event-loop" : "cpu"
-      });
-    }
-  }
-  return hints;
-}
-function analyzeHealth(results, relative2, metrics) {
-  const series = healthSeries(results);
-  const comparisons = relative2.map((c) => {
-    const rule = healthRule(results, c.metric);
-    const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
-    const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
-    return { ...c, ...withFloor, verdict: decideHealthVerdict(c.verdict, withFloor) };
-  });
-  const withPairs = results.scenarios.filter((s) => s.pairs.length > 0);
-  const heap = withPairs.map((s) => compareHeap(results, s)).filter((h) => h !== null);
-  const generator = withPairs.map(checkGenerator).filter((g) => g !== null);
-  if (comparisons.length === 0 && heap.length === 0 && generator.length === 0) return void 0;
-  return {
-    comparisons,
-    heap,
-    generator,
-    hints: findHints(results, comparisons, heap, generator, metrics),
-    failing: [...comparisons, ...heap].filter((c) => c.gated && c.verdict === "regression")
-  };
-}
-function healthWarnings(results, health) {
-  const warnings = [];
-  for (const check2 of health.generator.filter((g) => g.bound.length > 0)) {
-    const loads = check2.bound.map((side) => check2.sides[side]);
-    const busy = Math.max(...loads.map((l) => l.generatorBusy));
-    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
-    const service = Math.max(...loads.map((l) => l.serviceLoad));
-    const generatorText = Number.isFinite(busy) ? `was busy ${share(busy)} of the time (${share(cpu)} of a CPU core)` : `used ${share(cpu)} of a CPU core`;
-    const serviceText = loads[0].serviceLoadSource === "event-loop" ? `its busiest event loop was ${share(service)} busy` : `it used ${service.toFixed(2)} CPU cores`;
-    warnings.push({
-      code: "load-generator-bound",
-      scenario: check2.scenario,
-      message: `In most ${check2.bound.join(" and ")} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`
-    });
-  }
-  for (const scenario of results.scenarios) {
-    for (const side of SIDES2) {
-      const slices = scenario.pairs.map((p) => p[side]);
-      if (slices.length > 0 && slices.every((s) => s.health === null)) {
-        warnings.push({
-          code: "no-health",
-          scenario: scenario.name,
-          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`
-        });
-      }
-    }
-  }
-  return warnings;
-}
-function share(fraction) {
-  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
-}
-
-// src/gate/metrics.ts
-var METRIC_DEFINITIONS = [
-  { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
-  { id: "latency_p50", higherIsBetter: false, value: (s) => s.latencyUs.p50 },
-  { id: "latency_p90", higherIsBetter: false, value: (s) => s.latencyUs.p90 },
-  { id: "latency_p99", higherIsBetter: false, value: (s) => s.latencyUs.p99 },
-  {
-    id: "cpu_per_request",
-    higherIsBetter: false,
-    value: (s) => s.requests > 0 ? s.cpuSeconds * 1e6 / s.requests : Number.NaN
-  }
-];
-
-// src/gate/compare.ts
-var MIN_RELIABLE_PAIRS = 10;
-var CONFIDENCE2 = 0.95;
-function comparePaired(base, head, rule, alpha, higherIsBetter) {
-  const ratios = base.map((b, i) => Math.log(head[i] / b)).filter(Number.isFinite);
-  if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
-  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
-  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
-  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
-  const halfWidth = (upper - lower) / 2;
-  return {
-    gated: rule.gated,
-    limit: rule.limit,
-    n: ratios.length,
-    baseMedian: median(base.filter(Number.isFinite)),
-    headMedian: median(head.filter(Number.isFinite)),
-    change: Math.expm1(interval.estimate),
-    ciLow: Math.expm1(lower),
-    ciHigh: Math.expm1(upper),
-    p: test.p,
-    detectable: Number.isFinite(halfWidth) ? (
-      // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
-    ) : Number.NaN,
-    higherIsBetter
-  };
-}
-function adjustGated(drafts) {
-  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
-  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
-  const pAdjusted = drafts.map((c) => c.p);
-  gatedIndexes.forEach((index, k) => {
-    pAdjusted[index] = adjusted[k];
-  });
-  return pAdjusted;
-}
-function compareResults(results, options = {}) {
-  const { config: config2 } = results;
-  const level = options.httpLevel ?? httpLevel(results);
-  const metricDrafts = [];
-  for (const scenario of results.scenarios) {
-    if (scenario.pairs.length === 0) continue;
-    for (const definition of METRIC_DEFINITIONS) {
-      const base = scenario.pairs.map((p) => definition.value(p.base));
-      const head = scenario.pairs.map((p) => definition.value(p.head));
-      const draft = comparePaired(base, head, config2.gate[definition.id], level, definition.higherIsBetter);
-      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
-    }
-  }
-  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
-  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
-  const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, benchRule, config2.alpha, true);
-    return draft ? [{ ...series.identity, ...draft }] : [];
-  });
-  const healthDrafts = healthSeries(results).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, series.rule, level, false);
-    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
-  });
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
-  const decide = (draft, p, at) => {
-    const withP = { ...draft, pAdjusted: p };
-    return { ...withP, verdict: decideVerdict(withP, at) };
-  };
-  const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
-  const healthOffset = metricDrafts.length + benchDrafts.length;
-  const health = analyzeHealth(
-    results,
-    healthDrafts.map((d, i) => decide(d, pAdjusted[healthOffset + i], level)),
-    decided
-  );
-  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
-  const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
-  let benchmarks;
-  if (inventory) {
-    const benchComparisons = benchDrafts.map((d, i) => decide(d, pAdjusted[metricDrafts.length + i], config2.alpha));
-    benchmarks = {
-      comparisons: benchComparisons,
-      uncompared: inventory.uncompared,
-      failures: inventory.failures,
-      failing: benchComparisons.filter((c) => c.gated && c.verdict === "regression"),
-      notCompared: inventory.notCompared
-    };
-  }
-  const healthComparisons = health?.comparisons ?? [];
-  const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
-  const gatedCount = all.filter((c) => c.gated).length;
-  const family = describeFamily(
-    [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
-    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
-  );
-  const verdicts = [...all, ...health?.heap ?? []];
-  return {
-    comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? "fail" : "pass",
-    regressions: verdicts.filter((c) => c.verdict === "regression").length,
-    improvements: verdicts.filter((c) => c.verdict === "improvement").length,
-    failing,
-    warnings: [
-      ...results.warnings,
-      ...deriveWarnings(results, [...comparisons, ...healthComparisons], family, gatedCount, level),
-      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : [],
-      ...health ? healthWarnings(results, health) : []
-    ],
-    ...benchmarks && { benchmarks },
-    ...health && { health }
-  };
-}
-function decideVerdict(c, alpha) {
-  const worse = c.higherIsBetter ? -c.change : c.change;
-  const significant2 = c.pAdjusted < alpha;
-  if (significant2 && worse > c.limit) return "regression";
-  if (significant2 && -worse > c.limit) return "improvement";
-  if (c.ciLow > -c.limit && c.ciHigh < c.limit) return "unchanged";
-  return "inconclusive";
-}
-function pairsNeeded(n, gatedCount, alpha) {
-  if (gatedCount * 2 ** -n < alpha) return null;
-  return Math.floor(Math.log2(gatedCount / alpha)) + 1;
-}
-function describeFamily(metrics, benchmarks) {
-  const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;
-  if (benchmarks === 0) return plural3(metrics, "metric");
-  if (metrics === 0) return plural3(benchmarks, "micro-benchmark");
-  return `${plural3(metrics, "metric")} and ${plural3(benchmarks, "micro-benchmark")}`;
-}
-function deriveWarnings(results, comparisons, family, gatedCount, level) {
-  const warnings = [];
-  if (results.status !== "complete") {
-    warnings.push({
-      code: "incomplete",
-      message: `The run did not finish (${results.error ?? results.status}); verdicts use the pairs measured before it stopped.`
-    });
-  }
-  for (const scenario of results.scenarios) {
-    const n = scenario.pairs.length;
-    if (n > 0 && n < MIN_RELIABLE_PAIRS) {
-      warnings.push({
-        code: "few-pairs",
-        scenario: scenario.name,
-        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`
-      });
-    }
-    for (const side of ["base", "head"]) {
-      const slices = scenario.pairs.map((p) => p[side]);
-      const requests = slices.reduce((a, s) => a + s.requests, 0);
-      const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
-      const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
-      if (non2xx > 0) {
-        const share3 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
-        warnings.push({
-          code: "non-2xx",
-          scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share3}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
-        });
-      }
-      if (failures > 0) {
-        warnings.push({
-          code: "request-errors",
-          scenario: scenario.name,
-          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`
-        });
-      }
-    }
-  }
-  for (const c of comparisons.filter((c2) => c2.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, level);
-    if (needed !== null) {
-      warnings.push({
-        code: "underpowered",
-        scenario: c.scenario,
-        message: `With ${c.n} pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`
-      });
-      break;
-    }
-  }
-  const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !("generatorBound" in c && c.generatorBound));
-  for (const c of undecided) {
-    warnings.push({
-      code: "inconclusive",
-      scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More pairs (load.pairs) narrow the interval.`
-    });
-  }
-  return warnings;
-}
-function benchmarkWarnings(results, benchmarks, family, gatedCount) {
-  const warnings = [];
-  const { alpha } = results.config;
-  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
-  if (stoppedEarly !== null) {
-    warnings.push({
-      code: "benchmark-budget",
-      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`
-    });
-  }
-  for (const failure2 of benchmarks.failures) {
-    warnings.push({
-      code: "benchmark-failed",
-      benchmark: failure2.file,
-      message: `failed on ${failure2.side} in ${failure2.failedRounds.length} of ${failure2.runs} runs: ${failure2.message.split("\n")[0]}`
-    });
-  }
-  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
-  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
-    warnings.push({
-      code: "few-rounds",
-      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`
-    });
-  }
-  for (const c of benchmarks.comparisons.filter((c2) => c2.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, alpha);
-    if (needed !== null) {
-      warnings.push({
-        code: "underpowered",
-        benchmark: c.label,
-        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`
-      });
-      break;
-    }
-  }
-  for (const c of benchmarks.comparisons.filter((c2) => c2.gated && c2.verdict === "inconclusive")) {
-    warnings.push({
-      code: "inconclusive",
-      benchmark: c.label,
-      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`
-    });
-  }
-  return warnings;
-}
+};
 
 // src/engine/profile.ts
 import { execFile as execFile3 } from "node:child_process";
@@ -60319,15 +59410,15 @@ function matchFunctions(base, head) {
   for (const heads of headGroups.values()) for (const h of heads) pairs.push([null, h]);
   return pairs;
 }
-function share2(f, samples) {
+function share(f, samples) {
   if (f === null) return null;
   return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
 }
 function diffProfiles(base, head) {
   return matchFunctions(base.functions, head.functions).map(([b, h]) => {
     const id = h ?? b;
-    const baseShare = share2(b, base.samples);
-    const headShare = share2(h, head.samples);
+    const baseShare = share(b, base.samples);
+    const headShare = share(h, head.samples);
     const reasons = [.../* @__PURE__ */ new Set([...h?.deoptReasons ?? [], ...b?.deoptReasons ?? []])];
     return {
       name: id.name,
@@ -60886,7 +59977,9 @@ async function runCompare(request2, ports) {
   mkdirSync5(logDir, { recursive: true });
   const resultsPath = join9(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
-  let results = null;
+  let session = null;
+  let restorePin = () => {
+  };
   ports.progress({ phase: "workspace" });
   const trees = await prepareTrees(
     {
@@ -60903,7 +59996,7 @@ async function runCompare(request2, ports) {
     const seed = config2.seed ?? randomSeed();
     const plan = buildPlan(config2, seed);
     ports.logger.info(`seed ${seed} (pass --seed ${seed} or seed: ${seed} to repeat this order)`);
-    results = {
+    const results = {
       schema: "perfgate/results",
       version: RESULTS_VERSION,
       tool: { name: "perfgate", version: request2.toolVersion },
@@ -60922,7 +60015,8 @@ async function runCompare(request2, ports) {
       warnings: [],
       ...request2.github && { github: request2.github }
     };
-    const sequential = planSequential(config2);
+    session = new RunSession(results, resultsPath, env, logDir, request2.tracker, ports, request2.signal);
+    const sequential = request2.look ? planSequential(config2) : null;
     if (sequential) results.sequential = sequential;
     if (config2.service.env.NODE_ENV && config2.service.env.NODE_ENV !== "production") {
       results.warnings.push({
@@ -60930,25 +60024,16 @@ async function runCompare(request2, ports) {
         message: `service.env.NODE_ENV is "${config2.service.env.NODE_ENV}": frameworks run slower, extra checks on, in development mode; numbers may not reflect production.`
       });
     }
-    writeResults(resultsPath, results);
+    session.update();
     for (const tree of [trees.base, trees.head]) {
       await setupTree(tree, { service: config2.service, env, logDir, tracker: request2.tracker }, ports);
     }
     const sides = { base: trees.base, head: trees.head };
     const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
     if (config2.scenarios.length > 0) {
-      for (const block of plan.blocks) {
-        await runBlock(block, plan.blocks.length, config2, sides, results, resultsPath, env, logDir, request2, ports);
-        const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
-        if (sequential && index >= 0) {
-          const analysis = compareResults(results, { httpLevel: sequential.looks[index].nominalAlpha });
-          const taken = decideLook(results, index, analysis);
-          sequential.taken.push(taken);
-          writeResults(resultsPath, results);
-          ports.logger.info(`look ${index + 1} of ${sequential.looks.length} after ${taken.pairs} pairs: ${taken.decision}, ${taken.reason}`);
-          if (taken.decision === "stop-regression" || taken.decision === "stop-clear") break;
-        }
-      }
+      const placement = placeProcesses(session, config2);
+      if (placement) restorePin = () => pinProcess(placement.previous);
+      await runHttpPhase(session, { config: config2, plan, trees: sides, placement, look: request2.look ?? null });
     }
     if (discovered) {
       await runBenchmarks(
@@ -60982,66 +60067,114 @@ async function runCompare(request2, ports) {
       },
       ports
     );
-    results.status = "complete";
-    results.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
-    writeResults(resultsPath, results);
+    session.update((r) => {
+      r.status = "complete";
+      r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
+    });
     ports.progress({ phase: "done" });
     return { results, resultsPath };
   } catch (e) {
-    const error62 = request2.signal?.aborted ? new CancelledError("Cancelled: stopped the services and removed the worktrees.") : e instanceof PerfgateError ? e : new PerfgateError(e.message ?? String(e));
-    if (!(e instanceof PerfgateError) && e.stack) ports.logger.debug(e.stack);
-    if (results) {
-      results.status = "failed";
-      results.error = error62.message;
-      results.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
-      writeResults(resultsPath, results);
-      error62.resultsPath = resultsPath;
+    const error62 = request2.signal?.aborted ? new CancelledError("Cancelled: stopped the services and removed the worktrees.") : e;
+    if (session) {
+      const message = error62 instanceof Error ? error62.message : String(error62);
+      session.update((r) => {
+        r.status = "failed";
+        r.error = message;
+        r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
+      });
+      if (error62 instanceof PerfgateError) error62.resultsPath = resultsPath;
+      else if (error62 instanceof Error) Object.assign(error62, { resultsPath });
     }
     throw error62;
   } finally {
+    restorePin();
     await request2.tracker.killAll();
     await trees.dispose();
   }
 }
-async function runBlock(block, blocks, config2, trees, results, resultsPath, env, logDir, request2, ports) {
-  const services = {};
-  const checkCancelled = () => {
-    if (request2.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
-  };
+function placeProcesses(session, config2) {
+  const cpus2 = allowedCpus();
+  const chosen = choosePlacement(config2.load.pin, cpus2);
+  if (config2.load.pin === "on" && !chosen) {
+    session.results.warnings.push({
+      code: "not-pinned",
+      message: `load.pin is on, but ${cpus2 === null ? "taskset (util-linux) is not available" : `only ${cpus2.length} CPU is allowed`}: the load generator and the services shared the CPUs.`
+    });
+  }
+  if (!chosen || !cpus2) return null;
+  if (!pinProcess(chosen.generator)) return null;
+  session.ports.logger.info(`load generator pinned to CPU ${chosen.generator}, services to CPUs ${chosen.services}`);
+  session.update((r) => {
+    r.environment.placement = { generator: chosen.generator, services: chosen.services };
+  });
+  return { ...chosen, previous: cpus2.join(",") };
+}
+async function runHttpPhase(session, phase) {
+  const sequential = session.results.sequential;
+  for (const block of phase.plan.blocks) {
+    await runBlock(session, phase, block);
+    const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
+    if (!sequential || !phase.look || index < 0) continue;
+    const taken = phase.look(session.results, index);
+    session.update(() => sequential.taken.push(taken));
+    session.ports.logger.info(`look ${index + 1} of ${sequential.looks.length} after ${taken.pairs} pairs: ${taken.decision}, ${taken.reason}`);
+    if (taken.decision === "stop-regression" || taken.decision === "stop-clear") break;
+  }
+}
+async function runBlock(session, phase, block) {
+  const { config: config2, trees, placement } = phase;
+  const { ports } = session;
+  const blocks = phase.plan.blocks.length;
+  const starts = { base: [], head: [] };
   try {
     for (const side of block.bootOrder) {
-      checkCancelled();
-      ports.progress({ phase: "start", side, block: block.index + 1, blocks });
-      services[side] = await Service.start({
-        side,
-        config: config2.service,
-        dir: serviceDir(trees[side], config2.service),
-        env,
-        logFile: join9(logDir, `${side}.log`),
-        statusFile: join9(logDir, `${side}-block${block.index + 1}.status`),
-        tracker: request2.tracker
-      });
+      for (let slot = 0; slot < block.instances; slot++) {
+        session.checkCancelled();
+        ports.progress({ phase: "start", side, block: block.index + 1, blocks });
+        starts[side].push(
+          await Service.start({
+            side,
+            config: config2.service,
+            dir: serviceDir(trees[side], config2.service),
+            env: session.env,
+            logFile: join9(session.logDir, `${side}.log`),
+            statusFile: join9(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            tracker: session.tracker,
+            envPad: block.envPads[side][slot],
+            ...placement && { cpus: placement.services }
+          })
+        );
+      }
     }
-    await Promise.all(block.bootOrder.map((side) => services[side].waitReady()));
+    await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
     for (const plannedScenario of block.scenarios) {
       const scenario = config2.scenarios.find((s) => s.name === plannedScenario.name);
-      const stored = results.scenarios.find((s) => s.name === scenario.name);
+      const stored = session.results.scenarios.find((s) => s.name === scenario.name);
       if (config2.load.warmupMs > 0) {
-        for (const side of block.bootOrder) {
-          checkCancelled();
-          ports.progress({ phase: "warmup", side, scenario: scenario.name, block: block.index + 1, blocks });
-          await measureSlice(services[side], scenario, config2.load.warmupMs);
-        }
+        session.checkCancelled();
+        ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
+        const warmupMs = config2.load.warmupMs * block.instances;
+        await Promise.all([...starts.base, ...starts.head].map((service) => measureSlice(service, scenario, warmupMs)));
       }
       for (const planned of plannedScenario.pairs) {
-        checkCancelled();
+        session.checkCancelled();
         const slices = {};
-        for (const side of planned.order) {
-          slices[side] = await measureSlice(services[side], scenario, config2.load.sliceMs);
+        const measure = (side) => measureSlice(starts[side][planned.slot], scenario, config2.load.sliceMs);
+        if (config2.load.mode === "simultaneous") {
+          const [base, head] = await Promise.all([measure("base"), measure("head")]);
+          Object.assign(slices, { base, head });
+        } else {
+          for (const side of planned.order) slices[side] = await measure(side);
         }
-        const pair = { block: block.index, index: planned.index, order: planned.order, base: slices.base, head: slices.head };
-        stored.pairs.push(pair);
-        writeResults(resultsPath, results);
+        const pair = {
+          block: block.index,
+          start: planned.start,
+          index: planned.index,
+          order: planned.order,
+          base: slices.base,
+          head: slices.head
+        };
+        session.update(() => stored.pairs.push(pair));
         ports.progress({
           phase: "measure",
           scenario: scenario.name,
@@ -61054,7 +60187,7 @@ async function runBlock(block, blocks, config2, trees, results, resultsPath, env
     }
   } finally {
     ports.progress({ phase: "stop", block: block.index + 1, blocks });
-    await Promise.all(Object.values(services).map((s) => s.stop()));
+    await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
 }
 async function measureSlice(service, scenario, durationMs) {
@@ -61078,6 +60211,1069 @@ async function measureSlice(service, scenario, durationMs) {
     generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
     health: sliceHealth(reports, service.requestsServed)
   };
+}
+
+// src/stats/descriptive.ts
+function sortedCopy(xs) {
+  if (xs.length === 0) return void 0;
+  for (const v of xs) if (Number.isNaN(v)) return void 0;
+  return Float64Array.from(xs).sort();
+}
+function median(xs) {
+  const s = sortedCopy(xs);
+  if (s === void 0) return Number.NaN;
+  return medianOfSorted(s);
+}
+function medianOfSorted(s) {
+  const n = s.length;
+  if (n === 0) return Number.NaN;
+  const mid = n >> 1;
+  return n % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+function quantile(xs, q) {
+  if (Number.isNaN(q)) return Number.NaN;
+  if (q < 0 || q > 1) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
+  const s = sortedCopy(xs);
+  if (s === void 0) return Number.NaN;
+  const h = (s.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.ceil(h);
+  const a = s[lo];
+  const b = s[hi];
+  const f = h - lo;
+  if (f === 0 || a === b) return a;
+  return (1 - f) * a + f * b;
+}
+
+// src/gate/starts.ts
+function startOf(pair) {
+  return pair.start ?? pair.block;
+}
+function summarizeStarts(values, starts) {
+  const groups = /* @__PURE__ */ new Map();
+  values.forEach((value, i) => {
+    if (!Number.isFinite(value)) return;
+    const start = starts[i];
+    const group = groups.get(start) ?? [];
+    group.push(value);
+    groups.set(start, group);
+  });
+  return [...groups].map(([start, group]) => ({ start, value: median(group), n: group.length }));
+}
+
+// src/stats/wilcoxon.ts
+function assertFinite(x, where) {
+  for (let i = 0; i < x.length; i++) {
+    if (!Number.isFinite(x[i])) throw new RangeError(`${where}: x[${i}] is ${x[i]}; finite numbers only`);
+  }
+}
+function rankAbsolute(values) {
+  const n = values.length;
+  const abs = Float64Array.from({ length: n }, (_, i2) => Math.abs(values[i2]));
+  const order = Array.from({ length: n }, (_, i2) => i2).sort((a, b) => abs[a] - abs[b]);
+  const ranks = new Float64Array(n);
+  let tieSum = 0;
+  let i = 0;
+  while (i < n) {
+    let j = i + 1;
+    while (j < n && abs[order[j]] === abs[order[i]]) j++;
+    const rank = (i + 1 + j) / 2;
+    for (let k = i; k < j; k++) ranks[order[k]] = rank;
+    const t = j - i;
+    tieSum += t * t * t - t;
+    i = j;
+  }
+  return { ranks, tieSum, ties: tieSum > 0 };
+}
+var distributionCache = /* @__PURE__ */ new Map();
+function nullDistribution(n) {
+  let dist = distributionCache.get(n);
+  if (dist === void 0) {
+    const total = n * (n + 1) / 2;
+    dist = new Float64Array(total + 1);
+    dist[0] = 1;
+    for (let k = 1; k <= n; k++) {
+      for (let v = k * (k + 1) / 2; v >= 0; v--) {
+        dist[v] = (dist[v] + (v >= k ? dist[v - k] : 0)) / 2;
+      }
+    }
+    distributionCache.set(n, dist);
+  }
+  return dist;
+}
+function signedRankCdf(v, n) {
+  const dist = nullDistribution(n);
+  const total = dist.length - 1;
+  const q = Math.floor(v + 1e-7);
+  if (q < 0) return 0;
+  if (q >= total) return 1;
+  let p = 0;
+  if (q <= total / 2) {
+    for (let k = 0; k <= q; k++) p += dist[k];
+    return p;
+  }
+  for (let k = 0; k < total - q; k++) p += dist[k];
+  return 1 - p;
+}
+function signedRankQuantile(prob, n) {
+  const dist = nullDistribution(n);
+  const target = prob - 10 * Number.EPSILON;
+  let cumulative = 0;
+  let q = 0;
+  for (; ; ) {
+    cumulative += dist[q];
+    if (cumulative >= target || q >= dist.length - 1) return q;
+    q++;
+  }
+}
+function signedRankTest(x, options = {}) {
+  assertFinite(x, "signedRankTest");
+  const correct = options.correct ?? true;
+  const nonzero = x.filter((v) => v !== 0);
+  const zeros = x.length - nonzero.length;
+  const n = nonzero.length;
+  const { ranks, tieSum, ties } = rankAbsolute(nonzero);
+  let statistic = 0;
+  for (let i = 0; i < n; i++) if (nonzero[i] > 0) statistic += ranks[i];
+  if (n === 0) return { n, statistic, p: 1, method: zeros > 0 ? "normal" : "exact", zeros, ties };
+  const total = n * (n + 1) / 2;
+  const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
+  const alternative = options.alternative ?? "two-sided";
+  if (exact && alternative !== "two-sided") {
+    const p2 = signedRankCdf(alternative === "less" ? statistic : total - statistic, n);
+    return { n, statistic, p: p2, method: "exact", zeros, ties };
+  }
+  if (exact) {
+    const tail = signedRankCdf(statistic > total / 2 ? total - statistic : statistic, n);
+    return { n, statistic, p: Math.min(1, 2 * tail), method: "exact", zeros, ties };
+  }
+  const centred = statistic - total / 2;
+  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
+  if (alternative !== "two-sided") {
+    const shift = correct ? alternative === "greater" ? 0.5 : -0.5 : 0;
+    const z3 = (centred - shift) / sigma;
+    return { n, statistic, p: alternative === "less" ? normalCdf(z3) : normalCdf(-z3), method: "normal", zeros, ties };
+  }
+  const correction = correct ? Math.sign(centred) * 0.5 : 0;
+  const z2 = (centred - correction) / sigma;
+  const p = Math.min(1, 2 * normalCdf(-Math.abs(z2)));
+  return { n, statistic, p, method: "normal", zeros, ties };
+}
+
+// src/stats/hodges-lehmann.ts
+function walshAverages(x) {
+  assertFinite(x, "walshAverages");
+  const n = x.length;
+  const out = new Float64Array(n * (n + 1) / 2);
+  let k = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = i; j < n; j++) out[k++] = (x[i] + x[j]) / 2;
+  }
+  return out.sort();
+}
+function shiftedStatistic(x, d, correct) {
+  const xd = x.map((v2) => v2 - d).filter((v2) => v2 !== 0);
+  const n = xd.length;
+  const { ranks, tieSum } = rankAbsolute(xd);
+  let v = 0;
+  for (let i = 0; i < n; i++) if (xd[i] > 0) v += ranks[i];
+  const centred = v - n * (n + 1) / 4;
+  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
+  return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
+}
+function exactInterval(walsh, n, confidence) {
+  const total = walsh.length;
+  const alpha = 1 - confidence;
+  const qu = Math.max(1, signedRankQuantile(alpha / 2, n));
+  return {
+    lower: walsh[qu - 1],
+    upper: walsh[total - qu],
+    confidence: 1 - 2 * signedRankCdf(qu - 1, n)
+  };
+}
+function normalInterval(x, walsh, confidence, correct, estimate) {
+  const n = x.length;
+  const total = walsh.length;
+  const low = walsh[0];
+  const high = walsh[total - 1];
+  if (low === high) return { lower: low, upper: high, confidence };
+  const sorted = Float64Array.from(x).sort();
+  let tieSum = 0;
+  for (let i = 0; i < n; ) {
+    let j = i + 1;
+    while (j < n && sorted[j] === sorted[i]) j++;
+    const t = j - i;
+    tieSum += t * t * t - t;
+    i = j;
+  }
+  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
+  const zOfV = (v) => {
+    const centred = v - total / 2;
+    return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
+  };
+  const zAtLow = shiftedStatistic(x, low, correct);
+  const zAtHigh = shiftedStatistic(x, high, correct);
+  let alpha = 1 - confidence;
+  while (alpha < 1) {
+    if (zAtLow - normalQuantile(1 - alpha / 2) < 0 || zAtHigh - normalQuantile(alpha / 2) > 0) alpha *= 2;
+    else break;
+  }
+  const achieved = alpha >= 1 || 1 - confidence < alpha * 0.75 ? 1 - Math.min(1, alpha) : confidence;
+  if (alpha >= 1) return { lower: estimate, upper: estimate, confidence: achieved };
+  const crossing = (zq) => {
+    if (zAtLow - zq <= 0) return low;
+    if (zAtHigh - zq >= 0) return high;
+    for (let i = 0; i < total - 1; i++) {
+      if (walsh[i] === walsh[i + 1]) continue;
+      if (zOfV(total - 1 - i) - zq <= 0) return walsh[i];
+    }
+    return high;
+  };
+  return {
+    lower: crossing(normalQuantile(1 - alpha / 2)),
+    upper: crossing(normalQuantile(alpha / 2)),
+    confidence: achieved
+  };
+}
+function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
+  if (!(confidence > 0 && confidence < 1)) {
+    throw new RangeError(`hodgesLehmannInterval: confidence must be in (0, 1), got ${confidence}`);
+  }
+  const walsh = walshAverages(x);
+  const estimate = medianOfSorted(walsh);
+  if (x.length === 0) return { estimate, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
+  const nonzero = x.filter((v) => v !== 0);
+  const zeros = x.length - nonzero.length;
+  const { ties } = rankAbsolute(nonzero);
+  if ((options.exact ?? nonzero.length < 50) && !ties && zeros === 0) {
+    return { estimate, ...exactInterval(walsh, x.length, confidence), method: "exact" };
+  }
+  return { estimate, ...normalInterval(x, walsh, confidence, options.correct ?? true, estimate), method: "normal" };
+}
+
+// src/stats/holm.ts
+function holmAdjust(p) {
+  const out = p.map(() => Number.NaN);
+  const present = p.map((_, i) => i).filter((i) => !Number.isNaN(p[i]));
+  const m = present.length;
+  present.sort((a, b) => p[a] - p[b]);
+  let running = 0;
+  present.forEach((index, rank) => {
+    running = Math.max(running, (m - rank) * p[index]);
+    out[index] = Math.min(1, running);
+  });
+  return out;
+}
+
+// src/stats/power.ts
+function checkProbability(name, value) {
+  if (!(value > 0 && value < 1)) throw new RangeError(`smallestDetectableShift: ${name} must be in (0, 1), got ${value}`);
+}
+function smallestDetectableShift(intervalHalfWidth, options = {}) {
+  const confidence = options.confidence ?? 0.95;
+  const alpha = options.alpha ?? 0.01;
+  const power = options.power ?? 0.8;
+  checkProbability("confidence", confidence);
+  checkProbability("alpha", alpha);
+  checkProbability("power", power);
+  if (intervalHalfWidth < 0) throw new RangeError(`smallestDetectableShift: half-width must be \u2265 0, got ${intervalHalfWidth}`);
+  const standardError = intervalHalfWidth / normalQuantile((1 + confidence) / 2);
+  return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
+}
+
+// src/gate/benchmarks.ts
+var SIDES = ["base", "head"];
+function keyOf(file2, suite, name, occurrence) {
+  return JSON.stringify([file2, suite, name, occurrence]);
+}
+function labelsOf(seen) {
+  const candidates = (s) => {
+    const suite = s.suite === null ? s.name : `${s.suite} \u203A ${s.name}`;
+    const full = `${s.file} \u203A ${suite}`;
+    return s.occurrence > 1 ? [`${full} #${s.occurrence}`] : [s.name, suite, full];
+  };
+  const counts = /* @__PURE__ */ new Map();
+  for (const s of seen) for (const c of new Set(candidates(s))) counts.set(c, (counts.get(c) ?? 0) + 1);
+  return new Map(seen.map((s) => [s, candidates(s).find((c) => counts.get(c) === 1) ?? candidates(s).at(-1)]));
+}
+function failuresOf(runs) {
+  const groups = /* @__PURE__ */ new Map();
+  for (const run of runs) {
+    const key = JSON.stringify([run.file, run.side]);
+    groups.set(key, [...groups.get(key) ?? [], run]);
+  }
+  const failures = [];
+  for (const group of groups.values()) {
+    const failed = group.filter((r) => r.error !== null);
+    if (failed.length === 0) continue;
+    failures.push({
+      file: group[0].file,
+      side: group[0].side,
+      failedRounds: failed.map((r) => r.round),
+      runs: group.length,
+      message: failed.at(-1).error
+    });
+  }
+  return failures;
+}
+function firstLine2(text2) {
+  return text2.split("\n")[0];
+}
+function inventoryBenchmarks(benchmarks) {
+  const seen = /* @__PURE__ */ new Map();
+  for (const run of benchmarks.runs) {
+    if (run.error !== null) continue;
+    run.benchmarks.forEach((record2, index) => {
+      const key = keyOf(run.file, record2.suite, record2.name, record2.occurrence);
+      let entry = seen.get(key);
+      if (!entry) {
+        entry = {
+          file: run.file,
+          suite: record2.suite,
+          name: record2.name,
+          occurrence: record2.occurrence,
+          library: record2.library,
+          values: { base: /* @__PURE__ */ new Map(), head: /* @__PURE__ */ new Map() },
+          errors: { base: [], head: [] },
+          position: { base: null, head: null }
+        };
+        seen.set(key, entry);
+      }
+      entry.position[run.side] ??= index;
+      if (record2.opsPerSec !== null) entry.values[run.side].set(run.round, record2.opsPerSec);
+      else if (record2.error !== null) entry.errors[run.side].push(record2.error);
+    });
+  }
+  const failures = failuresOf(benchmarks.runs);
+  const fileFailedOn = (file2, side) => {
+    const runs = benchmarks.runs.filter((r) => r.file === file2 && r.side === side);
+    return runs.length > 0 && runs.every((r) => r.error !== null);
+  };
+  const fileOrder = [.../* @__PURE__ */ new Set([...benchmarks.files.base, ...benchmarks.files.head])].sort();
+  const rank = (e) => e.position.base !== null ? [e.position.base, 0] : [e.position.head, 1];
+  const entries = [...seen.values()].sort(
+    (a, b) => fileOrder.indexOf(a.file) - fileOrder.indexOf(b.file) || rank(a)[0] - rank(b)[0] || rank(a)[1] - rank(b)[1]
+  );
+  const labels = labelsOf(entries);
+  const series = [];
+  const uncompared = [];
+  const notCompared = [];
+  for (const entry of entries) {
+    const identity = {
+      key: keyOf(entry.file, entry.suite, entry.name, entry.occurrence),
+      file: entry.file,
+      suite: entry.suite,
+      name: entry.name,
+      occurrence: entry.occurrence,
+      label: labels.get(entry),
+      library: entry.library
+    };
+    const rounds = [...entry.values.base.keys()].filter((r) => entry.values.head.has(r)).sort((a, b) => a - b);
+    if (rounds.length > 0) {
+      series.push({
+        identity,
+        base: rounds.map((r) => entry.values.base.get(r)),
+        head: rounds.map((r) => entry.values.head.get(r))
+      });
+      continue;
+    }
+    const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
+    const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
+    const missingSide = SIDES.find((side) => !present(side));
+    let status;
+    let reason = null;
+    if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
+      status = missingSide === "base" ? "added" : "removed";
+    } else {
+      status = "failed";
+      const erroredSide = SIDES.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
+      reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
+      notCompared.push(`${identity.label} (${reason})`);
+    }
+    uncompared.push({ ...identity, status, baseOpsPerSec: sideMedian("base"), headOpsPerSec: sideMedian("head"), reason });
+  }
+  for (const file2 of fileOrder) {
+    if (entries.some((e) => e.file === file2)) continue;
+    const failedSides = SIDES.filter((side) => fileFailedOn(file2, side));
+    if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
+  }
+  return { series, uncompared, failures, notCompared };
+}
+
+// src/stats/trend.ts
+function checkSeries(series) {
+  if (series.x.length !== series.y.length) throw new RangeError("trend: x and y differ in length");
+  for (const v of [...series.x, ...series.y]) if (!Number.isFinite(v)) throw new RangeError("trend: non-finite value");
+}
+function pairwiseSlopes(series) {
+  const slopes = [];
+  const { x, y } = series;
+  for (let i = 0; i < x.length; i++) {
+    for (let j = i + 1; j < x.length; j++) {
+      const dx = x[j] - x[i];
+      if (dx !== 0) slopes.push((y[j] - y[i]) / dx);
+    }
+  }
+  return slopes;
+}
+function theilSenSlope(blocks) {
+  blocks.forEach(checkSeries);
+  return median(blocks.flatMap(pairwiseSlopes));
+}
+function tieGroups(values) {
+  const counts = /* @__PURE__ */ new Map();
+  for (const v of values) counts.set(v, (counts.get(v) ?? 0) + 1);
+  return [...counts.values()].filter((t) => t > 1);
+}
+function kendallS(series) {
+  checkSeries(series);
+  const { x, y } = series;
+  const n = x.length;
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) s += Math.sign(x[j] - x[i]) * Math.sign(y[j] - y[i]);
+  }
+  return { s, variance: n < 2 ? 0 : varianceOf(n, tieGroups(x), tieGroups(y)) };
+}
+function varianceOf(n, tx, ty) {
+  const sum = (ts, f) => ts.reduce((a, t) => a + f(t), 0);
+  const v0 = n * (n - 1) * (2 * n + 5);
+  const vt = sum(tx, (t) => t * (t - 1) * (2 * t + 5));
+  const vu = sum(ty, (t) => t * (t - 1) * (2 * t + 5));
+  const v1 = sum(tx, (t) => t * (t - 1)) * sum(ty, (t) => t * (t - 1));
+  const v2 = sum(tx, (t) => t * (t - 1) * (t - 2)) * sum(ty, (t) => t * (t - 1) * (t - 2));
+  return (v0 - vt - vu) / 18 + v1 / (2 * n * (n - 1)) + (n > 2 ? v2 / (9 * n * (n - 1) * (n - 2)) : 0);
+}
+function seasonalKendall(blocks) {
+  let s = 0;
+  let variance = 0;
+  for (const block of blocks) {
+    const b = kendallS(block);
+    s += b.s;
+    variance += b.variance;
+  }
+  if (s === 0 || !(variance > 0)) return { s, variance, z: 0, p: 1 };
+  const z2 = (s - Math.sign(s)) / Math.sqrt(variance);
+  return { s, variance, z: z2, p: Math.min(1, 2 * normalCdf(-Math.abs(z2))) };
+}
+
+// src/gate/health.ts
+var SIDES2 = ["base", "head"];
+var CONFIDENCE = 0.95;
+var NONE2 = Number.NaN;
+function aggregateHealth(health) {
+  if (!health || health.processes.length === 0) return null;
+  const ps = health.processes;
+  const delays = ps.flatMap((p) => p.eventLoopDelayUs ? [p.eventLoopDelayUs] : []);
+  const maxOf = (values) => values.length === 0 ? NONE2 : Math.max(...values);
+  const sum = (f) => ps.reduce((a, p) => a + f(p), 0);
+  const gc = ps.flatMap((p) => Object.values(p.gc));
+  return {
+    processes: ps.length,
+    delayP50Us: maxOf(delays.map((d) => d.p50)),
+    delayP99Us: maxOf(delays.map((d) => d.p99)),
+    delayMaxUs: maxOf(delays.map((d) => d.max)),
+    utilization: maxOf(ps.map((p) => p.eventLoopUtilization)),
+    gcMs: gc.reduce((a, k) => a + k.ms, 0),
+    gcCount: gc.reduce((a, k) => a + k.count, 0),
+    heapAfterGcBytes: health.missing > 0 ? null : sum((p) => p.heapAfterGcBytes ?? p.heapUsedBytes),
+    heapUsedBytes: sum((p) => p.heapUsedBytes),
+    rssBytes: sum((p) => p.rssBytes),
+    activeHandles: sum((p) => p.activeHandles)
+  };
+}
+var HEALTH_METRIC_DEFINITIONS = [
+  { id: "event_loop_delay_p99", value: (_s, h) => h.delayP99Us },
+  { id: "event_loop_delay_max", value: (_s, h) => h.delayMaxUs },
+  { id: "event_loop_utilization", value: (_s, h) => h.utilization },
+  { id: "gc_per_request", value: (s, h) => s.requests > 0 ? 1e3 * h.gcMs / s.requests : NONE2 }
+];
+function healthRule(results, metric) {
+  return results.config.gate[metric] ?? DEFAULT_GATE[metric];
+}
+function heapGrowthRule(results) {
+  return results.config.gate.heap_growth ?? DEFAULT_HEAP_GROWTH;
+}
+function sliceValue(slice, definition) {
+  const health = aggregateHealth(slice.health);
+  return health === null ? NONE2 : definition.value(slice, health);
+}
+function healthSeries(results) {
+  return results.scenarios.flatMap((scenario) => {
+    if (!scenario.pairs.some((p) => p.base.health && p.head.health)) return [];
+    return HEALTH_METRIC_DEFINITIONS.map((definition) => ({
+      scenario: scenario.name,
+      metric: definition.id,
+      rule: healthRule(results, definition.id),
+      base: scenario.pairs.map((p) => sliceValue(p.base, definition)),
+      head: scenario.pairs.map((p) => sliceValue(p.head, definition)),
+      starts: scenario.pairs.map(startOf)
+    }));
+  });
+}
+function decideHealthVerdict(relative2, c) {
+  if (c.min <= 0) return relative2;
+  if (relative2 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative2 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative2 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+  return "inconclusive";
+}
+function absoluteShift(series) {
+  const diffs = series ? summarizeStarts(series.base.map((b, i) => series.head[i] - b), series.starts).map((s) => s.value) : [];
+  if (diffs.length === 0) return { estimate: NONE2, lower: Number.NEGATIVE_INFINITY, upper: Number.POSITIVE_INFINITY };
+  const interval = hodgesLehmannInterval(diffs, CONFIDENCE);
+  const reached = interval.confidence >= CONFIDENCE - 1e-9;
+  return {
+    estimate: interval.estimate,
+    lower: reached ? interval.lower : Number.NEGATIVE_INFINITY,
+    upper: reached ? interval.upper : Number.POSITIVE_INFINITY
+  };
+}
+var MIN_HEAP_SLICES = 6;
+var MIN_BLOCK_SLICES = 2;
+var RISING_SHARE = 2 / 3;
+function mbPer10k(bytesPerRequest) {
+  return bytesPerRequest * 1e4 / 1e6;
+}
+function heapTrend(scenario, side) {
+  const byBlock = /* @__PURE__ */ new Map();
+  let last = null;
+  let n = 0;
+  for (const pair of scenario.pairs) {
+    const slice = pair[side];
+    const health = aggregateHealth(slice.health);
+    if (health === null || health.heapAfterGcBytes === null) continue;
+    const start = startOf(pair);
+    const block = byBlock.get(start) ?? { x: [], y: [] };
+    block.x.push(slice.health.requestsSinceStart);
+    block.y.push(health.heapAfterGcBytes);
+    byBlock.set(start, block);
+    last = health;
+    n++;
+  }
+  if (last === null || n < MIN_HEAP_SLICES) return null;
+  const blocks = [...byBlock.entries()].sort((a, b) => a[0] - b[0]).map(([, series]) => series);
+  const kendall = seasonalKendall(blocks);
+  return {
+    n,
+    bytesPerRequest: theilSenSlope(blocks),
+    blocks: blocks.map((series) => series.x.length >= MIN_BLOCK_SLICES ? theilSenSlope([series]) : null),
+    s: kendall.s,
+    p: kendall.p,
+    lastHeapBytes: last.heapAfterGcBytes,
+    lastRssBytes: last.rssBytes,
+    lastActiveHandles: last.activeHandles
+  };
+}
+function rising(trend, alpha) {
+  const slopes = trend.blocks.filter((b) => b !== null);
+  return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.filter((b) => b > 0).length >= RISING_SHARE * slopes.length;
+}
+function decideHeapGrowth(base, head, rule, alpha) {
+  const headMb = mbPer10k(head.bytesPerRequest);
+  const baseMb = mbPer10k(base.bytesPerRequest);
+  const change = headMb - baseMb;
+  if (rising(head, alpha) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return "regression";
+  if (rising(base, alpha) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return "improvement";
+  if (Math.abs(change) <= rule.limitMbPer10k) return "unchanged";
+  return "inconclusive";
+}
+function compareHeap(results, scenario) {
+  const base = heapTrend(scenario, "base");
+  const head = heapTrend(scenario, "head");
+  if (base === null || head === null) return null;
+  const rule = heapGrowthRule(results);
+  return {
+    scenario: scenario.name,
+    gated: rule.gated,
+    limit: rule.limitMbPer10k,
+    base,
+    head,
+    change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
+    verdict: decideHeapGrowth(base, head, rule, results.config.alpha)
+  };
+}
+var GENERATOR_SATURATED = 0.9;
+var SERVICE_SPARE = 0.8;
+function sliceLoad(slice) {
+  if (slice.generatorCpuSeconds === void 0 || !(slice.durationMs > 0)) return null;
+  const seconds = slice.durationMs / 1e3;
+  const generator = { generatorCpu: slice.generatorCpuSeconds / seconds, generatorBusy: slice.generatorEventLoopUtilization ?? NONE2 };
+  const health = aggregateHealth(slice.health);
+  return health !== null && Number.isFinite(health.utilization) ? { ...generator, service: health.utilization, source: "event-loop" } : { ...generator, service: slice.cpuSeconds / seconds, source: "cpu" };
+}
+function generatorBoundSlice(slice) {
+  const load = sliceLoad(slice);
+  if (load === null) return false;
+  const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
+  return saturated && load.service < SERVICE_SPARE;
+}
+function checkGenerator(scenario) {
+  const sides = {};
+  for (const side of SIDES2) {
+    const slices = scenario.pairs.map((p) => p[side]);
+    const loads = slices.map(sliceLoad).filter((l) => l !== null);
+    if (loads.length === 0) return null;
+    sides[side] = {
+      slices: loads.length,
+      boundSlices: slices.filter(generatorBoundSlice).length,
+      generatorCpu: median(loads.map((l) => l.generatorCpu)),
+      generatorBusy: median(loads.map((l) => l.generatorBusy)),
+      serviceLoad: median(loads.map((l) => l.service)),
+      serviceLoadSource: loads.every((l) => l.source === "event-loop") ? "event-loop" : "cpu"
+    };
+  }
+  return {
+    scenario: scenario.name,
+    sides,
+    bound: SIDES2.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
+  };
+}
+function markGeneratorBound(comparisons, checks) {
+  return comparisons.map((c) => {
+    const bound = checks.find((g) => g.scenario === c.scenario)?.bound ?? [];
+    if (c.metric !== "throughput" || bound.length === 0) return c;
+    const holds = c.verdict === "regression" && !bound.includes("head") || c.verdict === "improvement" && !bound.includes("base") || c.verdict === "inconclusive";
+    return { ...c, generatorBound: bound, verdict: holds ? c.verdict : "inconclusive" };
+  });
+}
+var IDLE_LOOP = 0.5;
+function findHints(results, comparisons, heap, generator, metrics) {
+  const hints = [];
+  const profiled = (scenario) => (results.profiles ?? []).some((p) => p.scenario === scenario);
+  for (const scenario of results.scenarios.map((s) => s.name)) {
+    const health = (metric2) => comparisons.find((c) => c.scenario === scenario && c.metric === metric2);
+    const metric = (id) => metrics.find((c) => c.scenario === scenario && c.metric === id);
+    const p99 = health("event_loop_delay_p99");
+    const max2 = health("event_loop_delay_max");
+    const blocked = [p99, max2].some((c) => c?.verdict === "regression");
+    if (blocked) {
+      const shown = max2 ?? p99;
+      hints.push({ kind: "blocked-loop", scenario, side: "head", baseMaxUs: shown.baseMedian, headMaxUs: shown.headMedian, profiled: profiled(scenario) });
+    }
+    const growth = heap.find((h) => h.scenario === scenario);
+    if (growth && (growth.verdict === "regression" || growth.verdict === "improvement")) {
+      const rates = { scenario, baseMbPer10k: mbPer10k(growth.base.bytesPerRequest), headMbPer10k: mbPer10k(growth.head.bytesPerRequest) };
+      hints.push(
+        growth.verdict === "regression" ? { kind: "possible-leak", ...rates, headBlocksMbPer10k: growth.head.blocks.filter((b) => b !== null).map(mbPer10k) } : { kind: "leak-gone", ...rates }
+      );
+    }
+    const gc = health("gc_per_request");
+    if (gc?.verdict === "regression") hints.push({ kind: "gc-pressure", scenario, baseMsPer1k: gc.baseMedian, headMsPer1k: gc.headMedian });
+    const cpu = metric("cpu_per_request");
+    if (cpu?.verdict === "regression") {
+      hints.push({ kind: "cpu-per-request", scenario, baseUs: cpu.baseMedian, headUs: cpu.headMedian, change: cpu.change, profiled: profiled(scenario) });
+    }
+    const latency = metric("latency_p99");
+    const utilization = health("event_loop_utilization");
+    if (latency?.verdict === "regression" && !blocked && utilization && utilization.headMedian < IDLE_LOOP) {
+      hints.push({ kind: "waiting-outside", scenario, change: latency.change, headUtilization: utilization.headMedian });
+    }
+    const check2 = generator.find((g) => g.scenario === scenario);
+    if (check2 && check2.bound.length > 0) {
+      const loads = check2.bound.map((side) => check2.sides[side]);
+      hints.push({
+        kind: "generator-bound",
+        scenario,
+        sides: check2.bound,
+        generatorBusy: Math.max(...loads.map((l) => l.generatorBusy)),
+        generatorCpu: Math.max(...loads.map((l) => l.generatorCpu)),
+        serviceLoad: Math.max(...loads.map((l) => l.serviceLoad)),
+        serviceLoadSource: loads.every((l) => l.serviceLoadSource === "event-loop") ? "event-loop" : "cpu"
+      });
+    }
+  }
+  return hints;
+}
+function analyzeHealth(results, relative2, metrics) {
+  const series = healthSeries(results);
+  const comparisons = relative2.map((c) => {
+    const rule = healthRule(results, c.metric);
+    const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
+    const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
+    return { ...c, ...withFloor, verdict: decideHealthVerdict(c.verdict, withFloor) };
+  });
+  const withPairs = results.scenarios.filter((s) => s.pairs.length > 0);
+  const heap = withPairs.map((s) => compareHeap(results, s)).filter((h) => h !== null);
+  const generator = withPairs.map(checkGenerator).filter((g) => g !== null);
+  if (comparisons.length === 0 && heap.length === 0 && generator.length === 0) return void 0;
+  return {
+    comparisons,
+    heap,
+    generator,
+    hints: findHints(results, comparisons, heap, generator, metrics),
+    failing: [...comparisons, ...heap].filter((c) => c.gated && c.verdict === "regression")
+  };
+}
+function healthWarnings(results, health) {
+  const warnings = [];
+  for (const check2 of health.generator.filter((g) => g.bound.length > 0)) {
+    const loads = check2.bound.map((side) => check2.sides[side]);
+    const busy = Math.max(...loads.map((l) => l.generatorBusy));
+    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
+    const service = Math.max(...loads.map((l) => l.serviceLoad));
+    const generatorText = Number.isFinite(busy) ? `was busy ${share2(busy)} of the time (${share2(cpu)} of a CPU core)` : `used ${share2(cpu)} of a CPU core`;
+    const serviceText = loads[0].serviceLoadSource === "event-loop" ? `its busiest event loop was ${share2(service)} busy` : `it used ${service.toFixed(2)} CPU cores`;
+    warnings.push({
+      code: "load-generator-bound",
+      scenario: check2.scenario,
+      message: `In most ${check2.bound.join(" and ")} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`
+    });
+  }
+  for (const scenario of results.scenarios) {
+    for (const side of SIDES2) {
+      const slices = scenario.pairs.map((p) => p[side]);
+      if (slices.length > 0 && slices.every((s) => s.health === null)) {
+        warnings.push({
+          code: "no-health",
+          scenario: scenario.name,
+          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`
+        });
+      }
+    }
+  }
+  return warnings;
+}
+function share2(fraction) {
+  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
+}
+
+// src/gate/metrics.ts
+var METRIC_DEFINITIONS = [
+  { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
+  { id: "latency_p50", higherIsBetter: false, value: (s) => s.latencyUs.p50 },
+  { id: "latency_p90", higherIsBetter: false, value: (s) => s.latencyUs.p90 },
+  { id: "latency_p99", higherIsBetter: false, value: (s) => s.latencyUs.p99 },
+  {
+    id: "cpu_per_request",
+    higherIsBetter: false,
+    value: (s) => s.requests > 0 ? s.cpuSeconds * 1e6 / s.requests : Number.NaN
+  }
+];
+
+// src/gate/text.ts
+function percentText(fraction) {
+  return `${Number((100 * fraction).toFixed(1))}%`;
+}
+function formatP(p) {
+  if (p === 0) return "0";
+  if (p >= 1e-4) return String(Number(p.toPrecision(2)));
+  return p.toExponential(1);
+}
+
+// src/gate/sequential.ts
+function httpLevel(results) {
+  const sequential = results.sequential;
+  if (!sequential) return results.config.alpha;
+  return sequential.looks[earlyStop(results)?.look ?? sequential.looks.length - 1].nominalAlpha;
+}
+function earlyStop(results) {
+  return results.sequential?.taken.find((look) => look.decision.startsWith("stop")) ?? null;
+}
+function describeComparison(c) {
+  return `${c.scenario} ${c.metric.replace(/_/g, " ")}`;
+}
+function describeFailure2(c, level) {
+  const change = c.metric === "heap_growth" ? `+${c.change.toFixed(2)} MB per 10k requests` : percentText(c.change);
+  const p = c.pAdjusted === void 0 ? "" : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
+  return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
+}
+function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
+  const sequential = results.sequential;
+  const look = sequential.looks[index];
+  const pairs = Math.min(...results.scenarios.map((s) => s.pairs.length));
+  const base = { look: index, at: at.toISOString(), pairs };
+  if (index === sequential.looks.length - 1) {
+    return { ...base, decision: "final", reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
+  }
+  const asLook = (c) => "metric" in c ? c : { ...c, metric: "heap_growth" };
+  const failing = [...analysis.failing, ...analysis.health?.failing ?? []].map(asLook);
+  if (failing.length > 0) {
+    return { ...base, decision: "stop-regression", reason: describeFailure2(failing[0], look.nominalAlpha) };
+  }
+  const gated = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].map(asLook).filter((c) => c.gated);
+  const open2 = gated.filter((c) => c.verdict !== "unchanged" && c.verdict !== "improvement");
+  if (gated.length > 0 && open2.length === 0) {
+    return {
+      ...base,
+      decision: "stop-clear",
+      reason: `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)`
+    };
+  }
+  const named = open2.slice(0, 3).map(describeComparison).join(", ");
+  const more = open2.length > 3 ? ` and ${open2.length - 3} more` : "";
+  return { ...base, decision: "continue", reason: `not yet clear: ${named}${more} ${open2.length === 1 ? "is" : "are"} undecided` };
+}
+
+// src/gate/compare.ts
+var MIN_RELIABLE_PAIRS = 10;
+var MIN_RELIABLE_STARTS = 8;
+var CONFIDENCE2 = 0.95;
+var EQUIVALENCE_CONFIDENCE = 0.9;
+function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
+  const pairRatios = base.map((b, i) => Math.log(head[i] / b));
+  const finitePairs = pairRatios.filter(Number.isFinite).length;
+  const perStart = starts ? summarizeStarts(pairRatios, starts) : null;
+  const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
+  if (ratios.length === 0) return null;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
+  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
+  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
+  const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
+  const halfWidth = (upper - lower) / 2;
+  const equivalence = hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE);
+  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
+  return {
+    gated: rule.gated,
+    limit: rule.limit,
+    n: ratios.length,
+    pairs: finitePairs,
+    ...perStart && { starts: perStart.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n })) },
+    baseMedian: median(base.filter(Number.isFinite)),
+    headMedian: median(head.filter(Number.isFinite)),
+    change: Math.expm1(interval.estimate),
+    ciLow: Math.expm1(lower),
+    ciHigh: Math.expm1(upper),
+    eqLow: equivalent ? Math.expm1(equivalence.lower) : Number.NEGATIVE_INFINITY,
+    eqHigh: equivalent ? Math.expm1(equivalence.upper) : Number.POSITIVE_INFINITY,
+    p: test.p,
+    detectable: Number.isFinite(halfWidth) ? (
+      // one-sided level alpha = two-sided 2·alpha in the formula's terms
+      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
+    ) : Number.NaN,
+    higherIsBetter
+  };
+}
+function adjustGated(drafts) {
+  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
+  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
+  const pAdjusted = drafts.map((c) => c.p);
+  gatedIndexes.forEach((index, k) => {
+    pAdjusted[index] = adjusted[k];
+  });
+  return pAdjusted;
+}
+function compareResults(results, options = {}) {
+  const { config: config2 } = results;
+  const level = options.httpLevel ?? httpLevel(results);
+  const metricDrafts = [];
+  for (const scenario of results.scenarios) {
+    if (scenario.pairs.length === 0) continue;
+    for (const definition of METRIC_DEFINITIONS) {
+      const base = scenario.pairs.map((p) => definition.value(p.base));
+      const head = scenario.pairs.map((p) => definition.value(p.head));
+      const starts = scenario.pairs.map(startOf);
+      const draft = comparePaired(base, head, starts, config2.gate[definition.id], level, definition.higherIsBetter);
+      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
+    }
+  }
+  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
+  const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, null, benchRule, config2.alpha, true);
+    return draft ? [{ ...series.identity, ...draft }] : [];
+  });
+  const healthDrafts = healthSeries(results).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
+    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
+  });
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
+  const decide = (draft, p, at) => {
+    const withP = { ...draft, pAdjusted: p };
+    return { ...withP, verdict: decideVerdict(withP, at) };
+  };
+  const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
+  const healthOffset = metricDrafts.length + benchDrafts.length;
+  const health = analyzeHealth(
+    results,
+    healthDrafts.map((d, i) => decide(d, pAdjusted[healthOffset + i], level)),
+    decided
+  );
+  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
+  const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
+  let benchmarks;
+  if (inventory) {
+    const benchComparisons = benchDrafts.map((d, i) => decide(d, pAdjusted[metricDrafts.length + i], config2.alpha));
+    benchmarks = {
+      comparisons: benchComparisons,
+      uncompared: inventory.uncompared,
+      failures: inventory.failures,
+      failing: benchComparisons.filter((c) => c.gated && c.verdict === "regression"),
+      notCompared: inventory.notCompared
+    };
+  }
+  const healthComparisons = health?.comparisons ?? [];
+  const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
+  const gatedCount = all.filter((c) => c.gated).length;
+  const family = describeFamily(
+    [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
+  );
+  const verdicts = [...all, ...health?.heap ?? []];
+  return {
+    comparisons,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? "fail" : "pass",
+    regressions: verdicts.filter((c) => c.verdict === "regression").length,
+    improvements: verdicts.filter((c) => c.verdict === "improvement").length,
+    failing,
+    warnings: [
+      ...results.warnings,
+      ...deriveWarnings(results, [...comparisons, ...healthComparisons], family, gatedCount, level),
+      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : [],
+      ...health ? healthWarnings(results, health) : []
+    ],
+    ...benchmarks && { benchmarks },
+    ...health && { health }
+  };
+}
+function decideVerdict(c, alpha) {
+  const worse = c.higherIsBetter ? -c.change : c.change;
+  const significant2 = c.pAdjusted < alpha;
+  if (significant2 && worse > c.limit) return "regression";
+  if (significant2 && -worse > c.limit) return "improvement";
+  const low = c.eqLow ?? c.ciLow;
+  const high = c.eqHigh ?? c.ciHigh;
+  if (low > -c.limit && high < c.limit) return "unchanged";
+  return "inconclusive";
+}
+function pairsNeeded(n, gatedCount, alpha) {
+  if (gatedCount * 2 ** -n < alpha) return null;
+  return Math.floor(Math.log2(gatedCount / alpha)) + 1;
+}
+function startSpread(logChanges) {
+  const center = median(logChanges);
+  return 1.4826 * median(logChanges.map((x) => Math.abs(x - center)));
+}
+function describeFamily(metrics, benchmarks) {
+  const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;
+  if (benchmarks === 0) return plural3(metrics, "metric");
+  if (metrics === 0) return plural3(benchmarks, "micro-benchmark");
+  return `${plural3(metrics, "metric")} and ${plural3(benchmarks, "micro-benchmark")}`;
+}
+function deriveWarnings(results, comparisons, family, gatedCount, level) {
+  const warnings = [];
+  if (results.status !== "complete") {
+    warnings.push({
+      code: "incomplete",
+      message: `The run did not finish (${results.error ?? results.status}); verdicts use the pairs measured before it stopped.`
+    });
+  }
+  for (const scenario of results.scenarios) {
+    const n = scenario.pairs.length;
+    if (n > 0 && n < MIN_RELIABLE_PAIRS) {
+      warnings.push({
+        code: "few-pairs",
+        scenario: scenario.name,
+        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`
+      });
+    }
+    const starts = new Set(scenario.pairs.map(startOf)).size;
+    if (n > 0 && starts < MIN_RELIABLE_STARTS) {
+      warnings.push({
+        code: "few-starts",
+        scenario: scenario.name,
+        message: `Only ${starts} start pair${starts === 1 ? "" : "s"}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks \xD7 load.instances).`
+      });
+    }
+    for (const side of ["base", "head"]) {
+      const slices = scenario.pairs.map((p) => p[side]);
+      const requests = slices.reduce((a, s) => a + s.requests, 0);
+      const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
+      const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
+      if (non2xx > 0) {
+        const share3 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
+        warnings.push({
+          code: "non-2xx",
+          scenario: scenario.name,
+          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share3}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
+        });
+      }
+      if (failures > 0) {
+        warnings.push({
+          code: "request-errors",
+          scenario: scenario.name,
+          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`
+        });
+      }
+    }
+  }
+  for (const c of comparisons.filter((c2) => c2.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, level);
+    if (needed !== null) {
+      warnings.push({
+        code: "underpowered",
+        scenario: c.scenario,
+        message: `With ${c.n} start pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
+      });
+      break;
+    }
+  }
+  for (const c of comparisons.filter((c2) => c2.gated && c2.starts && c2.starts.length >= 3)) {
+    const spread = startSpread(c.starts.map((s) => Math.log1p(s.change)));
+    if (spread > c.limit) {
+      const changes = c.starts.map((s) => s.change);
+      const signed = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
+      warnings.push({
+        code: "starts-disagree",
+        scenario: c.scenario,
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): every start of a service carries its own offset, so only more starts (load.blocks \xD7 load.instances) narrow the interval.`
+      });
+    }
+  }
+  const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !("generatorBound" in c && c.generatorBound));
+  for (const c of undecided) {
+    warnings.push({
+      code: "inconclusive",
+      scenario: c.scenario,
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More starts (load.blocks \xD7 load.instances) narrow the interval.`
+    });
+  }
+  return warnings;
+}
+function benchmarkWarnings(results, benchmarks, family, gatedCount) {
+  const warnings = [];
+  const { alpha } = results.config;
+  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
+  if (stoppedEarly !== null) {
+    warnings.push({
+      code: "benchmark-budget",
+      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`
+    });
+  }
+  for (const failure2 of benchmarks.failures) {
+    warnings.push({
+      code: "benchmark-failed",
+      benchmark: failure2.file,
+      message: `failed on ${failure2.side} in ${failure2.failedRounds.length} of ${failure2.runs} runs: ${failure2.message.split("\n")[0]}`
+    });
+  }
+  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
+  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
+    warnings.push({
+      code: "few-rounds",
+      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`
+    });
+  }
+  for (const c of benchmarks.comparisons.filter((c2) => c2.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, alpha);
+    if (needed !== null) {
+      warnings.push({
+        code: "underpowered",
+        benchmark: c.label,
+        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`
+      });
+      break;
+    }
+  }
+  for (const c of benchmarks.comparisons.filter((c2) => c2.gated && c2.verdict === "inconclusive")) {
+    warnings.push({
+      code: "inconclusive",
+      benchmark: c.label,
+      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`
+    });
+  }
+  return warnings;
 }
 
 // src/report/format.ts
@@ -61326,7 +61522,9 @@ function describeHint(hint) {
     case "blocked-loop":
       return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop \u2014 ${hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see which function"}`;
     case "possible-leak": {
-      const blocks = hint.headBlocksMbPer10k.length > 1 ? `; in each block ${hint.headBlocksMbPer10k.map(formatGrowth).join(", ")}` : "";
+      const starts = hint.headBlocksMbPer10k;
+      const up = starts.filter((g) => g > 0).length;
+      const blocks = starts.length > 1 ? `; rising in ${up} of ${starts.length} starts` : "";
       return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}${blocks}): possible leak \u2014 something keeps a reference per request (a map or cache without a bound, listeners never removed)`;
     }
     case "leak-gone":
@@ -61639,6 +61837,11 @@ function noiseBand(results, scenario, metric) {
   if (changes.length < 2) return null;
   return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
 }
+function startBand(c) {
+  const changes = (c.starts ?? []).map((s) => s.change);
+  if (changes.length < 2) return null;
+  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
+}
 function tallySide(scenario, side, pairs) {
   const tally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };
   for (const pair of pairs) {
@@ -61750,9 +61953,12 @@ function renderMethod(results) {
   const { load } = results.config;
   const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1e3);
-  const blocks = load.blocks === 1 ? "in 1 block (one start of each service)" : `over ${load.blocks} blocks (both services restarted between blocks)`;
+  const instances = load.instances ?? 1;
+  const starts = load.blocks * instances;
+  const where = results.environment.placement ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}` : "";
+  const how = (load.mode ?? "alternate") === "simultaneous" ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both` : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed})${where}`;
   const http = results.scenarios.length === 0 ? [] : [
-    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`
+    `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? "once" : `${starts} times (${load.blocks} ${load.blocks === 1 ? "block" : "blocks"} of ${instances} fresh ${instances === 1 ? "start" : "starts"} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`
   ];
   const benchmarks = results.benchmarks ? [
     `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
@@ -61764,9 +61970,9 @@ function renderMethod(results) {
     ...http,
     ...health,
     ...benchmarks,
-    "Each change is the Hodges\u2013Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;",
+    "Each change is the Hodges\u2013Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided Wilcoxon signed-rank test;",
     `p-values of gated metrics are Holm-adjusted at \u03B1 = ${results.config.alpha}.`,
-    "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within \xB1limit, and is inconclusive otherwise.",
+    "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within \xB1limit (two one-sided tests at 5%), and is inconclusive otherwise.",
     ...stopping === null ? [] : [stopping]
   ].join(" ");
 }
@@ -61777,20 +61983,26 @@ function detectableCell(c) {
 function renderNoiseRow(results, row) {
   const c = row.comparison;
   const band = noiseBand(results, c.scenario, c.metric);
+  const starts = startBand(c);
   return tableRow([
     scenarioCell(row),
     metricCell(c),
     band === null ? "n/a" : formatInterval(band.q1, band.q3),
+    starts === null ? "n/a" : formatInterval(starts.q1, starts.q3),
     detectableCell(c),
     formatPercent2(c.limit),
-    formatCount(c.n)
+    c.pairs === void 0 ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`
   ]);
+}
+function renderStarts(rows) {
+  const lines = rows.map((row) => row.comparison).filter((c) => c.gated && c.starts && c.starts.length > 1).map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts.map((s) => formatChange(s.change)).join(", ")}`);
+  return lines.length === 0 ? null : ["**Each start pair**, its own change (the median of its pairs), in the order they ran:", ...lines].join("\n");
 }
 function renderNoise(results, rows) {
   if (rows.length === 0) return null;
-  const intro = "**Noise.** The middle half of the per-pair changes shows how much one pair moves on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. \u26A0\uFE0F marks a limit finer than the run could resolve.";
-  const head = tableHead(["scenario", "metric", "per-pair change, middle half (%)", "smallest detectable", "limit", "pairs used"], "llrrrr");
-  return [intro, "", head, ...rows.map((row) => renderNoiseRow(results, row))].join("\n");
+  const intro = "**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. \u26A0\uFE0F marks a limit finer than the run could resolve.";
+  const head = tableHead(["scenario", "metric", "per-pair change, middle half (%)", "per-start change, middle half (%)", "smallest detectable", "limit", "start pairs (pairs)"], "llrrrrr");
+  return [[intro, "", head, ...rows.map((row) => renderNoiseRow(results, row))].join("\n"), renderStarts(rows)].filter(Boolean).join("\n\n");
 }
 function renderEnvironment(env) {
   const flags = env.nodeFlags.length === 0 ? "none" : escapeMarkdown(env.nodeFlags.join(" "));
@@ -62285,6 +62497,7 @@ function configLoader(configFile, overrides, overridesSource) {
 function secretsFrom(env) {
   return ["GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"].map((k) => env[k]).filter((v) => Boolean(v));
 }
+var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
 
 // src/shell/overrides.ts
 function numeric(value) {
@@ -62564,7 +62777,8 @@ async function compare(values, io, color) {
         loadConfig: configLoader(values.config ?? null, overrides, "command-line flags"),
         tracker,
         toolVersion: VERSION,
-        signal: abort.signal
+        signal: abort.signal,
+        look: interimLook
       },
       { logger, progress, env: io.env, secrets: secretsFrom(io.env) }
     );

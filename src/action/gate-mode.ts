@@ -12,7 +12,7 @@ import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
 import type { GitHubRecord } from '../results/types.js';
-import { configLoader, secretsFrom } from '../shell/gate.js';
+import { configLoader, interimLook, secretsFrom } from '../shell/gate.js';
 import { buildOverrides } from '../shell/overrides.js';
 import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
@@ -63,6 +63,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       loadConfig: configLoader(inputs.configFile, buildOverrides(inputs.flat), 'action inputs'),
       tracker: new ProcessTracker(pidFile),
       toolVersion: VERSION,
+      look: interimLook,
       ...(github && { github }),
     },
     {

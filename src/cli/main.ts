@@ -12,7 +12,7 @@ import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
-import { configLoader, secretsFrom } from '../shell/gate.js';
+import { configLoader, interimLook, secretsFrom } from '../shell/gate.js';
 import { buildOverrides } from '../shell/overrides.js';
 import { VERSION } from '../version.js';
 import { terminalProgress } from './progress.js';
@@ -193,6 +193,7 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
         tracker,
         toolVersion: VERSION,
         signal: abort.signal,
+        look: interimLook,
       },
       { logger, progress, env: io.env, secrets: secretsFrom(io.env) },
     );

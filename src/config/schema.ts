@@ -365,18 +365,37 @@ const loadSchema = z
       .prefault('1s')
       .describe('Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head.'),
     pairs: intInRange(6, undefined, 'the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05')
-      .default(60)
+      .default(48)
       .describe(
-        'Base/head slice pairs per scenario, over all blocks: an integer of at least 6. More pairs detect smaller changes and take longer.',
+        'Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks × load.instances); more pairs per start steady each start\'s own estimate, more starts narrow the interval.',
       ),
     blocks: intInRange(1)
       .default(2)
       .describe(
-        'Times both services are (re)started, 1 to pairs; pairs are split evenly across blocks so one lucky start-up cannot decide the verdict.',
+        'Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The interim look of early-stop comes between blocks.',
+      ),
+    instances: intInRange(1, 16)
+      .default(6)
+      .describe(
+        'Fresh starts of each side per block, all up at once: 1 to 16. Slices rotate over them, each base start paired with one head start; a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost.',
       ),
     warmup: duration({ minMs: 0, maxMs: 600_000 })
-      .prefault('5s')
-      .describe('Load before measuring, per service, block and scenario (JIT, caches): a duration, 0 to 10m.'),
+      .prefault('4s')
+      .describe(
+        'Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Every start of a block is warmed at once, for warmup × instances.',
+      ),
+    mode: z
+      .enum(['simultaneous', 'alternate'], { error: 'is not allowed; use simultaneous or alternate' })
+      .default('simultaneous')
+      .describe(
+        'How a pair is measured: simultaneous loads base and head at the same time on the same CPUs, so a machine that slows down slows both (the ratio is what counts); alternate loads one, then the other, in random order. simultaneous is far steadier on shared runners (docs/calibration.md); alternate measures each side alone.',
+      ),
+    pin: z
+      .enum(['auto', 'on', 'off'], { error: 'is not allowed; use auto, on or off' })
+      .default('auto')
+      .describe(
+        'CPU pinning: the load generator (perfgate) on the first CPU and every service on the others, shared by both sides. auto and on pin when the machine has 2 or more CPUs (on warns when it cannot); off leaves placement to the scheduler. Needs taskset (util-linux) and Linux.',
+      ),
     connections: intInRange(1, 1000)
       .default(10)
       .describe('Concurrent connections, for scenarios that do not set their own: 1 to 1000.'),
@@ -391,6 +410,7 @@ const loadSchema = z
       ),
   })
   .superRefine((load, ctx) => {
+    // A block with fewer pairs than load.instances starts only as many as it has pairs (plan.ts).
     if (load.blocks > load.pairs) {
       ctx.addIssue({
         code: 'custom',
@@ -858,7 +878,10 @@ export const configDocumentSchema = z
         sliceMs: doc.load.slice,
         pairs: doc.load.pairs,
         blocks: doc.load.blocks,
+        instances: doc.load.instances,
         warmupMs: doc.load.warmup,
+        mode: doc.load.mode,
+        pin: doc.load.pin,
         earlyStop: doc.load['early-stop'],
       },
       benchmarks: doc.benchmarks,

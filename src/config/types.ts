@@ -66,8 +66,14 @@ export interface LoadConfig {
   pairs: number;
   /** Times both services are (re)started; pairs are split evenly across blocks. */
   blocks: number;
-  /** Warm-up load per service per block per scenario, ms. */
+  /** Fresh starts of each side per block, all up at once; slices rotate over the start pairs. */
+  instances: number;
+  /** Warm-up load per block per scenario, sent to every start of both sides at once, ms. */
   warmupMs: number;
+  /** simultaneous: both sides of a pair under load at the same time; alternate: one after the other, in random order. */
+  mode: 'simultaneous' | 'alternate';
+  /** CPU pinning of the load generator apart from the services (auto and on: with 2 or more CPUs). */
+  pin: 'auto' | 'on' | 'off';
   /** Take the pre-registered interim look (after the block that reaches half the pairs) and stop when the verdict is already clear. */
   earlyStop: boolean;
 }

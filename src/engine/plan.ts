@@ -1,18 +1,26 @@
 import type { PerfgateConfig } from '../config/types.js';
-import type { Side } from '../results/types.js';
-import { blockSizes } from '../gate/sequential.js';
+import type { SequentialRecord, Side } from '../results/types.js';
+import { twoLookBounds } from '../stats/sequential.js';
 import { createRandom, shuffle } from '../stats/random.js';
 
 export interface PlannedPair {
   /** 0-based over all blocks of the scenario. */
   index: number;
+  /** The start pair (base start and head start) that serves this pair, 0-based over the run: block × instances + slot. */
+  start: number;
+  /** Which of the block's start pairs, 0-based. */
+  slot: number;
   order: [Side, Side];
 }
 
 export interface PlannedBlock {
   index: number;
-  /** Which service boots first (both are warm before any slice). */
+  /** Fresh starts of each side in this block (all up at once). */
+  instances: number;
+  /** Which side's starts are launched first (all are warm before any slice). */
   bootOrder: [Side, Side];
+  /** Environment padding of each start, bytes, per side and slot (see Service's envPad). */
+  envPads: Record<Side, number[]>;
   scenarios: { name: string; pairs: PlannedPair[] }[];
 }
 
@@ -21,33 +29,60 @@ export interface Plan {
   blocks: PlannedBlock[];
   /** Pairs per scenario over all blocks. */
   pairsPerScenario: number;
+  /** Start pairs over the run: blocks × instances. */
+  starts: number;
+}
+
+/** Environment padding is drawn from 0 to this many bytes: a page, so the initial stack's offset within it is random. */
+const ENV_PAD_RANGE = 4096;
+
+/** Pairs per block (or per start of a block): split evenly, the first take the remainder. */
+export function blockSizes(pairs: number, blocks: number): number[] {
+  return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
 }
 
 /**
- * The whole schedule, fixed up front from the seed: pairs split evenly across blocks (the
- * first blocks take the remainder; the sequential design's looks rely on the same split), and each pair's order drawn at random, so the order is
- * reproducible from the logged seed and cannot drift with what was measured.
+ * The whole schedule, fixed up front from the seed. Pairs are split evenly across blocks (the
+ * first blocks take the remainder; the sequential design's looks rely on the same split), and
+ * within a block across its start pairs. A block's pairs come in rounds that visit every start
+ * pair once, in a shuffled order, so each start pair's slices are spread over the whole block
+ * rather than bunched at one time of it; each pair's order (base first or head first) is drawn
+ * at random. Reproducible from the logged seed; cannot drift with what was measured.
  */
 export function buildPlan(config: PerfgateConfig, seed: number): Plan {
   const random = createRandom(seed);
   const order = (): [Side, Side] => (random() < 0.5 ? ['base', 'head'] : ['head', 'base']);
-  const { pairs, blocks } = config.load;
+  const { pairs, blocks, instances } = config.load;
   const counters = new Map<string, number>();
   const planned: PlannedBlock[] = [];
   const sizes = blockSizes(pairs, blocks);
   for (let b = 0; b < blocks; b++) {
     const inBlock = sizes[b]!;
+    const slots = Math.min(instances, inBlock);
     planned.push({
       index: b,
+      instances: slots,
       bootOrder: order(),
+      envPads: {
+        base: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE)),
+        head: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE)),
+      },
       scenarios: config.scenarios.map((s) => {
-        const start = counters.get(s.name) ?? 0;
-        counters.set(s.name, start + inBlock);
-        return { name: s.name, pairs: Array.from({ length: inBlock }, (_, i) => ({ index: start + i, order: order() })) };
+        const first = counters.get(s.name) ?? 0;
+        counters.set(s.name, first + inBlock);
+        const left = blockSizes(inBlock, slots);
+        const list: PlannedPair[] = [];
+        while (list.length < inBlock) {
+          for (const slot of shuffle(left.flatMap((n, i) => (n > 0 ? [i] : [])), random)) {
+            left[slot]! -= 1;
+            list.push({ index: first + list.length, start: b * instances + slot, slot, order: order() });
+          }
+        }
+        return { name: s.name, pairs: list };
       }),
     });
   }
-  return { seed, blocks: planned, pairsPerScenario: pairs };
+  return { seed, blocks: planned, pairsPerScenario: pairs, starts: planned.reduce((n, b) => n + b.instances, 0) };
 }
 
 /** One benchmark file in a round: its processes run back to back, in `order`. */
@@ -82,4 +117,43 @@ export function buildBenchPlan(files: Record<Side, readonly string[]>, rounds: n
       .filter((entry) => entry.order.length === 2 || index === 0)
       .map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order })),
   }));
+}
+
+export const SEQUENTIAL_DESIGN = "two-look O'Brien–Fleming (Lan–DeMets), one-sided";
+
+/**
+ * The adaptive-stopping design for this configuration, before any load (docs/method.md,
+ * "Adaptive stopping"): null when early stopping is off, or there is no HTTP scenario, or one
+ * block (no block boundary to look at). The interim look comes after the block that reaches
+ * half the starts: the verdicts count starts, not slices, so the information a look has is
+ * its share of the starts (Jennison & Turnbull 2000, §7.1: information fraction).
+ */
+export function planSequential(config: PerfgateConfig): SequentialRecord | null {
+  const { pairs, blocks, earlyStop } = config.load;
+  if (!earlyStop || blocks < 2 || config.scenarios.length === 0) return null;
+  const sizes = blockSizes(pairs, blocks);
+  // Starts per block are equal (load.instances) unless a block has fewer pairs than instances.
+  const starts = sizes.map((n) => Math.min(n, config.load.instances));
+  const total = starts.reduce((a, b) => a + b, 0);
+  let measured = 0;
+  let measuredPairs = 0;
+  let afterBlock = 0;
+  for (; afterBlock < blocks - 1; afterBlock++) {
+    measured += starts[afterBlock]!;
+    measuredPairs += sizes[afterBlock]!;
+    if (2 * measured >= total) break;
+  }
+  const t = measured / total;
+  // The tests are one-sided at alpha (see gate/compare.ts): the symmetric two-sided design at
+  // 2·alpha has exactly those one-sided bounds, at half its two-sided levels.
+  const bounds = twoLookBounds(t, 2 * config.alpha);
+  return {
+    design: SEQUENTIAL_DESIGN,
+    alpha: config.alpha,
+    looks: [
+      { afterBlock, pairs: measuredPairs, t, nominalAlpha: bounds.nominal[0] / 2 },
+      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 },
+    ],
+    taken: [],
+  };
 }

@@ -2,8 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig } from '../config/types.js';
-import { writeResults } from '../results/io.js';
-import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type Side, type Slice } from '../results/types.js';
+import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type Side, type Slice, type TakenLook } from '../results/types.js';
 import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
 import { CancelledError, PerfgateError } from './errors.js';
@@ -12,11 +11,11 @@ import { sliceHealth } from './health.js';
 import { runLoad } from './load.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
-import { compareResults } from '../gate/compare.js';
-import { decideLook, planSequential } from '../gate/sequential.js';
-import { buildPlan, type PlannedBlock } from './plan.js';
+import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
+import { buildPlan, type Plan, type PlannedBlock, planSequential } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
+import { RunSession } from './session.js';
 import { runProfiles } from './profile.js';
 import { Service } from './service.js';
 import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
@@ -42,6 +41,12 @@ export interface CompareRequest {
   github?: GitHubRecord;
   /** Where tools perfgate runs on demand are installed when it has no copy (0x); default <outDir>/tools. */
   toolsDir?: string;
+  /**
+   * The stopping rule for the pre-registered looks (adaptive stopping): given the results so far
+   * and the look's index, decide whether to stop. Passed in by the shells (gate/sequential.ts's
+   * rule), so the engine measures and the gate decides; without it the run never stops early.
+   */
+  look?: (results: Results, look: number) => TakenLook;
 }
 
 export interface CompareOutcome {
@@ -50,10 +55,11 @@ export interface CompareOutcome {
 }
 
 /**
- * The engine: trees → install/build → for each block, both services up and warm → paired
- * slices in the planned order → then the micro-benchmarks, round by round → results.json after
- * every pair. Processes and worktrees are removed in `finally`; an error marks the results
- * "failed" and keeps every finished pair.
+ * The engine: trees → install/build → for each block, fresh starts of both sides up and warm →
+ * paired slices in the planned order, rotating over the start pairs → then the
+ * micro-benchmarks, round by round → then the profiles; results.json after every pair.
+ * Processes and worktrees are removed in `finally`; an error marks the results "failed" and
+ * keeps every finished pair.
  */
 export async function runCompare(request: CompareRequest, ports: EnginePorts): Promise<CompareOutcome> {
   mkdirSync(request.outDir, { recursive: true });
@@ -61,7 +67,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
   mkdirSync(logDir, { recursive: true });
   const resultsPath = join(request.outDir, 'results.json');
   const env = scrubEnv(ports.env, ports.secrets);
-  let results: Results | null = null;
+  let session: RunSession | null = null;
+  let restorePin = () => {};
 
   ports.progress({ phase: 'workspace' });
   const trees = await prepareTrees(
@@ -79,7 +86,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     const seed = config.seed ?? randomSeed();
     const plan = buildPlan(config, seed);
     ports.logger.info(`seed ${seed} (pass --seed ${seed} or seed: ${seed} to repeat this order)`);
-    results = {
+    const results: Results = {
       schema: 'perfgate/results',
       version: RESULTS_VERSION,
       tool: { name: 'perfgate', version: request.toolVersion },
@@ -98,7 +105,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       warnings: [],
       ...(request.github && { github: request.github }),
     };
-    const sequential = planSequential(config);
+    session = new RunSession(results, resultsPath, env, logDir, request.tracker, ports, request.signal);
+    const sequential = request.look ? planSequential(config) : null;
     if (sequential) results.sequential = sequential;
     if (config.service.env.NODE_ENV && config.service.env.NODE_ENV !== 'production') {
       results.warnings.push({
@@ -106,7 +114,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
         message: `service.env.NODE_ENV is "${config.service.env.NODE_ENV}": frameworks run slower, extra checks on, in development mode; numbers may not reflect production.`,
       });
     }
-    writeResults(resultsPath, results);
+    session.update();
 
     for (const tree of [trees.base, trees.head]) {
       await setupTree(tree, { service: config.service, env, logDir, tracker: request.tracker }, ports);
@@ -115,19 +123,9 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
     const discovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
     if (config.scenarios.length > 0) {
-      for (const block of plan.blocks) {
-        await runBlock(block, plan.blocks.length, config, sides, results, resultsPath, env, logDir, request, ports);
-        // A planned look after this block: the verdicts at the look's level decide whether to go on.
-        const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
-        if (sequential && index >= 0) {
-          const analysis = compareResults(results, { httpLevel: sequential.looks[index]!.nominalAlpha });
-          const taken = decideLook(results, index, analysis);
-          sequential.taken.push(taken);
-          writeResults(resultsPath, results);
-          ports.logger.info(`look ${index + 1} of ${sequential.looks.length} after ${taken.pairs} pairs: ${taken.decision}, ${taken.reason}`);
-          if (taken.decision === 'stop-regression' || taken.decision === 'stop-clear') break;
-        }
-      }
+      const placement = placeProcesses(session, config);
+      if (placement) restorePin = () => pinProcess(placement.previous);
+      await runHttpPhase(session, { config, plan, trees: sides, placement, look: request.look ?? null });
     }
     if (discovered) {
       await runBenchmarks(
@@ -162,85 +160,139 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       },
       ports,
     );
-    results.status = 'complete';
-    results.finishedAt = new Date().toISOString();
-    writeResults(resultsPath, results);
+    session.update((r) => {
+      r.status = 'complete';
+      r.finishedAt = new Date().toISOString();
+    });
     ports.progress({ phase: 'done' });
     return { results, resultsPath };
   } catch (e) {
     // A cancelled run stops its processes at once, so whatever failed next is a consequence.
-    const error = request.signal?.aborted
-      ? new CancelledError('Cancelled: stopped the services and removed the worktrees.')
-      : e instanceof PerfgateError
-        ? e
-        : new PerfgateError((e as Error).message ?? String(e));
-    if (!(e instanceof PerfgateError) && (e as Error).stack) ports.logger.debug((e as Error).stack!);
-    if (results) {
-      results.status = 'failed';
-      results.error = error.message;
-      results.finishedAt = new Date().toISOString();
-      writeResults(resultsPath, results);
-      error.resultsPath = resultsPath;
+    // An error that is not a user's (a TypeError: perfgate's own bug) keeps its stack.
+    const error = request.signal?.aborted ? new CancelledError('Cancelled: stopped the services and removed the worktrees.') : e;
+    if (session) {
+      const message = error instanceof Error ? error.message : String(error);
+      session.update((r) => {
+        r.status = 'failed';
+        r.error = message;
+        r.finishedAt = new Date().toISOString();
+      });
+      if (error instanceof PerfgateError) error.resultsPath = resultsPath;
+      else if (error instanceof Error) Object.assign(error, { resultsPath });
     }
     throw error;
   } finally {
+    restorePin();
     await request.tracker.killAll();
     await trees.dispose();
   }
 }
 
-async function runBlock(
-  block: PlannedBlock,
-  blocks: number,
-  config: PerfgateConfig,
-  trees: Record<Side, Tree>,
-  results: Results,
-  resultsPath: string,
-  env: Record<string, string>,
-  logDir: string,
-  request: CompareRequest,
-  ports: EnginePorts,
-): Promise<void> {
-  const services: Partial<Record<Side, Service>> = {};
-  const checkCancelled = () => {
-    if (request.signal?.aborted) throw new CancelledError('Cancelled: stopped the services and removed the worktrees.');
-  };
+/** Pins the load generator (this process) per load.pin, and records where everything ran. */
+function placeProcesses(session: RunSession, config: PerfgateConfig): Placement | null {
+  const cpus = allowedCpus();
+  const chosen = choosePlacement(config.load.pin, cpus);
+  if (config.load.pin === 'on' && !chosen) {
+    session.results.warnings.push({
+      code: 'not-pinned',
+      message: `load.pin is on, but ${cpus === null ? 'taskset (util-linux) is not available' : `only ${cpus.length} CPU is allowed`}: the load generator and the services shared the CPUs.`,
+    });
+  }
+  if (!chosen || !cpus) return null;
+  if (!pinProcess(chosen.generator)) return null;
+  session.ports.logger.info(`load generator pinned to CPU ${chosen.generator}, services to CPUs ${chosen.services}`);
+  session.update((r) => {
+    r.environment.placement = { generator: chosen.generator, services: chosen.services };
+  });
+  return { ...chosen, previous: cpus.join(',') };
+}
+
+interface HttpPhase {
+  config: PerfgateConfig;
+  plan: Plan;
+  trees: Record<Side, Tree>;
+  placement: Placement | null;
+  look: ((results: Results, look: number) => TakenLook) | null;
+}
+
+/** The timed HTTP phase: every block, with the pre-registered looks between blocks. */
+async function runHttpPhase(session: RunSession, phase: HttpPhase): Promise<void> {
+  const sequential = session.results.sequential;
+  for (const block of phase.plan.blocks) {
+    await runBlock(session, phase, block);
+    // A planned look after this block: the stopping rule decides whether to go on.
+    const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
+    if (!sequential || !phase.look || index < 0) continue;
+    const taken = phase.look(session.results, index);
+    session.update(() => sequential.taken.push(taken));
+    session.ports.logger.info(`look ${index + 1} of ${sequential.looks.length} after ${taken.pairs} pairs: ${taken.decision}, ${taken.reason}`);
+    if (taken.decision === 'stop-regression' || taken.decision === 'stop-clear') break;
+  }
+}
+
+/**
+ * One block: `instances` fresh starts of each side, all up at once (each on its own forced
+ * port), warmed together, then the block's pairs, each served by one base start and one head
+ * start (a start pair). Every start is stopped at the end of the block.
+ */
+async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlock): Promise<void> {
+  const { config, trees, placement } = phase;
+  const { ports } = session;
+  const blocks = phase.plan.blocks.length;
+  const starts: Record<Side, Service[]> = { base: [], head: [] };
   try {
-    // Both services up at once, each on its own forced port, booted in the planned order.
     for (const side of block.bootOrder) {
-      checkCancelled();
-      ports.progress({ phase: 'start', side, block: block.index + 1, blocks });
-      services[side] = await Service.start({
-        side,
-        config: config.service,
-        dir: serviceDir(trees[side], config.service),
-        env,
-        logFile: join(logDir, `${side}.log`),
-        statusFile: join(logDir, `${side}-block${block.index + 1}.status`),
-        tracker: request.tracker,
-      });
+      for (let slot = 0; slot < block.instances; slot++) {
+        session.checkCancelled();
+        ports.progress({ phase: 'start', side, block: block.index + 1, blocks });
+        starts[side].push(
+          await Service.start({
+            side,
+            config: config.service,
+            dir: serviceDir(trees[side], config.service),
+            env: session.env,
+            logFile: join(session.logDir, `${side}.log`),
+            statusFile: join(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            tracker: session.tracker,
+            envPad: block.envPads[side][slot]!,
+            ...(placement && { cpus: placement.services }),
+          }),
+        );
+      }
     }
-    await Promise.all(block.bootOrder.map((side) => services[side]!.waitReady()));
+    await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
 
     for (const plannedScenario of block.scenarios) {
       const scenario = config.scenarios.find((s) => s.name === plannedScenario.name)!;
-      const stored = results.scenarios.find((s) => s.name === scenario.name)!;
+      const stored = session.results.scenarios.find((s) => s.name === scenario.name)!;
       if (config.load.warmupMs > 0) {
-        for (const side of block.bootOrder) {
-          checkCancelled();
-          ports.progress({ phase: 'warmup', side, scenario: scenario.name, block: block.index + 1, blocks });
-          await measureSlice(services[side]!, scenario, config.load.warmupMs);
-        }
+        // Every start of both sides at once, for load.warmup per start pair: each start gets
+        // about the share of the machine it has in a simultaneous pair, for load.warmup.
+        session.checkCancelled();
+        ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
+        const warmupMs = config.load.warmupMs * block.instances;
+        await Promise.all([...starts.base, ...starts.head].map((service) => measureSlice(service, scenario, warmupMs)));
       }
       for (const planned of plannedScenario.pairs) {
-        checkCancelled();
+        session.checkCancelled();
         const slices: Partial<Record<Side, Slice>> = {};
-        for (const side of planned.order) {
-          slices[side] = await measureSlice(services[side]!, scenario, config.load.sliceMs);
+        const measure = (side: Side) => measureSlice(starts[side][planned.slot]!, scenario, config.load.sliceMs);
+        if (config.load.mode === 'simultaneous') {
+          // Both at once, on the same CPUs: whatever slows the machine slows both.
+          const [base, head] = await Promise.all([measure('base'), measure('head')]);
+          Object.assign(slices, { base, head });
+        } else {
+          for (const side of planned.order) slices[side] = await measure(side);
         }
-        const pair: Pair = { block: block.index, index: planned.index, order: planned.order, base: slices.base!, head: slices.head! };
-        stored.pairs.push(pair);
-        writeResults(resultsPath, results);
+        const pair: Pair = {
+          block: block.index,
+          start: planned.start,
+          index: planned.index,
+          order: planned.order,
+          base: slices.base!,
+          head: slices.head!,
+        };
+        session.update(() => stored.pairs.push(pair));
         ports.progress({
           phase: 'measure',
           scenario: scenario.name,
@@ -253,7 +305,7 @@ async function runBlock(
     }
   } finally {
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
-    await Promise.all(Object.values(services).map((s) => s.stop()));
+    await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
 }
 

@@ -8,7 +8,7 @@ import type { ServiceConfig } from '../config/types.js';
 import type { Side } from '../results/types.js';
 import { ServiceError } from './errors.js';
 import { HealthChannel } from './health.js';
-import { type ProcessTracker, sleep, startShell, stopGroup, tailFile } from './process.js';
+import { type ProcessTracker, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
 import { groupCpuSeconds } from './proc-cpu.js';
 
 /**
@@ -47,6 +47,14 @@ export interface StartOptions {
   tracker: ProcessTracker;
   /** Added for this start only (the profiling phase: the profiler's variables and Node options). */
   profiling?: { env: Record<string, string>; nodeOptions: string };
+  /** CPUs the service's processes may run on (a taskset list), or unset for the scheduler's choice. */
+  cpus?: string;
+  /**
+   * Bytes of padding in the environment of this start (PERFGATE_ENV_PAD): drawn per start, so the
+   * size of the environment (which shifts the initial stack, Mytkowicz et al., ASPLOS 2009)
+   * varies at random across starts instead of favouring one side.
+   */
+  envPad?: number;
 }
 
 /** A running service: one process group, one forced port. */
@@ -88,6 +96,7 @@ export class Service {
       PERFGATE_PORT: String(port),
       PERFGATE_STATUS_FILE: options.statusFile,
       ...(health && { PERFGATE_HEALTH_SOCKET: health.socketPath }),
+      ...(options.envPad !== undefined && { PERFGATE_ENV_PAD: 'x'.repeat(options.envPad) }),
     };
     const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : '';
     env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
@@ -95,12 +104,14 @@ export class Service {
       Object.assign(env, options.profiling.env);
       if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
     }
-    writeFileSync(options.logFile, `$ ${command}   (${options.side}, port ${port}, in ${options.dir})\n`, {
+    writeFileSync(options.logFile, `$ ${command}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ''})\n`, {
       flag: 'a',
     });
     let child: ChildProcess;
     try {
-      child = startShell(command, { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker });
+      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
+      // taskset execs the shell: the group, its pid and everything it starts keep the CPU list.
+      child = options.cpus ? startProcess('taskset', ['-c', options.cpus, '/bin/sh', '-c', command], shell) : startShell(command, shell);
     } catch (e) {
       health?.close();
       throw e;

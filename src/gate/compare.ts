@@ -14,6 +14,7 @@ import type {
   Verdict,
 } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
+import { startOf, summarizeStarts } from './starts.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
@@ -26,7 +27,16 @@ import { formatP, percentText } from './text.js';
 
 /** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
 export const MIN_RELIABLE_PAIRS = 10;
+/** Below this many start pairs likewise: the signed-rank test over starts has almost no power. */
+export const MIN_RELIABLE_STARTS = 8;
 const CONFIDENCE = 0.95;
+/**
+ * "Unchanged" is an equivalence claim, tested as two one-sided tests at 5% each (Schuirmann,
+ * J. Pharmacokinet. Biopharm. 1987): the change is within ±limit when the 90% interval lies
+ * inside it. A 95% interval would hold equivalence to 2.5% per side, a stricter level than the
+ * claim needs, and leave most no-op PRs inconclusive (docs/method.md).
+ */
+const EQUIVALENCE_CONFIDENCE = 0.9;
 
 export interface CompareOptions {
   /** Level for the HTTP verdicts; default: the level of the look the run stopped at (see sequential.ts), else alpha. */
@@ -37,19 +47,28 @@ type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'>;
 
 /**
  * One series of paired values (base and head, same index = same pair) → estimate, interval and
- * test on the log-ratios ln(head/base); null when no pair has a finite ratio.
+ * test on the log-ratios ln(head/base); null when no pair has a finite ratio. With `starts`
+ * (the start pair of each pair, HTTP and health metrics), the unit is the start pair: each
+ * start's pairs are summarised by the median of their log-ratios, and the estimate, interval
+ * and test are over those summaries, so a start's own offset counts once, not once per slice
+ * (gate/starts.ts). Without (micro-benchmarks: each round is one fresh process per side
+ * already), the unit is the pair.
  */
 function comparePaired(
   base: number[],
   head: number[],
+  starts: readonly number[] | null,
   rule: MetricRule,
   alpha: number,
   higherIsBetter: boolean,
 ): Draft<PairedComparison> | null {
-  const ratios = base.map((b, i) => Math.log(head[i]! / b)).filter(Number.isFinite);
+  const pairRatios = base.map((b, i) => Math.log(head[i]! / b));
+  const finitePairs = pairRatios.filter(Number.isFinite).length;
+  const perStart = starts ? summarizeStarts(pairRatios, starts) : null;
+  const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
   const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
-  // With very few pairs no interval reaches 95%: then the bounds are unknown, so the
+  // With very few units no interval reaches 95%: then the bounds are unknown, so the
   // verdict can never be "unchanged" on too little evidence.
   const reached = interval.confidence >= CONFIDENCE - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
@@ -58,15 +77,21 @@ function comparePaired(
   // an improvement in the better one), so alpha bounds the false-fail rate itself.
   const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? 'less' : 'greater' });
   const halfWidth = (upper - lower) / 2;
+  const equivalence = hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE);
+  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
   return {
     gated: rule.gated,
     limit: rule.limit,
     n: ratios.length,
+    pairs: finitePairs,
+    ...(perStart && { starts: perStart.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n })) }),
     baseMedian: median(base.filter(Number.isFinite)),
     headMedian: median(head.filter(Number.isFinite)),
     change: Math.expm1(interval.estimate),
     ciLow: Math.expm1(lower),
     ciHigh: Math.expm1(upper),
+    eqLow: equivalent ? Math.expm1(equivalence.lower) : Number.NEGATIVE_INFINITY,
+    eqHigh: equivalent ? Math.expm1(equivalence.upper) : Number.POSITIVE_INFINITY,
     p: test.p,
     detectable: Number.isFinite(halfWidth)
       ? // one-sided level alpha = two-sided 2·alpha in the formula's terms
@@ -109,21 +134,22 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     for (const definition of METRIC_DEFINITIONS) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
-      const draft = comparePaired(base, head, config.gate[definition.id], level, definition.higherIsBetter);
+      const starts = scenario.pairs.map(startOf);
+      const draft = comparePaired(base, head, starts, config.gate[definition.id], level, definition.higherIsBetter);
       if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
     }
   }
   const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
   const benchRule = config.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
   const benchDrafts: Draft<BenchmarkComparison>[] = (inventory?.series ?? []).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, benchRule, config.alpha, true);
+    const draft = comparePaired(series.base, series.head, null, benchRule, config.alpha, true);
     return draft ? [{ ...series.identity, ...draft }] : [];
   });
 
   // Service health (gate/health.ts): measured on the same slices as the HTTP metrics, so held
   // to the same level; the gated health metrics join the same Holm family.
   const healthDrafts: Draft<RelativeHealthComparison>[] = healthSeries(results).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, series.rule, level, false);
+    const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
 
@@ -182,19 +208,23 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
 }
 
 /**
- * measurement.md §7: regression = significant and worse than the limit; improvement =
- * significant and better than the limit; unchanged = the whole interval inside ±limit;
+ * docs/method.md, "Verdicts": regression = significant and worse than the limit; improvement =
+ * significant and better than the limit; unchanged = the whole 90% interval inside ±limit
+ * (equivalence, two one-sided tests at 5%);
  * anything else is inconclusive (the run cannot tell).
  */
 export function decideVerdict(
-  c: Pick<PairedComparison, 'change' | 'ciLow' | 'ciHigh' | 'pAdjusted' | 'limit' | 'higherIsBetter'>,
+  c: Pick<PairedComparison, 'change' | 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'pAdjusted' | 'limit' | 'higherIsBetter'>,
   alpha: number,
 ): Verdict {
   const worse = c.higherIsBetter ? -c.change : c.change;
   const significant = c.pAdjusted < alpha;
   if (significant && worse > c.limit) return 'regression';
   if (significant && -worse > c.limit) return 'improvement';
-  if (c.ciLow > -c.limit && c.ciHigh < c.limit) return 'unchanged';
+  // Results from before the equivalence interval held only the 95% one.
+  const low = c.eqLow ?? c.ciLow;
+  const high = c.eqHigh ?? c.ciHigh;
+  if (low > -c.limit && high < c.limit) return 'unchanged';
   return 'inconclusive';
 }
 
@@ -207,6 +237,15 @@ export function decideVerdict(
 export function pairsNeeded(n: number, gatedCount: number, alpha: number): number | null {
   if (gatedCount * 2 ** -n < alpha) return null;
   return Math.floor(Math.log2(gatedCount / alpha)) + 1;
+}
+
+/**
+ * How far the starts' own log-changes spread: the median absolute deviation scaled by 1.4826,
+ * a robust estimate of their standard deviation (Rousseeuw & Croux, JASA 1993).
+ */
+export function startSpread(logChanges: readonly number[]): number {
+  const center = median(logChanges);
+  return 1.4826 * median(logChanges.map((x) => Math.abs(x - center)));
 }
 
 /** "2 gated metrics", or "2 gated metrics and 3 gated micro-benchmarks": the Holm family. */
@@ -240,6 +279,14 @@ function deriveWarnings(
         message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`,
       });
     }
+    const starts = new Set(scenario.pairs.map(startOf)).size;
+    if (n > 0 && starts < MIN_RELIABLE_STARTS) {
+      warnings.push({
+        code: 'few-starts',
+        scenario: scenario.name,
+        message: `Only ${starts} start pair${starts === 1 ? '' : 's'}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks × load.instances).`,
+      });
+    }
     for (const side of ['base', 'head'] as Side[]) {
       const slices = scenario.pairs.map((p) => p[side]);
       const requests = slices.reduce((a, s) => a + s.requests, 0);
@@ -268,9 +315,23 @@ function deriveWarnings(
       warnings.push({
         code: 'underpowered',
         scenario: c.scenario,
-        message: `With ${c.n} pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} pairs (load.pairs).`,
+        message: `With ${c.n} start pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks × load.instances).`,
       });
       break;
+    }
+  }
+  // The starts themselves disagree: a reader should see why a run is inconclusive, and that
+  // no number of slices per start would have settled it.
+  for (const c of comparisons.filter((c) => c.gated && c.starts && c.starts.length >= 3)) {
+    const spread = startSpread(c.starts!.map((s) => Math.log1p(s.change)));
+    if (spread > c.limit) {
+      const changes = c.starts!.map((s) => s.change);
+      const signed = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
+      warnings.push({
+        code: 'starts-disagree',
+        scenario: c.scenario,
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): every start of a service carries its own offset, so only more starts (load.blocks × load.instances) narrow the interval.`,
+      });
     }
   }
   // Generator-bound throughput has its own warning (gate/health.ts): more pairs would not help.
@@ -279,7 +340,7 @@ function deriveWarnings(
     warnings.push({
       code: 'inconclusive',
       scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More pairs (load.pairs) narrow the interval.`,
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More starts (load.blocks × load.instances) narrow the interval.`,
     });
   }
   return warnings;

@@ -26,6 +26,7 @@ import type {
   Verdict,
 } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
+import { startOf, summarizeStarts } from './starts.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { type Series, seasonalKendall, theilSenSlope } from '../stats/trend.js';
 
@@ -106,6 +107,8 @@ export interface HealthSeries {
   rule: MetricRule;
   base: number[];
   head: number[];
+  /** The start pair of each pair (gate/starts.ts). */
+  starts: number[];
 }
 
 function sliceValue(slice: Slice, definition: HealthMetricDefinition): number {
@@ -123,6 +126,7 @@ export function healthSeries(results: Results): HealthSeries[] {
       rule: healthRule(results, definition.id),
       base: scenario.pairs.map((p) => sliceValue(p.base, definition)),
       head: scenario.pairs.map((p) => sliceValue(p.head, definition)),
+      starts: scenario.pairs.map(startOf),
     }));
   });
 }
@@ -147,9 +151,13 @@ export function decideHealthVerdict(
   return 'inconclusive';
 }
 
-/** Hodges–Lehmann estimate and 95% interval of the per-pair differences head − base (±∞ when the interval cannot reach 95%). */
+/**
+ * Hodges–Lehmann estimate and 95% interval of the differences head − base, over start pairs
+ * (each start pair's median difference, as the relative test counts them; gate/starts.ts);
+ * ±∞ when the interval cannot reach 95%.
+ */
 function absoluteShift(series: HealthSeries | undefined): { estimate: number; lower: number; upper: number } {
-  const diffs = series ? series.base.map((b, i) => series.head[i]! - b).filter(Number.isFinite) : [];
+  const diffs = series ? summarizeStarts(series.base.map((b, i) => series.head[i]! - b), series.starts).map((s) => s.value) : [];
   if (diffs.length === 0) return { estimate: NONE, lower: Number.NEGATIVE_INFINITY, upper: Number.POSITIVE_INFINITY };
   const interval = hodgesLehmannInterval(diffs, CONFIDENCE);
   const reached = interval.confidence >= CONFIDENCE - 1e-9;
@@ -164,15 +172,20 @@ function absoluteShift(series: HealthSeries | undefined): { estimate: number; lo
 
 /** Fewest slices per side for the memory-growth rule (a trend needs a few points per start). */
 export const MIN_HEAP_SLICES = 6;
-/** Slices per block below which that block has no slope of its own. */
-const MIN_BLOCK_SLICES = 3;
+/** Slices per start below which that start has no slope of its own. */
+const MIN_BLOCK_SLICES = 2;
+/** Share of the starts with a slope whose own slope must rise too: a leak shows in most process lifetimes, not in one. */
+const RISING_SHARE = 2 / 3;
 
 /** Bytes per request → MB (10^6 bytes) per 10,000 requests. */
 export function mbPer10k(bytesPerRequest: number): number {
   return (bytesPerRequest * 1e4) / 1e6;
 }
 
-/** One side's post-GC heap against the requests its service had served, per block; null without enough data. */
+/**
+ * One side's post-GC heap against the requests its service had served, per start (one process
+ * lifetime: a heap trend only means something within one); null without enough data.
+ */
 export function heapTrend(scenario: ScenarioResults, side: Side): HeapTrend | null {
   const byBlock = new Map<number, { x: number[]; y: number[] }>();
   let last: HealthValues | null = null;
@@ -181,10 +194,11 @@ export function heapTrend(scenario: ScenarioResults, side: Side): HeapTrend | nu
     const slice = pair[side];
     const health = aggregateHealth(slice.health);
     if (health === null || health.heapAfterGcBytes === null) continue;
-    const block = byBlock.get(pair.block) ?? { x: [], y: [] };
+    const start = startOf(pair);
+    const block = byBlock.get(start) ?? { x: [], y: [] };
     block.x.push(slice.health!.requestsSinceStart);
     block.y.push(health.heapAfterGcBytes);
-    byBlock.set(pair.block, block);
+    byBlock.set(start, block);
     last = health;
     n++;
   }
@@ -203,15 +217,18 @@ export function heapTrend(scenario: ScenarioResults, side: Side): HeapTrend | nu
   };
 }
 
-/** Rising: a significant upward trend, and upward in every block that has a slope. */
+/**
+ * Rising: a significant upward trend (the seasonal Kendall test over starts), and upward in at
+ * least two thirds of the starts that have a slope of their own.
+ */
 function rising(trend: HeapTrend, alpha: number): boolean {
   const slopes = trend.blocks.filter((b): b is number => b !== null);
-  return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.every((b) => b > 0);
+  return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.filter((b) => b > 0).length >= RISING_SHARE * slopes.length;
 }
 
 /**
  * The memory-growth rule: "possible leak" (a regression) when head's heap rises significantly
- * and in every block, faster than base's by more than the limit and at least twice as fast;
+ * and in most starts, faster than base's by more than the limit and at least twice as fast;
  * the mirror image is an improvement (a leak gone); unchanged when the two growths differ by
  * less than the limit; otherwise inconclusive.
  */

@@ -5,46 +5,8 @@
  * block that reaches half the pairs, and the final one; the levels come from the two-look
  * O'Brien–Fleming design (src/stats/sequential.ts), which keeps the overall one-sided alpha.
  */
-import type { PerfgateConfig } from '../config/types.js';
-import type { Analysis, Results, SequentialRecord, TakenLook, Verdict } from '../results/types.js';
-import { twoLookBounds } from '../stats/sequential.js';
+import type { Analysis, Results, TakenLook, Verdict } from '../results/types.js';
 import { formatP, percentText } from './text.js';
-
-export const SEQUENTIAL_DESIGN = "two-look O'Brien–Fleming (Lan–DeMets), one-sided";
-
-/** Pairs per block: split evenly, the first blocks take the remainder. */
-export function blockSizes(pairs: number, blocks: number): number[] {
-  return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
-}
-
-/**
- * The design for this configuration, before any load: null when early stopping is off, or
- * there is no HTTP scenario, or one block (no block boundary to look at).
- */
-export function planSequential(config: PerfgateConfig): SequentialRecord | null {
-  const { pairs, blocks, earlyStop } = config.load;
-  if (!earlyStop || blocks < 2 || config.scenarios.length === 0) return null;
-  const sizes = blockSizes(pairs, blocks);
-  let measured = 0;
-  let afterBlock = 0;
-  for (; afterBlock < blocks - 1; afterBlock++) {
-    measured += sizes[afterBlock]!;
-    if (2 * measured >= pairs) break;
-  }
-  const t = measured / pairs;
-  // The tests are one-sided at alpha (see compare.ts): the symmetric two-sided design at
-  // 2·alpha has exactly those one-sided bounds, at half its two-sided levels.
-  const bounds = twoLookBounds(t, 2 * config.alpha);
-  return {
-    design: SEQUENTIAL_DESIGN,
-    alpha: config.alpha,
-    looks: [
-      { afterBlock, pairs: measured, t, nominalAlpha: bounds.nominal[0] / 2 },
-      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 },
-    ],
-    taken: [],
-  };
-}
 
 /**
  * The level the HTTP verdicts are decided at: the nominal level of the look the run stopped at

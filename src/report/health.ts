@@ -190,8 +190,10 @@ export function describeHint(hint: HealthHint): string {
     case 'blocked-loop':
       return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop — ${hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see which function'}`;
     case 'possible-leak': {
-      // every block rises (the rule requires it): its own rates show the leak is no one-off
-      const blocks = hint.headBlocksMbPer10k.length > 1 ? `; in each block ${hint.headBlocksMbPer10k.map(formatGrowth).join(', ')}` : '';
+      // most starts rise (the rule requires it): how many shows the leak is no one-off
+      const starts = hint.headBlocksMbPer10k;
+      const up = starts.filter((g) => g > 0).length;
+      const blocks = starts.length > 1 ? `; rising in ${up} of ${starts.length} starts` : '';
       return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}${blocks}): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)`;
     }
     case 'leak-gone':

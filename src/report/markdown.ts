@@ -31,7 +31,7 @@ import {
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
 import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
-import { noiseBand, tallyFailures } from './samples.js';
+import { noiseBand, startBand, tallyFailures } from './samples.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
 export interface MarkdownOptions {
@@ -191,12 +191,20 @@ function renderMethod(results: Results): string {
   const { load } = results.config;
   const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1000);
-  const blocks = load.blocks === 1 ? 'in 1 block (one start of each service)' : `over ${load.blocks} blocks (both services restarted between blocks)`;
+  const instances = load.instances ?? 1;
+  const starts = load.blocks * instances;
+  const where = results.environment.placement
+    ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}`
+    : '';
+  const how =
+    (load.mode ?? 'alternate') === 'simultaneous'
+      ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both`
+      : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed})${where}`;
   const http =
     results.scenarios.length === 0
       ? []
       : [
-          `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
+          `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? 'once' : `${starts} times (${load.blocks} ${load.blocks === 1 ? 'block' : 'blocks'} of ${instances} fresh ${instances === 1 ? 'start' : 'starts'} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`,
         ];
   const benchmarks = results.benchmarks
     ? [
@@ -212,9 +220,9 @@ function renderMethod(results: Results): string {
     ...http,
     ...health,
     ...benchmarks,
-    'Each change is the Hodges–Lehmann median of the paired log-ratios head/base with its distribution-free 95% interval, tested with the Wilcoxon signed-rank test;',
+    'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided Wilcoxon signed-rank test;',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
-    'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its whole interval lies within ±limit, and is inconclusive otherwise.',
+    'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), and is inconclusive otherwise.',
     ...(stopping === null ? [] : [stopping]),
   ].join(' ');
 }
@@ -228,22 +236,33 @@ function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'>): stri
 function renderNoiseRow(results: Results, row: ReportRow): string {
   const c = row.comparison;
   const band = noiseBand(results, c.scenario, c.metric);
+  const starts = startBand(c);
   return tableRow([
     scenarioCell(row),
     metricCell(c),
     band === null ? 'n/a' : formatInterval(band.q1, band.q3),
+    starts === null ? 'n/a' : formatInterval(starts.q1, starts.q3),
     detectableCell(c),
     formatPercent(c.limit),
-    formatCount(c.n),
+    c.pairs === undefined ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`,
   ]);
+}
+
+/** Each start pair's own change of the gated metrics, so a reader sees whether the starts agree. */
+function renderStarts(rows: ReportRow[]): string | null {
+  const lines = rows
+    .map((row) => row.comparison)
+    .filter((c) => c.gated && c.starts && c.starts.length > 1)
+    .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChange(s.change)).join(', ')}`);
+  return lines.length === 0 ? null : ['**Each start pair**, its own change (the median of its pairs), in the order they ran:', ...lines].join('\n');
 }
 
 function renderNoise(results: Results, rows: ReportRow[]): string | null {
   if (rows.length === 0) return null;
   const intro =
-    '**Noise.** The middle half of the per-pair changes shows how much one pair moves on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
-  const head = tableHead(['scenario', 'metric', 'per-pair change, middle half (%)', 'smallest detectable', 'limit', 'pairs used'], 'llrrrr');
-  return [intro, '', head, ...rows.map((row) => renderNoiseRow(results, row))].join('\n');
+    '**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
+  const head = tableHead(['scenario', 'metric', 'per-pair change, middle half (%)', 'per-start change, middle half (%)', 'smallest detectable', 'limit', 'start pairs (pairs)'], 'llrrrrr');
+  return [[intro, '', head, ...rows.map((row) => renderNoiseRow(results, row))].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
 }
 
 function renderEnvironment(env: Environment): string {

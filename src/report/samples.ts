@@ -3,7 +3,7 @@
  * changes (the noise a reader should judge a change against) and failed requests per side.
  */
 import type { MetricId } from '../config/types.js';
-import type { Pair, Results, Side, Slice } from '../results/types.js';
+import type { PairedComparison, Pair, Results, Side, Slice } from '../results/types.js';
 import { METRIC_DEFINITIONS } from '../gate/metrics.js';
 import { quantile } from '../stats/descriptive.js';
 
@@ -29,6 +29,13 @@ export interface NoiseBand {
 export function noiseBand(results: Results, scenario: string, metric: MetricId): NoiseBand | null {
   const pairs = results.scenarios.find((s) => s.name === scenario)?.pairs ?? [];
   const changes = pairChanges(pairs, metric);
+  if (changes.length < 2) return null;
+  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
+}
+
+/** The middle half of the start pairs' own changes; null without starts (micro-benchmarks, old results) or with fewer than 2. */
+export function startBand(c: Pick<PairedComparison, 'starts'>): NoiseBand | null {
+  const changes = (c.starts ?? []).map((s) => s.change);
   if (changes.length < 2) return null;
   return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
 }

@@ -14,6 +14,8 @@ export interface Environment {
   totalMemoryMb: number;
   /** NODE_OPTIONS / execArgv that affect measurement (perfgate's own preload excluded). */
   nodeFlags: string[];
+  /** Where the timed phase ran, as taskset CPU lists, when load.pin pinned it (absent: the scheduler's choice). */
+  placement?: { generator: string; services: string };
 }
 
 export interface SideInfo {
@@ -101,6 +103,12 @@ export interface SliceHealth {
 
 export interface Pair {
   block: number;
+  /**
+   * The start pair that served this pair (one start of base and one of head), 0-based over the
+   * run: the unit the verdicts count. Absent in results written before perfgate measured
+   * several starts per block: there each block was one start pair, so it is the block.
+   */
+  start?: number;
   /** Index within the scenario, 0-based over all blocks. */
   index: number;
   /** Order the two slices ran in. */
@@ -355,8 +363,15 @@ export interface PairedComparison {
   gated: boolean;
   /** Fraction, e.g. 0.05. */
   limit: number;
-  /** Pairs used (pairs with a non-finite ratio are dropped); for a benchmark, rounds with both sides. */
+  /**
+   * Independent units the test counted: start pairs for HTTP and health metrics (results of
+   * perfgate 0.1 counted pairs), rounds with both sides for a benchmark.
+   */
   n: number;
+  /** Pairs (or rounds) with a finite ratio behind those units. */
+  pairs?: number;
+  /** HTTP and health metrics: each start pair's own change (the median of its pairs' ratios), in start order. */
+  starts?: { start: number; change: number; pairs: number }[];
   /** Medians over slices (or benchmark processes), in the metric's unit (req/s, µs, µs per request, ops/s). */
   baseMedian: number;
   headMedian: number;
@@ -365,6 +380,9 @@ export interface PairedComparison {
   /** 95% distribution-free interval of the change (same scale as change). */
   ciLow: number;
   ciHigh: number;
+  /** 90% interval, for the equivalence verdict "unchanged" (two one-sided tests at 5%); absent in analyses of perfgate 0.1. */
+  eqLow?: number;
+  eqHigh?: number;
   /**
    * One-sided Wilcoxon signed-rank p-value in the direction of the estimate (a slowdown is tested
    * only as a slowdown), unadjusted. Results written before perfgate 0.2 hold the two-sided p.

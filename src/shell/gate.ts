@@ -2,6 +2,8 @@ import { isAbsolute, join } from 'node:path';
 import { loadConfigFile, resolveConfig } from '../config/load.js';
 import type { PerfgateConfig } from '../config/types.js';
 import type { CompareRequest } from '../engine/run.js';
+import { compareResults } from '../gate/compare.js';
+import { decideLook } from '../gate/sequential.js';
 
 /**
  * How both shells load the configuration from the head tree: `configFile` (absolute, or
@@ -21,3 +23,10 @@ export function secretsFrom(env: Record<string, string | undefined>): string[] {
     .map((k) => env[k])
     .filter((v): v is string => Boolean(v));
 }
+
+/**
+ * The stopping rule both shells hand the engine for the pre-registered looks: the verdicts at
+ * the look's nominal level (gate/sequential.ts's design) decide whether the run stops.
+ */
+export const interimLook: NonNullable<CompareRequest['look']> = (results, index) =>
+  decideLook(results, index, compareResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));

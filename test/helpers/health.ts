@@ -54,13 +54,13 @@ export const HEALTHY: HealthSpec = {
 
 /**
  * Results of one scenario (GET /hello) whose slices carry health reports built from the specs:
- * `pairs` pairs over 2 blocks, rps per side from `rps`, requests counted since each block's
- * start (after a warm-up of 5 s at the same rate), values wobbling by a seeded ±`noise`.
+ * `pairs` pairs over 2 blocks, two pairs per start pair (or `pairsPerStart`), rps per side from `rps`, requests
+ * counted since each start (after a warm-up of 5 s at the same rate), values wobbling by a seeded ±`noise`.
  */
 export function healthResults(
   pairs: number,
   specs: Record<Side, HealthSpec>,
-  options: { rps?: [number, number]; noise?: number; seed?: number; document?: Record<string, unknown> } = {},
+  options: { rps?: [number, number]; noise?: number; seed?: number; document?: Record<string, unknown>; pairsPerStart?: number } = {},
 ): Results {
   const [baseRps, headRps] = options.rps ?? [10_000, 10_000];
   const rand = createRandom(options.seed ?? 7);
@@ -69,13 +69,14 @@ export function healthResults(
   const results = resultsFromPairs(
     Array.from({ length: pairs }, () => [baseRps * wobble(), headRps * wobble()]),
     options.document,
+    options.pairsPerStart ?? 2,
   );
   const served: Record<string, number> = {};
   for (const pair of results.scenarios[0]!.pairs) {
     for (const side of ['base', 'head'] as Side[]) {
       const slice: Slice = pair[side];
       const spec = specs[side];
-      const key = `${side}${pair.block}`;
+      const key = `${side}${pair.start}`;
       served[key] = (served[key] ?? 5 * slice.requests) + slice.requests;
       const heap = spec.heapStartBytes + spec.heapBytesPerRequest * served[key]! + 150_000 * (2 * rand() - 1);
       const gcMs = (spec.gcMsPer1k * slice.requests * wobble()) / 1000;

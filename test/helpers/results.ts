@@ -18,8 +18,11 @@ export function slice(side: 'base' | 'head', rps: number): Slice {
   };
 }
 
-/** Results of one scenario from paired throughputs. */
-export function resultsFromPairs(pairs: [number, number][], document: Record<string, unknown> = {}): Results {
+/**
+ * Results of one scenario from paired throughputs. Each pair comes from its own start pair
+ * unless `pairsPerStart` groups consecutive pairs into one start (the verdicts count starts).
+ */
+export function resultsFromPairs(pairs: [number, number][], document: Record<string, unknown> = {}, pairsPerStart = 1): Results {
   const config = resolveConfig({
     document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load: { pairs: Math.max(6, pairs.length) }, ...document },
   });
@@ -42,6 +45,7 @@ export function resultsFromPairs(pairs: [number, number][], document: Record<str
         path: '/hello',
         pairs: pairs.map(([base, head], index): Pair => ({
           block: index < pairs.length / 2 ? 0 : 1,
+          start: Math.floor(index / pairsPerStart),
           index,
           order: index % 2 ? ['base', 'head'] : ['head', 'base'],
           base: slice('base', base),

@@ -60,7 +60,7 @@ describe('resolveConfig: defaults', () => {
           pipelining: 1,
         },
       ],
-      load: { sliceMs: 1000, pairs: 60, blocks: 2, warmupMs: 5000, earlyStop: true },
+      load: { sliceMs: 1000, pairs: 48, blocks: 2, instances: 6, warmupMs: 4000, earlyStop: true, mode: 'simultaneous', pin: 'auto' },
       benchmarks: null,
       gate: {
         throughput: { limit: 0.02, gated: true },
@@ -89,7 +89,7 @@ describe('resolveConfig: defaults', () => {
 
   test('an empty file (null document) is no file', () => {
     const config = resolveConfig({ document: parseConfigText('# nothing yet\n', 'perfgate.yml'), overrides: MINIMAL });
-    assert.equal(config.load.pairs, 60);
+    assert.equal(config.load.pairs, 48);
   });
 });
 
@@ -319,7 +319,7 @@ alpha: 0.5
     // No near key: no guess, but the allowed keys.
     assert.match(
       message,
-      /^config\/perf\.yml: load\.timeout is not a known key; allowed here: slice, pairs, blocks, warmup, connections, pipelining, early-stop$/m,
+      /^config\/perf\.yml: load\.timeout is not a known key; allowed here: slice, pairs, blocks, instances, warmup, mode, pin, connections, pipelining, early-stop$/m,
     );
   });
 

@@ -58,7 +58,41 @@ test('too few pairs are never "unchanged": the interval is unknown and the run s
   assert.equal(throughput.verdict, 'inconclusive');
   assert.equal(analysis.decision, 'pass');
   assert.ok(analysis.warnings.some((w) => w.code === 'few-pairs'));
-  assert.match(analysis.warnings.find((w) => w.code === 'underpowered')!.message, /at least 8 pairs/);
+  assert.match(analysis.warnings.find((w) => w.code === 'underpowered')!.message, /at least 8 starts per side/);
+});
+
+test('a per-start offset counts once per start, not once per slice: an A/A run with unlucky starts is no regression', () => {
+  // The fastify A/A run of the report that found this: 4 start pairs whose own offsets were
+  // -3.9, -2.6, +0.1 and -3.7%, 15 pairs each with little noise around them.
+  const offsets = [-0.039, -0.026, 0.001, -0.037];
+  const random = createRandom(5);
+  const pairs = offsets.flatMap((offset) =>
+    Array.from({ length: 15 }, (): [number, number] => [10_000, 10_000 * Math.exp(offset + (random() - 0.5) * 0.02)]),
+  );
+  const perPair = resultsFromPairs(pairs, {}, 1); // as if every pair were its own start: the old analysis
+  assert.equal(perPair.scenarios[0]!.pairs.length, 60);
+  assert.equal(compareResults(perPair).comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
+  const byStart = compareResults(resultsFromPairs(pairs, {}, 15));
+  const throughput = byStart.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.notEqual(throughput.verdict, 'regression');
+  assert.equal(byStart.decision, 'pass');
+  assert.equal(throughput.n, 4, 'four start pairs');
+  assert.equal(throughput.pairs, 60);
+  assert.deepEqual(
+    throughput.starts!.map((s) => Math.round(s.change * 100)),
+    [-4, -3, 0, -4],
+  );
+  assert.ok(byStart.warnings.some((w) => w.code === 'few-starts'));
+});
+
+test('starts that disagree by more than the limit are said so', () => {
+  const offsets = [-0.05, 0.04, -0.03, 0.05, 0, -0.04, 0.03, 0.02, -0.05, 0.04];
+  const pairs = offsets.flatMap((offset) => Array.from({ length: 3 }, (): [number, number] => [10_000, 10_000 * Math.exp(offset)]));
+  const analysis = compareResults(resultsFromPairs(pairs, {}, 3));
+  const warning = analysis.warnings.find((w) => w.code === 'starts-disagree');
+  assert.ok(warning, 'warned');
+  assert.match(warning.message, /the 10 start pairs disagree by more than the limit \(each start's own change from -4\.9% to \+5\.1%/);
+  assert.notEqual(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'unchanged');
 });
 
 test('enough pairs to reach significance: no underpowered warning', () => {

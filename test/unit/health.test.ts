@@ -137,15 +137,15 @@ describe('the memory-growth rule', () => {
     assert.equal(decideHeapGrowth(trend(1.5), trend(0), rule, 0.01), 'improvement');
   });
 
-  it('fits post-GC heap against requests served, per block', () => {
-    const results = healthResults(12, { base: HEALTHY, head: { ...HEALTHY, heapBytesPerRequest: 120 } }, { noise: 0 });
+  it('fits post-GC heap against requests served, per start', () => {
+    const results = healthResults(18, { base: HEALTHY, head: { ...HEALTHY, heapBytesPerRequest: 120 } }, { noise: 0, pairsPerStart: 3 });
     const scenario = results.scenarios[0]!;
     const head = heapTrend(scenario, 'head')!;
     assert.ok(Math.abs(head.bytesPerRequest - 120) < 15, `slope ${head.bytesPerRequest}`);
-    assert.equal(head.blocks.length, 2);
+    assert.equal(head.blocks.length, 6, 'one slope per start (18 pairs, 3 per start)');
     assert.ok(head.blocks.every((b) => b !== null && b > 60));
     assert.ok(head.p < 0.01 && head.s > 0);
-    assert.equal(heapTrend({ ...scenario, pairs: scenario.pairs.slice(0, 4) }, 'head'), null, 'too few slices for a trend');
+    assert.equal(heapTrend({ ...scenario, pairs: scenario.pairs.slice(0, 5) }, 'head'), null, 'too few slices for a trend');
   });
 });
 
@@ -238,8 +238,8 @@ describe('compareResults with health', () => {
     const underpowered = (results: ReturnType<typeof healthResults>) =>
       compareResults(results).warnings.find((w) => w.code === 'underpowered')?.message;
     const without = resultsFromPairs(Array.from({ length: 6 }, (_, i) => [1000 + i, 1000 - i]));
-    assert.match(underpowered(without)!, /With 6 pairs and 2 gated metrics .* Use at least 8 pairs/);
-    assert.match(underpowered(healthResults(6, { base: HEALTHY, head: HEALTHY }))!, /With 6 pairs and 3 gated metrics .* Use at least 9 pairs/);
+    assert.match(underpowered(without)!, /With 6 start pairs and 2 gated metrics .* Use at least 8 starts per side/);
+    assert.match(underpowered(healthResults(12, { base: HEALTHY, head: HEALTHY }))!, /With 6 start pairs and 3 gated metrics .* Use at least 9 starts per side/);
     const analysis = compareResults(healthResults(12, { base: HEALTHY, head: { ...HEALTHY, delayP99Us: 50_000 } }));
     const p99 = analysis.health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
     assert.ok(p99.pAdjusted > p99.p, 'Holm-adjusted with the gated HTTP metrics');

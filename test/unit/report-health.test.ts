@@ -44,8 +44,8 @@ describe('service health in the reports', () => {
     const text = section(renderMarkdown(results, compareResults(results)));
     assert.match(text, /\| GET \/hello \| \*\*event-loop delay p99\*\* \| 1\.\d+ ms \| 4\d\.\d ms \| \+[\d,]+% \(.*\) · \+4\d(\.\d)? ms \| ❌ regression \|/);
     assert.match(text, /- 💡 \*\*GET \/hello:\*\* event loop blocked up to 4\d\d ms in head \(base [\d.]+ ms\): a synchronous call holds the loop — turn on profiling/);
-    assert.match(text, /- ⚠️ \*\*GET \/hello:\*\* heap grows \\~1\.\d MB per 10k requests in head only \(base \+0\.0\d+ MB; in each block \+1\.\d MB, \+1\.\d MB\): possible leak/);
-    assert.match(text, /\| {2}\| heap growth \/ 10k req \| \+0\.0\d+ MB \| \+1\.\d MB \| \+1\.\d MB \| ⚠️ possible leak \|/);
+    assert.match(text, /- ⚠️ \*\*GET \/hello:\*\* heap grows \\~1\.\d MB per 10k requests in head only \(base [+−]0\.0\d+ MB; rising in \d+ of \d+ starts\): possible leak/);
+    assert.match(text, /\| {2}\| heap growth \/ 10k req \| [+−]0\.0\d+ MB \| \+1\.\d MB \| \+1\.\d MB \| ⚠️ possible leak \|/);
     assert.match(text, /garbage collection takes 1\.\d+ ms per 1,000 requests in head \(base 8\d\d µs\)/);
   });
 
@@ -54,7 +54,7 @@ describe('service health in the reports', () => {
     assert.equal(describeHint(hint), 'event loop blocked up to 480 ms in head (base 3 ms): a synchronous call holds the loop — see hot functions');
     assert.equal(
       describeHint({ kind: 'possible-leak', scenario: 'GET /', baseMbPer10k: 0.004, headMbPer10k: 1.23, headBlocksMbPer10k: [1.31, 1.18] }),
-      'heap grows ~1.2 MB per 10k requests in head only (base +0.004 MB; in each block +1.3 MB, +1.2 MB): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)',
+      'heap grows ~1.2 MB per 10k requests in head only (base +0.004 MB; rising in 2 of 2 starts): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)',
     );
     assert.equal(formatGrowth(-0.0333), '−0.033 MB');
     assert.equal(formatGrowth(0), '0 MB');

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
 import { compareResults } from '../../src/gate/compare.js';
-import { blockSizes, decideLook, httpLevel, planSequential } from '../../src/gate/sequential.js';
+import { blockSizes, planSequential } from '../../src/engine/plan.js';
+import { decideLook, httpLevel } from '../../src/gate/sequential.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { Results } from '../../src/results/types.js';
@@ -70,12 +71,12 @@ const config = (load: Record<string, unknown>) =>
 
 test('the interim look is planned after the block that reaches half the pairs', () => {
   assert.deepEqual(blockSizes(7, 2), [4, 3]);
-  const two = planSequential(config({}))!; // defaults: 60 pairs, 2 blocks
+  const two = planSequential(config({}))!; // defaults: 48 pairs, 2 blocks of 6 starts
   assert.deepEqual(
     two.looks.map((l) => [l.afterBlock, l.pairs, l.t]),
     [
-      [0, 30, 0.5],
-      [1, 60, 1],
+      [0, 24, 0.5],
+      [1, 48, 1],
     ],
   );
   // one-sided alpha 0.01: the symmetric two-sided design at 0.02, at half its levels
@@ -132,7 +133,7 @@ test('a run that went on says so, with the interim reason', () => {
   results.sequential!.taken.push(taken);
   // the second block measured the same way
   const more = resultsFromPairs(noisyPairs(30, 0.99, 6), { load: { pairs: 60 } }).scenarios[0]!.pairs;
-  results.scenarios[0]!.pairs.push(...more.map((p, i) => ({ ...p, block: 1, index: 30 + i })));
+  results.scenarios[0]!.pairs.push(...more.map((p, i) => ({ ...p, block: 1, start: 30 + i, index: 30 + i })));
   results.status = 'complete';
   results.sequential!.taken.push(decideLook(results, 1, compareResults(results)));
   assert.equal(results.sequential!.taken[1]!.decision, 'final');

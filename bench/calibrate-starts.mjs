@@ -1,0 +1,369 @@
+#!/usr/bin/env node
+// Calibration matrix with the process start as the unit: six kinds of service, effects of 0, 3,
+// 5 and 10% more work, quiet or with a noisy neighbour. A benchmark, not a test.
+//
+//   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster]
+//        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 6]
+//        [--pairs-per-start 3] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
+//   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md]
+//
+// `record` drives the bundled CLI (dist/cli.js compare, as a user runs it) on a throwaway
+// repository per cell: the kind's service (bench/services/<kind>) in two commits whose work.json
+// makes the head do 0/3/5/10% more work per request. Each run records every pair of many start
+// pairs (load.early-stop off, profiles off) and appends one JSON line to FILE, so recording
+// resumes; rounds go round-robin over the cells so slow hours of the machine spread over all.
+//
+// `report` estimates the gate's rates per kind by drawing whole gate runs from each cell's pool
+// of recorded start pairs, with the start pair as the resampled unit (Kalibera & Jones 2013):
+// each draw takes as many start pairs as the defaults use (load.blocks × load.instances),
+// without replacement, keeps each start's first pairs up to the default pairs per start, and
+// decides it with the engine's own compareResults and interim look (decideLook). The recorded
+// runs that used the default settings are also decided as they are: those are real end-to-end
+// runs. Rates come with 95% Wilson intervals; draws from one pool overlap, so they bracket what
+// the pool allows and are not independent runs (the report says how many starts each pool has).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { startNoisyNeighbour, wilson } from './calibrate.mjs';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const DEFAULT_FILE = join(root, 'docs', 'calibration', 'starts.jsonl');
+export const KINDS = ['http', 'express', 'fastify', 'cpu', 'io', 'cluster'];
+
+// ------------------------------------------------------------------------------------ record
+
+function cellKey(cell) {
+  return `${cell.kind}/${cell.effect}%/${cell.noise ? 'noisy' : 'quiet'}/${cell.mode}`;
+}
+
+export function readLines(file) {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line));
+}
+
+function makeRepo(scratch, cell, load) {
+  const repo = join(scratch, cellKey(cell).replace(/[/%]/g, '_'));
+  rmSync(repo, { recursive: true, force: true });
+  mkdirSync(repo, { recursive: true });
+  const git = (...args) => execFileSync('git', ['-c', 'user.name=calibrate', '-c', 'user.email=calibrate@perfgate.invalid', ...args], { cwd: repo });
+  cpSync(join(root, 'bench', 'services', cell.kind), repo, { recursive: true });
+  cpSync(join(root, 'bench', 'services', 'work.js'), join(repo, 'work.js'));
+  const yaml = ['service:', '  start: node server.js', 'scenarios:', '  - GET /json', `load: ${JSON.stringify(load)}`, 'profile: false', ''].join('\n');
+  writeFileSync(join(repo, 'perfgate.yml'), yaml);
+  writeFileSync(join(repo, 'work.json'), '{"extra": 0}\n');
+  writeFileSync(join(repo, '.gitignore'), 'node_modules/\nresults.json\n');
+  git('init', '--quiet', '--initial-branch=base');
+  git('add', '-A');
+  git('commit', '--quiet', '-m', 'base');
+  git('checkout', '--quiet', '-b', 'head');
+  // A/A: head differs from base by a comment only, as a no-op PR does.
+  writeFileSync(join(repo, 'work.json'), `{"extra": ${cell.effect / 100}}\n`);
+  writeFileSync(join(repo, 'server.js'), `${readFileSync(join(repo, 'server.js'), 'utf8')}// head\n`);
+  git('commit', '--quiet', '-am', `head: ${cell.effect}% more work per request`);
+  return repo;
+}
+
+function recordOnce(cli, repo, cell, round) {
+  const json = join(repo, 'results.json');
+  rmSync(json, { force: true });
+  const hog = cell.noise ? startNoisyNeighbour() : null;
+  const started = Date.now();
+  const load1 = loadavg()[0];
+  let child;
+  try {
+    child = spawnSync(process.execPath, [cli, 'compare', '--base', 'base', '--head', 'head', '--json', json, '--quiet', '--no-profile'], {
+      cwd: repo,
+      encoding: 'utf8',
+    });
+  } finally {
+    hog?.kill('SIGKILL');
+  }
+  const line = {
+    cell: cellKey(cell),
+    ...cell,
+    round,
+    startedAt: new Date(started).toISOString(),
+    wallSeconds: Math.round((Date.now() - started) / 100) / 10,
+    loadavg1: Math.round(load1 * 100) / 100,
+    exit: child.status,
+  };
+  if (child.status !== 0 && child.status !== 1) return { ...line, error: `${child.stderr}`.trim().split('\n').slice(-4).join(' ') };
+  const results = JSON.parse(readFileSync(json, 'utf8'));
+  delete results.profiles;
+  // Per-process health reports are not needed to re-derive the verdicts; they triple the file.
+  for (const s of results.scenarios) for (const p of s.pairs) for (const side of ['base', 'head']) if (p[side].health) p[side].health.processes = [];
+  return { ...line, results };
+}
+
+function parseList(text, what) {
+  return text.split(',').map((part) => {
+    const value = part.trim();
+    if (value === '') throw new Error(`--${what}: empty item in "${text}"`);
+    return value;
+  });
+}
+
+async function record(values) {
+  const cli = resolve(values.cli);
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run bundle\` first.`);
+  const kinds = parseList(values.kinds, 'kinds');
+  for (const k of kinds) if (!KINDS.includes(k)) throw new Error(`--kinds: unknown "${k}"; known: ${KINDS.join(', ')}`);
+  const effects = parseList(values.effects, 'effects').map(Number);
+  const noises = { off: [false], on: [true], both: [false, true] }[values.noise];
+  if (!noises) throw new Error(`--noise: use off, on or both, not "${values.noise}"`);
+  const blocks = Number(values.blocks);
+  const instances = Number(values.instances);
+  const perStart = Number(values['pairs-per-start']);
+  const load = values.tiny
+    ? { pairs: 6, blocks: 1, instances: 2, slice: '150ms', warmup: '300ms', 'early-stop': false, pin: values.pin }
+    : { pairs: blocks * instances * perStart, blocks, instances, 'early-stop': false, pin: values.pin, warmup: values.warmup, mode: values.mode };
+  const file = resolve(values.out);
+  mkdirSync(dirname(file), { recursive: true });
+  const cells = noises.flatMap((noise) => kinds.flatMap((kind) => effects.map((effect) => ({ kind, effect, noise, mode: values.mode }))));
+  const done = new Map();
+  for (const line of readLines(file)) if (!line.error) done.set(line.cell, (done.get(line.cell) ?? 0) + 1);
+  const scratch = mkdtempSync(join(tmpdir(), 'perfgate-starts-'));
+  const repos = new Map();
+  const rounds = Number(values.rounds);
+  try {
+    for (let r = 1; r <= rounds; r++) {
+      for (const cell of cells) {
+        const key = cellKey(cell);
+        if ((done.get(key) ?? 0) >= r) continue;
+        if (!repos.has(key)) repos.set(key, makeRepo(scratch, cell, load));
+        const line = recordOnce(cli, repos.get(key), cell, r);
+        appendFileSync(file, `${JSON.stringify(line)}\n`);
+        if (!line.error) done.set(key, r);
+        const outcome = line.error ? `error: ${line.error}` : `exit ${line.exit}`;
+        console.log(`${key} round ${r}: ${outcome}, ${line.wallSeconds} s, load ${line.loadavg1}`);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+// ------------------------------------------------------------------------------------ report
+
+/** Seeded generator for the draws (mulberry32), so a report is reproducible. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** A cell's pool: every recorded start pair, as its list of pairs (its first pairs first). */
+function poolOf(lines) {
+  const pool = [];
+  for (const line of lines) {
+    for (const scenario of line.results.scenarios) {
+      const byStart = new Map();
+      for (const pair of scenario.pairs) {
+        const key = pair.start ?? pair.block;
+        if (!byStart.has(key)) byStart.set(key, []);
+        byStart.get(key).push(pair);
+      }
+      for (const pairs of byStart.values()) pool.push({ line, pairs: pairs.sort((a, b) => a.index - b.index) });
+    }
+  }
+  return pool;
+}
+
+/**
+ * One gate run drawn from the pool: `starts` start pairs without replacement, laid out as the
+ * defaults lay them out (blocks of `instances`), each with up to `perStart` of its pairs.
+ */
+function drawRun(template, pool, config, rand) {
+  const { blocks, instances, pairs } = config.load;
+  const starts = blocks * instances;
+  const perStart = Math.ceil(pairs / starts);
+  const chosen = [];
+  const taken = new Set();
+  while (chosen.length < Math.min(starts, pool.length)) {
+    const i = Math.floor(rand() * pool.length);
+    if (taken.has(i)) continue;
+    taken.add(i);
+    chosen.push(pool[i]);
+  }
+  let index = 0;
+  const drawn = chosen.flatMap((unit, s) =>
+    unit.pairs.slice(0, perStart).map((p) => ({ ...p, block: Math.floor(s / instances), start: s, index: index++ })),
+  );
+  return { ...template, config, status: 'complete', scenarios: [{ ...template.scenarios[0], pairs: drawn }], sequential: undefined };
+}
+
+async function decide(results, gate) {
+  const { compareResults, decideLook, planSequential } = gate;
+  const design = planSequential(results.config);
+  if (!design) return { analysis: compareResults(results), stoppedAt: null };
+  const interim = design.looks[0];
+  const partial = {
+    ...results,
+    sequential: design,
+    status: 'running',
+    scenarios: results.scenarios.map((s) => ({ ...s, pairs: s.pairs.filter((p) => p.block <= interim.afterBlock) })),
+  };
+  const taken = decideLook(partial, 0, compareResults(partial, { httpLevel: interim.nominalAlpha }));
+  if (taken.decision.startsWith('stop')) {
+    const stopped = { ...partial, status: 'complete', sequential: { ...design, taken: [taken] } };
+    return { analysis: compareResults(stopped), stoppedAt: interim.afterBlock };
+  }
+  const complete = { ...results, sequential: { ...design, taken: [taken] } };
+  complete.sequential.taken.push(decideLook(complete, 1, compareResults(complete)));
+  return { analysis: compareResults(complete), stoppedAt: null };
+}
+
+function verdictOf(analysis, metric = 'throughput') {
+  return analysis.comparisons.find((c) => c.metric === metric)?.verdict ?? 'missing';
+}
+
+function allGatedClear(analysis) {
+  const gated = [...analysis.comparisons, ...(analysis.health?.comparisons ?? [])].filter((c) => c.gated);
+  return gated.length > 0 && gated.every((c) => c.verdict === 'unchanged');
+}
+
+function rate(k, n) {
+  if (n === 0) return '–';
+  const [lo, hi] = wilson(k, n);
+  const pct = (x) => `${(100 * x).toFixed(x < 0.1 && x > 0 ? 1 : 0)}%`;
+  return `${k}/${n} = ${pct(k / n)} (${pct(lo)}–${pct(hi)})`;
+}
+
+/** Seconds of load a drawn run would take: boot+warm-up per block as recorded, plus its slices. */
+function loadSeconds(results, stoppedAt, config) {
+  const blocks = stoppedAt === null ? config.load.blocks : stoppedAt + 1;
+  const pairs = results.scenarios[0].pairs.filter((p) => stoppedAt === null || p.block <= stoppedAt).length;
+  const perBlock = config.load.warmupMs / 1000 + 2; // warm-up + boot and stop, about 2 s
+  return blocks * perBlock + (pairs * 2 * config.load.sliceMs) / 1000;
+}
+
+export async function summarize(lines, draws, seed = 1) {
+  const gate = await import('./analyze.mjs');
+  const config = gate.resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /json'], profile: false } });
+  const cells = new Map();
+  for (const line of lines.filter((l) => !l.error)) {
+    if (!cells.has(line.cell)) cells.set(line.cell, []);
+    cells.get(line.cell).push(line);
+  }
+  const rows = [];
+  for (const [cell, cellLines] of [...cells].sort()) {
+    const { kind, effect, noise, pin } = cellLines[0];
+    const pool = poolOf(cellLines);
+    const rand = random(seed);
+    const tally = { n: 0, fail: 0, clear: 0, unchanged: 0, stopped: 0, seconds: [], change: [] };
+    for (let d = 0; d < draws; d++) {
+      const drawn = drawRun(cellLines[0].results, pool, config, rand);
+      const { analysis, stoppedAt } = await decide(drawn, gate);
+      tally.n++;
+      if (analysis.decision === 'fail') tally.fail++;
+      if (verdictOf(analysis) === 'unchanged') tally.unchanged++;
+      if (allGatedClear(analysis)) tally.clear++;
+      if (stoppedAt !== null) tally.stopped++;
+      tally.seconds.push(loadSeconds(drawn, stoppedAt, config));
+    }
+    // The measured drop: every recorded pair's throughput ratio, pooled by start.
+    const startChanges = pool.map((u) => median(u.pairs.map((p) => Math.log(p.head.rps / p.base.rps))));
+    const spread = 1.4826 * median(startChanges.map((x) => Math.abs(x - median(startChanges))));
+    rows.push({
+      cell,
+      kind,
+      effect,
+      noise,
+      pin,
+      runs: cellLines.length,
+      starts: pool.length,
+      measured: Math.expm1(median(startChanges)),
+      startSd: spread,
+      ...tally,
+      medianSeconds: median(tally.seconds),
+    });
+  }
+  return rows;
+}
+
+export function renderTables(rows) {
+  const out = [];
+  for (const kind of KINDS) {
+    const mine = rows.filter((r) => r.kind === kind);
+    if (mine.length === 0) continue;
+    out.push(`#### ${kind}`, '');
+    out.push('| effect | noise | pin | recorded runs · start pairs | measured change (median of starts) | start-to-start SD | false fail / caught | throughput unchanged | every gated metric unchanged | stopped at the interim look | median load time |');
+    out.push('| --: | :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |');
+    for (const r of mine.sort((a, b) => a.effect - b.effect || Number(a.noise) - Number(b.noise))) {
+      out.push(
+        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${r.pin} | ${r.runs} · ${r.starts} | ${(100 * r.measured).toFixed(1)}% | ${(100 * r.startSd).toFixed(1)}% | ${rate(r.fail, r.n)} | ${r.effect === 0 ? rate(r.unchanged, r.n) : '–'} | ${r.effect === 0 ? rate(r.clear, r.n) : '–'} | ${rate(r.stopped, r.n)} | ${r.medianSeconds.toFixed(0)} s |`,
+      );
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+async function report(values) {
+  const lines = readLines(resolve(values.in));
+  if (lines.length === 0) throw new Error(`${values.in} has no recorded runs: run \`record\` first.`);
+  const rows = await summarize(lines, Number(values.draws));
+  const table = renderTables(rows);
+  console.log(table);
+  if (values.doc) {
+    const doc = readFileSync(values.doc, 'utf8');
+    const begin = '<!-- starts-table:begin -->';
+    const end = '<!-- starts-table:end -->';
+    if (!doc.includes(begin) || !doc.includes(end)) throw new Error(`${values.doc} has no ${begin} … ${end} markers`);
+    const first = lines.find((l) => !l.error);
+    const when = `${lines[0].startedAt.slice(0, 10)} to ${lines.at(-1).startedAt.slice(0, 10)}`;
+    const machine = `${first.results.environment.cpus} vCPU ${first.results.environment.cpuModel}, Node ${first.results.environment.nodeVersion}`;
+    const header = `Recorded ${when} on ${machine}; ${lines.length} recorded runs (${lines.filter((l) => l.error).length} errors); ${values.draws} drawn gate runs per cell.\n\n`;
+    writeFileSync(values.doc, doc.replace(new RegExp(`${begin}[\\s\\S]*${end}`), `${begin}\n${header}${table}\n${end}`));
+  }
+}
+
+const isMain = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      kinds: { type: 'string', default: KINDS.join(',') },
+      effects: { type: 'string', default: '0,3,5,10' },
+      noise: { type: 'string', default: 'off' },
+      rounds: { type: 'string', default: '1' },
+      blocks: { type: 'string', default: '2' },
+      instances: { type: 'string', default: '6' },
+      'pairs-per-start': { type: 'string', default: '3' },
+      pin: { type: 'string', default: 'auto' },
+      warmup: { type: 'string', default: '2s' },
+      mode: { type: 'string', default: 'simultaneous' },
+      out: { type: 'string', default: DEFAULT_FILE },
+      in: { type: 'string', default: DEFAULT_FILE },
+      draws: { type: 'string', default: '400' },
+      doc: { type: 'string' },
+      cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
+      tiny: { type: 'boolean', default: false },
+    },
+  });
+  try {
+    if (positionals[0] === 'record') await record(values);
+    else if (positionals[0] === 'report') await report(values);
+    else throw new Error('usage: node bench/calibrate-starts.mjs record|report [options] (see the comment at the top)');
+  } catch (e) {
+    console.error(`calibrate-starts: ${e.stack ?? e.message}`);
+    process.exit(2);
+  }
+}
