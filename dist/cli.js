@@ -36990,7 +36990,7 @@ var require_autocannon = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname3, join as join12, resolve } from "node:path";
+import { dirname as dirname4, join as join12, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -57946,8 +57946,9 @@ import { pathToFileURL } from "node:url";
 
 // src/engine/workspace.ts
 import { execFile as execFile2 } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync as readFileSync3, rmSync as rmSync2 } from "node:fs";
-import { join as join2 } from "node:path";
+import { cpSync, existsSync, mkdirSync, readFileSync as readFileSync3, rmSync as rmSync2 } from "node:fs";
+import { realpath } from "node:fs/promises";
+import { dirname, join as join2, relative } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve2, reject) => {
     execFile2("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
@@ -58011,12 +58012,16 @@ async function prepareTrees(request2, ports) {
     let head;
     if (request2.headRef) {
       const sha = await resolveCommit(root, request2.headRef, "The head ref");
-      head = { side: "head", ref: request2.headRef, sha, dirty: false, root: await addWorktree("head", sha), temporary: true };
+      head = { side: "head", ref: request2.headRef, sha, dirty: false, root: await addWorktree("head", sha) };
     } else {
       const sha = await resolveCommit(root, "HEAD", "HEAD");
       const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
       const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-      head = { side: "head", ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0, root, temporary: false };
+      const dirty = status.length > 0;
+      const snapshot = dirty ? await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root) : "";
+      const dir = await addWorktree("head", snapshot || sha);
+      await copyUntracked(root, dir, dirname(request2.scratchDir));
+      head = { side: "head", ref: ref === "HEAD" ? "work tree" : ref, sha, dirty, root: dir };
     }
     const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
     let baseSha = baseTip;
@@ -58029,12 +58034,21 @@ async function prepareTrees(request2, ports) {
         );
       }
     }
-    const base = { side: "base", ref: request2.baseRef, sha: baseSha, dirty: false, root: await addWorktree("base", baseSha), temporary: true };
+    const base = { side: "base", ref: request2.baseRef, sha: baseSha, dirty: false, root: await addWorktree("base", baseSha) };
     ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
     return { base, head, dispose };
   } catch (e) {
     await dispose();
     throw e;
+  }
+}
+async function copyUntracked(root, dir, skip) {
+  const list = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
+  const skipped = relative(await realpath(root), await realpath(skip).catch(() => skip));
+  const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
+  for (const file2 of list.split("\0").filter((f) => f && !inside(f))) {
+    mkdirSync(dirname(join2(dir, file2)), { recursive: true });
+    cpSync(join2(root, file2), join2(dir, file2), { verbatimSymlinks: true });
   }
 }
 function installCommand(dir) {
@@ -58058,8 +58072,7 @@ async function setupTree(tree, options, ports) {
   if (!existsSync(dir)) {
     throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
   }
-  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  if (install && !tree.temporary && existsSync(join2(dir, "node_modules"))) install = null;
+  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
   const steps = [
     ["install", install],
     ["build", options.service.build]
@@ -58154,19 +58167,19 @@ function walk(root, dir, out) {
   }
   for (const entry of entries) {
     if (SKIPPED_DIRS.test(entry.name)) continue;
-    const relative2 = dir ? `${dir}/${entry.name}` : entry.name;
+    const relative3 = dir ? `${dir}/${entry.name}` : entry.name;
     let isDirectory = entry.isDirectory();
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
       try {
-        isFile = statSync(join3(root, relative2)).isFile();
+        isFile = statSync(join3(root, relative3)).isFile();
       } catch {
         isFile = false;
       }
       isDirectory = false;
     }
-    if (isDirectory) walk(root, relative2, out);
-    else if (isFile) out.push(relative2);
+    if (isDirectory) walk(root, relative3, out);
+    else if (isFile) out.push(relative3);
   }
 }
 function matchFiles(root, globs) {
@@ -58182,14 +58195,14 @@ function matchFiles(root, globs) {
 
 // src/engine/bench/discover.ts
 var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative2, tree) {
-  if (!TYPESCRIPT.test(relative2)) return [];
+function nodeArgsFor(absolute, relative3, tree) {
+  if (!TYPESCRIPT.test(relative3)) return [];
   let loader;
   try {
     loader = createRequire(absolute).resolve("tsx");
   } catch {
     throw new SetupError(
-      `${relative2} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+      `${relative3} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
     );
   }
   return ["--import", pathToFileURL(loader).href];
@@ -58533,7 +58546,7 @@ function planSequential(config2) {
 import { existsSync as existsSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join5 } from "node:path";
+import { dirname as dirname2, join as join5 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/engine/proc-cpu.ts
@@ -58578,7 +58591,7 @@ function groupCpuSeconds(pgid) {
 
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
-  const here = dirname(fileURLToPath(import.meta.url));
+  const here = dirname2(fileURLToPath(import.meta.url));
   const candidates = [join5(here, file2), join5(here, "..", "preload", file2)];
   const found = candidates.find((p) => existsSync2(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
@@ -59030,7 +59043,7 @@ var RunSession = class {
 // src/engine/profile.ts
 import { execFile as execFile3 } from "node:child_process";
 import { mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join8, relative } from "node:path";
+import { join as join8, relative as relative2 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -59695,7 +59708,7 @@ var PAGE_SCRIPT = String.raw`
 // src/engine/zerox.ts
 import { existsSync as existsSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire as createRequire2 } from "node:module";
-import { dirname as dirname2, join as join7 } from "node:path";
+import { dirname as dirname3, join as join7 } from "node:path";
 var requireHere = createRequire2(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
@@ -59703,7 +59716,7 @@ function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
     const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
-    return { version: version2, cmd: join7(dirname2(manifest), "cmd.js") };
+    return { version: version2, cmd: join7(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -59743,7 +59756,7 @@ function describeExit(result) {
 async function renderFlamegraph(options) {
   const args = [options.cmd, "--visualize-cpu-profile", options.input, "--output-html", options.output, "--title", options.title, "--quiet"];
   const result = await runProcess("node", args, {
-    cwd: dirname2(options.input),
+    cwd: dirname3(options.input),
     env: options.env,
     logFile: options.logFile,
     tracker: options.tracker,
@@ -59892,7 +59905,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
-  const runDir = (path) => relative(phase.outDir, path);
+  const runDir = (path) => relative2(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
     const merged = join8(dir, `${side}.cpuprofile`);
@@ -60711,11 +60724,11 @@ function healthSeries(results) {
     }));
   });
 }
-function decideHealthVerdict(relative2, c) {
-  if (c.min <= 0) return relative2;
-  if (relative2 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative2 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative2 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+function decideHealthVerdict(relative3, c) {
+  if (c.min <= 0) return relative3;
+  if (relative3 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative3 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative3 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
   return "inconclusive";
 }
 function absoluteShift(series) {
@@ -60885,9 +60898,9 @@ function findHints(results, comparisons, heap, generator, metrics) {
   }
   return hints;
 }
-function analyzeHealth(results, relative2, metrics) {
+function analyzeHealth(results, relative3, metrics) {
   const series = healthSeries(results);
-  const comparisons = relative2.map((c) => {
+  const comparisons = relative3.map((c) => {
     const rule = healthRule(results, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
     const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
@@ -62666,7 +62679,7 @@ Run perfgate --help for usage.
     if (command2 === "report") {
       if (positionals.length !== 2) throw new UsageError("report takes one argument: the results.json to render");
       const path = resolve(io.cwd, positionals[1]);
-      return finish(readResults(path), values, io, color, dirname3(path));
+      return finish(readResults(path), values, io, color, dirname4(path));
     }
     if (command2 === "compare") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
@@ -62786,7 +62799,7 @@ async function compare(values, io, color) {
 `);
     io.stderr.write(`[perfgate] results: ${resultsPath}
 `);
-    return finish(results, values, io, color, dirname3(resultsPath));
+    return finish(results, values, io, color, dirname4(resultsPath));
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -62803,7 +62816,7 @@ ${renderTerminal(results, analysis, { color, runDir, allFunctions })}
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function copyTo(path, text2) {
-  mkdirSync6(dirname3(path), { recursive: true });
+  mkdirSync6(dirname4(path), { recursive: true });
   writeFileSync6(path, text2);
 }
 

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import type { ServiceConfig } from '../config/types.js';
 import type { Side, SideInfo } from '../results/types.js';
 import { SetupError } from './errors.js';
@@ -10,10 +11,8 @@ import { type ProcessTracker, runShell, tailFile } from './process.js';
 /** One side's source tree, ready to install, build and start. */
 export interface Tree extends SideInfo {
   side: Side;
-  /** Repository root of this tree. */
+  /** Repository root of this tree: a temporary git worktree perfgate created (and removes). */
   root: string;
-  /** A temporary git worktree perfgate created (and removes), or the user's own checkout. */
-  temporary: boolean;
 }
 
 export function git(args: string[], cwd: string): Promise<string> {
@@ -106,12 +105,22 @@ export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Pr
     let head: Tree;
     if (request.headRef) {
       const sha = await resolveCommit(root, request.headRef, 'The head ref');
-      head = { side: 'head', ref: request.headRef, sha, dirty: false, root: await addWorktree('head', sha), temporary: true };
+      head = { side: 'head', ref: request.headRef, sha, dirty: false, root: await addWorktree('head', sha) };
     } else {
+      // The work tree as it is, uncommitted changes included, but in a worktree of its own
+      // beside base's: both trees then have paths of the same length and are installed the
+      // same way, so neither a path nor a node_modules the user installed differently can
+      // favour one side (Mytkowicz et al., ASPLOS 2009: the environment alone moves run time).
       const sha = await resolveCommit(root, 'HEAD', 'HEAD');
       const status = await git(['status', '--porcelain', '--untracked-files=normal'], root);
       const ref = await git(['rev-parse', '--abbrev-ref', 'HEAD'], root).catch(() => 'HEAD');
-      head = { side: 'head', ref: ref === 'HEAD' ? 'work tree' : ref, sha, dirty: status.length > 0, root, temporary: false };
+      const dirty = status.length > 0;
+      // A commit object of the tracked changes (nothing is stashed: the work tree stays as it is).
+      const snapshot = dirty ? await git(['-c', 'user.name=perfgate', '-c', 'user.email=perfgate@invalid', 'stash', 'create'], root) : '';
+      const dir = await addWorktree('head', snapshot || sha);
+      // perfgate's own run directory may sit inside the work tree (--out .perfgate/run): never copy it
+      await copyUntracked(root, dir, dirname(request.scratchDir));
+      head = { side: 'head', ref: ref === 'HEAD' ? 'work tree' : ref, sha, dirty, root: dir };
     }
     const baseTip = await resolveCommit(root, request.baseRef, 'The base ref');
     let baseSha = baseTip;
@@ -124,12 +133,23 @@ export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Pr
         );
       }
     }
-    const base: Tree = { side: 'base', ref: request.baseRef, sha: baseSha, dirty: false, root: await addWorktree('base', baseSha), temporary: true };
+    const base: Tree = { side: 'base', ref: request.baseRef, sha: baseSha, dirty: false, root: await addWorktree('base', baseSha) };
     ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} → head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? ' (uncommitted changes)' : ''}`);
     return { base, head, dispose };
   } catch (e) {
     await dispose();
     throw e;
+  }
+}
+
+/** Copies the work tree's untracked files that git does not ignore into a worktree of it, except those under `skip`. */
+async function copyUntracked(root: string, dir: string, skip: string): Promise<void> {
+  const list = await git(['ls-files', '--others', '--exclude-standard', '-z'], root);
+  const skipped = relative(await realpath(root), await realpath(skip).catch(() => skip));
+  const inside = (file: string) => skipped !== '' && !skipped.startsWith('..') && (file === skipped || file.startsWith(`${skipped}/`));
+  for (const file of list.split('\0').filter((f) => f && !inside(f))) {
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    cpSync(join(root, file), join(dir, file), { verbatimSymlinks: true });
   }
 }
 
@@ -163,17 +183,15 @@ export function serviceDir(tree: Tree, service: ServiceConfig): string {
 }
 
 /**
- * Installs (the lockfile's package manager, or service.install) and builds one tree.
- * The user's own checkout is installed only when its dependencies are missing: their
- * node_modules are theirs.
+ * Installs (the lockfile's package manager, or service.install) and builds one tree. Both
+ * trees are worktrees perfgate made, installed and built the same way.
  */
 export async function setupTree(tree: Tree, options: SetupOptions, ports: EnginePorts): Promise<void> {
   const dir = serviceDir(tree, options.service);
   if (!existsSync(dir)) {
     throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
   }
-  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  if (install && !tree.temporary && existsSync(join(dir, 'node_modules'))) install = null;
+  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
   const steps: ['install' | 'build', string | null][] = [
     ['install', install],
     ['build', options.service.build],

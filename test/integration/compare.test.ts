@@ -70,9 +70,13 @@ test('head much slower: throughput regression, exit 1, report names the limit', 
 });
 
 test('adaptive stopping: a large regression stops at the interim look, recorded in results.json and told in the report', async () => {
-  // 28 pairs in 2 blocks: the look after block 1 has 14 pairs, enough for an all-agreeing
-  // one-sided p (1/2^14) to pass the interim level after Holm over 3 gated metrics.
-  const config = quickConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 28').replace('slice: 300ms', 'slice: 200ms');
+  // 28 pairs in 2 blocks of 14 start pairs: the look after block 1 has 14 start pairs, enough
+  // for an all-agreeing one-sided p (1/2^14) to pass the interim level after Holm over 3 gated
+  // metrics (the statistics count starts, so fewer starts could never stop for a regression).
+  const config = quickConfig('scenarios: [GET /work]')
+    .replace('pairs: 12', 'pairs: 28\n  instances: 14')
+    .replace('slice: 300ms', 'slice: 200ms')
+    .replace('warmup: 300ms', 'warmup: 100ms');
   const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, workService(60_000));
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '3'], repo);

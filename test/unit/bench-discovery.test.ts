@@ -21,7 +21,7 @@ function tempTree(files: string[]): string {
 }
 
 function tree(side: 'base' | 'head', root: string): Tree {
-  return { side, root, ref: side === 'base' ? 'main' : 'pr', sha: 'a'.repeat(40), dirty: false, temporary: false };
+  return { side, root, ref: side === 'base' ? 'main' : 'pr', sha: 'a'.repeat(40), dirty: false };
 }
 
 describe('globs', () => {
