@@ -62382,7 +62382,10 @@ function renderFailures2(results) {
 }
 function describeDetectable(c) {
   const beyond = c.detectable > c.limit ? ", larger than the limit" : "";
-  return `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent2(c.detectable)} (limit ${formatPercent2(c.limit)}${beyond})`;
+  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent2(c.detectable)} (limit ${formatPercent2(c.limit)}${beyond})`;
+  const starts = c.starts && c.starts.length > 1 ? `
+  each start pair: ${c.starts.map((s) => formatChange(s.change)).join(" ")}` : "";
+  return `${detectable}${starts}`;
 }
 function describeBenchmarkDetectable(analysis) {
   const comparisons = (analysis.benchmarks?.comparisons ?? []).filter((c) => Number.isFinite(c.detectable));

@@ -37,9 +37,12 @@ scenarios:
     connections: 20
 load:
   slice: 1s
-  pairs: 60
+  pairs: 48
   blocks: 2
-  warmup: 5s
+  instances: 6
+  warmup: 4s
+  mode: simultaneous
+  pin: auto
   connections: 10
   pipelining: 1
 benchmarks:

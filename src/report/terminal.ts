@@ -249,7 +249,10 @@ function renderFailures(results: Results): string[] {
 
 function describeDetectable(c: MetricComparison): string {
   const beyond = c.detectable > c.limit ? ', larger than the limit' : '';
-  return `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent(c.detectable)} (limit ${formatPercent(c.limit)}${beyond})`;
+  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent(c.detectable)} (limit ${formatPercent(c.limit)}${beyond})`;
+  // each start pair's own change, so a reader sees whether the starts agree
+  const starts = c.starts && c.starts.length > 1 ? `\n  each start pair: ${c.starts.map((s) => formatChange(s.change)).join(' ')}` : '';
+  return `${detectable}${starts}`;
 }
 
 /** The range over all compared micro-benchmarks: one line, however many there are. */

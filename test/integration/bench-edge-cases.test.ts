@@ -101,7 +101,7 @@ test('a lone Benchmark regresses and fails the build; the rest is listed, and br
 
   // The project's own copy of benchmark.js was the one hooked, on both sides.
   for (const r of results.benchmarks!.runs.filter((r) => r.file === 'bench/standalone.bench.js')) {
-    const tree = r.side === 'head' ? repo : join(out, 'trees', 'base');
+    const tree = join(out, 'trees', r.side);
     assert.deepEqual(r.libraries, [
       { name: 'benchmark', version: '2.1.4-project', path: join(tree, 'node_modules/benchmark/benchmark.js'), unsupported: null },
     ]);
