@@ -246,12 +246,17 @@ function rate(k, n) {
   return `${k}/${n} = ${pct(k / n)} (${pct(lo)}–${pct(hi)})`;
 }
 
-/** Seconds of load a drawn run would take: boot+warm-up per block as recorded, plus its slices. */
+/**
+ * Seconds of load a drawn run would take with the defaults: per block its warm-up (warmup ×
+ * instances) and about 2 s to boot and stop, plus its slices (one slice per pair when
+ * simultaneous, two when alternating).
+ */
 function loadSeconds(results, stoppedAt, config) {
-  const blocks = stoppedAt === null ? config.load.blocks : stoppedAt + 1;
+  const { load } = config;
+  const blocks = stoppedAt === null ? load.blocks : stoppedAt + 1;
   const pairs = results.scenarios[0].pairs.filter((p) => stoppedAt === null || p.block <= stoppedAt).length;
-  const perBlock = config.load.warmupMs / 1000 + 2; // warm-up + boot and stop, about 2 s
-  return blocks * perBlock + (pairs * 2 * config.load.sliceMs) / 1000;
+  const perBlock = (load.warmupMs * load.instances) / 1000 + 2;
+  return blocks * perBlock + (pairs * (load.mode === 'simultaneous' ? 1 : 2) * load.sliceMs) / 1000;
 }
 
 export async function summarize(lines, draws, seed = 1) {
@@ -264,7 +269,7 @@ export async function summarize(lines, draws, seed = 1) {
   }
   const rows = [];
   for (const [cell, cellLines] of [...cells].sort()) {
-    const { kind, effect, noise, pin } = cellLines[0];
+    const { kind, effect, noise, mode } = cellLines[0];
     const pool = poolOf(cellLines);
     const rand = random(seed);
     const tally = { n: 0, fail: 0, clear: 0, unchanged: 0, stopped: 0, seconds: [], change: [] };
@@ -286,7 +291,7 @@ export async function summarize(lines, draws, seed = 1) {
       kind,
       effect,
       noise,
-      pin,
+      mode,
       runs: cellLines.length,
       starts: pool.length,
       measured: Math.expm1(median(startChanges)),
@@ -304,11 +309,11 @@ export function renderTables(rows) {
     const mine = rows.filter((r) => r.kind === kind);
     if (mine.length === 0) continue;
     out.push(`#### ${kind}`, '');
-    out.push('| effect | noise | pin | recorded runs · start pairs | measured change (median of starts) | start-to-start SD | false fail / caught | throughput unchanged | every gated metric unchanged | stopped at the interim look | median load time |');
+    out.push('| effect | noise | mode | recorded runs · start pairs | measured change (median of starts) | start-to-start SD | false fail / caught | throughput unchanged | every gated metric unchanged | stopped at the interim look | median load time |');
     out.push('| --: | :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |');
     for (const r of mine.sort((a, b) => a.effect - b.effect || Number(a.noise) - Number(b.noise))) {
       out.push(
-        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${r.pin} | ${r.runs} · ${r.starts} | ${(100 * r.measured).toFixed(1)}% | ${(100 * r.startSd).toFixed(1)}% | ${rate(r.fail, r.n)} | ${r.effect === 0 ? rate(r.unchanged, r.n) : '–'} | ${r.effect === 0 ? rate(r.clear, r.n) : '–'} | ${rate(r.stopped, r.n)} | ${r.medianSeconds.toFixed(0)} s |`,
+        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${r.mode} | ${r.runs} · ${r.starts} | ${(100 * r.measured).toFixed(1)}% | ${(100 * r.startSd).toFixed(1)}% | ${rate(r.fail, r.n)} | ${r.effect === 0 ? rate(r.unchanged, r.n) : '–'} | ${r.effect === 0 ? rate(r.clear, r.n) : '–'} | ${rate(r.stopped, r.n)} | ${r.medianSeconds.toFixed(0)} s |`,
       );
     }
     out.push('');

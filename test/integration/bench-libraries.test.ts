@@ -73,14 +73,14 @@ function assertVerdicts(results: Results, file: string): void {
 }
 
 /** Every process ran, captured three benchmarks, and hooked the project's own library copy. */
-function assertRuns(results: Results, out: string, repo: string, library: Library, files: string[]): void {
+function assertRuns(results: Results, out: string, library: Library, files: string[]): void {
   const runs = results.benchmarks!.runs;
   assert.equal(runs.length, ROUNDS[library] * 2 * files.length);
   for (const run of runs) {
     assert.equal(run.error, null, run.error ?? '');
     assert.equal(run.benchmarks.length, 3);
     for (const b of run.benchmarks) assert.ok(b.opsPerSec! > 0 && b.sampleCount > 0);
-    const tree = run.side === 'head' ? repo : join(out, 'trees', 'base');
+    const tree = join(out, 'trees', run.side); // both sides run from worktrees perfgate made
     assert.ok(run.libraries[0]!.path.startsWith(join(tree, 'node_modules', library)), `${run.side}: ${run.libraries[0]!.path}`);
   }
   assert.deepEqual(results.benchmarks!.files, { base: files.map((f) => `bench/${f}`), head: files.map((f) => `bench/${f}`) });
@@ -89,7 +89,7 @@ function assertRuns(results: Results, out: string, repo: string, library: Librar
 test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['benchmark-cjs.bench.js', 'benchmark-esm.bench.mjs'];
   const { results, repo, out } = await compareLibrary('benchmark', files);
-  assertRuns(results, out, repo, 'benchmark', files);
+  assertRuns(results, out, 'benchmark', files);
   for (const file of files) assertVerdicts(results, `bench/${file}`);
   // Users keep their console output: the suite's own lines are in the process log.
   const log = results.benchmarks!.runs[0]!.logs.stdout;
@@ -99,13 +99,13 @@ test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regress
 test('tinybench, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['tinybench-cjs.bench.cjs', 'tinybench-esm.bench.mjs'];
   const { results, repo, out } = await compareLibrary('tinybench', files);
-  assertRuns(results, out, repo, 'tinybench', files);
+  assertRuns(results, out, 'tinybench', files);
   for (const file of files) assertVerdicts(results, `bench/${file}`);
 });
 
 test('mitata, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['mitata-cjs.bench.cjs', 'mitata-esm.bench.mjs'];
   const { results, repo, out } = await compareLibrary('mitata', files);
-  assertRuns(results, out, repo, 'mitata', files);
+  assertRuns(results, out, 'mitata', files);
   for (const file of files) assertVerdicts(results, `bench/${file}`);
 });

@@ -80,3 +80,25 @@ test('runs two per cell, resumes without repeating a run, and reports every rule
   assert.match(plot, /^<svg /);
   assert.equal((plot.match(/<polyline /g) ?? []).length, 5, 'one line per plotted rule');
 });
+
+test('the start-pool harness records a tiny run of a calibration service and draws gate runs from its starts', () => {
+  const starts = join(ROOT, 'bench', 'calibrate-starts.mjs');
+  const pool = join(dir, 'starts.jsonl');
+  const run = (...args: string[]) => {
+    const r = spawnSync(process.execPath, [starts, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(r.status, 0, `calibrate-starts ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  };
+  run('record', '--tiny', '--kinds', 'http', '--effects', '0', '--out', pool);
+  const recorded = readFileSync(pool, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(recorded.length, 1);
+  assert.equal(recorded[0].error, undefined, JSON.stringify(recorded[0].error));
+  const pairs = recorded[0].results.scenarios[0].pairs;
+  assert.deepEqual([...new Set(pairs.map((p: { start: number }) => p.start))].sort(), [0, 1], 'two start pairs, each its own');
+  // resumes: a second record adds nothing
+  run('record', '--tiny', '--kinds', 'http', '--effects', '0', '--out', pool);
+  assert.equal(readFileSync(pool, 'utf8').trim().split('\n').length, 1);
+  const table = run('report', '--in', pool, '--draws', '5');
+  assert.match(table, /#### http/);
+  assert.match(table, /\| 0% \| quiet \| simultaneous \| 1 · 2 \|/);
+});
