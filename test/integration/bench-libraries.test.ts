@@ -88,7 +88,7 @@ function assertRuns(results: Results, out: string, library: Library, files: stri
 
 test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['benchmark-cjs.bench.js', 'benchmark-esm.bench.mjs'];
-  const { results, repo, out } = await compareLibrary('benchmark', files);
+  const { results, out } = await compareLibrary('benchmark', files);
   assertRuns(results, out, 'benchmark', files);
   for (const file of files) assertVerdicts(results, `bench/${file}`);
   // Users keep their console output: the suite's own lines are in the process log.
@@ -98,14 +98,14 @@ test('benchmark.js, CommonJS and ESM: faster → improvement, slower → regress
 
 test('tinybench, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['tinybench-cjs.bench.cjs', 'tinybench-esm.bench.mjs'];
-  const { results, repo, out } = await compareLibrary('tinybench', files);
+  const { results, out } = await compareLibrary('tinybench', files);
   assertRuns(results, out, 'tinybench', files);
   for (const file of files) assertVerdicts(results, `bench/${file}`);
 });
 
 test('mitata, CommonJS and ESM: faster → improvement, slower → regression, A/A → no verdict', async () => {
   const files = ['mitata-cjs.bench.cjs', 'mitata-esm.bench.mjs'];
-  const { results, repo, out } = await compareLibrary('mitata', files);
+  const { results, out } = await compareLibrary('mitata', files);
   assertRuns(results, out, 'mitata', files);
   for (const file of files) assertVerdicts(results, `bench/${file}`);
 });
