@@ -177,7 +177,7 @@ const envSchema = z
     }),
     scalarText('an environment value'),
   )
-  // Production unless the user says otherwise: dev mode hides the truth (product.md).
+  // Production unless the user says otherwise: dev mode hides the truth (docs/configuration.md, service.env).
   .transform((env) => ({ NODE_ENV: 'production', ...env }));
 
 const readySchema = z
