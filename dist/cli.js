@@ -57119,9 +57119,10 @@ var scenariosSchema = external_exports.union(
   ],
   { error: 'is not a list of scenarios; write e.g. "- GET /hello"' }
 );
+var MIN_PAIRS = 6;
 var loadSchema = external_exports.strictObject({
   slice: duration3({ minMs: 100, maxMs: 6e4 }).prefault("1s").describe("Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head."),
-  pairs: intInRange(6, void 0, "the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05").default(60).describe(
+  pairs: intInRange(MIN_PAIRS, void 0, "the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05").default(60).describe(
     "Base/head slice pairs per scenario, over all blocks: an integer of at least 6. More pairs detect smaller changes and take longer."
   ),
   blocks: intInRange(1).default(2).describe(
@@ -57134,7 +57135,8 @@ var loadSchema = external_exports.strictObject({
     "Adaptive stopping: after the block that reaches half the pairs, look once and stop when the verdict is already clear (a regression beyond the interim bound, or every gated interval inside its limit). The bounds keep the overall alpha (two-look O'Brien\u2013Fleming design, see docs/method.md). Needs at least 2 blocks."
   )
 }).superRefine((load, ctx) => {
-  if (load.blocks > load.pairs) {
+  const pairsValid = Number.isInteger(load.pairs) && load.pairs >= MIN_PAIRS;
+  if (pairsValid && load.blocks > load.pairs) {
     ctx.addIssue({
       code: "custom",
       path: ["blocks"],
@@ -57524,6 +57526,14 @@ ${logTail}` : message);
 var CancelledError = class extends PerfgateError {
 };
 
+// src/engine/preflight.ts
+import { isAbsolute, join as join2 } from "node:path";
+
+// src/engine/workspace.ts
+import { execFile } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync as readFileSync3, rmSync } from "node:fs";
+import { join } from "node:path";
+
 // src/engine/process.ts
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync as readFileSync2, writeFileSync } from "node:fs";
@@ -57645,13 +57655,183 @@ function tailFile(path, lines = 20) {
   }
 }
 
+// src/engine/workspace.ts
+function git(args, cwd) {
+  return new Promise((resolve2, reject) => {
+    execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
+      else resolve2(stdout.trim());
+    });
+  });
+}
+async function repositoryRoot(dir) {
+  try {
+    return await git(["rev-parse", "--show-toplevel"], dir);
+  } catch {
+    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
+  }
+}
+async function resolveCommit(root, ref, what) {
+  try {
+    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
+  } catch {
+    throw new SetupError(
+      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
+    );
+  }
+}
+async function defaultBranch(root) {
+  try {
+    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
+  } catch {
+    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
+      try {
+        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
+        return candidate;
+      } catch {
+      }
+    }
+  }
+  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
+}
+async function resolveSides(request2) {
+  const root = await repositoryRoot(request2.repoDir);
+  let head;
+  if (request2.headRef) {
+    head = { ref: request2.headRef, sha: await resolveCommit(root, request2.headRef, "The head ref"), dirty: false };
+  } else {
+    const sha = await resolveCommit(root, "HEAD", "HEAD");
+    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
+    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
+    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
+  }
+  const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
+  let baseSha = baseTip;
+  if (request2.mergeBase) {
+    try {
+      baseSha = await git(["merge-base", head.sha, baseTip], root);
+    } catch {
+      throw new SetupError(
+        `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
+      );
+    }
+  }
+  return { root, head, base: { ref: request2.baseRef, sha: baseSha, dirty: false } };
+}
+async function readAtCommit(root, sha, path) {
+  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
+  try {
+    await git(["cat-file", "-e", spec], root);
+  } catch {
+    return null;
+  }
+  return git(["show", spec], root);
+}
+async function prepareTrees(request2, ports) {
+  const { root, head: headInfo, base: baseInfo } = await resolveSides(request2);
+  const created = [];
+  const dispose = async () => {
+    for (const dir of created.reverse()) {
+      try {
+        await git(["worktree", "remove", "--force", dir], root);
+      } catch (e) {
+        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
+  };
+  const addWorktree = async (side, sha) => {
+    mkdirSync(request2.scratchDir, { recursive: true });
+    const dir = join(request2.scratchDir, side);
+    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
+    created.push(dir);
+    return dir;
+  };
+  try {
+    const head = request2.headRef ? { side: "head", ...headInfo, root: await addWorktree("head", headInfo.sha), temporary: true } : { side: "head", ...headInfo, root, temporary: false };
+    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha), temporary: true };
+    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
+    return { base, head, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+function installCommand(dir) {
+  if (existsSync(join(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
+  if (existsSync(join(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
+  if (existsSync(join(dir, "package-lock.json")) || existsSync(join(dir, "npm-shrinkwrap.json"))) return "npm ci";
+  if (!existsSync(join(dir, "package.json"))) return null;
+  try {
+    const pkg = JSON.parse(readFileSync3(join(dir, "package.json"), "utf8"));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    return Object.keys(deps).length ? "npm install" : null;
+  } catch {
+    return null;
+  }
+}
+function serviceDir(tree, service) {
+  return join(tree.root, service.cwd);
+}
+async function setupTree(tree, options, ports) {
+  const dir = serviceDir(tree, options.service);
+  if (!existsSync(dir)) {
+    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+  }
+  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  if (install && !tree.temporary && existsSync(join(dir, "node_modules"))) install = null;
+  const steps = [
+    ["install", install],
+    ["build", options.service.build]
+  ];
+  for (const [phase, command2] of steps) {
+    if (!command2) continue;
+    ports.progress({ phase, side: tree.side, message: command2 });
+    const logFile = join(options.logDir, `${tree.side}-${phase}.log`);
+    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new SetupError(
+        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
+${tailFile(logFile, 15)}`
+      );
+    }
+  }
+}
+
+// src/engine/preflight.ts
+async function preflight(request2) {
+  const sides = await resolveSides(request2);
+  const loaded = await readHeadConfig(sides, request2.headRef !== null, request2.configFile);
+  const config2 = resolveConfig({
+    document: loaded?.document,
+    source: loaded?.source ?? DEFAULT_CONFIG_FILE,
+    overrides: request2.overrides,
+    overridesSource: request2.overridesSource
+  });
+  return { ...sides, config: config2, configSource: loaded?.source ?? null };
+}
+async function readHeadConfig(sides, fromCommit, configFile) {
+  const required2 = configFile !== null;
+  const name = configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join2(sides.root, name), { required: required2 });
+  const source = `${sides.head.ref}:${name}`;
+  const text2 = await readAtCommit(sides.root, sides.head.sha, name);
+  if (text2 === null) {
+    if (!required2) return null;
+    throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
+  }
+  return { document: parseConfigText(text2, source), source };
+}
+
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 import { performance } from "node:perf_hooks";
 
 // src/results/io.ts
-import { readFileSync as readFileSync3, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { readFileSync as readFileSync4, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
 
 // src/results/types.ts
 var RESULTS_VERSION = 1;
@@ -57668,7 +57848,7 @@ var ResultsFileError = class extends Error {
 function readResults(path) {
   let text2;
   try {
-    text2 = readFileSync3(path, "utf8");
+    text2 = readFileSync4(path, "utf8");
   } catch (e) {
     throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
   }
@@ -57730,12 +57910,12 @@ function scrubEnv(env, secrets) {
 }
 
 // src/engine/fingerprint.ts
-import { execFile } from "node:child_process";
+import { execFile as execFile2 } from "node:child_process";
 import { cpus, platform, release, totalmem } from "node:os";
 async function fingerprint(env, cwd) {
   const cpuList = cpus();
   const nodeVersion = await new Promise((resolve2) => {
-    execFile(
+    execFile2(
       "node",
       ["-p", "process.version"],
       { env, cwd, timeout: 1e4 },
@@ -57754,10 +57934,10 @@ async function fingerprint(env, cwd) {
 }
 
 // src/engine/health.ts
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join as join3 } from "node:path";
 var BEGIN_TIMEOUT_MS = 1e3;
 var END_TIMEOUT_MS = 5e3;
 var MAX_LINE = 64 * 1024;
@@ -57777,12 +57957,12 @@ var HealthChannel = class _HealthChannel {
   changed = null;
   /** Listens on a new socket in a private (0700) temporary directory. */
   static async open() {
-    let dir = mkdtempSync(join(tmpdir(), "perfgate-health-"));
-    if (join(dir, "health.sock").length > MAX_SOCKET_PATH) {
-      rmSync(dir, { recursive: true, force: true });
+    let dir = mkdtempSync(join3(tmpdir(), "perfgate-health-"));
+    if (join3(dir, "health.sock").length > MAX_SOCKET_PATH) {
+      rmSync2(dir, { recursive: true, force: true });
       dir = mkdtempSync("/tmp/perfgate-health-");
     }
-    const path = join(dir, "health.sock");
+    const path = join3(dir, "health.sock");
     const server = createServer();
     await new Promise((resolve2, reject) => {
       server.once("error", reject);
@@ -57875,7 +58055,7 @@ var HealthChannel = class _HealthChannel {
     for (const peer of this.peers) peer.socket.destroy();
     this.peers.clear();
     this.server.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync2(this.dir, { recursive: true, force: true });
   }
 };
 var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
@@ -57963,147 +58143,12 @@ async function runLoad(baseUrl, scenario, durationMs) {
 
 // src/engine/bench/discover.ts
 import { createRequire } from "node:module";
-import { join as join4 } from "node:path";
+import { join as join5 } from "node:path";
 import { pathToFileURL } from "node:url";
-
-// src/engine/workspace.ts
-import { execFile as execFile2 } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync as readFileSync4, rmSync as rmSync2 } from "node:fs";
-import { join as join2 } from "node:path";
-function git(args, cwd) {
-  return new Promise((resolve2, reject) => {
-    execFile2("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
-      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
-      else resolve2(stdout.trim());
-    });
-  });
-}
-async function repositoryRoot(dir) {
-  try {
-    return await git(["rev-parse", "--show-toplevel"], dir);
-  } catch {
-    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
-  }
-}
-async function resolveCommit(root, ref, what) {
-  try {
-    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
-  } catch {
-    throw new SetupError(
-      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
-    );
-  }
-}
-async function defaultBranch(root) {
-  try {
-    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
-  } catch {
-    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
-      try {
-        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
-        return candidate;
-      } catch {
-      }
-    }
-  }
-  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
-}
-async function prepareTrees(request2, ports) {
-  const root = await repositoryRoot(request2.repoDir);
-  const created = [];
-  const dispose = async () => {
-    for (const dir of created.reverse()) {
-      try {
-        await git(["worktree", "remove", "--force", dir], root);
-      } catch (e) {
-        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
-        rmSync2(dir, { recursive: true, force: true });
-      }
-    }
-    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
-  };
-  const addWorktree = async (side, sha) => {
-    mkdirSync(request2.scratchDir, { recursive: true });
-    const dir = join2(request2.scratchDir, side);
-    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
-    created.push(dir);
-    return dir;
-  };
-  try {
-    let head;
-    if (request2.headRef) {
-      const sha = await resolveCommit(root, request2.headRef, "The head ref");
-      head = { side: "head", ref: request2.headRef, sha, dirty: false, root: await addWorktree("head", sha), temporary: true };
-    } else {
-      const sha = await resolveCommit(root, "HEAD", "HEAD");
-      const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
-      const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-      head = { side: "head", ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0, root, temporary: false };
-    }
-    const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
-    let baseSha = baseTip;
-    if (request2.mergeBase) {
-      try {
-        baseSha = await git(["merge-base", head.sha, baseTip], root);
-      } catch {
-        throw new SetupError(
-          `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
-        );
-      }
-    }
-    const base = { side: "base", ref: request2.baseRef, sha: baseSha, dirty: false, root: await addWorktree("base", baseSha), temporary: true };
-    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
-    return { base, head, dispose };
-  } catch (e) {
-    await dispose();
-    throw e;
-  }
-}
-function installCommand(dir) {
-  if (existsSync(join2(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
-  if (existsSync(join2(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
-  if (existsSync(join2(dir, "package-lock.json")) || existsSync(join2(dir, "npm-shrinkwrap.json"))) return "npm ci";
-  if (!existsSync(join2(dir, "package.json"))) return null;
-  try {
-    const pkg = JSON.parse(readFileSync4(join2(dir, "package.json"), "utf8"));
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? "npm install" : null;
-  } catch {
-    return null;
-  }
-}
-function serviceDir(tree, service) {
-  return join2(tree.root, service.cwd);
-}
-async function setupTree(tree, options, ports) {
-  const dir = serviceDir(tree, options.service);
-  if (!existsSync(dir)) {
-    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
-  }
-  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  if (install && !tree.temporary && existsSync(join2(dir, "node_modules"))) install = null;
-  const steps = [
-    ["install", install],
-    ["build", options.service.build]
-  ];
-  for (const [phase, command2] of steps) {
-    if (!command2) continue;
-    ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join2(options.logDir, `${tree.side}-${phase}.log`);
-    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
-    if (result.code !== 0) {
-      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new SetupError(
-        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
-${tailFile(logFile, 15)}`
-      );
-    }
-  }
-}
 
 // src/engine/bench/glob.ts
 import { readdirSync, statSync } from "node:fs";
-import { join as join3 } from "node:path";
+import { join as join4 } from "node:path";
 var GLOB_CHARS = /[*?[{]/;
 var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
 function escapeRegExp(text2) {
@@ -58170,7 +58215,7 @@ function staticPrefix(glob) {
 function walk(root, dir, out) {
   let entries;
   try {
-    entries = readdirSync(join3(root, dir), { withFileTypes: true });
+    entries = readdirSync(join4(root, dir), { withFileTypes: true });
   } catch {
     return;
   }
@@ -58181,7 +58226,7 @@ function walk(root, dir, out) {
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
       try {
-        isFile = statSync(join3(root, relative2)).isFile();
+        isFile = statSync(join4(root, relative2)).isFile();
       } catch {
         isFile = false;
       }
@@ -58221,7 +58266,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join4(dirs[side], path);
+      const absolute = join5(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -58235,7 +58280,7 @@ function discoverBenchmarks(config2, service, trees) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join6 } from "node:path";
+import { join as join7 } from "node:path";
 
 // src/stats/normal.ts
 function polynomial(c, t) {
@@ -58556,7 +58601,7 @@ function buildBenchPlan(files, rounds, seed) {
 import { existsSync as existsSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join5 } from "node:path";
+import { dirname, join as join6 } from "node:path";
 import { fileURLToPath } from "node:url";
 
 // src/engine/proc-cpu.ts
@@ -58602,7 +58647,7 @@ function groupCpuSeconds(pgid) {
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join5(here, file2), join5(here, "..", "preload", file2)];
+  const candidates = [join6(here, file2), join6(here, "..", "preload", file2)];
   const found = candidates.find((p) => existsSync2(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
@@ -58872,7 +58917,7 @@ async function runBenchmarks(request2, ports) {
   results.benchmarks = stored;
   writeResults(request2.resultsPath, results);
   const plan = buildBenchPlan(stored.files, config2.rounds, request2.seed);
-  const logDir = join6(request2.logDir, "benchmarks");
+  const logDir = join7(request2.logDir, "benchmarks");
   mkdirSync2(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...request2.env, ...request2.service.env };
@@ -58927,8 +58972,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join6(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join6(options.logDir, `${stem}.out.log`), stderr: join6(options.logDir, `${stem}.err.log`) };
+  const output2 = join7(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join7(options.logDir, `${stem}.out.log`), stderr: join7(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -59939,7 +59984,7 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
 // src/engine/profile.ts
 import { execFile as execFile3 } from "node:child_process";
 import { mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join8, relative } from "node:path";
+import { join as join9, relative } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -60604,7 +60649,7 @@ var PAGE_SCRIPT = String.raw`
 // src/engine/zerox.ts
 import { existsSync as existsSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire as createRequire2 } from "node:module";
-import { dirname as dirname2, join as join7 } from "node:path";
+import { dirname as dirname2, join as join8 } from "node:path";
 var requireHere = createRequire2(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
@@ -60612,7 +60657,7 @@ function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
     const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
-    return { version: version2, cmd: join7(dirname2(manifest), "cmd.js") };
+    return { version: version2, cmd: join8(dirname2(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -60627,8 +60672,8 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join7(options.toolsDir, `0x-${version2}`);
-  const cmd = join7(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join8(options.toolsDir, `0x-${version2}`);
+  const cmd = join8(prefix, "node_modules", "0x", "cmd.js");
   if (existsSync3(cmd)) return cmd;
   mkdirSync3(prefix, { recursive: true });
   options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
@@ -60705,7 +60750,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync9(join8(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync9(join9(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -60740,8 +60785,8 @@ async function profileSide(phase, side, scenario, dir, ports) {
     config: config2.service,
     dir: cwd,
     env: phase.env,
-    logFile: join8(phase.logDir, `${side}.log`),
-    statusFile: join8(phase.logDir, `${side}-profile.status`),
+    logFile: join9(phase.logDir, `${side}.log`),
+    statusFile: join9(phase.logDir, `${side}-profile.status`),
     tracker: phase.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -60765,7 +60810,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync9(join8(dir, name), "utf8"), join8(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync9(join9(dir, name), "utf8"), join9(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -60773,7 +60818,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join9(phase.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -60785,7 +60830,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   return {
     tree,
     info,
-    files: files.map((f) => join8(dir, f)),
+    files: files.map((f) => join9(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -60793,18 +60838,18 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join8(phase.outDir, "profiles", slug);
+  const dir = join9(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
-    runs[side] = await profileSide(phase, side, scenario, join8(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join9(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
   const runDir = (path) => relative(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join8(dir, `${side}.cpuprofile`);
+    const merged = join9(dir, `${side}.cpuprofile`);
     writeFileSync5(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
@@ -60833,20 +60878,20 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const diffFile = join9(phase.outDir, `flamegraph-${slug}-diff.html`);
   writeFileSync5(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
   entry.files.diff = runDir(diffFile);
   phase.results.profiles = [...phase.results.profiles ?? [], entry];
   writeResults(phase.resultsPath, phase.results);
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join8(phase.logDir, "flamegraphs.log");
+  const logFile = join9(phase.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join9(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join8(dir, `${side}.cpuprofile`),
+        input: join9(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.env,
@@ -60882,9 +60927,9 @@ async function runProfiles(phase, ports) {
 // src/engine/run.ts
 async function runCompare(request2, ports) {
   mkdirSync5(request2.outDir, { recursive: true });
-  const logDir = join9(request2.outDir, "logs");
+  const logDir = join10(request2.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join9(request2.outDir, "results.json");
+  const resultsPath = join10(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let results = null;
   ports.progress({ phase: "workspace" });
@@ -60894,7 +60939,7 @@ async function runCompare(request2, ports) {
       baseRef: request2.baseRef,
       mergeBase: request2.mergeBase,
       headRef: request2.headRef,
-      scratchDir: join9(request2.outDir, "trees")
+      scratchDir: join10(request2.outDir, "trees")
     },
     ports
   );
@@ -60974,7 +61019,7 @@ async function runCompare(request2, ports) {
         results,
         resultsPath,
         outDir: request2.outDir,
-        toolsDir: request2.toolsDir ?? join9(request2.outDir, "tools"),
+        toolsDir: request2.toolsDir ?? join10(request2.outDir, "tools"),
         env,
         logDir,
         tracker: request2.tracker,
@@ -61017,8 +61062,8 @@ async function runBlock(block, blocks, config2, trees, results, resultsPath, env
         config: config2.service,
         dir: serviceDir(trees[side], config2.service),
         env,
-        logFile: join9(logDir, `${side}.log`),
-        statusFile: join9(logDir, `${side}-block${block.index + 1}.status`),
+        logFile: join10(logDir, `${side}.log`),
+        statusFile: join10(logDir, `${side}-block${block.index + 1}.status`),
         tracker: request2.tracker
       });
     }
@@ -61983,7 +62028,7 @@ function renderMarkdown(results, analysis, options = {}) {
 }
 
 // src/report/terminal.ts
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var SGR = {
   red: [31, 39],
   yellow: [33, 39],
@@ -62241,7 +62286,7 @@ function renderHotFunctionSection2(section, options, width, paint) {
   for (const c of section.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join("; ")}`);
   }
-  const at = (file2) => sanitizeText(options.runDir ? join10(options.runDir, file2) : file2);
+  const at = (file2) => sanitizeText(options.runDir ? join11(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at(file2)}`);
   }
@@ -62274,14 +62319,6 @@ function renderTerminal(results, analysis, options = {}) {
 }
 
 // src/shell/gate.ts
-import { isAbsolute, join as join11 } from "node:path";
-function configLoader(configFile, overrides, overridesSource) {
-  return (headRoot) => {
-    const path = configFile ? isAbsolute(configFile) ? configFile : join11(headRoot, configFile) : join11(headRoot, "perfgate.yml");
-    const loaded = loadConfigFile(path, { required: configFile !== null });
-    return resolveConfig({ document: loaded?.document, source: loaded?.source ?? "perfgate.yml", overrides, overridesSource });
-  };
-}
 function secretsFrom(env) {
   return ["GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"].map((k) => env[k]).filter((v) => Boolean(v));
 }
@@ -62542,6 +62579,15 @@ async function compare(values, io, color) {
     profile: values["no-profile"] ? "false" : void 0,
     profileDuration: values["profile-duration"]
   });
+  const { config: config2 } = await preflight({
+    repoDir: root,
+    baseRef,
+    mergeBase: true,
+    headRef: values.head ?? null,
+    configFile: values.config ?? null,
+    overrides,
+    overridesSource: "command-line flags"
+  });
   const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
   const tracker = new ProcessTracker();
   const abort = new AbortController();
@@ -62561,7 +62607,7 @@ async function compare(values, io, color) {
         mergeBase: true,
         headRef: values.head ?? null,
         outDir,
-        loadConfig: configLoader(values.config ?? null, overrides, "command-line flags"),
+        loadConfig: () => config2,
         tracker,
         toolVersion: VERSION,
         signal: abort.signal

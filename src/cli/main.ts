@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { PerfgateError } from '../engine/errors.js';
+import { preflight } from '../engine/preflight.js';
 import { ProcessTracker } from '../engine/process.js';
 import { runCompare } from '../engine/run.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
@@ -12,7 +13,7 @@ import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
-import { configLoader, secretsFrom } from '../shell/gate.js';
+import { secretsFrom } from '../shell/gate.js';
 import { buildOverrides } from '../shell/overrides.js';
 import { VERSION } from '../version.js';
 import { terminalProgress } from './progress.js';
@@ -168,6 +169,16 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
     profile: values['no-profile'] ? 'false' : undefined,
     profileDuration: values['profile-duration'],
   });
+  // Refs and configuration are checked before any worktree or run folder exists.
+  const { config } = await preflight({
+    repoDir: root,
+    baseRef,
+    mergeBase: true,
+    headRef: values.head ?? null,
+    configFile: values.config ?? null,
+    overrides,
+    overridesSource: 'command-line flags',
+  });
   const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
   const tracker = new ProcessTracker();
   const abort = new AbortController();
@@ -189,7 +200,7 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
         mergeBase: true,
         headRef: values.head ?? null,
         outDir,
-        loadConfig: configLoader(values.config ?? null, overrides, 'command-line flags'),
+        loadConfig: () => config,
         tracker,
         toolVersion: VERSION,
         signal: abort.signal,

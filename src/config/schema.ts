@@ -359,12 +359,15 @@ const scenariosSchema = z.union(
 
 // ------------------------------------------------------------------------------------- load
 
+/** The signed-rank test needs 6 non-zero pairs to ever reach p < 0.05. */
+const MIN_PAIRS = 6;
+
 const loadSchema = z
   .strictObject({
     slice: duration({ minMs: 100, maxMs: 60_000 })
       .prefault('1s')
       .describe('Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head.'),
-    pairs: intInRange(6, undefined, 'the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05')
+    pairs: intInRange(MIN_PAIRS, undefined, 'the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05')
       .default(60)
       .describe(
         'Base/head slice pairs per scenario, over all blocks: an integer of at least 6. More pairs detect smaller changes and take longer.',
@@ -391,7 +394,9 @@ const loadSchema = z
       ),
   })
   .superRefine((load, ctx) => {
-    if (load.blocks > load.pairs) {
+    // Only against a valid pairs: a bad one has its own message, and "use 1 to -5" helps nobody.
+    const pairsValid = Number.isInteger(load.pairs) && load.pairs >= MIN_PAIRS;
+    if (pairsValid && load.blocks > load.pairs) {
       ctx.addIssue({
         code: 'custom',
         path: ['blocks'],

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo, quickConfig } from '../helpers/repo.js';
+
+const service = { 'server.js': "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n" };
+
+function worktrees(repo: string): number {
+  return execFileSync('git', ['worktree', 'list'], { cwd: repo, encoding: 'utf8' }).trim().split('\n').length;
+}
+
+/** A compare that must fail at the door: exit 2, the message, and nothing created. */
+async function failsEarly(repo: string, args: string[], message: RegExp): Promise<string> {
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--out', out, ...args], repo);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, message);
+  assert.equal(existsSync(out), false, 'no run folder');
+  assert.equal(worktrees(repo), 1, 'no worktree was added');
+  return run.stderr;
+}
+
+test('compare: a bad flag or config fails before any checkout, and names the key', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, { 'README.md': 'x' });
+  const stderr = await failsEarly(repo, ['--base', 'main', '--pairs=-5'], /load\.pairs: -5 is not allowed; use an integer of at least 6/);
+  assert.doesNotMatch(stderr, /use 1 to/, 'no cascade into the blocks check');
+  await failsEarly(repo, ['--base', 'main', '--slice', '5 parsecs'], /load\.slice/);
+  await failsEarly(repo, ['--base', 'no-such-branch'], /The base ref "no-such-branch" is not a commit/);
+  await failsEarly(repo, ['--base', 'main', '--config', 'missing.yml'], /config file not found/);
+});
+
+test('compare --head <ref>: the config is read from the head commit, without a checkout', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, { 'perfgate.yml': 'load: { pairs: two }\n' });
+  execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: repo });
+  await failsEarly(repo, ['--base', 'main', '--head', 'head'], /head:perfgate\.yml: load\.pairs: "two" is not allowed/);
+});
