@@ -36990,7 +36990,7 @@ var require_autocannon = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname3, join as join12, resolve } from "node:path";
+import { dirname as dirname3, join as join13, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -57526,762 +57526,6 @@ ${logTail}` : message);
 var CancelledError = class extends PerfgateError {
 };
 
-// src/engine/preflight.ts
-import { isAbsolute, join as join2 } from "node:path";
-
-// src/engine/workspace.ts
-import { execFile } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync as readFileSync3, rmSync } from "node:fs";
-import { join } from "node:path";
-
-// src/engine/process.ts
-import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync as readFileSync2, writeFileSync } from "node:fs";
-var ProcessTracker = class {
-  constructor(pidFile = null) {
-    this.pidFile = pidFile;
-  }
-  pidFile;
-  groups = /* @__PURE__ */ new Set();
-  add(pgid) {
-    this.groups.add(pgid);
-    this.sync();
-  }
-  delete(pgid) {
-    this.groups.delete(pgid);
-    this.sync();
-  }
-  get size() {
-    return this.groups.size;
-  }
-  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
-  async killAll(graceMs = 3e3) {
-    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
-    this.groups.clear();
-    this.sync();
-  }
-  sync() {
-    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
-  }
-};
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
-}
-function sleep(ms) {
-  return new Promise((resolve2) => setTimeout(resolve2, ms));
-}
-function startShell(command2, options) {
-  return startProcess("/bin/sh", ["-c", command2], options);
-}
-function startProcess(file2, args, options) {
-  const out = openSync(options.logFile, "a");
-  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
-  try {
-    const child = spawn(file2, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", out, err]
-    });
-    if (child.pid) options.tracker.add(child.pid);
-    return child;
-  } finally {
-    closeSync(out);
-    if (err !== out) closeSync(err);
-  }
-}
-function runShell(command2, options) {
-  return runProcess("/bin/sh", ["-c", command2], options);
-}
-async function runProcess(file2, args, options) {
-  const child = startProcess(file2, args, options);
-  const pgid = child.pid;
-  if (pgid === void 0) {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut: false };
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void stopGroup(pgid, 2e3);
-  }, options.timeoutMs);
-  try {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut };
-  } finally {
-    clearTimeout(timer);
-    await stopGroup(pgid, 1e3);
-    options.tracker.delete(pgid);
-  }
-}
-function exitOf(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve([child.exitCode, child.signalCode]);
-  }
-  return new Promise((resolve2, reject) => {
-    child.once("exit", (code, signal) => resolve2([code, signal]));
-    child.once("error", reject);
-  });
-}
-function tailFile(path, lines = 20) {
-  try {
-    const text2 = readFileSync2(path, "utf8").replace(/\s+$/, "");
-    return text2.split("\n").slice(-lines).join("\n");
-  } catch {
-    return "";
-  }
-}
-
-// src/engine/workspace.ts
-function git(args, cwd) {
-  return new Promise((resolve2, reject) => {
-    execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
-      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
-      else resolve2(stdout.trim());
-    });
-  });
-}
-async function repositoryRoot(dir) {
-  try {
-    return await git(["rev-parse", "--show-toplevel"], dir);
-  } catch {
-    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
-  }
-}
-async function resolveCommit(root, ref, what) {
-  try {
-    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
-  } catch {
-    throw new SetupError(
-      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
-    );
-  }
-}
-async function defaultBranch(root) {
-  try {
-    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
-  } catch {
-    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
-      try {
-        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
-        return candidate;
-      } catch {
-      }
-    }
-  }
-  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
-}
-async function resolveSides(request2) {
-  const root = await repositoryRoot(request2.repoDir);
-  let head;
-  if (request2.headRef) {
-    head = { ref: request2.headRef, sha: await resolveCommit(root, request2.headRef, "The head ref"), dirty: false };
-  } else {
-    const sha = await resolveCommit(root, "HEAD", "HEAD");
-    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
-    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
-  }
-  const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
-  let baseSha = baseTip;
-  if (request2.mergeBase) {
-    try {
-      baseSha = await git(["merge-base", head.sha, baseTip], root);
-    } catch {
-      throw new SetupError(
-        `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
-      );
-    }
-  }
-  return { root, head, base: { ref: request2.baseRef, sha: baseSha, dirty: false } };
-}
-async function readAtCommit(root, sha, path) {
-  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
-  try {
-    await git(["cat-file", "-e", spec], root);
-  } catch {
-    return null;
-  }
-  return git(["show", spec], root);
-}
-async function prepareTrees(request2, ports) {
-  const { root, head: headInfo, base: baseInfo } = await resolveSides(request2);
-  const created = [];
-  const dispose = async () => {
-    for (const dir of created.reverse()) {
-      try {
-        await git(["worktree", "remove", "--force", dir], root);
-      } catch (e) {
-        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
-  };
-  const addWorktree = async (side, sha) => {
-    mkdirSync(request2.scratchDir, { recursive: true });
-    const dir = join(request2.scratchDir, side);
-    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
-    created.push(dir);
-    return dir;
-  };
-  try {
-    const head = request2.headRef ? { side: "head", ...headInfo, root: await addWorktree("head", headInfo.sha), temporary: true } : { side: "head", ...headInfo, root, temporary: false };
-    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha), temporary: true };
-    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
-    return { base, head, dispose };
-  } catch (e) {
-    await dispose();
-    throw e;
-  }
-}
-function installCommand(dir) {
-  if (existsSync(join(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
-  if (existsSync(join(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
-  if (existsSync(join(dir, "package-lock.json")) || existsSync(join(dir, "npm-shrinkwrap.json"))) return "npm ci";
-  if (!existsSync(join(dir, "package.json"))) return null;
-  try {
-    const pkg = JSON.parse(readFileSync3(join(dir, "package.json"), "utf8"));
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? "npm install" : null;
-  } catch {
-    return null;
-  }
-}
-function serviceDir(tree, service) {
-  return join(tree.root, service.cwd);
-}
-async function setupTree(tree, options, ports) {
-  const dir = serviceDir(tree, options.service);
-  if (!existsSync(dir)) {
-    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
-  }
-  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  if (install && !tree.temporary && existsSync(join(dir, "node_modules"))) install = null;
-  const steps = [
-    ["install", install],
-    ["build", options.service.build]
-  ];
-  for (const [phase, command2] of steps) {
-    if (!command2) continue;
-    ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join(options.logDir, `${tree.side}-${phase}.log`);
-    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
-    if (result.code !== 0) {
-      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new SetupError(
-        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
-${tailFile(logFile, 15)}`
-      );
-    }
-  }
-}
-
-// src/engine/preflight.ts
-async function preflight(request2) {
-  const sides = await resolveSides(request2);
-  const loaded = await readHeadConfig(sides, request2.headRef !== null, request2.configFile);
-  const config2 = resolveConfig({
-    document: loaded?.document,
-    source: loaded?.source ?? DEFAULT_CONFIG_FILE,
-    overrides: request2.overrides,
-    overridesSource: request2.overridesSource
-  });
-  return { ...sides, config: config2, configSource: loaded?.source ?? null };
-}
-async function readHeadConfig(sides, fromCommit, configFile) {
-  const required2 = configFile !== null;
-  const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join2(sides.root, name), { required: required2 });
-  const source = `${sides.head.ref}:${name}`;
-  const text2 = await readAtCommit(sides.root, sides.head.sha, name);
-  if (text2 === null) {
-    if (!required2) return null;
-    throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
-  }
-  return { document: parseConfigText(text2, source), source };
-}
-
-// src/engine/run.ts
-import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join10 } from "node:path";
-import { performance } from "node:perf_hooks";
-
-// src/results/io.ts
-import { readFileSync as readFileSync4, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
-
-// src/results/types.ts
-var RESULTS_VERSION = 1;
-
-// src/results/io.ts
-function writeResults(path, results) {
-  const tmp = `${path}.tmp`;
-  writeFileSync2(tmp, `${JSON.stringify(results, null, 2)}
-`);
-  renameSync(tmp, path);
-}
-var ResultsFileError = class extends Error {
-};
-function readResults(path) {
-  let text2;
-  try {
-    text2 = readFileSync4(path, "utf8");
-  } catch (e) {
-    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
-  }
-  let data;
-  try {
-    data = JSON.parse(text2);
-  } catch (e) {
-    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
-  }
-  if (data?.schema !== "perfgate/results") {
-    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
-  }
-  if (data.version !== RESULTS_VERSION) {
-    throw new ResultsFileError(
-      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
-    );
-  }
-  return data;
-}
-
-// src/stats/random.ts
-import { randomInt } from "node:crypto";
-function createRandom(seed) {
-  if (!Number.isFinite(seed)) throw new RangeError(`createRandom: seed must be a finite number, got ${seed}`);
-  let state = Math.trunc(seed) >>> 0;
-  return () => {
-    state = state + 1831565813 >>> 0;
-    let t = state;
-    t = Math.imul(t ^ t >>> 15, t | 1);
-    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
-    return ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-function randomSeed() {
-  return randomInt(0, 2147483648);
-}
-function shuffle(items, rand) {
-  const out = items.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    const tmp = out[i];
-    out[i] = out[j];
-    out[j] = tmp;
-  }
-  return out;
-}
-
-// src/engine/env.ts
-var DROPPED_NAMES = /^(GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|INPUT_.*|ACTIONS_.*)$/i;
-function scrubEnv(env, secrets) {
-  const needles = secrets.filter((s) => s.length >= 8);
-  const out = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === void 0 || DROPPED_NAMES.test(name)) continue;
-    if (needles.some((s) => value.includes(s))) continue;
-    out[name] = value;
-  }
-  return out;
-}
-
-// src/engine/fingerprint.ts
-import { execFile as execFile2 } from "node:child_process";
-import { cpus, platform, release, totalmem } from "node:os";
-async function fingerprint(env, cwd) {
-  const cpuList = cpus();
-  const nodeVersion = await new Promise((resolve2) => {
-    execFile2(
-      "node",
-      ["-p", "process.version"],
-      { env, cwd, timeout: 1e4 },
-      (error62, stdout) => resolve2(error62 ? "unknown" : stdout.trim())
-    );
-  });
-  return {
-    cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
-    cpus: cpuList.length,
-    nodeVersion,
-    os: `${platform()} ${release()}`,
-    arch: process.arch,
-    totalMemoryMb: Math.round(totalmem() / 2 ** 20),
-    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean)
-  };
-}
-
-// src/engine/health.ts
-import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join as join3 } from "node:path";
-var BEGIN_TIMEOUT_MS = 1e3;
-var END_TIMEOUT_MS = 5e3;
-var MAX_LINE = 64 * 1024;
-var MAX_SOCKET_PATH = 100;
-var HealthChannel = class _HealthChannel {
-  constructor(socketPath, dir, server) {
-    this.socketPath = socketPath;
-    this.dir = dir;
-    this.server = server;
-    server.on("connection", (socket) => this.accept(socket));
-  }
-  socketPath;
-  dir;
-  server;
-  peers = /* @__PURE__ */ new Set();
-  nextId = 1;
-  changed = null;
-  /** Listens on a new socket in a private (0700) temporary directory. */
-  static async open() {
-    let dir = mkdtempSync(join3(tmpdir(), "perfgate-health-"));
-    if (join3(dir, "health.sock").length > MAX_SOCKET_PATH) {
-      rmSync2(dir, { recursive: true, force: true });
-      dir = mkdtempSync("/tmp/perfgate-health-");
-    }
-    const path = join3(dir, "health.sock");
-    const server = createServer();
-    await new Promise((resolve2, reject) => {
-      server.once("error", reject);
-      server.listen(path, () => {
-        server.off("error", reject);
-        resolve2();
-      });
-    });
-    server.unref();
-    return new _HealthChannel(path, dir, server);
-  }
-  /** Processes connected now. */
-  get connected() {
-    return this.peers.size;
-  }
-  accept(socket) {
-    const peer = { socket, pending: "", begun: 0, report: null };
-    this.peers.add(peer);
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      peer.pending += chunk;
-      if (peer.pending.length > MAX_LINE) {
-        socket.destroy();
-        return;
-      }
-      for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
-        const line2 = peer.pending.slice(0, newline);
-        peer.pending = peer.pending.slice(newline + 1);
-        this.receive(peer, line2);
-      }
-    });
-    const forget = () => {
-      this.peers.delete(peer);
-      this.changed?.();
-    };
-    socket.on("error", forget);
-    socket.on("close", forget);
-  }
-  receive(peer, line2) {
-    let message;
-    try {
-      message = JSON.parse(line2);
-    } catch {
-      return;
-    }
-    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
-    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
-    this.changed?.();
-  }
-  send(peer, message) {
-    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
-`);
-  }
-  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
-  waitUntil(done, timeoutMs) {
-    return new Promise((resolve2) => {
-      const finish2 = () => {
-        clearTimeout(timer);
-        this.changed = null;
-        resolve2();
-      };
-      const timer = setTimeout(finish2, timeoutMs);
-      this.changed = () => {
-        if (done()) finish2();
-      };
-      this.changed();
-    });
-  }
-  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
-  async begin() {
-    const id = this.nextId++;
-    for (const peer of this.peers) {
-      peer.report = null;
-      this.send(peer, { op: "begin", id });
-    }
-    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
-    return id;
-  }
-  /** Closes window `id` and collects the reports of the processes that opened it. */
-  async end(id) {
-    const opened = () => [...this.peers].filter((p) => p.begun === id);
-    for (const peer of this.peers) this.send(peer, { op: "end", id });
-    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
-    const processes = opened().flatMap((p) => p.report === null ? [] : [p.report]);
-    return { processes, missing: opened().length - processes.length };
-  }
-  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
-  close() {
-    if (!this.server.listening) return;
-    for (const peer of this.peers) peer.socket.destroy();
-    this.peers.clear();
-    this.server.close();
-    rmSync2(this.dir, { recursive: true, force: true });
-  }
-};
-var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
-function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-function toProcessHealth(message) {
-  const delay = message.eventLoopDelayUs;
-  const gc = message.gc ?? {};
-  const heapAfterGc = message.heapAfterGcBytes;
-  return {
-    pid: finite(message.pid),
-    ppid: finite(message.ppid),
-    worker: message.worker === true,
-    windowMs: finite(message.windowMs),
-    eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
-    eventLoopUtilization: finite(message.eventLoopUtilization),
-    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
-    heapUsedBytes: finite(message.heapUsedBytes),
-    heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
-    rssBytes: finite(message.rssBytes),
-    activeHandles: finite(message.activeHandles)
-  };
-}
-function sliceHealth(reports, requestsSinceStart) {
-  if (reports === null || reports.processes.length === 0) return null;
-  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
-}
-
-// src/engine/load.ts
-var import_autocannon = __toESM(require_autocannon(), 1);
-var hdr = __toESM(require_dist3(), 1);
-async function runLoad(baseUrl, scenario, durationMs) {
-  const histogram = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 12e7,
-    // 120 s in µs
-    numberOfSignificantValueDigits: 3,
-    useWebAssembly: false
-  });
-  let responses = 0;
-  let non2xx = 0;
-  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  const t0 = process.hrtime.bigint();
-  const instance = (0, import_autocannon.default)({
-    url: `${baseUrl}${scenario.path}`,
-    method: scenario.method,
-    headers: scenario.headers,
-    body: scenario.body ?? void 0,
-    connections: scenario.connections,
-    pipelining: scenario.pipelining,
-    duration: durationMs / 1e3,
-    // autocannon checks its stop flag only on its sampling tick (default every 1000 ms), so
-    // a 300 ms slice would silently last a whole second: tick often enough to stop on time.
-    sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
-    // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
-    timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
-  });
-  instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
-    responses++;
-    if (statusCode < 200 || statusCode >= 300) non2xx++;
-    histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
-  });
-  const result = await instance;
-  const durationMs_ = Number(process.hrtime.bigint() - t0) / 1e6;
-  const latencyUs = histogram.totalCount > 0 ? {
-    p50: histogram.getValueAtPercentile(50),
-    p90: histogram.getValueAtPercentile(90),
-    p99: histogram.getValueAtPercentile(99),
-    max: histogram.maxValue,
-    mean: Math.round(histogram.mean * 10) / 10
-  } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
-  histogram.destroy();
-  return {
-    startedAt,
-    durationMs: Math.round(durationMs_ * 10) / 10,
-    requests: responses,
-    rps: Math.round(responses / (durationMs_ / 1e3) * 10) / 10,
-    latencyUs,
-    non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts
-  };
-}
-
-// src/engine/bench/discover.ts
-import { createRequire } from "node:module";
-import { join as join5 } from "node:path";
-import { pathToFileURL } from "node:url";
-
-// src/engine/bench/glob.ts
-import { readdirSync, statSync } from "node:fs";
-import { join as join4 } from "node:path";
-var GLOB_CHARS = /[*?[{]/;
-var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
-function escapeRegExp(text2) {
-  return text2.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-}
-function bracesBalanced(glob) {
-  let depth = 0;
-  for (const c of glob) {
-    if (c === "{") depth++;
-    else if (c === "}" && --depth < 0) return false;
-  }
-  return depth === 0;
-}
-function globToRegExp(glob) {
-  const braces = bracesBalanced(glob);
-  let depth = 0;
-  let out = "";
-  let i = 0;
-  while (i < glob.length) {
-    const c = glob[i];
-    if (c === "*" && glob[i + 1] === "*") {
-      const segmentStart = i === 0 || glob[i - 1] === "/";
-      if (segmentStart && glob[i + 2] === "/") {
-        out += "(?:[^/]+/)*";
-        i += 3;
-      } else if (segmentStart && i + 2 === glob.length) {
-        out += ".*";
-        i += 2;
-      } else {
-        out += "[^/]*";
-        i += 2;
-      }
-      continue;
-    }
-    if (c === "*") out += "[^/]*";
-    else if (c === "?") out += "[^/]";
-    else if (c === "[" && glob.indexOf("]", i + 2) > 0) {
-      const close = glob.indexOf("]", i + 2);
-      const body = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
-      out += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
-      i = close + 1;
-      continue;
-    } else if (c === "{" && braces) {
-      depth++;
-      out += "(?:";
-    } else if (c === "," && depth > 0) out += "|";
-    else if (c === "}" && depth > 0) {
-      depth--;
-      out += ")";
-    } else out += escapeRegExp(c);
-    i++;
-  }
-  return new RegExp(`^${out}$`);
-}
-function staticPrefix(glob) {
-  const segments = glob.split("/");
-  const fixed = [];
-  for (const segment of segments.slice(0, -1)) {
-    if (GLOB_CHARS.test(segment)) break;
-    fixed.push(segment);
-  }
-  return fixed.join("/");
-}
-function walk(root, dir, out) {
-  let entries;
-  try {
-    entries = readdirSync(join4(root, dir), { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (SKIPPED_DIRS.test(entry.name)) continue;
-    const relative2 = dir ? `${dir}/${entry.name}` : entry.name;
-    let isDirectory = entry.isDirectory();
-    let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
-      try {
-        isFile = statSync(join4(root, relative2)).isFile();
-      } catch {
-        isFile = false;
-      }
-      isDirectory = false;
-    }
-    if (isDirectory) walk(root, relative2, out);
-    else if (isFile) out.push(relative2);
-  }
-}
-function matchFiles(root, globs) {
-  const found = /* @__PURE__ */ new Set();
-  for (const glob of globs) {
-    const pattern = globToRegExp(glob);
-    const files = [];
-    walk(root, staticPrefix(glob), files);
-    for (const file2 of files) if (pattern.test(file2)) found.add(file2);
-  }
-  return [...found].sort();
-}
-
-// src/engine/bench/discover.ts
-var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative2, tree) {
-  if (!TYPESCRIPT.test(relative2)) return [];
-  let loader;
-  try {
-    loader = createRequire(absolute).resolve("tsx");
-  } catch {
-    throw new SetupError(
-      `${relative2} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
-    );
-  }
-  return ["--import", pathToFileURL(loader).href];
-}
-function discoverBenchmarks(config2, service, trees) {
-  const dirs = { base: serviceDir(trees.base, service), head: serviceDir(trees.head, service) };
-  const files = {};
-  for (const side of ["base", "head"]) {
-    files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join5(dirs[side], path);
-      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
-    });
-  }
-  if (files.base.length === 0 && files.head.length === 0) {
-    throw new SetupError(
-      `No benchmark file matches ${config2.files.map((g) => `"${g}"`).join(", ")} in base or head (searched ${service.cwd === "." ? "the repository root" : `service.cwd "${service.cwd}"`}, without node_modules and dot-directories). Check benchmarks in perfgate.yml: globs are relative to service.cwd, e.g. bench/**/*.bench.js.`
-    );
-  }
-  return { dirs, files };
-}
-
-// src/engine/bench/runner.ts
-import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join7 } from "node:path";
-
 // src/stats/normal.ts
 function polynomial(c, t) {
   let acc = 0;
@@ -58565,48 +57809,1049 @@ function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
   return { ...base, decision: "continue", reason: `not yet clear: ${named}${more} ${open2.length === 1 ? "is" : "are"} undecided` };
 }
 
-// src/engine/plan.ts
-function buildPlan(config2, seed) {
-  const random = createRandom(seed);
-  const order = () => random() < 0.5 ? ["base", "head"] : ["head", "base"];
-  const { pairs, blocks } = config2.load;
-  const counters = /* @__PURE__ */ new Map();
-  const planned = [];
-  const sizes = blockSizes(pairs, blocks);
-  for (let b = 0; b < blocks; b++) {
-    const inBlock = sizes[b];
-    planned.push({
-      index: b,
-      bootOrder: order(),
-      scenarios: config2.scenarios.map((s) => {
-        const start = counters.get(s.name) ?? 0;
-        counters.set(s.name, start + inBlock);
-        return { name: s.name, pairs: Array.from({ length: inBlock }, (_, i) => ({ index: start + i, order: order() })) };
-      })
-    });
-  }
-  return { seed, blocks: planned, pairsPerScenario: pairs };
+// src/engine/profile.ts
+import { execFile as execFile2 } from "node:child_process";
+import { mkdirSync as mkdirSync3, readdirSync as readdirSync2, readFileSync as readFileSync8, realpathSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join5, relative } from "node:path";
+
+// src/profile/aggregate.ts
+var CATEGORIES = ["own", "dependency", "node", "native"];
+function compareHotness(a, b) {
+  return b.self - a.self || b.total - a.total || a.name.localeCompare(b.name) || a.file.localeCompare(b.file) || a.line - b.line;
 }
-function buildBenchPlan(files, rounds, seed) {
-  const random = createRandom((seed ^ 1592639052) >>> 0);
-  const all = [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort();
-  const sidesOf = (file2) => ["base", "head"].filter((side) => files[side].includes(file2));
-  return Array.from({ length: rounds }, (_, index) => ({
-    index,
-    files: shuffle(all, random).map((file2) => ({ file: file2, order: sidesOf(file2) })).filter((entry) => entry.order.length === 2 || index === 0).map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order }))
-  }));
+function summarizeCallTree(tree) {
+  const stats = /* @__PURE__ */ new Map();
+  const categories = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
+  const onPath = /* @__PURE__ */ new Map();
+  const visit2 = (node2) => {
+    let entry = stats.get(node2.key);
+    if (!entry) {
+      entry = { ...node2.fn, self: 0, total: 0 };
+      stats.set(node2.key, entry);
+    }
+    entry.self += node2.self;
+    if (!onPath.get(node2.key)) entry.total += node2.total;
+    categories[node2.fn.category] += node2.self;
+    for (const reason of node2.deoptReasons) {
+      entry.deoptReasons ??= [];
+      if (!entry.deoptReasons.includes(reason)) entry.deoptReasons.push(reason);
+    }
+    onPath.set(node2.key, (onPath.get(node2.key) ?? 0) + 1);
+    for (const child of node2.children) visit2(child);
+    onPath.set(node2.key, onPath.get(node2.key) - 1);
+  };
+  for (const child of tree.root.children) visit2(child);
+  const functions = [...stats.values()].filter((f) => f.total > 0).sort(compareHotness);
+  return { samples: tree.samples, idleSamples: tree.idleSamples, categories, functions, functionCount: functions.length };
+}
+
+// src/profile/cpuprofile.ts
+var ProfileFormatError = class extends Error {
+};
+function parseCpuProfile(text2, name) {
+  let value;
+  try {
+    value = JSON.parse(text2);
+  } catch (e) {
+    throw new ProfileFormatError(`${name} is not JSON (${e.message}); the process may have been killed while writing it`);
+  }
+  const profile = value;
+  const nodes = profile?.nodes;
+  if (!Array.isArray(nodes) || nodes.length === 0 || typeof profile.startTime !== "number") {
+    throw new ProfileFormatError(`${name} is not a V8 CPU profile (no nodes or startTime)`);
+  }
+  for (const node2 of nodes) {
+    if (typeof node2?.id !== "number" || typeof node2.callFrame?.url !== "string") {
+      throw new ProfileFormatError(`${name} has a node without id or callFrame`);
+    }
+  }
+  if (profile.samples && (!Array.isArray(profile.timeDeltas) || profile.timeDeltas.length !== profile.samples.length)) {
+    throw new ProfileFormatError(`${name} has samples without matching timeDeltas`);
+  }
+  return profile;
+}
+function countSamples(profile, window2) {
+  const counts = /* @__PURE__ */ new Map();
+  const add = (id, n) => counts.set(id, (counts.get(id) ?? 0) + n);
+  if (!profile.samples || !profile.timeDeltas) {
+    for (const node2 of profile.nodes) if (node2.hitCount) add(node2.id, node2.hitCount);
+    return counts;
+  }
+  let time3 = profile.startTime;
+  for (let i = 0; i < profile.samples.length; i++) {
+    time3 += profile.timeDeltas[i];
+    if (window2 && (time3 < window2.startUs || time3 > window2.endUs)) continue;
+    add(profile.samples[i], 1);
+  }
+  return counts;
+}
+
+// src/profile/frames.ts
+import { posix as posix2 } from "node:path";
+import { fileURLToPath } from "node:url";
+var ROOT_NAME = "(root)";
+var IDLE_NAME = "(idle)";
+function functionKey(fn) {
+  return `${fn.name}\0${fn.file}\0${fn.line}`;
+}
+function scriptPath(url2) {
+  if (url2.startsWith("file://")) {
+    try {
+      return fileURLToPath(url2);
+    } catch {
+      return null;
+    }
+  }
+  return url2.startsWith("/") ? url2 : null;
+}
+var NODE_MODULES = "/node_modules/";
+function packageOf(path) {
+  const at = path.lastIndexOf(NODE_MODULES);
+  if (at < 0) return null;
+  const [first, second] = path.slice(at + NODE_MODULES.length).split("/");
+  if (!first) return null;
+  return first.startsWith("@") && second ? `${first}/${second}` : first;
+}
+function identifyFrame(frame, root) {
+  const line2 = frame.lineNumber >= 0 ? frame.lineNumber + 1 : 0;
+  const column = frame.columnNumber >= 0 ? frame.columnNumber + 1 : 0;
+  const url2 = frame.url;
+  if (url2 === "") {
+    return { name: frame.functionName || "(native)", file: "", line: 0, column: 0, category: "native", package: null };
+  }
+  const path = scriptPath(url2);
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  const inTree = path?.startsWith(prefix) === true;
+  const file2 = path === null ? url2 : inTree ? path.slice(prefix.length) : path;
+  const name = frame.functionName || `(anonymous ${posix2.basename(file2)}:${line2}:${column})`;
+  if (url2.startsWith("node:")) return { name, file: file2, line: line2, column, category: "node", package: null };
+  const pkg = path === null ? null : packageOf(inTree ? `/${file2}` : path);
+  if (pkg !== null) return { name, file: file2, line: line2, column, category: "dependency", package: pkg };
+  return { name, file: file2, line: line2, column, category: inTree ? "own" : "dependency", package: null };
+}
+function describeLocation(fn) {
+  if (fn.category === "native" || fn.file === "") return "V8/native";
+  const line2 = fn.line > 0 ? `:${fn.line}` : "";
+  if (fn.package === null) return `${fn.file}${line2}`;
+  const inside = fn.file.lastIndexOf(`node_modules/${fn.package}/`);
+  const rest = inside < 0 ? fn.file : fn.file.slice(inside + `node_modules/${fn.package}/`.length);
+  return `${fn.package} \xB7 ${rest}${line2}`;
+}
+
+// src/profile/inlining.ts
+function rangesFromOffsets(source, functions) {
+  const lineStarts = [0];
+  for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) lineStarts.push(i + 1);
+  const position = (offset) => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = lo + hi + 1 >> 1;
+      if (lineStarts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return [lo + 1, offset - lineStarts[lo] + 1];
+  };
+  const ranges = [];
+  for (const [name, start, end] of functions) {
+    if (!(start >= 0 && end > start && end <= source.length)) continue;
+    const [startLine, startColumn] = position(start);
+    const [endLine, endColumn] = position(end - 1);
+    ranges.push({ name, startLine, startColumn, endLine, endColumn });
+  }
+  return ranges;
+}
+function extent(range) {
+  return (range.endLine - range.startLine) * 1e6 + (range.endColumn - range.startColumn);
+}
+function holdsPosition(range, line2, column) {
+  const afterStart = line2 > range.startLine || line2 === range.startLine && column >= range.startColumn;
+  const beforeEnd = line2 < range.endLine || line2 === range.endLine && column <= range.endColumn;
+  return afterStart && beforeEnd;
+}
+function contains(range, line2) {
+  return range.startLine <= line2 && line2 <= range.endLine;
+}
+function inlineTargets(profile, ranges) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const rangeMemo = /* @__PURE__ */ new Map();
+  const rangeOf = (n) => {
+    const line2 = n.callFrame.lineNumber + 1;
+    const column = n.callFrame.columnNumber + 1;
+    const key = `${n.callFrame.url}:${line2}:${column}`;
+    let found = rangeMemo.get(key);
+    if (found === void 0) {
+      found = null;
+      for (const r of ranges.get(n.callFrame.url) ?? []) {
+        if (holdsPosition(r, line2, column) && (found === null || extent(r) < extent(found))) found = r;
+      }
+      rangeMemo.set(key, found);
+    }
+    return found;
+  };
+  const functionOf = (n) => `${n.callFrame.url}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
+  const nodesOfFunction = /* @__PURE__ */ new Map();
+  for (const node2 of profile.nodes) {
+    const key = functionOf(node2);
+    const list = nodesOfFunction.get(key);
+    if (list) list.push(node2);
+    else nodesOfFunction.set(key, [node2]);
+  }
+  const descendants = (node2) => {
+    const out = [];
+    const stack = [...node2.children ?? []];
+    while (stack.length) {
+      const child = byId.get(stack.pop());
+      if (!child) continue;
+      out.push(child);
+      stack.push(...child.children ?? []);
+    }
+    return out;
+  };
+  const result = /* @__PURE__ */ new Map();
+  for (const node2 of profile.nodes) {
+    const ticks = node2.positionTicks;
+    if (!ticks || ticks.length === 0) continue;
+    const own2 = rangeOf(node2);
+    if (own2 === null) continue;
+    const scriptRanges = ranges.get(node2.callFrame.url) ?? [];
+    let under = null;
+    let underIds = /* @__PURE__ */ new Set();
+    let callees = [];
+    const findCallees = () => {
+      if (under !== null) return;
+      under = descendants(node2);
+      underIds = new Set(under.map((d) => d.id));
+      const elsewhere = (nodesOfFunction.get(functionOf(node2)) ?? []).filter((n) => n !== node2).flatMap(descendants);
+      callees = [...under, ...elsewhere.filter((d) => !underIds.has(d.id))];
+    };
+    const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
+    const byTarget = /* @__PURE__ */ new Map();
+    for (const { line: line2, ticks: count } of ticks) {
+      let target = null;
+      if (contains(own2, line2)) {
+        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line2) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
+        if (nested) {
+          findCallees();
+          const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
+          target = { url: node2.callFrame.url, range: nested, node: holder };
+        }
+      } else {
+        findCallees();
+        let best = null;
+        for (const callee of callees) {
+          const range = rangeOf(callee);
+          if (range === null || !contains(range, line2)) continue;
+          if (best === null || extent(range) < extent(best.range) || extent(range) === extent(best.range) && (callee.hitCount ?? 0) > (best.node.hitCount ?? 0)) {
+            best = { node: callee, range };
+          }
+        }
+        if (best) {
+          target = { url: best.node.callFrame.url, range: best.range, node: best.node };
+        } else {
+          const sibling = scriptRanges.filter((r) => contains(r, line2) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
+          if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
+        }
+      }
+      if (target === null) continue;
+      const nodeId = target.node !== null && underIds.has(target.node.id) ? target.node.id : null;
+      const key = nodeId !== null ? `node:${nodeId}` : `${target.url}:${target.range.startLine}:${target.range.startColumn}`;
+      const entry = byTarget.get(key) ?? { fraction: 0, nodeId, url: target.url, range: target.range };
+      entry.fraction += count / totalTicks;
+      byTarget.set(key, entry);
+    }
+    if (byTarget.size > 0) result.set(node2.id, [...byTarget.values()]);
+  }
+  return result;
+}
+
+// src/profile/call-tree.ts
+function newBuilder(fn) {
+  return { node: { fn, key: functionKey(fn), self: 0, total: 0, children: [], deoptReasons: [] }, index: /* @__PURE__ */ new Map() };
+}
+function childOf(parent, fn) {
+  const key = functionKey(fn);
+  let child = parent.index.get(key);
+  if (!child) {
+    child = newBuilder(fn);
+    parent.index.set(key, child);
+    parent.node.children.push(child.node);
+  }
+  return child;
+}
+function apportion(count, fractions) {
+  const exact = fractions.map((f) => f * count);
+  const whole = exact.map(Math.floor);
+  let left = Math.round(fractions.reduce((a, b) => a + b, 0) * count) - whole.reduce((a, b) => a + b, 0);
+  const order = exact.map((e, i) => [e - whole[i], i]).sort((a, b) => b[0] - a[0]);
+  for (const [, i] of order) {
+    if (left <= 0) break;
+    whole[i]++;
+    left--;
+  }
+  return whole;
+}
+var anonymousFrame = (url2, range) => ({
+  functionName: range.name,
+  scriptId: "",
+  url: url2,
+  lineNumber: range.startLine - 1,
+  columnNumber: range.startColumn - 1
+});
+function buildCallTree(profiles, options) {
+  const root = newBuilder(identifyFrame({ functionName: ROOT_NAME, scriptId: "0", url: "", lineNumber: -1, columnNumber: -1 }, options.root));
+  let idleSamples = 0;
+  let inlinedSamples = 0;
+  const perProfile = [];
+  for (const profile of profiles) {
+    const counts = countSamples(profile, options.window);
+    const self2 = new Map(counts);
+    const extraChildren = /* @__PURE__ */ new Map();
+    if (options.ranges) {
+      for (const [id, targets] of inlineTargets(profile, options.ranges)) {
+        const count = counts.get(id) ?? 0;
+        if (count === 0) continue;
+        const shares = apportion(count, targets.map((t) => t.fraction));
+        targets.forEach((target, i) => {
+          const share3 = shares[i];
+          if (share3 === 0) return;
+          self2.set(id, (self2.get(id) ?? 0) - share3);
+          inlinedSamples += share3;
+          if (target.nodeId !== null) self2.set(target.nodeId, (self2.get(target.nodeId) ?? 0) + share3);
+          else extraChildren.set(id, [...extraChildren.get(id) ?? [], { url: target.url, range: target.range, count: share3 }]);
+        });
+      }
+    }
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    let profileSamples = 0;
+    const stack = [[profile.nodes[0], root]];
+    while (stack.length) {
+      const [node2, builder] = stack.pop();
+      const hits = self2.get(node2.id) ?? 0;
+      if (node2.callFrame.functionName === IDLE_NAME && node2.callFrame.url === "") {
+        idleSamples += hits;
+        continue;
+      }
+      builder.node.self += hits;
+      profileSamples += hits;
+      if (node2.deoptReason && !builder.node.deoptReasons.includes(node2.deoptReason)) builder.node.deoptReasons.push(node2.deoptReason);
+      for (const extra of extraChildren.get(node2.id) ?? []) {
+        childOf(builder, identifyFrame(anonymousFrame(extra.url, extra.range), options.root)).node.self += extra.count;
+        profileSamples += extra.count;
+      }
+      for (const childId of node2.children ?? []) {
+        const child = byId.get(childId);
+        if (child) stack.push([child, childOf(builder, identifyFrame(child.callFrame, options.root))]);
+      }
+    }
+    perProfile.push(profileSamples);
+  }
+  const finish2 = (node2) => {
+    node2.total = node2.self + node2.children.reduce((sum, child) => sum + finish2(child), 0);
+    node2.children = node2.children.filter((c) => c.total > 0).sort((a, b) => b.total - a.total || (a.key < b.key ? -1 : 1));
+    return node2.total;
+  };
+  finish2(root.node);
+  return { root: root.node, samples: root.node.total, idleSamples, inlinedSamples, perProfile };
+}
+
+// src/profile/diff.ts
+function matchFunctions(base, head) {
+  const pairs = [];
+  const headByKey = new Map(head.map((f) => [functionKey(f), f]));
+  const unmatchedBase = [];
+  const matchedHead = /* @__PURE__ */ new Set();
+  for (const b of base) {
+    const h = headByKey.get(functionKey(b));
+    if (h && !matchedHead.has(h)) {
+      pairs.push([b, h]);
+      matchedHead.add(h);
+    } else {
+      unmatchedBase.push(b);
+    }
+  }
+  const unmatchedHead = head.filter((h) => !matchedHead.has(h));
+  const byNameFile = (list) => {
+    const groups = /* @__PURE__ */ new Map();
+    for (const f of list) {
+      const key = `${f.name}\0${f.file}`;
+      groups.set(key, [...groups.get(key) ?? [], f]);
+    }
+    return groups;
+  };
+  const headGroups = byNameFile(unmatchedHead);
+  for (const [key, bases] of byNameFile(unmatchedBase)) {
+    const heads = headGroups.get(key);
+    if (bases.length === 1 && heads?.length === 1 && bases[0].file !== "") {
+      pairs.push([bases[0], heads[0]]);
+      headGroups.delete(key);
+    } else {
+      for (const b of bases) pairs.push([b, null]);
+    }
+  }
+  for (const heads of headGroups.values()) for (const h of heads) pairs.push([null, h]);
+  return pairs;
+}
+function share(f, samples) {
+  if (f === null) return null;
+  return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
+}
+function diffProfiles(base, head) {
+  return matchFunctions(base.functions, head.functions).map(([b, h]) => {
+    const id = h ?? b;
+    const baseShare = share(b, base.samples);
+    const headShare = share(h, head.samples);
+    const reasons = [.../* @__PURE__ */ new Set([...h?.deoptReasons ?? [], ...b?.deoptReasons ?? []])];
+    return {
+      name: id.name,
+      file: id.file,
+      line: id.line,
+      column: id.column,
+      category: id.category,
+      package: id.package,
+      baseLine: b && h && b.line !== h.line ? b.line : null,
+      status: b && h ? "both" : h ? "new" : "gone",
+      base: baseShare,
+      head: headShare,
+      change: (headShare?.self ?? 0) - (baseShare?.self ?? 0),
+      deoptReasons: reasons
+    };
+  });
+}
+function peakSelf(c) {
+  return Math.max(c.base?.self ?? 0, c.head?.self ?? 0);
+}
+function hottestChanges(changes, categories, limit) {
+  return changes.filter((c) => categories.includes(c.category) && peakSelf(c) > 0).sort((a, b) => peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name));
+}
+function boundSummaries(base, head, limit) {
+  const keep = /* @__PURE__ */ new Set();
+  for (const side of [base, head]) {
+    for (const category of ["own", "dependency", "node", "native"]) {
+      const inCategory = side.functions.filter((f) => f.category === category);
+      for (const f of [...inCategory].sort(compareHotness).slice(0, limit)) keep.add(f);
+      for (const f of [...inCategory].sort((a, b) => b.total - a.total || compareHotness(a, b)).slice(0, limit)) keep.add(f);
+    }
+  }
+  for (const [b, h] of matchFunctions(base.functions, head.functions)) {
+    if (b && keep.has(b) || h && keep.has(h)) {
+      if (b) keep.add(b);
+      if (h) keep.add(h);
+    }
+  }
+  const bound = (side) => ({
+    ...side,
+    functions: side.functions.filter((f) => keep.has(f)),
+    functionCount: side.functions.length
+  });
+  return { base: bound(base), head: bound(head) };
+}
+
+// src/profile/flamegraph.ts
+function inert(text2) {
+  return text2.replace(/</g, "\u2039").replace(/>/g, "\u203A");
+}
+function zeroXUrl(node2) {
+  const { file: file2, category } = node2.fn;
+  if (category === "native" || file2 === "") return "";
+  if (category === "node") return `${file2.replace(/^node:/, "")}.js`;
+  return file2.startsWith("/") ? file2 : `./${file2}`;
+}
+function flamegraphProfile(tree) {
+  const nodes = [];
+  const add = (node2) => {
+    const id = nodes.length + 1;
+    const entry = {
+      id,
+      callFrame: {
+        functionName: inert(node2.fn.name),
+        scriptId: "0",
+        url: inert(zeroXUrl(node2)),
+        lineNumber: node2.fn.line,
+        columnNumber: node2.fn.column
+      },
+      hitCount: node2.self,
+      children: []
+    };
+    nodes.push(entry);
+    entry.children = node2.children.map(add);
+    return id;
+  };
+  add(tree.root);
+  return { nodes, startTime: 0, endTime: 0, samples: [], timeDeltas: [] };
+}
+var CATEGORY_INDEX = { own: 0, dependency: 1, node: 2, native: 3 };
+function framesOf(input2, strings) {
+  const id = (text2) => {
+    let index = strings.get(text2);
+    if (index === void 0) {
+      index = strings.size;
+      strings.set(text2, index);
+    }
+    return index;
+  };
+  const baseChildren = /* @__PURE__ */ new Map();
+  const baseChild = (parent, key) => {
+    if (parent === null) return null;
+    let index = baseChildren.get(parent);
+    if (!index) {
+      index = new Map(parent.children.map((c) => [c.key, c]));
+      baseChildren.set(parent, index);
+    }
+    return index.get(input2.moved.get(key) ?? key) ?? null;
+  };
+  const build2 = (node2, base) => [
+    id(node2.fn.name),
+    id(describeLocation(node2.fn)),
+    CATEGORY_INDEX[node2.fn.category],
+    node2.self,
+    node2.total,
+    base === null ? -1 : base.self,
+    node2.children.map((child) => build2(child, baseChild(base, child.key)))
+  ];
+  return build2(input2.head.root, input2.base.root);
+}
+function scriptJson(value) {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+function escapeHtml(text2) {
+  return text2.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+}
+function renderDiffFlamegraph(input2) {
+  const strings = /* @__PURE__ */ new Map();
+  const root = framesOf(input2, strings);
+  const data = {
+    title: input2.title,
+    headSamples: input2.head.samples,
+    baseSamples: input2.base.samples,
+    strings: [...strings.keys()],
+    root
+  };
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(`Differential flamegraph \xB7 ${input2.title}`)}</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<header>
+  <h1 id="title"></h1>
+  <p id="summary"></p>
+  <div class="bar">
+    <div id="legend" aria-label="colour legend"></div>
+    <input id="search" type="search" placeholder="search functions" aria-label="search functions" autocomplete="off">
+    <span id="matches"></span>
+    <button id="reset" type="button">reset zoom</button>
+  </div>
+</header>
+<main id="graph" role="img" aria-label="differential flamegraph"></main>
+<footer id="details">Hover a frame for its numbers; click to zoom in.</footer>
+<script id="data" type="application/json">${scriptJson(data)}</script>
+<script>${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
+var PAGE_STYLE = `
+body { margin: 0; font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; background: #fff; }
+header { padding: 10px 14px 6px; border-bottom: 1px solid #ddd; }
+h1 { font-size: 16px; margin: 0 0 4px; }
+#summary { margin: 0 0 8px; color: #555; }
+.bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
+#legend { display: flex; align-items: center; gap: 6px; }
+#legend .scale { width: 220px; height: 12px; border: 1px solid #bbb; }
+#legend .new { display: inline-block; width: 18px; height: 12px; border: 1px dashed #444; background: #fff; }
+#search { width: 220px; padding: 3px 6px; }
+#matches { color: #5b2a86; font-weight: 600; }
+#graph { position: relative; margin: 8px 14px; }
+.frame { position: absolute; height: 17px; box-sizing: border-box; border: 1px solid #fff; overflow: hidden;
+  white-space: nowrap; text-overflow: ellipsis; font-size: 11px; line-height: 15px; padding: 0 3px; cursor: pointer; }
+.frame.newpath { border: 1px dashed #444; }
+.frame.ancestor { opacity: 0.55; }
+.frame.match { outline: 2px solid #7b1fa2; outline-offset: -2px; font-weight: 700; color: #4a148c; }
+footer { position: sticky; bottom: 0; background: #f7f7f7; border-top: 1px solid #ddd; padding: 6px 14px; min-height: 18px; }
+`;
+var PAGE_SCRIPT = String.raw`
+(function () {
+  var data = JSON.parse(document.getElementById('data').textContent);
+  var S = data.strings, ROW = 18, CATS = ['own code', 'dependency', 'Node core', 'V8/native'];
+  var graph = document.getElementById('graph');
+  var search = document.getElementById('search');
+  var matches = document.getElementById('matches');
+  var details = document.getElementById('details');
+  function pct(x) { return (100 * x).toFixed(x >= 0.1 ? 1 : 2) + '%'; }
+  function pp(x) { var v = 100 * x; return (v > 0 ? '+' : v < 0 ? '\u2212' : '') + Math.abs(v).toFixed(Math.abs(v) >= 10 ? 1 : 2) + ' pp'; }
+  function headShare(f) { return data.headSamples > 0 ? f[3] / data.headSamples : 0; }
+  function baseShare(f) { return f[5] < 0 || data.baseSamples === 0 ? 0 : f[5] / data.baseSamples; }
+  function delta(f) { return headShare(f) - baseShare(f); }
+  var maxAbs = 0;
+  (function walk(f) { maxAbs = Math.max(maxAbs, Math.abs(delta(f))); f[6].forEach(walk); })(data.root);
+  var scale = Math.max(maxAbs, 0.001);
+  function colour(f) {
+    if (f[3] === 0 && f[5] <= 0) return 'hsl(0, 0%, 91%)';
+    var d = delta(f), t = Math.min(1, Math.abs(d) / scale);
+    var light = 96 - 46 * t;
+    return d >= 0 ? 'hsl(4, 85%, ' + light + '%)' : 'hsl(214, 85%, ' + light + '%)';
+  }
+  document.getElementById('title').textContent = 'Differential flamegraph \u00b7 ' + data.title;
+  document.getElementById('summary').textContent =
+    'Head\u2019s call tree (width: head\u2019s total time, ' + data.headSamples + ' samples); colour: change of each frame\u2019s self time against the same call path in base (' +
+    data.baseSamples + ' samples), in percentage points of each side\u2019s samples. Frames only in base are not drawn: see the base flamegraph.';
+  var legend = document.getElementById('legend');
+  legend.appendChild(document.createTextNode('\u2212' + (100 * scale).toFixed(1) + ' pp'));
+  var bar = document.createElement('span'); bar.className = 'scale';
+  bar.style.background = 'linear-gradient(to right, hsl(214,85%,50%), hsl(0,0%,96%), hsl(4,85%,50%))';
+  legend.appendChild(bar);
+  legend.appendChild(document.createTextNode('+' + (100 * scale).toFixed(1) + ' pp (red: more self time in head, blue: less)'));
+  var dashed = document.createElement('span'); dashed.className = 'new'; legend.appendChild(dashed);
+  legend.appendChild(document.createTextNode('not in base'));
+
+  var zoomPath = [data.root], term = '';
+  function isMatch(f) {
+    return term !== '' && (S[f[0]].toLowerCase().indexOf(term) >= 0 || S[f[1]].toLowerCase().indexOf(term) >= 0);
+  }
+  function describe(f) {
+    return S[f[0]] + ' \u2014 ' + S[f[1]] + ' (' + CATS[f[2]] + ') \u00b7 head self ' + pct(headShare(f)) +
+      (f[5] < 0 ? ' (not in base)' : ', base ' + pct(baseShare(f)) + ', change ' + pp(delta(f))) +
+      ' \u00b7 head total ' + pct(data.headSamples ? f[4] / data.headSamples : 0);
+  }
+  function frameDiv(f, left, width, depth, ancestor) {
+    var div = document.createElement('div');
+    div.className = 'frame' + (f[5] < 0 ? ' newpath' : '') + (ancestor ? ' ancestor' : '') + (isMatch(f) ? ' match' : '');
+    div.style.left = left + '%';
+    div.style.width = width + '%';
+    div.style.top = depth * ROW + 'px';
+    div.style.background = colour(f);
+    div.textContent = S[f[0]];
+    div.title = describe(f);
+    div.dataset.name = S[f[0]];
+    div.addEventListener('mouseenter', function () { details.textContent = describe(f); });
+    div.addEventListener('click', function (event) { event.stopPropagation(); zoomTo(f); });
+    graph.appendChild(div);
+  }
+  var parents = new Map();
+  (function index(f) { f[6].forEach(function (c) { parents.set(c, f); index(c); }); })(data.root);
+  function zoomTo(f) {
+    var path = [f];
+    while (parents.has(path[0])) path.unshift(parents.get(path[0]));
+    zoomPath = path;
+    render();
+  }
+  function render() {
+    graph.textContent = '';
+    var focus = zoomPath[zoomPath.length - 1], minWidth = 100 / Math.max(200, graph.clientWidth || 1000) / 2, depthMax = 0;
+    zoomPath.forEach(function (f, depth) { if (depth < zoomPath.length - 1) frameDiv(f, 0, 100, depth, true); });
+    (function draw(f, left, width, depth) {
+      if (width < minWidth) return;
+      depthMax = Math.max(depthMax, depth);
+      frameDiv(f, left, width, depth, false);
+      var x = left;
+      f[6].forEach(function (c) {
+        var w = focus[4] > 0 ? (c[4] / focus[4]) * 100 : 0;
+        draw(c, x, w, depth + 1);
+        x += w;
+      });
+    })(focus, 0, 100, zoomPath.length - 1);
+    graph.style.height = (depthMax + 1) * ROW + 4 + 'px';
+  }
+  function runSearch() {
+    term = search.value.trim().toLowerCase();
+    var count = 0, samples = 0;
+    (function walk(f, inside) {
+      var hit = isMatch(f);
+      if (hit) { count++; if (!inside) samples += f[4]; }
+      f[6].forEach(function (c) { walk(c, inside || hit); });
+    })(data.root, false);
+    matches.textContent = term === '' ? '' : count + (count === 1 ? ' frame' : ' frames') + ' \u00b7 ' + pct(data.headSamples ? samples / data.headSamples : 0) + ' of head';
+    render();
+  }
+  search.addEventListener('input', runSearch);
+  document.getElementById('reset').addEventListener('click', function () { zoomPath = [data.root]; render(); });
+  window.addEventListener('resize', render);
+  render();
+})();
+`;
+
+// src/results/io.ts
+import { readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
+
+// src/results/types.ts
+var RESULTS_VERSION = 1;
+
+// src/results/io.ts
+function writeResults(path, results) {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}
+`);
+  renameSync(tmp, path);
+}
+var ResultsFileError = class extends Error {
+};
+function readResults(path) {
+  let text2;
+  try {
+    text2 = readFileSync2(path, "utf8");
+  } catch (e) {
+    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
+  }
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (e) {
+    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
+  }
+  if (data?.schema !== "perfgate/results") {
+    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
+  }
+  if (data.version !== RESULTS_VERSION) {
+    throw new ResultsFileError(
+      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
+    );
+  }
+  return data;
+}
+
+// src/engine/load.ts
+var import_autocannon = __toESM(require_autocannon(), 1);
+var hdr = __toESM(require_dist3(), 1);
+async function runLoad(baseUrl, scenario, durationMs) {
+  const histogram = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 12e7,
+    // 120 s in µs
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false
+  });
+  let responses = 0;
+  let non2xx = 0;
+  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+  const t0 = process.hrtime.bigint();
+  const instance = (0, import_autocannon.default)({
+    url: `${baseUrl}${scenario.path}`,
+    method: scenario.method,
+    headers: scenario.headers,
+    body: scenario.body ?? void 0,
+    connections: scenario.connections,
+    pipelining: scenario.pipelining,
+    duration: durationMs / 1e3,
+    // autocannon checks its stop flag only on its sampling tick (default every 1000 ms), so
+    // a 300 ms slice would silently last a whole second: tick often enough to stop on time.
+    sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
+    // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
+    timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
+  });
+  instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
+    responses++;
+    if (statusCode < 200 || statusCode >= 300) non2xx++;
+    histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
+  });
+  const result = await instance;
+  const durationMs_ = Number(process.hrtime.bigint() - t0) / 1e6;
+  const latencyUs = histogram.totalCount > 0 ? {
+    p50: histogram.getValueAtPercentile(50),
+    p90: histogram.getValueAtPercentile(90),
+    p99: histogram.getValueAtPercentile(99),
+    max: histogram.maxValue,
+    mean: Math.round(histogram.mean * 10) / 10
+  } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
+  histogram.destroy();
+  return {
+    startedAt,
+    durationMs: Math.round(durationMs_ * 10) / 10,
+    requests: responses,
+    rps: Math.round(responses / (durationMs_ / 1e3) * 10) / 10,
+    latencyUs,
+    non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts
+  };
 }
 
 // src/engine/service.ts
-import { existsSync as existsSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join6 } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join as join2 } from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+
+// src/engine/health.ts
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+var BEGIN_TIMEOUT_MS = 1e3;
+var END_TIMEOUT_MS = 5e3;
+var MAX_LINE = 64 * 1024;
+var MAX_SOCKET_PATH = 100;
+var HealthChannel = class _HealthChannel {
+  constructor(socketPath, dir, server) {
+    this.socketPath = socketPath;
+    this.dir = dir;
+    this.server = server;
+    server.on("connection", (socket) => this.accept(socket));
+  }
+  socketPath;
+  dir;
+  server;
+  peers = /* @__PURE__ */ new Set();
+  nextId = 1;
+  changed = null;
+  /** Listens on a new socket in a private (0700) temporary directory. */
+  static async open() {
+    let dir = mkdtempSync(join(tmpdir(), "perfgate-health-"));
+    if (join(dir, "health.sock").length > MAX_SOCKET_PATH) {
+      rmSync(dir, { recursive: true, force: true });
+      dir = mkdtempSync("/tmp/perfgate-health-");
+    }
+    const path = join(dir, "health.sock");
+    const server = createServer();
+    await new Promise((resolve2, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => {
+        server.off("error", reject);
+        resolve2();
+      });
+    });
+    server.unref();
+    return new _HealthChannel(path, dir, server);
+  }
+  /** Processes connected now. */
+  get connected() {
+    return this.peers.size;
+  }
+  accept(socket) {
+    const peer = { socket, pending: "", begun: 0, report: null };
+    this.peers.add(peer);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      peer.pending += chunk;
+      if (peer.pending.length > MAX_LINE) {
+        socket.destroy();
+        return;
+      }
+      for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
+        const line2 = peer.pending.slice(0, newline);
+        peer.pending = peer.pending.slice(newline + 1);
+        this.receive(peer, line2);
+      }
+    });
+    const forget = () => {
+      this.peers.delete(peer);
+      this.changed?.();
+    };
+    socket.on("error", forget);
+    socket.on("close", forget);
+  }
+  receive(peer, line2) {
+    let message;
+    try {
+      message = JSON.parse(line2);
+    } catch {
+      return;
+    }
+    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
+    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
+    this.changed?.();
+  }
+  send(peer, message) {
+    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
+`);
+  }
+  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
+  waitUntil(done, timeoutMs) {
+    return new Promise((resolve2) => {
+      const finish2 = () => {
+        clearTimeout(timer);
+        this.changed = null;
+        resolve2();
+      };
+      const timer = setTimeout(finish2, timeoutMs);
+      this.changed = () => {
+        if (done()) finish2();
+      };
+      this.changed();
+    });
+  }
+  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
+  async begin() {
+    const id = this.nextId++;
+    for (const peer of this.peers) {
+      peer.report = null;
+      this.send(peer, { op: "begin", id });
+    }
+    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
+    return id;
+  }
+  /** Closes window `id` and collects the reports of the processes that opened it. */
+  async end(id) {
+    const opened = () => [...this.peers].filter((p) => p.begun === id);
+    for (const peer of this.peers) this.send(peer, { op: "end", id });
+    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
+    const processes = opened().flatMap((p) => p.report === null ? [] : [p.report]);
+    return { processes, missing: opened().length - processes.length };
+  }
+  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
+  close() {
+    if (!this.server.listening) return;
+    for (const peer of this.peers) peer.socket.destroy();
+    this.peers.clear();
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+};
+var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+function toProcessHealth(message) {
+  const delay = message.eventLoopDelayUs;
+  const gc = message.gc ?? {};
+  const heapAfterGc = message.heapAfterGcBytes;
+  return {
+    pid: finite(message.pid),
+    ppid: finite(message.ppid),
+    worker: message.worker === true,
+    windowMs: finite(message.windowMs),
+    eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
+    eventLoopUtilization: finite(message.eventLoopUtilization),
+    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
+    heapUsedBytes: finite(message.heapUsedBytes),
+    heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
+    rssBytes: finite(message.rssBytes),
+    activeHandles: finite(message.activeHandles)
+  };
+}
+function sliceHealth(reports, requestsSinceStart) {
+  if (reports === null || reports.processes.length === 0) return null;
+  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
+}
+
+// src/engine/process.ts
+import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
+var ProcessTracker = class {
+  constructor(pidFile = null) {
+    this.pidFile = pidFile;
+  }
+  pidFile;
+  groups = /* @__PURE__ */ new Set();
+  add(pgid) {
+    this.groups.add(pgid);
+    this.sync();
+  }
+  delete(pgid) {
+    this.groups.delete(pgid);
+    this.sync();
+  }
+  get size() {
+    return this.groups.size;
+  }
+  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
+  async killAll(graceMs = 3e3) {
+    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
+    this.groups.clear();
+    this.sync();
+  }
+  sync() {
+    if (this.pidFile) writeFileSync2(this.pidFile, [...this.groups].join("\n"));
+  }
+};
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
+}
+function sleep(ms) {
+  return new Promise((resolve2) => setTimeout(resolve2, ms));
+}
+function startShell(command2, options) {
+  return startProcess("/bin/sh", ["-c", command2], options);
+}
+function startProcess(file2, args, options) {
+  const out = openSync(options.logFile, "a");
+  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
+  try {
+    const child = spawn(file2, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", out, err]
+    });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  } finally {
+    closeSync(out);
+    if (err !== out) closeSync(err);
+  }
+}
+function runShell(command2, options) {
+  return runProcess("/bin/sh", ["-c", command2], options);
+}
+async function runProcess(file2, args, options) {
+  const child = startProcess(file2, args, options);
+  const pgid = child.pid;
+  if (pgid === void 0) {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopGroup(pgid, 2e3);
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await stopGroup(pgid, 1e3);
+    options.tracker.delete(pgid);
+  }
+}
+function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve([child.exitCode, child.signalCode]);
+  }
+  return new Promise((resolve2, reject) => {
+    child.once("exit", (code, signal) => resolve2([code, signal]));
+    child.once("error", reject);
+  });
+}
+function tailFile(path, lines = 20) {
+  try {
+    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
+    return text2.split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync, readFileSync as readFileSync4 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -58625,7 +58870,7 @@ function groupCpuSeconds(pgid) {
   let ticks = 0;
   let entries;
   try {
-    entries = readdirSync2("/proc");
+    entries = readdirSync("/proc");
   } catch {
     return Number.NaN;
   }
@@ -58633,7 +58878,7 @@ function groupCpuSeconds(pgid) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
     let text2;
     try {
-      text2 = readFileSync5(`/proc/${name}/stat`, "latin1");
+      text2 = readFileSync4(`/proc/${name}/stat`, "latin1");
     } catch {
       continue;
     }
@@ -58646,9 +58891,9 @@ function groupCpuSeconds(pgid) {
 
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join6(here, file2), join6(here, "..", "preload", file2)];
-  const found = candidates.find((p) => existsSync2(p));
+  const here = dirname(fileURLToPath2(import.meta.url));
+  const candidates = [join2(here, file2), join2(here, "..", "preload", file2)];
+  const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
 }
@@ -58777,7 +59022,7 @@ var Service = class _Service {
   reportedHost() {
     let text2 = "";
     try {
-      text2 = readFileSync6(this.options.statusFile, "utf8");
+      text2 = readFileSync5(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -58830,8 +59075,771 @@ function httpStatus(url2, timeoutMs) {
   });
 }
 
+// src/engine/workspace.ts
+import { execFile } from "node:child_process";
+import { existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
+import { join as join3 } from "node:path";
+function git(args, cwd) {
+  return new Promise((resolve2, reject) => {
+    execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
+      else resolve2(stdout.trim());
+    });
+  });
+}
+async function repositoryRoot(dir) {
+  try {
+    return await git(["rev-parse", "--show-toplevel"], dir);
+  } catch {
+    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
+  }
+}
+async function resolveCommit(root, ref, what) {
+  try {
+    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
+  } catch {
+    throw new SetupError(
+      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
+    );
+  }
+}
+async function defaultBranch(root) {
+  try {
+    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
+  } catch {
+    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
+      try {
+        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
+        return candidate;
+      } catch {
+      }
+    }
+  }
+  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
+}
+async function resolveSides(request2) {
+  const root = await repositoryRoot(request2.repoDir);
+  let head;
+  if (request2.headRef) {
+    head = { ref: request2.headRef, sha: await resolveCommit(root, request2.headRef, "The head ref"), dirty: false };
+  } else {
+    const sha = await resolveCommit(root, "HEAD", "HEAD");
+    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
+    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
+    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
+  }
+  const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
+  let baseSha = baseTip;
+  if (request2.mergeBase) {
+    try {
+      baseSha = await git(["merge-base", head.sha, baseTip], root);
+    } catch {
+      throw new SetupError(
+        `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
+      );
+    }
+  }
+  return { root, head, base: { ref: request2.baseRef, sha: baseSha, dirty: false } };
+}
+async function readAtCommit(root, sha, path) {
+  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
+  try {
+    await git(["cat-file", "-e", spec], root);
+  } catch {
+    return null;
+  }
+  return git(["show", spec], root);
+}
+async function prepareTrees(request2, ports) {
+  const { root, head: headInfo, base: baseInfo } = await resolveSides(request2);
+  const created = [];
+  const dispose = async () => {
+    for (const dir of created.reverse()) {
+      try {
+        await git(["worktree", "remove", "--force", dir], root);
+      } catch (e) {
+        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
+        rmSync2(dir, { recursive: true, force: true });
+      }
+    }
+    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
+  };
+  const addWorktree = async (side, sha) => {
+    mkdirSync(request2.scratchDir, { recursive: true });
+    const dir = join3(request2.scratchDir, side);
+    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
+    created.push(dir);
+    return dir;
+  };
+  try {
+    const head = request2.headRef ? { side: "head", ...headInfo, root: await addWorktree("head", headInfo.sha), temporary: true } : { side: "head", ...headInfo, root, temporary: false };
+    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha), temporary: true };
+    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
+    return { base, head, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+function installCommand(dir) {
+  if (existsSync2(join3(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
+  if (existsSync2(join3(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
+  if (existsSync2(join3(dir, "package-lock.json")) || existsSync2(join3(dir, "npm-shrinkwrap.json"))) return "npm ci";
+  if (!existsSync2(join3(dir, "package.json"))) return null;
+  try {
+    const pkg = JSON.parse(readFileSync6(join3(dir, "package.json"), "utf8"));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    return Object.keys(deps).length ? "npm install" : null;
+  } catch {
+    return null;
+  }
+}
+function serviceDir(tree, service) {
+  return join3(tree.root, service.cwd);
+}
+async function setupTree(tree, options, ports) {
+  const dir = serviceDir(tree, options.service);
+  if (!existsSync2(dir)) {
+    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+  }
+  let install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  if (install && !tree.temporary && existsSync2(join3(dir, "node_modules"))) install = null;
+  const steps = [
+    ["install", install],
+    ["build", options.service.build]
+  ];
+  for (const [phase, command2] of steps) {
+    if (!command2) continue;
+    ports.progress({ phase, side: tree.side, message: command2 });
+    const logFile = join3(options.logDir, `${tree.side}-${phase}.log`);
+    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new SetupError(
+        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
+${tailFile(logFile, 15)}`
+      );
+    }
+  }
+}
+
+// src/engine/zerox.ts
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname as dirname2, join as join4 } from "node:path";
+var requireHere = createRequire(import.meta.url);
+var FlamegraphError = class extends PerfgateError {
+};
+function installedVersion() {
+  try {
+    const manifest = requireHere.resolve("0x/package.json");
+    const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
+    return { version: version2, cmd: join4(dirname2(manifest), "cmd.js") };
+  } catch {
+    return null;
+  }
+}
+function zeroXVersion() {
+  if (true) return "6.0.0";
+  const installed = installedVersion();
+  if (!installed) throw new FlamegraphError("0x is not installed with perfgate: run npm ci in perfgate.");
+  return installed.version;
+}
+async function ensureZeroX(options) {
+  const version2 = zeroXVersion();
+  const installed = installedVersion();
+  if (installed && installed.version === version2) return installed.cmd;
+  const prefix = join4(options.toolsDir, `0x-${version2}`);
+  const cmd = join4(prefix, "node_modules", "0x", "cmd.js");
+  if (existsSync3(cmd)) return cmd;
+  mkdirSync2(prefix, { recursive: true });
+  options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
+  const args = ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--omit=dev", `0x@${version2}`];
+  const result = await runProcess("npm", args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 3e5 }).catch(
+    (e) => ({ code: null, signal: null, timedOut: false, error: e.message })
+  );
+  if (result.code !== 0 || !existsSync3(cmd)) {
+    throw new FlamegraphError(
+      `Could not install 0x@${version2} for the flamegraphs (npm ${args.join(" ")}: ${describeExit(result)}). Its log: ${options.logFile}
+${tailFile(options.logFile, 10)}`
+    );
+  }
+  return cmd;
+}
+function describeExit(result) {
+  if (result.error) return result.error;
+  if (result.timedOut) return "timed out";
+  return result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
+}
+async function renderFlamegraph(options) {
+  const args = [options.cmd, "--visualize-cpu-profile", options.input, "--output-html", options.output, "--title", options.title, "--quiet"];
+  const result = await runProcess("node", args, {
+    cwd: dirname2(options.input),
+    env: options.env,
+    logFile: options.logFile,
+    tracker: options.tracker,
+    timeoutMs: 12e4
+  }).catch((e) => ({ code: null, signal: null, timedOut: false, error: e.message }));
+  if (result.code !== 0 || !existsSync3(options.output)) {
+    throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}
+${tailFile(options.logFile, 10)}`);
+  }
+}
+
+// src/engine/profile.ts
+var PROFILE_TABLE_LIMIT = 25;
+var PROFILE_WARMUP_CAP_MS = 2e3;
+var PROFILE_STOP_GRACE_MS = 15e3;
+function profiledScenarios(config2) {
+  const profile = config2.profile;
+  if (!profile?.enabled) return [];
+  return profile.scenarios === null ? config2.scenarios : config2.scenarios.filter((s) => profile.scenarios.includes(s.name));
+}
+function slugOf(name, taken) {
+  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "scenario";
+  let slug = base;
+  for (let i = 2; taken.has(slug); i++) slug = `${base}-${i}`;
+  taken.add(slug);
+  return slug;
+}
+function monotonicUs() {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+function nodeInfo(env, cwd) {
+  const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  return new Promise((resolve2) => {
+    execFile2("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
+      const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
+      resolve2({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
+    });
+  });
+}
+function profilerSettings(info, dir, profile) {
+  const env = { PERFGATE_PROFILE: "1", PERFGATE_PROFILE_DIR: dir };
+  if (info.cpuProfInNodeOptions) {
+    return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
+  }
+  return { env: { ...env, PERFGATE_PROFILE_INSPECTOR_US: String(profile.intervalUs) }, nodeOptions: "" };
+}
+function readFunctionRanges(dir, names, profiles) {
+  const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
+  const byUrl = /* @__PURE__ */ new Map();
+  for (const name of names) {
+    let scripts;
+    try {
+      scripts = JSON.parse(readFileSync8(join5(dir, name), "utf8"));
+    } catch {
+      continue;
+    }
+    for (const [url2, functions] of Object.entries(scripts)) {
+      if (!sampled.has(url2)) continue;
+      const known = byUrl.get(url2) ?? /* @__PURE__ */ new Map();
+      for (const fn of functions) known.set(`${fn[1]}:${fn[2]}`, fn);
+      byUrl.set(url2, known);
+    }
+  }
+  const ranges = /* @__PURE__ */ new Map();
+  for (const [url2, functions] of byUrl) {
+    const path = scriptPath(url2);
+    if (path === null) continue;
+    try {
+      ranges.set(url2, rangesFromOffsets(readFileSync8(path, "utf8"), [...functions.values()]));
+    } catch {
+    }
+  }
+  return ranges;
+}
+async function profileSide(phase, side, scenario, dir, ports) {
+  const started = Date.now();
+  const { config: config2 } = phase;
+  const profile = config2.profile;
+  const cwd = serviceDir(phase.trees[side], config2.service);
+  const info = await nodeInfo(phase.env, cwd);
+  mkdirSync3(dir, { recursive: true });
+  ports.progress({ phase: "profile", side, scenario: scenario.name });
+  const service = await Service.start({
+    side,
+    config: config2.service,
+    dir: cwd,
+    env: phase.env,
+    logFile: join5(phase.logDir, `${side}.log`),
+    statusFile: join5(phase.logDir, `${side}-profile.status`),
+    tracker: phase.tracker,
+    profiling: profilerSettings(info, dir, profile)
+  });
+  let window2;
+  let requests;
+  try {
+    await service.waitReady();
+    const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
+    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs);
+    service.assertRunning("while warming up under the profiler");
+    const startUs = monotonicUs();
+    const sample = await runLoad(service.url, scenario, profile.durationMs);
+    window2 = { startUs, endUs: monotonicUs() };
+    requests = sample.requests;
+    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
+  } finally {
+    await service.stop(PROFILE_STOP_GRACE_MS);
+  }
+  const names = readdirSync2(dir);
+  const files = [];
+  const profiles = [];
+  for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
+    try {
+      profiles.push(parseCpuProfile(readFileSync8(join5(dir, name), "utf8"), join5(dir, name)));
+      files.push(name);
+    } catch (e) {
+      ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
+    }
+  }
+  if (profiles.length === 0) {
+    throw new PerfgateError(
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join5(phase.logDir, `${side}.log`)}`
+    );
+  }
+  const ranges = readFunctionRanges(
+    dir,
+    names.filter((n) => n.startsWith("FUNCTIONS.")),
+    profiles
+  );
+  const tree = buildCallTree(profiles, { root: realpathSync(phase.trees[side].root), window: window2, ranges });
+  return {
+    tree,
+    info,
+    files: files.map((f) => join5(dir, f)),
+    requests,
+    windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
+    wallMs: Date.now() - started
+  };
+}
+async function profileScenario(phase, scenario, slug, ports) {
+  const profile = phase.config.profile;
+  const dir = join5(phase.outDir, "profiles", slug);
+  const runs = {};
+  for (const side of ["base", "head"]) {
+    if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
+    runs[side] = await profileSide(phase, side, scenario, join5(dir, side), ports);
+  }
+  const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
+  const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
+  const runDir = (path) => relative(phase.outDir, path);
+  const sideResult = (side) => {
+    const run = runs[side];
+    const merged = join5(dir, `${side}.cpuprofile`);
+    writeFileSync4(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    return {
+      ...bounded[side],
+      profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
+      nodeVersion: run.info.version,
+      requests: run.requests,
+      windowMs: run.windowMs,
+      wallMs: run.wallMs,
+      processes: run.files.map((file2, i) => ({ file: runDir(file2), samples: run.tree.perProfile[i] ?? 0 })),
+      merged: runDir(merged),
+      inlinedSamples: run.tree.inlinedSamples
+    };
+  };
+  const entry = {
+    scenario: scenario.name,
+    durationMs: profile.durationMs,
+    intervalUs: profile.intervalUs,
+    sides: { base: sideResult("base"), head: sideResult("head") },
+    files: { head: null, base: null, diff: null },
+    renderMs: null
+  };
+  const renderStarted = Date.now();
+  const { results } = phase;
+  const label = (side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
+  const moved = /* @__PURE__ */ new Map();
+  for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
+    if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
+  }
+  const diffFile = join5(phase.outDir, `flamegraph-${slug}-diff.html`);
+  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
+  entry.files.diff = runDir(diffFile);
+  phase.results.profiles = [...phase.results.profiles ?? [], entry];
+  writeResults(phase.resultsPath, phase.results);
+  ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
+  const logFile = join5(phase.logDir, "flamegraphs.log");
+  const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
+  await Promise.all(
+    ["head", "base"].map(async (side) => {
+      const output2 = join5(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      await renderFlamegraph({
+        cmd,
+        input: join5(dir, `${side}.cpuprofile`),
+        output: output2,
+        title: inert(`${scenario.name} \xB7 ${label(side)}`),
+        env: phase.env,
+        logFile,
+        tracker: phase.tracker
+      });
+      entry.files[side] = runDir(output2);
+    })
+  );
+  entry.renderMs = Date.now() - renderStarted;
+  writeResults(phase.resultsPath, phase.results);
+  return entry;
+}
+async function runProfiles(phase, ports) {
+  const scenarios = profiledScenarios(phase.config);
+  if (scenarios.length === 0) return;
+  const taken = /* @__PURE__ */ new Set();
+  for (const scenario of scenarios) {
+    const slug = slugOf(scenario.name, taken);
+    try {
+      await profileScenario(phase, scenario, slug, ports);
+    } catch (e) {
+      if (phase.signal?.aborted || e instanceof CancelledError) throw e;
+      const tableKept = phase.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
+      const message = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
+      phase.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
+      ports.logger.warn(`${scenario.name}: ${message}`);
+      writeResults(phase.resultsPath, phase.results);
+    }
+  }
+}
+
+// src/engine/estimate.ts
+var START_ALLOWANCE_MS = 3e3;
+var SLICE_OVERHEAD_MS = 40;
+var PROFILE_SIDE_OVERHEAD_MS = 4e3;
+var PROFILE_RENDER_MS = 5e3;
+var PROFILE_WARMUP_CAP_MS2 = 2e3;
+function measureMs(config2, pairs, blocks) {
+  const scenarios = config2.scenarios.length;
+  const { sliceMs, warmupMs } = config2.load;
+  return blocks * (START_ALLOWANCE_MS + scenarios * 2 * warmupMs) + scenarios * pairs * 2 * (sliceMs + SLICE_OVERHEAD_MS);
+}
+function estimateRun(config2) {
+  const phases = [];
+  const { pairs, blocks, sliceMs, warmupMs } = config2.load;
+  const scenarios = config2.scenarios.length;
+  let earlyStopMs = null;
+  let measure = 0;
+  if (scenarios > 0) {
+    measure = measureMs(config2, pairs, blocks);
+    phases.push({
+      phase: "measure",
+      ms: measure,
+      detail: `${blocks} block${blocks === 1 ? "" : "s"} (both services started, warmed up ${formatDuration(warmupMs)} per scenario), ${pairs} pairs of ${formatDuration(sliceMs)} slices per scenario`
+    });
+    const sequential = planSequential(config2);
+    if (sequential) {
+      const look = sequential.looks[0];
+      earlyStopMs = measureMs(config2, look.pairs, look.afterBlock + 1) - measure;
+    }
+  }
+  let note = null;
+  if (config2.benchmarks) {
+    const { rounds, budgetMs, files } = config2.benchmarks;
+    phases.push({
+      phase: "benchmarks",
+      ms: budgetMs,
+      detail: `${rounds} rounds of ${files.join(", ")}, one fresh process per file and side; at most ${formatDuration(budgetMs)} (benchmarks.budget)`
+    });
+    note = `the micro-benchmark phase is counted at its budget (${formatDuration(budgetMs)}); it usually ends sooner`;
+  }
+  const profiled = profiledScenarios(config2);
+  if (profiled.length > 0 && config2.profile) {
+    const perSide = Math.min(warmupMs, PROFILE_WARMUP_CAP_MS2) + config2.profile.durationMs + PROFILE_SIDE_OVERHEAD_MS;
+    phases.push({
+      phase: "profile",
+      ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
+      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs`
+    });
+  }
+  const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
+  return { phases, totalMs, earlyStopMs: earlyStopMs === null ? null : totalMs + earlyStopMs, note };
+}
+function pairsPerBlock(config2) {
+  return blockSizes(config2.load.pairs, config2.load.blocks);
+}
+function formatMs(ms) {
+  if (ms < 1e3) return `${Math.round(ms)}ms`;
+  if (ms < 6e4) return `${Number((ms / 1e3).toFixed(1))}s`;
+  const s = Math.round(ms / 1e3);
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ""}`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)}h${m % 60 ? ` ${m % 60}m` : ""}`;
+}
+function formatClock(ms) {
+  const s = Math.max(0, Math.round(ms / 1e3));
+  const two = (n) => String(n).padStart(2, "0");
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
+
+// src/engine/preflight.ts
+import { isAbsolute, join as join6 } from "node:path";
+async function preflight(request2) {
+  const sides = await resolveSides(request2);
+  const loaded = await readHeadConfig(sides, request2.headRef !== null, request2.configFile);
+  const config2 = resolveConfig({
+    document: loaded?.document,
+    source: loaded?.source ?? DEFAULT_CONFIG_FILE,
+    overrides: request2.overrides,
+    overridesSource: request2.overridesSource
+  });
+  return { ...sides, config: config2, configSource: loaded?.source ?? null };
+}
+async function readHeadConfig(sides, fromCommit, configFile) {
+  const required2 = configFile !== null;
+  const name = configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join6(sides.root, name), { required: required2 });
+  const source = `${sides.head.ref}:${name}`;
+  const text2 = await readAtCommit(sides.root, sides.head.sha, name);
+  if (text2 === null) {
+    if (!required2) return null;
+    throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
+  }
+  return { document: parseConfigText(text2, source), source };
+}
+
+// src/engine/run.ts
+import { mkdirSync as mkdirSync5 } from "node:fs";
+import { join as join10 } from "node:path";
+import { performance } from "node:perf_hooks";
+
+// src/stats/random.ts
+import { randomInt } from "node:crypto";
+function createRandom(seed) {
+  if (!Number.isFinite(seed)) throw new RangeError(`createRandom: seed must be a finite number, got ${seed}`);
+  let state = Math.trunc(seed) >>> 0;
+  return () => {
+    state = state + 1831565813 >>> 0;
+    let t = state;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function randomSeed() {
+  return randomInt(0, 2147483648);
+}
+function shuffle(items, rand) {
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    const tmp = out[i];
+    out[i] = out[j];
+    out[j] = tmp;
+  }
+  return out;
+}
+
+// src/engine/env.ts
+var DROPPED_NAMES = /^(GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|INPUT_.*|ACTIONS_.*)$/i;
+function scrubEnv(env, secrets) {
+  const needles = secrets.filter((s) => s.length >= 8);
+  const out = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === void 0 || DROPPED_NAMES.test(name)) continue;
+    if (needles.some((s) => value.includes(s))) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+// src/engine/fingerprint.ts
+import { execFile as execFile3 } from "node:child_process";
+import { cpus, platform, release, totalmem } from "node:os";
+async function fingerprint(env, cwd) {
+  const cpuList = cpus();
+  const nodeVersion = await new Promise((resolve2) => {
+    execFile3(
+      "node",
+      ["-p", "process.version"],
+      { env, cwd, timeout: 1e4 },
+      (error62, stdout) => resolve2(error62 ? "unknown" : stdout.trim())
+    );
+  });
+  return {
+    cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
+    cpus: cpuList.length,
+    nodeVersion,
+    os: `${platform()} ${release()}`,
+    arch: process.arch,
+    totalMemoryMb: Math.round(totalmem() / 2 ** 20),
+    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean)
+  };
+}
+
+// src/engine/bench/discover.ts
+import { createRequire as createRequire2 } from "node:module";
+import { join as join8 } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/engine/bench/glob.ts
+import { readdirSync as readdirSync3, statSync } from "node:fs";
+import { join as join7 } from "node:path";
+var GLOB_CHARS = /[*?[{]/;
+var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
+function escapeRegExp(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+function bracesBalanced(glob) {
+  let depth = 0;
+  for (const c of glob) {
+    if (c === "{") depth++;
+    else if (c === "}" && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+function globToRegExp(glob) {
+  const braces = bracesBalanced(glob);
+  let depth = 0;
+  let out = "";
+  let i = 0;
+  while (i < glob.length) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      const segmentStart = i === 0 || glob[i - 1] === "/";
+      if (segmentStart && glob[i + 2] === "/") {
+        out += "(?:[^/]+/)*";
+        i += 3;
+      } else if (segmentStart && i + 2 === glob.length) {
+        out += ".*";
+        i += 2;
+      } else {
+        out += "[^/]*";
+        i += 2;
+      }
+      continue;
+    }
+    if (c === "*") out += "[^/]*";
+    else if (c === "?") out += "[^/]";
+    else if (c === "[" && glob.indexOf("]", i + 2) > 0) {
+      const close = glob.indexOf("]", i + 2);
+      const body = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
+      out += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
+      i = close + 1;
+      continue;
+    } else if (c === "{" && braces) {
+      depth++;
+      out += "(?:";
+    } else if (c === "," && depth > 0) out += "|";
+    else if (c === "}" && depth > 0) {
+      depth--;
+      out += ")";
+    } else out += escapeRegExp(c);
+    i++;
+  }
+  return new RegExp(`^${out}$`);
+}
+function staticPrefix(glob) {
+  const segments = glob.split("/");
+  const fixed = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (GLOB_CHARS.test(segment)) break;
+    fixed.push(segment);
+  }
+  return fixed.join("/");
+}
+function walk(root, dir, out) {
+  let entries;
+  try {
+    entries = readdirSync3(join7(root, dir), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (SKIPPED_DIRS.test(entry.name)) continue;
+    const relative2 = dir ? `${dir}/${entry.name}` : entry.name;
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        isFile = statSync(join7(root, relative2)).isFile();
+      } catch {
+        isFile = false;
+      }
+      isDirectory = false;
+    }
+    if (isDirectory) walk(root, relative2, out);
+    else if (isFile) out.push(relative2);
+  }
+}
+function matchFiles(root, globs) {
+  const found = /* @__PURE__ */ new Set();
+  for (const glob of globs) {
+    const pattern = globToRegExp(glob);
+    const files = [];
+    walk(root, staticPrefix(glob), files);
+    for (const file2 of files) if (pattern.test(file2)) found.add(file2);
+  }
+  return [...found].sort();
+}
+
+// src/engine/bench/discover.ts
+var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
+function nodeArgsFor(absolute, relative2, tree) {
+  if (!TYPESCRIPT.test(relative2)) return [];
+  let loader;
+  try {
+    loader = createRequire2(absolute).resolve("tsx");
+  } catch {
+    throw new SetupError(
+      `${relative2} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+    );
+  }
+  return ["--import", pathToFileURL(loader).href];
+}
+function discoverBenchmarks(config2, service, trees) {
+  const dirs = { base: serviceDir(trees.base, service), head: serviceDir(trees.head, service) };
+  const files = {};
+  for (const side of ["base", "head"]) {
+    files[side] = matchFiles(dirs[side], config2.files).map((path) => {
+      const absolute = join8(dirs[side], path);
+      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
+    });
+  }
+  if (files.base.length === 0 && files.head.length === 0) {
+    throw new SetupError(
+      `No benchmark file matches ${config2.files.map((g) => `"${g}"`).join(", ")} in base or head (searched ${service.cwd === "." ? "the repository root" : `service.cwd "${service.cwd}"`}, without node_modules and dot-directories). Check benchmarks in perfgate.yml: globs are relative to service.cwd, e.g. bench/**/*.bench.js.`
+    );
+  }
+  return { dirs, files };
+}
+
+// src/engine/bench/runner.ts
+import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join9 } from "node:path";
+
+// src/engine/plan.ts
+function buildPlan(config2, seed) {
+  const random = createRandom(seed);
+  const order = () => random() < 0.5 ? ["base", "head"] : ["head", "base"];
+  const { pairs, blocks } = config2.load;
+  const counters = /* @__PURE__ */ new Map();
+  const planned = [];
+  const sizes = blockSizes(pairs, blocks);
+  for (let b = 0; b < blocks; b++) {
+    const inBlock = sizes[b];
+    planned.push({
+      index: b,
+      bootOrder: order(),
+      scenarios: config2.scenarios.map((s) => {
+        const start = counters.get(s.name) ?? 0;
+        counters.set(s.name, start + inBlock);
+        return { name: s.name, pairs: Array.from({ length: inBlock }, (_, i) => ({ index: start + i, order: order() })) };
+      })
+    });
+  }
+  return { seed, blocks: planned, pairsPerScenario: pairs };
+}
+function buildBenchPlan(files, rounds, seed) {
+  const random = createRandom((seed ^ 1592639052) >>> 0);
+  const all = [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort();
+  const sidesOf = (file2) => ["base", "head"].filter((side) => files[side].includes(file2));
+  return Array.from({ length: rounds }, (_, index) => ({
+    index,
+    files: shuffle(all, random).map((file2) => ({ file: file2, order: sidesOf(file2) })).filter((entry) => entry.order.length === 2 || index === 0).map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order }))
+  }));
+}
+
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 var LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -58895,7 +59903,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync7(file2, "utf8");
+    content = readFileSync9(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -58917,8 +59925,8 @@ async function runBenchmarks(request2, ports) {
   results.benchmarks = stored;
   writeResults(request2.resultsPath, results);
   const plan = buildBenchPlan(stored.files, config2.rounds, request2.seed);
-  const logDir = join7(request2.logDir, "benchmarks");
-  mkdirSync2(logDir, { recursive: true });
+  const logDir = join9(request2.logDir, "benchmarks");
+  mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...request2.env, ...request2.service.env };
   const failureStreak = /* @__PURE__ */ new Map();
@@ -58972,9 +59980,9 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join7(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join7(options.logDir, `${stem}.out.log`), stderr: join7(options.logDir, `${stem}.err.log`) };
-  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
+  const output2 = join9(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join9(options.logDir, `${stem}.out.log`), stderr: join9(options.logDir, `${stem}.err.log`) };
+  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync5(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
   try {
@@ -58987,7 +59995,7 @@ async function runFile(file2, side, round, options) {
       timeoutMs: options.timeoutMs
     });
   } catch (e) {
-    writeFileSync4(logs.stderr, `perfgate could not start node: ${e.message}
+    writeFileSync5(logs.stderr, `perfgate could not start node: ${e.message}
 `, { flag: "a" });
     exit = { code: null, signal: null, timedOut: false };
   }
@@ -59709,8 +60717,8 @@ function healthWarnings(results, health) {
     const busy = Math.max(...loads.map((l) => l.generatorBusy));
     const cpu = Math.max(...loads.map((l) => l.generatorCpu));
     const service = Math.max(...loads.map((l) => l.serviceLoad));
-    const generatorText = Number.isFinite(busy) ? `was busy ${share(busy)} of the time (${share(cpu)} of a CPU core)` : `used ${share(cpu)} of a CPU core`;
-    const serviceText = loads[0].serviceLoadSource === "event-loop" ? `its busiest event loop was ${share(service)} busy` : `it used ${service.toFixed(2)} CPU cores`;
+    const generatorText = Number.isFinite(busy) ? `was busy ${share2(busy)} of the time (${share2(cpu)} of a CPU core)` : `used ${share2(cpu)} of a CPU core`;
+    const serviceText = loads[0].serviceLoadSource === "event-loop" ? `its busiest event loop was ${share2(service)} busy` : `it used ${service.toFixed(2)} CPU cores`;
     warnings.push({
       code: "load-generator-bound",
       scenario: check2.scenario,
@@ -59731,7 +60739,7 @@ function healthWarnings(results, health) {
   }
   return warnings;
 }
-function share(fraction) {
+function share2(fraction) {
   return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
 }
 
@@ -59979,949 +60987,6 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
     });
   }
   return warnings;
-}
-
-// src/engine/profile.ts
-import { execFile as execFile3 } from "node:child_process";
-import { mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join9, relative } from "node:path";
-
-// src/profile/aggregate.ts
-var CATEGORIES = ["own", "dependency", "node", "native"];
-function compareHotness(a, b) {
-  return b.self - a.self || b.total - a.total || a.name.localeCompare(b.name) || a.file.localeCompare(b.file) || a.line - b.line;
-}
-function summarizeCallTree(tree) {
-  const stats = /* @__PURE__ */ new Map();
-  const categories = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
-  const onPath = /* @__PURE__ */ new Map();
-  const visit2 = (node2) => {
-    let entry = stats.get(node2.key);
-    if (!entry) {
-      entry = { ...node2.fn, self: 0, total: 0 };
-      stats.set(node2.key, entry);
-    }
-    entry.self += node2.self;
-    if (!onPath.get(node2.key)) entry.total += node2.total;
-    categories[node2.fn.category] += node2.self;
-    for (const reason of node2.deoptReasons) {
-      entry.deoptReasons ??= [];
-      if (!entry.deoptReasons.includes(reason)) entry.deoptReasons.push(reason);
-    }
-    onPath.set(node2.key, (onPath.get(node2.key) ?? 0) + 1);
-    for (const child of node2.children) visit2(child);
-    onPath.set(node2.key, onPath.get(node2.key) - 1);
-  };
-  for (const child of tree.root.children) visit2(child);
-  const functions = [...stats.values()].filter((f) => f.total > 0).sort(compareHotness);
-  return { samples: tree.samples, idleSamples: tree.idleSamples, categories, functions, functionCount: functions.length };
-}
-
-// src/profile/cpuprofile.ts
-var ProfileFormatError = class extends Error {
-};
-function parseCpuProfile(text2, name) {
-  let value;
-  try {
-    value = JSON.parse(text2);
-  } catch (e) {
-    throw new ProfileFormatError(`${name} is not JSON (${e.message}); the process may have been killed while writing it`);
-  }
-  const profile = value;
-  const nodes = profile?.nodes;
-  if (!Array.isArray(nodes) || nodes.length === 0 || typeof profile.startTime !== "number") {
-    throw new ProfileFormatError(`${name} is not a V8 CPU profile (no nodes or startTime)`);
-  }
-  for (const node2 of nodes) {
-    if (typeof node2?.id !== "number" || typeof node2.callFrame?.url !== "string") {
-      throw new ProfileFormatError(`${name} has a node without id or callFrame`);
-    }
-  }
-  if (profile.samples && (!Array.isArray(profile.timeDeltas) || profile.timeDeltas.length !== profile.samples.length)) {
-    throw new ProfileFormatError(`${name} has samples without matching timeDeltas`);
-  }
-  return profile;
-}
-function countSamples(profile, window2) {
-  const counts = /* @__PURE__ */ new Map();
-  const add = (id, n) => counts.set(id, (counts.get(id) ?? 0) + n);
-  if (!profile.samples || !profile.timeDeltas) {
-    for (const node2 of profile.nodes) if (node2.hitCount) add(node2.id, node2.hitCount);
-    return counts;
-  }
-  let time3 = profile.startTime;
-  for (let i = 0; i < profile.samples.length; i++) {
-    time3 += profile.timeDeltas[i];
-    if (window2 && (time3 < window2.startUs || time3 > window2.endUs)) continue;
-    add(profile.samples[i], 1);
-  }
-  return counts;
-}
-
-// src/profile/frames.ts
-import { posix as posix2 } from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
-var ROOT_NAME = "(root)";
-var IDLE_NAME = "(idle)";
-function functionKey(fn) {
-  return `${fn.name}\0${fn.file}\0${fn.line}`;
-}
-function scriptPath(url2) {
-  if (url2.startsWith("file://")) {
-    try {
-      return fileURLToPath2(url2);
-    } catch {
-      return null;
-    }
-  }
-  return url2.startsWith("/") ? url2 : null;
-}
-var NODE_MODULES = "/node_modules/";
-function packageOf(path) {
-  const at = path.lastIndexOf(NODE_MODULES);
-  if (at < 0) return null;
-  const [first, second] = path.slice(at + NODE_MODULES.length).split("/");
-  if (!first) return null;
-  return first.startsWith("@") && second ? `${first}/${second}` : first;
-}
-function identifyFrame(frame, root) {
-  const line2 = frame.lineNumber >= 0 ? frame.lineNumber + 1 : 0;
-  const column = frame.columnNumber >= 0 ? frame.columnNumber + 1 : 0;
-  const url2 = frame.url;
-  if (url2 === "") {
-    return { name: frame.functionName || "(native)", file: "", line: 0, column: 0, category: "native", package: null };
-  }
-  const path = scriptPath(url2);
-  const prefix = root.endsWith("/") ? root : `${root}/`;
-  const inTree = path?.startsWith(prefix) === true;
-  const file2 = path === null ? url2 : inTree ? path.slice(prefix.length) : path;
-  const name = frame.functionName || `(anonymous ${posix2.basename(file2)}:${line2}:${column})`;
-  if (url2.startsWith("node:")) return { name, file: file2, line: line2, column, category: "node", package: null };
-  const pkg = path === null ? null : packageOf(inTree ? `/${file2}` : path);
-  if (pkg !== null) return { name, file: file2, line: line2, column, category: "dependency", package: pkg };
-  return { name, file: file2, line: line2, column, category: inTree ? "own" : "dependency", package: null };
-}
-function describeLocation(fn) {
-  if (fn.category === "native" || fn.file === "") return "V8/native";
-  const line2 = fn.line > 0 ? `:${fn.line}` : "";
-  if (fn.package === null) return `${fn.file}${line2}`;
-  const inside = fn.file.lastIndexOf(`node_modules/${fn.package}/`);
-  const rest = inside < 0 ? fn.file : fn.file.slice(inside + `node_modules/${fn.package}/`.length);
-  return `${fn.package} \xB7 ${rest}${line2}`;
-}
-
-// src/profile/inlining.ts
-function rangesFromOffsets(source, functions) {
-  const lineStarts = [0];
-  for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) lineStarts.push(i + 1);
-  const position = (offset) => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = lo + hi + 1 >> 1;
-      if (lineStarts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return [lo + 1, offset - lineStarts[lo] + 1];
-  };
-  const ranges = [];
-  for (const [name, start, end] of functions) {
-    if (!(start >= 0 && end > start && end <= source.length)) continue;
-    const [startLine, startColumn] = position(start);
-    const [endLine, endColumn] = position(end - 1);
-    ranges.push({ name, startLine, startColumn, endLine, endColumn });
-  }
-  return ranges;
-}
-function extent(range) {
-  return (range.endLine - range.startLine) * 1e6 + (range.endColumn - range.startColumn);
-}
-function holdsPosition(range, line2, column) {
-  const afterStart = line2 > range.startLine || line2 === range.startLine && column >= range.startColumn;
-  const beforeEnd = line2 < range.endLine || line2 === range.endLine && column <= range.endColumn;
-  return afterStart && beforeEnd;
-}
-function contains(range, line2) {
-  return range.startLine <= line2 && line2 <= range.endLine;
-}
-function inlineTargets(profile, ranges) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const rangeMemo = /* @__PURE__ */ new Map();
-  const rangeOf = (n) => {
-    const line2 = n.callFrame.lineNumber + 1;
-    const column = n.callFrame.columnNumber + 1;
-    const key = `${n.callFrame.url}:${line2}:${column}`;
-    let found = rangeMemo.get(key);
-    if (found === void 0) {
-      found = null;
-      for (const r of ranges.get(n.callFrame.url) ?? []) {
-        if (holdsPosition(r, line2, column) && (found === null || extent(r) < extent(found))) found = r;
-      }
-      rangeMemo.set(key, found);
-    }
-    return found;
-  };
-  const functionOf = (n) => `${n.callFrame.url}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
-  const nodesOfFunction = /* @__PURE__ */ new Map();
-  for (const node2 of profile.nodes) {
-    const key = functionOf(node2);
-    const list = nodesOfFunction.get(key);
-    if (list) list.push(node2);
-    else nodesOfFunction.set(key, [node2]);
-  }
-  const descendants = (node2) => {
-    const out = [];
-    const stack = [...node2.children ?? []];
-    while (stack.length) {
-      const child = byId.get(stack.pop());
-      if (!child) continue;
-      out.push(child);
-      stack.push(...child.children ?? []);
-    }
-    return out;
-  };
-  const result = /* @__PURE__ */ new Map();
-  for (const node2 of profile.nodes) {
-    const ticks = node2.positionTicks;
-    if (!ticks || ticks.length === 0) continue;
-    const own2 = rangeOf(node2);
-    if (own2 === null) continue;
-    const scriptRanges = ranges.get(node2.callFrame.url) ?? [];
-    let under = null;
-    let underIds = /* @__PURE__ */ new Set();
-    let callees = [];
-    const findCallees = () => {
-      if (under !== null) return;
-      under = descendants(node2);
-      underIds = new Set(under.map((d) => d.id));
-      const elsewhere = (nodesOfFunction.get(functionOf(node2)) ?? []).filter((n) => n !== node2).flatMap(descendants);
-      callees = [...under, ...elsewhere.filter((d) => !underIds.has(d.id))];
-    };
-    const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
-    const byTarget = /* @__PURE__ */ new Map();
-    for (const { line: line2, ticks: count } of ticks) {
-      let target = null;
-      if (contains(own2, line2)) {
-        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line2) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
-        if (nested) {
-          findCallees();
-          const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
-          target = { url: node2.callFrame.url, range: nested, node: holder };
-        }
-      } else {
-        findCallees();
-        let best = null;
-        for (const callee of callees) {
-          const range = rangeOf(callee);
-          if (range === null || !contains(range, line2)) continue;
-          if (best === null || extent(range) < extent(best.range) || extent(range) === extent(best.range) && (callee.hitCount ?? 0) > (best.node.hitCount ?? 0)) {
-            best = { node: callee, range };
-          }
-        }
-        if (best) {
-          target = { url: best.node.callFrame.url, range: best.range, node: best.node };
-        } else {
-          const sibling = scriptRanges.filter((r) => contains(r, line2) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
-          if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
-        }
-      }
-      if (target === null) continue;
-      const nodeId = target.node !== null && underIds.has(target.node.id) ? target.node.id : null;
-      const key = nodeId !== null ? `node:${nodeId}` : `${target.url}:${target.range.startLine}:${target.range.startColumn}`;
-      const entry = byTarget.get(key) ?? { fraction: 0, nodeId, url: target.url, range: target.range };
-      entry.fraction += count / totalTicks;
-      byTarget.set(key, entry);
-    }
-    if (byTarget.size > 0) result.set(node2.id, [...byTarget.values()]);
-  }
-  return result;
-}
-
-// src/profile/call-tree.ts
-function newBuilder(fn) {
-  return { node: { fn, key: functionKey(fn), self: 0, total: 0, children: [], deoptReasons: [] }, index: /* @__PURE__ */ new Map() };
-}
-function childOf(parent, fn) {
-  const key = functionKey(fn);
-  let child = parent.index.get(key);
-  if (!child) {
-    child = newBuilder(fn);
-    parent.index.set(key, child);
-    parent.node.children.push(child.node);
-  }
-  return child;
-}
-function apportion(count, fractions) {
-  const exact = fractions.map((f) => f * count);
-  const whole = exact.map(Math.floor);
-  let left = Math.round(fractions.reduce((a, b) => a + b, 0) * count) - whole.reduce((a, b) => a + b, 0);
-  const order = exact.map((e, i) => [e - whole[i], i]).sort((a, b) => b[0] - a[0]);
-  for (const [, i] of order) {
-    if (left <= 0) break;
-    whole[i]++;
-    left--;
-  }
-  return whole;
-}
-var anonymousFrame = (url2, range) => ({
-  functionName: range.name,
-  scriptId: "",
-  url: url2,
-  lineNumber: range.startLine - 1,
-  columnNumber: range.startColumn - 1
-});
-function buildCallTree(profiles, options) {
-  const root = newBuilder(identifyFrame({ functionName: ROOT_NAME, scriptId: "0", url: "", lineNumber: -1, columnNumber: -1 }, options.root));
-  let idleSamples = 0;
-  let inlinedSamples = 0;
-  const perProfile = [];
-  for (const profile of profiles) {
-    const counts = countSamples(profile, options.window);
-    const self2 = new Map(counts);
-    const extraChildren = /* @__PURE__ */ new Map();
-    if (options.ranges) {
-      for (const [id, targets] of inlineTargets(profile, options.ranges)) {
-        const count = counts.get(id) ?? 0;
-        if (count === 0) continue;
-        const shares = apportion(count, targets.map((t) => t.fraction));
-        targets.forEach((target, i) => {
-          const share3 = shares[i];
-          if (share3 === 0) return;
-          self2.set(id, (self2.get(id) ?? 0) - share3);
-          inlinedSamples += share3;
-          if (target.nodeId !== null) self2.set(target.nodeId, (self2.get(target.nodeId) ?? 0) + share3);
-          else extraChildren.set(id, [...extraChildren.get(id) ?? [], { url: target.url, range: target.range, count: share3 }]);
-        });
-      }
-    }
-    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-    let profileSamples = 0;
-    const stack = [[profile.nodes[0], root]];
-    while (stack.length) {
-      const [node2, builder] = stack.pop();
-      const hits = self2.get(node2.id) ?? 0;
-      if (node2.callFrame.functionName === IDLE_NAME && node2.callFrame.url === "") {
-        idleSamples += hits;
-        continue;
-      }
-      builder.node.self += hits;
-      profileSamples += hits;
-      if (node2.deoptReason && !builder.node.deoptReasons.includes(node2.deoptReason)) builder.node.deoptReasons.push(node2.deoptReason);
-      for (const extra of extraChildren.get(node2.id) ?? []) {
-        childOf(builder, identifyFrame(anonymousFrame(extra.url, extra.range), options.root)).node.self += extra.count;
-        profileSamples += extra.count;
-      }
-      for (const childId of node2.children ?? []) {
-        const child = byId.get(childId);
-        if (child) stack.push([child, childOf(builder, identifyFrame(child.callFrame, options.root))]);
-      }
-    }
-    perProfile.push(profileSamples);
-  }
-  const finish2 = (node2) => {
-    node2.total = node2.self + node2.children.reduce((sum, child) => sum + finish2(child), 0);
-    node2.children = node2.children.filter((c) => c.total > 0).sort((a, b) => b.total - a.total || (a.key < b.key ? -1 : 1));
-    return node2.total;
-  };
-  finish2(root.node);
-  return { root: root.node, samples: root.node.total, idleSamples, inlinedSamples, perProfile };
-}
-
-// src/profile/diff.ts
-function matchFunctions(base, head) {
-  const pairs = [];
-  const headByKey = new Map(head.map((f) => [functionKey(f), f]));
-  const unmatchedBase = [];
-  const matchedHead = /* @__PURE__ */ new Set();
-  for (const b of base) {
-    const h = headByKey.get(functionKey(b));
-    if (h && !matchedHead.has(h)) {
-      pairs.push([b, h]);
-      matchedHead.add(h);
-    } else {
-      unmatchedBase.push(b);
-    }
-  }
-  const unmatchedHead = head.filter((h) => !matchedHead.has(h));
-  const byNameFile = (list) => {
-    const groups = /* @__PURE__ */ new Map();
-    for (const f of list) {
-      const key = `${f.name}\0${f.file}`;
-      groups.set(key, [...groups.get(key) ?? [], f]);
-    }
-    return groups;
-  };
-  const headGroups = byNameFile(unmatchedHead);
-  for (const [key, bases] of byNameFile(unmatchedBase)) {
-    const heads = headGroups.get(key);
-    if (bases.length === 1 && heads?.length === 1 && bases[0].file !== "") {
-      pairs.push([bases[0], heads[0]]);
-      headGroups.delete(key);
-    } else {
-      for (const b of bases) pairs.push([b, null]);
-    }
-  }
-  for (const heads of headGroups.values()) for (const h of heads) pairs.push([null, h]);
-  return pairs;
-}
-function share2(f, samples) {
-  if (f === null) return null;
-  return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
-}
-function diffProfiles(base, head) {
-  return matchFunctions(base.functions, head.functions).map(([b, h]) => {
-    const id = h ?? b;
-    const baseShare = share2(b, base.samples);
-    const headShare = share2(h, head.samples);
-    const reasons = [.../* @__PURE__ */ new Set([...h?.deoptReasons ?? [], ...b?.deoptReasons ?? []])];
-    return {
-      name: id.name,
-      file: id.file,
-      line: id.line,
-      column: id.column,
-      category: id.category,
-      package: id.package,
-      baseLine: b && h && b.line !== h.line ? b.line : null,
-      status: b && h ? "both" : h ? "new" : "gone",
-      base: baseShare,
-      head: headShare,
-      change: (headShare?.self ?? 0) - (baseShare?.self ?? 0),
-      deoptReasons: reasons
-    };
-  });
-}
-function peakSelf(c) {
-  return Math.max(c.base?.self ?? 0, c.head?.self ?? 0);
-}
-function hottestChanges(changes, categories, limit) {
-  return changes.filter((c) => categories.includes(c.category) && peakSelf(c) > 0).sort((a, b) => peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name));
-}
-function boundSummaries(base, head, limit) {
-  const keep = /* @__PURE__ */ new Set();
-  for (const side of [base, head]) {
-    for (const category of ["own", "dependency", "node", "native"]) {
-      const inCategory = side.functions.filter((f) => f.category === category);
-      for (const f of [...inCategory].sort(compareHotness).slice(0, limit)) keep.add(f);
-      for (const f of [...inCategory].sort((a, b) => b.total - a.total || compareHotness(a, b)).slice(0, limit)) keep.add(f);
-    }
-  }
-  for (const [b, h] of matchFunctions(base.functions, head.functions)) {
-    if (b && keep.has(b) || h && keep.has(h)) {
-      if (b) keep.add(b);
-      if (h) keep.add(h);
-    }
-  }
-  const bound = (side) => ({
-    ...side,
-    functions: side.functions.filter((f) => keep.has(f)),
-    functionCount: side.functions.length
-  });
-  return { base: bound(base), head: bound(head) };
-}
-
-// src/profile/flamegraph.ts
-function inert(text2) {
-  return text2.replace(/</g, "\u2039").replace(/>/g, "\u203A");
-}
-function zeroXUrl(node2) {
-  const { file: file2, category } = node2.fn;
-  if (category === "native" || file2 === "") return "";
-  if (category === "node") return `${file2.replace(/^node:/, "")}.js`;
-  return file2.startsWith("/") ? file2 : `./${file2}`;
-}
-function flamegraphProfile(tree) {
-  const nodes = [];
-  const add = (node2) => {
-    const id = nodes.length + 1;
-    const entry = {
-      id,
-      callFrame: {
-        functionName: inert(node2.fn.name),
-        scriptId: "0",
-        url: inert(zeroXUrl(node2)),
-        lineNumber: node2.fn.line,
-        columnNumber: node2.fn.column
-      },
-      hitCount: node2.self,
-      children: []
-    };
-    nodes.push(entry);
-    entry.children = node2.children.map(add);
-    return id;
-  };
-  add(tree.root);
-  return { nodes, startTime: 0, endTime: 0, samples: [], timeDeltas: [] };
-}
-var CATEGORY_INDEX = { own: 0, dependency: 1, node: 2, native: 3 };
-function framesOf(input2, strings) {
-  const id = (text2) => {
-    let index = strings.get(text2);
-    if (index === void 0) {
-      index = strings.size;
-      strings.set(text2, index);
-    }
-    return index;
-  };
-  const baseChildren = /* @__PURE__ */ new Map();
-  const baseChild = (parent, key) => {
-    if (parent === null) return null;
-    let index = baseChildren.get(parent);
-    if (!index) {
-      index = new Map(parent.children.map((c) => [c.key, c]));
-      baseChildren.set(parent, index);
-    }
-    return index.get(input2.moved.get(key) ?? key) ?? null;
-  };
-  const build2 = (node2, base) => [
-    id(node2.fn.name),
-    id(describeLocation(node2.fn)),
-    CATEGORY_INDEX[node2.fn.category],
-    node2.self,
-    node2.total,
-    base === null ? -1 : base.self,
-    node2.children.map((child) => build2(child, baseChild(base, child.key)))
-  ];
-  return build2(input2.head.root, input2.base.root);
-}
-function scriptJson(value) {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
-}
-function escapeHtml(text2) {
-  return text2.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
-}
-function renderDiffFlamegraph(input2) {
-  const strings = /* @__PURE__ */ new Map();
-  const root = framesOf(input2, strings);
-  const data = {
-    title: input2.title,
-    headSamples: input2.head.samples,
-    baseSamples: input2.base.samples,
-    strings: [...strings.keys()],
-    root
-  };
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(`Differential flamegraph \xB7 ${input2.title}`)}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<header>
-  <h1 id="title"></h1>
-  <p id="summary"></p>
-  <div class="bar">
-    <div id="legend" aria-label="colour legend"></div>
-    <input id="search" type="search" placeholder="search functions" aria-label="search functions" autocomplete="off">
-    <span id="matches"></span>
-    <button id="reset" type="button">reset zoom</button>
-  </div>
-</header>
-<main id="graph" role="img" aria-label="differential flamegraph"></main>
-<footer id="details">Hover a frame for its numbers; click to zoom in.</footer>
-<script id="data" type="application/json">${scriptJson(data)}</script>
-<script>${PAGE_SCRIPT}</script>
-</body>
-</html>
-`;
-}
-var PAGE_STYLE = `
-body { margin: 0; font: 13px system-ui, -apple-system, "Segoe UI", sans-serif; color: #222; background: #fff; }
-header { padding: 10px 14px 6px; border-bottom: 1px solid #ddd; }
-h1 { font-size: 16px; margin: 0 0 4px; }
-#summary { margin: 0 0 8px; color: #555; }
-.bar { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; }
-#legend { display: flex; align-items: center; gap: 6px; }
-#legend .scale { width: 220px; height: 12px; border: 1px solid #bbb; }
-#legend .new { display: inline-block; width: 18px; height: 12px; border: 1px dashed #444; background: #fff; }
-#search { width: 220px; padding: 3px 6px; }
-#matches { color: #5b2a86; font-weight: 600; }
-#graph { position: relative; margin: 8px 14px; }
-.frame { position: absolute; height: 17px; box-sizing: border-box; border: 1px solid #fff; overflow: hidden;
-  white-space: nowrap; text-overflow: ellipsis; font-size: 11px; line-height: 15px; padding: 0 3px; cursor: pointer; }
-.frame.newpath { border: 1px dashed #444; }
-.frame.ancestor { opacity: 0.55; }
-.frame.match { outline: 2px solid #7b1fa2; outline-offset: -2px; font-weight: 700; color: #4a148c; }
-footer { position: sticky; bottom: 0; background: #f7f7f7; border-top: 1px solid #ddd; padding: 6px 14px; min-height: 18px; }
-`;
-var PAGE_SCRIPT = String.raw`
-(function () {
-  var data = JSON.parse(document.getElementById('data').textContent);
-  var S = data.strings, ROW = 18, CATS = ['own code', 'dependency', 'Node core', 'V8/native'];
-  var graph = document.getElementById('graph');
-  var search = document.getElementById('search');
-  var matches = document.getElementById('matches');
-  var details = document.getElementById('details');
-  function pct(x) { return (100 * x).toFixed(x >= 0.1 ? 1 : 2) + '%'; }
-  function pp(x) { var v = 100 * x; return (v > 0 ? '+' : v < 0 ? '\u2212' : '') + Math.abs(v).toFixed(Math.abs(v) >= 10 ? 1 : 2) + ' pp'; }
-  function headShare(f) { return data.headSamples > 0 ? f[3] / data.headSamples : 0; }
-  function baseShare(f) { return f[5] < 0 || data.baseSamples === 0 ? 0 : f[5] / data.baseSamples; }
-  function delta(f) { return headShare(f) - baseShare(f); }
-  var maxAbs = 0;
-  (function walk(f) { maxAbs = Math.max(maxAbs, Math.abs(delta(f))); f[6].forEach(walk); })(data.root);
-  var scale = Math.max(maxAbs, 0.001);
-  function colour(f) {
-    if (f[3] === 0 && f[5] <= 0) return 'hsl(0, 0%, 91%)';
-    var d = delta(f), t = Math.min(1, Math.abs(d) / scale);
-    var light = 96 - 46 * t;
-    return d >= 0 ? 'hsl(4, 85%, ' + light + '%)' : 'hsl(214, 85%, ' + light + '%)';
-  }
-  document.getElementById('title').textContent = 'Differential flamegraph \u00b7 ' + data.title;
-  document.getElementById('summary').textContent =
-    'Head\u2019s call tree (width: head\u2019s total time, ' + data.headSamples + ' samples); colour: change of each frame\u2019s self time against the same call path in base (' +
-    data.baseSamples + ' samples), in percentage points of each side\u2019s samples. Frames only in base are not drawn: see the base flamegraph.';
-  var legend = document.getElementById('legend');
-  legend.appendChild(document.createTextNode('\u2212' + (100 * scale).toFixed(1) + ' pp'));
-  var bar = document.createElement('span'); bar.className = 'scale';
-  bar.style.background = 'linear-gradient(to right, hsl(214,85%,50%), hsl(0,0%,96%), hsl(4,85%,50%))';
-  legend.appendChild(bar);
-  legend.appendChild(document.createTextNode('+' + (100 * scale).toFixed(1) + ' pp (red: more self time in head, blue: less)'));
-  var dashed = document.createElement('span'); dashed.className = 'new'; legend.appendChild(dashed);
-  legend.appendChild(document.createTextNode('not in base'));
-
-  var zoomPath = [data.root], term = '';
-  function isMatch(f) {
-    return term !== '' && (S[f[0]].toLowerCase().indexOf(term) >= 0 || S[f[1]].toLowerCase().indexOf(term) >= 0);
-  }
-  function describe(f) {
-    return S[f[0]] + ' \u2014 ' + S[f[1]] + ' (' + CATS[f[2]] + ') \u00b7 head self ' + pct(headShare(f)) +
-      (f[5] < 0 ? ' (not in base)' : ', base ' + pct(baseShare(f)) + ', change ' + pp(delta(f))) +
-      ' \u00b7 head total ' + pct(data.headSamples ? f[4] / data.headSamples : 0);
-  }
-  function frameDiv(f, left, width, depth, ancestor) {
-    var div = document.createElement('div');
-    div.className = 'frame' + (f[5] < 0 ? ' newpath' : '') + (ancestor ? ' ancestor' : '') + (isMatch(f) ? ' match' : '');
-    div.style.left = left + '%';
-    div.style.width = width + '%';
-    div.style.top = depth * ROW + 'px';
-    div.style.background = colour(f);
-    div.textContent = S[f[0]];
-    div.title = describe(f);
-    div.dataset.name = S[f[0]];
-    div.addEventListener('mouseenter', function () { details.textContent = describe(f); });
-    div.addEventListener('click', function (event) { event.stopPropagation(); zoomTo(f); });
-    graph.appendChild(div);
-  }
-  var parents = new Map();
-  (function index(f) { f[6].forEach(function (c) { parents.set(c, f); index(c); }); })(data.root);
-  function zoomTo(f) {
-    var path = [f];
-    while (parents.has(path[0])) path.unshift(parents.get(path[0]));
-    zoomPath = path;
-    render();
-  }
-  function render() {
-    graph.textContent = '';
-    var focus = zoomPath[zoomPath.length - 1], minWidth = 100 / Math.max(200, graph.clientWidth || 1000) / 2, depthMax = 0;
-    zoomPath.forEach(function (f, depth) { if (depth < zoomPath.length - 1) frameDiv(f, 0, 100, depth, true); });
-    (function draw(f, left, width, depth) {
-      if (width < minWidth) return;
-      depthMax = Math.max(depthMax, depth);
-      frameDiv(f, left, width, depth, false);
-      var x = left;
-      f[6].forEach(function (c) {
-        var w = focus[4] > 0 ? (c[4] / focus[4]) * 100 : 0;
-        draw(c, x, w, depth + 1);
-        x += w;
-      });
-    })(focus, 0, 100, zoomPath.length - 1);
-    graph.style.height = (depthMax + 1) * ROW + 4 + 'px';
-  }
-  function runSearch() {
-    term = search.value.trim().toLowerCase();
-    var count = 0, samples = 0;
-    (function walk(f, inside) {
-      var hit = isMatch(f);
-      if (hit) { count++; if (!inside) samples += f[4]; }
-      f[6].forEach(function (c) { walk(c, inside || hit); });
-    })(data.root, false);
-    matches.textContent = term === '' ? '' : count + (count === 1 ? ' frame' : ' frames') + ' \u00b7 ' + pct(data.headSamples ? samples / data.headSamples : 0) + ' of head';
-    render();
-  }
-  search.addEventListener('input', runSearch);
-  document.getElementById('reset').addEventListener('click', function () { zoomPath = [data.root]; render(); });
-  window.addEventListener('resize', render);
-  render();
-})();
-`;
-
-// src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync8 } from "node:fs";
-import { createRequire as createRequire2 } from "node:module";
-import { dirname as dirname2, join as join8 } from "node:path";
-var requireHere = createRequire2(import.meta.url);
-var FlamegraphError = class extends PerfgateError {
-};
-function installedVersion() {
-  try {
-    const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
-    return { version: version2, cmd: join8(dirname2(manifest), "cmd.js") };
-  } catch {
-    return null;
-  }
-}
-function zeroXVersion() {
-  if (true) return "6.0.0";
-  const installed = installedVersion();
-  if (!installed) throw new FlamegraphError("0x is not installed with perfgate: run npm ci in perfgate.");
-  return installed.version;
-}
-async function ensureZeroX(options) {
-  const version2 = zeroXVersion();
-  const installed = installedVersion();
-  if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join8(options.toolsDir, `0x-${version2}`);
-  const cmd = join8(prefix, "node_modules", "0x", "cmd.js");
-  if (existsSync3(cmd)) return cmd;
-  mkdirSync3(prefix, { recursive: true });
-  options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
-  const args = ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--omit=dev", `0x@${version2}`];
-  const result = await runProcess("npm", args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 3e5 }).catch(
-    (e) => ({ code: null, signal: null, timedOut: false, error: e.message })
-  );
-  if (result.code !== 0 || !existsSync3(cmd)) {
-    throw new FlamegraphError(
-      `Could not install 0x@${version2} for the flamegraphs (npm ${args.join(" ")}: ${describeExit(result)}). Its log: ${options.logFile}
-${tailFile(options.logFile, 10)}`
-    );
-  }
-  return cmd;
-}
-function describeExit(result) {
-  if (result.error) return result.error;
-  if (result.timedOut) return "timed out";
-  return result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
-}
-async function renderFlamegraph(options) {
-  const args = [options.cmd, "--visualize-cpu-profile", options.input, "--output-html", options.output, "--title", options.title, "--quiet"];
-  const result = await runProcess("node", args, {
-    cwd: dirname2(options.input),
-    env: options.env,
-    logFile: options.logFile,
-    tracker: options.tracker,
-    timeoutMs: 12e4
-  }).catch((e) => ({ code: null, signal: null, timedOut: false, error: e.message }));
-  if (result.code !== 0 || !existsSync3(options.output)) {
-    throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}
-${tailFile(options.logFile, 10)}`);
-  }
-}
-
-// src/engine/profile.ts
-var PROFILE_TABLE_LIMIT = 25;
-var PROFILE_WARMUP_CAP_MS = 2e3;
-var PROFILE_STOP_GRACE_MS = 15e3;
-function profiledScenarios(config2) {
-  const profile = config2.profile;
-  if (!profile?.enabled) return [];
-  return profile.scenarios === null ? config2.scenarios : config2.scenarios.filter((s) => profile.scenarios.includes(s.name));
-}
-function slugOf(name, taken) {
-  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "scenario";
-  let slug = base;
-  for (let i = 2; taken.has(slug); i++) slug = `${base}-${i}`;
-  taken.add(slug);
-  return slug;
-}
-function monotonicUs() {
-  return Number(process.hrtime.bigint() / 1000n);
-}
-function nodeInfo(env, cwd) {
-  const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
-  return new Promise((resolve2) => {
-    execFile3("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
-      const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
-      resolve2({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
-    });
-  });
-}
-function profilerSettings(info, dir, profile) {
-  const env = { PERFGATE_PROFILE: "1", PERFGATE_PROFILE_DIR: dir };
-  if (info.cpuProfInNodeOptions) {
-    return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
-  }
-  return { env: { ...env, PERFGATE_PROFILE_INSPECTOR_US: String(profile.intervalUs) }, nodeOptions: "" };
-}
-function readFunctionRanges(dir, names, profiles) {
-  const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
-  const byUrl = /* @__PURE__ */ new Map();
-  for (const name of names) {
-    let scripts;
-    try {
-      scripts = JSON.parse(readFileSync9(join9(dir, name), "utf8"));
-    } catch {
-      continue;
-    }
-    for (const [url2, functions] of Object.entries(scripts)) {
-      if (!sampled.has(url2)) continue;
-      const known = byUrl.get(url2) ?? /* @__PURE__ */ new Map();
-      for (const fn of functions) known.set(`${fn[1]}:${fn[2]}`, fn);
-      byUrl.set(url2, known);
-    }
-  }
-  const ranges = /* @__PURE__ */ new Map();
-  for (const [url2, functions] of byUrl) {
-    const path = scriptPath(url2);
-    if (path === null) continue;
-    try {
-      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
-    } catch {
-    }
-  }
-  return ranges;
-}
-async function profileSide(phase, side, scenario, dir, ports) {
-  const started = Date.now();
-  const { config: config2 } = phase;
-  const profile = config2.profile;
-  const cwd = serviceDir(phase.trees[side], config2.service);
-  const info = await nodeInfo(phase.env, cwd);
-  mkdirSync4(dir, { recursive: true });
-  ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const service = await Service.start({
-    side,
-    config: config2.service,
-    dir: cwd,
-    env: phase.env,
-    logFile: join9(phase.logDir, `${side}.log`),
-    statusFile: join9(phase.logDir, `${side}-profile.status`),
-    tracker: phase.tracker,
-    profiling: profilerSettings(info, dir, profile)
-  });
-  let window2;
-  let requests;
-  try {
-    await service.waitReady();
-    const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
-    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs);
-    service.assertRunning("while warming up under the profiler");
-    const startUs = monotonicUs();
-    const sample = await runLoad(service.url, scenario, profile.durationMs);
-    window2 = { startUs, endUs: monotonicUs() };
-    requests = sample.requests;
-    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
-  } finally {
-    await service.stop(PROFILE_STOP_GRACE_MS);
-  }
-  const names = readdirSync3(dir);
-  const files = [];
-  const profiles = [];
-  for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
-    try {
-      profiles.push(parseCpuProfile(readFileSync9(join9(dir, name), "utf8"), join9(dir, name)));
-      files.push(name);
-    } catch (e) {
-      ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
-    }
-  }
-  if (profiles.length === 0) {
-    throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join9(phase.logDir, `${side}.log`)}`
-    );
-  }
-  const ranges = readFunctionRanges(
-    dir,
-    names.filter((n) => n.startsWith("FUNCTIONS.")),
-    profiles
-  );
-  const tree = buildCallTree(profiles, { root: realpathSync(phase.trees[side].root), window: window2, ranges });
-  return {
-    tree,
-    info,
-    files: files.map((f) => join9(dir, f)),
-    requests,
-    windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
-    wallMs: Date.now() - started
-  };
-}
-async function profileScenario(phase, scenario, slug, ports) {
-  const profile = phase.config.profile;
-  const dir = join9(phase.outDir, "profiles", slug);
-  const runs = {};
-  for (const side of ["base", "head"]) {
-    if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
-    runs[side] = await profileSide(phase, side, scenario, join9(dir, side), ports);
-  }
-  const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
-  const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
-  const runDir = (path) => relative(phase.outDir, path);
-  const sideResult = (side) => {
-    const run = runs[side];
-    const merged = join9(dir, `${side}.cpuprofile`);
-    writeFileSync5(merged, JSON.stringify(flamegraphProfile(run.tree)));
-    return {
-      ...bounded[side],
-      profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
-      nodeVersion: run.info.version,
-      requests: run.requests,
-      windowMs: run.windowMs,
-      wallMs: run.wallMs,
-      processes: run.files.map((file2, i) => ({ file: runDir(file2), samples: run.tree.perProfile[i] ?? 0 })),
-      merged: runDir(merged),
-      inlinedSamples: run.tree.inlinedSamples
-    };
-  };
-  const entry = {
-    scenario: scenario.name,
-    durationMs: profile.durationMs,
-    intervalUs: profile.intervalUs,
-    sides: { base: sideResult("base"), head: sideResult("head") },
-    files: { head: null, base: null, diff: null },
-    renderMs: null
-  };
-  const renderStarted = Date.now();
-  const { results } = phase;
-  const label = (side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
-  const moved = /* @__PURE__ */ new Map();
-  for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
-    if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
-  }
-  const diffFile = join9(phase.outDir, `flamegraph-${slug}-diff.html`);
-  writeFileSync5(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
-  entry.files.diff = runDir(diffFile);
-  phase.results.profiles = [...phase.results.profiles ?? [], entry];
-  writeResults(phase.resultsPath, phase.results);
-  ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join9(phase.logDir, "flamegraphs.log");
-  const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
-  await Promise.all(
-    ["head", "base"].map(async (side) => {
-      const output2 = join9(phase.outDir, `flamegraph-${slug}-${side}.html`);
-      await renderFlamegraph({
-        cmd,
-        input: join9(dir, `${side}.cpuprofile`),
-        output: output2,
-        title: inert(`${scenario.name} \xB7 ${label(side)}`),
-        env: phase.env,
-        logFile,
-        tracker: phase.tracker
-      });
-      entry.files[side] = runDir(output2);
-    })
-  );
-  entry.renderMs = Date.now() - renderStarted;
-  writeResults(phase.resultsPath, phase.results);
-  return entry;
-}
-async function runProfiles(phase, ports) {
-  const scenarios = profiledScenarios(phase.config);
-  if (scenarios.length === 0) return;
-  const taken = /* @__PURE__ */ new Set();
-  for (const scenario of scenarios) {
-    const slug = slugOf(scenario.name, taken);
-    try {
-      await profileScenario(phase, scenario, slug, ports);
-    } catch (e) {
-      if (phase.signal?.aborted || e instanceof CancelledError) throw e;
-      const tableKept = phase.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
-      const message = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
-      phase.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
-      ports.logger.warn(`${scenario.name}: ${message}`);
-      writeResults(phase.resultsPath, phase.results);
-    }
-  }
 }
 
 // src/engine/run.ts
@@ -62374,36 +62439,104 @@ function buildOverrides(options) {
 // src/version.ts
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
+// src/cli/plan.ts
+import { join as join12 } from "node:path";
+function renderPlan(pre, headIsWorkTree) {
+  const { config: config2 } = pre;
+  const estimate = estimateRun(config2);
+  const short = (sha) => sha.slice(0, 7);
+  const lines = [];
+  lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
+  lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
+  lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
+  lines.push(...serviceLines(config2, headIsWorkTree ? join12(pre.root, config2.service.cwd) : null));
+  if (config2.scenarios.length > 0) {
+    lines.push(`scenarios (${config2.scenarios.length}):`);
+    for (const s of config2.scenarios) {
+      lines.push(`  ${s.name}  \xB7 ${s.connections} connection${s.connections === 1 ? "" : "s"}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ""}`);
+    }
+    const sizes = pairsPerBlock(config2);
+    const { load } = config2;
+    lines.push(
+      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per service, block and scenario`
+    );
+    lines.push(`starts   ${load.blocks} per side (each block restarts both services)`);
+  }
+  const gated = Object.entries(config2.gate).filter(
+    ([key, rule]) => "gated" in rule && rule.gated && "limit" in rule && (key !== "benchmarks" || config2.benchmarks)
+  );
+  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${formatPercent(rule.limit)}`).join(", ")} (alpha ${config2.alpha})`);
+  lines.push(`seed     ${config2.seed ?? "random (printed at the start of the run)"}`);
+  lines.push("", "phases:");
+  lines.push(`  prepare   worktree of base${headIsWorkTree ? "" : " and of head"}, then install and build in each (not estimated)`);
+  for (const phase of estimate.phases) lines.push(`  ${phase.phase.padEnd(9)} ~${formatMs(phase.ms).padEnd(7)} ${phase.detail}`);
+  lines.push("", estimateLine(estimate));
+  if (estimate.note) lines.push(`(${estimate.note})`);
+  return `${lines.join("\n")}
+`;
+}
+function serviceLines(config2, workTreeDir) {
+  const { service } = config2;
+  if (service.start === null) return [];
+  const install = service.install === null ? workTreeDir ? installCommand(workTreeDir) ?? "none (no lockfile, no dependencies)" : "chosen from the lockfile" : service.install === "" ? "skipped" : `\`${service.install}\``;
+  const ready = service.ready.path ? `${service.ready.path} answers 2xx` : "the port accepts connections";
+  return [
+    `service  \`${service.start}\` in ${service.cwd}; install ${install}${service.build ? `; build \`${service.build}\`` : ""}`,
+    `ready    when ${ready}, within ${formatDuration(service.ready.timeoutMs)}`
+  ];
+}
+function estimateLine(estimate) {
+  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the interim look stops early)` : "";
+  return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build`;
+}
+
 // src/cli/progress.ts
-function terminalProgress(stream, quiet) {
+function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
   const tty = stream.isTTY === true;
+  const started = now();
   let open2 = false;
-  const line2 = (text2) => {
-    if (quiet) return;
+  const write = (text2) => {
     if (open2) stream.write("\n");
     open2 = false;
     stream.write(`[perfgate] ${text2}
 `);
   };
+  const line2 = (text2) => {
+    if (!quiet) write(text2);
+  };
   const logger = {
     info: (m) => line2(m),
-    warn: (m) => line2(`warning: ${m}`),
+    // Warnings are never hidden: --quiet silences progress, not problems.
+    warn: (m) => write(`warning: ${m}`),
     debug: () => {
     }
   };
   const where = (e) => [e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : "", e.scenario ?? "", e.side ?? ""].filter(Boolean).join(" \xB7 ");
+  const totalPairs = (config2?.load.pairs ?? 0) * (config2?.scenarios.length ?? 0);
+  const afterMeasureMs = (estimate?.phases ?? []).filter((p) => p.phase !== "measure").reduce((sum, p) => sum + p.ms, 0);
+  const pairsDone = /* @__PURE__ */ new Map();
+  let measureStarted = null;
+  const clock = () => {
+    const elapsed = now() - started;
+    const done = [...pairsDone.values()].reduce((a, b) => a + b, 0);
+    if (!estimate || totalPairs === 0 || done === 0 || measureStarted === null) return formatClock(elapsed);
+    const left = (now() - measureStarted) / done * Math.max(0, totalPairs - done) + afterMeasureMs;
+    return `${formatClock(elapsed)} elapsed, ~${formatClock(left)} left`;
+  };
   const counter = (text2, e) => {
     if (tty) {
-      stream.write(`\r[perfgate] ${text2}\x1B[K`);
+      stream.write(`\r[perfgate] ${text2} \xB7 ${clock()}\x1B[K`);
       open2 = true;
     } else if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) {
-      stream.write(`[perfgate] ${text2}
+      stream.write(`[perfgate] ${text2} \xB7 ${clock()}
 `);
     }
   };
   return {
     logger,
     progress(e) {
+      if (e.phase === "start" && measureStarted === null) measureStarted = now();
+      if (e.phase === "measure" && e.scenario) pairsDone.set(e.scenario, e.pair ?? 0);
       if (quiet) return;
       switch (e.phase) {
         case "measure":
@@ -62416,15 +62549,15 @@ function terminalProgress(stream, quiet) {
         case "build":
           return line2(`${e.phase} ${e.side}: ${e.message}`);
         case "start":
-          return line2(`starting ${where(e)}`);
+          return line2(`starting ${where(e)} (${clock()})`);
         case "warmup":
           return line2(`warming up ${where(e)}`);
         case "stop":
           return line2(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ""}`);
         case "profile":
-          return line2(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)}`);
+          return line2(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)} (${clock()})`);
         case "done":
-          return line2("measurement done");
+          return line2(`measurement done (${formatClock(now() - started)})`);
       }
     }
   };
@@ -62435,6 +62568,8 @@ var USAGE = `perfgate ${VERSION} \u2014 A/B performance gate for Node.js service
 
 Usage:
   perfgate compare [options]        measure base and head side by side, print verdicts
+  perfgate plan [options]           check flags, config and refs, print the plan and its estimated
+                                    time; nothing is checked out (same as compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate --help | --version
 
@@ -62456,6 +62591,7 @@ compare options:
   --no-profile          skip the profiling phase (hot functions and flamegraphs)
   --profile-duration <duration>   profiled load per side and scenario (default 10s)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
+  --dry-run             check and print the plan, measure nothing (perfgate plan)
   --quiet               no progress lines      --no-color  plain output
 
 report options:
@@ -62492,9 +62628,9 @@ Run perfgate --help for usage.
       const path = resolve(io.cwd, positionals[1]);
       return finish(readResults(path), values, io, color, dirname3(path));
     }
-    if (command2 === "compare") {
+    if (command2 === "compare" || command2 === "plan") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-      return await compare(values, io, color);
+      return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true);
     }
     throw new UsageError(`unknown command "${command2}"`);
   } catch (e) {
@@ -62552,14 +62688,15 @@ function parse3(argv) {
       "no-color": { type: "boolean" },
       "no-profile": { type: "boolean" },
       "profile-duration": { type: "string" },
-      "all-functions": { type: "boolean" }
+      "all-functions": { type: "boolean" },
+      "dry-run": { type: "boolean" }
     }
   });
 }
-async function compare(values, io, color) {
+async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve(io.cwd, values.out) : join12(tmpdir2(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve(io.cwd, values.out) : join13(tmpdir2(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const overrides = buildOverrides({
     start: values.start,
     install: values.install,
@@ -62579,7 +62716,7 @@ async function compare(values, io, color) {
     profile: values["no-profile"] ? "false" : void 0,
     profileDuration: values["profile-duration"]
   });
-  const { config: config2 } = await preflight({
+  const checked = await preflight({
     repoDir: root,
     baseRef,
     mergeBase: true,
@@ -62588,7 +62725,14 @@ async function compare(values, io, color) {
     overrides,
     overridesSource: "command-line flags"
   });
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
+  const { config: config2 } = checked;
+  if (dryRun) {
+    io.stdout.write(renderPlan(checked, values.head === void 0));
+    return exitCodes.pass;
+  }
+  const estimate = estimateRun(config2);
+  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config2);
+  logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
   const onSignal = () => {

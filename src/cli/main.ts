@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { PerfgateError } from '../engine/errors.js';
+import { estimateRun } from '../engine/estimate.js';
 import { preflight } from '../engine/preflight.js';
 import { ProcessTracker } from '../engine/process.js';
 import { runCompare } from '../engine/run.js';
@@ -16,12 +17,15 @@ import type { Results } from '../results/types.js';
 import { secretsFrom } from '../shell/gate.js';
 import { buildOverrides } from '../shell/overrides.js';
 import { VERSION } from '../version.js';
+import { estimateLine, renderPlan } from './plan.js';
 import { terminalProgress } from './progress.js';
 
 export const USAGE = `perfgate ${VERSION} — A/B performance gate for Node.js services
 
 Usage:
   perfgate compare [options]        measure base and head side by side, print verdicts
+  perfgate plan [options]           check flags, config and refs, print the plan and its estimated
+                                    time; nothing is checked out (same as compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate --help | --version
 
@@ -43,6 +47,7 @@ compare options:
   --no-profile          skip the profiling phase (hot functions and flamegraphs)
   --profile-duration <duration>   profiled load per side and scenario (default 10s)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
+  --dry-run             check and print the plan, measure nothing (perfgate plan)
   --quiet               no progress lines      --no-color  plain output
 
 report options:
@@ -85,9 +90,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const path = resolve(io.cwd, positionals[1]!);
       return finish(readResults(path), values, io, color, dirname(path));
     }
-    if (command === 'compare') {
+    if (command === 'compare' || command === 'plan') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-      return await compare(values, io, color);
+      return await compare(values, io, color, command === 'plan' || values['dry-run'] === true);
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (e) {
@@ -140,13 +145,14 @@ function parse(argv: string[]) {
       'no-profile': { type: 'boolean' },
       'profile-duration': { type: 'string' },
       'all-functions': { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
     },
   });
 }
 
 type Values = ReturnType<typeof parse>['values'];
 
-async function compare(values: Values, io: Io, color: boolean): Promise<number> {
+async function compare(values: Values, io: Io, color: boolean, dryRun: boolean): Promise<number> {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? (await defaultBranch(root));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
@@ -170,7 +176,7 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
     profileDuration: values['profile-duration'],
   });
   // Refs and configuration are checked before any worktree or run folder exists.
-  const { config } = await preflight({
+  const checked = await preflight({
     repoDir: root,
     baseRef,
     mergeBase: true,
@@ -179,7 +185,14 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
     overrides,
     overridesSource: 'command-line flags',
   });
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
+  const { config } = checked;
+  if (dryRun) {
+    io.stdout.write(renderPlan(checked, values.head === undefined));
+    return exitCodes.pass;
+  }
+  const estimate = estimateRun(config);
+  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config);
+  logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
   // Ctrl-C: stop every process now (they run in their own groups, out of the terminal's

@@ -37,3 +37,25 @@ test('compare --head <ref>: the config is read from the head commit, without a c
   execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: repo });
   await failsEarly(repo, ['--base', 'main', '--head', 'head'], /head:perfgate\.yml: load\.pairs: "two" is not allowed/);
 });
+
+test('plan: checks, resolves base and head, prints the plan with an estimated time, and checks nothing out', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /, POST /echo]') }, { 'README.md': 'x' });
+  const out = join(repo, '.out');
+  for (const args of [['plan'], ['compare', '--dry-run']]) {
+    const run = await runCli([...args, '--base', 'main', '--out', out, '--pairs', '20', '--seed', '3'], repo);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^base {5}main@[0-9a-f]{7} \(merge-base with head\)$/m);
+    assert.match(run.stdout, /^head {5}head@[0-9a-f]{7}$/m);
+    assert.match(run.stdout, /^ {2}GET \/ /m);
+    assert.match(run.stdout, /^ {2}POST \/echo /m);
+    assert.match(run.stdout, /^load {5}20 pairs per scenario in 2 blocks \(10 \+ 10\), 300ms slices, 300ms warm-up per service, block and scenario/m);
+    assert.match(run.stdout, /^seed {5}3$/m);
+    assert.match(run.stdout, /^ {2}measure +~\d/m);
+    assert.match(run.stdout, /^estimated time: ~\d+(\.\d)?s \(~[\d.]+s when the interim look stops early\), plus install and build$/m);
+    assert.equal(existsSync(out), false);
+    assert.equal(worktrees(repo), 1);
+  }
+  const bad = await runCli(['plan', '--base', 'main', '--blocks', '99'], repo);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /load\.blocks: 99 is more than load\.pairs \(12\); use 1 to 12/);
+});
