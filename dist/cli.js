@@ -62383,6 +62383,76 @@ function renderTerminal(results, analysis, options = {}) {
   return lines.join("\n") + "\n";
 }
 
+// src/results/verdicts.ts
+var VERDICTS_SCHEMA = "perfgate/verdicts";
+var VERDICTS_VERSION = 1;
+var finite2 = (x) => Number.isFinite(x) ? x : null;
+function paired(kind, metric, scenario, benchmark, c) {
+  return {
+    kind,
+    metric,
+    scenario,
+    benchmark,
+    gated: c.gated,
+    limit: c.limit,
+    n: c.n,
+    estimate: c.change,
+    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
+    p: finite2(c.p),
+    pAdjusted: finite2(c.pAdjusted),
+    verdict: c.verdict,
+    higherIsBetter: c.higherIsBetter,
+    worsening: c.higherIsBetter ? -c.change : c.change
+  };
+}
+function buildVerdicts(results, analysis) {
+  const metrics = [
+    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c)),
+    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
+    ...(analysis.health?.heap ?? []).map(
+      (h) => ({
+        kind: "heap",
+        metric: "heap_growth",
+        scenario: h.scenario,
+        benchmark: null,
+        gated: h.gated,
+        limit: h.limit,
+        n: null,
+        estimate: h.change,
+        interval: null,
+        p: null,
+        pAdjusted: null,
+        verdict: h.verdict,
+        higherIsBetter: false,
+        worsening: h.change
+      })
+    ),
+    ...(analysis.benchmarks?.comparisons ?? []).map(
+      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
+    )
+  ];
+  return {
+    schema: VERDICTS_SCHEMA,
+    version: VERDICTS_VERSION,
+    decision: analysis.decision,
+    status: results.status,
+    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
+    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
+    regressions: analysis.regressions,
+    improvements: analysis.improvements,
+    worst: worstOf(metrics),
+    metrics,
+    warnings: analysis.warnings
+  };
+}
+function worstOf(metrics) {
+  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
+  const regressions = gated.filter((m) => m.verdict === "regression");
+  const relative2 = (list) => list.some((m) => m.kind !== "heap") ? list.filter((m) => m.kind !== "heap") : list;
+  const pool = relative2(regressions.length > 0 ? regressions : gated);
+  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
+}
+
 // src/shell/gate.ts
 function secretsFrom(env) {
   return ["GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"].map((k) => env[k]).filter((v) => Boolean(v));
@@ -62580,6 +62650,8 @@ compare options:
   --config <file>       configuration file, relative to the head tree (default: perfgate.yml)
   --json <file>         also copy results.json here (it is always written to the run directory)
   --markdown <file>     write the markdown report (the PR comment body) here
+  --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
+                        verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
   --seed <n>            seed of the randomized pair order (default: random, printed)
   --start <command>     service.start          --scenario "<METHOD> <path>"  (repeatable)
@@ -62596,10 +62668,12 @@ compare options:
 
 report options:
   --markdown <file>     write the markdown report here too
+  --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error.
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
-var exitCodes = { pass: 0, fail: 1, error: 2 };
+var exitCodes = { pass: 0, fail: 1, error: 2, sigint: 130, sigterm: 143 };
 async function main(argv, io) {
   let parsed;
   try {
@@ -62668,6 +62742,7 @@ function parse3(argv) {
       config: { type: "string" },
       json: { type: "string" },
       markdown: { type: "string" },
+      verdicts: { type: "string" },
       out: { type: "string" },
       seed: { type: "string" },
       start: { type: "string" },
@@ -62735,7 +62810,9 @@ async function compare(values, io, color, dryRun) {
   logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
-  const onSignal = () => {
+  let signalled = null;
+  const onSignal = (signal) => {
+    signalled = signal;
     abort.abort();
     void tracker.killAll(1e3);
   };
@@ -62763,6 +62840,15 @@ async function compare(values, io, color, dryRun) {
     io.stderr.write(`[perfgate] results: ${resultsPath}
 `);
     return finish(results, values, io, color, dirname3(resultsPath));
+  } catch (e) {
+    if (signalled === null) throw e;
+    io.stderr.write(`
+perfgate: ${e.message}
+`);
+    const kept = e.resultsPath;
+    if (kept) io.stderr.write(`The pairs measured before the interruption are kept in ${kept}
+`);
+    return signalled === "SIGINT" ? exitCodes.sigint : exitCodes.sigterm;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -62776,6 +62862,8 @@ function finish(results, values, io, color, runDir) {
 ${renderTerminal(results, analysis, { color, runDir, allFunctions })}
 `);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
+  if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
+`);
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function copyTo(path, text2) {

@@ -14,6 +14,7 @@ import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
+import { buildVerdicts } from '../results/verdicts.js';
 import { secretsFrom } from '../shell/gate.js';
 import { buildOverrides } from '../shell/overrides.js';
 import { VERSION } from '../version.js';
@@ -36,6 +37,8 @@ compare options:
   --config <file>       configuration file, relative to the head tree (default: perfgate.yml)
   --json <file>         also copy results.json here (it is always written to the run directory)
   --markdown <file>     write the markdown report (the PR comment body) here
+  --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
+                        verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
   --seed <n>            seed of the randomized pair order (default: random, printed)
   --start <command>     service.start          --scenario "<METHOD> <path>"  (repeatable)
@@ -52,11 +55,13 @@ compare options:
 
 report options:
   --markdown <file>     write the markdown report here too
+  --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error.
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
 
-const exitCodes = { pass: 0, fail: 1, error: 2 } as const;
+const exitCodes = { pass: 0, fail: 1, error: 2, sigint: 130, sigterm: 143 } as const;
 
 interface Io {
   stdout: NodeJS.WriteStream;
@@ -124,6 +129,7 @@ function parse(argv: string[]) {
       config: { type: 'string' },
       json: { type: 'string' },
       markdown: { type: 'string' },
+      verdicts: { type: 'string' },
       out: { type: 'string' },
       seed: { type: 'string' },
       start: { type: 'string' },
@@ -197,7 +203,9 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
   const abort = new AbortController();
   // Ctrl-C: stop every process now (they run in their own groups, out of the terminal's
   // reach), and the engine unwinds, removing the worktrees. A second Ctrl-C exits at once.
-  const onSignal = () => {
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
     abort.abort();
     void tracker.killAll(1000);
   };
@@ -223,6 +231,13 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
     return finish(results, values, io, color, dirname(resultsPath));
+  } catch (e) {
+    if (signalled === null) throw e;
+    // Interrupted: the shell's convention, 128 + the signal's number, so scripts can tell.
+    io.stderr.write(`\nperfgate: ${(e as Error).message}\n`);
+    const kept = (e as PerfgateError).resultsPath;
+    if (kept) io.stderr.write(`The pairs measured before the interruption are kept in ${kept}\n`);
+    return signalled === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -236,6 +251,7 @@ function finish(results: Results, values: Values, io: Io, color: boolean, runDir
   const allFunctions = values['all-functions'] === true;
   io.stdout.write(`\n${renderTerminal(results, analysis, { color, runDir, allFunctions })}\n`);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
+  if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n`);
   return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
 }
 
