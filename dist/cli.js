@@ -37168,6 +37168,108 @@ function valueAt(root, path) {
   return node2;
 }
 
+// src/report/format.ts
+var MINUS = "\u2212";
+var ZERO_WIDTH_JOINER = "\u200D";
+var NOT_AVAILABLE = "n/a";
+var RATE_UNITS = [
+  { divisor: 1e6, suffix: "M/s" },
+  { divisor: 1e3, suffix: "k/s" },
+  { divisor: 1, suffix: "/s" }
+];
+var OPS_UNITS = [
+  { divisor: 1e9, suffix: "G" },
+  { divisor: 1e6, suffix: "M" },
+  { divisor: 1e3, suffix: "k" },
+  { divisor: 1, suffix: "" }
+];
+var DURATION_UNITS = [
+  { divisor: 1e6, suffix: " s" },
+  { divisor: 1e3, suffix: " ms" },
+  { divisor: 1, suffix: " \xB5s" }
+];
+function significant(value) {
+  return String(Number(value.toPrecision(3)));
+}
+function groupThousands(digits) {
+  const [whole, fraction] = digits.split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === void 0 ? grouped : `${grouped}.${fraction}`;
+}
+function scaleToUnit(value, units) {
+  if (!Number.isFinite(value)) return NOT_AVAILABLE;
+  const sign = value < 0 ? MINUS : "";
+  const magnitude = Math.abs(value);
+  const unit = units.find((u) => Number((magnitude / u.divisor).toPrecision(3)) >= 1) ?? units[units.length - 1];
+  return sign + significant(magnitude / unit.divisor) + unit.suffix;
+}
+function formatRate(reqPerSec) {
+  return scaleToUnit(reqPerSec, RATE_UNITS);
+}
+function formatOpsPerSec(opsPerSec) {
+  return opsPerSec === null ? NOT_AVAILABLE : scaleToUnit(opsPerSec, OPS_UNITS);
+}
+function formatDurationUs(us) {
+  return scaleToUnit(us, DURATION_UNITS);
+}
+function percentDecimals(magnitudePercent) {
+  return magnitudePercent >= 99.95 ? 0 : 1;
+}
+function signedPercent(fraction, decimals) {
+  const digits = groupThousands(Math.abs(fraction * 100).toFixed(decimals));
+  if (Number(digits.replace(/,/g, "")) === 0) return digits;
+  return (fraction < 0 ? MINUS : "+") + digits;
+}
+function formatChange(fraction) {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  return signedPercent(fraction, percentDecimals(Math.abs(fraction * 100))) + "%";
+}
+function formatInterval(lo, hi) {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `(${NOT_AVAILABLE})`;
+  const decimals = percentDecimals(Math.max(Math.abs(lo), Math.abs(hi)) * 100);
+  return `(${signedPercent(lo, decimals)} \u2026 ${signedPercent(hi, decimals)})`;
+}
+function formatPercent(fraction) {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  const percent = Math.abs(fraction * 100);
+  const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, "");
+  return groupThousands(digits) + "%";
+}
+function formatCount(count) {
+  return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
+}
+var METRIC_NAMES = {
+  throughput: "throughput",
+  latency_p50: "latency p50",
+  latency_p90: "latency p90",
+  latency_p99: "latency p99",
+  cpu_per_request: "CPU / request"
+};
+function formatMetricName(metric) {
+  return METRIC_NAMES[metric] ?? metric;
+}
+function formatValue2(metric, value) {
+  return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
+}
+function sanitizeText(text2) {
+  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
+}
+var HTML_ENTITIES = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "|": "&#124;",
+  "`": "&#96;"
+};
+function escapeMarkdown(text2) {
+  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
+}
+function truncate(text2, max2) {
+  const chars = [...text2];
+  if (chars.length <= max2) return text2;
+  return chars.slice(0, Math.max(0, max2 - 1)).join("") + "\u2026";
+}
+
 // src/config/schema.ts
 import { posix, win32 } from "node:path";
 
@@ -56936,9 +57038,6 @@ function parsePercent(value) {
   const percent = typeof value === "number" ? value : Number(value.slice(0, -1));
   return percent / 100;
 }
-function formatPercent(fraction) {
-  return `${Number((fraction * 100).toPrecision(12))}%`;
-}
 var SIZE_PATTERN = /^\d+(?:\.\d+)?(?:MB|kB)$/;
 function parseSizeMb(value) {
   if (typeof value === "number") return value;
@@ -57459,6 +57558,34 @@ function resolveConfig(input2) {
   if (result.success) return result.data;
   throw new ConfigError(formatIssues(result.error.issues, originIn(overrides, overridesSource, source)));
 }
+var SCENARIO_LINE_LIKE = /^\s*(?:[A-Za-z]+\s+)?\//;
+function resolveConfigWithScenarios(input2, picked) {
+  if (picked.length === 0) return resolveConfig(input2);
+  let fromFile = null;
+  let problem = null;
+  try {
+    fromFile = resolveConfig(input2);
+  } catch (error62) {
+    if (!(error62 instanceof ConfigError)) throw error62;
+    problem = error62;
+  }
+  const configured = new Map((fromFile?.scenarios ?? []).map((s) => [s.name, s]));
+  const lines = picked.filter((p) => !configured.has(p));
+  const unknown2 = lines.filter((p) => !SCENARIO_LINE_LIKE.test(p));
+  if (unknown2.length > 0) {
+    if (problem) throw problem;
+    const names = [...configured.keys()].map((n) => `"${n}"`).join(", ");
+    throw new ConfigError(
+      unknown2.map(
+        (p) => `${input2.overridesSource ?? DEFAULT_OVERRIDES_SOURCE}: scenario "${p}" is not a scenario of ${input2.source ?? DEFAULT_CONFIG_FILE} (${names ? `it has ${names}` : "it has none"}) nor a scenario line such as "GET /path"`
+      )
+    );
+  }
+  const adhoc = lines.length > 0 ? resolveConfig({ ...input2, overrides: { ...input2.overrides, scenarios: lines } }) : null;
+  const base = adhoc ?? fromFile;
+  const scenarios = picked.map((p) => configured.get(p) ?? adhoc.scenarios[lines.indexOf(p)]);
+  return { ...base, scenarios: [...new Map(scenarios.map((s) => [s.name, s])).values()] };
+}
 function originIn(overrides, overridesSource, source) {
   return (path) => {
     for (let depth = 1; depth <= path.length; depth++) {
@@ -57474,11 +57601,11 @@ function parseConfigText(text2, source) {
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((error62) => {
-        const at = error62.linePos?.[0];
-        const where = at ? `${source}:${at.line}:${at.col}` : source;
+        const at2 = error62.linePos?.[0];
+        const where = at2 ? `${source}:${at2.line}:${at2.col}` : source;
         const what = error62.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
         const hint = error62.code === "MULTIPLE_DOCS" ? 'perfgate.yml holds one document; remove the extra "---"' : what;
-        return `${where}: YAML syntax error (line ${at?.line ?? "?"}, column ${at?.col ?? "?"}): ${hint}`;
+        return `${where}: YAML syntax error (line ${at2?.line ?? "?"}, column ${at2?.col ?? "?"}): ${hint}`;
       })
     );
   }
@@ -57501,6 +57628,32 @@ function loadConfigFile(path, options = {}) {
     throw new ConfigError([`${path}: cannot read the config file (${error62.message})`]);
   }
   return { document: parseConfigText(text2, path), source: path };
+}
+
+// src/engine/env.ts
+var SECRET_VARIABLES = [
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GITHUB_PAT",
+  "INPUT_GITHUB-TOKEN",
+  "INPUT_GITHUB_TOKEN",
+  "ACTIONS_RUNTIME_TOKEN",
+  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+];
+var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
+var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
+function secretsFrom(env) {
+  return SECRET_VARIABLES.map((k) => env[k]).filter((v) => Boolean(v));
+}
+function scrubEnv(env, secrets) {
+  const needles = secrets.filter((s) => s.length >= 8);
+  const out = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === void 0 || SECRET_NAMES.has(name.toUpperCase()) || DROPPED_PREFIX.test(name)) continue;
+    if (needles.some((s) => value.includes(s))) continue;
+    out[name] = value;
+  }
+  return out;
 }
 
 // src/engine/errors.ts
@@ -57782,11 +57935,11 @@ function describeFailure(c, level) {
   const p = c.pAdjusted === void 0 ? "" : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
   return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
 }
-function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
+function decideLook(results, index, analysis, at2 = /* @__PURE__ */ new Date()) {
   const sequential = results.sequential;
   const look = sequential.looks[index];
   const pairs = Math.min(...results.scenarios.map((s) => s.pairs.length));
-  const base = { look: index, at: at.toISOString(), pairs };
+  const base = { look: index, at: at2.toISOString(), pairs };
   if (index === sequential.looks.length - 1) {
     return { ...base, decision: "final", reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
   }
@@ -57906,9 +58059,9 @@ function scriptPath(url2) {
 }
 var NODE_MODULES = "/node_modules/";
 function packageOf(path) {
-  const at = path.lastIndexOf(NODE_MODULES);
-  if (at < 0) return null;
-  const [first, second] = path.slice(at + NODE_MODULES.length).split("/");
+  const at2 = path.lastIndexOf(NODE_MODULES);
+  if (at2 < 0) return null;
+  const [first, second] = path.slice(at2 + NODE_MODULES.length).split("/");
   if (!first) return null;
   return first.startsWith("@") && second ? `${first}/${second}` : first;
 }
@@ -59575,12 +59728,15 @@ import { isAbsolute, join as join6 } from "node:path";
 async function preflight(request2) {
   const sides = await resolveSides(request2);
   const loaded = await readHeadConfig(sides, request2.headRef !== null, request2.configFile);
-  const config2 = resolveConfig({
-    document: loaded?.document,
-    source: loaded?.source ?? DEFAULT_CONFIG_FILE,
-    overrides: request2.overrides,
-    overridesSource: request2.overridesSource
-  });
+  const config2 = resolveConfigWithScenarios(
+    {
+      document: loaded?.document,
+      source: loaded?.source ?? DEFAULT_CONFIG_FILE,
+      overrides: request2.overrides,
+      overridesSource: request2.overridesSource
+    },
+    request2.scenarios ?? []
+  );
   return { ...sides, config: config2, configSource: loaded?.source ?? null };
 }
 async function readHeadConfig(sides, fromCommit, configFile) {
@@ -59624,19 +59780,6 @@ function shuffle(items, rand) {
     const tmp = out[i];
     out[i] = out[j];
     out[j] = tmp;
-  }
-  return out;
-}
-
-// src/engine/env.ts
-var DROPPED_NAMES = /^(GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|INPUT_.*|ACTIONS_.*)$/i;
-function scrubEnv(env, secrets) {
-  const needles = secrets.filter((s) => s.length >= 8);
-  const out = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === void 0 || DROPPED_NAMES.test(name)) continue;
-    if (needles.some((s) => value.includes(s))) continue;
-    out[name] = value;
   }
   return out;
 }
@@ -60818,9 +60961,9 @@ function compareResults(results, options = {}) {
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
   const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
-  const decide = (draft, p, at) => {
+  const decide = (draft, p, at2) => {
     const withP = { ...draft, pAdjusted: p };
-    return { ...withP, verdict: decideVerdict(withP, at) };
+    return { ...withP, verdict: decideVerdict(withP, at2) };
   };
   const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
@@ -61190,108 +61333,6 @@ async function measureSlice(service, scenario, durationMs) {
   };
 }
 
-// src/report/format.ts
-var MINUS = "\u2212";
-var ZERO_WIDTH_JOINER = "\u200D";
-var NOT_AVAILABLE = "n/a";
-var RATE_UNITS = [
-  { divisor: 1e6, suffix: "M/s" },
-  { divisor: 1e3, suffix: "k/s" },
-  { divisor: 1, suffix: "/s" }
-];
-var OPS_UNITS = [
-  { divisor: 1e9, suffix: "G" },
-  { divisor: 1e6, suffix: "M" },
-  { divisor: 1e3, suffix: "k" },
-  { divisor: 1, suffix: "" }
-];
-var DURATION_UNITS = [
-  { divisor: 1e6, suffix: " s" },
-  { divisor: 1e3, suffix: " ms" },
-  { divisor: 1, suffix: " \xB5s" }
-];
-function significant(value) {
-  return String(Number(value.toPrecision(3)));
-}
-function groupThousands(digits) {
-  const [whole, fraction] = digits.split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === void 0 ? grouped : `${grouped}.${fraction}`;
-}
-function scaleToUnit(value, units) {
-  if (!Number.isFinite(value)) return NOT_AVAILABLE;
-  const sign = value < 0 ? MINUS : "";
-  const magnitude = Math.abs(value);
-  const unit = units.find((u) => Number((magnitude / u.divisor).toPrecision(3)) >= 1) ?? units[units.length - 1];
-  return sign + significant(magnitude / unit.divisor) + unit.suffix;
-}
-function formatRate(reqPerSec) {
-  return scaleToUnit(reqPerSec, RATE_UNITS);
-}
-function formatOpsPerSec(opsPerSec) {
-  return opsPerSec === null ? NOT_AVAILABLE : scaleToUnit(opsPerSec, OPS_UNITS);
-}
-function formatDurationUs(us) {
-  return scaleToUnit(us, DURATION_UNITS);
-}
-function percentDecimals(magnitudePercent) {
-  return magnitudePercent >= 99.95 ? 0 : 1;
-}
-function signedPercent(fraction, decimals) {
-  const digits = groupThousands(Math.abs(fraction * 100).toFixed(decimals));
-  if (Number(digits.replace(/,/g, "")) === 0) return digits;
-  return (fraction < 0 ? MINUS : "+") + digits;
-}
-function formatChange(fraction) {
-  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
-  return signedPercent(fraction, percentDecimals(Math.abs(fraction * 100))) + "%";
-}
-function formatInterval(lo, hi) {
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `(${NOT_AVAILABLE})`;
-  const decimals = percentDecimals(Math.max(Math.abs(lo), Math.abs(hi)) * 100);
-  return `(${signedPercent(lo, decimals)} \u2026 ${signedPercent(hi, decimals)})`;
-}
-function formatPercent2(fraction) {
-  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
-  const percent = Math.abs(fraction * 100);
-  const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, "");
-  return groupThousands(digits) + "%";
-}
-function formatCount(count) {
-  return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
-}
-var METRIC_NAMES = {
-  throughput: "throughput",
-  latency_p50: "latency p50",
-  latency_p90: "latency p90",
-  latency_p99: "latency p99",
-  cpu_per_request: "CPU / request"
-};
-function formatMetricName(metric) {
-  return METRIC_NAMES[metric] ?? metric;
-}
-function formatValue2(metric, value) {
-  return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
-}
-function sanitizeText(text2) {
-  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
-}
-var HTML_ENTITIES = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  "|": "&#124;",
-  "`": "&#96;"
-};
-function escapeMarkdown(text2) {
-  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
-}
-function truncate(text2, max2) {
-  const chars = [...text2];
-  if (chars.length <= max2) return text2;
-  return chars.slice(0, Math.max(0, max2 - 1)).join("") + "\u2026";
-}
-
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "cpu_per_request"];
 var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
@@ -61308,7 +61349,7 @@ function formatHealthMetricName(metric) {
   return HEALTH_METRIC_NAMES[metric] ?? metric;
 }
 function formatHealthValue(metric, value) {
-  if (metric === "event_loop_utilization") return formatPercent2(value);
+  if (metric === "event_loop_utilization") return formatPercent(value);
   if (metric === "gc_per_request") return formatDurationUs(value * 1e3);
   return formatDurationUs(value);
 }
@@ -61324,7 +61365,7 @@ function formatGrowth(mb) {
 function describeHealthLimit(c) {
   if ("metric" in c) {
     const floor = c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : "";
-    return `${formatHealthMetricName(c.metric)} limit ${formatPercent2(c.limit)}${floor}`;
+    return `${formatHealthMetricName(c.metric)} limit ${formatPercent(c.limit)}${floor}`;
   }
   return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
 }
@@ -61348,7 +61389,7 @@ function comparisonRow(c) {
 }
 function heapRows(growth) {
   const tone = verdictTone(growth);
-  const at = (side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
+  const at2 = (side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
   return [
     {
       scenario: growth.scenario,
@@ -61364,8 +61405,8 @@ function heapRows(growth) {
       scenario: growth.scenario,
       metric: "heap / RSS at end",
       gated: false,
-      base: at("base"),
-      head: at("head"),
+      base: at2("base"),
+      head: at2("head"),
       change: "",
       cell: { kind: "none" },
       notable: false
@@ -61415,7 +61456,7 @@ function healthRows(results, analysis) {
       const bound = generator.bound.length > 0;
       const load = (side) => {
         const { generatorBusy, generatorCpu } = generator.sides[side];
-        return Number.isFinite(generatorBusy) ? `${formatPercent2(generatorBusy)} / ${formatPercent2(generatorCpu)}` : formatPercent2(generatorCpu);
+        return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
       };
       rows.push({
         scenario: name,
@@ -61446,10 +61487,10 @@ function describeHint(hint) {
     case "cpu-per-request":
       return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} \u2192 ${formatDurationUs(hint.headUs)}): head does more work per request \u2014 ${hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see where"}`;
     case "waiting-outside":
-      return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent2(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
+      return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
     case "generator-bound": {
-      const service = hint.serviceLoadSource === "event-loop" ? `the service's busiest event loop was ${formatPercent2(hint.serviceLoad)} busy` : `the service used ${Number(hint.serviceLoad.toFixed(2))} CPU cores`;
-      const generator = Number.isFinite(hint.generatorBusy) ? `the load generator was busy ${formatPercent2(hint.generatorBusy)} of the time (${formatPercent2(hint.generatorCpu)} of a CPU core)` : `the load generator used ${formatPercent2(hint.generatorCpu)} of a CPU core`;
+      const service = hint.serviceLoadSource === "event-loop" ? `the service's busiest event loop was ${formatPercent(hint.serviceLoad)} busy` : `the service used ${Number(hint.serviceLoad.toFixed(2))} CPU cores`;
+      const generator = Number.isFinite(hint.generatorBusy) ? `the load generator was busy ${formatPercent(hint.generatorBusy)} of the time (${formatPercent(hint.generatorCpu)} of a CPU core)` : `the load generator used ${formatPercent(hint.generatorCpu)} of a CPU core`;
       return `${generator} in most ${hint.sides.join(" and ")} slices while ${service}: throughput measures the generator, not the service (its verdict is inconclusive) \u2014 raise pipelining (e.g. 10), or give the runner more cores`;
     }
   }
@@ -61515,8 +61556,8 @@ function describeCounts(counts) {
 }
 function describeFailingLimits(failing, benchmarks, health) {
   const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
-  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent2(c.limit)}`);
-  limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent2(c.limit)}`));
+  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent(c.limit)}`);
+  limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent(c.limit)}`));
   limits.push(...health.map(describeHealthLimit));
   return [...new Set(limits)];
 }
@@ -61881,7 +61922,7 @@ function renderMethod(results) {
   ].join(" ");
 }
 function detectableCell(c) {
-  const text2 = formatPercent2(c.detectable);
+  const text2 = formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text2} \u26A0\uFE0F` : text2;
 }
 function renderNoiseRow(results, row) {
@@ -61892,7 +61933,7 @@ function renderNoiseRow(results, row) {
     metricCell(c),
     band === null ? "n/a" : formatInterval(band.q1, band.q3),
     detectableCell(c),
-    formatPercent2(c.limit),
+    formatPercent(c.limit),
     formatCount(c.n)
   ]);
 }
@@ -61941,7 +61982,7 @@ function renderBenchmarkNoise(results, analysis) {
       c.gated ? `**${name}**` : name,
       band === null ? "n/a" : formatInterval(band.q1, band.q3),
       detectableCell(c),
-      formatPercent2(c.limit),
+      formatPercent(c.limit),
       formatCount(c.n)
     ]);
   });
@@ -62030,8 +62071,8 @@ function hotFunctionTable(results, options, rows) {
   const head = tableHead(["function", "where", "base", "head", "change", "total time"], "llrrrr");
   return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join("\n");
 }
-function flamegraphLinks(section, options) {
-  const files = flamegraphFiles(section.profile);
+function flamegraphLinks(section2, options) {
+  const files = flamegraphFiles(section2.profile);
   if (files.length === 0) return null;
   const urls = options.artifactUrls ?? {};
   const label = { head: "head", base: "base", diff: "differential" };
@@ -62039,26 +62080,26 @@ function flamegraphLinks(section, options) {
   const where = files.some(({ file: file2 }) => urls[file2] === void 0) ? " (files next to results.json)" : "";
   return `Flamegraphs${where}: ${cells.join(" \xB7 ")}`;
 }
-function renderHotFunctionSection(results, options, section) {
-  const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section.profile))}.`;
-  const own2 = section.own.length > 0 ? hotFunctionTable(results, options, section.own) : "_No function of the service's own code was sampled on either side._";
+function renderHotFunctionSection(results, options, section2) {
+  const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
+  const own2 = section2.own.length > 0 ? hotFunctionTable(results, options, section2.own) : "_No function of the service's own code was sampled on either side._";
   const parts = [title, own2];
-  if (section.other.length > 0) {
+  if (section2.other.length > 0) {
     parts.push(
       [
-        `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
-        hotFunctionTable(results, options, section.other),
+        `<details><summary>Dependencies, Node core and V8 (top ${section2.other.length})</summary>`,
+        hotFunctionTable(results, options, section2.other),
         "</details>"
       ].join("\n\n")
     );
   }
-  if (section.deoptimized.length > 0) {
-    const items = section.deoptimized.map(
+  if (section2.deoptimized.length > 0) {
+    const items = section2.deoptimized.map(
       (c) => `${escapeMarkdown(c.name)} (${escapeMarkdown(describeLocation(c))}): ${c.deoptReasons.map(escapeMarkdown).join("; ")}`
     );
     parts.push(`\u26A0\uFE0F Deoptimized by V8: ${items.join(" \xB7 ")}`);
   }
-  const links = flamegraphLinks(section, options);
+  const links = flamegraphLinks(section2, options);
   if (links !== null) parts.push(links);
   return parts.join("\n\n");
 }
@@ -62067,9 +62108,9 @@ function renderHotFunctions(results, options) {
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
   if (sections.length === 0) return null;
-  const deoptimized = sections.some((section) => section.deoptimized.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
+  const deoptimized = sections.some((section2) => section2.deoptimized.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
   const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.`;
-  return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join("\n\n");
+  return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
@@ -62267,7 +62308,7 @@ function renderFailures2(results) {
 }
 function describeDetectable(c) {
   const beyond = c.detectable > c.limit ? ", larger than the limit" : "";
-  return `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent2(c.detectable)} (limit ${formatPercent2(c.limit)}${beyond})`;
+  return `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent(c.detectable)} (limit ${formatPercent(c.limit)}${beyond})`;
 }
 function describeBenchmarkDetectable(analysis) {
   const comparisons = (analysis.benchmarks?.comparisons ?? []).filter((c) => Number.isFinite(c.detectable));
@@ -62275,10 +62316,10 @@ function describeBenchmarkDetectable(analysis) {
   const values = comparisons.map((c) => c.detectable);
   const low = Math.min(...values);
   const high = Math.max(...values);
-  const range = formatPercent2(low) === formatPercent2(high) ? formatPercent2(low) : `${formatPercent2(low)} to ${formatPercent2(high)}`;
+  const range = formatPercent(low) === formatPercent(high) ? formatPercent(low) : `${formatPercent(low)} to ${formatPercent(high)}`;
   const limit = comparisons[0].limit;
   const beyond = high <= limit ? "" : comparisons.length === 1 || low > limit ? ", larger than the limit" : ", some larger than the limit";
-  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent2(limit)}${beyond})`];
+  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent(limit)}${beyond})`];
 }
 function renderDetectable(rows, analysis) {
   const lines = [
@@ -62341,19 +62382,19 @@ function hotFunctionCells(c) {
 function renderHotFunctionGrid(rows, width, paint) {
   return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
 }
-function renderHotFunctionSection2(section, options, width, paint) {
-  const lines = ["", `hot functions, ${sanitizeText(section.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section.profile))}):`];
-  lines.push(...section.own.length > 0 ? renderHotFunctionGrid(section.own, width, paint) : ["no function of the service's own code was sampled"]);
-  if (section.other.length > 0) {
-    if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section.other, width, paint));
+function renderHotFunctionSection2(section2, options, width, paint) {
+  const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section2.profile))}):`];
+  lines.push(...section2.own.length > 0 ? renderHotFunctionGrid(section2.own, width, paint) : ["no function of the service's own code was sampled"]);
+  if (section2.other.length > 0) {
+    if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section2.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
-  for (const c of section.deoptimized) {
+  for (const c of section2.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join("; ")}`);
   }
-  const at = (file2) => sanitizeText(options.runDir ? join11(options.runDir, file2) : file2);
-  for (const [i, { kind, file: file2 }] of flamegraphFiles(section.profile).entries()) {
-    lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at(file2)}`);
+  const at2 = (file2) => sanitizeText(options.runDir ? join11(options.runDir, file2) : file2);
+  for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
+    lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
   return lines;
 }
@@ -62453,57 +62494,117 @@ function worstOf(metrics) {
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
-// src/shell/gate.ts
-function secretsFrom(env) {
-  return ["GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"].map((k) => env[k]).filter((v) => Boolean(v));
-}
-
-// src/shell/overrides.ts
+// src/config/options.ts
 function numeric(value) {
   return /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
 }
-function buildOverrides(options) {
-  const out = {};
-  const section = (name) => {
-    out[name] ??= {};
-    return out[name];
+function section(doc, name) {
+  doc[name] ??= {};
+  return doc[name];
+}
+function at(path, options = {}) {
+  const parts = path.split(".");
+  return (doc, value) => {
+    let target = doc;
+    for (const part of parts.slice(0, -1)) target = section(target, part);
+    target[parts.at(-1)] = options.numeric && typeof value === "string" ? numeric(value) : value;
   };
-  const set2 = (name, key, value) => {
-    if (value !== void 0 && value !== "") section(name)[key] = value;
-  };
-  set2("service", "start", options.start);
-  if (options.install !== void 0 && options.install !== "") {
-    section("service").install = options.install === "false" ? false : options.install;
+}
+var OPTIONS = [
+  { name: "start", key: "service.start", value: "<command>", help: "command that starts the service", apply: at("service.start") },
+  {
+    name: "install",
+    key: "service.install",
+    value: "<command>",
+    help: 'install command ("false" to skip; default from the lockfile)',
+    apply: (doc, v) => {
+      section(doc, "service").install = v === "false" ? false : v;
+    }
+  },
+  { name: "build", key: "service.build", value: "<command>", help: "build command, after install", apply: at("service.build") },
+  { name: "working-directory", key: "service.cwd", value: "<dir>", help: "directory of the service in the repository", apply: at("service.cwd") },
+  { name: "ready-path", key: "service.ready.path", value: "<path>", help: "path that must answer 2xx before the service is ready", apply: at("service.ready.path") },
+  { name: "ready-timeout", key: "service.ready.timeout", value: "<duration>", help: "how long the service may take to be ready", apply: at("service.ready.timeout", { numeric: true }) },
+  {
+    name: "scenarios",
+    key: "scenarios",
+    list: true,
+    value: '<name | "METHOD /path">',
+    help: "a scenario of perfgate.yml by name, or an ad-hoc one (repeatable)",
+    aliases: ["scenario"],
+    // Kept apart: names select from the file's scenarios once it is read (selectScenarios).
+    apply: () => {
+    }
+  },
+  { name: "pairs", key: "load.pairs", value: "<n>", help: "base/head slice pairs per scenario", apply: at("load.pairs", { numeric: true }) },
+  { name: "blocks", key: "load.blocks", value: "<n>", help: "service (re)starts, pairs split across them", apply: at("load.blocks", { numeric: true }) },
+  { name: "slice", key: "load.slice", value: "<duration>", help: "length of one measured slice", apply: at("load.slice", { numeric: true }) },
+  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per service, block and scenario", apply: at("load.warmup", { numeric: true }) },
+  { name: "connections", key: "load.connections", value: "<n>", help: "concurrent connections", apply: at("load.connections", { numeric: true }) },
+  { name: "pipelining", key: "load.pipelining", value: "<n>", help: "requests in flight per connection", apply: at("load.pipelining", { numeric: true }) },
+  { name: "throughput-limit", key: "gate.throughput", value: "<pct>", help: "throughput drop that fails", apply: at("gate.throughput", { numeric: true }) },
+  { name: "latency-p99-limit", key: "gate.latency_p99", value: "<pct>", help: "p99 latency rise that fails", apply: at("gate.latency_p99", { numeric: true }) },
+  { name: "seed", key: "seed", value: "<n>", help: "seed of the random pair order (default random, printed)", apply: at("seed", { numeric: true }) },
+  {
+    name: "benchmarks",
+    key: "benchmarks.files",
+    list: true,
+    value: "<glob>",
+    help: "micro-benchmark files (repeatable)",
+    aliases: ["benchmark"],
+    // As a mapping, so the file's other benchmarks keys (rounds, timeout, budget) still apply.
+    apply: (doc, v) => {
+      const files = v.map((g) => g.trim()).filter(Boolean);
+      if (files.length) section(doc, "benchmarks").files = files;
+    }
+  },
+  { name: "benchmark-rounds", key: "benchmarks.rounds", value: "<n>", help: "fresh processes per benchmark file and side", aliases: ["rounds"], apply: at("benchmarks.rounds", { numeric: true }) },
+  { name: "benchmarks-limit", key: "gate.benchmarks", value: "<pct>", help: "micro-benchmark ops/s drop that fails", apply: at("gate.benchmarks", { numeric: true }) },
+  {
+    name: "profile",
+    key: "profile",
+    value: "<true|false>",
+    help: "the profiling phase (hot functions, flamegraphs); --no-profile = false",
+    apply: (doc, v) => {
+      const value = v.trim().toLowerCase();
+      if (value === "false" || value === "off") doc.profile = false;
+      else if (value === "true" || value === "on") section(doc, "profile").enabled = true;
+      else doc.profile = v;
+    }
+  },
+  {
+    name: "profile-duration",
+    key: "profile.duration",
+    value: "<duration>",
+    help: "profiled load per side and scenario",
+    // Means nothing when profiling is off (profile comes first in this table).
+    apply: (doc, v) => {
+      if (doc.profile !== false) at("profile.duration", { numeric: true })(doc, v);
+    }
   }
-  set2("service", "build", options.build);
-  set2("service", "cwd", options.cwd);
-  if (options.readyPath || options.readyTimeout) {
-    const ready = {};
-    if (options.readyPath) ready.path = options.readyPath;
-    if (options.readyTimeout) ready.timeout = numeric(options.readyTimeout);
-    section("service").ready = ready;
+];
+function buildOverrides(values) {
+  const doc = {};
+  for (const option of OPTIONS) {
+    const raw = values[option.name];
+    if (raw === void 0) continue;
+    const value = Array.isArray(raw) ? raw.map((v) => v.trim()).filter(Boolean) : raw;
+    if (value.length === 0) continue;
+    option.apply(doc, value);
   }
-  const scenarios = (options.scenarios ?? []).map((s) => s.trim()).filter(Boolean);
-  if (scenarios.length) out.scenarios = scenarios;
-  for (const key of ["pairs", "blocks", "connections", "pipelining"]) {
-    if (options[key]) set2("load", key, numeric(options[key]));
-  }
-  for (const key of ["slice", "warmup"]) {
-    if (options[key]) set2("load", key, numeric(options[key]));
-  }
-  if (options.throughputLimit) set2("gate", "throughput", numeric(options.throughputLimit));
-  if (options.latencyP99Limit) set2("gate", "latency_p99", numeric(options.latencyP99Limit));
-  if (options.seed) out.seed = numeric(options.seed);
-  const benchmarks = (options.benchmarks ?? []).map((g) => g.trim()).filter(Boolean);
-  if (benchmarks.length) set2("benchmarks", "files", benchmarks);
-  if (options.benchmarkRounds) set2("benchmarks", "rounds", numeric(options.benchmarkRounds));
-  if (options.benchmarksLimit) set2("gate", "benchmarks", numeric(options.benchmarksLimit));
-  const profile = options.profile?.trim().toLowerCase();
-  if (profile === "false" || profile === "off") out.profile = false;
-  else if (profile === "true" || profile === "on") set2("profile", "enabled", true);
-  else if (profile) out.profile = profile;
-  if (options.profileDuration && out.profile !== false) set2("profile", "duration", numeric(options.profileDuration));
-  return out;
+  return doc;
+}
+function scenarioArgs(values) {
+  const raw = values.scenarios;
+  return (Array.isArray(raw) ? raw : raw ? [raw] : []).map((s) => s.trim()).filter(Boolean);
+}
+function optionsUsage() {
+  const rows = OPTIONS.map((o) => {
+    const flag = `--${o.name} ${o.value}`;
+    const aliases = o.aliases?.length ? ` (also ${o.aliases.map((a) => `--${a}`).join(", ")})` : "";
+    return `  ${flag.padEnd(34)} ${o.key}: ${o.help}${aliases}`;
+  });
+  return rows.join("\n");
 }
 
 // src/version.ts
@@ -62653,18 +62754,13 @@ compare options:
   --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
                         verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
-  --seed <n>            seed of the randomized pair order (default: random, printed)
-  --start <command>     service.start          --scenario "<METHOD> <path>"  (repeatable)
-  --install <command>   service.install ("false" to skip)   --build <command>  service.build
-  --pairs <n>  --blocks <n>  --slice <duration>  --warmup <duration>  --connections <n>
-  --throughput-limit <pct>  --latency-p99-limit <pct>
-  --benchmark <glob>    micro-benchmark files (repeatable; benchmarks.files)
-  --rounds <n>  --benchmarks-limit <pct>   benchmarks.rounds, gate.benchmarks
-  --no-profile          skip the profiling phase (hot functions and flamegraphs)
-  --profile-duration <duration>   profiled load per side and scenario (default 10s)
+  --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
   --dry-run             check and print the plan, measure nothing (perfgate plan)
-  --quiet               no progress lines      --no-color  plain output
+  --quiet               no progress lines (warnings still show)    --no-color  plain output
+
+settings (the same names as the action's inputs; they win over perfgate.yml):
+${optionsUsage()}
 
 report options:
   --markdown <file>     write the markdown report here too
@@ -62729,68 +62825,48 @@ perfgate: unexpected error: ${e.stack ?? e}
 }
 var UsageError = class extends Error {
 };
+var CLI_FLAGS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  base: { type: "string" },
+  head: { type: "string" },
+  config: { type: "string" },
+  json: { type: "string" },
+  markdown: { type: "string" },
+  verdicts: { type: "string" },
+  out: { type: "string" },
+  quiet: { type: "boolean", short: "q" },
+  "no-color": { type: "boolean" },
+  "no-profile": { type: "boolean" },
+  "all-functions": { type: "boolean" },
+  "dry-run": { type: "boolean" }
+};
 function parse3(argv) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-      base: { type: "string" },
-      head: { type: "string" },
-      config: { type: "string" },
-      json: { type: "string" },
-      markdown: { type: "string" },
-      verdicts: { type: "string" },
-      out: { type: "string" },
-      seed: { type: "string" },
-      start: { type: "string" },
-      install: { type: "string" },
-      build: { type: "string" },
-      scenario: { type: "string", multiple: true },
-      pairs: { type: "string" },
-      blocks: { type: "string" },
-      slice: { type: "string" },
-      warmup: { type: "string" },
-      connections: { type: "string" },
-      "throughput-limit": { type: "string" },
-      "latency-p99-limit": { type: "string" },
-      benchmark: { type: "string", multiple: true },
-      rounds: { type: "string" },
-      "benchmarks-limit": { type: "string" },
-      quiet: { type: "boolean", short: "q" },
-      "no-color": { type: "boolean" },
-      "no-profile": { type: "boolean" },
-      "profile-duration": { type: "string" },
-      "all-functions": { type: "boolean" },
-      "dry-run": { type: "boolean" }
+  const options = { ...CLI_FLAGS };
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...option.aliases ?? []]) options[name] = { type: "string", ...option.list && { multiple: true } };
+  }
+  const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  return { values: parsed.values, positionals: parsed.positionals };
+}
+function settingsOf(values) {
+  const out = {};
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...option.aliases ?? []]) {
+      const given = values[name];
+      if (given === void 0 || typeof given === "boolean") continue;
+      out[option.name] = option.list ? [...out[option.name] ?? [], ...given] : given;
     }
-  });
+  }
+  if (values["no-profile"]) out.profile = "false";
+  return out;
 }
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
   const outDir = values.out ? resolve(io.cwd, values.out) : join13(tmpdir2(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
-  const overrides = buildOverrides({
-    start: values.start,
-    install: values.install,
-    build: values.build,
-    scenarios: values.scenario,
-    pairs: values.pairs,
-    blocks: values.blocks,
-    slice: values.slice,
-    warmup: values.warmup,
-    connections: values.connections,
-    throughputLimit: values["throughput-limit"],
-    latencyP99Limit: values["latency-p99-limit"],
-    seed: values.seed,
-    benchmarks: values.benchmark,
-    benchmarkRounds: values.rounds,
-    benchmarksLimit: values["benchmarks-limit"],
-    profile: values["no-profile"] ? "false" : void 0,
-    profileDuration: values["profile-duration"]
-  });
+  const settings = settingsOf(values);
+  const overrides = buildOverrides(settings);
   const checked = await preflight({
     repoDir: root,
     baseRef,
@@ -62798,7 +62874,8 @@ async function compare(values, io, color, dryRun) {
     headRef: values.head ?? null,
     configFile: values.config ?? null,
     overrides,
-    overridesSource: "command-line flags"
+    overridesSource: "command-line flags",
+    scenarios: scenarioArgs(settings)
   });
   const { config: config2 } = checked;
   if (dryRun) {

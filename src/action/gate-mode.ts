@@ -12,9 +12,9 @@ import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
 import type { GitHubRecord } from '../results/types.js';
+import { buildOverrides, scenarioArgs } from '../config/options.js';
+import { secretsFrom } from '../engine/env.js';
 import { preflight } from '../engine/preflight.js';
-import { secretsFrom } from '../shell/gate.js';
-import { buildOverrides } from '../shell/overrides.js';
 import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
@@ -43,8 +43,9 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     mergeBase: base.mergeBase,
     headRef: null,
     configFile: inputs.configFile,
-    overrides: buildOverrides(inputs.flat),
+    overrides: buildOverrides(inputs.settings),
     overridesSource: 'action inputs',
+    scenarios: scenarioArgs(inputs.settings),
   });
   const pr = pullRequestOf(context.payload);
   const { id } = inputs.github;

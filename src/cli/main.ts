@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
+import { secretsFrom } from '../engine/env.js';
 import { PerfgateError } from '../engine/errors.js';
 import { estimateRun } from '../engine/estimate.js';
 import { preflight } from '../engine/preflight.js';
@@ -15,8 +16,7 @@ import { renderTerminal } from '../report/terminal.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
 import { buildVerdicts } from '../results/verdicts.js';
-import { secretsFrom } from '../shell/gate.js';
-import { buildOverrides } from '../shell/overrides.js';
+import { buildOverrides, OPTIONS, type OptionValues, optionsUsage, scenarioArgs } from '../config/options.js';
 import { VERSION } from '../version.js';
 import { estimateLine, renderPlan } from './plan.js';
 import { terminalProgress } from './progress.js';
@@ -40,18 +40,13 @@ compare options:
   --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
                         verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
-  --seed <n>            seed of the randomized pair order (default: random, printed)
-  --start <command>     service.start          --scenario "<METHOD> <path>"  (repeatable)
-  --install <command>   service.install ("false" to skip)   --build <command>  service.build
-  --pairs <n>  --blocks <n>  --slice <duration>  --warmup <duration>  --connections <n>
-  --throughput-limit <pct>  --latency-p99-limit <pct>
-  --benchmark <glob>    micro-benchmark files (repeatable; benchmarks.files)
-  --rounds <n>  --benchmarks-limit <pct>   benchmarks.rounds, gate.benchmarks
-  --no-profile          skip the profiling phase (hot functions and flamegraphs)
-  --profile-duration <duration>   profiled load per side and scenario (default 10s)
+  --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
   --dry-run             check and print the plan, measure nothing (perfgate plan)
-  --quiet               no progress lines      --no-color  plain output
+  --quiet               no progress lines (warnings still show)    --no-color  plain output
+
+settings (the same names as the action's inputs; they win over perfgate.yml):
+${optionsUsage()}
 
 report options:
   --markdown <file>     write the markdown report here too
@@ -116,71 +111,60 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 class UsageError extends Error {}
 
+/** Flags of the CLI itself; the settings come from the one table (config/options.ts). */
+const CLI_FLAGS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  base: { type: 'string' },
+  head: { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'string' },
+  markdown: { type: 'string' },
+  verdicts: { type: 'string' },
+  out: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  'no-color': { type: 'boolean' },
+  'no-profile': { type: 'boolean' },
+  'all-functions': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+} as const;
+
+type FlagOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-      base: { type: 'string' },
-      head: { type: 'string' },
-      config: { type: 'string' },
-      json: { type: 'string' },
-      markdown: { type: 'string' },
-      verdicts: { type: 'string' },
-      out: { type: 'string' },
-      seed: { type: 'string' },
-      start: { type: 'string' },
-      install: { type: 'string' },
-      build: { type: 'string' },
-      scenario: { type: 'string', multiple: true },
-      pairs: { type: 'string' },
-      blocks: { type: 'string' },
-      slice: { type: 'string' },
-      warmup: { type: 'string' },
-      connections: { type: 'string' },
-      'throughput-limit': { type: 'string' },
-      'latency-p99-limit': { type: 'string' },
-      benchmark: { type: 'string', multiple: true },
-      rounds: { type: 'string' },
-      'benchmarks-limit': { type: 'string' },
-      quiet: { type: 'boolean', short: 'q' },
-      'no-color': { type: 'boolean' },
-      'no-profile': { type: 'boolean' },
-      'profile-duration': { type: 'string' },
-      'all-functions': { type: 'boolean' },
-      'dry-run': { type: 'boolean' },
-    },
-  });
+  const options: FlagOptions = { ...CLI_FLAGS };
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...(option.aliases ?? [])]) options[name] = { type: 'string', ...(option.list && { multiple: true }) };
+  }
+  const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  return { values: parsed.values as Values, positionals: parsed.positionals };
 }
 
-type Values = ReturnType<typeof parse>['values'];
+type Values = { [K in keyof typeof CLI_FLAGS]?: (typeof CLI_FLAGS)[K]['type'] extends 'boolean' ? boolean : string } & Record<
+  string,
+  string | boolean | string[] | undefined
+>;
+
+/** The table's options as given, an alias counting as its option (lists concatenated, else the last one wins). */
+function settingsOf(values: Values): OptionValues {
+  const out: OptionValues = {};
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...(option.aliases ?? [])]) {
+      const given = values[name];
+      if (given === undefined || typeof given === 'boolean') continue;
+      out[option.name] = option.list ? [...((out[option.name] as string[] | undefined) ?? []), ...(given as string[])] : (given as string);
+    }
+  }
+  if (values['no-profile']) out.profile = 'false';
+  return out;
+}
 
 async function compare(values: Values, io: Io, color: boolean, dryRun: boolean): Promise<number> {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? (await defaultBranch(root));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  const overrides = buildOverrides({
-    start: values.start,
-    install: values.install,
-    build: values.build,
-    scenarios: values.scenario,
-    pairs: values.pairs,
-    blocks: values.blocks,
-    slice: values.slice,
-    warmup: values.warmup,
-    connections: values.connections,
-    throughputLimit: values['throughput-limit'],
-    latencyP99Limit: values['latency-p99-limit'],
-    seed: values.seed,
-    benchmarks: values.benchmark,
-    benchmarkRounds: values.rounds,
-    benchmarksLimit: values['benchmarks-limit'],
-    profile: values['no-profile'] ? 'false' : undefined,
-    profileDuration: values['profile-duration'],
-  });
+  const settings = settingsOf(values);
+  const overrides = buildOverrides(settings);
   // Refs and configuration are checked before any worktree or run folder exists.
   const checked = await preflight({
     repoDir: root,
@@ -190,6 +174,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     configFile: values.config ?? null,
     overrides,
     overridesSource: 'command-line flags',
+    scenarios: scenarioArgs(settings),
   });
   const { config } = checked;
   if (dryRun) {

@@ -3,9 +3,10 @@
  */
 import { join } from 'node:path';
 import type { PerfgateConfig } from '../config/types.js';
-import { formatDuration, formatPercent } from '../config/units.js';
+import { formatDuration } from '../config/units.js';
 import { estimateRun, formatMs, pairsPerBlock, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
+import { formatPercent } from '../report/format.js';
 import { installCommand } from '../engine/workspace.js';
 
 export function renderPlan(pre: Preflight, headIsWorkTree: boolean): string {

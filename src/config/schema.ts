@@ -8,6 +8,7 @@
  * e.g. 1s") and errors.ts prefixes where and what. Keep every `.describe()` user-facing: it is
  * shown by editors and printed in the docs.
  */
+import { formatPercent } from '../report/format.js';
 import { posix, win32 } from 'node:path';
 import { z } from 'zod';
 import {
@@ -32,7 +33,6 @@ import {
   DURATION_HINT,
   DURATION_PATTERN,
   formatDuration,
-  formatPercent,
   formatSizeMb,
   PERCENT_PATTERN,
   parseDurationMs,

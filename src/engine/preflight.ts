@@ -5,7 +5,7 @@
  * `perfgate plan` stops here.
  */
 import { isAbsolute, join } from 'node:path';
-import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile, parseConfigText, resolveConfig } from '../config/load.js';
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile, parseConfigText, resolveConfigWithScenarios } from '../config/load.js';
 import type { PerfgateConfig } from '../config/types.js';
 import { type ResolvedSides, readAtCommit, resolveSides } from './workspace.js';
 
@@ -22,6 +22,8 @@ export interface PreflightRequest {
   overrides: unknown;
   /** Who gave the overrides, for messages: "command-line flags", "action inputs". */
   overridesSource: string;
+  /** Scenario names to select from the file, or ad-hoc scenario lines (resolveConfigWithScenarios); empty: all. */
+  scenarios?: readonly string[];
 }
 
 export interface Preflight extends ResolvedSides {
@@ -33,12 +35,15 @@ export interface Preflight extends ResolvedSides {
 export async function preflight(request: PreflightRequest): Promise<Preflight> {
   const sides = await resolveSides(request);
   const loaded = await readHeadConfig(sides, request.headRef !== null, request.configFile);
-  const config = resolveConfig({
-    document: loaded?.document,
-    source: loaded?.source ?? DEFAULT_CONFIG_FILE,
-    overrides: request.overrides,
-    overridesSource: request.overridesSource,
-  });
+  const config = resolveConfigWithScenarios(
+    {
+      document: loaded?.document,
+      source: loaded?.source ?? DEFAULT_CONFIG_FILE,
+      overrides: request.overrides,
+      overridesSource: request.overridesSource,
+    },
+    request.scenarios ?? [],
+  );
   return { ...sides, config, configSource: loaded?.source ?? null };
 }
 
@@ -58,4 +63,17 @@ async function readHeadConfig(
     throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
   }
   return { document: parseConfigText(text, source), source };
+}
+
+/**
+ * A CompareRequest's loadConfig that reads head's tree itself (for callers without a
+ * preflight): `configFile` (absolute, or relative to the head tree's root; default perfgate.yml,
+ * optional) merged under the overrides.
+ */
+export function configLoader(configFile: string | null, overrides: unknown, overridesSource: string): (headRoot: string) => PerfgateConfig {
+  return (headRoot) => {
+    const path = configFile ? (isAbsolute(configFile) ? configFile : join(headRoot, configFile)) : join(headRoot, DEFAULT_CONFIG_FILE);
+    const loaded = loadConfigFile(path, { required: configFile !== null });
+    return resolveConfigWithScenarios({ document: loaded?.document, source: loaded?.source ?? DEFAULT_CONFIG_FILE, overrides, overridesSource }, []);
+  };
 }

@@ -59,3 +59,20 @@ test('plan: checks, resolves base and head, prints the plan with an estimated ti
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /load\.blocks: 99 is more than load\.pairs \(12\); use 1 to 12/);
 });
+
+test('one vocabulary: the action input names as flags, the older flags as aliases, --scenario NAME selects', async () => {
+  const config = `${quickConfig('scenarios: [GET /, { name: echo, method: POST, path: /echo }]')}`;
+  const repo = makeRepo({ ...service, 'perfgate.yml': config }, { 'README.md': 'x' });
+  const run = await runCli(
+    ['plan', '--base', 'main', '--scenario', 'echo', '--scenarios', 'GET /extra', '--working-directory', '.', '--ready-path', '/', '--ready-timeout', '5s', '--pipelining', '2', '--profile', 'false', '--benchmark', 'b.js', '--rounds', '7'],
+    repo,
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^scenarios \(2\):\n {2}GET \/extra .*pipelining 2\n {2}echo /m);
+  assert.match(run.stdout, /^ready {4}when \/ answers 2xx, within 5s$/m);
+  assert.match(run.stdout, /benchmarks +~.* 7 rounds of b\.js/);
+  assert.doesNotMatch(run.stdout, /^ {2}profile /m);
+  const bad = await runCli(['plan', '--base', 'main', '--scenario', 'ecko'], repo);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /scenario "ecko" is not a scenario of .*perfgate\.yml \(it has "GET \/", "echo"\)/);
+});
