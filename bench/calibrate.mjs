@@ -22,8 +22,8 @@
 // prints rates with 95% Wilson intervals. With --doc it rewrites the table between the markers
 // in that file; with --svg it draws detection rate against effect size.
 //
-// `resample` is the check measurement.md made: today's default gate on 60-pair runs drawn from
-// ../shared/data (100 pairs of A/A and of 5% more work, a noisier machine than ours), with
+// `resample` is the check the design's noise study made: today's default gate on 60-pair runs drawn from
+// test/fixtures/slices (100 pairs of A/A and of 5% more work, a noisier machine than ours), with
 // replacement (duplicated pairs make ties the test counts as independent evidence) and without
 // (the runs overlap heavily). Neither is independent runs; both bracket what the data allows.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -542,7 +542,7 @@ async function resample(values) {
     warnings: [],
     scenarios: [{ name: 'GET /', pairs: pairs.map(([a, b], index) => ({ block: index < 30 ? 0 : 1, index, order: ['base', 'head'], base: slice('base', a), head: slice('head', b) })) }],
   });
-  const pool = (file) => JSON.parse(readFileSync(join(root, '..', 'shared', 'data', file), 'utf8')).pairs.map((p) => [p.A.rps, p.B.rps]);
+  const pool = (file) => JSON.parse(readFileSync(join(root, 'test', 'fixtures', 'slices', file), 'utf8')).pairs.map((p) => [p.A.rps, p.B.rps]);
   const evaluate = rules(gate).find((r) => r.id === 'perfgate').evaluate;
   const random = createRandom(11);
   const draw = (data, replace) => {

@@ -36990,7 +36990,7 @@ var require_autocannon = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname4, join as join12, resolve } from "node:path";
+import { dirname as dirname4, join as join13, resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -37166,6 +37166,108 @@ function valueAt(root, path) {
     node2 = node2[key];
   }
   return node2;
+}
+
+// src/report/format.ts
+var MINUS = "\u2212";
+var ZERO_WIDTH_JOINER = "\u200D";
+var NOT_AVAILABLE = "n/a";
+var RATE_UNITS = [
+  { divisor: 1e6, suffix: "M/s" },
+  { divisor: 1e3, suffix: "k/s" },
+  { divisor: 1, suffix: "/s" }
+];
+var OPS_UNITS = [
+  { divisor: 1e9, suffix: "G" },
+  { divisor: 1e6, suffix: "M" },
+  { divisor: 1e3, suffix: "k" },
+  { divisor: 1, suffix: "" }
+];
+var DURATION_UNITS = [
+  { divisor: 1e6, suffix: " s" },
+  { divisor: 1e3, suffix: " ms" },
+  { divisor: 1, suffix: " \xB5s" }
+];
+function significant(value) {
+  return String(Number(value.toPrecision(3)));
+}
+function groupThousands(digits) {
+  const [whole, fraction] = digits.split(".");
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return fraction === void 0 ? grouped : `${grouped}.${fraction}`;
+}
+function scaleToUnit(value, units) {
+  if (!Number.isFinite(value)) return NOT_AVAILABLE;
+  const sign = value < 0 ? MINUS : "";
+  const magnitude = Math.abs(value);
+  const unit = units.find((u) => Number((magnitude / u.divisor).toPrecision(3)) >= 1) ?? units[units.length - 1];
+  return sign + significant(magnitude / unit.divisor) + unit.suffix;
+}
+function formatRate(reqPerSec) {
+  return scaleToUnit(reqPerSec, RATE_UNITS);
+}
+function formatOpsPerSec(opsPerSec) {
+  return opsPerSec === null ? NOT_AVAILABLE : scaleToUnit(opsPerSec, OPS_UNITS);
+}
+function formatDurationUs(us) {
+  return scaleToUnit(us, DURATION_UNITS);
+}
+function percentDecimals(magnitudePercent) {
+  return magnitudePercent >= 99.95 ? 0 : 1;
+}
+function signedPercent(fraction, decimals) {
+  const digits = groupThousands(Math.abs(fraction * 100).toFixed(decimals));
+  if (Number(digits.replace(/,/g, "")) === 0) return digits;
+  return (fraction < 0 ? MINUS : "+") + digits;
+}
+function formatChange(fraction) {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  return signedPercent(fraction, percentDecimals(Math.abs(fraction * 100))) + "%";
+}
+function formatInterval(lo, hi) {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `(${NOT_AVAILABLE})`;
+  const decimals = percentDecimals(Math.max(Math.abs(lo), Math.abs(hi)) * 100);
+  return `(${signedPercent(lo, decimals)} \u2026 ${signedPercent(hi, decimals)})`;
+}
+function formatPercent(fraction) {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  const percent = Math.abs(fraction * 100);
+  const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, "");
+  return groupThousands(digits) + "%";
+}
+function formatCount(count) {
+  return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
+}
+var METRIC_NAMES = {
+  throughput: "throughput",
+  latency_p50: "latency p50",
+  latency_p90: "latency p90",
+  latency_p99: "latency p99",
+  cpu_per_request: "CPU / request"
+};
+function formatMetricName(metric) {
+  return METRIC_NAMES[metric] ?? metric;
+}
+function formatValue2(metric, value) {
+  return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
+}
+function sanitizeText(text2) {
+  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
+}
+var HTML_ENTITIES = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "|": "&#124;",
+  "`": "&#96;"
+};
+function escapeMarkdown(text2) {
+  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
+}
+function truncate(text2, max2) {
+  const chars = [...text2];
+  if (chars.length <= max2) return text2;
+  return chars.slice(0, Math.max(0, max2 - 1)).join("") + "\u2026";
 }
 
 // src/config/schema.ts
@@ -56936,9 +57038,6 @@ function parsePercent(value) {
   const percent = typeof value === "number" ? value : Number(value.slice(0, -1));
   return percent / 100;
 }
-function formatPercent(fraction) {
-  return `${Number((fraction * 100).toPrecision(12))}%`;
-}
 var SIZE_PATTERN = /^\d+(?:\.\d+)?(?:MB|kB)$/;
 function parseSizeMb(value) {
   if (typeof value === "number") return value;
@@ -57119,9 +57218,10 @@ var scenariosSchema = external_exports.union(
   ],
   { error: 'is not a list of scenarios; write e.g. "- GET /hello"' }
 );
+var MIN_PAIRS = 6;
 var loadSchema = external_exports.strictObject({
   slice: duration3({ minMs: 100, maxMs: 6e4 }).prefault("1s").describe("Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head."),
-  pairs: intInRange(6, void 0, "the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05").default(48).describe(
+  pairs: intInRange(MIN_PAIRS, void 0, "the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05").default(48).describe(
     "Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks \xD7 load.instances); more pairs per start steady each start's own estimate, more starts narrow the interval."
   ),
   blocks: intInRange(1).default(2).describe(
@@ -57145,7 +57245,8 @@ var loadSchema = external_exports.strictObject({
     "Adaptive stopping: after the block that reaches half the pairs, look once and stop when the verdict is already clear (a regression beyond the interim bound, or every gated interval inside its limit). The bounds keep the overall alpha (two-look O'Brien\u2013Fleming design, see docs/method.md). Needs at least 2 blocks."
   )
 }).superRefine((load, ctx) => {
-  if (load.blocks > load.pairs) {
+  const pairsValid = Number.isInteger(load.pairs) && load.pairs >= MIN_PAIRS;
+  if (pairsValid && load.blocks > load.pairs) {
     ctx.addIssue({
       code: "custom",
       path: ["blocks"],
@@ -57471,6 +57572,34 @@ function resolveConfig(input2) {
   if (result.success) return result.data;
   throw new ConfigError(formatIssues(result.error.issues, originIn(overrides, overridesSource, source)));
 }
+var SCENARIO_LINE_LIKE = /^\s*(?:[A-Za-z]+\s+)?\//;
+function resolveConfigWithScenarios(input2, picked) {
+  if (picked.length === 0) return resolveConfig(input2);
+  let fromFile = null;
+  let problem = null;
+  try {
+    fromFile = resolveConfig(input2);
+  } catch (error62) {
+    if (!(error62 instanceof ConfigError)) throw error62;
+    problem = error62;
+  }
+  const configured = new Map((fromFile?.scenarios ?? []).map((s) => [s.name, s]));
+  const lines = picked.filter((p) => !configured.has(p));
+  const unknown2 = lines.filter((p) => !SCENARIO_LINE_LIKE.test(p));
+  if (unknown2.length > 0) {
+    if (problem) throw problem;
+    const names = [...configured.keys()].map((n) => `"${n}"`).join(", ");
+    throw new ConfigError(
+      unknown2.map(
+        (p) => `${input2.overridesSource ?? DEFAULT_OVERRIDES_SOURCE}: scenario "${p}" is not a scenario of ${input2.source ?? DEFAULT_CONFIG_FILE} (${names ? `it has ${names}` : "it has none"}) nor a scenario line such as "GET /path"`
+      )
+    );
+  }
+  const adhoc = lines.length > 0 ? resolveConfig({ ...input2, overrides: { ...input2.overrides, scenarios: lines } }) : null;
+  const base = adhoc ?? fromFile;
+  const scenarios = picked.map((p) => configured.get(p) ?? adhoc.scenarios[lines.indexOf(p)]);
+  return { ...base, scenarios: [...new Map(scenarios.map((s) => [s.name, s])).values()] };
+}
 function originIn(overrides, overridesSource, source) {
   return (path) => {
     for (let depth = 1; depth <= path.length; depth++) {
@@ -57486,11 +57615,11 @@ function parseConfigText(text2, source) {
   if (doc.errors.length > 0) {
     throw new ConfigError(
       doc.errors.map((error62) => {
-        const at = error62.linePos?.[0];
-        const where = at ? `${source}:${at.line}:${at.col}` : source;
+        const at2 = error62.linePos?.[0];
+        const where = at2 ? `${source}:${at2.line}:${at2.col}` : source;
         const what = error62.message.replace(/ at line \d+, column \d+:[\s\S]*$/, "");
         const hint = error62.code === "MULTIPLE_DOCS" ? 'perfgate.yml holds one document; remove the extra "---"' : what;
-        return `${where}: YAML syntax error (line ${at?.line ?? "?"}, column ${at?.col ?? "?"}): ${hint}`;
+        return `${where}: YAML syntax error (line ${at2?.line ?? "?"}, column ${at2?.col ?? "?"}): ${hint}`;
       })
     );
   }
@@ -57515,6 +57644,32 @@ function loadConfigFile(path, options = {}) {
   return { document: parseConfigText(text2, path), source: path };
 }
 
+// src/engine/env.ts
+var SECRET_VARIABLES = [
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GITHUB_PAT",
+  "INPUT_GITHUB-TOKEN",
+  "INPUT_GITHUB_TOKEN",
+  "ACTIONS_RUNTIME_TOKEN",
+  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+];
+var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
+var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
+function secretsFrom(env) {
+  return SECRET_VARIABLES.map((k) => env[k]).filter((v) => Boolean(v));
+}
+function scrubEnv(env, secrets) {
+  const needles = secrets.filter((s) => s.length >= 8);
+  const out = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === void 0 || SECRET_NAMES.has(name.toUpperCase()) || DROPPED_PREFIX.test(name)) continue;
+    if (needles.some((s) => value.includes(s))) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
 // src/engine/errors.ts
 var PerfgateError = class extends Error {
   /** Set when the run had started: what was measured so far is kept there. */
@@ -57537,730 +57692,6 @@ ${logTail}` : message);
 };
 var CancelledError = class extends PerfgateError {
 };
-
-// src/engine/process.ts
-import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync as readFileSync2, writeFileSync } from "node:fs";
-var ProcessTracker = class {
-  constructor(pidFile = null) {
-    this.pidFile = pidFile;
-  }
-  pidFile;
-  groups = /* @__PURE__ */ new Set();
-  add(pgid) {
-    this.groups.add(pgid);
-    this.sync();
-  }
-  delete(pgid) {
-    this.groups.delete(pgid);
-    this.sync();
-  }
-  get size() {
-    return this.groups.size;
-  }
-  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
-  async killAll(graceMs = 3e3) {
-    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
-    this.groups.clear();
-    this.sync();
-  }
-  sync() {
-    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
-  }
-};
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
-}
-function sleep(ms) {
-  return new Promise((resolve2) => setTimeout(resolve2, ms));
-}
-function startShell(command2, options) {
-  return startProcess("/bin/sh", ["-c", command2], options);
-}
-function startProcess(file2, args, options) {
-  const out = openSync(options.logFile, "a");
-  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
-  try {
-    const child = spawn(file2, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", out, err]
-    });
-    if (child.pid) options.tracker.add(child.pid);
-    return child;
-  } finally {
-    closeSync(out);
-    if (err !== out) closeSync(err);
-  }
-}
-function runShell(command2, options) {
-  return runProcess("/bin/sh", ["-c", command2], options);
-}
-async function runProcess(file2, args, options) {
-  const child = startProcess(file2, args, options);
-  const pgid = child.pid;
-  if (pgid === void 0) {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut: false };
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void stopGroup(pgid, 2e3);
-  }, options.timeoutMs);
-  try {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut };
-  } finally {
-    clearTimeout(timer);
-    await stopGroup(pgid, 1e3);
-    options.tracker.delete(pgid);
-  }
-}
-function exitOf(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve([child.exitCode, child.signalCode]);
-  }
-  return new Promise((resolve2, reject) => {
-    child.once("exit", (code, signal) => resolve2([code, signal]));
-    child.once("error", reject);
-  });
-}
-function tailFile(path, lines = 20) {
-  try {
-    const text2 = readFileSync2(path, "utf8").replace(/\s+$/, "");
-    return text2.split("\n").slice(-lines).join("\n");
-  } catch {
-    return "";
-  }
-}
-
-// src/engine/run.ts
-import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join9 } from "node:path";
-import { performance } from "node:perf_hooks";
-
-// src/results/types.ts
-var RESULTS_VERSION = 1;
-
-// src/stats/random.ts
-import { randomInt } from "node:crypto";
-function createRandom(seed) {
-  if (!Number.isFinite(seed)) throw new RangeError(`createRandom: seed must be a finite number, got ${seed}`);
-  let state = Math.trunc(seed) >>> 0;
-  return () => {
-    state = state + 1831565813 >>> 0;
-    let t = state;
-    t = Math.imul(t ^ t >>> 15, t | 1);
-    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
-    return ((t ^ t >>> 14) >>> 0) / 4294967296;
-  };
-}
-function randomSeed() {
-  return randomInt(0, 2147483648);
-}
-function shuffle(items, rand) {
-  const out = items.slice();
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    const tmp = out[i];
-    out[i] = out[j];
-    out[j] = tmp;
-  }
-  return out;
-}
-
-// src/engine/env.ts
-var DROPPED_NAMES = /^(GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|INPUT_.*|ACTIONS_.*)$/i;
-function scrubEnv(env, secrets) {
-  const needles = secrets.filter((s) => s.length >= 8);
-  const out = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === void 0 || DROPPED_NAMES.test(name)) continue;
-    if (needles.some((s) => value.includes(s))) continue;
-    out[name] = value;
-  }
-  return out;
-}
-
-// src/engine/fingerprint.ts
-import { execFile } from "node:child_process";
-import { cpus, platform, release, totalmem } from "node:os";
-async function fingerprint(env, cwd) {
-  const cpuList = cpus();
-  const nodeVersion = await new Promise((resolve2) => {
-    execFile(
-      "node",
-      ["-p", "process.version"],
-      { env, cwd, timeout: 1e4 },
-      (error62, stdout) => resolve2(error62 ? "unknown" : stdout.trim())
-    );
-  });
-  return {
-    cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
-    cpus: cpuList.length,
-    nodeVersion,
-    os: `${platform()} ${release()}`,
-    arch: process.arch,
-    totalMemoryMb: Math.round(totalmem() / 2 ** 20),
-    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean)
-  };
-}
-
-// src/engine/health.ts
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-var BEGIN_TIMEOUT_MS = 1e3;
-var END_TIMEOUT_MS = 5e3;
-var MAX_LINE = 64 * 1024;
-var MAX_SOCKET_PATH = 100;
-var HealthChannel = class _HealthChannel {
-  constructor(socketPath, dir, server) {
-    this.socketPath = socketPath;
-    this.dir = dir;
-    this.server = server;
-    server.on("connection", (socket) => this.accept(socket));
-  }
-  socketPath;
-  dir;
-  server;
-  peers = /* @__PURE__ */ new Set();
-  nextId = 1;
-  changed = null;
-  /** Listens on a new socket in a private (0700) temporary directory. */
-  static async open() {
-    let dir = mkdtempSync(join(tmpdir(), "perfgate-health-"));
-    if (join(dir, "health.sock").length > MAX_SOCKET_PATH) {
-      rmSync(dir, { recursive: true, force: true });
-      dir = mkdtempSync("/tmp/perfgate-health-");
-    }
-    const path = join(dir, "health.sock");
-    const server = createServer();
-    await new Promise((resolve2, reject) => {
-      server.once("error", reject);
-      server.listen(path, () => {
-        server.off("error", reject);
-        resolve2();
-      });
-    });
-    server.unref();
-    return new _HealthChannel(path, dir, server);
-  }
-  /** Processes connected now. */
-  get connected() {
-    return this.peers.size;
-  }
-  accept(socket) {
-    const peer = { socket, pending: "", begun: 0, report: null };
-    this.peers.add(peer);
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      peer.pending += chunk;
-      if (peer.pending.length > MAX_LINE) {
-        socket.destroy();
-        return;
-      }
-      for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
-        const line2 = peer.pending.slice(0, newline);
-        peer.pending = peer.pending.slice(newline + 1);
-        this.receive(peer, line2);
-      }
-    });
-    const forget = () => {
-      this.peers.delete(peer);
-      this.changed?.();
-    };
-    socket.on("error", forget);
-    socket.on("close", forget);
-  }
-  receive(peer, line2) {
-    let message;
-    try {
-      message = JSON.parse(line2);
-    } catch {
-      return;
-    }
-    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
-    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
-    this.changed?.();
-  }
-  send(peer, message) {
-    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
-`);
-  }
-  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
-  waitUntil(done, timeoutMs) {
-    return new Promise((resolve2) => {
-      const finish2 = () => {
-        clearTimeout(timer);
-        this.changed = null;
-        resolve2();
-      };
-      const timer = setTimeout(finish2, timeoutMs);
-      this.changed = () => {
-        if (done()) finish2();
-      };
-      this.changed();
-    });
-  }
-  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
-  async begin() {
-    const id = this.nextId++;
-    for (const peer of this.peers) {
-      peer.report = null;
-      this.send(peer, { op: "begin", id });
-    }
-    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
-    return id;
-  }
-  /** Closes window `id` and collects the reports of the processes that opened it. */
-  async end(id) {
-    const opened = () => [...this.peers].filter((p) => p.begun === id);
-    for (const peer of this.peers) this.send(peer, { op: "end", id });
-    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
-    const processes = opened().flatMap((p) => p.report === null ? [] : [p.report]);
-    return { processes, missing: opened().length - processes.length };
-  }
-  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
-  close() {
-    if (!this.server.listening) return;
-    for (const peer of this.peers) peer.socket.destroy();
-    this.peers.clear();
-    this.server.close();
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-};
-var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
-function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-function toProcessHealth(message) {
-  const delay = message.eventLoopDelayUs;
-  const gc = message.gc ?? {};
-  const heapAfterGc = message.heapAfterGcBytes;
-  return {
-    pid: finite(message.pid),
-    ppid: finite(message.ppid),
-    worker: message.worker === true,
-    windowMs: finite(message.windowMs),
-    eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
-    eventLoopUtilization: finite(message.eventLoopUtilization),
-    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
-    heapUsedBytes: finite(message.heapUsedBytes),
-    heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
-    rssBytes: finite(message.rssBytes),
-    activeHandles: finite(message.activeHandles)
-  };
-}
-function sliceHealth(reports, requestsSinceStart) {
-  if (reports === null || reports.processes.length === 0) return null;
-  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
-}
-
-// src/engine/load.ts
-var import_autocannon = __toESM(require_autocannon(), 1);
-var hdr = __toESM(require_dist3(), 1);
-async function runLoad(baseUrl, scenario, durationMs) {
-  const histogram = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 12e7,
-    // 120 s in µs
-    numberOfSignificantValueDigits: 3,
-    useWebAssembly: false
-  });
-  let responses = 0;
-  let non2xx = 0;
-  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  const t0 = process.hrtime.bigint();
-  const instance = (0, import_autocannon.default)({
-    url: `${baseUrl}${scenario.path}`,
-    method: scenario.method,
-    headers: scenario.headers,
-    body: scenario.body ?? void 0,
-    connections: scenario.connections,
-    pipelining: scenario.pipelining,
-    duration: durationMs / 1e3,
-    // autocannon checks its stop flag only on its sampling tick (default every 1000 ms), so
-    // a 300 ms slice would silently last a whole second: tick often enough to stop on time.
-    sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
-    // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
-    timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
-  });
-  instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
-    responses++;
-    if (statusCode < 200 || statusCode >= 300) non2xx++;
-    histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
-  });
-  const result = await instance;
-  const durationMs_ = Number(process.hrtime.bigint() - t0) / 1e6;
-  const latencyUs = histogram.totalCount > 0 ? {
-    p50: histogram.getValueAtPercentile(50),
-    p90: histogram.getValueAtPercentile(90),
-    p99: histogram.getValueAtPercentile(99),
-    max: histogram.maxValue,
-    mean: Math.round(histogram.mean * 10) / 10
-  } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
-  histogram.destroy();
-  return {
-    startedAt,
-    durationMs: Math.round(durationMs_ * 10) / 10,
-    requests: responses,
-    rps: Math.round(responses / (durationMs_ / 1e3) * 10) / 10,
-    latencyUs,
-    non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts
-  };
-}
-
-// src/engine/bench/discover.ts
-import { createRequire } from "node:module";
-import { join as join4 } from "node:path";
-import { pathToFileURL } from "node:url";
-
-// src/engine/workspace.ts
-import { execFile as execFile2 } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync as readFileSync3, rmSync as rmSync2 } from "node:fs";
-import { realpath } from "node:fs/promises";
-import { dirname, join as join2, relative } from "node:path";
-function git(args, cwd) {
-  return new Promise((resolve2, reject) => {
-    execFile2("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
-      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
-      else resolve2(stdout.trim());
-    });
-  });
-}
-async function repositoryRoot(dir) {
-  try {
-    return await git(["rev-parse", "--show-toplevel"], dir);
-  } catch {
-    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
-  }
-}
-async function resolveCommit(root, ref, what) {
-  try {
-    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
-  } catch {
-    throw new SetupError(
-      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
-    );
-  }
-}
-async function defaultBranch(root) {
-  try {
-    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
-  } catch {
-    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
-      try {
-        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
-        return candidate;
-      } catch {
-      }
-    }
-  }
-  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
-}
-async function prepareTrees(request2, ports) {
-  const root = await repositoryRoot(request2.repoDir);
-  const created = [];
-  const dispose = async () => {
-    for (const dir of created.reverse()) {
-      try {
-        await git(["worktree", "remove", "--force", dir], root);
-      } catch (e) {
-        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
-        rmSync2(dir, { recursive: true, force: true });
-      }
-    }
-    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
-  };
-  const addWorktree = async (side, sha) => {
-    mkdirSync(request2.scratchDir, { recursive: true });
-    const dir = join2(request2.scratchDir, side);
-    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
-    created.push(dir);
-    return dir;
-  };
-  try {
-    let head;
-    if (request2.headRef) {
-      const sha = await resolveCommit(root, request2.headRef, "The head ref");
-      head = { side: "head", ref: request2.headRef, sha, dirty: false, root: await addWorktree("head", sha) };
-    } else {
-      const sha = await resolveCommit(root, "HEAD", "HEAD");
-      const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
-      const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-      const dirty = status.length > 0;
-      const snapshot = dirty ? await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root) : "";
-      const dir = await addWorktree("head", snapshot || sha);
-      await copyUntracked(root, dir, dirname(request2.scratchDir));
-      head = { side: "head", ref: ref === "HEAD" ? "work tree" : ref, sha, dirty, root: dir };
-    }
-    const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
-    let baseSha = baseTip;
-    if (request2.mergeBase) {
-      try {
-        baseSha = await git(["merge-base", head.sha, baseTip], root);
-      } catch {
-        throw new SetupError(
-          `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
-        );
-      }
-    }
-    const base = { side: "base", ref: request2.baseRef, sha: baseSha, dirty: false, root: await addWorktree("base", baseSha) };
-    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
-    return { base, head, dispose };
-  } catch (e) {
-    await dispose();
-    throw e;
-  }
-}
-async function copyUntracked(root, dir, skip) {
-  const list = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
-  const skipped = relative(await realpath(root), await realpath(skip).catch(() => skip));
-  const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
-  for (const file2 of list.split("\0").filter((f) => f && !inside(f))) {
-    mkdirSync(dirname(join2(dir, file2)), { recursive: true });
-    cpSync(join2(root, file2), join2(dir, file2), { verbatimSymlinks: true });
-  }
-}
-function installCommand(dir) {
-  if (existsSync(join2(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
-  if (existsSync(join2(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
-  if (existsSync(join2(dir, "package-lock.json")) || existsSync(join2(dir, "npm-shrinkwrap.json"))) return "npm ci";
-  if (!existsSync(join2(dir, "package.json"))) return null;
-  try {
-    const pkg = JSON.parse(readFileSync3(join2(dir, "package.json"), "utf8"));
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? "npm install" : null;
-  } catch {
-    return null;
-  }
-}
-function serviceDir(tree, service) {
-  return join2(tree.root, service.cwd);
-}
-async function setupTree(tree, options, ports) {
-  const dir = serviceDir(tree, options.service);
-  if (!existsSync(dir)) {
-    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
-  }
-  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  const steps = [
-    ["install", install],
-    ["build", options.service.build]
-  ];
-  for (const [phase, command2] of steps) {
-    if (!command2) continue;
-    ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join2(options.logDir, `${tree.side}-${phase}.log`);
-    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
-    if (result.code !== 0) {
-      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new SetupError(
-        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
-${tailFile(logFile, 15)}`
-      );
-    }
-  }
-}
-
-// src/engine/bench/glob.ts
-import { readdirSync, statSync } from "node:fs";
-import { join as join3 } from "node:path";
-var GLOB_CHARS = /[*?[{]/;
-var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
-function escapeRegExp(text2) {
-  return text2.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-}
-function bracesBalanced(glob) {
-  let depth = 0;
-  for (const c of glob) {
-    if (c === "{") depth++;
-    else if (c === "}" && --depth < 0) return false;
-  }
-  return depth === 0;
-}
-function globToRegExp(glob) {
-  const braces = bracesBalanced(glob);
-  let depth = 0;
-  let out = "";
-  let i = 0;
-  while (i < glob.length) {
-    const c = glob[i];
-    if (c === "*" && glob[i + 1] === "*") {
-      const segmentStart = i === 0 || glob[i - 1] === "/";
-      if (segmentStart && glob[i + 2] === "/") {
-        out += "(?:[^/]+/)*";
-        i += 3;
-      } else if (segmentStart && i + 2 === glob.length) {
-        out += ".*";
-        i += 2;
-      } else {
-        out += "[^/]*";
-        i += 2;
-      }
-      continue;
-    }
-    if (c === "*") out += "[^/]*";
-    else if (c === "?") out += "[^/]";
-    else if (c === "[" && glob.indexOf("]", i + 2) > 0) {
-      const close = glob.indexOf("]", i + 2);
-      const body = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
-      out += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
-      i = close + 1;
-      continue;
-    } else if (c === "{" && braces) {
-      depth++;
-      out += "(?:";
-    } else if (c === "," && depth > 0) out += "|";
-    else if (c === "}" && depth > 0) {
-      depth--;
-      out += ")";
-    } else out += escapeRegExp(c);
-    i++;
-  }
-  return new RegExp(`^${out}$`);
-}
-function staticPrefix(glob) {
-  const segments = glob.split("/");
-  const fixed = [];
-  for (const segment of segments.slice(0, -1)) {
-    if (GLOB_CHARS.test(segment)) break;
-    fixed.push(segment);
-  }
-  return fixed.join("/");
-}
-function walk(root, dir, out) {
-  let entries;
-  try {
-    entries = readdirSync(join3(root, dir), { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const entry of entries) {
-    if (SKIPPED_DIRS.test(entry.name)) continue;
-    const relative3 = dir ? `${dir}/${entry.name}` : entry.name;
-    let isDirectory = entry.isDirectory();
-    let isFile = entry.isFile();
-    if (entry.isSymbolicLink()) {
-      try {
-        isFile = statSync(join3(root, relative3)).isFile();
-      } catch {
-        isFile = false;
-      }
-      isDirectory = false;
-    }
-    if (isDirectory) walk(root, relative3, out);
-    else if (isFile) out.push(relative3);
-  }
-}
-function matchFiles(root, globs) {
-  const found = /* @__PURE__ */ new Set();
-  for (const glob of globs) {
-    const pattern = globToRegExp(glob);
-    const files = [];
-    walk(root, staticPrefix(glob), files);
-    for (const file2 of files) if (pattern.test(file2)) found.add(file2);
-  }
-  return [...found].sort();
-}
-
-// src/engine/bench/discover.ts
-var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative3, tree) {
-  if (!TYPESCRIPT.test(relative3)) return [];
-  let loader;
-  try {
-    loader = createRequire(absolute).resolve("tsx");
-  } catch {
-    throw new SetupError(
-      `${relative3} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
-    );
-  }
-  return ["--import", pathToFileURL(loader).href];
-}
-function discoverBenchmarks(config2, service, trees) {
-  const dirs = { base: serviceDir(trees.base, service), head: serviceDir(trees.head, service) };
-  const files = {};
-  for (const side of ["base", "head"]) {
-    files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join4(dirs[side], path);
-      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
-    });
-  }
-  if (files.base.length === 0 && files.head.length === 0) {
-    throw new SetupError(
-      `No benchmark file matches ${config2.files.map((g) => `"${g}"`).join(", ")} in base or head (searched ${service.cwd === "." ? "the repository root" : `service.cwd "${service.cwd}"`}, without node_modules and dot-directories). Check benchmarks in perfgate.yml: globs are relative to service.cwd, e.g. bench/**/*.bench.js.`
-    );
-  }
-  return { dirs, files };
-}
-
-// src/engine/bench/runner.ts
-import { mkdirSync as mkdirSync2, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join6 } from "node:path";
-
-// src/results/io.ts
-import { readFileSync as readFileSync4, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
-function writeResults(path, results) {
-  const tmp = `${path}.tmp`;
-  writeFileSync2(tmp, `${JSON.stringify(results, null, 2)}
-`);
-  renameSync(tmp, path);
-}
-var ResultsFileError = class extends Error {
-};
-function readResults(path) {
-  let text2;
-  try {
-    text2 = readFileSync4(path, "utf8");
-  } catch (e) {
-    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
-  }
-  let data;
-  try {
-    data = JSON.parse(text2);
-  } catch (e) {
-    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
-  }
-  if (data?.schema !== "perfgate/results") {
-    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
-  }
-  if (data.version !== RESULTS_VERSION) {
-    throw new ResultsFileError(
-      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
-    );
-  }
-  return data;
-}
 
 // src/stats/normal.ts
 function polynomial(c, t) {
@@ -58465,6 +57896,33 @@ function twoLookBounds(t, alpha) {
   };
 }
 
+// src/stats/random.ts
+import { randomInt } from "node:crypto";
+function createRandom(seed) {
+  if (!Number.isFinite(seed)) throw new RangeError(`createRandom: seed must be a finite number, got ${seed}`);
+  let state = Math.trunc(seed) >>> 0;
+  return () => {
+    state = state + 1831565813 >>> 0;
+    let t = state;
+    t = Math.imul(t ^ t >>> 15, t | 1);
+    t ^= t + Math.imul(t ^ t >>> 7, t | 61);
+    return ((t ^ t >>> 14) >>> 0) / 4294967296;
+  };
+}
+function randomSeed() {
+  return randomInt(0, 2147483648);
+}
+function shuffle(items, rand) {
+  const out = items.slice();
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    const tmp = out[i];
+    out[i] = out[j];
+    out[j] = tmp;
+  }
+  return out;
+}
+
 // src/engine/plan.ts
 var ENV_PAD_RANGE = 4096;
 function blockSizes(pairs, blocks) {
@@ -58542,508 +58000,10 @@ function planSequential(config2) {
   };
 }
 
-// src/engine/service.ts
-import { existsSync as existsSync2, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
-import { request } from "node:http";
-import { createServer as createServer2, connect } from "node:net";
-import { dirname as dirname2, join as join5 } from "node:path";
-import { fileURLToPath } from "node:url";
-
-// src/engine/proc-cpu.ts
-import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
-var ticksPerSecond = null;
-function clockTicks() {
-  if (ticksPerSecond === null) {
-    try {
-      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
-function statFields(text2) {
-  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
-}
-function groupCpuSeconds(pgid) {
-  let ticks = 0;
-  let entries;
-  try {
-    entries = readdirSync2("/proc");
-  } catch {
-    return Number.NaN;
-  }
-  for (const name of entries) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let text2;
-    try {
-      text2 = readFileSync5(`/proc/${name}/stat`, "latin1");
-    } catch {
-      continue;
-    }
-    const f = statFields(text2);
-    if (Number(f[2]) !== pgid) continue;
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  }
-  return ticks / clockTicks();
-}
-
-// src/engine/service.ts
-function preloadPath(file2 = "preload.cjs") {
-  const here = dirname2(fileURLToPath(import.meta.url));
-  const candidates = [join5(here, file2), join5(here, "..", "preload", file2)];
-  const found = candidates.find((p) => existsSync2(p));
-  if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
-  return found;
-}
-function freePort() {
-  return new Promise((resolve2, reject) => {
-    const server = createServer2();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve2(port));
-    });
-  });
-}
-var Service = class _Service {
-  constructor(side, port, child, options, health) {
-    this.side = side;
-    this.port = port;
-    this.child = child;
-    this.options = options;
-    this.health = health;
-    child.once("exit", (code, signal) => {
-      this.exit = { code, signal };
-    });
-  }
-  side;
-  port;
-  child;
-  options;
-  health;
-  exit = null;
-  stopping = false;
-  /** Base URL to send load to, known once ready. */
-  url = "";
-  /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
-  requestsServed = 0;
-  static async start(options) {
-    const command2 = options.config.start;
-    if (command2 === null) throw new Error("Service.start: service.start is not set");
-    const port = await freePort();
-    writeFileSync3(options.statusFile, "");
-    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
-    const env = {
-      NODE_ENV: "production",
-      ...options.env,
-      ...options.config.env,
-      PORT: String(port),
-      PERFGATE_PORT: String(port),
-      PERFGATE_STATUS_FILE: options.statusFile,
-      ...health && { PERFGATE_HEALTH_SOCKET: health.socketPath },
-      ...options.envPad !== void 0 && { PERFGATE_ENV_PAD: "x".repeat(options.envPad) }
-    };
-    const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : "";
-    env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
-    if (options.profiling) {
-      Object.assign(env, options.profiling.env);
-      if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
-    }
-    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
-`, {
-      flag: "a"
-    });
-    let child;
-    try {
-      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
-      child = options.cpus ? startProcess("taskset", ["-c", options.cpus, "/bin/sh", "-c", command2], shell) : startShell(command2, shell);
-    } catch (e) {
-      health?.close();
-      throw e;
-    }
-    return new _Service(options.side, port, child, options, health);
-  }
-  get pgid() {
-    return this.child.pid;
-  }
-  get exited() {
-    return this.exit !== null;
-  }
-  logTail(lines = 20) {
-    return tailFile(this.options.logFile, lines);
-  }
-  /** Service CPU seconds so far (whole process group). */
-  cpuSeconds() {
-    return groupCpuSeconds(this.pgid);
-  }
-  exitDescription() {
-    if (!this.exit) return "is running";
-    return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
-  }
-  /** Throws a ServiceError when the service is no longer running. */
-  assertRunning(when) {
-    if (this.exit && !this.stopping) {
-      throw new ServiceError(
-        `The ${this.side} service ${this.exitDescription()} ${when}. Its log: ${this.options.logFile}`,
-        this.logTail()
-      );
-    }
-  }
-  /**
-   * Ready = the port is bound (reported by the preload, or accepting connections) and, when
-   * configured, the ready path answers 2xx. Fails early when the process exits.
-   */
-  async waitReady() {
-    const { timeoutMs, path } = this.options.config.ready;
-    const deadline = Date.now() + timeoutMs;
-    let host = "";
-    let lastProblem = "the port was never bound";
-    while (Date.now() < deadline) {
-      this.assertRunning("before it was ready");
-      if (!host) {
-        host = this.reportedHost() ?? (await canConnect("127.0.0.1", this.port) ? "127.0.0.1" : "");
-      }
-      if (host) {
-        this.url = `http://${host.includes(":") ? `[${host}]` : host}:${this.port}`;
-        if (!path) return;
-        const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2e3, deadline - Date.now())));
-        if (status >= 200 && status < 300) return;
-        lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
-      }
-      await sleep(100);
-    }
-    const seconds = (timeoutMs / 1e3).toFixed(timeoutMs % 1e3 ? 1 : 0);
-    throw new ServiceError(
-      `The ${this.side} service was not ready within ${seconds} s (${lastProblem}; port ${this.port}). Check service.start, and service.ready (path, timeout) in perfgate.yml. Its log: ${this.options.logFile}`,
-      this.logTail()
-    );
-  }
-  /** The address the preload saw bound, as a host to connect to. */
-  reportedHost() {
-    let text2 = "";
-    try {
-      text2 = readFileSync6(this.options.statusFile, "utf8");
-    } catch {
-      return null;
-    }
-    for (const line2 of text2.split("\n")) {
-      if (!line2) continue;
-      let event;
-      try {
-        event = JSON.parse(line2);
-      } catch {
-        continue;
-      }
-      if (event.event !== "listening" || event.port !== this.port) continue;
-      const address = event.address ?? "";
-      if (address === "" || address === "::" || address === "0.0.0.0") return "127.0.0.1";
-      return address;
-    }
-    return null;
-  }
-  async stop(graceMs = 5e3) {
-    this.stopping = true;
-    await stopGroup(this.pgid, graceMs);
-    this.options.tracker.delete(this.pgid);
-    this.health?.close();
-  }
-};
-function canConnect(host, port) {
-  return new Promise((resolve2) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(500);
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve2(true);
-    });
-    socket.once("timeout", () => {
-      socket.destroy();
-      resolve2(false);
-    });
-    socket.once("error", () => resolve2(false));
-  });
-}
-function httpStatus(url2, timeoutMs) {
-  return new Promise((resolve2) => {
-    const req = request(url2, { method: "GET", timeout: timeoutMs }, (res) => {
-      res.resume();
-      resolve2(res.statusCode ?? 0);
-    });
-    req.once("timeout", () => req.destroy());
-    req.once("error", () => resolve2(0));
-    req.end();
-  });
-}
-
-// src/engine/bench/capture.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-var LIBRARIES = ["benchmark", "tinybench", "mitata"];
-var MAX_TEXT = 2e3;
-function text(value, fallback = "") {
-  return typeof value === "string" ? value.slice(0, MAX_TEXT) : fallback;
-}
-function finiteOrNull(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-function parseCapture(content) {
-  const capture = { benchmarks: [], libraries: [] };
-  const occurrences = /* @__PURE__ */ new Map();
-  for (const line2 of content.split("\n")) {
-    if (!line2.trim()) continue;
-    let record2;
-    try {
-      record2 = JSON.parse(line2);
-    } catch {
-      continue;
-    }
-    if (typeof record2 !== "object" || record2 === null) continue;
-    const library = record2["library"];
-    if (!LIBRARIES.includes(library)) continue;
-    switch (record2["type"]) {
-      case "library":
-      case "unsupported":
-        capture.libraries.push({
-          name: library,
-          version: text(record2["version"], "unknown"),
-          path: text(record2["path"]),
-          unsupported: record2["type"] === "unsupported" ? text(record2["message"], "unsupported version") : null
-        });
-        break;
-      case "result":
-      case "error": {
-        const name = text(record2["name"], "(unnamed)");
-        const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
-        const key = JSON.stringify([suite, name]);
-        const occurrence = (occurrences.get(key) ?? 0) + 1;
-        occurrences.set(key, occurrence);
-        const failed = record2["type"] === "error";
-        const ops = finiteOrNull(record2["opsPerSec"]);
-        const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
-        capture.benchmarks.push({
-          library,
-          name,
-          suite,
-          occurrence,
-          opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
-          rme: finiteOrNull(record2["rme"]),
-          sampleCount: finiteOrNull(record2["sampleCount"]) ?? 0,
-          samplesNs: samples.filter((s) => typeof s === "number" && Number.isFinite(s)).slice(0, 1e3),
-          stats: typeof record2["stats"] === "object" && record2["stats"] !== null && !Array.isArray(record2["stats"]) ? record2["stats"] : null,
-          error: failed ? text(record2["message"], "the benchmark failed") : ops === null || ops <= 0 ? "no ops/s was measured" : null
-        });
-        break;
-      }
-    }
-  }
-  return capture;
-}
-function readCapture(file2) {
-  let content = "";
-  try {
-    content = readFileSync7(file2, "utf8");
-  } catch {
-  }
-  return parseCapture(content);
-}
-
-// src/engine/bench/runner.ts
-var CONSECUTIVE_FAILURES_TO_DROP = 2;
-var STDERR_TAIL_LINES = 15;
-var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
-async function runBenchmarks(request2, ports) {
-  const { config: config2, discovered, results } = request2;
-  const paths = (side) => discovered.files[side].map((f) => f.path);
-  const stored = {
-    files: { base: paths("base"), head: paths("head") },
-    rounds: config2.rounds,
-    runs: [],
-    stoppedEarly: null
-  };
-  results.benchmarks = stored;
-  writeResults(request2.resultsPath, results);
-  const plan = buildBenchPlan(stored.files, config2.rounds, request2.seed);
-  const logDir = join6(request2.logDir, "benchmarks");
-  mkdirSync2(logDir, { recursive: true });
-  const preload = preloadPath("bench-preload.cjs");
-  const env = { NODE_ENV: "production", ...request2.env, ...request2.service.env };
-  const failureStreak = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Set();
-  const started = Date.now();
-  const total = plan.reduce((n, round) => n + round.files.reduce((m, f) => m + f.order.length, 0), 0);
-  let done = 0;
-  rounds: for (const round of plan) {
-    for (const planned of round.files) {
-      if (request2.signal?.aborted) throw new CancelledError(CANCELLED);
-      if (dropped.has(planned.file)) continue;
-      if (Date.now() - started >= config2.budgetMs) {
-        stored.stoppedEarly = `the budget of ${formatDuration(config2.budgetMs)} (benchmarks.budget) ran out in round ${round.index + 1} of ${config2.rounds}`;
-        ports.logger.warn(`micro-benchmarks: ${stored.stoppedEarly}; comparing the rounds finished so far`);
-        break rounds;
-      }
-      for (const side of planned.order) {
-        const file2 = discovered.files[side].find((f) => f.path === planned.file);
-        ports.progress({ phase: "benchmark", side, message: file2.path, pair: done + 1, pairs: total });
-        const run = await runFile(file2, side, round.index, {
-          cwd: discovered.dirs[side],
-          env,
-          preload,
-          logDir,
-          timeoutMs: config2.timeoutMs,
-          tracker: request2.tracker
-        });
-        if (request2.signal?.aborted) throw new CancelledError(CANCELLED);
-        stored.runs.push(run);
-        done++;
-        const streakKey = `${side}\0${file2.path}`;
-        const streak = run.error === null ? 0 : (failureStreak.get(streakKey) ?? 0) + 1;
-        failureStreak.set(streakKey, streak);
-        if (run.error !== null) ports.logger.warn(`benchmark ${file2.path} failed on ${side} (round ${round.index + 1}): ${firstLine(run.error)}`);
-        if (streak >= CONSECUTIVE_FAILURES_TO_DROP && !dropped.has(file2.path)) {
-          dropped.add(file2.path);
-          results.warnings.push({
-            code: "benchmark-file-dropped",
-            benchmark: file2.path,
-            message: `failed on ${side} in ${streak} rounds in a row, so it was not run again in later rounds.`
-          });
-        }
-      }
-      writeResults(request2.resultsPath, results);
-    }
-  }
-  writeResults(request2.resultsPath, results);
-}
-function stemOf(file2, side, round) {
-  return `${side}-round${round + 1}-${file2.replace(/[^A-Za-z0-9._-]+/g, "_")}`;
-}
-async function runFile(file2, side, round, options) {
-  const stem = stemOf(file2.path, side, round);
-  const output2 = join6(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join6(options.logDir, `${stem}.out.log`), stderr: join6(options.logDir, `${stem}.err.log`) };
-  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
-  const startedAt = /* @__PURE__ */ new Date();
-  let exit;
-  try {
-    exit = await runProcess("node", [...file2.nodeArgs, "--require", options.preload, file2.absolute], {
-      cwd: options.cwd,
-      env: { ...options.env, PERFGATE_BENCH_OUTPUT: output2 },
-      logFile: logs.stdout,
-      errorLogFile: logs.stderr,
-      tracker: options.tracker,
-      timeoutMs: options.timeoutMs
-    });
-  } catch (e) {
-    writeFileSync4(logs.stderr, `perfgate could not start node: ${e.message}
-`, { flag: "a" });
-    exit = { code: null, signal: null, timedOut: false };
-  }
-  const capture = readCapture(output2);
-  const error62 = describeFailure(exit, capture, options.timeoutMs);
-  const tail = error62 === null ? "" : tailFile(logs.stderr, STDERR_TAIL_LINES);
-  return {
-    round,
-    file: file2.path,
-    side,
-    startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(),
-    exitCode: exit.code,
-    signal: exit.signal,
-    timedOut: exit.timedOut,
-    error: error62 === null ? null : tail ? `${error62}
---- last lines of its stderr (${logs.stderr}) ---
-${tail}` : `${error62} (stderr was empty; log ${logs.stderr})`,
-    benchmarks: capture.benchmarks,
-    libraries: capture.libraries,
-    logs
-  };
-}
-function describeFailure(exit, capture, timeoutMs) {
-  if (exit.timedOut) return `did not finish within ${formatDuration(timeoutMs)} (benchmarks.timeout) and was killed`;
-  if (exit.signal) return `was killed by ${exit.signal}`;
-  if (exit.code === null) return "could not be started";
-  if (exit.code !== 0) return `exited with code ${exit.code}`;
-  if (capture.benchmarks.length > 0) return null;
-  const unsupported = capture.libraries.filter((l) => l.unsupported !== null);
-  if (unsupported.length > 0) return unsupported.map((l) => `${l.unsupported} (${l.path})`).join("; ");
-  if (capture.libraries.length === 0) {
-    return "ran to the end, but loaded none of benchmark, tinybench or mitata, so there was nothing to capture. perfgate reads those libraries from the project's node_modules; a suite that only prints results cannot be read";
-  }
-  const loaded = capture.libraries.map((l) => `${l.name} ${l.version}`).join(", ");
-  return `loaded ${loaded}, but no benchmark finished (is run() called, and awaited where it returns a promise?)`;
-}
-function firstLine(text2) {
-  return text2.split("\n")[0];
-}
-
-// src/engine/placement.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-function allowedCpus(pid = process.pid) {
-  try {
-    const out = execFileSync2("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-    const list = out.slice(out.lastIndexOf(":") + 1).trim();
-    return parseCpuList(list);
-  } catch {
-    return null;
-  }
-}
-function parseCpuList(list) {
-  const cpus2 = [];
-  for (const part of list.split(",").map((p) => p.trim()).filter(Boolean)) {
-    const [from, to] = part.split("-").map(Number);
-    if (!Number.isInteger(from)) continue;
-    for (let c = from; c <= (Number.isInteger(to) ? to : from); c++) cpus2.push(c);
-  }
-  return cpus2;
-}
-function choosePlacement(mode, cpus2) {
-  if (mode === "off" || cpus2 === null || cpus2.length < 2) return null;
-  const [generator, ...rest] = cpus2;
-  return { generator: String(generator), services: rest.join(",") };
-}
-function pinProcess(cpus2, pid = process.pid) {
-  try {
-    execFileSync2("taskset", ["-a", "-p", "-c", cpus2, String(pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// src/engine/session.ts
-var RunSession = class {
-  constructor(results, resultsPath, env, logDir, tracker, ports, signal) {
-    this.results = results;
-    this.resultsPath = resultsPath;
-    this.env = env;
-    this.logDir = logDir;
-    this.tracker = tracker;
-    this.ports = ports;
-    this.signal = signal;
-  }
-  results;
-  resultsPath;
-  env;
-  logDir;
-  tracker;
-  ports;
-  signal;
-  /** Applies a change to the results and writes results.json, so a crash keeps what was measured. */
-  update(change = () => {
-  }) {
-    change(this.results);
-    writeResults(this.resultsPath, this.results);
-  }
-  /** Throws CancelledError when the run was cancelled (the shells abort on SIGINT/SIGTERM). */
-  checkCancelled() {
-    if (this.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
-  }
-};
-
 // src/engine/profile.ts
-import { execFile as execFile3 } from "node:child_process";
-import { mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join8, relative as relative2 } from "node:path";
+import { execFile as execFile2 } from "node:child_process";
+import { mkdirSync as mkdirSync3, readdirSync as readdirSync2, readFileSync as readFileSync8, realpathSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join5, relative as relative2 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -59119,7 +58079,7 @@ function countSamples(profile, window2) {
 
 // src/profile/frames.ts
 import { posix as posix2 } from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
+import { fileURLToPath } from "node:url";
 var ROOT_NAME = "(root)";
 var IDLE_NAME = "(idle)";
 function functionKey(fn) {
@@ -59128,7 +58088,7 @@ function functionKey(fn) {
 function scriptPath(url2) {
   if (url2.startsWith("file://")) {
     try {
-      return fileURLToPath2(url2);
+      return fileURLToPath(url2);
     } catch {
       return null;
     }
@@ -59137,9 +58097,9 @@ function scriptPath(url2) {
 }
 var NODE_MODULES = "/node_modules/";
 function packageOf(path) {
-  const at = path.lastIndexOf(NODE_MODULES);
-  if (at < 0) return null;
-  const [first, second] = path.slice(at + NODE_MODULES.length).split("/");
+  const at2 = path.lastIndexOf(NODE_MODULES);
+  if (at2 < 0) return null;
+  const [first, second] = path.slice(at2 + NODE_MODULES.length).split("/");
   if (!first) return null;
   return first.startsWith("@") && second ? `${first}/${second}` : first;
 }
@@ -59705,18 +58665,786 @@ var PAGE_SCRIPT = String.raw`
 })();
 `;
 
+// src/results/io.ts
+import { readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
+
+// src/results/types.ts
+var RESULTS_VERSION = 1;
+
+// src/results/io.ts
+function writeResults(path, results) {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}
+`);
+  renameSync(tmp, path);
+}
+var ResultsFileError = class extends Error {
+};
+function readResults(path) {
+  let text2;
+  try {
+    text2 = readFileSync2(path, "utf8");
+  } catch (e) {
+    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
+  }
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (e) {
+    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
+  }
+  if (data?.schema !== "perfgate/results") {
+    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
+  }
+  if (data.version !== RESULTS_VERSION) {
+    throw new ResultsFileError(
+      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
+    );
+  }
+  return data;
+}
+
+// src/engine/load.ts
+var import_autocannon = __toESM(require_autocannon(), 1);
+var hdr = __toESM(require_dist3(), 1);
+async function runLoad(baseUrl, scenario, durationMs) {
+  const histogram = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 12e7,
+    // 120 s in µs
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false
+  });
+  let responses = 0;
+  let non2xx = 0;
+  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+  const t0 = process.hrtime.bigint();
+  const instance = (0, import_autocannon.default)({
+    url: `${baseUrl}${scenario.path}`,
+    method: scenario.method,
+    headers: scenario.headers,
+    body: scenario.body ?? void 0,
+    connections: scenario.connections,
+    pipelining: scenario.pipelining,
+    duration: durationMs / 1e3,
+    // autocannon checks its stop flag only on its sampling tick (default every 1000 ms), so
+    // a 300 ms slice would silently last a whole second: tick often enough to stop on time.
+    sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
+    // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
+    timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
+  });
+  instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
+    responses++;
+    if (statusCode < 200 || statusCode >= 300) non2xx++;
+    histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
+  });
+  const result = await instance;
+  const durationMs_ = Number(process.hrtime.bigint() - t0) / 1e6;
+  const latencyUs = histogram.totalCount > 0 ? {
+    p50: histogram.getValueAtPercentile(50),
+    p90: histogram.getValueAtPercentile(90),
+    p99: histogram.getValueAtPercentile(99),
+    max: histogram.maxValue,
+    mean: Math.round(histogram.mean * 10) / 10
+  } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
+  histogram.destroy();
+  return {
+    startedAt,
+    durationMs: Math.round(durationMs_ * 10) / 10,
+    requests: responses,
+    rps: Math.round(responses / (durationMs_ / 1e3) * 10) / 10,
+    latencyUs,
+    non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts
+  };
+}
+
+// src/engine/service.ts
+import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
+import { request } from "node:http";
+import { createServer as createServer2, connect } from "node:net";
+import { dirname, join as join2 } from "node:path";
+import { fileURLToPath as fileURLToPath2 } from "node:url";
+
+// src/engine/health.ts
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+var BEGIN_TIMEOUT_MS = 1e3;
+var END_TIMEOUT_MS = 5e3;
+var MAX_LINE = 64 * 1024;
+var MAX_SOCKET_PATH = 100;
+var HealthChannel = class _HealthChannel {
+  constructor(socketPath, dir, server) {
+    this.socketPath = socketPath;
+    this.dir = dir;
+    this.server = server;
+    server.on("connection", (socket) => this.accept(socket));
+  }
+  socketPath;
+  dir;
+  server;
+  peers = /* @__PURE__ */ new Set();
+  nextId = 1;
+  changed = null;
+  /** Listens on a new socket in a private (0700) temporary directory. */
+  static async open() {
+    let dir = mkdtempSync(join(tmpdir(), "perfgate-health-"));
+    if (join(dir, "health.sock").length > MAX_SOCKET_PATH) {
+      rmSync(dir, { recursive: true, force: true });
+      dir = mkdtempSync("/tmp/perfgate-health-");
+    }
+    const path = join(dir, "health.sock");
+    const server = createServer();
+    await new Promise((resolve2, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => {
+        server.off("error", reject);
+        resolve2();
+      });
+    });
+    server.unref();
+    return new _HealthChannel(path, dir, server);
+  }
+  /** Processes connected now. */
+  get connected() {
+    return this.peers.size;
+  }
+  accept(socket) {
+    const peer = { socket, pending: "", begun: 0, report: null };
+    this.peers.add(peer);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      peer.pending += chunk;
+      if (peer.pending.length > MAX_LINE) {
+        socket.destroy();
+        return;
+      }
+      for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
+        const line2 = peer.pending.slice(0, newline);
+        peer.pending = peer.pending.slice(newline + 1);
+        this.receive(peer, line2);
+      }
+    });
+    const forget = () => {
+      this.peers.delete(peer);
+      this.changed?.();
+    };
+    socket.on("error", forget);
+    socket.on("close", forget);
+  }
+  receive(peer, line2) {
+    let message;
+    try {
+      message = JSON.parse(line2);
+    } catch {
+      return;
+    }
+    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
+    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
+    this.changed?.();
+  }
+  send(peer, message) {
+    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
+`);
+  }
+  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
+  waitUntil(done, timeoutMs) {
+    return new Promise((resolve2) => {
+      const finish2 = () => {
+        clearTimeout(timer);
+        this.changed = null;
+        resolve2();
+      };
+      const timer = setTimeout(finish2, timeoutMs);
+      this.changed = () => {
+        if (done()) finish2();
+      };
+      this.changed();
+    });
+  }
+  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
+  async begin() {
+    const id = this.nextId++;
+    for (const peer of this.peers) {
+      peer.report = null;
+      this.send(peer, { op: "begin", id });
+    }
+    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
+    return id;
+  }
+  /** Closes window `id` and collects the reports of the processes that opened it. */
+  async end(id) {
+    const opened = () => [...this.peers].filter((p) => p.begun === id);
+    for (const peer of this.peers) this.send(peer, { op: "end", id });
+    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
+    const processes = opened().flatMap((p) => p.report === null ? [] : [p.report]);
+    return { processes, missing: opened().length - processes.length };
+  }
+  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
+  close() {
+    if (!this.server.listening) return;
+    for (const peer of this.peers) peer.socket.destroy();
+    this.peers.clear();
+    this.server.close();
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+};
+var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+function toProcessHealth(message) {
+  const delay = message.eventLoopDelayUs;
+  const gc = message.gc ?? {};
+  const heapAfterGc = message.heapAfterGcBytes;
+  return {
+    pid: finite(message.pid),
+    ppid: finite(message.ppid),
+    worker: message.worker === true,
+    windowMs: finite(message.windowMs),
+    eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
+    eventLoopUtilization: finite(message.eventLoopUtilization),
+    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
+    heapUsedBytes: finite(message.heapUsedBytes),
+    heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
+    rssBytes: finite(message.rssBytes),
+    activeHandles: finite(message.activeHandles)
+  };
+}
+function sliceHealth(reports, requestsSinceStart) {
+  if (reports === null || reports.processes.length === 0) return null;
+  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
+}
+
+// src/engine/process.ts
+import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
+var ProcessTracker = class {
+  constructor(pidFile = null) {
+    this.pidFile = pidFile;
+  }
+  pidFile;
+  groups = /* @__PURE__ */ new Set();
+  add(pgid) {
+    this.groups.add(pgid);
+    this.sync();
+  }
+  delete(pgid) {
+    this.groups.delete(pgid);
+    this.sync();
+  }
+  get size() {
+    return this.groups.size;
+  }
+  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
+  async killAll(graceMs = 3e3) {
+    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
+    this.groups.clear();
+    this.sync();
+  }
+  sync() {
+    if (this.pidFile) writeFileSync2(this.pidFile, [...this.groups].join("\n"));
+  }
+};
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
+}
+function sleep(ms) {
+  return new Promise((resolve2) => setTimeout(resolve2, ms));
+}
+function startShell(command2, options) {
+  return startProcess("/bin/sh", ["-c", command2], options);
+}
+function startProcess(file2, args, options) {
+  const out = openSync(options.logFile, "a");
+  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
+  try {
+    const child = spawn(file2, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", out, err]
+    });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  } finally {
+    closeSync(out);
+    if (err !== out) closeSync(err);
+  }
+}
+function runShell(command2, options) {
+  return runProcess("/bin/sh", ["-c", command2], options);
+}
+async function runProcess(file2, args, options) {
+  const child = startProcess(file2, args, options);
+  const pgid = child.pid;
+  if (pgid === void 0) {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopGroup(pgid, 2e3);
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await stopGroup(pgid, 1e3);
+    options.tracker.delete(pgid);
+  }
+}
+function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve([child.exitCode, child.signalCode]);
+  }
+  return new Promise((resolve2, reject) => {
+    child.once("exit", (code, signal) => resolve2([code, signal]));
+    child.once("error", reject);
+  });
+}
+function tailFile(path, lines = 20) {
+  try {
+    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
+    return text2.split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
+
+// src/engine/proc-cpu.ts
+import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync as readFileSync4 } from "node:fs";
+var ticksPerSecond = null;
+function clockTicks() {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+function statFields(text2) {
+  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
+}
+function groupCpuSeconds(pgid) {
+  let ticks = 0;
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return Number.NaN;
+  }
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let text2;
+    try {
+      text2 = readFileSync4(`/proc/${name}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    const f = statFields(text2);
+    if (Number(f[2]) !== pgid) continue;
+    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  }
+  return ticks / clockTicks();
+}
+
+// src/engine/service.ts
+function preloadPath(file2 = "preload.cjs") {
+  const here = dirname(fileURLToPath2(import.meta.url));
+  const candidates = [join2(here, file2), join2(here, "..", "preload", file2)];
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
+  return found;
+}
+function freePort() {
+  return new Promise((resolve2, reject) => {
+    const server = createServer2();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve2(port));
+    });
+  });
+}
+var Service = class _Service {
+  constructor(side, port, child, options, health) {
+    this.side = side;
+    this.port = port;
+    this.child = child;
+    this.options = options;
+    this.health = health;
+    child.once("exit", (code, signal) => {
+      this.exit = { code, signal };
+    });
+  }
+  side;
+  port;
+  child;
+  options;
+  health;
+  exit = null;
+  stopping = false;
+  /** Base URL to send load to, known once ready. */
+  url = "";
+  /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
+  requestsServed = 0;
+  static async start(options) {
+    const command2 = options.config.start;
+    if (command2 === null) throw new Error("Service.start: service.start is not set");
+    const port = await freePort();
+    writeFileSync3(options.statusFile, "");
+    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
+    const env = {
+      NODE_ENV: "production",
+      ...options.env,
+      ...options.config.env,
+      PORT: String(port),
+      PERFGATE_PORT: String(port),
+      PERFGATE_STATUS_FILE: options.statusFile,
+      ...health && { PERFGATE_HEALTH_SOCKET: health.socketPath },
+      ...options.envPad !== void 0 && { PERFGATE_ENV_PAD: "x".repeat(options.envPad) }
+    };
+    const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : "";
+    env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
+    if (options.profiling) {
+      Object.assign(env, options.profiling.env);
+      if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
+    }
+    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
+`, {
+      flag: "a"
+    });
+    let child;
+    try {
+      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
+      child = options.cpus ? startProcess("taskset", ["-c", options.cpus, "/bin/sh", "-c", command2], shell) : startShell(command2, shell);
+    } catch (e) {
+      health?.close();
+      throw e;
+    }
+    return new _Service(options.side, port, child, options, health);
+  }
+  get pgid() {
+    return this.child.pid;
+  }
+  get exited() {
+    return this.exit !== null;
+  }
+  logTail(lines = 20) {
+    return tailFile(this.options.logFile, lines);
+  }
+  /** Service CPU seconds so far (whole process group). */
+  cpuSeconds() {
+    return groupCpuSeconds(this.pgid);
+  }
+  exitDescription() {
+    if (!this.exit) return "is running";
+    return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
+  }
+  /** Throws a ServiceError when the service is no longer running. */
+  assertRunning(when) {
+    if (this.exit && !this.stopping) {
+      throw new ServiceError(
+        `The ${this.side} service ${this.exitDescription()} ${when}. Its log: ${this.options.logFile}`,
+        this.logTail()
+      );
+    }
+  }
+  /**
+   * Ready = the port is bound (reported by the preload, or accepting connections) and, when
+   * configured, the ready path answers 2xx. Fails early when the process exits.
+   */
+  async waitReady() {
+    const { timeoutMs, path } = this.options.config.ready;
+    const deadline = Date.now() + timeoutMs;
+    let host = "";
+    let lastProblem = "the port was never bound";
+    while (Date.now() < deadline) {
+      this.assertRunning("before it was ready");
+      if (!host) {
+        host = this.reportedHost() ?? (await canConnect("127.0.0.1", this.port) ? "127.0.0.1" : "");
+      }
+      if (host) {
+        this.url = `http://${host.includes(":") ? `[${host}]` : host}:${this.port}`;
+        if (!path) return;
+        const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2e3, deadline - Date.now())));
+        if (status >= 200 && status < 300) return;
+        lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
+      }
+      await sleep(100);
+    }
+    const seconds = (timeoutMs / 1e3).toFixed(timeoutMs % 1e3 ? 1 : 0);
+    throw new ServiceError(
+      `The ${this.side} service was not ready within ${seconds} s (${lastProblem}; port ${this.port}). Check service.start, and service.ready (path, timeout) in perfgate.yml. Its log: ${this.options.logFile}`,
+      this.logTail()
+    );
+  }
+  /** The address the preload saw bound, as a host to connect to. */
+  reportedHost() {
+    let text2 = "";
+    try {
+      text2 = readFileSync5(this.options.statusFile, "utf8");
+    } catch {
+      return null;
+    }
+    for (const line2 of text2.split("\n")) {
+      if (!line2) continue;
+      let event;
+      try {
+        event = JSON.parse(line2);
+      } catch {
+        continue;
+      }
+      if (event.event !== "listening" || event.port !== this.port) continue;
+      const address = event.address ?? "";
+      if (address === "" || address === "::" || address === "0.0.0.0") return "127.0.0.1";
+      return address;
+    }
+    return null;
+  }
+  async stop(graceMs = 5e3) {
+    this.stopping = true;
+    await stopGroup(this.pgid, graceMs);
+    this.options.tracker.delete(this.pgid);
+    this.health?.close();
+  }
+};
+function canConnect(host, port) {
+  return new Promise((resolve2) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(500);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve2(true);
+    });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve2(false);
+    });
+    socket.once("error", () => resolve2(false));
+  });
+}
+function httpStatus(url2, timeoutMs) {
+  return new Promise((resolve2) => {
+    const req = request(url2, { method: "GET", timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve2(res.statusCode ?? 0);
+    });
+    req.once("timeout", () => req.destroy());
+    req.once("error", () => resolve2(0));
+    req.end();
+  });
+}
+
+// src/engine/workspace.ts
+import { execFile } from "node:child_process";
+import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
+import { realpath } from "node:fs/promises";
+import { dirname as dirname2, join as join3, relative } from "node:path";
+function git(args, cwd) {
+  return new Promise((resolve2, reject) => {
+    execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
+      else resolve2(stdout.trim());
+    });
+  });
+}
+async function repositoryRoot(dir) {
+  try {
+    return await git(["rev-parse", "--show-toplevel"], dir);
+  } catch {
+    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
+  }
+}
+async function resolveCommit(root, ref, what) {
+  try {
+    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
+  } catch {
+    throw new SetupError(
+      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
+    );
+  }
+}
+async function defaultBranch(root) {
+  try {
+    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
+  } catch {
+    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
+      try {
+        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
+        return candidate;
+      } catch {
+      }
+    }
+  }
+  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
+}
+async function resolveSides(request2) {
+  const root = await repositoryRoot(request2.repoDir);
+  let head;
+  if (request2.headRef) {
+    head = { ref: request2.headRef, sha: await resolveCommit(root, request2.headRef, "The head ref"), dirty: false };
+  } else {
+    const sha = await resolveCommit(root, "HEAD", "HEAD");
+    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
+    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
+    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
+  }
+  const baseTip = await resolveCommit(root, request2.baseRef, "The base ref");
+  let baseSha = baseTip;
+  if (request2.mergeBase) {
+    try {
+      baseSha = await git(["merge-base", head.sha, baseTip], root);
+    } catch {
+      throw new SetupError(
+        `${request2.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
+      );
+    }
+  }
+  return { root, head, base: { ref: request2.baseRef, sha: baseSha, dirty: false } };
+}
+async function readAtCommit(root, sha, path) {
+  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
+  try {
+    await git(["cat-file", "-e", spec], root);
+  } catch {
+    return null;
+  }
+  return git(["show", spec], root);
+}
+async function prepareTrees(request2, ports) {
+  const { root, head: headInfo, base: baseInfo } = await resolveSides(request2);
+  const created = [];
+  const dispose = async () => {
+    for (const dir of created.reverse()) {
+      try {
+        await git(["worktree", "remove", "--force", dir], root);
+      } catch (e) {
+        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
+        rmSync2(dir, { recursive: true, force: true });
+      }
+    }
+    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
+  };
+  const addWorktree = async (side, sha) => {
+    mkdirSync(request2.scratchDir, { recursive: true });
+    const dir = join3(request2.scratchDir, side);
+    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
+    created.push(dir);
+    return dir;
+  };
+  try {
+    let headRoot;
+    if (request2.headRef || !headInfo.dirty) {
+      headRoot = await addWorktree("head", headInfo.sha);
+    } else {
+      const snapshot = await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root);
+      headRoot = await addWorktree("head", snapshot || headInfo.sha);
+    }
+    if (!request2.headRef) await copyUntracked(root, headRoot, dirname2(request2.scratchDir));
+    const head = { side: "head", ...headInfo, root: headRoot };
+    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha) };
+    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
+    return { base, head, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+async function copyUntracked(root, dir, skip) {
+  const list = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
+  const skipped = relative(await realpath(root), await realpath(skip).catch(() => skip));
+  const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
+  for (const file2 of list.split("\0").filter((f) => f && !inside(f))) {
+    mkdirSync(dirname2(join3(dir, file2)), { recursive: true });
+    cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
+  }
+}
+function installCommand(dir) {
+  if (existsSync2(join3(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
+  if (existsSync2(join3(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
+  if (existsSync2(join3(dir, "package-lock.json")) || existsSync2(join3(dir, "npm-shrinkwrap.json"))) return "npm ci";
+  if (!existsSync2(join3(dir, "package.json"))) return null;
+  try {
+    const pkg = JSON.parse(readFileSync6(join3(dir, "package.json"), "utf8"));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    return Object.keys(deps).length ? "npm install" : null;
+  } catch {
+    return null;
+  }
+}
+function serviceDir(tree, service) {
+  return join3(tree.root, service.cwd);
+}
+async function setupTree(tree, options, ports) {
+  const dir = serviceDir(tree, options.service);
+  if (!existsSync2(dir)) {
+    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+  }
+  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  const steps = [
+    ["install", install],
+    ["build", options.service.build]
+  ];
+  for (const [phase, command2] of steps) {
+    if (!command2) continue;
+    ports.progress({ phase, side: tree.side, message: command2 });
+    const logFile = join3(options.logDir, `${tree.side}-${phase}.log`);
+    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new SetupError(
+        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
+${tailFile(logFile, 15)}`
+      );
+    }
+  }
+}
+
 // src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync3, readFileSync as readFileSync8 } from "node:fs";
-import { createRequire as createRequire2 } from "node:module";
-import { dirname as dirname3, join as join7 } from "node:path";
-var requireHere = createRequire2(import.meta.url);
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname as dirname3, join as join4 } from "node:path";
+var requireHere = createRequire(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
-    return { version: version2, cmd: join7(dirname3(manifest), "cmd.js") };
+    const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
+    return { version: version2, cmd: join4(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -59731,10 +59459,10 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join7(options.toolsDir, `0x-${version2}`);
-  const cmd = join7(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join4(options.toolsDir, `0x-${version2}`);
+  const cmd = join4(prefix, "node_modules", "0x", "cmd.js");
   if (existsSync3(cmd)) return cmd;
-  mkdirSync3(prefix, { recursive: true });
+  mkdirSync2(prefix, { recursive: true });
   options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
   const args = ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--omit=dev", `0x@${version2}`];
   const result = await runProcess("npm", args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 3e5 }).catch(
@@ -59790,7 +59518,7 @@ function monotonicUs() {
 function nodeInfo(env, cwd) {
   const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
   return new Promise((resolve2) => {
-    execFile3("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
+    execFile2("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
       const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
       resolve2({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
     });
@@ -59809,7 +59537,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync9(join8(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync8(join5(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -59825,7 +59553,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync8(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -59837,15 +59565,15 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profile = config2.profile;
   const cwd = serviceDir(phase.trees[side], config2.service);
   const info = await nodeInfo(phase.env, cwd);
-  mkdirSync4(dir, { recursive: true });
+  mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
   const service = await Service.start({
     side,
     config: config2.service,
     dir: cwd,
     env: phase.env,
-    logFile: join8(phase.logDir, `${side}.log`),
-    statusFile: join8(phase.logDir, `${side}-profile.status`),
+    logFile: join5(phase.logDir, `${side}.log`),
+    statusFile: join5(phase.logDir, `${side}-profile.status`),
     tracker: phase.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -59864,12 +59592,12 @@ async function profileSide(phase, side, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync3(dir);
+  const names = readdirSync2(dir);
   const files = [];
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync9(join8(dir, name), "utf8"), join8(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync8(join5(dir, name), "utf8"), join5(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -59877,7 +59605,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join5(phase.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -59889,7 +59617,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   return {
     tree,
     info,
-    files: files.map((f) => join8(dir, f)),
+    files: files.map((f) => join5(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -59897,19 +59625,19 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join8(phase.outDir, "profiles", slug);
+  const dir = join5(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
-    runs[side] = await profileSide(phase, side, scenario, join8(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join5(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
   const runDir = (path) => relative2(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join8(dir, `${side}.cpuprofile`);
-    writeFileSync5(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    const merged = join5(dir, `${side}.cpuprofile`);
+    writeFileSync4(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
       profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
@@ -59937,20 +59665,20 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
-  writeFileSync5(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
+  const diffFile = join5(phase.outDir, `flamegraph-${slug}-diff.html`);
+  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
   entry.files.diff = runDir(diffFile);
   phase.results.profiles = [...phase.results.profiles ?? [], entry];
   writeResults(phase.resultsPath, phase.results);
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join8(phase.logDir, "flamegraphs.log");
+  const logFile = join5(phase.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join5(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join8(dir, `${side}.cpuprofile`),
+        input: join5(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.env,
@@ -59983,12 +59711,544 @@ async function runProfiles(phase, ports) {
   }
 }
 
+// src/engine/estimate.ts
+var START_ALLOWANCE_MS = 3e3;
+var SLICE_OVERHEAD_MS = 40;
+var PROFILE_SIDE_OVERHEAD_MS = 4e3;
+var PROFILE_RENDER_MS = 5e3;
+var PROFILE_WARMUP_CAP_MS2 = 2e3;
+function measureMs(config2, pairs, blocks) {
+  const scenarios = config2.scenarios.length;
+  const { sliceMs, warmupMs, instances, mode } = config2.load;
+  const slicesPerPair = mode === "simultaneous" ? 1 : 2;
+  return blocks * (START_ALLOWANCE_MS + scenarios * warmupMs * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+}
+function estimateRun(config2) {
+  const phases = [];
+  const { pairs, blocks, sliceMs, warmupMs } = config2.load;
+  const scenarios = config2.scenarios.length;
+  let earlyStopMs = null;
+  let measure = 0;
+  if (scenarios > 0) {
+    measure = measureMs(config2, pairs, blocks);
+    phases.push({
+      phase: "measure",
+      ms: measure,
+      detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
+    });
+    const sequential = planSequential(config2);
+    if (sequential) {
+      const look = sequential.looks[0];
+      earlyStopMs = measureMs(config2, look.pairs, look.afterBlock + 1) - measure;
+    }
+  }
+  let note = null;
+  if (config2.benchmarks) {
+    const { rounds, budgetMs, files } = config2.benchmarks;
+    phases.push({
+      phase: "benchmarks",
+      ms: budgetMs,
+      detail: `${rounds} rounds of ${files.join(", ")}, one fresh process per file and side; at most ${formatDuration(budgetMs)} (benchmarks.budget)`
+    });
+    note = `the micro-benchmark phase is counted at its budget (${formatDuration(budgetMs)}); it usually ends sooner`;
+  }
+  const profiled = profiledScenarios(config2);
+  if (profiled.length > 0 && config2.profile) {
+    const perSide = Math.min(warmupMs, PROFILE_WARMUP_CAP_MS2) + config2.profile.durationMs + PROFILE_SIDE_OVERHEAD_MS;
+    phases.push({
+      phase: "profile",
+      ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
+      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs`
+    });
+  }
+  const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
+  return { phases, totalMs, earlyStopMs: earlyStopMs === null ? null : totalMs + earlyStopMs, note };
+}
+function pairsPerBlock(config2) {
+  return blockSizes(config2.load.pairs, config2.load.blocks);
+}
+function formatMs(ms) {
+  if (ms < 1e3) return `${Math.round(ms)}ms`;
+  if (ms < 6e4) return `${Number((ms / 1e3).toFixed(1))}s`;
+  const s = Math.round(ms / 1e3);
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ""}`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)}h${m % 60 ? ` ${m % 60}m` : ""}`;
+}
+function formatClock(ms) {
+  const s = Math.max(0, Math.round(ms / 1e3));
+  const two = (n) => String(n).padStart(2, "0");
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
+
+// src/engine/preflight.ts
+import { isAbsolute, join as join6 } from "node:path";
+async function preflight(request2) {
+  const sides = await resolveSides(request2);
+  const loaded = await readHeadConfig(sides, request2.headRef !== null, request2.configFile);
+  const config2 = resolveConfigWithScenarios(
+    {
+      document: loaded?.document,
+      source: loaded?.source ?? DEFAULT_CONFIG_FILE,
+      overrides: request2.overrides,
+      overridesSource: request2.overridesSource
+    },
+    request2.scenarios ?? []
+  );
+  return { ...sides, config: config2, configSource: loaded?.source ?? null };
+}
+async function readHeadConfig(sides, fromCommit, configFile) {
+  const required2 = configFile !== null;
+  const name = configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join6(sides.root, name), { required: required2 });
+  const source = `${sides.head.ref}:${name}`;
+  const text2 = await readAtCommit(sides.root, sides.head.sha, name);
+  if (text2 === null) {
+    if (!required2) return null;
+    throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
+  }
+  return { document: parseConfigText(text2, source), source };
+}
+
+// src/engine/run.ts
+import { mkdirSync as mkdirSync5 } from "node:fs";
+import { join as join10 } from "node:path";
+import { performance } from "node:perf_hooks";
+
+// src/engine/fingerprint.ts
+import { execFile as execFile3 } from "node:child_process";
+import { cpus, platform, release, totalmem } from "node:os";
+async function fingerprint(env, cwd) {
+  const cpuList = cpus();
+  const nodeVersion = await new Promise((resolve2) => {
+    execFile3(
+      "node",
+      ["-p", "process.version"],
+      { env, cwd, timeout: 1e4 },
+      (error62, stdout) => resolve2(error62 ? "unknown" : stdout.trim())
+    );
+  });
+  return {
+    cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
+    cpus: cpuList.length,
+    nodeVersion,
+    os: `${platform()} ${release()}`,
+    arch: process.arch,
+    totalMemoryMb: Math.round(totalmem() / 2 ** 20),
+    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean)
+  };
+}
+
+// src/engine/bench/discover.ts
+import { createRequire as createRequire2 } from "node:module";
+import { join as join8 } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/engine/bench/glob.ts
+import { readdirSync as readdirSync3, statSync } from "node:fs";
+import { join as join7 } from "node:path";
+var GLOB_CHARS = /[*?[{]/;
+var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
+function escapeRegExp(text2) {
+  return text2.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+function bracesBalanced(glob) {
+  let depth = 0;
+  for (const c of glob) {
+    if (c === "{") depth++;
+    else if (c === "}" && --depth < 0) return false;
+  }
+  return depth === 0;
+}
+function globToRegExp(glob) {
+  const braces = bracesBalanced(glob);
+  let depth = 0;
+  let out = "";
+  let i = 0;
+  while (i < glob.length) {
+    const c = glob[i];
+    if (c === "*" && glob[i + 1] === "*") {
+      const segmentStart = i === 0 || glob[i - 1] === "/";
+      if (segmentStart && glob[i + 2] === "/") {
+        out += "(?:[^/]+/)*";
+        i += 3;
+      } else if (segmentStart && i + 2 === glob.length) {
+        out += ".*";
+        i += 2;
+      } else {
+        out += "[^/]*";
+        i += 2;
+      }
+      continue;
+    }
+    if (c === "*") out += "[^/]*";
+    else if (c === "?") out += "[^/]";
+    else if (c === "[" && glob.indexOf("]", i + 2) > 0) {
+      const close = glob.indexOf("]", i + 2);
+      const body = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
+      out += `[${body.startsWith("!") ? `^${body.slice(1)}` : body}]`;
+      i = close + 1;
+      continue;
+    } else if (c === "{" && braces) {
+      depth++;
+      out += "(?:";
+    } else if (c === "," && depth > 0) out += "|";
+    else if (c === "}" && depth > 0) {
+      depth--;
+      out += ")";
+    } else out += escapeRegExp(c);
+    i++;
+  }
+  return new RegExp(`^${out}$`);
+}
+function staticPrefix(glob) {
+  const segments = glob.split("/");
+  const fixed = [];
+  for (const segment of segments.slice(0, -1)) {
+    if (GLOB_CHARS.test(segment)) break;
+    fixed.push(segment);
+  }
+  return fixed.join("/");
+}
+function walk(root, dir, out) {
+  let entries;
+  try {
+    entries = readdirSync3(join7(root, dir), { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    if (SKIPPED_DIRS.test(entry.name)) continue;
+    const relative3 = dir ? `${dir}/${entry.name}` : entry.name;
+    let isDirectory = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      try {
+        isFile = statSync(join7(root, relative3)).isFile();
+      } catch {
+        isFile = false;
+      }
+      isDirectory = false;
+    }
+    if (isDirectory) walk(root, relative3, out);
+    else if (isFile) out.push(relative3);
+  }
+}
+function matchFiles(root, globs) {
+  const found = /* @__PURE__ */ new Set();
+  for (const glob of globs) {
+    const pattern = globToRegExp(glob);
+    const files = [];
+    walk(root, staticPrefix(glob), files);
+    for (const file2 of files) if (pattern.test(file2)) found.add(file2);
+  }
+  return [...found].sort();
+}
+
+// src/engine/bench/discover.ts
+var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
+function nodeArgsFor(absolute, relative3, tree) {
+  if (!TYPESCRIPT.test(relative3)) return [];
+  let loader;
+  try {
+    loader = createRequire2(absolute).resolve("tsx");
+  } catch {
+    throw new SetupError(
+      `${relative3} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+    );
+  }
+  return ["--import", pathToFileURL(loader).href];
+}
+function discoverBenchmarks(config2, service, trees) {
+  const dirs = { base: serviceDir(trees.base, service), head: serviceDir(trees.head, service) };
+  const files = {};
+  for (const side of ["base", "head"]) {
+    files[side] = matchFiles(dirs[side], config2.files).map((path) => {
+      const absolute = join8(dirs[side], path);
+      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
+    });
+  }
+  if (files.base.length === 0 && files.head.length === 0) {
+    throw new SetupError(
+      `No benchmark file matches ${config2.files.map((g) => `"${g}"`).join(", ")} in base or head (searched ${service.cwd === "." ? "the repository root" : `service.cwd "${service.cwd}"`}, without node_modules and dot-directories). Check benchmarks in perfgate.yml: globs are relative to service.cwd, e.g. bench/**/*.bench.js.`
+    );
+  }
+  return { dirs, files };
+}
+
+// src/engine/bench/runner.ts
+import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { join as join9 } from "node:path";
+
+// src/engine/bench/capture.ts
+import { readFileSync as readFileSync9 } from "node:fs";
+var LIBRARIES = ["benchmark", "tinybench", "mitata"];
+var MAX_TEXT = 2e3;
+function text(value, fallback = "") {
+  return typeof value === "string" ? value.slice(0, MAX_TEXT) : fallback;
+}
+function finiteOrNull(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+function parseCapture(content) {
+  const capture = { benchmarks: [], libraries: [] };
+  const occurrences = /* @__PURE__ */ new Map();
+  for (const line2 of content.split("\n")) {
+    if (!line2.trim()) continue;
+    let record2;
+    try {
+      record2 = JSON.parse(line2);
+    } catch {
+      continue;
+    }
+    if (typeof record2 !== "object" || record2 === null) continue;
+    const library = record2["library"];
+    if (!LIBRARIES.includes(library)) continue;
+    switch (record2["type"]) {
+      case "library":
+      case "unsupported":
+        capture.libraries.push({
+          name: library,
+          version: text(record2["version"], "unknown"),
+          path: text(record2["path"]),
+          unsupported: record2["type"] === "unsupported" ? text(record2["message"], "unsupported version") : null
+        });
+        break;
+      case "result":
+      case "error": {
+        const name = text(record2["name"], "(unnamed)");
+        const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
+        const key = JSON.stringify([suite, name]);
+        const occurrence = (occurrences.get(key) ?? 0) + 1;
+        occurrences.set(key, occurrence);
+        const failed = record2["type"] === "error";
+        const ops = finiteOrNull(record2["opsPerSec"]);
+        const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
+        capture.benchmarks.push({
+          library,
+          name,
+          suite,
+          occurrence,
+          opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
+          rme: finiteOrNull(record2["rme"]),
+          sampleCount: finiteOrNull(record2["sampleCount"]) ?? 0,
+          samplesNs: samples.filter((s) => typeof s === "number" && Number.isFinite(s)).slice(0, 1e3),
+          stats: typeof record2["stats"] === "object" && record2["stats"] !== null && !Array.isArray(record2["stats"]) ? record2["stats"] : null,
+          error: failed ? text(record2["message"], "the benchmark failed") : ops === null || ops <= 0 ? "no ops/s was measured" : null
+        });
+        break;
+      }
+    }
+  }
+  return capture;
+}
+function readCapture(file2) {
+  let content = "";
+  try {
+    content = readFileSync9(file2, "utf8");
+  } catch {
+  }
+  return parseCapture(content);
+}
+
+// src/engine/bench/runner.ts
+var CONSECUTIVE_FAILURES_TO_DROP = 2;
+var STDERR_TAIL_LINES = 15;
+var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
+async function runBenchmarks(request2, ports) {
+  const { config: config2, discovered, results } = request2;
+  const paths = (side) => discovered.files[side].map((f) => f.path);
+  const stored = {
+    files: { base: paths("base"), head: paths("head") },
+    rounds: config2.rounds,
+    runs: [],
+    stoppedEarly: null
+  };
+  results.benchmarks = stored;
+  writeResults(request2.resultsPath, results);
+  const plan = buildBenchPlan(stored.files, config2.rounds, request2.seed);
+  const logDir = join9(request2.logDir, "benchmarks");
+  mkdirSync4(logDir, { recursive: true });
+  const preload = preloadPath("bench-preload.cjs");
+  const env = { NODE_ENV: "production", ...request2.env, ...request2.service.env };
+  const failureStreak = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Set();
+  const started = Date.now();
+  const total = plan.reduce((n, round) => n + round.files.reduce((m, f) => m + f.order.length, 0), 0);
+  let done = 0;
+  rounds: for (const round of plan) {
+    for (const planned of round.files) {
+      if (request2.signal?.aborted) throw new CancelledError(CANCELLED);
+      if (dropped.has(planned.file)) continue;
+      if (Date.now() - started >= config2.budgetMs) {
+        stored.stoppedEarly = `the budget of ${formatDuration(config2.budgetMs)} (benchmarks.budget) ran out in round ${round.index + 1} of ${config2.rounds}`;
+        ports.logger.warn(`micro-benchmarks: ${stored.stoppedEarly}; comparing the rounds finished so far`);
+        break rounds;
+      }
+      for (const side of planned.order) {
+        const file2 = discovered.files[side].find((f) => f.path === planned.file);
+        ports.progress({ phase: "benchmark", side, message: file2.path, pair: done + 1, pairs: total });
+        const run = await runFile(file2, side, round.index, {
+          cwd: discovered.dirs[side],
+          env,
+          preload,
+          logDir,
+          timeoutMs: config2.timeoutMs,
+          tracker: request2.tracker
+        });
+        if (request2.signal?.aborted) throw new CancelledError(CANCELLED);
+        stored.runs.push(run);
+        done++;
+        const streakKey = `${side}\0${file2.path}`;
+        const streak = run.error === null ? 0 : (failureStreak.get(streakKey) ?? 0) + 1;
+        failureStreak.set(streakKey, streak);
+        if (run.error !== null) ports.logger.warn(`benchmark ${file2.path} failed on ${side} (round ${round.index + 1}): ${firstLine(run.error)}`);
+        if (streak >= CONSECUTIVE_FAILURES_TO_DROP && !dropped.has(file2.path)) {
+          dropped.add(file2.path);
+          results.warnings.push({
+            code: "benchmark-file-dropped",
+            benchmark: file2.path,
+            message: `failed on ${side} in ${streak} rounds in a row, so it was not run again in later rounds.`
+          });
+        }
+      }
+      writeResults(request2.resultsPath, results);
+    }
+  }
+  writeResults(request2.resultsPath, results);
+}
+function stemOf(file2, side, round) {
+  return `${side}-round${round + 1}-${file2.replace(/[^A-Za-z0-9._-]+/g, "_")}`;
+}
+async function runFile(file2, side, round, options) {
+  const stem = stemOf(file2.path, side, round);
+  const output2 = join9(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join9(options.logDir, `${stem}.out.log`), stderr: join9(options.logDir, `${stem}.err.log`) };
+  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync5(path, "");
+  const startedAt = /* @__PURE__ */ new Date();
+  let exit;
+  try {
+    exit = await runProcess("node", [...file2.nodeArgs, "--require", options.preload, file2.absolute], {
+      cwd: options.cwd,
+      env: { ...options.env, PERFGATE_BENCH_OUTPUT: output2 },
+      logFile: logs.stdout,
+      errorLogFile: logs.stderr,
+      tracker: options.tracker,
+      timeoutMs: options.timeoutMs
+    });
+  } catch (e) {
+    writeFileSync5(logs.stderr, `perfgate could not start node: ${e.message}
+`, { flag: "a" });
+    exit = { code: null, signal: null, timedOut: false };
+  }
+  const capture = readCapture(output2);
+  const error62 = describeFailure(exit, capture, options.timeoutMs);
+  const tail = error62 === null ? "" : tailFile(logs.stderr, STDERR_TAIL_LINES);
+  return {
+    round,
+    file: file2.path,
+    side,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    exitCode: exit.code,
+    signal: exit.signal,
+    timedOut: exit.timedOut,
+    error: error62 === null ? null : tail ? `${error62}
+--- last lines of its stderr (${logs.stderr}) ---
+${tail}` : `${error62} (stderr was empty; log ${logs.stderr})`,
+    benchmarks: capture.benchmarks,
+    libraries: capture.libraries,
+    logs
+  };
+}
+function describeFailure(exit, capture, timeoutMs) {
+  if (exit.timedOut) return `did not finish within ${formatDuration(timeoutMs)} (benchmarks.timeout) and was killed`;
+  if (exit.signal) return `was killed by ${exit.signal}`;
+  if (exit.code === null) return "could not be started";
+  if (exit.code !== 0) return `exited with code ${exit.code}`;
+  if (capture.benchmarks.length > 0) return null;
+  const unsupported = capture.libraries.filter((l) => l.unsupported !== null);
+  if (unsupported.length > 0) return unsupported.map((l) => `${l.unsupported} (${l.path})`).join("; ");
+  if (capture.libraries.length === 0) {
+    return "ran to the end, but loaded none of benchmark, tinybench or mitata, so there was nothing to capture. perfgate reads those libraries from the project's node_modules; a suite that only prints results cannot be read";
+  }
+  const loaded = capture.libraries.map((l) => `${l.name} ${l.version}`).join(", ");
+  return `loaded ${loaded}, but no benchmark finished (is run() called, and awaited where it returns a promise?)`;
+}
+function firstLine(text2) {
+  return text2.split("\n")[0];
+}
+
+// src/engine/placement.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+function allowedCpus(pid = process.pid) {
+  try {
+    const out = execFileSync2("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const list = out.slice(out.lastIndexOf(":") + 1).trim();
+    return parseCpuList(list);
+  } catch {
+    return null;
+  }
+}
+function parseCpuList(list) {
+  const cpus2 = [];
+  for (const part of list.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [from, to] = part.split("-").map(Number);
+    if (!Number.isInteger(from)) continue;
+    for (let c = from; c <= (Number.isInteger(to) ? to : from); c++) cpus2.push(c);
+  }
+  return cpus2;
+}
+function choosePlacement(mode, cpus2) {
+  if (mode === "off" || cpus2 === null || cpus2.length < 2) return null;
+  const [generator, ...rest] = cpus2;
+  return { generator: String(generator), services: rest.join(",") };
+}
+function pinProcess(cpus2, pid = process.pid) {
+  try {
+    execFileSync2("taskset", ["-a", "-p", "-c", cpus2, String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// src/engine/session.ts
+var RunSession = class {
+  constructor(results, resultsPath, env, logDir, tracker, ports, signal) {
+    this.results = results;
+    this.resultsPath = resultsPath;
+    this.env = env;
+    this.logDir = logDir;
+    this.tracker = tracker;
+    this.ports = ports;
+    this.signal = signal;
+  }
+  results;
+  resultsPath;
+  env;
+  logDir;
+  tracker;
+  ports;
+  signal;
+  /** Applies a change to the results and writes results.json, so a crash keeps what was measured. */
+  update(change = () => {
+  }) {
+    change(this.results);
+    writeResults(this.resultsPath, this.results);
+  }
+  /** Throws CancelledError when the run was cancelled (the shells abort on SIGINT/SIGTERM). */
+  checkCancelled() {
+    if (this.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
+  }
+};
+
 // src/engine/run.ts
 async function runCompare(request2, ports) {
   mkdirSync5(request2.outDir, { recursive: true });
-  const logDir = join9(request2.outDir, "logs");
+  const logDir = join10(request2.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join9(request2.outDir, "results.json");
+  const resultsPath = join10(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   let restorePin = () => {
@@ -60000,7 +60260,7 @@ async function runCompare(request2, ports) {
       baseRef: request2.baseRef,
       mergeBase: request2.mergeBase,
       headRef: request2.headRef,
-      scratchDir: join9(request2.outDir, "trees")
+      scratchDir: join10(request2.outDir, "trees")
     },
     ports
   );
@@ -60072,7 +60332,7 @@ async function runCompare(request2, ports) {
         results,
         resultsPath,
         outDir: request2.outDir,
-        toolsDir: request2.toolsDir ?? join9(request2.outDir, "tools"),
+        toolsDir: request2.toolsDir ?? join10(request2.outDir, "tools"),
         env,
         logDir,
         tracker: request2.tracker,
@@ -60150,8 +60410,8 @@ async function runBlock(session, phase, block) {
             config: config2.service,
             dir: serviceDir(trees[side], config2.service),
             env: session.env,
-            logFile: join9(session.logDir, `${side}.log`),
-            statusFile: join9(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join10(session.logDir, `${side}.log`),
+            statusFile: join10(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -60991,11 +61251,11 @@ function describeFailure2(c, level) {
   const p = c.pAdjusted === void 0 ? "" : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
   return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
 }
-function decideLook(results, index, analysis, at = /* @__PURE__ */ new Date()) {
+function decideLook(results, index, analysis, at2 = /* @__PURE__ */ new Date()) {
   const sequential = results.sequential;
   const look = sequential.looks[index];
   const pairs = Math.min(...results.scenarios.map((s) => s.pairs.length));
-  const base = { look: index, at: at.toISOString(), pairs };
+  const base = { look: index, at: at2.toISOString(), pairs };
   if (index === sequential.looks.length - 1) {
     return { ...base, decision: "final", reason: `all ${pairs} pairs measured; verdicts at the final level ${formatP(look.nominalAlpha)}` };
   }
@@ -61092,9 +61352,9 @@ function compareResults(results, options = {}) {
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
   const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
-  const decide = (draft, p, at) => {
+  const decide = (draft, p, at2) => {
     const withP = { ...draft, pAdjusted: p };
-    return { ...withP, verdict: decideVerdict(withP, at) };
+    return { ...withP, verdict: decideVerdict(withP, at2) };
   };
   const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
@@ -61289,108 +61549,6 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
   return warnings;
 }
 
-// src/report/format.ts
-var MINUS = "\u2212";
-var ZERO_WIDTH_JOINER = "\u200D";
-var NOT_AVAILABLE = "n/a";
-var RATE_UNITS = [
-  { divisor: 1e6, suffix: "M/s" },
-  { divisor: 1e3, suffix: "k/s" },
-  { divisor: 1, suffix: "/s" }
-];
-var OPS_UNITS = [
-  { divisor: 1e9, suffix: "G" },
-  { divisor: 1e6, suffix: "M" },
-  { divisor: 1e3, suffix: "k" },
-  { divisor: 1, suffix: "" }
-];
-var DURATION_UNITS = [
-  { divisor: 1e6, suffix: " s" },
-  { divisor: 1e3, suffix: " ms" },
-  { divisor: 1, suffix: " \xB5s" }
-];
-function significant(value) {
-  return String(Number(value.toPrecision(3)));
-}
-function groupThousands(digits) {
-  const [whole, fraction] = digits.split(".");
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === void 0 ? grouped : `${grouped}.${fraction}`;
-}
-function scaleToUnit(value, units) {
-  if (!Number.isFinite(value)) return NOT_AVAILABLE;
-  const sign = value < 0 ? MINUS : "";
-  const magnitude = Math.abs(value);
-  const unit = units.find((u) => Number((magnitude / u.divisor).toPrecision(3)) >= 1) ?? units[units.length - 1];
-  return sign + significant(magnitude / unit.divisor) + unit.suffix;
-}
-function formatRate(reqPerSec) {
-  return scaleToUnit(reqPerSec, RATE_UNITS);
-}
-function formatOpsPerSec(opsPerSec) {
-  return opsPerSec === null ? NOT_AVAILABLE : scaleToUnit(opsPerSec, OPS_UNITS);
-}
-function formatDurationUs(us) {
-  return scaleToUnit(us, DURATION_UNITS);
-}
-function percentDecimals(magnitudePercent) {
-  return magnitudePercent >= 99.95 ? 0 : 1;
-}
-function signedPercent(fraction, decimals) {
-  const digits = groupThousands(Math.abs(fraction * 100).toFixed(decimals));
-  if (Number(digits.replace(/,/g, "")) === 0) return digits;
-  return (fraction < 0 ? MINUS : "+") + digits;
-}
-function formatChange(fraction) {
-  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
-  return signedPercent(fraction, percentDecimals(Math.abs(fraction * 100))) + "%";
-}
-function formatInterval(lo, hi) {
-  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `(${NOT_AVAILABLE})`;
-  const decimals = percentDecimals(Math.max(Math.abs(lo), Math.abs(hi)) * 100);
-  return `(${signedPercent(lo, decimals)} \u2026 ${signedPercent(hi, decimals)})`;
-}
-function formatPercent2(fraction) {
-  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
-  const percent = Math.abs(fraction * 100);
-  const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, "");
-  return groupThousands(digits) + "%";
-}
-function formatCount(count) {
-  return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
-}
-var METRIC_NAMES = {
-  throughput: "throughput",
-  latency_p50: "latency p50",
-  latency_p90: "latency p90",
-  latency_p99: "latency p99",
-  cpu_per_request: "CPU / request"
-};
-function formatMetricName(metric) {
-  return METRIC_NAMES[metric] ?? metric;
-}
-function formatValue2(metric, value) {
-  return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
-}
-function sanitizeText(text2) {
-  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
-}
-var HTML_ENTITIES = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  "|": "&#124;",
-  "`": "&#96;"
-};
-function escapeMarkdown(text2) {
-  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
-}
-function truncate(text2, max2) {
-  const chars = [...text2];
-  if (chars.length <= max2) return text2;
-  return chars.slice(0, Math.max(0, max2 - 1)).join("") + "\u2026";
-}
-
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "cpu_per_request"];
 var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
@@ -61407,7 +61565,7 @@ function formatHealthMetricName(metric) {
   return HEALTH_METRIC_NAMES[metric] ?? metric;
 }
 function formatHealthValue(metric, value) {
-  if (metric === "event_loop_utilization") return formatPercent2(value);
+  if (metric === "event_loop_utilization") return formatPercent(value);
   if (metric === "gc_per_request") return formatDurationUs(value * 1e3);
   return formatDurationUs(value);
 }
@@ -61423,7 +61581,7 @@ function formatGrowth(mb) {
 function describeHealthLimit(c) {
   if ("metric" in c) {
     const floor = c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : "";
-    return `${formatHealthMetricName(c.metric)} limit ${formatPercent2(c.limit)}${floor}`;
+    return `${formatHealthMetricName(c.metric)} limit ${formatPercent(c.limit)}${floor}`;
   }
   return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
 }
@@ -61447,7 +61605,7 @@ function comparisonRow(c) {
 }
 function heapRows(growth) {
   const tone = verdictTone(growth);
-  const at = (side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
+  const at2 = (side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
   return [
     {
       scenario: growth.scenario,
@@ -61463,8 +61621,8 @@ function heapRows(growth) {
       scenario: growth.scenario,
       metric: "heap / RSS at end",
       gated: false,
-      base: at("base"),
-      head: at("head"),
+      base: at2("base"),
+      head: at2("head"),
       change: "",
       cell: { kind: "none" },
       notable: false
@@ -61514,7 +61672,7 @@ function healthRows(results, analysis) {
       const bound = generator.bound.length > 0;
       const load = (side) => {
         const { generatorBusy, generatorCpu } = generator.sides[side];
-        return Number.isFinite(generatorBusy) ? `${formatPercent2(generatorBusy)} / ${formatPercent2(generatorCpu)}` : formatPercent2(generatorCpu);
+        return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
       };
       rows.push({
         scenario: name,
@@ -61547,10 +61705,10 @@ function describeHint(hint) {
     case "cpu-per-request":
       return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} \u2192 ${formatDurationUs(hint.headUs)}): head does more work per request \u2014 ${hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see where"}`;
     case "waiting-outside":
-      return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent2(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
+      return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
     case "generator-bound": {
-      const service = hint.serviceLoadSource === "event-loop" ? `the service's busiest event loop was ${formatPercent2(hint.serviceLoad)} busy` : `the service used ${Number(hint.serviceLoad.toFixed(2))} CPU cores`;
-      const generator = Number.isFinite(hint.generatorBusy) ? `the load generator was busy ${formatPercent2(hint.generatorBusy)} of the time (${formatPercent2(hint.generatorCpu)} of a CPU core)` : `the load generator used ${formatPercent2(hint.generatorCpu)} of a CPU core`;
+      const service = hint.serviceLoadSource === "event-loop" ? `the service's busiest event loop was ${formatPercent(hint.serviceLoad)} busy` : `the service used ${Number(hint.serviceLoad.toFixed(2))} CPU cores`;
+      const generator = Number.isFinite(hint.generatorBusy) ? `the load generator was busy ${formatPercent(hint.generatorBusy)} of the time (${formatPercent(hint.generatorCpu)} of a CPU core)` : `the load generator used ${formatPercent(hint.generatorCpu)} of a CPU core`;
       return `${generator} in most ${hint.sides.join(" and ")} slices while ${service}: throughput measures the generator, not the service (its verdict is inconclusive) \u2014 raise pipelining (e.g. 10), or give the runner more cores`;
     }
   }
@@ -61616,8 +61774,8 @@ function describeCounts(counts) {
 }
 function describeFailingLimits(failing, benchmarks, health) {
   const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
-  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent2(c.limit)}`);
-  limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent2(c.limit)}`));
+  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent(c.limit)}`);
+  limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent(c.limit)}`));
   limits.push(...health.map(describeHealthLimit));
   return [...new Set(limits)];
 }
@@ -61990,7 +62148,7 @@ function renderMethod(results) {
   ].join(" ");
 }
 function detectableCell(c) {
-  const text2 = formatPercent2(c.detectable);
+  const text2 = formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text2} \u26A0\uFE0F` : text2;
 }
 function renderNoiseRow(results, row) {
@@ -62003,7 +62161,7 @@ function renderNoiseRow(results, row) {
     band === null ? "n/a" : formatInterval(band.q1, band.q3),
     starts === null ? "n/a" : formatInterval(starts.q1, starts.q3),
     detectableCell(c),
-    formatPercent2(c.limit),
+    formatPercent(c.limit),
     c.pairs === void 0 ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`
   ]);
 }
@@ -62056,7 +62214,7 @@ function renderBenchmarkNoise(results, analysis) {
       c.gated ? `**${name}**` : name,
       band === null ? "n/a" : formatInterval(band.q1, band.q3),
       detectableCell(c),
-      formatPercent2(c.limit),
+      formatPercent(c.limit),
       formatCount(c.n)
     ]);
   });
@@ -62145,8 +62303,8 @@ function hotFunctionTable(results, options, rows) {
   const head = tableHead(["function", "where", "base", "head", "change", "total time"], "llrrrr");
   return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join("\n");
 }
-function flamegraphLinks(section, options) {
-  const files = flamegraphFiles(section.profile);
+function flamegraphLinks(section2, options) {
+  const files = flamegraphFiles(section2.profile);
   if (files.length === 0) return null;
   const urls = options.artifactUrls ?? {};
   const label = { head: "head", base: "base", diff: "differential" };
@@ -62154,26 +62312,26 @@ function flamegraphLinks(section, options) {
   const where = files.some(({ file: file2 }) => urls[file2] === void 0) ? " (files next to results.json)" : "";
   return `Flamegraphs${where}: ${cells.join(" \xB7 ")}`;
 }
-function renderHotFunctionSection(results, options, section) {
-  const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section.profile))}.`;
-  const own2 = section.own.length > 0 ? hotFunctionTable(results, options, section.own) : "_No function of the service's own code was sampled on either side._";
+function renderHotFunctionSection(results, options, section2) {
+  const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
+  const own2 = section2.own.length > 0 ? hotFunctionTable(results, options, section2.own) : "_No function of the service's own code was sampled on either side._";
   const parts = [title, own2];
-  if (section.other.length > 0) {
+  if (section2.other.length > 0) {
     parts.push(
       [
-        `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
-        hotFunctionTable(results, options, section.other),
+        `<details><summary>Dependencies, Node core and V8 (top ${section2.other.length})</summary>`,
+        hotFunctionTable(results, options, section2.other),
         "</details>"
       ].join("\n\n")
     );
   }
-  if (section.deoptimized.length > 0) {
-    const items = section.deoptimized.map(
+  if (section2.deoptimized.length > 0) {
+    const items = section2.deoptimized.map(
       (c) => `${escapeMarkdown(c.name)} (${escapeMarkdown(describeLocation(c))}): ${c.deoptReasons.map(escapeMarkdown).join("; ")}`
     );
     parts.push(`\u26A0\uFE0F Deoptimized by V8: ${items.join(" \xB7 ")}`);
   }
-  const links = flamegraphLinks(section, options);
+  const links = flamegraphLinks(section2, options);
   if (links !== null) parts.push(links);
   return parts.join("\n\n");
 }
@@ -62182,9 +62340,9 @@ function renderHotFunctions(results, options) {
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
   if (sections.length === 0) return null;
-  const deoptimized = sections.some((section) => section.deoptimized.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
+  const deoptimized = sections.some((section2) => section2.deoptimized.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
   const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.`;
-  return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join("\n\n");
+  return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
@@ -62208,7 +62366,7 @@ function renderMarkdown(results, analysis, options = {}) {
 }
 
 // src/report/terminal.ts
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var SGR = {
   red: [31, 39],
   yellow: [33, 39],
@@ -62382,7 +62540,7 @@ function renderFailures2(results) {
 }
 function describeDetectable(c) {
   const beyond = c.detectable > c.limit ? ", larger than the limit" : "";
-  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent2(c.detectable)} (limit ${formatPercent2(c.limit)}${beyond})`;
+  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent(c.detectable)} (limit ${formatPercent(c.limit)}${beyond})`;
   const starts = c.starts && c.starts.length > 1 ? `
   each start pair: ${c.starts.map((s) => formatChange(s.change)).join(" ")}` : "";
   return `${detectable}${starts}`;
@@ -62393,10 +62551,10 @@ function describeBenchmarkDetectable(analysis) {
   const values = comparisons.map((c) => c.detectable);
   const low = Math.min(...values);
   const high = Math.max(...values);
-  const range = formatPercent2(low) === formatPercent2(high) ? formatPercent2(low) : `${formatPercent2(low)} to ${formatPercent2(high)}`;
+  const range = formatPercent(low) === formatPercent(high) ? formatPercent(low) : `${formatPercent(low)} to ${formatPercent(high)}`;
   const limit = comparisons[0].limit;
   const beyond = high <= limit ? "" : comparisons.length === 1 || low > limit ? ", larger than the limit" : ", some larger than the limit";
-  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent2(limit)}${beyond})`];
+  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent(limit)}${beyond})`];
 }
 function renderDetectable(rows, analysis) {
   const lines = [
@@ -62459,19 +62617,19 @@ function hotFunctionCells(c) {
 function renderHotFunctionGrid(rows, width, paint) {
   return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
 }
-function renderHotFunctionSection2(section, options, width, paint) {
-  const lines = ["", `hot functions, ${sanitizeText(section.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section.profile))}):`];
-  lines.push(...section.own.length > 0 ? renderHotFunctionGrid(section.own, width, paint) : ["no function of the service's own code was sampled"]);
-  if (section.other.length > 0) {
-    if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section.other, width, paint));
+function renderHotFunctionSection2(section2, options, width, paint) {
+  const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section2.profile))}):`];
+  lines.push(...section2.own.length > 0 ? renderHotFunctionGrid(section2.own, width, paint) : ["no function of the service's own code was sampled"]);
+  if (section2.other.length > 0) {
+    if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section2.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
-  for (const c of section.deoptimized) {
+  for (const c of section2.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join("; ")}`);
   }
-  const at = (file2) => sanitizeText(options.runDir ? join10(options.runDir, file2) : file2);
-  for (const [i, { kind, file: file2 }] of flamegraphFiles(section.profile).entries()) {
-    lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at(file2)}`);
+  const at2 = (file2) => sanitizeText(options.runDir ? join11(options.runDir, file2) : file2);
+  for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
+    lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
   return lines;
 }
@@ -62501,101 +62659,293 @@ function renderTerminal(results, analysis, options = {}) {
   return lines.join("\n") + "\n";
 }
 
-// src/shell/gate.ts
-import { isAbsolute, join as join11 } from "node:path";
-function configLoader(configFile, overrides, overridesSource) {
-  return (headRoot) => {
-    const path = configFile ? isAbsolute(configFile) ? configFile : join11(headRoot, configFile) : join11(headRoot, "perfgate.yml");
-    const loaded = loadConfigFile(path, { required: configFile !== null });
-    return resolveConfig({ document: loaded?.document, source: loaded?.source ?? "perfgate.yml", overrides, overridesSource });
+// src/results/verdicts.ts
+var VERDICTS_SCHEMA = "perfgate/verdicts";
+var VERDICTS_VERSION = 1;
+var finite2 = (x) => Number.isFinite(x) ? x : null;
+function paired(kind, metric, scenario, benchmark, c) {
+  return {
+    kind,
+    metric,
+    scenario,
+    benchmark,
+    gated: c.gated,
+    limit: c.limit,
+    n: c.n,
+    estimate: c.change,
+    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
+    p: finite2(c.p),
+    pAdjusted: finite2(c.pAdjusted),
+    verdict: c.verdict,
+    higherIsBetter: c.higherIsBetter,
+    worsening: c.higherIsBetter ? -c.change : c.change
   };
 }
-function secretsFrom(env) {
-  return ["GITHUB_TOKEN", "GH_TOKEN", "INPUT_GITHUB-TOKEN", "INPUT_GITHUB_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN"].map((k) => env[k]).filter((v) => Boolean(v));
+function buildVerdicts(results, analysis) {
+  const metrics = [
+    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c)),
+    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
+    ...(analysis.health?.heap ?? []).map(
+      (h) => ({
+        kind: "heap",
+        metric: "heap_growth",
+        scenario: h.scenario,
+        benchmark: null,
+        gated: h.gated,
+        limit: h.limit,
+        n: null,
+        estimate: h.change,
+        interval: null,
+        p: null,
+        pAdjusted: null,
+        verdict: h.verdict,
+        higherIsBetter: false,
+        worsening: h.change
+      })
+    ),
+    ...(analysis.benchmarks?.comparisons ?? []).map(
+      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
+    )
+  ];
+  return {
+    schema: VERDICTS_SCHEMA,
+    version: VERDICTS_VERSION,
+    decision: analysis.decision,
+    status: results.status,
+    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
+    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
+    regressions: analysis.regressions,
+    improvements: analysis.improvements,
+    worst: worstOf(metrics),
+    metrics,
+    warnings: analysis.warnings
+  };
 }
-var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
+function worstOf(metrics) {
+  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
+  const regressions = gated.filter((m) => m.verdict === "regression");
+  const relative3 = (list) => list.some((m) => m.kind !== "heap") ? list.filter((m) => m.kind !== "heap") : list;
+  const pool = relative3(regressions.length > 0 ? regressions : gated);
+  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
+}
 
-// src/shell/overrides.ts
+// src/config/options.ts
 function numeric(value) {
   return /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
 }
-function buildOverrides(options) {
-  const out = {};
-  const section = (name) => {
-    out[name] ??= {};
-    return out[name];
-  };
-  const set2 = (name, key, value) => {
-    if (value !== void 0 && value !== "") section(name)[key] = value;
-  };
-  set2("service", "start", options.start);
-  if (options.install !== void 0 && options.install !== "") {
-    section("service").install = options.install === "false" ? false : options.install;
-  }
-  set2("service", "build", options.build);
-  set2("service", "cwd", options.cwd);
-  if (options.readyPath || options.readyTimeout) {
-    const ready = {};
-    if (options.readyPath) ready.path = options.readyPath;
-    if (options.readyTimeout) ready.timeout = numeric(options.readyTimeout);
-    section("service").ready = ready;
-  }
-  const scenarios = (options.scenarios ?? []).map((s) => s.trim()).filter(Boolean);
-  if (scenarios.length) out.scenarios = scenarios;
-  for (const key of ["pairs", "blocks", "connections", "pipelining"]) {
-    if (options[key]) set2("load", key, numeric(options[key]));
-  }
-  for (const key of ["slice", "warmup"]) {
-    if (options[key]) set2("load", key, numeric(options[key]));
-  }
-  if (options.throughputLimit) set2("gate", "throughput", numeric(options.throughputLimit));
-  if (options.latencyP99Limit) set2("gate", "latency_p99", numeric(options.latencyP99Limit));
-  if (options.seed) out.seed = numeric(options.seed);
-  const benchmarks = (options.benchmarks ?? []).map((g) => g.trim()).filter(Boolean);
-  if (benchmarks.length) set2("benchmarks", "files", benchmarks);
-  if (options.benchmarkRounds) set2("benchmarks", "rounds", numeric(options.benchmarkRounds));
-  if (options.benchmarksLimit) set2("gate", "benchmarks", numeric(options.benchmarksLimit));
-  const profile = options.profile?.trim().toLowerCase();
-  if (profile === "false" || profile === "off") out.profile = false;
-  else if (profile === "true" || profile === "on") set2("profile", "enabled", true);
-  else if (profile) out.profile = profile;
-  if (options.profileDuration && out.profile !== false) set2("profile", "duration", numeric(options.profileDuration));
-  return out;
+function section(doc, name) {
+  doc[name] ??= {};
+  return doc[name];
 }
+function at(path, options = {}) {
+  const parts = path.split(".");
+  return (doc, value) => {
+    let target = doc;
+    for (const part of parts.slice(0, -1)) target = section(target, part);
+    target[parts.at(-1)] = options.numeric && typeof value === "string" ? numeric(value) : value;
+  };
+}
+var OPTIONS = [
+  { name: "start", key: "service.start", value: "<command>", help: "command that starts the service", apply: at("service.start") },
+  {
+    name: "install",
+    key: "service.install",
+    value: "<command>",
+    help: 'install command ("false" to skip; default from the lockfile)',
+    apply: (doc, v) => {
+      section(doc, "service").install = v === "false" ? false : v;
+    }
+  },
+  { name: "build", key: "service.build", value: "<command>", help: "build command, after install", apply: at("service.build") },
+  { name: "working-directory", key: "service.cwd", value: "<dir>", help: "directory of the service in the repository", apply: at("service.cwd") },
+  { name: "ready-path", key: "service.ready.path", value: "<path>", help: "path that must answer 2xx before the service is ready", apply: at("service.ready.path") },
+  { name: "ready-timeout", key: "service.ready.timeout", value: "<duration>", help: "how long the service may take to be ready", apply: at("service.ready.timeout", { numeric: true }) },
+  {
+    name: "scenarios",
+    key: "scenarios",
+    list: true,
+    value: '<name | "METHOD /path">',
+    help: "a scenario of perfgate.yml by name, or an ad-hoc one (repeatable)",
+    aliases: ["scenario"],
+    // Kept apart: names select from the file's scenarios once it is read (selectScenarios).
+    apply: () => {
+    }
+  },
+  { name: "pairs", key: "load.pairs", value: "<n>", help: "base/head slice pairs per scenario", apply: at("load.pairs", { numeric: true }) },
+  { name: "blocks", key: "load.blocks", value: "<n>", help: "service (re)starts, pairs split across them", apply: at("load.blocks", { numeric: true }) },
+  { name: "slice", key: "load.slice", value: "<duration>", help: "length of one measured slice", apply: at("load.slice", { numeric: true }) },
+  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per service, block and scenario", apply: at("load.warmup", { numeric: true }) },
+  { name: "connections", key: "load.connections", value: "<n>", help: "concurrent connections", apply: at("load.connections", { numeric: true }) },
+  { name: "pipelining", key: "load.pipelining", value: "<n>", help: "requests in flight per connection", apply: at("load.pipelining", { numeric: true }) },
+  { name: "throughput-limit", key: "gate.throughput", value: "<pct>", help: "throughput drop that fails", apply: at("gate.throughput", { numeric: true }) },
+  { name: "latency-p99-limit", key: "gate.latency_p99", value: "<pct>", help: "p99 latency rise that fails", apply: at("gate.latency_p99", { numeric: true }) },
+  { name: "seed", key: "seed", value: "<n>", help: "seed of the random pair order (default random, printed)", apply: at("seed", { numeric: true }) },
+  {
+    name: "benchmarks",
+    key: "benchmarks.files",
+    list: true,
+    value: "<glob>",
+    help: "micro-benchmark files (repeatable)",
+    aliases: ["benchmark"],
+    // As a mapping, so the file's other benchmarks keys (rounds, timeout, budget) still apply.
+    apply: (doc, v) => {
+      const files = v.map((g) => g.trim()).filter(Boolean);
+      if (files.length) section(doc, "benchmarks").files = files;
+    }
+  },
+  { name: "benchmark-rounds", key: "benchmarks.rounds", value: "<n>", help: "fresh processes per benchmark file and side", aliases: ["rounds"], apply: at("benchmarks.rounds", { numeric: true }) },
+  { name: "benchmarks-limit", key: "gate.benchmarks", value: "<pct>", help: "micro-benchmark ops/s drop that fails", apply: at("gate.benchmarks", { numeric: true }) },
+  {
+    name: "profile",
+    key: "profile",
+    value: "<true|false>",
+    help: "the profiling phase (hot functions, flamegraphs); --no-profile = false",
+    apply: (doc, v) => {
+      const value = v.trim().toLowerCase();
+      if (value === "false" || value === "off") doc.profile = false;
+      else if (value === "true" || value === "on") section(doc, "profile").enabled = true;
+      else doc.profile = v;
+    }
+  },
+  {
+    name: "profile-duration",
+    key: "profile.duration",
+    value: "<duration>",
+    help: "profiled load per side and scenario",
+    // Means nothing when profiling is off (profile comes first in this table).
+    apply: (doc, v) => {
+      if (doc.profile !== false) at("profile.duration", { numeric: true })(doc, v);
+    }
+  }
+];
+function buildOverrides(values) {
+  const doc = {};
+  for (const option of OPTIONS) {
+    const raw = values[option.name];
+    if (raw === void 0) continue;
+    const value = Array.isArray(raw) ? raw.map((v) => v.trim()).filter(Boolean) : raw;
+    if (value.length === 0) continue;
+    option.apply(doc, value);
+  }
+  return doc;
+}
+function scenarioArgs(values) {
+  const raw = values.scenarios;
+  return (Array.isArray(raw) ? raw : raw ? [raw] : []).map((s) => s.trim()).filter(Boolean);
+}
+function optionsUsage() {
+  const rows = OPTIONS.map((o) => {
+    const flag = `--${o.name} ${o.value}`;
+    const aliases = o.aliases?.length ? ` (also ${o.aliases.map((a) => `--${a}`).join(", ")})` : "";
+    return `  ${flag.padEnd(34)} ${o.key}: ${o.help}${aliases}`;
+  });
+  return rows.join("\n");
+}
+
+// src/gate/look.ts
+var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
 
 // src/version.ts
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
+// src/cli/plan.ts
+import { join as join12 } from "node:path";
+function renderPlan(pre, headIsWorkTree) {
+  const { config: config2 } = pre;
+  const estimate = estimateRun(config2);
+  const short = (sha) => sha.slice(0, 7);
+  const lines = [];
+  lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
+  lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
+  lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
+  lines.push(...serviceLines(config2, headIsWorkTree ? join12(pre.root, config2.service.cwd) : null));
+  if (config2.scenarios.length > 0) {
+    lines.push(`scenarios (${config2.scenarios.length}):`);
+    for (const s of config2.scenarios) {
+      lines.push(`  ${s.name}  \xB7 ${s.connections} connection${s.connections === 1 ? "" : "s"}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ""}`);
+    }
+    const sizes = pairsPerBlock(config2);
+    const { load } = config2;
+    lines.push(
+      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per service, block and scenario`
+    );
+    lines.push(`starts   ${load.blocks} per side (each block restarts both services)`);
+  }
+  const gated = Object.entries(config2.gate).filter(
+    ([key, rule]) => "gated" in rule && rule.gated && "limit" in rule && (key !== "benchmarks" || config2.benchmarks)
+  );
+  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${formatPercent(rule.limit)}`).join(", ")} (alpha ${config2.alpha})`);
+  lines.push(`seed     ${config2.seed ?? "random (printed at the start of the run)"}`);
+  lines.push("", "phases:");
+  lines.push(`  prepare   worktree of base${headIsWorkTree ? "" : " and of head"}, then install and build in each (not estimated)`);
+  for (const phase of estimate.phases) lines.push(`  ${phase.phase.padEnd(9)} ~${formatMs(phase.ms).padEnd(7)} ${phase.detail}`);
+  lines.push("", estimateLine(estimate));
+  if (estimate.note) lines.push(`(${estimate.note})`);
+  return `${lines.join("\n")}
+`;
+}
+function serviceLines(config2, workTreeDir) {
+  const { service } = config2;
+  if (service.start === null) return [];
+  const install = service.install === null ? workTreeDir ? installCommand(workTreeDir) ?? "none (no lockfile, no dependencies)" : "chosen from the lockfile" : service.install === "" ? "skipped" : `\`${service.install}\``;
+  const ready = service.ready.path ? `${service.ready.path} answers 2xx` : "the port accepts connections";
+  return [
+    `service  \`${service.start}\` in ${service.cwd}; install ${install}${service.build ? `; build \`${service.build}\`` : ""}`,
+    `ready    when ${ready}, within ${formatDuration(service.ready.timeoutMs)}`
+  ];
+}
+function estimateLine(estimate) {
+  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the interim look stops early)` : "";
+  return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build`;
+}
+
 // src/cli/progress.ts
-function terminalProgress(stream, quiet) {
+function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
   const tty = stream.isTTY === true;
+  const started = now();
   let open2 = false;
-  const line2 = (text2) => {
-    if (quiet) return;
+  const write = (text2) => {
     if (open2) stream.write("\n");
     open2 = false;
     stream.write(`[perfgate] ${text2}
 `);
   };
+  const line2 = (text2) => {
+    if (!quiet) write(text2);
+  };
   const logger = {
     info: (m) => line2(m),
-    warn: (m) => line2(`warning: ${m}`),
+    // Warnings are never hidden: --quiet silences progress, not problems.
+    warn: (m) => write(`warning: ${m}`),
     debug: () => {
     }
   };
   const where = (e) => [e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : "", e.scenario ?? "", e.side ?? ""].filter(Boolean).join(" \xB7 ");
+  const totalPairs = (config2?.load.pairs ?? 0) * (config2?.scenarios.length ?? 0);
+  const afterMeasureMs = (estimate?.phases ?? []).filter((p) => p.phase !== "measure").reduce((sum, p) => sum + p.ms, 0);
+  const pairsDone = /* @__PURE__ */ new Map();
+  let measureStarted = null;
+  const clock = () => {
+    const elapsed = now() - started;
+    const done = [...pairsDone.values()].reduce((a, b) => a + b, 0);
+    if (!estimate || totalPairs === 0 || done === 0 || measureStarted === null) return formatClock(elapsed);
+    const left = (now() - measureStarted) / done * Math.max(0, totalPairs - done) + afterMeasureMs;
+    return `${formatClock(elapsed)} elapsed, ~${formatClock(left)} left`;
+  };
   const counter = (text2, e) => {
     if (tty) {
-      stream.write(`\r[perfgate] ${text2}\x1B[K`);
+      stream.write(`\r[perfgate] ${text2} \xB7 ${clock()}\x1B[K`);
       open2 = true;
     } else if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) {
-      stream.write(`[perfgate] ${text2}
+      stream.write(`[perfgate] ${text2} \xB7 ${clock()}
 `);
     }
   };
   return {
     logger,
     progress(e) {
+      if (e.phase === "start" && measureStarted === null) measureStarted = now();
+      if (e.phase === "measure" && e.scenario) pairsDone.set(e.scenario, e.pair ?? 0);
       if (quiet) return;
       switch (e.phase) {
         case "measure":
@@ -62608,15 +62958,15 @@ function terminalProgress(stream, quiet) {
         case "build":
           return line2(`${e.phase} ${e.side}: ${e.message}`);
         case "start":
-          return line2(`starting ${where(e)}`);
+          return line2(`starting ${where(e)} (${clock()})`);
         case "warmup":
           return line2(`warming up ${where(e)}`);
         case "stop":
           return line2(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ""}`);
         case "profile":
-          return line2(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)}`);
+          return line2(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)} (${clock()})`);
         case "done":
-          return line2("measurement done");
+          return line2(`measurement done (${formatClock(now() - started)})`);
       }
     }
   };
@@ -62627,6 +62977,8 @@ var USAGE = `perfgate ${VERSION} \u2014 A/B performance gate for Node.js service
 
 Usage:
   perfgate compare [options]        measure base and head side by side, print verdicts
+  perfgate plan [options]           check flags, config and refs, print the plan and its estimated
+                                    time; nothing is checked out (same as compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate --help | --version
 
@@ -62637,25 +62989,25 @@ compare options:
   --config <file>       configuration file, relative to the head tree (default: perfgate.yml)
   --json <file>         also copy results.json here (it is always written to the run directory)
   --markdown <file>     write the markdown report (the PR comment body) here
+  --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
+                        verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
-  --seed <n>            seed of the randomized pair order (default: random, printed)
-  --start <command>     service.start          --scenario "<METHOD> <path>"  (repeatable)
-  --install <command>   service.install ("false" to skip)   --build <command>  service.build
-  --pairs <n>  --blocks <n>  --slice <duration>  --warmup <duration>  --connections <n>
-  --throughput-limit <pct>  --latency-p99-limit <pct>
-  --benchmark <glob>    micro-benchmark files (repeatable; benchmarks.files)
-  --rounds <n>  --benchmarks-limit <pct>   benchmarks.rounds, gate.benchmarks
-  --no-profile          skip the profiling phase (hot functions and flamegraphs)
-  --profile-duration <duration>   profiled load per side and scenario (default 10s)
+  --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
-  --quiet               no progress lines      --no-color  plain output
+  --dry-run             check and print the plan, measure nothing (perfgate plan)
+  --quiet               no progress lines (warnings still show)    --no-color  plain output
+
+settings (the same names as the action's inputs; they win over perfgate.yml):
+${optionsUsage()}
 
 report options:
   --markdown <file>     write the markdown report here too
+  --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error.
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
-var exitCodes = { pass: 0, fail: 1, error: 2 };
+var exitCodes = { pass: 0, fail: 1, error: 2, sigint: 130, sigterm: 143 };
 async function main(argv, io) {
   let parsed;
   try {
@@ -62684,9 +63036,9 @@ Run perfgate --help for usage.
       const path = resolve(io.cwd, positionals[1]);
       return finish(readResults(path), values, io, color, dirname4(path));
     }
-    if (command2 === "compare") {
+    if (command2 === "compare" || command2 === "plan") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-      return await compare(values, io, color);
+      return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true);
     }
     throw new UsageError(`unknown command "${command2}"`);
   } catch (e) {
@@ -62711,70 +63063,71 @@ perfgate: unexpected error: ${e.stack ?? e}
 }
 var UsageError = class extends Error {
 };
+var CLI_FLAGS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "v" },
+  base: { type: "string" },
+  head: { type: "string" },
+  config: { type: "string" },
+  json: { type: "string" },
+  markdown: { type: "string" },
+  verdicts: { type: "string" },
+  out: { type: "string" },
+  quiet: { type: "boolean", short: "q" },
+  "no-color": { type: "boolean" },
+  "no-profile": { type: "boolean" },
+  "all-functions": { type: "boolean" },
+  "dry-run": { type: "boolean" }
+};
 function parse3(argv) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-      base: { type: "string" },
-      head: { type: "string" },
-      config: { type: "string" },
-      json: { type: "string" },
-      markdown: { type: "string" },
-      out: { type: "string" },
-      seed: { type: "string" },
-      start: { type: "string" },
-      install: { type: "string" },
-      build: { type: "string" },
-      scenario: { type: "string", multiple: true },
-      pairs: { type: "string" },
-      blocks: { type: "string" },
-      slice: { type: "string" },
-      warmup: { type: "string" },
-      connections: { type: "string" },
-      "throughput-limit": { type: "string" },
-      "latency-p99-limit": { type: "string" },
-      benchmark: { type: "string", multiple: true },
-      rounds: { type: "string" },
-      "benchmarks-limit": { type: "string" },
-      quiet: { type: "boolean", short: "q" },
-      "no-color": { type: "boolean" },
-      "no-profile": { type: "boolean" },
-      "profile-duration": { type: "string" },
-      "all-functions": { type: "boolean" }
-    }
-  });
+  const options = { ...CLI_FLAGS };
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...option.aliases ?? []]) options[name] = { type: "string", ...option.list && { multiple: true } };
+  }
+  const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  return { values: parsed.values, positionals: parsed.positionals };
 }
-async function compare(values, io, color) {
+function settingsOf(values) {
+  const out = {};
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...option.aliases ?? []]) {
+      const given = values[name];
+      if (given === void 0 || typeof given === "boolean") continue;
+      out[option.name] = option.list ? [...out[option.name] ?? [], ...given] : given;
+    }
+  }
+  if (values["no-profile"]) out.profile = "false";
+  return out;
+}
+async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve(io.cwd, values.out) : join12(tmpdir2(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
-  const overrides = buildOverrides({
-    start: values.start,
-    install: values.install,
-    build: values.build,
-    scenarios: values.scenario,
-    pairs: values.pairs,
-    blocks: values.blocks,
-    slice: values.slice,
-    warmup: values.warmup,
-    connections: values.connections,
-    throughputLimit: values["throughput-limit"],
-    latencyP99Limit: values["latency-p99-limit"],
-    seed: values.seed,
-    benchmarks: values.benchmark,
-    benchmarkRounds: values.rounds,
-    benchmarksLimit: values["benchmarks-limit"],
-    profile: values["no-profile"] ? "false" : void 0,
-    profileDuration: values["profile-duration"]
+  const outDir = values.out ? resolve(io.cwd, values.out) : join13(tmpdir2(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const settings = settingsOf(values);
+  const overrides = buildOverrides(settings);
+  const checked = await preflight({
+    repoDir: root,
+    baseRef,
+    mergeBase: true,
+    headRef: values.head ?? null,
+    configFile: values.config ?? null,
+    overrides,
+    overridesSource: "command-line flags",
+    scenarios: scenarioArgs(settings)
   });
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
+  const { config: config2 } = checked;
+  if (dryRun) {
+    io.stdout.write(renderPlan(checked, values.head === void 0));
+    return exitCodes.pass;
+  }
+  const estimate = estimateRun(config2);
+  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config2);
+  logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
-  const onSignal = () => {
+  let signalled = null;
+  const onSignal = (signal) => {
+    signalled = signal;
     abort.abort();
     void tracker.killAll(1e3);
   };
@@ -62790,7 +63143,7 @@ async function compare(values, io, color) {
         mergeBase: true,
         headRef: values.head ?? null,
         outDir,
-        loadConfig: configLoader(values.config ?? null, overrides, "command-line flags"),
+        loadConfig: () => config2,
         tracker,
         toolVersion: VERSION,
         signal: abort.signal,
@@ -62803,6 +63156,15 @@ async function compare(values, io, color) {
     io.stderr.write(`[perfgate] results: ${resultsPath}
 `);
     return finish(results, values, io, color, dirname4(resultsPath));
+  } catch (e) {
+    if (signalled === null) throw e;
+    io.stderr.write(`
+perfgate: ${e.message}
+`);
+    const kept = e.resultsPath;
+    if (kept) io.stderr.write(`The pairs measured before the interruption are kept in ${kept}
+`);
+    return signalled === "SIGINT" ? exitCodes.sigint : exitCodes.sigterm;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -62816,6 +63178,8 @@ function finish(results, values, io, color, runDir) {
 ${renderTerminal(results, analysis, { color, runDir, allFunctions })}
 `);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
+  if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
+`);
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function copyTo(path, text2) {

@@ -3,6 +3,7 @@
  * the one zod schema in src/config/schema.ts. Run with `npm run schema` after changing the
  * schema; test/unit/config.test.ts fails while either file is stale.
  */
+import { OPTIONS } from '../src/config/options.js';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -298,7 +299,9 @@ ${section('scenarios')}
 \`\`\`yaml
 ${SNIPPETS.scenarios}\`\`\`
 
-The \`scenarios\` action input and the repeatable \`--scenario\` flag take scenario lines.
+The \`scenarios\` action input and the repeatable \`--scenarios\` flag (or \`--scenario\`) pick
+scenarios: a value that names a scenario of this file selects it, a scenario line that names none
+(\`GET /path\`) adds it for this run.
 
 ## \`load\`
 
@@ -354,7 +357,24 @@ ${section('profile')}
 Per profiled scenario the phase takes, for each side: a restart, up to 2 s of warm-up, \`duration\`
 of load and drawing the flamegraph — about 15 s per side with the defaults. The \`--no-profile\` and
 \`--profile-duration\` flags override these keys.
+
+## Command line and action
+
+The same settings can be given as command-line flags and as action inputs, under the same names;
+they win over this file. \`perfgate plan\` checks them with the file and prints the plan.
+
+${optionsTable()}
 `;
+}
+
+/** The one table of options (src/config/options.ts): flag and input name, key, older flag names. */
+function optionsTable(): string {
+  const header = '| flag and action input | key | older flag names |\n| --- | --- | --- |';
+  const body = OPTIONS.map((o) => {
+    const older = [...(o.aliases ?? []).map((a) => `\`--${a}\``), ...(o.name === 'profile' ? ['`--no-profile` (= `--profile false`)'] : [])];
+    return `| \`${o.name}\` | \`${o.key}\` | ${older.join(', ')} |`;
+  });
+  return [header, ...body].join('\n');
 }
 
 function main(): void {

@@ -12,8 +12,10 @@ import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
 import type { GitHubRecord } from '../results/types.js';
-import { configLoader, interimLook, secretsFrom } from '../shell/gate.js';
-import { buildOverrides } from '../shell/overrides.js';
+import { buildOverrides, scenarioArgs } from '../config/options.js';
+import { secretsFrom } from '../engine/env.js';
+import { preflight } from '../engine/preflight.js';
+import { interimLook } from '../gate/look.js';
 import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
@@ -35,6 +37,17 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     );
   }
   const base = resolveBase(context.eventName, context.payload, inputs.base);
+  // Refs and configuration are checked before anything is checked out or created.
+  const { config } = await preflight({
+    repoDir: context.workspace,
+    baseRef: base.baseRef,
+    mergeBase: base.mergeBase,
+    headRef: null,
+    configFile: inputs.configFile,
+    overrides: buildOverrides(inputs.settings),
+    overridesSource: 'action inputs',
+    scenarios: scenarioArgs(inputs.settings),
+  });
   const pr = pullRequestOf(context.payload);
   const { id } = inputs.github;
   const outDir = join(context.tempDir, `perfgate-${context.runId ?? 'local'}-${context.runAttempt}${id === 'default' ? '' : `-${id}`}`);
@@ -60,7 +73,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       mergeBase: base.mergeBase,
       headRef: null,
       outDir,
-      loadConfig: configLoader(inputs.configFile, buildOverrides(inputs.flat), 'action inputs'),
+      loadConfig: () => config,
       tracker: new ProcessTracker(pidFile),
       toolVersion: VERSION,
       look: interimLook,

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import type { EventPayload } from '../github/event.js';
 import { GATE_ID_PATTERN } from '../report/comment.js';
-import type { FlatOptions } from '../shell/overrides.js';
+import { OPTIONS, type OptionValues } from '../config/options.js';
 
 export type Mode = 'gate' | 'report';
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
@@ -20,7 +20,8 @@ export interface ActionInputs {
   configFile: string | null;
   base: string;
   failOnRegression: boolean;
-  flat: FlatOptions;
+  /** The settings of the one table of options (config/options.ts), by name; empty ones undefined. */
+  settings: OptionValues;
   github: GitHubInputs;
 }
 
@@ -48,28 +49,9 @@ export function readInputs(): ActionInputs {
     configFile: text('config') ?? null,
     base: core.getInput('base'),
     failOnRegression: choice('fail-on-regression', ['true', 'false'] as const, 'true') === 'true',
-    flat: {
-      start: text('start'),
-      install: text('install'),
-      build: text('build'),
-      cwd: text('working-directory'),
-      readyPath: text('ready-path'),
-      readyTimeout: text('ready-timeout'),
-      scenarios: core.getMultilineInput('scenarios'),
-      pairs: text('pairs'),
-      blocks: text('blocks'),
-      slice: text('slice'),
-      warmup: text('warmup'),
-      connections: text('connections'),
-      throughputLimit: text('throughput-limit'),
-      latencyP99Limit: text('latency-p99-limit'),
-      seed: text('seed'),
-      profile: text('profile'),
-      profileDuration: text('profile-duration'),
-      benchmarks: core.getMultilineInput('benchmarks'),
-      benchmarkRounds: text('benchmark-rounds'),
-      benchmarksLimit: text('benchmarks-limit'),
-    },
+    settings: Object.fromEntries(
+      OPTIONS.map((option) => [option.name, option.list ? core.getMultilineInput(option.name) : text(option.name)]),
+    ),
     github: {
       token: core.getInput('github-token'),
       id,

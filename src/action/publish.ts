@@ -12,7 +12,9 @@ import { formatRepo } from '../github/event.js';
 import { listLabels } from '../github/labels.js';
 import { compareResults } from '../gate/compare.js';
 import { type ArtifactLink, commentMarker, type ReportOptions, renderComment, renderReport, SUMMARY_LIMIT } from '../report/comment.js';
+import { formatChange } from '../report/format.js';
 import type { Analysis, Results } from '../results/types.js';
+import { buildVerdicts, describeEntry } from '../results/verdicts.js';
 import type { RunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
 import { decide, type FinalDecision, wantsNewComment } from './decision.js';
@@ -65,7 +67,12 @@ export async function publish(
   writeFileSync(reportPath, summary);
   if (context.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(summary).write();
 
+  const verdicts = buildVerdicts(results, analysis);
+  const verdictsPath = join(request.outDir, 'verdicts.json');
+  writeFileSync(verdictsPath, `${JSON.stringify(verdicts, null, 2)}\n`);
   core.setOutput('decision', final.decision);
+  core.setOutput('worst-change', verdicts.worst ? describeEntry(verdicts.worst, formatChange) : '');
+  core.setOutput('verdicts-path', verdictsPath);
   core.setOutput('regressions', String(analysis.regressions));
   core.setOutput('improvements', String(analysis.improvements));
   core.setOutput('results-path', request.resultsPath);

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
+import { secretsFrom } from '../engine/env.js';
 import { PerfgateError } from '../engine/errors.js';
+import { estimateRun } from '../engine/estimate.js';
+import { preflight } from '../engine/preflight.js';
 import { ProcessTracker } from '../engine/process.js';
 import { runCompare } from '../engine/run.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
@@ -12,15 +15,19 @@ import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
-import { configLoader, interimLook, secretsFrom } from '../shell/gate.js';
-import { buildOverrides } from '../shell/overrides.js';
+import { buildVerdicts } from '../results/verdicts.js';
+import { buildOverrides, OPTIONS, type OptionValues, optionsUsage, scenarioArgs } from '../config/options.js';
+import { interimLook } from '../gate/look.js';
 import { VERSION } from '../version.js';
+import { estimateLine, renderPlan } from './plan.js';
 import { terminalProgress } from './progress.js';
 
 export const USAGE = `perfgate ${VERSION} — A/B performance gate for Node.js services
 
 Usage:
   perfgate compare [options]        measure base and head side by side, print verdicts
+  perfgate plan [options]           check flags, config and refs, print the plan and its estimated
+                                    time; nothing is checked out (same as compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate --help | --version
 
@@ -31,26 +38,26 @@ compare options:
   --config <file>       configuration file, relative to the head tree (default: perfgate.yml)
   --json <file>         also copy results.json here (it is always written to the run directory)
   --markdown <file>     write the markdown report (the PR comment body) here
+  --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
+                        verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
-  --seed <n>            seed of the randomized pair order (default: random, printed)
-  --start <command>     service.start          --scenario "<METHOD> <path>"  (repeatable)
-  --install <command>   service.install ("false" to skip)   --build <command>  service.build
-  --pairs <n>  --blocks <n>  --slice <duration>  --warmup <duration>  --connections <n>
-  --throughput-limit <pct>  --latency-p99-limit <pct>
-  --benchmark <glob>    micro-benchmark files (repeatable; benchmarks.files)
-  --rounds <n>  --benchmarks-limit <pct>   benchmarks.rounds, gate.benchmarks
-  --no-profile          skip the profiling phase (hot functions and flamegraphs)
-  --profile-duration <duration>   profiled load per side and scenario (default 10s)
+  --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
-  --quiet               no progress lines      --no-color  plain output
+  --dry-run             check and print the plan, measure nothing (perfgate plan)
+  --quiet               no progress lines (warnings still show)    --no-color  plain output
+
+settings (the same names as the action's inputs; they win over perfgate.yml):
+${optionsUsage()}
 
 report options:
   --markdown <file>     write the markdown report here too
+  --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error.
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
 
-const exitCodes = { pass: 0, fail: 1, error: 2 } as const;
+const exitCodes = { pass: 0, fail: 1, error: 2, sigint: 130, sigterm: 143 } as const;
 
 interface Io {
   stdout: NodeJS.WriteStream;
@@ -84,9 +91,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const path = resolve(io.cwd, positionals[1]!);
       return finish(readResults(path), values, io, color, dirname(path));
     }
-    if (command === 'compare') {
+    if (command === 'compare' || command === 'plan') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-      return await compare(values, io, color);
+      return await compare(values, io, color, command === 'plan' || values['dry-run'] === true);
     }
     throw new UsageError(`unknown command "${command}"`);
   } catch (e) {
@@ -105,75 +112,86 @@ export async function main(argv: string[], io: Io): Promise<number> {
 
 class UsageError extends Error {}
 
+/** Flags of the CLI itself; the settings come from the one table (config/options.ts). */
+const CLI_FLAGS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  base: { type: 'string' },
+  head: { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'string' },
+  markdown: { type: 'string' },
+  verdicts: { type: 'string' },
+  out: { type: 'string' },
+  quiet: { type: 'boolean', short: 'q' },
+  'no-color': { type: 'boolean' },
+  'no-profile': { type: 'boolean' },
+  'all-functions': { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+} as const;
+
+type FlagOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
+
 function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      help: { type: 'boolean', short: 'h' },
-      version: { type: 'boolean', short: 'v' },
-      base: { type: 'string' },
-      head: { type: 'string' },
-      config: { type: 'string' },
-      json: { type: 'string' },
-      markdown: { type: 'string' },
-      out: { type: 'string' },
-      seed: { type: 'string' },
-      start: { type: 'string' },
-      install: { type: 'string' },
-      build: { type: 'string' },
-      scenario: { type: 'string', multiple: true },
-      pairs: { type: 'string' },
-      blocks: { type: 'string' },
-      slice: { type: 'string' },
-      warmup: { type: 'string' },
-      connections: { type: 'string' },
-      'throughput-limit': { type: 'string' },
-      'latency-p99-limit': { type: 'string' },
-      benchmark: { type: 'string', multiple: true },
-      rounds: { type: 'string' },
-      'benchmarks-limit': { type: 'string' },
-      quiet: { type: 'boolean', short: 'q' },
-      'no-color': { type: 'boolean' },
-      'no-profile': { type: 'boolean' },
-      'profile-duration': { type: 'string' },
-      'all-functions': { type: 'boolean' },
-    },
-  });
+  const options: FlagOptions = { ...CLI_FLAGS };
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...(option.aliases ?? [])]) options[name] = { type: 'string', ...(option.list && { multiple: true }) };
+  }
+  const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
+  return { values: parsed.values as Values, positionals: parsed.positionals };
 }
 
-type Values = ReturnType<typeof parse>['values'];
+type Values = { [K in keyof typeof CLI_FLAGS]?: (typeof CLI_FLAGS)[K]['type'] extends 'boolean' ? boolean : string } & Record<
+  string,
+  string | boolean | string[] | undefined
+>;
 
-async function compare(values: Values, io: Io, color: boolean): Promise<number> {
+/** The table's options as given, an alias counting as its option (lists concatenated, else the last one wins). */
+function settingsOf(values: Values): OptionValues {
+  const out: OptionValues = {};
+  for (const option of OPTIONS) {
+    for (const name of [option.name, ...(option.aliases ?? [])]) {
+      const given = values[name];
+      if (given === undefined || typeof given === 'boolean') continue;
+      out[option.name] = option.list ? [...((out[option.name] as string[] | undefined) ?? []), ...(given as string[])] : (given as string);
+    }
+  }
+  if (values['no-profile']) out.profile = 'false';
+  return out;
+}
+
+async function compare(values: Values, io: Io, color: boolean, dryRun: boolean): Promise<number> {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? (await defaultBranch(root));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  const overrides = buildOverrides({
-    start: values.start,
-    install: values.install,
-    build: values.build,
-    scenarios: values.scenario,
-    pairs: values.pairs,
-    blocks: values.blocks,
-    slice: values.slice,
-    warmup: values.warmup,
-    connections: values.connections,
-    throughputLimit: values['throughput-limit'],
-    latencyP99Limit: values['latency-p99-limit'],
-    seed: values.seed,
-    benchmarks: values.benchmark,
-    benchmarkRounds: values.rounds,
-    benchmarksLimit: values['benchmarks-limit'],
-    profile: values['no-profile'] ? 'false' : undefined,
-    profileDuration: values['profile-duration'],
+  const settings = settingsOf(values);
+  const overrides = buildOverrides(settings);
+  // Refs and configuration are checked before any worktree or run folder exists.
+  const checked = await preflight({
+    repoDir: root,
+    baseRef,
+    mergeBase: true,
+    headRef: values.head ?? null,
+    configFile: values.config ?? null,
+    overrides,
+    overridesSource: 'command-line flags',
+    scenarios: scenarioArgs(settings),
   });
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true);
+  const { config } = checked;
+  if (dryRun) {
+    io.stdout.write(renderPlan(checked, values.head === undefined));
+    return exitCodes.pass;
+  }
+  const estimate = estimateRun(config);
+  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config);
+  logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
   // Ctrl-C: stop every process now (they run in their own groups, out of the terminal's
   // reach), and the engine unwinds, removing the worktrees. A second Ctrl-C exits at once.
-  const onSignal = () => {
+  let signalled: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signalled = signal;
     abort.abort();
     void tracker.killAll(1000);
   };
@@ -189,7 +207,7 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
         mergeBase: true,
         headRef: values.head ?? null,
         outDir,
-        loadConfig: configLoader(values.config ?? null, overrides, 'command-line flags'),
+        loadConfig: () => config,
         tracker,
         toolVersion: VERSION,
         signal: abort.signal,
@@ -200,6 +218,13 @@ async function compare(values: Values, io: Io, color: boolean): Promise<number> 
     if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
     return finish(results, values, io, color, dirname(resultsPath));
+  } catch (e) {
+    if (signalled === null) throw e;
+    // Interrupted: the shell's convention, 128 + the signal's number, so scripts can tell.
+    io.stderr.write(`\nperfgate: ${(e as Error).message}\n`);
+    const kept = (e as PerfgateError).resultsPath;
+    if (kept) io.stderr.write(`The pairs measured before the interruption are kept in ${kept}\n`);
+    return signalled === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -213,6 +238,7 @@ function finish(results: Results, values: Values, io: Io, color: boolean, runDir
   const allFunctions = values['all-functions'] === true;
   io.stdout.write(`\n${renderTerminal(results, analysis, { color, runDir, allFunctions })}\n`);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
+  if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n`);
   return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
 }
 

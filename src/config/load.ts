@@ -49,6 +49,48 @@ export function resolveConfig(input: ResolveConfigInput): PerfgateConfig {
   throw new ConfigError(formatIssues(result.error.issues, originIn(overrides, overridesSource, source)));
 }
 
+/** A --scenario value (or a line of the scenarios input) that is a scenario itself: "GET /path" or "/path". */
+const SCENARIO_LINE_LIKE = /^\s*(?:[A-Za-z]+\s+)?\//;
+
+/**
+ * resolveConfig, then the scenarios the user picked (--scenario, the scenarios input): a value
+ * that names a scenario of the file selects it; a scenario line ("GET /path") that names none
+ * is an ad-hoc scenario; anything else is a ConfigError listing the names there are. No values:
+ * every scenario of the file.
+ */
+export function resolveConfigWithScenarios(input: ResolveConfigInput, picked: readonly string[]): PerfgateConfig {
+  if (picked.length === 0) return resolveConfig(input);
+  let fromFile: PerfgateConfig | null = null;
+  let problem: ConfigError | null = null;
+  try {
+    fromFile = resolveConfig(input);
+  } catch (error) {
+    // e.g. a file with no scenarios of its own: the ad-hoc ones below may be what it needs
+    if (!(error instanceof ConfigError)) throw error;
+    problem = error;
+  }
+  const configured = new Map((fromFile?.scenarios ?? []).map((s) => [s.name, s]));
+  const lines = picked.filter((p) => !configured.has(p));
+  const unknown = lines.filter((p) => !SCENARIO_LINE_LIKE.test(p));
+  if (unknown.length > 0) {
+    if (problem) throw problem;
+    const names = [...configured.keys()].map((n) => `"${n}"`).join(', ');
+    throw new ConfigError(
+      unknown.map(
+        (p) =>
+          `${input.overridesSource ?? DEFAULT_OVERRIDES_SOURCE}: scenario "${p}" is not a scenario of ${input.source ?? DEFAULT_CONFIG_FILE}` +
+          ` (${names ? `it has ${names}` : 'it has none'}) nor a scenario line such as "GET /path"`,
+      ),
+    );
+  }
+  const adhoc =
+    lines.length > 0 ? resolveConfig({ ...input, overrides: { ...(input.overrides as object | undefined), scenarios: lines } }) : null;
+  const base = adhoc ?? fromFile!;
+  // resolveConfig keeps the lines' order: the i-th ad-hoc scenario is lines[i].
+  const scenarios = picked.map((p) => configured.get(p) ?? adhoc!.scenarios[lines.indexOf(p)]!);
+  return { ...base, scenarios: [...new Map(scenarios.map((s) => [s.name, s])).values()] };
+}
+
 /**
  * Blames the overrides for a value they reached (they hold it, or replaced a list or scalar
  * above it), else the file: the user must know which of the two to edit.

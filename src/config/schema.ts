@@ -8,6 +8,7 @@
  * e.g. 1s") and errors.ts prefixes where and what. Keep every `.describe()` user-facing: it is
  * shown by editors and printed in the docs.
  */
+import { formatPercent } from '../report/format.js';
 import { posix, win32 } from 'node:path';
 import { z } from 'zod';
 import {
@@ -32,7 +33,6 @@ import {
   DURATION_HINT,
   DURATION_PATTERN,
   formatDuration,
-  formatPercent,
   formatSizeMb,
   PERCENT_PATTERN,
   parseDurationMs,
@@ -177,7 +177,7 @@ const envSchema = z
     }),
     scalarText('an environment value'),
   )
-  // Production unless the user says otherwise: dev mode hides the truth (product.md).
+  // Production unless the user says otherwise: dev mode hides the truth (docs/configuration.md, service.env).
   .transform((env) => ({ NODE_ENV: 'production', ...env }));
 
 const readySchema = z
@@ -359,12 +359,15 @@ const scenariosSchema = z.union(
 
 // ------------------------------------------------------------------------------------- load
 
+/** The signed-rank test needs 6 non-zero pairs to ever reach p < 0.05. */
+const MIN_PAIRS = 6;
+
 const loadSchema = z
   .strictObject({
     slice: duration({ minMs: 100, maxMs: 60_000 })
       .prefault('1s')
       .describe('Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head.'),
-    pairs: intInRange(6, undefined, 'the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05')
+    pairs: intInRange(MIN_PAIRS, undefined, 'the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05')
       .default(48)
       .describe(
         'Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks × load.instances); more pairs per start steady each start\'s own estimate, more starts narrow the interval.',
@@ -410,8 +413,10 @@ const loadSchema = z
       ),
   })
   .superRefine((load, ctx) => {
+    // Only against a valid pairs: a bad one has its own message, and "use 1 to -5" helps nobody.
     // A block with fewer pairs than load.instances starts only as many as it has pairs (plan.ts).
-    if (load.blocks > load.pairs) {
+    const pairsValid = Number.isInteger(load.pairs) && load.pairs >= MIN_PAIRS;
+    if (pairsValid && load.blocks > load.pairs) {
       ctx.addIssue({
         code: 'custom',
         path: ['blocks'],

@@ -38,10 +38,6 @@ export function parsePercent(value: number | string): number {
   return percent / 100;
 }
 
-/** Fraction → "5%" for defaults shown in the JSON Schema and docs. */
-export function formatPercent(fraction: number): string {
-  return `${Number((fraction * 100).toPrecision(12))}%`;
-}
 
 /** "0.5MB", "200kB" (MB = 10^6 bytes, kB = 10^3). A bare number is accepted as a number of MB, not as text. */
 export const SIZE_PATTERN = /^\d+(?:\.\d+)?(?:MB|kB)$/;

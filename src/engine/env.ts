@@ -4,7 +4,25 @@
  * action input (INPUT_*), the runner's ACTIONS_* credentials, and any variable whose value
  * contains a secret, whatever its name.
  */
-const DROPPED_NAMES = /^(GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|INPUT_.*|ACTIONS_.*)$/i;
+/** The variables a CI runner or a user may hold a GitHub token in (the one list of them). */
+export const SECRET_VARIABLES = [
+  'GITHUB_TOKEN',
+  'GH_TOKEN',
+  'GITHUB_PAT',
+  'INPUT_GITHUB-TOKEN',
+  'INPUT_GITHUB_TOKEN',
+  'ACTIONS_RUNTIME_TOKEN',
+  'ACTIONS_ID_TOKEN_REQUEST_TOKEN',
+] as const;
+
+const SECRET_NAMES = new Set<string>(SECRET_VARIABLES.map((n) => n.toUpperCase()));
+/** Every action input and runner credential goes too, whatever it holds. */
+const DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
+
+/** The values of the secret variables that are set: scrubbed by value too, wherever they appear. */
+export function secretsFrom(env: Record<string, string | undefined>): string[] {
+  return SECRET_VARIABLES.map((k) => env[k]).filter((v): v is string => Boolean(v));
+}
 
 export function scrubEnv(
   env: Record<string, string | undefined>,
@@ -13,7 +31,7 @@ export function scrubEnv(
   const needles = secrets.filter((s) => s.length >= 8);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || DROPPED_NAMES.test(name)) continue;
+    if (value === undefined || SECRET_NAMES.has(name.toUpperCase()) || DROPPED_PREFIX.test(name)) continue;
     if (needles.some((s) => value.includes(s))) continue;
     out[name] = value;
   }

@@ -99,7 +99,7 @@ export interface PlannedBenchRound {
 
 /**
  * The micro-benchmark schedule, fixed up front from the run's seed like the HTTP plan
- * (measurement.md §12): every round runs every file on both sides, one fresh process each; the
+ * (docs/benchmarks.md): every round runs every file on both sides, one fresh process each; the
  * files of a round come in random order, and each file's two processes run adjacently (they
  * share the machine's state, as the two slices of an HTTP pair do) in random order. A file only
  * one side has runs in the first round only: it has nothing to be compared with, it is listed.

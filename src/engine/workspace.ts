@@ -80,8 +80,58 @@ export interface Trees {
   dispose(): Promise<void>;
 }
 
-export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Promise<Trees> {
+/** Base and head as commits, resolved without touching the disk (no worktree yet). */
+export interface ResolvedSides {
+  /** The repository's root. */
+  root: string;
+  head: SideInfo;
+  base: SideInfo;
+}
+
+/**
+ * Resolves head (a ref, or the work tree at HEAD with its dirty flag) and base (the ref, or its
+ * merge-base with head) to commits. Cheap and side-effect free, so a typo in a ref is reported
+ * before any checkout.
+ */
+export async function resolveSides(request: Omit<TreeRequest, 'scratchDir'>): Promise<ResolvedSides> {
   const root = await repositoryRoot(request.repoDir);
+  let head: SideInfo;
+  if (request.headRef) {
+    head = { ref: request.headRef, sha: await resolveCommit(root, request.headRef, 'The head ref'), dirty: false };
+  } else {
+    const sha = await resolveCommit(root, 'HEAD', 'HEAD');
+    const status = await git(['status', '--porcelain', '--untracked-files=normal'], root);
+    const ref = await git(['rev-parse', '--abbrev-ref', 'HEAD'], root).catch(() => 'HEAD');
+    head = { ref: ref === 'HEAD' ? 'work tree' : ref, sha, dirty: status.length > 0 };
+  }
+  const baseTip = await resolveCommit(root, request.baseRef, 'The base ref');
+  let baseSha = baseTip;
+  if (request.mergeBase) {
+    try {
+      baseSha = await git(['merge-base', head.sha, baseTip], root);
+    } catch {
+      throw new SetupError(
+        `${request.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`,
+      );
+    }
+  }
+  return { root, head, base: { ref: request.baseRef, sha: baseSha, dirty: false } };
+}
+
+/** A file's text at a commit (path relative to the repository root), or null when the commit has no such file. */
+export async function readAtCommit(root: string, sha: string, path: string): Promise<string | null> {
+  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== '.').join('/')}`;
+  try {
+    await git(['cat-file', '-e', spec], root);
+  } catch {
+    return null;
+  }
+  return git(['show', spec], root);
+}
+
+export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Promise<Trees> {
+  // Every ref is resolved before the first worktree exists.
+  const { root, head: headInfo, base: baseInfo } = await resolveSides(request);
   const created: string[] = [];
   const dispose = async () => {
     for (const dir of created.reverse()) {
@@ -102,38 +152,22 @@ export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Pr
     return dir;
   };
   try {
-    let head: Tree;
-    if (request.headRef) {
-      const sha = await resolveCommit(root, request.headRef, 'The head ref');
-      head = { side: 'head', ref: request.headRef, sha, dirty: false, root: await addWorktree('head', sha) };
+    // Head is always a worktree of its own beside base's, the work tree's uncommitted and
+    // untracked files included: both trees then have paths of the same length and are installed
+    // the same way, so neither a path nor a node_modules the user installed differently can
+    // favour one side (Mytkowicz et al., ASPLOS 2009: the environment alone moves run time).
+    let headRoot: string;
+    if (request.headRef || !headInfo.dirty) {
+      headRoot = await addWorktree('head', headInfo.sha);
     } else {
-      // The work tree as it is, uncommitted changes included, but in a worktree of its own
-      // beside base's: both trees then have paths of the same length and are installed the
-      // same way, so neither a path nor a node_modules the user installed differently can
-      // favour one side (Mytkowicz et al., ASPLOS 2009: the environment alone moves run time).
-      const sha = await resolveCommit(root, 'HEAD', 'HEAD');
-      const status = await git(['status', '--porcelain', '--untracked-files=normal'], root);
-      const ref = await git(['rev-parse', '--abbrev-ref', 'HEAD'], root).catch(() => 'HEAD');
-      const dirty = status.length > 0;
       // A commit object of the tracked changes (nothing is stashed: the work tree stays as it is).
-      const snapshot = dirty ? await git(['-c', 'user.name=perfgate', '-c', 'user.email=perfgate@invalid', 'stash', 'create'], root) : '';
-      const dir = await addWorktree('head', snapshot || sha);
-      // perfgate's own run directory may sit inside the work tree (--out .perfgate/run): never copy it
-      await copyUntracked(root, dir, dirname(request.scratchDir));
-      head = { side: 'head', ref: ref === 'HEAD' ? 'work tree' : ref, sha, dirty, root: dir };
+      const snapshot = await git(['-c', 'user.name=perfgate', '-c', 'user.email=perfgate@invalid', 'stash', 'create'], root);
+      headRoot = await addWorktree('head', snapshot || headInfo.sha);
     }
-    const baseTip = await resolveCommit(root, request.baseRef, 'The base ref');
-    let baseSha = baseTip;
-    if (request.mergeBase) {
-      try {
-        baseSha = await git(['merge-base', head.sha, baseTip], root);
-      } catch {
-        throw new SetupError(
-          `${request.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`,
-        );
-      }
-    }
-    const base: Tree = { side: 'base', ref: request.baseRef, sha: baseSha, dirty: false, root: await addWorktree('base', baseSha) };
+    // perfgate's own run directory may sit inside the work tree (--out .perfgate/run): never copy it
+    if (!request.headRef) await copyUntracked(root, headRoot, dirname(request.scratchDir));
+    const head: Tree = { side: 'head', ...headInfo, root: headRoot };
+    const base: Tree = { side: 'base', ...baseInfo, root: await addWorktree('base', baseInfo.sha) };
     ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} → head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? ' (uncommitted changes)' : ''}`);
     return { base, head, dispose };
   } catch (e) {

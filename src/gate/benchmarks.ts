@@ -1,6 +1,6 @@
 /**
  * Micro-benchmark runs → what can be compared. Each benchmark is matched across sides by file,
- * suite, name and occurrence; a round pairs the two processes' numbers (measurement.md §12: one
+ * suite, name and occurrence; a round pairs the two processes' numbers (docs/benchmarks.md: one
  * number per process). What cannot be paired is listed instead: added (head only), removed
  * (base only), or failed (it threw, or its file failed, on a side). Pure.
  */

@@ -116,7 +116,7 @@ function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
 }
 
 /**
- * Results → verdicts, as in shared/design/measurement.md §6–8, §11 and §12: per HTTP metric and
+ * Results → verdicts, as docs/method.md explains ("The statistics", "The verdicts"): per HTTP metric and
  * per service-health metric, the paired log-ratios ln(head/base) of its slices, and per
  * micro-benchmark those of its processes (one ops/s per process, paired by round); the
  * Hodges–Lehmann estimate with its distribution-free 95% interval; the Wilcoxon signed-rank p;
@@ -208,7 +208,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
 }
 
 /**
- * docs/method.md, "Verdicts": regression = significant and worse than the limit; improvement =
+ * docs/method.md, "The verdicts": regression = significant and worse than the limit; improvement =
  * significant and better than the limit; unchanged = the whole 90% interval inside ±limit
  * (equivalence, two one-sided tests at 5%);
  * anything else is inconclusive (the run cannot tell).

@@ -1,5 +1,5 @@
 /**
- * Adaptive stopping (measurement.md §9), pre-registered: the looks and their levels are fixed
+ * Adaptive stopping (docs/method.md, "Adaptive stopping"), pre-registered: the looks and their levels are fixed
  * from the configuration before any load, recorded in results.json, and the engine can only
  * stop at a planned look when the answer is already clear. Two looks: an interim one after the
  * block that reaches half the pairs, and the final one; the levels come from the two-look

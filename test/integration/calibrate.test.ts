@@ -72,7 +72,7 @@ test('runs two per cell, resumes without repeating a run, and reports every rule
   assert.match(table, /measured throughput drop \(median of runs\) \| -?\d+\.\d% \| -?\d+\.\d% \|/);
   const written = readFileSync(doc, 'utf8');
   assert.ok(written.includes(table) && written.endsWith('after\n') && !written.includes('old'));
-  // measurement.md's check on its shared data, with and without replacement
+  // the resample check on test/fixtures/slices, with and without replacement
   const resampled = calibrate('resample', '--n', '20');
   assert.match(resampled, /^with replacement: A\/A false fails \d+\/20 = [\d.]+%, 5% more work caught \d+\/20 = [\d.]+%$/m);
   assert.match(resampled, /^without replacement: /m);

@@ -6,7 +6,7 @@ import { ServiceError } from '../../src/engine/errors.js';
 import { ProcessTracker } from '../../src/engine/process.js';
 import { runCompare } from '../../src/engine/run.js';
 import { readResults } from '../../src/results/io.js';
-import { configLoader } from '../../src/shell/gate.js';
+import { configLoader } from '../../src/engine/preflight.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
 

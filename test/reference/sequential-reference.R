@@ -5,13 +5,13 @@
 #
 # Regenerate (from the repository root):
 #   apt-get install -y --no-install-recommends r-base-core r-cran-jsonlite r-cran-mvtnorm
-#   Rscript test/reference/sequential-reference.R ../shared/data test/reference/sequential-reference.json
+#   Rscript test/reference/sequential-reference.R test/fixtures/slices test/reference/sequential-reference.json
 #
 # Generated with R 4.2.2 and mvtnorm 1.1-3 (Debian bookworm).
 library(mvtnorm)
 library(jsonlite)
 args <- commandArgs(trailingOnly = TRUE)
-data_dir <- if (length(args) >= 1) args[[1]] else "../shared/data"
+data_dir <- if (length(args) >= 1) args[[1]] else "test/fixtures/slices"
 out_path <- if (length(args) >= 2) args[[2]] else "test/reference/sequential-reference.json"
 set.seed(1) # pmvnorm's quasi-Monte-Carlo; with abseps 1e-12 the result does not depend on it
 

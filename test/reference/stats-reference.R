@@ -1,8 +1,8 @@
 # Reference values for src/stats, computed by R (an implementation independent of ours).
 #
-# Regenerate (from the repository root, with shared/ beside it):
+# Regenerate (from the repository root):
 #   apt-get install -y --no-install-recommends r-base-core r-cran-jsonlite
-#   Rscript test/reference/stats-reference.R ../shared/data test/reference/stats-reference.json
+#   Rscript test/reference/stats-reference.R test/fixtures/slices test/reference/stats-reference.json
 #
 # Generated with R 4.2.2 (Debian bookworm). Inputs are stored in the JSON (17 significant digits, so
 # they round-trip exactly), so the tests never need R and never depend on R's random generator.
@@ -25,7 +25,7 @@
 #                       drops nothing (the interval itself does not depend on mu; only R's removal of
 #                       x == mu before building it does).
 args <- commandArgs(trailingOnly = TRUE)
-data_dir <- if (length(args) >= 1) args[[1]] else "../shared/data"
+data_dir <- if (length(args) >= 1) args[[1]] else "test/fixtures/slices"
 out_path <- if (length(args) >= 2) args[[2]] else "test/reference/stats-reference.json"
 
 suppressPackageStartupMessages(library(jsonlite))

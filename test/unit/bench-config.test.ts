@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConfigError, parseConfigText, resolveConfig } from '../../src/config/index.js';
-import { buildOverrides } from '../../src/shell/overrides.js';
+import { buildOverrides } from '../../src/config/options.js';
 import { SNIPPETS } from '../../scripts/write-schema.js';
 
 function problems(document: unknown, overrides?: unknown): string {
@@ -86,7 +86,7 @@ test('neither scenarios nor benchmarks: both ways out are named', () => {
 });
 
 test('flags and inputs: globs replace the files and keep the file’s other benchmarks keys', () => {
-  const overrides = buildOverrides({ benchmarks: ['bench/x.js', ' '], benchmarkRounds: '12', benchmarksLimit: '5%' });
+  const overrides = buildOverrides({ benchmarks: ['bench/x.js', ' '], 'benchmark-rounds': '12', 'benchmarks-limit': '5%' });
   assert.deepEqual(overrides, { benchmarks: { files: ['bench/x.js'], rounds: 12 }, gate: { benchmarks: '5%' } });
   const config = resolveConfig({
     document: { benchmarks: { files: 'bench/*.js', timeout: '10s' } },

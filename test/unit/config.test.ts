@@ -94,7 +94,7 @@ describe('resolveConfig: defaults', () => {
 });
 
 describe('resolveConfig: the product sketch', () => {
-  // product.md's perfgate.yml without benchmarks, gate.benchmarks and accept-label (benchmarks
+  // The product sketch's perfgate.yml without benchmarks, gate.benchmarks and accept-label (benchmarks
   // are tested in bench-config.test.ts; accept-label is not in this version, see below).
   const PRODUCT_EXAMPLE = `
 service:

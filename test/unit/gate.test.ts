@@ -7,8 +7,9 @@ import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
-const shared = (name: string) =>
-  JSON.parse(readFileSync(join(ROOT, '..', 'shared', 'data', name), 'utf8')).pairs as { A: { rps: number }; B: { rps: number } }[];
+/** Measured slice pairs (test/fixtures/slices/README.md). */
+const measured = (name: string) =>
+  JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'slices', name), 'utf8')).pairs as { A: { rps: number }; B: { rps: number } }[];
 
 /** n pairs with multiplicative noise (sd ≈ 3%) and a true head/base ratio. */
 function noisyPairs(n: number, ratio: number, seed = 1): [number, number][] {
@@ -109,16 +110,16 @@ test('Holm: gated p-values are adjusted across the run, informational ones are n
   for (const c of info) assert.equal(c.pAdjusted, c.p);
 });
 
-test('measured A/A noise (shared/data, 100 pairs): no regression', () => {
-  const pairs = shared('slices-aa.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
+test('measured A/A noise (test/fixtures/slices, 100 pairs): no regression', () => {
+  const pairs = measured('slices-aa.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
   const analysis = compareResults(resultsFromPairs(pairs));
   assert.equal(analysis.decision, 'pass');
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.notEqual(throughput.verdict, 'regression');
 });
 
-test('measured 5% slower head (shared/data, 100 pairs): found, and a regression beyond a 2% limit', () => {
-  const pairs = shared('slices-ab5.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
+test('measured 5% slower head (test/fixtures/slices, 100 pairs): found, and a regression beyond a 2% limit', () => {
+  const pairs = measured('slices-ab5.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
   const analysis = compareResults(resultsFromPairs(pairs, { gate: { throughput: '2%' } }));
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.ok(throughput.change < -0.02 && throughput.change > -0.09, `change ${throughput.change}`);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, resolveConfig } from '../../src/config/index.js';
 import { profiledScenarios } from '../../src/engine/profile.js';
-import { buildOverrides } from '../../src/shell/overrides.js';
+import { buildOverrides } from '../../src/config/options.js';
 
 const MINIMAL = { service: { start: 'node server.js' }, scenarios: ['GET /hello', 'POST /echo'] };
 
@@ -52,8 +52,8 @@ describe('profile configuration', () => {
   test('--no-profile and --profile-duration override the file', () => {
     const off = resolveConfig({ document: { ...MINIMAL, profile: { duration: '5s' } }, overrides: buildOverrides({ profile: 'false' }) });
     assert.equal(off.profile!.enabled, false);
-    const shorter = resolveConfig({ document: MINIMAL, overrides: buildOverrides({ profileDuration: '2s' }) });
+    const shorter = resolveConfig({ document: MINIMAL, overrides: buildOverrides({ 'profile-duration': '2s' }) });
     assert.equal(shorter.profile!.durationMs, 2000);
-    assert.deepEqual(buildOverrides({ profile: 'false', profileDuration: '2s' }), { profile: false });
+    assert.deepEqual(buildOverrides({ profile: 'false', 'profile-duration': '2s' }), { profile: false });
   });
 });

@@ -1,0 +1,68 @@
+/**
+ * `perfgate plan`: what a compare would do, checked and timed, before anything is checked out.
+ */
+import { join } from 'node:path';
+import type { PerfgateConfig } from '../config/types.js';
+import { formatDuration } from '../config/units.js';
+import { estimateRun, formatMs, pairsPerBlock, type RunEstimate } from '../engine/estimate.js';
+import type { Preflight } from '../engine/preflight.js';
+import { formatPercent } from '../report/format.js';
+import { installCommand } from '../engine/workspace.js';
+
+export function renderPlan(pre: Preflight, headIsWorkTree: boolean): string {
+  const { config } = pre;
+  const estimate = estimateRun(config);
+  const short = (sha: string) => sha.slice(0, 7);
+  const lines: string[] = [];
+  lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
+  lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? ' with uncommitted changes' : ''}`);
+  lines.push(`config   ${pre.configSource ?? 'no file (flags only)'}`);
+  lines.push(...serviceLines(config, headIsWorkTree ? join(pre.root, config.service.cwd) : null));
+  if (config.scenarios.length > 0) {
+    lines.push(`scenarios (${config.scenarios.length}):`);
+    for (const s of config.scenarios) {
+      lines.push(`  ${s.name}  · ${s.connections} connection${s.connections === 1 ? '' : 's'}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ''}`);
+    }
+    const sizes = pairsPerBlock(config);
+    const { load } = config;
+    lines.push(
+      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? '' : 's'} (${sizes.join(' + ')}), ` +
+        `${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per service, block and scenario`,
+    );
+    lines.push(`starts   ${load.blocks} per side (each block restarts both services)`);
+  }
+  const gated = Object.entries(config.gate).filter(
+    ([key, rule]) => 'gated' in rule && rule.gated && 'limit' in rule && (key !== 'benchmarks' || config.benchmarks),
+  );
+  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${formatPercent((rule as { limit: number }).limit)}`).join(', ')} (alpha ${config.alpha})`);
+  lines.push(`seed     ${config.seed ?? 'random (printed at the start of the run)'}`);
+  lines.push('', 'phases:');
+  lines.push(`  prepare   worktree of base${headIsWorkTree ? '' : ' and of head'}, then install and build in each (not estimated)`);
+  for (const phase of estimate.phases) lines.push(`  ${phase.phase.padEnd(9)} ~${formatMs(phase.ms).padEnd(7)} ${phase.detail}`);
+  lines.push('', estimateLine(estimate));
+  if (estimate.note) lines.push(`(${estimate.note})`);
+  return `${lines.join('\n')}\n`;
+}
+
+function serviceLines(config: PerfgateConfig, workTreeDir: string | null): string[] {
+  const { service } = config;
+  if (service.start === null) return [];
+  const install =
+    service.install === null
+      ? workTreeDir
+        ? (installCommand(workTreeDir) ?? 'none (no lockfile, no dependencies)')
+        : 'chosen from the lockfile'
+      : service.install === ''
+        ? 'skipped'
+        : `\`${service.install}\``;
+  const ready = service.ready.path ? `${service.ready.path} answers 2xx` : 'the port accepts connections';
+  return [
+    `service  \`${service.start}\` in ${service.cwd}; install ${install}${service.build ? `; build \`${service.build}\`` : ''}`,
+    `ready    when ${ready}, within ${formatDuration(service.ready.timeoutMs)}`,
+  ];
+}
+
+export function estimateLine(estimate: RunEstimate): string {
+  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the interim look stops early)` : '';
+  return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build`;
+}

@@ -1,0 +1,114 @@
+/**
+ * How long a run takes, from its configuration alone: the timed phases are fixed up front
+ * (slices, warm-ups, profiled windows), so only the allowances for starting and stopping
+ * services are guesses. Install and build are the project's and are not counted. Pure.
+ */
+import type { PerfgateConfig } from '../config/types.js';
+import { formatDuration } from '../config/units.js';
+import { blockSizes, planSequential } from './plan.js';
+import { profiledScenarios } from './profile.js';
+
+/** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
+const START_ALLOWANCE_MS = 3000;
+/** Per measured slice beyond its length: health windows, connection set-up, writing results.json, ms. */
+const SLICE_OVERHEAD_MS = 40;
+/** Per profiled side and scenario beyond the profiled window: restart, profile write-out, ms. */
+const PROFILE_SIDE_OVERHEAD_MS = 4000;
+/** Per profiled scenario: merging the profiles and rendering three flamegraphs, ms. */
+const PROFILE_RENDER_MS = 5000;
+/** The profiler's warm-up is load.warmup, at most this (as in profile.ts). */
+const PROFILE_WARMUP_CAP_MS = 2000;
+
+export interface PhaseEstimate {
+  phase: 'measure' | 'benchmarks' | 'profile';
+  /** Expected length, ms. */
+  ms: number;
+  /** What the phase does, in words. */
+  detail: string;
+}
+
+export interface RunEstimate {
+  phases: PhaseEstimate[];
+  /** Sum of the phases, ms (install and build not included). */
+  totalMs: number;
+  /** When the interim look stops the run early: the total then, ms; null without one. */
+  earlyStopMs: number | null;
+  /** Upper bounds that are not expectations (the micro-benchmark budget). */
+  note: string | null;
+}
+
+/**
+ * The measured phase for the first `blocks` blocks, ms: per block the start-up and every
+ * scenario's warm-up (warmup × instances: all starts at once, run.ts), then the slices (one per
+ * pair when simultaneous, two when alternating).
+ */
+function measureMs(config: PerfgateConfig, pairs: number, blocks: number): number {
+  const scenarios = config.scenarios.length;
+  const { sliceMs, warmupMs, instances, mode } = config.load;
+  const slicesPerPair = mode === 'simultaneous' ? 1 : 2;
+  return blocks * (START_ALLOWANCE_MS + scenarios * warmupMs * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+}
+
+export function estimateRun(config: PerfgateConfig): RunEstimate {
+  const phases: PhaseEstimate[] = [];
+  const { pairs, blocks, sliceMs, warmupMs } = config.load;
+  const scenarios = config.scenarios.length;
+  let earlyStopMs: number | null = null;
+  let measure = 0;
+  if (scenarios > 0) {
+    measure = measureMs(config, pairs, blocks);
+    phases.push({
+      phase: 'measure',
+      ms: measure,
+      detail: `${blocks} block${blocks === 1 ? '' : 's'} of ${config.load.instances} fresh start${config.load.instances === 1 ? '' : 's'} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`,
+    });
+    const sequential = planSequential(config);
+    if (sequential) {
+      const look = sequential.looks[0]!;
+      earlyStopMs = measureMs(config, look.pairs, look.afterBlock + 1) - measure;
+    }
+  }
+  let note: string | null = null;
+  if (config.benchmarks) {
+    const { rounds, budgetMs, files } = config.benchmarks;
+    phases.push({
+      phase: 'benchmarks',
+      ms: budgetMs,
+      detail: `${rounds} rounds of ${files.join(', ')}, one fresh process per file and side; at most ${formatDuration(budgetMs)} (benchmarks.budget)`,
+    });
+    note = `the micro-benchmark phase is counted at its budget (${formatDuration(budgetMs)}); it usually ends sooner`;
+  }
+  const profiled = profiledScenarios(config);
+  if (profiled.length > 0 && config.profile) {
+    const perSide = Math.min(warmupMs, PROFILE_WARMUP_CAP_MS) + config.profile.durationMs + PROFILE_SIDE_OVERHEAD_MS;
+    phases.push({
+      phase: 'profile',
+      ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
+      detail: `${profiled.length} scenario${profiled.length === 1 ? '' : 's'} × base and head, ${formatDuration(config.profile.durationMs)} of profiled load each, then flamegraphs`,
+    });
+  }
+  const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
+  return { phases, totalMs, earlyStopMs: earlyStopMs === null ? null : totalMs + earlyStopMs, note };
+}
+
+/** Pairs per block, as the plan splits them. */
+export function pairsPerBlock(config: PerfgateConfig): number[] {
+  return blockSizes(config.load.pairs, config.load.blocks);
+}
+
+/** An approximate length: 950 → "950ms", 1500 → "1.5s", 75_000 → "1m 15s", 3_720_000 → "1h 2m". */
+export function formatMs(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ''}`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)}h${m % 60 ? ` ${m % 60}m` : ''}`;
+}
+
+/** A clock for progress lines: 75_000 → "1:15", 3_725_000 → "1:02:05". */
+export function formatClock(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const two = (n: number) => String(n).padStart(2, '0');
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}

@@ -1,0 +1,79 @@
+/**
+ * Everything that can be checked before a checkout: base and head resolve to commits, and the
+ * configuration (head's perfgate.yml under the flags or inputs) is valid. Both shells call it
+ * first, so a typo costs a second instead of a worktree, an install and an empty run folder;
+ * `perfgate plan` stops here.
+ */
+import { isAbsolute, join } from 'node:path';
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile, parseConfigText, resolveConfigWithScenarios } from '../config/load.js';
+import type { PerfgateConfig } from '../config/types.js';
+import { type ResolvedSides, readAtCommit, resolveSides } from './workspace.js';
+
+export interface PreflightRequest {
+  /** Any directory inside the repository. */
+  repoDir: string;
+  baseRef: string;
+  mergeBase: boolean;
+  /** null: the work tree as it is. */
+  headRef: string | null;
+  /** Config file named by the user (absolute, or relative to head's root), or null for an optional perfgate.yml. */
+  configFile: string | null;
+  /** Flags or inputs in the perfgate.yml shape (they win over the file). */
+  overrides: unknown;
+  /** Who gave the overrides, for messages: "command-line flags", "action inputs". */
+  overridesSource: string;
+  /** Scenario names to select from the file, or ad-hoc scenario lines (resolveConfigWithScenarios); empty: all. */
+  scenarios?: readonly string[];
+}
+
+export interface Preflight extends ResolvedSides {
+  config: PerfgateConfig;
+  /** Where the configuration file was read from; null when there was none. */
+  configSource: string | null;
+}
+
+export async function preflight(request: PreflightRequest): Promise<Preflight> {
+  const sides = await resolveSides(request);
+  const loaded = await readHeadConfig(sides, request.headRef !== null, request.configFile);
+  const config = resolveConfigWithScenarios(
+    {
+      document: loaded?.document,
+      source: loaded?.source ?? DEFAULT_CONFIG_FILE,
+      overrides: request.overrides,
+      overridesSource: request.overridesSource,
+    },
+    request.scenarios ?? [],
+  );
+  return { ...sides, config, configSource: loaded?.source ?? null };
+}
+
+/** Head's configuration file: from the work tree, or from the head commit without checking it out. */
+async function readHeadConfig(
+  sides: ResolvedSides,
+  fromCommit: boolean,
+  configFile: string | null,
+): Promise<{ document: unknown; source: string } | null> {
+  const required = configFile !== null;
+  const name = configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join(sides.root, name), { required });
+  const source = `${sides.head.ref}:${name}`;
+  const text = await readAtCommit(sides.root, sides.head.sha, name);
+  if (text === null) {
+    if (!required) return null;
+    throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
+  }
+  return { document: parseConfigText(text, source), source };
+}
+
+/**
+ * A CompareRequest's loadConfig that reads head's tree itself (for callers without a
+ * preflight): `configFile` (absolute, or relative to the head tree's root; default perfgate.yml,
+ * optional) merged under the overrides.
+ */
+export function configLoader(configFile: string | null, overrides: unknown, overridesSource: string): (headRoot: string) => PerfgateConfig {
+  return (headRoot) => {
+    const path = configFile ? (isAbsolute(configFile) ? configFile : join(headRoot, configFile)) : join(headRoot, DEFAULT_CONFIG_FILE);
+    const loaded = loadConfigFile(path, { required: configFile !== null });
+    return resolveConfigWithScenarios({ document: loaded?.document, source: loaded?.source ?? DEFAULT_CONFIG_FILE, overrides, overridesSource }, []);
+  };
+}

@@ -1,0 +1,132 @@
+/**
+ * Verdicts as data: the analysis of a run flattened into one list of metrics a script can read
+ * (perfgate compare --verdicts <file>; verdicts.json in the action's run directory). The
+ * format is documented in docs/verdicts.md and described by docs/verdicts.schema.json. Pure.
+ */
+import type { Analysis, PairedComparison, Results, RunWarning, Verdict } from './types.js';
+
+export const VERDICTS_SCHEMA = 'perfgate/verdicts';
+export const VERDICTS_VERSION = 1;
+
+export interface VerdictEntry {
+  /** http: a load metric of a scenario; health: measured inside the service; benchmark: a micro-benchmark's ops/s; heap: heap growth. */
+  kind: 'http' | 'health' | 'benchmark' | 'heap';
+  /** Metric id (throughput, latency_p99, event_loop_delay_p99, ops_per_sec, heap_growth, …). */
+  metric: string;
+  /** The HTTP scenario; null for micro-benchmarks. */
+  scenario: string | null;
+  /** The micro-benchmark ("file › suite › name"); null otherwise. */
+  benchmark: string | null;
+  gated: boolean;
+  /** Relative limit as a fraction (0.02 = 2%); heap: MB per 10,000 requests. */
+  limit: number;
+  /** Pairs (or rounds) used; null for heap growth. */
+  n: number | null;
+  /** Relative change head vs base as a fraction (−0.05 = 5% lower); heap: MB per 10,000 requests faster growth. */
+  estimate: number;
+  /** 95% interval of the estimate; an unknown bound (too few pairs) is null; heap: null. */
+  interval: [number | null, number | null] | null;
+  /** One-sided Wilcoxon signed-rank p-value, and Holm-adjusted for gated metrics; null for heap. */
+  p: number | null;
+  pAdjusted: number | null;
+  verdict: Verdict;
+  /** true when higher is better (throughput, ops/s). */
+  higherIsBetter: boolean;
+  /** The estimate in the worse direction: positive is worse, whatever the metric (−5% throughput → 0.05). */
+  worsening: number;
+}
+
+export interface VerdictsDocument {
+  schema: typeof VERDICTS_SCHEMA;
+  version: typeof VERDICTS_VERSION;
+  /** pass or fail, before any accept label (the action's decision output says after). */
+  decision: 'pass' | 'fail';
+  /** complete, or failed / running for an incomplete run. */
+  status: Results['status'];
+  base: { ref: string; sha: string };
+  head: { ref: string; sha: string; dirty: boolean };
+  regressions: number;
+  improvements: number;
+  /** The gated metric that moved most in the worse direction (a gated regression first); null with no gated metric. */
+  worst: VerdictEntry | null;
+  metrics: VerdictEntry[];
+  warnings: RunWarning[];
+}
+
+const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
+
+function paired(kind: VerdictEntry['kind'], metric: string, scenario: string | null, benchmark: string | null, c: PairedComparison): VerdictEntry {
+  return {
+    kind,
+    metric,
+    scenario,
+    benchmark,
+    gated: c.gated,
+    limit: c.limit,
+    n: c.n,
+    estimate: c.change,
+    interval: [finite(c.ciLow), finite(c.ciHigh)],
+    p: finite(c.p),
+    pAdjusted: finite(c.pAdjusted),
+    verdict: c.verdict,
+    higherIsBetter: c.higherIsBetter,
+    worsening: c.higherIsBetter ? -c.change : c.change,
+  };
+}
+
+export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDocument {
+  const metrics: VerdictEntry[] = [
+    ...analysis.comparisons.map((c) => paired('http', c.metric, c.scenario, null, c)),
+    ...(analysis.health?.comparisons ?? []).map((c) => paired('health', c.metric, c.scenario, null, c)),
+    ...(analysis.health?.heap ?? []).map(
+      (h): VerdictEntry => ({
+        kind: 'heap',
+        metric: 'heap_growth',
+        scenario: h.scenario,
+        benchmark: null,
+        gated: h.gated,
+        limit: h.limit,
+        n: null,
+        estimate: h.change,
+        interval: null,
+        p: null,
+        pAdjusted: null,
+        verdict: h.verdict,
+        higherIsBetter: false,
+        worsening: h.change,
+      }),
+    ),
+    ...(analysis.benchmarks?.comparisons ?? []).map((c) =>
+      paired('benchmark', 'ops_per_sec', null, [c.file, c.suite, c.name].filter(Boolean).join(' › '), c),
+    ),
+  ];
+  return {
+    schema: VERDICTS_SCHEMA,
+    version: VERDICTS_VERSION,
+    decision: analysis.decision,
+    status: results.status,
+    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
+    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
+    regressions: analysis.regressions,
+    improvements: analysis.improvements,
+    worst: worstOf(metrics),
+    metrics,
+    warnings: analysis.warnings,
+  };
+}
+
+/** A gated regression if there is one, else any gated metric; the largest relative worsening (heap growth, in MB, only when nothing else is gated). */
+function worstOf(metrics: VerdictEntry[]): VerdictEntry | null {
+  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
+  const regressions = gated.filter((m) => m.verdict === 'regression');
+  const relative = (list: VerdictEntry[]) => (list.some((m) => m.kind !== 'heap') ? list.filter((m) => m.kind !== 'heap') : list);
+  const pool = relative(regressions.length > 0 ? regressions : gated);
+  return pool.reduce<VerdictEntry | null>((worst, m) => (worst === null || m.worsening > worst.worsening ? m : worst), null);
+}
+
+/** One line for logs and action outputs: "GET /work throughput −5.1% (regression)". */
+export function describeEntry(entry: VerdictEntry, formatChange: (fraction: number) => string): string {
+  const what = [entry.scenario ?? entry.benchmark, entry.metric].filter(Boolean).join(' ');
+  const size = entry.kind === 'heap' ? `${entry.estimate >= 0 ? '+' : ''}${entry.estimate.toFixed(2)} MB/10k requests` : formatChange(entry.estimate);
+  return `${what} ${size} (${entry.verdict})`;
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo, quickConfig } from '../helpers/repo.js';
+
+const service = { 'server.js': "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n" };
+
+function worktrees(repo: string): number {
+  return execFileSync('git', ['worktree', 'list'], { cwd: repo, encoding: 'utf8' }).trim().split('\n').length;
+}
+
+/** A compare that must fail at the door: exit 2, the message, and nothing created. */
+async function failsEarly(repo: string, args: string[], message: RegExp): Promise<string> {
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--out', out, ...args], repo);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, message);
+  assert.equal(existsSync(out), false, 'no run folder');
+  assert.equal(worktrees(repo), 1, 'no worktree was added');
+  return run.stderr;
+}
+
+test('compare: a bad flag or config fails before any checkout, and names the key', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, { 'README.md': 'x' });
+  const stderr = await failsEarly(repo, ['--base', 'main', '--pairs=-5'], /load\.pairs: -5 is not allowed; use an integer of at least 6/);
+  assert.doesNotMatch(stderr, /use 1 to/, 'no cascade into the blocks check');
+  await failsEarly(repo, ['--base', 'main', '--slice', '5 parsecs'], /load\.slice/);
+  await failsEarly(repo, ['--base', 'no-such-branch'], /The base ref "no-such-branch" is not a commit/);
+  await failsEarly(repo, ['--base', 'main', '--config', 'missing.yml'], /config file not found/);
+});
+
+test('compare --head <ref>: the config is read from the head commit, without a checkout', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, { 'perfgate.yml': 'load: { pairs: two }\n' });
+  execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: repo });
+  await failsEarly(repo, ['--base', 'main', '--head', 'head'], /head:perfgate\.yml: load\.pairs: "two" is not allowed/);
+});
+
+test('plan: checks, resolves base and head, prints the plan with an estimated time, and checks nothing out', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /, POST /echo]') }, { 'README.md': 'x' });
+  const out = join(repo, '.out');
+  for (const args of [['plan'], ['compare', '--dry-run']]) {
+    const run = await runCli([...args, '--base', 'main', '--out', out, '--pairs', '20', '--seed', '3'], repo);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^base {5}main@[0-9a-f]{7} \(merge-base with head\)$/m);
+    assert.match(run.stdout, /^head {5}head@[0-9a-f]{7}$/m);
+    assert.match(run.stdout, /^ {2}GET \/ /m);
+    assert.match(run.stdout, /^ {2}POST \/echo /m);
+    assert.match(run.stdout, /^load {5}20 pairs per scenario in 2 blocks \(10 \+ 10\), 300ms slices, 300ms warm-up per service, block and scenario/m);
+    assert.match(run.stdout, /^seed {5}3$/m);
+    assert.match(run.stdout, /^ {2}measure +~\d/m);
+    assert.match(run.stdout, /^estimated time: ~\d+(\.\d)?s \(~[\d.]+s when the interim look stops early\), plus install and build$/m);
+    assert.equal(existsSync(out), false);
+    assert.equal(worktrees(repo), 1);
+  }
+  const bad = await runCli(['plan', '--base', 'main', '--blocks', '99'], repo);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /load\.blocks: 99 is more than load\.pairs \(12\); use 1 to 12/);
+});
+
+test('one vocabulary: the action input names as flags, the older flags as aliases, --scenario NAME selects', async () => {
+  const config = `${quickConfig('scenarios: [GET /, { name: echo, method: POST, path: /echo }]')}`;
+  const repo = makeRepo({ ...service, 'perfgate.yml': config }, { 'README.md': 'x' });
+  const run = await runCli(
+    ['plan', '--base', 'main', '--scenario', 'echo', '--scenarios', 'GET /extra', '--working-directory', '.', '--ready-path', '/', '--ready-timeout', '5s', '--pipelining', '2', '--profile', 'false', '--benchmark', 'b.js', '--rounds', '7'],
+    repo,
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /^scenarios \(2\):\n {2}GET \/extra .*pipelining 2\n {2}echo /m);
+  assert.match(run.stdout, /^ready {4}when \/ answers 2xx, within 5s$/m);
+  assert.match(run.stdout, /benchmarks +~.* 7 rounds of b\.js/);
+  assert.doesNotMatch(run.stdout, /^ {2}profile /m);
+  const bad = await runCli(['plan', '--base', 'main', '--scenario', 'ecko'], repo);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /scenario "ecko" is not a scenario of .*perfgate\.yml \(it has "GET \/", "echo"\)/);
+});

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { resolveConfig } from '../../src/config/load.js';
+import { estimateRun, formatClock, formatMs } from '../../src/engine/estimate.js';
+import { terminalProgress } from '../../src/cli/progress.js';
+
+const config = (extra: Record<string, unknown> = {}) =>
+  resolveConfig({ document: { service: { start: 'node s.js' }, scenarios: ['GET /'], ...extra } });
+
+test('estimate: the timed phases from the configuration; the early-stop total when a look is planned', () => {
+  const e = estimateRun(config({ load: { pairs: 60, blocks: 2, instances: 6, slice: '1s', warmup: '5s' }, profile: false }));
+  assert.deepEqual(e.phases.map((p) => p.phase), ['measure']);
+  // 2 blocks × (3 s start + 6 start pairs × 5 s warm-up) + 60 simultaneous pairs × (1 s + 40 ms)
+  assert.equal(e.totalMs, 2 * (3000 + 30_000) + 60 * 1040);
+  assert.equal(e.earlyStopMs, 3000 + 30_000 + 30 * 1040);
+  // alternating pairs take two slices each
+  const alternate = estimateRun(config({ load: { pairs: 60, blocks: 2, instances: 1, slice: '1s', warmup: '5s', mode: 'alternate' }, profile: false }));
+  assert.equal(alternate.totalMs, 2 * (3000 + 5000) + 60 * 2 * 1040);
+  const profiled = estimateRun(config({ load: { 'early-stop': false } }));
+  assert.deepEqual(profiled.phases.map((p) => p.phase), ['measure', 'profile']);
+  assert.equal(profiled.earlyStopMs, null);
+});
+
+test('formatMs and formatClock', () => {
+  assert.equal(formatMs(950), '950ms');
+  assert.equal(formatMs(1500), '1.5s');
+  assert.equal(formatMs(75_000), '1m 15s');
+  assert.equal(formatMs(3_720_000), '1h 2m');
+  assert.equal(formatClock(75_000), '1:15');
+  assert.equal(formatClock(3_725_000), '1:02:05');
+});
+
+test('progress: elapsed time and time left on counter lines; --quiet keeps warnings', () => {
+  const chunks: string[] = [];
+  const stream = { isTTY: false, write: (c: string) => chunks.push(c) } as unknown as NodeJS.WriteStream;
+  let t = 0;
+  const c = config({ load: { pairs: 20, blocks: 1 }, profile: false });
+  const { progress, logger } = terminalProgress(stream, false, estimateRun(c), c, () => t);
+  progress({ phase: 'start', side: 'base', block: 1, blocks: 1 });
+  t = 10_000;
+  progress({ phase: 'measure', scenario: 'GET /', pair: 10, pairs: 20, block: 1, blocks: 1 });
+  assert.match(chunks.join(''), /pair 10\/20 · 0:10 elapsed, ~0:10 left\n/);
+  const quiet: string[] = [];
+  const q = terminalProgress({ isTTY: false, write: (s: string) => quiet.push(s) } as unknown as NodeJS.WriteStream, true);
+  q.progress({ phase: 'measure', scenario: 'GET /', pair: 10, pairs: 20 });
+  q.logger.info('seed 1');
+  q.logger.warn('the load generator is at its limit');
+  assert.deepEqual(quiet, ['[perfgate] warning: the load generator is at its limit\n']);
+  logger.warn('x');
+});

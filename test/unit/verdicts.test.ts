@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { compareResults } from '../../src/gate/compare.js';
+import { formatChange } from '../../src/report/format.js';
+import { buildVerdicts, describeEntry } from '../../src/results/verdicts.js';
+import { createRandom } from '../../src/stats/random.js';
+import { ROOT } from '../helpers/repo.js';
+import { resultsFromPairs } from '../helpers/results.js';
+
+function noisyPairs(n: number, ratio: number, seed = 1): [number, number][] {
+  const random = createRandom(seed);
+  const noise = () => Math.exp((random() + random() + random() - 1.5) * 0.06);
+  return Array.from({ length: n }, () => [10_000 * noise(), 10_000 * ratio * noise()]);
+}
+
+const schema = JSON.parse(readFileSync(join(ROOT, 'docs', 'verdicts.schema.json'), 'utf8'));
+const compiled = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+/** Untyped, so the documents stay `any` as a script reads them. */
+const validate = (data: unknown): boolean => compiled(data);
+const errorsOf = () => JSON.stringify(compiled.errors);
+
+test('verdicts as data: a failing run, per metric estimate, interval, p and verdict, valid against docs/verdicts.schema.json', () => {
+  const results = resultsFromPairs(noisyPairs(20, 0.8));
+  const verdicts = buildVerdicts(results, compareResults(results));
+  // through JSON, as a script reads it (infinite bounds become null)
+  const doc = JSON.parse(JSON.stringify(verdicts));
+  const valid = validate(doc);
+  assert.ok(valid, errorsOf());
+  assert.equal(doc.decision, 'fail');
+  const throughput = doc.metrics.find((m: { metric: string }) => m.metric === 'throughput');
+  assert.equal(throughput.kind, 'http');
+  assert.equal(throughput.verdict, 'regression');
+  assert.ok(throughput.estimate < -0.15 && throughput.interval[0] < throughput.estimate && throughput.estimate < throughput.interval[1]);
+  assert.ok(throughput.p < 0.01 && throughput.worsening > 0.15);
+  // the worst: the gated regression that moved most in the worse direction
+  const gatedRegressions = doc.metrics.filter((m: { gated: boolean; verdict: string }) => m.gated && m.verdict === 'regression');
+  assert.equal(doc.worst.verdict, 'regression');
+  assert.equal(doc.worst.worsening, Math.max(...gatedRegressions.map((m: { worsening: number }) => m.worsening)));
+  assert.match(describeEntry(verdicts.worst!, formatChange), /^GET \/hello \w+ [+−]\d+(\.\d)?% \(regression\)$/);
+});
+
+test('verdicts as data: a passing run validates too, and says pass', () => {
+  const results = resultsFromPairs(noisyPairs(40, 1, 3));
+  const doc = JSON.parse(JSON.stringify(buildVerdicts(results, compareResults(results))));
+  const valid = validate(doc);
+  assert.ok(valid, errorsOf());
+  assert.equal(doc.decision, 'pass');
+  assert.equal(doc.worst.gated, true);
+});
