@@ -9,3 +9,4 @@ export const { decideLook } = await import('../src/gate/sequential.ts');
 export const { planSequential } = await import('../src/engine/plan.ts');
 export const { DEFAULT_GATE } = await import('../src/config/schema.ts');
 export const { resolveConfig } = await import('../src/config/load.ts');
+export const { createRandom } = await import('../src/stats/random.ts');

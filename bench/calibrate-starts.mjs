@@ -21,13 +21,13 @@
 // runs that used the default settings are also decided as they are: those are real end-to-end
 // runs. Rates come with 95% Wilson intervals; draws from one pool overlap, so they bracket what
 // the pool allows and are not independent runs (the report says how many starts each pool has).
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startNoisyNeighbour, wilson } from './calibrate.mjs';
+import { recordCliRun, wilson } from './calibrate.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DEFAULT_FILE = join(root, 'docs', 'calibration', 'starts.jsonl');
@@ -70,35 +70,10 @@ function makeRepo(scratch, cell, load) {
 }
 
 function recordOnce(cli, repo, cell, round) {
-  const json = join(repo, 'results.json');
-  rmSync(json, { force: true });
-  const hog = cell.noise ? startNoisyNeighbour() : null;
-  const started = Date.now();
-  const load1 = loadavg()[0];
-  let child;
-  try {
-    child = spawnSync(process.execPath, [cli, 'compare', '--base', 'base', '--head', 'head', '--json', json, '--quiet', '--no-profile'], {
-      cwd: repo,
-      encoding: 'utf8',
-    });
-  } finally {
-    hog?.kill('SIGKILL');
-  }
-  const line = {
-    cell: cellKey(cell),
-    ...cell,
-    round,
-    startedAt: new Date(started).toISOString(),
-    wallSeconds: Math.round((Date.now() - started) / 100) / 10,
-    loadavg1: Math.round(load1 * 100) / 100,
-    exit: child.status,
-  };
-  if (child.status !== 0 && child.status !== 1) return { ...line, error: `${child.stderr}`.trim().split('\n').slice(-4).join(' ') };
-  const results = JSON.parse(readFileSync(json, 'utf8'));
-  delete results.profiles;
+  const line = recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, round });
   // Per-process health reports are not needed to re-derive the verdicts; they triple the file.
-  for (const s of results.scenarios) for (const p of s.pairs) for (const side of ['base', 'head']) if (p[side].health) p[side].health.processes = [];
-  return { ...line, results };
+  for (const s of line.results?.scenarios ?? []) for (const p of s.pairs) for (const side of ['base', 'head']) if (p[side].health) p[side].health.processes = [];
+  return line;
 }
 
 function parseList(text, what) {
@@ -150,18 +125,6 @@ async function record(values) {
 }
 
 // ------------------------------------------------------------------------------------ report
-
-/** Seeded generator for the draws (mulberry32), so a report is reproducible. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function median(values) {
   const s = [...values].sort((a, b) => a - b);
@@ -271,7 +234,7 @@ export async function summarize(lines, draws, seed = 1) {
   for (const [cell, cellLines] of [...cells].sort()) {
     const { kind, effect, noise, mode } = cellLines[0];
     const pool = poolOf(cellLines);
-    const rand = random(seed);
+    const rand = gate.createRandom(seed);
     const tally = { n: 0, fail: 0, clear: 0, unchanged: 0, stopped: 0, seconds: [], change: [] };
     for (let d = 0; d < draws; d++) {
       const drawn = drawRun(cellLines[0].results, pool, config, rand);

@@ -95,10 +95,15 @@ export function startNoisyNeighbour() {
   return spawn(process.execPath, ['-e', script], { stdio: 'ignore' });
 }
 
-function runOnce(cli, repo, cell, run) {
+/**
+ * One run of the bundled CLI on a calibration repository (base and head branches), with the
+ * noisy neighbour on when the cell asks for it: the JSON line the harnesses append, its results
+ * without profiles, or the error's last lines. `fields` go first (the cell, the run number).
+ */
+export function recordCliRun(cli, repo, noise, fields) {
   const json = join(repo, 'results.json');
   rmSync(json, { force: true });
-  const hog = cell.noise ? startNoisyNeighbour() : null;
+  const hog = noise ? startNoisyNeighbour() : null;
   const started = Date.now();
   const load1 = loadavg()[0];
   let child;
@@ -111,18 +116,20 @@ function runOnce(cli, repo, cell, run) {
     hog?.kill('SIGKILL');
   }
   const line = {
-    cell: cellKey(cell),
-    ...cell,
-    run,
+    ...fields,
     startedAt: new Date(started).toISOString(),
     wallSeconds: Math.round((Date.now() - started) / 100) / 10,
     loadavg1: Math.round(load1 * 100) / 100,
     exit: child.status,
   };
-  if (child.status !== 0 && child.status !== 1) return { ...line, error: child.stderr.trim().split('\n').slice(-3).join(' ') };
+  if (child.status !== 0 && child.status !== 1) return { ...line, error: `${child.stderr}`.trim().split('\n').slice(-4).join(' ') };
   const results = JSON.parse(readFileSync(json, 'utf8'));
   delete results.profiles;
   return { ...line, results };
+}
+
+function runOnce(cli, repo, cell, run) {
+  return recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, run });
 }
 
 function parseList(text, what) {

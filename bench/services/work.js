@@ -37,4 +37,18 @@ const payload = () => ({
   items: Array.from({ length: 10 }, (_, i) => ({ id: i, name: `item ${i}`, price: i * 1.5, tags: ['a', 'b'] })),
 });
 
-module.exports = { extraOf, extraWork, spin, payload };
+/** A plain node:http handler answering GET /json with the payload, after `extra()` (the "http" and "cluster" kinds). */
+function jsonHandler(extra) {
+  return (req, res) => {
+    if (req.url !== '/json') {
+      res.writeHead(404).end();
+      return;
+    }
+    extra();
+    const body = JSON.stringify(payload());
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  };
+}
+
+module.exports = { extraOf, extraWork, jsonHandler, spin, payload };
