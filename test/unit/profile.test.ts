@@ -6,7 +6,7 @@ import { type CpuProfile, countSamples, ProfileFormatError, parseCpuProfile } fr
 import { boundSummaries, diffProfiles, hottestChanges, matchFunctions } from '../../src/profile/diff.js';
 import { flamegraphProfile, renderDiffFlamegraph } from '../../src/profile/flamegraph.js';
 import { describeLocation, identifyFrame } from '../../src/profile/frames.js';
-import { rangesFromOffsets } from '../../src/profile/inlining.js';
+import { functionKind, rangesFromOffsets, sourceHash } from '../../src/profile/inlining.js';
 import type { FunctionStats, ProfileSummary } from '../../src/results/types.js';
 import { fixtureProfile, fixtureSummary, fixtureTree, fixtureWindow, lineOf, RECORDED_ROOT } from '../helpers/profiles.js';
 
@@ -102,7 +102,25 @@ describe('inlining: source ranges from coverage offsets', () => {
     const start = source.indexOf('function');
     const end = source.indexOf('}') + 1;
     assert.deepEqual(rangesFromOffsets(source, [['f', start, end], ['gone', 0, 999]]), [
-      { name: 'f', startLine: 2, startColumn: 1, endLine: 4, endColumn: 1 },
+      { name: 'f', startLine: 2, startColumn: 1, endLine: 4, endColumn: 1, hash: sourceHash(source.slice(start, end)), kind: 'function' },
+    ]);
+  });
+
+  test('the same function text hashes alike wherever it is; kinds are told apart by their first characters', () => {
+    const text = '(req, res) => {\n  res.end(check(req.url));\n}';
+    const before = `const x = 1;\nserve(${text});\n`;
+    const after = `const x = 1;\n// a comment\n\nfunction other() {}\nserve(${text});\n`;
+    const [a] = rangesFromOffsets(before, [['', before.indexOf('(req'), before.indexOf('(req') + text.length]]);
+    const [b] = rangesFromOffsets(after, [['', after.indexOf('(req'), after.indexOf('(req') + text.length]]);
+    assert.notEqual(a!.startLine, b!.startLine);
+    assert.equal(a!.hash, b!.hash);
+    assert.deepEqual(['function f() {}', 'async function () {}', '(a) => a', 'x => x', 'async (a) => a', 'method() {}'].map(functionKind), [
+      'function',
+      'function',
+      'arrow',
+      'arrow',
+      'arrow',
+      'method',
     ]);
   });
 });
