@@ -96,7 +96,7 @@ export function matchFunctions(base: readonly FunctionStats[], head: readonly Fu
   }
   let left: [FunctionStats[], FunctionStats[]] = [leftBase, [...headGroups.values()].flat()];
   left = pairUnique(pairs, left, (f) => f.hash ?? null);
-  left = pairUnique(pairs, left, (f) => (isAnonymous(f) && f.enclosing ? `${f.file}\u0000${f.enclosing}\u0000${f.kind ?? ''}` : null));
+  left = pairUnique(pairs, left, (f) => (isAnonymous(f) && f.enclosing !== undefined ? `${f.file}\u0000${f.enclosing}\u0000${f.kind ?? ''}` : null));
   for (const b of left[0]) pairs.push([b, null]);
   for (const h of left[1]) pairs.push([null, h]);
   return pairs;
