@@ -26,8 +26,13 @@ export interface OptimizationEvents {
   aborted: string[];
 }
 
-/** Deoptimizations that are part of normal tiering up, not a sign of trouble. */
+/**
+ * Deoptimizations that are part of normal warming up, not a sign of trouble: tiering up (OSR),
+ * and code optimized before a path of it had ever run ("Insufficient type feedback for …": V8
+ * compiled that path as a deoptimization point and re-optimizes once it has feedback).
+ */
 const BENIGN_REASONS = new Set(['prepare for on stack replacement (OSR)', 'OSR', '(unknown)']);
+const isBenign = (reason: string) => BENIGN_REASONS.has(reason) || reason.startsWith('Insufficient type feedback');
 
 const BAILOUT = /^\[bailout \(kind: ([^,]+), reason: (.*?)\): begin\. deoptimizing 0x[0-9a-f]+ <JSFunction ([^ <>]*) <([^<>]+)> \(sfi/;
 const ABORTED = /^\[aborted optimizing 0x[0-9a-f]+ <JSFunction ([^ <>]*) <([^<>]+)> \(sfi[^>]*>(?: \(target [^)]*\))? because: (.*)\]$/;
@@ -51,7 +56,7 @@ export function parseOptimizationTrace(text: string, root: string): Map<string, 
     const bailout = BAILOUT.exec(line);
     if (bailout) {
       const [, , reason, name, script] = bailout;
-      if (!name || BENIGN_REASONS.has(reason!)) continue;
+      if (!name || isBenign(reason!)) continue;
       const e = entry(name, script!);
       e.deopts++;
       if (!e.reasons.includes(reason!)) e.reasons.push(reason!);
