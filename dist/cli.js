@@ -60472,7 +60472,8 @@ function peakAttributed(c) {
 function hottestChanges(changes, categories, limit) {
   const weight = (c) => c.category === "own" ? peakAttributed(c) : peakSelf(c);
   const delta = (c) => c.category === "own" ? c.attributedChange : c.change;
-  return changes.filter((c) => categories.includes(c.category) && weight(c) > 0).sort((a, b) => weight(b) - weight(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) || weight(b) - weight(a) || a.name.localeCompare(b.name));
+  const order = (a, b) => a.category === "own" && b.category === "own" ? delta(b) - delta(a) : Math.abs(delta(b)) - Math.abs(delta(a));
+  return changes.filter((c) => categories.includes(c.category) && weight(c) > 0).sort((a, b) => weight(b) - weight(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => order(a, b) || weight(b) - weight(a) || a.name.localeCompare(b.name));
 }
 function boundSummaries(base, head, limit) {
   const keep = /* @__PURE__ */ new Set();

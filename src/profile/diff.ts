@@ -208,17 +208,22 @@ export function peakAttributed(c: FunctionChange): number {
 
 /**
  * The rows a report shows: the `limit` functions of these categories with the most time on
- * either side, the biggest changes first (ties: hotter first). Own code is measured by its
- * attributed time (aggregate.ts), everything else by self time.
+ * either side, the biggest changes first (own code: the biggest growth first, then what shrank;
+ * ties: hotter first). Own code is measured by its attributed time (aggregate.ts), everything
+ * else by self time.
  */
 export function hottestChanges(changes: readonly FunctionChange[], categories: readonly FunctionCategory[], limit: number): FunctionChange[] {
   const weight = (c: FunctionChange) => (c.category === 'own' ? peakAttributed(c) : peakSelf(c));
   const delta = (c: FunctionChange) => (c.category === 'own' ? c.attributedChange : c.change);
+  // Own code: what grew first, the most first (the culprit leads), then what shrank; when one
+  // function grows, the others' shares shrink with it. Other code: the biggest changes first.
+  const order = (a: FunctionChange, b: FunctionChange) =>
+    a.category === 'own' && b.category === 'own' ? delta(b) - delta(a) : Math.abs(delta(b)) - Math.abs(delta(a));
   return changes
     .filter((c) => categories.includes(c.category) && weight(c) > 0)
     .sort((a, b) => weight(b) - weight(a) || a.name.localeCompare(b.name))
     .slice(0, limit)
-    .sort((a, b) => Math.abs(delta(b)) - Math.abs(delta(a)) || weight(b) - weight(a) || a.name.localeCompare(b.name));
+    .sort((a, b) => order(a, b) || weight(b) - weight(a) || a.name.localeCompare(b.name));
 }
 
 /**
