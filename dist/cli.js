@@ -61847,7 +61847,9 @@ function describeSpentIn(c) {
 }
 function describeCulprit(culprit) {
   const { fn, into } = culprit;
-  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}${into ? `, ${formatPoints(into.change)} of it in ${describeInto(into)}` : ""}`;
+  if (into === null) return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}`;
+  const below = into.change <= fn.attributedChange ? `${formatPoints(into.change)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatPoints(into.change)}`;
+  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}, ${below}`;
 }
 function describeOptimization(c) {
   const note = c.optimization;

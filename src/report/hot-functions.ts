@@ -131,7 +131,11 @@ export function describeSpentIn(c: FunctionChange): string {
 /** "compressBody (src/x.js:7) +74.1 pp, +73.0 pp of it in zlib processChunkSync". */
 export function describeCulprit(culprit: Culprit): string {
   const { fn, into } = culprit;
-  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}${into ? `, ${formatPoints(into.change)} of it in ${describeInto(into)}` : ''}`;
+  if (into === null) return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}`;
+  // the frame below can grow more than the function's whole share when its other work shrank
+  const below =
+    into.change <= fn.attributedChange ? `${formatPoints(into.change)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatPoints(into.change)}`;
+  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}, ${below}`;
 }
 
 /** "deoptimized 12× in head only: wrong map; not a Smi", "not optimized in head only: …". */
