@@ -58,15 +58,19 @@ function compare(repo, args) {
 const pct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
 const rows = [];
 let nodeVersion = '';
-for (const interval of values.intervals.split(',').map(Number)) {
-  const repo = makeRepo(`cost-${interval}`, `exec node --cpu-prof --cpu-prof-dir=${profiles} --cpu-prof-interval=${interval} server.js\n`);
+// `1000+trace`: also V8's optimization trace, as the profiling phase's preload turns it on (src/profile/optimization.ts).
+const TRACE_FLAGS = '--trace-deopt --trace-opt --trace-file-names';
+for (const spec of values.intervals.split(',')) {
+  const interval = Number.parseInt(spec, 10);
+  const trace = spec.endsWith('+trace') ? ` ${TRACE_FLAGS}` : '';
+  const repo = makeRepo(`cost-${spec.replace(/\W/g, '-')}`, `exec node --cpu-prof --cpu-prof-dir=${profiles} --cpu-prof-interval=${interval}${trace} server.js\n`);
   const { results, seconds } = compare(repo, ['--scenario', 'GET /hello', '--pairs', values.pairs, '--no-profile']);
   nodeVersion = results.environment.nodeVersion;
   const analysis = compareResults(results);
   const metric = (id) => analysis.comparisons.find((c) => c.metric === id);
   const t = metric('throughput');
   const cpu = metric('cpu_per_request');
-  const row = `| ${interval} µs | ${t.n} | ${pct(t.change)} (${pct(t.ciLow)} … ${pct(t.ciHigh)}) | ${pct(cpu.change)} (${pct(cpu.ciLow)} … ${pct(cpu.ciHigh)}) | ${seconds} s |`;
+  const row = `| ${interval} µs${trace ? ' + V8 optimization trace' : ''} | ${t.n} | ${pct(t.change)} (${pct(t.ciLow)} … ${pct(t.ciHigh)}) | ${pct(cpu.change)} (${pct(cpu.ciLow)} … ${pct(cpu.ciHigh)}) | ${seconds} s |`;
   rows.push(row);
   console.log(row);
 }

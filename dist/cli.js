@@ -29572,8 +29572,8 @@ var require_form_data = __commonJS({
               callback(err);
               return;
             }
-            var fileSize = stat.size - (value.start ? value.start : 0);
-            callback(null, fileSize);
+            var fileSize2 = stat.size - (value.start ? value.start : 0);
+            callback(null, fileSize2);
           });
         }
       } else if (hasOwn(value, "httpVersion")) {
@@ -58002,11 +58002,12 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { mkdirSync as mkdirSync3, readdirSync as readdirSync2, readFileSync as readFileSync8, realpathSync, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join5, relative as relative2 } from "node:path";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync2, readFileSync as readFileSync8, readSync, realpathSync, statSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join5, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
+var INTO_LIMIT = 5;
 function compareHotness(a, b) {
   return b.self - a.self || b.total - a.total || a.name.localeCompare(b.name) || a.file.localeCompare(b.file) || a.line - b.line;
 }
@@ -58014,10 +58015,11 @@ function summarizeCallTree(tree) {
   const stats = /* @__PURE__ */ new Map();
   const categories = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
   const onPath = /* @__PURE__ */ new Map();
-  const visit2 = (node2) => {
+  const into = /* @__PURE__ */ new Map();
+  const visit2 = (node2, owner) => {
     let entry = stats.get(node2.key);
     if (!entry) {
-      entry = { ...node2.fn, self: 0, total: 0 };
+      entry = { ...node2.fn, self: 0, total: 0, ...node2.fn.category === "own" && { attributed: 0 } };
       stats.set(node2.key, entry);
     }
     entry.self += node2.self;
@@ -58027,11 +58029,25 @@ function summarizeCallTree(tree) {
       entry.deoptReasons ??= [];
       if (!entry.deoptReasons.includes(reason)) entry.deoptReasons.push(reason);
     }
+    const charged = node2.fn.category === "own" ? entry : owner;
+    if (charged !== null && node2.self > 0) {
+      charged.attributed += node2.self;
+      if (charged !== entry) {
+        const landed = into.get(charged) ?? /* @__PURE__ */ new Map();
+        into.set(charged, landed);
+        const frame = landed.get(node2.key) ?? { ...node2.fn, samples: 0 };
+        frame.samples += node2.self;
+        landed.set(node2.key, frame);
+      }
+    }
     onPath.set(node2.key, (onPath.get(node2.key) ?? 0) + 1);
-    for (const child of node2.children) visit2(child);
+    for (const child of node2.children) visit2(child, charged);
     onPath.set(node2.key, onPath.get(node2.key) - 1);
   };
-  for (const child of tree.root.children) visit2(child);
+  for (const child of tree.root.children) visit2(child, null);
+  for (const [fn, landed] of into) {
+    fn.into = [...landed.values()].sort((a, b) => b.samples - a.samples || a.name.localeCompare(b.name)).slice(0, INTO_LIMIT);
+  }
   const functions = [...stats.values()].filter((f) => f.total > 0).sort(compareHotness);
   return { samples: tree.samples, idleSamples: tree.idleSamples, categories, functions, functionCount: functions.length };
 }
@@ -58130,6 +58146,15 @@ function describeLocation(fn) {
 }
 
 // src/profile/inlining.ts
+import { createHash } from "node:crypto";
+function functionKind(text2) {
+  if (/^(async\s+)?function\b/.test(text2)) return "function";
+  if (/^(async\s*)?(\([^)]*\)|[\p{L}\p{N}_$]+)\s*=>/u.test(text2)) return "arrow";
+  return "method";
+}
+function sourceHash(text2) {
+  return createHash("sha1").update(text2).digest("hex").slice(0, 12);
+}
 function rangesFromOffsets(source, functions) {
   const lineStarts = [0];
   for (let i = 0; i < source.length; i++) if (source.charCodeAt(i) === 10) lineStarts.push(i + 1);
@@ -58148,7 +58173,8 @@ function rangesFromOffsets(source, functions) {
     if (!(start >= 0 && end > start && end <= source.length)) continue;
     const [startLine, startColumn] = position(start);
     const [endLine, endColumn] = position(end - 1);
-    ranges.push({ name, startLine, startColumn, endLine, endColumn });
+    const text2 = source.slice(start, end);
+    ranges.push({ name, startLine, startColumn, endLine, endColumn, hash: sourceHash(text2), kind: functionKind(text2) });
   }
   return ranges;
 }
@@ -58162,6 +58188,17 @@ function holdsPosition(range, line2, column) {
 }
 function contains(range, line2) {
   return range.startLine <= line2 && line2 <= range.endLine;
+}
+function functionSource(scriptRanges, line2, column) {
+  let own2 = null;
+  for (const r of scriptRanges) if (holdsPosition(r, line2, column) && (own2 === null || extent(r) < extent(own2))) own2 = r;
+  if (own2 === null) return null;
+  let enclosing = null;
+  for (const r of scriptRanges) {
+    if (r === own2 || r.name === "" || extent(r) <= extent(own2) || !holdsPosition(r, own2.startLine, own2.startColumn)) continue;
+    if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
+  }
+  return { range: own2, enclosing: enclosing?.name ?? "" };
 }
 function inlineTargets(profile, ranges) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -58289,7 +58326,27 @@ var anonymousFrame = (url2, range) => ({
   lineNumber: range.startLine - 1,
   columnNumber: range.startColumn - 1
 });
+function frameIdentifier(options) {
+  const memo2 = /* @__PURE__ */ new Map();
+  return (frame) => {
+    const key = `${frame.functionName}\0${frame.url}\0${frame.lineNumber}\0${frame.columnNumber}`;
+    let fn = memo2.get(key);
+    if (fn === void 0) {
+      fn = identifyFrame(frame, options.root);
+      const scriptRanges = fn.category === "own" ? options.ranges?.get(frame.url) : void 0;
+      const source = scriptRanges ? functionSource(scriptRanges, frame.lineNumber + 1, frame.columnNumber + 1) : null;
+      if (source !== null) {
+        fn.enclosing = source.enclosing;
+        if (source.range.kind) fn.kind = source.range.kind;
+        if (source.range.hash) fn.hash = source.range.hash;
+      }
+      memo2.set(key, fn);
+    }
+    return fn;
+  };
+}
 function buildCallTree(profiles, options) {
+  const identify = frameIdentifier(options);
   const root = newBuilder(identifyFrame({ functionName: ROOT_NAME, scriptId: "0", url: "", lineNumber: -1, columnNumber: -1 }, options.root));
   let idleSamples = 0;
   let inlinedSamples = 0;
@@ -58327,12 +58384,12 @@ function buildCallTree(profiles, options) {
       profileSamples += hits;
       if (node2.deoptReason && !builder.node.deoptReasons.includes(node2.deoptReason)) builder.node.deoptReasons.push(node2.deoptReason);
       for (const extra of extraChildren.get(node2.id) ?? []) {
-        childOf(builder, identifyFrame(anonymousFrame(extra.url, extra.range), options.root)).node.self += extra.count;
+        childOf(builder, identify(anonymousFrame(extra.url, extra.range))).node.self += extra.count;
         profileSamples += extra.count;
       }
       for (const childId of node2.children ?? []) {
         const child = byId.get(childId);
-        if (child) stack.push([child, childOf(builder, identifyFrame(child.callFrame, options.root))]);
+        if (child) stack.push([child, childOf(builder, identify(child.callFrame))]);
       }
     }
     perProfile.push(profileSamples);
@@ -58371,21 +58428,70 @@ function matchFunctions(base, head) {
     return groups;
   };
   const headGroups = byNameFile(unmatchedHead);
+  const leftBase = [];
   for (const [key, bases] of byNameFile(unmatchedBase)) {
     const heads = headGroups.get(key);
     if (bases.length === 1 && heads?.length === 1 && bases[0].file !== "") {
       pairs.push([bases[0], heads[0]]);
       headGroups.delete(key);
     } else {
-      for (const b of bases) pairs.push([b, null]);
+      leftBase.push(...bases);
     }
   }
-  for (const heads of headGroups.values()) for (const h of heads) pairs.push([null, h]);
+  let left = [leftBase, [...headGroups.values()].flat()];
+  left = pairUnique(pairs, left, (f) => f.hash ?? null);
+  left = pairUnique(pairs, left, (f) => isAnonymous(f) && f.enclosing !== void 0 ? `${f.file}\0${f.enclosing}\0${f.kind ?? ""}` : null);
+  for (const b of left[0]) pairs.push([b, null]);
+  for (const h of left[1]) pairs.push([null, h]);
   return pairs;
+}
+function isAnonymous(fn) {
+  return fn.name.startsWith("(anonymous ");
+}
+function pairUnique(pairs, [bases, heads], keyOf2) {
+  const group = (list) => {
+    const groups = /* @__PURE__ */ new Map();
+    for (const f of list) {
+      const key = keyOf2(f);
+      if (key !== null) groups.set(key, [...groups.get(key) ?? [], f]);
+    }
+    return groups;
+  };
+  const headGroups = group(heads);
+  const paired2 = /* @__PURE__ */ new Set();
+  for (const [key, bs] of group(bases)) {
+    const hs = headGroups.get(key);
+    if (bs.length === 1 && hs?.length === 1) {
+      pairs.push([bs[0], hs[0]]);
+      paired2.add(bs[0]).add(hs[0]);
+    }
+  }
+  return [bases.filter((f) => !paired2.has(f)), heads.filter((f) => !paired2.has(f))];
 }
 function share(f, samples) {
   if (f === null) return null;
   return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
+}
+function intoChanges(b, h, baseSamples, headSamples) {
+  const frames = /* @__PURE__ */ new Map();
+  const add = (list, samples, side) => {
+    for (const { samples: n, ...id } of list ?? []) {
+      const key = functionKey(id);
+      const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0 };
+      entry[side] += samples > 0 ? n / samples : 0;
+      frames.set(key, entry);
+    }
+  };
+  add(b?.into, baseSamples, "base");
+  add(h?.into, headSamples, "head");
+  return [...frames.values()].map((f) => ({ ...f, change: f.head - f.base })).sort((x, y) => y.change - x.change || y.head - x.head);
+}
+function optimizationNote(b, h) {
+  const head = h?.optimization;
+  if (!head) return null;
+  if (head.deopts > 0 && !(b?.optimization?.deopts ?? 0)) return { kind: "deoptimized", count: head.deopts, reasons: head.reasons };
+  if (head.notOptimized?.length && !b?.optimization?.notOptimized?.length) return { kind: "not-optimized", count: 0, reasons: head.notOptimized };
+  return null;
 }
 function diffProfiles(base, head) {
   return matchFunctions(base.functions, head.functions).map(([b, h]) => {
@@ -58393,6 +58499,10 @@ function diffProfiles(base, head) {
     const baseShare = share(b, base.samples);
     const headShare = share(h, head.samples);
     const reasons = [.../* @__PURE__ */ new Set([...h?.deoptReasons ?? [], ...b?.deoptReasons ?? []])];
+    const change = (headShare?.self ?? 0) - (baseShare?.self ?? 0);
+    const hasAttribution = b?.attributed !== void 0 || h?.attributed !== void 0;
+    const attributedShare2 = (f, samples) => f?.attributed === void 0 ? null : samples > 0 ? f.attributed / samples : 0;
+    const attributed = hasAttribution ? { base: attributedShare2(b, base.samples), head: attributedShare2(h, head.samples) } : null;
     return {
       name: id.name,
       file: id.file,
@@ -58400,20 +58510,34 @@ function diffProfiles(base, head) {
       column: id.column,
       category: id.category,
       package: id.package,
+      ...id.enclosing !== void 0 && { enclosing: id.enclosing },
+      ...id.kind !== void 0 && { kind: id.kind },
+      ...id.hash !== void 0 && { hash: id.hash },
       baseLine: b && h && b.line !== h.line ? b.line : null,
       status: b && h ? "both" : h ? "new" : "gone",
       base: baseShare,
       head: headShare,
-      change: (headShare?.self ?? 0) - (baseShare?.self ?? 0),
-      deoptReasons: reasons
+      change,
+      deoptReasons: reasons,
+      attributed,
+      attributedChange: attributed === null ? change : (attributed.head ?? 0) - (attributed.base ?? 0),
+      into: hasAttribution ? intoChanges(b, h, base.samples, head.samples) : [],
+      optimization: optimizationNote(b, h)
     };
   });
 }
 function peakSelf(c) {
   return Math.max(c.base?.self ?? 0, c.head?.self ?? 0);
 }
+function peakAttributed(c) {
+  if (c.attributed === null) return peakSelf(c);
+  return Math.max(c.attributed.base ?? 0, c.attributed.head ?? 0);
+}
 function hottestChanges(changes, categories, limit) {
-  return changes.filter((c) => categories.includes(c.category) && peakSelf(c) > 0).sort((a, b) => peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name));
+  const weight = (c) => c.category === "own" ? peakAttributed(c) : peakSelf(c);
+  const delta = (c) => c.category === "own" ? c.attributedChange : c.change;
+  const order = (a, b) => a.category === "own" && b.category === "own" ? delta(b) - delta(a) : Math.abs(delta(b)) - Math.abs(delta(a));
+  return changes.filter((c) => categories.includes(c.category) && weight(c) > 0).sort((a, b) => weight(b) - weight(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => order(a, b) || weight(b) - weight(a) || a.name.localeCompare(b.name));
 }
 function boundSummaries(base, head, limit) {
   const keep = /* @__PURE__ */ new Set();
@@ -58422,6 +58546,9 @@ function boundSummaries(base, head, limit) {
       const inCategory = side.functions.filter((f) => f.category === category);
       for (const f of [...inCategory].sort(compareHotness).slice(0, limit)) keep.add(f);
       for (const f of [...inCategory].sort((a, b) => b.total - a.total || compareHotness(a, b)).slice(0, limit)) keep.add(f);
+      if (category === "own") {
+        for (const f of [...inCategory].sort((a, b) => (b.attributed ?? 0) - (a.attributed ?? 0) || compareHotness(a, b)).slice(0, limit)) keep.add(f);
+      }
     }
   }
   for (const [b, h] of matchFunctions(base.functions, head.functions)) {
@@ -58436,6 +58563,60 @@ function boundSummaries(base, head, limit) {
     functionCount: side.functions.length
   });
   return { base: bound(base), head: bound(head) };
+}
+
+// src/profile/culprit.ts
+var CULPRIT_MIN_CHANGE = 0.01;
+var REGEXP_PREFIX = "RegExp: ";
+var PATTERN_CHARS = 32;
+function displayName(fn) {
+  if (!isAnonymous(fn) || fn.enclosing === void 0) return fn.name;
+  const kind = fn.kind ?? "function";
+  return fn.enclosing === "" ? `${kind} at top level` : `${kind} in ${fn.enclosing}`;
+}
+function describeFunction(fn) {
+  return `${displayName(fn)} (${describeLocation(fn)})`;
+}
+function describeOrigin(fn) {
+  switch (fn.category) {
+    case "node":
+      return fn.file.replace(/^node:/, "").replace(/^internal\//, "");
+    case "dependency":
+      return fn.package ?? describeLocation(fn);
+    case "native": {
+      if (!fn.name.startsWith(REGEXP_PREFIX)) return fn.name;
+      const pattern = fn.name.slice(REGEXP_PREFIX.length);
+      return `regex /${pattern.length > PATTERN_CHARS ? `${pattern.slice(0, PATTERN_CHARS)}\u2026` : pattern}/`;
+    }
+    case "own":
+      return displayName(fn);
+  }
+}
+function describeInto(fn) {
+  const origin = describeOrigin(fn);
+  return fn.category === "native" ? origin : `${origin} ${displayName(fn)}`;
+}
+function mainInto(c) {
+  const [top] = c.into;
+  if (!top || top.change <= 0) return null;
+  return top.change >= c.attributedChange / 2 && top.change > c.change ? top : null;
+}
+function culpritAmong(changes) {
+  let best = null;
+  for (const c of changes) {
+    if (c.category !== "own" || c.attributedChange < CULPRIT_MIN_CHANGE) continue;
+    if (best === null || c.attributedChange > best.attributedChange) best = c;
+  }
+  if (best === null) return null;
+  const into = mainInto(best);
+  return { fn: best, into, text: `most new time in ${describeFunction(best)}${into ? ` \u2192 ${describeOrigin(into)}` : ""}` };
+}
+function culpritOf(profile) {
+  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head));
+}
+function culpritOfScenario(profiles, scenario) {
+  const profile = profiles?.find((p) => p.scenario === scenario);
+  return profile ? culpritOf(profile) : null;
 }
 
 // src/profile/flamegraph.ts
@@ -58492,7 +58673,7 @@ function framesOf(input2, strings) {
     return index.get(input2.moved.get(key) ?? key) ?? null;
   };
   const build2 = (node2, base) => [
-    id(node2.fn.name),
+    id(displayName(node2.fn)),
     id(describeLocation(node2.fn)),
     CATEGORY_INDEX[node2.fn.category],
     node2.self,
@@ -58531,7 +58712,12 @@ function renderDiffFlamegraph(input2) {
   <h1 id="title"></h1>
   <p id="summary"></p>
   <div class="bar">
+    <label>colour by <select id="colour-by" aria-label="colour frames by">
+      <option value="change">change</option>
+      <option value="origin">origin</option>
+    </select></label>
     <div id="legend" aria-label="colour legend"></div>
+    <div id="origins" aria-label="origin legend"></div>
     <input id="search" type="search" placeholder="search functions" aria-label="search functions" autocomplete="off">
     <span id="matches"></span>
     <button id="reset" type="button">reset zoom</button>
@@ -58554,12 +58740,15 @@ h1 { font-size: 16px; margin: 0 0 4px; }
 #legend { display: flex; align-items: center; gap: 6px; }
 #legend .scale { width: 220px; height: 12px; border: 1px solid #bbb; }
 #legend .new { display: inline-block; width: 18px; height: 12px; border: 1px dashed #444; background: #fff; }
+#origins { display: flex; align-items: center; gap: 6px; }
+#origins .swatch { display: inline-block; width: 14px; height: 12px; border: 1px solid #888; }
 #search { width: 220px; padding: 3px 6px; }
 #matches { color: #5b2a86; font-weight: 600; }
 #graph { position: relative; margin: 8px 14px; }
 .frame { position: absolute; height: 17px; box-sizing: border-box; border: 1px solid #fff; overflow: hidden;
   white-space: nowrap; text-overflow: ellipsis; font-size: 11px; line-height: 15px; padding: 0 3px; cursor: pointer; }
 .frame.newpath { border: 1px dashed #444; }
+.frame, .frame.newpath { border-left-width: 4px; border-left-style: solid; }
 .frame.ancestor { opacity: 0.55; }
 .frame.match { outline: 2px solid #7b1fa2; outline-offset: -2px; font-weight: 700; color: #4a148c; }
 footer { position: sticky; bottom: 0; background: #f7f7f7; border-top: 1px solid #ddd; padding: 6px 14px; min-height: 18px; }
@@ -58568,6 +58757,11 @@ var PAGE_SCRIPT = String.raw`
 (function () {
   var data = JSON.parse(document.getElementById('data').textContent);
   var S = data.strings, ROW = 18, CATS = ['own code', 'dependency', 'Node core', 'V8/native'];
+  // Origin, by category index: the stripe (strong) and the fill when colouring by origin (light).
+  var ORIGIN_CLASS = ['own', 'dependency', 'node', 'native'];
+  var ORIGIN_STRONG = ['rgb(46, 125, 50)', 'rgb(123, 31, 162)', 'rgb(239, 108, 0)', 'rgb(97, 97, 97)'];
+  var ORIGIN_LIGHT = ['rgb(200, 230, 201)', 'rgb(225, 190, 231)', 'rgb(255, 224, 178)', 'rgb(224, 224, 224)'];
+  var colourBy = document.getElementById('colour-by');
   var graph = document.getElementById('graph');
   var search = document.getElementById('search');
   var matches = document.getElementById('matches');
@@ -58589,7 +58783,7 @@ var PAGE_SCRIPT = String.raw`
   document.getElementById('title').textContent = 'Differential flamegraph \u00b7 ' + data.title;
   document.getElementById('summary').textContent =
     'Head\u2019s call tree (width: head\u2019s total time, ' + data.headSamples + ' samples); colour: change of each frame\u2019s self time against the same call path in base (' +
-    data.baseSamples + ' samples), in percentage points of each side\u2019s samples. Frames only in base are not drawn: see the base flamegraph.';
+    data.baseSamples + ' samples), in percentage points of each side\u2019s samples (or, switched, by origin); the stripe on each frame\u2019s left edge is its origin. Frames only in base are not drawn: see the base flamegraph.';
   var legend = document.getElementById('legend');
   legend.appendChild(document.createTextNode('\u2212' + (100 * scale).toFixed(1) + ' pp'));
   var bar = document.createElement('span'); bar.className = 'scale';
@@ -58598,6 +58792,15 @@ var PAGE_SCRIPT = String.raw`
   legend.appendChild(document.createTextNode('+' + (100 * scale).toFixed(1) + ' pp (red: more self time in head, blue: less)'));
   var dashed = document.createElement('span'); dashed.className = 'new'; legend.appendChild(dashed);
   legend.appendChild(document.createTextNode('not in base'));
+  var origins = document.getElementById('origins');
+  CATS.forEach(function (name, i) {
+    var swatch = document.createElement('span'); swatch.className = 'swatch origin-' + ORIGIN_CLASS[i];
+    swatch.style.background = ORIGIN_LIGHT[i]; swatch.style.borderLeft = '4px solid ' + ORIGIN_STRONG[i];
+    origins.appendChild(swatch);
+    origins.appendChild(document.createTextNode(name));
+  });
+  function fill(f) { return colourBy.value === 'origin' ? ORIGIN_LIGHT[f[2]] : colour(f); }
+  colourBy.addEventListener('change', function () { legend.style.display = colourBy.value === 'origin' ? 'none' : ''; render(); });
 
   var zoomPath = [data.root], term = '';
   function isMatch(f) {
@@ -58610,11 +58813,12 @@ var PAGE_SCRIPT = String.raw`
   }
   function frameDiv(f, left, width, depth, ancestor) {
     var div = document.createElement('div');
-    div.className = 'frame' + (f[5] < 0 ? ' newpath' : '') + (ancestor ? ' ancestor' : '') + (isMatch(f) ? ' match' : '');
+    div.className = 'frame origin-' + ORIGIN_CLASS[f[2]] + (f[5] < 0 ? ' newpath' : '') + (ancestor ? ' ancestor' : '') + (isMatch(f) ? ' match' : '');
     div.style.left = left + '%';
     div.style.width = width + '%';
     div.style.top = depth * ROW + 'px';
-    div.style.background = colour(f);
+    div.style.background = fill(f);
+    div.style.borderLeftColor = ORIGIN_STRONG[f[2]];
     div.textContent = S[f[0]];
     div.title = describe(f);
     div.dataset.name = S[f[0]];
@@ -58664,6 +58868,56 @@ var PAGE_SCRIPT = String.raw`
   render();
 })();
 `;
+
+// src/profile/optimization.ts
+import { relative } from "node:path";
+var BENIGN_REASONS = /* @__PURE__ */ new Set(["prepare for on stack replacement (OSR)", "OSR", "(unknown)"]);
+var isBenign = (reason) => BENIGN_REASONS.has(reason) || reason.startsWith("Insufficient type feedback");
+var BAILOUT = /^\[bailout \(kind: ([^,]+), reason: (.*?)\): begin\. deoptimizing 0x[0-9a-f]+ <JSFunction ([^ <>]*) <([^<>]+)> \(sfi/;
+var ABORTED = /^\[aborted optimizing 0x[0-9a-f]+ <JSFunction ([^ <>]*) <([^<>]+)> \(sfi[^>]*>(?: \(target [^)]*\))? because: (.*)\]$/;
+function parseOptimizationTrace(text2, root) {
+  const events = /* @__PURE__ */ new Map();
+  const entry = (name, script) => {
+    const path = scriptPath(script) ?? script;
+    const file2 = path.startsWith(`${root.replace(/\/$/, "")}/`) ? relative(root, path) : path;
+    const key = `${name}\0${file2}`;
+    let found = events.get(key);
+    if (!found) {
+      found = { deopts: 0, reasons: [], aborted: [] };
+      events.set(key, found);
+    }
+    return found;
+  };
+  for (const line2 of text2.split("\n")) {
+    if (!line2.startsWith("[")) continue;
+    const bailout = BAILOUT.exec(line2);
+    if (bailout) {
+      const [, , reason, name, script] = bailout;
+      if (!name || isBenign(reason)) continue;
+      const e = entry(name, script);
+      e.deopts++;
+      if (!e.reasons.includes(reason)) e.reasons.push(reason);
+      continue;
+    }
+    const aborted2 = ABORTED.exec(line2);
+    if (aborted2) {
+      const [, name, script, reason] = aborted2;
+      if (!name) continue;
+      const e = entry(name, script);
+      if (!e.aborted.includes(reason)) e.aborted.push(reason);
+    }
+  }
+  return events;
+}
+function applyOptimizationTrace(functions, events) {
+  if (events.size === 0) return;
+  for (const fn of functions) {
+    if (fn.category !== "own") continue;
+    const e = events.get(`${fn.name}\0${fn.file}`);
+    if (!e || e.deopts === 0 && e.aborted.length === 0) continue;
+    fn.optimization = { deopts: e.deopts, reasons: e.reasons, ...e.aborted.length > 0 && { notOptimized: e.aborted } };
+  }
+}
 
 // src/results/io.ts
 import { readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
@@ -59272,7 +59526,7 @@ function httpStatus(url2, timeoutMs) {
 import { execFile } from "node:child_process";
 import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
-import { dirname as dirname2, join as join3, relative } from "node:path";
+import { dirname as dirname2, join as join3, relative as relative2 } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve2, reject) => {
     execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
@@ -59385,7 +59639,7 @@ async function prepareTrees(request2, ports) {
 }
 async function copyUntracked(root, dir, skip) {
   const list = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
-  const skipped = relative(await realpath(root), await realpath(skip).catch(() => skip));
+  const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
   const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
   for (const file2 of list.split("\0").filter((f) => f && !inside(f))) {
     mkdirSync(dirname2(join3(dir, file2)), { recursive: true });
@@ -59559,6 +59813,29 @@ function readFunctionRanges(dir, names, profiles) {
   }
   return ranges;
 }
+function fileSize(path) {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+function readFrom(path, offset, limit = 64 * 1024 * 1024) {
+  let fd;
+  try {
+    fd = openSync2(path, "r");
+  } catch {
+    return "";
+  }
+  try {
+    const length = Math.max(0, Math.min(fileSize(path) - offset, limit));
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, offset);
+    return buffer.subarray(0, read).toString("utf8");
+  } finally {
+    closeSync2(fd);
+  }
+}
 async function profileSide(phase, side, scenario, dir, ports) {
   const started = Date.now();
   const { config: config2 } = phase;
@@ -59567,12 +59844,14 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const info = await nodeInfo(phase.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
+  const logFile = join5(phase.logDir, `${side}.log`);
+  const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
     config: config2.service,
     dir: cwd,
     env: phase.env,
-    logFile: join5(phase.logDir, `${side}.log`),
+    logFile,
     statusFile: join5(phase.logDir, `${side}-profile.status`),
     tracker: phase.tracker,
     profiling: profilerSettings(info, dir, profile)
@@ -59613,9 +59892,11 @@ async function profileSide(phase, side, scenario, dir, ports) {
     names.filter((n) => n.startsWith("FUNCTIONS.")),
     profiles
   );
-  const tree = buildCallTree(profiles, { root: realpathSync(phase.trees[side].root), window: window2, ranges });
+  const root = realpathSync(phase.trees[side].root);
+  const tree = buildCallTree(profiles, { root, window: window2, ranges });
   return {
     tree,
+    optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
     files: files.map((f) => join5(dir, f)),
     requests,
@@ -59632,8 +59913,9 @@ async function profileScenario(phase, scenario, slug, ports) {
     runs[side] = await profileSide(phase, side, scenario, join5(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
+  for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
-  const runDir = (path) => relative2(phase.outDir, path);
+  const runDir = (path) => relative3(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
     const merged = join5(dir, `${side}.cpuprofile`);
@@ -59845,7 +60127,7 @@ import { join as join8 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/glob.ts
-import { readdirSync as readdirSync3, statSync } from "node:fs";
+import { readdirSync as readdirSync3, statSync as statSync2 } from "node:fs";
 import { join as join7 } from "node:path";
 var GLOB_CHARS = /[*?[{]/;
 var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
@@ -59919,19 +60201,19 @@ function walk(root, dir, out) {
   }
   for (const entry of entries) {
     if (SKIPPED_DIRS.test(entry.name)) continue;
-    const relative3 = dir ? `${dir}/${entry.name}` : entry.name;
+    const relative4 = dir ? `${dir}/${entry.name}` : entry.name;
     let isDirectory = entry.isDirectory();
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
       try {
-        isFile = statSync(join7(root, relative3)).isFile();
+        isFile = statSync2(join7(root, relative4)).isFile();
       } catch {
         isFile = false;
       }
       isDirectory = false;
     }
-    if (isDirectory) walk(root, relative3, out);
-    else if (isFile) out.push(relative3);
+    if (isDirectory) walk(root, relative4, out);
+    else if (isFile) out.push(relative4);
   }
 }
 function matchFiles(root, globs) {
@@ -59947,14 +60229,14 @@ function matchFiles(root, globs) {
 
 // src/engine/bench/discover.ts
 var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative3, tree) {
-  if (!TYPESCRIPT.test(relative3)) return [];
+function nodeArgsFor(absolute, relative4, tree) {
+  if (!TYPESCRIPT.test(relative4)) return [];
   let loader;
   try {
     loader = createRequire2(absolute).resolve("tsx");
   } catch {
     throw new SetupError(
-      `${relative3} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+      `${relative4} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
     );
   }
   return ["--import", pathToFileURL(loader).href];
@@ -60984,11 +61266,11 @@ function healthSeries(results) {
     }));
   });
 }
-function decideHealthVerdict(relative3, c) {
-  if (c.min <= 0) return relative3;
-  if (relative3 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative3 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative3 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+function decideHealthVerdict(relative4, c) {
+  if (c.min <= 0) return relative4;
+  if (relative4 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative4 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative4 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
   return "inconclusive";
 }
 function absoluteShift(series) {
@@ -61158,9 +61440,9 @@ function findHints(results, comparisons, heap, generator, metrics) {
   }
   return hints;
 }
-function analyzeHealth(results, relative3, metrics) {
+function analyzeHealth(results, relative4, metrics) {
   const series = healthSeries(results);
-  const comparisons = relative3.map((c) => {
+  const comparisons = relative4.map((c) => {
     const rule = healthRule(results, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
     const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
@@ -61688,10 +61970,10 @@ function healthRows(results, analysis) {
     return rows.map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
   });
 }
-function describeHint(hint) {
+function describeHint(hint, culprit = null) {
   switch (hint.kind) {
     case "blocked-loop":
-      return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop \u2014 ${hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see which function"}`;
+      return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop \u2014 ${culprit !== null ? culprit : hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see which function"}`;
     case "possible-leak": {
       const starts = hint.headBlocksMbPer10k;
       const up = starts.filter((g) => g > 0).length;
@@ -61703,7 +61985,7 @@ function describeHint(hint) {
     case "gc-pressure":
       return `garbage collection takes ${formatDurationUs(hint.headMsPer1k * 1e3)} per 1,000 requests in head (base ${formatDurationUs(hint.baseMsPer1k * 1e3)}): head allocates more, or keeps more alive, per request`;
     case "cpu-per-request":
-      return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} \u2192 ${formatDurationUs(hint.headUs)}): head does more work per request \u2014 ${hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see where"}`;
+      return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} \u2192 ${formatDurationUs(hint.headUs)}): head does more work per request \u2014 ${culprit !== null ? culprit : hint.profiled ? "see hot functions" : "turn on profiling (profile: true) to see where"}`;
     case "waiting-outside":
       return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
     case "generator-bound": {
@@ -61870,7 +62152,15 @@ function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
     const changes = diffProfiles(profile.sides.base, profile.sides.head);
     const own2 = hottestChanges(changes, ["own"], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
-    return { profile, own: own2, other, deoptimized: [...own2, ...other].filter((c) => c.deoptReasons.length > 0) };
+    return {
+      profile,
+      own: own2,
+      other,
+      deoptimized: [...own2, ...other].filter((c) => c.deoptReasons.length > 0),
+      optimization: own2.filter((c) => c.optimization !== null),
+      attributed: own2.some((c) => c.attributed !== null),
+      culprit: culpritAmong(changes)
+    };
   });
 }
 function formatShare(fraction) {
@@ -61905,6 +62195,51 @@ function describeProfiling(profile) {
   const seconds = formatDurationUs(profile.durationMs * 1e3);
   const interval = formatDurationUs(profile.intervalUs);
   return `${seconds} of the scenario's load per side, sampled every ${interval}; ${formatCount(base.samples)} samples on base, ${formatCount(head.samples)} on head, idle time left out`;
+}
+var INTO_MIN = 5e-3;
+function rowName(c) {
+  return displayName(c);
+}
+function attributedShare(c, side) {
+  if (c.attributed === null) return (side === "base" ? c.base : c.head)?.self ?? null;
+  return c.attributed[side];
+}
+function describeSelf(c) {
+  return `${formatShare(c.base?.self)} \u2192 ${formatShare(c.head?.self)}`;
+}
+function describeSpentIn(c) {
+  const [grew] = c.into;
+  if (grew && grew.change >= INTO_MIN) return `${formatPoints(grew.change)} in ${describeInto(grew)}`;
+  const busiest = [...c.into].sort((a, b) => b.head - a.head)[0];
+  if (busiest && busiest.head >= INTO_MIN) return `${formatShare(busiest.head)} in ${describeInto(busiest)}`;
+  return "";
+}
+function describeCulprit(culprit) {
+  const { fn, into } = culprit;
+  if (into === null) return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}`;
+  const below = into.change <= fn.attributedChange ? `${formatPoints(into.change)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatPoints(into.change)}`;
+  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}, ${below}`;
+}
+function describeOptimization(c) {
+  const note = c.optimization;
+  if (note === null) return "";
+  const what = note.kind === "deoptimized" ? `deoptimized ${note.count}\xD7 by V8 in head only` : "not optimized by V8 in head only";
+  return `${what}: ${note.reasons.join("; ")}`;
+}
+function regressionCulprits(results, analysis) {
+  const out = [];
+  const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
+  for (const scenario of scenarios) {
+    const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === "regression");
+    const shown = regressed.find((c) => c.gated) ?? regressed[0];
+    if (!shown) continue;
+    const culprit = culpritOfScenario(results.profiles, scenario);
+    if (culprit) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
+  }
+  return out;
+}
+function hintCulprit(results, scenario) {
+  return culpritOfScenario(results.profiles, scenario)?.text ?? null;
 }
 
 // src/report/run-info.ts
@@ -62058,7 +62393,13 @@ function renderHeadline(results, analysis, title, accepted) {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const decision = accepted === null ? `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${describeDecision(analysis, escapeMarkdown)}` : `\u26A0\uFE0F accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
   const incomplete = results.status === "complete" ? "" : " \xB7 \u26A0\uFE0F incomplete run";
-  return `## ${escapeMarkdown(title)}: ${counts} \u2014 ${decision}${incomplete}`;
+  const heading = `## ${escapeMarkdown(title)}: ${counts} \u2014 ${decision}${incomplete}`;
+  const culprits = regressionCulprits(results, analysis).map(
+    (c) => `\u{1F50E} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)} \xB7 ${escapeMarkdown(c.culprit.text)}`
+  );
+  return culprits.length > 0 ? `${heading}
+
+${culprits.join("<br>\n")}` : heading;
 }
 function renderAccepted(accepted) {
   if (accepted === null) return null;
@@ -62274,7 +62615,7 @@ function renderHealth(results, analysis, mode) {
   }
   if (shown.length < rows.length) parts.push("_Unchanged health metrics are left out to keep this text short._");
   if (hints.length > 0) {
-    parts.push(hints.map((h) => `- ${isWarningHint(h) ? "\u26A0\uFE0F" : "\u{1F4A1}"} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h))}`).join("\n"));
+    parts.push(hints.map((h) => `- ${isWarningHint(h) ? "\u26A0\uFE0F" : "\u{1F4A1}"} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h, hintCulprit(results, h.scenario)))}`).join("\n"));
   }
   return parts.join("\n\n");
 }
@@ -62289,9 +62630,9 @@ function hotFunctionRow(results, options, c) {
   const where = escapeMarkdown(describeLocation(c));
   const link = sourceLink(results, options, c);
   const marker = describeMarker(c);
-  const deopt = c.deoptReasons.length > 0 ? " \u26A0\uFE0F" : "";
+  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? " \u26A0\uFE0F" : "";
   return tableRow([
-    escapeMarkdown(c.name) + deopt,
+    escapeMarkdown(rowName(c)) + deopt,
     link === null ? where : `[${where}](${link})`,
     formatShare(c.base?.self),
     formatShare(c.head?.self),
@@ -62303,6 +62644,25 @@ function hotFunctionTable(results, options, rows) {
   const head = tableHead(["function", "where", "base", "head", "change", "total time"], "llrrrr");
   return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join("\n");
 }
+function attributedRow(results, options, c) {
+  const where = escapeMarkdown(describeLocation(c));
+  const link = sourceLink(results, options, c);
+  const marker = describeMarker(c);
+  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? " \u26A0\uFE0F" : "";
+  return tableRow([
+    escapeMarkdown(rowName(c)) + deopt,
+    link === null ? where : `[${where}](${link})`,
+    formatShare(attributedShare(c, "base")),
+    formatShare(attributedShare(c, "head")),
+    `${formatPoints(c.attributedChange)}${marker ? ` ${escapeMarkdown(marker)}` : ""}`,
+    escapeMarkdown(describeSpentIn(c)),
+    describeSelf(c)
+  ]);
+}
+function attributedTable(results, options, rows) {
+  const head = tableHead(["function", "where", "base", "head", "change", "spent in", "self time"], "llrrrll");
+  return [head, ...rows.map((c) => attributedRow(results, options, c))].join("\n");
+}
 function flamegraphLinks(section2, options) {
   const files = flamegraphFiles(section2.profile);
   if (files.length === 0) return null;
@@ -62313,9 +62673,12 @@ function flamegraphLinks(section2, options) {
   return `Flamegraphs${where}: ${cells.join(" \xB7 ")}`;
 }
 function renderHotFunctionSection(results, options, section2) {
-  const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
-  const own2 = section2.own.length > 0 ? hotFunctionTable(results, options, section2.own) : "_No function of the service's own code was sampled on either side._";
-  const parts = [title, own2];
+  const measure = section2.attributed ? "time of each own function, with the dependency, Node core and V8 code it calls, under the same load, % of each side's CPU samples" : "self time under the same load, % of each side's CPU samples";
+  const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
+  const own2 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
+  const parts = [title];
+  if (section2.culprit !== null) parts.push(`\u{1F50E} Most new time: ${escapeMarkdown(describeCulprit(section2.culprit))}.`);
+  parts.push(own2);
   if (section2.other.length > 0) {
     parts.push(
       [
@@ -62331,6 +62694,10 @@ function renderHotFunctionSection(results, options, section2) {
     );
     parts.push(`\u26A0\uFE0F Deoptimized by V8: ${items.join(" \xB7 ")}`);
   }
+  if (section2.optimization.length > 0) {
+    const items = section2.optimization.map((c) => `${escapeMarkdown(rowName(c))} (${escapeMarkdown(describeLocation(c))}) ${escapeMarkdown(describeOptimization(c))}`);
+    parts.push(`\u26A0\uFE0F ${items.join(" \xB7 ")}`);
+  }
   const links = flamegraphLinks(section2, options);
   if (links !== null) parts.push(links);
   return parts.join("\n\n");
@@ -62340,8 +62707,9 @@ function renderHotFunctions(results, options) {
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
   if (sections.length === 0) return null;
-  const deoptimized = sections.some((section2) => section2.deoptimized.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
-  const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.`;
+  const deoptimized = sections.some((section2) => section2.deoptimized.length > 0 || section2.optimization.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
+  const attributed = sections.some((section2) => section2.attributed) ? " Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most." : "";
+  const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.${attributed}`;
   return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
 function renderMarkdown(results, analysis, options = {}) {
@@ -62513,6 +62881,7 @@ function renderHeadline2(results, analysis, paint) {
   const pass = analysis.decision === "pass";
   const decision = paint(`${pass ? "\u2713" : "\u2717"} ${describeDecision(analysis, sanitizeText)}`, pass ? "green" : "red");
   const lines = [`${paint("perfgate", "bold")}: ${counts} \u2014 ${decision}`];
+  for (const c of regressionCulprits(results, analysis)) lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)} \xB7 ${sanitizeText(c.culprit.text)}`);
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, "yellow"));
   lines.push(`${describeSides(results, sanitizeText)} \xB7 ${describeSetup(results, sanitizeText)}`);
@@ -62591,7 +62960,7 @@ function renderHealth2(results, analysis, paint) {
   }
   for (const hint of hints) {
     const mark = isWarningHint(hint) ? paint("!", "yellow") : "\u2192";
-    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${describeHint(hint)}`);
+    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(results, hint.scenario)))}`);
   }
   return lines;
 }
@@ -62603,10 +62972,23 @@ var HOT_COLUMNS = [
   { header: "change", align: "right" },
   { header: "total time", align: "left" }
 ];
+var ATTRIBUTED_COLUMNS = [...HOT_COLUMNS.slice(0, 5), { header: "self time", align: "left" }, { header: "spent in", align: "left" }];
+function attributedCells(c) {
+  const marker = describeMarker(c);
+  return [
+    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? " !" : ""),
+    sanitizeText(describeLocation(c)),
+    formatShare(attributedShare(c, "base")),
+    formatShare(attributedShare(c, "head")),
+    formatPoints(c.attributedChange) + (marker ? ` ${marker}` : ""),
+    describeSelf(c),
+    sanitizeText(describeSpentIn(c))
+  ];
+}
 function hotFunctionCells(c) {
   const marker = describeMarker(c);
   return [
-    sanitizeText(c.name) + (c.deoptReasons.length > 0 ? " !" : ""),
+    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? " !" : ""),
     sanitizeText(describeLocation(c)),
     formatShare(c.base?.self),
     formatShare(c.head?.self),
@@ -62618,14 +63000,22 @@ function renderHotFunctionGrid(rows, width, paint) {
   return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
 }
 function renderHotFunctionSection2(section2, options, width, paint) {
-  const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section2.profile))}):`];
-  lines.push(...section2.own.length > 0 ? renderHotFunctionGrid(section2.own, width, paint) : ["no function of the service's own code was sampled"]);
+  const measure = section2.attributed ? "own code: time of each function with the code it calls" : "self time";
+  const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (${measure}, % of each side's CPU samples; ${sanitizeText(describeProfiling(section2.profile))}):`];
+  if (section2.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
+  const cells = section2.own.map(attributedCells);
+  const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1))));
+  const ownGrid = section2.attributed ? renderGrid(ATTRIBUTED_COLUMNS, cells, section2.own.map(() => null), width + lastWidth, paint).map((line2) => line2.replace(/\s+$/, "")) : renderHotFunctionGrid(section2.own, width, paint);
+  lines.push(...section2.own.length > 0 ? ownGrid : ["no function of the service's own code was sampled"]);
   if (section2.other.length > 0) {
     if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section2.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
   for (const c of section2.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join("; ")}`);
+  }
+  for (const c of section2.optimization) {
+    lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
   const at2 = (file2) => sanitizeText(options.runDir ? join11(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
@@ -62724,8 +63114,8 @@ function buildVerdicts(results, analysis) {
 function worstOf(metrics) {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative3 = (list) => list.some((m) => m.kind !== "heap") ? list.filter((m) => m.kind !== "heap") : list;
-  const pool = relative3(regressions.length > 0 ? regressions : gated);
+  const relative4 = (list) => list.some((m) => m.kind !== "heap") ? list.filter((m) => m.kind !== "heap") : list;
+  const pool = relative4(regressions.length > 0 ? regressions : gated);
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 

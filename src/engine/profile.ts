@@ -10,7 +10,7 @@
  * A profiling failure is a warning, not an error: the verdicts come from the slices.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { PerfgateConfig, ProfileConfig, ScenarioConfig } from '../config/types.js';
 import { summarizeCallTree } from '../profile/aggregate.js';
@@ -20,6 +20,7 @@ import { boundSummaries, matchFunctions } from '../profile/diff.js';
 import { flamegraphProfile, inert, renderDiffFlamegraph } from '../profile/flamegraph.js';
 import { functionKey, scriptPath } from '../profile/frames.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets } from '../profile/inlining.js';
+import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace } from '../profile/optimization.js';
 import { writeResults } from '../results/io.js';
 import type { Results, ScenarioProfile, Side, SideProfile } from '../results/types.js';
 import { CancelledError, PerfgateError } from './errors.js';
@@ -101,6 +102,8 @@ function profilerSettings(info: NodeInfo, dir: string, profile: ProfileConfig): 
 
 interface SideRun {
   tree: CallTree;
+  /** V8's optimization trace of the profiled run (optimization.ts). */
+  optimization: Map<string, OptimizationEvents>;
   info: NodeInfo;
   files: string[];
   requests: number;
@@ -144,6 +147,33 @@ export function readFunctionRanges(dir: string, names: string[], profiles: reado
   return ranges;
 }
 
+/** Size of a file, 0 when it does not exist yet. */
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** What a file gained after `offset` (the profiled run's part of an appended log), at most `limit` bytes. */
+function readFrom(path: string, offset: number, limit = 64 * 1024 * 1024): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const length = Math.max(0, Math.min(fileSize(path) - offset, limit));
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, offset);
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
+
 async function profileSide(
   phase: ProfilePhase,
   side: Side,
@@ -158,12 +188,14 @@ async function profileSide(
   const info = await nodeInfo(phase.env, cwd);
   mkdirSync(dir, { recursive: true });
   ports.progress({ phase: 'profile', side, scenario: scenario.name });
+  const logFile = join(phase.logDir, `${side}.log`);
+  const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
     config: config.service,
     dir: cwd,
     env: phase.env,
-    logFile: join(phase.logDir, `${side}.log`),
+    logFile,
     statusFile: join(phase.logDir, `${side}-profile.status`),
     tracker: phase.tracker,
     profiling: profilerSettings(info, dir, profile),
@@ -205,9 +237,11 @@ async function profileSide(
     names.filter((n) => n.startsWith('FUNCTIONS.')),
     profiles,
   );
-  const tree = buildCallTree(profiles, { root: realpathSync(phase.trees[side].root), window, ranges });
+  const root = realpathSync(phase.trees[side].root);
+  const tree = buildCallTree(profiles, { root, window, ranges });
   return {
     tree,
+    optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
     files: files.map((f) => join(dir, f)),
     requests,
@@ -226,6 +260,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
     runs[side] = await profileSide(phase, side, scenario, join(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
+  for (const side of ['base', 'head'] as const) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
   const runDir = (path: string) => relative(phase.outDir, path);
   const sideResult = (side: Side): SideProfile => {

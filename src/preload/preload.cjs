@@ -107,6 +107,16 @@ if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMai
       else process.exit(0);
     });
   }
+  // What V8's optimizing compilers do to the code, one stdout line per deoptimization or
+  // optimization (not per call): the engine reads it from the service's log
+  // (src/profile/optimization.ts). NODE_OPTIONS refuses these V8 flags; at run time V8 takes them.
+  try {
+    require('node:v8').setFlagsFromString('--trace-deopt');
+    require('node:v8').setFlagsFromString('--trace-opt');
+    require('node:v8').setFlagsFromString('--trace-file-names');
+  } catch {
+    // a Node without them: no optimization notes
+  }
   const profileDir = process.env.PERFGATE_PROFILE_DIR;
   const interval = Number(process.env.PERFGATE_PROFILE_INSPECTOR_US);
   let session = null;

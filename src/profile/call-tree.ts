@@ -5,9 +5,9 @@
  * table, the flamegraphs, the differential flamegraph — is read from this tree. Pure.
  */
 import type { FunctionId } from '../results/types.js';
-import { type CpuProfile, countSamples, type ProfileNode, type SampleWindow } from './cpuprofile.js';
+import { type CallFrame, type CpuProfile, countSamples, type ProfileNode, type SampleWindow } from './cpuprofile.js';
 import { functionKey, IDLE_NAME, identifyFrame, ROOT_NAME } from './frames.js';
-import { type FunctionRange, type FunctionRanges, inlineTargets } from './inlining.js';
+import { type FunctionRange, type FunctionRanges, functionSource, inlineTargets } from './inlining.js';
 
 export interface CallNode {
   fn: FunctionId;
@@ -86,8 +86,33 @@ const anonymousFrame = (url: string, range: FunctionRange) => ({
   columnNumber: range.startColumn - 1,
 });
 
+/**
+ * identifyFrame, plus for own code what its source says (functionSource): the enclosing named
+ * function, the kind, the text's hash. Memoized per script position.
+ */
+function frameIdentifier(options: CallTreeOptions): (frame: CallFrame) => FunctionId {
+  const memo = new Map<string, FunctionId>();
+  return (frame) => {
+    const key = `${frame.functionName}\u0000${frame.url}\u0000${frame.lineNumber}\u0000${frame.columnNumber}`;
+    let fn = memo.get(key);
+    if (fn === undefined) {
+      fn = identifyFrame(frame, options.root);
+      const scriptRanges = fn.category === 'own' ? options.ranges?.get(frame.url) : undefined;
+      const source = scriptRanges ? functionSource(scriptRanges, frame.lineNumber + 1, frame.columnNumber + 1) : null;
+      if (source !== null) {
+        fn.enclosing = source.enclosing;
+        if (source.range.kind) fn.kind = source.range.kind;
+        if (source.range.hash) fn.hash = source.range.hash;
+      }
+      memo.set(key, fn);
+    }
+    return fn;
+  };
+}
+
 /** Merges profiles into one call tree over the window. */
 export function buildCallTree(profiles: readonly CpuProfile[], options: CallTreeOptions): CallTree {
+  const identify = frameIdentifier(options);
   const root = newBuilder(identifyFrame({ functionName: ROOT_NAME, scriptId: '0', url: '', lineNumber: -1, columnNumber: -1 }, options.root));
   let idleSamples = 0;
   let inlinedSamples = 0;
@@ -127,12 +152,12 @@ export function buildCallTree(profiles: readonly CpuProfile[], options: CallTree
       profileSamples += hits;
       if (node.deoptReason && !builder.node.deoptReasons.includes(node.deoptReason)) builder.node.deoptReasons.push(node.deoptReason);
       for (const extra of extraChildren.get(node.id) ?? []) {
-        childOf(builder, identifyFrame(anonymousFrame(extra.url, extra.range), options.root)).node.self += extra.count;
+        childOf(builder, identify(anonymousFrame(extra.url, extra.range))).node.self += extra.count;
         profileSamples += extra.count;
       }
       for (const childId of node.children ?? []) {
         const child = byId.get(childId);
-        if (child) stack.push([child, childOf(builder, identifyFrame(child.callFrame, options.root))]);
+        if (child) stack.push([child, childOf(builder, identify(child.callFrame))]);
       }
     }
     perProfile.push(profileSamples);

@@ -1,13 +1,19 @@
 /**
  * Base against head, function by function. Pure.
  *
- * Functions are matched by name + file + line. A function whose name and file stayed but whose
- * line moved (code added above it) is the same function: when exactly one unmatched function
- * of that name and file is left on each side, they are paired. Shares are fractions of each
+ * Functions are matched by what stays when code moves, in this order, each step pairing only
+ * what the previous ones left and only when exactly one candidate is left on each side:
+ * 1. name + file + line;
+ * 2. name + file (the line moved: code was added above it);
+ * 3. the hash of the function's source text (own code: an anonymous handler whose line moved
+ *    is named by its new place, but its text is the same);
+ * 4. file + enclosing function + kind, for anonymous functions (the text changed too: "the
+ *    arrow in formatPrices" is still the arrow in formatPrices).
+ * Shares are fractions of each
  * side's non-idle samples, so the two sides compare although they served different numbers of
  * requests; a change is the difference of the shares, in percentage points.
  */
-import type { FunctionCategory, FunctionId, FunctionStats, ProfileSummary } from '../results/types.js';
+import type { AttributedInto, FunctionCategory, FunctionId, FunctionStats, ProfileSummary } from '../results/types.js';
 import { compareHotness } from './aggregate.js';
 import { functionKey } from './frames.js';
 
@@ -27,6 +33,28 @@ export interface FunctionChange extends FunctionId {
   /** head self share − base self share (0.363 = +36.3 percentage points). */
   change: number;
   deoptReasons: string[];
+  /** Own code: attributed shares (aggregate.ts) of base and head (null: not on that side, or results without attribution). */
+  attributed: { base: number | null; head: number | null } | null;
+  /** Own code: head attributed share − base attributed share; for other code (and old results) the self change. */
+  attributedChange: number;
+  /** Own code: what its attributed time went into (frames other than itself), the biggest growth first. */
+  into: IntoChange[];
+  /** Own code: deoptimized or left unoptimized by V8 in head and not in base (from the optimization trace); null otherwise. */
+  optimization: OptimizationNote | null;
+}
+
+export interface IntoChange extends FunctionId {
+  base: number;
+  head: number;
+  /** head share − base share. */
+  change: number;
+}
+
+export interface OptimizationNote {
+  kind: 'deoptimized' | 'not-optimized';
+  /** Times V8 deoptimized it in head's profiled run (0 for not-optimized). */
+  count: number;
+  reasons: string[];
 }
 
 type Pair = [FunctionStats | null, FunctionStats | null];
@@ -56,22 +84,79 @@ export function matchFunctions(base: readonly FunctionStats[], head: readonly Fu
     return groups;
   };
   const headGroups = byNameFile(unmatchedHead);
+  const leftBase: FunctionStats[] = [];
   for (const [key, bases] of byNameFile(unmatchedBase)) {
     const heads = headGroups.get(key);
     if (bases.length === 1 && heads?.length === 1 && bases[0]!.file !== '') {
       pairs.push([bases[0]!, heads[0]!]);
       headGroups.delete(key);
     } else {
-      for (const b of bases) pairs.push([b, null]);
+      leftBase.push(...bases);
     }
   }
-  for (const heads of headGroups.values()) for (const h of heads) pairs.push([null, h]);
+  let left: [FunctionStats[], FunctionStats[]] = [leftBase, [...headGroups.values()].flat()];
+  left = pairUnique(pairs, left, (f) => f.hash ?? null);
+  left = pairUnique(pairs, left, (f) => (isAnonymous(f) && f.enclosing !== undefined ? `${f.file}\u0000${f.enclosing}\u0000${f.kind ?? ''}` : null));
+  for (const b of left[0]) pairs.push([b, null]);
+  for (const h of left[1]) pairs.push([null, h]);
   return pairs;
+}
+
+/** V8 gave it no name: identifyFrame names it by its place. */
+export function isAnonymous(fn: Pick<FunctionId, 'name'>): boolean {
+  return fn.name.startsWith('(anonymous ');
+}
+
+/** Pairs the functions whose key (non-null) is held by exactly one function on each side; returns the rest. */
+function pairUnique(pairs: Pair[], [bases, heads]: [FunctionStats[], FunctionStats[]], keyOf: (f: FunctionStats) => string | null): [FunctionStats[], FunctionStats[]] {
+  const group = (list: FunctionStats[]) => {
+    const groups = new Map<string, FunctionStats[]>();
+    for (const f of list) {
+      const key = keyOf(f);
+      if (key !== null) groups.set(key, [...(groups.get(key) ?? []), f]);
+    }
+    return groups;
+  };
+  const headGroups = group(heads);
+  const paired = new Set<FunctionStats>();
+  for (const [key, bs] of group(bases)) {
+    const hs = headGroups.get(key);
+    if (bs.length === 1 && hs?.length === 1) {
+      pairs.push([bs[0]!, hs[0]!]);
+      paired.add(bs[0]!).add(hs[0]!);
+    }
+  }
+  return [bases.filter((f) => !paired.has(f)), heads.filter((f) => !paired.has(f))];
 }
 
 function share(f: FunctionStats | null, samples: number): Share | null {
   if (f === null) return null;
   return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
+}
+
+/** What the attributed time of a matched own function went into, per frame, the biggest growth first. */
+function intoChanges(b: FunctionStats | null, h: FunctionStats | null, baseSamples: number, headSamples: number): IntoChange[] {
+  const frames = new Map<string, IntoChange>();
+  const add = (list: AttributedInto[] | undefined, samples: number, side: 'base' | 'head') => {
+    for (const { samples: n, ...id } of list ?? []) {
+      const key = functionKey(id);
+      const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0 };
+      entry[side] += samples > 0 ? n / samples : 0;
+      frames.set(key, entry);
+    }
+  };
+  add(b?.into, baseSamples, 'base');
+  add(h?.into, headSamples, 'head');
+  return [...frames.values()].map((f) => ({ ...f, change: f.head - f.base })).sort((x, y) => y.change - x.change || y.head - x.head);
+}
+
+/** Deoptimized or not optimized in head and not in base (a function new in head counts). */
+function optimizationNote(b: FunctionStats | null, h: FunctionStats | null): OptimizationNote | null {
+  const head = h?.optimization;
+  if (!head) return null;
+  if (head.deopts > 0 && !(b?.optimization?.deopts ?? 0)) return { kind: 'deoptimized', count: head.deopts, reasons: head.reasons };
+  if (head.notOptimized?.length && !b?.optimization?.notOptimized?.length) return { kind: 'not-optimized', count: 0, reasons: head.notOptimized };
+  return null;
 }
 
 /** Every function of either side with its shares and change. */
@@ -81,6 +166,11 @@ export function diffProfiles(base: ProfileSummary, head: ProfileSummary): Functi
     const baseShare = share(b, base.samples);
     const headShare = share(h, head.samples);
     const reasons = [...new Set([...(h?.deoptReasons ?? []), ...(b?.deoptReasons ?? [])])];
+    const change = (headShare?.self ?? 0) - (baseShare?.self ?? 0);
+    const hasAttribution = b?.attributed !== undefined || h?.attributed !== undefined;
+    const attributedShare = (f: FunctionStats | null, samples: number) =>
+      f?.attributed === undefined ? null : samples > 0 ? f.attributed / samples : 0;
+    const attributed = hasAttribution ? { base: attributedShare(b, base.samples), head: attributedShare(h, head.samples) } : null;
     return {
       name: id.name,
       file: id.file,
@@ -88,12 +178,19 @@ export function diffProfiles(base: ProfileSummary, head: ProfileSummary): Functi
       column: id.column,
       category: id.category,
       package: id.package,
+      ...(id.enclosing !== undefined && { enclosing: id.enclosing }),
+      ...(id.kind !== undefined && { kind: id.kind }),
+      ...(id.hash !== undefined && { hash: id.hash }),
       baseLine: b && h && b.line !== h.line ? b.line : null,
       status: b && h ? 'both' : h ? 'new' : 'gone',
       base: baseShare,
       head: headShare,
-      change: (headShare?.self ?? 0) - (baseShare?.self ?? 0),
+      change,
       deoptReasons: reasons,
+      attributed,
+      attributedChange: attributed === null ? change : (attributed.head ?? 0) - (attributed.base ?? 0),
+      into: hasAttribution ? intoChanges(b, h, base.samples, head.samples) : [],
+      optimization: optimizationNote(b, h),
     };
   });
 }
@@ -103,16 +200,30 @@ export function peakSelf(c: FunctionChange): number {
   return Math.max(c.base?.self ?? 0, c.head?.self ?? 0);
 }
 
+/** The larger attributed share of the two sides (own code; the self share for other code and old results). */
+export function peakAttributed(c: FunctionChange): number {
+  if (c.attributed === null) return peakSelf(c);
+  return Math.max(c.attributed.base ?? 0, c.attributed.head ?? 0);
+}
+
 /**
- * The rows a report shows: the `limit` functions of these categories with the most self time
- * on either side, the biggest changes first (ties: hotter first).
+ * The rows a report shows: the `limit` functions of these categories with the most time on
+ * either side, the biggest changes first (own code: the biggest growth first, then what shrank;
+ * ties: hotter first). Own code is measured by its attributed time (aggregate.ts), everything
+ * else by self time.
  */
 export function hottestChanges(changes: readonly FunctionChange[], categories: readonly FunctionCategory[], limit: number): FunctionChange[] {
+  const weight = (c: FunctionChange) => (c.category === 'own' ? peakAttributed(c) : peakSelf(c));
+  const delta = (c: FunctionChange) => (c.category === 'own' ? c.attributedChange : c.change);
+  // Own code: what grew first, the most first (the culprit leads), then what shrank; when one
+  // function grows, the others' shares shrink with it. Other code: the biggest changes first.
+  const order = (a: FunctionChange, b: FunctionChange) =>
+    a.category === 'own' && b.category === 'own' ? delta(b) - delta(a) : Math.abs(delta(b)) - Math.abs(delta(a));
   return changes
-    .filter((c) => categories.includes(c.category) && peakSelf(c) > 0)
-    .sort((a, b) => peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name))
+    .filter((c) => categories.includes(c.category) && weight(c) > 0)
+    .sort((a, b) => weight(b) - weight(a) || a.name.localeCompare(b.name))
     .slice(0, limit)
-    .sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || peakSelf(b) - peakSelf(a) || a.name.localeCompare(b.name));
+    .sort((a, b) => order(a, b) || weight(b) - weight(a) || a.name.localeCompare(b.name));
 }
 
 /**
@@ -127,6 +238,9 @@ export function boundSummaries(base: ProfileSummary, head: ProfileSummary, limit
       const inCategory = side.functions.filter((f) => f.category === category);
       for (const f of [...inCategory].sort(compareHotness).slice(0, limit)) keep.add(f);
       for (const f of [...inCategory].sort((a, b) => b.total - a.total || compareHotness(a, b)).slice(0, limit)) keep.add(f);
+      if (category === 'own') {
+        for (const f of [...inCategory].sort((a, b) => (b.attributed ?? 0) - (a.attributed ?? 0) || compareHotness(a, b)).slice(0, limit)) keep.add(f);
+      }
     }
   }
   for (const [b, h] of matchFunctions(base.functions, head.functions)) {

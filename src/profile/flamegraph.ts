@@ -6,11 +6,14 @@
  * - `renderDiffFlamegraph`: the differential flamegraph, one self-contained HTML page: head's
  *   call tree drawn as an icicle (root on top, width = head's total time), each frame coloured by
  *   how its self time changed against the same call path in base (Gregg, "Differential Flame
- *   Graphs", 2014: red grew, blue shrank), with a legend, search and click-to-zoom.
+ *   Graphs", 2014: red grew, blue shrank), and marked by its origin — own code, dependency, Node
+ *   core, V8/native — with a stripe on its left edge (or, switched to "colour by origin", filled
+ *   with the origin's colour), with a legend, search and click-to-zoom.
  */
 import type { FunctionCategory } from '../results/types.js';
 import type { CallNode, CallTree } from './call-tree.js';
 import type { CpuProfile } from './cpuprofile.js';
+import { displayName } from './culprit.js';
 import { describeLocation } from './frames.js';
 
 /** Text with no < or >: 0x embeds names and titles in a <script> element unescaped. */
@@ -97,7 +100,7 @@ function framesOf(input: DiffFlamegraphInput, strings: Map<string, number>): Fra
     return index.get(input.moved.get(key) ?? key) ?? null;
   };
   const build = (node: CallNode, base: CallNode | null): Frame => [
-    id(node.fn.name),
+    id(displayName(node.fn)),
     id(describeLocation(node.fn)),
     CATEGORY_INDEX[node.fn.category],
     node.self,
@@ -141,7 +144,12 @@ export function renderDiffFlamegraph(input: DiffFlamegraphInput): string {
   <h1 id="title"></h1>
   <p id="summary"></p>
   <div class="bar">
+    <label>colour by <select id="colour-by" aria-label="colour frames by">
+      <option value="change">change</option>
+      <option value="origin">origin</option>
+    </select></label>
     <div id="legend" aria-label="colour legend"></div>
+    <div id="origins" aria-label="origin legend"></div>
     <input id="search" type="search" placeholder="search functions" aria-label="search functions" autocomplete="off">
     <span id="matches"></span>
     <button id="reset" type="button">reset zoom</button>
@@ -165,12 +173,15 @@ h1 { font-size: 16px; margin: 0 0 4px; }
 #legend { display: flex; align-items: center; gap: 6px; }
 #legend .scale { width: 220px; height: 12px; border: 1px solid #bbb; }
 #legend .new { display: inline-block; width: 18px; height: 12px; border: 1px dashed #444; background: #fff; }
+#origins { display: flex; align-items: center; gap: 6px; }
+#origins .swatch { display: inline-block; width: 14px; height: 12px; border: 1px solid #888; }
 #search { width: 220px; padding: 3px 6px; }
 #matches { color: #5b2a86; font-weight: 600; }
 #graph { position: relative; margin: 8px 14px; }
 .frame { position: absolute; height: 17px; box-sizing: border-box; border: 1px solid #fff; overflow: hidden;
   white-space: nowrap; text-overflow: ellipsis; font-size: 11px; line-height: 15px; padding: 0 3px; cursor: pointer; }
 .frame.newpath { border: 1px dashed #444; }
+.frame, .frame.newpath { border-left-width: 4px; border-left-style: solid; }
 .frame.ancestor { opacity: 0.55; }
 .frame.match { outline: 2px solid #7b1fa2; outline-offset: -2px; font-weight: 700; color: #4a148c; }
 footer { position: sticky; bottom: 0; background: #f7f7f7; border-top: 1px solid #ddd; padding: 6px 14px; min-height: 18px; }
@@ -181,6 +192,11 @@ const PAGE_SCRIPT = String.raw`
 (function () {
   var data = JSON.parse(document.getElementById('data').textContent);
   var S = data.strings, ROW = 18, CATS = ['own code', 'dependency', 'Node core', 'V8/native'];
+  // Origin, by category index: the stripe (strong) and the fill when colouring by origin (light).
+  var ORIGIN_CLASS = ['own', 'dependency', 'node', 'native'];
+  var ORIGIN_STRONG = ['rgb(46, 125, 50)', 'rgb(123, 31, 162)', 'rgb(239, 108, 0)', 'rgb(97, 97, 97)'];
+  var ORIGIN_LIGHT = ['rgb(200, 230, 201)', 'rgb(225, 190, 231)', 'rgb(255, 224, 178)', 'rgb(224, 224, 224)'];
+  var colourBy = document.getElementById('colour-by');
   var graph = document.getElementById('graph');
   var search = document.getElementById('search');
   var matches = document.getElementById('matches');
@@ -202,7 +218,7 @@ const PAGE_SCRIPT = String.raw`
   document.getElementById('title').textContent = 'Differential flamegraph \u00b7 ' + data.title;
   document.getElementById('summary').textContent =
     'Head\u2019s call tree (width: head\u2019s total time, ' + data.headSamples + ' samples); colour: change of each frame\u2019s self time against the same call path in base (' +
-    data.baseSamples + ' samples), in percentage points of each side\u2019s samples. Frames only in base are not drawn: see the base flamegraph.';
+    data.baseSamples + ' samples), in percentage points of each side\u2019s samples (or, switched, by origin); the stripe on each frame\u2019s left edge is its origin. Frames only in base are not drawn: see the base flamegraph.';
   var legend = document.getElementById('legend');
   legend.appendChild(document.createTextNode('\u2212' + (100 * scale).toFixed(1) + ' pp'));
   var bar = document.createElement('span'); bar.className = 'scale';
@@ -211,6 +227,15 @@ const PAGE_SCRIPT = String.raw`
   legend.appendChild(document.createTextNode('+' + (100 * scale).toFixed(1) + ' pp (red: more self time in head, blue: less)'));
   var dashed = document.createElement('span'); dashed.className = 'new'; legend.appendChild(dashed);
   legend.appendChild(document.createTextNode('not in base'));
+  var origins = document.getElementById('origins');
+  CATS.forEach(function (name, i) {
+    var swatch = document.createElement('span'); swatch.className = 'swatch origin-' + ORIGIN_CLASS[i];
+    swatch.style.background = ORIGIN_LIGHT[i]; swatch.style.borderLeft = '4px solid ' + ORIGIN_STRONG[i];
+    origins.appendChild(swatch);
+    origins.appendChild(document.createTextNode(name));
+  });
+  function fill(f) { return colourBy.value === 'origin' ? ORIGIN_LIGHT[f[2]] : colour(f); }
+  colourBy.addEventListener('change', function () { legend.style.display = colourBy.value === 'origin' ? 'none' : ''; render(); });
 
   var zoomPath = [data.root], term = '';
   function isMatch(f) {
@@ -223,11 +248,12 @@ const PAGE_SCRIPT = String.raw`
   }
   function frameDiv(f, left, width, depth, ancestor) {
     var div = document.createElement('div');
-    div.className = 'frame' + (f[5] < 0 ? ' newpath' : '') + (ancestor ? ' ancestor' : '') + (isMatch(f) ? ' match' : '');
+    div.className = 'frame origin-' + ORIGIN_CLASS[f[2]] + (f[5] < 0 ? ' newpath' : '') + (ancestor ? ' ancestor' : '') + (isMatch(f) ? ' match' : '');
     div.style.left = left + '%';
     div.style.width = width + '%';
     div.style.top = depth * ROW + 'px';
-    div.style.background = colour(f);
+    div.style.background = fill(f);
+    div.style.borderLeftColor = ORIGIN_STRONG[f[2]];
     div.textContent = S[f[0]];
     div.title = describe(f);
     div.dataset.name = S[f[0]];

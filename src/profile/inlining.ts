@@ -16,6 +16,8 @@
  * into lines against the script's source. Lines that match no candidate stay with the node.
  * Pure.
  */
+import { createHash } from 'node:crypto';
+import type { FunctionId } from '../results/types.js';
 import type { CpuProfile, ProfileNode } from './cpuprofile.js';
 
 /** A function's source range: 1-based lines and columns, end inclusive. */
@@ -25,6 +27,22 @@ export interface FunctionRange {
   startColumn: number;
   endLine: number;
   endColumn: number;
+  /** A hash of the function's source text (sha1, 12 hex digits): the same text hashes alike wherever it moved. */
+  hash?: string;
+  /** What the text is: a function expression or declaration, an arrow function, or a method. */
+  kind?: FunctionId['kind'];
+}
+
+/** The kind of function a source text is, from its first characters (V8's coverage starts arrows at their parameters). */
+export function functionKind(text: string): NonNullable<FunctionId['kind']> {
+  if (/^(async\s+)?function\b/.test(text)) return 'function';
+  if (/^(async\s*)?(\([^)]*\)|[\p{L}\p{N}_$]+)\s*=>/u.test(text)) return 'arrow';
+  return 'method';
+}
+
+/** sha1 of a function's source text, 12 hex digits. */
+export function sourceHash(text: string): string {
+  return createHash('sha1').update(text).digest('hex').slice(0, 12);
 }
 
 /** Script URL (as in the profile's call frames) → its invoked functions' ranges. */
@@ -52,7 +70,8 @@ export function rangesFromOffsets(source: string, functions: readonly CoveredFun
     if (!(start >= 0 && end > start && end <= source.length)) continue;
     const [startLine, startColumn] = position(start);
     const [endLine, endColumn] = position(end - 1);
-    ranges.push({ name, startLine, startColumn, endLine, endColumn });
+    const text = source.slice(start, end);
+    ranges.push({ name, startLine, startColumn, endLine, endColumn, hash: sourceHash(text), kind: functionKind(text) });
   }
   return ranges;
 }
@@ -81,6 +100,29 @@ function holdsPosition(range: FunctionRange, line: number, column: number): bool
 
 function contains(range: FunctionRange, line: number): boolean {
   return range.startLine <= line && line <= range.endLine;
+}
+
+/**
+ * What the source says of a function V8 names by `line` and `column` (1-based, where its
+ * parameters start): its range (the innermost holding that position), the innermost *named*
+ * function around it ("" at the top level of the file: CommonJS' module wrapper and ES modules'
+ * top level are nameless), its kind and its text's hash. Null when the script's ranges do not
+ * hold the position.
+ */
+export function functionSource(
+  scriptRanges: readonly FunctionRange[],
+  line: number,
+  column: number,
+): { range: FunctionRange; enclosing: string } | null {
+  let own: FunctionRange | null = null;
+  for (const r of scriptRanges) if (holdsPosition(r, line, column) && (own === null || extent(r) < extent(own))) own = r;
+  if (own === null) return null;
+  let enclosing: FunctionRange | null = null;
+  for (const r of scriptRanges) {
+    if (r === own || r.name === '' || extent(r) <= extent(own) || !holdsPosition(r, own.startLine, own.startColumn)) continue;
+    if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
+  }
+  return { range: own, enclosing: enclosing?.name ?? '' };
 }
 
 /**

@@ -184,11 +184,15 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
   });
 }
 
-/** A hint as a sentence (numbers and perfgate's words only: the renderer adds the escaped scenario name). */
-export function describeHint(hint: HealthHint): string {
+/**
+ * A hint as a sentence (numbers and perfgate's words only: the renderer adds the escaped scenario
+ * name). `culprit`: the scenario's culprit in own code (culpritOf in src/profile/culprit.ts), when
+ * it was profiled and one grew; the event-loop and CPU hints name it.
+ */
+export function describeHint(hint: HealthHint, culprit: string | null = null): string {
   switch (hint.kind) {
     case 'blocked-loop':
-      return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop — ${hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see which function'}`;
+      return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop — ${culprit !== null ? culprit : hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see which function'}`;
     case 'possible-leak': {
       // most starts rise (the rule requires it): how many shows the leak is no one-off
       const starts = hint.headBlocksMbPer10k;
@@ -201,7 +205,7 @@ export function describeHint(hint: HealthHint): string {
     case 'gc-pressure':
       return `garbage collection takes ${formatDurationUs(hint.headMsPer1k * 1000)} per 1,000 requests in head (base ${formatDurationUs(hint.baseMsPer1k * 1000)}): head allocates more, or keeps more alive, per request`;
     case 'cpu-per-request':
-      return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} → ${formatDurationUs(hint.headUs)}): head does more work per request — ${hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see where'}`;
+      return `CPU per request ${formatChange(hint.change)} (${formatDurationUs(hint.baseUs)} → ${formatDurationUs(hint.headUs)}): head does more work per request — ${culprit !== null ? culprit : hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see where'}`;
     case 'waiting-outside':
       return `latency p99 ${formatChange(hint.change)} while head's event loop was busy only ${formatPercent(hint.headUtilization)} of the time: requests wait outside the JavaScript (I/O, a downstream call, a timer), not on the CPU`;
     case 'generator-bound': {

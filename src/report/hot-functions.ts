@@ -3,9 +3,10 @@
  * most self time on either side, own code first, their shares on base and head and the change
  * in percentage points. Shared by the markdown and terminal renderers; pure.
  */
+import { type Culprit, culpritAmong, culpritOfScenario, describeFunction, describeInto, displayName } from '../profile/culprit.js';
 import { diffProfiles, type FunctionChange, hottestChanges } from '../profile/diff.js';
-import type { FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
-import { formatChange, formatCount, formatDurationUs } from './format.js';
+import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
+import { formatChange, formatCount, formatDurationUs, formatMetricName } from './format.js';
 
 /** Rows per table unless the caller asks for another number. */
 export const HOT_FUNCTION_ROWS = 10;
@@ -20,6 +21,12 @@ export interface HotFunctionSection {
   other: FunctionChange[];
   /** Rows shown (own, then other) that V8 deoptimized, with its reasons. */
   deoptimized: FunctionChange[];
+  /** Own rows V8 deoptimized or did not optimize in head and not in base (the optimization trace). */
+  optimization: FunctionChange[];
+  /** Whether the own table is ranked by attributed time (results from before it have self time only). */
+  attributed: boolean;
+  /** The own function whose attributed time grew the most, and what into. */
+  culprit: Culprit | null;
 }
 
 /** One section per profiled scenario, in the order of the results. */
@@ -28,7 +35,15 @@ export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS):
     const changes = diffProfiles(profile.sides.base, profile.sides.head);
     const own = hottestChanges(changes, ['own'], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
-    return { profile, own, other, deoptimized: [...own, ...other].filter((c) => c.deoptReasons.length > 0) };
+    return {
+      profile,
+      own,
+      other,
+      deoptimized: [...own, ...other].filter((c) => c.deoptReasons.length > 0),
+      optimization: own.filter((c) => c.optimization !== null),
+      attributed: own.some((c) => c.attributed !== null),
+      culprit: culpritAmong(changes),
+    };
   });
 }
 
@@ -77,4 +92,82 @@ export function describeProfiling(profile: ScenarioProfile): string {
   const seconds = formatDurationUs(profile.durationMs * 1000);
   const interval = formatDurationUs(profile.intervalUs);
   return `${seconds} of the scenario's load per side, sampled every ${interval}; ${formatCount(base.samples)} samples on base, ${formatCount(head.samples)} on head, idle time left out`;
+}
+
+/* ---------- own-code attribution (issue 13) ---------- */
+
+/** Below this (a share of the side's samples) a frame is not named as where the time went. */
+const INTO_MIN = 0.005;
+
+/** A function's name in a table row: anonymous functions by their kind and enclosing function. */
+export function rowName(c: FunctionChange): string {
+  return displayName(c);
+}
+
+/** Attributed share of a side for an own row ("—" when the side has none); self share for old results. */
+export function attributedShare(c: FunctionChange, side: Side): number | null {
+  if (c.attributed === null) return (side === 'base' ? c.base : c.head)?.self ?? null;
+  return c.attributed[side];
+}
+
+/** Self time: "0.1% → <0.1%". */
+export function describeSelf(c: FunctionChange): string {
+  return `${formatShare(c.base?.self)} → ${formatShare(c.head?.self)}`;
+}
+
+/**
+ * What an own function's attributed time went into, the biggest growth first:
+ * "+73.0 pp in zlib processChunkSync"; when nothing below it grew, where most of head's went:
+ * "41.2% in stringify". Empty when its own code holds the time.
+ */
+export function describeSpentIn(c: FunctionChange): string {
+  const [grew] = c.into;
+  if (grew && grew.change >= INTO_MIN) return `${formatPoints(grew.change)} in ${describeInto(grew)}`;
+  const busiest = [...c.into].sort((a, b) => b.head - a.head)[0];
+  if (busiest && busiest.head >= INTO_MIN) return `${formatShare(busiest.head)} in ${describeInto(busiest)}`;
+  return '';
+}
+
+/** "compressBody (src/x.js:7) +74.1 pp, +73.0 pp of it in zlib processChunkSync". */
+export function describeCulprit(culprit: Culprit): string {
+  const { fn, into } = culprit;
+  if (into === null) return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}`;
+  // the frame below can grow more than the function's whole share when its other work shrank
+  const below =
+    into.change <= fn.attributedChange ? `${formatPoints(into.change)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatPoints(into.change)}`;
+  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}, ${below}`;
+}
+
+/** "deoptimized 12× in head only: wrong map; not a Smi", "not optimized in head only: …". */
+export function describeOptimization(c: FunctionChange): string {
+  const note = c.optimization;
+  if (note === null) return '';
+  const what = note.kind === 'deoptimized' ? `deoptimized ${note.count}× by V8 in head only` : 'not optimized by V8 in head only';
+  return `${what}: ${note.reasons.join('; ')}`;
+}
+
+export interface ScenarioCulprit {
+  scenario: string;
+  /** The regression it explains, "throughput −40.2%" (the gated one when there is one). */
+  regression: string;
+  culprit: Culprit;
+}
+
+/** For every scenario with a regression and a profile, its culprit in own code (headline lines). */
+export function regressionCulprits(results: Results, analysis: Analysis): ScenarioCulprit[] {
+  const out: ScenarioCulprit[] = [];
+  const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
+  for (const scenario of scenarios) {
+    const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === 'regression');
+    const shown = regressed.find((c) => c.gated) ?? regressed[0];
+    if (!shown) continue;
+    const culprit = culpritOfScenario(results.profiles, scenario);
+    if (culprit) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
+  }
+  return out;
+}
+
+/** The culprit's text for a health hint about a scenario, or null (not profiled, nothing grew). */
+export function hintCulprit(results: Results, scenario: string): string | null {
+  return culpritOfScenario(results.profiles, scenario)?.text ?? null;
 }

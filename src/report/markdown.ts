@@ -18,15 +18,23 @@ import { type BenchmarkRow, type BenchmarkStatus, benchmarkNoise, benchmarkRows,
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import {
+  attributedShare,
+  describeCulprit,
   describeMarker,
+  describeOptimization,
   describeProfiling,
+  describeSelf,
+  describeSpentIn,
   describeTotals,
   flamegraphFiles,
   formatPoints,
   formatShare,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
+  hintCulprit,
   hotFunctionSections,
+  regressionCulprits,
+  rowName,
   sourceSide,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
@@ -108,7 +116,12 @@ function renderHeadline(results: Results, analysis: Analysis, title: string, acc
       ? `${analysis.decision === 'pass' ? '✅' : '❌'} ${describeDecision(analysis, escapeMarkdown)}`
       : `⚠️ accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
   const incomplete = results.status === 'complete' ? '' : ' · ⚠️ incomplete run';
-  return `## ${escapeMarkdown(title)}: ${counts} — ${decision}${incomplete}`;
+  const heading = `## ${escapeMarkdown(title)}: ${counts} — ${decision}${incomplete}`;
+  // Per regressed, profiled scenario: the culprit in the service's own code.
+  const culprits = regressionCulprits(results, analysis).map(
+    (c) => `🔎 **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)} · ${escapeMarkdown(c.culprit.text)}`,
+  );
+  return culprits.length > 0 ? `${heading}\n\n${culprits.join('<br>\n')}` : heading;
 }
 
 function renderAccepted(accepted: string | null): string | null {
@@ -380,7 +393,7 @@ function renderHealth(results: Results, analysis: Analysis, mode: MarkdownOption
   }
   if (shown.length < rows.length) parts.push('_Unchanged health metrics are left out to keep this text short._');
   if (hints.length > 0) {
-    parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h))}`).join('\n'));
+    parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h, hintCulprit(results, h.scenario)))}`).join('\n'));
   }
   return parts.join('\n\n');
 }
@@ -400,9 +413,9 @@ function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionC
   const where = escapeMarkdown(describeLocation(c));
   const link = sourceLink(results, options, c);
   const marker = describeMarker(c);
-  const deopt = c.deoptReasons.length > 0 ? ' ⚠️' : '';
+  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? ' ⚠️' : '';
   return tableRow([
-    escapeMarkdown(c.name) + deopt,
+    escapeMarkdown(rowName(c)) + deopt,
     link === null ? where : `[${where}](${link})`,
     formatShare(c.base?.self),
     formatShare(c.head?.self),
@@ -414,6 +427,28 @@ function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionC
 function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[]): string {
   const head = tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
   return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join('\n');
+}
+
+/** Own code ranked by attributed time: its share, change, what it went into, and self time. */
+function attributedRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
+  const where = escapeMarkdown(describeLocation(c));
+  const link = sourceLink(results, options, c);
+  const marker = describeMarker(c);
+  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? ' ⚠️' : '';
+  return tableRow([
+    escapeMarkdown(rowName(c)) + deopt,
+    link === null ? where : `[${where}](${link})`,
+    formatShare(attributedShare(c, 'base')),
+    formatShare(attributedShare(c, 'head')),
+    `${formatPoints(c.attributedChange)}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
+    escapeMarkdown(describeSpentIn(c)),
+    describeSelf(c),
+  ]);
+}
+
+function attributedTable(results: Results, options: MarkdownOptions, rows: FunctionChange[]): string {
+  const head = tableHead(['function', 'where', 'base', 'head', 'change', 'spent in', 'self time'], 'llrrrll');
+  return [head, ...rows.map((c) => attributedRow(results, options, c))].join('\n');
 }
 
 /** "Flamegraphs: head · base · differential", linked when the caller has artifact URLs. */
@@ -428,12 +463,19 @@ function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions):
 }
 
 function renderHotFunctionSection(results: Results, options: MarkdownOptions, section: HotFunctionSection): string {
-  const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (self time under the same load, % of each side's CPU samples): ${escapeMarkdown(describeProfiling(section.profile))}.`;
+  const measure = section.attributed
+    ? "time of each own function, with the dependency, Node core and V8 code it calls, under the same load, % of each side's CPU samples"
+    : "self time under the same load, % of each side's CPU samples";
+  const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section.profile))}.`;
   const own =
-    section.own.length > 0
-      ? hotFunctionTable(results, options, section.own)
-      : '_No function of the service\'s own code was sampled on either side._';
-  const parts = [title, own];
+    section.own.length === 0
+      ? '_No function of the service\'s own code was sampled on either side._'
+      : section.attributed
+        ? attributedTable(results, options, section.own)
+        : hotFunctionTable(results, options, section.own);
+  const parts = [title];
+  if (section.culprit !== null) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
+  parts.push(own);
   if (section.other.length > 0) {
     parts.push(
       [
@@ -449,6 +491,10 @@ function renderHotFunctionSection(results: Results, options: MarkdownOptions, se
     );
     parts.push(`⚠️ Deoptimized by V8: ${items.join(' · ')}`);
   }
+  if (section.optimization.length > 0) {
+    const items = section.optimization.map((c) => `${escapeMarkdown(rowName(c))} (${escapeMarkdown(describeLocation(c))}) ${escapeMarkdown(describeOptimization(c))}`);
+    parts.push(`⚠️ ${items.join(' · ')}`);
+  }
   const links = flamegraphLinks(section, options);
   if (links !== null) parts.push(links);
   return parts.join('\n\n');
@@ -460,8 +506,11 @@ function renderHotFunctions(results: Results, options: MarkdownOptions): string 
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
   if (sections.length === 0) return null;
-  const deoptimized = sections.some((section) => section.deoptimized.length > 0) ? '; ⚠️ deoptimized by V8 (reasons below)' : '';
-  const legend = `Change: head share − base share, in percentage points; new / gone: sampled on one side only${deoptimized}.`;
+  const deoptimized = sections.some((section) => section.deoptimized.length > 0 || section.optimization.length > 0) ? '; ⚠️ deoptimized by V8 (reasons below)' : '';
+  const attributed = sections.some((section) => section.attributed)
+    ? ' Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most.'
+    : '';
+  const legend = `Change: head share − base share, in percentage points; new / gone: sampled on one side only${deoptimized}.${attributed}`;
   return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 

@@ -8,7 +8,25 @@ import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchma
 import { join } from 'node:path';
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
-import { describeMarker, describeProfiling, describeTotals, flamegraphFiles, formatPoints, formatShare, HOT_FUNCTION_ROWS, type HotFunctionSection, hotFunctionSections } from './hot-functions.js';
+import {
+  attributedShare,
+  describeCulprit,
+  describeMarker,
+  describeOptimization,
+  describeProfiling,
+  describeSelf,
+  describeSpentIn,
+  describeTotals,
+  flamegraphFiles,
+  formatPoints,
+  formatShare,
+  HOT_FUNCTION_ROWS,
+  type HotFunctionSection,
+  hintCulprit,
+  hotFunctionSections,
+  regressionCulprits,
+  rowName,
+} from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
 import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { tallyFailures } from './samples.js';
@@ -218,6 +236,7 @@ function renderHeadline(results: Results, analysis: Analysis, paint: Paint): str
   const pass = analysis.decision === 'pass';
   const decision = paint(`${pass ? '✓' : '✗'} ${describeDecision(analysis, sanitizeText)}`, pass ? 'green' : 'red');
   const lines = [`${paint('perfgate', 'bold')}: ${counts} — ${decision}`];
+  for (const c of regressionCulprits(results, analysis)) lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)} · ${sanitizeText(c.culprit.text)}`);
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
   lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, sanitizeText)}`);
@@ -313,7 +332,7 @@ function renderHealth(results: Results, analysis: Analysis, paint: Paint): strin
   }
   for (const hint of hints) {
     const mark = isWarningHint(hint) ? paint('!', 'yellow') : '→';
-    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${describeHint(hint)}`);
+    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(results, hint.scenario)))}`);
   }
   return lines;
 }
@@ -329,10 +348,26 @@ const HOT_COLUMNS: Column[] = [
   { header: 'total time', align: 'left' },
 ];
 
+/** Own code ranked by attributed time; "spent in" last, where it may run past the width rather than cut the names. */
+const ATTRIBUTED_COLUMNS: Column[] = [...HOT_COLUMNS.slice(0, 5), { header: 'self time', align: 'left' }, { header: 'spent in', align: 'left' }];
+
+function attributedCells(c: FunctionChange): string[] {
+  const marker = describeMarker(c);
+  return [
+    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
+    sanitizeText(describeLocation(c)),
+    formatShare(attributedShare(c, 'base')),
+    formatShare(attributedShare(c, 'head')),
+    formatPoints(c.attributedChange) + (marker ? ` ${marker}` : ''),
+    describeSelf(c),
+    sanitizeText(describeSpentIn(c)),
+  ];
+}
+
 function hotFunctionCells(c: FunctionChange): string[] {
   const marker = describeMarker(c);
   return [
-    sanitizeText(c.name) + (c.deoptReasons.length > 0 ? ' !' : ''),
+    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
     sanitizeText(describeLocation(c)),
     formatShare(c.base?.self),
     formatShare(c.head?.self),
@@ -346,14 +381,24 @@ function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Pai
 }
 
 function renderHotFunctionSection(section: HotFunctionSection, options: TerminalOptions, width: number, paint: Paint): string[] {
-  const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (self time, % of each side's CPU samples; ${sanitizeText(describeProfiling(section.profile))}):`];
-  lines.push(...(section.own.length > 0 ? renderHotFunctionGrid(section.own, width, paint) : ["no function of the service's own code was sampled"]));
+  const measure = section.attributed ? 'own code: time of each function with the code it calls' : 'self time';
+  const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, % of each side's CPU samples; ${sanitizeText(describeProfiling(section.profile))}):`];
+  if (section.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
+  const cells = section.own.map(attributedCells);
+  const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
+  const ownGrid = section.attributed
+    ? renderGrid(ATTRIBUTED_COLUMNS, cells, section.own.map(() => null), width + lastWidth, paint).map((line) => line.replace(/\s+$/, ''))
+    : renderHotFunctionGrid(section.own, width, paint);
+  lines.push(...(section.own.length > 0 ? ownGrid : ["no function of the service's own code was sampled"]));
   if (section.other.length > 0) {
     if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...renderHotFunctionGrid(section.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
   for (const c of section.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join('; ')}`);
+  }
+  for (const c of section.optimization) {
+    lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
   const at = (file: string) => sanitizeText(options.runDir ? join(options.runDir, file) : file);
   for (const [i, { kind, file }] of flamegraphFiles(section.profile).entries()) {

@@ -298,6 +298,18 @@ export interface FunctionId {
   category: FunctionCategory;
   /** npm package of a dependency (from its node_modules path); null otherwise. */
   package: string | null;
+  /* Issue 13 (own-code attribution), all optional: absent in older results and where the source could not be read. */
+  /** Own code: the innermost named function around this one in the source ("" at the top level of its file). */
+  enclosing?: string;
+  /** Own code: what the source text is, from its first characters. */
+  kind?: 'function' | 'arrow' | 'method';
+  /** Own code: a hash of the function's source text (sha1, 12 hex digits), to match it across base and head wherever it moved. */
+  hash?: string;
+}
+
+/** What an own function's samples (self and below it, up to the next own function) went into. */
+export interface AttributedInto extends FunctionId {
+  samples: number;
 }
 
 export interface FunctionStats extends FunctionId {
@@ -307,6 +319,12 @@ export interface FunctionStats extends FunctionId {
   total: number;
   /** Why V8 deoptimized it or would not optimize it, when a profile records a reason. */
   deoptReasons?: string[];
+  /** Own code (issue 13): samples charged to it as the innermost own function on the stack (its self time plus the dependency, core, native and regex frames it calls). */
+  attributed?: number;
+  /** Own code: the frames its attributed samples landed in other than itself (the hottest few), by samples. */
+  into?: AttributedInto[];
+  /** Own code: what V8's --trace-deopt / --trace-opt said of it during the profiled run. */
+  optimization?: { deopts: number; reasons: string[]; notOptimized?: string[] };
 }
 
 /** One side's profiles merged and counted over the profiled load window. */

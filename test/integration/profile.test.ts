@@ -116,6 +116,17 @@ describe('profiling: head adds an expensive function to the request path', () =>
       await page.fill('#search', 'slowetag');
       assert.match((await page.locator('#matches').textContent()) ?? '', /^1 frame · \d+\.\d% of head$/);
       assert.equal(await page.locator('.frame.match').textContent(), 'slowEtag');
+      // frames are marked by origin (a stripe on the left edge), and can be coloured by it
+      const style = (selector: string) =>
+        page.locator(selector).first().evaluate((el) => [getComputedStyle(el).borderLeftColor, getComputedStyle(el).backgroundColor]);
+      assert.equal((await style('.frame.origin-own'))[0], 'rgb(46, 125, 50)', 'own code: green stripe');
+      assert.ok((await page.locator('.frame.origin-node').count()) > 0, 'Node core frames are drawn');
+      assert.equal((await style('.frame.origin-node'))[0], 'rgb(239, 108, 0)', 'Node core: orange stripe');
+      assert.equal(await page.locator('.frame.origin-own', { hasText: 'slowEtag' }).count(), 1, 'slowEtag is own code');
+      await page.selectOption('#colour-by', 'origin');
+      assert.equal((await style('.frame.origin-own'))[1], 'rgb(200, 230, 201)', 'own code filled green');
+      assert.equal((await style('.frame.origin-node'))[1], 'rgb(255, 224, 178)', 'Node core filled orange');
+      assert.equal(await page.locator('#origins').isVisible(), true, 'origin legend shown');
       assert.deepEqual(errors, [], 'no script errors');
     });
   });

@@ -6,7 +6,10 @@ import { type CpuProfile, countSamples, ProfileFormatError, parseCpuProfile } fr
 import { boundSummaries, diffProfiles, hottestChanges, matchFunctions } from '../../src/profile/diff.js';
 import { flamegraphProfile, renderDiffFlamegraph } from '../../src/profile/flamegraph.js';
 import { describeLocation, identifyFrame } from '../../src/profile/frames.js';
-import { rangesFromOffsets } from '../../src/profile/inlining.js';
+import { culpritAmong, describeOrigin, displayName } from '../../src/profile/culprit.js';
+import { functionKind, functionSource, rangesFromOffsets, sourceHash } from '../../src/profile/inlining.js';
+import { applyOptimizationTrace, parseOptimizationTrace } from '../../src/profile/optimization.js';
+import { describeCulprit } from '../../src/report/hot-functions.js';
 import type { FunctionStats, ProfileSummary } from '../../src/results/types.js';
 import { fixtureProfile, fixtureSummary, fixtureTree, fixtureWindow, lineOf, RECORDED_ROOT } from '../helpers/profiles.js';
 
@@ -102,7 +105,25 @@ describe('inlining: source ranges from coverage offsets', () => {
     const start = source.indexOf('function');
     const end = source.indexOf('}') + 1;
     assert.deepEqual(rangesFromOffsets(source, [['f', start, end], ['gone', 0, 999]]), [
-      { name: 'f', startLine: 2, startColumn: 1, endLine: 4, endColumn: 1 },
+      { name: 'f', startLine: 2, startColumn: 1, endLine: 4, endColumn: 1, hash: sourceHash(source.slice(start, end)), kind: 'function' },
+    ]);
+  });
+
+  test('the same function text hashes alike wherever it is; kinds are told apart by their first characters', () => {
+    const text = '(req, res) => {\n  res.end(check(req.url));\n}';
+    const before = `const x = 1;\nserve(${text});\n`;
+    const after = `const x = 1;\n// a comment\n\nfunction other() {}\nserve(${text});\n`;
+    const [a] = rangesFromOffsets(before, [['', before.indexOf('(req'), before.indexOf('(req') + text.length]]);
+    const [b] = rangesFromOffsets(after, [['', after.indexOf('(req'), after.indexOf('(req') + text.length]]);
+    assert.notEqual(a!.startLine, b!.startLine);
+    assert.equal(a!.hash, b!.hash);
+    assert.deepEqual(['function f() {}', 'async function () {}', '(a) => a', 'x => x', 'async (a) => a', 'method() {}'].map(functionKind), [
+      'function',
+      'function',
+      'arrow',
+      'arrow',
+      'arrow',
+      'method',
     ]);
   });
 });
@@ -262,5 +283,115 @@ describe('flamegraphs', () => {
     const html = renderDiffFlamegraph({ head: tree, base: tree, moved: new Map(), title: hostile });
     assert.equal(html.match(/<\/script>/g)!.length, 2, 'only the page\'s own two script elements end');
     assert.ok(!html.includes('<img'));
+  });
+});
+
+describe('own-code attribution and the culprit (issue 13)', () => {
+  // handler → compressBody → gzipSync (node:zlib) → processChunkSync (node:zlib) → writeSync (native)
+  const tree = (zlib: boolean) =>
+    buildCallTree(
+      [
+        profileOf([
+          [
+            '',
+            '/r/server.js',
+            11,
+            5,
+            [
+              ['compressBody', '/r/server.js', 7, 1, zlib ? [['gzipSync', 'node:zlib', 900, 2, [['processChunkSync', 'node:zlib', 800, 70, [['writeSync', '', 0, 10, []]]]]]] : []],
+              ['stringify', '', 0, 12, []],
+            ],
+          ],
+          ['(garbage collector)', '', 0, 4, []],
+        ]),
+      ],
+      { root: '/r' },
+    );
+
+  test('every sample is charged to the innermost own function on its stack; what it went into is kept', () => {
+    const table = summarizeCallTree(tree(true));
+    const row = (name: string) => table.functions.find((f) => f.name === name)!;
+    assert.equal(row('compressBody').self, 1);
+    assert.equal(row('compressBody').attributed, 1 + 2 + 70 + 10);
+    assert.equal(row('(anonymous server.js:11:11)').attributed, 5 + 12, 'the handler keeps its own and stringify, not compressBody\'s');
+    assert.deepEqual(
+      row('compressBody').into!.map((f) => [f.name, f.samples]),
+      [
+        ['processChunkSync', 70],
+        ['writeSync', 10],
+        ['gzipSync', 2],
+      ],
+    );
+    assert.equal(row('stringify').attributed, undefined, 'only own code is attributed');
+    const own = table.functions.filter((f) => f.category === 'own').reduce((sum, f) => sum + f.attributed!, 0);
+    assert.equal(own, table.samples - 4, 'everything but the garbage collector (no own frame on its stack)');
+  });
+
+  test('the culprit: the own function whose attributed time grew most, and what into', () => {
+    const base = summarizeCallTree(tree(false));
+    const head = summarizeCallTree(tree(true));
+    const changes = diffProfiles(base, head);
+    const [first] = hottestChanges(changes, ['own'], 10);
+    assert.equal(first!.name, 'compressBody');
+    const culprit = culpritAmong(changes)!;
+    assert.equal(culprit.text, 'most new time in compressBody (server.js:7) → zlib');
+    assert.equal(describeCulprit(culprit).replace(/[\d.]+ pp/g, 'N pp'), 'compressBody (server.js:7) +N pp, +N pp of it in zlib processChunkSync');
+    assert.equal(culpritAmong(diffProfiles(base, base)), null, 'nothing grew: no culprit');
+  });
+
+  test('anonymous functions are named by their kind and enclosing function; regex frames by their pattern', () => {
+    assert.equal(displayName({ name: '(anonymous x.js:8:19)', enclosing: 'formatPrices', kind: 'arrow' }), 'arrow in formatPrices');
+    assert.equal(displayName({ name: '(anonymous x.js:8:19)', enclosing: '', kind: 'function' }), 'function at top level');
+    assert.equal(displayName({ name: '(anonymous x.js:8:19)' }), '(anonymous x.js:8:19)', 'without source: by its place');
+    const regex = { name: 'RegExp: ^([a-z]+)*$', file: '', line: 0, column: 0, category: 'native' as const, package: null };
+    assert.equal(describeOrigin(regex), 'regex /^([a-z]+)*$/');
+  });
+
+  test('the enclosing function comes from the source ranges; an anonymous function that moved is matched by its text, or by its place in the code', () => {
+    const source = 'function formatPrices(items) {\n  return items.map((p) => p.toFixed(2));\n}\n';
+    const ranges = rangesFromOffsets(source, [
+      ['', 0, source.length],
+      ['formatPrices', 0, source.length - 1],
+      ['', source.indexOf('(p)'), source.indexOf('(2))') + 3],
+    ]);
+    const found = functionSource(ranges, 2, source.split('\n')[1]!.indexOf('(p)') + 1)!;
+    assert.equal(found.enclosing, 'formatPrices');
+    assert.equal(found.range.kind, 'arrow');
+    const anon = (line: number, extra: Partial<FunctionStats>): FunctionStats => ({ ...stats(`(anonymous x.js:${line}:3)`, 'x.js', line, 5), ...extra });
+    const byHash = matchFunctions([anon(6, { hash: 'abc', enclosing: '' })], [anon(11, { hash: 'abc', enclosing: '' })]);
+    assert.deepEqual(byHash.map(([b, h]) => [b?.line, h?.line]), [[6, 11]]);
+    const byPlace = matchFunctions([anon(6, { hash: 'abc', enclosing: 'f', kind: 'arrow' })], [anon(9, { hash: 'def', enclosing: 'f', kind: 'arrow' })]);
+    assert.deepEqual(byPlace.map(([b, h]) => [b?.line, h?.line]), [[6, 9]]);
+    const twoArrows = matchFunctions(
+      [anon(6, { enclosing: 'f', kind: 'arrow' }), anon(7, { enclosing: 'f', kind: 'arrow' })],
+      [anon(9, { enclosing: 'f', kind: 'arrow' })],
+    );
+    assert.equal(twoArrows.filter(([b, h]) => b && h).length, 0, 'two candidates are not guessed at');
+  });
+
+  test('V8\'s optimization trace: deoptimizations and aborted optimizations of named own functions, in head only', () => {
+    const trace = [
+      'signing with pbkdf2',
+      '[bailout (kind: deopt-eager, reason: wrong map): begin. deoptimizing 0x0896dc482a19 <JSFunction sumPrices </r/server.js> (sfi = 0x1d0f85ee2fd1)>, 0x2372ae59a9a9 <Code TURBOFAN>, opt id 0, bytecode offset 6, deopt exit 1, FP to SP delta 56]',
+      '[bailout (kind: deopt-eager, reason: wrong map): begin. deoptimizing 0x0896dc482a19 <JSFunction sumPrices </r/server.js> (sfi = 0x1d0f85ee2fd1)>, 0x2372ae59a9a9 <Code MAGLEV>, opt id 2]',
+      '[bailout (kind: deopt-eager, reason: prepare for on stack replacement (OSR)): begin. deoptimizing 0x1 <JSFunction loop </r/server.js> (sfi = 0x2)>, 0x3 <Code MAGLEV>]',
+      '[bailout (kind: deopt-eager, reason: not a Smi): begin. deoptimizing 0x1 <JSFunction  </r/server.js> (sfi = 0x2)>, 0x3 <Code MAGLEV>]',
+      '[bailout (kind: deopt-eager, reason: Insufficient type feedback for binary operation): begin. deoptimizing 0x1 <JSFunction warm </r/server.js> (sfi = 0x2)>, 0x3 <Code MAGLEV>]',
+      '[aborted optimizing 0x1 <JSFunction huge </r/lib/big.js> (sfi = 0x2)> because: Function is too big]',
+    ].join('\n');
+    const events = parseOptimizationTrace(trace, '/r');
+    assert.deepEqual(events.get('sumPrices\u0000server.js'), { deopts: 2, reasons: ['wrong map'], aborted: [] });
+    assert.equal(events.has('loop\u0000server.js'), false, 'tiering up (OSR) is no deoptimization to report');
+    assert.equal(events.has('warm\u0000server.js'), false, 'nor a path that had not run yet');
+    assert.deepEqual(events.get('huge\u0000lib/big.js')?.aborted, ['Function is too big']);
+    const head = [stats('sumPrices', 'server.js', 16, 50), stats('withTry', 'server.js', 30, 5)];
+    const base = [stats('sumPrices', 'server.js', 16, 10), stats('withTry', 'server.js', 30, 5)];
+    applyOptimizationTrace(head, events);
+    const changes = diffProfiles(summary(base), summary(head));
+    assert.deepEqual(changes.find((c) => c.name === 'sumPrices')!.optimization, { kind: 'deoptimized', count: 2, reasons: ['wrong map'] });
+    assert.equal(changes.find((c) => c.name === 'withTry')!.optimization, null, 'a try/catch function V8 optimized is not marked');
+    // deoptimized on both sides: not news
+    applyOptimizationTrace(base, events);
+    assert.equal(diffProfiles(summary(base), summary(head)).find((c) => c.name === 'sumPrices')!.optimization, null);
   });
 });

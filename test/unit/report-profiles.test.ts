@@ -66,6 +66,29 @@ describe('report: hot functions', () => {
     assert.match(part, /<details><summary>Dependencies, Node core and V8/);
   });
 
+  test('results written before own-code attribution still render, as the self-time table they had', () => {
+    const results = profiledResults((p) => {
+      for (const side of [p.sides.base, p.sides.head]) {
+        side.functions = side.functions.map(({ attributed, into, enclosing, kind, hash, optimization, ...old }) => old);
+      }
+    });
+    const analysis = compareResults(results);
+    const markdown = renderMarkdown(results, analysis);
+    assert.match(markdown, /\| function \| where \| base \| head \| change \| total time \|/);
+    assert.doesNotMatch(markdown, /spent in/);
+    assert.match(markdown, /\| \(anonymous server\.js:7:17\) \|/, 'anonymous functions by their place, as before');
+    assert.match(renderTerminal(results, analysis, { width: 120, color: false }), /slowEtag +src\/payload\.js:10 +— +\d+\.\d% +\+\d+\.\d pp new +— → \d+\.\d%/);
+  });
+
+  test('a regressed, profiled scenario: the headline names its culprit', () => {
+    const results = profiledResults();
+    const analysis = compareResults(results);
+    assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
+    const markdown = renderMarkdown(results, analysis);
+    assert.match(markdown.split('\n\n')[1]!, /^🔎 \*\*GET \/hello:\*\* throughput −\d+(\.\d)?% · most new time in slowEtag \(src\/payload\.js:10\)$/);
+    assert.match(renderTerminal(results, analysis, { width: 120, color: false }).split('\n')[1]!, /^ {2}GET \/hello: throughput −[\d.]+% · most new time in slowEtag \(src\/payload\.js:10\)$/);
+  });
+
   test('markdown without URLs names the files; 0 rows leaves the section out', () => {
     const results = profiledResults();
     const markdown = renderMarkdown(results, compareResults(results));

@@ -1,0 +1,104 @@
+/**
+ * The culprit of a scenario's regression in the user's own code, in words: the own function
+ * whose attributed time (aggregate.ts: its self time plus the dependency, Node core, V8/native
+ * and regex frames it calls, up to the next own function) grew the most between base and head,
+ * and what that time went into. Pure: a ScenarioProfile in, short text out; the reports (headline,
+ * health hints, hot-function rows) only place it.
+ */
+import type { FunctionId, ScenarioProfile } from '../results/types.js';
+import { diffProfiles, type FunctionChange, type IntoChange, isAnonymous } from './diff.js';
+import { describeLocation } from './frames.js';
+
+/** Below this growth (a share of the side's samples: 1 percentage point) no function is called a culprit. */
+export const CULPRIT_MIN_CHANGE = 0.01;
+
+/** V8 names the frames of compiled regular expressions "RegExp: <source>". */
+const REGEXP_PREFIX = 'RegExp: ';
+/** Longest pattern quoted in a culprit's text. */
+const PATTERN_CHARS = 32;
+
+/**
+ * A function's name for people. An anonymous function is named by its kind and the named
+ * function around it in the source, "arrow in formatPrices", or "arrow at top level"; without
+ * its source (older results, a file that could not be read) by its place, as V8 has no name.
+ */
+export function displayName(fn: Pick<FunctionId, 'name' | 'enclosing' | 'kind'>): string {
+  if (!isAnonymous(fn) || fn.enclosing === undefined) return fn.name;
+  const kind = fn.kind ?? 'function';
+  return fn.enclosing === '' ? `${kind} at top level` : `${kind} in ${fn.enclosing}`;
+}
+
+/** "compressBody (src/x.js:7)", "arrow in formatPrices (src/x.js:8)". */
+export function describeFunction(fn: FunctionId): string {
+  return `${displayName(fn)} (${describeLocation(fn)})`;
+}
+
+/**
+ * Where a frame's code comes from, in a word or two: the Node core module ("zlib"), the
+ * dependency's package ("fastify"), the regular expression ("regex /^([a-z]+)*$/"), or the
+ * V8/native function's name ("stringify").
+ */
+export function describeOrigin(fn: FunctionId): string {
+  switch (fn.category) {
+    case 'node':
+      return fn.file.replace(/^node:/, '').replace(/^internal\//, '');
+    case 'dependency':
+      return fn.package ?? describeLocation(fn);
+    case 'native': {
+      if (!fn.name.startsWith(REGEXP_PREFIX)) return fn.name;
+      const pattern = fn.name.slice(REGEXP_PREFIX.length);
+      return `regex /${pattern.length > PATTERN_CHARS ? `${pattern.slice(0, PATTERN_CHARS)}…` : pattern}/`;
+    }
+    case 'own':
+      return displayName(fn);
+  }
+}
+
+/** "zlib processChunkSync", "regex /^([a-z]+)*$/" (a regex frame is its own name), "fastify serialize". */
+export function describeInto(fn: FunctionId): string {
+  const origin = describeOrigin(fn);
+  return fn.category === 'native' ? origin : `${origin} ${displayName(fn)}`;
+}
+
+export interface Culprit {
+  /** The own function whose attributed time grew the most. */
+  fn: FunctionChange;
+  /** The frame below it that took most of that growth; null when its own code did. */
+  into: IntoChange | null;
+  /** "most new time in compressBody (server.js:7) → zlib". */
+  text: string;
+}
+
+/**
+ * The frame below an own function that holds most of its growth: the one whose share grew the
+ * most, when that is at least half the function's attributed growth and more than its own
+ * self time grew.
+ */
+function mainInto(c: FunctionChange): IntoChange | null {
+  const [top] = c.into;
+  if (!top || top.change <= 0) return null;
+  return top.change >= c.attributedChange / 2 && top.change > c.change ? top : null;
+}
+
+/** The culprit among already diffed functions (diffProfiles); null when no own function grew by 1 pp or more. */
+export function culpritAmong(changes: readonly FunctionChange[]): Culprit | null {
+  let best: FunctionChange | null = null;
+  for (const c of changes) {
+    if (c.category !== 'own' || c.attributedChange < CULPRIT_MIN_CHANGE) continue;
+    if (best === null || c.attributedChange > best.attributedChange) best = c;
+  }
+  if (best === null) return null;
+  const into = mainInto(best);
+  return { fn: best, into, text: `most new time in ${describeFunction(best)}${into ? ` → ${describeOrigin(into)}` : ''}` };
+}
+
+/** The culprit of one profiled scenario (see culpritAmong). */
+export function culpritOf(profile: ScenarioProfile): Culprit | null {
+  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head));
+}
+
+/** The culprit of a scenario by name, from the run's profiles; null when it was not profiled or nothing grew. */
+export function culpritOfScenario(profiles: readonly ScenarioProfile[] | undefined, scenario: string): Culprit | null {
+  const profile = profiles?.find((p) => p.scenario === scenario);
+  return profile ? culpritOf(profile) : null;
+}

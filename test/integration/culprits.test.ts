@@ -1,0 +1,131 @@
+/**
+ * Naming the culprit in the service's own code when its time is spent below it (issue 13): real
+ * services, base against head, profiled under load. Each fixture asserts what a reader sees:
+ * the culprit is the first own row, and the headline names it for the regressed scenario.
+ * Fixtures: test/fixtures/services/culprits/*-base.js and *-head.js.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { before, describe, test } from 'node:test';
+import { compareResults } from '../../src/gate/compare.js';
+import { culpritOf, displayName } from '../../src/profile/culprit.js';
+import { diffProfiles, type FunctionChange, hottestChanges } from '../../src/profile/diff.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { readResults } from '../../src/results/io.js';
+import type { Results } from '../../src/results/types.js';
+import { runCli } from '../helpers/cli.js';
+import { lineOf } from '../helpers/profiles.js';
+import { makeRepo } from '../helpers/repo.js';
+
+interface Run {
+  results: Results;
+  stdout: string;
+  markdown: string;
+  own: FunctionChange[];
+}
+
+/** perfgate compare on a repository whose server.js is the fixture's base, then its head. */
+async function compareFixture(name: string, scenario = 'GET /'): Promise<Run> {
+  const repo = makeRepo(
+    {
+      'server.js': { copy: `services/culprits/${name}-base.js` },
+      'perfgate.yml': `service:
+  start: node server.js
+  ready: { timeout: 10s }
+scenarios: [${scenario}]
+load: { pairs: 10, blocks: 1, slice: 300ms, warmup: 300ms }
+profile: { duration: 2s }
+`,
+    },
+    { 'server.js': { copy: `services/culprits/${name}-head.js` } },
+  );
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '13'], repo);
+  assert.notEqual(run.code, 2, run.stderr + run.stdout);
+  const results = readResults(join(out, 'results.json'));
+  const profile = results.profiles?.[0];
+  assert.ok(profile, `${name}: profiled`);
+  const own = hottestChanges(diffProfiles(profile.sides.base, profile.sides.head), ['own'], 10);
+  return { results, stdout: run.stdout, markdown: renderMarkdown(results, compareResults(results)), own };
+}
+
+/** The headline's culprit line, terminal and markdown alike, for the scenario's regression (throughput when it regressed, else another metric). */
+function assertHeadline(run: Run, culprit: RegExp): void {
+  const regressed = compareResults(run.results).comparisons.filter((c) => c.verdict === 'regression');
+  assert.ok(regressed.length > 0, 'head is slower');
+  const metric = '(throughput −|latency p\\d+ \\+|CPU / request \\+)[\\d.,]+%';
+  const terminal = run.stdout.split('\n').slice(0, 4).join('\n');
+  assert.match(terminal, new RegExp(`GET /: ${metric} · ${culprit.source}`), terminal);
+  // markdown escapes the code's characters (\*, \[): compared as the reader sees them
+  const headline = run.markdown.split('\n\n').slice(0, 2).join('\n\n').replace(/\\(.)/g, '$1');
+  assert.match(headline, new RegExp(`🔎 \\*\\*GET /:\\*\\* ${metric} · ${culprit.source}`), headline);
+}
+
+describe('the culprit in own code', () => {
+  test('a helper that calls zlib.gzipSync: the helper is first, its time named as zlib', async () => {
+    const run = await compareFixture('zlib');
+    const [first] = run.own;
+    assert.equal(first!.name, 'compressBody');
+    assert.equal(first!.line, lineOf('culprits/zlib-head.js', 'function compressBody'));
+    assert.ok(first!.attributedChange > 0.2, `compressBody +${(100 * first!.attributedChange).toFixed(1)} pp`);
+    // its own code is next to nothing: the time is zlib's, below it
+    assert.ok(first!.change < 0.05, `self change ${(100 * first!.change).toFixed(1)} pp`);
+    assert.equal(first!.into[0]!.category === 'node' || first!.into[0]!.category === 'native', true);
+    const culprit = culpritOf(run.results.profiles![0]!)!;
+    assert.equal(culprit.text, `most new time in compressBody (server.js:${first!.line}) → zlib`);
+    assertHeadline(run, /most new time in compressBody \(server\.js:\d+\) → zlib/);
+    assert.match(run.stdout, /compressBody +server\.js:\d+ .*\+\d+\.\d pp in zlib /);
+  });
+
+  test('a validator whose regex backtracks: the validator is first, its time named as the regex; the event-loop hint names it', async () => {
+    const run = await compareFixture('regex');
+    const [first] = run.own;
+    assert.equal(first!.name, 'validateName');
+    assert.ok(first!.attributedChange > 0.2, `validateName +${(100 * first!.attributedChange).toFixed(1)} pp`);
+    assertHeadline(run, /most new time in validateName \(server\.js:\d+\) → regex \/\^\(\[a-z\]\+\)\*\$\//);
+    const hints = compareResults(run.results).health?.hints ?? [];
+    const loop = hints.find((h) => h.kind === 'blocked-loop' || h.kind === 'cpu-per-request');
+    assert.ok(loop, `a health hint about the loop or CPU: ${JSON.stringify(hints)}`);
+    assert.match(run.stdout, /(event loop blocked|CPU per request).* — most new time in validateName \(server\.js:\d+\) → regex/);
+    assert.doesNotMatch(run.stdout, /see hot functions/);
+  });
+
+  test('an anonymous handler whose line moved: one matched row, named by its kind and place, first', async () => {
+    const run = await compareFixture('moved');
+    const [first] = run.own;
+    const headLine = lineOf('culprits/moved-head.js', '.createServer(');
+    assert.equal(first!.status, 'both', 'matched across the diff, not gone + new');
+    assert.equal(first!.baseLine, lineOf('culprits/moved-base.js', '.createServer('));
+    assert.equal(first!.line, headLine);
+    assert.equal(displayName(first!), 'arrow at top level');
+    assert.equal(run.own.filter((c) => c.status !== 'both' && c.name.startsWith('(anonymous server.js')).length, 0, 'no gone/new twin');
+    assertHeadline(run, new RegExp(`most new time in arrow at top level \\(server\\.js:${headLine}\\) → crypto`));
+    assert.match(run.stdout, /arrow at top level +server\.js:\d+ .*moved from line \d+/);
+  });
+
+  describe('a deoptimization introduced in head', () => {
+    let run: Run;
+    before(async () => {
+      run = await compareFixture('deopt');
+    });
+
+    test('the deoptimized function is marked with V8\'s reason, in head only; the headline names a culprit', () => {
+      const row = run.own.find((c) => c.name === 'sumPrices');
+      assert.ok(row?.optimization, 'marked as deoptimized in head only');
+      assert.equal(row.optimization.kind, 'deoptimized');
+      assert.ok(row.optimization.reasons.some((r) => /map/i.test(r)), row.optimization.reasons.join('; '));
+      assertHeadline(run, /most new time in \S.*\(server\.js:\d+\)/);
+      assert.match(run.stdout, /! sumPrices \(server\.js:\d+\) deoptimized \d+× by V8 in head only: .*map/);
+      assert.match(run.markdown, /⚠️ sumPrices \(server\.js:\d+\) deoptimized \d+× by V8 in head only/);
+    });
+
+    // Known gap: after the deoptimization V8 re-optimizes the handler with sumPrices inlined, and
+    // books the megamorphic loads' time (inline-cache stubs below the inlined code) to the
+    // handler's call line, which the source-line reassignment (inlining.ts) cannot place.
+    test('the deoptimized function is the first own row and the headline names it', { todo: 'IC-stub samples of inlined code stay at the caller\'s call line' }, () => {
+      assert.equal(run.own[0]!.name, 'sumPrices');
+      assertHeadline(run, /most new time in sumPrices \(server\.js:\d+\)/);
+    });
+  });
+
+});
