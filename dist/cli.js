@@ -57651,7 +57651,7 @@ import { join as join9 } from "node:path";
 import { performance } from "node:perf_hooks";
 
 // src/results/io.ts
-import { readFileSync as readFileSync3, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { closeSync as closeSync2, fstatSync, openSync as openSync2, readFileSync as readFileSync3, readSync, renameSync, writeFileSync as writeFileSync2 } from "node:fs";
 
 // src/results/types.ts
 var RESULTS_VERSION = 1;
@@ -57665,25 +57665,41 @@ function writeResults(path, results) {
 }
 var ResultsFileError = class extends Error {
 };
-function readResults(path) {
-  let text2;
+function readText(path, maxBytes) {
   try {
-    text2 = readFileSync3(path, "utf8");
+    if (maxBytes === void 0) return readFileSync3(path, "utf8");
+    const fd = openSync2(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      if (size > maxBytes) {
+        throw new ResultsFileError(`${path} is ${size} bytes, more than a results file can be (${maxBytes}): refusing to read it.`);
+      }
+      const buffer = Buffer.alloc(size);
+      const read = readSync(fd, buffer, 0, size, 0);
+      return buffer.subarray(0, read).toString("utf8");
+    } finally {
+      closeSync2(fd);
+    }
   } catch (e) {
+    if (e instanceof ResultsFileError) throw e;
     throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
   }
+}
+function readResults(path, options = {}) {
+  const text2 = readText(path, options.maxBytes);
   let data;
   try {
     data = JSON.parse(text2);
   } catch (e) {
     throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
   }
-  if (data?.schema !== "perfgate/results") {
+  if (data === null || typeof data !== "object" || data.schema !== "perfgate/results") {
     throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
   }
   if (data.version !== RESULTS_VERSION) {
+    const version2 = typeof data.version === "number" ? data.version : "unknown";
     throw new ResultsFileError(
-      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
+      `${path} has results version ${version2}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
     );
   }
   return data;
@@ -61147,6 +61163,9 @@ function formatPercent2(fraction) {
   const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, "");
   return groupThousands(digits) + "%";
 }
+function formatInteger(value) {
+  return Number.isSafeInteger(value) ? String(value) : NOT_AVAILABLE;
+}
 function formatCount(count) {
   return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
 }
@@ -61163,8 +61182,9 @@ function formatMetricName(metric) {
 function formatValue2(metric, value) {
   return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
 }
+var INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufff8]|\u034f|[\u180b-\u180d\u180f]|\udb40[\udc00-\udc7f]/g;
 function sanitizeText(text2) {
-  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
+  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f]/g, "").replace(INVISIBLE, "");
 }
 var HTML_ENTITIES = {
   "&": "&amp;",
@@ -61174,7 +61194,10 @@ var HTML_ENTITIES = {
   "`": "&#96;"
 };
 function escapeMarkdown(text2) {
-  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
+  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/:\/\//g, `:${ZERO_WIDTH_JOINER}//`).replace(/(www)\./gi, `$1${ZERO_WIDTH_JOINER}.`).replace(/(GH)-(?=\d)/gi, `$1${ZERO_WIDTH_JOINER}-`).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
+}
+function escapeUrl(url2) {
+  return new URL(url2).href.replace(/[()]/g, (c) => c === "(" ? "%28" : "%29");
 }
 function truncate(text2, max2) {
   const chars = [...text2];
@@ -61574,7 +61597,7 @@ function describeStopping(results, escapeText) {
   const interim = sequential?.taken.find((look) => look.look === 0);
   if (!sequential || !interim) return null;
   const planned = sequential.looks[0];
-  const where = `after block ${planned.afterBlock + 1} of ${results.config.load.blocks} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
+  const where = `after block ${formatInteger(planned.afterBlock + 1)} of ${formatInteger(results.config.load.blocks)} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
   const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim level ${formatP(planned.nominalAlpha)}, final level ${formatP(sequential.looks[1].nominalAlpha)}`;
   const reason = escapeText(interim.reason);
   if (interim.decision === "continue") {
@@ -61604,10 +61627,10 @@ function describeSetup(results, escapeText) {
   const rounds = countRounds(results);
   return [
     `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
-    `${env.cpus} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
+    `${formatInteger(env.cpus)} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
     ...results.scenarios.length > 0 ? [`${describePairs(countPairs(results))} \xD7 ${formatDurationUs(results.config.load.sliceMs * 1e3)}`] : [],
     ...rounds === null ? [] : [describeRounds(rounds)],
-    `seed ${results.seed}`
+    `seed ${formatInteger(results.seed)}`
   ].join(" \xB7 ");
 }
 function describeIncomplete(results, escapeText) {
@@ -61750,12 +61773,12 @@ function renderMethod(results) {
   const { load } = results.config;
   const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1e3);
-  const blocks = load.blocks === 1 ? "in 1 block (one start of each service)" : `over ${load.blocks} blocks (both services restarted between blocks)`;
+  const blocks = load.blocks === 1 ? "in 1 block (one start of each service)" : `over ${formatInteger(load.blocks)} blocks (both services restarted between blocks)`;
   const http = results.scenarios.length === 0 ? [] : [
-    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`
+    `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)}), ${blocks}.`
   ];
   const benchmarks = results.benchmarks ? [
-    `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
+    `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${formatInteger(results.seed)}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
   ] : [];
   const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health)) ? [
     "Service health was measured inside the service during the same slices; its paired metrics get the same test, an event-loop delay must also be worse by its absolute minimum, and heap growth is judged by the trend of post-GC heap against the requests served."
@@ -61796,7 +61819,7 @@ function renderEnvironment(env) {
   const flags = env.nodeFlags.length === 0 ? "none" : escapeMarkdown(env.nodeFlags.join(" "));
   return [
     "**Environment.**",
-    `- CPU: ${env.cpus} \xD7 ${escapeMarkdown(env.cpuModel)}`,
+    `- CPU: ${formatInteger(env.cpus)} \xD7 ${escapeMarkdown(env.cpuModel)}`,
     `- Node: ${escapeMarkdown(env.nodeVersion)}, flags: ${flags}`,
     `- OS: ${escapeMarkdown(env.os)} (${escapeMarkdown(env.arch)}), ${formatCount(env.totalMemoryMb)} MB memory`
   ].join("\n");
@@ -61900,7 +61923,7 @@ function sourceLink(results, options, c) {
   const side = sourceSide(c);
   if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
   const path = c.file.split("/").map(encodeURIComponent).join("/");
-  return `${repository.replace(/\/+$/, "")}/blob/${results.sides[side].sha}/${path}#L${c.line}`;
+  return escapeUrl(`${repository.replace(/\/+$/, "")}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 function hotFunctionRow(results, options, c) {
   const where = escapeMarkdown(describeLocation(c));

@@ -5,9 +5,11 @@
 import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
 import {
   escapeMarkdown,
+  escapeUrl,
   formatChange,
   formatCount,
   formatDurationUs,
+  formatInteger,
   formatInterval,
   formatMetricName,
   formatPercent,
@@ -191,16 +193,16 @@ function renderMethod(results: Results): string {
   const { load } = results.config;
   const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1000);
-  const blocks = load.blocks === 1 ? 'in 1 block (one start of each service)' : `over ${load.blocks} blocks (both services restarted between blocks)`;
+  const blocks = load.blocks === 1 ? 'in 1 block (one start of each service)' : `over ${formatInteger(load.blocks)} blocks (both services restarted between blocks)`;
   const http =
     results.scenarios.length === 0
       ? []
       : [
-          `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed}), ${blocks}.`,
+          `**Method.** Base and head ran side by side on this runner; load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)}), ${blocks}.`,
         ];
   const benchmarks = results.benchmarks
     ? [
-        `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
+        `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${formatInteger(results.seed)}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
       ]
     : [];
   const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health))
@@ -250,7 +252,7 @@ function renderEnvironment(env: Environment): string {
   const flags = env.nodeFlags.length === 0 ? 'none' : escapeMarkdown(env.nodeFlags.join(' '));
   return [
     '**Environment.**',
-    `- CPU: ${env.cpus} × ${escapeMarkdown(env.cpuModel)}`,
+    `- CPU: ${formatInteger(env.cpus)} × ${escapeMarkdown(env.cpuModel)}`,
     `- Node: ${escapeMarkdown(env.nodeVersion)}, flags: ${flags}`,
     `- OS: ${escapeMarkdown(env.os)} (${escapeMarkdown(env.arch)}), ${formatCount(env.totalMemoryMb)} MB memory`,
   ].join('\n');
@@ -374,7 +376,7 @@ function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChang
   const side = sourceSide(c);
   if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
   const path = c.file.split('/').map(encodeURIComponent).join('/');
-  return `${repository.replace(/\/+$/, '')}/blob/${results.sides[side].sha}/${path}#L${c.line}`;
+  return escapeUrl(`${repository.replace(/\/+$/, '')}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 
 function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
