@@ -57526,12 +57526,18 @@ var CancelledError = class extends PerfgateError {
 
 // src/engine/process.ts
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync as readFileSync2, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync as readFileSync2, writeFileSync } from "node:fs";
 var ProcessTracker = class {
-  constructor(pidFile = null) {
+  /**
+   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
+   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
+   */
+  constructor(pidFile = null, marker = null) {
     this.pidFile = pidFile;
+    this.marker = marker;
   }
   pidFile;
+  marker;
   groups = /* @__PURE__ */ new Set();
   add(pgid) {
     this.groups.add(pgid);
@@ -57549,6 +57555,7 @@ var ProcessTracker = class {
     await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
     this.groups.clear();
     this.sync();
+    if (this.marker) await stopMarked(this.marker, graceMs);
   }
   sync() {
     if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
@@ -57579,6 +57586,50 @@ async function stopGroup(pgid, graceMs = 3e3) {
   signalGroup(pgid, "SIGKILL");
   const hardDeadline = Date.now() + 2e3;
   while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
 }
 function sleep(ms) {
   return new Promise((resolve2) => setTimeout(resolve2, ms));
@@ -57733,7 +57784,7 @@ function shuffle(items, rand) {
 }
 
 // src/engine/env.ts
-var DROPPED_NAMES = /^(GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|INPUT_.*|ACTIONS_.*)$/i;
+var DROPPED_NAMES = /^(GITHUB_TOKEN|GH_TOKEN|GITHUB_PAT|INPUT_.*|ACTIONS_.*|GITHUB_ENV|GITHUB_OUTPUT|GITHUB_STATE|GITHUB_PATH|GITHUB_STEP_SUMMARY)$/i;
 function scrubEnv(env, secrets) {
   const needles = secrets.filter((s) => s.length >= 8);
   const out = {};
@@ -58118,7 +58169,7 @@ ${tailFile(logFile, 15)}`
 }
 
 // src/engine/bench/glob.ts
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync as readdirSync2, statSync } from "node:fs";
 import { join as join3 } from "node:path";
 var GLOB_CHARS = /[*?[{]/;
 var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
@@ -58186,7 +58237,7 @@ function staticPrefix(glob) {
 function walk(root, dir, out) {
   let entries;
   try {
-    entries = readdirSync(join3(root, dir), { withFileTypes: true });
+    entries = readdirSync2(join3(root, dir), { withFileTypes: true });
   } catch {
     return;
   }
@@ -58577,7 +58628,7 @@ import { fileURLToPath } from "node:url";
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -58596,7 +58647,7 @@ function groupCpuSeconds(pgid) {
   let ticks = 0;
   let entries;
   try {
-    entries = readdirSync2("/proc");
+    entries = readdirSync3("/proc");
   } catch {
     return Number.NaN;
   }
@@ -59954,7 +60005,7 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
 
 // src/engine/profile.ts
 import { execFile as execFile3 } from "node:child_process";
-import { mkdirSync as mkdirSync4, readdirSync as readdirSync3, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { mkdirSync as mkdirSync4, readdirSync as readdirSync4, readFileSync as readFileSync9, realpathSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join8, relative } from "node:path";
 
 // src/profile/aggregate.ts
@@ -60776,7 +60827,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync3(dir);
+  const names = readdirSync4(dir);
   const files = [];
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {

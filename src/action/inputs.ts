@@ -20,6 +20,8 @@ export interface ActionInputs {
   configFile: string | null;
   base: string;
   failOnRegression: boolean;
+  /** Run the PR's code even where it could reach a credential that writes (action/guard.ts). */
+  allowWriteToken: boolean;
   flat: FlatOptions;
   github: GitHubInputs;
 }
@@ -48,6 +50,7 @@ export function readInputs(): ActionInputs {
     configFile: text('config') ?? null,
     base: core.getInput('base'),
     failOnRegression: choice('fail-on-regression', ['true', 'false'] as const, 'true') === 'true',
+    allowWriteToken: choice('allow-write-token', ['true', 'false'] as const, 'false') === 'true',
     flat: {
       start: text('start'),
       install: text('install'),

@@ -1,8 +1,9 @@
 /**
- * mode: report — in a workflow triggered by workflow_run: download the measuring run's results
- * artifact, check it against what GitHub says about that run, and publish it (comment on the
- * run's pull request, summary, outputs). No checkout and no PR code: only data is read here,
- * so this job may hold the write token a fork's own run does not get.
+ * mode: report — in a workflow triggered by workflow_run (a fork's pull request), or in a job of the
+ * measuring workflow that `needs:` the measuring job (a same-repository pull request): download
+ * the measuring run's results artifact, check it against what GitHub says about that run, and
+ * publish it (comment on the run's pull request, summary, outputs). No checkout and no PR code:
+ * only data is read here, so this job may hold the write token the measuring job must not.
  */
 import * as core from '@actions/core';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile, listRunArtifacts } from '../github/artifacts.js';
 import { createClient, describeApiError } from '../github/client.js';
 import { formatRepo } from '../github/event.js';
-import { pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
+import { currentRunOf, pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import { validateResults } from '../results/validate.js';
 import { linkRunArtifacts } from './artifacts.js';
@@ -27,9 +28,13 @@ const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
 
 /** Null when the measuring run left no results to report (it failed before measuring). */
 export async function runReport(inputs: ActionInputs, context: RunContext): Promise<Outcome | null> {
-  const run = triggeringRunOf(context.payload);
   const repo = context.repo;
   if (repo === null) throw new InputError('GITHUB_REPOSITORY is not set: mode: report runs as a step of a GitHub workflow.');
+  // workflow_run: the run that triggered this workflow; pull_request: this run's measuring job.
+  const run =
+    context.eventName === 'pull_request'
+      ? currentRunOf(context.payload, context.runId, context.runAttempt, repo)
+      : triggeringRunOf(context.payload);
   const { token, id } = inputs.github;
   if (!token) {
     throw new InputError('mode: report needs the github-token input (the default, github.token, works with permissions actions: read and pull-requests: write).');

@@ -56,6 +56,32 @@ export function triggeringRunOf(payload: EventPayload): TriggeringRun {
 }
 
 /**
+ * The measuring job of this very run, for a report job in the same workflow (`needs:` the
+ * measuring job, on a pull_request event): the run is this one, and the pull request is the
+ * event's, both from the runner (this job runs no PR code, so they are as trusted as a
+ * workflow_run event).
+ */
+export function currentRunOf(payload: EventPayload, runId: string | null, attempt: number, repo: Repo): TriggeringRun {
+  const pr = payload.pull_request;
+  const id = Number(runId);
+  if (typeof pr?.number !== 'number' || typeof pr.head?.sha !== 'string' || !Number.isSafeInteger(id)) {
+    throw new EventError(
+      'mode: report reads a measuring run: in a workflow_run workflow (the run that triggered it), or in a later job of a pull_request ' +
+        'workflow (this run). This event is neither (example-workflows/perf.yml).',
+    );
+  }
+  return {
+    id,
+    attempt,
+    event: 'pull_request',
+    headSha: pr.head.sha,
+    headBranch: pr.head.ref ?? null,
+    headOwner: pr.head.repo?.owner?.login ?? null,
+    pullRequests: [{ number: pr.number, headSha: pr.head.sha, baseRepoUrl: null, baseRepoName: repo.repo }],
+  };
+}
+
+/**
  * The open pull requests of this repository whose head is the run's commit, from GitHub's data
  * only. Same-repository PRs are listed on the run; for a fork that list is empty, so the open
  * PRs from the run's head branch are asked for. A PR whose head moved on is not returned: its
