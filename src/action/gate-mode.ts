@@ -20,6 +20,7 @@ import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
 import { hideFromEnviron } from './environ.js';
+import { restoreFileCommands, snapshotFileCommands } from './file-commands.js';
 import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } from './guard.js';
 import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
@@ -85,6 +86,8 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       }
     : undefined;
 
+  // Taken after saveState: from here until every process is stopped, only the PR's code writes them.
+  const fileCommands = snapshotFileCommands(context.env);
   let measured: Awaited<ReturnType<typeof runCompare>>;
   try {
     measured = await runCompare(
@@ -117,6 +120,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    const tampered = restoreFileCommands(fileCommands);
+    if (tampered.length > 0) {
+      core.warning(
+        `perfgate: the pull request's code wrote to the runner's file commands (${tampered.join(', ')}); perfgate put back what they held before it ran.`,
+      );
+    }
   }
   const { results, resultsPath } = measured;
 
