@@ -33,7 +33,7 @@ export function restoreFileCommands(snapshot: FileCommandSnapshot): string[] {
     } catch {
       // removed: written back below
     }
-    if (now !== null && now.equals(content)) continue;
+    if (now?.equals(content)) continue;
     writeFileSync(path, content);
     changed.push(name);
   }

@@ -29,7 +29,7 @@ import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 
 const FORK_NOTICE =
   'it comes from a fork, and a fork\'s token is read-only. Post the comment from a workflow_run workflow with mode: report ' +
-  '(example-workflows/perf-fork-comment.yml; README, "Permissions and forks").';
+  '(example-workflows/perf-comment.yml; README, "Permissions and forks").';
 
 /** Names whose values this process hides from its own /proc/<pid>/environ before PR code runs. */
 const HIDDEN_FROM_ENVIRON = DROPPED_NAMES;

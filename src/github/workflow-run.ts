@@ -30,7 +30,7 @@ export function triggeringRunOf(payload: EventPayload): TriggeringRun {
   if (typeof run?.id !== 'number' || typeof run.head_sha !== 'string' || typeof run.event !== 'string') {
     throw new EventError(
       'mode: report reads the run that triggered a workflow_run event, and this event has no workflow_run: ' +
-        'run it in a workflow with `on: workflow_run` (see example-workflows/perf-fork-comment.yml).',
+        'run it in a workflow with `on: workflow_run` (see example-workflows/perf-comment.yml).',
     );
   }
   return {
