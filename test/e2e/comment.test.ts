@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BAD_GATEWAY, rateLimited } from '../helpers/github-api.js';
 import { cleanPairs, headShaFor, regressedPairs, stageMeasuredRun } from '../helpers/github-runs.js';
+import { pullRequestEvent } from '../helpers/github-events.js';
 import { describeRun, READ_ONLY_TOKEN, runAction, useFakePlatform } from '../helpers/github-runner.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
@@ -211,6 +212,19 @@ describe('report mode: the sticky comment', () => {
     assert.match(errors[0]!, /^perfgate: the results artifact of run 7901 is not a results file this perfgate can report: seed: .*environment\.cpus/);
     assert.doesNotMatch(errors[0]!, /\n\s+at |unexpected error|@org|<b>/);
     assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], 'nothing posted');
+  });
+
+  test('same-repository flow: a later job of the pull_request run reports this run\'s artifact on the event\'s PR', async () => {
+    const staged = await stageMeasuredRun(platform, { runId: 7951, pullRequest: 18, headSha: headShaFor(18), results: resultsFromPairs(regressedPairs()) });
+    const event = pullRequestEvent({ number: 18, baseSha: 'a'.repeat(40), headSha: headShaFor(18), headRef: 'feature-18' });
+    const from = platform.github.requests.length;
+    const run = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report' }, ...platform, runId: 7951 });
+    assert.equal(run.status, 0, describeRun(run));
+    assert.ok(since(from).some((r) => r.path === `/repos/acme/shop/actions/runs/7951/artifacts`), 'this run\'s artifacts');
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), ['POST /repos/acme/shop/issues/18/comments']);
+    assert.match(perfgateComments(18)[0]!.body, /❌ regression/);
+    assert.equal(run.outputs.decision, 'fail');
+    assert.ok(staged.artifact.id > 0);
   });
 
   test('a run of a push has no pull request: the job summary only', async () => {
