@@ -37235,6 +37235,9 @@ function formatPercent(fraction) {
   const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, "");
   return groupThousands(digits) + "%";
 }
+function formatInteger(value) {
+  return Number.isSafeInteger(value) ? String(value) : NOT_AVAILABLE;
+}
 function formatCount(count) {
   return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
 }
@@ -37251,8 +37254,9 @@ function formatMetricName(metric) {
 function formatValue2(metric, value) {
   return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
 }
+var INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufff8]|\u034f|[\u180b-\u180d\u180f]|\udb40[\udc00-\udc7f]/g;
 function sanitizeText(text2) {
-  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, "");
+  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f]/g, "").replace(INVISIBLE, "");
 }
 var HTML_ENTITIES = {
   "&": "&amp;",
@@ -37262,7 +37266,10 @@ var HTML_ENTITIES = {
   "`": "&#96;"
 };
 function escapeMarkdown(text2) {
-  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
+  return sanitizeText(text2).replace(/[\\*_[\]~$]/g, (c) => `\\${c}`).replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER).replace(/:\/\//g, `:${ZERO_WIDTH_JOINER}//`).replace(/(www)\./gi, `$1${ZERO_WIDTH_JOINER}.`).replace(/(GH)-(?=\d)/gi, `$1${ZERO_WIDTH_JOINER}-`).replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]);
+}
+function escapeUrl(url2) {
+  return new URL(url2).href.replace(/[()]/g, (c) => c === "(" ? "%28" : "%29");
 }
 function truncate(text2, max2) {
   const chars = [...text2];
@@ -57655,7 +57662,12 @@ var SECRET_VARIABLES = [
   "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
 ];
 var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
+var FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]);
 var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
+function isDroppedName(name) {
+  const upper = name.toUpperCase();
+  return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name);
+}
 function secretsFrom(env) {
   return SECRET_VARIABLES.map((k) => env[k]).filter((v) => Boolean(v));
 }
@@ -57663,7 +57675,7 @@ function scrubEnv(env, secrets) {
   const needles = secrets.filter((s) => s.length >= 8);
   const out = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === void 0 || SECRET_NAMES.has(name.toUpperCase()) || DROPPED_PREFIX.test(name)) continue;
+    if (value === void 0 || isDroppedName(name)) continue;
     if (needles.some((s) => value.includes(s))) continue;
     out[name] = value;
   }
@@ -58002,7 +58014,7 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync2, readFileSync as readFileSync8, readSync, realpathSync, statSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, readdirSync as readdirSync3, readFileSync as readFileSync8, readSync as readSync2, realpathSync, statSync, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join5, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
@@ -58920,7 +58932,7 @@ function applyOptimizationTrace(functions, events) {
 }
 
 // src/results/io.ts
-import { readFileSync as readFileSync2, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readFileSync as readFileSync2, readSync, renameSync, writeFileSync } from "node:fs";
 
 // src/results/types.ts
 var RESULTS_VERSION = 1;
@@ -58934,25 +58946,41 @@ function writeResults(path, results) {
 }
 var ResultsFileError = class extends Error {
 };
-function readResults(path) {
-  let text2;
+function readText(path, maxBytes) {
   try {
-    text2 = readFileSync2(path, "utf8");
+    if (maxBytes === void 0) return readFileSync2(path, "utf8");
+    const fd = openSync(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      if (size > maxBytes) {
+        throw new ResultsFileError(`${path} is ${size} bytes, more than a results file can be (${maxBytes}): refusing to read it.`);
+      }
+      const buffer = Buffer.alloc(size);
+      const read = readSync(fd, buffer, 0, size, 0);
+      return buffer.subarray(0, read).toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
   } catch (e) {
+    if (e instanceof ResultsFileError) throw e;
     throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
   }
+}
+function readResults(path, options = {}) {
+  const text2 = readText(path, options.maxBytes);
   let data;
   try {
     data = JSON.parse(text2);
   } catch (e) {
     throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
   }
-  if (data?.schema !== "perfgate/results") {
+  if (data === null || typeof data !== "object" || data.schema !== "perfgate/results") {
     throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
   }
   if (data.version !== RESULTS_VERSION) {
+    const version2 = typeof data.version === "number" ? data.version : "unknown";
     throw new ResultsFileError(
-      `${path} has results version ${data.version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
+      `${path} has results version ${version2}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
     );
   }
   return data;
@@ -59175,12 +59203,18 @@ function sliceHealth(reports, requestsSinceStart) {
 
 // src/engine/process.ts
 import { spawn } from "node:child_process";
-import { closeSync, openSync, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readdirSync, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
 var ProcessTracker = class {
-  constructor(pidFile = null) {
+  /**
+   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
+   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
+   */
+  constructor(pidFile = null, marker = null) {
     this.pidFile = pidFile;
+    this.marker = marker;
   }
   pidFile;
+  marker;
   groups = /* @__PURE__ */ new Set();
   add(pgid) {
     this.groups.add(pgid);
@@ -59198,6 +59232,7 @@ var ProcessTracker = class {
     await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
     this.groups.clear();
     this.sync();
+    if (this.marker) await stopMarked(this.marker, graceMs);
   }
   sync() {
     if (this.pidFile) writeFileSync2(this.pidFile, [...this.groups].join("\n"));
@@ -59229,6 +59264,50 @@ async function stopGroup(pgid, graceMs = 3e3) {
   const hardDeadline = Date.now() + 2e3;
   while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
 }
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
+}
 function sleep(ms) {
   return new Promise((resolve2) => setTimeout(resolve2, ms));
 }
@@ -59236,8 +59315,8 @@ function startShell(command2, options) {
   return startProcess("/bin/sh", ["-c", command2], options);
 }
 function startProcess(file2, args, options) {
-  const out = openSync(options.logFile, "a");
-  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
+  const out = openSync2(options.logFile, "a");
+  const err = options.errorLogFile ? openSync2(options.errorLogFile, "a") : out;
   try {
     const child = spawn(file2, args, {
       cwd: options.cwd,
@@ -59248,8 +59327,8 @@ function startProcess(file2, args, options) {
     if (child.pid) options.tracker.add(child.pid);
     return child;
   } finally {
-    closeSync(out);
-    if (err !== out) closeSync(err);
+    closeSync2(out);
+    if (err !== out) closeSync2(err);
   }
 }
 function runShell(command2, options) {
@@ -59296,7 +59375,7 @@ function tailFile(path, lines = 20) {
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -59315,7 +59394,7 @@ function groupCpuSeconds(pgid) {
   let ticks = 0;
   let entries;
   try {
-    entries = readdirSync("/proc");
+    entries = readdirSync2("/proc");
   } catch {
     return Number.NaN;
   }
@@ -59823,17 +59902,17 @@ function fileSize(path) {
 function readFrom(path, offset, limit = 64 * 1024 * 1024) {
   let fd;
   try {
-    fd = openSync2(path, "r");
+    fd = openSync3(path, "r");
   } catch {
     return "";
   }
   try {
     const length = Math.max(0, Math.min(fileSize(path) - offset, limit));
     const buffer = Buffer.alloc(length);
-    const read = readSync(fd, buffer, 0, length, offset);
+    const read = readSync2(fd, buffer, 0, length, offset);
     return buffer.subarray(0, read).toString("utf8");
   } finally {
-    closeSync2(fd);
+    closeSync3(fd);
   }
 }
 async function profileSide(phase, side, scenario, dir, ports) {
@@ -59871,7 +59950,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync2(dir);
+  const names = readdirSync3(dir);
   const files = [];
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
@@ -60127,7 +60206,7 @@ import { join as join8 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/glob.ts
-import { readdirSync as readdirSync3, statSync as statSync2 } from "node:fs";
+import { readdirSync as readdirSync4, statSync as statSync2 } from "node:fs";
 import { join as join7 } from "node:path";
 var GLOB_CHARS = /[*?[{]/;
 var SKIPPED_DIRS = /^(?:node_modules|\..*)$/;
@@ -60195,7 +60274,7 @@ function staticPrefix(glob) {
 function walk(root, dir, out) {
   let entries;
   try {
-    entries = readdirSync3(join7(root, dir), { withFileTypes: true });
+    entries = readdirSync4(join7(root, dir), { withFileTypes: true });
   } catch {
     return;
   }
@@ -62278,7 +62357,7 @@ function describeStopping(results, escapeText) {
   const interim = sequential?.taken.find((look) => look.look === 0);
   if (!sequential || !interim) return null;
   const planned = sequential.looks[0];
-  const where = `after block ${planned.afterBlock + 1} of ${results.config.load.blocks} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
+  const where = `after block ${formatInteger(planned.afterBlock + 1)} of ${formatInteger(results.config.load.blocks)} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
   const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim level ${formatP(planned.nominalAlpha)}, final level ${formatP(sequential.looks[1].nominalAlpha)}`;
   const reason = escapeText(interim.reason);
   if (interim.decision === "continue") {
@@ -62308,10 +62387,10 @@ function describeSetup(results, escapeText) {
   const rounds = countRounds(results);
   return [
     `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
-    `${env.cpus} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
+    `${formatInteger(env.cpus)} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
     ...results.scenarios.length > 0 ? [`${describePairs(countPairs(results))} \xD7 ${formatDurationUs(results.config.load.sliceMs * 1e3)}`] : [],
     ...rounds === null ? [] : [describeRounds(rounds)],
-    `seed ${results.seed}`
+    `seed ${formatInteger(results.seed)}`
   ].join(" \xB7 ");
 }
 function describeIncomplete(results, escapeText) {
@@ -62468,12 +62547,12 @@ function renderMethod(results) {
   const instances = load.instances ?? 1;
   const starts = load.blocks * instances;
   const where = results.environment.placement ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}` : "";
-  const how = (load.mode ?? "alternate") === "simultaneous" ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both` : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed})${where}`;
+  const how = (load.mode ?? "alternate") === "simultaneous" ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both` : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
   const http = results.scenarios.length === 0 ? [] : [
-    `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? "once" : `${starts} times (${load.blocks} ${load.blocks === 1 ? "block" : "blocks"} of ${instances} fresh ${instances === 1 ? "start" : "starts"} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`
+    `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? "once" : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? "block" : "blocks"} of ${formatInteger(instances)} fresh ${instances === 1 ? "start" : "starts"} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`
   ];
   const benchmarks = results.benchmarks ? [
-    `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
+    `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${formatInteger(results.seed)}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
   ] : [];
   const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health)) ? [
     "Service health was measured inside the service during the same slices; its paired metrics get the same test, an event-loop delay must also be worse by its absolute minimum, and heap growth is judged by the trend of post-GC heap against the requests served."
@@ -62520,7 +62599,7 @@ function renderEnvironment(env) {
   const flags = env.nodeFlags.length === 0 ? "none" : escapeMarkdown(env.nodeFlags.join(" "));
   return [
     "**Environment.**",
-    `- CPU: ${env.cpus} \xD7 ${escapeMarkdown(env.cpuModel)}`,
+    `- CPU: ${formatInteger(env.cpus)} \xD7 ${escapeMarkdown(env.cpuModel)}`,
     `- Node: ${escapeMarkdown(env.nodeVersion)}, flags: ${flags}`,
     `- OS: ${escapeMarkdown(env.os)} (${escapeMarkdown(env.arch)}), ${formatCount(env.totalMemoryMb)} MB memory`
   ].join("\n");
@@ -62624,7 +62703,7 @@ function sourceLink(results, options, c) {
   const side = sourceSide(c);
   if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
   const path = c.file.split("/").map(encodeURIComponent).join("/");
-  return `${repository.replace(/\/+$/, "")}/blob/${results.sides[side].sha}/${path}#L${c.line}`;
+  return escapeUrl(`${repository.replace(/\/+$/, "")}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 function hotFunctionRow(results, options, c) {
   const where = escapeMarkdown(describeLocation(c));
@@ -63162,9 +63241,12 @@ var OPTIONS = [
     }
   },
   { name: "pairs", key: "load.pairs", value: "<n>", help: "base/head slice pairs per scenario", apply: at("load.pairs", { numeric: true }) },
-  { name: "blocks", key: "load.blocks", value: "<n>", help: "service (re)starts, pairs split across them", apply: at("load.blocks", { numeric: true }) },
+  { name: "blocks", key: "load.blocks", value: "<n>", help: "blocks of fresh starts, pairs split across them", apply: at("load.blocks", { numeric: true }) },
+  { name: "instances", key: "load.instances", value: "<n>", help: "fresh starts of each side per block", apply: at("load.instances", { numeric: true }) },
+  { name: "load-mode", key: "load.mode", value: "<mode>", help: "simultaneous (both sides at once) or alternate", apply: at("load.mode") },
+  { name: "pin", key: "load.pin", value: "<auto|on|off>", help: "pin the load generator apart from the services", apply: at("load.pin") },
   { name: "slice", key: "load.slice", value: "<duration>", help: "length of one measured slice", apply: at("load.slice", { numeric: true }) },
-  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per service, block and scenario", apply: at("load.warmup", { numeric: true }) },
+  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per start pair and scenario", apply: at("load.warmup", { numeric: true }) },
   { name: "connections", key: "load.connections", value: "<n>", help: "concurrent connections", apply: at("load.connections", { numeric: true }) },
   { name: "pipelining", key: "load.pipelining", value: "<n>", help: "requests in flight per connection", apply: at("load.pipelining", { numeric: true }) },
   { name: "throughput-limit", key: "gate.throughput", value: "<pct>", help: "throughput drop that fails", apply: at("gate.throughput", { numeric: true }) },

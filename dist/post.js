@@ -19596,7 +19596,7 @@ function getState(name) {
 }
 
 // src/engine/process.ts
-import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 function groupAlive(pgid) {
   try {
     process.kill(-pgid, 0);
@@ -19623,7 +19623,7 @@ async function stopGroup(pgid, graceMs = 3e3) {
   const hardDeadline = Date.now() + 2e3;
   while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
 }
-async function killGroupsFromFile(pidFile, graceMs = 3e3) {
+async function killGroupsFromFile(pidFile, graceMs = 3e3, marker = null) {
   let text = "";
   try {
     text = readFileSync(pidFile, "utf8");
@@ -19631,9 +19631,54 @@ async function killGroupsFromFile(pidFile, graceMs = 3e3) {
     return 0;
   }
   const groups = text.split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 1);
-  const alive = groups.filter(groupAlive);
-  await Promise.all(alive.map((g) => stopGroup(g, graceMs)));
-  return alive.length;
+  const marked = marker === null ? null : new Set(findMarked(marker));
+  const alive2 = groups.filter((g) => groupAlive(g) && (marked === null || marked.has(g)));
+  await Promise.all(alive2.map((g) => stopGroup(g, graceMs)));
+  return alive2.length;
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
 }
 function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -19641,14 +19686,17 @@ function sleep(ms) {
 
 // src/action/state.ts
 var STATE_PID_FILE = "perfgate-pid-file";
+var STATE_RUN_MARKER = "perfgate-run-marker";
 
 // src/action/post.ts
 async function post() {
   try {
     const pidFile = getState(STATE_PID_FILE);
-    if (!pidFile) return;
-    const killed = await killGroupsFromFile(pidFile);
+    const marker = getState(STATE_RUN_MARKER);
+    const killed = pidFile ? await killGroupsFromFile(pidFile, 3e3, marker || null) : 0;
     if (killed > 0) info(`perfgate: stopped ${killed} service process group(s) left running`);
+    const escaped = marker ? await stopMarked(marker) : 0;
+    if (escaped > 0) info(`perfgate: stopped ${escaped} process(es) of this run left running outside their group`);
   } catch (e) {
     warning(`perfgate cleanup: ${e.message}`);
   }

@@ -4,38 +4,36 @@
  * to a workflow_run workflow in report mode.
  */
 import * as core from '@actions/core';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProcessTracker } from '../engine/process.js';
+import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process.js';
 import { runCompare } from '../engine/run.js';
 import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
 import type { GitHubRecord } from '../results/types.js';
 import { buildOverrides, scenarioArgs } from '../config/options.js';
-import { secretsFrom } from '../engine/env.js';
+import { isDroppedName, secretsFrom } from '../engine/env.js';
 import { preflight } from '../engine/preflight.js';
 import { interimLook } from '../gate/look.js';
 import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
-import { type ActionInputs, InputError, resolveBase } from './inputs.js';
+import { hideFromEnviron } from './environ.js';
+import { restoreFileCommands, snapshotFileCommands } from './file-commands.js';
+import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } from './guard.js';
+import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
-import { STATE_PID_FILE } from './state.js';
+import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 
 const FORK_NOTICE =
   'it comes from a fork, and a fork\'s token is read-only. Post the comment from a workflow_run workflow with mode: report ' +
-  '(example-workflows/perf-fork-comment.yml; README, "Permissions and forks").';
+  '(example-workflows/perf-comment.yml; README, "Permissions and forks").';
 
 export async function runGate(inputs: ActionInputs, context: RunContext): Promise<Outcome> {
-  if (context.eventName === 'pull_request_target') {
-    // pull_request_target gives a write token to a job that would run the PR's code here.
-    throw new InputError(
-      'perfgate runs the pull request\'s code, and on pull_request_target that code would run with a write token. ' +
-        'Measure on pull_request and comment from a workflow_run workflow with mode: report (README, "Permissions and forks").',
-    );
-  }
+  checkGateEvent(context.eventName);
   const base = resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
   const { config } = await preflight({
@@ -48,12 +46,44 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     overridesSource: 'action inputs',
     scenarios: scenarioArgs(inputs.settings),
   });
+  // Everything the gate decides on is read from the event now, before any PR code runs: the
+  // pull request, its fork status and its labels (a label the PR's code adds later cannot count).
   const pr = pullRequestOf(context.payload);
-  const { id } = inputs.github;
+  const { id, token } = inputs.github;
+  const client = token && context.repo ? createClient(token, actionLogger) : null;
+  const wouldComment = pr !== null && !pr.fromFork && inputs.github.comment !== 'never' && client !== null;
+  const reasons = writeAccessReasons({
+    workspace: context.workspace,
+    runnerTemp: context.env.RUNNER_TEMP,
+    wouldComment,
+    tokenWrites: client && context.repo ? await tokenCanWrite(client, context.repo, token) : null,
+  });
+  if (inputs.allowWriteToken) {
+    for (const reason of reasons) core.warning(`perfgate: allow-write-token is true, so the pull request's code runs although ${reason}.`);
+  } else {
+    refuseWriteAccess(reasons);
+  }
+  // The token stays in this process's memory; its environment block no longer shows it (or the
+  // runner's file-command paths) to the PR's code reading /proc/<this pid>/environ.
+  const hidden = hideFromEnviron(isDroppedName);
+  core.debug(`perfgate: hid ${hidden.length} variable(s) from /proc/${process.pid}/environ`);
+
   const outDir = join(context.tempDir, `perfgate-${context.runId ?? 'local'}-${context.runAttempt}${id === 'default' ? '' : `-${id}`}`);
   mkdirSync(outDir, { recursive: true });
   const pidFile = join(outDir, 'pids');
+  const marker = randomUUID();
   core.saveState(STATE_PID_FILE, pidFile);
+  core.saveState(STATE_RUN_MARKER, marker);
+  const tracker = new ProcessTracker(pidFile, marker);
+  // A cancelled job sends SIGINT, then SIGTERM (GitHub's docs, "Canceling a workflow"): stop
+  // every process now, and the engine unwinds, keeping what was measured.
+  const abort = new AbortController();
+  const onSignal = () => {
+    abort.abort();
+    void tracker.killAll(1000);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const github: GitHubRecord | undefined = context.repo
     ? {
         repository: formatRepo(context.repo),
@@ -65,7 +95,11 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       }
     : undefined;
 
-  const { results, resultsPath } = await runCompare(
+  // Taken after saveState: from here until every process is stopped, only the PR's code writes them.
+  const fileCommands = snapshotFileCommands(context.env);
+  let measured: Awaited<ReturnType<typeof runCompare>>;
+  try {
+    measured = await runCompare(
     {
       repoDir: context.workspace,
       baseRef: base.baseRef,
@@ -74,8 +108,9 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       headRef: null,
       outDir,
       loadConfig: () => config,
-      tracker: new ProcessTracker(pidFile),
+      tracker,
       toolVersion: VERSION,
+      signal: abort.signal,
       look: interimLook,
       ...(github && { github }),
     },
@@ -88,13 +123,23 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
           core.info(`${e.phase}${e.side ? ` ${e.side}` : ''}${e.scenario ? ` · ${e.scenario}` : ''}${e.message ? `: ${e.message}` : ''}`);
         }
       },
-      env: context.env,
+      env: { ...context.env, [RUN_MARKER_VAR]: marker },
       secrets: secretsFrom(context.env),
     },
   );
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    const tampered = restoreFileCommands(fileCommands);
+    if (tampered.length > 0) {
+      core.warning(
+        `perfgate: the pull request's code wrote to the runner's file commands (${tampered.join(', ')}); perfgate put back what they held before it ran.`,
+      );
+    }
+  }
+  const { results, resultsPath } = measured;
 
-  // Only a pull request needs the API (labels, comment); a push writes the summary only.
-  const client = pr && inputs.github.token ? createClient(inputs.github.token, actionLogger) : null;
+  // Only a pull request needs the API (the comment); a push writes the summary only.
   return publish(
     {
       results,
@@ -103,11 +148,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       pullRequest: pr?.number ?? null,
       ...(pr?.fromFork && { noCommentReason: FORK_NOTICE }),
       eventLabels: pr?.labels ?? [],
+      labelsFromEvent: true,
       artifacts: (report) =>
         uploadRunArtifacts({ outDir, results, resultsPath, prefix: artifactPrefix(id, context.runAttempt), context, report }),
     },
     inputs.github,
     context,
-    client,
+    pr ? client : null,
   );
 }

@@ -22,6 +22,8 @@ export interface ActionInputs {
   failOnRegression: boolean;
   /** The settings of the one table of options (config/options.ts), by name; empty ones undefined. */
   settings: OptionValues;
+  /** Run the PR's code even where it could reach a credential that writes (action/guard.ts). */
+  allowWriteToken: boolean;
   github: GitHubInputs;
 }
 
@@ -52,6 +54,7 @@ export function readInputs(): ActionInputs {
     settings: Object.fromEntries(
       OPTIONS.map((option) => [option.name, option.list ? core.getMultilineInput(option.name) : text(option.name)]),
     ),
+    allowWriteToken: choice('allow-write-token', ['true', 'false'] as const, 'false') === 'true',
     github: {
       token: core.getInput('github-token'),
       id,

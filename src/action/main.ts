@@ -8,11 +8,12 @@ import { describeFailing } from '../gate/compare.js';
 import { ResultsFileError } from '../results/io.js';
 import { readRunContext } from './context.js';
 import { runGate } from './gate-mode.js';
+import { UnsafeSetupError } from './guard.js';
 import { InputError, readInputs } from './inputs.js';
 import { runReport } from './report-mode.js';
 
 /** Errors whose message says what to fix: shown without a stack trace. */
-const EXPECTED_ERRORS = [PerfgateError, ConfigError, InputError, EventError, ArtifactError, UntrustedResultsError, ResultsFileError];
+const EXPECTED_ERRORS = [PerfgateError, ConfigError, InputError, EventError, ArtifactError, UntrustedResultsError, ResultsFileError, UnsafeSetupError];
 
 /**
  * The action: inputs → gate (measure) or report (a measuring run's results) → summary,

@@ -31,6 +31,11 @@ export interface PublishRequest {
   noCommentReason?: string;
   /** Labels in the event payload: the fallback when the API cannot be read. */
   eventLabels: string[];
+  /**
+   * Decide on the event's labels only (gate mode): they were fixed before the PR's code ran,
+   * which could otherwise add the accept label while it is measured.
+   */
+  labelsFromEvent?: boolean;
   /** Uploads or finds the run's artifacts; `report` renders the full report with the given links. */
   artifacts(report: (links: ArtifactLink[]) => string): Promise<RunArtifacts>;
 }
@@ -91,7 +96,7 @@ export async function publish(
 /** The PR's labels now; the payload's labels when the API cannot be read (with a warning). */
 async function readLabels(request: PublishRequest, client: GitHubClient | null, context: RunContext): Promise<string[]> {
   if (request.pullRequest === null) return [];
-  if (client === null || context.repo === null) return request.eventLabels;
+  if (request.labelsFromEvent || client === null || context.repo === null) return request.eventLabels;
   try {
     return await listLabels(client, context.repo, request.pullRequest);
   } catch (e) {

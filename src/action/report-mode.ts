@@ -1,31 +1,40 @@
 /**
- * mode: report — in a workflow triggered by workflow_run: download the measuring run's results
- * artifact, check it against what GitHub says about that run, and publish it (comment on the
- * run's pull request, summary, outputs). No checkout and no PR code: only data is read here,
- * so this job may hold the write token a fork's own run does not get.
+ * mode: report — in a workflow triggered by workflow_run (a fork's pull request), or in a job of the
+ * measuring workflow that `needs:` the measuring job (a same-repository pull request): download
+ * the measuring run's results artifact, check it against what GitHub says about that run, and
+ * publish it (comment on the run's pull request, summary, outputs). No checkout and no PR code:
+ * only data is read here, so this job may hold the write token the measuring job must not.
  */
 import * as core from '@actions/core';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArtifactError, artifactPrefix, downloadRunArtifact, listRunArtifacts } from '../github/artifacts.js';
+import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile, listRunArtifacts } from '../github/artifacts.js';
 import { createClient, describeApiError } from '../github/client.js';
 import { formatRepo } from '../github/event.js';
-import { pullRequestsOfRun, triggeringRunOf, verifyResultsOrigin } from '../github/workflow-run.js';
-import { readResults } from '../results/io.js';
+import { currentRunOf, pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
+import { ResultsFileError, readResults } from '../results/io.js';
+import { validateResults } from '../results/validate.js';
 import { linkRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
 import { type ActionInputs, InputError } from './inputs.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
 
-/** A results.json of a few hundred MB is not one perfgate wrote; do not spend the job on it. */
-const MAX_RESULTS_ARTIFACT_BYTES = 100 * 1024 * 1024;
+/**
+ * A results artifact (zipped) or results.json (unpacked) over 64 MiB is not one perfgate wrote:
+ * do not spend the job on it. A run of 100,000 slices with every health field is about 40 MiB.
+ */
+const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
 
 /** Null when the measuring run left no results to report (it failed before measuring). */
 export async function runReport(inputs: ActionInputs, context: RunContext): Promise<Outcome | null> {
-  const run = triggeringRunOf(context.payload);
   const repo = context.repo;
   if (repo === null) throw new InputError('GITHUB_REPOSITORY is not set: mode: report runs as a step of a GitHub workflow.');
+  // workflow_run: the run that triggered this workflow; pull_request: this run's measuring job.
+  const run =
+    context.eventName === 'pull_request'
+      ? currentRunOf(context.payload, context.runId, context.runAttempt, repo)
+      : triggeringRunOf(context.payload);
   const { token, id } = inputs.github;
   if (!token) {
     throw new InputError('mode: report needs the github-token input (the default, github.token, works with permissions actions: read and pull-requests: write).');
@@ -46,16 +55,21 @@ export async function runReport(inputs: ActionInputs, context: RunContext): Prom
     if (context.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(`${message}\n`).write();
     return null;
   }
-  if (resultsArtifact.sizeBytes > MAX_RESULTS_ARTIFACT_BYTES) {
+  if (resultsArtifact.sizeBytes > MAX_RESULTS_BYTES) {
     throw new ArtifactError(`Artifact ${prefix} of run ${run.id} is ${resultsArtifact.sizeBytes} bytes, more than a results file can be: refusing to read it.`);
   }
 
   const outDir = join(context.tempDir, `perfgate-report-${run.id}-${run.attempt}-${id}`);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  await downloadRunArtifact(token, repo, run.id, resultsArtifact, outDir);
+  const downloadDir = join(outDir, 'download');
+  mkdirSync(downloadDir);
+  const archive = await downloadRunArtifact(token, repo, run.id, resultsArtifact, downloadDir);
+  const source = `the results artifact of run ${run.id}`;
   const resultsPath = join(outDir, 'results.json');
-  const results = readResults(resultsPath);
+  writeFileSync(resultsPath, extractArtifactFile(archive, 'results.json', MAX_RESULTS_BYTES, source));
+  // Written by a job that ran the pull request's code: checked field by field before use.
+  const results = validateResults(readResults(resultsPath, { maxBytes: MAX_RESULTS_BYTES }), source);
 
   let candidates: number[];
   try {
@@ -70,17 +84,25 @@ export async function runReport(inputs: ActionInputs, context: RunContext): Prom
     );
   }
 
-  return publish(
-    {
-      results,
-      resultsPath,
-      outDir,
-      pullRequest,
-      eventLabels: [],
-      artifacts: async () => linkRunArtifacts(artifacts, prefix, results, { serverUrl: context.serverUrl, repo, runId: run.id }),
-    },
-    inputs.github,
-    context,
-    client,
-  );
+  try {
+    return await publish(
+      {
+        results,
+        resultsPath,
+        outDir,
+        pullRequest,
+        eventLabels: [],
+        artifacts: async () => linkRunArtifacts(artifacts, prefix, results, { serverUrl: context.serverUrl, repo, runId: run.id }),
+      },
+      inputs.github,
+      context,
+      client,
+    );
+  } catch (e) {
+    // Valid fields can still combine into something no run produces; it is still the file's fault.
+    if (e instanceof ArtifactError || e instanceof UntrustedResultsError) throw e;
+    throw new ResultsFileError(
+      `${source} could not be analysed (${(e as Error).message}): it was not written by this perfgate release, or was changed after the run.`,
+    );
+  }
 }

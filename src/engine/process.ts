@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /**
  * Every process perfgate starts runs in its own process group (detached) so that stopping it
@@ -10,7 +10,14 @@ import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 export class ProcessTracker {
   private readonly groups = new Set<number>();
 
-  constructor(private readonly pidFile: string | null = null) {}
+  /**
+   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
+   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
+   */
+  constructor(
+    private readonly pidFile: string | null = null,
+    private readonly marker: string | null = null,
+  ) {}
 
   add(pgid: number): void {
     this.groups.add(pgid);
@@ -31,6 +38,7 @@ export class ProcessTracker {
     await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
     this.groups.clear();
     this.sync();
+    if (this.marker) await stopMarked(this.marker, graceMs);
   }
 
   private sync(): void {
@@ -70,8 +78,11 @@ export async function stopGroup(pgid: number, graceMs = 3000): Promise<void> {
   while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
 }
 
-/** Kills the groups listed in a pid file (the post step). Returns how many were alive. */
-export async function killGroupsFromFile(pidFile: string, graceMs = 3000): Promise<number> {
+/**
+ * Kills the groups listed in a pid file (the post step). Returns how many were alive. With a
+ * `marker`, a group is killed only when its leader carries it (the file may have been forged).
+ */
+export async function killGroupsFromFile(pidFile: string, graceMs = 3000, marker: string | null = null): Promise<number> {
   let text = '';
   try {
     text = readFileSync(pidFile, 'utf8');
@@ -79,9 +90,68 @@ export async function killGroupsFromFile(pidFile: string, graceMs = 3000): Promi
     return 0;
   }
   const groups = text.split('\n').map(Number).filter((n) => Number.isInteger(n) && n > 1);
-  const alive = groups.filter(groupAlive);
+  const marked = marker === null ? null : new Set(findMarked(marker));
+  const alive = groups.filter((g) => groupAlive(g) && (marked === null || marked.has(g)));
   await Promise.all(alive.map((g) => stopGroup(g, graceMs)));
   return alive.length;
+}
+
+/** The variable every process perfgate starts carries, so one that left its process group is still found. */
+export const RUN_MARKER_VAR = 'PERFGATE_RUN_ID';
+
+/**
+ * Processes of this user whose environment holds PERFGATE_RUN_ID=<marker> (proc(5): the
+ * environment a process started with, inherited across fork, setsid and exec), this process
+ * excluded. A process that execs itself with another environment is not found; a cgroup would
+ * be the complete answer where perfgate could create one.
+ */
+export function findMarked(marker: string): number[] {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found: number[] = [];
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+      // gone, or another user's
+    }
+  }
+  return found;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** SIGTERM to every marked process, SIGKILL after graceMs to the survivors. Returns how many were found. */
+export async function stopMarked(marker: string, graceMs = 3000): Promise<number> {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  for (const pid of pids) signal(pid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
+  for (const pid of pids.filter(alive)) signal(pid, 'SIGKILL');
+  return pids.length;
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -4,9 +4,11 @@
  * another run's artifacts, for the fork-safe report workflow).
  */
 import { DefaultArtifactClient } from '@actions/artifact';
-import { basename, dirname } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { GitHubClient } from './client.js';
 import type { Repo } from './event.js';
+import { listZip, readZipEntry, ZipError } from './zip.js';
 
 export interface RunArtifact {
   id: number;
@@ -64,16 +66,36 @@ export async function listRunArtifacts(client: GitHubClient, repo: Repo, runId: 
 }
 
 /**
- * Downloads (and unzips) another run's artifact into `dir`, checking the bytes against the
- * digest GitHub recorded at upload, so what is read is what the measuring run uploaded.
+ * Downloads another run's artifact into `dir` as its zip archive (not unpacked: the toolkit's
+ * unzip has no size limit), checking the bytes against the digest GitHub recorded at upload,
+ * so what is read is what the measuring run uploaded. Returns the archive's path.
  */
-export async function downloadRunArtifact(token: string, repo: Repo, runId: number, artifact: RunArtifact, dir: string): Promise<void> {
+export async function downloadRunArtifact(token: string, repo: Repo, runId: number, artifact: RunArtifact, dir: string): Promise<string> {
   const { digestMismatch } = await new DefaultArtifactClient().downloadArtifact(artifact.id, {
     path: dir,
+    skipDecompress: true,
     ...(artifact.digest && { expectedHash: artifact.digest }),
     findBy: { token, workflowRunId: runId, repositoryOwner: repo.owner, repositoryName: repo.repo },
   });
   if (digestMismatch) {
     throw new ArtifactError(`Artifact ${artifact.name} of run ${runId} does not match the digest recorded at upload: refusing to read it.`);
+  }
+  const files = readdirSync(dir);
+  if (files.length !== 1) throw new ArtifactError(`Artifact ${artifact.name} of run ${runId} downloaded as ${files.length} files, not one archive.`);
+  return join(dir, files[0]!);
+}
+
+/**
+ * One file of a downloaded artifact archive, unpacked to at most `maxBytes` (an archive from a
+ * job that ran PR code may inflate to far more than it claims).
+ */
+export function extractArtifactFile(archive: string, name: string, maxBytes: number, what: string): Buffer {
+  try {
+    const zip = readFileSync(archive);
+    const entry = listZip(zip).find((e) => e.name === name);
+    if (!entry) throw new ZipError(`it has no ${name}`);
+    return readZipEntry(zip, entry, maxBytes);
+  } catch (e) {
+    throw new ArtifactError(`Cannot read ${what}: ${(e as Error).message}. Refusing to report it.`);
   }
 }

@@ -1,8 +1,10 @@
 /**
  * The sticky comment: found by its hidden marker on any page of the pull request's comments,
- * edited in place, created only when there is none (and the caller wants one).
+ * among the comments of the token's own identity only, edited in place, created only when there
+ * is none (and the caller wants one). Anyone can post a comment that starts with the marker; only
+ * perfgate's own may be edited, or a forged one would be overwritten into a trusted verdict.
  */
-import type { GitHubClient } from './client.js';
+import { type GitHubClient, statusOf } from './client.js';
 import type { Repo } from './event.js';
 
 /** Comments per page: GitHub's maximum, so a long discussion costs few requests. */
@@ -15,7 +17,27 @@ export interface PostedComment {
 }
 
 /**
- * The first comment whose body starts with `marker`, paging through all comments (oldest
+ * The identity the workflow's GITHUB_TOKEN comments as: the GitHub Actions app's bot user.
+ * GitHub's docs, "Automatic token authentication": the token is a GitHub App installation token.
+ */
+export const ACTIONS_BOT = 'github-actions[bot]';
+
+/**
+ * Who the token comments as: the user of a personal token (GET /user), else the GitHub Actions
+ * bot (an installation token gets 403 from GET /user, "Resource not accessible by integration").
+ */
+export async function commentAuthor(client: GitHubClient): Promise<string> {
+  try {
+    const { data } = await client.rest.users.getAuthenticated();
+    return data.login;
+  } catch (e) {
+    if (statusOf(e) === 403) return ACTIONS_BOT;
+    throw e;
+  }
+}
+
+/**
+ * The first comment by `author` whose body starts with `marker`, paging through all comments (oldest
  * first) and stopping at the page that has it. Quoting perfgate's comment does not match: a
  * reply starts with "> ", and rendered text never contains the HTML comment.
  */
@@ -24,10 +46,11 @@ export async function findComment(
   repo: Repo,
   issue: number,
   marker: string,
+  author: string,
 ): Promise<{ id: number; url: string } | null> {
   const pages = client.paginate.iterator(client.rest.issues.listComments, { ...repo, issue_number: issue, per_page: PAGE_SIZE });
   for await (const page of pages) {
-    const found = page.data.find((c) => c.body?.startsWith(marker));
+    const found = page.data.find((c) => c.user?.login === author && c.body?.startsWith(marker));
     if (found) return { id: found.id, url: found.html_url };
   }
   return null;
@@ -45,7 +68,7 @@ export async function upsertComment(
   body: string,
   create: boolean,
 ): Promise<PostedComment | null> {
-  const existing = await findComment(client, repo, issue, marker);
+  const existing = await findComment(client, repo, issue, marker, await commentAuthor(client));
   if (existing) {
     const { data } = await client.rest.issues.updateComment({ ...repo, comment_id: existing.id, body });
     return { id: data.id, url: data.html_url, action: 'updated' };

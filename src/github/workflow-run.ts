@@ -30,7 +30,7 @@ export function triggeringRunOf(payload: EventPayload): TriggeringRun {
   if (typeof run?.id !== 'number' || typeof run.head_sha !== 'string' || typeof run.event !== 'string') {
     throw new EventError(
       'mode: report reads the run that triggered a workflow_run event, and this event has no workflow_run: ' +
-        'run it in a workflow with `on: workflow_run` (see example-workflows/perf-fork-comment.yml).',
+        'run it in a workflow with `on: workflow_run` (see example-workflows/perf-comment.yml).',
     );
   }
   return {
@@ -52,6 +52,32 @@ export function triggeringRunOf(payload: EventPayload): TriggeringRun {
           ]
         : [],
     ),
+  };
+}
+
+/**
+ * The measuring job of this very run, for a report job in the same workflow (`needs:` the
+ * measuring job, on a pull_request event): the run is this one, and the pull request is the
+ * event's, both from the runner (this job runs no PR code, so they are as trusted as a
+ * workflow_run event).
+ */
+export function currentRunOf(payload: EventPayload, runId: string | null, attempt: number, repo: Repo): TriggeringRun {
+  const pr = payload.pull_request;
+  const id = Number(runId);
+  if (typeof pr?.number !== 'number' || typeof pr.head?.sha !== 'string' || !Number.isSafeInteger(id)) {
+    throw new EventError(
+      'mode: report reads a measuring run: in a workflow_run workflow (the run that triggered it), or in a later job of a pull_request ' +
+        'workflow (this run). This event is neither (example-workflows/perf.yml).',
+    );
+  }
+  return {
+    id,
+    attempt,
+    event: 'pull_request',
+    headSha: pr.head.sha,
+    headBranch: pr.head.ref ?? null,
+    headOwner: pr.head.repo?.owner?.login ?? null,
+    pullRequests: [{ number: pr.number, headSha: pr.head.sha, baseRepoUrl: null, baseRepoName: repo.repo }],
   };
 }
 

@@ -7,7 +7,7 @@
  * (regressions are kept longest), each time with a note that links the full report.
  */
 import type { Analysis, Results } from '../results/types.js';
-import { escapeMarkdown, formatCount } from './format.js';
+import { escapeMarkdown, escapeUrl, formatCount } from './format.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
 import { orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
@@ -56,8 +56,7 @@ export function commentMarker(id: string): string {
 
 /** A markdown link whose text is escaped; the URL (built by perfgate) gets no parenthesis that could end it. */
 function markdownLink(link: ArtifactLink): string {
-  const url = new URL(link.url).href.replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'));
-  return `[${escapeMarkdown(link.label)}](${url})`;
+  return `[${escapeMarkdown(link.label)}](${escapeUrl(link.url)})`;
 }
 
 /**

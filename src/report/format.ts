@@ -6,7 +6,7 @@ import type { MetricId } from '../config/types.js';
 
 /** U+2212: a real minus sign, the width of a plus sign (a hyphen looks like a dash in tables). */
 export const MINUS = '\u2212';
-/** Inserted after `@` and `#` so GitHub neither pings a user/team nor links an issue. */
+/** Inserted after `@` and `#` (and into `://`, `www.`, `GH-`) so GitHub neither pings, links an issue, nor autolinks. */
 const ZERO_WIDTH_JOINER = '\u200D';
 const NOT_AVAILABLE = 'n/a';
 
@@ -104,6 +104,14 @@ export function formatPercent(fraction: number): string {
   return groupThousands(digits) + '%';
 }
 
+/**
+ * An integer as plain digits (a seed, a line number, a block count): never anything but digits
+ * and a minus sign, whatever a results file holds there.
+ */
+export function formatInteger(value: number): string {
+  return Number.isSafeInteger(value) ? String(value) : NOT_AVAILABLE;
+}
+
 /** A whole count with thousands separators: 12,345. */
 export function formatCount(count: number): string {
   return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
@@ -128,15 +136,26 @@ export function formatValue(metric: MetricId, value: number): string {
 }
 
 /**
+ * Characters that draw nothing but change how text reads or matches: zero-width spaces and
+ * joiners, word joiners and invisible operators, the soft hyphen, the BOM, Hangul fillers,
+ * Mongolian vowel separator, bidirectional marks, embeddings, overrides and isolates, and Unicode
+ * tags (Unicode TR #9 and the Default_Ignorable_Code_Point property, UCD DerivedCoreProperties.txt).
+ * Variation selectors stay: emoji need them.
+ */
+const INVISIBLE =
+  /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufff8]|\u034f|[\u180b-\u180d\u180f]|\udb40[\udc00-\udc7f]/g;
+
+/**
  * Makes text from outside perfgate safe on one line: a line break (with the indentation around
  * it) and a tab become one space; control characters (ANSI escapes start with one) and
- * bidirectional overrides (which can make text read differently than it is) are removed.
+ * invisible characters (which can make text read differently than it is) are removed.
  */
 export function sanitizeText(text: string): string {
   return String(text)
     .replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, ' ')
     .replace(/\t/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
+    .replace(INVISIBLE, '');
 }
 
 const HTML_ENTITIES: Record<string, string> = {
@@ -150,13 +169,25 @@ const HTML_ENTITIES: Record<string, string> = {
 /**
  * Makes user-controlled text (scenario names, paths, refs, messages) inert in GitHub markdown,
  * including table cells: no HTML, no table break, no code span, no emphasis or link, no math,
- * no @mention ping and no #123 reference. The result is one line.
+ * no @mention ping, no #123 or GH-123 reference, and no autolink (`https://…`, `www.…`,
+ * `user@host`; GFM spec, "Autolinks (extension)"). The result is one line.
  */
 export function escapeMarkdown(text: string): string {
   return sanitizeText(text)
     .replace(/[\\*_[\]~$]/g, (c) => `\\${c}`)
     .replace(/[@#]/g, (c) => c + ZERO_WIDTH_JOINER)
+    .replace(/:\/\//g, `:${ZERO_WIDTH_JOINER}//`)
+    .replace(/(www)\./gi, `$1${ZERO_WIDTH_JOINER}.`)
+    .replace(/(GH)-(?=\d)/gi, `$1${ZERO_WIDTH_JOINER}-`)
     .replace(/[&<>|`]/g, (c) => HTML_ENTITIES[c]!);
+}
+
+/**
+ * A URL perfgate built, made safe as a markdown link target: parentheses (which could end the
+ * link early) and anything URL syntax does not allow are percent-encoded.
+ */
+export function escapeUrl(url: string): string {
+  return new URL(url).href.replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'));
 }
 
 /** Shortens text to at most `max` characters (code points), ending in "…" when cut. */

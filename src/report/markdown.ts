@@ -5,9 +5,11 @@
 import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
 import {
   escapeMarkdown,
+  escapeUrl,
   formatChange,
   formatCount,
   formatDurationUs,
+  formatInteger,
   formatInterval,
   formatMetricName,
   formatPercent,
@@ -212,16 +214,16 @@ function renderMethod(results: Results): string {
   const how =
     (load.mode ?? 'alternate') === 'simultaneous'
       ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both`
-      : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${results.seed})${where}`;
+      : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
   const http =
     results.scenarios.length === 0
       ? []
       : [
-          `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? 'once' : `${starts} times (${load.blocks} ${load.blocks === 1 ? 'block' : 'blocks'} of ${instances} fresh ${instances === 1 ? 'start' : 'starts'} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`,
+          `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? 'once' : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? 'block' : 'blocks'} of ${formatInteger(instances)} fresh ${instances === 1 ? 'start' : 'starts'} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`,
         ];
   const benchmarks = results.benchmarks
     ? [
-        `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${results.seed}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
+        `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${formatInteger(results.seed)}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
       ]
     : [];
   const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health))
@@ -282,7 +284,7 @@ function renderEnvironment(env: Environment): string {
   const flags = env.nodeFlags.length === 0 ? 'none' : escapeMarkdown(env.nodeFlags.join(' '));
   return [
     '**Environment.**',
-    `- CPU: ${env.cpus} × ${escapeMarkdown(env.cpuModel)}`,
+    `- CPU: ${formatInteger(env.cpus)} × ${escapeMarkdown(env.cpuModel)}`,
     `- Node: ${escapeMarkdown(env.nodeVersion)}, flags: ${flags}`,
     `- OS: ${escapeMarkdown(env.os)} (${escapeMarkdown(env.arch)}), ${formatCount(env.totalMemoryMb)} MB memory`,
   ].join('\n');
@@ -406,7 +408,7 @@ function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChang
   const side = sourceSide(c);
   if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
   const path = c.file.split('/').map(encodeURIComponent).join('/');
-  return `${repository.replace(/\/+$/, '')}/blob/${results.sides[side].sha}/${path}#L${c.line}`;
+  return escapeUrl(`${repository.replace(/\/+$/, '')}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 
 function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {

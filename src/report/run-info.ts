@@ -5,7 +5,7 @@
 import type { Analysis, Environment, Results, RunWarning, SideInfo } from '../results/types.js';
 import { earlyStop } from '../gate/sequential.js';
 import { formatP } from '../gate/text.js';
-import { formatCount, formatDurationUs, truncate } from './format.js';
+import { formatCount, formatDurationUs, formatInteger, truncate } from './format.js';
 
 /** Longest error message quoted; a stack trace belongs in the logs, not in the comment. */
 const MAX_ERROR_CHARS = 500;
@@ -81,7 +81,7 @@ export function describeStopping(results: Results, escapeText: Escape): string |
   const interim = sequential?.taken.find((look) => look.look === 0);
   if (!sequential || !interim) return null;
   const planned = sequential.looks[0]!;
-  const where = `after block ${planned.afterBlock + 1} of ${results.config.load.blocks} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
+  const where = `after block ${formatInteger(planned.afterBlock + 1)} of ${formatInteger(results.config.load.blocks)} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
   const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim level ${formatP(planned.nominalAlpha)}, final level ${formatP(sequential.looks[1]!.nominalAlpha)}`;
   const reason = escapeText(interim.reason);
   if (interim.decision === 'continue') {
@@ -119,12 +119,12 @@ export function describeSetup(results: Results, escapeText: Escape): string {
   const rounds = countRounds(results);
   return [
     `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
-    `${env.cpus} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
+    `${formatInteger(env.cpus)} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
     ...(results.scenarios.length > 0
       ? [`${describePairs(countPairs(results))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`]
       : []),
     ...(rounds === null ? [] : [describeRounds(rounds)]),
-    `seed ${results.seed}`,
+    `seed ${formatInteger(results.seed)}`,
   ].join(' · ');
 }
 

@@ -28,10 +28,11 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
   const flamegraph = '<!doctype html><title>flamegraph</title><svg></svg>\n';
   writeFileSync(join(outDir, 'flamegraph-head.html'), flamegraph);
 
+  // The single-job layout: the measuring job comments, so it holds a write token (opted in).
   const run = await runAction({
     eventName: 'pull_request',
     event: pullRequestEvent({ number: 7, baseSha: baseSha(repo), headSha: headSha(repo) }),
-    inputs,
+    inputs: { ...inputs, 'allow-write-token': 'true' },
     workspace: repo,
     temp,
     runId: 4242,
@@ -40,6 +41,10 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
   });
   assert.equal(run.status, 1, describeRun(run));
   assert.ok(run.annotations('error').some((e) => /^perfgate: performance regression: throughput of GET \/work/.test(e)), describeRun(run));
+  assert.ok(
+    run.annotations('warning').some((w) => /allow-write-token is true, so the pull request's code runs although this step would comment/.test(w)),
+    describeRun(run),
+  );
 
   const summary = run.summary;
   assert.match(summary, /## perfgate/);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BAD_GATEWAY, rateLimited } from '../helpers/github-api.js';
 import { cleanPairs, headShaFor, regressedPairs, stageMeasuredRun } from '../helpers/github-runs.js';
+import { pullRequestEvent } from '../helpers/github-events.js';
 import { describeRun, READ_ONLY_TOKEN, runAction, useFakePlatform } from '../helpers/github-runner.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
@@ -138,7 +139,7 @@ describe('report mode: the sticky comment', () => {
     assert.ok(!/@(?!\u200D)/.test(body), 'every @ is followed by a zero-width joiner: no mention pings');
     assert.ok(!body.includes('`'), 'no backtick: no code span');
     assert.ok(!/(?<!\\)\]\(https:\/\/evil/.test(body), 'no markdown link or image from names: its brackets are escaped');
-    assert.ok(body.includes('!\\[x\\](https://evil.example)'), 'the name shows as text');
+    assert.ok(body.includes(`!\\[x\\](https:${ZWJ}//evil.example)`), 'the name shows as text (the URL no autolink)');
     assert.ok(body.includes(`@${ZWJ}org/team`), 'the name is still readable');
     for (const line of body.split('\n').filter((l) => l.startsWith('|'))) {
       const cells = line.split('|').length - 2;
@@ -170,6 +171,60 @@ describe('report mode: the sticky comment', () => {
     assert.ok(comment.body.includes('GET /items/321?page='), 'the regressed scenario is kept');
     assert.ok(comment.body.includes('⚠️ regression'), 'its regression rows are kept');
     assert.ok(run.summary.length > comment.body.length, 'the job summary (1 MiB) keeps more');
+  });
+
+  test('a comment forged by someone else with perfgate\'s marker is never edited: perfgate posts its own', async () => {
+    const forged = platform.github.addComment(16, `${MARKER}\n## perfgate: 0 regressions — ✅ passing`, { login: 'mallory', type: 'User' });
+    const staged = await stageMeasuredRun(platform, { runId: 7801, pullRequest: 16, headSha: headShaFor(16), results: resultsFromPairs(regressedPairs()) });
+    const from = platform.github.requests.length;
+    const run = await report(staged.event);
+    assert.equal(run.status, 0, describeRun(run));
+    assert.ok(since(from).some((r) => r.path === '/user'), 'asks GitHub who the token is');
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), ['POST /repos/acme/shop/issues/16/comments']);
+    const comments = perfgateComments(16);
+    assert.equal(comments.length, 2);
+    assert.equal(comments[0]!.body, forged.body, 'the forged comment is untouched');
+    assert.deepEqual(comments[1]!.user, { login: 'github-actions[bot]', type: 'Bot' });
+    assert.match(comments[1]!.body, /❌ regression/);
+
+    // A personal token finds the comments of its own user (GET /user answers), not the bot's.
+    platform.github.users.set('ghs_writeToken', 'perf-robot');
+    try {
+      const again = await report(staged.event);
+      assert.equal(again.status, 0, describeRun(again));
+      assert.equal(perfgateComments(16).length, 3, 'neither mallory\'s nor the bot\'s comment is this token\'s');
+      assert.equal(perfgateComments(16)[2]!.user.login, 'perf-robot');
+    } finally {
+      platform.github.users.delete('ghs_writeToken');
+    }
+  });
+
+  test('a forged results file fails the step with one clear error: no stack, nothing posted', async () => {
+    const results = resultsFromPairs(regressedPairs()) as unknown as Record<string, unknown>;
+    results.seed = '@org/team';
+    (results.environment as Record<string, unknown>).cpus = '<b>64</b>';
+    const staged = await stageMeasuredRun(platform, { runId: 7901, pullRequest: 17, headSha: headShaFor(17), results: results as never });
+    const from = platform.github.requests.length;
+    const run = await report(staged.event);
+    assert.equal(run.status, 1, describeRun(run));
+    const errors = run.annotations('error');
+    assert.equal(errors.length, 1, describeRun(run));
+    assert.match(errors[0]!, /^perfgate: the results artifact of run 7901 is not a results file this perfgate can report: seed: .*environment\.cpus/);
+    assert.doesNotMatch(errors[0]!, /\n\s+at |unexpected error|@org|<b>/);
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], 'nothing posted');
+  });
+
+  test('same-repository flow: a later job of the pull_request run reports this run\'s artifact on the event\'s PR', async () => {
+    const staged = await stageMeasuredRun(platform, { runId: 7951, pullRequest: 18, headSha: headShaFor(18), results: resultsFromPairs(regressedPairs()) });
+    const event = pullRequestEvent({ number: 18, baseSha: 'a'.repeat(40), headSha: headShaFor(18), headRef: 'feature-18' });
+    const from = platform.github.requests.length;
+    const run = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report' }, ...platform, runId: 7951 });
+    assert.equal(run.status, 0, describeRun(run));
+    assert.ok(since(from).some((r) => r.path === `/repos/acme/shop/actions/runs/7951/artifacts`), 'this run\'s artifacts');
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), ['POST /repos/acme/shop/issues/18/comments']);
+    assert.match(perfgateComments(18)[0]!.body, /❌ regression/);
+    assert.equal(run.outputs.decision, 'fail');
+    assert.ok(staged.artifact.id > 0);
   });
 
   test('a run of a push has no pull request: the job summary only', async () => {

@@ -32,7 +32,8 @@ test('a fork PR: measured read-only, accepted by its label, commented on by the 
 
   const measure = await runAction({
     eventName: 'pull_request',
-    event: pullRequestEvent({ number: 21, baseSha: baseSha(repo), headSha: head, headRef: 'faster', headRepo: 'mallory/shop' }),
+    // The label as the event lists it: gate mode decides on the event's labels only, fixed before the PR's code ran.
+    event: pullRequestEvent({ number: 21, baseSha: baseSha(repo), headSha: head, headRef: 'faster', headRepo: 'mallory/shop', labels: ['needs-review', ACCEPT] }),
     inputs,
     workspace: repo,
     runId: 8001,

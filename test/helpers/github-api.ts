@@ -1,7 +1,8 @@
 /**
  * A local stand-in for the GitHub REST API, speaking the endpoints perfgate uses the way GitHub
  * does: issue comments with real pagination (Link headers), labels, pull requests by head,
- * a workflow run's artifacts and their download redirect (to Azurite, through ArtifactBackend).
+ * a workflow run's artifacts and their download redirect (to Azurite, through ArtifactBackend),
+ * GET /user (403 for an installation token, as GitHub answers), comments with their author.
  * It records every request, enforces token permissions (a read-only token gets 403 on writes,
  * as a fork's does), refuses bodies over 65,536 characters, and can be told to answer the next
  * matching requests with a 502 or a rate limit first.
@@ -78,6 +79,8 @@ export class FakeGitHub {
     ['ghs_writeToken', 'write'],
     ['ghs_readOnlyForkToken', 'read'],
   ]);
+  /** token → the user it belongs to (a personal token); the others are installation tokens, whose comments are the Actions bot's. */
+  readonly users = new Map<string, string>();
   private readonly faults: Fault[] = [];
   private nextCommentId = 5_000_001;
 
@@ -191,10 +194,15 @@ export class FakeGitHub {
     }
     const permission = token === null ? undefined : this.tokens.get(token);
     if (permission === undefined) return respond({ status: 401, body: { message: 'Bad credentials', status: '401' } });
+    if (method === 'GET' && url.pathname === '/user') {
+      // An installation token (GITHUB_TOKEN) is not a user: GitHub answers 403.
+      const login = this.users.get(token!);
+      return respond(login ? { status: 200, body: { login, id: 9001, type: 'User' } } : { status: 403, body: NOT_ACCESSIBLE });
+    }
     const repo = `/repos/${OWNER}/${REPO}`;
     if (!url.pathname.startsWith(`${repo}/`)) return respond({ status: 404, body: { message: 'Not Found', status: '404' } });
     const route = `${method} ${url.pathname.slice(repo.length)}`;
-    for (const [pattern, handler] of this.routes(url, body, permission === 'write')) {
+    for (const [pattern, handler] of this.routes(url, body, permission === 'write', token)) {
       const match = pattern.exec(route);
       if (match) return respond(handler(match.slice(1)));
     }
@@ -202,7 +210,13 @@ export class FakeGitHub {
   }
 
   /** The endpoints, as "METHOD /path-under-the-repo" patterns and handlers of their captures. */
-  private routes(url: URL, body: Record<string, unknown> | null, writeAllowed: boolean): [RegExp, (args: string[]) => FakeResponse][] {
+  /** Who a token's comments are by: its user, or the Actions bot for an installation token. */
+  private author(token: string | null): FakeComment['user'] {
+    const login = token === null ? undefined : this.users.get(token);
+    return login ? { login, type: 'User' } : { login: 'github-actions[bot]', type: 'Bot' };
+  }
+
+  private routes(url: URL, body: Record<string, unknown> | null, writeAllowed: boolean, token: string | null): [RegExp, (args: string[]) => FakeResponse][] {
     const notFound: FakeResponse = { status: 404, body: { message: 'Not Found', status: '404' } };
     const forbidden: FakeResponse = { status: 403, body: NOT_ACCESSIBLE };
     return [
@@ -211,7 +225,7 @@ export class FakeGitHub {
         /^POST \/issues\/(\d+)\/comments$/,
         ([issue]) => {
           if (!writeAllowed) return forbidden;
-          return this.invalidBody(body) ?? { status: 201, body: this.addComment(Number(issue), String(body!.body), { login: 'github-actions[bot]', type: 'Bot' }) };
+          return this.invalidBody(body) ?? { status: 201, body: this.addComment(Number(issue), String(body!.body), this.author(token)) };
         },
       ],
       [

@@ -76,6 +76,8 @@ export interface ActionRunOptions {
   /** RUNNER_TEMP; a new directory when not given. */
   temp?: string;
   timeoutMs?: number;
+  /** More variables the runner sets (ACTIONS_ID_TOKEN_REQUEST_TOKEN with id-token: write, …). */
+  env?: Record<string, string>;
 }
 
 export interface ActionRun {
@@ -122,6 +124,7 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
     RUNNER_TEMP: temp,
     ...(options.github && { GITHUB_API_URL: options.github.url }),
     ...(options.artifacts && { ACTIONS_RUNTIME_TOKEN: options.artifacts.runtimeToken(runId), ACTIONS_RESULTS_URL: options.artifacts.resultsUrl }),
+    ...options.env,
   };
   for (const [k, v] of Object.entries({ ...defaultInputs(token), ...options.inputs })) env[`INPUT_${k.toUpperCase()}`] = v;
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
@@ -9,48 +11,98 @@ interface Step {
   uses?: string;
   with?: Record<string, unknown>;
 }
+interface Job {
+  if?: string;
+  needs?: string | string[];
+  permissions?: Record<string, string>;
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean };
+  'timeout-minutes'?: number;
+  steps: Step[];
+}
 interface Workflow {
+  name: string;
   on: Record<string, unknown>;
   permissions?: Record<string, string>;
-  jobs: Record<string, { steps: Step[] }>;
+  concurrency?: unknown;
+  jobs: Record<string, Job>;
 }
 
 const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, unknown> };
 const dir = join(ROOT, 'example-workflows');
-const workflows = Object.fromEntries(
-  readdirSync(dir)
-    .filter((f) => f.endsWith('.yml'))
-    .map((f) => [f, parse(readFileSync(join(dir, f), 'utf8')) as Workflow]),
-);
+const files = readdirSync(dir).filter((f) => f.endsWith('.yml'));
+const texts = Object.fromEntries(files.map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+const workflows = Object.fromEntries(files.map((f) => [f, parse(texts[f]!) as Workflow]));
 
-function perfgateSteps(workflow: Workflow): Step[] {
-  return Object.values(workflow.jobs).flatMap((job) => job.steps.filter((s) => s.uses?.includes('/perfgate@')));
+function perfgateSteps(job: Job): Step[] {
+  return job.steps.filter((s) => s.uses?.includes('/perfgate@'));
 }
+const jobs = () => Object.entries(workflows).flatMap(([file, w]) => Object.entries(w.jobs).map(([name, job]) => ({ file, name, job })));
+const writes = (job: Job) => Object.values(job.permissions ?? {}).includes('write');
+const runsPrCode = (job: Job) => job.steps.some((s) => s.uses?.startsWith('actions/checkout'));
 
-test('example workflows: the plain gate, the fork-safe pair, a manual run', () => {
-  assert.deepEqual(Object.keys(workflows).sort(), ['perf-fork-comment.yml', 'perf-fork-measure.yml', 'perf-manual.yml', 'perf.yml']);
+test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run', () => {
+  assert.deepEqual(files.sort(), ['perf-comment.yml', 'perf-manual.yml', 'perf.yml']);
 });
 
 test('every perfgate step of the examples uses only inputs action.yml declares', () => {
-  for (const [file, workflow] of Object.entries(workflows)) {
-    const steps = perfgateSteps(workflow);
-    assert.ok(steps.length > 0, `${file} runs perfgate`);
-    for (const step of steps) {
+  for (const { file, job } of jobs()) {
+    for (const step of perfgateSteps(job)) {
       for (const input of Object.keys(step.with ?? {})) assert.ok(input in action.inputs, `${file}: unknown input ${input}`);
     }
   }
 });
 
-test('the fork-safe pair: the measuring workflow is read-only, the commenter runs no PR code', () => {
-  const measure = workflows['perf-fork-measure.yml']!;
-  const comment = workflows['perf-fork-comment.yml']!;
-  assert.deepEqual(measure.permissions, { contents: 'read' });
-  assert.ok('pull_request' in measure.on && !('pull_request_target' in measure.on));
-  assert.equal(perfgateSteps(measure)[0]!.with?.comment, 'never');
-  const trigger = comment.on.workflow_run as { workflows: string[] };
-  assert.deepEqual(trigger.workflows, [(parse(readFileSync(join(dir, 'perf-fork-measure.yml'), 'utf8')) as { name: string }).name]);
-  assert.deepEqual(comment.permissions, { actions: 'read', 'pull-requests': 'write' });
-  const steps = Object.values(comment.jobs).flatMap((job) => job.steps);
-  assert.ok(!steps.some((s) => s.uses?.startsWith('actions/checkout')), 'no checkout: nothing from the PR runs with the write token');
-  assert.equal(perfgateSteps(comment)[0]!.with?.mode, 'report');
+test('no job that runs PR code holds a write token or a persisted credential; no job with a write token runs PR code', () => {
+  for (const { file, name, job } of jobs()) {
+    assert.ok(job.permissions, `${file} ${name}: permissions are set per job`);
+    if (runsPrCode(job)) {
+      assert.deepEqual(job.permissions, { contents: 'read' }, `${file} ${name}`);
+      const checkout = job.steps.find((s) => s.uses?.startsWith('actions/checkout'))!;
+      assert.equal(checkout.with?.['persist-credentials'], false, `${file} ${name}: persist-credentials: false`);
+      for (const step of perfgateSteps(job)) assert.notEqual(step.with?.mode, 'report');
+    }
+    if (writes(job)) {
+      assert.ok(!runsPrCode(job), `${file} ${name}: no checkout next to a write token`);
+      assert.ok(job.steps.every((s) => s.uses === undefined || /@[0-9a-f]{40}$/.test(s.uses)), `${file} ${name}: actions pinned by commit sha`);
+      for (const step of job.steps) {
+        if (step.uses) assert.match(texts[file]!, new RegExp(`${step.uses.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')} # v\\d`), `${file}: a version comment`);
+      }
+      assert.equal(perfgateSteps(job)[0]!.with?.mode, 'report');
+    }
+  }
+  for (const [file, workflow] of Object.entries(workflows)) {
+    assert.ok(!('pull_request_target' in workflow.on), file);
+    assert.ok(workflow.permissions === undefined || Object.values(workflow.permissions).every((p) => p !== 'write'), `${file}: no write at workflow level`);
+  }
 });
+
+test('concurrency at job level (an unrelated label never cancels a measurement), a timeout on every job', () => {
+  for (const [file, workflow] of Object.entries(workflows)) assert.equal(workflow.concurrency, undefined, `${file}: no workflow-level concurrency`);
+  for (const { file, name, job } of jobs()) {
+    assert.ok(job.concurrency?.group, `${file} ${name}: concurrency`);
+    assert.ok(Number.isInteger(job['timeout-minutes']), `${file} ${name}: timeout-minutes`);
+  }
+});
+
+test('the recommended layout: same-repository PRs commented from perf.yml, forks from perf-comment.yml', () => {
+  const perf = workflows['perf.yml']!;
+  const comment = workflows['perf-comment.yml']!;
+  assert.equal(perfgateSteps(perf.jobs.measure!)[0]!.with?.comment, 'never');
+  assert.equal(perf.jobs.comment!.needs, 'measure');
+  assert.match(perf.jobs.comment!.if!, /github\.event\.pull_request\.head\.repo\.full_name == github\.repository/);
+  assert.deepEqual((comment.on.workflow_run as { workflows: string[] }).workflows, [perf.name]);
+  assert.match(comment.jobs.comment!.if!, /github\.event\.workflow_run\.head_repository\.full_name != github\.repository/);
+});
+
+/** actionlint (`go install github.com/rhysd/actionlint/cmd/actionlint@latest`; .ci/run installs it). */
+const ACTIONLINT = [process.env.ACTIONLINT, join(homedir(), 'go', 'bin', 'actionlint')].find((p) => p && existsSync(p)) ?? 'actionlint';
+const actionlintFound = spawnSync(ACTIONLINT, ['-version'], { encoding: 'utf8' }).status === 0;
+
+test(
+  'actionlint passes on every example workflow',
+  { skip: actionlintFound ? false : 'actionlint is not installed: go install github.com/rhysd/actionlint/cmd/actionlint@latest' },
+  () => {
+    const run = spawnSync(ACTIONLINT, ['-no-color', ...files.map((f) => join(dir, f))], { encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stdout + run.stderr);
+  },
+);

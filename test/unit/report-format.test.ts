@@ -132,10 +132,34 @@ describe('escapeMarkdown', () => {
   it('keeps the text on one line', () => {
     assert.equal(escapeMarkdown('one\ntwo\r\nthree\n    at frame'), 'one two three at frame');
   });
+
+  it('breaks every GitHub autolink: URLs, www., e-mail, GH-123, #123, @team', () => {
+    const probes: [string, string][] = [
+      ['see https://evil.example/x', `see https:${ZWJ}//evil.example/x`],
+      ['file:///repo/a.js', `file:${ZWJ}///repo/a.js`],
+      ['www.evil.example', `www${ZWJ}.evil.example`],
+      ['(WWW.evil.example)', `(WWW${ZWJ}.evil.example)`],
+      ['_www.evil.example_', `\\_www${ZWJ}.evil.example\\_`],
+      ['fixes GH-123', `fixes GH${ZWJ}-123`],
+      ['acme/shop#12', `acme/shop#${ZWJ}12`],
+      ['mail me@evil.example', `mail me@${ZWJ}evil.example`],
+      ['@acme/admins', `@${ZWJ}acme/admins`],
+    ];
+    for (const [text, escaped] of probes) assert.equal(escapeMarkdown(text), escaped, text);
+  });
+
+  it('removes zero-width, invisible and bidirectional characters before adding its own joiners', () => {
+    const invisible = ['\u200B', '\u200C', '\u200D', '\u200E', '\u200F', '\u2060', '\u2066', '\u2069', '\uFEFF', '\u00AD', '\u202E', '\u{E0041}'];
+    for (const c of invisible) assert.equal(escapeMarkdown(`a${c}b`), 'ab', `U+${c.codePointAt(0)!.toString(16)}`);
+    // A joiner smuggled into a mention does not survive as the only separator: ours is added after '@'.
+    assert.equal(escapeMarkdown('@\u200Dorg'), `@${ZWJ}org`);
+    assert.equal(escapeMarkdown('htt\u200Bps://x'), `https:${ZWJ}//x`);
+  });
 });
 
 describe('sanitizeText', () => {
-  it('removes control characters, ANSI escapes and bidi overrides', () => {
+  it('removes control characters, ANSI escapes, bidi overrides and invisible characters', () => {
+    assert.equal(sanitizeText('pay\u200Bpal\u2067'), 'paypal');
     assert.equal(sanitizeText('a\x1b[31mred\x1b[39m\u202Eb\tc\nd'), 'a[31mred[39mb c d');
   });
 });
