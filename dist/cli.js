@@ -61843,7 +61843,7 @@ function deriveWarnings(results, comparisons, family, gatedCount, level) {
       break;
     }
   }
-  for (const c of comparisons.filter((c2) => c2.gated && c2.starts && c2.starts.length >= 3)) {
+  for (const c of comparisons.filter((c2) => c2.gated && c2.verdict === "inconclusive" && c2.starts && c2.starts.length >= 3)) {
     const spread = startSpread(c.starts.map((s) => Math.log1p(s.change)));
     if (spread > c.limit) {
       const changes = c.starts.map((s) => s.change);

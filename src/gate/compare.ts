@@ -322,7 +322,7 @@ function deriveWarnings(
   }
   // The starts themselves disagree: a reader should see why a run is inconclusive, and that
   // no number of slices per start would have settled it.
-  for (const c of comparisons.filter((c) => c.gated && c.starts && c.starts.length >= 3)) {
+  for (const c of comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && c.starts && c.starts.length >= 3)) {
     const spread = startSpread(c.starts!.map((s) => Math.log1p(s.change)));
     if (spread > c.limit) {
       const changes = c.starts!.map((s) => s.change);

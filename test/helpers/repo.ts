@@ -59,6 +59,7 @@ export function quickConfig(extra = ''): string {
 load:
   pairs: 12
   blocks: 2
+  instances: 12
   slice: 300ms
   warmup: 300ms
 profile: false

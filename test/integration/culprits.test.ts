@@ -33,7 +33,7 @@ async function compareFixture(name: string, scenario = 'GET /'): Promise<Run> {
   start: node server.js
   ready: { timeout: 10s }
 scenarios: [${scenario}]
-load: { pairs: 10, blocks: 1, slice: 300ms, warmup: 300ms }
+load: { pairs: 10, blocks: 1, instances: 10, slice: 300ms, warmup: 300ms }
 profile: { duration: 2s }
 `,
     },

@@ -37,7 +37,7 @@ test('a service that never becomes ready: clear error with the log tail, within 
   assert.match(run.stderr, /booting… waiting for a database that never comes/, 'log tail shown');
   assert.match(run.stderr, /service\.ready/, 'says what to check');
   assert.ok(seconds < 20, `gave up in ${seconds} s`);
-  // every service process that started is gone (head runs in the work tree itself)
+  // every service process that started is gone (each wrote its pid into the repository folder)
   const pids = readdirSync(repo)
     .filter((f) => f.startsWith('pid-'))
     .map((f) => Number(readFileSync(join(repo, f), 'utf8')));
@@ -46,7 +46,8 @@ test('a service that never becomes ready: clear error with the log tail, within 
 });
 
 test('a service crashing mid-run: clear error, results.json keeps the finished pairs', async () => {
-  const config = quickConfig('scenarios: [GET /]').replace('pairs: 12', 'pairs: 40').replace('blocks: 2', 'blocks: 1');
+  // 4 starts per side: a short warm-up, so the crash (4 s after the first request) comes while slices are measured
+  const config = quickConfig('scenarios: [GET /]').replace('pairs: 12', 'pairs: 40').replace('blocks: 2', 'blocks: 1').replace('instances: 12', 'instances: 4');
   const repo = makeRepo(
     { 'server.js': { copy: 'services/crash-server.js' }, 'crash.json': '{"crash": false}', 'perfgate.yml': config },
     { 'crash.json': '{"crash": true}' },

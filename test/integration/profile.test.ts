@@ -30,7 +30,7 @@ const config = (scenario: string, pairs = 12) => `service:
   start: node server.js
   ready: { timeout: 10s }
 scenarios: [${scenario}]
-load: { pairs: ${pairs}, blocks: 1, slice: 300ms, warmup: 300ms }
+load: { pairs: ${pairs}, blocks: 1, instances: ${pairs}, slice: 300ms, warmup: 300ms }
 profile: { duration: 2s }
 `;
 
