@@ -74,7 +74,8 @@ test('adaptive stopping: a large regression stops at the interim look, recorded 
   // for an all-agreeing one-sided p (1/2^14) to pass the interim level after Holm over 3 gated
   // metrics (the statistics count starts, so fewer starts could never stop for a regression).
   const config = quickConfig('scenarios: [GET /work]')
-    .replace('pairs: 12', 'pairs: 28\n  instances: 14')
+    .replace('pairs: 12', 'pairs: 28')
+    .replace('instances: 12', 'instances: 14')
     .replace('slice: 300ms', 'slice: 200ms')
     .replace('warmup: 300ms', 'warmup: 100ms');
   const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, workService(60_000));
