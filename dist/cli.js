@@ -60612,8 +60612,7 @@ async function runCompare(request2, ports) {
   const resultsPath = join10(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
-  let restorePin = () => {
-  };
+  let restorePin = () => true;
   ports.progress({ phase: "workspace" });
   const trees = await prepareTrees(
     {
@@ -60667,7 +60666,12 @@ async function runCompare(request2, ports) {
     if (config2.scenarios.length > 0) {
       const placement = placeProcesses(session, config2);
       if (placement) restorePin = () => pinProcess(placement.previous);
-      await runHttpPhase(session, { config: config2, plan, trees: sides, placement, look: request2.look ?? null });
+      try {
+        await runHttpPhase(session, { config: config2, plan, trees: sides, placement, look: request2.look ?? null });
+      } finally {
+        restorePin();
+        restorePin = () => true;
+      }
     }
     if (discovered) {
       await runBenchmarks(

@@ -68,7 +68,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
   const resultsPath = join(request.outDir, 'results.json');
   const env = scrubEnv(ports.env, ports.secrets);
   let session: RunSession | null = null;
-  let restorePin = () => {};
+  let restorePin: () => unknown = () => true;
 
   ports.progress({ phase: 'workspace' });
   const trees = await prepareTrees(
@@ -125,7 +125,13 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     if (config.scenarios.length > 0) {
       const placement = placeProcesses(session, config);
       if (placement) restorePin = () => pinProcess(placement.previous);
-      await runHttpPhase(session, { config, plan, trees: sides, placement, look: request.look ?? null });
+      try {
+        await runHttpPhase(session, { config, plan, trees: sides, placement, look: request.look ?? null });
+      } finally {
+        // The benchmark and profile processes perfgate starts next inherit its CPUs: give them all back.
+        restorePin();
+        restorePin = () => true;
+      }
     }
     if (discovered) {
       await runBenchmarks(
