@@ -59421,6 +59421,16 @@ function preloadPath(file2 = "preload.cjs") {
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
 }
+var portsInUse = /* @__PURE__ */ new Set();
+async function servicePort() {
+  for (; ; ) {
+    const port = await freePort();
+    if (!portsInUse.has(port)) {
+      portsInUse.add(port);
+      return port;
+    }
+  }
+}
 function freePort() {
   return new Promise((resolve2, reject) => {
     const server = createServer2();
@@ -59456,7 +59466,7 @@ var Service = class _Service {
   static async start(options) {
     const command2 = options.config.start;
     if (command2 === null) throw new Error("Service.start: service.start is not set");
-    const port = await freePort();
+    const port = await servicePort();
     writeFileSync3(options.statusFile, "");
     const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
     const env = {
@@ -59485,6 +59495,7 @@ var Service = class _Service {
       child = options.cpus ? startProcess("taskset", ["-c", options.cpus, "/bin/sh", "-c", command2], shell) : startShell(command2, shell);
     } catch (e) {
       health?.close();
+      portsInUse.delete(port);
       throw e;
     }
     return new _Service(options.side, port, child, options, health);
@@ -59572,6 +59583,7 @@ var Service = class _Service {
     await stopGroup(this.pgid, graceMs);
     this.options.tracker.delete(this.pgid);
     this.health?.close();
+    portsInUse.delete(this.port);
   }
 };
 function canConnect(host, port) {
@@ -60799,8 +60811,8 @@ async function runBlock(session, phase, block) {
         const slices = {};
         const measure = (side) => measureSlice(starts[side][planned.slot], scenario, config2.load.sliceMs);
         if (config2.load.mode === "simultaneous") {
-          const [base, head] = await Promise.all([measure("base"), measure("head")]);
-          Object.assign(slices, { base, head });
+          const [first, second] = await Promise.all(planned.order.map(measure));
+          Object.assign(slices, { [planned.order[0]]: first, [planned.order[1]]: second });
         } else {
           for (const side of planned.order) slices[side] = await measure(side);
         }

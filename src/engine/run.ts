@@ -284,9 +284,11 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
         const slices: Partial<Record<Side, Slice>> = {};
         const measure = (side: Side) => measureSlice(starts[side][planned.slot]!, scenario, config.load.sliceMs);
         if (config.load.mode === 'simultaneous') {
-          // Both at once, on the same CPUs: whatever slows the machine slows both.
-          const [base, head] = await Promise.all([measure('base'), measure('head')]);
-          Object.assign(slices, { base, head });
+          // Both at once, on the same CPUs: whatever slows the machine slows both. The side that
+          // is set going first (its health window and its connections open a moment earlier)
+          // is the pair's drawn order, so that moment cannot favour one side.
+          const [first, second] = await Promise.all(planned.order.map(measure));
+          Object.assign(slices, { [planned.order[0]]: first, [planned.order[1]]: second });
         } else {
           for (const side of planned.order) slices[side] = await measure(side);
         }

@@ -23,8 +23,26 @@ export function preloadPath(file: 'preload.cjs' | 'bench-preload.cjs' = 'preload
   return found;
 }
 
+/**
+ * Ports handed to services that are still running. The kernel may give the same free port to two
+ * bind(0) calls in a row once the first is released, and a block starts many services before any
+ * of them listens: without this, two starts could be told the same port (EADDRINUSE).
+ */
+const portsInUse = new Set<number>();
+
+/** A free TCP port that no running service of this process was given. */
+async function servicePort(): Promise<number> {
+  for (;;) {
+    const port = await freePort();
+    if (!portsInUse.has(port)) {
+      portsInUse.add(port);
+      return port;
+    }
+  }
+}
+
 /** A free TCP port on loopback (bind to 0, read it, release it). */
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -83,7 +101,7 @@ export class Service {
     const command = options.config.start;
     // The config requires a start command whenever there are scenarios to load.
     if (command === null) throw new Error('Service.start: service.start is not set');
-    const port = await freePort();
+    const port = await servicePort();
     writeFileSync(options.statusFile, '');
     // Health is measured in the timed slices only, never under the profiler. Without a socket
     // (no writable temporary directory) the run goes on, and the report says health is missing.
@@ -114,6 +132,7 @@ export class Service {
       child = options.cpus ? startProcess('taskset', ['-c', options.cpus, '/bin/sh', '-c', command], shell) : startShell(command, shell);
     } catch (e) {
       health?.close();
+      portsInUse.delete(port);
       throw e;
     }
     return new Service(options.side, port, child, options, health);
@@ -211,6 +230,7 @@ export class Service {
     await stopGroup(this.pgid, graceMs);
     this.options.tracker.delete(this.pgid);
     this.health?.close();
+    portsInUse.delete(this.port);
   }
 }
 

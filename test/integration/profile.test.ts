@@ -74,7 +74,7 @@ describe('profiling: head adds an expensive function to the request path', () =>
     }
     // the terminal report has the table and the flamegraphs' paths
     assert.match(stdout, /hot functions, GET \/payload/);
-    assert.match(stdout, /slowEtag +src\/payload\.js:\d+ +— +\d+\.\d% +\+\d+\.\d pp new/);
+    assert.match(stdout, /slowEtag(?: !)? +src\/payload\.js:\d+ +— +\d+\.\d% +\+\d+\.\d pp new/);
     for (const label of ['head', 'base', 'diff']) {
       const path = stdout.match(new RegExp(`${label} +(\\S+flamegraph-get-payload-${label}\\.html)`))?.[1];
       assert.ok(path && existsSync(path), `${label} flamegraph printed and present`);
