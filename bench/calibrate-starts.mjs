@@ -4,8 +4,9 @@
 //
 //   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster]
 //        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 6]
-//        [--pairs-per-start 3] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
+//        [--pairs-per-start 4] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
 //   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md]
+//   node bench/calibrate-starts.mjs spread [--in FILE]
 //
 // `record` drives the bundled CLI (dist/cli.js compare, as a user runs it) on a throwaway
 // repository per cell: the kind's service (bench/services/<kind>) in two commits whose work.json
@@ -121,6 +122,44 @@ async function record(values) {
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+// ------------------------------------------------------------------------------------ spread
+
+/**
+ * Where each recorded run's noise is: its pairs' throughput log-ratios split into the spread
+ * between pairs of one start and the spread of the start pairs' means (one-way random effects,
+ * method of moments: offset² = SD(means)² − within² / pairs per start, floored at 0), with the
+ * run's verdict over starts.
+ */
+async function spread(values) {
+  const gate = await import('./analyze.mjs');
+  const sd = (v) => {
+    const m = v.reduce((a, b) => a + b, 0) / v.length;
+    return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
+  };
+  console.log('run | load s | pairs per start | SD within a start | SD of start means | start offset SD | throughput over starts');
+  for (const line of readLines(resolve(values.in)).filter((l) => !l.error)) {
+    for (const scenario of line.results.scenarios) {
+      const byStart = new Map();
+      for (const pair of scenario.pairs) {
+        const key = pair.start ?? pair.block;
+        if (!byStart.has(key)) byStart.set(key, []);
+        byStart.get(key).push(100 * Math.log(pair.head.rps / pair.base.rps));
+      }
+      const groups = [...byStart.values()];
+      const means = groups.map((g) => g.reduce((a, b) => a + b, 0) / g.length);
+      const residuals = groups.flatMap((g, i) => g.map((x) => x - means[i]));
+      const within = Math.sqrt(residuals.reduce((a, b) => a + b * b, 0) / (residuals.length - groups.length));
+      const perStart = residuals.length / groups.length;
+      const offset = Math.sqrt(Math.max(0, sd(means) ** 2 - within ** 2 / perStart));
+      const t = gate.compareResults(line.results).comparisons.find((c) => c.scenario === scenario.name && c.metric === 'throughput');
+      const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
+      console.log(
+        `${line.cell}${line.variant ? ` (${line.variant})` : ''} | ${line.wallSeconds} | ${perStart.toFixed(1)} | ${within.toFixed(1)}% | ${sd(means).toFixed(1)}% | ${offset.toFixed(1)}% | ${pct(t.change)}% (${pct(t.ciLow)} … ${pct(t.ciHigh)}) ${t.verdict}`,
+      );
+    }
   }
 }
 
@@ -314,9 +353,9 @@ if (isMain) {
       rounds: { type: 'string', default: '1' },
       blocks: { type: 'string', default: '2' },
       instances: { type: 'string', default: '6' },
-      'pairs-per-start': { type: 'string', default: '3' },
+      'pairs-per-start': { type: 'string', default: '4' },
       pin: { type: 'string', default: 'auto' },
-      warmup: { type: 'string', default: '2s' },
+      warmup: { type: 'string', default: '4s' },
       mode: { type: 'string', default: 'simultaneous' },
       out: { type: 'string', default: DEFAULT_FILE },
       in: { type: 'string', default: DEFAULT_FILE },
@@ -329,7 +368,8 @@ if (isMain) {
   try {
     if (positionals[0] === 'record') await record(values);
     else if (positionals[0] === 'report') await report(values);
-    else throw new Error('usage: node bench/calibrate-starts.mjs record|report [options] (see the comment at the top)');
+    else if (positionals[0] === 'spread') await spread(values);
+    else throw new Error('usage: node bench/calibrate-starts.mjs record|report|spread [options] (see the comment at the top)');
   } catch (e) {
     console.error(`calibrate-starts: ${e.stack ?? e.message}`);
     process.exit(2);

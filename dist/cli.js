@@ -58989,57 +58989,89 @@ function readResults(path, options = {}) {
 // src/engine/load.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 var hdr = __toESM(require_dist3(), 1);
-async function runLoad(baseUrl, scenario, durationMs) {
-  const histogram = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 12e7,
-    // 120 s in µs
-    numberOfSignificantValueDigits: 3,
-    useWebAssembly: false
+import { setTimeout as sleep } from "node:timers/promises";
+async function runLoads(baseUrls, scenario, durationMs, window2 = {}) {
+  const leadMs = Math.min(200, Math.max(20, Math.round(durationMs / 20)));
+  let counting = false;
+  const runs = baseUrls.map((baseUrl) => {
+    const run = {
+      histogram: hdr.build({
+        lowestDiscernibleValue: 1,
+        highestTrackableValue: 12e7,
+        // 120 s in µs
+        numberOfSignificantValueDigits: 3,
+        useWebAssembly: false
+      }),
+      responses: 0,
+      non2xx: 0,
+      instance: (0, import_autocannon.default)({
+        url: `${baseUrl}${scenario.path}`,
+        method: scenario.method,
+        headers: scenario.headers,
+        body: scenario.body ?? void 0,
+        connections: scenario.connections,
+        pipelining: scenario.pipelining,
+        // stopped by us when the window closes; this is only a backstop
+        duration: (leadMs + durationMs) / 1e3 + 30,
+        // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
+        // tick often enough that the runs end promptly after the window.
+        sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
+        // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
+        timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
+      })
+      // without a callback it is both
+    };
+    run.instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
+      if (!counting) return;
+      run.responses++;
+      if (statusCode < 200 || statusCode >= 300) run.non2xx++;
+      run.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
+    });
+    return run;
   });
-  let responses = 0;
-  let non2xx = 0;
-  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-  const t0 = process.hrtime.bigint();
-  const instance = (0, import_autocannon.default)({
-    url: `${baseUrl}${scenario.path}`,
-    method: scenario.method,
-    headers: scenario.headers,
-    body: scenario.body ?? void 0,
-    connections: scenario.connections,
-    pipelining: scenario.pipelining,
-    duration: durationMs / 1e3,
-    // autocannon checks its stop flag only on its sampling tick (default every 1000 ms), so
-    // a 300 ms slice would silently last a whole second: tick often enough to stop on time.
-    sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
-    // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
-    timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
+  let results;
+  let startedAt = "";
+  let windowMs = 0;
+  try {
+    await sleep(leadMs);
+    counting = true;
+    startedAt = (/* @__PURE__ */ new Date()).toISOString();
+    const t0 = process.hrtime.bigint();
+    window2.onOpen?.();
+    await sleep(durationMs);
+    counting = false;
+    windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    window2.onClose?.();
+  } finally {
+    counting = false;
+    for (const run of runs) run.instance.stop();
+    results = await Promise.all(runs.map((run) => run.instance));
+  }
+  return runs.map((run, i) => {
+    const { histogram } = run;
+    const latencyUs = histogram.totalCount > 0 ? {
+      p50: histogram.getValueAtPercentile(50),
+      p90: histogram.getValueAtPercentile(90),
+      p99: histogram.getValueAtPercentile(99),
+      max: histogram.maxValue,
+      mean: Math.round(histogram.mean * 10) / 10
+    } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
+    histogram.destroy();
+    return {
+      startedAt,
+      durationMs: Math.round(windowMs * 10) / 10,
+      requests: run.responses,
+      rps: Math.round(run.responses / (windowMs / 1e3) * 10) / 10,
+      latencyUs,
+      non2xx: run.non2xx,
+      errors: results[i].errors,
+      timeouts: results[i].timeouts
+    };
   });
-  instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
-    responses++;
-    if (statusCode < 200 || statusCode >= 300) non2xx++;
-    histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
-  });
-  const result = await instance;
-  const durationMs_ = Number(process.hrtime.bigint() - t0) / 1e6;
-  const latencyUs = histogram.totalCount > 0 ? {
-    p50: histogram.getValueAtPercentile(50),
-    p90: histogram.getValueAtPercentile(90),
-    p99: histogram.getValueAtPercentile(99),
-    max: histogram.maxValue,
-    mean: Math.round(histogram.mean * 10) / 10
-  } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
-  histogram.destroy();
-  return {
-    startedAt,
-    durationMs: Math.round(durationMs_ * 10) / 10,
-    requests: responses,
-    rps: Math.round(responses / (durationMs_ / 1e3) * 10) / 10,
-    latencyUs,
-    non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts
-  };
+}
+async function runLoad(baseUrl, scenario, durationMs, window2 = {}) {
+  const [sample] = await runLoads([baseUrl], scenario, durationMs, window2);
+  return sample;
 }
 
 // src/engine/service.ts
@@ -59258,11 +59290,11 @@ async function stopGroup(pgid, graceMs = 3e3) {
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!groupAlive(pgid)) return;
-    await sleep(25);
+    await sleep2(25);
   }
   signalGroup(pgid, "SIGKILL");
   const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep2(25);
 }
 var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
 function findMarked(marker) {
@@ -59304,11 +59336,11 @@ async function stopMarked(marker, graceMs = 3e3) {
   };
   for (const pid of pids) signal(pid, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
+  while (Date.now() < deadline && pids.some(alive)) await sleep2(25);
   for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
   return pids.length;
 }
-function sleep(ms) {
+function sleep2(ms) {
   return new Promise((resolve2) => setTimeout(resolve2, ms));
 }
 function startShell(command2, options) {
@@ -59547,7 +59579,7 @@ var Service = class _Service {
         if (status >= 200 && status < 300) return;
         lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
       }
-      await sleep(100);
+      await sleep2(100);
     }
     const seconds = (timeoutMs / 1e3).toFixed(timeoutMs % 1e3 ? 1 : 0);
     throw new ServiceError(
@@ -60804,17 +60836,19 @@ async function runBlock(session, phase, block) {
         session.checkCancelled();
         ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
         const warmupMs = config2.load.warmupMs * block.instances;
-        await Promise.all([...starts.base, ...starts.head].map((service) => measureSlice(service, scenario, warmupMs)));
+        await measureSlices([...starts.base, ...starts.head], scenario, warmupMs);
       }
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
         const slices = {};
-        const measure = (side) => measureSlice(starts[side][planned.slot], scenario, config2.load.sliceMs);
+        const service = (side) => starts[side][planned.slot];
         if (config2.load.mode === "simultaneous") {
-          const [first, second] = await Promise.all(planned.order.map(measure));
-          Object.assign(slices, { [planned.order[0]]: first, [planned.order[1]]: second });
+          const measured = await measureSlices(planned.order.map(service), scenario, config2.load.sliceMs);
+          planned.order.forEach((side, i) => {
+            slices[side] = measured[i];
+          });
         } else {
-          for (const side of planned.order) slices[side] = await measure(side);
+          for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config2.load.sliceMs);
         }
         const pair = {
           block: block.index,
@@ -60840,27 +60874,46 @@ async function runBlock(session, phase, block) {
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
 }
-async function measureSlice(service, scenario, durationMs) {
-  service.assertRunning("before a load slice");
-  const window2 = await service.health?.begin();
-  const cpuBefore = service.cpuSeconds();
-  const generatorBefore = process.cpuUsage();
-  const generatorLoop = performance.eventLoopUtilization();
-  const sample = await runLoad(service.url, scenario, durationMs);
-  const generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
-  const generator = process.cpuUsage(generatorBefore);
-  const cpuAfter = service.cpuSeconds();
-  const reports = window2 === void 0 ? null : await service.health.end(window2);
-  service.assertRunning(`while under load (scenario "${scenario.name}")`);
-  service.requestsServed += sample.requests;
-  return {
-    side: service.side,
-    ...sample,
-    cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1e3) / 1e3,
-    generatorCpuSeconds: Math.round((generator.user + generator.system) / 1e3) / 1e3,
-    generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
-    health: sliceHealth(reports, service.requestsServed)
-  };
+async function measureSlices(services, scenario, durationMs) {
+  for (const service of services) service.assertRunning("before a load slice");
+  const windows = await Promise.all(services.map((service) => service.health?.begin()));
+  let cpuBefore = [];
+  let cpuAfter = [];
+  let generatorBefore = process.cpuUsage();
+  let generator = process.cpuUsage(generatorBefore);
+  let generatorLoop = performance.eventLoopUtilization();
+  let generatorUtilization = 0;
+  const samples = await runLoads(
+    services.map((service) => service.url),
+    scenario,
+    durationMs,
+    {
+      onOpen: () => {
+        cpuBefore = services.map((service) => service.cpuSeconds());
+        generatorBefore = process.cpuUsage();
+        generatorLoop = performance.eventLoopUtilization();
+      },
+      onClose: () => {
+        cpuAfter = services.map((service) => service.cpuSeconds());
+        generator = process.cpuUsage(generatorBefore);
+        generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
+      }
+    }
+  );
+  const reports = await Promise.all(services.map((service, i) => windows[i] === void 0 ? null : service.health.end(windows[i])));
+  return services.map((service, i) => {
+    service.assertRunning(`while under load (scenario "${scenario.name}")`);
+    const sample = samples[i];
+    service.requestsServed += sample.requests;
+    return {
+      side: service.side,
+      ...sample,
+      cpuSeconds: Math.round((cpuAfter[i] - cpuBefore[i]) * 1e3) / 1e3,
+      generatorCpuSeconds: Math.round((generator.user + generator.system) / 1e3) / 1e3,
+      generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
+      health: sliceHealth(reports[i], service.requestsServed)
+    };
+  });
 }
 
 // src/stats/descriptive.ts

@@ -8,7 +8,7 @@ import { scrubEnv } from './env.js';
 import { CancelledError, PerfgateError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { sliceHealth } from './health.js';
-import { runLoad } from './load.js';
+import { runLoads } from './load.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
@@ -277,20 +277,21 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
         session.checkCancelled();
         ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
         const warmupMs = config.load.warmupMs * block.instances;
-        await Promise.all([...starts.base, ...starts.head].map((service) => measureSlice(service, scenario, warmupMs)));
+        await measureSlices([...starts.base, ...starts.head], scenario, warmupMs);
       }
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
         const slices: Partial<Record<Side, Slice>> = {};
-        const measure = (side: Side) => measureSlice(starts[side][planned.slot]!, scenario, config.load.sliceMs);
+        const service = (side: Side) => starts[side][planned.slot]!;
         if (config.load.mode === 'simultaneous') {
-          // Both at once, on the same CPUs: whatever slows the machine slows both. The side that
-          // is set going first (its health window and its connections open a moment earlier)
-          // is the pair's drawn order, so that moment cannot favour one side.
-          const [first, second] = await Promise.all(planned.order.map(measure));
-          Object.assign(slices, { [planned.order[0]]: first, [planned.order[1]]: second });
+          // Both at once, on the same CPUs, over the same window: whatever slows the machine
+          // slows both. Their connections are opened in the pair's drawn order.
+          const measured = await measureSlices(planned.order.map(service), scenario, config.load.sliceMs);
+          planned.order.forEach((side, i) => {
+            slices[side] = measured[i]!;
+          });
         } else {
-          for (const side of planned.order) slices[side] = await measure(side);
+          for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config.load.sliceMs);
         }
         const pair: Pair = {
           block: block.index,
@@ -318,29 +319,49 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
 }
 
 /**
- * One slice of load on one service, with its CPU time, the load generator's (this process's) CPU
- * time, and the health the service's processes measured inside themselves; a service that died
- * is an error.
+ * One slice of load on each of `services` at once, over one shared window (runLoads): each
+ * service's CPU time and the load generator's (this process's) are read at the instants the
+ * window opens and closes; the health each service's processes measured inside themselves comes
+ * from a health window that spans the load. A service that died is an error.
  */
-async function measureSlice(service: Service, scenario: ScenarioConfig, durationMs: number): Promise<Slice> {
-  service.assertRunning('before a load slice');
-  const window = await service.health?.begin();
-  const cpuBefore = service.cpuSeconds();
-  const generatorBefore = process.cpuUsage();
-  const generatorLoop = performance.eventLoopUtilization();
-  const sample = await runLoad(service.url, scenario, durationMs);
-  const generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
-  const generator = process.cpuUsage(generatorBefore);
-  const cpuAfter = service.cpuSeconds();
-  const reports = window === undefined ? null : await service.health!.end(window);
-  service.assertRunning(`while under load (scenario "${scenario.name}")`);
-  service.requestsServed += sample.requests;
-  return {
-    side: service.side,
-    ...sample,
-    cpuSeconds: Math.round((cpuAfter - cpuBefore) * 1000) / 1000,
-    generatorCpuSeconds: Math.round((generator.user + generator.system) / 1000) / 1000,
-    generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
-    health: sliceHealth(reports, service.requestsServed),
-  };
+async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number): Promise<Slice[]> {
+  for (const service of services) service.assertRunning('before a load slice');
+  const windows = await Promise.all(services.map((service) => service.health?.begin()));
+  let cpuBefore: number[] = [];
+  let cpuAfter: number[] = [];
+  let generatorBefore = process.cpuUsage();
+  let generator = process.cpuUsage(generatorBefore);
+  let generatorLoop = performance.eventLoopUtilization();
+  let generatorUtilization = 0;
+  const samples = await runLoads(
+    services.map((service) => service.url),
+    scenario,
+    durationMs,
+    {
+      onOpen: () => {
+        cpuBefore = services.map((service) => service.cpuSeconds());
+        generatorBefore = process.cpuUsage();
+        generatorLoop = performance.eventLoopUtilization();
+      },
+      onClose: () => {
+        cpuAfter = services.map((service) => service.cpuSeconds());
+        generator = process.cpuUsage(generatorBefore);
+        generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
+      },
+    },
+  );
+  const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
+  return services.map((service, i) => {
+    service.assertRunning(`while under load (scenario "${scenario.name}")`);
+    const sample = samples[i]!;
+    service.requestsServed += sample.requests;
+    return {
+      side: service.side,
+      ...sample,
+      cpuSeconds: Math.round((cpuAfter[i]! - cpuBefore[i]!) * 1000) / 1000,
+      generatorCpuSeconds: Math.round((generator.user + generator.system) / 1000) / 1000,
+      generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
+      health: sliceHealth(reports[i]!, service.requestsServed),
+    };
+  });
 }

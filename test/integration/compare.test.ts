@@ -49,6 +49,9 @@ test('A/A: identical base and head pass with exit 0 and no regression', async ()
     for (const slice of [pair.base, pair.head]) {
       assert.ok(slice.durationMs > 250 && slice.durationMs < 450, `a 300 ms slice lasted ${slice.durationMs} ms`);
     }
+    // a simultaneous pair's two slices are counted over one window: neither side ran alone
+    assert.equal(pair.base.startedAt, pair.head.startedAt, 'both slices open at the same instant');
+    assert.equal(pair.base.durationMs, pair.head.durationMs, 'both slices last exactly as long');
     assert.ok(pair.base.latencyUs.p50 > 0 && pair.base.latencyUs.p99 >= pair.base.latencyUs.p50, 'µs latencies');
   }
   // the temporary base worktree is gone
