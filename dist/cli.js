@@ -59003,6 +59003,7 @@ async function runLoads(baseUrls, scenario, durationMs, window2 = {}) {
         useWebAssembly: false
       }),
       responses: 0,
+      served: 0,
       non2xx: 0,
       instance: (0, import_autocannon.default)({
         url: `${baseUrl}${scenario.path}`,
@@ -59022,6 +59023,7 @@ async function runLoads(baseUrls, scenario, durationMs, window2 = {}) {
       // without a callback it is both
     };
     run.instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
+      run.served++;
       if (!counting) return;
       run.responses++;
       if (statusCode < 200 || statusCode >= 300) run.non2xx++;
@@ -59065,12 +59067,14 @@ async function runLoads(baseUrls, scenario, durationMs, window2 = {}) {
       latencyUs,
       non2xx: run.non2xx,
       errors: results[i].errors,
-      timeouts: results[i].timeouts
+      timeouts: results[i].timeouts,
+      // every response, the lead and the tail outside the window included
+      served: run.served
     };
   });
 }
 async function runLoad(baseUrl, scenario, durationMs, window2 = {}) {
-  const [sample] = await runLoads([baseUrl], scenario, durationMs, window2);
+  const [{ served: _, ...sample }] = await runLoads([baseUrl], scenario, durationMs, window2);
   return sample;
 }
 
@@ -60903,8 +60907,8 @@ async function measureSlices(services, scenario, durationMs) {
   const reports = await Promise.all(services.map((service, i) => windows[i] === void 0 ? null : service.health.end(windows[i])));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);
-    const sample = samples[i];
-    service.requestsServed += sample.requests;
+    const { served, ...sample } = samples[i];
+    service.requestsServed += served;
     return {
       side: service.side,
       ...sample,

@@ -35,7 +35,7 @@ export interface LoadWindow {
  * histogram is in whole milliseconds, too coarse for a fast service whose p99 may be 1.2 ms).
  * Requests per second are counted by us over our own monotonic clock.
  */
-export async function runLoads(baseUrls: string[], scenario: ScenarioConfig, durationMs: number, window: LoadWindow = {}): Promise<LoadSample[]> {
+export async function runLoads(baseUrls: string[], scenario: ScenarioConfig, durationMs: number, window: LoadWindow = {}): Promise<(LoadSample & { served: number })[]> {
   const leadMs = Math.min(200, Math.max(20, Math.round(durationMs / 20)));
   let counting = false;
   const runs = baseUrls.map((baseUrl) => {
@@ -47,6 +47,7 @@ export async function runLoads(baseUrls: string[], scenario: ScenarioConfig, dur
         useWebAssembly: false,
       }),
       responses: 0,
+      served: 0,
       non2xx: 0,
       instance: autocannon({
         url: `${baseUrl}${scenario.path}`,
@@ -65,6 +66,7 @@ export async function runLoads(baseUrls: string[], scenario: ScenarioConfig, dur
       }) as unknown as Promise<autocannon.Result> & EventEmitter & { stop(): void }, // without a callback it is both
     };
     run.instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+      run.served++;
       if (!counting) return;
       run.responses++;
       if (statusCode < 200 || statusCode >= 300) run.non2xx++;
@@ -112,12 +114,14 @@ export async function runLoads(baseUrls: string[], scenario: ScenarioConfig, dur
       non2xx: run.non2xx,
       errors: results[i]!.errors,
       timeouts: results[i]!.timeouts,
+      // every response, the lead and the tail outside the window included
+      served: run.served,
     };
   });
 }
 
 /** runLoads on one service. */
 export async function runLoad(baseUrl: string, scenario: ScenarioConfig, durationMs: number, window: LoadWindow = {}): Promise<LoadSample> {
-  const [sample] = await runLoads([baseUrl], scenario, durationMs, window);
-  return sample!;
+  const [{ served: _, ...sample }] = await runLoads([baseUrl], scenario, durationMs, window);
+  return sample;
 }

@@ -353,8 +353,8 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
   const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);
-    const sample = samples[i]!;
-    service.requestsServed += sample.requests;
+    const { served, ...sample } = samples[i]!;
+    service.requestsServed += served;
     return {
       side: service.side,
       ...sample,
