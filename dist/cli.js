@@ -62222,6 +62222,13 @@ function describeDecision(analysis, escapeText) {
   if (analysis.decision === "fail") {
     const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? [], analysis.health?.failing ?? []);
     text2 = limits.length === 0 ? "failing" : `failing (${limits.join(", ")})`;
+  } else {
+    const undecided = [
+      ...analysis.comparisons.filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} ${formatMetricName(c.metric)}`),
+      ...(analysis.health?.comparisons ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} ${formatHealthMetricName(c.metric)}`),
+      ...(analysis.health?.heap ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} heap growth`)
+    ];
+    if (undecided.length > 0) text2 += `, but inconclusive: ${escapeText(listSome(undecided))}`;
   }
   const notCompared = analysis.benchmarks?.notCompared ?? [];
   if (notCompared.length > 0) {

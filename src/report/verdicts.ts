@@ -14,7 +14,7 @@ import type {
   UncomparedBenchmark,
 } from '../results/types.js';
 import { formatMetricName, formatPercent } from './format.js';
-import { describeHealthLimit } from './health.js';
+import { describeHealthLimit, formatHealthMetricName } from './health.js';
 import type { Escape } from './run-info.js';
 
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
@@ -134,6 +134,16 @@ export function describeDecision(analysis: Analysis, escapeText: Escape): string
   if (analysis.decision === 'fail') {
     const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? [], analysis.health?.failing ?? []);
     text = limits.length === 0 ? 'failing' : `failing (${limits.join(', ')})`;
+  } else {
+    // A pass is not "unchanged": a gated metric the run could not decide is said here.
+    const undecided = [
+      ...analysis.comparisons.filter((c) => c.gated && c.verdict === 'inconclusive').map((c) => `${c.scenario} ${formatMetricName(c.metric)}`),
+      ...(analysis.health?.comparisons ?? [])
+        .filter((c) => c.gated && c.verdict === 'inconclusive')
+        .map((c) => `${c.scenario} ${formatHealthMetricName(c.metric)}`),
+      ...(analysis.health?.heap ?? []).filter((c) => c.gated && c.verdict === 'inconclusive').map((c) => `${c.scenario} heap growth`),
+    ];
+    if (undecided.length > 0) text += `, but inconclusive: ${escapeText(listSome(undecided))}`;
   }
   const notCompared = analysis.benchmarks?.notCompared ?? [];
   if (notCompared.length > 0) {
