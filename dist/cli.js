@@ -62564,6 +62564,10 @@ function renderAccepted(accepted) {
   if (accepted === null) return null;
   return `> \u26A0\uFE0F **Regression accepted.** The label **${escapeMarkdown(accepted)}** is on this pull request, so the gated regression below passes the check instead of failing it. Remove the label to gate again.`;
 }
+function renderHowToAccept(analysis, accepted, options) {
+  if (analysis.decision !== "fail" || accepted !== null || !options.acceptLabel) return null;
+  return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
+}
 function renderIncomplete(results) {
   const text2 = describeIncomplete(results, escapeMarkdown);
   return text2 === null ? null : `> \u26A0\uFE0F **Incomplete run:** ${text2}`;
@@ -62871,23 +62875,46 @@ function renderHotFunctions(results, options) {
   const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.${attributed}`;
   return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
+function nothingChanged(results, analysis) {
+  const all = allComparisons(analysis);
+  return results.status === "complete" && analysis.decision === "pass" && all.length > 0 && all.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
+}
+function renderNothingChanged(analysis) {
+  const byScenario = /* @__PURE__ */ new Map();
+  for (const c of analysis.comparisons.filter((c2) => c2.gated)) byScenario.set(c.scenario, [...byScenario.get(c.scenario) ?? [], c]);
+  const scenarios = [...byScenario.entries()].map(
+    ([scenario, cs]) => `${escapeMarkdown(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(", ")}`
+  );
+  const shown = scenarios.slice(0, 3);
+  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
+  const count = allComparisons(analysis).length;
+  return `**Nothing changed beyond its limit:** all ${count} ${count === 1 ? "metric is" : "metrics are"} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}.`;
+}
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
-  const sections = [
-    renderHeadline(results, analysis, options.title ?? "perfgate", accepted),
-    renderAccepted(accepted),
-    renderIncomplete(results),
-    renderMethodLine(results),
+  const tables = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
     renderBenchmarks(results, analysis),
-    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== void 0),
-    options.links ?? null,
-    renderHealth(results, analysis, options.healthRows),
-    renderHotFunctions(results, options),
+    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== void 0)
+  ];
+  const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
+  const quiet = nothingChanged(results, analysis);
+  const folded = [...tables, ...inside].filter((s) => s !== null);
+  const sections = [
+    renderHeadline(results, analysis, options.title ?? "perfgate", accepted),
+    renderAccepted(accepted),
+    renderHowToAccept(analysis, accepted, options),
+    renderIncomplete(results),
+    renderMethodLine(results),
+    ...quiet ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ", service health and hot functions" : ""}</summary>
+
+${folded.join("\n\n")}
+
+</details>`] : [...tables, options.links ?? null, ...inside],
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
-    `<sub>perfgate ${escapeMarkdown(results.tool.version)}</sub>`
+    `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` \xB7 [workflow run](${options.runUrl})` : ""}</sub>`
   ];
   return sections.filter((s) => s !== null).join("\n\n") + "\n";
 }

@@ -55,10 +55,14 @@ export async function publish(
   const analysis = compareResults(results);
   const labels = analysis.decision === 'fail' ? await readLabels(request, client, context) : [];
   const final = decide(analysis, labels, inputs.acceptLabel);
+  const server = context.serverUrl.replace(/\/+$/, '');
   const base: ReportOptions = {
     ...(final.acceptedBy !== null && { acceptedBy: final.acceptedBy }),
+    // Only a pull request can carry the label.
+    ...(pullRequest !== null && { acceptLabel: inputs.acceptLabel }),
     // Links to own code go to this server's repository (GHES too), never to one results.json names.
-    ...(context.repo && { repositoryUrl: `${context.serverUrl.replace(/\/+$/, '')}/${formatRepo(context.repo)}` }),
+    ...(context.repo && { repositoryUrl: `${server}/${formatRepo(context.repo)}` }),
+    ...(context.repo && context.runId && { runUrl: `${server}/${formatRepo(context.repo)}/actions/runs/${encodeURIComponent(context.runId)}` }),
   };
 
   const artifacts = await request.artifacts((links) =>

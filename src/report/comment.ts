@@ -30,6 +30,10 @@ export interface ArtifactLink {
 export interface ReportOptions {
   /** The label that turned a failing decision into a pass, if any. */
   acceptedBy?: string;
+  /** The label that would accept a failing run: a failing report says how to use it. */
+  acceptLabel?: string;
+  /** The workflow run's web address, linked at the end. */
+  runUrl?: string;
   /** The repository's web address, for links to own code in the hot-function tables. */
   repositoryUrl?: string;
   /** Links to the run's artifacts, in the order shown. */
@@ -104,6 +108,8 @@ export function renderReport(results: Results, analysis: Analysis, options: Repo
   const artifacts = options.artifacts ?? [];
   const base: MarkdownOptions = {
     ...(options.acceptedBy !== undefined && { acceptedBy: options.acceptedBy }),
+    ...(options.acceptLabel !== undefined && { acceptLabel: options.acceptLabel }),
+    ...(options.runUrl !== undefined && { runUrl: options.runUrl }),
     ...(options.repositoryUrl !== undefined && { repositoryUrl: options.repositoryUrl }),
     artifactUrls: Object.fromEntries(artifacts.flatMap((a) => (a.file === undefined ? [] : [[a.file, a.url]]))),
     links: renderLinks(artifacts, new Set(filesNamedByResults(results))),

@@ -52,6 +52,10 @@ export interface MarkdownOptions {
    * and a warning under it say so, so a green check never hides an accepted regression.
    */
   acceptedBy?: string;
+  /** The label that would accept a failing run (raw text): a failing report says how to use it. */
+  acceptLabel?: string;
+  /** The workflow run's web address: the last line links to it. */
+  runUrl?: string;
   /** A line of links after the verdict table, already markdown (the run's artifacts). */
   links?: string;
   /** Leaves out the collapsible details and shows this markdown line instead (to fit a size limit). */
@@ -129,6 +133,11 @@ function renderHeadline(results: Results, analysis: Analysis, title: string, acc
 function renderAccepted(accepted: string | null): string | null {
   if (accepted === null) return null;
   return `> ⚠️ **Regression accepted.** The label **${escapeMarkdown(accepted)}** is on this pull request, so the gated regression below passes the check instead of failing it. Remove the label to gate again.`;
+}
+
+function renderHowToAccept(analysis: Analysis, accepted: string | null, options: MarkdownOptions): string | null {
+  if (analysis.decision !== 'fail' || accepted !== null || !options.acceptLabel) return null;
+  return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
 }
 
 function renderIncomplete(results: Results): string | null {
@@ -516,24 +525,63 @@ function renderHotFunctions(results: Results, options: MarkdownOptions): string 
   return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 
-/** The markdown body: headline, method line, verdict table, details, footer. */
+/**
+ * Nothing for a reviewer to look at: a complete, passing run whose every comparison (HTTP
+ * metrics, micro-benchmarks, service health) is unchanged, with no health hint and no
+ * micro-benchmark left uncompared.
+ */
+function nothingChanged(results: Results, analysis: Analysis): boolean {
+  const all = allComparisons(analysis);
+  return (
+    results.status === 'complete' &&
+    analysis.decision === 'pass' &&
+    all.length > 0 &&
+    all.every((c) => c.verdict === 'unchanged') &&
+    (analysis.health?.hints.length ?? 0) === 0 &&
+    (analysis.benchmarks?.uncompared.length ?? 0) === 0
+  );
+}
+
+/** The one visible line of a run where nothing changed: the gated changes of the first scenarios. */
+function renderNothingChanged(analysis: Analysis): string {
+  const byScenario = new Map<string, MetricComparison[]>();
+  for (const c of analysis.comparisons.filter((c) => c.gated)) byScenario.set(c.scenario, [...(byScenario.get(c.scenario) ?? []), c]);
+  const scenarios = [...byScenario.entries()].map(
+    ([scenario, cs]) => `${escapeMarkdown(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(', ')}`,
+  );
+  const shown = scenarios.slice(0, 3);
+  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
+  const count = allComparisons(analysis).length;
+  return `**Nothing changed beyond its limit:** all ${count} ${count === 1 ? 'metric is' : 'metrics are'} unchanged${shown.length > 0 ? ` (${shown.join('; ')})` : ''}.`;
+}
+
+/**
+ * The markdown body: headline, method line, verdict table, details, footer. When nothing
+ * changed, one line says so and the tables fold away, so the comment stays a few lines long.
+ */
 export function renderMarkdown(results: Results, analysis: Analysis, options: MarkdownOptions = {}): string {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
-  const sections = [
-    renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
-    renderAccepted(accepted),
-    renderIncomplete(results),
-    renderMethodLine(results),
+  const tables = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== undefined),
-    options.links ?? null,
-    renderHealth(results, analysis, options.healthRows),
-    renderHotFunctions(results, options),
+  ];
+  const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
+  const quiet = nothingChanged(results, analysis);
+  const folded = [...tables, ...inside].filter((s) => s !== null);
+  const sections = [
+    renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
+    renderAccepted(accepted),
+    renderHowToAccept(analysis, accepted, options),
+    renderIncomplete(results),
+    renderMethodLine(results),
+    ...(quiet
+      ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
+      : [...tables, options.links ?? null, ...inside]),
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
-    `<sub>perfgate ${escapeMarkdown(results.tool.version)}</sub>`,
+    `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` · [workflow run](${options.runUrl})` : ''}</sub>`,
   ];
   return sections.filter((s) => s !== null).join('\n\n') + '\n';
 }

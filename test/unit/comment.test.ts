@@ -43,6 +43,17 @@ describe('renderComment', () => {
     assert.ok(!renderReport(passing, compareResults(passing), { acceptedBy: 'perf-ok' }).includes('accepted'));
   });
 
+  test('a failing report says which label accepts it; a passing or accepted one does not; the run is linked', () => {
+    const failing = resultsFromPairs(regressedPairs());
+    const options = { acceptLabel: 'perf <ok>', runUrl: 'https://github.com/a/b/actions/runs/77' };
+    const text = renderReport(failing, compareResults(failing), options);
+    assert.match(text, /\nIf this regression is intended, add the label \*\*perf &lt;ok&gt;\*\* to the pull request/);
+    assert.match(text, /<sub>perfgate [^<]* · \[workflow run\]\(https:\/\/github\.com\/a\/b\/actions\/runs\/77\)<\/sub>\n$/);
+    assert.ok(!renderReport(failing, compareResults(failing), { ...options, acceptedBy: 'perf <ok>' }).includes('If this regression is intended'));
+    const passing = resultsFromPairs(cleanPairs());
+    assert.ok(!renderReport(passing, compareResults(passing), options).includes('If this regression is intended'));
+  });
+
   test('over the limit: the details go first, then the least notable rows, with a note and a link', () => {
     const results = manyScenarios(40, 25);
     const analysis = compareResults(results);

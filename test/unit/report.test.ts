@@ -332,6 +332,17 @@ describe('renderMarkdown', () => {
     assert.match(markdown, /head work tree@\u200Dabc1234 \(uncommitted changes\)/);
   });
 
+  it('nothing changed: one line says so, the tables fold away, at most 12 visible lines; a failing run keeps its table in view', () => {
+    const visible = (markdown: string) => markdown.replace(/<details>[\s\S]*?<\/details>/g, '').split('\n').filter((l) => l.trim() !== '');
+    const quiet = renderMarkdown(passingRun().results, passingRun().analysis);
+    assert.ok(visible(quiet).length <= 12, visible(quiet).join('\n'));
+    assert.match(visible(quiet).join('\n'), /\*\*Nothing changed beyond its limit:\*\* all 10 metrics are unchanged \(GET \/hello: throughput \+0\.4% /);
+    assert.match(quiet, /<details><summary>Every metric<\/summary>\n\n\| scenario \| metric \|/);
+    const failing = renderMarkdown(failingRun().results, failingRun().analysis);
+    assert.ok(!failing.includes('Nothing changed'));
+    assert.ok(visible(failing).some((l) => l.startsWith('| scenario | metric |')), 'the verdict table is in view');
+  });
+
   it('uses the title option', () => {
     const { results, analysis } = passingRun();
     assert.match(renderMarkdown(results, analysis, { title: 'api perf' }), /^## api perf: /);
