@@ -101,6 +101,8 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
   for (const artifact of stored) {
     assert.ok(body.includes(`(https://github.com/acme/shop/actions/runs/4242/artifacts/${artifact.id})`), `links ${artifact.name}`);
   }
+  assert.match(body, /\nIf this regression is intended, add the label \*\*perf-regression-accepted\*\* to the pull request/);
+  assert.match(body, /· \[workflow run\]\(https:\/\/github\.com\/acme\/shop\/actions\/runs\/4242\)<\/sub>\n$/);
   assert.equal(run.outputs['comment-url'], comments[0]!.html_url);
   t.diagnostic(`comment body posted to the fake GitHub API:\n${body}`);
   assert.equal(run.outputs['results-artifact-url'], `https://github.com/acme/shop/actions/runs/4242/artifacts/${zip.id}`);
