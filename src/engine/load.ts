@@ -28,8 +28,9 @@ export interface LoadWindow {
  * (a short lead, left out), then responses are counted for all targets from the same instant to
  * the same instant, and every run is stopped together. Two services loaded at once on shared
  * CPUs must be measured over exactly the same time: a side whose load started later or ended
- * later would run alone on the CPUs for that moment, and on this 2-core machine that alone moved
- * a pair's ratio by several per cent (docs/calibration.md).
+ * later would have the CPUs to itself for that moment (with autocannon's own durations, up to
+ * one sampling tick, 50 ms of a 1 s slice). One run did not show the shared window reducing the
+ * pair noise measurably (docs/calibration.md); it is kept because it is right by construction.
  *
  * Every response time in the window goes into an HdrHistogram at µs resolution (autocannon's own
  * histogram is in whole milliseconds, too coarse for a fast service whose p99 may be 1.2 ms).
