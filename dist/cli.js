@@ -62393,7 +62393,7 @@ function regressionCulprits(results, analysis) {
     const shown = regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
     const culprit = culpritOfScenario(results.profiles, scenario);
-    if (culprit) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
+    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
   }
   return out;
 }
@@ -62554,7 +62554,7 @@ function renderHeadline(results, analysis, title, accepted) {
   const incomplete = results.status === "complete" ? "" : " \xB7 \u26A0\uFE0F incomplete run";
   const heading = `## ${escapeMarkdown(title)}: ${counts} \u2014 ${decision}${incomplete}`;
   const culprits = regressionCulprits(results, analysis).map(
-    (c) => `\u{1F50E} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)} \xB7 ${escapeMarkdown(c.culprit.text)}`
+    (c) => `${c.culprit ? "\u{1F50E}" : "\u{1F4C9}"} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` \xB7 ${escapeMarkdown(c.culprit.text)}` : ""}`
   );
   return culprits.length > 0 ? `${heading}
 
@@ -63067,7 +63067,9 @@ function renderHeadline2(results, analysis, paint) {
   const pass = analysis.decision === "pass";
   const decision = paint(`${pass ? "\u2713" : "\u2717"} ${describeDecision(analysis, sanitizeText)}`, pass ? "green" : "red");
   const lines = [`${paint("perfgate", "bold")}: ${counts} \u2014 ${decision}`];
-  for (const c of regressionCulprits(results, analysis)) lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)} \xB7 ${sanitizeText(c.culprit.text)}`);
+  for (const c of regressionCulprits(results, analysis)) {
+    lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` \xB7 ${sanitizeText(c.culprit.text)}` : ""}`);
+  }
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, "yellow"));
   lines.push(`${describeSides(results, sanitizeText)} \xB7 ${describeSetup(results, sanitizeText)}`);

@@ -148,12 +148,16 @@ export function describeOptimization(c: FunctionChange): string {
 
 export interface ScenarioCulprit {
   scenario: string;
-  /** The regression it explains, "throughput −40.2%" (the gated one when there is one). */
+  /** The regression, "throughput −40.2%" (the gated one when there is one). */
   regression: string;
-  culprit: Culprit;
+  /** Its culprit in own code, when the scenario was profiled and one grew; else null. */
+  culprit: Culprit | null;
 }
 
-/** For every scenario with a regression and a profile, its culprit in own code (headline lines). */
+/**
+ * The headline's lines: every scenario with a gated regression, and every other regressed
+ * scenario whose profile names a culprit in own code, with the regression's size.
+ */
 export function regressionCulprits(results: Results, analysis: Analysis): ScenarioCulprit[] {
   const out: ScenarioCulprit[] = [];
   const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
@@ -162,7 +166,7 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
     const shown = regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
     const culprit = culpritOfScenario(results.profiles, scenario);
-    if (culprit) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
+    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
   }
   return out;
 }

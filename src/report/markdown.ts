@@ -123,9 +123,9 @@ function renderHeadline(results: Results, analysis: Analysis, title: string, acc
       : `⚠️ accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
   const incomplete = results.status === 'complete' ? '' : ' · ⚠️ incomplete run';
   const heading = `## ${escapeMarkdown(title)}: ${counts} — ${decision}${incomplete}`;
-  // Per regressed, profiled scenario: the culprit in the service's own code.
+  // Per regressed scenario: which metric, by how much, and the culprit in the service's own code.
   const culprits = regressionCulprits(results, analysis).map(
-    (c) => `🔎 **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)} · ${escapeMarkdown(c.culprit.text)}`,
+    (c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`,
   );
   return culprits.length > 0 ? `${heading}\n\n${culprits.join('<br>\n')}` : heading;
 }

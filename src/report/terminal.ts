@@ -236,7 +236,9 @@ function renderHeadline(results: Results, analysis: Analysis, paint: Paint): str
   const pass = analysis.decision === 'pass';
   const decision = paint(`${pass ? '✓' : '✗'} ${describeDecision(analysis, sanitizeText)}`, pass ? 'green' : 'red');
   const lines = [`${paint('perfgate', 'bold')}: ${counts} — ${decision}`];
-  for (const c of regressionCulprits(results, analysis)) lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)} · ${sanitizeText(c.culprit.text)}`);
+  for (const c of regressionCulprits(results, analysis)) {
+    lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
+  }
   const incomplete = describeIncomplete(results, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
   lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, sanitizeText)}`);
