@@ -108,10 +108,14 @@ function startHealth(socketPath) {
     countGc(observer.takeRecords());
     const w = window;
     const samples = histogram.count;
+    // No sample at all: the loop never turned between this window's begin and end (one
+    // synchronous call held it throughout), so the whole window, less one interval, is the
+    // delay. Reporting nothing would drop exactly the most blocked slices.
+    const blockedUs = delayUs(Number(process.hrtime.bigint() - w.startedAt));
     const eventLoopDelayUs =
       samples > 0
         ? { p50: delayUs(histogram.percentile(50)), p99: delayUs(histogram.percentile(99)), max: delayUs(histogram.max), samples }
-        : null;
+        : { p50: blockedUs, p99: blockedUs, max: blockedUs, samples: 0 };
     const utilization = performance.eventLoopUtilization(w.elu).utilization;
     close();
     const memory = process.memoryUsage();

@@ -110,3 +110,22 @@ test('the socket never keeps a service alive, and the service outlives the engin
     channel.close();
   }
 });
+
+test('a window in which the loop never turned: the whole window is its delay, not a missing value', async () => {
+  const channel = await HealthChannel.open();
+  const tracker = new ProcessTracker();
+  try {
+    // one synchronous call after another, each 400 ms: the loop turns only between them
+    startNode(channel, `function block() { const t = Date.now(); while (Date.now() - t < 400); setImmediate(block); } block();`, tracker);
+    await waitConnected(channel, 1);
+    const id = await channel.begin();
+    await sleep(250);
+    const report = (await channel.end(id)).processes[0]!;
+    assert.ok(report.eventLoopDelayUs !== null, 'a blocked window still has an event-loop delay');
+    assert.ok(report.eventLoopDelayUs.max > 200_000, `the 400 ms block shows: max ${report.eventLoopDelayUs.max} µs (${report.eventLoopDelayUs.samples} samples)`);
+    assert.ok(report.eventLoopUtilization > 0.9, `the loop was busy: ${report.eventLoopUtilization}`);
+  } finally {
+    await tracker.killAll();
+    channel.close();
+  }
+});
