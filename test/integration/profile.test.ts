@@ -3,7 +3,7 @@
  * and opened in headless Chromium. Short runs (2 s of profiled load per side).
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -156,15 +156,22 @@ test('cluster mode (primary + 2 workers, Node 24, --cpu-prof in NODE_OPTIONS): t
 
 test('a hot function V8 inlines into its caller still gets its own row (Node 20 and Node 24)', () => {
   for (const node of ['node', NODE24]) {
-    const dir = mkdtempSync(join(tmpdir(), 'perfgate-inline-'));
     const script = join(FIXTURES, 'profiles', 'inline-work.js');
-    const run = spawnSync(node, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250', '--trace-turbo-inlining', script], {
-      encoding: 'utf8',
-      env: { ...process.env, NODE_OPTIONS: `--require ${PRELOAD}`, PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir },
-      timeout: 30_000,
-    });
-    assert.equal(run.status, 0, run.stderr);
-    assert.match(run.stdout, /Inlining .*SharedFunctionInfo mix>.* into .*SharedFunctionInfo handle>/, `${node}: V8 inlined mix into handle`);
+    const inlined = /Inlining .*SharedFunctionInfo mix>.* into .*SharedFunctionInfo handle>/;
+    // Whether TurboFan inlines is V8's decision and varies with machine load: the premise is
+    // retried (up to 3 runs) and asserted, the attribution is then checked on that run.
+    let dir = '';
+    let run: SpawnSyncReturns<string> | undefined;
+    for (let attempt = 0; attempt < 3 && !(run && inlined.test(run.stdout)); attempt++) {
+      dir = mkdtempSync(join(tmpdir(), 'perfgate-inline-'));
+      run = spawnSync(node, ['--cpu-prof', `--cpu-prof-dir=${dir}`, '--cpu-prof-interval=250', '--trace-turbo-inlining', script], {
+        encoding: 'utf8',
+        env: { ...process.env, NODE_OPTIONS: `--require ${PRELOAD}`, PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir },
+        timeout: 30_000,
+      });
+      assert.equal(run.status, 0, run.stderr);
+    }
+    assert.match(run!.stdout, inlined, `${node}: V8 inlined mix into handle (in 3 runs)`);
     const names = readdirSync(dir);
     const profiles = names.filter((n) => n.endsWith('.cpuprofile')).map((n) => parseCpuProfile(readFileSync(join(dir, n), 'utf8'), n));
     const ranges = readFunctionRanges(
