@@ -60660,7 +60660,6 @@ async function runCompare(request2, ports) {
   const resultsPath = join10(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
-  let restorePin = () => true;
   ports.progress({ phase: "workspace" });
   const trees = await prepareTrees(
     {
@@ -60713,12 +60712,10 @@ async function runCompare(request2, ports) {
     const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
     if (config2.scenarios.length > 0) {
       const placement = placeProcesses(session, config2);
-      if (placement) restorePin = () => pinProcess(placement.previous);
       try {
         await runHttpPhase(session, { config: config2, plan, trees: sides, placement, look: request2.look ?? null });
       } finally {
-        restorePin();
-        restorePin = () => true;
+        if (placement) pinProcess(placement.previous);
       }
     }
     if (discovered) {
@@ -60773,7 +60770,6 @@ async function runCompare(request2, ports) {
     }
     throw error62;
   } finally {
-    restorePin();
     await request2.tracker.killAll();
     await trees.dispose();
   }
@@ -60884,7 +60880,7 @@ async function measureSlices(services, scenario, durationMs) {
   let cpuBefore = [];
   let cpuAfter = [];
   let generatorBefore = process.cpuUsage();
-  let generator = process.cpuUsage(generatorBefore);
+  let generator = { user: 0, system: 0 };
   let generatorLoop = performance.eventLoopUtilization();
   let generatorUtilization = 0;
   const samples = await runLoads(
@@ -61924,7 +61920,7 @@ function deriveWarnings(results, comparisons, family, gatedCount, level) {
       warnings.push({
         code: "starts-disagree",
         scenario: c.scenario,
-        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): every start of a service carries its own offset, so only more starts (load.blocks \xD7 load.instances) narrow the interval.`
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks \xD7 load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`
       });
     }
   }
@@ -62226,7 +62222,8 @@ function describeDecision(analysis, escapeText) {
     const undecided = [
       ...analysis.comparisons.filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} ${formatMetricName(c.metric)}`),
       ...(analysis.health?.comparisons ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} ${formatHealthMetricName(c.metric)}`),
-      ...(analysis.health?.heap ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} heap growth`)
+      ...(analysis.health?.heap ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} heap growth`),
+      ...(analysis.benchmarks?.comparisons ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `micro-benchmark ${c.label}`)
     ];
     if (undecided.length > 0) text2 += `, but inconclusive: ${escapeText(listSome(undecided))}`;
   }

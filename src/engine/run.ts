@@ -68,7 +68,6 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
   const resultsPath = join(request.outDir, 'results.json');
   const env = scrubEnv(ports.env, ports.secrets);
   let session: RunSession | null = null;
-  let restorePin: () => unknown = () => true;
 
   ports.progress({ phase: 'workspace' });
   const trees = await prepareTrees(
@@ -124,13 +123,11 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     const discovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
     if (config.scenarios.length > 0) {
       const placement = placeProcesses(session, config);
-      if (placement) restorePin = () => pinProcess(placement.previous);
       try {
         await runHttpPhase(session, { config, plan, trees: sides, placement, look: request.look ?? null });
       } finally {
         // The benchmark and profile processes perfgate starts next inherit its CPUs: give them all back.
-        restorePin();
-        restorePin = () => true;
+        if (placement) pinProcess(placement.previous);
       }
     }
     if (discovered) {
@@ -188,7 +185,6 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     }
     throw error;
   } finally {
-    restorePin();
     await request.tracker.killAll();
     await trees.dispose();
   }
@@ -330,7 +326,7 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
   let cpuBefore: number[] = [];
   let cpuAfter: number[] = [];
   let generatorBefore = process.cpuUsage();
-  let generator = process.cpuUsage(generatorBefore);
+  let generator: NodeJS.CpuUsage = { user: 0, system: 0 };
   let generatorLoop = performance.eventLoopUtilization();
   let generatorUtilization = 0;
   const samples = await runLoads(

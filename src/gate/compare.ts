@@ -320,8 +320,9 @@ function deriveWarnings(
       break;
     }
   }
-  // The starts themselves disagree: a reader should see why a run is inconclusive, and that
-  // no number of slices per start would have settled it.
+  // The starts themselves disagree: a reader should see why a run is inconclusive. How much of
+  // that spread is a per-start offset and how much is pair noise varies (docs/calibration.md,
+  // "Where the noise is"), so both ways to narrow the interval are named.
   for (const c of comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && c.starts && c.starts.length >= 3)) {
     const spread = startSpread(c.starts!.map((s) => Math.log1p(s.change)));
     if (spread > c.limit) {
@@ -330,7 +331,7 @@ function deriveWarnings(
       warnings.push({
         code: 'starts-disagree',
         scenario: c.scenario,
-        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): every start of a service carries its own offset, so only more starts (load.blocks × load.instances) narrow the interval.`,
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks × load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`,
       });
     }
   }

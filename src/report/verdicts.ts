@@ -142,6 +142,7 @@ export function describeDecision(analysis: Analysis, escapeText: Escape): string
         .filter((c) => c.gated && c.verdict === 'inconclusive')
         .map((c) => `${c.scenario} ${formatHealthMetricName(c.metric)}`),
       ...(analysis.health?.heap ?? []).filter((c) => c.gated && c.verdict === 'inconclusive').map((c) => `${c.scenario} heap growth`),
+      ...(analysis.benchmarks?.comparisons ?? []).filter((c) => c.gated && c.verdict === 'inconclusive').map((c) => `micro-benchmark ${c.label}`),
     ];
     if (undecided.length > 0) text += `, but inconclusive: ${escapeText(listSome(undecided))}`;
   }
