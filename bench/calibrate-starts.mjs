@@ -70,8 +70,8 @@ function makeRepo(scratch, cell, load) {
   return repo;
 }
 
-function recordOnce(cli, repo, cell, round) {
-  const line = recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, round });
+async function recordOnce(cli, repo, cell, round) {
+  const line = await recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, round });
   // Per-process health reports are not needed to re-derive the verdicts; they triple the file.
   for (const s of line.results?.scenarios ?? []) for (const p of s.pairs) for (const side of ['base', 'head']) if (p[side].health) p[side].health.processes = [];
   return line;
@@ -113,7 +113,7 @@ async function record(values) {
         const key = cellKey(cell);
         if ((done.get(key) ?? 0) >= r) continue;
         if (!repos.has(key)) repos.set(key, makeRepo(scratch, cell, load));
-        const line = recordOnce(cli, repos.get(key), cell, r);
+        const line = await recordOnce(cli, repos.get(key), cell, r);
         appendFileSync(file, `${JSON.stringify(line)}\n`);
         if (!line.error) done.set(key, r);
         const outcome = line.error ? `error: ${line.error}` : `exit ${line.exit}`;
@@ -372,6 +372,6 @@ if (isMain) {
     else throw new Error('usage: node bench/calibrate-starts.mjs record|report|spread [options] (see the comment at the top)');
   } catch (e) {
     console.error(`calibrate-starts: ${e.stack ?? e.message}`);
-    process.exit(2);
+    process.exit(process.exitCode || 2);
   }
 }

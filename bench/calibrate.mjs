@@ -26,7 +26,7 @@
 // test/fixtures/slices (100 pairs of A/A and of 5% more work, a noisier machine than ours), with
 // replacement (duplicated pairs make ties the test counts as independent evidence) and without
 // (the runs overlap heavily). Neither is independent runs; both bracket what the data allows.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -100,7 +100,7 @@ export function startNoisyNeighbour() {
  * noisy neighbour on when the cell asks for it: the JSON line the harnesses append, its results
  * without profiles, or the error's last lines. `fields` go first (the cell, the run number).
  */
-export function recordCliRun(cli, repo, noise, fields) {
+export async function recordCliRun(cli, repo, noise, fields) {
   const json = join(repo, 'results.json');
   rmSync(json, { force: true });
   const hog = noise ? startNoisyNeighbour() : null;
@@ -108,10 +108,7 @@ export function recordCliRun(cli, repo, noise, fields) {
   const load1 = loadavg()[0];
   let child;
   try {
-    child = spawnSync(process.execPath, [cli, 'compare', '--base', 'base', '--head', 'head', '--json', json, '--quiet', '--no-profile'], {
-      cwd: repo,
-      encoding: 'utf8',
-    });
+    child = await runCli(cli, repo, ['compare', '--base', 'base', '--head', 'head', '--json', json, '--quiet', '--no-profile']);
   } finally {
     hog?.kill('SIGKILL');
   }
@@ -128,7 +125,38 @@ export function recordCliRun(cli, repo, noise, fields) {
   return { ...line, results };
 }
 
-function runOnce(cli, repo, cell, run) {
+/**
+ * The CLI as a child that a stopped harness stops too: SIGINT or SIGTERM to the harness is
+ * passed on (perfgate then stops its services and removes its worktrees) and the harness stops
+ * once the child has: a stopped harness no longer leaves a compare running beside the next one.
+ */
+function runCli(cli, repo, args) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr = (stderr + chunk).slice(-20_000);
+    });
+    let stoppedBy = null;
+    const forward = (signal) => {
+      stoppedBy = signal;
+      child.kill(signal);
+    };
+    process.on('SIGINT', forward);
+    process.on('SIGTERM', forward);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      process.off('SIGINT', forward);
+      process.off('SIGTERM', forward);
+      if (stoppedBy) {
+        process.exitCode = stoppedBy === 'SIGINT' ? 130 : 143;
+        reject(new Error(`stopped by ${stoppedBy}; perfgate stopped its services (nothing appended for this run)`));
+      } else resolvePromise({ status, stderr });
+    });
+  });
+}
+
+async function runOnce(cli, repo, cell, run) {
   return recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, run });
 }
 
@@ -162,7 +190,7 @@ async function run(values) {
         const key = cellKey(cell);
         if ((done.get(key) ?? 0) >= r) continue;
         if (!repos.has(key)) repos.set(key, makeRepo(scratch, cell, values.tiny));
-        const line = runOnce(cli, repos.get(key), cell, r);
+        const line = await runOnce(cli, repos.get(key), cell, r);
         appendFileSync(file, `${JSON.stringify(line)}\n`);
         done.set(key, r);
         const outcome = line.error ? `error: ${line.error}` : `exit ${line.exit}`;
@@ -601,6 +629,6 @@ if (isMain) {
     else throw new Error('usage: node bench/calibrate.mjs run|report|resample [options] (see the comment at the top of bench/calibrate.mjs)');
   } catch (e) {
     console.error(`calibrate: ${e.message}`);
-    process.exit(2);
+    process.exit(process.exitCode || 2);
   }
 }

@@ -2,8 +2,8 @@
 // against the calibration service, resumed from its file, then the report's table and plot.
 // (Its statistics helpers are checked against R's values here too.)
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -101,4 +101,39 @@ test('the start-pool harness records a tiny run of a calibration service and dra
   const table = run('report', '--in', pool, '--draws', '5');
   assert.match(table, /#### http/);
   assert.match(table, /\| 0% \| quiet \| simultaneous \| 1 · 2 \|/);
+});
+
+/** The pid of a running `cli.js compare` whose parent is `parent`, if there is one. */
+function compareChildOf(parent: number): number | null {
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('compare')) return Number(pid);
+    } catch {}
+  }
+  return null;
+}
+
+test('a harness stopped with SIGTERM stops the compare it runs and appends nothing', async () => {
+  const starts = join(ROOT, 'bench', 'calibrate-starts.mjs');
+  const pool = join(dir, 'stopped.jsonl');
+  const harnessProcess = spawn(process.execPath, [starts, 'record', '--tiny', '--kinds', 'http', '--effects', '0', '--out', pool], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  harnessProcess.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => harnessProcess.on('close', (code) => resolve(code)));
+  let child: number | null = null;
+  for (let i = 0; i < 600 && child === null; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    child = compareChildOf(harnessProcess.pid!);
+  }
+  assert.ok(child, 'the harness started a compare');
+  await new Promise((r) => setTimeout(r, 1500)); // inside the compare: worktree, services
+  harnessProcess.kill('SIGTERM');
+  assert.equal(await exited, 143, stderr);
+  assert.match(stderr, /stopped by SIGTERM/);
+  assert.equal(existsSync(`/proc/${child}`), false, 'the compare is gone when the harness is');
+  assert.equal(existsSync(pool) ? readFileSync(pool, 'utf8').trim() : '', '', 'nothing appended for the stopped run');
 });
