@@ -308,13 +308,13 @@ var require_directives = __commonJS({
        * @param onError - May be called even if the action was successful
        * @returns `true` on success
        */
-      add(line2, onError) {
+      add(line3, onError) {
         if (this.atNextDocument) {
           this.yaml = { explicit: _Directives.defaultYaml.explicit, version: "1.1" };
           this.tags = Object.assign({}, _Directives.defaultTags);
           this.atNextDocument = false;
         }
-        const parts = line2.trim().split(/[ \t]+/);
+        const parts = line3.trim().split(/[ \t]+/);
         const name = parts.shift();
         switch (name) {
           case "%TAG": {
@@ -1911,9 +1911,9 @@ var require_stringifyCollection = __commonJS({
       } else {
         str = lines[0];
         for (let i = 1; i < lines.length; ++i) {
-          const line2 = lines[i];
-          str += line2 ? `
-${indent}${line2}` : "\n";
+          const line3 = lines[i];
+          str += line3 ? `
+${indent}${line3}` : "\n";
         }
       }
       if (comment) {
@@ -1971,7 +1971,7 @@ ${indent}${line2}` : "\n";
           str += ",";
         } else if (ctx.options.trailingComma) {
           if (ctx.options.lineWidth > 0) {
-            reqNewline || (reqNewline = lines.reduce((sum, line2) => sum + line2.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
+            reqNewline || (reqNewline = lines.reduce((sum, line3) => sum + line3.length + 2, 2) + (str.length + 2) > ctx.options.lineWidth);
           }
           if (reqNewline) {
             str += ",";
@@ -1987,14 +1987,14 @@ ${indent}${line2}` : "\n";
         return start + end;
       } else {
         if (!reqNewline) {
-          const len = lines.reduce((sum, line2) => sum + line2.length + 2, 2);
+          const len = lines.reduce((sum, line3) => sum + line3.length + 2, 2);
           reqNewline = ctx.options.lineWidth > 0 && len > ctx.options.lineWidth;
         }
         if (reqNewline) {
           let str = start;
-          for (const line2 of lines)
-            str += line2 ? `
-${indentStep}${indent}${line2}` : "\n";
+          for (const line3 of lines)
+            str += line3 ? `
+${indentStep}${indent}${line3}` : "\n";
           return `${str}
 ${indent}${end}`;
         } else {
@@ -3737,10 +3737,10 @@ var require_errors = __commonJS({
       if (error62.pos[0] === -1)
         return;
       error62.linePos = error62.pos.map((pos) => lc.linePos(pos));
-      const { line: line2, col } = error62.linePos[0];
-      error62.message += ` at line ${line2}, column ${col}`;
+      const { line: line3, col } = error62.linePos[0];
+      error62.message += ` at line ${line3}, column ${col}`;
       let ci = col - 1;
-      let lineStr = src.substring(lc.lineStarts[line2 - 1], lc.lineStarts[line2]).replace(/[\n\r]+$/, "");
+      let lineStr = src.substring(lc.lineStarts[line3 - 1], lc.lineStarts[line3]).replace(/[\n\r]+$/, "");
       if (ci >= 60 && lineStr.length > 80) {
         const trimStart = Math.min(ci - 39, lineStr.length - 79);
         lineStr = "\u2026" + lineStr.substring(trimStart);
@@ -3748,8 +3748,8 @@ var require_errors = __commonJS({
       }
       if (lineStr.length > 80)
         lineStr = lineStr.substring(0, 79) + "\u2026";
-      if (line2 > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
-        let prev = src.substring(lc.lineStarts[line2 - 2], lc.lineStarts[line2 - 1]);
+      if (line3 > 1 && /^ *$/.test(lineStr.substring(0, ci))) {
+        let prev = src.substring(lc.lineStarts[line3 - 2], lc.lineStarts[line3 - 1]);
         if (prev.length > 80)
           prev = prev.substring(0, 79) + "\u2026\n";
         lineStr = prev + lineStr;
@@ -3757,7 +3757,7 @@ var require_errors = __commonJS({
       if (/[^ ]/.test(lineStr)) {
         let count = 1;
         const end = error62.linePos[1];
-        if (end?.line === line2 && end.col > col) {
+        if (end?.line === line3 && end.col > col) {
           count = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
         const pointer = " ".repeat(ci) + "^".repeat(count);
@@ -4706,8 +4706,8 @@ var require_resolve_flow_scalar = __commonJS({
       return unfoldLines(source.slice(1, -1)).replace(/''/g, "'");
     }
     function unfoldLines(source) {
-      const line2 = /(.*?)\r?\n/sy;
-      let match = line2.exec(source);
+      const line3 = /(.*?)\r?\n/sy;
+      let match = line3.exec(source);
       if (!match)
         return source;
       let trimEnd, trimBoth;
@@ -4720,8 +4720,8 @@ var require_resolve_flow_scalar = __commonJS({
       }
       let res = match[1].replace(trimEnd, "");
       let sep = " ";
-      let pos = line2.lastIndex;
-      while (match = line2.exec(source)) {
+      let pos = line3.lastIndex;
+      while (match = line3.exec(source)) {
         const lm = match[1].replace(trimBoth, "");
         if (lm === "") {
           if (sep === "\n")
@@ -4732,7 +4732,7 @@ var require_resolve_flow_scalar = __commonJS({
           res += sep + lm;
           sep = " ";
         }
-        pos = line2.lastIndex;
+        pos = line3.lastIndex;
       }
       const last = /[ \t]*(.*)/sy;
       last.lastIndex = pos;
@@ -5862,40 +5862,40 @@ var require_lexer = __commonJS({
         }
       }
       *parseStream() {
-        let line2 = this.getLine();
-        if (line2 === null)
+        let line3 = this.getLine();
+        if (line3 === null)
           return this.setNext("stream");
-        if (line2[0] === cst.BOM) {
+        if (line3[0] === cst.BOM) {
           yield* this.pushCount(1);
-          line2 = line2.substring(1);
+          line3 = line3.substring(1);
         }
-        if (line2[0] === "%") {
-          let dirEnd = line2.length;
-          let cs = line2.indexOf("#");
+        if (line3[0] === "%") {
+          let dirEnd = line3.length;
+          let cs = line3.indexOf("#");
           while (cs !== -1) {
-            const ch = line2[cs - 1];
+            const ch = line3[cs - 1];
             if (ch === " " || ch === "	") {
               dirEnd = cs - 1;
               break;
             } else {
-              cs = line2.indexOf("#", cs + 1);
+              cs = line3.indexOf("#", cs + 1);
             }
           }
           while (true) {
-            const ch = line2[dirEnd - 1];
+            const ch = line3[dirEnd - 1];
             if (ch === " " || ch === "	")
               dirEnd -= 1;
             else
               break;
           }
           const n = (yield* this.pushCount(dirEnd)) + (yield* this.pushSpaces(true));
-          yield* this.pushCount(line2.length - n);
+          yield* this.pushCount(line3.length - n);
           this.pushNewline();
           return "stream";
         }
         if (this.atLineEnd()) {
           const sp = yield* this.pushSpaces(true);
-          yield* this.pushCount(line2.length - sp);
+          yield* this.pushCount(line3.length - sp);
           yield* this.pushNewline();
           return "stream";
         }
@@ -5936,13 +5936,13 @@ var require_lexer = __commonJS({
       }
       *parseDocument() {
         yield* this.pushSpaces(true);
-        const line2 = this.getLine();
-        if (line2 === null)
+        const line3 = this.getLine();
+        if (line3 === null)
           return this.setNext("doc");
         let n = yield* this.pushIndicators();
-        switch (line2[n]) {
+        switch (line3[n]) {
           case "#":
-            yield* this.pushCount(line2.length - n);
+            yield* this.pushCount(line3.length - n);
           // fallthrough
           case void 0:
             yield* this.pushNewline();
@@ -5967,7 +5967,7 @@ var require_lexer = __commonJS({
           case ">":
             n += yield* this.parseBlockScalarHeader();
             n += yield* this.pushSpaces(true);
-            yield* this.pushCount(line2.length - n);
+            yield* this.pushCount(line3.length - n);
             yield* this.pushNewline();
             return yield* this.parseBlockScalar();
           default:
@@ -5987,11 +5987,11 @@ var require_lexer = __commonJS({
           }
           sp += yield* this.pushSpaces(true);
         } while (nl + sp > 0);
-        const line2 = this.getLine();
-        if (line2 === null)
+        const line3 = this.getLine();
+        if (line3 === null)
           return this.setNext("flow");
-        if (indent !== -1 && indent < this.indentNext && line2[0] !== "#" || indent === 0 && (line2.startsWith("---") || line2.startsWith("...")) && isEmpty(line2[3])) {
-          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line2[0] === "]" || line2[0] === "}");
+        if (indent !== -1 && indent < this.indentNext && line3[0] !== "#" || indent === 0 && (line3.startsWith("---") || line3.startsWith("...")) && isEmpty(line3[3])) {
+          const atFlowEndMarker = indent === this.indentNext - 1 && this.flowLevel === 1 && (line3[0] === "]" || line3[0] === "}");
           if (!atFlowEndMarker) {
             this.flowLevel = 0;
             yield cst.FLOW_END;
@@ -5999,17 +5999,17 @@ var require_lexer = __commonJS({
           }
         }
         let n = 0;
-        while (line2[n] === ",") {
+        while (line3[n] === ",") {
           n += yield* this.pushCount(1);
           n += yield* this.pushSpaces(true);
           this.flowKey = false;
         }
         n += yield* this.pushIndicators();
-        switch (line2[n]) {
+        switch (line3[n]) {
           case void 0:
             return "flow";
           case "#":
-            yield* this.pushCount(line2.length - n);
+            yield* this.pushCount(line3.length - n);
             return "flow";
           case "{":
           case "[":
@@ -6355,15 +6355,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list, type) {
-      for (let i = 0; i < list.length; ++i)
-        if (list[i].type === type)
+    function includesToken(list2, type) {
+      for (let i = 0; i < list2.length; ++i)
+        if (list2[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list) {
-      for (let i = 0; i < list.length; ++i) {
-        switch (list[i].type) {
+    function findNonEmptyIndex(list2) {
+      for (let i = 0; i < list2.length; ++i) {
+        switch (list2[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -7978,13 +7978,13 @@ var require_utils = __commonJS({
         state[info.set] = info.to;
       }
     }
-    function readState(line2) {
+    function readState(line3) {
       let code = codeRegex(true);
-      let controlChars = code.exec(line2);
+      let controlChars = code.exec(line3);
       let state = {};
       while (controlChars !== null) {
         updateState(state, controlChars);
-        controlChars = code.exec(line2);
+        controlChars = code.exec(line3);
       }
       return state;
     }
@@ -8120,7 +8120,7 @@ var require_utils = __commonJS({
     function wordWrap(maxLength, input2) {
       let lines = [];
       let split = input2.split(/(\s+)/g);
-      let line2 = [];
+      let line3 = [];
       let lineLength = 0;
       let whitespace;
       for (let i = 0; i < split.length; i += 2) {
@@ -8131,37 +8131,37 @@ var require_utils = __commonJS({
         }
         if (newLength > maxLength) {
           if (lineLength !== 0) {
-            lines.push(line2.join(""));
+            lines.push(line3.join(""));
           }
-          line2 = [word];
+          line3 = [word];
           lineLength = strlen(word);
         } else {
-          line2.push(whitespace || "", word);
+          line3.push(whitespace || "", word);
           lineLength = newLength;
         }
         whitespace = split[i + 1];
       }
       if (lineLength) {
-        lines.push(line2.join(""));
+        lines.push(line3.join(""));
       }
       return lines;
     }
     function textWrap(maxLength, input2) {
       let lines = [];
-      let line2 = "";
+      let line3 = "";
       function pushLine(str, ws) {
-        if (line2.length && ws) line2 += ws;
-        line2 += str;
-        while (line2.length > maxLength) {
-          lines.push(line2.slice(0, maxLength));
-          line2 = line2.slice(maxLength);
+        if (line3.length && ws) line3 += ws;
+        line3 += str;
+        while (line3.length > maxLength) {
+          lines.push(line3.slice(0, maxLength));
+          line3 = line3.slice(maxLength);
         }
       }
       let split = input2.split(/(\s+)/g);
       for (let i = 0; i < split.length; i += 2) {
         pushLine(split[i], i && split[i - 1]);
       }
-      if (line2.length) lines.push(line2);
+      if (line3.length) lines.push(line3);
       return lines;
     }
     function multiLineWordWrap(maxLength, input2, wrapOnWordBoundary = true) {
@@ -8177,10 +8177,10 @@ var require_utils = __commonJS({
       let state = {};
       let output2 = [];
       for (let i = 0; i < input2.length; i++) {
-        let line2 = rewindState(state, input2[i]);
-        state = readState(line2);
+        let line3 = rewindState(state, input2[i]);
+        state = readState(line3);
         let temp = Object.assign({}, state);
-        output2.push(unwindState(temp, line2));
+        output2.push(unwindState(temp, line3));
       }
       return output2;
     }
@@ -8947,7 +8947,7 @@ var require_cell = __commonJS({
       wrapLines(computedLines) {
         const lines = utils.colorizeLines(computedLines);
         if (this.href) {
-          return lines.map((line2) => utils.hyperlink(this.href, line2));
+          return lines.map((line3) => utils.hyperlink(this.href, line3));
         }
         return lines;
       }
@@ -9095,10 +9095,10 @@ var require_cell = __commonJS({
         let leftPadding = utils.repeat(" ", this.paddingLeft);
         let right = drawRight ? this.chars["right"] : "";
         let rightPadding = utils.repeat(" ", this.paddingRight);
-        let line2 = this.lines[lineNum];
+        let line3 = this.lines[lineNum];
         let len = this.width - (this.paddingLeft + this.paddingRight);
-        if (forceTruncationSymbol) line2 += this.truncate || "\u2026";
-        let content = utils.truncate(line2, len, this.truncate);
+        if (forceTruncationSymbol) line3 += this.truncate || "\u2026";
+        let content = utils.truncate(line3, len, this.truncate);
         content = utils.pad(content, len, " ", this.hAlign);
         content = leftPadding + content + rightPadding;
         return this.stylizeLine(left, content, right);
@@ -9558,11 +9558,11 @@ var require_table = __commonJS({
     };
     Table.reset = () => debug.reset();
     function doDraw(row, lineNum, result) {
-      let line2 = [];
+      let line3 = [];
       row.forEach(function(cell) {
-        line2.push(cell.draw(lineNum));
+        line3.push(cell.draw(lineNum));
       });
-      let str = line2.join("");
+      let str = line3.join("");
       if (str.length) result.push(str);
     }
     module2.exports = Table;
@@ -16779,9 +16779,9 @@ var require_umd = __commonJS({
           return getStringImpl(memory.buffer, ptr);
         }
         const env = imports.env = imports.env || {};
-        env.abort = env.abort || function abort(msg, file2, line2, colm) {
+        env.abort = env.abort || function abort(msg, file2, line3, colm) {
           const memory = extendedExports.memory || env.memory;
-          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line2}:${colm}`);
+          throw Error(`abort: ${getString(memory, msg)} at ${getString(memory, file2)}:${line3}:${colm}`);
         };
         env.trace = env.trace || function trace(msg, n, ...args) {
           const memory = extendedExports.memory || env.memory;
@@ -17126,11 +17126,11 @@ var require_wasm = __commonJS({
     "use strict";
     var __awaiter = exports2 && exports2.__awaiter || function(thisArg, _arguments, P, generator) {
       function adopt(value) {
-        return value instanceof P ? value : new P(function(resolve2) {
-          resolve2(value);
+        return value instanceof P ? value : new P(function(resolve3) {
+          resolve3(value);
         });
       }
-      return new (P || (P = Promise))(function(resolve2, reject) {
+      return new (P || (P = Promise))(function(resolve3, reject) {
         function fulfilled(value) {
           try {
             step(generator.next(value));
@@ -17146,7 +17146,7 @@ var require_wasm = __commonJS({
           }
         }
         function step(result) {
-          result.done ? resolve2(result.value) : adopt(result.value).then(fulfilled, rejected);
+          result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
         }
         step((generator = generator.apply(thisArg, _arguments || [])).next());
       });
@@ -18543,18 +18543,18 @@ var require_HistogramLogReader = __commonJS({
         }
         return null;
       }
-      parseStartTimeFromLine(line2) {
-        this.startTimeSec = Number.parseFloat(line2.split(" ")[1]);
+      parseStartTimeFromLine(line3) {
+        this.startTimeSec = Number.parseFloat(line3.split(" ")[1]);
       }
-      parseBaseTimeFromLine(line2) {
-        this.baseTimeSec = Number.parseFloat(line2.split(" ")[1]);
+      parseBaseTimeFromLine(line3) {
+        this.baseTimeSec = Number.parseFloat(line3.split(" ")[1]);
       }
     };
     var splitLines = (logContent) => logContent.split(/\r\n|\r|\n/g);
-    var shouldIncludeNoTag = (lines) => lines.find((line2) => !line2.startsWith("#") && !line2.startsWith('"') && !line2.startsWith(TAG_PREFIX) && line2.includes(","));
+    var shouldIncludeNoTag = (lines) => lines.find((line3) => !line3.startsWith("#") && !line3.startsWith('"') && !line3.startsWith(TAG_PREFIX) && line3.includes(","));
     var listTags = (content) => {
       const lines = splitLines(content);
-      const tags = lines.filter((line2) => line2.includes(",") && line2.startsWith(TAG_PREFIX)).map((line2) => line2.substring(TAG_PREFIX_LENGTH, line2.indexOf(",")));
+      const tags = lines.filter((line3) => line3.includes(",") && line3.startsWith(TAG_PREFIX)).map((line3) => line3.substring(TAG_PREFIX_LENGTH, line3.indexOf(",")));
       const tagsWithoutDuplicates = new Set(tags);
       const result = Array.from(tagsWithoutDuplicates);
       if (shouldIncludeNoTag(lines)) {
@@ -28444,9 +28444,9 @@ var require_iterate = __commonJS({
     var async = require_async();
     var abort = require_abort();
     module2.exports = iterate;
-    function iterate(list, iterator, state, callback) {
+    function iterate(list2, iterator, state, callback) {
       var key = state["keyedList"] ? state["keyedList"][state.index] : state.index;
-      state.jobs[key] = runJob(iterator, key, list[key], function(error62, output2) {
+      state.jobs[key] = runJob(iterator, key, list2[key], function(error62, output2) {
         if (!(key in state.jobs)) {
           return;
         }
@@ -28475,17 +28475,17 @@ var require_iterate = __commonJS({
 var require_state = __commonJS({
   "node_modules/asynckit/lib/state.js"(exports2, module2) {
     module2.exports = state;
-    function state(list, sortMethod) {
-      var isNamedList = !Array.isArray(list), initState = {
+    function state(list2, sortMethod) {
+      var isNamedList = !Array.isArray(list2), initState = {
         index: 0,
-        keyedList: isNamedList || sortMethod ? Object.keys(list) : null,
+        keyedList: isNamedList || sortMethod ? Object.keys(list2) : null,
         jobs: {},
         results: isNamedList ? {} : [],
-        size: isNamedList ? Object.keys(list).length : list.length
+        size: isNamedList ? Object.keys(list2).length : list2.length
       };
       if (sortMethod) {
         initState.keyedList.sort(isNamedList ? sortMethod : function(a, b) {
-          return sortMethod(list[a], list[b]);
+          return sortMethod(list2[a], list2[b]);
         });
       }
       return initState;
@@ -28517,10 +28517,10 @@ var require_parallel = __commonJS({
     var initState = require_state();
     var terminator = require_terminator();
     module2.exports = parallel;
-    function parallel(list, iterator, callback) {
-      var state = initState(list);
-      while (state.index < (state["keyedList"] || list).length) {
-        iterate(list, iterator, state, function(error62, result) {
+    function parallel(list2, iterator, callback) {
+      var state = initState(list2);
+      while (state.index < (state["keyedList"] || list2).length) {
+        iterate(list2, iterator, state, function(error62, result) {
           if (error62) {
             callback(error62, result);
             return;
@@ -28546,16 +28546,16 @@ var require_serialOrdered = __commonJS({
     module2.exports = serialOrdered;
     module2.exports.ascending = ascending;
     module2.exports.descending = descending;
-    function serialOrdered(list, iterator, sortMethod, callback) {
-      var state = initState(list, sortMethod);
-      iterate(list, iterator, state, function iteratorHandler(error62, result) {
+    function serialOrdered(list2, iterator, sortMethod, callback) {
+      var state = initState(list2, sortMethod);
+      iterate(list2, iterator, state, function iteratorHandler(error62, result) {
         if (error62) {
           callback(error62, result);
           return;
         }
         state.index++;
-        if (state.index < (state["keyedList"] || list).length) {
-          iterate(list, iterator, state, iteratorHandler);
+        if (state.index < (state["keyedList"] || list2).length) {
+          iterate(list2, iterator, state, iteratorHandler);
           return;
         }
         callback(null, state.results);
@@ -28576,8 +28576,8 @@ var require_serial = __commonJS({
   "node_modules/asynckit/serial.js"(exports2, module2) {
     var serialOrdered = require_serialOrdered();
     module2.exports = serial;
-    function serial(list, iterator, callback) {
-      return serialOrdered(list, iterator, null, callback);
+    function serial(list2, iterator, callback) {
+      return serialOrdered(list2, iterator, null, callback);
     }
   }
 });
@@ -29813,16 +29813,16 @@ var require_form_data = __commonJS({
 var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
-    var { resolve: resolve2, basename } = __require("path");
-    var { readFileSync: readFileSync10 } = __require("fs");
+    var { resolve: resolve3, basename } = __require("path");
+    var { readFileSync: readFileSync12 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
         return JSON.parse(string4);
       } catch (error62) {
         try {
-          const path = resolve2(string4);
-          const data = readFileSync10(path, "utf8");
+          const path = resolve3(string4);
+          const data = readFileSync12(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,7 +29841,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync10(path);
+            const buffer = readFileSync12(path);
             form.append(key, buffer, Object.assign({}, {
               filename: basename(path)
             }, opts));
@@ -30624,7 +30624,7 @@ var require_sort = __commonJS({
   "node_modules/semver/functions/sort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var sort = (list, loose) => list.sort((a, b) => compareBuild(a, b, loose));
+    var sort = (list2, loose) => list2.sort((a, b) => compareBuild(a, b, loose));
     module2.exports = sort;
   }
 });
@@ -30634,7 +30634,7 @@ var require_rsort = __commonJS({
   "node_modules/semver/functions/rsort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var rsort = (list, loose) => list.sort((a, b) => compareBuild(b, a, loose));
+    var rsort = (list2, loose) => list2.sort((a, b) => compareBuild(b, a, loose));
     module2.exports = rsort;
   }
 });
@@ -32588,13 +32588,13 @@ var require_http_parser = __commonJS({
       var end = this.end, chunk = this.chunk;
       for (var i = this.offset; i < end; i++) {
         if (chunk[i] === 10) {
-          var line2 = this.line + chunk.toString(HTTPParser.encoding, this.offset, i);
-          if (line2.charAt(line2.length - 1) === "\r") {
-            line2 = line2.substr(0, line2.length - 1);
+          var line3 = this.line + chunk.toString(HTTPParser.encoding, this.offset, i);
+          if (line3.charAt(line3.length - 1) === "\r") {
+            line3 = line3.substr(0, line3.length - 1);
           }
           this.line = "";
           this.offset = i + 1;
-          return line2;
+          return line3;
         }
       }
       this.line += chunk.toString(HTTPParser.encoding, this.offset, this.end);
@@ -32602,17 +32602,17 @@ var require_http_parser = __commonJS({
     };
     var headerExp = /^([^: \t]+):[ \t]*((?:.*[^ \t])|)/;
     var headerContinueExp = /^[ \t]+(.*[^ \t])/;
-    HTTPParser.prototype.parseHeader = function(line2, headers) {
-      if (line2.indexOf("\r") !== -1) {
+    HTTPParser.prototype.parseHeader = function(line3, headers) {
+      if (line3.indexOf("\r") !== -1) {
         throw parseErrorCode("HPE_LF_EXPECTED");
       }
-      var match = headerExp.exec(line2);
+      var match = headerExp.exec(line3);
       var k = match && match[1];
       if (k) {
         headers.push(k);
         headers.push(match[2]);
       } else {
-        var matchContinue = headerContinueExp.exec(line2);
+        var matchContinue = headerContinueExp.exec(line3);
         if (matchContinue && headers.length) {
           if (headers[headers.length - 1]) {
             headers[headers.length - 1] += " ";
@@ -32623,11 +32623,11 @@ var require_http_parser = __commonJS({
     };
     var requestExp = /^([A-Z-]+) ([^ ]+) HTTP\/(\d)\.(\d)$/;
     HTTPParser.prototype.REQUEST_LINE = function() {
-      var line2 = this.consumeLine();
-      if (!line2) {
+      var line3 = this.consumeLine();
+      if (!line3) {
         return;
       }
-      var match = requestExp.exec(line2);
+      var match = requestExp.exec(line3);
       if (match === null) {
         throw parseErrorCode("HPE_INVALID_CONSTANT");
       }
@@ -32643,11 +32643,11 @@ var require_http_parser = __commonJS({
     };
     var responseExp = /^HTTP\/(\d)\.(\d) (\d{3}) ?(.*)$/;
     HTTPParser.prototype.RESPONSE_LINE = function() {
-      var line2 = this.consumeLine();
-      if (!line2) {
+      var line3 = this.consumeLine();
+      if (!line3) {
         return;
       }
-      var match = responseExp.exec(line2);
+      var match = responseExp.exec(line3);
       if (match === null) {
         throw parseErrorCode("HPE_INVALID_CONSTANT");
       }
@@ -32674,13 +32674,13 @@ var require_http_parser = __commonJS({
       return false;
     };
     HTTPParser.prototype.HEADER = function() {
-      var line2 = this.consumeLine();
-      if (line2 === void 0) {
+      var line3 = this.consumeLine();
+      if (line3 === void 0) {
         return;
       }
       var info = this.info;
-      if (line2) {
-        this.parseHeader(line2, info.headers);
+      if (line3) {
+        this.parseHeader(line3, info.headers);
       } else {
         var headers = info.headers;
         var hasContentLength = false;
@@ -32755,11 +32755,11 @@ var require_http_parser = __commonJS({
       }
     };
     HTTPParser.prototype.BODY_CHUNKHEAD = function() {
-      var line2 = this.consumeLine();
-      if (line2 === void 0) {
+      var line3 = this.consumeLine();
+      if (line3 === void 0) {
         return;
       }
-      this.body_bytes = parseInt(line2, 16);
+      this.body_bytes = parseInt(line3, 16);
       if (!this.body_bytes) {
         this.state = "BODY_CHUNKTRAILERS";
       } else {
@@ -32776,22 +32776,22 @@ var require_http_parser = __commonJS({
       }
     };
     HTTPParser.prototype.BODY_CHUNKEMPTYLINE = function() {
-      var line2 = this.consumeLine();
-      if (line2 === void 0) {
+      var line3 = this.consumeLine();
+      if (line3 === void 0) {
         return;
       }
-      if (line2 !== "") {
+      if (line3 !== "") {
         throw new Error("Expected empty line");
       }
       this.state = "BODY_CHUNKHEAD";
     };
     HTTPParser.prototype.BODY_CHUNKTRAILERS = function() {
-      var line2 = this.consumeLine();
-      if (line2 === void 0) {
+      var line3 = this.consumeLine();
+      if (line3 === void 0) {
         return;
       }
-      if (line2) {
-        this.parseHeader(line2, this.trailers);
+      if (line3) {
+        this.parseHeader(line3, this.trailers);
       } else {
         if (this.trailers.length) {
           this.userCall()(this[kOnHeaders](this.trailers, ""));
@@ -33184,24 +33184,24 @@ var require_buffer = __commonJS({
           return false;
       }
     };
-    Buffer2.concat = function concat(list, length) {
-      if (!Array.isArray(list)) {
+    Buffer2.concat = function concat(list2, length) {
+      if (!Array.isArray(list2)) {
         throw new TypeError('"list" argument must be an Array of Buffers');
       }
-      if (list.length === 0) {
+      if (list2.length === 0) {
         return Buffer2.alloc(0);
       }
       let i;
       if (length === void 0) {
         length = 0;
-        for (i = 0; i < list.length; ++i) {
-          length += list[i].length;
+        for (i = 0; i < list2.length; ++i) {
+          length += list2[i].length;
         }
       }
       const buffer = Buffer2.allocUnsafe(length);
       let pos = 0;
-      for (i = 0; i < list.length; ++i) {
-        let buf = list[i];
+      for (i = 0; i < list2.length; ++i) {
+        let buf = list2[i];
         if (isInstance(buf, Uint8Array)) {
           if (pos + buf.length > buffer.length) {
             if (!Buffer2.isBuffer(buf)) buf = Buffer2.from(buf);
@@ -36515,10 +36515,10 @@ var require_init = __commonJS({
     }
     function run(opts) {
       const tracker = new EE();
-      const promise2 = new Promise((resolve2, reject) => {
+      const promise2 = new Promise((resolve3, reject) => {
         _init(opts, tracker, (err, results) => {
           if (err) return reject(err);
-          resolve2(results);
+          resolve3(results);
         });
       });
       tracker.then = promise2.then.bind(promise2);
@@ -36534,13 +36534,13 @@ var require_init = __commonJS({
       };
       const mainTracker = new EE();
       const warmUpTracker = new EE();
-      const promise2 = new Promise((resolve2, reject) => {
+      const promise2 = new Promise((resolve3, reject) => {
         _init(warmupOpts, warmUpTracker, (err, warmupResults) => {
           if (err) return reject(err);
           _init(opts, mainTracker, (err2, results) => {
             if (err2) return reject(err2);
             results.warmup = warmupResults;
-            resolve2(results);
+            resolve3(results);
           });
         });
       });
@@ -36988,9 +36988,9 @@ var require_autocannon = __commonJS({
 });
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync6, writeFileSync as writeFileSync6 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname4, join as join13, resolve } from "node:path";
+import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
+import { tmpdir as tmpdir3 } from "node:os";
+import { dirname as dirname5, join as join16, resolve as resolve2 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -39865,8 +39865,8 @@ var Doc = class {
     const lines = content.split("\n").filter((x) => x);
     const minIndent = Math.min(...lines.map((x) => x.length - x.trimStart().length));
     const dedented = lines.map((x) => x.slice(minIndent)).map((x) => " ".repeat(this.indent * 2) + x);
-    for (const line2 of dedented) {
-      this.content.push(line2);
+    for (const line3 of dedented) {
+      this.content.push(line3);
     }
   }
   compile() {
@@ -42347,7 +42347,7 @@ var recursive = /* @__PURE__ */ new WeakMap();
 var NONE = 0;
 var ASSUMED = 1;
 var PROVEN = 2;
-function isRecursive(inst, stack, resolve2) {
+function isRecursive(inst, stack, resolve3) {
   const cached2 = recursive.get(inst);
   if (cached2 !== void 0)
     return cached2 ? PROVEN : NONE;
@@ -42357,7 +42357,7 @@ function isRecursive(inst, stack, resolve2) {
   let result = NONE;
   const check2 = (child) => {
     if (result !== PROVEN && child?._zod) {
-      const answer = isRecursive(child, stack, resolve2);
+      const answer = isRecursive(child, stack, resolve3);
       if (answer > result)
         result = answer;
     }
@@ -42368,7 +42368,7 @@ function isRecursive(inst, stack, resolve2) {
       const desc = Object.getOwnPropertyDescriptor(sh, key);
       if (spread && !desc.enumerable)
         continue;
-      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve2) : NONE;
+      const child = desc.get ? ASSUMED : desc.value?._zod ? isRecursive(desc.value, stack, resolve3) : NONE;
       if (child > answer)
         answer = child;
     }
@@ -42432,7 +42432,7 @@ function isRecursive(inst, stack, resolve2) {
       break;
     // `$ZodLazy` caches its inner on the def, so a resolved edge is followed exactly
     case "lazy": {
-      const inner = def._cachedInner ?? (resolve2 ? inst._zod.innerType : void 0);
+      const inner = def._cachedInner ?? (resolve3 ? inst._zod.innerType : void 0);
       merge2(inner ? isRecursive(inner, stack, false) : ASSUMED);
       break;
     }
@@ -53485,8 +53485,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list)
+  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list2)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -57006,8 +57006,8 @@ var METHOD_PATTERN_SOURCE = `(?:${HTTP_METHODS.map(
 var SCENARIO_LINE_PATTERN = new RegExp(`^\\s*(?:${METHOD_PATTERN_SOURCE}\\s+)?\\/\\S*\\s*$`);
 var METHODS_HINT = `use one of ${HTTP_METHODS.join(", ")}`;
 var LINE_HINT = 'write METHOD /path, e.g. "GET /hello", or just "/hello" for GET';
-function readScenarioLine(line2) {
-  const words = line2.trim().split(/\s+/).filter(Boolean);
+function readScenarioLine(line3) {
+  const words = line3.trim().split(/\s+/).filter(Boolean);
   if (words.length === 0) return { problem: `is empty; ${LINE_HINT}` };
   if (words.length > 2) return { problem: `is not a scenario; ${LINE_HINT} (no spaces in the path)` };
   const [first, second] = words;
@@ -57185,8 +57185,8 @@ var scenarioLineSchema = external_exports.string().regex(SCENARIO_LINE_PATTERN, 
     const read = readScenarioLine(String(issue2.input));
     return "problem" in read ? read.problem : void 0;
   }
-}).transform((line2) => {
-  const read = readScenarioLine(line2);
+}).transform((line3) => {
+  const read = readScenarioLine(line3);
   return { method: read.method, path: read.path, headers: {} };
 }).describe('One line: METHOD /path, e.g. "GET /hello", or just "/hello" for GET.').register(docNotes, { type: "scenario line" });
 var scenarioObjectSchema = external_exports.strictObject({
@@ -57962,14 +57962,14 @@ function buildPlan(config2, seed) {
         const first = counters.get(s.name) ?? 0;
         counters.set(s.name, first + inBlock);
         const left = blockSizes(inBlock, slots);
-        const list = [];
-        while (list.length < inBlock) {
+        const list2 = [];
+        while (list2.length < inBlock) {
           for (const slot of shuffle(left.flatMap((n, i) => n > 0 ? [i] : []), random)) {
             left[slot] -= 1;
-            list.push({ index: first + list.length, start: b * instances + slot, slot, order: order() });
+            list2.push({ index: first + list2.length, start: b * instances + slot, slot, order: order() });
           }
         }
-        return { name: s.name, pairs: list };
+        return { name: s.name, pairs: list2 };
       })
     });
   }
@@ -58132,7 +58132,7 @@ function packageOf(path) {
   return first.startsWith("@") && second ? `${first}/${second}` : first;
 }
 function identifyFrame(frame, root) {
-  const line2 = frame.lineNumber >= 0 ? frame.lineNumber + 1 : 0;
+  const line3 = frame.lineNumber >= 0 ? frame.lineNumber + 1 : 0;
   const column = frame.columnNumber >= 0 ? frame.columnNumber + 1 : 0;
   const url2 = frame.url;
   if (url2 === "") {
@@ -58142,19 +58142,19 @@ function identifyFrame(frame, root) {
   const prefix = root.endsWith("/") ? root : `${root}/`;
   const inTree = path?.startsWith(prefix) === true;
   const file2 = path === null ? url2 : inTree ? path.slice(prefix.length) : path;
-  const name = frame.functionName || `(anonymous ${posix2.basename(file2)}:${line2}:${column})`;
-  if (url2.startsWith("node:")) return { name, file: file2, line: line2, column, category: "node", package: null };
+  const name = frame.functionName || `(anonymous ${posix2.basename(file2)}:${line3}:${column})`;
+  if (url2.startsWith("node:")) return { name, file: file2, line: line3, column, category: "node", package: null };
   const pkg = path === null ? null : packageOf(inTree ? `/${file2}` : path);
-  if (pkg !== null) return { name, file: file2, line: line2, column, category: "dependency", package: pkg };
-  return { name, file: file2, line: line2, column, category: inTree ? "own" : "dependency", package: null };
+  if (pkg !== null) return { name, file: file2, line: line3, column, category: "dependency", package: pkg };
+  return { name, file: file2, line: line3, column, category: inTree ? "own" : "dependency", package: null };
 }
 function describeLocation(fn) {
   if (fn.category === "native" || fn.file === "") return "V8/native";
-  const line2 = fn.line > 0 ? `:${fn.line}` : "";
-  if (fn.package === null) return `${fn.file}${line2}`;
+  const line3 = fn.line > 0 ? `:${fn.line}` : "";
+  if (fn.package === null) return `${fn.file}${line3}`;
   const inside = fn.file.lastIndexOf(`node_modules/${fn.package}/`);
   const rest = inside < 0 ? fn.file : fn.file.slice(inside + `node_modules/${fn.package}/`.length);
-  return `${fn.package} \xB7 ${rest}${line2}`;
+  return `${fn.package} \xB7 ${rest}${line3}`;
 }
 
 // src/profile/inlining.ts
@@ -58193,17 +58193,17 @@ function rangesFromOffsets(source, functions) {
 function extent(range) {
   return (range.endLine - range.startLine) * 1e6 + (range.endColumn - range.startColumn);
 }
-function holdsPosition(range, line2, column) {
-  const afterStart = line2 > range.startLine || line2 === range.startLine && column >= range.startColumn;
-  const beforeEnd = line2 < range.endLine || line2 === range.endLine && column <= range.endColumn;
+function holdsPosition(range, line3, column) {
+  const afterStart = line3 > range.startLine || line3 === range.startLine && column >= range.startColumn;
+  const beforeEnd = line3 < range.endLine || line3 === range.endLine && column <= range.endColumn;
   return afterStart && beforeEnd;
 }
-function contains(range, line2) {
-  return range.startLine <= line2 && line2 <= range.endLine;
+function contains(range, line3) {
+  return range.startLine <= line3 && line3 <= range.endLine;
 }
-function functionSource(scriptRanges, line2, column) {
+function functionSource(scriptRanges, line3, column) {
   let own2 = null;
-  for (const r of scriptRanges) if (holdsPosition(r, line2, column) && (own2 === null || extent(r) < extent(own2))) own2 = r;
+  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own2 === null || extent(r) < extent(own2))) own2 = r;
   if (own2 === null) return null;
   let enclosing = null;
   for (const r of scriptRanges) {
@@ -58216,14 +58216,14 @@ function inlineTargets(profile, ranges) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const rangeMemo = /* @__PURE__ */ new Map();
   const rangeOf = (n) => {
-    const line2 = n.callFrame.lineNumber + 1;
+    const line3 = n.callFrame.lineNumber + 1;
     const column = n.callFrame.columnNumber + 1;
-    const key = `${n.callFrame.url}:${line2}:${column}`;
+    const key = `${n.callFrame.url}:${line3}:${column}`;
     let found = rangeMemo.get(key);
     if (found === void 0) {
       found = null;
       for (const r of ranges.get(n.callFrame.url) ?? []) {
-        if (holdsPosition(r, line2, column) && (found === null || extent(r) < extent(found))) found = r;
+        if (holdsPosition(r, line3, column) && (found === null || extent(r) < extent(found))) found = r;
       }
       rangeMemo.set(key, found);
     }
@@ -58233,8 +58233,8 @@ function inlineTargets(profile, ranges) {
   const nodesOfFunction = /* @__PURE__ */ new Map();
   for (const node2 of profile.nodes) {
     const key = functionOf(node2);
-    const list = nodesOfFunction.get(key);
-    if (list) list.push(node2);
+    const list2 = nodesOfFunction.get(key);
+    if (list2) list2.push(node2);
     else nodesOfFunction.set(key, [node2]);
   }
   const descendants = (node2) => {
@@ -58267,10 +58267,10 @@ function inlineTargets(profile, ranges) {
     };
     const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
     const byTarget = /* @__PURE__ */ new Map();
-    for (const { line: line2, ticks: count } of ticks) {
+    for (const { line: line3, ticks: count } of ticks) {
       let target = null;
-      if (contains(own2, line2)) {
-        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line2) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
+      if (contains(own2, line3)) {
+        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line3) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
         if (nested) {
           findCallees();
           const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
@@ -58281,7 +58281,7 @@ function inlineTargets(profile, ranges) {
         let best = null;
         for (const callee of callees) {
           const range = rangeOf(callee);
-          if (range === null || !contains(range, line2)) continue;
+          if (range === null || !contains(range, line3)) continue;
           if (best === null || extent(range) < extent(best.range) || extent(range) === extent(best.range) && (callee.hitCount ?? 0) > (best.node.hitCount ?? 0)) {
             best = { node: callee, range };
           }
@@ -58289,7 +58289,7 @@ function inlineTargets(profile, ranges) {
         if (best) {
           target = { url: best.node.callFrame.url, range: best.range, node: best.node };
         } else {
-          const sibling = scriptRanges.filter((r) => contains(r, line2) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
+          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
           if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
         }
       }
@@ -58431,9 +58431,9 @@ function matchFunctions(base, head) {
     }
   }
   const unmatchedHead = head.filter((h) => !matchedHead.has(h));
-  const byNameFile = (list) => {
+  const byNameFile = (list2) => {
     const groups = /* @__PURE__ */ new Map();
-    for (const f of list) {
+    for (const f of list2) {
       const key = `${f.name}\0${f.file}`;
       groups.set(key, [...groups.get(key) ?? [], f]);
     }
@@ -58461,9 +58461,9 @@ function isAnonymous(fn) {
   return fn.name.startsWith("(anonymous ");
 }
 function pairUnique(pairs, [bases, heads], keyOf2) {
-  const group = (list) => {
+  const group = (list2) => {
     const groups = /* @__PURE__ */ new Map();
-    for (const f of list) {
+    for (const f of list2) {
       const key = keyOf2(f);
       if (key !== null) groups.set(key, [...groups.get(key) ?? [], f]);
     }
@@ -58486,8 +58486,8 @@ function share(f, samples) {
 }
 function intoChanges(b, h, baseSamples, headSamples) {
   const frames = /* @__PURE__ */ new Map();
-  const add = (list, samples, side) => {
-    for (const { samples: n, ...id } of list ?? []) {
+  const add = (list2, samples, side) => {
+    for (const { samples: n, ...id } of list2 ?? []) {
       const key = functionKey(id);
       const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0 };
       entry[side] += samples > 0 ? n / samples : 0;
@@ -58900,9 +58900,9 @@ function parseOptimizationTrace(text2, root) {
     }
     return found;
   };
-  for (const line2 of text2.split("\n")) {
-    if (!line2.startsWith("[")) continue;
-    const bailout = BAILOUT.exec(line2);
+  for (const line3 of text2.split("\n")) {
+    if (!line3.startsWith("[")) continue;
+    const bailout = BAILOUT.exec(line3);
     if (bailout) {
       const [, , reason, name, script] = bailout;
       if (!name || isBenign(reason)) continue;
@@ -58911,7 +58911,7 @@ function parseOptimizationTrace(text2, root) {
       if (!e.reasons.includes(reason)) e.reasons.push(reason);
       continue;
     }
-    const aborted2 = ABORTED.exec(line2);
+    const aborted2 = ABORTED.exec(line3);
     if (aborted2) {
       const [, name, script, reason] = aborted2;
       if (!name) continue;
@@ -59116,11 +59116,11 @@ var HealthChannel = class _HealthChannel {
     }
     const path = join(dir, "health.sock");
     const server = createServer();
-    await new Promise((resolve2, reject) => {
+    await new Promise((resolve3, reject) => {
       server.once("error", reject);
       server.listen(path, () => {
         server.off("error", reject);
-        resolve2();
+        resolve3();
       });
     });
     server.unref();
@@ -59141,9 +59141,9 @@ var HealthChannel = class _HealthChannel {
         return;
       }
       for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
-        const line2 = peer.pending.slice(0, newline);
+        const line3 = peer.pending.slice(0, newline);
         peer.pending = peer.pending.slice(newline + 1);
-        this.receive(peer, line2);
+        this.receive(peer, line3);
       }
     });
     const forget = () => {
@@ -59153,10 +59153,10 @@ var HealthChannel = class _HealthChannel {
     socket.on("error", forget);
     socket.on("close", forget);
   }
-  receive(peer, line2) {
+  receive(peer, line3) {
     let message;
     try {
-      message = JSON.parse(line2);
+      message = JSON.parse(line3);
     } catch {
       return;
     }
@@ -59170,11 +59170,11 @@ var HealthChannel = class _HealthChannel {
   }
   /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
   waitUntil(done, timeoutMs) {
-    return new Promise((resolve2) => {
+    return new Promise((resolve3) => {
       const finish2 = () => {
         clearTimeout(timer);
         this.changed = null;
-        resolve2();
+        resolve3();
       };
       const timer = setTimeout(finish2, timeoutMs);
       this.changed = () => {
@@ -59345,7 +59345,7 @@ async function stopMarked(marker, graceMs = 3e3) {
   return pids.length;
 }
 function sleep2(ms) {
-  return new Promise((resolve2) => setTimeout(resolve2, ms));
+  return new Promise((resolve3) => setTimeout(resolve3, ms));
 }
 function startShell(command2, options) {
   return startProcess("/bin/sh", ["-c", command2], options);
@@ -59395,8 +59395,8 @@ function exitOf(child) {
   if (child.exitCode !== null || child.signalCode !== null) {
     return Promise.resolve([child.exitCode, child.signalCode]);
   }
-  return new Promise((resolve2, reject) => {
-    child.once("exit", (code, signal) => resolve2([code, signal]));
+  return new Promise((resolve3, reject) => {
+    child.once("exit", (code, signal) => resolve3([code, signal]));
     child.once("error", reject);
   });
 }
@@ -59468,12 +59468,12 @@ async function servicePort() {
   }
 }
 function freePort() {
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     const server = createServer2();
     server.once("error", reject);
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address();
-      server.close(() => resolve2(port));
+      server.close(() => resolve3(port));
     });
   });
 }
@@ -59599,11 +59599,11 @@ var Service = class _Service {
     } catch {
       return null;
     }
-    for (const line2 of text2.split("\n")) {
-      if (!line2) continue;
+    for (const line3 of text2.split("\n")) {
+      if (!line3) continue;
       let event;
       try {
-        event = JSON.parse(line2);
+        event = JSON.parse(line3);
       } catch {
         continue;
       }
@@ -59623,28 +59623,28 @@ var Service = class _Service {
   }
 };
 function canConnect(host, port) {
-  return new Promise((resolve2) => {
+  return new Promise((resolve3) => {
     const socket = connect({ host, port });
     socket.setTimeout(500);
     socket.once("connect", () => {
       socket.destroy();
-      resolve2(true);
+      resolve3(true);
     });
     socket.once("timeout", () => {
       socket.destroy();
-      resolve2(false);
+      resolve3(false);
     });
-    socket.once("error", () => resolve2(false));
+    socket.once("error", () => resolve3(false));
   });
 }
 function httpStatus(url2, timeoutMs) {
-  return new Promise((resolve2) => {
+  return new Promise((resolve3) => {
     const req = request(url2, { method: "GET", timeout: timeoutMs }, (res) => {
       res.resume();
-      resolve2(res.statusCode ?? 0);
+      resolve3(res.statusCode ?? 0);
     });
     req.once("timeout", () => req.destroy());
-    req.once("error", () => resolve2(0));
+    req.once("error", () => resolve3(0));
     req.end();
   });
 }
@@ -59655,10 +59655,10 @@ import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileS
 import { realpath } from "node:fs/promises";
 import { dirname as dirname2, join as join3, relative as relative2 } from "node:path";
 function git(args, cwd) {
-  return new Promise((resolve2, reject) => {
+  return new Promise((resolve3, reject) => {
     execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
       if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
-      else resolve2(stdout.trim());
+      else resolve3(stdout.trim());
     });
   });
 }
@@ -59765,26 +59765,33 @@ async function prepareTrees(request2, ports) {
   }
 }
 async function copyUntracked(root, dir, skip) {
-  const list = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
+  const list2 = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
   const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
   const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
-  for (const file2 of list.split("\0").filter((f) => f && !inside(f))) {
+  for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
     mkdirSync(dirname2(join3(dir, file2)), { recursive: true });
     cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
   }
 }
-function installCommand(dir) {
-  if (existsSync2(join3(dir, "pnpm-lock.yaml"))) return "pnpm install --frozen-lockfile";
-  if (existsSync2(join3(dir, "yarn.lock"))) return "yarn install --frozen-lockfile";
-  if (existsSync2(join3(dir, "package-lock.json")) || existsSync2(join3(dir, "npm-shrinkwrap.json"))) return "npm ci";
+function detectPackageManager(dir) {
+  const lockfiles = [
+    ["pnpm-lock.yaml", "pnpm", "pnpm install --frozen-lockfile"],
+    ["yarn.lock", "yarn", "yarn install --frozen-lockfile"],
+    ["package-lock.json", "npm", "npm ci"],
+    ["npm-shrinkwrap.json", "npm", "npm ci"]
+  ];
+  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join3(dir, lockfile))) return { name, lockfile, install };
   if (!existsSync2(join3(dir, "package.json"))) return null;
   try {
     const pkg = JSON.parse(readFileSync6(join3(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? "npm install" : null;
+    return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
     return null;
   }
+}
+function installCommand(dir) {
+  return detectPackageManager(dir)?.install ?? null;
 }
 function serviceDir(tree, service) {
   return join3(tree.root, service.cwd);
@@ -59898,10 +59905,10 @@ function monotonicUs() {
 }
 function nodeInfo(env, cwd) {
   const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
-  return new Promise((resolve2) => {
+  return new Promise((resolve3) => {
     execFile2("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
       const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
-      resolve2({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
+      resolve3({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
     });
   });
 }
@@ -60229,12 +60236,12 @@ import { execFile as execFile3 } from "node:child_process";
 import { cpus, platform, release, totalmem } from "node:os";
 async function fingerprint(env, cwd) {
   const cpuList = cpus();
-  const nodeVersion = await new Promise((resolve2) => {
+  const nodeVersion = await new Promise((resolve3) => {
     execFile3(
       "node",
       ["-p", "process.version"],
       { env, cwd, timeout: 1e4 },
-      (error62, stdout) => resolve2(error62 ? "unknown" : stdout.trim())
+      (error62, stdout) => resolve3(error62 ? "unknown" : stdout.trim())
     );
   });
   return {
@@ -60250,8 +60257,80 @@ async function fingerprint(env, cwd) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire2 } from "node:module";
+import { readFileSync as readFileSync10, statSync as statSync3 } from "node:fs";
 import { join as join8 } from "node:path";
 import { pathToFileURL } from "node:url";
+
+// src/engine/bench/capture.ts
+import { readFileSync as readFileSync9 } from "node:fs";
+var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
+var MAX_TEXT = 2e3;
+function text(value, fallback = "") {
+  return typeof value === "string" ? value.slice(0, MAX_TEXT) : fallback;
+}
+function finiteOrNull(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+function parseCapture(content) {
+  const capture = { benchmarks: [], libraries: [] };
+  const occurrences = /* @__PURE__ */ new Map();
+  for (const line3 of content.split("\n")) {
+    if (!line3.trim()) continue;
+    let record2;
+    try {
+      record2 = JSON.parse(line3);
+    } catch {
+      continue;
+    }
+    if (typeof record2 !== "object" || record2 === null) continue;
+    const library = record2["library"];
+    if (!BENCH_LIBRARIES.includes(library)) continue;
+    switch (record2["type"]) {
+      case "library":
+      case "unsupported":
+        capture.libraries.push({
+          name: library,
+          version: text(record2["version"], "unknown"),
+          path: text(record2["path"]),
+          unsupported: record2["type"] === "unsupported" ? text(record2["message"], "unsupported version") : null
+        });
+        break;
+      case "result":
+      case "error": {
+        const name = text(record2["name"], "(unnamed)");
+        const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
+        const key = JSON.stringify([suite, name]);
+        const occurrence = (occurrences.get(key) ?? 0) + 1;
+        occurrences.set(key, occurrence);
+        const failed = record2["type"] === "error";
+        const ops = finiteOrNull(record2["opsPerSec"]);
+        const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
+        capture.benchmarks.push({
+          library,
+          name,
+          suite,
+          occurrence,
+          opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
+          rme: finiteOrNull(record2["rme"]),
+          sampleCount: finiteOrNull(record2["sampleCount"]) ?? 0,
+          samplesNs: samples.filter((s) => typeof s === "number" && Number.isFinite(s)).slice(0, 1e3),
+          stats: typeof record2["stats"] === "object" && record2["stats"] !== null && !Array.isArray(record2["stats"]) ? record2["stats"] : null,
+          error: failed ? text(record2["message"], "the benchmark failed") : ops === null || ops <= 0 ? "no ops/s was measured" : null
+        });
+        break;
+      }
+    }
+  }
+  return capture;
+}
+function readCapture(file2) {
+  let content = "";
+  try {
+    content = readFileSync9(file2, "utf8");
+  } catch {
+  }
+  return parseCapture(content);
+}
 
 // src/engine/bench/glob.ts
 import { readdirSync as readdirSync4, statSync as statSync2 } from "node:fs";
@@ -60328,19 +60407,19 @@ function walk(root, dir, out) {
   }
   for (const entry of entries) {
     if (SKIPPED_DIRS.test(entry.name)) continue;
-    const relative4 = dir ? `${dir}/${entry.name}` : entry.name;
+    const relative6 = dir ? `${dir}/${entry.name}` : entry.name;
     let isDirectory = entry.isDirectory();
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
       try {
-        isFile = statSync2(join7(root, relative4)).isFile();
+        isFile = statSync2(join7(root, relative6)).isFile();
       } catch {
         isFile = false;
       }
       isDirectory = false;
     }
-    if (isDirectory) walk(root, relative4, out);
-    else if (isFile) out.push(relative4);
+    if (isDirectory) walk(root, relative6, out);
+    else if (isFile) out.push(relative6);
   }
 }
 function matchFiles(root, globs) {
@@ -60356,14 +60435,14 @@ function matchFiles(root, globs) {
 
 // src/engine/bench/discover.ts
 var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative4, tree) {
-  if (!TYPESCRIPT.test(relative4)) return [];
+function nodeArgsFor(absolute, relative6, tree) {
+  if (!TYPESCRIPT.test(relative6)) return [];
   let loader;
   try {
     loader = createRequire2(absolute).resolve("tsx");
   } catch {
     throw new SetupError(
-      `${relative4} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+      `${relative6} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
     );
   }
   return ["--import", pathToFileURL(loader).href];
@@ -60384,83 +60463,44 @@ function discoverBenchmarks(config2, service, trees) {
   }
   return { dirs, files };
 }
+var SOURCE_FILES = "**/*.{js,cjs,mjs,ts,cts,mts}";
+var MAX_SUITE_BYTES = 512 * 1024;
+var LIBRARY_IMPORT = new RegExp(
+  String.raw`(?:require\s*\(\s*|import\s*\(\s*|from\s+|import\s+)['"](${BENCH_LIBRARIES.join("|")})(?:/[^'"]*)?['"]`
+);
+function findBenchmarkSuites(dir) {
+  const suites = [];
+  for (const path of matchFiles(dir, [SOURCE_FILES])) {
+    const absolute = join8(dir, path);
+    try {
+      if (statSync3(absolute).size > MAX_SUITE_BYTES) continue;
+      const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
+      if (library) suites.push({ path, library });
+    } catch {
+    }
+  }
+  return suites;
+}
+function proposeBenchmarkGlobs(dir, paths) {
+  if (paths.length === 0) return [];
+  const wanted = [...new Set(paths)].sort();
+  const dirs = wanted.map((p) => p.split("/").slice(0, -1));
+  const common = [];
+  for (let i = 0; dirs.every((d) => i < d.length && d[i] === dirs[0][i]); i++) common.push(dirs[0][i]);
+  const prefix = common.length ? `${common.join("/")}/` : "";
+  const names = wanted.map((p) => p.split("/").at(-1));
+  const exts = [...new Set(names.map((n) => n.slice(n.lastIndexOf(".") + 1)))].sort();
+  const extGlob = exts.length === 1 ? exts[0] : `{${exts.join(",")}}`;
+  const middles = new Set(names.map((n) => n.slice(n.indexOf("."), n.lastIndexOf("."))));
+  const middle = middles.size === 1 ? [...middles][0] : "";
+  const candidates = [...middle ? [`${prefix}**/*${middle}.${extGlob}`] : [], `${prefix}**/*.${extGlob}`];
+  const same = (found) => found.length === wanted.length && found.every((f, i) => f === wanted[i]);
+  return [candidates.find((glob) => same(matchFiles(dir, [glob]))) ?? wanted].flat();
+}
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join9 } from "node:path";
-
-// src/engine/bench/capture.ts
-import { readFileSync as readFileSync9 } from "node:fs";
-var LIBRARIES = ["benchmark", "tinybench", "mitata"];
-var MAX_TEXT = 2e3;
-function text(value, fallback = "") {
-  return typeof value === "string" ? value.slice(0, MAX_TEXT) : fallback;
-}
-function finiteOrNull(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-function parseCapture(content) {
-  const capture = { benchmarks: [], libraries: [] };
-  const occurrences = /* @__PURE__ */ new Map();
-  for (const line2 of content.split("\n")) {
-    if (!line2.trim()) continue;
-    let record2;
-    try {
-      record2 = JSON.parse(line2);
-    } catch {
-      continue;
-    }
-    if (typeof record2 !== "object" || record2 === null) continue;
-    const library = record2["library"];
-    if (!LIBRARIES.includes(library)) continue;
-    switch (record2["type"]) {
-      case "library":
-      case "unsupported":
-        capture.libraries.push({
-          name: library,
-          version: text(record2["version"], "unknown"),
-          path: text(record2["path"]),
-          unsupported: record2["type"] === "unsupported" ? text(record2["message"], "unsupported version") : null
-        });
-        break;
-      case "result":
-      case "error": {
-        const name = text(record2["name"], "(unnamed)");
-        const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
-        const key = JSON.stringify([suite, name]);
-        const occurrence = (occurrences.get(key) ?? 0) + 1;
-        occurrences.set(key, occurrence);
-        const failed = record2["type"] === "error";
-        const ops = finiteOrNull(record2["opsPerSec"]);
-        const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
-        capture.benchmarks.push({
-          library,
-          name,
-          suite,
-          occurrence,
-          opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
-          rme: finiteOrNull(record2["rme"]),
-          sampleCount: finiteOrNull(record2["sampleCount"]) ?? 0,
-          samplesNs: samples.filter((s) => typeof s === "number" && Number.isFinite(s)).slice(0, 1e3),
-          stats: typeof record2["stats"] === "object" && record2["stats"] !== null && !Array.isArray(record2["stats"]) ? record2["stats"] : null,
-          error: failed ? text(record2["message"], "the benchmark failed") : ops === null || ops <= 0 ? "no ops/s was measured" : null
-        });
-        break;
-      }
-    }
-  }
-  return capture;
-}
-function readCapture(file2) {
-  let content = "";
-  try {
-    content = readFileSync9(file2, "utf8");
-  } catch {
-  }
-  return parseCapture(content);
-}
-
-// src/engine/bench/runner.ts
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -60593,15 +60633,15 @@ import { execFileSync as execFileSync2 } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
     const out = execFileSync2("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
-    const list = out.slice(out.lastIndexOf(":") + 1).trim();
-    return parseCpuList(list);
+    const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
+    return parseCpuList(list2);
   } catch {
     return null;
   }
 }
-function parseCpuList(list) {
+function parseCpuList(list2) {
   const cpus2 = [];
-  for (const part of list.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of list2.split(",").map((p) => p.trim()).filter(Boolean)) {
     const [from, to] = part.split("-").map(Number);
     if (!Number.isInteger(from)) continue;
     for (let c = from; c <= (Number.isInteger(to) ? to : from); c++) cpus2.push(c);
@@ -61414,11 +61454,11 @@ function healthSeries(results) {
     }));
   });
 }
-function decideHealthVerdict(relative4, c) {
-  if (c.min <= 0) return relative4;
-  if (relative4 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative4 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative4 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+function decideHealthVerdict(relative6, c) {
+  if (c.min <= 0) return relative6;
+  if (relative6 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative6 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative6 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
   return "inconclusive";
 }
 function absoluteShift(series) {
@@ -61588,9 +61628,9 @@ function findHints(results, comparisons, heap, generator, metrics) {
   }
   return hints;
 }
-function analyzeHealth(results, relative4, metrics) {
+function analyzeHealth(results, relative6, metrics) {
   const series = healthSeries(results);
-  const comparisons = relative4.map((c) => {
+  const comparisons = relative6.map((c) => {
     const rule = healthRule(results, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
     const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
@@ -62726,7 +62766,7 @@ function renderBenchmarkFailures(analysis) {
   const failures = analysis.benchmarks?.failures ?? [];
   if (failures.length === 0) return null;
   const items = failures.map((f) => {
-    const message = truncate(f.message, MAX_FAILURE_CHARS).split("\n").map((line2) => escapeMarkdown(line2)).join("<br>");
+    const message = truncate(f.message, MAX_FAILURE_CHARS).split("\n").map((line3) => escapeMarkdown(line3)).join("<br>");
     return `- **${escapeMarkdown(f.file)}** on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${message}`;
   });
   return ["**Benchmark files that failed.**", ...items].join("\n");
@@ -63054,7 +63094,7 @@ function renderBenchmarkFailures2(analysis) {
     const [first, ...rest] = f.message.split("\n");
     return [
       `  ${sanitizeText(f.file)} on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${sanitizeText(first ?? "")}`,
-      ...rest.slice(-FAILURE_LINES).map((line2) => `      ${sanitizeText(line2)}`)
+      ...rest.slice(-FAILURE_LINES).map((line3) => `      ${sanitizeText(line3)}`)
     ];
   });
   return ["", "benchmark files that failed:", ...items];
@@ -63141,7 +63181,7 @@ function renderHealth2(results, analysis, paint) {
     const verdicts = own2.map((row) => healthVerdict(row.cell));
     const cells = own2.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
     const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
-    lines.push(sanitizeText(scenario), ...grid.map((line2) => line2.replace(/\s+$/, "")));
+    lines.push(sanitizeText(scenario), ...grid.map((line3) => line3.replace(/\s+$/, "")));
   }
   for (const hint of hints) {
     const mark = isWarningHint(hint) ? paint("!", "yellow") : "\u2192";
@@ -63190,7 +63230,7 @@ function renderHotFunctionSection2(section2, options, width, paint) {
   if (section2.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
   const cells = section2.own.map(attributedCells);
   const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1))));
-  const ownGrid = section2.attributed ? renderGrid(ATTRIBUTED_COLUMNS, cells, section2.own.map(() => null), width + lastWidth, paint).map((line2) => line2.replace(/\s+$/, "")) : renderHotFunctionGrid(section2.own, width, paint);
+  const ownGrid = section2.attributed ? renderGrid(ATTRIBUTED_COLUMNS, cells, section2.own.map(() => null), width + lastWidth, paint).map((line3) => line3.replace(/\s+$/, "")) : renderHotFunctionGrid(section2.own, width, paint);
   lines.push(...section2.own.length > 0 ? ownGrid : ["no function of the service's own code was sampled"]);
   if (section2.other.length > 0) {
     if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section2.other, width, paint));
@@ -63299,8 +63339,8 @@ function buildVerdicts(results, analysis) {
 function worstOf(metrics) {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative4 = (list) => list.some((m) => m.kind !== "heap") ? list.filter((m) => m.kind !== "heap") : list;
-  const pool = relative4(regressions.length > 0 ? regressions : gated);
+  const relative6 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
+  const pool = relative6(regressions.length > 0 ? regressions : gated);
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
@@ -63426,8 +63466,363 @@ var interimLook = (results, index) => decideLook(results, index, compareResults(
 // src/version.ts
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
+// src/cli/init.ts
+import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync2, statSync as statSync4, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname4, join as join14, relative as relative5, resolve } from "node:path";
+
+// src/init/config-text.ts
+var import_yaml2 = __toESM(require_dist(), 1);
+function yamlValue(value) {
+  return import_yaml2.default.stringify(value, { collectionStyle: "flow", lineWidth: 0 }).trimEnd();
+}
+function line2(indent, key, value, note) {
+  return `${indent}${key}${key ? " " : ""}${yamlValue(value)}${note ? ` # ${note}` : ""}`;
+}
+function renderConfig(config2) {
+  const lines = [
+    ...config2.schemaPath ? [`# yaml-language-server: $schema=${config2.schemaPath}`] : [],
+    "# perfgate.yml, written by perfgate init. Every key, default and allowed value:",
+    "# https://github.com/perfgate/perfgate/blob/main/docs/configuration.md"
+  ];
+  if (config2.start) {
+    lines.push("service:");
+    lines.push(line2("  ", "start:", config2.start.value, config2.start.note));
+    if (config2.cwd && config2.cwd !== ".") lines.push(line2("  ", "cwd:", config2.cwd));
+    if (config2.install) lines.push(`  # install: chosen from the lockfile (${config2.install}); set it to override`);
+    if (config2.readyPath || config2.readyTimeout) {
+      lines.push("  ready:");
+      if (config2.readyPath) lines.push(line2("    ", "path:", config2.readyPath.value, config2.readyPath.note));
+      if (config2.readyTimeout) lines.push(line2("    ", "timeout:", config2.readyTimeout));
+    }
+    lines.push("scenarios: # HTTP load on base and head; add the routes your users call most, e.g. GET /api/items");
+    for (const scenario of config2.scenarios) lines.push(line2("  ", "-", scenario.value, scenario.note));
+  } else if (config2.cwd && config2.cwd !== ".") {
+    lines.push("service:", line2("  ", "cwd:", config2.cwd));
+  }
+  if (config2.benchmarks) {
+    lines.push(`# ${config2.benchmarks.note}`);
+    lines.push(line2("", "benchmarks:", config2.benchmarks.value.length === 1 ? config2.benchmarks.value[0] : config2.benchmarks.value));
+  }
+  return `${lines.join("\n")}
+`;
+}
+
+// src/init/detect.ts
+import { existsSync as existsSync4, readFileSync as readFileSync11 } from "node:fs";
+import { join as join12, relative as relative4 } from "node:path";
+var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
+function readPackageJson(dir) {
+  try {
+    const pkg = JSON.parse(readFileSync11(join12(dir, "package.json"), "utf8"));
+    return typeof pkg === "object" && pkg !== null ? pkg : null;
+  } catch {
+    return null;
+  }
+}
+function detectStart(dir, packageManager) {
+  const pkg = readPackageJson(dir);
+  const script = pkg?.scripts?.start;
+  if (typeof script === "string" && script.trim()) {
+    return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
+  }
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join12(dir, pkg.main))) {
+    return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
+  }
+  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join12(dir, file2)));
+  return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
+}
+function posix3(path) {
+  return path.split("\\").join("/");
+}
+function detectProject(root, dir) {
+  const packageManager = detectPackageManager(dir);
+  const suites = findBenchmarkSuites(dir);
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join12(d, f))).find((p) => existsSync4(p));
+  const schema = [dir, root].map((d) => join12(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  return {
+    packageManager,
+    start: detectStart(dir, packageManager),
+    suites,
+    benchmarkGlobs: proposeBenchmarkGlobs(
+      dir,
+      suites.map((s) => s.path)
+    ),
+    nodeVersionFile: versionFile ? posix3(relative4(root, versionFile)) : null,
+    schemaPath: schema ? `./${posix3(relative4(root, schema))}` : null
+  };
+}
+
+// src/init/probe.ts
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join13 } from "node:path";
+var HEALTH_PATHS = ["/health", "/healthz", "/ready"];
+var PROBE_PATHS = [...HEALTH_PATHS, "/"];
+var ProbeError = class extends Error {
+  constructor(reason, logTail) {
+    super(reason);
+    this.reason = reason;
+    this.logTail = logTail;
+  }
+  reason;
+  logTail;
+};
+async function probeService(request2) {
+  const scratch = mkdtempSync2(join13(tmpdir2(), "perfgate-init-"));
+  const tracker = new ProcessTracker();
+  const config2 = {
+    install: null,
+    build: null,
+    start: request2.start,
+    cwd: request2.cwd,
+    env: {},
+    ready: { path: null, timeoutMs: request2.timeoutMs }
+  };
+  let service = null;
+  try {
+    service = await Service.start({
+      side: "head",
+      config: config2,
+      dir: request2.dir,
+      env: request2.env,
+      logFile: join13(scratch, "service.log"),
+      statusFile: join13(scratch, "status"),
+      tracker
+    });
+    try {
+      await service.waitReady();
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const what = service.exited ? "exited before it listened" : `did not listen on a port within ${(request2.timeoutMs / 1e3).toFixed(0)} s`;
+      throw new ProbeError(`\`${request2.start}\` ${what}.`, e.logTail);
+    }
+    const answers = [];
+    for (const path of request2.paths) answers.push({ path, status: await httpStatus(`${service.url}${path}`, 2e3) });
+    return answers;
+  } finally {
+    await service?.stop(2e3);
+    await tracker.killAll(1e3);
+    rmSync3(scratch, { recursive: true, force: true });
+  }
+}
+
+// src/init/workflow.ts
+var ACTION_REPOSITORY = "perfgate/perfgate";
+var ACTION_MAJOR = "v1";
+var ACTION_REF = `${ACTION_REPOSITORY}@${ACTION_MAJOR}`;
+var PINNED_ACTION_REF = `${ACTION_REPOSITORY}@<full commit sha> # ${ACTION_MAJOR}`;
+var DEFAULT_TIMEOUT_MINUTES = 30;
+function renderWorkflow(options = {}) {
+  const node2 = options.nodeVersionFile ? `{ node-version-file: ${options.nodeVersionFile} }` : "{ node-version: 24 }";
+  const corepack = options.packageManager === "pnpm" || options.packageManager === "yarn" ? [`      - run: corepack enable # ${options.packageManager}, the version package.json's packageManager names`] : [];
+  const inputs = options.inputs ? [`          start: ${options.inputs.start} # or a perfgate.yml at the repository root`, `          scenarios: ${options.inputs.scenarios}`] : [];
+  return `${[
+    `# perf: the A/B performance gate (https://github.com/perfgate/perfgate).${options.inputs ? "" : " Settings: perfgate.yml."}`,
+    "# - measure runs the pull request's code with a read-only token and no persisted git credential,",
+    "#   fails the check on a regression and uploads the results artifact.",
+    "# - comment runs no PR code (no checkout), holds the write token, and comments from the artifact.",
+    "#   Pull requests from forks get a read-only token even there: add example-workflows/perf-comment.yml.",
+    "name: perf",
+    "on:",
+    "  pull_request:",
+    "    # labeled/unlabeled: adding the accept label re-runs the gate (see measure's `if`).",
+    "    types: [opened, synchronize, reopened, labeled, unlabeled]",
+    "permissions: {} # each job asks for what it needs",
+    "jobs:",
+    "  measure:",
+    "    # Only the accept label is worth a new measurement, not every label.",
+    "    if: (github.event.action != 'labeled' && github.event.action != 'unlabeled') || github.event.label.name == 'perf-regression-accepted'",
+    "    runs-on: ubuntu-latest",
+    `    timeout-minutes: ${options.timeoutMinutes ?? DEFAULT_TIMEOUT_MINUTES}`,
+    "    permissions:",
+    "      contents: read",
+    "    # At job level: a skipped run (an unrelated label) never cancels the measurement in flight;",
+    "    # a new push does.",
+    "    concurrency:",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    "      group: perf-measure-${{ github.event.pull_request.number }}",
+    "      cancel-in-progress: true",
+    "    steps:",
+    "      - uses: actions/checkout@v6",
+    "        with:",
+    "          fetch-depth: 0 # base and head are both needed",
+    "          persist-credentials: false # no token in .git/config for the PR's code (perfgate refuses otherwise)",
+    "      - uses: actions/setup-node@v6",
+    `        with: ${node2}`,
+    ...corepack,
+    `      - uses: ${ACTION_REF}`,
+    "        with:",
+    ...inputs,
+    "          comment: never # the comment job posts it",
+    "  comment:",
+    "    needs: measure",
+    "    # Same-repository pull requests; forks get their comment from perf-comment.yml.",
+    "    if: always() && needs.measure.result != 'skipped' && needs.measure.result != 'cancelled' && github.event.pull_request.head.repo.full_name == github.repository",
+    "    runs-on: ubuntu-latest",
+    "    timeout-minutes: 10",
+    "    permissions:",
+    "      actions: read # the results artifact of this run",
+    "      pull-requests: write # the sticky comment",
+    "    concurrency:",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    "      group: perf-comment-${{ github.event.pull_request.number }}",
+    "      cancel-in-progress: false",
+    "    steps:",
+    "      # No checkout: nothing from the pull request runs next to the write token. Pin this step by",
+    `      # the release's full commit sha so a moved tag cannot change what runs with it: ${PINNED_ACTION_REF}`,
+    `      - uses: ${ACTION_REF}`,
+    "        with:",
+    "          mode: report"
+  ].join("\n")}
+`;
+}
+
+// src/cli/init.ts
+var CONFIG_PATH = "perfgate.yml";
+var WORKFLOW_PATH = ".github/workflows/perf.yml";
+var PROBE_TIMEOUT_MS = 2e4;
+var INIT_SETTINGS = ["start", "working-directory", "ready-path", "ready-timeout", "scenarios", "benchmarks"];
+var is2xx = (status) => status >= 200 && status < 300;
+var list = (value) => (Array.isArray(value) ? value : value ? [value] : []).map((v) => v.trim()).filter(Boolean);
+async function runInit(request2, io) {
+  const { settings } = request2;
+  const root = await repositoryRoot(io.cwd);
+  const dir = settings["working-directory"] ? resolve(root, settings["working-directory"]) : realpathSync2(io.cwd);
+  if (!existsSync5(dir) || !statSync4(dir).isDirectory()) {
+    throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
+  }
+  const cwd = relative5(root, dir).split("\\").join("/") || ".";
+  if (cwd.startsWith("..")) throw new PerfgateError(`${dir} is outside the repository ${root}: run perfgate init inside it.`);
+  const facts = detectProject(root, dir);
+  const out = [`perfgate init in ${root}${cwd === "." ? "" : ` (service in ${cwd})`}`, ""];
+  const start = settings.start ? { value: settings.start.trim(), note: "from --start" } : facts.start ? { value: facts.start.command, note: facts.start.from } : void 0;
+  const benchmarkGlobs = list(settings.benchmarks).length ? list(settings.benchmarks) : facts.benchmarkGlobs;
+  if (!start && benchmarkGlobs.length === 0) {
+    throw new PerfgateError(
+      `init found no command that starts the service in ${dir}: package.json has no "start" script, no "main" file, and there is no server.js or index.js. Pass the command: npx perfgate init --start "node src/server.js" (it is run through a shell in the service directory).`
+    );
+  }
+  out.push(`  service     ${start ? `${start.value}   (${start.note})` : "none found: micro-benchmarks only (--start adds a service)"}`);
+  out.push(`  install     ${facts.packageManager ? `${facts.packageManager.install}   (${facts.packageManager.lockfile ?? "package.json, no lockfile"})` : "nothing to install"}`);
+  out.push(`  benchmarks  ${describeBenchmarks(facts, benchmarkGlobs, list(settings.benchmarks).length > 0)}`);
+  const readyTimeout = settings["ready-timeout"];
+  if (readyTimeout !== void 0 && !DURATION_PATTERN.test(readyTimeout.trim())) {
+    throw new PerfgateError(`--ready-timeout: "${readyTimeout}" is not a duration; ${DURATION_HINT}.`);
+  }
+  const readyFlag = settings["ready-path"];
+  let answers = null;
+  if (start && request2.probe) {
+    const paths = [.../* @__PURE__ */ new Set([...readyFlag ? [readyFlag] : [], ...PROBE_PATHS])];
+    try {
+      answers = await probeService({
+        start: start.value,
+        dir,
+        cwd,
+        env: scrubEnv(io.env, secretsFrom(io.env)),
+        timeoutMs: readyTimeout ? parseDurationMs(readyTimeout.trim()) : PROBE_TIMEOUT_MS,
+        paths
+      });
+    } catch (e) {
+      if (!(e instanceof ProbeError)) throw e;
+      const install = facts.packageManager ? ` install the dependencies first (${facts.packageManager.install}),` : "";
+      throw new ServiceError(
+        `init started the service to find its routes${start.note.startsWith("from --") ? "" : ` (${start.note})`}: ${e.reason} Fix the start command (--start "<command>"),${install} give it longer (--ready-timeout 60s), or write the files without starting it (--no-probe). Nothing was written.`,
+        e.logTail
+      );
+    }
+    out.push(`  probe       started it, then stopped it: ${answers.map((a) => `GET ${a.path} ${a.status || "no answer"}`).join(", ")}`);
+  } else if (start) {
+    out.push("  probe       skipped (--no-probe): the scenario below is a guess");
+  }
+  const config2 = {
+    ...start && { start },
+    cwd,
+    ...start && facts.packageManager && { install: facts.packageManager.install },
+    ...readyPathOf(readyFlag, answers),
+    ...readyTimeout && { readyTimeout: readyTimeout.trim() },
+    scenarios: start ? scenariosOf(list(settings.scenarios), answers) : [],
+    ...benchmarkGlobs.length > 0 && {
+      benchmarks: { value: benchmarkGlobs, note: benchmarkNote(facts, list(settings.benchmarks).length > 0) }
+    },
+    schemaPath: facts.schemaPath
+  };
+  const configText = renderConfig(config2);
+  const loaded = resolveConfig({ document: parseConfigText(configText, CONFIG_PATH), source: CONFIG_PATH });
+  const workflowText = renderWorkflow({
+    packageManager: facts.packageManager?.name ?? null,
+    nodeVersionFile: facts.nodeVersionFile,
+    timeoutMinutes: timeoutMinutes(loaded)
+  });
+  out.push("");
+  const kept = [];
+  for (const [path, text2] of [
+    [CONFIG_PATH, configText],
+    [WORKFLOW_PATH, workflowText]
+  ]) {
+    const target = join14(root, path);
+    if (existsSync5(target)) {
+      kept.push([path, text2]);
+      out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
+      continue;
+    }
+    mkdirSync6(dirname4(target), { recursive: true });
+    writeFileSync6(target, text2, { flag: "wx" });
+    out.push(`wrote  ${path}${path === CONFIG_PATH ? `   (${summarise(loaded)})` : "   (measure job without a write token, comment job in report mode)"}`);
+  }
+  const unchecked = answers !== null && !answers.some((a) => is2xx(a.status));
+  if (start && !request2.probe && list(settings.scenarios).length === 0) {
+    out.push("", "check  the scenario GET / was not tried: make sure it answers 2xx, or list your routes under scenarios.");
+  } else if (unchecked && list(settings.scenarios).length === 0) {
+    out.push("", `check  none of ${PROBE_PATHS.join(", ")} answered 2xx: put routes of yours under scenarios in ${CONFIG_PATH}.`);
+  }
+  out.push(
+    "",
+    "next   npx perfgate plan            checks the configuration and prints the plan and its estimated time",
+    "       npx perfgate compare         measures your work tree against the default branch",
+    `       commit ${[CONFIG_PATH, WORKFLOW_PATH].filter((p) => !kept.some(([k]) => k === p)).join(" and ") || "your files"}; pull requests then get the gate and its comment`
+  );
+  for (const [path, text2] of kept) {
+    out.push("", `--- ${path} as init would write it (merge what you need, or remove the file and run perfgate init again) ---`, text2.trimEnd());
+  }
+  io.stdout.write(`${out.join("\n")}
+`);
+}
+function describeBenchmarks(facts, globs, given) {
+  if (given) return `${globs.join(", ")}   (from --benchmarks)`;
+  if (facts.suites.length === 0) return "no benchmark.js, tinybench or mitata suite found";
+  const files = facts.suites.map((s) => `${s.path} (${s.library})`).join(", ");
+  return `${globs.join(", ")}   (${facts.suites.length} suite${facts.suites.length === 1 ? "" : "s"}: ${files})`;
+}
+function benchmarkNote(facts, given) {
+  if (given) return "micro-benchmarks, from --benchmarks";
+  const libraries = [...new Set(facts.suites.map((s) => s.library))].join(", ");
+  return `micro-benchmarks: the ${libraries} suite${facts.suites.length === 1 ? "" : "s"} found (${facts.suites.length} file${facts.suites.length === 1 ? "" : "s"}), run on base and head`;
+}
+function readyPathOf(flag, answers) {
+  if (flag) return { readyPath: { value: flag, note: "from --ready-path" } };
+  const health = answers?.find((a) => HEALTH_PATHS.includes(a.path) && is2xx(a.status));
+  return health ? { readyPath: { value: health.path, note: `answered ${health.status} when init started the service` } } : {};
+}
+function scenariosOf(given, answers) {
+  if (given.length) return given.map((value) => ({ value, note: "from --scenarios" }));
+  if (answers === null) return [{ value: "GET /", note: "a guess (not probed): make sure it answers 2xx" }];
+  const answered = answers.filter((a) => is2xx(a.status));
+  const chosen = answered.find((a) => a.path === "/") ?? answered[0];
+  if (!chosen) return [{ value: "GET /", note: `no probed path answered 2xx (${answers.map((a) => `${a.path} ${a.status || "-"}`).join(", ")}): replace it with a route of yours` }];
+  return [{ value: `GET ${chosen.path}`, note: `answered ${chosen.status} when init started the service` }];
+}
+function summarise(config2) {
+  const scenarios = config2.scenarios.length;
+  const parts = [`${scenarios} scenario${scenarios === 1 ? "" : "s"}`];
+  if (config2.benchmarks) parts.push(`benchmarks ${config2.benchmarks.files.join(", ")}`);
+  return `${parts.join(", ")}; it loads without errors`;
+}
+function timeoutMinutes(config2) {
+  return Math.max(DEFAULT_TIMEOUT_MINUTES, Math.ceil(2 * estimateRun(config2).totalMs / 6e4) + 10);
+}
+
 // src/cli/plan.ts
-import { join as join12 } from "node:path";
+import { join as join15 } from "node:path";
 function renderPlan(pre, headIsWorkTree) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
@@ -63436,7 +63831,7 @@ function renderPlan(pre, headIsWorkTree) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join12(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join15(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -63488,11 +63883,11 @@ function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
     stream.write(`[perfgate] ${text2}
 `);
   };
-  const line2 = (text2) => {
+  const line3 = (text2) => {
     if (!quiet) write(text2);
   };
   const logger = {
-    info: (m) => line2(m),
+    info: (m) => line3(m),
     // Warnings are never hidden: --quiet silences progress, not problems.
     warn: (m) => write(`warning: ${m}`),
     debug: () => {
@@ -63531,20 +63926,20 @@ function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
         case "benchmark":
           return counter(`micro-benchmarks \xB7 ${e.message} \xB7 ${e.side} \xB7 process ${e.pair}/${e.pairs}`, e);
         case "workspace":
-          return line2("preparing base and head trees");
+          return line3("preparing base and head trees");
         case "install":
         case "build":
-          return line2(`${e.phase} ${e.side}: ${e.message}`);
+          return line3(`${e.phase} ${e.side}: ${e.message}`);
         case "start":
-          return line2(`starting ${where(e)} (${clock()})`);
+          return line3(`starting ${where(e)} (${clock()})`);
         case "warmup":
-          return line2(`warming up ${where(e)}`);
+          return line3(`warming up ${where(e)}`);
         case "stop":
-          return line2(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ""}`);
+          return line3(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ""}`);
         case "profile":
-          return line2(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)} (${clock()})`);
+          return line3(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)} (${clock()})`);
         case "done":
-          return line2(`measurement done (${formatClock(now() - started)})`);
+          return line3(`measurement done (${formatClock(now() - started)})`);
       }
     }
   };
@@ -63558,6 +63953,8 @@ Usage:
   perfgate plan [options]           check flags, config and refs, print the plan and its estimated
                                     time; nothing is checked out (same as compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
+  perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
+                                    repository has; never overwrites a file, asks nothing
   perfgate --help | --version
 
 compare options:
@@ -63577,6 +63974,13 @@ compare options:
 
 settings (the same names as the action's inputs; they win over perfgate.yml):
 ${optionsUsage()}
+
+init options (the service is the current directory, or --working-directory):
+  --start, --working-directory, --ready-path, --ready-timeout, --scenarios, --benchmarks
+                        written into perfgate.yml instead of what init finds
+  --no-probe            do not start the service; by default init starts it once (as compare
+                        does: own process group, forced port, no tokens in its environment),
+                        GETs /health, /healthz, /ready and /, and stops it
 
 report options:
   --markdown <file>     write the markdown report here too
@@ -63611,12 +64015,22 @@ Run perfgate --help for usage.
   try {
     if (command2 === "report") {
       if (positionals.length !== 2) throw new UsageError("report takes one argument: the results.json to render");
-      const path = resolve(io.cwd, positionals[1]);
-      return finish(readResults(path), values, io, color, dirname4(path));
+      const path = resolve2(io.cwd, positionals[1]);
+      return finish(readResults(path), values, io, color, dirname5(path));
     }
     if (command2 === "compare" || command2 === "plan") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true);
+    }
+    if (command2 === "init") {
+      if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+      const settings = settingsOf(values);
+      const others = Object.keys(settings).filter((name) => !INIT_SETTINGS.includes(name));
+      if (others.length) {
+        throw new UsageError(`init writes ${INIT_SETTINGS.map((s) => `--${s}`).join(", ")} only; set ${others.map((o) => `--${o}`).join(", ")} in perfgate.yml afterwards, or pass it to compare`);
+      }
+      await runInit({ settings, probe: values["no-probe"] !== true }, io);
+      return exitCodes.pass;
     }
     throw new UsageError(`unknown command "${command2}"`);
   } catch (e) {
@@ -63655,7 +64069,8 @@ var CLI_FLAGS = {
   "no-color": { type: "boolean" },
   "no-profile": { type: "boolean" },
   "all-functions": { type: "boolean" },
-  "dry-run": { type: "boolean" }
+  "dry-run": { type: "boolean" },
+  "no-probe": { type: "boolean" }
 };
 function parse3(argv) {
   const options = { ...CLI_FLAGS };
@@ -63680,7 +64095,7 @@ function settingsOf(values) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve(io.cwd, values.out) : join13(tmpdir2(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve2(io.cwd, values.out) : join16(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -63729,11 +64144,11 @@ async function compare(values, io, color, dryRun) {
       },
       { logger, progress, env: io.env, secrets: secretsFrom(io.env) }
     );
-    if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}
+    if (values.json) copyTo(resolve2(io.cwd, values.json), `${JSON.stringify(results, null, 2)}
 `);
     io.stderr.write(`[perfgate] results: ${resultsPath}
 `);
-    return finish(results, values, io, color, dirname4(resultsPath));
+    return finish(results, values, io, color, dirname5(resultsPath));
   } catch (e) {
     if (signalled === null) throw e;
     io.stderr.write(`
@@ -63755,14 +64170,14 @@ function finish(results, values, io, color, runDir) {
   io.stdout.write(`
 ${renderTerminal(results, analysis, { color, runDir, allFunctions })}
 `);
-  if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
-  if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
+  if (values.markdown) copyTo(resolve2(io.cwd, values.markdown), renderMarkdown(results, analysis));
+  if (values.verdicts) copyTo(resolve2(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
 `);
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function copyTo(path, text2) {
-  mkdirSync6(dirname4(path), { recursive: true });
-  writeFileSync6(path, text2);
+  mkdirSync7(dirname5(path), { recursive: true });
+  writeFileSync7(path, text2);
 }
 
 // src/cli/index.ts

@@ -27,6 +27,9 @@ export async function bundle(outdir) {
     absWorkingDir: root,
     logLevel: 'warning',
     legalComments: 'none',
+    // node_modules may be a symlink (a git worktree sharing another checkout's): paths in the
+    // bundle stay node_modules/…, so dist/ is the same wherever it is built.
+    preserveSymlinks: true,
     define: { __PERFGATE_VERSION__: JSON.stringify(version), __ZEROX_VERSION__: JSON.stringify(zeroXVersion) },
     banner: {
       js: "import { createRequire as __perfgateCreateRequire } from 'node:module';\nconst require = __perfgateCreateRequire(import.meta.url);",

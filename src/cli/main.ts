@@ -19,6 +19,7 @@ import { buildVerdicts } from '../results/verdicts.js';
 import { buildOverrides, OPTIONS, type OptionValues, optionsUsage, scenarioArgs } from '../config/options.js';
 import { interimLook } from '../gate/look.js';
 import { VERSION } from '../version.js';
+import { INIT_SETTINGS, runInit } from './init.js';
 import { estimateLine, renderPlan } from './plan.js';
 import { terminalProgress } from './progress.js';
 
@@ -29,6 +30,8 @@ Usage:
   perfgate plan [options]           check flags, config and refs, print the plan and its estimated
                                     time; nothing is checked out (same as compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
+  perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
+                                    repository has; never overwrites a file, asks nothing
   perfgate --help | --version
 
 compare options:
@@ -48,6 +51,13 @@ compare options:
 
 settings (the same names as the action's inputs; they win over perfgate.yml):
 ${optionsUsage()}
+
+init options (the service is the current directory, or --working-directory):
+  --start, --working-directory, --ready-path, --ready-timeout, --scenarios, --benchmarks
+                        written into perfgate.yml instead of what init finds
+  --no-probe            do not start the service; by default init starts it once (as compare
+                        does: own process group, forced port, no tokens in its environment),
+                        GETs /health, /healthz, /ready and /, and stops it
 
 report options:
   --markdown <file>     write the markdown report here too
@@ -95,6 +105,16 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       return await compare(values, io, color, command === 'plan' || values['dry-run'] === true);
     }
+    if (command === 'init') {
+      if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
+      const settings = settingsOf(values);
+      const others = Object.keys(settings).filter((name) => !(INIT_SETTINGS as readonly string[]).includes(name));
+      if (others.length) {
+        throw new UsageError(`init writes ${INIT_SETTINGS.map((s) => `--${s}`).join(', ')} only; set ${others.map((o) => `--${o}`).join(', ')} in perfgate.yml afterwards, or pass it to compare`);
+      }
+      await runInit({ settings, probe: values['no-probe'] !== true }, io);
+      return exitCodes.pass;
+    }
     throw new UsageError(`unknown command "${command}"`);
   } catch (e) {
     if (e instanceof UsageError) {
@@ -128,6 +148,7 @@ const CLI_FLAGS = {
   'no-profile': { type: 'boolean' },
   'all-functions': { type: 'boolean' },
   'dry-run': { type: 'boolean' },
+  'no-probe': { type: 'boolean' },
 } as const;
 
 type FlagOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;

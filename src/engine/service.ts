@@ -251,7 +251,7 @@ function canConnect(host: string, port: number): Promise<boolean> {
 }
 
 /** Status code of a GET, or 0 when there is no answer. */
-function httpStatus(url: string, timeoutMs: number): Promise<number> {
+export function httpStatus(url: string, timeoutMs: number): Promise<number> {
   return new Promise((resolve) => {
     const req = request(url, { method: 'GET', timeout: timeoutMs }, (res) => {
       res.resume();

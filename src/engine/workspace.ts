@@ -187,19 +187,37 @@ async function copyUntracked(root: string, dir: string, skip: string): Promise<v
   }
 }
 
-/** The install command a lockfile names, or null when there is nothing to install. */
-export function installCommand(dir: string): string | null {
-  if (existsSync(join(dir, 'pnpm-lock.yaml'))) return 'pnpm install --frozen-lockfile';
-  if (existsSync(join(dir, 'yarn.lock'))) return 'yarn install --frozen-lockfile';
-  if (existsSync(join(dir, 'package-lock.json')) || existsSync(join(dir, 'npm-shrinkwrap.json'))) return 'npm ci';
+/** The package manager a service directory uses, as its lockfile names it. */
+export interface PackageManager {
+  name: 'npm' | 'pnpm' | 'yarn';
+  /** The lockfile it was told by; null: package.json has dependencies but no lockfile (npm install). */
+  lockfile: string | null;
+  /** What perfgate runs to install (service.install's default). */
+  install: string;
+}
+
+/** The package manager a lockfile names, or null when there is nothing to install. */
+export function detectPackageManager(dir: string): PackageManager | null {
+  const lockfiles: [string, PackageManager['name'], string][] = [
+    ['pnpm-lock.yaml', 'pnpm', 'pnpm install --frozen-lockfile'],
+    ['yarn.lock', 'yarn', 'yarn install --frozen-lockfile'],
+    ['package-lock.json', 'npm', 'npm ci'],
+    ['npm-shrinkwrap.json', 'npm', 'npm ci'],
+  ];
+  for (const [lockfile, name, install] of lockfiles) if (existsSync(join(dir, lockfile))) return { name, lockfile, install };
   if (!existsSync(join(dir, 'package.json'))) return null;
   try {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? 'npm install' : null;
+    return Object.keys(deps).length ? { name: 'npm', lockfile: null, install: 'npm install' } : null;
   } catch {
     return null;
   }
+}
+
+/** The install command a lockfile names, or null when there is nothing to install. */
+export function installCommand(dir: string): string | null {
+  return detectPackageManager(dir)?.install ?? null;
 }
 
 export interface SetupOptions {

@@ -13,6 +13,7 @@ import { test } from 'node:test';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { describeRun, QUICK_INPUTS, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
 import { baseSha, type Files, headSha, makeRepo } from '../helpers/repo.js';
+import { alive } from '../helpers/processes.js';
 
 const platform = useFakePlatform();
 const ID_TOKEN_REQUEST = 'idtokenrequest-decoy-7f3a9c';
@@ -27,15 +28,6 @@ function hostileRepo(findings: string): string {
     'work.json': '{"iterations": 20000}',
   };
   return makeRepo(tree, { 'head.txt': 'head', 'work.json': '{"iterations": 60000}' });
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 test('a hostile PR reads no token, cannot change the decision, and its setsid process is stopped', async (t) => {

@@ -9,6 +9,7 @@ import { readResults } from '../../src/results/io.js';
 import { configLoader } from '../../src/engine/preflight.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
+import { alive } from '../helpers/processes.js';
 
 const ports = (env: Record<string, string | undefined> = process.env, secrets: string[] = []) => ({
   logger: { info() {}, warn() {}, debug() {} },
@@ -16,15 +17,6 @@ const ports = (env: Record<string, string | undefined> = process.env, secrets: s
   env,
   secrets,
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 test('a service that never becomes ready: clear error with the log tail, within the timeout, nothing left running', async () => {
   const config = quickConfig('scenarios: [GET /]').replace('timeout: 10s', 'timeout: 2s');

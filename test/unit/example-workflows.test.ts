@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
+import { actionlintSkip, runActionlint } from '../helpers/actionlint.js';
 import { ROOT } from '../helpers/repo.js';
 
 interface Step {
@@ -94,15 +93,7 @@ test('the recommended layout: same-repository PRs commented from perf.yml, forks
   assert.match(comment.jobs.comment!.if!, /github\.event\.workflow_run\.head_repository\.full_name != github\.repository/);
 });
 
-/** actionlint (`go install github.com/rhysd/actionlint/cmd/actionlint@latest`; .ci/run installs it). */
-const ACTIONLINT = [process.env.ACTIONLINT, join(homedir(), 'go', 'bin', 'actionlint')].find((p) => p && existsSync(p)) ?? 'actionlint';
-const actionlintFound = spawnSync(ACTIONLINT, ['-version'], { encoding: 'utf8' }).status === 0;
-
-test(
-  'actionlint passes on every example workflow',
-  { skip: actionlintFound ? false : 'actionlint is not installed: go install github.com/rhysd/actionlint/cmd/actionlint@latest' },
-  () => {
-    const run = spawnSync(ACTIONLINT, ['-no-color', ...files.map((f) => join(dir, f))], { encoding: 'utf8' });
-    assert.equal(run.status, 0, run.stdout + run.stderr);
-  },
-);
+test('actionlint passes on every example workflow', { skip: actionlintSkip }, () => {
+  const run = runActionlint(files.map((f) => join(dir, f)));
+  assert.equal(run.status, 0, run.output);
+});

@@ -11,7 +11,8 @@ export interface Capture {
   libraries: BenchLibraryCopy[];
 }
 
-const LIBRARIES: readonly BenchLibrary[] = ['benchmark', 'tinybench', 'mitata'];
+/** The benchmark libraries the preload hooks (src/preload/bench-preload.cjs). */
+export const BENCH_LIBRARIES: readonly BenchLibrary[] = ['benchmark', 'tinybench', 'mitata'];
 const MAX_TEXT = 2000;
 
 function text(value: unknown, fallback = ''): string {
@@ -35,7 +36,7 @@ export function parseCapture(content: string): Capture {
     }
     if (typeof record !== 'object' || record === null) continue;
     const library = record['library'] as BenchLibrary;
-    if (!LIBRARIES.includes(library)) continue;
+    if (!BENCH_LIBRARIES.includes(library)) continue;
     switch (record['type']) {
       case 'library':
       case 'unsupported':

@@ -4,12 +4,14 @@
  * loader) stops the run before minutes are spent measuring.
  */
 import { createRequire } from 'node:module';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchmarksConfig, ServiceConfig } from '../../config/types.js';
-import type { Side } from '../../results/types.js';
+import type { BenchLibrary, Side } from '../../results/types.js';
 import { SetupError } from '../errors.js';
 import { serviceDir, type Tree } from '../workspace.js';
+import { BENCH_LIBRARIES } from './capture.js';
 import { matchFiles } from './glob.js';
 
 /** One benchmark file of one side. */
@@ -68,4 +70,61 @@ export function discoverBenchmarks(
     );
   }
   return { dirs, files };
+}
+
+/** A file that loads a benchmark library perfgate reads results from. */
+export interface BenchmarkSuite {
+  /** Relative to the searched directory, posix separators. */
+  path: string;
+  library: BenchLibrary;
+}
+
+const SOURCE_FILES = '**/*.{js,cjs,mjs,ts,cts,mts}';
+/** Files larger than this are bundles or generated code, not suites someone wrote. */
+const MAX_SUITE_BYTES = 512 * 1024;
+const LIBRARY_IMPORT = new RegExp(
+  String.raw`(?:require\s*\(\s*|import\s*\(\s*|from\s+|import\s+)['"](${BENCH_LIBRARIES.join('|')})(?:/[^'"]*)?['"]`,
+);
+
+/**
+ * The benchmark suites in a directory (`perfgate init`): source files, searched as the
+ * `benchmarks` globs are (no node_modules, no dot-directories), that import or require
+ * benchmark.js, tinybench or mitata.
+ */
+export function findBenchmarkSuites(dir: string): BenchmarkSuite[] {
+  const suites: BenchmarkSuite[] = [];
+  for (const path of matchFiles(dir, [SOURCE_FILES])) {
+    const absolute = join(dir, path);
+    try {
+      if (statSync(absolute).size > MAX_SUITE_BYTES) continue;
+      const library = LIBRARY_IMPORT.exec(readFileSync(absolute, 'utf8'))?.[1] as BenchLibrary | undefined;
+      if (library) suites.push({ path, library });
+    } catch {
+      // unreadable: not a suite we can propose
+    }
+  }
+  return suites;
+}
+
+/**
+ * The `benchmarks` globs for a set of files: the shortest of `dir/**\/*.bench.js`-like
+ * candidates that matches exactly these files in `dir` (checked with the matcher the run uses),
+ * else the files themselves.
+ */
+export function proposeBenchmarkGlobs(dir: string, paths: readonly string[]): string[] {
+  if (paths.length === 0) return [];
+  const wanted = [...new Set(paths)].sort();
+  const dirs = wanted.map((p) => p.split('/').slice(0, -1));
+  const common: string[] = [];
+  for (let i = 0; dirs.every((d) => i < d.length && d[i] === dirs[0]![i]); i++) common.push(dirs[0]![i]!);
+  const prefix = common.length ? `${common.join('/')}/` : '';
+  const names = wanted.map((p) => p.split('/').at(-1)!);
+  const exts = [...new Set(names.map((n) => n.slice(n.lastIndexOf('.') + 1)))].sort();
+  const extGlob = exts.length === 1 ? exts[0]! : `{${exts.join(',')}}`;
+  // the part between the first and the last dot ("a.bench.js" → ".bench"), when all files share it
+  const middles = new Set(names.map((n) => n.slice(n.indexOf('.'), n.lastIndexOf('.'))));
+  const middle = middles.size === 1 ? [...middles][0]! : '';
+  const candidates = [...(middle ? [`${prefix}**/*${middle}.${extGlob}`] : []), `${prefix}**/*.${extGlob}`];
+  const same = (found: string[]) => found.length === wanted.length && found.every((f, i) => f === wanted[i]);
+  return [candidates.find((glob) => same(matchFiles(dir, [glob]))) ?? wanted].flat();
 }

@@ -1,0 +1,63 @@
+/**
+ * The perfgate.yml `perfgate init` writes: only the keys it found something for, each with a
+ * comment saying where it came from, so the user can tell a finding from a guess.
+ */
+import YAML from 'yaml';
+
+/** A value and why init chose it (written as a trailing comment). */
+export interface Noted<T> {
+  value: T;
+  note: string;
+}
+
+export interface InitConfig {
+  /** Absent: no service (micro-benchmarks only). */
+  start?: Noted<string>;
+  /** Directory of the service inside the repository ('.' is left out). */
+  cwd?: string;
+  /** What install perfgate will run, for a comment (service.install stays unset: the lockfile decides). */
+  install?: string;
+  readyPath?: Noted<string>;
+  readyTimeout?: string;
+  scenarios: Noted<string>[];
+  benchmarks?: Noted<string[]>;
+  /** Relative path of perfgate.schema.json for editors, when perfgate is installed. */
+  schemaPath?: string | null;
+}
+
+/** A YAML scalar or flow sequence, quoted only when it must be. */
+function yamlValue(value: unknown): string {
+  return YAML.stringify(value, { collectionStyle: 'flow', lineWidth: 0 }).trimEnd();
+}
+
+function line(indent: string, key: string, value: unknown, note?: string): string {
+  return `${indent}${key}${key ? ' ' : ''}${yamlValue(value)}${note ? ` # ${note}` : ''}`;
+}
+
+export function renderConfig(config: InitConfig): string {
+  const lines = [
+    ...(config.schemaPath ? [`# yaml-language-server: $schema=${config.schemaPath}`] : []),
+    '# perfgate.yml, written by perfgate init. Every key, default and allowed value:',
+    '# https://github.com/perfgate/perfgate/blob/main/docs/configuration.md',
+  ];
+  if (config.start) {
+    lines.push('service:');
+    lines.push(line('  ', 'start:', config.start.value, config.start.note));
+    if (config.cwd && config.cwd !== '.') lines.push(line('  ', 'cwd:', config.cwd));
+    if (config.install) lines.push(`  # install: chosen from the lockfile (${config.install}); set it to override`);
+    if (config.readyPath || config.readyTimeout) {
+      lines.push('  ready:');
+      if (config.readyPath) lines.push(line('    ', 'path:', config.readyPath.value, config.readyPath.note));
+      if (config.readyTimeout) lines.push(line('    ', 'timeout:', config.readyTimeout));
+    }
+    lines.push("scenarios: # HTTP load on base and head; add the routes your users call most, e.g. GET /api/items");
+    for (const scenario of config.scenarios) lines.push(line('  ', '-', scenario.value, scenario.note));
+  } else if (config.cwd && config.cwd !== '.') {
+    lines.push('service:', line('  ', 'cwd:', config.cwd));
+  }
+  if (config.benchmarks) {
+    lines.push(`# ${config.benchmarks.note}`);
+    lines.push(line('', 'benchmarks:', config.benchmarks.value.length === 1 ? config.benchmarks.value[0] : config.benchmarks.value));
+  }
+  return `${lines.join('\n')}\n`;
+}

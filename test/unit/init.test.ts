@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { parse } from 'yaml';
+import { parseConfigText, resolveConfig } from '../../src/config/load.js';
+import { findBenchmarkSuites, proposeBenchmarkGlobs } from '../../src/engine/bench/discover.js';
+import { renderConfig } from '../../src/init/config-text.js';
+import { ACTION_REF, renderWorkflow } from '../../src/init/workflow.js';
+import { actionlintSkip, runActionlint } from '../helpers/actionlint.js';
+import { ROOT } from '../helpers/repo.js';
+
+function tempDir(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'perfgate-init-unit-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const README_INPUTS = { start: 'node server.js', scenarios: 'GET /hello' };
+
+test("the README's workflow to paste is the one perfgate init writes (with the two inputs instead of perfgate.yml)", () => {
+  const section = readme.slice(readme.indexOf('## Add it to a repository'));
+  const snippet = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+  assert.equal(snippet, renderWorkflow({ inputs: README_INPUTS }), 'README.md "Add it to a repository": paste renderWorkflow() of src/init/workflow.ts');
+});
+
+test('example-workflows/perf.yml is the same workflow, its write-token step pinned by commit sha', () => {
+  const example = parse(readFileSync(join(ROOT, 'example-workflows', 'perf.yml'), 'utf8'));
+  const rendered = parse(renderWorkflow({ inputs: README_INPUTS }));
+  const pinned = example.jobs.comment.steps[0].uses as string;
+  assert.match(pinned, /^perfgate\/perfgate@[0-9a-f]{40}$/);
+  example.jobs.comment.steps[0].uses = ACTION_REF;
+  assert.deepEqual(example, rendered);
+});
+
+test('one action reference everywhere: perfgate/perfgate@v1, or pinned by sha with "# v1"', () => {
+  const texts = [
+    ['README.md', readme],
+    ['action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')],
+    ...['perf.yml', 'perf-comment.yml', 'perf-manual.yml'].map((f) => [f, readFileSync(join(ROOT, 'example-workflows', f), 'utf8')]),
+    ['init', renderWorkflow({ packageManager: 'pnpm' })],
+  ];
+  for (const [name, text] of texts) {
+    const references = text!.match(/[\w.-]+\/perfgate@(?:<full|[\w.-]*\w)/g) ?? [];
+    assert.ok(references.length > 0, `${name} names the action`);
+    for (const reference of references) assert.match(reference, /^perfgate\/perfgate@(?:v1|[0-9a-f]{40}|<full)$/, `${name}: ${reference}`);
+    assert.doesNotMatch(text!, /OWNER\/perfgate/, name);
+  }
+  assert.match(readme, /perfgate\/perfgate@<full commit sha> # v1/);
+});
+
+test('README: users first, the two fresh-clone commands at the top of "Developing"', () => {
+  const headings = [...readme.matchAll(/^## (.+)$/gm)].map((m) => m[1]);
+  assert.deepEqual(headings.slice(0, 4), ['Add it to a repository', 'What it costs in CI time', 'Requirements', 'perfgate init']);
+  assert.equal(headings.at(-1), 'Developing');
+  const developing = readme.slice(readme.indexOf('## Developing'));
+  const firstBlock = /```sh\n([\s\S]*?)```/.exec(developing)?.[1]?.split('\n').map((l) => l.split('#')[0]!.trim()).filter(Boolean);
+  assert.deepEqual(firstBlock, ['npm ci && npm run demo', 'bash .ci/run']);
+  for (const requirement of [/Linux runner/, /Node ≥ 20/, /fetch-depth: 0/, /npm install --save-dev perfgate/, /npx perfgate init/]) assert.match(readme, requirement);
+});
+
+test('the workflow init writes: pnpm and yarn through corepack, the Node version file, the time limit', () => {
+  const npm = parse(renderWorkflow({ packageManager: 'npm' }));
+  assert.deepEqual(npm.jobs.measure.steps.map((s: { uses?: string; run?: string }) => s.uses ?? s.run), [
+    'actions/checkout@v6',
+    'actions/setup-node@v6',
+    'perfgate/perfgate@v1',
+  ]);
+  assert.deepEqual(npm.jobs.measure.steps[2].with, { comment: 'never' }, 'settings come from perfgate.yml');
+  assert.deepEqual(npm.jobs.comment.steps, [{ uses: 'perfgate/perfgate@v1', with: { mode: 'report' } }]);
+  const pnpm = parse(renderWorkflow({ packageManager: 'pnpm', nodeVersionFile: '.nvmrc', timeoutMinutes: 44 }));
+  assert.equal(pnpm.jobs.measure.steps[2].run, 'corepack enable');
+  assert.deepEqual(pnpm.jobs.measure.steps[1].with, { 'node-version-file': '.nvmrc' });
+  assert.equal(pnpm.jobs.measure['timeout-minutes'], 44);
+});
+
+test('actionlint passes on every workflow init can write', { skip: actionlintSkip }, () => {
+  const dir = tempDir({});
+  const files: string[] = [];
+  for (const [i, options] of [{}, { packageManager: 'yarn' as const, nodeVersionFile: '.node-version' }, { inputs: README_INPUTS }].entries()) {
+    const file = join(dir, `perf-${i}.yml`);
+    writeFileSync(file, renderWorkflow(options));
+    files.push(file);
+  }
+  const run = runActionlint(files);
+  assert.equal(run.status, 0, run.output);
+});
+
+test('benchmark suites: files that load benchmark.js, tinybench or mitata, as the run searches for them', () => {
+  const dir = tempDir({
+    'bench/parse.bench.js': "const { Bench } = require('tinybench');\n",
+    'bench/sub/sort.bench.mjs': "import { bench, run } from 'mitata';\n",
+    'bench/helpers.js': 'module.exports = {};\n',
+    'src/server.js': "require('node:http');\n",
+    'legacy.js': "var Benchmark = require( \"benchmark\" );\n",
+    'node_modules/x/index.js': "require('tinybench');\n",
+    '.cache/a.js': "require('tinybench');\n",
+  });
+  assert.deepEqual(findBenchmarkSuites(dir), [
+    { path: 'bench/parse.bench.js', library: 'tinybench' },
+    { path: 'bench/sub/sort.bench.mjs', library: 'mitata' },
+    { path: 'legacy.js', library: 'benchmark' },
+  ]);
+  // the glob matches exactly the suites, never bench/helpers.js
+  assert.deepEqual(proposeBenchmarkGlobs(dir, ['bench/parse.bench.js', 'bench/sub/sort.bench.mjs']), ['bench/**/*.bench.{js,mjs}']);
+  assert.deepEqual(proposeBenchmarkGlobs(dir, ['bench/parse.bench.js']), ['bench/**/*.bench.js']);
+  assert.deepEqual(proposeBenchmarkGlobs(dir, ['bench/parse.bench.js', 'legacy.js']), ['bench/parse.bench.js', 'legacy.js'], 'no glob fits: the files');
+  assert.deepEqual(proposeBenchmarkGlobs(dir, []), []);
+  // the repository's own fixtures: one glob for all eleven library suites... and none of the others
+  const fixtures = join(ROOT, 'test', 'fixtures', 'bench');
+  const suites = findBenchmarkSuites(fixtures).map((s) => s.path);
+  assert.ok(suites.includes('tinybench-esm.bench.mjs') && suites.includes('benchmark-cjs.bench.js') && suites.includes('mitata-cjs.bench.cjs'));
+  assert.ok(!suites.includes('work.cjs'));
+});
+
+test('the perfgate.yml init renders loads with perfgate\'s loader, notes and all', () => {
+  const text = renderConfig({
+    start: { value: 'npm start', note: 'package.json scripts.start: node server.js' },
+    cwd: 'services/api',
+    install: 'npm ci',
+    readyPath: { value: '/health', note: 'answered 200' },
+    readyTimeout: '45s',
+    scenarios: [{ value: 'GET /', note: 'answered 200' }],
+    benchmarks: { value: ['bench/**/*.bench.js', 'x: y.js'], note: 'micro-benchmarks' },
+    schemaPath: './node_modules/perfgate/perfgate.schema.json',
+  });
+  assert.match(text, /^# yaml-language-server: \$schema=\.\/node_modules\/perfgate\/perfgate\.schema\.json\n/);
+  const config = resolveConfig({ document: parseConfigText(text, 'perfgate.yml') });
+  assert.equal(config.service.start, 'npm start');
+  assert.equal(config.service.cwd, 'services/api');
+  assert.equal(config.service.install, null, 'the lockfile decides; install is a comment only');
+  assert.deepEqual(config.service.ready, { path: '/health', timeoutMs: 45_000 });
+  assert.deepEqual(config.scenarios.map((s) => s.name), ['GET /']);
+  assert.deepEqual(config.benchmarks?.files, ['bench/**/*.bench.js', 'x: y.js']);
+  // micro-benchmarks alone: no service section, no scenarios
+  const benchOnly = resolveConfig({ document: parseConfigText(renderConfig({ scenarios: [], benchmarks: { value: ['b/*.js'], note: 'n' } }), 'perfgate.yml') });
+  assert.equal(benchOnly.service.start, null);
+  assert.deepEqual(benchOnly.scenarios, []);
+});
