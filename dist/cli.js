@@ -58190,6 +58190,18 @@ function rangesFromOffsets(source, functions) {
   }
   return ranges;
 }
+var NOT_CALLS = /* @__PURE__ */ new Set(["if", "for", "while", "switch", "catch", "function", "return", "typeof", "void", "delete", "in", "of", "await", "yield", "with", "do", "else", "case", "throw", "async", "super"]);
+function calledNames(text2) {
+  const names = [];
+  for (const match of text2.matchAll(/([\p{L}\p{N}_$]+)\s*\(/gu)) {
+    const name = match[1];
+    if (!NOT_CALLS.has(name) && !new RegExp("^\\p{N}", "u").test(name)) names.push(name);
+  }
+  return names;
+}
+var MAX_CALL_LINE = 400;
+var isServiceScript = (url2) => url2.startsWith("file:") || url2.startsWith("/");
+var CALLEE_RANGE = { name: "", startLine: 0, startColumn: 0, endLine: 0, endColumn: 0 };
 function extent(range) {
   return (range.endLine - range.startLine) * 1e6 + (range.endColumn - range.startColumn);
 }
@@ -58212,7 +58224,7 @@ function functionSource(scriptRanges, line3, column) {
   }
   return { range: own2, enclosing: enclosing?.name ?? "" };
 }
-function inlineTargets(profile, ranges) {
+function inlineTargets(profile, ranges, sources = () => null) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const rangeMemo = /* @__PURE__ */ new Map();
   const rangeOf = (n) => {
@@ -58248,12 +58260,54 @@ function inlineTargets(profile, ranges) {
     }
     return out;
   };
+  const namesMemo = /* @__PURE__ */ new Map();
+  const namesOn = (url2, lines, line3) => {
+    const key = `${url2}\0${line3}`;
+    let names = namesMemo.get(key);
+    if (names === void 0) {
+      const text2 = lines[line3 - 1] ?? "";
+      names = text2.length > MAX_CALL_LINE ? [] : calledNames(text2);
+      namesMemo.set(key, names);
+    }
+    return names;
+  };
+  const calledOn = (node2, line3, range) => {
+    const url2 = node2.callFrame.url;
+    const lines = sources(url2);
+    if (lines === null || line3 < 1 || line3 > lines.length) return [];
+    const names = namesOn(url2, lines, line3);
+    if (names.length === 0) return [];
+    const children = (node2.children ?? []).map((id) => byId.get(id)).filter((c) => c !== void 0);
+    const byName = children.filter((c) => c.callFrame.functionName !== "" && names.includes(c.callFrame.functionName));
+    const namedElsewhere = (c) => {
+      const name = c.callFrame.functionName;
+      if (name === "" || range === null) return false;
+      for (let l = range.startLine; l <= range.endLine; l++) if (l !== line3 && namesOn(url2, lines, l).includes(name)) return true;
+      return false;
+    };
+    const called = (byName.length > 0 ? byName : children.filter((c) => !namedElsewhere(c))).filter((c) => isServiceScript(c.callFrame.url));
+    if (called.length === 0) return [];
+    const weight = called.reduce((sum, c) => sum + (c.hitCount ?? 0), 0);
+    return called.map((c) => ({ node: c, share: weight > 0 ? (c.hitCount ?? 0) / weight : 1 / called.length }));
+  };
   const result = /* @__PURE__ */ new Map();
   for (const node2 of profile.nodes) {
     const ticks = node2.positionTicks;
     if (!ticks || ticks.length === 0) continue;
+    const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
     const own2 = rangeOf(node2);
-    if (own2 === null) continue;
+    if (own2 === null) {
+      const byChild = /* @__PURE__ */ new Map();
+      for (const { line: line3, ticks: count } of ticks) {
+        for (const { node: child, share: share3 } of calledOn(node2, line3, null)) {
+          const entry = byChild.get(child.id) ?? { fraction: 0, nodeId: child.id, url: child.callFrame.url, range: CALLEE_RANGE };
+          entry.fraction += share3 * count / totalTicks;
+          byChild.set(child.id, entry);
+        }
+      }
+      if (byChild.size > 0) result.set(node2.id, [...byChild.values()]);
+      continue;
+    }
     const scriptRanges = ranges.get(node2.callFrame.url) ?? [];
     let under = null;
     let underIds = /* @__PURE__ */ new Set();
@@ -58265,8 +58319,12 @@ function inlineTargets(profile, ranges) {
       const elsewhere = (nodesOfFunction.get(functionOf(node2)) ?? []).filter((n) => n !== node2).flatMap(descendants);
       callees = [...under, ...elsewhere.filter((d) => !underIds.has(d.id))];
     };
-    const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
     const byTarget = /* @__PURE__ */ new Map();
+    const add = (key, fraction, nodeId, url2, range) => {
+      const entry = byTarget.get(key) ?? { fraction: 0, nodeId, url: url2, range };
+      entry.fraction += fraction;
+      byTarget.set(key, entry);
+    };
     for (const { line: line3, ticks: count } of ticks) {
       let target = null;
       if (contains(own2, line3)) {
@@ -58275,6 +58333,12 @@ function inlineTargets(profile, ranges) {
           findCallees();
           const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
           target = { url: node2.callFrame.url, range: nested, node: holder };
+        } else {
+          const called = calledOn(node2, line3, own2);
+          for (const { node: child, share: share3 } of called) {
+            add(`node:${child.id}`, share3 * count / totalTicks, child.id, child.callFrame.url, rangeOf(child) ?? CALLEE_RANGE);
+          }
+          if (called.length > 0) continue;
         }
       } else {
         findCallees();
@@ -58296,9 +58360,7 @@ function inlineTargets(profile, ranges) {
       if (target === null) continue;
       const nodeId = target.node !== null && underIds.has(target.node.id) ? target.node.id : null;
       const key = nodeId !== null ? `node:${nodeId}` : `${target.url}:${target.range.startLine}:${target.range.startColumn}`;
-      const entry = byTarget.get(key) ?? { fraction: 0, nodeId, url: target.url, range: target.range };
-      entry.fraction += count / totalTicks;
-      byTarget.set(key, entry);
+      add(key, count / totalTicks, nodeId, target.url, target.range);
     }
     if (byTarget.size > 0) result.set(node2.id, [...byTarget.values()]);
   }
@@ -58306,6 +58368,17 @@ function inlineTargets(profile, ranges) {
 }
 
 // src/profile/call-tree.ts
+function preorder(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const order = [];
+  const stack = profile.nodes.length > 0 ? [profile.nodes[0].id] : [];
+  while (stack.length) {
+    const id = stack.pop();
+    order.push(id);
+    for (const child of byId.get(id)?.children ?? []) stack.push(child);
+  }
+  return order;
+}
 function newBuilder(fn) {
   return { node: { fn, key: functionKey(fn), self: 0, total: 0, children: [], deoptReasons: [] }, index: /* @__PURE__ */ new Map() };
 }
@@ -58368,9 +58441,11 @@ function buildCallTree(profiles, options) {
     const self2 = new Map(counts);
     const extraChildren = /* @__PURE__ */ new Map();
     if (options.ranges) {
-      for (const [id, targets] of inlineTargets(profile, options.ranges)) {
-        const count = counts.get(id) ?? 0;
-        if (count === 0) continue;
+      const targetsOf = inlineTargets(profile, options.ranges, options.sources);
+      for (const id of preorder(profile)) {
+        const targets = targetsOf.get(id);
+        const count = self2.get(id) ?? 0;
+        if (!targets || count === 0) continue;
         const shares = apportion(count, targets.map((t) => t.fraction));
         targets.forEach((target, i) => {
           const share3 = shares[i];
@@ -59947,6 +60022,39 @@ function readFunctionRanges(dir, names, profiles) {
   }
   return ranges;
 }
+function scriptSources(nodeVersion) {
+  const memo2 = /* @__PURE__ */ new Map();
+  let core;
+  const coreSource = (id) => {
+    if (core === void 0) {
+      try {
+        core = nodeVersion === process.version ? process.binding("natives") : null;
+      } catch {
+        core = null;
+      }
+    }
+    const text2 = core?.[id];
+    return typeof text2 === "string" ? text2 : null;
+  };
+  return (url2) => {
+    let lines = memo2.get(url2);
+    if (lines === void 0) {
+      let text2 = null;
+      if (url2.startsWith("node:")) text2 = coreSource(url2.slice("node:".length));
+      else {
+        const path = scriptPath(url2);
+        try {
+          text2 = path === null ? null : readFileSync8(path, "utf8");
+        } catch {
+          text2 = null;
+        }
+      }
+      lines = text2 === null ? null : text2.split("\n");
+      memo2.set(url2, lines);
+    }
+    return lines;
+  };
+}
 function fileSize(path) {
   try {
     return statSync(path).size;
@@ -60027,7 +60135,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     profiles
   );
   const root = realpathSync(phase.trees[side].root);
-  const tree = buildCallTree(profiles, { root, window: window2, ranges });
+  const tree = buildCallTree(profiles, { root, window: window2, ranges, sources: scriptSources(info.version) });
   return {
     tree,
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),

@@ -19,7 +19,7 @@ import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../profile/
 import { boundSummaries, matchFunctions } from '../profile/diff.js';
 import { flamegraphProfile, inert, renderDiffFlamegraph } from '../profile/flamegraph.js';
 import { functionKey, scriptPath } from '../profile/frames.js';
-import { type CoveredFunction, type FunctionRanges, rangesFromOffsets } from '../profile/inlining.js';
+import { type CoveredFunction, type FunctionRanges, rangesFromOffsets, type ScriptSources } from '../profile/inlining.js';
 import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace } from '../profile/optimization.js';
 import { writeResults } from '../results/io.js';
 import type { Results, ScenarioProfile, Side, SideProfile } from '../results/types.js';
@@ -147,6 +147,47 @@ export function readFunctionRanges(dir: string, names: string[], profiles: reado
   return ranges;
 }
 
+/**
+ * Source lines of the scripts in a profile, read when first asked for: the service's files from
+ * disk, Node core modules (`node:events`) from perfgate's own Node when it is the very version
+ * the service ran (Node keeps its modules' sources in the binary; another version's lines would
+ * not match). Null for anything else.
+ */
+export function scriptSources(nodeVersion: string): ScriptSources {
+  const memo = new Map<string, string[] | null>();
+  let core: Record<string, string> | null | undefined;
+  const coreSource = (id: string): string | null => {
+    if (core === undefined) {
+      try {
+        // The only way to Node core's sources; documented as deprecated (DEP0111), still there in Node 20 to 24.
+        core = nodeVersion === process.version ? (process as unknown as { binding(name: string): Record<string, string> }).binding('natives') : null;
+      } catch {
+        core = null;
+      }
+    }
+    const text = core?.[id];
+    return typeof text === 'string' ? text : null;
+  };
+  return (url) => {
+    let lines = memo.get(url);
+    if (lines === undefined) {
+      let text: string | null = null;
+      if (url.startsWith('node:')) text = coreSource(url.slice('node:'.length));
+      else {
+        const path = scriptPath(url);
+        try {
+          text = path === null ? null : readFileSync(path, 'utf8');
+        } catch {
+          text = null;
+        }
+      }
+      lines = text === null ? null : text.split('\n');
+      memo.set(url, lines);
+    }
+    return lines;
+  };
+}
+
 /** Size of a file, 0 when it does not exist yet. */
 function fileSize(path: string): number {
   try {
@@ -238,7 +279,7 @@ async function profileSide(
     profiles,
   );
   const root = realpathSync(phase.trees[side].root);
-  const tree = buildCallTree(profiles, { root, window, ranges });
+  const tree = buildCallTree(profiles, { root, window, ranges, sources: scriptSources(info.version) });
   return {
     tree,
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),

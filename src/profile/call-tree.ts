@@ -1,13 +1,14 @@
 /**
  * One side's call tree: the CPU profiles of all its processes (a cluster's primary and workers,
  * child processes) merged by call path, counting only the samples of the profiled load window,
- * with inlined functions given their samples back (inlining.ts). Everything else — the function
+ * with inlined functions given their samples back, and callees the samples V8 booked to their
+ * caller's call line (inlining.ts). Everything else — the function
  * table, the flamegraphs, the differential flamegraph — is read from this tree. Pure.
  */
 import type { FunctionId } from '../results/types.js';
 import { type CallFrame, type CpuProfile, countSamples, type ProfileNode, type SampleWindow } from './cpuprofile.js';
 import { functionKey, IDLE_NAME, identifyFrame, ROOT_NAME } from './frames.js';
-import { type FunctionRange, type FunctionRanges, functionSource, inlineTargets } from './inlining.js';
+import { type FunctionRange, type FunctionRanges, functionSource, inlineTargets, type ScriptSources } from './inlining.js';
 
 export interface CallNode {
   fn: FunctionId;
@@ -39,6 +40,21 @@ export interface CallTreeOptions {
   window?: SampleWindow;
   /** Function source ranges (from coverage), to give inlined functions their samples. */
   ranges?: FunctionRanges;
+  /** Scripts' source lines, to give callees the samples V8 booked to their caller's call line (inlining.ts). */
+  sources?: ScriptSources;
+}
+
+/** Node ids from the profile's root (its first node) down, every parent before its children. */
+function preorder(profile: CpuProfile): number[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const order: number[] = [];
+  const stack = profile.nodes.length > 0 ? [profile.nodes[0]!.id] : [];
+  while (stack.length) {
+    const id = stack.pop()!;
+    order.push(id);
+    for (const child of byId.get(id)?.children ?? []) stack.push(child);
+  }
+  return order;
 }
 
 interface Builder {
@@ -123,9 +139,13 @@ export function buildCallTree(profiles: readonly CpuProfile[], options: CallTree
     // Samples of inlined code: moved to a node below (keeping the call path) or to a new child.
     const extraChildren = new Map<number, { url: string; range: FunctionRange; count: number }[]>();
     if (options.ranges) {
-      for (const [id, targets] of inlineTargets(profile, options.ranges)) {
-        const count = counts.get(id) ?? 0;
-        if (count === 0) continue;
+      // Parents first, each with the samples it holds by then: what a caller gives a callee
+      // (samples V8 booked to the call line) follows that callee's own inlined lines.
+      const targetsOf = inlineTargets(profile, options.ranges, options.sources);
+      for (const id of preorder(profile)) {
+        const targets = targetsOf.get(id);
+        const count = self.get(id) ?? 0;
+        if (!targets || count === 0) continue;
         const shares = apportion(count, targets.map((t) => t.fraction));
         targets.forEach((target, i) => {
           const share = shares[i]!;

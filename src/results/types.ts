@@ -356,7 +356,7 @@ export interface SideProfile extends ProfileSummary {
   processes: { file: string; samples: number }[];
   /** The merged profile the flamegraph is drawn from (relative to the run directory). */
   merged: string;
-  /** Samples whose time V8 recorded in a caller's optimized code and perfgate moved to the inlined function, by source line. */
+  /** Sample moves perfgate made by source line: from a caller's optimized code to the inlined function, and from a call line to the callee (docs/profiling.md). */
   inlinedSamples: number;
 }
 

@@ -7,7 +7,7 @@ import { boundSummaries, diffProfiles, hottestChanges, matchFunctions } from '..
 import { flamegraphProfile, renderDiffFlamegraph } from '../../src/profile/flamegraph.js';
 import { describeLocation, identifyFrame } from '../../src/profile/frames.js';
 import { culpritAmong, describeOrigin, displayName } from '../../src/profile/culprit.js';
-import { functionKind, functionSource, rangesFromOffsets, sourceHash } from '../../src/profile/inlining.js';
+import { calledNames, functionKind, functionSource, rangesFromOffsets, sourceHash } from '../../src/profile/inlining.js';
 import { applyOptimizationTrace, parseOptimizationTrace } from '../../src/profile/optimization.js';
 import { describeCulprit } from '../../src/report/hot-functions.js';
 import type { FunctionStats, ProfileSummary } from '../../src/results/types.js';
@@ -223,6 +223,74 @@ describe('inlining: a callee never sampled on its own', () => {
       [handle.self, handle.children.map((c) => [c.fn.name, c.self])],
       [3, [['mix', 7]]],
     );
+  });
+});
+
+describe('call lines: samples V8 booked to the caller of the function that was running', () => {
+  // a.js: a sum over objects, called by a request handler; Node's EventEmitter calls the handler
+  const source = [
+    'function sum(items) {',
+    '  let t = 0;',
+    '  for (const i of items) t += i.price;',
+    '  return t;',
+    '}',
+    'const handler = (req, res) => {',
+    '  const total = sum(req.items);',
+    '  res.end(String(total));',
+    '};',
+    '',
+  ].join('\n');
+  const url = 'file:///r/a.js';
+  const ranges = new Map([
+    [
+      url,
+      rangesFromOffsets(source, [
+        ['', 0, source.length],
+        ['sum', 0, source.indexOf('}') + 1],
+        ['handler', source.indexOf('(req, res)'), source.lastIndexOf('}') + 1],
+      ]),
+    ],
+  ]);
+  const emitSource = ['function emit(type, ...args) {', '  const handler = events[type];', '  const result = handler.apply(this, args);', '  return true;', '}'];
+  const sources = (u: string) => (u === url ? source.split('\n') : u === 'node:events' ? emitSource : null);
+  /** emit (10 samples) → handler (20) → sum (5), with these position ticks. */
+  const profile = (emitTicks: [number, number][], handlerTicks: [number, number][]) => {
+    const p = profileOf([['emit', 'node:events', 1, 10, [['', url, 6, 20, [['sum', url, 1, 5, []]]]]]]);
+    p.nodes[2]!.callFrame.columnNumber = source.split('\n')[5]!.indexOf('(');
+    p.nodes[1]!.positionTicks = emitTicks.map(([line, ticks]) => ({ line, ticks }));
+    p.nodes[2]!.positionTicks = handlerTicks.map(([line, ticks]) => ({ line, ticks }));
+    p.nodes[3]!.positionTicks = [{ line: 3, ticks: 5 }];
+    return p;
+  };
+  const selfOf = (tree: ReturnType<typeof buildCallTree>) => {
+    const emit = tree.root.children[0]!;
+    const handler = emit.children[0]!;
+    return { emit: emit.self, handler: handler.self, sum: handler.children.find((c) => c.fn.name === 'sum')?.self ?? 0 };
+  };
+
+  test('the ticks on the line that calls a function sampled below go to it; other lines stay', () => {
+    // handler: 12 ticks on sum's call line, 8 on res.end(…) (no child of that name: its own)
+    const tree = buildCallTree([profile([[2, 10]], [[7, 12], [8, 8]])], { root: '/r', ranges, sources });
+    assert.deepEqual(selfOf(tree), { emit: 10, handler: 8, sum: 17 });
+    assert.equal(tree.samples, 35, 'samples are moved, not made');
+  });
+
+  test('a caller with no source range (Node core) gives an indirect call\'s ticks to the callee, and they follow its inlined lines', () => {
+    // emit: 10 ticks on handler.apply(…); handler: half its ticks on sum's inlined line 3, half its own line 8
+    const tree = buildCallTree([profile([[3, 10]], [[3, 10], [8, 10]])], { root: '/r', ranges, sources });
+    assert.deepEqual(selfOf(tree), { emit: 0, handler: 15, sum: 20 });
+  });
+
+  test('without the sources, on a line that calls nothing, or on a minified line, the ticks stay', () => {
+    assert.deepEqual(selfOf(buildCallTree([profile([[3, 10]], [[7, 20]])], { root: '/r', ranges })), { emit: 10, handler: 20, sum: 5 });
+    assert.deepEqual(selfOf(buildCallTree([profile([[4, 10]], [[9, 20]])], { root: '/r', ranges, sources })), { emit: 10, handler: 20, sum: 5 });
+    const minified = (u: string) => (u === url ? source.split('\n').map((l, i) => (i === 6 ? `${l} /*${'x'.repeat(400)}*/` : l)) : null);
+    assert.deepEqual(selfOf(buildCallTree([profile([[4, 10]], [[7, 20]])], { root: '/r', ranges, sources: minified })), { emit: 10, handler: 20, sum: 5 });
+  });
+
+  test('calledNames: calls and constructions, not keywords', () => {
+    assert.deepEqual(calledNames('if (a) return sum(items.filter((x) => x)) + new Total(b);'), ['sum', 'filter', 'Total']);
+    assert.deepEqual(calledNames('for (const x of xs) while (y) {}'), []);
   });
 });
 
