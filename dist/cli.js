@@ -61693,13 +61693,32 @@ function zeroXVersion() {
   if (!installed) throw new FlamegraphError("0x is not installed with perfgate: run npm ci in perfgate.");
   return installed.version;
 }
+function zeroXCacheKey(version2, platform2 = process.platform, arch = process.arch) {
+  return `perfgate-0x-${version2}-${platform2}-${arch}`;
+}
+function holdsVersion(prefix, version2) {
+  try {
+    const manifest = JSON.parse(readFileSync7(join4(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    return manifest.version === version2 && existsSync3(join4(prefix, "node_modules", "0x", "cmd.js"));
+  } catch {
+    return false;
+  }
+}
 async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
   const prefix = join4(options.toolsDir, `0x-${version2}`);
   const cmd = join4(prefix, "node_modules", "0x", "cmd.js");
-  if (existsSync3(cmd)) return cmd;
+  if (holdsVersion(prefix, version2)) return cmd;
+  const key = zeroXCacheKey(version2);
+  if (options.cache && await options.cache.restore(prefix, key)) {
+    if (holdsVersion(prefix, version2)) {
+      options.logger.info(`0x@${version2} for the flamegraphs restored from the cache (${key}) into ${prefix}`);
+      return cmd;
+    }
+    options.logger.warn(`The cache ${key} did not hold 0x@${version2}; installing it.`);
+  }
   mkdirSync2(prefix, { recursive: true });
   options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
   const args = ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--omit=dev", `0x@${version2}`];
@@ -61712,6 +61731,7 @@ async function ensureZeroX(options) {
 ${tailFile(options.logFile, 10)}`
     );
   }
+  await options.cache?.save(prefix, key);
   return cmd;
 }
 function describeExit(result) {
@@ -61938,7 +61958,14 @@ async function profileScenario(phase, scenario, slug, ports) {
   writeResults(phase.resultsPath, phase.results);
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
   const logFile = join5(phase.logDir, "flamegraphs.log");
-  const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
+  const cmd = await ensureZeroX({
+    toolsDir: phase.toolsDir,
+    env: phase.env,
+    logFile,
+    tracker: phase.tracker,
+    logger: ports.logger,
+    ...ports.toolCache && { cache: ports.toolCache }
+  });
   await Promise.all(
     ["head", "base"].map(async (side) => {
       const output2 = join5(phase.outDir, `flamegraph-${slug}-${side}.html`);
