@@ -27,6 +27,7 @@ import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
 import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
+import { actionToolCache } from './tool-cache.js';
 
 const FORK_NOTICE =
   'it comes from a fork, and a fork\'s token is read-only. Post the comment from a workflow_run workflow with mode: report ' +
@@ -107,6 +108,8 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       mergeBase: base.mergeBase,
       headRef: null,
       outDir,
+      // The same path every run: the Actions cache keys an entry on its paths, too.
+      toolsDir: join(context.tempDir, 'perfgate-tools'),
       loadConfig: () => config,
       tracker,
       toolVersion: VERSION,
@@ -116,6 +119,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     },
     {
       logger: actionLogger,
+      toolCache: actionToolCache(context.env),
       progress: (e) => {
         if (e.phase === 'measure') {
           if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) core.info(`measured ${e.scenario}: pair ${e.pair}/${e.pairs}`);

@@ -148,10 +148,20 @@ function requestPath(missing = 'is required') {
  * would reach the same files for both sides. `what` words the fix: "a directory relative to the
  * repository root, e.g. packages/api".
  */
-function pathInsideTree(normalise: (value: string) => string, what: { relative: string; inside: string }) {
+function pathInsideTree(
+  normalise: (value: string) => string,
+  what: { relative: string; inside: string },
+  { glob = false }: { glob?: boolean } = {},
+) {
   return z.string().transform((value, ctx) => {
-    const normalised = posix.normalize(normalise(value.trim())).replace(/\/+$/, '') || '.';
-    if (posix.isAbsolute(normalised) || win32.isAbsolute(value.trim())) {
+    const trimmed = value.trim();
+    // A glob's leading ! excludes; the path it excludes is checked like any other.
+    const not = glob && trimmed.startsWith('!') ? '!' : '';
+    const path = trimmed.slice(not.length);
+    const normalised = posix.normalize(normalise(path)).replace(/\/+$/, '') || '.';
+    // In a glob a backslash escapes (\[ is a literal [), so only a drive letter marks a Windows path.
+    const windowsAbsolute = glob ? /^[A-Za-z]:[\\/]/.test(path) : win32.isAbsolute(path);
+    if (posix.isAbsolute(normalised) || windowsAbsolute) {
       ctx.addIssue({ code: 'custom', input: value, message: `is absolute; write ${what.relative}` });
       return z.NEVER;
     }
@@ -159,7 +169,7 @@ function pathInsideTree(normalise: (value: string) => string, what: { relative: 
       ctx.addIssue({ code: 'custom', input: value, message: `is outside the repository; write ${what.inside}` });
       return z.NEVER;
     }
-    return normalised;
+    return not + normalised;
   });
 }
 
@@ -430,19 +440,28 @@ const loadSchema = z
 
 const GLOB_EXAMPLE = 'bench/**/*.bench.js';
 
-/** A glob of benchmark files: *, **, ?, [abc] and {a,b}, relative to the service directory. */
-const benchmarkGlobSchema = pathInsideTree((value) => value, {
-  relative: `a glob relative to the service directory, e.g. ${GLOB_EXAMPLE}`,
-  inside: `a glob inside it, e.g. ${GLOB_EXAMPLE}`,
-})
-  .refine((glob) => glob !== '.', { error: `is empty; write a glob such as ${GLOB_EXAMPLE}` })
+/** A glob of benchmark files (picomatch syntax, `!` to exclude), relative to the service directory. */
+const benchmarkGlobSchema = pathInsideTree(
+  (value) => value,
+  {
+    relative: `a glob relative to the service directory, e.g. ${GLOB_EXAMPLE}`,
+    inside: `a glob inside it, e.g. ${GLOB_EXAMPLE}`,
+  },
+  { glob: true },
+)
+  .refine((glob) => glob !== '.' && glob !== '!.', { error: `is empty; write a glob such as ${GLOB_EXAMPLE}` })
   .register(docNotes, { type: 'glob' });
+
+const ONLY_EXCLUSIONS = `only excludes (every glob starts with !); add one that includes files, e.g. "- ${GLOB_EXAMPLE}"`;
 
 const benchmarkFilesSchema = z
   .union(
     [
-      benchmarkGlobSchema.transform((glob) => [glob]),
-      z.array(benchmarkGlobSchema).min(1, { error: `is empty; list at least one glob, e.g. "- ${GLOB_EXAMPLE}"` }),
+      benchmarkGlobSchema.refine((glob) => !glob.startsWith('!'), { error: ONLY_EXCLUSIONS }).transform((glob) => [glob]),
+      z
+        .array(benchmarkGlobSchema)
+        .min(1, { error: `is empty; list at least one glob, e.g. "- ${GLOB_EXAMPLE}"` })
+        .refine((globs) => globs.length === 0 || globs.some((g) => !g.startsWith('!')), { error: ONLY_EXCLUSIONS }),
     ],
     {
       error: missingOr(
@@ -456,7 +475,7 @@ const benchmarkFilesSchema = z
 const benchmarksObjectSchema = z
   .strictObject({
     files: benchmarkFilesSchema.describe(
-      'Benchmark files: a glob or a list of globs (`*`, `**`, `?`, `[abc]`, `{a,b}`), relative to service.cwd of each tree; node_modules and dot-directories are not searched. CommonJS or ESM, .js/.cjs/.mjs, or TypeScript (.ts/.cts/.mts) through the project\'s tsx.',
+      'Benchmark files: a glob or a list of globs, relative to service.cwd of each tree, in picomatch syntax: `*`, `**`, `?`, `[abc]`, `{a,b}`, `\\` to escape a special character, and `!glob` to exclude what the other globs match (e.g. `[bench/**/*.bench.js, "!bench/slow/**"]`). node_modules, dot-directories and dot-files are never searched; a linked file counts, a linked directory is not followed. CommonJS or ESM, .js/.cjs/.mjs, or TypeScript (.ts/.cts/.mts) through the project\'s tsx.',
     ),
     rounds: intInRange(6, 1000, 'the signed-rank test needs 6 non-zero rounds to ever reach p < 0.05')
       .default(10)

@@ -20,8 +20,21 @@ export interface ProgressEvent {
   message?: string;
 }
 
+/**
+ * Keeps a directory between runs, under a key (the action: GitHub's Actions cache). Best effort:
+ * neither call throws; a failure is the implementation's to log.
+ */
+export interface DirectoryCache {
+  /** Fills `dir` with what was saved under `key`; false when nothing was (or it could not be read). */
+  restore(dir: string, key: string): Promise<boolean>;
+  /** Saves `dir` under `key` for later runs. */
+  save(dir: string, key: string): Promise<void>;
+}
+
 export interface EnginePorts {
   logger: Logger;
+  /** Where tools perfgate installs on demand (0x) are kept between runs; none: installed each run. */
+  toolCache?: DirectoryCache;
   progress(event: ProgressEvent): void;
   /** Environment the user's processes start from (scrubbed again by the engine). */
   env: Record<string, string | undefined>;

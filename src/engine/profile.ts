@@ -345,7 +345,14 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
 
   ports.progress({ phase: 'profile', scenario: scenario.name, message: 'drawing flamegraphs' });
   const logFile = join(phase.logDir, 'flamegraphs.log');
-  const cmd = await ensureZeroX({ toolsDir: phase.toolsDir, env: phase.env, logFile, tracker: phase.tracker, logger: ports.logger });
+  const cmd = await ensureZeroX({
+    toolsDir: phase.toolsDir,
+    env: phase.env,
+    logFile,
+    tracker: phase.tracker,
+    logger: ports.logger,
+    ...(ports.toolCache && { cache: ports.toolCache }),
+  });
   // Both sides at once: 0x is CPU-bound (browserify) and nothing is being measured now.
   await Promise.all(
     (['head', 'base'] as const).map(async (side) => {

@@ -121,6 +121,12 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
     const discovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
+    for (const glob of discovered?.unmatched ?? []) {
+      results.warnings.push({
+        code: 'benchmark-glob-unmatched',
+        message: `The benchmarks glob "${glob}" matches no file in base or head (the other globs do): check it for a typo; globs are relative to service.cwd.`,
+      });
+    }
     if (config.scenarios.length > 0) {
       const placement = placeProcesses(session, config);
       try {

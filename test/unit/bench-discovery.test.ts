@@ -5,7 +5,6 @@ import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
 import { discoverBenchmarks } from '../../src/engine/bench/discover.js';
-import { globToRegExp, matchFiles } from '../../src/engine/bench/glob.js';
 import { SetupError } from '../../src/engine/errors.js';
 import { buildBenchPlan } from '../../src/engine/plan.js';
 import type { Tree } from '../../src/engine/workspace.js';
@@ -24,43 +23,69 @@ function tree(side: 'base' | 'head', root: string): Tree {
   return { side, root, ref: side === 'base' ? 'main' : 'pr', sha: 'a'.repeat(40), dirty: false };
 }
 
+/** The files discovery finds for `globs` in `root` (same tree on both sides), as a user sees them. */
+function discover(root: string, globs: string[]): string[] {
+  const c = resolveConfig({ document: { benchmarks: globs } });
+  const found = discoverBenchmarks(c.benchmarks!, c.service, { base: tree('base', root), head: tree('head', root) });
+  assert.deepEqual(found.files.base, found.files.head);
+  return found.files.head.map((f) => f.path);
+}
+
 describe('globs', () => {
-  test('*, **, ?, [..] and {a,b}', () => {
-    const cases: [string, string, boolean][] = [
-      ['bench/*.js', 'bench/a.js', true],
-      ['bench/*.js', 'bench/sub/a.js', false],
-      ['bench/**/*.js', 'bench/a.js', true],
-      ['bench/**/*.js', 'bench/x/y/a.js', true],
-      ['bench/**', 'bench/x/y/a.js', true],
-      ['**/*.bench.{js,mjs}', 'a.bench.mjs', true],
-      ['**/*.bench.{js,mjs}', 'deep/er/a.bench.js', true],
-      ['**/*.bench.{js,mjs}', 'a.bench.ts', false],
-      ['b?nch/[ab].js', 'bench/a.js', true],
-      ['b?nch/[!ab].js', 'bench/a.js', false],
-      ['bench/{x,{y,z}}.js', 'bench/z.js', true],
-      ['a.b/(c)+.js', 'a.b/(c)+.js', true],
-      ['a.b/(c)+.js', 'aXb/(c)+.js', false],
-      ['odd{brace.js', 'odd{brace.js', true],
-    ];
-    for (const [glob, path, expected] of cases) {
-      assert.equal(globToRegExp(glob).test(path), expected, `${glob} vs ${path}`);
-    }
+  test('*, **, ?, [..], {a,b}: relative posix paths, sorted, no repeats', () => {
+    const root = tempTree([
+      'bench/a.js',
+      'bench/sub/a.js',
+      'bench/x/y/deep.js',
+      'a.bench.mjs',
+      'deep/er/a.bench.js',
+      'a.bench.ts',
+      'bench/b.js',
+      'bench/z.js',
+      'a.b/(c)+.js',
+      'aXb/(c)+.js',
+    ]);
+    assert.deepEqual(discover(root, ['bench/*.js']), ['bench/a.js', 'bench/b.js', 'bench/z.js']);
+    assert.deepEqual(discover(root, ['bench/**/*.js']), ['bench/a.js', 'bench/b.js', 'bench/sub/a.js', 'bench/x/y/deep.js', 'bench/z.js']);
+    assert.deepEqual(discover(root, ['bench/**']), discover(root, ['bench/**/*.js']));
+    assert.deepEqual(discover(root, ['**/*.bench.{js,mjs}']), ['a.bench.mjs', 'deep/er/a.bench.js']);
+    assert.deepEqual(discover(root, ['b?nch/[ab].js']), ['bench/a.js', 'bench/b.js']);
+    assert.deepEqual(discover(root, ['b?nch/[!ab].js']), ['bench/z.js']);
+    assert.deepEqual(discover(root, ['bench/{x/**/*,{y,z}}.js']), ['bench/x/y/deep.js', 'bench/z.js']);
+    assert.deepEqual(discover(root, ['a.b/(c)+.js']), ['a.b/(c)+.js'], 'a literal name with ( ) + . matches itself only');
+    assert.deepEqual(discover(root, ['bench/*.js', 'bench/a.js', './bench/a.js']), ['bench/a.js', 'bench/b.js', 'bench/z.js'], 'no repeats');
   });
 
-  test('files are searched below the fixed prefix, without node_modules and dot-directories', () => {
+  test('!glob excludes what the other globs match', () => {
+    const root = tempTree(['bench/a.bench.js', 'bench/slow/b.bench.js', 'bench/slow/c.bench.js', 'bench/d.bench.js']);
+    assert.deepEqual(discover(root, ['bench/**/*.bench.js', '!bench/slow/**']), ['bench/a.bench.js', 'bench/d.bench.js']);
+    assert.deepEqual(discover(root, ['!bench/slow/c.bench.js', 'bench/**/*.bench.js']), ['bench/a.bench.js', 'bench/d.bench.js', 'bench/slow/b.bench.js'], 'order does not matter');
+  });
+
+  test('a backslash escapes a special character', () => {
+    const root = tempTree(['bench/[x].js', 'bench/x.js', 'bench/*.js', 'bench/a.js', 'bench/{a,b}.js']);
+    // picomatch: an unescaped [x] is a character class, and also its own literal name.
+    assert.deepEqual(discover(root, ['bench/[x].js']), ['bench/[x].js', 'bench/x.js']);
+    assert.deepEqual(discover(root, ['bench/*.js']).length, 5);
+    assert.deepEqual(discover(root, ['bench/\\[x\\].js']), ['bench/[x].js']);
+    assert.deepEqual(discover(root, ['bench/\\*.js']), ['bench/*.js']);
+    assert.deepEqual(discover(root, ['bench/\\{a,b\\}.js']), ['bench/{a,b}.js']);
+  });
+
+  test('node_modules, dot-directories and dot-files are never searched', () => {
     const root = tempTree([
       'bench/a.bench.js',
       'bench/deep/b.bench.mjs',
       'bench/c.txt',
       'bench/node_modules/lib/x.bench.js',
       'bench/.cache/y.bench.js',
+      'bench/.hidden.bench.js',
       'node_modules/z/z.bench.js',
       'src/s.bench.js',
     ]);
-    assert.deepEqual(matchFiles(root, ['bench/**/*.bench.{js,mjs}']), ['bench/a.bench.js', 'bench/deep/b.bench.mjs']);
-    assert.deepEqual(matchFiles(root, ['**/*.bench.js']), ['bench/a.bench.js', 'src/s.bench.js']);
-    assert.deepEqual(matchFiles(root, ['bench/*.js', 'bench/a.bench.js']), ['bench/a.bench.js'], 'no repeats');
-    assert.deepEqual(matchFiles(root, ['missing/*.js']), []);
+    assert.deepEqual(discover(root, ['bench/**/*.bench.{js,mjs}']), ['bench/a.bench.js', 'bench/deep/b.bench.mjs']);
+    assert.deepEqual(discover(root, ['**/*.bench.js']), ['bench/a.bench.js', 'src/s.bench.js']);
+    assert.deepEqual(discover(root, ['**/*.bench.js', 'bench/.cache/*.js', 'node_modules/**/*.js']), ['bench/a.bench.js', 'src/s.bench.js'], 'not even when named');
   });
 
   test('a linked file counts, a linked directory is not followed', () => {
@@ -68,7 +93,16 @@ describe('globs', () => {
     mkdirSync(join(root, 'bench'));
     symlinkSync(join(root, 'real/a.bench.js'), join(root, 'bench/link.bench.js'));
     symlinkSync(join(root, 'real'), join(root, 'bench/loop'));
-    assert.deepEqual(matchFiles(root, ['bench/**/*.js']), ['bench/link.bench.js']);
+    symlinkSync(root, join(root, 'bench/up'));
+    assert.deepEqual(discover(root, ['bench/**/*.js']), ['bench/link.bench.js']);
+  });
+
+  test('the config rejects a list that only excludes, and an excluded path outside the tree', () => {
+    assert.throws(() => resolveConfig({ document: { benchmarks: ['!bench/slow/**'] } }), /benchmarks.*only excludes \(every glob starts with !\); add one that includes files/s);
+    assert.throws(() => resolveConfig({ document: { benchmarks: '!bench/**' } }), /only excludes/);
+    assert.throws(() => resolveConfig({ document: { benchmarks: ['bench/*.js', '!../x/*.js'] } }), /is outside the repository/);
+    assert.throws(() => resolveConfig({ document: { benchmarks: ['bench/*.js', '!/x/*.js'] } }), /is absolute/);
+    assert.deepEqual(resolveConfig({ document: { benchmarks: ['./bench/*.js', '!./bench/x.js', '\\!odd.js'] } }).benchmarks!.files, ['bench/*.js', '!bench/x.js', '\\!odd.js']);
   });
 });
 
@@ -87,12 +121,29 @@ describe('discovery', () => {
   });
 
   test('no file on either side is a setup error that names the globs', () => {
-    const empty = tempTree([]);
+    const empty = tempTree(['bench/.cache/a.bench.js', 'bench/a.js']);
     const c = config(['bench/*.bench.js']);
     assert.throws(
       () => discoverBenchmarks(c.benchmarks!, c.service, { base: tree('base', empty), head: tree('head', empty) }),
-      (e: unknown) => e instanceof SetupError && /No benchmark file matches "bench\/\*\.bench\.js" in base or head/.test(e.message),
+      (e: unknown) =>
+        e instanceof SetupError &&
+        e.message.startsWith('No benchmark file matches "bench/*.bench.js" in base or head (searched the repository root, without node_modules and dot-directories).') &&
+        /globs are relative to service.cwd, e.g. bench\/\*\*\/\*\.bench\.js/.test(e.message),
     );
+    const hidden = config(['bench/.cache/*.js', '!bench/a.js']);
+    assert.throws(
+      () => discoverBenchmarks(hidden.benchmarks!, hidden.service, { base: tree('base', empty), head: tree('head', empty) }),
+      (e: unknown) => e instanceof SetupError && e.message.includes('"bench/.cache/*.js": dot-directories and dot-files are never searched.'),
+    );
+  });
+
+  test('of several globs, one that matches nothing on either side is reported (a typo), the others still run', () => {
+    const base = tempTree(['bench/a.bench.js']);
+    const head = tempTree(['bench/a.bench.js', 'bench/new.bench.js']);
+    const c = config(['bench/*.bench.js', 'bench/new.bench.js', 'bnech/*.bench.js', '!bench/none.js']);
+    const found = discoverBenchmarks(c.benchmarks!, c.service, { base: tree('base', base), head: tree('head', head) });
+    assert.deepEqual(found.files.head.map((f) => f.path), ['bench/a.bench.js', 'bench/new.bench.js']);
+    assert.deepEqual(found.unmatched, ['bnech/*.bench.js'], 'a glob matching on one side only is fine');
   });
 
   test("TypeScript runs through the project's tsx; without it the error says what to add", () => {

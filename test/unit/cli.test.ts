@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
-import { makeRepo, quickConfig } from '../helpers/repo.js';
+import { makeRepo, quickConfig, ROOT } from '../helpers/repo.js';
 
 const service = { 'server.js': "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n" };
 
@@ -75,4 +75,18 @@ test('one vocabulary: the action input names as flags, the older flags as aliase
   const bad = await runCli(['plan', '--base', 'main', '--scenario', 'ecko'], repo);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /scenario "ecko" is not a scenario of .*perfgate\.yml \(it has "GET \/", "echo"\)/);
+});
+
+test('report: colour on a terminal, none with --no-color, NO_COLOR or a pipe', async () => {
+  const results = join(ROOT, 'test/fixtures/results/v0.1-calibration-5pct.json');
+  const ANSI = /\x1b\[/;
+  const { NO_COLOR: _, ...env } = process.env;
+  const coloured = await runCli(['report', results], ROOT, env, { tty: true });
+  assert.match(coloured.stdout, /\x1b\[1mscenario .*\x1b\[22m/, 'the table header in bold');
+  assert.match(coloured.stdout, /\x1b\[3[123]m/, 'verdicts in colour');
+  const plain = await runCli(['report', results], ROOT, env, { tty: false });
+  assert.doesNotMatch(plain.stdout, ANSI, 'piped');
+  assert.equal((await runCli(['report', results, '--no-color'], ROOT, env, { tty: true })).stdout, plain.stdout);
+  assert.equal((await runCli(['report', results], ROOT, { ...env, NO_COLOR: '1' }, { tty: true })).stdout, plain.stdout);
+  assert.equal(coloured.stdout.replace(/\x1b\[\d+m/g, ''), plain.stdout, 'colour adds nothing but the codes');
 });

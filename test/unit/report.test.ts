@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import stringWidth from 'string-width';
 import type { MetricId, PerfgateConfig } from '../../src/config/types.js';
 import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOptions } from '../../src/report/index.js';
 import type { Analysis, MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
@@ -498,6 +499,47 @@ describe('renderTerminal', () => {
     const lines = renderTerminal(results, analysis, { width: 80 }).split('\n');
     const header = lines.findIndex((l) => l.startsWith('scenario'));
     for (const line of lines.slice(header, header + 6)) assert.ok(line.length <= 80, `${line.length}: ${line}`);
+  });
+});
+
+describe('renderTerminal with wide characters', () => {
+  const VERDICT = /(?:verdict|unchanged|[✗!✓?] [a-z]+)$/;
+  /** The failing run with its two scenarios renamed. */
+  function renamedRun(names: Record<string, string>): { results: Results; analysis: Analysis } {
+    const { results, analysis } = failingRun();
+    return {
+      results: { ...results, scenarios: results.scenarios.map((s) => ({ ...s, name: names[s.name] ?? s.name })) },
+      analysis: makeAnalysis(analysis.comparisons.map((c) => ({ ...c, scenario: names[c.scenario] ?? c.scenario }))),
+    };
+  }
+  const tableOf = (text: string): string[] => {
+    const lines = text.split('\n');
+    const header = lines.findIndex((l) => l.startsWith('scenario'));
+    return lines.slice(header, lines.indexOf('', header)).filter((l) => VERDICT.test(l));
+  };
+
+  it('aligns columns by display width: CJK and emoji take two columns', () => {
+    const { results, analysis } = renamedRun({ 'GET /hello': 'GET /検索', 'POST /echo': 'POST /🚀' });
+    const table = tableOf(renderTerminal(results, analysis, { color: false }));
+    assert.ok(table.some((l) => l.startsWith('GET /検索  ')) && table.some((l) => l.startsWith('POST /🚀  ')));
+    const verdictColumns = new Set(table.map((l) => stringWidth(l.slice(0, l.search(VERDICT)))));
+    assert.equal(verdictColumns.size, 1, table.join('\n'));
+    // Display columns, not UTF-16 units: the header has no wide character, so it is the reference.
+    assert.equal([...verdictColumns][0], table[0]!.search(VERDICT));
+  });
+
+  it('shortens a wide name on whole characters (a flag is two code points, one character), within the width', () => {
+    const flag = '🇯🇵';
+    const { results, analysis } = renamedRun({ 'GET /hello': `GET /${flag.repeat(30)}`, 'POST /echo': `POST /${'検'.repeat(30)}` });
+    const table = tableOf(renderTerminal(results, analysis, { color: false, width: 90 }));
+    assert.equal(table.length, 11);
+    for (const line of table) {
+      assert.ok(stringWidth(line) <= 90, `${stringWidth(line)}: ${line}`);
+      assert.doesNotMatch(line.replaceAll(flag, ''), /[\u{1f1e6}-\u{1f1ff}]/u, 'no half of a flag');
+    }
+    // 17 columns for names: 5 flags (10) or 5 characters (10) and the … fit after the method.
+    assert.ok(table.some((l) => l.startsWith(`GET /${flag.repeat(5)}…   throughput`)), table.join('\n'));
+    assert.ok(table.some((l) => l.startsWith(`POST /${'検'.repeat(5)}…  throughput`)), table.join('\n'));
   });
 });
 

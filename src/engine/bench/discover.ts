@@ -12,7 +12,7 @@ import type { BenchLibrary, Side } from '../../results/types.js';
 import { SetupError } from '../errors.js';
 import { serviceDir, type Tree } from '../workspace.js';
 import { BENCH_LIBRARIES } from './capture.js';
-import { matchFiles } from './glob.js';
+import { matchFiles, unsearchedReason } from './glob.js';
 
 /** One benchmark file of one side. */
 export interface BenchFile {
@@ -27,6 +27,8 @@ export interface DiscoveredBenchmarks {
   /** The service directory of each side: benchmark processes run there. */
   dirs: Record<Side, string>;
   files: Record<Side, BenchFile[]>;
+  /** Globs (of several) that match no file on either side: worth a warning, most often a typo. */
+  unmatched: string[];
 }
 
 const TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
@@ -62,14 +64,30 @@ export function discoverBenchmarks(
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
+  const searched = service.cwd === '.' ? 'the repository root' : `service.cwd "${service.cwd}"`;
   if (files.base.length === 0 && files.head.length === 0) {
+    const reasons = config.files.flatMap((g) => {
+      const why = unsearchedReason(g);
+      return why ? [`"${g}": ${why}.`] : [];
+    });
+    const onlyExclusions = config.files.every((g) => g.startsWith('!'));
     throw new SetupError(
       `No benchmark file matches ${config.files.map((g) => `"${g}"`).join(', ')} in base or head ` +
-        `(searched ${service.cwd === '.' ? 'the repository root' : `service.cwd "${service.cwd}"`}, without node_modules and dot-directories). ` +
-        'Check benchmarks in perfgate.yml: globs are relative to service.cwd, e.g. bench/**/*.bench.js.',
+        `(searched ${searched}, without node_modules and dot-directories). ` +
+        (reasons.length ? `${reasons.join(' ')} ` : '') +
+        (onlyExclusions ? 'Every glob starts with !, which only excludes; add one that includes files. ' : '') +
+        'Check benchmarks in perfgate.yml: globs are relative to service.cwd, e.g. bench/**/*.bench.js (picomatch syntax; see docs/benchmarks.md).',
     );
   }
-  return { dirs, files };
+  return { dirs, files, unmatched: unmatchedGlobs(config.files, dirs) };
+}
+
+/** The including globs that, on their own (with the exclusions), match nothing on either side. */
+function unmatchedGlobs(globs: readonly string[], dirs: Record<Side, string>): string[] {
+  const includes = globs.filter((g) => !g.startsWith('!'));
+  if (includes.length < 2) return [];
+  const excludes = globs.filter((g) => g.startsWith('!'));
+  return includes.filter((g) => matchFiles(dirs.base, [g, ...excludes]).length === 0 && matchFiles(dirs.head, [g, ...excludes]).length === 0);
 }
 
 /** A file that loads a benchmark library perfgate reads results from. */

@@ -1,0 +1,117 @@
+// The 0x install between action runs: GitHub fetches the action's dist/ without node_modules, so
+// the first run installs the pinned 0x and saves it to the Actions cache; a later run restores it
+// and starts no npm. The bundle runs from a copy of dist/ with no node_modules above it, against
+// the local results service (cache service v2) and Azurite; `npm` is a stand-in on PATH that
+// records its calls and links this repository's node_modules (no registry is reached).
+import assert from 'node:assert/strict';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { pushEvent } from '../helpers/github-events.js';
+import { type ActionRun, describeRun, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
+import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
+
+const platform = useFakePlatform();
+const ZEROX = JSON.parse(readFileSync(join(ROOT, 'node_modules', '0x', 'package.json'), 'utf8')).version as string;
+
+/** An `npm` that logs each call and "installs" by linking this repository's node_modules into --prefix. */
+function fakeNpm(dir: string): { bin: string; calls: () => string[] } {
+  const bin = join(dir, 'bin');
+  const log = join(dir, 'npm-calls.log');
+  mkdirSync(bin);
+  writeFileSync(log, '');
+  writeFileSync(
+    join(bin, 'npm'),
+    `#!/bin/sh
+echo "npm $*" >> '${log}'
+prefix=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--prefix" ]; then prefix="$2"; fi
+  shift
+done
+mkdir -p "$prefix" && ln -s '${join(ROOT, 'node_modules')}' "$prefix/node_modules"
+`,
+  );
+  chmodSync(join(bin, 'npm'), 0o755);
+  return { bin, calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+}
+
+test('the action caches its 0x install: the first run installs and saves it, the next restores it and runs no npm', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'perfgate-action-copy-'));
+  const distDir = join(home, 'dist');
+  cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
+  assert.equal(existsSync(join(home, 'node_modules')), false);
+  const npm = fakeNpm(home);
+  const env = { PATH: `${npm.bin}:${process.env.PATH}` };
+  const repo = makeRepo(
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
+    { 'NOTES.md': 'x' },
+  );
+  // One runner: RUNNER_TEMP is the same path every run (the cache keys on the path as well).
+  const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
+  const tools = join(temp, 'perfgate-tools', `0x-${ZEROX}`);
+  const key = `perfgate-0x-${ZEROX}-${process.platform}-${process.arch}`;
+  const run = (runId: number, extra: Record<string, string> = {}) =>
+    runAction({ eventName: 'push', event: pushEvent(baseSha(repo), headSha(repo)), inputs, workspace: repo, temp, runId, distDir, ...platform, env: { ...env, ...extra } });
+  /** The head flamegraph the run's results name (drawn by 0x), or undefined. */
+  const flamegraph = (r: ActionRun): string | undefined => JSON.parse(readFileSync(r.outputs['results-path']!, 'utf8')).profiles?.[0]?.files?.head;
+
+  const first = await run(6001);
+  assert.equal(first.status, 0, describeRun(first));
+  assert.deepEqual(npm.calls().length, 1, 'npm installed 0x once');
+  assert.match(npm.calls()[0]!, new RegExp(`^npm install --prefix ${tools} .* 0x@${ZEROX.replace(/\./g, '\\.')}$`));
+  assert.match(first.stdout, new RegExp(`installing 0x@${ZEROX.replace(/\./g, '\\.')} for the flamegraphs`));
+  assert.match(first.stdout, /no Actions cache for perfgate-0x-\S+ yet; installing, then saving it/);
+  assert.match(first.stdout, new RegExp(`saved ${tools} to the Actions cache as ${key}`));
+  const entries = platform.artifacts.caches;
+  assert.deepEqual(entries.map((c) => [c.key, c.finalized, c.runId]), [[key, true, 6001]]);
+  assert.ok(entries[0]!.size > 0 && (await platform.artifacts.readBlob(entries[0]!)).bytes.length === entries[0]!.size, 'the archive is stored');
+  assert.ok(flamegraph(first), 'the flamegraphs were drawn with the installed 0x');
+  assert.deepEqual(first.annotations('warning').filter((w) => /cache/i.test(w)), []);
+
+  // A fresh runner: the same RUNNER_TEMP path, nothing in it.
+  rmSync(join(temp, 'perfgate-tools'), { recursive: true, force: true });
+  const second = await run(6002);
+  assert.equal(second.status, 0, describeRun(second));
+  assert.equal(npm.calls().length, 1, 'no npm this time');
+  assert.doesNotMatch(second.stdout, /installing 0x@/);
+  assert.match(second.stdout, new RegExp(`Cache hit for: ${key}`));
+  assert.match(second.stdout, new RegExp(`0x@${ZEROX.replace(/\./g, '\\.')} for the flamegraphs restored from the cache \\(${key}\\)`));
+  assert.ok(existsSync(join(tools, 'node_modules', '0x', 'cmd.js')));
+  assert.ok(flamegraph(second), 'the flamegraphs were drawn with the restored 0x');
+  assert.equal(platform.artifacts.caches.length, 1, 'nothing saved again');
+
+  // A cache service that does not answer: a warning, then the install, and the run still passes.
+  rmSync(join(temp, 'perfgate-tools'), { recursive: true, force: true });
+  const broken = await run(6003, { ACTIONS_RESULTS_URL: 'http://127.0.0.1:9/' });
+  assert.equal(broken.status, 0, describeRun(broken));
+  assert.equal(npm.calls().length, 2, 'installed again');
+  assert.ok(broken.annotations('warning').some((w) => /Failed to restore/.test(w)), describeRun(broken));
+  assert.deepEqual(broken.annotations('error'), []);
+});
+
+test('without a cache service (a local run) the tools are installed with one info line, no warning', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'perfgate-action-copy-'));
+  const distDir = join(home, 'dist');
+  cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
+  const npm = fakeNpm(home);
+  const repo = makeRepo(
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
+    { 'NOTES.md': 'x' },
+  );
+  const run = await runAction({
+    eventName: 'push',
+    event: pushEvent(baseSha(repo), headSha(repo)),
+    inputs,
+    workspace: repo,
+    runId: 6101,
+    distDir,
+    github: platform.github,
+    env: { PATH: `${npm.bin}:${process.env.PATH}` },
+  });
+  assert.equal(run.status, 0, describeRun(run));
+  assert.equal(npm.calls().length, 1);
+  assert.match(run.stdout, /perfgate: tools not restored from the Actions cache: ACTIONS_RUNTIME_TOKEN not set/);
+  assert.deepEqual(run.annotations('warning').filter((w) => /cache/i.test(w)), []);
+});
