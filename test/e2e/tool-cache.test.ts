@@ -1,9 +1,10 @@
 // The 0x install between action runs: GitHub fetches the action's dist/ without node_modules, so
 // the first run installs the pinned 0x and saves it to the Actions cache; a later run restores it
 // and starts no npm. The bundle runs from a copy of dist/ with no node_modules above it, against
-// the local results service (cache service v2) and Azurite; `npm` is a stand-in on PATH that
-// records its calls and links this repository's node_modules (no registry is reached).
+// the local results service (cache service v2) and Azurite; `npm` on PATH is the real npm behind
+// a wrapper that records its calls, so the install is a real install from the registry.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,26 +16,22 @@ import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 const platform = useFakePlatform();
 const ZEROX = JSON.parse(readFileSync(join(ROOT, 'node_modules', '0x', 'package.json'), 'utf8')).version as string;
 
-/** An `npm` that logs each call and "installs" by linking this repository's node_modules into --prefix. */
-function fakeNpm(dir: string): { bin: string; calls: () => string[] } {
+/** The real npm behind a wrapper that logs each call. */
+function recordedNpm(dir: string): { bin: string; calls: () => string[] } {
   const bin = join(dir, 'bin');
   const log = join(dir, 'npm-calls.log');
+  const real = execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim();
   mkdirSync(bin);
   writeFileSync(log, '');
-  writeFileSync(
-    join(bin, 'npm'),
-    `#!/bin/sh
-echo "npm $*" >> '${log}'
-prefix=""
-while [ $# -gt 0 ]; do
-  if [ "$1" = "--prefix" ]; then prefix="$2"; fi
-  shift
-done
-mkdir -p "$prefix" && ln -s '${join(ROOT, 'node_modules')}' "$prefix/node_modules"
-`,
-  );
+  writeFileSync(join(bin, 'npm'), `#!/bin/sh\necho "npm $*" >> '${log}'\nexec '${real}' "$@"\n`);
   chmodSync(join(bin, 'npm'), 0o755);
   return { bin, calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
+}
+
+/** The runner's PATH with the recorded npm first, and this machine's extra CA (a registry behind a TLS proxy), as a runner image would carry it. */
+function runnerEnv(npm: { bin: string }): Record<string, string> {
+  const ca = process.env.NODE_EXTRA_CA_CERTS;
+  return { PATH: `${npm.bin}:${process.env.PATH}`, ...(ca && { NODE_EXTRA_CA_CERTS: ca }) };
 }
 
 test('the action caches its 0x install: the first run installs and saves it, the next restores it and runs no npm', async () => {
@@ -42,8 +39,8 @@ test('the action caches its 0x install: the first run installs and saves it, the
   const distDir = join(home, 'dist');
   cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
   assert.equal(existsSync(join(home, 'node_modules')), false);
-  const npm = fakeNpm(home);
-  const env = { PATH: `${npm.bin}:${process.env.PATH}` };
+  const npm = recordedNpm(home);
+  const env = runnerEnv(npm);
   const repo = makeRepo(
     { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
     { 'NOTES.md': 'x' },
@@ -95,7 +92,7 @@ test('without a cache service (a local run) the tools are installed with one inf
   const home = mkdtempSync(join(tmpdir(), 'perfgate-action-copy-'));
   const distDir = join(home, 'dist');
   cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
-  const npm = fakeNpm(home);
+  const npm = recordedNpm(home);
   const repo = makeRepo(
     { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
     { 'NOTES.md': 'x' },
@@ -108,7 +105,7 @@ test('without a cache service (a local run) the tools are installed with one inf
     runId: 6101,
     distDir,
     github: platform.github,
-    env: { PATH: `${npm.bin}:${process.env.PATH}` },
+    env: runnerEnv(npm),
   });
   assert.equal(run.status, 0, describeRun(run));
   assert.equal(npm.calls().length, 1);
