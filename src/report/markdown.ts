@@ -16,7 +16,7 @@ import {
   formatValue,
   truncate,
 } from './format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkNoise, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import {
@@ -40,8 +40,7 @@ import {
   sourceSide,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
-import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
-import { noiseBand, startBand, tallyFailures } from './samples.js';
+import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
 export interface MarkdownOptions {
@@ -140,13 +139,13 @@ function renderHowToAccept(analysis: Analysis, accepted: string | null, options:
   return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
 }
 
-function renderIncomplete(results: Results): string | null {
-  const text = describeIncomplete(results, escapeMarkdown);
+function renderIncomplete(results: Results, analysis: Analysis): string | null {
+  const text = describeIncomplete(results, analysis, escapeMarkdown);
   return text === null ? null : `> ⚠️ **Incomplete run:** ${text}`;
 }
 
-function renderMethodLine(results: Results): string {
-  return `${describeSides(results, escapeMarkdown)} · ${describeSetup(results, escapeMarkdown)}`;
+function renderMethodLine(results: Results, analysis: Analysis): string {
+  return `${describeSides(results, escapeMarkdown)} · ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
 
 function renderComparisonRow(row: ReportRow): string {
@@ -257,10 +256,10 @@ function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'>): stri
   return c.detectable > c.limit ? `${text} ⚠️` : text;
 }
 
-function renderNoiseRow(results: Results, row: ReportRow): string {
+function renderNoiseRow(row: ReportRow): string {
   const c = row.comparison;
-  const band = noiseBand(results, c.scenario, c.metric);
-  const starts = startBand(c);
+  const band = c.noise.pairs;
+  const starts = c.noise.starts;
   return tableRow([
     scenarioCell(row),
     metricCell(c),
@@ -281,12 +280,12 @@ function renderStarts(rows: ReportRow[]): string | null {
   return lines.length === 0 ? null : ['**Each start pair**, its own change (the median of its pairs), in the order they ran:', ...lines].join('\n');
 }
 
-function renderNoise(results: Results, rows: ReportRow[]): string | null {
+function renderNoise(rows: ReportRow[]): string | null {
   if (rows.length === 0) return null;
   const intro =
     '**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
   const head = tableHead(['scenario', 'metric', 'per-pair change, middle half (%)', 'per-start change, middle half (%)', 'smallest detectable', 'limit', 'start pairs (pairs)'], 'llrrrrr');
-  return [[intro, '', head, ...rows.map((row) => renderNoiseRow(results, row))].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
+  return [[intro, '', head, ...rows.map(renderNoiseRow)].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
 }
 
 function renderEnvironment(env: Environment): string {
@@ -299,8 +298,8 @@ function renderEnvironment(env: Environment): string {
   ].join('\n');
 }
 
-function renderWarnings(results: Results, analysis: Analysis): string | null {
-  const warnings = collectWarnings(results, analysis);
+function renderWarnings(analysis: Analysis): string | null {
+  const warnings = analysis.warnings;
   if (warnings.length === 0) return null;
   const items = warnings.map((w) => {
     const about = w.scenario ?? w.benchmark;
@@ -310,8 +309,8 @@ function renderWarnings(results: Results, analysis: Analysis): string | null {
   return ['**Warnings.**', ...items].join('\n');
 }
 
-function renderFailures(results: Results): string | null {
-  const tallies = tallyFailures(results);
+function renderFailures(analysis: Analysis): string | null {
+  const tallies = analysis.failedRequests;
   if (tallies.length === 0) return null;
   const head = tableHead(['scenario', 'side', 'requests', 'non-2xx', 'errors', 'timeouts'], 'llrrrr');
   const rows = tallies.map((t) =>
@@ -320,12 +319,12 @@ function renderFailures(results: Results): string | null {
   return ['**Failed requests.**', '', head, ...rows].join('\n');
 }
 
-function renderBenchmarkNoise(results: Results, analysis: Analysis): string | null {
+function renderBenchmarkNoise(analysis: Analysis): string | null {
   const comparisons = analysis.benchmarks?.comparisons ?? [];
   if (comparisons.length === 0) return null;
   const head = tableHead(['benchmark', 'per-round change, middle half (%)', 'smallest detectable', 'limit', 'rounds used'], 'lrrrr');
   const lines = comparisons.map((c) => {
-    const band = benchmarkNoise(results, c.key);
+    const band = c.noise.pairs;
     const name = escapeMarkdown(c.label);
     return tableRow([
       c.gated ? `**${name}**` : name,
@@ -357,11 +356,11 @@ function renderBenchmarkFailures(analysis: Analysis): string | null {
 function renderDetails(results: Results, analysis: Analysis, rows: ReportRow[]): string {
   const body = [
     renderMethod(results),
-    renderNoise(results, rows),
-    renderBenchmarkNoise(results, analysis),
+    renderNoise(rows),
+    renderBenchmarkNoise(analysis),
     renderEnvironment(results.environment),
-    renderWarnings(results, analysis),
-    renderFailures(results),
+    renderWarnings(analysis),
+    renderFailures(analysis),
     renderBenchmarkFailures(analysis),
   ].filter((part) => part !== null);
   return ['<details><summary>Method, noise and warnings</summary>', ...body, '</details>'].join('\n\n');
@@ -566,7 +565,7 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
     renderBenchmarks(results, analysis),
-    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== undefined),
+    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
   const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
   const quiet = nothingChanged(results, analysis);
@@ -575,8 +574,8 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
-    renderIncomplete(results),
-    renderMethodLine(results),
+    renderIncomplete(results, analysis),
+    renderMethodLine(results, analysis),
     ...(quiet
       ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
       : [...tables, options.links ?? null, ...inside]),

@@ -28,8 +28,7 @@ import {
   rowName,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
-import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
-import { tallyFailures } from './samples.js';
+import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
 export interface TerminalOptions {
@@ -239,16 +238,16 @@ function renderHeadline(results: Results, analysis: Analysis, paint: Paint): str
   for (const c of regressionCulprits(results, analysis)) {
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
   }
-  const incomplete = describeIncomplete(results, sanitizeText);
+  const incomplete = describeIncomplete(results, analysis, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
-  lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, sanitizeText)}`);
+  lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, analysis, sanitizeText)}`);
   const stopping = describeStopping(results, sanitizeText);
   if (stopping !== null) lines.push(stopping);
   return lines;
 }
 
-function renderWarnings(results: Results, analysis: Analysis, paint: Paint): string[] {
-  const warnings = collectWarnings(results, analysis);
+function renderWarnings(analysis: Analysis, paint: Paint): string[] {
+  const warnings = analysis.warnings;
   if (warnings.length === 0) return [];
   const items = warnings.map((w) => {
     const about = w.scenario ?? w.benchmark;
@@ -258,8 +257,8 @@ function renderWarnings(results: Results, analysis: Analysis, paint: Paint): str
   return ['', 'warnings:', ...items];
 }
 
-function renderFailures(results: Results): string[] {
-  const tallies = tallyFailures(results);
+function renderFailures(analysis: Analysis): string[] {
+  const tallies = analysis.failedRequests;
   if (tallies.length === 0) return [];
   const items = tallies.map(
     (t) =>
@@ -429,8 +428,8 @@ export function renderTerminal(results: Results, analysis: Analysis, options: Te
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
     ...renderHealth(results, analysis, paint),
     ...renderHotFunctions(results, options, width, paint),
-    ...renderWarnings(results, analysis, paint),
-    ...renderFailures(results),
+    ...renderWarnings(analysis, paint),
+    ...renderFailures(analysis),
     ...renderBenchmarkFailures(analysis),
     ...renderDetectable(rows, analysis),
   ];

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import type { MetricId, PerfgateConfig } from '../../src/config/types.js';
 import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOptions } from '../../src/report/index.js';
 import type { Analysis, MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
+import { METRIC_DEFINITIONS } from '../../src/gate/metrics.js';
+import { hasFailures, pairNoise, tallyRequests } from '../../src/gate/samples.js';
 import { formatDiff, matchSnapshot } from '../helpers/snapshot.js';
 
 /* ---------- fixtures, built by hand so every number in a snapshot can be traced ---------- */
@@ -142,6 +144,7 @@ function comparison(scenario: string, metric: MetricId, fields: Partial<MetricCo
     detectable: 0.031,
     verdict: 'unchanged',
     higherIsBetter: metric === 'throughput',
+    noise: { pairs: null, starts: null },
     ...fields,
   };
 }
@@ -158,7 +161,19 @@ function scenarioComparisons(
   );
 }
 
-function makeAnalysis(comparisons: MetricComparison[], warnings: RunWarning[] = []): Analysis {
+/** A metric's per-pair noise as the gate derives it from the results' pairs. */
+function noiseOf(results: Results, c: MetricComparison): MetricComparison['noise'] {
+  const definition = METRIC_DEFINITIONS.find((d) => d.id === c.metric)!;
+  const pairs = results.scenarios.find((s) => s.name === c.scenario)?.pairs ?? [];
+  return { pairs: pairNoise(pairs.map((p) => definition.value(p.base)), pairs.map((p) => definition.value(p.head))), starts: null };
+}
+
+/**
+ * The hand-made verdicts, with what compareResults would derive from the same results besides:
+ * the per-pair noise (no per-start changes: that column says n/a) and the failed requests.
+ */
+function makeAnalysis(results: Results, verdicts: MetricComparison[], warnings: RunWarning[] = []): Analysis {
+  const comparisons = verdicts.map((c) => ({ ...c, noise: noiseOf(results, c) }));
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   return {
     comparisons,
@@ -167,6 +182,8 @@ function makeAnalysis(comparisons: MetricComparison[], warnings: RunWarning[] = 
     improvements: comparisons.filter((c) => c.verdict === 'improvement').length,
     failing,
     warnings,
+    failedRequests: tallyRequests(results).filter(hasFailures),
+    earlyStop: null,
   };
 }
 
@@ -187,7 +204,8 @@ const ECHO_MEDIANS: Record<MetricId, number> = {
 
 /** A gated throughput regression, an informational latency regression, an improvement. */
 function failingRun(): { results: Results; analysis: Analysis } {
-  const analysis = makeAnalysis([
+  const results = makeResults();
+  const analysis = makeAnalysis(results, [
     ...scenarioComparisons('GET /hello', HELLO_MEDIANS, {
       throughput: {
         headMedian: 24_930,
@@ -205,7 +223,7 @@ function failingRun(): { results: Results; analysis: Analysis } {
       latency_p90: { change: 0.061, ciLow: -0.012, ciHigh: 0.138, p: 0.21, pAdjusted: 0.21, detectable: 0.12, verdict: 'inconclusive' },
     }),
   ]);
-  return { results: makeResults(), analysis };
+  return { results, analysis };
 }
 
 function passingRun(): { results: Results; analysis: Analysis } {
@@ -219,7 +237,7 @@ function passingRun(): { results: Results; analysis: Analysis } {
       head: { ref: 'work tree', sha: 'abc1234def567890abc1234def567890abc12345', dirty: true },
     },
   });
-  const analysis = makeAnalysis([
+  const analysis = makeAnalysis(results, [
     ...scenarioComparisons('GET /hello', HELLO_MEDIANS),
     ...scenarioComparisons('POST /echo', ECHO_MEDIANS),
   ]);
@@ -244,6 +262,7 @@ function incompleteRun(): { results: Results; analysis: Analysis } {
   };
   const inconclusive: Partial<MetricComparison> = { ciLow: -0.09, ciHigh: 0.07, p: 0.5, pAdjusted: 0.75, detectable: 0.11, verdict: 'inconclusive' };
   const analysis = makeAnalysis(
+    results,
     [
       ...scenarioComparisons('GET /hello', HELLO_MEDIANS, { throughput: inconclusive }).map((c) => ({ ...c, n: 4 })),
       ...scenarioComparisons('POST /echo', ECHO_MEDIANS, { throughput: inconclusive }).map((c) => ({ ...c, n: 3 })),
@@ -263,6 +282,7 @@ function hostileRun(): { results: Results; analysis: Analysis } {
     scenarios: [{ name: HOSTILE, method: 'GET', path: '/x', pairs: pairs(6, HELLO, { ...HELLO, rps: 24_930 }, { errors: 2 }) }],
   });
   const analysis = makeAnalysis(
+    results,
     scenarioComparisons(HOSTILE, HELLO_MEDIANS, {
       throughput: { headMedian: 24_930, change: -0.1224, ciLow: -0.14, ciHigh: -0.101, pAdjusted: 0.004, verdict: 'regression' },
     }),
@@ -352,6 +372,7 @@ describe('renderMarkdown', () => {
     const { results, analysis } = failingRun();
     // The p99 regression made gated, and a second throughput regression in the other scenario.
     const both = makeAnalysis(
+      results,
       analysis.comparisons.map((c) => {
         if (c.metric === 'latency_p99' && c.verdict === 'regression') return { ...c, gated: true };
         if (c.metric === 'throughput' && c.scenario === 'POST /echo') return { ...c, verdict: 'regression' as const };
@@ -379,7 +400,7 @@ describe('renderMarkdown', () => {
     assert.match(rows[5]!, /^\| POST \/echo \| \*\*throughput\*\* \|/);
   });
 
-  it('computes the noise band from the pairs and shows the detectable change beside the limit', () => {
+  it('shows the noise band the analysis carries and the detectable change beside the limit', () => {
     const { results, analysis } = failingRun();
     const markdown = renderMarkdown(results, analysis);
     const noiseRow = markdown.split('\n').find((l) => l.startsWith('| GET /hello | **throughput** | ('))!;
@@ -421,11 +442,11 @@ describe('renderMarkdown', () => {
   it('says so when nothing was compared', () => {
     const { results } = incompleteRun();
     const empty = { ...results, scenarios: results.scenarios.map((s) => ({ ...s, pairs: [] })) };
-    const markdown = renderMarkdown(empty, makeAnalysis([]));
+    const markdown = renderMarkdown(empty, makeAnalysis(empty, []));
     assert.match(markdown, /_Nothing was compared: no pair was measured\._/);
     assert.match(markdown, /0 of 6 pairs measured so far/);
     assert.doesNotMatch(markdown, /\*\*Bold\*\*|\*\*Noise\.\*\*/);
-    assert.match(renderTerminal(empty, makeAnalysis([])), /nothing was compared/);
+    assert.match(renderTerminal(empty, makeAnalysis(empty, [])), /nothing was compared/);
   });
 
   it('ends with the perfgate version', () => {
@@ -489,7 +510,7 @@ describe('renderTerminal', () => {
       ...results,
       scenarios: results.scenarios.map((s) => ({ ...s, name: evil })),
     };
-    const text = renderTerminal(renamed, makeAnalysis(analysis.comparisons.map((c) => ({ ...c, scenario: evil }))));
+    const text = renderTerminal(renamed, makeAnalysis(renamed, analysis.comparisons.map((c) => ({ ...c, scenario: evil }))));
     assert.doesNotMatch(text, /[\x07\x1b]/);
   });
 
