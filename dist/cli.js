@@ -62450,12 +62450,13 @@ function hintCulprit(results, scenario) {
 
 // src/report/run-info.ts
 var MAX_ERROR_CHARS = 500;
-function describeSide(side, escapeText) {
-  const text2 = escapeText(`${side.ref}@${side.sha.slice(0, 7)}`);
+function describeSide(side, escapeText, link) {
+  const short = escapeText(side.sha.slice(0, 7));
+  const text2 = `${escapeText(`${side.ref}@`)}${link?.(side, short) ?? short}`;
   return side.dirty ? `${text2} (uncommitted changes)` : text2;
 }
-function describeSides(results, escapeText) {
-  return `base ${describeSide(results.sides.base, escapeText)} \u2192 head ${describeSide(results.sides.head, escapeText)}`;
+function describeSides(results, escapeText, link) {
+  return `base ${describeSide(results.sides.base, escapeText, link)} \u2192 head ${describeSide(results.sides.head, escapeText, link)}`;
 }
 function shortNodeVersion(version2) {
   const match = /^v?(\d+)\.(\d+)/.exec(version2);
@@ -62575,8 +62576,17 @@ function renderIncomplete(results, analysis) {
   const text2 = describeIncomplete(results, analysis, escapeMarkdown);
   return text2 === null ? null : `> \u26A0\uFE0F **Incomplete run:** ${text2}`;
 }
-function renderMethodLine(results, analysis) {
-  return `${describeSides(results, escapeMarkdown)} \xB7 ${describeSetup(results, analysis, escapeMarkdown)}`;
+function repositoryOf(results, options) {
+  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  return repository === null ? null : repository.replace(/\/+$/, "");
+}
+function commitLink(results, options) {
+  const repository = repositoryOf(results, options);
+  if (repository === null) return void 0;
+  return (side, text2) => side.dirty ? null : `[${text2}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`;
+}
+function renderMethodLine(results, analysis, options) {
+  return `${describeSides(results, escapeMarkdown, commitLink(results, options))} \xB7 ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
 function renderComparisonRow(row) {
   const c = row.comparison;
@@ -62786,11 +62796,11 @@ function renderHealth(results, analysis, mode) {
   return parts.join("\n\n");
 }
 function sourceLink(results, options, c) {
-  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  const repository = repositoryOf(results, options);
   const side = sourceSide(c);
   if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
   const path = c.file.split("/").map(encodeURIComponent).join("/");
-  return escapeUrl(`${repository.replace(/\/+$/, "")}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
+  return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 function hotFunctionRow(results, options, c) {
   const where = escapeMarkdown(describeLocation(c));
@@ -62910,7 +62920,7 @@ function renderMarkdown(results, analysis, options = {}) {
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
     renderIncomplete(results, analysis),
-    renderMethodLine(results, analysis),
+    renderMethodLine(results, analysis, options),
     ...quiet ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ", service health and hot functions" : ""}</summary>
 
 ${folded.join("\n\n")}

@@ -40,7 +40,7 @@ import {
   sourceSide,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
-import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
+import { type CommitLink, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 
 export interface MarkdownOptions {
@@ -68,9 +68,9 @@ export interface MarkdownOptions {
    */
   artifactUrls?: Record<string, string>;
   /**
-   * The repository's web address (https://github.com/owner/name): own functions in the hot
-   * function tables link to their line at the measured commit. Default: from results.github;
-   * none for a work tree with uncommitted changes.
+   * The repository's web address (https://github.com/owner/name): the base and head shas link to
+   * their commits, and own functions in the hot-function tables to their line at the measured
+   * commit. Default: from results.github; none for a work tree with uncommitted changes.
    */
   repositoryUrl?: string;
   /** Rows per hot-function table (default 10); 0 leaves the hot-function sections out (to fit a size limit). */
@@ -144,8 +144,21 @@ function renderIncomplete(results: Results, analysis: Analysis): string | null {
   return text === null ? null : `> ⚠️ **Incomplete run:** ${text}`;
 }
 
-function renderMethodLine(results: Results, analysis: Analysis): string {
-  return `${describeSides(results, escapeMarkdown)} · ${describeSetup(results, analysis, escapeMarkdown)}`;
+/** The repository's web address: the caller's, else the one the action recorded in results.json; null for neither. */
+function repositoryOf(results: Results, options: MarkdownOptions): string | null {
+  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  return repository === null ? null : repository.replace(/\/+$/, '');
+}
+
+/** The short sha as a link to its commit; none for a work tree with uncommitted changes (its state is no commit). */
+function commitLink(results: Results, options: MarkdownOptions): CommitLink | undefined {
+  const repository = repositoryOf(results, options);
+  if (repository === null) return undefined;
+  return (side, text) => (side.dirty ? null : `[${text}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`);
+}
+
+function renderMethodLine(results: Results, analysis: Analysis, options: MarkdownOptions): string {
+  return `${describeSides(results, escapeMarkdown, commitLink(results, options))} · ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
 
 function renderComparisonRow(row: ReportRow): string {
@@ -412,11 +425,11 @@ function renderHealth(results: Results, analysis: Analysis, mode: MarkdownOption
 
 /** Where own code is on the web: the repository URL, at the commit that was measured (base's for a gone function). */
 function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChange): string | null {
-  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  const repository = repositoryOf(results, options);
   const side = sourceSide(c);
   if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
   const path = c.file.split('/').map(encodeURIComponent).join('/');
-  return escapeUrl(`${repository.replace(/\/+$/, '')}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
+  return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 
 function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
@@ -575,7 +588,7 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
     renderIncomplete(results, analysis),
-    renderMethodLine(results, analysis),
+    renderMethodLine(results, analysis, options),
     ...(quiet
       ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
       : [...tables, options.links ?? null, ...inside]),

@@ -21,18 +21,22 @@ export interface PairCounts {
   stoppedEarly: boolean;
 }
 
+/** How a renderer links a commit: the link around `text` (the short sha, escaped), or null to leave it text. */
+export type CommitLink = (side: SideInfo, text: string) => string | null;
+
 /**
- * "main@abc1234"; the work tree of a dirty head says so. Escaped as a whole: a ref such as
- * "release-" would otherwise put "-@abc1234" in the comment, a mention of user abc1234.
+ * "main@abc1234"; the work tree of a dirty head says so. The ref is escaped with its "@": a ref
+ * such as "release-" would otherwise put "-@abc1234" in the comment, a mention of user abc1234.
  */
-function describeSide(side: SideInfo, escapeText: Escape): string {
-  const text = escapeText(`${side.ref}@${side.sha.slice(0, 7)}`);
+function describeSide(side: SideInfo, escapeText: Escape, link: CommitLink | undefined): string {
+  const short = escapeText(side.sha.slice(0, 7));
+  const text = `${escapeText(`${side.ref}@`)}${link?.(side, short) ?? short}`;
   return side.dirty ? `${text} (uncommitted changes)` : text;
 }
 
-/** "base main@abc1234 → head my-branch@def5678". */
-export function describeSides(results: Results, escapeText: Escape): string {
-  return `base ${describeSide(results.sides.base, escapeText)} → head ${describeSide(results.sides.head, escapeText)}`;
+/** "base main@abc1234 → head my-branch@def5678", each sha linked to its commit when `link` gives one. */
+export function describeSides(results: Results, escapeText: Escape, link?: CommitLink): string {
+  return `base ${describeSide(results.sides.base, escapeText, link)} → head ${describeSide(results.sides.head, escapeText, link)}`;
 }
 
 /** "24.11" from "v24.11.1": the minor version is what changes performance. */

@@ -313,7 +313,7 @@ interface SnapshotCase {
 }
 
 const SNAPSHOT_CASES: Record<string, SnapshotCase> = {
-  failing: { build: failingRun },
+  failing: { build: failingRun, markdown: { repositoryUrl: 'https://github.com/acme/shop' } },
   passing: { build: passingRun },
   incomplete: { build: incompleteRun },
   hostile: { build: hostileRun, markdown: { title: 'perf @org/team' }, terminal: { width: 80 } },
@@ -361,6 +361,29 @@ describe('renderMarkdown', () => {
     const failing = renderMarkdown(failingRun().results, failingRun().analysis);
     assert.ok(!failing.includes('Nothing changed'));
     assert.ok(visible(failing).some((l) => l.startsWith('| scenario | metric |')), 'the verdict table is in view');
+  });
+
+  it('links the base and head shas to their commits when the repository is known, and only then', () => {
+    const { results, analysis } = failingRun();
+    const line = (options: MarkdownOptions) => renderMarkdown(results, analysis, options).split('\n').find((l) => l.startsWith('base '))!;
+    assert.equal(
+      line({ repositoryUrl: 'https://github.example/acme/shop/' }).split(' · ')[0],
+      `base main@${ZWJ}[abc1234](https://github.example/acme/shop/commit/abc1234def567890abc1234def567890abc12345) → head my-branch@${ZWJ}[def5678](https://github.example/acme/shop/commit/def5678abc123456def5678abc123456def56789)`,
+    );
+    assert.match(line({}), new RegExp(`^base main@${ZWJ}abc1234 → head my-branch@${ZWJ}def5678 · `));
+    // the action records the repository in results.json: a later `perfgate report` links too
+    const recorded = { ...results, github: { repository: 'acme/shop', pullRequest: 7, headSha: null, baseSha: null, runId: '1', event: 'pull_request' } };
+    assert.match(renderMarkdown(recorded, analysis), /head my-branch@\u200D\[def5678\]\(https:\/\/github\.com\/acme\/shop\/commit\/def5678abc/);
+    // a work tree with uncommitted changes is no commit: its sha stays text
+    const { results: dirty, analysis: clean } = passingRun();
+    assert.match(
+      renderMarkdown(dirty, clean, { repositoryUrl: 'https://github.com/acme/shop' }),
+      new RegExp(`^base main@${ZWJ}\\[abc1234\\]\\(https://github\\.com/acme/shop/commit/abc1234def[0-9a-f]+\\) → head work tree@${ZWJ}abc1234 \\(uncommitted changes\\) · `, 'm'),
+    );
+    // a ref the PR named cannot turn the sha into a mention or break the link
+    const hostile = hostileRun();
+    const text = renderMarkdown(hostile.results, hostile.analysis, { repositoryUrl: 'https://github.com/acme/shop' });
+    assert.match(text, new RegExp(`head feat/&lt;b&gt;x&lt;/b&gt;&#124;@${ZWJ}bob@${ZWJ}\\[def5678\\]\\(https://github\\.com/acme/shop/commit/def5678abc123456def5678abc123456def56789\\)`));
   });
 
   it('uses the title option', () => {
