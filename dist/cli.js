@@ -62312,6 +62312,21 @@ function verdictTone(comparison) {
       return "unknown";
   }
 }
+function nothingChanged(results, analysis) {
+  const all = allComparisons(analysis);
+  return results.status === "complete" && analysis.decision === "pass" && all.length > 0 && all.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
+}
+function describeNothingChanged(analysis, escapeText) {
+  const byScenario = /* @__PURE__ */ new Map();
+  for (const c of analysis.comparisons.filter((c2) => c2.gated)) byScenario.set(c.scenario, [...byScenario.get(c.scenario) ?? [], c]);
+  const scenarios = [...byScenario.entries()].map(
+    ([scenario, cs]) => `${escapeText(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(", ")}`
+  );
+  const shown = scenarios.slice(0, 3);
+  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
+  const count = allComparisons(analysis).length;
+  return `all ${count} ${count === 1 ? "metric is" : "metrics are"} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
+}
 
 // src/report/benchmarks.ts
 var ABSENT = "\u2014";
@@ -62888,20 +62903,8 @@ function renderHotFunctions(results, options) {
   const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.${attributed}`;
   return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
-function nothingChanged(results, analysis) {
-  const all = allComparisons(analysis);
-  return results.status === "complete" && analysis.decision === "pass" && all.length > 0 && all.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
-}
 function renderNothingChanged(analysis) {
-  const byScenario = /* @__PURE__ */ new Map();
-  for (const c of analysis.comparisons.filter((c2) => c2.gated)) byScenario.set(c.scenario, [...byScenario.get(c.scenario) ?? [], c]);
-  const scenarios = [...byScenario.entries()].map(
-    ([scenario, cs]) => `${escapeMarkdown(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(", ")}`
-  );
-  const shown = scenarios.slice(0, 3);
-  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).length;
-  return `**Nothing changed beyond its limit:** all ${count} ${count === 1 ? "metric is" : "metrics are"} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}.`;
+  return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
 }
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
@@ -63229,9 +63232,22 @@ function renderHotFunctions2(results, options, width, paint) {
   if (sections.length === 0) return [];
   return [...sections.flatMap((s) => renderHotFunctionSection2(s, options, width, paint)), "change: head share \u2212 base share in percentage points; new / gone: sampled on one side only"];
 }
+function renderFolded(results, analysis, options, paint) {
+  return [
+    ...renderHeadline2(results, analysis, paint),
+    "",
+    `Nothing changed beyond its limit: ${describeNothingChanged(analysis, sanitizeText)}.`,
+    `Every metric${hasMore(results, analysis) ? ", service health and hot functions" : ""}: ${sanitizeText(options.fullReport ?? "--full")}`,
+    ...renderWarnings2(analysis, paint)
+  ];
+}
+function hasMore(results, analysis) {
+  return analysis.health !== void 0 || (results.profiles?.length ?? 0) > 0;
+}
 function renderTerminal(results, analysis, options = {}) {
   const paint = painter(options.color ?? false);
   const rows = orderRows(results, analysis);
+  if (!options.full && nothingChanged(results, analysis)) return renderFolded(results, analysis, options, paint).join("\n") + "\n";
   const width = options.width ?? DEFAULT_WIDTH;
   const httpShown = results.scenarios.length > 0 || !results.benchmarks;
   const lines = [
@@ -63588,6 +63604,9 @@ compare options:
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
   --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
+                        (implies --full)
+  --full                every table even when nothing changed (such a run prints its headline
+                        and one line by default, like the PR comment)
   --dry-run             check and print the plan, measure nothing (perfgate plan)
   --quiet               no progress lines (warnings still show)    --no-color  plain output
 
@@ -63595,6 +63614,8 @@ settings (the same names as the action's inputs; they win over perfgate.yml):
 ${optionsUsage()}
 
 report options:
+  --full                every table even when nothing changed
+  --all-functions       hot functions of dependencies, Node core and V8 too (implies --full)
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
@@ -63628,7 +63649,7 @@ Run perfgate --help for usage.
     if (command2 === "report") {
       if (positionals.length !== 2) throw new UsageError("report takes one argument: the results.json to render");
       const path = resolve(io.cwd, positionals[1]);
-      return finish(readResults(path), values, io, color, dirname4(path));
+      return finish(readResults(path), values, io, color, path);
     }
     if (command2 === "compare" || command2 === "plan") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
@@ -63671,6 +63692,7 @@ var CLI_FLAGS = {
   "no-color": { type: "boolean" },
   "no-profile": { type: "boolean" },
   "all-functions": { type: "boolean" },
+  full: { type: "boolean" },
   "dry-run": { type: "boolean" }
 };
 function parse3(argv) {
@@ -63749,7 +63771,7 @@ async function compare(values, io, color, dryRun) {
 `);
     io.stderr.write(`[perfgate] results: ${resultsPath}
 `);
-    return finish(results, values, io, color, dirname4(resultsPath));
+    return finish(results, values, io, color, resultsPath);
   } catch (e) {
     if (signalled === null) throw e;
     io.stderr.write(`
@@ -63765,16 +63787,26 @@ perfgate: ${e.message}
     process.off("exit", onExit);
   }
 }
-function finish(results, values, io, color, runDir) {
+function finish(results, values, io, color, resultsPath) {
   const analysis = compareResults(results);
   const allFunctions = values["all-functions"] === true;
+  const terminal = renderTerminal(results, analysis, {
+    color,
+    runDir: dirname4(resultsPath),
+    allFunctions,
+    full: values.full === true || allFunctions,
+    fullReport: `perfgate report ${shellQuote(resultsPath)} --full`
+  });
   io.stdout.write(`
-${renderTerminal(results, analysis, { color, runDir, allFunctions })}
+${terminal}
 `);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
 `);
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
+}
+function shellQuote(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 function copyTo(path, text2) {
   mkdirSync6(dirname4(path), { recursive: true });

@@ -41,7 +41,18 @@ import {
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
 import { type CommitLink, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
-import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import {
+  allComparisons,
+  countVerdicts,
+  describeCounts,
+  describeDecision,
+  describeNothingChanged,
+  nothingChanged,
+  orderRows,
+  type ReportRow,
+  type Tone,
+  verdictTone,
+} from './verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */
@@ -537,34 +548,9 @@ function renderHotFunctions(results: Results, options: MarkdownOptions): string 
   return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 
-/**
- * Nothing for a reviewer to look at: a complete, passing run whose every comparison (HTTP
- * metrics, micro-benchmarks, service health) is unchanged, with no health hint and no
- * micro-benchmark left uncompared.
- */
-function nothingChanged(results: Results, analysis: Analysis): boolean {
-  const all = allComparisons(analysis);
-  return (
-    results.status === 'complete' &&
-    analysis.decision === 'pass' &&
-    all.length > 0 &&
-    all.every((c) => c.verdict === 'unchanged') &&
-    (analysis.health?.hints.length ?? 0) === 0 &&
-    (analysis.benchmarks?.uncompared.length ?? 0) === 0
-  );
-}
-
-/** The one visible line of a run where nothing changed: the gated changes of the first scenarios. */
+/** The one visible line of a run where nothing changed. */
 function renderNothingChanged(analysis: Analysis): string {
-  const byScenario = new Map<string, MetricComparison[]>();
-  for (const c of analysis.comparisons.filter((c) => c.gated)) byScenario.set(c.scenario, [...(byScenario.get(c.scenario) ?? []), c]);
-  const scenarios = [...byScenario.entries()].map(
-    ([scenario, cs]) => `${escapeMarkdown(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(', ')}`,
-  );
-  const shown = scenarios.slice(0, 3);
-  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).length;
-  return `**Nothing changed beyond its limit:** all ${count} ${count === 1 ? 'metric is' : 'metrics are'} unchanged${shown.length > 0 ? ` (${shown.join('; ')})` : ''}.`;
+  return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
 }
 
 /**

@@ -29,7 +29,18 @@ import {
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
 import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
-import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import {
+  allComparisons,
+  countVerdicts,
+  describeCounts,
+  describeDecision,
+  describeNothingChanged,
+  nothingChanged,
+  orderRows,
+  type ReportRow,
+  type Tone,
+  verdictTone,
+} from './verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */
@@ -38,6 +49,10 @@ export interface TerminalOptions {
   width?: number;
   /** Directory of results.json: the flamegraph paths are printed under it. Default: as results.json names them. */
   runDir?: string;
+  /** Every table even when nothing changed (default: such a run folds to its headline and one line, like the comment). */
+  full?: boolean;
+  /** Where the folded tables are, said under the one line, e.g. "perfgate report run/results.json --full". Default: "--full". */
+  fullReport?: string;
   /** Also the hot functions of dependencies, Node core and V8 (default: own code only). */
   allFunctions?: boolean;
 }
@@ -414,10 +429,33 @@ function renderHotFunctions(results: Results, options: TerminalOptions, width: n
   return [...sections.flatMap((s) => renderHotFunctionSection(s, options, width, paint)), 'change: head share − base share in percentage points; new / gone: sampled on one side only'];
 }
 
-/** The terminal report: headline and decision, method line, table, warnings, power. */
+/**
+ * A run where nothing changed, folded like the comment: the headline, one line with the gated
+ * changes, where the tables are, and the warnings (they never fold away).
+ */
+function renderFolded(results: Results, analysis: Analysis, options: TerminalOptions, paint: Paint): string[] {
+  return [
+    ...renderHeadline(results, analysis, paint),
+    '',
+    `Nothing changed beyond its limit: ${describeNothingChanged(analysis, sanitizeText)}.`,
+    `Every metric${hasMore(results, analysis) ? ', service health and hot functions' : ''}: ${sanitizeText(options.fullReport ?? '--full')}`,
+    ...renderWarnings(analysis, paint),
+  ];
+}
+
+/** Whether the run has sections besides the verdict tables (what the folded line names). */
+function hasMore(results: Results, analysis: Analysis): boolean {
+  return analysis.health !== undefined || (results.profiles?.length ?? 0) > 0;
+}
+
+/**
+ * The terminal report: headline and decision, method line, table, warnings, power. A run where
+ * nothing changed folds to its headline and one line unless `full` is set.
+ */
 export function renderTerminal(results: Results, analysis: Analysis, options: TerminalOptions = {}): string {
   const paint = painter(options.color ?? false);
   const rows = orderRows(results, analysis);
+  if (!options.full && nothingChanged(results, analysis)) return renderFolded(results, analysis, options, paint).join('\n') + '\n';
   const width = options.width ?? DEFAULT_WIDTH;
   const httpShown = results.scenarios.length > 0 || !results.benchmarks;
   const lines = [

@@ -314,7 +314,7 @@ interface SnapshotCase {
 
 const SNAPSHOT_CASES: Record<string, SnapshotCase> = {
   failing: { build: failingRun, markdown: { repositoryUrl: 'https://github.com/acme/shop' } },
-  passing: { build: passingRun },
+  passing: { build: passingRun, terminal: { fullReport: 'perfgate report /tmp/perfgate-run/results.json --full' } },
   incomplete: { build: incompleteRun },
   hostile: { build: hostileRun, markdown: { title: 'perf @org/team' }, terminal: { width: 80 } },
 };
@@ -487,6 +487,32 @@ describe('renderMarkdown', () => {
 });
 
 describe('renderTerminal', () => {
+  it('folds a run where nothing changed like the comment: the headline, one line, where the tables are, the warnings', () => {
+    const { results, analysis } = passingRun();
+    const folded = renderTerminal(results, analysis);
+    assert.doesNotMatch(folded, /change \(95% CI\)|smallest detectable/);
+    assert.match(folded, /\nEvery metric: --full\n$/, 'without a hint from the caller it names the flag');
+    const warned = { ...analysis, warnings: [{ code: 'not-production' as const, message: 'service.env.NODE_ENV is "development"' }] };
+    assert.match(renderTerminal(results, warned), /--full\n\nwarnings:\n {2}! service\.env\.NODE_ENV is "development" \(not-production\)\n$/, 'warnings never fold');
+    const full = renderTerminal(results, analysis, { full: true });
+    assert.match(full, /^GET \/hello {2}throughput \* /m);
+    assert.doesNotMatch(full, /Nothing changed/);
+    assert.equal(full.split('\n').slice(0, 2).join('\n'), folded.split('\n').slice(0, 2).join('\n'), 'the same headline');
+  });
+
+  it('keeps the full report for failing, inconclusive and incomplete runs', () => {
+    for (const build of [failingRun, incompleteRun]) {
+      const { results, analysis } = build();
+      assert.match(renderTerminal(results, analysis), /^scenario +metric +base +head +change \(95% CI\) +verdict$/m, build.name);
+    }
+    const { results, analysis } = passingRun();
+    const inconclusive = makeAnalysis(
+      results,
+      analysis.comparisons.map((c) => (c.metric === 'latency_p90' ? { ...c, verdict: 'inconclusive' as const } : c)),
+    );
+    assert.match(renderTerminal(results, inconclusive), /^scenario +metric/m);
+  });
+
   it('has no ANSI codes unless colour is asked for', () => {
     const { results, analysis } = failingRun();
     assert.doesNotMatch(renderTerminal(results, analysis), ANSI);
