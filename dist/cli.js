@@ -64255,6 +64255,8 @@ function compareHeap(results, scenario) {
     limit: rule.limitMbPer10k,
     base,
     head,
+    baseMbPer10k: mbPer10k(base.bytesPerRequest),
+    headMbPer10k: mbPer10k(head.bytesPerRequest),
     change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
     verdict: decideHeapGrowth(base, head, rule, results.config.alpha)
   };
@@ -64351,6 +64353,13 @@ function findHints(results, comparisons, heap, generator, metrics) {
   }
   return hints;
 }
+function processRange(scenario, side) {
+  const counts = scenario.pairs.map((p) => aggregateHealth(p[side].health)?.processes ?? 0).filter((n) => n > 0);
+  return counts.length === 0 ? null : { min: Math.min(...counts), max: Math.max(...counts) };
+}
+function countProcesses(scenario) {
+  return { scenario: scenario.name, base: processRange(scenario, "base"), head: processRange(scenario, "head") };
+}
 function analyzeHealth(results, relative7, metrics) {
   const series = healthSeries(results);
   const comparisons = relative7.map((c) => {
@@ -64368,40 +64377,9 @@ function analyzeHealth(results, relative7, metrics) {
     heap,
     generator,
     hints: findHints(results, comparisons, heap, generator, metrics),
+    processes: withPairs.map(countProcesses).filter((count) => count.base !== null || count.head !== null),
     failing: [...comparisons, ...heap].filter((c) => c.gated && c.verdict === "regression")
   };
-}
-function healthWarnings(results, health) {
-  const warnings = [];
-  for (const check2 of health.generator.filter((g) => g.bound.length > 0)) {
-    const loads = check2.bound.map((side) => check2.sides[side]);
-    const busy = Math.max(...loads.map((l) => l.generatorBusy));
-    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
-    const service = Math.max(...loads.map((l) => l.serviceLoad));
-    const generatorText = Number.isFinite(busy) ? `was busy ${share2(busy)} of the time (${share2(cpu)} of a CPU core)` : `used ${share2(cpu)} of a CPU core`;
-    const serviceText = loads[0].serviceLoadSource === "event-loop" ? `its busiest event loop was ${share2(service)} busy` : `it used ${service.toFixed(2)} CPU cores`;
-    warnings.push({
-      code: "load-generator-bound",
-      scenario: check2.scenario,
-      message: `In most ${check2.bound.join(" and ")} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`
-    });
-  }
-  for (const scenario of results.scenarios) {
-    for (const side of SIDES2) {
-      const slices = scenario.pairs.map((p) => p[side]);
-      if (slices.length > 0 && slices.every((s) => s.health === null)) {
-        warnings.push({
-          code: "no-health",
-          scenario: scenario.name,
-          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`
-        });
-      }
-    }
-  }
-  return warnings;
-}
-function share2(fraction) {
-  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
 }
 
 // src/gate/metrics.ts
@@ -64417,14 +64395,43 @@ var METRIC_DEFINITIONS = [
   }
 ];
 
-// src/gate/text.ts
-function percentText(fraction) {
-  return `${Number((100 * fraction).toFixed(1))}%`;
+// src/gate/samples.ts
+var SIDES3 = ["base", "head"];
+function middleHalf(changes) {
+  if (changes.length < 2) return null;
+  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
 }
+function pairNoise(base, head) {
+  return middleHalf(base.map((b, i) => head[i] / b - 1).filter((change) => Number.isFinite(change)));
+}
+function tallySide(scenario, side, pairs) {
+  const tally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };
+  for (const pair of pairs) {
+    const slice = pair[side];
+    tally.requests += slice.requests;
+    tally.non2xx += slice.non2xx;
+    tally.errors += slice.errors;
+    tally.timeouts += slice.timeouts;
+  }
+  return tally;
+}
+function tallyRequests(results) {
+  return results.scenarios.flatMap((s) => SIDES3.map((side) => tallySide(s.name, side, s.pairs)));
+}
+function hasFailures(t) {
+  return t.non2xx + t.errors + t.timeouts > 0;
+}
+
+// src/stats/format.ts
 function formatP(p) {
   if (p === 0) return "0";
   if (p >= 1e-4) return String(Number(p.toPrecision(2)));
   return p.toExponential(1);
+}
+
+// src/gate/text.ts
+function percentText(fraction) {
+  return `${Number((100 * fraction).toFixed(1))}%`;
 }
 
 // src/gate/sequential.ts
@@ -64471,138 +64478,10 @@ function decideLook(results, index, analysis, at2 = /* @__PURE__ */ new Date()) 
   return { ...base, decision: "continue", reason: `not yet clear: ${named}${more} ${open2.length === 1 ? "is" : "are"} undecided` };
 }
 
-// src/gate/compare.ts
+// src/gate/warnings.ts
+var SIDES4 = ["base", "head"];
 var MIN_RELIABLE_PAIRS = 10;
 var MIN_RELIABLE_STARTS = 8;
-var CONFIDENCE2 = 0.95;
-var EQUIVALENCE_CONFIDENCE = 0.9;
-function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
-  const pairRatios = base.map((b, i) => Math.log(head[i] / b));
-  const finitePairs = pairRatios.filter(Number.isFinite).length;
-  const perStart = starts ? summarizeStarts(pairRatios, starts) : null;
-  const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
-  if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
-  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
-  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
-  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
-  const halfWidth = (upper - lower) / 2;
-  const equivalence = hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE);
-  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
-  return {
-    gated: rule.gated,
-    limit: rule.limit,
-    n: ratios.length,
-    pairs: finitePairs,
-    ...perStart && { starts: perStart.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n })) },
-    baseMedian: median(base.filter(Number.isFinite)),
-    headMedian: median(head.filter(Number.isFinite)),
-    change: Math.expm1(interval.estimate),
-    ciLow: Math.expm1(lower),
-    ciHigh: Math.expm1(upper),
-    eqLow: equivalent ? Math.expm1(equivalence.lower) : Number.NEGATIVE_INFINITY,
-    eqHigh: equivalent ? Math.expm1(equivalence.upper) : Number.POSITIVE_INFINITY,
-    p: test.p,
-    detectable: Number.isFinite(halfWidth) ? (
-      // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
-    ) : Number.NaN,
-    higherIsBetter
-  };
-}
-function adjustGated(drafts) {
-  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
-  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
-  const pAdjusted = drafts.map((c) => c.p);
-  gatedIndexes.forEach((index, k) => {
-    pAdjusted[index] = adjusted[k];
-  });
-  return pAdjusted;
-}
-function compareResults(results, options = {}) {
-  const { config: config2 } = results;
-  const level = options.httpLevel ?? httpLevel(results);
-  const metricDrafts = [];
-  for (const scenario of results.scenarios) {
-    if (scenario.pairs.length === 0) continue;
-    for (const definition of METRIC_DEFINITIONS) {
-      const base = scenario.pairs.map((p) => definition.value(p.base));
-      const head = scenario.pairs.map((p) => definition.value(p.head));
-      const starts = scenario.pairs.map(startOf);
-      const draft = comparePaired(base, head, starts, config2.gate[definition.id], level, definition.higherIsBetter);
-      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
-    }
-  }
-  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
-  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
-  const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, null, benchRule, config2.alpha, true);
-    return draft ? [{ ...series.identity, ...draft }] : [];
-  });
-  const healthDrafts = healthSeries(results).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
-    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
-  });
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
-  const decide = (draft, p, at2) => {
-    const withP = { ...draft, pAdjusted: p };
-    return { ...withP, verdict: decideVerdict(withP, at2) };
-  };
-  const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
-  const healthOffset = metricDrafts.length + benchDrafts.length;
-  const health = analyzeHealth(
-    results,
-    healthDrafts.map((d, i) => decide(d, pAdjusted[healthOffset + i], level)),
-    decided
-  );
-  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
-  const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
-  let benchmarks;
-  if (inventory) {
-    const benchComparisons = benchDrafts.map((d, i) => decide(d, pAdjusted[metricDrafts.length + i], config2.alpha));
-    benchmarks = {
-      comparisons: benchComparisons,
-      uncompared: inventory.uncompared,
-      failures: inventory.failures,
-      failing: benchComparisons.filter((c) => c.gated && c.verdict === "regression"),
-      notCompared: inventory.notCompared
-    };
-  }
-  const healthComparisons = health?.comparisons ?? [];
-  const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
-  const gatedCount = all.filter((c) => c.gated).length;
-  const family = describeFamily(
-    [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
-    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
-  );
-  const verdicts = [...all, ...health?.heap ?? []];
-  return {
-    comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? "fail" : "pass",
-    regressions: verdicts.filter((c) => c.verdict === "regression").length,
-    improvements: verdicts.filter((c) => c.verdict === "improvement").length,
-    failing,
-    warnings: [
-      ...results.warnings,
-      ...deriveWarnings(results, [...comparisons, ...healthComparisons], family, gatedCount, level),
-      ...benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : [],
-      ...health ? healthWarnings(results, health) : []
-    ],
-    ...benchmarks && { benchmarks },
-    ...health && { health }
-  };
-}
-function decideVerdict(c, alpha) {
-  const worse = c.higherIsBetter ? -c.change : c.change;
-  const significant2 = c.pAdjusted < alpha;
-  if (significant2 && worse > c.limit) return "regression";
-  if (significant2 && -worse > c.limit) return "improvement";
-  const low = c.eqLow ?? c.ciLow;
-  const high = c.eqHigh ?? c.ciHigh;
-  if (low > -c.limit && high < c.limit) return "unchanged";
-  return "inconclusive";
-}
 function pairsNeeded(n, gatedCount, alpha) {
   if (gatedCount * 2 ** -n < alpha) return null;
   return Math.floor(Math.log2(gatedCount / alpha)) + 1;
@@ -64617,7 +64496,7 @@ function describeFamily(metrics, benchmarks) {
   if (metrics === 0) return plural3(benchmarks, "micro-benchmark");
   return `${plural3(metrics, "metric")} and ${plural3(benchmarks, "micro-benchmark")}`;
 }
-function deriveWarnings(results, comparisons, family, gatedCount, level) {
+function httpWarnings(results, tallies, comparisons, family, gatedCount, level) {
   const warnings = [];
   if (results.status !== "complete") {
     warnings.push({
@@ -64642,11 +64521,8 @@ function deriveWarnings(results, comparisons, family, gatedCount, level) {
         message: `Only ${starts} start pair${starts === 1 ? "" : "s"}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks \xD7 load.instances).`
       });
     }
-    for (const side of ["base", "head"]) {
-      const slices = scenario.pairs.map((p) => p[side]);
-      const requests = slices.reduce((a, s) => a + s.requests, 0);
-      const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
-      const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
+    for (const { side, requests, non2xx, errors, timeouts } of tallies.filter((t) => t.scenario === scenario.name)) {
+      const failures = errors + timeouts;
       if (non2xx > 0) {
         const share3 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
         warnings.push({
@@ -64741,6 +64617,191 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
   }
   return warnings;
 }
+function healthWarnings(results, health) {
+  const warnings = [];
+  for (const check2 of health.generator.filter((g) => g.bound.length > 0)) {
+    const loads = check2.bound.map((side) => check2.sides[side]);
+    const busy = Math.max(...loads.map((l) => l.generatorBusy));
+    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
+    const service = Math.max(...loads.map((l) => l.serviceLoad));
+    const generatorText = Number.isFinite(busy) ? `was busy ${share2(busy)} of the time (${share2(cpu)} of a CPU core)` : `used ${share2(cpu)} of a CPU core`;
+    const serviceText = loads[0].serviceLoadSource === "event-loop" ? `its busiest event loop was ${share2(service)} busy` : `it used ${service.toFixed(2)} CPU cores`;
+    warnings.push({
+      code: "load-generator-bound",
+      scenario: check2.scenario,
+      message: `In most ${check2.bound.join(" and ")} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`
+    });
+  }
+  for (const scenario of results.scenarios) {
+    for (const side of SIDES4) {
+      const slices = scenario.pairs.map((p) => p[side]);
+      if (slices.length > 0 && slices.every((s) => s.health === null)) {
+        warnings.push({
+          code: "no-health",
+          scenario: scenario.name,
+          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`
+        });
+      }
+    }
+  }
+  return warnings;
+}
+function share2(fraction) {
+  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
+}
+function analysisWarnings(results, inputs) {
+  const family = describeFamily(inputs.gated.metrics, inputs.gated.benchmarks);
+  const gatedCount = inputs.gated.metrics + inputs.gated.benchmarks;
+  const all = [
+    ...results.warnings,
+    ...httpWarnings(results, inputs.tallies, inputs.comparisons, family, gatedCount, inputs.level),
+    ...inputs.benchmarks ? benchmarkWarnings(results, inputs.benchmarks, family, gatedCount) : [],
+    ...inputs.health ? healthWarnings(results, inputs.health) : []
+  ];
+  const seen = /* @__PURE__ */ new Set();
+  return all.filter((w) => {
+    const key = JSON.stringify([w.code, w.scenario ?? null, w.benchmark ?? null, w.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+// src/gate/compare.ts
+var CONFIDENCE2 = 0.95;
+var EQUIVALENCE_CONFIDENCE = 0.9;
+function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
+  const pairRatios = base.map((b, i) => Math.log(head[i] / b));
+  const finitePairs = pairRatios.filter(Number.isFinite).length;
+  const perStart = starts ? summarizeStarts(pairRatios, starts) : null;
+  const startChanges = perStart?.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n }));
+  const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
+  if (ratios.length === 0) return null;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
+  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
+  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
+  const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
+  const halfWidth = (upper - lower) / 2;
+  const equivalence = hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE);
+  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
+  return {
+    gated: rule.gated,
+    limit: rule.limit,
+    n: ratios.length,
+    pairs: finitePairs,
+    ...startChanges && { starts: startChanges },
+    baseMedian: median(base.filter(Number.isFinite)),
+    headMedian: median(head.filter(Number.isFinite)),
+    change: Math.expm1(interval.estimate),
+    ciLow: Math.expm1(lower),
+    ciHigh: Math.expm1(upper),
+    eqLow: equivalent ? Math.expm1(equivalence.lower) : Number.NEGATIVE_INFINITY,
+    eqHigh: equivalent ? Math.expm1(equivalence.upper) : Number.POSITIVE_INFINITY,
+    p: test.p,
+    detectable: Number.isFinite(halfWidth) ? (
+      // one-sided level alpha = two-sided 2·alpha in the formula's terms
+      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
+    ) : Number.NaN,
+    higherIsBetter,
+    noise: { pairs: pairNoise(base, head), starts: middleHalf((startChanges ?? []).map((s) => s.change)) }
+  };
+}
+function adjustGated(drafts) {
+  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
+  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
+  const pAdjusted = drafts.map((c) => c.p);
+  gatedIndexes.forEach((index, k) => {
+    pAdjusted[index] = adjusted[k];
+  });
+  return pAdjusted;
+}
+function compareResults(results, options = {}) {
+  const { config: config2 } = results;
+  const level = options.httpLevel ?? httpLevel(results);
+  const metricDrafts = [];
+  for (const scenario of results.scenarios) {
+    if (scenario.pairs.length === 0) continue;
+    for (const definition of METRIC_DEFINITIONS) {
+      const base = scenario.pairs.map((p) => definition.value(p.base));
+      const head = scenario.pairs.map((p) => definition.value(p.head));
+      const starts = scenario.pairs.map(startOf);
+      const draft = comparePaired(base, head, starts, config2.gate[definition.id], level, definition.higherIsBetter);
+      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
+    }
+  }
+  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
+  const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, null, benchRule, config2.alpha, true);
+    return draft ? [{ ...series.identity, ...draft }] : [];
+  });
+  const healthDrafts = healthSeries(results).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
+    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
+  });
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
+  const decide = (draft, p, at2) => {
+    const withP = { ...draft, pAdjusted: p };
+    return { ...withP, verdict: decideVerdict(withP, at2) };
+  };
+  const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
+  const healthOffset = metricDrafts.length + benchDrafts.length;
+  const health = analyzeHealth(
+    results,
+    healthDrafts.map((d, i) => decide(d, pAdjusted[healthOffset + i], level)),
+    decided
+  );
+  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
+  const failing = comparisons.filter((c) => c.gated && c.verdict === "regression");
+  let benchmarks;
+  if (inventory) {
+    const benchComparisons = benchDrafts.map((d, i) => decide(d, pAdjusted[metricDrafts.length + i], config2.alpha));
+    benchmarks = {
+      comparisons: benchComparisons,
+      uncompared: inventory.uncompared,
+      failures: inventory.failures,
+      failing: benchComparisons.filter((c) => c.gated && c.verdict === "regression"),
+      notCompared: inventory.notCompared
+    };
+  }
+  const healthComparisons = health?.comparisons ?? [];
+  const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
+  const tallies = tallyRequests(results);
+  const verdicts = [...all, ...health?.heap ?? []];
+  return {
+    comparisons,
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? "fail" : "pass",
+    regressions: verdicts.filter((c) => c.verdict === "regression").length,
+    improvements: verdicts.filter((c) => c.verdict === "improvement").length,
+    failing,
+    warnings: analysisWarnings(results, {
+      tallies,
+      comparisons: [...comparisons, ...healthComparisons],
+      benchmarks,
+      health,
+      gated: {
+        metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+        benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
+      },
+      level
+    }),
+    failedRequests: tallies.filter(hasFailures),
+    earlyStop: earlyStop(results),
+    ...benchmarks && { benchmarks },
+    ...health && { health }
+  };
+}
+function decideVerdict(c, alpha) {
+  const worse = c.higherIsBetter ? -c.change : c.change;
+  const significant2 = c.pAdjusted < alpha;
+  if (significant2 && worse > c.limit) return "regression";
+  if (significant2 && -worse > c.limit) return "improvement";
+  const low = c.eqLow ?? c.ciLow;
+  const high = c.eqHigh ?? c.ciHigh;
+  if (low > -c.limit && high < c.limit) return "unchanged";
+  return "inconclusive";
+}
 
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "cpu_per_request"];
@@ -64804,8 +64865,8 @@ function heapRows(growth) {
       scenario: growth.scenario,
       metric: "heap growth / 10k req",
       gated: growth.gated,
-      base: formatGrowth(mbPer10k(growth.base.bytesPerRequest)),
-      head: formatGrowth(mbPer10k(growth.head.bytesPerRequest)),
+      base: formatGrowth(growth.baseMbPer10k),
+      head: formatGrowth(growth.headMbPer10k),
       change: formatGrowth(growth.change),
       cell: { kind: "leak", tone },
       notable: tone !== "neutral"
@@ -64832,13 +64893,10 @@ function heapRows(growth) {
     }
   ];
 }
-function processCounts(results, scenario, side) {
-  const pairs = results.scenarios.find((s) => s.name === scenario)?.pairs ?? [];
-  const counts = pairs.map((p) => aggregateHealth(p[side].health)?.processes ?? 0).filter((n) => n > 0);
-  if (counts.length === 0) return "0";
-  const low = Math.min(...counts);
-  const high = Math.max(...counts);
-  return low === high ? formatCount(low) : `${formatCount(low)}\u2013${formatCount(high)}`;
+function processCounts(health, scenario, side) {
+  const range = health.processes.find((p) => p.scenario === scenario)?.[side] ?? null;
+  if (range === null) return "0";
+  return range.min === range.max ? formatCount(range.min) : `${formatCount(range.min)}\u2013${formatCount(range.max)}`;
 }
 function healthRows(results, analysis) {
   const health = analysis.health;
@@ -64854,8 +64912,8 @@ function healthRows(results, analysis) {
         scenario: name,
         metric: "processes",
         gated: false,
-        base: processCounts(results, name, "base"),
-        head: processCounts(results, name, "head"),
+        base: processCounts(health, name, "base"),
+        head: processCounts(health, name, "head"),
         change: "",
         cell: { kind: "none" },
         notable: false
@@ -65017,6 +65075,21 @@ function verdictTone(comparison) {
       return "unknown";
   }
 }
+function nothingChanged(results, analysis) {
+  const all = allComparisons(analysis);
+  return results.status === "complete" && analysis.decision === "pass" && all.length > 0 && all.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
+}
+function describeNothingChanged(analysis, escapeText) {
+  const byScenario = /* @__PURE__ */ new Map();
+  for (const c of analysis.comparisons.filter((c2) => c2.gated)) byScenario.set(c.scenario, [...byScenario.get(c.scenario) ?? [], c]);
+  const scenarios = [...byScenario.entries()].map(
+    ([scenario, cs]) => `${escapeText(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(", ")}`
+  );
+  const shown = scenarios.slice(0, 3);
+  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
+  const count = allComparisons(analysis).length;
+  return `all ${count} ${count === 1 ? "metric is" : "metrics are"} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
+}
 
 // src/report/benchmarks.ts
 var ABSENT = "\u2014";
@@ -65049,14 +65122,6 @@ function benchmarkRows(analysis) {
       comparison: null
     };
   });
-}
-function benchmarkNoise(results, key) {
-  if (!results.benchmarks) return null;
-  const series = inventoryBenchmarks(results.benchmarks).series.find((s) => s.identity.key === key);
-  if (!series) return null;
-  const changes = series.base.map((b, i) => series.head[i] / b - 1).filter(Number.isFinite);
-  if (changes.length < 2) return null;
-  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
 }
 function describeBenchmarkMethod(results) {
   const rounds = results.benchmarks?.rounds ?? 0;
@@ -65163,12 +65228,13 @@ function hintCulprit(results, scenario) {
 
 // src/report/run-info.ts
 var MAX_ERROR_CHARS = 500;
-function describeSide(side, escapeText) {
-  const text2 = escapeText(`${side.ref}@${side.sha.slice(0, 7)}`);
+function describeSide(side, escapeText, link) {
+  const short = escapeText(side.sha.slice(0, 7));
+  const text2 = `${escapeText(`${side.ref}@`)}${link?.(side, short) ?? short}`;
   return side.dirty ? `${text2} (uncommitted changes)` : text2;
 }
-function describeSides(results, escapeText) {
-  return `base ${describeSide(results.sides.base, escapeText)} \u2192 head ${describeSide(results.sides.head, escapeText)}`;
+function describeSides(results, escapeText, link) {
+  return `base ${describeSide(results.sides.base, escapeText, link)} \u2192 head ${describeSide(results.sides.head, escapeText, link)}`;
 }
 function shortNodeVersion(version2) {
   const match = /^v?(\d+)\.(\d+)/.exec(version2);
@@ -65178,13 +65244,13 @@ function shortCpuModel(model) {
   const short = model.replace(/\((R|TM|tm)\)/g, "").replace(/@.*$/, "").replace(/\b\d+-Core\b/gi, "").replace(/\b(CPU|Processor)\b/gi, "").replace(/\s+/g, " ").trim();
   return short === "" ? model.trim() : short;
 }
-function countPairs(results) {
+function countPairs(results, analysis) {
   const counts = results.scenarios.map((s) => s.pairs.length);
   return {
     min: counts.length === 0 ? 0 : Math.min(...counts),
     max: counts.length === 0 ? 0 : Math.max(...counts),
     planned: results.config.load.pairs,
-    stoppedEarly: earlyStop(results) !== null
+    stoppedEarly: analysis.earlyStop !== null
   };
 }
 function describePairs(counts) {
@@ -65215,72 +65281,28 @@ function describeRounds(rounds) {
   const measured = rounds.measured === rounds.planned ? formatCount(rounds.measured) : `${formatCount(rounds.measured)} of ${formatCount(rounds.planned)}`;
   return `${measured} ${rounds.planned === 1 ? "round" : "rounds"} of micro-benchmarks`;
 }
-function describeMeasured(results) {
+function describeMeasured(results, analysis) {
   const rounds = countRounds(results);
   return [
-    ...results.scenarios.length > 0 ? [describePairs(countPairs(results))] : [],
+    ...results.scenarios.length > 0 ? [describePairs(countPairs(results, analysis))] : [],
     ...rounds === null ? [] : [describeRounds(rounds)]
   ];
 }
-function describeSetup(results, escapeText) {
+function describeSetup(results, analysis, escapeText) {
   const env = results.environment;
   const rounds = countRounds(results);
   return [
     `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
     `${formatInteger(env.cpus)} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
-    ...results.scenarios.length > 0 ? [`${describePairs(countPairs(results))} \xD7 ${formatDurationUs(results.config.load.sliceMs * 1e3)}`] : [],
+    ...results.scenarios.length > 0 ? [`${describePairs(countPairs(results, analysis))} \xD7 ${formatDurationUs(results.config.load.sliceMs * 1e3)}`] : [],
     ...rounds === null ? [] : [describeRounds(rounds)],
     `seed ${formatInteger(results.seed)}`
   ].join(" \xB7 ");
 }
-function describeIncomplete(results, escapeText) {
+function describeIncomplete(results, analysis, escapeText) {
   if (results.status === "complete") return null;
   const cause = results.status === "running" ? "the run is still in progress" : `the run failed: ${results.error ? escapeText(truncate(results.error, MAX_ERROR_CHARS)) : "no error message was recorded"}`;
-  return `${cause}. The verdicts use the ${describeMeasured(results).join(" and ")} measured so far.`;
-}
-function collectWarnings(results, analysis) {
-  const seen = /* @__PURE__ */ new Set();
-  return [...analysis.warnings, ...results.warnings].filter((w) => {
-    const key = JSON.stringify([w.code, w.scenario ?? null, w.message]);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-
-// src/report/samples.ts
-function sliceValue2(slice, metric) {
-  const definition = METRIC_DEFINITIONS.find((d) => d.id === metric);
-  return definition === void 0 ? Number.NaN : definition.value(slice);
-}
-function pairChanges(pairs, metric) {
-  return pairs.map((p) => sliceValue2(p.head, metric) / sliceValue2(p.base, metric) - 1).filter((change) => Number.isFinite(change));
-}
-function noiseBand(results, scenario, metric) {
-  const pairs = results.scenarios.find((s) => s.name === scenario)?.pairs ?? [];
-  const changes = pairChanges(pairs, metric);
-  if (changes.length < 2) return null;
-  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
-}
-function startBand(c) {
-  const changes = (c.starts ?? []).map((s) => s.change);
-  if (changes.length < 2) return null;
-  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
-}
-function tallySide(scenario, side, pairs) {
-  const tally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };
-  for (const pair of pairs) {
-    const slice = pair[side];
-    tally.requests += slice.requests;
-    tally.non2xx += slice.non2xx;
-    tally.errors += slice.errors;
-    tally.timeouts += slice.timeouts;
-  }
-  return tally;
-}
-function tallyFailures(results) {
-  const sides = ["base", "head"];
-  return results.scenarios.flatMap((s) => sides.map((side) => tallySide(s.name, side, s.pairs))).filter((t) => t.non2xx + t.errors + t.timeouts > 0);
+  return `${cause}. The verdicts use the ${describeMeasured(results, analysis).join(" and ")} measured so far.`;
 }
 
 // src/report/markdown.ts
@@ -65328,12 +65350,21 @@ function renderHowToAccept(analysis, accepted, options) {
   if (analysis.decision !== "fail" || accepted !== null || !options.acceptLabel) return null;
   return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
 }
-function renderIncomplete(results) {
-  const text2 = describeIncomplete(results, escapeMarkdown);
+function renderIncomplete(results, analysis) {
+  const text2 = describeIncomplete(results, analysis, escapeMarkdown);
   return text2 === null ? null : `> \u26A0\uFE0F **Incomplete run:** ${text2}`;
 }
-function renderMethodLine(results) {
-  return `${describeSides(results, escapeMarkdown)} \xB7 ${describeSetup(results, escapeMarkdown)}`;
+function repositoryOf(results, options) {
+  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  return repository === null ? null : repository.replace(/\/+$/, "");
+}
+function commitLink(results, options) {
+  const repository = repositoryOf(results, options);
+  if (repository === null) return void 0;
+  return (side, text2) => side.dirty ? null : `[${text2}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`;
+}
+function renderMethodLine(results, analysis, options) {
+  return `${describeSides(results, escapeMarkdown, commitLink(results, options))} \xB7 ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
 function renderComparisonRow(row) {
   const c = row.comparison;
@@ -65415,10 +65446,10 @@ function detectableCell(c) {
   const text2 = formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text2} \u26A0\uFE0F` : text2;
 }
-function renderNoiseRow(results, row) {
+function renderNoiseRow(row) {
   const c = row.comparison;
-  const band = noiseBand(results, c.scenario, c.metric);
-  const starts = startBand(c);
+  const band = c.noise.pairs;
+  const starts = c.noise.starts;
   return tableRow([
     scenarioCell(row),
     metricCell(c),
@@ -65433,11 +65464,11 @@ function renderStarts(rows) {
   const lines = rows.map((row) => row.comparison).filter((c) => c.gated && c.starts && c.starts.length > 1).map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts.map((s) => formatChange(s.change)).join(", ")}`);
   return lines.length === 0 ? null : ["**Each start pair**, its own change (the median of its pairs), in the order they ran:", ...lines].join("\n");
 }
-function renderNoise(results, rows) {
+function renderNoise(rows) {
   if (rows.length === 0) return null;
   const intro = "**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. \u26A0\uFE0F marks a limit finer than the run could resolve.";
   const head = tableHead(["scenario", "metric", "per-pair change, middle half (%)", "per-start change, middle half (%)", "smallest detectable", "limit", "start pairs (pairs)"], "llrrrrr");
-  return [[intro, "", head, ...rows.map((row) => renderNoiseRow(results, row))].join("\n"), renderStarts(rows)].filter(Boolean).join("\n\n");
+  return [[intro, "", head, ...rows.map(renderNoiseRow)].join("\n"), renderStarts(rows)].filter(Boolean).join("\n\n");
 }
 function renderEnvironment(env) {
   const flags = env.nodeFlags.length === 0 ? "none" : escapeMarkdown(env.nodeFlags.join(" "));
@@ -65448,8 +65479,8 @@ function renderEnvironment(env) {
     `- OS: ${escapeMarkdown(env.os)} (${escapeMarkdown(env.arch)}), ${formatCount(env.totalMemoryMb)} MB memory`
   ].join("\n");
 }
-function renderWarnings(results, analysis) {
-  const warnings = collectWarnings(results, analysis);
+function renderWarnings(analysis) {
+  const warnings = analysis.warnings;
   if (warnings.length === 0) return null;
   const items = warnings.map((w) => {
     const about = w.scenario ?? w.benchmark;
@@ -65458,8 +65489,8 @@ function renderWarnings(results, analysis) {
   });
   return ["**Warnings.**", ...items].join("\n");
 }
-function renderFailures(results) {
-  const tallies = tallyFailures(results);
+function renderFailures(analysis) {
+  const tallies = analysis.failedRequests;
   if (tallies.length === 0) return null;
   const head = tableHead(["scenario", "side", "requests", "non-2xx", "errors", "timeouts"], "llrrrr");
   const rows = tallies.map(
@@ -65467,12 +65498,12 @@ function renderFailures(results) {
   );
   return ["**Failed requests.**", "", head, ...rows].join("\n");
 }
-function renderBenchmarkNoise(results, analysis) {
+function renderBenchmarkNoise(analysis) {
   const comparisons = analysis.benchmarks?.comparisons ?? [];
   if (comparisons.length === 0) return null;
   const head = tableHead(["benchmark", "per-round change, middle half (%)", "smallest detectable", "limit", "rounds used"], "lrrrr");
   const lines = comparisons.map((c) => {
-    const band = benchmarkNoise(results, c.key);
+    const band = c.noise.pairs;
     const name = escapeMarkdown(c.label);
     return tableRow([
       c.gated ? `**${name}**` : name,
@@ -65497,11 +65528,11 @@ function renderBenchmarkFailures(analysis) {
 function renderDetails(results, analysis, rows) {
   const body = [
     renderMethod(results),
-    renderNoise(results, rows),
-    renderBenchmarkNoise(results, analysis),
+    renderNoise(rows),
+    renderBenchmarkNoise(analysis),
     renderEnvironment(results.environment),
-    renderWarnings(results, analysis),
-    renderFailures(results),
+    renderWarnings(analysis),
+    renderFailures(analysis),
     renderBenchmarkFailures(analysis)
   ].filter((part) => part !== null);
   return ["<details><summary>Method, noise and warnings</summary>", ...body, "</details>"].join("\n\n");
@@ -65543,11 +65574,11 @@ function renderHealth(results, analysis, mode) {
   return parts.join("\n\n");
 }
 function sourceLink(results, options, c) {
-  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  const repository = repositoryOf(results, options);
   const side = sourceSide(c);
   if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
   const path = c.file.split("/").map(encodeURIComponent).join("/");
-  return escapeUrl(`${repository.replace(/\/+$/, "")}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
+  return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 function hotFunctionRow(results, options, c) {
   const where = escapeMarkdown(describeLocation(c));
@@ -65635,20 +65666,8 @@ function renderHotFunctions(results, options) {
   const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.${attributed}`;
   return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
-function nothingChanged(results, analysis) {
-  const all = allComparisons(analysis);
-  return results.status === "complete" && analysis.decision === "pass" && all.length > 0 && all.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
-}
 function renderNothingChanged(analysis) {
-  const byScenario = /* @__PURE__ */ new Map();
-  for (const c of analysis.comparisons.filter((c2) => c2.gated)) byScenario.set(c.scenario, [...byScenario.get(c.scenario) ?? [], c]);
-  const scenarios = [...byScenario.entries()].map(
-    ([scenario, cs]) => `${escapeMarkdown(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(", ")}`
-  );
-  const shown = scenarios.slice(0, 3);
-  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).length;
-  return `**Nothing changed beyond its limit:** all ${count} ${count === 1 ? "metric is" : "metrics are"} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}.`;
+  return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
 }
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
@@ -65657,7 +65676,7 @@ function renderMarkdown(results, analysis, options = {}) {
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
     renderBenchmarks(results, analysis),
-    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== void 0)
+    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== void 0)
   ];
   const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
   const quiet = nothingChanged(results, analysis);
@@ -65666,8 +65685,8 @@ function renderMarkdown(results, analysis, options = {}) {
     renderHeadline(results, analysis, options.title ?? "perfgate", accepted),
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
-    renderIncomplete(results),
-    renderMethodLine(results),
+    renderIncomplete(results, analysis),
+    renderMethodLine(results, analysis, options),
     ...quiet ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ", service health and hot functions" : ""}</summary>
 
 ${folded.join("\n\n")}
@@ -66051,15 +66070,15 @@ function renderHeadline2(results, analysis, paint) {
   for (const c of regressionCulprits(results, analysis)) {
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` \xB7 ${sanitizeText(c.culprit.text)}` : ""}`);
   }
-  const incomplete = describeIncomplete(results, sanitizeText);
+  const incomplete = describeIncomplete(results, analysis, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, "yellow"));
-  lines.push(`${describeSides(results, sanitizeText)} \xB7 ${describeSetup(results, sanitizeText)}`);
+  lines.push(`${describeSides(results, sanitizeText)} \xB7 ${describeSetup(results, analysis, sanitizeText)}`);
   const stopping = describeStopping(results, sanitizeText);
   if (stopping !== null) lines.push(stopping);
   return lines;
 }
-function renderWarnings2(results, analysis, paint) {
-  const warnings = collectWarnings(results, analysis);
+function renderWarnings2(analysis, paint) {
+  const warnings = analysis.warnings;
   if (warnings.length === 0) return [];
   const items = warnings.map((w) => {
     const about = w.scenario ?? w.benchmark;
@@ -66068,8 +66087,8 @@ function renderWarnings2(results, analysis, paint) {
   });
   return ["", "warnings:", ...items];
 }
-function renderFailures2(results) {
-  const tallies = tallyFailures(results);
+function renderFailures2(analysis) {
+  const tallies = analysis.failedRequests;
   if (tallies.length === 0) return [];
   const items = tallies.map(
     (t) => `  ${sanitizeText(t.scenario)} ${t.side}: ${formatCount(t.non2xx)} non-2xx, ${formatCount(t.errors)} errors, ${formatCount(t.timeouts)} timeouts of ${formatCount(t.requests)} requests`
@@ -66197,9 +66216,22 @@ function renderHotFunctions2(results, options, width, paint) {
   if (sections.length === 0) return [];
   return [...sections.flatMap((s) => renderHotFunctionSection2(s, options, width, paint)), "change: head share \u2212 base share in percentage points; new / gone: sampled on one side only"];
 }
+function renderFolded(results, analysis, options, paint) {
+  return [
+    ...renderHeadline2(results, analysis, paint),
+    "",
+    `Nothing changed beyond its limit: ${describeNothingChanged(analysis, sanitizeText)}.`,
+    `Every metric${hasMore(results, analysis) ? ", service health and hot functions" : ""}: ${sanitizeText(options.fullReport ?? "--full")}`,
+    ...renderWarnings2(analysis, paint)
+  ];
+}
+function hasMore(results, analysis) {
+  return analysis.health !== void 0 || (results.profiles?.length ?? 0) > 0;
+}
 function renderTerminal(results, analysis, options = {}) {
   const paint = painter(options.color ?? false);
   const rows = orderRows(results, analysis);
+  if (!options.full && nothingChanged(results, analysis)) return renderFolded(results, analysis, options, paint).join("\n") + "\n";
   const width = options.width ?? DEFAULT_WIDTH;
   const httpShown = results.scenarios.length > 0 || !results.benchmarks;
   const lines = [
@@ -66210,8 +66242,8 @@ function renderTerminal(results, analysis, options = {}) {
     ...renderBenchmarks2(results, analysis, width, paint, httpShown),
     ...renderHealth2(results, analysis, paint),
     ...renderHotFunctions2(results, options, width, paint),
-    ...renderWarnings2(results, analysis, paint),
-    ...renderFailures2(results),
+    ...renderWarnings2(analysis, paint),
+    ...renderFailures2(analysis),
     ...renderBenchmarkFailures2(analysis),
     ...renderDetectable(rows, analysis)
   ];
@@ -66913,6 +66945,9 @@ compare options:
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
   --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
+                        (implies --full)
+  --full                every table even when nothing changed (such a run prints its headline
+                        and one line by default, like the PR comment)
   --dry-run             check and print the plan, measure nothing (perfgate plan)
   --quiet               no progress lines (warnings still show)    --no-color  plain output
 
@@ -66927,6 +66962,8 @@ init options (the service is the current directory, or --working-directory):
                         GETs /health, /healthz, /ready and /, and stops it
 
 report options:
+  --full                every table even when nothing changed
+  --all-functions       hot functions of dependencies, Node core and V8 too (implies --full)
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
@@ -66960,7 +66997,7 @@ Run perfgate --help for usage.
     if (command2 === "report") {
       if (positionals.length !== 2) throw new UsageError("report takes one argument: the results.json to render");
       const path = resolve4(io.cwd, positionals[1]);
-      return finish(readResults(path), values, io, color, dirname6(path));
+      return finish(readResults(path), values, io, color, path);
     }
     if (command2 === "compare" || command2 === "plan") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
@@ -67013,6 +67050,7 @@ var CLI_FLAGS = {
   "no-color": { type: "boolean" },
   "no-profile": { type: "boolean" },
   "all-functions": { type: "boolean" },
+  full: { type: "boolean" },
   "dry-run": { type: "boolean" },
   "no-probe": { type: "boolean" }
 };
@@ -67092,7 +67130,7 @@ async function compare(values, io, color, dryRun) {
 `);
     io.stderr.write(`[perfgate] results: ${resultsPath}
 `);
-    return finish(results, values, io, color, dirname6(resultsPath));
+    return finish(results, values, io, color, resultsPath);
   } catch (e) {
     if (signalled === null) throw e;
     io.stderr.write(`
@@ -67108,16 +67146,26 @@ perfgate: ${e.message}
     process.off("exit", onExit);
   }
 }
-function finish(results, values, io, color, runDir) {
+function finish(results, values, io, color, resultsPath) {
   const analysis = compareResults(results);
   const allFunctions = values["all-functions"] === true;
+  const terminal = renderTerminal(results, analysis, {
+    color,
+    runDir: dirname6(resultsPath),
+    allFunctions,
+    full: values.full === true || allFunctions,
+    fullReport: `perfgate report ${shellQuote(resultsPath)} --full`
+  });
   io.stdout.write(`
-${renderTerminal(results, analysis, { color, runDir, allFunctions })}
+${terminal}
 `);
   if (values.markdown) copyTo(resolve4(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve4(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
 `);
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
+}
+function shellQuote(word) {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 function copyTo(path, text2) {
   mkdirSync7(dirname6(path), { recursive: true });

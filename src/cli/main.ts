@@ -46,6 +46,9 @@ compare options:
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
   --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
+                        (implies --full)
+  --full                every table even when nothing changed (such a run prints its headline
+                        and one line by default, like the PR comment)
   --dry-run             check and print the plan, measure nothing (perfgate plan)
   --quiet               no progress lines (warnings still show)    --no-color  plain output
 
@@ -60,6 +63,8 @@ init options (the service is the current directory, or --working-directory):
                         GETs /health, /healthz, /ready and /, and stops it
 
 report options:
+  --full                every table even when nothing changed
+  --all-functions       hot functions of dependencies, Node core and V8 too (implies --full)
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
@@ -99,7 +104,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'report') {
       if (positionals.length !== 2) throw new UsageError('report takes one argument: the results.json to render');
       const path = resolve(io.cwd, positionals[1]!);
-      return finish(readResults(path), values, io, color, dirname(path));
+      return finish(readResults(path), values, io, color, path);
     }
     if (command === 'compare' || command === 'plan') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
@@ -147,6 +152,7 @@ const CLI_FLAGS = {
   'no-color': { type: 'boolean' },
   'no-profile': { type: 'boolean' },
   'all-functions': { type: 'boolean' },
+  full: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   'no-probe': { type: 'boolean' },
 } as const;
@@ -238,7 +244,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     );
     if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
-    return finish(results, values, io, color, dirname(resultsPath));
+    return finish(results, values, io, color, resultsPath);
   } catch (e) {
     if (signalled === null) throw e;
     // Interrupted: the shell's convention, 128 + the signal's number, so scripts can tell.
@@ -253,14 +259,26 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
   }
 }
 
-/** Prints the report; `runDir` is results.json's directory, where the flamegraphs are. */
-function finish(results: Results, values: Values, io: Io, color: boolean, runDir: string): number {
+/** Prints the report of the results.json at `resultsPath` (its directory holds the flamegraphs). */
+function finish(results: Results, values: Values, io: Io, color: boolean, resultsPath: string): number {
   const analysis = compareResults(results);
   const allFunctions = values['all-functions'] === true;
-  io.stdout.write(`\n${renderTerminal(results, analysis, { color, runDir, allFunctions })}\n`);
+  const terminal = renderTerminal(results, analysis, {
+    color,
+    runDir: dirname(resultsPath),
+    allFunctions,
+    full: values.full === true || allFunctions,
+    fullReport: `perfgate report ${shellQuote(resultsPath)} --full`,
+  });
+  io.stdout.write(`\n${terminal}\n`);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n`);
   return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
+}
+
+/** A path as a shell word: as it is when it has nothing a shell would split or expand, else in single quotes. */
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 function copyTo(path: string, text: string): void {

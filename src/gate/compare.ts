@@ -5,12 +5,9 @@ import type {
   BenchmarkAnalysis,
   BenchmarkComparison,
   HealthAnalysis,
-  HealthComparison,
   MetricComparison,
   PairedComparison,
   Results,
-  RunWarning,
-  Side,
   Verdict,
 } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
@@ -20,15 +17,14 @@ import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
 import { signedRankTest } from '../stats/wilcoxon.js';
 import { inventoryBenchmarks } from './benchmarks.js';
-import { analyzeHealth, healthSeries, healthWarnings, markGeneratorBound, type RelativeHealthComparison } from './health.js';
+import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
-import { httpLevel } from './sequential.js';
-import { formatP, percentText } from './text.js';
+import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
+import { earlyStop, httpLevel } from './sequential.js';
+import { percentText } from './text.js';
+import { analysisWarnings } from './warnings.js';
 
-/** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
-export const MIN_RELIABLE_PAIRS = 10;
-/** Below this many start pairs likewise: the signed-rank test over starts has almost no power. */
-export const MIN_RELIABLE_STARTS = 8;
+
 const CONFIDENCE = 0.95;
 /**
  * "Unchanged" is an equivalence claim, tested as two one-sided tests at 5% each (Schuirmann,
@@ -65,6 +61,7 @@ function comparePaired(
   const pairRatios = base.map((b, i) => Math.log(head[i]! / b));
   const finitePairs = pairRatios.filter(Number.isFinite).length;
   const perStart = starts ? summarizeStarts(pairRatios, starts) : null;
+  const startChanges = perStart?.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n }));
   const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
   const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
@@ -84,7 +81,7 @@ function comparePaired(
     limit: rule.limit,
     n: ratios.length,
     pairs: finitePairs,
-    ...(perStart && { starts: perStart.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n })) }),
+    ...(startChanges && { starts: startChanges }),
     baseMedian: median(base.filter(Number.isFinite)),
     headMedian: median(head.filter(Number.isFinite)),
     change: Math.expm1(interval.estimate),
@@ -98,6 +95,7 @@ function comparePaired(
         Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
       : Number.NaN,
     higherIsBetter,
+    noise: { pairs: pairNoise(base, head), starts: middleHalf((startChanges ?? []).map((s) => s.change)) },
   };
 }
 
@@ -183,11 +181,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   }
   const healthComparisons = health?.comparisons ?? [];
   const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? []), ...healthComparisons];
-  const gatedCount = all.filter((c) => c.gated).length;
-  const family = describeFamily(
-    [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
-    (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
-  );
+  const tallies = tallyRequests(results);
   // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
   const verdicts = [...all, ...(health?.heap ?? [])];
   return {
@@ -196,12 +190,19 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     regressions: verdicts.filter((c) => c.verdict === 'regression').length,
     improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
-    warnings: [
-      ...results.warnings,
-      ...deriveWarnings(results, [...comparisons, ...healthComparisons], family, gatedCount, level),
-      ...(benchmarks ? benchmarkWarnings(results, benchmarks, family, gatedCount) : []),
-      ...(health ? healthWarnings(results, health) : []),
-    ],
+    warnings: analysisWarnings(results, {
+      tallies,
+      comparisons: [...comparisons, ...healthComparisons],
+      benchmarks,
+      health,
+      gated: {
+        metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+        benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
+      },
+      level,
+    }),
+    failedRequests: tallies.filter(hasFailures),
+    earlyStop: earlyStop(results),
     ...(benchmarks && { benchmarks }),
     ...(health && { health }),
   };
@@ -226,172 +227,6 @@ export function decideVerdict(
   const high = c.eqHigh ?? c.ciHigh;
   if (low > -c.limit && high < c.limit) return 'unchanged';
   return 'inconclusive';
-}
-
-/**
- * The exact one-sided signed-rank test's smallest p with n pairs is 1/2^n (all pairs agree);
- * Holm multiplies the smallest p by the number of gated comparisons of the run. Below that
- * floor no regression can ever be found, whatever the data. Returns the pairs (or rounds)
- * needed, or null when n is enough.
- */
-export function pairsNeeded(n: number, gatedCount: number, alpha: number): number | null {
-  if (gatedCount * 2 ** -n < alpha) return null;
-  return Math.floor(Math.log2(gatedCount / alpha)) + 1;
-}
-
-/**
- * How far the starts' own log-changes spread: the median absolute deviation scaled by 1.4826,
- * a robust estimate of their standard deviation (Rousseeuw & Croux, JASA 1993).
- */
-export function startSpread(logChanges: readonly number[]): number {
-  const center = median(logChanges);
-  return 1.4826 * median(logChanges.map((x) => Math.abs(x - center)));
-}
-
-/** "2 gated metrics", or "2 gated metrics and 3 gated micro-benchmarks": the Holm family. */
-function describeFamily(metrics: number, benchmarks: number): string {
-  const plural = (n: number, word: string) => `${n} gated ${word}${n === 1 ? '' : 's'}`;
-  if (benchmarks === 0) return plural(metrics, 'metric');
-  if (metrics === 0) return plural(benchmarks, 'micro-benchmark');
-  return `${plural(metrics, 'metric')} and ${plural(benchmarks, 'micro-benchmark')}`;
-}
-
-function deriveWarnings(
-  results: Results,
-  comparisons: (MetricComparison | HealthComparison)[],
-  family: string,
-  gatedCount: number,
-  level: number,
-): RunWarning[] {
-  const warnings: RunWarning[] = [];
-  if (results.status !== 'complete') {
-    warnings.push({
-      code: 'incomplete',
-      message: `The run did not finish (${results.error ?? results.status}); verdicts use the pairs measured before it stopped.`,
-    });
-  }
-  for (const scenario of results.scenarios) {
-    const n = scenario.pairs.length;
-    if (n > 0 && n < MIN_RELIABLE_PAIRS) {
-      warnings.push({
-        code: 'few-pairs',
-        scenario: scenario.name,
-        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`,
-      });
-    }
-    const starts = new Set(scenario.pairs.map(startOf)).size;
-    if (n > 0 && starts < MIN_RELIABLE_STARTS) {
-      warnings.push({
-        code: 'few-starts',
-        scenario: scenario.name,
-        message: `Only ${starts} start pair${starts === 1 ? '' : 's'}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks × load.instances).`,
-      });
-    }
-    for (const side of ['base', 'head'] as Side[]) {
-      const slices = scenario.pairs.map((p) => p[side]);
-      const requests = slices.reduce((a, s) => a + s.requests, 0);
-      const non2xx = slices.reduce((a, s) => a + s.non2xx, 0);
-      const failures = slices.reduce((a, s) => a + s.errors + s.timeouts, 0);
-      if (non2xx > 0) {
-        const share = requests ? ((100 * non2xx) / requests).toFixed(1) : '100';
-        warnings.push({
-          code: 'non-2xx',
-          scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`,
-        });
-      }
-      if (failures > 0) {
-        warnings.push({
-          code: 'request-errors',
-          scenario: scenario.name,
-          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`,
-        });
-      }
-    }
-  }
-  for (const c of comparisons.filter((c) => c.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, level);
-    if (needed !== null) {
-      warnings.push({
-        code: 'underpowered',
-        scenario: c.scenario,
-        message: `With ${c.n} start pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks × load.instances).`,
-      });
-      break;
-    }
-  }
-  // The starts themselves disagree: a reader should see why a run is inconclusive. How much of
-  // that spread is a per-start offset and how much is pair noise varies (docs/calibration.md,
-  // "Where the noise is"), so both ways to narrow the interval are named.
-  for (const c of comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && c.starts && c.starts.length >= 3)) {
-    const spread = startSpread(c.starts!.map((s) => Math.log1p(s.change)));
-    if (spread > c.limit) {
-      const changes = c.starts!.map((s) => s.change);
-      const signed = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
-      warnings.push({
-        code: 'starts-disagree',
-        scenario: c.scenario,
-        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks × load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`,
-      });
-    }
-  }
-  // Generator-bound throughput has its own warning (gate/health.ts): more pairs would not help.
-  const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && !('generatorBound' in c && c.generatorBound));
-  for (const c of undecided) {
-    warnings.push({
-      code: 'inconclusive',
-      scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More starts (load.blocks × load.instances) narrow the interval.`,
-    });
-  }
-  return warnings;
-}
-
-
-/** What a reader of the micro-benchmark verdicts must know: failures, budget, too few rounds, power. */
-function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, family: string, gatedCount: number): RunWarning[] {
-  const warnings: RunWarning[] = [];
-  const { alpha } = results.config;
-  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
-  if (stoppedEarly !== null) {
-    warnings.push({
-      code: 'benchmark-budget',
-      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`,
-    });
-  }
-  for (const failure of benchmarks.failures) {
-    warnings.push({
-      code: 'benchmark-failed',
-      benchmark: failure.file,
-      message: `failed on ${failure.side} in ${failure.failedRounds.length} of ${failure.runs} runs: ${failure.message.split('\n')[0]}`,
-    });
-  }
-  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
-  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
-    warnings.push({
-      code: 'few-rounds',
-      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`,
-    });
-  }
-  for (const c of benchmarks.comparisons.filter((c) => c.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, alpha);
-    if (needed !== null) {
-      warnings.push({
-        code: 'underpowered',
-        benchmark: c.label,
-        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`,
-      });
-      break;
-    }
-  }
-  for (const c of benchmarks.comparisons.filter((c) => c.gated && c.verdict === 'inconclusive')) {
-    warnings.push({
-      code: 'inconclusive',
-      benchmark: c.label,
-      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`,
-    });
-  }
-  return warnings;
 }
 
 /** One line per gated regression, HTTP, micro-benchmarks and service health, for a failed check's message. */

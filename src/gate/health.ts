@@ -18,7 +18,7 @@ import type {
   MetricComparison,
   PairedComparison,
   Results,
-  RunWarning,
+  ProcessCount,
   ScenarioResults,
   Side,
   Slice,
@@ -253,6 +253,8 @@ function compareHeap(results: Results, scenario: ScenarioResults): HeapGrowthCom
     limit: rule.limitMbPer10k,
     base,
     head,
+    baseMbPer10k: mbPer10k(base.bytesPerRequest),
+    headMbPer10k: mbPer10k(head.bytesPerRequest),
     change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
     verdict: decideHeapGrowth(base, head, rule, results.config.alpha),
   };
@@ -401,6 +403,16 @@ function findHints(
   return hints;
 }
 
+/** The fewest and the most processes that reported in one side's slices of a scenario; null when none did. */
+function processRange(scenario: ScenarioResults, side: Side): ProcessCount['base'] {
+  const counts = scenario.pairs.map((p) => aggregateHealth(p[side].health)?.processes ?? 0).filter((n) => n > 0);
+  return counts.length === 0 ? null : { min: Math.min(...counts), max: Math.max(...counts) };
+}
+
+function countProcesses(scenario: ScenarioResults): ProcessCount {
+  return { scenario: scenario.name, base: processRange(scenario, 'base'), head: processRange(scenario, 'head') };
+}
+
 /**
  * The health analysis from the compared health metrics (after Holm, with their relative
  * verdicts) and the HTTP metrics' comparisons (for hints); undefined when the results have no
@@ -427,46 +439,7 @@ export function analyzeHealth(
     heap,
     generator,
     hints: findHints(results, comparisons, heap, generator, metrics),
+    processes: withPairs.map(countProcesses).filter((count) => count.base !== null || count.head !== null),
     failing: [...comparisons, ...heap].filter((c) => c.gated && c.verdict === 'regression'),
   };
-}
-
-/** What a reader of the health verdicts must know: generator-bound throughput, services that sent no health data (inconclusive gated health metrics are warned about with the HTTP metrics). */
-export function healthWarnings(results: Results, health: HealthAnalysis): RunWarning[] {
-  const warnings: RunWarning[] = [];
-  for (const check of health.generator.filter((g) => g.bound.length > 0)) {
-    const loads = check.bound.map((side) => check.sides[side]);
-    const busy = Math.max(...loads.map((l) => l.generatorBusy));
-    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
-    const service = Math.max(...loads.map((l) => l.serviceLoad));
-    const generatorText = Number.isFinite(busy) ? `was busy ${share(busy)} of the time (${share(cpu)} of a CPU core)` : `used ${share(cpu)} of a CPU core`;
-    const serviceText =
-      loads[0]!.serviceLoadSource === 'event-loop'
-        ? `its busiest event loop was ${share(service)} busy`
-        : `it used ${service.toFixed(2)} CPU cores`;
-    warnings.push({
-      code: 'load-generator-bound',
-      scenario: check.scenario,
-      message: `In most ${check.bound.join(' and ')} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`,
-    });
-  }
-  for (const scenario of results.scenarios) {
-    for (const side of SIDES) {
-      const slices = scenario.pairs.map((p) => p[side]);
-      // null: measured with health on, and no process reported; undefined: older results.
-      if (slices.length > 0 && slices.every((s) => s.health === null)) {
-        warnings.push({
-          code: 'no-health',
-          scenario: scenario.name,
-          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`,
-        });
-      }
-    }
-  }
-  return warnings;
-}
-
-/** A share of a core or of the time: 0.973 → "97%", 0.052 → "5.2%". */
-function share(fraction: number): string {
-  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
 }

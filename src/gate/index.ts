@@ -1,2 +1,3 @@
-export { compareResults, decideVerdict, MIN_RELIABLE_PAIRS } from './compare.js';
+export { compareResults, decideVerdict } from './compare.js';
+export { MIN_RELIABLE_PAIRS } from './warnings.js';
 export { METRIC_DEFINITIONS, type MetricDefinition } from './metrics.js';

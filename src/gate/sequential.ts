@@ -6,7 +6,8 @@
  * O'Brien–Fleming design (src/stats/sequential.ts), which keeps the overall one-sided alpha.
  */
 import type { Analysis, Results, TakenLook, Verdict } from '../results/types.js';
-import { formatP, percentText } from './text.js';
+import { formatP } from '../stats/format.js';
+import { percentText } from './text.js';
 
 /**
  * The level the HTTP verdicts are decided at: the nominal level of the look the run stopped at

@@ -1,13 +1,10 @@
 /**
- * What every renderer says about the micro-benchmarks: the rows of their table, the noise of
- * each comparison, the files that failed. Raw text; renderers escape what came from the PR's
+ * What every renderer says about the micro-benchmarks: the rows of their table and how they
+ * were measured. Raw text; renderers escape what came from the PR's
  * code (names, messages) and choose how it looks.
  */
-import { inventoryBenchmarks } from '../gate/benchmarks.js';
 import type { Analysis, BenchmarkComparison, Results, UncomparedBenchmark } from '../results/types.js';
-import { quantile } from '../stats/descriptive.js';
 import { formatChange, formatInterval, formatOpsPerSec } from './format.js';
-import type { NoiseBand } from './samples.js';
 import { orderBenchmarkRows, type Tone, verdictTone } from './verdicts.js';
 
 /** A compared benchmark's verdict tone, or why a listed one was not compared. */
@@ -61,16 +58,6 @@ export function benchmarkRows(analysis: Analysis): BenchmarkRow[] {
       comparison: null,
     };
   });
-}
-
-/** The middle half of a compared benchmark's per-round changes head/base − 1; null with too few rounds. */
-export function benchmarkNoise(results: Results, key: string): NoiseBand | null {
-  if (!results.benchmarks) return null;
-  const series = inventoryBenchmarks(results.benchmarks).series.find((s) => s.identity.key === key);
-  if (!series) return null;
-  const changes = series.base.map((b, i) => series.head[i]! / b - 1).filter(Number.isFinite);
-  if (changes.length < 2) return null;
-  return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
 }
 
 /** "each number is one process's mean ops/s; 10 rounds, a fresh process per file and side". */

@@ -34,7 +34,7 @@ export interface ReportOptions {
   acceptLabel?: string;
   /** The workflow run's web address, linked at the end. */
   runUrl?: string;
-  /** The repository's web address, for links to own code in the hot-function tables. */
+  /** The repository's web address: the base and head shas link to their commits, own code in the hot-function tables to its lines. */
   repositoryUrl?: string;
   /** Links to the run's artifacts, in the order shown. */
   artifacts?: ArtifactLink[];

@@ -5,8 +5,7 @@
  * the markdown and terminal renderers, which choose only how it looks; pure.
  */
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
-import { aggregateHealth, mbPer10k } from '../gate/health.js';
-import type { Analysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
+import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from './format.js';
 import { type Tone, verdictTone } from './verdicts.js';
 
@@ -100,8 +99,8 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
       scenario: growth.scenario,
       metric: 'heap growth / 10k req',
       gated: growth.gated,
-      base: formatGrowth(mbPer10k(growth.base.bytesPerRequest)),
-      head: formatGrowth(mbPer10k(growth.head.bytesPerRequest)),
+      base: formatGrowth(growth.baseMbPer10k),
+      head: formatGrowth(growth.headMbPer10k),
       change: formatGrowth(growth.change),
       cell: { kind: 'leak', tone },
       notable: tone !== 'neutral',
@@ -130,13 +129,10 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
 }
 
 /** The processes per side that reported, as "3" or "2–3" over the scenario's slices. */
-function processCounts(results: Results, scenario: string, side: Side): string {
-  const pairs = results.scenarios.find((s) => s.name === scenario)?.pairs ?? [];
-  const counts = pairs.map((p) => aggregateHealth(p[side].health)?.processes ?? 0).filter((n) => n > 0);
-  if (counts.length === 0) return '0';
-  const low = Math.min(...counts);
-  const high = Math.max(...counts);
-  return low === high ? formatCount(low) : `${formatCount(low)}–${formatCount(high)}`;
+function processCounts(health: HealthAnalysis, scenario: string, side: Side): string {
+  const range = health.processes.find((p) => p.scenario === scenario)?.[side] ?? null;
+  if (range === null) return '0';
+  return range.min === range.max ? formatCount(range.min) : `${formatCount(range.min)}–${formatCount(range.max)}`;
 }
 
 /** Rows of every scenario with health data, scenarios in run order, gated metrics first within each. */
@@ -156,8 +152,8 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
         scenario: name,
         metric: 'processes',
         gated: false,
-        base: processCounts(results, name, 'base'),
-        head: processCounts(results, name, 'head'),
+        base: processCounts(health, name, 'base'),
+        head: processCounts(health, name, 'head'),
         change: '',
         cell: { kind: 'none' },
         notable: false,

@@ -16,7 +16,7 @@ import {
   formatValue,
   truncate,
 } from './format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkNoise, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import {
@@ -40,9 +40,19 @@ import {
   sourceSide,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
-import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
-import { noiseBand, startBand, tallyFailures } from './samples.js';
-import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import { type CommitLink, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
+import {
+  allComparisons,
+  countVerdicts,
+  describeCounts,
+  describeDecision,
+  describeNothingChanged,
+  nothingChanged,
+  orderRows,
+  type ReportRow,
+  type Tone,
+  verdictTone,
+} from './verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */
@@ -69,9 +79,9 @@ export interface MarkdownOptions {
    */
   artifactUrls?: Record<string, string>;
   /**
-   * The repository's web address (https://github.com/owner/name): own functions in the hot
-   * function tables link to their line at the measured commit. Default: from results.github;
-   * none for a work tree with uncommitted changes.
+   * The repository's web address (https://github.com/owner/name): the base and head shas link to
+   * their commits, and own functions in the hot-function tables to their line at the measured
+   * commit. Default: from results.github; none for a work tree with uncommitted changes.
    */
   repositoryUrl?: string;
   /** Rows per hot-function table (default 10); 0 leaves the hot-function sections out (to fit a size limit). */
@@ -140,13 +150,26 @@ function renderHowToAccept(analysis: Analysis, accepted: string | null, options:
   return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
 }
 
-function renderIncomplete(results: Results): string | null {
-  const text = describeIncomplete(results, escapeMarkdown);
+function renderIncomplete(results: Results, analysis: Analysis): string | null {
+  const text = describeIncomplete(results, analysis, escapeMarkdown);
   return text === null ? null : `> ⚠️ **Incomplete run:** ${text}`;
 }
 
-function renderMethodLine(results: Results): string {
-  return `${describeSides(results, escapeMarkdown)} · ${describeSetup(results, escapeMarkdown)}`;
+/** The repository's web address: the caller's, else the one the action recorded in results.json; null for neither. */
+function repositoryOf(results: Results, options: MarkdownOptions): string | null {
+  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  return repository === null ? null : repository.replace(/\/+$/, '');
+}
+
+/** The short sha as a link to its commit; none for a work tree with uncommitted changes (its state is no commit). */
+function commitLink(results: Results, options: MarkdownOptions): CommitLink | undefined {
+  const repository = repositoryOf(results, options);
+  if (repository === null) return undefined;
+  return (side, text) => (side.dirty ? null : `[${text}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`);
+}
+
+function renderMethodLine(results: Results, analysis: Analysis, options: MarkdownOptions): string {
+  return `${describeSides(results, escapeMarkdown, commitLink(results, options))} · ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
 
 function renderComparisonRow(row: ReportRow): string {
@@ -257,10 +280,10 @@ function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'>): stri
   return c.detectable > c.limit ? `${text} ⚠️` : text;
 }
 
-function renderNoiseRow(results: Results, row: ReportRow): string {
+function renderNoiseRow(row: ReportRow): string {
   const c = row.comparison;
-  const band = noiseBand(results, c.scenario, c.metric);
-  const starts = startBand(c);
+  const band = c.noise.pairs;
+  const starts = c.noise.starts;
   return tableRow([
     scenarioCell(row),
     metricCell(c),
@@ -281,12 +304,12 @@ function renderStarts(rows: ReportRow[]): string | null {
   return lines.length === 0 ? null : ['**Each start pair**, its own change (the median of its pairs), in the order they ran:', ...lines].join('\n');
 }
 
-function renderNoise(results: Results, rows: ReportRow[]): string | null {
+function renderNoise(rows: ReportRow[]): string | null {
   if (rows.length === 0) return null;
   const intro =
     '**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
   const head = tableHead(['scenario', 'metric', 'per-pair change, middle half (%)', 'per-start change, middle half (%)', 'smallest detectable', 'limit', 'start pairs (pairs)'], 'llrrrrr');
-  return [[intro, '', head, ...rows.map((row) => renderNoiseRow(results, row))].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
+  return [[intro, '', head, ...rows.map(renderNoiseRow)].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
 }
 
 function renderEnvironment(env: Environment): string {
@@ -299,8 +322,8 @@ function renderEnvironment(env: Environment): string {
   ].join('\n');
 }
 
-function renderWarnings(results: Results, analysis: Analysis): string | null {
-  const warnings = collectWarnings(results, analysis);
+function renderWarnings(analysis: Analysis): string | null {
+  const warnings = analysis.warnings;
   if (warnings.length === 0) return null;
   const items = warnings.map((w) => {
     const about = w.scenario ?? w.benchmark;
@@ -310,8 +333,8 @@ function renderWarnings(results: Results, analysis: Analysis): string | null {
   return ['**Warnings.**', ...items].join('\n');
 }
 
-function renderFailures(results: Results): string | null {
-  const tallies = tallyFailures(results);
+function renderFailures(analysis: Analysis): string | null {
+  const tallies = analysis.failedRequests;
   if (tallies.length === 0) return null;
   const head = tableHead(['scenario', 'side', 'requests', 'non-2xx', 'errors', 'timeouts'], 'llrrrr');
   const rows = tallies.map((t) =>
@@ -320,12 +343,12 @@ function renderFailures(results: Results): string | null {
   return ['**Failed requests.**', '', head, ...rows].join('\n');
 }
 
-function renderBenchmarkNoise(results: Results, analysis: Analysis): string | null {
+function renderBenchmarkNoise(analysis: Analysis): string | null {
   const comparisons = analysis.benchmarks?.comparisons ?? [];
   if (comparisons.length === 0) return null;
   const head = tableHead(['benchmark', 'per-round change, middle half (%)', 'smallest detectable', 'limit', 'rounds used'], 'lrrrr');
   const lines = comparisons.map((c) => {
-    const band = benchmarkNoise(results, c.key);
+    const band = c.noise.pairs;
     const name = escapeMarkdown(c.label);
     return tableRow([
       c.gated ? `**${name}**` : name,
@@ -357,11 +380,11 @@ function renderBenchmarkFailures(analysis: Analysis): string | null {
 function renderDetails(results: Results, analysis: Analysis, rows: ReportRow[]): string {
   const body = [
     renderMethod(results),
-    renderNoise(results, rows),
-    renderBenchmarkNoise(results, analysis),
+    renderNoise(rows),
+    renderBenchmarkNoise(analysis),
     renderEnvironment(results.environment),
-    renderWarnings(results, analysis),
-    renderFailures(results),
+    renderWarnings(analysis),
+    renderFailures(analysis),
     renderBenchmarkFailures(analysis),
   ].filter((part) => part !== null);
   return ['<details><summary>Method, noise and warnings</summary>', ...body, '</details>'].join('\n\n');
@@ -413,11 +436,11 @@ function renderHealth(results: Results, analysis: Analysis, mode: MarkdownOption
 
 /** Where own code is on the web: the repository URL, at the commit that was measured (base's for a gone function). */
 function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChange): string | null {
-  const repository = options.repositoryUrl ?? (results.github ? `https://github.com/${results.github.repository}` : null);
+  const repository = repositoryOf(results, options);
   const side = sourceSide(c);
   if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
   const path = c.file.split('/').map(encodeURIComponent).join('/');
-  return escapeUrl(`${repository.replace(/\/+$/, '')}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
+  return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 
 function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
@@ -525,34 +548,9 @@ function renderHotFunctions(results: Results, options: MarkdownOptions): string 
   return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 
-/**
- * Nothing for a reviewer to look at: a complete, passing run whose every comparison (HTTP
- * metrics, micro-benchmarks, service health) is unchanged, with no health hint and no
- * micro-benchmark left uncompared.
- */
-function nothingChanged(results: Results, analysis: Analysis): boolean {
-  const all = allComparisons(analysis);
-  return (
-    results.status === 'complete' &&
-    analysis.decision === 'pass' &&
-    all.length > 0 &&
-    all.every((c) => c.verdict === 'unchanged') &&
-    (analysis.health?.hints.length ?? 0) === 0 &&
-    (analysis.benchmarks?.uncompared.length ?? 0) === 0
-  );
-}
-
-/** The one visible line of a run where nothing changed: the gated changes of the first scenarios. */
+/** The one visible line of a run where nothing changed. */
 function renderNothingChanged(analysis: Analysis): string {
-  const byScenario = new Map<string, MetricComparison[]>();
-  for (const c of analysis.comparisons.filter((c) => c.gated)) byScenario.set(c.scenario, [...(byScenario.get(c.scenario) ?? []), c]);
-  const scenarios = [...byScenario.entries()].map(
-    ([scenario, cs]) => `${escapeMarkdown(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(', ')}`,
-  );
-  const shown = scenarios.slice(0, 3);
-  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).length;
-  return `**Nothing changed beyond its limit:** all ${count} ${count === 1 ? 'metric is' : 'metrics are'} unchanged${shown.length > 0 ? ` (${shown.join('; ')})` : ''}.`;
+  return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
 }
 
 /**
@@ -566,7 +564,7 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
     renderBenchmarks(results, analysis),
-    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, collectWarnings(results, analysis).length, results.benchmarks !== undefined),
+    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
   const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
   const quiet = nothingChanged(results, analysis);
@@ -575,8 +573,8 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
-    renderIncomplete(results),
-    renderMethodLine(results),
+    renderIncomplete(results, analysis),
+    renderMethodLine(results, analysis, options),
     ...(quiet
       ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
       : [...tables, options.links ?? null, ...inside]),

@@ -2,9 +2,8 @@
  * How a run was made, in words: which commits, on what machine, how many pairs. Text that
  * comes from outside perfgate goes through the renderer's `escapeText` (markdown or terminal).
  */
-import type { Analysis, Environment, Results, RunWarning, SideInfo } from '../results/types.js';
-import { earlyStop } from '../gate/sequential.js';
-import { formatP } from '../gate/text.js';
+import type { Analysis, Environment, Results, SideInfo } from '../results/types.js';
+import { formatP } from '../stats/format.js';
 import { formatCount, formatDurationUs, formatInteger, truncate } from './format.js';
 
 /** Longest error message quoted; a stack trace belongs in the logs, not in the comment. */
@@ -22,18 +21,22 @@ export interface PairCounts {
   stoppedEarly: boolean;
 }
 
+/** How a renderer links a commit: the link around `text` (the short sha, escaped), or null to leave it text. */
+export type CommitLink = (side: SideInfo, text: string) => string | null;
+
 /**
- * "main@abc1234"; the work tree of a dirty head says so. Escaped as a whole: a ref such as
- * "release-" would otherwise put "-@abc1234" in the comment, a mention of user abc1234.
+ * "main@abc1234"; the work tree of a dirty head says so. The ref is escaped with its "@": a ref
+ * such as "release-" would otherwise put "-@abc1234" in the comment, a mention of user abc1234.
  */
-function describeSide(side: SideInfo, escapeText: Escape): string {
-  const text = escapeText(`${side.ref}@${side.sha.slice(0, 7)}`);
+function describeSide(side: SideInfo, escapeText: Escape, link: CommitLink | undefined): string {
+  const short = escapeText(side.sha.slice(0, 7));
+  const text = `${escapeText(`${side.ref}@`)}${link?.(side, short) ?? short}`;
   return side.dirty ? `${text} (uncommitted changes)` : text;
 }
 
-/** "base main@abc1234 → head my-branch@def5678". */
-export function describeSides(results: Results, escapeText: Escape): string {
-  return `base ${describeSide(results.sides.base, escapeText)} → head ${describeSide(results.sides.head, escapeText)}`;
+/** "base main@abc1234 → head my-branch@def5678", each sha linked to its commit when `link` gives one. */
+export function describeSides(results: Results, escapeText: Escape, link?: CommitLink): string {
+  return `base ${describeSide(results.sides.base, escapeText, link)} → head ${describeSide(results.sides.head, escapeText, link)}`;
 }
 
 /** "24.11" from "v24.11.1": the minor version is what changes performance. */
@@ -55,13 +58,13 @@ export function shortCpuModel(model: string): string {
 }
 
 /** Pairs measured per scenario, counted from the data (a stopped run has fewer than planned). */
-export function countPairs(results: Results): PairCounts {
+export function countPairs(results: Results, analysis: Analysis): PairCounts {
   const counts = results.scenarios.map((s) => s.pairs.length);
   return {
     min: counts.length === 0 ? 0 : Math.min(...counts),
     max: counts.length === 0 ? 0 : Math.max(...counts),
     planned: results.config.load.pairs,
-    stoppedEarly: earlyStop(results) !== null,
+    stoppedEarly: analysis.earlyStop !== null,
   };
 }
 
@@ -105,23 +108,23 @@ function describeRounds(rounds: { measured: number; planned: number }): string {
 }
 
 /** What was measured: "60 pairs", "10 rounds of micro-benchmarks", or both. */
-function describeMeasured(results: Results): string[] {
+function describeMeasured(results: Results, analysis: Analysis): string[] {
   const rounds = countRounds(results);
   return [
-    ...(results.scenarios.length > 0 ? [describePairs(countPairs(results))] : []),
+    ...(results.scenarios.length > 0 ? [describePairs(countPairs(results, analysis))] : []),
     ...(rounds === null ? [] : [describeRounds(rounds)]),
   ];
 }
 
 /** "Node 24.11 · 2 vCPU AMD EPYC 7763 · 60 pairs × 1 s · seed 42" (and the micro-benchmark rounds). */
-export function describeSetup(results: Results, escapeText: Escape): string {
+export function describeSetup(results: Results, analysis: Analysis, escapeText: Escape): string {
   const env: Environment = results.environment;
   const rounds = countRounds(results);
   return [
     `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
     `${formatInteger(env.cpus)} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
     ...(results.scenarios.length > 0
-      ? [`${describePairs(countPairs(results))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`]
+      ? [`${describePairs(countPairs(results, analysis))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`]
       : []),
     ...(rounds === null ? [] : [describeRounds(rounds)]),
     `seed ${formatInteger(results.seed)}`,
@@ -132,25 +135,11 @@ export function describeSetup(results: Results, escapeText: Escape): string {
  * Null for a complete run; otherwise why it is incomplete and what the verdicts rest on,
  * e.g. "the run failed: service exited (code 1). The verdicts use the 4 of 6 pairs measured so far."
  */
-export function describeIncomplete(results: Results, escapeText: Escape): string | null {
+export function describeIncomplete(results: Results, analysis: Analysis, escapeText: Escape): string | null {
   if (results.status === 'complete') return null;
   const cause =
     results.status === 'running'
       ? 'the run is still in progress'
       : `the run failed: ${results.error ? escapeText(truncate(results.error, MAX_ERROR_CHARS)) : 'no error message was recorded'}`;
-  return `${cause}. The verdicts use the ${describeMeasured(results).join(' and ')} measured so far.`;
-}
-
-/**
- * The run's warnings: the analysis's, then any recorded while running that the analysis did
- * not repeat (the same code, scenario and message is shown once).
- */
-export function collectWarnings(results: Results, analysis: Analysis): RunWarning[] {
-  const seen = new Set<string>();
-  return [...analysis.warnings, ...results.warnings].filter((w) => {
-    const key = JSON.stringify([w.code, w.scenario ?? null, w.message]);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return `${cause}. The verdicts use the ${describeMeasured(results, analysis).join(' and ')} measured so far.`;
 }

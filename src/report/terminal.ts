@@ -31,9 +31,19 @@ import {
   rowName,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
-import { collectWarnings, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
-import { tallyFailures } from './samples.js';
-import { allComparisons, countVerdicts, describeCounts, describeDecision, orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
+import {
+  allComparisons,
+  countVerdicts,
+  describeCounts,
+  describeDecision,
+  describeNothingChanged,
+  nothingChanged,
+  orderRows,
+  type ReportRow,
+  type Tone,
+  verdictTone,
+} from './verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */
@@ -42,6 +52,10 @@ export interface TerminalOptions {
   width?: number;
   /** Directory of results.json: the flamegraph paths are printed under it. Default: as results.json names them. */
   runDir?: string;
+  /** Every table even when nothing changed (default: such a run folds to its headline and one line, like the comment). */
+  full?: boolean;
+  /** Where the folded tables are, said under the one line, e.g. "perfgate report run/results.json --full". Default: "--full". */
+  fullReport?: string;
   /** Also the hot functions of dependencies, Node core and V8 (default: own code only). */
   allFunctions?: boolean;
 }
@@ -219,16 +233,16 @@ function renderHeadline(results: Results, analysis: Analysis, paint: Paint): str
   for (const c of regressionCulprits(results, analysis)) {
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
   }
-  const incomplete = describeIncomplete(results, sanitizeText);
+  const incomplete = describeIncomplete(results, analysis, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
-  lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, sanitizeText)}`);
+  lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, analysis, sanitizeText)}`);
   const stopping = describeStopping(results, sanitizeText);
   if (stopping !== null) lines.push(stopping);
   return lines;
 }
 
-function renderWarnings(results: Results, analysis: Analysis, paint: Paint): string[] {
-  const warnings = collectWarnings(results, analysis);
+function renderWarnings(analysis: Analysis, paint: Paint): string[] {
+  const warnings = analysis.warnings;
   if (warnings.length === 0) return [];
   const items = warnings.map((w) => {
     const about = w.scenario ?? w.benchmark;
@@ -238,8 +252,8 @@ function renderWarnings(results: Results, analysis: Analysis, paint: Paint): str
   return ['', 'warnings:', ...items];
 }
 
-function renderFailures(results: Results): string[] {
-  const tallies = tallyFailures(results);
+function renderFailures(analysis: Analysis): string[] {
+  const tallies = analysis.failedRequests;
   if (tallies.length === 0) return [];
   const items = tallies.map(
     (t) =>
@@ -395,10 +409,33 @@ function renderHotFunctions(results: Results, options: TerminalOptions, width: n
   return [...sections.flatMap((s) => renderHotFunctionSection(s, options, width, paint)), 'change: head share − base share in percentage points; new / gone: sampled on one side only'];
 }
 
-/** The terminal report: headline and decision, method line, table, warnings, power. */
+/**
+ * A run where nothing changed, folded like the comment: the headline, one line with the gated
+ * changes, where the tables are, and the warnings (they never fold away).
+ */
+function renderFolded(results: Results, analysis: Analysis, options: TerminalOptions, paint: Paint): string[] {
+  return [
+    ...renderHeadline(results, analysis, paint),
+    '',
+    `Nothing changed beyond its limit: ${describeNothingChanged(analysis, sanitizeText)}.`,
+    `Every metric${hasMore(results, analysis) ? ', service health and hot functions' : ''}: ${sanitizeText(options.fullReport ?? '--full')}`,
+    ...renderWarnings(analysis, paint),
+  ];
+}
+
+/** Whether the run has sections besides the verdict tables (what the folded line names). */
+function hasMore(results: Results, analysis: Analysis): boolean {
+  return analysis.health !== undefined || (results.profiles?.length ?? 0) > 0;
+}
+
+/**
+ * The terminal report: headline and decision, method line, table, warnings, power. A run where
+ * nothing changed folds to its headline and one line unless `full` is set.
+ */
 export function renderTerminal(results: Results, analysis: Analysis, options: TerminalOptions = {}): string {
   const paint = painter(options.color ?? false);
   const rows = orderRows(results, analysis);
+  if (!options.full && nothingChanged(results, analysis)) return renderFolded(results, analysis, options, paint).join('\n') + '\n';
   const width = options.width ?? DEFAULT_WIDTH;
   const httpShown = results.scenarios.length > 0 || !results.benchmarks;
   const lines = [
@@ -409,8 +446,8 @@ export function renderTerminal(results: Results, analysis: Analysis, options: Te
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
     ...renderHealth(results, analysis, paint),
     ...renderHotFunctions(results, options, width, paint),
-    ...renderWarnings(results, analysis, paint),
-    ...renderFailures(results),
+    ...renderWarnings(analysis, paint),
+    ...renderFailures(analysis),
     ...renderBenchmarkFailures(analysis),
     ...renderDetectable(rows, analysis),
   ];

@@ -13,7 +13,7 @@ import type {
   Results,
   UncomparedBenchmark,
 } from '../results/types.js';
-import { formatMetricName, formatPercent } from './format.js';
+import { formatChange, formatInterval, formatMetricName, formatPercent } from './format.js';
 import { describeHealthLimit, formatHealthMetricName } from './health.js';
 import type { Escape } from './run-info.js';
 
@@ -176,4 +176,37 @@ export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gate
     default:
       return 'unknown';
   }
+}
+
+/**
+ * Nothing for a reviewer to look at: a complete, passing run whose every comparison (HTTP
+ * metrics, micro-benchmarks, service health) is unchanged, with no health hint and no
+ * micro-benchmark left uncompared. Both reports then fold their tables away.
+ */
+export function nothingChanged(results: Results, analysis: Analysis): boolean {
+  const all = allComparisons(analysis);
+  return (
+    results.status === 'complete' &&
+    analysis.decision === 'pass' &&
+    all.length > 0 &&
+    all.every((c) => c.verdict === 'unchanged') &&
+    (analysis.health?.hints.length ?? 0) === 0 &&
+    (analysis.benchmarks?.uncompared.length ?? 0) === 0
+  );
+}
+
+/**
+ * What a run where nothing changed says in its one line: "all 10 metrics are unchanged (GET
+ * /hello: throughput +0.4% (−2.1 … +2.7); …)", the gated changes of the first three scenarios.
+ */
+export function describeNothingChanged(analysis: Analysis, escapeText: Escape): string {
+  const byScenario = new Map<string, MetricComparison[]>();
+  for (const c of analysis.comparisons.filter((c) => c.gated)) byScenario.set(c.scenario, [...(byScenario.get(c.scenario) ?? []), c]);
+  const scenarios = [...byScenario.entries()].map(
+    ([scenario, cs]) => `${escapeText(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(', ')}`,
+  );
+  const shown = scenarios.slice(0, 3);
+  if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
+  const count = allComparisons(analysis).length;
+  return `all ${count} ${count === 1 ? 'metric is' : 'metrics are'} unchanged${shown.length > 0 ? ` (${shown.join('; ')})` : ''}`;
 }

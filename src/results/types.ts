@@ -1,4 +1,5 @@
 import type { HealthMetricId, MetricId, PerfgateConfig } from '../config/types.js';
+import type { WarningCode } from './warnings.js';
 
 /** Bumped on any incompatible change of the results.json shape. */
 export const RESULTS_VERSION = 1;
@@ -125,7 +126,8 @@ export interface ScenarioResults {
 }
 
 export interface RunWarning {
-  code: string;
+  /** What kind of warning (src/results/warnings.ts lists every code). */
+  code: WarningCode;
   message: string;
   scenario?: string;
   /** The micro-benchmark (its label) or benchmark file the warning is about. */
@@ -376,6 +378,20 @@ export interface ScenarioProfile {
 
 export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive';
 
+/** The middle half of a set of changes: their quartiles (R type 7), as fractions (0.05 = +5%). */
+export interface Quartiles {
+  q1: number;
+  q3: number;
+}
+
+/** How much one unit moves on this machine: the spread a reader judges a change against. */
+export interface Noise {
+  /** The per-pair changes head/base − 1 (micro-benchmarks: per round); null with fewer than 2 usable pairs. */
+  pairs: Quartiles | null;
+  /** The start pairs' own changes (`starts`); null without starts (micro-benchmarks, old results) or with fewer than 2. */
+  starts: Quartiles | null;
+}
+
 /** What every paired comparison carries, an HTTP metric's or a micro-benchmark's. */
 export interface PairedComparison {
   gated: boolean;
@@ -413,6 +429,8 @@ export interface PairedComparison {
   verdict: Verdict;
   /** true when higher is better (throughput, ops/s). */
   higherIsBetter: boolean;
+  /** The spread of the units behind the estimate (the report's noise table). */
+  noise: Noise;
 }
 
 export interface MetricComparison extends PairedComparison {
@@ -464,6 +482,9 @@ export interface HeapGrowthComparison {
   limit: number;
   base: HeapTrend;
   head: HeapTrend;
+  /** Each side's growth (its trend's bytesPerRequest), MB per 10,000 requests. */
+  baseMbPer10k: number;
+  headMbPer10k: number;
   /** Head's growth minus base's, MB per 10,000 requests. */
   change: number;
   verdict: Verdict;
@@ -509,11 +530,21 @@ export type HealthHint =
       serviceLoadSource: 'event-loop' | 'cpu';
     };
 
+/** How many of a service's processes reported health per slice: the fewest and the most over a scenario's slices. */
+export interface ProcessCount {
+  scenario: string;
+  /** null: no slice of that side had a report. */
+  base: { min: number; max: number } | null;
+  head: { min: number; max: number } | null;
+}
+
 export interface HealthAnalysis {
   comparisons: HealthComparison[];
   heap: HeapGrowthComparison[];
   generator: GeneratorCheck[];
   hints: HealthHint[];
+  /** Per scenario with health data, how many processes reported (a cluster's workers and primary). */
+  processes: ProcessCount[];
   /** Gated health regressions (they fail the build like `Analysis.failing`). */
   failing: (HealthComparison | HeapGrowthComparison)[];
 }
@@ -569,6 +600,21 @@ export interface BenchmarkAnalysis {
   notCompared: string[];
 }
 
+/** Requests that did not succeed, summed over one side's slices of one scenario. */
+export interface FailureTally {
+  scenario: string;
+  side: Side;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+/**
+ * Everything the reports show that is not raw data, derived from Results by compareResults
+ * (src/gate/compare.ts, pure). The renderers only render it; `perfgate report` and the action's
+ * report mode derive it again from a results.json, so it is never stored.
+ */
 export interface Analysis {
   comparisons: MetricComparison[];
   decision: 'pass' | 'fail';
@@ -576,7 +622,12 @@ export interface Analysis {
   improvements: number;
   /** Gated regressions, with metric and scenario. */
   failing: MetricComparison[];
+  /** Every warning once: those recorded while running (results.warnings), then the analysis's own (src/gate/warnings.ts). */
   warnings: RunWarning[];
+  /** Per scenario and side, only where some request failed (non-2xx, error or timeout). */
+  failedRequests: FailureTally[];
+  /** The look at which the pre-registered design stopped the run early; null when it ran every block (or had no interim look). */
+  earlyStop: TakenLook | null;
   /** Micro-benchmark verdicts, when the run has micro-benchmarks; counted in decision, regressions and improvements. */
   benchmarks?: BenchmarkAnalysis;
   /** Service health, when any slice has health or load-generator data; counted in decision, regressions and improvements. */

@@ -49,7 +49,9 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
   const summary = run.summary;
   assert.match(summary, /## perfgate/);
   assert.match(summary, /regression/);
-  assert.ok(summary.includes(`main@\u200d${baseSha(repo).slice(0, 7)}`), 'the summary names the base branch and commit');
+  // The base branch and commit, the short sha a link to the commit on the server the run is on.
+  const commitLink = (sha: string) => `[${sha.slice(0, 7)}](https://github.com/acme/shop/commit/${sha})`;
+  assert.ok(summary.includes(`main@\u200d${commitLink(baseSha(repo))}`), 'the summary names the base branch and links its commit');
   assert.equal(run.outputs.decision, 'fail');
   assert.ok(Number(run.outputs.regressions) >= 1);
   const resultsText = readFileSync(run.outputs['results-path']!, 'utf8');
@@ -101,6 +103,8 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
   for (const artifact of stored) {
     assert.ok(body.includes(`(https://github.com/acme/shop/actions/runs/4242/artifacts/${artifact.id})`), `links ${artifact.name}`);
   }
+  assert.ok(body.includes(` → head ${results.sides.head.ref}@\u200d${commitLink(results.sides.head.sha)}`), 'the head commit is a link');
+  assert.match(results.sides.head.sha, /^[0-9a-f]{40}$/);
   assert.match(body, /\nIf this regression is intended, add the label \*\*perf-regression-accepted\*\* to the pull request/);
   assert.match(body, /· \[workflow run\]\(https:\/\/github\.com\/acme\/shop\/actions\/runs\/4242\)<\/sub>\n$/);
   assert.equal(run.outputs['comment-url'], comments[0]!.html_url);

@@ -126,7 +126,7 @@ describe('report mode: the sticky comment', () => {
     results.scenarios[0]!.name = HOSTILE;
     results.sides.head.ref = 'feature|@admin`x`';
     results.environment.cpuModel = '<script>alert(1)</script>';
-    results.warnings.push({ code: 'service-log', message: `error at ${HOSTILE}\n| a | b |`, scenario: HOSTILE });
+    results.warnings.push({ code: 'profile-failed', message: `error at ${HOSTILE}\n| a | b |`, scenario: HOSTILE });
     const staged = await stageMeasuredRun(platform, { runId: 7501, pullRequest: 13, headSha: headShaFor(13), results });
     const run = await report(staged.event);
     assert.equal(run.status, 0, describeRun(run));

@@ -54,6 +54,8 @@ test('with HTTP scenarios too: both tables, one headline', () => {
   assert.match(markdown, /\*\*Micro-benchmarks\*\* · each number/);
   assert.match(markdown, /20 pairs × 1 s · 10 rounds of micro-benchmarks · seed 1/);
   assert.match(markdown.split('\n')[0]!, / 6 unchanged — ✅ passing$/, '5 HTTP metrics and 1 benchmark');
-  const text = renderTerminal(results, analysis);
-  assert.ok(text.indexOf('scenario') < text.indexOf('micro-benchmarks —'), 'HTTP table first');
+  // nothing changed: folded to one line like the comment, both tables with --full
+  assert.match(renderTerminal(results, analysis), /\n\nNothing changed beyond its limit: all 6 metrics are unchanged \(GET \/hello: throughput .+\)\.\nEvery metric: --full\n$/);
+  const text = renderTerminal(results, analysis, { full: true });
+  assert.ok(text.indexOf('scenario') >= 0 && text.indexOf('scenario') < text.indexOf('micro-benchmarks —'), 'HTTP table first');
 });

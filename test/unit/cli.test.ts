@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, quickConfig, ROOT } from '../helpers/repo.js';
+import { resultsFromPairs } from '../helpers/results.js';
 
 const service = { 'server.js': "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n" };
 
@@ -89,4 +91,22 @@ test('report: colour on a terminal, none with --no-color, NO_COLOR or a pipe', a
   assert.equal((await runCli(['report', results, '--no-color'], ROOT, env, { tty: true })).stdout, plain.stdout);
   assert.equal((await runCli(['report', results], ROOT, { ...env, NO_COLOR: '1' }, { tty: true })).stdout, plain.stdout);
   assert.equal(coloured.stdout.replace(/\x1b\[\d+m/g, ''), plain.stdout, 'colour adds nothing but the codes');
+});
+
+test('perfgate report folds a run where nothing changed to its headline and one line; --full shows every table', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'perfgate-folded-'));
+  const path = join(dir, 'run 1', 'results.json');
+  mkdirSync(dirname(path));
+  writeFileSync(path, JSON.stringify(resultsFromPairs(Array.from({ length: 12 }, () => [1000, 1000]))));
+  const folded = await runCli(['report', path], dir);
+  assert.equal(folded.code, 0, folded.stderr);
+  const lines = folded.stdout.trim().split('\n');
+  assert.match(lines[0]!, /^perfgate: 0 regressions · 0 improvements · 5 unchanged — ✓ passing$/);
+  assert.match(folded.stdout, /\nNothing changed beyond its limit: all 5 metrics are unchanged \(GET \/hello: throughput 0\.0% \(0\.0 … 0\.0\), latency p99 0\.0% \(0\.0 … 0\.0\)\)\.\n/);
+  assert.ok(folded.stdout.includes(`\nEvery metric: perfgate report '${path}' --full\n`), folded.stdout);
+  assert.doesNotMatch(folded.stdout, /change \(95% CI\)/, 'no table');
+  const full = await runCli(['report', path, '--full'], dir);
+  assert.equal(full.code, 0, full.stderr);
+  assert.match(full.stdout, /\nscenario +metric +base +head +change \(95% CI\) +verdict\n/);
+  assert.doesNotMatch(full.stdout, /Nothing changed/);
 });

@@ -137,3 +137,31 @@ test('non-2xx responses and an incomplete run are warned about', () => {
   assert.ok(codes.includes('non-2xx'));
   assert.ok(codes.includes('incomplete'));
 });
+
+test('the analysis carries what the reports show: noise bands, failed requests, the early stop, each warning once', () => {
+  const results = resultsFromPairs(noisyPairs(12, 1), {}, 3);
+  results.scenarios[0]!.pairs[3]!.head.non2xx = 40;
+  results.scenarios[0]!.pairs[5]!.base.timeouts = 2;
+  const recorded = { code: 'not-production' as const, message: 'service.env.NODE_ENV is "development"' };
+  results.warnings.push(recorded, { ...recorded });
+  const analysis = compareResults(results);
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  // per pair: the quartiles of head/base − 1 over the 12 pairs; per start: of the 4 starts' own changes
+  const changes = results.scenarios[0]!.pairs.map((p) => p.head.rps / p.base.rps - 1).sort((a, b) => a - b);
+  const q1 = changes[2]! + 0.75 * (changes[3]! - changes[2]!);
+  assert.ok(Math.abs(throughput.noise.pairs!.q1 - q1) < 1e-12, `q1 ${throughput.noise.pairs!.q1} vs ${q1}`);
+  assert.ok(throughput.noise.pairs!.q1 < throughput.noise.pairs!.q3);
+  assert.equal(throughput.starts!.length, 4);
+  assert.ok(throughput.noise.starts!.q1 >= Math.min(...throughput.starts!.map((s) => s.change)));
+  assert.ok(throughput.noise.starts!.q3 <= Math.max(...throughput.starts!.map((s) => s.change)));
+  assert.deepEqual(
+    analysis.failedRequests.map(({ side, non2xx, errors, timeouts }) => ({ side, non2xx, errors, timeouts })),
+    [
+      { side: 'base', non2xx: 0, errors: 0, timeouts: 2 },
+      { side: 'head', non2xx: 40, errors: 0, timeouts: 0 },
+    ],
+  );
+  assert.equal(analysis.earlyStop, null);
+  assert.equal(analysis.warnings.filter((w) => w.code === 'not-production').length, 1, 'a repeated warning is shown once');
+  assert.deepEqual(analysis.warnings[0], recorded, 'the warnings recorded while running come first');
+});

@@ -4,6 +4,8 @@ import stringWidth from 'string-width';
 import type { MetricId, PerfgateConfig } from '../../src/config/types.js';
 import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOptions } from '../../src/report/index.js';
 import type { Analysis, MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
+import { METRIC_DEFINITIONS } from '../../src/gate/metrics.js';
+import { hasFailures, pairNoise, tallyRequests } from '../../src/gate/samples.js';
 import { formatDiff, matchSnapshot } from '../helpers/snapshot.js';
 
 /* ---------- fixtures, built by hand so every number in a snapshot can be traced ---------- */
@@ -143,6 +145,7 @@ function comparison(scenario: string, metric: MetricId, fields: Partial<MetricCo
     detectable: 0.031,
     verdict: 'unchanged',
     higherIsBetter: metric === 'throughput',
+    noise: { pairs: null, starts: null },
     ...fields,
   };
 }
@@ -159,7 +162,19 @@ function scenarioComparisons(
   );
 }
 
-function makeAnalysis(comparisons: MetricComparison[], warnings: RunWarning[] = []): Analysis {
+/** A metric's per-pair noise as the gate derives it from the results' pairs. */
+function noiseOf(results: Results, c: MetricComparison): MetricComparison['noise'] {
+  const definition = METRIC_DEFINITIONS.find((d) => d.id === c.metric)!;
+  const pairs = results.scenarios.find((s) => s.name === c.scenario)?.pairs ?? [];
+  return { pairs: pairNoise(pairs.map((p) => definition.value(p.base)), pairs.map((p) => definition.value(p.head))), starts: null };
+}
+
+/**
+ * The hand-made verdicts, with what compareResults would derive from the same results besides:
+ * the per-pair noise (no per-start changes: that column says n/a) and the failed requests.
+ */
+function makeAnalysis(results: Results, verdicts: MetricComparison[], warnings: RunWarning[] = []): Analysis {
+  const comparisons = verdicts.map((c) => ({ ...c, noise: noiseOf(results, c) }));
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   return {
     comparisons,
@@ -168,6 +183,8 @@ function makeAnalysis(comparisons: MetricComparison[], warnings: RunWarning[] = 
     improvements: comparisons.filter((c) => c.verdict === 'improvement').length,
     failing,
     warnings,
+    failedRequests: tallyRequests(results).filter(hasFailures),
+    earlyStop: null,
   };
 }
 
@@ -188,7 +205,8 @@ const ECHO_MEDIANS: Record<MetricId, number> = {
 
 /** A gated throughput regression, an informational latency regression, an improvement. */
 function failingRun(): { results: Results; analysis: Analysis } {
-  const analysis = makeAnalysis([
+  const results = makeResults();
+  const analysis = makeAnalysis(results, [
     ...scenarioComparisons('GET /hello', HELLO_MEDIANS, {
       throughput: {
         headMedian: 24_930,
@@ -206,7 +224,7 @@ function failingRun(): { results: Results; analysis: Analysis } {
       latency_p90: { change: 0.061, ciLow: -0.012, ciHigh: 0.138, p: 0.21, pAdjusted: 0.21, detectable: 0.12, verdict: 'inconclusive' },
     }),
   ]);
-  return { results: makeResults(), analysis };
+  return { results, analysis };
 }
 
 function passingRun(): { results: Results; analysis: Analysis } {
@@ -220,7 +238,7 @@ function passingRun(): { results: Results; analysis: Analysis } {
       head: { ref: 'work tree', sha: 'abc1234def567890abc1234def567890abc12345', dirty: true },
     },
   });
-  const analysis = makeAnalysis([
+  const analysis = makeAnalysis(results, [
     ...scenarioComparisons('GET /hello', HELLO_MEDIANS),
     ...scenarioComparisons('POST /echo', ECHO_MEDIANS),
   ]);
@@ -245,6 +263,7 @@ function incompleteRun(): { results: Results; analysis: Analysis } {
   };
   const inconclusive: Partial<MetricComparison> = { ciLow: -0.09, ciHigh: 0.07, p: 0.5, pAdjusted: 0.75, detectable: 0.11, verdict: 'inconclusive' };
   const analysis = makeAnalysis(
+    results,
     [
       ...scenarioComparisons('GET /hello', HELLO_MEDIANS, { throughput: inconclusive }).map((c) => ({ ...c, n: 4 })),
       ...scenarioComparisons('POST /echo', ECHO_MEDIANS, { throughput: inconclusive }).map((c) => ({ ...c, n: 3 })),
@@ -264,6 +283,7 @@ function hostileRun(): { results: Results; analysis: Analysis } {
     scenarios: [{ name: HOSTILE, method: 'GET', path: '/x', pairs: pairs(6, HELLO, { ...HELLO, rps: 24_930 }, { errors: 2 }) }],
   });
   const analysis = makeAnalysis(
+    results,
     scenarioComparisons(HOSTILE, HELLO_MEDIANS, {
       throughput: { headMedian: 24_930, change: -0.1224, ciLow: -0.14, ciHigh: -0.101, pAdjusted: 0.004, verdict: 'regression' },
     }),
@@ -294,8 +314,8 @@ interface SnapshotCase {
 }
 
 const SNAPSHOT_CASES: Record<string, SnapshotCase> = {
-  failing: { build: failingRun },
-  passing: { build: passingRun },
+  failing: { build: failingRun, markdown: { repositoryUrl: 'https://github.com/acme/shop' } },
+  passing: { build: passingRun, terminal: { fullReport: 'perfgate report /tmp/perfgate-run/results.json --full' } },
   incomplete: { build: incompleteRun },
   hostile: { build: hostileRun, markdown: { title: 'perf @org/team' }, terminal: { width: 80 } },
 };
@@ -344,6 +364,29 @@ describe('renderMarkdown', () => {
     assert.ok(visible(failing).some((l) => l.startsWith('| scenario | metric |')), 'the verdict table is in view');
   });
 
+  it('links the base and head shas to their commits when the repository is known, and only then', () => {
+    const { results, analysis } = failingRun();
+    const line = (options: MarkdownOptions) => renderMarkdown(results, analysis, options).split('\n').find((l) => l.startsWith('base '))!;
+    assert.equal(
+      line({ repositoryUrl: 'https://github.example/acme/shop/' }).split(' · ')[0],
+      `base main@${ZWJ}[abc1234](https://github.example/acme/shop/commit/abc1234def567890abc1234def567890abc12345) → head my-branch@${ZWJ}[def5678](https://github.example/acme/shop/commit/def5678abc123456def5678abc123456def56789)`,
+    );
+    assert.match(line({}), new RegExp(`^base main@${ZWJ}abc1234 → head my-branch@${ZWJ}def5678 · `));
+    // the action records the repository in results.json: a later `perfgate report` links too
+    const recorded = { ...results, github: { repository: 'acme/shop', pullRequest: 7, headSha: null, baseSha: null, runId: '1', event: 'pull_request' } };
+    assert.match(renderMarkdown(recorded, analysis), /head my-branch@\u200D\[def5678\]\(https:\/\/github\.com\/acme\/shop\/commit\/def5678abc/);
+    // a work tree with uncommitted changes is no commit: its sha stays text
+    const { results: dirty, analysis: clean } = passingRun();
+    assert.match(
+      renderMarkdown(dirty, clean, { repositoryUrl: 'https://github.com/acme/shop' }),
+      new RegExp(`^base main@${ZWJ}\\[abc1234\\]\\(https://github\\.com/acme/shop/commit/abc1234def[0-9a-f]+\\) → head work tree@${ZWJ}abc1234 \\(uncommitted changes\\) · `, 'm'),
+    );
+    // a ref the PR named cannot turn the sha into a mention or break the link
+    const hostile = hostileRun();
+    const text = renderMarkdown(hostile.results, hostile.analysis, { repositoryUrl: 'https://github.com/acme/shop' });
+    assert.match(text, new RegExp(`head feat/&lt;b&gt;x&lt;/b&gt;&#124;@${ZWJ}bob@${ZWJ}\\[def5678\\]\\(https://github\\.com/acme/shop/commit/def5678abc123456def5678abc123456def56789\\)`));
+  });
+
   it('uses the title option', () => {
     const { results, analysis } = passingRun();
     assert.match(renderMarkdown(results, analysis, { title: 'api perf' }), /^## api perf: /);
@@ -353,6 +396,7 @@ describe('renderMarkdown', () => {
     const { results, analysis } = failingRun();
     // The p99 regression made gated, and a second throughput regression in the other scenario.
     const both = makeAnalysis(
+      results,
       analysis.comparisons.map((c) => {
         if (c.metric === 'latency_p99' && c.verdict === 'regression') return { ...c, gated: true };
         if (c.metric === 'throughput' && c.scenario === 'POST /echo') return { ...c, verdict: 'regression' as const };
@@ -380,7 +424,7 @@ describe('renderMarkdown', () => {
     assert.match(rows[5]!, /^\| POST \/echo \| \*\*throughput\*\* \|/);
   });
 
-  it('computes the noise band from the pairs and shows the detectable change beside the limit', () => {
+  it('shows the noise band the analysis carries and the detectable change beside the limit', () => {
     const { results, analysis } = failingRun();
     const markdown = renderMarkdown(results, analysis);
     const noiseRow = markdown.split('\n').find((l) => l.startsWith('| GET /hello | **throughput** | ('))!;
@@ -422,11 +466,11 @@ describe('renderMarkdown', () => {
   it('says so when nothing was compared', () => {
     const { results } = incompleteRun();
     const empty = { ...results, scenarios: results.scenarios.map((s) => ({ ...s, pairs: [] })) };
-    const markdown = renderMarkdown(empty, makeAnalysis([]));
+    const markdown = renderMarkdown(empty, makeAnalysis(empty, []));
     assert.match(markdown, /_Nothing was compared: no pair was measured\._/);
     assert.match(markdown, /0 of 6 pairs measured so far/);
     assert.doesNotMatch(markdown, /\*\*Bold\*\*|\*\*Noise\.\*\*/);
-    assert.match(renderTerminal(empty, makeAnalysis([])), /nothing was compared/);
+    assert.match(renderTerminal(empty, makeAnalysis(empty, [])), /nothing was compared/);
   });
 
   it('ends with the perfgate version', () => {
@@ -444,6 +488,32 @@ describe('renderMarkdown', () => {
 });
 
 describe('renderTerminal', () => {
+  it('folds a run where nothing changed like the comment: the headline, one line, where the tables are, the warnings', () => {
+    const { results, analysis } = passingRun();
+    const folded = renderTerminal(results, analysis);
+    assert.doesNotMatch(folded, /change \(95% CI\)|smallest detectable/);
+    assert.match(folded, /\nEvery metric: --full\n$/, 'without a hint from the caller it names the flag');
+    const warned = { ...analysis, warnings: [{ code: 'not-production' as const, message: 'service.env.NODE_ENV is "development"' }] };
+    assert.match(renderTerminal(results, warned), /--full\n\nwarnings:\n {2}! service\.env\.NODE_ENV is "development" \(not-production\)\n$/, 'warnings never fold');
+    const full = renderTerminal(results, analysis, { full: true });
+    assert.match(full, /^GET \/hello {2}throughput \* /m);
+    assert.doesNotMatch(full, /Nothing changed/);
+    assert.equal(full.split('\n').slice(0, 2).join('\n'), folded.split('\n').slice(0, 2).join('\n'), 'the same headline');
+  });
+
+  it('keeps the full report for failing, inconclusive and incomplete runs', () => {
+    for (const build of [failingRun, incompleteRun]) {
+      const { results, analysis } = build();
+      assert.match(renderTerminal(results, analysis), /^scenario +metric +base +head +change \(95% CI\) +verdict$/m, build.name);
+    }
+    const { results, analysis } = passingRun();
+    const inconclusive = makeAnalysis(
+      results,
+      analysis.comparisons.map((c) => (c.metric === 'latency_p90' ? { ...c, verdict: 'inconclusive' as const } : c)),
+    );
+    assert.match(renderTerminal(results, inconclusive), /^scenario +metric/m);
+  });
+
   it('has no ANSI codes unless colour is asked for', () => {
     const { results, analysis } = failingRun();
     assert.doesNotMatch(renderTerminal(results, analysis), ANSI);
@@ -490,7 +560,7 @@ describe('renderTerminal', () => {
       ...results,
       scenarios: results.scenarios.map((s) => ({ ...s, name: evil })),
     };
-    const text = renderTerminal(renamed, makeAnalysis(analysis.comparisons.map((c) => ({ ...c, scenario: evil }))));
+    const text = renderTerminal(renamed, makeAnalysis(renamed, analysis.comparisons.map((c) => ({ ...c, scenario: evil }))));
     assert.doesNotMatch(text, /[\x07\x1b]/);
   });
 
@@ -509,7 +579,7 @@ describe('renderTerminal with wide characters', () => {
     const { results, analysis } = failingRun();
     return {
       results: { ...results, scenarios: results.scenarios.map((s) => ({ ...s, name: names[s.name] ?? s.name })) },
-      analysis: makeAnalysis(analysis.comparisons.map((c) => ({ ...c, scenario: names[c.scenario] ?? c.scenario }))),
+      analysis: { ...analysis, comparisons: analysis.comparisons.map((c) => ({ ...c, scenario: names[c.scenario] ?? c.scenario })) },
     };
   }
   const tableOf = (text: string): string[] => {

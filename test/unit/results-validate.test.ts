@@ -74,7 +74,7 @@ function completeResults(): Results {
     },
   ];
   results.profiles[0]!.sides.head.functions[0]!.deoptReasons = ['wrong map'];
-  results.warnings = [{ code: 'noisy', message: 'the runner was noisy', scenario: 'GET /hello', benchmark: 'sum' }];
+  results.warnings = [{ code: 'not-production', message: 'the runner was noisy', scenario: 'GET /hello', benchmark: 'sum' }];
   results.github = { repository: 'acme/shop', pullRequest: 7, headSha: 'b'.repeat(40), baseSha: 'a'.repeat(40), runId: '42', event: 'pull_request' };
   return results;
 }

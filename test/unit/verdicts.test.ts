@@ -6,6 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { formatChange } from '../../src/report/format.js';
 import { buildVerdicts, describeEntry } from '../../src/results/verdicts.js';
+import { WARNING_CODES } from '../../src/results/warnings.js';
 import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -49,4 +50,10 @@ test('verdicts as data: a passing run validates too, and says pass', () => {
   assert.ok(valid, errorsOf());
   assert.equal(doc.decision, 'pass');
   assert.equal(doc.worst.gated, true);
+});
+
+test('docs/verdicts.md lists every warning code with its meaning, and no other', () => {
+  const doc = readFileSync(join(ROOT, 'docs', 'verdicts.md'), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([a-z0-9-]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
+  assert.deepEqual(rows, Object.entries(WARNING_CODES));
 });

@@ -1,0 +1,267 @@
+/**
+ * The warnings of an analysis, every one built here with its code (src/results/warnings.ts lists
+ * them): what a reader must know to trust the verdicts (an incomplete run, too few pairs or
+ * starts, failed requests, no power, starts that disagree, inconclusive gated metrics, failed
+ * micro-benchmarks, a load generator at its limit, a service without health data). Pure.
+ */
+import type {
+  BenchmarkAnalysis,
+  FailureTally,
+  HealthAnalysis,
+  HealthComparison,
+  MetricComparison,
+  Results,
+  RunWarning,
+  Side,
+} from '../results/types.js';
+import { median } from '../stats/descriptive.js';
+import { formatP } from '../stats/format.js';
+import { startOf } from './starts.js';
+import { percentText } from './text.js';
+
+const SIDES: readonly Side[] = ['base', 'head'];
+
+/** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
+export const MIN_RELIABLE_PAIRS = 10;
+/** Below this many start pairs likewise: the signed-rank test over starts has almost no power. */
+export const MIN_RELIABLE_STARTS = 8;
+
+/**
+ * The exact one-sided signed-rank test's smallest p with n pairs is 1/2^n (all pairs agree);
+ * Holm multiplies the smallest p by the number of gated comparisons of the run. Below that
+ * floor no regression can ever be found, whatever the data. Returns the pairs (or rounds)
+ * needed, or null when n is enough.
+ */
+export function pairsNeeded(n: number, gatedCount: number, alpha: number): number | null {
+  if (gatedCount * 2 ** -n < alpha) return null;
+  return Math.floor(Math.log2(gatedCount / alpha)) + 1;
+}
+
+/**
+ * How far the starts' own log-changes spread: the median absolute deviation scaled by 1.4826,
+ * a robust estimate of their standard deviation (Rousseeuw & Croux, JASA 1993).
+ */
+export function startSpread(logChanges: readonly number[]): number {
+  const center = median(logChanges);
+  return 1.4826 * median(logChanges.map((x) => Math.abs(x - center)));
+}
+
+/** "2 gated metrics", or "2 gated metrics and 3 gated micro-benchmarks": the Holm family. */
+function describeFamily(metrics: number, benchmarks: number): string {
+  const plural = (n: number, word: string) => `${n} gated ${word}${n === 1 ? '' : 's'}`;
+  if (benchmarks === 0) return plural(metrics, 'metric');
+  if (metrics === 0) return plural(benchmarks, 'micro-benchmark');
+  return `${plural(metrics, 'metric')} and ${plural(benchmarks, 'micro-benchmark')}`;
+}
+
+function httpWarnings(
+  results: Results,
+  tallies: FailureTally[],
+  comparisons: (MetricComparison | HealthComparison)[],
+  family: string,
+  gatedCount: number,
+  level: number,
+): RunWarning[] {
+  const warnings: RunWarning[] = [];
+  if (results.status !== 'complete') {
+    warnings.push({
+      code: 'incomplete',
+      message: `The run did not finish (${results.error ?? results.status}); verdicts use the pairs measured before it stopped.`,
+    });
+  }
+  for (const scenario of results.scenarios) {
+    const n = scenario.pairs.length;
+    if (n > 0 && n < MIN_RELIABLE_PAIRS) {
+      warnings.push({
+        code: 'few-pairs',
+        scenario: scenario.name,
+        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`,
+      });
+    }
+    const starts = new Set(scenario.pairs.map(startOf)).size;
+    if (n > 0 && starts < MIN_RELIABLE_STARTS) {
+      warnings.push({
+        code: 'few-starts',
+        scenario: scenario.name,
+        message: `Only ${starts} start pair${starts === 1 ? '' : 's'}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks × load.instances).`,
+      });
+    }
+    for (const { side, requests, non2xx, errors, timeouts } of tallies.filter((t) => t.scenario === scenario.name)) {
+      const failures = errors + timeouts;
+      if (non2xx > 0) {
+        const share = requests ? ((100 * non2xx) / requests).toFixed(1) : '100';
+        warnings.push({
+          code: 'non-2xx',
+          scenario: scenario.name,
+          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`,
+        });
+      }
+      if (failures > 0) {
+        warnings.push({
+          code: 'request-errors',
+          scenario: scenario.name,
+          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`,
+        });
+      }
+    }
+  }
+  for (const c of comparisons.filter((c) => c.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, level);
+    if (needed !== null) {
+      warnings.push({
+        code: 'underpowered',
+        scenario: c.scenario,
+        message: `With ${c.n} start pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks × load.instances).`,
+      });
+      break;
+    }
+  }
+  // The starts themselves disagree: a reader should see why a run is inconclusive. How much of
+  // that spread is a per-start offset and how much is pair noise varies (docs/calibration.md,
+  // "Where the noise is"), so both ways to narrow the interval are named.
+  for (const c of comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && c.starts && c.starts.length >= 3)) {
+    const spread = startSpread(c.starts!.map((s) => Math.log1p(s.change)));
+    if (spread > c.limit) {
+      const changes = c.starts!.map((s) => s.change);
+      const signed = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
+      warnings.push({
+        code: 'starts-disagree',
+        scenario: c.scenario,
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks × load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`,
+      });
+    }
+  }
+  // Generator-bound throughput has its own warning (gate/health.ts): more pairs would not help.
+  const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && !('generatorBound' in c && c.generatorBound));
+  for (const c of undecided) {
+    warnings.push({
+      code: 'inconclusive',
+      scenario: c.scenario,
+      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More starts (load.blocks × load.instances) narrow the interval.`,
+    });
+  }
+  return warnings;
+}
+
+
+/** What a reader of the micro-benchmark verdicts must know: failures, budget, too few rounds, power. */
+function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, family: string, gatedCount: number): RunWarning[] {
+  const warnings: RunWarning[] = [];
+  const { alpha } = results.config;
+  const stoppedEarly = results.benchmarks?.stoppedEarly ?? null;
+  if (stoppedEarly !== null) {
+    warnings.push({
+      code: 'benchmark-budget',
+      message: `The micro-benchmarks stopped early: ${stoppedEarly}. Raise benchmarks.budget, or lower benchmarks.rounds or the suites' own run times.`,
+    });
+  }
+  for (const failure of benchmarks.failures) {
+    warnings.push({
+      code: 'benchmark-failed',
+      benchmark: failure.file,
+      message: `failed on ${failure.side} in ${failure.failedRounds.length} of ${failure.runs} runs: ${failure.message.split('\n')[0]}`,
+    });
+  }
+  const fewest = Math.min(...benchmarks.comparisons.map((c) => c.n));
+  if (benchmarks.comparisons.length > 0 && fewest < MIN_RELIABLE_PAIRS) {
+    warnings.push({
+      code: 'few-rounds',
+      message: `Some micro-benchmarks have only ${fewest} rounds with both sides: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 10 is the default).`,
+    });
+  }
+  for (const c of benchmarks.comparisons.filter((c) => c.gated)) {
+    const needed = pairsNeeded(c.n, gatedCount, alpha);
+    if (needed !== null) {
+      warnings.push({
+        code: 'underpowered',
+        benchmark: c.label,
+        message: `With ${c.n} rounds and ${family} no micro-benchmark change can reach significance at alpha ${alpha}: a regression cannot be detected. Use at least ${needed} rounds (benchmarks.rounds), or gate fewer benchmarks (gate.benchmarks).`,
+      });
+      break;
+    }
+  }
+  for (const c of benchmarks.comparisons.filter((c) => c.gated && c.verdict === 'inconclusive')) {
+    warnings.push({
+      code: 'inconclusive',
+      benchmark: c.label,
+      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`,
+    });
+  }
+  return warnings;
+}
+
+/** What a reader of the health verdicts must know: generator-bound throughput, services that sent no health data (inconclusive gated health metrics are warned about with the HTTP metrics). */
+function healthWarnings(results: Results, health: HealthAnalysis): RunWarning[] {
+  const warnings: RunWarning[] = [];
+  for (const check of health.generator.filter((g) => g.bound.length > 0)) {
+    const loads = check.bound.map((side) => check.sides[side]);
+    const busy = Math.max(...loads.map((l) => l.generatorBusy));
+    const cpu = Math.max(...loads.map((l) => l.generatorCpu));
+    const service = Math.max(...loads.map((l) => l.serviceLoad));
+    const generatorText = Number.isFinite(busy) ? `was busy ${share(busy)} of the time (${share(cpu)} of a CPU core)` : `used ${share(cpu)} of a CPU core`;
+    const serviceText =
+      loads[0]!.serviceLoadSource === 'event-loop'
+        ? `its busiest event loop was ${share(service)} busy`
+        : `it used ${service.toFixed(2)} CPU cores`;
+    warnings.push({
+      code: 'load-generator-bound',
+      scenario: check.scenario,
+      message: `In most ${check.bound.join(' and ')} slices the load generator (autocannon, one thread of perfgate) ${generatorText} while the service was not at its limit (${serviceText}): throughput measured the generator, not the service, so its verdict is inconclusive. Raise the scenario's pipelining (e.g. 10) so each request costs the generator less, or give the runner more cores; see docs/health.md.`,
+    });
+  }
+  for (const scenario of results.scenarios) {
+    for (const side of SIDES) {
+      const slices = scenario.pairs.map((p) => p[side]);
+      // null: measured with health on, and no process reported; undefined: older results.
+      if (slices.length > 0 && slices.every((s) => s.health === null)) {
+        warnings.push({
+          code: 'no-health',
+          scenario: scenario.name,
+          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`,
+        });
+      }
+    }
+  }
+  return warnings;
+}
+
+/** A share of a core or of the time: 0.973 → "97%", 0.052 → "5.2%". */
+function share(fraction: number): string {
+  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
+}
+
+/** What the parts of an analysis need warned about. */
+export interface WarningInputs {
+  /** Requests per scenario and side (gate/samples.ts). */
+  tallies: FailureTally[];
+  /** HTTP and service-health comparisons. */
+  comparisons: (MetricComparison | HealthComparison)[];
+  benchmarks?: BenchmarkAnalysis | undefined;
+  health?: HealthAnalysis | undefined;
+  /** Gated comparisons of the whole run, and how many metrics and micro-benchmarks of them (Holm's family). */
+  gated: { metrics: number; benchmarks: number };
+  /** The level the HTTP verdicts were decided at. */
+  level: number;
+}
+
+/**
+ * Every warning of a run once: those recorded while it ran (results.warnings), then the ones the
+ * analysis derives; a repeat (the same code, subject and message) is dropped.
+ */
+export function analysisWarnings(results: Results, inputs: WarningInputs): RunWarning[] {
+  const family = describeFamily(inputs.gated.metrics, inputs.gated.benchmarks);
+  const gatedCount = inputs.gated.metrics + inputs.gated.benchmarks;
+  const all = [
+    ...results.warnings,
+    ...httpWarnings(results, inputs.tallies, inputs.comparisons, family, gatedCount, inputs.level),
+    ...(inputs.benchmarks ? benchmarkWarnings(results, inputs.benchmarks, family, gatedCount) : []),
+    ...(inputs.health ? healthWarnings(results, inputs.health) : []),
+  ];
+  const seen = new Set<string>();
+  return all.filter((w) => {
+    const key = JSON.stringify([w.code, w.scenario ?? null, w.benchmark ?? null, w.message]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

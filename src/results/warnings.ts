@@ -1,0 +1,30 @@
+/**
+ * Every warning code perfgate writes, with what it means: the engine records some while it runs
+ * (results.warnings), the gate derives the rest from the data (src/gate/warnings.ts). A code is a
+ * stable key for scripts (verdicts.json, the action's annotations); the message is for people.
+ */
+export const WARNING_CODES = {
+  // recorded while running (src/engine/)
+  'not-production': "service.env sets NODE_ENV to something other than production",
+  'not-pinned': 'load.pin is on, but the load generator and the services could not be given CPUs of their own',
+  'profile-failed': "a scenario's profiling phase failed (the verdicts do not depend on it)",
+  'benchmark-file-dropped': 'a benchmark file failed in several rounds in a row and was not run again',
+  'benchmark-glob-unmatched': 'one of several benchmarks globs matches no file in base or head',
+  // derived by the gate (src/gate/warnings.ts)
+  incomplete: 'the run did not finish; verdicts use the pairs measured before it stopped',
+  'few-pairs': 'too few pairs for a reliable verdict',
+  'few-starts': 'too few start pairs for a reliable verdict',
+  'non-2xx': 'a side answered some requests with a non-2xx status',
+  'request-errors': 'a side had connection errors or timeouts',
+  underpowered: 'no change could reach significance with this many units and gated comparisons',
+  'starts-disagree': "the start pairs' own changes spread wider than the limit",
+  inconclusive: 'a gated comparison is inconclusive',
+  'benchmark-budget': 'the micro-benchmarks stopped at their time budget',
+  'benchmark-failed': 'a benchmark file failed on a side',
+  'few-rounds': 'too few micro-benchmark rounds for a reliable verdict',
+  'load-generator-bound': 'throughput measured the load generator, not the service',
+  'no-health': 'a service sent no health data',
+} as const satisfies Record<string, string>;
+
+export type WarningCode = keyof typeof WARNING_CODES;
+
