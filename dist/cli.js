@@ -59087,10 +59087,10 @@ var loadSchema = external_exports.strictObject({
     "Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The interim look of early-stop comes between blocks."
   ),
   instances: intInRange(1, 16).default(6).describe(
-    "Fresh starts of each side per block, all up at once: 1 to 16. Slices rotate over them, each base start paired with one head start; a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
+    "Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
   ),
   warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("4s").describe(
-    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Every start of a block is warmed at once, for warmup \xD7 instances."
+    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once."
   ),
   mode: external_exports.enum(["simultaneous", "alternate"], { error: "is not allowed; use simultaneous or alternate" }).default("simultaneous").describe(
     "How a pair is measured: simultaneous loads base and head at the same time on the same CPUs, so a machine that slows down slows both (the ratio is what counts); alternate loads one, then the other, in random order. simultaneous is far steadier on shared runners (docs/calibration.md); alternate measures each side alone."
@@ -59820,11 +59820,8 @@ function buildPlan(config2, seed) {
         counters.set(s.name, first + inBlock);
         const left = blockSizes(inBlock, slots);
         const list2 = [];
-        while (list2.length < inBlock) {
-          for (const slot of shuffle(left.flatMap((n, i) => n > 0 ? [i] : []), random)) {
-            left[slot] -= 1;
-            list2.push({ index: first + list2.length, start: b * instances + slot, slot, order: order() });
-          }
+        for (const slot of shuffle(left.map((_, i) => i), random)) {
+          for (let k = 0; k < left[slot]; k++) list2.push({ index: first + list2.length, start: b * instances + slot, slot, order: order() });
         }
         return { name: s.name, pairs: list2 };
       })
@@ -63595,14 +63592,15 @@ async function runBlock(session, phase, block) {
     for (const plannedScenario of block.scenarios) {
       const scenario = config2.scenarios.find((s) => s.name === plannedScenario.name);
       const stored = session.results.scenarios.find((s) => s.name === scenario.name);
-      if (config2.load.warmupMs > 0) {
-        session.checkCancelled();
-        ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
-        const warmupMs = config2.load.warmupMs * block.instances;
-        await measureSlices([...starts.base, ...starts.head], scenario, warmupMs);
-      }
+      let warmed = -1;
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
+        if (config2.load.warmupMs > 0 && planned.slot !== warmed) {
+          if (warmed === -1) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
+          warmed = planned.slot;
+          const pair2 = [starts.base[planned.slot], starts.head[planned.slot]];
+          await measureSlices(planned.order[0] === "base" ? pair2 : pair2.reverse(), scenario, config2.load.warmupMs);
+        }
         const slices = {};
         const service = (side) => starts[side][planned.slot];
         if (config2.load.mode === "simultaneous") {

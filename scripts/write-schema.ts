@@ -309,9 +309,10 @@ ${describe('load')}
 
 ${section('load')}
 
-Per scenario, a run takes about 2 × \`pairs\` × \`slice\` of measurement plus
-2 × \`blocks\` × \`warmup\` of warm-up (both services, every block), plus installing, building and
-starting: 140 s with the defaults.
+Per scenario, a run takes about \`pairs\` × \`slice\` of measurement (twice that with
+\`mode: alternate\`) plus \`blocks\` × \`instances\` × \`warmup\` of warm-up, plus installing,
+building and starting each block: 105–125 s of load with the defaults on 2 vCPUs
+(docs/calibration.md). \`perfgate plan\` prints the estimate for a configuration.
 
 ## \`benchmarks\`
 

@@ -390,12 +390,12 @@ const loadSchema = z
     instances: intInRange(1, 16)
       .default(6)
       .describe(
-        'Fresh starts of each side per block, all up at once: 1 to 16. Slices rotate over them, each base start paired with one head start; a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost.',
+        'Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost.',
       ),
     warmup: duration({ minMs: 0, maxMs: 600_000 })
       .prefault('4s')
       .describe(
-        'Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Every start of a block is warmed at once, for warmup × instances.',
+        'Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once.',
       ),
     mode: z
       .enum(['simultaneous', 'alternate'], { error: 'is not allowed; use simultaneous or alternate' })

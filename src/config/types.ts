@@ -66,7 +66,7 @@ export interface LoadConfig {
   pairs: number;
   /** Times both services are (re)started; pairs are split evenly across blocks. */
   blocks: number;
-  /** Fresh starts of each side per block, all up at once; slices rotate over the start pairs. */
+  /** Fresh starts of each side per block, all up at once; the start pairs take turns, each warmed just before its pairs. */
   instances: number;
   /** Warm-up load per block per scenario, sent to every start of both sides at once, ms. */
   warmupMs: number;

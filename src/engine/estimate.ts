@@ -39,7 +39,7 @@ export interface RunEstimate {
 
 /**
  * The measured phase for the first `blocks` blocks, ms: per block the start-up and every
- * scenario's warm-up (warmup × instances: all starts at once, run.ts), then the slices (one per
+ * scenario's warm-up (warmup per start pair, instances of them: run.ts), then the slices (one per
  * pair when simultaneous, two when alternating).
  */
 function measureMs(config: PerfgateConfig, pairs: number, blocks: number): number {

@@ -240,8 +240,8 @@ async function runHttpPhase(session: RunSession, phase: HttpPhase): Promise<void
 
 /**
  * One block: `instances` fresh starts of each side, all up at once (each on its own forced
- * port), warmed together, then the block's pairs, each served by one base start and one head
- * start (a start pair). Every start is stopped at the end of the block.
+ * port); then, start pair by start pair (one base start and one head start), that pair's
+ * warm-up and its pairs back to back. Every start is stopped at the end of the block.
  */
 async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlock): Promise<void> {
   const { config, trees, placement } = phase;
@@ -273,16 +273,18 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
     for (const plannedScenario of block.scenarios) {
       const scenario = config.scenarios.find((s) => s.name === plannedScenario.name)!;
       const stored = session.results.scenarios.find((s) => s.name === scenario.name)!;
-      if (config.load.warmupMs > 0) {
-        // Every start of both sides at once, for load.warmup per start pair: each start gets
-        // about the share of the machine it has in a simultaneous pair, for load.warmup.
-        session.checkCancelled();
-        ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
-        const warmupMs = config.load.warmupMs * block.instances;
-        await measureSlices([...starts.base, ...starts.head], scenario, warmupMs);
-      }
+      let warmed = -1;
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
+        if (config.load.warmupMs > 0 && planned.slot !== warmed) {
+          // The start pair's own warm-up, both at once as they will be measured, just before
+          // its pairs: no start waits warm and idle for its turn. (Said once per block and
+          // scenario; the pair counter shows the rest.)
+          if (warmed === -1) ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
+          warmed = planned.slot;
+          const pair = [starts.base[planned.slot]!, starts.head[planned.slot]!];
+          await measureSlices(planned.order[0] === 'base' ? pair : pair.reverse(), scenario, config.load.warmupMs);
+        }
         const slices: Partial<Record<Side, Slice>> = {};
         const service = (side: Side) => starts[side][planned.slot]!;
         if (config.load.mode === 'simultaneous') {
