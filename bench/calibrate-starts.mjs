@@ -71,10 +71,9 @@ function makeRepo(scratch, cell, load) {
 }
 
 async function recordOnce(cli, repo, cell, round) {
-  const line = await recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, round });
-  // Per-process health reports are not needed to re-derive the verdicts; they triple the file.
-  for (const s of line.results?.scenarios ?? []) for (const p of s.pairs) for (const side of ['base', 'head']) if (p[side].health) p[side].health.processes = [];
-  return line;
+  // Whole results: the health verdicts (gated event-loop delay among them) are derived from the
+  // per-process reports, so a line without them re-derives a smaller Holm family than the gate's.
+  return recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, round });
 }
 
 function parseList(text, what) {
@@ -128,6 +127,17 @@ async function record(values) {
 // ------------------------------------------------------------------------------------ spread
 
 /**
+ * What the CLI itself decided (its --verdicts file): the decision and every gated verdict of the
+ * scenario. Lines recorded before 2026-11-23 16:10 have none, and their health reports were
+ * stripped, so the verdict re-derived beside it lacks the gated health metrics.
+ */
+function cliVerdicts(line, scenario) {
+  if (!line.verdicts) return `exit ${line.exit} (no verdicts recorded)`;
+  const gated = line.verdicts.metrics.filter((m) => m.gated && m.scenario === scenario);
+  return `${line.verdicts.decision}: ${gated.map((m) => `${m.metric} ${m.verdict}`).join(', ')}`;
+}
+
+/**
  * Where each recorded run's noise is: its pairs' throughput log-ratios split into the spread
  * between pairs of one start and the spread of the start pairs' means (one-way random effects,
  * method of moments: offset² = SD(means)² − within² / pairs per start, floored at 0), with the
@@ -139,7 +149,7 @@ async function spread(values) {
     const m = v.reduce((a, b) => a + b, 0) / v.length;
     return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
   };
-  console.log('run | load s | pairs per start | SD within a start | SD of start means | start offset SD | throughput over starts');
+  console.log('run | load s | pairs per start | SD within a start | SD of start means | start offset SD | throughput over starts | the CLI: decision, gated verdicts');
   for (const line of readLines(resolve(values.in)).filter((l) => !l.error)) {
     for (const scenario of line.results.scenarios) {
       const byStart = new Map();
@@ -157,7 +167,7 @@ async function spread(values) {
       const t = gate.compareResults(line.results).comparisons.find((c) => c.scenario === scenario.name && c.metric === 'throughput');
       const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
       console.log(
-        `${line.cell}${line.variant ? ` (${line.variant})` : ''} | ${line.wallSeconds} | ${perStart.toFixed(1)} | ${within.toFixed(1)}% | ${sd(means).toFixed(1)}% | ${offset.toFixed(1)}% | ${pct(t.change)}% (${pct(t.ciLow)} … ${pct(t.ciHigh)}) ${t.verdict}`,
+        `${line.cell}${line.variant ? ` (${line.variant})` : ''} | ${line.wallSeconds} | ${perStart.toFixed(1)} | ${within.toFixed(1)}% | ${sd(means).toFixed(1)}% | ${offset.toFixed(1)}% | ${pct(t.change)}% (${pct(t.ciLow)} … ${pct(t.ciHigh)}) ${t.verdict} | ${cliVerdicts(line, scenario.name)}`,
       );
     }
   }

@@ -102,13 +102,15 @@ export function startNoisyNeighbour() {
  */
 export async function recordCliRun(cli, repo, noise, fields) {
   const json = join(repo, 'results.json');
+  const verdicts = join(repo, 'verdicts.json');
   rmSync(json, { force: true });
+  rmSync(verdicts, { force: true });
   const hog = noise ? startNoisyNeighbour() : null;
   const started = Date.now();
   const load1 = loadavg()[0];
   let child;
   try {
-    child = await runCli(cli, repo, ['compare', '--base', 'base', '--head', 'head', '--json', json, '--quiet', '--no-profile']);
+    child = await runCli(cli, repo, ['compare', '--base', 'base', '--head', 'head', '--json', json, '--verdicts', verdicts, '--quiet', '--no-profile']);
   } finally {
     hog?.kill('SIGKILL');
   }
@@ -122,7 +124,8 @@ export async function recordCliRun(cli, repo, noise, fields) {
   if (child.status !== 0 && child.status !== 1) return { ...line, error: `${child.stderr}`.trim().split('\n').slice(-4).join(' ') };
   const results = JSON.parse(readFileSync(json, 'utf8'));
   delete results.profiles;
-  return { ...line, results };
+  // The CLI's own decision and verdicts, every gated metric included (health too), as a user sees them.
+  return { ...line, verdicts: JSON.parse(readFileSync(verdicts, 'utf8')), results };
 }
 
 /**

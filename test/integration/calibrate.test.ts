@@ -93,7 +93,13 @@ test('the start-pool harness records a tiny run of a calibration service and dra
   const recorded = readFileSync(pool, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(recorded.length, 1);
   assert.equal(recorded[0].error, undefined, JSON.stringify(recorded[0].error));
+  assert.match(recorded[0].verdicts.decision, /^(pass|fail)$/, 'the CLI\'s own decision is recorded');
+  assert.equal(recorded[0].verdicts.decision === 'fail', recorded[0].exit === 1);
   const pairs = recorded[0].results.scenarios[0].pairs;
+  assert.ok(
+    pairs.some((p: { base: { health?: { processes: unknown[] } } }) => (p.base.health?.processes.length ?? 0) > 0),
+    'per-process health is kept: the gated health verdicts are derived from it',
+  );
   assert.deepEqual([...new Set(pairs.map((p: { start: number }) => p.start))].sort(), [0, 1], 'two start pairs, each its own');
   // resumes: a second record adds nothing
   run('record', '--tiny', '--kinds', 'http', '--effects', '0', '--out', pool);
