@@ -60413,19 +60413,26 @@ function share(f, samples) {
   if (f === null) return null;
   return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
 }
-function intoChanges(b, h, baseSamples, headSamples) {
+function intoChanges(b, h, baseSamples, headSamples, scale) {
   const frames = /* @__PURE__ */ new Map();
   const add = (list2, samples, side) => {
     for (const { samples: n, ...id } of list2 ?? []) {
       const key = functionKey(id);
-      const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0 };
+      const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0, added: null };
       entry[side] += samples > 0 ? n / samples : 0;
       frames.set(key, entry);
     }
   };
   add(b?.into, baseSamples, "base");
   add(h?.into, headSamples, "head");
-  return [...frames.values()].map((f) => ({ ...f, change: f.head - f.base })).sort((x, y) => y.change - x.change || y.head - x.head);
+  return [...frames.values()].map((f) => ({ ...f, change: f.head - f.base, added: addedTime(f.base, f.head, scale) })).sort((x, y) => (y.added ?? y.change) - (x.added ?? x.change) || y.head - x.head);
+}
+function addedTime(base, head, scale) {
+  return scale === null ? null : (head ?? 0) * scale.head - (base ?? 0) * scale.base;
+}
+function cpuPerRequest(side, intervalUs) {
+  if (!(intervalUs !== void 0 && intervalUs > 0 && side.requests !== void 0 && side.requests > 0)) return null;
+  return side.samples * intervalUs / side.requests;
 }
 function optimizationNote(b, h) {
   const head = h?.optimization;
@@ -60434,7 +60441,10 @@ function optimizationNote(b, h) {
   if (head.notOptimized?.length && !b?.optimization?.notOptimized?.length) return { kind: "not-optimized", count: 0, reasons: head.notOptimized };
   return null;
 }
-function diffProfiles(base, head) {
+function diffProfiles(base, head, intervalUs) {
+  const baseScale = cpuPerRequest(base, intervalUs);
+  const headScale = cpuPerRequest(head, intervalUs);
+  const scale = baseScale !== null && headScale !== null ? { base: baseScale, head: headScale } : null;
   return matchFunctions(base.functions, head.functions).map(([b, h]) => {
     const id = h ?? b;
     const baseShare = share(b, base.samples);
@@ -60462,21 +60472,27 @@ function diffProfiles(base, head) {
       deoptReasons: reasons,
       attributed,
       attributedChange: attributed === null ? change : (attributed.head ?? 0) - (attributed.base ?? 0),
-      into: hasAttribution ? intoChanges(b, h, base.samples, head.samples) : [],
+      into: hasAttribution ? intoChanges(b, h, base.samples, head.samples, scale) : [],
+      scale,
+      added: id.category === "own" && attributed !== null ? addedTime(attributed.base, attributed.head, scale) : addedTime(baseShare?.self ?? null, headShare?.self ?? null, scale),
       optimization: optimizationNote(b, h)
     };
   });
 }
+function peak(c, base, head) {
+  const s = c.scale ?? { base: 1, head: 1 };
+  return Math.max((base ?? 0) * s.base, (head ?? 0) * s.head);
+}
 function peakSelf(c) {
-  return Math.max(c.base?.self ?? 0, c.head?.self ?? 0);
+  return peak(c, c.base?.self, c.head?.self);
 }
 function peakAttributed(c) {
   if (c.attributed === null) return peakSelf(c);
-  return Math.max(c.attributed.base ?? 0, c.attributed.head ?? 0);
+  return peak(c, c.attributed.base, c.attributed.head);
 }
 function hottestChanges(changes, categories, limit) {
   const weight = (c) => c.category === "own" ? peakAttributed(c) : peakSelf(c);
-  const delta = (c) => c.category === "own" ? c.attributedChange : c.change;
+  const delta = (c) => c.added ?? (c.category === "own" ? c.attributedChange : c.change);
   const order = (a, b) => a.category === "own" && b.category === "own" ? delta(b) - delta(a) : Math.abs(delta(b)) - Math.abs(delta(a));
   return changes.filter((c) => categories.includes(c.category) && weight(c) > 0).sort((a, b) => weight(b) - weight(a) || a.name.localeCompare(b.name)).slice(0, limit).sort((a, b) => order(a, b) || weight(b) - weight(a) || a.name.localeCompare(b.name));
 }
@@ -60537,23 +60553,31 @@ function describeInto(fn) {
   const origin = describeOrigin(fn);
   return fn.category === "native" ? origin : `${origin} ${displayName(fn)}`;
 }
+function growthOf(c) {
+  return c.added ?? c.attributedChange;
+}
+function selfGrowth(c) {
+  return addedTime(c.base?.self ?? null, c.head?.self ?? null, c.scale) ?? c.change;
+}
 function mainInto(c) {
   const [top] = c.into;
-  if (!top || top.change <= 0) return null;
-  return top.change >= c.attributedChange / 2 && top.change > c.change ? top : null;
+  const grew = top ? top.added ?? top.change : 0;
+  if (!top || grew <= 0) return null;
+  return grew >= growthOf(c) / 2 && grew > selfGrowth(c) ? top : null;
 }
 function culpritAmong(changes) {
   let best = null;
   for (const c of changes) {
-    if (c.category !== "own" || c.attributedChange < CULPRIT_MIN_CHANGE) continue;
-    if (best === null || c.attributedChange > best.attributedChange) best = c;
+    const min = CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1);
+    if (c.category !== "own" || growthOf(c) < min) continue;
+    if (best === null || growthOf(c) > growthOf(best)) best = c;
   }
   if (best === null) return null;
   const into = mainInto(best);
   return { fn: best, into, text: `most new time in ${describeFunction(best)}${into ? ` \u2192 ${describeOrigin(into)}` : ""}` };
 }
 function culpritOf(profile) {
-  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head));
+  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs));
 }
 function culpritOfScenario(profiles, scenario) {
   const profile = profiles?.find((p) => p.scenario === scenario);
@@ -60637,6 +60661,7 @@ function renderDiffFlamegraph(input2) {
     title: input2.title,
     headSamples: input2.head.samples,
     baseSamples: input2.base.samples,
+    usPerSample: input2.usPerSample ?? null,
     strings: [...strings.keys()],
     root
   };
@@ -60709,12 +60734,17 @@ var PAGE_SCRIPT = String.raw`
   var details = document.getElementById('details');
   function pct(x) { return (100 * x).toFixed(x >= 0.1 ? 1 : 2) + '%'; }
   function pp(x) { var v = 100 * x; return (v > 0 ? '+' : v < 0 ? '\u2212' : '') + Math.abs(v).toFixed(Math.abs(v) >= 10 ? 1 : 2) + ' pp'; }
+  // U: CPU time per request of one sample on each side (µs), or null: changes are then in shares
+  var U = data.usPerSample;
+  function us(x) { return x >= 1000 ? Number((x / 1000).toPrecision(3)) + ' ms' : Number(x.toPrecision(3)) + ' \u00b5s'; }
+  function added(x) { return (x > 0 ? '+' : x < 0 ? '\u2212' : '') + us(Math.abs(x)); }
   function headShare(f) { return data.headSamples > 0 ? f[3] / data.headSamples : 0; }
   function baseShare(f) { return f[5] < 0 || data.baseSamples === 0 ? 0 : f[5] / data.baseSamples; }
-  function delta(f) { return headShare(f) - baseShare(f); }
+  function delta(f) { return U ? f[3] * U.head - Math.max(0, f[5]) * U.base : headShare(f) - baseShare(f); }
+  function change(x) { return U ? added(x) : pp(x); }
   var maxAbs = 0;
   (function walk(f) { maxAbs = Math.max(maxAbs, Math.abs(delta(f))); f[6].forEach(walk); })(data.root);
-  var scale = Math.max(maxAbs, 0.001);
+  var scale = Math.max(maxAbs, U ? 0.01 : 0.001);
   function colour(f) {
     if (f[3] === 0 && f[5] <= 0) return 'hsl(0, 0%, 91%)';
     var d = delta(f), t = Math.min(1, Math.abs(d) / scale);
@@ -60724,13 +60754,14 @@ var PAGE_SCRIPT = String.raw`
   document.getElementById('title').textContent = 'Differential flamegraph \u00b7 ' + data.title;
   document.getElementById('summary').textContent =
     'Head\u2019s call tree (width: head\u2019s total time, ' + data.headSamples + ' samples); colour: change of each frame\u2019s self time against the same call path in base (' +
-    data.baseSamples + ' samples), in percentage points of each side\u2019s samples (or, switched, by origin); the stripe on each frame\u2019s left edge is its origin. Frames only in base are not drawn: see the base flamegraph.';
+    data.baseSamples + ' samples), ' + (U ? 'in CPU time per request (each side\u2019s samples \u00d7 the sampling interval \u00f7 its responses)' : 'in percentage points of each side\u2019s samples') +
+    ' (or, switched, by origin); the stripe on each frame\u2019s left edge is its origin. Frames only in base are not drawn: see the base flamegraph.';
   var legend = document.getElementById('legend');
-  legend.appendChild(document.createTextNode('\u2212' + (100 * scale).toFixed(1) + ' pp'));
+  legend.appendChild(document.createTextNode(change(-scale)));
   var bar = document.createElement('span'); bar.className = 'scale';
   bar.style.background = 'linear-gradient(to right, hsl(214,85%,50%), hsl(0,0%,96%), hsl(4,85%,50%))';
   legend.appendChild(bar);
-  legend.appendChild(document.createTextNode('+' + (100 * scale).toFixed(1) + ' pp (red: more self time in head, blue: less)'));
+  legend.appendChild(document.createTextNode(change(scale) + (U ? ' per request' : '') + ' (red: more self time in head, blue: less)'));
   var dashed = document.createElement('span'); dashed.className = 'new'; legend.appendChild(dashed);
   legend.appendChild(document.createTextNode('not in base'));
   var origins = document.getElementById('origins');
@@ -60748,8 +60779,9 @@ var PAGE_SCRIPT = String.raw`
     return term !== '' && (S[f[0]].toLowerCase().indexOf(term) >= 0 || S[f[1]].toLowerCase().indexOf(term) >= 0);
   }
   function describe(f) {
-    return S[f[0]] + ' \u2014 ' + S[f[1]] + ' (' + CATS[f[2]] + ') \u00b7 head self ' + pct(headShare(f)) +
-      (f[5] < 0 ? ' (not in base)' : ', base ' + pct(baseShare(f)) + ', change ' + pp(delta(f))) +
+    var self = function (share, n, u) { return U ? us(n * u) + ' per request (' + pct(share) + ')' : pct(share); };
+    return S[f[0]] + ' \u2014 ' + S[f[1]] + ' (' + CATS[f[2]] + ') \u00b7 head self ' + self(headShare(f), f[3], U && U.head) +
+      (f[5] < 0 ? ' (not in base)' : ', base ' + self(baseShare(f), f[5], U && U.base) + ', change ' + change(delta(f))) +
       ' \u00b7 head total ' + pct(data.headSamples ? f[4] / data.headSamples : 0);
   }
   function frameDiv(f, left, width, depth, ancestor) {
@@ -62064,7 +62096,10 @@ async function profileScenario(phase, scenario, slug, ports) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
   const diffFile = join5(phase.outDir, `flamegraph-${slug}-diff.html`);
-  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label("head")} against ${label("base")}` }));
+  const { base: baseSide, head: headSide } = entry.sides;
+  const usPerSample = baseSide.requests > 0 && headSide.requests > 0 ? { base: entry.intervalUs / baseSide.requests, head: entry.intervalUs / headSide.requests } : null;
+  const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
+  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample }));
   entry.files.diff = runDir(diffFile);
   phase.results.profiles = [...phase.results.profiles ?? [], entry];
   writeResults(phase.resultsPath, phase.results);
@@ -65131,7 +65166,7 @@ var HOT_FUNCTION_ROWS = 10;
 var OTHER_CATEGORIES = ["dependency", "node", "native"];
 function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
   return (results.profiles ?? []).map((profile) => {
-    const changes = diffProfiles(profile.sides.base, profile.sides.head);
+    const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
     const own2 = hottestChanges(changes, ["own"], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
     return {
@@ -65141,9 +65176,13 @@ function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
       deoptimized: [...own2, ...other].filter((c) => c.deoptReasons.length > 0),
       optimization: own2.filter((c) => c.optimization !== null),
       attributed: own2.some((c) => c.attributed !== null),
+      perRequest: changes.some((c) => c.scale !== null),
       culprit: culpritAmong(changes)
     };
   });
+}
+function describeChangeColumn(sections) {
+  return sections.every((section2) => section2.perRequest) ? "time per request: a function's share of the profiled window's CPU samples \xD7 the sampling interval \xF7 the responses in the window; change: the time head added" : "change: head share \u2212 base share, in percentage points (time per request where a section says so)";
 }
 function formatShare(fraction) {
   if (fraction === null || fraction === void 0) return "\u2014";
@@ -65153,13 +65192,26 @@ function formatShare(fraction) {
 function formatPoints(change) {
   return formatChange(change).replace(/%$/, " pp");
 }
+function formatAdded(us) {
+  const text2 = formatDurationUs(Math.abs(us));
+  if (/^0(\.0*)? /.test(text2)) return text2;
+  return (us < 0 ? MINUS : "+") + text2;
+}
+function formatSide(c, side, share3) {
+  if (share3 === null || share3 === void 0) return "\u2014";
+  return c.scale === null ? formatShare(share3) : formatDurationUs(share3 * c.scale[side]);
+}
+function formatDelta(c, base, head) {
+  const added = addedTime(base ?? null, head ?? null, c.scale);
+  return added === null ? formatPoints((head ?? 0) - (base ?? 0)) : formatAdded(added);
+}
 function describeMarker(c) {
   if (c.status === "new") return "new";
   if (c.status === "gone") return "gone";
   return c.baseLine !== null ? `moved from line ${c.baseLine}` : "";
 }
 function describeTotals(c) {
-  return `${formatShare(c.base?.total)} \u2192 ${formatShare(c.head?.total)}`;
+  return `${formatSide(c, "base", c.base?.total)} \u2192 ${formatSide(c, "head", c.head?.total)}`;
 }
 function sourceSide(c) {
   return c.status === "gone" ? "base" : "head";
@@ -65187,20 +65239,30 @@ function attributedShare(c, side) {
   return c.attributed[side];
 }
 function describeSelf(c) {
-  return `${formatShare(c.base?.self)} \u2192 ${formatShare(c.head?.self)}`;
+  return `${formatSide(c, "base", c.base?.self)} \u2192 ${formatSide(c, "head", c.head?.self)}`;
+}
+function rowNumbers(c) {
+  const [base, head] = c.category === "own" ? [attributedShare(c, "base"), attributedShare(c, "head")] : [c.base?.self ?? null, c.head?.self ?? null];
+  return { base: formatSide(c, "base", base), head: formatSide(c, "head", head), change: formatDelta(c, base, head) };
+}
+function formatIntoGrowth(into) {
+  return into.added === null ? formatPoints(into.change) : formatAdded(into.added);
 }
 function describeSpentIn(c) {
   const [grew] = c.into;
-  if (grew && grew.change >= INTO_MIN) return `${formatPoints(grew.change)} in ${describeInto(grew)}`;
+  if (grew && (grew.added ?? grew.change) >= INTO_MIN * (c.scale?.base ?? 1)) return `${formatIntoGrowth(grew)} in ${describeInto(grew)}`;
   const busiest = [...c.into].sort((a, b) => b.head - a.head)[0];
-  if (busiest && busiest.head >= INTO_MIN) return `${formatShare(busiest.head)} in ${describeInto(busiest)}`;
+  if (busiest && busiest.head >= INTO_MIN) return `${formatSide(c, "head", busiest.head)} in ${describeInto(busiest)}`;
   return "";
 }
 function describeCulprit(culprit) {
   const { fn, into } = culprit;
-  if (into === null) return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}`;
-  const below = into.change <= fn.attributedChange ? `${formatPoints(into.change)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatPoints(into.change)}`;
-  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}, ${below}`;
+  const growth = fn.added === null ? formatPoints(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
+  if (into === null) return `${describeFunction(fn)} ${growth}`;
+  const intoGrowth = into.added ?? into.change;
+  const fnGrowth = fn.added ?? fn.attributedChange;
+  const below = intoGrowth <= fnGrowth ? `${formatIntoGrowth(into)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatIntoGrowth(into)}`;
+  return `${describeFunction(fn)} ${growth}, ${below}`;
 }
 function describeOptimization(c) {
   const note = c.optimization;
@@ -65579,6 +65641,7 @@ function sourceLink(results, options, c) {
   return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
 }
 function hotFunctionRow(results, options, c) {
+  const numbers = rowNumbers(c);
   const where = escapeMarkdown(describeLocation(c));
   const link = sourceLink(results, options, c);
   const marker = describeMarker(c);
@@ -65586,9 +65649,9 @@ function hotFunctionRow(results, options, c) {
   return tableRow([
     escapeMarkdown(rowName(c)) + deopt,
     link === null ? where : `[${where}](${link})`,
-    formatShare(c.base?.self),
-    formatShare(c.head?.self),
-    `${formatPoints(c.change)}${marker ? ` ${escapeMarkdown(marker)}` : ""}`,
+    numbers.base,
+    numbers.head,
+    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ""}`,
     describeTotals(c)
   ]);
 }
@@ -65597,6 +65660,7 @@ function hotFunctionTable(results, options, rows) {
   return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join("\n");
 }
 function attributedRow(results, options, c) {
+  const numbers = rowNumbers(c);
   const where = escapeMarkdown(describeLocation(c));
   const link = sourceLink(results, options, c);
   const marker = describeMarker(c);
@@ -65604,9 +65668,9 @@ function attributedRow(results, options, c) {
   return tableRow([
     escapeMarkdown(rowName(c)) + deopt,
     link === null ? where : `[${where}](${link})`,
-    formatShare(attributedShare(c, "base")),
-    formatShare(attributedShare(c, "head")),
-    `${formatPoints(c.attributedChange)}${marker ? ` ${escapeMarkdown(marker)}` : ""}`,
+    numbers.base,
+    numbers.head,
+    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ""}`,
     escapeMarkdown(describeSpentIn(c)),
     describeSelf(c)
   ]);
@@ -65625,7 +65689,8 @@ function flamegraphLinks(section2, options) {
   return `Flamegraphs${where}: ${cells.join(" \xB7 ")}`;
 }
 function renderHotFunctionSection(results, options, section2) {
-  const measure = section2.attributed ? "time of each own function, with the dependency, Node core and V8 code it calls, under the same load, % of each side's CPU samples" : "self time under the same load, % of each side's CPU samples";
+  const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
+  const measure = section2.attributed ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}` : `self time under the same load, ${unit}`;
   const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
   const own2 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
   const parts = [title];
@@ -65661,7 +65726,8 @@ function renderHotFunctions(results, options) {
   if (sections.length === 0) return null;
   const deoptimized = sections.some((section2) => section2.deoptimized.length > 0 || section2.optimization.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
   const attributed = sections.some((section2) => section2.attributed) ? " Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most." : "";
-  const legend = `Change: head share \u2212 base share, in percentage points; new / gone: sampled on one side only${deoptimized}.${attributed}`;
+  const change = describeChangeColumn(sections);
+  const legend = `${change[0].toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
   return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
 function renderNothingChanged(analysis) {
@@ -66161,24 +66227,26 @@ var HOT_COLUMNS = [
 var ATTRIBUTED_COLUMNS = [...HOT_COLUMNS.slice(0, 5), { header: "self time", align: "left" }, { header: "spent in", align: "left" }];
 function attributedCells(c) {
   const marker = describeMarker(c);
+  const numbers = rowNumbers(c);
   return [
     sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? " !" : ""),
     sanitizeText(describeLocation(c)),
-    formatShare(attributedShare(c, "base")),
-    formatShare(attributedShare(c, "head")),
-    formatPoints(c.attributedChange) + (marker ? ` ${marker}` : ""),
+    numbers.base,
+    numbers.head,
+    numbers.change + (marker ? ` ${marker}` : ""),
     describeSelf(c),
     sanitizeText(describeSpentIn(c))
   ];
 }
 function hotFunctionCells(c) {
   const marker = describeMarker(c);
+  const numbers = rowNumbers(c);
   return [
     sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? " !" : ""),
     sanitizeText(describeLocation(c)),
-    formatShare(c.base?.self),
-    formatShare(c.head?.self),
-    formatPoints(c.change) + (marker ? ` ${marker}` : ""),
+    numbers.base,
+    numbers.head,
+    numbers.change + (marker ? ` ${marker}` : ""),
     describeTotals(c)
   ];
 }
@@ -66187,7 +66255,8 @@ function renderHotFunctionGrid(rows, width, paint) {
 }
 function renderHotFunctionSection2(section2, options, width, paint) {
   const measure = section2.attributed ? "own code: time of each function with the code it calls" : "self time";
-  const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (${measure}, % of each side's CPU samples; ${sanitizeText(describeProfiling(section2.profile))}):`];
+  const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
+  const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section2.profile))}):`];
   if (section2.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
   const cells = section2.own.map(attributedCells);
   const lastWidth = Math.max(0, ...cells.map((row) => stringWidth(row.at(-1))));
@@ -66212,7 +66281,7 @@ function renderHotFunctionSection2(section2, options, width, paint) {
 function renderHotFunctions2(results, options, width, paint) {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
   if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection2(s, options, width, paint)), "change: head share \u2212 base share in percentage points; new / gone: sampled on one side only"];
+  return [...sections.flatMap((s) => renderHotFunctionSection2(s, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
 }
 function renderFolded(results, analysis, options, paint) {
   return [

@@ -338,7 +338,10 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
   const diffFile = join(phase.outDir, `flamegraph-${slug}-diff.html`);
-  writeFileSync(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title: `${scenario.name}: ${label('head')} against ${label('base')}` }));
+  const { base: baseSide, head: headSide } = entry.sides;
+  const usPerSample = baseSide.requests > 0 && headSide.requests > 0 ? { base: entry.intervalUs / baseSide.requests, head: entry.intervalUs / headSide.requests } : null;
+  const title = `${scenario.name}: ${label('head')} against ${label('base')}`;
+  writeFileSync(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample }));
   entry.files.diff = runDir(diffFile);
   phase.results.profiles = [...(phase.results.profiles ?? []), entry];
   writeResults(phase.resultsPath, phase.results);

@@ -1,15 +1,18 @@
 /**
  * The culprit of a scenario's regression in the user's own code, in words: the own function
- * whose attributed time (aggregate.ts: its self time plus the dependency, Node core, V8/native
- * and regex frames it calls, up to the next own function) grew the most between base and head,
- * and what that time went into. Pure: a ScenarioProfile in, short text out; the reports (headline,
+ * whose attributed time per request (aggregate.ts: its self time plus the dependency, Node
+ * core, V8/native and regex frames it calls, up to the next own function; diff.ts: per request)
+ * grew the most between base and head, and what that time went into. Pure: a ScenarioProfile in, short text out; the reports (headline,
  * health hints, hot-function rows) only place it.
  */
 import type { FunctionId, ScenarioProfile } from '../results/types.js';
-import { diffProfiles, type FunctionChange, type IntoChange, isAnonymous } from './diff.js';
+import { addedTime, diffProfiles, type FunctionChange, type IntoChange, isAnonymous } from './diff.js';
 import { describeLocation } from './frames.js';
 
-/** Below this growth (a share of the side's samples: 1 percentage point) no function is called a culprit. */
+/**
+ * Below this growth no function is called a culprit: 1% of base's CPU time per request (1
+ * percentage point of the samples when there is no time per request).
+ */
 export const CULPRIT_MIN_CHANGE = 0.01;
 
 /** V8 names the frames of compiled regular expressions "RegExp: <source>". */
@@ -61,7 +64,7 @@ export function describeInto(fn: FunctionId): string {
 }
 
 export interface Culprit {
-  /** The own function whose attributed time grew the most. */
+  /** The own function whose attributed time per request grew the most. */
   fn: FunctionChange;
   /** The frame below it that took most of that growth; null when its own code did. */
   into: IntoChange | null;
@@ -69,23 +72,35 @@ export interface Culprit {
   text: string;
 }
 
+/** An own function's growth: time per request added (µs), or attributed share change without it. */
+export function growthOf(c: FunctionChange): number {
+  return c.added ?? c.attributedChange;
+}
+
+/** Its self time's growth, in the same unit as growthOf. */
+function selfGrowth(c: FunctionChange): number {
+  return addedTime(c.base?.self ?? null, c.head?.self ?? null, c.scale) ?? c.change;
+}
+
 /**
- * The frame below an own function that holds most of its growth: the one whose share grew the
- * most, when that is at least half the function's attributed growth and more than its own
- * self time grew.
+ * The frame below an own function that holds most of its growth: the one that grew the most,
+ * when that is at least half the function's attributed growth and more than its own self time
+ * grew.
  */
 function mainInto(c: FunctionChange): IntoChange | null {
   const [top] = c.into;
-  if (!top || top.change <= 0) return null;
-  return top.change >= c.attributedChange / 2 && top.change > c.change ? top : null;
+  const grew = top ? (top.added ?? top.change) : 0;
+  if (!top || grew <= 0) return null;
+  return grew >= growthOf(c) / 2 && grew > selfGrowth(c) ? top : null;
 }
 
-/** The culprit among already diffed functions (diffProfiles); null when no own function grew by 1 pp or more. */
+/** The culprit among already diffed functions (diffProfiles); null when no own function grew by CULPRIT_MIN_CHANGE or more. */
 export function culpritAmong(changes: readonly FunctionChange[]): Culprit | null {
   let best: FunctionChange | null = null;
   for (const c of changes) {
-    if (c.category !== 'own' || c.attributedChange < CULPRIT_MIN_CHANGE) continue;
-    if (best === null || c.attributedChange > best.attributedChange) best = c;
+    const min = CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1);
+    if (c.category !== 'own' || growthOf(c) < min) continue;
+    if (best === null || growthOf(c) > growthOf(best)) best = c;
   }
   if (best === null) return null;
   const into = mainInto(best);
@@ -94,7 +109,7 @@ export function culpritAmong(changes: readonly FunctionChange[]): Culprit | null
 
 /** The culprit of one profiled scenario (see culpritAmong). */
 export function culpritOf(profile: ScenarioProfile): Culprit | null {
-  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head));
+  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs));
 }
 
 /** The culprit of a scenario by name, from the run's profiles; null when it was not profiled or nothing grew. */

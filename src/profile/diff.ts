@@ -10,8 +10,14 @@
  * 4. file + enclosing function + kind, for anonymous functions (the text changed too: "the
  *    arrow in formatPrices" is still the arrow in formatPrices).
  * Shares are fractions of each
- * side's non-idle samples, so the two sides compare although they served different numbers of
- * requests; a change is the difference of the shares, in percentage points.
+ * side's non-idle samples; a change of shares is in percentage points.
+ *
+ * Time per request is what ranks and names: a share times the side's CPU time per request in
+ * its profiled window (non-idle samples × V8's sampling interval ÷ the responses in the window).
+ * Shares alone hide a regression in the function that already held most of the time: a
+ * handler at 85% of a saturated process's samples that gets five times slower is still at 85%,
+ * and only the time per request says it went from 190 µs to 1.2 ms. A side that served no
+ * response in its window has no time per request; shares then rank (as in results from before).
  */
 import type { AttributedInto, FunctionCategory, FunctionId, FunctionStats, ProfileSummary } from '../results/types.js';
 import { compareHotness } from './aggregate.js';
@@ -21,6 +27,12 @@ export interface Share {
   /** Fractions of the side's non-idle samples. */
   self: number;
   total: number;
+}
+
+/** Each side's CPU time per request in its profiled window, µs: a share of the side's samples times it is the function's time per request. */
+export interface SideScale {
+  base: number;
+  head: number;
 }
 
 export interface FunctionChange extends FunctionId {
@@ -39,6 +51,10 @@ export interface FunctionChange extends FunctionId {
   attributedChange: number;
   /** Own code: what its attributed time went into (frames other than itself), the biggest growth first. */
   into: IntoChange[];
+  /** Both sides' CPU time per request (null: a side served no response while profiled, or results without it). */
+  scale: SideScale | null;
+  /** Time per request added in head, µs (own code: attributed time; other code: self time); null without scale. */
+  added: number | null;
   /** Own code: deoptimized or left unoptimized by V8 in head and not in base (from the optimization trace); null otherwise. */
   optimization: OptimizationNote | null;
 }
@@ -48,6 +64,8 @@ export interface IntoChange extends FunctionId {
   head: number;
   /** head share − base share. */
   change: number;
+  /** Time per request added in head, µs; null without scale. */
+  added: number | null;
 }
 
 export interface OptimizationNote {
@@ -135,19 +153,32 @@ function share(f: FunctionStats | null, samples: number): Share | null {
 }
 
 /** What the attributed time of a matched own function went into, per frame, the biggest growth first. */
-function intoChanges(b: FunctionStats | null, h: FunctionStats | null, baseSamples: number, headSamples: number): IntoChange[] {
+function intoChanges(b: FunctionStats | null, h: FunctionStats | null, baseSamples: number, headSamples: number, scale: SideScale | null): IntoChange[] {
   const frames = new Map<string, IntoChange>();
   const add = (list: AttributedInto[] | undefined, samples: number, side: 'base' | 'head') => {
     for (const { samples: n, ...id } of list ?? []) {
       const key = functionKey(id);
-      const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0 };
+      const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0, added: null };
       entry[side] += samples > 0 ? n / samples : 0;
       frames.set(key, entry);
     }
   };
   add(b?.into, baseSamples, 'base');
   add(h?.into, headSamples, 'head');
-  return [...frames.values()].map((f) => ({ ...f, change: f.head - f.base })).sort((x, y) => y.change - x.change || y.head - x.head);
+  return [...frames.values()]
+    .map((f) => ({ ...f, change: f.head - f.base, added: addedTime(f.base, f.head, scale) }))
+    .sort((x, y) => (y.added ?? y.change) - (x.added ?? x.change) || y.head - x.head);
+}
+
+/** Time per request added in head, µs, from the two sides' shares; null without scale. */
+export function addedTime(base: number | null, head: number | null, scale: SideScale | null): number | null {
+  return scale === null ? null : (head ?? 0) * scale.head - (base ?? 0) * scale.base;
+}
+
+/** A side's CPU time per request in its profiled window, µs; null when it served no response (or the interval is unknown). */
+function cpuPerRequest(side: ProfileSummary & { requests?: number }, intervalUs: number | undefined): number | null {
+  if (!(intervalUs !== undefined && intervalUs > 0 && side.requests !== undefined && side.requests > 0)) return null;
+  return (side.samples * intervalUs) / side.requests;
 }
 
 /** Deoptimized or not optimized in head and not in base (a function new in head counts). */
@@ -159,8 +190,15 @@ function optimizationNote(b: FunctionStats | null, h: FunctionStats | null): Opt
   return null;
 }
 
-/** Every function of either side with its shares and change. */
-export function diffProfiles(base: ProfileSummary, head: ProfileSummary): FunctionChange[] {
+/**
+ * Every function of either side with its shares and change, and its time per request when both
+ * sides have `requests` (responses in the profiled window) and `intervalUs` (V8's sampling
+ * interval) is given.
+ */
+export function diffProfiles(base: ProfileSummary & { requests?: number }, head: ProfileSummary & { requests?: number }, intervalUs?: number): FunctionChange[] {
+  const baseScale = cpuPerRequest(base, intervalUs);
+  const headScale = cpuPerRequest(head, intervalUs);
+  const scale = baseScale !== null && headScale !== null ? { base: baseScale, head: headScale } : null;
   return matchFunctions(base.functions, head.functions).map(([b, h]) => {
     const id = (h ?? b)!;
     const baseShare = share(b, base.samples);
@@ -189,34 +227,45 @@ export function diffProfiles(base: ProfileSummary, head: ProfileSummary): Functi
       deoptReasons: reasons,
       attributed,
       attributedChange: attributed === null ? change : (attributed.head ?? 0) - (attributed.base ?? 0),
-      into: hasAttribution ? intoChanges(b, h, base.samples, head.samples) : [],
+      into: hasAttribution ? intoChanges(b, h, base.samples, head.samples, scale) : [],
+      scale,
+      added:
+        id.category === 'own' && attributed !== null
+          ? addedTime(attributed.base, attributed.head, scale)
+          : addedTime(baseShare?.self ?? null, headShare?.self ?? null, scale),
       optimization: optimizationNote(b, h),
     };
   });
 }
 
-/** The larger self share of the two sides. */
-export function peakSelf(c: FunctionChange): number {
-  return Math.max(c.base?.self ?? 0, c.head?.self ?? 0);
+/** The larger of the two sides' values: time per request when scaled, else shares. */
+function peak(c: FunctionChange, base: number | null | undefined, head: number | null | undefined): number {
+  const s = c.scale ?? { base: 1, head: 1 };
+  return Math.max((base ?? 0) * s.base, (head ?? 0) * s.head);
 }
 
-/** The larger attributed share of the two sides (own code; the self share for other code and old results). */
+/** The larger self time of the two sides (time per request when scaled, else the share). */
+export function peakSelf(c: FunctionChange): number {
+  return peak(c, c.base?.self, c.head?.self);
+}
+
+/** The larger attributed time of the two sides (own code; the self time for other code and old results). */
 export function peakAttributed(c: FunctionChange): number {
   if (c.attributed === null) return peakSelf(c);
-  return Math.max(c.attributed.base ?? 0, c.attributed.head ?? 0);
+  return peak(c, c.attributed.base, c.attributed.head);
 }
 
 /**
  * The rows a report shows: the `limit` functions of these categories with the most time on
  * either side, the biggest changes first (own code: the biggest growth first, then what shrank;
  * ties: hotter first). Own code is measured by its attributed time (aggregate.ts), everything
- * else by self time.
+ * else by self time; changes are in time per request (in shares without it).
  */
 export function hottestChanges(changes: readonly FunctionChange[], categories: readonly FunctionCategory[], limit: number): FunctionChange[] {
   const weight = (c: FunctionChange) => (c.category === 'own' ? peakAttributed(c) : peakSelf(c));
-  const delta = (c: FunctionChange) => (c.category === 'own' ? c.attributedChange : c.change);
-  // Own code: what grew first, the most first (the culprit leads), then what shrank; when one
-  // function grows, the others' shares shrink with it. Other code: the biggest changes first.
+  const delta = (c: FunctionChange) => c.added ?? (c.category === 'own' ? c.attributedChange : c.change);
+  // Own code: what grew first, the most first (the culprit leads), then what shrank (in shares,
+  // when one function grows the others shrink with it). Other code: the biggest changes first.
   const order = (a: FunctionChange, b: FunctionChange) =>
     a.category === 'own' && b.category === 'own' ? delta(b) - delta(a) : Math.abs(delta(b)) - Math.abs(delta(a));
   return changes

@@ -5,8 +5,9 @@
  *   (`0x --visualize-cpu-profile`), which draws its nodes' hitCounts.
  * - `renderDiffFlamegraph`: the differential flamegraph, one self-contained HTML page: head's
  *   call tree drawn as an icicle (root on top, width = head's total time), each frame coloured by
- *   how its self time changed against the same call path in base (Gregg, "Differential Flame
- *   Graphs", 2014: red grew, blue shrank), and marked by its origin — own code, dependency, Node
+ *   how its self time per request changed against the same call path in base (Gregg,
+ *   "Differential Flame Graphs", 2014: red grew, blue shrank; in shares of each side's samples
+ *   when there is no time per request), and marked by its origin — own code, dependency, Node
  *   core, V8/native — with a stripe on its left edge (or, switched to "colour by origin", filled
  *   with the origin's colour), with a legend, search and click-to-zoom.
  */
@@ -72,6 +73,12 @@ export interface DiffFlamegraphInput {
   moved: ReadonlyMap<string, string>;
   /** Shown as the page's heading, e.g. "GET /hello: head my-branch@abc1234 against base main@def5678". */
   title: string;
+  /**
+   * The CPU time per request one sample stands for on each side, µs (V8's interval ÷ the
+   * responses in the profiled window): the colours are then time per request added (diff.ts), or
+   * null (a side served no response): changes of shares.
+   */
+  usPerSample?: { base: number; head: number } | null;
 }
 
 const CATEGORY_INDEX: Record<FunctionCategory, number> = { own: 0, dependency: 1, node: 2, native: 3 };
@@ -128,6 +135,7 @@ export function renderDiffFlamegraph(input: DiffFlamegraphInput): string {
     title: input.title,
     headSamples: input.head.samples,
     baseSamples: input.base.samples,
+    usPerSample: input.usPerSample ?? null,
     strings: [...strings.keys()],
     root,
   };
@@ -203,12 +211,17 @@ const PAGE_SCRIPT = String.raw`
   var details = document.getElementById('details');
   function pct(x) { return (100 * x).toFixed(x >= 0.1 ? 1 : 2) + '%'; }
   function pp(x) { var v = 100 * x; return (v > 0 ? '+' : v < 0 ? '\u2212' : '') + Math.abs(v).toFixed(Math.abs(v) >= 10 ? 1 : 2) + ' pp'; }
+  // U: CPU time per request of one sample on each side (µs), or null: changes are then in shares
+  var U = data.usPerSample;
+  function us(x) { return x >= 1000 ? Number((x / 1000).toPrecision(3)) + ' ms' : Number(x.toPrecision(3)) + ' \u00b5s'; }
+  function added(x) { return (x > 0 ? '+' : x < 0 ? '\u2212' : '') + us(Math.abs(x)); }
   function headShare(f) { return data.headSamples > 0 ? f[3] / data.headSamples : 0; }
   function baseShare(f) { return f[5] < 0 || data.baseSamples === 0 ? 0 : f[5] / data.baseSamples; }
-  function delta(f) { return headShare(f) - baseShare(f); }
+  function delta(f) { return U ? f[3] * U.head - Math.max(0, f[5]) * U.base : headShare(f) - baseShare(f); }
+  function change(x) { return U ? added(x) : pp(x); }
   var maxAbs = 0;
   (function walk(f) { maxAbs = Math.max(maxAbs, Math.abs(delta(f))); f[6].forEach(walk); })(data.root);
-  var scale = Math.max(maxAbs, 0.001);
+  var scale = Math.max(maxAbs, U ? 0.01 : 0.001);
   function colour(f) {
     if (f[3] === 0 && f[5] <= 0) return 'hsl(0, 0%, 91%)';
     var d = delta(f), t = Math.min(1, Math.abs(d) / scale);
@@ -218,13 +231,14 @@ const PAGE_SCRIPT = String.raw`
   document.getElementById('title').textContent = 'Differential flamegraph \u00b7 ' + data.title;
   document.getElementById('summary').textContent =
     'Head\u2019s call tree (width: head\u2019s total time, ' + data.headSamples + ' samples); colour: change of each frame\u2019s self time against the same call path in base (' +
-    data.baseSamples + ' samples), in percentage points of each side\u2019s samples (or, switched, by origin); the stripe on each frame\u2019s left edge is its origin. Frames only in base are not drawn: see the base flamegraph.';
+    data.baseSamples + ' samples), ' + (U ? 'in CPU time per request (each side\u2019s samples \u00d7 the sampling interval \u00f7 its responses)' : 'in percentage points of each side\u2019s samples') +
+    ' (or, switched, by origin); the stripe on each frame\u2019s left edge is its origin. Frames only in base are not drawn: see the base flamegraph.';
   var legend = document.getElementById('legend');
-  legend.appendChild(document.createTextNode('\u2212' + (100 * scale).toFixed(1) + ' pp'));
+  legend.appendChild(document.createTextNode(change(-scale)));
   var bar = document.createElement('span'); bar.className = 'scale';
   bar.style.background = 'linear-gradient(to right, hsl(214,85%,50%), hsl(0,0%,96%), hsl(4,85%,50%))';
   legend.appendChild(bar);
-  legend.appendChild(document.createTextNode('+' + (100 * scale).toFixed(1) + ' pp (red: more self time in head, blue: less)'));
+  legend.appendChild(document.createTextNode(change(scale) + (U ? ' per request' : '') + ' (red: more self time in head, blue: less)'));
   var dashed = document.createElement('span'); dashed.className = 'new'; legend.appendChild(dashed);
   legend.appendChild(document.createTextNode('not in base'));
   var origins = document.getElementById('origins');
@@ -242,8 +256,9 @@ const PAGE_SCRIPT = String.raw`
     return term !== '' && (S[f[0]].toLowerCase().indexOf(term) >= 0 || S[f[1]].toLowerCase().indexOf(term) >= 0);
   }
   function describe(f) {
-    return S[f[0]] + ' \u2014 ' + S[f[1]] + ' (' + CATS[f[2]] + ') \u00b7 head self ' + pct(headShare(f)) +
-      (f[5] < 0 ? ' (not in base)' : ', base ' + pct(baseShare(f)) + ', change ' + pp(delta(f))) +
+    var self = function (share, n, u) { return U ? us(n * u) + ' per request (' + pct(share) + ')' : pct(share); };
+    return S[f[0]] + ' \u2014 ' + S[f[1]] + ' (' + CATS[f[2]] + ') \u00b7 head self ' + self(headShare(f), f[3], U && U.head) +
+      (f[5] < 0 ? ' (not in base)' : ', base ' + self(baseShare(f), f[5], U && U.base) + ', change ' + change(delta(f))) +
       ' \u00b7 head total ' + pct(data.headSamples ? f[4] / data.headSamples : 0);
   }
   function frameDiv(f, left, width, depth, ancestor) {

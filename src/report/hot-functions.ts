@@ -1,12 +1,13 @@
 /**
  * The "Hot functions" sections of the reports: per profiled scenario, the functions with the
- * most self time on either side, own code first, their shares on base and head and the change
- * in percentage points. Shared by the markdown and terminal renderers; pure.
+ * most time on either side, own code first, their CPU time per request on base and head and the
+ * time added (shares and percentage points for results without time per request). Shared by
+ * the markdown and terminal renderers; pure.
  */
 import { type Culprit, culpritAmong, culpritOfScenario, describeFunction, describeInto, displayName } from '../profile/culprit.js';
-import { diffProfiles, type FunctionChange, hottestChanges } from '../profile/diff.js';
+import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
-import { formatChange, formatCount, formatDurationUs, formatMetricName } from './format.js';
+import { formatChange, formatCount, formatDurationUs, formatMetricName, MINUS } from './format.js';
 
 /** Rows per table unless the caller asks for another number. */
 export const HOT_FUNCTION_ROWS = 10;
@@ -25,6 +26,8 @@ export interface HotFunctionSection {
   optimization: FunctionChange[];
   /** Whether the own table is ranked by attributed time (results from before it have self time only). */
   attributed: boolean;
+  /** Whether the rows are CPU time per request (else shares of each side's samples: a side served no response while profiled). */
+  perRequest: boolean;
   /** The own function whose attributed time grew the most, and what into. */
   culprit: Culprit | null;
 }
@@ -32,7 +35,7 @@ export interface HotFunctionSection {
 /** One section per profiled scenario, in the order of the results. */
 export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS): HotFunctionSection[] {
   return (results.profiles ?? []).map((profile) => {
-    const changes = diffProfiles(profile.sides.base, profile.sides.head);
+    const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
     const own = hottestChanges(changes, ['own'], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
     return {
@@ -42,9 +45,17 @@ export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS):
       deoptimized: [...own, ...other].filter((c) => c.deoptReasons.length > 0),
       optimization: own.filter((c) => c.optimization !== null),
       attributed: own.some((c) => c.attributed !== null),
+      perRequest: changes.some((c) => c.scale !== null),
       culprit: culpritAmong(changes),
     };
   });
+}
+
+/** What the change column holds, for the legend under the sections. */
+export function describeChangeColumn(sections: readonly HotFunctionSection[]): string {
+  return sections.every((section) => section.perRequest)
+    ? "time per request: a function's share of the profiled window's CPU samples × the sampling interval ÷ the responses in the window; change: the time head added"
+    : 'change: head share − base share, in percentage points (time per request where a section says so)';
 }
 
 /** A side's share: "38.4%", "<0.1%" for a sampled function under 0.05%, "—" when the side has none. */
@@ -59,6 +70,25 @@ export function formatPoints(change: number): string {
   return formatChange(change).replace(/%$/, ' pp');
 }
 
+/** Time added per request: "+985 µs", "−1.2 ms", "0 µs". */
+export function formatAdded(us: number): string {
+  const text = formatDurationUs(Math.abs(us));
+  if (/^0(\.0*)? /.test(text)) return text;
+  return (us < 0 ? MINUS : '+') + text;
+}
+
+/** A side's value of a share: its time per request when the row is scaled ("1.18 ms"), else the share ("38.4%"); "—" when the side has none. */
+export function formatSide(c: FunctionChange, side: Side, share: number | null | undefined): string {
+  if (share === null || share === undefined) return '—';
+  return c.scale === null ? formatShare(share) : formatDurationUs(share * c.scale[side]);
+}
+
+/** The change of a pair of shares: time added per request when scaled, else percentage points. */
+function formatDelta(c: FunctionChange, base: number | null | undefined, head: number | null | undefined): string {
+  const added = addedTime(base ?? null, head ?? null, c.scale);
+  return added === null ? formatPoints((head ?? 0) - (base ?? 0)) : formatAdded(added);
+}
+
 /** new / gone / moved: what the function's row stands for besides its numbers. */
 export function describeMarker(c: FunctionChange): string {
   if (c.status === 'new') return 'new';
@@ -66,9 +96,9 @@ export function describeMarker(c: FunctionChange): string {
   return c.baseLine !== null ? `moved from line ${c.baseLine}` : '';
 }
 
-/** Total time: "3.0% → 40.1%". */
+/** Total time: "12 µs → 160 µs" ("3.0% → 40.1%" unscaled). */
 export function describeTotals(c: FunctionChange): string {
-  return `${formatShare(c.base?.total)} → ${formatShare(c.head?.total)}`;
+  return `${formatSide(c, 'base', c.base?.total)} → ${formatSide(c, 'head', c.head?.total)}`;
 }
 
 /** The side whose code a row points at: head, unless the function is gone. */
@@ -96,7 +126,7 @@ export function describeProfiling(profile: ScenarioProfile): string {
 
 /* ---------- own-code attribution (issue 13) ---------- */
 
-/** Below this (a share of the side's samples) a frame is not named as where the time went. */
+/** Below this (a share of the side's samples; scaled: of base's CPU time per request) a frame is not named as where the time went. */
 const INTO_MIN = 0.005;
 
 /** A function's name in a table row: anonymous functions by their kind and enclosing function. */
@@ -110,32 +140,46 @@ export function attributedShare(c: FunctionChange, side: Side): number | null {
   return c.attributed[side];
 }
 
-/** Self time: "0.1% → <0.1%". */
+/** Self time: "3 µs → 1 µs" ("0.1% → <0.1%" unscaled). */
 export function describeSelf(c: FunctionChange): string {
-  return `${formatShare(c.base?.self)} → ${formatShare(c.head?.self)}`;
+  return `${formatSide(c, 'base', c.base?.self)} → ${formatSide(c, 'head', c.head?.self)}`;
+}
+
+/** The cells a row's numbers fill: base, head, change (own code: attributed time; other code: self time). */
+export function rowNumbers(c: FunctionChange): { base: string; head: string; change: string } {
+  const [base, head] = c.category === 'own' ? [attributedShare(c, 'base'), attributedShare(c, 'head')] : [c.base?.self ?? null, c.head?.self ?? null];
+  return { base: formatSide(c, 'base', base), head: formatSide(c, 'head', head), change: formatDelta(c, base, head) };
+}
+
+/** The growth of a frame below an own function, "+980 µs" ("+73.0 pp" unscaled). */
+function formatIntoGrowth(into: IntoChange): string {
+  return into.added === null ? formatPoints(into.change) : formatAdded(into.added);
 }
 
 /**
  * What an own function's attributed time went into, the biggest growth first:
- * "+73.0 pp in zlib processChunkSync"; when nothing below it grew, where most of head's went:
- * "41.2% in stringify". Empty when its own code holds the time.
+ * "+980 µs in zlib processChunkSync"; when nothing below it grew, where most of head's went:
+ * "410 µs in stringify". Empty when its own code holds the time. (Unscaled: "+73.0 pp in …",
+ * "41.2% in …".) A frame is named from half a percent of the samples on.
  */
 export function describeSpentIn(c: FunctionChange): string {
   const [grew] = c.into;
-  if (grew && grew.change >= INTO_MIN) return `${formatPoints(grew.change)} in ${describeInto(grew)}`;
+  if (grew && (grew.added ?? grew.change) >= INTO_MIN * (c.scale?.base ?? 1)) return `${formatIntoGrowth(grew)} in ${describeInto(grew)}`;
   const busiest = [...c.into].sort((a, b) => b.head - a.head)[0];
-  if (busiest && busiest.head >= INTO_MIN) return `${formatShare(busiest.head)} in ${describeInto(busiest)}`;
+  if (busiest && busiest.head >= INTO_MIN) return `${formatSide(c, 'head', busiest.head)} in ${describeInto(busiest)}`;
   return '';
 }
 
-/** "compressBody (src/x.js:7) +74.1 pp, +73.0 pp of it in zlib processChunkSync". */
+/** "compressBody (src/x.js:7) +1.1 ms per request, +1.08 ms of it in zlib processChunkSync" ("+74.1 pp" unscaled). */
 export function describeCulprit(culprit: Culprit): string {
   const { fn, into } = culprit;
-  if (into === null) return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}`;
-  // the frame below can grow more than the function's whole share when its other work shrank
-  const below =
-    into.change <= fn.attributedChange ? `${formatPoints(into.change)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatPoints(into.change)}`;
-  return `${describeFunction(fn)} ${formatPoints(fn.attributedChange)}, ${below}`;
+  const growth = fn.added === null ? formatPoints(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
+  if (into === null) return `${describeFunction(fn)} ${growth}`;
+  // the frame below can grow more than the function's whole time when its other work shrank
+  const intoGrowth = into.added ?? into.change;
+  const fnGrowth = fn.added ?? fn.attributedChange;
+  const below = intoGrowth <= fnGrowth ? `${formatIntoGrowth(into)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatIntoGrowth(into)}`;
+  return `${describeFunction(fn)} ${growth}, ${below}`;
 }
 
 /** "deoptimized 12× in head only: wrong map; not a Smi", "not optimized in head only: …". */

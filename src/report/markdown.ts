@@ -20,7 +20,7 @@ import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchma
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import {
-  attributedShare,
+  describeChangeColumn,
   describeCulprit,
   describeMarker,
   describeOptimization,
@@ -29,8 +29,7 @@ import {
   describeSpentIn,
   describeTotals,
   flamegraphFiles,
-  formatPoints,
-  formatShare,
+  rowNumbers,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
@@ -444,6 +443,7 @@ function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChang
 }
 
 function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
+  const numbers = rowNumbers(c);
   const where = escapeMarkdown(describeLocation(c));
   const link = sourceLink(results, options, c);
   const marker = describeMarker(c);
@@ -451,9 +451,9 @@ function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionC
   return tableRow([
     escapeMarkdown(rowName(c)) + deopt,
     link === null ? where : `[${where}](${link})`,
-    formatShare(c.base?.self),
-    formatShare(c.head?.self),
-    `${formatPoints(c.change)}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
+    numbers.base,
+    numbers.head,
+    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
     describeTotals(c),
   ]);
 }
@@ -465,6 +465,7 @@ function hotFunctionTable(results: Results, options: MarkdownOptions, rows: Func
 
 /** Own code ranked by attributed time: its share, change, what it went into, and self time. */
 function attributedRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
+  const numbers = rowNumbers(c);
   const where = escapeMarkdown(describeLocation(c));
   const link = sourceLink(results, options, c);
   const marker = describeMarker(c);
@@ -472,9 +473,9 @@ function attributedRow(results: Results, options: MarkdownOptions, c: FunctionCh
   return tableRow([
     escapeMarkdown(rowName(c)) + deopt,
     link === null ? where : `[${where}](${link})`,
-    formatShare(attributedShare(c, 'base')),
-    formatShare(attributedShare(c, 'head')),
-    `${formatPoints(c.attributedChange)}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
+    numbers.base,
+    numbers.head,
+    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
     escapeMarkdown(describeSpentIn(c)),
     describeSelf(c),
   ]);
@@ -497,9 +498,10 @@ function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions):
 }
 
 function renderHotFunctionSection(results: Results, options: MarkdownOptions, section: HotFunctionSection): string {
+  const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const measure = section.attributed
-    ? "time of each own function, with the dependency, Node core and V8 code it calls, under the same load, % of each side's CPU samples"
-    : "self time under the same load, % of each side's CPU samples";
+    ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}`
+    : `self time under the same load, ${unit}`;
   const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section.profile))}.`;
   const own =
     section.own.length === 0
@@ -544,7 +546,8 @@ function renderHotFunctions(results: Results, options: MarkdownOptions): string 
   const attributed = sections.some((section) => section.attributed)
     ? ' Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most.'
     : '';
-  const legend = `Change: head share − base share, in percentage points; new / gone: sampled on one side only${deoptimized}.${attributed}`;
+  const change = describeChangeColumn(sections);
+  const legend = `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
   return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 

@@ -12,7 +12,7 @@ import displayWidth from 'string-width';
 import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
 import {
-  attributedShare,
+  describeChangeColumn,
   describeCulprit,
   describeMarker,
   describeOptimization,
@@ -21,8 +21,7 @@ import {
   describeSpentIn,
   describeTotals,
   flamegraphFiles,
-  formatPoints,
-  formatShare,
+  rowNumbers,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
@@ -349,12 +348,13 @@ const ATTRIBUTED_COLUMNS: Column[] = [...HOT_COLUMNS.slice(0, 5), { header: 'sel
 
 function attributedCells(c: FunctionChange): string[] {
   const marker = describeMarker(c);
+  const numbers = rowNumbers(c);
   return [
     sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
     sanitizeText(describeLocation(c)),
-    formatShare(attributedShare(c, 'base')),
-    formatShare(attributedShare(c, 'head')),
-    formatPoints(c.attributedChange) + (marker ? ` ${marker}` : ''),
+    numbers.base,
+    numbers.head,
+    numbers.change + (marker ? ` ${marker}` : ''),
     describeSelf(c),
     sanitizeText(describeSpentIn(c)),
   ];
@@ -362,12 +362,13 @@ function attributedCells(c: FunctionChange): string[] {
 
 function hotFunctionCells(c: FunctionChange): string[] {
   const marker = describeMarker(c);
+  const numbers = rowNumbers(c);
   return [
     sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
     sanitizeText(describeLocation(c)),
-    formatShare(c.base?.self),
-    formatShare(c.head?.self),
-    formatPoints(c.change) + (marker ? ` ${marker}` : ''),
+    numbers.base,
+    numbers.head,
+    numbers.change + (marker ? ` ${marker}` : ''),
     describeTotals(c),
   ];
 }
@@ -378,7 +379,8 @@ function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Pai
 
 function renderHotFunctionSection(section: HotFunctionSection, options: TerminalOptions, width: number, paint: Paint): string[] {
   const measure = section.attributed ? 'own code: time of each function with the code it calls' : 'self time';
-  const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, % of each side's CPU samples; ${sanitizeText(describeProfiling(section.profile))}):`];
+  const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
+  const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section.profile))}):`];
   if (section.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
   const cells = section.own.map(attributedCells);
   const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
@@ -406,7 +408,7 @@ function renderHotFunctionSection(section: HotFunctionSection, options: Terminal
 function renderHotFunctions(results: Results, options: TerminalOptions, width: number, paint: Paint): string[] {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
   if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection(s, options, width, paint)), 'change: head share − base share in percentage points; new / gone: sampled on one side only'];
+  return [...sections.flatMap((s) => renderHotFunctionSection(s, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
 }
 
 /**

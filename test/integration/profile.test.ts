@@ -59,7 +59,7 @@ describe('profiling: head adds an expensive function to the request path', () =>
     assert.equal(compareResults(results).comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
     const [profile] = results.profiles!;
     assert.equal(profile!.scenario, 'GET /payload');
-    const [first] = hottestChanges(diffProfiles(profile!.sides.base, profile!.sides.head), ['own'], 10);
+    const [first] = hottestChanges(diffProfiles(profile!.sides.base, profile!.sides.head, profile!.intervalUs), ['own'], 10);
     assert.equal(first!.name, 'slowEtag');
     assert.equal(first!.file, 'src/payload.js');
     assert.equal(first!.line, lineOf('payload-head.js', 'function slowEtag'));
@@ -74,7 +74,7 @@ describe('profiling: head adds an expensive function to the request path', () =>
     }
     // the terminal report has the table and the flamegraphs' paths
     assert.match(stdout, /hot functions, GET \/payload/);
-    assert.match(stdout, /slowEtag(?: !)? +src\/payload\.js:\d+ +— +\d+\.\d% +\+\d+\.\d pp new/);
+    assert.match(stdout, /slowEtag(?: !)? +src\/payload\.js:\d+ +— +[\d.]+ (?:µs|ms) +\+[\d.]+ (?:µs|ms) new/);
     for (const label of ['head', 'base', 'diff']) {
       const path = stdout.match(new RegExp(`${label} +(\\S+flamegraph-get-payload-${label}\\.html)`))?.[1];
       assert.ok(path && existsSync(path), `${label} flamegraph printed and present`);
@@ -113,6 +113,9 @@ describe('profiling: head adds an expensive function to the request path', () =>
       assert.ok((await page.locator('.frame').count()) > 10, 'frames drawn');
       assert.ok((await distinctColours(page, await page.screenshot())) > 10, 'not blank');
       assert.equal(await page.locator('.frame', { hasText: 'slowEtag' }).count(), 1, 'the hot function is a frame');
+      // coloured by the time per request each frame added, as the tables count it
+      assert.match((await page.locator('#legend').textContent()) ?? '', /^−[\d.]+ (µs|ms)\+[\d.]+ (µs|ms) per request \(red: more self time in head/);
+      assert.match((await page.locator('.frame', { hasText: 'slowEtag' }).getAttribute('title')) ?? '', /head self [\d.]+ (µs|ms) per request \([\d.]+%\) \(not in base\)/);
       await page.fill('#search', 'slowetag');
       assert.match((await page.locator('#matches').textContent()) ?? '', /^1 frame · \d+\.\d% of head$/);
       assert.equal(await page.locator('.frame.match').textContent(), 'slowEtag');

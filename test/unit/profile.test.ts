@@ -407,6 +407,32 @@ describe('own-code attribution and the culprit (issue 13)', () => {
     assert.equal(culpritAmong(diffProfiles(base, base)), null, 'nothing grew: no culprit');
   });
 
+  test('time per request ranks: a saturated function five times slower keeps its share but is the culprit; without request counts, shares rank', () => {
+    // base: 850 of 1,000 samples in sumPrices, 5,000 responses (170 µs of 200 µs per request);
+    // head: 860 of 1,000, 1,000 responses (860 µs of 1 ms) — the rest grew in share, not in time
+    const side = (sum: number, rest: number, requests: number) => ({
+      ...summary([{ ...stats('sumPrices', 'server.js', 18, sum), attributed: sum }, { ...stats('handler', 'server.js', 40, rest), attributed: rest }]),
+      samples: sum + rest,
+      requests,
+    });
+    const base = side(850, 150, 5000);
+    const head = side(860, 140, 1000);
+    const changes = diffProfiles(base, head, 1000);
+    const row = (name: string) => changes.find((c) => c.name === name)!;
+    assert.deepEqual(row('sumPrices').scale, { base: 200, head: 1000 });
+    assert.ok(Math.abs(row('sumPrices').added! - 690) < 1e-9, `${row('sumPrices').added} µs`);
+    assert.ok(Math.abs(row('handler').added! - 110) < 1e-9);
+    assert.equal(hottestChanges(changes, ['own'], 10)[0]!.name, 'sumPrices');
+    const culprit = culpritAmong(changes)!;
+    assert.equal(culprit.fn.name, 'sumPrices');
+    assert.equal(describeCulprit(culprit), 'sumPrices (server.js:18) +690 µs per request');
+    assert.equal(culpritAmong(diffProfiles(base, base, 1000)), null, 'nothing grew: no culprit');
+    // results without request counts (or a side that served none): shares, as before
+    const unscaled = diffProfiles(base, { ...head, requests: 0 }, 1000);
+    assert.equal(unscaled[0]!.scale, null);
+    assert.equal(unscaled.find((c) => c.name === 'sumPrices')!.added, null);
+  });
+
   test('anonymous functions are named by their kind and enclosing function; regex frames by their pattern', () => {
     assert.equal(displayName({ name: '(anonymous x.js:8:19)', enclosing: 'formatPrices', kind: 'arrow' }), 'arrow in formatPrices');
     assert.equal(displayName({ name: '(anonymous x.js:8:19)', enclosing: '', kind: 'function' }), 'function at top level');

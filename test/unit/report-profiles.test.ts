@@ -15,7 +15,8 @@ function side(summary: ProfileSummary, name: 'base' | 'head'): SideProfile {
     ...summary,
     profiler: 'cpu-prof',
     nodeVersion: 'v24.21.0',
-    requests: name === 'base' ? 41_000 : 17_000,
+    // about the same writev time per request on both sides, as in the run the profiles come from
+    requests: name === 'base' ? 20_000 : 18_200,
     windowMs: 2000,
     wallMs: 4100,
     processes: [{ file: `profiles/get-hello/${name}/CPU.1.cpuprofile`, samples: summary.samples }],
@@ -61,7 +62,7 @@ describe('report: hot functions', () => {
     const markdown = renderMarkdown(results, compareResults(results), { artifactUrls: urls, repositoryUrl: 'https://github.com/acme/shop' });
     const part = hotPart(markdown, /\*\*Hot functions/, /<details><summary>Method/);
     matchSnapshot('report-profiles.md', part);
-    assert.match(part, /\| slowEtag \| \[src\/payload\.js:10\]\(https:\/\/github\.com\/acme\/shop\/blob\/b{40}\/src\/payload\.js#L10\) \| — \| \d+\.\d% \| \+\d+\.\d pp new \|/);
+    assert.match(part, /\| slowEtag \| \[src\/payload\.js:10\]\(https:\/\/github\.com\/acme\/shop\/blob\/b{40}\/src\/payload\.js#L10\) \| — \| [\d.]+ (?:µs|ms) \| \+[\d.]+ (?:µs|ms) new \|/);
     assert.match(part, /Flamegraphs: \[head\]\(https:\/\/example\.test\/artifacts\/1\) · \[base\]\(https:\/\/example\.test\/artifacts\/2\) · \[differential\]\(https:\/\/example\.test\/artifacts\/3\)/);
     assert.match(part, /<details><summary>Dependencies, Node core and V8/);
   });
@@ -77,7 +78,21 @@ describe('report: hot functions', () => {
     assert.match(markdown, /\| function \| where \| base \| head \| change \| total time \|/);
     assert.doesNotMatch(markdown, /spent in/);
     assert.match(markdown, /\| \(anonymous server\.js:7:17\) \|/, 'anonymous functions by their place, as before');
-    assert.match(renderTerminal(results, analysis, { width: 120, color: false }), /slowEtag +src\/payload\.js:10 +— +\d+\.\d% +\+\d+\.\d pp new +— → \d+\.\d%/);
+    assert.match(renderTerminal(results, analysis, { width: 120, color: false }), /slowEtag +src\/payload\.js:10 +— +[\d.]+ (?:µs|ms) +\+[\d.]+ (?:µs|ms) new +— → [\d.]+ (?:µs|ms)/);
+  });
+
+  test('a side that served no response while profiled: shares and percentage points, said so', () => {
+    const results = profiledResults((p) => {
+      p.sides.head.requests = 0;
+    });
+    const analysis = compareResults(results);
+    const markdown = renderMarkdown(results, analysis);
+    assert.match(markdown, /% of each side's CPU samples\)/);
+    assert.match(markdown, /\| slowEtag \| src\/payload\.js:10 \| — \| \d+\.\d% \| \+\d+\.\d pp new \|/);
+    assert.match(markdown, /Change: head share − base share, in percentage points/);
+    assert.match(markdown, /🔎 Most new time: slowEtag \(src\/payload\.js:10\) \+\d+\.\d pp\./);
+    const terminal = renderTerminal(results, analysis, { width: 120, color: false });
+    assert.match(terminal, /slowEtag +src\/payload\.js:10 +— +\d+\.\d% +\+\d+\.\d pp new/);
   });
 
   test('a regressed, profiled scenario: the headline names its culprit', () => {
