@@ -295,6 +295,20 @@ export async function summarize(lines, draws, seed = 1) {
       if (stoppedAt !== null) tally.stopped++;
       tally.seconds.push(loadSeconds(drawn, stoppedAt, config));
     }
+    // The recorded runs themselves, as the CLI decided them (its --verdicts; lines from before
+    // the harness kept them: the exit code, and the throughput verdict re-derived).
+    const real = { n: cellLines.length, fail: 0, unchanged: 0, clear: 0, withVerdicts: 0, seconds: cellLines.map((l) => l.wallSeconds) };
+    for (const line of cellLines) {
+      if (line.exit === 1) real.fail++;
+      if (line.verdicts) {
+        real.withVerdicts++;
+        const gated = line.verdicts.metrics.filter((m) => m.gated);
+        if (gated.find((m) => m.metric === 'throughput')?.verdict === 'unchanged') real.unchanged++;
+        if (gated.length > 0 && gated.every((m) => m.verdict === 'unchanged')) real.clear++;
+      } else if (verdictOf(gate.compareResults(line.results)) === 'unchanged') {
+        real.unchanged++;
+      }
+    }
     // The measured drop: every recorded pair's throughput ratio, pooled by start.
     const startChanges = pool.map((u) => median(u.pairs.map((p) => Math.log(p.head.rps / p.base.rps))));
     const spread = 1.4826 * median(startChanges.map((x) => Math.abs(x - median(startChanges))));
@@ -310,17 +324,28 @@ export async function summarize(lines, draws, seed = 1) {
       startSd: spread,
       ...tally,
       medianSeconds: median(tally.seconds),
+      real: { ...real, medianSeconds: median(real.seconds) },
     });
   }
   return rows;
 }
 
-export function renderTables(rows) {
+export function renderTables(rows, draws) {
   const out = [];
   for (const kind of KINDS) {
     const mine = rows.filter((r) => r.kind === kind);
     if (mine.length === 0) continue;
     out.push(`#### ${kind}`, '');
+    out.push('Real end-to-end runs of the bundled CLI with the defaults, as it decided them:', '');
+    out.push('| effect | noise | runs | failed (exit 1) | throughput unchanged | every gated metric unchanged (runs with recorded verdicts) | median wall time |');
+    out.push('| --: | :-- | --: | --: | --: | --: | --: |');
+    for (const r of mine.sort((a, b) => a.effect - b.effect || Number(a.noise) - Number(b.noise))) {
+      const { real } = r;
+      out.push(
+        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${real.n} | ${rate(real.fail, real.n)} | ${r.effect === 0 ? rate(real.unchanged, real.n) : '–'} | ${r.effect === 0 ? rate(real.clear, real.withVerdicts) : '–'} | ${real.medianSeconds.toFixed(0)} s |`,
+      );
+    }
+    out.push('', `Gate runs drawn from the cell's pool of start pairs (${draws} per cell; with few recorded runs the draws mostly repeat them):`, '');
     out.push('| effect | noise | mode | recorded runs · start pairs | measured change (median of starts) | start-to-start SD | false fail / caught | throughput unchanged | every gated metric unchanged | stopped at the interim look | median load time |');
     out.push('| --: | :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |');
     for (const r of mine.sort((a, b) => a.effect - b.effect || Number(a.noise) - Number(b.noise))) {
@@ -337,7 +362,7 @@ async function report(values) {
   const lines = readLines(resolve(values.in));
   if (lines.length === 0) throw new Error(`${values.in} has no recorded runs: run \`record\` first.`);
   const rows = await summarize(lines, Number(values.draws));
-  const table = renderTables(rows);
+  const table = renderTables(rows, Number(values.draws));
   console.log(table);
   if (values.doc) {
     const doc = readFileSync(values.doc, 'utf8');

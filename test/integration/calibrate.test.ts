@@ -107,6 +107,10 @@ test('the start-pool harness records a tiny run of a calibration service and dra
   const table = run('report', '--in', pool, '--draws', '5');
   assert.match(table, /#### http/);
   assert.match(table, /\| 0% \| quiet \| simultaneous \| 1 · 2 \|/);
+  // the recorded run itself, as the CLI decided it
+  const failed = recorded[0].exit === 1 ? 1 : 0;
+  const unchanged = recorded[0].verdicts.metrics.find((m: { metric: string; gated: boolean }) => m.gated && m.metric === 'throughput').verdict === 'unchanged' ? 1 : 0;
+  assert.match(table, new RegExp(`\\| 0% \\| quiet \\| 1 \\| ${failed}/1 = \\d+% \\([^)]*\\) \\| ${unchanged}/1 = `));
 });
 
 /** The pid of a running `cli.js compare` whose parent is `parent`, if there is one. */
