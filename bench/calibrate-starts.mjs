@@ -5,7 +5,7 @@
 //   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster]
 //        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 6]
 //        [--pairs-per-start 4] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
-//   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md]
+//   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md] [--svg FILE]
 //   node bench/calibrate-starts.mjs spread [--in FILE]
 //
 // `record` drives the bundled CLI (dist/cli.js compare, as a user runs it) on a throwaway
@@ -29,6 +29,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { recordCliRun, wilson } from './calibrate.mjs';
+import { renderRatePlot } from './plot.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DEFAULT_FILE = join(root, 'docs', 'calibration', 'starts.jsonl');
@@ -364,6 +365,18 @@ async function report(values) {
   const rows = await summarize(lines, Number(values.draws));
   const table = renderTables(rows, Number(values.draws));
   console.log(table);
+  if (values.svg) {
+    // the real runs: the share the CLI failed, per kind and effect (drawn runs repeat them)
+    const points = rows.map((r) => {
+      const [lo, hi] = wilson(r.real.fail, r.real.n);
+      return { series: r.kind, effect: r.effect, rate: r.real.fail / r.real.n, lo, hi, dashed: r.noise };
+    });
+    const targets = [
+      { rate: 0.95, label: '5% drop: caught ≥ 95%' },
+      { rate: 0.8, label: '3% drop: caught ≥ 80%' },
+    ];
+    writeFileSync(values.svg, await renderRatePlot({ title: 'Real runs of the defaults that failed, per kind (0% = A/A: false fails)', points, targets }));
+  }
   if (values.doc) {
     const doc = readFileSync(values.doc, 'utf8');
     const begin = '<!-- starts-table:begin -->';
@@ -395,6 +408,7 @@ if (isMain) {
       out: { type: 'string', default: DEFAULT_FILE },
       in: { type: 'string', default: DEFAULT_FILE },
       draws: { type: 'string', default: '400' },
+      svg: { type: 'string' },
       doc: { type: 'string' },
       cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
       tiny: { type: 'boolean', default: false },

@@ -32,6 +32,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { renderRatePlot } from './plot.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DEFAULT_FILE = join(root, 'docs', 'calibration', 'runs.jsonl');
@@ -499,51 +500,28 @@ const PLOT_LABELS = {
 };
 
 /** Detection rate against the nominal effect, one line per rule and group of runs (noisy: dashed). */
-export function renderSvg(summary, ruleIds = ['perfgate', 'two-sided-5', 'ratio-5', 'ratio-10', 'welch']) {
-  const width = 640;
-  const height = 400;
-  const margin = { left: 60, right: 200, top: 30, bottom: 50 };
-  const plotW = width - margin.left - margin.right;
-  const plotH = height - margin.top - margin.bottom;
-  const groups = summary.groups;
-  const maxEffect = Math.max(10, ...groups.flatMap((g) => g.effects.map((e) => e.effect)));
-  const x = (effect) => margin.left + (effect / maxEffect) * plotW;
-  const y = (rate) => margin.top + (1 - rate) * plotH;
-  const colours = ['#1f77b4', '#2ca02c', '#d62728', '#ff7f0e', '#9467bd', '#8c564b'];
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="12">`,
-    `<rect width="${width}" height="${height}" fill="white"/>`,
-    `<text x="${margin.left}" y="18" font-size="14">Fail rate against extra work per request (0% = A/A: false fails)</text>`,
-  ];
-  for (const rate of [0, 0.25, 0.5, 0.75, 0.8, 0.95, 1]) {
-    parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${y(rate)}" y2="${y(rate)}" stroke="${rate === 0.95 || rate === 0.8 ? '#bbb' : '#eee'}"${rate === 0.95 || rate === 0.8 ? ' stroke-dasharray="4 3"' : ''}/>`);
-    parts.push(`<text x="${margin.left - 8}" y="${y(rate) + 4}" text-anchor="end">${Math.round(rate * 100)}%</text>`);
-  }
-  const effects = [...new Set(groups.flatMap((g) => g.effects.map((e) => e.effect)))].sort((a, b) => a - b);
-  for (const effect of effects) parts.push(`<text x="${x(effect)}" y="${margin.top + plotH + 18}" text-anchor="middle">+${effect}%</text>`);
-  parts.push(`<text x="${margin.left + plotW / 2}" y="${height - 10}" text-anchor="middle">extra work per request on the head side</text>`);
-  parts.push(`<line x1="${margin.left}" x2="${margin.left}" y1="${margin.top}" y2="${margin.top + plotH}" stroke="#333"/>`);
-  parts.push(`<line x1="${margin.left}" x2="${margin.left + plotW}" y1="${margin.top + plotH}" y2="${margin.top + plotH}" stroke="#333"/>`);
-  let legend = 0;
-  groups.forEach((group, g) => {
-    ruleIds.forEach((id, r) => {
+export async function renderSvg(summary, ruleIds = ['perfgate', 'two-sided-5', 'ratio-5', 'ratio-10', 'welch']) {
+  const points = [];
+  for (const group of summary.groups) {
+    for (const id of ruleIds) {
       const rule = summary.rules.find((x) => x.id === id);
-      if (!rule) return;
-      const points = group.effects.map((e) => [x(e.effect), y(e.rules.find((x) => x.id === id).fails / e.n)]);
-      const colour = colours[r % colours.length];
-      const dash = group.noise ? ' stroke-dasharray="6 4"' : '';
-      parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="2"${dash} points="${points.map((p) => p.join(',')).join(' ')}"/>`);
-      for (const [px, py] of points) parts.push(`<circle cx="${px}" cy="${py}" r="3" fill="${colour}"/>`);
-      const ly = margin.top + 10 + legend * 18;
-      legend++;
-      parts.push(`<line x1="${margin.left + plotW + 12}" x2="${margin.left + plotW + 36}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="2"${dash}/>`);
-      const label = `${PLOT_LABELS[rule.id] ?? rule.id}${group.noise ? ', noisy' : ''}${group.setting === 'default' ? '' : ` (${group.setting})`}`;
-      parts.push(`<text x="${margin.left + plotW + 40}" y="${ly + 4}">${label}</text>`);
-    });
-    void g;
+      if (!rule) continue;
+      const series = `${PLOT_LABELS[rule.id] ?? rule.id}${group.setting === 'default' ? '' : ` (${group.setting})`}`;
+      for (const e of group.effects) {
+        const fails = e.rules.find((x) => x.id === id).fails;
+        const [lo, hi] = wilson(fails, e.n);
+        points.push({ series, effect: e.effect, rate: fails / e.n, lo, hi, dashed: group.noise });
+      }
+    }
+  }
+  return renderRatePlot({
+    title: 'Fail rate against extra work per request (0% = A/A: false fails)',
+    points,
+    targets: [
+      { rate: 0.95, label: '95%' },
+      { rate: 0.8, label: '80%' },
+    ],
   });
-  parts.push('</svg>');
-  return `${parts.join('\n')}\n`;
 }
 
 async function report(values) {
@@ -563,7 +541,7 @@ async function report(values) {
     if (a < 0 || b < a) throw new Error(`${doc} lacks the markers ${start} … ${end}`);
     writeFileSync(doc, `${text.slice(0, a + start.length)}\n${table}\n${text.slice(b)}`);
   }
-  if (values.svg) writeFileSync(resolve(values.svg), renderSvg(summary));
+  if (values.svg) writeFileSync(resolve(values.svg), await renderSvg(summary));
 }
 
 // ------------------------------------------------------------------------------- resample

@@ -78,7 +78,10 @@ test('runs two per cell, resumes without repeating a run, and reports every rule
   assert.match(resampled, /^without replacement: /m);
   const plot = readFileSync(svg, 'utf8');
   assert.match(plot, /^<svg /);
-  assert.equal((plot.match(/<polyline /g) ?? []).length, 5, 'one line per plotted rule');
+  for (const label of ['perfgate today', 'perfgate before', 'one run, −5% ratio', 'one run, −10% ratio', 'Welch t-test']) {
+    assert.ok(plot.includes(`>${label}`), `the legend names ${label}`);
+  }
+  assert.equal((plot.match(/aria-roledescription="line mark"/g) ?? []).length, 5, 'one line per plotted rule');
 });
 
 test('the start-pool harness records a tiny run of a calibration service and draws gate runs from its starts', () => {
@@ -104,7 +107,11 @@ test('the start-pool harness records a tiny run of a calibration service and dra
   // resumes: a second record adds nothing
   run('record', '--tiny', '--kinds', 'http', '--effects', '0', '--out', pool);
   assert.equal(readFileSync(pool, 'utf8').trim().split('\n').length, 1);
-  const table = run('report', '--in', pool, '--draws', '5');
+  const svg = join(dir, 'starts.svg');
+  const table = run('report', '--in', pool, '--draws', '5', '--svg', svg);
+  const plot = readFileSync(svg, 'utf8');
+  assert.match(plot, /^<svg /);
+  assert.ok(plot.includes('>http<'), 'the kind is a line of the plot');
   assert.match(table, /#### http/);
   assert.match(table, /\| 0% \| quiet \| simultaneous \| 1 · 2 \|/);
   // the recorded run itself, as the CLI decided it
