@@ -2,8 +2,8 @@
  * The culprit of a scenario's regression in the user's own code, in words: the own function
  * whose attributed time per request (aggregate.ts: its self time plus the dependency, Node
  * core, V8/native and regex frames it calls, up to the next own function; diff.ts: per request)
- * grew the most between base and head, and what that time went into. Pure: a ScenarioProfile in, short text out; the reports (headline,
- * health hints, hot-function rows) only place it.
+ * grew the most between base and head, and what that time went into. Pure: a ScenarioProfile
+ * in, short text out; the reports (headline, health hints, hot-function rows) only place it.
  */
 import type { FunctionId, ScenarioProfile } from '../results/types.js';
 import { addedTime, diffProfiles, type FunctionChange, type IntoChange, isAnonymous } from './diff.js';
@@ -73,7 +73,7 @@ export interface Culprit {
 }
 
 /** An own function's growth: time per request added (µs), or attributed share change without it. */
-export function growthOf(c: FunctionChange): number {
+function growthOf(c: FunctionChange): number {
   return c.added ?? c.attributedChange;
 }
 
