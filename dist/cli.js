@@ -59818,10 +59818,10 @@ function buildPlan(config2, seed) {
       scenarios: config2.scenarios.map((s) => {
         const first = counters.get(s.name) ?? 0;
         counters.set(s.name, first + inBlock);
-        const left = blockSizes(inBlock, slots);
+        const perSlot = blockSizes(inBlock, slots);
         const list2 = [];
-        for (const slot of shuffle(left.map((_, i) => i), random)) {
-          for (let k = 0; k < left[slot]; k++) list2.push({ index: first + list2.length, start: b * instances + slot, slot, order: order() });
+        for (const slot of shuffle(perSlot.map((_, i) => i), random)) {
+          for (let k = 0; k < perSlot[slot]; k++) list2.push({ index: first + list2.length, start: b * instances + slot, slot, order: order() });
         }
         return { name: s.name, pairs: list2 };
       })
@@ -60430,9 +60430,10 @@ function intoChanges(b, h, baseSamples, headSamples, scale) {
 function addedTime(base, head, scale) {
   return scale === null ? null : (head ?? 0) * scale.head - (base ?? 0) * scale.base;
 }
-function cpuPerRequest(side, intervalUs) {
-  if (!(intervalUs !== void 0 && intervalUs > 0 && side.requests !== void 0 && side.requests > 0)) return null;
-  return side.samples * intervalUs / side.requests;
+function usPerSample(base, head, intervalUs) {
+  const ok = (requests) => requests !== void 0 && requests > 0;
+  if (!(intervalUs !== void 0 && intervalUs > 0 && ok(base.requests) && ok(head.requests))) return null;
+  return { base: intervalUs / base.requests, head: intervalUs / head.requests };
 }
 function optimizationNote(b, h) {
   const head = h?.optimization;
@@ -60442,9 +60443,8 @@ function optimizationNote(b, h) {
   return null;
 }
 function diffProfiles(base, head, intervalUs) {
-  const baseScale = cpuPerRequest(base, intervalUs);
-  const headScale = cpuPerRequest(head, intervalUs);
-  const scale = baseScale !== null && headScale !== null ? { base: baseScale, head: headScale } : null;
+  const perSample = usPerSample(base, head, intervalUs);
+  const scale = perSample && { base: base.samples * perSample.base, head: head.samples * perSample.head };
   return matchFunctions(base.functions, head.functions).map(([b, h]) => {
     const id = h ?? b;
     const baseShare = share(b, base.samples);
@@ -62096,10 +62096,9 @@ async function profileScenario(phase, scenario, slug, ports) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
   const diffFile = join5(phase.outDir, `flamegraph-${slug}-diff.html`);
-  const { base: baseSide, head: headSide } = entry.sides;
-  const usPerSample = baseSide.requests > 0 && headSide.requests > 0 ? { base: entry.intervalUs / baseSide.requests, head: entry.intervalUs / headSide.requests } : null;
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
-  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample }));
+  const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
+  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
   entry.files.diff = runDir(diffFile);
   phase.results.profiles = [...phase.results.profiles ?? [], entry];
   writeResults(phase.resultsPath, phase.results);

@@ -68,7 +68,7 @@ export interface LoadConfig {
   blocks: number;
   /** Fresh starts of each side per block, all up at once; the start pairs take turns, each warmed just before its pairs. */
   instances: number;
-  /** Warm-up load per block per scenario, sent to every start of both sides at once, ms. */
+  /** Warm-up load per start pair and scenario, both starts at once, just before the pair's slices, ms. */
   warmupMs: number;
   /** simultaneous: both sides of a pair under load at the same time; alternate: one after the other, in random order. */
   mode: 'simultaneous' | 'alternate';

@@ -73,10 +73,10 @@ export function buildPlan(config: PerfgateConfig, seed: number): Plan {
       scenarios: config.scenarios.map((s) => {
         const first = counters.get(s.name) ?? 0;
         counters.set(s.name, first + inBlock);
-        const left = blockSizes(inBlock, slots);
+        const perSlot = blockSizes(inBlock, slots);
         const list: PlannedPair[] = [];
-        for (const slot of shuffle(left.map((_, i) => i), random)) {
-          for (let k = 0; k < left[slot]!; k++) list.push({ index: first + list.length, start: b * instances + slot, slot, order: order() });
+        for (const slot of shuffle(perSlot.map((_, i) => i), random)) {
+          for (let k = 0; k < perSlot[slot]!; k++) list.push({ index: first + list.length, start: b * instances + slot, slot, order: order() });
         }
         return { name: s.name, pairs: list };
       }),

@@ -16,7 +16,7 @@ import type { PerfgateConfig, ProfileConfig, ScenarioConfig } from '../config/ty
 import { summarizeCallTree } from '../profile/aggregate.js';
 import { buildCallTree, type CallTree } from '../profile/call-tree.js';
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../profile/cpuprofile.js';
-import { boundSummaries, matchFunctions } from '../profile/diff.js';
+import { boundSummaries, matchFunctions, usPerSample } from '../profile/diff.js';
 import { flamegraphProfile, inert, renderDiffFlamegraph } from '../profile/flamegraph.js';
 import { functionKey, scriptPath } from '../profile/frames.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets, type ScriptSources } from '../profile/inlining.js';
@@ -338,10 +338,9 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
   const diffFile = join(phase.outDir, `flamegraph-${slug}-diff.html`);
-  const { base: baseSide, head: headSide } = entry.sides;
-  const usPerSample = baseSide.requests > 0 && headSide.requests > 0 ? { base: entry.intervalUs / baseSide.requests, head: entry.intervalUs / headSide.requests } : null;
   const title = `${scenario.name}: ${label('head')} against ${label('base')}`;
-  writeFileSync(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample }));
+  const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
+  writeFileSync(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
   entry.files.diff = runDir(diffFile);
   phase.results.profiles = [...(phase.results.profiles ?? []), entry];
   writeResults(phase.resultsPath, phase.results);

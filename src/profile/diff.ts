@@ -175,10 +175,14 @@ export function addedTime(base: number | null, head: number | null, scale: SideS
   return scale === null ? null : (head ?? 0) * scale.head - (base ?? 0) * scale.base;
 }
 
-/** A side's CPU time per request in its profiled window, µs; null when it served no response (or the interval is unknown). */
-function cpuPerRequest(side: ProfileSummary & { requests?: number }, intervalUs: number | undefined): number | null {
-  if (!(intervalUs !== undefined && intervalUs > 0 && side.requests !== undefined && side.requests > 0)) return null;
-  return (side.samples * intervalUs) / side.requests;
+/**
+ * The CPU time per request one sample stands for on each side, µs (V8's interval ÷ the
+ * responses in the profiled window); null when a side served none or the interval is unknown.
+ */
+export function usPerSample(base: { requests?: number }, head: { requests?: number }, intervalUs: number | undefined): SideScale | null {
+  const ok = (requests: number | undefined): requests is number => requests !== undefined && requests > 0;
+  if (!(intervalUs !== undefined && intervalUs > 0 && ok(base.requests) && ok(head.requests))) return null;
+  return { base: intervalUs / base.requests, head: intervalUs / head.requests };
 }
 
 /** Deoptimized or not optimized in head and not in base (a function new in head counts). */
@@ -196,9 +200,8 @@ function optimizationNote(b: FunctionStats | null, h: FunctionStats | null): Opt
  * interval) is given.
  */
 export function diffProfiles(base: ProfileSummary & { requests?: number }, head: ProfileSummary & { requests?: number }, intervalUs?: number): FunctionChange[] {
-  const baseScale = cpuPerRequest(base, intervalUs);
-  const headScale = cpuPerRequest(head, intervalUs);
-  const scale = baseScale !== null && headScale !== null ? { base: baseScale, head: headScale } : null;
+  const perSample = usPerSample(base, head, intervalUs);
+  const scale = perSample && { base: base.samples * perSample.base, head: head.samples * perSample.head };
   return matchFunctions(base.functions, head.functions).map(([b, h]) => {
     const id = (h ?? b)!;
     const baseShare = share(b, base.samples);
