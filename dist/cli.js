@@ -63629,6 +63629,7 @@ async function runBlock(session, phase, block) {
       let warmed = -1;
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
+        assertStartsRunning(starts, "while another start pair was measured");
         if (config2.load.warmupMs > 0 && planned.slot !== warmed) {
           if (warmed === -1) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
           warmed = planned.slot;
@@ -63664,10 +63665,14 @@ async function runBlock(session, phase, block) {
         });
       }
     }
+    assertStartsRunning(starts, "after its slices, before the block ended");
   } finally {
     ports.progress({ phase: "stop", block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
+}
+function assertStartsRunning(starts, when) {
+  for (const service of [...starts.base, ...starts.head]) service.assertRunning(when);
 }
 async function measureSlices(services, scenario, durationMs) {
   for (const service of services) service.assertRunning("before a load slice");

@@ -276,6 +276,7 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       let warmed = -1;
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
+        assertStartsRunning(starts, 'while another start pair was measured');
         if (config.load.warmupMs > 0 && planned.slot !== warmed) {
           // The start pair's own warm-up, both at once as they will be measured, just before
           // its pairs: no start waits warm and idle for its turn. (Said once per block and
@@ -316,10 +317,21 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
         });
       }
     }
+    assertStartsRunning(starts, 'after its slices, before the block ended');
   } finally {
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
+}
+
+/**
+ * A start that dies while it waits for its turn, or after its pairs, is as much a crash as one
+ * under load: every start of the block is checked before each pair and at the block's end, not
+ * only the two being measured (their exit would otherwise pass unseen, as the block's stop
+ * expects every start to exit).
+ */
+function assertStartsRunning(starts: Record<Side, Service[]>, when: string): void {
+  for (const service of [...starts.base, ...starts.head]) service.assertRunning(when);
 }
 
 /**

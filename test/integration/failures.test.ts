@@ -38,8 +38,10 @@ test('a service that never becomes ready: clear error with the log tail, within 
 });
 
 test('a service crashing mid-run: clear error, results.json keeps the finished pairs', async () => {
-  // 4 starts per side: a short warm-up, so the crash (4 s after the first request) comes while slices are measured
-  const config = quickConfig('scenarios: [GET /]').replace('pairs: 12', 'pairs: 40').replace('blocks: 2', 'blocks: 1').replace('instances: 12', 'instances: 4');
+  // 8 starts per side, 5 pairs each: a start pair's turn (about 2 s) ends before its head crashes
+  // (4 s after its first request), so the first head dies while it waits idle for the block's end.
+  // That crash counts as much as one under load: the run stops at the next pair.
+  const config = quickConfig('scenarios: [GET /]').replace('pairs: 12', 'pairs: 40').replace('blocks: 2', 'blocks: 1').replace('instances: 12', 'instances: 8');
   const repo = makeRepo(
     { 'server.js': { copy: 'services/crash-server.js' }, 'crash.json': '{"crash": false}', 'perfgate.yml': config },
     { 'crash.json': '{"crash": true}' },
