@@ -63629,7 +63629,7 @@ async function runBlock(session, phase, block) {
       let warmed = -1;
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
-        assertStartsRunning(starts, "while another start pair was measured");
+        assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
         if (config2.load.warmupMs > 0 && planned.slot !== warmed) {
           if (warmed === -1) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
           warmed = planned.slot;

@@ -276,7 +276,7 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       let warmed = -1;
       for (const planned of plannedScenario.pairs) {
         session.checkCancelled();
-        assertStartsRunning(starts, 'while another start pair was measured');
+        assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
         if (config.load.warmupMs > 0 && planned.slot !== warmed) {
           // The start pair's own warm-up, both at once as they will be measured, just before
           // its pairs: no start waits warm and idle for its turn. (Said once per block and
