@@ -59080,7 +59080,7 @@ var scenariosSchema = external_exports.union(
 var MIN_PAIRS = 6;
 var loadSchema = external_exports.strictObject({
   slice: duration3({ minMs: 100, maxMs: 6e4 }).prefault("1s").describe("Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head."),
-  pairs: intInRange(MIN_PAIRS, void 0, "the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05").default(48).describe(
+  pairs: intInRange(MIN_PAIRS, void 0, "with n pairs the smallest possible p is 1/2^n, and 6 give 0.016").default(48).describe(
     "Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks \xD7 load.instances); more pairs per start steady each start's own estimate, more starts narrow the interval."
   ),
   blocks: intInRange(1).default(2).describe(
@@ -59140,7 +59140,7 @@ var benchmarksObjectSchema = external_exports.strictObject({
   files: benchmarkFilesSchema.describe(
     'Benchmark files: a glob or a list of globs, relative to service.cwd of each tree, in picomatch syntax: `*`, `**`, `?`, `[abc]`, `{a,b}`, `\\` to escape a special character, and `!glob` to exclude what the other globs match (e.g. `[bench/**/*.bench.js, "!bench/slow/**"]`). node_modules, dot-directories and dot-files are never searched; a linked file counts, a linked directory is not followed. CommonJS or ESM, .js/.cjs/.mjs, or TypeScript (.ts/.cts/.mts) through the project\'s tsx.'
   ),
-  rounds: intInRange(6, 1e3, "the signed-rank test needs 6 non-zero rounds to ever reach p < 0.05").default(10).describe(
+  rounds: intInRange(6, 1e3, "with n rounds the smallest possible p is 1/2^n, and 6 give 0.016").default(10).describe(
     "Rounds, 6 to 1000: each runs every file once on base and once on head, each time in a fresh process, adjacent and in random order. Each process gives one number per benchmark (its mean ops/s)."
   ),
   timeout: duration3({ minMs: 1e3, maxMs: 36e5 }).prefault("2m").describe("Longest one benchmark process may run before it is killed (and its file reported as failed): a duration, 1s to 60m."),
@@ -63829,39 +63829,6 @@ function signedRankQuantile(prob, n) {
     q++;
   }
 }
-function signedRankTest(x, options = {}) {
-  assertFinite(x, "signedRankTest");
-  const correct = options.correct ?? true;
-  const nonzero = x.filter((v) => v !== 0);
-  const zeros = x.length - nonzero.length;
-  const n = nonzero.length;
-  const { ranks, tieSum, ties } = rankAbsolute(nonzero);
-  let statistic = 0;
-  for (let i = 0; i < n; i++) if (nonzero[i] > 0) statistic += ranks[i];
-  if (n === 0) return { n, statistic, p: 1, method: zeros > 0 ? "normal" : "exact", zeros, ties };
-  const total = n * (n + 1) / 2;
-  const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
-  const alternative = options.alternative ?? "two-sided";
-  if (exact && alternative !== "two-sided") {
-    const p2 = signedRankCdf(alternative === "less" ? statistic : total - statistic, n);
-    return { n, statistic, p: p2, method: "exact", zeros, ties };
-  }
-  if (exact) {
-    const tail = signedRankCdf(statistic > total / 2 ? total - statistic : statistic, n);
-    return { n, statistic, p: Math.min(1, 2 * tail), method: "exact", zeros, ties };
-  }
-  const centred = statistic - total / 2;
-  const sigma = Math.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tieSum / 48);
-  if (alternative !== "two-sided") {
-    const shift = correct ? alternative === "greater" ? 0.5 : -0.5 : 0;
-    const z3 = (centred - shift) / sigma;
-    return { n, statistic, p: alternative === "less" ? normalCdf(z3) : normalCdf(-z3), method: "normal", zeros, ties };
-  }
-  const correction = correct ? Math.sign(centred) * 0.5 : 0;
-  const z2 = (centred - correction) / sigma;
-  const p = Math.min(1, 2 * normalCdf(-Math.abs(z2)));
-  return { n, statistic, p, method: "normal", zeros, ties };
-}
 
 // src/stats/hodges-lehmann.ts
 function walshAverages(x) {
@@ -63982,6 +63949,64 @@ function smallestDetectableShift(intervalHalfWidth, options = {}) {
   if (intervalHalfWidth < 0) throw new RangeError(`smallestDetectableShift: half-width must be \u2265 0, got ${intervalHalfWidth}`);
   const standardError = intervalHalfWidth / normalQuantile((1 + confidence) / 2);
   return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
+}
+
+// src/stats/sign-flip.ts
+var EXACT_MAX = 40;
+var MONTE_CARLO_PATTERNS = 2e5;
+var MONTE_CARLO_SEED = 24301;
+function allSums(v) {
+  let sums = new Float64Array([0]);
+  for (const value of v) {
+    const next = new Float64Array(sums.length * 2);
+    for (let i = 0; i < sums.length; i++) {
+      next[2 * i] = sums[i] + value;
+      next[2 * i + 1] = sums[i] - value;
+    }
+    sums = next;
+  }
+  return sums;
+}
+function countAtMost(sorted, bound) {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = lo + hi >>> 1;
+    if (sorted[mid] <= bound) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+function signFlipTest(x, options = {}) {
+  assertFinite(x, "signFlipTest");
+  const alternative = options.alternative ?? "two-sided";
+  const n = x.length;
+  const statistic = x.reduce((a, b) => a + b, 0);
+  if (n === 0) return { n, statistic, p: 1, method: "exact" };
+  const tolerance = 1e-9 * x.reduce((a, b) => a + Math.abs(b), 0);
+  const observedAbs = Math.abs(statistic);
+  if (n > EXACT_MAX) return monteCarlo(x, statistic, tolerance, alternative);
+  const left = allSums(x.slice(0, n >> 1));
+  const right = allSums(x.slice(n >> 1)).sort();
+  const total = left.length * right.length;
+  const atMost = (bound) => left.reduce((count2, l) => count2 + countAtMost(right, bound - l), 0);
+  const atLeast = (bound) => atMost(-bound);
+  let count;
+  if (alternative === "less") count = atMost(statistic + tolerance);
+  else if (alternative === "greater") count = atLeast(statistic - tolerance);
+  else count = observedAbs <= tolerance ? total : atMost(-observedAbs + tolerance) + atLeast(observedAbs - tolerance);
+  return { n, statistic, p: Math.min(1, count / total), method: "exact" };
+}
+function monteCarlo(x, statistic, tolerance, alternative) {
+  const rand = createRandom(MONTE_CARLO_SEED);
+  const observedAbs = Math.abs(statistic);
+  let extreme = 0;
+  for (let m = 0; m < MONTE_CARLO_PATTERNS; m++) {
+    let sum = 0;
+    for (const value of x) sum += rand() < 0.5 ? -value : value;
+    if (alternative === "less" ? sum <= statistic + tolerance : alternative === "greater" ? sum >= statistic - tolerance : Math.abs(sum) >= observedAbs - tolerance) extreme++;
+  }
+  return { n: x.length, statistic, p: (extreme + 1) / (MONTE_CARLO_PATTERNS + 1), method: "monte-carlo" };
 }
 
 // src/gate/benchmarks.ts
@@ -64718,7 +64743,7 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
   const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signedRankTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
+  const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
   const halfWidth = (upper - lower) / 2;
   const equivalence = hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE);
   const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
@@ -65500,7 +65525,7 @@ function renderMethod(results) {
     ...http,
     ...health,
     ...benchmarks,
-    "Each change is the Hodges\u2013Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided Wilcoxon signed-rank test;",
+    "Each change is the Hodges\u2013Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided sign-flip test (Fisher\u2013Pitman);",
     `p-values of gated metrics are Holm-adjusted at \u03B1 = ${results.config.alpha}.`,
     "A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within \xB1limit (two one-sided tests at 5%), and is inconclusive otherwise.",
     ...stopping === null ? [] : [stopping]

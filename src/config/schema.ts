@@ -369,7 +369,7 @@ const scenariosSchema = z.union(
 
 // ------------------------------------------------------------------------------------- load
 
-/** The signed-rank test needs 6 non-zero pairs to ever reach p < 0.05. */
+/** The paired test's smallest p with n non-zero pairs is 1/2^n: 6 give 0.016. */
 const MIN_PAIRS = 6;
 
 const loadSchema = z
@@ -377,7 +377,7 @@ const loadSchema = z
     slice: duration({ minMs: 100, maxMs: 60_000 })
       .prefault('1s')
       .describe('Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head.'),
-    pairs: intInRange(MIN_PAIRS, undefined, 'the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05')
+    pairs: intInRange(MIN_PAIRS, undefined, 'with n pairs the smallest possible p is 1/2^n, and 6 give 0.016')
       .default(48)
       .describe(
         'Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks × load.instances); more pairs per start steady each start\'s own estimate, more starts narrow the interval.',
@@ -477,7 +477,7 @@ const benchmarksObjectSchema = z
     files: benchmarkFilesSchema.describe(
       'Benchmark files: a glob or a list of globs, relative to service.cwd of each tree, in picomatch syntax: `*`, `**`, `?`, `[abc]`, `{a,b}`, `\\` to escape a special character, and `!glob` to exclude what the other globs match (e.g. `[bench/**/*.bench.js, "!bench/slow/**"]`). node_modules, dot-directories and dot-files are never searched; a linked file counts, a linked directory is not followed. CommonJS or ESM, .js/.cjs/.mjs, or TypeScript (.ts/.cts/.mts) through the project\'s tsx.',
     ),
-    rounds: intInRange(6, 1000, 'the signed-rank test needs 6 non-zero rounds to ever reach p < 0.05')
+    rounds: intInRange(6, 1000, 'with n rounds the smallest possible p is 1/2^n, and 6 give 0.016')
       .default(10)
       .describe(
         'Rounds, 6 to 1000: each runs every file once on base and once on head, each time in a fresh process, adjacent and in random order. Each process gives one number per benchmark (its mean ops/s).',

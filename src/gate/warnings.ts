@@ -23,11 +23,11 @@ const SIDES: readonly Side[] = ['base', 'head'];
 
 /** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
 export const MIN_RELIABLE_PAIRS = 10;
-/** Below this many start pairs likewise: the signed-rank test over starts has almost no power. */
+/** Below this many start pairs likewise: the paired test over starts has almost no power. */
 export const MIN_RELIABLE_STARTS = 8;
 
 /**
- * The exact one-sided signed-rank test's smallest p with n pairs is 1/2^n (all pairs agree);
+ * The exact one-sided sign-flip test's smallest p with n pairs is 1/2^n (all pairs agree);
  * Holm multiplies the smallest p by the number of gated comparisons of the run. Below that
  * floor no regression can ever be found, whatever the data. Returns the pairs (or rounds)
  * needed, or null when n is enough.

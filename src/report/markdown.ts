@@ -266,7 +266,7 @@ function renderMethod(results: Results): string {
     ...http,
     ...health,
     ...benchmarks,
-    'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided Wilcoxon signed-rank test;',
+    'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided sign-flip test (Fisher–Pitman);',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
     'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), and is inconclusive otherwise.',
     ...(stopping === null ? [] : [stopping]),

@@ -418,8 +418,9 @@ export interface PairedComparison {
   eqLow?: number;
   eqHigh?: number;
   /**
-   * One-sided Wilcoxon signed-rank p-value in the direction of the estimate (a slowdown is tested
-   * only as a slowdown), unadjusted. Results written before perfgate 0.2 hold the two-sided p.
+   * One-sided sign-flip (Fisher–Pitman) p-value in the direction of the estimate (a slowdown is
+   * tested only as a slowdown), unadjusted. Results written before perfgate 0.2 hold the two-sided
+   * Wilcoxon signed-rank p, and later ones from before the sign-flip test the one-sided one.
    */
   p: number;
   /** Holm-adjusted p for gated metrics; equal to p for informational ones. */

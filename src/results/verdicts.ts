@@ -26,7 +26,7 @@ export interface VerdictEntry {
   estimate: number;
   /** 95% interval of the estimate; an unknown bound (too few pairs) is null; heap: null. */
   interval: [number | null, number | null] | null;
-  /** One-sided Wilcoxon signed-rank p-value, and Holm-adjusted for gated metrics; null for heap. */
+  /** One-sided sign-flip p-value, and Holm-adjusted for gated metrics; null for heap. */
   p: number | null;
   pAdjusted: number | null;
   verdict: Verdict;

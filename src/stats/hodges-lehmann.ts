@@ -185,7 +185,7 @@ export function hodgesLehmannInterval(
   const nonzero = x.filter((v) => v !== 0);
   const zeros = x.length - nonzero.length;
   const { ties } = rankAbsolute(nonzero);
-  // Branch choice as in R (and as signedRankTest): exact only without ties and zeros.
+  // Branch choice as in R's wilcox.test: exact only without ties and zeros.
   if ((options.exact ?? nonzero.length < 50) && !ties && zeros === 0) {
     return { estimate, ...exactInterval(walsh, x.length, confidence), method: 'exact' };
   }

@@ -1,4 +1,4 @@
-// Pure statistics for perfgate: Wilcoxon signed-rank test, Hodges–Lehmann estimate and interval, Holm
+// Pure statistics for perfgate: sign-flip test, Wilcoxon signed-rank distribution, Hodges–Lehmann estimate and interval, Holm
 // adjustment, detectable shift, descriptive statistics, the normal distribution, seeded randomness,
 // and trends within blocks (Theil–Sen slope, seasonal Kendall test).
 export * from './descriptive.js';
@@ -7,5 +7,6 @@ export * from './holm.js';
 export * from './normal.js';
 export * from './power.js';
 export * from './random.js';
+export * from './sign-flip.js';
 export * from './trend.js';
 export * from './wilcoxon.js';

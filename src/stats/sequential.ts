@@ -8,9 +8,9 @@
 // The interim bound c₁ spends α(t) at once: P(|Z₁| ≥ c₁) = α(t). The final bound c₂ spends the rest:
 //   P(|Z₁| < c₁, |Z₂| ≥ c₂) = α − α(t),
 // where (Z₁, Z₂) are the standardised statistics at the two looks, bivariate normal with
-// correlation √t (the canonical joint distribution; Jennison & Turnbull §3.1). A rank statistic on
-// cumulative pairs follows it asymptotically, so the bounds apply to the signed-rank test through
-// its nominal p-values: reject at look k when p < 2·(1 − Φ(c_k)).
+// correlation √t (the canonical joint distribution; Jennison & Turnbull §3.1). A sum statistic on
+// cumulative units (the sign-flip test's, or a rank sum) follows it asymptotically, so the bounds
+// apply to the paired test through its nominal p-values: reject at look k when p < 2·(1 − Φ(c_k)).
 //
 // The rectangle probability is one integral over Z₁ of a normal tail in Z₂ given Z₁, evaluated by
 // composite Simpson's rule; c₂ is found by bisection.

@@ -1,46 +1,24 @@
-// Wilcoxon signed-rank test of H0: the distribution of x is symmetric about 0, two-sided.
+// The Wilcoxon signed-rank statistic's null distribution, and the ranks behind it, for the
+// Hodges–Lehmann interval (hodges-lehmann.ts), which is the set of shifts the signed-rank test does
+// not reject. The verdicts' test is the sign-flip test (sign-flip.ts); docs/method.md says why.
 //
-// Semantics are those of R's wilcox.test(x, mu = 0, alternative = "two.sided") (stats package,
-// wilcox.test.R), re-implemented here:
+// Semantics are those of R (stats package, wilcox.test.R, dsignrank/psignrank/qsignrank):
 // - zeros are dropped and n counts the non-zero values (Wilcoxon's treatment of zeros);
 // - the statistic V is the sum of the ranks of |x| belonging to positive x, ties in |x| getting their
 //   average rank;
-// - with n < 50 and neither ties nor zeros the p-value comes from the exact null distribution of V
-//   (Hollander, Wolfe & Chicken, Nonparametric Statistical Methods, 3rd ed. 2014, §3.1; every one of
-//   the 2^n sign patterns of the ranks is equally likely under H0);
-// - otherwise from the normal approximation with mean n(n+1)/4, variance
-//   n(n+1)(2n+1)/24 − Σ(t³ − t)/48 over tie groups of size t (HWC §3.1, "ties"), and a continuity
-//   correction of ½ towards the mean.
-// Deliberate differences from R: n = 0 gives p = 1 (R: NaN, or an error for an empty x), and
-// non-finite input is an error (R silently drops NA/NaN), so that a broken measurement cannot
+// - with n < 50 and neither ties nor zeros R uses the exact null distribution of V (Hollander, Wolfe
+//   & Chicken, Nonparametric Statistical Methods, 3rd ed. 2014, §3.1; every one of the 2^n sign
+//   patterns of the ranks is equally likely under H0), otherwise the normal approximation with mean
+//   n(n+1)/4, variance n(n+1)(2n+1)/24 − Σ(t³ − t)/48 over tie groups of size t (HWC §3.1, "ties"),
+//   and a continuity correction of ½.
+// Non-finite input is an error (R silently drops NA/NaN), so that a broken measurement cannot
 // quietly vanish from a verdict.
-
-import { normalCdf } from './normal.js';
 
 export interface SignedRankOptions {
   /** Use the exact null distribution when possible. Default: n < 50 (R's default). */
   exact?: boolean;
   /** Continuity correction in the normal approximation. Default true (R's default). */
   correct?: boolean;
-  /**
-   * The alternative hypothesis about the centre of x (R's `alternative`): 'two-sided' (default),
-   * 'less' (x tends below 0) or 'greater' (x tends above 0).
-   */
-  alternative?: 'two-sided' | 'less' | 'greater';
-}
-
-export interface SignedRankResult {
-  /** Number of non-zero values, the n the test works with. */
-  n: number;
-  /** V: sum of the (average) ranks of |x| over the positive values. */
-  statistic: number;
-  /** p-value for the chosen alternative (two-sided by default). */
-  p: number;
-  method: 'exact' | 'normal';
-  /** Number of zeros dropped. */
-  zeros: number;
-  /** Whether |x| (zeros dropped) has tied values. */
-  ties: boolean;
 }
 
 export function assertFinite(x: readonly number[], where: string): void {
@@ -141,46 +119,4 @@ export function signedRankQuantile(prob: number, n: number): number {
     if (cumulative >= target || q >= dist.length - 1) return q;
     q++;
   }
-}
-
-export function signedRankTest(x: readonly number[], options: SignedRankOptions = {}): SignedRankResult {
-  assertFinite(x, 'signedRankTest');
-  const correct = options.correct ?? true;
-  const nonzero = x.filter((v) => v !== 0);
-  const zeros = x.length - nonzero.length;
-  const n = nonzero.length;
-  const { ranks, tieSum, ties } = rankAbsolute(nonzero);
-  let statistic = 0;
-  for (let i = 0; i < n; i++) if (nonzero[i]! > 0) statistic += ranks[i]!;
-  if (n === 0) return { n, statistic, p: 1, method: zeros > 0 ? 'normal' : 'exact', zeros, ties };
-
-  const total = (n * (n + 1)) / 2;
-  const exact = (options.exact ?? n < 50) && !ties && zeros === 0;
-  const alternative = options.alternative ?? 'two-sided';
-  if (exact && alternative !== 'two-sided') {
-    // less: P(V ≤ v); greater: P(V ≥ v) = P(V ≤ total − v) by symmetry (R: psignrank(v − 1, upper)).
-    const p = signedRankCdf(alternative === 'less' ? statistic : total - statistic, n);
-    return { n, statistic, p, method: 'exact', zeros, ties };
-  }
-  if (exact) {
-    // Two-sided p = 2·min(P(V ≤ v), P(V ≥ v)), capped at 1; the smaller tail is the one on v's side of
-    // the centre n(n+1)/4 (R computes it the same way).
-    // P(V ≥ v) is taken as P(V ≤ total − v) (V is symmetric about total/2), so the short tail is
-    // always summed directly and a p-value of 1e-15 keeps its digits.
-    const tail = signedRankCdf(statistic > total / 2 ? total - statistic : statistic, n);
-    return { n, statistic, p: Math.min(1, 2 * tail), method: 'exact', zeros, ties };
-  }
-  const centred = statistic - total / 2;
-  const sigma = Math.sqrt((n * (n + 1) * (2 * n + 1)) / 24 - tieSum / 48);
-  if (alternative !== 'two-sided') {
-    // R: CORRECTION = ±0.5 towards the alternative's side; p = Φ(z) for less, 1 − Φ(z) for greater.
-    const shift = correct ? (alternative === 'greater' ? 0.5 : -0.5) : 0;
-    const z = (centred - shift) / sigma;
-    return { n, statistic, p: alternative === 'less' ? normalCdf(z) : normalCdf(-z), method: 'normal', zeros, ties };
-  }
-  const correction = correct ? Math.sign(centred) * 0.5 : 0;
-  const z = (centred - correction) / sigma;
-  // 2·min(Φ(z), 1 − Φ(z)) = 2·Φ(−|z|); Φ(−|z|) is computed directly, so tiny p-values keep their digits.
-  const p = Math.min(1, 2 * normalCdf(-Math.abs(z)));
-  return { n, statistic, p, method: 'normal', zeros, ties };
 }

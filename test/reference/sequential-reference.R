@@ -1,18 +1,16 @@
-# Reference values for src/stats/sequential.ts, src/stats/power.ts and the one-sided signed-rank
-# test of src/stats/wilcoxon.ts, computed by R with an independent method: the bivariate normal
-# rectangle probability from mvtnorm::pmvnorm (Genz's algorithm), the final bound by uniroot;
-# the detectable shift by qnorm; one-sided p-values by wilcox.test(alternative = ...).
+# Reference values for src/stats/sequential.ts and src/stats/power.ts, computed by R with an
+# independent method: the bivariate normal rectangle probability from mvtnorm::pmvnorm (Genz's
+# algorithm), the final bound by uniroot; the detectable shift by qnorm.
 #
 # Regenerate (from the repository root):
 #   apt-get install -y --no-install-recommends r-base-core r-cran-jsonlite r-cran-mvtnorm
-#   Rscript test/reference/sequential-reference.R test/fixtures/slices test/reference/sequential-reference.json
+#   Rscript test/reference/sequential-reference.R test/reference/sequential-reference.json
 #
 # Generated with R 4.2.2 and mvtnorm 1.1-3 (Debian bookworm).
 library(mvtnorm)
 library(jsonlite)
 args <- commandArgs(trailingOnly = TRUE)
-data_dir <- if (length(args) >= 1) args[[1]] else "test/fixtures/slices"
-out_path <- if (length(args) >= 2) args[[2]] else "test/reference/sequential-reference.json"
+out_path <- if (length(args) >= 1) args[[1]] else "test/reference/sequential-reference.json"
 set.seed(1) # pmvnorm's quasi-Monte-Carlo; with abseps 1e-12 the result does not depend on it
 
 bounds <- function(t, alpha) {
@@ -37,15 +35,4 @@ for (hw in c(0.01, 0.025)) for (conf in c(0.95, 0.9)) for (alpha in c(0.01, 0.00
     shift = (qnorm(1 - alpha / 2) + qnorm(power)) * hw / qnorm((1 + conf) / 2))
 }
 
-# One-sided signed-rank p-values on paired log-ratios of the shared A/B data: exact (n < 50, no
-# ties), normal (n >= 50), and with ties (log-ratios rounded to 0.01).
-ab <- fromJSON(file.path(data_dir, "slices-ab5.json"))$pairs
-rps <- log(ab$B$rps / ab$A$rps)
-tied <- round(rps[1:40], 2)
-onesided <- list()
-for (x in list(rps[1:12], rps[1:30], rps, -rps[1:20], tied)) for (alt in c("less", "greater")) {
-  t <- suppressWarnings(wilcox.test(x, alternative = alt))
-  onesided[[length(onesided) + 1]] <- list(x = x, alternative = alt, p = t$p.value, V = unname(t$statistic))
-}
-
-writeLines(toJSON(list(bounds = cases, detectable = detectable, onesided = onesided), auto_unbox = TRUE, digits = NA, pretty = TRUE), out_path)
+writeLines(toJSON(list(bounds = cases, detectable = detectable), auto_unbox = TRUE, digits = NA, pretty = TRUE), out_path)

@@ -55,7 +55,7 @@ test('gate.benchmarks takes the same rules as the HTTP metrics', () => {
 test('bad values name the key, the value and what is allowed', () => {
   assert.deepEqual(problems({ benchmarks: { files: [], rounds: 3, timeout: 'x', budget: '3h' } }).split('\n'), [
     'perfgate.yml: benchmarks.files: [] is empty; list at least one glob, e.g. "- bench/**/*.bench.js"',
-    'perfgate.yml: benchmarks.rounds: 3 is not allowed; use an integer from 6 to 1000 (the signed-rank test needs 6 non-zero rounds to ever reach p < 0.05)',
+    'perfgate.yml: benchmarks.rounds: 3 is not allowed; use an integer from 6 to 1000 (with n rounds the smallest possible p is 1/2^n, and 6 give 0.016)',
     'perfgate.yml: benchmarks.timeout: "x" is not a duration; write e.g. 500ms, 1s, 2m (a bare number is seconds)',
     'perfgate.yml: benchmarks.budget: "3h" is not a duration; write e.g. 500ms, 1s, 2m (a bare number is seconds)',
   ]);

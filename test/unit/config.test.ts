@@ -296,7 +296,7 @@ alpha: 0.5
       'perfgate.yml: service.cwd: "../elsewhere" is outside the repository; write a directory inside it, e.g. packages/api',
       'perfgate.yml: scenarios[1]: 42 is not a scenario; write "GET /hello", "/hello", or a mapping with at least path',
       'scenarios[2].path is required: the request path, e.g. /hello',
-      'perfgate.yml: load.pairs: 6.5 is not allowed; use an integer of at least 6 (the signed-rank test needs 6 non-zero pairs to ever reach p < 0.05)',
+      'perfgate.yml: load.pairs: 6.5 is not allowed; use an integer of at least 6 (with n pairs the smallest possible p is 1/2^n, and 6 give 0.016)',
       'perfgate.yml: load.connections: 0 is not allowed; use an integer from 1 to 1000',
       'perfgate.yml: alpha: 0.5 is not allowed; use a number above 0 and below 0.5, e.g. 0.01',
     ]);
