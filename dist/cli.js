@@ -63952,7 +63952,7 @@ function smallestDetectableShift(intervalHalfWidth, options = {}) {
 }
 
 // src/stats/sign-flip.ts
-var EXACT_MAX = 40;
+var EXACT_MAX = 30;
 var MONTE_CARLO_PATTERNS = 2e5;
 var MONTE_CARLO_SEED = 24301;
 function allSums(v) {
@@ -64003,7 +64003,11 @@ function monteCarlo(x, statistic, tolerance, alternative) {
   let extreme = 0;
   for (let m = 0; m < MONTE_CARLO_PATTERNS; m++) {
     let sum = 0;
-    for (const value of x) sum += rand() < 0.5 ? -value : value;
+    let bits = 0;
+    for (let i = 0; i < x.length; i++) {
+      if (i % 32 === 0) bits = Math.floor(rand() * 4294967296);
+      sum += bits >>> i % 32 & 1 ? -x[i] : x[i];
+    }
     if (alternative === "less" ? sum <= statistic + tolerance : alternative === "greater" ? sum >= statistic - tolerance : Math.abs(sum) >= observedAbs - tolerance) extreme++;
   }
   return { n: x.length, statistic, p: (extreme + 1) / (MONTE_CARLO_PATTERNS + 1), method: "monte-carlo" };
