@@ -62,3 +62,35 @@ test('scenarios: a name selects from the file, a scenario line adds one, anythin
   // a file without scenarios takes ad-hoc ones
   assert.deepEqual(resolveConfigWithScenarios({ document: { service: { start: 'x' } } }, ['GET /x']).scenarios.map((s) => s.name), ['GET /x']);
 });
+
+/** The node of a dotted key in the JSON Schema, through anyOf/oneOf/allOf alternatives. */
+function schemaNode(node: unknown, path: readonly string[]): Record<string, unknown> | undefined {
+  if (node === null || typeof node !== 'object') return undefined;
+  const n = node as Record<string, unknown>;
+  if (path.length === 0) return n;
+  const props = n.properties as Record<string, unknown> | undefined;
+  const direct = props?.[path[0]!] !== undefined ? schemaNode(props[path[0]!], path.slice(1)) : undefined;
+  if (direct) return direct;
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    for (const alternative of (n[key] as unknown[] | undefined) ?? []) {
+      const found = schemaNode(alternative, path);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+test("the defaults action.yml's inputs name are the schema's defaults", () => {
+  const schema = JSON.parse(readFileSync(join(ROOT, 'perfgate.schema.json'), 'utf8'));
+  const inputs = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')).inputs as Record<string, { description: string }>;
+  let checked = 0;
+  for (const [name, { description }] of Object.entries(inputs)) {
+    const named = /\(([a-z_]+(?:\.[a-z_-]+)+); default ([^;)]+)\)/.exec(description);
+    if (!named) continue;
+    const node = schemaNode(schema, named[1]!.split('.'));
+    assert.ok(node && 'default' in node, `input ${name}: perfgate.schema.json has no default for ${named[1]}`);
+    assert.equal(String(node.default), named[2], `input ${name} says ${named[1]} defaults to ${named[2]}`);
+    checked++;
+  }
+  assert.ok(checked >= 5, `only ${checked} inputs name a default`);
+});
