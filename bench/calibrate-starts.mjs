@@ -7,6 +7,7 @@
 //        [--pairs-per-start 4] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
 //   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md] [--svg FILE]
 //   node bench/calibrate-starts.mjs spread [--in FILE]
+//   node bench/calibrate-starts.mjs layouts [--in FILE] [--budget 96]   (runs recorded with --blocks 1 --pairs-per-start 12)
 //
 // `record` drives the bundled CLI (dist/cli.js compare, as a user runs it) on a throwaway
 // repository per cell: the kind's service (bench/services/<kind>) in two commits whose work.json
@@ -169,6 +170,53 @@ async function spread(values) {
       const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
       console.log(
         `${line.cell}${line.variant ? ` (${line.variant})` : ''} | ${line.wallSeconds} | ${perStart.toFixed(1)} | ${within.toFixed(1)}% | ${sd(means).toFixed(1)}% | ${offset.toFixed(1)}% | ${pct(t.change)}% (${pct(t.ciLow)} … ${pct(t.ciHigh)}) ${t.verdict} | ${cliVerdicts(line, scenario.name)}`,
+      );
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------------- layouts
+
+/**
+ * How to spend a scenario's load on one start pair: warm-up W seconds, then P pairs. Reads runs
+ * recorded with many pairs per start (`record --blocks 1 --pairs-per-start 12`, the "ramp"
+ * runs): pair k of a start was measured after about W0 + k s of load (W0: the run's warm-up), so
+ * the layout (W, P) is that start's pairs W − W0 … W − W0 + P − 1, summarised by their median as
+ * the gate does. For each kind and layout: the spread of the start estimates over the pool, and
+ * the standard error of a run's mean estimate within a fixed load budget (budget ÷ (W + P)
+ * start pairs, so a layout pays for its warm-up with fewer starts) and with the default 12 start
+ * pairs (whatever load that takes). A benchmark, not a test: the pools are small and the SDs
+ * carry about ±20% of sampling error at 18 starts.
+ */
+function layouts(values) {
+  const budget = Number(values.budget);
+  const sd = (v) => {
+    const m = v.reduce((a, b) => a + b, 0) / v.length;
+    return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
+  };
+  const byKind = new Map();
+  for (const line of readLines(resolve(values.in)).filter((l) => !l.error)) {
+    const w0 = line.results.config.load.warmupMs / 1000;
+    const starts = poolOf([line]).map((unit) => unit.pairs.map((p) => 100 * Math.log(p.head.rps / p.base.rps)));
+    if (!byKind.has(line.kind)) byKind.set(line.kind, { w0, starts: [] });
+    const pool = byKind.get(line.kind);
+    if (pool.w0 !== w0) throw new Error(`${values.in}: ${line.kind} runs with warm-ups of ${pool.w0} s and ${w0} s; record one warm-up per file`);
+    pool.starts.push(...starts);
+  }
+  if (byKind.size === 0) throw new Error(`${values.in} has no recorded runs: run \`record --blocks 1 --pairs-per-start 12\` first.`);
+  const shapes = [];
+  for (const w of [4, 5, 6, 7, 8]) for (const p of [1, 2, 3, 4, 6]) shapes.push([w, p]);
+  console.log(`| kind | start pairs | layout | SD of start estimates | SE of a run's estimate, ${budget} s of load | SE with 12 start pairs (load s) |`);
+  console.log('| :-- | --: | :-- | --: | --: | --: |');
+  for (const [kind, { w0, starts }] of [...byKind].sort()) {
+    const perStart = Math.min(...starts.map((s) => s.length));
+    for (const [w, p] of shapes) {
+      if (w < w0 || w - w0 + p > perStart) continue;
+      const estimates = starts.map((s) => median(s.slice(w - w0, w - w0 + p)));
+      const spread = sd(estimates);
+      const n = budget / (w + p);
+      console.log(
+        `| ${kind} | ${starts.length} | ${w} s + ${p} | ${spread.toFixed(2)}% | ${(spread / Math.sqrt(n)).toFixed(2)}% (${n.toFixed(1)} start pairs) | ${(spread / Math.sqrt(12)).toFixed(2)}% (${12 * (w + p)} s) |`,
       );
     }
   }
@@ -413,6 +461,7 @@ if (isMain) {
       out: { type: 'string', default: DEFAULT_FILE },
       in: { type: 'string', default: DEFAULT_FILE },
       draws: { type: 'string', default: '400' },
+      budget: { type: 'string', default: '96' },
       svg: { type: 'string' },
       doc: { type: 'string' },
       cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
@@ -423,7 +472,8 @@ if (isMain) {
     if (positionals[0] === 'record') await record(values);
     else if (positionals[0] === 'report') await report(values);
     else if (positionals[0] === 'spread') await spread(values);
-    else throw new Error('usage: node bench/calibrate-starts.mjs record|report|spread [options] (see the comment at the top)');
+    else if (positionals[0] === 'layouts') layouts(values);
+    else throw new Error('usage: node bench/calibrate-starts.mjs record|report|spread|layouts [options] (see the comment at the top)');
   } catch (e) {
     console.error(`calibrate-starts: ${e.stack ?? e.message}`);
     process.exit(process.exitCode || 2);

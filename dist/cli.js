@@ -59078,9 +59078,10 @@ var scenariosSchema = external_exports.union(
   { error: 'is not a list of scenarios; write e.g. "- GET /hello"' }
 );
 var MIN_PAIRS = 6;
+var DEFAULT_PAIRS = 48;
 var loadSchema = external_exports.strictObject({
   slice: duration3({ minMs: 100, maxMs: 6e4 }).prefault("1s").describe("Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head."),
-  pairs: intInRange(MIN_PAIRS, void 0, "with n pairs the smallest possible p is 1/2^n, and 6 give 0.016").default(48).describe(
+  pairs: intInRange(MIN_PAIRS, void 0, "with n pairs the smallest possible p is 1/2^n, and 6 give 0.016").default(DEFAULT_PAIRS).describe(
     "Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks \xD7 load.instances); more pairs per start steady each start's own estimate, more starts narrow the interval."
   ),
   blocks: intInRange(1).default(2).describe(
@@ -64556,6 +64557,20 @@ function startSpread(logChanges) {
   const center = median(logChanges);
   return 1.4826 * median(logChanges.map((x) => Math.abs(x - center)));
 }
+var STILL_WARMING_RISE = 1.5;
+function warmingRise(pairs) {
+  const byStart = /* @__PURE__ */ new Map();
+  for (const pair of pairs) byStart.set(startOf(pair), [...byStart.get(startOf(pair)) ?? [], pair]);
+  const rises = [];
+  for (const own2 of byStart.values()) {
+    if (own2.length < 2) continue;
+    const sorted = [...own2].sort((a, b) => a.index - b.index);
+    const served = (p) => p.base.rps + p.head.rps;
+    const first = served(sorted[0]);
+    if (first > 0) rises.push(served(sorted.at(-1)) / first);
+  }
+  return rises.length >= 3 ? median(rises) : null;
+}
 function describeFamily(metrics, benchmarks) {
   const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;
   if (benchmarks === 0) return plural3(metrics, "metric");
@@ -64576,7 +64591,7 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
       warnings.push({
         code: "few-pairs",
         scenario: scenario.name,
-        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; 60 is the default).`
+        message: `Only ${n} pairs: too few for a reliable verdict (use at least ${MIN_RELIABLE_PAIRS}; ${DEFAULT_PAIRS} is the default).`
       });
     }
     const starts = new Set(scenario.pairs.map(startOf)).size;
@@ -64626,6 +64641,17 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
         code: "starts-disagree",
         scenario: c.scenario,
         message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks \xD7 load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`
+      });
+    }
+  }
+  for (const scenario of results.scenarios) {
+    const rise = warmingRise(scenario.pairs);
+    if (rise !== null && rise >= STILL_WARMING_RISE) {
+      const warmup = results.config.load.warmupMs / 1e3;
+      warnings.push({
+        code: "still-warming",
+        scenario: scenario.name,
+        message: `The services were still warming up while measured: in the median start pair the last pair served ${rise.toFixed(1)}\xD7 the requests per second of the first. Start pairs measured on the way up disagree more (a 2-worker cluster's start estimates spread twice as wide after a 4 s warm-up as after 6 s: docs/calibration.md, "How to spend a start's load"). Raise load.warmup (now ${warmup} s per start pair).`
       });
     }
   }

@@ -371,6 +371,8 @@ const scenariosSchema = z.union(
 
 /** The paired test's smallest p with n non-zero pairs is 1/2^n: 6 give 0.016. */
 const MIN_PAIRS = 6;
+/** Pairs per scenario by default: 12 start pairs (2 blocks × 6) of 4 pairs each. */
+export const DEFAULT_PAIRS = 48;
 
 const loadSchema = z
   .strictObject({
@@ -378,7 +380,7 @@ const loadSchema = z
       .prefault('1s')
       .describe('Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head.'),
     pairs: intInRange(MIN_PAIRS, undefined, 'with n pairs the smallest possible p is 1/2^n, and 6 give 0.016')
-      .default(48)
+      .default(DEFAULT_PAIRS)
       .describe(
         'Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks × load.instances); more pairs per start steady each start\'s own estimate, more starts narrow the interval.',
       ),
