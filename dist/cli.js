@@ -59798,6 +59798,11 @@ var ENV_PAD_RANGE = 4096;
 function blockSizes(pairs, blocks) {
   return Array.from({ length: blocks }, (_, b) => Math.floor(pairs / blocks) + (b < pairs % blocks ? 1 : 0));
 }
+function warmupSlices(warmupMs, sliceMs) {
+  const slices = [];
+  for (let done = 0; done < warmupMs; done += sliceMs) slices.push(Math.min(sliceMs, warmupMs - done));
+  return slices;
+}
 function buildPlan(config2, seed) {
   const random = createRandom(seed);
   const order = () => random() < 0.5 ? ["base", "head"] : ["head", "base"];
@@ -62161,7 +62166,8 @@ function measureMs(config2, pairs, blocks) {
   const scenarios = config2.scenarios.length;
   const { sliceMs, warmupMs, instances, mode } = config2.load;
   const slicesPerPair = mode === "simultaneous" ? 1 : 2;
-  return blocks * (START_ALLOWANCE_MS + scenarios * warmupMs * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+  const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
+  return blocks * (START_ALLOWANCE_MS + scenarios * warmupPerStartPair * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
 }
 function estimateRun(config2) {
   const phases = [];
@@ -63635,7 +63641,8 @@ async function runBlock(session, phase, block) {
           if (warmed === -1) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
           warmed = planned.slot;
           const pair2 = [starts.base[planned.slot], starts.head[planned.slot]];
-          await measureSlices(planned.order[0] === "base" ? pair2 : pair2.reverse(), scenario, config2.load.warmupMs);
+          const ordered = planned.order[0] === "base" ? pair2 : pair2.reverse();
+          for (const ms of warmupSlices(config2.load.warmupMs, config2.load.sliceMs)) await measureSlices(ordered, scenario, ms);
         }
         const slices = {};
         const service = (side) => starts[side][planned.slot];
@@ -64557,20 +64564,6 @@ function startSpread(logChanges) {
   const center = median(logChanges);
   return 1.4826 * median(logChanges.map((x) => Math.abs(x - center)));
 }
-var STILL_WARMING_RISE = 1.5;
-function warmingRise(pairs) {
-  const byStart = /* @__PURE__ */ new Map();
-  for (const pair of pairs) byStart.set(startOf(pair), [...byStart.get(startOf(pair)) ?? [], pair]);
-  const rises = [];
-  for (const own2 of byStart.values()) {
-    if (own2.length < 2) continue;
-    const sorted = [...own2].sort((a, b) => a.index - b.index);
-    const served = (p) => p.base.rps + p.head.rps;
-    const first = served(sorted[0]);
-    if (first > 0) rises.push(served(sorted.at(-1)) / first);
-  }
-  return rises.length >= 3 ? median(rises) : null;
-}
 function describeFamily(metrics, benchmarks) {
   const plural3 = (n, word) => `${n} gated ${word}${n === 1 ? "" : "s"}`;
   if (benchmarks === 0) return plural3(metrics, "metric");
@@ -64641,17 +64634,6 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
         code: "starts-disagree",
         scenario: c.scenario,
         message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks \xD7 load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`
-      });
-    }
-  }
-  for (const scenario of results.scenarios) {
-    const rise = warmingRise(scenario.pairs);
-    if (rise !== null && rise >= STILL_WARMING_RISE) {
-      const warmup = results.config.load.warmupMs / 1e3;
-      warnings.push({
-        code: "still-warming",
-        scenario: scenario.name,
-        message: `The services were still warming up while measured: in the median start pair the last pair served ${rise.toFixed(1)}\xD7 the requests per second of the first. Start pairs measured on the way up disagree more (a 2-worker cluster's start estimates spread twice as wide after a 4 s warm-up as after 6 s: docs/calibration.md, "How to spend a start's load"). Raise load.warmup (now ${warmup} s per start pair).`
       });
     }
   }

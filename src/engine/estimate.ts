@@ -5,7 +5,7 @@
  */
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
-import { blockSizes, planSequential } from './plan.js';
+import { blockSizes, planSequential, warmupSlices } from './plan.js';
 import { profiledScenarios } from './profile.js';
 
 /** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
@@ -39,14 +39,15 @@ export interface RunEstimate {
 
 /**
  * The measured phase for the first `blocks` blocks, ms: per block the start-up and every
- * scenario's warm-up (warmup per start pair, instances of them: run.ts), then the slices (one per
- * pair when simultaneous, two when alternating).
+ * scenario's warm-up (warmup per start pair, loaded in slices, instances of them: run.ts), then
+ * the slices (one per pair when simultaneous, two when alternating).
  */
 function measureMs(config: PerfgateConfig, pairs: number, blocks: number): number {
   const scenarios = config.scenarios.length;
   const { sliceMs, warmupMs, instances, mode } = config.load;
   const slicesPerPair = mode === 'simultaneous' ? 1 : 2;
-  return blocks * (START_ALLOWANCE_MS + scenarios * warmupMs * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+  const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
+  return blocks * (START_ALLOWANCE_MS + scenarios * warmupPerStartPair * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
 }
 
 export function estimateRun(config: PerfgateConfig): RunEstimate {

@@ -12,7 +12,7 @@ import { runLoads } from './load.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
-import { buildPlan, type Plan, type PlannedBlock, planSequential } from './plan.js';
+import { buildPlan, type Plan, type PlannedBlock, planSequential, warmupSlices } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
@@ -278,13 +278,14 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
         session.checkCancelled();
         assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
         if (config.load.warmupMs > 0 && planned.slot !== warmed) {
-          // The start pair's own warm-up, both at once as they will be measured, just before
-          // its pairs: no start waits warm and idle for its turn. (Said once per block and
-          // scenario; the pair counter shows the rest.)
+          // The start pair's own warm-up, both at once and slice by slice as they will be
+          // measured (plan.ts, warmupSlices), just before its pairs: no start waits warm and
+          // idle for its turn. (Said once per block and scenario; the pair counter shows the rest.)
           if (warmed === -1) ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
           warmed = planned.slot;
           const pair = [starts.base[planned.slot]!, starts.head[planned.slot]!];
-          await measureSlices(planned.order[0] === 'base' ? pair : pair.reverse(), scenario, config.load.warmupMs);
+          const ordered = planned.order[0] === 'base' ? pair : pair.reverse();
+          for (const ms of warmupSlices(config.load.warmupMs, config.load.sliceMs)) await measureSlices(ordered, scenario, ms);
         }
         const slices: Partial<Record<Side, Slice>> = {};
         const service = (side: Side) => starts[side][planned.slot]!;

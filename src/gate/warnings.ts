@@ -11,7 +11,6 @@ import type {
   HealthAnalysis,
   HealthComparison,
   MetricComparison,
-  Pair,
   Results,
   RunWarning,
   Side,
@@ -46,34 +45,6 @@ export function pairsNeeded(n: number, gatedCount: number, alpha: number): numbe
 export function startSpread(logChanges: readonly number[]): number {
   const center = median(logChanges);
   return 1.4826 * median(logChanges.map((x) => Math.abs(x - center)));
-}
-
-/**
- * A start pair whose last pair served this many times the requests per second of its first was
- * still warming up while measured. Where the median start pair rose this much (a 2-worker cluster
- * after 4 s: 1.8–1.9×), a longer warm-up halved the spread of the start estimates; where it rose
- * 1.1–1.35× (plain http, express, fastify), it did not measurably narrow it (docs/calibration.md,
- * "How to spend a start's load"). The machine's own noise moves a single pair by far less.
- */
-export const STILL_WARMING_RISE = 1.5;
-
-/**
- * How much a scenario's start pairs were still speeding up while measured: per start pair with at
- * least two pairs, its last pair's requests per second (both sides together) over its first's;
- * the median of those, or null with fewer than three such start pairs.
- */
-export function warmingRise(pairs: readonly Pair[]): number | null {
-  const byStart = new Map<number, Pair[]>();
-  for (const pair of pairs) byStart.set(startOf(pair), [...(byStart.get(startOf(pair)) ?? []), pair]);
-  const rises: number[] = [];
-  for (const own of byStart.values()) {
-    if (own.length < 2) continue;
-    const sorted = [...own].sort((a, b) => a.index - b.index);
-    const served = (p: Pair) => p.base.rps + p.head.rps;
-    const first = served(sorted[0]!);
-    if (first > 0) rises.push(served(sorted.at(-1)!) / first);
-  }
-  return rises.length >= 3 ? median(rises) : null;
 }
 
 /** "2 gated metrics", or "2 gated metrics and 3 gated micro-benchmarks": the Holm family. */
@@ -158,17 +129,6 @@ function httpWarnings(
         code: 'starts-disagree',
         scenario: c.scenario,
         message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks × load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`,
-      });
-    }
-  }
-  for (const scenario of results.scenarios) {
-    const rise = warmingRise(scenario.pairs);
-    if (rise !== null && rise >= STILL_WARMING_RISE) {
-      const warmup = results.config.load.warmupMs / 1000;
-      warnings.push({
-        code: 'still-warming',
-        scenario: scenario.name,
-        message: `The services were still warming up while measured: in the median start pair the last pair served ${rise.toFixed(1)}× the requests per second of the first. Start pairs measured on the way up disagree more (a 2-worker cluster's start estimates spread twice as wide after a 4 s warm-up as after 6 s: docs/calibration.md, "How to spend a start's load"). Raise load.warmup (now ${warmup} s per start pair).`,
       });
     }
   }

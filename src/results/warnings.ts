@@ -18,7 +18,6 @@ export const WARNING_CODES = {
   'request-errors': 'a side had connection errors or timeouts',
   underpowered: 'no change could reach significance with this many units and gated comparisons',
   'starts-disagree': "the start pairs' own changes spread wider than the limit",
-  'still-warming': 'the services were still speeding up while measured: load.warmup is too short for them',
   inconclusive: 'a gated comparison is inconclusive',
   'benchmark-budget': 'the micro-benchmarks stopped at their time budget',
   'benchmark-failed': 'a benchmark file failed on a side',

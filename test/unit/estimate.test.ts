@@ -10,12 +10,13 @@ const config = (extra: Record<string, unknown> = {}) =>
 test('estimate: the timed phases from the configuration; the early-stop total when a look is planned', () => {
   const e = estimateRun(config({ load: { pairs: 60, blocks: 2, instances: 6, slice: '1s', warmup: '5s' }, profile: false }));
   assert.deepEqual(e.phases.map((p) => p.phase), ['measure']);
-  // 2 blocks × (3 s start + 6 start pairs × 5 s warm-up) + 60 simultaneous pairs × (1 s + 40 ms)
-  assert.equal(e.totalMs, 2 * (3000 + 30_000) + 60 * 1040);
-  assert.equal(e.earlyStopMs, 3000 + 30_000 + 30 * 1040);
+  // 2 blocks × (3 s start + 6 start pairs × 5 s warm-up in five 1 s slices, 40 ms each beyond
+  // its length) + 60 simultaneous pairs × (1 s + 40 ms)
+  assert.equal(e.totalMs, 2 * (3000 + 6 * 5200) + 60 * 1040);
+  assert.equal(e.earlyStopMs, 3000 + 6 * 5200 + 30 * 1040);
   // alternating pairs take two slices each
   const alternate = estimateRun(config({ load: { pairs: 60, blocks: 2, instances: 1, slice: '1s', warmup: '5s', mode: 'alternate' }, profile: false }));
-  assert.equal(alternate.totalMs, 2 * (3000 + 5000) + 60 * 2 * 1040);
+  assert.equal(alternate.totalMs, 2 * (3000 + 5200) + 60 * 2 * 1040);
   const profiled = estimateRun(config({ load: { 'early-stop': false } }));
   assert.deepEqual(profiled.phases.map((p) => p.phase), ['measure', 'profile']);
   assert.equal(profiled.earlyStopMs, null);

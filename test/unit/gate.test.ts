@@ -3,8 +3,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { compareResults, decideVerdict } from '../../src/gate/compare.js';
-import { STILL_WARMING_RISE, warmingRise } from '../../src/gate/warnings.js';
-import type { Results } from '../../src/results/types.js';
 import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -166,34 +164,4 @@ test('the analysis carries what the reports show: noise bands, failed requests, 
   assert.equal(analysis.earlyStop, null);
   assert.equal(analysis.warnings.filter((w) => w.code === 'not-production').length, 1, 'a repeated warning is shown once');
   assert.deepEqual(analysis.warnings[0], recorded, 'the warnings recorded while running come first');
-});
-
-test('services still speeding up while measured are said so: a real 2-worker cluster run, not a real fastify run', () => {
-  // Two quiet A/A runs of the calibration matrix (docs/calibration/turns.jsonl, health stripped):
-  // the cluster's start pairs served about twice as much in their last pair as in their first
-  // (4 s of warm-up is short for two workers sharing a core); fastify's rose by a quarter.
-  const recorded = (name: string) => JSON.parse(readFileSync(join(ROOT, 'test', 'fixtures', 'results', name), 'utf8')) as Results;
-  const cluster = recorded('cluster-aa-turns.json');
-  const rise = warmingRise(cluster.scenarios[0]!.pairs)!;
-  assert.ok(rise > 1.7 && rise < 2.4, `cluster rise ${rise}`);
-  const warning = compareResults(cluster).warnings.find((w) => w.code === 'still-warming');
-  assert.ok(warning, 'warned');
-  assert.equal(warning.scenario, 'GET /json');
-  assert.match(warning.message, /the last pair served \d\.\d× the requests per second of the first.*Raise load\.warmup \(now 4 s per start pair\)/);
-
-  const fastify = recorded('fastify-aa-turns.json');
-  assert.ok(warmingRise(fastify.scenarios[0]!.pairs)! < STILL_WARMING_RISE);
-  assert.equal(compareResults(fastify).warnings.some((w) => w.code === 'still-warming'), false);
-});
-
-test('a steady service, or too few pairs per start to tell, gives no warm-up warning', () => {
-  const steady = resultsFromPairs(noisyPairs(48, 1, 9), {}, 4);
-  assert.ok(Math.abs(warmingRise(steady.scenarios[0]!.pairs)! - 1) < 0.1);
-  assert.equal(compareResults(steady).warnings.some((w) => w.code === 'still-warming'), false);
-  // one pair per start: nothing to compare within a start
-  const climbing = Array.from({ length: 12 }, (_, i): [number, number] => [1000 * (1 + i), 1000 * (1 + i)]);
-  assert.equal(warmingRise(resultsFromPairs(climbing, {}, 1).scenarios[0]!.pairs), null);
-  // the same climb inside each start of 4 pairs is a rise of 4×
-  const inside = Array.from({ length: 48 }, (_, i): [number, number] => [1000 * (1 + (i % 4)), 1000 * (1 + (i % 4))]);
-  assert.equal(warmingRise(resultsFromPairs(inside, {}, 4).scenarios[0]!.pairs), 4);
 });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
-import { buildPlan } from '../../src/engine/plan.js';
+import { buildPlan, warmupSlices } from '../../src/engine/plan.js';
 
 const config = (load: Record<string, unknown>) =>
   resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /a', 'GET /b'], load } });
@@ -37,4 +37,11 @@ test("a block's start pairs take turns: each start pair's pairs come back to bac
   assert.ok(orders.size > 1);
   const sides = buildPlan(config({}), 7).blocks.flatMap((b) => b.scenarios.flatMap((s) => s.pairs.map((p) => p.order[0])));
   assert.ok(sides.includes('base') && sides.includes('head'));
+});
+
+test('a warm-up is loaded in slices of the measured length, the last one shorter', () => {
+  assert.deepEqual(warmupSlices(4000, 1000), [1000, 1000, 1000, 1000]);
+  assert.deepEqual(warmupSlices(2500, 1000), [1000, 1000, 500]);
+  assert.deepEqual(warmupSlices(300, 1000), [300]);
+  assert.deepEqual(warmupSlices(0, 1000), []);
 });
