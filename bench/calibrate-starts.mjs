@@ -5,7 +5,7 @@
 //   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster]
 //        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 6]
 //        [--pairs-per-start 4] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
-//   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md] [--svg FILE]
+//   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
 //   node bench/calibrate-starts.mjs spread [--in FILE]
 //   node bench/calibrate-starts.mjs layouts [--in FILE] [--budget 96]   (runs recorded with --blocks 1 --pairs-per-start 12)
 //
@@ -186,7 +186,10 @@ async function spread(values) {
  * the standard error of a run's mean estimate within a fixed load budget (budget ÷ (W + P)
  * start pairs, so a layout pays for its warm-up with fewer starts) and with the default 12 start
  * pairs (whatever load that takes). A benchmark, not a test: the pools are small and the SDs
- * carry about ±20% of sampling error at 18 starts.
+ * carry about ±20% of sampling error at 18 starts. It assumes a pair's noise depends on how long
+ * its start has been loaded; runs recorded before the warm-up was loaded in slices
+ * (docs/calibration/ramp.jsonl) mostly measured the disturbance after the one long warm-up
+ * slice instead (docs/calibration.md, "The first pair after the warm-up").
  */
 function layouts(values) {
   const budget = Number(values.budget);
@@ -432,8 +435,8 @@ async function report(values) {
   }
   if (values.doc) {
     const doc = readFileSync(values.doc, 'utf8');
-    const begin = '<!-- starts-table:begin -->';
-    const end = '<!-- starts-table:end -->';
+    const begin = `<!-- ${values.marker}:begin -->`;
+    const end = `<!-- ${values.marker}:end -->`;
     if (!doc.includes(begin) || !doc.includes(end)) throw new Error(`${values.doc} has no ${begin} … ${end} markers`);
     const first = lines.find((l) => !l.error);
     const when = `${lines[0].startedAt.slice(0, 10)} to ${lines.at(-1).startedAt.slice(0, 10)}`;
@@ -462,6 +465,7 @@ if (isMain) {
       in: { type: 'string', default: DEFAULT_FILE },
       draws: { type: 'string', default: '400' },
       budget: { type: 'string', default: '96' },
+      marker: { type: 'string', default: 'starts-table' },
       svg: { type: 'string' },
       doc: { type: 'string' },
       cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
