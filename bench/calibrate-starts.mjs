@@ -139,6 +139,12 @@ function cliVerdicts(line, scenario) {
   return `${line.verdicts.decision}: ${gated.map((m) => `${m.metric} ${m.verdict}`).join(', ')}`;
 }
 
+/** Sample standard deviation. */
+function sd(values) {
+  const m = values.reduce((a, b) => a + b, 0) / values.length;
+  return Math.sqrt(values.reduce((a, b) => a + (b - m) ** 2, 0) / (values.length - 1));
+}
+
 /**
  * Where each recorded run's noise is: its pairs' throughput log-ratios split into the spread
  * between pairs of one start and the spread of the start pairs' means (one-way random effects,
@@ -147,10 +153,6 @@ function cliVerdicts(line, scenario) {
  */
 async function spread(values) {
   const gate = await import('./analyze.mjs');
-  const sd = (v) => {
-    const m = v.reduce((a, b) => a + b, 0) / v.length;
-    return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
-  };
   console.log('run | load s | pairs per start | SD within a start | SD of start means | start offset SD | throughput over starts | the CLI: decision, gated verdicts');
   for (const line of readLines(resolve(values.in)).filter((l) => !l.error)) {
     for (const scenario of line.results.scenarios) {
@@ -193,10 +195,6 @@ async function spread(values) {
  */
 function layouts(values) {
   const budget = Number(values.budget);
-  const sd = (v) => {
-    const m = v.reduce((a, b) => a + b, 0) / v.length;
-    return Math.sqrt(v.reduce((a, b) => a + (b - m) ** 2, 0) / (v.length - 1));
-  };
   const byKind = new Map();
   for (const line of readLines(resolve(values.in)).filter((l) => !l.error)) {
     const w0 = line.results.config.load.warmupMs / 1000;

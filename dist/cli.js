@@ -59091,7 +59091,7 @@ var loadSchema = external_exports.strictObject({
     "Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
   ),
   warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("4s").describe(
-    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once."
+    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs."
   ),
   mode: external_exports.enum(["simultaneous", "alternate"], { error: "is not allowed; use simultaneous or alternate" }).default("simultaneous").describe(
     "How a pair is measured: simultaneous loads base and head at the same time on the same CPUs, so a machine that slows down slows both (the ratio is what counts); alternate loads one, then the other, in random order. simultaneous is far steadier on shared runners (docs/calibration.md); alternate measures each side alone."
