@@ -64639,13 +64639,20 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
   }
   const undecided = comparisons.filter((c) => c.gated && c.verdict === "inconclusive" && !("generatorBound" in c && c.generatorBound));
   for (const c of undecided) {
-    warnings.push({
-      code: "inconclusive",
-      scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More starts (load.blocks \xD7 load.instances) narrow the interval.`
-    });
+    warnings.push({ code: "inconclusive", scenario: c.scenario, message: undecidedMessage(c, family, level) });
   }
   return warnings;
+}
+var signedPercent2 = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
+function undecidedMessage(c, family, level) {
+  const worse = c.higherIsBetter ? -c.change : c.change;
+  const more = "More starts (load.blocks \xD7 load.instances) narrow the interval.";
+  if (worse <= c.limit) {
+    return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;
+  }
+  const opposed = (c.starts ?? []).filter((s) => c.change < 0 ? s.change > 0 : s.change < 0).map((s) => s.change);
+  const against = opposed.length > 0 ? ` ${opposed.length} of ${c.starts.length} start pairs went the other way (${opposed.map(signedPercent2).join(", ")}).` : "";
+  return `${c.metric} ${signedPercent2(c.change)} is worse than the ${percentText(c.limit)} limit but not significant at this run's level: adjusted p ${formatP(c.pAdjusted)} (Holm across ${family}) is not below ${formatP(level)}.${against} ${more}`;
 }
 function benchmarkWarnings(results, benchmarks, family, gatedCount) {
   const warnings = [];

@@ -135,15 +135,35 @@ function httpWarnings(
   // Generator-bound throughput has its own warning (gate/health.ts): more pairs would not help.
   const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && !('generatorBound' in c && c.generatorBound));
   for (const c of undecided) {
-    warnings.push({
-      code: 'inconclusive',
-      scenario: c.scenario,
-      message: `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More starts (load.blocks × load.instances) narrow the interval.`,
-    });
+    warnings.push({ code: 'inconclusive', scenario: c.scenario, message: undecidedMessage(c, family, level) });
   }
   return warnings;
 }
 
+
+const signedPercent = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
+
+/**
+ * Why a gated metric is inconclusive. Usually the interval is too wide for the limit. But a
+ * change can be worse than the limit, even with its 95% interval beyond it, and still not be
+ * significant at the run's level: the test is one-sided at alpha after Holm across the gated
+ * family, a stricter level than the interval's, and start pairs that went the other way weigh
+ * by their size (a fastify run measured −5.4% (−6.2 … −3.7) with one start pair at +9.2%,
+ * adjusted p 0.013 against 0.01). Saying "could detect about 2%" there would be wrong.
+ */
+function undecidedMessage(c: MetricComparison | HealthComparison, family: string, level: number): string {
+  const worse = c.higherIsBetter ? -c.change : c.change;
+  const more = 'More starts (load.blocks × load.instances) narrow the interval.';
+  if (worse <= c.limit) {
+    return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;
+  }
+  const opposed = (c.starts ?? []).filter((s) => (c.change < 0 ? s.change > 0 : s.change < 0)).map((s) => s.change);
+  const against =
+    opposed.length > 0
+      ? ` ${opposed.length} of ${c.starts!.length} start pairs went the other way (${opposed.map(signedPercent).join(', ')}).`
+      : '';
+  return `${c.metric} ${signedPercent(c.change)} is worse than the ${percentText(c.limit)} limit but not significant at this run's level: adjusted p ${formatP(c.pAdjusted)} (Holm across ${family}) is not below ${formatP(level)}.${against} ${more}`;
+}
 
 /** What a reader of the micro-benchmark verdicts must know: failures, budget, too few rounds, power. */
 function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, family: string, gatedCount: number): RunWarning[] {

@@ -86,6 +86,23 @@ test('a per-start offset counts once per start, not once per slice: an A/A run w
   assert.ok(byStart.warnings.some((w) => w.code === 'few-starts'));
 });
 
+test('a change worse than the limit that is not significant says why, not "could detect about 2%"', () => {
+  // A fastify run with 3% more work (docs/calibration.md): eleven start pairs near -5%, one at +9.2%.
+  const starts = [-4.0, -5.8, -3.6, -6.0, -6.5, -5.0, -9.1, -6.0, -6.6, -5.6, -5.5, 9.2];
+  const pairs = starts.flatMap((pct) => Array.from({ length: 4 }, (): [number, number] => [10_000, 10_000 * (1 + pct / 100)]));
+  // one-sided p 14/4096 = 0.0034, doubled by Holm over throughput and latency p99: not below 0.005
+  const analysis = compareResults(resultsFromPairs(pairs, { alpha: 0.005 }, 4));
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput.verdict, 'inconclusive');
+  assert.ok(throughput.ciHigh < -0.02, 'its 95% interval is beyond the limit');
+  const warning = analysis.warnings.find((w) => w.code === 'inconclusive' && w.message.startsWith('throughput'))!;
+  assert.match(
+    warning.message,
+    /^throughput -5\.\d% is worse than the 2% limit but not significant at this run's level: adjusted p 0\.0068 \(Holm across 2 gated metrics\) is not below 0\.005\. 1 of 12 start pairs went the other way \(\+9\.2%\)\./,
+  );
+  assert.doesNotMatch(warning.message, /could detect/);
+});
+
 test('starts that disagree by more than the limit are said so', () => {
   const offsets = [-0.05, 0.04, -0.03, 0.05, 0, -0.04, 0.03, 0.02, -0.05, 0.04];
   const pairs = offsets.flatMap((offset) => Array.from({ length: 3 }, (): [number, number] => [10_000, 10_000 * Math.exp(offset)]));
