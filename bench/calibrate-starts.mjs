@@ -6,6 +6,7 @@
 //        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 6]
 //        [--pairs-per-start 4] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
 //   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
+//        [--draw-load JSON]   (draw in another layout, e.g. '{"instances":8,"pairs":48}')
 //   node bench/calibrate-starts.mjs spread [--in FILE]
 //   node bench/calibrate-starts.mjs layouts [--in FILE] [--budget 96]   (runs recorded with --blocks 1 --pairs-per-start 12)
 //
@@ -321,9 +322,9 @@ function loadSeconds(results, stoppedAt, config) {
   return blocks * perBlock + (pairs * (load.mode === 'simultaneous' ? 1 : 2) * load.sliceMs) / 1000;
 }
 
-export async function summarize(lines, draws, seed = 1) {
+export async function summarize(lines, draws, seed = 1, drawLoad = {}) {
   const gate = await import('./analyze.mjs');
-  const config = gate.resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /json'], profile: false } });
+  const config = gate.resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /json'], profile: false, load: drawLoad } });
   const cells = new Map();
   for (const line of lines.filter((l) => !l.error)) {
     if (!cells.has(line.cell)) cells.set(line.cell, []);
@@ -410,13 +411,32 @@ export function renderTables(rows, draws) {
     }
     out.push('');
   }
+  // Every kind together: the issue's totals (false fails from at least 150 A/A gate runs).
+  out.push('#### All kinds together', '');
+  out.push('| effect | noise | kinds | real runs failed (exit 1) | real runs, every gated metric unchanged | drawn runs failed | drawn runs, every gated metric unchanged |');
+  out.push('| --: | :-- | --: | --: | --: | --: | --: |');
+  const groups = new Map();
+  for (const r of rows) {
+    const key = `${r.effect}|${r.noise}`;
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  for (const group of [...groups.values()].sort((a, b) => a[0].effect - b[0].effect || Number(a[0].noise) - Number(b[0].noise))) {
+    const sum = (f) => group.reduce((total, r) => total + f(r), 0);
+    const aa = group[0].effect === 0;
+    out.push(
+      `| ${group[0].effect}% | ${group[0].noise ? 'noisy' : 'quiet'} | ${group.length} | ${rate(sum((r) => r.real.fail), sum((r) => r.real.n))} | ${aa ? rate(sum((r) => r.real.clear), sum((r) => r.real.withVerdicts)) : '–'} | ${rate(sum((r) => r.fail), sum((r) => r.n))} | ${aa ? rate(sum((r) => r.clear), sum((r) => r.n)) : '–'} |`,
+    );
+  }
+  out.push('', 'Drawn runs of one pool share their start pairs, so they are not independent: their intervals say what the pools allow, not what that many independent runs would show.', '');
   return out.join('\n');
 }
 
 async function report(values) {
   const lines = readLines(resolve(values.in));
   if (lines.length === 0) throw new Error(`${values.in} has no recorded runs: run \`record\` first.`);
-  const rows = await summarize(lines, Number(values.draws));
+  // --draw-load '{"instances":8,"pairs":48}': draw gate runs in another layout than the defaults'
+  // (the pools' start pairs, up to the layout's pairs per start; the real runs are as recorded).
+  const rows = await summarize(lines, Number(values.draws), 1, values['draw-load'] ? JSON.parse(values['draw-load']) : {});
   const table = renderTables(rows, Number(values.draws));
   console.log(table);
   if (values.svg) {
@@ -466,6 +486,7 @@ if (isMain) {
       marker: { type: 'string', default: 'starts-table' },
       svg: { type: 'string' },
       doc: { type: 'string' },
+      'draw-load': { type: 'string' },
       cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
       tiny: { type: 'boolean', default: false },
     },
