@@ -64554,6 +64554,7 @@ function decideLook(results, index, analysis, at2 = /* @__PURE__ */ new Date()) 
 
 // src/gate/warnings.ts
 var SIDES4 = ["base", "head"];
+var signedPercent2 = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
 var MIN_RELIABLE_PAIRS = 10;
 var MIN_RELIABLE_STARTS = 8;
 function pairsNeeded(n, gatedCount, alpha) {
@@ -64629,11 +64630,10 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
     const spread = startSpread(c.starts.map((s) => Math.log1p(s.change)));
     if (spread > c.limit) {
       const changes = c.starts.map((s) => s.change);
-      const signed = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
       warnings.push({
         code: "starts-disagree",
         scenario: c.scenario,
-        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks \xD7 load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signedPercent2(Math.min(...changes))} to ${signedPercent2(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks \xD7 load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`
       });
     }
   }
@@ -64643,11 +64643,10 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
   }
   return warnings;
 }
-var signedPercent2 = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
 function undecidedMessage(c, family, level) {
   const worse = c.higherIsBetter ? -c.change : c.change;
   const more = "More starts (load.blocks \xD7 load.instances) narrow the interval.";
-  if (worse <= c.limit) {
+  if (worse <= c.limit || c.pAdjusted < level) {
     return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;
   }
   const opposed = (c.starts ?? []).filter((s) => c.change < 0 ? s.change > 0 : s.change < 0).map((s) => s.change);

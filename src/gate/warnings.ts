@@ -22,6 +22,9 @@ import { percentText } from './text.js';
 
 const SIDES: readonly Side[] = ['base', 'head'];
 
+/** "+9.2%", "-5.4%": a change with its sign. */
+const signedPercent = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
+
 /** Below this many pairs the verdicts are shown but flagged: the test has almost no power. */
 export const MIN_RELIABLE_PAIRS = 10;
 /** Below this many start pairs likewise: the paired test over starts has almost no power. */
@@ -124,11 +127,10 @@ function httpWarnings(
     const spread = startSpread(c.starts!.map((s) => Math.log1p(s.change)));
     if (spread > c.limit) {
       const changes = c.starts!.map((s) => s.change);
-      const signed = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
       warnings.push({
         code: 'starts-disagree',
         scenario: c.scenario,
-        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signed(Math.min(...changes))} to ${signed(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks × load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`,
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signedPercent(Math.min(...changes))} to ${signedPercent(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks × load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`,
       });
     }
   }
@@ -141,8 +143,6 @@ function httpWarnings(
 }
 
 
-const signedPercent = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
-
 /**
  * Why a gated metric is inconclusive. Usually the interval is too wide for the limit. But a
  * change can be worse than the limit, even with its 95% interval beyond it, and still not be
@@ -154,7 +154,8 @@ const signedPercent = (x: number) => `${x > 0 ? '+' : ''}${percentText(x)}`;
 function undecidedMessage(c: MetricComparison | HealthComparison, family: string, level: number): string {
   const worse = c.higherIsBetter ? -c.change : c.change;
   const more = 'More starts (load.blocks × load.instances) narrow the interval.';
-  if (worse <= c.limit) {
+  // Significant and worse, yet inconclusive: another rule held it back (an absolute floor).
+  if (worse <= c.limit || c.pAdjusted < level) {
     return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;
   }
   const opposed = (c.starts ?? []).filter((s) => (c.change < 0 ? s.change > 0 : s.change < 0)).map((s) => s.change);
