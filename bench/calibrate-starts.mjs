@@ -3,9 +3,9 @@
 // 5 and 10% more work, quiet or with a noisy neighbour. A benchmark, not a test.
 //
 //   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster]
-//        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 6]
-//        [--pairs-per-start 4] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
-//   node bench/calibrate-starts.mjs report [--in FILE] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
+//        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 8]
+//        [--pairs-per-start 3] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
+//   node bench/calibrate-starts.mjs report [--in FILE[,FILE…]] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
 //        [--draw-load JSON]   (draw in another layout, e.g. '{"instances":8,"pairs":48}')
 //   node bench/calibrate-starts.mjs spread [--in FILE]
 //   node bench/calibrate-starts.mjs layouts [--in FILE] [--budget 96]   (runs recorded with --blocks 1 --pairs-per-start 12)
@@ -21,9 +21,10 @@
 // each draw takes as many start pairs as the defaults use (load.blocks × load.instances),
 // without replacement, keeps each start's first pairs up to the default pairs per start, and
 // decides it with the engine's own compareResults and interim look (decideLook). The recorded
-// runs that used the default settings are also decided as they are: those are real end-to-end
-// runs. Rates come with 95% Wilson intervals; draws from one pool overlap, so they bracket what
-// the pool allows and are not independent runs (the report says how many starts each pool has).
+// runs that used the drawn layout (the defaults, or --draw-load) are also decided as they are:
+// those are real end-to-end runs; runs of other layouts only lend their start pairs to the pools.
+// Rates come with 95% Wilson intervals; draws from one pool overlap, so they bracket what the
+// pool allows and are not independent runs (the report says how many starts each pool has).
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -249,6 +250,12 @@ function poolOf(lines) {
   return pool;
 }
 
+/** Whether a recorded run measured in the layout of `config` (so it counts as a real run of it). */
+function recordedIn(line, config) {
+  const recorded = line.results.config.load;
+  return ['blocks', 'instances', 'pairs', 'warmupMs', 'sliceMs', 'mode'].every((key) => recorded[key] === config.load[key]);
+}
+
 /**
  * One gate run drawn from the pool: `starts` start pairs without replacement, laid out as the
  * defaults lay them out (blocks of `instances`), each with up to `perStart` of its pairs.
@@ -352,8 +359,9 @@ export async function summarize(lines, draws, seed = 1, drawLoad = {}) {
     // older rule count under the rule the code has now. Lines without the CLI's verdicts also lack
     // the health reports, so they would be decided with a smaller Holm family: they count as the
     // CLI decided them.
-    const real = { n: cellLines.length, fail: 0, redecided: 0, unchanged: 0, clear: 0, withVerdicts: 0, seconds: cellLines.map((l) => l.wallSeconds) };
-    for (const line of cellLines) {
+    const realLines = cellLines.filter((line) => recordedIn(line, config));
+    const real = { n: realLines.length, fail: 0, redecided: 0, unchanged: 0, clear: 0, withVerdicts: 0, seconds: realLines.map((l) => l.wallSeconds) };
+    for (const line of realLines) {
       if (line.exit === 1) real.fail++;
       if (line.verdicts ? gate.compareResults(line.results).decision === 'fail' : line.exit === 1) real.redecided++;
       if (line.verdicts) {
@@ -380,7 +388,7 @@ export async function summarize(lines, draws, seed = 1, drawLoad = {}) {
       startSd: spread,
       ...tally,
       medianSeconds: median(tally.seconds),
-      real: { ...real, medianSeconds: median(real.seconds) },
+      real: { ...real, medianSeconds: real.n > 0 ? median(real.seconds) : null },
     });
   }
   return rows;
@@ -392,11 +400,12 @@ export function renderTables(rows, draws) {
     const mine = rows.filter((r) => r.kind === kind);
     if (mine.length === 0) continue;
     out.push(`#### ${kind}`, '');
-    out.push('Real end-to-end runs of the bundled CLI with the defaults, as it decided them:', '');
+    out.push('Real end-to-end runs of the bundled CLI in the layout drawn below, as it decided them (runs of other layouts only add their start pairs to the pools):', '');
     out.push('| effect | noise | runs | failed (exit 1) | failed under the current rule (the same pairs re-decided) | throughput unchanged | every gated metric unchanged (runs with recorded verdicts) | median wall time |');
     out.push('| --: | :-- | --: | --: | --: | --: | --: | --: |');
     for (const r of mine.sort((a, b) => a.effect - b.effect || Number(a.noise) - Number(b.noise))) {
       const { real } = r;
+      if (real.n === 0) continue;
       out.push(
         `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${real.n} | ${rate(real.fail, real.n)} | ${rate(real.redecided, real.n)} | ${r.effect === 0 ? rate(real.unchanged, real.n) : '–'} | ${r.effect === 0 ? rate(real.clear, real.withVerdicts) : '–'} | ${real.medianSeconds.toFixed(0)} s |`,
       );
@@ -432,7 +441,7 @@ export function renderTables(rows, draws) {
 }
 
 async function report(values) {
-  const lines = readLines(resolve(values.in));
+  const lines = values.in.split(',').flatMap((file) => readLines(resolve(file)));
   if (lines.length === 0) throw new Error(`${values.in} has no recorded runs: run \`record\` first.`);
   // --draw-load '{"instances":8,"pairs":48}': draw gate runs in another layout than the defaults'
   // (the pools' start pairs, up to the layout's pairs per start; the real runs are as recorded).
@@ -441,7 +450,7 @@ async function report(values) {
   console.log(table);
   if (values.svg) {
     // the real runs: the share the CLI failed, per kind and effect (drawn runs repeat them)
-    const points = rows.map((r) => {
+    const points = rows.filter((r) => r.real.n > 0).map((r) => {
       const [lo, hi] = wilson(r.real.fail, r.real.n);
       return { series: r.kind, effect: r.effect, rate: r.real.fail / r.real.n, lo, hi, dashed: r.noise };
     });
@@ -474,8 +483,8 @@ if (isMain) {
       noise: { type: 'string', default: 'off' },
       rounds: { type: 'string', default: '1' },
       blocks: { type: 'string', default: '2' },
-      instances: { type: 'string', default: '6' },
-      'pairs-per-start': { type: 'string', default: '4' },
+      instances: { type: 'string', default: '8' },
+      'pairs-per-start': { type: 'string', default: '3' },
       pin: { type: 'string', default: 'auto' },
       warmup: { type: 'string', default: '4s' },
       mode: { type: 'string', default: 'simultaneous' },

@@ -34,7 +34,19 @@ export async function renderRatePlot({ title, points, targets = [], xTitle = 'ex
       {
         data: { values },
         mark: { type: 'line', point: true },
-        encoding: { x, y, color: colour, strokeDash: { field: 'line', type: 'nominal', title: null } },
+        // quiet solid, noisy dashed, whatever the alphabet says; the legend draws the strokes
+        encoding: {
+          x,
+          y,
+          color: colour,
+          strokeDash: {
+            field: 'line',
+            type: 'nominal',
+            title: null,
+            scale: { domain: ['quiet', 'noisy neighbour'], range: [[1, 0], [5, 3]] },
+            legend: { symbolType: 'stroke', symbolStrokeWidth: 2, encode: { symbols: { update: { stroke: { value: '#333' } } } } },
+          },
+        },
       },
       { data: { values }, mark: { type: 'errorbar', ticks: true }, encoding: { x, y: { field: 'lo', type: 'quantitative', title: 'runs failed' }, y2: { field: 'hi' }, color: colour } },
     ],

@@ -59087,7 +59087,7 @@ var loadSchema = external_exports.strictObject({
   blocks: intInRange(1).default(2).describe(
     "Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The interim look of early-stop comes between blocks."
   ),
-  instances: intInRange(1, 16).default(6).describe(
+  instances: intInRange(1, 16).default(8).describe(
     "Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
   ),
   warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("4s").describe(

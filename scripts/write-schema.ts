@@ -40,7 +40,7 @@ load:
   slice: 1s
   pairs: 48
   blocks: 2
-  instances: 6
+  instances: 8
   warmup: 4s
   mode: simultaneous
   pin: auto
@@ -311,7 +311,7 @@ ${section('load')}
 
 Per scenario, a run takes about \`pairs\` × \`slice\` of measurement (twice that with
 \`mode: alternate\`) plus \`blocks\` × \`instances\` × \`warmup\` of warm-up, plus installing,
-building and starting each block: 105–125 s of load with the defaults on 2 vCPUs
+building and starting each block: 130–140 s with the defaults on 2 vCPUs
 (docs/calibration.md). \`perfgate plan\` prints the estimate for a configuration.
 
 ## \`benchmarks\`

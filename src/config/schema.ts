@@ -371,7 +371,7 @@ const scenariosSchema = z.union(
 
 /** The paired test's smallest p with n non-zero pairs is 1/2^n: 6 give 0.016. */
 const MIN_PAIRS = 6;
-/** Pairs per scenario by default: 12 start pairs (2 blocks × 6) of 4 pairs each. */
+/** Pairs per scenario by default: 16 start pairs (2 blocks × 8) of 3 pairs each. */
 export const DEFAULT_PAIRS = 48;
 
 const loadSchema = z
@@ -390,7 +390,7 @@ const loadSchema = z
         'Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The interim look of early-stop comes between blocks.',
       ),
     instances: intInRange(1, 16)
-      .default(6)
+      .default(8)
       .describe(
         'Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost.',
       ),

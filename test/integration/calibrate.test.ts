@@ -108,7 +108,9 @@ test('the start-pool harness records a tiny run of a calibration service and dra
   run('record', '--tiny', '--kinds', 'http', '--effects', '0', '--out', pool);
   assert.equal(readFileSync(pool, 'utf8').trim().split('\n').length, 1);
   const svg = join(dir, 'starts.svg');
-  const table = run('report', '--in', pool, '--draws', '5', '--svg', svg);
+  // drawn in the layout the run was recorded in, so the recorded run is also a real run of it
+  const tiny = JSON.stringify({ pairs: 6, blocks: 1, instances: 2, slice: '150ms', warmup: '300ms', 'early-stop': false });
+  const table = run('report', '--in', pool, '--draws', '5', '--svg', svg, '--draw-load', tiny);
   const plot = readFileSync(svg, 'utf8');
   assert.match(plot, /^<svg /);
   assert.ok(plot.includes('>http<'), 'the kind is a line of the plot');
@@ -118,6 +120,10 @@ test('the start-pool harness records a tiny run of a calibration service and dra
   const failed = recorded[0].exit === 1 ? 1 : 0;
   const unchanged = recorded[0].verdicts.metrics.find((m: { metric: string; gated: boolean }) => m.gated && m.metric === 'throughput').verdict === 'unchanged' ? 1 : 0;
   assert.match(table, new RegExp(`\\| 0% \\| quiet \\| 1 \\| ${failed}/1 = \\d+% \\([^)]*\\) \\| ${unchanged}/1 = `));
+  // drawn in the defaults' layout, the tiny run only lends its start pairs: no real run of it
+  const defaults = run('report', '--in', pool, '--draws', '5');
+  assert.match(defaults, /\| 0% \| quiet \| simultaneous \| 1 · 2 \|/);
+  assert.doesNotMatch(defaults, /\| 0% \| quiet \| 1 \| \d\/1 = /, 'a run recorded in another layout is not counted as a real run of the defaults');
 });
 
 /** The pid of a running `cli.js compare` whose parent is `parent`, if there is one. */

@@ -9,7 +9,7 @@ const config = (load: Record<string, unknown>) =>
 
 test("a block's start pairs take turns: each start pair's pairs come back to back, every start pair once", () => {
   for (const [load, perStart] of [
-    [{}, [4]], // defaults: 48 pairs, 2 blocks × 6 start pairs
+    [{}, [3]], // defaults: 48 pairs, 2 blocks × 8 start pairs
     [{ pairs: 14, blocks: 2, instances: 3 }, [3, 2]],
   ] as const) {
     const plan = buildPlan(config(load), 42);
