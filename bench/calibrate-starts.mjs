@@ -444,7 +444,8 @@ async function report(values) {
   const lines = values.in.split(',').flatMap((file) => readLines(resolve(file)));
   if (lines.length === 0) throw new Error(`${values.in} has no recorded runs: run \`record\` first.`);
   // --draw-load '{"instances":8,"pairs":48}': draw gate runs in another layout than the defaults'
-  // (the pools' start pairs, up to the layout's pairs per start; the real runs are as recorded).
+  // (the pools' start pairs, up to the layout's pairs per start; only the runs recorded in that
+  // layout count as its real runs).
   const rows = await summarize(lines, Number(values.draws), 1, values['draw-load'] ? JSON.parse(values['draw-load']) : {});
   const table = renderTables(rows, Number(values.draws));
   console.log(table);

@@ -24,18 +24,13 @@ import { register } from 'tsx/esm/api';
 register();
 const { signFlipTest } = await import('../src/stats/sign-flip.ts');
 const { median } = await import('../src/stats/descriptive.ts');
+const { hodgesLehmann } = await import('../src/stats/hodges-lehmann.ts');
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const files = ['sliced.jsonl', 'turns.jsonl'].map((f) => join(root, 'docs', 'calibration', f)).join(',');
 const { values } = parseArgs({ options: { in: { type: 'string', default: files } } });
 const ALPHA = 0.01;
 const LIMIT = 0.02;
-
-function hodgesLehmann(x) {
-  const walsh = [];
-  for (let i = 0; i < x.length; i++) for (let j = i; j < x.length; j++) walsh.push((x[i] + x[j]) / 2);
-  return median(walsh);
-}
 
 /** Exact one-sided sign-flip p with `statistic`, towards `less` (every sign pattern of |x|). */
 function signFlipWith(x, statistic, less) {

@@ -142,7 +142,6 @@ function httpWarnings(
   return warnings;
 }
 
-
 /**
  * Why a gated metric is inconclusive. Usually the interval is too wide for the limit. But a
  * change can be worse than the limit, even with its 95% interval beyond it, and still not be
