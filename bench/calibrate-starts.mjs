@@ -234,7 +234,7 @@ function median(values) {
 }
 
 /** A cell's pool: every recorded start pair, as its list of pairs (its first pairs first). */
-function poolOf(lines) {
+export function poolOf(lines) {
   const pool = [];
   for (const line of lines) {
     for (const scenario of line.results.scenarios) {
@@ -260,7 +260,7 @@ function recordedIn(line, config) {
  * One gate run drawn from the pool: `starts` start pairs without replacement, laid out as the
  * defaults lay them out (blocks of `instances`), each with up to `perStart` of its pairs.
  */
-function drawRun(template, pool, config, rand) {
+export function drawRun(template, pool, config, rand) {
   const { blocks, instances, pairs } = config.load;
   const starts = blocks * instances;
   const perStart = Math.ceil(pairs / starts);
@@ -279,7 +279,7 @@ function drawRun(template, pool, config, rand) {
   return { ...template, config, status: 'complete', scenarios: [{ ...template.scenarios[0], pairs: drawn }], sequential: undefined };
 }
 
-async function decide(results, gate) {
+export async function decide(results, gate) {
   const { compareResults, decideLook, planSequential } = gate;
   const design = planSequential(results.config);
   if (!design) return { analysis: compareResults(results), stoppedAt: null };

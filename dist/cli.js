@@ -59091,7 +59091,7 @@ var loadSchema = external_exports.strictObject({
     "Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
   ),
   warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("4s").describe(
-    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs."
+    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between)."
   ),
   mode: external_exports.enum(["simultaneous", "alternate"], { error: "is not allowed; use simultaneous or alternate" }).default("simultaneous").describe(
     "How a pair is measured: simultaneous loads base and head at the same time on the same CPUs, so a machine that slows down slows both (the ratio is what counts); alternate loads one, then the other, in random order. simultaneous is far steadier on shared runners (docs/calibration.md); alternate measures each side alone."
@@ -60957,88 +60957,130 @@ function readResults(path, options = {}) {
 var import_autocannon = __toESM(require_autocannon(), 1);
 var hdr = __toESM(require_dist3(), 1);
 import { setTimeout as sleep } from "node:timers/promises";
-async function runLoads(baseUrls, scenario, durationMs, window2 = {}) {
-  const leadMs = Math.min(200, Math.max(20, Math.round(durationMs / 20)));
-  let counting = false;
-  const runs = baseUrls.map((baseUrl) => {
-    const run = {
-      histogram: hdr.build({
+var TIMED_OUT = "request timed out";
+var LoadSession = class _LoadSession {
+  targets;
+  pipelining;
+  counting = false;
+  constructor(baseUrls, scenario, maxMs, sliceMs) {
+    this.pipelining = scenario.pipelining;
+    this.targets = baseUrls.map((baseUrl) => {
+      const target = {
+        instance: (0, import_autocannon.default)({
+          url: `${baseUrl}${scenario.path}`,
+          method: scenario.method,
+          headers: scenario.headers,
+          body: scenario.body ?? void 0,
+          connections: scenario.connections,
+          pipelining: scenario.pipelining,
+          // stopped by us in close(); this is only a backstop
+          duration: maxMs / 1e3 + 30,
+          // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
+          // tick often enough that the run ends promptly when stopped.
+          sampleInt: Math.max(10, Math.min(100, Math.round(sliceMs / 20))),
+          // a window must not wait 10 s for a stuck request; a timeout is counted and reported
+          timeout: Math.max(2, Math.ceil(sliceMs / 1e3) * 2)
+        }),
+        // without a callback it is both
+        histogram: null,
+        responses: 0,
+        non2xx: 0,
+        errors: 0,
+        timeouts: 0,
+        served: 0
+      };
+      target.instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
+        target.served++;
+        if (!this.counting || !target.histogram) return;
+        target.responses++;
+        if (statusCode < 200 || statusCode >= 300) target.non2xx++;
+        target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
+      });
+      target.instance.on("reqError", (error62) => {
+        if (!this.counting) return;
+        target.errors++;
+        if (error62?.message === TIMED_OUT) target.timeouts++;
+      });
+      return target;
+    });
+  }
+  /**
+   * Opens the connections to every target, in the order given, and waits a short lead so that
+   * no window counts their opening. `maxMs`: how long the session will load at most (its windows
+   * and the gaps between them); `sliceMs`: its windows' length, which sets autocannon's tick and
+   * request timeout.
+   */
+  static async open(baseUrls, scenario, options) {
+    const session = new _LoadSession(baseUrls, scenario, options.maxMs, options.sliceMs);
+    await sleep(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
+    return session;
+  }
+  /** One window of `durationMs` on every target at once; `served` is every response since the previous window closed. */
+  async measure(durationMs, window2 = {}) {
+    for (const target of this.targets) {
+      target.histogram = hdr.build({
         lowestDiscernibleValue: 1,
         highestTrackableValue: 12e7,
         // 120 s in µs
         numberOfSignificantValueDigits: 3,
         useWebAssembly: false
-      }),
-      responses: 0,
-      served: 0,
-      non2xx: 0,
-      instance: (0, import_autocannon.default)({
-        url: `${baseUrl}${scenario.path}`,
-        method: scenario.method,
-        headers: scenario.headers,
-        body: scenario.body ?? void 0,
-        connections: scenario.connections,
-        pipelining: scenario.pipelining,
-        // stopped by us when the window closes; this is only a backstop
-        duration: (leadMs + durationMs) / 1e3 + 30,
-        // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
-        // tick often enough that the runs end promptly after the window.
-        sampleInt: Math.max(10, Math.min(100, Math.round(durationMs / 20))),
-        // a slice must not wait 10 s for a stuck request; a timeout is counted and reported
-        timeout: Math.max(2, Math.ceil(durationMs / 1e3) * 2)
-      })
-      // without a callback it is both
-    };
-    run.instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
-      run.served++;
-      if (!counting) return;
-      run.responses++;
-      if (statusCode < 200 || statusCode >= 300) run.non2xx++;
-      run.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
-    });
-    return run;
-  });
-  let results;
-  let startedAt = "";
-  let windowMs = 0;
-  try {
-    await sleep(leadMs);
-    counting = true;
-    startedAt = (/* @__PURE__ */ new Date()).toISOString();
+      });
+      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
+    }
+    this.counting = true;
+    const startedAt = (/* @__PURE__ */ new Date()).toISOString();
     const t0 = process.hrtime.bigint();
     window2.onOpen?.();
-    await sleep(durationMs);
-    counting = false;
-    windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    try {
+      await sleep(durationMs);
+    } finally {
+      this.counting = false;
+    }
+    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
     window2.onClose?.();
-  } finally {
-    counting = false;
-    for (const run of runs) run.instance.stop();
-    results = await Promise.all(runs.map((run) => run.instance));
+    return this.targets.map((target) => {
+      const histogram = target.histogram;
+      target.histogram = null;
+      const latencyUs = histogram.totalCount > 0 ? {
+        p50: histogram.getValueAtPercentile(50),
+        p90: histogram.getValueAtPercentile(90),
+        p99: histogram.getValueAtPercentile(99),
+        max: histogram.maxValue,
+        mean: Math.round(histogram.mean * 10) / 10
+      } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
+      histogram.destroy();
+      const served = target.served;
+      target.served = 0;
+      return {
+        startedAt,
+        durationMs: Math.round(windowMs * 10) / 10,
+        requests: target.responses,
+        rps: Math.round(target.responses / (windowMs / 1e3) * 10) / 10,
+        latencyUs,
+        non2xx: target.non2xx,
+        // autocannon reports a failed connection once per pipelined request
+        errors: Math.ceil(target.errors / this.pipelining),
+        timeouts: Math.ceil(target.timeouts / this.pipelining),
+        served
+      };
+    });
   }
-  return runs.map((run, i) => {
-    const { histogram } = run;
-    const latencyUs = histogram.totalCount > 0 ? {
-      p50: histogram.getValueAtPercentile(50),
-      p90: histogram.getValueAtPercentile(90),
-      p99: histogram.getValueAtPercentile(99),
-      max: histogram.maxValue,
-      mean: Math.round(histogram.mean * 10) / 10
-    } : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
-    histogram.destroy();
-    return {
-      startedAt,
-      durationMs: Math.round(windowMs * 10) / 10,
-      requests: run.responses,
-      rps: Math.round(run.responses / (windowMs / 1e3) * 10) / 10,
-      latencyUs,
-      non2xx: run.non2xx,
-      errors: results[i].errors,
-      timeouts: results[i].timeouts,
-      // every response, the lead and the tail outside the window included
-      served: run.served
-    };
-  });
+  /** Stops the load on every target and waits until autocannon has let go of the connections; throws autocannon's own error, if it failed. */
+  async close() {
+    this.counting = false;
+    for (const target of this.targets) target.instance.stop();
+    const settled = await Promise.allSettled(this.targets.map((target) => target.instance));
+    const failed = settled.find((s) => s.status === "rejected");
+    if (failed) throw failed.reason;
+  }
+};
+async function runLoads(baseUrls, scenario, durationMs, window2 = {}) {
+  const session = await LoadSession.open(baseUrls, scenario, { maxMs: durationMs, sliceMs: durationMs });
+  try {
+    return await session.measure(durationMs, window2);
+  } finally {
+    await session.close();
+  }
 }
 async function runLoad(baseUrl, scenario, durationMs, window2 = {}) {
   const [{ served: _, ...sample }] = await runLoads([baseUrl], scenario, durationMs, window2);
@@ -63633,44 +63675,9 @@ async function runBlock(session, phase, block) {
     for (const plannedScenario of block.scenarios) {
       const scenario = config2.scenarios.find((s) => s.name === plannedScenario.name);
       const stored = session.results.scenarios.find((s) => s.name === scenario.name);
-      let warmed = -1;
-      for (const planned of plannedScenario.pairs) {
-        session.checkCancelled();
-        assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
-        if (config2.load.warmupMs > 0 && planned.slot !== warmed) {
-          if (warmed === -1) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
-          warmed = planned.slot;
-          const pair2 = [starts.base[planned.slot], starts.head[planned.slot]];
-          const ordered = planned.order[0] === "base" ? pair2 : pair2.reverse();
-          for (const ms of warmupSlices(config2.load.warmupMs, config2.load.sliceMs)) await measureSlices(ordered, scenario, ms);
-        }
-        const slices = {};
-        const service = (side) => starts[side][planned.slot];
-        if (config2.load.mode === "simultaneous") {
-          const measured = await measureSlices(planned.order.map(service), scenario, config2.load.sliceMs);
-          planned.order.forEach((side, i) => {
-            slices[side] = measured[i];
-          });
-        } else {
-          for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config2.load.sliceMs);
-        }
-        const pair = {
-          block: block.index,
-          start: planned.start,
-          index: planned.index,
-          order: planned.order,
-          base: slices.base,
-          head: slices.head
-        };
-        session.update(() => stored.pairs.push(pair));
-        ports.progress({
-          phase: "measure",
-          scenario: scenario.name,
-          block: block.index + 1,
-          blocks,
-          pair: stored.pairs.length,
-          pairs: config2.load.pairs
-        });
+      if (config2.load.warmupMs > 0) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
+      for (const turn of startPairTurns(plannedScenario.pairs)) {
+        await measureStartPair(session, { config: config2, scenario, block, blocks, starts, stored }, turn);
       }
     }
     assertStartsRunning(starts, "after its slices, before the block ended");
@@ -63679,10 +63686,75 @@ async function runBlock(session, phase, block) {
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
 }
+function startPairTurns(pairs) {
+  const turns = [];
+  for (const pair of pairs) {
+    const last = turns.at(-1);
+    if (last && last[0].slot === pair.slot) last.push(pair);
+    else turns.push([pair]);
+  }
+  return turns;
+}
+var WINDOW_GAP_MS = 1e3;
+async function measureStartPair(session, turn, pairs) {
+  const { config: config2, scenario, block, blocks, starts, stored } = turn;
+  const first = pairs[0];
+  const service = (side) => starts[side][first.slot];
+  const both = first.order.map(service);
+  const warmup = warmupSlices(config2.load.warmupMs, config2.load.sliceMs);
+  assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
+  const loads = config2.load.mode === "simultaneous" ? await LoadSession.open(
+    both.map((s) => s.url),
+    scenario,
+    {
+      maxMs: config2.load.warmupMs + pairs.length * config2.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS,
+      sliceMs: config2.load.sliceMs
+    }
+  ) : null;
+  try {
+    for (const ms of warmup) {
+      session.checkCancelled();
+      await measureSlices(both, scenario, ms, loads);
+    }
+    for (const planned of pairs) {
+      session.checkCancelled();
+      assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
+      const slices = {};
+      if (loads) {
+        const measured = await measureSlices(both, scenario, config2.load.sliceMs, loads);
+        both.forEach((s, i) => {
+          slices[s.side] = measured[i];
+        });
+      } else {
+        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config2.load.sliceMs, null);
+      }
+      const pair = {
+        block: block.index,
+        start: planned.start,
+        index: planned.index,
+        // Simultaneous: the order the turn's connections were opened in, once for all its pairs.
+        order: loads ? first.order : planned.order,
+        base: slices.base,
+        head: slices.head
+      };
+      session.update(() => stored.pairs.push(pair));
+      session.ports.progress({
+        phase: "measure",
+        scenario: scenario.name,
+        block: block.index + 1,
+        blocks,
+        pair: stored.pairs.length,
+        pairs: config2.load.pairs
+      });
+    }
+  } finally {
+    await loads?.close();
+  }
+}
 function assertStartsRunning(starts, when) {
   for (const service of [...starts.base, ...starts.head]) service.assertRunning(when);
 }
-async function measureSlices(services, scenario, durationMs) {
+async function measureSlices(services, scenario, durationMs, loads) {
   for (const service of services) service.assertRunning("before a load slice");
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
   let cpuBefore = [];
@@ -63691,22 +63763,23 @@ async function measureSlices(services, scenario, durationMs) {
   let generator = { user: 0, system: 0 };
   let generatorLoop = performance.eventLoopUtilization();
   let generatorUtilization = 0;
-  const samples = await runLoads(
+  const window2 = {
+    onOpen: () => {
+      cpuBefore = services.map((service) => service.cpuSeconds());
+      generatorBefore = process.cpuUsage();
+      generatorLoop = performance.eventLoopUtilization();
+    },
+    onClose: () => {
+      cpuAfter = services.map((service) => service.cpuSeconds());
+      generator = process.cpuUsage(generatorBefore);
+      generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
+    }
+  };
+  const samples = loads ? await loads.measure(durationMs, window2) : await runLoads(
     services.map((service) => service.url),
     scenario,
     durationMs,
-    {
-      onOpen: () => {
-        cpuBefore = services.map((service) => service.cpuSeconds());
-        generatorBefore = process.cpuUsage();
-        generatorLoop = performance.eventLoopUtilization();
-      },
-      onClose: () => {
-        cpuAfter = services.map((service) => service.cpuSeconds());
-        generator = process.cpuUsage(generatorBefore);
-        generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
-      }
-    }
+    window2
   );
   const reports = await Promise.all(services.map((service, i) => windows[i] === void 0 ? null : service.health.end(windows[i])));
   return services.map((service, i) => {

@@ -397,7 +397,7 @@ const loadSchema = z
     warmup: duration({ minMs: 0, maxMs: 600_000 })
       .prefault('4s')
       .describe(
-        'Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs.',
+        'Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between).',
       ),
     mode: z
       .enum(['simultaneous', 'alternate'], { error: 'is not allowed; use simultaneous or alternate' })

@@ -43,8 +43,9 @@ export function blockSizes(pairs: number, blocks: number): number[] {
 
 /**
  * A start pair's warm-up as the slices that load it (ms): as many measured-length slices as fit,
- * then the rest. The warm-up is loaded the way the pairs are, slice by slice (fresh connections
- * and a health window each), not as one long slice: after one 4 s slice the first measured pair
+ * then the rest. The warm-up is loaded the way the pairs are, slice by slice (a health window
+ * each; windows of the start pair's one load in simultaneous mode), not as one long slice
+ * followed by fresh connections: after one 4 s slice the first measured pair
  * served 35–40% fewer requests and its head/base ratio swung by ±10–30% on a 2-worker cluster
  * (±4–12% on plain http), whatever the warm-up's length (6 s did the same); warmed in 1 s
  * slices, the first pair was like the others and a start pair's pairs spread by 2.2% instead of

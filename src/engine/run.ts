@@ -8,11 +8,11 @@ import { scrubEnv } from './env.js';
 import { CancelledError, PerfgateError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { sliceHealth } from './health.js';
-import { runLoads } from './load.js';
+import { LoadSession, runLoads } from './load.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
-import { buildPlan, type Plan, type PlannedBlock, planSequential, warmupSlices } from './plan.js';
+import { buildPlan, type Plan, type PlannedBlock, type PlannedPair, planSequential, warmupSlices } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
@@ -273,55 +273,109 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
     for (const plannedScenario of block.scenarios) {
       const scenario = config.scenarios.find((s) => s.name === plannedScenario.name)!;
       const stored = session.results.scenarios.find((s) => s.name === scenario.name)!;
-      let warmed = -1;
-      for (const planned of plannedScenario.pairs) {
-        session.checkCancelled();
-        assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
-        if (config.load.warmupMs > 0 && planned.slot !== warmed) {
-          // The start pair's own warm-up, both at once and slice by slice as they will be
-          // measured (plan.ts, warmupSlices), just before its pairs: no start waits warm and
-          // idle for its turn. (Said once per block and scenario; the pair counter shows the rest.)
-          if (warmed === -1) ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
-          warmed = planned.slot;
-          const pair = [starts.base[planned.slot]!, starts.head[planned.slot]!];
-          const ordered = planned.order[0] === 'base' ? pair : pair.reverse();
-          for (const ms of warmupSlices(config.load.warmupMs, config.load.sliceMs)) await measureSlices(ordered, scenario, ms);
-        }
-        const slices: Partial<Record<Side, Slice>> = {};
-        const service = (side: Side) => starts[side][planned.slot]!;
-        if (config.load.mode === 'simultaneous') {
-          // Both at once, on the same CPUs, over the same window: whatever slows the machine
-          // slows both. Their connections are opened in the pair's drawn order.
-          const measured = await measureSlices(planned.order.map(service), scenario, config.load.sliceMs);
-          planned.order.forEach((side, i) => {
-            slices[side] = measured[i]!;
-          });
-        } else {
-          for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config.load.sliceMs);
-        }
-        const pair: Pair = {
-          block: block.index,
-          start: planned.start,
-          index: planned.index,
-          order: planned.order,
-          base: slices.base!,
-          head: slices.head!,
-        };
-        session.update(() => stored.pairs.push(pair));
-        ports.progress({
-          phase: 'measure',
-          scenario: scenario.name,
-          block: block.index + 1,
-          blocks,
-          pair: stored.pairs.length,
-          pairs: config.load.pairs,
-        });
+      // Said once per block and scenario; the pair counter shows the rest.
+      if (config.load.warmupMs > 0) ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
+      for (const turn of startPairTurns(plannedScenario.pairs)) {
+        await measureStartPair(session, { config, scenario, block, blocks, starts, stored }, turn);
       }
     }
     assertStartsRunning(starts, 'after its slices, before the block ended');
   } finally {
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
+  }
+}
+
+/** A block's pairs of one scenario as the start pairs' turns: each start pair's pairs, back to back (plan.ts). */
+function startPairTurns(pairs: readonly PlannedPair[]): PlannedPair[][] {
+  const turns: PlannedPair[][] = [];
+  for (const pair of pairs) {
+    const last = turns.at(-1);
+    if (last && last[0]!.slot === pair.slot) last.push(pair);
+    else turns.push([pair]);
+  }
+  return turns;
+}
+
+/** Allowance per window of a continuous load for what happens between windows (health reports, CPU clocks), ms: only autocannon's backstop uses it. */
+const WINDOW_GAP_MS = 1000;
+
+interface StartPairTurn {
+  config: PerfgateConfig;
+  scenario: ScenarioConfig;
+  block: PlannedBlock;
+  blocks: number;
+  starts: Record<Side, Service[]>;
+  stored: Results['scenarios'][number];
+}
+
+/**
+ * One start pair's turn: its warm-up, then its pairs, back to back. Simultaneous: both starts
+ * are loaded without a break from the warm-up's first slice to the last pair, on the same
+ * connections, and each slice is a window counted on that load (LoadSession: a window that
+ * opened fresh connections measured their start, a long tail of slow first requests, as much
+ * as the service). Alternate: each side alone, one fresh load per slice, in the pair's order.
+ * The warm-up is loaded both at once and slice by slice, as the pairs are measured (plan.ts,
+ * warmupSlices), just before the pairs: no start waits warm and idle for its turn.
+ */
+async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs: PlannedPair[]): Promise<void> {
+  const { config, scenario, block, blocks, starts, stored } = turn;
+  const first = pairs[0]!;
+  const service = (side: Side) => starts[side][first.slot]!;
+  const both = first.order.map(service);
+  const warmup = warmupSlices(config.load.warmupMs, config.load.sliceMs);
+  assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
+  const loads =
+    config.load.mode === 'simultaneous'
+      ? await LoadSession.open(
+          both.map((s) => s.url),
+          scenario,
+          {
+            maxMs: config.load.warmupMs + pairs.length * config.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS,
+            sliceMs: config.load.sliceMs,
+          },
+        )
+      : null;
+  try {
+    for (const ms of warmup) {
+      session.checkCancelled();
+      await measureSlices(both, scenario, ms, loads);
+    }
+    for (const planned of pairs) {
+      session.checkCancelled();
+      assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
+      const slices: Partial<Record<Side, Slice>> = {};
+      if (loads) {
+        // Both at once, on the same CPUs, over the same window: whatever slows the machine
+        // slows both.
+        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads);
+        both.forEach((s, i) => {
+          slices[s.side] = measured[i]!;
+        });
+      } else {
+        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config.load.sliceMs, null);
+      }
+      const pair: Pair = {
+        block: block.index,
+        start: planned.start,
+        index: planned.index,
+        // Simultaneous: the order the turn's connections were opened in, once for all its pairs.
+        order: loads ? first.order : planned.order,
+        base: slices.base!,
+        head: slices.head!,
+      };
+      session.update(() => stored.pairs.push(pair));
+      session.ports.progress({
+        phase: 'measure',
+        scenario: scenario.name,
+        block: block.index + 1,
+        blocks,
+        pair: stored.pairs.length,
+        pairs: config.load.pairs,
+      });
+    }
+  } finally {
+    await loads?.close();
   }
 }
 
@@ -336,12 +390,13 @@ function assertStartsRunning(starts: Record<Side, Service[]>, when: string): voi
 }
 
 /**
- * One slice of load on each of `services` at once, over one shared window (runLoads): each
+ * One slice of load on each of `services` at once, over one shared window: a window of `loads`
+ * (a start pair's continuous simultaneous load), or else of a load of its own (runLoads). Each
  * service's CPU time and the load generator's (this process's) are read at the instants the
  * window opens and closes; the health each service's processes measured inside themselves comes
- * from a health window that spans the load. A service that died is an error.
+ * from a health window that spans the load window. A service that died is an error.
  */
-async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number): Promise<Slice[]> {
+async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, loads: LoadSession | null): Promise<Slice[]> {
   for (const service of services) service.assertRunning('before a load slice');
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
   let cpuBefore: number[] = [];
@@ -350,23 +405,26 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
   let generator: NodeJS.CpuUsage = { user: 0, system: 0 };
   let generatorLoop = performance.eventLoopUtilization();
   let generatorUtilization = 0;
-  const samples = await runLoads(
-    services.map((service) => service.url),
-    scenario,
-    durationMs,
-    {
-      onOpen: () => {
-        cpuBefore = services.map((service) => service.cpuSeconds());
-        generatorBefore = process.cpuUsage();
-        generatorLoop = performance.eventLoopUtilization();
-      },
-      onClose: () => {
-        cpuAfter = services.map((service) => service.cpuSeconds());
-        generator = process.cpuUsage(generatorBefore);
-        generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
-      },
+  const window = {
+    onOpen: () => {
+      cpuBefore = services.map((service) => service.cpuSeconds());
+      generatorBefore = process.cpuUsage();
+      generatorLoop = performance.eventLoopUtilization();
     },
-  );
+    onClose: () => {
+      cpuAfter = services.map((service) => service.cpuSeconds());
+      generator = process.cpuUsage(generatorBefore);
+      generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
+    },
+  };
+  const samples = loads
+    ? await loads.measure(durationMs, window)
+    : await runLoads(
+        services.map((service) => service.url),
+        scenario,
+        durationMs,
+        window,
+      );
   const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);

@@ -112,7 +112,11 @@ export interface Pair {
   start?: number;
   /** Index within the scenario, 0-based over all blocks. */
   index: number;
-  /** Order the two slices ran in. */
+  /**
+   * Alternate: the order the two slices ran in. Simultaneous: the order the two sides'
+   * connections were opened in: once per start pair's turn in results written since 2026-11-25 (its
+   * load runs on without a break from its warm-up to its last pair), before that per pair.
+   */
   order: [Side, Side];
   base: Slice;
   head: Slice;
