@@ -36,7 +36,7 @@ interface Target {
   served: number;
 }
 
-/** autocannon emits one reqError per pipelined request of a failed or timed-out connection. */
+/** The message of the error autocannon emits (as `reqError`, once per pipelined request) for a request that timed out. */
 const TIMED_OUT = 'request timed out';
 
 /**
