@@ -58,8 +58,11 @@ test('A/A: identical base and head pass with exit 0 and no regression', async ()
   assert.equal(existsSync(join(out, 'trees', 'base')), false);
 });
 
+// Ten times the work, not three: on a VM whose HTTP overhead per request is large beside the
+// base's 20,000 iterations, three times the work measured a 36% drop (it passed at 41% an hour
+// earlier), too near the 40% these tests ask for. The drop is the point, not its size.
 test('head much slower: throughput regression, exit 1, report names the limit', async () => {
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(60_000));
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(200_000));
   const out = join(repo, '.out');
   const markdown = join(repo, 'report.md');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--markdown', markdown], repo);
@@ -102,7 +105,7 @@ test('adaptive stopping: a large regression stops at the interim look, recorded 
 });
 
 test('head faster: improvement, exit 0', async () => {
-  const repo = makeRepo({ ...workService(60_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(20_000));
+  const repo = makeRepo({ ...workService(200_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(20_000));
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
   assert.equal(run.code, 0, run.stderr + run.stdout);
