@@ -55,8 +55,8 @@ export interface CompareOutcome {
 }
 
 /**
- * The engine: trees → install/build → for each block, fresh starts of both sides up and warm →
- * paired slices in the planned order, rotating over the start pairs → then the
+ * The engine: trees → install/build → for each block, fresh starts of both sides up →
+ * each start pair in turn, its warm-up and pairs on one load (simultaneous) → then the
  * micro-benchmarks, round by round → then the profiles; results.json after every pair.
  * Processes and worktrees are removed in `finally`; an error marks the results "failed" and
  * keeps every finished pair.
