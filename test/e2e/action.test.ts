@@ -16,10 +16,14 @@ const platform = useFakePlatform();
 
 test('dist/index.js under Node 24 on a pull_request: a failed step, the comment, the summary, outputs and artifacts', async (t) => {
   assert.match(spawnSync(NODE24, ['--version'], { encoding: 'utf8' }).stdout, /^v24\./);
+  // Head does ten times the work. Three times measured -32..-44% per start pair here, but a CI
+  // run on a noisy moment of this machine saw start pairs from -52% to +9%: the drop was real,
+  // not significant at the run's level, the step passed, and this test failed. The plumbing is
+  // the point of this test, not the gate's sensitivity (docs/calibration.md measures that).
   const repo = makeRepo(
     // A short profile: its flamegraphs are HTML reports the action uploads un-zipped.
     { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
-    { 'work.json': '{"iterations": 60000}' },
+    { 'work.json': '{"iterations": 200000}' },
   );
   // An HTML report another part of perfgate wrote into the run directory (a flamegraph).
   const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));

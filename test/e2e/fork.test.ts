@@ -19,7 +19,7 @@ const platform = useFakePlatform();
 test('a fork PR: measured read-only, accepted by its label, commented on by the report workflow on the right PR', async () => {
   const repo = makeRepo(
     { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
-    { 'work.json': '{"iterations": 60000}' },
+    { 'work.json': '{"iterations": 200000}' },
   );
   const head = headSha(repo);
   // PR 21 from mallory's fork carries the accept label; PR 22, from another fork with the same

@@ -27,7 +27,7 @@ function hostileRepo(findings: string): string {
     'perfgate.yml': 'service:\n  install: node probe.js install\n  build: node probe.js build\n  start: node server.js\nprofile: false\n',
     'work.json': '{"iterations": 20000}',
   };
-  return makeRepo(tree, { 'head.txt': 'head', 'work.json': '{"iterations": 60000}' });
+  return makeRepo(tree, { 'head.txt': 'head', 'work.json': '{"iterations": 200000}' });
 }
 
 test('a hostile PR reads no token, cannot change the decision, and its setsid process is stopped', async (t) => {

@@ -27,7 +27,7 @@ test('the packed tarball installs into a fresh project; npx perfgate plan and co
     'no sources, tests or benchmarks in the package',
   );
 
-  // A user's service: head does three times the work per request. perfgate is installed from
+  // A user's service: head does ten times the work per request. perfgate is installed from
   // the tarball without touching package.json (as `npm install -D` would, minus the commit);
   // the service needs no install of its own.
   const iterations = (n: number) => JSON.stringify({ iterations: n });
@@ -39,7 +39,7 @@ test('the packed tarball installs into a fresh project; npx perfgate plan and co
       'work.json': iterations(20_000),
       'perfgate.yml': `# yaml-language-server: $schema=./node_modules/perfgate/perfgate.schema.json\n${quickConfig('scenarios: [GET /work]').replace('service:\n', 'service:\n  install: false\n')}`,
     },
-    { 'work.json': iterations(60_000) },
+    { 'work.json': iterations(200_000) },
   );
   t.after(() => rmSync(repo, { recursive: true, force: true }));
   execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', join(packDir, packed!.filename)], {

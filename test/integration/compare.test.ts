@@ -84,7 +84,7 @@ test('adaptive stopping: a large regression stops at the interim look, recorded 
     .replace('instances: 12', 'instances: 14')
     .replace('slice: 300ms', 'slice: 200ms')
     .replace('warmup: 300ms', 'warmup: 100ms');
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, workService(60_000));
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, workService(200_000));
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '3'], repo);
   assert.equal(run.code, 1, run.stderr + run.stdout);
@@ -139,7 +139,7 @@ test('uncommitted changes in the work tree are measured as head', async () => {
   const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, {});
   // edit without committing: head = the work tree as it is
   const { writeFileSync } = await import('node:fs');
-  writeFileSync(join(repo, 'work.json'), JSON.stringify({ iterations: 60_000 }));
+  writeFileSync(join(repo, 'work.json'), JSON.stringify({ iterations: 200_000 }));
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
   assert.equal(run.code, 1, run.stderr + run.stdout);
@@ -149,7 +149,7 @@ test('uncommitted changes in the work tree are measured as head', async () => {
 });
 
 test('--head <ref> measures that commit in a temporary worktree', async () => {
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(60_000));
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(200_000));
   const { execFileSync } = await import('node:child_process');
   execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: repo });
   const out = join(repo, '.out');
