@@ -64551,6 +64551,21 @@ function middleHalf(changes) {
 function pairNoise(base, head) {
   return middleHalf(base.map((b, i) => head[i] / b - 1).filter((change) => Number.isFinite(change)));
 }
+function spreadWithinStarts(values, starts) {
+  const groups = /* @__PURE__ */ new Map();
+  values.forEach((value, i) => {
+    if (Number.isFinite(value)) groups.set(starts[i], [...groups.get(starts[i]) ?? [], value]);
+  });
+  let squares = 0;
+  let freedom = 0;
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const mean = group.reduce((sum, x) => sum + x, 0) / group.length;
+    squares += group.reduce((sum, x) => sum + (x - mean) ** 2, 0);
+    freedom += group.length - 1;
+  }
+  return freedom > 0 ? Math.sqrt(squares / freedom) : null;
+}
 function tallySide(scenario, side, pairs) {
   const tally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };
   for (const pair of pairs) {
@@ -64706,7 +64721,7 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
       warnings.push({
         code: "starts-disagree",
         scenario: c.scenario,
-        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signedPercent2(Math.min(...changes))} to ${signedPercent2(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks \xD7 load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signedPercent2(Math.min(...changes))} to ${signedPercent2(Math.max(...changes))}, spread \xB1${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}). ${startsOrPairs(c, spread).advice}`
       });
     }
   }
@@ -64716,9 +64731,30 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
   }
   return warnings;
 }
+var MEDIAN_SPREAD = 1.2;
+function startsOrPairs(c, spread = c.starts && c.starts.length >= 3 ? startSpread(c.starts.map((s) => Math.log1p(s.change))) : null) {
+  const within = c.noise.withinStarts;
+  const perStart = c.pairs !== void 0 && c.n > 0 ? c.pairs / c.n : 0;
+  if (within == null || spread === null || !(spread > 0) || perStart < 2) {
+    return { pairNoise: false, advice: "More start pairs (load.blocks \xD7 load.instances) narrow the interval." };
+  }
+  const fromPairs = MEDIAN_SPREAD * within / Math.sqrt(perStart);
+  const k = Number.isInteger(perStart) ? String(perStart) : perStart.toFixed(1);
+  const alone = `their pairs' own noise alone would spread them \xB1${percentText(Math.expm1(fromPairs))} with ${k} pairs per start`;
+  if ((fromPairs / spread) ** 2 >= 0.5) {
+    return {
+      pairNoise: true,
+      advice: `Most of it is pair noise (${alone}): more pairs per start (load.pairs) narrow the interval as well as more start pairs (load.blocks \xD7 load.instances) do, in less time.`
+    };
+  }
+  return {
+    pairNoise: false,
+    advice: `Each start carries an offset of its own beyond its pairs' noise (${alone}): more start pairs (load.blocks \xD7 load.instances) narrow the interval; more pairs per start help little.`
+  };
+}
 function undecidedMessage(c, family, level) {
   const worse = c.higherIsBetter ? -c.change : c.change;
-  const more = "More starts (load.blocks \xD7 load.instances) narrow the interval.";
+  const more = startsOrPairs(c).pairNoise ? "More pairs per start (load.pairs) or more starts (load.blocks \xD7 load.instances) narrow the interval." : "More starts (load.blocks \xD7 load.instances) narrow the interval.";
   if (worse <= c.limit || c.pAdjusted < level) {
     return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;
   }
@@ -64857,7 +64893,11 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
       Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
     ) : Number.NaN,
     higherIsBetter,
-    noise: { pairs: pairNoise(base, head), starts: middleHalf((startChanges ?? []).map((s) => s.change)) }
+    noise: {
+      pairs: pairNoise(base, head),
+      starts: middleHalf((startChanges ?? []).map((s) => s.change)),
+      ...starts && { withinStarts: spreadWithinStarts(pairRatios, starts) }
+    }
   };
 }
 function adjustGated(drafts) {

@@ -19,7 +19,7 @@ import { signFlipTest } from '../stats/sign-flip.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
-import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
+import { hasFailures, middleHalf, pairNoise, spreadWithinStarts, tallyRequests } from './samples.js';
 import { earlyStop, httpLevel } from './sequential.js';
 import { percentText } from './text.js';
 import { analysisWarnings } from './warnings.js';
@@ -98,7 +98,11 @@ function comparePaired(
         Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
       : Number.NaN,
     higherIsBetter,
-    noise: { pairs: pairNoise(base, head), starts: middleHalf((startChanges ?? []).map((s) => s.change)) },
+    noise: {
+      pairs: pairNoise(base, head),
+      starts: middleHalf((startChanges ?? []).map((s) => s.change)),
+      ...(starts && { withinStarts: spreadWithinStarts(pairRatios, starts) }),
+    },
   };
 }
 

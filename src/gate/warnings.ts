@@ -120,9 +120,8 @@ function httpWarnings(
       break;
     }
   }
-  // The starts themselves disagree: a reader should see why a run is inconclusive. How much of
-  // that spread is a per-start offset and how much is pair noise varies (docs/calibration.md,
-  // "Where the noise is"), so both ways to narrow the interval are named.
+  // The starts themselves disagree: a reader should see why a run is inconclusive, and which of
+  // the two ways to narrow the interval fits this service (startsOrPairs).
   for (const c of comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && c.starts && c.starts.length >= 3)) {
     const spread = startSpread(c.starts!.map((s) => Math.log1p(s.change)));
     if (spread > c.limit) {
@@ -130,7 +129,7 @@ function httpWarnings(
       warnings.push({
         code: 'starts-disagree',
         scenario: c.scenario,
-        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signedPercent(Math.min(...changes))} to ${signedPercent(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}): more start pairs (load.blocks × load.instances) narrow the interval, and more pairs per start (load.pairs) as far as the spread is pair noise.`,
+        message: `${c.metric}: the ${changes.length} start pairs disagree by more than the limit (each start's own change from ${signedPercent(Math.min(...changes))} to ${signedPercent(Math.max(...changes))}, spread ±${percentText(Math.expm1(spread))} against a limit of ${percentText(c.limit)}). ${startsOrPairs(c, spread).advice}`,
       });
     }
   }
@@ -140,6 +139,43 @@ function httpWarnings(
     warnings.push({ code: 'inconclusive', scenario: c.scenario, message: undecidedMessage(c, family, level) });
   }
   return warnings;
+}
+
+/** A start pair's median of k pairs spreads about this many times σ/√k from the pairs' noise alone (the median's efficiency against the mean: 1.16 at k = 3, 1.25 for large k). */
+const MEDIAN_SPREAD = 1.2;
+
+/**
+ * Which way to narrow an interval that the starts' spread makes wide. That spread has two parts:
+ * each pair's own noise, which a start's median of k pairs carries at about 1.2 σ/√k (σ: how far
+ * a pair moves inside its start, `noise.withinStarts`), and each start's own offset, which only
+ * more starts average out. When the pairs' noise alone accounts for half the starts' variance or
+ * more, more pairs per start narrow the interval as well as more starts do, and cost less (a start
+ * also costs its boot and its warm-up): so it was on express 5, whose starts spread 3.3–3.5% with
+ * 3 pairs each and 2.1–2.5% with 6 (docs/calibration.md, "A ninth pass"). With one pair per start,
+ * or without starts, nothing tells the two apart, and more starts is the advice that always holds.
+ */
+export function startsOrPairs(
+  c: MetricComparison | HealthComparison,
+  spread: number | null = c.starts && c.starts.length >= 3 ? startSpread(c.starts.map((s) => Math.log1p(s.change))) : null,
+): { pairNoise: boolean; advice: string } {
+  const within = c.noise.withinStarts;
+  const perStart = c.pairs !== undefined && c.n > 0 ? c.pairs / c.n : 0;
+  if (within == null || spread === null || !(spread > 0) || perStart < 2) {
+    return { pairNoise: false, advice: 'More start pairs (load.blocks × load.instances) narrow the interval.' };
+  }
+  const fromPairs = (MEDIAN_SPREAD * within) / Math.sqrt(perStart);
+  const k = Number.isInteger(perStart) ? String(perStart) : perStart.toFixed(1);
+  const alone = `their pairs' own noise alone would spread them ±${percentText(Math.expm1(fromPairs))} with ${k} pairs per start`;
+  if ((fromPairs / spread) ** 2 >= 0.5) {
+    return {
+      pairNoise: true,
+      advice: `Most of it is pair noise (${alone}): more pairs per start (load.pairs) narrow the interval as well as more start pairs (load.blocks × load.instances) do, in less time.`,
+    };
+  }
+  return {
+    pairNoise: false,
+    advice: `Each start carries an offset of its own beyond its pairs' noise (${alone}): more start pairs (load.blocks × load.instances) narrow the interval; more pairs per start help little.`,
+  };
 }
 
 /**
@@ -152,7 +188,9 @@ function httpWarnings(
  */
 function undecidedMessage(c: MetricComparison | HealthComparison, family: string, level: number): string {
   const worse = c.higherIsBetter ? -c.change : c.change;
-  const more = 'More starts (load.blocks × load.instances) narrow the interval.';
+  const more = startsOrPairs(c).pairNoise
+    ? 'More pairs per start (load.pairs) or more starts (load.blocks × load.instances) narrow the interval.'
+    : 'More starts (load.blocks × load.instances) narrow the interval.';
   // Significant and worse, yet inconclusive: another rule held it back (an absolute floor).
   if (worse <= c.limit || c.pAdjusted < level) {
     return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;

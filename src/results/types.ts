@@ -394,6 +394,12 @@ export interface Noise {
   pairs: Quartiles | null;
   /** The start pairs' own changes (`starts`); null without starts (micro-benchmarks, old results) or with fewer than 2. */
   starts: Quartiles | null;
+  /**
+   * How far a pair's log-ratio moves inside its start pair: the standard deviation around its
+   * start's mean, pooled over the starts with 2 or more pairs. Set beside the starts' own spread
+   * it tells pair noise from each start's own offset (gate/warnings.ts). Absent without starts.
+   */
+  withinStarts?: number | null;
 }
 
 /** What every paired comparison carries, an HTTP metric's or a micro-benchmark's. */

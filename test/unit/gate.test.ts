@@ -111,6 +111,23 @@ test('starts that disagree by more than the limit are said so', () => {
   assert.ok(warning, 'warned');
   assert.match(warning.message, /the 10 start pairs disagree by more than the limit \(each start's own change from -4\.9% to \+5\.1%/);
   assert.notEqual(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'unchanged');
+  // Every pair of a start agrees: the spread is the starts' own offsets, so only more starts help.
+  assert.match(warning.message, /Each start carries an offset of its own beyond its pairs' noise \(their pairs' own noise alone would spread them ±0% with 3 pairs per start\): more start pairs \(load\.blocks × load\.instances\) narrow the interval; more pairs per start help little\./);
+});
+
+test("starts whose spread is their pairs' own noise: the warnings say more pairs per start help as well as more starts", () => {
+  // 12 start pairs of 3, no offset per start, each pair's ratio noisy (6% SD), a little more than
+  // express 5 measured (docs/calibration.md, "A ninth pass").
+  const random = createRandom(7);
+  const pairs = Array.from({ length: 36 }, (): [number, number] => [10_000, 10_000 * Math.exp((random() + random() + random() - 1.5) * 0.12)]);
+  const analysis = compareResults(resultsFromPairs(pairs, {}, 3));
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.ok(throughput.noise.withinStarts! > 0.025, `pairs move inside their starts: ${throughput.noise.withinStarts}`);
+  const disagree = analysis.warnings.find((w) => w.code === 'starts-disagree' && w.message.startsWith('throughput'));
+  assert.ok(disagree, analysis.warnings.map((w) => w.message).join('\n'));
+  assert.match(disagree.message, /Most of it is pair noise \(their pairs' own noise alone would spread them ±\d+(\.\d)?% with 3 pairs per start\): more pairs per start \(load\.pairs\) narrow the interval as well as more start pairs/);
+  const inconclusive = analysis.warnings.find((w) => w.code === 'inconclusive' && w.message.startsWith('throughput'))!;
+  assert.match(inconclusive.message, /More pairs per start \(load\.pairs\) or more starts \(load\.blocks × load\.instances\) narrow the interval\.$/);
 });
 
 test('enough pairs to reach significance: no underpowered warning', () => {
