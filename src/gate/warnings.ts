@@ -154,7 +154,7 @@ const MEDIAN_SPREAD = 1.2;
  * 3 pairs each and 2.1–2.5% with 6 (docs/calibration.md, "A ninth pass"). With one pair per start,
  * or without starts, nothing tells the two apart, and more starts is the advice that always holds.
  */
-export function startsOrPairs(
+function startsOrPairs(
   c: MetricComparison | HealthComparison,
   spread: number | null = c.starts && c.starts.length >= 3 ? startSpread(c.starts.map((s) => Math.log1p(s.change))) : null,
 ): { pairNoise: boolean; advice: string } {
