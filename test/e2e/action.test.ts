@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { readZip } from '../helpers/artifact-zip.js';
 import { pullRequestEvent, pushEvent } from '../helpers/github-events.js';
 import { describeRun, NODE24, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
-import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
+import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
 
 const TOKEN = 'ghs_writeToken';
 
@@ -118,7 +118,7 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
 
 test('dist/index.js on a push: no pull request, so the job summary only (no GitHub API call), and a pass', async () => {
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: false\n' },
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: false\n${IDENTICAL_CODE_ALPHA}` },
     { 'NOTES.md': 'x' },
   );
   const from = platform.github.requests.length;

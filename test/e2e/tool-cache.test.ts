@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { pushEvent } from '../helpers/github-events.js';
 import { type ActionRun, describeRun, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
-import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
+import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
 
 const platform = useFakePlatform();
 const ZEROX = JSON.parse(readFileSync(join(ROOT, 'node_modules', '0x', 'package.json'), 'utf8')).version as string;
@@ -42,7 +42,7 @@ test('the action caches its 0x install: the first run installs and saves it, the
   const npm = recordedNpm(home);
   const env = runnerEnv(npm);
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: { duration: 1s }\n${IDENTICAL_CODE_ALPHA}` },
     { 'NOTES.md': 'x' },
   );
   // One runner: RUNNER_TEMP is the same path every run (the cache keys on the path as well).
@@ -94,7 +94,7 @@ test('without a cache service (a local run) the tools are installed with one inf
   cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
   const npm = recordedNpm(home);
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: { duration: 1s }\n${IDENTICAL_CODE_ALPHA}` },
     { 'NOTES.md': 'x' },
   );
   const run = await runAction({

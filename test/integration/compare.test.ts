@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { compareResults } from '../../src/gate/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
-import { makeRepo, quickConfig } from '../helpers/repo.js';
+import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
 const workService = (iterations: number) => ({
   'server.js': { copy: 'services/work-server.js' },
@@ -22,7 +22,7 @@ function resultsPathOf(out: string): string {
 }
 
 test('A/A: identical base and head pass with exit 0 and no regression', async () => {
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, { 'README.md': 'docs only' });
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`) }, { 'README.md': 'docs only' });
   const out = join(repo, '.out');
   const json = join(repo, 'copy.json');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '7', '--json', json], repo);
