@@ -63829,22 +63829,6 @@ function quantile(xs, q) {
   return (1 - f) * a + f * b;
 }
 
-// src/gate/starts.ts
-function startOf(pair) {
-  return pair.start ?? pair.block;
-}
-function summarizeStarts(values, starts) {
-  const groups = /* @__PURE__ */ new Map();
-  values.forEach((value, i) => {
-    if (!Number.isFinite(value)) return;
-    const start = starts[i];
-    const group = groups.get(start) ?? [];
-    group.push(value);
-    groups.set(start, group);
-  });
-  return [...groups].map(([start, group]) => ({ start, value: median(group), n: group.length }));
-}
-
 // src/stats/wilcoxon.ts
 function assertFinite(x, where) {
   for (let i = 0; i < x.length; i++) {
@@ -63921,6 +63905,9 @@ function walshAverages(x) {
     for (let j = i; j < n; j++) out[k++] = (x[i] + x[j]) / 2;
   }
   return out.sort();
+}
+function hodgesLehmann(x) {
+  return medianOfSorted(walshAverages(x));
 }
 function shiftedStatistic(x, d, correct) {
   const xd = x.map((v2) => v2 - d).filter((v2) => v2 !== 0);
@@ -64000,6 +63987,22 @@ function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
     return { estimate, ...exactInterval(walsh, x.length, confidence), method: "exact" };
   }
   return { estimate, ...normalInterval(x, walsh, confidence, options.correct ?? true, estimate), method: "normal" };
+}
+
+// src/gate/starts.ts
+function startOf(pair) {
+  return pair.start ?? pair.block;
+}
+function summarizeStarts(values, starts) {
+  const groups = /* @__PURE__ */ new Map();
+  values.forEach((value, i) => {
+    if (!Number.isFinite(value)) return;
+    const start = starts[i];
+    const group = groups.get(start) ?? [];
+    group.push(value);
+    groups.set(start, group);
+  });
+  return [...groups].map(([start, group]) => ({ start, value: hodgesLehmann(group), n: group.length }));
 }
 
 // src/stats/holm.ts
@@ -64731,14 +64734,14 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
   }
   return warnings;
 }
-var MEDIAN_SPREAD = 1.2;
+var START_SUMMARY_SPREAD = 1.03;
 function startsOrPairs(c, spread = c.starts && c.starts.length >= 3 ? startSpread(c.starts.map((s) => Math.log1p(s.change))) : null) {
   const within = c.noise.withinStarts;
   const perStart = c.pairs !== void 0 && c.n > 0 ? c.pairs / c.n : 0;
   if (within == null || spread === null || !(spread > 0) || perStart < 2) {
     return { pairNoise: false, advice: "More start pairs (load.blocks \xD7 load.instances) narrow the interval." };
   }
-  const fromPairs = MEDIAN_SPREAD * within / Math.sqrt(perStart);
+  const fromPairs = START_SUMMARY_SPREAD * within / Math.sqrt(perStart);
   const k = Number.isInteger(perStart) ? String(perStart) : perStart.toFixed(1);
   const alone = `their pairs' own noise alone would spread them \xB1${percentText(Math.expm1(fromPairs))} with ${k} pairs per start`;
   if ((fromPairs / spread) ** 2 >= 0.5) {
@@ -65644,7 +65647,7 @@ function renderMethod(results) {
   const where = results.environment.placement ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}` : "";
   const how = (load.mode ?? "alternate") === "simultaneous" ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both` : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
   const http = results.scenarios.length === 0 ? [] : [
-    `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? "once" : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? "block" : "blocks"} of ${formatInteger(instances)} fresh ${instances === 1 ? "start" : "starts"} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`
+    `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? "once" : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? "block" : "blocks"} of ${formatInteger(instances)} fresh ${instances === 1 ? "start" : "starts"} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their Hodges\u2013Lehmann estimate, and the statistics count start pairs, not slices.`
   ];
   const benchmarks = results.benchmarks ? [
     `${http.length === 0 ? "**Method.** " : ""}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${formatInteger(results.seed)}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`
@@ -65682,7 +65685,7 @@ function renderNoiseRow(row) {
 }
 function renderStarts(rows) {
   const lines = rows.map((row) => row.comparison).filter((c) => c.gated && c.starts && c.starts.length > 1).map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts.map((s) => formatChange(s.change)).join(", ")}`);
-  return lines.length === 0 ? null : ["**Each start pair**, its own change (the median of its pairs), in the order they ran:", ...lines].join("\n");
+  return lines.length === 0 ? null : ["**Each start pair**, its own change (the Hodges\u2013Lehmann estimate of its pairs), in the order they ran:", ...lines].join("\n");
 }
 function renderNoise(rows) {
   if (rows.length === 0) return null;

@@ -45,7 +45,7 @@ type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'>;
  * One series of paired values (base and head, same index = same pair) → estimate, interval and
  * test on the log-ratios ln(head/base); null when no pair has a finite ratio. With `starts`
  * (the start pair of each pair, HTTP and health metrics), the unit is the start pair: each
- * start's pairs are summarised by the median of their log-ratios, and the estimate, interval
+ * start's pairs are summarised by the Hodges–Lehmann estimate of their log-ratios, and the estimate, interval
  * and test are over those summaries, so a start's own offset counts once, not once per slice
  * (gate/starts.ts). Without (micro-benchmarks: each round is one fresh process per side
  * already), the unit is the pair.

@@ -153,7 +153,7 @@ export function decideHealthVerdict(
 
 /**
  * Hodges–Lehmann estimate and 95% interval of the differences head − base, over start pairs
- * (each start pair's median difference, as the relative test counts them; gate/starts.ts);
+ * (each start pair's Hodges–Lehmann difference, as the relative test counts them; gate/starts.ts);
  * ±∞ when the interval cannot reach 95%.
  */
 function absoluteShift(series: HealthSeries | undefined): { estimate: number; lower: number; upper: number } {

@@ -250,7 +250,7 @@ function renderMethod(results: Results): string {
     results.scenarios.length === 0
       ? []
       : [
-          `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? 'once' : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? 'block' : 'blocks'} of ${formatInteger(instances)} fresh ${instances === 1 ? 'start' : 'starts'} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their median, and the statistics count start pairs, not slices.`,
+          `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? 'once' : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? 'block' : 'blocks'} of ${formatInteger(instances)} fresh ${instances === 1 ? 'start' : 'starts'} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their Hodges–Lehmann estimate, and the statistics count start pairs, not slices.`,
         ];
   const benchmarks = results.benchmarks
     ? [
@@ -300,7 +300,7 @@ function renderStarts(rows: ReportRow[]): string | null {
     .map((row) => row.comparison)
     .filter((c) => c.gated && c.starts && c.starts.length > 1)
     .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChange(s.change)).join(', ')}`);
-  return lines.length === 0 ? null : ['**Each start pair**, its own change (the median of its pairs), in the order they ran:', ...lines].join('\n');
+  return lines.length === 0 ? null : ['**Each start pair**, its own change (the Hodges–Lehmann estimate of its pairs), in the order they ran:', ...lines].join('\n');
 }
 
 function renderNoise(rows: ReportRow[]): string | null {

@@ -414,7 +414,7 @@ export interface PairedComparison {
   n: number;
   /** Pairs (or rounds) with a finite ratio behind those units. */
   pairs?: number;
-  /** HTTP and health metrics: each start pair's own change (the median of its pairs' ratios), in start order. */
+  /** HTTP and health metrics: each start pair's own change (the Hodges–Lehmann estimate of its pairs' ratios), in start order. */
   starts?: { start: number; change: number; pairs: number }[];
   /** Medians over slices (or benchmark processes), in the metric's unit (req/s, µs, µs per request, ops/s). */
   baseMedian: number;

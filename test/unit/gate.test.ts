@@ -116,18 +116,31 @@ test('starts that disagree by more than the limit are said so', () => {
 });
 
 test("starts whose spread is their pairs' own noise: the warnings say more pairs per start help as well as more starts", () => {
-  // 12 start pairs of 3, no offset per start, each pair's ratio noisy (6% SD), a little more than
-  // express 5 measured (docs/calibration.md, "A ninth pass").
-  const random = createRandom(7);
-  const pairs = Array.from({ length: 36 }, (): [number, number] => [10_000, 10_000 * Math.exp((random() + random() + random() - 1.5) * 0.12)]);
-  const analysis = compareResults(resultsFromPairs(pairs, {}, 3));
-  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
-  assert.ok(throughput.noise.withinStarts! > 0.025, `pairs move inside their starts: ${throughput.noise.withinStarts}`);
-  const disagree = analysis.warnings.find((w) => w.code === 'starts-disagree' && w.message.startsWith('throughput'));
-  assert.ok(disagree, analysis.warnings.map((w) => w.message).join('\n'));
-  assert.match(disagree.message, /Most of it is pair noise \(their pairs' own noise alone would spread them ±\d+(\.\d)?% with 3 pairs per start\): more pairs per start \(load\.pairs\) narrow the interval as well as more start pairs/);
-  const inconclusive = analysis.warnings.find((w) => w.code === 'inconclusive' && w.message.startsWith('throughput'))!;
-  assert.match(inconclusive.message, /More pairs per start \(load\.pairs\) or more starts \(load\.blocks × load\.instances\) narrow the interval\.$/);
+  // Runs of 12 start pairs of 3, no offset per start, each pair's ratio noisy (6% SD), a little
+  // more than express 5 measured (docs/calibration.md, "A ninth pass"). Which part dominates is
+  // estimated from 12 starts' robust spread, so a run can be told otherwise: most must not be.
+  const told = { pairs: 0, offset: 0 };
+  let example: { disagree: string; inconclusive: string } | undefined;
+  for (let seed = 1; seed <= 20; seed++) {
+    const random = createRandom(seed);
+    const pairs = Array.from({ length: 36 }, (): [number, number] => [10_000, 10_000 * Math.exp((random() + random() + random() - 1.5) * 0.12)]);
+    const analysis = compareResults(resultsFromPairs(pairs, {}, 3));
+    const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+    assert.ok(throughput.noise.withinStarts! > 0.025, `pairs move inside their starts: ${throughput.noise.withinStarts}`);
+    const disagree = analysis.warnings.find((w) => w.code === 'starts-disagree' && w.message.startsWith('throughput'));
+    if (!disagree) continue;
+    if (!/Most of it is pair noise/.test(disagree.message)) {
+      told.offset++;
+      continue;
+    }
+    told.pairs++;
+    const inconclusive = analysis.warnings.find((w) => w.code === 'inconclusive' && w.message.startsWith('throughput'));
+    if (inconclusive) example ??= { disagree: disagree.message, inconclusive: inconclusive.message };
+  }
+  assert.ok(told.pairs >= 2 * told.offset && told.pairs >= 10, `told pair noise ${told.pairs}, an offset ${told.offset}`);
+  assert.ok(example, 'an inconclusive run told pair noise');
+  assert.match(example.disagree, /Most of it is pair noise \(their pairs' own noise alone would spread them ±\d+(\.\d)?% with 3 pairs per start\): more pairs per start \(load\.pairs\) narrow the interval as well as more start pairs/);
+  assert.match(example.inconclusive, /More pairs per start \(load\.pairs\) or more starts \(load\.blocks × load\.instances\) narrow the interval\.$/);
 });
 
 test('enough pairs to reach significance: no underpowered warning', () => {
