@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { compareResults, decideVerdict } from '../../src/gate/compare.js';
+import { summarizeStarts } from '../../src/gate/starts.js';
 import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -113,6 +114,14 @@ test('starts that disagree by more than the limit are said so', () => {
   assert.notEqual(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'unchanged');
   // Every pair of a start agrees: the spread is the starts' own offsets, so only more starts help.
   assert.match(warning.message, /Each start carries an offset of its own beyond its pairs' noise \(their pairs' own noise alone would spread them ±0% with 3 pairs per start\): more start pairs \(load\.blocks × load\.instances\) narrow the interval; more pairs per start help little\./);
+});
+
+test("a start pair's pairs are summarised by their Hodges–Lehmann estimate: all three count, a burst in one moves it by a quarter", () => {
+  // Starts 4 and 9, interleaved as a run records them; start 9's third pair hit by a burst.
+  const [four, nine] = summarizeStarts([0.01, -0.02, 0.02, 0.0, 0.03, 0.3], [4, 9, 4, 9, 4, 9]);
+  assert.deepEqual([four!.start, four!.n, nine!.start, nine!.n], [4, 3, 9, 3]);
+  assert.ok(Math.abs(four!.value - (0.01 + 2 * 0.02 + 0.03) / 4) < 1e-12, `start 4: ${four!.value}`);
+  assert.ok(Math.abs(nine!.value - (-0.02 + 2 * 0.0 + 0.3) / 4) < 1e-12, `start 9: ${nine!.value}`);
 });
 
 test("starts whose spread is their pairs' own noise: the warnings say more pairs per start help as well as more starts", () => {
