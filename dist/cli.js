@@ -63994,15 +63994,28 @@ function startOf(pair) {
   return pair.start ?? pair.block;
 }
 function summarizeStarts(values, starts) {
+  return [...groupByStart(values, starts)].map(([start, group]) => ({ start, value: hodgesLehmann(group), n: group.length }));
+}
+function spreadWithinStarts(values, starts) {
+  let squares = 0;
+  let freedom = 0;
+  for (const group of groupByStart(values, starts).values()) {
+    if (group.length < 2) continue;
+    const mean = group.reduce((sum, x) => sum + x, 0) / group.length;
+    squares += group.reduce((sum, x) => sum + (x - mean) ** 2, 0);
+    freedom += group.length - 1;
+  }
+  return freedom > 0 ? Math.sqrt(squares / freedom) : null;
+}
+function groupByStart(values, starts) {
   const groups = /* @__PURE__ */ new Map();
   values.forEach((value, i) => {
     if (!Number.isFinite(value)) return;
-    const start = starts[i];
-    const group = groups.get(start) ?? [];
-    group.push(value);
-    groups.set(start, group);
+    const group = groups.get(starts[i]);
+    if (group) group.push(value);
+    else groups.set(starts[i], [value]);
   });
-  return [...groups].map(([start, group]) => ({ start, value: hodgesLehmann(group), n: group.length }));
+  return groups;
 }
 
 // src/stats/holm.ts
@@ -64553,21 +64566,6 @@ function middleHalf(changes) {
 }
 function pairNoise(base, head) {
   return middleHalf(base.map((b, i) => head[i] / b - 1).filter((change) => Number.isFinite(change)));
-}
-function spreadWithinStarts(values, starts) {
-  const groups = /* @__PURE__ */ new Map();
-  values.forEach((value, i) => {
-    if (Number.isFinite(value)) groups.set(starts[i], [...groups.get(starts[i]) ?? [], value]);
-  });
-  let squares = 0;
-  let freedom = 0;
-  for (const group of groups.values()) {
-    if (group.length < 2) continue;
-    const mean = group.reduce((sum, x) => sum + x, 0) / group.length;
-    squares += group.reduce((sum, x) => sum + (x - mean) ** 2, 0);
-    freedom += group.length - 1;
-  }
-  return freedom > 0 ? Math.sqrt(squares / freedom) : null;
 }
 function tallySide(scenario, side, pairs) {
   const tally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };

@@ -11,7 +11,7 @@ import type {
   Verdict,
 } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
-import { startOf, summarizeStarts } from './starts.js';
+import { spreadWithinStarts, startOf, summarizeStarts } from './starts.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
@@ -19,7 +19,7 @@ import { signFlipTest } from '../stats/sign-flip.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
-import { hasFailures, middleHalf, pairNoise, spreadWithinStarts, tallyRequests } from './samples.js';
+import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
 import { earlyStop, httpLevel } from './sequential.js';
 import { percentText } from './text.js';
 import { analysisWarnings } from './warnings.js';

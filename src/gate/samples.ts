@@ -19,27 +19,6 @@ export function pairNoise(base: readonly number[], head: readonly number[]): Qua
   return middleHalf(base.map((b, i) => head[i]! / b - 1).filter((change) => Number.isFinite(change)));
 }
 
-/**
- * The standard deviation of the finite values around their group's mean, pooled over the groups
- * with 2 or more values (each group loses one degree of freedom to its mean): how far a pair's
- * log-ratio moves inside its start pair. Null when no group has 2 values.
- */
-export function spreadWithinStarts(values: readonly number[], starts: readonly number[]): number | null {
-  const groups = new Map<number, number[]>();
-  values.forEach((value, i) => {
-    if (Number.isFinite(value)) groups.set(starts[i]!, [...(groups.get(starts[i]!) ?? []), value]);
-  });
-  let squares = 0;
-  let freedom = 0;
-  for (const group of groups.values()) {
-    if (group.length < 2) continue;
-    const mean = group.reduce((sum, x) => sum + x, 0) / group.length;
-    squares += group.reduce((sum, x) => sum + (x - mean) ** 2, 0);
-    freedom += group.length - 1;
-  }
-  return freedom > 0 ? Math.sqrt(squares / freedom) : null;
-}
-
 function tallySide(scenario: string, side: Side, pairs: Pair[]): FailureTally {
   const tally: FailureTally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };
   for (const pair of pairs) {

@@ -32,13 +32,34 @@ export interface StartSummary {
  * Not the mean: a slice hit by a burst of machine noise moves it by a quarter, not a third.
  */
 export function summarizeStarts(values: readonly number[], starts: readonly number[]): StartSummary[] {
+  return [...groupByStart(values, starts)].map(([start, group]) => ({ start, value: hodgesLehmann(group), n: group.length }));
+}
+
+/**
+ * The standard deviation of the finite values around their start's mean, pooled over the starts
+ * with 2 or more values (each loses one degree of freedom to its mean): how far a pair's
+ * log-ratio moves inside its start pair. Null when no start has 2 values.
+ */
+export function spreadWithinStarts(values: readonly number[], starts: readonly number[]): number | null {
+  let squares = 0;
+  let freedom = 0;
+  for (const group of groupByStart(values, starts).values()) {
+    if (group.length < 2) continue;
+    const mean = group.reduce((sum, x) => sum + x, 0) / group.length;
+    squares += group.reduce((sum, x) => sum + (x - mean) ** 2, 0);
+    freedom += group.length - 1;
+  }
+  return freedom > 0 ? Math.sqrt(squares / freedom) : null;
+}
+
+/** The finite values of each start pair, in the order the starts first appear. */
+function groupByStart(values: readonly number[], starts: readonly number[]): Map<number, number[]> {
   const groups = new Map<number, number[]>();
   values.forEach((value, i) => {
     if (!Number.isFinite(value)) return;
-    const start = starts[i]!;
-    const group = groups.get(start) ?? [];
-    group.push(value);
-    groups.set(start, group);
+    const group = groups.get(starts[i]!);
+    if (group) group.push(value);
+    else groups.set(starts[i]!, [value]);
   });
-  return [...groups].map(([start, group]) => ({ start, value: hodgesLehmann(group), n: group.length }));
+  return groups;
 }

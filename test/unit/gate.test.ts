@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { compareResults, decideVerdict } from '../../src/gate/compare.js';
-import { summarizeStarts } from '../../src/gate/starts.js';
+import { spreadWithinStarts, summarizeStarts } from '../../src/gate/starts.js';
 import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -122,6 +122,9 @@ test("a start pair's pairs are summarised by their Hodges–Lehmann estimate: al
   assert.deepEqual([four!.start, four!.n, nine!.start, nine!.n], [4, 3, 9, 3]);
   assert.ok(Math.abs(four!.value - (0.01 + 2 * 0.02 + 0.03) / 4) < 1e-12, `start 4: ${four!.value}`);
   assert.ok(Math.abs(nine!.value - (-0.02 + 2 * 0.0 + 0.3) / 4) < 1e-12, `start 9: ${nine!.value}`);
+  // How far a pair moves inside its start: the SD around each start's mean, pooled (2 + 2 degrees of freedom).
+  assert.ok(Math.abs(spreadWithinStarts([0.01, -0.02, 0.02, 0.0, 0.03, 0.3], [4, 9, 4, 9, 4, 9])! - 0.12695143428361363) < 1e-12);
+  assert.equal(spreadWithinStarts([0.01, 0.02], [1, 2]), null, 'no start with two pairs');
 });
 
 test("starts whose spread is their pairs' own noise: the warnings say more pairs per start help as well as more starts", () => {
