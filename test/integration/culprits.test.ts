@@ -105,8 +105,14 @@ describe('the culprit in own code', () => {
 
   describe('a deoptimization introduced in head', () => {
     let run: Run;
+    // Whether V8 reports the deoptimization inside the 2 s profile is its own decision (one full
+    // test run in three saw none): the premise is retried, up to 3 runs, and the assertions below
+    // then check what perfgate made of it.
     before(async () => {
-      run = await compareFixture('deopt');
+      for (let attempt = 0; attempt < 3; attempt++) {
+        run = await compareFixture('deopt');
+        if (run.own.find((c) => c.name === 'sumPrices')?.optimization) break;
+      }
     });
 
     test('the deoptimized function is marked with V8\'s reason, in head only; the headline names a culprit', () => {
