@@ -3,7 +3,7 @@
 // 5 and 10% more work, quiet or with a noisy neighbour. A benchmark, not a test.
 //
 //   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster]
-//        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 2] [--instances 8]
+//        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 3] [--instances 8]
 //        [--pairs-per-start 3] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
 //   node bench/calibrate-starts.mjs report [--in FILE[,FILE…]] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
 //        [--draw-load JSON]   (draw in another layout, e.g. '{"instances":8,"pairs":48}')
@@ -283,20 +283,24 @@ export async function decide(results, gate) {
   const { compareResults, decideLook, planSequential } = gate;
   const design = planSequential(results.config);
   if (!design) return { analysis: compareResults(results), stoppedAt: null };
-  const interim = design.looks[0];
-  const partial = {
-    ...results,
-    sequential: design,
-    status: 'running',
-    scenarios: results.scenarios.map((s) => ({ ...s, pairs: s.pairs.filter((p) => p.block <= interim.afterBlock) })),
-  };
-  const taken = decideLook(partial, 0, compareResults(partial, { httpLevel: interim.nominalAlpha }));
-  if (taken.decision.startsWith('stop')) {
-    const stopped = { ...partial, status: 'complete', sequential: { ...design, taken: [taken] } };
-    return { analysis: compareResults(stopped), stoppedAt: interim.afterBlock };
+  const taken = [];
+  for (const [index, look] of design.looks.entries()) {
+    if (index === design.looks.length - 1) break;
+    const partial = {
+      ...results,
+      sequential: { ...design, taken: [...taken] },
+      status: 'running',
+      scenarios: results.scenarios.map((s) => ({ ...s, pairs: s.pairs.filter((p) => p.block <= look.afterBlock) })),
+    };
+    const decision = decideLook(partial, index, compareResults(partial, { httpLevel: look.nominalAlpha }));
+    taken.push(decision);
+    if (decision.decision.startsWith('stop')) {
+      const stopped = { ...partial, status: 'complete', sequential: { ...design, taken } };
+      return { analysis: compareResults(stopped), stoppedAt: look.afterBlock };
+    }
   }
-  const complete = { ...results, sequential: { ...design, taken: [taken] } };
-  complete.sequential.taken.push(decideLook(complete, 1, compareResults(complete)));
+  const complete = { ...results, sequential: { ...design, taken } };
+  taken.push(decideLook(complete, design.looks.length - 1, compareResults(complete)));
   return { analysis: compareResults(complete), stoppedAt: null };
 }
 
@@ -343,7 +347,10 @@ export async function summarize(lines, draws, seed = 1, drawLoad = {}) {
     const pool = poolOf(cellLines);
     const rand = gate.createRandom(seed);
     const tally = { n: 0, fail: 0, clear: 0, unchanged: 0, stopped: 0, seconds: [], change: [] };
-    for (let d = 0; d < draws; d++) {
+    // A pool with fewer start pairs than a run uses cannot give a run without repeating starts,
+    // which would hide their spread: such a cell has its real runs only.
+    const drawable = pool.length >= config.load.blocks * config.load.instances;
+    for (let d = 0; drawable && d < draws; d++) {
       const drawn = drawRun(cellLines[0].results, pool, config, rand);
       const { analysis, stoppedAt } = await decide(drawn, gate);
       tally.n++;
@@ -387,7 +394,7 @@ export async function summarize(lines, draws, seed = 1, drawLoad = {}) {
       measured: Math.expm1(median(startChanges)),
       startSd: spread,
       ...tally,
-      medianSeconds: median(tally.seconds),
+      medianSeconds: tally.seconds.length > 0 ? median(tally.seconds) : null,
       real: { ...real, medianSeconds: real.n > 0 ? median(real.seconds) : null },
     });
   }
@@ -411,11 +418,11 @@ export function renderTables(rows, draws) {
       );
     }
     out.push('', `Gate runs drawn from the cell's pool of start pairs (${draws} per cell; with few recorded runs the draws mostly repeat them):`, '');
-    out.push('| effect | noise | mode | recorded runs · start pairs | measured change (median of starts) | start-to-start SD | false fail / caught | throughput unchanged | every gated metric unchanged | stopped at the interim look | median load time |');
+    out.push('| effect | noise | mode | recorded runs · start pairs | measured change (median of starts) | start-to-start SD | false fail / caught | throughput unchanged | every gated metric unchanged | stopped at an interim look | median load time |');
     out.push('| --: | :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: |');
     for (const r of mine.sort((a, b) => a.effect - b.effect || Number(a.noise) - Number(b.noise))) {
       out.push(
-        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${r.mode} | ${r.runs} · ${r.starts} | ${(100 * r.measured).toFixed(1)}% | ${(100 * r.startSd).toFixed(1)}% | ${rate(r.fail, r.n)} | ${r.effect === 0 ? rate(r.unchanged, r.n) : '–'} | ${r.effect === 0 ? rate(r.clear, r.n) : '–'} | ${rate(r.stopped, r.n)} | ${r.medianSeconds.toFixed(0)} s |`,
+        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${r.mode} | ${r.runs} · ${r.starts} | ${(100 * r.measured).toFixed(1)}% | ${(100 * r.startSd).toFixed(1)}% | ${rate(r.fail, r.n)} | ${r.effect === 0 ? rate(r.unchanged, r.n) : '–'} | ${r.effect === 0 ? rate(r.clear, r.n) : '–'} | ${rate(r.stopped, r.n)} | ${r.medianSeconds === null ? '–' : `${r.medianSeconds.toFixed(0)} s`} |`,
       );
     }
     out.push('');
@@ -483,7 +490,7 @@ if (isMain) {
       effects: { type: 'string', default: '0,3,5,10' },
       noise: { type: 'string', default: 'off' },
       rounds: { type: 'string', default: '1' },
-      blocks: { type: 'string', default: '2' },
+      blocks: { type: 'string', default: '3' },
       instances: { type: 'string', default: '8' },
       'pairs-per-start': { type: 'string', default: '3' },
       pin: { type: 'string', default: 'auto' },

@@ -37325,16 +37325,16 @@ var require_scan = __commonJS({
       let token = { value: "", depth: 0, isGlob: false };
       const eos = () => index >= length;
       const peek = () => str.charCodeAt(index + 1);
-      const advance = () => {
+      const advance2 = () => {
         prev = code;
         return str.charCodeAt(++index);
       };
       while (index < length) {
-        code = advance();
+        code = advance2();
         let next;
         if (code === CHAR_BACKWARD_SLASH) {
           backslashes = token.backslashes = true;
-          code = advance();
+          code = advance2();
           if (code === CHAR_LEFT_CURLY_BRACE) {
             braceEscaped = true;
           }
@@ -37342,17 +37342,17 @@ var require_scan = __commonJS({
         }
         if (braceEscaped === true || code === CHAR_LEFT_CURLY_BRACE) {
           braces++;
-          while (eos() !== true && (code = advance())) {
+          while (eos() !== true && (code = advance2())) {
             if (code === CHAR_BACKWARD_SLASH) {
               backslashes = token.backslashes = true;
-              advance();
+              advance2();
               continue;
             }
             if (code === CHAR_LEFT_CURLY_BRACE) {
               braces++;
               continue;
             }
-            if (braceEscaped !== true && code === CHAR_DOT && (code = advance()) === CHAR_DOT) {
+            if (braceEscaped !== true && code === CHAR_DOT && (code = advance2()) === CHAR_DOT) {
               isBrace = token.isBrace = true;
               isGlob = token.isGlob = true;
               finished = true;
@@ -37408,10 +37408,10 @@ var require_scan = __commonJS({
             }
             if (scanToEnd === true) {
               let parens = 0;
-              while (eos() !== true && (code = advance())) {
+              while (eos() !== true && (code = advance2())) {
                 if (code === CHAR_BACKWARD_SLASH) {
                   backslashes = token.backslashes = true;
-                  advance();
+                  advance2();
                   continue;
                 }
                 if (code === CHAR_LEFT_PARENTHESES) {
@@ -37446,10 +37446,10 @@ var require_scan = __commonJS({
           break;
         }
         if (code === CHAR_LEFT_SQUARE_BRACKET) {
-          while (eos() !== true && (next = advance())) {
+          while (eos() !== true && (next = advance2())) {
             if (next === CHAR_BACKWARD_SLASH) {
               backslashes = token.backslashes = true;
-              advance();
+              advance2();
               continue;
             }
             if (next === CHAR_RIGHT_SQUARE_BRACKET) {
@@ -37473,10 +37473,10 @@ var require_scan = __commonJS({
           isGlob = token.isGlob = true;
           if (scanToEnd === true) {
             let parens = 1;
-            while (eos() !== true && (code = advance())) {
+            while (eos() !== true && (code = advance2())) {
               if (code === CHAR_BACKWARD_SLASH) {
                 backslashes = token.backslashes = true;
-                advance();
+                advance2();
                 continue;
               }
               if (code === CHAR_LEFT_PARENTHESES) {
@@ -37912,7 +37912,7 @@ var require_parse2 = __commonJS({
       let value;
       const eos = () => state.index === len - 1;
       const peek = state.peek = (n = 1) => input2[state.index + n];
-      const advance = state.advance = () => input2[++state.index] || "";
+      const advance2 = state.advance = () => input2[++state.index] || "";
       const remaining = () => input2.slice(state.index + 1);
       const consume = (value2 = "", num = 0) => {
         state.consumed += value2;
@@ -37925,7 +37925,7 @@ var require_parse2 = __commonJS({
       const negate = () => {
         let count = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
-          advance();
+          advance2();
           state.start++;
           count++;
         }
@@ -37979,7 +37979,7 @@ var require_parse2 = __commonJS({
         const output2 = (opts.capture ? "(" : "") + token.open;
         increment("parens");
         push({ type, value: value2, output: state.output ? "" : ONE_CHAR });
-        push({ type: "paren", extglob: true, value: advance(), output: output2 });
+        push({ type: "paren", extglob: true, value: advance2(), output: output2 });
         extglobs.push(token);
       };
       const extglobClose = (token) => {
@@ -38068,7 +38068,7 @@ var require_parse2 = __commonJS({
         return state;
       }
       while (!eos()) {
-        value = advance();
+        value = advance2();
         if (value === "\0") {
           continue;
         }
@@ -38095,9 +38095,9 @@ var require_parse2 = __commonJS({
             }
           }
           if (opts.unescape === true) {
-            value = advance();
+            value = advance2();
           } else {
-            value += advance();
+            value += advance2();
           }
           if (state.brackets === 0) {
             push({ type: "text", value });
@@ -38117,7 +38117,7 @@ var require_parse2 = __commonJS({
                 if (posix5) {
                   prev.value = pre + posix5;
                   state.backtrack = true;
-                  advance();
+                  advance2();
                   if (!bos.output && tokens.indexOf(prev) === 1) {
                     bos.output = ONE_CHAR;
                   }
@@ -38453,7 +38453,7 @@ var require_parse2 = __commonJS({
             prev.value += value;
             state.output += prior.output + prev.output;
             state.globstar = true;
-            consume(value + advance());
+            consume(value + advance2());
             push({ type: "slash", value: "/", output: "" });
             continue;
           }
@@ -38463,7 +38463,7 @@ var require_parse2 = __commonJS({
             prev.output = `(?:^|${SLASH_LITERAL}|${globstar(opts)}${SLASH_LITERAL})`;
             state.output = prev.output;
             state.globstar = true;
-            consume(value + advance());
+            consume(value + advance2());
             push({ type: "slash", value: "/", output: "" });
             continue;
           }
@@ -59078,14 +59078,14 @@ var scenariosSchema = external_exports.union(
   { error: 'is not a list of scenarios; write e.g. "- GET /hello"' }
 );
 var MIN_PAIRS = 6;
-var DEFAULT_PAIRS = 48;
+var DEFAULT_PAIRS = 72;
 var loadSchema = external_exports.strictObject({
   slice: duration3({ minMs: 100, maxMs: 6e4 }).prefault("1s").describe("Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head."),
   pairs: intInRange(MIN_PAIRS, void 0, "with n pairs the smallest possible p is 1/2^n, and 6 give 0.016").default(DEFAULT_PAIRS).describe(
     "Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks \xD7 load.instances); more pairs per start steady each start's own estimate, more starts narrow the interval."
   ),
-  blocks: intInRange(1).default(2).describe(
-    "Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The interim look of early-stop comes between blocks."
+  blocks: intInRange(1).default(3).describe(
+    "Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The looks of early-stop come between blocks."
   ),
   instances: intInRange(1, 16).default(8).describe(
     "Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
@@ -59102,7 +59102,7 @@ var loadSchema = external_exports.strictObject({
   connections: intInRange(1, 1e3).default(10).describe("Concurrent connections, for scenarios that do not set their own: 1 to 1000."),
   pipelining: intInRange(1, 100).default(1).describe("Requests in flight per connection, for scenarios that do not set their own: 1 to 100."),
   "early-stop": external_exports.boolean({ error: "is not allowed; use true or false" }).default(true).describe(
-    "Adaptive stopping: after the block that reaches half the pairs, look once and stop when the verdict is already clear (a regression beyond the interim bound, or every gated interval inside its limit). The bounds keep the overall alpha (two-look O'Brien\u2013Fleming design, see docs/method.md). Needs at least 2 blocks."
+    "Adaptive stopping: after every block but the last, look and stop when the verdict is already clear (a regression beyond that look's bound, or every gated interval inside its limit). The bounds keep the overall alpha (O'Brien\u2013Fleming-type design with a look after every block, see docs/method.md). Needs at least 2 blocks."
   )
 }).superRefine((load, ctx) => {
   const pairsValid = Number.isInteger(load.pairs) && load.pairs >= MIN_PAIRS;
@@ -59726,44 +59726,67 @@ function obrienFlemingSpending(t, alpha) {
   if (!(t > 0 && t <= 1)) throw new RangeError(`obrienFlemingSpending: t must be in (0, 1], got ${t}`);
   return 2 - 2 * normalCdf(normalQuantile(1 - alpha / 2) / Math.sqrt(t));
 }
-function normalDensity(z2) {
-  return Math.exp(-0.5 * z2 * z2) / Math.sqrt(2 * Math.PI);
+var STEPS = 2e3;
+function simpsonWeight(i) {
+  return i === 0 || i === STEPS ? 1 : i % 2 === 1 ? 4 : 2;
 }
-function continueThenReject(c1, c2, rho) {
-  const s = Math.sqrt(1 - rho * rho);
-  const steps = 2e3;
-  const h = 2 * c1 / steps;
+function integrate(grid, f) {
+  const h = 2 * grid.b / STEPS;
   let sum = 0;
-  for (let i = 0; i <= steps; i++) {
-    const z1 = -c1 + i * h;
-    const inner = normalCdf((-c2 - rho * z1) / s) + (1 - normalCdf((c2 - rho * z1) / s));
-    const weight = i === 0 || i === steps ? 1 : i % 2 === 1 ? 4 : 2;
-    sum += weight * normalDensity(z1) * inner;
-  }
+  for (let i = 0; i <= STEPS; i++) sum += simpsonWeight(i) * grid.density[i] * f(-grid.b + i * h);
   return sum * h / 3;
 }
-function twoLookBounds(t, alpha) {
-  if (!(t > 0 && t < 1)) throw new RangeError(`twoLookBounds: t must be in (0, 1), got ${t}`);
-  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`twoLookBounds: alpha must be in (0, 1), got ${alpha}`);
-  const spent1 = obrienFlemingSpending(t, alpha);
-  const c1 = normalQuantile(1 - spent1 / 2);
-  const rest = alpha - spent1;
-  const rho = Math.sqrt(t);
-  let lo = normalQuantile(1 - alpha / 2) - 1;
-  let hi = normalQuantile(1 - rest / 2) + 1;
-  for (let i = 0; i < 100; i++) {
-    const mid = (lo + hi) / 2;
-    if (continueThenReject(c1, mid, rho) > rest) lo = mid;
-    else hi = mid;
+function crossing(grid, t, b) {
+  const s = Math.sqrt(t - grid.t);
+  return integrate(grid, (u) => normalCdf((-b - u) / s) + (1 - normalCdf((b - u) / s)));
+}
+function advance(grid, t, b) {
+  const s = Math.sqrt(t - grid.t);
+  const h = 2 * b / STEPS;
+  const density = new Float64Array(STEPS + 1);
+  for (let i = 0; i <= STEPS; i++) {
+    const w = -b + i * h;
+    density[i] = integrate(grid, (u) => Math.exp(-0.5 * ((w - u) / s) ** 2) / (s * Math.sqrt(2 * Math.PI)));
   }
-  const c2 = (lo + hi) / 2;
-  return {
-    t,
-    alpha,
-    z: [c1, c2],
-    nominal: [2 * (1 - normalCdf(c1)), 2 * (1 - normalCdf(c2))],
-    spent: [spent1, rest]
-  };
+  return { b, t, density };
+}
+var computed = /* @__PURE__ */ new Map();
+function lookBounds(t, alpha) {
+  const key = `${alpha}|${t.join(",")}`;
+  if (!computed.has(key)) computed.set(key, computeBounds(t, alpha));
+  const b = computed.get(key);
+  return { ...b, t: [...b.t], z: [...b.z], nominal: [...b.nominal], spent: [...b.spent] };
+}
+function computeBounds(t, alpha) {
+  if (t.length < 2) throw new RangeError(`lookBounds: at least 2 looks, got ${t.length}`);
+  if (t.some((x, i) => !(x > (i === 0 ? 0 : t[i - 1]))) || t[t.length - 1] !== 1) {
+    throw new RangeError(`lookBounds: information fractions must increase within (0, 1] and end at 1, got ${t.join(", ")}`);
+  }
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`lookBounds: alpha must be in (0, 1), got ${alpha}`);
+  const spentBy = t.map((x) => obrienFlemingSpending(x, alpha));
+  const spent = spentBy.map((a, k) => a - (k === 0 ? 0 : spentBy[k - 1]));
+  const z2 = [normalQuantile(1 - spent[0] / 2)];
+  const t0 = t[0];
+  const b0 = z2[0] * Math.sqrt(t0);
+  const density = new Float64Array(STEPS + 1);
+  for (let i = 0; i <= STEPS; i++) {
+    const w = -b0 + i * 2 * b0 / STEPS;
+    density[i] = Math.exp(-0.5 * w * w / t0) / Math.sqrt(2 * Math.PI * t0);
+  }
+  let grid = { b: b0, t: t0, density };
+  for (let k = 1; k < t.length; k++) {
+    const tk = t[k];
+    let lo = normalQuantile(1 - alpha / 2) - 1;
+    let hi = normalQuantile(1 - spent[k] / 2) + 1;
+    for (let i = 0; i < 100; i++) {
+      const mid = (lo + hi) / 2;
+      if (crossing(grid, tk, mid * Math.sqrt(tk)) > spent[k]) lo = mid;
+      else hi = mid;
+    }
+    z2.push((lo + hi) / 2);
+    if (k < t.length - 1) grid = advance(grid, tk, z2[k] * Math.sqrt(tk));
+  }
+  return { t: [...t], alpha, z: z2, nominal: z2.map((c) => 2 * (1 - normalCdf(c))), spent };
 }
 
 // src/stats/random.ts
@@ -59844,7 +59867,7 @@ function buildBenchPlan(files, rounds, seed) {
     files: shuffle(all, random).map((file2) => ({ file: file2, order: sidesOf(file2) })).filter((entry) => entry.order.length === 2 || index === 0).map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order }))
   }));
 }
-var SEQUENTIAL_DESIGN = "two-look O'Brien\u2013Fleming (Lan\u2013DeMets), one-sided";
+var SEQUENTIAL_DESIGN = "O'Brien\u2013Fleming-type (Lan\u2013DeMets), one-sided";
 function planSequential(config2) {
   const { pairs, blocks, earlyStop: earlyStop2 } = config2.load;
   if (!earlyStop2 || blocks < 2 || config2.scenarios.length === 0) return null;
@@ -59853,21 +59876,16 @@ function planSequential(config2) {
   const total = starts.reduce((a, b) => a + b, 0);
   let measured = 0;
   let measuredPairs = 0;
-  let afterBlock = 0;
-  for (; afterBlock < blocks - 1; afterBlock++) {
-    measured += starts[afterBlock];
-    measuredPairs += sizes[afterBlock];
-    if (2 * measured >= total) break;
-  }
-  const t = measured / total;
-  const bounds = twoLookBounds(t, 2 * config2.alpha);
+  const looks = sizes.map((size, block) => {
+    measured += starts[block];
+    measuredPairs += size;
+    return { afterBlock: block, pairs: measuredPairs, t: measured / total };
+  });
+  const bounds = lookBounds(looks.map((look) => look.t), 2 * config2.alpha);
   return {
     design: SEQUENTIAL_DESIGN,
     alpha: config2.alpha,
-    looks: [
-      { afterBlock, pairs: measuredPairs, t, nominalAlpha: bounds.nominal[0] / 2 },
-      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 }
-    ],
+    looks: looks.map((look, k) => ({ ...look, nominalAlpha: bounds.nominal[k] / 2 })),
     taken: []
   };
 }
@@ -63958,7 +63976,7 @@ function normalInterval(x, walsh, confidence, correct, estimate) {
   }
   const achieved = alpha >= 1 || 1 - confidence < alpha * 0.75 ? 1 - Math.min(1, alpha) : confidence;
   if (alpha >= 1) return { lower: estimate, upper: estimate, confidence: achieved };
-  const crossing = (zq) => {
+  const crossing2 = (zq) => {
     if (zAtLow - zq <= 0) return low;
     if (zAtHigh - zq >= 0) return high;
     for (let i = 0; i < total - 1; i++) {
@@ -63968,8 +63986,8 @@ function normalInterval(x, walsh, confidence, correct, estimate) {
     return high;
   };
   return {
-    lower: crossing(normalQuantile(1 - alpha / 2)),
-    upper: crossing(normalQuantile(alpha / 2)),
+    lower: crossing2(normalQuantile(1 - alpha / 2)),
+    upper: crossing2(normalQuantile(alpha / 2)),
     confidence: achieved
   };
 }
@@ -65481,17 +65499,24 @@ function describePairs(counts) {
 }
 function describeStopping(results, escapeText) {
   const sequential = results.sequential;
-  const interim = sequential?.taken.find((look) => look.look === 0);
-  if (!sequential || !interim) return null;
-  const planned = sequential.looks[0];
-  const where = `after block ${formatInteger(planned.afterBlock + 1)} of ${formatInteger(results.config.load.blocks)} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
-  const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim level ${formatP(planned.nominalAlpha)}, final level ${formatP(sequential.looks[1].nominalAlpha)}`;
-  const reason = escapeText(interim.reason);
-  if (interim.decision === "continue") {
+  const interims = sequential?.taken.filter((look) => look.look < sequential.looks.length - 1) ?? [];
+  if (!sequential || interims.length === 0) return null;
+  const planned = results.config.load;
+  const where = (look, first) => {
+    const block = sequential.looks[look.look].afterBlock + 1;
+    return `after block ${formatInteger(block)}${first ? ` of ${formatInteger(planned.blocks)}` : ""} (${formatCount(look.pairs)} of ${formatCount(planned.pairs)} pairs per scenario)`;
+  };
+  const levels = sequential.looks.map((look) => formatP(look.nominalAlpha));
+  const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim ${levels.length > 2 ? "levels" : "level"} ${levels.slice(0, -1).join(", ")}, final level ${levels.at(-1)}`;
+  const said = interims.map((look, i) => `${where(look, i === 0)}: ${escapeText(look.reason)}`);
+  const last = interims.at(-1);
+  if (last.decision === "continue") {
     const went = sequential.taken.some((look) => look.decision === "final") ? "went on to all pairs" : "went on";
-    return `Looked once ${where}: ${reason}; ${went} (${design}).`;
+    const looked = interims.length === 1 ? "Looked once" : `Looked ${interims.length === 2 ? "twice" : `${interims.length} times`}`;
+    return `${looked} ${said.join("; then ")}; ${went} (${design}).`;
   }
-  return `Stopped early ${where}: ${reason} (${design}).`;
+  if (said.length === 1) return `Stopped early ${said[0]} (${design}).`;
+  return `Looked ${said.slice(0, -1).join("; then ")}; then stopped early ${said.at(-1)} (${design}).`;
 }
 function countRounds(results) {
   const benchmarks = results.benchmarks;
@@ -67072,7 +67097,7 @@ function serviceLines(config2, workTreeDir) {
   ];
 }
 function estimateLine(estimate) {
-  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the interim look stops early)` : "";
+  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the first look stops early)` : "";
   return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build`;
 }
 

@@ -63,6 +63,6 @@ function serviceLines(config: PerfgateConfig, workTreeDir: string | null): strin
 }
 
 export function estimateLine(estimate: RunEstimate): string {
-  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the interim look stops early)` : '';
+  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the first look stops early)` : '';
   return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build`;
 }

@@ -371,8 +371,8 @@ const scenariosSchema = z.union(
 
 /** The paired test's smallest p with n non-zero pairs is 1/2^n: 6 give 0.016. */
 const MIN_PAIRS = 6;
-/** Pairs per scenario by default: 16 start pairs (2 blocks × 8) of 3 pairs each. */
-export const DEFAULT_PAIRS = 48;
+/** Pairs per scenario by default: 24 start pairs (3 blocks × 8) of 3 pairs each; early-stop looks after blocks 1 and 2. */
+export const DEFAULT_PAIRS = 72;
 
 const loadSchema = z
   .strictObject({
@@ -385,9 +385,9 @@ const loadSchema = z
         'Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks × load.instances); more pairs per start steady each start\'s own estimate, more starts narrow the interval.',
       ),
     blocks: intInRange(1)
-      .default(2)
+      .default(3)
       .describe(
-        'Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The interim look of early-stop comes between blocks.',
+        'Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The looks of early-stop come between blocks.',
       ),
     instances: intInRange(1, 16)
       .default(8)
@@ -421,7 +421,7 @@ const loadSchema = z
       .boolean({ error: 'is not allowed; use true or false' })
       .default(true)
       .describe(
-        'Adaptive stopping: after the block that reaches half the pairs, look once and stop when the verdict is already clear (a regression beyond the interim bound, or every gated interval inside its limit). The bounds keep the overall alpha (two-look O\'Brien–Fleming design, see docs/method.md). Needs at least 2 blocks.',
+        'Adaptive stopping: after every block but the last, look and stop when the verdict is already clear (a regression beyond that look\'s bound, or every gated interval inside its limit). The bounds keep the overall alpha (O\'Brien–Fleming-type design with a look after every block, see docs/method.md). Needs at least 2 blocks.',
       ),
   })
   .superRefine((load, ctx) => {

@@ -74,7 +74,7 @@ export interface LoadConfig {
   mode: 'simultaneous' | 'alternate';
   /** CPU pinning of the load generator apart from the services (auto and on: with 2 or more CPUs). */
   pin: 'auto' | 'on' | 'off';
-  /** Take the pre-registered interim look (after the block that reaches half the pairs) and stop when the verdict is already clear. */
+  /** Take the pre-registered looks (after every block but the last) and stop when the verdict is already clear. */
   earlyStop: boolean;
 }
 

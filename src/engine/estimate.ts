@@ -31,7 +31,7 @@ export interface RunEstimate {
   phases: PhaseEstimate[];
   /** Sum of the phases, ms (install and build not included). */
   totalMs: number;
-  /** When the interim look stops the run early: the total then, ms; null without one. */
+  /** When the first look stops the run early: the total then, ms; null without one. */
   earlyStopMs: number | null;
   /** Upper bounds that are not expectations (the micro-benchmark budget). */
   note: string | null;

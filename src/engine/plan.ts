@@ -1,6 +1,6 @@
 import type { PerfgateConfig } from '../config/types.js';
 import type { SequentialRecord, Side } from '../results/types.js';
-import { twoLookBounds } from '../stats/sequential.js';
+import { lookBounds } from '../stats/sequential.js';
 import { createRandom, shuffle } from '../stats/random.js';
 
 export interface PlannedPair {
@@ -135,14 +135,14 @@ export function buildBenchPlan(files: Record<Side, readonly string[]>, rounds: n
   }));
 }
 
-export const SEQUENTIAL_DESIGN = "two-look O'Brien–Fleming (Lan–DeMets), one-sided";
+export const SEQUENTIAL_DESIGN = "O'Brien–Fleming-type (Lan–DeMets), one-sided";
 
 /**
  * The adaptive-stopping design for this configuration, before any load (docs/method.md,
  * "Adaptive stopping"): null when early stopping is off, or there is no HTTP scenario, or one
- * block (no block boundary to look at). The interim look comes after the block that reaches
- * half the starts: the verdicts count starts, not slices, so the information a look has is
- * its share of the starts (Jennison & Turnbull 2000, §7.1: information fraction).
+ * block (no block boundary to look at). A look after every block, the last one final: the
+ * verdicts count starts, not slices, so the information a look has is its share of the starts
+ * (Jennison & Turnbull 2000, §7.1: information fraction).
  */
 export function planSequential(config: PerfgateConfig): SequentialRecord | null {
   const { pairs, blocks, earlyStop } = config.load;
@@ -153,23 +153,19 @@ export function planSequential(config: PerfgateConfig): SequentialRecord | null 
   const total = starts.reduce((a, b) => a + b, 0);
   let measured = 0;
   let measuredPairs = 0;
-  let afterBlock = 0;
-  for (; afterBlock < blocks - 1; afterBlock++) {
-    measured += starts[afterBlock]!;
-    measuredPairs += sizes[afterBlock]!;
-    if (2 * measured >= total) break;
-  }
-  const t = measured / total;
+  const looks = sizes.map((size, block) => {
+    measured += starts[block]!;
+    measuredPairs += size;
+    return { afterBlock: block, pairs: measuredPairs, t: measured / total };
+  });
   // The tests are one-sided at alpha (see gate/compare.ts): the symmetric two-sided design at
-  // 2·alpha has exactly those one-sided bounds, at half its two-sided levels.
-  const bounds = twoLookBounds(t, 2 * config.alpha);
+  // 2·alpha has those one-sided bounds, at half its two-sided levels (the chance of crossing the
+  // other bound first is below 1e-9 at these levels).
+  const bounds = lookBounds(looks.map((look) => look.t), 2 * config.alpha);
   return {
     design: SEQUENTIAL_DESIGN,
     alpha: config.alpha,
-    looks: [
-      { afterBlock, pairs: measuredPairs, t, nominalAlpha: bounds.nominal[0] / 2 },
-      { afterBlock: blocks - 1, pairs, t: 1, nominalAlpha: bounds.nominal[1] / 2 },
-    ],
+    looks: looks.map((look, k) => ({ ...look, nominalAlpha: bounds.nominal[k]! / 2 })),
     taken: [],
   };
 }

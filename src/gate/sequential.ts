@@ -1,9 +1,9 @@
 /**
  * Adaptive stopping (docs/method.md, "Adaptive stopping"), pre-registered: the looks and their levels are fixed
  * from the configuration before any load, recorded in results.json, and the engine can only
- * stop at a planned look when the answer is already clear. Two looks: an interim one after the
- * block that reaches half the pairs, and the final one; the levels come from the two-look
- * O'Brien–Fleming design (src/stats/sequential.ts), which keeps the overall one-sided alpha.
+ * stop at a planned look when the answer is already clear. A look after every block, the last
+ * one final; the levels come from the O'Brien–Fleming-type design (src/stats/sequential.ts),
+ * which keeps the overall one-sided alpha.
  */
 import type { Analysis, Results, TakenLook, Verdict } from '../results/types.js';
 import { formatP } from '../stats/format.js';

@@ -2,7 +2,7 @@
  * How a run was made, in words: which commits, on what machine, how many pairs. Text that
  * comes from outside perfgate goes through the renderer's `escapeText` (markdown or terminal).
  */
-import type { Analysis, Environment, Results, SideInfo } from '../results/types.js';
+import type { Analysis, Environment, Results, SideInfo, TakenLook } from '../results/types.js';
 import { formatP } from '../stats/format.js';
 import { formatCount, formatDurationUs, formatInteger, truncate } from './format.js';
 
@@ -17,7 +17,7 @@ export interface PairCounts {
   max: number;
   /** Pairs per scenario the config asked for. */
   planned: number;
-  /** The sequential design stopped the run at its interim look. */
+  /** The sequential design stopped the run at an interim look. */
   stoppedEarly: boolean;
 }
 
@@ -77,21 +77,28 @@ export function describePairs(counts: PairCounts): string {
 
 /**
  * What the adaptive stopping did, in words: where it looked, what it decided and why, and the
- * levels of the design; null for runs without an interim look (or before it was taken).
+ * levels of the design; null for runs without an interim look (or before one was taken).
  */
 export function describeStopping(results: Results, escapeText: Escape): string | null {
   const sequential = results.sequential;
-  const interim = sequential?.taken.find((look) => look.look === 0);
-  if (!sequential || !interim) return null;
-  const planned = sequential.looks[0]!;
-  const where = `after block ${formatInteger(planned.afterBlock + 1)} of ${formatInteger(results.config.load.blocks)} (${formatCount(interim.pairs)} of ${formatCount(results.config.load.pairs)} pairs per scenario)`;
-  const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim level ${formatP(planned.nominalAlpha)}, final level ${formatP(sequential.looks[1]!.nominalAlpha)}`;
-  const reason = escapeText(interim.reason);
-  if (interim.decision === 'continue') {
+  const interims = sequential?.taken.filter((look) => look.look < sequential.looks.length - 1) ?? [];
+  if (!sequential || interims.length === 0) return null;
+  const planned = results.config.load;
+  const where = (look: TakenLook, first: boolean) => {
+    const block = sequential.looks[look.look]!.afterBlock + 1;
+    return `after block ${formatInteger(block)}${first ? ` of ${formatInteger(planned.blocks)}` : ''} (${formatCount(look.pairs)} of ${formatCount(planned.pairs)} pairs per scenario)`;
+  };
+  const levels = sequential.looks.map((look) => formatP(look.nominalAlpha));
+  const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim ${levels.length > 2 ? 'levels' : 'level'} ${levels.slice(0, -1).join(', ')}, final level ${levels.at(-1)}`;
+  const said = interims.map((look, i) => `${where(look, i === 0)}: ${escapeText(look.reason)}`);
+  const last = interims.at(-1)!;
+  if (last.decision === 'continue') {
     const went = sequential.taken.some((look) => look.decision === 'final') ? 'went on to all pairs' : 'went on';
-    return `Looked once ${where}: ${reason}; ${went} (${design}).`;
+    const looked = interims.length === 1 ? 'Looked once' : `Looked ${interims.length === 2 ? 'twice' : `${interims.length} times`}`;
+    return `${looked} ${said.join('; then ')}; ${went} (${design}).`;
   }
-  return `Stopped early ${where}: ${reason} (${design}).`;
+  if (said.length === 1) return `Stopped early ${said[0]} (${design}).`;
+  return `Looked ${said.slice(0, -1).join('; then ')}; then stopped early ${said.at(-1)} (${design}).`;
 }
 
 /** Rounds of micro-benchmarks that ran (any process), and how many were planned. */

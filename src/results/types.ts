@@ -246,7 +246,7 @@ export interface Results {
   sequential?: SequentialRecord;
 }
 
-/* ---------- adaptive stopping: a pre-registered two-look design over the HTTP pairs ---------- */
+/* ---------- adaptive stopping: a pre-registered group-sequential design over the HTTP pairs ---------- */
 
 /** A look planned before any load: after which block, on how many pairs, at which level. */
 export interface PlannedLook {
@@ -275,7 +275,7 @@ export interface TakenLook {
 }
 
 export interface SequentialRecord {
-  /** The design's name, e.g. "two-look O'Brien–Fleming (Lan–DeMets)". */
+  /** The design's name, e.g. "O'Brien–Fleming-type (Lan–DeMets), one-sided" (results before 2026-11-26: "two-look O'Brien–Fleming (Lan–DeMets), one-sided"). */
   design: string;
   /** Overall level the design keeps (config.alpha). */
   alpha: number;

@@ -53,7 +53,7 @@ test('plan: checks, resolves base and head, prints the plan with an estimated ti
     assert.match(run.stdout, /^load {5}20 pairs per scenario in 2 blocks \(10 \+ 10\), 300ms slices, 300ms warm-up per service, block and scenario/m);
     assert.match(run.stdout, /^seed {5}3$/m);
     assert.match(run.stdout, /^ {2}measure +~\d/m);
-    assert.match(run.stdout, /^estimated time: ~\d+(\.\d)?s \(~[\d.]+s when the interim look stops early\), plus install and build$/m);
+    assert.match(run.stdout, /^estimated time: ~\d+(\.\d)?s \(~[\d.]+s when the first look stops early\), plus install and build$/m);
     assert.equal(existsSync(out), false);
     assert.equal(worktrees(repo), 1);
   }

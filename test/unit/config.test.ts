@@ -60,7 +60,7 @@ describe('resolveConfig: defaults', () => {
           pipelining: 1,
         },
       ],
-      load: { sliceMs: 1000, pairs: 48, blocks: 2, instances: 8, warmupMs: 4000, earlyStop: true, mode: 'simultaneous', pin: 'auto' },
+      load: { sliceMs: 1000, pairs: 72, blocks: 3, instances: 8, warmupMs: 4000, earlyStop: true, mode: 'simultaneous', pin: 'auto' },
       benchmarks: null,
       gate: {
         throughput: { limit: 0.02, gated: true },

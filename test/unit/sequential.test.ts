@@ -1,4 +1,4 @@
-// The two-look design's bounds and the detectable-shift formula against values R computed by an
+// The group-sequential design's bounds and the detectable-shift formula against values R computed by an
 // independent method (test/reference/sequential-reference.R: mvtnorm's pmvnorm + uniroot), and
 // the gate's use of them: the planned looks, the interim decisions and the levels verdicts use.
 import assert from 'node:assert/strict';
@@ -13,12 +13,13 @@ import { renderTerminal } from '../../src/report/terminal.js';
 import type { Results } from '../../src/results/types.js';
 import { smallestDetectableShift } from '../../src/stats/power.js';
 import { createRandom } from '../../src/stats/random.js';
-import { obrienFlemingSpending, twoLookBounds } from '../../src/stats/sequential.js';
+import { lookBounds, obrienFlemingSpending } from '../../src/stats/sequential.js';
 import { HEALTHY, healthResults } from '../helpers/health.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
 interface Reference {
   bounds: { t: number; alpha: number; spent1: number; c1: number; c2: number; nominal1: number; nominal2: number }[];
+  multi: { t: number[]; alpha: number; spent: number[]; z: number[]; nominal: number[] }[];
   detectable: { halfWidth: number; confidence: number; alpha: number; power: number; shift: number }[];
   onesided: { x: number[]; alternative: 'less' | 'greater'; p: number; V: number }[];
 }
@@ -30,7 +31,7 @@ const close = (actual: number, expected: number, relative: number, what: string)
 test('two-look bounds match R (pmvnorm) for every reference case', () => {
   assert.ok(ref.bounds.length >= 8);
   for (const r of ref.bounds) {
-    const b = twoLookBounds(r.t, r.alpha);
+    const b = lookBounds([r.t, 1], r.alpha);
     const what = `t=${r.t.toFixed(3)} alpha=${r.alpha}`;
     close(b.spent[0], r.spent1, 1e-9, `${what} interim spend`);
     close(b.z[0], r.c1, 1e-9, `${what} interim bound`);
@@ -39,14 +40,32 @@ test('two-look bounds match R (pmvnorm) for every reference case', () => {
   }
 });
 
+test('bounds of three and four looks match R (pmvnorm, Miwa) for every reference case', () => {
+  assert.ok(ref.multi.length >= 6);
+  for (const r of ref.multi) {
+    const b = lookBounds(r.t, r.alpha);
+    r.z.forEach((z, k) => {
+      const what = `t=${r.t.map((t) => t.toFixed(3)).join(',')} alpha=${r.alpha} look ${k + 1}`;
+      close(b.spent[k]!, r.spent[k]!, 1e-9, `${what} spend`);
+      close(b.z[k]!, z, 1e-6, `${what} bound`);
+      close(b.nominal[k]!, r.nominal[k]!, 1e-5, `${what} nominal level`);
+    });
+  }
+});
+
 test('the design spends exactly alpha: all of it at t = 1, the final look never above alpha', () => {
   close(obrienFlemingSpending(1, 0.01), 0.01, 1e-12, 'spend at t=1');
   for (const t of [0.2, 0.5, 0.8]) {
-    const b = twoLookBounds(t, 0.01);
-    close(b.spent[0] + b.spent[1], 0.01, 1e-12, 'total spend');
-    assert.ok(b.nominal[0] < b.nominal[1] && b.nominal[1] < 0.01, `levels at t=${t}: ${b.nominal}`);
+    const b = lookBounds([t, 1], 0.01);
+    close(b.spent[0]! + b.spent[1]!, 0.01, 1e-12, 'total spend');
+    assert.ok(b.nominal[0]! < b.nominal[1]! && b.nominal[1]! < 0.01, `levels at t=${t}: ${b.nominal}`);
   }
-  assert.throws(() => twoLookBounds(1, 0.01), /t must be in \(0, 1\)/);
+  const four = lookBounds([0.25, 0.5, 0.75, 1], 0.01);
+  close(four.spent.reduce((a, b) => a + b, 0), 0.01, 1e-12, 'total spend of four looks');
+  assert.ok(four.nominal.every((p, k) => k === 0 || p > four.nominal[k - 1]!), `levels rise: ${four.nominal}`);
+  assert.throws(() => lookBounds([0.5], 0.01), /at least 2 looks/);
+  assert.throws(() => lookBounds([0.5, 0.9], 0.01), /must increase within \(0, 1\] and end at 1/);
+  assert.throws(() => lookBounds([0.6, 0.5, 1], 0.01), /must increase/);
 });
 
 test('smallest detectable shift matches R for every reference case', () => {
@@ -59,9 +78,21 @@ test('smallest detectable shift matches R for every reference case', () => {
 const config = (load: Record<string, unknown>) =>
   resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load } });
 
-test('the interim look is planned after the block that reaches half the pairs', () => {
+test('a look is planned after every block, at its share of the starts', () => {
   assert.deepEqual(blockSizes(7, 2), [4, 3]);
-  const two = planSequential(config({}))!; // defaults: 48 pairs, 2 blocks of 6 starts
+  const defaults = planSequential(config({}))!; // 72 pairs, 3 blocks of 8 start pairs
+  assert.deepEqual(
+    defaults.looks.map((l) => [l.afterBlock, l.pairs, l.t]),
+    [
+      [0, 24, 1 / 3],
+      [1, 48, 2 / 3],
+      [2, 72, 1],
+    ],
+  );
+  // one-sided alpha 0.01: the symmetric two-sided design at 0.02, at half its levels
+  const r3 = ref.multi.find((b) => b.t.length === 3 && b.t[0]! > 0.3 && b.alpha === 0.02)!;
+  defaults.looks.forEach((look, k) => close(look.nominalAlpha, r3.nominal[k]! / 2, 1e-5, `level of look ${k + 1}`));
+  const two = planSequential(config({ pairs: 48, blocks: 2 }))!;
   assert.deepEqual(
     two.looks.map((l) => [l.afterBlock, l.pairs, l.t]),
     [
@@ -73,8 +104,16 @@ test('the interim look is planned after the block that reaches half the pairs', 
   const r = ref.bounds.find((b) => b.t === 0.5 && b.alpha === 0.02)!;
   close(two.looks[0]!.nominalAlpha, r.nominal1 / 2, 1e-9, 'interim level');
   close(two.looks[1]!.nominalAlpha, r.nominal2 / 2, 1e-5, 'final level');
-  const three = planSequential(config({ pairs: 60, blocks: 3 }))!;
-  assert.deepEqual([three.looks[0]!.afterBlock, three.looks[0]!.pairs], [1, 40]);
+  // a block with fewer pairs than instances starts fewer: t counts starts, not pairs
+  const uneven = planSequential(config({ pairs: 20, blocks: 3 }))!;
+  assert.deepEqual(
+    uneven.looks.map((l) => [l.pairs, l.t]),
+    [
+      [7, 7 / 20],
+      [14, 14 / 20],
+      [20, 1],
+    ],
+  );
   assert.equal(planSequential(config({ blocks: 1 })), null);
   assert.equal(planSequential(config({ 'early-stop': false })), null);
 });
@@ -89,7 +128,7 @@ function noisyPairs(n: number, ratio: number, seed: number): [number, number][] 
 /** Results at the interim look: the first 30 of 60 planned pairs, design attached. */
 function atInterim(ratio: number, seed: number, noise = 1): Results {
   const pairs = noisyPairs(30, ratio, seed).map(([b, h], i): [number, number] => (i % 3 === 0 ? [b, h * noise] : [b, h]));
-  const results = resultsFromPairs(pairs, { load: { pairs: 60 } });
+  const results = resultsFromPairs(pairs, { load: { pairs: 60, blocks: 2 } });
   results.status = 'running';
   for (const p of results.scenarios[0]!.pairs) p.block = 0;
   results.sequential = planSequential(results.config)!;
@@ -122,7 +161,7 @@ test('a run that went on says so, with the interim reason', () => {
   const taken = look(results);
   results.sequential!.taken.push(taken);
   // the second block measured the same way
-  const more = resultsFromPairs(noisyPairs(30, 0.99, 6), { load: { pairs: 60 } }).scenarios[0]!.pairs;
+  const more = resultsFromPairs(noisyPairs(30, 0.99, 6), { load: { pairs: 60, blocks: 2 } }).scenarios[0]!.pairs;
   results.scenarios[0]!.pairs.push(...more.map((p, i) => ({ ...p, block: 1, start: 30 + i, index: 30 + i })));
   results.status = 'complete';
   results.sequential!.taken.push(decideLook(results, 1, compareResults(results)));
@@ -130,6 +169,35 @@ test('a run that went on says so, with the interim reason', () => {
   const text = renderTerminal(results, compareResults(results), { color: false });
   assert.match(text, /Looked once after block 1 of 2 \(30 of 60 pairs per scenario\): not yet clear: .*; went on to all pairs/);
   assert.doesNotMatch(text, /stopped early/);
+});
+
+test('three looks: a run that went on at the first look and stopped at the second tells both', () => {
+  const pairs = [...noisyPairs(24, 0.985, 7), ...noisyPairs(24, 0.8, 8)];
+  const results = resultsFromPairs(pairs, { load: { pairs: 72, blocks: 3 } });
+  results.scenarios[0]!.pairs.forEach((p, i) => {
+    p.block = i < 24 ? 0 : 1;
+  });
+  results.status = 'running';
+  const design = planSequential(results.config)!;
+  assert.equal(design.looks.length, 3);
+  const first = { ...results, scenarios: results.scenarios.map((s) => ({ ...s, pairs: s.pairs.slice(0, 24) })), sequential: { ...design, taken: [] } };
+  const one = decideLook(first, 0, compareResults(first, { httpLevel: design.looks[0]!.nominalAlpha }));
+  assert.equal(one.decision, 'continue');
+  results.sequential = { ...design, taken: [one] };
+  const two = decideLook(results, 1, compareResults(results, { httpLevel: design.looks[1]!.nominalAlpha }));
+  assert.equal(two.decision, 'stop-regression');
+  results.sequential.taken.push(two);
+  results.status = 'complete';
+  assert.equal(httpLevel(results), design.looks[1]!.nominalAlpha);
+  const analysis = compareResults(results);
+  assert.equal(analysis.decision, 'fail');
+  const text = renderTerminal(results, analysis, { color: false });
+  assert.match(text, /48 of 72 pairs \(stopped early\)/);
+  assert.match(
+    text,
+    /Looked after block 1 of 3 \(24 of 72 pairs per scenario\): not yet clear: GET \/hello throughput .*; then stopped early after block 2 \(48 of 72 pairs per scenario\): GET \/hello throughput .* is already a regression beyond the interim bound/,
+  );
+  assert.match(renderMarkdown(results, analysis), /interim levels 2\.8e-5, 0\.0022, final level 0\.0092\)\./);
 });
 
 test('interim: identical sides with a quiet machine stop as clear', () => {
@@ -154,7 +222,7 @@ test('without a stop the verdicts use the final level; runs without a design use
 
 test('interim: a gated event-loop-delay regression stops the run; health metrics count for "clear"', () => {
   const interim = (head: typeof HEALTHY) => {
-    const results = healthResults(30, { base: HEALTHY, head }, { document: { load: { pairs: 60 } } });
+    const results = healthResults(30, { base: HEALTHY, head }, { document: { load: { pairs: 60, blocks: 2 } } });
     results.status = 'running';
     for (const p of results.scenarios[0]!.pairs) p.block = 0;
     results.sequential = planSequential(results.config)!;
