@@ -360,25 +360,28 @@ export async function summarize(lines, draws, seed = 1, drawLoad = {}) {
       if (stoppedAt !== null) tally.stopped++;
       tally.seconds.push(loadSeconds(drawn, stoppedAt, config));
     }
-    // The recorded runs themselves, as the CLI decided them (its --verdicts; lines from before
-    // the harness kept them: the exit code, and the throughput verdict re-derived).
-    // `redecided`: the same recorded pairs decided by the current engine, so runs recorded under an
-    // older rule count under the rule the code has now. Lines without the CLI's verdicts also lack
-    // the health reports, so they would be decided with a smaller Holm family: they count as the
-    // CLI decided them.
+    // The recorded runs themselves. They are recorded with early stop off (every block measured,
+    // so the pools hold every start), so `fail` is what the CLI decided without looks. The same
+    // recorded pairs are then decided by the current engine with the design's looks, as the CLI
+    // with its defaults would have: it sees the same blocks up to the look it stops at. Lines from
+    // before the harness kept the CLI's verdicts also lack the health reports, so they would be
+    // decided with a smaller Holm family: they count as the CLI decided them.
     const realLines = cellLines.filter((line) => recordedIn(line, config));
-    const real = { n: realLines.length, fail: 0, redecided: 0, unchanged: 0, clear: 0, withVerdicts: 0, seconds: realLines.map((l) => l.wallSeconds) };
+    const real = { n: realLines.length, fail: 0, redecided: 0, unchanged: 0, clear: 0, stopped: 0, withVerdicts: 0, seconds: realLines.map((l) => l.wallSeconds) };
     for (const line of realLines) {
       if (line.exit === 1) real.fail++;
-      if (line.verdicts ? gate.compareResults(line.results).decision === 'fail' : line.exit === 1) real.redecided++;
-      if (line.verdicts) {
-        real.withVerdicts++;
-        const gated = line.verdicts.metrics.filter((m) => m.gated);
-        if (gated.find((m) => m.metric === 'throughput')?.verdict === 'unchanged') real.unchanged++;
-        if (gated.length > 0 && gated.every((m) => m.verdict === 'unchanged')) real.clear++;
-      } else if (verdictOf(gate.compareResults(line.results)) === 'unchanged') {
-        real.unchanged++;
+      if (!line.verdicts) {
+        if (line.exit === 1) real.redecided++;
+        if (verdictOf(gate.compareResults(line.results)) === 'unchanged') real.unchanged++;
+        continue;
       }
+      real.withVerdicts++;
+      const load = { ...line.results.config.load, earlyStop: true };
+      const { analysis, stoppedAt } = await decide({ ...line.results, config: { ...line.results.config, load }, sequential: undefined }, gate);
+      if (analysis.decision === 'fail') real.redecided++;
+      if (verdictOf(analysis) === 'unchanged') real.unchanged++;
+      if (allGatedClear(analysis)) real.clear++;
+      if (stoppedAt !== null) real.stopped++;
     }
     // The measured drop: every recorded pair's throughput ratio, pooled by start.
     const startChanges = pool.map((u) => median(u.pairs.map((p) => Math.log(p.head.rps / p.base.rps))));
@@ -407,14 +410,14 @@ export function renderTables(rows, draws) {
     const mine = rows.filter((r) => r.kind === kind);
     if (mine.length === 0) continue;
     out.push(`#### ${kind}`, '');
-    out.push('Real end-to-end runs of the bundled CLI in the layout drawn below, as it decided them (runs of other layouts only add their start pairs to the pools):', '');
-    out.push('| effect | noise | runs | failed (exit 1) | failed under the current rule (the same pairs re-decided) | throughput unchanged | every gated metric unchanged (runs with recorded verdicts) | median wall time |');
-    out.push('| --: | :-- | --: | --: | --: | --: | --: | --: |');
+    out.push('Real end-to-end runs of the bundled CLI in the layout drawn below, recorded with early stop off, then decided by the current engine with the looks (runs of other layouts only add their start pairs to the pools):', '');
+    out.push('| effect | noise | runs | failed without looks (exit 1) | failed with the looks | throughput unchanged | every gated metric unchanged (runs with recorded verdicts) | stopped at an interim look | median wall time (every block) |');
+    out.push('| --: | :-- | --: | --: | --: | --: | --: | --: | --: |');
     for (const r of mine.sort((a, b) => a.effect - b.effect || Number(a.noise) - Number(b.noise))) {
       const { real } = r;
       if (real.n === 0) continue;
       out.push(
-        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${real.n} | ${rate(real.fail, real.n)} | ${rate(real.redecided, real.n)} | ${r.effect === 0 ? rate(real.unchanged, real.n) : '–'} | ${r.effect === 0 ? rate(real.clear, real.withVerdicts) : '–'} | ${real.medianSeconds.toFixed(0)} s |`,
+        `| ${r.effect}% | ${r.noise ? 'noisy' : 'quiet'} | ${real.n} | ${rate(real.fail, real.n)} | ${rate(real.redecided, real.n)} | ${r.effect === 0 ? rate(real.unchanged, real.n) : '–'} | ${r.effect === 0 ? rate(real.clear, real.withVerdicts) : '–'} | ${rate(real.stopped, real.withVerdicts)} | ${real.medianSeconds.toFixed(0)} s |`,
       );
     }
     out.push('', `Gate runs drawn from the cell's pool of start pairs (${draws} per cell; with few recorded runs the draws mostly repeat them):`, '');
@@ -429,7 +432,7 @@ export function renderTables(rows, draws) {
   }
   // Every kind together: the issue's totals (false fails from at least 150 A/A gate runs).
   out.push('#### All kinds together', '');
-  out.push('| effect | noise | kinds | real runs failed (exit 1) | real runs, every gated metric unchanged | drawn runs failed | drawn runs, every gated metric unchanged |');
+  out.push('| effect | noise | kinds | real runs failed with the looks | real runs, every gated metric unchanged | drawn runs failed | drawn runs, every gated metric unchanged |');
   out.push('| --: | :-- | --: | --: | --: | --: | --: |');
   const groups = new Map();
   for (const r of rows) {
@@ -440,7 +443,7 @@ export function renderTables(rows, draws) {
     const sum = (f) => group.reduce((total, r) => total + f(r), 0);
     const aa = group[0].effect === 0;
     out.push(
-      `| ${group[0].effect}% | ${group[0].noise ? 'noisy' : 'quiet'} | ${group.length} | ${rate(sum((r) => r.real.fail), sum((r) => r.real.n))} | ${aa ? rate(sum((r) => r.real.clear), sum((r) => r.real.withVerdicts)) : '–'} | ${rate(sum((r) => r.fail), sum((r) => r.n))} | ${aa ? rate(sum((r) => r.clear), sum((r) => r.n)) : '–'} |`,
+      `| ${group[0].effect}% | ${group[0].noise ? 'noisy' : 'quiet'} | ${group.length} | ${rate(sum((r) => r.real.redecided), sum((r) => r.real.n))} | ${aa ? rate(sum((r) => r.real.clear), sum((r) => r.real.withVerdicts)) : '–'} | ${rate(sum((r) => r.fail), sum((r) => r.n))} | ${aa ? rate(sum((r) => r.clear), sum((r) => r.n)) : '–'} |`,
     );
   }
   out.push('', 'Drawn runs of one pool share their start pairs, so they are not independent: their intervals say what the pools allow, not what that many independent runs would show.', '');
@@ -459,8 +462,8 @@ async function report(values) {
   if (values.svg) {
     // the real runs: the share the CLI failed, per kind and effect (drawn runs repeat them)
     const points = rows.filter((r) => r.real.n > 0).map((r) => {
-      const [lo, hi] = wilson(r.real.fail, r.real.n);
-      return { series: r.kind, effect: r.effect, rate: r.real.fail / r.real.n, lo, hi, dashed: r.noise };
+      const [lo, hi] = wilson(r.real.redecided, r.real.n);
+      return { series: r.kind, effect: r.effect, rate: r.real.redecided / r.real.n, lo, hi, dashed: r.noise };
     });
     const targets = [
       { rate: 0.95, label: '5% drop: caught ≥ 95%' },

@@ -38,8 +38,8 @@ scenarios:
     connections: 20
 load:
   slice: 1s
-  pairs: 48
-  blocks: 2
+  pairs: 72
+  blocks: 3
   instances: 8
   warmup: 4s
   mode: simultaneous

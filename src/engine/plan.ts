@@ -159,8 +159,9 @@ export function planSequential(config: PerfgateConfig): SequentialRecord | null 
     return { afterBlock: block, pairs: measuredPairs, t: measured / total };
   });
   // The tests are one-sided at alpha (see gate/compare.ts): the symmetric two-sided design at
-  // 2·alpha has those one-sided bounds, at half its two-sided levels (the chance of crossing the
-  // other bound first is below 1e-9 at these levels).
+  // 2·alpha has nearly those one-sided bounds, at half its two-sided levels: they differ only by
+  // the paths that cross the other bound at one look and this one at a later look, which at
+  // these levels must move by several standard deviations in between.
   const bounds = lookBounds(looks.map((look) => look.t), 2 * config.alpha);
   return {
     design: SEQUENTIAL_DESIGN,

@@ -91,7 +91,7 @@ test('a look is planned after every block, at its share of the starts', () => {
   );
   // one-sided alpha 0.01: the symmetric two-sided design at 0.02, at half its levels
   const r3 = ref.multi.find((b) => b.t.length === 3 && b.t[0]! > 0.3 && b.alpha === 0.02)!;
-  defaults.looks.forEach((look, k) => close(look.nominalAlpha, r3.nominal[k]! / 2, 1e-5, `level of look ${k + 1}`));
+  for (const [k, look] of defaults.looks.entries()) close(look.nominalAlpha, r3.nominal[k]! / 2, 1e-5, `level of look ${k + 1}`);
   const two = planSequential(config({ pairs: 48, blocks: 2 }))!;
   assert.deepEqual(
     two.looks.map((l) => [l.afterBlock, l.pairs, l.t]),
