@@ -110,6 +110,9 @@ test('A/A: no health verdict on identical code; the gated event-loop delay p99 u
 test('cluster mode: the workers report, each for itself, and the side aggregates them', async () => {
   const { results, analysis } = await compare({ 'server.js': { copy: 'services/cluster-server.js' } }, { 'README.md': 'no code change' });
   assertEveryPairHasHealth(results);
+  // A 300 ms slice on a busy machine may end before a worker's young generation fills, so a
+  // slice without a scavenge is no fault; a run whose workers never report one is.
+  let collected = 0;
   for (const pair of results.scenarios[0]!.pairs) {
     for (const slice of [pair.base, pair.head]) {
       const processes = slice.health!.processes;
@@ -123,9 +126,10 @@ test('cluster mode: the workers report, each for itself, and the side aggregates
       assert.equal(values.utilization, Math.max(...workers.map((w) => w.eventLoopUtilization)));
       assert.ok(values.utilization > primary.eventLoopUtilization);
       assert.equal(values.heapUsedBytes, processes.reduce((a, p) => a + p.heapUsedBytes, 0));
-      assert.ok(workers.some((w) => w.gc.minor.count > 0), 'the workers collected garbage');
+      if (workers.some((w) => w.gc.minor.count > 0)) collected++;
     }
   }
+  assert.ok(collected > 0, 'the workers collected garbage');
   assert.ok(analysis.health!.comparisons.length > 0);
 });
 

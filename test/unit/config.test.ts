@@ -89,7 +89,7 @@ describe('resolveConfig: defaults', () => {
 
   test('an empty file (null document) is no file', () => {
     const config = resolveConfig({ document: parseConfigText('# nothing yet\n', 'perfgate.yml'), overrides: MINIMAL });
-    assert.equal(config.load.pairs, 48);
+    assert.equal(config.load.pairs, 72);
   });
 });
 
