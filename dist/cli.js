@@ -59724,7 +59724,7 @@ function normalQuantile(p) {
 // src/stats/sequential.ts
 function obrienFlemingSpending(t, alpha) {
   if (!(t > 0 && t <= 1)) throw new RangeError(`obrienFlemingSpending: t must be in (0, 1], got ${t}`);
-  return 2 - 2 * normalCdf(normalQuantile(1 - alpha / 2) / Math.sqrt(t));
+  return 2 * normalCdf(-normalQuantile(1 - alpha / 2) / Math.sqrt(t));
 }
 var STEPS = 2e3;
 function simpsonWeight(i) {
@@ -59738,7 +59738,7 @@ function integrate(grid, f) {
 }
 function crossing(grid, t, b) {
   const s = Math.sqrt(t - grid.t);
-  return integrate(grid, (u) => normalCdf((-b - u) / s) + (1 - normalCdf((b - u) / s)));
+  return integrate(grid, (u) => normalCdf((-b - u) / s) + normalCdf((u - b) / s));
 }
 function advance(grid, t, b) {
   const s = Math.sqrt(t - grid.t);
@@ -59765,7 +59765,7 @@ function computeBounds(t, alpha) {
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`lookBounds: alpha must be in (0, 1), got ${alpha}`);
   const spentBy = t.map((x) => obrienFlemingSpending(x, alpha));
   const spent = spentBy.map((a, k) => a - (k === 0 ? 0 : spentBy[k - 1]));
-  const z2 = [normalQuantile(1 - spent[0] / 2)];
+  const z2 = [-normalQuantile(spent[0] / 2)];
   const t0 = t[0];
   const b0 = z2[0] * Math.sqrt(t0);
   const density = new Float64Array(STEPS + 1);
@@ -59777,7 +59777,7 @@ function computeBounds(t, alpha) {
   for (let k = 1; k < t.length; k++) {
     const tk = t[k];
     let lo = normalQuantile(1 - alpha / 2) - 1;
-    let hi = normalQuantile(1 - spent[k] / 2) + 1;
+    let hi = -normalQuantile(spent[k] / 2) + 1;
     for (let i = 0; i < 100; i++) {
       const mid = (lo + hi) / 2;
       if (crossing(grid, tk, mid * Math.sqrt(tk)) > spent[k]) lo = mid;
@@ -59786,7 +59786,7 @@ function computeBounds(t, alpha) {
     z2.push((lo + hi) / 2);
     if (k < t.length - 1) grid = advance(grid, tk, z2[k] * Math.sqrt(tk));
   }
-  return { t: [...t], alpha, z: z2, nominal: z2.map((c) => 2 * (1 - normalCdf(c))), spent };
+  return { t: [...t], alpha, z: z2, nominal: z2.map((c) => 2 * normalCdf(-c)), spent };
 }
 
 // src/stats/random.ts

@@ -35,7 +35,8 @@ export interface LookBounds {
 /** Lan–DeMets O'Brien–Fleming-type α spent by information fraction t. */
 export function obrienFlemingSpending(t: number, alpha: number): number {
   if (!(t > 0 && t <= 1)) throw new RangeError(`obrienFlemingSpending: t must be in (0, 1], got ${t}`);
-  return 2 - 2 * normalCdf(normalQuantile(1 - alpha / 2) / Math.sqrt(t));
+  // 2·Φ(−x), not 2 − 2·Φ(x): an early look of many (t = 1/20) spends about 1e-25, which 1 − Φ(x) rounds to 0.
+  return 2 * normalCdf(-normalQuantile(1 - alpha / 2) / Math.sqrt(t));
 }
 
 /** Simpson intervals per grid (even); the densities are smooth, the error is far below 1e-9 here. */
@@ -64,7 +65,7 @@ function integrate(grid: Grid, f: (u: number) => number): number {
 /** P(continued to the grid's look, then |W(t)| ≥ b at information t). */
 function crossing(grid: Grid, t: number, b: number): number {
   const s = Math.sqrt(t - grid.t);
-  return integrate(grid, (u) => normalCdf((-b - u) / s) + (1 - normalCdf((b - u) / s)));
+  return integrate(grid, (u) => normalCdf((-b - u) / s) + normalCdf((u - b) / s));
 }
 
 /** The next look's grid: the increment's normal density convolved with the previous grid's. */
@@ -100,7 +101,7 @@ function computeBounds(t: readonly number[], alpha: number): LookBounds {
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`lookBounds: alpha must be in (0, 1), got ${alpha}`);
   const spentBy = t.map((x) => obrienFlemingSpending(x, alpha));
   const spent = spentBy.map((a, k) => a - (k === 0 ? 0 : spentBy[k - 1]!));
-  const z = [normalQuantile(1 - spent[0]! / 2)];
+  const z = [-normalQuantile(spent[0]! / 2)];
   const t0 = t[0]!;
   const b0 = z[0]! * Math.sqrt(t0);
   const density = new Float64Array(STEPS + 1);
@@ -114,7 +115,7 @@ function computeBounds(t: readonly number[], alpha: number): LookBounds {
     // The crossing probability falls as the bound rises; the bound lies between the fixed
     // design's (all α at this look) less one and the bound spending spent[k] alone plus one.
     let lo = normalQuantile(1 - alpha / 2) - 1;
-    let hi = normalQuantile(1 - spent[k]! / 2) + 1;
+    let hi = -normalQuantile(spent[k]! / 2) + 1;
     for (let i = 0; i < 100; i++) {
       const mid = (lo + hi) / 2;
       if (crossing(grid, tk, mid * Math.sqrt(tk)) > spent[k]!) lo = mid;
@@ -123,5 +124,5 @@ function computeBounds(t: readonly number[], alpha: number): LookBounds {
     z.push((lo + hi) / 2);
     if (k < t.length - 1) grid = advance(grid, tk, z[k]! * Math.sqrt(tk));
   }
-  return { t: [...t], alpha, z, nominal: z.map((c) => 2 * (1 - normalCdf(c))), spent };
+  return { t: [...t], alpha, z, nominal: z.map((c) => 2 * normalCdf(-c)), spent };
 }

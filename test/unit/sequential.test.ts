@@ -63,6 +63,14 @@ test('the design spends exactly alpha: all of it at t = 1, the final look never 
   const four = lookBounds([0.25, 0.5, 0.75, 1], 0.01);
   close(four.spent.reduce((a, b) => a + b, 0), 0.01, 1e-12, 'total spend of four looks');
   assert.ok(four.nominal.every((p, k) => k === 0 || p > four.nominal[k - 1]!), `levels rise: ${four.nominal}`);
+  // many blocks: the first looks spend ~1e-25, which 1 − Φ(x) would round to 0 (an infinite bound)
+  const many = planSequential(config({ pairs: 48, blocks: 24 }))!;
+  assert.equal(many.looks.length, 24);
+  assert.ok(
+    many.looks.every((look, k) => look.nominalAlpha > 0 && (k === 0 || look.nominalAlpha > many.looks[k - 1]!.nominalAlpha)),
+    `levels are positive and rise: ${many.looks.map((l) => l.nominalAlpha)}`,
+  );
+  assert.ok(many.looks.at(-1)!.nominalAlpha < 0.01 && many.looks.at(-1)!.nominalAlpha > 0.005);
   assert.throws(() => lookBounds([0.5], 0.01), /at least 2 looks/);
   assert.throws(() => lookBounds([0.5, 0.9], 0.01), /must increase within \(0, 1\] and end at 1/);
   assert.throws(() => lookBounds([0.6, 0.5, 1], 0.01), /must increase/);
