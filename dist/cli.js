@@ -64444,6 +64444,8 @@ function compareHeap(results, scenario) {
 }
 var GENERATOR_SATURATED = 0.9;
 var SERVICE_SPARE = 0.8;
+var GENERATOR_BUSY = 0.75;
+var GENERATOR_DOMINANCE = 2;
 function sliceLoad(slice) {
   if (slice.generatorCpuSeconds === void 0 || !(slice.durationMs > 0)) return null;
   const seconds = slice.durationMs / 1e3;
@@ -64455,7 +64457,8 @@ function generatorBoundSlice(slice) {
   const load = sliceLoad(slice);
   if (load === null) return false;
   const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
-  return saturated && load.service < SERVICE_SPARE;
+  const dominant = load.generatorBusy >= GENERATOR_BUSY && load.generatorBusy >= GENERATOR_DOMINANCE * load.service;
+  return (saturated || dominant) && load.service < SERVICE_SPARE;
 }
 function checkGenerator(scenario) {
   const sides = {};

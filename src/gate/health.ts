@@ -272,6 +272,18 @@ function compareHeap(results: Results, scenario: ScenarioResults): HeapGrowthCom
 export const GENERATOR_SATURATED = 0.9;
 /** The service has spare capacity below this: its busiest event loop idles a fifth of the time or more (or, without health data, it uses less than this many cores). */
 export const SERVICE_SPARE = 0.8;
+/**
+ * Short of saturation, the generator still sets the pace when its loop is busy at least this
+ * share of the slice and at least GENERATOR_DOMINANCE times the service's busiest loop: the
+ * requests then cost the generator far more than the service, and it is the generator that the
+ * other processes on a busy runner slow down. Seen in CI on the same service as above: generator
+ * loop 84% busy at 64% of a core, service loop 15%. On the 41,728 recorded slices of the six
+ * calibration services (docs/calibration/*.jsonl; bench/generator-scan.mjs) it fired on none that
+ * the saturation rule left alone: where the service had spare capacity and the generator's loop
+ * was 75–90% busy, the service's loop was never below 0.65 times the generator's.
+ */
+export const GENERATOR_BUSY = 0.75;
+export const GENERATOR_DOMINANCE = 2;
 
 interface SliceLoad {
   /** Share of one core the generator used, and share of the slice its loop was busy (NaN when not recorded). */
@@ -293,12 +305,13 @@ function sliceLoad(slice: Slice): SliceLoad | null {
     : { ...generator, service: slice.cpuSeconds / seconds, source: 'cpu' };
 }
 
-/** Whether one slice measured the generator: it was saturated (CPU or loop) while the service was not. */
+/** Whether one slice measured the generator: it was saturated (CPU or loop), or far busier than the service, while the service had spare capacity. */
 export function generatorBoundSlice(slice: Slice): boolean {
   const load = sliceLoad(slice);
   if (load === null) return false;
   const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
-  return saturated && load.service < SERVICE_SPARE;
+  const dominant = load.generatorBusy >= GENERATOR_BUSY && load.generatorBusy >= GENERATOR_DOMINANCE * load.service;
+  return (saturated || dominant) && load.service < SERVICE_SPARE;
 }
 
 /** Per side: how many slices were generator-bound; a side is bound when at least half of its slices were. Null for results without generator data. */

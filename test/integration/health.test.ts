@@ -158,10 +158,11 @@ test('a trivial server: the load generator check runs on real slices (records wh
   assert.equal(/load generator was busy .* throughput measures the generator/.test(terminal), check.bound.length > 0);
 });
 
-test('a service cheap to serve and expensive to read: the load generator is the bottleneck, throughput is inconclusive', async () => {
+test('a service cheap to serve and expensive to read: the load generator is the bottleneck, throughput is inconclusive', async (t) => {
   const files = { 'server.js': { copy: 'services/heavy-response-server.js' } };
   const { results, analysis, markdown } = await compare(files, { 'README.md': 'no code change' }, 'scenarios: [GET /]');
   const check = analysis.health!.generator[0]!;
+  t.diagnostic(`generator-heavy service: ${JSON.stringify(check.sides)}`);
   assert.deepEqual(check.bound, ['base', 'head'], JSON.stringify(check.sides));
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.verdict, 'inconclusive');

@@ -8,6 +8,8 @@ import {
   checkGenerator,
   decideHealthVerdict,
   decideHeapGrowth,
+  GENERATOR_BUSY,
+  GENERATOR_DOMINANCE,
   GENERATOR_SATURATED,
   generatorBoundSlice,
   heapTrend,
@@ -190,6 +192,24 @@ describe('load-generator bound, on recorded slices', () => {
     const { generatorCpuSeconds: _gone, ...older } = slice;
     assert.equal(generatorBoundSlice(older), false, 'results from before the generator was measured');
     assert.equal(checkGenerator({ ...scenario, pairs: scenario.pairs.map((p) => ({ ...p, base: older, head: older })) }), null);
+  });
+
+  it('short of saturation, a generator far busier than an idle service is the bottleneck too (a CI run: loop 84% busy at 64% of a core, service 15%)', () => {
+    const { scenario } = recording('generator-bound');
+    const base = scenario.pairs[0]!.base;
+    const withLoads = (generator: number, service: number) => ({
+      ...base,
+      generatorCpuSeconds: (0.64 * base.durationMs) / 1000,
+      generatorEventLoopUtilization: generator,
+      health: { ...base.health!, processes: base.health!.processes.map((p) => ({ ...p, eventLoopUtilization: service })) },
+    });
+    assert.equal(generatorBoundSlice(withLoads(0.84, 0.15)), true);
+    assert.equal(generatorBoundSlice(withLoads(GENERATOR_BUSY, GENERATOR_BUSY / GENERATOR_DOMINANCE)), true, 'at both thresholds');
+    assert.equal(generatorBoundSlice(withLoads(0.84, 0.5)), false, 'the service busy more than half as much: the runner, not the generator, sets the pace');
+    assert.equal(generatorBoundSlice(withLoads(0.7, 0.15)), false, 'a generator loop idle 30% of the slice is not near its limit');
+    // every slice of the trivial server (both ends about half busy, sharing one core) stays unbound
+    const trivial = recording('trivial-server').scenario;
+    assert.equal(trivial.pairs.filter((p) => generatorBoundSlice(p.base) || generatorBoundSlice(p.head)).length, 0);
   });
 
   it('keeps only the throughput verdicts the measured side can support', () => {
