@@ -62233,7 +62233,7 @@ function estimateRun(config2) {
   const phases = [];
   const { pairs, blocks, sliceMs, warmupMs } = config2.load;
   const scenarios = config2.scenarios.length;
-  let earlyStopMs = null;
+  let stopsMeasured = [];
   let measure = 0;
   if (scenarios > 0) {
     measure = measureMs(config2, pairs, blocks);
@@ -62244,8 +62244,7 @@ function estimateRun(config2) {
     });
     const sequential = planSequential(config2);
     if (sequential) {
-      const look = sequential.looks[0];
-      earlyStopMs = measureMs(config2, look.pairs, look.afterBlock + 1) - measure;
+      stopsMeasured = sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config2, look.pairs, look.afterBlock + 1) - measure }));
     }
   }
   let note = null;
@@ -62268,7 +62267,7 @@ function estimateRun(config2) {
     });
   }
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
-  return { phases, totalMs, earlyStopMs: earlyStopMs === null ? null : totalMs + earlyStopMs, note };
+  return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note };
 }
 function pairsPerBlock(config2) {
   return blockSizes(config2.load.pairs, config2.load.blocks);
@@ -64778,6 +64777,10 @@ function undecidedMessage(c, family, level) {
   const worse = c.higherIsBetter ? -c.change : c.change;
   const more = startsOrPairs(c).pairNoise ? "More pairs per start (load.pairs) or more starts (load.blocks \xD7 load.instances) narrow the interval." : "More starts (load.blocks \xD7 load.instances) narrow the interval.";
   if (worse <= c.limit || c.pAdjusted < level) {
+    const [worst, best] = c.higherIsBetter ? [c.eqLow, c.eqHigh] : [c.eqHigh, c.eqLow];
+    if (worst !== void 0 && best !== void 0 && Number.isFinite(worst) && (c.higherIsBetter ? worst > -c.limit : worst < c.limit)) {
+      return `${c.metric} is inconclusive only on the better side: the run rules out a worsening beyond the ${percentText(c.limit)} limit (at worst ${signedPercent2(worst)}, 90% interval), but cannot tell an improvement of up to ${signedPercent2(best)} from none. ${more}`;
+    }
     return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;
   }
   const opposed = (c.starts ?? []).filter((s) => c.change < 0 ? s.change > 0 : s.change < 0).map((s) => s.change);
@@ -67072,9 +67075,10 @@ function renderPlan(pre, headIsWorkTree) {
     const sizes = pairsPerBlock(config2);
     const { load } = config2;
     lines.push(
-      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per service, block and scenario`
+      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start and scenario`
     );
-    lines.push(`starts   ${load.blocks} per side (each block restarts both services)`);
+    const starts = sizes.map((n) => Math.min(n, load.instances));
+    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(" + ")} by block, fresh in each; a block's pairs are rotated over its starts)`);
   }
   const gated = Object.entries(config2.gate).filter(
     ([key, rule]) => "gated" in rule && rule.gated && "limit" in rule && (key !== "benchmarks" || config2.benchmarks)
@@ -67100,7 +67104,8 @@ function serviceLines(config2, workTreeDir) {
   ];
 }
 function estimateLine(estimate) {
-  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the first look stops early)` : "";
+  const stops = estimate.earlyStops.map((stop, k) => `~${formatMs(stop.ms)} ${k === 0 ? "when the look after block" : "after block"} ${stop.afterBlock + 1}${k === 0 ? " stops early" : ""}`);
+  const early = stops.length > 0 ? ` (${stops.join(", ")})` : "";
   return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build`;
 }
 

@@ -27,9 +27,10 @@ export function renderPlan(pre: Preflight, headIsWorkTree: boolean): string {
     const { load } = config;
     lines.push(
       `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? '' : 's'} (${sizes.join(' + ')}), ` +
-        `${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per service, block and scenario`,
+        `${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start and scenario`,
     );
-    lines.push(`starts   ${load.blocks} per side (each block restarts both services)`);
+    const starts = sizes.map((n) => Math.min(n, load.instances));
+    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(' + ')} by block, fresh in each; a block's pairs are rotated over its starts)`);
   }
   const gated = Object.entries(config.gate).filter(
     ([key, rule]) => 'gated' in rule && rule.gated && 'limit' in rule && (key !== 'benchmarks' || config.benchmarks),
@@ -62,7 +63,9 @@ function serviceLines(config: PerfgateConfig, workTreeDir: string | null): strin
   ];
 }
 
+/** The whole run's estimate, and when each interim look would stop it: "(~1m 5s when the look after block 1 stops early, ~2m 10s after block 2)". */
 export function estimateLine(estimate: RunEstimate): string {
-  const early = estimate.earlyStopMs !== null ? ` (~${formatMs(estimate.earlyStopMs)} when the first look stops early)` : '';
+  const stops = estimate.earlyStops.map((stop, k) => `~${formatMs(stop.ms)} ${k === 0 ? 'when the look after block' : 'after block'} ${stop.afterBlock + 1}${k === 0 ? ' stops early' : ''}`);
+  const early = stops.length > 0 ? ` (${stops.join(', ')})` : '';
   return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build`;
 }

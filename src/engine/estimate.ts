@@ -31,8 +31,8 @@ export interface RunEstimate {
   phases: PhaseEstimate[];
   /** Sum of the phases, ms (install and build not included). */
   totalMs: number;
-  /** When the first look stops the run early: the total then, ms; null without one. */
-  earlyStopMs: number | null;
+  /** Per interim look, the total when it stops the run early, ms (first look first); empty without early stopping. */
+  earlyStops: { afterBlock: number; ms: number }[];
   /** Upper bounds that are not expectations (the micro-benchmark budget). */
   note: string | null;
 }
@@ -54,7 +54,7 @@ export function estimateRun(config: PerfgateConfig): RunEstimate {
   const phases: PhaseEstimate[] = [];
   const { pairs, blocks, sliceMs, warmupMs } = config.load;
   const scenarios = config.scenarios.length;
-  let earlyStopMs: number | null = null;
+  let stopsMeasured: { afterBlock: number; ms: number }[] = [];
   let measure = 0;
   if (scenarios > 0) {
     measure = measureMs(config, pairs, blocks);
@@ -65,8 +65,8 @@ export function estimateRun(config: PerfgateConfig): RunEstimate {
     });
     const sequential = planSequential(config);
     if (sequential) {
-      const look = sequential.looks[0]!;
-      earlyStopMs = measureMs(config, look.pairs, look.afterBlock + 1) - measure;
+      // the last look is the end of the run; the ones before it may stop it early
+      stopsMeasured = sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config, look.pairs, look.afterBlock + 1) - measure }));
     }
   }
   let note: string | null = null;
@@ -89,7 +89,7 @@ export function estimateRun(config: PerfgateConfig): RunEstimate {
     });
   }
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
-  return { phases, totalMs, earlyStopMs: earlyStopMs === null ? null : totalMs + earlyStopMs, note };
+  return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note };
 }
 
 /** Pairs per block, as the plan splits them. */

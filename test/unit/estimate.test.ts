@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
 import { estimateRun, formatClock, formatMs } from '../../src/engine/estimate.js';
+import { estimateLine } from '../../src/cli/plan.js';
 import { terminalProgress } from '../../src/cli/progress.js';
 
 const config = (extra: Record<string, unknown> = {}) =>
@@ -13,13 +14,20 @@ test('estimate: the timed phases from the configuration; the early-stop total wh
   // 2 blocks × (3 s start + 6 start pairs × 5 s warm-up in five 1 s slices, 40 ms each beyond
   // its length) + 60 simultaneous pairs × (1 s + 40 ms)
   assert.equal(e.totalMs, 2 * (3000 + 6 * 5200) + 60 * 1040);
-  assert.equal(e.earlyStopMs, 3000 + 6 * 5200 + 30 * 1040);
+  assert.deepEqual(e.earlyStops, [{ afterBlock: 0, ms: 3000 + 6 * 5200 + 30 * 1040 }]);
+  // a look after every block but the last: three blocks, two times an early stop could end the run
+  const three = estimateRun(config({ load: { pairs: 72, blocks: 3, instances: 8, slice: '1s', warmup: '4s' }, profile: false }));
+  const block = 3000 + 8 * 4160 + 24 * 1040;
+  assert.equal(three.totalMs, 3 * block);
+  assert.deepEqual(three.earlyStops, [{ afterBlock: 0, ms: block }, { afterBlock: 1, ms: 2 * block }]);
+  assert.equal(estimateLine(three), `estimated time: ~${formatMs(3 * block)} (~${formatMs(block)} when the look after block 1 stops early, ~${formatMs(2 * block)} after block 2), plus install and build`);
   // alternating pairs take two slices each
   const alternate = estimateRun(config({ load: { pairs: 60, blocks: 2, instances: 1, slice: '1s', warmup: '5s', mode: 'alternate' }, profile: false }));
   assert.equal(alternate.totalMs, 2 * (3000 + 5200) + 60 * 2 * 1040);
   const profiled = estimateRun(config({ load: { 'early-stop': false } }));
   assert.deepEqual(profiled.phases.map((p) => p.phase), ['measure', 'profile']);
-  assert.equal(profiled.earlyStopMs, null);
+  assert.deepEqual(profiled.earlyStops, []);
+  assert.equal(estimateLine(profiled), `estimated time: ~${formatMs(profiled.totalMs)}, plus install and build`);
 });
 
 test('formatMs and formatClock', () => {
