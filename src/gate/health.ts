@@ -277,7 +277,7 @@ export const SERVICE_SPARE = 0.8;
  * share of the slice and at least GENERATOR_DOMINANCE times the service's busiest loop: the
  * requests then cost the generator far more than the service, and it is the generator that the
  * other processes on a busy runner slow down. Seen in CI on the same service as above: generator
- * loop 84% busy at 64% of a core, service loop 15%. On the 41,728 recorded slices of the six
+ * loop 84% busy at 64% of a core, service loop 15%. On the 43,168 recorded slices of the six
  * calibration services (docs/calibration/*.jsonl; bench/generator-scan.mjs) it fired on none that
  * the saturation rule left alone: where the service had spare capacity and the generator's loop
  * was 75–90% busy, the service's loop was never below 0.65 times the generator's.
