@@ -38837,7 +38837,7 @@ var require_picocolors = __commonJS({
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { tmpdir as tmpdir3 } from "node:os";
+import { homedir, tmpdir as tmpdir3 } from "node:os";
 import { dirname as dirname6, join as join16, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
@@ -67382,6 +67382,7 @@ async function compare(values, io, color, dryRun) {
         loadConfig: () => config2,
         tracker,
         toolVersion: VERSION,
+        toolsDir: toolsDir(io.env),
         signal: abort.signal,
         look: interimLook
       },
@@ -67424,6 +67425,9 @@ ${terminal}
   if (values.verdicts) copyTo(resolve4(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
 `);
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
+}
+function toolsDir(env) {
+  return join16(env.XDG_CACHE_HOME || join16(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
