@@ -67110,8 +67110,100 @@ function estimateLine(estimate) {
 }
 
 // src/cli/progress.ts
-function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
-  const tty = stream.isTTY === true;
+var AFTER_MEASURE = ["benchmark", "profile", "done"];
+var TimeLeft = class {
+  blockPairs;
+  scenarios;
+  priorPairMs;
+  afterPhases;
+  boots = [];
+  blockStartedAt = null;
+  stretchStartedAt = null;
+  block = 0;
+  pairsDone = /* @__PURE__ */ new Map();
+  pairsInStretch = 0;
+  measuredMs = 0;
+  measuredPairs = 0;
+  after = null;
+  constructor(estimate, config2) {
+    this.blockPairs = pairsPerBlock(config2);
+    this.scenarios = config2.scenarios.length;
+    const measure = estimate.phases.find((p) => p.phase === "measure")?.ms ?? 0;
+    const totalPairs = config2.load.pairs * this.scenarios;
+    this.priorPairMs = totalPairs > 0 ? Math.max(0, measure - this.blockPairs.length * START_ALLOWANCE_MS) / totalPairs : 0;
+    this.afterPhases = estimate.phases.filter((p) => p.phase !== "measure").map((p) => ({ phase: p.phase === "benchmarks" ? "benchmark" : p.phase, ms: p.ms }));
+  }
+  /** Takes in one progress event at time `t` (ms). */
+  observe(e, t) {
+    if (AFTER_MEASURE.includes(e.phase)) {
+      if (this.after?.phase !== e.phase) this.after = { phase: e.phase, since: t };
+      return;
+    }
+    if (e.phase === "start") {
+      if (e.block !== void 0 && e.block !== this.block) {
+        this.block = e.block;
+        this.blockStartedAt = t;
+        this.stretchStartedAt = null;
+        this.pairsInStretch = 0;
+      }
+      return;
+    }
+    if ((e.phase === "warmup" || e.phase === "measure") && this.stretchStartedAt === null && this.blockStartedAt !== null) {
+      this.boots.push(t - this.blockStartedAt);
+      this.stretchStartedAt = t;
+    }
+    if (e.phase !== "measure" || !e.scenario || e.pair === void 0) return;
+    this.pairsDone.set(e.scenario, e.pair);
+    this.pairsInStretch++;
+    const through = this.blockPairs.slice(0, Math.max(1, e.block ?? this.block)).reduce((a, b) => a + b, 0);
+    if (e.pair === through && this.stretchStartedAt !== null) {
+      this.measuredMs += t - this.stretchStartedAt;
+      this.measuredPairs += this.pairsInStretch;
+      this.stretchStartedAt = t;
+      this.pairsInStretch = 0;
+    }
+  }
+  /** Time left at `t`, ms; null before the measurement has begun (nothing measured to go on). */
+  leftMs(t) {
+    const after = this.after;
+    if (!after) return this.blockStartedAt === null ? null : this.measureLeftMs(t) + this.afterPhases.reduce((sum, p) => sum + p.ms, 0);
+    const order = (phase) => AFTER_MEASURE.indexOf(phase);
+    let left = 0;
+    for (const p of this.afterPhases) {
+      if (order(p.phase) > order(after.phase)) left += p.ms;
+      else if (p.phase === after.phase) left += Math.max(0, p.ms - (t - after.since));
+    }
+    return left;
+  }
+  /** The measurement's part of the time left: this block's rest, then whole blocks (boot and pairs). */
+  measureLeftMs(t) {
+    const pairMs = this.pairMs(t);
+    const bootMs = this.boots.length > 0 ? this.boots.reduce((a, b) => a + b, 0) / this.boots.length : START_ALLOWANCE_MS;
+    const block = Math.max(1, this.block);
+    const through = this.blockPairs.slice(0, block).reduce((a, b) => a + b, 0);
+    const done = [...this.pairsDone.values()].reduce((a, b) => a + b, 0);
+    const leftInBlock = Math.max(0, through * this.scenarios - done);
+    let left;
+    if (this.stretchStartedAt === null) {
+      left = Math.max(0, bootMs - (t - (this.blockStartedAt ?? t))) + leftInBlock * pairMs;
+    } else {
+      left = Math.max(0, this.stretchStartedAt + (this.pairsInStretch + leftInBlock) * pairMs - t);
+    }
+    for (const pairs of this.blockPairs.slice(block)) left += bootMs + pairs * this.scenarios * pairMs;
+    return left;
+  }
+  /** A pair's share of the measurement (its warm-ups included), ms: measured once a stretch is complete. */
+  pairMs(t) {
+    if (this.measuredPairs > 0) return this.measuredMs / this.measuredPairs;
+    const stretchPairs = this.blockPairs[Math.max(1, this.block) - 1] ?? 1;
+    const sofar = this.stretchStartedAt === null ? 0 : (t - this.stretchStartedAt) / stretchPairs;
+    return Math.max(this.priorPairMs, sofar);
+  }
+};
+function terminalProgress(stream, options) {
+  const { quiet, estimate, config: config2 } = options;
+  const now = options.now ?? Date.now;
+  const tty = stream.isTTY === true && options.ci !== true;
   const started = now();
   let open2 = false;
   const write = (text2) => {
@@ -67130,45 +67222,46 @@ function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
     debug: () => {
     }
   };
-  const where = (e) => [e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : "", e.scenario ?? "", e.side ?? ""].filter(Boolean).join(" \xB7 ");
-  const totalPairs = (config2?.load.pairs ?? 0) * (config2?.scenarios.length ?? 0);
-  const afterMeasureMs = (estimate?.phases ?? []).filter((p) => p.phase !== "measure").reduce((sum, p) => sum + p.ms, 0);
-  const pairsDone = /* @__PURE__ */ new Map();
-  let measureStarted = null;
+  const blockOf = (e) => e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : "";
+  const where = (e) => [blockOf(e), e.scenario ?? "", e.side ?? ""].filter(Boolean).join(" \xB7 ");
+  const timeLeft = estimate && config2 && config2.scenarios.length > 0 ? new TimeLeft(estimate, config2) : null;
+  const blockEnds = config2 ? pairsPerBlock(config2).map((_, b, sizes) => sizes.slice(0, b + 1).reduce((x, y) => x + y, 0)) : [];
   const clock = () => {
-    const elapsed = now() - started;
-    const done = [...pairsDone.values()].reduce((a, b) => a + b, 0);
-    if (!estimate || totalPairs === 0 || done === 0 || measureStarted === null) return formatClock(elapsed);
-    const left = (now() - measureStarted) / done * Math.max(0, totalPairs - done) + afterMeasureMs;
-    return `${formatClock(elapsed)} elapsed, ~${formatClock(left)} left`;
+    const elapsed = formatClock(now() - started);
+    const left = timeLeft?.leftMs(now());
+    return left === null || left === void 0 ? elapsed : `${elapsed} elapsed, ~${formatClock(left)} left`;
   };
-  const counter = (text2, e) => {
+  const counter = (text2, due) => {
     if (tty) {
       stream.write(`\r[perfgate] ${text2} \xB7 ${clock()}\x1B[K`);
       open2 = true;
-    } else if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) {
+    } else if (due) {
       stream.write(`[perfgate] ${text2} \xB7 ${clock()}
 `);
     }
   };
+  let startedBlock = null;
   return {
     logger,
     progress(e) {
-      if (e.phase === "start" && measureStarted === null) measureStarted = now();
-      if (e.phase === "measure" && e.scenario) pairsDone.set(e.scenario, e.pair ?? 0);
+      timeLeft?.observe(e, now());
       if (quiet) return;
       switch (e.phase) {
-        case "measure":
-          return counter(`measuring ${where(e)} \xB7 pair ${e.pair}/${e.pairs}`, e);
+        case "measure": {
+          const due = e.pair === e.pairs || (blockEnds.length > 0 ? blockEnds.includes(e.pair ?? -1) : (e.pair ?? 0) % 10 === 0);
+          return counter(`measuring ${where(e)} \xB7 pair ${e.pair}/${e.pairs}`, due);
+        }
         case "benchmark":
-          return counter(`micro-benchmarks \xB7 ${e.message} \xB7 ${e.side} \xB7 process ${e.pair}/${e.pairs}`, e);
+          return counter(`micro-benchmarks \xB7 ${e.message} \xB7 ${e.side} \xB7 process ${e.pair}/${e.pairs}`, e.pair === e.pairs || (e.pair ?? 0) % 10 === 0);
         case "workspace":
           return line3("preparing base and head trees");
         case "install":
         case "build":
           return line3(`${e.phase} ${e.side}: ${e.message}`);
         case "start":
-          return line3(`starting ${where(e)} (${clock()})`);
+          if (startedBlock === (e.block ?? 0)) return;
+          startedBlock = e.block ?? 0;
+          return line3(`starting ${blockOf(e) || "the services"} (${clock()})`);
         case "warmup":
           return line3(`warming up ${where(e)}`);
         case "stop":
@@ -67357,7 +67450,7 @@ async function compare(values, io, color, dryRun) {
     return exitCodes.pass;
   }
   const estimate = estimateRun(config2);
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config2);
+  const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config: config2, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();

@@ -210,7 +210,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     return exitCodes.pass;
   }
   const estimate = estimateRun(config);
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config);
+  const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
