@@ -64724,13 +64724,15 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
       }
     }
   }
+  const design = designedPower(results, level);
   for (const c of comparisons.filter((c2) => c2.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, level);
+    const n = Math.max(c.n, design.starts);
+    const needed = pairsNeeded(n, gatedCount, design.level);
     if (needed !== null) {
       warnings.push({
         code: "underpowered",
         scenario: c.scenario,
-        message: `With ${c.n} start pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
+        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
       });
       break;
     }
@@ -64751,6 +64753,13 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
     warnings.push({ code: "inconclusive", scenario: c.scenario, message: undecidedMessage(c, family, level) });
   }
   return warnings;
+}
+function designedPower(results, level) {
+  const sequential = results.sequential;
+  const stopped = sequential?.taken.some((look) => look.decision === "stop-regression" || look.decision === "stop-clear") ?? false;
+  if (!sequential || !stopped) return { starts: 0, level };
+  const { blocks, instances } = results.config.load;
+  return { starts: blocks * (instances ?? 1), level: sequential.looks.at(-1)?.nominalAlpha ?? level };
 }
 var START_SUMMARY_SPREAD = 1.03;
 function startsOrPairs(c, spread = c.starts && c.starts.length >= 3 ? startSpread(c.starts.map((s) => Math.log1p(s.change))) : null) {
@@ -65143,13 +65152,14 @@ function healthRows(results, analysis) {
         const { generatorBusy, generatorCpu } = generator.sides[side];
         return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
       };
+      const shared = load("base") === load("head");
       rows.push({
         scenario: name,
         metric: "generator busy / CPU",
         gated: false,
         base: load("base"),
-        head: load("head"),
-        change: "",
+        head: shared ? "" : load("head"),
+        change: shared ? "one generator loads both sides" : "",
         cell: { kind: "generator", bound },
         notable: bound
       });
@@ -65273,6 +65283,28 @@ function describeDecision(analysis, escapeText) {
   }
   return text2;
 }
+function describeLimitedChange(c, escapeText) {
+  return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChange(c.change)} (limit ${formatPercent(c.limit)})`;
+}
+function limitsWorse(c) {
+  return (c.higherIsBetter ? -1 : 1) * c.change / c.limit;
+}
+function worstGatedChange(analysis) {
+  const pool = analysis.decision === "fail" ? analysis.failing : analysis.comparisons.filter((c) => c.gated && limitsWorse(c) > 0);
+  return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
+}
+function describeAnswer(analysis, escapeText, culpritOf2) {
+  const decision = describeDecision(analysis, escapeText);
+  const worst = worstGatedChange(analysis);
+  if (worst === null) return decision;
+  if (analysis.decision === "fail") {
+    const culprit = culpritOf2(worst.scenario);
+    const more = analysis.failing.length - 1 + (analysis.benchmarks?.failing.length ?? 0) + (analysis.health?.failing.length ?? 0);
+    const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? "" : "s"})` : "";
+    return `failing: ${describeLimitedChange(worst, escapeText)}${culprit ? `: ${escapeText(culprit)}` : ""}${others}`;
+  }
+  return decision === "passing" ? `passing: largest gated change ${describeLimitedChange(worst, escapeText)}` : decision;
+}
 function orderBenchmarkRows(analysis) {
   const benchmarks = analysis.benchmarks;
   if (!benchmarks) return [];
@@ -65294,8 +65326,12 @@ function verdictTone(comparison) {
   }
 }
 function nothingChanged(results, analysis) {
-  const all = allComparisons(analysis);
-  return results.status === "complete" && analysis.decision === "pass" && all.length > 0 && all.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
+  const gated = allComparisons(analysis).filter((c) => c.gated);
+  return results.status === "complete" && analysis.decision === "pass" && gated.length > 0 && gated.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
+}
+function scenarioUnchanged(analysis, scenario) {
+  const own2 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
+  return own2.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
 }
 function describeNothingChanged(analysis, escapeText) {
   const byScenario = /* @__PURE__ */ new Map();
@@ -65305,8 +65341,8 @@ function describeNothingChanged(analysis, escapeText) {
   );
   const shown = scenarios.slice(0, 3);
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).length;
-  return `all ${count} ${count === 1 ? "metric is" : "metrics are"} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
+  const count = allComparisons(analysis).filter((c) => c.gated).length;
+  return `${count === 1 ? "the gated metric is" : `all ${count} gated metrics are`} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
 }
 
 // src/report/benchmarks.ts
@@ -65584,15 +65620,17 @@ function acceptedLabel(analysis, options) {
 }
 function renderHeadline(results, analysis, title, accepted) {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
-  const decision = accepted === null ? `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${describeDecision(analysis, escapeMarkdown)}` : `\u26A0\uFE0F accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
+  const culprits = regressionCulprits(results, analysis);
+  const culpritOf2 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, escapeMarkdown, culpritOf2);
+  const decision = accepted === null ? `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${answer}` : `\u26A0\uFE0F accepted by label **${escapeMarkdown(accepted)}**: ${answer}`;
   const incomplete = results.status === "complete" ? "" : " \xB7 \u26A0\uFE0F incomplete run";
-  const heading = `## ${escapeMarkdown(title)}: ${counts} \u2014 ${decision}${incomplete}`;
-  const culprits = regressionCulprits(results, analysis).map(
-    (c) => `${c.culprit ? "\u{1F50E}" : "\u{1F4C9}"} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` \xB7 ${escapeMarkdown(c.culprit.text)}` : ""}`
-  );
-  return culprits.length > 0 ? `${heading}
+  const heading = `## ${escapeMarkdown(title)}: ${decision}${incomplete}`;
+  const lead = analysis.decision === "fail" ? worstGatedChange(analysis) : null;
+  const lines = culprits.filter((c) => c.scenario !== lead?.scenario).map((c) => `${c.culprit ? "\u{1F50E}" : "\u{1F4C9}"} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` \xB7 ${escapeMarkdown(c.culprit.text)}` : ""}`);
+  return `${heading}
 
-${culprits.join("<br>\n")}` : heading;
+${[...lines, counts].join("<br>\n")}`;
 }
 function renderAccepted(accepted) {
   if (accepted === null) return null;
@@ -65631,7 +65669,7 @@ function renderComparisonRow(row) {
 }
 function renderTable(rows, limit) {
   if (rows.length === 0) return "_Nothing was compared: no pair was measured._";
-  const head = tableHead(["scenario", "metric", "base", "head", "change (95% CI)", "verdict"], "llrrll");
+  const head = tableHead(["scenario", "metric", "base (median)", "head (median)", "paired change (95% CI)", "verdict"], "llrrll");
   if (limit === void 0) return [head, ...rows.map(renderComparisonRow)].join("\n");
   const kept = new Set(limit.select(rows));
   const shown = rows.filter((row) => kept.has(row)).map((row, i, all) => ({ ...row, firstOfScenario: i === 0 || all[i - 1].comparison.scenario !== row.comparison.scenario }));
@@ -65663,7 +65701,9 @@ _No micro-benchmark gave a number on either side._`;
 }
 function renderLegend(hasRows, warningCount, hasBenchmarks = false) {
   const what = hasBenchmarks ? "metrics and micro-benchmarks are" : "metrics are";
-  const parts = hasRows ? [`**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information.`] : [];
+  const parts = hasRows ? [
+    `**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information. Base and head are each side's median; the change is paired: the typical head/base change of the start pairs (Hodges\u2013Lehmann), not the ratio of the medians.`
+  ] : [];
   if (warningCount > 0) parts.push(`\u26A0\uFE0F ${warningCount === 1 ? "1 warning" : `${warningCount} warnings`} below.`);
   return parts.length === 0 ? null : parts.join(" ");
 }
@@ -65880,13 +65920,13 @@ function flamegraphLinks(section2, options) {
   const where = files.some(({ file: file2 }) => urls[file2] === void 0) ? " (files next to results.json)" : "";
   return `Flamegraphs${where}: ${cells.join(" \xB7 ")}`;
 }
-function renderHotFunctionSection(results, options, section2) {
+function renderHotFunctionSection(results, analysis, options, section2) {
   const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
   const measure = section2.attributed ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}` : `self time under the same load, ${unit}`;
   const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
   const own2 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
   const parts = [title];
-  if (section2.culprit !== null) parts.push(`\u{1F50E} Most new time: ${escapeMarkdown(describeCulprit(section2.culprit))}.`);
+  if (section2.culprit !== null && !scenarioUnchanged(analysis, section2.profile.scenario)) parts.push(`\u{1F50E} Most new time: ${escapeMarkdown(describeCulprit(section2.culprit))}.`);
   parts.push(own2);
   if (section2.other.length > 0) {
     parts.push(
@@ -65911,7 +65951,7 @@ function renderHotFunctionSection(results, options, section2) {
   if (links !== null) parts.push(links);
   return parts.join("\n\n");
 }
-function renderHotFunctions(results, options) {
+function renderHotFunctions(results, analysis, options) {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
@@ -65920,7 +65960,7 @@ function renderHotFunctions(results, options) {
   const attributed = sections.some((section2) => section2.attributed) ? " Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most." : "";
   const change = describeChangeColumn(sections);
   const legend = `${change[0].toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
+  return [...sections.map((section2) => renderHotFunctionSection(results, analysis, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
 function renderNothingChanged(analysis) {
   return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
@@ -65934,7 +65974,7 @@ function renderMarkdown(results, analysis, options = {}) {
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== void 0)
   ];
-  const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
+  const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, analysis, options)];
   const quiet = nothingChanged(results, analysis);
   const folded = [...tables, ...inside].filter((s) => s !== null);
   const sections = [
@@ -66267,10 +66307,11 @@ function renderGrid(columns, cells, styles, width, paint) {
   ];
 }
 var GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
+var COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges\u2013Lehmann), not the ratio of the medians";
 function renderTable2(rows, width, paint) {
   if (rows.length === 0) return ["nothing was compared: no pair was measured"];
   const styles = rows.map((row) => TONE_STYLE[verdictTone(row.comparison)]);
-  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE];
+  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 var BENCHMARK_COLUMNS = [
   { header: "benchmark", align: "left" },
@@ -66321,17 +66362,24 @@ function renderBenchmarkFailures2(analysis) {
 function renderHeadline2(results, analysis, paint) {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const pass = analysis.decision === "pass";
-  const decision = paint(`${pass ? "\u2713" : "\u2717"} ${describeDecision(analysis, sanitizeText)}`, pass ? "green" : "red");
-  const lines = [`${paint("perfgate", "bold")}: ${counts} \u2014 ${decision}`];
-  for (const c of regressionCulprits(results, analysis)) {
+  const culprits = regressionCulprits(results, analysis);
+  const culpritOf2 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, sanitizeText, culpritOf2);
+  const lead = worstGatedChange(analysis);
+  const lines = [`${paint("perfgate", "bold")}: ${paint(`${pass ? "\u2713" : "\u2717"} ${answer}`, pass ? "green" : "red")}`];
+  for (const c of culprits) {
+    if (!pass && lead !== null && c.scenario === lead.scenario) continue;
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` \xB7 ${sanitizeText(c.culprit.text)}` : ""}`);
   }
+  lines.push(counts);
   const incomplete = describeIncomplete(results, analysis, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, "yellow"));
   lines.push(`${describeSides(results, sanitizeText)} \xB7 ${describeSetup(results, analysis, sanitizeText)}`);
-  const stopping = describeStopping(results, sanitizeText);
-  if (stopping !== null) lines.push(stopping);
   return lines;
+}
+function renderStopping(results) {
+  const stopping = describeStopping(results, sanitizeText);
+  return stopping === null ? [] : ["", stopping];
 }
 function renderWarnings2(analysis, paint) {
   const warnings = analysis.warnings;
@@ -66371,7 +66419,7 @@ function describeBenchmarkDetectable(analysis) {
 }
 function renderDetectable(rows, analysis) {
   const lines = [
-    ...rows.filter((r) => r.comparison.metric === "throughput").map((r) => describeDetectable(r.comparison)),
+    ...rows.filter((r) => r.comparison.gated && r.comparison.verdict === "inconclusive").map((r) => describeDetectable(r.comparison)),
     ...describeBenchmarkDetectable(analysis)
   ];
   return lines.length === 0 ? [] : ["", ...lines];
@@ -66445,11 +66493,11 @@ function hotFunctionCells(c) {
 function renderHotFunctionGrid(rows, width, paint) {
   return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
 }
-function renderHotFunctionSection2(section2, options, width, paint) {
+function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   const measure = section2.attributed ? "own code: time of each function with the code it calls" : "self time";
   const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
   const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section2.profile))}):`];
-  if (section2.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
+  if (section2.culprit !== null && !scenarioUnchanged(analysis, section2.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
   const cells = section2.own.map(attributedCells);
   const lastWidth = Math.max(0, ...cells.map((row) => stringWidth(row.at(-1))));
   const ownGrid = section2.attributed ? renderGrid(ATTRIBUTED_COLUMNS, cells, section2.own.map(() => null), width + lastWidth, paint).map((line3) => line3.replace(/\s+$/, "")) : renderHotFunctionGrid(section2.own, width, paint);
@@ -66470,10 +66518,10 @@ function renderHotFunctionSection2(section2, options, width, paint) {
   }
   return lines;
 }
-function renderHotFunctions2(results, options, width, paint) {
+function renderHotFunctions2(results, analysis, options, width, paint) {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
   if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection2(s, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
+  return [...sections.flatMap((s) => renderHotFunctionSection2(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
 }
 function renderFolded(results, analysis, options, paint) {
   return [
@@ -66500,11 +66548,12 @@ function renderTerminal(results, analysis, options = {}) {
     ...httpShown ? renderTable2(rows, width, paint) : [],
     ...renderBenchmarks2(results, analysis, width, paint, httpShown),
     ...renderHealth2(results, analysis, paint),
-    ...renderHotFunctions2(results, options, width, paint),
+    ...renderHotFunctions2(results, analysis, options, width, paint),
     ...renderWarnings2(analysis, paint),
     ...renderFailures2(analysis),
     ...renderBenchmarkFailures2(analysis),
-    ...renderDetectable(rows, analysis)
+    ...renderDetectable(rows, analysis),
+    ...renderStopping(results)
   ];
   return lines.join("\n") + "\n";
 }
