@@ -65293,12 +65293,12 @@ function worstGatedChange(analysis) {
   const pool = analysis.decision === "fail" ? analysis.failing : analysis.comparisons.filter((c) => c.gated && limitsWorse(c) > 0);
   return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
 }
-function describeAnswer(analysis, escapeText, culpritOf2) {
+function describeAnswer(analysis, escapeText, culpritOf3) {
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);
   if (worst === null) return decision;
   if (analysis.decision === "fail") {
-    const culprit = culpritOf2(worst.scenario);
+    const culprit = culpritOf3(worst.scenario);
     const more = analysis.failing.length - 1 + (analysis.benchmarks?.failing.length ?? 0) + (analysis.health?.failing.length ?? 0);
     const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? "" : "s"})` : "";
     return `failing: ${describeLimitedChange(worst, escapeText)}${culprit ? `: ${escapeText(culprit)}` : ""}${others}`;
@@ -65328,10 +65328,6 @@ function verdictTone(comparison) {
 function nothingChanged(results, analysis) {
   const gated = allComparisons(analysis).filter((c) => c.gated);
   return results.status === "complete" && analysis.decision === "pass" && gated.length > 0 && gated.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
-}
-function scenarioUnchanged(analysis, scenario) {
-  const own2 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
-  return own2.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
 }
 function describeNothingChanged(analysis, escapeText) {
   const byScenario = /* @__PURE__ */ new Map();
@@ -65593,6 +65589,95 @@ function describeIncomplete(results, analysis, escapeText) {
   return `${cause}. The verdicts use the ${describeMeasured(results, analysis).join(" and ")} measured so far.`;
 }
 
+// src/results/verdicts.ts
+var VERDICTS_SCHEMA = "perfgate/verdicts";
+var VERDICTS_VERSION = 1;
+var finite2 = (x) => Number.isFinite(x) ? x : null;
+function paired(kind, metric, scenario, benchmark, c, culprit = null) {
+  return {
+    kind,
+    metric,
+    scenario,
+    benchmark,
+    gated: c.gated,
+    limit: c.limit,
+    n: c.n,
+    estimate: c.change,
+    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
+    p: finite2(c.p),
+    pAdjusted: finite2(c.pAdjusted),
+    verdict: c.verdict,
+    higherIsBetter: c.higherIsBetter,
+    worsening: c.higherIsBetter ? -c.change : c.change,
+    base: finite2(c.baseMedian),
+    head: finite2(c.headMedian),
+    culprit
+  };
+}
+function scenarioUnchanged(analysis, scenario) {
+  const own2 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
+  return own2.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
+}
+function culpritOf2(results, analysis, scenario) {
+  if (scenarioUnchanged(analysis, scenario)) return null;
+  const culprit = culpritOfScenario(results.profiles, scenario);
+  if (culprit === null) return null;
+  const { fn } = culprit;
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: fn.added, text: culprit.text };
+}
+function buildVerdicts(results, analysis) {
+  const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null]));
+  for (const scenario of culprits.keys()) culprits.set(scenario, culpritOf2(results, analysis, scenario));
+  const metrics = [
+    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c, culprits.get(c.scenario) ?? null)),
+    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
+    ...(analysis.health?.heap ?? []).map(
+      (h) => ({
+        kind: "heap",
+        metric: "heap_growth",
+        scenario: h.scenario,
+        benchmark: null,
+        gated: h.gated,
+        limit: h.limit,
+        n: null,
+        estimate: h.change,
+        interval: null,
+        p: null,
+        pAdjusted: null,
+        verdict: h.verdict,
+        higherIsBetter: false,
+        worsening: h.change,
+        base: finite2(h.baseMbPer10k),
+        head: finite2(h.headMbPer10k),
+        culprit: null
+      })
+    ),
+    ...(analysis.benchmarks?.comparisons ?? []).map(
+      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
+    )
+  ];
+  return {
+    schema: VERDICTS_SCHEMA,
+    version: VERDICTS_VERSION,
+    decision: analysis.decision,
+    status: results.status,
+    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
+    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
+    regressions: analysis.regressions,
+    improvements: analysis.improvements,
+    worst: worstOf(metrics),
+    metrics,
+    warnings: analysis.warnings
+  };
+}
+function worstOf(metrics) {
+  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
+  const regressions = gated.filter((m) => m.verdict === "regression");
+  const relative7 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
+  const pool = relative7(regressions.length > 0 ? regressions : gated);
+  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
+}
+
 // src/report/markdown.ts
 var VERDICT_CELLS = {
   fail: "\u274C regression",
@@ -65621,8 +65706,8 @@ function acceptedLabel(analysis, options) {
 function renderHeadline(results, analysis, title, accepted) {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const culprits = regressionCulprits(results, analysis);
-  const culpritOf2 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
-  const answer = describeAnswer(analysis, escapeMarkdown, culpritOf2);
+  const culpritOf3 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, escapeMarkdown, culpritOf3);
   const decision = accepted === null ? `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${answer}` : `\u26A0\uFE0F accepted by label **${escapeMarkdown(accepted)}**: ${answer}`;
   const incomplete = results.status === "complete" ? "" : " \xB7 \u26A0\uFE0F incomplete run";
   const heading = `## ${escapeMarkdown(title)}: ${decision}${incomplete}`;
@@ -66363,8 +66448,8 @@ function renderHeadline2(results, analysis, paint) {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const pass = analysis.decision === "pass";
   const culprits = regressionCulprits(results, analysis);
-  const culpritOf2 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
-  const answer = describeAnswer(analysis, sanitizeText, culpritOf2);
+  const culpritOf3 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, sanitizeText, culpritOf3);
   const lead = worstGatedChange(analysis);
   const lines = [`${paint("perfgate", "bold")}: ${paint(`${pass ? "\u2713" : "\u2717"} ${answer}`, pass ? "green" : "red")}`];
   for (const c of culprits) {
@@ -66556,76 +66641,6 @@ function renderTerminal(results, analysis, options = {}) {
     ...renderStopping(results)
   ];
   return lines.join("\n") + "\n";
-}
-
-// src/results/verdicts.ts
-var VERDICTS_SCHEMA = "perfgate/verdicts";
-var VERDICTS_VERSION = 1;
-var finite2 = (x) => Number.isFinite(x) ? x : null;
-function paired(kind, metric, scenario, benchmark, c) {
-  return {
-    kind,
-    metric,
-    scenario,
-    benchmark,
-    gated: c.gated,
-    limit: c.limit,
-    n: c.n,
-    estimate: c.change,
-    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
-    p: finite2(c.p),
-    pAdjusted: finite2(c.pAdjusted),
-    verdict: c.verdict,
-    higherIsBetter: c.higherIsBetter,
-    worsening: c.higherIsBetter ? -c.change : c.change
-  };
-}
-function buildVerdicts(results, analysis) {
-  const metrics = [
-    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c)),
-    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
-    ...(analysis.health?.heap ?? []).map(
-      (h) => ({
-        kind: "heap",
-        metric: "heap_growth",
-        scenario: h.scenario,
-        benchmark: null,
-        gated: h.gated,
-        limit: h.limit,
-        n: null,
-        estimate: h.change,
-        interval: null,
-        p: null,
-        pAdjusted: null,
-        verdict: h.verdict,
-        higherIsBetter: false,
-        worsening: h.change
-      })
-    ),
-    ...(analysis.benchmarks?.comparisons ?? []).map(
-      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
-    )
-  ];
-  return {
-    schema: VERDICTS_SCHEMA,
-    version: VERDICTS_VERSION,
-    decision: analysis.decision,
-    status: results.status,
-    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
-    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
-    regressions: analysis.regressions,
-    improvements: analysis.improvements,
-    worst: worstOf(metrics),
-    metrics,
-    warnings: analysis.warnings
-  };
-}
-function worstOf(metrics) {
-  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
-  const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative7 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
-  const pool = relative7(regressions.length > 0 ? regressions : gated);
-  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
 // src/config/options.ts

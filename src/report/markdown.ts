@@ -49,11 +49,11 @@ import {
   nothingChanged,
   orderRows,
   type ReportRow,
-  scenarioUnchanged,
   type Tone,
   verdictTone,
   worstGatedChange,
 } from './verdicts.js';
+import { scenarioUnchanged } from '../results/verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */

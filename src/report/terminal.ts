@@ -40,11 +40,11 @@ import {
   nothingChanged,
   orderRows,
   type ReportRow,
-  scenarioUnchanged,
   type Tone,
   verdictTone,
   worstGatedChange,
 } from './verdicts.js';
+import { scenarioUnchanged } from '../results/verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */

@@ -239,16 +239,6 @@ export function nothingChanged(results: Results, analysis: Analysis): boolean {
 }
 
 /**
- * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it
- * regressed or improved. Only the other scenarios get a culprit line: a profile of an unchanged
- * route names its noise.
- */
-export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
-  const own = [...analysis.comparisons, ...(analysis.health?.comparisons ?? []), ...(analysis.health?.heap ?? [])].filter((c) => c.scenario === scenario);
-  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
-}
-
-/**
  * What a run where nothing changed says in its one line: "all 4 gated metrics are unchanged (GET
  * /hello: throughput +0.4% (−2.1 … +2.7); …)", the gated changes of the first three scenarios.
  */
