@@ -142,6 +142,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     }
   }
   const { results, resultsPath } = measured;
+  if (pr && !pr.fromFork && inputs.github.commentAuto && inputs.github.comment === 'never') {
+    core.notice(
+      `perfgate: no comment on pull request #${pr.number} from this job: it runs the pull request's code, so it holds no token that writes (comment: auto). ` +
+        'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
+    );
+  }
 
   // Only a pull request needs the API (the comment); a push writes the summary only.
   return publish(
