@@ -4,7 +4,7 @@
  */
 
 /** Metrics compared per HTTP scenario. Direction: which way is worse. */
-export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'cpu_per_request'] as const;
+export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'latency_p999', 'cpu_per_request'] as const;
 export type MetricId = (typeof METRICS)[number];
 
 /** Service-health metrics compared per HTTP scenario (measured inside the service; docs/health.md). */
@@ -34,6 +34,9 @@ export interface HeapGrowthRule {
   gated: boolean;
 }
 
+/** A fixed rate: requests per second, or a share of base's capacity measured in the first warm-up. */
+export type ScenarioRate = { perSecond: number } | { ofCapacity: number };
+
 export interface ScenarioConfig {
   name: string;
   method: string;
@@ -43,6 +46,14 @@ export interface ScenarioConfig {
   body: string | null;
   connections: number;
   pipelining: number;
+  /**
+   * null or absent: closed loop (each connection sends its next request when the previous one is
+   * answered). Set: fixed rate (open loop), the same rate on both sides. Absent in results from
+   * before fixed rates existed.
+   */
+  rate?: ScenarioRate | null;
+  /** Statuses the route is expected to answer; null or absent: any 2xx. */
+  expect?: number[] | null;
 }
 
 export interface ServiceConfig {
@@ -100,10 +111,10 @@ export interface PerfgateConfig {
    */
   benchmarks?: BenchmarksConfig | null;
   /**
-   * The rule for `benchmarks` is optional for the same reason, and so are the health rules
+   * The rules for `benchmarks` and `latency_p999` are optional for the same reason, and so are the health rules
    * (results from before health was measured): use DEFAULT_GATE's / DEFAULT_HEAP_GROWTH when absent.
    */
-  gate: Record<MetricId, MetricRule> & { benchmarks?: MetricRule } & Partial<Record<HealthMetricId, MetricRule>> & {
+  gate: Record<Exclude<MetricId, 'latency_p999'>, MetricRule> & { latency_p999?: MetricRule; benchmarks?: MetricRule } & Partial<Record<HealthMetricId, MetricRule>> & {
     heap_growth?: HeapGrowthRule;
   };
   /** Family-wise significance level for gated metrics (Holm). */

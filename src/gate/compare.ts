@@ -140,7 +140,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const draft = comparePaired(base, head, starts, config.gate[definition.id], level, definition.higherIsBetter);
+      const draft = comparePaired(base, head, starts, config.gate[definition.id] ?? DEFAULT_GATE[definition.id], level, definition.higherIsBetter);
       if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
     }
   }
@@ -172,8 +172,10 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     healthDrafts.map((d, i) => decide<RelativeHealthComparison>(d, pAdjusted[healthOffset + i]!, level)),
     decided,
   );
-  // Throughput measured on a generator-bound side cannot support its verdict.
-  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
+  // Throughput measured on a generator-bound side cannot support its verdict (nor, at a fixed
+  // rate, latency: it counts the generator's own delay).
+  const fixedRate = new Set(results.scenarios.filter((s) => s.pairs.some((p) => p.base.offered)).map((s) => s.name));
+  const comparisons = health ? markGeneratorBound(decided, health.generator, fixedRate) : decided;
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   let benchmarks: BenchmarkAnalysis | undefined;
   if (inventory) {

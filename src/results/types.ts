@@ -33,8 +33,23 @@ export interface LatencyUs {
   p50: number;
   p90: number;
   p99: number;
+  /** Fixed-rate slices only: enough requests per window to say something of the tail. */
+  p999?: number;
   max: number;
   mean: number;
+}
+
+/** What a fixed-rate slice offered the service, and how well the generator kept its schedule. */
+export interface OfferedLoad {
+  /** The scenario's rate, requests per second per side. */
+  ratePerSecond: number;
+  /** Requests sent in the window. */
+  sent: number;
+  /** Requests that fell due but were not sent, because the service had a timeout's worth of requests outstanding. */
+  dropped: number;
+  /** How late requests left against their intended time (the generator's own delay), µs. */
+  lagUsP50: number;
+  lagUsP99: number;
 }
 
 export interface Slice {
@@ -48,9 +63,12 @@ export interface Slice {
   /** Responses per second over durationMs. */
   rps: number;
   latencyUs: LatencyUs;
+  /** Responses with a status the scenario does not expect (any non-2xx unless it declares `expect`). */
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Fixed-rate scenarios: what was offered (absent in closed-loop slices). */
+  offered?: OfferedLoad;
   /** Service CPU time (user+system, whole process tree), seconds, during the slice. */
   cpuSeconds: number;
   /** CPU time of the load generator (perfgate's own process), seconds, during the slice. Absent in results from before it was measured. */
@@ -126,6 +144,12 @@ export interface ScenarioResults {
   name: string;
   method: string;
   path: string;
+  /**
+   * Fixed-rate scenarios: the rate both sides were offered, requests per second, and where it
+   * came from (the configuration, or a share of base's capacity measured in the first warm-up).
+   * Absent for closed-loop scenarios, and until a relative rate is measured.
+   */
+  rate?: { perSecond: number; source: 'config' | 'capacity'; baseCapacity?: number };
   pairs: Pair[];
 }
 
