@@ -77884,6 +77884,9 @@ var serviceSchema = external_exports.strictObject({
     'Command that installs dependencies, e.g. npm ci. Omit to choose one from the lockfile (npm, pnpm or yarn); false or "" skips installing.'
   ).register(docNotes, { default: "chosen from the lockfile" }),
   build: external_exports.union([command(), external_exports.null()], { error: "is not a build command; write a command such as npm run build" }).optional().transform((build3) => build3 || null).describe("Command that builds the service after installing, e.g. npm run build. Omit for no build step.").register(docNotes, { default: "none" }),
+  setup: external_exports.union([command(), external_exports.null()], { error: "is not a setup command; write a command such as npm run db:reset" }).optional().transform((setup) => setup || null).describe(
+    'Command run in the tree before every start of the service (each side is started many times), e.g. migrations and seed data: npm run db:reset. It gets PERFGATE_SIDE (base or head) and PERFGATE_START (the start number, or "profile"), as the start command does, so each side can have its own database or schema (docs/databases.md). A setup that fails stops the run, keeping what was measured.'
+  ).register(docNotes, { default: "none" }),
   // Required with scenarios; the document checks that (a benchmarks-only project has no service).
   start: external_exports.string({ error: "is not a command; write e.g. node server.js" }).trim().min(1, { error: "is empty; write the command that starts the service, e.g. node server.js" }).optional().describe(
     "Command that starts the service, e.g. node server.js. Required when there are scenarios, here or as the start input / --start flag."
@@ -80593,6 +80596,7 @@ function freePort() {
     });
   });
 }
+var SETUP_TIMEOUT_MS = 10 * 6e4;
 var Service = class _Service {
   constructor(side, port, child, options, health) {
     this.side = side;
@@ -80618,6 +80622,8 @@ var Service = class _Service {
   static async start(options) {
     const command2 = options.config.start;
     if (command2 === null) throw new Error("Service.start: service.start is not set");
+    const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
+    if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
     writeFileSync3(options.statusFile, "");
     const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
@@ -80625,6 +80631,7 @@ var Service = class _Service {
       NODE_ENV: "production",
       ...options.env,
       ...options.config.env,
+      ...sideEnv,
       PORT: String(port),
       PERFGATE_PORT: String(port),
       PERFGATE_STATUS_FILE: options.statusFile,
@@ -80738,6 +80745,19 @@ var Service = class _Service {
     portsInUse.delete(this.port);
   }
 };
+async function runSetup(options, command2, sideEnv) {
+  const logFile = options.logFile.replace(/\.log$/, "-setup.log");
+  writeFileSync3(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
+`, { flag: "a" });
+  const env = { NODE_ENV: "production", ...options.env, ...options.config.env, ...sideEnv };
+  const result = await runShell(command2, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
+  if (result.code === 0) return;
+  const how = result.timedOut ? `timed out after ${SETUP_TIMEOUT_MS / 6e4} min` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+  throw new SetupError(
+    `service.setup failed before ${typeof options.start === "number" ? `start ${options.start + 1}` : `the ${options.start} start`} of ${options.side}: \`${command2}\` ${how}. Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}
+${tailFile(logFile, 15)}`
+  );
+}
 function canConnect(host, port) {
   return new Promise((resolve5) => {
     const socket = connect({ host, port });
@@ -81151,6 +81171,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
+    start: "profile",
     config: config2.service,
     dir: cwd,
     env: phase.env,
@@ -82545,7 +82566,7 @@ async function runFile(file2, side, round, options) {
   try {
     exit = await runProcess("node", [...file2.nodeArgs, "--require", options.preload, file2.absolute], {
       cwd: options.cwd,
-      env: { ...options.env, PERFGATE_BENCH_OUTPUT: output2 },
+      env: { ...options.env, PERFGATE_SIDE: side, PERFGATE_BENCH_OUTPUT: output2 },
       logFile: logs.stdout,
       errorLogFile: logs.stderr,
       tracker: options.tracker,
@@ -82718,7 +82739,7 @@ async function runCompare(request3, ports) {
     }
     session.update();
     for (const tree of [trees.base, trees.head]) {
-      await setupTree(tree, { service: config2.service, env, logDir, tracker: request3.tracker }, ports);
+      await setupTree(tree, { service: config2.service, env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
     }
     const sides = { base: trees.base, head: trees.head };
     const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
@@ -82826,6 +82847,7 @@ async function runBlock(session, phase, block) {
   const { ports } = session;
   const blocks = phase.plan.blocks.length;
   const starts = { base: [], head: [] };
+  const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   try {
     for (const side of block.bootOrder) {
       for (let slot = 0; slot < block.instances; slot++) {
@@ -82834,6 +82856,8 @@ async function runBlock(session, phase, block) {
         starts[side].push(
           await Service.start({
             side,
+            // Numbered 0, 1, 2… over the run, in block order (PERFGATE_START).
+            start: firstStart + slot,
             config: config2.service,
             dir: serviceDir(trees[side], config2.service),
             env: session.env,
@@ -85994,6 +86018,7 @@ async function probeService(request3) {
   let service = null;
   try {
     service = await Service.start({
+      start: "probe",
       side: "head",
       config: config2,
       dir: request3.dir,

@@ -227,6 +227,14 @@ const serviceSchema = z.strictObject({
     .transform((build) => build || null)
     .describe('Command that builds the service after installing, e.g. npm run build. Omit for no build step.')
     .register(docNotes, { default: 'none' }),
+  setup: z
+    .union([command(), z.null()], { error: 'is not a setup command; write a command such as npm run db:reset' })
+    .optional()
+    .transform((setup) => setup || null)
+    .describe(
+      'Command run in the tree before every start of the service (each side is started many times), e.g. migrations and seed data: npm run db:reset. It gets PERFGATE_SIDE (base or head) and PERFGATE_START (the start number, or "profile"), as the start command does, so each side can have its own database or schema (docs/databases.md). A setup that fails stops the run, keeping what was measured.',
+    )
+    .register(docNotes, { default: 'none' }),
   // Required with scenarios; the document checks that (a benchmarks-only project has no service).
   start: z
     .string({ error: 'is not a command; write e.g. node server.js' })

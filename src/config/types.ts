@@ -61,6 +61,8 @@ export interface ServiceConfig {
   install: string | null;
   /** null: no build step. */
   build: string | null;
+  /** Run before every start of the service (migrations, seed data); null or absent (results from before it existed): none. */
+  setup?: string | null;
   /** null only when there are no scenarios (a project with micro-benchmarks alone has no service to start). */
   start: string | null;
   /** Directory of the service inside the repository, relative ('.' = repository root). */

@@ -233,6 +233,7 @@ async function profileSide(
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
+    start: 'profile',
     config: config.service,
     dir: cwd,
     env: phase.env,

@@ -124,7 +124,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     session.update();
 
     for (const tree of [trees.base, trees.head]) {
-      await setupTree(tree, { service: config.service, env, logDir, tracker: request.tracker }, ports);
+      // The side is told to every command, as to the service: a per-side database or cache can be named after it.
+      await setupTree(tree, { service: config.service, env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
     }
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
@@ -256,6 +257,7 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
   const { ports } = session;
   const blocks = phase.plan.blocks.length;
   const starts: Record<Side, Service[]> = { base: [], head: [] };
+  const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   try {
     for (const side of block.bootOrder) {
       for (let slot = 0; slot < block.instances; slot++) {
@@ -264,6 +266,8 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
         starts[side].push(
           await Service.start({
             side,
+            // Numbered 0, 1, 2… over the run, in block order (PERFGATE_START).
+            start: firstStart + slot,
             config: config.service,
             dir: serviceDir(trees[side], config.service),
             env: session.env,

@@ -6,9 +6,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceConfig } from '../config/types.js';
 import type { Side } from '../results/types.js';
-import { ServiceError } from './errors.js';
+import { ServiceError, SetupError } from './errors.js';
 import { HealthChannel } from './health.js';
-import { type ProcessTracker, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
+import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
 import { groupCpuSeconds } from './proc-cpu.js';
 
 /**
@@ -53,8 +53,13 @@ function freePort(): Promise<number> {
   });
 }
 
+/** How long service.setup may run before each start. */
+const SETUP_TIMEOUT_MS = 10 * 60_000;
+
 export interface StartOptions {
   side: Side;
+  /** Which start of this side: its number over the run (0-based), or the profiling phase's start. PERFGATE_START tells the service's commands. */
+  start: number | 'profile' | 'probe';
   config: ServiceConfig;
   /** Directory the start command runs in (tree root joined with service.cwd). */
   dir: string;
@@ -101,6 +106,8 @@ export class Service {
     const command = options.config.start;
     // The config requires a start command whenever there are scenarios to load.
     if (command === null) throw new Error('Service.start: service.start is not set');
+    const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
+    if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
     writeFileSync(options.statusFile, '');
     // Health is measured in the timed slices only, never under the profiler. Without a socket
@@ -110,6 +117,7 @@ export class Service {
       NODE_ENV: 'production',
       ...options.env,
       ...options.config.env,
+      ...sideEnv,
       PORT: String(port),
       PERFGATE_PORT: String(port),
       PERFGATE_STATUS_FILE: options.statusFile,
@@ -232,6 +240,24 @@ export class Service {
     this.health?.close();
     portsInUse.delete(this.port);
   }
+}
+
+/**
+ * service.setup, in the start's directory with the start's environment (service.env, its side and
+ * start number), before the service is spawned: a database reset or migrations each start needs.
+ * Its output goes to the side's setup log; a failure names the start and shows the log's end.
+ */
+async function runSetup(options: StartOptions, command: string, sideEnv: Record<string, string>): Promise<void> {
+  const logFile = options.logFile.replace(/\.log$/, '-setup.log');
+  writeFileSync(logFile, `$ ${command}   (${options.side}, start ${options.start}, in ${options.dir})\n`, { flag: 'a' });
+  const env = { NODE_ENV: 'production', ...options.env, ...options.config.env, ...sideEnv };
+  const result = await runShell(command, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
+  if (result.code === 0) return;
+  const how = result.timedOut ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} min` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+  throw new SetupError(
+    `service.setup failed before ${typeof options.start === 'number' ? `start ${options.start + 1}` : `the ${options.start} start`} of ${options.side}: \`${command}\` ${how}. ` +
+      `Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}\n${tailFile(logFile, 15)}`,
+  );
 }
 
 function canConnect(host: string, port: number): Promise<boolean> {

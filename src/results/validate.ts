@@ -52,6 +52,7 @@ const config = z.object({
   service: z.object({
     install: message.nullable(),
     build: message.nullable(),
+    setup: message.nullable().optional(),
     start: message.nullable(),
     cwd: name,
     env: stringMap,

@@ -44,6 +44,7 @@ describe('resolveConfig: defaults', () => {
       service: {
         install: null,
         build: null,
+        setup: null,
         start: 'node server.js',
         cwd: '.',
         env: { NODE_ENV: 'production' },
