@@ -127,6 +127,7 @@ gate:                            # limits; a metric fails only if significant AN
     assert.deepEqual(config.service, {
       install: 'npm ci',
       build: 'npm run build',
+      setup: null,
       start: 'node server.js',
       cwd: '.',
       env: { NODE_ENV: 'production' },
