@@ -29814,7 +29814,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve5, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync12 } = __require("fs");
+    var { readFileSync: readFileSync13 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
@@ -29822,7 +29822,7 @@ var require_multipart = __commonJS({
       } catch (error62) {
         try {
           const path = resolve5(string4);
-          const data = readFileSync12(path, "utf8");
+          const data = readFileSync13(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,7 +29841,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync12(path);
+            const buffer = readFileSync13(path);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path)
             }, opts));
@@ -77798,6 +77798,9 @@ var DEFAULT_GATE = {
   event_loop_delay_max: { limit: 0.5, gated: false, min: 1e4 },
   event_loop_utilization: { limit: 0.1, gated: false },
   gc_per_request: { limit: 0.25, gated: false },
+  // Measured on every start, before any load: information unless the project sets a limit.
+  startup_time: { limit: 0.2, gated: false },
+  startup_memory: { limit: 0.1, gated: false },
   // Gated like throughput: a benchmark the project chose to keep is a promise about speed. Each
   // process gives one number, so the rounds decide what can be detected (docs/benchmarks.md).
   benchmarks: { limit: 0.1, gated: true }
@@ -78209,6 +78212,11 @@ var gateSchema = external_exports.strictObject({
   ),
   gc_per_request: gateRule("gc_per_request", "Garbage-collection pause time per request (shown per 1,000 requests); higher is worse."),
   heap_growth: heapGrowthSchema,
+  startup_time: gateRule(
+    "startup_time",
+    "Time from spawning the service to its listening socket, compared over every start (base start against head start); higher is worse."
+  ),
+  startup_memory: gateRule("startup_memory", "Resident memory of the service's processes when it is ready, over every start; higher is worse."),
   benchmarks: gateRule(
     "benchmarks",
     "Operations per second of each micro-benchmark (one rule for all of them); lower is worse."
@@ -78802,7 +78810,7 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, readdirSync as readdirSync3, readFileSync as readFileSync8, readSync as readSync2, realpathSync, statSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, readdirSync as readdirSync4, readFileSync as readFileSync9, readSync as readSync2, realpathSync, statSync, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join5, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
@@ -80198,7 +80206,7 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 }
 
 // src/engine/service.ts
-import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync, readFileSync as readFileSync6, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
 import { dirname, join as join2 } from "node:path";
@@ -80568,6 +80576,33 @@ function groupCpuSeconds(pgid) {
   return ticks / clockTicks();
 }
 
+// src/engine/proc-memory.ts
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+function groupRssBytes(pgid) {
+  let entries;
+  try {
+    entries = readdirSync3("/proc");
+  } catch {
+    return null;
+  }
+  let kb = 0;
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let stat2;
+    let status;
+    try {
+      stat2 = readFileSync5(`/proc/${name}/stat`, "latin1");
+      if (Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
+      status = readFileSync5(`/proc/${name}/status`, "latin1");
+    } catch {
+      continue;
+    }
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    if (match) kb += Number(match[1]);
+  }
+  return kb * 1024;
+}
+
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath2(import.meta.url));
@@ -80619,6 +80654,10 @@ var Service = class _Service {
   url = "";
   /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
   requestsServed = 0;
+  /** What this start told before any load: set by waitReady. */
+  startup = null;
+  /** When the start command was spawned (epoch ms, the clock the preload's events use). */
+  spawnedAt = Date.now();
   static async start(options) {
     const command2 = options.config.start;
     if (command2 === null) throw new Error("Service.start: service.start is not set");
@@ -80701,9 +80740,9 @@ var Service = class _Service {
       }
       if (host) {
         this.url = `http://${host.includes(":") ? `[${host}]` : host}:${this.port}`;
-        if (!path) return;
+        if (!path) return this.recordStartup();
         const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2e3, deadline - Date.now())));
-        if (status >= 200 && status < 300) return;
+        if (status >= 200 && status < 300) return this.recordStartup();
         lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
       }
       await sleep3(100);
@@ -80714,11 +80753,21 @@ var Service = class _Service {
       this.logTail()
     );
   }
-  /** The address the preload saw bound, as a host to connect to. */
-  reportedHost() {
+  /**
+   * Start-up time: to the listening socket the preload reported (ms resolution, independent of
+   * how often readiness is polled), else to now; memory: the group's resident set now, before
+   * any load.
+   */
+  recordStartup() {
+    const listenedAt = this.listening()?.time;
+    const readyAt = typeof listenedAt === "number" && listenedAt >= this.spawnedAt ? listenedAt : Date.now();
+    this.startup = { readyMs: readyAt - this.spawnedAt, rssBytes: groupRssBytes(this.pgid) };
+  }
+  /** The preload's report of the forced port being bound, if it came. */
+  listening() {
     let text2 = "";
     try {
-      text2 = readFileSync5(this.options.statusFile, "utf8");
+      text2 = readFileSync6(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -80730,12 +80779,17 @@ var Service = class _Service {
       } catch {
         continue;
       }
-      if (event.event !== "listening" || event.port !== this.port) continue;
-      const address = event.address ?? "";
-      if (address === "" || address === "::" || address === "0.0.0.0") return "127.0.0.1";
-      return address;
+      if (event.event === "listening" && event.port === this.port) return event;
     }
     return null;
+  }
+  /** The address the preload saw bound, as a host to connect to. */
+  reportedHost() {
+    const event = this.listening();
+    if (!event) return null;
+    const address = event.address ?? "";
+    if (address === "" || address === "::" || address === "0.0.0.0") return "127.0.0.1";
+    return address;
   }
   async stop(graceMs = 5e3) {
     this.stopping = true;
@@ -80787,7 +80841,7 @@ function httpStatus(url2, timeoutMs) {
 
 // src/engine/workspace.ts
 import { execFile } from "node:child_process";
-import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
+import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync7, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { dirname as dirname2, join as join3, relative as relative2 } from "node:path";
 function git(args, cwd) {
@@ -80919,7 +80973,7 @@ function detectPackageManager(dir) {
   for (const [lockfile, name, install] of lockfiles) if (existsSync2(join3(dir, lockfile))) return { name, lockfile, install };
   if (!existsSync2(join3(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync6(join3(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync7(join3(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -80958,7 +81012,7 @@ ${tailFile(logFile, 15)}`
 }
 
 // src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname3, join as join4 } from "node:path";
 var requireHere = createRequire(import.meta.url);
@@ -80967,7 +81021,7 @@ var FlamegraphError = class extends PerfgateError {
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
+    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
     return { version: version2, cmd: join4(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
@@ -80984,7 +81038,7 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync7(join4(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    const manifest = JSON.parse(readFileSync8(join4(prefix, "node_modules", "0x", "package.json"), "utf8"));
     return manifest.version === version2 && existsSync3(join4(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
@@ -81081,7 +81135,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync8(join5(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync9(join5(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81097,7 +81151,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync8(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -81125,7 +81179,7 @@ function scriptSources(nodeVersion) {
       else {
         const path = scriptPath(url2);
         try {
-          text2 = path === null ? null : readFileSync8(path, "utf8");
+          text2 = path === null ? null : readFileSync9(path, "utf8");
         } catch {
           text2 = null;
         }
@@ -81197,12 +81251,12 @@ async function profileSide(phase, side, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync3(dir);
+  const names = readdirSync4(dir);
   const files = [];
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync8(join5(dir, name), "utf8"), join5(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync9(join5(dir, name), "utf8"), join5(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -81519,12 +81573,12 @@ function describeBody(body) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync10, statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync11, statSync as statSync3 } from "node:fs";
 import { join as join8 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -81588,7 +81642,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync9(file2, "utf8");
+    content = readFileSync10(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -81599,7 +81653,7 @@ import { lstatSync } from "node:fs";
 import { join as join7 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync4, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync2 } from "fs";
+import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync2 } from "fs";
 import { isAbsolute as isAbsolute2, posix as posix3, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath3 } from "url";
 
@@ -82350,7 +82404,7 @@ function getOptions(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync4,
+    readdirSync: opts.fs.readdirSync || readdirSync5,
     realpath: opts.fs.realpath || realpath2,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
@@ -82461,7 +82515,7 @@ function findBenchmarkSuites(dir) {
     const absolute = join8(dir, path);
     try {
       if (statSync3(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -82849,8 +82903,8 @@ async function runBlock(session, phase, block) {
   const starts = { base: [], head: [] };
   const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   try {
-    for (const side of block.bootOrder) {
-      for (let slot = 0; slot < block.instances; slot++) {
+    for (let slot = 0; slot < block.instances; slot++) {
+      for (const side of slot % 2 === 0 ? block.bootOrder : [...block.bootOrder].reverse()) {
         session.checkCancelled();
         ports.progress({ phase: "start", side, block: block.index + 1, blocks });
         starts[side].push(
@@ -82871,6 +82925,14 @@ async function runBlock(session, phase, block) {
       }
     }
     await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
+    session.update((r) => {
+      r.starts ??= [];
+      for (const side of ["base", "head"]) {
+        starts[side].forEach((service, slot) => {
+          if (service.startup) r.starts.push({ start: firstStart + slot, block: block.index, side, ...service.startup });
+        });
+      }
+    });
     for (const plannedScenario of block.scenarios) {
       const scenario = config2.scenarios.find((s) => s.name === plannedScenario.name);
       const stored = session.results.scenarios.find((s) => s.name === scenario.name);
@@ -83862,6 +83924,23 @@ function decideLook(results, index, analysis, at2 = /* @__PURE__ */ new Date()) 
   return { ...base, decision: "continue", reason: `not yet clear: ${named}${more} ${open2.length === 1 ? "is" : "are"} undecided` };
 }
 
+// src/gate/startup.ts
+var VALUE = {
+  startup_time: (r) => r.readyMs,
+  startup_memory: (r) => r.rssBytes ?? Number.NaN
+};
+function startupSeries(results) {
+  const records = results.starts ?? [];
+  const head = new Map(records.filter((r) => r.side === "head").map((r) => [r.start, r]));
+  const pairs = records.filter((r) => r.side === "base" && head.has(r.start)).map((r) => [r, head.get(r.start)]);
+  if (pairs.length === 0) return [];
+  return Object.keys(VALUE).map((metric) => ({
+    metric,
+    base: pairs.map(([b]) => VALUE[metric](b)),
+    head: pairs.map(([, h]) => VALUE[metric](h))
+  }));
+}
+
 // src/gate/warnings.ts
 var SIDES4 = ["base", "head"];
 var signedPercent2 = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
@@ -84159,7 +84238,11 @@ function compareResults(results, options = {}) {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
+  const startupDrafts = startupSeries(results).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, null, config2.gate[series.metric] ?? DEFAULT_GATE[series.metric], level, false);
+    return draft ? [{ metric: series.metric, ...draft }] : [];
+  });
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts, ...startupDrafts]);
   const decide = (draft, p, at2) => {
     const withP = { ...draft, pAdjusted: p };
     return { ...withP, verdict: decideVerdict(withP, at2) };
@@ -84185,13 +84268,16 @@ function compareResults(results, options = {}) {
       notCompared: inventory.notCompared
     };
   }
+  const startupOffset = healthOffset + healthDrafts.length;
+  const startup = startupDrafts.map((d, i) => decide(d, pAdjusted[startupOffset + i], level));
+  const startupFailing = startup.filter((c) => c.gated && c.verdict === "regression");
   const healthComparisons = health?.comparisons ?? [];
   const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
   const tallies = tallyRequests(results);
-  const verdicts = [...all, ...health?.heap ?? []];
+  const verdicts = [...all, ...startup, ...health?.heap ?? []];
   return {
     comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? "fail" : "pass",
+    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? "fail" : "pass",
     regressions: verdicts.filter((c) => c.verdict === "regression").length,
     improvements: verdicts.filter((c) => c.verdict === "improvement").length,
     failing,
@@ -84209,7 +84295,8 @@ function compareResults(results, options = {}) {
     failedRequests: tallies.filter(hasFailures),
     earlyStop: earlyStop(results),
     ...benchmarks && { benchmarks },
-    ...health && { health }
+    ...health && { health },
+    ...startup.length > 0 && { startup }
   };
 }
 function decideVerdict(c, alpha) {
@@ -84226,7 +84313,35 @@ function decideVerdict(c, alpha) {
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request"];
 var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
-var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, "benchmarks"];
+var STARTUP_METRICS = ["startup_time", "startup_memory"];
+var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, "benchmarks"];
+
+// src/report/startup.ts
+var STARTUP_LABEL = "service start";
+var NAMES = {
+  startup_time: "time to listen",
+  startup_memory: "memory at ready"
+};
+function startupValue(metric, value) {
+  if (!Number.isFinite(value)) return "\u2013";
+  return metric === "startup_time" ? formatDurationUs(value * 1e3) : `${(value / 1e6).toFixed(1)} MB`;
+}
+function startupRow(c) {
+  const tone = verdictTone(c);
+  return {
+    scenario: STARTUP_LABEL,
+    metric: NAMES[c.metric],
+    gated: c.gated,
+    base: startupValue(c.metric, c.baseMedian),
+    head: startupValue(c.metric, c.headMedian),
+    change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    cell: { kind: "verdict", tone },
+    notable: tone !== "neutral"
+  };
+}
+function startupRows(analysis) {
+  return (analysis.startup ?? []).map(startupRow);
+}
 
 // src/report/health.ts
 var HEALTH_METRIC_NAMES = {
@@ -84319,9 +84434,10 @@ function processCounts(health, scenario, side) {
   return range.min === range.max ? formatCount(range.min) : `${formatCount(range.min)}\u2013${formatCount(range.max)}`;
 }
 function healthRows(results, analysis) {
+  const startup = startupRows(analysis).map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
   const health = analysis.health;
-  if (!health) return [];
-  return results.scenarios.flatMap((scenario) => {
+  if (!health) return startup;
+  return startup.concat(results.scenarios.flatMap((scenario) => {
     const name = scenario.name;
     const comparisons = health.comparisons.filter((c) => c.scenario === name).sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
     const growth = health.heap.find((h) => h.scenario === name);
@@ -84357,7 +84473,7 @@ function healthRows(results, analysis) {
       });
     }
     return rows.map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
-  });
+  }));
 }
 function describeHint(hint, culprit = null) {
   switch (hint.kind) {
@@ -84413,7 +84529,8 @@ function allComparisons(analysis) {
     ...analysis.comparisons,
     ...analysis.benchmarks?.comparisons ?? [],
     ...analysis.health?.comparisons ?? [],
-    ...analysis.health?.heap ?? []
+    ...analysis.health?.heap ?? [],
+    ...analysis.startup ?? []
   ];
 }
 function countVerdicts(comparisons) {
@@ -85945,12 +86062,12 @@ function renderConfig(config2) {
 }
 
 // src/init/detect.ts
-import { existsSync as existsSync4, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync4, readFileSync as readFileSync12 } from "node:fs";
 import { join as join12, relative as relative5 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync11(join12(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync12(join12(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;

@@ -66,6 +66,9 @@ export const DEFAULT_GATE: Readonly<Record<GateKey, Readonly<MetricRule>>> = {
   event_loop_delay_max: { limit: 0.5, gated: false, min: 10_000 },
   event_loop_utilization: { limit: 0.1, gated: false },
   gc_per_request: { limit: 0.25, gated: false },
+  // Measured on every start, before any load: information unless the project sets a limit.
+  startup_time: { limit: 0.2, gated: false },
+  startup_memory: { limit: 0.1, gated: false },
   // Gated like throughput: a benchmark the project chose to keep is a promise about speed. Each
   // process gives one number, so the rounds decide what can be detected (docs/benchmarks.md).
   benchmarks: { limit: 0.1, gated: true },
@@ -806,6 +809,11 @@ const gateSchema = z.strictObject({
   ),
   gc_per_request: gateRule('gc_per_request', 'Garbage-collection pause time per request (shown per 1,000 requests); higher is worse.'),
   heap_growth: heapGrowthSchema,
+  startup_time: gateRule(
+    'startup_time',
+    'Time from spawning the service to its listening socket, compared over every start (base start against head start); higher is worse.',
+  ),
+  startup_memory: gateRule('startup_memory', "Resident memory of the service's processes when it is ready, over every start; higher is worse."),
   benchmarks: gateRule(
     'benchmarks',
     'Operations per second of each micro-benchmark (one rule for all of them); lower is worse.',

@@ -11,8 +11,12 @@ export type MetricId = (typeof METRICS)[number];
 export const HEALTH_METRICS = ['event_loop_delay_p99', 'event_loop_delay_max', 'event_loop_utilization', 'gc_per_request'] as const;
 export type HealthMetricId = (typeof HEALTH_METRICS)[number];
 
-/** What `gate` has a relative rule for: every HTTP and health metric, and the micro-benchmarks (ops/s) as one rule. */
-export const GATE_KEYS = [...METRICS, ...HEALTH_METRICS, 'benchmarks'] as const;
+/** What every start of the service tells, before any load: how long it took to listen, and its memory then (docs/method.md, "Start-up"). */
+export const STARTUP_METRICS = ['startup_time', 'startup_memory'] as const;
+export type StartupMetricId = (typeof STARTUP_METRICS)[number];
+
+/** What `gate` has a relative rule for: every HTTP, health and start-up metric, and the micro-benchmarks (ops/s) as one rule. */
+export const GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, 'benchmarks'] as const;
 export type GateKey = (typeof GATE_KEYS)[number];
 
 export interface MetricRule {
@@ -116,7 +120,9 @@ export interface PerfgateConfig {
    * The rules for `benchmarks` and `latency_p999` are optional for the same reason, and so are the health rules
    * (results from before health was measured): use DEFAULT_GATE's / DEFAULT_HEAP_GROWTH when absent.
    */
-  gate: Record<Exclude<MetricId, 'latency_p999'>, MetricRule> & { latency_p999?: MetricRule; benchmarks?: MetricRule } & Partial<Record<HealthMetricId, MetricRule>> & {
+  gate: Record<Exclude<MetricId, 'latency_p999'>, MetricRule> & { latency_p999?: MetricRule; benchmarks?: MetricRule } & Partial<
+      Record<HealthMetricId | StartupMetricId, MetricRule>
+    > & {
     heap_growth?: HeapGrowthRule;
   };
   /** Family-wise significance level for gated metrics (Holm). */

@@ -259,8 +259,12 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
   const starts: Record<Side, Service[]> = { base: [], head: [] };
   const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   try {
-    for (const side of block.bootOrder) {
-      for (let slot = 0; slot < block.instances; slot++) {
+    // Start pair by start pair: the pair's two starts spawned back to back, the side that goes
+    // first alternating (bootOrder on even slots). A block's services boot at once on shared
+    // CPUs, so a start's time to listen depends on when it was spawned: adjacent spawns give base
+    // start n and head start n the same contention, and their start-up times are compared.
+    for (let slot = 0; slot < block.instances; slot++) {
+      for (const side of slot % 2 === 0 ? block.bootOrder : [...block.bootOrder].reverse()) {
         session.checkCancelled();
         ports.progress({ phase: 'start', side, block: block.index + 1, blocks });
         starts[side].push(
@@ -281,6 +285,14 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       }
     }
     await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
+    session.update((r) => {
+      r.starts ??= [];
+      for (const side of ['base', 'head'] as const) {
+        starts[side].forEach((service, slot) => {
+          if (service.startup) r.starts!.push({ start: firstStart + slot, block: block.index, side, ...service.startup });
+        });
+      }
+    });
 
     for (const plannedScenario of block.scenarios) {
       const scenario = config.scenarios.find((s) => s.name === plannedScenario.name)!;

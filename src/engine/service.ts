@@ -10,6 +10,7 @@ import { ServiceError, SetupError } from './errors.js';
 import { HealthChannel } from './health.js';
 import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
 import { groupCpuSeconds } from './proc-cpu.js';
+import { groupRssBytes } from './proc-memory.js';
 
 /**
  * A preload perfgate injects into the user's processes (the service's port preload, or the
@@ -88,6 +89,10 @@ export class Service {
   url = '';
   /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
   requestsServed = 0;
+  /** What this start told before any load: set by waitReady. */
+  startup: { readyMs: number; rssBytes: number | null } | null = null;
+  /** When the start command was spawned (epoch ms, the clock the preload's events use). */
+  private readonly spawnedAt = Date.now();
 
   private constructor(
     readonly side: Side,
@@ -194,9 +199,9 @@ export class Service {
       }
       if (host) {
         this.url = `http://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
-        if (!path) return;
+        if (!path) return this.recordStartup();
         const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2000, deadline - Date.now())));
-        if (status >= 200 && status < 300) return;
+        if (status >= 200 && status < 300) return this.recordStartup();
         lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
       }
       await sleep(100);
@@ -209,8 +214,19 @@ export class Service {
     );
   }
 
-  /** The address the preload saw bound, as a host to connect to. */
-  private reportedHost(): string | null {
+  /**
+   * Start-up time: to the listening socket the preload reported (ms resolution, independent of
+   * how often readiness is polled), else to now; memory: the group's resident set now, before
+   * any load.
+   */
+  private recordStartup(): void {
+    const listenedAt = this.listening()?.time;
+    const readyAt = typeof listenedAt === 'number' && listenedAt >= this.spawnedAt ? listenedAt : Date.now();
+    this.startup = { readyMs: readyAt - this.spawnedAt, rssBytes: groupRssBytes(this.pgid) };
+  }
+
+  /** The preload's report of the forced port being bound, if it came. */
+  private listening(): { address?: string; time?: number } | null {
     let text = '';
     try {
       text = readFileSync(this.options.statusFile, 'utf8');
@@ -219,18 +235,24 @@ export class Service {
     }
     for (const line of text.split('\n')) {
       if (!line) continue;
-      let event: { event?: string; address?: string; port?: number };
+      let event: { event?: string; address?: string; port?: number; time?: number };
       try {
         event = JSON.parse(line);
       } catch {
         continue;
       }
-      if (event.event !== 'listening' || event.port !== this.port) continue;
-      const address = event.address ?? '';
-      if (address === '' || address === '::' || address === '0.0.0.0') return '127.0.0.1';
-      return address;
+      if (event.event === 'listening' && event.port === this.port) return event;
     }
     return null;
+  }
+
+  /** The address the preload saw bound, as a host to connect to. */
+  private reportedHost(): string | null {
+    const event = this.listening();
+    if (!event) return null;
+    const address = event.address ?? '';
+    if (address === '' || address === '::' || address === '0.0.0.0') return '127.0.0.1';
+    return address;
   }
 
   async stop(graceMs = 5000): Promise<void> {

@@ -1,4 +1,4 @@
-import type { HealthMetricId, MetricId, PerfgateConfig } from '../config/types.js';
+import type { HealthMetricId, MetricId, PerfgateConfig, StartupMetricId } from '../config/types.js';
 import type { WarningCode } from './warnings.js';
 
 /** Bumped on any incompatible change of the results.json shape. */
@@ -140,6 +140,18 @@ export interface Pair {
   head: Slice;
 }
 
+/** One start of one side, before any load reached it. */
+export interface StartRecord {
+  /** The start's number over the run (PERFGATE_START): base start n and head start n are a start pair. */
+  start: number;
+  block: number;
+  side: Side;
+  /** From spawning the start command to the service's listening socket (the preload's report), or to ready when it reported none, ms. */
+  readyMs: number;
+  /** Resident memory of the service's whole process group once ready, bytes; null without /proc. */
+  rssBytes: number | null;
+}
+
 export interface ScenarioResults {
   name: string;
   method: string;
@@ -259,6 +271,8 @@ export interface Results {
   environment: Environment;
   sides: Record<Side, SideInfo>;
   scenarios: ScenarioResults[];
+  /** Every start of either side with what it told before any load; absent in results from before it was recorded. */
+  starts?: StartRecord[];
   warnings: RunWarning[];
   /** Set by the GitHub Action; absent in CLI runs. */
   github?: GitHubRecord;
@@ -479,6 +493,11 @@ export interface MetricComparison extends PairedComparison {
 }
 
 /** A service-health metric compared like an HTTP metric, with an absolute floor besides the relative limit. */
+/** A start-up metric over every start pair (base start n against head start n); medians in ms or bytes. */
+export interface StartupComparison extends PairedComparison {
+  metric: StartupMetricId;
+}
+
 export interface HealthComparison extends PairedComparison {
   metric: HealthMetricId;
   scenario: string;
@@ -667,4 +686,6 @@ export interface Analysis {
   benchmarks?: BenchmarkAnalysis;
   /** Service health, when any slice has health or load-generator data; counted in decision, regressions and improvements. */
   health?: HealthAnalysis;
+  /** Start-up time and memory over the starts, when the run recorded them; counted in decision, regressions and improvements. */
+  startup?: StartupComparison[];
 }

@@ -11,7 +11,7 @@
  * checks that a complete, engine-shaped file passes through unchanged.
  */
 import { z } from 'zod';
-import { HEALTH_METRICS, METRICS } from '../config/types.js';
+import { HEALTH_METRICS, METRICS, STARTUP_METRICS } from '../config/types.js';
 import { ResultsFileError } from './io.js';
 import { RESULTS_VERSION, type Results } from './types.js';
 
@@ -43,8 +43,8 @@ const metricRules = Object.fromEntries(METRICS.filter((m) => m !== 'latency_p999
   Exclude<(typeof METRICS)[number], 'latency_p999'>,
   typeof rule
 >;
-const optionalRules = Object.fromEntries([...HEALTH_METRICS, 'latency_p999', 'benchmarks'].map((m) => [m, rule.optional()])) as Record<
-  (typeof HEALTH_METRICS)[number] | 'latency_p999' | 'benchmarks',
+const optionalRules = Object.fromEntries([...HEALTH_METRICS, ...STARTUP_METRICS, 'latency_p999', 'benchmarks'].map((m) => [m, rule.optional()])) as Record<
+  (typeof HEALTH_METRICS)[number] | (typeof STARTUP_METRICS)[number] | 'latency_p999' | 'benchmarks',
   z.ZodOptional<typeof rule>
 >;
 
@@ -271,6 +271,9 @@ export const resultsSchema = z.object({
       ),
     }),
   ),
+  starts: list(
+    z.object({ start: count, block: count, side, readyMs: nonNegative, rssBytes: nonNegative.nullable() }),
+  ).optional(),
   warnings: list(z.object({ code: z.string().max(100), message, scenario: name.optional(), benchmark: name.optional() })),
   github: github.optional(),
   benchmarks: benchmarks.optional(),

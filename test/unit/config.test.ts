@@ -76,6 +76,8 @@ describe('resolveConfig: defaults', () => {
         event_loop_delay_max: { limit: 0.5, gated: false, min: 10_000 },
         event_loop_utilization: { limit: 0.1, gated: false },
         gc_per_request: { limit: 0.25, gated: false },
+        startup_time: { limit: 0.2, gated: false },
+        startup_memory: { limit: 0.1, gated: false },
         heap_growth: { limitMbPer10k: 0.5, gated: false },
         benchmarks: { limit: 0.1, gated: true },
       },

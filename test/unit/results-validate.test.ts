@@ -53,6 +53,10 @@ function completeResults(): Results {
     }
   }
   results.scenarios[0]!.rate = { perSecond: 500, source: 'capacity', baseCapacity: 830 };
+  results.starts = [
+    { start: 0, block: 0, side: 'base', readyMs: 312, rssBytes: 61_000_000 },
+    { start: 0, block: 0, side: 'head', readyMs: 355, rssBytes: null },
+  ];
   results.config.scenarios[0]!.rate = { ofCapacity: 0.6 };
   results.config.scenarios[0]!.expect = [200, 304];
   const runs = benchRounds(6, 'bench/sum.bench.js', (side) => [{ name: 'sum', ops: side === 'base' ? 1000 : 900 }]);
