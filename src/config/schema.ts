@@ -28,6 +28,7 @@ import type {
   PerfgateConfig,
   ProfileConfig,
   ScenarioConfig,
+  ScenarioRate,
 } from './types.js';
 import {
   DURATION_HINT,
@@ -54,6 +55,9 @@ export const DEFAULT_GATE: Readonly<Record<GateKey, Readonly<MetricRule>>> = {
   latency_p50: { limit: 0.1, gated: false },
   latency_p90: { limit: 0.1, gated: false },
   latency_p99: { limit: 0.15, gated: true },
+  // Fixed-rate scenarios only (closed-loop slices do not record it): one window of a few hundred
+  // requests holds a handful of samples above p99.9, so it is shown, not gated, by default.
+  latency_p999: { limit: 0.25, gated: false },
   cpu_per_request: { limit: 0.1, gated: false },
   // Service health (docs/health.md). A loop stalled for tens of ms delays every request waiting
   // behind it, yet may barely move req/s: gated, but only past an absolute 10 ms as well, so a
@@ -62,6 +66,9 @@ export const DEFAULT_GATE: Readonly<Record<GateKey, Readonly<MetricRule>>> = {
   event_loop_delay_max: { limit: 0.5, gated: false, min: 10_000 },
   event_loop_utilization: { limit: 0.1, gated: false },
   gc_per_request: { limit: 0.25, gated: false },
+  // Measured on every start, before any load: information unless the project sets a limit.
+  startup_time: { limit: 0.2, gated: false },
+  startup_memory: { limit: 0.1, gated: false },
   // Gated like throughput: a benchmark the project chose to keep is a promise about speed. Each
   // process gives one number, so the rounds decide what can be detected (docs/benchmarks.md).
   benchmarks: { limit: 0.1, gated: true },
@@ -223,6 +230,14 @@ const serviceSchema = z.strictObject({
     .transform((build) => build || null)
     .describe('Command that builds the service after installing, e.g. npm run build. Omit for no build step.')
     .register(docNotes, { default: 'none' }),
+  setup: z
+    .union([command(), z.null()], { error: 'is not a setup command; write a command such as npm run db:reset' })
+    .optional()
+    .transform((setup) => setup || null)
+    .describe(
+      'Command run in the tree before every start of the service (each side is started many times), e.g. migrations and seed data: npm run db:reset. It gets PERFGATE_SIDE (base or head) and PERFGATE_START (the start number, or "profile"), as the start command does, so each side can have its own database or schema (docs/databases.md). A setup that fails stops the run, keeping what was measured.',
+    )
+    .register(docNotes, { default: 'none' }),
   // Required with scenarios; the document checks that (a benchmarks-only project has no service).
   start: z
     .string({ error: 'is not a command; write e.g. node server.js' })
@@ -273,6 +288,27 @@ const bodySchema = z
   })
   .register(docNotes, { type: 'string or JSON value' });
 
+/** The highest fixed rate perSecond accepts, requests per second per side: far above what one generator process sends. */
+export const MAX_RATE_PER_SECOND = 100_000;
+const RATE_HINT = `write requests per second (e.g. 500 or 500/s, at most ${MAX_RATE_PER_SECOND.toLocaleString('en-US')}) or a share of base's capacity (e.g. 60%, from 1% to 100%)`;
+
+const rateSchema = z
+  .union([z.number(), z.string().regex(/^(?:\d+(?:\.\d+)?(?:\/s)?|\d+(?:\.\d+)?%)$/, { error: `is not a rate; ${RATE_HINT}` })], {
+    error: `is not a rate; ${RATE_HINT}`,
+  })
+  .transform((value, ctx): ScenarioRate => {
+    if (typeof value === 'string' && value.endsWith('%')) {
+      const ofCapacity = parsePercent(value);
+      if (ofCapacity >= 0.01 && ofCapacity <= 1) return { ofCapacity };
+    } else {
+      const perSecond = typeof value === 'number' ? value : Number(value.replace('/s', ''));
+      if (perSecond > 0 && perSecond <= MAX_RATE_PER_SECOND) return { perSecond };
+    }
+    ctx.addIssue({ code: 'custom', input: value, message: `is out of range; ${RATE_HINT}` });
+    return z.NEVER;
+  })
+  .register(docNotes, { type: 'rate (requests per second, or N% of capacity)' });
+
 /** A scenario before cross-scenario defaults (name, connections, pipelining) are filled in. */
 interface ScenarioEntry {
   name?: string | undefined;
@@ -282,6 +318,8 @@ interface ScenarioEntry {
   body?: unknown;
   connections?: number | undefined;
   pipelining?: number | undefined;
+  rate?: ScenarioRate | undefined;
+  expect?: number[] | undefined;
 }
 
 const scenarioLineSchema = z
@@ -332,6 +370,20 @@ const scenarioObjectSchema = z
       .optional()
       .describe('Requests in flight per connection for this scenario, 1 to 100; default load.pipelining.')
       .register(docNotes, { default: 'load.pipelining' }),
+    rate: rateSchema
+      .optional()
+      .describe(
+        "Fixed rate (open loop): requests per second sent to each side whatever it answers, e.g. 500, or a share of base's capacity measured in a closed-loop warm-up, e.g. 60%. Latency counts from each request's intended send time, so stalls are not hidden (no coordinated omission); latency p99.9 is compared too, and a side that cannot keep up shows as lower throughput. Omit for a closed loop (each connection sends its next request when the previous one is answered).",
+      )
+      .register(docNotes, { default: 'none: closed loop' }),
+    expect: z
+      .union([intInRange(100, 599), z.array(intInRange(100, 599)).min(1, { error: 'is empty; list the statuses, e.g. [200, 404]' })], {
+        error: 'is not a status; write a status code (e.g. 404) or a list of them (e.g. [200, 304])',
+      })
+      .transform((value) => (Array.isArray(value) ? value : [value]))
+      .optional()
+      .describe('Statuses this route is expected to answer, e.g. 404 or [200, 304]; any other counts as a failed request. Default: any 2xx.')
+      .register(docNotes, { type: 'status or list of statuses', default: 'any 2xx' }),
   })
   // Same output type as the line form, so the union below yields one entry type.
   .transform((scenario): ScenarioEntry => scenario)
@@ -744,6 +796,7 @@ const gateSchema = z.strictObject({
   latency_p50: gateRule('latency_p50', 'Median latency; higher is worse.'),
   latency_p90: gateRule('latency_p90', '90th percentile latency; higher is worse.'),
   latency_p99: gateRule('latency_p99', '99th percentile latency; higher is worse.'),
+  latency_p999: gateRule('latency_p999', '99.9th percentile latency, fixed-rate scenarios only; higher is worse.'),
   cpu_per_request: gateRule('cpu_per_request', 'CPU time per request; higher is worse.'),
   event_loop_delay_p99: delayGateRule(
     'event_loop_delay_p99',
@@ -756,6 +809,11 @@ const gateSchema = z.strictObject({
   ),
   gc_per_request: gateRule('gc_per_request', 'Garbage-collection pause time per request (shown per 1,000 requests); higher is worse.'),
   heap_growth: heapGrowthSchema,
+  startup_time: gateRule(
+    'startup_time',
+    'Time from spawning the service to its listening socket, compared over every start (base start against head start); higher is worse.',
+  ),
+  startup_memory: gateRule('startup_memory', "Resident memory of the service's processes when it is ready, over every start; higher is worse."),
   benchmarks: gateRule(
     'benchmarks',
     'Operations per second of each micro-benchmark (one rule for all of them); lower is worse.',
@@ -803,6 +861,8 @@ function resolveScenarios(
       body,
       connections: entry.connections ?? load.connections,
       pipelining: entry.pipelining ?? load.pipelining,
+      rate: entry.rate ?? null,
+      expect: entry.expect ?? null,
     };
   });
 }

@@ -4,15 +4,19 @@
  */
 
 /** Metrics compared per HTTP scenario. Direction: which way is worse. */
-export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'cpu_per_request'] as const;
+export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'latency_p999', 'cpu_per_request'] as const;
 export type MetricId = (typeof METRICS)[number];
 
 /** Service-health metrics compared per HTTP scenario (measured inside the service; docs/health.md). */
 export const HEALTH_METRICS = ['event_loop_delay_p99', 'event_loop_delay_max', 'event_loop_utilization', 'gc_per_request'] as const;
 export type HealthMetricId = (typeof HEALTH_METRICS)[number];
 
-/** What `gate` has a relative rule for: every HTTP and health metric, and the micro-benchmarks (ops/s) as one rule. */
-export const GATE_KEYS = [...METRICS, ...HEALTH_METRICS, 'benchmarks'] as const;
+/** What every start of the service tells, before any load: how long it took to listen, and its memory then (docs/method.md, "Start-up"). */
+export const STARTUP_METRICS = ['startup_time', 'startup_memory'] as const;
+export type StartupMetricId = (typeof STARTUP_METRICS)[number];
+
+/** What `gate` has a relative rule for: every HTTP, health and start-up metric, and the micro-benchmarks (ops/s) as one rule. */
+export const GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, 'benchmarks'] as const;
 export type GateKey = (typeof GATE_KEYS)[number];
 
 export interface MetricRule {
@@ -34,6 +38,9 @@ export interface HeapGrowthRule {
   gated: boolean;
 }
 
+/** A fixed rate: requests per second, or a share of base's capacity measured in the first warm-up. */
+export type ScenarioRate = { perSecond: number } | { ofCapacity: number };
+
 export interface ScenarioConfig {
   name: string;
   method: string;
@@ -43,6 +50,14 @@ export interface ScenarioConfig {
   body: string | null;
   connections: number;
   pipelining: number;
+  /**
+   * null or absent: closed loop (each connection sends its next request when the previous one is
+   * answered). Set: fixed rate (open loop), the same rate on both sides. Absent in results from
+   * before fixed rates existed.
+   */
+  rate?: ScenarioRate | null;
+  /** Statuses the route is expected to answer; null or absent: any 2xx. */
+  expect?: number[] | null;
 }
 
 export interface ServiceConfig {
@@ -50,6 +65,8 @@ export interface ServiceConfig {
   install: string | null;
   /** null: no build step. */
   build: string | null;
+  /** Run before every start of the service (migrations, seed data); null or absent (results from before it existed): none. */
+  setup?: string | null;
   /** null only when there are no scenarios (a project with micro-benchmarks alone has no service to start). */
   start: string | null;
   /** Directory of the service inside the repository, relative ('.' = repository root). */
@@ -100,10 +117,12 @@ export interface PerfgateConfig {
    */
   benchmarks?: BenchmarksConfig | null;
   /**
-   * The rule for `benchmarks` is optional for the same reason, and so are the health rules
+   * The rules for `benchmarks` and `latency_p999` are optional for the same reason, and so are the health rules
    * (results from before health was measured): use DEFAULT_GATE's / DEFAULT_HEAP_GROWTH when absent.
    */
-  gate: Record<MetricId, MetricRule> & { benchmarks?: MetricRule } & Partial<Record<HealthMetricId, MetricRule>> & {
+  gate: Record<Exclude<MetricId, 'latency_p999'>, MetricRule> & { latency_p999?: MetricRule; benchmarks?: MetricRule } & Partial<
+      Record<HealthMetricId | StartupMetricId, MetricRule>
+    > & {
     heap_growth?: HeapGrowthRule;
   };
   /** Family-wise significance level for gated metrics (Holm). */

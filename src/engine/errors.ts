@@ -25,5 +25,8 @@ export class ServiceError extends PerfgateError {
   }
 }
 
+/** A scenario cannot be measured as written (its route fails on both sides). */
+export class ScenarioError extends PerfgateError {}
+
 /** The run was cancelled (Ctrl-C, job cancelled). */
 export class CancelledError extends PerfgateError {}

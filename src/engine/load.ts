@@ -1,204 +1,60 @@
-import type { EventEmitter } from 'node:events';
-import autocannon from 'autocannon';
-import { setTimeout as sleep } from 'node:timers/promises';
-import * as hdr from 'hdr-histogram-js';
-import type { ScenarioConfig } from '../config/types.js';
-import type { LatencyUs } from '../results/types.js';
-
-export interface LoadSample {
-  startedAt: string;
-  durationMs: number;
-  requests: number;
-  rps: number;
-  latencyUs: LatencyUs;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-
-/** What to do at the instants the shared measuring window opens and closes (read CPU clocks). */
-export interface LoadWindow {
-  onOpen?: () => void;
-  onClose?: () => void;
-}
-
-type Instance = Promise<autocannon.Result> & EventEmitter & { stop(): void };
-
-/** One target's connections and what its current window has counted. */
-interface Target {
-  instance: Instance;
-  histogram: hdr.Histogram | null;
-  responses: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  /** Responses since the last window closed (or since the connections opened), counted or not. */
-  served: number;
-}
-
-/** The message of the error autocannon emits (as `reqError`, once per pipelined request) for a request that timed out. */
-const TIMED_OUT = 'request timed out';
-
 /**
- * Load on one or more services at once, kept up over several measuring windows (`measure`)
- * until `close`: autocannon (in this process) holds the same connections all along. Every
- * target's connections are opened first (a short lead, never counted), then each window counts
- * responses for all targets from the same instant to the same instant. Two services loaded at
- * once on shared CPUs must be measured over exactly the same time: a side whose load started
- * or ended later would have the CPUs to itself for that moment.
+ * The seam between the engine and the ways load is generated. Every phase that sends load (the
+ * timed pairs, their warm-ups, the capacity probe of a `rate: N%` scenario, the profiles) opens
+ * a `LoadRun` here and counts windows on it; the scenario alone decides which generator runs:
  *
- * Why the connections are kept across windows: a window that opens fresh connections measures
- * their start as much as the service. On a 2-vCPU runner with two services of 2 ms of CPU per
- * request sharing one CPU, the first request of several new connections waited 120–390 ms
- * (steady-state p99 about 120 ms), so a 1 s window's p99 came out at 250–330 ms and the
- * head/base p99 ratio of one window spread by 26–34% (SD); over windows of continuous load it
- * was 120 ms and 3–7.5% (plain http: 14% against 6%), with the same throughput ratios
- * (docs/calibration.md, "Fresh connections in every slice").
+ * - closed loop (load-closed.ts, autocannon): each connection sends its next request when the
+ *   previous one is answered, so the service sets the pace and throughput is what is compared;
+ * - fixed rate (load-fixed-rate.ts): requests leave on a schedule whatever the service does, and
+ *   each latency counts from the request's intended send time, so a stall delays every request
+ *   that was due during it (no coordinated omission).
  *
- * Every response time in a window goes into an HdrHistogram at µs resolution (autocannon's own
- * histogram is in whole milliseconds, too coarse for a fast service whose p99 may be 1.2 ms).
- * Requests per second are counted by us over our own monotonic clock.
+ * Tests and callers that need neither pass their own `LoadGenerator`.
  */
-export class LoadSession {
-  private readonly targets: Target[];
-  private readonly pipelining: number;
-  private counting = false;
+import type { ScenarioConfig } from '../config/types.js';
+import { ClosedLoopLoad } from './load-closed.js';
+import { FixedRateLoad } from './load-fixed-rate.js';
+import type { LoadGenerator, LoadSample, LoadWindow, WindowSample } from './load-window.js';
 
-  private constructor(
-    baseUrls: string[],
-    scenario: ScenarioConfig,
-    /** The longest this session may load (its windows and the gaps between them): autocannon's backstop. */
-    maxMs: number,
-    sliceMs: number,
-  ) {
-    this.pipelining = scenario.pipelining;
-    this.targets = baseUrls.map((baseUrl) => {
-      const target: Target = {
-        instance: autocannon({
-          url: `${baseUrl}${scenario.path}`,
-          method: scenario.method as autocannon.Request['method'],
-          headers: scenario.headers,
-          body: scenario.body ?? undefined,
-          connections: scenario.connections,
-          pipelining: scenario.pipelining,
-          // stopped by us in close(); this is only a backstop
-          duration: maxMs / 1000 + 30,
-          // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
-          // tick often enough that the run ends promptly when stopped.
-          sampleInt: Math.max(10, Math.min(100, Math.round(sliceMs / 20))),
-          // a window must not wait 10 s for a stuck request; a timeout is counted and reported
-          timeout: Math.max(2, Math.ceil(sliceMs / 1000) * 2),
-        }) as unknown as Instance, // without a callback it is both
-        histogram: null,
-        responses: 0,
-        non2xx: 0,
-        errors: 0,
-        timeouts: 0,
-        served: 0,
-      };
-      target.instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
-        target.served++;
-        if (!this.counting || !target.histogram) return;
-        target.responses++;
-        if (statusCode < 200 || statusCode >= 300) target.non2xx++;
-        target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
-      });
-      target.instance.on('reqError', (error: Error) => {
-        if (!this.counting) return;
-        target.errors++;
-        if (error?.message === TIMED_OUT) target.timeouts++;
-      });
-      return target;
-    });
-  }
+export type { LoadGenerator, LoadOptions, LoadRun, LoadSample, LoadWindow, WindowSample } from './load-window.js';
 
-  /**
-   * Opens the connections to every target, in the order given, and waits a short lead so that
-   * no window counts their opening. `maxMs`: how long the session will load at most (its windows
-   * and the gaps between them); `sliceMs`: its windows' length, which sets autocannon's tick and
-   * request timeout.
-   */
-  static async open(baseUrls: string[], scenario: ScenarioConfig, options: { maxMs: number; sliceMs: number }): Promise<LoadSession> {
-    const session = new LoadSession(baseUrls, scenario, options.maxMs, options.sliceMs);
-    await sleep(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
-    return session;
-  }
+/** The generator a scenario asks for: fixed rate when it has a rate, else closed loop. */
+export const openLoad: LoadGenerator = (baseUrls, scenario, options) => {
+  if (!scenario.rate) return ClosedLoopLoad.open(baseUrls, scenario, options);
+  const perSecond = options.ratePerSecond ?? ('perSecond' in scenario.rate ? scenario.rate.perSecond : undefined);
+  if (!perSecond) throw new Error(`openLoad: scenario "${scenario.name}" has a rate relative to capacity that was not resolved`);
+  return FixedRateLoad.open(baseUrls, scenario, { ...options, ratePerSecond: perSecond });
+};
 
-  /** One window of `durationMs` on every target at once; `served` is every response since the previous window closed. */
-  async measure(durationMs: number, window: LoadWindow = {}): Promise<(LoadSample & { served: number })[]> {
-    for (const target of this.targets) {
-      target.histogram = hdr.build({
-        lowestDiscernibleValue: 1,
-        highestTrackableValue: 120_000_000, // 120 s in µs
-        numberOfSignificantValueDigits: 3,
-        useWebAssembly: false,
-      });
-      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
-    }
-    this.counting = true;
-    const startedAt = new Date().toISOString();
-    const t0 = process.hrtime.bigint();
-    window.onOpen?.();
-    try {
-      await sleep(durationMs);
-    } finally {
-      this.counting = false;
-    }
-    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    window.onClose?.();
-    return this.targets.map((target) => {
-      const histogram = target.histogram!;
-      target.histogram = null;
-      const latencyUs: LatencyUs =
-        histogram.totalCount > 0
-          ? {
-              p50: histogram.getValueAtPercentile(50),
-              p90: histogram.getValueAtPercentile(90),
-              p99: histogram.getValueAtPercentile(99),
-              max: histogram.maxValue,
-              mean: Math.round(histogram.mean * 10) / 10,
-            }
-          : { p50: 0, p90: 0, p99: 0, max: 0, mean: 0 };
-      histogram.destroy();
-      const served = target.served;
-      target.served = 0;
-      return {
-        startedAt,
-        durationMs: Math.round(windowMs * 10) / 10,
-        requests: target.responses,
-        rps: Math.round((target.responses / (windowMs / 1000)) * 10) / 10,
-        latencyUs,
-        non2xx: target.non2xx,
-        // autocannon reports a failed connection once per pipelined request
-        errors: Math.ceil(target.errors / this.pipelining),
-        timeouts: Math.ceil(target.timeouts / this.pipelining),
-        served,
-      };
-    });
-  }
-
-  /** Stops the load on every target and waits until autocannon has let go of the connections; throws autocannon's own error, if it failed. */
-  async close(): Promise<void> {
-    this.counting = false;
-    for (const target of this.targets) target.instance.stop();
-    const settled = await Promise.allSettled(this.targets.map((target) => target.instance));
-    const failed = settled.find((s) => s.status === 'rejected');
-    if (failed) throw failed.reason;
-  }
-}
-
-/** One window of load on one or more services at once, on connections opened for it and closed after it. */
-export async function runLoads(baseUrls: string[], scenario: ScenarioConfig, durationMs: number, window: LoadWindow = {}): Promise<(LoadSample & { served: number })[]> {
-  const session = await LoadSession.open(baseUrls, scenario, { maxMs: durationMs, sliceMs: durationMs });
+/** One window of load on one or more services at once, on load opened for it and closed after it. */
+export async function runLoads(
+  baseUrls: string[],
+  scenario: ScenarioConfig,
+  durationMs: number,
+  window: LoadWindow = {},
+  options: { ratePerSecond?: number; generator?: LoadGenerator } = {},
+): Promise<WindowSample[]> {
+  const open = options.generator ?? openLoad;
+  const run = await open(baseUrls, scenario, {
+    maxMs: durationMs,
+    sliceMs: durationMs,
+    ...(options.ratePerSecond !== undefined && { ratePerSecond: options.ratePerSecond }),
+  });
   try {
-    return await session.measure(durationMs, window);
+    return await run.measure(durationMs, window);
   } finally {
-    await session.close();
+    await run.close();
   }
 }
 
 /** runLoads on one service. */
-export async function runLoad(baseUrl: string, scenario: ScenarioConfig, durationMs: number, window: LoadWindow = {}): Promise<LoadSample> {
-  const [{ served: _, ...sample }] = await runLoads([baseUrl], scenario, durationMs, window);
+export async function runLoad(
+  baseUrl: string,
+  scenario: ScenarioConfig,
+  durationMs: number,
+  options: { ratePerSecond?: number; generator?: LoadGenerator } = {},
+): Promise<LoadSample> {
+  const [{ served: _, ...sample }] = await runLoads([baseUrl], scenario, durationMs, {}, options);
   return sample;
 }
+

@@ -17,7 +17,7 @@ export interface PlannedBlock {
   index: number;
   /** Fresh starts of each side in this block (all up at once). */
   instances: number;
-  /** Which side's starts are launched first (all are warm before any slice). */
+  /** Which side of the first start pair is launched first; the pairs after it alternate (all are ready before any slice). */
   bootOrder: [Side, Side];
   /** Environment padding of each start, bytes, per side and slot (see Service's envPad). */
   envPads: Record<Side, number[]>;

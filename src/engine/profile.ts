@@ -233,6 +233,7 @@ async function profileSide(
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
+    start: 'profile',
     config: config.service,
     dir: cwd,
     env: phase.env,
@@ -246,10 +247,13 @@ async function profileSide(
   try {
     await service.waitReady();
     const warmupMs = Math.min(config.load.warmupMs, PROFILE_WARMUP_CAP_MS);
-    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs);
+    // A fixed-rate scenario is profiled at the rate its pairs were measured at.
+    const rate = phase.results.scenarios.find((s) => s.name === scenario.name)?.rate;
+    const options = rate ? { ratePerSecond: rate.perSecond } : {};
+    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
     service.assertRunning('while warming up under the profiler');
     const startUs = monotonicUs();
-    const sample = await runLoad(service.url, scenario, profile.durationMs);
+    const sample = await runLoad(service.url, scenario, profile.durationMs, options);
     window = { startUs, endUs: monotonicUs() };
     requests = sample.requests;
     service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);

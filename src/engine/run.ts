@@ -3,12 +3,14 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig } from '../config/types.js';
 import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type Side, type Slice, type TakenLook } from '../results/types.js';
+import { median } from '../stats/descriptive.js';
 import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
-import { CancelledError, PerfgateError } from './errors.js';
+import { CancelledError, PerfgateError, ScenarioError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { sliceHealth } from './health.js';
-import { LoadSession, runLoads } from './load.js';
+import { type LoadRun, openLoad } from './load.js';
+import { probeScenario } from './probe.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
@@ -100,7 +102,13 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
         base: { ref: request.baseLabel ?? trees.base.ref, sha: trees.base.sha, dirty: false },
         head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty },
       },
-      scenarios: config.scenarios.map((s) => ({ name: s.name, method: s.method, path: s.path, pairs: [] })),
+      scenarios: config.scenarios.map((s) => ({
+        name: s.name,
+        method: s.method,
+        path: s.path,
+        ...(s.rate && 'perSecond' in s.rate && { rate: { perSecond: s.rate.perSecond, source: 'config' as const } }),
+        pairs: [],
+      })),
       warnings: [],
       ...(request.github && { github: request.github }),
     };
@@ -116,7 +124,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     session.update();
 
     for (const tree of [trees.base, trees.head]) {
-      await setupTree(tree, { service: config.service, env, logDir, tracker: request.tracker }, ports);
+      // The side is told to every command, as to the service: a per-side database or cache can be named after it.
+      await setupTree(tree, { service: config.service, env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
     }
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
@@ -248,14 +257,21 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
   const { ports } = session;
   const blocks = phase.plan.blocks.length;
   const starts: Record<Side, Service[]> = { base: [], head: [] };
+  const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   try {
-    for (const side of block.bootOrder) {
-      for (let slot = 0; slot < block.instances; slot++) {
+    // Start pair by start pair: the pair's two starts spawned back to back, the side that goes
+    // first alternating (bootOrder on even slots). A block's services boot at once on shared
+    // CPUs, so a start's time to listen depends on when it was spawned: adjacent spawns give base
+    // start n and head start n the same contention, and their start-up times are compared.
+    for (let slot = 0; slot < block.instances; slot++) {
+      for (const side of slot % 2 === 0 ? block.bootOrder : [...block.bootOrder].reverse()) {
         session.checkCancelled();
         ports.progress({ phase: 'start', side, block: block.index + 1, blocks });
         starts[side].push(
           await Service.start({
             side,
+            // Numbered 0, 1, 2… over the run, in block order (PERFGATE_START).
+            start: firstStart + slot,
             config: config.service,
             dir: serviceDir(trees[side], config.service),
             env: session.env,
@@ -269,6 +285,14 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       }
     }
     await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
+    session.update((r) => {
+      r.starts ??= [];
+      for (const side of ['base', 'head'] as const) {
+        starts[side].forEach((service, slot) => {
+          if (service.startup) r.starts!.push({ start: firstStart + slot, block: block.index, side, ...service.startup });
+        });
+      }
+    });
 
     for (const plannedScenario of block.scenarios) {
       const scenario = config.scenarios.find((s) => s.name === plannedScenario.name)!;
@@ -312,11 +336,12 @@ interface StartPairTurn {
 /**
  * One start pair's turn: its warm-up, then its pairs, back to back. Simultaneous: both starts
  * are loaded without a break from the warm-up's first slice to the last pair, on the same
- * connections, and each slice is a window counted on that load (LoadSession: a window that
- * opened fresh connections measured their start, a long tail of slow first requests, as much
- * as the service). Alternate: each side alone, one fresh load per slice, in the pair's order.
- * The warm-up is loaded both at once and slice by slice, as the pairs are measured (plan.ts,
- * warmupSlices), just before the pairs: no start waits warm and idle for its turn.
+ * connections, and each slice is a window counted on that load (a window that opened fresh
+ * connections measured their start, a long tail of slow first requests, as much as the
+ * service). Alternate: each side alone, one fresh load per slice, in the pair's order. The
+ * warm-up is loaded both at once and slice by slice, as the pairs are measured (plan.ts,
+ * warmupSlices), just before the pairs: no start waits warm and idle for its turn. Which load
+ * (closed loop or fixed rate) is the scenario's: see load.ts.
  */
 async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs: PlannedPair[]): Promise<void> {
   const { config, scenario, block, blocks, starts, stored } = turn;
@@ -325,22 +350,27 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
   const both = first.order.map(service);
   const warmup = warmupSlices(config.load.warmupMs, config.load.sliceMs);
   assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
+  await resolveRate(session, turn, both);
+  const ratePerSecond = stored.rate?.perSecond;
+  const open = (targets: Service[], ms: number) =>
+    openLoad(
+      targets.map((s) => s.url),
+      scenario,
+      { maxMs: ms, sliceMs: config.load.sliceMs, ...(ratePerSecond !== undefined && { ratePerSecond }) },
+    );
   const loads =
     config.load.mode === 'simultaneous'
-      ? await LoadSession.open(
-          both.map((s) => s.url),
-          scenario,
-          {
-            maxMs: config.load.warmupMs + pairs.length * config.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS,
-            sliceMs: config.load.sliceMs,
-          },
-        )
+      ? await open(both, config.load.warmupMs + pairs.length * config.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS)
       : null;
   try {
+    const warmed: Slice[][] = [];
     for (const ms of warmup) {
       session.checkCancelled();
-      await measureSlices(both, scenario, ms, loads);
+      warmed.push(await measureSlices(both, scenario, ms, loads ?? (await open(both, ms)), !loads));
     }
+    // Only the first turn of a scenario: a route that fails on both sides is a broken scenario,
+    // not a measurement, and the rest of the run would only measure error pages.
+    if (stored.pairs.length === 0) await assertScenarioAnswers(scenario, both, warmed);
     for (const planned of pairs) {
       session.checkCancelled();
       assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
@@ -348,12 +378,12 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
       if (loads) {
         // Both at once, on the same CPUs, over the same window: whatever slows the machine
         // slows both.
-        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads);
+        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false);
         both.forEach((s, i) => {
           slices[s.side] = measured[i]!;
         });
       } else {
-        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config.load.sliceMs, null);
+        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config.load.sliceMs, await open([service(side)], config.load.sliceMs), true);
       }
       const pair: Pair = {
         block: block.index,
@@ -380,6 +410,64 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
 }
 
 /**
+ * A rate given as a share of capacity is measured once, in the scenario's first turn: a closed-loop
+ * warm-up of both starts at once (as the pairs will share the CPUs), whose base throughput over
+ * the slices after the first sets the rate for the whole run, so every start pair is offered the
+ * same load and the rate is in results.json.
+ */
+async function resolveRate(session: RunSession, turn: StartPairTurn, both: Service[]): Promise<void> {
+  const { config, scenario, stored } = turn;
+  if (!scenario.rate || !('ofCapacity' in scenario.rate) || stored.rate) return;
+  const closedLoop = { ...scenario, rate: null };
+  const slices = warmupSlices(Math.max(config.load.warmupMs, 2 * config.load.sliceMs), config.load.sliceMs);
+  const load = await openLoad(
+    both.map((s) => s.url),
+    closedLoop,
+    { maxMs: slices.reduce((a, b) => a + b, 0) + slices.length * WINDOW_GAP_MS, sliceMs: config.load.sliceMs },
+  );
+  const base: number[] = [];
+  try {
+    for (const ms of slices) {
+      session.checkCancelled();
+      const measured = await measureSlices(both, closedLoop, ms, load, false);
+      base.push(measured.find((slice) => slice.side === 'base')!.rps);
+    }
+  } finally {
+    await load.close();
+  }
+  const capacity = median(base.length > 1 ? base.slice(1) : base);
+  const perSecond = Math.max(1, Math.round(capacity * scenario.rate.ofCapacity));
+  session.ports.logger.info(`${scenario.name}: base served ${Math.round(capacity)} req/s in a closed loop; both sides are offered ${perSecond} req/s (${Math.round(scenario.rate.ofCapacity * 100)}%)`);
+  session.update(() => {
+    stored.rate = { perSecond, source: 'capacity', baseCapacity: Math.round(capacity) };
+  });
+}
+
+/**
+ * Stops the run when the scenario's route fails on both sides through its first warm-up (more
+ * than half of the answers not what it expects, or no answer at all): a typo in a path, a
+ * missing header or an absent route would otherwise be measured for minutes as an error page
+ * and end as a pass. One more request shows the user what the route answered.
+ */
+async function assertScenarioAnswers(scenario: ScenarioConfig, services: Service[], warmed: Slice[][]): Promise<void> {
+  if (warmed.length === 0) return;
+  const failing = services.filter((_, i) => {
+    const slices = warmed.map((w) => w[i]!);
+    const answered = slices.reduce((n, s) => n + s.requests, 0);
+    const bad = slices.reduce((n, s) => n + s.non2xx, 0);
+    const failed = slices.reduce((n, s) => n + s.errors + s.timeouts, 0);
+    return answered === 0 ? failed > 0 : bad > answered / 2;
+  });
+  if (failing.length < services.length) return;
+  const sample = await probeScenario(services[0]!.url, scenario);
+  const expected = scenario.expect?.length ? scenario.expect.join(' or ') : 'a 2xx status';
+  throw new ScenarioError(
+    `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails on both base and head: ${sample}. ` +
+      `perfgate expects ${expected}. Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).`,
+  );
+}
+
+/**
  * A start that dies while it waits for its turn, or after its pairs, is as much a crash as one
  * under load: every start of the block is checked before each pair and at the block's end, not
  * only the two being measured (their exit would otherwise pass unseen, as the block's stop
@@ -390,13 +478,13 @@ function assertStartsRunning(starts: Record<Side, Service[]>, when: string): voi
 }
 
 /**
- * One slice of load on each of `services` at once, over one shared window: a window of `loads`
- * (a start pair's continuous simultaneous load), or else of a load of its own (runLoads). Each
+ * One slice of load on each of `services` at once, over one shared window of `load` (a start
+ * pair's continuous simultaneous load, or a load opened for this slice alone: `closeAfter`). Each
  * service's CPU time and the load generator's (this process's) are read at the instants the
  * window opens and closes; the health each service's processes measured inside themselves comes
  * from a health window that spans the load window. A service that died is an error.
  */
-async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, loads: LoadSession | null): Promise<Slice[]> {
+async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, load: LoadRun, closeAfter: boolean): Promise<Slice[]> {
   for (const service of services) service.assertRunning('before a load slice');
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
   let cpuBefore: number[] = [];
@@ -417,14 +505,12 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
       generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
     },
   };
-  const samples = loads
-    ? await loads.measure(durationMs, window)
-    : await runLoads(
-        services.map((service) => service.url),
-        scenario,
-        durationMs,
-        window,
-      );
+  let samples: Awaited<ReturnType<LoadRun['measure']>>;
+  try {
+    samples = await load.measure(durationMs, window);
+  } finally {
+    if (closeAfter) await load.close();
+  }
   const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);

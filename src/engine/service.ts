@@ -6,10 +6,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceConfig } from '../config/types.js';
 import type { Side } from '../results/types.js';
-import { ServiceError } from './errors.js';
+import { ServiceError, SetupError } from './errors.js';
 import { HealthChannel } from './health.js';
-import { type ProcessTracker, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
+import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
 import { groupCpuSeconds } from './proc-cpu.js';
+import { groupRssBytes } from './proc-memory.js';
 
 /**
  * A preload perfgate injects into the user's processes (the service's port preload, or the
@@ -53,8 +54,13 @@ function freePort(): Promise<number> {
   });
 }
 
+/** How long service.setup may run before each start. */
+const SETUP_TIMEOUT_MS = 10 * 60_000;
+
 export interface StartOptions {
   side: Side;
+  /** Which start of this side: its number over the run (0-based), or the profiling phase's start. PERFGATE_START tells the service's commands. */
+  start: number | 'profile' | 'probe';
   config: ServiceConfig;
   /** Directory the start command runs in (tree root joined with service.cwd). */
   dir: string;
@@ -83,6 +89,10 @@ export class Service {
   url = '';
   /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
   requestsServed = 0;
+  /** What this start told before any load: set by waitReady. */
+  startup: { readyMs: number; rssBytes: number | null } | null = null;
+  /** When the start command was spawned (epoch ms, the clock the preload's events use). */
+  private readonly spawnedAt = Date.now();
 
   private constructor(
     readonly side: Side,
@@ -101,6 +111,8 @@ export class Service {
     const command = options.config.start;
     // The config requires a start command whenever there are scenarios to load.
     if (command === null) throw new Error('Service.start: service.start is not set');
+    const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
+    if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
     writeFileSync(options.statusFile, '');
     // Health is measured in the timed slices only, never under the profiler. Without a socket
@@ -110,6 +122,7 @@ export class Service {
       NODE_ENV: 'production',
       ...options.env,
       ...options.config.env,
+      ...sideEnv,
       PORT: String(port),
       PERFGATE_PORT: String(port),
       PERFGATE_STATUS_FILE: options.statusFile,
@@ -186,9 +199,9 @@ export class Service {
       }
       if (host) {
         this.url = `http://${host.includes(':') ? `[${host}]` : host}:${this.port}`;
-        if (!path) return;
+        if (!path) return this.recordStartup();
         const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2000, deadline - Date.now())));
-        if (status >= 200 && status < 300) return;
+        if (status >= 200 && status < 300) return this.recordStartup();
         lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
       }
       await sleep(100);
@@ -201,8 +214,19 @@ export class Service {
     );
   }
 
-  /** The address the preload saw bound, as a host to connect to. */
-  private reportedHost(): string | null {
+  /**
+   * Start-up time: to the listening socket the preload reported (ms resolution, independent of
+   * how often readiness is polled), else to now; memory: the group's resident set now, before
+   * any load.
+   */
+  private recordStartup(): void {
+    const listenedAt = this.listening()?.time;
+    const readyAt = typeof listenedAt === 'number' && listenedAt >= this.spawnedAt ? listenedAt : Date.now();
+    this.startup = { readyMs: readyAt - this.spawnedAt, rssBytes: groupRssBytes(this.pgid) };
+  }
+
+  /** The preload's report of the forced port being bound, if it came. */
+  private listening(): { address?: string; time?: number } | null {
     let text = '';
     try {
       text = readFileSync(this.options.statusFile, 'utf8');
@@ -211,18 +235,24 @@ export class Service {
     }
     for (const line of text.split('\n')) {
       if (!line) continue;
-      let event: { event?: string; address?: string; port?: number };
+      let event: { event?: string; address?: string; port?: number; time?: number };
       try {
         event = JSON.parse(line);
       } catch {
         continue;
       }
-      if (event.event !== 'listening' || event.port !== this.port) continue;
-      const address = event.address ?? '';
-      if (address === '' || address === '::' || address === '0.0.0.0') return '127.0.0.1';
-      return address;
+      if (event.event === 'listening' && event.port === this.port) return event;
     }
     return null;
+  }
+
+  /** The address the preload saw bound, as a host to connect to. */
+  private reportedHost(): string | null {
+    const event = this.listening();
+    if (!event) return null;
+    const address = event.address ?? '';
+    if (address === '' || address === '::' || address === '0.0.0.0') return '127.0.0.1';
+    return address;
   }
 
   async stop(graceMs = 5000): Promise<void> {
@@ -232,6 +262,24 @@ export class Service {
     this.health?.close();
     portsInUse.delete(this.port);
   }
+}
+
+/**
+ * service.setup, in the start's directory with the start's environment (service.env, its side and
+ * start number), before the service is spawned: a database reset or migrations each start needs.
+ * Its output goes to the side's setup log; a failure names the start and shows the log's end.
+ */
+async function runSetup(options: StartOptions, command: string, sideEnv: Record<string, string>): Promise<void> {
+  const logFile = options.logFile.replace(/\.log$/, '-setup.log');
+  writeFileSync(logFile, `$ ${command}   (${options.side}, start ${options.start}, in ${options.dir})\n`, { flag: 'a' });
+  const env = { NODE_ENV: 'production', ...options.env, ...options.config.env, ...sideEnv };
+  const result = await runShell(command, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
+  if (result.code === 0) return;
+  const how = result.timedOut ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} min` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+  throw new SetupError(
+    `service.setup failed before ${typeof options.start === 'number' ? `start ${options.start + 1}` : `the ${options.start} start`} of ${options.side}: \`${command}\` ${how}. ` +
+      `Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}\n${tailFile(logFile, 15)}`,
+  );
 }
 
 function canConnect(host: string, port: number): Promise<boolean> {

@@ -8,6 +8,7 @@ import type {
   MetricComparison,
   PairedComparison,
   Results,
+  StartupComparison,
   Verdict,
 } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
@@ -22,6 +23,7 @@ import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
 import { earlyStop, httpLevel } from './sequential.js';
 import { percentText } from './text.js';
+import { startupSeries } from './startup.js';
 import { analysisWarnings } from './warnings.js';
 
 
@@ -140,7 +142,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const draft = comparePaired(base, head, starts, config.gate[definition.id], level, definition.higherIsBetter);
+      const draft = comparePaired(base, head, starts, config.gate[definition.id] ?? DEFAULT_GATE[definition.id], level, definition.higherIsBetter);
       if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
     }
   }
@@ -158,7 +160,13 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
 
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts]);
+  // Start-up (gate/startup.ts): one unit per start pair, looked at with the HTTP metrics.
+  const startupDrafts: Draft<StartupComparison>[] = startupSeries(results).flatMap((series) => {
+    const draft = comparePaired(series.base, series.head, null, config.gate[series.metric] ?? DEFAULT_GATE[series.metric], level, false);
+    return draft ? [{ metric: series.metric, ...draft }] : [];
+  });
+
+  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts, ...startupDrafts]);
   // One Holm family; each comparison is held to its own level (HTTP and health: the sequential
   // design's nominal level at the look the run stopped, never above alpha; micro-benchmarks: alpha).
   const decide = <T extends PairedComparison>(draft: Draft<T>, p: number, at: number): T => {
@@ -172,8 +180,10 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     healthDrafts.map((d, i) => decide<RelativeHealthComparison>(d, pAdjusted[healthOffset + i]!, level)),
     decided,
   );
-  // Throughput measured on a generator-bound side cannot support its verdict.
-  const comparisons = health ? markGeneratorBound(decided, health.generator) : decided;
+  // Throughput measured on a generator-bound side cannot support its verdict (nor, at a fixed
+  // rate, latency: it counts the generator's own delay).
+  const fixedRate = new Set(results.scenarios.filter((s) => s.pairs.some((p) => p.base.offered)).map((s) => s.name));
+  const comparisons = health ? markGeneratorBound(decided, health.generator, fixedRate) : decided;
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   let benchmarks: BenchmarkAnalysis | undefined;
   if (inventory) {
@@ -186,14 +196,18 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       notCompared: inventory.notCompared,
     };
   }
+  const startupOffset = healthOffset + healthDrafts.length;
+  const startup = startupDrafts.map((d, i) => decide<StartupComparison>(d, pAdjusted[startupOffset + i]!, level));
+  const startupFailing = startup.filter((c) => c.gated && c.verdict === 'regression');
   const healthComparisons = health?.comparisons ?? [];
   const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? []), ...healthComparisons];
   const tallies = tallyRequests(results);
   // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
-  const verdicts = [...all, ...(health?.heap ?? [])];
+  const verdicts = [...all, ...startup, ...(health?.heap ?? [])];
   return {
     comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? 'fail' : 'pass',
+    decision:
+      failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? 'fail' : 'pass',
     regressions: verdicts.filter((c) => c.verdict === 'regression').length,
     improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
@@ -212,6 +226,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     earlyStop: earlyStop(results),
     ...(benchmarks && { benchmarks }),
     ...(health && { health }),
+    ...(startup.length > 0 && { startup }),
   };
 }
 
@@ -246,6 +261,9 @@ export function describeFailing(analysis: Analysis): string[] {
         ? `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)}${c.min > 0 ? ` and ${c.min / 1000} ms` : ''})`
         : `heap_growth of ${c.scenario} +${c.change.toFixed(2)} MB per 10k requests: possible leak (limit ${c.limit} MB)`,
     ),
+    ...(analysis.startup ?? [])
+      .filter((c) => c.gated && c.verdict === 'regression')
+      .map((c) => `${c.metric} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
   ];
 }
 

@@ -285,6 +285,17 @@ export const SERVICE_SPARE = 0.8;
 export const GENERATOR_BUSY = 0.75;
 export const GENERATOR_DOMINANCE = 2;
 
+/**
+ * A fixed-rate slice measured the generator when its requests left late: each latency counts
+ * from the intended send time, so a generator that fell behind its schedule adds its own delay
+ * to every latency it reports. The slice is bound when the generator's p99 delay is at least this
+ * many µs and at least half the slice's p99 latency (the tail is then mostly the generator's).
+ * A first rule, not calibrated yet: on this 2-vCPU machine with other jobs running, an idle
+ * trivial service at 200 req/s showed 15–110 ms of generator delay at p99 in its first windows.
+ */
+export const GENERATOR_LAG_US = 5000;
+export const GENERATOR_LAG_SHARE = 0.5;
+
 interface SliceLoad {
   /** Share of one core the generator used, and share of the slice its loop was busy (NaN when not recorded). */
   generatorCpu: number;
@@ -307,6 +318,7 @@ function sliceLoad(slice: Slice): SliceLoad | null {
 
 /** Whether one slice measured the generator: it was saturated (CPU or loop), or far busier than the service, while the service had spare capacity. */
 export function generatorBoundSlice(slice: Slice): boolean {
+  if (slice.offered) return slice.offered.lagUsP99 >= GENERATOR_LAG_US && slice.offered.lagUsP99 >= GENERATOR_LAG_SHARE * slice.latencyUs.p99;
   const load = sliceLoad(slice);
   if (load === null) return false;
   const saturated = load.generatorCpu >= GENERATOR_SATURATED || load.generatorBusy >= GENERATOR_SATURATED;
@@ -341,12 +353,15 @@ export function checkGenerator(scenario: ScenarioResults): GeneratorCheck | null
  * A throughput verdict that rests on a generator-bound side becomes inconclusive: there the
  * service could have served more than was measured. A regression needs head to be service-bound
  * (base's true rate is at least what was measured, so the drop is real); an improvement needs
- * base service-bound; "unchanged" needs both.
+ * base service-bound; "unchanged" needs both. At a fixed rate the generator's delay is in every
+ * latency (they count from the intended send time), so there the latency verdicts are held to
+ * the same rule: a late generator can only have added to the bound side's latencies.
  */
-export function markGeneratorBound(comparisons: MetricComparison[], checks: GeneratorCheck[]): MetricComparison[] {
+export function markGeneratorBound(comparisons: MetricComparison[], checks: GeneratorCheck[], fixedRate: ReadonlySet<string> = new Set()): MetricComparison[] {
   return comparisons.map((c) => {
     const bound = checks.find((g) => g.scenario === c.scenario)?.bound ?? [];
-    if (c.metric !== 'throughput' || bound.length === 0) return c;
+    const affected = c.metric === 'throughput' || (fixedRate.has(c.scenario) && c.metric.startsWith('latency_'));
+    if (!affected || bound.length === 0) return c;
     const holds =
       (c.verdict === 'regression' && !bound.includes('head')) ||
       (c.verdict === 'improvement' && !bound.includes('base')) ||

@@ -14,6 +14,8 @@ export const METRIC_DEFINITIONS: readonly MetricDefinition[] = [
   { id: 'latency_p50', higherIsBetter: false, value: (s) => s.latencyUs.p50 },
   { id: 'latency_p90', higherIsBetter: false, value: (s) => s.latencyUs.p90 },
   { id: 'latency_p99', higherIsBetter: false, value: (s) => s.latencyUs.p99 },
+  // Recorded by fixed-rate slices only: NaN elsewhere, so closed-loop scenarios get no row.
+  { id: 'latency_p999', higherIsBetter: false, value: (s) => s.latencyUs.p999 ?? Number.NaN },
   {
     id: 'cpu_per_request',
     higherIsBetter: false,

@@ -59,6 +59,7 @@ export async function probeService(request: ProbeRequest): Promise<ProbeAnswer[]
   let service: Service | null = null;
   try {
     service = await Service.start({
+      start: 'probe',
       side: 'head',
       config,
       dir: request.dir,

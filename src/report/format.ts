@@ -122,6 +122,7 @@ const METRIC_NAMES: Record<MetricId, string> = {
   latency_p50: 'latency p50',
   latency_p90: 'latency p90',
   latency_p99: 'latency p99',
+  latency_p999: 'latency p99.9',
   cpu_per_request: 'CPU / request',
 };
 

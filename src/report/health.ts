@@ -7,6 +7,7 @@
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from './format.js';
+import { startupRows } from './startup.js';
 import { type Tone, verdictTone } from './verdicts.js';
 
 const HEALTH_METRIC_NAMES: Record<HealthMetricId, string> = {
@@ -137,9 +138,10 @@ function processCounts(health: HealthAnalysis, scenario: string, side: Side): st
 
 /** Rows of every scenario with health data, scenarios in run order, gated metrics first within each. */
 export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
+  const startup = startupRows(analysis).map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
   const health = analysis.health;
-  if (!health) return [];
-  return results.scenarios.flatMap((scenario) => {
+  if (!health) return startup;
+  return startup.concat(results.scenarios.flatMap((scenario) => {
     const name = scenario.name;
     const comparisons = health.comparisons
       .filter((c) => c.scenario === name)
@@ -179,7 +181,7 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
       });
     }
     return rows.map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
-  });
+  }));
 }
 
 /**

@@ -64,6 +64,7 @@ export function allComparisons(analysis: Analysis): Pick<PairedComparison, 'verd
     ...(analysis.benchmarks?.comparisons ?? []),
     ...(analysis.health?.comparisons ?? []),
     ...(analysis.health?.heap ?? []),
+    ...(analysis.startup ?? []),
   ];
 }
 

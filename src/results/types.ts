@@ -1,4 +1,4 @@
-import type { HealthMetricId, MetricId, PerfgateConfig } from '../config/types.js';
+import type { HealthMetricId, MetricId, PerfgateConfig, StartupMetricId } from '../config/types.js';
 import type { WarningCode } from './warnings.js';
 
 /** Bumped on any incompatible change of the results.json shape. */
@@ -33,8 +33,23 @@ export interface LatencyUs {
   p50: number;
   p90: number;
   p99: number;
+  /** Fixed-rate slices only: enough requests per window to say something of the tail. */
+  p999?: number;
   max: number;
   mean: number;
+}
+
+/** What a fixed-rate slice offered the service, and how well the generator kept its schedule. */
+export interface OfferedLoad {
+  /** The scenario's rate, requests per second per side. */
+  ratePerSecond: number;
+  /** Requests sent in the window. */
+  sent: number;
+  /** Requests that fell due but were not sent, because the service had a timeout's worth of requests outstanding. */
+  dropped: number;
+  /** How late requests left against their intended time (the generator's own delay), µs. */
+  lagUsP50: number;
+  lagUsP99: number;
 }
 
 export interface Slice {
@@ -48,9 +63,12 @@ export interface Slice {
   /** Responses per second over durationMs. */
   rps: number;
   latencyUs: LatencyUs;
+  /** Responses with a status the scenario does not expect (any non-2xx unless it declares `expect`). */
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** Fixed-rate scenarios: what was offered (absent in closed-loop slices). */
+  offered?: OfferedLoad;
   /** Service CPU time (user+system, whole process tree), seconds, during the slice. */
   cpuSeconds: number;
   /** CPU time of the load generator (perfgate's own process), seconds, during the slice. Absent in results from before it was measured. */
@@ -122,10 +140,28 @@ export interface Pair {
   head: Slice;
 }
 
+/** One start of one side, before any load reached it. */
+export interface StartRecord {
+  /** The start's number over the run (PERFGATE_START): base start n and head start n are a start pair. */
+  start: number;
+  block: number;
+  side: Side;
+  /** From spawning the start command to the service's listening socket (the preload's report), or to ready when it reported none, ms. */
+  readyMs: number;
+  /** Resident memory of the service's whole process group once ready, bytes; null without /proc. */
+  rssBytes: number | null;
+}
+
 export interface ScenarioResults {
   name: string;
   method: string;
   path: string;
+  /**
+   * Fixed-rate scenarios: the rate both sides were offered, requests per second, and where it
+   * came from (the configuration, or a share of base's capacity measured in the first warm-up).
+   * Absent for closed-loop scenarios, and until a relative rate is measured.
+   */
+  rate?: { perSecond: number; source: 'config' | 'capacity'; baseCapacity?: number };
   pairs: Pair[];
 }
 
@@ -235,6 +271,8 @@ export interface Results {
   environment: Environment;
   sides: Record<Side, SideInfo>;
   scenarios: ScenarioResults[];
+  /** Every start of either side with what it told before any load; absent in results from before it was recorded. */
+  starts?: StartRecord[];
   warnings: RunWarning[];
   /** Set by the GitHub Action; absent in CLI runs. */
   github?: GitHubRecord;
@@ -455,6 +493,11 @@ export interface MetricComparison extends PairedComparison {
 }
 
 /** A service-health metric compared like an HTTP metric, with an absolute floor besides the relative limit. */
+/** A start-up metric over every start pair (base start n against head start n); medians in ms or bytes. */
+export interface StartupComparison extends PairedComparison {
+  metric: StartupMetricId;
+}
+
 export interface HealthComparison extends PairedComparison {
   metric: HealthMetricId;
   scenario: string;
@@ -643,4 +686,6 @@ export interface Analysis {
   benchmarks?: BenchmarkAnalysis;
   /** Service health, when any slice has health or load-generator data; counted in decision, regressions and improvements. */
   health?: HealthAnalysis;
+  /** Start-up time and memory over the starts, when the run recorded them; counted in decision, regressions and improvements. */
+  startup?: StartupComparison[];
 }

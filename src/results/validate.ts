@@ -11,7 +11,7 @@
  * checks that a complete, engine-shaped file passes through unchanged.
  */
 import { z } from 'zod';
-import { HEALTH_METRICS, METRICS } from '../config/types.js';
+import { HEALTH_METRICS, METRICS, STARTUP_METRICS } from '../config/types.js';
 import { ResultsFileError } from './io.js';
 import { RESULTS_VERSION, type Results } from './types.js';
 
@@ -29,6 +29,7 @@ const message = z.string().max(MESSAGE_MAX);
 const count = z.int().min(0);
 const finite = z.number();
 const nonNegative = z.number().min(0);
+const positive = z.number().gt(0);
 const fraction = z.number().min(0).max(1);
 const list = <T extends z.ZodType>(item: T) => z.array(item).max(LIST_MAX);
 const sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a 40-character hex commit sha');
@@ -37,9 +38,13 @@ const isoTime = z.string().max(40).regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/, 'must be 
 const stringMap = z.record(name, message);
 
 const rule = z.object({ limit: nonNegative, gated: z.boolean(), min: nonNegative.optional() });
-const metricRules = Object.fromEntries(METRICS.map((m) => [m, rule])) as Record<(typeof METRICS)[number], typeof rule>;
-const optionalRules = Object.fromEntries([...HEALTH_METRICS, 'benchmarks'].map((m) => [m, rule.optional()])) as Record<
-  (typeof HEALTH_METRICS)[number] | 'benchmarks',
+// latency_p999 came with fixed-rate scenarios: optional, like the rules added after it.
+const metricRules = Object.fromEntries(METRICS.filter((m) => m !== 'latency_p999').map((m) => [m, rule])) as Record<
+  Exclude<(typeof METRICS)[number], 'latency_p999'>,
+  typeof rule
+>;
+const optionalRules = Object.fromEntries([...HEALTH_METRICS, ...STARTUP_METRICS, 'latency_p999', 'benchmarks'].map((m) => [m, rule.optional()])) as Record<
+  (typeof HEALTH_METRICS)[number] | (typeof STARTUP_METRICS)[number] | 'latency_p999' | 'benchmarks',
   z.ZodOptional<typeof rule>
 >;
 
@@ -47,6 +52,7 @@ const config = z.object({
   service: z.object({
     install: message.nullable(),
     build: message.nullable(),
+    setup: message.nullable().optional(),
     start: message.nullable(),
     cwd: name,
     env: stringMap,
@@ -61,6 +67,11 @@ const config = z.object({
       body: z.string().max(LOG_MAX).nullable(),
       connections: count,
       pipelining: count,
+      rate: z
+        .union([z.object({ perSecond: positive }), z.object({ ofCapacity: fraction })])
+        .nullable()
+        .optional(),
+      expect: list(z.int().min(100).max(599)).nullable().optional(),
     }),
   ),
   load: z.object({
@@ -103,10 +114,13 @@ const slice = z.object({
   durationMs: nonNegative,
   requests: count,
   rps: nonNegative,
-  latencyUs: z.object({ p50: nonNegative, p90: nonNegative, p99: nonNegative, max: nonNegative, mean: nonNegative }),
+  latencyUs: z.object({ p50: nonNegative, p90: nonNegative, p99: nonNegative, p999: nonNegative.optional(), max: nonNegative, mean: nonNegative }),
   non2xx: count,
   errors: count,
   timeouts: count,
+  offered: z
+    .object({ ratePerSecond: positive, sent: count, dropped: count, lagUsP50: nonNegative, lagUsP99: nonNegative })
+    .optional(),
   cpuSeconds: nonNegative,
   generatorCpuSeconds: nonNegative.optional(),
   generatorEventLoopUtilization: fraction.optional(),
@@ -244,6 +258,7 @@ export const resultsSchema = z.object({
       name,
       method: z.string().regex(/^[A-Z][A-Z-]{0,19}$/, 'must be an HTTP method'),
       path: name,
+      rate: z.object({ perSecond: positive, source: z.enum(['config', 'capacity']), baseCapacity: nonNegative.optional() }).optional(),
       pairs: list(
         z.object({
           block: count,
@@ -256,6 +271,9 @@ export const resultsSchema = z.object({
       ),
     }),
   ),
+  starts: list(
+    z.object({ start: count, block: count, side, readyMs: nonNegative, rssBytes: nonNegative.nullable() }),
+  ).optional(),
   warnings: list(z.object({ code: z.string().max(100), message, scenario: name.optional(), benchmark: name.optional() })),
   github: github.optional(),
   benchmarks: benchmarks.optional(),

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
-import { LoadSession, runLoads } from '../../src/engine/load.js';
+import { runLoads } from '../../src/engine/load.js';
+import { ClosedLoopLoad } from '../../src/engine/load-closed.js';
 
 const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1 };
 
@@ -35,8 +36,8 @@ async function close(server: Server): Promise<void> {
 test("a start pair's windows are counted on the same connections, so a window measures the service, not the connections' start", async () => {
   const { server, url, connections } = await listen(400);
   try {
-    const loads = await LoadSession.open([url], scenario, { maxMs: 3000, sliceMs: 600 });
-    let windows: Awaited<ReturnType<LoadSession['measure']>>[];
+    const loads = await ClosedLoopLoad.open([url], scenario, { maxMs: 3000, sliceMs: 600 });
+    let windows: Awaited<ReturnType<ClosedLoopLoad['measure']>>[];
     try {
       windows = [await loads.measure(600), await loads.measure(600), await loads.measure(600)];
     } finally {
@@ -75,7 +76,7 @@ test('a window counts the timeouts of its own time: a service that stops answeri
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
     // 1 s slices: a request times out after 2 s
-    const loads = await LoadSession.open([url], scenario, { maxMs: 5000, sliceMs: 1000 });
+    const loads = await ClosedLoopLoad.open([url], scenario, { maxMs: 5000, sliceMs: 1000 });
     try {
       const [healthy] = await loads.measure(300);
       answering = false;

@@ -44,6 +44,7 @@ describe('resolveConfig: defaults', () => {
       service: {
         install: null,
         build: null,
+        setup: null,
         start: 'node server.js',
         cwd: '.',
         env: { NODE_ENV: 'production' },
@@ -58,6 +59,8 @@ describe('resolveConfig: defaults', () => {
           body: null,
           connections: 10,
           pipelining: 1,
+          rate: null,
+          expect: null,
         },
       ],
       load: { sliceMs: 1000, pairs: 72, blocks: 3, instances: 8, warmupMs: 4000, earlyStop: true, mode: 'simultaneous', pin: 'auto' },
@@ -67,11 +70,14 @@ describe('resolveConfig: defaults', () => {
         latency_p50: { limit: 0.1, gated: false },
         latency_p90: { limit: 0.1, gated: false },
         latency_p99: { limit: 0.15, gated: true },
+        latency_p999: { limit: 0.25, gated: false },
         cpu_per_request: { limit: 0.1, gated: false },
         event_loop_delay_p99: { limit: 0.5, gated: true, min: 10_000 },
         event_loop_delay_max: { limit: 0.5, gated: false, min: 10_000 },
         event_loop_utilization: { limit: 0.1, gated: false },
         gc_per_request: { limit: 0.25, gated: false },
+        startup_time: { limit: 0.2, gated: false },
+        startup_memory: { limit: 0.1, gated: false },
         heap_growth: { limitMbPer10k: 0.5, gated: false },
         benchmarks: { limit: 0.1, gated: true },
       },
@@ -123,13 +129,14 @@ gate:                            # limits; a metric fails only if significant AN
     assert.deepEqual(config.service, {
       install: 'npm ci',
       build: 'npm run build',
+      setup: null,
       start: 'node server.js',
       cwd: '.',
       env: { NODE_ENV: 'production' },
       ready: { path: '/health', timeoutMs: 30_000 },
     });
     assert.deepEqual(config.scenarios, [
-      { name: 'hello', method: 'GET', path: '/hello', headers: {}, body: null, connections: 10, pipelining: 1 },
+      { name: 'hello', method: 'GET', path: '/hello', headers: {}, body: null, connections: 10, pipelining: 1, rate: null, expect: null },
       {
         name: 'echo',
         method: 'POST',
@@ -138,6 +145,8 @@ gate:                            # limits; a metric fails only if significant AN
         body: '{"hello":"world"}',
         connections: 10,
         pipelining: 1,
+        rate: null,
+        expect: null,
       },
     ]);
     assert.deepEqual(config.gate.throughput, { limit: 0.05, gated: true });
@@ -342,6 +351,49 @@ alpha: 0.5
 });
 
 describe('scenarios', () => {
+  test('rate: requests per second or a share of capacity; expect: one status or a list', () => {
+    const config = fromYaml(`
+service: { start: node s.js }
+scenarios:
+  - { path: /a, rate: 500 }
+  - { path: /b, rate: 250/s, expect: 404 }
+  - { path: /c, rate: 60%, expect: [200, 304] }
+  - /d
+`);
+    assert.deepEqual(
+      config.scenarios.map((s) => [s.rate, s.expect]),
+      [
+        [{ perSecond: 500 }, null],
+        [{ perSecond: 250 }, [404]],
+        [{ ofCapacity: 0.6 }, [200, 304]],
+        [null, null],
+      ],
+    );
+  });
+
+  test('a rate out of range or not a rate says what to write', () => {
+    const message = problems({
+      document: {
+        service: { start: 'x' },
+        scenarios: [
+          { path: '/a', rate: 0 },
+          { path: '/b', rate: '150%' },
+          { path: '/c', rate: 'fast' },
+          { path: '/d', rate: 1e6 },
+          { path: '/e', expect: 700 },
+        ],
+      },
+    });
+    const hint = "write requests per second (e.g. 500 or 500/s, at most 100,000) or a share of base's capacity (e.g. 60%, from 1% to 100%)";
+    assert.deepEqual(message.split('\n'), [
+      `perfgate.yml: scenarios[0].rate: 0 is out of range; ${hint}`,
+      `perfgate.yml: scenarios[1].rate: "150%" is out of range; ${hint}`,
+      `perfgate.yml: scenarios[2].rate: "fast" is not a rate; ${hint}`,
+      `perfgate.yml: scenarios[3].rate: 1000000 is out of range; ${hint}`,
+      'perfgate.yml: scenarios[4].expect: 700 is not allowed; use an integer from 100 to 599',
+    ]);
+  });
+
   test('duplicate names are rejected, defaulted or explicit', () => {
     const message = problems({
       document: {

@@ -47,8 +47,18 @@ function completeResults(): Results {
       pair[side].generatorCpuSeconds = 0.2;
       pair[side].generatorEventLoopUtilization = 0.3;
       pair[side].health = { requestsSinceStart: 1000 * (pair.index + 1), missing: 0, processes: [processHealth(100 + pair.index)] };
+      // What a fixed-rate slice adds.
+      pair[side].latencyUs.p999 = pair[side].latencyUs.max;
+      pair[side].offered = { ratePerSecond: 500, sent: 500, dropped: 0, lagUsP50: 80, lagUsP99: 900 };
     }
   }
+  results.scenarios[0]!.rate = { perSecond: 500, source: 'capacity', baseCapacity: 830 };
+  results.starts = [
+    { start: 0, block: 0, side: 'base', readyMs: 312, rssBytes: 61_000_000 },
+    { start: 0, block: 0, side: 'head', readyMs: 355, rssBytes: null },
+  ];
+  results.config.scenarios[0]!.rate = { ofCapacity: 0.6 };
+  results.config.scenarios[0]!.expect = [200, 304];
   const runs = benchRounds(6, 'bench/sum.bench.js', (side) => [{ name: 'sum', ops: side === 'base' ? 1000 : 900 }]);
   results.benchmarks = { files: { base: ['bench/sum.bench.js'], head: ['bench/sum.bench.js'] }, rounds: 6, runs, stoppedEarly: null };
   const bounded = boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 10);

@@ -132,7 +132,7 @@ async function runFile(file: BenchFile, side: Side, round: number, options: RunO
   try {
     exit = await runProcess('node', [...file.nodeArgs, '--require', options.preload, file.absolute], {
       cwd: options.cwd,
-      env: { ...options.env, PERFGATE_BENCH_OUTPUT: output },
+      env: { ...options.env, PERFGATE_SIDE: side, PERFGATE_BENCH_OUTPUT: output },
       logFile: logs.stdout,
       errorLogFile: logs.stderr,
       tracker: options.tracker,

@@ -1,0 +1,157 @@
+import type { EventEmitter } from 'node:events';
+import autocannon from 'autocannon';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type * as hdr from 'hdr-histogram-js';
+import type { ScenarioConfig } from '../config/types.js';
+import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, type WindowSample } from './load-window.js';
+
+type Instance = Promise<autocannon.Result> & EventEmitter & { stop(): void };
+
+/** One target's connections and what its current window has counted. */
+interface Target {
+  instance: Instance;
+  histogram: hdr.Histogram | null;
+  responses: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Responses since the last window closed (or since the connections opened), counted or not. */
+  served: number;
+}
+
+/** The message of the error autocannon emits (as `reqError`, once per pipelined request) for a request that timed out. */
+const TIMED_OUT = 'request timed out';
+
+/**
+ * Closed-loop load (every connection sends its next request when the previous one is answered)
+ * on one or more services at once, kept up over several measuring windows (`measure`)
+ * until `close`: autocannon (in this process) holds the same connections all along. Every
+ * target's connections are opened first (a short lead, never counted), then each window counts
+ * responses for all targets from the same instant to the same instant. Two services loaded at
+ * once on shared CPUs must be measured over exactly the same time: a side whose load started
+ * or ended later would have the CPUs to itself for that moment.
+ *
+ * Why the connections are kept across windows: a window that opens fresh connections measures
+ * their start as much as the service. On a 2-vCPU runner with two services of 2 ms of CPU per
+ * request sharing one CPU, the first request of several new connections waited 120–390 ms
+ * (steady-state p99 about 120 ms), so a 1 s window's p99 came out at 250–330 ms and the
+ * head/base p99 ratio of one window spread by 26–34% (SD); over windows of continuous load it
+ * was 120 ms and 3–7.5% (plain http: 14% against 6%), with the same throughput ratios
+ * (docs/calibration.md, "Fresh connections in every slice").
+ *
+ * Every response time in a window goes into an HdrHistogram at µs resolution (autocannon's own
+ * histogram is in whole milliseconds, too coarse for a fast service whose p99 may be 1.2 ms).
+ * Requests per second are counted by us over our own monotonic clock.
+ */
+export class ClosedLoopLoad implements LoadRun {
+  private readonly targets: Target[];
+  private readonly pipelining: number;
+  private counting = false;
+
+  private constructor(
+    baseUrls: string[],
+    scenario: ScenarioConfig,
+    /** The longest this session may load (its windows and the gaps between them): autocannon's backstop. */
+    maxMs: number,
+    sliceMs: number,
+  ) {
+    this.pipelining = scenario.pipelining;
+    this.targets = baseUrls.map((baseUrl) => {
+      const target: Target = {
+        instance: autocannon({
+          url: `${baseUrl}${scenario.path}`,
+          method: scenario.method as autocannon.Request['method'],
+          headers: scenario.headers,
+          body: scenario.body ?? undefined,
+          connections: scenario.connections,
+          pipelining: scenario.pipelining,
+          // stopped by us in close(); this is only a backstop
+          duration: maxMs / 1000 + 30,
+          // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
+          // tick often enough that the run ends promptly when stopped.
+          sampleInt: Math.max(10, Math.min(100, Math.round(sliceMs / 20))),
+          // a window must not wait 10 s for a stuck request; a timeout is counted and reported
+          timeout: Math.max(2, Math.ceil(sliceMs / 1000) * 2),
+        }) as unknown as Instance, // without a callback it is both
+        histogram: null,
+        responses: 0,
+        non2xx: 0,
+        errors: 0,
+        timeouts: 0,
+        served: 0,
+      };
+      target.instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+        target.served++;
+        if (!this.counting || !target.histogram) return;
+        target.responses++;
+        if (!isExpectedStatus(scenario, statusCode)) target.non2xx++;
+        target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
+      });
+      target.instance.on('reqError', (error: Error) => {
+        if (!this.counting) return;
+        target.errors++;
+        if (error?.message === TIMED_OUT) target.timeouts++;
+      });
+      return target;
+    });
+  }
+
+  /**
+   * Opens the connections to every target, in the order given, and waits a short lead so that
+   * no window counts their opening. `maxMs`: how long the session will load at most (its windows
+   * and the gaps between them); `sliceMs`: its windows' length, which sets autocannon's tick and
+   * request timeout.
+   */
+  static async open(baseUrls: string[], scenario: ScenarioConfig, options: LoadOptions): Promise<ClosedLoopLoad> {
+    const session = new ClosedLoopLoad(baseUrls, scenario, options.maxMs, options.sliceMs);
+    await sleep(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
+    return session;
+  }
+
+  /** One window of `durationMs` on every target at once; `served` is every response since the previous window closed. */
+  async measure(durationMs: number, window: LoadWindow = {}): Promise<WindowSample[]> {
+    for (const target of this.targets) {
+      target.histogram = latencyHistogram();
+      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
+    }
+    this.counting = true;
+    const startedAt = new Date().toISOString();
+    const t0 = process.hrtime.bigint();
+    window.onOpen?.();
+    try {
+      await sleep(durationMs);
+    } finally {
+      this.counting = false;
+    }
+    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    window.onClose?.();
+    return this.targets.map((target) => {
+      const histogram = target.histogram!;
+      target.histogram = null;
+      const latencyUs = latencyOf(histogram);
+      const served = target.served;
+      target.served = 0;
+      return {
+        startedAt,
+        durationMs: Math.round(windowMs * 10) / 10,
+        requests: target.responses,
+        rps: Math.round((target.responses / (windowMs / 1000)) * 10) / 10,
+        latencyUs,
+        non2xx: target.non2xx,
+        // autocannon reports a failed connection once per pipelined request
+        errors: Math.ceil(target.errors / this.pipelining),
+        timeouts: Math.ceil(target.timeouts / this.pipelining),
+        served,
+      };
+    });
+  }
+
+  /** Stops the load on every target and waits until autocannon has let go of the connections; throws autocannon's own error, if it failed. */
+  async close(): Promise<void> {
+    this.counting = false;
+    for (const target of this.targets) target.instance.stop();
+    const settled = await Promise.allSettled(this.targets.map((target) => target.instance));
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+  }
+}

@@ -1,0 +1,205 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type * as hdr from 'hdr-histogram-js';
+import { Pool } from 'undici';
+import type { ScenarioConfig } from '../config/types.js';
+import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, type WindowSample } from './load-window.js';
+
+/** One target's connection pool and what its current window has counted. */
+interface Target {
+  pool: Pool;
+  /** Requests sent and not yet answered (or failed). */
+  outstanding: number;
+  histogram: hdr.Histogram | null;
+  /** How late each request of the window left against its intended time, µs: the generator's own delay. */
+  lag: hdr.Histogram | null;
+  responses: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  sent: number;
+  dropped: number;
+  /** Responses since the last window closed (or since the load opened), counted or not. */
+  served: number;
+}
+
+/** The longest the scheduler sleeps between two looks at its clock, ms: a late tick delays the requests due in it, and that delay is measured (lag), not hidden. */
+const MAX_TICK_MS = 5;
+
+/**
+ * Fixed-rate (open-loop) load: the k-th request to each target is due at t0 + k/rate, whatever
+ * the service is doing, and its latency runs from that intended instant to the end of its
+ * response. A service that stalls for 50 ms delays every request that fell due in those 50 ms,
+ * and each of them is counted with its wait; a closed loop (autocannon's default) sends nothing
+ * while the service stalls, so the stall shows as one slow request per connection (coordinated
+ * omission; Tene, "How NOT to measure latency"). autocannon's `overallRate` paces a closed loop
+ * (its connections wait for answers, so a stall still stops the sending: #187), and its `-C`
+ * correction only adds synthetic samples to its millisecond histogram afterwards: hence a
+ * scheduler of our own, on undici's pool.
+ *
+ * Requests that find every connection busy wait in the pool's queue, and that wait is part of
+ * their latency (as it would be for a user). At most `rate × timeout` requests are outstanding per
+ * target: beyond that a due request is not sent and is counted as dropped, so a service that
+ * cannot keep up shows as a lower achieved rate and dropped requests, not as unbounded memory in
+ * the generator. The generator's own delay (how late a due request actually left) is measured
+ * per window, so a run where perfgate could not keep its schedule says so.
+ */
+export class FixedRateLoad implements LoadRun {
+  private readonly targets: Target[];
+  private readonly intervalMs: number;
+  private readonly maxOutstanding: number;
+  private readonly t0 = performance.now();
+  /** Requests scheduled so far per target (all targets share one schedule). */
+  private scheduled = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private counting = false;
+
+  private constructor(
+    baseUrls: string[],
+    private readonly scenario: ScenarioConfig,
+    private readonly ratePerSecond: number,
+    sliceMs: number,
+  ) {
+    this.intervalMs = 1000 / ratePerSecond;
+    const timeoutMs = Math.max(2, Math.ceil(sliceMs / 1000) * 2) * 1000;
+    this.maxOutstanding = Math.max(scenario.connections * scenario.pipelining, Math.ceil((ratePerSecond * timeoutMs) / 1000));
+    this.targets = baseUrls.map((baseUrl) => ({
+      pool: new Pool(baseUrl, {
+        connections: scenario.connections,
+        pipelining: scenario.pipelining,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        keepAliveTimeout: 60_000,
+      }),
+      outstanding: 0,
+      histogram: null,
+      lag: null,
+      responses: 0,
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+      sent: 0,
+      dropped: 0,
+      served: 0,
+    }));
+  }
+
+  /** Starts the schedule on every target and waits a short lead, so no window counts the connections' opening. */
+  static async open(baseUrls: string[], scenario: ScenarioConfig, options: LoadOptions): Promise<FixedRateLoad> {
+    const rate = options.ratePerSecond;
+    if (!rate || !(rate > 0)) throw new Error(`FixedRateLoad.open: no rate for scenario "${scenario.name}"`);
+    const load = new FixedRateLoad(baseUrls, scenario, rate, options.sliceMs);
+    load.tick();
+    await sleep(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
+    return load;
+  }
+
+  /** Sends every request that has fallen due, then sleeps until the next one is due (at most MAX_TICK_MS). */
+  private tick(): void {
+    this.timer = null;
+    if (this.closed) return;
+    const now = performance.now();
+    const due = Math.floor((now - this.t0) / this.intervalMs) + 1;
+    for (; this.scheduled < due; this.scheduled++) {
+      const intended = this.t0 + this.scheduled * this.intervalMs;
+      for (const target of this.targets) this.send(target, intended, now);
+    }
+    const next = this.t0 + this.scheduled * this.intervalMs - performance.now();
+    this.timer = setTimeout(() => this.tick(), Math.max(0, Math.min(MAX_TICK_MS, next)));
+  }
+
+  private send(target: Target, intended: number, now: number): void {
+    const counted = this.counting;
+    if (target.outstanding >= this.maxOutstanding) {
+      if (counted) target.dropped++;
+      return;
+    }
+    if (counted) {
+      target.sent++;
+      target.lag?.recordValue(Math.max(1, Math.round((now - intended) * 1000)));
+    }
+    target.outstanding++;
+    const { scenario } = this;
+    target.pool
+      .request({
+        path: scenario.path,
+        method: scenario.method as 'GET',
+        headers: scenario.headers,
+        body: scenario.body ?? null,
+      })
+      .then(async (response) => {
+        await response.body.dump();
+        target.served++;
+        if (!this.counting || !target.histogram) return;
+        target.responses++;
+        if (!isExpectedStatus(scenario, response.statusCode)) target.non2xx++;
+        target.histogram.recordValue(Math.max(1, Math.round((performance.now() - intended) * 1000)));
+      })
+      .catch((error: Error & { code?: string }) => {
+        if (this.closed) return;
+        if (!this.counting) return;
+        target.errors++;
+        if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') target.timeouts++;
+      })
+      .finally(() => {
+        target.outstanding--;
+      });
+  }
+
+  /** One window of `durationMs` on every target at once; `served` is every response since the previous window closed. */
+  async measure(durationMs: number, window: LoadWindow = {}): Promise<WindowSample[]> {
+    for (const target of this.targets) {
+      target.histogram = latencyHistogram();
+      target.lag = latencyHistogram();
+      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0, sent: 0, dropped: 0 });
+    }
+    this.counting = true;
+    const startedAt = new Date().toISOString();
+    const t0 = process.hrtime.bigint();
+    window.onOpen?.();
+    try {
+      await sleep(durationMs);
+    } finally {
+      this.counting = false;
+    }
+    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
+    window.onClose?.();
+    return this.targets.map((target) => {
+      const latencyUs = latencyOf(target.histogram!, true);
+      const lag = target.lag!;
+      target.histogram = null;
+      target.lag = null;
+      const offered = {
+        ratePerSecond: this.ratePerSecond,
+        sent: target.sent,
+        dropped: target.dropped,
+        lagUsP50: lag.totalCount > 0 ? lag.getValueAtPercentile(50) : 0,
+        lagUsP99: lag.totalCount > 0 ? lag.getValueAtPercentile(99) : 0,
+      };
+      lag.destroy();
+      const served = target.served;
+      target.served = 0;
+      return {
+        startedAt,
+        durationMs: Math.round(windowMs * 10) / 10,
+        requests: target.responses,
+        rps: Math.round((target.responses / (windowMs / 1000)) * 10) / 10,
+        latencyUs,
+        non2xx: target.non2xx,
+        errors: target.errors,
+        timeouts: target.timeouts,
+        offered,
+        served,
+      };
+    });
+  }
+
+  /** Stops the schedule and drops the connections (requests still in flight are abandoned: no window counts them). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.counting = false;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.allSettled(this.targets.map((target) => target.pool.destroy()));
+  }
+}

@@ -1,0 +1,81 @@
+/** What a load generator measures in one window, and the pieces every generator shares. */
+import * as hdr from 'hdr-histogram-js';
+import type { ScenarioConfig } from '../config/types.js';
+import type { LatencyUs, OfferedLoad } from '../results/types.js';
+
+/** What one window measured on one target. */
+export interface LoadSample {
+  startedAt: string;
+  durationMs: number;
+  /** Responses received in the window (any status). */
+  requests: number;
+  rps: number;
+  latencyUs: LatencyUs;
+  /** Responses with a status the scenario does not expect (2xx unless it declares its own). */
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Fixed rate only: what was offered in the window and how well the generator kept its schedule. */
+  offered?: OfferedLoad;
+}
+
+/** A window's sample plus every response since the previous window closed, counted or not (the heap trend's x). */
+export type WindowSample = LoadSample & { served: number };
+
+/** What to do at the instants the shared measuring window opens and closes (read CPU clocks). */
+export interface LoadWindow {
+  onOpen?: () => void;
+  onClose?: () => void;
+}
+
+export interface LoadOptions {
+  /** The longest this load may run (its windows and the gaps between them), ms: a backstop. */
+  maxMs: number;
+  /** Its windows' usual length, ms: sets how often the generator checks its clock and the request timeout. */
+  sliceMs: number;
+  /** Requests per second per target for a fixed-rate scenario; required when the scenario has a rate. */
+  ratePerSecond?: number;
+}
+
+/** Load kept up on one or more targets at once, counted in windows that open and close at the same instants for all. */
+export interface LoadRun {
+  measure(durationMs: number, window?: LoadWindow): Promise<WindowSample[]>;
+  /** Stops the load and lets go of the connections; throws the generator's own error, if it failed. */
+  close(): Promise<void>;
+}
+
+/** Opens load on `baseUrls` (one service each) for a scenario. */
+export type LoadGenerator = (baseUrls: string[], scenario: ScenarioConfig, options: LoadOptions) => Promise<LoadRun>;
+
+/** Whether a response's status is what the scenario expects: its declared statuses, else any 2xx. */
+export function isExpectedStatus(scenario: Pick<ScenarioConfig, 'expect'>, status: number): boolean {
+  const expected = scenario.expect;
+  return expected && expected.length > 0 ? expected.includes(status) : status >= 200 && status < 300;
+}
+
+/** A latency histogram at µs resolution up to 120 s (autocannon's own is whole milliseconds). */
+export function latencyHistogram(): hdr.Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 120_000_000,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
+}
+
+/** A window's percentiles, µs; `p999` too when asked (fixed rate: enough requests per window to say something about the tail). Destroys the histogram. */
+export function latencyOf(histogram: hdr.Histogram, withP999 = false): LatencyUs {
+  const latency: LatencyUs =
+    histogram.totalCount > 0
+      ? {
+          p50: histogram.getValueAtPercentile(50),
+          p90: histogram.getValueAtPercentile(90),
+          p99: histogram.getValueAtPercentile(99),
+          ...(withP999 && { p999: histogram.getValueAtPercentile(99.9) }),
+          max: histogram.maxValue,
+          mean: Math.round(histogram.mean * 10) / 10,
+        }
+      : { p50: 0, p90: 0, p99: 0, ...(withP999 && { p999: 0 }), max: 0, mean: 0 };
+  histogram.destroy();
+  return latency;
+}
