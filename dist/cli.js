@@ -84377,11 +84377,15 @@ function formatGrowth(mb) {
   return `${mb < 0 ? MINUS : "+"}${digits} MB`;
 }
 function describeHealthLimit(c) {
-  if ("metric" in c) {
-    const floor = c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : "";
-    return `${formatHealthMetricName(c.metric)} limit ${formatPercent(c.limit)}${floor}`;
-  }
-  return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+  return `${"metric" in c ? formatHealthMetricName(c.metric) : "heap growth"} ${describeHealthLimitValue(c)}`;
+}
+function describeHealthLimitValue(c) {
+  if ("metric" in c) return `limit ${formatPercent(c.limit)}${c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : ""}`;
+  return `limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+}
+function describeHealthFailure(c) {
+  const change = "metric" in c ? `${formatHealthMetricName(c.metric)} ${formatChange(c.change)}` : `heap growth +${Number(c.change.toPrecision(3))} MB per 10k requests`;
+  return `${c.scenario} ${change} (${describeHealthLimitValue(c)})`;
 }
 function absoluteText(c) {
   if (!(c.min > 0) || !Number.isFinite(c.absoluteChange)) return "";
@@ -84615,6 +84619,13 @@ function worstGatedChange(analysis) {
 function describeAnswer(analysis, escapeText, culpritOf3) {
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);
+  const health = analysis.health?.failing[0];
+  if (worst === null && analysis.decision === "fail" && health) {
+    const culprit = culpritOf3(health.scenario);
+    const more = (analysis.health?.failing.length ?? 0) - 1 + (analysis.benchmarks?.failing.length ?? 0);
+    const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? "" : "s"})` : "";
+    return `failing: ${escapeText(describeHealthFailure(health))}${culprit ? `: ${escapeText(culprit)}` : ""}${others}`;
+  }
   if (worst === null) return decision;
   if (analysis.decision === "fail") {
     const culprit = culpritOf3(worst.scenario);

@@ -14,7 +14,7 @@ import type {
   UncomparedBenchmark,
 } from '../results/types.js';
 import { formatChange, formatInterval, formatMetricName, formatPercent } from './format.js';
-import { describeHealthLimit, formatHealthMetricName } from './health.js';
+import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
 import type { Escape } from './run-info.js';
 
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
@@ -185,6 +185,14 @@ export function worstGatedChange(analysis: Analysis): MetricComparison | null {
 export function describeAnswer(analysis: Analysis, escapeText: Escape, culpritOf: (scenario: string) => string | null): string {
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);
+  const health = analysis.health?.failing[0];
+  if (worst === null && analysis.decision === 'fail' && health) {
+    // No HTTP metric failed: the service-health limit that did leads, with the scenario's culprit.
+    const culprit = culpritOf(health.scenario);
+    const more = (analysis.health?.failing.length ?? 0) - 1 + (analysis.benchmarks?.failing.length ?? 0);
+    const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? '' : 's'})` : '';
+    return `failing: ${escapeText(describeHealthFailure(health))}${culprit ? `: ${escapeText(culprit)}` : ''}${others}`;
+  }
   if (worst === null) return decision;
   if (analysis.decision === 'fail') {
     const culprit = culpritOf(worst.scenario);

@@ -63,7 +63,7 @@ describe('service health in the reports', () => {
   it('names a failing event-loop delay limit in the headline', () => {
     const results = blockingAndLeaking();
     const heading = renderMarkdown(results, compareResults(results)).split('\n')[0]!;
-    assert.match(heading, /❌ failing \(event-loop delay p99 limit 50% and 10 ms\)$/);
+    assert.match(heading, /❌ failing: GET \/hello event-loop delay p99 \+[\d,]+% \(limit 50% and 10 ms\)$/);
     assert.match(heading, /^## perfgate: ❌ failing/);
   });
 
