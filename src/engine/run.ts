@@ -146,38 +146,10 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       }
     }
     if (discovered) {
-      await runBenchmarks(
-        {
-          config: config.benchmarks!,
-          service: config.service,
-          discovered,
-          seed,
-          results,
-          resultsPath,
-          env,
-          logDir,
-          tracker: request.tracker,
-          ...(request.signal && { signal: request.signal }),
-        },
-        ports,
-      );
+      await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
-    await runProfiles(
-      {
-        config,
-        trees: sides,
-        results,
-        resultsPath,
-        outDir: request.outDir,
-        toolsDir: request.toolsDir ?? join(request.outDir, 'tools'),
-        env,
-        logDir,
-        tracker: request.tracker,
-        ...(request.signal && { signal: request.signal }),
-      },
-      ports,
-    );
+    await runProfiles({ session, config, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools') });
     session.update((r) => {
       r.status = 'complete';
       r.finishedAt = new Date().toISOString();
