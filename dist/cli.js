@@ -81185,7 +81185,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     await service.waitReady();
     const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
     const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
-    const options = rate ? { ratePerSecond: rate.perSecond } : {};
+    const options = { ...rate && { ratePerSecond: rate.perSecond }, ...ports.load && { generator: ports.load } };
     if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
     service.assertRunning("while warming up under the profiler");
     const startUs = monotonicUs();
@@ -82938,7 +82938,7 @@ async function measureStartPair(session, turn, pairs) {
   assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
-  const open2 = (targets, ms) => openLoad(
+  const open2 = (targets, ms) => (session.ports.load ?? openLoad)(
     targets.map((s) => s.url),
     scenario,
     { maxMs: ms, sliceMs: config2.load.sliceMs, ...ratePerSecond !== void 0 && { ratePerSecond } }
@@ -82991,7 +82991,7 @@ async function resolveRate(session, turn, both) {
   if (!scenario.rate || !("ofCapacity" in scenario.rate) || stored.rate) return;
   const closedLoop = { ...scenario, rate: null };
   const slices = warmupSlices(Math.max(config2.load.warmupMs, 2 * config2.load.sliceMs), config2.load.sliceMs);
-  const load = await openLoad(
+  const load = await (session.ports.load ?? openLoad)(
     both.map((s) => s.url),
     closedLoop,
     { maxMs: slices.reduce((a, b) => a + b, 0) + slices.length * WINDOW_GAP_MS, sliceMs: config2.load.sliceMs }

@@ -244,7 +244,7 @@ async function profileSide(
     const warmupMs = Math.min(config.load.warmupMs, PROFILE_WARMUP_CAP_MS);
     // A fixed-rate scenario is profiled at the rate its pairs were measured at.
     const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
-    const options = rate ? { ratePerSecond: rate.perSecond } : {};
+    const options = { ...(rate && { ratePerSecond: rate.perSecond }), ...(ports.load && { generator: ports.load }) };
     if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
     service.assertRunning('while warming up under the profiler');
     const startUs = monotonicUs();

@@ -325,7 +325,7 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
   const open = (targets: Service[], ms: number) =>
-    openLoad(
+    (session.ports.load ?? openLoad)(
       targets.map((s) => s.url),
       scenario,
       { maxMs: ms, sliceMs: config.load.sliceMs, ...(ratePerSecond !== undefined && { ratePerSecond }) },
@@ -392,7 +392,7 @@ async function resolveRate(session: RunSession, turn: StartPairTurn, both: Servi
   if (!scenario.rate || !('ofCapacity' in scenario.rate) || stored.rate) return;
   const closedLoop = { ...scenario, rate: null };
   const slices = warmupSlices(Math.max(config.load.warmupMs, 2 * config.load.sliceMs), config.load.sliceMs);
-  const load = await openLoad(
+  const load = await (session.ports.load ?? openLoad)(
     both.map((s) => s.url),
     closedLoop,
     { maxMs: slices.reduce((a, b) => a + b, 0) + slices.length * WINDOW_GAP_MS, sliceMs: config.load.sliceMs },
