@@ -82950,7 +82950,10 @@ async function measureStartPair(session, turn, pairs) {
       session.checkCancelled();
       warmed.push(await measureSlices(both, scenario, ms, loads ?? await open2(both, ms), !loads));
     }
-    if (stored.pairs.length === 0) await assertScenarioAnswers(scenario, both, warmed);
+    if (stored.pairs.length === 0) {
+      await assertScenarioAnswers(scenario, both, warmed);
+      assertRateSendable(scenario, warmed.at(-1));
+    }
     for (const planned of pairs) {
       session.checkCancelled();
       assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
@@ -83012,6 +83015,16 @@ async function resolveRate(session, turn, both) {
   session.update(() => {
     stored.rate = { perSecond, source: "capacity", baseCapacity: Math.round(capacity) };
   });
+}
+var UNSENDABLE_LAG_US = 1e5;
+function assertRateSendable(scenario, last) {
+  const offered = last?.map((slice) => slice.offered).filter((o) => o !== void 0) ?? [];
+  const late = offered.find((o) => o.lagUsP50 >= UNSENDABLE_LAG_US);
+  if (!late) return;
+  const sent = Math.max(...last.map((slice) => slice.offered.sent / (slice.durationMs / 1e3)));
+  throw new ScenarioError(
+    `Scenario "${scenario.name}": perfgate cannot send ${late.ratePerSecond} req/s to each side on this machine: its requests left ${Math.round(late.lagUsP50 / 1e3)} ms late at the median (it sent about ${Math.round(sent)} req/s). Lower the scenario's rate (rate: in perfgate.yml), or give it as a share of capacity (e.g. rate: 60%).`
+  );
 }
 async function assertScenarioAnswers(scenario, services, warmed) {
   if (warmed.length === 0) return;

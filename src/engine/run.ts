@@ -342,7 +342,10 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     }
     // Only the first turn of a scenario: a route that fails on both sides is a broken scenario,
     // not a measurement, and the rest of the run would only measure error pages.
-    if (stored.pairs.length === 0) await assertScenarioAnswers(scenario, both, warmed);
+    if (stored.pairs.length === 0) {
+      await assertScenarioAnswers(scenario, both, warmed);
+      assertRateSendable(scenario, warmed.at(-1));
+    }
     for (const planned of pairs) {
       session.checkCancelled();
       assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
@@ -413,6 +416,24 @@ async function resolveRate(session: RunSession, turn: StartPairTurn, both: Servi
   session.update(() => {
     stored.rate = { perSecond, source: 'capacity', baseCapacity: Math.round(capacity) };
   });
+}
+
+/** A fixed-rate generator this far behind its schedule at the median, µs, cannot send the rate at all (its delay only grows). */
+const UNSENDABLE_LAG_US = 100_000;
+
+/**
+ * Stops the run when the generator could not keep a fixed rate through the first warm-up: its
+ * requests left later and later, so every latency would measure perfgate, not the service.
+ */
+function assertRateSendable(scenario: ScenarioConfig, last: Slice[] | undefined): void {
+  const offered = last?.map((slice) => slice.offered).filter((o) => o !== undefined) ?? [];
+  const late = offered.find((o) => o.lagUsP50 >= UNSENDABLE_LAG_US);
+  if (!late) return;
+  const sent = Math.max(...last!.map((slice) => slice.offered!.sent / (slice.durationMs / 1000)));
+  throw new ScenarioError(
+    `Scenario "${scenario.name}": perfgate cannot send ${late.ratePerSecond} req/s to each side on this machine: its requests left ${Math.round(late.lagUsP50 / 1000)} ms late at the median (it sent about ${Math.round(sent)} req/s). ` +
+      'Lower the scenario\'s rate (rate: in perfgate.yml), or give it as a share of capacity (e.g. rate: 60%).',
+  );
 }
 
 /**

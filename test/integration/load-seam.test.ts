@@ -98,3 +98,12 @@ test('a route failing on one side only is measured (a verdict, not a broken scen
   assert.equal(results.status, 'complete');
   assert.equal(results.scenarios[0]!.pairs.length, 12);
 });
+
+test('a fixed rate the generator cannot send stops the run after the first warm-up and says what to do', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios:\n  - { path: /work, rate: 90000 }\n') }, { 'README.md': 'docs' });
+  const { generator } = fakeLoad(() => ({ offered: { ratePerSecond: 90_000, sent: 3000, dropped: 0, lagUsP50: 800_000, lagUsP99: 1_500_000 } }));
+  await assert.rejects(
+    compare(repo, generator),
+    (e: unknown) => e instanceof ScenarioError && /cannot send 90000 req\/s to each side on this machine: its requests left 800 ms late/.test(e.message) && /rate: 60%/.test(e.message),
+  );
+});
