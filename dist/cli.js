@@ -16706,9 +16706,9 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants = require_constants();
+    var constants2 = require_constants();
     var pako2 = {};
-    assign(pako2, deflate, inflate, constants);
+    assign(pako2, deflate, inflate, constants2);
     module2.exports = pako2;
   }
 });
@@ -30800,10 +30800,10 @@ var require_truncate = __commonJS({
   "node_modules/semver/functions/truncate.js"(exports2, module2) {
     "use strict";
     var parse4 = require_parse();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var SemVer = require_semver();
     var truncate2 = (version2, truncation, options) => {
-      if (!constants.RELEASE_TYPES.includes(truncation)) {
+      if (!constants2.RELEASE_TYPES.includes(truncation)) {
         return null;
       }
       const clonedVersion = cloneInputVersion(version2, options);
@@ -32043,7 +32043,7 @@ var require_semver2 = __commonJS({
   "node_modules/semver/index.js"(exports2, module2) {
     "use strict";
     var internalRe = require_re();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var SemVer = require_semver();
     var identifiers = require_identifiers();
     var parse4 = require_parse();
@@ -32127,8 +32127,8 @@ var require_semver2 = __commonJS({
       re: internalRe.re,
       src: internalRe.src,
       tokens: internalRe.t,
-      SEMVER_SPEC_VERSION: constants.SEMVER_SPEC_VERSION,
-      RELEASE_TYPES: constants.RELEASE_TYPES,
+      SEMVER_SPEC_VERSION: constants2.SEMVER_SPEC_VERSION,
+      RELEASE_TYPES: constants2.RELEASE_TYPES,
       compareIdentifiers: identifiers.compareIdentifiers,
       rcompareIdentifiers: identifiers.rcompareIdentifiers
     };
@@ -37595,7 +37595,7 @@ var require_scan = __commonJS({
 var require_parse2 = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports2, module2) {
     "use strict";
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var utils = require_utils2();
     var {
       MAX_LENGTH,
@@ -37603,7 +37603,7 @@ var require_parse2 = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants;
+    } = constants2;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -37812,7 +37812,7 @@ var require_parse2 = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -37858,8 +37858,8 @@ var require_parse2 = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -38555,7 +38555,7 @@ var require_parse2 = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants.globChars(opts.windows);
+      } = constants2.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -38613,7 +38613,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse4 = require_parse2();
     var utils = require_utils2();
-    var constants = require_constants3();
+    var constants2 = require_constants3();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
@@ -38741,7 +38741,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants;
+    picomatch2.constants = constants2;
     module2.exports = picomatch2;
   }
 });
@@ -38838,7 +38838,7 @@ var require_picocolors = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname6, join as join16, resolve as resolve4 } from "node:path";
+import { dirname as dirname6, join as join17, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -40616,12 +40616,12 @@ function $constructor(name, initializer3, proto, params) {
     inst._zod.traits.add(name);
     initializer3(inst, def);
     if (initialized) {
-      const own2 = Object.getPrototypeOf(inst);
+      const own3 = Object.getPrototypeOf(inst);
       const ctorProto = inst._zod.constr.prototype;
-      let up = own2;
+      let up = own3;
       while (up && up !== ctorProto)
         up = Object.getPrototypeOf(up);
-      const target = up ?? own2;
+      const target = up ?? own3;
       if (!initialized.has(target)) {
         initialized.add(target);
         members(target, protoMembers);
@@ -43979,20 +43979,20 @@ function leafPattern(schema) {
     return "(?!)";
   if (minimum !== void 0 || maximum !== void 0)
     return string({ minimum, maximum }).source;
-  const own2 = schema._zod.pattern;
-  return (isInt && own2 === number ? integer : own2)?.source;
+  const own3 = schema._zod.pattern;
+  return (isInt && own3 === number ? integer : own3)?.source;
 }
 function partPattern(schema) {
   const def = schema._zod.def;
-  const own2 = schema._zod.pattern?.source;
+  const own3 = schema._zod.pattern?.source;
   const inner = def.innerType ?? schema._zod.innerType;
   if (inner) {
     const before = inner._zod.pattern?.source;
     const after = partPattern(inner);
-    if (own2 && before && after && after !== before) {
-      return own2.replace(cleanRegex(before), () => cleanRegex(after));
+    if (own3 && before && after && after !== before) {
+      return own3.replace(cleanRegex(before), () => cleanRegex(after));
     }
-    return own2;
+    return own3;
   }
   if (def.options) {
     const sources = def.options.map(partPattern);
@@ -59892,8 +59892,8 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, readdirSync as readdirSync3, readFileSync as readFileSync8, readSync as readSync2, realpathSync, statSync, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join5, relative as relative3 } from "node:path";
+import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, readdirSync as readdirSync3, readFileSync as readFileSync8, readSync as readSync2, realpathSync, statSync as statSync2, writeFileSync as writeFileSync4 } from "node:fs";
+import { join as join6, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -60092,15 +60092,15 @@ function contains(range, line3) {
   return range.startLine <= line3 && line3 <= range.endLine;
 }
 function functionSource(scriptRanges, line3, column) {
-  let own2 = null;
-  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own2 === null || extent(r) < extent(own2))) own2 = r;
-  if (own2 === null) return null;
+  let own3 = null;
+  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own3 === null || extent(r) < extent(own3))) own3 = r;
+  if (own3 === null) return null;
   let enclosing = null;
   for (const r of scriptRanges) {
-    if (r === own2 || r.name === "" || extent(r) <= extent(own2) || !holdsPosition(r, own2.startLine, own2.startColumn)) continue;
+    if (r === own3 || r.name === "" || extent(r) <= extent(own3) || !holdsPosition(r, own3.startLine, own3.startColumn)) continue;
     if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
   }
-  return { range: own2, enclosing: enclosing?.name ?? "" };
+  return { range: own3, enclosing: enclosing?.name ?? "" };
 }
 function inlineTargets(profile, ranges, sources = () => null) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -60173,8 +60173,8 @@ function inlineTargets(profile, ranges, sources = () => null) {
     const ticks = node2.positionTicks;
     if (!ticks || ticks.length === 0) continue;
     const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
-    const own2 = rangeOf(node2);
-    if (own2 === null) {
+    const own3 = rangeOf(node2);
+    if (own3 === null) {
       const byChild = /* @__PURE__ */ new Map();
       for (const { line: line3, ticks: count } of ticks) {
         for (const { node: child, share: share3 } of calledOn(node2, line3, null)) {
@@ -60205,14 +60205,14 @@ function inlineTargets(profile, ranges, sources = () => null) {
     };
     for (const { line: line3, ticks: count } of ticks) {
       let target = null;
-      if (contains(own2, line3)) {
-        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line3) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
+      if (contains(own3, line3)) {
+        const nested = scriptRanges.filter((r) => r !== own3 && contains(r, line3) && holdsPosition(own3, r.startLine, r.startColumn) && extent(r) < extent(own3)).sort((a, b) => extent(a) - extent(b))[0];
         if (nested) {
           findCallees();
           const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
           target = { url: node2.callFrame.url, range: nested, node: holder };
         } else {
-          const called = calledOn(node2, line3, own2);
+          const called = calledOn(node2, line3, own3);
           for (const { node: child, share: share3 } of called) {
             add(`node:${child.id}`, share3 * count / totalTicks, child.id, child.callFrame.url, rangeOf(child) ?? CALLEE_RANGE);
           }
@@ -60231,7 +60231,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
         if (best) {
           target = { url: best.node.callFrame.url, range: best.range, node: best.node };
         } else {
-          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
+          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own3.startLine, own3.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
           if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
         }
       }
@@ -61087,8 +61087,8 @@ var LoadSession = class _LoadSession {
   async close() {
     this.counting = false;
     for (const target of this.targets) target.instance.stop();
-    const settled = await Promise.allSettled(this.targets.map((target) => target.instance));
-    const failed = settled.find((s) => s.status === "rejected");
+    const settled2 = await Promise.allSettled(this.targets.map((target) => target.instance));
+    const failed = settled2.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
   }
 };
@@ -61105,18 +61105,231 @@ async function runLoad(baseUrl, scenario, durationMs, window2 = {}) {
   return sample;
 }
 
+// src/engine/process.ts
+import { spawn } from "node:child_process";
+import { accessSync, closeSync as closeSync2, constants, openSync as openSync2, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { isAbsolute, join } from "node:path";
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sh"];
+var own2 = null;
+function findOnPath(name, path) {
+  for (const dir of (path ?? "").split(":")) {
+    if (!isAbsolute(dir)) continue;
+    const file2 = join(dir, name);
+    try {
+      accessSync(file2, constants.X_OK);
+      if (statSync(file2).isFile()) return file2;
+    } catch {
+    }
+  }
+  return null;
+}
+function settleOwnProcesses(env) {
+  const programs = /* @__PURE__ */ new Map();
+  for (const name of OWN_PROGRAMS) {
+    const file2 = findOnPath(name, env.PATH);
+    if (file2) programs.set(name, file2);
+  }
+  own2 = { programs, env: scrubEnv(env, secretsFrom(env)) };
+}
+function settled() {
+  if (!own2) settleOwnProcesses(process.env);
+  return own2;
+}
+var MissingProgramError = class extends Error {
+};
+function programPath(name) {
+  if (isAbsolute(name)) return name;
+  const file2 = settled().programs.get(name);
+  if (!file2) throw new MissingProgramError(`${name} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
+  return file2;
+}
+function programPathOrNull(name) {
+  return isAbsolute(name) ? name : settled().programs.get(name) ?? null;
+}
+function ownEnv() {
+  return settled().env;
+}
+var ProcessTracker = class {
+  /**
+   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
+   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
+   */
+  constructor(pidFile = null, marker = null) {
+    this.pidFile = pidFile;
+    this.marker = marker;
+  }
+  pidFile;
+  marker;
+  groups = /* @__PURE__ */ new Set();
+  add(pgid) {
+    this.groups.add(pgid);
+    this.sync();
+  }
+  delete(pgid) {
+    this.groups.delete(pgid);
+    this.sync();
+  }
+  get size() {
+    return this.groups.size;
+  }
+  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
+  async killAll(graceMs = 3e3) {
+    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
+    this.groups.clear();
+    this.sync();
+    if (this.marker) await stopMarked(this.marker, graceMs);
+  }
+  sync() {
+    if (this.pidFile) writeFileSync2(this.pidFile, [...this.groups].join("\n"));
+  }
+};
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep2(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep2(25);
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep2(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
+}
+function sleep2(ms) {
+  return new Promise((resolve5) => setTimeout(resolve5, ms));
+}
+function startShell(command2, options) {
+  return startProcess("/bin/sh", ["-c", command2], options);
+}
+function startProcess(file2, args, options) {
+  const out = openSync2(options.logFile, "a");
+  const err = options.errorLogFile ? openSync2(options.errorLogFile, "a") : out;
+  try {
+    const child = spawn(programPath(file2), args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", out, err]
+    });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  } finally {
+    closeSync2(out);
+    if (err !== out) closeSync2(err);
+  }
+}
+function runShell(command2, options) {
+  return runProcess("/bin/sh", ["-c", command2], options);
+}
+async function runProcess(file2, args, options) {
+  const child = startProcess(file2, args, options);
+  const pgid = child.pid;
+  if (pgid === void 0) {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopGroup(pgid, 2e3);
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await stopGroup(pgid, 1e3);
+    options.tracker.delete(pgid);
+  }
+}
+function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve([child.exitCode, child.signalCode]);
+  }
+  return new Promise((resolve5, reject) => {
+    child.once("exit", (code, signal) => resolve5([code, signal]));
+    child.once("error", reject);
+  });
+}
+function tailFile(path, lines = 20) {
+  try {
+    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
+    return text2.split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
+
 // src/engine/service.ts
 import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join2 } from "node:path";
+import { dirname, join as join3 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/engine/health.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join as join2 } from "node:path";
 var BEGIN_TIMEOUT_MS = 1e3;
 var END_TIMEOUT_MS = 5e3;
 var MAX_LINE = 64 * 1024;
@@ -61136,12 +61349,12 @@ var HealthChannel = class _HealthChannel {
   changed = null;
   /** Listens on a new socket in a private (0700) temporary directory. */
   static async open() {
-    let dir = mkdtempSync(join(tmpdir(), "perfgate-health-"));
-    if (join(dir, "health.sock").length > MAX_SOCKET_PATH) {
+    let dir = mkdtempSync(join2(tmpdir(), "perfgate-health-"));
+    if (join2(dir, "health.sock").length > MAX_SOCKET_PATH) {
       rmSync(dir, { recursive: true, force: true });
       dir = mkdtempSync("/tmp/perfgate-health-");
     }
-    const path = join(dir, "health.sock");
+    const path = join2(dir, "health.sock");
     const server = createServer();
     await new Promise((resolve5, reject) => {
       server.once("error", reject);
@@ -61264,178 +61477,6 @@ function sliceHealth(reports, requestsSinceStart) {
   return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
 }
 
-// src/engine/process.ts
-import { spawn } from "node:child_process";
-import { closeSync as closeSync2, openSync as openSync2, readdirSync, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
-var ProcessTracker = class {
-  /**
-   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
-   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
-   */
-  constructor(pidFile = null, marker = null) {
-    this.pidFile = pidFile;
-    this.marker = marker;
-  }
-  pidFile;
-  marker;
-  groups = /* @__PURE__ */ new Set();
-  add(pgid) {
-    this.groups.add(pgid);
-    this.sync();
-  }
-  delete(pgid) {
-    this.groups.delete(pgid);
-    this.sync();
-  }
-  get size() {
-    return this.groups.size;
-  }
-  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
-  async killAll(graceMs = 3e3) {
-    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
-    this.groups.clear();
-    this.sync();
-    if (this.marker) await stopMarked(this.marker, graceMs);
-  }
-  sync() {
-    if (this.pidFile) writeFileSync2(this.pidFile, [...this.groups].join("\n"));
-  }
-};
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep2(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep2(25);
-}
-var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
-function findMarked(marker) {
-  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
-  const found = [];
-  let pids = [];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
-      if (environ.includes(needle)) found.push(pid);
-    } catch {
-    }
-  }
-  return found;
-}
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-async function stopMarked(marker, graceMs = 3e3) {
-  const pids = findMarked(marker);
-  if (pids.length === 0) return 0;
-  const signal = (pid, sig) => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep2(25);
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
-  return pids.length;
-}
-function sleep2(ms) {
-  return new Promise((resolve5) => setTimeout(resolve5, ms));
-}
-function startShell(command2, options) {
-  return startProcess("/bin/sh", ["-c", command2], options);
-}
-function startProcess(file2, args, options) {
-  const out = openSync2(options.logFile, "a");
-  const err = options.errorLogFile ? openSync2(options.errorLogFile, "a") : out;
-  try {
-    const child = spawn(file2, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", out, err]
-    });
-    if (child.pid) options.tracker.add(child.pid);
-    return child;
-  } finally {
-    closeSync2(out);
-    if (err !== out) closeSync2(err);
-  }
-}
-function runShell(command2, options) {
-  return runProcess("/bin/sh", ["-c", command2], options);
-}
-async function runProcess(file2, args, options) {
-  const child = startProcess(file2, args, options);
-  const pgid = child.pid;
-  if (pgid === void 0) {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut: false };
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void stopGroup(pgid, 2e3);
-  }, options.timeoutMs);
-  try {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut };
-  } finally {
-    clearTimeout(timer);
-    await stopGroup(pgid, 1e3);
-    options.tracker.delete(pgid);
-  }
-}
-function exitOf(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve([child.exitCode, child.signalCode]);
-  }
-  return new Promise((resolve5, reject) => {
-    child.once("exit", (code, signal) => resolve5([code, signal]));
-    child.once("error", reject);
-  });
-}
-function tailFile(path, lines = 20) {
-  try {
-    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
-    return text2.split("\n").slice(-lines).join("\n");
-  } catch {
-    return "";
-  }
-}
-
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
 import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
@@ -61443,7 +61484,7 @@ var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
     try {
-      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
     } catch {
       ticksPerSecond = 100;
     }
@@ -61479,7 +61520,7 @@ function groupCpuSeconds(pgid) {
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath2(import.meta.url));
-  const candidates = [join2(here, file2), join2(here, "..", "preload", file2)];
+  const candidates = [join3(here, file2), join3(here, "..", "preload", file2)];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
@@ -61680,10 +61721,10 @@ function httpStatus(url2, timeoutMs) {
 import { execFile } from "node:child_process";
 import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
-import { dirname as dirname2, join as join3, relative as relative2 } from "node:path";
+import { dirname as dirname2, join as join4, relative as relative2 } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve5, reject) => {
-    execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
       if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
       else resolve5(stdout.trim());
     });
@@ -61768,7 +61809,7 @@ async function prepareTrees(request2, ports) {
   };
   const addWorktree = async (side, sha) => {
     mkdirSync(request2.scratchDir, { recursive: true });
-    const dir = join3(request2.scratchDir, side);
+    const dir = join4(request2.scratchDir, side);
     await git(["worktree", "add", "--detach", "--force", dir, sha], root);
     created.push(dir);
     return dir;
@@ -61796,8 +61837,8 @@ async function copyUntracked(root, dir, skip) {
   const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
   const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
   for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
-    mkdirSync(dirname2(join3(dir, file2)), { recursive: true });
-    cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
+    mkdirSync(dirname2(join4(dir, file2)), { recursive: true });
+    cpSync(join4(root, file2), join4(dir, file2), { verbatimSymlinks: true });
   }
 }
 function detectPackageManager(dir) {
@@ -61807,10 +61848,10 @@ function detectPackageManager(dir) {
     ["package-lock.json", "npm", "npm ci"],
     ["npm-shrinkwrap.json", "npm", "npm ci"]
   ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join3(dir, lockfile))) return { name, lockfile, install };
-  if (!existsSync2(join3(dir, "package.json"))) return null;
+  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join4(dir, lockfile))) return { name, lockfile, install };
+  if (!existsSync2(join4(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync6(join3(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync6(join4(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -61821,7 +61862,7 @@ function installCommand(dir) {
   return detectPackageManager(dir)?.install ?? null;
 }
 function serviceDir(tree, service) {
-  return join3(tree.root, service.cwd);
+  return join4(tree.root, service.cwd);
 }
 async function setupTree(tree, options, ports) {
   const dir = serviceDir(tree, options.service);
@@ -61836,7 +61877,7 @@ async function setupTree(tree, options, ports) {
   for (const [phase, command2] of steps) {
     if (!command2) continue;
     ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join3(options.logDir, `${tree.side}-${phase}.log`);
+    const logFile = join4(options.logDir, `${tree.side}-${phase}.log`);
     const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
     if (result.code !== 0) {
       const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
@@ -61851,7 +61892,7 @@ ${tailFile(logFile, 15)}`
 // src/engine/zerox.ts
 import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname as dirname3, join as join4 } from "node:path";
+import { dirname as dirname3, join as join5 } from "node:path";
 var requireHere = createRequire(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
@@ -61859,7 +61900,7 @@ function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
     const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
-    return { version: version2, cmd: join4(dirname3(manifest), "cmd.js") };
+    return { version: version2, cmd: join5(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -61875,8 +61916,8 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync7(join4(prefix, "node_modules", "0x", "package.json"), "utf8"));
-    return manifest.version === version2 && existsSync3(join4(prefix, "node_modules", "0x", "cmd.js"));
+    const manifest = JSON.parse(readFileSync7(join5(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    return manifest.version === version2 && existsSync3(join5(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
   }
@@ -61885,8 +61926,8 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join4(options.toolsDir, `0x-${version2}`);
-  const cmd = join4(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join5(options.toolsDir, `0x-${version2}`);
+  const cmd = join5(prefix, "node_modules", "0x", "cmd.js");
   if (holdsVersion(prefix, version2)) return cmd;
   const key = zeroXCacheKey(version2);
   if (options.cache && await options.cache.restore(prefix, key)) {
@@ -61952,8 +61993,10 @@ function monotonicUs() {
 }
 function nodeInfo(env, cwd) {
   const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  const node2 = programPathOrNull("node");
+  if (!node2) return Promise.resolve({ version: "unknown", cpuProfInNodeOptions: false });
   return new Promise((resolve5) => {
-    execFile2("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
+    execFile2(node2, ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
       const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
       resolve5({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
     });
@@ -61972,7 +62015,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync8(join5(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync8(join6(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -62029,7 +62072,7 @@ function scriptSources(nodeVersion) {
 }
 function fileSize(path) {
   try {
-    return statSync(path).size;
+    return statSync2(path).size;
   } catch {
     return 0;
   }
@@ -62058,7 +62101,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const info = await nodeInfo(phase.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join5(phase.logDir, `${side}.log`);
+  const logFile = join6(phase.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
@@ -62066,7 +62109,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     dir: cwd,
     env: phase.env,
     logFile,
-    statusFile: join5(phase.logDir, `${side}-profile.status`),
+    statusFile: join6(phase.logDir, `${side}-profile.status`),
     tracker: phase.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -62090,7 +62133,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync8(join5(dir, name), "utf8"), join5(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync8(join6(dir, name), "utf8"), join6(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -62098,7 +62141,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join5(phase.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join6(phase.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -62112,7 +62155,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     tree,
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
-    files: files.map((f) => join5(dir, f)),
+    files: files.map((f) => join6(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -62120,11 +62163,11 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join5(phase.outDir, "profiles", slug);
+  const dir = join6(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
-    runs[side] = await profileSide(phase, side, scenario, join5(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join6(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
@@ -62132,7 +62175,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const runDir = (path) => relative3(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join5(dir, `${side}.cpuprofile`);
+    const merged = join6(dir, `${side}.cpuprofile`);
     writeFileSync4(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
@@ -62161,7 +62204,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join5(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const diffFile = join6(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
   writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
@@ -62169,7 +62212,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   phase.results.profiles = [...phase.results.profiles ?? [], entry];
   writeResults(phase.resultsPath, phase.results);
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join5(phase.logDir, "flamegraphs.log");
+  const logFile = join6(phase.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({
     toolsDir: phase.toolsDir,
     env: phase.env,
@@ -62180,10 +62223,10 @@ async function profileScenario(phase, scenario, slug, ports) {
   });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join5(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join6(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join5(dir, `${side}.cpuprofile`),
+        input: join6(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.env,
@@ -62287,7 +62330,7 @@ function formatClock(ms) {
 }
 
 // src/engine/preflight.ts
-import { isAbsolute, join as join6 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join7 } from "node:path";
 async function preflight(request2) {
   const sides = await resolveSides(request2);
   const loaded = await readHeadConfig(sides, request2.headRef !== null, request2.configFile);
@@ -62305,7 +62348,7 @@ async function preflight(request2) {
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
   const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join6(sides.root, name), { required: required2 });
+  if (isAbsolute2(name) || !fromCommit) return loadConfigFile(isAbsolute2(name) ? name : join7(sides.root, name), { required: required2 });
   const source = `${sides.head.ref}:${name}`;
   const text2 = await readAtCommit(sides.root, sides.head.sha, name);
   if (text2 === null) {
@@ -62317,7 +62360,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 import { performance } from "node:perf_hooks";
 
 // src/engine/fingerprint.ts
@@ -62325,13 +62368,9 @@ import { execFile as execFile3 } from "node:child_process";
 import { cpus, platform, release, totalmem } from "node:os";
 async function fingerprint(env, cwd) {
   const cpuList = cpus();
-  const nodeVersion = await new Promise((resolve5) => {
-    execFile3(
-      "node",
-      ["-p", "process.version"],
-      { env, cwd, timeout: 1e4 },
-      (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim())
-    );
+  const node2 = programPathOrNull("node");
+  const nodeVersion = !node2 ? "unknown" : await new Promise((resolve5) => {
+    execFile3(node2, ["-p", "process.version"], { env, cwd, timeout: 1e4 }, (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim()));
   });
   return {
     cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
@@ -62346,8 +62385,8 @@ async function fingerprint(env, cwd) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync10, statSync as statSync3 } from "node:fs";
-import { join as join8 } from "node:path";
+import { readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
+import { join as join9 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
@@ -62423,11 +62462,11 @@ function readCapture(file2) {
 
 // src/engine/bench/glob.ts
 import { lstatSync } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync4, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync2 } from "fs";
-import { isAbsolute as isAbsolute2, posix as posix3, resolve as resolve2 } from "path";
+import { readdir, readdirSync as readdirSync4, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
+import { isAbsolute as isAbsolute3, posix as posix3, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath3 } from "url";
 
 // node_modules/fdir/dist/index.mjs
@@ -63043,7 +63082,7 @@ function normalizePattern(pattern2, opts, props, isIgnore) {
   if (pattern2[pattern2.length - 1] === "/") result = pattern2.slice(0, -1);
   if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
   const escapedCwd = escapePath(cwd);
-  result = isAbsolute2(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
+  result = isAbsolute3(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
   const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
   const parts = splitPattern(result);
   if (parentDir) {
@@ -63181,7 +63220,7 @@ function getOptions(options) {
     realpath: opts.fs.realpath || realpath2,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
-    statSync: opts.fs.statSync || statSync2
+    statSync: opts.fs.statSync || statSync3
   });
   if (opts.debug) log("globbing with options:", opts);
   return opts;
@@ -63208,7 +63247,7 @@ function throughLinkedDirectory(root, path, linked) {
     dir = dir ? `${dir}/${segment}` : segment;
     let isLink = linked.get(dir);
     if (isLink === void 0) {
-      isLink = lstatSync(join7(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      isLink = lstatSync(join8(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
       linked.set(dir, isLink);
     }
     if (isLink) return true;
@@ -63254,7 +63293,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join8(dirs[side], path);
+      const absolute = join9(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -63285,9 +63324,9 @@ var LIBRARY_IMPORT = new RegExp(
 function findBenchmarkSuites(dir) {
   const suites = [];
   for (const path of matchFiles(dir, [SOURCE_FILES])) {
-    const absolute = join8(dir, path);
+    const absolute = join9(dir, path);
     try {
-      if (statSync3(absolute).size > MAX_SUITE_BYTES) continue;
+      if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
       const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
@@ -63314,7 +63353,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -63330,7 +63369,7 @@ async function runBenchmarks(request2, ports) {
   results.benchmarks = stored;
   writeResults(request2.resultsPath, results);
   const plan = buildBenchPlan(stored.files, config2.rounds, request2.seed);
-  const logDir = join9(request2.logDir, "benchmarks");
+  const logDir = join10(request2.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...request2.env, ...request2.service.env };
@@ -63385,8 +63424,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join9(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join9(options.logDir, `${stem}.out.log`), stderr: join9(options.logDir, `${stem}.err.log`) };
+  const output2 = join10(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join10(options.logDir, `${stem}.out.log`), stderr: join10(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync5(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -63446,7 +63485,7 @@ function firstLine(text2) {
 import { execFileSync as execFileSync2 } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
-    const out = execFileSync2("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync2(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
     const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
     return parseCpuList(list2);
   } catch {
@@ -63469,7 +63508,7 @@ function choosePlacement(mode, cpus2) {
 }
 function pinProcess(cpus2, pid = process.pid) {
   try {
-    execFileSync2("taskset", ["-a", "-p", "-c", cpus2, String(pid)], { stdio: "ignore" });
+    execFileSync2(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
     return true;
   } catch {
     return false;
@@ -63509,9 +63548,9 @@ var RunSession = class {
 // src/engine/run.ts
 async function runCompare(request2, ports) {
   mkdirSync5(request2.outDir, { recursive: true });
-  const logDir = join10(request2.outDir, "logs");
+  const logDir = join11(request2.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join10(request2.outDir, "results.json");
+  const resultsPath = join11(request2.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -63521,7 +63560,7 @@ async function runCompare(request2, ports) {
       baseRef: request2.baseRef,
       mergeBase: request2.mergeBase,
       headRef: request2.headRef,
-      scratchDir: join10(request2.outDir, "trees")
+      scratchDir: join11(request2.outDir, "trees")
     },
     ports
   );
@@ -63602,7 +63641,7 @@ async function runCompare(request2, ports) {
         results,
         resultsPath,
         outDir: request2.outDir,
-        toolsDir: request2.toolsDir ?? join10(request2.outDir, "tools"),
+        toolsDir: request2.toolsDir ?? join11(request2.outDir, "tools"),
         env,
         logDir,
         tracker: request2.tracker,
@@ -63679,8 +63718,8 @@ async function runBlock(session, phase, block) {
             config: config2.service,
             dir: serviceDir(trees[side], config2.service),
             env: session.env,
-            logFile: join10(session.logDir, `${side}.log`),
-            statusFile: join10(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join11(session.logDir, `${side}.log`),
+            statusFile: join11(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -65352,15 +65391,15 @@ var OTHER_CATEGORIES = ["dependency", "node", "native"];
 function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
   return (results.profiles ?? []).map((profile) => {
     const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
-    const own2 = hottestChanges(changes, ["own"], rows);
+    const own3 = hottestChanges(changes, ["own"], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
     return {
       profile,
-      own: own2,
+      own: own3,
       other,
-      deoptimized: [...own2, ...other].filter((c) => c.deoptReasons.length > 0),
-      optimization: own2.filter((c) => c.optimization !== null),
-      attributed: own2.some((c) => c.attributed !== null),
+      deoptimized: [...own3, ...other].filter((c) => c.deoptReasons.length > 0),
+      optimization: own3.filter((c) => c.optimization !== null),
+      attributed: own3.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
       culprit: culpritAmong(changes)
     };
@@ -65884,10 +65923,10 @@ function renderHotFunctionSection(results, options, section2) {
   const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
   const measure = section2.attributed ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}` : `self time under the same load, ${unit}`;
   const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
-  const own2 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
+  const own3 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
   const parts = [title];
   if (section2.culprit !== null) parts.push(`\u{1F50E} Most new time: ${escapeMarkdown(describeCulprit(section2.culprit))}.`);
-  parts.push(own2);
+  parts.push(own3);
   if (section2.other.length > 0) {
     parts.push(
       [
@@ -65956,7 +65995,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -66396,9 +66435,9 @@ function renderHealth2(results, analysis, paint) {
   if (rows.length === 0 && hints.length === 0) return [];
   const lines = ["", `service health \u2014 ${describeHealthMethod(results)}:`];
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
-    const own2 = rows.filter((r) => r.scenario === scenario);
-    const verdicts = own2.map((row) => healthVerdict(row.cell));
-    const cells = own2.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
+    const own3 = rows.filter((r) => r.scenario === scenario);
+    const verdicts = own3.map((row) => healthVerdict(row.cell));
+    const cells = own3.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
     const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
     lines.push(sanitizeText(scenario), ...grid.map((line3) => line3.replace(/\s+$/, "")));
   }
@@ -66464,7 +66503,7 @@ function renderHotFunctionSection2(section2, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join11(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join12(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -66702,8 +66741,8 @@ var interimLook = (results, index) => decideLook(results, index, compareResults(
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
 // src/cli/init.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync4, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join14, relative as relative6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname5, join as join15, relative as relative6, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -66744,11 +66783,11 @@ function renderConfig(config2) {
 
 // src/init/detect.ts
 import { existsSync as existsSync4, readFileSync as readFileSync11 } from "node:fs";
-import { join as join12, relative as relative5 } from "node:path";
+import { join as join13, relative as relative5 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync11(join12(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync11(join13(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -66760,10 +66799,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join12(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join13(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join12(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join13(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -66772,8 +66811,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join12(d, f))).find((p) => existsSync4(p));
-  const schema = [dir, root].map((d) => join12(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join13(d, f))).find((p) => existsSync4(p));
+  const schema = [dir, root].map((d) => join13(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -66790,7 +66829,7 @@ function detectProject(root, dir) {
 // src/init/probe.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 var HEALTH_PATHS = ["/health", "/healthz", "/ready"];
 var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var ProbeError = class extends Error {
@@ -66803,7 +66842,7 @@ var ProbeError = class extends Error {
   logTail;
 };
 async function probeService(request2) {
-  const scratch = mkdtempSync2(join13(tmpdir2(), "perfgate-init-"));
+  const scratch = mkdtempSync2(join14(tmpdir2(), "perfgate-init-"));
   const tracker = new ProcessTracker();
   const config2 = {
     install: null,
@@ -66820,8 +66859,8 @@ async function probeService(request2) {
       config: config2,
       dir: request2.dir,
       env: request2.env,
-      logFile: join13(scratch, "service.log"),
-      statusFile: join13(scratch, "status"),
+      logFile: join14(scratch, "service.log"),
+      statusFile: join14(scratch, "status"),
       tracker
     });
     try {
@@ -66923,7 +66962,7 @@ async function runInit(request2, io) {
   const { settings } = request2;
   const root = await repositoryRoot(io.cwd);
   const dir = settings["working-directory"] ? resolve3(root, settings["working-directory"]) : realpathSync3(io.cwd);
-  if (!existsSync5(dir) || !statSync4(dir).isDirectory()) {
+  if (!existsSync5(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
   const cwd = relative6(root, dir).split("\\").join("/") || ".";
@@ -66994,7 +67033,7 @@ async function runInit(request2, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join14(root, path);
+    const target = join15(root, path);
     if (existsSync5(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
@@ -67057,7 +67096,7 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 function renderPlan(pre, headIsWorkTree) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
@@ -67066,7 +67105,7 @@ function renderPlan(pre, headIsWorkTree) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join15(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join16(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -67338,7 +67377,7 @@ function settingsOf(values) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join16(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join17(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({

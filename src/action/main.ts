@@ -1,6 +1,7 @@
 import * as core from '@actions/core';
 import { ConfigError } from '../config/load.js';
 import { PerfgateError } from '../engine/errors.js';
+import { settleOwnProcesses } from '../engine/process.js';
 import { ArtifactError } from '../github/artifacts.js';
 import { EventError } from '../github/event.js';
 import { UntrustedResultsError } from '../github/workflow-run.js';
@@ -22,6 +23,8 @@ const EXPECTED_ERRORS = [PerfgateError, ConfigError, InputError, EventError, Art
  * is an error whose message says what to fix.
  */
 export async function run(): Promise<void> {
+  // Before anything else, so before any of the pull request's code runs.
+  settleOwnProcesses(process.env);
   try {
     const inputs = readInputs();
     const context = readRunContext(process.env);

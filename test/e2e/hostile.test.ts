@@ -25,6 +25,8 @@ function hostileRepo(findings: string): string {
     'server.js': { copy: 'hostile/server.js' },
     'findings-dir.txt': findings,
     'perfgate.yml': 'service:\n  install: node probe.js install\n  build: node probe.js build\n  start: node server.js\nprofile: false\n',
+    'plant.js': { copy: 'hostile/plant.js' },
+    'watcher.js': { copy: 'hostile/watcher.js' },
     'work.json': '{"iterations": 20000}',
   };
   return makeRepo(tree, { 'head.txt': 'head', 'work.json': '{"iterations": 200000}' });
@@ -33,6 +35,8 @@ function hostileRepo(findings: string): string {
 test('a hostile PR reads no token, cannot change the decision, and its setsid process is stopped', async (t) => {
   const findings = mkdtempSync(join(tmpdir(), 'perfgate-findings-'));
   const repo = hostileRepo(findings);
+  // The runner's home, whose ~/.local/bin comes first on PATH (as on GitHub's ubuntu runners).
+  const home = mkdtempSync(join(tmpdir(), 'perfgate-home-'));
   const runtimeToken = platform.artifacts.runtimeToken(RUN_ID);
   const run = await runAction({
     eventName: 'pull_request',
@@ -43,7 +47,12 @@ test('a hostile PR reads no token, cannot change the decision, and its setsid pr
     runId: RUN_ID,
     ...platform,
     token: WRITE_TOKEN,
-    env: { ACTIONS_ID_TOKEN_REQUEST_TOKEN: ID_TOKEN_REQUEST, ACTIONS_ID_TOKEN_REQUEST_URL: 'http://127.0.0.1:9/token' },
+    env: {
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: ID_TOKEN_REQUEST,
+      ACTIONS_ID_TOKEN_REQUEST_URL: 'http://127.0.0.1:9/token',
+      HOME: home,
+      PATH: `${join(home, '.local', 'bin')}:${process.env.PATH}`,
+    },
   });
 
   const files = readdirSync(findings).filter((f) => f.endsWith('.json'));
@@ -69,6 +78,32 @@ test('a hostile PR reads no token, cannot change the decision, and its setsid pr
       "on GitHub's runners Yama (ptrace_scope 1) refuses it to a child, as a separate user would (README).",
   );
   assert.deepEqual(leaks, []);
+
+  // Programs planted on PATH: perfgate's own (git, taskset, getconf) are never run; whatever the
+  // PR's own commands run (node) holds no token. The watcher saw every process it could.
+  const all = readdirSync(findings);
+  const planted = all.filter((f) => f.startsWith('planted-'));
+  // Started by the action itself (its parent runs the bundle), not by the PR's own commands.
+  const ranOwn = planted.filter((f) => /^parent: .*index\.js/m.test(readFileSync(join(findings, f), 'latin1')));
+  const watched = all.filter((f) => f.startsWith('watch-')).map((f) => readFileSync(join(findings, f), 'latin1'));
+  const observed = watched.join('').split('\n\n').filter(Boolean);
+  const helperLeaks: string[] = [];
+  for (const [what, text] of [...planted.map((f) => [f, readFileSync(join(findings, f), 'latin1')]), ...observed.map((o) => [`watched ${o.split('\n')[0]}`, o])] as [string, string][]) {
+    for (const secret of secrets) if (text.includes(secret)) helperLeaks.push(`${what} holds ${secret.slice(0, 6)}…`);
+  }
+  const countBy = (names: string[]) => {
+    const counts = new Map<string, number>();
+    for (const n of names) counts.set(n, (counts.get(n) ?? 0) + 1);
+    return [...counts].map(([n, c]) => `${n} ×${c}`).join(', ') || 'none';
+  };
+  t.diagnostic(
+    `planted programs run by the PR's commands: ${countBy(planted.map((f) => f.split('-')[1]!))}, by perfgate: ${ranOwn.length}; ` +
+      `processes whose environ the watcher read: ${countBy(observed.map((o) => o.split('\n')[0]!.split(' ')[1]?.split('/').pop() || '?'))}; ` +
+      `leaked: ${helperLeaks.length}`,
+  );
+  assert.ok(observed.length > 0, 'the watcher ran');
+  assert.deepEqual(ranOwn, [], 'perfgate never runs a program planted after it started');
+  assert.deepEqual(helperLeaks, []);
 
   // The decision is the one measured: a regression, whatever the PR wrote to GITHUB_OUTPUT.
   assert.equal(run.status, 1, describeRun(run));
