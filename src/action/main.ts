@@ -8,6 +8,7 @@ import { UntrustedResultsError } from '../github/workflow-run.js';
 import { describeFailing } from '../gate/compare.js';
 import { ResultsFileError } from '../results/io.js';
 import { readRunContext } from './context.js';
+import { dropTokenVariables } from './environ.js';
 import { runGate } from './gate-mode.js';
 import { UnsafeSetupError } from './guard.js';
 import { InputError, readInputs } from './inputs.js';
@@ -28,6 +29,8 @@ export async function run(): Promise<void> {
   try {
     const inputs = readInputs();
     const context = readRunContext(process.env);
+    // The inputs and the context hold the token now: no child inherits it from process.env.
+    dropTokenVariables(process.env);
     if (inputs.mode === 'report') {
       await runReport(inputs, context);
       return;
