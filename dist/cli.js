@@ -61154,12 +61154,14 @@ var ProcessTracker = class {
    * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
    * puts it there); killAll also stops processes that left their group (setsid, a double fork).
    */
-  constructor(pidFile = null, marker = null) {
+  constructor(pidFile = null, marker = null, boundary = null) {
     this.pidFile = pidFile;
     this.marker = marker;
+    this.boundary = boundary;
   }
   pidFile;
   marker;
+  boundary;
   groups = /* @__PURE__ */ new Set();
   add(pgid) {
     this.groups.add(pgid);
@@ -61178,6 +61180,7 @@ var ProcessTracker = class {
     this.groups.clear();
     this.sync();
     if (this.marker) await stopMarked(this.marker, graceMs);
+    await this.boundary?.kill();
   }
   sync() {
     if (this.pidFile) writeFileSync2(this.pidFile, [...this.groups].join("\n"));
@@ -61262,8 +61265,9 @@ function startShell(command2, options) {
 function startProcess(file2, args, options) {
   const out = openSync2(options.logFile, "a");
   const err = options.errorLogFile ? openSync2(options.errorLogFile, "a") : out;
+  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(programPath(file2), args) : [programPath(file2), [...args]];
   try {
-    const child = spawn(programPath(file2), args, {
+    const child = spawn(program, argv, {
       cwd: options.cwd,
       env: options.env,
       detached: true,

@@ -19595,8 +19595,99 @@ function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
 
-// src/engine/process.ts
-import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+// src/engine/boundary.ts
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+var NAME = /^perfgate-[0-9a-f-]{8,64}$/;
+function findCgroupMount(mountinfo) {
+  let text = mountinfo;
+  if (text === void 0) {
+    try {
+      text = readFileSync("/proc/self/mountinfo", "utf8");
+    } catch {
+      return null;
+    }
+  }
+  let freezer = null;
+  for (const line of text.split("\n")) {
+    const [before, after] = line.split(" - ");
+    if (!before || !after) continue;
+    const dir = before.split(" ")[4];
+    const [fstype, , options] = after.split(" ");
+    if (!dir) continue;
+    if (fstype === "cgroup2") return { version: 2, dir: unescapeMount(dir) };
+    if (fstype === "cgroup" && options?.split(",").includes("freezer")) freezer = { version: 1, dir: unescapeMount(dir) };
+  }
+  return freezer;
+}
+function unescapeMount(path) {
+  return path.replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(Number.parseInt(octal, 8)));
+}
+function read(file) {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+function pidsIn(dir, version) {
+  return read(join(dir, version === 2 ? "cgroup.procs" : "tasks")).split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+}
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+function killEach(pids) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+    }
+  }
+}
+function cgroupAt(dir, version) {
+  const procs = join(dir, "cgroup.procs");
+  const kill = async () => {
+    let found = 0;
+    for (let round = 0; round < 50; round++) {
+      const pids = pidsIn(dir, version);
+      if (round === 0) found = pids.length;
+      if (pids.length === 0) return found;
+      if (version === 2 && existsSync(join(dir, "cgroup.kill"))) {
+        writeFileSync(join(dir, "cgroup.kill"), "1");
+      } else if (version === 2) {
+        writeFileSync(join(dir, "cgroup.freeze"), "1");
+        killEach(pidsIn(dir, version));
+        writeFileSync(join(dir, "cgroup.freeze"), "0");
+      } else {
+        writeFileSync(join(dir, "freezer.state"), "FROZEN");
+        for (let wait = 0; wait < 100 && read(join(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
+        killEach(pidsIn(dir, version));
+        writeFileSync(join(dir, "freezer.state"), "THAWED");
+      }
+      await sleep(round < 10 ? 10 : 50);
+    }
+    return found;
+  };
+  return {
+    path: dir,
+    description: `cgroup v${version} ${dir}`,
+    wrap: (file, args) => ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', procs, file, ...args]],
+    kill,
+    async close() {
+      const killed = await kill();
+      try {
+        rmdirSync(dir);
+      } catch {
+      }
+      return killed;
+    }
+  };
+}
+function boundaryAt(path) {
+  const mount = findCgroupMount();
+  if (!mount || !NAME.test(basename(path)) || dirname(path) !== mount.dir) return null;
+  return cgroupAt(path, mount.version);
+}
 
 // src/engine/env.ts
 var SECRET_VARIABLES = [
@@ -19609,8 +19700,15 @@ var SECRET_VARIABLES = [
   "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
 ];
 var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
+var FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]);
+var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
+function isDroppedName(name) {
+  const upper = name.toUpperCase();
+  return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name);
+}
 
 // src/engine/process.ts
+import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync as readFileSync2, statSync, writeFileSync as writeFileSync2 } from "node:fs";
 function groupAlive(pgid) {
   try {
     process.kill(-pgid, 0);
@@ -19631,16 +19729,16 @@ async function stopGroup(pgid, graceMs = 3e3) {
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!groupAlive(pgid)) return;
-    await sleep(25);
+    await sleep2(25);
   }
   signalGroup(pgid, "SIGKILL");
   const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep2(25);
 }
 async function killGroupsFromFile(pidFile, graceMs = 3e3, marker = null) {
   let text = "";
   try {
-    text = readFileSync(pidFile, "utf8");
+    text = readFileSync2(pidFile, "utf8");
   } catch {
     return 0;
   }
@@ -19664,7 +19762,7 @@ function findMarked(marker) {
     const pid = Number(name);
     if (pid === process.pid) continue;
     try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
       if (environ.includes(needle)) found.push(pid);
     } catch {
     }
@@ -19690,23 +19788,86 @@ async function stopMarked(marker, graceMs = 3e3) {
   };
   for (const pid of pids) signal(pid, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
+  while (Date.now() < deadline && pids.some(alive)) await sleep2(25);
   for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
   return pids.length;
 }
-function sleep(ms) {
+function sleep2(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// src/action/environ.ts
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync3, writeSync } from "node:fs";
+var DROPPED_TOKEN_VARIABLES = [...SECRET_VARIABLES.filter((name) => name !== "ACTIONS_RUNTIME_TOKEN"), "ACTIONS_ID_TOKEN_REQUEST_URL"];
+function dropTokenVariables(env = process.env) {
+  const dropped = DROPPED_TOKEN_VARIABLES.filter((name) => env[name] !== void 0);
+  for (const name of dropped) delete env[name];
+  return dropped;
+}
+function environBlock() {
+  const stat2 = readFileSync3("/proc/self/stat", "utf8");
+  const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+  return { start: Number(fields[50 - 3]), end: Number(fields[51 - 3]) };
+}
+function hideFromEnviron(matches) {
+  let block;
+  let range;
+  try {
+    block = readFileSync3("/proc/self/environ");
+    range = environBlock();
+  } catch {
+    return [];
+  }
+  if (!Number.isSafeInteger(range.start) || range.end - range.start !== block.length) return [];
+  const patched = Buffer.from(block);
+  const hidden = [];
+  let offset = 0;
+  for (const entry of block.toString("latin1").split("\0")) {
+    const eq = entry.indexOf("=");
+    const name = eq > 0 ? entry.slice(0, eq) : "";
+    if (name && matches(name)) {
+      const value = process.env[name];
+      if (value !== void 0) {
+        delete process.env[name];
+        process.env[name] = value;
+      }
+      patched.fill(42, offset + eq + 1, offset + entry.length);
+      hidden.push(name);
+    }
+    offset += entry.length + 1;
+  }
+  if (hidden.length === 0) return [];
+  try {
+    const fd = openSync2("/proc/self/mem", "r+");
+    try {
+      writeSync(fd, patched, 0, patched.length, range.start);
+    } finally {
+      closeSync2(fd);
+    }
+  } catch {
+    return [];
+  }
+  return hidden;
 }
 
 // src/action/state.ts
 var STATE_PID_FILE = "perfgate-pid-file";
 var STATE_RUN_MARKER = "perfgate-run-marker";
+var STATE_BOUNDARY = "perfgate-boundary";
 
 // src/action/post.ts
 async function post() {
+  const pidFile = getState(STATE_PID_FILE);
+  const marker = getState(STATE_RUN_MARKER);
+  const boundaryPath = getState(STATE_BOUNDARY);
+  if (!pidFile && !marker && !boundaryPath) return;
+  dropTokenVariables(process.env);
+  hideFromEnviron(isDroppedName);
   try {
-    const pidFile = getState(STATE_PID_FILE);
-    const marker = getState(STATE_RUN_MARKER);
+    const boundary = boundaryPath ? boundaryAt(boundaryPath) : null;
+    if (boundaryPath && !boundary) warning(`perfgate cleanup: the state names ${boundaryPath}, which is not a boundary perfgate creates; left alone.`);
+    const inside = boundary ? await boundary.close() : 0;
+    if (inside > 0) info(`perfgate: stopped ${inside} process(es) left in ${boundary.description}`);
     const killed = pidFile ? await killGroupsFromFile(pidFile, 3e3, marker || null) : 0;
     if (killed > 0) info(`perfgate: stopped ${killed} service process group(s) left running`);
     const escaped = marker ? await stopMarked(marker) : 0;

@@ -26,6 +26,7 @@ import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } 
 import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
+import { openRunBoundary } from './boundary.js';
 import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 import { actionToolCache } from './tool-cache.js';
 
@@ -75,7 +76,8 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   const marker = randomUUID();
   core.saveState(STATE_PID_FILE, pidFile);
   core.saveState(STATE_RUN_MARKER, marker);
-  const tracker = new ProcessTracker(pidFile, marker);
+  const boundary = openRunBoundary(marker);
+  const tracker = new ProcessTracker(pidFile, marker, boundary);
   // A cancelled job sends SIGINT, then SIGTERM (GitHub's docs, "Canceling a workflow"): stop
   // every process now, and the engine unwinds, keeping what was measured.
   const abort = new AbortController();
@@ -134,6 +136,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await boundary?.close();
     const tampered = restoreFileCommands(fileCommands);
     if (tampered.length > 0) {
       core.warning(

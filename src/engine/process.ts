@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import type { Boundary } from './boundary.js';
 import { scrubEnv, secretsFrom } from './env.js';
 
 /**
@@ -80,7 +81,9 @@ export function ownEnv(): Record<string, string> {
  * Every process perfgate starts runs in its own process group (detached) so that stopping it
  * stops everything it started: `npm start` → sh → node → cluster workers.
  * The tracker remembers the groups, kills them all in `finally`, and mirrors the list to a
- * pid file that the action's post step reads to kill survivors of a cancelled job.
+ * pid file that the action's post step reads to kill survivors of a cancelled job. With a
+ * boundary (a cgroup, engine/boundary.ts), every process starts inside it and killAll ends with
+ * stopping it: a process that left its group and changed its environment is stopped too.
  */
 export class ProcessTracker {
   private readonly groups = new Set<number>();
@@ -92,6 +95,7 @@ export class ProcessTracker {
   constructor(
     private readonly pidFile: string | null = null,
     private readonly marker: string | null = null,
+    readonly boundary: Boundary | null = null,
   ) {}
 
   add(pgid: number): void {
@@ -114,6 +118,7 @@ export class ProcessTracker {
     this.groups.clear();
     this.sync();
     if (this.marker) await stopMarked(this.marker, graceMs);
+    await this.boundary?.kill();
   }
 
   private sync(): void {
@@ -252,8 +257,9 @@ export function startShell(command: string, options: ShellOptions): ChildProcess
 export function startProcess(file: string, args: readonly string[], options: ShellOptions): ChildProcess {
   const out = openSync(options.logFile, 'a');
   const err = options.errorLogFile ? openSync(options.errorLogFile, 'a') : out;
+  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(programPath(file), args) : [programPath(file), [...args]];
   try {
-    const child = spawn(programPath(file), args, {
+    const child = spawn(program, argv, {
       cwd: options.cwd,
       env: options.env,
       detached: true,

@@ -5,14 +5,16 @@
  * keep the decision it measured, and stop the process the service hid in its own session.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pullRequestEvent } from '../helpers/github-events.js';
-import { describeRun, QUICK_INPUTS, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
-import { baseSha, type Files, headSha, makeRepo } from '../helpers/repo.js';
+import { openBoundary } from '../../src/engine/boundary.js';
+import { describeRun, NODE24, parseFileCommands, QUICK_INPUTS, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
+import { baseSha, type Files, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 import { alive } from '../helpers/processes.js';
 
 const platform = useFakePlatform();
@@ -27,12 +29,13 @@ function hostileRepo(findings: string): string {
     'perfgate.yml': 'service:\n  install: node probe.js install\n  build: node probe.js build\n  start: node server.js\nprofile: false\n',
     'plant.js': { copy: 'hostile/plant.js' },
     'watcher.js': { copy: 'hostile/watcher.js' },
+    'escapee.js': { copy: 'hostile/escapee.js' },
     'work.json': '{"iterations": 20000}',
   };
   return makeRepo(tree, { 'head.txt': 'head', 'work.json': '{"iterations": 200000}' });
 }
 
-test('a hostile PR reads no token, cannot change the decision, and its setsid process is stopped', async (t) => {
+test('a hostile PR reads no token, cannot change the decision, and no process it leaves behind outlives the step', async (t) => {
   const findings = mkdtempSync(join(tmpdir(), 'perfgate-findings-'));
   const repo = hostileRepo(findings);
   // The runner's home, whose ~/.local/bin comes first on PATH (as on GitHub's ubuntu runners).
@@ -55,7 +58,8 @@ test('a hostile PR reads no token, cannot change the decision, and its setsid pr
     },
   });
 
-  const files = readdirSync(findings).filter((f) => f.endsWith('.json'));
+  const ended = Date.now();
+  const files = readdirSync(findings).filter((f) => f.endsWith('.json') && !f.startsWith('targets-'));
   const phases = new Set(files.map((f) => f.split('-').slice(0, 2).join('-')));
   assert.deepEqual([...phases].sort(), ['build-base', 'build-head', 'install-base', 'install-head', 'service-base', 'service-head'], describeRun(run));
 
@@ -86,9 +90,13 @@ test('a hostile PR reads no token, cannot change the decision, and its setsid pr
   // Started by the action itself (its parent runs the bundle), not by the PR's own commands.
   const ranOwn = planted.filter((f) => /^parent: .*index\.js/m.test(readFileSync(join(findings, f), 'latin1')));
   const watched = all.filter((f) => f.startsWith('watch-')).map((f) => readFileSync(join(findings, f), 'latin1'));
-  const observed = watched.join('').split('\n\n').filter(Boolean);
+  const observed = watched
+    .join('')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { pid: number; cmdline: string[]; environ: string });
   const helperLeaks: string[] = [];
-  for (const [what, text] of [...planted.map((f) => [f, readFileSync(join(findings, f), 'latin1')]), ...observed.map((o) => [`watched ${o.split('\n')[0]}`, o])] as [string, string][]) {
+  for (const [what, text] of [...planted.map((f) => [f, readFileSync(join(findings, f), 'latin1')]), ...observed.map((o) => [`watched ${o.pid} ${o.cmdline.join(' ')}`, o.environ])] as [string, string][]) {
     for (const secret of secrets) if (text.includes(secret)) helperLeaks.push(`${what} holds ${secret.slice(0, 6)}…`);
   }
   const countBy = (names: string[]) => {
@@ -98,7 +106,7 @@ test('a hostile PR reads no token, cannot change the decision, and its setsid pr
   };
   t.diagnostic(
     `planted programs run by the PR's commands: ${countBy(planted.map((f) => f.split('-')[1]!))}, by perfgate: ${ranOwn.length}; ` +
-      `processes whose environ the watcher read: ${countBy(observed.map((o) => o.split('\n')[0]!.split(' ')[1]?.split('/').pop() || '?'))}; ` +
+      `processes whose environ the watcher read: ${countBy(observed.map((o) => o.cmdline[0]?.split('/').pop() || '(exited)'))}; ` +
       `leaked: ${helperLeaks.length}`,
   );
   assert.ok(observed.length > 0, 'the watcher ran');
@@ -114,10 +122,37 @@ test('a hostile PR reads no token, cannot change the decision, and its setsid pr
   assert.ok(!state.includes('/tmp/evil'), 'the post step\'s state is perfgate\'s own');
   assert.ok(state.includes('perfgate-run-marker'), state);
 
-  // The process the service moved to its own session (setsid) is stopped by the run marker.
-  const escaped = ['base', 'head'].flatMap((side) => readFileSync(join(findings, `escaped-${side}.pids`), 'utf8').split('\n').filter(Boolean).map(Number));
-  assert.ok(escaped.length >= 2, 'each side left a process behind');
-  assert.deepEqual(escaped.filter(alive), [], 'the escaped processes are stopped');
+  // Every process the PR left behind is gone when the step ends, whatever it did to its process
+  // group, session and environment: setsid (marker kept), setsid env -i, a forged marker, a
+  // double fork with env -i (orphaned), and the install's watcher (setsid env -i).
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const escaped: [string, number][] = [
+    ...['base', 'head'].flatMap((side) =>
+      readFileSync(join(findings, `escaped-${side}.pids`), 'utf8').split('\n').filter(Boolean).map((pid) => [`setsid-${side}`, Number(pid)] as [string, number]),
+    ),
+    ...readFileSync(join(findings, 'escaped.pids'), 'utf8').split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]).map(([kind, pid]) => [kind, Number(pid)] as [string, number]),
+    ...readdirSync(findings).filter((f) => f.startsWith('watcher-')).map((f) => ['watcher-base', Number(readFileSync(join(findings, f), 'utf8'))] as [string, number]),
+  ];
+  const kindOf = (name: string) => name.replace(/-(base|head)$/, '');
+  const surviving = escaped.filter(([, pid]) => alive(pid));
+  for (const [, pid] of surviving) process.kill(pid, 'SIGKILL');
+  // Writes to the runner's files that happened after the step ended, and so would stick.
+  const late = readdirSync(findings)
+    .filter((f) => f.startsWith('writes-'))
+    .flatMap((f) => readFileSync(join(findings, f), 'utf8').split('\n').filter(Boolean).map((line) => `${f.split('-').slice(1, -1).join('-')}: ${line}`))
+    .filter((line) => Number(line.split(': ')[1]!.split(' ')[0]) > ended);
+  const resultsFile = readdirSync(run.temp).filter((d) => d.startsWith('perfgate-6100')).map((d) => join(run.temp, d, 'results.json'))[0]!;
+  t.diagnostic(
+    `escaped process kinds tried: ${new Set(escaped.map(([k]) => kindOf(k))).size} (${escaped.length} processes), surviving: ${new Set(surviving.map(([k]) => kindOf(k))).size} ` +
+      `(${surviving.map(([k, p]) => `${k} ${p}`).join(', ') || 'none'}); writes after the step: ${late.length}; ` +
+      `results.json rewritten between "complete" and the stop: ${readFileSync(resultsFile, 'utf8').includes('escapedWrite') ? 'yes' : 'no'}`,
+  );
+  assert.ok(escaped.length >= 8, `every kind left its processes: ${escaped.map(([k]) => k).join(', ')}`);
+  assert.deepEqual(surviving, [], 'no escaped process survives the step');
+  assert.deepEqual(late, [], 'nothing is written to the runner\'s files after the step');
+  const output = parseFileCommands(readFileSync(join(run.temp, 'output'), 'utf8'));
+  assert.equal(output.decision, 'fail');
+  assert.equal(output['escaped-write'], undefined);
 });
 
 test('gate mode refuses to run PR code where it could reach a credential that writes, before any of it runs', async () => {
@@ -162,4 +197,64 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     assert.ok(!error.includes(WRITE_TOKEN) && !error.includes(Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')), 'never the value');
   }
   assert.deepEqual(readdirSync(findings), [], 'no PR code ran');
+});
+
+/** Runs dist/post.js as the runner does: the main step's environment again, plus its saved state. */
+function runPost(state: Record<string, string>, env: Record<string, string> = {}) {
+  const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
+  writeFileSync(join(temp, 'state'), '');
+  const started = performance.now();
+  const run = spawnSync(NODE24, [join(ROOT, 'dist', 'post.js')], {
+    env: {
+      PATH: process.env.PATH!,
+      GITHUB_STATE: join(temp, 'state'),
+      'INPUT_GITHUB-TOKEN': WRITE_TOKEN,
+      GITHUB_TOKEN: WRITE_TOKEN,
+      ACTIONS_ID_TOKEN_REQUEST_TOKEN: ID_TOKEN_REQUEST,
+      ...Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v])),
+      ...env,
+    },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return { ...run, ms: performance.now() - started };
+}
+
+test('the post step does nothing without state', (t) => {
+  const run = runPost({});
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout, '');
+  t.diagnostic(`post step without state: ${run.ms.toFixed(0)} ms, no output`);
+});
+
+test('the post step stops everything left in the boundary of a cancelled main step, and only a boundary perfgate made', { skip: process.platform !== 'linux' }, async (t) => {
+  const marker = randomUUID();
+  const boundary = openBoundary(marker);
+  if ('unavailable' in boundary) {
+    t.diagnostic(`no boundary on this machine: ${boundary.unavailable}`);
+    return;
+  }
+  // A process that left its group and session and dropped every variable, and one that reads
+  // the post step's own environ while it lives.
+  const [file, args] = boundary.wrap('/usr/bin/setsid', ['env', '-i', '/bin/sh', '-c', 'sleep 300 & exec sleep 300']);
+  const leader = spawn(file, args, { stdio: 'ignore', detached: true });
+  leader.unref();
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const inside = readFileSync(join(boundary.path, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+  assert.ok(inside.length >= 2, `the boundary holds the processes: ${inside.join(', ')}`);
+
+  // A forged state naming the top of the hierarchy (every process on the machine) is refused.
+  const forged = runPost({ 'perfgate-boundary': dirname(boundary.path) });
+  assert.equal(forged.status, 0, forged.stderr);
+  assert.match(forged.stdout, /not a boundary perfgate creates; left alone/);
+  assert.deepEqual(inside.filter(alive), inside, 'nothing was stopped on a forged state');
+
+  const run = runPost({ 'perfgate-run-marker': marker, 'perfgate-boundary': boundary.path });
+  assert.equal(run.status, 0, run.stderr);
+  assert.match(run.stdout, new RegExp(`stopped ${inside.length} process\\(es\\) left in cgroup`));
+  // The leader is this process's child: killed, it stays a zombie until this process reaps it.
+  const running = (pid: number) => alive(pid) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  assert.deepEqual(inside.filter(running), [], 'every process in the boundary is stopped');
+  assert.ok(!existsSync(boundary.path), 'the boundary is removed');
+  t.diagnostic(`post step with a boundary of ${inside.length} processes: ${run.ms.toFixed(0)} ms`);
 });
