@@ -23,6 +23,7 @@ import type { RunContext } from './context.js';
 import { hideFromEnviron } from './environ.js';
 import { restoreFileCommands, snapshotFileCommands } from './file-commands.js';
 import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } from './guard.js';
+import { refuseIdToken } from './id-token.js';
 import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
@@ -65,6 +66,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   } else {
     refuseWriteAccess(reasons);
   }
+  refuseIdToken(context.env, inputs.allowIdToken);
   // The token stays in this process's memory; its environment block no longer shows it (or the
   // runner's file-command paths) to the PR's code reading /proc/<this pid>/environ.
   const hidden = hideFromEnviron(isDroppedName);

@@ -45,7 +45,8 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
     eventName: 'pull_request',
     event: pullRequestEvent({ number: 61, baseSha: baseSha(repo), headSha: headSha(repo) }),
     // The measuring job of the recommended layout: comment: never, a read-only token would do.
-    inputs: { ...QUICK_INPUTS, comment: 'never' },
+    // A job with id-token: write, allowed here so that the test can look for the token's leaks.
+    inputs: { ...QUICK_INPUTS, comment: 'never', 'allow-id-token': 'true' },
     workspace: repo,
     runId: RUN_ID,
     ...platform,
@@ -157,7 +158,15 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
 
 test('gate mode refuses to run PR code where it could reach a credential that writes, before any of it runs', async () => {
   const findings = mkdtempSync(join(tmpdir(), 'perfgate-findings-'));
-  const cases: { name: string; setup: (repo: string, temp: string) => void; inputs?: Record<string, string>; eventName?: string; says: RegExp }[] = [
+  const cases: {
+    name: string;
+    setup: (repo: string, temp: string) => void;
+    inputs?: Record<string, string>;
+    env?: Record<string, string>;
+    eventName?: string;
+    says: RegExp;
+    fix?: RegExp;
+  }[] = [
     {
       name: 'checkout v4/v5 persisted credential (extraheader)',
       setup: (repo) =>
@@ -175,6 +184,13 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
       says: /includeif\.gitdir:.*\.path → .*git-credentials-1b2c\.config/,
     },
     { name: 'a measuring step that would comment', setup: () => {}, inputs: { comment: 'always' }, says: /this step would comment on the pull request/ },
+    {
+      name: 'a job that can request an OpenID Connect token',
+      setup: () => {},
+      env: { ACTIONS_ID_TOKEN_REQUEST_TOKEN: ID_TOKEN_REQUEST, ACTIONS_ID_TOKEN_REQUEST_URL: 'http://127.0.0.1:9/token' },
+      says: /this job can request an OpenID Connect token \(permissions id-token: write/,
+      fix: /id-token: write only to a job that runs no pull request code.*allow-id-token: true/s,
+    },
     { name: 'an event outside the allow-list', setup: () => {}, eventName: 'issue_comment', says: /mode: gate does not run on "issue_comment" events/ },
   ];
   for (const c of cases) {
@@ -189,11 +205,13 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
       workspace: repo,
       temp,
       ...platform,
+      ...(c.env && { env: c.env }),
     });
     assert.equal(run.status, 1, `${c.name}\n${describeRun(run)}`);
     const error = run.annotations('error').join('\n');
     assert.match(error, c.says, c.name);
-    if (!c.eventName) assert.match(error, /persist-credentials: false.*mode: report.*allow-write-token: true/s, `${c.name}: the message names the fix`);
+    if (!c.eventName) assert.match(error, c.fix ?? /persist-credentials: false.*mode: report.*allow-write-token: true/s, `${c.name}: the message names the fix`);
+    assert.ok(!error.includes(ID_TOKEN_REQUEST), 'never the ID token request token');
     assert.ok(!error.includes(WRITE_TOKEN) && !error.includes(Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')), 'never the value');
   }
   assert.deepEqual(readdirSync(findings), [], 'no PR code ran');
