@@ -61109,7 +61109,7 @@ async function runLoad(baseUrl, scenario, durationMs, window2 = {}) {
 import { spawn } from "node:child_process";
 import { accessSync, closeSync as closeSync2, constants, openSync as openSync2, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { isAbsolute, join } from "node:path";
-var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sh"];
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sh", "sudo"];
 var own2 = null;
 function findOnPath(name, path) {
   for (const dir of (path ?? "").split(":")) {

@@ -19596,7 +19596,7 @@ function getState(name) {
 }
 
 // src/engine/boundary.ts
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 var NAME = /^perfgate-[0-9a-f-]{8,64}$/;
 function findCgroupMount(mountinfo) {
@@ -19644,40 +19644,65 @@ function killEach(pids) {
     }
   }
 }
-function cgroupAt(dir, version) {
-  const procs = join(dir, "cgroup.procs");
-  const kill = async () => {
-    let found = 0;
-    for (let round = 0; round < 50; round++) {
-      const pids = pidsIn(dir, version);
-      if (round === 0) found = pids.length;
-      if (pids.length === 0) return found;
-      if (version === 2 && existsSync(join(dir, "cgroup.kill"))) {
-        writeFileSync(join(dir, "cgroup.kill"), "1");
-      } else if (version === 2) {
-        writeFileSync(join(dir, "cgroup.freeze"), "1");
-        killEach(pidsIn(dir, version));
-        writeFileSync(join(dir, "cgroup.freeze"), "0");
-      } else {
-        writeFileSync(join(dir, "freezer.state"), "FROZEN");
-        for (let wait = 0; wait < 100 && read(join(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
-        killEach(pidsIn(dir, version));
-        writeFileSync(join(dir, "freezer.state"), "THAWED");
-      }
-      await sleep(round < 10 ? 10 : 50);
+async function killCgroup(dir, version) {
+  let found = 0;
+  for (let round = 0; round < 50; round++) {
+    const pids = pidsIn(dir, version);
+    if (round === 0) found = pids.length;
+    if (pids.length === 0) return found;
+    if (version === 2 && existsSync(join(dir, "cgroup.kill"))) {
+      writeFileSync(join(dir, "cgroup.kill"), "1");
+    } else if (version === 2) {
+      writeFileSync(join(dir, "cgroup.freeze"), "1");
+      killEach(pidsIn(dir, version));
+      writeFileSync(join(dir, "cgroup.freeze"), "0");
+    } else {
+      writeFileSync(join(dir, "freezer.state"), "FROZEN");
+      for (let wait = 0; wait < 100 && read(join(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
+      killEach(pidsIn(dir, version));
+      writeFileSync(join(dir, "freezer.state"), "THAWED");
     }
-    return found;
-  };
+    await sleep(round < 10 ? 10 : 50);
+  }
+  return found;
+}
+async function killInside(top, inside, version) {
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const atTop = pidsIn(top, version);
+    killEach(atTop);
+    const inPr = await killCgroup(inside, version);
+    killed += atTop.length + inPr;
+    if (atTop.length === 0 && inPr === 0) break;
+    await sleep(10);
+  }
+  return killed;
+}
+function removeDir(dir) {
+  try {
+    rmdirSync(dir);
+  } catch {
+  }
+}
+function cgroupAt(top, version, origin = null) {
+  const inside = join(top, "pr");
   return {
-    path: dir,
-    description: `cgroup v${version} ${dir}`,
-    wrap: (file, args) => ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', procs, file, ...args]],
-    kill,
+    path: top,
+    description: `cgroup v${version} ${inside}`,
+    wrap: (file, args) => ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', join(inside, "cgroup.procs"), file, ...args]],
+    kill: () => killInside(top, inside, version),
     async close() {
-      const killed = await kill();
-      try {
-        rmdirSync(dir);
-      } catch {
+      const killed = await killInside(top, inside, version);
+      removeDir(inside);
+      if (origin) {
+        try {
+          writeFileSync(join(origin, "cgroup.procs"), String(process.pid));
+        } catch {
+        }
+      }
+      if (pidsIn(join(top, "perfgate"), version).length === 0) {
+        removeDir(join(top, "perfgate"));
+        removeDir(top);
       }
       return killed;
     }

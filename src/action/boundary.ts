@@ -1,5 +1,6 @@
 import * as core from '@actions/core';
 import { type Boundary, openBoundary } from '../engine/boundary.js';
+import { programPathOrNull } from '../engine/process.js';
 import { STATE_BOUNDARY } from './state.js';
 
 /**
@@ -8,7 +9,7 @@ import { STATE_BOUNDARY } from './state.js';
  * process group and run marker, as without one).
  */
 export function openRunBoundary(marker: string): Boundary | null {
-  const opened = openBoundary(marker);
+  const opened = openBoundary(marker, programPathOrNull('sudo'));
   if ('unavailable' in opened) {
     core.warning(
       `perfgate: no boundary around the pull request's code: ${opened.unavailable}. A process it starts that leaves its process group ` +

@@ -8,11 +8,11 @@
  * Docs: kernel.org, "Control Group v2" (cgroup.kill, cgroup.freeze) and "Freezer Subsystem".
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 export interface Boundary {
-  /** The cgroup's directory. */
+  /** The boundary's top directory (what the post step is told). */
   path: string;
   /** For the log: which kind, where. */
   description: string;
@@ -24,7 +24,7 @@ export interface Boundary {
   wrap(file: string, args: readonly string[]): [string, string[]];
   /** Kills every process inside (SIGKILL); resolves once none is left. Returns how many there were. */
   kill(): Promise<number>;
-  /** Kills what is left and removes the cgroup. */
+  /** Kills what is left and removes the cgroups that are empty. */
   close(): Promise<number>;
 }
 
@@ -93,74 +93,137 @@ function killEach(pids: number[]): void {
   }
 }
 
-function cgroupAt(dir: string, version: 1 | 2): Boundary {
-  const procs = join(dir, 'cgroup.procs');
-  const kill = async (): Promise<number> => {
-    let found = 0;
-    // A process forking as it is killed can leave a child; a few rounds end that race.
-    for (let round = 0; round < 50; round++) {
-      const pids = pidsIn(dir, version);
-      if (round === 0) found = pids.length;
-      if (pids.length === 0) return found;
-      if (version === 2 && existsSync(join(dir, 'cgroup.kill'))) {
-        writeFileSync(join(dir, 'cgroup.kill'), '1');
-      } else if (version === 2) {
-        writeFileSync(join(dir, 'cgroup.freeze'), '1');
-        killEach(pidsIn(dir, version));
-        writeFileSync(join(dir, 'cgroup.freeze'), '0');
-      } else {
-        // A frozen task cannot fork: kill all, then thaw so the kills are delivered.
-        writeFileSync(join(dir, 'freezer.state'), 'FROZEN');
-        for (let wait = 0; wait < 100 && read(join(dir, 'freezer.state')).trim() === 'FREEZING'; wait++) await sleep(5);
-        killEach(pidsIn(dir, version));
-        writeFileSync(join(dir, 'freezer.state'), 'THAWED');
-      }
-      await sleep(round < 10 ? 10 : 50);
+/**
+ * Kills every process in the cgroup `dir` (SIGKILL); resolves once none is left. Needs write
+ * access to its cgroup.kill (v2), cgroup.freeze (v2 before 5.14) or freezer.state (v1).
+ */
+async function killCgroup(dir: string, version: 1 | 2): Promise<number> {
+  let found = 0;
+  // A process forking as it is killed can leave a child; a few rounds end that race.
+  for (let round = 0; round < 50; round++) {
+    const pids = pidsIn(dir, version);
+    if (round === 0) found = pids.length;
+    if (pids.length === 0) return found;
+    if (version === 2 && existsSync(join(dir, 'cgroup.kill'))) {
+      writeFileSync(join(dir, 'cgroup.kill'), '1');
+    } else if (version === 2) {
+      writeFileSync(join(dir, 'cgroup.freeze'), '1');
+      killEach(pidsIn(dir, version));
+      writeFileSync(join(dir, 'cgroup.freeze'), '0');
+    } else {
+      // A frozen task cannot fork: kill all, then thaw so the kills are delivered.
+      writeFileSync(join(dir, 'freezer.state'), 'FROZEN');
+      for (let wait = 0; wait < 100 && read(join(dir, 'freezer.state')).trim() === 'FREEZING'; wait++) await sleep(5);
+      killEach(pidsIn(dir, version));
+      writeFileSync(join(dir, 'freezer.state'), 'THAWED');
     }
-    return found;
-  };
+    await sleep(round < 10 ? 10 : 50);
+  }
+  return found;
+}
+
+/** Kills `pr` and whatever moved from it into the top directory, until neither holds a process. */
+async function killInside(top: string, inside: string, version: 1 | 2): Promise<number> {
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const atTop = pidsIn(top, version);
+    killEach(atTop);
+    const inPr = await killCgroup(inside, version);
+    killed += atTop.length + inPr;
+    if (atTop.length === 0 && inPr === 0) break;
+    await sleep(10);
+  }
+  return killed;
+}
+
+function removeDir(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // still busy (a zombie not yet reaped), gone, or not ours to remove: the runner's cleanup takes it
+  }
+}
+
+/**
+ * The layout: `<mount>/perfgate-<marker>/` with two leaves, `perfgate` (this process, the load
+ * generator) and `pr` (every process of the pull request's code), the whole subtree owned by
+ * this process's user. Moving a process between two cgroups needs write access to the
+ * cgroup.procs of their common ancestor (kernel docs, "Delegation Containment"): that is the
+ * top directory, which is ours, so a process started by perfgate (in `perfgate`) can move itself
+ * into `pr` without privilege, and nothing in `pr` can move out of the top directory. It can
+ * move into the top directory itself (whose cgroup.procs is ours, for that rule), so a kill
+ * covers it too; the `perfgate` leaf's cgroup.procs stays root's, so nothing moves in there.
+ */
+function cgroupAt(top: string, version: 1 | 2, origin: string | null = null): Boundary {
+  const inside = join(top, 'pr');
   return {
-    path: dir,
-    description: `cgroup v${version} ${dir}`,
-    wrap: (file, args) => ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', procs, file, ...args]],
-    kill,
+    path: top,
+    description: `cgroup v${version} ${inside}`,
+    wrap: (file, args) => ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', join(inside, 'cgroup.procs'), file, ...args]],
+    kill: () => killInside(top, inside, version),
     async close() {
-      const killed = await kill();
-      try {
-        rmdirSync(dir);
-      } catch {
-        // still busy (a zombie not yet reaped) or gone: the runner's cleanup takes it
+      const killed = await killInside(top, inside, version);
+      removeDir(inside);
+      // Back where this process came from, so the boundary can go; that move needs root, and
+      // without it the empty leaf stays until the post step (or the runner) removes it.
+      if (origin) {
+        try {
+          writeFileSync(join(origin, 'cgroup.procs'), String(process.pid));
+        } catch {
+          // not root
+        }
+      }
+      if (pidsIn(join(top, 'perfgate'), version).length === 0) {
+        removeDir(join(top, 'perfgate'));
+        removeDir(top);
       }
       return killed;
     },
   };
 }
 
+/** This process's cgroup in the mount's hierarchy (/proc/self/cgroup, cgroups(7)). */
+function ownCgroup(mount: Mount): string | null {
+  for (const line of read('/proc/self/cgroup').split('\n')) {
+    const [id, controllers, path] = line.split(':');
+    if (path === undefined) continue;
+    if (mount.version === 2 ? id === '0' && controllers === '' : controllers!.split(',').includes('freezer')) return join(mount.dir, path);
+  }
+  return null;
+}
+
+/** The shell script that creates the layout and moves this process into it ($1 dir, $2 uid:gid, $3 pid). */
+const CREATE =
+  'mkdir "$1" && mkdir "$1/perfgate" "$1/pr" && chown -R "$2" "$1" && ' +
+  'chown 0:0 "$1/perfgate/cgroup.procs" && { [ ! -e "$1/perfgate/tasks" ] || chown 0:0 "$1/perfgate/tasks"; } && ' +
+  '{ [ ! -e "$1/perfgate/cgroup.threads" ] || chown 0:0 "$1/perfgate/cgroup.threads"; } && echo "$3" > "$1/perfgate/cgroup.procs"';
+
 /**
- * Creates the boundary `perfgate-<marker>` at the top of the cgroup hierarchy. Needs write
- * access there: root (a container, a self-hosted runner as root). Returns why not otherwise.
+ * Creates the boundary `perfgate-<marker>` at the top of the cgroup hierarchy and moves this
+ * process into it. That needs root once: as root it is done directly; otherwise through
+ * `sudo -n` (GitHub's hosted runners give the runner user passwordless sudo), one call. Returns
+ * why not where neither works.
  */
-export function openBoundary(marker: string): Boundary | { unavailable: string } {
+export function openBoundary(marker: string, sudo: string | null): Boundary | { unavailable: string } {
   if (process.platform !== 'linux') return { unavailable: `${process.platform} has no cgroups` };
   const mount = findCgroupMount();
   if (!mount) return { unavailable: 'no cgroup v2 or v1 freezer hierarchy is mounted' };
-  const dir = join(mount.dir, `perfgate-${marker}`);
-  try {
-    mkdirSync(dir);
-  } catch (e) {
-    return { unavailable: `cannot create a cgroup in ${mount.dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}; that needs root)` };
+  const top = join(mount.dir, `perfgate-${marker}`);
+  const root = process.getuid?.() === 0;
+  if (!root && !sudo) return { unavailable: `creating a cgroup in ${mount.dir} needs root, and sudo was not found` };
+  const owner = `${process.getuid?.()}:${process.getgid?.()}`;
+  const origin = ownCgroup(mount);
+  const [file, args] = root ? ['/bin/sh', ['-c', CREATE]] : [sudo!, ['-n', '/bin/sh', '-c', CREATE]];
+  const created = spawnSync(file, [...args, 'sh', top, owner, String(process.pid)], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
+  if (created.status !== 0) {
+    return { unavailable: `cannot create a cgroup in ${mount.dir}${root ? '' : ' with sudo -n'}: ${(created.stderr || created.error?.message || `exit ${created.status}`).trim()}` };
   }
-  const boundary = cgroupAt(dir, mount.version);
-  // A process started through it proves that moving into it works before anything depends on it.
-  const [file, args] = boundary.wrap('/bin/sh', ['-c', 'exit 0']);
-  const probe = spawnSync(file, args, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
+  const boundary = cgroupAt(top, mount.version, origin);
+  // A process started through it proves that entering works before anything depends on it.
+  const [probeFile, probeArgs] = boundary.wrap('/bin/sh', ['-c', 'exit 0']);
+  const probe = spawnSync(probeFile, probeArgs, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
   if (probe.status !== 0) {
-    try {
-      rmdirSync(dir);
-    } catch {
-      // left for the runner's cleanup
-    }
-    return { unavailable: `cannot move a process into ${dir}: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
+    return { unavailable: `cannot move a process into ${top}/pr: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
   }
   return boundary;
 }

@@ -9,7 +9,7 @@ import { scrubEnv, secretsFrom } from './env.js';
  * code runs: a program that code plants later in a directory of PATH (~/.local/bin comes before
  * /usr/bin on GitHub's runners) is then never the one perfgate starts.
  */
-export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sh'] as const;
+export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sh', 'sudo'] as const;
 
 interface OwnProcesses {
   /** Absolute path of each program found; a missing one is absent. */
