@@ -19596,14 +19596,125 @@ function getState(name) {
 }
 
 // src/engine/boundary.ts
-import { existsSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+
+// src/engine/process.ts
+import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+
+// src/engine/env.ts
+var SECRET_VARIABLES = [
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GITHUB_PAT",
+  "INPUT_GITHUB-TOKEN",
+  "INPUT_GITHUB_TOKEN",
+  "ACTIONS_RUNTIME_TOKEN",
+  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+];
+var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
+var FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]);
+var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
+function isDroppedName(name) {
+  const upper = name.toUpperCase();
+  return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name);
+}
+
+// src/engine/process.ts
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
+}
+async function killGroupsFromFile(pidFile, graceMs = 3e3, marker = null) {
+  let text = "";
+  try {
+    text = readFileSync(pidFile, "utf8");
+  } catch {
+    return 0;
+  }
+  const groups = text.split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 1);
+  const marked = marker === null ? null : new Set(findMarked(marker));
+  const alive2 = groups.filter((g) => groupAlive(g) && (marked === null || marked.has(g)));
+  await Promise.all(alive2.map((g) => stopGroup(g, graceMs)));
+  return alive2.length;
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
+}
+function sleep(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// src/engine/boundary.ts
 var NAME = /^perfgate-[0-9a-f-]{8,64}$/;
 function findCgroupMount(mountinfo) {
   let text = mountinfo;
   if (text === void 0) {
     try {
-      text = readFileSync("/proc/self/mountinfo", "utf8");
+      text = readFileSync2("/proc/self/mountinfo", "utf8");
     } catch {
       return null;
     }
@@ -19625,16 +19736,13 @@ function unescapeMount(path) {
 }
 function read(file) {
   try {
-    return readFileSync(file, "utf8");
+    return readFileSync2(file, "utf8");
   } catch {
     return "";
   }
 }
 function pidsIn(dir, version) {
   return read(join(dir, version === 2 ? "cgroup.procs" : "tasks")).split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 0);
-}
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 function killEach(pids) {
   for (const pid of pids) {
@@ -19651,16 +19759,16 @@ async function killCgroup(dir, version) {
     if (round === 0) found = pids.length;
     if (pids.length === 0) return found;
     if (version === 2 && existsSync(join(dir, "cgroup.kill"))) {
-      writeFileSync(join(dir, "cgroup.kill"), "1");
+      writeFileSync2(join(dir, "cgroup.kill"), "1");
     } else if (version === 2) {
-      writeFileSync(join(dir, "cgroup.freeze"), "1");
+      writeFileSync2(join(dir, "cgroup.freeze"), "1");
       killEach(pidsIn(dir, version));
-      writeFileSync(join(dir, "cgroup.freeze"), "0");
+      writeFileSync2(join(dir, "cgroup.freeze"), "0");
     } else {
-      writeFileSync(join(dir, "freezer.state"), "FROZEN");
+      writeFileSync2(join(dir, "freezer.state"), "FROZEN");
       for (let wait = 0; wait < 100 && read(join(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
       killEach(pidsIn(dir, version));
-      writeFileSync(join(dir, "freezer.state"), "THAWED");
+      writeFileSync2(join(dir, "freezer.state"), "THAWED");
     }
     await sleep(round < 10 ? 10 : 50);
   }
@@ -19696,7 +19804,7 @@ function cgroupAt(top, version, origin = null) {
       removeDir(inside);
       if (origin) {
         try {
-          writeFileSync(join(origin, "cgroup.procs"), String(process.pid));
+          writeFileSync2(join(origin, "cgroup.procs"), String(process.pid));
         } catch {
         }
       }
@@ -19712,113 +19820,6 @@ function boundaryAt(path) {
   const mount = findCgroupMount();
   if (!mount || !NAME.test(basename(path)) || dirname(path) !== mount.dir) return null;
   return cgroupAt(path, mount.version);
-}
-
-// src/engine/env.ts
-var SECRET_VARIABLES = [
-  "GITHUB_TOKEN",
-  "GH_TOKEN",
-  "GITHUB_PAT",
-  "INPUT_GITHUB-TOKEN",
-  "INPUT_GITHUB_TOKEN",
-  "ACTIONS_RUNTIME_TOKEN",
-  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
-];
-var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
-var FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]);
-var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
-function isDroppedName(name) {
-  const upper = name.toUpperCase();
-  return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name);
-}
-
-// src/engine/process.ts
-import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync as readFileSync2, statSync, writeFileSync as writeFileSync2 } from "node:fs";
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep2(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep2(25);
-}
-async function killGroupsFromFile(pidFile, graceMs = 3e3, marker = null) {
-  let text = "";
-  try {
-    text = readFileSync2(pidFile, "utf8");
-  } catch {
-    return 0;
-  }
-  const groups = text.split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 1);
-  const marked = marker === null ? null : new Set(findMarked(marker));
-  const alive2 = groups.filter((g) => groupAlive(g) && (marked === null || marked.has(g)));
-  await Promise.all(alive2.map((g) => stopGroup(g, graceMs)));
-  return alive2.length;
-}
-var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
-function findMarked(marker) {
-  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
-  const found = [];
-  let pids = [];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
-      if (environ.includes(needle)) found.push(pid);
-    } catch {
-    }
-  }
-  return found;
-}
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-async function stopMarked(marker, graceMs = 3e3) {
-  const pids = findMarked(marker);
-  if (pids.length === 0) return 0;
-  const signal = (pid, sig) => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep2(25);
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
-  return pids.length;
-}
-function sleep2(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 // src/action/environ.ts

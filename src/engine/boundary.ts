@@ -10,6 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { sleep } from './process.js';
 
 export interface Boundary {
   /** The boundary's top directory (what the post step is told). */
@@ -77,10 +78,6 @@ function pidsIn(dir: string, version: 1 | 2): number[] {
     .split('\n')
     .map(Number)
     .filter((n) => Number.isInteger(n) && n > 0);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function killEach(pids: number[]): void {
