@@ -12,6 +12,7 @@ import { runCompare } from '../engine/run.js';
 import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
+import { writeResults } from '../results/io.js';
 import type { GitHubRecord } from '../results/types.js';
 import { buildOverrides, scenarioArgs } from '../config/options.js';
 import { isDroppedName, secretsFrom } from '../engine/env.js';
@@ -78,7 +79,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   const marker = randomUUID();
   core.saveState(STATE_PID_FILE, pidFile);
   core.saveState(STATE_RUN_MARKER, marker);
-  const boundary = openRunBoundary(marker);
+  const { boundary, warning: boundaryWarning } = openRunBoundary(marker);
   const tracker = new ProcessTracker(pidFile, marker, boundary);
   // A cancelled job sends SIGINT, then SIGTERM (GitHub's docs, "Canceling a workflow"): stop
   // every process now, and the engine unwinds, keeping what was measured.
@@ -147,6 +148,10 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     }
   }
   const { results, resultsPath } = measured;
+  if (boundaryWarning) {
+    results.warnings.push(boundaryWarning);
+    writeResults(resultsPath, results);
+  }
 
   // Only a pull request needs the API (the comment); a push writes the summary only.
   return publish(

@@ -218,6 +218,28 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
   assert.deepEqual(readdirSync(findings), [], 'no PR code ran');
 });
 
+test('without a boundary the step says so in its log and in results.json, and measures as before', { skip: process.getuid?.() !== 0 || process.platform !== 'linux' }, async () => {
+  const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: false\n' }, {
+    'work.json': '{"iterations": 200000}',
+  });
+  const run = await runAction({
+    eventName: 'pull_request',
+    event: pullRequestEvent({ number: 63, baseSha: baseSha(repo), headSha: headSha(repo) }),
+    inputs: { ...QUICK_INPUTS, comment: 'never' },
+    workspace: repo,
+    ...platform,
+    // A mount namespace without the cgroup hierarchies: perfgate finds none to make a boundary in.
+    wrapper: ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', 'umount -l /sys/fs/cgroup/unified /sys/fs/cgroup/freezer /sys/fs/cgroup 2>/dev/null; exec "$@"', 'sh'],
+  });
+  assert.ok(
+    run.annotations('warning').some((w) => /No boundary around the pull request's code: no cgroup v2 or v1 freezer hierarchy is mounted/.test(w)),
+    describeRun(run),
+  );
+  assert.equal(run.outputs.decision, 'fail', describeRun(run));
+  const results = JSON.parse(readFileSync(run.outputs['results-path']!, 'utf8')) as { warnings: { code: string }[] };
+  assert.ok(results.warnings.some((w) => w.code === 'no-boundary'), JSON.stringify(results.warnings));
+});
+
 /** Runs dist/post.js as the runner does: the main step's environment again, plus its saved state. */
 function runPost(state: Record<string, string>, env: Record<string, string> = {}) {
   const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
