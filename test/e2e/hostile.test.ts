@@ -1,8 +1,11 @@
 /**
  * A hostile pull request against the bundled action (Node 24, the local GitHub API, Azurite):
  * its install script, build and service (test/fixtures/hostile) try every way to a token and
- * to the runner's state, and record what they read. Gate mode must leave them no token value,
- * keep the decision it measured, and stop the process the service hid in its own session.
+ * to the runner's state, and record what they read; its install plants programs on PATH and
+ * leaves a /proc watcher; its service leaves processes that escape their group, session,
+ * environment and cgroup and keep writing to the runner's files. Gate mode must leave them no
+ * token value, keep the decision it measured, run none of the planted programs, and stop every
+ * process the PR left before the step ends (docs/security.md).
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
