@@ -61109,7 +61109,7 @@ async function runLoad(baseUrl, scenario, durationMs, window2 = {}) {
 import { spawn } from "node:child_process";
 import { accessSync, closeSync as closeSync2, constants, openSync as openSync2, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { isAbsolute, join } from "node:path";
-var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sh", "sudo"];
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo"];
 var own2 = null;
 function findOnPath(name, path) {
   for (const dir of (path ?? "").split(":")) {
@@ -61263,9 +61263,10 @@ function startShell(command2, options) {
   return startProcess("/bin/sh", ["-c", command2], options);
 }
 function startProcess(file2, args, options) {
+  const resolved = programPath(file2);
+  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(resolved, args) : [resolved, [...args]];
   const out = openSync2(options.logFile, "a");
   const err = options.errorLogFile ? openSync2(options.errorLogFile, "a") : out;
-  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(programPath(file2), args) : [programPath(file2), [...args]];
   try {
     const child = spawn(program, argv, {
       cwd: options.cwd,

@@ -7,9 +7,10 @@ import { scrubEnv, secretsFrom } from './env.js';
 /**
  * The programs perfgate runs itself. They are looked up once, before any of the pull request's
  * code runs: a program that code plants later in a directory of PATH (~/.local/bin comes before
- * /usr/bin on GitHub's runners) is then never the one perfgate starts.
+ * /usr/bin on GitHub's runners) is then never the one perfgate starts. The shell is /bin/sh,
+ * by its path.
  */
-export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sh', 'sudo'] as const;
+export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sudo'] as const;
 
 interface OwnProcesses {
   /** Absolute path of each program found; a missing one is absent. */
@@ -255,9 +256,10 @@ export function startShell(command: string, options: ShellOptions): ChildProcess
 
 /** Starts a program (no shell: arguments are passed as they are) in a new, tracked process group. */
 export function startProcess(file: string, args: readonly string[], options: ShellOptions): ChildProcess {
+  const resolved = programPath(file);
+  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(resolved, args) : [resolved, [...args]];
   const out = openSync(options.logFile, 'a');
   const err = options.errorLogFile ? openSync(options.errorLogFile, 'a') : out;
-  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(programPath(file), args) : [programPath(file), [...args]];
   try {
     const child = spawn(program, argv, {
       cwd: options.cwd,
