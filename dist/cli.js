@@ -16706,9 +16706,9 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants = require_constants();
+    var constants2 = require_constants();
     var pako2 = {};
-    assign(pako2, deflate, inflate, constants);
+    assign(pako2, deflate, inflate, constants2);
     module2.exports = pako2;
   }
 });
@@ -30800,10 +30800,10 @@ var require_truncate = __commonJS({
   "node_modules/semver/functions/truncate.js"(exports2, module2) {
     "use strict";
     var parse4 = require_parse();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var SemVer = require_semver();
     var truncate2 = (version2, truncation, options) => {
-      if (!constants.RELEASE_TYPES.includes(truncation)) {
+      if (!constants2.RELEASE_TYPES.includes(truncation)) {
         return null;
       }
       const clonedVersion = cloneInputVersion(version2, options);
@@ -32043,7 +32043,7 @@ var require_semver2 = __commonJS({
   "node_modules/semver/index.js"(exports2, module2) {
     "use strict";
     var internalRe = require_re();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var SemVer = require_semver();
     var identifiers = require_identifiers();
     var parse4 = require_parse();
@@ -32127,8 +32127,8 @@ var require_semver2 = __commonJS({
       re: internalRe.re,
       src: internalRe.src,
       tokens: internalRe.t,
-      SEMVER_SPEC_VERSION: constants.SEMVER_SPEC_VERSION,
-      RELEASE_TYPES: constants.RELEASE_TYPES,
+      SEMVER_SPEC_VERSION: constants2.SEMVER_SPEC_VERSION,
+      RELEASE_TYPES: constants2.RELEASE_TYPES,
       compareIdentifiers: identifiers.compareIdentifiers,
       rcompareIdentifiers: identifiers.rcompareIdentifiers
     };
@@ -42500,7 +42500,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants = require_constants4();
+    var constants2 = require_constants4();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -42575,7 +42575,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports3 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -42670,11 +42670,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -42697,10 +42697,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants.ERROR.PAUSED || ret === constants.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -42717,7 +42717,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data);
+        return new HTTPParserError(message, constants2.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -42897,7 +42897,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -42919,7 +42919,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request3.onData(buf) === false) {
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -42955,13 +42955,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -56472,7 +56472,7 @@ var require_scan = __commonJS({
 var require_parse3 = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports2, module2) {
     "use strict";
-    var constants = require_constants8();
+    var constants2 = require_constants8();
     var utils = require_utils3();
     var {
       MAX_LENGTH,
@@ -56480,7 +56480,7 @@ var require_parse3 = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants;
+    } = constants2;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -56689,7 +56689,7 @@ var require_parse3 = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -56735,8 +56735,8 @@ var require_parse3 = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -57432,7 +57432,7 @@ var require_parse3 = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants.globChars(opts.windows);
+      } = constants2.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -57490,7 +57490,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse4 = require_parse3();
     var utils = require_utils3();
-    var constants = require_constants8();
+    var constants2 = require_constants8();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
@@ -57618,7 +57618,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants;
+    picomatch2.constants = constants2;
     module2.exports = picomatch2;
   }
 });
@@ -57715,7 +57715,7 @@ var require_picocolors = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname6, join as join16, resolve as resolve4 } from "node:path";
+import { dirname as dirname6, join as join17, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -59494,12 +59494,12 @@ function $constructor(name, initializer3, proto, params) {
     inst._zod.traits.add(name);
     initializer3(inst, def);
     if (initialized) {
-      const own2 = Object.getPrototypeOf(inst);
+      const own3 = Object.getPrototypeOf(inst);
       const ctorProto = inst._zod.constr.prototype;
-      let up = own2;
+      let up = own3;
       while (up && up !== ctorProto)
         up = Object.getPrototypeOf(up);
-      const target = up ?? own2;
+      const target = up ?? own3;
       if (!initialized.has(target)) {
         initialized.add(target);
         members(target, protoMembers);
@@ -62857,20 +62857,20 @@ function leafPattern(schema) {
     return "(?!)";
   if (minimum !== void 0 || maximum !== void 0)
     return string({ minimum, maximum }).source;
-  const own2 = schema._zod.pattern;
-  return (isInt && own2 === number ? integer : own2)?.source;
+  const own3 = schema._zod.pattern;
+  return (isInt && own3 === number ? integer : own3)?.source;
 }
 function partPattern(schema) {
   const def = schema._zod.def;
-  const own2 = schema._zod.pattern?.source;
+  const own3 = schema._zod.pattern?.source;
   const inner = def.innerType ?? schema._zod.innerType;
   if (inner) {
     const before = inner._zod.pattern?.source;
     const after = partPattern(inner);
-    if (own2 && before && after && after !== before) {
-      return own2.replace(cleanRegex(before), () => cleanRegex(after));
+    if (own3 && before && after && after !== before) {
+      return own3.replace(cleanRegex(before), () => cleanRegex(after));
     }
-    return own2;
+    return own3;
   }
   if (def.options) {
     const sources = def.options.map(partPattern);
@@ -78810,8 +78810,8 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync8, readSync, realpathSync, statSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join5, relative as relative3 } from "node:path";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync8, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join6, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -79010,15 +79010,15 @@ function contains(range, line3) {
   return range.startLine <= line3 && line3 <= range.endLine;
 }
 function functionSource(scriptRanges, line3, column) {
-  let own2 = null;
-  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own2 === null || extent(r) < extent(own2))) own2 = r;
-  if (own2 === null) return null;
+  let own3 = null;
+  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own3 === null || extent(r) < extent(own3))) own3 = r;
+  if (own3 === null) return null;
   let enclosing = null;
   for (const r of scriptRanges) {
-    if (r === own2 || r.name === "" || extent(r) <= extent(own2) || !holdsPosition(r, own2.startLine, own2.startColumn)) continue;
+    if (r === own3 || r.name === "" || extent(r) <= extent(own3) || !holdsPosition(r, own3.startLine, own3.startColumn)) continue;
     if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
   }
-  return { range: own2, enclosing: enclosing?.name ?? "" };
+  return { range: own3, enclosing: enclosing?.name ?? "" };
 }
 function inlineTargets(profile, ranges, sources = () => null) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -79091,8 +79091,8 @@ function inlineTargets(profile, ranges, sources = () => null) {
     const ticks = node2.positionTicks;
     if (!ticks || ticks.length === 0) continue;
     const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
-    const own2 = rangeOf(node2);
-    if (own2 === null) {
+    const own3 = rangeOf(node2);
+    if (own3 === null) {
       const byChild = /* @__PURE__ */ new Map();
       for (const { line: line3, ticks: count } of ticks) {
         for (const { node: child, share: share3 } of calledOn(node2, line3, null)) {
@@ -79123,14 +79123,14 @@ function inlineTargets(profile, ranges, sources = () => null) {
     };
     for (const { line: line3, ticks: count } of ticks) {
       let target = null;
-      if (contains(own2, line3)) {
-        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line3) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
+      if (contains(own3, line3)) {
+        const nested = scriptRanges.filter((r) => r !== own3 && contains(r, line3) && holdsPosition(own3, r.startLine, r.startColumn) && extent(r) < extent(own3)).sort((a, b) => extent(a) - extent(b))[0];
         if (nested) {
           findCallees();
           const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
           target = { url: node2.callFrame.url, range: nested, node: holder };
         } else {
-          const called = calledOn(node2, line3, own2);
+          const called = calledOn(node2, line3, own3);
           for (const { node: child, share: share3 } of called) {
             add(`node:${child.id}`, share3 * count / totalTicks, child.id, child.callFrame.url, rangeOf(child) ?? CALLEE_RANGE);
           }
@@ -79149,7 +79149,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
         if (best) {
           target = { url: best.node.callFrame.url, range: best.range, node: best.node };
         } else {
-          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
+          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own3.startLine, own3.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
           if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
         }
       }
@@ -79965,8 +79965,8 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
   async close() {
     this.counting = false;
     for (const target of this.targets) target.instance.stop();
-    const settled = await Promise.allSettled(this.targets.map((target) => target.instance));
-    const failed = settled.find((s) => s.status === "rejected");
+    const settled2 = await Promise.allSettled(this.targets.map((target) => target.instance));
+    const failed = settled2.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
   }
 };
@@ -80150,18 +80150,236 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
   return sample;
 }
 
+// src/engine/process.ts
+import { spawn } from "node:child_process";
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync2, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo"];
+var own2 = null;
+function findOnPath(name, path) {
+  for (const dir of (path ?? "").split(":")) {
+    if (!isAbsolute(dir)) continue;
+    const file2 = join(dir, name);
+    try {
+      accessSync(file2, constants.X_OK);
+      if (statSync(file2).isFile()) return file2;
+    } catch {
+    }
+  }
+  return null;
+}
+function settleOwnProcesses(env) {
+  const programs = /* @__PURE__ */ new Map();
+  for (const name of OWN_PROGRAMS) {
+    const file2 = findOnPath(name, env.PATH);
+    if (file2) programs.set(name, file2);
+  }
+  own2 = { programs, env: scrubEnv(env, secretsFrom(env)) };
+}
+function settled() {
+  if (!own2) settleOwnProcesses(process.env);
+  return own2;
+}
+var MissingProgramError = class extends Error {
+};
+function programPath(name) {
+  if (isAbsolute(name)) return name;
+  const file2 = settled().programs.get(name);
+  if (!file2) throw new MissingProgramError(`${name} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
+  return file2;
+}
+function programPathOrNull(name) {
+  return isAbsolute(name) ? name : settled().programs.get(name) ?? null;
+}
+function ownEnv() {
+  return settled().env;
+}
+var ProcessTracker = class {
+  /**
+   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
+   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
+   */
+  constructor(pidFile = null, marker = null, boundary = null) {
+    this.pidFile = pidFile;
+    this.marker = marker;
+    this.boundary = boundary;
+  }
+  pidFile;
+  marker;
+  boundary;
+  groups = /* @__PURE__ */ new Set();
+  add(pgid) {
+    this.groups.add(pgid);
+    this.sync();
+  }
+  delete(pgid) {
+    this.groups.delete(pgid);
+    this.sync();
+  }
+  get size() {
+    return this.groups.size;
+  }
+  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
+  async killAll(graceMs = 3e3) {
+    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
+    this.groups.clear();
+    this.sync();
+    if (this.marker) await stopMarked(this.marker, graceMs);
+    await this.boundary?.kill();
+  }
+  sync() {
+    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
+  }
+};
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep3(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep3(25);
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep3(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
+}
+function sleep3(ms) {
+  return new Promise((resolve5) => setTimeout(resolve5, ms));
+}
+function startShell(command2, options) {
+  return startProcess("/bin/sh", ["-c", command2], options);
+}
+function startProcess(file2, args, options) {
+  const resolved = programPath(file2);
+  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(resolved, args) : [resolved, [...args]];
+  const out = openSync(options.logFile, "a");
+  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
+  try {
+    const child = spawn(program, argv, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", out, err]
+    });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  } finally {
+    closeSync(out);
+    if (err !== out) closeSync(err);
+  }
+}
+function runShell(command2, options) {
+  return runProcess("/bin/sh", ["-c", command2], options);
+}
+async function runProcess(file2, args, options) {
+  const child = startProcess(file2, args, options);
+  const pgid = child.pid;
+  if (pgid === void 0) {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopGroup(pgid, 2e3);
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await stopGroup(pgid, 1e3);
+    options.tracker.delete(pgid);
+  }
+}
+function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve([child.exitCode, child.signalCode]);
+  }
+  return new Promise((resolve5, reject) => {
+    child.once("exit", (code, signal) => resolve5([code, signal]));
+    child.once("error", reject);
+  });
+}
+function tailFile(path, lines = 20) {
+  try {
+    const text2 = readFileSync2(path, "utf8").replace(/\s+$/, "");
+    return text2.split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
+
 // src/engine/service.ts
 import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join2 } from "node:path";
+import { dirname, join as join3 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/engine/health.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join as join2 } from "node:path";
 var BEGIN_TIMEOUT_MS = 1e3;
 var END_TIMEOUT_MS = 5e3;
 var MAX_LINE = 64 * 1024;
@@ -80181,12 +80399,12 @@ var HealthChannel = class _HealthChannel {
   changed = null;
   /** Listens on a new socket in a private (0700) temporary directory. */
   static async open() {
-    let dir = mkdtempSync(join(tmpdir(), "perfgate-health-"));
-    if (join(dir, "health.sock").length > MAX_SOCKET_PATH) {
+    let dir = mkdtempSync(join2(tmpdir(), "perfgate-health-"));
+    if (join2(dir, "health.sock").length > MAX_SOCKET_PATH) {
       rmSync(dir, { recursive: true, force: true });
       dir = mkdtempSync("/tmp/perfgate-health-");
     }
-    const path = join(dir, "health.sock");
+    const path = join2(dir, "health.sock");
     const server = createServer();
     await new Promise((resolve5, reject) => {
       server.once("error", reject);
@@ -80309,178 +80527,6 @@ function sliceHealth(reports, requestsSinceStart) {
   return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
 }
 
-// src/engine/process.ts
-import { spawn } from "node:child_process";
-import { closeSync, openSync, readdirSync, readFileSync as readFileSync2, writeFileSync } from "node:fs";
-var ProcessTracker = class {
-  /**
-   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
-   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
-   */
-  constructor(pidFile = null, marker = null) {
-    this.pidFile = pidFile;
-    this.marker = marker;
-  }
-  pidFile;
-  marker;
-  groups = /* @__PURE__ */ new Set();
-  add(pgid) {
-    this.groups.add(pgid);
-    this.sync();
-  }
-  delete(pgid) {
-    this.groups.delete(pgid);
-    this.sync();
-  }
-  get size() {
-    return this.groups.size;
-  }
-  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
-  async killAll(graceMs = 3e3) {
-    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
-    this.groups.clear();
-    this.sync();
-    if (this.marker) await stopMarked(this.marker, graceMs);
-  }
-  sync() {
-    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
-  }
-};
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep3(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep3(25);
-}
-var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
-function findMarked(marker) {
-  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
-  const found = [];
-  let pids = [];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
-      if (environ.includes(needle)) found.push(pid);
-    } catch {
-    }
-  }
-  return found;
-}
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-async function stopMarked(marker, graceMs = 3e3) {
-  const pids = findMarked(marker);
-  if (pids.length === 0) return 0;
-  const signal = (pid, sig) => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep3(25);
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
-  return pids.length;
-}
-function sleep3(ms) {
-  return new Promise((resolve5) => setTimeout(resolve5, ms));
-}
-function startShell(command2, options) {
-  return startProcess("/bin/sh", ["-c", command2], options);
-}
-function startProcess(file2, args, options) {
-  const out = openSync(options.logFile, "a");
-  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
-  try {
-    const child = spawn(file2, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", out, err]
-    });
-    if (child.pid) options.tracker.add(child.pid);
-    return child;
-  } finally {
-    closeSync(out);
-    if (err !== out) closeSync(err);
-  }
-}
-function runShell(command2, options) {
-  return runProcess("/bin/sh", ["-c", command2], options);
-}
-async function runProcess(file2, args, options) {
-  const child = startProcess(file2, args, options);
-  const pgid = child.pid;
-  if (pgid === void 0) {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut: false };
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void stopGroup(pgid, 2e3);
-  }, options.timeoutMs);
-  try {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut };
-  } finally {
-    clearTimeout(timer);
-    await stopGroup(pgid, 1e3);
-    options.tracker.delete(pgid);
-  }
-}
-function exitOf(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve([child.exitCode, child.signalCode]);
-  }
-  return new Promise((resolve5, reject) => {
-    child.once("exit", (code, signal) => resolve5([code, signal]));
-    child.once("error", reject);
-  });
-}
-function tailFile(path, lines = 20) {
-  try {
-    const text2 = readFileSync2(path, "utf8").replace(/\s+$/, "");
-    return text2.split("\n").slice(-lines).join("\n");
-  } catch {
-    return "";
-  }
-}
-
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
 import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
@@ -80488,7 +80534,7 @@ var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
     try {
-      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
     } catch {
       ticksPerSecond = 100;
     }
@@ -80551,7 +80597,7 @@ function groupRssBytes(pgid) {
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath2(import.meta.url));
-  const candidates = [join2(here, file2), join2(here, "..", "preload", file2)];
+  const candidates = [join3(here, file2), join3(here, "..", "preload", file2)];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
@@ -80788,10 +80834,10 @@ function httpStatus(url2, timeoutMs) {
 import { execFile } from "node:child_process";
 import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
-import { dirname as dirname2, join as join3, relative as relative2 } from "node:path";
+import { dirname as dirname2, join as join4, relative as relative2 } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve5, reject) => {
-    execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
       if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
       else resolve5(stdout.trim());
     });
@@ -80876,7 +80922,7 @@ async function prepareTrees(request3, ports) {
   };
   const addWorktree = async (side, sha) => {
     mkdirSync(request3.scratchDir, { recursive: true });
-    const dir = join3(request3.scratchDir, side);
+    const dir = join4(request3.scratchDir, side);
     await git(["worktree", "add", "--detach", "--force", dir, sha], root);
     created.push(dir);
     return dir;
@@ -80904,8 +80950,8 @@ async function copyUntracked(root, dir, skip) {
   const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
   const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
   for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
-    mkdirSync(dirname2(join3(dir, file2)), { recursive: true });
-    cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
+    mkdirSync(dirname2(join4(dir, file2)), { recursive: true });
+    cpSync(join4(root, file2), join4(dir, file2), { verbatimSymlinks: true });
   }
 }
 function detectPackageManager(dir) {
@@ -80915,10 +80961,10 @@ function detectPackageManager(dir) {
     ["package-lock.json", "npm", "npm ci"],
     ["npm-shrinkwrap.json", "npm", "npm ci"]
   ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join3(dir, lockfile))) return { name, lockfile, install };
-  if (!existsSync2(join3(dir, "package.json"))) return null;
+  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join4(dir, lockfile))) return { name, lockfile, install };
+  if (!existsSync2(join4(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync6(join3(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync6(join4(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -80929,7 +80975,7 @@ function installCommand(dir) {
   return detectPackageManager(dir)?.install ?? null;
 }
 function serviceDir(tree, service) {
-  return join3(tree.root, service.cwd);
+  return join4(tree.root, service.cwd);
 }
 async function setupTree(tree, options, ports) {
   const dir = serviceDir(tree, options.service);
@@ -80944,7 +80990,7 @@ async function setupTree(tree, options, ports) {
   for (const [phase, command2] of steps) {
     if (!command2) continue;
     ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join3(options.logDir, `${tree.side}-${phase}.log`);
+    const logFile = join4(options.logDir, `${tree.side}-${phase}.log`);
     const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
     if (result.code !== 0) {
       const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
@@ -80959,7 +81005,7 @@ ${tailFile(logFile, 15)}`
 // src/engine/zerox.ts
 import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname as dirname3, join as join4 } from "node:path";
+import { dirname as dirname3, join as join5 } from "node:path";
 var requireHere = createRequire(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
@@ -80967,7 +81013,7 @@ function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
     const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
-    return { version: version2, cmd: join4(dirname3(manifest), "cmd.js") };
+    return { version: version2, cmd: join5(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -80983,8 +81029,8 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync7(join4(prefix, "node_modules", "0x", "package.json"), "utf8"));
-    return manifest.version === version2 && existsSync3(join4(prefix, "node_modules", "0x", "cmd.js"));
+    const manifest = JSON.parse(readFileSync7(join5(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    return manifest.version === version2 && existsSync3(join5(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
   }
@@ -80993,8 +81039,8 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join4(options.toolsDir, `0x-${version2}`);
-  const cmd = join4(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join5(options.toolsDir, `0x-${version2}`);
+  const cmd = join5(prefix, "node_modules", "0x", "cmd.js");
   if (holdsVersion(prefix, version2)) return cmd;
   const key = zeroXCacheKey(version2);
   if (options.cache && await options.cache.restore(prefix, key)) {
@@ -81060,8 +81106,10 @@ function monotonicUs() {
 }
 function nodeInfo(env, cwd) {
   const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  const node2 = programPathOrNull("node");
+  if (!node2) return Promise.resolve({ version: "unknown", cpuProfInNodeOptions: false });
   return new Promise((resolve5) => {
-    execFile2("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
+    execFile2(node2, ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
       const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
       resolve5({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
     });
@@ -81080,7 +81128,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync8(join5(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync8(join6(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81137,7 +81185,7 @@ function scriptSources(nodeVersion) {
 }
 function fileSize(path) {
   try {
-    return statSync(path).size;
+    return statSync2(path).size;
   } catch {
     return 0;
   }
@@ -81166,7 +81214,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join5(phase.session.logDir, `${side}.log`);
+  const logFile = join6(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
@@ -81175,7 +81223,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     dir: cwd,
     env: phase.session.env,
     logFile,
-    statusFile: join5(phase.session.logDir, `${side}-profile.status`),
+    statusFile: join6(phase.session.logDir, `${side}-profile.status`),
     tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -81201,7 +81249,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync8(join5(dir, name), "utf8"), join5(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync8(join6(dir, name), "utf8"), join6(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -81209,7 +81257,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join5(phase.session.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join6(phase.session.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -81223,7 +81271,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     tree,
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
-    files: files.map((f) => join5(dir, f)),
+    files: files.map((f) => join6(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -81231,11 +81279,11 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join5(phase.outDir, "profiles", slug);
+  const dir = join6(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     phase.session.checkCancelled();
-    runs[side] = await profileSide(phase, side, scenario, join5(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join6(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
@@ -81243,7 +81291,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const runDir = (path) => relative3(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join5(dir, `${side}.cpuprofile`);
+    const merged = join6(dir, `${side}.cpuprofile`);
     writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
@@ -81272,7 +81320,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join5(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const diffFile = join6(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
   writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
@@ -81280,7 +81328,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
   phase.session.update();
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join5(phase.session.logDir, "flamegraphs.log");
+  const logFile = join6(phase.session.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({
     toolsDir: phase.toolsDir,
     env: phase.session.env,
@@ -81291,10 +81339,10 @@ async function profileScenario(phase, scenario, slug, ports) {
   });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join5(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join6(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join5(dir, `${side}.cpuprofile`),
+        input: join6(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.session.env,
@@ -81399,7 +81447,7 @@ function formatClock(ms) {
 }
 
 // src/engine/preflight.ts
-import { isAbsolute, join as join6 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join7 } from "node:path";
 async function preflight(request3) {
   const sides = await resolveSides(request3);
   const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
@@ -81417,7 +81465,7 @@ async function preflight(request3) {
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
   const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join6(sides.root, name), { required: required2 });
+  if (isAbsolute2(name) || !fromCommit) return loadConfigFile(isAbsolute2(name) ? name : join7(sides.root, name), { required: required2 });
   const source = `${sides.head.ref}:${name}`;
   const text2 = await readAtCommit(sides.root, sides.head.sha, name);
   if (text2 === null) {
@@ -81429,7 +81477,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/results/types.ts
@@ -81472,13 +81520,9 @@ import { execFile as execFile3 } from "node:child_process";
 import { cpus, platform, release, totalmem } from "node:os";
 async function fingerprint(env, cwd) {
   const cpuList = cpus();
-  const nodeVersion = await new Promise((resolve5) => {
-    execFile3(
-      "node",
-      ["-p", "process.version"],
-      { env, cwd, timeout: 1e4 },
-      (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim())
-    );
+  const node2 = programPathOrNull("node");
+  const nodeVersion = !node2 ? "unknown" : await new Promise((resolve5) => {
+    execFile3(node2, ["-p", "process.version"], { env, cwd, timeout: 1e4 }, (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim()));
   });
   return {
     cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
@@ -81522,8 +81566,8 @@ function describeBody(body) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync10, statSync as statSync3 } from "node:fs";
-import { join as join8 } from "node:path";
+import { readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
+import { join as join9 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
@@ -81599,11 +81643,11 @@ function readCapture(file2) {
 
 // src/engine/bench/glob.ts
 import { lstatSync } from "node:fs";
-import { join as join7 } from "node:path";
+import { join as join8 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync2 } from "fs";
-import { isAbsolute as isAbsolute2, posix as posix3, resolve as resolve2 } from "path";
+import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
+import { isAbsolute as isAbsolute3, posix as posix3, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath3 } from "url";
 
 // node_modules/fdir/dist/index.mjs
@@ -82219,7 +82263,7 @@ function normalizePattern(pattern2, opts, props, isIgnore) {
   if (pattern2[pattern2.length - 1] === "/") result = pattern2.slice(0, -1);
   if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
   const escapedCwd = escapePath(cwd);
-  result = isAbsolute2(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
+  result = isAbsolute3(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
   const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
   const parts = splitPattern(result);
   if (parentDir) {
@@ -82357,7 +82401,7 @@ function getOptions(options) {
     realpath: opts.fs.realpath || realpath2,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
-    statSync: opts.fs.statSync || statSync2
+    statSync: opts.fs.statSync || statSync3
   });
   if (opts.debug) log("globbing with options:", opts);
   return opts;
@@ -82384,7 +82428,7 @@ function throughLinkedDirectory(root, path, linked) {
     dir = dir ? `${dir}/${segment}` : segment;
     let isLink = linked.get(dir);
     if (isLink === void 0) {
-      isLink = lstatSync(join7(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      isLink = lstatSync(join8(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
       linked.set(dir, isLink);
     }
     if (isLink) return true;
@@ -82430,7 +82474,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join8(dirs[side], path);
+      const absolute = join9(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -82461,9 +82505,9 @@ var LIBRARY_IMPORT = new RegExp(
 function findBenchmarkSuites(dir) {
   const suites = [];
   for (const path of matchFiles(dir, [SOURCE_FILES])) {
-    const absolute = join8(dir, path);
+    const absolute = join9(dir, path);
     try {
-      if (statSync3(absolute).size > MAX_SUITE_BYTES) continue;
+      if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
       const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
@@ -82490,7 +82534,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -82507,7 +82551,7 @@ async function runBenchmarks(request3) {
   results.benchmarks = stored;
   session.update();
   const plan = buildBenchPlan(stored.files, config2.rounds, request3.seed);
-  const logDir = join9(session.logDir, "benchmarks");
+  const logDir = join10(session.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...session.env, ...request3.service.env };
@@ -82562,8 +82606,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join9(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join9(options.logDir, `${stem}.out.log`), stderr: join9(options.logDir, `${stem}.err.log`) };
+  const output2 = join10(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join10(options.logDir, `${stem}.out.log`), stderr: join10(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -82623,7 +82667,7 @@ function firstLine(text2) {
 import { execFileSync as execFileSync2 } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
-    const out = execFileSync2("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync2(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
     const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
     return parseCpuList(list2);
   } catch {
@@ -82646,7 +82690,7 @@ function choosePlacement(mode, cpus2) {
 }
 function pinProcess(cpus2, pid = process.pid) {
   try {
-    execFileSync2("taskset", ["-a", "-p", "-c", cpus2, String(pid)], { stdio: "ignore" });
+    execFileSync2(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
     return true;
   } catch {
     return false;
@@ -82736,9 +82780,9 @@ var RunSession = class {
 // src/engine/run.ts
 async function runCompare(request3, ports) {
   mkdirSync5(request3.outDir, { recursive: true });
-  const logDir = join10(request3.outDir, "logs");
+  const logDir = join11(request3.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join10(request3.outDir, "results.json");
+  const resultsPath = join11(request3.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -82748,7 +82792,7 @@ async function runCompare(request3, ports) {
       baseRef: request3.baseRef,
       mergeBase: request3.mergeBase,
       headRef: request3.headRef,
-      scratchDir: join10(request3.outDir, "trees")
+      scratchDir: join11(request3.outDir, "trees")
     },
     ports
   );
@@ -82814,7 +82858,7 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join10(request3.outDir, "tools") });
+    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join11(request3.outDir, "tools") });
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -82887,8 +82931,8 @@ async function runBlock(session, phase, block) {
             config: config2.service,
             dir: serviceDir(trees[side], config2.service),
             env: session.env,
-            logFile: join10(session.logDir, `${side}.log`),
-            statusFile: join10(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join11(session.logDir, `${side}.log`),
+            statusFile: join11(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -84699,15 +84743,15 @@ var OTHER_CATEGORIES = ["dependency", "node", "native"];
 function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
   return (results.profiles ?? []).map((profile) => {
     const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
-    const own2 = hottestChanges(changes, ["own"], rows);
+    const own3 = hottestChanges(changes, ["own"], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
     return {
       profile,
-      own: own2,
+      own: own3,
       other,
-      deoptimized: [...own2, ...other].filter((c) => c.deoptReasons.length > 0),
-      optimization: own2.filter((c) => c.optimization !== null),
-      attributed: own2.some((c) => c.attributed !== null),
+      deoptimized: [...own3, ...other].filter((c) => c.deoptReasons.length > 0),
+      optimization: own3.filter((c) => c.optimization !== null),
+      attributed: own3.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
       culprit: culpritAmong(changes)
     };
@@ -84930,8 +84974,8 @@ function paired(kind, metric, scenario, benchmark, c, culprit = null) {
   };
 }
 function scenarioUnchanged(analysis, scenario) {
-  const own2 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
-  return own2.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
+  const own3 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
+  return own3.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
 }
 function culpritOf2(results, analysis, scenario) {
   if (scenarioUnchanged(analysis, scenario)) return null;
@@ -85324,10 +85368,10 @@ function renderHotFunctionSection(results, analysis, options, section2) {
   const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
   const measure = section2.attributed ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}` : `self time under the same load, ${unit}`;
   const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
-  const own2 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
+  const own3 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
   const parts = [title];
   if (section2.culprit !== null && !scenarioUnchanged(analysis, section2.profile.scenario)) parts.push(`\u{1F50E} Most new time: ${escapeMarkdown(describeCulprit(section2.culprit))}.`);
-  parts.push(own2);
+  parts.push(own3);
   if (section2.other.length > 0) {
     parts.push(
       [
@@ -85396,7 +85440,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -85844,9 +85888,9 @@ function renderHealth2(results, analysis, paint) {
   if (rows.length === 0 && hints.length === 0) return [];
   const lines = ["", `service health \u2014 ${describeHealthMethod(results)}:`];
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
-    const own2 = rows.filter((r) => r.scenario === scenario);
-    const verdicts = own2.map((row) => healthVerdict(row.cell));
-    const cells = own2.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
+    const own3 = rows.filter((r) => r.scenario === scenario);
+    const verdicts = own3.map((row) => healthVerdict(row.cell));
+    const cells = own3.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
     const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
     lines.push(sanitizeText(scenario), ...grid.map((line3) => line3.replace(/\s+$/, "")));
   }
@@ -85912,7 +85956,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join11(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join12(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -86081,8 +86125,8 @@ var interimLook = (results, index) => decideLook(results, index, compareResults(
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
 // src/cli/init.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync4, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join14, relative as relative6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname5, join as join15, relative as relative6, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -86123,11 +86167,11 @@ function renderConfig(config2) {
 
 // src/init/detect.ts
 import { existsSync as existsSync4, readFileSync as readFileSync12 } from "node:fs";
-import { join as join12, relative as relative5 } from "node:path";
+import { join as join13, relative as relative5 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync12(join12(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync12(join13(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -86139,10 +86183,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join12(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join13(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join12(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join13(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -86151,8 +86195,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join12(d, f))).find((p) => existsSync4(p));
-  const schema = [dir, root].map((d) => join12(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join13(d, f))).find((p) => existsSync4(p));
+  const schema = [dir, root].map((d) => join13(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -86169,7 +86213,7 @@ function detectProject(root, dir) {
 // src/init/probe.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 var HEALTH_PATHS = ["/health", "/healthz", "/ready"];
 var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var ProbeError = class extends Error {
@@ -86182,7 +86226,7 @@ var ProbeError = class extends Error {
   logTail;
 };
 async function probeService(request3) {
-  const scratch = mkdtempSync2(join13(tmpdir2(), "perfgate-init-"));
+  const scratch = mkdtempSync2(join14(tmpdir2(), "perfgate-init-"));
   const tracker = new ProcessTracker();
   const config2 = {
     install: null,
@@ -86200,8 +86244,8 @@ async function probeService(request3) {
       config: config2,
       dir: request3.dir,
       env: request3.env,
-      logFile: join13(scratch, "service.log"),
-      statusFile: join13(scratch, "status"),
+      logFile: join14(scratch, "service.log"),
+      statusFile: join14(scratch, "status"),
       tracker
     });
     try {
@@ -86303,7 +86347,7 @@ async function runInit(request3, io) {
   const { settings } = request3;
   const root = await repositoryRoot(io.cwd);
   const dir = settings["working-directory"] ? resolve3(root, settings["working-directory"]) : realpathSync3(io.cwd);
-  if (!existsSync5(dir) || !statSync4(dir).isDirectory()) {
+  if (!existsSync5(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
   const cwd = relative6(root, dir).split("\\").join("/") || ".";
@@ -86374,7 +86418,7 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join14(root, path);
+    const target = join15(root, path);
     if (existsSync5(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
@@ -86437,7 +86481,7 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join15 } from "node:path";
+import { join as join16 } from "node:path";
 function renderPlan(pre, headIsWorkTree) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
@@ -86446,7 +86490,7 @@ function renderPlan(pre, headIsWorkTree) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join15(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join16(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -86811,7 +86855,7 @@ function settingsOf(values) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join16(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join17(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -86900,7 +86944,7 @@ ${terminal}
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function toolsDir(env) {
-  return join16(env.XDG_CACHE_HOME || join16(homedir(), ".cache"), "perfgate", "tools");
+  return join17(env.XDG_CACHE_HOME || join17(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

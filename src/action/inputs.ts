@@ -27,6 +27,8 @@ export interface ActionInputs {
   settings: OptionValues;
   /** Run the PR's code even where it could reach a credential that writes (action/guard.ts). */
   allowWriteToken: boolean;
+  /** Run the PR's code even in a job that can request an OIDC token (action/id-token.ts). */
+  allowIdToken: boolean;
   github: GitHubInputs;
 }
 
@@ -73,6 +75,7 @@ export function readInputs(): ActionInputs {
       OPTIONS.map((option) => [option.name, option.list ? core.getMultilineInput(option.name) : text(option.name)]),
     ),
     allowWriteToken,
+    allowIdToken: choice('allow-id-token', ['true', 'false'] as const, 'false') === 'true',
     github: {
       token: core.getInput('github-token'),
       id,
