@@ -39102,9 +39102,10 @@ function formatMetricName(metric) {
 function formatValue2(metric, value) {
   return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
 }
-var INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufff8]|\u034f|[\u180b-\u180d\u180f]|\udb40[\udc00-\udc7f]/g;
+var INVISIBLE = new RegExp("[\\p{Cc}\\p{Cf}\\p{Cs}]|(?![\\uFE0E\\uFE0F])\\p{Default_Ignorable_Code_Point}", "gu");
+var REPEATED_PRESENTATION_SELECTOR = /(^|[\uFE0E\uFE0F])[\uFE0E\uFE0F]+/gu;
 function sanitizeText(text2) {
-  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f]/g, "").replace(INVISIBLE, "");
+  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(INVISIBLE, "").replace(REPEATED_PRESENTATION_SELECTOR, "$1");
 }
 var HTML_ENTITIES = {
   "&": "&amp;",
@@ -39118,6 +39119,20 @@ function escapeMarkdown(text2) {
 }
 function escapeUrl(url2) {
   return new URL(url2).href.replace(/[()]/g, (c) => c === "(" ? "%28" : "%29");
+}
+var COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+function repositoryFileUrl(repository, sha, file2, line3) {
+  if (!COMMIT_SHA.test(sha)) return null;
+  const segments = file2.split("/");
+  if (segments.some((s) => s === "" || s === "." || s === "..")) return null;
+  const inside = `${repository.replace(/\/+$/, "")}/blob/${sha}/`;
+  let url2;
+  try {
+    url2 = escapeUrl(`${inside}${segments.map(encodeURIComponent).join("/")}#L${formatInteger(line3)}`);
+  } catch {
+    return null;
+  }
+  return url2.startsWith(escapeUrl(inside)) ? url2 : null;
 }
 function truncate(text2, max2) {
   const chars = [...text2];
@@ -65829,8 +65844,7 @@ function sourceLink(results, options, c) {
   const repository = repositoryOf(results, options);
   const side = sourceSide(c);
   if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
-  const path = c.file.split("/").map(encodeURIComponent).join("/");
-  return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
+  return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
 }
 function hotFunctionRow(results, options, c) {
   const numbers = rowNumbers(c);
