@@ -63938,8 +63938,62 @@ function walshAverages(x) {
   }
   return out.sort();
 }
+var WALSH_SORT_MAX = 500;
+function walshOrder(x) {
+  if (x.length <= WALSH_SORT_MAX) {
+    const walsh = walshAverages(x);
+    return { total: walsh.length, at: (k) => walsh[k] };
+  }
+  assertFinite(x, "walshOrder");
+  const sorted = Float64Array.from(x).sort();
+  const n = sorted.length;
+  const total = n * (n + 1) / 2;
+  const countAtMost2 = (d) => {
+    let count = 0;
+    let j = n - 1;
+    for (let i = 0; i < n; i++) {
+      while (j >= i && (sorted[i] + sorted[j]) / 2 > d) j--;
+      if (j < i) break;
+      count += j - i + 1;
+    }
+    return count;
+  };
+  const cache = /* @__PURE__ */ new Map();
+  return {
+    total,
+    at(k) {
+      const known = cache.get(k);
+      if (known !== void 0) return known;
+      let lo = orderedKey(sorted[0]);
+      let hi = orderedKey(sorted[n - 1]);
+      while (lo < hi) {
+        const mid = lo + (hi - lo) / 2n;
+        if (countAtMost2(fromOrderedKey(mid)) >= k + 1) hi = mid;
+        else lo = mid + 1n;
+      }
+      const value = fromOrderedKey(lo);
+      cache.set(k, value);
+      return value;
+    }
+  };
+}
+var keyView = new DataView(new ArrayBuffer(8));
+function orderedKey(value) {
+  keyView.setFloat64(0, value === 0 ? 0 : value);
+  const bits = keyView.getBigInt64(0);
+  return bits < 0n ? -(bits & 0x7fffffffffffffffn) - 1n : bits;
+}
+function fromOrderedKey(key) {
+  keyView.setBigInt64(0, key < 0n ? -(key + 1n) | -0x8000000000000000n : key);
+  return keyView.getFloat64(0);
+}
+function walshMedian(order) {
+  if (order.total === 0) return Number.NaN;
+  const mid = order.total >> 1;
+  return order.total % 2 === 1 ? order.at(mid) : (order.at(mid - 1) + order.at(mid)) / 2;
+}
 function hodgesLehmann(x) {
-  return medianOfSorted(walshAverages(x));
+  return walshMedian(walshOrder(x));
 }
 function shiftedStatistic(x, d, correct) {
   const xd = x.map((v2) => v2 - d).filter((v2) => v2 !== 0);
@@ -63952,20 +64006,20 @@ function shiftedStatistic(x, d, correct) {
   return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
 }
 function exactInterval(walsh, n, confidence) {
-  const total = walsh.length;
+  const total = walsh.total;
   const alpha = 1 - confidence;
   const qu = Math.max(1, signedRankQuantile(alpha / 2, n));
   return {
-    lower: walsh[qu - 1],
-    upper: walsh[total - qu],
+    lower: walsh.at(qu - 1),
+    upper: walsh.at(total - qu),
     confidence: 1 - 2 * signedRankCdf(qu - 1, n)
   };
 }
 function normalInterval(x, walsh, confidence, correct, estimate) {
   const n = x.length;
-  const total = walsh.length;
-  const low = walsh[0];
-  const high = walsh[total - 1];
+  const total = walsh.total;
+  const low = Math.min(...x);
+  const high = Math.max(...x);
   if (low === high) return { lower: low, upper: high, confidence };
   const sorted = Float64Array.from(x).sort();
   let tieSum = 0;
@@ -63993,11 +64047,14 @@ function normalInterval(x, walsh, confidence, correct, estimate) {
   const crossing2 = (zq) => {
     if (zAtLow - zq <= 0) return low;
     if (zAtHigh - zq >= 0) return high;
-    for (let i = 0; i < total - 1; i++) {
-      if (walsh[i] === walsh[i + 1]) continue;
-      if (zOfV(total - 1 - i) - zq <= 0) return walsh[i];
+    let lo = 0;
+    let hi = total - 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (zOfV(total - 1 - mid) - zq <= 0) hi = mid;
+      else lo = mid + 1;
     }
-    return high;
+    return lo === total - 1 ? high : walsh.at(lo);
   };
   return {
     lower: crossing2(normalQuantile(1 - alpha / 2)),
@@ -64009,8 +64066,8 @@ function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
   if (!(confidence > 0 && confidence < 1)) {
     throw new RangeError(`hodgesLehmannInterval: confidence must be in (0, 1), got ${confidence}`);
   }
-  const walsh = walshAverages(x);
-  const estimate = medianOfSorted(walsh);
+  const walsh = walshOrder(x);
+  const estimate = walshMedian(walsh);
   if (x.length === 0) return { estimate, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
   const nonzero = x.filter((v) => v !== 0);
   const zeros = x.length - nonzero.length;
