@@ -21,7 +21,7 @@ import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
 import { hideFromEnviron } from './environ.js';
-import { restoreFileCommands, snapshotFileCommands } from './file-commands.js';
+import { FileCommandLedger, snapshotFileCommands } from './file-commands.js';
 import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } from './guard.js';
 import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
@@ -96,68 +96,76 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       }
     : undefined;
 
-  // Taken after saveState: from here until every process is stopped, only the PR's code writes them.
-  const fileCommands = snapshotFileCommands(context.env);
-  let measured: Awaited<ReturnType<typeof runCompare>>;
+  // Taken after saveState: from here to the end of the step, only the PR's code writes them;
+  // perfgate's own outputs and summary wait in the ledger until it is sealed.
+  const fileCommands = new FileCommandLedger(snapshotFileCommands(context.env));
   try {
-    measured = await runCompare(
-    {
-      repoDir: context.workspace,
-      baseRef: base.baseRef,
-      baseLabel: base.baseLabel,
-      mergeBase: base.mergeBase,
-      headRef: null,
-      outDir,
-      // The same path every run: the Actions cache keys an entry on its paths, too.
-      toolsDir: join(context.tempDir, 'perfgate-tools'),
-      loadConfig: () => config,
-      tracker,
-      toolVersion: VERSION,
-      signal: abort.signal,
-      look: interimLook,
-      ...(github && { github }),
-    },
-    {
-      logger: actionLogger,
-      toolCache: actionToolCache(context.env),
-      progress: (e) => {
-        if (e.phase === 'measure') {
-          if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) core.info(`measured ${e.scenario}: pair ${e.pair}/${e.pairs}`);
-        } else {
-          core.info(`${e.phase}${e.side ? ` ${e.side}` : ''}${e.scenario ? ` · ${e.scenario}` : ''}${e.message ? `: ${e.message}` : ''}`);
-        }
+    let measured: Awaited<ReturnType<typeof runCompare>>;
+    try {
+      measured = await runCompare(
+        {
+          repoDir: context.workspace,
+          baseRef: base.baseRef,
+          baseLabel: base.baseLabel,
+          mergeBase: base.mergeBase,
+          headRef: null,
+          outDir,
+          // The same path every run: the Actions cache keys an entry on its paths, too.
+          toolsDir: join(context.tempDir, 'perfgate-tools'),
+          loadConfig: () => config,
+          tracker,
+          toolVersion: VERSION,
+          signal: abort.signal,
+          look: interimLook,
+          ...(github && { github }),
+        },
+        {
+          logger: actionLogger,
+          toolCache: actionToolCache(context.env),
+          progress: (e) => {
+            if (e.phase === 'measure') {
+              if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) core.info(`measured ${e.scenario}: pair ${e.pair}/${e.pairs}`);
+            } else {
+              core.info(`${e.phase}${e.side ? ` ${e.side}` : ''}${e.scenario ? ` · ${e.scenario}` : ''}${e.message ? `: ${e.message}` : ''}`);
+            }
+          },
+          env: { ...context.env, [RUN_MARKER_VAR]: marker },
+          secrets: secretsFrom(context.env),
+        },
+      );
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    const { results, resultsPath } = measured;
+    // What is published is what this process holds: the file in the run directory is the PR's to write too.
+    const resultsJson = Buffer.from(`${JSON.stringify(results, null, 2)}\n`);
+
+    // Only a pull request needs the API (the comment); a push writes the summary only.
+    return await publish(
+      {
+        results,
+        resultsPath,
+        outDir,
+        pullRequest: pr?.number ?? null,
+        ...(pr?.fromFork && { noCommentReason: FORK_NOTICE }),
+        eventLabels: pr?.labels ?? [],
+        labelsFromEvent: true,
+        artifacts: (report) =>
+          uploadRunArtifacts({ outDir, results, resultsJson, prefix: artifactPrefix(id, context.runAttempt), context, report }),
       },
-      env: { ...context.env, [RUN_MARKER_VAR]: marker },
-      secrets: secretsFrom(context.env),
-    },
-  );
+      inputs.github,
+      context,
+      pr ? client : null,
+      fileCommands,
+    );
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    const tampered = restoreFileCommands(fileCommands);
+    // The very end of the step: nothing perfgate started runs any more, and nothing it writes follows.
+    const tampered = fileCommands.seal();
     if (tampered.length > 0) {
       core.warning(
         `perfgate: the pull request's code wrote to the runner's file commands (${tampered.join(', ')}); perfgate put back what they held before it ran.`,
       );
     }
   }
-  const { results, resultsPath } = measured;
-
-  // Only a pull request needs the API (the comment); a push writes the summary only.
-  return publish(
-    {
-      results,
-      resultsPath,
-      outDir,
-      pullRequest: pr?.number ?? null,
-      ...(pr?.fromFork && { noCommentReason: FORK_NOTICE }),
-      eventLabels: pr?.labels ?? [],
-      labelsFromEvent: true,
-      artifacts: (report) =>
-        uploadRunArtifacts({ outDir, results, resultsPath, prefix: artifactPrefix(id, context.runAttempt), context, report }),
-    },
-    inputs.github,
-    context,
-    pr ? client : null,
-  );
 }

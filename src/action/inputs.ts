@@ -24,6 +24,8 @@ export interface ActionInputs {
   settings: OptionValues;
   /** Run the PR's code even where it could reach a credential that writes (action/guard.ts). */
   allowWriteToken: boolean;
+  /** Report mode: the measuring step's results-digest output ("sha256:<hex>"), when given. */
+  resultsDigest: string | null;
   github: GitHubInputs;
 }
 
@@ -37,6 +39,16 @@ function choice<T extends string>(name: string, allowed: readonly T[], fallback:
     throw new InputError(`Input ${name} is "${value}"; use ${list}.`);
   }
   return value as T;
+}
+
+/** The results-digest input: "sha256:" and 64 hex digits, or nothing. */
+function readDigest(value: string): string | null {
+  const digest = value.trim().toLowerCase();
+  if (digest === '') return null;
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest)) {
+    throw new InputError(`Input results-digest is "${value.slice(0, 80)}"; give the measuring step's results-digest output (sha256: and 64 hex digits), or leave it empty.`);
+  }
+  return digest;
 }
 
 /** Reads every input of action.yml once; empty inputs stay undefined so the config file decides. */
@@ -55,6 +67,7 @@ export function readInputs(): ActionInputs {
       OPTIONS.map((option) => [option.name, option.list ? core.getMultilineInput(option.name) : text(option.name)]),
     ),
     allowWriteToken: choice('allow-write-token', ['true', 'false'] as const, 'false') === 'true',
+    resultsDigest: readDigest(core.getInput('results-digest')),
     github: {
       token: core.getInput('github-token'),
       id,

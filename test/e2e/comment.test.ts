@@ -4,7 +4,9 @@
  * local GitHub API and a results service backed by Azurite.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { readZip } from '../helpers/artifact-zip.js';
 import { BAD_GATEWAY, rateLimited } from '../helpers/github-api.js';
 import { cleanPairs, headShaFor, regressedPairs, stageMeasuredRun } from '../helpers/github-runs.js';
 import { pullRequestEvent } from '../helpers/github-events.js';
@@ -232,6 +234,30 @@ describe('report mode: the sticky comment', () => {
     assert.match(perfgateComments(18)[0]!.body, /❌ regression/);
     assert.equal(run.outputs.decision, 'fail');
     assert.ok(staged.artifact.id > 0);
+  });
+
+  test('with the measuring step\'s results-digest, only the results.json it uploaded is reported', async () => {
+    const staged = await stageMeasuredRun(platform, { runId: 7961, pullRequest: 19, headSha: headShaFor(19), results: resultsFromPairs(regressedPairs()) });
+    const uploaded = readZip((await platform.artifacts.readBlob(staged.artifact)).bytes).get('results.json')!;
+    const digest = `sha256:${createHash('sha256').update(uploaded).digest('hex')}`;
+    const event = pullRequestEvent({ number: 19, baseSha: 'a'.repeat(40), headSha: headShaFor(19), headRef: 'feature-19' });
+
+    // The PR's code replaced the artifact: the digest the measuring step output is of another file.
+    const other = `sha256:${createHash('sha256').update('{"forged": true}').digest('hex')}`;
+    const from = platform.github.requests.length;
+    const refused = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report', 'results-digest': other }, ...platform, runId: 7961 });
+    assert.equal(refused.status, 1, describeRun(refused));
+    assert.match(refused.annotations('error').join('\n'), new RegExp(`results\\.json has digest ${digest}, but the measuring step output ${other}`));
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], 'nothing posted');
+
+    const run = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report', 'results-digest': digest.toUpperCase().replace('SHA256', 'sha256') }, ...platform, runId: 7961 });
+    assert.equal(run.status, 0, describeRun(run));
+    assert.equal(run.outputs['results-digest'], digest);
+    assert.match(perfgateComments(19)[0]!.body, /❌ regression/);
+
+    const malformed = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report', 'results-digest': 'abc' }, ...platform, runId: 7961 });
+    assert.equal(malformed.status, 1);
+    assert.match(malformed.annotations('error').join('\n'), /Input results-digest is "abc"; give the measuring step's results-digest output/);
   });
 
   test('a run of a push has no pull request: the job summary only', async () => {

@@ -5,7 +5,9 @@
  * Azurite), checks it against GitHub's record of the run and comments on the right PR.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { readZip } from '../helpers/artifact-zip.js';
 import { pullRequestEvent, workflowRunEvent } from '../helpers/github-events.js';
 import { stageMeasuredRun } from '../helpers/github-runs.js';
 import { describeRun, QUICK_INPUTS as inputs, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
@@ -53,6 +55,9 @@ test('a fork PR: measured read-only, accepted by its label, commented on by the 
   assert.ok(results, 'the results artifact is uploaded even from a fork');
   const flamegraphs = uploaded.filter((a) => a.name.endsWith('.html'));
   assert.equal(flamegraphs.length, 3, 'head, base and differential flamegraphs, each un-zipped');
+  // The step outputs the sha256 of the results.json it uploaded, from what it held in memory.
+  const uploadedResults = readZip((await platform.artifacts.readBlob(results)).bytes).get('results.json')!;
+  assert.equal(measure.outputs['results-digest'], `sha256:${createHash('sha256').update(uploadedResults).digest('hex')}`);
 
   const from = platform.github.requests.length;
   const report = await runAction({
