@@ -5,7 +5,7 @@
  */
 import * as core from '@actions/core';
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, normalize } from 'node:path';
 import { artifactUrl, type RunArtifact, uploadArchive, uploadFile, uploadUnavailable } from '../github/artifacts.js';
 import type { Repo } from '../github/event.js';
@@ -52,7 +52,7 @@ function artifactNameOf(prefix: string, file: string): string {
  * uploaded so far (the zip holds it). A failed upload only warns: the verdict stands without it.
  * results.json is uploaded from `resultsJson`, the bytes perfgate holds in memory, never read
  * back from the run directory, where the PR's code could have rewritten it; it is staged in a
- * new directory of its own just before the upload, and its digest is returned for the step's
+ * new directory just before the upload, and its digest is returned for the step's
  * output, so a report job can tell whether the uploaded file is that one.
  */
 export async function uploadRunArtifacts(options: {
@@ -90,7 +90,8 @@ export async function uploadRunArtifacts(options: {
 
   const resultsDigest = resultsDigestOf(options.resultsJson);
   try {
-    const dir = join(mkdtempSync(join(stage, 'results-')), prefix);
+    // stage was emptied above: the directory is new, and nothing in it was there when PR code ran.
+    const dir = join(stage, prefix);
     mkdirSync(dir);
     writeFileSync(join(dir, 'results.json'), options.resultsJson);
     writeFileSync(join(dir, 'report.md'), options.report(html));

@@ -29,6 +29,14 @@ import { type Outcome, publish } from './publish.js';
 import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 import { actionToolCache } from './tool-cache.js';
 
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return 'github.com';
+  }
+}
+
 const FORK_NOTICE =
   'it comes from a fork, and a fork\'s token is read-only. Post the comment from a workflow_run workflow with mode: report ' +
   '(example-workflows/perf-comment.yml; README, "Permissions and forks").';
@@ -54,10 +62,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   const client = token && context.repo ? createClient(token, actionLogger) : null;
   const wouldComment = pr !== null && !pr.fromFork && inputs.github.comment !== 'never' && client !== null;
   const reasons = writeAccessReasons({
-    workspace: context.workspace,
-    runnerTemp: context.env.RUNNER_TEMP,
+    places: { workspace: context.workspace, runnerTemp: context.env.RUNNER_TEMP, env: context.env, serverHost: hostOf(context.serverUrl) },
     wouldComment,
-    tokenWrites: client && context.repo ? await tokenCanWrite(client, context.repo, token) : null,
+    // The job's own token is probed on a pull request only: on the other events the code that
+    // runs was pushed by someone who can write already.
+    tokenWrites: client && context.repo && (pr !== null || !token.startsWith('ghs_')) ? await tokenCanWrite(client, context.repo, token) : null,
+    refuseUnknownToken: client !== null && pr !== null,
   });
   if (inputs.allowWriteToken) {
     for (const reason of reasons) core.warning(`perfgate: allow-write-token is true, so the pull request's code runs although ${reason}.`);

@@ -48,7 +48,12 @@ test('a fork PR: measured read-only, accepted by its label, commented on by the 
   assert.ok(measure.annotations('warning').some((w) => w.includes(`accepted by the label "${ACCEPT}"`)), describeRun(measure));
   assert.ok(measure.annotations('notice').some((n) => /comes from a fork.*mode: report/.test(n)), describeRun(measure));
   assert.match(measure.summary, /⚠️ accepted by label \*\*perf-regression-accepted\*\*/);
-  assert.deepEqual(platform.github.writes(), [], 'the measuring run writes nothing to GitHub');
+  // Its only write requests are the guard's probes, which cannot create anything and are refused.
+  assert.deepEqual(
+    platform.github.writes().map((r) => `${r.method} ${r.path} ${r.status}`),
+    ['POST /repos/acme/shop/git/refs 403', 'POST /repos/acme/shop/pulls 403', 'POST /repos/acme/shop/issues 403'],
+    'the measuring run writes nothing to GitHub',
+  );
   assert.ok(platform.github.requests.every((r) => r.token === READ_ONLY_TOKEN));
   const uploaded = platform.artifacts.artifactsOf(8001);
   const results = uploaded.find((a) => a.name === 'perfgate-default')!;

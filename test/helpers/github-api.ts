@@ -241,6 +241,23 @@ export class FakeGitHub {
           return { status: 200, body: comment };
         },
       ],
+      // Writes perfgate's guard sends without a required field: GitHub answers 403 to a token
+      // without the permission before it looks at the fields, and 422 to one with it.
+      ...(
+        [
+          [/^POST \/git\/refs$/, ['ref', 'sha']],
+          [/^POST \/pulls$/, ['head', 'base']],
+          [/^POST \/issues$/, ['title']],
+        ] as const
+      ).map(([pattern, required]): [RegExp, () => FakeResponse] => [
+        pattern,
+        () => {
+          if (!writeAllowed) return forbidden;
+          const missing = required.filter((field) => body?.[field] === undefined);
+          if (missing.length > 0) return { status: 422, body: { message: `Invalid request.\n\n${missing.map((f) => `"${f}"`).join(', ')} weren't supplied.`, status: '422' } };
+          return { status: 501, body: { message: 'the fake creates nothing' } };
+        },
+      ]),
       [
         /^GET \/issues\/(\d+)\/labels$/,
         ([issue]) => this.page(url, (this.labels.get(Number(issue)) ?? []).map((name, i) => ({ id: 100 + i, name, color: 'ededed', default: false }))),
