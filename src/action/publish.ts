@@ -37,6 +37,8 @@ export interface PublishRequest {
    * which could otherwise add the accept label while it is measured.
    */
   labelsFromEvent?: boolean;
+  /** Checks the analysis before anything is published (report mode: against GitHub's record of the run); throws to refuse. */
+  checkAnalysis?(analysis: Analysis): void;
   /** Uploads or finds the run's artifacts; `report` renders the full report with the given links. */
   artifacts(report: (links: ArtifactLink[]) => string): Promise<RunArtifacts>;
 }
@@ -55,6 +57,7 @@ export async function publish(
 ): Promise<Outcome> {
   const { results, pullRequest } = request;
   const analysis = compareResults(results);
+  request.checkAnalysis?.(analysis);
   const labels = analysis.decision === 'fail' ? await readLabels(request, client, context) : [];
   const final = decide(analysis, labels, inputs.acceptLabel);
   const server = context.serverUrl.replace(/\/+$/, '');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile, listRunArtifacts } from '../github/artifacts.js';
 import { createClient, describeApiError } from '../github/client.js';
 import { formatRepo } from '../github/event.js';
-import { currentRunOf, pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
+import { checkDecisionAgainstRun, currentRunOf, failedPerfgateSteps, pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import { validateResults } from '../results/validate.js';
 import { linkRunArtifacts, resultsDigestOf } from './artifacts.js';
@@ -92,10 +92,18 @@ export async function runReport(inputs: ActionInputs, context: RunContext): Prom
     );
   }
 
+  let failedSteps: string[];
+  try {
+    failedSteps = await failedPerfgateSteps(client, repo, run);
+  } catch (e) {
+    throw new ArtifactError(describeApiError(e, `list the jobs of run ${run.id}`, 'actions: read'));
+  }
+
   try {
     return await publish(
       {
         results,
+        checkAnalysis: (analysis) => checkDecisionAgainstRun(analysis.decision, failedSteps, run.id),
         resultsPath,
         outDir,
         pullRequest,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { readZip } from '../helpers/artifact-zip.js';
-import { BAD_GATEWAY, rateLimited } from '../helpers/github-api.js';
+import { BAD_GATEWAY, type FakeJob, rateLimited } from '../helpers/github-api.js';
 import { cleanPairs, headShaFor, regressedPairs, stageMeasuredRun } from '../helpers/github-runs.js';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { describeRun, READ_ONLY_TOKEN, runAction, useFakePlatform } from '../helpers/github-runner.js';
@@ -258,6 +258,30 @@ describe('report mode: the sticky comment', () => {
     const malformed = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report', 'results-digest': 'abc' }, ...platform, runId: 7961 });
     assert.equal(malformed.status, 1);
     assert.match(malformed.annotations('error').join('\n'), /Input results-digest is "abc"; give the measuring step's results-digest output/);
+  });
+
+  test('an artifact that says "pass" for a run whose perfgate step GitHub records as failed is refused', async () => {
+    const failedGate: FakeJob[] = [
+      { name: 'measure', conclusion: 'failure', steps: [{ name: 'Set up job', conclusion: 'success' }, { name: 'Run perfgate/perfgate@v1', conclusion: 'failure' }] },
+      { name: 'comment', conclusion: null, steps: [] },
+    ];
+    // The clean results a lingering process of the PR's uploaded in place of the regression.
+    const forged = await stageMeasuredRun(platform, { runId: 7971, pullRequest: 20, headSha: headShaFor(20), jobs: failedGate });
+    const from = platform.github.requests.length;
+    const run = await report(forged.event);
+    assert.equal(run.status, 1, describeRun(run));
+    assert.match(run.annotations('error').join('\n'), /it says the gate passed, but GitHub records the measuring step as failed \("measure" › "Run perfgate\/perfgate@v1"\)/);
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], 'nothing posted');
+    assert.ok(since(from).some((r) => r.path === '/repos/acme/shop/actions/runs/7971/attempts/1/jobs'), 'the jobs of the run\'s attempt');
+
+    // The measured regression itself is reported as usual, and so is a pass whose step passed.
+    const honest = await stageMeasuredRun(platform, { runId: 7972, pullRequest: 21, headSha: headShaFor(21), results: resultsFromPairs(regressedPairs()), jobs: failedGate });
+    assert.equal((await report(honest.event)).status, 0);
+    assert.match(perfgateComments(21)[0]!.body, /❌ regression/);
+    const passed: FakeJob[] = [{ name: 'measure', conclusion: 'success', steps: [{ name: 'Run perfgate/perfgate@v1', conclusion: 'success' }] }];
+    const clean = await stageMeasuredRun(platform, { runId: 7973, pullRequest: 22, headSha: headShaFor(22), jobs: passed });
+    assert.equal((await report(clean.event)).status, 0);
+    assert.match(perfgateComments(22)[0]!.body, /✅ passing/);
   });
 
   test('a run of a push has no pull request: the job summary only', async () => {
