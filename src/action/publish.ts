@@ -7,7 +7,7 @@ import * as core from '@actions/core';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type GitHubClient, describeApiError } from '../github/client.js';
-import { upsertComment } from '../github/comments.js';
+import { upsertComment, workflowOfRef } from '../github/comments.js';
 import { formatRepo } from '../github/event.js';
 import { listLabels } from '../github/labels.js';
 import { compareResults } from '../gate/compare.js';
@@ -136,9 +136,10 @@ async function comment(
     core.info('perfgate: no comment: no github-token (or GITHUB_REPOSITORY) was given.');
     return null;
   }
-  const body = renderComment(request.results, analysis, inputs.id, options);
+  const workflow = workflowOfRef(context.env.GITHUB_WORKFLOW_REF);
+  const body = renderComment(request.results, analysis, inputs.id, options, workflow);
   try {
-    const posted = await upsertComment(client, context.repo, pr, commentMarker(inputs.id), body, wantsNewComment(inputs.comment, analysis));
+    const posted = await upsertComment(client, context.repo, pr, commentMarker(inputs.id, workflow), body, wantsNewComment(inputs.comment, analysis));
     if (posted === null) {
       core.info(`perfgate: no comment on pull request #${pr} (comment: ${inputs.comment}, and nothing to report)`);
       return null;

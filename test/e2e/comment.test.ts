@@ -208,6 +208,28 @@ describe('report mode: the sticky comment', () => {
     }
   });
 
+  test('the marker names the workflow that posts: another workflow\'s bot comment with perfgate\'s marker is not adopted', async () => {
+    const ref = { GITHUB_WORKFLOW_REF: 'acme/shop/.github/workflows/perf-comment.yml@refs/heads/main' };
+    const ours = '<!-- perfgate:comment id=default workflow=.github/workflows/perf-comment.yml -->';
+    // Written by the same bot from another workflow (say one that runs PR code with a write token).
+    const other = platform.github.addComment(23, `${MARKER}\n## perfgate: 0 regressions — ✅ passing`, { login: 'github-actions[bot]', type: 'Bot' });
+    const elsewhere = platform.github.addComment(23, '<!-- perfgate:comment id=default workflow=.github/workflows/evil.yml -->\n✅', { login: 'github-actions[bot]', type: 'Bot' });
+    const staged = await stageMeasuredRun(platform, { runId: 7981, pullRequest: 23, headSha: headShaFor(23), results: resultsFromPairs(regressedPairs()) });
+    const first = await runAction({ eventName: 'workflow_run', event: staged.event, inputs: { mode: 'report' }, ...platform, runId: 90_001, env: ref });
+    assert.equal(first.status, 0, describeRun(first));
+    const comments = platform.github.comments.get(23)!;
+    assert.equal(comments.length, 3, 'a comment of its own, beside the two it must not edit');
+    assert.equal(comments[0]!.body, other.body);
+    assert.equal(comments[1]!.body, elsewhere.body);
+    assert.ok(comments[2]!.body.startsWith(`${ours}\n`), comments[2]!.body.slice(0, 120));
+
+    // The next run of the same workflow edits its own comment.
+    const from = platform.github.requests.length;
+    const second = await runAction({ eventName: 'workflow_run', event: staged.event, inputs: { mode: 'report' }, ...platform, runId: 90_002, env: ref });
+    assert.equal(second.status, 0, describeRun(second));
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), [`PATCH /repos/acme/shop/issues/comments/${comments[2]!.id}`]);
+  });
+
   test('a forged results file fails the step with one clear error: no stack, nothing posted', async () => {
     const results = resultsFromPairs(regressedPairs()) as unknown as Record<string, unknown>;
     results.seed = '@org/team';
