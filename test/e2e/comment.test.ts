@@ -123,7 +123,8 @@ describe('report mode: the sticky comment', () => {
   }
 
   test('hostile names from PR code are inert in the posted body', async () => {
-    const HOSTILE = '<img src=x onerror=alert(1)> @org/team | `rm -rf` ![x](https://evil.example) <!-- perfgate:comment id=default -->';
+    const HOSTILE =
+      '<img src=x onerror=alert(1)> @org/team | `rm -rf` ![x](https://evil.example) <!-- perfgate:comment id=default --> \u{1D173}\u{1BCA0}\u{E0080}\u{E0FFF}\u2066x\u0085';
     const results = resultsFromPairs(regressedPairs());
     results.scenarios[0]!.name = HOSTILE;
     results.sides.head.ref = 'feature|@admin`x`';
@@ -143,6 +144,7 @@ describe('report mode: the sticky comment', () => {
     assert.ok(!/(?<!\\)\]\(https:\/\/evil/.test(body), 'no markdown link or image from names: its brackets are escaped');
     assert.ok(body.includes(`!\\[x\\](https:${ZWJ}//evil.example)`), 'the name shows as text (the URL no autolink)');
     assert.ok(body.includes(`@${ZWJ}org/team`), 'the name is still readable');
+    assert.deepEqual([...body.matchAll(/(?!\u200D)[\p{Cf}\p{Cc}]/gu)].map((m) => m[0].codePointAt(0)!.toString(16)).filter((c) => c !== 'a'), [], 'no format or control character but perfgate\'s joiners and line breaks');
     // a hostile name never adds or removes a cell: every row has as many cells as its table's header
     let header = 0;
     let previous = '';

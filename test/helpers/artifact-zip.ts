@@ -24,23 +24,16 @@ export function buildZip(files: ZipFile[], options: { comment?: Buffer } = {}): 
     const packed = file.stored ? data : deflateRawSync(data);
     const name = Buffer.from(file.name);
     const crc = file.crc ?? crc32(data);
+    const method = file.stored ? 0 : 8;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(file.stored ? 0 : 8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeEntryFields(local, 8, { method, crc, packed: packed.length, size: data.length, name: name.length });
     const header = Buffer.alloc(46);
     header.writeUInt32LE(0x02014b50, 0);
     header.writeUInt16LE(20, 4);
     header.writeUInt16LE(20, 6);
-    header.writeUInt16LE(file.stored ? 0 : 8, 10);
-    header.writeUInt32LE(crc, 16);
-    header.writeUInt32LE(packed.length, 20);
-    header.writeUInt32LE(data.length, 24);
-    header.writeUInt16LE(name.length, 28);
+    writeEntryFields(header, 10, { method, crc, packed: packed.length, size: data.length, name: name.length });
     header.writeUInt32LE(offset, 42);
     locals.push(local, name, packed);
     central.push(header, name);
@@ -49,6 +42,18 @@ export function buildZip(files: ZipFile[], options: { comment?: Buffer } = {}): 
   const directory = Buffer.concat(central);
   const comment = options.comment ?? Buffer.alloc(0);
   return Buffer.concat([...locals, directory, endRecord(files.length, directory.length, offset, comment.length), comment]);
+}
+
+/**
+ * The fields a local header (from offset 8) and a central directory header (from offset 10)
+ * share, in the same order: method, time and date (left zero), CRC-32, sizes, name length.
+ */
+function writeEntryFields(header: Buffer, at: number, e: { method: number; crc: number; packed: number; size: number; name: number }): void {
+  header.writeUInt16LE(e.method, at);
+  header.writeUInt32LE(e.crc, at + 6);
+  header.writeUInt32LE(e.packed, at + 10);
+  header.writeUInt32LE(e.size, at + 14);
+  header.writeUInt16LE(e.name, at + 18);
 }
 
 /** An end-of-central-directory record (APPNOTE 4.3.16). */
