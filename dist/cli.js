@@ -66948,6 +66948,10 @@ function renderWorkflow(options = {}) {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
     "      group: perf-measure-${{ github.event.pull_request.number }}",
     "      cancel-in-progress: true",
+    "    outputs:",
+    "      # sha256 of the results.json perfgate uploaded: the comment job refuses any other.",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    "      results-digest: ${{ steps.perfgate.outputs.results-digest }}",
     "    steps:",
     "      - uses: actions/checkout@v6",
     "        with:",
@@ -66957,6 +66961,7 @@ function renderWorkflow(options = {}) {
     `        with: ${node2}`,
     ...corepack,
     `      - uses: ${ACTION_REF}`,
+    "        id: perfgate",
     "        with:",
     ...inputs,
     "          comment: never # the comment job posts it",
@@ -66978,7 +66983,9 @@ function renderWorkflow(options = {}) {
     `      # the release's full commit sha so a moved tag cannot change what runs with it: ${PINNED_ACTION_REF}`,
     `      - uses: ${ACTION_REF}`,
     "        with:",
-    "          mode: report"
+    "          mode: report",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    "          results-digest: ${{ needs.measure.outputs.results-digest }}"
   ].join("\n")}
 `;
 }
