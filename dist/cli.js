@@ -57980,9 +57980,10 @@ function formatMetricName(metric) {
 function formatValue2(metric, value) {
   return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
 }
-var INVISIBLE = /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufff8]|\u034f|[\u180b-\u180d\u180f]|\udb40[\udc00-\udc7f]/g;
+var INVISIBLE = new RegExp("[\\p{Cc}\\p{Cf}\\p{Cs}]|(?![\\uFE0E\\uFE0F])\\p{Default_Ignorable_Code_Point}", "gu");
+var REPEATED_PRESENTATION_SELECTOR = /(^|[\uFE0E\uFE0F])[\uFE0E\uFE0F]+/gu;
 function sanitizeText(text2) {
-  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(/[\u0000-\u001f\u007f-\u009f]/g, "").replace(INVISIBLE, "");
+  return String(text2).replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, " ").replace(/\t/g, " ").replace(INVISIBLE, "").replace(REPEATED_PRESENTATION_SELECTOR, "$1");
 }
 var HTML_ENTITIES = {
   "&": "&amp;",
@@ -57996,6 +57997,20 @@ function escapeMarkdown(text2) {
 }
 function escapeUrl(url2) {
   return new URL(url2).href.replace(/[()]/g, (c) => c === "(" ? "%28" : "%29");
+}
+var COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+function repositoryFileUrl(repository, sha, file2, line3) {
+  if (!COMMIT_SHA.test(sha)) return null;
+  const segments = file2.split("/");
+  if (segments.some((s) => s === "" || s === "." || s === "..")) return null;
+  const inside = `${repository.replace(/\/+$/, "")}/blob/${sha}/`;
+  let url2;
+  try {
+    url2 = escapeUrl(`${inside}${segments.map(encodeURIComponent).join("/")}#L${formatInteger(line3)}`);
+  } catch {
+    return null;
+  }
+  return url2.startsWith(escapeUrl(inside)) ? url2 : null;
 }
 function truncate(text2, max2) {
   const chars = [...text2];
@@ -83209,8 +83224,62 @@ function walshAverages(x) {
   }
   return out.sort();
 }
+var WALSH_SORT_MAX = 500;
+function walshOrder(x) {
+  if (x.length <= WALSH_SORT_MAX) {
+    const walsh = walshAverages(x);
+    return { total: walsh.length, at: (k) => walsh[k] };
+  }
+  assertFinite(x, "walshOrder");
+  const sorted = Float64Array.from(x).sort();
+  const n = sorted.length;
+  const total = n * (n + 1) / 2;
+  const countAtMost2 = (d) => {
+    let count = 0;
+    let j = n - 1;
+    for (let i = 0; i < n; i++) {
+      while (j >= i && (sorted[i] + sorted[j]) / 2 > d) j--;
+      if (j < i) break;
+      count += j - i + 1;
+    }
+    return count;
+  };
+  const cache = /* @__PURE__ */ new Map();
+  return {
+    total,
+    at(k) {
+      const known = cache.get(k);
+      if (known !== void 0) return known;
+      let lo = orderedKey(sorted[0]);
+      let hi = orderedKey(sorted[n - 1]);
+      while (lo < hi) {
+        const mid = lo + (hi - lo) / 2n;
+        if (countAtMost2(fromOrderedKey(mid)) >= k + 1) hi = mid;
+        else lo = mid + 1n;
+      }
+      const value = fromOrderedKey(lo);
+      cache.set(k, value);
+      return value;
+    }
+  };
+}
+var keyView = new DataView(new ArrayBuffer(8));
+function orderedKey(value) {
+  keyView.setFloat64(0, value === 0 ? 0 : value);
+  const bits = keyView.getBigInt64(0);
+  return bits < 0n ? -(bits & 0x7fffffffffffffffn) - 1n : bits;
+}
+function fromOrderedKey(key) {
+  keyView.setBigInt64(0, key < 0n ? -(key + 1n) | -0x8000000000000000n : key);
+  return keyView.getFloat64(0);
+}
+function walshMedian(order) {
+  if (order.total === 0) return Number.NaN;
+  const mid = order.total >> 1;
+  return order.total % 2 === 1 ? order.at(mid) : (order.at(mid - 1) + order.at(mid)) / 2;
+}
 function hodgesLehmann(x) {
-  return medianOfSorted(walshAverages(x));
+  return walshMedian(walshOrder(x));
 }
 function shiftedStatistic(x, d, correct) {
   const xd = x.map((v2) => v2 - d).filter((v2) => v2 !== 0);
@@ -83223,20 +83292,20 @@ function shiftedStatistic(x, d, correct) {
   return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
 }
 function exactInterval(walsh, n, confidence) {
-  const total = walsh.length;
+  const total = walsh.total;
   const alpha = 1 - confidence;
   const qu = Math.max(1, signedRankQuantile(alpha / 2, n));
   return {
-    lower: walsh[qu - 1],
-    upper: walsh[total - qu],
+    lower: walsh.at(qu - 1),
+    upper: walsh.at(total - qu),
     confidence: 1 - 2 * signedRankCdf(qu - 1, n)
   };
 }
 function normalInterval(x, walsh, confidence, correct, estimate) {
   const n = x.length;
-  const total = walsh.length;
-  const low = walsh[0];
-  const high = walsh[total - 1];
+  const total = walsh.total;
+  const low = Math.min(...x);
+  const high = Math.max(...x);
   if (low === high) return { lower: low, upper: high, confidence };
   const sorted = Float64Array.from(x).sort();
   let tieSum = 0;
@@ -83264,11 +83333,14 @@ function normalInterval(x, walsh, confidence, correct, estimate) {
   const crossing2 = (zq) => {
     if (zAtLow - zq <= 0) return low;
     if (zAtHigh - zq >= 0) return high;
-    for (let i = 0; i < total - 1; i++) {
-      if (walsh[i] === walsh[i + 1]) continue;
-      if (zOfV(total - 1 - i) - zq <= 0) return walsh[i];
+    let lo = 0;
+    let hi = total - 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (zOfV(total - 1 - mid) - zq <= 0) hi = mid;
+      else lo = mid + 1;
     }
-    return high;
+    return lo === total - 1 ? high : walsh.at(lo);
   };
   return {
     lower: crossing2(normalQuantile(1 - alpha / 2)),
@@ -83280,8 +83352,8 @@ function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
   if (!(confidence > 0 && confidence < 1)) {
     throw new RangeError(`hodgesLehmannInterval: confidence must be in (0, 1), got ${confidence}`);
   }
-  const walsh = walshAverages(x);
-  const estimate = medianOfSorted(walsh);
+  const walsh = walshOrder(x);
+  const estimate = walshMedian(walsh);
   if (x.length === 0) return { estimate, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
   const nonzero = x.filter((v) => v !== 0);
   const zeros = x.length - nonzero.length;
@@ -85313,8 +85385,7 @@ function sourceLink(results, options, c) {
   const repository = repositoryOf(results, options);
   const side = sourceSide(c);
   if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
-  const path = c.file.split("/").map(encodeURIComponent).join("/");
-  return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
+  return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
 }
 function hotFunctionRow(results, options, c) {
   const numbers = rowNumbers(c);
@@ -86301,6 +86372,10 @@ function renderWorkflow(options = {}) {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
     "      group: perf-measure-${{ github.event.pull_request.number }}",
     "      cancel-in-progress: true",
+    "    outputs:",
+    "      # sha256 of the results.json perfgate uploaded: the comment job refuses any other.",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    "      results-digest: ${{ steps.perfgate.outputs.results-digest }}",
     "    steps:",
     "      - uses: actions/checkout@v6",
     "        with:",
@@ -86310,6 +86385,7 @@ function renderWorkflow(options = {}) {
     `        with: ${node2}`,
     ...corepack,
     `      - uses: ${ACTION_REF}`,
+    "        id: perfgate",
     "        with:",
     ...inputs,
     "          comment: never # the comment job posts it",
@@ -86331,7 +86407,9 @@ function renderWorkflow(options = {}) {
     `      # the release's full commit sha so a moved tag cannot change what runs with it: ${PINNED_ACTION_REF}`,
     `      - uses: ${ACTION_REF}`,
     "        with:",
-    "          mode: report"
+    "          mode: report",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    "          results-digest: ${{ needs.measure.outputs.results-digest }}"
   ].join("\n")}
 `;
 }

@@ -4,6 +4,7 @@
  * results.json with the full report as one zip. Report mode links what the measuring run uploaded.
  */
 import * as core from '@actions/core';
+import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, isAbsolute, join, normalize } from 'node:path';
 import { artifactUrl, type RunArtifact, uploadArchive, uploadFile, uploadUnavailable } from '../github/artifacts.js';
@@ -17,6 +18,13 @@ export interface RunArtifacts {
   links: ArtifactLink[];
   /** The zip with results.json and the full report. */
   fullReport?: ArtifactLink;
+  /** "sha256:<hex>" of the results.json in the zip (the step's results-digest output). */
+  resultsDigest?: string;
+}
+
+/** The digest a report job checks the downloaded results.json against: sha256 of its bytes. */
+export function resultsDigestOf(bytes: Buffer): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
 const RESULTS_LABEL = 'results.json and full report (zip)';
@@ -42,11 +50,15 @@ function artifactNameOf(prefix: string, file: string): string {
 /**
  * Uploads the run's artifacts under `prefix`. `report` renders the full report given the links
  * uploaded so far (the zip holds it). A failed upload only warns: the verdict stands without it.
+ * results.json is uploaded from `resultsJson`, the bytes perfgate holds in memory, never read
+ * back from the run directory, where the PR's code could have rewritten it; it is staged in a
+ * new directory just before the upload, and its digest is returned for the step's
+ * output, so a report job can tell whether the uploaded file is that one.
  */
 export async function uploadRunArtifacts(options: {
   outDir: string;
   results: Results;
-  resultsPath: string;
+  resultsJson: Buffer;
   prefix: string;
   context: RunContext;
   report(links: ArtifactLink[]): string;
@@ -76,13 +88,15 @@ export async function uploadRunArtifacts(options: {
     }
   }
 
+  const resultsDigest = resultsDigestOf(options.resultsJson);
   try {
+    // stage was emptied above: the directory is new, and nothing in it was there when PR code ran.
     const dir = join(stage, prefix);
-    mkdirSync(dir, { recursive: true });
-    copyFileSync(options.resultsPath, join(dir, 'results.json'));
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'results.json'), options.resultsJson);
     writeFileSync(join(dir, 'report.md'), options.report(html));
     const results = link(await uploadArchive(prefix, [join(dir, 'results.json'), join(dir, 'report.md')], dir), RESULTS_LABEL);
-    return { links: [results, ...html], fullReport: results };
+    return { links: [results, ...html], fullReport: results, resultsDigest };
   } catch (e) {
     core.warning(`perfgate: could not upload results.json as an artifact: ${(e as Error).message}`);
     return { links: html };

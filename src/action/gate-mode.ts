@@ -22,7 +22,7 @@ import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
 import { hideFromEnviron } from './environ.js';
-import { restoreFileCommands, snapshotFileCommands } from './file-commands.js';
+import { FileCommandLedger, snapshotFileCommands } from './file-commands.js';
 import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } from './guard.js';
 import { refuseIdToken } from './id-token.js';
 import { type ActionInputs, resolveBase } from './inputs.js';
@@ -31,6 +31,14 @@ import { type Outcome, publish } from './publish.js';
 import { openRunBoundary } from './boundary.js';
 import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 import { actionToolCache } from './tool-cache.js';
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return 'github.com';
+  }
+}
 
 const FORK_NOTICE =
   'it comes from a fork, and a fork\'s token is read-only. Post the comment from a workflow_run workflow with mode: report ' +
@@ -57,10 +65,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   const client = token && context.repo ? createClient(token, actionLogger) : null;
   const wouldComment = pr !== null && !pr.fromFork && inputs.github.comment !== 'never' && client !== null;
   const reasons = writeAccessReasons({
-    workspace: context.workspace,
-    runnerTemp: context.env.RUNNER_TEMP,
+    places: { workspace: context.workspace, runnerTemp: context.env.RUNNER_TEMP, env: context.env, serverHost: hostOf(context.serverUrl) },
     wouldComment,
-    tokenWrites: client && context.repo ? await tokenCanWrite(client, context.repo, token) : null,
+    // The job's own token is probed on a pull request only: on the other events the code that
+    // runs was pushed by someone who can write already.
+    tokenWrites: client && context.repo && (pr !== null || !token.startsWith('ghs_')) ? await tokenCanWrite(client, context.repo, token) : null,
+    refuseUnknownToken: client !== null && pr !== null,
   });
   if (inputs.allowWriteToken) {
     for (const reason of reasons) core.warning(`perfgate: allow-write-token is true, so the pull request's code runs although ${reason}.`);
@@ -101,79 +111,88 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       }
     : undefined;
 
-  // Taken after saveState: from here until every process is stopped, only the PR's code writes them.
-  const fileCommands = snapshotFileCommands(context.env);
-  let measured: Awaited<ReturnType<typeof runCompare>>;
+  // Taken after saveState: from here to the end of the step, only the PR's code writes them;
+  // perfgate's own outputs and summary wait in the ledger until it is sealed.
+  const fileCommands = new FileCommandLedger(snapshotFileCommands(context.env));
   try {
-    measured = await runCompare(
-    {
-      repoDir: context.workspace,
-      baseRef: base.baseRef,
-      baseLabel: base.baseLabel,
-      mergeBase: base.mergeBase,
-      headRef: null,
-      outDir,
-      // The same path every run: the Actions cache keys an entry on its paths, too.
-      toolsDir: join(context.tempDir, 'perfgate-tools'),
-      loadConfig: () => config,
-      tracker,
-      toolVersion: VERSION,
-      signal: abort.signal,
-      look: interimLook,
-      ...(github && { github }),
-    },
-    {
-      logger: actionLogger,
-      toolCache: actionToolCache(context.env),
-      progress: (e) => {
-        if (e.phase === 'measure') {
-          if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) core.info(`measured ${e.scenario}: pair ${e.pair}/${e.pairs}`);
-        } else {
-          core.info(`${e.phase}${e.side ? ` ${e.side}` : ''}${e.scenario ? ` · ${e.scenario}` : ''}${e.message ? `: ${e.message}` : ''}`);
-        }
+    let measured: Awaited<ReturnType<typeof runCompare>>;
+    try {
+      measured = await runCompare(
+        {
+          repoDir: context.workspace,
+          baseRef: base.baseRef,
+          baseLabel: base.baseLabel,
+          mergeBase: base.mergeBase,
+          headRef: null,
+          outDir,
+          // The same path every run: the Actions cache keys an entry on its paths, too.
+          toolsDir: join(context.tempDir, 'perfgate-tools'),
+          loadConfig: () => config,
+          tracker,
+          toolVersion: VERSION,
+          signal: abort.signal,
+          look: interimLook,
+          ...(github && { github }),
+        },
+        {
+          logger: actionLogger,
+          toolCache: actionToolCache(context.env),
+          progress: (e) => {
+            if (e.phase === 'measure') {
+              if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) core.info(`measured ${e.scenario}: pair ${e.pair}/${e.pairs}`);
+            } else {
+              core.info(`${e.phase}${e.side ? ` ${e.side}` : ''}${e.scenario ? ` · ${e.scenario}` : ''}${e.message ? `: ${e.message}` : ''}`);
+            }
+          },
+          env: { ...context.env, [RUN_MARKER_VAR]: marker },
+          secrets: secretsFrom(context.env),
+        },
+      );
+    } finally {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+    const { results, resultsPath } = measured;
+    if (pr && !pr.fromFork && inputs.github.commentAuto && inputs.github.comment === 'never') {
+      core.notice(
+        `perfgate: no comment on pull request #${pr.number} from this job: it runs the pull request's code, so it holds no token that writes (comment: auto). ` +
+          'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
+      );
+    }
+    if (boundaryWarning) {
+      results.warnings.push(boundaryWarning);
+      writeResults(resultsPath, results);
+    }
+    // What is published is what this process holds: the file in the run directory is the PR's to write too.
+    const resultsJson = Buffer.from(`${JSON.stringify(results, null, 2)}\n`);
+
+    // Only a pull request needs the API (the comment); a push writes the summary only.
+    return await publish(
+      {
+        results,
+        resultsPath,
+        outDir,
+        pullRequest: pr?.number ?? null,
+        ...(pr?.fromFork && { noCommentReason: FORK_NOTICE }),
+        eventLabels: pr?.labels ?? [],
+        labelsFromEvent: true,
+        artifacts: (report) =>
+          uploadRunArtifacts({ outDir, results, resultsJson, prefix: artifactPrefix(id, context.runAttempt), context, report }),
       },
-      env: { ...context.env, [RUN_MARKER_VAR]: marker },
-      secrets: secretsFrom(context.env),
-    },
-  );
+      inputs.github,
+      context,
+      pr ? client : null,
+      fileCommands,
+    );
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    // The boundary goes first (runCompare has stopped every process in it), then the very end of
+    // the step: nothing perfgate started runs any more, and nothing it writes follows.
     await boundary?.close();
-    const tampered = restoreFileCommands(fileCommands);
+    const tampered = fileCommands.seal();
     if (tampered.length > 0) {
       core.warning(
         `perfgate: the pull request's code wrote to the runner's file commands (${tampered.join(', ')}); perfgate put back what they held before it ran.`,
       );
     }
   }
-  const { results, resultsPath } = measured;
-  if (pr && !pr.fromFork && inputs.github.commentAuto && inputs.github.comment === 'never') {
-    core.notice(
-      `perfgate: no comment on pull request #${pr.number} from this job: it runs the pull request's code, so it holds no token that writes (comment: auto). ` +
-        'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
-    );
-  }
-  if (boundaryWarning) {
-    results.warnings.push(boundaryWarning);
-    writeResults(resultsPath, results);
-  }
-
-  // Only a pull request needs the API (the comment); a push writes the summary only.
-  return publish(
-    {
-      results,
-      resultsPath,
-      outDir,
-      pullRequest: pr?.number ?? null,
-      ...(pr?.fromFork && { noCommentReason: FORK_NOTICE }),
-      eventLabels: pr?.labels ?? [],
-      labelsFromEvent: true,
-      artifacts: (report) =>
-        uploadRunArtifacts({ outDir, results, resultsPath, prefix: artifactPrefix(id, context.runAttempt), context, report }),
-    },
-    inputs.github,
-    context,
-    pr ? client : null,
-  );
 }

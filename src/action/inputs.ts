@@ -29,6 +29,8 @@ export interface ActionInputs {
   allowWriteToken: boolean;
   /** Run the PR's code even in a job that can request an OIDC token (action/id-token.ts). */
   allowIdToken: boolean;
+  /** Report mode: the measuring step's results-digest output ("sha256:<hex>"), when given. */
+  resultsDigest: string | null;
   github: GitHubInputs;
 }
 
@@ -56,6 +58,16 @@ export function resolveComment(requested: CommentMode | 'auto', mode: Mode, allo
   return mode === 'report' || allowWriteToken ? 'always' : 'never';
 }
 
+/** The results-digest input: "sha256:" and 64 hex digits, or nothing. */
+function readDigest(value: string): string | null {
+  const digest = value.trim().toLowerCase();
+  if (digest === '') return null;
+  if (!/^sha256:[0-9a-f]{64}$/.test(digest)) {
+    throw new InputError(`Input results-digest is "${value.slice(0, 80)}"; give the measuring step's results-digest output (sha256: and 64 hex digits), or leave it empty.`);
+  }
+  return digest;
+}
+
 /** Reads every input of action.yml once; empty inputs stay undefined so the config file decides. */
 export function readInputs(): ActionInputs {
   const text = (name: string) => core.getInput(name) || undefined;
@@ -76,6 +88,7 @@ export function readInputs(): ActionInputs {
     ),
     allowWriteToken,
     allowIdToken: choice('allow-id-token', ['true', 'false'] as const, 'false') === 'true',
+    resultsDigest: readDigest(core.getInput('results-digest')),
     github: {
       token: core.getInput('github-token'),
       id,

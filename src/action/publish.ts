@@ -7,7 +7,7 @@ import * as core from '@actions/core';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type GitHubClient, describeApiError } from '../github/client.js';
-import { upsertComment } from '../github/comments.js';
+import { upsertComment, workflowOfRef } from '../github/comments.js';
 import { formatRepo } from '../github/event.js';
 import { listLabels } from '../github/labels.js';
 import { compareResults } from '../gate/compare.js';
@@ -16,6 +16,7 @@ import { formatChange } from '../report/format.js';
 import type { Analysis, Results } from '../results/types.js';
 import { buildVerdicts, describeEntry } from '../results/verdicts.js';
 import type { RunArtifacts } from './artifacts.js';
+import { directStepFiles, type StepFiles } from './file-commands.js';
 import type { RunContext } from './context.js';
 import { decide, type FinalDecision, wantsNewComment } from './decision.js';
 import type { GitHubInputs } from './inputs.js';
@@ -36,6 +37,8 @@ export interface PublishRequest {
    * which could otherwise add the accept label while it is measured.
    */
   labelsFromEvent?: boolean;
+  /** Checks the analysis before anything is published (report mode: against GitHub's record of the run); throws to refuse. */
+  checkAnalysis?(analysis: Analysis): void;
   /** Uploads or finds the run's artifacts; `report` renders the full report with the given links. */
   artifacts(report: (links: ArtifactLink[]) => string): Promise<RunArtifacts>;
 }
@@ -50,9 +53,11 @@ export async function publish(
   inputs: GitHubInputs,
   context: RunContext,
   client: GitHubClient | null,
+  files: StepFiles = directStepFiles,
 ): Promise<Outcome> {
   const { results, pullRequest } = request;
   const analysis = compareResults(results);
+  request.checkAnalysis?.(analysis);
   const labels = analysis.decision === 'fail' ? await readLabels(request, client, context) : [];
   const final = decide(analysis, labels, inputs.acceptLabel);
   const server = context.serverUrl.replace(/\/+$/, '');
@@ -74,26 +79,27 @@ export async function publish(
   const summary = renderReport(results, analysis, { ...withLinks, maxChars: SUMMARY_LIMIT });
   const reportPath = join(request.outDir, 'report.md');
   writeFileSync(reportPath, summary);
-  if (context.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(summary).write();
+  if (context.env.GITHUB_STEP_SUMMARY) await files.appendSummary(summary);
 
   const verdicts = buildVerdicts(results, analysis);
   const verdictsPath = join(request.outDir, 'verdicts.json');
   writeFileSync(verdictsPath, `${JSON.stringify(verdicts, null, 2)}\n`);
-  core.setOutput('decision', final.decision);
-  core.setOutput('worst-change', verdicts.worst ? describeEntry(verdicts.worst, formatChange) : '');
-  core.setOutput('verdicts-path', verdictsPath);
-  core.setOutput('regressions', String(analysis.regressions));
-  core.setOutput('improvements', String(analysis.improvements));
-  core.setOutput('results-path', request.resultsPath);
-  core.setOutput('report-path', reportPath);
-  core.setOutput('results-artifact-url', artifacts.fullReport?.url ?? '');
+  files.setOutput('decision', final.decision);
+  files.setOutput('worst-change', verdicts.worst ? describeEntry(verdicts.worst, formatChange) : '');
+  files.setOutput('verdicts-path', verdictsPath);
+  files.setOutput('regressions', String(analysis.regressions));
+  files.setOutput('improvements', String(analysis.improvements));
+  files.setOutput('results-path', request.resultsPath);
+  files.setOutput('report-path', reportPath);
+  files.setOutput('results-artifact-url', artifacts.fullReport?.url ?? '');
+  files.setOutput('results-digest', artifacts.resultsDigest ?? '');
   for (const warning of analysis.warnings) core.warning(warning.message);
   if (final.acceptedBy !== null) {
     core.warning(`perfgate: the gated regression is accepted by the label "${final.acceptedBy}" on pull request #${pullRequest}; remove the label to gate again.`);
   }
 
   const commentUrl = pullRequest === null ? null : await comment(request, inputs, context, client, analysis, withLinks);
-  core.setOutput('comment-url', commentUrl ?? '');
+  files.setOutput('comment-url', commentUrl ?? '');
   return { analysis, final };
 }
 
@@ -130,9 +136,10 @@ async function comment(
     core.info('perfgate: no comment: no github-token (or GITHUB_REPOSITORY) was given.');
     return null;
   }
-  const body = renderComment(request.results, analysis, inputs.id, options);
+  const workflow = workflowOfRef(context.env.GITHUB_WORKFLOW_REF);
+  const body = renderComment(request.results, analysis, inputs.id, options, workflow);
   try {
-    const posted = await upsertComment(client, context.repo, pr, commentMarker(inputs.id), body, wantsNewComment(inputs.comment, analysis));
+    const posted = await upsertComment(client, context.repo, pr, commentMarker(inputs.id, workflow), body, wantsNewComment(inputs.comment, analysis));
     if (posted === null) {
       core.info(`perfgate: no comment on pull request #${pr} (comment: ${inputs.comment}, and nothing to report)`);
       return null;

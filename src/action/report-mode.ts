@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile, listRunArtifacts } from '../github/artifacts.js';
 import { createClient, describeApiError } from '../github/client.js';
 import { formatRepo } from '../github/event.js';
-import { currentRunOf, pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
+import { checkDecisionAgainstRun, currentRunOf, failedPerfgateSteps, pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import { validateResults } from '../results/validate.js';
-import { linkRunArtifacts } from './artifacts.js';
+import { linkRunArtifacts, resultsDigestOf } from './artifacts.js';
 import type { RunContext } from './context.js';
 import { type ActionInputs, InputError } from './inputs.js';
 import { actionLogger } from './logger.js';
@@ -67,7 +67,15 @@ export async function runReport(inputs: ActionInputs, context: RunContext): Prom
   const archive = await downloadRunArtifact(token, repo, run.id, resultsArtifact, downloadDir);
   const source = `the results artifact of run ${run.id}`;
   const resultsPath = join(outDir, 'results.json');
-  writeFileSync(resultsPath, extractArtifactFile(archive, 'results.json', MAX_RESULTS_BYTES, source));
+  const resultsJson = extractArtifactFile(archive, 'results.json', MAX_RESULTS_BYTES, source);
+  const resultsDigest = resultsDigestOf(resultsJson);
+  if (inputs.resultsDigest !== null && inputs.resultsDigest !== resultsDigest) {
+    throw new UntrustedResultsError(
+      `Refusing to report ${source}: its results.json has digest ${resultsDigest}, but the measuring step output ${inputs.resultsDigest} for the file it uploaded. ` +
+        "It was replaced after perfgate measured (the measuring job runs the pull request's code, which can upload artifacts too).",
+    );
+  }
+  writeFileSync(resultsPath, resultsJson);
   // Written by a job that ran the pull request's code: checked field by field before use.
   const results = validateResults(readResults(resultsPath, { maxBytes: MAX_RESULTS_BYTES }), source);
 
@@ -84,15 +92,23 @@ export async function runReport(inputs: ActionInputs, context: RunContext): Prom
     );
   }
 
+  let failedSteps: string[];
+  try {
+    failedSteps = await failedPerfgateSteps(client, repo, run);
+  } catch (e) {
+    throw new ArtifactError(describeApiError(e, `list the jobs of run ${run.id}`, 'actions: read'));
+  }
+
   try {
     return await publish(
       {
         results,
+        checkAnalysis: (analysis) => checkDecisionAgainstRun(analysis.decision, failedSteps, run.id),
         resultsPath,
         outDir,
         pullRequest,
         eventLabels: [],
-        artifacts: async () => linkRunArtifacts(artifacts, prefix, results, { serverUrl: context.serverUrl, repo, runId: run.id }),
+        artifacts: async () => ({ ...linkRunArtifacts(artifacts, prefix, results, { serverUrl: context.serverUrl, repo, runId: run.id }), resultsDigest }),
       },
       inputs.github,
       context,

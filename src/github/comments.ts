@@ -1,6 +1,7 @@
 /**
- * The sticky comment: found by its hidden marker on any page of the pull request's comments,
- * among the comments of the token's own identity only, edited in place, created only when there
+ * The sticky comment: found by its hidden marker (which names the gate and the workflow that
+ * posts it) on any page of the pull request's comments, among the comments of the token's own
+ * identity only, edited in place, created only when there
  * is none (and the caller wants one). Anyone can post a comment that starts with the marker; only
  * perfgate's own may be edited, or a forged one would be overwritten into a trusted verdict.
  */
@@ -21,6 +22,15 @@ export interface PostedComment {
  * GitHub's docs, "Automatic token authentication": the token is a GitHub App installation token.
  */
 export const ACTIONS_BOT = 'github-actions[bot]';
+
+/**
+ * The workflow file of GITHUB_WORKFLOW_REF ("owner/repo/.github/workflows/perf.yml@refs/…"):
+ * ".github/workflows/perf.yml", or null when the runner did not say.
+ */
+export function workflowOfRef(ref: string | undefined): string | null {
+  const match = /^[^/]+\/[^/]+\/(.+?)@/.exec(ref ?? '');
+  return match ? match[1]! : null;
+}
 
 /**
  * Who the token comments as: the user of a personal token (GET /user), else the GitHub Actions
@@ -50,7 +60,7 @@ export async function findComment(
 ): Promise<{ id: number; url: string } | null> {
   const pages = client.paginate.iterator(client.rest.issues.listComments, { ...repo, issue_number: issue, per_page: PAGE_SIZE });
   for await (const page of pages) {
-    const found = page.data.find((c) => c.user?.login === author && c.body?.startsWith(marker));
+    const found = page.data.find((c) => c.user?.login === author && (c.body === marker || c.body?.startsWith(`${marker}\n`)));
     if (found) return { id: found.id, url: found.html_url };
   }
   return null;

@@ -153,3 +153,33 @@ export function verifyResultsOrigin(
   }
   return run.event === 'pull_request' && expected.pullRequests.length > 0 ? (record.pullRequest as number) : null;
 }
+
+/**
+ * The perfgate steps of the measuring run's attempt that GitHub records as failed, as
+ * "job › step": steps whose name says perfgate (the default name of a `uses:` step is
+ * "Run perfgate/perfgate@…"). Needs `actions: read`.
+ */
+export async function failedPerfgateSteps(client: GitHubClient, repo: Repo, run: TriggeringRun): Promise<string[]> {
+  const jobs = await client.paginate(client.rest.actions.listJobsForWorkflowRunAttempt, {
+    ...repo,
+    run_id: run.id,
+    attempt_number: run.attempt,
+    per_page: 100,
+  });
+  return jobs.flatMap((job) =>
+    (job.steps ?? []).filter((step) => /perfgate/i.test(step.name) && step.conclusion === 'failure').map((step) => `${quote(job.name)} › ${quote(step.name)}`),
+  );
+}
+
+/**
+ * Refuses an artifact that says the gate passed when GitHub records the measuring step as
+ * failed: the step fails on a regression, so such an artifact is not the one it measured (a
+ * process of the pull request's replaced it, or it was forged).
+ */
+export function checkDecisionAgainstRun(decision: 'pass' | 'fail', failedSteps: string[], runId: number): void {
+  if (decision === 'fail' || failedSteps.length === 0) return;
+  throw new UntrustedResultsError(
+    `Refusing to report the results artifact of run ${runId}: it says the gate passed, but GitHub records the measuring step as failed (${failedSteps.join(', ')}). ` +
+      "The measuring job runs the pull request's code, which can replace the artifact; perfgate only trusts what GitHub says about the run.",
+  );
+}

@@ -60,6 +60,10 @@ export function renderWorkflow(options: WorkflowOptions = {}): string {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
     '      group: perf-measure-${{ github.event.pull_request.number }}',
     '      cancel-in-progress: true',
+    '    outputs:',
+    "      # sha256 of the results.json perfgate uploaded: the comment job refuses any other.",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    '      results-digest: ${{ steps.perfgate.outputs.results-digest }}',
     '    steps:',
     '      - uses: actions/checkout@v6',
     '        with:',
@@ -69,6 +73,7 @@ export function renderWorkflow(options: WorkflowOptions = {}): string {
     `        with: ${node}`,
     ...corepack,
     `      - uses: ${ACTION_REF}`,
+    '        id: perfgate',
     '        with:',
     ...inputs,
     '          comment: never # the comment job posts it',
@@ -91,5 +96,7 @@ export function renderWorkflow(options: WorkflowOptions = {}): string {
     `      - uses: ${ACTION_REF}`,
     '        with:',
     '          mode: report',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    '          results-digest: ${{ needs.measure.outputs.results-digest }}',
   ].join('\n')}\n`;
 }

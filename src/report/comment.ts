@@ -53,9 +53,12 @@ const SHORT_HOT_FUNCTION_ROWS = 3;
  * The hidden first line that identifies perfgate's comment for one gate id, so every run finds
  * and edits the same comment. Report text can never contain it: escapeMarkdown turns `<` into `&lt;`.
  */
-export function commentMarker(id: string): string {
+export function commentMarker(id: string, workflow: string | null = null): string {
   if (!GATE_ID_PATTERN.test(id)) throw new Error(`Invalid gate id "${id}"`);
-  return `<!-- perfgate:comment id=${id} -->`;
+  // The workflow that posts the comment (a path of the repository): another workflow's comment,
+  // even by the same bot, is not this one's to edit.
+  const safeWorkflow = workflow !== null && /^[\w./-]{1,200}$/.test(workflow) && !workflow.includes('--') ? workflow : null;
+  return `<!-- perfgate:comment id=${id}${safeWorkflow ? ` workflow=${safeWorkflow}` : ''} -->`;
 }
 
 /** A markdown link whose text is escaped; the URL (built by perfgate) gets no parenthesis that could end it. */
@@ -175,7 +178,7 @@ function cutToLength(text: string, length: number): string {
 }
 
 /** The comment body: the hidden marker, then the report under GitHub's comment limit. */
-export function renderComment(results: Results, analysis: Analysis, id: string, options: ReportOptions = {}): string {
-  const marker = `${commentMarker(id)}\n`;
+export function renderComment(results: Results, analysis: Analysis, id: string, options: ReportOptions = {}, workflow: string | null = null): string {
+  const marker = `${commentMarker(id, workflow)}\n`;
   return marker + renderReport(results, analysis, { ...options, maxChars: (options.maxChars ?? COMMENT_LIMIT) - marker.length });
 }

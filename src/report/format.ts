@@ -137,14 +137,16 @@ export function formatValue(metric: MetricId, value: number): string {
 }
 
 /**
- * Characters that draw nothing but change how text reads or matches: zero-width spaces and
- * joiners, word joiners and invisible operators, the soft hyphen, the BOM, Hangul fillers,
- * Mongolian vowel separator, bidirectional marks, embeddings, overrides and isolates, and Unicode
- * tags (Unicode TR #9 and the Default_Ignorable_Code_Point property, UCD DerivedCoreProperties.txt).
- * Variation selectors stay: emoji need them.
+ * Characters that draw nothing but change how text reads or matches, by Unicode property so no
+ * range is missed: controls (Cc), format characters (Cf: zero-width spaces and joiners,
+ * bidirectional marks, embeddings, overrides and isolates, Unicode tags, musical and shorthand
+ * format controls), lone surrogates (Cs), and every other Default_Ignorable_Code_Point (Hangul
+ * fillers, unassigned tag-plane code points, variation selectors). UCD PropList.txt and
+ * DerivedCoreProperties.txt. The emoji presentation selectors U+FE0E/U+FE0F stay, one after a
+ * character: emoji need them, and a run of them could carry hidden bits.
  */
-const INVISIBLE =
-  /[\u00ad\u061c\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufeff\uffa0\ufff0-\ufff8]|\u034f|[\u180b-\u180d\u180f]|\udb40[\udc00-\udc7f]/g;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Cs}]|(?![\uFE0E\uFE0F])\p{Default_Ignorable_Code_Point}/gu;
+const REPEATED_PRESENTATION_SELECTOR = /(^|[\uFE0E\uFE0F])[\uFE0E\uFE0F]+/gu;
 
 /**
  * Makes text from outside perfgate safe on one line: a line break (with the indentation around
@@ -155,8 +157,8 @@ export function sanitizeText(text: string): string {
   return String(text)
     .replace(/[ \t]*(?:\r\n|[\r\n\u2028\u2029])\s*/g, ' ')
     .replace(/\t/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, '')
-    .replace(INVISIBLE, '');
+    .replace(INVISIBLE, '')
+    .replace(REPEATED_PRESENTATION_SELECTOR, '$1');
 }
 
 const HTML_ENTITIES: Record<string, string> = {
@@ -189,6 +191,29 @@ export function escapeMarkdown(text: string): string {
  */
 export function escapeUrl(url: string): string {
   return new URL(url).href.replace(/[()]/g, (c) => (c === '(' ? '%28' : '%29'));
+}
+
+/** A commit id as git writes it: 40 (SHA-1) or 64 (SHA-256) hex digits. */
+const COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * The web address of a line of a file in `repository` at commit `sha`, or null when the
+ * address would not stay there: the path and sha come from a results file (written by a job
+ * that ran the pull request's code), and a `..` segment, once the URL is resolved, climbs out
+ * of the commit, the repository and its owner to any page of the server.
+ */
+export function repositoryFileUrl(repository: string, sha: string, file: string, line: number): string | null {
+  if (!COMMIT_SHA.test(sha)) return null;
+  const segments = file.split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..')) return null;
+  const inside = `${repository.replace(/\/+$/, '')}/blob/${sha}/`;
+  let url: string;
+  try {
+    url = escapeUrl(`${inside}${segments.map(encodeURIComponent).join('/')}#L${formatInteger(line)}`);
+  } catch {
+    return null;
+  }
+  return url.startsWith(escapeUrl(inside)) ? url : null;
 }
 
 /** Shortens text to at most `max` characters (code points), ending in "…" when cut. */

@@ -14,6 +14,7 @@ import {
   formatMetricName,
   formatPercent,
   formatValue,
+  repositoryFileUrl,
   truncate,
 } from './format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
@@ -451,8 +452,7 @@ function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChang
   const repository = repositoryOf(results, options);
   const side = sourceSide(c);
   if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
-  const path = c.file.split('/').map(encodeURIComponent).join('/');
-  return escapeUrl(`${repository}/blob/${encodeURIComponent(results.sides[side].sha)}/${path}#L${formatInteger(c.line)}`);
+  return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
 }
 
 function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {

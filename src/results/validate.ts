@@ -279,6 +279,16 @@ export const resultsSchema = z.object({
   benchmarks: benchmarks.optional(),
   profiles: list(profile).optional(),
   sequential: sequential.optional(),
+}).superRefine((results, context) => {
+  // A run marks itself complete only after every scenario measured its pairs: a complete file
+  // without them has nothing for a verdict to stand on, and would otherwise read as "no regression".
+  if (results.status !== 'complete') return;
+  results.scenarios.forEach((scenario, i) => {
+    if (scenario.pairs.length === 0) context.addIssue({ code: 'custom', path: ['scenarios', i, 'pairs'], message: 'is empty in a run marked complete' });
+  });
+  if (results.scenarios.length === 0 && (results.benchmarks?.runs.length ?? 0) === 0) {
+    context.addIssue({ code: 'custom', path: ['status'], message: 'is complete, but the run measured no scenario and ran no benchmark' });
+  }
 });
 
 /** Most problems listed in the error: enough to see what was forged or broken, short enough to read. */

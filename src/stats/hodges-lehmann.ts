@@ -39,7 +39,6 @@
 //    works (e.g. n = 2) gives [estimate, estimate] with confidence 0 (R: [median(x), median(x)]).
 // 4. Non-finite values are an error (R drops NA/NaN and lets ±Inf through).
 
-import { medianOfSorted } from './descriptive.js';
 import { normalQuantile } from './normal.js';
 import {
   assertFinite,
@@ -72,9 +71,89 @@ export function walshAverages(x: readonly number[]): Float64Array {
   return out.sort();
 }
 
+/**
+ * Order statistics of the Walsh averages: the sorted array while it is small, else a selection
+ * that never builds it. The sorted array costs n²/2 numbers and n² log n time: 16,000 values
+ * are 128 million averages (1 GiB). The selection finds the k-th smallest average by bisecting
+ * over the doubles themselves (ordered as integers, 64 steps), each step counting the averages
+ * at most d in O(n) with two pointers over the sorted values, since fl((a + b)/2) grows with a
+ * and with b. The smallest d with at least k averages ≤ d is an average, computed the same way
+ * as the array's, so both give the same number.
+ */
+export interface WalshOrder {
+  /** How many Walsh averages there are: n(n + 1)/2. */
+  total: number;
+  /** The k-th smallest (0-based). */
+  at(k: number): number;
+}
+
+/** Above this many values the Walsh averages are selected, not sorted (the array would be 125,250 numbers). */
+const WALSH_SORT_MAX = 500;
+
+export function walshOrder(x: readonly number[]): WalshOrder {
+  if (x.length <= WALSH_SORT_MAX) {
+    const walsh = walshAverages(x);
+    return { total: walsh.length, at: (k) => walsh[k]! };
+  }
+  assertFinite(x, 'walshOrder');
+  const sorted = Float64Array.from(x).sort();
+  const n = sorted.length;
+  const total = (n * (n + 1)) / 2;
+  const countAtMost = (d: number): number => {
+    let count = 0;
+    let j = n - 1;
+    for (let i = 0; i < n; i++) {
+      while (j >= i && (sorted[i]! + sorted[j]!) / 2 > d) j--;
+      if (j < i) break;
+      count += j - i + 1;
+    }
+    return count;
+  };
+  const cache = new Map<number, number>();
+  return {
+    total,
+    at(k) {
+      const known = cache.get(k);
+      if (known !== undefined) return known;
+      // Bisect over the ordered integer keys of the doubles between the smallest and largest average.
+      let lo = orderedKey(sorted[0]!);
+      let hi = orderedKey(sorted[n - 1]!);
+      while (lo < hi) {
+        const mid = lo + (hi - lo) / 2n;
+        if (countAtMost(fromOrderedKey(mid)) >= k + 1) hi = mid;
+        else lo = mid + 1n;
+      }
+      const value = fromOrderedKey(lo);
+      cache.set(k, value);
+      return value;
+    },
+  };
+}
+
+const keyView = new DataView(new ArrayBuffer(8));
+
+/** A double's bits as an integer that orders like the doubles (−0 and +0 map to neighbours; both equal 0). */
+function orderedKey(value: number): bigint {
+  keyView.setFloat64(0, value === 0 ? 0 : value);
+  const bits = keyView.getBigInt64(0);
+  return bits < 0n ? -(bits & 0x7fffffffffffffffn) - 1n : bits;
+}
+
+function fromOrderedKey(key: bigint): number {
+  keyView.setBigInt64(0, key < 0n ? (-(key + 1n)) | -0x8000000000000000n : key);
+  return keyView.getFloat64(0);
+}
+
+/** The median of the Walsh averages, as medianOfSorted takes it. */
+function walshMedian(order: WalshOrder): number {
+  if (order.total === 0) return Number.NaN;
+  const mid = order.total >> 1;
+  return order.total % 2 === 1 ? order.at(mid) : (order.at(mid - 1) + order.at(mid)) / 2;
+}
+
 /** Hodges–Lehmann one-sample estimate: the median of the Walsh averages (NaN for an empty x). */
 export function hodgesLehmann(x: readonly number[]): number {
-  return medianOfSorted(walshAverages(x));
+  return walshMedian(walshOrder(x));
 }
 
 /** R's W(d) in wilcox.test: the corrected normal statistic of the signed-rank test of x − d, computed
@@ -90,30 +169,30 @@ function shiftedStatistic(x: readonly number[], d: number, correct: boolean): nu
   return (centred - (correct ? Math.sign(centred) * 0.5 : 0)) / sigma;
 }
 
-function exactInterval(walsh: Float64Array, n: number, confidence: number): { lower: number; upper: number; confidence: number } {
-  const total = walsh.length;
+function exactInterval(walsh: WalshOrder, n: number, confidence: number): { lower: number; upper: number; confidence: number } {
+  const total = walsh.total;
   const alpha = 1 - confidence;
   // qu: the critical value; [W(qu), W(total − qu + 1)] (1-based order statistics) covers the shift
   // with probability 1 − 2·P(V ≤ qu − 1) (HWC §3.3).
   const qu = Math.max(1, signedRankQuantile(alpha / 2, n));
   return {
-    lower: walsh[qu - 1]!,
-    upper: walsh[total - qu]!,
+    lower: walsh.at(qu - 1),
+    upper: walsh.at(total - qu),
     confidence: 1 - 2 * signedRankCdf(qu - 1, n),
   };
 }
 
 function normalInterval(
   x: readonly number[],
-  walsh: Float64Array,
+  walsh: WalshOrder,
   confidence: number,
   correct: boolean,
   estimate: number,
 ): { lower: number; upper: number; confidence: number } {
   const n = x.length;
-  const total = walsh.length;
-  const low = walsh[0]!; // = min x
-  const high = walsh[total - 1]!; // = max x
+  const total = walsh.total;
+  const low = Math.min(...x); // the smallest Walsh average
+  const high = Math.max(...x); // the largest
   if (low === high) return { lower: low, upper: high, confidence };
 
   // Between consecutive distinct Walsh averages no x − d is 0 and |x − d| ties only within groups of
@@ -145,18 +224,23 @@ function normalInterval(
   const achieved = alpha >= 1 || 1 - confidence < alpha * 0.75 ? 1 - Math.min(1, alpha) : confidence;
   if (alpha >= 1) return { lower: estimate, upper: estimate, confidence: achieved };
 
-  // The d at which z(d) − zq changes sign. z(d) does not increase with d. For d between walsh[i] and
-  // the next larger Walsh average, V(d) = total − 1 − i (the count of Walsh averages above d).
+  // The d at which z(d) − zq changes sign. z(d) does not increase with d. For d between the i-th
+  // smallest Walsh average and the next larger one, V(d) = total − 1 − i (the count above d), so
+  // z − zq, as a function of i, does not increase either: the first i where it is ≤ 0 is found by
+  // bisection, and the answer is that Walsh average (a run of equal averages ends at the same
+  // value). ≤ 0: should z(d) equal zq exactly on a whole step (a measure-zero event), take the
+  // step's left end; uniroot would return some point of that step.
   const crossing = (zq: number): number => {
     if (zAtLow - zq <= 0) return low;
     if (zAtHigh - zq >= 0) return high;
-    for (let i = 0; i < total - 1; i++) {
-      if (walsh[i] === walsh[i + 1]) continue;
-      // ≤ 0: should z(d) equal zq exactly on a whole step (a measure-zero event), take the step's
-      // left end; uniroot would return some point of that step.
-      if (zOfV(total - 1 - i) - zq <= 0) return walsh[i]!;
+    let lo = 0;
+    let hi = total - 1; // i = total − 1 stands for "none before the last": the answer is then high
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      if (zOfV(total - 1 - mid) - zq <= 0) hi = mid;
+      else lo = mid + 1;
     }
-    return high;
+    return lo === total - 1 ? high : walsh.at(lo);
   };
   return {
     lower: crossing(normalQuantile(1 - alpha / 2)),
@@ -178,8 +262,8 @@ export function hodgesLehmannInterval(
   if (!(confidence > 0 && confidence < 1)) {
     throw new RangeError(`hodgesLehmannInterval: confidence must be in (0, 1), got ${confidence}`);
   }
-  const walsh = walshAverages(x);
-  const estimate = medianOfSorted(walsh);
+  const walsh = walshOrder(x);
+  const estimate = walshMedian(walsh);
   if (x.length === 0) return { estimate, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: 'normal' };
 
   const nonzero = x.filter((v) => v !== 0);

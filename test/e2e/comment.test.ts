@@ -4,8 +4,10 @@
  * local GitHub API and a results service backed by Azurite.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { BAD_GATEWAY, rateLimited } from '../helpers/github-api.js';
+import { readZip } from '../helpers/artifact-zip.js';
+import { BAD_GATEWAY, type FakeJob, rateLimited } from '../helpers/github-api.js';
 import { cleanPairs, headShaFor, regressedPairs, stageMeasuredRun } from '../helpers/github-runs.js';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { describeRun, READ_ONLY_TOKEN, runAction, useFakePlatform } from '../helpers/github-runner.js';
@@ -121,7 +123,8 @@ describe('report mode: the sticky comment', () => {
   }
 
   test('hostile names from PR code are inert in the posted body', async () => {
-    const HOSTILE = '<img src=x onerror=alert(1)> @org/team | `rm -rf` ![x](https://evil.example) <!-- perfgate:comment id=default -->';
+    const HOSTILE =
+      '<img src=x onerror=alert(1)> @org/team | `rm -rf` ![x](https://evil.example) <!-- perfgate:comment id=default --> \u{1D173}\u{1BCA0}\u{E0080}\u{E0FFF}\u2066x\u0085';
     const results = resultsFromPairs(regressedPairs());
     results.scenarios[0]!.name = HOSTILE;
     results.sides.head.ref = 'feature|@admin`x`';
@@ -141,6 +144,7 @@ describe('report mode: the sticky comment', () => {
     assert.ok(!/(?<!\\)\]\(https:\/\/evil/.test(body), 'no markdown link or image from names: its brackets are escaped');
     assert.ok(body.includes(`!\\[x\\](https:${ZWJ}//evil.example)`), 'the name shows as text (the URL no autolink)');
     assert.ok(body.includes(`@${ZWJ}org/team`), 'the name is still readable');
+    assert.deepEqual([...body.matchAll(/(?!\u200D)[\p{Cf}\p{Cc}]/gu)].map((m) => m[0].codePointAt(0)!.toString(16)).filter((c) => c !== 'a'), [], 'no format or control character but perfgate\'s joiners and line breaks');
     // a hostile name never adds or removes a cell: every row has as many cells as its table's header
     let header = 0;
     let previous = '';
@@ -206,6 +210,28 @@ describe('report mode: the sticky comment', () => {
     }
   });
 
+  test('the marker names the workflow that posts: another workflow\'s bot comment with perfgate\'s marker is not adopted', async () => {
+    const ref = { GITHUB_WORKFLOW_REF: 'acme/shop/.github/workflows/perf-comment.yml@refs/heads/main' };
+    const ours = '<!-- perfgate:comment id=default workflow=.github/workflows/perf-comment.yml -->';
+    // Written by the same bot from another workflow (say one that runs PR code with a write token).
+    const other = platform.github.addComment(23, `${MARKER}\n## perfgate: 0 regressions — ✅ passing`, { login: 'github-actions[bot]', type: 'Bot' });
+    const elsewhere = platform.github.addComment(23, '<!-- perfgate:comment id=default workflow=.github/workflows/evil.yml -->\n✅', { login: 'github-actions[bot]', type: 'Bot' });
+    const staged = await stageMeasuredRun(platform, { runId: 7981, pullRequest: 23, headSha: headShaFor(23), results: resultsFromPairs(regressedPairs()) });
+    const first = await runAction({ eventName: 'workflow_run', event: staged.event, inputs: { mode: 'report' }, ...platform, runId: 90_001, env: ref });
+    assert.equal(first.status, 0, describeRun(first));
+    const comments = platform.github.comments.get(23)!;
+    assert.equal(comments.length, 3, 'a comment of its own, beside the two it must not edit');
+    assert.equal(comments[0]!.body, other.body);
+    assert.equal(comments[1]!.body, elsewhere.body);
+    assert.ok(comments[2]!.body.startsWith(`${ours}\n`), comments[2]!.body.slice(0, 120));
+
+    // The next run of the same workflow edits its own comment.
+    const from = platform.github.requests.length;
+    const second = await runAction({ eventName: 'workflow_run', event: staged.event, inputs: { mode: 'report' }, ...platform, runId: 90_002, env: ref });
+    assert.equal(second.status, 0, describeRun(second));
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`), [`PATCH /repos/acme/shop/issues/comments/${comments[2]!.id}`]);
+  });
+
   test('a forged results file fails the step with one clear error: no stack, nothing posted', async () => {
     const results = resultsFromPairs(regressedPairs()) as unknown as Record<string, unknown>;
     results.seed = '@org/team';
@@ -232,6 +258,54 @@ describe('report mode: the sticky comment', () => {
     assert.match(perfgateComments(18)[0]!.body, /❌ regression/);
     assert.equal(run.outputs.decision, 'fail');
     assert.ok(staged.artifact.id > 0);
+  });
+
+  test('with the measuring step\'s results-digest, only the results.json it uploaded is reported', async () => {
+    const staged = await stageMeasuredRun(platform, { runId: 7961, pullRequest: 19, headSha: headShaFor(19), results: resultsFromPairs(regressedPairs()) });
+    const uploaded = readZip((await platform.artifacts.readBlob(staged.artifact)).bytes).get('results.json')!;
+    const digest = `sha256:${createHash('sha256').update(uploaded).digest('hex')}`;
+    const event = pullRequestEvent({ number: 19, baseSha: 'a'.repeat(40), headSha: headShaFor(19), headRef: 'feature-19' });
+
+    // The PR's code replaced the artifact: the digest the measuring step output is of another file.
+    const other = `sha256:${createHash('sha256').update('{"forged": true}').digest('hex')}`;
+    const from = platform.github.requests.length;
+    const refused = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report', 'results-digest': other }, ...platform, runId: 7961 });
+    assert.equal(refused.status, 1, describeRun(refused));
+    assert.match(refused.annotations('error').join('\n'), new RegExp(`results\\.json has digest ${digest}, but the measuring step output ${other}`));
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], 'nothing posted');
+
+    const run = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report', 'results-digest': digest.toUpperCase().replace('SHA256', 'sha256') }, ...platform, runId: 7961 });
+    assert.equal(run.status, 0, describeRun(run));
+    assert.equal(run.outputs['results-digest'], digest);
+    assert.match(perfgateComments(19)[0]!.body, /❌ regression/);
+
+    const malformed = await runAction({ eventName: 'pull_request', event, inputs: { mode: 'report', 'results-digest': 'abc' }, ...platform, runId: 7961 });
+    assert.equal(malformed.status, 1);
+    assert.match(malformed.annotations('error').join('\n'), /Input results-digest is "abc"; give the measuring step's results-digest output/);
+  });
+
+  test('an artifact that says "pass" for a run whose perfgate step GitHub records as failed is refused', async () => {
+    const failedGate: FakeJob[] = [
+      { name: 'measure', conclusion: 'failure', steps: [{ name: 'Set up job', conclusion: 'success' }, { name: 'Run perfgate/perfgate@v1', conclusion: 'failure' }] },
+      { name: 'comment', conclusion: null, steps: [] },
+    ];
+    // The clean results a lingering process of the PR's uploaded in place of the regression.
+    const forged = await stageMeasuredRun(platform, { runId: 7971, pullRequest: 20, headSha: headShaFor(20), jobs: failedGate });
+    const from = platform.github.requests.length;
+    const run = await report(forged.event);
+    assert.equal(run.status, 1, describeRun(run));
+    assert.match(run.annotations('error').join('\n'), /it says the gate passed, but GitHub records the measuring step as failed \("measure" › "Run perfgate\/perfgate@v1"\)/);
+    assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], 'nothing posted');
+    assert.ok(since(from).some((r) => r.path === '/repos/acme/shop/actions/runs/7971/attempts/1/jobs'), 'the jobs of the run\'s attempt');
+
+    // The measured regression itself is reported as usual, and so is a pass whose step passed.
+    const honest = await stageMeasuredRun(platform, { runId: 7972, pullRequest: 21, headSha: headShaFor(21), results: resultsFromPairs(regressedPairs()), jobs: failedGate });
+    assert.equal((await report(honest.event)).status, 0);
+    assert.match(perfgateComments(21)[0]!.body, /❌ regression/);
+    const passed: FakeJob[] = [{ name: 'measure', conclusion: 'success', steps: [{ name: 'Run perfgate/perfgate@v1', conclusion: 'success' }] }];
+    const clean = await stageMeasuredRun(platform, { runId: 7973, pullRequest: 22, headSha: headShaFor(22), jobs: passed });
+    assert.equal((await report(clean.event)).status, 0);
+    assert.match(perfgateComments(22)[0]!.body, /✅ passing/);
   });
 
   test('a run of a push has no pull request: the job summary only', async () => {

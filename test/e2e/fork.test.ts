@@ -5,7 +5,9 @@
  * Azurite), checks it against GitHub's record of the run and comments on the right PR.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { readZip } from '../helpers/artifact-zip.js';
 import { pullRequestEvent, workflowRunEvent } from '../helpers/github-events.js';
 import { stageMeasuredRun } from '../helpers/github-runs.js';
 import { describeRun, QUICK_INPUTS as inputs, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
@@ -46,13 +48,21 @@ test('a fork PR: measured read-only, accepted by its label, commented on by the 
   assert.ok(measure.annotations('warning').some((w) => w.includes(`accepted by the label "${ACCEPT}"`)), describeRun(measure));
   assert.ok(measure.annotations('notice').some((n) => /comes from a fork.*mode: report/.test(n)), describeRun(measure));
   assert.match(measure.summary, /⚠️ accepted by label \*\*perf-regression-accepted\*\*/);
-  assert.deepEqual(platform.github.writes(), [], 'the measuring run writes nothing to GitHub');
+  // Its only write requests are the guard's probes, which cannot create anything and are refused.
+  assert.deepEqual(
+    platform.github.writes().map((r) => `${r.method} ${r.path} ${r.status}`),
+    ['POST /repos/acme/shop/git/refs 403', 'POST /repos/acme/shop/pulls 403', 'POST /repos/acme/shop/issues 403'],
+    'the measuring run writes nothing to GitHub',
+  );
   assert.ok(platform.github.requests.every((r) => r.token === READ_ONLY_TOKEN));
   const uploaded = platform.artifacts.artifactsOf(8001);
   const results = uploaded.find((a) => a.name === 'perfgate-default')!;
   assert.ok(results, 'the results artifact is uploaded even from a fork');
   const flamegraphs = uploaded.filter((a) => a.name.endsWith('.html'));
   assert.equal(flamegraphs.length, 3, 'head, base and differential flamegraphs, each un-zipped');
+  // The step outputs the sha256 of the results.json it uploaded, from what it held in memory.
+  const uploadedResults = readZip((await platform.artifacts.readBlob(results)).bytes).get('results.json')!;
+  assert.equal(measure.outputs['results-digest'], `sha256:${createHash('sha256').update(uploadedResults).digest('hex')}`);
 
   const from = platform.github.requests.length;
   const report = await runAction({

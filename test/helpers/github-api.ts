@@ -45,6 +45,12 @@ export interface FakePullRequest {
   headRepo: string;
 }
 
+export interface FakeJob {
+  name: string;
+  conclusion: 'success' | 'failure' | 'skipped' | null;
+  steps: { name: string; conclusion: 'success' | 'failure' | 'skipped' | null }[];
+}
+
 export interface FakeResponse {
   status: number;
   headers?: Record<string, string>;
@@ -74,6 +80,8 @@ export class FakeGitHub {
   readonly comments = new Map<number, FakeComment[]>();
   readonly labels = new Map<number, string[]>();
   readonly pulls: FakePullRequest[] = [];
+  /** run id → its jobs, as GET …/runs/{id}/attempts/{n}/jobs lists them (one attempt). */
+  readonly jobs = new Map<number, FakeJob[]>();
   /** token → permission; any other token gets 401. */
   readonly tokens = new Map<string, Permission>([
     ['ghs_writeToken', 'write'],
@@ -241,6 +249,23 @@ export class FakeGitHub {
           return { status: 200, body: comment };
         },
       ],
+      // Writes perfgate's guard sends without a required field: GitHub answers 403 to a token
+      // without the permission before it looks at the fields, and 422 to one with it.
+      ...(
+        [
+          [/^POST \/git\/refs$/, ['ref', 'sha']],
+          [/^POST \/pulls$/, ['head', 'base']],
+          [/^POST \/issues$/, ['title']],
+        ] as const
+      ).map(([pattern, required]): [RegExp, () => FakeResponse] => [
+        pattern,
+        () => {
+          if (!writeAllowed) return forbidden;
+          const missing = required.filter((field) => body?.[field] === undefined);
+          if (missing.length > 0) return { status: 422, body: { message: `Invalid request.\n\n${missing.map((f) => `"${f}"`).join(', ')} weren't supplied.`, status: '422' } };
+          return { status: 501, body: { message: 'the fake creates nothing' } };
+        },
+      ]),
       [
         /^GET \/issues\/(\d+)\/labels$/,
         ([issue]) => this.page(url, (this.labels.get(Number(issue)) ?? []).map((name, i) => ({ id: 100 + i, name, color: 'ededed', default: false }))),
@@ -263,6 +288,20 @@ export class FakeGitHub {
           const name = url.searchParams.get('name');
           const list = (this.artifacts?.artifactsOf(Number(runId)) ?? []).filter((a) => name === null || a.name === name);
           return this.page(url, list.map((a) => this.artifactJson(a)), (slice) => ({ total_count: list.length, artifacts: slice }));
+        },
+      ],
+      [
+        /^GET \/actions\/runs\/(\d+)\/attempts\/(\d+)\/jobs$/,
+        ([runId]) => {
+          const jobs = (this.jobs.get(Number(runId)) ?? []).map((job, i) => ({
+            id: Number(runId) * 100 + i,
+            run_id: Number(runId),
+            name: job.name,
+            status: 'completed',
+            conclusion: job.conclusion,
+            steps: job.steps.map((step, number) => ({ name: step.name, status: 'completed', conclusion: step.conclusion, number: number + 1 })),
+          }));
+          return this.page(url, jobs, (slice) => ({ total_count: jobs.length, jobs: slice }));
         },
       ],
       [

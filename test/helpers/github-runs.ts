@@ -5,7 +5,7 @@
  */
 import type { GitHubRecord, Results } from '../../src/results/types.js';
 import type { ArtifactBackend, StoredArtifact } from './artifact-service.js';
-import { type FakeGitHub, OWNER, REPO } from './github-api.js';
+import { type FakeGitHub, type FakeJob, OWNER, REPO } from './github-api.js';
 import { workflowRunEvent } from './github-events.js';
 import { resultsFromPairs } from './results.js';
 
@@ -42,6 +42,8 @@ export interface MeasuredRunSpec {
   /** The measuring run's event (default pull_request). */
   event?: string;
   artifactName?: string;
+  /** The measuring run's jobs as GitHub records them (none: an empty list). */
+  jobs?: FakeJob[];
 }
 
 /** Results of the measuring run with the action's record of where they came from. */
@@ -77,6 +79,7 @@ export async function stageMeasuredRun(
     'report.md': '# report\n',
   });
   const fork = headRepo !== `${OWNER}/${REPO}`;
+  if (spec.jobs) github.jobs.set(spec.runId, spec.jobs);
   if (event === 'pull_request' && !github.pulls.some((pr) => pr.number === spec.pullRequest)) {
     github.pulls.push({ number: spec.pullRequest, state: 'open', headSha: spec.headSha, headRef: headBranch, headRepo });
   }

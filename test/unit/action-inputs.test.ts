@@ -25,7 +25,11 @@ test('a one-job workflow with the defaults is not refused: the measuring step le
   // what gate mode asks the guard on a same-repository pull request with a token
   const workspace = mkdtempSync(join(tmpdir(), 'perfgate-guard-'));
   try {
-    const reasons = writeAccessReasons({ workspace, runnerTemp: undefined, wouldComment: inputs.github.comment !== 'never', tokenWrites: null });
+    const reasons = writeAccessReasons({
+      places: { workspace, runnerTemp: undefined, env: { HOME: workspace }, serverHost: 'github.com' },
+      wouldComment: inputs.github.comment !== 'never',
+      tokenWrites: null,
+    });
     assert.deepEqual(reasons, []);
   } finally {
     rmSync(workspace, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { decide, wantsNewComment } from '../../src/action/decision.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { COMMENT_LIMIT, commentMarker, renderComment, renderReport } from '../../src/report/comment.js';
+import { workflowOfRef } from '../../src/github/comments.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Results } from '../../src/results/types.js';
 import { cleanPairs, regressedPairs } from '../helpers/github-runs.js';
@@ -110,5 +111,14 @@ describe('the action decisions', () => {
         [false, false],
       ],
     );
+  });
+});
+
+describe('commentMarker', () => {
+  test('names the posting workflow when it is a plain path, and nothing a path could smuggle in', () => {
+    assert.equal(commentMarker('api', '.github/workflows/perf.yml'), '<!-- perfgate:comment id=api workflow=.github/workflows/perf.yml -->');
+    assert.equal(workflowOfRef('acme/shop/.github/workflows/perf-comment.yml@refs/heads/main'), '.github/workflows/perf-comment.yml');
+    assert.equal(workflowOfRef(undefined), null);
+    for (const hostile of ['x.yml --> <img src=x>', 'a--b.yml', 'x\ny', '']) assert.equal(commentMarker('api', hostile), '<!-- perfgate:comment id=api -->', JSON.stringify(hostile));
   });
 });

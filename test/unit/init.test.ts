@@ -74,7 +74,10 @@ test('the workflow init writes: pnpm and yarn through corepack, the Node version
     'perfgate/perfgate@v1',
   ]);
   assert.deepEqual(npm.jobs.measure.steps[2].with, { comment: 'never' }, 'settings come from perfgate.yml');
-  assert.deepEqual(npm.jobs.comment.steps, [{ uses: 'perfgate/perfgate@v1', with: { mode: 'report' } }]);
+  assert.deepEqual(npm.jobs.comment.steps, [
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
+    { uses: 'perfgate/perfgate@v1', with: { mode: 'report', 'results-digest': '${{ needs.measure.outputs.results-digest }}' } },
+  ]);
   const pnpm = parse(renderWorkflow({ packageManager: 'pnpm', nodeVersionFile: '.nvmrc', timeoutMinutes: 44 }));
   assert.equal(pnpm.jobs.measure.steps[2].run, 'corepack enable');
   assert.deepEqual(pnpm.jobs.measure.steps[1].with, { 'node-version-file': '.nvmrc' });

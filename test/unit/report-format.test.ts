@@ -10,6 +10,7 @@ import {
   formatPercent,
   formatRate,
   formatValue,
+  repositoryFileUrl,
   sanitizeText,
   truncate,
 } from '../../src/report/format.js';
@@ -161,5 +162,41 @@ describe('sanitizeText', () => {
   it('removes control characters, ANSI escapes, bidi overrides and invisible characters', () => {
     assert.equal(sanitizeText('pay\u200Bpal\u2067'), 'paypal');
     assert.equal(sanitizeText('a\x1b[31mred\x1b[39m\u202Eb\tc\nd'), 'a[31mred[39mb c d');
+  });
+
+  it('removes every format and control character and every ignorable code point, by property: none is left to a hand list', () => {
+    // Each range whole: musical beams and shorthand controls (Cf), unassigned tag-plane code points, Hangul fillers.
+    const ranges: [number, number][] = [[0x1d173, 0x1d17a], [0x1bca0, 0x1bca3], [0xe0000, 0xe0fff], [0x80, 0x9f], [0x0, 0x8], [0x600, 0x605], [0x110bd, 0x110bd], [0x115f, 0x1160]];
+    for (const [from, to] of ranges) {
+      for (let cp = from; cp <= to; cp++) assert.equal(sanitizeText(`a${String.fromCodePoint(cp)}b`), 'ab', `U+${cp.toString(16)}`);
+    }
+    assert.equal(sanitizeText('a\uD800b\uDFFFc'), 'abc', 'lone surrogates');
+    assert.equal(sanitizeText('x\uFE01\uFE02y'), 'xy', 'variation selectors that carry no emoji presentation');
+  });
+
+  it('keeps what readers need: emoji with their presentation selector once, letters of every script', () => {
+    assert.equal(sanitizeText('ok ✔\uFE0F'), 'ok ✔\uFE0F');
+    assert.equal(sanitizeText('✔\uFE0F\uFE0F\uFE0E\uFE0F'), '✔\uFE0F', 'a run of selectors cannot carry hidden bits');
+    assert.equal(sanitizeText('café 数据 مرحبا'), 'café 数据 مرحبا');
+  });
+});
+
+describe('repositoryFileUrl', () => {
+  const repo = 'https://github.com/acme/shop';
+  const sha = 'b'.repeat(40);
+
+  it('links a line of a file at the commit', () => {
+    assert.equal(repositoryFileUrl(repo, sha, 'src/a b.js', 10), `${repo}/blob/${sha}/src/a%20b.js#L10`);
+  });
+
+  it('never leaves the repository at that commit, whatever the path or sha a results file holds', () => {
+    const paths = ['../../../../evil/repo/blob/main/x.js', 'src/../../../../evil', './src/a.js', 'src//a.js', '/etc/passwd', '..', 'src/%2e%2e/%2e%2e/x'];
+    for (const path of paths) {
+      const url = repositoryFileUrl(repo, sha, path, 1);
+      assert.ok(url === null || url.startsWith(`${repo}/blob/${sha}/`), `${path} → ${url}`);
+      if (url !== null) assert.ok(!new URL(url).pathname.split('/').includes('..'), url);
+    }
+    assert.equal(repositoryFileUrl(repo, sha, '../../../../evil/repo/x.js', 1), null);
+    for (const bad of ['..', '../../evil', 'main', `${sha}/../..`, sha.toUpperCase()]) assert.equal(repositoryFileUrl(repo, bad, 'src/a.js', 1), null, bad);
   });
 });

@@ -205,6 +205,11 @@ const FORGED_FILES: [string, string | ((r: Loose) => void)][] = [
   ['a side that is neither base nor head', (r) => (r.scenarios[0].pairs[0].head.side = 'main')],
   ['a negative error count', (r) => (r.scenarios[0].pairs[0].head.errors = -1)],
   ['deep nesting', () => {}],
+  ['a complete run whose scenario has no pairs (would read as no regression)', (r) => (r.scenarios[0].pairs = [])],
+  ['a complete run with no scenario and no benchmark', (r) => {
+    r.scenarios = [];
+    delete r.benchmarks;
+  }],
 ];
 
 describe('forged results files', () => {

@@ -22,6 +22,7 @@ import {
   smallestDetectableShift,
   standardDeviation,
   walshAverages,
+  walshOrder,
 } from '../../src/stats/index.js';
 
 interface CiReference {
@@ -421,5 +422,32 @@ describe('properties', () => {
     const start = performance.now();
     for (let rep = 0; rep < 20; rep++) hodgesLehmannInterval(x);
     assert.ok((performance.now() - start) / 20 < 50, 'under 50 ms per call');
+  });
+});
+
+describe('Walsh averages above 500 values are selected, never sorted', () => {
+  it('gives every order statistic the sorted array gives, with ties, zeros and both signs', () => {
+    const rand = createRandom(17);
+    for (const n of [501, 777]) {
+      const x = Array.from({ length: n }, () => (rand() < 0.1 ? 0.01 : rand() < 0.05 ? 0 : (rand() - 0.45) * 0.1));
+      const sorted = walshAverages(x);
+      const order = walshOrder(x);
+      assert.equal(order.total, sorted.length);
+      const ks = [0, 1, sorted.length >> 1, (sorted.length >> 1) - 1, sorted.length - 1, ...Array.from({ length: 40 }, () => Math.floor(rand() * sorted.length))];
+      for (const k of ks) assert.equal(order.at(k), sorted[k], `n ${n}, k ${k}`);
+      assert.equal(hodgesLehmann(x), median(Array.from(sorted)));
+      const interval = hodgesLehmannInterval(x, 0.95);
+      assert.ok(sorted.includes(interval.lower) && sorted.includes(interval.upper), 'the bounds are Walsh averages');
+    }
+  });
+
+  it('costs about n log n: 16,000 start pairs (128 million averages) in seconds, not minutes', () => {
+    const rand = createRandom(3);
+    const x = Array.from({ length: 16_000 }, () => (rand() - 0.5) * 0.04);
+    const started = performance.now();
+    const interval = hodgesLehmannInterval(x, 0.95);
+    const ms = performance.now() - started;
+    assert.ok(interval.lower < interval.estimate && interval.estimate < interval.upper);
+    assert.ok(ms < 15_000, `${ms.toFixed(0)} ms`);
   });
 });
