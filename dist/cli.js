@@ -79010,6 +79010,48 @@ function calledNames(text2) {
   }
   return names;
 }
+var BUILTIN_HOLDERS = [
+  globalThis,
+  JSON,
+  Math,
+  Reflect,
+  Atomics,
+  Object,
+  Array,
+  Array.prototype,
+  String,
+  String.prototype,
+  Number,
+  Number.prototype,
+  BigInt.prototype,
+  Symbol,
+  RegExp.prototype,
+  Promise,
+  Promise.prototype,
+  Map.prototype,
+  Set.prototype,
+  WeakMap.prototype,
+  WeakSet.prototype,
+  Date,
+  Date.prototype,
+  ArrayBuffer,
+  ArrayBuffer.prototype,
+  DataView.prototype,
+  Object.getPrototypeOf(Uint8Array),
+  Object.getPrototypeOf(Uint8Array).prototype,
+  Function.prototype,
+  Error
+];
+var BUILTIN_CALLS = (() => {
+  const names = /* @__PURE__ */ new Set();
+  for (const holder of BUILTIN_HOLDERS) {
+    for (const name of Object.getOwnPropertyNames(holder)) {
+      if (typeof Object.getOwnPropertyDescriptor(holder, name)?.value === "function") names.add(name);
+    }
+  }
+  for (const indirect of ["call", "apply", "constructor"]) names.delete(indirect);
+  return names;
+})();
 var MAX_CALL_LINE = 400;
 var isServiceScript = (url2) => url2.startsWith("file:") || url2.startsWith("/");
 var CALLEE_RANGE = { name: "", startLine: 0, startColumn: 0, endLine: 0, endColumn: 0 };
@@ -79024,16 +79066,25 @@ function holdsPosition(range, line3, column) {
 function contains(range, line3) {
   return range.startLine <= line3 && line3 <= range.endLine;
 }
-function functionSource(scriptRanges, line3, column) {
-  let own3 = null;
-  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own3 === null || extent(r) < extent(own3))) own3 = r;
-  if (own3 === null) return null;
-  let enclosing = null;
-  for (const r of scriptRanges) {
-    if (r === own3 || r.name === "" || extent(r) <= extent(own3) || !holdsPosition(r, own3.startLine, own3.startColumn)) continue;
-    if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
-  }
-  return { range: own3, enclosing: enclosing?.name ?? "" };
+function functionSource(scriptRanges, line3, column, lineText) {
+  let holder = null;
+  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (holder === null || extent(r) < extent(holder))) holder = r;
+  if (holder === null) return null;
+  const namedAround = (inner, self2) => {
+    let enclosing = self2 && inner.name !== "" ? inner : null;
+    for (const r of scriptRanges) {
+      if (r === inner || r.name === "" || extent(r) <= extent(inner) || !holdsPosition(r, inner.startLine, inner.startColumn)) continue;
+      if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
+    }
+    return enclosing?.name ?? "";
+  };
+  if (holder.startLine === line3) return { range: holder, enclosing: namedAround(holder, false), kind: holder.kind, hash: holder.hash };
+  const kind = lineText === void 0 ? void 0 : kindAt(lineText, column);
+  return { range: null, enclosing: namedAround(holder, true), ...kind && { kind } };
+}
+function kindAt(lineText, column) {
+  if (/\bfunction\s*\*?\s*[\p{L}\p{N}_$]*\s*$/u.test(lineText.slice(0, column - 1))) return "function";
+  return functionKind(lineText.slice(column - 1));
 }
 function inlineTargets(profile, ranges, sources = () => null) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -79089,6 +79140,8 @@ function inlineTargets(profile, ranges, sources = () => null) {
     const names = namesOn(url2, lines, line3);
     if (names.length === 0) return [];
     const children = (node2.children ?? []).map((id) => byId.get(id)).filter((c) => c !== void 0);
+    const childNames = new Set(children.map((c) => c.callFrame.functionName));
+    if (names.some((n) => !childNames.has(n) && BUILTIN_CALLS.has(n))) return [];
     const byName = children.filter((c) => c.callFrame.functionName !== "" && names.includes(c.callFrame.functionName));
     const namedElsewhere = (c) => {
       const name = c.callFrame.functionName;
@@ -79100,6 +79153,12 @@ function inlineTargets(profile, ranges, sources = () => null) {
     if (called.length === 0) return [];
     const weight = called.reduce((sum, c) => sum + (c.hitCount ?? 0), 0);
     return called.map((c) => ({ node: c, share: weight > 0 ? (c.hitCount ?? 0) / weight : 1 / called.length }));
+  };
+  const holdsLine = (url2, range, line3) => {
+    if (!contains(range, line3)) return false;
+    if (line3 !== range.startLine) return true;
+    const text2 = sources(url2)?.[line3 - 1];
+    return text2 === void 0 || text2.length - text2.trimStart().length + 1 >= range.startColumn;
   };
   const result = /* @__PURE__ */ new Map();
   for (const node2 of profile.nodes) {
@@ -79139,7 +79198,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
     for (const { line: line3, ticks: count } of ticks) {
       let target = null;
       if (contains(own3, line3)) {
-        const nested = scriptRanges.filter((r) => r !== own3 && contains(r, line3) && holdsPosition(own3, r.startLine, r.startColumn) && extent(r) < extent(own3)).sort((a, b) => extent(a) - extent(b))[0];
+        const nested = scriptRanges.filter((r) => r !== own3 && holdsLine(node2.callFrame.url, r, line3) && holdsPosition(own3, r.startLine, r.startColumn) && extent(r) < extent(own3)).sort((a, b) => extent(a) - extent(b))[0];
         if (nested) {
           findCallees();
           const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
@@ -79156,7 +79215,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
         let best = null;
         for (const callee of callees) {
           const range = rangeOf(callee);
-          if (range === null || !contains(range, line3)) continue;
+          if (range === null || !holdsLine(callee.callFrame.url, range, line3)) continue;
           if (best === null || extent(range) < extent(best.range) || extent(range) === extent(best.range) && (callee.hitCount ?? 0) > (best.node.hitCount ?? 0)) {
             best = { node: callee, range };
           }
@@ -79164,7 +79223,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
         if (best) {
           target = { url: best.node.callFrame.url, range: best.range, node: best.node };
         } else {
-          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own3.startLine, own3.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
+          const sibling = scriptRanges.filter((r) => holdsLine(node2.callFrame.url, r, line3) && !holdsPosition(r, own3.startLine, own3.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
           if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
         }
       }
@@ -79230,11 +79289,12 @@ function frameIdentifier(options) {
     if (fn === void 0) {
       fn = identifyFrame(frame, options.root);
       const scriptRanges = fn.category === "own" ? options.ranges?.get(frame.url) : void 0;
-      const source = scriptRanges ? functionSource(scriptRanges, frame.lineNumber + 1, frame.columnNumber + 1) : null;
+      const lineText = scriptRanges ? options.sources?.(frame.url)?.[frame.lineNumber] : void 0;
+      const source = scriptRanges ? functionSource(scriptRanges, frame.lineNumber + 1, frame.columnNumber + 1, lineText) : null;
       if (source !== null) {
         fn.enclosing = source.enclosing;
-        if (source.range.kind) fn.kind = source.range.kind;
-        if (source.range.hash) fn.hash = source.range.hash;
+        if (source.kind) fn.kind = source.kind;
+        if (source.hash) fn.hash = source.hash;
       }
       memo2.set(key, fn);
     }

@@ -114,11 +114,12 @@ function frameIdentifier(options: CallTreeOptions): (frame: CallFrame) => Functi
     if (fn === undefined) {
       fn = identifyFrame(frame, options.root);
       const scriptRanges = fn.category === 'own' ? options.ranges?.get(frame.url) : undefined;
-      const source = scriptRanges ? functionSource(scriptRanges, frame.lineNumber + 1, frame.columnNumber + 1) : null;
+      const lineText = scriptRanges ? options.sources?.(frame.url)?.[frame.lineNumber] : undefined;
+      const source = scriptRanges ? functionSource(scriptRanges, frame.lineNumber + 1, frame.columnNumber + 1, lineText) : null;
       if (source !== null) {
         fn.enclosing = source.enclosing;
-        if (source.range.kind) fn.kind = source.range.kind;
-        if (source.range.hash) fn.hash = source.range.hash;
+        if (source.kind) fn.kind = source.kind;
+        if (source.hash) fn.hash = source.hash;
       }
       memo.set(key, fn);
     }

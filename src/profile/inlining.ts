@@ -11,7 +11,10 @@
  * they were inlined or where they were not), the innermost one whose source range holds that
  * line; failing that, the innermost function of the same script holding it (a callee inlined
  * from its first optimization on is never sampled on its own). A line inside the function's
- * range but inside a nested function belongs to that nested function. Source ranges come from V8's best-effort coverage, taken by the preload at exit
+ * range but inside a nested function belongs to that nested function. A function holds a line
+ * when the line's code starts inside it: `return orders.flatMap((order) => {` is the caller's
+ * line, where it runs flatMap (on Node 20 flatMap's own work, sampled there, was most of such a
+ * caller's time), not the callback's. Source ranges come from V8's best-effort coverage, taken by the preload at exit
  * (`Profiler.getBestEffortCoverage`: every invoked function's start and end offsets), turned
  * into lines against the script's source. Lines that match no candidate stay with the node.
  *
@@ -27,9 +30,15 @@
  * node of the service's JavaScript: own code or a dependency, a file on disk) go to that child:
  * the children called by name on the line, or, when the line calls none of its children by
  * name (`handler.apply(…)`, `callback(…)`), every such child not called by name on another line
- * of the function; several share by their own sample counts. A line calling only functions
- * sampled as other frames (`JSON.stringify(…)` has its own node) keeps its ticks, and so does a
- * line of minified code (over 400 characters). Lines are read from the script's source
+ * of the function; several share by their own sample counts. A line that calls a JavaScript
+ * builtin other than the children (`JSON.parse(…)`, `.sort()`, `new Error(…)`) keeps its ticks:
+ * builtins run without a frame of their own (JSON.parse and JSON.stringify on Node 20 to 24), so
+ * V8 books their samples to the function whose code called them, on the line of the call, and
+ * those samples cannot be told from a callee's there. Measured: a handler that cloned 4 kB with
+ * `JSON.parse(JSON.stringify(…))` had 2,527 samples on that line and 1 in the flatMap callback
+ * on the next; moving them to the callback named the wrong culprit. A line calling only
+ * functions that are not the service's code keeps its ticks too, and so does a line of
+ * minified code (over 400 characters). Lines are read from the script's source
  * (`sources`); without it (a Node core module of another Node version than perfgate's) the
  * ticks stay. Pure.
  */
@@ -109,6 +118,59 @@ export function calledNames(text: string): string[] {
   return names;
 }
 
+/**
+ * Objects whose methods are JavaScript builtins (and the global functions and constructors):
+ * ECMAScript's, as the running Node has them.
+ */
+const BUILTIN_HOLDERS: readonly object[] = [
+  globalThis,
+  JSON,
+  Math,
+  Reflect,
+  Atomics,
+  Object,
+  Array,
+  Array.prototype,
+  String,
+  String.prototype,
+  Number,
+  Number.prototype,
+  BigInt.prototype,
+  Symbol,
+  RegExp.prototype,
+  Promise,
+  Promise.prototype,
+  Map.prototype,
+  Set.prototype,
+  WeakMap.prototype,
+  WeakSet.prototype,
+  Date,
+  Date.prototype,
+  ArrayBuffer,
+  ArrayBuffer.prototype,
+  DataView.prototype,
+  Object.getPrototypeOf(Uint8Array),
+  Object.getPrototypeOf(Uint8Array).prototype,
+  Function.prototype,
+  Error,
+];
+
+/**
+ * Names of builtin functions a line may call (`JSON.parse(`, `.sort(`, `new Error(`). Not
+ * `call` and `apply`: `handler.apply(…)` calls the service's code, the indirect call the file's
+ * comment describes.
+ */
+const BUILTIN_CALLS: ReadonlySet<string> = (() => {
+  const names = new Set<string>();
+  for (const holder of BUILTIN_HOLDERS) {
+    for (const name of Object.getOwnPropertyNames(holder)) {
+      if (typeof Object.getOwnPropertyDescriptor(holder, name)?.value === 'function') names.add(name);
+    }
+  }
+  for (const indirect of ['call', 'apply', 'constructor']) names.delete(indirect);
+  return names;
+})();
+
 /** Longer lines are minified or generated code, where a line is no statement: their ticks stay. */
 const MAX_CALL_LINE = 400;
 
@@ -144,27 +206,49 @@ function contains(range: FunctionRange, line: number): boolean {
   return range.startLine <= line && line <= range.endLine;
 }
 
+/** What the source says of a function: see functionSource. */
+export interface FunctionSource {
+  /** Its range; null when best-effort coverage left it out (only a function around it has one). */
+  range: FunctionRange | null;
+  /** The innermost named function around it; "" at the top level. */
+  enclosing: string;
+  kind?: FunctionId['kind'];
+  hash?: string;
+}
+
 /**
  * What the source says of a function V8 names by `line` and `column` (1-based, where its
  * parameters start): its range (the innermost holding that position), the innermost *named*
  * function around it ("" at the top level of the file: CommonJS' module wrapper and ES modules'
  * top level are nameless), its kind and its text's hash. Null when the script's ranges do not
  * hold the position.
+ *
+ * Best-effort coverage reports the functions V8 still keeps counts for, and leaves some out (a
+ * flatMap or reduce callback that was inlined, measured on Node 20 to 24): the innermost range
+ * holding the position then starts on an earlier line (a function starts on its parameters'
+ * line) and is a function around it. Its kind is then read from `lineText`, the source line.
  */
-export function functionSource(
-  scriptRanges: readonly FunctionRange[],
-  line: number,
-  column: number,
-): { range: FunctionRange; enclosing: string } | null {
-  let own: FunctionRange | null = null;
-  for (const r of scriptRanges) if (holdsPosition(r, line, column) && (own === null || extent(r) < extent(own))) own = r;
-  if (own === null) return null;
-  let enclosing: FunctionRange | null = null;
-  for (const r of scriptRanges) {
-    if (r === own || r.name === '' || extent(r) <= extent(own) || !holdsPosition(r, own.startLine, own.startColumn)) continue;
-    if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
-  }
-  return { range: own, enclosing: enclosing?.name ?? '' };
+export function functionSource(scriptRanges: readonly FunctionRange[], line: number, column: number, lineText?: string): FunctionSource | null {
+  let holder: FunctionRange | null = null;
+  for (const r of scriptRanges) if (holdsPosition(r, line, column) && (holder === null || extent(r) < extent(holder))) holder = r;
+  if (holder === null) return null;
+  const namedAround = (inner: FunctionRange, self: boolean) => {
+    let enclosing: FunctionRange | null = self && inner.name !== '' ? inner : null;
+    for (const r of scriptRanges) {
+      if (r === inner || r.name === '' || extent(r) <= extent(inner) || !holdsPosition(r, inner.startLine, inner.startColumn)) continue;
+      if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
+    }
+    return enclosing?.name ?? '';
+  };
+  if (holder.startLine === line) return { range: holder, enclosing: namedAround(holder, false), kind: holder.kind, hash: holder.hash };
+  const kind = lineText === undefined ? undefined : kindAt(lineText, column);
+  return { range: null, enclosing: namedAround(holder, true), ...(kind && { kind }) };
+}
+
+/** The kind of the function whose parameters start at `column` (1-based) of a source line. */
+function kindAt(lineText: string, column: number): NonNullable<FunctionId['kind']> {
+  if (/\bfunction\s*\*?\s*[\p{L}\p{N}_$]*\s*$/u.test(lineText.slice(0, column - 1))) return 'function';
+  return functionKind(lineText.slice(column - 1));
 }
 
 /**
@@ -232,6 +316,11 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sourc
     const names = namesOn(url, lines, line);
     if (names.length === 0) return [];
     const children = (node.children ?? []).map((id) => byId.get(id)).filter((c): c is ProfileNode => c !== undefined);
+    // A builtin called on the line (JSON.parse, Array.prototype.sort, new Error) runs without a
+    // frame of its own, so its samples land here, on its caller's line: they are this function's
+    // work, not a callee's, even when the line also calls one of the children.
+    const childNames = new Set(children.map((c) => c.callFrame.functionName));
+    if (names.some((n) => !childNames.has(n) && BUILTIN_CALLS.has(n))) return [];
     const byName = children.filter((c) => c.callFrame.functionName !== '' && names.includes(c.callFrame.functionName));
     // No child called by name here: an indirect call (`handler.apply(…)`, `callback(…)`), of a
     // child that is not called by name on another line of this function either.
@@ -245,6 +334,18 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sourc
     if (called.length === 0) return [];
     const weight = called.reduce((sum, c) => sum + (c.hitCount ?? 0), 0);
     return called.map((c) => ({ node: c, share: weight > 0 ? (c.hitCount ?? 0) / weight : 1 / called.length }));
+  };
+
+  /**
+   * Whether a function holds a line's code: the line is one of its lines, and on its first line
+   * the code starts inside it. `return orders.flatMap((order) => {` runs `orders.flatMap` there,
+   * the caller's code (without the source, the line counts).
+   */
+  const holdsLine = (url: string, range: FunctionRange, line: number): boolean => {
+    if (!contains(range, line)) return false;
+    if (line !== range.startLine) return true;
+    const text = sources(url)?.[line - 1];
+    return text === undefined || text.length - text.trimStart().length + 1 >= range.startColumn;
   };
 
   const result = new Map<number, InlineTarget[]>();
@@ -290,7 +391,7 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sourc
       if (contains(own, line)) {
         // A nested function of the same script, inlined into this one (innermost first).
         const nested = scriptRanges
-          .filter((r) => r !== own && contains(r, line) && holdsPosition(own, r.startLine, r.startColumn) && extent(r) < extent(own))
+          .filter((r) => r !== own && holdsLine(node.callFrame.url, r, line) && holdsPosition(own, r.startLine, r.startColumn) && extent(r) < extent(own))
           .sort((a, b) => extent(a) - extent(b))[0];
         if (nested) {
           findCallees();
@@ -310,7 +411,7 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sourc
         let best: { node: ProfileNode; range: FunctionRange } | null = null;
         for (const callee of callees) {
           const range = rangeOf(callee);
-          if (range === null || !contains(range, line)) continue;
+          if (range === null || !holdsLine(callee.callFrame.url, range, line)) continue;
           if (
             best === null ||
             extent(range) < extent(best.range) ||
@@ -325,7 +426,7 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sourc
           // A callee never sampled on its own (inlined from its first optimization on): the
           // innermost function of the same script that holds the line and is not around this one.
           const sibling = scriptRanges
-            .filter((r) => contains(r, line) && !holdsPosition(r, own.startLine, own.startColumn))
+            .filter((r) => holdsLine(node.callFrame.url, r, line) && !holdsPosition(r, own.startLine, own.startColumn))
             .sort((a, b) => extent(a) - extent(b))[0];
           if (sibling) target = { url: node.callFrame.url, range: sibling, node: null };
         }

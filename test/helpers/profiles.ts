@@ -2,13 +2,14 @@
  * The recorded profiles in test/fixtures/profiles (see record.mjs there): the payload test
  * service, base and head, profiled under load the way the engine does it.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { summarizeCallTree } from '../../src/profile/aggregate.js';
 import { buildCallTree, type CallTree } from '../../src/profile/call-tree.js';
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../../src/profile/cpuprofile.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets } from '../../src/profile/inlining.js';
 import type { ProfileSummary } from '../../src/results/types.js';
+import { readFunctionRanges } from '../../src/engine/profile.js';
 import { FIXTURES } from './repo.js';
 
 export const PROFILES = join(FIXTURES, 'profiles');
@@ -61,4 +62,16 @@ export function lineOf(file: string, text: string): number {
   const index = lines.findIndex((l) => l.includes(text));
   if (index < 0) throw new Error(`${text} is not in ${file}`);
   return index + 1;
+}
+
+/** The CPU profiles a profiled run wrote into `dir` (the preload's and --cpu-prof's), with the function ranges of its FUNCTIONS files, as the engine reads them. */
+export function readProfileDir(dir: string): { profiles: CpuProfile[]; ranges: FunctionRanges } {
+  const names = readdirSync(dir);
+  const profiles = names.filter((n) => n.endsWith('.cpuprofile')).map((n) => parseCpuProfile(readFileSync(join(dir, n), 'utf8'), n));
+  const ranges = readFunctionRanges(
+    dir,
+    names.filter((n) => n.startsWith('FUNCTIONS.')),
+    profiles,
+  );
+  return { profiles, ranges };
 }

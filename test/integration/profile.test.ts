@@ -4,22 +4,21 @@
  */
 import assert from 'node:assert/strict';
 import { type SpawnSyncReturns, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { readFunctionRanges, scriptSources } from '../../src/engine/profile.js';
+import { scriptSources } from '../../src/engine/profile.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { summarizeCallTree } from '../../src/profile/aggregate.js';
 import { buildCallTree } from '../../src/profile/call-tree.js';
-import { parseCpuProfile } from '../../src/profile/cpuprofile.js';
 import { diffProfiles, hottestChanges } from '../../src/profile/diff.js';
 import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
 import { canvasPixels, distinctColours, withPage } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
-import { lineOf } from '../helpers/profiles.js';
+import { lineOf, readProfileDir } from '../helpers/profiles.js';
 import { FIXTURES, makeRepo, ROOT } from '../helpers/repo.js';
 
 /** The runner's Node major (runs.using: node24): V8 that accepts --cpu-prof in NODE_OPTIONS. */
@@ -183,13 +182,7 @@ test('a hot function V8 inlines into its caller still gets its own row (Node 20 
       assert.equal(run.status, 0, run.stderr);
     }
     assert.match(run!.stdout, inlined, `${node}: V8 inlined mix into handle (in 3 runs)`);
-    const names = readdirSync(dir);
-    const profiles = names.filter((n) => n.endsWith('.cpuprofile')).map((n) => parseCpuProfile(readFileSync(join(dir, n), 'utf8'), n));
-    const ranges = readFunctionRanges(
-      dir,
-      names.filter((n) => n.startsWith('FUNCTIONS.')),
-      profiles,
-    );
+    const { profiles, ranges } = readProfileDir(dir);
     // as the profiling phase builds it: with the call lines read from the sources
     const table = summarizeCallTree(buildCallTree(profiles, { root: dirname(script), ranges, sources: scriptSources(process.version) }));
     const row = (name: string) => table.functions.find((f) => f.name === name);

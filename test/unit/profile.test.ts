@@ -198,6 +198,32 @@ describe('call tree and function table (recorded profiles)', () => {
   });
 });
 
+describe('inlining: a line is the function\'s whose code starts it', () => {
+  test('a callback that starts on its caller\'s line does not take that line; its own lines it does', () => {
+    const source = 'function merge(ids) {\n  return ids.flatMap((id) => {\n    return pick(id);\n  });\n}\n';
+    const profile = profileOf([['merge', 'file:///r/a.js', 1, 10, []]]);
+    profile.nodes[1]!.callFrame.columnNumber = source.indexOf('(ids)');
+    profile.nodes[1]!.positionTicks = [
+      { line: 2, ticks: 7 },
+      { line: 3, ticks: 3 },
+    ];
+    const ranges = new Map([
+      [
+        'file:///r/a.js',
+        rangesFromOffsets(source, [
+          ['merge', 0, source.lastIndexOf('}') + 1],
+          ['', source.indexOf('(id)'), source.indexOf('});') + 1],
+        ]),
+      ],
+    ]);
+    const merge = buildCallTree([profile], { root: '/r', ranges, sources: () => source.split('\n') }).root.children[0]!;
+    assert.deepEqual(
+      [merge.self, merge.children.map((c) => [c.fn.name, c.self])],
+      [7, [['(anonymous a.js:2:22)', 3]]],
+    );
+  });
+});
+
 describe('inlining: a callee never sampled on its own', () => {
   test('lines of another function of the same script go to it, not to the functions around the caller', () => {
     const source = 'function mix(a) {\n  return a * 31;\n}\nfunction handle(n) {\n  return mix(n);\n}\n';
@@ -286,6 +312,15 @@ describe('call lines: samples V8 booked to the caller of the function that was r
     assert.deepEqual(selfOf(buildCallTree([profile([[4, 10]], [[9, 20]])], { root: '/r', ranges, sources })), { emit: 10, handler: 20, sum: 5 });
     const minified = (u: string) => (u === url ? source.split('\n').map((l, i) => (i === 6 ? `${l} /*${'x'.repeat(400)}*/` : l)) : null);
     assert.deepEqual(selfOf(buildCallTree([profile([[4, 10]], [[7, 20]])], { root: '/r', ranges, sources: minified })), { emit: 10, handler: 20, sum: 5 });
+  });
+
+  test('a line that also calls a builtin keeps its ticks: the builtin ran there, without a frame of its own', () => {
+    // handler line 7 parses the body before it calls sum: JSON.parse's samples are the handler's
+    for (const call of ['sum(JSON.parse(req.body))', 'sum(req.items.slice().sort())']) {
+      const withBuiltin = (u: string) => (u === url ? source.replace('sum(req.items)', call).split('\n') : sources(u));
+      const tree = buildCallTree([profile([[2, 10]], [[7, 12], [8, 8]])], { root: '/r', ranges, sources: withBuiltin });
+      assert.deepEqual(selfOf(tree), { emit: 10, handler: 20, sum: 5 }, call);
+    }
   });
 
   test('calledNames: calls and constructions, not keywords', () => {
@@ -450,7 +485,12 @@ describe('own-code attribution and the culprit (issue 13)', () => {
     ]);
     const found = functionSource(ranges, 2, source.split('\n')[1]!.indexOf('(p)') + 1)!;
     assert.equal(found.enclosing, 'formatPrices');
-    assert.equal(found.range.kind, 'arrow');
+    assert.equal(found.kind, 'arrow');
+    // best-effort coverage without the arrow: the function around it is its enclosing one, the line says its kind
+    const withoutArrow = functionSource(ranges.slice(0, 2), 2, source.split('\n')[1]!.indexOf('(p)') + 1, source.split('\n')[1]);
+    assert.deepEqual(withoutArrow, { range: null, enclosing: 'formatPrices', kind: 'arrow' });
+    const expression = 'const f = function (a) {';
+    assert.equal(functionSource(ranges.slice(0, 2), 2, expression.indexOf('(a)') + 1, expression)?.kind, 'function');
     const anon = (line: number, extra: Partial<FunctionStats>): FunctionStats => ({ ...stats(`(anonymous x.js:${line}:3)`, 'x.js', line, 5), ...extra });
     const byHash = matchFunctions([anon(6, { hash: 'abc', enclosing: '' })], [anon(11, { hash: 'abc', enclosing: '' })]);
     assert.deepEqual(byHash.map(([b, h]) => [b?.line, h?.line]), [[6, 11]]);
