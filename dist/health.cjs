@@ -10,8 +10,17 @@
  * RESOLUTION_MS) and a 'gc' PerformanceObserver and snapshots the event-loop utilisation; when
  * the engine closes it ({"op":"end","id":n}) it turns both off and sends one line: delay
  * percentiles, utilisation, GC pauses by kind, heap and RSS, active handles (counted at the
- * window's start, before the load connects). Nothing is ever
- * written between windows, and nothing is sent unless asked.
+ * window's start, before the load connects) and the process's outgoing I/O (below). Nothing is
+ * ever written between windows, and nothing is sent unless asked.
+ *
+ * Outgoing I/O, in the spirit of clinic bubbleprof: every socket the process itself connects (a
+ * database, a cache, another service; TCP, TLS or a Unix socket) is watched for round trips. A
+ * round trip starts with a write while no answer is awaited and ends at the first bytes read
+ * after it; its wait is the time between. Per destination (host:port, or the socket's path) the
+ * window counts round trips and total wait, which the engine divides by the requests served.
+ * Drivers such as pg publish no diagnostics_channel events, so this works at the socket, the one
+ * layer every driver shares. Inbound connections (the load) are accepted, never connected, so
+ * they are not counted, and the engine's own health socket is connected before the watch starts.
  *
  * Never in the service's way: the socket is unref'd (it never keeps the process alive), writes
  * are asynchronous, and any error (the engine gone, a socket that never connects) stops the
@@ -24,11 +33,67 @@ const { monitorEventLoopDelay, performance, PerformanceObserver } = require('nod
 
 /** The histogram's sampling interval, ms (Node's default). Each sample is the time between two timer callbacks. */
 const RESOLUTION_MS = 10;
+/** Most destinations one window reports (the busiest by round trips); a service talks to a handful. */
+const MAX_DESTINATIONS = 20;
 /** perf_hooks.constants.NODE_PERFORMANCE_GC_* → the names results.json uses. */
 const GC_KINDS = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
 
 function emptyGc() {
   return { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, incremental: { count: 0, ms: 0 }, weakcb: { count: 0, ms: 0 } };
+}
+
+/** Where a socket connects, from connect()'s arguments: "host:port" or a Unix socket's path. */
+function destinationOf(args) {
+  let options = args[0];
+  if (Array.isArray(options)) options = options[0]; // net's internal normalized form
+  if (options !== null && typeof options === 'object') {
+    if (typeof options.path === 'string') return options.path;
+    return `${options.host || 'localhost'}:${options.port}`;
+  }
+  if (typeof options === 'string' && !/^\d+$/.test(options)) return options;
+  return `${typeof args[1] === 'string' ? args[1] : 'localhost'}:${options}`;
+}
+
+/**
+ * Watches every socket connected from now on: `tally(destination, waitNs)` for each round trip
+ * that ends while `counting()` holds. Wraps the socket's own write and push (what net's read path
+ * calls with each chunk), so a driver's reading mode (flowing, paused, readable) is untouched.
+ */
+function watchOutgoingIo(counting, tally) {
+  const connect = net.Socket.prototype.connect;
+  const watched = Symbol('perfgate.io');
+  net.Socket.prototype.connect = function perfgateConnect(...args) {
+    const result = connect.apply(this, args);
+    // connect() resets an instance's write to the prototype's (a socket that ended and connects
+    // again must be able to write), so write is wrapped after it, on every connect.
+    if (this[watched] === undefined) this[watched] = watchSocket(this, destinationOf(args), counting, tally);
+    if (this.write !== this[watched]) this.write = this[watched];
+    return result;
+  };
+}
+
+/** Wraps one socket's push; returns the wrapper for its write. */
+function watchSocket(socket, requested, counting, tally) {
+  /** hrtime (ns) of the write that started the awaited round trip; 0n: none awaited. */
+  let since = 0n;
+  const push = socket.push;
+  socket.push = function perfgatePush(chunk, encoding) {
+    if (since !== 0n && chunk !== null) {
+      const waitNs = process.hrtime.bigint() - since;
+      since = 0n;
+      // The resolved address once connected: "localhost" and "127.0.0.1" are one server.
+      const destination = socket.remoteAddress
+        ? `${socket.remoteFamily === 'IPv6' ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`
+        : requested;
+      if (counting()) tally(destination, waitNs);
+    }
+    return push.call(this, chunk, encoding);
+  };
+  const write = net.Socket.prototype.write;
+  return function perfgateWrite(...args) {
+    if (since === 0n && counting()) since = process.hrtime.bigint();
+    return write.apply(this, args);
+  };
 }
 
 function startHealth(socketPath) {
@@ -57,6 +122,18 @@ function startHealth(socketPath) {
 
   const socket = net.createConnection({ path: socketPath });
   socket.unref();
+  watchOutgoingIo(
+    () => window !== null,
+    (destination, waitNs) => {
+      let io = window.io.get(destination);
+      if (io === undefined) {
+        io = { roundTrips: 0, waitNs: 0n };
+        window.io.set(destination, io);
+      }
+      io.roundTrips++;
+      io.waitNs += waitNs;
+    },
+  );
   socket.setEncoding('utf8');
 
   function send(message) {
@@ -84,6 +161,7 @@ function startHealth(socketPath) {
       gc: emptyGc(),
       heapAfterGc: null,
       activeHandles: activeHandles(),
+      io: new Map(),
     };
     histogram.reset();
     histogram.enable();
@@ -131,6 +209,10 @@ function startHealth(socketPath) {
       heapAfterGcBytes: w.heapAfterGc,
       rssBytes: memory.rss,
       activeHandles: w.activeHandles,
+      io: [...w.io]
+        .sort((a, b) => b[1].roundTrips - a[1].roundTrips)
+        .slice(0, MAX_DESTINATIONS)
+        .map(([destination, io]) => ({ destination, roundTrips: io.roundTrips, waitMs: Math.round(Number(io.waitNs) / 1e3) / 1e3 })),
     });
   }
 

@@ -18,6 +18,7 @@ import { smallestDetectableShift } from '../stats/power.js';
 import { signFlipTest } from '../stats/sign-flip.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
+import { analyzeIo } from './io.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
 import { earlyStop, httpLevel } from './sequential.js';
@@ -193,6 +194,8 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   const tallies = tallyRequests(results);
   // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
   const verdicts = [...all, ...(health?.heap ?? [])];
+  // Outgoing I/O per request says why a verdict moved; it is no verdict itself.
+  const io = analyzeIo(results);
   return {
     comparisons,
     decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 ? 'fail' : 'pass',
@@ -214,6 +217,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     earlyStop: earlyStop(results),
     ...(benchmarks && { benchmarks }),
     ...(health && { health }),
+    ...(io && { io }),
   };
 }
 

@@ -109,6 +109,18 @@ export interface ProcessHealth {
   rssBytes: number;
   /** Resources keeping the event loop alive at the window's start, before the slice's load connects (process.getActiveResourcesInfo: sockets, servers, timers). */
   activeHandles: number;
+  /** Outgoing round trips in the window by destination (a database, a cache, another service); absent in results from before I/O was counted. */
+  io?: IoTally[];
+}
+
+/** One process's round trips to one destination in one window (src/preload/health.cjs counts them). */
+export interface IoTally {
+  /** "host:port" as connected (the resolved address), or a Unix socket's path. */
+  destination: string;
+  /** Round trips: a write while no answer was awaited, ended by the first bytes read after it. */
+  roundTrips: number;
+  /** Their waits summed (from the write to the first bytes of the answer), ms. */
+  waitMs: number;
 }
 
 /** The service's health during one slice: every process that reported. */
@@ -667,4 +679,30 @@ export interface Analysis {
   benchmarks?: BenchmarkAnalysis;
   /** Service health, when any slice has health or load-generator data; counted in decision, regressions and improvements. */
   health?: HealthAnalysis;
+  /** Outgoing I/O per request, when any slice counted some (information, never gated). */
+  io?: IoAnalysis;
+}
+
+/** One side's I/O to one destination over a scenario's slices: medians of the per-slice values. */
+export interface IoSide {
+  /** Round trips per request served. */
+  roundTripsPerRequest: number;
+  /** Time waited on those round trips per request served, ms. */
+  waitMsPerRequest: number;
+}
+
+/** One destination of one scenario, base against head (src/gate/io.ts). */
+export interface IoComparison {
+  scenario: string;
+  destination: string;
+  /** null: the side never talked to it in this scenario. */
+  base: IoSide | null;
+  head: IoSide | null;
+  /** Whether the round trips per request, or the wait per request, changed beyond the noise of the start pairs. */
+  roundTripsChanged: boolean;
+  waitChanged: boolean;
+}
+
+export interface IoAnalysis {
+  comparisons: IoComparison[];
 }

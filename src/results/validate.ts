@@ -106,6 +106,7 @@ const processHealth = z.object({
   heapAfterGcBytes: nonNegative.nullable(),
   rssBytes: nonNegative,
   activeHandles: count,
+  io: list(z.object({ destination: name, roundTrips: count, waitMs: nonNegative })).optional(),
 });
 
 const slice = z.object({
