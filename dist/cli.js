@@ -80349,7 +80349,8 @@ function toProcessHealth(message) {
     heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
     rssBytes: finite(message.rssBytes),
     activeHandles: finite(message.activeHandles),
-    io: toIoTallies(message.io)
+    io: toIoTallies(message.io),
+    ioRequests: Math.max(0, Math.round(finite(message.ioRequests)))
   };
 }
 var MAX_DESTINATIONS = 20;
@@ -83780,8 +83781,9 @@ var MIN_RELATIVE = 0.2;
 var MIN_ROUND_TRIPS = 0.5;
 var MIN_WAIT_MS = 0.1;
 function sliceIo(slice) {
-  const processes = slice.health?.processes;
-  if (!processes || processes.length === 0 || slice.requests === 0) return null;
+  const processes = slice.health?.processes ?? [];
+  const requests = processes.reduce((sum, p) => sum + (p.ioRequests ?? 0), 0);
+  if (requests === 0) return null;
   const sums = /* @__PURE__ */ new Map();
   for (const tally of processes.flatMap((p) => p.io ?? [])) {
     const sum = sums.get(tally.destination) ?? { roundTrips: 0, waitMs: 0 };
@@ -83790,7 +83792,7 @@ function sliceIo(slice) {
     sums.set(tally.destination, sum);
   }
   return new Map(
-    [...sums].map(([destination, sum]) => [destination, { roundTripsPerRequest: sum.roundTrips / slice.requests, waitMsPerRequest: sum.waitMs / slice.requests }])
+    [...sums].map(([destination, sum]) => [destination, { roundTripsPerRequest: sum.roundTrips / requests, waitMsPerRequest: sum.waitMs / requests }])
   );
 }
 function changed(base, head, starts, minAbsolute) {

@@ -191,6 +191,7 @@ export function toProcessHealth(message: Record<string, unknown>): ProcessHealth
     rssBytes: finite(message.rssBytes),
     activeHandles: finite(message.activeHandles),
     io: toIoTallies(message.io),
+    ioRequests: Math.max(0, Math.round(finite(message.ioRequests))),
   };
 }
 

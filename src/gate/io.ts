@@ -21,10 +21,14 @@ const MIN_RELATIVE = 0.2;
 const MIN_ROUND_TRIPS = 0.5;
 const MIN_WAIT_MS = 0.1;
 
-/** Per destination, one slice's round trips and wait per request; null when no process reported. */
+/**
+ * Per destination, one slice's round trips and wait per request, over the requests the service's
+ * processes finished in the slice (each counted whole, src/preload/health.cjs); null when none did.
+ */
 function sliceIo(slice: Slice): Map<string, IoSide> | null {
-  const processes = slice.health?.processes;
-  if (!processes || processes.length === 0 || slice.requests === 0) return null;
+  const processes = slice.health?.processes ?? [];
+  const requests = processes.reduce((sum, p) => sum + (p.ioRequests ?? 0), 0);
+  if (requests === 0) return null;
   const sums = new Map<string, { roundTrips: number; waitMs: number }>();
   for (const tally of processes.flatMap((p) => p.io ?? [])) {
     const sum = sums.get(tally.destination) ?? { roundTrips: 0, waitMs: 0 };
@@ -33,7 +37,7 @@ function sliceIo(slice: Slice): Map<string, IoSide> | null {
     sums.set(tally.destination, sum);
   }
   return new Map(
-    [...sums].map(([destination, sum]) => [destination, { roundTripsPerRequest: sum.roundTrips / slice.requests, waitMsPerRequest: sum.waitMs / slice.requests }]),
+    [...sums].map(([destination, sum]) => [destination, { roundTripsPerRequest: sum.roundTrips / requests, waitMsPerRequest: sum.waitMs / requests }]),
   );
 }
 

@@ -17,7 +17,8 @@
  * database, a cache, another service; TCP, TLS or a Unix socket) is watched for round trips. A
  * round trip starts with a write while no answer is awaited and ends at the first bytes read
  * after it; its wait is the time between. Per destination (host:port, or the socket's path) the
- * window counts round trips and total wait, which the engine divides by the requests served.
+ * window sums the round trips and waits of the HTTP requests that finished in it, and counts
+ * those requests.
  * Drivers such as pg publish no diagnostics_channel events, so this works at the socket, the one
  * layer every driver shares. Inbound connections (the load) are accepted, never connected, so
  * they are not counted, and the engine's own health socket is connected before the watch starts.
@@ -55,43 +56,94 @@ function destinationOf(args) {
 }
 
 /**
- * Watches every socket connected from now on: `tally(destination, waitNs)` for each round trip
- * that ends while `counting()` holds. Wraps the socket's own write and push (what net's read path
- * calls with each chunk), so a driver's reading mode (flowing, paused, readable) is untouched.
+ * Watches every socket connected from now on. A round trip belongs to the HTTP request whose
+ * code wrote it (AsyncLocalStorage, entered when the server starts the request); when the
+ * response finishes, `finished(tally)` receives that request's round trips. Counting whole
+ * requests makes "per request" exact where the window's edges would not be: at a slice's end
+ * the requests still in flight have made round trips but sent no response. Round trips of no
+ * request (a pool's keep-alive, a background job) are left out. Nothing of this is set up until
+ * the process connects a socket, so a service without outgoing I/O pays nothing for it.
  */
-function watchOutgoingIo(counting, tally) {
+function watchOutgoingIo(finished, late) {
   const connect = net.Socket.prototype.connect;
   const watched = Symbol('perfgate.io');
+  let requests = null;
   net.Socket.prototype.connect = function perfgateConnect(...args) {
     const result = connect.apply(this, args);
+    if (requests === null) requests = attributeToRequests(finished);
+    if (this[watched] === undefined) this[watched] = watchSocket(this, destinationOf(args), requests, late);
     // connect() resets an instance's write to the prototype's (a socket that ended and connects
     // again must be able to write), so write is wrapped after it, on every connect.
-    if (this[watched] === undefined) this[watched] = watchSocket(this, destinationOf(args), counting, tally);
     if (this.write !== this[watched]) this.write = this[watched];
     return result;
   };
 }
 
+/** An AsyncLocalStorage whose store, inside an HTTP request's code, is that request's tally ({ io: destination → round trips, done }). */
+function attributeToRequests(finished) {
+  const { AsyncLocalStorage } = require('node:async_hooks');
+  const diagnostics = require('node:diagnostics_channel');
+  const store = new AsyncLocalStorage();
+  const tallies = new WeakMap();
+  // Published synchronously just before the server emits 'request': what the handler starts
+  // (promises, callbacks, a driver's queued write) carries the store.
+  diagnostics.subscribe('http.server.request.start', ({ response }) => {
+    const tally = { io: new Map(), done: false };
+    tallies.set(response, tally);
+    store.enterWith(tally);
+  });
+  diagnostics.subscribe('http.server.response.finish', ({ response }) => {
+    const tally = tallies.get(response);
+    if (tally === undefined) return;
+    tally.done = true;
+    finished(tally.io);
+  });
+  return store;
+}
+
+/** Adds round trips and their wait (ns) to a destination → { roundTrips, waitNs } map. */
+function addRoundTrips(tallies, destination, roundTrips, waitNs) {
+  const io = tallies.get(destination);
+  if (io === undefined) tallies.set(destination, { roundTrips, waitNs });
+  else {
+    io.roundTrips += roundTrips;
+    io.waitNs += waitNs;
+  }
+}
+
 /** Wraps one socket's push; returns the wrapper for its write. */
-function watchSocket(socket, requested, counting, tally) {
-  /** hrtime (ns) of the write that started the awaited round trip; 0n: none awaited. */
+function watchSocket(socket, requested, requests, late) {
+  /** hrtime (ns) of the write that started the awaited round trip (0n: none awaited), and the tally of the request that wrote it. */
   let since = 0n;
+  let owner;
   const push = socket.push;
   socket.push = function perfgatePush(chunk, encoding) {
     if (since !== 0n && chunk !== null) {
       const waitNs = process.hrtime.bigint() - since;
       since = 0n;
-      // The resolved address once connected: "localhost" and "127.0.0.1" are one server.
-      const destination = socket.remoteAddress
-        ? `${socket.remoteFamily === 'IPv6' ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`
-        : requested;
-      if (counting()) tally(destination, waitNs);
+      if (owner !== undefined) {
+        // The resolved address once connected: "localhost" and "127.0.0.1" are one server.
+        const destination = socket.remoteAddress
+          ? `${socket.remoteFamily === 'IPv6' ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`
+          : requested;
+        // A round trip a request's code wrote can end after that request finished: a pool that
+        // hands its connection to a waiting request does so in the releasing request's context.
+        // It was made for some request all the same, so it goes to the window directly.
+        if (owner.done) late(destination, waitNs);
+        else addRoundTrips(owner.io, destination, 1, waitNs);
+      }
     }
     return push.call(this, chunk, encoding);
   };
   const write = net.Socket.prototype.write;
   return function perfgateWrite(...args) {
-    if (since === 0n && counting()) since = process.hrtime.bigint();
+    // Timed in and out of windows alike: a request that began before a window and finishes in
+    // it brings all its round trips (with long requests and a load that runs on between slices,
+    // counting only in the window lost a part of each such request).
+    if (since === 0n) {
+      since = process.hrtime.bigint();
+      owner = requests.getStore();
+    }
     return write.apply(this, args);
   };
 }
@@ -123,15 +175,13 @@ function startHealth(socketPath) {
   const socket = net.createConnection({ path: socketPath });
   socket.unref();
   watchOutgoingIo(
-    () => window !== null,
+    (tally) => {
+      if (window === null) return;
+      window.ioRequests++;
+      for (const [destination, { roundTrips, waitNs }] of tally) addRoundTrips(window.io, destination, roundTrips, waitNs);
+    },
     (destination, waitNs) => {
-      let io = window.io.get(destination);
-      if (io === undefined) {
-        io = { roundTrips: 0, waitNs: 0n };
-        window.io.set(destination, io);
-      }
-      io.roundTrips++;
-      io.waitNs += waitNs;
+      if (window !== null) addRoundTrips(window.io, destination, 1, waitNs);
     },
   );
   socket.setEncoding('utf8');
@@ -162,6 +212,7 @@ function startHealth(socketPath) {
       heapAfterGc: null,
       activeHandles: activeHandles(),
       io: new Map(),
+      ioRequests: 0,
     };
     histogram.reset();
     histogram.enable();
@@ -213,6 +264,7 @@ function startHealth(socketPath) {
         .sort((a, b) => b[1].roundTrips - a[1].roundTrips)
         .slice(0, MAX_DESTINATIONS)
         .map(([destination, io]) => ({ destination, roundTrips: io.roundTrips, waitMs: Math.round(Number(io.waitNs) / 1e3) / 1e3 })),
+      ioRequests: w.ioRequests,
     });
   }
 

@@ -109,11 +109,13 @@ export interface ProcessHealth {
   rssBytes: number;
   /** Resources keeping the event loop alive at the window's start, before the slice's load connects (process.getActiveResourcesInfo: sockets, servers, timers). */
   activeHandles: number;
-  /** Outgoing round trips in the window by destination (a database, a cache, another service); absent in results from before I/O was counted. */
+  /** Outgoing round trips by destination (a database, a cache, another service) of the HTTP requests this process finished in the window; absent in results from before I/O was counted. */
   io?: IoTally[];
+  /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
+  ioRequests?: number;
 }
 
-/** One process's round trips to one destination in one window (src/preload/health.cjs counts them). */
+/** The round trips to one destination of the requests one process finished in one window (src/preload/health.cjs counts them). */
 export interface IoTally {
   /** "host:port" as connected (the resolved address), or a Unix socket's path. */
   destination: string;

@@ -107,6 +107,7 @@ const processHealth = z.object({
   rssBytes: nonNegative,
   activeHandles: count,
   io: list(z.object({ destination: name, roundTrips: count, waitMs: nonNegative })).optional(),
+  ioRequests: count.optional(),
 });
 
 const slice = z.object({
