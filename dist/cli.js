@@ -83791,9 +83791,7 @@ function sliceIo(slice) {
     sum.waitMs += tally.waitMs;
     sums.set(tally.destination, sum);
   }
-  return new Map(
-    [...sums].map(([destination, sum]) => [destination, { roundTripsPerRequest: sum.roundTrips / requests, waitMsPerRequest: sum.waitMs / requests }])
-  );
+  return { requests, sums };
 }
 function changed(base, head, starts, minAbsolute) {
   const baseMedian = median(base);
@@ -83814,11 +83812,16 @@ function compareScenario(scenario) {
     const head = sliceIo(pair.head);
     return base && head ? [{ base, head, start: startOf(pair) }] : [];
   });
-  const destinations = [...new Set(pairs.flatMap((p) => [...p.base.keys(), ...p.head.keys()]))].sort();
+  const destinations = [...new Set(pairs.flatMap((p) => [...p.base.sums.keys(), ...p.head.sums.keys()]))].sort();
   return destinations.map((destination) => {
-    const value = (io) => io.get(destination) ?? { roundTripsPerRequest: 0, waitMsPerRequest: 0 };
-    const series = (side, key) => pairs.map((p) => value(p[side])[key]);
-    const summary = (side) => pairs.some((p) => p[side].has(destination)) ? { roundTripsPerRequest: median(series(side, "roundTripsPerRequest")), waitMsPerRequest: median(series(side, "waitMsPerRequest")) } : null;
+    const sum = (io) => io.sums.get(destination) ?? { roundTrips: 0, waitMs: 0 };
+    const series = (side, key) => pairs.map((p) => sum(p[side])[key] / p[side].requests);
+    const summary = (side) => {
+      if (!pairs.some((p) => p[side].sums.has(destination))) return null;
+      const requests = pairs.reduce((total2, p) => total2 + p[side].requests, 0);
+      const total = (key) => pairs.reduce((t, p) => t + sum(p[side])[key], 0);
+      return { roundTripsPerRequest: total("roundTrips") / requests, waitMsPerRequest: total("waitMs") / requests };
+    };
     const starts = pairs.map((p) => p.start);
     const [base, head] = SIDES3.map(summary);
     return {
@@ -83826,8 +83829,8 @@ function compareScenario(scenario) {
       destination,
       base,
       head,
-      roundTripsChanged: changed(series("base", "roundTripsPerRequest"), series("head", "roundTripsPerRequest"), starts, MIN_ROUND_TRIPS),
-      waitChanged: changed(series("base", "waitMsPerRequest"), series("head", "waitMsPerRequest"), starts, MIN_WAIT_MS)
+      roundTripsChanged: changed(series("base", "roundTrips"), series("head", "roundTrips"), starts, MIN_ROUND_TRIPS),
+      waitChanged: changed(series("base", "waitMs"), series("head", "waitMs"), starts, MIN_WAIT_MS)
     };
   });
 }

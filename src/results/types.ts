@@ -685,7 +685,7 @@ export interface Analysis {
   io?: IoAnalysis;
 }
 
-/** One side's I/O to one destination over a scenario's slices: medians of the per-slice values. */
+/** One side's I/O to one destination over a scenario's slices: its totals per request served. */
 export interface IoSide {
   /** Round trips per request served. */
   roundTripsPerRequest: number;

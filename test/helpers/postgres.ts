@@ -79,6 +79,9 @@ export async function startPostgres(): Promise<Postgres> {
   const [command, args] = as(join(bin, 'postgres'), [
     '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
     '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'logging_collector=off',
+    // perfgate starts up to 16 instances of each side in a block, each with its own pool: the
+    // default 100 connections ran out ("sorry, too many clients already").
+    '-c', 'max_connections=400',
   ]);
   const log = openSync(logFile, 'a');
   const child: ChildProcess = spawn(command, args, { stdio: ['ignore', log, log], detached: true });
