@@ -56561,12 +56561,12 @@ var require_parse3 = __commonJS({
     };
     var normalizeSimpleBranch = (branch) => {
       let value = branch.trim();
-      let changed = true;
-      while (changed === true) {
-        changed = false;
+      let changed2 = true;
+      while (changed2 === true) {
+        changed2 = false;
         if (/^@\([^\\()[\]{}|]+\)$/.test(value)) {
           value = value.slice(2, -1);
-          changed = true;
+          changed2 = true;
         }
       }
       if (!isPlainBranch(value)) {
@@ -77547,21 +77547,21 @@ function visit(schema, fnOrHandlers) {
       case "object": {
         const oldShape = def.shape;
         const keys = Object.keys(oldShape);
-        let changed = false;
+        let changed2 = false;
         const newShape = {};
         for (const k of keys) {
           const mapped = run(oldShape[k]);
           if (mapped !== oldShape[k])
-            changed = true;
+            changed2 = true;
           newShape[k] = mapped;
         }
         let newCatchall = def.catchall;
         if (def.catchall) {
           newCatchall = run(def.catchall);
           if (newCatchall !== def.catchall)
-            changed = true;
+            changed2 = true;
         }
-        return changed ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
+        return changed2 ? clone(s, { ...def, shape: newShape, catchall: newCatchall }) : s;
       }
       case "array": {
         const mapped = run(def.element);
@@ -77569,21 +77569,21 @@ function visit(schema, fnOrHandlers) {
       }
       case "tuple": {
         const oldItems = def.items;
-        let changed = false;
+        let changed2 = false;
         const newItems = [];
         for (const item of oldItems) {
           const mapped = run(item);
           if (mapped !== item)
-            changed = true;
+            changed2 = true;
           newItems.push(mapped);
         }
         let newRest = def.rest;
         if (def.rest) {
           newRest = run(def.rest);
           if (newRest !== def.rest)
-            changed = true;
+            changed2 = true;
         }
-        return changed ? clone(s, { ...def, items: newItems, rest: newRest }) : s;
+        return changed2 ? clone(s, { ...def, items: newItems, rest: newRest }) : s;
       }
       case "record":
       case "map": {
@@ -77597,15 +77597,15 @@ function visit(schema, fnOrHandlers) {
       }
       case "union": {
         const oldOptions = def.options;
-        let changed = false;
+        let changed2 = false;
         const newOptions = [];
         for (const opt of oldOptions) {
           const mapped = run(opt);
           if (mapped !== opt)
-            changed = true;
+            changed2 = true;
           newOptions.push(mapped);
         }
-        return changed ? clone(s, { ...def, options: newOptions }) : s;
+        return changed2 ? clone(s, { ...def, options: newOptions }) : s;
       }
       case "intersection": {
         const newLeft = run(def.left);
@@ -80594,8 +80594,18 @@ function toProcessHealth(message) {
     heapUsedBytes: finite(message.heapUsedBytes),
     heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
     rssBytes: finite(message.rssBytes),
-    activeHandles: finite(message.activeHandles)
+    activeHandles: finite(message.activeHandles),
+    io: toIoTallies(message.io),
+    ioRequests: Math.max(0, Math.round(finite(message.ioRequests)))
   };
+}
+var MAX_DESTINATIONS = 20;
+var MAX_DESTINATION_CHARS = 300;
+function toIoTallies(value) {
+  if (!Array.isArray(value)) return [];
+  return value.slice(0, MAX_DESTINATIONS).flatMap(
+    (entry) => entry && typeof entry.destination === "string" ? [{ destination: entry.destination.slice(0, MAX_DESTINATION_CHARS), roundTrips: Math.max(0, Math.round(finite(entry.roundTrips))), waitMs: Math.max(0, finite(entry.waitMs)) }] : []
+  );
 }
 function sliceHealth(reports, requestsSinceStart) {
   if (reports === null || reports.processes.length === 0) return null;
@@ -83987,6 +83997,71 @@ function analyzeHealth(results, relative7, metrics) {
   };
 }
 
+// src/gate/io.ts
+var SIDES3 = ["base", "head"];
+var CONFIDENCE2 = 0.95;
+var MIN_RELATIVE = 0.2;
+var MIN_ROUND_TRIPS = 0.5;
+var MIN_WAIT_MS = 0.1;
+function sliceIo(slice) {
+  const processes = slice.health?.processes ?? [];
+  const requests = processes.reduce((sum, p) => sum + (p.ioRequests ?? 0), 0);
+  if (requests === 0) return null;
+  const sums = /* @__PURE__ */ new Map();
+  for (const tally of processes.flatMap((p) => p.io ?? [])) {
+    const sum = sums.get(tally.destination) ?? { roundTrips: 0, waitMs: 0 };
+    sum.roundTrips += tally.roundTrips;
+    sum.waitMs += tally.waitMs;
+    sums.set(tally.destination, sum);
+  }
+  return { requests, sums };
+}
+function changed(base, head, starts, minAbsolute) {
+  const baseMedian = median(base);
+  const headMedian = median(head);
+  const difference = Math.abs(headMedian - baseMedian);
+  if (difference < minAbsolute || difference < MIN_RELATIVE * Math.min(baseMedian, headMedian)) return false;
+  const perStart = summarizeStarts(
+    head.map((h, i) => h - base[i]),
+    starts
+  ).map((s) => s.value);
+  if (perStart.every((d) => d === 0)) return false;
+  const interval = hodgesLehmannInterval(perStart, CONFIDENCE2);
+  return interval.confidence >= CONFIDENCE2 - 1e-9 && (interval.lower > 0 || interval.upper < 0);
+}
+function compareScenario(scenario) {
+  const pairs = scenario.pairs.flatMap((pair) => {
+    const base = sliceIo(pair.base);
+    const head = sliceIo(pair.head);
+    return base && head ? [{ base, head, start: startOf(pair) }] : [];
+  });
+  const destinations = [...new Set(pairs.flatMap((p) => [...p.base.sums.keys(), ...p.head.sums.keys()]))].sort();
+  return destinations.map((destination) => {
+    const sum = (io) => io.sums.get(destination) ?? { roundTrips: 0, waitMs: 0 };
+    const series = (side, key) => pairs.map((p) => sum(p[side])[key] / p[side].requests);
+    const summary = (side) => {
+      if (!pairs.some((p) => p[side].sums.has(destination))) return null;
+      const requests = pairs.reduce((total2, p) => total2 + p[side].requests, 0);
+      const total = (key) => pairs.reduce((t, p) => t + sum(p[side])[key], 0);
+      return { roundTripsPerRequest: total("roundTrips") / requests, waitMsPerRequest: total("waitMs") / requests };
+    };
+    const starts = pairs.map((p) => p.start);
+    const [base, head] = SIDES3.map(summary);
+    return {
+      scenario: scenario.name,
+      destination,
+      base,
+      head,
+      roundTripsChanged: changed(series("base", "roundTrips"), series("head", "roundTrips"), starts, MIN_ROUND_TRIPS),
+      waitChanged: changed(series("base", "waitMs"), series("head", "waitMs"), starts, MIN_WAIT_MS)
+    };
+  });
+}
+function analyzeIo(results) {
+  const comparisons = results.scenarios.flatMap(compareScenario);
+  return comparisons.length > 0 ? { comparisons } : void 0;
+}
+
 // src/gate/metrics.ts
 var METRIC_DEFINITIONS = [
   { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
@@ -84003,7 +84078,7 @@ var METRIC_DEFINITIONS = [
 ];
 
 // src/gate/samples.ts
-var SIDES3 = ["base", "head"];
+var SIDES4 = ["base", "head"];
 function middleHalf(changes) {
   if (changes.length < 2) return null;
   return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
@@ -84023,7 +84098,7 @@ function tallySide(scenario, side, pairs) {
   return tally;
 }
 function tallyRequests(results) {
-  return results.scenarios.flatMap((s) => SIDES3.map((side) => tallySide(s.name, side, s.pairs)));
+  return results.scenarios.flatMap((s) => SIDES4.map((side) => tallySide(s.name, side, s.pairs)));
 }
 function hasFailures(t) {
   return t.non2xx + t.errors + t.timeouts > 0;
@@ -84103,7 +84178,7 @@ function startupSeries(results) {
 }
 
 // src/gate/warnings.ts
-var SIDES4 = ["base", "head"];
+var SIDES5 = ["base", "head"];
 var signedPercent2 = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
 var MIN_RELIABLE_PAIRS = 10;
 var MIN_RELIABLE_STARTS = 8;
@@ -84297,7 +84372,7 @@ function healthWarnings(results, health) {
     });
   }
   for (const scenario of results.scenarios) {
-    for (const side of SIDES4) {
+    for (const side of SIDES5) {
       const slices = scenario.pairs.map((p) => p[side]);
       if (slices.length > 0 && slices.every((s) => s.health === null)) {
         warnings.push({
@@ -84332,7 +84407,7 @@ function analysisWarnings(results, inputs) {
 }
 
 // src/gate/compare.ts
-var CONFIDENCE2 = 0.95;
+var CONFIDENCE3 = 0.95;
 var EQUIVALENCE_CONFIDENCE = 0.9;
 function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
   const pairRatios = base.map((b, i) => Math.log(head[i] / b));
@@ -84341,8 +84416,8 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
   const startChanges = perStart?.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n }));
   const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
-  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE3);
+  const reached = interval.confidence >= CONFIDENCE3 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
   const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
@@ -84365,7 +84440,7 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
     p: test.p,
     detectable: Number.isFinite(halfWidth) ? (
       // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
+      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE3, alpha: 2 * alpha }))
     ) : Number.NaN,
     higherIsBetter,
     noise: {
@@ -84445,6 +84520,7 @@ function compareResults(results, options = {}) {
   const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
   const tallies = tallyRequests(results);
   const verdicts = [...all, ...startup, ...health?.heap ?? []];
+  const io = analyzeIo(results);
   return {
     comparisons,
     decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? "fail" : "pass",
@@ -84466,7 +84542,8 @@ function compareResults(results, options = {}) {
     earlyStop: earlyStop(results),
     ...benchmarks && { benchmarks },
     ...health && { health },
-    ...startup.length > 0 && { startup }
+    ...startup.length > 0 && { startup },
+    ...io && { io }
   };
 }
 function decideVerdict(c, alpha) {
@@ -84992,6 +85069,59 @@ function regressionCulprits(results, analysis) {
 }
 function hintCulprit(results, scenario) {
   return culpritOfScenario(results.profiles, scenario)?.text ?? null;
+}
+
+// src/report/io.ts
+var MAX_LINES = 12;
+function roundTrips(side) {
+  return side === null ? "none" : side.roundTripsPerRequest.toFixed(1);
+}
+function waitMs(side) {
+  if (side === null) return "none";
+  const ms = side.waitMsPerRequest;
+  if (ms < 0.1) return ms.toFixed(2);
+  return ms < 20 ? ms.toFixed(1) : ms.toFixed(0);
+}
+function describeIo(c) {
+  return `${c.destination}: ${roundTrips(c.base)} \u2192 ${roundTrips(c.head)} round trips per request, ${waitMs(c.base)} \u2192 ${waitMs(c.head)} ms waiting`;
+}
+function explainIo(c) {
+  const more = (c.head?.roundTripsPerRequest ?? 0) > (c.base?.roundTripsPerRequest ?? 0);
+  if (c.roundTripsChanged) {
+    if (c.base === null) return "a new destination: every request now goes there";
+    if (c.head === null) return "no longer contacted";
+    return more ? "more round trips per request: a query per item (N+1), or a lost batch or cache?" : "fewer round trips per request";
+  }
+  if (c.waitChanged) {
+    const longer = (c.head?.waitMsPerRequest ?? 0) > (c.base?.waitMsPerRequest ?? 0);
+    return longer ? "as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?" : "as many round trips, each answered sooner";
+  }
+  return null;
+}
+function ioLines(analysis) {
+  const lines = (analysis.io?.comparisons ?? []).map((c) => {
+    const changed2 = c.roundTripsChanged || c.waitChanged;
+    return { scenario: c.scenario, text: describeIo(c), changed: changed2, reason: changed2 ? explainIo(c) : null };
+  });
+  return [...lines.filter((l) => l.changed), ...lines.filter((l) => !l.changed)].slice(0, MAX_LINES);
+}
+var METHOD = "round trips the service's own processes made (a write, then the first answer), by destination, and the time requests waited on them; information, not gated";
+function renderIoMarkdown(analysis) {
+  const lines = ioLines(analysis);
+  if (lines.length === 0) return null;
+  const items = lines.map(
+    (l) => `- ${escapeMarkdown(l.scenario)} \xB7 ${l.changed ? "**" : ""}${escapeMarkdown(l.text)}${l.changed ? "**" : ""}${l.reason ? `: ${escapeMarkdown(l.reason)}` : " (unchanged)"}`
+  );
+  return [`**I/O per request** \xB7 ${METHOD}.`, ...items].join("\n");
+}
+function renderIoTerminal(analysis) {
+  const lines = ioLines(analysis);
+  if (lines.length === 0) return [];
+  return [
+    "",
+    `I/O per request \u2014 ${METHOD}:`,
+    ...lines.map((l) => `  ${sanitizeText(l.scenario)} \xB7 ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : " (unchanged)"}`)
+  ];
 }
 
 // src/report/run-info.ts
@@ -85549,7 +85679,7 @@ function renderMarkdown(results, analysis, options = {}) {
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== void 0)
   ];
-  const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, analysis, options)];
+  const inside = [renderHealth(results, analysis, options.healthRows), renderIoMarkdown(analysis), renderHotFunctions(results, analysis, options)];
   const quiet = nothingChanged(results, analysis);
   const folded = [...tables, ...inside].filter((s) => s !== null);
   const sections = [
@@ -86123,6 +86253,7 @@ function renderTerminal(results, analysis, options = {}) {
     ...httpShown ? renderTable2(rows, width, paint) : [],
     ...renderBenchmarks2(results, analysis, width, paint, httpShown),
     ...renderHealth2(results, analysis, paint),
+    ...renderIoTerminal(analysis),
     ...renderHotFunctions2(results, analysis, options, width, paint),
     ...renderWarnings2(analysis, paint),
     ...renderFailures2(analysis),

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ProcessHealth, SliceHealth } from '../results/types.js';
+import type { IoTally, ProcessHealth, SliceHealth } from '../results/types.js';
 
 /** How long the engine waits for every process to acknowledge "begin" (an idle process answers in well under 1 ms). */
 const BEGIN_TIMEOUT_MS = 1000;
@@ -190,7 +190,22 @@ export function toProcessHealth(message: Record<string, unknown>): ProcessHealth
     heapAfterGcBytes: typeof heapAfterGc === 'number' && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
     rssBytes: finite(message.rssBytes),
     activeHandles: finite(message.activeHandles),
+    io: toIoTallies(message.io),
+    ioRequests: Math.max(0, Math.round(finite(message.ioRequests))),
   };
+}
+
+/** Most destinations kept per process and window, and the longest destination name (the preload sends at most 20). */
+const MAX_DESTINATIONS = 20;
+const MAX_DESTINATION_CHARS = 300;
+
+function toIoTallies(value: unknown): IoTally[] {
+  if (!Array.isArray(value)) return [];
+  return value.slice(0, MAX_DESTINATIONS).flatMap((entry: Record<string, unknown> | null) =>
+    entry && typeof entry.destination === 'string'
+      ? [{ destination: entry.destination.slice(0, MAX_DESTINATION_CHARS), roundTrips: Math.max(0, Math.round(finite(entry.roundTrips))), waitMs: Math.max(0, finite(entry.waitMs)) }]
+      : [],
+  );
 }
 
 /** A slice's health record from its window's reports; null when no process reported (not Node.js, or the preload could not connect). */

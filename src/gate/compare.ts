@@ -19,6 +19,7 @@ import { smallestDetectableShift } from '../stats/power.js';
 import { signFlipTest } from '../stats/sign-flip.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
+import { analyzeIo } from './io.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
 import { earlyStop, httpLevel } from './sequential.js';
@@ -204,6 +205,8 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   const tallies = tallyRequests(results);
   // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
   const verdicts = [...all, ...startup, ...(health?.heap ?? [])];
+  // Outgoing I/O per request says why a verdict moved; it is no verdict itself.
+  const io = analyzeIo(results);
   return {
     comparisons,
     decision:
@@ -227,6 +230,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     ...(benchmarks && { benchmarks }),
     ...(health && { health }),
     ...(startup.length > 0 && { startup }),
+    ...(io && { io }),
   };
 }
 

@@ -10,8 +10,18 @@
  * RESOLUTION_MS) and a 'gc' PerformanceObserver and snapshots the event-loop utilisation; when
  * the engine closes it ({"op":"end","id":n}) it turns both off and sends one line: delay
  * percentiles, utilisation, GC pauses by kind, heap and RSS, active handles (counted at the
- * window's start, before the load connects). Nothing is ever
- * written between windows, and nothing is sent unless asked.
+ * window's start, before the load connects) and the process's outgoing I/O (below). Nothing is
+ * ever written between windows, and nothing is sent unless asked.
+ *
+ * Outgoing I/O, in the spirit of clinic bubbleprof: every socket the process itself connects (a
+ * database, a cache, another service; TCP, TLS or a Unix socket) is watched for round trips. A
+ * round trip starts with a write while no answer is awaited and ends at the first bytes read
+ * after it; its wait is the time between. Per destination (host:port, or the socket's path) the
+ * window sums the round trips and waits of the HTTP requests that finished in it, and counts
+ * those requests.
+ * Drivers such as pg publish no diagnostics_channel events, so this works at the socket, the one
+ * layer every driver shares. Inbound connections (the load) are accepted, never connected, so
+ * they are not counted, and the engine's own health socket is connected before the watch starts.
  *
  * Never in the service's way: the socket is unref'd (it never keeps the process alive), writes
  * are asynchronous, and any error (the engine gone, a socket that never connects) stops the
@@ -24,11 +34,118 @@ const { monitorEventLoopDelay, performance, PerformanceObserver } = require('nod
 
 /** The histogram's sampling interval, ms (Node's default). Each sample is the time between two timer callbacks. */
 const RESOLUTION_MS = 10;
+/** Most destinations one window reports (the busiest by round trips); a service talks to a handful. */
+const MAX_DESTINATIONS = 20;
 /** perf_hooks.constants.NODE_PERFORMANCE_GC_* → the names results.json uses. */
 const GC_KINDS = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
 
 function emptyGc() {
   return { minor: { count: 0, ms: 0 }, major: { count: 0, ms: 0 }, incremental: { count: 0, ms: 0 }, weakcb: { count: 0, ms: 0 } };
+}
+
+/** Where a socket connects, from connect()'s arguments: "host:port" or a Unix socket's path. */
+function destinationOf(args) {
+  let options = args[0];
+  if (Array.isArray(options)) options = options[0]; // net's internal normalized form
+  if (options !== null && typeof options === 'object') {
+    if (typeof options.path === 'string') return options.path;
+    return `${options.host || 'localhost'}:${options.port}`;
+  }
+  if (typeof options === 'string' && !/^\d+$/.test(options)) return options;
+  return `${typeof args[1] === 'string' ? args[1] : 'localhost'}:${options}`;
+}
+
+/**
+ * Watches every socket connected from now on. A round trip belongs to the HTTP request whose
+ * code wrote it (AsyncLocalStorage, entered when the server starts the request); when the
+ * response finishes, `finished(tally)` receives that request's round trips. Counting whole
+ * requests makes "per request" exact where the window's edges would not be: at a slice's end
+ * the requests still in flight have made round trips but sent no response. Round trips of no
+ * request (a pool's keep-alive, a background job) are left out. Nothing of this is set up until
+ * the process connects a socket, so a service without outgoing I/O pays nothing for it.
+ */
+function watchOutgoingIo(finished, late) {
+  const connect = net.Socket.prototype.connect;
+  const watched = Symbol('perfgate.io');
+  let requests = null;
+  net.Socket.prototype.connect = function perfgateConnect(...args) {
+    const result = connect.apply(this, args);
+    if (requests === null) requests = attributeToRequests(finished);
+    if (this[watched] === undefined) this[watched] = watchSocket(this, destinationOf(args), requests, late);
+    // connect() resets an instance's write to the prototype's (a socket that ended and connects
+    // again must be able to write), so write is wrapped after it, on every connect.
+    if (this.write !== this[watched]) this.write = this[watched];
+    return result;
+  };
+}
+
+/** An AsyncLocalStorage whose store, inside an HTTP request's code, is that request's tally ({ io: destination → round trips, done }). */
+function attributeToRequests(finished) {
+  const { AsyncLocalStorage } = require('node:async_hooks');
+  const diagnostics = require('node:diagnostics_channel');
+  const store = new AsyncLocalStorage();
+  const tallies = new WeakMap();
+  // Published synchronously just before the server emits 'request': what the handler starts
+  // (promises, callbacks, a driver's queued write) carries the store.
+  diagnostics.subscribe('http.server.request.start', ({ response }) => {
+    const tally = { io: new Map(), done: false };
+    tallies.set(response, tally);
+    store.enterWith(tally);
+  });
+  diagnostics.subscribe('http.server.response.finish', ({ response }) => {
+    const tally = tallies.get(response);
+    if (tally === undefined) return;
+    tally.done = true;
+    finished(tally.io);
+  });
+  return store;
+}
+
+/** Adds round trips and their wait (ns) to a destination → { roundTrips, waitNs } map. */
+function addRoundTrips(tallies, destination, roundTrips, waitNs) {
+  const io = tallies.get(destination);
+  if (io === undefined) tallies.set(destination, { roundTrips, waitNs });
+  else {
+    io.roundTrips += roundTrips;
+    io.waitNs += waitNs;
+  }
+}
+
+/** Wraps one socket's push; returns the wrapper for its write. */
+function watchSocket(socket, requested, requests, late) {
+  /** hrtime (ns) of the write that started the awaited round trip (0n: none awaited), and the tally of the request that wrote it. */
+  let since = 0n;
+  let owner;
+  const push = socket.push;
+  socket.push = function perfgatePush(chunk, encoding) {
+    if (since !== 0n && chunk !== null) {
+      const waitNs = process.hrtime.bigint() - since;
+      since = 0n;
+      if (owner !== undefined) {
+        // The resolved address once connected: "localhost" and "127.0.0.1" are one server.
+        const destination = socket.remoteAddress
+          ? `${socket.remoteFamily === 'IPv6' ? `[${socket.remoteAddress}]` : socket.remoteAddress}:${socket.remotePort}`
+          : requested;
+        // A round trip a request's code wrote can end after that request finished: a pool that
+        // hands its connection to a waiting request does so in the releasing request's context.
+        // It was made for some request all the same, so it goes to the window directly.
+        if (owner.done) late(destination, waitNs);
+        else addRoundTrips(owner.io, destination, 1, waitNs);
+      }
+    }
+    return push.call(this, chunk, encoding);
+  };
+  const write = net.Socket.prototype.write;
+  return function perfgateWrite(...args) {
+    // Timed in and out of windows alike: a request that began before a window and finishes in
+    // it brings all its round trips (with long requests and a load that runs on between slices,
+    // counting only in the window lost a part of each such request).
+    if (since === 0n) {
+      since = process.hrtime.bigint();
+      owner = requests.getStore();
+    }
+    return write.apply(this, args);
+  };
 }
 
 function startHealth(socketPath) {
@@ -57,6 +174,16 @@ function startHealth(socketPath) {
 
   const socket = net.createConnection({ path: socketPath });
   socket.unref();
+  watchOutgoingIo(
+    (tally) => {
+      if (window === null) return;
+      window.ioRequests++;
+      for (const [destination, { roundTrips, waitNs }] of tally) addRoundTrips(window.io, destination, roundTrips, waitNs);
+    },
+    (destination, waitNs) => {
+      if (window !== null) addRoundTrips(window.io, destination, 1, waitNs);
+    },
+  );
   socket.setEncoding('utf8');
 
   function send(message) {
@@ -84,6 +211,8 @@ function startHealth(socketPath) {
       gc: emptyGc(),
       heapAfterGc: null,
       activeHandles: activeHandles(),
+      io: new Map(),
+      ioRequests: 0,
     };
     histogram.reset();
     histogram.enable();
@@ -131,6 +260,11 @@ function startHealth(socketPath) {
       heapAfterGcBytes: w.heapAfterGc,
       rssBytes: memory.rss,
       activeHandles: w.activeHandles,
+      io: [...w.io]
+        .sort((a, b) => b[1].roundTrips - a[1].roundTrips)
+        .slice(0, MAX_DESTINATIONS)
+        .map(([destination, io]) => ({ destination, roundTrips: io.roundTrips, waitMs: Math.round(Number(io.waitNs) / 1e3) / 1e3 })),
+      ioRequests: w.ioRequests,
     });
   }
 

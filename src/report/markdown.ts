@@ -40,6 +40,7 @@ import {
   sourceSide,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
+import { renderIoMarkdown } from './io.js';
 import { type CommitLink, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
@@ -582,7 +583,7 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
-  const inside = [renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, analysis, options)];
+  const inside = [renderHealth(results, analysis, options.healthRows), renderIoMarkdown(analysis), renderHotFunctions(results, analysis, options)];
   const quiet = nothingChanged(results, analysis);
   const folded = [...tables, ...inside].filter((s) => s !== null);
   const sections = [

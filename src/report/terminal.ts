@@ -30,6 +30,7 @@ import {
   rowName,
 } from './hot-functions.js';
 import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
+import { renderIoTerminal } from './io.js';
 import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
@@ -466,6 +467,7 @@ export function renderTerminal(results: Results, analysis: Analysis, options: Te
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
     ...renderHealth(results, analysis, paint),
+    ...renderIoTerminal(analysis),
     ...renderHotFunctions(results, analysis, options, width, paint),
     ...renderWarnings(analysis, paint),
     ...renderFailures(analysis),

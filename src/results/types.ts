@@ -109,6 +109,20 @@ export interface ProcessHealth {
   rssBytes: number;
   /** Resources keeping the event loop alive at the window's start, before the slice's load connects (process.getActiveResourcesInfo: sockets, servers, timers). */
   activeHandles: number;
+  /** Outgoing round trips by destination (a database, a cache, another service) of the HTTP requests this process finished in the window; absent in results from before I/O was counted. */
+  io?: IoTally[];
+  /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
+  ioRequests?: number;
+}
+
+/** The round trips to one destination of the requests one process finished in one window (src/preload/health.cjs counts them). */
+export interface IoTally {
+  /** "host:port" as connected (the resolved address), or a Unix socket's path. */
+  destination: string;
+  /** Round trips: a write while no answer was awaited, ended by the first bytes read after it. */
+  roundTrips: number;
+  /** Their waits summed (from the write to the first bytes of the answer), ms. */
+  waitMs: number;
 }
 
 /** The service's health during one slice: every process that reported. */
@@ -688,4 +702,30 @@ export interface Analysis {
   health?: HealthAnalysis;
   /** Start-up time and memory over the starts, when the run recorded them; counted in decision, regressions and improvements. */
   startup?: StartupComparison[];
+  /** Outgoing I/O per request, when any slice counted some (information, never gated). */
+  io?: IoAnalysis;
+}
+
+/** One side's I/O to one destination over a scenario's slices: its totals per request served. */
+export interface IoSide {
+  /** Round trips per request served. */
+  roundTripsPerRequest: number;
+  /** Time waited on those round trips per request served, ms. */
+  waitMsPerRequest: number;
+}
+
+/** One destination of one scenario, base against head (src/gate/io.ts). */
+export interface IoComparison {
+  scenario: string;
+  destination: string;
+  /** null: the side never talked to it in this scenario. */
+  base: IoSide | null;
+  head: IoSide | null;
+  /** Whether the round trips per request, or the wait per request, changed beyond the noise of the start pairs. */
+  roundTripsChanged: boolean;
+  waitChanged: boolean;
+}
+
+export interface IoAnalysis {
+  comparisons: IoComparison[];
 }

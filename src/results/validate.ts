@@ -106,6 +106,8 @@ const processHealth = z.object({
   heapAfterGcBytes: nonNegative.nullable(),
   rssBytes: nonNegative,
   activeHandles: count,
+  io: list(z.object({ destination: name, roundTrips: count, waitMs: nonNegative })).optional(),
+  ioRequests: count.optional(),
 });
 
 const slice = z.object({

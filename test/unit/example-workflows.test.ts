@@ -39,8 +39,8 @@ const jobs = () => Object.entries(workflows).flatMap(([file, w]) => Object.entri
 const writes = (job: Job) => Object.values(job.permissions ?? {}).includes('write');
 const runsPrCode = (job: Job) => job.steps.some((s) => s.uses?.startsWith('actions/checkout'));
 
-test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run', () => {
-  assert.deepEqual(files.sort(), ['perf-comment.yml', 'perf-manual.yml', 'perf.yml']);
+test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run, a service with PostgreSQL', () => {
+  assert.deepEqual(files.sort(), ['perf-comment.yml', 'perf-manual.yml', 'perf-postgres.yml', 'perf.yml']);
 });
 
 test('every perfgate step of the examples uses only inputs action.yml declares', () => {

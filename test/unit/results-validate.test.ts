@@ -36,6 +36,8 @@ function processHealth(pid: number): ProcessHealth {
     heapAfterGcBytes: 6e6,
     rssBytes: 5e7,
     activeHandles: 4,
+    io: [{ destination: '127.0.0.1:5432', roundTrips: 42, waitMs: 12.5 }],
+    ioRequests: 2,
   };
 }
 

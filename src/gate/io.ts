@@ -1,0 +1,103 @@
+/**
+ * Outgoing I/O per request (pure): what the service's processes counted of their own round trips
+ * to databases, caches and other services (src/preload/health.cjs), per scenario and destination,
+ * base against head. Information, never gated: it says why a latency or throughput verdict moved
+ * (an N+1 query multiplies the round trips; a dropped index keeps them and lengthens each wait),
+ * which a CPU profile of the service cannot show. docs/databases.md explains the numbers.
+ */
+import type { IoAnalysis, IoComparison, IoSide, Results, ScenarioResults, Side, Slice } from '../results/types.js';
+import { median } from '../stats/descriptive.js';
+import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
+import { startOf, summarizeStarts } from './starts.js';
+
+const SIDES: readonly Side[] = ['base', 'head'];
+const CONFIDENCE = 0.95;
+/**
+ * A change worth a line must also be this large, relatively and absolutely: a fifth, and half a
+ * round trip or a tenth of a millisecond per request. Below that a connection pool's keep-alive
+ * or a retried handshake moves the counts without meaning anything.
+ */
+const MIN_RELATIVE = 0.2;
+const MIN_ROUND_TRIPS = 0.5;
+const MIN_WAIT_MS = 0.1;
+
+interface SliceIo {
+  /** Requests the service's processes finished in the slice (each counted whole, src/preload/health.cjs). */
+  requests: number;
+  /** Per destination, their round trips and wait (ms). */
+  sums: Map<string, { roundTrips: number; waitMs: number }>;
+}
+
+/** One slice's I/O; null when no request was counted (the service never connected out, or served none). */
+function sliceIo(slice: Slice): SliceIo | null {
+  const processes = slice.health?.processes ?? [];
+  const requests = processes.reduce((sum, p) => sum + (p.ioRequests ?? 0), 0);
+  if (requests === 0) return null;
+  const sums = new Map<string, { roundTrips: number; waitMs: number }>();
+  for (const tally of processes.flatMap((p) => p.io ?? [])) {
+    const sum = sums.get(tally.destination) ?? { roundTrips: 0, waitMs: 0 };
+    sum.roundTrips += tally.roundTrips;
+    sum.waitMs += tally.waitMs;
+    sums.set(tally.destination, sum);
+  }
+  return { requests, sums };
+}
+
+/**
+ * Whether head − base moved beyond the start pairs' noise: the Hodges–Lehmann 95% interval of
+ * the per-start differences (each start's pairs summarised first, as the verdicts do) excludes
+ * zero, and the medians differ by the minimums above.
+ */
+function changed(base: number[], head: number[], starts: number[], minAbsolute: number): boolean {
+  const baseMedian = median(base);
+  const headMedian = median(head);
+  const difference = Math.abs(headMedian - baseMedian);
+  if (difference < minAbsolute || difference < MIN_RELATIVE * Math.min(baseMedian, headMedian)) return false;
+  const perStart = summarizeStarts(
+    head.map((h, i) => h - base[i]!),
+    starts,
+  ).map((s) => s.value);
+  if (perStart.every((d) => d === 0)) return false;
+  const interval = hodgesLehmannInterval(perStart, CONFIDENCE);
+  return interval.confidence >= CONFIDENCE - 1e-9 && (interval.lower > 0 || interval.upper < 0);
+}
+
+function compareScenario(scenario: ScenarioResults): IoComparison[] {
+  const pairs = scenario.pairs.flatMap((pair) => {
+    const base = sliceIo(pair.base);
+    const head = sliceIo(pair.head);
+    return base && head ? [{ base, head, start: startOf(pair) }] : [];
+  });
+  const destinations = [...new Set(pairs.flatMap((p) => [...p.base.sums.keys(), ...p.head.sums.keys()]))].sort();
+  return destinations.map((destination) => {
+    // A slice of a side that reported, with no round trip to this destination, made none.
+    const sum = (io: SliceIo) => io.sums.get(destination) ?? { roundTrips: 0, waitMs: 0 };
+    const series = (side: Side, key: 'roundTrips' | 'waitMs') => pairs.map((p) => sum(p[side])[key] / p[side].requests);
+    // The side's figure is its totals over the slices, per request: a round trip that ended in
+    // the slice after the one its request finished in (or before) evens out over the run, where
+    // a median of the slices' own ratios keeps each slice's edge (with a dozen slow requests a
+    // slice, 21.9 for 21).
+    const summary = (side: Side): IoSide | null => {
+      if (!pairs.some((p) => p[side].sums.has(destination))) return null;
+      const requests = pairs.reduce((total, p) => total + p[side].requests, 0);
+      const total = (key: 'roundTrips' | 'waitMs') => pairs.reduce((t, p) => t + sum(p[side])[key], 0);
+      return { roundTripsPerRequest: total('roundTrips') / requests, waitMsPerRequest: total('waitMs') / requests };
+    };
+    const starts = pairs.map((p) => p.start);
+    const [base, head] = SIDES.map(summary) as [IoSide | null, IoSide | null];
+    return {
+      scenario: scenario.name,
+      destination,
+      base,
+      head,
+      roundTripsChanged: changed(series('base', 'roundTrips'), series('head', 'roundTrips'), starts, MIN_ROUND_TRIPS),
+      waitChanged: changed(series('base', 'waitMs'), series('head', 'waitMs'), starts, MIN_WAIT_MS),
+    };
+  });
+}
+
+/** Every scenario's outgoing I/O, base against head; undefined when no slice counted any. */
+export function analyzeIo(results: Results): IoAnalysis | undefined {
+  const comparisons = results.scenarios.flatMap(compareScenario);
+  return comparisons.length > 0 ? { comparisons } : undefined;
+}

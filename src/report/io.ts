@@ -1,0 +1,87 @@
+/**
+ * The "I/O per request" section of the reports: per scenario and destination, the round trips
+ * and the wait on them per request served, base → head, from the analysis (src/gate/io.ts), and
+ * in words what a change suggests. Shared by the markdown and terminal renderers; pure.
+ */
+import type { Analysis, IoComparison, IoSide } from '../results/types.js';
+import { escapeMarkdown, sanitizeText } from './format.js';
+
+/** Most lines shown; the changed ones first, so a long list drops only unchanged destinations. */
+const MAX_LINES = 12;
+
+export interface IoLine {
+  scenario: string;
+  /** "127.0.0.1:5432: 1.0 → 21.0 round trips per request, 0.4 → 6.1 ms waiting" */
+  text: string;
+  changed: boolean;
+  /** What the change suggests, a phrase; null when unchanged. */
+  reason: string | null;
+}
+
+function roundTrips(side: IoSide | null): string {
+  return side === null ? 'none' : side.roundTripsPerRequest.toFixed(1);
+}
+
+/** Milliseconds with a decimal where it matters: 0.04, 0.4, 6.1, 35, 1200. */
+function waitMs(side: IoSide | null): string {
+  if (side === null) return 'none';
+  const ms = side.waitMsPerRequest;
+  if (ms < 0.1) return ms.toFixed(2);
+  return ms < 20 ? ms.toFixed(1) : ms.toFixed(0);
+}
+
+/** "127.0.0.1:5432: 1.0 → 21.0 round trips per request, 0.4 → 6.1 ms waiting" (the destination as measured, unescaped). */
+export function describeIo(c: IoComparison): string {
+  return `${c.destination}: ${roundTrips(c.base)} → ${roundTrips(c.head)} round trips per request, ${waitMs(c.base)} → ${waitMs(c.head)} ms waiting`;
+}
+
+/** What a change suggests to the developer reading the pull request. */
+export function explainIo(c: IoComparison): string | null {
+  const more = (c.head?.roundTripsPerRequest ?? 0) > (c.base?.roundTripsPerRequest ?? 0);
+  if (c.roundTripsChanged) {
+    if (c.base === null) return 'a new destination: every request now goes there';
+    if (c.head === null) return 'no longer contacted';
+    return more ? 'more round trips per request: a query per item (N+1), or a lost batch or cache?' : 'fewer round trips per request';
+  }
+  if (c.waitChanged) {
+    const longer = (c.head?.waitMsPerRequest ?? 0) > (c.base?.waitMsPerRequest ?? 0);
+    return longer
+      ? 'as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?'
+      : 'as many round trips, each answered sooner';
+  }
+  return null;
+}
+
+/** Every destination of every scenario, changed ones first, at most MAX_LINES. */
+export function ioLines(analysis: Analysis): IoLine[] {
+  const lines = (analysis.io?.comparisons ?? []).map((c) => {
+    const changed = c.roundTripsChanged || c.waitChanged;
+    return { scenario: c.scenario, text: describeIo(c), changed, reason: changed ? explainIo(c) : null };
+  });
+  return [...lines.filter((l) => l.changed), ...lines.filter((l) => !l.changed)].slice(0, MAX_LINES);
+}
+
+const METHOD =
+  "round trips the service's own processes made (a write, then the first answer), by destination, and the time requests waited on them; information, not gated";
+
+/** The markdown section; null when the run counted no outgoing I/O. */
+export function renderIoMarkdown(analysis: Analysis): string | null {
+  const lines = ioLines(analysis);
+  if (lines.length === 0) return null;
+  const items = lines.map(
+    (l) =>
+      `- ${escapeMarkdown(l.scenario)} · ${l.changed ? '**' : ''}${escapeMarkdown(l.text)}${l.changed ? '**' : ''}${l.reason ? `: ${escapeMarkdown(l.reason)}` : ' (unchanged)'}`,
+  );
+  return [`**I/O per request** · ${METHOD}.`, ...items].join('\n');
+}
+
+/** The terminal section's lines (a blank line first); none when the run counted no outgoing I/O. */
+export function renderIoTerminal(analysis: Analysis): string[] {
+  const lines = ioLines(analysis);
+  if (lines.length === 0) return [];
+  return [
+    '',
+    `I/O per request — ${METHOD}:`,
+    ...lines.map((l) => `  ${sanitizeText(l.scenario)} · ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : ' (unchanged)'}`),
+  ];
+}

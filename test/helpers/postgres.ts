@@ -1,0 +1,122 @@
+/**
+ * A real PostgreSQL server for a test: its own cluster in a temporary directory, listening on
+ * 127.0.0.1 at a free port, trusted local connections as user `postgres`. Built from the Debian
+ * packages' binaries (/usr/lib/postgresql/<major>/bin; .ci/run installs them on a fresh
+ * machine). initdb and postgres refuse to run as root, so as root they run as the `postgres`
+ * user the package creates.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export interface Postgres {
+  host: string;
+  port: number;
+  user: string;
+  /** The environment a libpq-style client (psql, `pg`) reads: PGHOST, PGPORT, PGUSER. */
+  env: Record<string, string>;
+  /** Stops the server (fast shutdown, then SIGKILL) and removes its directory; safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const PG_ROOT = '/usr/lib/postgresql';
+const READY_TIMEOUT_MS = 30_000;
+
+/** The newest installed major's bin directory, or a message that says how to install one. */
+function findBinDir(): string {
+  const majors = existsSync(PG_ROOT)
+    ? readdirSync(PG_ROOT)
+        .filter((m) => existsSync(join(PG_ROOT, m, 'bin', 'postgres')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (majors.length === 0) {
+    throw new Error(`No PostgreSQL server under ${PG_ROOT}: install it with \`apt-get install -y postgresql\` (.ci/run does).`);
+  }
+  return join(PG_ROOT, majors[0]!, 'bin');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Starts a fresh PostgreSQL cluster; call `stop()` in the test's `after`. */
+export async function startPostgres(): Promise<Postgres> {
+  const bin = findBinDir();
+  const asRoot = userInfo().uid === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'perfgate-pg-'));
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
+  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+  const data = join(dir, 'data');
+  const [initCommand, initArgs] = as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  execFileSync(initCommand, initArgs, { stdio: 'pipe' });
+  const port = await freePort();
+  const logFile = join(dir, 'postgres.log');
+  // fsync off: the test measures queries, not the disk; a crash loses nothing a test needs.
+  const [command, args] = as(join(bin, 'postgres'), [
+    '-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off',
+    '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'logging_collector=off',
+    // perfgate starts up to 16 instances of each side in a block, each with its own pool: the
+    // default 100 connections ran out ("sorry, too many clients already").
+    '-c', 'max_connections=400',
+  ]);
+  const log = openSync(logFile, 'a');
+  const child: ChildProcess = spawn(command, args, { stdio: ['ignore', log, log], detached: true });
+  let exited = false;
+  child.once('exit', () => {
+    exited = true;
+  });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!(await canConnect('127.0.0.1', port))) {
+    if (exited || Date.now() > deadline) {
+      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
+      if (!exited) process.kill(-child.pid!, 'SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+      throw new Error(`PostgreSQL did not start on port ${port} (${exited ? 'it exited' : 'timed out'}):\n${tail}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  let stopped = false;
+  return {
+    host: '127.0.0.1',
+    port,
+    user: 'postgres',
+    env: { PGHOST: '127.0.0.1', PGPORT: String(port), PGUSER: 'postgres' },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      if (!exited) {
+        const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+        // SIGINT is PostgreSQL's fast shutdown: it ends the sessions and stops at once.
+        process.kill(-child.pid!, 'SIGINT');
+        const timer = setTimeout(() => !exited && process.kill(-child.pid!, 'SIGKILL'), 10_000);
+        await gone;
+        clearTimeout(timer);
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
