@@ -77945,6 +77945,9 @@ var rateSchema = external_exports.union([external_exports.number(), external_exp
   return external_exports.NEVER;
 }).register(docNotes, { type: "rate (requests per second, or N% of capacity)" });
 var NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+function nameKey(description) {
+  return external_exports.string().trim().min(1, { error: "is empty; write a name or omit the key" }).optional().describe(description).register(docNotes, { default: "METHOD path" });
+}
 var CAPTURE_HINT = "write body.<dot path> (e.g. body.token or body.items.0.id), body (the whole body), or header.<name> (e.g. header.x-session)";
 var captureSchema = external_exports.record(
   external_exports.string().regex(NAME_PATTERN, { error: "is not a capture name; use letters, digits, _ and - (the value is then written {name})" }),
@@ -77955,7 +77958,7 @@ var captureSchema = external_exports.record(
   { error: "is not a mapping of capture names to sources; write e.g. { token: body.token }" }
 ).register(docNotes, { type: "mapping of name to body.<dot path> or header.<name>" });
 var requestSchema = external_exports.strictObject({
-  name: external_exports.string().trim().min(1, { error: "is empty; write a name or omit the key" }).optional().describe('Name of the request in the per-request breakdown; default "METHOD path". Unique within the scenario.').register(docNotes, { default: "METHOD path" }),
+  name: nameKey('Name of the request in the per-request breakdown; default "METHOD path". Unique within the scenario.'),
   method: methodSchema.prefault("GET").describe("HTTP method (any letter case).").register(docNotes, { type: HTTP_METHODS.join(", ") }),
   path: requestPath("is required: the request path, e.g. /items/{id}").describe(
     "Request path and query, starting with '/'; {name} placeholders are filled in (URL-encoded) from the values file or an earlier capture."
@@ -77977,7 +77980,7 @@ var scenarioLineSchema = external_exports.string().regex(SCENARIO_LINE_PATTERN, 
   return { method: read.method, path: read.path, headers: {} };
 }).describe('One line: METHOD /path, e.g. "GET /hello", or just "/hello" for GET.').register(docNotes, { type: "scenario line" });
 var scenarioObjectSchema = external_exports.strictObject({
-  name: external_exports.string().trim().min(1, { error: "is empty; write a name or omit the key" }).optional().describe('Name in the report and results; default "METHOD path". Names must be unique.').register(docNotes, { default: "METHOD path" }),
+  name: nameKey('Name in the report and results; default "METHOD path". Names must be unique.'),
   method: methodSchema.optional().describe("HTTP method (any letter case). Not with requests (each request has its own).").register(docNotes, { type: HTTP_METHODS.join(", "), default: "GET" }),
   path: requestPath("is required: the request path, e.g. /hello").optional().describe(
     "Request path and query, starting with '/', e.g. /search?q=x. Required unless the scenario lists requests. With values, {column} placeholders are filled in."
@@ -78013,7 +78016,7 @@ function checkRequests(scenario, ctx) {
   const issue2 = (path, input2, message) => ctx.addIssue({ code: "custom", path, input: input2, message });
   const { requests } = scenario;
   if (!requests) {
-    if (scenario.path === void 0) issue2(["path"], void 0, "is required: the request path, e.g. /hello (or list several under requests)");
+    if (scenario.path === void 0) issue2(["path"], void 0, "is required: the request path, e.g. /hello");
     if (scenario.sequence !== void 0) issue2(["sequence"], scenario.sequence, "needs requests: list the requests to send in order under requests");
     if (scenario.values !== void 0 && scenario.path !== void 0) {
       const used = placeholdersIn(scenario.path, ...Object.values(scenario.headers), bodyText(scenario.body));

@@ -340,6 +340,17 @@ interface ScenarioEntry {
 }
 
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** An optional name of a scenario or a request, "METHOD path" when absent. */
+function nameKey(description: string) {
+  return z
+    .string()
+    .trim()
+    .min(1, { error: 'is empty; write a name or omit the key' })
+    .optional()
+    .describe(description)
+    .register(docNotes, { default: 'METHOD path' });
+}
 const CAPTURE_HINT = 'write body.<dot path> (e.g. body.token or body.items.0.id), body (the whole body), or header.<name> (e.g. header.x-session)';
 
 const captureSchema = z
@@ -358,13 +369,7 @@ const captureSchema = z
 
 const requestSchema = z
   .strictObject({
-    name: z
-      .string()
-      .trim()
-      .min(1, { error: 'is empty; write a name or omit the key' })
-      .optional()
-      .describe('Name of the request in the per-request breakdown; default "METHOD path". Unique within the scenario.')
-      .register(docNotes, { default: 'METHOD path' }),
+    name: nameKey('Name of the request in the per-request breakdown; default "METHOD path". Unique within the scenario.'),
     method: methodSchema
       .prefault('GET')
       .describe('HTTP method (any letter case).')
@@ -407,13 +412,7 @@ const scenarioLineSchema = z
 
 const scenarioObjectSchema = z
   .strictObject({
-    name: z
-      .string()
-      .trim()
-      .min(1, { error: 'is empty; write a name or omit the key' })
-      .optional()
-      .describe('Name in the report and results; default "METHOD path". Names must be unique.')
-      .register(docNotes, { default: 'METHOD path' }),
+    name: nameKey('Name in the report and results; default "METHOD path". Names must be unique.'),
     method: methodSchema
       .optional()
       .describe('HTTP method (any letter case). Not with requests (each request has its own).')
@@ -510,7 +509,7 @@ function checkRequests(
   const issue = (path: PropertyKey[], input: unknown, message: string) => ctx.addIssue({ code: 'custom', path, input, message });
   const { requests } = scenario;
   if (!requests) {
-    if (scenario.path === undefined) issue(['path'], undefined, 'is required: the request path, e.g. /hello (or list several under requests)');
+    if (scenario.path === undefined) issue(['path'], undefined, 'is required: the request path, e.g. /hello');
     if (scenario.sequence !== undefined) issue(['sequence'], scenario.sequence, 'needs requests: list the requests to send in order under requests');
     if (scenario.values !== undefined && scenario.path !== undefined) {
       const used = placeholdersIn(scenario.path, ...Object.values(scenario.headers), bodyText(scenario.body));

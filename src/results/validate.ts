@@ -48,6 +48,14 @@ const optionalRules = Object.fromEntries([...HEALTH_METRICS, ...STARTUP_METRICS,
   z.ZodOptional<typeof rule>
 >;
 
+/** What a scenario, or one request of its mix or sequence, sends. */
+const httpRequest = {
+  method: z.string().regex(/^[A-Z][A-Z-]{0,19}$/, 'must be an HTTP method'),
+  path: name,
+  headers: stringMap,
+  body: z.string().max(LOG_MAX).nullable(),
+};
+
 const config = z.object({
   service: z.object({
     install: message.nullable(),
@@ -61,10 +69,7 @@ const config = z.object({
   scenarios: list(
     z.object({
       name,
-      method: z.string().regex(/^[A-Z][A-Z-]{0,19}$/, 'must be an HTTP method'),
-      path: name,
-      headers: stringMap,
-      body: z.string().max(LOG_MAX).nullable(),
+      ...httpRequest,
       connections: count,
       pipelining: count,
       rate: z
@@ -75,10 +80,7 @@ const config = z.object({
       requests: list(
         z.object({
           name,
-          method: z.string().regex(/^[A-Z][A-Z-]{0,19}$/, 'must be an HTTP method'),
-          path: name,
-          headers: stringMap,
-          body: z.string().max(LOG_MAX).nullable(),
+          ...httpRequest,
           weight: count,
           capture: z
             .record(name, z.union([z.object({ from: z.literal('body'), path: list(name) }), z.object({ from: z.literal('header'), name })]))

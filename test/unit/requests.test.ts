@@ -102,7 +102,7 @@ describe('scenario requests in perfgate.yml', () => {
       'scenarios[2].requests[0].weight: 2 cannot be used in a sequence: every request is sent once per pass; remove weight or sequence',
       'scenarios[3].requests[0].capture: {"t":{"from":"body","path":["t"]}} needs sequence: true',
       'scenarios[4].requests[1].path: "GET /a" is also the name of requests[0]; give each request a unique name',
-      'scenarios[5].path is required: the request path, e.g. /hello (or list several under requests)',
+      'scenarios[5].path is required: the request path, e.g. /hello',
     ];
     for (const line of expected) assert.ok(text.includes(line), `${line}\nin:\n${text}`);
   });
