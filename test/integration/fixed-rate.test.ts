@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
@@ -10,16 +9,15 @@ import type { LoadRun, WindowSample } from '../../src/engine/load.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
+import { startPortService } from '../helpers/processes.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
 const SERVICE = join(import.meta.dirname, '..', 'fixtures', 'services', 'stall-server.cjs');
 const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1 };
 
 /** The stalling service in a process of its own (a stall in this process would stall the generator too). */
-async function startStallServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVICE], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { child, url: `http://127.0.0.1:${chunk.toString().trim()}` };
+function startStallServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+  return startPortService(SERVICE, env);
 }
 
 async function windows(load: LoadRun, count: number, ms: number): Promise<WindowSample[]> {

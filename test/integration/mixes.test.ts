@@ -5,8 +5,7 @@
  * response reaching the next request, the per-request breakdown, and a capture that never matches.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import type { LoadRun, WindowSample } from '../../src/engine/load.js';
 import { loadScenarioValues } from '../../src/engine/requests.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
+import { startPortService } from '../helpers/processes.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
 const SERVICE = join(import.meta.dirname, '..', 'fixtures', 'services', 'shop-server.cjs');
@@ -35,9 +35,7 @@ interface ShopStats {
 }
 
 async function startShop(): Promise<{ child: ChildProcess; url: string; stats: () => Promise<ShopStats> }> {
-  const child = spawn(process.execPath, [SERVICE], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  const url = `http://127.0.0.1:${chunk.toString().trim()}`;
+  const { child, url } = await startPortService(SERVICE);
   return { child, url, stats: async () => (await (await fetch(`${url}/stats`)).json()) as ShopStats };
 }
 
@@ -63,6 +61,19 @@ function dataDir(): string {
   writeFileSync(join(dir, 'ids.csv'), `id,label\n${IDS.map((id) => `${id},"item, ${id}"`).join('\r\n')}\n`);
   writeFileSync(join(dir, 'users.json'), JSON.stringify([{ user: 'ann' }, { user: 'bob' }, { user: 'cy' }]));
   return dir;
+}
+
+/** A sequence: log in as `user`, capture the token from `tokenAt`, fetch the profile with it. */
+function loginThenProfile(extra: object, user: string, tokenAt: string): object {
+  return {
+    name: 'login then profile',
+    sequence: true,
+    ...extra,
+    requests: [
+      { name: 'login', method: 'POST', path: '/login', body: { user }, capture: { token: tokenAt } },
+      { name: 'profile', path: '/me', headers: { authorization: 'Bearer {token}' } },
+    ],
+  };
 }
 
 const generators = {
@@ -105,21 +116,7 @@ for (const [kind, open] of Object.entries(generators)) {
     test('a sequence logs in, then fetches with the token captured from the response; users come from a JSON file', async () => {
       const shop = await startShop();
       try {
-        const [scenario] = scenariosFrom(
-          [
-            {
-              name: 'login then profile',
-              sequence: true,
-              values: 'users.json',
-              connections: 4,
-              requests: [
-                { name: 'login', method: 'POST', path: '/login', body: { user: '{user}' }, capture: { token: 'body.session.token' } },
-                { name: 'profile', path: '/me', headers: { authorization: 'Bearer {token}' } },
-              ],
-            },
-          ],
-          dataDir(),
-        );
+        const [scenario] = scenariosFrom([loginThenProfile({ values: 'users.json', connections: 4 }, '{user}', 'body.session.token')], dataDir());
         const samples = await windows(await open(shop.url, scenario!), 2, 1000);
         const stats = await shop.stats();
         console.log(`${kind}: ${JSON.stringify(stats)}`);
@@ -142,20 +139,8 @@ for (const [kind, open] of Object.entries(generators)) {
     test('a capture that never matches counts each such response as failed, and the sequence never sends a request without its value', async () => {
       const shop = await startShop();
       try {
-        const [scenario] = scenariosFrom(
-          [
-            {
-              name: 'wrong capture',
-              sequence: true,
-              connections: 2,
-              requests: [
-                { name: 'login', method: 'POST', path: '/login', body: { user: 'ann' }, capture: { token: 'body.token' } },
-                { name: 'profile', path: '/me', headers: { authorization: 'Bearer {token}' } },
-              ],
-            },
-          ],
-          dataDir(),
-        );
+        // The token is at body.session.token, not body.token.
+        const [scenario] = scenariosFrom([loginThenProfile({ connections: 2 }, 'ann', 'body.token')], dataDir());
         const [sample] = await windows(await open(shop.url, scenario!), 1, 1000);
         const stats = await shop.stats();
         const [login, profile] = sample!.byRequest!;
