@@ -78929,7 +78929,7 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync3, mkdirSync as mkdirSync3, openSync as openSync3, readdirSync as readdirSync4, readFileSync as readFileSync10, readSync as readSync2, realpathSync, statSync, writeFileSync as writeFileSync4 } from "node:fs";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync9, readSync, realpathSync, statSync, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join6, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
@@ -79953,61 +79953,6 @@ function applyOptimizationTrace(functions, events) {
   }
 }
 
-// src/results/io.ts
-import { closeSync, fstatSync, openSync, readFileSync as readFileSync2, readSync, renameSync, writeFileSync } from "node:fs";
-
-// src/results/types.ts
-var RESULTS_VERSION = 1;
-
-// src/results/io.ts
-function writeResults(path, results) {
-  const tmp = `${path}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}
-`);
-  renameSync(tmp, path);
-}
-var ResultsFileError = class extends Error {
-};
-function readText(path, maxBytes) {
-  try {
-    if (maxBytes === void 0) return readFileSync2(path, "utf8");
-    const fd = openSync(path, "r");
-    try {
-      const size = fstatSync(fd).size;
-      if (size > maxBytes) {
-        throw new ResultsFileError(`${path} is ${size} bytes, more than a results file can be (${maxBytes}): refusing to read it.`);
-      }
-      const buffer = Buffer.alloc(size);
-      const read = readSync(fd, buffer, 0, size, 0);
-      return buffer.subarray(0, read).toString("utf8");
-    } finally {
-      closeSync(fd);
-    }
-  } catch (e) {
-    if (e instanceof ResultsFileError) throw e;
-    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
-  }
-}
-function readResults(path, options = {}) {
-  const text2 = readText(path, options.maxBytes);
-  let data;
-  try {
-    data = JSON.parse(text2);
-  } catch (e) {
-    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
-  }
-  if (data === null || typeof data !== "object" || data.schema !== "perfgate/results") {
-    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
-  }
-  if (data.version !== RESULTS_VERSION) {
-    const version2 = typeof data.version === "number" ? data.version : "unknown";
-    throw new ResultsFileError(
-      `${path} has results version ${version2}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
-    );
-  }
-  return data;
-}
-
 // src/engine/load-closed.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
 import { setTimeout as sleep } from "node:timers/promises";
@@ -80076,7 +80021,7 @@ var RequestTally = class {
 };
 
 // src/engine/requests.ts
-import { readFileSync as readFileSync3 } from "node:fs";
+import { readFileSync as readFileSync2 } from "node:fs";
 import { join } from "node:path";
 var tables = /* @__PURE__ */ new WeakMap();
 function loadScenarioValues(scenarios, dir) {
@@ -80112,7 +80057,7 @@ function requestsOf(scenario) {
 function readValueTable(path, file2) {
   let text2;
   try {
-    text2 = readFileSync3(path, "utf8");
+    text2 = readFileSync2(path, "utf8");
   } catch (error62) {
     const code = error62.code;
     throw new Error(code === "ENOENT" ? `not found in head's tree (relative to service.cwd); commit the file or fix the path` : `cannot be read (${error62.message})`);
@@ -80744,7 +80689,7 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 }
 
 // src/engine/service.ts
-import { existsSync, readFileSync as readFileSync7, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync, readFileSync as readFileSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
 import { dirname, join as join3 } from "node:path";
@@ -80904,7 +80849,7 @@ function sliceHealth(reports, requestsSinceStart) {
 
 // src/engine/process.ts
 import { spawn } from "node:child_process";
-import { closeSync as closeSync2, openSync as openSync2, readdirSync, readFileSync as readFileSync4, writeFileSync as writeFileSync2 } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync as readFileSync3, writeFileSync } from "node:fs";
 var ProcessTracker = class {
   /**
    * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
@@ -80936,7 +80881,7 @@ var ProcessTracker = class {
     if (this.marker) await stopMarked(this.marker, graceMs);
   }
   sync() {
-    if (this.pidFile) writeFileSync2(this.pidFile, [...this.groups].join("\n"));
+    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
   }
 };
 function groupAlive(pgid) {
@@ -80979,7 +80924,7 @@ function findMarked(marker) {
     const pid = Number(name);
     if (pid === process.pid) continue;
     try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync4(`/proc/${pid}/environ`)]);
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
       if (environ.includes(needle)) found.push(pid);
     } catch {
     }
@@ -81016,8 +80961,8 @@ function startShell(command2, options) {
   return startProcess("/bin/sh", ["-c", command2], options);
 }
 function startProcess(file2, args, options) {
-  const out = openSync2(options.logFile, "a");
-  const err = options.errorLogFile ? openSync2(options.errorLogFile, "a") : out;
+  const out = openSync(options.logFile, "a");
+  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
   try {
     const child = spawn(file2, args, {
       cwd: options.cwd,
@@ -81028,8 +80973,8 @@ function startProcess(file2, args, options) {
     if (child.pid) options.tracker.add(child.pid);
     return child;
   } finally {
-    closeSync2(out);
-    if (err !== out) closeSync2(err);
+    closeSync(out);
+    if (err !== out) closeSync(err);
   }
 }
 function runShell(command2, options) {
@@ -81067,7 +81012,7 @@ function exitOf(child) {
 }
 function tailFile(path, lines = 20) {
   try {
-    const text2 = readFileSync4(path, "utf8").replace(/\s+$/, "");
+    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
     return text2.split("\n").slice(-lines).join("\n");
   } catch {
     return "";
@@ -81076,7 +81021,7 @@ function tailFile(path, lines = 20) {
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -81103,7 +81048,7 @@ function groupCpuSeconds(pgid) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
     let text2;
     try {
-      text2 = readFileSync5(`/proc/${name}/stat`, "latin1");
+      text2 = readFileSync4(`/proc/${name}/stat`, "latin1");
     } catch {
       continue;
     }
@@ -81115,7 +81060,7 @@ function groupCpuSeconds(pgid) {
 }
 
 // src/engine/proc-memory.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
 function groupRssBytes(pgid) {
   let entries;
   try {
@@ -81129,9 +81074,9 @@ function groupRssBytes(pgid) {
     let stat2;
     let status;
     try {
-      stat2 = readFileSync6(`/proc/${name}/stat`, "latin1");
+      stat2 = readFileSync5(`/proc/${name}/stat`, "latin1");
       if (Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      status = readFileSync6(`/proc/${name}/status`, "latin1");
+      status = readFileSync5(`/proc/${name}/status`, "latin1");
     } catch {
       continue;
     }
@@ -81202,7 +81147,7 @@ var Service = class _Service {
     const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
     if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
-    writeFileSync3(options.statusFile, "");
+    writeFileSync2(options.statusFile, "");
     const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
     const env = {
       NODE_ENV: "production",
@@ -81221,7 +81166,7 @@ var Service = class _Service {
       Object.assign(env, options.profiling.env);
       if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
     }
-    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
+    writeFileSync2(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
 `, {
       flag: "a"
     });
@@ -81305,7 +81250,7 @@ var Service = class _Service {
   listening() {
     let text2 = "";
     try {
-      text2 = readFileSync7(this.options.statusFile, "utf8");
+      text2 = readFileSync6(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -81339,7 +81284,7 @@ var Service = class _Service {
 };
 async function runSetup(options, command2, sideEnv) {
   const logFile = options.logFile.replace(/\.log$/, "-setup.log");
-  writeFileSync3(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
+  writeFileSync2(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
 `, { flag: "a" });
   const env = { NODE_ENV: "production", ...options.env, ...options.config.env, ...sideEnv };
   const result = await runShell(command2, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
@@ -81379,7 +81324,7 @@ function httpStatus(url2, timeoutMs) {
 
 // src/engine/workspace.ts
 import { execFile } from "node:child_process";
-import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync8, rmSync as rmSync2 } from "node:fs";
+import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync7, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { dirname as dirname2, join as join4, relative as relative2 } from "node:path";
 function git(args, cwd) {
@@ -81511,7 +81456,7 @@ function detectPackageManager(dir) {
   for (const [lockfile, name, install] of lockfiles) if (existsSync2(join4(dir, lockfile))) return { name, lockfile, install };
   if (!existsSync2(join4(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync8(join4(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync7(join4(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -81550,7 +81495,7 @@ ${tailFile(logFile, 15)}`
 }
 
 // src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname3, join as join5 } from "node:path";
 var requireHere = createRequire(import.meta.url);
@@ -81559,7 +81504,7 @@ var FlamegraphError = class extends PerfgateError {
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync9(manifest, "utf8"));
+    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
     return { version: version2, cmd: join5(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
@@ -81576,7 +81521,7 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync9(join5(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    const manifest = JSON.parse(readFileSync8(join5(prefix, "node_modules", "0x", "package.json"), "utf8"));
     return manifest.version === version2 && existsSync3(join5(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
@@ -81673,7 +81618,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync10(join6(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync9(join6(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81689,7 +81634,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync10(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -81717,7 +81662,7 @@ function scriptSources(nodeVersion) {
       else {
         const path = scriptPath(url2);
         try {
-          text2 = path === null ? null : readFileSync10(path, "utf8");
+          text2 = path === null ? null : readFileSync9(path, "utf8");
         } catch {
           text2 = null;
         }
@@ -81738,17 +81683,17 @@ function fileSize(path) {
 function readFrom(path, offset, limit = 64 * 1024 * 1024) {
   let fd;
   try {
-    fd = openSync3(path, "r");
+    fd = openSync2(path, "r");
   } catch {
     return "";
   }
   try {
     const length = Math.max(0, Math.min(fileSize(path) - offset, limit));
     const buffer = Buffer.alloc(length);
-    const read = readSync2(fd, buffer, 0, length, offset);
+    const read = readSync(fd, buffer, 0, length, offset);
     return buffer.subarray(0, read).toString("utf8");
   } finally {
-    closeSync3(fd);
+    closeSync2(fd);
   }
 }
 async function profileSide(phase, side, scenario, dir, ports) {
@@ -81756,20 +81701,20 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const { config: config2 } = phase;
   const profile = config2.profile;
   const cwd = serviceDir(phase.trees[side], config2.service);
-  const info = await nodeInfo(phase.env, cwd);
+  const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join6(phase.logDir, `${side}.log`);
+  const logFile = join6(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
     start: "profile",
     config: config2.service,
     dir: cwd,
-    env: phase.env,
+    env: phase.session.env,
     logFile,
-    statusFile: join6(phase.logDir, `${side}-profile.status`),
-    tracker: phase.tracker,
+    statusFile: join6(phase.session.logDir, `${side}-profile.status`),
+    tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
   let window2;
@@ -81777,8 +81722,8 @@ async function profileSide(phase, side, scenario, dir, ports) {
   try {
     await service.waitReady();
     const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
-    const rate = phase.results.scenarios.find((s) => s.name === scenario.name)?.rate;
-    const options = rate ? { ratePerSecond: rate.perSecond } : {};
+    const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
+    const options = { ...rate && { ratePerSecond: rate.perSecond }, ...ports.load && { generator: ports.load } };
     if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
     service.assertRunning("while warming up under the profiler");
     const startUs = monotonicUs();
@@ -81794,7 +81739,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync10(join6(dir, name), "utf8"), join6(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync9(join6(dir, name), "utf8"), join6(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -81802,7 +81747,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join6(phase.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join6(phase.session.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -81827,7 +81772,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const dir = join6(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
-    if (phase.signal?.aborted) throw new CancelledError("Cancelled: stopped the services and removed the worktrees.");
+    phase.session.checkCancelled();
     runs[side] = await profileSide(phase, side, scenario, join6(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
@@ -81837,7 +81782,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const sideResult = (side) => {
     const run = runs[side];
     const merged = join6(dir, `${side}.cpuprofile`);
-    writeFileSync4(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
       profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
@@ -81859,7 +81804,7 @@ async function profileScenario(phase, scenario, slug, ports) {
     renderMs: null
   };
   const renderStarted = Date.now();
-  const { results } = phase;
+  const { results } = phase.session;
   const label = (side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
   const moved = /* @__PURE__ */ new Map();
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
@@ -81868,17 +81813,17 @@ async function profileScenario(phase, scenario, slug, ports) {
   const diffFile = join6(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
-  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
+  writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
   entry.files.diff = runDir(diffFile);
-  phase.results.profiles = [...phase.results.profiles ?? [], entry];
-  writeResults(phase.resultsPath, phase.results);
+  phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
+  phase.session.update();
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join6(phase.logDir, "flamegraphs.log");
+  const logFile = join6(phase.session.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({
     toolsDir: phase.toolsDir,
-    env: phase.env,
+    env: phase.session.env,
     logFile,
-    tracker: phase.tracker,
+    tracker: phase.session.tracker,
     logger: ports.logger,
     ...ports.toolCache && { cache: ports.toolCache }
   });
@@ -81890,18 +81835,19 @@ async function profileScenario(phase, scenario, slug, ports) {
         input: join6(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
-        env: phase.env,
+        env: phase.session.env,
         logFile,
-        tracker: phase.tracker
+        tracker: phase.session.tracker
       });
       entry.files[side] = runDir(output2);
     })
   );
   entry.renderMs = Date.now() - renderStarted;
-  writeResults(phase.resultsPath, phase.results);
+  phase.session.update();
   return entry;
 }
-async function runProfiles(phase, ports) {
+async function runProfiles(phase) {
+  const { ports } = phase.session;
   const scenarios = profiledScenarios(phase.config);
   if (scenarios.length === 0) return;
   const taken = /* @__PURE__ */ new Set();
@@ -81910,12 +81856,12 @@ async function runProfiles(phase, ports) {
     try {
       await profileScenario(phase, scenario, slug, ports);
     } catch (e) {
-      if (phase.signal?.aborted || e instanceof CancelledError) throw e;
-      const tableKept = phase.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
+      if (phase.session.signal?.aborted || e instanceof CancelledError) throw e;
+      const tableKept = phase.session.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
       const message = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
-      phase.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
+      phase.session.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
       ports.logger.warn(`${scenario.name}: ${message}`);
-      writeResults(phase.resultsPath, phase.results);
+      phase.session.update();
     }
   }
 }
@@ -82024,6 +81970,9 @@ import { mkdirSync as mkdirSync5 } from "node:fs";
 import { join as join11 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
+// src/results/types.ts
+var RESULTS_VERSION = 1;
+
 // src/stats/descriptive.ts
 function sortedCopy(xs) {
   if (xs.length === 0) return void 0;
@@ -82111,12 +82060,12 @@ function describeBody(body) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync12, statSync as statSync3 } from "node:fs";
+import { readFileSync as readFileSync11, statSync as statSync3 } from "node:fs";
 import { join as join9 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync11 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -82180,7 +82129,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync11(file2, "utf8");
+    content = readFileSync10(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -83053,7 +83002,7 @@ function findBenchmarkSuites(dir) {
     const absolute = join9(dir, path);
     try {
       if (statSync3(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync12(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -83078,13 +83027,14 @@ function proposeBenchmarkGlobs(dir, paths) {
 }
 
 // src/engine/bench/runner.ts
-import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
+import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join10 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
-async function runBenchmarks(request3, ports) {
-  const { config: config2, discovered, results } = request3;
+async function runBenchmarks(request3) {
+  const { config: config2, discovered, session } = request3;
+  const { results, ports } = session;
   const paths = (side) => discovered.files[side].map((f) => f.path);
   const stored = {
     files: { base: paths("base"), head: paths("head") },
@@ -83093,12 +83043,12 @@ async function runBenchmarks(request3, ports) {
     stoppedEarly: null
   };
   results.benchmarks = stored;
-  writeResults(request3.resultsPath, results);
+  session.update();
   const plan = buildBenchPlan(stored.files, config2.rounds, request3.seed);
-  const logDir = join10(request3.logDir, "benchmarks");
+  const logDir = join10(session.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
-  const env = { NODE_ENV: "production", ...request3.env, ...request3.service.env };
+  const env = { NODE_ENV: "production", ...session.env, ...request3.service.env };
   const failureStreak = /* @__PURE__ */ new Map();
   const dropped = /* @__PURE__ */ new Set();
   const started = Date.now();
@@ -83106,7 +83056,7 @@ async function runBenchmarks(request3, ports) {
   let done = 0;
   rounds: for (const round of plan) {
     for (const planned of round.files) {
-      if (request3.signal?.aborted) throw new CancelledError(CANCELLED);
+      if (session.signal?.aborted) throw new CancelledError(CANCELLED);
       if (dropped.has(planned.file)) continue;
       if (Date.now() - started >= config2.budgetMs) {
         stored.stoppedEarly = `the budget of ${formatDuration(config2.budgetMs)} (benchmarks.budget) ran out in round ${round.index + 1} of ${config2.rounds}`;
@@ -83122,9 +83072,9 @@ async function runBenchmarks(request3, ports) {
           preload,
           logDir,
           timeoutMs: config2.timeoutMs,
-          tracker: request3.tracker
+          tracker: session.tracker
         });
-        if (request3.signal?.aborted) throw new CancelledError(CANCELLED);
+        if (session.signal?.aborted) throw new CancelledError(CANCELLED);
         stored.runs.push(run);
         done++;
         const streakKey = `${side}\0${file2.path}`;
@@ -83140,10 +83090,10 @@ async function runBenchmarks(request3, ports) {
           });
         }
       }
-      writeResults(request3.resultsPath, results);
+      session.update();
     }
   }
-  writeResults(request3.resultsPath, results);
+  session.update();
 }
 function stemOf(file2, side, round) {
   return `${side}-round${round + 1}-${file2.replace(/[^A-Za-z0-9._-]+/g, "_")}`;
@@ -83152,7 +83102,7 @@ async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
   const output2 = join10(options.logDir, `${stem}.jsonl`);
   const logs = { stdout: join10(options.logDir, `${stem}.out.log`), stderr: join10(options.logDir, `${stem}.err.log`) };
-  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync5(path, "");
+  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
   try {
@@ -83165,7 +83115,7 @@ async function runFile(file2, side, round, options) {
       timeoutMs: options.timeoutMs
     });
   } catch (e) {
-    writeFileSync5(logs.stderr, `perfgate could not start node: ${e.message}
+    writeFileSync4(logs.stderr, `perfgate could not start node: ${e.message}
 `, { flag: "a" });
     exit = { code: null, signal: null, timedOut: false };
   }
@@ -83239,6 +83189,56 @@ function pinProcess(cpus2, pid = process.pid) {
   } catch {
     return false;
   }
+}
+
+// src/results/io.ts
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync12, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+function writeResults(path, results) {
+  const tmp = `${path}.tmp`;
+  writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
+`);
+  renameSync(tmp, path);
+}
+var ResultsFileError = class extends Error {
+};
+function readText(path, maxBytes) {
+  try {
+    if (maxBytes === void 0) return readFileSync12(path, "utf8");
+    const fd = openSync3(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      if (size > maxBytes) {
+        throw new ResultsFileError(`${path} is ${size} bytes, more than a results file can be (${maxBytes}): refusing to read it.`);
+      }
+      const buffer = Buffer.alloc(size);
+      const read = readSync2(fd, buffer, 0, size, 0);
+      return buffer.subarray(0, read).toString("utf8");
+    } finally {
+      closeSync3(fd);
+    }
+  } catch (e) {
+    if (e instanceof ResultsFileError) throw e;
+    throw new ResultsFileError(`Cannot read ${path}: ${e.message}. Pass the results.json a perfgate run wrote.`);
+  }
+}
+function readResults(path, options = {}) {
+  const text2 = readText(path, options.maxBytes);
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (e) {
+    throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
+  }
+  if (data === null || typeof data !== "object" || data.schema !== "perfgate/results") {
+    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
+  }
+  if (data.version !== RESULTS_VERSION) {
+    const version2 = typeof data.version === "number" ? data.version : "unknown";
+    throw new ResultsFileError(
+      `${path} has results version ${version2}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
+    );
+  }
+  return data;
 }
 
 // src/engine/session.ts
@@ -83351,37 +83351,9 @@ async function runCompare(request3, ports) {
       }
     }
     if (discovered) {
-      await runBenchmarks(
-        {
-          config: config2.benchmarks,
-          service: config2.service,
-          discovered,
-          seed,
-          results,
-          resultsPath,
-          env,
-          logDir,
-          tracker: request3.tracker,
-          ...request3.signal && { signal: request3.signal }
-        },
-        ports
-      );
+      await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    await runProfiles(
-      {
-        config: config2,
-        trees: sides,
-        results,
-        resultsPath,
-        outDir: request3.outDir,
-        toolsDir: request3.toolsDir ?? join11(request3.outDir, "tools"),
-        env,
-        logDir,
-        tracker: request3.tracker,
-        ...request3.signal && { signal: request3.signal }
-      },
-      ports
-    );
+    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join11(request3.outDir, "tools") });
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -83505,7 +83477,7 @@ async function measureStartPair(session, turn, pairs) {
   assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
-  const open2 = (targets, ms) => openLoad(
+  const open2 = (targets, ms) => (session.ports.load ?? openLoad)(
     targets.map((s) => s.url),
     scenario,
     { maxMs: ms, sliceMs: config2.load.sliceMs, ...ratePerSecond !== void 0 && { ratePerSecond } }
@@ -83517,7 +83489,10 @@ async function measureStartPair(session, turn, pairs) {
       session.checkCancelled();
       warmed.push(await measureSlices(both, scenario, ms, loads ?? await open2(both, ms), !loads));
     }
-    if (stored.pairs.length === 0) await assertScenarioAnswers(scenario, both, warmed);
+    if (stored.pairs.length === 0) {
+      await assertScenarioAnswers(scenario, both, warmed);
+      assertRateSendable(scenario, warmed.at(-1));
+    }
     for (const planned of pairs) {
       session.checkCancelled();
       assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
@@ -83558,7 +83533,7 @@ async function resolveRate(session, turn, both) {
   if (!scenario.rate || !("ofCapacity" in scenario.rate) || stored.rate) return;
   const closedLoop = { ...scenario, rate: null };
   const slices = warmupSlices(Math.max(config2.load.warmupMs, 2 * config2.load.sliceMs), config2.load.sliceMs);
-  const load = await openLoad(
+  const load = await (session.ports.load ?? openLoad)(
     both.map((s) => s.url),
     closedLoop,
     { maxMs: slices.reduce((a, b) => a + b, 0) + slices.length * WINDOW_GAP_MS, sliceMs: config2.load.sliceMs }
@@ -83579,6 +83554,16 @@ async function resolveRate(session, turn, both) {
   session.update(() => {
     stored.rate = { perSecond, source: "capacity", baseCapacity: Math.round(capacity) };
   });
+}
+var UNSENDABLE_LAG_US = 1e5;
+function assertRateSendable(scenario, last) {
+  const offered = last?.map((slice) => slice.offered).filter((o) => o !== void 0) ?? [];
+  const late = offered.find((o) => o.lagUsP50 >= UNSENDABLE_LAG_US);
+  if (!late) return;
+  const sent = Math.max(...last.map((slice) => slice.offered.sent / (slice.durationMs / 1e3)));
+  throw new ScenarioError(
+    `Scenario "${scenario.name}": perfgate cannot send ${late.ratePerSecond} req/s to each side on this machine: its requests left ${Math.round(late.lagUsP50 / 1e3)} ms late at the median (it sent about ${Math.round(sent)} req/s). Lower the scenario's rate (rate: in perfgate.yml), or give it as a share of capacity (e.g. rate: 60%).`
+  );
 }
 async function assertScenarioAnswers(scenario, services, warmed) {
   if (warmed.length === 0) return;

@@ -1,3 +1,5 @@
+import type { LoadGenerator } from './load-window.js';
+
 /**
  * What the engine needs from the world, injected by the shells (CLI, action) and by tests.
  * The engine itself never reads process.env or process.argv.
@@ -33,6 +35,8 @@ export interface DirectoryCache {
 
 export interface EnginePorts {
   logger: Logger;
+  /** How load is generated (engine/load.ts); default: the scenario's own (closed loop or fixed rate). Tests pass a fake. */
+  load?: LoadGenerator;
   /** Where tools perfgate installs on demand (0x) are kept between runs; none: installed each run. */
   toolCache?: DirectoryCache;
   progress(event: ProgressEvent): void;

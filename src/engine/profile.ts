@@ -21,12 +21,11 @@ import { flamegraphProfile, inert, renderDiffFlamegraph } from '../profile/flame
 import { functionKey, scriptPath } from '../profile/frames.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets, type ScriptSources } from '../profile/inlining.js';
 import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace } from '../profile/optimization.js';
-import { writeResults } from '../results/io.js';
-import type { Results, ScenarioProfile, Side, SideProfile } from '../results/types.js';
+import type { ScenarioProfile, Side, SideProfile } from '../results/types.js';
 import { CancelledError, PerfgateError } from './errors.js';
 import { runLoad } from './load.js';
+import type { RunSession } from './session.js';
 import type { EnginePorts } from './ports.js';
-import type { ProcessTracker } from './process.js';
 import { Service } from './service.js';
 import { serviceDir, type Tree } from './workspace.js';
 import { ensureZeroX, renderFlamegraph } from './zerox.js';
@@ -39,18 +38,14 @@ const PROFILE_WARMUP_CAP_MS = 2000;
 const PROFILE_STOP_GRACE_MS = 15_000;
 
 export interface ProfilePhase {
+  /** The run's session: results.json is written through it, and its environment, logs, tracker and cancel signal are the run's. */
+  session: RunSession;
   config: PerfgateConfig;
   trees: Record<Side, Tree>;
-  results: Results;
-  resultsPath: string;
   /** The run directory (results.json's): profiles/ and the flamegraphs go here. */
   outDir: string;
   /** Where 0x is installed when perfgate has no copy of its own. */
   toolsDir: string;
-  env: Record<string, string>;
-  logDir: string;
-  tracker: ProcessTracker;
-  signal?: AbortSignal;
 }
 
 /** Scenarios to profile: profile.scenarios (names), or all. */
@@ -226,20 +221,20 @@ async function profileSide(
   const { config } = phase;
   const profile = config.profile!;
   const cwd = serviceDir(phase.trees[side], config.service);
-  const info = await nodeInfo(phase.env, cwd);
+  const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync(dir, { recursive: true });
   ports.progress({ phase: 'profile', side, scenario: scenario.name });
-  const logFile = join(phase.logDir, `${side}.log`);
+  const logFile = join(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
     start: 'profile',
     config: config.service,
     dir: cwd,
-    env: phase.env,
+    env: phase.session.env,
     logFile,
-    statusFile: join(phase.logDir, `${side}-profile.status`),
-    tracker: phase.tracker,
+    statusFile: join(phase.session.logDir, `${side}-profile.status`),
+    tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, profile),
   });
   let window: SampleWindow;
@@ -248,8 +243,8 @@ async function profileSide(
     await service.waitReady();
     const warmupMs = Math.min(config.load.warmupMs, PROFILE_WARMUP_CAP_MS);
     // A fixed-rate scenario is profiled at the rate its pairs were measured at.
-    const rate = phase.results.scenarios.find((s) => s.name === scenario.name)?.rate;
-    const options = rate ? { ratePerSecond: rate.perSecond } : {};
+    const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
+    const options = { ...(rate && { ratePerSecond: rate.perSecond }), ...(ports.load && { generator: ports.load }) };
     if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
     service.assertRunning('while warming up under the profiler');
     const startUs = monotonicUs();
@@ -274,7 +269,7 @@ async function profileSide(
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join(phase.logDir, `${side}.log`)}`,
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join(phase.session.logDir, `${side}.log`)}`,
     );
   }
   const ranges = readFunctionRanges(
@@ -301,7 +296,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
   const dir = join(phase.outDir, 'profiles', slug);
   const runs = {} as Record<Side, SideRun>;
   for (const side of ['base', 'head'] as const) {
-    if (phase.signal?.aborted) throw new CancelledError('Cancelled: stopped the services and removed the worktrees.');
+    phase.session.checkCancelled();
     runs[side] = await profileSide(phase, side, scenario, join(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
@@ -335,7 +330,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
   const renderStarted = Date.now();
 
   // The differential flamegraph needs no tool: written first, so it exists even when 0x fails.
-  const { results } = phase;
+  const { results } = phase.session;
   const label = (side: Side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
   const moved = new Map<string, string>();
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
@@ -346,16 +341,16 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
   writeFileSync(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
   entry.files.diff = runDir(diffFile);
-  phase.results.profiles = [...(phase.results.profiles ?? []), entry];
-  writeResults(phase.resultsPath, phase.results);
+  phase.session.results.profiles = [...(phase.session.results.profiles ?? []), entry];
+  phase.session.update();
 
   ports.progress({ phase: 'profile', scenario: scenario.name, message: 'drawing flamegraphs' });
-  const logFile = join(phase.logDir, 'flamegraphs.log');
+  const logFile = join(phase.session.logDir, 'flamegraphs.log');
   const cmd = await ensureZeroX({
     toolsDir: phase.toolsDir,
-    env: phase.env,
+    env: phase.session.env,
     logFile,
-    tracker: phase.tracker,
+    tracker: phase.session.tracker,
     logger: ports.logger,
     ...(ports.toolCache && { cache: ports.toolCache }),
   });
@@ -368,20 +363,21 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
         input: join(dir, `${side}.cpuprofile`),
         output,
         title: inert(`${scenario.name} · ${label(side)}`),
-        env: phase.env,
+        env: phase.session.env,
         logFile,
-        tracker: phase.tracker,
+        tracker: phase.session.tracker,
       });
       entry.files[side] = runDir(output);
     }),
   );
   entry.renderMs = Date.now() - renderStarted;
-  writeResults(phase.resultsPath, phase.results);
+  phase.session.update();
   return entry;
 }
 
 /** The phase: every profiled scenario, base then head; failures become warnings. */
-export async function runProfiles(phase: ProfilePhase, ports: EnginePorts): Promise<void> {
+export async function runProfiles(phase: ProfilePhase): Promise<void> {
+  const { ports } = phase.session;
   const scenarios = profiledScenarios(phase.config);
   if (scenarios.length === 0) return;
   const taken = new Set<string>();
@@ -390,14 +386,14 @@ export async function runProfiles(phase: ProfilePhase, ports: EnginePorts): Prom
     try {
       await profileScenario(phase, scenario, slug, ports);
     } catch (e) {
-      if (phase.signal?.aborted || e instanceof CancelledError) throw e;
-      const tableKept = phase.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
+      if (phase.session.signal?.aborted || e instanceof CancelledError) throw e;
+      const tableKept = phase.session.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
       const message = tableKept
         ? `Drawing the flamegraphs failed (the hot functions are complete): ${(e as Error).message}`
         : `Profiling failed, so there are no hot functions or flamegraphs: ${(e as Error).message}`;
-      phase.results.warnings.push({ code: 'profile-failed', scenario: scenario.name, message });
+      phase.session.results.warnings.push({ code: 'profile-failed', scenario: scenario.name, message });
       ports.logger.warn(`${scenario.name}: ${message}`);
-      writeResults(phase.resultsPath, phase.results);
+      phase.session.update();
     }
   }
 }

@@ -149,38 +149,10 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       }
     }
     if (discovered) {
-      await runBenchmarks(
-        {
-          config: config.benchmarks!,
-          service: config.service,
-          discovered,
-          seed,
-          results,
-          resultsPath,
-          env,
-          logDir,
-          tracker: request.tracker,
-          ...(request.signal && { signal: request.signal }),
-        },
-        ports,
-      );
+      await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
-    await runProfiles(
-      {
-        config,
-        trees: sides,
-        results,
-        resultsPath,
-        outDir: request.outDir,
-        toolsDir: request.toolsDir ?? join(request.outDir, 'tools'),
-        env,
-        logDir,
-        tracker: request.tracker,
-        ...(request.signal && { signal: request.signal }),
-      },
-      ports,
-    );
+    await runProfiles({ session, config, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools') });
     session.update((r) => {
       r.status = 'complete';
       r.finishedAt = new Date().toISOString();
@@ -356,7 +328,7 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
   const open = (targets: Service[], ms: number) =>
-    openLoad(
+    (session.ports.load ?? openLoad)(
       targets.map((s) => s.url),
       scenario,
       { maxMs: ms, sliceMs: config.load.sliceMs, ...(ratePerSecond !== undefined && { ratePerSecond }) },
@@ -373,7 +345,10 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     }
     // Only the first turn of a scenario: a route that fails on both sides is a broken scenario,
     // not a measurement, and the rest of the run would only measure error pages.
-    if (stored.pairs.length === 0) await assertScenarioAnswers(scenario, both, warmed);
+    if (stored.pairs.length === 0) {
+      await assertScenarioAnswers(scenario, both, warmed);
+      assertRateSendable(scenario, warmed.at(-1));
+    }
     for (const planned of pairs) {
       session.checkCancelled();
       assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
@@ -423,7 +398,7 @@ async function resolveRate(session: RunSession, turn: StartPairTurn, both: Servi
   if (!scenario.rate || !('ofCapacity' in scenario.rate) || stored.rate) return;
   const closedLoop = { ...scenario, rate: null };
   const slices = warmupSlices(Math.max(config.load.warmupMs, 2 * config.load.sliceMs), config.load.sliceMs);
-  const load = await openLoad(
+  const load = await (session.ports.load ?? openLoad)(
     both.map((s) => s.url),
     closedLoop,
     { maxMs: slices.reduce((a, b) => a + b, 0) + slices.length * WINDOW_GAP_MS, sliceMs: config.load.sliceMs },
@@ -444,6 +419,24 @@ async function resolveRate(session: RunSession, turn: StartPairTurn, both: Servi
   session.update(() => {
     stored.rate = { perSecond, source: 'capacity', baseCapacity: Math.round(capacity) };
   });
+}
+
+/** A fixed-rate generator this far behind its schedule at the median, µs, cannot send the rate at all (its delay only grows). */
+const UNSENDABLE_LAG_US = 100_000;
+
+/**
+ * Stops the run when the generator could not keep a fixed rate through the first warm-up: its
+ * requests left later and later, so every latency would measure perfgate, not the service.
+ */
+function assertRateSendable(scenario: ScenarioConfig, last: Slice[] | undefined): void {
+  const offered = last?.map((slice) => slice.offered).filter((o) => o !== undefined) ?? [];
+  const late = offered.find((o) => o.lagUsP50 >= UNSENDABLE_LAG_US);
+  if (!late) return;
+  const sent = Math.max(...last!.map((slice) => slice.offered!.sent / (slice.durationMs / 1000)));
+  throw new ScenarioError(
+    `Scenario "${scenario.name}": perfgate cannot send ${late.ratePerSecond} req/s to each side on this machine: its requests left ${Math.round(late.lagUsP50 / 1000)} ms late at the median (it sent about ${Math.round(sent)} req/s). ` +
+      'Lower the scenario\'s rate (rate: in perfgate.yml), or give it as a share of capacity (e.g. rate: 60%).',
+  );
 }
 
 /**

@@ -8,13 +8,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchmarksConfig, ServiceConfig } from '../../config/types.js';
 import { formatDuration } from '../../config/units.js';
-import { writeResults } from '../../results/io.js';
-import type { BenchmarkResults, BenchRun, Results, Side } from '../../results/types.js';
+import type { BenchmarkResults, BenchRun, Side } from '../../results/types.js';
 import { CancelledError } from '../errors.js';
 import { buildBenchPlan } from '../plan.js';
-import type { EnginePorts } from '../ports.js';
 import { type ProcessTracker, runProcess, type ShellResult, tailFile } from '../process.js';
 import { preloadPath } from '../service.js';
+import type { RunSession } from '../session.js';
 import { type Capture, readCapture } from './capture.js';
 import type { BenchFile, DiscoveredBenchmarks } from './discover.js';
 
@@ -24,25 +23,21 @@ const STDERR_TAIL_LINES = 15;
 const CANCELLED = 'Cancelled: stopped the benchmark processes and removed the worktrees.';
 
 export interface BenchPhaseRequest {
+  /** The run's session: results.json is written through it; its environment, logs, tracker and cancel signal are the run's. */
+  session: RunSession;
   config: BenchmarksConfig;
   service: ServiceConfig;
   discovered: DiscoveredBenchmarks;
   seed: number;
-  results: Results;
-  resultsPath: string;
-  /** Scrubbed environment of the user's processes. */
-  env: Record<string, string>;
-  logDir: string;
-  tracker: ProcessTracker;
-  signal?: AbortSignal;
 }
 
 /**
  * Runs the planned rounds into `results.benchmarks`. A file that fails is recorded and the run
  * goes on (its benchmarks are then not compared); only a cancel stops it.
  */
-export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePorts): Promise<void> {
-  const { config, discovered, results } = request;
+export async function runBenchmarks(request: BenchPhaseRequest): Promise<void> {
+  const { config, discovered, session } = request;
+  const { results, ports } = session;
   const paths = (side: Side) => discovered.files[side].map((f) => f.path);
   const stored: BenchmarkResults = {
     files: { base: paths('base'), head: paths('head') },
@@ -51,14 +46,14 @@ export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePor
     stoppedEarly: null,
   };
   results.benchmarks = stored;
-  writeResults(request.resultsPath, results);
+  session.update();
 
   const plan = buildBenchPlan(stored.files, config.rounds, request.seed);
-  const logDir = join(request.logDir, 'benchmarks');
+  const logDir = join(session.logDir, 'benchmarks');
   mkdirSync(logDir, { recursive: true });
   const preload = preloadPath('bench-preload.cjs');
   // What the service gets (service.env, NODE_ENV=production by default), minus its port.
-  const env = { NODE_ENV: 'production', ...request.env, ...request.service.env };
+  const env = { NODE_ENV: 'production', ...session.env, ...request.service.env };
   const failureStreak = new Map<string, number>();
   const dropped = new Set<string>();
   const started = Date.now();
@@ -67,7 +62,7 @@ export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePor
 
   rounds: for (const round of plan) {
     for (const planned of round.files) {
-      if (request.signal?.aborted) throw new CancelledError(CANCELLED);
+      if (session.signal?.aborted) throw new CancelledError(CANCELLED);
       if (dropped.has(planned.file)) continue;
       // The budget is checked before each pair, so a pair is never cut in half.
       if (Date.now() - started >= config.budgetMs) {
@@ -84,9 +79,9 @@ export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePor
           preload,
           logDir,
           timeoutMs: config.timeoutMs,
-          tracker: request.tracker,
+          tracker: session.tracker,
         });
-        if (request.signal?.aborted) throw new CancelledError(CANCELLED);
+        if (session.signal?.aborted) throw new CancelledError(CANCELLED);
         stored.runs.push(run);
         done++;
         const streakKey = `${side}\0${file.path}`;
@@ -102,10 +97,10 @@ export async function runBenchmarks(request: BenchPhaseRequest, ports: EnginePor
           });
         }
       }
-      writeResults(request.resultsPath, results);
+      session.update();
     }
   }
-  writeResults(request.resultsPath, results);
+  session.update();
 }
 
 interface RunOptions {

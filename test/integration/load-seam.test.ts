@@ -1,0 +1,109 @@
+/**
+ * The engine with a fake load generator behind its load seam (EnginePorts.load): real trees,
+ * real services started and stopped, every phase through results.json, but windows whose numbers
+ * the test decides. Fast, and exact where real load is noisy.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ScenarioConfig } from '../../src/config/types.js';
+import { ScenarioError } from '../../src/engine/errors.js';
+import type { LoadGenerator, LoadOptions, WindowSample } from '../../src/engine/load.js';
+import { configLoader } from '../../src/engine/preflight.js';
+import { ProcessTracker } from '../../src/engine/process.js';
+import { runCompare } from '../../src/engine/run.js';
+import { readResults } from '../../src/results/io.js';
+import { makeRepo, quickConfig } from '../helpers/repo.js';
+
+interface Opened {
+  urls: string[];
+  scenario: ScenarioConfig;
+  options: LoadOptions;
+}
+
+/** A generator whose windows say what `answer` makes of the target's index and the options it was opened with. */
+function fakeLoad(answer: (target: number, opened: Opened) => Partial<WindowSample>): { generator: LoadGenerator; opened: Opened[] } {
+  const opened: Opened[] = [];
+  const generator: LoadGenerator = async (urls, scenario, options) => {
+    const entry = { urls, scenario, options };
+    opened.push(entry);
+    return {
+      async measure(durationMs) {
+        return urls.map((_, i) => ({
+          startedAt: new Date().toISOString(),
+          durationMs,
+          requests: 100,
+          rps: 100 / (durationMs / 1000),
+          latencyUs: { p50: 1000, p90: 2000, p99: 3000, max: 4000, mean: 1200 },
+          non2xx: 0,
+          errors: 0,
+          timeouts: 0,
+          served: 100,
+          ...answer(i, entry),
+        }));
+      },
+      async close() {},
+    };
+  };
+  return { generator, opened };
+}
+
+const service = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': JSON.stringify({ iterations: 1000 }) };
+const ports = (load: LoadGenerator) => ({
+  logger: { info() {}, warn() {}, debug() {} },
+  progress() {},
+  env: process.env,
+  secrets: [],
+  load,
+});
+
+function compare(repo: string, load: LoadGenerator, tracker = new ProcessTracker()) {
+  return runCompare(
+    { repoDir: repo, baseRef: 'main', mergeBase: true, headRef: null, outDir: join(repo, '.out'), loadConfig: configLoader(null, {}, 'test'), tracker, toolVersion: 'test' },
+    ports(load),
+  );
+}
+
+test('a rate relative to capacity is measured once, in a closed loop on base, and every later load is opened at that rate', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios:\n  - { path: /work, rate: 60% }\n') }, { 'README.md': 'docs' });
+  // Closed loop: base (the first target of the warm-up's order is either side) serves 1000 req/s or 1500 req/s.
+  const { generator, opened } = fakeLoad((target, o) => (o.scenario.rate ? {} : { rps: 1000 + 500 * target }));
+  const { results } = await compare(repo, generator);
+  const probes = opened.filter((o) => !o.scenario.rate);
+  assert.equal(probes.length, 1, 'one closed-loop capacity probe for the run');
+  const baseFirst = results.scenarios[0]!.pairs.find((p) => p.start === 0)!.order[0] === 'base';
+  const capacity = baseFirst ? 1000 : 1500;
+  assert.deepEqual(results.scenarios[0]!.rate, { perSecond: 0.6 * capacity, source: 'capacity', baseCapacity: capacity });
+  const fixed = opened.filter((o) => o.scenario.rate);
+  assert.ok(fixed.length >= 12, 'every start pair opened its fixed-rate load');
+  for (const o of fixed) assert.equal(o.options.ratePerSecond, 0.6 * capacity);
+});
+
+test('a route answering errors on both sides stops at the first warm-up: no pair is measured, every service is stopped', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /work]\n') }, { 'README.md': 'docs' });
+  const { generator, opened } = fakeLoad(() => ({ non2xx: 100 }));
+  const tracker = new ProcessTracker();
+  await assert.rejects(compare(repo, generator, tracker), (e: unknown) => e instanceof ScenarioError && /fails on both base and head/.test(e.message));
+  assert.equal(opened.length, 1, 'stopped after the first start pair’s warm-up');
+  const results = readResults(join(repo, '.out', 'results.json'));
+  assert.equal(results.status, 'failed');
+  assert.equal(results.scenarios[0]!.pairs.length, 0);
+  assert.equal(tracker.size, 0, 'no service left running');
+});
+
+test('a route failing on one side only is measured (a verdict, not a broken scenario)', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /work]\n') }, { 'README.md': 'docs' });
+  const { generator } = fakeLoad((target) => (target === 0 ? { non2xx: 100 } : {}));
+  const { results } = await compare(repo, generator);
+  assert.equal(results.status, 'complete');
+  assert.equal(results.scenarios[0]!.pairs.length, 12);
+});
+
+test('a fixed rate the generator cannot send stops the run after the first warm-up and says what to do', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios:\n  - { path: /work, rate: 90000 }\n') }, { 'README.md': 'docs' });
+  const { generator } = fakeLoad(() => ({ offered: { ratePerSecond: 90_000, sent: 3000, dropped: 0, lagUsP50: 800_000, lagUsP99: 1_500_000 } }));
+  await assert.rejects(
+    compare(repo, generator),
+    (e: unknown) => e instanceof ScenarioError && /cannot send 90000 req\/s to each side on this machine: its requests left 800 ms late/.test(e.message) && /rate: 60%/.test(e.message),
+  );
+});
