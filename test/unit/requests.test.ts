@@ -11,6 +11,10 @@ import { ConfigError } from '../../src/config/errors.js';
 import { resolveConfig } from '../../src/config/load.js';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { loadScenarioValues, mixOrder, parseCsv, RequestPlan } from '../../src/engine/requests.js';
+import { compareResults } from '../../src/gate/compare.js';
+import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
+import { cleanPairs } from '../helpers/github-runs.js';
+import { resultsFromPairs } from '../helpers/results.js';
 
 function scenarios(list: unknown[], load?: object): ScenarioConfig[] {
   return resolveConfig({ document: { service: { start: 'node s.js' }, scenarios: list, ...(load && { load }) } }).scenarios;
@@ -239,5 +243,45 @@ describe('values files', () => {
   test('a plan for a scenario whose values were never read refuses to open, rather than send literal placeholders', () => {
     const [scenario] = scenarios([{ path: '/u/{id}', values: 'users.csv' }]);
     assert.throws(() => RequestPlan.of(scenario!), /its values file users\.csv was not read/);
+  });
+});
+
+describe('the per-request breakdown in the report', () => {
+  /** A clean run whose one scenario is a mix: list 3/4 of the responses, item 1/4 and slower on head, a few failed items on head. */
+  function mixedResults() {
+    const results = resultsFromPairs(cleanPairs());
+    for (const pair of results.scenarios[0]!.pairs) {
+      for (const side of ['base', 'head'] as const) {
+        const n = pair[side].requests;
+        pair[side].byRequest = [
+          { name: 'list', responses: Math.round(n * 0.75), failed: 0, p50Us: 1000, p99Us: 4000 },
+          { name: 'item', responses: n - Math.round(n * 0.75), failed: side === 'head' ? 2 : 0, p50Us: side === 'head' ? 3000 : 2000, p99Us: 9000 },
+        ];
+      }
+    }
+    return results;
+  }
+
+  test('markdown: a row per request with its share, p50 and p99 base → head, failed requests, and a warning when any failed', () => {
+    const results = mixedResults();
+    const markdown = renderMarkdown(results, compareResults(results));
+    assert.match(markdown, /\*\*Per request\*\* \(medians over the slices; the verdicts above are per scenario\)/);
+    assert.match(markdown, /\| GET \/hello \| list \| 75\.0% \| 1 ms → 1 ms \(0\.0%\) \| 4 ms → 4 ms \(0\.0%\) \| 0 \|/);
+    assert.match(markdown, /\| {2}\| item \| 25\.0% \| 2 ms → 3 ms \(\+50\.0%\) \| 9 ms → 9 ms \(0\.0%\) \| 0 → 28 \|/);
+    assert.match(markdown, /⚠ Failed: an unexpected status, an error, or a response without the value a sequence captures from it/);
+  });
+
+  test('terminal: one line per request under its scenario', () => {
+    const results = mixedResults();
+    const text = renderTerminal(results, compareResults(results), { full: true });
+    assert.match(text, /per request \(medians over the slices; verdicts are per scenario\):\nGET \/hello\n {2}list {2}75\.0% {2}p50 1 ms → 1 ms \(0\.0%\)/);
+    assert.match(text, /\n {2}item {2}25\.0% {2}p50 2 ms → 3 ms \(\+50\.0%\) {2}p99 9 ms → 9 ms \(0\.0%\) {2}failed 0 → 28\n/);
+  });
+
+  test('a scenario of one request has no breakdown', () => {
+    const results = resultsFromPairs(cleanPairs());
+    const analysis = compareResults(results);
+    assert.doesNotMatch(renderMarkdown(results, analysis), /Per request/);
+    assert.doesNotMatch(renderTerminal(results, analysis, { full: true }), /per request/);
   });
 });
