@@ -80183,7 +80183,7 @@ var RequestPlan = class _RequestPlan {
     if (scenario.values && !this.table) {
       throw new Error(`scenario "${scenario.name}": its values file ${scenario.values.file} was not read (loadScenarioValues) before its load opened`);
     }
-    const templated = scenario.requests !== void 0 && scenario.requests !== null ? true : this.table !== null;
+    const templated = Boolean(scenario.requests) || this.table !== null;
     const columns = this.table?.columns ?? [];
     this.compiled = this.requests.map((config2) => {
       const compile2 = (text2) => templated ? template(text2) : { literal: text2 };

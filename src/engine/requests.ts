@@ -245,7 +245,7 @@ export class RequestPlan {
     }
     // Placeholders are only read in scenarios that have something to fill them with: a one-request
     // scenario without values sends its texts exactly as written, braces and all.
-    const templated = scenario.requests !== undefined && scenario.requests !== null ? true : this.table !== null;
+    const templated = Boolean(scenario.requests) || this.table !== null;
     const columns = this.table?.columns ?? [];
     this.compiled = this.requests.map((config) => {
       const compile = (text: string) => (templated ? template(text) : ({ literal: text } as Template));
