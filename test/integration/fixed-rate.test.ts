@@ -5,10 +5,10 @@ import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { ClosedLoopLoad } from '../../src/engine/load-closed.js';
 import { FixedRateLoad } from '../../src/engine/load-fixed-rate.js';
-import type { LoadRun, WindowSample } from '../../src/engine/load.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
+import { windows } from '../helpers/load.js';
 import { startPortService } from '../helpers/processes.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
@@ -18,16 +18,6 @@ const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', head
 /** The stalling service in a process of its own (a stall in this process would stall the generator too). */
 function startStallServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
   return startPortService(SERVICE, env);
-}
-
-async function windows(load: LoadRun, count: number, ms: number): Promise<WindowSample[]> {
-  const samples: WindowSample[] = [];
-  try {
-    for (let i = 0; i < count; i++) samples.push((await load.measure(ms))[0]!);
-  } finally {
-    await load.close();
-  }
-  return samples;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

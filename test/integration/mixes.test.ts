@@ -14,10 +14,10 @@ import { resolveConfig } from '../../src/config/load.js';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { ClosedLoopLoad } from '../../src/engine/load-closed.js';
 import { FixedRateLoad } from '../../src/engine/load-fixed-rate.js';
-import type { LoadRun, WindowSample } from '../../src/engine/load.js';
 import { loadScenarioValues } from '../../src/engine/requests.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
+import { windows } from '../helpers/load.js';
 import { startPortService } from '../helpers/processes.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
@@ -44,16 +44,6 @@ function scenariosFrom(yaml: object[], dir: string): ScenarioConfig[] {
   const config = resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: yaml } });
   loadScenarioValues(config.scenarios, dir);
   return config.scenarios;
-}
-
-async function windows(load: LoadRun, count: number, ms: number): Promise<WindowSample[]> {
-  const samples: WindowSample[] = [];
-  try {
-    for (let i = 0; i < count; i++) samples.push((await load.measure(ms))[0]!);
-  } finally {
-    await load.close();
-  }
-  return samples;
 }
 
 function dataDir(): string {
