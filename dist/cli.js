@@ -16706,9 +16706,9 @@ var require_pako = __commonJS({
     var assign = require_common().assign;
     var deflate = require_deflate2();
     var inflate = require_inflate2();
-    var constants = require_constants();
+    var constants2 = require_constants();
     var pako2 = {};
-    assign(pako2, deflate, inflate, constants);
+    assign(pako2, deflate, inflate, constants2);
     module2.exports = pako2;
   }
 });
@@ -30800,10 +30800,10 @@ var require_truncate = __commonJS({
   "node_modules/semver/functions/truncate.js"(exports2, module2) {
     "use strict";
     var parse4 = require_parse();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var SemVer = require_semver();
     var truncate2 = (version2, truncation, options) => {
-      if (!constants.RELEASE_TYPES.includes(truncation)) {
+      if (!constants2.RELEASE_TYPES.includes(truncation)) {
         return null;
       }
       const clonedVersion = cloneInputVersion(version2, options);
@@ -32043,7 +32043,7 @@ var require_semver2 = __commonJS({
   "node_modules/semver/index.js"(exports2, module2) {
     "use strict";
     var internalRe = require_re();
-    var constants = require_constants2();
+    var constants2 = require_constants2();
     var SemVer = require_semver();
     var identifiers = require_identifiers();
     var parse4 = require_parse();
@@ -32127,8 +32127,8 @@ var require_semver2 = __commonJS({
       re: internalRe.re,
       src: internalRe.src,
       tokens: internalRe.t,
-      SEMVER_SPEC_VERSION: constants.SEMVER_SPEC_VERSION,
-      RELEASE_TYPES: constants.RELEASE_TYPES,
+      SEMVER_SPEC_VERSION: constants2.SEMVER_SPEC_VERSION,
+      RELEASE_TYPES: constants2.RELEASE_TYPES,
       compareIdentifiers: identifiers.compareIdentifiers,
       rcompareIdentifiers: identifiers.rcompareIdentifiers
     };
@@ -42500,7 +42500,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants = require_constants4();
+    var constants2 = require_constants4();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -42575,7 +42575,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports3 }) {
         assert2(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports3;
-        this.ptr = this.llhttp.llhttp_alloc(constants.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants2.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -42670,11 +42670,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants.ERROR.OK) {
+          if (ret !== constants2.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants2.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants.ERROR.PAUSED) {
+            } else if (ret === constants2.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -42697,10 +42697,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants.ERROR.OK) {
+        if (ret === constants2.ERROR.OK) {
           return null;
         }
-        if (ret === constants.ERROR.PAUSED || ret === constants.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants2.ERROR.PAUSED || ret === constants2.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -42717,7 +42717,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants.ERROR[ret], data);
+        return new HTTPParserError(message, constants2.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -42897,7 +42897,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants.ERROR.PAUSED : 0;
+        return pause ? constants2.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -42919,7 +42919,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request3.onData(buf) === false) {
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -42955,13 +42955,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert2(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants.ERROR.PAUSED;
+          return constants2.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -56472,7 +56472,7 @@ var require_scan = __commonJS({
 var require_parse3 = __commonJS({
   "node_modules/picomatch/lib/parse.js"(exports2, module2) {
     "use strict";
-    var constants = require_constants8();
+    var constants2 = require_constants8();
     var utils = require_utils3();
     var {
       MAX_LENGTH,
@@ -56480,7 +56480,7 @@ var require_parse3 = __commonJS({
       REGEX_NON_SPECIAL_CHARS,
       REGEX_SPECIAL_CHARS_BACKREF,
       REPLACEMENTS
-    } = constants;
+    } = constants2;
     var expandRange = (args, options) => {
       if (typeof options.expandRange === "function") {
         return options.expandRange(...args, options);
@@ -56689,7 +56689,7 @@ var require_parse3 = __commonJS({
       if (options.maxExtglobRecursion === false) {
         return { risky: false };
       }
-      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants.DEFAULT_MAX_EXTGLOB_RECURSION;
+      const max2 = typeof options.maxExtglobRecursion === "number" ? options.maxExtglobRecursion : constants2.DEFAULT_MAX_EXTGLOB_RECURSION;
       const branches = splitTopLevel(body).map((branch) => branch.trim());
       if (branches.length > 1) {
         if (branches.some((branch) => branch === "") || branches.some((branch) => /^[*?]+$/.test(branch)) || hasRepeatedCharPrefixOverlap(branches)) {
@@ -56735,8 +56735,8 @@ var require_parse3 = __commonJS({
       const bos = { type: "bos", value: "", output: opts.prepend || "" };
       const tokens = [bos];
       const capture = opts.capture ? "" : "?:";
-      const PLATFORM_CHARS = constants.globChars(opts.windows);
-      const EXTGLOB_CHARS = constants.extglobChars(PLATFORM_CHARS);
+      const PLATFORM_CHARS = constants2.globChars(opts.windows);
+      const EXTGLOB_CHARS = constants2.extglobChars(PLATFORM_CHARS);
       const {
         DOT_LITERAL,
         PLUS_LITERAL,
@@ -57432,7 +57432,7 @@ var require_parse3 = __commonJS({
         NO_DOTS_SLASH,
         STAR,
         START_ANCHOR
-      } = constants.globChars(opts.windows);
+      } = constants2.globChars(opts.windows);
       const nodot = opts.dot ? NO_DOTS : NO_DOT;
       const slashDot = opts.dot ? NO_DOTS_SLASH : NO_DOT;
       const capture = opts.capture ? "" : "?:";
@@ -57490,7 +57490,7 @@ var require_picomatch = __commonJS({
     var scan = require_scan();
     var parse4 = require_parse3();
     var utils = require_utils3();
-    var constants = require_constants8();
+    var constants2 = require_constants8();
     var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
@@ -57618,7 +57618,7 @@ var require_picomatch = __commonJS({
         return /$^/;
       }
     };
-    picomatch2.constants = constants;
+    picomatch2.constants = constants2;
     module2.exports = picomatch2;
   }
 });
@@ -57714,8 +57714,8 @@ var require_picocolors = __commonJS({
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname6, join as join17, resolve as resolve4 } from "node:path";
+import { homedir, tmpdir as tmpdir3 } from "node:os";
+import { dirname as dirname6, join as join18, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -59494,12 +59494,12 @@ function $constructor(name, initializer3, proto, params) {
     inst._zod.traits.add(name);
     initializer3(inst, def);
     if (initialized) {
-      const own2 = Object.getPrototypeOf(inst);
+      const own3 = Object.getPrototypeOf(inst);
       const ctorProto = inst._zod.constr.prototype;
-      let up = own2;
+      let up = own3;
       while (up && up !== ctorProto)
         up = Object.getPrototypeOf(up);
-      const target = up ?? own2;
+      const target = up ?? own3;
       if (!initialized.has(target)) {
         initialized.add(target);
         members(target, protoMembers);
@@ -62857,20 +62857,20 @@ function leafPattern(schema) {
     return "(?!)";
   if (minimum !== void 0 || maximum !== void 0)
     return string({ minimum, maximum }).source;
-  const own2 = schema._zod.pattern;
-  return (isInt && own2 === number ? integer : own2)?.source;
+  const own3 = schema._zod.pattern;
+  return (isInt && own3 === number ? integer : own3)?.source;
 }
 function partPattern(schema) {
   const def = schema._zod.def;
-  const own2 = schema._zod.pattern?.source;
+  const own3 = schema._zod.pattern?.source;
   const inner = def.innerType ?? schema._zod.innerType;
   if (inner) {
     const before = inner._zod.pattern?.source;
     const after = partPattern(inner);
-    if (own2 && before && after && after !== before) {
-      return own2.replace(cleanRegex(before), () => cleanRegex(after));
+    if (own3 && before && after && after !== before) {
+      return own3.replace(cleanRegex(before), () => cleanRegex(after));
     }
-    return own2;
+    return own3;
   }
   if (def.options) {
     const sources = def.options.map(partPattern);
@@ -78929,8 +78929,8 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync9, readSync, realpathSync, statSync, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join6, relative as relative3 } from "node:path";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync9, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join7, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -79129,15 +79129,15 @@ function contains(range, line3) {
   return range.startLine <= line3 && line3 <= range.endLine;
 }
 function functionSource(scriptRanges, line3, column) {
-  let own2 = null;
-  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own2 === null || extent(r) < extent(own2))) own2 = r;
-  if (own2 === null) return null;
+  let own3 = null;
+  for (const r of scriptRanges) if (holdsPosition(r, line3, column) && (own3 === null || extent(r) < extent(own3))) own3 = r;
+  if (own3 === null) return null;
   let enclosing = null;
   for (const r of scriptRanges) {
-    if (r === own2 || r.name === "" || extent(r) <= extent(own2) || !holdsPosition(r, own2.startLine, own2.startColumn)) continue;
+    if (r === own3 || r.name === "" || extent(r) <= extent(own3) || !holdsPosition(r, own3.startLine, own3.startColumn)) continue;
     if (enclosing === null || extent(r) < extent(enclosing)) enclosing = r;
   }
-  return { range: own2, enclosing: enclosing?.name ?? "" };
+  return { range: own3, enclosing: enclosing?.name ?? "" };
 }
 function inlineTargets(profile, ranges, sources = () => null) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -79210,8 +79210,8 @@ function inlineTargets(profile, ranges, sources = () => null) {
     const ticks = node2.positionTicks;
     if (!ticks || ticks.length === 0) continue;
     const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
-    const own2 = rangeOf(node2);
-    if (own2 === null) {
+    const own3 = rangeOf(node2);
+    if (own3 === null) {
       const byChild = /* @__PURE__ */ new Map();
       for (const { line: line3, ticks: count } of ticks) {
         for (const { node: child, share: share3 } of calledOn(node2, line3, null)) {
@@ -79242,14 +79242,14 @@ function inlineTargets(profile, ranges, sources = () => null) {
     };
     for (const { line: line3, ticks: count } of ticks) {
       let target = null;
-      if (contains(own2, line3)) {
-        const nested = scriptRanges.filter((r) => r !== own2 && contains(r, line3) && holdsPosition(own2, r.startLine, r.startColumn) && extent(r) < extent(own2)).sort((a, b) => extent(a) - extent(b))[0];
+      if (contains(own3, line3)) {
+        const nested = scriptRanges.filter((r) => r !== own3 && contains(r, line3) && holdsPosition(own3, r.startLine, r.startColumn) && extent(r) < extent(own3)).sort((a, b) => extent(a) - extent(b))[0];
         if (nested) {
           findCallees();
           const holder = callees.find((d) => d.callFrame.url === node2.callFrame.url && rangeOf(d) === nested) ?? null;
           target = { url: node2.callFrame.url, range: nested, node: holder };
         } else {
-          const called = calledOn(node2, line3, own2);
+          const called = calledOn(node2, line3, own3);
           for (const { node: child, share: share3 } of called) {
             add(`node:${child.id}`, share3 * count / totalTicks, child.id, child.callFrame.url, rangeOf(child) ?? CALLEE_RANGE);
           }
@@ -79268,7 +79268,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
         if (best) {
           target = { url: best.node.callFrame.url, range: best.range, node: best.node };
         } else {
-          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own2.startLine, own2.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
+          const sibling = scriptRanges.filter((r) => contains(r, line3) && !holdsPosition(r, own3.startLine, own3.startColumn)).sort((a, b) => extent(a) - extent(b))[0];
           if (sibling) target = { url: node2.callFrame.url, range: sibling, node: null };
         }
       }
@@ -80423,8 +80423,8 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
   async close() {
     this.counting = false;
     for (const target of this.targets) target.instance.stop();
-    const settled = await Promise.allSettled(this.targets.map((target) => target.instance));
-    const failed = settled.find((s) => s.status === "rejected");
+    const settled2 = await Promise.allSettled(this.targets.map((target) => target.instance));
+    const failed = settled2.find((s) => s.status === "rejected");
     if (failed) throw failed.reason;
   }
 };
@@ -80688,18 +80688,236 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
   return sample;
 }
 
+// src/engine/process.ts
+import { spawn } from "node:child_process";
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join as join2 } from "node:path";
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo"];
+var own2 = null;
+function findOnPath(name, path) {
+  for (const dir of (path ?? "").split(":")) {
+    if (!isAbsolute(dir)) continue;
+    const file2 = join2(dir, name);
+    try {
+      accessSync(file2, constants.X_OK);
+      if (statSync(file2).isFile()) return file2;
+    } catch {
+    }
+  }
+  return null;
+}
+function settleOwnProcesses(env) {
+  const programs = /* @__PURE__ */ new Map();
+  for (const name of OWN_PROGRAMS) {
+    const file2 = findOnPath(name, env.PATH);
+    if (file2) programs.set(name, file2);
+  }
+  own2 = { programs, env: scrubEnv(env, secretsFrom(env)) };
+}
+function settled() {
+  if (!own2) settleOwnProcesses(process.env);
+  return own2;
+}
+var MissingProgramError = class extends Error {
+};
+function programPath(name) {
+  if (isAbsolute(name)) return name;
+  const file2 = settled().programs.get(name);
+  if (!file2) throw new MissingProgramError(`${name} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
+  return file2;
+}
+function programPathOrNull(name) {
+  return isAbsolute(name) ? name : settled().programs.get(name) ?? null;
+}
+function ownEnv() {
+  return settled().env;
+}
+var ProcessTracker = class {
+  /**
+   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
+   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
+   */
+  constructor(pidFile = null, marker = null, boundary = null) {
+    this.pidFile = pidFile;
+    this.marker = marker;
+    this.boundary = boundary;
+  }
+  pidFile;
+  marker;
+  boundary;
+  groups = /* @__PURE__ */ new Set();
+  add(pgid) {
+    this.groups.add(pgid);
+    this.sync();
+  }
+  delete(pgid) {
+    this.groups.delete(pgid);
+    this.sync();
+  }
+  get size() {
+    return this.groups.size;
+  }
+  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
+  async killAll(graceMs = 3e3) {
+    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
+    this.groups.clear();
+    this.sync();
+    if (this.marker) await stopMarked(this.marker, graceMs);
+    await this.boundary?.kill();
+  }
+  sync() {
+    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
+  }
+};
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep3(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep3(25);
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep3(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
+}
+function sleep3(ms) {
+  return new Promise((resolve5) => setTimeout(resolve5, ms));
+}
+function startShell(command2, options) {
+  return startProcess("/bin/sh", ["-c", command2], options);
+}
+function startProcess(file2, args, options) {
+  const resolved = programPath(file2);
+  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(resolved, args) : [resolved, [...args]];
+  const out = openSync(options.logFile, "a");
+  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
+  try {
+    const child = spawn(program, argv, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", out, err]
+    });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  } finally {
+    closeSync(out);
+    if (err !== out) closeSync(err);
+  }
+}
+function runShell(command2, options) {
+  return runProcess("/bin/sh", ["-c", command2], options);
+}
+async function runProcess(file2, args, options) {
+  const child = startProcess(file2, args, options);
+  const pgid = child.pid;
+  if (pgid === void 0) {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopGroup(pgid, 2e3);
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await stopGroup(pgid, 1e3);
+    options.tracker.delete(pgid);
+  }
+}
+function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve([child.exitCode, child.signalCode]);
+  }
+  return new Promise((resolve5, reject) => {
+    child.once("exit", (code, signal) => resolve5([code, signal]));
+    child.once("error", reject);
+  });
+}
+function tailFile(path, lines = 20) {
+  try {
+    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
+    return text2.split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
+
 // src/engine/service.ts
 import { existsSync, readFileSync as readFileSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join3 } from "node:path";
+import { dirname, join as join4 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/engine/health.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 var BEGIN_TIMEOUT_MS = 1e3;
 var END_TIMEOUT_MS = 5e3;
 var MAX_LINE = 64 * 1024;
@@ -80719,12 +80937,12 @@ var HealthChannel = class _HealthChannel {
   changed = null;
   /** Listens on a new socket in a private (0700) temporary directory. */
   static async open() {
-    let dir = mkdtempSync(join2(tmpdir(), "perfgate-health-"));
-    if (join2(dir, "health.sock").length > MAX_SOCKET_PATH) {
+    let dir = mkdtempSync(join3(tmpdir(), "perfgate-health-"));
+    if (join3(dir, "health.sock").length > MAX_SOCKET_PATH) {
       rmSync(dir, { recursive: true, force: true });
       dir = mkdtempSync("/tmp/perfgate-health-");
     }
-    const path = join2(dir, "health.sock");
+    const path = join3(dir, "health.sock");
     const server = createServer();
     await new Promise((resolve5, reject) => {
       server.once("error", reject);
@@ -80847,178 +81065,6 @@ function sliceHealth(reports, requestsSinceStart) {
   return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
 }
 
-// src/engine/process.ts
-import { spawn } from "node:child_process";
-import { closeSync, openSync, readdirSync, readFileSync as readFileSync3, writeFileSync } from "node:fs";
-var ProcessTracker = class {
-  /**
-   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
-   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
-   */
-  constructor(pidFile = null, marker = null) {
-    this.pidFile = pidFile;
-    this.marker = marker;
-  }
-  pidFile;
-  marker;
-  groups = /* @__PURE__ */ new Set();
-  add(pgid) {
-    this.groups.add(pgid);
-    this.sync();
-  }
-  delete(pgid) {
-    this.groups.delete(pgid);
-    this.sync();
-  }
-  get size() {
-    return this.groups.size;
-  }
-  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
-  async killAll(graceMs = 3e3) {
-    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
-    this.groups.clear();
-    this.sync();
-    if (this.marker) await stopMarked(this.marker, graceMs);
-  }
-  sync() {
-    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
-  }
-};
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep3(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep3(25);
-}
-var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
-function findMarked(marker) {
-  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
-  const found = [];
-  let pids = [];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
-      if (environ.includes(needle)) found.push(pid);
-    } catch {
-    }
-  }
-  return found;
-}
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-async function stopMarked(marker, graceMs = 3e3) {
-  const pids = findMarked(marker);
-  if (pids.length === 0) return 0;
-  const signal = (pid, sig) => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep3(25);
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
-  return pids.length;
-}
-function sleep3(ms) {
-  return new Promise((resolve5) => setTimeout(resolve5, ms));
-}
-function startShell(command2, options) {
-  return startProcess("/bin/sh", ["-c", command2], options);
-}
-function startProcess(file2, args, options) {
-  const out = openSync(options.logFile, "a");
-  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
-  try {
-    const child = spawn(file2, args, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", out, err]
-    });
-    if (child.pid) options.tracker.add(child.pid);
-    return child;
-  } finally {
-    closeSync(out);
-    if (err !== out) closeSync(err);
-  }
-}
-function runShell(command2, options) {
-  return runProcess("/bin/sh", ["-c", command2], options);
-}
-async function runProcess(file2, args, options) {
-  const child = startProcess(file2, args, options);
-  const pgid = child.pid;
-  if (pgid === void 0) {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut: false };
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void stopGroup(pgid, 2e3);
-  }, options.timeoutMs);
-  try {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut };
-  } finally {
-    clearTimeout(timer);
-    await stopGroup(pgid, 1e3);
-    options.tracker.delete(pgid);
-  }
-}
-function exitOf(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve([child.exitCode, child.signalCode]);
-  }
-  return new Promise((resolve5, reject) => {
-    child.once("exit", (code, signal) => resolve5([code, signal]));
-    child.once("error", reject);
-  });
-}
-function tailFile(path, lines = 20) {
-  try {
-    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
-    return text2.split("\n").slice(-lines).join("\n");
-  } catch {
-    return "";
-  }
-}
-
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
 import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
@@ -81026,7 +81072,7 @@ var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
     try {
-      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
     } catch {
       ticksPerSecond = 100;
     }
@@ -81089,7 +81135,7 @@ function groupRssBytes(pgid) {
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath2(import.meta.url));
-  const candidates = [join3(here, file2), join3(here, "..", "preload", file2)];
+  const candidates = [join4(here, file2), join4(here, "..", "preload", file2)];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
@@ -81326,10 +81372,10 @@ function httpStatus(url2, timeoutMs) {
 import { execFile } from "node:child_process";
 import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync7, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
-import { dirname as dirname2, join as join4, relative as relative2 } from "node:path";
+import { dirname as dirname2, join as join5, relative as relative2 } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve5, reject) => {
-    execFile("git", args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
       if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
       else resolve5(stdout.trim());
     });
@@ -81414,7 +81460,7 @@ async function prepareTrees(request3, ports) {
   };
   const addWorktree = async (side, sha) => {
     mkdirSync(request3.scratchDir, { recursive: true });
-    const dir = join4(request3.scratchDir, side);
+    const dir = join5(request3.scratchDir, side);
     await git(["worktree", "add", "--detach", "--force", dir, sha], root);
     created.push(dir);
     return dir;
@@ -81442,8 +81488,8 @@ async function copyUntracked(root, dir, skip) {
   const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
   const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
   for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
-    mkdirSync(dirname2(join4(dir, file2)), { recursive: true });
-    cpSync(join4(root, file2), join4(dir, file2), { verbatimSymlinks: true });
+    mkdirSync(dirname2(join5(dir, file2)), { recursive: true });
+    cpSync(join5(root, file2), join5(dir, file2), { verbatimSymlinks: true });
   }
 }
 function detectPackageManager(dir) {
@@ -81453,10 +81499,10 @@ function detectPackageManager(dir) {
     ["package-lock.json", "npm", "npm ci"],
     ["npm-shrinkwrap.json", "npm", "npm ci"]
   ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join4(dir, lockfile))) return { name, lockfile, install };
-  if (!existsSync2(join4(dir, "package.json"))) return null;
+  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join5(dir, lockfile))) return { name, lockfile, install };
+  if (!existsSync2(join5(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync7(join4(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync7(join5(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -81467,7 +81513,7 @@ function installCommand(dir) {
   return detectPackageManager(dir)?.install ?? null;
 }
 function serviceDir(tree, service) {
-  return join4(tree.root, service.cwd);
+  return join5(tree.root, service.cwd);
 }
 async function setupTree(tree, options, ports) {
   const dir = serviceDir(tree, options.service);
@@ -81482,7 +81528,7 @@ async function setupTree(tree, options, ports) {
   for (const [phase, command2] of steps) {
     if (!command2) continue;
     ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join4(options.logDir, `${tree.side}-${phase}.log`);
+    const logFile = join5(options.logDir, `${tree.side}-${phase}.log`);
     const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
     if (result.code !== 0) {
       const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
@@ -81497,7 +81543,7 @@ ${tailFile(logFile, 15)}`
 // src/engine/zerox.ts
 import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname as dirname3, join as join5 } from "node:path";
+import { dirname as dirname3, join as join6 } from "node:path";
 var requireHere = createRequire(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
@@ -81505,7 +81551,7 @@ function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
     const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
-    return { version: version2, cmd: join5(dirname3(manifest), "cmd.js") };
+    return { version: version2, cmd: join6(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -81521,8 +81567,8 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync8(join5(prefix, "node_modules", "0x", "package.json"), "utf8"));
-    return manifest.version === version2 && existsSync3(join5(prefix, "node_modules", "0x", "cmd.js"));
+    const manifest = JSON.parse(readFileSync8(join6(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    return manifest.version === version2 && existsSync3(join6(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
   }
@@ -81531,8 +81577,8 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join5(options.toolsDir, `0x-${version2}`);
-  const cmd = join5(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join6(options.toolsDir, `0x-${version2}`);
+  const cmd = join6(prefix, "node_modules", "0x", "cmd.js");
   if (holdsVersion(prefix, version2)) return cmd;
   const key = zeroXCacheKey(version2);
   if (options.cache && await options.cache.restore(prefix, key)) {
@@ -81598,8 +81644,10 @@ function monotonicUs() {
 }
 function nodeInfo(env, cwd) {
   const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  const node2 = programPathOrNull("node");
+  if (!node2) return Promise.resolve({ version: "unknown", cpuProfInNodeOptions: false });
   return new Promise((resolve5) => {
-    execFile2("node", ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
+    execFile2(node2, ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
       const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
       resolve5({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
     });
@@ -81618,7 +81666,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync9(join6(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync9(join7(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81675,7 +81723,7 @@ function scriptSources(nodeVersion) {
 }
 function fileSize(path) {
   try {
-    return statSync(path).size;
+    return statSync2(path).size;
   } catch {
     return 0;
   }
@@ -81704,7 +81752,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join6(phase.session.logDir, `${side}.log`);
+  const logFile = join7(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
@@ -81713,7 +81761,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     dir: cwd,
     env: phase.session.env,
     logFile,
-    statusFile: join6(phase.session.logDir, `${side}-profile.status`),
+    statusFile: join7(phase.session.logDir, `${side}-profile.status`),
     tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -81739,7 +81787,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync9(join6(dir, name), "utf8"), join6(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync9(join7(dir, name), "utf8"), join7(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -81747,7 +81795,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join6(phase.session.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join7(phase.session.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -81761,7 +81809,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     tree,
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
-    files: files.map((f) => join6(dir, f)),
+    files: files.map((f) => join7(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -81769,11 +81817,11 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join6(phase.outDir, "profiles", slug);
+  const dir = join7(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     phase.session.checkCancelled();
-    runs[side] = await profileSide(phase, side, scenario, join6(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join7(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
@@ -81781,7 +81829,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const runDir = (path) => relative3(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join6(dir, `${side}.cpuprofile`);
+    const merged = join7(dir, `${side}.cpuprofile`);
     writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
@@ -81810,7 +81858,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join6(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const diffFile = join7(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
   writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
@@ -81818,7 +81866,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
   phase.session.update();
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join6(phase.session.logDir, "flamegraphs.log");
+  const logFile = join7(phase.session.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({
     toolsDir: phase.toolsDir,
     env: phase.session.env,
@@ -81829,10 +81877,10 @@ async function profileScenario(phase, scenario, slug, ports) {
   });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join6(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join7(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join6(dir, `${side}.cpuprofile`),
+        input: join7(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.session.env,
@@ -81937,7 +81985,7 @@ function formatClock(ms) {
 }
 
 // src/engine/preflight.ts
-import { isAbsolute, join as join7 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join8 } from "node:path";
 async function preflight(request3) {
   const sides = await resolveSides(request3);
   const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
@@ -81955,7 +82003,7 @@ async function preflight(request3) {
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
   const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join7(sides.root, name), { required: required2 });
+  if (isAbsolute2(name) || !fromCommit) return loadConfigFile(isAbsolute2(name) ? name : join8(sides.root, name), { required: required2 });
   const source = `${sides.head.ref}:${name}`;
   const text2 = await readAtCommit(sides.root, sides.head.sha, name);
   if (text2 === null) {
@@ -81967,7 +82015,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/results/types.ts
@@ -82010,13 +82058,9 @@ import { execFile as execFile3 } from "node:child_process";
 import { cpus, platform, release, totalmem } from "node:os";
 async function fingerprint(env, cwd) {
   const cpuList = cpus();
-  const nodeVersion = await new Promise((resolve5) => {
-    execFile3(
-      "node",
-      ["-p", "process.version"],
-      { env, cwd, timeout: 1e4 },
-      (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim())
-    );
+  const node2 = programPathOrNull("node");
+  const nodeVersion = !node2 ? "unknown" : await new Promise((resolve5) => {
+    execFile3(node2, ["-p", "process.version"], { env, cwd, timeout: 1e4 }, (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim()));
   });
   return {
     cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
@@ -82060,8 +82104,8 @@ function describeBody(body) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync11, statSync as statSync3 } from "node:fs";
-import { join as join9 } from "node:path";
+import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import { join as join10 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
@@ -82137,11 +82181,11 @@ function readCapture(file2) {
 
 // src/engine/bench/glob.ts
 import { lstatSync } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync2 } from "fs";
-import { isAbsolute as isAbsolute2, posix as posix3, resolve as resolve2 } from "path";
+import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
+import { isAbsolute as isAbsolute3, posix as posix3, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath3 } from "url";
 
 // node_modules/fdir/dist/index.mjs
@@ -82757,7 +82801,7 @@ function normalizePattern(pattern2, opts, props, isIgnore) {
   if (pattern2[pattern2.length - 1] === "/") result = pattern2.slice(0, -1);
   if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
   const escapedCwd = escapePath(cwd);
-  result = isAbsolute2(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
+  result = isAbsolute3(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
   const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
   const parts = splitPattern(result);
   if (parentDir) {
@@ -82895,7 +82939,7 @@ function getOptions(options) {
     realpath: opts.fs.realpath || realpath2,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
-    statSync: opts.fs.statSync || statSync2
+    statSync: opts.fs.statSync || statSync3
   });
   if (opts.debug) log("globbing with options:", opts);
   return opts;
@@ -82922,7 +82966,7 @@ function throughLinkedDirectory(root, path, linked) {
     dir = dir ? `${dir}/${segment}` : segment;
     let isLink = linked.get(dir);
     if (isLink === void 0) {
-      isLink = lstatSync(join8(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      isLink = lstatSync(join9(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
       linked.set(dir, isLink);
     }
     if (isLink) return true;
@@ -82968,7 +83012,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join9(dirs[side], path);
+      const absolute = join10(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -82999,9 +83043,9 @@ var LIBRARY_IMPORT = new RegExp(
 function findBenchmarkSuites(dir) {
   const suites = [];
   for (const path of matchFiles(dir, [SOURCE_FILES])) {
-    const absolute = join9(dir, path);
+    const absolute = join10(dir, path);
     try {
-      if (statSync3(absolute).size > MAX_SUITE_BYTES) continue;
+      if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
       const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
@@ -83028,7 +83072,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -83045,7 +83089,7 @@ async function runBenchmarks(request3) {
   results.benchmarks = stored;
   session.update();
   const plan = buildBenchPlan(stored.files, config2.rounds, request3.seed);
-  const logDir = join10(session.logDir, "benchmarks");
+  const logDir = join11(session.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...session.env, ...request3.service.env };
@@ -83100,8 +83144,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join10(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join10(options.logDir, `${stem}.out.log`), stderr: join10(options.logDir, `${stem}.err.log`) };
+  const output2 = join11(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join11(options.logDir, `${stem}.out.log`), stderr: join11(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -83161,7 +83205,7 @@ function firstLine(text2) {
 import { execFileSync as execFileSync2 } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
-    const out = execFileSync2("taskset", ["-p", "-c", String(pid)], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync2(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
     const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
     return parseCpuList(list2);
   } catch {
@@ -83184,7 +83228,7 @@ function choosePlacement(mode, cpus2) {
 }
 function pinProcess(cpus2, pid = process.pid) {
   try {
-    execFileSync2("taskset", ["-a", "-p", "-c", cpus2, String(pid)], { stdio: "ignore" });
+    execFileSync2(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
     return true;
   } catch {
     return false;
@@ -83274,9 +83318,9 @@ var RunSession = class {
 // src/engine/run.ts
 async function runCompare(request3, ports) {
   mkdirSync5(request3.outDir, { recursive: true });
-  const logDir = join11(request3.outDir, "logs");
+  const logDir = join12(request3.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join11(request3.outDir, "results.json");
+  const resultsPath = join12(request3.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -83286,7 +83330,7 @@ async function runCompare(request3, ports) {
       baseRef: request3.baseRef,
       mergeBase: request3.mergeBase,
       headRef: request3.headRef,
-      scratchDir: join11(request3.outDir, "trees")
+      scratchDir: join12(request3.outDir, "trees")
     },
     ports
   );
@@ -83353,7 +83397,7 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join11(request3.outDir, "tools") });
+    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools") });
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -83426,8 +83470,8 @@ async function runBlock(session, phase, block) {
             config: config2.service,
             dir: serviceDir(trees[side], config2.service),
             env: session.env,
-            logFile: join11(session.logDir, `${side}.log`),
-            statusFile: join11(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join12(session.logDir, `${side}.log`),
+            statusFile: join12(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -84528,13 +84572,15 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
       }
     }
   }
+  const design = designedPower(results, level);
   for (const c of comparisons.filter((c2) => c2.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, level);
+    const n = Math.max(c.n, design.starts);
+    const needed = pairsNeeded(n, gatedCount, design.level);
     if (needed !== null) {
       warnings.push({
         code: "underpowered",
         scenario: c.scenario,
-        message: `With ${c.n} start pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
+        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
       });
       break;
     }
@@ -84555,6 +84601,13 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
     warnings.push({ code: "inconclusive", scenario: c.scenario, message: undecidedMessage(c, family, level) });
   }
   return warnings;
+}
+function designedPower(results, level) {
+  const sequential = results.sequential;
+  const stopped = sequential?.taken.some((look) => look.decision === "stop-regression" || look.decision === "stop-clear") ?? false;
+  if (!sequential || !stopped) return { starts: 0, level };
+  const { blocks, instances } = results.config.load;
+  return { starts: blocks * (instances ?? 1), level: sequential.looks.at(-1)?.nominalAlpha ?? level };
 }
 var START_SUMMARY_SPREAD = 1.03;
 function startsOrPairs(c, spread = c.starts && c.starts.length >= 3 ? startSpread(c.starts.map((s) => Math.log1p(s.change))) : null) {
@@ -84964,11 +85017,15 @@ function formatGrowth(mb) {
   return `${mb < 0 ? MINUS : "+"}${digits} MB`;
 }
 function describeHealthLimit(c) {
-  if ("metric" in c) {
-    const floor = c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : "";
-    return `${formatHealthMetricName(c.metric)} limit ${formatPercent(c.limit)}${floor}`;
-  }
-  return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+  return `${"metric" in c ? formatHealthMetricName(c.metric) : "heap growth"} ${describeHealthLimitValue(c)}`;
+}
+function describeHealthLimitValue(c) {
+  if ("metric" in c) return `limit ${formatPercent(c.limit)}${c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : ""}`;
+  return `limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+}
+function describeHealthFailure(c) {
+  const change = "metric" in c ? `${formatHealthMetricName(c.metric)} ${formatChange(c.change)}` : `heap growth +${Number(c.change.toPrecision(3))} MB per 10k requests`;
+  return `${c.scenario} ${change} (${describeHealthLimitValue(c)})`;
 }
 function absoluteText(c) {
   if (!(c.min > 0) || !Number.isFinite(c.absoluteChange)) return "";
@@ -85057,13 +85114,14 @@ function healthRows(results, analysis) {
         const { generatorBusy, generatorCpu } = generator.sides[side];
         return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
       };
+      const shared = load("base") === load("head");
       rows.push({
         scenario: name,
         metric: "generator busy / CPU",
         gated: false,
         base: load("base"),
-        head: load("head"),
-        change: "",
+        head: shared ? "" : load("head"),
+        change: shared ? "one generator loads both sides" : "",
         cell: { kind: "generator", bound },
         notable: bound
       });
@@ -85188,6 +85246,35 @@ function describeDecision(analysis, escapeText) {
   }
   return text2;
 }
+function describeLimitedChange(c, escapeText) {
+  return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChange(c.change)} (limit ${formatPercent(c.limit)})`;
+}
+function limitsWorse(c) {
+  return (c.higherIsBetter ? -1 : 1) * c.change / c.limit;
+}
+function worstGatedChange(analysis) {
+  const pool = analysis.decision === "fail" ? analysis.failing : analysis.comparisons.filter((c) => c.gated && limitsWorse(c) > 0);
+  return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
+}
+function describeAnswer(analysis, escapeText, culpritOf3) {
+  const decision = describeDecision(analysis, escapeText);
+  const worst = worstGatedChange(analysis);
+  const health = analysis.health?.failing[0];
+  if (worst === null && analysis.decision === "fail" && health) {
+    const culprit = culpritOf3(health.scenario);
+    const more = (analysis.health?.failing.length ?? 0) - 1 + (analysis.benchmarks?.failing.length ?? 0);
+    const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? "" : "s"})` : "";
+    return `failing: ${escapeText(describeHealthFailure(health))}${culprit ? `: ${escapeText(culprit)}` : ""}${others}`;
+  }
+  if (worst === null) return decision;
+  if (analysis.decision === "fail") {
+    const culprit = culpritOf3(worst.scenario);
+    const more = analysis.failing.length - 1 + (analysis.benchmarks?.failing.length ?? 0) + (analysis.health?.failing.length ?? 0);
+    const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? "" : "s"})` : "";
+    return `failing: ${describeLimitedChange(worst, escapeText)}${culprit ? `: ${escapeText(culprit)}` : ""}${others}`;
+  }
+  return decision === "passing" ? `passing: largest gated change ${describeLimitedChange(worst, escapeText)}` : decision;
+}
 function orderBenchmarkRows(analysis) {
   const benchmarks = analysis.benchmarks;
   if (!benchmarks) return [];
@@ -85209,8 +85296,8 @@ function verdictTone(comparison) {
   }
 }
 function nothingChanged(results, analysis) {
-  const all = allComparisons(analysis);
-  return results.status === "complete" && analysis.decision === "pass" && all.length > 0 && all.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
+  const gated = allComparisons(analysis).filter((c) => c.gated);
+  return results.status === "complete" && analysis.decision === "pass" && gated.length > 0 && gated.every((c) => c.verdict === "unchanged") && (analysis.health?.hints.length ?? 0) === 0 && (analysis.benchmarks?.uncompared.length ?? 0) === 0;
 }
 function describeNothingChanged(analysis, escapeText) {
   const byScenario = /* @__PURE__ */ new Map();
@@ -85220,8 +85307,8 @@ function describeNothingChanged(analysis, escapeText) {
   );
   const shown = scenarios.slice(0, 3);
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).length;
-  return `all ${count} ${count === 1 ? "metric is" : "metrics are"} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
+  const count = allComparisons(analysis).filter((c) => c.gated).length;
+  return `${count === 1 ? "the gated metric is" : `all ${count} gated metrics are`} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
 }
 
 // src/report/benchmarks.ts
@@ -85267,15 +85354,15 @@ var OTHER_CATEGORIES = ["dependency", "node", "native"];
 function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
   return (results.profiles ?? []).map((profile) => {
     const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
-    const own2 = hottestChanges(changes, ["own"], rows);
+    const own3 = hottestChanges(changes, ["own"], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
     return {
       profile,
-      own: own2,
+      own: own3,
       other,
-      deoptimized: [...own2, ...other].filter((c) => c.deoptReasons.length > 0),
-      optimization: own2.filter((c) => c.optimization !== null),
-      attributed: own2.some((c) => c.attributed !== null),
+      deoptimized: [...own3, ...other].filter((c) => c.deoptReasons.length > 0),
+      optimization: own3.filter((c) => c.optimization !== null),
+      attributed: own3.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
       culprit: culpritAmong(changes)
     };
@@ -85472,6 +85559,95 @@ function describeIncomplete(results, analysis, escapeText) {
   return `${cause}. The verdicts use the ${describeMeasured(results, analysis).join(" and ")} measured so far.`;
 }
 
+// src/results/verdicts.ts
+var VERDICTS_SCHEMA = "perfgate/verdicts";
+var VERDICTS_VERSION = 1;
+var finite2 = (x) => Number.isFinite(x) ? x : null;
+function paired(kind, metric, scenario, benchmark, c, culprit = null) {
+  return {
+    kind,
+    metric,
+    scenario,
+    benchmark,
+    gated: c.gated,
+    limit: c.limit,
+    n: c.n,
+    estimate: c.change,
+    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
+    p: finite2(c.p),
+    pAdjusted: finite2(c.pAdjusted),
+    verdict: c.verdict,
+    higherIsBetter: c.higherIsBetter,
+    worsening: c.higherIsBetter ? -c.change : c.change,
+    base: finite2(c.baseMedian),
+    head: finite2(c.headMedian),
+    culprit
+  };
+}
+function scenarioUnchanged(analysis, scenario) {
+  const own3 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
+  return own3.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
+}
+function culpritOf2(results, analysis, scenario) {
+  if (scenarioUnchanged(analysis, scenario)) return null;
+  const culprit = culpritOfScenario(results.profiles, scenario);
+  if (culprit === null) return null;
+  const { fn } = culprit;
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: fn.added, text: culprit.text };
+}
+function buildVerdicts(results, analysis) {
+  const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null]));
+  for (const scenario of culprits.keys()) culprits.set(scenario, culpritOf2(results, analysis, scenario));
+  const metrics = [
+    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c, culprits.get(c.scenario) ?? null)),
+    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
+    ...(analysis.health?.heap ?? []).map(
+      (h) => ({
+        kind: "heap",
+        metric: "heap_growth",
+        scenario: h.scenario,
+        benchmark: null,
+        gated: h.gated,
+        limit: h.limit,
+        n: null,
+        estimate: h.change,
+        interval: null,
+        p: null,
+        pAdjusted: null,
+        verdict: h.verdict,
+        higherIsBetter: false,
+        worsening: h.change,
+        base: finite2(h.baseMbPer10k),
+        head: finite2(h.headMbPer10k),
+        culprit: null
+      })
+    ),
+    ...(analysis.benchmarks?.comparisons ?? []).map(
+      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
+    )
+  ];
+  return {
+    schema: VERDICTS_SCHEMA,
+    version: VERDICTS_VERSION,
+    decision: analysis.decision,
+    status: results.status,
+    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
+    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
+    regressions: analysis.regressions,
+    improvements: analysis.improvements,
+    worst: worstOf(metrics),
+    metrics,
+    warnings: analysis.warnings
+  };
+}
+function worstOf(metrics) {
+  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
+  const regressions = gated.filter((m) => m.verdict === "regression");
+  const relative7 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
+  const pool = relative7(regressions.length > 0 ? regressions : gated);
+  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
+}
+
 // src/report/markdown.ts
 var VERDICT_CELLS = {
   fail: "\u274C regression",
@@ -85499,15 +85675,17 @@ function acceptedLabel(analysis, options) {
 }
 function renderHeadline(results, analysis, title, accepted) {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
-  const decision = accepted === null ? `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${describeDecision(analysis, escapeMarkdown)}` : `\u26A0\uFE0F accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
+  const culprits = regressionCulprits(results, analysis);
+  const culpritOf3 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, escapeMarkdown, culpritOf3);
+  const decision = accepted === null ? `${analysis.decision === "pass" ? "\u2705" : "\u274C"} ${answer}` : `\u26A0\uFE0F accepted by label **${escapeMarkdown(accepted)}**: ${answer}`;
   const incomplete = results.status === "complete" ? "" : " \xB7 \u26A0\uFE0F incomplete run";
-  const heading = `## ${escapeMarkdown(title)}: ${counts} \u2014 ${decision}${incomplete}`;
-  const culprits = regressionCulprits(results, analysis).map(
-    (c) => `${c.culprit ? "\u{1F50E}" : "\u{1F4C9}"} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` \xB7 ${escapeMarkdown(c.culprit.text)}` : ""}`
-  );
-  return culprits.length > 0 ? `${heading}
+  const heading = `## ${escapeMarkdown(title)}: ${decision}${incomplete}`;
+  const lead = analysis.decision === "fail" ? worstGatedChange(analysis) : null;
+  const lines = culprits.filter((c) => c.scenario !== lead?.scenario).map((c) => `${c.culprit ? "\u{1F50E}" : "\u{1F4C9}"} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` \xB7 ${escapeMarkdown(c.culprit.text)}` : ""}`);
+  return `${heading}
 
-${culprits.join("<br>\n")}` : heading;
+${[...lines, counts].join("<br>\n")}`;
 }
 function renderAccepted(accepted) {
   if (accepted === null) return null;
@@ -85546,7 +85724,7 @@ function renderComparisonRow(row) {
 }
 function renderTable(rows, limit) {
   if (rows.length === 0) return "_Nothing was compared: no pair was measured._";
-  const head = tableHead(["scenario", "metric", "base", "head", "change (95% CI)", "verdict"], "llrrll");
+  const head = tableHead(["scenario", "metric", "base (median)", "head (median)", "paired change (95% CI)", "verdict"], "llrrll");
   if (limit === void 0) return [head, ...rows.map(renderComparisonRow)].join("\n");
   const kept = new Set(limit.select(rows));
   const shown = rows.filter((row) => kept.has(row)).map((row, i, all) => ({ ...row, firstOfScenario: i === 0 || all[i - 1].comparison.scenario !== row.comparison.scenario }));
@@ -85578,7 +85756,9 @@ _No micro-benchmark gave a number on either side._`;
 }
 function renderLegend(hasRows, warningCount, hasBenchmarks = false) {
   const what = hasBenchmarks ? "metrics and micro-benchmarks are" : "metrics are";
-  const parts = hasRows ? [`**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information.`] : [];
+  const parts = hasRows ? [
+    `**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information. Base and head are each side's median; the change is paired: the typical head/base change of the start pairs (Hodges\u2013Lehmann), not the ratio of the medians.`
+  ] : [];
   if (warningCount > 0) parts.push(`\u26A0\uFE0F ${warningCount === 1 ? "1 warning" : `${warningCount} warnings`} below.`);
   return parts.length === 0 ? null : parts.join(" ");
 }
@@ -85795,14 +85975,14 @@ function flamegraphLinks(section2, options) {
   const where = files.some(({ file: file2 }) => urls[file2] === void 0) ? " (files next to results.json)" : "";
   return `Flamegraphs${where}: ${cells.join(" \xB7 ")}`;
 }
-function renderHotFunctionSection(results, options, section2) {
+function renderHotFunctionSection(results, analysis, options, section2) {
   const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
   const measure = section2.attributed ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}` : `self time under the same load, ${unit}`;
   const title = `**Hot functions, ${escapeMarkdown(section2.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section2.profile))}.`;
-  const own2 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
+  const own3 = section2.own.length === 0 ? "_No function of the service's own code was sampled on either side._" : section2.attributed ? attributedTable(results, options, section2.own) : hotFunctionTable(results, options, section2.own);
   const parts = [title];
-  if (section2.culprit !== null) parts.push(`\u{1F50E} Most new time: ${escapeMarkdown(describeCulprit(section2.culprit))}.`);
-  parts.push(own2);
+  if (section2.culprit !== null && !scenarioUnchanged(analysis, section2.profile.scenario)) parts.push(`\u{1F50E} Most new time: ${escapeMarkdown(describeCulprit(section2.culprit))}.`);
+  parts.push(own3);
   if (section2.other.length > 0) {
     parts.push(
       [
@@ -85826,7 +86006,7 @@ function renderHotFunctionSection(results, options, section2) {
   if (links !== null) parts.push(links);
   return parts.join("\n\n");
 }
-function renderHotFunctions(results, options) {
+function renderHotFunctions(results, analysis, options) {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
@@ -85835,7 +86015,7 @@ function renderHotFunctions(results, options) {
   const attributed = sections.some((section2) => section2.attributed) ? " Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most." : "";
   const change = describeChangeColumn(sections);
   const legend = `${change[0].toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section2) => renderHotFunctionSection(results, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
+  return [...sections.map((section2) => renderHotFunctionSection(results, analysis, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
 }
 function renderNothingChanged(analysis) {
   return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
@@ -85849,7 +86029,7 @@ function renderMarkdown(results, analysis, options = {}) {
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== void 0)
   ];
-  const inside = [renderRequestBreakdown(results), renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
+  const inside = [renderRequestBreakdown(results), renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, analysis, options)];
   const quiet = nothingChanged(results, analysis);
   const folded = [...tables2, ...inside].filter((s) => s !== null);
   const sections = [
@@ -85871,7 +86051,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -86182,10 +86362,11 @@ function renderGrid(columns, cells, styles, width, paint) {
   ];
 }
 var GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
+var COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges\u2013Lehmann), not the ratio of the medians";
 function renderTable2(rows, width, paint) {
   if (rows.length === 0) return ["nothing was compared: no pair was measured"];
   const styles = rows.map((row) => TONE_STYLE[verdictTone(row.comparison)]);
-  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE];
+  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 var BENCHMARK_COLUMNS = [
   { header: "benchmark", align: "left" },
@@ -86236,17 +86417,24 @@ function renderBenchmarkFailures2(analysis) {
 function renderHeadline2(results, analysis, paint) {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const pass = analysis.decision === "pass";
-  const decision = paint(`${pass ? "\u2713" : "\u2717"} ${describeDecision(analysis, sanitizeText)}`, pass ? "green" : "red");
-  const lines = [`${paint("perfgate", "bold")}: ${counts} \u2014 ${decision}`];
-  for (const c of regressionCulprits(results, analysis)) {
+  const culprits = regressionCulprits(results, analysis);
+  const culpritOf3 = (scenario) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, sanitizeText, culpritOf3);
+  const lead = worstGatedChange(analysis);
+  const lines = [`${paint("perfgate", "bold")}: ${paint(`${pass ? "\u2713" : "\u2717"} ${answer}`, pass ? "green" : "red")}`];
+  for (const c of culprits) {
+    if (!pass && lead !== null && c.scenario === lead.scenario) continue;
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` \xB7 ${sanitizeText(c.culprit.text)}` : ""}`);
   }
+  lines.push(counts);
   const incomplete = describeIncomplete(results, analysis, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, "yellow"));
   lines.push(`${describeSides(results, sanitizeText)} \xB7 ${describeSetup(results, analysis, sanitizeText)}`);
-  const stopping = describeStopping(results, sanitizeText);
-  if (stopping !== null) lines.push(stopping);
   return lines;
+}
+function renderStopping(results) {
+  const stopping = describeStopping(results, sanitizeText);
+  return stopping === null ? [] : ["", stopping];
 }
 function renderWarnings2(analysis, paint) {
   const warnings = analysis.warnings;
@@ -86286,7 +86474,7 @@ function describeBenchmarkDetectable(analysis) {
 }
 function renderDetectable(rows, analysis) {
   const lines = [
-    ...rows.filter((r) => r.comparison.metric === "throughput").map((r) => describeDetectable(r.comparison)),
+    ...rows.filter((r) => r.comparison.gated && r.comparison.verdict === "inconclusive").map((r) => describeDetectable(r.comparison)),
     ...describeBenchmarkDetectable(analysis)
   ];
   return lines.length === 0 ? [] : ["", ...lines];
@@ -86311,9 +86499,9 @@ function renderHealth2(results, analysis, paint) {
   if (rows.length === 0 && hints.length === 0) return [];
   const lines = ["", `service health \u2014 ${describeHealthMethod(results)}:`];
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
-    const own2 = rows.filter((r) => r.scenario === scenario);
-    const verdicts = own2.map((row) => healthVerdict(row.cell));
-    const cells = own2.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
+    const own3 = rows.filter((r) => r.scenario === scenario);
+    const verdicts = own3.map((row) => healthVerdict(row.cell));
+    const cells = own3.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
     const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
     lines.push(sanitizeText(scenario), ...grid.map((line3) => line3.replace(/\s+$/, "")));
   }
@@ -86360,11 +86548,11 @@ function hotFunctionCells(c) {
 function renderHotFunctionGrid(rows, width, paint) {
   return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
 }
-function renderHotFunctionSection2(section2, options, width, paint) {
+function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   const measure = section2.attributed ? "own code: time of each function with the code it calls" : "self time";
   const unit = section2.perRequest ? "CPU time per request" : "% of each side's CPU samples";
   const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section2.profile))}):`];
-  if (section2.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
+  if (section2.culprit !== null && !scenarioUnchanged(analysis, section2.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
   const cells = section2.own.map(attributedCells);
   const lastWidth = Math.max(0, ...cells.map((row) => stringWidth(row.at(-1))));
   const ownGrid = section2.attributed ? renderGrid(ATTRIBUTED_COLUMNS, cells, section2.own.map(() => null), width + lastWidth, paint).map((line3) => line3.replace(/\s+$/, "")) : renderHotFunctionGrid(section2.own, width, paint);
@@ -86379,16 +86567,16 @@ function renderHotFunctionSection2(section2, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join12(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join13(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
   return lines;
 }
-function renderHotFunctions2(results, options, width, paint) {
+function renderHotFunctions2(results, analysis, options, width, paint) {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
   if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection2(s, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
+  return [...sections.flatMap((s) => renderHotFunctionSection2(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
 }
 function renderFolded(results, analysis, options, paint) {
   return [
@@ -86416,83 +86604,14 @@ function renderTerminal(results, analysis, options = {}) {
     ...renderBenchmarks2(results, analysis, width, paint, httpShown),
     ...renderRequestLines(results),
     ...renderHealth2(results, analysis, paint),
-    ...renderHotFunctions2(results, options, width, paint),
+    ...renderHotFunctions2(results, analysis, options, width, paint),
     ...renderWarnings2(analysis, paint),
     ...renderFailures2(analysis),
     ...renderBenchmarkFailures2(analysis),
-    ...renderDetectable(rows, analysis)
+    ...renderDetectable(rows, analysis),
+    ...renderStopping(results)
   ];
   return lines.join("\n") + "\n";
-}
-
-// src/results/verdicts.ts
-var VERDICTS_SCHEMA = "perfgate/verdicts";
-var VERDICTS_VERSION = 1;
-var finite2 = (x) => Number.isFinite(x) ? x : null;
-function paired(kind, metric, scenario, benchmark, c) {
-  return {
-    kind,
-    metric,
-    scenario,
-    benchmark,
-    gated: c.gated,
-    limit: c.limit,
-    n: c.n,
-    estimate: c.change,
-    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
-    p: finite2(c.p),
-    pAdjusted: finite2(c.pAdjusted),
-    verdict: c.verdict,
-    higherIsBetter: c.higherIsBetter,
-    worsening: c.higherIsBetter ? -c.change : c.change
-  };
-}
-function buildVerdicts(results, analysis) {
-  const metrics = [
-    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c)),
-    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
-    ...(analysis.health?.heap ?? []).map(
-      (h) => ({
-        kind: "heap",
-        metric: "heap_growth",
-        scenario: h.scenario,
-        benchmark: null,
-        gated: h.gated,
-        limit: h.limit,
-        n: null,
-        estimate: h.change,
-        interval: null,
-        p: null,
-        pAdjusted: null,
-        verdict: h.verdict,
-        higherIsBetter: false,
-        worsening: h.change
-      })
-    ),
-    ...(analysis.benchmarks?.comparisons ?? []).map(
-      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
-    )
-  ];
-  return {
-    schema: VERDICTS_SCHEMA,
-    version: VERDICTS_VERSION,
-    decision: analysis.decision,
-    status: results.status,
-    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
-    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
-    regressions: analysis.regressions,
-    improvements: analysis.improvements,
-    worst: worstOf(metrics),
-    metrics,
-    warnings: analysis.warnings
-  };
-}
-function worstOf(metrics) {
-  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
-  const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative7 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
-  const pool = relative7(regressions.length > 0 ? regressions : gated);
-  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
 // src/config/options.ts
@@ -86618,8 +86737,8 @@ var interimLook = (results, index) => decideLook(results, index, compareResults(
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
 // src/cli/init.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync4, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join15, relative as relative6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname5, join as join16, relative as relative6, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -86660,11 +86779,11 @@ function renderConfig(config2) {
 
 // src/init/detect.ts
 import { existsSync as existsSync4, readFileSync as readFileSync13 } from "node:fs";
-import { join as join13, relative as relative5 } from "node:path";
+import { join as join14, relative as relative5 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync13(join13(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync13(join14(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -86676,10 +86795,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join13(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join14(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join13(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join14(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -86688,8 +86807,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join13(d, f))).find((p) => existsSync4(p));
-  const schema = [dir, root].map((d) => join13(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join14(d, f))).find((p) => existsSync4(p));
+  const schema = [dir, root].map((d) => join14(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -86706,7 +86825,7 @@ function detectProject(root, dir) {
 // src/init/probe.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 var HEALTH_PATHS = ["/health", "/healthz", "/ready"];
 var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var ProbeError = class extends Error {
@@ -86719,7 +86838,7 @@ var ProbeError = class extends Error {
   logTail;
 };
 async function probeService(request3) {
-  const scratch = mkdtempSync2(join14(tmpdir2(), "perfgate-init-"));
+  const scratch = mkdtempSync2(join15(tmpdir2(), "perfgate-init-"));
   const tracker = new ProcessTracker();
   const config2 = {
     install: null,
@@ -86737,8 +86856,8 @@ async function probeService(request3) {
       config: config2,
       dir: request3.dir,
       env: request3.env,
-      logFile: join14(scratch, "service.log"),
-      statusFile: join14(scratch, "status"),
+      logFile: join15(scratch, "service.log"),
+      statusFile: join15(scratch, "status"),
       tracker
     });
     try {
@@ -86840,7 +86959,7 @@ async function runInit(request3, io) {
   const { settings } = request3;
   const root = await repositoryRoot(io.cwd);
   const dir = settings["working-directory"] ? resolve3(root, settings["working-directory"]) : realpathSync3(io.cwd);
-  if (!existsSync5(dir) || !statSync4(dir).isDirectory()) {
+  if (!existsSync5(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
   const cwd = relative6(root, dir).split("\\").join("/") || ".";
@@ -86911,7 +87030,7 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join15(root, path);
+    const target = join16(root, path);
     if (existsSync5(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
@@ -86974,7 +87093,7 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 function renderPlan(pre, headIsWorkTree) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
@@ -86983,7 +87102,7 @@ function renderPlan(pre, headIsWorkTree) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join16(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join17(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -87027,8 +87146,100 @@ function estimateLine(estimate) {
 }
 
 // src/cli/progress.ts
-function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
-  const tty = stream.isTTY === true;
+var AFTER_MEASURE = ["benchmark", "profile", "done"];
+var TimeLeft = class {
+  blockPairs;
+  scenarios;
+  priorPairMs;
+  afterPhases;
+  boots = [];
+  blockStartedAt = null;
+  stretchStartedAt = null;
+  block = 0;
+  pairsDone = /* @__PURE__ */ new Map();
+  pairsInStretch = 0;
+  measuredMs = 0;
+  measuredPairs = 0;
+  after = null;
+  constructor(estimate, config2) {
+    this.blockPairs = pairsPerBlock(config2);
+    this.scenarios = config2.scenarios.length;
+    const measure = estimate.phases.find((p) => p.phase === "measure")?.ms ?? 0;
+    const totalPairs = config2.load.pairs * this.scenarios;
+    this.priorPairMs = totalPairs > 0 ? Math.max(0, measure - this.blockPairs.length * START_ALLOWANCE_MS) / totalPairs : 0;
+    this.afterPhases = estimate.phases.filter((p) => p.phase !== "measure").map((p) => ({ phase: p.phase === "benchmarks" ? "benchmark" : p.phase, ms: p.ms }));
+  }
+  /** Takes in one progress event at time `t` (ms). */
+  observe(e, t) {
+    if (AFTER_MEASURE.includes(e.phase)) {
+      if (this.after?.phase !== e.phase) this.after = { phase: e.phase, since: t };
+      return;
+    }
+    if (e.phase === "start") {
+      if (e.block !== void 0 && e.block !== this.block) {
+        this.block = e.block;
+        this.blockStartedAt = t;
+        this.stretchStartedAt = null;
+        this.pairsInStretch = 0;
+      }
+      return;
+    }
+    if ((e.phase === "warmup" || e.phase === "measure") && this.stretchStartedAt === null && this.blockStartedAt !== null) {
+      this.boots.push(t - this.blockStartedAt);
+      this.stretchStartedAt = t;
+    }
+    if (e.phase !== "measure" || !e.scenario || e.pair === void 0) return;
+    this.pairsDone.set(e.scenario, e.pair);
+    this.pairsInStretch++;
+    const through = this.blockPairs.slice(0, Math.max(1, e.block ?? this.block)).reduce((a, b) => a + b, 0);
+    if (e.pair === through && this.stretchStartedAt !== null) {
+      this.measuredMs += t - this.stretchStartedAt;
+      this.measuredPairs += this.pairsInStretch;
+      this.stretchStartedAt = t;
+      this.pairsInStretch = 0;
+    }
+  }
+  /** Time left at `t`, ms; null before the measurement has begun (nothing measured to go on). */
+  leftMs(t) {
+    const after = this.after;
+    if (!after) return this.blockStartedAt === null ? null : this.measureLeftMs(t) + this.afterPhases.reduce((sum, p) => sum + p.ms, 0);
+    const order = (phase) => AFTER_MEASURE.indexOf(phase);
+    let left = 0;
+    for (const p of this.afterPhases) {
+      if (order(p.phase) > order(after.phase)) left += p.ms;
+      else if (p.phase === after.phase) left += Math.max(0, p.ms - (t - after.since));
+    }
+    return left;
+  }
+  /** The measurement's part of the time left: this block's rest, then whole blocks (boot and pairs). */
+  measureLeftMs(t) {
+    const pairMs = this.pairMs(t);
+    const bootMs = this.boots.length > 0 ? this.boots.reduce((a, b) => a + b, 0) / this.boots.length : START_ALLOWANCE_MS;
+    const block = Math.max(1, this.block);
+    const through = this.blockPairs.slice(0, block).reduce((a, b) => a + b, 0);
+    const done = [...this.pairsDone.values()].reduce((a, b) => a + b, 0);
+    const leftInBlock = Math.max(0, through * this.scenarios - done);
+    let left;
+    if (this.stretchStartedAt === null) {
+      left = Math.max(0, bootMs - (t - (this.blockStartedAt ?? t))) + leftInBlock * pairMs;
+    } else {
+      left = Math.max(0, this.stretchStartedAt + (this.pairsInStretch + leftInBlock) * pairMs - t);
+    }
+    for (const pairs of this.blockPairs.slice(block)) left += bootMs + pairs * this.scenarios * pairMs;
+    return left;
+  }
+  /** A pair's share of the measurement (its warm-ups included), ms: measured once a stretch is complete. */
+  pairMs(t) {
+    if (this.measuredPairs > 0) return this.measuredMs / this.measuredPairs;
+    const stretchPairs = this.blockPairs[Math.max(1, this.block) - 1] ?? 1;
+    const sofar = this.stretchStartedAt === null ? 0 : (t - this.stretchStartedAt) / stretchPairs;
+    return Math.max(this.priorPairMs, sofar);
+  }
+};
+function terminalProgress(stream, options) {
+  const { quiet, estimate, config: config2 } = options;
+  const now = options.now ?? Date.now;
+  const tty = stream.isTTY === true && options.ci !== true;
   const started = now();
   let open2 = false;
   const write = (text2) => {
@@ -87047,45 +87258,46 @@ function terminalProgress(stream, quiet, estimate, config2, now = Date.now) {
     debug: () => {
     }
   };
-  const where = (e) => [e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : "", e.scenario ?? "", e.side ?? ""].filter(Boolean).join(" \xB7 ");
-  const totalPairs = (config2?.load.pairs ?? 0) * (config2?.scenarios.length ?? 0);
-  const afterMeasureMs = (estimate?.phases ?? []).filter((p) => p.phase !== "measure").reduce((sum, p) => sum + p.ms, 0);
-  const pairsDone = /* @__PURE__ */ new Map();
-  let measureStarted = null;
+  const blockOf = (e) => e.block && e.blocks && e.blocks > 1 ? `block ${e.block}/${e.blocks}` : "";
+  const where = (e) => [blockOf(e), e.scenario ?? "", e.side ?? ""].filter(Boolean).join(" \xB7 ");
+  const timeLeft = estimate && config2 && config2.scenarios.length > 0 ? new TimeLeft(estimate, config2) : null;
+  const blockEnds = config2 ? pairsPerBlock(config2).map((_, b, sizes) => sizes.slice(0, b + 1).reduce((x, y) => x + y, 0)) : [];
   const clock = () => {
-    const elapsed = now() - started;
-    const done = [...pairsDone.values()].reduce((a, b) => a + b, 0);
-    if (!estimate || totalPairs === 0 || done === 0 || measureStarted === null) return formatClock(elapsed);
-    const left = (now() - measureStarted) / done * Math.max(0, totalPairs - done) + afterMeasureMs;
-    return `${formatClock(elapsed)} elapsed, ~${formatClock(left)} left`;
+    const elapsed = formatClock(now() - started);
+    const left = timeLeft?.leftMs(now());
+    return left === null || left === void 0 ? elapsed : `${elapsed} elapsed, ~${formatClock(left)} left`;
   };
-  const counter = (text2, e) => {
+  const counter = (text2, due) => {
     if (tty) {
       stream.write(`\r[perfgate] ${text2} \xB7 ${clock()}\x1B[K`);
       open2 = true;
-    } else if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) {
+    } else if (due) {
       stream.write(`[perfgate] ${text2} \xB7 ${clock()}
 `);
     }
   };
+  let startedBlock = null;
   return {
     logger,
     progress(e) {
-      if (e.phase === "start" && measureStarted === null) measureStarted = now();
-      if (e.phase === "measure" && e.scenario) pairsDone.set(e.scenario, e.pair ?? 0);
+      timeLeft?.observe(e, now());
       if (quiet) return;
       switch (e.phase) {
-        case "measure":
-          return counter(`measuring ${where(e)} \xB7 pair ${e.pair}/${e.pairs}`, e);
+        case "measure": {
+          const due = e.pair === e.pairs || (blockEnds.length > 0 ? blockEnds.includes(e.pair ?? -1) : (e.pair ?? 0) % 10 === 0);
+          return counter(`measuring ${where(e)} \xB7 pair ${e.pair}/${e.pairs}`, due);
+        }
         case "benchmark":
-          return counter(`micro-benchmarks \xB7 ${e.message} \xB7 ${e.side} \xB7 process ${e.pair}/${e.pairs}`, e);
+          return counter(`micro-benchmarks \xB7 ${e.message} \xB7 ${e.side} \xB7 process ${e.pair}/${e.pairs}`, e.pair === e.pairs || (e.pair ?? 0) % 10 === 0);
         case "workspace":
           return line3("preparing base and head trees");
         case "install":
         case "build":
           return line3(`${e.phase} ${e.side}: ${e.message}`);
         case "start":
-          return line3(`starting ${where(e)} (${clock()})`);
+          if (startedBlock === (e.block ?? 0)) return;
+          startedBlock = e.block ?? 0;
+          return line3(`starting ${blockOf(e) || "the services"} (${clock()})`);
         case "warmup":
           return line3(`warming up ${where(e)}`);
         case "stop":
@@ -87255,7 +87467,7 @@ function settingsOf(values) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join17(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join18(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -87274,7 +87486,7 @@ async function compare(values, io, color, dryRun) {
     return exitCodes.pass;
   }
   const estimate = estimateRun(config2);
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config2);
+  const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config: config2, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
@@ -87299,6 +87511,7 @@ async function compare(values, io, color, dryRun) {
         loadConfig: () => config2,
         tracker,
         toolVersion: VERSION,
+        toolsDir: toolsDir(io.env),
         signal: abort.signal,
         look: interimLook
       },
@@ -87341,6 +87554,9 @@ ${terminal}
   if (values.verdicts) copyTo(resolve4(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
 `);
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
+}
+function toolsDir(env) {
+  return join18(env.XDG_CACHE_HOME || join18(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

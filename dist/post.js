@@ -5786,7 +5786,7 @@ var require_client_h1 = __commonJS({
       kResume,
       kHTTPContext
     } = require_symbols();
-    var constants3 = require_constants2();
+    var constants4 = require_constants2();
     var EMPTY_BUF = Buffer.alloc(0);
     var FastBuffer = Buffer[Symbol.species];
     var addListener = util.addListener;
@@ -5861,7 +5861,7 @@ var require_client_h1 = __commonJS({
       constructor(client, socket, { exports: exports2 }) {
         assert(Number.isFinite(client[kMaxHeadersSize]) && client[kMaxHeadersSize] > 0);
         this.llhttp = exports2;
-        this.ptr = this.llhttp.llhttp_alloc(constants3.TYPE.RESPONSE);
+        this.ptr = this.llhttp.llhttp_alloc(constants4.TYPE.RESPONSE);
         this.client = client;
         this.socket = socket;
         this.timeout = null;
@@ -5956,11 +5956,11 @@ var require_client_h1 = __commonJS({
             currentBufferRef = null;
           }
           const offset = llhttp.llhttp_get_error_pos(this.ptr) - currentBufferPtr;
-          if (ret !== constants3.ERROR.OK) {
+          if (ret !== constants4.ERROR.OK) {
             const body = data.subarray(offset);
-            if (ret === constants3.ERROR.PAUSED_UPGRADE) {
+            if (ret === constants4.ERROR.PAUSED_UPGRADE) {
               this.onUpgrade(body);
-            } else if (ret === constants3.ERROR.PAUSED) {
+            } else if (ret === constants4.ERROR.PAUSED) {
               this.paused = true;
               socket.unshift(body);
             } else {
@@ -5983,10 +5983,10 @@ var require_client_h1 = __commonJS({
         } finally {
           currentParser = null;
         }
-        if (ret === constants3.ERROR.OK) {
+        if (ret === constants4.ERROR.OK) {
           return null;
         }
-        if (ret === constants3.ERROR.PAUSED || ret === constants3.ERROR.PAUSED_UPGRADE) {
+        if (ret === constants4.ERROR.PAUSED || ret === constants4.ERROR.PAUSED_UPGRADE) {
           this.paused = true;
           return null;
         }
@@ -6003,7 +6003,7 @@ var require_client_h1 = __commonJS({
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
           message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants3.ERROR[ret], data);
+        return new HTTPParserError(message, constants4.ERROR[ret], data);
       }
       destroy() {
         assert(this.ptr != null);
@@ -6183,7 +6183,7 @@ var require_client_h1 = __commonJS({
           socket[kBlocking] = false;
           client[kResume]();
         }
-        return pause ? constants3.ERROR.PAUSED : 0;
+        return pause ? constants4.ERROR.PAUSED : 0;
       }
       onBody(buf) {
         const { client, socket, statusCode, maxResponseSize } = this;
@@ -6205,7 +6205,7 @@ var require_client_h1 = __commonJS({
         }
         this.bytesRead += buf.length;
         if (request.onData(buf) === false) {
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         }
       }
       onMessageComplete() {
@@ -6241,13 +6241,13 @@ var require_client_h1 = __commonJS({
         if (socket[kWriting]) {
           assert(client[kRunning] === 0);
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (!shouldKeepAlive) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (socket[kReset] && client[kRunning] === 0) {
           util.destroy(socket, new InformationalError("reset"));
-          return constants3.ERROR.PAUSED;
+          return constants4.ERROR.PAUSED;
         } else if (client[kPipelining] == null || client[kPipelining] === 1) {
           setImmediate(() => client[kResume]());
         } else {
@@ -19595,8 +19595,32 @@ function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
 
+// src/engine/boundary.ts
+import { existsSync, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
 // src/engine/process.ts
-import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+
+// src/engine/env.ts
+var SECRET_VARIABLES = [
+  "GITHUB_TOKEN",
+  "GH_TOKEN",
+  "GITHUB_PAT",
+  "INPUT_GITHUB-TOKEN",
+  "INPUT_GITHUB_TOKEN",
+  "ACTIONS_RUNTIME_TOKEN",
+  "ACTIONS_ID_TOKEN_REQUEST_TOKEN"
+];
+var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
+var FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]);
+var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
+function isDroppedName(name) {
+  const upper = name.toUpperCase();
+  return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name);
+}
+
+// src/engine/process.ts
 function groupAlive(pgid) {
   try {
     process.kill(-pgid, 0);
@@ -19684,15 +19708,192 @@ function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+// src/engine/boundary.ts
+var NAME = /^perfgate-[0-9a-f-]{8,64}$/;
+function findCgroupMount(mountinfo) {
+  let text = mountinfo;
+  if (text === void 0) {
+    try {
+      text = readFileSync2("/proc/self/mountinfo", "utf8");
+    } catch {
+      return null;
+    }
+  }
+  let freezer = null;
+  for (const line of text.split("\n")) {
+    const [before, after] = line.split(" - ");
+    if (!before || !after) continue;
+    const dir = before.split(" ")[4];
+    const [fstype, , options] = after.split(" ");
+    if (!dir) continue;
+    if (fstype === "cgroup2") return { version: 2, dir: unescapeMount(dir) };
+    if (fstype === "cgroup" && options?.split(",").includes("freezer")) freezer = { version: 1, dir: unescapeMount(dir) };
+  }
+  return freezer;
+}
+function unescapeMount(path) {
+  return path.replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(Number.parseInt(octal, 8)));
+}
+function read(file) {
+  try {
+    return readFileSync2(file, "utf8");
+  } catch {
+    return "";
+  }
+}
+function pidsIn(dir, version) {
+  return read(join(dir, version === 2 ? "cgroup.procs" : "tasks")).split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+}
+function killEach(pids) {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {
+    }
+  }
+}
+async function killCgroup(dir, version) {
+  let found = 0;
+  for (let round = 0; round < 50; round++) {
+    const pids = pidsIn(dir, version);
+    if (round === 0) found = pids.length;
+    if (pids.length === 0) return found;
+    if (version === 2 && existsSync(join(dir, "cgroup.kill"))) {
+      writeFileSync2(join(dir, "cgroup.kill"), "1");
+    } else if (version === 2) {
+      writeFileSync2(join(dir, "cgroup.freeze"), "1");
+      killEach(pidsIn(dir, version));
+      writeFileSync2(join(dir, "cgroup.freeze"), "0");
+    } else {
+      writeFileSync2(join(dir, "freezer.state"), "FROZEN");
+      for (let wait = 0; wait < 100 && read(join(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
+      killEach(pidsIn(dir, version));
+      writeFileSync2(join(dir, "freezer.state"), "THAWED");
+    }
+    await sleep(round < 10 ? 10 : 50);
+  }
+  return found;
+}
+async function killInside(top, inside, version) {
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const atTop = pidsIn(top, version);
+    killEach(atTop);
+    const inPr = await killCgroup(inside, version);
+    killed += atTop.length + inPr;
+    if (atTop.length === 0 && inPr === 0) break;
+    await sleep(10);
+  }
+  return killed;
+}
+function removeDir(dir) {
+  try {
+    rmdirSync(dir);
+  } catch {
+  }
+}
+function cgroupAt(top, version, origin = null) {
+  const inside = join(top, "pr");
+  return {
+    path: top,
+    description: `cgroup v${version} ${inside}`,
+    wrap: (file, args) => ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', join(inside, "cgroup.procs"), file, ...args]],
+    kill: () => killInside(top, inside, version),
+    async close() {
+      const killed = await killInside(top, inside, version);
+      removeDir(inside);
+      if (origin) {
+        try {
+          writeFileSync2(join(origin, "cgroup.procs"), String(process.pid));
+        } catch {
+        }
+      }
+      if (pidsIn(join(top, "perfgate"), version).length === 0) {
+        removeDir(join(top, "perfgate"));
+        removeDir(top);
+      }
+      return killed;
+    }
+  };
+}
+function boundaryAt(path) {
+  const mount = findCgroupMount();
+  if (!mount || !NAME.test(basename(path)) || dirname(path) !== mount.dir) return null;
+  return cgroupAt(path, mount.version);
+}
+
+// src/action/environ.ts
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync3, writeSync } from "node:fs";
+var DROPPED_TOKEN_VARIABLES = [...SECRET_VARIABLES.filter((name) => name !== "ACTIONS_RUNTIME_TOKEN"), "ACTIONS_ID_TOKEN_REQUEST_URL"];
+function dropTokenVariables(env = process.env) {
+  const dropped = DROPPED_TOKEN_VARIABLES.filter((name) => env[name] !== void 0);
+  for (const name of dropped) delete env[name];
+  return dropped;
+}
+function environBlock() {
+  const stat2 = readFileSync3("/proc/self/stat", "utf8");
+  const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
+  return { start: Number(fields[50 - 3]), end: Number(fields[51 - 3]) };
+}
+function hideFromEnviron(matches) {
+  let block;
+  let range;
+  try {
+    block = readFileSync3("/proc/self/environ");
+    range = environBlock();
+  } catch {
+    return [];
+  }
+  if (!Number.isSafeInteger(range.start) || range.end - range.start !== block.length) return [];
+  const patched = Buffer.from(block);
+  const hidden = [];
+  let offset = 0;
+  for (const entry of block.toString("latin1").split("\0")) {
+    const eq = entry.indexOf("=");
+    const name = eq > 0 ? entry.slice(0, eq) : "";
+    if (name && matches(name)) {
+      const value = process.env[name];
+      if (value !== void 0) {
+        delete process.env[name];
+        process.env[name] = value;
+      }
+      patched.fill(42, offset + eq + 1, offset + entry.length);
+      hidden.push(name);
+    }
+    offset += entry.length + 1;
+  }
+  if (hidden.length === 0) return [];
+  try {
+    const fd = openSync2("/proc/self/mem", "r+");
+    try {
+      writeSync(fd, patched, 0, patched.length, range.start);
+    } finally {
+      closeSync2(fd);
+    }
+  } catch {
+    return [];
+  }
+  return hidden;
+}
+
 // src/action/state.ts
 var STATE_PID_FILE = "perfgate-pid-file";
 var STATE_RUN_MARKER = "perfgate-run-marker";
+var STATE_BOUNDARY = "perfgate-boundary";
 
 // src/action/post.ts
 async function post() {
+  const pidFile = getState(STATE_PID_FILE);
+  const marker = getState(STATE_RUN_MARKER);
+  const boundaryPath = getState(STATE_BOUNDARY);
+  if (!pidFile && !marker && !boundaryPath) return;
+  dropTokenVariables(process.env);
+  hideFromEnviron(isDroppedName);
   try {
-    const pidFile = getState(STATE_PID_FILE);
-    const marker = getState(STATE_RUN_MARKER);
+    const boundary = boundaryPath ? boundaryAt(boundaryPath) : null;
+    if (boundaryPath && !boundary) warning(`perfgate cleanup: the state names ${boundaryPath}, which is not a boundary perfgate creates; left alone.`);
+    const inside = boundary ? await boundary.close() : 0;
+    if (inside > 0) info(`perfgate: stopped ${inside} process(es) left in ${boundary.description}`);
     const killed = pidFile ? await killGroupsFromFile(pidFile, 3e3, marker || null) : 0;
     if (killed > 0) info(`perfgate: stopped ${killed} service process group(s) left running`);
     const escaped = marker ? await stopMarked(marker) : 0;

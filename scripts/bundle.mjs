@@ -12,8 +12,10 @@ import { build } from 'esbuild';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-// 0x runs from its own files (it cannot be bundled): the action installs this exact version on
-// demand when it has no node_modules (src/engine/zerox.ts), so the version tested is the one used.
+// Every import is bundled, so the published package has no runtime dependencies (they are all
+// devDependencies) and `npm i -D perfgate` installs one package. 0x runs from its own files (it
+// cannot be bundled): the action and the CLI install this exact version on demand
+// (src/engine/zerox.ts), so the version tested is the one used.
 const zeroXVersion = JSON.parse(readFileSync(join(root, 'node_modules/0x/package.json'), 'utf8')).version;
 
 export async function bundle(outdir) {

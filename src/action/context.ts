@@ -15,6 +15,7 @@ export interface RunContext {
   workspace: string;
   /** Where a run's files go (RUNNER_TEMP is emptied after each job). */
   tempDir: string;
+  /** A copy of the step's environment as it started (process.env loses its tokens: dropTokenVariables). */
   env: Record<string, string | undefined>;
 }
 
@@ -31,6 +32,6 @@ export function readRunContext(env: Record<string, string | undefined>): RunCont
     sha: env.GITHUB_SHA || null,
     workspace,
     tempDir: env.RUNNER_TEMP ?? workspace,
-    env,
+    env: { ...env },
   };
 }

@@ -9,6 +9,25 @@
  * Yama's ptrace_scope 1 (Ubuntu's default, GitHub's runners) denies that to a child.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { SECRET_VARIABLES } from '../engine/env.js';
+
+/**
+ * The token variables this process has no use for once its inputs and GitHub client hold the
+ * token. ACTIONS_RUNTIME_TOKEN stays: @actions/artifact and @actions/cache read it from
+ * process.env at each call.
+ */
+export const DROPPED_TOKEN_VARIABLES: readonly string[] = [...SECRET_VARIABLES.filter((name) => name !== 'ACTIONS_RUNTIME_TOKEN'), 'ACTIONS_ID_TOKEN_REQUEST_URL'];
+
+/**
+ * Removes the token variables from `env` (process.env), so that no process started without an
+ * explicit environment (a library's child: @actions/cache runs tar) inherits them. Returns the
+ * names removed. The kernel's copy in /proc/<pid>/environ is hideFromEnviron's to blank.
+ */
+export function dropTokenVariables(env: Record<string, string | undefined> = process.env): string[] {
+  const dropped = DROPPED_TOKEN_VARIABLES.filter((name) => env[name] !== undefined);
+  for (const name of dropped) delete env[name];
+  return dropped;
+}
 
 /** Fields 50 and 51 of /proc/<pid>/stat (since Linux 3.5): the environment block's addresses. */
 function environBlock(): { start: number; end: number } {
@@ -20,7 +39,7 @@ function environBlock(): { start: number; end: number } {
 
 /**
  * Overwrites, in this process's original environment block, the values of every variable whose
- * name matches; process.env keeps them. Returns the names hidden. Outside Linux, or where the
+ * name matches; process.env keeps those it still has. Returns the names hidden. Outside Linux, or where the
  * kernel refuses, nothing changes and the names are returned as not hidden (empty list).
  */
 export function hideFromEnviron(matches: (name: string) => boolean): string[] {
@@ -39,10 +58,14 @@ export function hideFromEnviron(matches: (name: string) => boolean): string[] {
   for (const entry of block.toString('latin1').split('\0')) {
     const eq = entry.indexOf('=');
     const name = eq > 0 ? entry.slice(0, eq) : '';
-    if (name && matches(name) && process.env[name] !== undefined) {
-      const value = process.env[name]!;
-      delete process.env[name];
-      process.env[name] = value; // now a heap copy: getenv no longer reads the block
+    if (name && matches(name)) {
+      // A variable still in process.env becomes a heap copy (getenv no longer reads the block);
+      // one already removed (dropTokenVariables) is referenced by nothing, and only overwritten.
+      const value = process.env[name];
+      if (value !== undefined) {
+        delete process.env[name];
+        process.env[name] = value;
+      }
       patched.fill(0x2a, offset + eq + 1, offset + entry.length); // '*'
       hidden.push(name);
     }

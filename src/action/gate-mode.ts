@@ -12,6 +12,7 @@ import { runCompare } from '../engine/run.js';
 import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
+import { writeResults } from '../results/io.js';
 import type { GitHubRecord } from '../results/types.js';
 import { buildOverrides, scenarioArgs } from '../config/options.js';
 import { isDroppedName, secretsFrom } from '../engine/env.js';
@@ -23,9 +24,11 @@ import type { RunContext } from './context.js';
 import { hideFromEnviron } from './environ.js';
 import { restoreFileCommands, snapshotFileCommands } from './file-commands.js';
 import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } from './guard.js';
+import { refuseIdToken } from './id-token.js';
 import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
+import { openRunBoundary } from './boundary.js';
 import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 import { actionToolCache } from './tool-cache.js';
 
@@ -64,6 +67,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   } else {
     refuseWriteAccess(reasons);
   }
+  refuseIdToken(context.env, inputs.allowIdToken);
   // The token stays in this process's memory; its environment block no longer shows it (or the
   // runner's file-command paths) to the PR's code reading /proc/<this pid>/environ.
   const hidden = hideFromEnviron(isDroppedName);
@@ -75,7 +79,8 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   const marker = randomUUID();
   core.saveState(STATE_PID_FILE, pidFile);
   core.saveState(STATE_RUN_MARKER, marker);
-  const tracker = new ProcessTracker(pidFile, marker);
+  const { boundary, warning: boundaryWarning } = openRunBoundary(marker);
+  const tracker = new ProcessTracker(pidFile, marker, boundary);
   // A cancelled job sends SIGINT, then SIGTERM (GitHub's docs, "Canceling a workflow"): stop
   // every process now, and the engine unwinds, keeping what was measured.
   const abort = new AbortController();
@@ -134,6 +139,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await boundary?.close();
     const tampered = restoreFileCommands(fileCommands);
     if (tampered.length > 0) {
       core.warning(
@@ -142,6 +148,16 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     }
   }
   const { results, resultsPath } = measured;
+  if (pr && !pr.fromFork && inputs.github.commentAuto && inputs.github.comment === 'never') {
+    core.notice(
+      `perfgate: no comment on pull request #${pr.number} from this job: it runs the pull request's code, so it holds no token that writes (comment: auto). ` +
+        'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
+    );
+  }
+  if (boundaryWarning) {
+    results.warnings.push(boundaryWarning);
+    writeResults(resultsPath, results);
+  }
 
   // Only a pull request needs the API (the comment); a push writes the summary only.
   return publish(

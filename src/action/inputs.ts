@@ -11,7 +11,10 @@ export interface GitHubInputs {
   token: string;
   /** Tells this gate's comment and artifacts apart from other perfgate steps of the workflow. */
   id: string;
+  /** What this step does about the comment, `auto` resolved (resolveComment). */
   comment: CommentMode;
+  /** The comment input was left at auto (a gate then says why it posts none). */
+  commentAuto: boolean;
   acceptLabel: string;
 }
 
@@ -24,6 +27,8 @@ export interface ActionInputs {
   settings: OptionValues;
   /** Run the PR's code even where it could reach a credential that writes (action/guard.ts). */
   allowWriteToken: boolean;
+  /** Run the PR's code even in a job that can request an OIDC token (action/id-token.ts). */
+  allowIdToken: boolean;
   github: GitHubInputs;
 }
 
@@ -39,6 +44,18 @@ function choice<T extends string>(name: string, allowed: readonly T[], fallback:
   return value as T;
 }
 
+/**
+ * The comment mode `auto` (the default) stands for: report mode comments always (it runs no PR
+ * code); gate mode comments only where the workflow accepted a write token next to the PR's code
+ * (allow-write-token: true), and otherwise leaves the comment to a report job, so a one-job
+ * workflow copied with the defaults measures, fails or passes the check and writes the job
+ * summary instead of being refused for wanting pull-requests: write.
+ */
+export function resolveComment(requested: CommentMode | 'auto', mode: Mode, allowWriteToken: boolean): CommentMode {
+  if (requested !== 'auto') return requested;
+  return mode === 'report' || allowWriteToken ? 'always' : 'never';
+}
+
 /** Reads every input of action.yml once; empty inputs stay undefined so the config file decides. */
 export function readInputs(): ActionInputs {
   const text = (name: string) => core.getInput(name) || undefined;
@@ -46,19 +63,24 @@ export function readInputs(): ActionInputs {
   if (!GATE_ID_PATTERN.test(id)) {
     throw new InputError(`Input id is "${id}"; use up to 64 letters, digits, ".", "_" or "-" (it names the comment and the artifacts).`);
   }
+  const mode = choice('mode', ['gate', 'report'] as const, 'gate');
+  const allowWriteToken = choice('allow-write-token', ['true', 'false'] as const, 'false') === 'true';
+  const comment = choice('comment', ['auto', 'always', 'on-change', 'on-regression', 'never'] as const, 'auto');
   return {
-    mode: choice('mode', ['gate', 'report'] as const, 'gate'),
+    mode,
     configFile: text('config') ?? null,
     base: core.getInput('base'),
     failOnRegression: choice('fail-on-regression', ['true', 'false'] as const, 'true') === 'true',
     settings: Object.fromEntries(
       OPTIONS.map((option) => [option.name, option.list ? core.getMultilineInput(option.name) : text(option.name)]),
     ),
-    allowWriteToken: choice('allow-write-token', ['true', 'false'] as const, 'false') === 'true',
+    allowWriteToken,
+    allowIdToken: choice('allow-id-token', ['true', 'false'] as const, 'false') === 'true',
     github: {
       token: core.getInput('github-token'),
       id,
-      comment: choice('comment', ['always', 'on-change', 'on-regression', 'never'] as const, 'always'),
+      comment: resolveComment(comment, mode, allowWriteToken),
+      commentAuto: comment === 'auto',
       acceptLabel: core.getInput('accept-label').trim() || 'perf-regression-accepted',
     },
   };

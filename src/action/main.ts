@@ -1,12 +1,14 @@
 import * as core from '@actions/core';
 import { ConfigError } from '../config/load.js';
 import { PerfgateError } from '../engine/errors.js';
+import { settleOwnProcesses } from '../engine/process.js';
 import { ArtifactError } from '../github/artifacts.js';
 import { EventError } from '../github/event.js';
 import { UntrustedResultsError } from '../github/workflow-run.js';
 import { describeFailing } from '../gate/compare.js';
 import { ResultsFileError } from '../results/io.js';
 import { readRunContext } from './context.js';
+import { dropTokenVariables } from './environ.js';
 import { runGate } from './gate-mode.js';
 import { UnsafeSetupError } from './guard.js';
 import { InputError, readInputs } from './inputs.js';
@@ -22,9 +24,13 @@ const EXPECTED_ERRORS = [PerfgateError, ConfigError, InputError, EventError, Art
  * is an error whose message says what to fix.
  */
 export async function run(): Promise<void> {
+  // Before anything else, so before any of the pull request's code runs.
+  settleOwnProcesses(process.env);
   try {
     const inputs = readInputs();
     const context = readRunContext(process.env);
+    // The inputs and the context hold the token now: no child inherits it from process.env.
+    dropTokenVariables(process.env);
     if (inputs.mode === 'report') {
       await runReport(inputs, context);
       return;

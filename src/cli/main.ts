@@ -1,5 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
@@ -210,7 +210,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     return exitCodes.pass;
   }
   const estimate = estimateRun(config);
-  const { logger, progress } = terminalProgress(io.stderr, values.quiet === true, estimate, config);
+  const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
   const abort = new AbortController();
@@ -237,6 +237,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
         loadConfig: () => config,
         tracker,
         toolVersion: VERSION,
+        toolsDir: toolsDir(io.env),
         signal: abort.signal,
         look: interimLook,
       },
@@ -274,6 +275,14 @@ function finish(results: Results, values: Values, io: Io, color: boolean, result
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n`);
   return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
+}
+
+/**
+ * Where the CLI keeps the tools it installs on demand (0x for the flamegraphs): the user's cache
+ * directory, so the install happens once per 0x version, not once per run folder.
+ */
+function toolsDir(env: Record<string, string | undefined>): string {
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'perfgate', 'tools');
 }
 
 /** A path as a shell word: as it is when it has nothing a shell would split or expand, else in single quotes. */

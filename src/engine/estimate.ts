@@ -9,7 +9,7 @@ import { blockSizes, planSequential, warmupSlices } from './plan.js';
 import { profiledScenarios } from './profile.js';
 
 /** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
-const START_ALLOWANCE_MS = 3000;
+export const START_ALLOWANCE_MS = 3000;
 /** Per measured slice beyond its length: health windows, connection set-up, writing results.json, ms. */
 const SLICE_OVERHEAD_MS = 40;
 /** Per profiled side and scenario beyond the profiled window: restart, profile write-out, ms. */

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { cpus, platform, release, totalmem } from 'node:os';
 import type { Environment } from '../results/types.js';
+import { programPathOrNull } from './process.js';
 
 /**
  * What the numbers depend on, recorded with them: CPU model and count, the Node that runs the
@@ -9,11 +10,12 @@ import type { Environment } from '../results/types.js';
  */
 export async function fingerprint(env: Record<string, string>, cwd: string): Promise<Environment> {
   const cpuList = cpus();
-  const nodeVersion = await new Promise<string>((resolve) => {
-    execFile('node', ['-p', 'process.version'], { env, cwd, timeout: 10_000 }, (error, stdout) =>
-      resolve(error ? 'unknown' : stdout.trim()),
-    );
-  });
+  const node = programPathOrNull('node');
+  const nodeVersion = !node
+    ? 'unknown'
+    : await new Promise<string>((resolve) => {
+        execFile(node, ['-p', 'process.version'], { env, cwd, timeout: 10_000 }, (error, stdout) => resolve(error ? 'unknown' : stdout.trim()));
+      });
   return {
     cpuModel: (cpuList[0]?.model ?? 'unknown').replace(/\s+/g, ' ').trim(),
     cpus: cpuList.length,

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { LoadConfig } from '../config/types.js';
+import { ownEnv, programPath } from './process.js';
 
 /**
  * Where the load generator (perfgate's own process: autocannon runs in it) and the measured
@@ -19,7 +20,7 @@ export interface Placement {
 /** The CPUs this process may run on (its affinity list, which a container or cgroup may narrow), or null off Linux or without taskset. */
 export function allowedCpus(pid: number = process.pid): number[] | null {
   try {
-    const out = execFileSync('taskset', ['-p', '-c', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const out = execFileSync(programPath('taskset'), ['-p', '-c', String(pid)], { encoding: 'utf8', env: ownEnv(), stdio: ['ignore', 'pipe', 'ignore'] });
     const list = out.slice(out.lastIndexOf(':') + 1).trim();
     return parseCpuList(list);
   } catch {
@@ -54,7 +55,7 @@ export function choosePlacement(mode: LoadConfig['pin'], cpus: number[] | null):
 /** Pins every thread of this process to `cpus`; returns false when taskset failed. */
 export function pinProcess(cpus: string, pid: number = process.pid): boolean {
   try {
-    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    execFileSync(programPath('taskset'), ['-a', '-p', '-c', cpus, String(pid)], { env: ownEnv(), stdio: 'ignore' });
     return true;
   } catch {
     return false;

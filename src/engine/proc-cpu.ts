@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { ownEnv, programPath } from './process.js';
 
 /**
  * CPU time of a whole process group from /proc, in seconds: user + system of every live
@@ -11,7 +12,7 @@ let ticksPerSecond: number | null = null;
 function clockTicks(): number {
   if (ticksPerSecond === null) {
     try {
-      ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+      ticksPerSecond = Number(execFileSync(programPath('getconf'), ['CLK_TCK'], { encoding: 'utf8', env: ownEnv() }).trim()) || 100;
     } catch {
       ticksPerSecond = 100;
     }

@@ -26,6 +26,7 @@ import { CancelledError, PerfgateError } from './errors.js';
 import { runLoad } from './load.js';
 import type { RunSession } from './session.js';
 import type { EnginePorts } from './ports.js';
+import { programPathOrNull } from './process.js';
 import { Service } from './service.js';
 import { serviceDir, type Tree } from './workspace.js';
 import { ensureZeroX, renderFlamegraph } from './zerox.js';
@@ -78,8 +79,10 @@ interface NodeInfo {
 /** Asks the service's node (first on its PATH, in its directory) what it is and allows. */
 function nodeInfo(env: Record<string, string>, cwd: string): Promise<NodeInfo> {
   const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  const node = programPathOrNull('node');
+  if (!node) return Promise.resolve({ version: 'unknown', cpuProfInNodeOptions: false });
   return new Promise((resolve) => {
-    execFile('node', ['-e', script], { env, cwd, timeout: 10_000 }, (error, stdout) => {
+    execFile(node, ['-e', script], { env, cwd, timeout: 10_000 }, (error, stdout) => {
       const [version, allowed] = error ? ['unknown', 'false'] : stdout.trim().split(' ');
       resolve({ version: version ?? 'unknown', cpuProfInNodeOptions: allowed === 'true' });
     });

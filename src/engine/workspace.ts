@@ -6,7 +6,7 @@ import type { ServiceConfig } from '../config/types.js';
 import type { Side, SideInfo } from '../results/types.js';
 import { SetupError } from './errors.js';
 import type { EnginePorts } from './ports.js';
-import { type ProcessTracker, runShell, tailFile } from './process.js';
+import { ownEnv, type ProcessTracker, programPath, runShell, tailFile } from './process.js';
 
 /** One side's source tree, ready to install, build and start. */
 export interface Tree extends SideInfo {
@@ -15,9 +15,13 @@ export interface Tree extends SideInfo {
   root: string;
 }
 
+/**
+ * Runs git as perfgate's own helper: the git found when perfgate started, with the scrubbed
+ * environment (it also runs after the PR's code, when that code may watch /proc for it).
+ */
 export function git(args: string[], cwd: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('git', args, { cwd, maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+    execFile(programPath('git'), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
       if (error) reject(new SetupError(`git ${args.join(' ')} failed in ${cwd}: ${(stderr || error.message).trim()}`));
       else resolve(stdout.trim());
     });

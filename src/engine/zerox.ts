@@ -3,10 +3,11 @@
  *
  * 0x cannot be bundled into dist/: it builds its page at run time by running browserify over
  * its own visualizer sources, so it needs its files and dependencies on disk. Where it comes from:
- * 1. perfgate's own install (a dependency in package.json): the CLI from npm, a checkout with
- *    node_modules, the tests — resolved from this module, as Node resolves any import;
- * 2. otherwise (the action: GitHub fetches the repository with dist/ but no node_modules) the
- *    exact version perfgate was built with (pinned into the bundle) is installed once with
+ * 1. a checkout of perfgate with node_modules (0x is a devDependency), the tests — resolved from
+ *    this module, as Node resolves any import;
+ * 2. otherwise (the action: GitHub fetches the repository with dist/ but no node_modules; the CLI
+ *    from npm, which has no runtime dependencies, so installing it stays light) the exact version
+ *    perfgate was built with (pinned into the bundle) is installed once with
  *    `npm install --prefix <toolsDir>/0x-<version>` and reused from there. With a cache port
  *    (the action's: GitHub's Actions cache) that directory is restored before installing and
  *    saved after a fresh install, so later runs of the workflow skip npm.

@@ -109,13 +109,17 @@ function httpWarnings(
       }
     }
   }
+  // Judged on the design, not on the look the run stopped at: an interim look's level is meant to
+  // be out of reach for a small change, and a run that stopped early had the planned starts to go.
+  const design = designedPower(results, level);
   for (const c of comparisons.filter((c) => c.gated)) {
-    const needed = pairsNeeded(c.n, gatedCount, level);
+    const n = Math.max(c.n, design.starts);
+    const needed = pairsNeeded(n, gatedCount, design.level);
     if (needed !== null) {
       warnings.push({
         code: 'underpowered',
         scenario: c.scenario,
-        message: `With ${c.n} start pairs and ${family} no change can reach significance at level ${formatP(level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks × load.instances).`,
+        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks × load.instances).`,
       });
       break;
     }
@@ -139,6 +143,19 @@ function httpWarnings(
     warnings.push({ code: 'inconclusive', scenario: c.scenario, message: undecidedMessage(c, family, level) });
   }
   return warnings;
+}
+
+/**
+ * The start pairs and the level the run was designed to reach: after an early stop, the planned
+ * starts (load.blocks × load.instances) and the final look's level; otherwise what was measured
+ * and decided (`level`), so an incomplete run is still judged on what it has.
+ */
+function designedPower(results: Results, level: number): { starts: number; level: number } {
+  const sequential = results.sequential;
+  const stopped = sequential?.taken.some((look) => look.decision === 'stop-regression' || look.decision === 'stop-clear') ?? false;
+  if (!sequential || !stopped) return { starts: 0, level };
+  const { blocks, instances } = results.config.load;
+  return { starts: blocks * (instances ?? 1), level: sequential.looks.at(-1)?.nominalAlpha ?? level };
 }
 
 /** A start pair's summary of k pairs (their Hodges–Lehmann estimate) spreads about this many times σ/√k from the pairs' noise alone: 1.01 at k = 3, 1.03–1.04 from k = 4 on (normal noise, simulated), √(π/3) = 1.023 for large k. */

@@ -44,11 +44,19 @@ export function formatGrowth(mb: number): string {
 
 /** "the event-loop delay p99 limit 50% and 10 ms", "the heap growth limit 0.5 MB per 10k requests": for the headline. */
 export function describeHealthLimit(c: HealthComparison | HeapGrowthComparison): string {
-  if ('metric' in c) {
-    const floor = c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : '';
-    return `${formatHealthMetricName(c.metric)} limit ${formatPercent(c.limit)}${floor}`;
-  }
-  return `heap growth limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+  return `${'metric' in c ? formatHealthMetricName(c.metric) : 'heap growth'} ${describeHealthLimitValue(c)}`;
+}
+
+/** "limit 50% and 10 ms", "limit 0.5 MB per 10k requests". */
+function describeHealthLimitValue(c: HealthComparison | HeapGrowthComparison): string {
+  if ('metric' in c) return `limit ${formatPercent(c.limit)}${c.min > 0 ? ` and ${formatHealthValue(c.metric, c.min)}` : ''}`;
+  return `limit ${Number(c.limit.toPrecision(3))} MB per 10k requests`;
+}
+
+/** A failing health change with its limit: "GET / event-loop delay p99 +180% (limit 50% and 10 ms)". Raw scenario name: the caller escapes. */
+export function describeHealthFailure(c: HealthComparison | HeapGrowthComparison): string {
+  const change = 'metric' in c ? `${formatHealthMetricName(c.metric)} ${formatChange(c.change)}` : `heap growth +${Number(c.change.toPrecision(3))} MB per 10k requests`;
+  return `${c.scenario} ${change} (${describeHealthLimitValue(c)})`;
 }
 
 /** What a row's verdict cell says: a verdict in the usual words, a memory-growth verdict in its own, a load generator's state, or nothing. */
@@ -167,13 +175,15 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
         const { generatorBusy, generatorCpu } = generator.sides[side];
         return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
       };
+      // Simultaneous slices load both sides from one generator: the figure is the same, said once.
+      const shared = load('base') === load('head');
       rows.push({
         scenario: name,
         metric: 'generator busy / CPU',
         gated: false,
         base: load('base'),
-        head: load('head'),
-        change: '',
+        head: shared ? '' : load('head'),
+        change: shared ? 'one generator loads both sides' : '',
         cell: { kind: 'generator', bound },
         notable: bound,
       });

@@ -45,14 +45,16 @@ import {
   allComparisons,
   countVerdicts,
   describeCounts,
-  describeDecision,
+  describeAnswer,
   describeNothingChanged,
   nothingChanged,
   orderRows,
   type ReportRow,
   type Tone,
   verdictTone,
+  worstGatedChange,
 } from './verdicts.js';
+import { scenarioUnchanged } from '../results/verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */
@@ -125,19 +127,28 @@ function acceptedLabel(analysis: Analysis, options: MarkdownOptions): string | n
   return analysis.decision === 'fail' && options.acceptedBy ? options.acceptedBy : null;
 }
 
+/**
+ * The answer first: the decision with the change that leads it and its culprit in the heading;
+ * under it the other regressed scenarios, then the counts. The design of the looks is in the
+ * details (renderMethod).
+ */
 function renderHeadline(results: Results, analysis: Analysis, title: string, accepted: string | null): string {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
+  const culprits = regressionCulprits(results, analysis);
+  const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, escapeMarkdown, culpritOf);
   const decision =
     accepted === null
-      ? `${analysis.decision === 'pass' ? '✅' : '❌'} ${describeDecision(analysis, escapeMarkdown)}`
-      : `⚠️ accepted by label **${escapeMarkdown(accepted)}**: ${describeDecision(analysis, escapeMarkdown)}`;
+      ? `${analysis.decision === 'pass' ? '✅' : '❌'} ${answer}`
+      : `⚠️ accepted by label **${escapeMarkdown(accepted)}**: ${answer}`;
   const incomplete = results.status === 'complete' ? '' : ' · ⚠️ incomplete run';
-  const heading = `## ${escapeMarkdown(title)}: ${counts} — ${decision}${incomplete}`;
-  // Per regressed scenario: which metric, by how much, and the culprit in the service's own code.
-  const culprits = regressionCulprits(results, analysis).map(
-    (c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`,
-  );
-  return culprits.length > 0 ? `${heading}\n\n${culprits.join('<br>\n')}` : heading;
+  const heading = `## ${escapeMarkdown(title)}: ${decision}${incomplete}`;
+  // Per other regressed scenario: which metric, by how much, and the culprit in the service's own code.
+  const lead = analysis.decision === 'fail' ? worstGatedChange(analysis) : null;
+  const lines = culprits
+    .filter((c) => c.scenario !== lead?.scenario)
+    .map((c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`);
+  return `${heading}\n\n${[...lines, counts].join('<br>\n')}`;
 }
 
 function renderAccepted(accepted: string | null): string | null {
@@ -186,7 +197,7 @@ function renderComparisonRow(row: ReportRow): string {
 
 function renderTable(rows: ReportRow[], limit: MarkdownOptions['rows']): string {
   if (rows.length === 0) return '_Nothing was compared: no pair was measured._';
-  const head = tableHead(['scenario', 'metric', 'base', 'head', 'change (95% CI)', 'verdict'], 'llrrll');
+  const head = tableHead(['scenario', 'metric', 'base (median)', 'head (median)', 'paired change (95% CI)', 'verdict'], 'llrrll');
   if (limit === undefined) return [head, ...rows.map(renderComparisonRow)].join('\n');
   const kept = new Set(limit.select(rows));
   const shown = rows
@@ -227,7 +238,9 @@ _No micro-benchmark gave a number on either side._`;
 function renderLegend(hasRows: boolean, warningCount: number, hasBenchmarks = false): string | null {
   const what = hasBenchmarks ? 'metrics and micro-benchmarks are' : 'metrics are';
   const parts = hasRows
-    ? [`**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information.`]
+    ? [
+        `**Bold** ${what} gated: they fail the build when they regress significantly beyond their limit; the others are information. Base and head are each side's median; the change is paired: the typical head/base change of the start pairs (Hodges–Lehmann), not the ratio of the medians.`,
+      ]
     : [];
   if (warningCount > 0) parts.push(`⚠️ ${warningCount === 1 ? '1 warning' : `${warningCount} warnings`} below.`);
   return parts.length === 0 ? null : parts.join(' ');
@@ -498,7 +511,7 @@ function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions):
   return `Flamegraphs${where}: ${cells.join(' · ')}`;
 }
 
-function renderHotFunctionSection(results: Results, options: MarkdownOptions, section: HotFunctionSection): string {
+function renderHotFunctionSection(results: Results, analysis: Analysis, options: MarkdownOptions, section: HotFunctionSection): string {
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const measure = section.attributed
     ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}`
@@ -511,7 +524,7 @@ function renderHotFunctionSection(results: Results, options: MarkdownOptions, se
         ? attributedTable(results, options, section.own)
         : hotFunctionTable(results, options, section.own);
   const parts = [title];
-  if (section.culprit !== null) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
+  if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
   parts.push(own);
   if (section.other.length > 0) {
     parts.push(
@@ -538,7 +551,7 @@ function renderHotFunctionSection(results: Results, options: MarkdownOptions, se
 }
 
 /** One section per profiled scenario; null when nothing was profiled (or the caller left them out). */
-function renderHotFunctions(results: Results, options: MarkdownOptions): string | null {
+function renderHotFunctions(results: Results, analysis: Analysis, options: MarkdownOptions): string | null {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
@@ -549,7 +562,7 @@ function renderHotFunctions(results: Results, options: MarkdownOptions): string 
     : '';
   const change = describeChangeColumn(sections);
   const legend = `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section) => renderHotFunctionSection(results, options, section)), `<sub>${legend}</sub>`].join('\n\n');
+  return [...sections.map((section) => renderHotFunctionSection(results, analysis, options, section)), `<sub>${legend}</sub>`].join('\n\n');
 }
 
 /** The one visible line of a run where nothing changed. */
@@ -570,7 +583,7 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
-  const inside = [renderRequestBreakdown(results), renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, options)];
+  const inside = [renderRequestBreakdown(results), renderHealth(results, analysis, options.healthRows), renderHotFunctions(results, analysis, options)];
   const quiet = nothingChanged(results, analysis);
   const folded = [...tables, ...inside].filter((s) => s !== null);
   const sections = [

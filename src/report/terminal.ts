@@ -36,14 +36,16 @@ import {
   allComparisons,
   countVerdicts,
   describeCounts,
-  describeDecision,
+  describeAnswer,
   describeNothingChanged,
   nothingChanged,
   orderRows,
   type ReportRow,
   type Tone,
   verdictTone,
+  worstGatedChange,
 } from './verdicts.js';
+import { scenarioUnchanged } from '../results/verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */
@@ -163,11 +165,12 @@ function renderGrid(columns: Column[], cells: string[][], styles: (Style | null)
 }
 
 const GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
+const COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges–Lehmann), not the ratio of the medians";
 
 function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
   if (rows.length === 0) return ['nothing was compared: no pair was measured'];
   const styles = rows.map((row) => TONE_STYLE[verdictTone(row.comparison)]);
-  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE];
+  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 
 const BENCHMARK_COLUMNS: Column[] = [
@@ -225,20 +228,35 @@ function renderBenchmarkFailures(analysis: Analysis): string[] {
   return ['', 'benchmark files that failed:', ...items];
 }
 
+/**
+ * The answer first: the decision with the change that leads it and its culprit; the other
+ * regressed scenarios; then the counts and how the run was made. The design of the looks is at
+ * the end of the report (renderStopping).
+ */
 function renderHeadline(results: Results, analysis: Analysis, paint: Paint): string[] {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const pass = analysis.decision === 'pass';
-  const decision = paint(`${pass ? '✓' : '✗'} ${describeDecision(analysis, sanitizeText)}`, pass ? 'green' : 'red');
-  const lines = [`${paint('perfgate', 'bold')}: ${counts} — ${decision}`];
-  for (const c of regressionCulprits(results, analysis)) {
+  const culprits = regressionCulprits(results, analysis);
+  const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
+  const answer = describeAnswer(analysis, sanitizeText, culpritOf);
+  const lead = worstGatedChange(analysis);
+  const lines = [`${paint('perfgate', 'bold')}: ${paint(`${pass ? '✓' : '✗'} ${answer}`, pass ? 'green' : 'red')}`];
+  for (const c of culprits) {
+    // the headline's own scenario is said above when the run fails on it
+    if (!pass && lead !== null && c.scenario === lead.scenario) continue;
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
   }
+  lines.push(counts);
   const incomplete = describeIncomplete(results, analysis, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
   lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, analysis, sanitizeText)}`);
-  const stopping = describeStopping(results, sanitizeText);
-  if (stopping !== null) lines.push(stopping);
   return lines;
+}
+
+/** How the interim looks went and the design they follow: for the curious, at the end. */
+function renderStopping(results: Results): string[] {
+  const stopping = describeStopping(results, sanitizeText);
+  return stopping === null ? [] : ['', stopping];
 }
 
 function renderWarnings(analysis: Analysis, paint: Paint): string[] {
@@ -283,9 +301,10 @@ function describeBenchmarkDetectable(analysis: Analysis): string[] {
   return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent(limit)}${beyond})`];
 }
 
+/** The smallest detectable change where it explains a verdict: a gated metric the run could not decide. */
 function renderDetectable(rows: ReportRow[], analysis: Analysis): string[] {
   const lines = [
-    ...rows.filter((r) => r.comparison.metric === 'throughput').map((r) => describeDetectable(r.comparison)),
+    ...rows.filter((r) => r.comparison.gated && r.comparison.verdict === 'inconclusive').map((r) => describeDetectable(r.comparison)),
     ...describeBenchmarkDetectable(analysis),
   ];
   return lines.length === 0 ? [] : ['', ...lines];
@@ -378,11 +397,11 @@ function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Pai
   return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
 }
 
-function renderHotFunctionSection(section: HotFunctionSection, options: TerminalOptions, width: number, paint: Paint): string[] {
+function renderHotFunctionSection(section: HotFunctionSection, analysis: Analysis, options: TerminalOptions, width: number, paint: Paint): string[] {
   const measure = section.attributed ? 'own code: time of each function with the code it calls' : 'self time';
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section.profile))}):`];
-  if (section.culprit !== null) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
+  if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
   const cells = section.own.map(attributedCells);
   const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
   const ownGrid = section.attributed
@@ -406,10 +425,10 @@ function renderHotFunctionSection(section: HotFunctionSection, options: Terminal
   return lines;
 }
 
-function renderHotFunctions(results: Results, options: TerminalOptions, width: number, paint: Paint): string[] {
+function renderHotFunctions(results: Results, analysis: Analysis, options: TerminalOptions, width: number, paint: Paint): string[] {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
   if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection(s, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
+  return [...sections.flatMap((s) => renderHotFunctionSection(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
 }
 
 /**
@@ -449,11 +468,12 @@ export function renderTerminal(results: Results, analysis: Analysis, options: Te
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
     ...renderRequestLines(results),
     ...renderHealth(results, analysis, paint),
-    ...renderHotFunctions(results, options, width, paint),
+    ...renderHotFunctions(results, analysis, options, width, paint),
     ...renderWarnings(analysis, paint),
     ...renderFailures(analysis),
     ...renderBenchmarkFailures(analysis),
     ...renderDetectable(rows, analysis),
+    ...renderStopping(results),
   ];
   return lines.join('\n') + '\n';
 }

@@ -14,7 +14,7 @@ import type {
   UncomparedBenchmark,
 } from '../results/types.js';
 import { formatChange, formatInterval, formatMetricName, formatPercent } from './format.js';
-import { describeHealthLimit, formatHealthMetricName } from './health.js';
+import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
 import type { Escape } from './run-info.js';
 
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
@@ -155,6 +155,54 @@ export function describeDecision(analysis: Analysis, escapeText: Escape): string
   return text;
 }
 
+/** "GET /hello throughput −12.6% (limit 2%)": a gated change with the limit it is judged against. */
+export function describeLimitedChange(c: MetricComparison, escapeText: Escape): string {
+  return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChange(c.change)} (limit ${formatPercent(c.limit)})`;
+}
+
+/** How far a change went in the worse direction, in limits (2: twice the limit worse; negative: better). */
+function limitsWorse(c: MetricComparison): number {
+  return ((c.higherIsBetter ? -1 : 1) * c.change) / c.limit;
+}
+
+/**
+ * The change the headline leads with: on a failing run the gated HTTP regression furthest past
+ * its limit; on a passing one the gated change that went furthest the worse way (null when
+ * every gated change improved, or nothing was compared).
+ */
+export function worstGatedChange(analysis: Analysis): MetricComparison | null {
+  const pool = analysis.decision === 'fail' ? analysis.failing : analysis.comparisons.filter((c) => c.gated && limitsWorse(c) > 0);
+  return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
+}
+
+/**
+ * The headline's answer, decision first: "failing: GET /users/:id throughput −38.6% (limit 2%):
+ * most new time in resolvePermissions (server.js:25)", "passing: largest gated change GET /hello
+ * latency p99 +1.2% (limit 5%)", or the decision's own words when no HTTP change leads it (a
+ * micro-benchmark or health limit failed; something was inconclusive). `culpritOf` gives the
+ * culprit's text of a scenario, or null.
+ */
+export function describeAnswer(analysis: Analysis, escapeText: Escape, culpritOf: (scenario: string) => string | null): string {
+  const decision = describeDecision(analysis, escapeText);
+  const worst = worstGatedChange(analysis);
+  const health = analysis.health?.failing[0];
+  if (worst === null && analysis.decision === 'fail' && health) {
+    // No HTTP metric failed: the service-health limit that did leads, with the scenario's culprit.
+    const culprit = culpritOf(health.scenario);
+    const more = (analysis.health?.failing.length ?? 0) - 1 + (analysis.benchmarks?.failing.length ?? 0);
+    const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? '' : 's'})` : '';
+    return `failing: ${escapeText(describeHealthFailure(health))}${culprit ? `: ${escapeText(culprit)}` : ''}${others}`;
+  }
+  if (worst === null) return decision;
+  if (analysis.decision === 'fail') {
+    const culprit = culpritOf(worst.scenario);
+    const more = analysis.failing.length - 1 + (analysis.benchmarks?.failing.length ?? 0) + (analysis.health?.failing.length ?? 0);
+    const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? '' : 's'})` : '';
+    return `failing: ${describeLimitedChange(worst, escapeText)}${culprit ? `: ${escapeText(culprit)}` : ''}${others}`;
+  }
+  return decision === 'passing' ? `passing: largest gated change ${describeLimitedChange(worst, escapeText)}` : decision;
+}
+
 /** Micro-benchmark rows in display order: compared (file order), then added, removed, failed. */
 export function orderBenchmarkRows(analysis: Analysis): (BenchmarkComparison | UncomparedBenchmark)[] {
   const benchmarks = analysis.benchmarks;
@@ -180,24 +228,27 @@ export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gate
 }
 
 /**
- * Nothing for a reviewer to look at: a complete, passing run whose every comparison (HTTP
+ * Nothing for a reviewer to look at: a complete, passing run whose every gated comparison (HTTP
  * metrics, micro-benchmarks, service health) is unchanged, with no health hint and no
- * micro-benchmark left uncompared. Both reports then fold their tables away.
+ * micro-benchmark left uncompared. Both reports then fold their tables away. The informational
+ * rows do not keep a run open: there are several per scenario, each decided at the run's level
+ * without a gate's correction, so on a pull request that changed nothing one of them is often
+ * inconclusive or marked by chance; they stay one command (or one click) away.
  */
 export function nothingChanged(results: Results, analysis: Analysis): boolean {
-  const all = allComparisons(analysis);
+  const gated = allComparisons(analysis).filter((c) => c.gated);
   return (
     results.status === 'complete' &&
     analysis.decision === 'pass' &&
-    all.length > 0 &&
-    all.every((c) => c.verdict === 'unchanged') &&
+    gated.length > 0 &&
+    gated.every((c) => c.verdict === 'unchanged') &&
     (analysis.health?.hints.length ?? 0) === 0 &&
     (analysis.benchmarks?.uncompared.length ?? 0) === 0
   );
 }
 
 /**
- * What a run where nothing changed says in its one line: "all 10 metrics are unchanged (GET
+ * What a run where nothing changed says in its one line: "all 4 gated metrics are unchanged (GET
  * /hello: throughput +0.4% (−2.1 … +2.7); …)", the gated changes of the first three scenarios.
  */
 export function describeNothingChanged(analysis: Analysis, escapeText: Escape): string {
@@ -208,6 +259,6 @@ export function describeNothingChanged(analysis: Analysis, escapeText: Escape): 
   );
   const shown = scenarios.slice(0, 3);
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).length;
-  return `all ${count} ${count === 1 ? 'metric is' : 'metrics are'} unchanged${shown.length > 0 ? ` (${shown.join('; ')})` : ''}`;
+  const count = allComparisons(analysis).filter((c) => c.gated).length;
+  return `${count === 1 ? 'the gated metric is' : `all ${count} gated metrics are`} unchanged${shown.length > 0 ? ` (${shown.join('; ')})` : ''}`;
 }

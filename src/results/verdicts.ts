@@ -3,6 +3,9 @@
  * (perfgate compare --verdicts <file>; verdicts.json in the action's run directory). The
  * format is documented in docs/verdicts.md and described by docs/verdicts.schema.json. Pure.
  */
+// The culprit is derived from the stored profiles by the same rule the reports use, so a script
+// reads the function a reviewer reads.
+import { culpritOfScenario, displayName } from '../profile/culprit.js';
 import type { Analysis, PairedComparison, Results, RunWarning, Verdict } from './types.js';
 
 export const VERDICTS_SCHEMA = 'perfgate/verdicts';
@@ -34,6 +37,27 @@ export interface VerdictEntry {
   higherIsBetter: boolean;
   /** The estimate in the worse direction: positive is worse, whatever the metric (−5% throughput → 0.05). */
   worsening: number;
+  /**
+   * Each side's median over its slices (micro-benchmarks: processes), in the metric's unit (req/s,
+   * µs, µs per request, ops/s; health metrics as docs/health.md gives them); heap: each side's
+   * growth, MB per 10,000 requests. null where a side has no finite number.
+   */
+  base: number | null;
+  head: number | null;
+  /** HTTP metrics of a profiled scenario whose verdict is not unchanged: the own function that took most of the new time; else null. */
+  culprit: VerdictCulprit | null;
+}
+
+export interface VerdictCulprit {
+  /** The function as the reports name it ("resolvePermissions", "arrow in formatPrices"). */
+  function: string;
+  /** Its file (relative to the repository root) and 1-based line. */
+  file: string;
+  line: number;
+  /** Time per request it added in head (with the code it calls), µs; null when the profiles give shares only. */
+  addedUs: number | null;
+  /** The reports' words: "most new time in resolvePermissions (server.js:25)". */
+  text: string;
 }
 
 export interface VerdictsDocument {
@@ -55,7 +79,14 @@ export interface VerdictsDocument {
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
-function paired(kind: VerdictEntry['kind'], metric: string, scenario: string | null, benchmark: string | null, c: PairedComparison): VerdictEntry {
+function paired(
+  kind: VerdictEntry['kind'],
+  metric: string,
+  scenario: string | null,
+  benchmark: string | null,
+  c: PairedComparison,
+  culprit: VerdictCulprit | null = null,
+): VerdictEntry {
   return {
     kind,
     metric,
@@ -71,12 +102,36 @@ function paired(kind: VerdictEntry['kind'], metric: string, scenario: string | n
     verdict: c.verdict,
     higherIsBetter: c.higherIsBetter,
     worsening: c.higherIsBetter ? -c.change : c.change,
+    base: finite(c.baseMedian),
+    head: finite(c.headMedian),
+    culprit,
   };
 }
 
+/**
+ * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it
+ * regressed or improved. Only the other scenarios get a culprit: a profile of an unchanged route
+ * names its noise.
+ */
+export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
+  const own = [...analysis.comparisons, ...(analysis.health?.comparisons ?? []), ...(analysis.health?.heap ?? [])].filter((c) => c.scenario === scenario);
+  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
+}
+
+/** The scenario's culprit as data; null when it was not profiled, nothing of its own code grew, or its verdict is unchanged. */
+function culpritOf(results: Results, analysis: Analysis, scenario: string): VerdictCulprit | null {
+  if (scenarioUnchanged(analysis, scenario)) return null;
+  const culprit = culpritOfScenario(results.profiles, scenario);
+  if (culprit === null) return null;
+  const { fn } = culprit;
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: fn.added, text: culprit.text };
+}
+
 export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDocument {
+  const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null as VerdictCulprit | null]));
+  for (const scenario of culprits.keys()) culprits.set(scenario, culpritOf(results, analysis, scenario));
   const metrics: VerdictEntry[] = [
-    ...analysis.comparisons.map((c) => paired('http', c.metric, c.scenario, null, c)),
+    ...analysis.comparisons.map((c) => paired('http', c.metric, c.scenario, null, c, culprits.get(c.scenario) ?? null)),
     ...(analysis.health?.comparisons ?? []).map((c) => paired('health', c.metric, c.scenario, null, c)),
     ...(analysis.health?.heap ?? []).map(
       (h): VerdictEntry => ({
@@ -94,6 +149,9 @@ export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDoc
         verdict: h.verdict,
         higherIsBetter: false,
         worsening: h.change,
+        base: finite(h.baseMbPer10k),
+        head: finite(h.headMbPer10k),
+        culprit: null,
       }),
     ),
     ...(analysis.benchmarks?.comparisons ?? []).map((c) =>

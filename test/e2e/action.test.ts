@@ -132,7 +132,8 @@ test('dist/index.js on a push: no pull request, so the job summary only (no GitH
   });
   assert.equal(run.status, 0, describeRun(run));
   assert.equal(run.outputs.decision, 'pass');
-  assert.match(run.summary, /## perfgate: 0 regressions/);
+  assert.match(run.summary, /## perfgate: ✅ passing/);
+  assert.match(run.summary, /\n0 regressions · /);
   assert.deepEqual(platform.github.requests.slice(from), [], 'no request to the GitHub API');
   assert.equal(run.outputs['comment-url'], '');
   assert.deepEqual(platform.artifacts.artifactsOf(4343).map((a) => a.name), ['perfgate-default'], 'results uploaded on a push too');
@@ -145,7 +146,7 @@ test('dist/index.js with a bad input fails the step with a message naming the in
   const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 1}' }, {});
   for (const [name, value, message] of [
     ['fail-on-regression', 'maybe', /Input fail-on-regression is "maybe"; use true or false/],
-    ['comment', 'sometimes', /Input comment is "sometimes"; use always, on-change, on-regression or never/],
+    ['comment', 'sometimes', /Input comment is "sometimes"; use auto, always, on-change, on-regression or never/],
     ['id', 'a b', /Input id is "a b"/],
   ] as const) {
     const run = await runAction({

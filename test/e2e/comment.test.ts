@@ -72,7 +72,7 @@ describe('report mode: the sticky comment', () => {
     assert.deepEqual(platform.github.writes().filter((r) => platform.github.requests.indexOf(r) >= from), [], 'no comment created on a clean run');
     assert.equal(perfgateComments(8).length, 0);
     assert.equal(run.outputs['comment-url'], '');
-    assert.match(run.summary, /## perfgate: 0 regressions/, 'the job summary is still written');
+    assert.match(run.summary, /## perfgate: ✅ passing/, 'the job summary is still written');
 
     // A PR that regressed on an earlier push and is clean now: its comment must not stay red.
     const stale = platform.github.addComment(9, `${MARKER}\n## perfgate: 1 regression — ❌ failing`, { login: 'github-actions[bot]', type: 'Bot' });

@@ -2,7 +2,7 @@
 // `npx perfgate` run there. Nothing of this repository's node_modules or sources is used.
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -42,10 +42,19 @@ test('the packed tarball installs into a fresh project; npx perfgate plan and co
     { 'work.json': iterations(200_000) },
   );
   t.after(() => rmSync(repo, { recursive: true, force: true }));
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', join(packDir, packed!.filename)], {
+  const install = spawnSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefer-offline', join(packDir, packed!.filename)], {
     cwd: repo,
-    stdio: 'pipe',
+    encoding: 'utf8',
   });
+  assert.equal(install.status, 0, install.stderr);
+  // A light install: everything perfgate runs is bundled into dist/, so the package brings (almost)
+  // nothing else along, and no dependency asks for a newer Node than perfgate's engines allow.
+  const installed = installedPackages(join(repo, 'node_modules'));
+  const megabytes = installed.bytes / 1e6;
+  t.diagnostic(`npm install of the tarball (Node ${process.version}): ${installed.names.length} packages, ${megabytes.toFixed(1)} MB`);
+  assert.ok(installed.names.length <= 30, `at most 30 packages installed, got ${installed.names.length}: ${installed.names.join(', ')}`);
+  assert.ok(megabytes <= 20, `at most 20 MB installed, got ${megabytes.toFixed(1)} MB`);
+  assert.doesNotMatch(install.stderr, /EBADENGINE/, 'no dependency needs a newer Node than perfgate');
   // the schema path the README gives for editor completion exists in the install
   assert.ok(existsSync(join(repo, 'node_modules', 'perfgate', 'perfgate.schema.json')), 'node_modules/perfgate/perfgate.schema.json');
 
@@ -65,3 +74,23 @@ test('the packed tarball installs into a fresh project; npx perfgate plan and co
   const verdicts = JSON.parse(readFileSync(join(out, 'verdicts.json'), 'utf8'));
   assert.equal(verdicts.decision, 'fail');
 });
+
+/** The packages under a node_modules folder (nested ones included) and the bytes of all its files. */
+function installedPackages(nodeModules: string): { names: string[]; bytes: number } {
+  const names: string[] = [];
+  let bytes = 0;
+  const walk = (dir: string, packageDir: boolean) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        const isPackage = packageDir && !entry.name.startsWith('@') && !entry.name.startsWith('.');
+        if (isPackage) names.push(path.slice(nodeModules.length + 1));
+        walk(path, entry.name === 'node_modules' || (packageDir && entry.name.startsWith('@')));
+      } else if (entry.isFile()) {
+        bytes += lstatSync(path).size;
+      }
+    }
+  };
+  walk(nodeModules, true);
+  return { names, bytes };
+}

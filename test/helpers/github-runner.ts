@@ -80,6 +80,8 @@ export interface ActionRunOptions {
   env?: Record<string, string>;
   /** The dist/ directory to run; default this repository's (beside its node_modules, unlike GitHub's copy). */
   distDir?: string;
+  /** A command the action's node is started through (e.g. unshare), with its arguments. */
+  wrapper?: string[];
 }
 
 export interface ActionRun {
@@ -135,7 +137,8 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
   };
   for (const [k, v] of Object.entries({ ...defaultInputs(token), ...options.inputs })) env[`INPUT_${k.toUpperCase()}`] = v;
 
-  const child = spawn(NODE24, [join(options.distDir ?? join(ROOT, 'dist'), 'index.js')], { cwd: workspace, env });
+  const [program, ...prefix] = [...(options.wrapper ?? []), NODE24];
+  const child = spawn(program!, [...prefix, join(options.distDir ?? join(ROOT, 'dist'), 'index.js')], { cwd: workspace, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {

@@ -62,7 +62,7 @@ test('a synchronous key derivation in head: event-loop delay regression, a faili
   assert.equal(code, 1, 'the gated event-loop delay fails the build');
   assert.ok(analysis.health!.failing.includes(p99));
   assert.ok(analysis.health!.hints.some((h) => h.kind === 'blocked-loop'));
-  assert.match(markdown, /event-loop delay p99 limit 50% and 10 ms/);
+  assert.match(markdown, /failing: GET \/work event-loop delay p99 \+[\d,.]+% \(limit 50% and 10 ms\)/);
   assert.match(healthSection(markdown), /💡 \*\*GET \/work:\*\* event loop blocked up to [\d.]+ ms in head \(base [\d.]+ (µs|ms)\): a synchronous call holds the loop/);
   assert.match(terminal, /→ GET \/work: event loop blocked up to/);
 });

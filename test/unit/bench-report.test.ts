@@ -35,7 +35,8 @@ test('benchmarks-only run: the Micro-benchmarks table in markdown, names and mes
   assert.doesNotMatch(markdown, /@org/, '@ is broken up so nobody is pinged');
   assert.match(markdown, /^\| \*\*divideByAndSum\*\* \| 6\.33k \| 257k \| \+3,958% /m, 'gated: bold; ops/s in k');
   assert.doesNotMatch(markdown, /Nothing was compared/, 'no HTTP table without scenarios');
-  assert.match(markdown.split('\n')[0]!, /^## perfgate: 1 regression · 1 improvement · 1 unchanged — ❌ failing \(micro-benchmark limit 10%\); 1 micro-benchmark could not be compared: parse \(bench\/parse\.bench\.mjs failed on head\)$/);
+  assert.match(markdown.split('\n')[0]!, /^## perfgate: ❌ failing \(micro-benchmark limit 10%\); 1 micro-benchmark could not be compared: parse \(bench\/parse\.bench\.mjs failed on head\)$/);
+  assert.equal(markdown.split('\n')[2], '1 regression · 1 improvement · 1 unchanged');
 });
 
 test('benchmarks-only run in the terminal', () => {
@@ -50,12 +51,13 @@ test('with HTTP scenarios too: both tables, one headline', () => {
   const results = benchResults(runs, {}, true);
   const analysis = compareResults(results);
   const markdown = renderMarkdown(results, analysis);
-  assert.match(markdown, /\| scenario \| metric \| base \| head \| change \(95% CI\) \| verdict \|/);
+  assert.match(markdown, /\| scenario \| metric \| base \(median\) \| head \(median\) \| paired change \(95% CI\) \| verdict \|/);
   assert.match(markdown, /\*\*Micro-benchmarks\*\* · each number/);
   assert.match(markdown, /20 pairs × 1 s · 10 rounds of micro-benchmarks · seed 1/);
-  assert.match(markdown.split('\n')[0]!, / 6 unchanged — ✅ passing$/, '5 HTTP metrics and 1 benchmark');
+  assert.match(markdown.split('\n')[0]!, /^## perfgate: ✅ passing/);
+  assert.match(markdown.split('\n')[2]!, / 6 unchanged$/, '5 HTTP metrics and 1 benchmark');
   // nothing changed: folded to one line like the comment, both tables with --full
-  assert.match(renderTerminal(results, analysis), /\n\nNothing changed beyond its limit: all 6 metrics are unchanged \(GET \/hello: throughput .+\)\.\nEvery metric: --full\n$/);
+  assert.match(renderTerminal(results, analysis), /\n\nNothing changed beyond its limit: all 3 gated metrics are unchanged \(GET \/hello: throughput .+\)\.\nEvery metric: --full\n$/);
   const text = renderTerminal(results, analysis, { full: true });
   assert.ok(text.indexOf('scenario') >= 0 && text.indexOf('scenario') < text.indexOf('micro-benchmarks —'), 'HTTP table first');
 });

@@ -37,7 +37,7 @@ describe('renderComment', () => {
   test('an accept label: the headline and a warning name it; none when the run passes anyway', () => {
     const failing = resultsFromPairs(regressedPairs());
     const text = renderReport(failing, compareResults(failing), { acceptedBy: 'perf-ok' });
-    assert.match(text, /^## perfgate: .* — ⚠️ accepted by label \*\*perf-ok\*\*: failing \(throughput limit 2%/);
+    assert.match(text, /^## perfgate: ⚠️ accepted by label \*\*perf-ok\*\*: failing: GET \/hello throughput −\d+\.\d% \(limit 2%\)/);
     assert.match(text, /\n> ⚠️ \*\*Regression accepted\.\*\* The label \*\*perf-ok\*\* is on this pull request/);
     const passing = resultsFromPairs(cleanPairs());
     assert.ok(!renderReport(passing, compareResults(passing), { acceptedBy: 'perf-ok' }).includes('accepted'));

@@ -44,13 +44,16 @@ test('progress: elapsed time and time left on counter lines; --quiet keeps warni
   const stream = { isTTY: false, write: (c: string) => chunks.push(c) } as unknown as NodeJS.WriteStream;
   let t = 0;
   const c = config({ load: { pairs: 20, blocks: 1 }, profile: false });
-  const { progress, logger } = terminalProgress(stream, false, estimateRun(c), c, () => t);
+  const { progress, logger } = terminalProgress(stream, { quiet: false, estimate: estimateRun(c), config: c, now: () => t });
   progress({ phase: 'start', side: 'base', block: 1, blocks: 1 });
-  t = 10_000;
-  progress({ phase: 'measure', scenario: 'GET /', pair: 10, pairs: 20, block: 1, blocks: 1 });
-  assert.match(chunks.join(''), /pair 10\/20 · 0:10 elapsed, ~0:10 left\n/);
+  t = 2_000;
+  progress({ phase: 'warmup', scenario: 'GET /', block: 1, blocks: 1 });
+  t = 22_000;
+  // the block's last pair: 20 pairs in 20 s measured, nothing left to measure
+  progress({ phase: 'measure', scenario: 'GET /', pair: 20, pairs: 20, block: 1, blocks: 1 });
+  assert.match(chunks.join(''), /pair 20\/20 · 0:22 elapsed, ~0:00 left\n/);
   const quiet: string[] = [];
-  const q = terminalProgress({ isTTY: false, write: (s: string) => quiet.push(s) } as unknown as NodeJS.WriteStream, true);
+  const q = terminalProgress({ isTTY: false, write: (s: string) => quiet.push(s) } as unknown as NodeJS.WriteStream, { quiet: true });
   q.progress({ phase: 'measure', scenario: 'GET /', pair: 10, pairs: 20 });
   q.logger.info('seed 1');
   q.logger.warn('the load generator is at its limit');

@@ -95,13 +95,19 @@ describe('report: hot functions', () => {
     assert.match(terminal, /slowEtag +src\/payload\.js:10 +— +\d+\.\d% +\+\d+\.\d pp new/);
   });
 
-  test('a regressed, profiled scenario: the headline names its culprit', () => {
+  test('a regressed, profiled scenario: the headline leads with its change, limit and culprit', () => {
     const results = profiledResults();
     const analysis = compareResults(results);
     assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
     const markdown = renderMarkdown(results, analysis);
-    assert.match(markdown.split('\n\n')[1]!, /^🔎 \*\*GET \/hello:\*\* throughput −\d+(\.\d)?% · most new time in slowEtag \(src\/payload\.js:10\)$/);
-    assert.match(renderTerminal(results, analysis, { width: 120, color: false }).split('\n')[1]!, /^ {2}GET \/hello: throughput −[\d.]+% · most new time in slowEtag \(src\/payload\.js:10\)$/);
+    assert.match(
+      markdown.split('\n')[0]!,
+      /^## perfgate: ❌ failing: GET \/hello throughput −\d+(\.\d)?% \(limit \d+%\): most new time in slowEtag \(src\/payload\.js:10\)( \(and \d more gated regressions?\))?$/,
+    );
+    assert.match(
+      renderTerminal(results, analysis, { width: 120, color: false }).split('\n')[0]!,
+      /^perfgate: ✗ failing: GET \/hello throughput −[\d.]+% \(limit \d+%\): most new time in slowEtag \(src\/payload\.js:10\)/,
+    );
   });
 
   test('markdown without URLs names the files; 0 rows leaves the section out', () => {
@@ -138,5 +144,17 @@ describe('report: hot functions', () => {
     assert.match(markdown, /⚠️ Deoptimized by V8: .*: Insufficient type feedback/);
     const terminal = renderTerminal(results, compareResults(results));
     assert.match(terminal, /! deoptimized by V8: <img.*: Insufficient type feedback/);
+  });
+
+  test('a culprit line only for a scenario whose verdict is not unchanged', () => {
+    const results = profiledResults();
+    const analysis = compareResults(results);
+    assert.match(renderTerminal(results, analysis, { color: false }), /most new time: slowEtag/);
+    // the same profile on a run whose every verdict is unchanged: the growth is noise, not news
+    const quiet = { ...analysis, comparisons: analysis.comparisons.map((c) => ({ ...c, verdict: 'unchanged' as const })), failing: [], decision: 'pass' as const };
+    const text = renderTerminal(results, quiet, { color: false, full: true });
+    assert.match(text, /hot functions, GET \/hello/);
+    assert.doesNotMatch(text, /most new time/);
+    assert.doesNotMatch(renderMarkdown(results, quiet), /Most new time/);
   });
 });

@@ -298,7 +298,7 @@ function hostileRun(): { results: Results; analysis: Analysis } {
 /** The table rows of a markdown body (lines starting with "|" after the header). */
 function tableRows(markdown: string): string[] {
   const lines = markdown.split('\n');
-  const start = lines.findIndex((l) => l.startsWith('| scenario | metric | base |'));
+  const start = lines.findIndex((l) => l.startsWith('| scenario | metric | base (median) |'));
   const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
   return lines.slice(start + 2, end);
 }
@@ -340,19 +340,18 @@ describe('report snapshots', () => {
 /* ---------- behaviour ---------- */
 
 describe('renderMarkdown', () => {
-  it('counts verdicts in the header and names the failing limit', () => {
+  it('answers first: the decision and the worst gated change with its limit; the counts under it', () => {
     const { results, analysis } = failingRun();
-    const heading = renderMarkdown(results, analysis).split('\n')[0]!;
-    assert.equal(
-      heading,
-      '## perfgate: 2 regressions (1 gated) · 1 improvement · 6 unchanged · 1 inconclusive — ❌ failing (throughput limit 5%)',
-    );
+    const [heading, , counts] = renderMarkdown(results, analysis).split('\n');
+    assert.equal(heading, '## perfgate: ❌ failing: GET /hello throughput −12.2% (limit 5%)');
+    assert.equal(counts, '2 regressions (1 gated) · 1 improvement · 6 unchanged · 1 inconclusive');
   });
 
   it('says passing when nothing regressed', () => {
     const { results, analysis } = passingRun();
     const markdown = renderMarkdown(results, analysis);
-    assert.match(markdown.split('\n')[0]!, /^## perfgate: 0 regressions · 0 improvements · 10 unchanged — ✅ passing$/);
+    assert.match(markdown.split('\n')[0]!, /^## perfgate: ✅ passing$/);
+    assert.match(markdown.split('\n')[2]!, /^0 regressions · 0 improvements · 10 unchanged$/);
     assert.match(markdown, /head work tree@\u200Dabc1234 \(uncommitted changes\)/);
   });
 
@@ -360,7 +359,7 @@ describe('renderMarkdown', () => {
     const visible = (markdown: string) => markdown.replace(/<details>[\s\S]*?<\/details>/g, '').split('\n').filter((l) => l.trim() !== '');
     const quiet = renderMarkdown(passingRun().results, passingRun().analysis);
     assert.ok(visible(quiet).length <= 12, visible(quiet).join('\n'));
-    assert.match(visible(quiet).join('\n'), /\*\*Nothing changed beyond its limit:\*\* all 10 metrics are unchanged \(GET \/hello: throughput \+0\.4% /);
+    assert.match(visible(quiet).join('\n'), /\*\*Nothing changed beyond its limit:\*\* all 2 gated metrics are unchanged \(GET \/hello: throughput \+0\.4% /);
     assert.match(quiet, /<details><summary>Every metric<\/summary>\n\n\| scenario \| metric \|/);
     const failing = renderMarkdown(failingRun().results, failingRun().analysis);
     assert.ok(!failing.includes('Nothing changed'));
@@ -406,7 +405,7 @@ describe('renderMarkdown', () => {
         return c;
       }),
     );
-    assert.match(renderMarkdown(results, both), /❌ failing \(throughput limit 5%, latency p99 limit 15%\)/);
+    assert.match(renderMarkdown(results, both), /❌ failing: GET \/hello throughput −12\.2% \(limit 5%\) \(and 2 more gated regressions\)/);
   });
 
   it('marks gated and informational regressions differently', () => {
@@ -445,7 +444,7 @@ describe('renderMarkdown', () => {
     const lines = renderMarkdown(results, analysis).split('\n');
     assert.match(lines[0]!, /⚠️ incomplete run$/);
     assert.equal(
-      lines[2],
+      lines[4],
       '> ⚠️ **Incomplete run:** the run failed: head service exited with code 1 during block 2 at Service.wait (src/engine/service.ts:88). The verdicts use the 3–4 of 6 pairs measured so far.',
     );
   });
@@ -504,17 +503,19 @@ describe('renderTerminal', () => {
     assert.equal(full.split('\n').slice(0, 2).join('\n'), folded.split('\n').slice(0, 2).join('\n'), 'the same headline');
   });
 
-  it('keeps the full report for failing, inconclusive and incomplete runs', () => {
+  it('keeps the full report for failing, gated-inconclusive and incomplete runs; an informational inconclusive row folds', () => {
     for (const build of [failingRun, incompleteRun]) {
       const { results, analysis } = build();
       assert.match(renderTerminal(results, analysis), /^scenario +metric +base +head +change \(95% CI\) +verdict$/m, build.name);
     }
     const { results, analysis } = passingRun();
-    const inconclusive = makeAnalysis(
-      results,
-      analysis.comparisons.map((c) => (c.metric === 'latency_p90' ? { ...c, verdict: 'inconclusive' as const } : c)),
-    );
-    assert.match(renderTerminal(results, inconclusive), /^scenario +metric/m);
+    const inconclusive = (metric: string) =>
+      makeAnalysis(
+        results,
+        analysis.comparisons.map((c) => (c.metric === metric ? { ...c, verdict: 'inconclusive' as const } : c)),
+      );
+    assert.match(renderTerminal(results, inconclusive('throughput')), /^scenario +metric/m);
+    assert.match(renderTerminal(results, inconclusive('latency_p90')), /^Nothing changed beyond its limit/m);
   });
 
   it('has no ANSI codes unless colour is asked for', () => {
@@ -530,7 +531,7 @@ describe('renderTerminal', () => {
     assert.match(text, /\x1b\[33m! regression\x1b\[39m/);
     assert.match(text, /\x1b\[32m✓ improvement\x1b\[39m/);
     assert.match(text, /\x1b\[33m\? inconclusive\x1b\[39m/);
-    assert.match(text, /\x1b\[31m✗ failing \(throughput limit 5%\)\x1b\[39m/);
+    assert.match(text, /\x1b\[31m✗ failing: GET \/hello throughput −12\.2% \(limit 5%\)\x1b\[39m/);
   });
 
   it('colours a pass green', () => {
@@ -547,13 +548,15 @@ describe('renderTerminal', () => {
     for (const line of table) assert.ok(/^[✗!✓?u]/.test(line.slice(verdictColumn)) || line === table[0], line);
   });
 
-  it('prints the smallest detectable throughput change per scenario', () => {
+  it('prints the smallest detectable change where it explains a verdict: gated and inconclusive', () => {
     const { results, analysis } = failingRun();
-    const lines = renderTerminal(results, analysis).split('\n').filter((l) => l.startsWith('smallest detectable change'));
-    assert.deepEqual(lines, [
-      'smallest detectable change, GET /hello throughput: 3.1% (limit 5%)',
-      'smallest detectable change, POST /echo throughput: 3.1% (limit 5%)',
-    ]);
+    const detectable = (a: Analysis) => renderTerminal(results, a).split('\n').filter((l) => l.startsWith('smallest detectable change'));
+    assert.deepEqual(detectable(analysis), []);
+    const undecided = makeAnalysis(
+      results,
+      analysis.comparisons.map((c) => (c.metric === 'throughput' && c.scenario === 'POST /echo' ? { ...c, verdict: 'inconclusive' as const } : c)),
+    );
+    assert.deepEqual(detectable(undecided), ['smallest detectable change, POST /echo throughput: 3.1% (limit 5%)']);
   });
 
   it('keeps escape sequences in names from reaching the terminal', () => {

@@ -10,6 +10,18 @@ import { WARNING_CODES } from '../../src/results/warnings.js';
 import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
+import { fixtureSummary } from '../helpers/profiles.js';
+import { boundSummaries } from '../../src/profile/diff.js';
+import type { ProfileSummary, SideProfile } from '../../src/results/types.js';
+
+/** A side of the recorded profiles (test/fixtures/profiles), as the engine stores it. */
+function profileSide(summary: ProfileSummary, requests: number): SideProfile {
+  return { ...summary, profiler: 'cpu-prof', nodeVersion: 'v24.21.0', requests, windowMs: 2000, wallMs: 4100, processes: [], merged: '', inlinedSamples: 0 };
+}
+
+function bounded(side: 'base' | 'head'): ProfileSummary {
+  return boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 25)[side];
+}
 
 function noisyPairs(n: number, ratio: number, seed = 1): [number, number][] {
   const random = createRandom(seed);
@@ -56,4 +68,38 @@ test('docs/verdicts.md lists every warning code with its meaning, and no other',
   const doc = readFileSync(join(ROOT, 'docs', 'verdicts.md'), 'utf8');
   const rows = [...doc.matchAll(/^\| `([a-z0-9-]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
   assert.deepEqual(rows, Object.entries(WARNING_CODES));
+});
+
+test('verdicts as data: base and head medians, and the culprit of a regressed, profiled scenario', () => {
+  const results = resultsFromPairs(noisyPairs(20, 0.8));
+  const base = bounded('base');
+  const head = bounded('head');
+  results.profiles = [
+    {
+      scenario: 'GET /hello',
+      durationMs: 2000,
+      intervalUs: 1000,
+      sides: { base: profileSide(base, 20_000), head: profileSide(head, 18_200) },
+      files: { head: null, base: null, diff: null },
+      renderMs: 0,
+    },
+  ];
+  const analysis = compareResults(results);
+  const doc = JSON.parse(JSON.stringify(buildVerdicts(results, analysis)));
+  assert.ok(validate(doc), errorsOf());
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  const entry = doc.metrics.find((m: { metric: string }) => m.metric === 'throughput');
+  assert.equal(entry.base, throughput.baseMedian);
+  assert.equal(entry.head, throughput.headMedian);
+  assert.ok(entry.head < entry.base * 0.9, 'head serves less');
+  assert.deepEqual(
+    { function: doc.worst.culprit.function, file: doc.worst.culprit.file, line: doc.worst.culprit.line },
+    { function: 'slowEtag', file: 'src/payload.js', line: 10 },
+  );
+  assert.match(doc.worst.culprit.text, /^most new time in slowEtag \(src\/payload\.js:10\)/);
+  // a scenario whose verdict is unchanged names no culprit: its profile differences are noise
+  const quiet = resultsFromPairs(noisyPairs(40, 1, 3));
+  quiet.profiles = results.profiles;
+  const quietDoc = buildVerdicts(quiet, compareResults(quiet));
+  assert.ok(quietDoc.metrics.every((m) => m.culprit === null));
 });

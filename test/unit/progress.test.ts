@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { terminalProgress } from '../../src/cli/progress.js';
+import type { PerfgateConfig } from '../../src/config/types.js';
+import { estimateRun } from '../../src/engine/estimate.js';
+import type { ProgressEvent } from '../../src/engine/ports.js';
+
+interface Recording {
+  config: PerfgateConfig;
+  endMs: number;
+  events: { t: number; event: ProgressEvent }[];
+}
+
+const recording = JSON.parse(readFileSync(new URL('../fixtures/progress/example-service-regression.json', import.meta.url), 'utf8')) as Recording;
+
+/** Replays a recording through the terminal progress; every counter or phase line with a time left, at its time. */
+function replay(rec: Recording, tty: boolean, ci = false): { lines: string[]; lefts: { t: number; event: ProgressEvent; leftMs: number }[] } {
+  let now = 0;
+  const written: string[] = [];
+  const stream = { isTTY: tty, write: (chunk: string) => written.push(chunk) } as unknown as NodeJS.WriteStream;
+  const { progress } = terminalProgress(stream, { quiet: false, estimate: estimateRun(rec.config), config: rec.config, ci, now: () => now });
+  const lefts: { t: number; event: ProgressEvent; leftMs: number }[] = [];
+  for (const { t, event } of rec.events) {
+    now = t;
+    const before = written.length;
+    progress(event);
+    const text = written.slice(before).join('');
+    const m = text.match(/~(?:(\d+):)?(\d+):(\d\d) left/);
+    if (m) lefts.push({ t, event, leftMs: ((Number(m[1] ?? 0) * 60 + Number(m[2])) * 60 + Number(m[3])) * 1000 });
+  }
+  return { lines: written.join('').split(/[\r\n]+/).filter(Boolean), lefts };
+}
+
+test('the time left is within 25% of the truth from the first pair on, and drops when a look stops the run early', (ctx) => {
+  const { events, endMs } = recording;
+  // The look after block 2 stopped this run: the first phase after the measurement began then.
+  const stoppedAt = events.find((e) => e.event.phase === 'profile')!.t;
+  // Until then the plan was to measure block 3 too, as long as block 2 took (boot to stop): that
+  // is the truth a forecast made before the look could aim at.
+  const block2 = events.find((e) => e.event.phase === 'start' && e.event.block === 2)!.t;
+  const skippedBlockMs = stoppedAt - block2;
+  const firstPair = events.find((e) => e.event.phase === 'measure')!.t;
+  const { lefts } = replay(recording, true);
+  const checked = lefts.filter((l) => l.t >= firstPair);
+  assert.ok(checked.length >= 90, `a time left on every pair and phase line (${checked.length})`);
+  let worst = { error: 0, t: 0, leftMs: 0, truth: 0 };
+  for (const { t, leftMs } of checked) {
+    const truth = endMs - t + (t < stoppedAt ? skippedBlockMs : 0);
+    // A clock in whole seconds cannot be within 25% of a few seconds: 5 s is allowed there.
+    const allowed = Math.max(0.25 * truth, 5000);
+    const error = Math.abs(leftMs - truth);
+    if (error / allowed > worst.error) worst = { error: error / allowed, t, leftMs, truth };
+    assert.ok(error <= allowed, `at ${(t / 1000).toFixed(1)} s: ~${(leftMs / 1000).toFixed(0)} s left, truth ${(truth / 1000).toFixed(0)} s`);
+  }
+  ctx.diagnostic(`worst: ~${(worst.leftMs / 1000).toFixed(0)} s left at ${(worst.t / 1000).toFixed(0)} s, truth ${(worst.truth / 1000).toFixed(0)} s (${(worst.error * 100).toFixed(0)}% of the error allowed)`);
+  // after the stop the skipped block is gone: the first line after it says about the profiles' time
+  const after = checked.find((l) => l.t >= stoppedAt)!;
+  assert.ok(after.leftMs < endMs - after.t + 10_000, `~${after.leftMs / 1000} s left after the stop, ${(endMs - after.t) / 1000} s in truth`);
+});
+
+test('in a CI log: one line per block and phase, not one per start or per pair', () => {
+  const { lines } = replay(recording, false);
+  assert.equal(lines.filter((l) => l.includes('starting')).length, 2, 'one starting line per block measured');
+  const measuring = lines.filter((l) => l.includes('measuring'));
+  // per block and scenario, the line of its last pair
+  assert.deepEqual(
+    measuring.map((l) => l.match(/measuring (block \d\/\d · [^·]+?) · pair (\d+)/)!.slice(1).join(' ')),
+    ['block 1/3 · GET /hello 24', 'block 1/3 · POST /echo 24', 'block 2/3 · GET /hello 48', 'block 2/3 · POST /echo 48'],
+  );
+  // CI set on a terminal prints the same lines, never a rewritten one
+  const ci = replay(recording, true, true);
+  assert.deepEqual(ci.lines, lines);
+  // preparing, per block: starting, warming up and measuring each scenario, stopping; 2 profiles, flamegraphs, done
+  assert.equal(lines.length, 17, lines.join('\n'));
+});
