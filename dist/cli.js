@@ -11095,7 +11095,7 @@ var require_source = __commonJS({
       }
       return openAll + string4 + closeAll;
     };
-    var template;
+    var template2;
     var chalkTag = (chalk2, ...strings) => {
       const [firstString] = strings;
       if (!isArray(firstString) || !isArray(firstString.raw)) {
@@ -11109,10 +11109,10 @@ var require_source = __commonJS({
           String(firstString.raw[i])
         );
       }
-      if (template === void 0) {
-        template = require_templates();
+      if (template2 === void 0) {
+        template2 = require_templates();
       }
-      return template(chalk2, parts.join(""));
+      return template2(chalk2, parts.join(""));
     };
     Object.defineProperties(Chalk.prototype, styles);
     var chalk = Chalk();
@@ -29814,7 +29814,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve5, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync13 } = __require("fs");
+    var { readFileSync: readFileSync14 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
@@ -29822,7 +29822,7 @@ var require_multipart = __commonJS({
       } catch (error62) {
         try {
           const path = resolve5(string4);
-          const data = readFileSync13(path, "utf8");
+          const data = readFileSync14(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,7 +29841,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync13(path);
+            const buffer = readFileSync14(path);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path)
             }, opts));
@@ -42047,23 +42047,23 @@ var require_formdata_parser = __commonJS({
             break;
           }
           case "content-type": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input2,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            contentType = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            contentType = isomorphicDecode(headerValue2);
             break;
           }
           case "content-transfer-encoding": {
-            let headerValue = collectASequenceOfBytes(
+            let headerValue2 = collectASequenceOfBytes(
               (char) => char !== 10 && char !== 13,
               input2,
               position
             );
-            headerValue = removeChars(headerValue, false, true, (char) => char === 9 || char === 32);
-            encoding = isomorphicDecode(headerValue);
+            headerValue2 = removeChars(headerValue2, false, true, (char) => char === 9 || char === 32);
+            encoding = isomorphicDecode(headerValue2);
             break;
           }
           default: {
@@ -47399,8 +47399,8 @@ var require_mock_utils = __commonJS({
     }
     function lowerCaseEntries(headers) {
       return Object.fromEntries(
-        Object.entries(headers).map(([headerName, headerValue]) => {
-          return [headerName.toLocaleLowerCase(), headerValue];
+        Object.entries(headers).map(([headerName, headerValue2]) => {
+          return [headerName.toLocaleLowerCase(), headerValue2];
         })
       );
     }
@@ -47440,8 +47440,8 @@ var require_mock_utils = __commonJS({
         return false;
       }
       for (const [matchHeaderName, matchHeaderValue] of Object.entries(mockDispatch2.headers)) {
-        const headerValue = getHeaderByName(headers, matchHeaderName);
-        if (!matchValue(matchHeaderValue, headerValue)) {
+        const headerValue2 = getHeaderByName(headers, matchHeaderName);
+        if (!matchValue(matchHeaderValue, headerValue2)) {
           return false;
         }
       }
@@ -57715,7 +57715,7 @@ var require_picocolors = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
 import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname6, join as join17, resolve as resolve4 } from "node:path";
+import { dirname as dirname6, join as join18, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -77764,6 +77764,16 @@ function readScenarioLine(line3) {
   return { method, path };
 }
 
+// src/config/placeholders.ts
+var PLACEHOLDER = /\{([A-Za-z_][A-Za-z0-9_-]*)\}/g;
+function placeholdersIn(...texts) {
+  const names = /* @__PURE__ */ new Set();
+  for (const text2 of texts) {
+    if (text2) for (const match of text2.matchAll(PLACEHOLDER)) names.add(match[1]);
+  }
+  return [...names];
+}
+
 // src/config/units.ts
 var DURATION_PATTERN = /^\d+(?:\.\d+)?(?:ms|s|m)?$/;
 var DURATION_HINT = "write e.g. 500ms, 1s, 2m (a bare number is seconds)";
@@ -77949,6 +77959,32 @@ var rateSchema = external_exports.union([external_exports.number(), external_exp
   ctx.addIssue({ code: "custom", input: value, message: `is out of range; ${RATE_HINT}` });
   return external_exports.NEVER;
 }).register(docNotes, { type: "rate (requests per second, or N% of capacity)" });
+var NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+function nameKey(description) {
+  return external_exports.string().trim().min(1, { error: "is empty; write a name or omit the key" }).optional().describe(description).register(docNotes, { default: "METHOD path" });
+}
+var CAPTURE_HINT = "write body.<dot path> (e.g. body.token or body.items.0.id), body (the whole body), or header.<name> (e.g. header.x-session)";
+var captureSchema = external_exports.record(
+  external_exports.string().regex(NAME_PATTERN, { error: "is not a capture name; use letters, digits, _ and - (the value is then written {name})" }),
+  external_exports.string({ error: `is not a capture source; ${CAPTURE_HINT}` }).regex(/^(?:body(?:\.[^.\s]+)*|header\.[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/, { error: `is not a capture source; ${CAPTURE_HINT}` }).transform((source) => {
+    const [from, ...rest] = source.split(".");
+    return from === "header" ? { from: "header", name: rest.join(".").toLowerCase() } : { from: "body", path: rest };
+  }),
+  { error: "is not a mapping of capture names to sources; write e.g. { token: body.token }" }
+).register(docNotes, { type: "mapping of name to body.<dot path> or header.<name>" });
+var requestSchema = external_exports.strictObject({
+  name: nameKey('Name of the request in the per-request breakdown; default "METHOD path". Unique within the scenario.'),
+  method: methodSchema.prefault("GET").describe("HTTP method (any letter case).").register(docNotes, { type: HTTP_METHODS.join(", ") }),
+  path: requestPath("is required: the request path, e.g. /items/{id}").describe(
+    "Request path and query, starting with '/'; {name} placeholders are filled in (URL-encoded) from the values file or an earlier capture."
+  ),
+  headers: headersSchema.prefault({}).describe("Request headers, added to the scenario's headers; {name} placeholders are filled in."),
+  body: bodySchema.optional().describe("Request body: a string, or a mapping or list sent as JSON; {name} placeholders are filled in as they are (not escaped)."),
+  weight: intInRange(1, 1e3).optional().describe("Share of this request in a mix: a request of weight 3 is sent three times as often as one of weight 1. Not for a sequence.").register(docNotes, { default: "1" }),
+  capture: captureSchema.optional().describe(
+    "Sequences only: values to take from this request's response for the requests after it, e.g. { token: body.token } (a JSON dot path) or { session: header.x-session }; used as {token}. A response without the value counts as a failed request, and the sequence starts over."
+  )
+}).transform((request3) => request3).describe("One request of a mix or a sequence.");
 var scenarioLineSchema = external_exports.string().regex(SCENARIO_LINE_PATTERN, {
   error: (issue2) => {
     const read = readScenarioLine(String(issue2.input));
@@ -77959,15 +77995,26 @@ var scenarioLineSchema = external_exports.string().regex(SCENARIO_LINE_PATTERN, 
   return { method: read.method, path: read.path, headers: {} };
 }).describe('One line: METHOD /path, e.g. "GET /hello", or just "/hello" for GET.').register(docNotes, { type: "scenario line" });
 var scenarioObjectSchema = external_exports.strictObject({
-  name: external_exports.string().trim().min(1, { error: "is empty; write a name or omit the key" }).optional().describe('Name in the report and results; default "METHOD path". Names must be unique.').register(docNotes, { default: "METHOD path" }),
-  method: methodSchema.prefault("GET").describe("HTTP method (any letter case).").register(docNotes, { type: HTTP_METHODS.join(", ") }),
-  path: requestPath("is required: the request path, e.g. /hello").describe(
-    "Request path and query, starting with '/', e.g. /search?q=x."
-  ),
-  headers: headersSchema.prefault({}).describe("Request headers. Numbers and true/false are sent as strings."),
+  name: nameKey('Name in the report and results; default "METHOD path". Names must be unique.'),
+  method: methodSchema.optional().describe("HTTP method (any letter case). Not with requests (each request has its own).").register(docNotes, { type: HTTP_METHODS.join(", "), default: "GET" }),
+  path: requestPath("is required: the request path, e.g. /hello").optional().describe(
+    "Request path and query, starting with '/', e.g. /search?q=x. Required unless the scenario lists requests. With values, {column} placeholders are filled in."
+  ).register(docNotes, { default: "none: required without requests" }),
+  headers: headersSchema.prefault({}).describe("Request headers (with requests: sent with every request). Numbers and true/false are sent as strings."),
   body: bodySchema.optional().describe(
-    "Request body: a string, or a mapping or list sent as JSON (then content-type: application/json is added unless a content-type header is set)."
+    "Request body: a string, or a mapping or list sent as JSON (then content-type: application/json is added unless a content-type header is set). Not with requests."
   ),
+  requests: external_exports.array(requestSchema, { error: "is not a list of requests; write e.g. [{ path: /a }, { path: /b, weight: 3 }]" }).min(1, { error: "is empty; list at least one request, e.g. - path: /items" }).max(100, { error: "is too long; list at most 100 requests" }).optional().describe(
+    "Several requests in one scenario, each with its own method, path, headers and body: a weighted mix (each connection sends them in a fixed interleaved order, so the proportions are exact), or a sequence (sequence: true). Verdicts stay per scenario; the report breaks latency down per request. See docs/scenarios.md."
+  ).register(docNotes, { type: "list of request mappings", default: "none: one request (method, path)" }),
+  sequence: external_exports.boolean({ error: "is not true or false" }).optional().describe(
+    "true: each connection (each virtual user at a fixed rate) sends requests in order, again and again, e.g. log in, then fetch with a captured token. Needs requests; a sequence that captures values needs pipelining: 1."
+  ).register(docNotes, { default: "false: a weighted mix" }),
+  values: external_exports.string({ error: "is not a file name; write a CSV or JSON file relative to service.cwd, e.g. data/ids.csv" }).trim().regex(/^(?![/\\])(?![A-Za-z]:)(?!.*(?:^|[/\\])\.\.(?:[/\\]|$)).+\.(?:csv|json)$/i, {
+    error: "is not allowed; write a .csv or .json file inside the repository, relative to service.cwd, e.g. data/ids.csv"
+  }).optional().describe(
+    "Rows of values used as {column} in the scenario's requests: a CSV file with a header row, or a JSON list of objects, relative to service.cwd (read from head's tree, the same rows for both sides). Rows are taken in turn, one per request of a mix or per pass of a sequence, shared by all connections of a side."
+  ).register(docNotes, { type: "file (.csv or .json)", default: "none" }),
   connections: intInRange(1, 1e3).optional().describe("Concurrent connections for this scenario, 1 to 1000; default load.connections.").register(docNotes, { default: "load.connections" }),
   pipelining: intInRange(1, 100).optional().describe("Requests in flight per connection for this scenario, 1 to 100; default load.pipelining.").register(docNotes, { default: "load.pipelining" }),
   rate: rateSchema.optional().describe(
@@ -77976,7 +78023,57 @@ var scenarioObjectSchema = external_exports.strictObject({
   expect: external_exports.union([intInRange(100, 599), external_exports.array(intInRange(100, 599)).min(1, { error: "is empty; list the statuses, e.g. [200, 404]" })], {
     error: "is not a status; write a status code (e.g. 404) or a list of them (e.g. [200, 304])"
   }).transform((value) => Array.isArray(value) ? value : [value]).optional().describe("Statuses this route is expected to answer, e.g. 404 or [200, 304]; any other counts as a failed request. Default: any 2xx.").register(docNotes, { type: "status or list of statuses", default: "any 2xx" })
-}).transform((scenario) => scenario).describe("A scenario with more than a method and a path.");
+}).transform((scenario, ctx) => {
+  checkRequests(scenario, ctx);
+  return { ...scenario, method: scenario.method ?? "GET", path: scenario.path ?? scenario.requests?.[0]?.path ?? "/" };
+}).describe("A scenario with more than a method and a path.");
+function checkRequests(scenario, ctx) {
+  const issue2 = (path, input2, message) => ctx.addIssue({ code: "custom", path, input: input2, message });
+  const { requests } = scenario;
+  if (!requests) {
+    if (scenario.path === void 0) issue2(["path"], void 0, "is required: the request path, e.g. /hello");
+    if (scenario.sequence !== void 0) issue2(["sequence"], scenario.sequence, "needs requests: list the requests to send in order under requests");
+    if (scenario.values !== void 0 && scenario.path !== void 0) {
+      const used = placeholdersIn(scenario.path, ...Object.values(scenario.headers), bodyText(scenario.body));
+      if (used.length === 0) issue2(["values"], scenario.values, "is not used: no {column} placeholder in the path, headers or body; write e.g. path: /items/{id}");
+    }
+    return;
+  }
+  if (scenario.name === void 0) issue2(["name"], void 0, "is required with requests: name the scenario, e.g. name: browse");
+  for (const key of ["method", "path", "body"]) {
+    if (scenario[key] !== void 0) issue2([key], scenario[key], `cannot be used with requests; give each request its own ${key}`);
+  }
+  const names = /* @__PURE__ */ new Map();
+  const captured = /* @__PURE__ */ new Set();
+  requests.forEach((request3, index) => {
+    const name = request3.name ?? `${request3.method} ${request3.path}`;
+    const first = names.get(name);
+    if (first === void 0) names.set(name, index);
+    else issue2(["requests", index, request3.name === void 0 ? "path" : "name"], name, `is also the name of requests[${first}]; give each request a unique name`);
+    if (scenario.sequence !== true && request3.weight !== void 0 && requests.length === 1) {
+      issue2(["requests", index, "weight"], request3.weight, "has no effect: the mix has one request; list more requests or remove weight");
+    }
+    if (scenario.sequence === true && request3.weight !== void 0) {
+      issue2(["requests", index, "weight"], request3.weight, "cannot be used in a sequence: every request is sent once per pass; remove weight or sequence");
+    }
+    if (scenario.sequence !== true && request3.capture !== void 0) {
+      issue2(["requests", index, "capture"], request3.capture, "needs sequence: true: a captured value is used by the requests after it on the same connection");
+    }
+    for (const used of placeholdersIn(request3.path, ...Object.values({ ...scenario.headers, ...request3.headers }), bodyText(request3.body))) {
+      if (captured.has(used) || scenario.values !== void 0) continue;
+      const later = requests.slice(index).some((r) => r.capture?.[used] !== void 0);
+      issue2(
+        ["requests", index],
+        `{${used}}`,
+        later ? `uses {${used}} before it is captured: a request can only use what an earlier request of the sequence captured` : `uses {${used}}, which has no source: capture it from an earlier request of a sequence (capture: { ${used}: body.${used} }), or name a values file with a column ${used}`
+      );
+    }
+    for (const name2 of Object.keys(request3.capture ?? {})) captured.add(name2);
+  });
+}
+function bodyText(body) {
+  return body === void 0 ? null : typeof body === "string" ? body : JSON.stringify(body);
+}
 var scenarioSchema = external_exports.union([scenarioLineSchema, scenarioObjectSchema], {
   error: 'is not a scenario; write "GET /hello", "/hello", or a mapping with at least path'
 });
@@ -78251,27 +78348,49 @@ function resolveScenarios(entries, load, ctx) {
         message: entry.name === void 0 ? `is also the name of scenarios[${first}] (names default to "METHOD path"); give one of them a name` : `is already the name of scenarios[${first}]; give each scenario a unique name`
       });
     }
-    const headers = { ...entry.headers };
-    let body = null;
-    if (typeof entry.body === "string") body = entry.body;
-    else if (entry.body !== void 0) {
-      body = JSON.stringify(entry.body);
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
-        headers["content-type"] = "application/json";
-      }
+    const pipelining = entry.pipelining ?? load.pipelining;
+    const requests = entry.requests?.map((request3) => ({
+      name: request3.name ?? `${request3.method} ${request3.path}`,
+      method: request3.method,
+      path: request3.path,
+      ...withBody({ ...entry.headers, ...request3.headers }, request3.body),
+      weight: request3.weight ?? 1,
+      capture: request3.capture ?? null
+    }));
+    if (requests?.some((r) => r.capture) && pipelining > 1) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["scenarios", index, entry.pipelining === void 0 ? "sequence" : "pipelining"],
+        input: pipelining,
+        message: `is not allowed with pipelining ${pipelining}${entry.pipelining === void 0 ? " (load.pipelining)" : ""}: a sequence that captures values waits for each answer before the next request; set pipelining: 1 on the scenario`
+      });
     }
+    const lead = requests?.[0];
     return {
       name,
-      method: entry.method,
-      path: entry.path,
-      headers,
-      body,
+      method: lead?.method ?? entry.method,
+      path: lead?.path ?? entry.path,
+      ...lead ? { headers: lead.headers, body: lead.body } : withBody({ ...entry.headers }, entry.body),
       connections: entry.connections ?? load.connections,
-      pipelining: entry.pipelining ?? load.pipelining,
+      pipelining,
       rate: entry.rate ?? null,
-      expect: entry.expect ?? null
+      expect: entry.expect ?? null,
+      // Only scenarios that use them carry the new keys: a one-request scenario resolves (and is stored) as before.
+      ...requests && { requests, sequence: entry.sequence ?? false },
+      ...entry.values !== void 0 && { values: { file: entry.values } }
     };
   });
+}
+function withBody(headers, given) {
+  let body = null;
+  if (typeof given === "string") body = given;
+  else if (given !== void 0) {
+    body = JSON.stringify(given);
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
+      headers["content-type"] = "application/json";
+    }
+  }
+  return { headers, body };
 }
 function resolveProfile(profile, scenarios, ctx) {
   const names = scenarios.map((s) => s.name);
@@ -78825,8 +78944,8 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync8, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join6, relative as relative3 } from "node:path";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync9, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join7, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -79928,7 +80047,7 @@ function latencyHistogram() {
   });
 }
 function latencyOf(histogram, withP999 = false) {
-  const latency = histogram.totalCount > 0 ? {
+  const latency2 = histogram.totalCount > 0 ? {
     p50: histogram.getValueAtPercentile(50),
     p90: histogram.getValueAtPercentile(90),
     p99: histogram.getValueAtPercentile(99),
@@ -79937,7 +80056,325 @@ function latencyOf(histogram, withP999 = false) {
     mean: Math.round(histogram.mean * 10) / 10
   } : { p50: 0, p90: 0, p99: 0, ...withP999 && { p999: 0 }, max: 0, mean: 0 };
   histogram.destroy();
-  return latency;
+  return latency2;
+}
+var RequestTally = class {
+  constructor(names) {
+    this.names = names;
+  }
+  names;
+  histograms = [];
+  responses = [];
+  failed = [];
+  /** Starts a window: every count at zero. */
+  open() {
+    this.histograms = this.names.map(() => latencyHistogram());
+    this.responses = this.names.map(() => 0);
+    this.failed = this.names.map(() => 0);
+  }
+  /** A response to request `index` in the window, `latencyUs` after it was due (or sent); `failed`: not what the scenario expects. */
+  record(index, latencyUs, failed) {
+    const histogram = this.histograms[index];
+    if (!histogram) return;
+    this.responses[index]++;
+    if (failed) this.failed[index]++;
+    histogram.recordValue(Math.max(1, Math.round(latencyUs)));
+  }
+  /** A request `index` that got no response (an error, a timeout). */
+  fail(index) {
+    if (this.failed[index] !== void 0) this.failed[index]++;
+  }
+  /** The window's numbers per request; frees the histograms. */
+  close() {
+    const slices = this.names.map((name, i) => {
+      const latency2 = latencyOf(this.histograms[i]);
+      return { name, responses: this.responses[i], failed: this.failed[i], p50Us: latency2.p50, p99Us: latency2.p99 };
+    });
+    this.histograms = [];
+    return slices;
+  }
+};
+
+// src/engine/requests.ts
+import { readFileSync as readFileSync2 } from "node:fs";
+import { join } from "node:path";
+var tables = /* @__PURE__ */ new WeakMap();
+function loadScenarioValues(scenarios, dir) {
+  const problems = [];
+  for (const scenario of scenarios) {
+    if (!scenario.values) continue;
+    const where = `scenario "${scenario.name}": values: ${scenario.values.file}`;
+    let table;
+    try {
+      table = readValueTable(join(dir, scenario.values.file), scenario.values.file);
+    } catch (error62) {
+      problems.push(`${where}: ${error62.message}`);
+      continue;
+    }
+    const captured = new Set((scenario.requests ?? []).flatMap((r) => Object.keys(r.capture ?? {})));
+    const missing = placeholdersOf(scenario).filter((name) => !captured.has(name) && !table.columns.includes(name));
+    if (missing.length > 0) {
+      problems.push(
+        `${where}: has no column ${missing.map((m) => `"${m}"`).join(", ")}, which the requests use as ${missing.map((m) => `{${m}}`).join(", ")}; its columns are ${table.columns.map((c) => `"${c}"`).join(", ")}. Add the column to the file, or fix the placeholder.`
+      );
+      continue;
+    }
+    tables.set(scenario.values, table);
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+function placeholdersOf(scenario) {
+  return placeholdersIn(...requestsOf(scenario).flatMap((r) => [r.path, ...Object.values(r.headers), r.body]));
+}
+function requestsOf(scenario) {
+  return scenario.requests ?? [{ name: scenario.name, method: scenario.method, path: scenario.path, headers: scenario.headers, body: scenario.body, weight: 1, capture: null }];
+}
+function readValueTable(path, file2) {
+  let text2;
+  try {
+    text2 = readFileSync2(path, "utf8");
+  } catch (error62) {
+    const code = error62.code;
+    throw new Error(code === "ENOENT" ? `not found in head's tree (relative to service.cwd); commit the file or fix the path` : `cannot be read (${error62.message})`);
+  }
+  const table = /\.json$/i.test(file2) ? jsonTable(text2) : csvTable(text2);
+  if (table.rows.length === 0) throw new Error(`has no rows${table.columns.length > 0 ? ` (only the header ${table.columns.join(",")})` : ""}; add at least one row of values`);
+  return { file: file2, ...table };
+}
+function csvTable(text2) {
+  const records = parseCsv(text2);
+  const [header, ...rows] = records;
+  if (!header) return { columns: [], rows: [] };
+  const columns = header.map((c) => c.trim());
+  const blank = columns.indexOf("");
+  if (blank >= 0) throw new Error(`has an empty column name (column ${blank + 1} of the header row); name every column`);
+  const twice = columns.find((c, i) => columns.indexOf(c) !== i);
+  if (twice !== void 0) throw new Error(`names the column "${twice}" twice in its header row; give each column a unique name`);
+  rows.forEach((row, i) => {
+    if (row.length !== columns.length) {
+      throw new Error(`row ${i + 2} has ${row.length} field${row.length === 1 ? "" : "s"}, the header ${columns.length}; give every row one field per column (quote fields that contain commas)`);
+    }
+  });
+  return { columns, rows };
+}
+function parseCsv(text2) {
+  const records = [];
+  let record2 = [];
+  let field = "";
+  let quoted = false;
+  let i = text2.charCodeAt(0) === 65279 ? 1 : 0;
+  const endRecord = () => {
+    record2.push(field);
+    if (!(record2.length === 1 && record2[0] === "")) records.push(record2);
+    record2 = [];
+    field = "";
+  };
+  for (; i < text2.length; i++) {
+    const c = text2[i];
+    if (quoted) {
+      if (c !== '"') field += c;
+      else if (text2[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else quoted = false;
+    } else if (c === '"' && field === "") quoted = true;
+    else if (c === ",") {
+      record2.push(field);
+      field = "";
+    } else if (c === "\n" || c === "\r") {
+      if (c === "\r" && text2[i + 1] === "\n") i++;
+      endRecord();
+    } else field += c;
+  }
+  if (quoted) throw new Error('has a quoted field that never ends; close it with "');
+  if (field !== "" || record2.length > 0) endRecord();
+  return records;
+}
+function jsonTable(text2) {
+  let data;
+  try {
+    data = JSON.parse(text2);
+  } catch (error62) {
+    throw new Error(`is not valid JSON (${error62.message}); write a list of objects, e.g. [{"id": 1}, {"id": 2}]`);
+  }
+  if (!Array.isArray(data)) throw new Error('is not a list; write a list of objects, e.g. [{"id": 1}, {"id": 2}]');
+  const columns = [];
+  data.forEach((row, i) => {
+    if (row === null || typeof row !== "object" || Array.isArray(row)) throw new Error(`item ${i} is not an object; write a list of objects, e.g. [{"id": 1}, {"id": 2}]`);
+    for (const [key, value] of Object.entries(row)) {
+      if (value !== null && typeof value === "object") throw new Error(`item ${i}: "${key}" is not a string, number or true/false`);
+      if (!columns.includes(key)) columns.push(key);
+    }
+  });
+  const rows = data.map((row) => columns.map((c) => row[c] === void 0 || row[c] === null ? "" : String(row[c])));
+  return { columns, rows };
+}
+var RowCursor = class {
+  constructor(rows) {
+    this.rows = rows;
+  }
+  rows;
+  index = 0;
+  next() {
+    const row = this.rows[this.index];
+    this.index = (this.index + 1) % this.rows.length;
+    return row;
+  }
+};
+function mixOrder(weights) {
+  const total = weights.reduce((a, b) => a + b, 0);
+  const current = weights.map(() => 0);
+  const order = [];
+  for (let n = 0; n < total; n++) {
+    let best = 0;
+    weights.forEach((w, i) => {
+      current[i] += w;
+      if (current[i] > current[best]) best = i;
+    });
+    current[best] -= total;
+    order.push(best);
+  }
+  return order;
+}
+var RequestPlan = class _RequestPlan {
+  /** The scenario's distinct requests, in its order (the per-request breakdown's order). */
+  requests;
+  /** The request indexes one turn sends, in order: a mix's interleaving, or the sequence. */
+  order;
+  sequence;
+  /** One request with nothing to fill in and nothing to capture: the generators send it as before, with no work per response. */
+  plain;
+  /** Several requests: latency is recorded per request too. */
+  perRequest;
+  /** Whether any request captures a value from its response. */
+  captures;
+  compiled;
+  table;
+  constructor(scenario) {
+    this.requests = requestsOf(scenario);
+    this.sequence = scenario.sequence === true;
+    this.order = this.sequence ? this.requests.map((_, i) => i) : mixOrder(this.requests.map((r) => r.weight));
+    this.table = scenario.values ? tables.get(scenario.values) ?? null : null;
+    if (scenario.values && !this.table) {
+      throw new Error(`scenario "${scenario.name}": its values file ${scenario.values.file} was not read (loadScenarioValues) before its load opened`);
+    }
+    const templated = Boolean(scenario.requests) || this.table !== null;
+    const columns = this.table?.columns ?? [];
+    this.compiled = this.requests.map((config2) => {
+      const compile2 = (text2) => templated ? template(text2) : { literal: text2 };
+      const path = compile2(config2.path);
+      const headers = Object.entries(config2.headers).map(([k, v]) => [k, compile2(v)]);
+      const body = config2.body === null ? null : compile2(config2.body);
+      const usesRow = [path, body, ...headers.map(([, t]) => t)].some((t) => t !== null && "parts" in t && t.parts.some((p) => typeof p !== "string" && columns.includes(p.name)));
+      return { config: config2, path, headers, body, usesRow };
+    });
+    this.captures = this.requests.some((r) => r.capture !== null);
+    this.perRequest = this.requests.length > 1;
+    this.plain = this.requests.length === 1 && !this.captures && this.compiled.every((c) => !c.usesRow);
+  }
+  static of(scenario) {
+    return new _RequestPlan(scenario);
+  }
+  /** A cursor over the values file's rows for one side; null when the scenario has none. */
+  rowCursor() {
+    return this.table ? new RowCursor(this.table.rows) : null;
+  }
+  /** Whether request `index` takes a row of values (a mix takes the next row for each such request). */
+  usesRow(index) {
+    return this.compiled[index].usesRow;
+  }
+  /**
+   * Request `index` with its placeholders filled in: columns from `row`, captures from
+   * `captured`. null when it uses a value that was not captured (the response that should have
+   * given it did not): the sequence must start over.
+   */
+  build(index, row, captured) {
+    const { config: config2, path, headers, body } = this.compiled[index];
+    const columns = this.table?.columns ?? [];
+    let missing = false;
+    const fill = (t, encode3) => {
+      if ("literal" in t) return t.literal;
+      let out = "";
+      for (const part of t.parts) {
+        if (typeof part === "string") {
+          out += part;
+          continue;
+        }
+        const column = columns.indexOf(part.name);
+        const value = captured?.[part.name] ?? (column >= 0 && row ? row[column] : void 0);
+        if (value === void 0) missing = true;
+        else out += encode3 ? encodeURIComponent(value) : value;
+      }
+      return out;
+    };
+    const built = {
+      method: config2.method,
+      path: fill(path, true),
+      headers: Object.fromEntries(headers.map(([k, t]) => [k, fill(t, false)])),
+      body: body === null ? null : fill(body, false)
+    };
+    return missing ? null : built;
+  }
+  /** Whether request `index` needs its response's body text (to capture from it). */
+  needsBody(index) {
+    return Object.values(this.requests[index].capture ?? {}).some((source) => source.from === "body");
+  }
+  /**
+   * What request `index` captures from its response into `captured`; false when a value is not
+   * there (the response counts as failed and the sequence starts over).
+   */
+  capture(index, body, headers, captured) {
+    const sources = this.requests[index].capture;
+    if (!sources) return true;
+    let json2;
+    let parsed = false;
+    for (const [name, source] of Object.entries(sources)) {
+      let value;
+      if (source.from === "header") value = headerValue(headers, source.name);
+      else if (source.path.length === 0) value = body;
+      else {
+        if (!parsed) {
+          parsed = true;
+          try {
+            json2 = JSON.parse(body);
+          } catch {
+            json2 = void 0;
+          }
+        }
+        value = atPath(json2, source.path);
+      }
+      if (value === void 0 || value === "") return false;
+      captured[name] = value;
+    }
+    return true;
+  }
+};
+function headerValue(headers, name) {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    return Array.isArray(value) ? value[0] : value;
+  }
+  return void 0;
+}
+function atPath(value, path) {
+  let at2 = value;
+  for (const key of path) {
+    if (at2 === null || typeof at2 !== "object") return void 0;
+    at2 = Array.isArray(at2) ? at2[Number(key)] : at2[key];
+  }
+  return typeof at2 === "string" || typeof at2 === "number" || typeof at2 === "boolean" ? String(at2) : void 0;
+}
+function template(text2) {
+  const parts = [];
+  let last = 0;
+  for (const match of text2.matchAll(PLACEHOLDER)) {
+    if (match.index > last) parts.push(text2.slice(last, match.index));
+    parts.push({ name: match[1] });
+    last = match.index + match[0].length;
+  }
+  if (parts.length === 0) return { literal: text2 };
+  if (last < text2.length) parts.push(text2.slice(last));
+  return { parts };
 }
 
 // src/engine/load-closed.ts
@@ -79948,38 +80385,57 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
   counting = false;
   constructor(baseUrls, scenario, maxMs, sliceMs) {
     this.pipelining = scenario.pipelining;
+    const plan = RequestPlan.of(scenario);
     this.targets = baseUrls.map((baseUrl) => {
       const target = {
-        instance: (0, import_autocannon.default)({
-          url: `${baseUrl}${scenario.path}`,
-          method: scenario.method,
-          headers: scenario.headers,
-          body: scenario.body ?? void 0,
-          connections: scenario.connections,
-          pipelining: scenario.pipelining,
-          // stopped by us in close(); this is only a backstop
-          duration: maxMs / 1e3 + 30,
-          // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
-          // tick often enough that the run ends promptly when stopped.
-          sampleInt: Math.max(10, Math.min(100, Math.round(sliceMs / 20))),
-          // a window must not wait 10 s for a stuck request; a timeout is counted and reported
-          timeout: Math.max(2, Math.ceil(sliceMs / 1e3) * 2)
-        }),
-        // without a callback it is both
         histogram: null,
         responses: 0,
         non2xx: 0,
         errors: 0,
         timeouts: 0,
-        served: 0
+        served: 0,
+        tally: plan.perRequest ? new RequestTally(plan.requests.map((r) => r.name)) : null,
+        answered: -1,
+        missed: false
       };
-      target.instance.on("response", (_client, statusCode, _bytes, responseTimeMs) => {
+      target.instance = (0, import_autocannon.default)({
+        // One plain request is sent as before: a prebuilt buffer, no work per response.
+        ...plan.plain ? {
+          url: `${baseUrl}${scenario.path}`,
+          method: scenario.method,
+          headers: scenario.headers,
+          body: scenario.body ?? void 0
+        } : { url: baseUrl, requests: autocannonRequests(plan, target) },
+        connections: scenario.connections,
+        pipelining: scenario.pipelining,
+        // stopped by us in close(); this is only a backstop
+        duration: maxMs / 1e3 + 30,
+        // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
+        // tick often enough that the run ends promptly when stopped.
+        sampleInt: Math.max(10, Math.min(100, Math.round(sliceMs / 20))),
+        // a window must not wait 10 s for a stuck request; a timeout is counted and reported
+        timeout: Math.max(2, Math.ceil(sliceMs / 1e3) * 2)
+      });
+      const onResponse = plan.plain ? (_client, statusCode, _bytes, responseTimeMs) => {
         target.served++;
         if (!this.counting || !target.histogram) return;
         target.responses++;
         if (!isExpectedStatus(scenario, statusCode)) target.non2xx++;
         target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
-      });
+      } : (_client, statusCode, _bytes, responseTimeMs) => {
+        target.served++;
+        const answered = target.answered;
+        const missed = target.missed;
+        target.answered = -1;
+        target.missed = false;
+        if (!this.counting || !target.histogram) return;
+        target.responses++;
+        const failed = missed || !isExpectedStatus(scenario, statusCode);
+        if (failed) target.non2xx++;
+        target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
+        target.tally?.record(answered, responseTimeMs * 1e3, failed);
+      };
+      target.instance.on("response", onResponse);
       target.instance.on("reqError", (error62) => {
         if (!this.counting) return;
         target.errors++;
@@ -80003,6 +80459,7 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
   async measure(durationMs, window2 = {}) {
     for (const target of this.targets) {
       target.histogram = latencyHistogram();
+      target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
     }
     this.counting = true;
@@ -80032,6 +80489,7 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
         // autocannon reports a failed connection once per pipelined request
         errors: Math.ceil(target.errors / this.pipelining),
         timeouts: Math.ceil(target.timeouts / this.pipelining),
+        ...target.tally && { byRequest: target.tally.close() },
         served
       };
     });
@@ -80045,6 +80503,33 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
     if (failed) throw failed.reason;
   }
 };
+function autocannonRequests(plan, target) {
+  const rows = plan.rowCursor();
+  return plan.order.map((index, position) => {
+    const needsBody = plan.needsBody(index);
+    return {
+      setupRequest: ((request3, context) => {
+        if (plan.sequence && position === 0) {
+          context.row = rows?.next() ?? null;
+          context.captured = {};
+        }
+        const row = plan.sequence ? context.row ?? null : plan.usesRow(index) ? rows.next() : null;
+        const built = plan.build(index, row, context.captured ?? null);
+        if (!built) return null;
+        const { body, ...rest } = built;
+        return { ...request3, ...rest, method: rest.method, ...body !== null && { body } };
+      }),
+      ...(plan.perRequest || plan.captures) && {
+        onResponse: ((_status, body, context, headers) => {
+          target.answered = index;
+          if (!plan.requests[index].capture) return;
+          context.captured ??= {};
+          if (!plan.capture(index, needsBody ? body : "", headers, context.captured)) target.missed = true;
+        })
+      }
+    };
+  });
+}
 
 // src/engine/load-fixed-rate.ts
 var import_undici = __toESM(require_undici(), 1);
@@ -80058,6 +80543,8 @@ var FixedRateLoad = class _FixedRateLoad {
     this.intervalMs = 1e3 / ratePerSecond;
     const timeoutMs = Math.max(2, Math.ceil(sliceMs / 1e3) * 2) * 1e3;
     this.maxOutstanding = Math.max(scenario.connections * scenario.pipelining, Math.ceil(ratePerSecond * timeoutMs / 1e3));
+    const plan = RequestPlan.of(scenario);
+    this.plan = plan;
     this.targets = baseUrls.map((baseUrl) => ({
       pool: new import_undici.Pool(baseUrl, {
         connections: scenario.connections,
@@ -80075,7 +80562,10 @@ var FixedRateLoad = class _FixedRateLoad {
       timeouts: 0,
       sent: 0,
       dropped: 0,
-      served: 0
+      served: 0,
+      tally: plan.perRequest ? new RequestTally(plan.requests.map((r) => r.name)) : null,
+      rows: plan.rowCursor(),
+      users: plan.sequence ? Array.from({ length: scenario.connections }, () => ({ position: 0, row: null, captured: {}, busy: false, waiting: [] })) : []
     }));
   }
   scenario;
@@ -80089,6 +80579,7 @@ var FixedRateLoad = class _FixedRateLoad {
   timer = null;
   closed = false;
   counting = false;
+  plan;
   /** Starts the schedule on every target and waits a short lead, so no window counts the connections' opening. */
   static async open(baseUrls, scenario, options) {
     const rate = options.ratePerSecond;
@@ -80106,12 +80597,18 @@ var FixedRateLoad = class _FixedRateLoad {
     const due = Math.floor((now - this.t0) / this.intervalMs) + 1;
     for (; this.scheduled < due; this.scheduled++) {
       const intended = this.t0 + this.scheduled * this.intervalMs;
-      for (const target of this.targets) this.send(target, intended, now);
+      for (const target of this.targets) this.send(target, this.scheduled, intended, now);
     }
     const next = this.t0 + this.scheduled * this.intervalMs - performance2.now();
     this.timer = setTimeout(() => this.tick(), Math.max(0, Math.min(MAX_TICK_MS, next)));
   }
-  send(target, intended, now) {
+  /**
+   * The `slot`-th request of the schedule, due at `intended`: the mix's next request, or a step of
+   * the sequence of the virtual user whose slot it is (`slot` modulo the users, so each user
+   * has every users-th slot). Not sent, and counted as dropped, when the target already has a
+   * timeout's worth of requests outstanding.
+   */
+  send(target, slot, intended, now) {
     const counted = this.counting;
     if (target.outstanding >= this.maxOutstanding) {
       if (counted) target.dropped++;
@@ -80122,33 +80619,73 @@ var FixedRateLoad = class _FixedRateLoad {
       target.lag?.recordValue(Math.max(1, Math.round((now - intended) * 1e3)));
     }
     target.outstanding++;
-    const { scenario } = this;
-    target.pool.request({
-      path: scenario.path,
-      method: scenario.method,
-      headers: scenario.headers,
-      body: scenario.body ?? null
-    }).then(async (response) => {
-      await response.body.dump();
-      target.served++;
-      if (!this.counting || !target.histogram) return;
-      target.responses++;
-      if (!isExpectedStatus(scenario, response.statusCode)) target.non2xx++;
-      target.histogram.recordValue(Math.max(1, Math.round((performance2.now() - intended) * 1e3)));
-    }).catch((error62) => {
-      if (this.closed) return;
-      if (!this.counting) return;
-      target.errors++;
-      if (error62.code === "UND_ERR_HEADERS_TIMEOUT" || error62.code === "UND_ERR_BODY_TIMEOUT") target.timeouts++;
-    }).finally(() => {
+    const { plan } = this;
+    if (plan.sequence) {
+      const user = target.users[slot % target.users.length];
+      if (user.busy) user.waiting.push(intended);
+      else this.step(target, user, intended);
+      return;
+    }
+    const index = plan.order[slot % plan.order.length];
+    const built = plan.build(index, plan.usesRow(index) ? target.rows.next() : null, null);
+    void this.dispatch(target, index, built, intended).finally(() => {
       target.outstanding--;
     });
+  }
+  /** A virtual user's next request of its sequence; then, when it has answered, the next slot that waited for it. */
+  step(target, user, intended) {
+    const { plan } = this;
+    user.busy = true;
+    if (user.position === 0) {
+      user.row = target.rows?.next() ?? null;
+      user.captured = {};
+    }
+    const index = plan.order[user.position];
+    const built = plan.build(index, user.row, user.captured);
+    void this.dispatch(target, index, built, intended, user.captured).then((captured) => {
+      target.outstanding--;
+      user.position = captured ? (user.position + 1) % plan.order.length : 0;
+      user.busy = false;
+      const next = user.waiting.shift();
+      if (next !== void 0 && !this.closed) this.step(target, user, next);
+    });
+  }
+  /**
+   * Sends one request and counts its answer in the window it ends in. Resolves true when the
+   * response gave every value the request captures (or it captures none); never rejects.
+   */
+  async dispatch(target, index, built, intended, captured) {
+    const { scenario, plan } = this;
+    try {
+      const response = await target.pool.request({ path: built.path, method: built.method, headers: built.headers, body: built.body });
+      let body = "";
+      if (plan.needsBody(index)) body = await response.body.text();
+      else await response.body.dump();
+      const gave = captured ? plan.capture(index, body, response.headers, captured) : true;
+      target.served++;
+      if (!this.counting || !target.histogram) return gave;
+      target.responses++;
+      const failed = !gave || !isExpectedStatus(scenario, response.statusCode);
+      if (failed) target.non2xx++;
+      const latencyUs = (performance2.now() - intended) * 1e3;
+      target.histogram.recordValue(Math.max(1, Math.round(latencyUs)));
+      target.tally?.record(index, latencyUs, failed);
+      return gave;
+    } catch (e) {
+      const error62 = e;
+      if (this.closed || !this.counting) return false;
+      target.errors++;
+      target.tally?.fail(index);
+      if (error62.code === "UND_ERR_HEADERS_TIMEOUT" || error62.code === "UND_ERR_BODY_TIMEOUT") target.timeouts++;
+      return false;
+    }
   }
   /** One window of `durationMs` on every target at once; `served` is every response since the previous window closed. */
   async measure(durationMs, window2 = {}) {
     for (const target of this.targets) {
       target.histogram = latencyHistogram();
       target.lag = latencyHistogram();
+      target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0, sent: 0, dropped: 0 });
     }
     this.counting = true;
@@ -80187,6 +80724,7 @@ var FixedRateLoad = class _FixedRateLoad {
         errors: target.errors,
         timeouts: target.timeouts,
         offered,
+        ...target.tally && { byRequest: target.tally.close() },
         served
       };
     });
@@ -80227,14 +80765,14 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 
 // src/engine/process.ts
 import { spawn } from "node:child_process";
-import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync2, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join as join2 } from "node:path";
 var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo"];
 var own2 = null;
 function findOnPath(name, path) {
   for (const dir of (path ?? "").split(":")) {
     if (!isAbsolute(dir)) continue;
-    const file2 = join(dir, name);
+    const file2 = join2(dir, name);
     try {
       accessSync(file2, constants.X_OK);
       if (statSync(file2).isFile()) return file2;
@@ -80346,7 +80884,7 @@ function findMarked(marker) {
     const pid = Number(name);
     if (pid === process.pid) continue;
     try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
       if (environ.includes(needle)) found.push(pid);
     } catch {
     }
@@ -80436,7 +80974,7 @@ function exitOf(child) {
 }
 function tailFile(path, lines = 20) {
   try {
-    const text2 = readFileSync2(path, "utf8").replace(/\s+$/, "");
+    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
     return text2.split("\n").slice(-lines).join("\n");
   } catch {
     return "";
@@ -80444,17 +80982,17 @@ function tailFile(path, lines = 20) {
 }
 
 // src/engine/service.ts
-import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync, readFileSync as readFileSync6, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join3 } from "node:path";
+import { dirname, join as join4 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/engine/health.ts
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join as join2 } from "node:path";
+import { join as join3 } from "node:path";
 var BEGIN_TIMEOUT_MS = 1e3;
 var END_TIMEOUT_MS = 5e3;
 var MAX_LINE = 64 * 1024;
@@ -80474,12 +81012,12 @@ var HealthChannel = class _HealthChannel {
   changed = null;
   /** Listens on a new socket in a private (0700) temporary directory. */
   static async open() {
-    let dir = mkdtempSync(join2(tmpdir(), "perfgate-health-"));
-    if (join2(dir, "health.sock").length > MAX_SOCKET_PATH) {
+    let dir = mkdtempSync(join3(tmpdir(), "perfgate-health-"));
+    if (join3(dir, "health.sock").length > MAX_SOCKET_PATH) {
       rmSync(dir, { recursive: true, force: true });
       dir = mkdtempSync("/tmp/perfgate-health-");
     }
-    const path = join2(dir, "health.sock");
+    const path = join3(dir, "health.sock");
     const server = createServer();
     await new Promise((resolve5, reject) => {
       server.once("error", reject);
@@ -80614,7 +81152,7 @@ function sliceHealth(reports, requestsSinceStart) {
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -80641,7 +81179,7 @@ function groupCpuSeconds(pgid) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
     let text2;
     try {
-      text2 = readFileSync3(`/proc/${name}/stat`, "latin1");
+      text2 = readFileSync4(`/proc/${name}/stat`, "latin1");
     } catch {
       continue;
     }
@@ -80653,7 +81191,7 @@ function groupCpuSeconds(pgid) {
 }
 
 // src/engine/proc-memory.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
 function groupRssBytes(pgid) {
   let entries;
   try {
@@ -80667,9 +81205,9 @@ function groupRssBytes(pgid) {
     let stat2;
     let status;
     try {
-      stat2 = readFileSync4(`/proc/${name}/stat`, "latin1");
+      stat2 = readFileSync5(`/proc/${name}/stat`, "latin1");
       if (Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      status = readFileSync4(`/proc/${name}/status`, "latin1");
+      status = readFileSync5(`/proc/${name}/status`, "latin1");
     } catch {
       continue;
     }
@@ -80682,7 +81220,7 @@ function groupRssBytes(pgid) {
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
   const here = dirname(fileURLToPath2(import.meta.url));
-  const candidates = [join3(here, file2), join3(here, "..", "preload", file2)];
+  const candidates = [join4(here, file2), join4(here, "..", "preload", file2)];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
@@ -80843,7 +81381,7 @@ var Service = class _Service {
   listening() {
     let text2 = "";
     try {
-      text2 = readFileSync5(this.options.statusFile, "utf8");
+      text2 = readFileSync6(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -80917,9 +81455,9 @@ function httpStatus(url2, timeoutMs) {
 
 // src/engine/workspace.ts
 import { execFile } from "node:child_process";
-import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
+import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync7, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
-import { dirname as dirname2, join as join4, relative as relative2 } from "node:path";
+import { dirname as dirname2, join as join5, relative as relative2 } from "node:path";
 function git(args, cwd) {
   return new Promise((resolve5, reject) => {
     execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
@@ -81007,7 +81545,7 @@ async function prepareTrees(request3, ports) {
   };
   const addWorktree = async (side, sha) => {
     mkdirSync(request3.scratchDir, { recursive: true });
-    const dir = join4(request3.scratchDir, side);
+    const dir = join5(request3.scratchDir, side);
     await git(["worktree", "add", "--detach", "--force", dir, sha], root);
     created.push(dir);
     return dir;
@@ -81035,8 +81573,8 @@ async function copyUntracked(root, dir, skip) {
   const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
   const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
   for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
-    mkdirSync(dirname2(join4(dir, file2)), { recursive: true });
-    cpSync(join4(root, file2), join4(dir, file2), { verbatimSymlinks: true });
+    mkdirSync(dirname2(join5(dir, file2)), { recursive: true });
+    cpSync(join5(root, file2), join5(dir, file2), { verbatimSymlinks: true });
   }
 }
 function detectPackageManager(dir) {
@@ -81046,10 +81584,10 @@ function detectPackageManager(dir) {
     ["package-lock.json", "npm", "npm ci"],
     ["npm-shrinkwrap.json", "npm", "npm ci"]
   ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join4(dir, lockfile))) return { name, lockfile, install };
-  if (!existsSync2(join4(dir, "package.json"))) return null;
+  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join5(dir, lockfile))) return { name, lockfile, install };
+  if (!existsSync2(join5(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync6(join4(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync7(join5(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -81060,7 +81598,7 @@ function installCommand(dir) {
   return detectPackageManager(dir)?.install ?? null;
 }
 function serviceDir(tree, service) {
-  return join4(tree.root, service.cwd);
+  return join5(tree.root, service.cwd);
 }
 async function setupTree(tree, options, ports) {
   const dir = serviceDir(tree, options.service);
@@ -81075,7 +81613,7 @@ async function setupTree(tree, options, ports) {
   for (const [phase, command2] of steps) {
     if (!command2) continue;
     ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join4(options.logDir, `${tree.side}-${phase}.log`);
+    const logFile = join5(options.logDir, `${tree.side}-${phase}.log`);
     const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
     if (result.code !== 0) {
       const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
@@ -81088,17 +81626,17 @@ ${tailFile(logFile, 15)}`
 }
 
 // src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname as dirname3, join as join5 } from "node:path";
+import { dirname as dirname3, join as join6 } from "node:path";
 var requireHere = createRequire(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
-    return { version: version2, cmd: join5(dirname3(manifest), "cmd.js") };
+    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
+    return { version: version2, cmd: join6(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -81114,8 +81652,8 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync7(join5(prefix, "node_modules", "0x", "package.json"), "utf8"));
-    return manifest.version === version2 && existsSync3(join5(prefix, "node_modules", "0x", "cmd.js"));
+    const manifest = JSON.parse(readFileSync8(join6(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    return manifest.version === version2 && existsSync3(join6(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
   }
@@ -81124,8 +81662,8 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join5(options.toolsDir, `0x-${version2}`);
-  const cmd = join5(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join6(options.toolsDir, `0x-${version2}`);
+  const cmd = join6(prefix, "node_modules", "0x", "cmd.js");
   if (holdsVersion(prefix, version2)) return cmd;
   const key = zeroXCacheKey(version2);
   if (options.cache && await options.cache.restore(prefix, key)) {
@@ -81213,7 +81751,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync8(join6(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync9(join7(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81229,7 +81767,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync8(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -81257,7 +81795,7 @@ function scriptSources(nodeVersion) {
       else {
         const path = scriptPath(url2);
         try {
-          text2 = path === null ? null : readFileSync8(path, "utf8");
+          text2 = path === null ? null : readFileSync9(path, "utf8");
         } catch {
           text2 = null;
         }
@@ -81299,7 +81837,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join6(phase.session.logDir, `${side}.log`);
+  const logFile = join7(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
@@ -81308,7 +81846,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     dir: cwd,
     env: phase.session.env,
     logFile,
-    statusFile: join6(phase.session.logDir, `${side}-profile.status`),
+    statusFile: join7(phase.session.logDir, `${side}-profile.status`),
     tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -81334,7 +81872,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync8(join6(dir, name), "utf8"), join6(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync9(join7(dir, name), "utf8"), join7(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -81342,7 +81880,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join6(phase.session.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join7(phase.session.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -81356,7 +81894,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     tree,
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
-    files: files.map((f) => join6(dir, f)),
+    files: files.map((f) => join7(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -81364,11 +81902,11 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join6(phase.outDir, "profiles", slug);
+  const dir = join7(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     phase.session.checkCancelled();
-    runs[side] = await profileSide(phase, side, scenario, join6(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join7(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
@@ -81376,7 +81914,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const runDir = (path) => relative3(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join6(dir, `${side}.cpuprofile`);
+    const merged = join7(dir, `${side}.cpuprofile`);
     writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
@@ -81405,7 +81943,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join6(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const diffFile = join7(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
   writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
@@ -81413,7 +81951,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
   phase.session.update();
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join6(phase.session.logDir, "flamegraphs.log");
+  const logFile = join7(phase.session.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({
     toolsDir: phase.toolsDir,
     env: phase.session.env,
@@ -81424,10 +81962,10 @@ async function profileScenario(phase, scenario, slug, ports) {
   });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join6(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join7(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join6(dir, `${side}.cpuprofile`),
+        input: join7(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.session.env,
@@ -81532,7 +82070,7 @@ function formatClock(ms) {
 }
 
 // src/engine/preflight.ts
-import { isAbsolute as isAbsolute2, join as join7 } from "node:path";
+import { isAbsolute as isAbsolute2, join as join8 } from "node:path";
 async function preflight(request3) {
   const sides = await resolveSides(request3);
   const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
@@ -81550,7 +82088,7 @@ async function preflight(request3) {
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
   const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute2(name) || !fromCommit) return loadConfigFile(isAbsolute2(name) ? name : join7(sides.root, name), { required: required2 });
+  if (isAbsolute2(name) || !fromCommit) return loadConfigFile(isAbsolute2(name) ? name : join8(sides.root, name), { required: required2 });
   const source = `${sides.head.ref}:${name}`;
   const text2 = await readAtCommit(sides.root, sides.head.sha, name);
   if (text2 === null) {
@@ -81562,7 +82100,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/results/types.ts
@@ -81651,12 +82189,12 @@ function describeBody(body) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
-import { join as join9 } from "node:path";
+import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import { join as join10 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -81720,7 +82258,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync9(file2, "utf8");
+    content = readFileSync10(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -81728,7 +82266,7 @@ function readCapture(file2) {
 
 // src/engine/bench/glob.ts
 import { lstatSync } from "node:fs";
-import { join as join8 } from "node:path";
+import { join as join9 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
@@ -82513,7 +83051,7 @@ function throughLinkedDirectory(root, path, linked) {
     dir = dir ? `${dir}/${segment}` : segment;
     let isLink = linked.get(dir);
     if (isLink === void 0) {
-      isLink = lstatSync(join8(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      isLink = lstatSync(join9(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
       linked.set(dir, isLink);
     }
     if (isLink) return true;
@@ -82559,7 +83097,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join9(dirs[side], path);
+      const absolute = join10(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -82590,10 +83128,10 @@ var LIBRARY_IMPORT = new RegExp(
 function findBenchmarkSuites(dir) {
   const suites = [];
   for (const path of matchFiles(dir, [SOURCE_FILES])) {
-    const absolute = join9(dir, path);
+    const absolute = join10(dir, path);
     try {
       if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -82619,7 +83157,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -82636,7 +83174,7 @@ async function runBenchmarks(request3) {
   results.benchmarks = stored;
   session.update();
   const plan = buildBenchPlan(stored.files, config2.rounds, request3.seed);
-  const logDir = join10(session.logDir, "benchmarks");
+  const logDir = join11(session.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...session.env, ...request3.service.env };
@@ -82691,8 +83229,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join10(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join10(options.logDir, `${stem}.out.log`), stderr: join10(options.logDir, `${stem}.err.log`) };
+  const output2 = join11(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join11(options.logDir, `${stem}.out.log`), stderr: join11(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -82783,7 +83321,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync11, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync12, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
   writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
@@ -82794,7 +83332,7 @@ var ResultsFileError = class extends Error {
 };
 function readText(path, maxBytes) {
   try {
-    if (maxBytes === void 0) return readFileSync11(path, "utf8");
+    if (maxBytes === void 0) return readFileSync12(path, "utf8");
     const fd = openSync3(path, "r");
     try {
       const size = fstatSync(fd).size;
@@ -82865,9 +83403,9 @@ var RunSession = class {
 // src/engine/run.ts
 async function runCompare(request3, ports) {
   mkdirSync5(request3.outDir, { recursive: true });
-  const logDir = join11(request3.outDir, "logs");
+  const logDir = join12(request3.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join11(request3.outDir, "results.json");
+  const resultsPath = join12(request3.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -82877,12 +83415,13 @@ async function runCompare(request3, ports) {
       baseRef: request3.baseRef,
       mergeBase: request3.mergeBase,
       headRef: request3.headRef,
-      scratchDir: join11(request3.outDir, "trees")
+      scratchDir: join12(request3.outDir, "trees")
     },
     ports
   );
   try {
     const config2 = request3.loadConfig(trees.head.root);
+    loadScenarioValues(config2.scenarios, serviceDir(trees.head, config2.service));
     const seed = config2.seed ?? randomSeed();
     const plan = buildPlan(config2, seed);
     ports.logger.info(`seed ${seed} (pass --seed ${seed} or seed: ${seed} to repeat this order)`);
@@ -82943,7 +83482,7 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join11(request3.outDir, "tools") });
+    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools") });
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -83016,8 +83555,8 @@ async function runBlock(session, phase, block) {
             config: config2.service,
             dir: serviceDir(trees[side], config2.service),
             env: session.env,
-            logFile: join11(session.logDir, `${side}.log`),
-            statusFile: join11(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join12(session.logDir, `${side}.log`),
+            statusFile: join12(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -83947,10 +84486,10 @@ function findHints(results, comparisons, heap, generator, metrics) {
     if (cpu?.verdict === "regression") {
       hints.push({ kind: "cpu-per-request", scenario, baseUs: cpu.baseMedian, headUs: cpu.headMedian, change: cpu.change, profiled: profiled(scenario) });
     }
-    const latency = metric("latency_p99");
+    const latency2 = metric("latency_p99");
     const utilization = health("event_loop_utilization");
-    if (latency?.verdict === "regression" && !blocked && utilization && utilization.headMedian < IDLE_LOOP) {
-      hints.push({ kind: "waiting-outside", scenario, change: latency.change, headUtilization: utilization.headMedian });
+    if (latency2?.verdict === "regression" && !blocked && utilization && utilization.headMedian < IDLE_LOOP) {
+      hints.push({ kind: "waiting-outside", scenario, change: latency2.change, headUtilization: utilization.headMedian });
     }
     const check2 = generator.find((g) => g.scenario === scenario);
     if (check2 && check2.bound.length > 0) {
@@ -84555,6 +85094,78 @@ function decideVerdict(c, alpha) {
   const high = c.eqHigh ?? c.ciHigh;
   if (low > -c.limit && high < c.limit) return "unchanged";
   return "inconclusive";
+}
+
+// src/report/requests.ts
+function requestRows(results) {
+  const rows = [];
+  for (const scenario of results.scenarios) {
+    const names = scenario.pairs.find((p) => p.head.byRequest)?.head.byRequest?.map((r) => r.name);
+    if (!names) continue;
+    const totals = (side) => scenario.pairs.reduce((n, p) => n + (p[side].byRequest ?? []).reduce((m, r) => m + r.responses, 0), 0);
+    const all = { base: totals("base"), head: totals("head") };
+    names.forEach((name, i) => {
+      const of = (side) => scenario.pairs.map((p) => p[side].byRequest?.[i]).filter((r) => r !== void 0 && r.name === name);
+      const stat2 = (side, key) => {
+        const values = of(side).filter((r) => r.responses > 0).map((r) => r[key]);
+        return values.length > 0 ? median(values) : Number.NaN;
+      };
+      const sum = (side, key) => of(side).reduce((n, r) => n + r[key], 0);
+      const responses = { base: sum("base", "responses"), head: sum("head", "responses") };
+      const shareSide = all.head > 0 ? "head" : "base";
+      rows.push({
+        scenario: scenario.name,
+        request: name,
+        share: all[shareSide] > 0 ? responses[shareSide] / all[shareSide] : 0,
+        p50Us: { base: stat2("base", "p50Us"), head: stat2("head", "p50Us") },
+        p99Us: { base: stat2("base", "p99Us"), head: stat2("head", "p99Us") },
+        responses,
+        failed: { base: sum("base", "failed"), head: sum("head", "failed") }
+      });
+    });
+  }
+  return rows;
+}
+function latency(us) {
+  return Number.isFinite(us) ? formatDurationUs(us) : "\u2013";
+}
+function latencyChange(values) {
+  const { base, head } = values;
+  const change = Number.isFinite(base) && Number.isFinite(head) && base > 0 ? ` (${formatChange(head / base - 1)})` : "";
+  return `${latency(base)} \u2192 ${latency(head)}${change}`;
+}
+function failedText(row) {
+  return row.failed.base === 0 && row.failed.head === 0 ? "0" : `${formatCount(row.failed.base)} \u2192 ${formatCount(row.failed.head)}`;
+}
+var FAILED_NOTE = "Failed: an unexpected status, an error, or a response without the value a sequence captures from it (then the sequence starts over). Check the request in perfgate.yml and what the service answers.";
+function renderRequestBreakdown(results) {
+  const rows = requestRows(results);
+  if (rows.length === 0) return null;
+  const lines = [
+    "**Per request** (medians over the slices; the verdicts above are per scenario)",
+    "",
+    "| scenario | request | share | p50 base \u2192 head | p99 base \u2192 head | failed base \u2192 head |",
+    "|:--|:--|--:|--:|--:|--:|",
+    ...rows.map((row, i) => {
+      const scenario = i === 0 || rows[i - 1].scenario !== row.scenario ? escapeMarkdown(row.scenario) : "";
+      return `| ${scenario} | ${escapeMarkdown(row.request)} | ${(row.share * 100).toFixed(1)}% | ${latencyChange(row.p50Us)} | ${latencyChange(row.p99Us)} | ${failedText(row)} |`;
+    })
+  ];
+  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push("", `\u26A0 ${FAILED_NOTE}`);
+  return lines.join("\n");
+}
+function renderRequestLines(results) {
+  const rows = requestRows(results);
+  if (rows.length === 0) return [];
+  const lines = ["", "per request (medians over the slices; verdicts are per scenario):"];
+  rows.forEach((row, i) => {
+    if (i === 0 || rows[i - 1].scenario !== row.scenario) lines.push(sanitizeText(row.scenario));
+    lines.push(
+      `  ${sanitizeText(row.request)}  ${(row.share * 100).toFixed(1)}%  p50 ${latencyChange(row.p50Us)}  p99 ${latencyChange(row.p99Us)}  failed ${failedText(row)}`
+    );
+  });
+  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push(`! ${FAILED_NOTE}`);
+  return lines;
 }
 
 // src/config/types.ts
@@ -85673,15 +86284,20 @@ function renderNothingChanged(analysis) {
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
-  const tables = [
+  const tables2 = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== void 0)
   ];
-  const inside = [renderHealth(results, analysis, options.healthRows), renderIoMarkdown(analysis), renderHotFunctions(results, analysis, options)];
+  const inside = [
+    renderRequestBreakdown(results),
+    renderHealth(results, analysis, options.healthRows),
+    renderIoMarkdown(analysis),
+    renderHotFunctions(results, analysis, options)
+  ];
   const quiet = nothingChanged(results, analysis);
-  const folded = [...tables, ...inside].filter((s) => s !== null);
+  const folded = [...tables2, ...inside].filter((s) => s !== null);
   const sections = [
     renderHeadline(results, analysis, options.title ?? "perfgate", accepted),
     renderAccepted(accepted),
@@ -85692,7 +86308,7 @@ function renderMarkdown(results, analysis, options = {}) {
 
 ${folded.join("\n\n")}
 
-</details>`] : [...tables, options.links ?? null, ...inside],
+</details>`] : [...tables2, options.links ?? null, ...inside],
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` \xB7 [workflow run](${options.runUrl})` : ""}</sub>`
   ];
@@ -85701,7 +86317,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -86217,7 +86833,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join12(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join13(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -86252,6 +86868,7 @@ function renderTerminal(results, analysis, options = {}) {
     // A project with micro-benchmarks alone has no HTTP table.
     ...httpShown ? renderTable2(rows, width, paint) : [],
     ...renderBenchmarks2(results, analysis, width, paint, httpShown),
+    ...renderRequestLines(results),
     ...renderHealth2(results, analysis, paint),
     ...renderIoTerminal(analysis),
     ...renderHotFunctions2(results, analysis, options, width, paint),
@@ -86388,7 +87005,7 @@ var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json"
 
 // src/cli/init.ts
 import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join15, relative as relative6, resolve as resolve3 } from "node:path";
+import { dirname as dirname5, join as join16, relative as relative6, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -86428,12 +87045,12 @@ function renderConfig(config2) {
 }
 
 // src/init/detect.ts
-import { existsSync as existsSync4, readFileSync as readFileSync12 } from "node:fs";
-import { join as join13, relative as relative5 } from "node:path";
+import { existsSync as existsSync4, readFileSync as readFileSync13 } from "node:fs";
+import { join as join14, relative as relative5 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync12(join13(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync13(join14(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -86445,10 +87062,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join13(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join14(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join13(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join14(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -86457,8 +87074,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join13(d, f))).find((p) => existsSync4(p));
-  const schema = [dir, root].map((d) => join13(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join14(d, f))).find((p) => existsSync4(p));
+  const schema = [dir, root].map((d) => join14(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -86475,7 +87092,7 @@ function detectProject(root, dir) {
 // src/init/probe.ts
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 var HEALTH_PATHS = ["/health", "/healthz", "/ready"];
 var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var ProbeError = class extends Error {
@@ -86488,7 +87105,7 @@ var ProbeError = class extends Error {
   logTail;
 };
 async function probeService(request3) {
-  const scratch = mkdtempSync2(join14(tmpdir2(), "perfgate-init-"));
+  const scratch = mkdtempSync2(join15(tmpdir2(), "perfgate-init-"));
   const tracker = new ProcessTracker();
   const config2 = {
     install: null,
@@ -86506,8 +87123,8 @@ async function probeService(request3) {
       config: config2,
       dir: request3.dir,
       env: request3.env,
-      logFile: join14(scratch, "service.log"),
-      statusFile: join14(scratch, "status"),
+      logFile: join15(scratch, "service.log"),
+      statusFile: join15(scratch, "status"),
       tracker
     });
     try {
@@ -86687,7 +87304,7 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join15(root, path);
+    const target = join16(root, path);
     if (existsSync5(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
@@ -86750,7 +87367,7 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 function renderPlan(pre, headIsWorkTree) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
@@ -86759,7 +87376,7 @@ function renderPlan(pre, headIsWorkTree) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join16(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join17(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -87124,7 +87741,7 @@ function settingsOf(values) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join17(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join18(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -87213,7 +87830,7 @@ ${terminal}
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function toolsDir(env) {
-  return join17(env.XDG_CACHE_HOME || join17(homedir(), ".cache"), "perfgate", "tools");
+  return join18(env.XDG_CACHE_HOME || join18(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

@@ -20,13 +20,16 @@ import {
   readScenarioLine,
   SCENARIO_LINE_PATTERN,
 } from './scenario-line.js';
+import { placeholdersIn } from './placeholders.js';
 import type {
   BenchmarksConfig,
+  CaptureSource,
   GateKey,
   HeapGrowthRule,
   MetricRule,
   PerfgateConfig,
   ProfileConfig,
+  RequestConfig,
   ScenarioConfig,
   ScenarioRate,
 } from './types.js';
@@ -309,6 +312,17 @@ const rateSchema = z
   })
   .register(docNotes, { type: 'rate (requests per second, or N% of capacity)' });
 
+/** One request of a scenario's `requests`, as written. */
+interface RequestEntry {
+  name?: string | undefined;
+  method: HttpMethod;
+  path: string;
+  headers: Record<string, string>;
+  body?: unknown;
+  weight?: number | undefined;
+  capture?: Record<string, CaptureSource> | undefined;
+}
+
 /** A scenario before cross-scenario defaults (name, connections, pipelining) are filled in. */
 interface ScenarioEntry {
   name?: string | undefined;
@@ -320,7 +334,65 @@ interface ScenarioEntry {
   pipelining?: number | undefined;
   rate?: ScenarioRate | undefined;
   expect?: number[] | undefined;
+  requests?: RequestEntry[] | undefined;
+  sequence?: boolean | undefined;
+  values?: string | undefined;
 }
+
+const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+
+/** An optional name of a scenario or a request, "METHOD path" when absent. */
+function nameKey(description: string) {
+  return z
+    .string()
+    .trim()
+    .min(1, { error: 'is empty; write a name or omit the key' })
+    .optional()
+    .describe(description)
+    .register(docNotes, { default: 'METHOD path' });
+}
+const CAPTURE_HINT = 'write body.<dot path> (e.g. body.token or body.items.0.id), body (the whole body), or header.<name> (e.g. header.x-session)';
+
+const captureSchema = z
+  .record(
+    z.string().regex(NAME_PATTERN, { error: 'is not a capture name; use letters, digits, _ and - (the value is then written {name})' }),
+    z
+      .string({ error: `is not a capture source; ${CAPTURE_HINT}` })
+      .regex(/^(?:body(?:\.[^.\s]+)*|header\.[!#$%&'*+.^_`|~0-9A-Za-z-]+)$/, { error: `is not a capture source; ${CAPTURE_HINT}` })
+      .transform((source): CaptureSource => {
+        const [from, ...rest] = source.split('.');
+        return from === 'header' ? { from: 'header', name: rest.join('.').toLowerCase() } : { from: 'body', path: rest };
+      }),
+    { error: 'is not a mapping of capture names to sources; write e.g. { token: body.token }' },
+  )
+  .register(docNotes, { type: 'mapping of name to body.<dot path> or header.<name>' });
+
+const requestSchema = z
+  .strictObject({
+    name: nameKey('Name of the request in the per-request breakdown; default "METHOD path". Unique within the scenario.'),
+    method: methodSchema
+      .prefault('GET')
+      .describe('HTTP method (any letter case).')
+      .register(docNotes, { type: HTTP_METHODS.join(', ') }),
+    path: requestPath('is required: the request path, e.g. /items/{id}').describe(
+      "Request path and query, starting with '/'; {name} placeholders are filled in (URL-encoded) from the values file or an earlier capture.",
+    ),
+    headers: headersSchema.prefault({}).describe('Request headers, added to the scenario\'s headers; {name} placeholders are filled in.'),
+    body: bodySchema
+      .optional()
+      .describe('Request body: a string, or a mapping or list sent as JSON; {name} placeholders are filled in as they are (not escaped).'),
+    weight: intInRange(1, 1000)
+      .optional()
+      .describe('Share of this request in a mix: a request of weight 3 is sent three times as often as one of weight 1. Not for a sequence.')
+      .register(docNotes, { default: '1' }),
+    capture: captureSchema
+      .optional()
+      .describe(
+        'Sequences only: values to take from this request\'s response for the requests after it, e.g. { token: body.token } (a JSON dot path) or { session: header.x-session }; used as {token}. A response without the value counts as a failed request, and the sequence starts over.',
+      ),
+  })
+  .transform((request): RequestEntry => request)
+  .describe('One request of a mix or a sequence.');
 
 const scenarioLineSchema = z
   .string()
@@ -340,28 +412,52 @@ const scenarioLineSchema = z
 
 const scenarioObjectSchema = z
   .strictObject({
-    name: z
-      .string()
-      .trim()
-      .min(1, { error: 'is empty; write a name or omit the key' })
-      .optional()
-      .describe('Name in the report and results; default "METHOD path". Names must be unique.')
-      .register(docNotes, { default: 'METHOD path' }),
+    name: nameKey('Name in the report and results; default "METHOD path". Names must be unique.'),
     method: methodSchema
-      .prefault('GET')
-      .describe('HTTP method (any letter case).')
-      .register(docNotes, { type: HTTP_METHODS.join(', ') }),
-    path: requestPath('is required: the request path, e.g. /hello').describe(
-      "Request path and query, starting with '/', e.g. /search?q=x.",
-    ),
+      .optional()
+      .describe('HTTP method (any letter case). Not with requests (each request has its own).')
+      .register(docNotes, { type: HTTP_METHODS.join(', '), default: 'GET' }),
+    path: requestPath('is required: the request path, e.g. /hello')
+      .optional()
+      .describe(
+        "Request path and query, starting with '/', e.g. /search?q=x. Required unless the scenario lists requests. With values, {column} placeholders are filled in.",
+      )
+      .register(docNotes, { default: 'none: required without requests' }),
     headers: headersSchema
       .prefault({})
-      .describe('Request headers. Numbers and true/false are sent as strings.'),
+      .describe('Request headers (with requests: sent with every request). Numbers and true/false are sent as strings.'),
     body: bodySchema
       .optional()
       .describe(
-        'Request body: a string, or a mapping or list sent as JSON (then content-type: application/json is added unless a content-type header is set).',
+        'Request body: a string, or a mapping or list sent as JSON (then content-type: application/json is added unless a content-type header is set). Not with requests.',
       ),
+    requests: z
+      .array(requestSchema, { error: 'is not a list of requests; write e.g. [{ path: /a }, { path: /b, weight: 3 }]' })
+      .min(1, { error: 'is empty; list at least one request, e.g. - path: /items' })
+      .max(100, { error: 'is too long; list at most 100 requests' })
+      .optional()
+      .describe(
+        'Several requests in one scenario, each with its own method, path, headers and body: a weighted mix (each connection sends them in a fixed interleaved order, so the proportions are exact), or a sequence (sequence: true). Verdicts stay per scenario; the report breaks latency down per request. See docs/scenarios.md.',
+      )
+      .register(docNotes, { type: 'list of request mappings', default: 'none: one request (method, path)' }),
+    sequence: z
+      .boolean({ error: 'is not true or false' })
+      .optional()
+      .describe(
+        'true: each connection (each virtual user at a fixed rate) sends requests in order, again and again, e.g. log in, then fetch with a captured token. Needs requests; a sequence that captures values needs pipelining: 1.',
+      )
+      .register(docNotes, { default: 'false: a weighted mix' }),
+    values: z
+      .string({ error: 'is not a file name; write a CSV or JSON file relative to service.cwd, e.g. data/ids.csv' })
+      .trim()
+      .regex(/^(?![/\\])(?![A-Za-z]:)(?!.*(?:^|[/\\])\.\.(?:[/\\]|$)).+\.(?:csv|json)$/i, {
+        error: 'is not allowed; write a .csv or .json file inside the repository, relative to service.cwd, e.g. data/ids.csv',
+      })
+      .optional()
+      .describe(
+        "Rows of values used as {column} in the scenario's requests: a CSV file with a header row, or a JSON list of objects, relative to service.cwd (read from head's tree, the same rows for both sides). Rows are taken in turn, one per request of a mix or per pass of a sequence, shared by all connections of a side.",
+      )
+      .register(docNotes, { type: 'file (.csv or .json)', default: 'none' }),
     connections: intInRange(1, 1000)
       .optional()
       .describe('Concurrent connections for this scenario, 1 to 1000; default load.connections.')
@@ -386,8 +482,80 @@ const scenarioObjectSchema = z
       .register(docNotes, { type: 'status or list of statuses', default: 'any 2xx' }),
   })
   // Same output type as the line form, so the union below yields one entry type.
-  .transform((scenario): ScenarioEntry => scenario)
+  .transform((scenario, ctx): ScenarioEntry => {
+    checkRequests(scenario, ctx);
+    return { ...scenario, method: scenario.method ?? 'GET', path: scenario.path ?? scenario.requests?.[0]?.path ?? '/' };
+  })
   .describe('A scenario with more than a method and a path.');
+
+/**
+ * What a scenario's keys mean together: one request (path) or several (requests), what only a
+ * mix or only a sequence takes, and that every {name} has a source: a capture of an earlier
+ * request of the sequence, or a values file (whose columns are checked when it is read).
+ */
+function checkRequests(
+  scenario: {
+    name?: string | undefined;
+    method?: HttpMethod | undefined;
+    path?: string | undefined;
+    body?: unknown;
+    headers: Record<string, string>;
+    requests?: RequestEntry[] | undefined;
+    sequence?: boolean | undefined;
+    values?: string | undefined;
+  },
+  ctx: z.RefinementCtx,
+): void {
+  const issue = (path: PropertyKey[], input: unknown, message: string) => ctx.addIssue({ code: 'custom', path, input, message });
+  const { requests } = scenario;
+  if (!requests) {
+    if (scenario.path === undefined) issue(['path'], undefined, 'is required: the request path, e.g. /hello');
+    if (scenario.sequence !== undefined) issue(['sequence'], scenario.sequence, 'needs requests: list the requests to send in order under requests');
+    if (scenario.values !== undefined && scenario.path !== undefined) {
+      const used = placeholdersIn(scenario.path, ...Object.values(scenario.headers), bodyText(scenario.body));
+      if (used.length === 0) issue(['values'], scenario.values, 'is not used: no {column} placeholder in the path, headers or body; write e.g. path: /items/{id}');
+    }
+    return;
+  }
+  if (scenario.name === undefined) issue(['name'], undefined, 'is required with requests: name the scenario, e.g. name: browse');
+  for (const key of ['method', 'path', 'body'] as const) {
+    if (scenario[key] !== undefined) issue([key], scenario[key], `cannot be used with requests; give each request its own ${key}`);
+  }
+  const names = new Map<string, number>();
+  const captured = new Set<string>();
+  requests.forEach((request, index) => {
+    const name = request.name ?? `${request.method} ${request.path}`;
+    const first = names.get(name);
+    if (first === undefined) names.set(name, index);
+    else issue(['requests', index, request.name === undefined ? 'path' : 'name'], name, `is also the name of requests[${first}]; give each request a unique name`);
+    if (scenario.sequence !== true && request.weight !== undefined && requests.length === 1) {
+      issue(['requests', index, 'weight'], request.weight, 'has no effect: the mix has one request; list more requests or remove weight');
+    }
+    if (scenario.sequence === true && request.weight !== undefined) {
+      issue(['requests', index, 'weight'], request.weight, 'cannot be used in a sequence: every request is sent once per pass; remove weight or sequence');
+    }
+    if (scenario.sequence !== true && request.capture !== undefined) {
+      issue(['requests', index, 'capture'], request.capture, 'needs sequence: true: a captured value is used by the requests after it on the same connection');
+    }
+    for (const used of placeholdersIn(request.path, ...Object.values({ ...scenario.headers, ...request.headers }), bodyText(request.body))) {
+      if (captured.has(used) || scenario.values !== undefined) continue;
+      const later = requests.slice(index).some((r) => r.capture?.[used] !== undefined);
+      issue(
+        ['requests', index],
+        `{${used}}`,
+        later
+          ? `uses {${used}} before it is captured: a request can only use what an earlier request of the sequence captured`
+          : `uses {${used}}, which has no source: capture it from an earlier request of a sequence (capture: { ${used}: body.${used} }), or name a values file with a column ${used}`,
+      );
+    }
+    for (const name of Object.keys(request.capture ?? {})) captured.add(name);
+  });
+}
+
+/** A body as the text it is sent as (a mapping or list as JSON). */
+function bodyText(body: unknown): string | null {
+  return body === undefined ? null : typeof body === 'string' ? body : JSON.stringify(body);
+}
 
 const scenarioSchema = z.union([scenarioLineSchema, scenarioObjectSchema], {
   error: 'is not a scenario; write "GET /hello", "/hello", or a mapping with at least path',
@@ -843,28 +1011,52 @@ function resolveScenarios(
             : `is already the name of scenarios[${first}]; give each scenario a unique name`,
       });
     }
-    const headers = { ...entry.headers };
-    let body: string | null = null;
-    if (typeof entry.body === 'string') body = entry.body;
-    else if (entry.body !== undefined) {
-      body = JSON.stringify(entry.body);
-      // Say what the body is, unless the user already did (header names are case-insensitive).
-      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
-        headers['content-type'] = 'application/json';
-      }
+    const pipelining = entry.pipelining ?? load.pipelining;
+    const requests = entry.requests?.map((request): RequestConfig => ({
+      name: request.name ?? `${request.method} ${request.path}`,
+      method: request.method,
+      path: request.path,
+      ...withBody({ ...entry.headers, ...request.headers }, request.body),
+      weight: request.weight ?? 1,
+      capture: request.capture ?? null,
+    }));
+    if (requests?.some((r) => r.capture) && pipelining > 1) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scenarios', index, entry.pipelining === undefined ? 'sequence' : 'pipelining'],
+        input: pipelining,
+        message: `is not allowed with pipelining ${pipelining}${entry.pipelining === undefined ? ' (load.pipelining)' : ''}: a sequence that captures values waits for each answer before the next request; set pipelining: 1 on the scenario`,
+      });
     }
+    const lead = requests?.[0];
     return {
       name,
-      method: entry.method,
-      path: entry.path,
-      headers,
-      body,
+      method: lead?.method ?? entry.method,
+      path: lead?.path ?? entry.path,
+      ...(lead ? { headers: lead.headers, body: lead.body } : withBody({ ...entry.headers }, entry.body)),
       connections: entry.connections ?? load.connections,
-      pipelining: entry.pipelining ?? load.pipelining,
+      pipelining,
       rate: entry.rate ?? null,
       expect: entry.expect ?? null,
+      // Only scenarios that use them carry the new keys: a one-request scenario resolves (and is stored) as before.
+      ...(requests && { requests, sequence: entry.sequence ?? false }),
+      ...(entry.values !== undefined && { values: { file: entry.values } }),
     };
   });
+}
+
+/** Headers and body as sent: a mapping or list body as JSON, with its content-type unless one is set. */
+function withBody(headers: Record<string, string>, given: unknown): { headers: Record<string, string>; body: string | null } {
+  let body: string | null = null;
+  if (typeof given === 'string') body = given;
+  else if (given !== undefined) {
+    body = JSON.stringify(given);
+    // Say what the body is, unless the user already did (header names are case-insensitive).
+    if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+  }
+  return { headers, body };
 }
 
 /** Checks profile.scenarios against the scenario names. */

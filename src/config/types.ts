@@ -41,13 +41,50 @@ export interface HeapGrowthRule {
 /** A fixed rate: requests per second, or a share of base's capacity measured in the first warm-up. */
 export type ScenarioRate = { perSecond: number } | { ofCapacity: number };
 
-export interface ScenarioConfig {
+/**
+ * Where a sequence's request takes a value from its response: `body` (the whole body as text),
+ * `body.a.b.0` (a JSON dot path; numeric segments index arrays) or `header.<name>`.
+ */
+export type CaptureSource = { from: 'body'; path: string[] } | { from: 'header'; name: string };
+
+/** One request of a scenario that lists several (`requests:`). Texts may hold {name} placeholders. */
+export interface RequestConfig {
+  /** Unique within the scenario; default "METHOD path". */
   name: string;
   method: string;
   /** Path and query, starting with '/'. */
   path: string;
   headers: Record<string, string>;
   body: string | null;
+  /** Share of a mix, a positive integer (1 in a sequence). */
+  weight: number;
+  /** Values this request's response gives the requests after it in a sequence, by name; null: none. */
+  capture: Record<string, CaptureSource> | null;
+}
+
+/** A file of rows whose columns the scenario's requests use as {column}. */
+export interface ScenarioValues {
+  /** CSV or JSON file, relative to service.cwd, read from head's tree before any service starts. */
+  file: string;
+}
+
+export interface ScenarioConfig {
+  name: string;
+  /** The request (the first of `requests`, when the scenario lists several). */
+  method: string;
+  /** Path and query, starting with '/'. */
+  path: string;
+  headers: Record<string, string>;
+  body: string | null;
+  /**
+   * Several requests: a weighted mix, or a sequence per connection (`sequence`). null or absent
+   * (the single-request form, and results from before mixes existed): method, path, headers, body.
+   */
+  requests?: RequestConfig[] | null;
+  /** true: every connection (or virtual user at a fixed rate) sends `requests` in order, again and again; false or absent: a weighted mix. */
+  sequence?: boolean;
+  /** Rows used as {column} in the requests; null or absent: none. */
+  values?: ScenarioValues | null;
   connections: number;
   pipelining: number;
   /**

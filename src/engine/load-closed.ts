@@ -3,7 +3,8 @@ import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
 import type { ScenarioConfig } from '../config/types.js';
-import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, type WindowSample } from './load-window.js';
+import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
+import { type Captured, RequestPlan, type RowCursor } from './requests.js';
 
 type Instance = Promise<autocannon.Result> & EventEmitter & { stop(): void };
 
@@ -17,6 +18,17 @@ interface Target {
   timeouts: number;
   /** Responses since the last window closed (or since the connections opened), counted or not. */
   served: number;
+  /** Several requests: the window's count per request. */
+  tally: RequestTally | null;
+  /** The request the response being handled answered, and whether it lacked a value to capture (set by its onResponse, read by the 'response' listener that autocannon calls right after, on the same connection). */
+  answered: number;
+  missed: boolean;
+}
+
+/** Per connection (autocannon's request context, fresh at each turn of the requests): the sequence's row and captures. */
+interface TurnContext {
+  row?: string[] | null;
+  captured?: Captured;
 }
 
 /** The message of the error autocannon emits (as `reqError`, once per pipelined request) for a request that timed out. */
@@ -56,37 +68,61 @@ export class ClosedLoopLoad implements LoadRun {
     sliceMs: number,
   ) {
     this.pipelining = scenario.pipelining;
+    const plan = RequestPlan.of(scenario);
     this.targets = baseUrls.map((baseUrl) => {
-      const target: Target = {
-        instance: autocannon({
-          url: `${baseUrl}${scenario.path}`,
-          method: scenario.method as autocannon.Request['method'],
-          headers: scenario.headers,
-          body: scenario.body ?? undefined,
-          connections: scenario.connections,
-          pipelining: scenario.pipelining,
-          // stopped by us in close(); this is only a backstop
-          duration: maxMs / 1000 + 30,
-          // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
-          // tick often enough that the run ends promptly when stopped.
-          sampleInt: Math.max(10, Math.min(100, Math.round(sliceMs / 20))),
-          // a window must not wait 10 s for a stuck request; a timeout is counted and reported
-          timeout: Math.max(2, Math.ceil(sliceMs / 1000) * 2),
-        }) as unknown as Instance, // without a callback it is both
+      const target = {
         histogram: null,
         responses: 0,
         non2xx: 0,
         errors: 0,
         timeouts: 0,
         served: 0,
-      };
-      target.instance.on('response', (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
-        target.served++;
-        if (!this.counting || !target.histogram) return;
-        target.responses++;
-        if (!isExpectedStatus(scenario, statusCode)) target.non2xx++;
-        target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
-      });
+        tally: plan.perRequest ? new RequestTally(plan.requests.map((r) => r.name)) : null,
+        answered: -1,
+        missed: false,
+      } as Omit<Target, 'instance'> as Target;
+      target.instance = autocannon({
+        // One plain request is sent as before: a prebuilt buffer, no work per response.
+        ...(plan.plain
+          ? {
+              url: `${baseUrl}${scenario.path}`,
+              method: scenario.method as autocannon.Request['method'],
+              headers: scenario.headers,
+              body: scenario.body ?? undefined,
+            }
+          : { url: baseUrl, requests: autocannonRequests(plan, target) }),
+        connections: scenario.connections,
+        pipelining: scenario.pipelining,
+        // stopped by us in close(); this is only a backstop
+        duration: maxMs / 1000 + 30,
+        // autocannon checks its stop flag only on its sampling tick (default every 1000 ms):
+        // tick often enough that the run ends promptly when stopped.
+        sampleInt: Math.max(10, Math.min(100, Math.round(sliceMs / 20))),
+        // a window must not wait 10 s for a stuck request; a timeout is counted and reported
+        timeout: Math.max(2, Math.ceil(sliceMs / 1000) * 2),
+      }) as unknown as Instance; // without a callback it is both
+      const onResponse = plan.plain
+        ? (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+            target.served++;
+            if (!this.counting || !target.histogram) return;
+            target.responses++;
+            if (!isExpectedStatus(scenario, statusCode)) target.non2xx++;
+            target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
+          }
+        : (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
+            target.served++;
+            const answered = target.answered;
+            const missed = target.missed;
+            target.answered = -1;
+            target.missed = false;
+            if (!this.counting || !target.histogram) return;
+            target.responses++;
+            const failed = missed || !isExpectedStatus(scenario, statusCode);
+            if (failed) target.non2xx++;
+            target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
+            target.tally?.record(answered, responseTimeMs * 1000, failed);
+          };
+      target.instance.on('response', onResponse);
       target.instance.on('reqError', (error: Error) => {
         if (!this.counting) return;
         target.errors++;
@@ -112,6 +148,7 @@ export class ClosedLoopLoad implements LoadRun {
   async measure(durationMs: number, window: LoadWindow = {}): Promise<WindowSample[]> {
     for (const target of this.targets) {
       target.histogram = latencyHistogram();
+      target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
     }
     this.counting = true;
@@ -141,6 +178,7 @@ export class ClosedLoopLoad implements LoadRun {
         // autocannon reports a failed connection once per pipelined request
         errors: Math.ceil(target.errors / this.pipelining),
         timeouts: Math.ceil(target.timeouts / this.pipelining),
+        ...(target.tally && { byRequest: target.tally.close() }),
         served,
       };
     });
@@ -154,4 +192,42 @@ export class ClosedLoopLoad implements LoadRun {
     const failed = settled.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
   }
+}
+
+/**
+ * A plan as autocannon's `requests`: one turn of the mix (or the sequence), which every
+ * connection sends round and round with its own context (fresh at each turn). Each request is
+ * built just before it is sent: a mix takes the next row of values for each request that uses
+ * one, a sequence takes one row per turn and fills in what its earlier requests captured. A
+ * request that needs a value its sequence failed to capture is not sent (setupRequest returns
+ * null): autocannon starts the turn over. onResponse tells the target which request was answered,
+ * for the per-request breakdown, and whether it lacked a value it should have given.
+ */
+function autocannonRequests(plan: RequestPlan, target: Target): autocannon.Request[] {
+  // One cursor per target: its connections take the rows in turn, and each side sees the same rows.
+  const rows: RowCursor | null = plan.rowCursor();
+  return plan.order.map((index, position): autocannon.Request => {
+    const needsBody = plan.needsBody(index);
+    return {
+      setupRequest: ((request: autocannon.Request, context: TurnContext) => {
+        if (plan.sequence && position === 0) {
+          context.row = rows?.next() ?? null;
+          context.captured = {};
+        }
+        const row = plan.sequence ? (context.row ?? null) : plan.usesRow(index) ? rows!.next() : null;
+        const built = plan.build(index, row, context.captured ?? null);
+        if (!built) return null;
+        const { body, ...rest } = built;
+        return { ...request, ...rest, method: rest.method as autocannon.Request['method'], ...(body !== null && { body }) };
+      }) as unknown as autocannon.Request['setupRequest'],
+      ...((plan.perRequest || plan.captures) && {
+        onResponse: ((_status: number, body: string, context: TurnContext, headers: Record<string, string | string[]>) => {
+          target.answered = index;
+          if (!plan.requests[index]!.capture) return;
+          context.captured ??= {};
+          if (!plan.capture(index, needsBody ? body : '', headers, context.captured)) target.missed = true;
+        }) as unknown as autocannon.Request['onResponse'],
+      }),
+    };
+  });
 }

@@ -3,7 +3,23 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
 import type { ScenarioConfig } from '../config/types.js';
-import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, type WindowSample } from './load-window.js';
+import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
+import { type BuiltRequest, type Captured, RequestPlan, type RowCursor } from './requests.js';
+
+/**
+ * A sequence's virtual user: it sends the sequence's requests one after the other, each when the
+ * previous one has answered and the next slot of the schedule that is its own has come. A slot
+ * that comes while it still waits waits with it, its latency counted from its own intended time.
+ */
+interface VirtualUser {
+  /** The index in the sequence of the request it sends next. */
+  position: number;
+  row: string[] | null;
+  captured: Captured;
+  busy: boolean;
+  /** Intended send times of its slots that came while it was busy, in order. */
+  waiting: number[];
+}
 
 /** One target's connection pool and what its current window has counted. */
 interface Target {
@@ -21,6 +37,12 @@ interface Target {
   dropped: number;
   /** Responses since the last window closed (or since the load opened), counted or not. */
   served: number;
+  /** Several requests: the window's count per request. */
+  tally: RequestTally | null;
+  /** The values file's rows, taken in turn by this target's requests (null: no values). */
+  rows: RowCursor | null;
+  /** A sequence's virtual users (one per connection); empty for a mix. */
+  users: VirtualUser[];
 }
 
 /** The longest the scheduler sleeps between two looks at its clock, ms: a late tick delays the requests due in it, and that delay is measured (lag), not hidden. */
@@ -54,6 +76,7 @@ export class FixedRateLoad implements LoadRun {
   private timer: NodeJS.Timeout | null = null;
   private closed = false;
   private counting = false;
+  private readonly plan: RequestPlan;
 
   private constructor(
     baseUrls: string[],
@@ -64,6 +87,8 @@ export class FixedRateLoad implements LoadRun {
     this.intervalMs = 1000 / ratePerSecond;
     const timeoutMs = Math.max(2, Math.ceil(sliceMs / 1000) * 2) * 1000;
     this.maxOutstanding = Math.max(scenario.connections * scenario.pipelining, Math.ceil((ratePerSecond * timeoutMs) / 1000));
+    const plan = RequestPlan.of(scenario);
+    this.plan = plan;
     this.targets = baseUrls.map((baseUrl) => ({
       pool: new Pool(baseUrl, {
         connections: scenario.connections,
@@ -82,6 +107,11 @@ export class FixedRateLoad implements LoadRun {
       sent: 0,
       dropped: 0,
       served: 0,
+      tally: plan.perRequest ? new RequestTally(plan.requests.map((r) => r.name)) : null,
+      rows: plan.rowCursor(),
+      users: plan.sequence
+        ? Array.from({ length: scenario.connections }, (): VirtualUser => ({ position: 0, row: null, captured: {}, busy: false, waiting: [] }))
+        : [],
     }));
   }
 
@@ -103,13 +133,19 @@ export class FixedRateLoad implements LoadRun {
     const due = Math.floor((now - this.t0) / this.intervalMs) + 1;
     for (; this.scheduled < due; this.scheduled++) {
       const intended = this.t0 + this.scheduled * this.intervalMs;
-      for (const target of this.targets) this.send(target, intended, now);
+      for (const target of this.targets) this.send(target, this.scheduled, intended, now);
     }
     const next = this.t0 + this.scheduled * this.intervalMs - performance.now();
     this.timer = setTimeout(() => this.tick(), Math.max(0, Math.min(MAX_TICK_MS, next)));
   }
 
-  private send(target: Target, intended: number, now: number): void {
+  /**
+   * The `slot`-th request of the schedule, due at `intended`: the mix's next request, or a step of
+   * the sequence of the virtual user whose slot it is (`slot` modulo the users, so each user
+   * has every users-th slot). Not sent, and counted as dropped, when the target already has a
+   * timeout's worth of requests outstanding.
+   */
+  private send(target: Target, slot: number, intended: number, now: number): void {
     const counted = this.counting;
     if (target.outstanding >= this.maxOutstanding) {
       if (counted) target.dropped++;
@@ -120,31 +156,69 @@ export class FixedRateLoad implements LoadRun {
       target.lag?.recordValue(Math.max(1, Math.round((now - intended) * 1000)));
     }
     target.outstanding++;
-    const { scenario } = this;
-    target.pool
-      .request({
-        path: scenario.path,
-        method: scenario.method as 'GET',
-        headers: scenario.headers,
-        body: scenario.body ?? null,
-      })
-      .then(async (response) => {
-        await response.body.dump();
-        target.served++;
-        if (!this.counting || !target.histogram) return;
-        target.responses++;
-        if (!isExpectedStatus(scenario, response.statusCode)) target.non2xx++;
-        target.histogram.recordValue(Math.max(1, Math.round((performance.now() - intended) * 1000)));
-      })
-      .catch((error: Error & { code?: string }) => {
-        if (this.closed) return;
-        if (!this.counting) return;
-        target.errors++;
-        if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') target.timeouts++;
-      })
-      .finally(() => {
-        target.outstanding--;
-      });
+    const { plan } = this;
+    if (plan.sequence) {
+      const user = target.users[slot % target.users.length]!;
+      if (user.busy) user.waiting.push(intended);
+      else this.step(target, user, intended);
+      return;
+    }
+    const index = plan.order[slot % plan.order.length]!;
+    const built = plan.build(index, plan.usesRow(index) ? target.rows!.next() : null, null)!;
+    void this.dispatch(target, index, built, intended).finally(() => {
+      target.outstanding--;
+    });
+  }
+
+  /** A virtual user's next request of its sequence; then, when it has answered, the next slot that waited for it. */
+  private step(target: Target, user: VirtualUser, intended: number): void {
+    const { plan } = this;
+    user.busy = true;
+    if (user.position === 0) {
+      user.row = target.rows?.next() ?? null;
+      user.captured = {};
+    }
+    const index = plan.order[user.position]!;
+    // Every value it uses was captured by an earlier step (a step whose capture failed sends the user back to the start).
+    const built = plan.build(index, user.row, user.captured)!;
+    void this.dispatch(target, index, built, intended, user.captured).then((captured) => {
+      target.outstanding--;
+      user.position = captured ? (user.position + 1) % plan.order.length : 0;
+      user.busy = false;
+      const next = user.waiting.shift();
+      if (next !== undefined && !this.closed) this.step(target, user, next);
+    });
+  }
+
+  /**
+   * Sends one request and counts its answer in the window it ends in. Resolves true when the
+   * response gave every value the request captures (or it captures none); never rejects.
+   */
+  private async dispatch(target: Target, index: number, built: BuiltRequest, intended: number, captured?: Captured): Promise<boolean> {
+    const { scenario, plan } = this;
+    try {
+      const response = await target.pool.request({ path: built.path, method: built.method as 'GET', headers: built.headers, body: built.body });
+      let body = '';
+      if (plan.needsBody(index)) body = await response.body.text();
+      else await response.body.dump();
+      const gave = captured ? plan.capture(index, body, response.headers, captured) : true;
+      target.served++;
+      if (!this.counting || !target.histogram) return gave;
+      target.responses++;
+      const failed = !gave || !isExpectedStatus(scenario, response.statusCode);
+      if (failed) target.non2xx++;
+      const latencyUs = (performance.now() - intended) * 1000;
+      target.histogram.recordValue(Math.max(1, Math.round(latencyUs)));
+      target.tally?.record(index, latencyUs, failed);
+      return gave;
+    } catch (e) {
+      const error = e as Error & { code?: string };
+      if (this.closed || !this.counting) return false;
+      target.errors++;
+      target.tally?.fail(index);
+      if (error.code === 'UND_ERR_HEADERS_TIMEOUT' || error.code === 'UND_ERR_BODY_TIMEOUT') target.timeouts++;
+      return false;
+    }
   }
 
   /** One window of `durationMs` on every target at once; `served` is every response since the previous window closed. */
@@ -152,6 +226,7 @@ export class FixedRateLoad implements LoadRun {
     for (const target of this.targets) {
       target.histogram = latencyHistogram();
       target.lag = latencyHistogram();
+      target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0, sent: 0, dropped: 0 });
     }
     this.counting = true;
@@ -190,6 +265,7 @@ export class FixedRateLoad implements LoadRun {
         errors: target.errors,
         timeouts: target.timeouts,
         offered,
+        ...(target.tally && { byRequest: target.tally.close() }),
         served,
       };
     });

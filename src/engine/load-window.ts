@@ -1,7 +1,7 @@
 /** What a load generator measures in one window, and the pieces every generator shares. */
 import * as hdr from 'hdr-histogram-js';
 import type { ScenarioConfig } from '../config/types.js';
-import type { LatencyUs, OfferedLoad } from '../results/types.js';
+import type { LatencyUs, OfferedLoad, RequestSlice } from '../results/types.js';
 
 /** What one window measured on one target. */
 export interface LoadSample {
@@ -17,6 +17,8 @@ export interface LoadSample {
   timeouts: number;
   /** Fixed rate only: what was offered in the window and how well the generator kept its schedule. */
   offered?: OfferedLoad;
+  /** Scenarios of several requests: each request's count and latency in the window. */
+  byRequest?: RequestSlice[];
 }
 
 /** A window's sample plus every response since the previous window closed, counted or not (the heap trend's x). */
@@ -78,4 +80,47 @@ export function latencyOf(histogram: hdr.Histogram, withP999 = false): LatencyUs
       : { p50: 0, p90: 0, p99: 0, ...(withP999 && { p999: 0 }), max: 0, mean: 0 };
   histogram.destroy();
   return latency;
+}
+
+/**
+ * One target's count per request of a mix or sequence over one window: how many answered, how
+ * many failed, and their latencies (the scenario's own histogram holds them all as well).
+ */
+export class RequestTally {
+  private histograms: hdr.Histogram[] = [];
+  private responses: number[] = [];
+  private failed: number[] = [];
+
+  constructor(private readonly names: readonly string[]) {}
+
+  /** Starts a window: every count at zero. */
+  open(): void {
+    this.histograms = this.names.map(() => latencyHistogram());
+    this.responses = this.names.map(() => 0);
+    this.failed = this.names.map(() => 0);
+  }
+
+  /** A response to request `index` in the window, `latencyUs` after it was due (or sent); `failed`: not what the scenario expects. */
+  record(index: number, latencyUs: number, failed: boolean): void {
+    const histogram = this.histograms[index];
+    if (!histogram) return;
+    this.responses[index]!++;
+    if (failed) this.failed[index]!++;
+    histogram.recordValue(Math.max(1, Math.round(latencyUs)));
+  }
+
+  /** A request `index` that got no response (an error, a timeout). */
+  fail(index: number): void {
+    if (this.failed[index] !== undefined) this.failed[index]!++;
+  }
+
+  /** The window's numbers per request; frees the histograms. */
+  close(): RequestSlice[] {
+    const slices = this.names.map((name, i) => {
+      const latency = latencyOf(this.histograms[i]!);
+      return { name, responses: this.responses[i]!, failed: this.failed[i]!, p50Us: latency.p50, p99Us: latency.p99 };
+    });
+    this.histograms = [];
+    return slices;
+  }
 }

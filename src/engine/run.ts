@@ -11,6 +11,7 @@ import { fingerprint } from './fingerprint.js';
 import { sliceHealth } from './health.js';
 import { type LoadRun, openLoad } from './load.js';
 import { probeScenario } from './probe.js';
+import { loadScenarioValues } from './requests.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
@@ -84,6 +85,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
   );
   try {
     const config = request.loadConfig(trees.head.root);
+    // Before any install or start: a values file that is missing or lacks a column stops the run now.
+    loadScenarioValues(config.scenarios, serviceDir(trees.head, config.service));
     const seed = config.seed ?? randomSeed();
     const plan = buildPlan(config, seed);
     ports.logger.info(`seed ${seed} (pass --seed ${seed} or seed: ${seed} to repeat this order)`);

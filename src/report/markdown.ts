@@ -2,6 +2,7 @@
  * The markdown body of the PR comment and the job summary. Pure: (results, analysis) → text.
  * Everything that comes from the user's code or config goes through escapeMarkdown.
  */
+import { renderRequestBreakdown } from './requests.js';
 import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
 import {
   escapeMarkdown,
@@ -583,7 +584,12 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
-  const inside = [renderHealth(results, analysis, options.healthRows), renderIoMarkdown(analysis), renderHotFunctions(results, analysis, options)];
+  const inside = [
+    renderRequestBreakdown(results),
+    renderHealth(results, analysis, options.healthRows),
+    renderIoMarkdown(analysis),
+    renderHotFunctions(results, analysis, options),
+  ];
   const quiet = nothingChanged(results, analysis);
   const folded = [...tables, ...inside].filter((s) => s !== null);
   const sections = [

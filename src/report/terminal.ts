@@ -2,6 +2,7 @@
  * The terminal report printed by the CLI: the markdown report's information, compact, as
  * aligned plain text. Pure: colour only when asked (the caller knows whether stdout is a TTY).
  */
+import { renderRequestLines } from './requests.js';
 import type { Analysis, MetricComparison, Results } from '../results/types.js';
 import { formatChange, formatCount, formatInterval, formatMetricName, formatPercent, formatValue, sanitizeText } from './format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
@@ -466,6 +467,7 @@ export function renderTerminal(results: Results, analysis: Analysis, options: Te
     // A project with micro-benchmarks alone has no HTTP table.
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
+    ...renderRequestLines(results),
     ...renderHealth(results, analysis, paint),
     ...renderIoTerminal(analysis),
     ...renderHotFunctions(results, analysis, options, width, paint),

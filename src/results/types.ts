@@ -52,6 +52,19 @@ export interface OfferedLoad {
   lagUsP99: number;
 }
 
+/** One request of a scenario's mix or sequence in one slice: a few numbers, so results.json stays small. */
+export interface RequestSlice {
+  /** The request's name (scenario requests[i].name), in the scenario's order. */
+  name: string;
+  /** Its responses in the slice (any status). */
+  responses: number;
+  /** Its failed requests: an unexpected status, an error, or a response without a value the sequence captures from it. */
+  failed: number;
+  /** Its latency percentiles, µs (0 when it had no response). */
+  p50Us: number;
+  p99Us: number;
+}
+
 export interface Slice {
   side: Side;
   /** ISO time the slice started. */
@@ -69,6 +82,8 @@ export interface Slice {
   timeouts: number;
   /** Fixed-rate scenarios: what was offered (absent in closed-loop slices). */
   offered?: OfferedLoad;
+  /** Scenarios of several requests: each request's own count and latency (absent for one request). */
+  byRequest?: RequestSlice[];
   /** Service CPU time (user+system, whole process tree), seconds, during the slice. */
   cpuSeconds: number;
   /** CPU time of the load generator (perfgate's own process), seconds, during the slice. Absent in results from before it was measured. */

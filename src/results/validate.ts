@@ -48,6 +48,14 @@ const optionalRules = Object.fromEntries([...HEALTH_METRICS, ...STARTUP_METRICS,
   z.ZodOptional<typeof rule>
 >;
 
+/** What a scenario, or one request of its mix or sequence, sends. */
+const httpRequest = {
+  method: z.string().regex(/^[A-Z][A-Z-]{0,19}$/, 'must be an HTTP method'),
+  path: name,
+  headers: stringMap,
+  body: z.string().max(LOG_MAX).nullable(),
+};
+
 const config = z.object({
   service: z.object({
     install: message.nullable(),
@@ -61,10 +69,7 @@ const config = z.object({
   scenarios: list(
     z.object({
       name,
-      method: z.string().regex(/^[A-Z][A-Z-]{0,19}$/, 'must be an HTTP method'),
-      path: name,
-      headers: stringMap,
-      body: z.string().max(LOG_MAX).nullable(),
+      ...httpRequest,
       connections: count,
       pipelining: count,
       rate: z
@@ -72,6 +77,20 @@ const config = z.object({
         .nullable()
         .optional(),
       expect: list(z.int().min(100).max(599)).nullable().optional(),
+      requests: list(
+        z.object({
+          name,
+          ...httpRequest,
+          weight: count,
+          capture: z
+            .record(name, z.union([z.object({ from: z.literal('body'), path: list(name) }), z.object({ from: z.literal('header'), name })]))
+            .nullable(),
+        }),
+      )
+        .nullable()
+        .optional(),
+      sequence: z.boolean().optional(),
+      values: z.object({ file: name }).nullable().optional(),
     }),
   ),
   load: z.object({
@@ -123,6 +142,7 @@ const slice = z.object({
   offered: z
     .object({ ratePerSecond: positive, sent: count, dropped: count, lagUsP50: nonNegative, lagUsP99: nonNegative })
     .optional(),
+  byRequest: list(z.object({ name, responses: count, failed: count, p50Us: nonNegative, p99Us: nonNegative })).optional(),
   cpuSeconds: nonNegative,
   generatorCpuSeconds: nonNegative.optional(),
   generatorEventLoopUtilization: fraction.optional(),

@@ -1,35 +1,23 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { ClosedLoopLoad } from '../../src/engine/load-closed.js';
 import { FixedRateLoad } from '../../src/engine/load-fixed-rate.js';
-import type { LoadRun, WindowSample } from '../../src/engine/load.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
+import { windows } from '../helpers/load.js';
+import { startPortService } from '../helpers/processes.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
 const SERVICE = join(import.meta.dirname, '..', 'fixtures', 'services', 'stall-server.cjs');
 const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1 };
 
 /** The stalling service in a process of its own (a stall in this process would stall the generator too). */
-async function startStallServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [SERVICE], { env: { ...process.env, PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
-  return { child, url: `http://127.0.0.1:${chunk.toString().trim()}` };
-}
-
-async function windows(load: LoadRun, count: number, ms: number): Promise<WindowSample[]> {
-  const samples: WindowSample[] = [];
-  try {
-    for (let i = 0; i < count; i++) samples.push((await load.measure(ms))[0]!);
-  } finally {
-    await load.close();
-  }
-  return samples;
+function startStallServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {
+  return startPortService(SERVICE, env);
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

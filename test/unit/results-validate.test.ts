@@ -52,8 +52,21 @@ function completeResults(): Results {
       // What a fixed-rate slice adds.
       pair[side].latencyUs.p999 = pair[side].latencyUs.max;
       pair[side].offered = { ratePerSecond: 500, sent: 500, dropped: 0, lagUsP50: 80, lagUsP99: 900 };
+      // What a scenario of several requests adds.
+      pair[side].byRequest = [
+        { name: 'login', responses: 100, failed: 1, p50Us: 900, p99Us: 4000 },
+        { name: 'profile', responses: 99, failed: 0, p50Us: 700, p99Us: 3000 },
+      ];
     }
   }
+  Object.assign(results.config.scenarios[0]!, {
+    requests: [
+      { name: 'login', method: 'POST', path: '/login', headers: { 'content-type': 'application/json' }, body: '{"user":"{user}"}', weight: 1, capture: { token: { from: 'body', path: ['token'] } } },
+      { name: 'profile', method: 'GET', path: '/me', headers: { authorization: 'Bearer {token}' }, body: null, weight: 1, capture: { s: { from: 'header', name: 'x-session' } } },
+    ],
+    sequence: true,
+    values: { file: 'data/users.csv' },
+  });
   results.scenarios[0]!.rate = { perSecond: 500, source: 'capacity', baseCapacity: 830 };
   results.starts = [
     { start: 0, block: 0, side: 'base', readyMs: 312, rssBytes: 61_000_000 },
