@@ -80030,10 +80030,28 @@ function applyOptimizationTrace(functions, events) {
 
 // src/engine/load-closed.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
-import { setTimeout as sleep } from "node:timers/promises";
+import { setTimeout as sleep2 } from "node:timers/promises";
 
 // src/engine/load-window.ts
 var hdr = __toESM(require_dist3(), 1);
+import { setTimeout as sleep } from "node:timers/promises";
+async function countWindow(durationMs, window2, setCounting) {
+  setCounting(true);
+  const startedAt = (/* @__PURE__ */ new Date()).toISOString();
+  const t0 = process.hrtime.bigint();
+  window2.onOpen?.();
+  try {
+    await sleep(durationMs);
+  } finally {
+    setCounting(false);
+  }
+  const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  window2.onClose?.();
+  return { startedAt, windowMs };
+}
+function openingLeadMs(sliceMs) {
+  return Math.min(200, Math.max(20, Math.round(sliceMs / 20)));
+}
 function isExpectedStatus(scenario, status) {
   const expected = scenario.expect;
   return expected && expected.length > 0 ? expected.includes(status) : status >= 200 && status < 300;
@@ -80452,7 +80470,7 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
    */
   static async open(baseUrls, scenario, options) {
     const session = new _ClosedLoopLoad(baseUrls, scenario, options.maxMs, options.sliceMs);
-    await sleep(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
+    await sleep2(openingLeadMs(options.sliceMs));
     return session;
   }
   /** One window of `durationMs` on every target at once; `served` is every response since the previous window closed. */
@@ -80462,17 +80480,9 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
       target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
     }
-    this.counting = true;
-    const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-    const t0 = process.hrtime.bigint();
-    window2.onOpen?.();
-    try {
-      await sleep(durationMs);
-    } finally {
-      this.counting = false;
-    }
-    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    window2.onClose?.();
+    const { startedAt, windowMs } = await countWindow(durationMs, window2, (on) => {
+      this.counting = on;
+    });
     return this.targets.map((target) => {
       const histogram = target.histogram;
       target.histogram = null;
@@ -80534,7 +80544,7 @@ function autocannonRequests(plan, target) {
 // src/engine/load-fixed-rate.ts
 var import_undici = __toESM(require_undici(), 1);
 import { performance as performance2 } from "node:perf_hooks";
-import { setTimeout as sleep2 } from "node:timers/promises";
+import { setTimeout as sleep3 } from "node:timers/promises";
 var MAX_TICK_MS = 5;
 var FixedRateLoad = class _FixedRateLoad {
   constructor(baseUrls, scenario, ratePerSecond, sliceMs) {
@@ -80586,7 +80596,7 @@ var FixedRateLoad = class _FixedRateLoad {
     if (!rate || !(rate > 0)) throw new Error(`FixedRateLoad.open: no rate for scenario "${scenario.name}"`);
     const load = new _FixedRateLoad(baseUrls, scenario, rate, options.sliceMs);
     load.tick();
-    await sleep2(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
+    await sleep3(openingLeadMs(options.sliceMs));
     return load;
   }
   /** Sends every request that has fallen due, then sleeps until the next one is due (at most MAX_TICK_MS). */
@@ -80688,17 +80698,9 @@ var FixedRateLoad = class _FixedRateLoad {
       target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0, sent: 0, dropped: 0 });
     }
-    this.counting = true;
-    const startedAt = (/* @__PURE__ */ new Date()).toISOString();
-    const t0 = process.hrtime.bigint();
-    window2.onOpen?.();
-    try {
-      await sleep2(durationMs);
-    } finally {
-      this.counting = false;
-    }
-    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    window2.onClose?.();
+    const { startedAt, windowMs } = await countWindow(durationMs, window2, (on) => {
+      this.counting = on;
+    });
     return this.targets.map((target) => {
       const latencyUs = latencyOf(target.histogram, true);
       const lag = target.lag;
@@ -80864,11 +80866,11 @@ async function stopGroup(pgid, graceMs = 3e3) {
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!groupAlive(pgid)) return;
-    await sleep3(25);
+    await sleep4(25);
   }
   signalGroup(pgid, "SIGKILL");
   const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep3(25);
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep4(25);
 }
 var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
 function findMarked(marker) {
@@ -80910,11 +80912,11 @@ async function stopMarked(marker, graceMs = 3e3) {
   };
   for (const pid of pids) signal(pid, "SIGTERM");
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep3(25);
+  while (Date.now() < deadline && pids.some(alive)) await sleep4(25);
   for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
   return pids.length;
 }
-function sleep3(ms) {
+function sleep4(ms) {
   return new Promise((resolve5) => setTimeout(resolve5, ms));
 }
 function startShell(command2, options) {
@@ -81359,7 +81361,7 @@ var Service = class _Service {
         if (status >= 200 && status < 300) return this.recordStartup();
         lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
       }
-      await sleep3(100);
+      await sleep4(100);
     }
     const seconds = (timeoutMs / 1e3).toFixed(timeoutMs % 1e3 ? 1 : 0);
     throw new ServiceError(
@@ -81833,7 +81835,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const started = Date.now();
   const { config: config2 } = phase;
   const profile = config2.profile;
-  const cwd = serviceDir(phase.trees[side], config2.service);
+  const cwd = serviceDir(phase.trees[side], phase.services[side]);
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
@@ -81842,7 +81844,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const service = await Service.start({
     side,
     start: "profile",
-    config: config2.service,
+    config: phase.services[side],
     dir: cwd,
     env: phase.session.env,
     logFile,
@@ -82083,7 +82085,24 @@ async function preflight(request3) {
     },
     request3.scenarios ?? []
   );
-  return { ...sides, config: config2, configSource: loaded?.source ?? null };
+  const base = await readBaseConfig(sides, request3);
+  return { ...sides, config: config2, configSource: loaded?.source ?? null, ...base };
+}
+async function readBaseConfig(sides, request3) {
+  const name = request3.configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute2(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
+  const source = `${sides.base.ref}:${name}`;
+  let text2 = null;
+  try {
+    text2 = await readAtCommit(sides.root, sides.base.sha, name);
+    const document = text2 === null ? void 0 : parseConfigText(text2, source);
+    const baseConfig = resolveConfigWithScenarios({ document, source, overrides: request3.overrides, overridesSource: request3.overridesSource }, request3.scenarios ?? []);
+    return { baseConfig, baseConfigProblem: null };
+  } catch (error62) {
+    if (text2 === null) return { baseConfig: null, baseConfigProblem: null };
+    const problem = error62 instanceof ConfigError ? error62.message.split("\n")[0] : error62.message;
+    return { baseConfig: null, baseConfigProblem: problem };
+  }
 }
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
@@ -83421,6 +83440,7 @@ async function runCompare(request3, ports) {
   );
   try {
     const config2 = request3.loadConfig(trees.head.root);
+    const services = { base: request3.baseConfig?.service ?? config2.service, head: config2.service };
     loadScenarioValues(config2.scenarios, serviceDir(trees.head, config2.service));
     const seed = config2.seed ?? randomSeed();
     const plan = buildPlan(config2, seed);
@@ -83453,6 +83473,7 @@ async function runCompare(request3, ports) {
     session = new RunSession(results, resultsPath, env, logDir, request3.tracker, ports, request3.signal);
     const sequential = request3.look ? planSequential(config2) : null;
     if (sequential) results.sequential = sequential;
+    results.warnings.push(...configWarnings(config2, request3));
     if (config2.service.env.NODE_ENV && config2.service.env.NODE_ENV !== "production") {
       results.warnings.push({
         code: "not-production",
@@ -83461,7 +83482,7 @@ async function runCompare(request3, ports) {
     }
     session.update();
     for (const tree of [trees.base, trees.head]) {
-      await setupTree(tree, { service: config2.service, env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
+      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
     }
     const sides = { base: trees.base, head: trees.head };
     const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
@@ -83474,7 +83495,7 @@ async function runCompare(request3, ports) {
     if (config2.scenarios.length > 0) {
       const placement = placeProcesses(session, config2);
       try {
-        await runHttpPhase(session, { config: config2, plan, trees: sides, placement, look: request3.look ?? null });
+        await runHttpPhase(session, { config: config2, services, plan, trees: sides, placement, look: request3.look ?? null });
       } finally {
         if (placement) pinProcess(placement.previous);
       }
@@ -83482,7 +83503,7 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    await runProfiles({ session, config: config2, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools") });
+    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools") });
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -83552,8 +83573,8 @@ async function runBlock(session, phase, block) {
             side,
             // Numbered 0, 1, 2… over the run, in block order (PERFGATE_START).
             start: firstStart + slot,
-            config: config2.service,
-            dir: serviceDir(trees[side], config2.service),
+            config: phase.services[side],
+            dir: serviceDir(trees[side], phase.services[side]),
             env: session.env,
             logFile: join12(session.logDir, `${side}.log`),
             statusFile: join12(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
@@ -83754,6 +83775,25 @@ async function measureSlices(services, scenario, durationMs, load, closeAfter) {
       health: sliceHealth(reports[i], service.requestsServed)
     };
   });
+}
+var SERVICE_KEYS = ["install", "build", "setup", "start", "cwd", "env", "ready"];
+function configWarnings(config2, request3) {
+  const base = request3.baseConfig;
+  if (!base) {
+    return request3.baseConfigProblem ? [{ code: "base-config-unusable", message: `base's configuration could not be used (${request3.baseConfigProblem}): base's service ran with head's commands.` }] : [];
+  }
+  const text2 = (value) => value === void 0 || value === null ? "none" : JSON.stringify(value);
+  const changes = [];
+  for (const key of SERVICE_KEYS) {
+    const before = text2(base.service[key]);
+    const after = text2(config2.service[key]);
+    if (before !== after) changes.push(`service.${key} ${before} \u2192 ${after} (each side ran its own)`);
+  }
+  for (const key of ["scenarios", "load", "gate", "alpha", "benchmarks", "profile"]) {
+    if (text2(base[key]) !== text2(config2[key])) changes.push(`${key} (this run used head's)`);
+  }
+  if (changes.length === 0) return [];
+  return [{ code: "config-changed", message: `This pull request changes perfgate's configuration: ${changes.join("; ")}.` }];
 }
 
 // src/stats/wilcoxon.ts
@@ -87783,6 +87823,8 @@ async function compare(values, io, color, dryRun) {
         headRef: values.head ?? null,
         outDir,
         loadConfig: () => config2,
+        baseConfig: checked.baseConfig,
+        baseConfigProblem: checked.baseConfigProblem,
         tracker,
         toolVersion: VERSION,
         toolsDir: toolsDir(io.env),

@@ -48,7 +48,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   checkGateEvent(context.eventName);
   const base = resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
-  const { config } = await preflight({
+  const { config, baseConfig, baseConfigProblem } = await preflight({
     repoDir: context.workspace,
     baseRef: base.baseRef,
     mergeBase: base.mergeBase,
@@ -128,6 +128,8 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
           // The same path every run: the Actions cache keys an entry on its paths, too.
           toolsDir: join(context.tempDir, 'perfgate-tools'),
           loadConfig: () => config,
+          baseConfig,
+          baseConfigProblem,
           tracker,
           toolVersion: VERSION,
           signal: abort.signal,

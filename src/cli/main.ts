@@ -235,6 +235,8 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
         headRef: values.head ?? null,
         outDir,
         loadConfig: () => config,
+        baseConfig: checked.baseConfig,
+        baseConfigProblem: checked.baseConfigProblem,
         tracker,
         toolVersion: VERSION,
         toolsDir: toolsDir(io.env),

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
 import type { ScenarioConfig } from '../config/types.js';
-import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
+import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
 import { type Captured, RequestPlan, type RowCursor } from './requests.js';
 
 type Instance = Promise<autocannon.Result> & EventEmitter & { stop(): void };
@@ -140,7 +140,7 @@ export class ClosedLoopLoad implements LoadRun {
    */
   static async open(baseUrls: string[], scenario: ScenarioConfig, options: LoadOptions): Promise<ClosedLoopLoad> {
     const session = new ClosedLoopLoad(baseUrls, scenario, options.maxMs, options.sliceMs);
-    await sleep(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
+    await sleep(openingLeadMs(options.sliceMs));
     return session;
   }
 
@@ -151,17 +151,9 @@ export class ClosedLoopLoad implements LoadRun {
       target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
     }
-    this.counting = true;
-    const startedAt = new Date().toISOString();
-    const t0 = process.hrtime.bigint();
-    window.onOpen?.();
-    try {
-      await sleep(durationMs);
-    } finally {
-      this.counting = false;
-    }
-    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    window.onClose?.();
+    const { startedAt, windowMs } = await countWindow(durationMs, window, (on) => {
+      this.counting = on;
+    });
     return this.targets.map((target) => {
       const histogram = target.histogram!;
       target.histogram = null;

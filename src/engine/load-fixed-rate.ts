@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
 import type { ScenarioConfig } from '../config/types.js';
-import { isExpectedStatus, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
+import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
 import { type BuiltRequest, type Captured, RequestPlan, type RowCursor } from './requests.js';
 
 /**
@@ -121,7 +121,7 @@ export class FixedRateLoad implements LoadRun {
     if (!rate || !(rate > 0)) throw new Error(`FixedRateLoad.open: no rate for scenario "${scenario.name}"`);
     const load = new FixedRateLoad(baseUrls, scenario, rate, options.sliceMs);
     load.tick();
-    await sleep(Math.min(200, Math.max(20, Math.round(options.sliceMs / 20))));
+    await sleep(openingLeadMs(options.sliceMs));
     return load;
   }
 
@@ -229,17 +229,9 @@ export class FixedRateLoad implements LoadRun {
       target.tally?.open();
       Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0, sent: 0, dropped: 0 });
     }
-    this.counting = true;
-    const startedAt = new Date().toISOString();
-    const t0 = process.hrtime.bigint();
-    window.onOpen?.();
-    try {
-      await sleep(durationMs);
-    } finally {
-      this.counting = false;
-    }
-    const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
-    window.onClose?.();
+    const { startedAt, windowMs } = await countWindow(durationMs, window, (on) => {
+      this.counting = on;
+    });
     return this.targets.map((target) => {
       const latencyUs = latencyOf(target.histogram!, true);
       const lag = target.lag!;

@@ -1,25 +1,14 @@
 /** What a load generator measures in one window, and the pieces every generator shares. */
 import * as hdr from 'hdr-histogram-js';
 import type { ScenarioConfig } from '../config/types.js';
-import type { LatencyUs, OfferedLoad, RequestSlice } from '../results/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { LatencyUs, RequestSlice, Slice } from '../results/types.js';
 
-/** What one window measured on one target. */
-export interface LoadSample {
-  startedAt: string;
-  durationMs: number;
-  /** Responses received in the window (any status). */
-  requests: number;
-  rps: number;
-  latencyUs: LatencyUs;
-  /** Responses with a status the scenario does not expect (2xx unless it declares its own). */
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  /** Fixed rate only: what was offered in the window and how well the generator kept its schedule. */
-  offered?: OfferedLoad;
-  /** Scenarios of several requests: each request's count and latency in the window. */
-  byRequest?: RequestSlice[];
-}
+/** What one window measured on one target: the load's part of a slice (results.json's Slice; the engine adds CPU and health). */
+export type LoadSample = Pick<
+  Slice,
+  'startedAt' | 'durationMs' | 'requests' | 'rps' | 'latencyUs' | 'non2xx' | 'errors' | 'timeouts' | 'offered' | 'byRequest'
+>;
 
 /** A window's sample plus every response since the previous window closed, counted or not (the heap trend's x). */
 export type WindowSample = LoadSample & { served: number };
@@ -28,6 +17,35 @@ export type WindowSample = LoadSample & { served: number };
 export interface LoadWindow {
   onOpen?: () => void;
   onClose?: () => void;
+}
+
+/**
+ * One measuring window: `setCounting(true)` for `durationMs` on perfgate's monotonic clock, with
+ * the caller's instants (CPU clocks) read as it opens and closes. Every generator counts its
+ * windows this way, so a window means the same thing whatever sends the load.
+ */
+export async function countWindow(
+  durationMs: number,
+  window: LoadWindow,
+  setCounting: (on: boolean) => void,
+): Promise<{ startedAt: string; windowMs: number }> {
+  setCounting(true);
+  const startedAt = new Date().toISOString();
+  const t0 = process.hrtime.bigint();
+  window.onOpen?.();
+  try {
+    await sleep(durationMs);
+  } finally {
+    setCounting(false);
+  }
+  const windowMs = Number(process.hrtime.bigint() - t0) / 1e6;
+  window.onClose?.();
+  return { startedAt, windowMs };
+}
+
+/** How long a new load waits after it starts sending before its first window, ms: no window counts the connections' opening. */
+export function openingLeadMs(sliceMs: number): number {
+  return Math.min(200, Math.max(20, Math.round(sliceMs / 20)));
 }
 
 export interface LoadOptions {

@@ -28,6 +28,13 @@ export interface PreflightRequest {
 
 export interface Preflight extends ResolvedSides {
   config: PerfgateConfig;
+  /**
+   * The configuration as the base commit has it, under the same flags or inputs: base's service is
+   * installed, built, set up and started as base wrote it, never as the pull request says. null
+   * when base has none that resolves (baseConfigProblem says why).
+   */
+  baseConfig: PerfgateConfig | null;
+  baseConfigProblem: string | null;
   /** Where the configuration file was read from; null when there was none. */
   configSource: string | null;
 }
@@ -44,7 +51,29 @@ export async function preflight(request: PreflightRequest): Promise<Preflight> {
     },
     request.scenarios ?? [],
   );
-  return { ...sides, config, configSource: loaded?.source ?? null };
+  const base = await readBaseConfig(sides, request);
+  return { ...sides, config, configSource: loaded?.source ?? null, ...base };
+}
+
+/** Base's configuration file at the base commit, resolved like head's; a problem instead when it cannot be. */
+async function readBaseConfig(sides: ResolvedSides, request: PreflightRequest): Promise<Pick<Preflight, 'baseConfig' | 'baseConfigProblem'>> {
+  const name = request.configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
+  const source = `${sides.base.ref}:${name}`;
+  let text: string | null = null;
+  try {
+    text = await readAtCommit(sides.root, sides.base.sha, name);
+    const document = text === null ? undefined : parseConfigText(text, source);
+    const baseConfig = resolveConfigWithScenarios({ document, source, overrides: request.overrides, overridesSource: request.overridesSource }, request.scenarios ?? []);
+    return { baseConfig, baseConfigProblem: null };
+  } catch (error) {
+    // A base from before perfgate was set up (no file, and the flags or inputs alone do not make
+    // a configuration) runs with head's commands, as it always has, without a warning on every
+    // first run; a base file that does not resolve is worth one.
+    if (text === null) return { baseConfig: null, baseConfigProblem: null };
+    const problem = error instanceof ConfigError ? error.message.split('\n')[0]! : (error as Error).message;
+    return { baseConfig: null, baseConfigProblem: problem };
+  }
 }
 
 /** Head's configuration file: from the work tree, or from the head commit without checking it out. */

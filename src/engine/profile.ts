@@ -12,7 +12,7 @@
 import { execFile } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { PerfgateConfig, ProfileConfig, ScenarioConfig } from '../config/types.js';
+import type { PerfgateConfig, ProfileConfig, ScenarioConfig, ServiceConfig } from '../config/types.js';
 import { summarizeCallTree } from '../profile/aggregate.js';
 import { buildCallTree, type CallTree } from '../profile/call-tree.js';
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../profile/cpuprofile.js';
@@ -42,6 +42,8 @@ export interface ProfilePhase {
   /** The run's session: results.json is written through it, and its environment, logs, tracker and cancel signal are the run's. */
   session: RunSession;
   config: PerfgateConfig;
+  /** Each side's service commands, from its own commit's configuration. */
+  services: Record<Side, ServiceConfig>;
   trees: Record<Side, Tree>;
   /** The run directory (results.json's): profiles/ and the flamegraphs go here. */
   outDir: string;
@@ -223,7 +225,7 @@ async function profileSide(
   const started = Date.now();
   const { config } = phase;
   const profile = config.profile!;
-  const cwd = serviceDir(phase.trees[side], config.service);
+  const cwd = serviceDir(phase.trees[side], phase.services[side]);
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync(dir, { recursive: true });
   ports.progress({ phase: 'profile', side, scenario: scenario.name });
@@ -232,7 +234,7 @@ async function profileSide(
   const service = await Service.start({
     side,
     start: 'profile',
-    config: config.service,
+    config: phase.services[side],
     dir: cwd,
     env: phase.session.env,
     logFile,

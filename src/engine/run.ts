@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { PerfgateConfig, ScenarioConfig } from '../config/types.js';
-import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type Side, type Slice, type TakenLook } from '../results/types.js';
+import type { PerfgateConfig, ScenarioConfig, ServiceConfig } from '../config/types.js';
+import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type RunWarning, type Side, type Slice, type TakenLook } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
 import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
@@ -37,6 +37,13 @@ export interface CompareRequest {
   outDir: string;
   /** Reads and validates the configuration from the head tree (perfgate.yml + overrides). */
   loadConfig(headRoot: string): PerfgateConfig;
+  /**
+   * The configuration as the base commit has it (preflight.ts): base's service commands come from
+   * it, so a pull request cannot change how base is installed, built or started. Absent or null:
+   * base runs with head's commands, and `baseConfigProblem` (when given) says why in a warning.
+   */
+  baseConfig?: PerfgateConfig | null;
+  baseConfigProblem?: string | null;
   tracker: ProcessTracker;
   toolVersion: string;
   signal?: AbortSignal;
@@ -85,6 +92,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
   );
   try {
     const config = request.loadConfig(trees.head.root);
+    // Each side's service commands (install, build, setup, start, cwd, env) are its own commit's.
+    const services: Record<Side, ServiceConfig> = { base: request.baseConfig?.service ?? config.service, head: config.service };
     // Before any install or start: a values file that is missing or lacks a column stops the run now.
     loadScenarioValues(config.scenarios, serviceDir(trees.head, config.service));
     const seed = config.seed ?? randomSeed();
@@ -118,6 +127,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     session = new RunSession(results, resultsPath, env, logDir, request.tracker, ports, request.signal);
     const sequential = request.look ? planSequential(config) : null;
     if (sequential) results.sequential = sequential;
+    results.warnings.push(...configWarnings(config, request));
     if (config.service.env.NODE_ENV && config.service.env.NODE_ENV !== 'production') {
       results.warnings.push({
         code: 'not-production',
@@ -128,7 +138,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
 
     for (const tree of [trees.base, trees.head]) {
       // The side is told to every command, as to the service: a per-side database or cache can be named after it.
-      await setupTree(tree, { service: config.service, env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
+      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
     }
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
@@ -142,7 +152,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     if (config.scenarios.length > 0) {
       const placement = placeProcesses(session, config);
       try {
-        await runHttpPhase(session, { config, plan, trees: sides, placement, look: request.look ?? null });
+        await runHttpPhase(session, { config, services, plan, trees: sides, placement, look: request.look ?? null });
       } finally {
         // The benchmark and profile processes perfgate starts next inherit its CPUs: give them all back.
         if (placement) pinProcess(placement.previous);
@@ -152,7 +162,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
-    await runProfiles({ session, config, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools') });
+    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools') });
     session.update((r) => {
       r.status = 'complete';
       r.finishedAt = new Date().toISOString();
@@ -201,6 +211,8 @@ function placeProcesses(session: RunSession, config: PerfgateConfig): Placement 
 
 interface HttpPhase {
   config: PerfgateConfig;
+  /** Each side's service commands, from its own commit's configuration. */
+  services: Record<Side, ServiceConfig>;
   plan: Plan;
   trees: Record<Side, Tree>;
   placement: Placement | null;
@@ -247,8 +259,8 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
             side,
             // Numbered 0, 1, 2… over the run, in block order (PERFGATE_START).
             start: firstStart + slot,
-            config: config.service,
-            dir: serviceDir(trees[side], config.service),
+            config: phase.services[side],
+            dir: serviceDir(trees[side], phase.services[side]),
             env: session.env,
             logFile: join(session.logDir, `${side}.log`),
             statusFile: join(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
@@ -521,4 +533,34 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
       health: sliceHealth(reports[i]!, service.requestsServed),
     };
   });
+}
+
+/** The service keys a side's own commit decides, in the words of perfgate.yml. */
+const SERVICE_KEYS = ['install', 'build', 'setup', 'start', 'cwd', 'env', 'ready'] as const;
+
+/**
+ * What the pull request changed in perfgate's configuration, said where the reader looks (the
+ * report's warnings): the service commands (base ran with its own) and the rest (scenarios, load,
+ * gate: the run used head's, so a pull request that relaxes its own gate is visible). Or, when
+ * base's configuration could not be used, that base ran with head's commands.
+ */
+function configWarnings(config: PerfgateConfig, request: CompareRequest): RunWarning[] {
+  const base = request.baseConfig;
+  if (!base) {
+    return request.baseConfigProblem
+      ? [{ code: 'base-config-unusable', message: `base's configuration could not be used (${request.baseConfigProblem}): base's service ran with head's commands.` }]
+      : [];
+  }
+  const text = (value: unknown) => (value === undefined || value === null ? 'none' : JSON.stringify(value));
+  const changes: string[] = [];
+  for (const key of SERVICE_KEYS) {
+    const before = text(base.service[key]);
+    const after = text(config.service[key]);
+    if (before !== after) changes.push(`service.${key} ${before} → ${after} (each side ran its own)`);
+  }
+  for (const key of ['scenarios', 'load', 'gate', 'alpha', 'benchmarks', 'profile'] as const) {
+    if (text(base[key]) !== text(config[key])) changes.push(`${key} (this run used head's)`);
+  }
+  if (changes.length === 0) return [];
+  return [{ code: 'config-changed', message: `This pull request changes perfgate's configuration: ${changes.join('; ')}.` }];
 }

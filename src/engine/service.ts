@@ -43,7 +43,7 @@ async function servicePort(): Promise<number> {
 }
 
 /** A free TCP port on loopback (bind to 0, read it, release it). */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -10,6 +10,8 @@ export const WARNING_CODES = {
   'profile-failed': "a scenario's profiling phase failed (the verdicts do not depend on it)",
   'benchmark-file-dropped': 'a benchmark file failed in several rounds in a row and was not run again',
   'benchmark-glob-unmatched': 'one of several benchmarks globs matches no file in base or head',
+  'config-changed': "the pull request changes perfgate's configuration: base ran with its own service commands, and the report shows what changed",
+  'base-config-unusable': "base's configuration could not be read, so base's service ran with head's commands",
   // recorded by the action (src/action/)
   'no-boundary': "the pull request's code ran without a boundary: a process it left outside its group could outlive the step",
   // derived by the gate (src/gate/warnings.ts)

@@ -7,9 +7,10 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../../src/engine/service.js';
 
 export interface Postgres {
   host: string;
@@ -35,17 +36,6 @@ function findBinDir(): string {
     throw new Error(`No PostgreSQL server under ${PG_ROOT}: install it with \`apt-get install -y postgresql\` (.ci/run does).`);
   }
   return join(PG_ROOT, majors[0]!, 'bin');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function canConnect(host: string, port: number): Promise<boolean> {

@@ -52,3 +52,20 @@ test('a setup that fails stops the run with exit 2, names the start, and keeps w
   assert.equal(results.status, 'failed');
   assert.equal(results.scenarios[0]!.pairs.length, 6, 'the first block, measured before the failure, is kept');
 });
+
+test("base is installed, set up and started as base's perfgate.yml says: a pull request's install cannot slow base down", async () => {
+  const work = (iterations: number) => ({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': JSON.stringify({ iterations }) });
+  // Head does ten times the work (an honest regression) and adds an install command that, run in
+  // base's tree, would make base a hundred times slower, so that head would pass as an improvement.
+  const sabotage = `test "$PERFGATE_SIDE" = base && echo '{"iterations": 2000000}' > work.json || true`;
+  const base = quickConfig('scenarios: [GET /work]\n');
+  const head = base.replace('service:\n  start: node server.js\n', `service:\n  start: node server.js\n  install: ${JSON.stringify(sabotage)}\n`);
+  const repo = makeRepo({ ...work(20_000), 'perfgate.yml': base }, { ...work(200_000), 'perfgate.yml': head });
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '9'], repo);
+  assert.equal(run.code, 1, `the honest regression fails the build\n${run.stderr}${run.stdout}`);
+  const results = readResults(join(out, 'results.json'));
+  const changed = results.warnings.find((w) => w.code === 'config-changed');
+  assert.ok(changed, 'the report says the pull request changed the configuration');
+  assert.match(changed.message, /service\.install none → ".*PERFGATE_SIDE.*" \(each side ran its own\)/);
+});
