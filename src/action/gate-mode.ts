@@ -155,10 +155,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       process.off('SIGTERM', onSignal);
     }
     const { results, resultsPath } = measured;
-    if (pr && !pr.fromFork && inputs.github.commentAuto && inputs.github.comment === 'never') {
+    if (pr && inputs.github.commentAuto && inputs.github.comment === 'never') {
       core.notice(
-        `perfgate: no comment on pull request #${pr.number} from this job: it runs the pull request's code, so it holds no token that writes (comment: auto). ` +
-          'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
+        pr.fromFork
+          ? `perfgate: no comment on pull request #${pr.number}: ${FORK_NOTICE}`
+          : `perfgate: no comment on pull request #${pr.number} from this job: it runs the pull request's code, so it holds no token that writes (comment: auto). ` +
+              'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
       );
     }
     if (boundaryWarning) {

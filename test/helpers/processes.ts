@@ -1,13 +1,23 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 
-/** True while a process with this pid exists (signal 0 probes without signalling). */
+/**
+ * True while a process with this pid runs (signal 0 probes without signalling). A zombie has
+ * exited and runs nothing: an orphan that was killed stays one until the init process reaps it,
+ * and some sandboxes' init reaps late.
+ */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false; // gone between the two looks
   }
 }
 
