@@ -34,7 +34,9 @@ test('A/A: identical base and head pass with exit 0 and no regression', async ()
   assert.equal(again.code, 0);
   assert.equal(again.stdout, run.stdout);
   assert.match(run.stderr, /seed 7/);
-  assert.match(run.stderr, /pair 10\/12/, 'progress lines');
+  // Progress to a log (not a terminal): one line per block and phase, the pair counter at each block's end.
+  assert.match(run.stderr, /measuring block 1\/2 · GET \/work · pair 6\/12/, 'progress lines');
+  assert.match(run.stderr, /measuring block 2\/2 · GET \/work · pair 12\/12/, 'progress lines');
   const results = readResults(resultsPathOf(out));
   assert.equal(results.status, 'complete');
   assert.equal(results.seed, 7);
