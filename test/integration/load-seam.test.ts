@@ -71,7 +71,8 @@ test('a rate relative to capacity is measured once, in a closed loop on base, an
   const { results } = await compare(repo, generator);
   const probes = opened.filter((o) => !o.scenario.rate);
   assert.equal(probes.length, 1, 'one closed-loop capacity probe for the run');
-  const baseFirst = results.scenarios[0]!.pairs.find((p) => p.start === 0)!.order[0] === 'base';
+  // The probe runs in the scenario's first turn, on that turn's two starts in its order: the first pair measured.
+  const baseFirst = results.scenarios[0]!.pairs[0]!.order[0] === 'base';
   const capacity = baseFirst ? 1000 : 1500;
   assert.deepEqual(results.scenarios[0]!.rate, { perSecond: 0.6 * capacity, source: 'capacity', baseCapacity: capacity });
   const fixed = opened.filter((o) => o.scenario.rate);
