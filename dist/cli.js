@@ -84578,7 +84578,7 @@ function analyzeHealth(results, relative7, metrics) {
 
 // src/gate/io.ts
 var SIDES3 = ["base", "head"];
-var CONFIDENCE2 = 0.95;
+var SIGNIFICANCE = 0.05;
 var MIN_RELATIVE = 0.2;
 var MIN_ROUND_TRIPS = 0.5;
 var MIN_WAIT_MS = 0.1;
@@ -84605,8 +84605,7 @@ function changed(base, head, starts, minAbsolute) {
     starts
   ).map((s) => s.value);
   if (perStart.every((d) => d === 0)) return false;
-  const interval = hodgesLehmannInterval(perStart, CONFIDENCE2);
-  return interval.confidence >= CONFIDENCE2 - 1e-9 && (interval.lower > 0 || interval.upper < 0);
+  return signFlipTest(perStart).p < SIGNIFICANCE;
 }
 function compareScenario(scenario) {
   const pairs = scenario.pairs.flatMap((pair) => {
@@ -84986,7 +84985,7 @@ function analysisWarnings(results, inputs) {
 }
 
 // src/gate/compare.ts
-var CONFIDENCE3 = 0.95;
+var CONFIDENCE2 = 0.95;
 var EQUIVALENCE_CONFIDENCE = 0.9;
 function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
   const pairRatios = base.map((b, i) => Math.log(head[i] / b));
@@ -84995,8 +84994,8 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
   const startChanges = perStart?.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n }));
   const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE3);
-  const reached = interval.confidence >= CONFIDENCE3 - 1e-9;
+  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
+  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
   const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
@@ -85019,7 +85018,7 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
     p: test.p,
     detectable: Number.isFinite(halfWidth) ? (
       // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE3, alpha: 2 * alpha }))
+      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
     ) : Number.NaN,
     higherIsBetter,
     noise: {

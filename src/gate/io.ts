@@ -7,11 +7,11 @@
  */
 import type { IoAnalysis, IoComparison, IoSide, Results, ScenarioResults, Side, Slice } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
-import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
+import { signFlipTest } from '../stats/sign-flip.js';
 import { startOf, summarizeStarts } from './starts.js';
 
 const SIDES: readonly Side[] = ['base', 'head'];
-const CONFIDENCE = 0.95;
+const SIGNIFICANCE = 0.05;
 /**
  * A change worth a line must also be this large, relatively and absolutely: a fifth, and half a
  * round trip or a tenth of a millisecond per request. Below that a connection pool's keep-alive
@@ -44,9 +44,11 @@ function sliceIo(slice: Slice): SliceIo | null {
 }
 
 /**
- * Whether head − base moved beyond the start pairs' noise: the Hodges–Lehmann 95% interval of
- * the per-start differences (each start's pairs summarised first, as the verdicts do) excludes
- * zero, and the medians differ by the minimums above.
+ * Whether head − base moved beyond the start pairs' noise: the sign-flip test of the per-start
+ * differences (each start's pairs summarised first, as the verdicts do) rejects "no change" at 5%,
+ * and the medians differ by the minimums above. Not a rank interval: counts are exact, so most
+ * starts can differ by the very same number (1 → 21 queries), and ties that heavy leave a
+ * signed-rank interval short of its level however clear the change is.
  */
 function changed(base: number[], head: number[], starts: number[], minAbsolute: number): boolean {
   const baseMedian = median(base);
@@ -58,8 +60,7 @@ function changed(base: number[], head: number[], starts: number[], minAbsolute: 
     starts,
   ).map((s) => s.value);
   if (perStart.every((d) => d === 0)) return false;
-  const interval = hodgesLehmannInterval(perStart, CONFIDENCE);
-  return interval.confidence >= CONFIDENCE - 1e-9 && (interval.lower > 0 || interval.upper < 0);
+  return signFlipTest(perStart).p < SIGNIFICANCE;
 }
 
 function compareScenario(scenario: ScenarioResults): IoComparison[] {

@@ -55,6 +55,17 @@ describe('I/O per request', () => {
     assert.match(renderTerminal(results, analysis, { full: true }), /I\/O per request — /);
   });
 
+  it('exact counts: almost every start exactly 20 round trips apart, one start off by an edge, is a change', () => {
+    // A service that makes exactly 1 or 21 queries per request gives the same per-start
+    // difference nearly every time; ties that heavy must not hide the change.
+    const results = ioResults({ base: { roundTrips: 1, waitMs: 0.4 }, head: { roundTrips: 21, waitMs: 6.1 } }, 0);
+    const pairs = results.scenarios[0]!.pairs;
+    const io = pairs[0]!.head.health!.processes[0]!.io![0]!;
+    io.roundTrips -= 7; // a few requests' queries ended in the next slice
+    const [c] = analyzeIo(results)!.comparisons;
+    assert.equal(c!.roundTripsChanged, true, JSON.stringify(c));
+  });
+
   it('a dropped index: as many round trips, each waiting ten times longer', () => {
     const results = ioResults({ base: { roundTrips: 1, waitMs: 0.5 }, head: { roundTrips: 1, waitMs: 5 } });
     const [c] = analyzeIo(results)!.comparisons;
