@@ -442,6 +442,43 @@ describe('own-code attribution and the culprit (issue 13)', () => {
     assert.equal(culpritAmong(diffProfiles(base, base)), null, 'nothing grew: no culprit');
   });
 
+  test('a dependency\'s async function resumed after an await is charged to the own function that called it; event callbacks are not', () => {
+    // handler calls Jimp.read and loadFont and awaits them: their synchronous first parts run under
+    // handler, the decoding after their awaits on stacks of the dependency's frames alone, right
+    // under the root or under Node's microtask runner; a socket's data callback starts in Node core.
+    const jimp = '/r/node_modules/@jimp/core/index.js';
+    const font = '/r/node_modules/@jimp/plugin-print/load-font.js';
+    const table = summarizeCallTree(
+      buildCallTree(
+        [
+          profileOf([
+            [
+              'handler',
+              '/r/server.js',
+              12,
+              3,
+              [
+                ['read', jimp, 90, 1, []],
+                ['print', '/r/node_modules/@jimp/plugin-print/index.js', 117, 6, []],
+              ],
+            ],
+            ['read', jimp, 90, 2, [['fromBuffer', jimp, 200, 1, [['decode', '/r/node_modules/pngjs/lib/parser-sync.js', 15, 40, []]]]]],
+            ['processTicksAndRejections', 'node:internal/process/task_queues', 95, 0, [['runMicrotasks', '', 0, 0, [['loadFont', font, 20, 30, []]]]]],
+            ['onStreamRead', 'node:internal/stream_base_commons', 163, 1, [['parse', '/r/node_modules/pg-protocol/parser.js', 40, 25, []]]],
+            ['(garbage collector)', '', 0, 4, []],
+          ]),
+        ],
+        { root: '/r' },
+      ),
+    );
+    const handler = table.functions.find((f) => f.name === 'handler')!;
+    // its own 3, read's and print's first parts 7, read resumed 2 + 1 + 40, loadFont resumed (its package, called through print) 30
+    assert.equal(handler.attributed, 3 + 7 + 43 + 30);
+    assert.deepEqual(handler.into!.slice(0, 2).map((f) => [f.name, f.samples]), [['decode', 40], ['loadFont', 30]]);
+    const own = table.functions.filter((f) => f.category === 'own').reduce((sum, f) => sum + f.attributed!, 0);
+    assert.equal(own, table.samples - 26 - 4, 'the socket callback and the garbage collector stay uncharged');
+  });
+
   test('time per request ranks: a saturated function five times slower keeps its share but is the culprit; without request counts, shares rank', () => {
     // base: 850 of 1,000 samples in sumPrices, 5,000 responses (170 µs of 200 µs per request);
     // head: 860 of 1,000, 1,000 responses (860 µs of 1 ms) — the rest grew in share, not in time
