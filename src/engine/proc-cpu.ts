@@ -3,9 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { ownEnv, programPath } from './process.js';
 
 /**
- * CPU time of a whole process group from /proc, in seconds: user + system of every live
- * member, plus the children's times they have reaped (cutime/cstime), so short-lived helpers
- * and cluster workers that already exited still count. See proc(5), /proc/[pid]/stat.
+ * CPU time of a service's processes from /proc, in seconds: user + system of every live
+ * process of the group and of its members' descendants (serviceProcesses), plus the children's
+ * times they have reaped (cutime/cstime), so short-lived helpers and cluster workers that
+ * already exited still count. See proc(5), /proc/[pid]/stat.
  */
 let ticksPerSecond: number | null = null;
 
@@ -25,26 +26,49 @@ function statFields(text: string): string[] {
   return text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
 
-export function groupCpuSeconds(pgid: number): number {
-  let ticks = 0;
+/**
+ * The processes of the service started as process group `pgid`, pid → their /proc stat fields
+ * after (comm) (f[1] = ppid, f[2] = pgrp): the members of the group, and every descendant of a
+ * member that left it. A process manager may start its apps in groups of their own (PM2's fork
+ * mode spawns them detached, so each is a session leader); they are still the service's.
+ * Null without procfs (not Linux).
+ */
+export function serviceProcesses(pgid: number): Map<number, string[]> | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
   } catch {
-    return Number.NaN; // no procfs (not Linux)
+    return null;
   }
+  const all = new Map<number, string[]>();
   for (const name of entries) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let text: string;
     try {
-      text = readFileSync(`/proc/${name}/stat`, 'latin1');
+      all.set(Number(name), statFields(readFileSync(`/proc/${name}/stat`, 'latin1')));
     } catch {
-      continue; // exited while we were reading
+      // exited while we were reading
     }
-    const f = statFields(text);
-    // f[0] = state (field 3); pgrp is field 5 → f[2]; utime..cstime are fields 14–17 → f[11..14]
-    if (Number(f[2]) !== pgid) continue;
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
   }
+  const found = new Map<number, string[]>();
+  for (const [pid, f] of all) if (Number(f[2]) === pgid) found.set(pid, f);
+  // Descendants, to a fixed point: a child's pid may be lower than its parent's (pids wrap).
+  for (let grew = found.size > 0; grew; ) {
+    grew = false;
+    for (const [pid, f] of all) {
+      if (!found.has(pid) && found.has(Number(f[1]))) {
+        found.set(pid, f);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+
+export function groupCpuSeconds(pgid: number): number {
+  const processes = serviceProcesses(pgid);
+  if (processes === null) return Number.NaN;
+  let ticks = 0;
+  // utime..cstime are fields 14–17 → f[11..14]
+  for (const f of processes.values()) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
   return ticks / clockTicks();
 }

@@ -1,7 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceConfig } from '../config/types.js';
@@ -54,6 +55,30 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Unix socket paths are limited to 107 bytes on Linux (sun_path); PM2 puts its sockets in PM2_HOME. */
+const MAX_PM2_HOME = 90;
+
+/**
+ * A private, empty PM2_HOME for one start. PM2 keeps its daemon's sockets (rpc.sock, pub.sock),
+ * pid files and logs in PM2_HOME, ~/.pm2 by default: the starts perfgate runs at once (both
+ * sides, several instances each) would share it, and `pm2-runtime` or `pm2 start` in one start
+ * would then talk to the daemon of another, which starts its apps instead (or nothing). Set for
+ * every service, as the start command does not say whether PM2 is behind it (`npm start`); a
+ * PM2_HOME in service.env is kept. Null when no temporary directory can be made.
+ */
+function privatePm2Home(): string | null {
+  try {
+    let dir = mkdtempSync(join(tmpdir(), 'perfgate-pm2-'));
+    if (dir.length > MAX_PM2_HOME) {
+      rmSync(dir, { recursive: true, force: true });
+      dir = mkdtempSync('/tmp/perfgate-pm2-');
+    }
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
 /** How long service.setup may run before each start. */
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 
@@ -101,6 +126,8 @@ export class Service {
     private readonly options: StartOptions,
     /** The per-slice health channel to the service's processes; null while profiling. */
     readonly health: HealthChannel | null,
+    /** The start's own PM2_HOME, removed when it stops; null when service.env sets one. */
+    private readonly pm2Home: string | null,
   ) {
     child.once('exit', (code, signal) => {
       this.exit = { code, signal };
@@ -118,9 +145,11 @@ export class Service {
     // Health is measured in the timed slices only, never under the profiler. Without a socket
     // (no writable temporary directory) the run goes on, and the report says health is missing.
     const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
+    const pm2Home = options.config.env.PM2_HOME === undefined ? privatePm2Home() : null;
     const env: Record<string, string> = {
       NODE_ENV: 'production',
       ...options.env,
+      ...(pm2Home && { PM2_HOME: pm2Home }),
       ...options.config.env,
       ...sideEnv,
       PORT: String(port),
@@ -145,10 +174,11 @@ export class Service {
       child = options.cpus ? startProcess('taskset', ['-c', options.cpus, '/bin/sh', '-c', command], shell) : startShell(command, shell);
     } catch (e) {
       health?.close();
+      if (pm2Home) rmSync(pm2Home, { recursive: true, force: true });
       portsInUse.delete(port);
       throw e;
     }
-    return new Service(options.side, port, child, options, health);
+    return new Service(options.side, port, child, options, health, pm2Home);
   }
 
   get pgid(): number {
@@ -260,6 +290,7 @@ export class Service {
     await stopGroup(this.pgid, graceMs);
     this.options.tracker.delete(this.pgid);
     this.health?.close();
+    if (this.pm2Home) rmSync(this.pm2Home, { recursive: true, force: true });
     portsInUse.delete(this.port);
   }
 }

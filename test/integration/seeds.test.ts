@@ -6,7 +6,8 @@
  * Fixtures: test/fixtures/seeds/.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { culpritOf } from '../../src/profile/culprit.js';
@@ -14,7 +15,7 @@ import { readResults } from '../../src/results/io.js';
 import type { VerdictEntry, VerdictsDocument } from '../../src/results/verdicts.js';
 import { runCli } from '../helpers/cli.js';
 import { lineOf } from '../helpers/profiles.js';
-import { type Files, makeRepo } from '../helpers/repo.js';
+import { type Files, IDENTICAL_CODE_ALPHA, makeRepo } from '../helpers/repo.js';
 
 const MEME = 'seeds/meme';
 const meme: Files = {
@@ -62,7 +63,9 @@ profile: { duration: 3s }
     );
     const out = join(repo, '.out');
     const verdictsFile = join(out, 'verdicts.json');
+    const started = Date.now();
     const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '25', '--verdicts', verdictsFile], repo);
+    console.log(`meme: exit ${run.code} in ${Math.round((Date.now() - started) / 1000)} s: ${run.stdout.split('\n')[1]}`);
     assert.equal(run.code, 1, run.stderr + run.stdout);
     const handlerLine = seedLine('meme/server-head.js', 'async function handler');
     const named = `most new time in handler \\(server\\.js:${handlerLine}\\)`;
@@ -80,5 +83,98 @@ profile: { duration: 3s }
     const culprit = culpritOf(results.profiles![0]!)!;
     const scale = culprit.fn.scale!;
     assert.ok(culprit.fn.added! > 0.5 * (scale.head - scale.base), `handler adds ${culprit.fn.added!.toFixed(0)} µs of head's ${(scale.head - scale.base).toFixed(0)} µs more CPU per request`);
+  });
+});
+
+const PM2 = 'seeds/pm2';
+const pm2Service: Files = {
+  '.gitignore': 'node_modules\n',
+  'package.json': { copy: `${PM2}/package.json` },
+  'package-lock.json': { copy: `${PM2}/package-lock.json` },
+  'ecosystem.config.cjs': { copy: `${PM2}/ecosystem.config.cjs` },
+  'server.js': { copy: `${PM2}/server-base.js` },
+};
+
+/** Pids of the processes whose working directory is inside `dir` (the trees' services, PM2's daemon among them). */
+function processesIn(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
+/** perfgate compare on the PM2 service: pm2-runtime in the foreground, its cluster of two workers. */
+async function comparePm2(head: Files, { profile = 'profile: { duration: 2s }', extra = '' } = {}) {
+  const repo = makeRepo(
+    {
+      ...pm2Service,
+      // Ten start pairs, five up at once: each start is PM2's daemon and two workers.
+      'perfgate.yml': `service:
+  start: node node_modules/pm2/bin/pm2-runtime start ecosystem.config.cjs
+  ready: { timeout: 60s }
+scenarios: [GET /]
+load: { pairs: 10, blocks: 2, instances: 5, slice: 500ms, warmup: 500ms, early-stop: false }
+${profile}
+${extra}`,
+    },
+    head,
+  );
+  const pm2Home = join(homedir(), '.pm2');
+  const hadPm2Home = existsSync(pm2Home);
+  const startHomes = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('perfgate-pm2-')));
+  const homesBefore = startHomes();
+  const out = join(repo, '.out');
+  const verdictsFile = join(out, 'verdicts.json');
+  const started = Date.now();
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '25', '--verdicts', verdictsFile], repo);
+  console.log(`pm2: exit ${run.code} in ${Math.round((Date.now() - started) / 1000)} s: ${run.stdout.split('\n')[1]}`);
+  assert.notEqual(run.code, 2, run.stderr + run.stdout);
+  assert.deepEqual(processesIn(repo), [], 'no process of the run is left: PM2\'s daemon and its workers stopped with each start');
+  if (!hadPm2Home) assert.equal(existsSync(pm2Home), false, 'PM2 kept its state in each start\'s own PM2_HOME, not in ~/.pm2');
+  assert.deepEqual([...startHomes()].filter((name) => !homesBefore.has(name)), [], 'each start\'s PM2_HOME is removed when it stops');
+  return {
+    run,
+    results: readResults(join(out, 'results.json')),
+    verdicts: JSON.parse(readFileSync(verdictsFile, 'utf8')) as VerdictsDocument,
+  };
+}
+
+describe('the cluster and PM2 chapter: a service under pm2-runtime in cluster mode', () => {
+  test('a head whose handler blocks the loop for 2 ms per request fails; every worker is measured and profiled, and the culprit is named', async () => {
+    const { run, results, verdicts } = await comparePm2({ 'server.js': { copy: `${PM2}/server-head.js` } });
+    assert.equal(run.code, 1, run.stderr + run.stdout);
+    const delayLine = seedLine('pm2/server-head.js', 'function delay');
+    assert.match(run.stdout.split('\n').slice(0, 2).join('\n'), new RegExp(`failing: GET / throughput −[\\d.]+% \\(limit 2%\\): most new time in delay \\(server\\.js:${delayLine}\\)`));
+    const throughput = verdictOf(verdicts, 'throughput');
+    assert.equal(throughput.verdict, 'regression');
+    assert.equal(throughput.culprit?.function, 'delay');
+    assert.equal(throughput.culprit?.line, delayLine);
+    // Health: both of PM2's workers report from inside (the preload reaches them through PM2's
+    // daemon), in every slice of both sides; CPU is the whole tree's.
+    for (const pair of results.scenarios[0]!.pairs) {
+      for (const slice of [pair.base, pair.head]) {
+        assert.ok(slice.health, 'every slice has health data');
+        assert.equal(slice.health.processes.filter((p) => p.worker).length, 2, 'two cluster workers report');
+        assert.ok(slice.cpuSeconds > 0);
+      }
+    }
+    // Profiles: written by the workers (and PM2's daemon) on their way out, merged per side.
+    const profile = results.profiles![0]!;
+    for (const side of ['base', 'head'] as const) {
+      assert.ok(profile.sides[side].processes.filter((p) => p.samples > 0).length >= 2, `${side}: profiles of both workers`);
+      assert.ok(profile.sides[side].requests > 0);
+    }
+  });
+
+  test('an unchanged head passes, and leaves no process', async () => {
+    const { run, verdicts } = await comparePm2({ 'README.md': 'docs only\n' }, { profile: 'profile: false', extra: IDENTICAL_CODE_ALPHA });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.equal(verdicts.decision, 'pass');
   });
 });
