@@ -56,11 +56,13 @@ function ownCallers(tree: CallTree): { byFunction: Callers; byPackage: Callers }
       owner = node;
       below = new Set();
     } else if (owner !== null && node.fn.category === 'dependency') {
-      const pkg = `package:${node.fn.package ?? ''}`;
+      // A file outside the repository that is in no package has no package to share.
+      const pkg = node.fn.package === null ? null : `package:${node.fn.package}`;
       const fresh = new Set(seen);
       if (!seen.has(node.key)) count(byFunction, node.key, owner, node.total);
-      if (!seen.has(pkg)) count(byPackage, pkg, owner, node.total);
-      fresh.add(node.key).add(pkg);
+      if (pkg !== null && !seen.has(pkg)) count(byPackage, pkg, owner, node.total);
+      fresh.add(node.key);
+      if (pkg !== null) fresh.add(pkg);
       below = fresh;
     }
     for (const child of node.children) visit(child, owner, below);
@@ -103,7 +105,8 @@ export function summarizeCallTree(tree: CallTree): ProfileSummary {
   /** The own function a resumed dependency frame is charged to (see the module's comment), or null. */
   const resumedBy = (node: CallNode): FunctionStats | null => {
     callers ??= ownCallers(tree);
-    const caller = mainCaller(callers.byFunction.get(node.key)) ?? mainCaller(callers.byPackage.get(`package:${node.fn.package ?? ''}`));
+    const caller =
+      mainCaller(callers.byFunction.get(node.key)) ?? (node.fn.package === null ? null : mainCaller(callers.byPackage.get(`package:${node.fn.package}`)));
     return caller === null ? null : statsOf(caller);
   };
   /** A top-level path: Node's microtask runner frames are walked through, the first dependency frame below them is looked up. */

@@ -27,6 +27,20 @@ const meme: Files = {
 };
 const MEME_ROUTE = 'GET /?title=too%20much%20time&aligned=middle';
 
+/** Pids of the processes whose working directory is inside `dir`. */
+function processesIn(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
+}
+
 /** The seed fixture's line holding `text`, 1-based. */
 function seedLine(file: string, text: string): number {
   return lineOf(`../seeds/${file}`, text);
@@ -67,6 +81,7 @@ profile: { duration: 3s }
     const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '25', '--verdicts', verdictsFile], repo);
     console.log(`meme: exit ${run.code} in ${Math.round((Date.now() - started) / 1000)} s: ${run.stdout.split('\n')[1]}`);
     assert.equal(run.code, 1, run.stderr + run.stdout);
+    assert.deepEqual(processesIn(repo), [], 'no process of the run is left');
     const handlerLine = seedLine('meme/server-head.js', 'async function handler');
     const named = `most new time in handler \\(server\\.js:${handlerLine}\\)`;
     assert.match(run.stdout.split('\n').slice(0, 2).join('\n'), new RegExp(`failing: GET /\\?title=too%20much%20time&aligned=middle throughput −[\\d.]+% \\(limit 2%\\): ${named}`));
@@ -94,20 +109,6 @@ const pm2Service: Files = {
   'ecosystem.config.cjs': { copy: `${PM2}/ecosystem.config.cjs` },
   'server.js': { copy: `${PM2}/server-base.js` },
 };
-
-/** Pids of the processes whose working directory is inside `dir` (the trees' services, PM2's daemon among them). */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    })
-    .map(Number);
-}
 
 /** perfgate compare on the PM2 service: pm2-runtime in the foreground, its cluster of two workers. */
 async function comparePm2(head: Files, { profile = 'profile: { duration: 2s }', extra = '' } = {}) {
