@@ -78193,8 +78193,11 @@ var profileObjectSchema = external_exports.strictObject({
   ),
   scenarios: external_exports.array(external_exports.string({ error: "is not a scenario name" }).trim().min(1, { error: "is empty; write a scenario name" }), {
     error: 'is not a list of scenario names; write e.g. ["GET /hello"]'
-  }).min(1, { error: "is empty; list scenario names, or omit the key to profile every scenario" }).nullable().optional().transform((names) => names ?? null).describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.').register(docNotes, { type: "list of scenario names", default: "all scenarios" })
-}).transform((p) => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios }));
+  }).min(1, { error: "is empty; list scenario names, or omit the key to profile every scenario" }).nullable().optional().transform((names) => names ?? null).describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.').register(docNotes, { type: "list of scenario names", default: "all scenarios" }),
+  when: external_exports.enum(["changed", "always"], { error: "is not changed or always" }).default("changed").describe(
+    "Which of those scenarios are profiled once the timed slices are done: changed, the ones whose verdict is not unchanged (a regression, an improvement, an inconclusive gated metric: what a culprit explains), or always, every one (flamegraphs of every run)."
+  )
+}).transform((p) => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when }));
 var profileSchema = external_exports.union([external_exports.boolean(), profileObjectSchema], {
   error: "is not a profile setting; write false to skip profiling, or a mapping such as { duration: 10s }"
 }).transform((value) => typeof value === "boolean" ? profileObjectSchema.parse({ enabled: value }) : value);
@@ -81983,8 +81986,17 @@ async function profileScenario(phase, scenario, slug, ports) {
 }
 async function runProfiles(phase) {
   const { ports } = phase.session;
-  const scenarios = profiledScenarios(phase.config);
+  const planned = profiledScenarios(phase.config);
+  const skipped = planned.filter((s) => phase.unchanged?.includes(s.name)).map((s) => s.name);
+  const scenarios = planned.filter((s) => !skipped.includes(s.name));
+  if (skipped.length > 0) {
+    phase.session.update((r) => {
+      r.profilesSkipped = skipped;
+    });
+    ports.logger.info(`not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles them too)`);
+  }
   if (scenarios.length === 0) return;
+  if (skipped.length > 0) ports.progress({ phase: "profile", pair: 0, pairs: scenarios.length, message: `profiling ${scenarios.length} of ${planned.length} scenarios` });
   const taken = /* @__PURE__ */ new Set();
   for (const scenario of scenarios) {
     const slug = slugOf(scenario.name, taken);
@@ -82048,7 +82060,7 @@ function estimateRun(config2) {
     phases.push({
       phase: "profile",
       ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
-      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs`
+      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs` + (config2.profile.when === "changed" ? "; at most: a scenario whose verdicts are all unchanged is not profiled" : "")
     });
   }
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
@@ -83503,7 +83515,8 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools") });
+    const unchanged = config2.profile?.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
+    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools"), unchanged });
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -85720,6 +85733,11 @@ function regressionCulprits(results, analysis) {
 function hintCulprit(results, scenario) {
   return culpritOfScenario(results.profiles, scenario)?.text ?? null;
 }
+function describeProfilesSkipped(results) {
+  const skipped = results.profilesSkipped ?? [];
+  if (skipped.length === 0) return null;
+  return `Not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles every scenario)`;
+}
 
 // src/report/io.ts
 var MAX_LINES = 12;
@@ -86310,12 +86328,14 @@ function renderHotFunctions(results, analysis, options) {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
-  if (sections.length === 0) return null;
+  const skipped = describeProfilesSkipped(results);
+  const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
+  if (sections.length === 0) return note;
   const deoptimized = sections.some((section2) => section2.deoptimized.length > 0 || section2.optimization.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
   const attributed = sections.some((section2) => section2.attributed) ? " Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most." : "";
   const change = describeChangeColumn(sections);
   const legend = `${change[0].toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section2) => renderHotFunctionSection(results, analysis, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
+  return [...sections.map((section2) => renderHotFunctionSection(results, analysis, options, section2)), `<sub>${legend}</sub>`, ...note ? [note] : []].join("\n\n");
 }
 function renderNothingChanged(analysis) {
   return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
@@ -86880,8 +86900,10 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
 }
 function renderHotFunctions2(results, analysis, options, width, paint) {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
-  if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection2(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
+  const skipped = describeProfilesSkipped(results);
+  const notes = skipped ? ["", sanitizeText(skipped)] : [];
+  if (sections.length === 0) return notes;
+  return [...sections.flatMap((s) => renderHotFunctionSection2(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
 }
 function renderFolded(results, analysis, options, paint) {
   return [
@@ -87038,6 +87060,10 @@ function optionsUsage() {
 
 // src/gate/look.ts
 var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
+var unchangedScenarios = (results) => {
+  const analysis = compareResults(results);
+  return results.scenarios.map((s) => s.name).filter((name) => scenarioUnchanged(analysis, name));
+};
 
 // src/version.ts
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
@@ -87474,6 +87500,8 @@ var TimeLeft = class {
   measuredMs = 0;
   measuredPairs = 0;
   after = null;
+  /** The scenarios the profile phase's estimate counts. */
+  profiledScenarios;
   constructor(estimate, config2) {
     this.blockPairs = pairsPerBlock(config2);
     this.scenarios = config2.scenarios.length;
@@ -87481,11 +87509,17 @@ var TimeLeft = class {
     const totalPairs = config2.load.pairs * this.scenarios;
     this.priorPairMs = totalPairs > 0 ? Math.max(0, measure - this.blockPairs.length * START_ALLOWANCE_MS) / totalPairs : 0;
     this.afterPhases = estimate.phases.filter((p) => p.phase !== "measure").map((p) => ({ phase: p.phase === "benchmarks" ? "benchmark" : p.phase, ms: p.ms }));
+    this.profiledScenarios = profiledScenarios(config2).length;
   }
   /** Takes in one progress event at time `t` (ms). */
   observe(e, t) {
     if (AFTER_MEASURE.includes(e.phase)) {
       if (this.after?.phase !== e.phase) this.after = { phase: e.phase, since: t };
+      if (e.phase === "profile" && e.pair === 0 && e.pairs !== void 0 && this.profiledScenarios > 0) {
+        const profile = this.afterPhases.find((p) => p.phase === "profile");
+        if (profile) profile.ms = profile.ms * e.pairs / this.profiledScenarios;
+        this.profiledScenarios = e.pairs;
+      }
       return;
     }
     if (e.phase === "start") {
@@ -87616,7 +87650,7 @@ function terminalProgress(stream, options) {
         case "stop":
           return line3(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ""}`);
         case "profile":
-          return line3(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)} (${clock()})`);
+          return line3(e.message ? [e.scenario, e.message].filter(Boolean).join(": ") : `profiling ${where(e)} (${clock()})`);
         case "done":
           return line3(`measurement done (${formatClock(now() - started)})`);
       }
@@ -87828,7 +87862,8 @@ async function compare(values, io, color, dryRun) {
         toolVersion: VERSION,
         toolsDir: toolsDir(io.env),
         signal: abort.signal,
-        look: interimLook
+        look: interimLook,
+        unchangedScenarios
       },
       { logger, progress, env: io.env, secrets: secretsFrom(io.env) }
     );

@@ -17,7 +17,7 @@ import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
 import { buildVerdicts } from '../results/verdicts.js';
 import { buildOverrides, OPTIONS, type OptionValues, optionsUsage, scenarioArgs } from '../config/options.js';
-import { interimLook } from '../gate/look.js';
+import { interimLook, unchangedScenarios } from '../gate/look.js';
 import { VERSION } from '../version.js';
 import { INIT_SETTINGS, runInit } from './init.js';
 import { estimateLine, renderPlan } from './plan.js';
@@ -242,6 +242,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
         toolsDir: toolsDir(io.env),
         signal: abort.signal,
         look: interimLook,
+        unchangedScenarios,
       },
       { logger, progress, env: io.env, secrets: secretsFrom(io.env) },
     );

@@ -57,6 +57,12 @@ export interface CompareRequest {
    * rule), so the engine measures and the gate decides; without it the run never stops early.
    */
   look?: (results: Results, look: number) => TakenLook;
+  /**
+   * The scenarios whose verdicts are all unchanged, once the timed slices are done: with
+   * profile.when: changed the profile phase leaves them out (nothing for a culprit to explain).
+   * Passed in by the shells, as `look` is; without it every scenario is profiled.
+   */
+  unchangedScenarios?: (results: Results) => string[];
 }
 
 export interface CompareOutcome {
@@ -162,7 +168,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
-    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools') });
+    const unchanged = config.profile?.when === 'changed' && request.unchangedScenarios ? request.unchangedScenarios(results) : [];
+    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), unchanged });
     session.update((r) => {
       r.status = 'complete';
       r.finishedAt = new Date().toISOString();

@@ -35,6 +35,7 @@ import {
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
+  describeProfilesSkipped,
   hotFunctionSections,
   regressionCulprits,
   rowName,
@@ -556,14 +557,16 @@ function renderHotFunctions(results: Results, analysis: Analysis, options: Markd
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
-  if (sections.length === 0) return null;
+  const skipped = describeProfilesSkipped(results);
+  const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
+  if (sections.length === 0) return note;
   const deoptimized = sections.some((section) => section.deoptimized.length > 0 || section.optimization.length > 0) ? '; ⚠️ deoptimized by V8 (reasons below)' : '';
   const attributed = sections.some((section) => section.attributed)
     ? ' Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most.'
     : '';
   const change = describeChangeColumn(sections);
   const legend = `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section) => renderHotFunctionSection(results, analysis, options, section)), `<sub>${legend}</sub>`].join('\n\n');
+  return [...sections.map((section) => renderHotFunctionSection(results, analysis, options, section)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
 }
 
 /** The one visible line of a run where nothing changed. */

@@ -309,6 +309,8 @@ export interface Results {
   benchmarks?: BenchmarkResults;
   /** CPU profiles of the profiling phase, one entry per profiled scenario (absent when profiling is off, and in results from before it existed). */
   profiles?: ScenarioProfile[];
+  /** Scenarios profile.when: changed left unprofiled because every verdict was unchanged (absent when none was). */
+  profilesSkipped?: string[];
   /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
   sequential?: SequentialRecord;
 }

@@ -109,7 +109,7 @@ const config = z.object({
   alpha: z.number().gt(0).lt(1),
   seed: z.int().nullable(),
   profile: z
-    .object({ enabled: z.boolean(), durationMs: nonNegative, intervalUs: nonNegative, scenarios: list(name).nullable() })
+    .object({ enabled: z.boolean(), durationMs: nonNegative, intervalUs: nonNegative, scenarios: list(name).nullable(), when: z.enum(['changed', 'always']).optional() })
     .optional(),
 });
 
@@ -300,6 +300,7 @@ export const resultsSchema = z.object({
   github: github.optional(),
   benchmarks: benchmarks.optional(),
   profiles: list(profile).optional(),
+  profilesSkipped: list(name).optional(),
   sequential: sequential.optional(),
 }).superRefine((results, context) => {
   // A run marks itself complete only after every scenario measured its pairs: a complete file
