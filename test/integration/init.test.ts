@@ -46,6 +46,9 @@ test('init on an express service: finds the start script, the lockfile, the benc
   assert.match(run.stdout, /install +npm ci +\(package-lock\.json\)/);
   assert.match(run.stdout, /benchmarks +bench\/\*\*\/\*\.bench\.js +\(1 suite: bench\/parse\.bench\.js \(tinybench\)\)/);
   assert.match(run.stdout, /GET \/health 200, GET \/healthz 404, GET \/ready 404, GET \/ 200/);
+  // express 4 (the project's own): its routes are read too
+  assert.match(run.stdout, /^ {2}routes {6}express: 2 GET routes$/m);
+  assert.match(run.stdout, /^ {14}asked: GET \/health 200, GET \/ 200$/m);
   assert.match(run.stdout, /^wrote {2}perfgate\.yml/m);
   assert.match(run.stdout, /^wrote {2}\.github\/workflows\/perf\.yml/m);
   assert.match(run.stdout, /next +npx perfgate plan/);
@@ -95,6 +98,7 @@ test('init on an express service: finds the start script, the lockfile, the benc
   assert.match(plan.stdout, /^service {2}`npm start` in \.; install npm ci$/m);
   assert.match(plan.stdout, /^ready {4}when \/health answers 2xx/m);
   assert.match(plan.stdout, /^ {2}GET \/ +·/m);
+  assert.match(plan.stdout, /^routes {3}asked once in the work tree: GET \/ 200$/m);
   assert.match(plan.stdout, /^ {2}benchmarks ~/m);
 });
 
@@ -110,6 +114,7 @@ test('init writes only the missing file; pnpm gets corepack in the workflow; fla
   assert.equal(run.code, 0, run.stderr + run.stdout);
   assert.match(run.stdout, /service +node app\.js +\(package\.json main \(no start script\)\)/);
   assert.match(run.stdout, /GET \/health 404, GET \/healthz 404, GET \/ready 404, GET \/ 404/);
+  assert.match(run.stdout, /^ {2}routes {6}none read: no express, fastify or koa/m, 'plain http registers no routes to read');
   assert.match(run.stdout, /^kept {3}\.github\/workflows\/perf\.yml/m);
   assert.equal(readFileSync(join(repo, '.github', 'workflows', 'perf.yml'), 'utf8'), '# mine\n');
   assert.match(run.stdout, /- run: corepack enable/, 'the workflow init would write, printed');
