@@ -233,12 +233,13 @@ function scenariosOf(given: string[], answers: ProbeAnswer[] | null, findings: P
     note: [`answered ${answer.status} when init asked`, filledNote(request) && `${filledNote(request)}: a value of yours measures better`].filter(Boolean).join('; '),
   }));
   if (entries.length === 0) {
-    // Nothing of the app's answered 2xx: a scenario is still needed for the file to load. The
-    // probed path that answered, else the first route as it answered: plan then names it.
-    const fallback = fromProbedPaths(answers)[0]!;
-    if (answers.some((a) => a.path === fallback.value.slice(4) && is2xx(a.status))) entries.push(fallback);
+    // No GET route of the app answered 2xx, and the file needs a scenario to load: `/` when it
+    // answered; else the first route as it answered, marked, so that plan stops on it until it is
+    // fixed (measuring the health route instead would pass plan and measure nothing of the app).
+    const root = answers.find((a) => a.path === '/' && is2xx(a.status));
+    if (root) entries.push({ value: 'GET /', note: `answered ${root.status} when init started the service` });
     else if (broken[0]) entries.push(brokenEntry(broken[0], false));
-    else entries.push(fallback);
+    else entries.push(...fromProbedPaths(answers));
   }
   for (const { request, answer } of answered.slice(MAX_SCENARIOS)) {
     entries.push({
