@@ -207,7 +207,7 @@ function scenarioCost(): string {
   return formatMs(run(2) - run(1));
 }
 
-interface Scenarios {
+export interface Scenarios {
   entries: ScenarioEntry[];
   note?: string;
   after?: string[];
@@ -215,7 +215,7 @@ interface Scenarios {
   broken?: AskedRoute[];
 }
 
-function scenariosOf(given: string[], answers: ProbeAnswer[] | null, findings: ProbeFindings | null, readyPath: string | null): Scenarios {
+export function scenariosOf(given: string[], answers: ProbeAnswer[] | null, findings: ProbeFindings | null, readyPath: string | null): Scenarios {
   if (given.length) return { entries: given.map((value) => ({ value, note: 'from --scenarios' })) };
   if (answers === null) return { entries: [{ value: 'GET /', note: 'a guess (not probed): make sure it answers 2xx' }] };
   // A health route is the ready check, not what users call; it is measured only when nothing else answers.

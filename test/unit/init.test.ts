@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { parseConfigText, resolveConfig } from '../../src/config/load.js';
 import { findBenchmarkSuites, proposeBenchmarkGlobs } from '../../src/engine/bench/discover.js';
+import { scenariosOf } from '../../src/cli/init.js';
 import { renderConfig } from '../../src/init/config-text.js';
 import { fillPath, sortRoutes } from '../../src/init/routes.js';
 import { ACTION_REF, renderWorkflow } from '../../src/init/workflow.js';
@@ -201,4 +202,29 @@ test('routes init writes commented out stay out of the configuration; a raw mapp
   assert.deepEqual(config.scenarios.map((s) => s.name), ['GET /users']);
   const uncommented = resolveConfig({ document: parseConfigText(text.replace(/ {2}# - /g, '  - '), 'perfgate.yml') });
   assert.deepEqual(uncommented.scenarios.map((s) => `${s.method} ${s.path} ${s.body ?? ''}`), ['GET /users ', 'GET /orders/1 ', 'POST /users {}']);
+});
+
+test('scenarios from the routes read: the first 3 that answered measured, health routes left to ready.path, the rest commented out with why', () => {
+  const route = (path: string, filled: string[] = []) => ({ method: 'GET', path, route: path, filled });
+  const ok = (status: number) => ({ status, description: `it answered ${status} "x"`, sample: ' "x"' });
+  const reads = ['/health', '/a', '/b/1', '/c', '/d', '/e'].map((p) => route(p, p === '/b/1' ? ['id'] : []));
+  const findings = {
+    answers: [{ path: '/health', status: 200 }],
+    routes: { frameworks: ['express'], routes: [] },
+    sorted: { reads: [...reads, ...Array.from({ length: 25 }, (_, i) => route(`/more/${i}`))], writes: [{ method: 'PATCH', path: '/a', route: '/a', filled: [] }], skipped: [] },
+    asked: [...reads.map((request) => ({ request, answer: ok(request.path === '/d' ? 500 : 200) }))],
+  };
+  const { entries, after, broken, note } = scenariosOf([], findings.answers, findings, '/health');
+  assert.deepEqual(
+    entries.map((e) => `${e.commented ? '# ' : ''}${e.value}`),
+    ['GET /a', 'GET /b/1', 'GET /c', '# GET /e', '# GET /d', '# { method: PATCH, path: /a, body: {} }'],
+  );
+  assert.match(entries[1]!.note, /:id filled with 1/);
+  assert.match(entries[3]!.note, /^answered 200; not measured: init measures the first 3 routes that answered, and each scenario adds ~\d+m \d+s to every run$/);
+  assert.match(entries[4]!.note, /^answered 500 "x" when init asked: fix the path, or measure it as it answers: \{ method: GET, path: \/d, expect: \[500\] \}$/);
+  assert.deepEqual(after, ['25 more GET routes not asked: init asks the first 20 express registered']);
+  assert.deepEqual(broken?.map((b) => b.request.path), ['/d']);
+  assert.match(note!, /^routes express registered/);
+  // scenarios given as flags are written as given, whatever was read
+  assert.deepEqual(scenariosOf(['GET /x'], findings.answers, findings, '/health').entries, [{ value: 'GET /x', note: 'from --scenarios' }]);
 });
