@@ -168,7 +168,7 @@ export async function runInit(request: InitRequest, io: InitIo): Promise<void> {
   }
   out.push(
     '',
-    'next   npx perfgate plan            checks the configuration and prints the plan and its estimated time',
+    "next   npx perfgate plan            checks the configuration and asks each scenario's route, then prints the plan and its estimated time",
     '       npx perfgate compare         measures your work tree against the default branch',
     `       commit ${[CONFIG_PATH, WORKFLOW_PATH].filter((p) => !kept.some(([k]) => k === p)).join(' and ') || 'your files'}; pull requests then get the gate and its comment`,
   );
@@ -218,7 +218,7 @@ export interface Scenarios {
 export function scenariosOf(given: string[], answers: ProbeAnswer[] | null, findings: ProbeFindings | null, readyPath: string | null): Scenarios {
   if (given.length) return { entries: given.map((value) => ({ value, note: 'from --scenarios' })) };
   if (answers === null) return { entries: [{ value: 'GET /', note: 'a guess (not probed): make sure it answers 2xx' }] };
-  // A health route is the ready check, not what users call; it is measured only when nothing else answers.
+  // A health route is the ready check, not what users call: it is measured only when the app has no other route to measure.
   const health = new Set<string>([...HEALTH_PATHS, ...(readyPath ? [readyPath] : [])]);
   const asked = (findings?.asked ?? []).filter((a) => !health.has(a.request.path));
   const writes = findings?.sorted.writes ?? [];

@@ -164,3 +164,21 @@ test('plain http: no routes to read, init says so; a GET / that answers 404 is w
   assert.equal(declared.code, 0, declared.stderr);
   assert.match(declared.stdout, /^routes {3}asked once in the work tree: GET \/ 404, GET \/api\/ping 200$/m);
 });
+
+test('plan on a work tree whose service does not start: exit 2, why, its output, and the two ways on', async () => {
+  const repo = makeRepo(
+    {
+      'server.js': "console.error('Error: Cannot find module \\'express\\''); process.exit(1);\n",
+      'perfgate.yml': 'service: { start: node server.js }\nscenarios: [GET /]\n',
+    },
+    {},
+  );
+  const plan = await runCli(['plan', '--base', 'main'], repo);
+  assert.equal(plan.code, 2, plan.stdout);
+  assert.match(plan.stderr, /plan starts the service once in the work tree \(.*\) to check the scenarios' routes: `node server\.js` exited before it was ready\./);
+  assert.match(plan.stderr, /Install the dependencies there, .* or skip this check with --no-probe\./);
+  assert.match(plan.stderr, /Cannot find module 'express'/, "the service's output");
+  assert.deepEqual(processesIn(repo), []);
+  const skipped = await runCli(['plan', '--base', 'main', '--no-probe'], repo);
+  assert.equal(skipped.code, 0, skipped.stderr);
+});
