@@ -10,7 +10,7 @@ import { CancelledError, PerfgateError, ScenarioError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { sliceHealth } from './health.js';
 import { type LoadRun, openLoad } from './load.js';
-import { probeScenario } from './probe.js';
+import { brokenRouteMessage, probeScenario } from './probe.js';
 import { loadScenarioValues } from './requests.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
@@ -475,11 +475,7 @@ async function assertScenarioAnswers(scenario: ScenarioConfig, services: Service
   });
   if (failing.length < services.length) return;
   const sample = await probeScenario(services[0]!.url, scenario);
-  const expected = scenario.expect?.length ? scenario.expect.join(' or ') : 'a 2xx status';
-  throw new ScenarioError(
-    `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails on both base and head: ${sample}. ` +
-      `perfgate expects ${expected}. Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).`,
-  );
+  throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
 }
 
 /**
