@@ -29814,7 +29814,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve5, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync14 } = __require("fs");
+    var { readFileSync: readFileSync15 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
@@ -29822,7 +29822,7 @@ var require_multipart = __commonJS({
       } catch (error62) {
         try {
           const path = resolve5(string4);
-          const data = readFileSync14(path, "utf8");
+          const data = readFileSync15(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,7 +29841,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync14(path);
+            const buffer = readFileSync15(path);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path)
             }, opts));
@@ -57714,8 +57714,8 @@ var require_picocolors = __commonJS({
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname6, join as join18, resolve as resolve4 } from "node:path";
+import { homedir, tmpdir as tmpdir4 } from "node:os";
+import { dirname as dirname6, join as join19, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -82131,7 +82131,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/results/types.ts
@@ -82190,9 +82190,12 @@ async function fingerprint(env, cwd) {
 }
 
 // src/engine/probe.ts
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { request as request2 } from "node:http";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join9 } from "node:path";
 var BODY_SAMPLE_CHARS = 160;
-function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
+function askRoute(baseUrl, scenario, timeoutMs = 5e3) {
   return new Promise((resolve5) => {
     const req = request2(`${baseUrl}${scenario.path}`, { method: scenario.method, headers: scenario.headers, timeout: timeoutMs }, (res) => {
       let body = "";
@@ -82200,28 +82203,95 @@ function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
       res.on("data", (chunk) => {
         if (body.length < BODY_SAMPLE_CHARS * 4) body += chunk;
       });
-      res.on("end", () => resolve5(`it answered ${res.statusCode}${describeBody(body)}`));
-      res.on("error", () => resolve5(`it answered ${res.statusCode}`));
+      const answered = (sample) => resolve5({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample });
+      res.on("end", () => answered(describeBody(body)));
+      res.on("error", () => answered(""));
     });
     req.once("timeout", () => {
       req.destroy();
-      resolve5(`it did not answer within ${timeoutMs / 1e3} s`);
+      resolve5({ status: null, description: `it did not answer within ${timeoutMs / 1e3} s`, sample: "" });
     });
-    req.once("error", (error62) => resolve5(`the request failed (${error62.message})`));
+    req.once("error", (error62) => resolve5({ status: null, description: `the request failed (${error62.message})`, sample: "" }));
     if (scenario.body !== null && scenario.body !== void 0) req.write(scenario.body);
     req.end();
   });
+}
+async function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
+  return (await askRoute(baseUrl, scenario, timeoutMs)).description;
+}
+function answersAsExpected(scenario, answer) {
+  return answer.status !== null && isExpectedStatus(scenario, answer.status);
+}
+function expectedStatuses(scenario) {
+  return scenario.expect?.length ? scenario.expect.join(" or ") : "a 2xx status";
+}
+var BROKEN_ROUTE_FIX = "Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).";
+function brokenRouteMessage(scenario, where, description) {
+  return `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails ${where}: ${description}. perfgate expects ${expectedStatuses(scenario)}. ${BROKEN_ROUTE_FIX}`;
+}
+var StartOnceError = class extends Error {
+  constructor(reason, logTail) {
+    super(reason);
+    this.reason = reason;
+    this.logTail = logTail;
+  }
+  reason;
+  logTail;
+};
+async function startOnce(request3, visit2) {
+  const scratch = mkdtempSync2(join9(tmpdir2(), "perfgate-probe-"));
+  const tracker = new ProcessTracker();
+  let service = null;
+  try {
+    service = await Service.start({
+      start: "probe",
+      side: "head",
+      config: request3.config,
+      dir: request3.dir,
+      env: request3.env,
+      logFile: join9(scratch, "service.log"),
+      statusFile: join9(scratch, "status"),
+      tracker
+    });
+    try {
+      await service.waitReady();
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const { timeoutMs, path } = request3.config.ready;
+      const seconds = `${(timeoutMs / 1e3).toFixed(0)} s`;
+      const what = service.exited ? "exited before it was ready" : path && service.url ? `listened, but GET ${path} (service.ready.path) did not answer 2xx within ${seconds}` : `did not listen on a port within ${seconds}`;
+      throw new StartOnceError(`\`${request3.config.start}\` ${what}.`, e.logTail);
+    }
+    return await visit2(service.url);
+  } finally {
+    await service?.stop(2e3);
+    await tracker.killAll(1e3);
+    rmSync3(scratch, { recursive: true, force: true });
+  }
 }
 function describeBody(body) {
   const text2 = body.replace(/\s+/g, " ").trim();
   if (!text2) return " with an empty body";
   return ` "${text2.length > BODY_SAMPLE_CHARS ? `${text2.slice(0, BODY_SAMPLE_CHARS)}\u2026` : text2}"`;
 }
+async function checkScenarios(baseUrl, scenarios) {
+  const checks = [];
+  for (const scenario of scenarios) {
+    const texts = [scenario.path, scenario.body, ...Object.values(scenario.headers)];
+    if (placeholdersIn(...texts).length > 0) {
+      checks.push({ scenario, answer: null, ok: true, skipReason: "its request has {placeholders}" });
+      continue;
+    }
+    const answer = await askRoute(baseUrl, scenario);
+    checks.push({ scenario, answer, ok: answersAsExpected(scenario, answer) });
+  }
+  return checks;
+}
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
 import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
@@ -82297,7 +82367,7 @@ function readCapture(file2) {
 
 // src/engine/bench/glob.ts
 import { lstatSync } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
@@ -83082,7 +83152,7 @@ function throughLinkedDirectory(root, path, linked) {
     dir = dir ? `${dir}/${segment}` : segment;
     let isLink = linked.get(dir);
     if (isLink === void 0) {
-      isLink = lstatSync(join9(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      isLink = lstatSync(join10(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
       linked.set(dir, isLink);
     }
     if (isLink) return true;
@@ -83128,7 +83198,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join10(dirs[side], path);
+      const absolute = join11(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -83159,7 +83229,7 @@ var LIBRARY_IMPORT = new RegExp(
 function findBenchmarkSuites(dir) {
   const suites = [];
   for (const path of matchFiles(dir, [SOURCE_FILES])) {
-    const absolute = join10(dir, path);
+    const absolute = join11(dir, path);
     try {
       if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
       const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
@@ -83188,7 +83258,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -83205,7 +83275,7 @@ async function runBenchmarks(request3) {
   results.benchmarks = stored;
   session.update();
   const plan = buildBenchPlan(stored.files, config2.rounds, request3.seed);
-  const logDir = join11(session.logDir, "benchmarks");
+  const logDir = join12(session.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...session.env, ...request3.service.env };
@@ -83260,8 +83330,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join11(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join11(options.logDir, `${stem}.out.log`), stderr: join11(options.logDir, `${stem}.err.log`) };
+  const output2 = join12(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join12(options.logDir, `${stem}.out.log`), stderr: join12(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -83434,9 +83504,9 @@ var RunSession = class {
 // src/engine/run.ts
 async function runCompare(request3, ports) {
   mkdirSync5(request3.outDir, { recursive: true });
-  const logDir = join12(request3.outDir, "logs");
+  const logDir = join13(request3.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join12(request3.outDir, "results.json");
+  const resultsPath = join13(request3.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -83446,7 +83516,7 @@ async function runCompare(request3, ports) {
       baseRef: request3.baseRef,
       mergeBase: request3.mergeBase,
       headRef: request3.headRef,
-      scratchDir: join12(request3.outDir, "trees")
+      scratchDir: join13(request3.outDir, "trees")
     },
     ports
   );
@@ -83516,7 +83586,7 @@ async function runCompare(request3, ports) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
     const unchanged = config2.profile?.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
-    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools"), unchanged });
+    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join13(request3.outDir, "tools"), unchanged });
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -83589,8 +83659,8 @@ async function runBlock(session, phase, block) {
             config: phase.services[side],
             dir: serviceDir(trees[side], phase.services[side]),
             env: session.env,
-            logFile: join12(session.logDir, `${side}.log`),
-            statusFile: join12(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join13(session.logDir, `${side}.log`),
+            statusFile: join13(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -83739,10 +83809,7 @@ async function assertScenarioAnswers(scenario, services, warmed) {
   });
   if (failing.length < services.length) return;
   const sample = await probeScenario(services[0].url, scenario);
-  const expected = scenario.expect?.length ? scenario.expect.join(" or ") : "a 2xx status";
-  throw new ScenarioError(
-    `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails on both base and head: ${sample}. perfgate expects ${expected}. Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).`
-  );
+  throw new ScenarioError(brokenRouteMessage(scenario, "on both base and head", sample));
 }
 function assertStartsRunning(starts, when) {
   for (const service of [...starts.base, ...starts.head]) service.assertRunning(when);
@@ -86376,7 +86443,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -86892,7 +86959,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join13(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join14(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -87069,8 +87136,8 @@ var unchangedScenarios = (results) => {
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
 // src/cli/init.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join16, relative as relative6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync6, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname5, join as join17, relative as relative6, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -87096,8 +87163,12 @@ function renderConfig(config2) {
       if (config2.readyPath) lines.push(line2("    ", "path:", config2.readyPath.value, config2.readyPath.note));
       if (config2.readyTimeout) lines.push(line2("    ", "timeout:", config2.readyTimeout));
     }
-    lines.push("scenarios: # HTTP load on base and head; add the routes your users call most, e.g. GET /api/items");
-    for (const scenario of config2.scenarios) lines.push(line2("  ", "-", scenario.value, scenario.note));
+    lines.push(`scenarios: # ${config2.scenariosNote ?? "HTTP load on base and head; add the routes your users call most, e.g. GET /api/items"}`);
+    for (const scenario of config2.scenarios) {
+      const value = scenario.raw ? scenario.value : yamlValue(scenario.value);
+      lines.push(`  ${scenario.commented ? "# " : ""}- ${value}${scenario.note ? ` # ${scenario.note}` : ""}`);
+    }
+    for (const comment of config2.scenariosAfter ?? []) lines.push(`  # ${comment}`);
   } else if (config2.cwd && config2.cwd !== ".") {
     lines.push("service:", line2("  ", "cwd:", config2.cwd));
   }
@@ -87111,11 +87182,11 @@ function renderConfig(config2) {
 
 // src/init/detect.ts
 import { existsSync as existsSync4, readFileSync as readFileSync13 } from "node:fs";
-import { join as join14, relative as relative5 } from "node:path";
+import { join as join15, relative as relative5 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync13(join14(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync13(join15(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -87127,10 +87198,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join14(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join15(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join14(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join15(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -87139,8 +87210,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join14(d, f))).find((p) => existsSync4(p));
-  const schema = [dir, root].map((d) => join14(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join15(d, f))).find((p) => existsSync4(p));
+  const schema = [dir, root].map((d) => join15(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -87155,57 +87226,106 @@ function detectProject(root, dir) {
 }
 
 // src/init/probe.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join15 } from "node:path";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join16 } from "node:path";
+
+// src/init/routes.ts
+import { existsSync as existsSync5, readFileSync as readFileSync14 } from "node:fs";
+var ROUTES_FILE_VAR = "PERFGATE_ROUTES_FILE";
+var READABLE_FRAMEWORKS = "express, fastify or koa (@koa/router, koa-router)";
+function readRoutesFile(file2) {
+  if (!existsSync5(file2)) return null;
+  try {
+    const data = JSON.parse(readFileSync14(file2, "utf8"));
+    const frameworks = Array.isArray(data?.frameworks) ? data.frameworks.filter((f) => typeof f === "string") : [];
+    const routes = Array.isArray(data?.routes) ? data.routes.filter((r) => typeof r?.method === "string" && typeof r?.path === "string") : [];
+    return { frameworks, routes };
+  } catch {
+    return null;
+  }
+}
+var SAMPLE_PARAMETER = "1";
+var WRITE_METHODS = /* @__PURE__ */ new Set(["POST", "PUT", "PATCH", "DELETE"]);
+function fillPath(path) {
+  if (path.includes("*")) return { why: "a wildcard" };
+  const filled = [];
+  const withoutOptional = path.replace(/\{[^{}]*\}/g, "");
+  const result = withoutOptional.replace(/:([A-Za-z_$][\w$]*)(\([^)]*\))?\??/g, (_, name) => {
+    filled.push(name);
+    return SAMPLE_PARAMETER;
+  });
+  if (/[(){}[\]|+?]/.test(result)) return { why: "a pattern" };
+  if (!REQUEST_PATH_PATTERN.test(result)) return { why: "not a request path" };
+  return { path: result, filled };
+}
+function sortRoutes(routes) {
+  const sorted = { reads: [], writes: [], skipped: [] };
+  const seen = /* @__PURE__ */ new Set();
+  for (const route of routes) {
+    const method = route.method.toUpperCase() === "ALL" ? "GET" : route.method.toUpperCase();
+    if (method === "HEAD" || method === "OPTIONS") continue;
+    const name = `${method} ${route.path}`;
+    const fill = fillPath(route.path);
+    if ("why" in fill) {
+      if (!seen.has(name)) sorted.skipped.push({ route: name, why: fill.why });
+      seen.add(name);
+      continue;
+    }
+    const key = `${method} ${fill.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const request3 = { method, path: fill.path, route: route.path, filled: fill.filled };
+    if (method === "GET") sorted.reads.push(request3);
+    else if (WRITE_METHODS.has(method)) sorted.writes.push(request3);
+    else sorted.skipped.push({ route: name, why: `${method} is not a method a scenario sends` });
+  }
+  return sorted;
+}
+function filledNote(request3) {
+  return request3.filled.length ? `${request3.filled.map((p) => `:${p}`).join(", ")} filled with ${SAMPLE_PARAMETER}` : "";
+}
+
+// src/init/probe.ts
 var HEALTH_PATHS = ["/health", "/healthz", "/ready"];
 var PROBE_PATHS = [...HEALTH_PATHS, "/"];
-var ProbeError = class extends Error {
-  constructor(reason, logTail) {
-    super(reason);
-    this.reason = reason;
-    this.logTail = logTail;
-  }
-  reason;
-  logTail;
-};
+var MAX_ASKED_ROUTES = 20;
+var ROUTES_FILE_WAIT_MS = 500;
 async function probeService(request3) {
-  const scratch = mkdtempSync2(join15(tmpdir2(), "perfgate-init-"));
-  const tracker = new ProcessTracker();
-  const config2 = {
-    install: null,
-    build: null,
-    start: request3.start,
-    cwd: request3.cwd,
-    env: {},
-    ready: { path: null, timeoutMs: request3.timeoutMs }
-  };
-  let service = null;
+  const scratch = mkdtempSync3(join16(tmpdir3(), "perfgate-init-"));
+  const routesFile = join16(scratch, "routes.json");
   try {
-    service = await Service.start({
-      start: "probe",
-      side: "head",
-      config: config2,
-      dir: request3.dir,
-      env: request3.env,
-      logFile: join15(scratch, "service.log"),
-      statusFile: join15(scratch, "status"),
-      tracker
-    });
-    try {
-      await service.waitReady();
-    } catch (e) {
-      if (!(e instanceof ServiceError)) throw e;
-      const what = service.exited ? "exited before it listened" : `did not listen on a port within ${(request3.timeoutMs / 1e3).toFixed(0)} s`;
-      throw new ProbeError(`\`${request3.start}\` ${what}.`, e.logTail);
-    }
-    const answers = [];
-    for (const path of request3.paths) answers.push({ path, status: await httpStatus(`${service.url}${path}`, 2e3) });
-    return answers;
+    return await startOnce(
+      {
+        config: {
+          install: null,
+          build: null,
+          start: request3.start,
+          cwd: request3.cwd,
+          env: {},
+          ready: { path: null, timeoutMs: request3.timeoutMs }
+        },
+        dir: request3.dir,
+        env: { ...request3.env, [ROUTES_FILE_VAR]: routesFile }
+      },
+      async (url2) => {
+        let routes = readRoutesFile(routesFile);
+        for (let waited = 0; routes === null && waited < ROUTES_FILE_WAIT_MS; waited += 50) {
+          await sleep4(50);
+          routes = readRoutesFile(routesFile);
+        }
+        const answers = [];
+        for (const path of request3.paths) answers.push({ path, status: await httpStatus(`${url2}${path}`, 2e3) });
+        const sorted = sortRoutes(routes?.routes ?? []);
+        const asked = [];
+        for (const route of sorted.reads.slice(0, MAX_ASKED_ROUTES)) {
+          asked.push({ request: route, answer: await askRoute(url2, { method: route.method, path: route.path, headers: {}, body: null }, 2e3) });
+        }
+        return { answers, routes, sorted, asked };
+      }
+    );
   } finally {
-    await service?.stop(2e3);
-    await tracker.killAll(1e3);
-    rmSync3(scratch, { recursive: true, force: true });
+    rmSync4(scratch, { recursive: true, force: true });
   }
 }
 
@@ -87298,7 +87418,7 @@ async function runInit(request3, io) {
   const { settings } = request3;
   const root = await repositoryRoot(io.cwd);
   const dir = settings["working-directory"] ? resolve3(root, settings["working-directory"]) : realpathSync3(io.cwd);
-  if (!existsSync5(dir) || !statSync5(dir).isDirectory()) {
+  if (!existsSync6(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
   const cwd = relative6(root, dir).split("\\").join("/") || ".";
@@ -87321,10 +87441,11 @@ async function runInit(request3, io) {
   }
   const readyFlag = settings["ready-path"];
   let answers = null;
+  let findings = null;
   if (start && request3.probe) {
     const paths = [.../* @__PURE__ */ new Set([...readyFlag ? [readyFlag] : [], ...PROBE_PATHS])];
     try {
-      answers = await probeService({
+      findings = await probeService({
         start: start.value,
         dir,
         cwd,
@@ -87332,8 +87453,9 @@ async function runInit(request3, io) {
         timeoutMs: readyTimeout ? parseDurationMs(readyTimeout.trim()) : PROBE_TIMEOUT_MS,
         paths
       });
+      answers = findings.answers;
     } catch (e) {
-      if (!(e instanceof ProbeError)) throw e;
+      if (!(e instanceof StartOnceError)) throw e;
       const install = facts.packageManager ? ` install the dependencies first (${facts.packageManager.install}),` : "";
       throw new ServiceError(
         `init started the service to find its routes${start.note.startsWith("from --") ? "" : ` (${start.note})`}: ${e.reason} Fix the start command (--start "<command>"),${install} give it longer (--ready-timeout 60s), or write the files without starting it (--no-probe). Nothing was written.`,
@@ -87341,16 +87463,21 @@ async function runInit(request3, io) {
       );
     }
     out.push(`  probe       started it, then stopped it: ${answers.map((a) => `GET ${a.path} ${a.status || "no answer"}`).join(", ")}`);
+    out.push(...describeRoutes(findings));
   } else if (start) {
     out.push("  probe       skipped (--no-probe): the scenario below is a guess");
   }
+  const readyPath = readyPathOf(readyFlag, answers);
+  const scenarios = start ? scenariosOf(list(settings.scenarios), answers, findings, readyPath.readyPath?.value ?? null) : { entries: [] };
   const config2 = {
     ...start && { start },
     cwd,
     ...start && facts.packageManager && { install: facts.packageManager.install },
-    ...readyPathOf(readyFlag, answers),
+    ...readyPath,
     ...readyTimeout && { readyTimeout: readyTimeout.trim() },
-    scenarios: start ? scenariosOf(list(settings.scenarios), answers) : [],
+    scenarios: scenarios.entries,
+    ...scenarios.note && { scenariosNote: scenarios.note },
+    ...scenarios.after && { scenariosAfter: scenarios.after },
     ...benchmarkGlobs.length > 0 && {
       benchmarks: { value: benchmarkGlobs, note: benchmarkNote(facts, list(settings.benchmarks).length > 0) }
     },
@@ -87369,8 +87496,8 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join16(root, path);
-    if (existsSync5(target)) {
+    const target = join17(root, path);
+    if (existsSync6(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
       continue;
@@ -87382,12 +87509,24 @@ async function runInit(request3, io) {
   const unchecked = answers !== null && !answers.some((a) => is2xx(a.status));
   if (start && !request3.probe && list(settings.scenarios).length === 0) {
     out.push("", "check  the scenario GET / was not tried: make sure it answers 2xx, or list your routes under scenarios.");
-  } else if (unchecked && list(settings.scenarios).length === 0) {
+  } else if (list(settings.scenarios).length === 0 && scenarios.broken?.length) {
+    const { broken } = scenarios;
+    const measured = config2.scenarios.some((e) => !e.commented && broken.some((b) => e.value === `GET ${b.request.path}`));
+    out.push(
+      "",
+      `check  ${broken.length === 1 ? "a route" : `${broken.length} routes`} did not answer 2xx when init asked; ${CONFIG_PATH} marks ${broken.length === 1 ? "it" : "them"} with the answer` + (measured ? " (the first one measured, as nothing else answered: perfgate plan stops on it until it is fixed):" : ", commented out:")
+    );
+    for (const { request: route, answer } of broken) {
+      out.push(`       GET ${route.path}${route.path === route.route ? "" : ` (${route.route})`}: ${answer.description}`);
+    }
+    const filled = broken.some((b) => b.request.filled.length > 0) ? ` (a value that exists instead of the ${SAMPLE_PARAMETER} init filled in)` : "";
+    out.push(`       give it a path that answers${filled}, or declare the status it answers with expect:`);
+  } else if (unchecked && list(settings.scenarios).length === 0 && !findings?.asked.some((a) => is2xx(a.answer.status ?? 0))) {
     out.push("", `check  none of ${PROBE_PATHS.join(", ")} answered 2xx: put routes of yours under scenarios in ${CONFIG_PATH}.`);
   }
   out.push(
     "",
-    "next   npx perfgate plan            checks the configuration and prints the plan and its estimated time",
+    "next   npx perfgate plan            checks the configuration and asks each scenario's route, then prints the plan and its estimated time",
     "       npx perfgate compare         measures your work tree against the default branch",
     `       commit ${[CONFIG_PATH, WORKFLOW_PATH].filter((p) => !kept.some(([k]) => k === p)).join(" and ") || "your files"}; pull requests then get the gate and its comment`
   );
@@ -87413,13 +87552,89 @@ function readyPathOf(flag, answers) {
   const health = answers?.find((a) => HEALTH_PATHS.includes(a.path) && is2xx(a.status));
   return health ? { readyPath: { value: health.path, note: `answered ${health.status} when init started the service` } } : {};
 }
-function scenariosOf(given, answers) {
-  if (given.length) return given.map((value) => ({ value, note: "from --scenarios" }));
-  if (answers === null) return [{ value: "GET /", note: "a guess (not probed): make sure it answers 2xx" }];
+var MAX_SCENARIOS = 3;
+function scenarioCost() {
+  const run = (n) => estimateRun(resolveConfig({ document: { service: { start: "x" }, scenarios: Array.from({ length: n }, (_, i) => `GET /${i}`) } })).totalMs;
+  return formatMs(run(2) - run(1));
+}
+function scenariosOf(given, answers, findings, readyPath) {
+  if (given.length) return { entries: given.map((value) => ({ value, note: "from --scenarios" })) };
+  if (answers === null) return { entries: [{ value: "GET /", note: "a guess (not probed): make sure it answers 2xx" }] };
+  const health = /* @__PURE__ */ new Set([...HEALTH_PATHS, ...readyPath ? [readyPath] : []]);
+  const asked = (findings?.asked ?? []).filter((a) => !health.has(a.request.path));
+  const writes = findings?.sorted.writes ?? [];
+  if (asked.length === 0 && writes.length === 0) return { entries: fromProbedPaths(answers) };
+  const framework = findings?.routes?.frameworks.join(", ") || "the framework";
+  const answered = asked.filter((a) => is2xx(a.answer.status ?? 0));
+  const broken = asked.filter((a) => !is2xx(a.answer.status ?? 0));
+  const measured = answered.slice(0, MAX_SCENARIOS);
+  const entries = measured.map(({ request: request3, answer }) => ({
+    value: `GET ${request3.path}`,
+    note: [`answered ${answer.status} when init asked`, filledNote(request3) && `${filledNote(request3)}: a value of yours measures better`].filter(Boolean).join("; ")
+  }));
+  if (entries.length === 0) {
+    const root = answers.find((a) => a.path === "/" && is2xx(a.status));
+    if (root) entries.push({ value: "GET /", note: `answered ${root.status} when init started the service` });
+    else if (broken[0]) entries.push(brokenEntry(broken[0], false));
+    else entries.push(...fromProbedPaths(answers));
+  }
+  for (const { request: request3, answer } of answered.slice(MAX_SCENARIOS)) {
+    entries.push({
+      value: `GET ${request3.path}`,
+      commented: true,
+      note: `answered ${answer.status}; not measured: init measures the first ${MAX_SCENARIOS} routes that answered, and each scenario adds ~${scenarioCost()} to every run`
+    });
+  }
+  for (const route of broken) if (!entries.some((e) => !e.commented && e.value === `GET ${route.request.path}`)) entries.push(brokenEntry(route, true));
+  for (const request3 of writes) entries.push(writeEntry(request3));
+  const after = [];
+  const unasked = (findings?.sorted.reads.length ?? 0) - (findings?.asked.length ?? 0);
+  if (unasked > 0) after.push(`${unasked} more GET route${unasked === 1 ? "" : "s"} not asked: init asks the first ${MAX_ASKED_ROUTES} ${framework} registered`);
+  return {
+    entries,
+    note: `routes ${framework} registered, each GET asked once when init started the service; commented-out lines need you first`,
+    ...after.length && { after },
+    broken
+  };
+}
+function fromProbedPaths(answers) {
   const answered = answers.filter((a) => is2xx(a.status));
   const chosen = answered.find((a) => a.path === "/") ?? answered[0];
   if (!chosen) return [{ value: "GET /", note: `no probed path answered 2xx (${answers.map((a) => `${a.path} ${a.status || "-"}`).join(", ")}): replace it with a route of yours` }];
   return [{ value: `GET ${chosen.path}`, note: `answered ${chosen.status} when init started the service` }];
+}
+function brokenEntry({ request: request3, answer }, commented) {
+  const filled = filledNote(request3);
+  const fix = answer.status ? `fix the path${filled ? ` (${filled})` : ""}, or measure it as it answers: { method: GET, path: ${request3.path}, expect: [${answer.status}] }` : "fix the path, or the service";
+  return { value: `GET ${request3.path}`, commented, note: `${answer.description.replace(/^it /, "")} when init asked: ${fix}` };
+}
+function writeEntry(request3) {
+  const filled = filledNote(request3);
+  const body = request3.method === "DELETE" ? "" : ", body: {}";
+  const why = request3.method === "DELETE" ? "deletes on every request of the load; init sends none" : "needs the body your clients send; init sends no request that changes data";
+  return {
+    value: `{ method: ${request3.method}, path: ${request3.path}${body} }`,
+    raw: true,
+    commented: true,
+    note: `${why}${filled ? `; ${filled}` : ""}`
+  };
+}
+function describeRoutes(findings) {
+  const { routes, sorted, asked } = findings;
+  if (!routes || routes.routes.length === 0) {
+    const which = routes?.frameworks.length ? `${routes.frameworks.join(", ")} registered no route` : `no ${READABLE_FRAMEWORKS} routes (plain http, or a framework init cannot read)`;
+    return [`  routes      none read: ${which}; the scenario comes from the paths above`];
+  }
+  const writeMethods = [...new Set(sorted.writes.map((w) => w.method))].join(", ");
+  const counts = [
+    `${sorted.reads.length} GET route${sorted.reads.length === 1 ? "" : "s"}`,
+    ...sorted.writes.length ? [`${sorted.writes.length} that change${sorted.writes.length === 1 ? "s" : ""} data (${writeMethods})`] : [],
+    ...sorted.skipped.length ? [`${sorted.skipped.length} left out`] : []
+  ];
+  const lines = [`  routes      ${routes.frameworks.join(", ")}: ${counts.join(", ")}`];
+  if (asked.length) lines.push(`              asked: ${asked.map((a) => `GET ${a.request.path} ${a.answer.status ?? "no answer"}`).join(", ")}`);
+  if (sorted.skipped.length) lines.push(`              left out: ${sorted.skipped.map((s) => `${s.route} (${s.why})`).join(", ")}`);
+  return lines;
 }
 function summarise(config2) {
   const scenarios = config2.scenarios.length;
@@ -87432,8 +87647,30 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join17 } from "node:path";
-function renderPlan(pre, headIsWorkTree) {
+import { join as join18 } from "node:path";
+async function checkRoutes(pre, env) {
+  const { config: config2 } = pre;
+  const dir = join18(pre.root, config2.service.cwd);
+  let checks;
+  try {
+    checks = await startOnce({ config: config2.service, dir, env: scrubEnv(env, secretsFrom(env)) }, (url2) => checkScenarios(url2, config2.scenarios));
+  } catch (e) {
+    if (!(e instanceof StartOnceError)) throw e;
+    throw new ServiceError(
+      `plan starts the service once in the work tree (${dir}) to check the scenarios' routes: ${e.reason} Install the dependencies there, and build it if it needs a build, then run plan again; or skip this check with --no-probe.`,
+      e.logTail
+    );
+  }
+  const broken = checks.filter((c) => !c.ok);
+  if (broken.length > 0) {
+    throw new ScenarioError(
+      broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer.description)).join("\n")
+    );
+  }
+  const answered = checks.map((c) => `${c.scenario.name} ${c.answer ? c.answer.status : `not asked (${c.skipReason})`}`);
+  return `routes   asked once in the work tree: ${answered.join(", ")}`;
+}
+function renderPlan(pre, headIsWorkTree, routes = null) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
   const short = (sha) => sha.slice(0, 7);
@@ -87441,12 +87678,13 @@ function renderPlan(pre, headIsWorkTree) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join17(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join18(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
       lines.push(`  ${s.name}  \xB7 ${s.connections} connection${s.connections === 1 ? "" : "s"}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ""}`);
     }
+    if (routes) lines.push(routes);
     const sizes = pairsPerBlock(config2);
     const { load } = config2;
     lines.push(
@@ -87663,8 +87901,9 @@ var USAGE = `perfgate ${VERSION} \u2014 A/B performance gate for Node.js service
 
 Usage:
   perfgate compare [options]        measure base and head side by side, print verdicts
-  perfgate plan [options]           check flags, config and refs, print the plan and its estimated
-                                    time; nothing is checked out (same as compare --dry-run)
+  perfgate plan [options]           check flags, config and refs, start the service once in the
+                                    work tree to ask each scenario's route, print the plan and its
+                                    estimated time; nothing is checked out (= compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
                                     repository has; never overwrites a file, asks nothing
@@ -87696,7 +87935,9 @@ init options (the service is the current directory, or --working-directory):
                         written into perfgate.yml instead of what init finds
   --no-probe            do not start the service; by default init starts it once (as compare
                         does: own process group, forced port, no tokens in its environment),
-                        GETs /health, /healthz, /ready and /, and stops it
+                        reads the routes express, fastify or koa registered, GETs them and
+                        /health, /healthz, /ready and /, and stops it (plan: do not ask the
+                        scenarios' routes)
 
 report options:
   --full                every table even when nothing changed
@@ -87811,10 +88052,17 @@ function settingsOf(values) {
   if (values["no-profile"]) out.profile = "false";
   return out;
 }
+async function planRoutes(checked, values, env) {
+  const { config: config2 } = checked;
+  if (config2.scenarios.length === 0 || config2.service.start === null) return null;
+  if (values["no-probe"]) return "routes   not asked (--no-probe)";
+  if (values.head !== void 0) return "routes   not asked: plan starts the service only in the work tree, and --head names a commit";
+  return checkRoutes(checked, env);
+}
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join18(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join19(tmpdir4(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -87829,7 +88077,7 @@ async function compare(values, io, color, dryRun) {
   });
   const { config: config2 } = checked;
   if (dryRun) {
-    io.stdout.write(renderPlan(checked, values.head === void 0));
+    io.stdout.write(renderPlan(checked, values.head === void 0, await planRoutes(checked, values, io.env)));
     return exitCodes.pass;
   }
   const estimate = estimateRun(config2);
@@ -87906,7 +88154,7 @@ ${terminal}
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function toolsDir(env) {
-  return join18(env.XDG_CACHE_HOME || join18(homedir(), ".cache"), "perfgate", "tools");
+  return join19(env.XDG_CACHE_HOME || join19(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
