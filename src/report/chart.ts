@@ -4,13 +4,14 @@
  * ```mermaid block in comments and job summaries, so the same text serves the PR comment, the
  * job summary and the CLI's markdown report. Pure: (results, analysis) → text.
  *
- * Why an xychart, and drawn this way: it is the only Mermaid chart with a numeric axis that
- * GitHub's renderer has long supported (`xychart-beta`; the newer `xychart` keyword and plot
- * legends are not there yet), and it knows bars and lines only. Its bars all start at the
- * axis's low end, and several bar series of one category are drawn on top of each other, so an
- * interval is drawn as layers: a bar to the interval's worse end, then the estimate's tick, then
- * a bar in the background colour up to the better end that hides the rest. The limit is a line
- * across the rows; a line needs two rows to be seen, so the last row is the ±limit zone itself.
+ * Why an xychart, and drawn this way: it is Mermaid's chart of numbers on an axis, and GitHub
+ * renders it under the name `xychart-beta` (Mermaid 10.6 and later; the plain `xychart` keyword
+ * and plot legends are newer, so they are not used). It knows bars and lines only. Its bars all
+ * start at the axis's low end, and several bar series of one category are drawn on top of each
+ * other, so an interval is drawn as layers: a bar to the interval's worse end, then the
+ * estimate's tick, then a bar in the background colour up to the better end that hides the rest.
+ * The limit is a line across the rows; a line needs two rows to be seen, so the last row is the
+ * ±limit zone itself.
  * One chart per metric because the limit is per metric: every row of a chart shares one line.
  *
  * Changes are drawn in the worse direction, right is worse for every metric (a throughput drop,
@@ -67,6 +68,8 @@ export interface ChartRow {
 /** The rows of one gated metric, in the table's scenario order. */
 export interface MetricChart {
   metric: MetricId;
+  /** Throughput: a drop is worse, drawn to the right. */
+  higherIsBetter: boolean;
   /** Fraction, e.g. 0.02. */
   limit: number;
   rows: ChartRow[];
@@ -74,9 +77,13 @@ export interface MetricChart {
   total: number;
 }
 
+/** Percent beyond which a change is drawn at the bound (a results file can hold any ratio; Mermaid reads no exponent). */
+const MAX_PERCENT = 1e6;
+
 /** A change in the worse direction, in percent: a throughput drop and a latency rise are both positive. */
 function worsePercent(c: Pick<MetricComparison, 'higherIsBetter'>, fraction: number): number {
-  return (c.higherIsBetter ? -fraction : fraction) * 100;
+  const percent = (c.higherIsBetter ? -fraction : fraction) * 100;
+  return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
 }
 
 function chartRow(c: MetricComparison): ChartRow | null {
@@ -118,7 +125,8 @@ export function gatedCharts(results: Results, analysis: Analysis): MetricChart[]
     // The limit is set per metric; results whose rows disagree get a chart per limit, so no row is drawn against another's line.
     for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
       const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
-      if (rows.length > 0) charts.push({ metric, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
+      const higherIsBetter = comparisons[0]!.higherIsBetter;
+      if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
     }
   }
   return charts;
@@ -223,8 +231,7 @@ interface Series {
 
 /** What the value axis measures, so that right is worse: "% drop in throughput", "% rise in latency p99". */
 function axisTitle(chart: MetricChart): string {
-  const higherIsBetter = chart.metric === 'throughput';
-  return `% ${higherIsBetter ? 'drop' : 'rise'} in ${formatMetricName(chart.metric)} (right is worse)`;
+  return `% ${chart.higherIsBetter ? 'drop' : 'rise'} in ${formatMetricName(chart.metric)} (right is worse)`;
 }
 
 /** The row label: the scenario, and the verdict's mark unless unchanged. */
@@ -258,8 +265,8 @@ export function renderMermaidChart(chart: MetricChart): string {
   const config = {
     theme: 'base',
     themeVariables: { xyChart: { backgroundColor: COLOURS.background, plotColorPalette: series.map((s) => s.colour).join(', ') } },
-    // Mermaid 12 draws a legend only when it fits beside the plot, older versions (GitHub's) never:
-    // the markdown's line under the charts says how to read them instead, the same everywhere.
+    // Mermaid 12 draws a legend only when it fits beside the plot and versions before it never
+    // do: the markdown's line under the charts says how to read them instead, the same everywhere.
     xyChart: { width: WIDTH, height: HEIGHT_BASE + HEIGHT_PER_ROW * (rows.length + 1), showLegend: false },
   };
   const labels = [...rows.map(rowLabel), `limit ±${formatPercent(chart.limit)}`];

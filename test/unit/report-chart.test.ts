@@ -136,3 +136,21 @@ test('a hostile scenario name cannot end the label, reach Mermaid\'s directives 
   assert.equal(markdown.match(/%%\{init/g)?.length, 2, 'only perfgate\'s own directive, one per chart');
   assert.match(markdown, /x-axis \["GET \/a#34;\] #96;#96;#96; %#37;\{init: \{… ❌", "limit ±2%"\]/);
 });
+
+test('too few start pairs for an interval: the estimate alone, and every number one Mermaid can read', () => {
+  const results = resultsFromPairs(regressedPairs(3));
+  const analysis = compareResults(results);
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput.ciHigh, Number.POSITIVE_INFINITY, 'three start pairs reach no 95% interval');
+  const [chart] = gatedCharts(results, analysis);
+  assert.equal(chart!.rows[0]!.interval, null);
+  const text = renderMermaidChart(chart!);
+  const [min] = /y-axis "[^"]*" (\S+) --> (\S+)/.exec(text)!.slice(1).map(Number);
+  // no band (the verdict's bar stays at the axis start), a tick at the estimate
+  const band = text.split('\n').find((l) => /^ {2}bar "(regression|inconclusive|unchanged|improvement)"/.test(l))!;
+  assert.equal(JSON.parse(band.slice(band.indexOf('[')))[0], min);
+  assert.ok(series(text, 'bar', 'estimate')[0]! > 15);
+  for (const line of text.split('\n').filter((l) => /^ {2}(bar|line|y-axis)/.test(l))) {
+    assert.match(line.replace(/"[^"]*"/, ''), /^ {2}\w+(-axis)? *(\[(-?\d+(\.\d+)?(, )?)+\]|-?\d+(\.\d+)? --> -?\d+(\.\d+)?)$/, line);
+  }
+});
