@@ -158,34 +158,50 @@ function drawnWidth(char: string, unsafe: boolean): number {
   return 8;
 }
 
+/** The "…" that marks a cut, and its width. */
+const ELLIPSIS = '…';
+const ELLIPSIS_WIDTH = 13;
+
 /**
  * A scenario name made safe inside a quoted Mermaid label: one line without invisible characters
- * (sanitizeText), cut with "…" to fit the axis, and what could break the chart as entities.
+ * (sanitizeText), cut in the middle with "…" to fit the axis (routes that share a long prefix
+ * differ at the end: GET /api/v2/orgs/…/builds, …/deploys), and what could break the chart as
+ * entities.
  */
 export function mermaidLabel(text: string): string {
   const name = sanitizeText(text).trim() || '(unnamed)';
   const unsafe = new Set([...name.matchAll(UNSAFE)].map((m) => m.index));
-  const chars: { char: string; at: number }[] = [];
+  const chars: { text: string; width: number }[] = [];
   for (let at = 0; at < name.length; ) {
     const char = String.fromCodePoint(name.codePointAt(at)!);
-    chars.push({ char, at });
+    const safe = unsafe.has(at) ? `#${char.codePointAt(0)};` : char === '@' ? '@\u200D' : char;
+    chars.push({ text: safe, width: drawnWidth(char, unsafe.has(at)) });
     at += char.length;
   }
-  const widths = chars.map(({ char, at }) => drawnWidth(char, unsafe.has(at)));
-  const total = widths.reduce((sum, w) => sum + w, 0);
-  let kept = chars.length;
-  if (total > LABEL_WIDTH) {
-    // Room for the "…" (13 px).
-    for (let width = 13, i = 0; i < chars.length; i++) {
-      width += widths[i]!;
-      if (width > LABEL_WIDTH) {
-        kept = i;
-        break;
-      }
-    }
-  }
-  const shown = chars.slice(0, kept).map(({ char, at }) => (unsafe.has(at) ? `#${char.codePointAt(0)};` : char === '@' ? '@\u200D' : char));
-  return shown.join('') + (kept < chars.length ? '…' : '');
+  const total = chars.reduce((sum, c) => sum + c.width, 0);
+  if (total <= LABEL_WIDTH) return chars.map((c) => c.text).join('');
+  // Two thirds of the room for the start, the rest for the end.
+  const room = LABEL_WIDTH - ELLIPSIS_WIDTH;
+  let head = 0;
+  for (let width = 0; head < chars.length && width + chars[head]!.width <= (room * 2) / 3; head++) width += chars[head]!.width;
+  const headWidth = chars.slice(0, head).reduce((sum, c) => sum + c.width, 0);
+  let tail = chars.length;
+  for (let width = 0; tail > head && width + chars[tail - 1]!.width <= room - headWidth; tail--) width += chars[tail - 1]!.width;
+  return [...chars.slice(0, head), { text: ELLIPSIS }, ...chars.slice(tail)].map((c) => c.text).join('');
+}
+
+/**
+ * Row labels Mermaid can tell apart: it draws rows with the same label in one place, and two
+ * names can be the same once cut (or a scenario can be called "limit ±2%"), so a repeated label
+ * gets its ordinal.
+ */
+function distinct(labels: string[]): string[] {
+  const seen = new Map<string, number>();
+  return labels.map((label) => {
+    const count = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count);
+    return count === 1 ? label : `${label} (${count})`;
+  });
 }
 
 /** A number as Mermaid's grammar reads it: plain decimal, no exponent, at most three decimals. */
@@ -269,7 +285,7 @@ export function renderMermaidChart(chart: MetricChart): string {
     // do: the markdown's line under the charts says how to read them instead, the same everywhere.
     xyChart: { width: WIDTH, height: HEIGHT_BASE + HEIGHT_PER_ROW * (rows.length + 1), showLegend: false },
   };
-  const labels = [...rows.map(rowLabel), `limit ±${formatPercent(chart.limit)}`];
+  const labels = distinct([...rows.map(rowLabel), `limit ±${formatPercent(chart.limit)}`]);
   const name = formatMetricName(chart.metric);
   return [
     `%%{init: ${JSON.stringify(config)}}%%`,

@@ -124,7 +124,7 @@ test('a hostile scenario name cannot end the label, reach Mermaid\'s directives 
   assert.equal(mermaidLabel('#quot; &amp;\n g'), '#35;quot; #38;amp; g');
   const label = mermaidLabel(hostile);
   assert.doesNotMatch(label, /["\n`<]|%%/);
-  assert.equal(label, 'GET /a#34;] #96;#96;#96; %#37;{init: {…', 'one line, cut to fit the axis');
+  assert.equal(label, 'GET /a#34;] #96;#96;… #35;quot; 50%', 'one line, cut in the middle to fit the axis');
   const results = resultsFromPairs(regressedPairs());
   results.scenarios[0]!.name = hostile;
   const markdown = renderChart(results, compareResults(results))!;
@@ -134,7 +134,7 @@ test('a hostile scenario name cannot end the label, reach Mermaid\'s directives 
     ['```mermaid', '```', '```mermaid', '```'],
   );
   assert.equal(markdown.match(/%%\{init/g)?.length, 2, 'only perfgate\'s own directive, one per chart');
-  assert.match(markdown, /x-axis \["GET \/a#34;\] #96;#96;#96; %#37;\{init: \{… ❌", "limit ±2%"\]/);
+  assert.match(markdown, /x-axis \["GET \/a#34;\] #96;#96;… #35;quot; 50% ❌", "limit ±2%"\]/);
 });
 
 test('too few start pairs for an interval: the estimate alone, and every number one Mermaid can read', () => {
@@ -153,4 +153,22 @@ test('too few start pairs for an interval: the estimate alone, and every number 
   for (const line of text.split('\n').filter((l) => /^ {2}(bar|line|y-axis)/.test(l))) {
     assert.match(line.replace(/"[^"]*"/, ''), /^ {2}\w+(-axis)? *(\[(-?\d+(\.\d+)?(, )?)+\]|-?\d+(\.\d+)? --> -?\d+(\.\d+)?)$/, line);
   }
+});
+
+test('names that share a long start keep their ends, and rows that would read the same are told apart', () => {
+  const results = resultsFromPairs(cleanPairs());
+  const long = 'GET /api/v2/organisations/:orgId/projects/:projectId';
+  results.scenarios[0]!.name = `${long}/builds`;
+  withScenario(results, `${long}/deploys`, 1.001);
+  withScenario(results, `${long}/x/${'step/'.repeat(8)}builds`, 1.001);
+  withScenario(results, `${long}/y/${'step/'.repeat(8)}builds`, 1.001);
+  withScenario(results, 'limit ±2%', 1.001);
+  const text = renderMermaidChart(gatedCharts(results, compareResults(results))[0]!);
+  const shown = labels(text);
+  assert.equal(new Set(shown).size, shown.length, shown.join('\n'));
+  assert.match(shown[0]!, /^GET \/api\/v2\/organisations.*….*\/builds$/);
+  assert.match(shown[1]!, /…ojectId\/deploys$|….*\/deploys$/);
+  // the last two differ only in the part the cut leaves out
+  assert.equal(shown[3], `${shown[2]} (2)`);
+  assert.deepEqual(shown.slice(4), ['limit ±2%', 'limit ±2% (2)']);
 });
