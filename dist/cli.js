@@ -2386,9 +2386,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
         return String(value);
-      const num = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num))
-        return isNaN(num) ? ".nan" : num < 0 ? "-.inf" : ".inf";
+      const num2 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num2))
+        return isNaN(num2) ? ".nan" : num2 < 0 ? "-.inf" : ".inf";
       let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
@@ -2428,8 +2428,8 @@ var require_float = __commonJS({
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
       resolve: (str) => parseFloat(str),
       stringify(node2) {
-        const num = Number(node2.value);
-        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num2 = Number(node2.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -2868,8 +2868,8 @@ var require_float2 = __commonJS({
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
       resolve: (str) => parseFloat(str.replace(/_/g, "")),
       stringify(node2) {
-        const num = Number(node2.value);
-        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num2 = Number(node2.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -3071,23 +3071,23 @@ var require_timestamp = __commonJS({
     function parseSexagesimal(str, asBigInt) {
       const sign = str[0];
       const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
-      const num = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num(60) + num(p), num(0));
-      return sign === "-" ? num(-1) * res : res;
+      const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
+      return sign === "-" ? num2(-1) * res : res;
     }
     function stringifySexagesimal(node2) {
       let { value } = node2;
-      let num = (n) => n;
+      let num2 = (n) => n;
       if (typeof value === "bigint")
-        num = (n) => BigInt(n);
+        num2 = (n) => BigInt(n);
       else if (isNaN(value) || !isFinite(value))
         return stringifyNumber.stringifyNumber(node2);
       let sign = "";
       if (value < 0) {
         sign = "-";
-        value *= num(-1);
+        value *= num2(-1);
       }
-      const _60 = num(60);
+      const _60 = num2(60);
       const parts = [value % _60];
       if (value < 60) {
         parts.unshift(0);
@@ -12453,8 +12453,8 @@ var require_base64_js = __commonJS({
       }
       return arr;
     }
-    function tripletToBase64(num) {
-      return lookup[num >> 18 & 63] + lookup[num >> 12 & 63] + lookup[num >> 6 & 63] + lookup[num & 63];
+    function tripletToBase64(num2) {
+      return lookup[num2 >> 18 & 63] + lookup[num2 >> 12 & 63] + lookup[num2 >> 6 & 63] + lookup[num2 & 63];
     }
     function encodeChunk(uint8, start, end) {
       var tmp;
@@ -19013,11 +19013,11 @@ var require_histUtil = __commonJS({
 var require_format = __commonJS({
   "node_modules/autocannon/lib/format.js"(exports2, module2) {
     "use strict";
-    function format(num) {
-      if (num < 1e3) {
-        return "" + num;
+    function format(num2) {
+      if (num2 < 1e3) {
+        return "" + num2;
       } else {
-        return "" + Math.round(num / 1e3) + "k";
+        return "" + Math.round(num2 / 1e3) + "k";
       }
     }
     module2.exports = format;
@@ -30188,9 +30188,9 @@ var require_semver = __commonJS({
         } else {
           this.prerelease = m[4].split(".").map((id) => {
             if (/^[0-9]+$/.test(id)) {
-              const num = +id;
-              if (num >= 0 && num < MAX_SAFE_INTEGER) {
-                return num;
+              const num2 = +id;
+              if (num2 >= 0 && num2 < MAX_SAFE_INTEGER) {
+                return num2;
               }
             }
             return id;
@@ -53760,8 +53760,8 @@ var require_util9 = __commonJS({
           return false;
         }
       }
-      const num = Number.parseInt(value, 10);
-      return num >= 8 && num <= 15;
+      const num2 = Number.parseInt(value, 10);
+      return num2 >= 8 && num2 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -56791,9 +56791,9 @@ var require_parse3 = __commonJS({
       const peek = state.peek = (n = 1) => input2[state.index + n];
       const advance2 = state.advance = () => input2[++state.index] || "";
       const remaining = () => input2.slice(state.index + 1);
-      const consume = (value2 = "", num = 0) => {
+      const consume = (value2 = "", num2 = 0) => {
         state.consumed += value2;
-        state.index += num;
+        state.index += num2;
       };
       const append = (token) => {
         state.output += token.output != null ? token.output : token.value;
@@ -78665,15 +78665,15 @@ var TAIL_DEN = [1.284260096144911, 0.4682382124808651, 0.06598813786892856, 0.00
 var CENTRAL_LIMIT = 0.66291;
 var SQRT_32 = Math.sqrt(32);
 var INV_SQRT_2PI = 0.3989422804014327;
-function codyRatio(num, den, t) {
+function codyRatio(num2, den, t) {
   const k = den.length;
-  let xnum = num[k] * t;
+  let xnum = num2[k] * t;
   let xden = t;
   for (let i = 0; i < k - 1; i++) {
-    xnum = (xnum + num[i]) * t;
+    xnum = (xnum + num2[i]) * t;
     xden = (xden + den[i]) * t;
   }
-  return (xnum + num[k - 1]) / (xden + den[k - 1]);
+  return (xnum + num2[k - 1]) / (xden + den[k - 1]);
 }
 function gaussianTail(y, factor) {
   const s = Math.trunc(y * 16) / 16;
@@ -82623,14 +82623,14 @@ var Queue = class {
 var Counter = class {
   _files = 0;
   _directories = 0;
-  set files(num) {
-    this._files = num;
+  set files(num2) {
+    this._files = num2;
   }
   get files() {
     return this._files;
   }
-  set directories(num) {
-    this._directories = num;
+  set directories(num2) {
+    this._directories = num2;
   }
   get directories() {
     return this._directories;
@@ -85215,78 +85215,6 @@ function decideVerdict(c, alpha) {
   return "inconclusive";
 }
 
-// src/report/requests.ts
-function requestRows(results) {
-  const rows = [];
-  for (const scenario of results.scenarios) {
-    const names = scenario.pairs.find((p) => p.head.byRequest)?.head.byRequest?.map((r) => r.name);
-    if (!names) continue;
-    const totals = (side) => scenario.pairs.reduce((n, p) => n + (p[side].byRequest ?? []).reduce((m, r) => m + r.responses, 0), 0);
-    const all = { base: totals("base"), head: totals("head") };
-    names.forEach((name, i) => {
-      const of = (side) => scenario.pairs.map((p) => p[side].byRequest?.[i]).filter((r) => r !== void 0 && r.name === name);
-      const stat2 = (side, key) => {
-        const values = of(side).filter((r) => r.responses > 0).map((r) => r[key]);
-        return values.length > 0 ? median(values) : Number.NaN;
-      };
-      const sum = (side, key) => of(side).reduce((n, r) => n + r[key], 0);
-      const responses = { base: sum("base", "responses"), head: sum("head", "responses") };
-      const shareSide = all.head > 0 ? "head" : "base";
-      rows.push({
-        scenario: scenario.name,
-        request: name,
-        share: all[shareSide] > 0 ? responses[shareSide] / all[shareSide] : 0,
-        p50Us: { base: stat2("base", "p50Us"), head: stat2("head", "p50Us") },
-        p99Us: { base: stat2("base", "p99Us"), head: stat2("head", "p99Us") },
-        responses,
-        failed: { base: sum("base", "failed"), head: sum("head", "failed") }
-      });
-    });
-  }
-  return rows;
-}
-function latency(us) {
-  return Number.isFinite(us) ? formatDurationUs(us) : "\u2013";
-}
-function latencyChange(values) {
-  const { base, head } = values;
-  const change = Number.isFinite(base) && Number.isFinite(head) && base > 0 ? ` (${formatChange(head / base - 1)})` : "";
-  return `${latency(base)} \u2192 ${latency(head)}${change}`;
-}
-function failedText(row) {
-  return row.failed.base === 0 && row.failed.head === 0 ? "0" : `${formatCount(row.failed.base)} \u2192 ${formatCount(row.failed.head)}`;
-}
-var FAILED_NOTE = "Failed: an unexpected status, an error, or a response without the value a sequence captures from it (then the sequence starts over). Check the request in perfgate.yml and what the service answers.";
-function renderRequestBreakdown(results) {
-  const rows = requestRows(results);
-  if (rows.length === 0) return null;
-  const lines = [
-    "**Per request** (medians over the slices; the verdicts above are per scenario)",
-    "",
-    "| scenario | request | share | p50 base \u2192 head | p99 base \u2192 head | failed base \u2192 head |",
-    "|:--|:--|--:|--:|--:|--:|",
-    ...rows.map((row, i) => {
-      const scenario = i === 0 || rows[i - 1].scenario !== row.scenario ? escapeMarkdown(row.scenario) : "";
-      return `| ${scenario} | ${escapeMarkdown(row.request)} | ${(row.share * 100).toFixed(1)}% | ${latencyChange(row.p50Us)} | ${latencyChange(row.p99Us)} | ${failedText(row)} |`;
-    })
-  ];
-  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push("", `\u26A0 ${FAILED_NOTE}`);
-  return lines.join("\n");
-}
-function renderRequestLines(results) {
-  const rows = requestRows(results);
-  if (rows.length === 0) return [];
-  const lines = ["", "per request (medians over the slices; verdicts are per scenario):"];
-  rows.forEach((row, i) => {
-    if (i === 0 || rows[i - 1].scenario !== row.scenario) lines.push(sanitizeText(row.scenario));
-    lines.push(
-      `  ${sanitizeText(row.request)}  ${(row.share * 100).toFixed(1)}%  p50 ${latencyChange(row.p50Us)}  p99 ${latencyChange(row.p99Us)}  failed ${failedText(row)}`
-    );
-  });
-  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push(`! ${FAILED_NOTE}`);
-  return lines;
-}
-
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request"];
 var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
@@ -85637,6 +85565,249 @@ function describeNothingChanged(analysis, escapeText) {
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
   const count = allComparisons(analysis).filter((c) => c.gated).length;
   return `${count === 1 ? "the gated metric is" : `all ${count} gated metrics are`} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
+}
+
+// src/report/chart.ts
+var MAX_CHART_ROWS = 20;
+var LABEL_WIDTH = 390;
+var WIDTH = 900;
+var HEIGHT_BASE = 150;
+var HEIGHT_PER_ROW = 42;
+var TONES = ["fail", "unknown", "good", "neutral"];
+var TONE_WORDS = { fail: "regression", unknown: "inconclusive", good: "improvement", neutral: "unchanged" };
+var TONE_MARKS = { fail: "\u274C", unknown: "\u2754", good: "\u2705", neutral: "" };
+var COLOURS = {
+  background: "#ffffff",
+  fail: "#ff8182",
+  unknown: "#eac54f",
+  good: "#6fdd8b",
+  neutral: "#afb8c1",
+  zone: "#eaeef2",
+  estimate: "#1f2328",
+  limit: "#cf222e",
+  zero: "#6e7781"
+};
+var MAX_PERCENT = 1e6;
+function worsePercent(c, fraction) {
+  const percent = (c.higherIsBetter ? -fraction : fraction) * 100;
+  return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
+}
+function chartRow(c) {
+  if (!Number.isFinite(c.change)) return null;
+  const tone = verdictTone(c);
+  const ends = [worsePercent(c, c.ciLow), worsePercent(c, c.ciHigh)].sort((a, b) => a - b);
+  return {
+    scenario: c.scenario,
+    // A gated regression is always 'fail'; 'warn' (an ungated one) cannot occur here.
+    tone: tone === "warn" ? "fail" : tone,
+    worse: worsePercent(c, c.change),
+    interval: ends.every(Number.isFinite) ? ends : null
+  };
+}
+function notableRows(rows, count) {
+  const keep = new Set(
+    rows.map((row, index) => ({ row, index })).sort((a, b) => TONES.indexOf(a.row.tone) - TONES.indexOf(b.row.tone) || a.index - b.index).slice(0, count).map((entry) => entry.row)
+  );
+  return rows.filter((row) => keep.has(row));
+}
+function gatedCharts(results, analysis) {
+  const gated = orderRows(results, analysis).map((row) => row.comparison).filter((c) => c.gated);
+  const charts = [];
+  for (const metric of METRICS) {
+    const comparisons = gated.filter((c) => c.metric === metric);
+    for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
+      const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
+      const higherIsBetter = comparisons[0].higherIsBetter;
+      if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
+    }
+  }
+  return charts;
+}
+var UNSAFE = /["`<]|#(?=\w+;)|&(?=#?\w+;)|(?<=%)%|\](?=\()/g;
+function drawnWidth(char, unsafe) {
+  if (unsafe) return 52;
+  if (/[ijlft.,:;'|!/\\()[\]{} ]/.test(char)) return 4;
+  if (/[A-Zmw@%&]/.test(char) || char.codePointAt(0) > 127) return 13;
+  return 8;
+}
+var ELLIPSIS = "\u2026";
+var ELLIPSIS_WIDTH = 13;
+function mermaidLabel(text2) {
+  const name = sanitizeText(text2).trim() || "(unnamed)";
+  const unsafe = new Set([...name.matchAll(UNSAFE)].map((m) => m.index));
+  const chars = [];
+  for (let at2 = 0; at2 < name.length; ) {
+    const char = String.fromCodePoint(name.codePointAt(at2));
+    const safe = unsafe.has(at2) ? `#${char.codePointAt(0)};` : char === "@" ? "@\u200D" : char;
+    chars.push({ text: safe, width: drawnWidth(char, unsafe.has(at2)) });
+    at2 += char.length;
+  }
+  const total = chars.reduce((sum, c) => sum + c.width, 0);
+  if (total <= LABEL_WIDTH) return chars.map((c) => c.text).join("");
+  const room = LABEL_WIDTH - ELLIPSIS_WIDTH;
+  let head = 0;
+  for (let width = 0; head < chars.length && width + chars[head].width <= room * 2 / 3; head++) width += chars[head].width;
+  const headWidth = chars.slice(0, head).reduce((sum, c) => sum + c.width, 0);
+  let tail = chars.length;
+  for (let width = 0; tail > head && width + chars[tail - 1].width <= room - headWidth; tail--) width += chars[tail - 1].width;
+  return [...chars.slice(0, head), { text: ELLIPSIS }, ...chars.slice(tail)].map((c) => c.text).join("");
+}
+function distinct(labels) {
+  const seen = /* @__PURE__ */ new Map();
+  return labels.map((label) => {
+    const count = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count);
+    return count === 1 ? label : `${label} (${count})`;
+  });
+}
+function num(value) {
+  const text2 = value.toFixed(3).replace(/\.?0+$/, "");
+  return text2 === "-0" ? "0" : text2;
+}
+function tickStep(span) {
+  const raw = span / 10;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const error62 = raw / power;
+  return power * (error62 >= Math.sqrt(50) ? 10 : error62 >= Math.sqrt(10) ? 5 : error62 >= Math.sqrt(2) ? 2 : 1);
+}
+function axisRange(chart) {
+  const limit = chart.limit * 100;
+  const values = [0, limit, -limit, ...chart.rows.flatMap((r) => [r.worse, ...r.interval ?? []])];
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  let range = [lo, hi];
+  for (let round = 0; round < 2; round++) {
+    const step = tickStep(Math.max(range[1] - range[0], 1e-6));
+    range = [(Math.floor(lo / step) - 0.5) * step, (Math.ceil(hi / step) + 0.5) * step];
+  }
+  return [Number(range[0].toFixed(3)), Number(range[1].toFixed(3))];
+}
+function axisTitle(chart) {
+  return `% ${chart.higherIsBetter ? "drop" : "rise"} in ${formatMetricName(chart.metric)} (right is worse)`;
+}
+function rowLabel(row) {
+  const label = mermaidLabel(row.scenario);
+  return row.tone === "neutral" ? label : `${label} ${TONE_MARKS[row.tone]}`;
+}
+function renderMermaidChart(chart) {
+  const [min, max2] = axisRange(chart);
+  const limit = chart.limit * 100;
+  const tick = (max2 - min) * 4e-3;
+  const rows = chart.rows;
+  const clamp = (v) => Math.min(max2, Math.max(min, v));
+  const perRow = (value, zone = min) => [...rows.map((r) => clamp(value(r) ?? min)), zone];
+  const tones = TONES.filter((tone) => rows.some((r) => r.tone === tone));
+  const series = [
+    // The bands up to the worse end, one series per verdict so each gets its colour.
+    ...tones.map((tone) => ({ kind: "bar", title: TONE_WORDS[tone], colour: COLOURS[tone], values: perRow((r) => r.tone === tone && r.interval ? r.interval[1] : null) })),
+    { kind: "bar", title: `within \xB1${formatPercent(chart.limit)}`, colour: COLOURS.zone, values: perRow(() => null, limit) },
+    { kind: "bar", title: "estimate", colour: COLOURS.estimate, values: perRow((r) => r.worse + tick) },
+    // The band again below the tick, then the background up to the better end.
+    ...tones.map((tone) => ({ kind: "bar", colour: COLOURS[tone], values: perRow((r) => r.tone === tone && r.interval ? r.worse - tick : null) })),
+    { kind: "bar", colour: COLOURS.background, values: perRow((r) => r.interval ? r.interval[0] : r.worse - tick, -limit) },
+    { kind: "line", title: `limit ${formatPercent(chart.limit)}`, colour: COLOURS.limit, values: perRow(() => limit, limit) },
+    { kind: "line", title: "no change", colour: COLOURS.zero, values: perRow(() => 0, 0) }
+  ];
+  const config2 = {
+    theme: "base",
+    themeVariables: { xyChart: { backgroundColor: COLOURS.background, plotColorPalette: series.map((s) => s.colour).join(", ") } },
+    // Mermaid 12 draws a legend only when it fits beside the plot and versions before it never
+    // do: the markdown's line under the charts says how to read them instead, the same everywhere.
+    xyChart: { width: WIDTH, height: HEIGHT_BASE + HEIGHT_PER_ROW * (rows.length + 1), showLegend: false }
+  };
+  const labels = distinct([...rows.map(rowLabel), `limit \xB1${formatPercent(chart.limit)}`]);
+  const name = formatMetricName(chart.metric);
+  return [
+    `%%{init: ${JSON.stringify(config2)}}%%`,
+    "xychart-beta horizontal",
+    `  title "${name}: change against its limit of ${formatPercent(chart.limit)}"`,
+    `  accTitle: ${name}, change per scenario against the limit`,
+    `  accDescr: Each bar is a scenario's 95% interval of the change in ${name}, with a dark tick at the estimate; right is worse; the red line is the limit.`,
+    `  x-axis [${labels.map((l) => `"${l}"`).join(", ")}]`,
+    `  y-axis "${axisTitle(chart)}" ${num(min)} --> ${num(max2)}`,
+    ...series.map((s) => `  ${s.kind}${s.title ? ` "${s.title}"` : ""} [${s.values.map(num).join(", ")}]`)
+  ].join("\n");
+}
+function renderChart(results, analysis) {
+  const charts = gatedCharts(results, analysis);
+  if (charts.length === 0) return null;
+  const blocks = charts.map((chart) => ["```mermaid", renderMermaidChart(chart), "```"].join("\n"));
+  const cut = charts.filter((c) => c.total > c.rows.length);
+  const note = cut.map((c) => ` ${formatMetricName(c.metric)} shows ${c.rows.length} of ${c.total} scenarios, the most notable.`).join("");
+  const legend = `<sub>Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the \xB1limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged.${note}</sub>`;
+  return [...blocks, legend].join("\n\n");
+}
+
+// src/report/requests.ts
+function requestRows(results) {
+  const rows = [];
+  for (const scenario of results.scenarios) {
+    const names = scenario.pairs.find((p) => p.head.byRequest)?.head.byRequest?.map((r) => r.name);
+    if (!names) continue;
+    const totals = (side) => scenario.pairs.reduce((n, p) => n + (p[side].byRequest ?? []).reduce((m, r) => m + r.responses, 0), 0);
+    const all = { base: totals("base"), head: totals("head") };
+    names.forEach((name, i) => {
+      const of = (side) => scenario.pairs.map((p) => p[side].byRequest?.[i]).filter((r) => r !== void 0 && r.name === name);
+      const stat2 = (side, key) => {
+        const values = of(side).filter((r) => r.responses > 0).map((r) => r[key]);
+        return values.length > 0 ? median(values) : Number.NaN;
+      };
+      const sum = (side, key) => of(side).reduce((n, r) => n + r[key], 0);
+      const responses = { base: sum("base", "responses"), head: sum("head", "responses") };
+      const shareSide = all.head > 0 ? "head" : "base";
+      rows.push({
+        scenario: scenario.name,
+        request: name,
+        share: all[shareSide] > 0 ? responses[shareSide] / all[shareSide] : 0,
+        p50Us: { base: stat2("base", "p50Us"), head: stat2("head", "p50Us") },
+        p99Us: { base: stat2("base", "p99Us"), head: stat2("head", "p99Us") },
+        responses,
+        failed: { base: sum("base", "failed"), head: sum("head", "failed") }
+      });
+    });
+  }
+  return rows;
+}
+function latency(us) {
+  return Number.isFinite(us) ? formatDurationUs(us) : "\u2013";
+}
+function latencyChange(values) {
+  const { base, head } = values;
+  const change = Number.isFinite(base) && Number.isFinite(head) && base > 0 ? ` (${formatChange(head / base - 1)})` : "";
+  return `${latency(base)} \u2192 ${latency(head)}${change}`;
+}
+function failedText(row) {
+  return row.failed.base === 0 && row.failed.head === 0 ? "0" : `${formatCount(row.failed.base)} \u2192 ${formatCount(row.failed.head)}`;
+}
+var FAILED_NOTE = "Failed: an unexpected status, an error, or a response without the value a sequence captures from it (then the sequence starts over). Check the request in perfgate.yml and what the service answers.";
+function renderRequestBreakdown(results) {
+  const rows = requestRows(results);
+  if (rows.length === 0) return null;
+  const lines = [
+    "**Per request** (medians over the slices; the verdicts above are per scenario)",
+    "",
+    "| scenario | request | share | p50 base \u2192 head | p99 base \u2192 head | failed base \u2192 head |",
+    "|:--|:--|--:|--:|--:|--:|",
+    ...rows.map((row, i) => {
+      const scenario = i === 0 || rows[i - 1].scenario !== row.scenario ? escapeMarkdown(row.scenario) : "";
+      return `| ${scenario} | ${escapeMarkdown(row.request)} | ${(row.share * 100).toFixed(1)}% | ${latencyChange(row.p50Us)} | ${latencyChange(row.p99Us)} | ${failedText(row)} |`;
+    })
+  ];
+  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push("", `\u26A0 ${FAILED_NOTE}`);
+  return lines.join("\n");
+}
+function renderRequestLines(results) {
+  const rows = requestRows(results);
+  if (rows.length === 0) return [];
+  const lines = ["", "per request (medians over the slices; verdicts are per scenario):"];
+  rows.forEach((row, i) => {
+    if (i === 0 || rows[i - 1].scenario !== row.scenario) lines.push(sanitizeText(row.scenario));
+    lines.push(
+      `  ${sanitizeText(row.request)}  ${(row.share * 100).toFixed(1)}%  p50 ${latencyChange(row.p50Us)}  p99 ${latencyChange(row.p99Us)}  failed ${failedText(row)}`
+    );
+  });
+  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push(`! ${FAILED_NOTE}`);
+  return lines;
 }
 
 // src/report/benchmarks.ts
@@ -86410,6 +86581,7 @@ function renderNothingChanged(analysis) {
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
+  const chart = options.chart === false ? null : renderChart(results, analysis);
   const tables2 = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
@@ -86423,7 +86595,7 @@ function renderMarkdown(results, analysis, options = {}) {
     renderHotFunctions(results, analysis, options)
   ];
   const quiet = nothingChanged(results, analysis);
-  const folded = [...tables2, ...inside].filter((s) => s !== null);
+  const folded = [chart, ...tables2, ...inside].filter((s) => s !== null);
   const sections = [
     renderHeadline(results, analysis, options.title ?? "perfgate", accepted),
     renderAccepted(accepted),
@@ -86434,7 +86606,7 @@ function renderMarkdown(results, analysis, options = {}) {
 
 ${folded.join("\n\n")}
 
-</details>`] : [...tables2, options.links ?? null, ...inside],
+</details>`] : [chart, ...tables2, options.links ?? null, ...inside],
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` \xB7 [workflow run](${options.runUrl})` : ""}</sub>`
   ];

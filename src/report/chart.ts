@@ -139,13 +139,14 @@ export function gatedCharts(results: Results, analysis: Analysis): MetricChart[]
  * `%` of a pair goes), `#word;` is Mermaid's own entity syntax and `&word;` an HTML one, and
  * Mermaid passes a label through its HTML sanitiser, which drops `<tag>`s and `<!-- -->` and
  * shows a lone `<` as "&lt;". Each is written as a Mermaid entity (`#34;`), which Mermaid draws
- * as the character. `>` stays: without a `<` no tag starts, the label is inside a fenced code
+ * as the character, and so is a `]` before a `(`: no reader of the text (a markdown renderer that
+ * does not know Mermaid shows the fence's text) then finds a link in it. `>` stays: without a `<` no tag starts, the label is inside a fenced code
  * block, which no markdown renderer reads as HTML, and Mermaid draws an axis label as a text node
  * (test/integration/report-chart.test.ts shows all of it). An `@` gets a zero-width joiner after
  * it, as everywhere in the report (escapeMarkdown): GitHub links no mention inside a code block,
  * but the text then holds no mention for whatever else reads it.
  */
-const UNSAFE = /["`<]|#(?=\w+;)|&(?=#?\w+;)|(?<=%)%/g;
+const UNSAFE = /["`<]|#(?=\w+;)|&(?=#?\w+;)|(?<=%)%|\](?=\()/g;
 
 /**
  * Roughly how wide a character is drawn, in pixels at 14 px. Mermaid measures a label before it
