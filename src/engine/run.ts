@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig, ServiceConfig } from '../config/types.js';
-import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type RunWarning, type Side, type Slice, type TakenLook } from '../results/types.js';
+import { type GitHubRecord, type IdleCpu, RESULTS_VERSION, type Pair, type Results, type RunWarning, type Side, type Slice, type TakenLook } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
 import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
@@ -21,6 +21,7 @@ import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
 import { runProfiles } from './profile.js';
 import { Service } from './service.js';
+import { groupsCpuSeconds } from './proc-cpu.js';
 import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
 
 export interface CompareRequest {
@@ -315,6 +316,11 @@ function startPairTurns(pairs: readonly PlannedPair[]): PlannedPair[][] {
   return turns;
 }
 
+/** The block's starts that a slice of `measured` leaves idle: their CPU during it is recorded (Slice.idle). */
+function othersThan(starts: Record<Side, Service[]>, measured: Service[]): Service[] {
+  return [...starts.base, ...starts.head].filter((service) => !measured.includes(service));
+}
+
 /** Allowance per window of a continuous load for what happens between windows (health reports, CPU clocks), ms: only autocannon's backstop uses it. */
 const WINDOW_GAP_MS = 1000;
 
@@ -375,12 +381,15 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
       if (loads) {
         // Both at once, on the same CPUs, over the same window: whatever slows the machine
         // slows both.
-        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false);
+        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false, othersThan(starts, both));
         both.forEach((s, i) => {
           slices[s.side] = measured[i]!;
         });
       } else {
-        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config.load.sliceMs, await open([service(side)], config.load.sliceMs), true);
+        for (const side of planned.order) {
+          const measured = [service(side)];
+          [slices[side]] = await measureSlices(measured, scenario, config.load.sliceMs, await open(measured, config.load.sliceMs), true, othersThan(starts, measured));
+        }
       }
       const pair: Pair = {
         block: block.index,
@@ -495,9 +504,12 @@ function assertStartsRunning(starts: Record<Side, Service[]>, when: string): voi
  * window opens and closes; the health each service's processes measured inside themselves comes
  * from a health window that spans the load window. A service that died is an error.
  */
-async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, load: LoadRun, closeAfter: boolean): Promise<Slice[]> {
+async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, load: LoadRun, closeAfter: boolean, idle: Service[] = []): Promise<Slice[]> {
   for (const service of services) service.assertRunning('before a load slice');
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
+  // The measured starts first, then the idle ones, all read in one pass over /proc.
+  const watched = [...services, ...idle];
+  const read = () => groupsCpuSeconds(watched.map((service) => service.pgid));
   let cpuBefore: number[] = [];
   let cpuAfter: number[] = [];
   let generatorBefore = process.cpuUsage();
@@ -506,12 +518,12 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
   let generatorUtilization = 0;
   const window = {
     onOpen: () => {
-      cpuBefore = services.map((service) => service.cpuSeconds());
+      cpuBefore = read();
       generatorBefore = process.cpuUsage();
       generatorLoop = performance.eventLoopUtilization();
     },
     onClose: () => {
-      cpuAfter = services.map((service) => service.cpuSeconds());
+      cpuAfter = read();
       generator = process.cpuUsage(generatorBefore);
       generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
     },
@@ -523,6 +535,7 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
     if (closeAfter) await load.close();
   }
   const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
+  const idleCpu = idleCpuOf(idle, cpuBefore.slice(services.length), cpuAfter.slice(services.length));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);
     const { served, ...sample } = samples[i]!;
@@ -534,8 +547,28 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
       generatorCpuSeconds: Math.round((generator.user + generator.system) / 1000) / 1000,
       generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
       health: sliceHealth(reports[i]!, service.requestsServed),
+      ...(idleCpu && { idle: idleCpu }),
     };
   });
+}
+
+/**
+ * Per side, the CPU time its idle starts used between two readings; null without idle starts or
+ * without procfs. A start that exited in between is left out (its group can no longer be read;
+ * assertRunning reports it).
+ */
+function idleCpuOf(idle: Service[], before: number[], after: number[]): Record<Side, IdleCpu> | null {
+  if (idle.length === 0) return null;
+  const record: Record<Side, IdleCpu> = { base: { starts: 0, cpuSeconds: 0 }, head: { starts: 0, cpuSeconds: 0 } };
+  for (const [i, service] of idle.entries()) {
+    const used = after[i]! - before[i]!;
+    if (!Number.isFinite(used) || service.exited) continue;
+    record[service.side].starts++;
+    record[service.side].cpuSeconds += Math.max(0, used);
+  }
+  if (record.base.starts + record.head.starts === 0) return null;
+  for (const side of ['base', 'head'] as const) record[side].cpuSeconds = Math.round(record[side].cpuSeconds * 1000) / 1000;
+  return record;
 }
 
 /** The service keys a side's own commit decides, in the words of perfgate.yml. */
