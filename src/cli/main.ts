@@ -72,7 +72,8 @@ report options:
   --verdicts <file>     write the verdicts as JSON here
 
 Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
-comparison that was not fair (a side's idle service burned CPU while the other was measured),
+comparison that was not fair (a side's idle service burned CPU while the other was measured, or
+base's tree was written to after it was installed),
 130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
 

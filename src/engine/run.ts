@@ -21,6 +21,7 @@ import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
 import { runProfiles } from './profile.js';
 import { Service } from './service.js';
+import { type BaseSeal, sealBaseTree } from './base-seal.js';
 import { groupsCpuSeconds } from './proc-cpu.js';
 import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
 
@@ -143,10 +144,17 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     }
     session.update();
 
+    let seal: BaseSeal | null = null;
+    // Base first, and sealed before any of head's code runs (its install is the first).
     for (const tree of [trees.base, trees.head]) {
       // The side is told to every command, as to the service: a per-side database or cache can be named after it.
       await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
+      if (tree.side === 'base') {
+        seal = await sealBaseTree(tree, serviceDir(tree, services.base));
+        ports.logger.info(`base's tree sealed: ${seal.paths} tracked files and node_modules entries (${seal.ms} ms)`);
+      }
     }
+    await seal!.verify("while head was installed and built (before any service started: head's install or build wrote there)");
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
     const discovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
@@ -159,7 +167,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     if (config.scenarios.length > 0) {
       const placement = placeProcesses(session, config);
       try {
-        await runHttpPhase(session, { config, services, plan, trees: sides, placement, look: request.look ?? null });
+        await runHttpPhase(session, { config, services, plan, trees: sides, placement, look: request.look ?? null, seal: seal! });
       } finally {
         // The benchmark and profile processes perfgate starts next inherit its CPUs: give them all back.
         if (placement) pinProcess(placement.previous);
@@ -171,6 +179,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     // After the timed phases, never during them: a profiler costs speed.
     const unchanged = config.profile?.when === 'changed' && request.unchangedScenarios ? request.unchangedScenarios(results) : [];
     await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), unchanged });
+    // The verdicts rest on base as it was sealed: checked once more after everything head ran.
+    await seal!.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
     session.update((r) => {
       r.status = 'complete';
       r.finishedAt = new Date().toISOString();
@@ -225,6 +235,8 @@ interface HttpPhase {
   trees: Record<Side, Tree>;
   placement: Placement | null;
   look: ((results: Results, look: number) => TakenLook) | null;
+  /** Base's tree as it was installed and built, checked after every block. */
+  seal: BaseSeal;
 }
 
 /** The timed HTTP phase: every block, with the pre-registered looks between blocks. */
@@ -232,6 +244,7 @@ async function runHttpPhase(session: RunSession, phase: HttpPhase): Promise<void
   const sequential = session.results.sequential;
   for (const block of phase.plan.blocks) {
     await runBlock(session, phase, block);
+    await phase.seal.verify(`during block ${block.index + 1} of ${phase.plan.blocks.length} (while both sides' services ran)`);
     // A planned look after this block: the stopping rule decides whether to go on.
     const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
     if (!sequential || !phase.look || index < 0) continue;
