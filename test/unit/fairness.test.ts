@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decide } from '../../src/action/decision.js';
 import { compareResults } from '../../src/gate/index.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import { validateResults } from '../../src/results/validate.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
@@ -28,6 +29,8 @@ describe('fairness: CPU burned by idle starts', () => {
     assert.equal(analysis.unfair![0]!.idleCoreShare, 0.95);
     assert.match(analysis.unfair![0]!.message, /^head's idle service used 95% of a core while base was measured \(its 6 starts not under load, on average over 12 slices; limit 10%\): the comparison is not fair/);
     assert.ok(analysis.warnings.some((w) => w.code === 'unfair-comparison'));
+    // The comment's first line says it, before any verdict.
+    assert.match(renderMarkdown(results, analysis), /not a fair comparison: head's idle service used 95% of a core while base was measured; no verdict/);
     // An accept label accepts a regression, never an unfair run.
     assert.deepEqual(decide(analysis, ['perf-regression-accepted'], 'perf-regression-accepted'), { decision: 'fail', acceptedBy: null });
   });
