@@ -46,7 +46,11 @@ export async function sealBaseTree(tree: Tree, serviceDir: string): Promise<Base
   const started = performance.now();
   // One way of listing for the seal and every check: find(1) and the walk print times differently.
   const find = programPathOrNull('find');
-  const read = () => readManifest(tree.root, serviceDir, find);
+  // The tracked paths as git lists them now, before any of head's code ran; the checks stat the
+  // same list and run no git in base's tree (whose index and repository config head's code can
+  // write by then).
+  const tracked = (await git(['ls-files', '-z'], tree.root)).split('\0').filter(Boolean);
+  const read = () => readManifest(tree.root, serviceDir, tracked, find);
   const sealed = await read();
   return {
     paths: sealed.size,
@@ -66,7 +70,7 @@ export async function sealBaseTree(tree: Tree, serviceDir: string): Promise<Base
       throw new BaseTreeChangedError(
         `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. ` +
           "The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, " +
-          'so this run gives no verdict. perfgate checks only tracked files and node_modules: if base\'s own service writes there (a cache, a generated file), make it write elsewhere (docs/security.md, "A fair comparison").',
+          'so this run gives no verdict. perfgate checks only tracked files and node_modules: if base\'s own service or service.setup writes there (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").',
       );
     },
   };
@@ -82,9 +86,8 @@ function describeChange(before: string, after: string): string {
   return 'written, its size and modification time put back';
 }
 
-async function readManifest(root: string, serviceDir: string, find: string | null): Promise<Manifest> {
+async function readManifest(root: string, serviceDir: string, tracked: readonly string[], find: string | null): Promise<Manifest> {
   const manifest: Manifest = new Map();
-  const tracked = (await git(['ls-files', '-z'], root)).split('\0').filter(Boolean);
   for (const path of tracked) manifest.set(path, statEntry(join(root, path)));
   const modules = [...new Set([join(root, 'node_modules'), join(serviceDir, 'node_modules')])].filter((dir) => existsSync(dir));
   for (const dir of modules) {
