@@ -71,7 +71,9 @@ report options:
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
+comparison that was not fair (a side's idle service burned CPU while the other was measured, or
+base's tree was written to after it was installed),
 130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
 
@@ -289,6 +291,8 @@ function finish(results: Results, values: Values, io: Io, color: boolean, result
   io.stdout.write(`\n${terminal}\n`);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n`);
+  // Not a regression but a run that cannot be judged: the exit status of an invalid run.
+  if (analysis.unfair?.length) return exitCodes.error;
   return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
 }
 

@@ -147,6 +147,7 @@ const slice = z.object({
   generatorCpuSeconds: nonNegative.optional(),
   generatorEventLoopUtilization: fraction.optional(),
   health: z.object({ requestsSinceStart: count, missing: count, processes: list(processHealth) }).nullable().optional(),
+  idle: z.object({ base: z.object({ starts: count, cpuSeconds: nonNegative }), head: z.object({ starts: count, cpuSeconds: nonNegative }) }).optional(),
 });
 
 const benchRecord = z.object({
