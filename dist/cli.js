@@ -57715,7 +57715,7 @@ var require_picocolors = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
 import { homedir, tmpdir as tmpdir4 } from "node:os";
-import { dirname as dirname6, join as join19, resolve as resolve4 } from "node:path";
+import { dirname as dirname6, join as join20, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -78617,6 +78617,8 @@ var ScenarioError = class extends PerfgateError {
 };
 var CancelledError = class extends PerfgateError {
 };
+var BaseTreeChangedError = class extends PerfgateError {
+};
 
 // src/stats/normal.ts
 function polynomial(c, t) {
@@ -78947,7 +78949,7 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync9, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync3, readFileSync as readFileSync8, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join7, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
@@ -80772,7 +80774,7 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 import { spawn } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join as join2 } from "node:path";
-var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo"];
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find"];
 var own2 = null;
 function findOnPath(name, path) {
   for (const dir of (path ?? "").split(":")) {
@@ -80987,7 +80989,7 @@ function tailFile(path, lines = 20) {
 }
 
 // src/engine/service.ts
-import { existsSync, readFileSync as readFileSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
 import { dirname, join as join4 } from "node:path";
@@ -81155,52 +81157,12 @@ function sliceHealth(reports, requestsSinceStart) {
   return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
 }
 
-// src/engine/proc-cpu.ts
-import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-var ticksPerSecond = null;
-function clockTicks() {
-  if (ticksPerSecond === null) {
-    try {
-      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
-function statFields(text2) {
-  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
-}
-function groupCpuSeconds(pgid) {
-  let ticks = 0;
-  let entries;
-  try {
-    entries = readdirSync2("/proc");
-  } catch {
-    return Number.NaN;
-  }
-  for (const name of entries) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let text2;
-    try {
-      text2 = readFileSync4(`/proc/${name}/stat`, "latin1");
-    } catch {
-      continue;
-    }
-    const f = statFields(text2);
-    if (Number(f[2]) !== pgid) continue;
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  }
-  return ticks / clockTicks();
-}
-
 // src/engine/proc-memory.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 function groupRssBytes(pgid) {
   let entries;
   try {
-    entries = readdirSync3("/proc");
+    entries = readdirSync2("/proc");
   } catch {
     return null;
   }
@@ -81210,9 +81172,9 @@ function groupRssBytes(pgid) {
     let stat2;
     let status;
     try {
-      stat2 = readFileSync5(`/proc/${name}/stat`, "latin1");
+      stat2 = readFileSync4(`/proc/${name}/stat`, "latin1");
       if (Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      status = readFileSync5(`/proc/${name}/status`, "latin1");
+      status = readFileSync4(`/proc/${name}/status`, "latin1");
     } catch {
       continue;
     }
@@ -81326,10 +81288,6 @@ var Service = class _Service {
   logTail(lines = 20) {
     return tailFile(this.options.logFile, lines);
   }
-  /** Service CPU seconds so far (whole process group). */
-  cpuSeconds() {
-    return groupCpuSeconds(this.pgid);
-  }
   exitDescription() {
     if (!this.exit) return "is running";
     return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
@@ -81386,7 +81344,7 @@ var Service = class _Service {
   listening() {
     let text2 = "";
     try {
-      text2 = readFileSync6(this.options.statusFile, "utf8");
+      text2 = readFileSync5(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -81460,7 +81418,7 @@ function httpStatus(url2, timeoutMs) {
 
 // src/engine/workspace.ts
 import { execFile } from "node:child_process";
-import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync7, rmSync as rmSync2 } from "node:fs";
+import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { dirname as dirname2, join as join5, relative as relative2 } from "node:path";
 function git(args, cwd) {
@@ -81592,7 +81550,7 @@ function detectPackageManager(dir) {
   for (const [lockfile, name, install] of lockfiles) if (existsSync2(join5(dir, lockfile))) return { name, lockfile, install };
   if (!existsSync2(join5(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync7(join5(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync6(join5(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -81631,7 +81589,7 @@ ${tailFile(logFile, 15)}`
 }
 
 // src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname3, join as join6 } from "node:path";
 var requireHere = createRequire(import.meta.url);
@@ -81640,7 +81598,7 @@ var FlamegraphError = class extends PerfgateError {
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
+    const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
     return { version: version2, cmd: join6(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
@@ -81657,7 +81615,7 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync8(join6(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    const manifest = JSON.parse(readFileSync7(join6(prefix, "node_modules", "0x", "package.json"), "utf8"));
     return manifest.version === version2 && existsSync3(join6(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
@@ -81756,7 +81714,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync9(join7(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync8(join7(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81772,7 +81730,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync8(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -81800,7 +81758,7 @@ function scriptSources(nodeVersion) {
       else {
         const path = scriptPath(url2);
         try {
-          text2 = path === null ? null : readFileSync9(path, "utf8");
+          text2 = path === null ? null : readFileSync8(path, "utf8");
         } catch {
           text2 = null;
         }
@@ -81872,12 +81830,12 @@ async function profileSide(phase, side, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync4(dir);
+  const names = readdirSync3(dir);
   const files = [];
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync9(join7(dir, name), "utf8"), join7(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync8(join7(dir, name), "utf8"), join7(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -82131,7 +82089,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join13 } from "node:path";
+import { join as join14 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/results/types.ts
@@ -82290,12 +82248,12 @@ async function checkScenarios(baseUrl, scenarios) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import { readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
 import { join as join11 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync10 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -82359,7 +82317,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync10(file2, "utf8");
+    content = readFileSync9(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -82370,7 +82328,7 @@ import { lstatSync } from "node:fs";
 import { join as join10 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
+import { readdir, readdirSync as readdirSync4, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
 import { isAbsolute as isAbsolute3, posix as posix3, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath3 } from "url";
 
@@ -83121,7 +83079,7 @@ function getOptions(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync5,
+    readdirSync: opts.fs.readdirSync || readdirSync4,
     realpath: opts.fs.realpath || realpath2,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
@@ -83139,8 +83097,8 @@ function getCrawler(globInput, inputOptions = {}) {
   return patterns.length > 0 ? buildCrawler(options, patterns) : [];
 }
 function globSync(globInput, options) {
-  const [crawler, relative7] = getCrawler(globInput, options);
-  return crawler ? formatPaths(crawler.sync(), relative7) : [];
+  const [crawler, relative8] = getCrawler(globInput, options);
+  return crawler ? formatPaths(crawler.sync(), relative8) : [];
 }
 
 // src/engine/bench/glob.ts
@@ -83181,14 +83139,14 @@ function unsearchedReason(glob) {
 
 // src/engine/bench/discover.ts
 var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative7, tree) {
-  if (!TYPESCRIPT.test(relative7)) return [];
+function nodeArgsFor(absolute, relative8, tree) {
+  if (!TYPESCRIPT.test(relative8)) return [];
   let loader;
   try {
     loader = createRequire3(absolute).resolve("tsx");
   } catch {
     throw new SetupError(
-      `${relative7} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+      `${relative8} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
     );
   }
   return ["--import", pathToFileURL(loader).href];
@@ -83232,7 +83190,7 @@ function findBenchmarkSuites(dir) {
     const absolute = join11(dir, path);
     try {
       if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -83388,10 +83346,10 @@ function firstLine(text2) {
 }
 
 // src/engine/placement.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
+import { execFileSync } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
-    const out = execFileSync2(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
     const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
     return parseCpuList(list2);
   } catch {
@@ -83414,7 +83372,7 @@ function choosePlacement(mode, cpus2) {
 }
 function pinProcess(cpus2, pid = process.pid) {
   try {
-    execFileSync2(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
+    execFileSync(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
     return true;
   } catch {
     return false;
@@ -83422,7 +83380,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync12, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync11, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
   writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
@@ -83433,7 +83391,7 @@ var ResultsFileError = class extends Error {
 };
 function readText(path, maxBytes) {
   try {
-    if (maxBytes === void 0) return readFileSync12(path, "utf8");
+    if (maxBytes === void 0) return readFileSync11(path, "utf8");
     const fd = openSync3(path, "r");
     try {
       const size = fstatSync(fd).size;
@@ -83501,12 +83459,152 @@ var RunSession = class {
   }
 };
 
+// src/engine/base-seal.ts
+import { execFile as execFile4 } from "node:child_process";
+import { existsSync as existsSync4, lstatSync as lstatSync2, readdirSync as readdirSync5 } from "node:fs";
+import { join as join13, relative as relative5 } from "node:path";
+var NAMED = 10;
+async function sealBaseTree(tree, serviceDir2) {
+  const started = performance.now();
+  const find = programPathOrNull("find");
+  const tracked = (await git(["ls-files", "-z"], tree.root)).split("\0").filter(Boolean);
+  const read = () => readManifest(tree.root, serviceDir2, tracked, find);
+  const sealed = await read();
+  return {
+    paths: sealed.size,
+    ms: Math.round(performance.now() - started),
+    async verify(when) {
+      const now = await read();
+      const changes = [];
+      for (const [path, entry] of sealed) {
+        const current = now.get(path);
+        if (current === void 0) changes.push(`${path} (removed)`);
+        else if (current !== entry) changes.push(`${path} (${describeChange(entry, current)})`);
+      }
+      for (const path of now.keys()) if (!sealed.has(path)) changes.push(`${path} (added)`);
+      if (changes.length === 0) return;
+      const named = changes.slice(0, NAMED).join(", ");
+      const more = changes.length > NAMED ? ` and ${changes.length - NAMED} more` : "";
+      throw new BaseTreeChangedError(
+        `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, so this run gives no verdict. perfgate checks only tracked files and node_modules: if base's own service or service.setup writes there (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").`
+      );
+    }
+  };
+}
+function describeChange(before, after) {
+  const [typeBefore, sizeBefore, inodeBefore, , mtimeBefore] = before.split(" ");
+  const [typeAfter, sizeAfter, inodeAfter, , mtimeAfter] = after.split(" ");
+  if (typeBefore !== typeAfter || inodeBefore !== inodeAfter) return "replaced";
+  if (sizeBefore !== sizeAfter || mtimeBefore !== mtimeAfter) return "written";
+  return "written, its size and modification time put back";
+}
+async function readManifest(root, serviceDir2, tracked, find) {
+  const manifest = /* @__PURE__ */ new Map();
+  for (const path of tracked) manifest.set(path, statEntry(join13(root, path)));
+  const modules = [.../* @__PURE__ */ new Set([join13(root, "node_modules"), join13(serviceDir2, "node_modules")])].filter((dir) => existsSync4(dir));
+  for (const dir of modules) {
+    for (const [path, entry] of find ? await findTree(find, dir) : walk(dir)) manifest.set(relative5(root, join13(dir, path)), entry);
+  }
+  return manifest;
+}
+function statEntry(path) {
+  try {
+    const s = lstatSync2(path, { bigint: true });
+    const type = s.isSymbolicLink() ? "l" : s.isDirectory() ? "d" : s.isFile() ? "f" : "o";
+    return `${type} ${s.size} ${s.ino} ${s.ctimeNs} ${s.mtimeNs}`;
+  } catch {
+    return "missing";
+  }
+}
+function findTree(find, dir) {
+  return new Promise((resolve5, reject) => {
+    execFile4(
+      find,
+      [".", "-path", "./.cache", "-prune", "-o", "!", "-type", "d", "-printf", "%P\\0%y %s %i %C@ %T@\\0"],
+      { cwd: dir, env: ownEnv(), maxBuffer: 1024 * 2 ** 20 },
+      (error62, stdout, stderr) => {
+        if (error62) {
+          reject(new SetupError(`find could not list ${dir} to check base's tree: ${(stderr || error62.message).trim()}`));
+          return;
+        }
+        const manifest = /* @__PURE__ */ new Map();
+        const fields = stdout.split("\0");
+        for (let i = 0; i + 1 < fields.length; i += 2) manifest.set(fields[i], fields[i + 1]);
+        resolve5(manifest);
+      }
+    );
+  });
+}
+function walk(dir) {
+  const manifest = /* @__PURE__ */ new Map();
+  const stack = [""];
+  while (stack.length > 0) {
+    const sub = stack.pop();
+    let names;
+    try {
+      names = readdirSync5(join13(dir, sub));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = sub ? `${sub}/${name}` : name;
+      if (path === ".cache") continue;
+      const entry = statEntry(join13(dir, path));
+      if (entry.startsWith("d ")) stack.push(path);
+      else manifest.set(path, entry);
+    }
+  }
+  return manifest;
+}
+
+// src/engine/proc-cpu.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { readdirSync as readdirSync6, readFileSync as readFileSync12 } from "node:fs";
+var ticksPerSecond = null;
+function clockTicks() {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync2(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+function statFields(text2) {
+  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
+}
+function groupsCpuSeconds(pgids) {
+  const ticks = new Map(pgids.map((pgid) => [pgid, 0]));
+  let entries;
+  try {
+    entries = readdirSync6("/proc");
+  } catch {
+    return pgids.map(() => Number.NaN);
+  }
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let text2;
+    try {
+      text2 = readFileSync12(`/proc/${name}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    const f = statFields(text2);
+    const pgrp = Number(f[2]);
+    const sum = ticks.get(pgrp);
+    if (sum === void 0) continue;
+    ticks.set(pgrp, sum + Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]));
+  }
+  return pgids.map((pgid) => ticks.get(pgid) / clockTicks());
+}
+
 // src/engine/run.ts
 async function runCompare(request3, ports) {
   mkdirSync5(request3.outDir, { recursive: true });
-  const logDir = join13(request3.outDir, "logs");
+  const logDir = join14(request3.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join13(request3.outDir, "results.json");
+  const resultsPath = join14(request3.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -83516,7 +83614,7 @@ async function runCompare(request3, ports) {
       baseRef: request3.baseRef,
       mergeBase: request3.mergeBase,
       headRef: request3.headRef,
-      scratchDir: join13(request3.outDir, "trees")
+      scratchDir: join14(request3.outDir, "trees")
     },
     ports
   );
@@ -83563,9 +83661,15 @@ async function runCompare(request3, ports) {
       });
     }
     session.update();
+    let seal = null;
     for (const tree of [trees.base, trees.head]) {
       await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
+      if (tree.side === "base") {
+        seal = await sealBaseTree(tree, serviceDir(tree, services.base));
+        ports.logger.info(`base's tree sealed: ${seal.paths} tracked files and node_modules entries (${seal.ms} ms)`);
+      }
     }
+    await seal.verify("while head was installed and built (before any service started: head's install or build wrote there)");
     const sides = { base: trees.base, head: trees.head };
     const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
     for (const glob of discovered?.unmatched ?? []) {
@@ -83577,7 +83681,7 @@ async function runCompare(request3, ports) {
     if (config2.scenarios.length > 0) {
       const placement = placeProcesses(session, config2);
       try {
-        await runHttpPhase(session, { config: config2, services, plan, trees: sides, placement, look: request3.look ?? null });
+        await runHttpPhase(session, { config: config2, services, plan, trees: sides, placement, look: request3.look ?? null, seal });
       } finally {
         if (placement) pinProcess(placement.previous);
       }
@@ -83586,7 +83690,8 @@ async function runCompare(request3, ports) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
     const unchanged = config2.profile?.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
-    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join13(request3.outDir, "tools"), unchanged });
+    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join14(request3.outDir, "tools"), unchanged });
+    await seal.verify("after the last block (while the micro-benchmarks or profiles ran, if any)");
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -83632,6 +83737,7 @@ async function runHttpPhase(session, phase) {
   const sequential = session.results.sequential;
   for (const block of phase.plan.blocks) {
     await runBlock(session, phase, block);
+    await phase.seal.verify(`during block ${block.index + 1} of ${phase.plan.blocks.length} (while both sides' services ran)`);
     const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
     if (!sequential || !phase.look || index < 0) continue;
     const taken = phase.look(session.results, index);
@@ -83659,8 +83765,8 @@ async function runBlock(session, phase, block) {
             config: phase.services[side],
             dir: serviceDir(trees[side], phase.services[side]),
             env: session.env,
-            logFile: join13(session.logDir, `${side}.log`),
-            statusFile: join13(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join14(session.logDir, `${side}.log`),
+            statusFile: join14(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -83700,6 +83806,9 @@ function startPairTurns(pairs) {
   }
   return turns;
 }
+function othersThan(starts, measured) {
+  return [...starts.base, ...starts.head].filter((service) => !measured.includes(service));
+}
 var WINDOW_GAP_MS = 1e3;
 async function measureStartPair(session, turn, pairs) {
   const { config: config2, scenario, block, blocks, starts, stored } = turn;
@@ -83731,12 +83840,15 @@ async function measureStartPair(session, turn, pairs) {
       assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
       const slices = {};
       if (loads) {
-        const measured = await measureSlices(both, scenario, config2.load.sliceMs, loads, false);
+        const measured = await measureSlices(both, scenario, config2.load.sliceMs, loads, false, othersThan(starts, both));
         both.forEach((s, i) => {
           slices[s.side] = measured[i];
         });
       } else {
-        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config2.load.sliceMs, await open2([service(side)], config2.load.sliceMs), true);
+        for (const side of planned.order) {
+          const measured = [service(side)];
+          [slices[side]] = await measureSlices(measured, scenario, config2.load.sliceMs, await open2(measured, config2.load.sliceMs), true, othersThan(starts, measured));
+        }
       }
       const pair = {
         block: block.index,
@@ -83814,9 +83926,11 @@ async function assertScenarioAnswers(scenario, services, warmed) {
 function assertStartsRunning(starts, when) {
   for (const service of [...starts.base, ...starts.head]) service.assertRunning(when);
 }
-async function measureSlices(services, scenario, durationMs, load, closeAfter) {
+async function measureSlices(services, scenario, durationMs, load, closeAfter, idle = []) {
   for (const service of services) service.assertRunning("before a load slice");
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
+  const watched = [...services, ...idle];
+  const read = () => groupsCpuSeconds(watched.map((service) => service.pgid));
   let cpuBefore = [];
   let cpuAfter = [];
   let generatorBefore = process.cpuUsage();
@@ -83825,12 +83939,12 @@ async function measureSlices(services, scenario, durationMs, load, closeAfter) {
   let generatorUtilization = 0;
   const window2 = {
     onOpen: () => {
-      cpuBefore = services.map((service) => service.cpuSeconds());
+      cpuBefore = read();
       generatorBefore = process.cpuUsage();
       generatorLoop = performance3.eventLoopUtilization();
     },
     onClose: () => {
-      cpuAfter = services.map((service) => service.cpuSeconds());
+      cpuAfter = read();
       generator = process.cpuUsage(generatorBefore);
       generatorUtilization = performance3.eventLoopUtilization(generatorLoop).utilization;
     }
@@ -83842,6 +83956,7 @@ async function measureSlices(services, scenario, durationMs, load, closeAfter) {
     if (closeAfter) await load.close();
   }
   const reports = await Promise.all(services.map((service, i) => windows[i] === void 0 ? null : service.health.end(windows[i])));
+  const idleCpu = idleCpuOf(idle, cpuBefore.slice(services.length), cpuAfter.slice(services.length));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);
     const { served, ...sample } = samples[i];
@@ -83852,9 +83967,23 @@ async function measureSlices(services, scenario, durationMs, load, closeAfter) {
       cpuSeconds: Math.round((cpuAfter[i] - cpuBefore[i]) * 1e3) / 1e3,
       generatorCpuSeconds: Math.round((generator.user + generator.system) / 1e3) / 1e3,
       generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
-      health: sliceHealth(reports[i], service.requestsServed)
+      health: sliceHealth(reports[i], service.requestsServed),
+      ...idleCpu && { idle: idleCpu }
     };
   });
+}
+function idleCpuOf(idle, before, after) {
+  if (idle.length === 0) return null;
+  const record2 = { base: { starts: 0, cpuSeconds: 0 }, head: { starts: 0, cpuSeconds: 0 } };
+  for (const [i, service] of idle.entries()) {
+    const used = after[i] - before[i];
+    if (!Number.isFinite(used) || service.exited) continue;
+    record2[service.side].starts++;
+    record2[service.side].cpuSeconds += Math.max(0, used);
+  }
+  if (record2.base.starts + record2.head.starts === 0) return null;
+  for (const side of ["base", "head"]) record2[side].cpuSeconds = Math.round(record2[side].cpuSeconds * 1e3) / 1e3;
+  return record2;
 }
 var SERVICE_KEYS = ["install", "build", "setup", "start", "cwd", "env", "ready"];
 function configWarnings(config2, request3) {
@@ -83874,6 +84003,51 @@ function configWarnings(config2, request3) {
   }
   if (changes.length === 0) return [];
   return [{ code: "config-changed", message: `This pull request changes perfgate's configuration: ${changes.join("; ")}.` }];
+}
+
+// src/gate/text.ts
+function percentText(fraction) {
+  return `${Number((100 * fraction).toFixed(1))}%`;
+}
+
+// src/gate/fairness.ts
+var IDLE_CPU_LIMIT = 0.1;
+var SIDES = ["base", "head"];
+function idleUse(results, side) {
+  const use = { cpuSeconds: 0, seconds: 0, slices: 0, starts: 0 };
+  const other = side === "base" ? "head" : "base";
+  for (const scenario of results.scenarios) {
+    for (const pair of scenario.pairs) {
+      const slice = pair[other];
+      const idle = slice.idle?.[side];
+      if (!idle || idle.starts === 0 || slice.durationMs <= 0) continue;
+      use.cpuSeconds += idle.cpuSeconds;
+      use.seconds += slice.durationMs / 1e3;
+      use.slices++;
+      use.starts = Math.max(use.starts, idle.starts);
+    }
+  }
+  return use;
+}
+function analyzeFairness(results) {
+  const findings = [];
+  for (const side of SIDES) {
+    const use = idleUse(results, side);
+    if (use.seconds === 0) continue;
+    const share3 = use.cpuSeconds / use.seconds;
+    if (share3 <= IDLE_CPU_LIMIT) continue;
+    const other = side === "base" ? "head" : "base";
+    const starts = `${use.starts} start${use.starts === 1 ? "" : "s"}`;
+    const cause = side === "head" ? "the pull request's code does work while it receives no requests (a busy loop, a polling timer, a background job), and that CPU was taken from base's measurement, which makes head look faster than it is" : "base's code does work while it receives no requests (a polling timer, a background job), and that CPU was taken from head's measurement, which makes head look slower than it is";
+    findings.push({
+      code: "idle-cpu",
+      side,
+      idleCoreShare: Math.round(share3 * 1e4) / 1e4,
+      slices: use.slices,
+      message: `${side}'s idle service used ${percentText(share3)} of a core while ${other} was measured (its ${starts} not under load, on average over ${use.slices} slices; limit ${percentText(IDLE_CPU_LIMIT)}): the comparison is not fair, so this run gives no verdict. Likely ${cause}. Make the service wait idle when it has no requests (results.json: idle in each slice shows how much it used).`
+    });
+  }
+  return findings;
 }
 
 // src/stats/wilcoxon.ts
@@ -84215,7 +84389,7 @@ function monteCarlo(x, statistic, tolerance, alternative) {
 }
 
 // src/gate/benchmarks.ts
-var SIDES = ["base", "head"];
+var SIDES2 = ["base", "head"];
 function keyOf(file2, suite, name, occurrence) {
   return JSON.stringify([file2, suite, name, occurrence]);
 }
@@ -84312,14 +84486,14 @@ function inventoryBenchmarks(benchmarks) {
     }
     const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
     const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
-    const missingSide = SIDES.find((side) => !present(side));
+    const missingSide = SIDES2.find((side) => !present(side));
     let status;
     let reason = null;
     if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
       status = missingSide === "base" ? "added" : "removed";
     } else {
       status = "failed";
-      const erroredSide = SIDES.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
+      const erroredSide = SIDES2.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
       reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
       notCompared.push(`${identity.label} (${reason})`);
     }
@@ -84327,7 +84501,7 @@ function inventoryBenchmarks(benchmarks) {
   }
   for (const file2 of fileOrder) {
     if (entries.some((e) => e.file === file2)) continue;
-    const failedSides = SIDES.filter((side) => fileFailedOn(file2, side));
+    const failedSides = SIDES2.filter((side) => fileFailedOn(file2, side));
     if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
   }
   return { series, uncompared, failures, notCompared };
@@ -84391,7 +84565,7 @@ function seasonalKendall(blocks) {
 }
 
 // src/gate/health.ts
-var SIDES2 = ["base", "head"];
+var SIDES3 = ["base", "head"];
 var CONFIDENCE = 0.95;
 var NONE2 = Number.NaN;
 function aggregateHealth(health) {
@@ -84444,11 +84618,11 @@ function healthSeries(results) {
     }));
   });
 }
-function decideHealthVerdict(relative7, c) {
-  if (c.min <= 0) return relative7;
-  if (relative7 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative7 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative7 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+function decideHealthVerdict(relative8, c) {
+  if (c.min <= 0) return relative8;
+  if (relative8 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative8 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative8 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
   return "inconclusive";
 }
 function absoluteShift(series) {
@@ -84551,7 +84725,7 @@ function generatorBoundSlice(slice) {
 }
 function checkGenerator(scenario) {
   const sides = {};
-  for (const side of SIDES2) {
+  for (const side of SIDES3) {
     const slices = scenario.pairs.map((p) => p[side]);
     const loads = slices.map(sliceLoad).filter((l) => l !== null);
     if (loads.length === 0) return null;
@@ -84567,7 +84741,7 @@ function checkGenerator(scenario) {
   return {
     scenario: scenario.name,
     sides,
-    bound: SIDES2.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
+    bound: SIDES3.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
   };
 }
 function markGeneratorBound(comparisons, checks, fixedRate = /* @__PURE__ */ new Set()) {
@@ -84634,9 +84808,9 @@ function processRange(scenario, side) {
 function countProcesses(scenario) {
   return { scenario: scenario.name, base: processRange(scenario, "base"), head: processRange(scenario, "head") };
 }
-function analyzeHealth(results, relative7, metrics) {
+function analyzeHealth(results, relative8, metrics) {
   const series = healthSeries(results);
-  const comparisons = relative7.map((c) => {
+  const comparisons = relative8.map((c) => {
     const rule = healthRule(results, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
     const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
@@ -84657,7 +84831,7 @@ function analyzeHealth(results, relative7, metrics) {
 }
 
 // src/gate/io.ts
-var SIDES3 = ["base", "head"];
+var SIDES4 = ["base", "head"];
 var SIGNIFICANCE = 0.05;
 var MIN_RELATIVE = 0.2;
 var MIN_ROUND_TRIPS = 0.5;
@@ -84704,7 +84878,7 @@ function compareScenario(scenario) {
       return { roundTripsPerRequest: total("roundTrips") / requests, waitMsPerRequest: total("waitMs") / requests };
     };
     const starts = pairs.map((p) => p.start);
-    const [base, head] = SIDES3.map(summary);
+    const [base, head] = SIDES4.map(summary);
     return {
       scenario: scenario.name,
       destination,
@@ -84736,7 +84910,7 @@ var METRIC_DEFINITIONS = [
 ];
 
 // src/gate/samples.ts
-var SIDES4 = ["base", "head"];
+var SIDES5 = ["base", "head"];
 function middleHalf(changes) {
   if (changes.length < 2) return null;
   return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
@@ -84756,7 +84930,7 @@ function tallySide(scenario, side, pairs) {
   return tally;
 }
 function tallyRequests(results) {
-  return results.scenarios.flatMap((s) => SIDES4.map((side) => tallySide(s.name, side, s.pairs)));
+  return results.scenarios.flatMap((s) => SIDES5.map((side) => tallySide(s.name, side, s.pairs)));
 }
 function hasFailures(t) {
   return t.non2xx + t.errors + t.timeouts > 0;
@@ -84767,11 +84941,6 @@ function formatP(p) {
   if (p === 0) return "0";
   if (p >= 1e-4) return String(Number(p.toPrecision(2)));
   return p.toExponential(1);
-}
-
-// src/gate/text.ts
-function percentText(fraction) {
-  return `${Number((100 * fraction).toFixed(1))}%`;
 }
 
 // src/gate/sequential.ts
@@ -84836,7 +85005,7 @@ function startupSeries(results) {
 }
 
 // src/gate/warnings.ts
-var SIDES5 = ["base", "head"];
+var SIDES6 = ["base", "head"];
 var signedPercent2 = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
 var MIN_RELIABLE_PAIRS = 10;
 var MIN_RELIABLE_STARTS = 8;
@@ -85030,7 +85199,7 @@ function healthWarnings(results, health) {
     });
   }
   for (const scenario of results.scenarios) {
-    for (const side of SIDES5) {
+    for (const side of SIDES6) {
       const slices = scenario.pairs.map((p) => p[side]);
       if (slices.length > 0 && slices.every((s) => s.health === null)) {
         warnings.push({
@@ -85179,29 +85348,34 @@ function compareResults(results, options = {}) {
   const tallies = tallyRequests(results);
   const verdicts = [...all, ...startup, ...health?.heap ?? []];
   const io = analyzeIo(results);
+  const unfair = analyzeFairness(results);
   return {
     comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? "fail" : "pass",
+    decision: unfair.length > 0 || failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? "fail" : "pass",
     regressions: verdicts.filter((c) => c.verdict === "regression").length,
     improvements: verdicts.filter((c) => c.verdict === "improvement").length,
     failing,
-    warnings: analysisWarnings(results, {
-      tallies,
-      comparisons: [...comparisons, ...healthComparisons],
-      benchmarks,
-      health,
-      gated: {
-        metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
-        benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
-      },
-      level
-    }),
+    warnings: [
+      ...unfair.map((finding) => ({ code: "unfair-comparison", message: finding.message })),
+      ...analysisWarnings(results, {
+        tallies,
+        comparisons: [...comparisons, ...healthComparisons],
+        benchmarks,
+        health,
+        gated: {
+          metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+          benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
+        },
+        level
+      })
+    ],
     failedRequests: tallies.filter(hasFailures),
     earlyStop: earlyStop(results),
     ...benchmarks && { benchmarks },
     ...health && { health },
     ...startup.length > 0 && { startup },
-    ...io && { io }
+    ...io && { io },
+    ...unfair.length > 0 && { unfair }
   };
 }
 function decideVerdict(c, alpha) {
@@ -85513,6 +85687,12 @@ function worstGatedChange(analysis) {
   return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
 }
 function describeAnswer(analysis, escapeText, culpritOf3) {
+  const unfair = analysis.unfair?.[0];
+  if (unfair) {
+    const whose = unfair.side === "head" ? "head" : "base";
+    const other = unfair.side === "head" ? "base" : "head";
+    return `not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core while ${other} was measured; no verdict (see the warnings)`;
+  }
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);
   const health = analysis.health?.failing[0];
@@ -86200,8 +86380,8 @@ function buildVerdicts(results, analysis) {
 function worstOf(metrics) {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative7 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
-  const pool = relative7(regressions.length > 0 ? regressions : gated);
+  const relative8 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
+  const pool = relative8(regressions.length > 0 ? regressions : gated);
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
@@ -86615,7 +86795,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join14 } from "node:path";
+import { join as join15 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -87131,7 +87311,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join14(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join15(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -87308,8 +87488,8 @@ var unchangedScenarios = (results) => {
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
 // src/cli/init.ts
-import { existsSync as existsSync6, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join17, relative as relative6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync7, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname5, join as join18, relative as relative7, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -87353,12 +87533,12 @@ function renderConfig(config2) {
 }
 
 // src/init/detect.ts
-import { existsSync as existsSync4, readFileSync as readFileSync13 } from "node:fs";
-import { join as join15, relative as relative5 } from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync13 } from "node:fs";
+import { join as join16, relative as relative6 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync13(join15(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync13(join16(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -87370,10 +87550,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join15(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync5(join16(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join15(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync5(join16(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -87382,8 +87562,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join15(d, f))).find((p) => existsSync4(p));
-  const schema = [dir, root].map((d) => join15(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join16(d, f))).find((p) => existsSync5(p));
+  const schema = [dir, root].map((d) => join16(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync5(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -87392,22 +87572,22 @@ function detectProject(root, dir) {
       dir,
       suites.map((s) => s.path)
     ),
-    nodeVersionFile: versionFile ? posix4(relative5(root, versionFile)) : null,
-    schemaPath: schema ? `./${posix4(relative5(root, schema))}` : null
+    nodeVersionFile: versionFile ? posix4(relative6(root, versionFile)) : null,
+    schemaPath: schema ? `./${posix4(relative6(root, schema))}` : null
   };
 }
 
 // src/init/probe.ts
 import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join16 } from "node:path";
+import { join as join17 } from "node:path";
 
 // src/init/routes.ts
-import { existsSync as existsSync5, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync6, readFileSync as readFileSync14 } from "node:fs";
 var ROUTES_FILE_VAR = "PERFGATE_ROUTES_FILE";
 var READABLE_FRAMEWORKS = "express, fastify or koa (@koa/router, koa-router)";
 function readRoutesFile(file2) {
-  if (!existsSync5(file2)) return null;
+  if (!existsSync6(file2)) return null;
   try {
     const data = JSON.parse(readFileSync14(file2, "utf8"));
     const frameworks = Array.isArray(data?.frameworks) ? data.frameworks.filter((f) => typeof f === "string") : [];
@@ -87464,8 +87644,8 @@ var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var MAX_ASKED_ROUTES = 20;
 var ROUTES_FILE_WAIT_MS = 500;
 async function probeService(request3) {
-  const scratch = mkdtempSync3(join16(tmpdir3(), "perfgate-init-"));
-  const routesFile = join16(scratch, "routes.json");
+  const scratch = mkdtempSync3(join17(tmpdir3(), "perfgate-init-"));
+  const routesFile = join17(scratch, "routes.json");
   try {
     return await startOnce(
       {
@@ -87590,10 +87770,10 @@ async function runInit(request3, io) {
   const { settings } = request3;
   const root = await repositoryRoot(io.cwd);
   const dir = settings["working-directory"] ? resolve3(root, settings["working-directory"]) : realpathSync3(io.cwd);
-  if (!existsSync6(dir) || !statSync5(dir).isDirectory()) {
+  if (!existsSync7(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
-  const cwd = relative6(root, dir).split("\\").join("/") || ".";
+  const cwd = relative7(root, dir).split("\\").join("/") || ".";
   if (cwd.startsWith("..")) throw new PerfgateError(`${dir} is outside the repository ${root}: run perfgate init inside it.`);
   const facts = detectProject(root, dir);
   const out = [`perfgate init in ${root}${cwd === "." ? "" : ` (service in ${cwd})`}`, ""];
@@ -87668,8 +87848,8 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join17(root, path);
-    if (existsSync6(target)) {
+    const target = join18(root, path);
+    if (existsSync7(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
       continue;
@@ -87819,10 +87999,10 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join18 } from "node:path";
+import { join as join19 } from "node:path";
 async function checkRoutes(pre, env) {
   const { config: config2 } = pre;
-  const dir = join18(pre.root, config2.service.cwd);
+  const dir = join19(pre.root, config2.service.cwd);
   let checks;
   try {
     checks = await startOnce({ config: config2.service, dir, env: scrubEnv(env, secretsFrom(env)) }, (url2) => checkScenarios(url2, config2.scenarios));
@@ -87850,7 +88030,7 @@ function renderPlan(pre, headIsWorkTree, routes = null) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join18(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join19(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -88117,7 +88297,9 @@ report options:
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
+comparison that was not fair (a side's idle service burned CPU while the other was measured, or
+base's tree was written to after it was installed),
 130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
 var exitCodes = { pass: 0, fail: 1, error: 2, sigint: 130, sigterm: 143 };
@@ -88234,7 +88416,7 @@ async function planRoutes(checked, values, env) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join19(tmpdir4(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join20(tmpdir4(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -88323,10 +88505,11 @@ ${terminal}
   if (values.markdown) copyTo(resolve4(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve4(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
 `);
+  if (analysis.unfair?.length) return exitCodes.error;
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function toolsDir(env) {
-  return join19(env.XDG_CACHE_HOME || join19(homedir(), ".cache"), "perfgate", "tools");
+  return join20(env.XDG_CACHE_HOME || join20(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
