@@ -2386,9 +2386,9 @@ var require_stringifyNumber = __commonJS({
     function stringifyNumber({ format, minFractionDigits, tag, value }) {
       if (typeof value === "bigint")
         return String(value);
-      const num = typeof value === "number" ? value : Number(value);
-      if (!isFinite(num))
-        return isNaN(num) ? ".nan" : num < 0 ? "-.inf" : ".inf";
+      const num2 = typeof value === "number" ? value : Number(value);
+      if (!isFinite(num2))
+        return isNaN(num2) ? ".nan" : num2 < 0 ? "-.inf" : ".inf";
       let n = Object.is(value, -0) ? "-0" : JSON.stringify(value);
       if (!format && minFractionDigits && (!tag || tag === "tag:yaml.org,2002:float") && /^-?\d/.test(n) && !n.includes("e")) {
         let i = n.indexOf(".");
@@ -2428,8 +2428,8 @@ var require_float = __commonJS({
       test: /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/,
       resolve: (str) => parseFloat(str),
       stringify(node2) {
-        const num = Number(node2.value);
-        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num2 = Number(node2.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -2868,8 +2868,8 @@ var require_float2 = __commonJS({
       test: /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
       resolve: (str) => parseFloat(str.replace(/_/g, "")),
       stringify(node2) {
-        const num = Number(node2.value);
-        return isFinite(num) ? num.toExponential() : stringifyNumber.stringifyNumber(node2);
+        const num2 = Number(node2.value);
+        return isFinite(num2) ? num2.toExponential() : stringifyNumber.stringifyNumber(node2);
       }
     };
     var float = {
@@ -3071,23 +3071,23 @@ var require_timestamp = __commonJS({
     function parseSexagesimal(str, asBigInt) {
       const sign = str[0];
       const parts = sign === "-" || sign === "+" ? str.substring(1) : str;
-      const num = (n) => asBigInt ? BigInt(n) : Number(n);
-      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num(60) + num(p), num(0));
-      return sign === "-" ? num(-1) * res : res;
+      const num2 = (n) => asBigInt ? BigInt(n) : Number(n);
+      const res = parts.replace(/_/g, "").split(":").reduce((res2, p) => res2 * num2(60) + num2(p), num2(0));
+      return sign === "-" ? num2(-1) * res : res;
     }
     function stringifySexagesimal(node2) {
       let { value } = node2;
-      let num = (n) => n;
+      let num2 = (n) => n;
       if (typeof value === "bigint")
-        num = (n) => BigInt(n);
+        num2 = (n) => BigInt(n);
       else if (isNaN(value) || !isFinite(value))
         return stringifyNumber.stringifyNumber(node2);
       let sign = "";
       if (value < 0) {
         sign = "-";
-        value *= num(-1);
+        value *= num2(-1);
       }
-      const _60 = num(60);
+      const _60 = num2(60);
       const parts = [value % _60];
       if (value < 60) {
         parts.unshift(0);
@@ -12453,8 +12453,8 @@ var require_base64_js = __commonJS({
       }
       return arr;
     }
-    function tripletToBase64(num) {
-      return lookup[num >> 18 & 63] + lookup[num >> 12 & 63] + lookup[num >> 6 & 63] + lookup[num & 63];
+    function tripletToBase64(num2) {
+      return lookup[num2 >> 18 & 63] + lookup[num2 >> 12 & 63] + lookup[num2 >> 6 & 63] + lookup[num2 & 63];
     }
     function encodeChunk(uint8, start, end) {
       var tmp;
@@ -19013,11 +19013,11 @@ var require_histUtil = __commonJS({
 var require_format = __commonJS({
   "node_modules/autocannon/lib/format.js"(exports2, module2) {
     "use strict";
-    function format(num) {
-      if (num < 1e3) {
-        return "" + num;
+    function format(num2) {
+      if (num2 < 1e3) {
+        return "" + num2;
       } else {
-        return "" + Math.round(num / 1e3) + "k";
+        return "" + Math.round(num2 / 1e3) + "k";
       }
     }
     module2.exports = format;
@@ -29814,7 +29814,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve5, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync14 } = __require("fs");
+    var { readFileSync: readFileSync15 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
@@ -29822,7 +29822,7 @@ var require_multipart = __commonJS({
       } catch (error62) {
         try {
           const path = resolve5(string4);
-          const data = readFileSync14(path, "utf8");
+          const data = readFileSync15(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,7 +29841,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync14(path);
+            const buffer = readFileSync15(path);
             form.append(key, buffer, Object.assign({}, {
               filename: basename2(path)
             }, opts));
@@ -30188,9 +30188,9 @@ var require_semver = __commonJS({
         } else {
           this.prerelease = m[4].split(".").map((id) => {
             if (/^[0-9]+$/.test(id)) {
-              const num = +id;
-              if (num >= 0 && num < MAX_SAFE_INTEGER) {
-                return num;
+              const num2 = +id;
+              if (num2 >= 0 && num2 < MAX_SAFE_INTEGER) {
+                return num2;
               }
             }
             return id;
@@ -53760,8 +53760,8 @@ var require_util9 = __commonJS({
           return false;
         }
       }
-      const num = Number.parseInt(value, 10);
-      return num >= 8 && num <= 15;
+      const num2 = Number.parseInt(value, 10);
+      return num2 >= 8 && num2 <= 15;
     }
     var hasIntl = typeof process.versions.icu === "string";
     var fatalDecoder = hasIntl ? new TextDecoder("utf-8", { fatal: true }) : void 0;
@@ -56791,9 +56791,9 @@ var require_parse3 = __commonJS({
       const peek = state.peek = (n = 1) => input2[state.index + n];
       const advance2 = state.advance = () => input2[++state.index] || "";
       const remaining = () => input2.slice(state.index + 1);
-      const consume = (value2 = "", num = 0) => {
+      const consume = (value2 = "", num2 = 0) => {
         state.consumed += value2;
-        state.index += num;
+        state.index += num2;
       };
       const append = (token) => {
         state.output += token.output != null ? token.output : token.value;
@@ -57714,8 +57714,8 @@ var require_picocolors = __commonJS({
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { homedir, tmpdir as tmpdir3 } from "node:os";
-import { dirname as dirname6, join as join18, resolve as resolve4 } from "node:path";
+import { homedir, tmpdir as tmpdir4 } from "node:os";
+import { dirname as dirname6, join as join20, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -78193,8 +78193,11 @@ var profileObjectSchema = external_exports.strictObject({
   ),
   scenarios: external_exports.array(external_exports.string({ error: "is not a scenario name" }).trim().min(1, { error: "is empty; write a scenario name" }), {
     error: 'is not a list of scenario names; write e.g. ["GET /hello"]'
-  }).min(1, { error: "is empty; list scenario names, or omit the key to profile every scenario" }).nullable().optional().transform((names) => names ?? null).describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.').register(docNotes, { type: "list of scenario names", default: "all scenarios" })
-}).transform((p) => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios }));
+  }).min(1, { error: "is empty; list scenario names, or omit the key to profile every scenario" }).nullable().optional().transform((names) => names ?? null).describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.').register(docNotes, { type: "list of scenario names", default: "all scenarios" }),
+  when: external_exports.enum(["changed", "always"], { error: "is not changed or always" }).default("changed").describe(
+    "Which of those scenarios are profiled once the timed slices are done: changed, the ones whose verdict is not unchanged (a regression, an improvement, an inconclusive gated metric: what a culprit explains), or always, every one (flamegraphs of every run)."
+  )
+}).transform((p) => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when }));
 var profileSchema = external_exports.union([external_exports.boolean(), profileObjectSchema], {
   error: "is not a profile setting; write false to skip profiling, or a mapping such as { duration: 10s }"
 }).transform((value) => typeof value === "boolean" ? profileObjectSchema.parse({ enabled: value }) : value);
@@ -78614,6 +78617,8 @@ var ScenarioError = class extends PerfgateError {
 };
 var CancelledError = class extends PerfgateError {
 };
+var BaseTreeChangedError = class extends PerfgateError {
+};
 
 // src/stats/normal.ts
 function polynomial(c, t) {
@@ -78662,15 +78667,15 @@ var TAIL_DEN = [1.284260096144911, 0.4682382124808651, 0.06598813786892856, 0.00
 var CENTRAL_LIMIT = 0.66291;
 var SQRT_32 = Math.sqrt(32);
 var INV_SQRT_2PI = 0.3989422804014327;
-function codyRatio(num, den, t) {
+function codyRatio(num2, den, t) {
   const k = den.length;
-  let xnum = num[k] * t;
+  let xnum = num2[k] * t;
   let xden = t;
   for (let i = 0; i < k - 1; i++) {
-    xnum = (xnum + num[i]) * t;
+    xnum = (xnum + num2[i]) * t;
     xden = (xden + den[i]) * t;
   }
-  return (xnum + num[k - 1]) / (xden + den[k - 1]);
+  return (xnum + num2[k - 1]) / (xden + den[k - 1]);
 }
 function gaussianTail(y, factor) {
   const s = Math.trunc(y * 16) / 16;
@@ -78944,7 +78949,7 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync9, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync3, readFileSync as readFileSync8, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join7, relative as relative3 } from "node:path";
 
 // src/profile/aggregate.ts
@@ -80769,7 +80774,7 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 import { spawn } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join as join2 } from "node:path";
-var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo"];
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find"];
 var own2 = null;
 function findOnPath(name, path) {
   for (const dir of (path ?? "").split(":")) {
@@ -80984,7 +80989,7 @@ function tailFile(path, lines = 20) {
 }
 
 // src/engine/service.ts
-import { existsSync, readFileSync as readFileSync6, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
 import { dirname, join as join4 } from "node:path";
@@ -81152,52 +81157,12 @@ function sliceHealth(reports, requestsSinceStart) {
   return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
 }
 
-// src/engine/proc-cpu.ts
-import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
-var ticksPerSecond = null;
-function clockTicks() {
-  if (ticksPerSecond === null) {
-    try {
-      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
-function statFields(text2) {
-  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
-}
-function groupCpuSeconds(pgid) {
-  let ticks = 0;
-  let entries;
-  try {
-    entries = readdirSync2("/proc");
-  } catch {
-    return Number.NaN;
-  }
-  for (const name of entries) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let text2;
-    try {
-      text2 = readFileSync4(`/proc/${name}/stat`, "latin1");
-    } catch {
-      continue;
-    }
-    const f = statFields(text2);
-    if (Number(f[2]) !== pgid) continue;
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  }
-  return ticks / clockTicks();
-}
-
 // src/engine/proc-memory.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync5 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 function groupRssBytes(pgid) {
   let entries;
   try {
-    entries = readdirSync3("/proc");
+    entries = readdirSync2("/proc");
   } catch {
     return null;
   }
@@ -81207,9 +81172,9 @@ function groupRssBytes(pgid) {
     let stat2;
     let status;
     try {
-      stat2 = readFileSync5(`/proc/${name}/stat`, "latin1");
+      stat2 = readFileSync4(`/proc/${name}/stat`, "latin1");
       if (Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      status = readFileSync5(`/proc/${name}/status`, "latin1");
+      status = readFileSync4(`/proc/${name}/status`, "latin1");
     } catch {
       continue;
     }
@@ -81323,10 +81288,6 @@ var Service = class _Service {
   logTail(lines = 20) {
     return tailFile(this.options.logFile, lines);
   }
-  /** Service CPU seconds so far (whole process group). */
-  cpuSeconds() {
-    return groupCpuSeconds(this.pgid);
-  }
   exitDescription() {
     if (!this.exit) return "is running";
     return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
@@ -81383,7 +81344,7 @@ var Service = class _Service {
   listening() {
     let text2 = "";
     try {
-      text2 = readFileSync6(this.options.statusFile, "utf8");
+      text2 = readFileSync5(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -81457,7 +81418,7 @@ function httpStatus(url2, timeoutMs) {
 
 // src/engine/workspace.ts
 import { execFile } from "node:child_process";
-import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync7, rmSync as rmSync2 } from "node:fs";
+import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
 import { realpath } from "node:fs/promises";
 import { dirname as dirname2, join as join5, relative as relative2 } from "node:path";
 function git(args, cwd) {
@@ -81589,7 +81550,7 @@ function detectPackageManager(dir) {
   for (const [lockfile, name, install] of lockfiles) if (existsSync2(join5(dir, lockfile))) return { name, lockfile, install };
   if (!existsSync2(join5(dir, "package.json"))) return null;
   try {
-    const pkg = JSON.parse(readFileSync7(join5(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync6(join5(dir, "package.json"), "utf8"));
     const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
@@ -81628,7 +81589,7 @@ ${tailFile(logFile, 15)}`
 }
 
 // src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
+import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname3, join as join6 } from "node:path";
 var requireHere = createRequire(import.meta.url);
@@ -81637,7 +81598,7 @@ var FlamegraphError = class extends PerfgateError {
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
+    const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
     return { version: version2, cmd: join6(dirname3(manifest), "cmd.js") };
   } catch {
     return null;
@@ -81654,7 +81615,7 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync8(join6(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    const manifest = JSON.parse(readFileSync7(join6(prefix, "node_modules", "0x", "package.json"), "utf8"));
     return manifest.version === version2 && existsSync3(join6(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
@@ -81753,7 +81714,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync9(join7(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync8(join7(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81769,7 +81730,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync8(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -81797,7 +81758,7 @@ function scriptSources(nodeVersion) {
       else {
         const path = scriptPath(url2);
         try {
-          text2 = path === null ? null : readFileSync9(path, "utf8");
+          text2 = path === null ? null : readFileSync8(path, "utf8");
         } catch {
           text2 = null;
         }
@@ -81869,12 +81830,12 @@ async function profileSide(phase, side, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync4(dir);
+  const names = readdirSync3(dir);
   const files = [];
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync9(join7(dir, name), "utf8"), join7(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync8(join7(dir, name), "utf8"), join7(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -81983,8 +81944,17 @@ async function profileScenario(phase, scenario, slug, ports) {
 }
 async function runProfiles(phase) {
   const { ports } = phase.session;
-  const scenarios = profiledScenarios(phase.config);
+  const planned = profiledScenarios(phase.config);
+  const skipped = planned.filter((s) => phase.unchanged?.includes(s.name)).map((s) => s.name);
+  const scenarios = planned.filter((s) => !skipped.includes(s.name));
+  if (skipped.length > 0) {
+    phase.session.update((r) => {
+      r.profilesSkipped = skipped;
+    });
+    ports.logger.info(`not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles them too)`);
+  }
   if (scenarios.length === 0) return;
+  if (skipped.length > 0) ports.progress({ phase: "profile", pair: 0, pairs: scenarios.length, message: `profiling ${scenarios.length} of ${planned.length} scenarios` });
   const taken = /* @__PURE__ */ new Set();
   for (const scenario of scenarios) {
     const slug = slugOf(scenario.name, taken);
@@ -82048,7 +82018,7 @@ function estimateRun(config2) {
     phases.push({
       phase: "profile",
       ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
-      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs`
+      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs` + (config2.profile.when === "changed" ? "; at most: a scenario whose verdicts are all unchanged is not profiled" : "")
     });
   }
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
@@ -82119,7 +82089,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join14 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/results/types.ts
@@ -82178,9 +82148,12 @@ async function fingerprint(env, cwd) {
 }
 
 // src/engine/probe.ts
+import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { request as request2 } from "node:http";
+import { tmpdir as tmpdir2 } from "node:os";
+import { join as join9 } from "node:path";
 var BODY_SAMPLE_CHARS = 160;
-function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
+function askRoute(baseUrl, scenario, timeoutMs = 5e3) {
   return new Promise((resolve5) => {
     const req = request2(`${baseUrl}${scenario.path}`, { method: scenario.method, headers: scenario.headers, timeout: timeoutMs }, (res) => {
       let body = "";
@@ -82188,32 +82161,99 @@ function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
       res.on("data", (chunk) => {
         if (body.length < BODY_SAMPLE_CHARS * 4) body += chunk;
       });
-      res.on("end", () => resolve5(`it answered ${res.statusCode}${describeBody(body)}`));
-      res.on("error", () => resolve5(`it answered ${res.statusCode}`));
+      const answered = (sample) => resolve5({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample });
+      res.on("end", () => answered(describeBody(body)));
+      res.on("error", () => answered(""));
     });
     req.once("timeout", () => {
       req.destroy();
-      resolve5(`it did not answer within ${timeoutMs / 1e3} s`);
+      resolve5({ status: null, description: `it did not answer within ${timeoutMs / 1e3} s`, sample: "" });
     });
-    req.once("error", (error62) => resolve5(`the request failed (${error62.message})`));
+    req.once("error", (error62) => resolve5({ status: null, description: `the request failed (${error62.message})`, sample: "" }));
     if (scenario.body !== null && scenario.body !== void 0) req.write(scenario.body);
     req.end();
   });
+}
+async function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
+  return (await askRoute(baseUrl, scenario, timeoutMs)).description;
+}
+function answersAsExpected(scenario, answer) {
+  return answer.status !== null && isExpectedStatus(scenario, answer.status);
+}
+function expectedStatuses(scenario) {
+  return scenario.expect?.length ? scenario.expect.join(" or ") : "a 2xx status";
+}
+var BROKEN_ROUTE_FIX = "Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).";
+function brokenRouteMessage(scenario, where, description) {
+  return `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails ${where}: ${description}. perfgate expects ${expectedStatuses(scenario)}. ${BROKEN_ROUTE_FIX}`;
+}
+var StartOnceError = class extends Error {
+  constructor(reason, logTail) {
+    super(reason);
+    this.reason = reason;
+    this.logTail = logTail;
+  }
+  reason;
+  logTail;
+};
+async function startOnce(request3, visit2) {
+  const scratch = mkdtempSync2(join9(tmpdir2(), "perfgate-probe-"));
+  const tracker = new ProcessTracker();
+  let service = null;
+  try {
+    service = await Service.start({
+      start: "probe",
+      side: "head",
+      config: request3.config,
+      dir: request3.dir,
+      env: request3.env,
+      logFile: join9(scratch, "service.log"),
+      statusFile: join9(scratch, "status"),
+      tracker
+    });
+    try {
+      await service.waitReady();
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const { timeoutMs, path } = request3.config.ready;
+      const seconds = `${(timeoutMs / 1e3).toFixed(0)} s`;
+      const what = service.exited ? "exited before it was ready" : path && service.url ? `listened, but GET ${path} (service.ready.path) did not answer 2xx within ${seconds}` : `did not listen on a port within ${seconds}`;
+      throw new StartOnceError(`\`${request3.config.start}\` ${what}.`, e.logTail);
+    }
+    return await visit2(service.url);
+  } finally {
+    await service?.stop(2e3);
+    await tracker.killAll(1e3);
+    rmSync3(scratch, { recursive: true, force: true });
+  }
 }
 function describeBody(body) {
   const text2 = body.replace(/\s+/g, " ").trim();
   if (!text2) return " with an empty body";
   return ` "${text2.length > BODY_SAMPLE_CHARS ? `${text2.slice(0, BODY_SAMPLE_CHARS)}\u2026` : text2}"`;
 }
+async function checkScenarios(baseUrl, scenarios) {
+  const checks = [];
+  for (const scenario of scenarios) {
+    const texts = [scenario.path, scenario.body, ...Object.values(scenario.headers)];
+    if (placeholdersIn(...texts).length > 0) {
+      checks.push({ scenario, answer: null, ok: true, skipReason: "its request has {placeholders}" });
+      continue;
+    }
+    const answer = await askRoute(baseUrl, scenario);
+    checks.push({ scenario, answer, ok: answersAsExpected(scenario, answer) });
+  }
+  return checks;
+}
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
-import { join as join10 } from "node:path";
+import { readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
+import { join as join11 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync10 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -82277,7 +82317,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync10(file2, "utf8");
+    content = readFileSync9(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -82285,10 +82325,10 @@ function readCapture(file2) {
 
 // src/engine/bench/glob.ts
 import { lstatSync } from "node:fs";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync5, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
+import { readdir, readdirSync as readdirSync4, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
 import { isAbsolute as isAbsolute3, posix as posix3, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath3 } from "url";
 
@@ -82541,14 +82581,14 @@ var Queue = class {
 var Counter = class {
   _files = 0;
   _directories = 0;
-  set files(num) {
-    this._files = num;
+  set files(num2) {
+    this._files = num2;
   }
   get files() {
     return this._files;
   }
-  set directories(num) {
-    this._directories = num;
+  set directories(num2) {
+    this._directories = num2;
   }
   get directories() {
     return this._directories;
@@ -83039,7 +83079,7 @@ function getOptions(options) {
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync5,
+    readdirSync: opts.fs.readdirSync || readdirSync4,
     realpath: opts.fs.realpath || realpath2,
     realpathSync: opts.fs.realpathSync || realpathSync2,
     stat: opts.fs.stat || stat,
@@ -83057,8 +83097,8 @@ function getCrawler(globInput, inputOptions = {}) {
   return patterns.length > 0 ? buildCrawler(options, patterns) : [];
 }
 function globSync(globInput, options) {
-  const [crawler, relative7] = getCrawler(globInput, options);
-  return crawler ? formatPaths(crawler.sync(), relative7) : [];
+  const [crawler, relative8] = getCrawler(globInput, options);
+  return crawler ? formatPaths(crawler.sync(), relative8) : [];
 }
 
 // src/engine/bench/glob.ts
@@ -83070,7 +83110,7 @@ function throughLinkedDirectory(root, path, linked) {
     dir = dir ? `${dir}/${segment}` : segment;
     let isLink = linked.get(dir);
     if (isLink === void 0) {
-      isLink = lstatSync(join9(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      isLink = lstatSync(join10(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
       linked.set(dir, isLink);
     }
     if (isLink) return true;
@@ -83099,14 +83139,14 @@ function unsearchedReason(glob) {
 
 // src/engine/bench/discover.ts
 var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative7, tree) {
-  if (!TYPESCRIPT.test(relative7)) return [];
+function nodeArgsFor(absolute, relative8, tree) {
+  if (!TYPESCRIPT.test(relative8)) return [];
   let loader;
   try {
     loader = createRequire3(absolute).resolve("tsx");
   } catch {
     throw new SetupError(
-      `${relative7} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+      `${relative8} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
     );
   }
   return ["--import", pathToFileURL(loader).href];
@@ -83116,7 +83156,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join10(dirs[side], path);
+      const absolute = join11(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -83147,10 +83187,10 @@ var LIBRARY_IMPORT = new RegExp(
 function findBenchmarkSuites(dir) {
   const suites = [];
   for (const path of matchFiles(dir, [SOURCE_FILES])) {
-    const absolute = join10(dir, path);
+    const absolute = join11(dir, path);
     try {
       if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -83176,7 +83216,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join11 } from "node:path";
+import { join as join12 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -83193,7 +83233,7 @@ async function runBenchmarks(request3) {
   results.benchmarks = stored;
   session.update();
   const plan = buildBenchPlan(stored.files, config2.rounds, request3.seed);
-  const logDir = join11(session.logDir, "benchmarks");
+  const logDir = join12(session.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...session.env, ...request3.service.env };
@@ -83248,8 +83288,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join11(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join11(options.logDir, `${stem}.out.log`), stderr: join11(options.logDir, `${stem}.err.log`) };
+  const output2 = join12(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join12(options.logDir, `${stem}.out.log`), stderr: join12(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -83306,10 +83346,10 @@ function firstLine(text2) {
 }
 
 // src/engine/placement.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
+import { execFileSync } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
-    const out = execFileSync2(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
     const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
     return parseCpuList(list2);
   } catch {
@@ -83332,7 +83372,7 @@ function choosePlacement(mode, cpus2) {
 }
 function pinProcess(cpus2, pid = process.pid) {
   try {
-    execFileSync2(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
+    execFileSync(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
     return true;
   } catch {
     return false;
@@ -83340,7 +83380,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync12, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync11, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
   writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
@@ -83351,7 +83391,7 @@ var ResultsFileError = class extends Error {
 };
 function readText(path, maxBytes) {
   try {
-    if (maxBytes === void 0) return readFileSync12(path, "utf8");
+    if (maxBytes === void 0) return readFileSync11(path, "utf8");
     const fd = openSync3(path, "r");
     try {
       const size = fstatSync(fd).size;
@@ -83419,12 +83459,152 @@ var RunSession = class {
   }
 };
 
+// src/engine/base-seal.ts
+import { execFile as execFile4 } from "node:child_process";
+import { existsSync as existsSync4, lstatSync as lstatSync2, readdirSync as readdirSync5 } from "node:fs";
+import { join as join13, relative as relative5 } from "node:path";
+var NAMED = 10;
+async function sealBaseTree(tree, serviceDir2) {
+  const started = performance.now();
+  const find = programPathOrNull("find");
+  const tracked = (await git(["ls-files", "-z"], tree.root)).split("\0").filter(Boolean);
+  const read = () => readManifest(tree.root, serviceDir2, tracked, find);
+  const sealed = await read();
+  return {
+    paths: sealed.size,
+    ms: Math.round(performance.now() - started),
+    async verify(when) {
+      const now = await read();
+      const changes = [];
+      for (const [path, entry] of sealed) {
+        const current = now.get(path);
+        if (current === void 0) changes.push(`${path} (removed)`);
+        else if (current !== entry) changes.push(`${path} (${describeChange(entry, current)})`);
+      }
+      for (const path of now.keys()) if (!sealed.has(path)) changes.push(`${path} (added)`);
+      if (changes.length === 0) return;
+      const named = changes.slice(0, NAMED).join(", ");
+      const more = changes.length > NAMED ? ` and ${changes.length - NAMED} more` : "";
+      throw new BaseTreeChangedError(
+        `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, so this run gives no verdict. perfgate checks only tracked files and node_modules: if base's own service or service.setup writes there (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").`
+      );
+    }
+  };
+}
+function describeChange(before, after) {
+  const [typeBefore, sizeBefore, inodeBefore, , mtimeBefore] = before.split(" ");
+  const [typeAfter, sizeAfter, inodeAfter, , mtimeAfter] = after.split(" ");
+  if (typeBefore !== typeAfter || inodeBefore !== inodeAfter) return "replaced";
+  if (sizeBefore !== sizeAfter || mtimeBefore !== mtimeAfter) return "written";
+  return "written, its size and modification time put back";
+}
+async function readManifest(root, serviceDir2, tracked, find) {
+  const manifest = /* @__PURE__ */ new Map();
+  for (const path of tracked) manifest.set(path, statEntry(join13(root, path)));
+  const modules = [.../* @__PURE__ */ new Set([join13(root, "node_modules"), join13(serviceDir2, "node_modules")])].filter((dir) => existsSync4(dir));
+  for (const dir of modules) {
+    for (const [path, entry] of find ? await findTree(find, dir) : walk(dir)) manifest.set(relative5(root, join13(dir, path)), entry);
+  }
+  return manifest;
+}
+function statEntry(path) {
+  try {
+    const s = lstatSync2(path, { bigint: true });
+    const type = s.isSymbolicLink() ? "l" : s.isDirectory() ? "d" : s.isFile() ? "f" : "o";
+    return `${type} ${s.size} ${s.ino} ${s.ctimeNs} ${s.mtimeNs}`;
+  } catch {
+    return "missing";
+  }
+}
+function findTree(find, dir) {
+  return new Promise((resolve5, reject) => {
+    execFile4(
+      find,
+      [".", "-path", "./.cache", "-prune", "-o", "!", "-type", "d", "-printf", "%P\\0%y %s %i %C@ %T@\\0"],
+      { cwd: dir, env: ownEnv(), maxBuffer: 1024 * 2 ** 20 },
+      (error62, stdout, stderr) => {
+        if (error62) {
+          reject(new SetupError(`find could not list ${dir} to check base's tree: ${(stderr || error62.message).trim()}`));
+          return;
+        }
+        const manifest = /* @__PURE__ */ new Map();
+        const fields = stdout.split("\0");
+        for (let i = 0; i + 1 < fields.length; i += 2) manifest.set(fields[i], fields[i + 1]);
+        resolve5(manifest);
+      }
+    );
+  });
+}
+function walk(dir) {
+  const manifest = /* @__PURE__ */ new Map();
+  const stack = [""];
+  while (stack.length > 0) {
+    const sub = stack.pop();
+    let names;
+    try {
+      names = readdirSync5(join13(dir, sub));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = sub ? `${sub}/${name}` : name;
+      if (path === ".cache") continue;
+      const entry = statEntry(join13(dir, path));
+      if (entry.startsWith("d ")) stack.push(path);
+      else manifest.set(path, entry);
+    }
+  }
+  return manifest;
+}
+
+// src/engine/proc-cpu.ts
+import { execFileSync as execFileSync2 } from "node:child_process";
+import { readdirSync as readdirSync6, readFileSync as readFileSync12 } from "node:fs";
+var ticksPerSecond = null;
+function clockTicks() {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync2(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+function statFields(text2) {
+  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
+}
+function groupsCpuSeconds(pgids) {
+  const ticks = new Map(pgids.map((pgid) => [pgid, 0]));
+  let entries;
+  try {
+    entries = readdirSync6("/proc");
+  } catch {
+    return pgids.map(() => Number.NaN);
+  }
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    let text2;
+    try {
+      text2 = readFileSync12(`/proc/${name}/stat`, "latin1");
+    } catch {
+      continue;
+    }
+    const f = statFields(text2);
+    const pgrp = Number(f[2]);
+    const sum = ticks.get(pgrp);
+    if (sum === void 0) continue;
+    ticks.set(pgrp, sum + Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]));
+  }
+  return pgids.map((pgid) => ticks.get(pgid) / clockTicks());
+}
+
 // src/engine/run.ts
 async function runCompare(request3, ports) {
   mkdirSync5(request3.outDir, { recursive: true });
-  const logDir = join12(request3.outDir, "logs");
+  const logDir = join14(request3.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join12(request3.outDir, "results.json");
+  const resultsPath = join14(request3.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -83434,7 +83614,7 @@ async function runCompare(request3, ports) {
       baseRef: request3.baseRef,
       mergeBase: request3.mergeBase,
       headRef: request3.headRef,
-      scratchDir: join12(request3.outDir, "trees")
+      scratchDir: join14(request3.outDir, "trees")
     },
     ports
   );
@@ -83481,9 +83661,15 @@ async function runCompare(request3, ports) {
       });
     }
     session.update();
+    let seal = null;
     for (const tree of [trees.base, trees.head]) {
       await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
+      if (tree.side === "base") {
+        seal = await sealBaseTree(tree, serviceDir(tree, services.base));
+        ports.logger.info(`base's tree sealed: ${seal.paths} tracked files and node_modules entries (${seal.ms} ms)`);
+      }
     }
+    await seal.verify("while head was installed and built (before any service started: head's install or build wrote there)");
     const sides = { base: trees.base, head: trees.head };
     const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
     for (const glob of discovered?.unmatched ?? []) {
@@ -83495,7 +83681,7 @@ async function runCompare(request3, ports) {
     if (config2.scenarios.length > 0) {
       const placement = placeProcesses(session, config2);
       try {
-        await runHttpPhase(session, { config: config2, services, plan, trees: sides, placement, look: request3.look ?? null });
+        await runHttpPhase(session, { config: config2, services, plan, trees: sides, placement, look: request3.look ?? null, seal });
       } finally {
         if (placement) pinProcess(placement.previous);
       }
@@ -83503,7 +83689,9 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join12(request3.outDir, "tools") });
+    const unchanged = config2.profile?.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
+    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join14(request3.outDir, "tools"), unchanged });
+    await seal.verify("after the last block (while the micro-benchmarks or profiles ran, if any)");
     session.update((r) => {
       r.status = "complete";
       r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -83549,6 +83737,7 @@ async function runHttpPhase(session, phase) {
   const sequential = session.results.sequential;
   for (const block of phase.plan.blocks) {
     await runBlock(session, phase, block);
+    await phase.seal.verify(`during block ${block.index + 1} of ${phase.plan.blocks.length} (while both sides' services ran)`);
     const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
     if (!sequential || !phase.look || index < 0) continue;
     const taken = phase.look(session.results, index);
@@ -83576,8 +83765,8 @@ async function runBlock(session, phase, block) {
             config: phase.services[side],
             dir: serviceDir(trees[side], phase.services[side]),
             env: session.env,
-            logFile: join12(session.logDir, `${side}.log`),
-            statusFile: join12(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join14(session.logDir, `${side}.log`),
+            statusFile: join14(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -83617,6 +83806,9 @@ function startPairTurns(pairs) {
   }
   return turns;
 }
+function othersThan(starts, measured) {
+  return [...starts.base, ...starts.head].filter((service) => !measured.includes(service));
+}
 var WINDOW_GAP_MS = 1e3;
 async function measureStartPair(session, turn, pairs) {
   const { config: config2, scenario, block, blocks, starts, stored } = turn;
@@ -83648,12 +83840,15 @@ async function measureStartPair(session, turn, pairs) {
       assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
       const slices = {};
       if (loads) {
-        const measured = await measureSlices(both, scenario, config2.load.sliceMs, loads, false);
+        const measured = await measureSlices(both, scenario, config2.load.sliceMs, loads, false, othersThan(starts, both));
         both.forEach((s, i) => {
           slices[s.side] = measured[i];
         });
       } else {
-        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config2.load.sliceMs, await open2([service(side)], config2.load.sliceMs), true);
+        for (const side of planned.order) {
+          const measured = [service(side)];
+          [slices[side]] = await measureSlices(measured, scenario, config2.load.sliceMs, await open2(measured, config2.load.sliceMs), true, othersThan(starts, measured));
+        }
       }
       const pair = {
         block: block.index,
@@ -83726,17 +83921,16 @@ async function assertScenarioAnswers(scenario, services, warmed) {
   });
   if (failing.length < services.length) return;
   const sample = await probeScenario(services[0].url, scenario);
-  const expected = scenario.expect?.length ? scenario.expect.join(" or ") : "a 2xx status";
-  throw new ScenarioError(
-    `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails on both base and head: ${sample}. perfgate expects ${expected}. Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).`
-  );
+  throw new ScenarioError(brokenRouteMessage(scenario, "on both base and head", sample));
 }
 function assertStartsRunning(starts, when) {
   for (const service of [...starts.base, ...starts.head]) service.assertRunning(when);
 }
-async function measureSlices(services, scenario, durationMs, load, closeAfter) {
+async function measureSlices(services, scenario, durationMs, load, closeAfter, idle = []) {
   for (const service of services) service.assertRunning("before a load slice");
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
+  const watched = [...services, ...idle];
+  const read = () => groupsCpuSeconds(watched.map((service) => service.pgid));
   let cpuBefore = [];
   let cpuAfter = [];
   let generatorBefore = process.cpuUsage();
@@ -83745,12 +83939,12 @@ async function measureSlices(services, scenario, durationMs, load, closeAfter) {
   let generatorUtilization = 0;
   const window2 = {
     onOpen: () => {
-      cpuBefore = services.map((service) => service.cpuSeconds());
+      cpuBefore = read();
       generatorBefore = process.cpuUsage();
       generatorLoop = performance3.eventLoopUtilization();
     },
     onClose: () => {
-      cpuAfter = services.map((service) => service.cpuSeconds());
+      cpuAfter = read();
       generator = process.cpuUsage(generatorBefore);
       generatorUtilization = performance3.eventLoopUtilization(generatorLoop).utilization;
     }
@@ -83762,6 +83956,7 @@ async function measureSlices(services, scenario, durationMs, load, closeAfter) {
     if (closeAfter) await load.close();
   }
   const reports = await Promise.all(services.map((service, i) => windows[i] === void 0 ? null : service.health.end(windows[i])));
+  const idleCpu = idleCpuOf(idle, cpuBefore.slice(services.length), cpuAfter.slice(services.length));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);
     const { served, ...sample } = samples[i];
@@ -83772,9 +83967,23 @@ async function measureSlices(services, scenario, durationMs, load, closeAfter) {
       cpuSeconds: Math.round((cpuAfter[i] - cpuBefore[i]) * 1e3) / 1e3,
       generatorCpuSeconds: Math.round((generator.user + generator.system) / 1e3) / 1e3,
       generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
-      health: sliceHealth(reports[i], service.requestsServed)
+      health: sliceHealth(reports[i], service.requestsServed),
+      ...idleCpu && { idle: idleCpu }
     };
   });
+}
+function idleCpuOf(idle, before, after) {
+  if (idle.length === 0) return null;
+  const record2 = { base: { starts: 0, cpuSeconds: 0 }, head: { starts: 0, cpuSeconds: 0 } };
+  for (const [i, service] of idle.entries()) {
+    const used = after[i] - before[i];
+    if (!Number.isFinite(used) || service.exited) continue;
+    record2[service.side].starts++;
+    record2[service.side].cpuSeconds += Math.max(0, used);
+  }
+  if (record2.base.starts + record2.head.starts === 0) return null;
+  for (const side of ["base", "head"]) record2[side].cpuSeconds = Math.round(record2[side].cpuSeconds * 1e3) / 1e3;
+  return record2;
 }
 var SERVICE_KEYS = ["install", "build", "setup", "start", "cwd", "env", "ready"];
 function configWarnings(config2, request3) {
@@ -83794,6 +84003,51 @@ function configWarnings(config2, request3) {
   }
   if (changes.length === 0) return [];
   return [{ code: "config-changed", message: `This pull request changes perfgate's configuration: ${changes.join("; ")}.` }];
+}
+
+// src/gate/text.ts
+function percentText(fraction) {
+  return `${Number((100 * fraction).toFixed(1))}%`;
+}
+
+// src/gate/fairness.ts
+var IDLE_CPU_LIMIT = 0.1;
+var SIDES = ["base", "head"];
+function idleUse(results, side) {
+  const use = { cpuSeconds: 0, seconds: 0, slices: 0, starts: 0 };
+  const other = side === "base" ? "head" : "base";
+  for (const scenario of results.scenarios) {
+    for (const pair of scenario.pairs) {
+      const slice = pair[other];
+      const idle = slice.idle?.[side];
+      if (!idle || idle.starts === 0 || slice.durationMs <= 0) continue;
+      use.cpuSeconds += idle.cpuSeconds;
+      use.seconds += slice.durationMs / 1e3;
+      use.slices++;
+      use.starts = Math.max(use.starts, idle.starts);
+    }
+  }
+  return use;
+}
+function analyzeFairness(results) {
+  const findings = [];
+  for (const side of SIDES) {
+    const use = idleUse(results, side);
+    if (use.seconds === 0) continue;
+    const share3 = use.cpuSeconds / use.seconds;
+    if (share3 <= IDLE_CPU_LIMIT) continue;
+    const other = side === "base" ? "head" : "base";
+    const starts = `${use.starts} start${use.starts === 1 ? "" : "s"}`;
+    const cause = side === "head" ? "the pull request's code does work while it receives no requests (a busy loop, a polling timer, a background job), and that CPU was taken from base's measurement, which makes head look faster than it is" : "base's code does work while it receives no requests (a polling timer, a background job), and that CPU was taken from head's measurement, which makes head look slower than it is";
+    findings.push({
+      code: "idle-cpu",
+      side,
+      idleCoreShare: Math.round(share3 * 1e4) / 1e4,
+      slices: use.slices,
+      message: `${side}'s idle service used ${percentText(share3)} of a core while ${other} was measured (its ${starts} not under load, on average over ${use.slices} slices; limit ${percentText(IDLE_CPU_LIMIT)}): the comparison is not fair, so this run gives no verdict. Likely ${cause}. Make the service wait idle when it has no requests (results.json: idle in each slice shows how much it used).`
+    });
+  }
+  return findings;
 }
 
 // src/stats/wilcoxon.ts
@@ -84135,7 +84389,7 @@ function monteCarlo(x, statistic, tolerance, alternative) {
 }
 
 // src/gate/benchmarks.ts
-var SIDES = ["base", "head"];
+var SIDES2 = ["base", "head"];
 function keyOf(file2, suite, name, occurrence) {
   return JSON.stringify([file2, suite, name, occurrence]);
 }
@@ -84232,14 +84486,14 @@ function inventoryBenchmarks(benchmarks) {
     }
     const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
     const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
-    const missingSide = SIDES.find((side) => !present(side));
+    const missingSide = SIDES2.find((side) => !present(side));
     let status;
     let reason = null;
     if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
       status = missingSide === "base" ? "added" : "removed";
     } else {
       status = "failed";
-      const erroredSide = SIDES.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
+      const erroredSide = SIDES2.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
       reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
       notCompared.push(`${identity.label} (${reason})`);
     }
@@ -84247,7 +84501,7 @@ function inventoryBenchmarks(benchmarks) {
   }
   for (const file2 of fileOrder) {
     if (entries.some((e) => e.file === file2)) continue;
-    const failedSides = SIDES.filter((side) => fileFailedOn(file2, side));
+    const failedSides = SIDES2.filter((side) => fileFailedOn(file2, side));
     if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
   }
   return { series, uncompared, failures, notCompared };
@@ -84311,7 +84565,7 @@ function seasonalKendall(blocks) {
 }
 
 // src/gate/health.ts
-var SIDES2 = ["base", "head"];
+var SIDES3 = ["base", "head"];
 var CONFIDENCE = 0.95;
 var NONE2 = Number.NaN;
 function aggregateHealth(health) {
@@ -84364,11 +84618,11 @@ function healthSeries(results) {
     }));
   });
 }
-function decideHealthVerdict(relative7, c) {
-  if (c.min <= 0) return relative7;
-  if (relative7 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative7 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative7 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+function decideHealthVerdict(relative8, c) {
+  if (c.min <= 0) return relative8;
+  if (relative8 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative8 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative8 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
   return "inconclusive";
 }
 function absoluteShift(series) {
@@ -84471,7 +84725,7 @@ function generatorBoundSlice(slice) {
 }
 function checkGenerator(scenario) {
   const sides = {};
-  for (const side of SIDES2) {
+  for (const side of SIDES3) {
     const slices = scenario.pairs.map((p) => p[side]);
     const loads = slices.map(sliceLoad).filter((l) => l !== null);
     if (loads.length === 0) return null;
@@ -84487,7 +84741,7 @@ function checkGenerator(scenario) {
   return {
     scenario: scenario.name,
     sides,
-    bound: SIDES2.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
+    bound: SIDES3.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
   };
 }
 function markGeneratorBound(comparisons, checks, fixedRate = /* @__PURE__ */ new Set()) {
@@ -84554,9 +84808,9 @@ function processRange(scenario, side) {
 function countProcesses(scenario) {
   return { scenario: scenario.name, base: processRange(scenario, "base"), head: processRange(scenario, "head") };
 }
-function analyzeHealth(results, relative7, metrics) {
+function analyzeHealth(results, relative8, metrics) {
   const series = healthSeries(results);
-  const comparisons = relative7.map((c) => {
+  const comparisons = relative8.map((c) => {
     const rule = healthRule(results, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
     const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
@@ -84577,7 +84831,7 @@ function analyzeHealth(results, relative7, metrics) {
 }
 
 // src/gate/io.ts
-var SIDES3 = ["base", "head"];
+var SIDES4 = ["base", "head"];
 var SIGNIFICANCE = 0.05;
 var MIN_RELATIVE = 0.2;
 var MIN_ROUND_TRIPS = 0.5;
@@ -84624,7 +84878,7 @@ function compareScenario(scenario) {
       return { roundTripsPerRequest: total("roundTrips") / requests, waitMsPerRequest: total("waitMs") / requests };
     };
     const starts = pairs.map((p) => p.start);
-    const [base, head] = SIDES3.map(summary);
+    const [base, head] = SIDES4.map(summary);
     return {
       scenario: scenario.name,
       destination,
@@ -84656,7 +84910,7 @@ var METRIC_DEFINITIONS = [
 ];
 
 // src/gate/samples.ts
-var SIDES4 = ["base", "head"];
+var SIDES5 = ["base", "head"];
 function middleHalf(changes) {
   if (changes.length < 2) return null;
   return { q1: quantile(changes, 0.25), q3: quantile(changes, 0.75) };
@@ -84676,7 +84930,7 @@ function tallySide(scenario, side, pairs) {
   return tally;
 }
 function tallyRequests(results) {
-  return results.scenarios.flatMap((s) => SIDES4.map((side) => tallySide(s.name, side, s.pairs)));
+  return results.scenarios.flatMap((s) => SIDES5.map((side) => tallySide(s.name, side, s.pairs)));
 }
 function hasFailures(t) {
   return t.non2xx + t.errors + t.timeouts > 0;
@@ -84687,11 +84941,6 @@ function formatP(p) {
   if (p === 0) return "0";
   if (p >= 1e-4) return String(Number(p.toPrecision(2)));
   return p.toExponential(1);
-}
-
-// src/gate/text.ts
-function percentText(fraction) {
-  return `${Number((100 * fraction).toFixed(1))}%`;
 }
 
 // src/gate/sequential.ts
@@ -84756,7 +85005,7 @@ function startupSeries(results) {
 }
 
 // src/gate/warnings.ts
-var SIDES5 = ["base", "head"];
+var SIDES6 = ["base", "head"];
 var signedPercent2 = (x) => `${x > 0 ? "+" : ""}${percentText(x)}`;
 var MIN_RELIABLE_PAIRS = 10;
 var MIN_RELIABLE_STARTS = 8;
@@ -84950,7 +85199,7 @@ function healthWarnings(results, health) {
     });
   }
   for (const scenario of results.scenarios) {
-    for (const side of SIDES5) {
+    for (const side of SIDES6) {
       const slices = scenario.pairs.map((p) => p[side]);
       if (slices.length > 0 && slices.every((s) => s.health === null)) {
         warnings.push({
@@ -85099,29 +85348,34 @@ function compareResults(results, options = {}) {
   const tallies = tallyRequests(results);
   const verdicts = [...all, ...startup, ...health?.heap ?? []];
   const io = analyzeIo(results);
+  const unfair = analyzeFairness(results);
   return {
     comparisons,
-    decision: failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? "fail" : "pass",
+    decision: unfair.length > 0 || failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? "fail" : "pass",
     regressions: verdicts.filter((c) => c.verdict === "regression").length,
     improvements: verdicts.filter((c) => c.verdict === "improvement").length,
     failing,
-    warnings: analysisWarnings(results, {
-      tallies,
-      comparisons: [...comparisons, ...healthComparisons],
-      benchmarks,
-      health,
-      gated: {
-        metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
-        benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
-      },
-      level
-    }),
+    warnings: [
+      ...unfair.map((finding) => ({ code: "unfair-comparison", message: finding.message })),
+      ...analysisWarnings(results, {
+        tallies,
+        comparisons: [...comparisons, ...healthComparisons],
+        benchmarks,
+        health,
+        gated: {
+          metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+          benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
+        },
+        level
+      })
+    ],
     failedRequests: tallies.filter(hasFailures),
     earlyStop: earlyStop(results),
     ...benchmarks && { benchmarks },
     ...health && { health },
     ...startup.length > 0 && { startup },
-    ...io && { io }
+    ...io && { io },
+    ...unfair.length > 0 && { unfair }
   };
 }
 function decideVerdict(c, alpha) {
@@ -85133,78 +85387,6 @@ function decideVerdict(c, alpha) {
   const high = c.eqHigh ?? c.ciHigh;
   if (low > -c.limit && high < c.limit) return "unchanged";
   return "inconclusive";
-}
-
-// src/report/requests.ts
-function requestRows(results) {
-  const rows = [];
-  for (const scenario of results.scenarios) {
-    const names = scenario.pairs.find((p) => p.head.byRequest)?.head.byRequest?.map((r) => r.name);
-    if (!names) continue;
-    const totals = (side) => scenario.pairs.reduce((n, p) => n + (p[side].byRequest ?? []).reduce((m, r) => m + r.responses, 0), 0);
-    const all = { base: totals("base"), head: totals("head") };
-    names.forEach((name, i) => {
-      const of = (side) => scenario.pairs.map((p) => p[side].byRequest?.[i]).filter((r) => r !== void 0 && r.name === name);
-      const stat2 = (side, key) => {
-        const values = of(side).filter((r) => r.responses > 0).map((r) => r[key]);
-        return values.length > 0 ? median(values) : Number.NaN;
-      };
-      const sum = (side, key) => of(side).reduce((n, r) => n + r[key], 0);
-      const responses = { base: sum("base", "responses"), head: sum("head", "responses") };
-      const shareSide = all.head > 0 ? "head" : "base";
-      rows.push({
-        scenario: scenario.name,
-        request: name,
-        share: all[shareSide] > 0 ? responses[shareSide] / all[shareSide] : 0,
-        p50Us: { base: stat2("base", "p50Us"), head: stat2("head", "p50Us") },
-        p99Us: { base: stat2("base", "p99Us"), head: stat2("head", "p99Us") },
-        responses,
-        failed: { base: sum("base", "failed"), head: sum("head", "failed") }
-      });
-    });
-  }
-  return rows;
-}
-function latency(us) {
-  return Number.isFinite(us) ? formatDurationUs(us) : "\u2013";
-}
-function latencyChange(values) {
-  const { base, head } = values;
-  const change = Number.isFinite(base) && Number.isFinite(head) && base > 0 ? ` (${formatChange(head / base - 1)})` : "";
-  return `${latency(base)} \u2192 ${latency(head)}${change}`;
-}
-function failedText(row) {
-  return row.failed.base === 0 && row.failed.head === 0 ? "0" : `${formatCount(row.failed.base)} \u2192 ${formatCount(row.failed.head)}`;
-}
-var FAILED_NOTE = "Failed: an unexpected status, an error, or a response without the value a sequence captures from it (then the sequence starts over). Check the request in perfgate.yml and what the service answers.";
-function renderRequestBreakdown(results) {
-  const rows = requestRows(results);
-  if (rows.length === 0) return null;
-  const lines = [
-    "**Per request** (medians over the slices; the verdicts above are per scenario)",
-    "",
-    "| scenario | request | share | p50 base \u2192 head | p99 base \u2192 head | failed base \u2192 head |",
-    "|:--|:--|--:|--:|--:|--:|",
-    ...rows.map((row, i) => {
-      const scenario = i === 0 || rows[i - 1].scenario !== row.scenario ? escapeMarkdown(row.scenario) : "";
-      return `| ${scenario} | ${escapeMarkdown(row.request)} | ${(row.share * 100).toFixed(1)}% | ${latencyChange(row.p50Us)} | ${latencyChange(row.p99Us)} | ${failedText(row)} |`;
-    })
-  ];
-  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push("", `\u26A0 ${FAILED_NOTE}`);
-  return lines.join("\n");
-}
-function renderRequestLines(results) {
-  const rows = requestRows(results);
-  if (rows.length === 0) return [];
-  const lines = ["", "per request (medians over the slices; verdicts are per scenario):"];
-  rows.forEach((row, i) => {
-    if (i === 0 || rows[i - 1].scenario !== row.scenario) lines.push(sanitizeText(row.scenario));
-    lines.push(
-      `  ${sanitizeText(row.request)}  ${(row.share * 100).toFixed(1)}%  p50 ${latencyChange(row.p50Us)}  p99 ${latencyChange(row.p99Us)}  failed ${failedText(row)}`
-    );
-  });
-  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push(`! ${FAILED_NOTE}`);
-  return lines;
 }
 
 // src/config/types.ts
@@ -85505,6 +85687,12 @@ function worstGatedChange(analysis) {
   return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
 }
 function describeAnswer(analysis, escapeText, culpritOf3) {
+  const unfair = analysis.unfair?.[0];
+  if (unfair) {
+    const whose = unfair.side === "head" ? "head" : "base";
+    const other = unfair.side === "head" ? "base" : "head";
+    return `not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core while ${other} was measured; no verdict (see the warnings)`;
+  }
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);
   const health = analysis.health?.failing[0];
@@ -85557,6 +85745,249 @@ function describeNothingChanged(analysis, escapeText) {
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
   const count = allComparisons(analysis).filter((c) => c.gated).length;
   return `${count === 1 ? "the gated metric is" : `all ${count} gated metrics are`} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
+}
+
+// src/report/chart.ts
+var MAX_CHART_ROWS = 20;
+var LABEL_WIDTH = 390;
+var WIDTH = 900;
+var HEIGHT_BASE = 150;
+var HEIGHT_PER_ROW = 42;
+var TONES = ["fail", "unknown", "good", "neutral"];
+var TONE_WORDS = { fail: "regression", unknown: "inconclusive", good: "improvement", neutral: "unchanged" };
+var TONE_MARKS = { fail: "\u274C", unknown: "\u2754", good: "\u2705", neutral: "" };
+var COLOURS = {
+  background: "#ffffff",
+  fail: "#ff8182",
+  unknown: "#eac54f",
+  good: "#6fdd8b",
+  neutral: "#afb8c1",
+  zone: "#eaeef2",
+  estimate: "#1f2328",
+  limit: "#cf222e",
+  zero: "#6e7781"
+};
+var MAX_PERCENT = 1e6;
+function worsePercent(c, fraction) {
+  const percent = (c.higherIsBetter ? -fraction : fraction) * 100;
+  return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
+}
+function chartRow(c) {
+  if (!Number.isFinite(c.change)) return null;
+  const tone = verdictTone(c);
+  const ends = [worsePercent(c, c.ciLow), worsePercent(c, c.ciHigh)].sort((a, b) => a - b);
+  return {
+    scenario: c.scenario,
+    // A gated regression is always 'fail'; 'warn' (an ungated one) cannot occur here.
+    tone: tone === "warn" ? "fail" : tone,
+    worse: worsePercent(c, c.change),
+    interval: ends.every(Number.isFinite) ? ends : null
+  };
+}
+function notableRows(rows, count) {
+  const keep = new Set(
+    rows.map((row, index) => ({ row, index })).sort((a, b) => TONES.indexOf(a.row.tone) - TONES.indexOf(b.row.tone) || a.index - b.index).slice(0, count).map((entry) => entry.row)
+  );
+  return rows.filter((row) => keep.has(row));
+}
+function gatedCharts(results, analysis) {
+  const gated = orderRows(results, analysis).map((row) => row.comparison).filter((c) => c.gated);
+  const charts = [];
+  for (const metric of METRICS) {
+    const comparisons = gated.filter((c) => c.metric === metric);
+    for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
+      const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
+      const higherIsBetter = comparisons[0].higherIsBetter;
+      if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
+    }
+  }
+  return charts;
+}
+var UNSAFE = /["`<]|#(?=\w+;)|&(?=#?\w+;)|(?<=%)%|\](?=\()/g;
+function drawnWidth(char, unsafe) {
+  if (unsafe) return 52;
+  if (/[ijlft.,:;'|!/\\()[\]{} ]/.test(char)) return 4;
+  if (/[A-Zmw@%&]/.test(char) || char.codePointAt(0) > 127) return 13;
+  return 8;
+}
+var ELLIPSIS = "\u2026";
+var ELLIPSIS_WIDTH = 13;
+function mermaidLabel(text2) {
+  const name = sanitizeText(text2).trim() || "(unnamed)";
+  const unsafe = new Set([...name.matchAll(UNSAFE)].map((m) => m.index));
+  const chars = [];
+  for (let at2 = 0; at2 < name.length; ) {
+    const char = String.fromCodePoint(name.codePointAt(at2));
+    const safe = unsafe.has(at2) ? `#${char.codePointAt(0)};` : char === "@" ? "@\u200D" : char;
+    chars.push({ text: safe, width: drawnWidth(char, unsafe.has(at2)) });
+    at2 += char.length;
+  }
+  const total = chars.reduce((sum, c) => sum + c.width, 0);
+  if (total <= LABEL_WIDTH) return chars.map((c) => c.text).join("");
+  const room = LABEL_WIDTH - ELLIPSIS_WIDTH;
+  let head = 0;
+  for (let width = 0; head < chars.length && width + chars[head].width <= room * 2 / 3; head++) width += chars[head].width;
+  const headWidth = chars.slice(0, head).reduce((sum, c) => sum + c.width, 0);
+  let tail = chars.length;
+  for (let width = 0; tail > head && width + chars[tail - 1].width <= room - headWidth; tail--) width += chars[tail - 1].width;
+  return [...chars.slice(0, head), { text: ELLIPSIS }, ...chars.slice(tail)].map((c) => c.text).join("");
+}
+function distinct(labels) {
+  const seen = /* @__PURE__ */ new Map();
+  return labels.map((label) => {
+    const count = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count);
+    return count === 1 ? label : `${label} (${count})`;
+  });
+}
+function num(value) {
+  const text2 = value.toFixed(3).replace(/\.?0+$/, "");
+  return text2 === "-0" ? "0" : text2;
+}
+function tickStep(span) {
+  const raw = span / 10;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const error62 = raw / power;
+  return power * (error62 >= Math.sqrt(50) ? 10 : error62 >= Math.sqrt(10) ? 5 : error62 >= Math.sqrt(2) ? 2 : 1);
+}
+function axisRange(chart) {
+  const limit = chart.limit * 100;
+  const values = [0, limit, -limit, ...chart.rows.flatMap((r) => [r.worse, ...r.interval ?? []])];
+  const lo = Math.min(...values);
+  const hi = Math.max(...values);
+  let range = [lo, hi];
+  for (let round = 0; round < 2; round++) {
+    const step = tickStep(Math.max(range[1] - range[0], 1e-6));
+    range = [(Math.floor(lo / step) - 0.5) * step, (Math.ceil(hi / step) + 0.5) * step];
+  }
+  return [Number(range[0].toFixed(3)), Number(range[1].toFixed(3))];
+}
+function axisTitle(chart) {
+  return `% ${chart.higherIsBetter ? "drop" : "rise"} in ${formatMetricName(chart.metric)} (right is worse)`;
+}
+function rowLabel(row) {
+  const label = mermaidLabel(row.scenario);
+  return row.tone === "neutral" ? label : `${label} ${TONE_MARKS[row.tone]}`;
+}
+function renderMermaidChart(chart) {
+  const [min, max2] = axisRange(chart);
+  const limit = chart.limit * 100;
+  const tick = (max2 - min) * 4e-3;
+  const rows = chart.rows;
+  const clamp = (v) => Math.min(max2, Math.max(min, v));
+  const perRow = (value, zone = min) => [...rows.map((r) => clamp(value(r) ?? min)), zone];
+  const tones = TONES.filter((tone) => rows.some((r) => r.tone === tone));
+  const series = [
+    // The bands up to the worse end, one series per verdict so each gets its colour.
+    ...tones.map((tone) => ({ kind: "bar", title: TONE_WORDS[tone], colour: COLOURS[tone], values: perRow((r) => r.tone === tone && r.interval ? r.interval[1] : null) })),
+    { kind: "bar", title: `within \xB1${formatPercent(chart.limit)}`, colour: COLOURS.zone, values: perRow(() => null, limit) },
+    { kind: "bar", title: "estimate", colour: COLOURS.estimate, values: perRow((r) => r.worse + tick) },
+    // The band again below the tick, then the background up to the better end.
+    ...tones.map((tone) => ({ kind: "bar", colour: COLOURS[tone], values: perRow((r) => r.tone === tone && r.interval ? r.worse - tick : null) })),
+    { kind: "bar", colour: COLOURS.background, values: perRow((r) => r.interval ? r.interval[0] : r.worse - tick, -limit) },
+    { kind: "line", title: `limit ${formatPercent(chart.limit)}`, colour: COLOURS.limit, values: perRow(() => limit, limit) },
+    { kind: "line", title: "no change", colour: COLOURS.zero, values: perRow(() => 0, 0) }
+  ];
+  const config2 = {
+    theme: "base",
+    themeVariables: { xyChart: { backgroundColor: COLOURS.background, plotColorPalette: series.map((s) => s.colour).join(", ") } },
+    // Mermaid 12 draws a legend only when it fits beside the plot and versions before it never
+    // do: the markdown's line under the charts says how to read them instead, the same everywhere.
+    xyChart: { width: WIDTH, height: HEIGHT_BASE + HEIGHT_PER_ROW * (rows.length + 1), showLegend: false }
+  };
+  const labels = distinct([...rows.map(rowLabel), `limit \xB1${formatPercent(chart.limit)}`]);
+  const name = formatMetricName(chart.metric);
+  return [
+    `%%{init: ${JSON.stringify(config2)}}%%`,
+    "xychart-beta horizontal",
+    `  title "${name}: change against its limit of ${formatPercent(chart.limit)}"`,
+    `  accTitle: ${name}, change per scenario against the limit`,
+    `  accDescr: Each bar is a scenario's 95% interval of the change in ${name}, with a dark tick at the estimate; right is worse; the red line is the limit.`,
+    `  x-axis [${labels.map((l) => `"${l}"`).join(", ")}]`,
+    `  y-axis "${axisTitle(chart)}" ${num(min)} --> ${num(max2)}`,
+    ...series.map((s) => `  ${s.kind}${s.title ? ` "${s.title}"` : ""} [${s.values.map(num).join(", ")}]`)
+  ].join("\n");
+}
+function renderChart(results, analysis) {
+  const charts = gatedCharts(results, analysis);
+  if (charts.length === 0) return null;
+  const blocks = charts.map((chart) => ["```mermaid", renderMermaidChart(chart), "```"].join("\n"));
+  const cut = charts.filter((c) => c.total > c.rows.length);
+  const note = cut.map((c) => ` ${formatMetricName(c.metric)} shows ${c.rows.length} of ${c.total} scenarios, the most notable.`).join("");
+  const legend = `<sub>Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the \xB1limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged.${note}</sub>`;
+  return [...blocks, legend].join("\n\n");
+}
+
+// src/report/requests.ts
+function requestRows(results) {
+  const rows = [];
+  for (const scenario of results.scenarios) {
+    const names = scenario.pairs.find((p) => p.head.byRequest)?.head.byRequest?.map((r) => r.name);
+    if (!names) continue;
+    const totals = (side) => scenario.pairs.reduce((n, p) => n + (p[side].byRequest ?? []).reduce((m, r) => m + r.responses, 0), 0);
+    const all = { base: totals("base"), head: totals("head") };
+    names.forEach((name, i) => {
+      const of = (side) => scenario.pairs.map((p) => p[side].byRequest?.[i]).filter((r) => r !== void 0 && r.name === name);
+      const stat2 = (side, key) => {
+        const values = of(side).filter((r) => r.responses > 0).map((r) => r[key]);
+        return values.length > 0 ? median(values) : Number.NaN;
+      };
+      const sum = (side, key) => of(side).reduce((n, r) => n + r[key], 0);
+      const responses = { base: sum("base", "responses"), head: sum("head", "responses") };
+      const shareSide = all.head > 0 ? "head" : "base";
+      rows.push({
+        scenario: scenario.name,
+        request: name,
+        share: all[shareSide] > 0 ? responses[shareSide] / all[shareSide] : 0,
+        p50Us: { base: stat2("base", "p50Us"), head: stat2("head", "p50Us") },
+        p99Us: { base: stat2("base", "p99Us"), head: stat2("head", "p99Us") },
+        responses,
+        failed: { base: sum("base", "failed"), head: sum("head", "failed") }
+      });
+    });
+  }
+  return rows;
+}
+function latency(us) {
+  return Number.isFinite(us) ? formatDurationUs(us) : "\u2013";
+}
+function latencyChange(values) {
+  const { base, head } = values;
+  const change = Number.isFinite(base) && Number.isFinite(head) && base > 0 ? ` (${formatChange(head / base - 1)})` : "";
+  return `${latency(base)} \u2192 ${latency(head)}${change}`;
+}
+function failedText(row) {
+  return row.failed.base === 0 && row.failed.head === 0 ? "0" : `${formatCount(row.failed.base)} \u2192 ${formatCount(row.failed.head)}`;
+}
+var FAILED_NOTE = "Failed: an unexpected status, an error, or a response without the value a sequence captures from it (then the sequence starts over). Check the request in perfgate.yml and what the service answers.";
+function renderRequestBreakdown(results) {
+  const rows = requestRows(results);
+  if (rows.length === 0) return null;
+  const lines = [
+    "**Per request** (medians over the slices; the verdicts above are per scenario)",
+    "",
+    "| scenario | request | share | p50 base \u2192 head | p99 base \u2192 head | failed base \u2192 head |",
+    "|:--|:--|--:|--:|--:|--:|",
+    ...rows.map((row, i) => {
+      const scenario = i === 0 || rows[i - 1].scenario !== row.scenario ? escapeMarkdown(row.scenario) : "";
+      return `| ${scenario} | ${escapeMarkdown(row.request)} | ${(row.share * 100).toFixed(1)}% | ${latencyChange(row.p50Us)} | ${latencyChange(row.p99Us)} | ${failedText(row)} |`;
+    })
+  ];
+  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push("", `\u26A0 ${FAILED_NOTE}`);
+  return lines.join("\n");
+}
+function renderRequestLines(results) {
+  const rows = requestRows(results);
+  if (rows.length === 0) return [];
+  const lines = ["", "per request (medians over the slices; verdicts are per scenario):"];
+  rows.forEach((row, i) => {
+    if (i === 0 || rows[i - 1].scenario !== row.scenario) lines.push(sanitizeText(row.scenario));
+    lines.push(
+      `  ${sanitizeText(row.request)}  ${(row.share * 100).toFixed(1)}%  p50 ${latencyChange(row.p50Us)}  p99 ${latencyChange(row.p99Us)}  failed ${failedText(row)}`
+    );
+  });
+  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push(`! ${FAILED_NOTE}`);
+  return lines;
 }
 
 // src/report/benchmarks.ts
@@ -85719,6 +86150,11 @@ function regressionCulprits(results, analysis) {
 }
 function hintCulprit(results, scenario) {
   return culpritOfScenario(results.profiles, scenario)?.text ?? null;
+}
+function describeProfilesSkipped(results) {
+  const skipped = results.profilesSkipped ?? [];
+  if (skipped.length === 0) return null;
+  return `Not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles every scenario)`;
 }
 
 // src/report/io.ts
@@ -85944,8 +86380,8 @@ function buildVerdicts(results, analysis) {
 function worstOf(metrics) {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative7 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
-  const pool = relative7(regressions.length > 0 ? regressions : gated);
+  const relative8 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
+  const pool = relative8(regressions.length > 0 ? regressions : gated);
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
@@ -86310,12 +86746,14 @@ function renderHotFunctions(results, analysis, options) {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
-  if (sections.length === 0) return null;
+  const skipped = describeProfilesSkipped(results);
+  const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
+  if (sections.length === 0) return note;
   const deoptimized = sections.some((section2) => section2.deoptimized.length > 0 || section2.optimization.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
   const attributed = sections.some((section2) => section2.attributed) ? " Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most." : "";
   const change = describeChangeColumn(sections);
   const legend = `${change[0].toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section2) => renderHotFunctionSection(results, analysis, options, section2)), `<sub>${legend}</sub>`].join("\n\n");
+  return [...sections.map((section2) => renderHotFunctionSection(results, analysis, options, section2)), `<sub>${legend}</sub>`, ...note ? [note] : []].join("\n\n");
 }
 function renderNothingChanged(analysis) {
   return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
@@ -86323,6 +86761,7 @@ function renderNothingChanged(analysis) {
 function renderMarkdown(results, analysis, options = {}) {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
+  const chart = options.chart === false ? null : renderChart(results, analysis);
   const tables2 = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
@@ -86336,7 +86775,7 @@ function renderMarkdown(results, analysis, options = {}) {
     renderHotFunctions(results, analysis, options)
   ];
   const quiet = nothingChanged(results, analysis);
-  const folded = [...tables2, ...inside].filter((s) => s !== null);
+  const folded = [chart, ...tables2, ...inside].filter((s) => s !== null);
   const sections = [
     renderHeadline(results, analysis, options.title ?? "perfgate", accepted),
     renderAccepted(accepted),
@@ -86347,7 +86786,7 @@ function renderMarkdown(results, analysis, options = {}) {
 
 ${folded.join("\n\n")}
 
-</details>`] : [...tables2, options.links ?? null, ...inside],
+</details>`] : [chart, ...tables2, options.links ?? null, ...inside],
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` \xB7 [workflow run](${options.runUrl})` : ""}</sub>`
   ];
@@ -86356,7 +86795,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join13 } from "node:path";
+import { join as join15 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -86872,7 +87311,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join13(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join15(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -86880,8 +87319,10 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
 }
 function renderHotFunctions2(results, analysis, options, width, paint) {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
-  if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection2(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
+  const skipped = describeProfilesSkipped(results);
+  const notes = skipped ? ["", sanitizeText(skipped)] : [];
+  if (sections.length === 0) return notes;
+  return [...sections.flatMap((s) => renderHotFunctionSection2(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
 }
 function renderFolded(results, analysis, options, paint) {
   return [
@@ -87038,13 +87479,17 @@ function optionsUsage() {
 
 // src/gate/look.ts
 var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
+var unchangedScenarios = (results) => {
+  const analysis = compareResults(results);
+  return results.scenarios.map((s) => s.name).filter((name) => scenarioUnchanged(analysis, name));
+};
 
 // src/version.ts
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
 // src/cli/init.ts
-import { existsSync as existsSync5, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join16, relative as relative6, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync7, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname5, join as join18, relative as relative7, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -87070,8 +87515,12 @@ function renderConfig(config2) {
       if (config2.readyPath) lines.push(line2("    ", "path:", config2.readyPath.value, config2.readyPath.note));
       if (config2.readyTimeout) lines.push(line2("    ", "timeout:", config2.readyTimeout));
     }
-    lines.push("scenarios: # HTTP load on base and head; add the routes your users call most, e.g. GET /api/items");
-    for (const scenario of config2.scenarios) lines.push(line2("  ", "-", scenario.value, scenario.note));
+    lines.push(`scenarios: # ${config2.scenariosNote ?? "HTTP load on base and head; add the routes your users call most, e.g. GET /api/items"}`);
+    for (const scenario of config2.scenarios) {
+      const value = scenario.raw ? scenario.value : yamlValue(scenario.value);
+      lines.push(`  ${scenario.commented ? "# " : ""}- ${value}${scenario.note ? ` # ${scenario.note}` : ""}`);
+    }
+    for (const comment of config2.scenariosAfter ?? []) lines.push(`  # ${comment}`);
   } else if (config2.cwd && config2.cwd !== ".") {
     lines.push("service:", line2("  ", "cwd:", config2.cwd));
   }
@@ -87084,12 +87533,12 @@ function renderConfig(config2) {
 }
 
 // src/init/detect.ts
-import { existsSync as existsSync4, readFileSync as readFileSync13 } from "node:fs";
-import { join as join14, relative as relative5 } from "node:path";
+import { existsSync as existsSync5, readFileSync as readFileSync13 } from "node:fs";
+import { join as join16, relative as relative6 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync13(join14(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync13(join16(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -87101,10 +87550,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync4(join14(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync5(join16(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync4(join14(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync5(join16(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -87113,8 +87562,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join14(d, f))).find((p) => existsSync4(p));
-  const schema = [dir, root].map((d) => join14(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync4(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join16(d, f))).find((p) => existsSync5(p));
+  const schema = [dir, root].map((d) => join16(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync5(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -87123,63 +87572,112 @@ function detectProject(root, dir) {
       dir,
       suites.map((s) => s.path)
     ),
-    nodeVersionFile: versionFile ? posix4(relative5(root, versionFile)) : null,
-    schemaPath: schema ? `./${posix4(relative5(root, schema))}` : null
+    nodeVersionFile: versionFile ? posix4(relative6(root, versionFile)) : null,
+    schemaPath: schema ? `./${posix4(relative6(root, schema))}` : null
   };
 }
 
 // src/init/probe.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join15 } from "node:path";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join17 } from "node:path";
+
+// src/init/routes.ts
+import { existsSync as existsSync6, readFileSync as readFileSync14 } from "node:fs";
+var ROUTES_FILE_VAR = "PERFGATE_ROUTES_FILE";
+var READABLE_FRAMEWORKS = "express, fastify or koa (@koa/router, koa-router)";
+function readRoutesFile(file2) {
+  if (!existsSync6(file2)) return null;
+  try {
+    const data = JSON.parse(readFileSync14(file2, "utf8"));
+    const frameworks = Array.isArray(data?.frameworks) ? data.frameworks.filter((f) => typeof f === "string") : [];
+    const routes = Array.isArray(data?.routes) ? data.routes.filter((r) => typeof r?.method === "string" && typeof r?.path === "string") : [];
+    return { frameworks, routes };
+  } catch {
+    return null;
+  }
+}
+var SAMPLE_PARAMETER = "1";
+var WRITE_METHODS = /* @__PURE__ */ new Set(["POST", "PUT", "PATCH", "DELETE"]);
+function fillPath(path) {
+  if (path.includes("*")) return { why: "a wildcard" };
+  const filled = [];
+  const withoutOptional = path.replace(/\{[^{}]*\}/g, "");
+  const result = withoutOptional.replace(/:([A-Za-z_$][\w$]*)(\([^)]*\))?\??/g, (_, name) => {
+    filled.push(name);
+    return SAMPLE_PARAMETER;
+  });
+  if (/[(){}[\]|+?]/.test(result)) return { why: "a pattern" };
+  if (!REQUEST_PATH_PATTERN.test(result)) return { why: "not a request path" };
+  return { path: result, filled };
+}
+function sortRoutes(routes) {
+  const sorted = { reads: [], writes: [], skipped: [] };
+  const seen = /* @__PURE__ */ new Set();
+  for (const route of routes) {
+    const method = route.method.toUpperCase() === "ALL" ? "GET" : route.method.toUpperCase();
+    if (method === "HEAD" || method === "OPTIONS") continue;
+    const name = `${method} ${route.path}`;
+    const fill = fillPath(route.path);
+    if ("why" in fill) {
+      if (!seen.has(name)) sorted.skipped.push({ route: name, why: fill.why });
+      seen.add(name);
+      continue;
+    }
+    const key = `${method} ${fill.path}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const request3 = { method, path: fill.path, route: route.path, filled: fill.filled };
+    if (method === "GET") sorted.reads.push(request3);
+    else if (WRITE_METHODS.has(method)) sorted.writes.push(request3);
+    else sorted.skipped.push({ route: name, why: `${method} is not a method a scenario sends` });
+  }
+  return sorted;
+}
+function filledNote(request3) {
+  return request3.filled.length ? `${request3.filled.map((p) => `:${p}`).join(", ")} filled with ${SAMPLE_PARAMETER}` : "";
+}
+
+// src/init/probe.ts
 var HEALTH_PATHS = ["/health", "/healthz", "/ready"];
 var PROBE_PATHS = [...HEALTH_PATHS, "/"];
-var ProbeError = class extends Error {
-  constructor(reason, logTail) {
-    super(reason);
-    this.reason = reason;
-    this.logTail = logTail;
-  }
-  reason;
-  logTail;
-};
+var MAX_ASKED_ROUTES = 20;
+var ROUTES_FILE_WAIT_MS = 500;
 async function probeService(request3) {
-  const scratch = mkdtempSync2(join15(tmpdir2(), "perfgate-init-"));
-  const tracker = new ProcessTracker();
-  const config2 = {
-    install: null,
-    build: null,
-    start: request3.start,
-    cwd: request3.cwd,
-    env: {},
-    ready: { path: null, timeoutMs: request3.timeoutMs }
-  };
-  let service = null;
+  const scratch = mkdtempSync3(join17(tmpdir3(), "perfgate-init-"));
+  const routesFile = join17(scratch, "routes.json");
   try {
-    service = await Service.start({
-      start: "probe",
-      side: "head",
-      config: config2,
-      dir: request3.dir,
-      env: request3.env,
-      logFile: join15(scratch, "service.log"),
-      statusFile: join15(scratch, "status"),
-      tracker
-    });
-    try {
-      await service.waitReady();
-    } catch (e) {
-      if (!(e instanceof ServiceError)) throw e;
-      const what = service.exited ? "exited before it listened" : `did not listen on a port within ${(request3.timeoutMs / 1e3).toFixed(0)} s`;
-      throw new ProbeError(`\`${request3.start}\` ${what}.`, e.logTail);
-    }
-    const answers = [];
-    for (const path of request3.paths) answers.push({ path, status: await httpStatus(`${service.url}${path}`, 2e3) });
-    return answers;
+    return await startOnce(
+      {
+        config: {
+          install: null,
+          build: null,
+          start: request3.start,
+          cwd: request3.cwd,
+          env: {},
+          ready: { path: null, timeoutMs: request3.timeoutMs }
+        },
+        dir: request3.dir,
+        env: { ...request3.env, [ROUTES_FILE_VAR]: routesFile }
+      },
+      async (url2) => {
+        let routes = readRoutesFile(routesFile);
+        for (let waited = 0; routes === null && waited < ROUTES_FILE_WAIT_MS; waited += 50) {
+          await sleep4(50);
+          routes = readRoutesFile(routesFile);
+        }
+        const answers = [];
+        for (const path of request3.paths) answers.push({ path, status: await httpStatus(`${url2}${path}`, 2e3) });
+        const sorted = sortRoutes(routes?.routes ?? []);
+        const asked = [];
+        for (const route of sorted.reads.slice(0, MAX_ASKED_ROUTES)) {
+          asked.push({ request: route, answer: await askRoute(url2, { method: route.method, path: route.path, headers: {}, body: null }, 2e3) });
+        }
+        return { answers, routes, sorted, asked };
+      }
+    );
   } finally {
-    await service?.stop(2e3);
-    await tracker.killAll(1e3);
-    rmSync3(scratch, { recursive: true, force: true });
+    rmSync4(scratch, { recursive: true, force: true });
   }
 }
 
@@ -87272,10 +87770,10 @@ async function runInit(request3, io) {
   const { settings } = request3;
   const root = await repositoryRoot(io.cwd);
   const dir = settings["working-directory"] ? resolve3(root, settings["working-directory"]) : realpathSync3(io.cwd);
-  if (!existsSync5(dir) || !statSync5(dir).isDirectory()) {
+  if (!existsSync7(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
-  const cwd = relative6(root, dir).split("\\").join("/") || ".";
+  const cwd = relative7(root, dir).split("\\").join("/") || ".";
   if (cwd.startsWith("..")) throw new PerfgateError(`${dir} is outside the repository ${root}: run perfgate init inside it.`);
   const facts = detectProject(root, dir);
   const out = [`perfgate init in ${root}${cwd === "." ? "" : ` (service in ${cwd})`}`, ""];
@@ -87295,10 +87793,11 @@ async function runInit(request3, io) {
   }
   const readyFlag = settings["ready-path"];
   let answers = null;
+  let findings = null;
   if (start && request3.probe) {
     const paths = [.../* @__PURE__ */ new Set([...readyFlag ? [readyFlag] : [], ...PROBE_PATHS])];
     try {
-      answers = await probeService({
+      findings = await probeService({
         start: start.value,
         dir,
         cwd,
@@ -87306,8 +87805,9 @@ async function runInit(request3, io) {
         timeoutMs: readyTimeout ? parseDurationMs(readyTimeout.trim()) : PROBE_TIMEOUT_MS,
         paths
       });
+      answers = findings.answers;
     } catch (e) {
-      if (!(e instanceof ProbeError)) throw e;
+      if (!(e instanceof StartOnceError)) throw e;
       const install = facts.packageManager ? ` install the dependencies first (${facts.packageManager.install}),` : "";
       throw new ServiceError(
         `init started the service to find its routes${start.note.startsWith("from --") ? "" : ` (${start.note})`}: ${e.reason} Fix the start command (--start "<command>"),${install} give it longer (--ready-timeout 60s), or write the files without starting it (--no-probe). Nothing was written.`,
@@ -87315,16 +87815,21 @@ async function runInit(request3, io) {
       );
     }
     out.push(`  probe       started it, then stopped it: ${answers.map((a) => `GET ${a.path} ${a.status || "no answer"}`).join(", ")}`);
+    out.push(...describeRoutes(findings));
   } else if (start) {
     out.push("  probe       skipped (--no-probe): the scenario below is a guess");
   }
+  const readyPath = readyPathOf(readyFlag, answers);
+  const scenarios = start ? scenariosOf(list(settings.scenarios), answers, findings, readyPath.readyPath?.value ?? null) : { entries: [] };
   const config2 = {
     ...start && { start },
     cwd,
     ...start && facts.packageManager && { install: facts.packageManager.install },
-    ...readyPathOf(readyFlag, answers),
+    ...readyPath,
     ...readyTimeout && { readyTimeout: readyTimeout.trim() },
-    scenarios: start ? scenariosOf(list(settings.scenarios), answers) : [],
+    scenarios: scenarios.entries,
+    ...scenarios.note && { scenariosNote: scenarios.note },
+    ...scenarios.after && { scenariosAfter: scenarios.after },
     ...benchmarkGlobs.length > 0 && {
       benchmarks: { value: benchmarkGlobs, note: benchmarkNote(facts, list(settings.benchmarks).length > 0) }
     },
@@ -87343,8 +87848,8 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join16(root, path);
-    if (existsSync5(target)) {
+    const target = join18(root, path);
+    if (existsSync7(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
       continue;
@@ -87356,12 +87861,24 @@ async function runInit(request3, io) {
   const unchecked = answers !== null && !answers.some((a) => is2xx(a.status));
   if (start && !request3.probe && list(settings.scenarios).length === 0) {
     out.push("", "check  the scenario GET / was not tried: make sure it answers 2xx, or list your routes under scenarios.");
-  } else if (unchecked && list(settings.scenarios).length === 0) {
+  } else if (list(settings.scenarios).length === 0 && scenarios.broken?.length) {
+    const { broken } = scenarios;
+    const measured = config2.scenarios.some((e) => !e.commented && broken.some((b) => e.value === `GET ${b.request.path}`));
+    out.push(
+      "",
+      `check  ${broken.length === 1 ? "a route" : `${broken.length} routes`} did not answer 2xx when init asked; ${CONFIG_PATH} marks ${broken.length === 1 ? "it" : "them"} with the answer` + (measured ? " (the first one measured, as nothing else answered: perfgate plan stops on it until it is fixed):" : ", commented out:")
+    );
+    for (const { request: route, answer } of broken) {
+      out.push(`       GET ${route.path}${route.path === route.route ? "" : ` (${route.route})`}: ${answer.description}`);
+    }
+    const filled = broken.some((b) => b.request.filled.length > 0) ? ` (a value that exists instead of the ${SAMPLE_PARAMETER} init filled in)` : "";
+    out.push(`       give it a path that answers${filled}, or declare the status it answers with expect:`);
+  } else if (unchecked && list(settings.scenarios).length === 0 && !findings?.asked.some((a) => is2xx(a.answer.status ?? 0))) {
     out.push("", `check  none of ${PROBE_PATHS.join(", ")} answered 2xx: put routes of yours under scenarios in ${CONFIG_PATH}.`);
   }
   out.push(
     "",
-    "next   npx perfgate plan            checks the configuration and prints the plan and its estimated time",
+    "next   npx perfgate plan            checks the configuration and asks each scenario's route, then prints the plan and its estimated time",
     "       npx perfgate compare         measures your work tree against the default branch",
     `       commit ${[CONFIG_PATH, WORKFLOW_PATH].filter((p) => !kept.some(([k]) => k === p)).join(" and ") || "your files"}; pull requests then get the gate and its comment`
   );
@@ -87387,13 +87904,89 @@ function readyPathOf(flag, answers) {
   const health = answers?.find((a) => HEALTH_PATHS.includes(a.path) && is2xx(a.status));
   return health ? { readyPath: { value: health.path, note: `answered ${health.status} when init started the service` } } : {};
 }
-function scenariosOf(given, answers) {
-  if (given.length) return given.map((value) => ({ value, note: "from --scenarios" }));
-  if (answers === null) return [{ value: "GET /", note: "a guess (not probed): make sure it answers 2xx" }];
+var MAX_SCENARIOS = 3;
+function scenarioCost() {
+  const run = (n) => estimateRun(resolveConfig({ document: { service: { start: "x" }, scenarios: Array.from({ length: n }, (_, i) => `GET /${i}`) } })).totalMs;
+  return formatMs(run(2) - run(1));
+}
+function scenariosOf(given, answers, findings, readyPath) {
+  if (given.length) return { entries: given.map((value) => ({ value, note: "from --scenarios" })) };
+  if (answers === null) return { entries: [{ value: "GET /", note: "a guess (not probed): make sure it answers 2xx" }] };
+  const health = /* @__PURE__ */ new Set([...HEALTH_PATHS, ...readyPath ? [readyPath] : []]);
+  const asked = (findings?.asked ?? []).filter((a) => !health.has(a.request.path));
+  const writes = findings?.sorted.writes ?? [];
+  if (asked.length === 0 && writes.length === 0) return { entries: fromProbedPaths(answers) };
+  const framework = findings?.routes?.frameworks.join(", ") || "the framework";
+  const answered = asked.filter((a) => is2xx(a.answer.status ?? 0));
+  const broken = asked.filter((a) => !is2xx(a.answer.status ?? 0));
+  const measured = answered.slice(0, MAX_SCENARIOS);
+  const entries = measured.map(({ request: request3, answer }) => ({
+    value: `GET ${request3.path}`,
+    note: [`answered ${answer.status} when init asked`, filledNote(request3) && `${filledNote(request3)}: a value of yours measures better`].filter(Boolean).join("; ")
+  }));
+  if (entries.length === 0) {
+    const root = answers.find((a) => a.path === "/" && is2xx(a.status));
+    if (root) entries.push({ value: "GET /", note: `answered ${root.status} when init started the service` });
+    else if (broken[0]) entries.push(brokenEntry(broken[0], false));
+    else entries.push(...fromProbedPaths(answers));
+  }
+  for (const { request: request3, answer } of answered.slice(MAX_SCENARIOS)) {
+    entries.push({
+      value: `GET ${request3.path}`,
+      commented: true,
+      note: `answered ${answer.status}; not measured: init measures the first ${MAX_SCENARIOS} routes that answered, and each scenario adds ~${scenarioCost()} to every run`
+    });
+  }
+  for (const route of broken) if (!entries.some((e) => !e.commented && e.value === `GET ${route.request.path}`)) entries.push(brokenEntry(route, true));
+  for (const request3 of writes) entries.push(writeEntry(request3));
+  const after = [];
+  const unasked = (findings?.sorted.reads.length ?? 0) - (findings?.asked.length ?? 0);
+  if (unasked > 0) after.push(`${unasked} more GET route${unasked === 1 ? "" : "s"} not asked: init asks the first ${MAX_ASKED_ROUTES} ${framework} registered`);
+  return {
+    entries,
+    note: `routes ${framework} registered, each GET asked once when init started the service; commented-out lines need you first`,
+    ...after.length && { after },
+    broken
+  };
+}
+function fromProbedPaths(answers) {
   const answered = answers.filter((a) => is2xx(a.status));
   const chosen = answered.find((a) => a.path === "/") ?? answered[0];
   if (!chosen) return [{ value: "GET /", note: `no probed path answered 2xx (${answers.map((a) => `${a.path} ${a.status || "-"}`).join(", ")}): replace it with a route of yours` }];
   return [{ value: `GET ${chosen.path}`, note: `answered ${chosen.status} when init started the service` }];
+}
+function brokenEntry({ request: request3, answer }, commented) {
+  const filled = filledNote(request3);
+  const fix = answer.status ? `fix the path${filled ? ` (${filled})` : ""}, or measure it as it answers: { method: GET, path: ${request3.path}, expect: [${answer.status}] }` : "fix the path, or the service";
+  return { value: `GET ${request3.path}`, commented, note: `${answer.description.replace(/^it /, "")} when init asked: ${fix}` };
+}
+function writeEntry(request3) {
+  const filled = filledNote(request3);
+  const body = request3.method === "DELETE" ? "" : ", body: {}";
+  const why = request3.method === "DELETE" ? "deletes on every request of the load; init sends none" : "needs the body your clients send; init sends no request that changes data";
+  return {
+    value: `{ method: ${request3.method}, path: ${request3.path}${body} }`,
+    raw: true,
+    commented: true,
+    note: `${why}${filled ? `; ${filled}` : ""}`
+  };
+}
+function describeRoutes(findings) {
+  const { routes, sorted, asked } = findings;
+  if (!routes || routes.routes.length === 0) {
+    const which = routes?.frameworks.length ? `${routes.frameworks.join(", ")} registered no route` : `no ${READABLE_FRAMEWORKS} routes (plain http, or a framework init cannot read)`;
+    return [`  routes      none read: ${which}; the scenario comes from the paths above`];
+  }
+  const writeMethods = [...new Set(sorted.writes.map((w) => w.method))].join(", ");
+  const counts = [
+    `${sorted.reads.length} GET route${sorted.reads.length === 1 ? "" : "s"}`,
+    ...sorted.writes.length ? [`${sorted.writes.length} that change${sorted.writes.length === 1 ? "s" : ""} data (${writeMethods})`] : [],
+    ...sorted.skipped.length ? [`${sorted.skipped.length} left out`] : []
+  ];
+  const lines = [`  routes      ${routes.frameworks.join(", ")}: ${counts.join(", ")}`];
+  if (asked.length) lines.push(`              asked: ${asked.map((a) => `GET ${a.request.path} ${a.answer.status ?? "no answer"}`).join(", ")}`);
+  if (sorted.skipped.length) lines.push(`              left out: ${sorted.skipped.map((s) => `${s.route} (${s.why})`).join(", ")}`);
+  return lines;
 }
 function summarise(config2) {
   const scenarios = config2.scenarios.length;
@@ -87406,8 +87999,30 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join17 } from "node:path";
-function renderPlan(pre, headIsWorkTree) {
+import { join as join19 } from "node:path";
+async function checkRoutes(pre, env) {
+  const { config: config2 } = pre;
+  const dir = join19(pre.root, config2.service.cwd);
+  let checks;
+  try {
+    checks = await startOnce({ config: config2.service, dir, env: scrubEnv(env, secretsFrom(env)) }, (url2) => checkScenarios(url2, config2.scenarios));
+  } catch (e) {
+    if (!(e instanceof StartOnceError)) throw e;
+    throw new ServiceError(
+      `plan starts the service once in the work tree (${dir}) to check the scenarios' routes: ${e.reason} Install the dependencies there, and build it if it needs a build, then run plan again; or skip this check with --no-probe.`,
+      e.logTail
+    );
+  }
+  const broken = checks.filter((c) => !c.ok);
+  if (broken.length > 0) {
+    throw new ScenarioError(
+      broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer.description)).join("\n")
+    );
+  }
+  const answered = checks.map((c) => `${c.scenario.name} ${c.answer ? c.answer.status : `not asked (${c.skipReason})`}`);
+  return `routes   asked once in the work tree: ${answered.join(", ")}`;
+}
+function renderPlan(pre, headIsWorkTree, routes = null) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
   const short = (sha) => sha.slice(0, 7);
@@ -87415,12 +88030,13 @@ function renderPlan(pre, headIsWorkTree) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join17(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join19(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
       lines.push(`  ${s.name}  \xB7 ${s.connections} connection${s.connections === 1 ? "" : "s"}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ""}`);
     }
+    if (routes) lines.push(routes);
     const sizes = pairsPerBlock(config2);
     const { load } = config2;
     lines.push(
@@ -87474,6 +88090,8 @@ var TimeLeft = class {
   measuredMs = 0;
   measuredPairs = 0;
   after = null;
+  /** The scenarios the profile phase's estimate counts. */
+  profiledScenarios;
   constructor(estimate, config2) {
     this.blockPairs = pairsPerBlock(config2);
     this.scenarios = config2.scenarios.length;
@@ -87481,11 +88099,17 @@ var TimeLeft = class {
     const totalPairs = config2.load.pairs * this.scenarios;
     this.priorPairMs = totalPairs > 0 ? Math.max(0, measure - this.blockPairs.length * START_ALLOWANCE_MS) / totalPairs : 0;
     this.afterPhases = estimate.phases.filter((p) => p.phase !== "measure").map((p) => ({ phase: p.phase === "benchmarks" ? "benchmark" : p.phase, ms: p.ms }));
+    this.profiledScenarios = profiledScenarios(config2).length;
   }
   /** Takes in one progress event at time `t` (ms). */
   observe(e, t) {
     if (AFTER_MEASURE.includes(e.phase)) {
       if (this.after?.phase !== e.phase) this.after = { phase: e.phase, since: t };
+      if (e.phase === "profile" && e.pair === 0 && e.pairs !== void 0 && this.profiledScenarios > 0) {
+        const profile = this.afterPhases.find((p) => p.phase === "profile");
+        if (profile) profile.ms = profile.ms * e.pairs / this.profiledScenarios;
+        this.profiledScenarios = e.pairs;
+      }
       return;
     }
     if (e.phase === "start") {
@@ -87616,7 +88240,7 @@ function terminalProgress(stream, options) {
         case "stop":
           return line3(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ""}`);
         case "profile":
-          return line3(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)} (${clock()})`);
+          return line3(e.message ? [e.scenario, e.message].filter(Boolean).join(": ") : `profiling ${where(e)} (${clock()})`);
         case "done":
           return line3(`measurement done (${formatClock(now() - started)})`);
       }
@@ -87629,8 +88253,9 @@ var USAGE = `perfgate ${VERSION} \u2014 A/B performance gate for Node.js service
 
 Usage:
   perfgate compare [options]        measure base and head side by side, print verdicts
-  perfgate plan [options]           check flags, config and refs, print the plan and its estimated
-                                    time; nothing is checked out (same as compare --dry-run)
+  perfgate plan [options]           check flags, config and refs, start the service once in the
+                                    work tree to ask each scenario's route, print the plan and its
+                                    estimated time; nothing is checked out (= compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
                                     repository has; never overwrites a file, asks nothing
@@ -87662,7 +88287,9 @@ init options (the service is the current directory, or --working-directory):
                         written into perfgate.yml instead of what init finds
   --no-probe            do not start the service; by default init starts it once (as compare
                         does: own process group, forced port, no tokens in its environment),
-                        GETs /health, /healthz, /ready and /, and stops it
+                        reads the routes express, fastify or koa registered, GETs them and
+                        /health, /healthz, /ready and /, and stops it (plan: do not ask the
+                        scenarios' routes)
 
 report options:
   --full                every table even when nothing changed
@@ -87670,7 +88297,9 @@ report options:
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
+comparison that was not fair (a side's idle service burned CPU while the other was measured, or
+base's tree was written to after it was installed),
 130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
 var exitCodes = { pass: 0, fail: 1, error: 2, sigint: 130, sigterm: 143 };
@@ -87777,10 +88406,17 @@ function settingsOf(values) {
   if (values["no-profile"]) out.profile = "false";
   return out;
 }
+async function planRoutes(checked, values, env) {
+  const { config: config2 } = checked;
+  if (config2.scenarios.length === 0 || config2.service.start === null) return null;
+  if (values["no-probe"]) return "routes   not asked (--no-probe)";
+  if (values.head !== void 0) return "routes   not asked: plan starts the service only in the work tree, and --head names a commit";
+  return checkRoutes(checked, env);
+}
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join18(tmpdir3(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join20(tmpdir4(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -87795,7 +88431,7 @@ async function compare(values, io, color, dryRun) {
   });
   const { config: config2 } = checked;
   if (dryRun) {
-    io.stdout.write(renderPlan(checked, values.head === void 0));
+    io.stdout.write(renderPlan(checked, values.head === void 0, await planRoutes(checked, values, io.env)));
     return exitCodes.pass;
   }
   const estimate = estimateRun(config2);
@@ -87828,7 +88464,8 @@ async function compare(values, io, color, dryRun) {
         toolVersion: VERSION,
         toolsDir: toolsDir(io.env),
         signal: abort.signal,
-        look: interimLook
+        look: interimLook,
+        unchangedScenarios
       },
       { logger, progress, env: io.env, secrets: secretsFrom(io.env) }
     );
@@ -87868,10 +88505,11 @@ ${terminal}
   if (values.markdown) copyTo(resolve4(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve4(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}
 `);
+  if (analysis.unfair?.length) return exitCodes.error;
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function toolsDir(env) {
-  return join18(env.XDG_CACHE_HOME || join18(homedir(), ".cache"), "perfgate", "tools");
+  return join20(env.XDG_CACHE_HOME || join20(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds dist/: the action (index.js), its post step (post.js), the CLI (cli.js) and the
-// preloads the user's processes get (preload.cjs and the health.cjs it loads for services,
+// preloads the user's processes get (preload.cjs and the health.cjs and routes.cjs it loads for services,
 // bench-preload.cjs for micro-benchmarks). ESM bundles, because @actions/* are ESM-only; a
 // createRequire banner gives bundled CommonJS dependencies (autocannon) a working require.
 // `node scripts/bundle.mjs [outdir]` — the staleness test builds into a temporary outdir
@@ -39,7 +39,7 @@ export async function bundle(outdir) {
   };
   await build({ ...common, entryPoints: { index: 'src/action/index.ts', post: 'src/action/post-index.ts', cli: 'src/cli/index.ts' }, outdir });
   // The preloads run inside the user's processes as they are: copied, not bundled.
-  for (const preload of ['preload.cjs', 'health.cjs', 'bench-preload.cjs']) {
+  for (const preload of ['preload.cjs', 'health.cjs', 'routes.cjs', 'bench-preload.cjs']) {
     copyFileSync(join(root, 'src/preload', preload), join(outdir, preload));
   }
 }

@@ -362,7 +362,8 @@ of load and drawing the flamegraph — about 15 s per side with the defaults. Th
 ## Command line and action
 
 The same settings can be given as command-line flags and as action inputs, under the same names;
-they win over this file. \`perfgate plan\` checks them with the file and prints the plan.
+they win over this file. \`perfgate plan\` checks them with the file, sends each scenario's request once to
+the service started in the work tree, and prints the plan.
 
 ${optionsTable()}
 `;

@@ -14,6 +14,8 @@ export interface FinalDecision {
 /** GitHub treats label names case-insensitively, so "Perf-Regression-Accepted" counts too. */
 export function decide(analysis: Analysis, labels: string[], acceptLabel: string): FinalDecision {
   if (analysis.decision === 'pass') return { decision: 'pass', acceptedBy: null };
+  // An accept label accepts a measured regression; an unfair run measured nothing to accept.
+  if (analysis.unfair?.length) return { decision: 'fail', acceptedBy: null };
   const label = labels.find((l) => l.toLowerCase() === acceptLabel.toLowerCase());
   return label === undefined ? { decision: 'fail', acceptedBy: null } : { decision: 'pass', acceptedBy: label };
 }

@@ -17,7 +17,7 @@ import type { GitHubRecord } from '../results/types.js';
 import { buildOverrides, scenarioArgs } from '../config/options.js';
 import { isDroppedName, secretsFrom } from '../engine/env.js';
 import { preflight } from '../engine/preflight.js';
-import { interimLook } from '../gate/look.js';
+import { interimLook, unchangedScenarios } from '../gate/look.js';
 import { VERSION } from '../version.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
@@ -134,6 +134,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
           toolVersion: VERSION,
           signal: abort.signal,
           look: interimLook,
+          unchangedScenarios,
           ...(github && { github }),
         },
         {

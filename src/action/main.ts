@@ -36,7 +36,10 @@ export async function run(): Promise<void> {
       return;
     }
     const { analysis, final } = await runGate(inputs, context);
-    if (final.decision === 'fail') {
+    if (analysis.unfair?.length) {
+      // An invalid run, as a setup error is: it fails the step whatever fail-on-regression says.
+      core.setFailed(`perfgate: ${analysis.unfair.map((u) => u.message).join(' ')}`);
+    } else if (final.decision === 'fail') {
       const what = describeFailing(analysis).join('; ');
       if (inputs.failOnRegression) core.setFailed(`perfgate: performance regression: ${what}`);
       else core.warning(`perfgate: performance regression (not failing: fail-on-regression is false): ${what}`);

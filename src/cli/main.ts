@@ -6,7 +6,7 @@ import { ConfigError } from '../config/load.js';
 import { secretsFrom } from '../engine/env.js';
 import { PerfgateError } from '../engine/errors.js';
 import { estimateRun } from '../engine/estimate.js';
-import { preflight } from '../engine/preflight.js';
+import { type Preflight, preflight } from '../engine/preflight.js';
 import { ProcessTracker } from '../engine/process.js';
 import { runCompare } from '../engine/run.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
@@ -17,18 +17,19 @@ import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
 import { buildVerdicts } from '../results/verdicts.js';
 import { buildOverrides, OPTIONS, type OptionValues, optionsUsage, scenarioArgs } from '../config/options.js';
-import { interimLook } from '../gate/look.js';
+import { interimLook, unchangedScenarios } from '../gate/look.js';
 import { VERSION } from '../version.js';
 import { INIT_SETTINGS, runInit } from './init.js';
-import { estimateLine, renderPlan } from './plan.js';
+import { checkRoutes, estimateLine, renderPlan } from './plan.js';
 import { terminalProgress } from './progress.js';
 
 export const USAGE = `perfgate ${VERSION} — A/B performance gate for Node.js services
 
 Usage:
   perfgate compare [options]        measure base and head side by side, print verdicts
-  perfgate plan [options]           check flags, config and refs, print the plan and its estimated
-                                    time; nothing is checked out (same as compare --dry-run)
+  perfgate plan [options]           check flags, config and refs, start the service once in the
+                                    work tree to ask each scenario's route, print the plan and its
+                                    estimated time; nothing is checked out (= compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
                                     repository has; never overwrites a file, asks nothing
@@ -60,7 +61,9 @@ init options (the service is the current directory, or --working-directory):
                         written into perfgate.yml instead of what init finds
   --no-probe            do not start the service; by default init starts it once (as compare
                         does: own process group, forced port, no tokens in its environment),
-                        GETs /health, /healthz, /ready and /, and stops it
+                        reads the routes express, fastify or koa registered, GETs them and
+                        /health, /healthz, /ready and /, and stops it (plan: do not ask the
+                        scenarios' routes)
 
 report options:
   --full                every table even when nothing changed
@@ -68,7 +71,9 @@ report options:
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
-Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error,
+Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
+comparison that was not fair (a side's idle service burned CPU while the other was measured, or
+base's tree was written to after it was installed),
 130 / 143 interrupted (SIGINT / SIGTERM; services stopped, worktrees removed).
 `;
 
@@ -187,6 +192,15 @@ function settingsOf(values: Values): OptionValues {
   return out;
 }
 
+/** The plan's routes line: checked in the work tree, or why not. */
+async function planRoutes(checked: Preflight, values: Values, env: Record<string, string | undefined>): Promise<string | null> {
+  const { config } = checked;
+  if (config.scenarios.length === 0 || config.service.start === null) return null;
+  if (values['no-probe']) return 'routes   not asked (--no-probe)';
+  if (values.head !== undefined) return 'routes   not asked: plan starts the service only in the work tree, and --head names a commit';
+  return checkRoutes(checked, env);
+}
+
 async function compare(values: Values, io: Io, color: boolean, dryRun: boolean): Promise<number> {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? (await defaultBranch(root));
@@ -206,7 +220,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
   });
   const { config } = checked;
   if (dryRun) {
-    io.stdout.write(renderPlan(checked, values.head === undefined));
+    io.stdout.write(renderPlan(checked, values.head === undefined, await planRoutes(checked, values, io.env)));
     return exitCodes.pass;
   }
   const estimate = estimateRun(config);
@@ -242,6 +256,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
         toolsDir: toolsDir(io.env),
         signal: abort.signal,
         look: interimLook,
+        unchangedScenarios,
       },
       { logger, progress, env: io.env, secrets: secretsFrom(io.env) },
     );
@@ -276,6 +291,8 @@ function finish(results: Results, values: Values, io: Io, color: boolean, result
   io.stdout.write(`\n${terminal}\n`);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
   if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n`);
+  // Not a regression but a run that cannot be judged: the exit status of an invalid run.
+  if (analysis.unfair?.length) return exitCodes.error;
   return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
 }
 

@@ -1,15 +1,51 @@
 /**
  * `perfgate plan`: what a compare would do, checked and timed, before anything is checked out.
+ * It also starts head's service once in the work tree and asks each scenario's route, as the
+ * compare does when a route fails its warm-up: a route that answers what its scenario does not
+ * expect is an error now, not a run of minutes measuring an error page.
  */
 import { join } from 'node:path';
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
+import { scrubEnv, secretsFrom } from '../engine/env.js';
+import { ScenarioError, ServiceError } from '../engine/errors.js';
+import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/probe.js';
 import { estimateRun, formatMs, pairsPerBlock, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
 import { formatPercent } from '../report/format.js';
 import { installCommand } from '../engine/workspace.js';
 
-export function renderPlan(pre: Preflight, headIsWorkTree: boolean): string {
+/**
+ * Starts head's service once in the work tree (service.setup first, as a start of the compare; no
+ * install or build: the work tree is used as it is) and asks each scenario's route. Returns the
+ * plan's line on what the routes answered; throws a ScenarioError naming every route that did not
+ * answer as expected, or a ServiceError when the service did not become ready.
+ */
+export async function checkRoutes(pre: Preflight, env: Record<string, string | undefined>): Promise<string> {
+  const { config } = pre;
+  const dir = join(pre.root, config.service.cwd);
+  let checks: Awaited<ReturnType<typeof checkScenarios>>;
+  try {
+    checks = await startOnce({ config: config.service, dir, env: scrubEnv(env, secretsFrom(env)) }, (url) => checkScenarios(url, config.scenarios));
+  } catch (e) {
+    if (!(e instanceof StartOnceError)) throw e;
+    throw new ServiceError(
+      `plan starts the service once in the work tree (${dir}) to check the scenarios' routes: ${e.reason} ` +
+        'Install the dependencies there, and build it if it needs a build, then run plan again; or skip this check with --no-probe.',
+      e.logTail,
+    );
+  }
+  const broken = checks.filter((c) => !c.ok);
+  if (broken.length > 0) {
+    throw new ScenarioError(
+      broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer!.description)).join('\n'),
+    );
+  }
+  const answered = checks.map((c) => `${c.scenario.name} ${c.answer ? c.answer.status : `not asked (${c.skipReason})`}`);
+  return `routes   asked once in the work tree: ${answered.join(', ')}`;
+}
+
+export function renderPlan(pre: Preflight, headIsWorkTree: boolean, routes: string | null = null): string {
   const { config } = pre;
   const estimate = estimateRun(config);
   const short = (sha: string) => sha.slice(0, 7);
@@ -23,6 +59,7 @@ export function renderPlan(pre: Preflight, headIsWorkTree: boolean): string {
     for (const s of config.scenarios) {
       lines.push(`  ${s.name}  · ${s.connections} connection${s.connections === 1 ? '' : 's'}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ''}`);
     }
+    if (routes) lines.push(routes);
     const sizes = pairsPerBlock(config);
     const { load } = config;
     lines.push(

@@ -1,6 +1,7 @@
 import type { PerfgateConfig } from '../config/types.js';
 import { formatClock, pairsPerBlock, type RunEstimate, START_ALLOWANCE_MS } from '../engine/estimate.js';
 import type { Logger, ProgressEvent } from '../engine/ports.js';
+import { profiledScenarios } from '../engine/profile.js';
 
 export interface ProgressOptions {
   /** No progress lines (warnings still show). */
@@ -40,6 +41,8 @@ export class TimeLeft {
   private measuredMs = 0;
   private measuredPairs = 0;
   private after: { phase: string; since: number } | null = null;
+  /** The scenarios the profile phase's estimate counts. */
+  private profiledScenarios: number;
 
   constructor(estimate: RunEstimate, config: PerfgateConfig) {
     this.blockPairs = pairsPerBlock(config);
@@ -50,12 +53,19 @@ export class TimeLeft {
     this.afterPhases = estimate.phases
       .filter((p) => p.phase !== 'measure')
       .map((p) => ({ phase: p.phase === 'benchmarks' ? 'benchmark' : p.phase, ms: p.ms }));
+    this.profiledScenarios = profiledScenarios(config).length;
   }
 
   /** Takes in one progress event at time `t` (ms). */
   observe(e: ProgressEvent, t: number): void {
     if ((AFTER_MEASURE as readonly string[]).includes(e.phase)) {
       if (this.after?.phase !== e.phase) this.after = { phase: e.phase, since: t };
+      // The verdicts left some scenarios unprofiled: the phase is that much shorter.
+      if (e.phase === 'profile' && e.pair === 0 && e.pairs !== undefined && this.profiledScenarios > 0) {
+        const profile = this.afterPhases.find((p) => p.phase === 'profile');
+        if (profile) profile.ms = (profile.ms * e.pairs) / this.profiledScenarios;
+        this.profiledScenarios = e.pairs;
+      }
       return;
     }
     if (e.phase === 'start') {
@@ -201,7 +211,7 @@ export function terminalProgress(stream: NodeJS.WriteStream, options: ProgressOp
         case 'stop':
           return line(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ''}`);
         case 'profile':
-          return line(e.message ? `${e.scenario}: ${e.message}` : `profiling ${where(e)} (${clock()})`);
+          return line(e.message ? [e.scenario, e.message].filter(Boolean).join(': ') : `profiling ${where(e)} (${clock()})`);
         case 'done':
           return line(`measurement done (${formatClock(now() - started)})`);
       }

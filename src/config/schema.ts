@@ -768,8 +768,14 @@ const profileObjectSchema = z
       .transform((names) => names ?? null)
       .describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.')
       .register(docNotes, { type: 'list of scenario names', default: 'all scenarios' }),
+    when: z
+      .enum(['changed', 'always'], { error: 'is not changed or always' })
+      .default('changed')
+      .describe(
+        'Which of those scenarios are profiled once the timed slices are done: changed, the ones whose verdict is not unchanged (a regression, an improvement, an inconclusive gated metric: what a culprit explains), or always, every one (flamegraphs of every run).',
+      ),
   })
-  .transform((p): ProfileConfig => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios }));
+  .transform((p): ProfileConfig => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when }));
 
 const profileSchema = z
   .union([z.boolean(), profileObjectSchema], {

@@ -182,4 +182,10 @@ export interface ProfileConfig {
   intervalUs: number;
   /** Names of the scenarios to profile; null: all. */
   scenarios: string[] | null;
+  /**
+   * changed: only the scenarios whose verdict is not unchanged (the verdicts are taken after the
+   * timed slices); always: every one. Absent in results from before it existed, which profiled
+   * every scenario.
+   */
+  when?: 'changed' | 'always';
 }

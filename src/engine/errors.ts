@@ -30,3 +30,6 @@ export class ScenarioError extends PerfgateError {}
 
 /** The run was cancelled (Ctrl-C, job cancelled). */
 export class CancelledError extends PerfgateError {}
+
+/** Base's tree changed after perfgate installed and built it (engine/base-seal.ts): the run gives no verdict. */
+export class BaseTreeChangedError extends PerfgateError {}

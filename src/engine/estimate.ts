@@ -85,7 +85,9 @@ export function estimateRun(config: PerfgateConfig): RunEstimate {
     phases.push({
       phase: 'profile',
       ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
-      detail: `${profiled.length} scenario${profiled.length === 1 ? '' : 's'} × base and head, ${formatDuration(config.profile.durationMs)} of profiled load each, then flamegraphs`,
+      detail:
+        `${profiled.length} scenario${profiled.length === 1 ? '' : 's'} × base and head, ${formatDuration(config.profile.durationMs)} of profiled load each, then flamegraphs` +
+        (config.profile.when === 'changed' ? '; at most: a scenario whose verdicts are all unchanged is not profiled' : ''),
     });
   }
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);

@@ -16,7 +16,11 @@ export interface ProgressEvent {
   scenario?: string;
   block?: number;
   blocks?: number;
-  /** Pairs finished in this scenario, and the total planned; for 'benchmark', processes (this one included). */
+  /**
+   * Pairs finished in this scenario, and the total planned; for 'benchmark', processes (this one
+   * included); for 'profile' with pair 0, the scenarios the phase profiles after the verdicts left
+   * some out.
+   */
   pair?: number;
   pairs?: number;
   message?: string;

@@ -26,14 +26,8 @@ function statFields(text: string): string[] {
   return text.slice(text.lastIndexOf(')') + 2).split(' ');
 }
 
-/**
- * The processes of the service started as process group `pgid`, pid → their /proc stat fields
- * after (comm) (f[1] = ppid, f[2] = pgrp): the members of the group, and every descendant of a
- * member that left it. A process manager may start its apps in groups of their own (PM2's fork
- * mode spawns them detached, so each is a session leader); they are still the service's.
- * Null without procfs (not Linux).
- */
-export function serviceProcesses(pgid: number): Map<number, string[]> | null {
+/** Every process's /proc stat fields after (comm), by pid; null without procfs (not Linux). */
+function readAllStats(): Map<number, string[]> | null {
   let entries: string[];
   try {
     entries = readdirSync('/proc');
@@ -49,6 +43,16 @@ export function serviceProcesses(pgid: number): Map<number, string[]> | null {
       // exited while we were reading
     }
   }
+  return all;
+}
+
+/**
+ * The processes of the service started as process group `pgid`, pid → their stat fields (f[1] =
+ * ppid, f[2] = pgrp): the members of the group, and every descendant of a member that left it.
+ * A process manager may start its apps in groups of their own (PM2's fork mode spawns them
+ * detached, so each is a session leader); they are still the service's.
+ */
+function processesOf(all: Map<number, string[]>, pgid: number): Map<number, string[]> {
   const found = new Map<number, string[]>();
   for (const [pid, f] of all) if (Number(f[2]) === pgid) found.set(pid, f);
   // Descendants, to a fixed point: a child's pid may be lower than its parent's (pids wrap).
@@ -64,11 +68,24 @@ export function serviceProcesses(pgid: number): Map<number, string[]> | null {
   return found;
 }
 
-export function groupCpuSeconds(pgid: number): number {
-  const processes = serviceProcesses(pgid);
-  if (processes === null) return Number.NaN;
-  let ticks = 0;
-  // utime..cstime are fields 14–17 → f[11..14]
-  for (const f of processes.values()) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  return ticks / clockTicks();
+/** The processes of the service started as process group `pgid` (processesOf); null without procfs. */
+export function serviceProcesses(pgid: number): Map<number, string[]> | null {
+  const all = readAllStats();
+  return all === null ? null : processesOf(all, pgid);
+}
+
+/**
+ * CPU seconds of several services (each by its process group, with the descendants that left it)
+ * from one pass over /proc: the engine reads every start of a block at a slice's edges, and one
+ * pass keeps that to a few milliseconds however many starts there are. NaN for each without procfs.
+ */
+export function groupsCpuSeconds(pgids: readonly number[]): number[] {
+  const all = readAllStats();
+  if (all === null) return pgids.map(() => Number.NaN);
+  return pgids.map((pgid) => {
+    let ticks = 0;
+    // utime..cstime are fields 14–17 → f[11..14]
+    for (const f of processesOf(all, pgid).values()) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    return ticks / clockTicks();
+  });
 }

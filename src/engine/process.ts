@@ -10,7 +10,7 @@ import { scrubEnv, secretsFrom } from './env.js';
  * /usr/bin on GitHub's runners) is then never the one perfgate starts. The shell is /bin/sh,
  * by its path.
  */
-export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sudo'] as const;
+export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sudo', 'find'] as const;
 
 interface OwnProcesses {
   /** Absolute path of each program found; a missing one is absent. */

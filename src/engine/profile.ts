@@ -49,6 +49,8 @@ export interface ProfilePhase {
   outDir: string;
   /** Where 0x is installed when perfgate has no copy of its own. */
   toolsDir: string;
+  /** Scenarios the verdicts call unchanged, left out of the phase (profile.when: changed). */
+  unchanged?: string[];
 }
 
 /** Scenarios to profile: profile.scenarios (names), or all. */
@@ -383,8 +385,18 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
 /** The phase: every profiled scenario, base then head; failures become warnings. */
 export async function runProfiles(phase: ProfilePhase): Promise<void> {
   const { ports } = phase.session;
-  const scenarios = profiledScenarios(phase.config);
+  const planned = profiledScenarios(phase.config);
+  const skipped = planned.filter((s) => phase.unchanged?.includes(s.name)).map((s) => s.name);
+  const scenarios = planned.filter((s) => !skipped.includes(s.name));
+  if (skipped.length > 0) {
+    phase.session.update((r) => {
+      r.profilesSkipped = skipped;
+    });
+    ports.logger.info(`not profiled, every verdict unchanged: ${skipped.join(', ')} (profile.when: always profiles them too)`);
+  }
   if (scenarios.length === 0) return;
+  // The time left counted every planned scenario: it shrinks with the ones left out.
+  if (skipped.length > 0) ports.progress({ phase: 'profile', pair: 0, pairs: scenarios.length, message: `profiling ${scenarios.length} of ${planned.length} scenarios` });
   const taken = new Set<string>();
   for (const scenario of scenarios) {
     const slug = slugOf(scenario.name, taken);

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig, ServiceConfig } from '../config/types.js';
-import { type GitHubRecord, RESULTS_VERSION, type Pair, type Results, type RunWarning, type Side, type Slice, type TakenLook } from '../results/types.js';
+import { type GitHubRecord, type IdleCpu, RESULTS_VERSION, type Pair, type Results, type RunWarning, type Side, type Slice, type TakenLook } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
 import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
@@ -10,7 +10,7 @@ import { CancelledError, PerfgateError, ScenarioError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { sliceHealth } from './health.js';
 import { type LoadRun, openLoad } from './load.js';
-import { probeScenario } from './probe.js';
+import { brokenRouteMessage, probeScenario } from './probe.js';
 import { loadScenarioValues } from './requests.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
@@ -21,6 +21,8 @@ import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
 import { runProfiles } from './profile.js';
 import { Service } from './service.js';
+import { type BaseSeal, sealBaseTree } from './base-seal.js';
+import { groupsCpuSeconds } from './proc-cpu.js';
 import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
 
 export interface CompareRequest {
@@ -57,6 +59,12 @@ export interface CompareRequest {
    * rule), so the engine measures and the gate decides; without it the run never stops early.
    */
   look?: (results: Results, look: number) => TakenLook;
+  /**
+   * The scenarios whose verdicts are all unchanged, once the timed slices are done: with
+   * profile.when: changed the profile phase leaves them out (nothing for a culprit to explain).
+   * Passed in by the shells, as `look` is; without it every scenario is profiled.
+   */
+  unchangedScenarios?: (results: Results) => string[];
 }
 
 export interface CompareOutcome {
@@ -136,10 +144,17 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     }
     session.update();
 
+    let seal: BaseSeal | null = null;
+    // Base first, and sealed before any of head's code runs (its install is the first).
     for (const tree of [trees.base, trees.head]) {
       // The side is told to every command, as to the service: a per-side database or cache can be named after it.
       await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
+      if (tree.side === 'base') {
+        seal = await sealBaseTree(tree, serviceDir(tree, services.base));
+        ports.logger.info(`base's tree sealed: ${seal.paths} tracked files and node_modules entries (${seal.ms} ms)`);
+      }
     }
+    await seal!.verify("while head was installed and built (before any service started: head's install or build wrote there)");
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
     const discovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
@@ -152,7 +167,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     if (config.scenarios.length > 0) {
       const placement = placeProcesses(session, config);
       try {
-        await runHttpPhase(session, { config, services, plan, trees: sides, placement, look: request.look ?? null });
+        await runHttpPhase(session, { config, services, plan, trees: sides, placement, look: request.look ?? null, seal: seal! });
       } finally {
         // The benchmark and profile processes perfgate starts next inherit its CPUs: give them all back.
         if (placement) pinProcess(placement.previous);
@@ -162,7 +177,10 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
-    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools') });
+    const unchanged = config.profile?.when === 'changed' && request.unchangedScenarios ? request.unchangedScenarios(results) : [];
+    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), unchanged });
+    // The verdicts rest on base as it was sealed: checked once more after everything head ran.
+    await seal!.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
     session.update((r) => {
       r.status = 'complete';
       r.finishedAt = new Date().toISOString();
@@ -217,6 +235,8 @@ interface HttpPhase {
   trees: Record<Side, Tree>;
   placement: Placement | null;
   look: ((results: Results, look: number) => TakenLook) | null;
+  /** Base's tree as it was installed and built, checked after every block. */
+  seal: BaseSeal;
 }
 
 /** The timed HTTP phase: every block, with the pre-registered looks between blocks. */
@@ -224,6 +244,7 @@ async function runHttpPhase(session: RunSession, phase: HttpPhase): Promise<void
   const sequential = session.results.sequential;
   for (const block of phase.plan.blocks) {
     await runBlock(session, phase, block);
+    await phase.seal.verify(`during block ${block.index + 1} of ${phase.plan.blocks.length} (while both sides' services ran)`);
     // A planned look after this block: the stopping rule decides whether to go on.
     const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
     if (!sequential || !phase.look || index < 0) continue;
@@ -308,6 +329,11 @@ function startPairTurns(pairs: readonly PlannedPair[]): PlannedPair[][] {
   return turns;
 }
 
+/** The block's starts that a slice of `measured` leaves idle: their CPU during it is recorded (Slice.idle). */
+function othersThan(starts: Record<Side, Service[]>, measured: Service[]): Service[] {
+  return [...starts.base, ...starts.head].filter((service) => !measured.includes(service));
+}
+
 /** Allowance per window of a continuous load for what happens between windows (health reports, CPU clocks), ms: only autocannon's backstop uses it. */
 const WINDOW_GAP_MS = 1000;
 
@@ -368,12 +394,15 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
       if (loads) {
         // Both at once, on the same CPUs, over the same window: whatever slows the machine
         // slows both.
-        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false);
+        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false, othersThan(starts, both));
         both.forEach((s, i) => {
           slices[s.side] = measured[i]!;
         });
       } else {
-        for (const side of planned.order) [slices[side]] = await measureSlices([service(side)], scenario, config.load.sliceMs, await open([service(side)], config.load.sliceMs), true);
+        for (const side of planned.order) {
+          const measured = [service(side)];
+          [slices[side]] = await measureSlices(measured, scenario, config.load.sliceMs, await open(measured, config.load.sliceMs), true, othersThan(starts, measured));
+        }
       }
       const pair: Pair = {
         block: block.index,
@@ -468,11 +497,7 @@ async function assertScenarioAnswers(scenario: ScenarioConfig, services: Service
   });
   if (failing.length < services.length) return;
   const sample = await probeScenario(services[0]!.url, scenario);
-  const expected = scenario.expect?.length ? scenario.expect.join(' or ') : 'a 2xx status';
-  throw new ScenarioError(
-    `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails on both base and head: ${sample}. ` +
-      `perfgate expects ${expected}. Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).`,
-  );
+  throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
 }
 
 /**
@@ -492,9 +517,12 @@ function assertStartsRunning(starts: Record<Side, Service[]>, when: string): voi
  * window opens and closes; the health each service's processes measured inside themselves comes
  * from a health window that spans the load window. A service that died is an error.
  */
-async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, load: LoadRun, closeAfter: boolean): Promise<Slice[]> {
+async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, load: LoadRun, closeAfter: boolean, idle: Service[] = []): Promise<Slice[]> {
   for (const service of services) service.assertRunning('before a load slice');
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
+  // The measured starts first, then the idle ones, all read in one pass over /proc.
+  const watched = [...services, ...idle];
+  const read = () => groupsCpuSeconds(watched.map((service) => service.pgid));
   let cpuBefore: number[] = [];
   let cpuAfter: number[] = [];
   let generatorBefore = process.cpuUsage();
@@ -503,12 +531,12 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
   let generatorUtilization = 0;
   const window = {
     onOpen: () => {
-      cpuBefore = services.map((service) => service.cpuSeconds());
+      cpuBefore = read();
       generatorBefore = process.cpuUsage();
       generatorLoop = performance.eventLoopUtilization();
     },
     onClose: () => {
-      cpuAfter = services.map((service) => service.cpuSeconds());
+      cpuAfter = read();
       generator = process.cpuUsage(generatorBefore);
       generatorUtilization = performance.eventLoopUtilization(generatorLoop).utilization;
     },
@@ -520,6 +548,7 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
     if (closeAfter) await load.close();
   }
   const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
+  const idleCpu = idleCpuOf(idle, cpuBefore.slice(services.length), cpuAfter.slice(services.length));
   return services.map((service, i) => {
     service.assertRunning(`while under load (scenario "${scenario.name}")`);
     const { served, ...sample } = samples[i]!;
@@ -531,8 +560,28 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
       generatorCpuSeconds: Math.round((generator.user + generator.system) / 1000) / 1000,
       generatorEventLoopUtilization: Math.round(generatorUtilization * 1e4) / 1e4,
       health: sliceHealth(reports[i]!, service.requestsServed),
+      ...(idleCpu && { idle: idleCpu }),
     };
   });
+}
+
+/**
+ * Per side, the CPU time its idle starts used between two readings; null without idle starts or
+ * without procfs. A start that exited in between is left out (its group can no longer be read;
+ * assertRunning reports it).
+ */
+function idleCpuOf(idle: Service[], before: number[], after: number[]): Record<Side, IdleCpu> | null {
+  if (idle.length === 0) return null;
+  const record: Record<Side, IdleCpu> = { base: { starts: 0, cpuSeconds: 0 }, head: { starts: 0, cpuSeconds: 0 } };
+  for (const [i, service] of idle.entries()) {
+    const used = after[i]! - before[i]!;
+    if (!Number.isFinite(used) || service.exited) continue;
+    record[service.side].starts++;
+    record[service.side].cpuSeconds += Math.max(0, used);
+  }
+  if (record.base.starts + record.head.starts === 0) return null;
+  for (const side of ['base', 'head'] as const) record[side].cpuSeconds = Math.round(record[side].cpuSeconds * 1000) / 1000;
+  return record;
 }
 
 /** The service keys a side's own commit decides, in the words of perfgate.yml. */

@@ -10,7 +10,6 @@ import type { Side } from '../results/types.js';
 import { ServiceError, SetupError } from './errors.js';
 import { HealthChannel } from './health.js';
 import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
-import { groupCpuSeconds } from './proc-cpu.js';
 import { groupRssBytes } from './proc-memory.js';
 
 /**
@@ -191,11 +190,6 @@ export class Service {
 
   logTail(lines = 20): string {
     return tailFile(this.options.logFile, lines);
-  }
-
-  /** Service CPU seconds so far (whole process group). */
-  cpuSeconds(): number {
-    return groupCpuSeconds(this.pgid);
   }
 
   private exitDescription(): string {

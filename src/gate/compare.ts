@@ -1,4 +1,5 @@
 import { DEFAULT_GATE } from '../config/schema.js';
+import { analyzeFairness } from './fairness.js';
 import type { MetricRule } from '../config/types.js';
 import type {
   Analysis,
@@ -207,30 +208,38 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   const verdicts = [...all, ...startup, ...(health?.heap ?? [])];
   // Outgoing I/O per request says why a verdict moved; it is no verdict itself.
   const io = analyzeIo(results);
+  // A side that burned CPU while the other was measured decided the verdicts itself: never a pass.
+  const unfair = analyzeFairness(results);
   return {
     comparisons,
     decision:
-      failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0 ? 'fail' : 'pass',
+      unfair.length > 0 || failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0
+        ? 'fail'
+        : 'pass',
     regressions: verdicts.filter((c) => c.verdict === 'regression').length,
     improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
-    warnings: analysisWarnings(results, {
-      tallies,
-      comparisons: [...comparisons, ...healthComparisons],
-      benchmarks,
-      health,
-      gated: {
-        metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
-        benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
-      },
-      level,
-    }),
+    warnings: [
+      ...unfair.map((finding) => ({ code: 'unfair-comparison' as const, message: finding.message })),
+      ...analysisWarnings(results, {
+        tallies,
+        comparisons: [...comparisons, ...healthComparisons],
+        benchmarks,
+        health,
+        gated: {
+          metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+          benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
+        },
+        level,
+      }),
+    ],
     failedRequests: tallies.filter(hasFailures),
     earlyStop: earlyStop(results),
     ...(benchmarks && { benchmarks }),
     ...(health && { health }),
     ...(startup.length > 0 && { startup }),
     ...(io && { io }),
+    ...(unfair.length > 0 && { unfair }),
   };
 }
 

@@ -10,6 +10,13 @@ export interface Noted<T> {
   note: string;
 }
 
+/** A scenario line, or one written commented out: a route the user has to finish or fix first. */
+export interface ScenarioEntry extends Noted<string> {
+  commented?: boolean;
+  /** The value is YAML already (a flow mapping), written as it is. */
+  raw?: boolean;
+}
+
 export interface InitConfig {
   /** Absent: no service (micro-benchmarks only). */
   start?: Noted<string>;
@@ -19,7 +26,11 @@ export interface InitConfig {
   install?: string;
   readyPath?: Noted<string>;
   readyTimeout?: string;
-  scenarios: Noted<string>[];
+  scenarios: ScenarioEntry[];
+  /** The comment on the scenarios key; default: what to add. */
+  scenariosNote?: string;
+  /** Comment lines after the scenarios. */
+  scenariosAfter?: string[];
   benchmarks?: Noted<string[]>;
   /** Relative path of perfgate.schema.json for editors, when perfgate is installed. */
   schemaPath?: string | null;
@@ -50,8 +61,12 @@ export function renderConfig(config: InitConfig): string {
       if (config.readyPath) lines.push(line('    ', 'path:', config.readyPath.value, config.readyPath.note));
       if (config.readyTimeout) lines.push(line('    ', 'timeout:', config.readyTimeout));
     }
-    lines.push("scenarios: # HTTP load on base and head; add the routes your users call most, e.g. GET /api/items");
-    for (const scenario of config.scenarios) lines.push(line('  ', '-', scenario.value, scenario.note));
+    lines.push(`scenarios: # ${config.scenariosNote ?? 'HTTP load on base and head; add the routes your users call most, e.g. GET /api/items'}`);
+    for (const scenario of config.scenarios) {
+      const value = scenario.raw ? scenario.value : yamlValue(scenario.value);
+      lines.push(`  ${scenario.commented ? '# ' : ''}- ${value}${scenario.note ? ` # ${scenario.note}` : ''}`);
+    }
+    for (const comment of config.scenariosAfter ?? []) lines.push(`  # ${comment}`);
   } else if (config.cwd && config.cwd !== '.') {
     lines.push('service:', line('  ', 'cwd:', config.cwd));
   }

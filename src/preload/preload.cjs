@@ -78,6 +78,18 @@ if (process.env.PERFGATE_HEALTH_SOCKET && require('node:worker_threads').isMainT
 }
 
 /*
+ * perfgate init's probe only (PERFGATE_ROUTES_FILE): the routes the framework registers
+ * (routes.cjs). Loaded before the user's code, so it sees the framework being loaded.
+ */
+if (process.env.PERFGATE_ROUTES_FILE) {
+  try {
+    require('./routes.cjs');
+  } catch {
+    // init says no routes could be read
+  }
+}
+
+/*
  * Profiling phase only (PERFGATE_PROFILE=1, set by the engine when it restarts a service to
  * profile it; never during the timed slices).
  *

@@ -3,8 +3,9 @@
  * the run's artifacts, and a size limit. Pure: (results, analysis, options) → text.
  *
  * GitHub refuses a comment over 65,536 characters, so a report that does not fit first loses
- * its collapsible details and its unchanged service-health rows, then its least notable rows
- * (regressions are kept longest), each time with a note that links the full report.
+ * its collapsible details and its unchanged service-health rows, then the chart of the gated
+ * changes (it repeats the table's numbers), then its least notable rows (regressions are kept
+ * longest), each time with a note that links the full report.
  */
 import type { Analysis, Results } from '../results/types.js';
 import { escapeMarkdown, escapeUrl, formatCount } from './format.js';
@@ -101,8 +102,9 @@ export function selectNotableRows(rows: ReportRow[], count: number): ReportRow[]
 }
 
 /**
- * The report under `maxChars`: whole if it fits; else without the details; else with shorter
- * hot-function tables and the most verdict rows that fit; else without hot functions too.
+ * The report under `maxChars`: whole if it fits; else without the details; else without the
+ * chart too; else with shorter hot-function tables and the most verdict rows that fit; else
+ * without hot functions too.
  */
 export function renderReport(results: Results, analysis: Analysis, options: ReportOptions = {}): string {
   const max = options.maxChars ?? COMMENT_LIMIT;
@@ -130,6 +132,15 @@ export function renderReport(results: Results, analysis: Analysis, options: Repo
   const withoutDetails = renderMarkdown(results, analysis, collapsed);
   if (fits(withoutDetails)) return withoutDetails;
 
+  // From here on the chart is gone: a picture of the numbers is worth less than the numbers.
+  const noChart: MarkdownOptions = {
+    ...collapsed,
+    chart: false,
+    detailsReplacement: `_The chart, method, noise and warnings are left out to keep this text under ${limit} characters: ${pointer}._`,
+  };
+  const withoutChart = renderMarkdown(results, analysis, noChart);
+  if (fits(withoutChart)) return withoutChart;
+
   const total = orderRows(results, analysis).length;
   const withRows = (stage: MarkdownOptions, count: number) =>
     renderMarkdown(results, analysis, {
@@ -139,9 +150,9 @@ export function renderReport(results: Results, analysis: Analysis, options: Repo
         note: `⚠️ **${formatCount(count)} of ${formatCount(total)} rows shown** (the most notable; unchanged metrics are left out first) to keep this text under ${limit} characters: ${pointer}.`,
       },
     });
-  const shortHotFunctions: MarkdownOptions = { ...collapsed, hotFunctionRows: SHORT_HOT_FUNCTION_ROWS };
+  const shortHotFunctions: MarkdownOptions = { ...noChart, hotFunctionRows: SHORT_HOT_FUNCTION_ROWS };
   // Without hot-function sections their flamegraph links go back into the artifacts line.
-  const noHotFunctions: MarkdownOptions = { ...collapsed, hotFunctionRows: 0, links: renderLinks(artifacts, new Set()) };
+  const noHotFunctions: MarkdownOptions = { ...noChart, hotFunctionRows: 0, links: renderLinks(artifacts, new Set()) };
   for (const stage of [shortHotFunctions, noHotFunctions]) {
     const text = renderMarkdown(results, analysis, stage);
     if (fits(text)) return text;

@@ -219,3 +219,10 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
 export function hintCulprit(results: Results, scenario: string): string | null {
   return culpritOfScenario(results.profiles, scenario)?.text ?? null;
 }
+
+/** The scenarios the profile phase left out because every verdict was unchanged; null when none. */
+export function describeProfilesSkipped(results: Results): string | null {
+  const skipped = results.profilesSkipped ?? [];
+  if (skipped.length === 0) return null;
+  return `Not profiled, every verdict unchanged: ${skipped.join(', ')} (profile.when: always profiles every scenario)`;
+}

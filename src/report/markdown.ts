@@ -2,6 +2,7 @@
  * The markdown body of the PR comment and the job summary. Pure: (results, analysis) → text.
  * Everything that comes from the user's code or config goes through escapeMarkdown.
  */
+import { renderChart } from './chart.js';
 import { renderRequestBreakdown } from './requests.js';
 import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
 import {
@@ -35,6 +36,7 @@ import {
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
+  describeProfilesSkipped,
   hotFunctionSections,
   regressionCulprits,
   rowName,
@@ -92,6 +94,8 @@ export interface MarkdownOptions {
   hotFunctionRows?: number;
   /** 'notable' keeps only the service-health rows that are not unchanged, and the hints (to fit a size limit). Default 'all'. */
   healthRows?: 'all' | 'notable';
+  /** false leaves out the chart of the gated changes (to fit a size limit: it repeats the table's numbers). Default true. */
+  chart?: boolean;
 }
 
 const VERDICT_CELLS: Record<Tone, string> = {
@@ -556,14 +560,16 @@ function renderHotFunctions(results: Results, analysis: Analysis, options: Markd
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
-  if (sections.length === 0) return null;
+  const skipped = describeProfilesSkipped(results);
+  const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
+  if (sections.length === 0) return note;
   const deoptimized = sections.some((section) => section.deoptimized.length > 0 || section.optimization.length > 0) ? '; ⚠️ deoptimized by V8 (reasons below)' : '';
   const attributed = sections.some((section) => section.attributed)
     ? ' Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most.'
     : '';
   const change = describeChangeColumn(sections);
   const legend = `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section) => renderHotFunctionSection(results, analysis, options, section)), `<sub>${legend}</sub>`].join('\n\n');
+  return [...sections.map((section) => renderHotFunctionSection(results, analysis, options, section)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
 }
 
 /** The one visible line of a run where nothing changed. */
@@ -572,12 +578,14 @@ function renderNothingChanged(analysis: Analysis): string {
 }
 
 /**
- * The markdown body: headline, method line, verdict table, details, footer. When nothing
- * changed, one line says so and the tables fold away, so the comment stays a few lines long.
+ * The markdown body: headline, method line, the chart of the gated changes, verdict table,
+ * details, footer. When nothing changed, one line says so and the chart and tables fold away, so
+ * the comment stays a few lines long.
  */
 export function renderMarkdown(results: Results, analysis: Analysis, options: MarkdownOptions = {}): string {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
+  const chart = options.chart === false ? null : renderChart(results, analysis);
   const tables = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
@@ -591,7 +599,9 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderHotFunctions(results, analysis, options),
   ];
   const quiet = nothingChanged(results, analysis);
-  const folded = [...tables, ...inside].filter((s) => s !== null);
+  // A clean pass folds the chart away with the tables: a picture of every change inside its
+  // limit is what the one visible line already says, and the fold is what keeps that comment short.
+  const folded = [chart, ...tables, ...inside].filter((s) => s !== null);
   const sections = [
     renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
     renderAccepted(accepted),
@@ -600,7 +610,7 @@ export function renderMarkdown(results: Results, analysis: Analysis, options: Ma
     renderMethodLine(results, analysis, options),
     ...(quiet
       ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
-      : [...tables, options.links ?? null, ...inside]),
+      : [chart, ...tables, options.links ?? null, ...inside]),
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` · [workflow run](${options.runUrl})` : ''}</sub>`,
   ];

@@ -26,6 +26,7 @@ import {
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
+  describeProfilesSkipped,
   hotFunctionSections,
   regressionCulprits,
   rowName,
@@ -428,8 +429,10 @@ function renderHotFunctionSection(section: HotFunctionSection, analysis: Analysi
 
 function renderHotFunctions(results: Results, analysis: Analysis, options: TerminalOptions, width: number, paint: Paint): string[] {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
-  if (sections.length === 0) return [];
-  return [...sections.flatMap((s) => renderHotFunctionSection(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`];
+  const skipped = describeProfilesSkipped(results);
+  const notes = skipped ? ['', sanitizeText(skipped)] : [];
+  if (sections.length === 0) return notes;
+  return [...sections.flatMap((s) => renderHotFunctionSection(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
 }
 
 /**

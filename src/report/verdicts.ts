@@ -183,6 +183,13 @@ export function worstGatedChange(analysis: Analysis): MetricComparison | null {
  * culprit's text of a scenario, or null.
  */
 export function describeAnswer(analysis: Analysis, escapeText: Escape, culpritOf: (scenario: string) => string | null): string {
+  const unfair = analysis.unfair?.[0];
+  if (unfair) {
+    // Before any verdict: the verdicts of an unfair run measure the interference, not the code.
+    const whose = unfair.side === 'head' ? 'head' : 'base';
+    const other = unfair.side === 'head' ? 'base' : 'head';
+    return `not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core while ${other} was measured; no verdict (see the warnings)`;
+  }
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);
   const health = analysis.health?.failing[0];

@@ -92,6 +92,21 @@ export interface Slice {
   generatorEventLoopUtilization?: number;
   /** What the service's processes measured inside themselves during the slice; null when none reported; absent in results from before health was measured. */
   health?: SliceHealth | null;
+  /**
+   * CPU time that each side's starts not under load in this slice (the block's other starts,
+   * and in alternate mode the other side's start of this pair) used over the slice's window: an
+   * idle service uses next to none, and one that burns CPU while it waits takes it from what is
+   * measured (src/gate/fairness.ts). Absent in results from before it was measured.
+   */
+  idle?: Record<Side, IdleCpu>;
+}
+
+/** What one side's idle starts used during a slice. */
+export interface IdleCpu {
+  /** How many of its starts were running and not under load. */
+  starts: number;
+  /** Their CPU time (user + system, whole process groups), seconds. */
+  cpuSeconds: number;
 }
 
 /* ---------- service health: measured inside the service by perfgate's preload, per slice ---------- */
@@ -309,6 +324,8 @@ export interface Results {
   benchmarks?: BenchmarkResults;
   /** CPU profiles of the profiling phase, one entry per profiled scenario (absent when profiling is off, and in results from before it existed). */
   profiles?: ScenarioProfile[];
+  /** Scenarios profile.when: changed left unprofiled because every verdict was unchanged (absent when none was). */
+  profilesSkipped?: string[];
   /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
   sequential?: SequentialRecord;
 }
@@ -719,6 +736,24 @@ export interface Analysis {
   startup?: StartupComparison[];
   /** Outgoing I/O per request, when any slice counted some (information, never gated). */
   io?: IoAnalysis;
+  /**
+   * Why base and head were not measured on equal terms (src/gate/fairness.ts), when they were
+   * not: the decision is then "fail" whatever the verdicts say, no accept label turns it into a
+   * pass, and the CLI exits 2 (the run is invalid, not a regression).
+   */
+  unfair?: UnfairFinding[];
+}
+
+/** One reason the comparison was not fair. */
+export interface UnfairFinding {
+  /** idle-cpu: a side's starts burned CPU while the other side was measured. */
+  code: 'idle-cpu';
+  /** Whose processes did it. */
+  side: Side;
+  /** What they used, as a share of one core, on average over the other side's slices. */
+  idleCoreShare: number;
+  slices: number;
+  message: string;
 }
 
 /** One side's I/O to one destination over a scenario's slices: its totals per request served. */

@@ -109,7 +109,7 @@ const config = z.object({
   alpha: z.number().gt(0).lt(1),
   seed: z.int().nullable(),
   profile: z
-    .object({ enabled: z.boolean(), durationMs: nonNegative, intervalUs: nonNegative, scenarios: list(name).nullable() })
+    .object({ enabled: z.boolean(), durationMs: nonNegative, intervalUs: nonNegative, scenarios: list(name).nullable(), when: z.enum(['changed', 'always']).optional() })
     .optional(),
 });
 
@@ -147,6 +147,7 @@ const slice = z.object({
   generatorCpuSeconds: nonNegative.optional(),
   generatorEventLoopUtilization: fraction.optional(),
   health: z.object({ requestsSinceStart: count, missing: count, processes: list(processHealth) }).nullable().optional(),
+  idle: z.object({ base: z.object({ starts: count, cpuSeconds: nonNegative }), head: z.object({ starts: count, cpuSeconds: nonNegative }) }).optional(),
 });
 
 const benchRecord = z.object({
@@ -300,6 +301,7 @@ export const resultsSchema = z.object({
   github: github.optional(),
   benchmarks: benchmarks.optional(),
   profiles: list(profile).optional(),
+  profilesSkipped: list(name).optional(),
   sequential: sequential.optional(),
 }).superRefine((results, context) => {
   // A run marks itself complete only after every scenario measured its pairs: a complete file

@@ -42,7 +42,7 @@ test('the action caches its 0x install: the first run installs and saves it, the
   const npm = recordedNpm(home);
   const env = runnerEnv(npm);
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: { duration: 1s }\n${IDENTICAL_CODE_ALPHA}` },
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: { duration: 1s, when: always }\n${IDENTICAL_CODE_ALPHA}` },
     { 'NOTES.md': 'x' },
   );
   // One runner: RUNNER_TEMP is the same path every run (the cache keys on the path as well).
@@ -94,7 +94,7 @@ test('without a cache service (a local run) the tools are installed with one inf
   cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
   const npm = recordedNpm(home);
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: { duration: 1s }\n${IDENTICAL_CODE_ALPHA}` },
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: { duration: 1s, when: always }\n${IDENTICAL_CODE_ALPHA}` },
     { 'NOTES.md': 'x' },
   );
   const run = await runAction({

@@ -46,6 +46,9 @@ test('init on an express service: finds the start script, the lockfile, the benc
   assert.match(run.stdout, /install +npm ci +\(package-lock\.json\)/);
   assert.match(run.stdout, /benchmarks +bench\/\*\*\/\*\.bench\.js +\(1 suite: bench\/parse\.bench\.js \(tinybench\)\)/);
   assert.match(run.stdout, /GET \/health 200, GET \/healthz 404, GET \/ready 404, GET \/ 200/);
+  // express 4 (the project's own): its routes are read too
+  assert.match(run.stdout, /^ {2}routes {6}express: 2 GET routes$/m);
+  assert.match(run.stdout, /^ {14}asked: GET \/health 200, GET \/ 200$/m);
   assert.match(run.stdout, /^wrote {2}perfgate\.yml/m);
   assert.match(run.stdout, /^wrote {2}\.github\/workflows\/perf\.yml/m);
   assert.match(run.stdout, /next +npx perfgate plan/);
@@ -95,7 +98,37 @@ test('init on an express service: finds the start script, the lockfile, the benc
   assert.match(plan.stdout, /^service {2}`npm start` in \.; install npm ci$/m);
   assert.match(plan.stdout, /^ready {4}when \/health answers 2xx/m);
   assert.match(plan.stdout, /^ {2}GET \/ +·/m);
+  assert.match(plan.stdout, /^routes {3}asked once in the work tree: GET \/ 200$/m);
   assert.match(plan.stdout, /^ {2}benchmarks ~/m);
+});
+
+test('express 4, no route of the app answers 2xx: the first is measured as it answered, marked, and plan stops on it', async () => {
+  const repo = repoWith({
+    'package.json': JSON.stringify({ name: 'orders', scripts: { start: 'node server.js' } }),
+    'server.js': `const express = require('express');
+require('node:fs').writeFileSync(require('node:path').join(__dirname, 'service.pid'), String(process.pid));
+const app = express();
+app.get('/health', (_req, res) => res.send('ok'));
+const orders = express.Router();
+orders.get('/:id', (req, res) => res.status(404).send(\`no order \${req.params.id}\`));
+orders.get('/', (_req, res) => res.status(401).send('log in first'));
+app.use('/orders', orders);
+app.listen(3000);
+`,
+  });
+  const run = await runCli(['init'], repo);
+  assert.equal(run.code, 0, run.stderr + run.stdout);
+  assert.match(run.stdout, /^check {2}2 routes did not answer 2xx when init asked; perfgate\.yml marks them with the answer \(the first one measured, as nothing else answered: perfgate plan stops on it until it is fixed\):$/m);
+  assert.match(run.stdout, /^ {7}GET \/orders\/1 \(\/orders\/:id\): it answered 404 "no order 1"$/m);
+  assert.match(run.stdout, /^ {7}give it a path that answers \(a value that exists instead of the 1 init filled in\), or declare the status it answers with expect:$/m);
+  const text = readFileSync(join(repo, 'perfgate.yml'), 'utf8');
+  assert.match(text, /^ {2}- GET \/orders\/1 # answered 404 "no order 1" when init asked: fix the path \(:id filled with 1\)/m);
+  assert.match(text, /^ {2}# - GET \/orders # answered 401 "log in first" when init asked/m);
+  assert.equal(alive(Number(readFileSync(join(repo, 'service.pid'), 'utf8'))), false, 'the service init started was stopped');
+  const plan = await runCli(['plan', '--base', 'main'], repo);
+  assert.equal(plan.code, 2, plan.stdout);
+  assert.match(plan.stderr, /Scenario "GET \/orders\/1" \(GET \/orders\/1\) fails in head's work tree: it answered 404 "no order 1"\. perfgate expects a 2xx status\./);
+  assert.equal(alive(Number(readFileSync(join(repo, 'service.pid'), 'utf8'))), false, 'the service plan started was stopped');
 });
 
 test('init writes only the missing file; pnpm gets corepack in the workflow; flags are written as given', async () => {
@@ -110,6 +143,7 @@ test('init writes only the missing file; pnpm gets corepack in the workflow; fla
   assert.equal(run.code, 0, run.stderr + run.stdout);
   assert.match(run.stdout, /service +node app\.js +\(package\.json main \(no start script\)\)/);
   assert.match(run.stdout, /GET \/health 404, GET \/healthz 404, GET \/ready 404, GET \/ 404/);
+  assert.match(run.stdout, /^ {2}routes {6}none read: no express, fastify or koa/m, 'plain http registers no routes to read');
   assert.match(run.stdout, /^kept {3}\.github\/workflows\/perf\.yml/m);
   assert.equal(readFileSync(join(repo, '.github', 'workflows', 'perf.yml'), 'utf8'), '# mine\n');
   assert.match(run.stdout, /- run: corepack enable/, 'the workflow init would write, printed');

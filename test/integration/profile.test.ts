@@ -16,6 +16,7 @@ import { buildCallTree } from '../../src/profile/call-tree.js';
 import { diffProfiles, hottestChanges } from '../../src/profile/diff.js';
 import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
+import { scenarioUnchanged } from '../../src/results/verdicts.js';
 import { canvasPixels, distinctColours, withPage } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
 import { lineOf, readProfileDir } from '../helpers/profiles.js';
@@ -30,7 +31,7 @@ const config = (scenario: string, pairs = 12) => `service:
   ready: { timeout: 10s }
 scenarios: [${scenario}]
 load: { pairs: ${pairs}, blocks: 1, instances: ${pairs}, slice: 300ms, warmup: 300ms }
-profile: { duration: 2s }
+profile: { duration: 2s, when: always } # the cluster test profiles an unchanged head
 `;
 
 /**
@@ -192,4 +193,31 @@ test('a hot function V8 inlines into its caller still gets its own row (Node 20 
     const handleSelf = row('handle')?.self ?? 0;
     assert.ok(mix.self > handleSelf, `${node}: mix ${mix.self} samples of its own, its caller handle ${handleSelf}`);
   }
+});
+
+test('profile.when: changed (the default) profiles the scenario whose verdict moved and leaves out the unchanged one, and says so', async () => {
+  const server = (iterations: number) => `const http = require('node:http');
+function spin(n) { let x = 0; for (let i = 0; i < n; i++) x = (x * 31 + i) % 1000003; return x; }
+http.createServer((req, res) => res.end(req.url === '/work' ? String(spin(${iterations})) : 'hello')).listen(3000);
+`;
+  const repo = makeRepo(
+    {
+      'server.js': server(20_000),
+      'perfgate.yml': config('GET /work, GET /hello').replace(/^profile: .*$/m, 'profile: { duration: 1s }'),
+    },
+    { 'server.js': server(200_000) },
+  );
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '3'], repo);
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const results = readResults(join(out, 'results.json'));
+  const analysis = compareResults(results);
+  const moved = results.scenarios.map((s) => s.name).filter((name) => !scenarioUnchanged(analysis, name));
+  assert.ok(moved.includes('GET /work'), 'ten times the work moved GET /work');
+  // Profiled exactly where a verdict moved; the rest is named as left out.
+  assert.deepEqual((results.profiles ?? []).map((p) => p.scenario), moved);
+  const skipped = results.scenarios.map((s) => s.name).filter((name) => !moved.includes(name));
+  assert.deepEqual(results.profilesSkipped ?? [], skipped);
+  if (skipped.length > 0) assert.match(run.stdout, /Not profiled, every verdict unchanged: GET \/hello/);
+  else console.log('GET /hello was not unchanged on this run, so it was profiled too');
 });

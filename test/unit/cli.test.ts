@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -92,6 +92,16 @@ test('report: colour on a terminal, none with --no-color, NO_COLOR or a pipe', a
   assert.equal((await runCli(['report', results, '--no-color'], ROOT, env, { tty: true })).stdout, plain.stdout);
   assert.equal((await runCli(['report', results], ROOT, { ...env, NO_COLOR: '1' }, { tty: true })).stdout, plain.stdout);
   assert.equal(coloured.stdout.replace(/\x1b\[\d+m/g, ''), plain.stdout, 'colour adds nothing but the codes');
+});
+
+test('report --markdown writes the PR comment\'s text, the chart of the gated changes included', async () => {
+  const results = join(ROOT, 'test/fixtures/results/v0.1-calibration-5pct.json');
+  const out = join(mkdtempSync(join(tmpdir(), 'perfgate-markdown-')), 'report.md');
+  const run = await runCli(['report', results, '--markdown', out], ROOT);
+  assert.equal(run.code, 0, run.stderr);
+  const markdown = readFileSync(out, 'utf8');
+  assert.match(markdown, /^```mermaid\n%%\{init: .*\}%%\nxychart-beta horizontal\n {2}title "throughput: change against its limit of 5%"\n[\s\S]*? {2}x-axis \["GET \/work ❔", "limit ±5%"\]/m);
+  assert.doesNotMatch(run.stdout, /mermaid|xychart/, 'the terminal has the table only');
 });
 
 test('perfgate report folds a run where nothing changed to its headline and one line; --full shows every table', async () => {

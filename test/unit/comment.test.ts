@@ -78,6 +78,23 @@ describe('renderComment', () => {
     assert.deepEqual(table, [...table].sort((a, b) => Number(/s\/(\d+)/.exec(a)![1]) - Number(/s\/(\d+)/.exec(b)![1])), 'kept rows stay in display order');
   });
 
+  test('over the limit: the chart goes after the details and before any verdict row', () => {
+    const results = manyScenarios(40, 25);
+    const analysis = compareResults(results);
+    const fullReport = { label: 'results', url: 'https://github.com/a/b/actions/runs/1/artifacts/9' };
+    const full = renderReport(results, analysis, { maxChars: Number.POSITIVE_INFINITY, fullReport });
+    assert.match(full, /```mermaid\nxychart-beta|```mermaid\n%%\{init/);
+    const noDetails = renderReport(results, analysis, { maxChars: full.length - 1, fullReport });
+    assert.ok(!noDetails.includes('<details>'));
+    assert.ok(noDetails.includes('```mermaid'), 'the chart outlives the details');
+
+    const noChart = renderReport(results, analysis, { maxChars: noDetails.length - 1, fullReport });
+    assert.ok(!noChart.includes('```mermaid'), 'the chart goes next');
+    assert.match(noChart, /_The chart, method, noise and warnings are left out .*: the full report is in \[results\]/);
+    assert.ok(!noChart.includes('rows shown'), 'every verdict row is still there');
+    assert.equal(noChart.split('\n').filter((l) => /^\| .*\| (unchanged|.*regression|.*improvement|.*inconclusive) \|$/.test(l)).length, 200);
+  });
+
   test('a crafted results.json with an enormous name still yields a body under the limit', () => {
     const results = resultsFromPairs(regressedPairs());
     results.sides.head.ref = '<'.repeat(200_000);

@@ -83,7 +83,7 @@ describe('resolveConfig: defaults', () => {
       },
       alpha: 0.01,
       seed: null,
-      profile: { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null },
+      profile: { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null, when: 'changed' },
     });
   });
 

@@ -6,7 +6,9 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { parseConfigText, resolveConfig } from '../../src/config/load.js';
 import { findBenchmarkSuites, proposeBenchmarkGlobs } from '../../src/engine/bench/discover.js';
+import { scenariosOf } from '../../src/cli/init.js';
 import { renderConfig } from '../../src/init/config-text.js';
+import { fillPath, sortRoutes } from '../../src/init/routes.js';
 import { ACTION_REF, renderWorkflow } from '../../src/init/workflow.js';
 import { actionlintSkip, runActionlint } from '../helpers/actionlint.js';
 import { ROOT } from '../helpers/repo.js';
@@ -146,4 +148,83 @@ test('the perfgate.yml init renders loads with perfgate\'s loader, notes and all
   const benchOnly = resolveConfig({ document: parseConfigText(renderConfig({ scenarios: [], benchmarks: { value: ['b/*.js'], note: 'n' } }), 'perfgate.yml') });
   assert.equal(benchOnly.service.start, null);
   assert.deepEqual(benchOnly.scenarios, []);
+});
+
+test('a registered path as one request: parameters filled with 1, optional groups dropped, wildcards and patterns left out', () => {
+  assert.deepEqual(fillPath('/users/:id'), { path: '/users/1', filled: ['id'] });
+  assert.deepEqual(fillPath('/a/:from-:to/b'), { path: '/a/1-1/b', filled: ['from', 'to'] }, 'fastify: two parameters in one segment');
+  assert.deepEqual(fillPath('/users/:id(\\d+)'), { path: '/users/1', filled: ['id'] }, "a parameter's own pattern");
+  assert.deepEqual(fillPath('/users/:id?'), { path: '/users/1', filled: ['id'] }, 'express 4 optional parameter');
+  assert.deepEqual(fillPath('/books{/:page}'), { path: '/books', filled: [] }, 'express 5 optional group');
+  assert.deepEqual(fillPath('/'), { path: '/', filled: [] });
+  for (const wildcard of ['/files/*', '/files/*path', '/files/{*splat}', '*']) assert.deepEqual(fillPath(wildcard), { why: 'a wildcard' }, wildcard);
+  assert.deepEqual(fillPath('/ab+cd'), { why: 'a pattern' });
+  assert.deepEqual(fillPath('/ab?cd'), { why: 'a pattern' }, 'express 4: an optional character, not a query');
+  assert.deepEqual(fillPath('/a b'), { why: 'not a request path' });
+});
+
+test('registered routes sorted: GET to ask, POST/PUT/PATCH/DELETE never sent, HEAD and OPTIONS dropped, duplicates once', () => {
+  const sorted = sortRoutes([
+    { method: 'HEAD', path: '/items' },
+    { method: 'GET', path: '/items' },
+    { method: 'GET', path: '/items' },
+    { method: 'ALL', path: '/any' },
+    { method: 'POST', path: '/items' },
+    { method: 'DELETE', path: '/items/:id' },
+    { method: 'OPTIONS', path: '/items' },
+    { method: 'GET', path: '/static/*' },
+    { method: 'PROPFIND', path: '/dav' },
+  ]);
+  assert.deepEqual(sorted.reads.map((r) => `${r.method} ${r.path}`), ['GET /items', 'GET /any']);
+  assert.deepEqual(sorted.writes.map((r) => `${r.method} ${r.path} ${r.filled.join()}`), ['POST /items ', 'DELETE /items/1 id']);
+  assert.deepEqual(sorted.skipped, [
+    { route: 'GET /static/*', why: 'a wildcard' },
+    { route: 'PROPFIND /dav', why: 'PROPFIND is not a method a scenario sends' },
+  ]);
+});
+
+test('routes init writes commented out stay out of the configuration; a raw mapping loads as written once uncommented', () => {
+  const base = { start: { value: 'npm start', note: 'n' }, scenarios: [] };
+  const text = renderConfig({
+    ...base,
+    scenarios: [
+      { value: 'GET /users', note: 'answered 200' },
+      { value: 'GET /orders/1', commented: true, note: 'answered 404 "{"error":"no order 1"}" when init asked: fix the path' },
+      { value: '{ method: POST, path: /users, body: {} }', raw: true, commented: true, note: 'needs a body' },
+    ],
+    scenariosNote: 'routes express registered',
+    scenariosAfter: ['3 more GET routes not asked'],
+  });
+  assert.match(text, /^scenarios: # routes express registered$/m);
+  assert.match(text, /^ {2}# - \{ method: POST, path: \/users, body: \{\} \} # needs a body$/m);
+  assert.match(text, /^ {2}# 3 more GET routes not asked$/m);
+  const config = resolveConfig({ document: parseConfigText(text, 'perfgate.yml') });
+  assert.deepEqual(config.scenarios.map((s) => s.name), ['GET /users']);
+  const uncommented = resolveConfig({ document: parseConfigText(text.replace(/ {2}# - /g, '  - '), 'perfgate.yml') });
+  assert.deepEqual(uncommented.scenarios.map((s) => `${s.method} ${s.path} ${s.body ?? ''}`), ['GET /users ', 'GET /orders/1 ', 'POST /users {}']);
+});
+
+test('scenarios from the routes read: the first 3 that answered measured, health routes left to ready.path, the rest commented out with why', () => {
+  const route = (path: string, filled: string[] = []) => ({ method: 'GET', path, route: path, filled });
+  const ok = (status: number) => ({ status, description: `it answered ${status} "x"`, sample: ' "x"' });
+  const reads = ['/health', '/a', '/b/1', '/c', '/d', '/e'].map((p) => route(p, p === '/b/1' ? ['id'] : []));
+  const findings = {
+    answers: [{ path: '/health', status: 200 }],
+    routes: { frameworks: ['express'], routes: [] },
+    sorted: { reads: [...reads, ...Array.from({ length: 25 }, (_, i) => route(`/more/${i}`))], writes: [{ method: 'PATCH', path: '/a', route: '/a', filled: [] }], skipped: [] },
+    asked: [...reads.map((request) => ({ request, answer: ok(request.path === '/d' ? 500 : 200) }))],
+  };
+  const { entries, after, broken, note } = scenariosOf([], findings.answers, findings, '/health');
+  assert.deepEqual(
+    entries.map((e) => `${e.commented ? '# ' : ''}${e.value}`),
+    ['GET /a', 'GET /b/1', 'GET /c', '# GET /e', '# GET /d', '# { method: PATCH, path: /a, body: {} }'],
+  );
+  assert.match(entries[1]!.note, /:id filled with 1/);
+  assert.match(entries[3]!.note, /^answered 200; not measured: init measures the first 3 routes that answered, and each scenario adds ~\d+m \d+s to every run$/);
+  assert.match(entries[4]!.note, /^answered 500 "x" when init asked: fix the path, or measure it as it answers: \{ method: GET, path: \/d, expect: \[500\] \}$/);
+  assert.deepEqual(after, ['25 more GET routes not asked: init asks the first 20 express registered']);
+  assert.deepEqual(broken?.map((b) => b.request.path), ['/d']);
+  assert.match(note!, /^routes express registered/);
+  // scenarios given as flags are written as given, whatever was read
+  assert.deepEqual(scenariosOf(['GET /x'], findings.answers, findings, '/health').entries, [{ value: 'GET /x', note: 'from --scenarios' }]);
 });

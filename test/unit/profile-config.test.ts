@@ -19,7 +19,7 @@ function problems(document: Record<string, unknown>, overrides?: unknown): strin
 describe('profile configuration', () => {
   test('on by default for every scenario: 10 s per side, 1 ms sampling', () => {
     const config = resolveConfig({ document: MINIMAL });
-    assert.deepEqual(config.profile, { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null });
+    assert.deepEqual(config.profile, { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null, when: 'changed' });
     assert.deepEqual(
       profiledScenarios(config).map((s) => s.name),
       ['GET /hello', 'POST /echo'],
@@ -30,7 +30,8 @@ describe('profile configuration', () => {
     assert.equal(resolveConfig({ document: { ...MINIMAL, profile: false } }).profile!.enabled, false);
     assert.deepEqual(profiledScenarios(resolveConfig({ document: { ...MINIMAL, profile: false } })), []);
     const config = resolveConfig({ document: { ...MINIMAL, profile: { duration: '3s', interval: '250us', scenarios: ['POST /echo'] } } });
-    assert.deepEqual(config.profile, { enabled: true, durationMs: 3000, intervalUs: 250, scenarios: ['POST /echo'] });
+    assert.deepEqual(config.profile, { enabled: true, durationMs: 3000, intervalUs: 250, scenarios: ['POST /echo'], when: 'changed' });
+    assert.equal(resolveConfig({ document: { ...MINIMAL, profile: { when: 'always' } } }).profile!.when, 'always');
     assert.deepEqual(
       profiledScenarios(config).map((s) => s.name),
       ['POST /echo'],
@@ -46,6 +47,7 @@ describe('profile configuration', () => {
       problems({ ...MINIMAL, profile: { scenarios: ['GET /nope'] } }),
       /profile\.scenarios\[0\]: "GET \/nope" is not a scenario name; use one of "GET \/hello", "POST \/echo"/,
     );
+    assert.match(problems({ ...MINIMAL, profile: { when: 'sometimes' } }), /profile\.when: .*is not changed or always/);
     assert.match(problems({ ...MINIMAL, profile: 'yes' }), /profile: "yes" is not a profile setting; write false to skip profiling/);
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { terminalProgress } from '../../src/cli/progress.js';
+import { TimeLeft, terminalProgress } from '../../src/cli/progress.js';
 import type { PerfgateConfig } from '../../src/config/types.js';
 import { estimateRun } from '../../src/engine/estimate.js';
 import type { ProgressEvent } from '../../src/engine/ports.js';
@@ -73,4 +73,24 @@ test('in a CI log: one line per block and phase, not one per start or per pair',
   assert.deepEqual(ci.lines, lines);
   // preparing, per block: starting, warming up and measuring each scenario, stopping; 2 profiles, flamegraphs, done
   assert.equal(lines.length, 17, lines.join('\n'));
+});
+
+test('the time left drops by the profiles the verdicts left out (profile.when: changed)', () => {
+  // both scenarios planned for profiles (the recording's run profiled one)
+  const config = { ...recording.config, profile: { ...recording.config.profile!, scenarios: null, when: 'changed' as const } };
+  const estimate = estimateRun(config);
+  const profileMs = estimate.phases.find((p) => p.phase === 'profile')!.ms;
+  assert.match(estimate.phases.find((p) => p.phase === 'profile')!.detail, /at most: a scenario whose verdicts are all unchanged is not profiled/);
+  const stoppedAt = recording.events.find((e) => e.event.phase === 'profile')!.t;
+  const leftAtProfiles = (skipOne: boolean) => {
+    const left = new TimeLeft(estimate, config);
+    for (const { t, event } of recording.events.filter((e) => e.t < stoppedAt)) left.observe(event, t);
+    // the engine says how many of the 2 planned scenarios it profiles
+    if (skipOne) left.observe({ phase: 'profile', pair: 0, pairs: 1, message: 'profiling 1 of 2 scenarios' }, stoppedAt);
+    left.observe({ phase: 'profile', side: 'base', scenario: 'GET /hello' }, stoppedAt);
+    return left.leftMs(stoppedAt)!;
+  };
+  const all = leftAtProfiles(false);
+  const one = leftAtProfiles(true);
+  assert.ok(Math.abs(all - one - profileMs / 2) < 1, `one of two scenarios profiled: ${all} → ${one} ms left (the phase: ${profileMs} ms)`);
 });

@@ -158,3 +158,16 @@ describe('report: hot functions', () => {
     assert.doesNotMatch(renderMarkdown(results, quiet), /Most new time/);
   });
 });
+
+test('scenarios left unprofiled because every verdict was unchanged are named, with the setting that profiles them', () => {
+  const results = profiledResults();
+  results.profilesSkipped = ['POST /echo', 'GET /[x](y)'];
+  const analysis = compareResults(results);
+  const terminal = renderTerminal(results, analysis, { full: true });
+  assert.match(terminal, /\nNot profiled, every verdict unchanged: POST \/echo, GET \/\[x\]\(y\) \(profile\.when: always profiles every scenario\)/);
+  const markdown = renderMarkdown(results, analysis);
+  assert.match(markdown, /<sub>Not profiled, every verdict unchanged: POST \/echo, GET \/\\\[x\\\]\(y\) \(profile\.when: always profiles every scenario\)\.<\/sub>/);
+  // nothing profiled at all: the note alone
+  results.profiles = [];
+  assert.match(renderTerminal(results, compareResults(results), { full: true }), /Not profiled, every verdict unchanged: POST \/echo/);
+});

@@ -1,0 +1,157 @@
+/**
+ * A seal on base's tree. Head's install, build, setup and service run as the same user as
+ * base's and can write into base's worktree by its path (a sibling of head's): patch base's
+ * server, or a file in its node_modules, so that base is slow and head's regression passes.
+ * Right after base is installed and built, before any of head's code runs, perfgate records every
+ * tracked file and every entry under base's node_modules with its type, size, inode, and change
+ * and modification times; it checks them again after head's install and build, after every
+ * block, and before the run is complete. Any difference stops the run with exit 2.
+ *
+ * The change time (ctime) is what makes a digest of metadata enough: the kernel sets it to now
+ * on every write, rename or chmod of a file, and no unprivileged process can set it back
+ * (utimes sets only the access and modification times). A write that puts the old content and
+ * the old mtime back, before the check, still leaves a new ctime; a content hash would miss
+ * nothing more, at the cost of reading every byte (760 MB for 52,000 entries here, against
+ * 0.5 s for find(1) to list them), and an inotify watch of the tree would need a watch per
+ * directory of node_modules and still see nothing a ctime does not.
+ *
+ * Only tracked files and node_modules are sealed: base's own service may write logs, caches or
+ * uploads into its tree, and those are no one's code. node_modules/.cache (babel, eslint, many
+ * tools' caches) is left out for the same reason.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { BaseTreeChangedError, SetupError } from './errors.js';
+import { ownEnv, programPathOrNull } from './process.js';
+import { git, type Tree } from './workspace.js';
+
+/** path relative to the tree's root → its type, size, inode, ctime and mtime as one string. */
+type Manifest = Map<string, string>;
+
+/** Most changed paths a message names; the count says how many more. */
+const NAMED = 10;
+
+export interface BaseSeal {
+  /** How many paths are sealed. */
+  readonly paths: number;
+  /** How long taking the seal took, ms. */
+  readonly ms: number;
+  /** Throws BaseTreeChangedError when base's tree differs from the seal; `when` says since when (for the message). */
+  verify(when: string): Promise<void>;
+}
+
+/** Seals base's tracked files and node_modules (the tree's root and the service directory's). */
+export async function sealBaseTree(tree: Tree, serviceDir: string): Promise<BaseSeal> {
+  const started = performance.now();
+  // One way of listing for the seal and every check: find(1) and the walk print times differently.
+  const find = programPathOrNull('find');
+  // The tracked paths as git lists them now, before any of head's code ran; the checks stat the
+  // same list and run no git in base's tree (whose index and repository config head's code can
+  // write by then).
+  const tracked = (await git(['ls-files', '-z'], tree.root)).split('\0').filter(Boolean);
+  const read = () => readManifest(tree.root, serviceDir, tracked, find);
+  const sealed = await read();
+  return {
+    paths: sealed.size,
+    ms: Math.round(performance.now() - started),
+    async verify(when: string) {
+      const now = await read();
+      const changes: string[] = [];
+      for (const [path, entry] of sealed) {
+        const current = now.get(path);
+        if (current === undefined) changes.push(`${path} (removed)`);
+        else if (current !== entry) changes.push(`${path} (${describeChange(entry, current)})`);
+      }
+      for (const path of now.keys()) if (!sealed.has(path)) changes.push(`${path} (added)`);
+      if (changes.length === 0) return;
+      const named = changes.slice(0, NAMED).join(', ');
+      const more = changes.length > NAMED ? ` and ${changes.length - NAMED} more` : '';
+      throw new BaseTreeChangedError(
+        `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. ` +
+          "The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, " +
+          'so this run gives no verdict. perfgate checks only tracked files and node_modules: if base\'s own service or service.setup writes there (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").',
+      );
+    },
+  };
+}
+
+/** What differs between two manifest entries, in words. */
+function describeChange(before: string, after: string): string {
+  const [typeBefore, sizeBefore, inodeBefore, , mtimeBefore] = before.split(' ');
+  const [typeAfter, sizeAfter, inodeAfter, , mtimeAfter] = after.split(' ');
+  if (typeBefore !== typeAfter || inodeBefore !== inodeAfter) return 'replaced';
+  if (sizeBefore !== sizeAfter || mtimeBefore !== mtimeAfter) return 'written';
+  // Same size and modification time, new change time: written and its mtime put back, or chmod.
+  return 'written, its size and modification time put back';
+}
+
+async function readManifest(root: string, serviceDir: string, tracked: readonly string[], find: string | null): Promise<Manifest> {
+  const manifest: Manifest = new Map();
+  for (const path of tracked) manifest.set(path, statEntry(join(root, path)));
+  const modules = [...new Set([join(root, 'node_modules'), join(serviceDir, 'node_modules')])].filter((dir) => existsSync(dir));
+  for (const dir of modules) {
+    for (const [path, entry] of find ? await findTree(find, dir) : walk(dir)) manifest.set(relative(root, join(dir, path)), entry);
+  }
+  return manifest;
+}
+
+/** One path's entry as find(1) would print it; "missing" when it does not exist (a tracked file deleted by base's own build). */
+function statEntry(path: string): string {
+  try {
+    const s = lstatSync(path, { bigint: true });
+    const type = s.isSymbolicLink() ? 'l' : s.isDirectory() ? 'd' : s.isFile() ? 'f' : 'o';
+    return `${type} ${s.size} ${s.ino} ${s.ctimeNs} ${s.mtimeNs}`;
+  } catch {
+    return 'missing';
+  }
+}
+
+/**
+ * Every entry under `dir` but directories (their own times change with every file added, which
+ * the file itself already shows) and .cache at its top, by find(1): one process, a few hundred
+ * ms for tens of thousands of files, where a walk in this process takes seconds.
+ */
+function findTree(find: string, dir: string): Promise<Manifest> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      find,
+      ['.', '-path', './.cache', '-prune', '-o', '!', '-type', 'd', '-printf', '%P\\0%y %s %i %C@ %T@\\0'],
+      { cwd: dir, env: ownEnv(), maxBuffer: 1024 * 2 ** 20 },
+      (error, stdout, stderr) => {
+        if (error) {
+          reject(new SetupError(`find could not list ${dir} to check base's tree: ${(stderr || error.message).trim()}`));
+          return;
+        }
+        const manifest: Manifest = new Map();
+        const fields = stdout.split('\0');
+        for (let i = 0; i + 1 < fields.length; i += 2) manifest.set(fields[i]!, fields[i + 1]!);
+        resolve(manifest);
+      },
+    );
+  });
+}
+
+/** The same list as findTree, where find(1) is missing (its times in ns rather than seconds). */
+function walk(dir: string): Manifest {
+  const manifest: Manifest = new Map();
+  const stack = [''];
+  while (stack.length > 0) {
+    const sub = stack.pop()!;
+    let names: string[];
+    try {
+      names = readdirSync(join(dir, sub));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const path = sub ? `${sub}/${name}` : name;
+      if (path === '.cache') continue;
+      const entry = statEntry(join(dir, path));
+      if (entry.startsWith('d ')) stack.push(path);
+      else manifest.set(path, entry);
+    }
+  }
+  return manifest;
+}
+
