@@ -46,7 +46,7 @@ export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS):
       optimization: own.filter((c) => c.optimization !== null),
       attributed: own.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
-      culprit: culpritAmong(changes),
+      culprit: culpritAmong(changes, results.changes),
     };
   });
 }
@@ -170,16 +170,16 @@ export function describeSpentIn(c: FunctionChange): string {
   return '';
 }
 
-/** "compressBody (src/x.js:7) +1.1 ms per request, +1.08 ms of it in zlib processChunkSync" ("+74.1 pp" unscaled). */
+/** "compressBody (src/x.js:7, changed by this PR) +1.1 ms per request, +1.08 ms of it in zlib processChunkSync" ("+74.1 pp" unscaled). */
 export function describeCulprit(culprit: Culprit): string {
-  const { fn, into } = culprit;
+  const { fn, into, changed } = culprit;
   const growth = fn.added === null ? formatPoints(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
-  if (into === null) return `${describeFunction(fn)} ${growth}`;
+  if (into === null) return `${describeFunction(fn, changed)} ${growth}`;
   // the frame below can grow more than the function's whole time when its other work shrank
   const intoGrowth = into.added ?? into.change;
   const fnGrowth = fn.added ?? fn.attributedChange;
   const below = intoGrowth <= fnGrowth ? `${formatIntoGrowth(into)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatIntoGrowth(into)}`;
-  return `${describeFunction(fn)} ${growth}, ${below}`;
+  return `${describeFunction(fn, changed)} ${growth}, ${below}`;
 }
 
 /** "deoptimized 12× in head only: wrong map; not a Smi", "not optimized in head only: …". */
@@ -209,7 +209,7 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
     const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === 'regression');
     const shown = regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
-    const culprit = culpritOfScenario(results.profiles, scenario);
+    const culprit = culpritOfScenario(results.profiles, scenario, results.changes);
     if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
   }
   return out;
@@ -217,5 +217,5 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
 
 /** The culprit's text for a health hint about a scenario, or null (not profiled, nothing grew). */
 export function hintCulprit(results: Results, scenario: string): string | null {
-  return culpritOfScenario(results.profiles, scenario)?.text ?? null;
+  return culpritOfScenario(results.profiles, scenario, results.changes)?.text ?? null;
 }

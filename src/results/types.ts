@@ -311,6 +311,22 @@ export interface Results {
   profiles?: ScenarioProfile[];
   /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
   sequential?: SequentialRecord;
+  /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
+  changes?: ChangeSet;
+}
+
+/** The lines head changed against the merge-base of base and head (src/engine/changes.ts). */
+export interface ChangeSet {
+  /** The commit head was compared with: the merge-base of base and head. */
+  since: string;
+  /** Files head adds or changes, renamed ones by their head path (relative to the repository root). */
+  files: ChangedFile[];
+}
+
+export interface ChangedFile {
+  file: string;
+  /** Head's changed lines: [start, count] (1-based); count 0: lines removed after `start`. None: renamed, mode or binary change only. */
+  hunks: [number, number][];
 }
 
 /* ---------- adaptive stopping: a pre-registered group-sequential design over the HTTP pairs ---------- */
@@ -378,6 +394,8 @@ export interface FunctionId {
   kind?: 'function' | 'arrow' | 'method';
   /** Own code: a hash of the function's source text (sha1, 12 hex digits), to match it across base and head wherever it moved. */
   hash?: string;
+  /** Own code: the function's last line (1-based), from V8's coverage; absent when coverage left the function out. */
+  endLine?: number;
 }
 
 /** What an own function's samples (self and below it, up to the next own function) went into. */

@@ -196,6 +196,7 @@ const functionId = {
   enclosing: name.optional(),
   kind: z.enum(['function', 'arrow', 'method']).optional(),
   hash: z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a hex hash').optional(),
+  endLine: count.optional(),
 };
 
 const functionStats = z.object({
@@ -301,6 +302,7 @@ export const resultsSchema = z.object({
   benchmarks: benchmarks.optional(),
   profiles: list(profile).optional(),
   sequential: sequential.optional(),
+  changes: z.object({ since: sha, files: list(z.object({ file: name, hunks: list(z.tuple([count, count])) })) }).optional(),
 }).superRefine((results, context) => {
   // A run marks itself complete only after every scenario measured its pairs: a complete file
   // without them has nothing for a verdict to stand on, and would otherwise read as "no regression".

@@ -56,7 +56,9 @@ export interface VerdictCulprit {
   line: number;
   /** Time per request it added in head (with the code it calls), µs; null when the profiles give shares only. */
   addedUs: number | null;
-  /** The reports' words: "most new time in resolvePermissions (server.js:25)". */
+  /** Whether the pull request changed the function's lines; null when the run recorded no diff (profiling off before it, or git could not give one). */
+  changedByPr: boolean | null;
+  /** The reports' words: "most new time in resolvePermissions (server.js:25, changed by this PR)". */
   text: string;
 }
 
@@ -121,10 +123,10 @@ export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean
 /** The scenario's culprit as data; null when it was not profiled, nothing of its own code grew, or its verdict is unchanged. */
 function culpritOf(results: Results, analysis: Analysis, scenario: string): VerdictCulprit | null {
   if (scenarioUnchanged(analysis, scenario)) return null;
-  const culprit = culpritOfScenario(results.profiles, scenario);
+  const culprit = culpritOfScenario(results.profiles, scenario, results.changes);
   if (culprit === null) return null;
   const { fn } = culprit;
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: fn.added, text: culprit.text };
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: fn.added, changedByPr: culprit.changed, text: culprit.text };
 }
 
 export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDocument {
