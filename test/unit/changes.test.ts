@@ -7,13 +7,19 @@ import { execFileSync } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { culpritAnnotations } from '../../src/action/annotations.js';
 import { changedLines } from '../../src/engine/changes.js';
+import { compareResults } from '../../src/gate/compare.js';
+import { boundSummaries } from '../../src/profile/diff.js';
 import { changedByPr, parseDiff, touches } from '../../src/profile/changes.js';
 import { culpritAmong } from '../../src/profile/culprit.js';
 import { diffProfiles } from '../../src/profile/diff.js';
 import { describeCulprit } from '../../src/report/hot-functions.js';
-import type { ChangeSet, FunctionStats, ProfileSummary } from '../../src/results/types.js';
+import { renderTerminal } from '../../src/report/index.js';
+import type { ChangeSet, FunctionStats, ProfileSummary, Results } from '../../src/results/types.js';
+import { fixtureSummary } from '../helpers/profiles.js';
 import { baseSha, headSha, makeRepo } from '../helpers/repo.js';
+import { resultsFromPairs } from '../helpers/results.js';
 
 const numbered = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix} ${i + 1}`);
 
@@ -190,3 +196,59 @@ describe('the culprit, marked', () => {
   });
 });
 
+describe('annotations on the pull request', () => {
+  /** A regressed run (throughput 1,000 → 420 req/s) of the recorded profiles, whose culprit is slowEtag (src/payload.js:10–16). */
+  function regressed(changes?: ChangeSet): Results {
+    const results = resultsFromPairs(Array.from({ length: 12 }, (_, i): [number, number] => [1000 + (i % 3) * 7, 420 + (i % 4) * 5]));
+    const bounded = boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 25);
+    const side = (summary: ProfileSummary, requests: number) => ({
+      ...summary,
+      profiler: 'cpu-prof' as const,
+      nodeVersion: 'v24.21.0',
+      requests,
+      windowMs: 2000,
+      wallMs: 4100,
+      processes: [],
+      merged: 'merged.cpuprofile',
+      inlinedSamples: 0,
+    });
+    results.profiles = [
+      {
+        scenario: 'GET /hello',
+        durationMs: 2000,
+        intervalUs: 1000,
+        sides: { base: side(bounded.base, 20_000), head: side(bounded.head, 18_200) },
+        files: { head: null, base: null, diff: null },
+        renderMs: null,
+      },
+    ];
+    if (changes) results.changes = changes;
+    return results;
+  }
+  const since = '0'.repeat(40);
+
+  test('a culprit in a file the PR changed: one warning at its line, with the time it added and the regression', () => {
+    const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[12, 1]] }] });
+    const annotations = culpritAnnotations(results, compareResults(results));
+    assert.equal(annotations.length, 1);
+    const [a] = annotations;
+    assert.equal(a!.file, 'src/payload.js');
+    assert.equal(a!.line, 10);
+    assert.match(a!.message, /^slowEtag: \+[\d.]+ (µs|ms) CPU per request in head \(GET \/hello throughput −[\d.]+%\)$/);
+    // the terminal names the same place, as a path from the repository root
+    assert.match(renderTerminal(results, compareResults(results)), /most new time in slowEtag \(src\/payload\.js:10, changed by this PR\)/);
+  });
+
+  test('a culprit the PR did not edit, in a file it changed: annotated, and said where to look', () => {
+    const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[30, 2]] }] });
+    const [a] = culpritAnnotations(results, compareResults(results));
+    assert.match(a!.message, /; this function is not changed by this PR: something that changed calls it more, or with larger inputs$/);
+  });
+
+  test('no annotation for a culprit in a file the PR left alone, nor without a recorded diff', () => {
+    const results = regressed({ since, files: [{ file: 'server.js', hunks: [[3, 1]] }] });
+    assert.deepEqual(culpritAnnotations(results, compareResults(results)), []);
+    const old = regressed();
+    assert.deepEqual(culpritAnnotations(old, compareResults(old)), []);
+  });
+});
