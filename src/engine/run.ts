@@ -21,6 +21,7 @@ import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
 import { profiledScenarios, runProfiles } from './profile.js';
 import { changedLines } from './changes.js';
+import { dependencyChanges } from './lockfiles.js';
 import { Service } from './service.js';
 import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
 
@@ -142,6 +143,12 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
         if (changes) results.changes = changes;
       } catch (e) {
         ports.logger.warn(`Could not tell which lines the change touched, so culprits are not marked as changed or not: ${(e as Error).message}`);
+      }
+      const { dependencies, warning } = dependencyChanges(trees, services);
+      if (dependencies) results.dependencies = dependencies;
+      if (warning) {
+        results.warnings.push(warning);
+        ports.logger.warn(warning.message);
       }
     }
     session.update();

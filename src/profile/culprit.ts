@@ -5,10 +5,17 @@
  * grew the most between base and head, and what that time went into. Pure: a ScenarioProfile
  * in, short text out; the reports (headline, health hints, hot-function rows) only place it.
  */
-import type { ChangeSet, FunctionId, ScenarioProfile } from '../results/types.js';
+import type { ChangeSet, DependencyChanges, FunctionId, ScenarioProfile } from '../results/types.js';
 import { changedByPr } from './changes.js';
 import { addedTime, diffProfiles, type FunctionChange, type IntoChange, isAnonymous } from './diff.js';
 import { describeLocation } from './frames.js';
+import { type PackageCulprit, type PackageRow, packageCulprit, packageRows } from './packages.js';
+
+/** What the run recorded of the pull request's change: its lines, and its lockfile's packages (both absent in older results). */
+export interface RunChanges {
+  changes?: ChangeSet;
+  dependencies?: DependencyChanges;
+}
 
 /**
  * Below this growth no function is called a culprit: 1% of base's CPU time per request (1
@@ -83,6 +90,8 @@ export interface Culprit {
   into: IntoChange | null;
   /** Whether the pull request changed the function's lines (changes.ts); null when the run recorded no diff. */
   changed: boolean | null;
+  /** When most new time is in packages the PR upgraded: the one that took the most (fn is then its function that grew most); else null. */
+  package: PackageCulprit['row'] | null;
   /** "most new time in compressBody (server.js:7, changed by this PR) → zlib". */
   text: string;
 }
@@ -112,8 +121,13 @@ function mainInto(c: FunctionChange): IntoChange | null {
 /**
  * The culprit among already diffed functions (diffProfiles); null when no own function grew by
  * CULPRIT_MIN_CHANGE or more. `diff`: what the pull request changed, to mark the culprit.
+ * `packages` (packageRows): when packages the PR upgraded took most of the new time, the
+ * culprit is the one of them that took the most (packages.ts), not an own function.
  */
-export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSet): Culprit | null {
+export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSet, packages: readonly PackageRow[] = []): Culprit | null {
+  const scaled = changes.find((c) => c.scale !== null);
+  const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale!.base) : null;
+  if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, text: `most new time in ${upgrade.text}` };
   let best: FunctionChange | null = null;
   for (const c of changes) {
     const min = CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1);
@@ -123,16 +137,16 @@ export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSe
   if (best === null) return null;
   const into = mainInto(best);
   const changed = changedByPr(best, diff);
-  return { fn: best, into, changed, text: `most new time in ${describeFunction(best, changed)}${into ? ` → ${describeOrigin(into)}` : ''}` };
+  return { fn: best, into, changed, package: null, text: `most new time in ${describeFunction(best, changed)}${into ? ` → ${describeOrigin(into)}` : ''}` };
 }
 
-/** The culprit of one profiled scenario (see culpritAmong). */
-export function culpritOf(profile: ScenarioProfile, diff?: ChangeSet): Culprit | null {
-  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), diff);
+/** The culprit of one profiled scenario (see culpritAmong); `run`: what the run recorded of the change (the results). */
+export function culpritOf(profile: ScenarioProfile, run: RunChanges = {}): Culprit | null {
+  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), run.changes, packageRows(profile, run.dependencies));
 }
 
 /** The culprit of a scenario by name, from the run's profiles; null when it was not profiled or nothing grew. */
-export function culpritOfScenario(profiles: readonly ScenarioProfile[] | undefined, scenario: string, diff?: ChangeSet): Culprit | null {
+export function culpritOfScenario(profiles: readonly ScenarioProfile[] | undefined, scenario: string, run: RunChanges = {}): Culprit | null {
   const profile = profiles?.find((p) => p.scenario === scenario);
-  return profile ? culpritOf(profile, diff) : null;
+  return profile ? culpritOf(profile, run) : null;
 }

@@ -223,6 +223,7 @@ const sideProfile = z.object({
   processes: list(z.object({ file: name, samples: count })),
   merged: name,
   inlinedSamples: count,
+  packages: list(z.object({ name, version: name.nullable(), samples: count })).optional(),
 });
 
 const profile = z.object({
@@ -302,6 +303,7 @@ export const resultsSchema = z.object({
   benchmarks: benchmarks.optional(),
   profiles: list(profile).optional(),
   sequential: sequential.optional(),
+  dependencies: z.object({ lockfile: name, changed: list(z.object({ name, base: list(name), head: list(name), direct: z.boolean() })) }).optional(),
   changes: z.object({ since: sha, files: list(z.object({ file: name, hunks: list(z.tuple([count, count])) })) }).optional(),
 }).superRefine((results, context) => {
   // A run marks itself complete only after every scenario measured its pairs: a complete file
