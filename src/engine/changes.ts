@@ -12,6 +12,8 @@ import { git, type Tree } from './workspace.js';
 
 /** More files than this and the diff is not kept: a change that large names no function. */
 const MAX_FILES = 10_000;
+/** A file with more hunks than this (regenerated or minified code) is kept as one range from its first change to its last. */
+const MAX_HUNKS = 1_000;
 
 /** Lines in a text file (a last line without a newline counts). */
 function lineCount(path: string): number {
@@ -47,5 +49,11 @@ export async function changedLines(base: Tree, head: Tree): Promise<ChangeSet | 
     }
   }
   if (files.length > MAX_FILES) return null;
+  for (const f of files) {
+    if (f.hunks.length <= MAX_HUNKS) continue;
+    const start = Math.min(...f.hunks.map(([at]) => at));
+    const end = Math.max(...f.hunks.map(([at, count]) => at + Math.max(count, 1) - 1));
+    f.hunks = [[start, end - start + 1]];
+  }
   return { since, files };
 }

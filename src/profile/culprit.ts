@@ -126,7 +126,7 @@ function mainInto(c: FunctionChange): IntoChange | null {
  */
 export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSet, packages: readonly PackageRow[] = []): Culprit | null {
   const scaled = changes.find((c) => c.scale !== null);
-  const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale!.base) : null;
+  const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale!.base, diff) : null;
   if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, text: `most new time in ${upgrade.text}` };
   let best: FunctionChange | null = null;
   for (const c of changes) {

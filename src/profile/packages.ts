@@ -8,7 +8,8 @@
  * handler that calls the router, which the PR did not touch. Time by package, beside the
  * versions the lockfiles give, names the upgrade.
  */
-import type { DependencyChange, DependencyChanges, FunctionId, PackageTime, ScenarioProfile } from '../results/types.js';
+import type { ChangeSet, DependencyChange, DependencyChanges, FunctionId, PackageTime, ScenarioProfile } from '../results/types.js';
+import { changedByPr } from './changes.js';
 import type { CallNode, CallTree } from './call-tree.js';
 import { displayName } from './culprit.js';
 import { type FunctionChange, usPerSample } from './diff.js';
@@ -177,23 +178,30 @@ export interface PackageCulprit {
   text: string;
 }
 
+/** The least share of head's added CPU time per request a package must add to be named. */
+export const PACKAGE_MIN_SHARE = 0.25;
+
 /**
- * The package culprit: the package the PR upgraded that added the most CPU time per request,
- * when that is more than any own function added outside the upgraded packages (an own
- * function's attributed time holds the package code it calls: a handler calling an upgraded
- * router grows by the router's time, and the router is then the one to name), with the
- * function of it that grew the most. Null otherwise, and for a package none of whose functions
- * grew (a package with no frames is never named). `minUs`: the least growth that counts.
+ * The package culprit. What the pull request changed that can make a request slower is its own
+ * functions' code and the packages it upgraded; an own function it did not change only grew
+ * because of one of them (its attributed time holds the package code it calls: a handler calling
+ * an upgraded router grows by the router's time). So the upgraded package that added the most
+ * CPU time per request is named when it added more than any own function the PR changed did
+ * outside the upgraded packages (any own function, when the run recorded no diff), and at least
+ * a quarter of head's added time; with the function of it that grew the most. Null otherwise,
+ * and for a package none of whose functions grew (a package with no frames is never named).
+ * `minUs`: the least growth that counts; `diff`: the lines the PR changed.
  */
-export function packageCulprit(rows: readonly PackageRow[], changes: readonly FunctionChange[], minUs: number): PackageCulprit | null {
+export function packageCulprit(rows: readonly PackageRow[], changes: readonly FunctionChange[], minUs: number, diff?: ChangeSet): PackageCulprit | null {
+  const scale = changes.find((c) => c.scale !== null)?.scale;
   const changed = rows.filter((r): r is PackageRow & { change: DependencyChange } => r.change !== null && r.added > 0);
   const best = [...changed].sort((a, b) => b.added - a.added)[0];
-  if (!best || best.added < minUs) return null;
+  if (!scale || !best || best.added < minUs || best.added < PACKAGE_MIN_SHARE * (scale.head - scale.base)) return null;
   const upgraded = new Set(changed.map((r) => r.name));
   const outside = (c: FunctionChange) =>
     (c.added ?? 0) - c.into.filter((i) => i.package !== null && upgraded.has(i.package)).reduce((sum, i) => sum + Math.max(0, i.added ?? 0), 0);
-  const ownMost = Math.max(0, ...changes.filter((c) => c.category === 'own').map(outside));
-  if (best.added <= ownMost) return null;
+  const rivals = changes.filter((c) => c.category === 'own' && changedByPr(c, diff) !== false);
+  if (best.added <= Math.max(0, ...rivals.map(outside))) return null;
   const fn = changes
     .filter((c) => c.category === 'dependency' && c.package === best.name && (c.added ?? 0) > 0)
     .sort((a, b) => b.added! - a.added!)[0];

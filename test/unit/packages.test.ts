@@ -147,7 +147,7 @@ describe('the package a profiled file is in', () => {
 });
 
 describe('the report, by package', () => {
-  const own = (name: string, line: number, attributed: number): FunctionStats => ({ name, file: 'server.js', line, column: 1, category: 'own', package: null, self: attributed, total: attributed, attributed });
+  const own = (name: string, line: number, attributed: number): FunctionStats => ({ name, file: 'server.js', line, endLine: line + 5, column: 1, category: 'own', package: null, self: attributed, total: attributed, attributed });
   const dep = (name: string, file: string, pkg: string, self: number): FunctionStats => ({ name, file: `node_modules/${pkg}/${file}`, line: 40, column: 3, category: 'dependency', package: pkg, self, total: self });
   const side = (functions: FunctionStats[], packages: PackageTime[] | undefined) => {
     const samples = functions.reduce((s, f) => s + f.self, 0);
@@ -202,13 +202,24 @@ describe('the report, by package', () => {
     }
   });
 
-  test('an upgraded package that added less than an own function added outside it is not named; one an own function calls is; a package with no frames never is', () => {
+  test('an upgraded package is named when it added more than any own function the PR changed, and a quarter of the added time; one an own function calls is; a package with no frames never is', () => {
     const results = run({});
     // find-my-way's time grew by 300 µs, but the handler's by far more
     results.profiles![0]!.sides.head.functions[0]!.attributed = 2000;
     results.profiles![0]!.sides.head.functions[0]!.self = 2000;
     results.profiles![0]!.sides.head.samples += 1880;
     assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3\)/);
+    // the PR changed the handler: it is the handler's own change that took the time
+    results.changes = { since: '0'.repeat(40), files: [{ file: 'server.js', hunks: [[4, 1]] }] };
+    assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3, changed by this PR\)/);
+    // the PR did not change it: it grew because of something that changed, and of that the
+    // upgrade added the most; still named only from a quarter of head's added time (300 µs of 2,180 is not)
+    results.changes = { since: '0'.repeat(40), files: [{ file: 'server.js', hunks: [[40, 1]] }] };
+    assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3, not changed by this PR/);
+    results.profiles![0]!.sides.head.functions[0]!.attributed = 500;
+    results.profiles![0]!.sides.head.functions[0]!.self = 500;
+    results.profiles![0]!.sides.head.samples -= 1500;
+    assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in find-my-way 8\.1\.0 → 8\.2\.2 \(changed by this PR\)/);
     // a handler that calls the upgraded router grows by the router's time: the router is named
     const calling = run({});
     const [baseHandler, headHandler] = (['base', 'head'] as const).map((side) => calling.profiles![0]!.sides[side].functions[0]!);
