@@ -29813,8 +29813,8 @@ var require_form_data = __commonJS({
 var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
-    var { resolve: resolve5, basename: basename2 } = __require("path");
-    var { readFileSync: readFileSync15 } = __require("fs");
+    var { resolve: resolve5, basename: basename3 } = __require("path");
+    var { readFileSync: readFileSync17 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
@@ -29822,7 +29822,7 @@ var require_multipart = __commonJS({
       } catch (error62) {
         try {
           const path = resolve5(string4);
-          const data = readFileSync15(path, "utf8");
+          const data = readFileSync17(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,9 +29841,9 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync15(path);
+            const buffer = readFileSync17(path);
             form.append(key, buffer, Object.assign({}, {
-              filename: basename2(path)
+              filename: basename3(path)
             }, opts));
             break;
           }
@@ -57715,7 +57715,7 @@ var require_picocolors = __commonJS({
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
 import { homedir, tmpdir as tmpdir4 } from "node:os";
-import { dirname as dirname6, join as join20, resolve as resolve4 } from "node:path";
+import { dirname as dirname7, join as join22, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -78949,8 +78949,8 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync3, readFileSync as readFileSync8, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join7, relative as relative3 } from "node:path";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync3, readFileSync as readFileSync9, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join8, relative as relative4 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -79419,6 +79419,7 @@ function frameIdentifier(options) {
         fn.enclosing = source.enclosing;
         if (source.kind) fn.kind = source.kind;
         if (source.hash) fn.hash = source.hash;
+        if (source.range) fn.endLine = source.range.endLine;
       }
       memo2.set(key, fn);
     }
@@ -79605,6 +79606,7 @@ function diffProfiles(base, head, intervalUs) {
       ...id.enclosing !== void 0 && { enclosing: id.enclosing },
       ...id.kind !== void 0 && { kind: id.kind },
       ...id.hash !== void 0 && { hash: id.hash },
+      ...id.endLine !== void 0 && { endLine: id.endLine },
       baseLine: b && h && b.line !== h.line ? b.line : null,
       status: b && h ? "both" : h ? "new" : "gone",
       base: baseShare,
@@ -79663,6 +79665,192 @@ function boundSummaries(base, head, limit) {
   return { base: bound(base), head: bound(head) };
 }
 
+// src/profile/changes.ts
+function unquote(text2) {
+  if (!text2.startsWith('"') || !text2.endsWith('"')) return text2;
+  const bytes = [];
+  const body = text2.slice(1, -1);
+  const escapes = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c !== "\\") {
+      bytes.push(...Buffer.from(c, "utf8"));
+      continue;
+    }
+    const next = body[i + 1] ?? "";
+    if (/[0-7]/.test(next)) {
+      bytes.push(Number.parseInt(body.slice(i + 1, i + 4), 8));
+      i += 3;
+    } else {
+      bytes.push(escapes[next] ?? next.charCodeAt(0));
+      i += 1;
+    }
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+function headPath(line3) {
+  const raw = line3.slice(4).replace(/\t$/, "");
+  if (raw === "/dev/null") return null;
+  const path = unquote(raw);
+  return path.startsWith("b/") ? path.slice(2) : path;
+}
+function parseDiff(text2) {
+  const files = [];
+  let current = null;
+  for (const line3 of text2.split("\n")) {
+    if (line3.startsWith("diff --git ")) {
+      current = null;
+    } else if (line3.startsWith("rename to ")) {
+      current = { file: unquote(line3.slice("rename to ".length)), hunks: [] };
+      files.push(current);
+    } else if (line3.startsWith("+++ ") && current === null) {
+      const path = headPath(line3);
+      if (path === null) continue;
+      current = { file: path, hunks: [] };
+      files.push(current);
+    } else if (line3.startsWith("Binary files ") && current === null) {
+      const match = / and (.+) differ$/.exec(line3);
+      const path = match && match[1] !== "/dev/null" ? unquote(match[1]) : null;
+      if (path !== null) files.push({ file: path.startsWith("b/") ? path.slice(2) : path, hunks: [] });
+    } else if (line3.startsWith("@@ ") && current !== null) {
+      const match = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/.exec(line3);
+      if (match) current.hunks.push([Number(match[1]), match[2] === void 0 ? 1 : Number(match[2])]);
+    }
+  }
+  return files;
+}
+function touches(hunks, start, end) {
+  return hunks.some(([at2, count]) => count > 0 ? at2 <= end && at2 + count - 1 >= start : start <= at2 && at2 < end);
+}
+function changedFileOf(fn, changes) {
+  return changes.files.find((f) => f.file === fn.file) ?? null;
+}
+function changedByPr(fn, changes) {
+  if (changes === void 0) return null;
+  const file2 = changedFileOf(fn, changes);
+  if (file2 === null) return false;
+  return touches(file2.hunks, fn.line, Math.max(fn.line, fn.endLine ?? fn.line));
+}
+
+// src/profile/packages.ts
+var LockfileError = class extends Error {
+};
+var NODE_MODULES2 = "node_modules/";
+var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+function lockedPackages(lock, name) {
+  const doc = lock;
+  if (doc === null || typeof doc !== "object" || typeof doc.packages !== "object" || doc.packages === null) {
+    const version2 = doc !== null && typeof doc === "object" ? doc.lockfileVersion : void 0;
+    throw new LockfileError(
+      version2 === 1 ? `${name} is lockfileVersion 1 (npm 6): its packages are not read (npm 7 or later rewrites it)` : `${name} has no "packages" (not an npm 7+ lockfile)`
+    );
+  }
+  const direct = /* @__PURE__ */ new Set();
+  for (const [path, entry] of Object.entries(doc.packages)) {
+    if (path.includes(NODE_MODULES2) || typeof entry !== "object" || entry === null) continue;
+    for (const field of DEPENDENCY_FIELDS) {
+      const deps = entry[field];
+      if (deps && typeof deps === "object") for (const dep of Object.keys(deps)) direct.add(dep);
+    }
+  }
+  const out = [];
+  for (const [path, entry] of Object.entries(doc.packages)) {
+    const at2 = path.lastIndexOf(NODE_MODULES2);
+    if (at2 < 0 || typeof entry !== "object" || entry === null || entry.link === true) continue;
+    const pkg = typeof entry.name === "string" ? entry.name : path.slice(at2 + NODE_MODULES2.length);
+    if (typeof entry.version !== "string") continue;
+    const topLevel = !path.slice(0, at2).includes(NODE_MODULES2);
+    out.push({ name: pkg, version: entry.version, direct: topLevel && direct.has(pkg) });
+  }
+  return out;
+}
+function sortVersions(versions) {
+  return [...new Set(versions)].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+}
+function diffLockfiles(base, head, names) {
+  const group = (list2) => {
+    const byName = /* @__PURE__ */ new Map();
+    for (const p of list2) {
+      const entry = byName.get(p.name) ?? { versions: /* @__PURE__ */ new Set(), direct: false };
+      entry.versions.add(p.version);
+      entry.direct ||= p.direct;
+      byName.set(p.name, entry);
+    }
+    return byName;
+  };
+  const b = group(lockedPackages(base, names.base));
+  const h = group(lockedPackages(head, names.head));
+  const changed2 = [];
+  for (const name of [.../* @__PURE__ */ new Set([...b.keys(), ...h.keys()])].sort()) {
+    const baseVersions = sortVersions(b.get(name)?.versions ?? []);
+    const headVersions = sortVersions(h.get(name)?.versions ?? []);
+    if (baseVersions.join("\0") === headVersions.join("\0")) continue;
+    changed2.push({ name, base: baseVersions, head: headVersions, direct: (b.get(name)?.direct ?? false) || (h.get(name)?.direct ?? false) });
+  }
+  return changed2;
+}
+function packageTimes(tree, resolve5) {
+  const totals = /* @__PURE__ */ new Map();
+  const visit2 = (node2, owner) => {
+    let charged = owner;
+    if (node2.fn.category === "own") charged = null;
+    else if (node2.fn.category === "dependency") {
+      const pkg = resolve5(node2.fn);
+      if (pkg === null) charged = null;
+      else {
+        const key = `${pkg.name}\0${pkg.version ?? ""}`;
+        charged = totals.get(key) ?? { name: pkg.name, version: pkg.version, samples: 0 };
+        totals.set(key, charged);
+      }
+    }
+    if (charged !== null) charged.samples += node2.self;
+    for (const child of node2.children) visit2(child, charged);
+  };
+  for (const child of tree.root.children) visit2(child, null);
+  return [...totals.values()].filter((p) => p.samples > 0).sort((a, b) => b.samples - a.samples || a.name.localeCompare(b.name));
+}
+function packageRows(profile, dependencies) {
+  if (!dependencies || dependencies.changed.length === 0) return [];
+  const { base, head } = profile.sides;
+  const perSample = usPerSample(base, head, profile.intervalUs);
+  if (perSample === null || !base.packages || !head.packages) return [];
+  const rows = /* @__PURE__ */ new Map();
+  const add = (list2, side) => {
+    for (const p of list2) {
+      const row = rows.get(p.name) ?? { name: p.name, base: 0, head: 0, added: 0, change: dependencies.changed.find((c) => c.name === p.name) ?? null };
+      row[side] += p.samples * perSample[side];
+      rows.set(p.name, row);
+    }
+  };
+  add(base.packages, "base");
+  add(head.packages, "head");
+  return [...rows.values()].map((r) => ({ ...r, added: r.head - r.base })).sort((a, b) => Math.max(b.base, b.head) - Math.max(a.base, a.head) || a.name.localeCompare(b.name));
+}
+function describeVersions(change) {
+  const side = (versions) => versions.length === 0 ? "\u2014" : versions.join(", ");
+  return `${side(change.base)} \u2192 ${side(change.head)}`;
+}
+function pathInPackage(fn) {
+  if (fn.package === null) return fn.file;
+  const marker = `${NODE_MODULES2}${fn.package}/`;
+  const at2 = fn.file.lastIndexOf(marker);
+  return at2 < 0 ? fn.file : fn.file.slice(at2 + marker.length);
+}
+var PACKAGE_MIN_SHARE = 0.25;
+function packageCulprit(rows, changes, minUs, diff) {
+  const scale = changes.find((c) => c.scale !== null)?.scale;
+  const changed2 = rows.filter((r) => r.change !== null && r.added > 0);
+  const best = [...changed2].sort((a, b) => b.added - a.added)[0];
+  if (!scale || !best || best.added < minUs || best.added < PACKAGE_MIN_SHARE * (scale.head - scale.base)) return null;
+  const upgraded = new Set(changed2.map((r) => r.name));
+  const outside = (c) => (c.added ?? 0) - c.into.filter((i) => i.package !== null && upgraded.has(i.package)).reduce((sum, i) => sum + Math.max(0, i.added ?? 0), 0);
+  const rivals = changes.filter((c) => c.category === "own" && changedByPr(c, diff) !== false);
+  if (best.added <= Math.max(0, ...rivals.map(outside))) return null;
+  const fn = changes.filter((c) => c.category === "dependency" && c.package === best.name && (c.added ?? 0) > 0).sort((a, b) => b.added - a.added)[0];
+  if (!fn) return null;
+  return { row: best, fn, text: `${best.name} ${describeVersions(best.change)} (changed by this PR): ${displayName(fn)} in ${pathInPackage(fn)}` };
+}
+
 // src/profile/culprit.ts
 var CULPRIT_MIN_CHANGE = 0.01;
 var REGEXP_PREFIX = "RegExp: ";
@@ -79672,8 +79860,12 @@ function displayName(fn) {
   const kind = fn.kind ?? "function";
   return fn.enclosing === "" ? `${kind} at top level` : `${kind} in ${fn.enclosing}`;
 }
-function describeFunction(fn) {
-  return `${displayName(fn)} (${describeLocation(fn)})`;
+function describeFunction(fn, changed2 = null) {
+  return `${displayName(fn)} (${describeLocation(fn)}${describeChanged(changed2)})`;
+}
+function describeChanged(changed2) {
+  if (changed2 === null) return "";
+  return changed2 ? ", changed by this PR" : ", not changed by this PR: called more, or with larger inputs, by something that changed";
 }
 function describeOrigin(fn) {
   switch (fn.category) {
@@ -79706,7 +79898,10 @@ function mainInto(c) {
   if (!top || grew <= 0) return null;
   return grew >= growthOf(c) / 2 && grew > selfGrowth(c) ? top : null;
 }
-function culpritAmong(changes) {
+function culpritAmong(changes, diff, packages = []) {
+  const scaled = changes.find((c) => c.scale !== null);
+  const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale.base, diff) : null;
+  if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, text: `most new time in ${upgrade.text}` };
   let best = null;
   for (const c of changes) {
     const min = CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1);
@@ -79715,14 +79910,15 @@ function culpritAmong(changes) {
   }
   if (best === null) return null;
   const into = mainInto(best);
-  return { fn: best, into, text: `most new time in ${describeFunction(best)}${into ? ` \u2192 ${describeOrigin(into)}` : ""}` };
+  const changed2 = changedByPr(best, diff);
+  return { fn: best, into, changed: changed2, package: null, text: `most new time in ${describeFunction(best, changed2)}${into ? ` \u2192 ${describeOrigin(into)}` : ""}` };
 }
-function culpritOf(profile) {
-  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs));
+function culpritOf(profile, run = {}) {
+  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), run.changes, packageRows(profile, run.dependencies));
 }
-function culpritOfScenario(profiles, scenario) {
+function culpritOfScenario(profiles, scenario, run = {}) {
   const profile = profiles?.find((p) => p.scenario === scenario);
-  return profile ? culpritOf(profile) : null;
+  return profile ? culpritOf(profile, run) : null;
 }
 
 // src/profile/flamegraph.ts
@@ -80770,6 +80966,16 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
   return sample;
 }
 
+// src/engine/lockfiles.ts
+import { existsSync as existsSync2, readFileSync as readFileSync5 } from "node:fs";
+import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join4, relative as relative3 } from "node:path";
+
+// src/engine/workspace.ts
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync as readFileSync4, rmSync } from "node:fs";
+import { realpath } from "node:fs/promises";
+import { dirname, join as join3, relative as relative2 } from "node:path";
+
 // src/engine/process.ts
 import { spawn } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync } from "node:fs";
@@ -80988,18 +81194,256 @@ function tailFile(path, lines = 20) {
   }
 }
 
+// src/engine/workspace.ts
+function git(args, cwd) {
+  return new Promise((resolve5, reject) => {
+    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
+      else resolve5(stdout.trim());
+    });
+  });
+}
+async function repositoryRoot(dir) {
+  try {
+    return await git(["rev-parse", "--show-toplevel"], dir);
+  } catch {
+    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
+  }
+}
+async function resolveCommit(root, ref, what) {
+  try {
+    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
+  } catch {
+    throw new SetupError(
+      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
+    );
+  }
+}
+async function defaultBranch(root) {
+  try {
+    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
+  } catch {
+    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
+      try {
+        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
+        return candidate;
+      } catch {
+      }
+    }
+  }
+  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
+}
+async function resolveSides(request3) {
+  const root = await repositoryRoot(request3.repoDir);
+  let head;
+  if (request3.headRef) {
+    head = { ref: request3.headRef, sha: await resolveCommit(root, request3.headRef, "The head ref"), dirty: false };
+  } else {
+    const sha = await resolveCommit(root, "HEAD", "HEAD");
+    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
+    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
+    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
+  }
+  const baseTip = await resolveCommit(root, request3.baseRef, "The base ref");
+  let baseSha = baseTip;
+  if (request3.mergeBase) {
+    try {
+      baseSha = await git(["merge-base", head.sha, baseTip], root);
+    } catch {
+      throw new SetupError(
+        `${request3.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
+      );
+    }
+  }
+  return { root, head, base: { ref: request3.baseRef, sha: baseSha, dirty: false } };
+}
+async function readAtCommit(root, sha, path) {
+  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
+  try {
+    await git(["cat-file", "-e", spec], root);
+  } catch {
+    return null;
+  }
+  return git(["show", spec], root);
+}
+async function prepareTrees(request3, ports) {
+  const { root, head: headInfo, base: baseInfo } = await resolveSides(request3);
+  const created = [];
+  const dispose = async () => {
+    for (const dir of created.reverse()) {
+      try {
+        await git(["worktree", "remove", "--force", dir], root);
+      } catch (e) {
+        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
+  };
+  const addWorktree = async (side, sha) => {
+    mkdirSync(request3.scratchDir, { recursive: true });
+    const dir = join3(request3.scratchDir, side);
+    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
+    created.push(dir);
+    return dir;
+  };
+  try {
+    let headRoot;
+    if (request3.headRef || !headInfo.dirty) {
+      headRoot = await addWorktree("head", headInfo.sha);
+    } else {
+      const snapshot = await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root);
+      headRoot = await addWorktree("head", snapshot || headInfo.sha);
+    }
+    if (!request3.headRef) await copyUntracked(root, headRoot, dirname(request3.scratchDir));
+    const head = { side: "head", ...headInfo, root: headRoot };
+    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha) };
+    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
+    return { base, head, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+async function copyUntracked(root, dir, skip) {
+  const list2 = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
+  const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
+  const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
+  for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
+    mkdirSync(dirname(join3(dir, file2)), { recursive: true });
+    cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
+  }
+}
+function detectPackageManager(dir) {
+  const lockfiles = [
+    ["pnpm-lock.yaml", "pnpm", "pnpm install --frozen-lockfile"],
+    ["yarn.lock", "yarn", "yarn install --frozen-lockfile"],
+    ["package-lock.json", "npm", "npm ci"],
+    ["npm-shrinkwrap.json", "npm", "npm ci"]
+  ];
+  for (const [lockfile, name, install] of lockfiles) if (existsSync(join3(dir, lockfile))) return { name, lockfile, install };
+  if (!existsSync(join3(dir, "package.json"))) return null;
+  try {
+    const pkg = JSON.parse(readFileSync4(join3(dir, "package.json"), "utf8"));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
+  } catch {
+    return null;
+  }
+}
+function installCommand(dir) {
+  return detectPackageManager(dir)?.install ?? null;
+}
+function serviceDir(tree, service) {
+  return join3(tree.root, service.cwd);
+}
+async function setupTree(tree, options, ports) {
+  const dir = serviceDir(tree, options.service);
+  if (!existsSync(dir)) {
+    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+  }
+  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  const steps = [
+    ["install", install],
+    ["build", options.service.build]
+  ];
+  for (const [phase, command2] of steps) {
+    if (!command2) continue;
+    ports.progress({ phase, side: tree.side, message: command2 });
+    const logFile = join3(options.logDir, `${tree.side}-${phase}.log`);
+    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new SetupError(
+        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
+${tailFile(logFile, 15)}`
+      );
+    }
+  }
+}
+
+// src/engine/lockfiles.ts
+var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock"];
+function findLockfile(tree, service) {
+  let dir = serviceDir(tree, service);
+  for (; ; ) {
+    for (const name of LOCKFILES) if (existsSync2(join4(dir, name))) return relative3(tree.root, join4(dir, name));
+    const rel = relative3(tree.root, dir);
+    if (rel === "" || rel.startsWith("..")) return null;
+    dir = dirname2(dir);
+  }
+}
+function readText(path) {
+  try {
+    return readFileSync5(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+function dependencyChanges(trees, services) {
+  const none = { dependencies: null, warning: null };
+  const lockfile = findLockfile(trees.head, services.head);
+  if (lockfile === null) return none;
+  const baseLockfile = existsSync2(join4(trees.base.root, lockfile)) ? lockfile : findLockfile(trees.base, services.base);
+  const headText = readText(join4(trees.head.root, lockfile));
+  const baseText = baseLockfile === null ? null : readText(join4(trees.base.root, baseLockfile));
+  if (headText === baseText) return none;
+  const warning = (why) => ({
+    code: "lockfile-not-read",
+    message: `The pull request changes ${lockfile}, but ${why}, so CPU time is not attributed to the packages it upgraded (the verdicts do not depend on it).`
+  });
+  if (!lockfile.endsWith(".json")) return { dependencies: null, warning: warning(`perfgate reads npm's package-lock.json only, not ${basename(lockfile)}`) };
+  try {
+    if (headText === null) throw new Error(`${lockfile} could not be read`);
+    const base = baseText === null || !baseLockfile?.endsWith(".json") ? { lockfileVersion: 3, packages: {} } : JSON.parse(baseText);
+    const changed2 = diffLockfiles(base, JSON.parse(headText), { base: `base's ${baseLockfile ?? lockfile}`, head: `head's ${lockfile}` });
+    return { dependencies: { lockfile, changed: changed2 }, warning: null };
+  } catch (e) {
+    return { dependencies: null, warning: warning(e.message) };
+  }
+}
+function packageResolver(root) {
+  const byDir = /* @__PURE__ */ new Map();
+  const lookUp = (dir) => {
+    if (byDir.has(dir)) return byDir.get(dir);
+    let found = null;
+    const text2 = readText(join4(dir, "package.json"));
+    let pkg = null;
+    try {
+      pkg = text2 === null ? null : JSON.parse(text2);
+    } catch {
+      pkg = null;
+    }
+    const parent = dirname2(dir);
+    const isPackageFolder = basename(parent) === "node_modules" || basename(parent).startsWith("@") && basename(dirname2(parent)) === "node_modules";
+    if (pkg && typeof pkg.name === "string" && (typeof pkg.version === "string" || isPackageFolder)) {
+      found = { name: pkg.name, version: typeof pkg.version === "string" ? pkg.version : null };
+    } else if (!isPackageFolder && parent !== dir && dir.includes("/node_modules/")) {
+      found = lookUp(parent);
+    }
+    byDir.set(dir, found);
+    return found;
+  };
+  return (fn) => {
+    if (fn.category !== "dependency" || fn.file === "") return null;
+    const path = isAbsolute2(fn.file) ? fn.file : join4(root, fn.file);
+    if (!path.includes("/node_modules/")) return fn.package === null ? null : { name: fn.package, version: null };
+    return lookUp(dirname2(path)) ?? (fn.package === null ? null : { name: fn.package, version: null });
+  };
+}
+
 // src/engine/service.ts
-import { existsSync, readFileSync as readFileSync5, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync3, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
-import { dirname, join as join4 } from "node:path";
+import { dirname as dirname3, join as join6 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
 // src/engine/health.ts
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join as join3 } from "node:path";
+import { join as join5 } from "node:path";
 var BEGIN_TIMEOUT_MS = 1e3;
 var END_TIMEOUT_MS = 5e3;
 var MAX_LINE = 64 * 1024;
@@ -81019,12 +81463,12 @@ var HealthChannel = class _HealthChannel {
   changed = null;
   /** Listens on a new socket in a private (0700) temporary directory. */
   static async open() {
-    let dir = mkdtempSync(join3(tmpdir(), "perfgate-health-"));
-    if (join3(dir, "health.sock").length > MAX_SOCKET_PATH) {
-      rmSync(dir, { recursive: true, force: true });
+    let dir = mkdtempSync(join5(tmpdir(), "perfgate-health-"));
+    if (join5(dir, "health.sock").length > MAX_SOCKET_PATH) {
+      rmSync2(dir, { recursive: true, force: true });
       dir = mkdtempSync("/tmp/perfgate-health-");
     }
-    const path = join3(dir, "health.sock");
+    const path = join5(dir, "health.sock");
     const server = createServer();
     await new Promise((resolve5, reject) => {
       server.once("error", reject);
@@ -81117,7 +81561,7 @@ var HealthChannel = class _HealthChannel {
     for (const peer of this.peers) peer.socket.destroy();
     this.peers.clear();
     this.server.close();
-    rmSync(this.dir, { recursive: true, force: true });
+    rmSync2(this.dir, { recursive: true, force: true });
   }
 };
 var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
@@ -81158,7 +81602,7 @@ function sliceHealth(reports, requestsSinceStart) {
 }
 
 // src/engine/proc-memory.ts
-import { readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { readdirSync as readdirSync2, readFileSync as readFileSync6 } from "node:fs";
 function groupRssBytes(pgid) {
   let entries;
   try {
@@ -81172,9 +81616,9 @@ function groupRssBytes(pgid) {
     let stat2;
     let status;
     try {
-      stat2 = readFileSync4(`/proc/${name}/stat`, "latin1");
+      stat2 = readFileSync6(`/proc/${name}/stat`, "latin1");
       if (Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      status = readFileSync4(`/proc/${name}/status`, "latin1");
+      status = readFileSync6(`/proc/${name}/status`, "latin1");
     } catch {
       continue;
     }
@@ -81186,9 +81630,9 @@ function groupRssBytes(pgid) {
 
 // src/engine/service.ts
 function preloadPath(file2 = "preload.cjs") {
-  const here = dirname(fileURLToPath2(import.meta.url));
-  const candidates = [join4(here, file2), join4(here, "..", "preload", file2)];
-  const found = candidates.find((p) => existsSync(p));
+  const here = dirname3(fileURLToPath2(import.meta.url));
+  const candidates = [join6(here, file2), join6(here, "..", "preload", file2)];
+  const found = candidates.find((p) => existsSync3(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
   return found;
 }
@@ -81344,7 +81788,7 @@ var Service = class _Service {
   listening() {
     let text2 = "";
     try {
-      text2 = readFileSync5(this.options.statusFile, "utf8");
+      text2 = readFileSync7(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -81416,190 +81860,18 @@ function httpStatus(url2, timeoutMs) {
   });
 }
 
-// src/engine/workspace.ts
-import { execFile } from "node:child_process";
-import { cpSync, existsSync as existsSync2, mkdirSync, readFileSync as readFileSync6, rmSync as rmSync2 } from "node:fs";
-import { realpath } from "node:fs/promises";
-import { dirname as dirname2, join as join5, relative as relative2 } from "node:path";
-function git(args, cwd) {
-  return new Promise((resolve5, reject) => {
-    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
-      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
-      else resolve5(stdout.trim());
-    });
-  });
-}
-async function repositoryRoot(dir) {
-  try {
-    return await git(["rev-parse", "--show-toplevel"], dir);
-  } catch {
-    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
-  }
-}
-async function resolveCommit(root, ref, what) {
-  try {
-    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
-  } catch {
-    throw new SetupError(
-      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
-    );
-  }
-}
-async function defaultBranch(root) {
-  try {
-    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
-  } catch {
-    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
-      try {
-        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
-        return candidate;
-      } catch {
-      }
-    }
-  }
-  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
-}
-async function resolveSides(request3) {
-  const root = await repositoryRoot(request3.repoDir);
-  let head;
-  if (request3.headRef) {
-    head = { ref: request3.headRef, sha: await resolveCommit(root, request3.headRef, "The head ref"), dirty: false };
-  } else {
-    const sha = await resolveCommit(root, "HEAD", "HEAD");
-    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
-    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
-  }
-  const baseTip = await resolveCommit(root, request3.baseRef, "The base ref");
-  let baseSha = baseTip;
-  if (request3.mergeBase) {
-    try {
-      baseSha = await git(["merge-base", head.sha, baseTip], root);
-    } catch {
-      throw new SetupError(
-        `${request3.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
-      );
-    }
-  }
-  return { root, head, base: { ref: request3.baseRef, sha: baseSha, dirty: false } };
-}
-async function readAtCommit(root, sha, path) {
-  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
-  try {
-    await git(["cat-file", "-e", spec], root);
-  } catch {
-    return null;
-  }
-  return git(["show", spec], root);
-}
-async function prepareTrees(request3, ports) {
-  const { root, head: headInfo, base: baseInfo } = await resolveSides(request3);
-  const created = [];
-  const dispose = async () => {
-    for (const dir of created.reverse()) {
-      try {
-        await git(["worktree", "remove", "--force", dir], root);
-      } catch (e) {
-        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
-        rmSync2(dir, { recursive: true, force: true });
-      }
-    }
-    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
-  };
-  const addWorktree = async (side, sha) => {
-    mkdirSync(request3.scratchDir, { recursive: true });
-    const dir = join5(request3.scratchDir, side);
-    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
-    created.push(dir);
-    return dir;
-  };
-  try {
-    let headRoot;
-    if (request3.headRef || !headInfo.dirty) {
-      headRoot = await addWorktree("head", headInfo.sha);
-    } else {
-      const snapshot = await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root);
-      headRoot = await addWorktree("head", snapshot || headInfo.sha);
-    }
-    if (!request3.headRef) await copyUntracked(root, headRoot, dirname2(request3.scratchDir));
-    const head = { side: "head", ...headInfo, root: headRoot };
-    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha) };
-    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
-    return { base, head, dispose };
-  } catch (e) {
-    await dispose();
-    throw e;
-  }
-}
-async function copyUntracked(root, dir, skip) {
-  const list2 = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
-  const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
-  const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
-  for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
-    mkdirSync(dirname2(join5(dir, file2)), { recursive: true });
-    cpSync(join5(root, file2), join5(dir, file2), { verbatimSymlinks: true });
-  }
-}
-function detectPackageManager(dir) {
-  const lockfiles = [
-    ["pnpm-lock.yaml", "pnpm", "pnpm install --frozen-lockfile"],
-    ["yarn.lock", "yarn", "yarn install --frozen-lockfile"],
-    ["package-lock.json", "npm", "npm ci"],
-    ["npm-shrinkwrap.json", "npm", "npm ci"]
-  ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync2(join5(dir, lockfile))) return { name, lockfile, install };
-  if (!existsSync2(join5(dir, "package.json"))) return null;
-  try {
-    const pkg = JSON.parse(readFileSync6(join5(dir, "package.json"), "utf8"));
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
-  } catch {
-    return null;
-  }
-}
-function installCommand(dir) {
-  return detectPackageManager(dir)?.install ?? null;
-}
-function serviceDir(tree, service) {
-  return join5(tree.root, service.cwd);
-}
-async function setupTree(tree, options, ports) {
-  const dir = serviceDir(tree, options.service);
-  if (!existsSync2(dir)) {
-    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
-  }
-  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  const steps = [
-    ["install", install],
-    ["build", options.service.build]
-  ];
-  for (const [phase, command2] of steps) {
-    if (!command2) continue;
-    ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join5(options.logDir, `${tree.side}-${phase}.log`);
-    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
-    if (result.code !== 0) {
-      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new SetupError(
-        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
-${tailFile(logFile, 15)}`
-      );
-    }
-  }
-}
-
 // src/engine/zerox.ts
-import { existsSync as existsSync3, mkdirSync as mkdirSync2, readFileSync as readFileSync7 } from "node:fs";
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname as dirname3, join as join6 } from "node:path";
+import { dirname as dirname4, join as join7 } from "node:path";
 var requireHere = createRequire(import.meta.url);
 var FlamegraphError = class extends PerfgateError {
 };
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync7(manifest, "utf8"));
-    return { version: version2, cmd: join6(dirname3(manifest), "cmd.js") };
+    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
+    return { version: version2, cmd: join7(dirname4(manifest), "cmd.js") };
   } catch {
     return null;
   }
@@ -81615,8 +81887,8 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync7(join6(prefix, "node_modules", "0x", "package.json"), "utf8"));
-    return manifest.version === version2 && existsSync3(join6(prefix, "node_modules", "0x", "cmd.js"));
+    const manifest = JSON.parse(readFileSync8(join7(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    return manifest.version === version2 && existsSync4(join7(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
   }
@@ -81625,8 +81897,8 @@ async function ensureZeroX(options) {
   const version2 = zeroXVersion();
   const installed = installedVersion();
   if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join6(options.toolsDir, `0x-${version2}`);
-  const cmd = join6(prefix, "node_modules", "0x", "cmd.js");
+  const prefix = join7(options.toolsDir, `0x-${version2}`);
+  const cmd = join7(prefix, "node_modules", "0x", "cmd.js");
   if (holdsVersion(prefix, version2)) return cmd;
   const key = zeroXCacheKey(version2);
   if (options.cache && await options.cache.restore(prefix, key)) {
@@ -81642,7 +81914,7 @@ async function ensureZeroX(options) {
   const result = await runProcess("npm", args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 3e5 }).catch(
     (e) => ({ code: null, signal: null, timedOut: false, error: e.message })
   );
-  if (result.code !== 0 || !existsSync3(cmd)) {
+  if (result.code !== 0 || !existsSync4(cmd)) {
     throw new FlamegraphError(
       `Could not install 0x@${version2} for the flamegraphs (npm ${args.join(" ")}: ${describeExit(result)}). Its log: ${options.logFile}
 ${tailFile(options.logFile, 10)}`
@@ -81659,13 +81931,13 @@ function describeExit(result) {
 async function renderFlamegraph(options) {
   const args = [options.cmd, "--visualize-cpu-profile", options.input, "--output-html", options.output, "--title", options.title, "--quiet"];
   const result = await runProcess("node", args, {
-    cwd: dirname3(options.input),
+    cwd: dirname4(options.input),
     env: options.env,
     logFile: options.logFile,
     tracker: options.tracker,
     timeoutMs: 12e4
   }).catch((e) => ({ code: null, signal: null, timedOut: false, error: e.message }));
-  if (result.code !== 0 || !existsSync3(options.output)) {
+  if (result.code !== 0 || !existsSync4(options.output)) {
     throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}
 ${tailFile(options.logFile, 10)}`);
   }
@@ -81714,7 +81986,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync8(join7(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync9(join8(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -81730,7 +82002,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync8(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -81758,7 +82030,7 @@ function scriptSources(nodeVersion) {
       else {
         const path = scriptPath(url2);
         try {
-          text2 = path === null ? null : readFileSync8(path, "utf8");
+          text2 = path === null ? null : readFileSync9(path, "utf8");
         } catch {
           text2 = null;
         }
@@ -81800,7 +82072,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
   ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join7(phase.session.logDir, `${side}.log`);
+  const logFile = join8(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
     side,
@@ -81809,7 +82081,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     dir: cwd,
     env: phase.session.env,
     logFile,
-    statusFile: join7(phase.session.logDir, `${side}-profile.status`),
+    statusFile: join8(phase.session.logDir, `${side}-profile.status`),
     tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -81835,7 +82107,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync8(join7(dir, name), "utf8"), join7(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync9(join8(dir, name), "utf8"), join8(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -81843,7 +82115,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join7(phase.session.logDir, `${side}.log`)}`
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.session.logDir, `${side}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -81855,9 +82127,10 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const tree = buildCallTree(profiles, { root, window: window2, ranges, sources: scriptSources(info.version) });
   return {
     tree,
+    packages: packageTimes(tree, packageResolver(root)),
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
-    files: files.map((f) => join7(dir, f)),
+    files: files.map((f) => join8(dir, f)),
     requests,
     windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
     wallMs: Date.now() - started
@@ -81865,19 +82138,19 @@ async function profileSide(phase, side, scenario, dir, ports) {
 }
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
-  const dir = join7(phase.outDir, "profiles", slug);
+  const dir = join8(phase.outDir, "profiles", slug);
   const runs = {};
   for (const side of ["base", "head"]) {
     phase.session.checkCancelled();
-    runs[side] = await profileSide(phase, side, scenario, join7(dir, side), ports);
+    runs[side] = await profileSide(phase, side, scenario, join8(dir, side), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
-  const runDir = (path) => relative3(phase.outDir, path);
+  const runDir = (path) => relative4(phase.outDir, path);
   const sideResult = (side) => {
     const run = runs[side];
-    const merged = join7(dir, `${side}.cpuprofile`);
+    const merged = join8(dir, `${side}.cpuprofile`);
     writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side],
@@ -81888,7 +82161,8 @@ async function profileScenario(phase, scenario, slug, ports) {
       wallMs: run.wallMs,
       processes: run.files.map((file2, i) => ({ file: runDir(file2), samples: run.tree.perProfile[i] ?? 0 })),
       merged: runDir(merged),
-      inlinedSamples: run.tree.inlinedSamples
+      inlinedSamples: run.tree.inlinedSamples,
+      packages: run.packages
     };
   };
   const entry = {
@@ -81906,7 +82180,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
   }
-  const diffFile = join7(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
   writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
@@ -81914,7 +82188,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
   phase.session.update();
   ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join7(phase.session.logDir, "flamegraphs.log");
+  const logFile = join8(phase.session.logDir, "flamegraphs.log");
   const cmd = await ensureZeroX({
     toolsDir: phase.toolsDir,
     env: phase.session.env,
@@ -81925,10 +82199,10 @@ async function profileScenario(phase, scenario, slug, ports) {
   });
   await Promise.all(
     ["head", "base"].map(async (side) => {
-      const output2 = join7(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side}.html`);
       await renderFlamegraph({
         cmd,
-        input: join7(dir, `${side}.cpuprofile`),
+        input: join8(dir, `${side}.cpuprofile`),
         output: output2,
         title: inert(`${scenario.name} \xB7 ${label(side)}`),
         env: phase.session.env,
@@ -82042,7 +82316,7 @@ function formatClock(ms) {
 }
 
 // src/engine/preflight.ts
-import { isAbsolute as isAbsolute2, join as join8 } from "node:path";
+import { isAbsolute as isAbsolute3, join as join9 } from "node:path";
 async function preflight(request3) {
   const sides = await resolveSides(request3);
   const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
@@ -82060,7 +82334,7 @@ async function preflight(request3) {
 }
 async function readBaseConfig(sides, request3) {
   const name = request3.configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute2(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
+  if (isAbsolute3(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
   const source = `${sides.base.ref}:${name}`;
   let text2 = null;
   try {
@@ -82077,7 +82351,7 @@ async function readBaseConfig(sides, request3) {
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
   const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute2(name) || !fromCommit) return loadConfigFile(isAbsolute2(name) ? name : join8(sides.root, name), { required: required2 });
+  if (isAbsolute3(name) || !fromCommit) return loadConfigFile(isAbsolute3(name) ? name : join9(sides.root, name), { required: required2 });
   const source = `${sides.head.ref}:${name}`;
   const text2 = await readAtCommit(sides.root, sides.head.sha, name);
   if (text2 === null) {
@@ -82089,7 +82363,7 @@ async function readHeadConfig(sides, fromCommit, configFile) {
 
 // src/engine/run.ts
 import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join14 } from "node:path";
+import { join as join16 } from "node:path";
 import { performance as performance3 } from "node:perf_hooks";
 
 // src/results/types.ts
@@ -82151,7 +82425,7 @@ async function fingerprint(env, cwd) {
 import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
 import { request as request2 } from "node:http";
 import { tmpdir as tmpdir2 } from "node:os";
-import { join as join9 } from "node:path";
+import { join as join10 } from "node:path";
 var BODY_SAMPLE_CHARS = 160;
 function askRoute(baseUrl, scenario, timeoutMs = 5e3) {
   return new Promise((resolve5) => {
@@ -82197,7 +82471,7 @@ var StartOnceError = class extends Error {
   logTail;
 };
 async function startOnce(request3, visit2) {
-  const scratch = mkdtempSync2(join9(tmpdir2(), "perfgate-probe-"));
+  const scratch = mkdtempSync2(join10(tmpdir2(), "perfgate-probe-"));
   const tracker = new ProcessTracker();
   let service = null;
   try {
@@ -82207,8 +82481,8 @@ async function startOnce(request3, visit2) {
       config: request3.config,
       dir: request3.dir,
       env: request3.env,
-      logFile: join9(scratch, "service.log"),
-      statusFile: join9(scratch, "status"),
+      logFile: join10(scratch, "service.log"),
+      statusFile: join10(scratch, "status"),
       tracker
     });
     try {
@@ -82248,12 +82522,12 @@ async function checkScenarios(baseUrl, scenarios) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync10, statSync as statSync4 } from "node:fs";
-import { join as join11 } from "node:path";
+import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import { join as join12 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync10 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -82317,7 +82591,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync9(file2, "utf8");
+    content = readFileSync10(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -82325,16 +82599,16 @@ function readCapture(file2) {
 
 // src/engine/bench/glob.ts
 import { lstatSync } from "node:fs";
-import { join as join10 } from "node:path";
+import { join as join11 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync as readdirSync4, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
-import { isAbsolute as isAbsolute3, posix as posix3, resolve as resolve2 } from "path";
+import { isAbsolute as isAbsolute4, posix as posix3, resolve as resolve2 } from "path";
 import { fileURLToPath as fileURLToPath3 } from "url";
 
 // node_modules/fdir/dist/index.mjs
 import { createRequire as createRequire2 } from "module";
-import { basename, dirname as dirname4, normalize, relative as relative4, resolve, sep } from "path";
+import { basename as basename2, dirname as dirname5, normalize, relative as relative5, resolve, sep } from "path";
 import * as nativeFs from "fs";
 var __require2 = /* @__PURE__ */ createRequire2(import.meta.url);
 function cleanPath(path) {
@@ -82366,7 +82640,7 @@ function joinPathWithRelativePath(root, options) {
   return function(filename, directoryPath) {
     const sameRoot = directoryPath.startsWith(root);
     if (sameRoot) return directoryPath.slice(root.length) + filename;
-    else return convertSlashes(relative4(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
+    else return convertSlashes(relative5(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
   };
 }
 function joinPath(filename) {
@@ -82478,13 +82752,13 @@ function build$2(options, isSynchronous) {
 }
 function isRecursive2(path, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname4(path);
+  let parent = dirname5(path);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
     const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
     if (isSameRoot) depth++;
-    else parent = dirname4(parent);
+    else parent = dirname5(parent);
   }
   state.symlinks.set(path, resolved);
   return depth > 1;
@@ -82671,8 +82945,8 @@ var Walker = class {
             this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path + pathSeparator, depth - 1, this.walk);
           } else {
             resolvedPath = useRealPaths ? resolvedPath : path;
-            const filename = basename(resolvedPath);
-            const directoryPath$1 = normalizePath(dirname4(resolvedPath), this.state.options);
+            const filename = basename2(resolvedPath);
+            const directoryPath$1 = normalizePath(dirname5(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
             this.pushFile(resolvedPath, files, this.state.counts, filters);
           }
@@ -82945,7 +83219,7 @@ function normalizePattern(pattern2, opts, props, isIgnore) {
   if (pattern2[pattern2.length - 1] === "/") result = pattern2.slice(0, -1);
   if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
   const escapedCwd = escapePath(cwd);
-  result = isAbsolute3(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
+  result = isAbsolute4(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
   const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
   const parts = splitPattern(result);
   if (parentDir) {
@@ -83097,8 +83371,8 @@ function getCrawler(globInput, inputOptions = {}) {
   return patterns.length > 0 ? buildCrawler(options, patterns) : [];
 }
 function globSync(globInput, options) {
-  const [crawler, relative8] = getCrawler(globInput, options);
-  return crawler ? formatPaths(crawler.sync(), relative8) : [];
+  const [crawler, relative9] = getCrawler(globInput, options);
+  return crawler ? formatPaths(crawler.sync(), relative9) : [];
 }
 
 // src/engine/bench/glob.ts
@@ -83110,7 +83384,7 @@ function throughLinkedDirectory(root, path, linked) {
     dir = dir ? `${dir}/${segment}` : segment;
     let isLink = linked.get(dir);
     if (isLink === void 0) {
-      isLink = lstatSync(join10(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+      isLink = lstatSync(join11(root, dir), { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
       linked.set(dir, isLink);
     }
     if (isLink) return true;
@@ -83139,14 +83413,14 @@ function unsearchedReason(glob) {
 
 // src/engine/bench/discover.ts
 var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative8, tree) {
-  if (!TYPESCRIPT.test(relative8)) return [];
+function nodeArgsFor(absolute, relative9, tree) {
+  if (!TYPESCRIPT.test(relative9)) return [];
   let loader;
   try {
     loader = createRequire3(absolute).resolve("tsx");
   } catch {
     throw new SetupError(
-      `${relative8} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+      `${relative9} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
     );
   }
   return ["--import", pathToFileURL(loader).href];
@@ -83156,7 +83430,7 @@ function discoverBenchmarks(config2, service, trees) {
   const files = {};
   for (const side of ["base", "head"]) {
     files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join11(dirs[side], path);
+      const absolute = join12(dirs[side], path);
       return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
     });
   }
@@ -83187,10 +83461,10 @@ var LIBRARY_IMPORT = new RegExp(
 function findBenchmarkSuites(dir) {
   const suites = [];
   for (const path of matchFiles(dir, [SOURCE_FILES])) {
-    const absolute = join11(dir, path);
+    const absolute = join12(dir, path);
     try {
       if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync10(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -83216,7 +83490,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 
 // src/engine/bench/runner.ts
 import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
-import { join as join12 } from "node:path";
+import { join as join13 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
 var CANCELLED = "Cancelled: stopped the benchmark processes and removed the worktrees.";
@@ -83233,7 +83507,7 @@ async function runBenchmarks(request3) {
   results.benchmarks = stored;
   session.update();
   const plan = buildBenchPlan(stored.files, config2.rounds, request3.seed);
-  const logDir = join12(session.logDir, "benchmarks");
+  const logDir = join13(session.logDir, "benchmarks");
   mkdirSync4(logDir, { recursive: true });
   const preload = preloadPath("bench-preload.cjs");
   const env = { NODE_ENV: "production", ...session.env, ...request3.service.env };
@@ -83288,8 +83562,8 @@ function stemOf(file2, side, round) {
 }
 async function runFile(file2, side, round, options) {
   const stem = stemOf(file2.path, side, round);
-  const output2 = join12(options.logDir, `${stem}.jsonl`);
-  const logs = { stdout: join12(options.logDir, `${stem}.out.log`), stderr: join12(options.logDir, `${stem}.err.log`) };
+  const output2 = join13(options.logDir, `${stem}.jsonl`);
+  const logs = { stdout: join13(options.logDir, `${stem}.out.log`), stderr: join13(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
@@ -83380,7 +83654,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync11, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync12, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
   writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
@@ -83389,9 +83663,9 @@ function writeResults(path, results) {
 }
 var ResultsFileError = class extends Error {
 };
-function readText(path, maxBytes) {
+function readText2(path, maxBytes) {
   try {
-    if (maxBytes === void 0) return readFileSync11(path, "utf8");
+    if (maxBytes === void 0) return readFileSync12(path, "utf8");
     const fd = openSync3(path, "r");
     try {
       const size = fstatSync(fd).size;
@@ -83410,7 +83684,7 @@ function readText(path, maxBytes) {
   }
 }
 function readResults(path, options = {}) {
-  const text2 = readText(path, options.maxBytes);
+  const text2 = readText2(path, options.maxBytes);
   let data;
   try {
     data = JSON.parse(text2);
@@ -83459,10 +83733,48 @@ var RunSession = class {
   }
 };
 
+// src/engine/changes.ts
+import { readFileSync as readFileSync13 } from "node:fs";
+import { join as join14 } from "node:path";
+var MAX_FILES = 1e4;
+var MAX_HUNKS = 1e3;
+function lineCount(path) {
+  const text2 = readFileSync13(path, "utf8");
+  if (text2 === "") return 0;
+  let lines = 0;
+  for (let i = 0; i < text2.length; i++) if (text2.charCodeAt(i) === 10) lines++;
+  return text2.endsWith("\n") ? lines : lines + 1;
+}
+async function changedLines(base, head) {
+  const since = await git(["merge-base", base.sha, head.sha], head.root).catch(() => base.sha);
+  const text2 = await git(
+    ["-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--unified=0", "--src-prefix=a/", "--dst-prefix=b/", since, "--"],
+    head.root
+  );
+  const files = parseDiff(text2);
+  const untracked = (await git(["ls-files", "--others", "--exclude-standard", "-z"], head.root)).split("\0").filter(Boolean);
+  for (const file2 of untracked) {
+    try {
+      const lines = lineCount(join14(head.root, file2));
+      files.push({ file: file2, hunks: lines > 0 ? [[1, lines]] : [] });
+    } catch {
+      files.push({ file: file2, hunks: [] });
+    }
+  }
+  if (files.length > MAX_FILES) return null;
+  for (const f of files) {
+    if (f.hunks.length <= MAX_HUNKS) continue;
+    const start = Math.min(...f.hunks.map(([at2]) => at2));
+    const end = Math.max(...f.hunks.map(([at2, count]) => at2 + Math.max(count, 1) - 1));
+    f.hunks = [[start, end - start + 1]];
+  }
+  return { since, files };
+}
+
 // src/engine/base-seal.ts
 import { execFile as execFile4 } from "node:child_process";
-import { existsSync as existsSync4, lstatSync as lstatSync2, readdirSync as readdirSync5 } from "node:fs";
-import { join as join13, relative as relative5 } from "node:path";
+import { existsSync as existsSync5, lstatSync as lstatSync2, readdirSync as readdirSync5 } from "node:fs";
+import { join as join15, relative as relative6 } from "node:path";
 var NAMED = 10;
 async function sealBaseTree(tree, serviceDir2) {
   const started = performance.now();
@@ -83500,10 +83812,10 @@ function describeChange(before, after) {
 }
 async function readManifest(root, serviceDir2, tracked, find) {
   const manifest = /* @__PURE__ */ new Map();
-  for (const path of tracked) manifest.set(path, statEntry(join13(root, path)));
-  const modules = [.../* @__PURE__ */ new Set([join13(root, "node_modules"), join13(serviceDir2, "node_modules")])].filter((dir) => existsSync4(dir));
+  for (const path of tracked) manifest.set(path, statEntry(join15(root, path)));
+  const modules = [.../* @__PURE__ */ new Set([join15(root, "node_modules"), join15(serviceDir2, "node_modules")])].filter((dir) => existsSync5(dir));
   for (const dir of modules) {
-    for (const [path, entry] of find ? await findTree(find, dir) : walk(dir)) manifest.set(relative5(root, join13(dir, path)), entry);
+    for (const [path, entry] of find ? await findTree(find, dir) : walk(dir)) manifest.set(relative6(root, join15(dir, path)), entry);
   }
   return manifest;
 }
@@ -83542,14 +83854,14 @@ function walk(dir) {
     const sub = stack.pop();
     let names;
     try {
-      names = readdirSync5(join13(dir, sub));
+      names = readdirSync5(join15(dir, sub));
     } catch {
       continue;
     }
     for (const name of names) {
       const path = sub ? `${sub}/${name}` : name;
       if (path === ".cache") continue;
-      const entry = statEntry(join13(dir, path));
+      const entry = statEntry(join15(dir, path));
       if (entry.startsWith("d ")) stack.push(path);
       else manifest.set(path, entry);
     }
@@ -83559,7 +83871,7 @@ function walk(dir) {
 
 // src/engine/proc-cpu.ts
 import { execFileSync as execFileSync2 } from "node:child_process";
-import { readdirSync as readdirSync6, readFileSync as readFileSync12 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync14 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -83586,7 +83898,7 @@ function groupsCpuSeconds(pgids) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
     let text2;
     try {
-      text2 = readFileSync12(`/proc/${name}/stat`, "latin1");
+      text2 = readFileSync14(`/proc/${name}/stat`, "latin1");
     } catch {
       continue;
     }
@@ -83602,9 +83914,9 @@ function groupsCpuSeconds(pgids) {
 // src/engine/run.ts
 async function runCompare(request3, ports) {
   mkdirSync5(request3.outDir, { recursive: true });
-  const logDir = join14(request3.outDir, "logs");
+  const logDir = join16(request3.outDir, "logs");
   mkdirSync5(logDir, { recursive: true });
-  const resultsPath = join14(request3.outDir, "results.json");
+  const resultsPath = join16(request3.outDir, "results.json");
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
@@ -83614,7 +83926,7 @@ async function runCompare(request3, ports) {
       baseRef: request3.baseRef,
       mergeBase: request3.mergeBase,
       headRef: request3.headRef,
-      scratchDir: join14(request3.outDir, "trees")
+      scratchDir: join16(request3.outDir, "trees")
     },
     ports
   );
@@ -83660,6 +83972,20 @@ async function runCompare(request3, ports) {
         message: `service.env.NODE_ENV is "${config2.service.env.NODE_ENV}": frameworks run slower, extra checks on, in development mode; numbers may not reflect production.`
       });
     }
+    if (profiledScenarios(config2).length > 0) {
+      try {
+        const changes = await changedLines(trees.base, trees.head);
+        if (changes) results.changes = changes;
+      } catch (e) {
+        ports.logger.warn(`Could not tell which lines the change touched, so culprits are not marked as changed or not: ${e.message}`);
+      }
+      const { dependencies, warning } = dependencyChanges(trees, services);
+      if (dependencies) results.dependencies = dependencies;
+      if (warning) {
+        results.warnings.push(warning);
+        ports.logger.warn(warning.message);
+      }
+    }
     session.update();
     let seal = null;
     for (const tree of [trees.base, trees.head]) {
@@ -83690,7 +84016,7 @@ async function runCompare(request3, ports) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
     const unchanged = config2.profile?.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
-    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join14(request3.outDir, "tools"), unchanged });
+    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join16(request3.outDir, "tools"), unchanged });
     await seal.verify("after the last block (while the micro-benchmarks or profiles ran, if any)");
     session.update((r) => {
       r.status = "complete";
@@ -83765,8 +84091,8 @@ async function runBlock(session, phase, block) {
             config: phase.services[side],
             dir: serviceDir(trees[side], phase.services[side]),
             env: session.env,
-            logFile: join14(session.logDir, `${side}.log`),
-            statusFile: join14(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join16(session.logDir, `${side}.log`),
+            statusFile: join16(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
             envPad: block.envPads[side][slot],
             ...placement && { cpus: placement.services }
@@ -84618,11 +84944,11 @@ function healthSeries(results) {
     }));
   });
 }
-function decideHealthVerdict(relative8, c) {
-  if (c.min <= 0) return relative8;
-  if (relative8 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative8 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative8 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+function decideHealthVerdict(relative9, c) {
+  if (c.min <= 0) return relative9;
+  if (relative9 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative9 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative9 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
   return "inconclusive";
 }
 function absoluteShift(series) {
@@ -84808,9 +85134,9 @@ function processRange(scenario, side) {
 function countProcesses(scenario) {
   return { scenario: scenario.name, base: processRange(scenario, "base"), head: processRange(scenario, "head") };
 }
-function analyzeHealth(results, relative8, metrics) {
+function analyzeHealth(results, relative9, metrics) {
   const series = healthSeries(results);
-  const comparisons = relative8.map((c) => {
+  const comparisons = relative9.map((c) => {
     const rule = healthRule(results, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
     const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
@@ -86035,6 +86361,7 @@ function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
     const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
     const own3 = hottestChanges(changes, ["own"], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
+    const packages = packageRows(profile, results.dependencies);
     return {
       profile,
       own: own3,
@@ -86043,7 +86370,8 @@ function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
       optimization: own3.filter((c) => c.optimization !== null),
       attributed: own3.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
-      culprit: culpritAmong(changes)
+      culprit: culpritAmong(changes, results.changes, packages),
+      packages: packages.slice(0, rows)
     };
   });
 }
@@ -86122,13 +86450,18 @@ function describeSpentIn(c) {
   return "";
 }
 function describeCulprit(culprit) {
-  const { fn, into } = culprit;
+  const { fn, into, changed: changed2 } = culprit;
+  if (culprit.package !== null) {
+    const { name, added, change } = culprit.package;
+    const own3 = fn.added === null ? "" : `, ${formatAdded(fn.added)} of it in ${displayName(fn)} (${pathInPackage(fn)}${fn.line > 0 ? `:${fn.line}` : ""})`;
+    return `${name} ${describeVersions(change)} (changed by this PR) ${formatAdded(added)} per request${own3}`;
+  }
   const growth = fn.added === null ? formatPoints(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
-  if (into === null) return `${describeFunction(fn)} ${growth}`;
+  if (into === null) return `${describeFunction(fn, changed2)} ${growth}`;
   const intoGrowth = into.added ?? into.change;
   const fnGrowth = fn.added ?? fn.attributedChange;
   const below = intoGrowth <= fnGrowth ? `${formatIntoGrowth(into)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatIntoGrowth(into)}`;
-  return `${describeFunction(fn)} ${growth}, ${below}`;
+  return `${describeFunction(fn, changed2)} ${growth}, ${below}`;
 }
 function describeOptimization(c) {
   const note = c.optimization;
@@ -86143,13 +86476,22 @@ function regressionCulprits(results, analysis) {
     const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === "regression");
     const shown = regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
-    const culprit = culpritOfScenario(results.profiles, scenario);
+    const culprit = culpritOfScenario(results.profiles, scenario, results);
     if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
   }
   return out;
 }
 function hintCulprit(results, scenario) {
-  return culpritOfScenario(results.profiles, scenario)?.text ?? null;
+  return culpritOfScenario(results.profiles, scenario, results)?.text ?? null;
+}
+function packageCells(row) {
+  return {
+    name: row.name,
+    version: row.change === null ? "unchanged" : describeVersions(row.change),
+    base: row.base > 0 ? formatDurationUs(row.base) : "\u2014",
+    head: row.head > 0 ? formatDurationUs(row.head) : "\u2014",
+    change: formatAdded(row.added)
+  };
 }
 function describeProfilesSkipped(results) {
   const skipped = results.profilesSkipped ?? [];
@@ -86327,10 +86669,11 @@ function scenarioUnchanged(analysis, scenario) {
 }
 function culpritOf2(results, analysis, scenario) {
   if (scenarioUnchanged(analysis, scenario)) return null;
-  const culprit = culpritOfScenario(results.profiles, scenario);
+  const culprit = culpritOfScenario(results.profiles, scenario, results);
   if (culprit === null) return null;
   const { fn } = culprit;
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: fn.added, text: culprit.text };
+  const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, text: culprit.text };
 }
 function buildVerdicts(results, analysis) {
   const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null]));
@@ -86380,8 +86723,8 @@ function buildVerdicts(results, analysis) {
 function worstOf(metrics) {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative8 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
-  const pool = relative8(regressions.length > 0 ? regressions : gated);
+  const relative9 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
+  const pool = relative9(regressions.length > 0 ? regressions : gated);
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
@@ -86728,6 +87071,19 @@ function renderHotFunctionSection(results, analysis, options, section2) {
       ].join("\n\n")
     );
   }
+  if (section2.packages.length > 0) {
+    const rows = section2.packages.map((row) => {
+      const c = packageCells(row);
+      return tableRow([escapeMarkdown(c.name), escapeMarkdown(c.version), c.base, c.head, c.change]);
+    });
+    parts.push(
+      [
+        `<details><summary>By package (the lockfile changed): each package's code with the Node core and V8 code it calls</summary>`,
+        [tableHead(["package", "version", "base", "head", "change"], "llrrr"), ...rows].join("\n"),
+        "</details>"
+      ].join("\n\n")
+    );
+  }
   if (section2.deoptimized.length > 0) {
     const items = section2.deoptimized.map(
       (c) => `${escapeMarkdown(c.name)} (${escapeMarkdown(describeLocation(c))}): ${c.deoptReasons.map(escapeMarkdown).join("; ")}`
@@ -86795,7 +87151,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join15 } from "node:path";
+import { join as join17 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -87263,6 +87619,13 @@ var HOT_COLUMNS = [
   { header: "change", align: "right" },
   { header: "total time", align: "left" }
 ];
+var PACKAGE_COLUMNS = [
+  { header: "package", align: "left" },
+  { header: "version", align: "left" },
+  { header: "base", align: "right" },
+  { header: "head", align: "right" },
+  { header: "change", align: "right" }
+];
 var ATTRIBUTED_COLUMNS = [...HOT_COLUMNS.slice(0, 5), { header: "self time", align: "left" }, { header: "spent in", align: "left" }];
 function attributedCells(c) {
   const marker = describeMarker(c);
@@ -87305,13 +87668,20 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
     if (options.allFunctions) lines.push("dependencies, Node core and V8:", ...renderHotFunctionGrid(section2.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
+  if (section2.packages.length > 0) {
+    const cells2 = section2.packages.map((row) => {
+      const c = packageCells(row);
+      return [sanitizeText(c.name), sanitizeText(c.version), c.base, c.head, c.change];
+    });
+    lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...renderGrid(PACKAGE_COLUMNS, cells2, cells2.map(() => null), width, paint));
+  }
   for (const c of section2.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join("; ")}`);
   }
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join15(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join17(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -87488,8 +87858,8 @@ var unchangedScenarios = (results) => {
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
 // src/cli/init.ts
-import { existsSync as existsSync7, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname5, join as join18, relative as relative7, resolve as resolve3 } from "node:path";
+import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { dirname as dirname6, join as join20, relative as relative8, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml2 = __toESM(require_dist(), 1);
@@ -87533,12 +87903,12 @@ function renderConfig(config2) {
 }
 
 // src/init/detect.ts
-import { existsSync as existsSync5, readFileSync as readFileSync13 } from "node:fs";
-import { join as join16, relative as relative6 } from "node:path";
+import { existsSync as existsSync6, readFileSync as readFileSync15 } from "node:fs";
+import { join as join18, relative as relative7 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync13(join16(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync15(join18(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -87550,10 +87920,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync5(join16(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync6(join18(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync5(join16(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync6(join18(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -87562,8 +87932,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join16(d, f))).find((p) => existsSync5(p));
-  const schema = [dir, root].map((d) => join16(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync5(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join18(d, f))).find((p) => existsSync6(p));
+  const schema = [dir, root].map((d) => join18(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync6(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -87572,24 +87942,24 @@ function detectProject(root, dir) {
       dir,
       suites.map((s) => s.path)
     ),
-    nodeVersionFile: versionFile ? posix4(relative6(root, versionFile)) : null,
-    schemaPath: schema ? `./${posix4(relative6(root, schema))}` : null
+    nodeVersionFile: versionFile ? posix4(relative7(root, versionFile)) : null,
+    schemaPath: schema ? `./${posix4(relative7(root, schema))}` : null
   };
 }
 
 // src/init/probe.ts
 import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import { tmpdir as tmpdir3 } from "node:os";
-import { join as join17 } from "node:path";
+import { join as join19 } from "node:path";
 
 // src/init/routes.ts
-import { existsSync as existsSync6, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync16 } from "node:fs";
 var ROUTES_FILE_VAR = "PERFGATE_ROUTES_FILE";
 var READABLE_FRAMEWORKS = "express, fastify or koa (@koa/router, koa-router)";
 function readRoutesFile(file2) {
-  if (!existsSync6(file2)) return null;
+  if (!existsSync7(file2)) return null;
   try {
-    const data = JSON.parse(readFileSync14(file2, "utf8"));
+    const data = JSON.parse(readFileSync16(file2, "utf8"));
     const frameworks = Array.isArray(data?.frameworks) ? data.frameworks.filter((f) => typeof f === "string") : [];
     const routes = Array.isArray(data?.routes) ? data.routes.filter((r) => typeof r?.method === "string" && typeof r?.path === "string") : [];
     return { frameworks, routes };
@@ -87644,8 +88014,8 @@ var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var MAX_ASKED_ROUTES = 20;
 var ROUTES_FILE_WAIT_MS = 500;
 async function probeService(request3) {
-  const scratch = mkdtempSync3(join17(tmpdir3(), "perfgate-init-"));
-  const routesFile = join17(scratch, "routes.json");
+  const scratch = mkdtempSync3(join19(tmpdir3(), "perfgate-init-"));
+  const routesFile = join19(scratch, "routes.json");
   try {
     return await startOnce(
       {
@@ -87770,10 +88140,10 @@ async function runInit(request3, io) {
   const { settings } = request3;
   const root = await repositoryRoot(io.cwd);
   const dir = settings["working-directory"] ? resolve3(root, settings["working-directory"]) : realpathSync3(io.cwd);
-  if (!existsSync7(dir) || !statSync5(dir).isDirectory()) {
+  if (!existsSync8(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
-  const cwd = relative7(root, dir).split("\\").join("/") || ".";
+  const cwd = relative8(root, dir).split("\\").join("/") || ".";
   if (cwd.startsWith("..")) throw new PerfgateError(`${dir} is outside the repository ${root}: run perfgate init inside it.`);
   const facts = detectProject(root, dir);
   const out = [`perfgate init in ${root}${cwd === "." ? "" : ` (service in ${cwd})`}`, ""];
@@ -87848,13 +88218,13 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join18(root, path);
-    if (existsSync7(target)) {
+    const target = join20(root, path);
+    if (existsSync8(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
       continue;
     }
-    mkdirSync6(dirname5(target), { recursive: true });
+    mkdirSync6(dirname6(target), { recursive: true });
     writeFileSync6(target, text2, { flag: "wx" });
     out.push(`wrote  ${path}${path === CONFIG_PATH ? `   (${summarise(loaded)})` : "   (measure job without a write token, comment job in report mode)"}`);
   }
@@ -87999,10 +88369,10 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join19 } from "node:path";
+import { join as join21 } from "node:path";
 async function checkRoutes(pre, env) {
   const { config: config2 } = pre;
-  const dir = join19(pre.root, config2.service.cwd);
+  const dir = join21(pre.root, config2.service.cwd);
   let checks;
   try {
     checks = await startOnce({ config: config2.service, dir, env: scrubEnv(env, secretsFrom(env)) }, (url2) => checkScenarios(url2, config2.scenarios));
@@ -88030,7 +88400,7 @@ function renderPlan(pre, headIsWorkTree, routes = null) {
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join19(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join21(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -88416,7 +88786,7 @@ async function planRoutes(checked, values, env) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join20(tmpdir4(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join22(tmpdir4(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -88494,7 +88864,7 @@ function finish(results, values, io, color, resultsPath) {
   const allFunctions = values["all-functions"] === true;
   const terminal = renderTerminal(results, analysis, {
     color,
-    runDir: dirname6(resultsPath),
+    runDir: dirname7(resultsPath),
     allFunctions,
     full: values.full === true || allFunctions,
     fullReport: `perfgate report ${shellQuote(resultsPath)} --full`
@@ -88509,13 +88879,13 @@ ${terminal}
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function toolsDir(env) {
-  return join20(env.XDG_CACHE_HOME || join20(homedir(), ".cache"), "perfgate", "tools");
+  return join22(env.XDG_CACHE_HOME || join22(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 function copyTo(path, text2) {
-  mkdirSync7(dirname6(path), { recursive: true });
+  mkdirSync7(dirname7(path), { recursive: true });
   writeFileSync7(path, text2);
 }
 

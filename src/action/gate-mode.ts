@@ -19,6 +19,7 @@ import { isDroppedName, secretsFrom } from '../engine/env.js';
 import { preflight } from '../engine/preflight.js';
 import { interimLook, unchangedScenarios } from '../gate/look.js';
 import { VERSION } from '../version.js';
+import { culpritAnnotations } from './annotations.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
 import { hideFromEnviron } from './environ.js';
@@ -172,7 +173,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     const resultsJson = Buffer.from(`${JSON.stringify(results, null, 2)}\n`);
 
     // Only a pull request needs the API (the comment); a push writes the summary only.
-    return await publish(
+    const outcome = await publish(
       {
         results,
         resultsPath,
@@ -189,6 +190,11 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
       pr ? client : null,
       fileCommands,
     );
+    // On a pull request, GitHub shows these beside the culprit's line in the diff.
+    if (pr) {
+      for (const a of culpritAnnotations(results, outcome.analysis)) core.warning(a.message, { file: a.file, startLine: a.line, title: a.title });
+    }
+    return outcome;
   } finally {
     // The boundary goes first (runCompare has stopped every process in it), then the very end of
     // the step: nothing perfgate started runs any more, and nothing it writes follows.

@@ -21,9 +21,11 @@ import { flamegraphProfile, inert, renderDiffFlamegraph } from '../profile/flame
 import { functionKey, scriptPath } from '../profile/frames.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets, type ScriptSources } from '../profile/inlining.js';
 import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace } from '../profile/optimization.js';
-import type { ScenarioProfile, Side, SideProfile } from '../results/types.js';
+import { packageTimes } from '../profile/packages.js';
+import type { PackageTime, ScenarioProfile, Side, SideProfile } from '../results/types.js';
 import { CancelledError, PerfgateError } from './errors.js';
 import { runLoad } from './load.js';
+import { packageResolver } from './lockfiles.js';
 import type { RunSession } from './session.js';
 import type { EnginePorts } from './ports.js';
 import { programPathOrNull } from './process.js';
@@ -111,6 +113,8 @@ interface SideRun {
   requests: number;
   windowMs: number;
   wallMs: number;
+  /** Samples per installed package (packages.ts). */
+  packages: PackageTime[];
 }
 
 /**
@@ -288,6 +292,7 @@ async function profileSide(
   const tree = buildCallTree(profiles, { root, window, ranges, sources: scriptSources(info.version) });
   return {
     tree,
+    packages: packageTimes(tree, packageResolver(root)),
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
     files: files.map((f) => join(dir, f)),
@@ -324,6 +329,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
       processes: run.files.map((file, i) => ({ file: runDir(file), samples: run.tree.perProfile[i] ?? 0 })),
       merged: runDir(merged),
       inlinedSamples: run.tree.inlinedSamples,
+      packages: run.packages,
     };
   };
   const entry: ScenarioProfile = {

@@ -19,7 +19,9 @@ import { buildPlan, type Plan, type PlannedBlock, type PlannedPair, planSequenti
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
-import { runProfiles } from './profile.js';
+import { profiledScenarios, runProfiles } from './profile.js';
+import { changedLines } from './changes.js';
+import { dependencyChanges } from './lockfiles.js';
 import { Service } from './service.js';
 import { type BaseSeal, sealBaseTree } from './base-seal.js';
 import { groupsCpuSeconds } from './proc-cpu.js';
@@ -141,6 +143,21 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
         code: 'not-production',
         message: `service.env.NODE_ENV is "${config.service.env.NODE_ENV}": frameworks run slower, extra checks on, in development mode; numbers may not reflect production.`,
       });
+    }
+    if (profiledScenarios(config).length > 0) {
+      // Before install and build, which add untracked files to head's tree.
+      try {
+        const changes = await changedLines(trees.base, trees.head);
+        if (changes) results.changes = changes;
+      } catch (e) {
+        ports.logger.warn(`Could not tell which lines the change touched, so culprits are not marked as changed or not: ${(e as Error).message}`);
+      }
+      const { dependencies, warning } = dependencyChanges(trees, services);
+      if (dependencies) results.dependencies = dependencies;
+      if (warning) {
+        results.warnings.push(warning);
+        ports.logger.warn(warning.message);
+      }
     }
     session.update();
 

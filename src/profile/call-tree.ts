@@ -120,6 +120,8 @@ function frameIdentifier(options: CallTreeOptions): (frame: CallFrame) => Functi
         fn.enclosing = source.enclosing;
         if (source.kind) fn.kind = source.kind;
         if (source.hash) fn.hash = source.hash;
+        // Its span, to tell whether the pull request changed it (changes.ts).
+        if (source.range) fn.endLine = source.range.endLine;
       }
       memo.set(key, fn);
     }

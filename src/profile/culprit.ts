@@ -5,9 +5,17 @@
  * grew the most between base and head, and what that time went into. Pure: a ScenarioProfile
  * in, short text out; the reports (headline, health hints, hot-function rows) only place it.
  */
-import type { FunctionId, ScenarioProfile } from '../results/types.js';
+import type { ChangeSet, DependencyChanges, FunctionId, ScenarioProfile } from '../results/types.js';
+import { changedByPr } from './changes.js';
 import { addedTime, diffProfiles, type FunctionChange, type IntoChange, isAnonymous } from './diff.js';
 import { describeLocation } from './frames.js';
+import { type PackageCulprit, type PackageRow, packageCulprit, packageRows } from './packages.js';
+
+/** What the run recorded of the pull request's change: its lines, and its lockfile's packages (both absent in older results). */
+export interface RunChanges {
+  changes?: ChangeSet;
+  dependencies?: DependencyChanges;
+}
 
 /**
  * Below this growth no function is called a culprit: 1% of base's CPU time per request (1
@@ -31,9 +39,21 @@ export function displayName(fn: Pick<FunctionId, 'name' | 'enclosing' | 'kind'>)
   return fn.enclosing === '' ? `${kind} at top level` : `${kind} in ${fn.enclosing}`;
 }
 
-/** "compressBody (src/x.js:7)", "arrow in formatPrices (src/x.js:8)". */
-export function describeFunction(fn: FunctionId): string {
-  return `${displayName(fn)} (${describeLocation(fn)})`;
+/**
+ * "compressBody (src/x.js:7)", "arrow in formatPrices (src/x.js:8)"; with whether the pull
+ * request changed it, when that is known: "compressBody (src/x.js:7, changed by this PR)".
+ */
+export function describeFunction(fn: FunctionId, changed: boolean | null = null): string {
+  return `${displayName(fn)} (${describeLocation(fn)}${describeChanged(changed)})`;
+}
+
+/**
+ * Where to look, after a culprit's place: in the function the PR edited, or (it did not edit
+ * it) at what calls it, which the PR did change.
+ */
+export function describeChanged(changed: boolean | null): string {
+  if (changed === null) return '';
+  return changed ? ', changed by this PR' : ', not changed by this PR: called more, or with larger inputs, by something that changed';
 }
 
 /**
@@ -68,7 +88,11 @@ export interface Culprit {
   fn: FunctionChange;
   /** The frame below it that took most of that growth; null when its own code did. */
   into: IntoChange | null;
-  /** "most new time in compressBody (server.js:7) → zlib". */
+  /** Whether the pull request changed the function's lines (changes.ts); null when the run recorded no diff. */
+  changed: boolean | null;
+  /** When most new time is in packages the PR upgraded: the one that took the most (fn is then its function that grew most); else null. */
+  package: PackageCulprit['row'] | null;
+  /** "most new time in compressBody (server.js:7, changed by this PR) → zlib". */
   text: string;
 }
 
@@ -94,8 +118,16 @@ function mainInto(c: FunctionChange): IntoChange | null {
   return grew >= growthOf(c) / 2 && grew > selfGrowth(c) ? top : null;
 }
 
-/** The culprit among already diffed functions (diffProfiles); null when no own function grew by CULPRIT_MIN_CHANGE or more. */
-export function culpritAmong(changes: readonly FunctionChange[]): Culprit | null {
+/**
+ * The culprit among already diffed functions (diffProfiles); null when no own function grew by
+ * CULPRIT_MIN_CHANGE or more. `diff`: what the pull request changed, to mark the culprit.
+ * `packages` (packageRows): when packages the PR upgraded took most of the new time, the
+ * culprit is the one of them that took the most (packages.ts), not an own function.
+ */
+export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSet, packages: readonly PackageRow[] = []): Culprit | null {
+  const scaled = changes.find((c) => c.scale !== null);
+  const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale!.base, diff) : null;
+  if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, text: `most new time in ${upgrade.text}` };
   let best: FunctionChange | null = null;
   for (const c of changes) {
     const min = CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1);
@@ -104,16 +136,17 @@ export function culpritAmong(changes: readonly FunctionChange[]): Culprit | null
   }
   if (best === null) return null;
   const into = mainInto(best);
-  return { fn: best, into, text: `most new time in ${describeFunction(best)}${into ? ` → ${describeOrigin(into)}` : ''}` };
+  const changed = changedByPr(best, diff);
+  return { fn: best, into, changed, package: null, text: `most new time in ${describeFunction(best, changed)}${into ? ` → ${describeOrigin(into)}` : ''}` };
 }
 
-/** The culprit of one profiled scenario (see culpritAmong). */
-export function culpritOf(profile: ScenarioProfile): Culprit | null {
-  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs));
+/** The culprit of one profiled scenario (see culpritAmong); `run`: what the run recorded of the change (the results). */
+export function culpritOf(profile: ScenarioProfile, run: RunChanges = {}): Culprit | null {
+  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), run.changes, packageRows(profile, run.dependencies));
 }
 
 /** The culprit of a scenario by name, from the run's profiles; null when it was not profiled or nothing grew. */
-export function culpritOfScenario(profiles: readonly ScenarioProfile[] | undefined, scenario: string): Culprit | null {
+export function culpritOfScenario(profiles: readonly ScenarioProfile[] | undefined, scenario: string, run: RunChanges = {}): Culprit | null {
   const profile = profiles?.find((p) => p.scenario === scenario);
-  return profile ? culpritOf(profile) : null;
+  return profile ? culpritOf(profile, run) : null;
 }

@@ -222,6 +222,7 @@ export function diffProfiles(base: ProfileSummary & { requests?: number }, head:
       ...(id.enclosing !== undefined && { enclosing: id.enclosing }),
       ...(id.kind !== undefined && { kind: id.kind }),
       ...(id.hash !== undefined && { hash: id.hash }),
+      ...(id.endLine !== undefined && { endLine: id.endLine }),
       baseLine: b && h && b.line !== h.line ? b.line : null,
       status: b && h ? 'both' : h ? 'new' : 'gone',
       base: baseShare,

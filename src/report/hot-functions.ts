@@ -6,6 +6,7 @@
  */
 import { type Culprit, culpritAmong, culpritOfScenario, describeFunction, describeInto, displayName } from '../profile/culprit.js';
 import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
+import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatMetricName, MINUS } from './format.js';
 
@@ -28,8 +29,10 @@ export interface HotFunctionSection {
   attributed: boolean;
   /** Whether the rows are CPU time per request (else shares of each side's samples: a side served no response while profiled). */
   perRequest: boolean;
-  /** The own function whose attributed time grew the most, and what into. */
+  /** The own function whose attributed time grew the most, and what into (or the upgraded package that took most new time). */
   culprit: Culprit | null;
+  /** CPU time per request by package, the most first; empty unless the PR changed a locked version (packages.ts). */
+  packages: PackageRow[];
 }
 
 /** One section per profiled scenario, in the order of the results. */
@@ -38,6 +41,7 @@ export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS):
     const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
     const own = hottestChanges(changes, ['own'], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
+    const packages = packageRows(profile, results.dependencies);
     return {
       profile,
       own,
@@ -46,7 +50,8 @@ export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS):
       optimization: own.filter((c) => c.optimization !== null),
       attributed: own.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
-      culprit: culpritAmong(changes),
+      culprit: culpritAmong(changes, results.changes, packages),
+      packages: packages.slice(0, rows),
     };
   });
 }
@@ -170,16 +175,21 @@ export function describeSpentIn(c: FunctionChange): string {
   return '';
 }
 
-/** "compressBody (src/x.js:7) +1.1 ms per request, +1.08 ms of it in zlib processChunkSync" ("+74.1 pp" unscaled). */
+/** "compressBody (src/x.js:7, changed by this PR) +1.1 ms per request, +1.08 ms of it in zlib processChunkSync" ("+74.1 pp" unscaled). */
 export function describeCulprit(culprit: Culprit): string {
-  const { fn, into } = culprit;
+  const { fn, into, changed } = culprit;
+  if (culprit.package !== null) {
+    const { name, added, change } = culprit.package;
+    const own = fn.added === null ? '' : `, ${formatAdded(fn.added)} of it in ${displayName(fn)} (${pathInPackage(fn)}${fn.line > 0 ? `:${fn.line}` : ''})`;
+    return `${name} ${describeVersions(change!)} (changed by this PR) ${formatAdded(added)} per request${own}`;
+  }
   const growth = fn.added === null ? formatPoints(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
-  if (into === null) return `${describeFunction(fn)} ${growth}`;
+  if (into === null) return `${describeFunction(fn, changed)} ${growth}`;
   // the frame below can grow more than the function's whole time when its other work shrank
   const intoGrowth = into.added ?? into.change;
   const fnGrowth = fn.added ?? fn.attributedChange;
   const below = intoGrowth <= fnGrowth ? `${formatIntoGrowth(into)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatIntoGrowth(into)}`;
-  return `${describeFunction(fn)} ${growth}, ${below}`;
+  return `${describeFunction(fn, changed)} ${growth}, ${below}`;
 }
 
 /** "deoptimized 12× in head only: wrong map; not a Smi", "not optimized in head only: …". */
@@ -209,7 +219,7 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
     const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === 'regression');
     const shown = regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
-    const culprit = culpritOfScenario(results.profiles, scenario);
+    const culprit = culpritOfScenario(results.profiles, scenario, results);
     if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
   }
   return out;
@@ -217,7 +227,18 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
 
 /** The culprit's text for a health hint about a scenario, or null (not profiled, nothing grew). */
 export function hintCulprit(results: Results, scenario: string): string | null {
-  return culpritOfScenario(results.profiles, scenario)?.text ?? null;
+  return culpritOfScenario(results.profiles, scenario, results)?.text ?? null;
+}
+
+/** A package row's cells: name, version (base → head when the PR changed it), time per request on each side, the change. */
+export function packageCells(row: PackageRow): { name: string; version: string; base: string; head: string; change: string } {
+  return {
+    name: row.name,
+    version: row.change === null ? 'unchanged' : describeVersions(row.change),
+    base: row.base > 0 ? formatDurationUs(row.base) : '—',
+    head: row.head > 0 ? formatDurationUs(row.head) : '—',
+    change: formatAdded(row.added),
+  };
 }
 
 /** The scenarios the profile phase left out because every verdict was unchanged; null when none. */

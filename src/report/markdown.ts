@@ -25,6 +25,7 @@ import type { FunctionChange } from '../profile/diff.js';
 import {
   describeChangeColumn,
   describeCulprit,
+  packageCells,
   describeMarker,
   describeOptimization,
   describeProfiling,
@@ -536,6 +537,19 @@ function renderHotFunctionSection(results: Results, analysis: Analysis, options:
       [
         `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
         hotFunctionTable(results, options, section.other),
+        '</details>',
+      ].join('\n\n'),
+    );
+  }
+  if (section.packages.length > 0) {
+    const rows = section.packages.map((row) => {
+      const c = packageCells(row);
+      return tableRow([escapeMarkdown(c.name), escapeMarkdown(c.version), c.base, c.head, c.change]);
+    });
+    parts.push(
+      [
+        `<details><summary>By package (the lockfile changed): each package's code with the Node core and V8 code it calls</summary>`,
+        [tableHead(['package', 'version', 'base', 'head', 'change'], 'llrrr'), ...rows].join('\n'),
         '</details>',
       ].join('\n\n'),
     );

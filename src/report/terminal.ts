@@ -15,6 +15,7 @@ import type { FunctionChange } from '../profile/diff.js';
 import {
   describeChangeColumn,
   describeCulprit,
+  packageCells,
   describeMarker,
   describeOptimization,
   describeProfiling,
@@ -365,6 +366,14 @@ const HOT_COLUMNS: Column[] = [
   { header: 'total time', align: 'left' },
 ];
 
+const PACKAGE_COLUMNS: Column[] = [
+  { header: 'package', align: 'left' },
+  { header: 'version', align: 'left' },
+  { header: 'base', align: 'right' },
+  { header: 'head', align: 'right' },
+  { header: 'change', align: 'right' },
+];
+
 /** Own code ranked by attributed time; "spent in" last, where it may run past the width rather than cut the names. */
 const ATTRIBUTED_COLUMNS: Column[] = [...HOT_COLUMNS.slice(0, 5), { header: 'self time', align: 'left' }, { header: 'spent in', align: 'left' }];
 
@@ -413,6 +422,13 @@ function renderHotFunctionSection(section: HotFunctionSection, analysis: Analysi
   if (section.other.length > 0) {
     if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...renderHotFunctionGrid(section.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
+  }
+  if (section.packages.length > 0) {
+    const cells = section.packages.map((row) => {
+      const c = packageCells(row);
+      return [sanitizeText(c.name), sanitizeText(c.version), c.base, c.head, c.change];
+    });
+    lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...renderGrid(PACKAGE_COLUMNS, cells, cells.map(() => null), width, paint));
   }
   for (const c of section.deoptimized) {
     lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join('; ')}`);

@@ -328,6 +328,41 @@ export interface Results {
   profilesSkipped?: string[];
   /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
   sequential?: SequentialRecord;
+  /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
+  changes?: ChangeSet;
+  /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
+  dependencies?: DependencyChanges;
+}
+
+/** package-lock.json of base against head's (src/profile/packages.ts). */
+export interface DependencyChanges {
+  /** Head's lockfile, relative to the repository root. */
+  lockfile: string;
+  /** Every package whose set of locked versions differs, direct and transitive, by name. */
+  changed: DependencyChange[];
+}
+
+export interface DependencyChange {
+  name: string;
+  /** Its locked versions on each side (several when installed at several places); empty: not installed there. */
+  base: string[];
+  head: string[];
+  /** A dependency of the root package (or of a workspace) rather than of another package. */
+  direct: boolean;
+}
+
+/** The lines head changed against the merge-base of base and head (src/engine/changes.ts). */
+export interface ChangeSet {
+  /** The commit head was compared with: the merge-base of base and head. */
+  since: string;
+  /** Files head adds or changes, renamed ones by their head path (relative to the repository root). */
+  files: ChangedFile[];
+}
+
+export interface ChangedFile {
+  file: string;
+  /** Head's changed lines: [start, count] (1-based); count 0: lines removed after `start`. None: renamed, mode or binary change only. */
+  hunks: [number, number][];
 }
 
 /* ---------- adaptive stopping: a pre-registered group-sequential design over the HTTP pairs ---------- */
@@ -395,6 +430,8 @@ export interface FunctionId {
   kind?: 'function' | 'arrow' | 'method';
   /** Own code: a hash of the function's source text (sha1, 12 hex digits), to match it across base and head wherever it moved. */
   hash?: string;
+  /** Own code: the function's last line (1-based), from V8's coverage; absent when coverage left the function out. */
+  endLine?: number;
 }
 
 /** What an own function's samples (self and below it, up to the next own function) went into. */
@@ -448,6 +485,17 @@ export interface SideProfile extends ProfileSummary {
   merged: string;
   /** Sample moves perfgate made by source line: from a caller's optimized code to the inlined function, and from a call line to the callee (docs/profiling.md). */
   inlinedSamples: number;
+  /** Samples per installed package (src/profile/packages.ts), most first; absent in results from before it was recorded. */
+  packages?: PackageTime[];
+}
+
+/** A package's samples on one side: every sample whose innermost package frame is this package (with the Node core and V8 code it calls). */
+export interface PackageTime {
+  /** From the package.json nearest the frame's file. */
+  name: string;
+  /** null when that package.json gives none. */
+  version: string | null;
+  samples: number;
 }
 
 export interface ScenarioProfile {

@@ -197,6 +197,7 @@ const functionId = {
   enclosing: name.optional(),
   kind: z.enum(['function', 'arrow', 'method']).optional(),
   hash: z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a hex hash').optional(),
+  endLine: count.optional(),
 };
 
 const functionStats = z.object({
@@ -223,6 +224,7 @@ const sideProfile = z.object({
   processes: list(z.object({ file: name, samples: count })),
   merged: name,
   inlinedSamples: count,
+  packages: list(z.object({ name, version: name.nullable(), samples: count })).optional(),
 });
 
 const profile = z.object({
@@ -303,6 +305,8 @@ export const resultsSchema = z.object({
   profiles: list(profile).optional(),
   profilesSkipped: list(name).optional(),
   sequential: sequential.optional(),
+  dependencies: z.object({ lockfile: name, changed: list(z.object({ name, base: list(name), head: list(name), direct: z.boolean() })) }).optional(),
+  changes: z.object({ since: sha, files: list(z.object({ file: name, hunks: list(z.tuple([count, count])) })) }).optional(),
 }).superRefine((results, context) => {
   // A run marks itself complete only after every scenario measured its pairs: a complete file
   // without them has nothing for a verdict to stand on, and would otherwise read as "no regression".

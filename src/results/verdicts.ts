@@ -56,7 +56,11 @@ export interface VerdictCulprit {
   line: number;
   /** Time per request it added in head (with the code it calls), µs; null when the profiles give shares only. */
   addedUs: number | null;
-  /** The reports' words: "most new time in resolvePermissions (server.js:25)". */
+  /** Whether the pull request changed the function's lines; null when the run recorded no diff (profiling off before it, or git could not give one). */
+  changedByPr: boolean | null;
+  /** When most new time is in packages the PR upgraded: the one that took the most, with its locked versions on each side (the function is then its function that grew most); else null. */
+  package: { name: string; base: string[]; head: string[] } | null;
+  /** The reports' words: "most new time in resolvePermissions (server.js:25, changed by this PR)". */
   text: string;
 }
 
@@ -121,10 +125,11 @@ export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean
 /** The scenario's culprit as data; null when it was not profiled, nothing of its own code grew, or its verdict is unchanged. */
 function culpritOf(results: Results, analysis: Analysis, scenario: string): VerdictCulprit | null {
   if (scenarioUnchanged(analysis, scenario)) return null;
-  const culprit = culpritOfScenario(results.profiles, scenario);
+  const culprit = culpritOfScenario(results.profiles, scenario, results);
   if (culprit === null) return null;
   const { fn } = culprit;
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: fn.added, text: culprit.text };
+  const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, text: culprit.text };
 }
 
 export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDocument {

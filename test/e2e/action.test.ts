@@ -14,6 +14,12 @@ const TOKEN = 'ghs_writeToken';
 
 const platform = useFakePlatform();
 
+/** The work server with a comment added inside spin: the same code, edited by the pull request. */
+const SPIN_EDITED = readFileSync(join(ROOT, 'test/fixtures/services/work-server.js'), 'utf8').replace(
+  '  let x = 0;\n',
+  '  // the same loop; work.json says how long\n  let x = 0;\n',
+);
+
 test('dist/index.js under Node 24 on a pull_request: a failed step, the comment, the summary, outputs and artifacts', async (t) => {
   assert.match(spawnSync(NODE24, ['--version'], { encoding: 'utf8' }).stdout, /^v24\./);
   // Head does ten times the work. Three times measured -32..-44% per start pair here, but a CI
@@ -23,7 +29,8 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
   const repo = makeRepo(
     // A short profile: its flamegraphs are HTML reports the action uploads un-zipped.
     { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
-    { 'work.json': '{"iterations": 200000}' },
+    // Head also edits spin (the function that does the work), so its culprit is in a file the PR changed.
+    { 'work.json': '{"iterations": 200000}', 'server.js': SPIN_EDITED },
   );
   // An HTML report another part of perfgate wrote into the run directory (a flamegraph).
   const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
@@ -47,6 +54,14 @@ test('dist/index.js under Node 24 on a pull_request: a failed step, the comment,
   assert.ok(run.annotations('error').some((e) => /^perfgate: performance regression: throughput of GET \/work/.test(e)), describeRun(run));
   assert.ok(
     run.annotations('warning').some((w) => /allow-write-token is true, so the pull request's code runs although this step would comment/.test(w)),
+    describeRun(run),
+  );
+  // The culprit, at its line in server.js (a path from the repository root), with the time it added.
+  const culprit = run.stdout.split('\n').filter((line) => /^::warning [^:]*title=perfgate%3A most new time in GET \/work/.test(line));
+  assert.equal(culprit.length, 1, describeRun(run));
+  assert.match(culprit[0]!, /[ ,]file=server\.js,line=\d+[,:]/);
+  assert.ok(
+    run.annotations('warning').some((w) => /^(spin|arrow at top level): \+[\d.]+ (µs|ms) CPU per request in head \(GET \/work throughput −[\d.]+%\)$/.test(w)),
     describeRun(run),
   );
 

@@ -81,9 +81,11 @@ describe('the culprit in own code', () => {
     // its own code is next to nothing: the time is zlib's, below it
     assert.ok(first!.change < 0.05, `self change ${(100 * first!.change).toFixed(1)} pp`);
     assert.equal(first!.into[0]!.category === 'node' || first!.into[0]!.category === 'native', true);
-    const culprit = culpritOf(run.results.profiles![0]!)!;
-    assert.equal(culprit.text, `most new time in compressBody (server.js:${first!.line}) → zlib`);
-    assertHeadline(run, /most new time in compressBody \(server\.js:\d+\) → zlib/);
+    // the PR rewrote compressBody's body: the culprit is code it changed
+    const culprit = culpritOf(run.results.profiles![0]!, run.results)!;
+    assert.equal(culprit.changed, true);
+    assert.equal(culprit.text, `most new time in compressBody (server.js:${first!.line}, changed by this PR) → zlib`);
+    assertHeadline(run, /most new time in compressBody \(server\.js:\d+, changed by this PR\) → zlib/);
     assert.match(run.stdout, /compressBody +server\.js:\d+ .*\+[\d.]+ (µs|ms) in zlib /);
   });
 
@@ -99,7 +101,7 @@ describe('the culprit in own code', () => {
     assert.equal(first!.name, 'resolvePermissions', rows);
     assert.equal(first!.line, lineOf('culprits/clone-head.js', 'function resolvePermissions'));
     assert.equal(run.own.find((c) => displayName(c) === 'arrow in resolvePermissions' && (c.added ?? 0) > first!.added! / 2), undefined, rows);
-    assertHeadline(run, /most new time in resolvePermissions \(server\.js:\d+\)/);
+    assertHeadline(run, /most new time in resolvePermissions \(server\.js:\d+, changed by this PR\)/);
   });
 
   test('a validator whose regex backtracks: the validator is first, its time named as the regex; the event-loop hint names it', async () => {
@@ -107,11 +109,12 @@ describe('the culprit in own code', () => {
     const [first] = run.own;
     assert.equal(first!.name, 'validateName');
     assert.ok(first!.attributedChange > 0.2, `validateName +${(100 * first!.attributedChange).toFixed(1)} pp`);
-    assertHeadline(run, /most new time in validateName \(server\.js:\d+\) → regex \/\^\(\[a-z\]\+\)\*\$\//);
+    // the PR changed the pattern, a constant outside validateName
+    assertHeadline(run, /most new time in validateName \(server\.js:\d+, not changed by this PR: called more, or with larger inputs, by something that changed\) → regex \/\^\(\[a-z\]\+\)\*\$\//);
     const hints = compareResults(run.results).health?.hints ?? [];
     const loop = hints.find((h) => h.kind === 'blocked-loop' || h.kind === 'cpu-per-request');
     assert.ok(loop, `a health hint about the loop or CPU: ${JSON.stringify(hints)}`);
-    assert.match(run.stdout, /(event loop blocked|CPU per request).* — most new time in validateName \(server\.js:\d+\) → regex/);
+    assert.match(run.stdout, /(event loop blocked|CPU per request).* — most new time in validateName \(server\.js:\d+, not changed by this PR: .*\) → regex/);
     assert.doesNotMatch(run.stdout, /see hot functions/);
   });
 
@@ -124,8 +127,52 @@ describe('the culprit in own code', () => {
     assert.equal(first!.line, headLine);
     assert.equal(displayName(first!), 'arrow at top level');
     assert.equal(run.own.filter((c) => c.status !== 'both' && c.name.startsWith('(anonymous server.js')).length, 0, 'no gone/new twin');
-    assertHeadline(run, new RegExp(`most new time in arrow at top level \\(server\\.js:${headLine}\\) → crypto`));
+    // the handler's text is as it was (ROUNDS, above it, changed): not changed by this PR, and said so
+    assert.equal(culpritOf(run.results.profiles![0]!, run.results)!.changed, false);
+    assertHeadline(run, new RegExp(`most new time in arrow at top level \\(server\\.js:${headLine}, not changed by this PR: called more, or with larger inputs, by something that changed\\) → crypto`));
     assert.match(run.stdout, /arrow at top level +server\.js:\d+ .*moved from line \d+/);
+  });
+
+  test('an upgraded dependency: the headline names the package with both versions and its function; time by package in the report', async () => {
+    const pkg = (version: string) => ({
+      'node_modules/tiny-router/package.json': JSON.stringify({ name: 'tiny-router', version, main: 'index.js' }),
+      'node_modules/tiny-router/index.js': { copy: `services/culprits/upgrade/router-${version}.js` },
+      // npm's own format (lockfileVersion 3), written by hand: the test installs nothing
+      'package-lock.json': JSON.stringify({
+        name: 'svc',
+        lockfileVersion: 3,
+        requires: true,
+        packages: { '': { name: 'svc', dependencies: { 'tiny-router': `^${version}` } }, 'node_modules/tiny-router': { version } },
+      }),
+    });
+    const repo = makeRepo(
+      {
+        'server.js': { copy: 'services/culprits/upgrade/server.js' },
+        'package.json': JSON.stringify({ name: 'svc', private: true, dependencies: { 'tiny-router': '^1.0.0' } }),
+        ...pkg('1.0.0'),
+        'perfgate.yml': `service:
+  install: false
+  start: node server.js
+  ready: { timeout: 10s }
+scenarios: [GET /]
+load: { pairs: 10, blocks: 1, instances: 10, slice: 300ms, warmup: 300ms }
+profile: { duration: 2s }
+`,
+      },
+      pkg('1.1.0'),
+    );
+    const out = join(repo, '.out');
+    const cli = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '13'], repo);
+    assert.notEqual(cli.code, 2, cli.stderr + cli.stdout);
+    const results = readResults(join(out, 'results.json'));
+    assert.deepEqual(results.dependencies, { lockfile: 'package-lock.json', changed: [{ name: 'tiny-router', base: ['1.0.0'], head: ['1.1.0'], direct: true }] });
+    // each side's frames found their package.json: the version is the one installed on that side
+    assert.equal(results.profiles![0]!.sides.head.packages!.find((p) => p.name === 'tiny-router')?.version, '1.1.0');
+    // (1.0.0's Map lookup is too quick to be sampled much, if at all)
+    assert.notEqual(results.profiles![0]!.sides.base.packages!.find((p) => p.name === 'tiny-router')?.version ?? '1.0.0', '1.1.0');
+    const run: Run = { results, stdout: cli.stdout, markdown: renderMarkdown(results, compareResults(results)), own: [] };
+    assertHeadline(run, /most new time in tiny-router 1\.0\.0 → 1\.1\.0 \(changed by this PR\): (matchLayer|lookup) in index\.js/);
+    assert.match(cli.stdout, /by package .*\n *package +version +base +head +change\n *tiny-router +1\.0\.0 → 1\.1\.0 +/);
   });
 
   describe('a deoptimization introduced in head', () => {
@@ -145,7 +192,7 @@ describe('the culprit in own code', () => {
       assert.ok(row?.optimization, 'marked as deoptimized in head only');
       assert.equal(row.optimization.kind, 'deoptimized');
       assert.ok(row.optimization.reasons.some((r) => /map/i.test(r)), row.optimization.reasons.join('; '));
-      assertHeadline(run, /most new time in \S.*\(server\.js:\d+\)/);
+      assertHeadline(run, /most new time in \S.*\(server\.js:\d+, (not )?changed by this PR[^)]*\)/);
       assert.match(run.stdout, /! sumPrices \(server\.js:\d+\) deoptimized \d+× by V8 in head only: .*map/);
       assert.match(run.markdown, /⚠️ sumPrices \(server\.js:\d+\) deoptimized \d+× by V8 in head only/);
     });
@@ -162,7 +209,8 @@ describe('the culprit in own code', () => {
       assert.equal(first!.line, lineOf('culprits/deopt-head.js', 'function sumPrices'));
       const scale = first!.scale!;
       assert.ok(first!.added! > 0.5 * (scale.head - scale.base), `sumPrices adds ${first!.added!.toFixed(0)} µs of head's ${(scale.head - scale.base).toFixed(0)} µs more CPU per request: ${rows}`);
-      assertHeadline(run, /most new time in sumPrices \(server\.js:\d+\)/);
+      // the PR changed the items sumPrices is given, not sumPrices
+      assertHeadline(run, /most new time in sumPrices \(server\.js:\d+, not changed by this PR: called more, or with larger inputs, by something that changed\)/);
       assert.match(run.stdout, /sumPrices ! +server\.js:\d+ +[\d.]+ (µs|ms) +[\d.]+ (µs|ms) +\+[\d.]+ (µs|ms)/);
     });
   });

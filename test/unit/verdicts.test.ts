@@ -97,6 +97,14 @@ test('verdicts as data: base and head medians, and the culprit of a regressed, p
     { function: 'slowEtag', file: 'src/payload.js', line: 10 },
   );
   assert.match(doc.worst.culprit.text, /^most new time in slowEtag \(src\/payload\.js:10\)/);
+  assert.equal(doc.worst.culprit.changedByPr, null, 'no diff recorded: unknown');
+  // the pull request edited line 12, inside slowEtag (lines 10 to 16)
+  results.changes = { since: '0'.repeat(40), files: [{ file: 'src/payload.js', hunks: [[12, 1]] }] };
+  const marked = JSON.parse(JSON.stringify(buildVerdicts(results, analysis)));
+  assert.ok(validate(marked), errorsOf());
+  assert.equal(marked.worst.culprit.changedByPr, true);
+  assert.match(marked.worst.culprit.text, /^most new time in slowEtag \(src\/payload\.js:10, changed by this PR\)/);
+  delete results.changes;
   // a scenario whose verdict is unchanged names no culprit: its profile differences are noise
   const quiet = resultsFromPairs(noisyPairs(40, 1, 3));
   quiet.profiles = results.profiles;
