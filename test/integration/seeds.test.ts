@@ -83,15 +83,15 @@ profile: { duration: 3s }
     assert.equal(run.code, 1, run.stderr + run.stdout);
     assert.deepEqual(processesIn(repo), [], 'no process of the run is left');
     const handlerLine = seedLine('meme/server-head.js', 'async function handler');
-    const named = `most new time in handler \\(server\\.js:${handlerLine}\\)`;
+    const named = `most new time in handler \\(server\\.js:${handlerLine}, changed by this PR\\)`;
     assert.match(run.stdout.split('\n').slice(0, 2).join('\n'), new RegExp(`failing: GET /\\?title=too%20much%20time&aligned=middle throughput −[\\d.]+% \\(limit 2%\\): ${named}`));
     const verdicts = JSON.parse(readFileSync(verdictsFile, 'utf8')) as VerdictsDocument;
     assert.equal(verdicts.decision, 'fail');
     const throughput = verdictOf(verdicts, 'throughput');
     assert.equal(throughput.verdict, 'regression');
     assert.deepEqual(
-      { function: throughput.culprit?.function, file: throughput.culprit?.file, line: throughput.culprit?.line },
-      { function: 'handler', file: 'server.js', line: handlerLine },
+      { function: throughput.culprit?.function, file: throughput.culprit?.file, line: throughput.culprit?.line, changedByPr: throughput.culprit?.changedByPr },
+      { function: 'handler', file: 'server.js', line: handlerLine, changedByPr: true },
     );
     // The time it added per request is the loading's: most of head's extra CPU per request.
     const results = readResults(join(out, 'results.json'));
@@ -151,11 +151,12 @@ describe('the cluster and PM2 chapter: a service under pm2-runtime in cluster mo
     const { run, results, verdicts } = await comparePm2({ 'server.js': { copy: `${PM2}/server-head.js` } });
     assert.equal(run.code, 1, run.stderr + run.stdout);
     const delayLine = seedLine('pm2/server-head.js', 'function delay');
-    assert.match(run.stdout.split('\n').slice(0, 2).join('\n'), new RegExp(`failing: GET / throughput −[\\d.]+% \\(limit 2%\\): most new time in delay \\(server\\.js:${delayLine}\\)`));
+    assert.match(run.stdout.split('\n').slice(0, 2).join('\n'), new RegExp(`failing: GET / throughput −[\\d.]+% \\(limit 2%\\): most new time in delay \\(server\\.js:${delayLine}, changed by this PR\\)`));
     const throughput = verdictOf(verdicts, 'throughput');
     assert.equal(throughput.verdict, 'regression');
     assert.equal(throughput.culprit?.function, 'delay');
     assert.equal(throughput.culprit?.line, delayLine);
+    assert.equal(throughput.culprit?.changedByPr, true);
     // Health: both of PM2's workers report from inside (the preload reaches them through PM2's
     // daemon), in every slice of both sides; CPU is the whole tree's.
     for (const pair of results.scenarios[0]!.pairs) {
