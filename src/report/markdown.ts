@@ -14,6 +14,8 @@ import {
   formatInterval,
   formatMetricName,
   formatPercent,
+  formatLimit,
+  formatMetricChange,
   formatValue,
   repositoryFileUrl,
   truncate,
@@ -192,7 +194,7 @@ function renderComparisonRow(row: ReportRow): string {
     metricCell(c),
     formatValue(c.metric, c.baseMedian),
     formatValue(c.metric, c.headMedian),
-    `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    formatMetricChange(c),
     VERDICT_CELLS[verdictTone(c)],
   ]);
 }
@@ -290,8 +292,8 @@ function renderMethod(results: Results): string {
 }
 
 /** Detectable change beyond the limit: this run could not have seen a change of that size. */
-function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'>): string {
-  const text = formatPercent(c.detectable);
+function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'> & { metric?: MetricComparison['metric'] }): string {
+  const text = c.metric ? formatLimit(c.metric, c.detectable) : formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text} ⚠️` : text;
 }
 
@@ -305,7 +307,7 @@ function renderNoiseRow(row: ReportRow): string {
     band === null ? 'n/a' : formatInterval(band.q1, band.q3),
     starts === null ? 'n/a' : formatInterval(starts.q1, starts.q3),
     detectableCell(c),
-    formatPercent(c.limit),
+    formatLimit(c.metric, c.limit),
     c.pairs === undefined ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`,
   ]);
 }

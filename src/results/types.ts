@@ -78,7 +78,16 @@ export interface Slice {
   latencyUs: LatencyUs;
   /** Responses with a status the scenario does not expect (any non-2xx unless it declares `expect`). */
   non2xx: number;
+  /**
+   * Of those, how many answered each unexpected status ("500": 310), so a report can say what
+   * head answered instead; absent when every status was expected, and in results from before it
+   * was recorded. (A response of an expected status without a value its sequence captures is in
+   * non2xx, not here.)
+   */
+  statuses?: Record<string, number>;
+  /** Requests without an answer: a failed connection or a timeout (timeouts are counted here too). */
   errors: number;
+  /** Of the errors, those that timed out. */
   timeouts: number;
   /** Fixed-rate scenarios: what was offered (absent in closed-loop slices). */
   offered?: OfferedLoad;
@@ -689,6 +698,8 @@ export interface FailureTally {
   side: Side;
   requests: number;
   non2xx: number;
+  /** The unexpected statuses among them, summed over the slices that recorded them (empty for results from before they were). */
+  statuses: Record<string, number>;
   errors: number;
   timeouts: number;
 }
