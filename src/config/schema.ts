@@ -972,7 +972,7 @@ const gateSchema = z.strictObject({
   cpu_per_request: gateRule('cpu_per_request', 'CPU time per request; higher is worse.'),
   errors: gateRule(
     'errors',
-    "Share of requests not answered as expected (a status the scenario does not expect, a connection error, a timeout): head's share may exceed base's by the limit, in percentage points (1% = 1 point), not relative to base's. Also a regression, whatever the test can reach, when base answered every request as expected and head failed beyond the limit in every slice; higher is worse.",
+    "Share of requests not answered as expected (a status the scenario does not expect, a connection error, a timeout): head's share may exceed base's by the limit, in percentage points (1% = 1 point), not relative to base's. Also a regression, whatever the test can reach, when base answered every request as expected and head failed beyond the limit in every start pair; higher is worse.",
   ),
   event_loop_delay_p99: delayGateRule(
     'event_loop_delay_p99',

@@ -160,7 +160,8 @@ export function formatChangeOf(metric: MetricId, change: number): string {
 
 /** A metric's limit: 2% for the relative ones, 1 pt (percentage point) for errors. */
 export function formatLimit(metric: MetricId, limit: number): string {
-  return metric === 'errors' ? `${formatPercent(limit).replace(/%$/, '')} pt` : formatPercent(limit);
+  if (metric !== 'errors' || !Number.isFinite(limit)) return formatPercent(limit);
+  return `${formatPercent(limit).replace(/%$/, '')} pt`;
 }
 
 /**

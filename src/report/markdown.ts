@@ -7,13 +7,13 @@ import type { Analysis, Environment, MetricComparison, Results } from '../result
 import {
   escapeMarkdown,
   escapeUrl,
-  formatChange,
   formatCount,
   formatDurationUs,
   formatInteger,
   formatInterval,
   formatMetricName,
   formatPercent,
+  formatChangeOf,
   formatLimit,
   formatMetricChange,
   formatValue,
@@ -316,8 +316,9 @@ function renderNoiseRow(row: ReportRow): string {
 function renderStarts(rows: ReportRow[]): string | null {
   const lines = rows
     .map((row) => row.comparison)
-    .filter((c) => c.gated && c.starts && c.starts.length > 1)
-    .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChange(s.change)).join(', ')}`);
+    // a row of zeros (errors neither side had) says nothing
+    .filter((c) => c.gated && c.starts && c.starts.length > 1 && c.starts.some((s) => s.change !== 0))
+    .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChangeOf(c.metric, s.change)).join(', ')}`);
   return lines.length === 0 ? null : ['**Each start pair**, its own change (the Hodges–Lehmann estimate of its pairs), in the order they ran:', ...lines].join('\n');
 }
 

@@ -69,7 +69,7 @@ describe('renderComment', () => {
 
     const cut = renderReport(results, analysis, { maxChars: 5_000, fullReport });
     assert.ok(cut.length <= 5_000, `${cut.length}`);
-    const shown = /⚠️ \*\*(\d+) of 200 rows shown\*\*/.exec(cut);
+    const shown = /⚠️ \*\*(\d+) of 240 rows shown\*\*/.exec(cut);
     assert.ok(shown, 'the note says how many rows are shown');
     assert.equal(cut.split('\n').filter((l) => /^\| .*\| (unchanged|.*regression|.*improvement|.*inconclusive) \|$/.test(l)).length, Number(shown[1]));
     assert.ok(cut.includes('| GET /s/25 |'), 'the regressed scenario is kept first');
