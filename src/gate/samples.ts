@@ -34,7 +34,13 @@ function tallySide(scenario: string, side: Side, pairs: Pair[]): FailureTally {
 
 /** Requests per scenario and side (scenarios in run order, base first), failed or not. */
 export function tallyRequests(results: Results): FailureTally[] {
-  return results.scenarios.flatMap((s) => SIDES.map((side) => tallySide(s.name, side, s.pairs)));
+  return results.scenarios.flatMap((s) =>
+    SIDES.map((side) => {
+      const tally = tallySide(s.name, side, s.pairs);
+      const answer = s.unexpectedAnswer?.[side];
+      return answer ? { ...tally, answer } : tally;
+    }),
+  );
 }
 
 /** Whether any request of the tally failed (non-2xx, error or timeout). */

@@ -169,7 +169,9 @@ export function describeDecision(analysis: Analysis, escapeText: Escape): string
 export function describeLimitedChange(c: MetricComparison, escapeText: Escape, analysis?: Pick<Analysis, 'failedRequests'>): string {
   if (c.metric === 'errors' && analysis) {
     const shares = errorShares(analysis, c.scenario);
-    const mostly = shares.mostly === null ? '' : `: mostly ${shares.mostly}`;
+    // The body is the service's own text: escaped like every name from the pull request.
+    const quoted = shares.answer ? ` "${escapeText(shares.answer)}"` : '';
+    const mostly = shares.mostly === null ? '' : `: mostly ${shares.mostly}${quoted}`;
     return `${escapeText(c.scenario)} answered ${formatPercent(shares.head)} errors (base ${formatPercent(shares.base)}, limit ${formatLimit(c.metric, c.limit)})${mostly}`;
   }
   return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChangeOf(c.metric, c.change)} (limit ${formatLimit(c.metric, c.limit)})`;
@@ -181,6 +183,8 @@ export interface ErrorShares {
   head: number;
   /** What most of head's failures were: an unexpected status ("500"), "no answer" (connection errors and timeouts), or null when head had none. */
   mostly: string | null;
+  /** The start of a body head answered with that status, when one was sampled (ScenarioResults.unexpectedAnswer); else null. Unescaped. */
+  answer: string | null;
 }
 
 /** A scenario's error shares per side, from the failed-request tallies (a side without any failure has none there: 0). */
@@ -192,12 +196,16 @@ export function errorShares(analysis: Pick<Analysis, 'failedRequests'>, scenario
   };
   const head = tally('head');
   let mostly: string | null = null;
+  let answer: string | null = null;
   if (head) {
     const [status, count] = Object.entries(head.statuses ?? {}).sort(([, a], [, b]) => b - a)[0] ?? [null, 0];
     if (head.errors > count) mostly = 'no answer (connection errors, timeouts)';
-    else if (status !== null) mostly = status;
+    else if (status !== null) {
+      mostly = status;
+      if (head.answer && String(head.answer.status) === status && head.answer.body) answer = head.answer.body;
+    }
   }
-  return { base: share('base'), head: share('head'), mostly };
+  return { base: share('base'), head: share('head'), mostly, answer };
 }
 
 /** How far a change went in the worse direction, in limits (2: twice the limit worse; negative: better). */

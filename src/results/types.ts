@@ -201,6 +201,19 @@ export interface ScenarioResults {
    */
   rate?: { perSecond: number; source: 'config' | 'capacity'; baseCapacity?: number };
   pairs: Pair[];
+  /**
+   * One answer of a status the scenario does not expect, per side that answered some: asked again
+   * after the side's first start pair whose slices recorded one, so a report can quote what the
+   * route said. A scenario of one request only; absent when no such answer came back (and in
+   * results from before it was recorded).
+   */
+  unexpectedAnswer?: Partial<Record<Side, UnexpectedAnswer>>;
+}
+
+/** A status the scenario does not expect, and the start of the body that came with it (one line, at most 160 characters). */
+export interface UnexpectedAnswer {
+  status: number;
+  body: string;
 }
 
 export interface RunWarning {
@@ -702,6 +715,8 @@ export interface FailureTally {
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** An answer of an unexpected status this side gave, when one was sampled (ScenarioResults.unexpectedAnswer). */
+  answer?: UnexpectedAnswer;
 }
 
 /**

@@ -129,6 +129,9 @@ const processHealth = z.object({
   ioRequests: count.optional(),
 });
 
+/** What a side answered with an unexpected status: one line of body, cut at 160 characters by the engine. */
+const unexpectedAnswer = z.object({ status: z.number().int().min(100).max(999), body: z.string().max(NAME_MAX) });
+
 const slice = z.object({
   side,
   startedAt: isoTime,
@@ -293,6 +296,9 @@ export const resultsSchema = z.object({
           head: slice,
         }),
       ),
+      unexpectedAnswer: z
+        .object({ base: unexpectedAnswer.optional(), head: unexpectedAnswer.optional() })
+        .optional(),
     }),
   ),
   starts: list(

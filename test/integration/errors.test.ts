@@ -27,7 +27,7 @@ test('a faster head that answers 500 to every third request fails on errors, and
   const verdictsPath = join(repo, 'verdicts.json');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--verdicts', verdictsPath], repo);
   assert.equal(run.code, 1, run.stderr + run.stdout);
-  assert.match(run.stdout, /failing: GET \/work answered 33(\.\d)?% errors \(base 0%, limit 1 pt\): mostly 500/);
+  assert.match(run.stdout, /failing: GET \/work answered 33(\.\d)?% errors \(base 0%, limit 1 pt\): mostly 500 "{"error":"connection pool exhausted"}"\n/);
 
   const results = readResults(join(out, 'results.json'));
   const work = results.scenarios.find((s) => s.name === 'GET /work')!;
@@ -36,6 +36,9 @@ test('a faster head that answers 500 to every third request fails on errors, and
     assert.ok(pair.head.statuses?.['500'], 'head records the status it answered');
     assert.equal(pair.head.statuses['500'], pair.head.non2xx);
   }
+  // what head answered, asked again once its first start pair had failed, after its load
+  assert.deepEqual(work.unexpectedAnswer, { head: { status: 500, body: '{"error":"connection pool exhausted"}' } });
+  assert.equal(results.scenarios.find((s) => s.name === 'GET /gone')!.unexpectedAnswer, undefined);
   const analysis = compareResults(results);
   const of = (scenario: string, metric: string) => analysis.comparisons.find((c) => c.scenario === scenario && c.metric === metric)!;
   assert.equal(of('GET /work', 'errors').verdict, 'regression');

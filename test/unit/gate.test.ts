@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { compareResults, decideVerdict, describeFailing } from '../../src/gate/compare.js';
+import { escapeMarkdown } from '../../src/report/format.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
 import { describeAnswer } from '../../src/report/verdicts.js';
 import type { Analysis, Results, Side } from '../../src/results/types.js';
 import { spreadWithinStarts, summarizeStarts } from '../../src/gate/starts.js';
@@ -284,6 +286,18 @@ describe('errors: a head that answers errors where base answered as expected', (
     assert.deepEqual(analysis.failing.map((c) => c.metric), ['errors']);
     assert.equal(describeAnswer(analysis, (t) => t, () => null), 'failing: GET /hello answered 30% errors (base 0%, limit 1 pt): mostly 500');
     assert.match(describeFailing(analysis)[0]!, /^errors of GET \/hello: head 30% of requests not answered as expected, base 0% \(limit 1 points\)$/);
+  });
+
+  test("the headline quotes what head answered, escaped like any text from the pull request", () => {
+    const results = failing(resultsFromPairs(noisyPairs(12, 1, 9)), 'head', () => 0.5, 503);
+    results.scenarios[0]!.unexpectedAnswer = { head: { status: 503, body: '<b>down</b> @maintainers' } };
+    const analysis = compareResults(results);
+    const markdown = renderMarkdown(results, analysis);
+    assert.equal(
+      markdown.split('\n')[0],
+      `## perfgate: ❌ failing: GET /hello answered 50% errors (base 0%, limit 1 pt): mostly 503 "${escapeMarkdown('<b>down</b> @maintainers')}"`,
+    );
+    assert.doesNotMatch(markdown.split('\n')[0]!, /<b>|@maintainers/);
   });
 
   test('with 3 start pairs, too few for the test to reach its level, a head failing in every slice still fails', () => {
