@@ -310,6 +310,12 @@ export function decideVerdict(
   return 'inconclusive';
 }
 
+/** A limit on a difference of shares in percentage points: "1 point", "2.5 points". */
+function pointsText(fraction: number): string {
+  const points = Number((100 * fraction).toFixed(1));
+  return `${points} point${points === 1 ? '' : 's'}`;
+}
+
 /** A side's share of a scenario's requests not answered as expected, over all its slices (0 when none failed). */
 function sideShare(analysis: Analysis, scenario: string, side: 'base' | 'head'): number {
   const tally = analysis.failedRequests.find((t) => t.scenario === scenario && t.side === side);
@@ -321,7 +327,7 @@ export function describeFailing(analysis: Analysis): string[] {
   return [
     ...analysis.failing.map((c) =>
       c.metric === 'errors'
-        ? `errors of ${c.scenario}: head ${percentText(sideShare(analysis, c.scenario, 'head'))} of requests not answered as expected, base ${percentText(sideShare(analysis, c.scenario, 'base'))} (limit ${Number((100 * c.limit).toFixed(1))} points)`
+        ? `errors of ${c.scenario}: head ${percentText(sideShare(analysis, c.scenario, 'head'))} of requests not answered as expected, base ${percentText(sideShare(analysis, c.scenario, 'base'))} (limit ${pointsText(c.limit)})`
         : `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)})`,
     ),
     ...(analysis.benchmarks?.failing ?? []).map((c) => `benchmark ${c.label} ${percentText(c.change)} (limit ${percentText(c.limit)})`),

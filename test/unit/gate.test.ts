@@ -285,7 +285,7 @@ describe('errors: a head that answers errors where base answered as expected', (
     assert.equal(analysis.decision, 'fail');
     assert.deepEqual(analysis.failing.map((c) => c.metric), ['errors']);
     assert.equal(describeAnswer(analysis, (t) => t, () => null), 'failing: GET /hello answered 30% errors (base 0%, limit 1 pt): mostly 500');
-    assert.match(describeFailing(analysis)[0]!, /^errors of GET \/hello: head 30% of requests not answered as expected, base 0% \(limit 1 points\)$/);
+    assert.match(describeFailing(analysis)[0]!, /^errors of GET \/hello: head 30% of requests not answered as expected, base 0% \(limit 1 point\)$/);
   });
 
   test("the headline quotes what head answered, escaped like any text from the pull request", () => {
