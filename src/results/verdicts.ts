@@ -184,9 +184,16 @@ function worstOf(metrics: VerdictEntry[]): VerdictEntry | null {
   return pool.reduce<VerdictEntry | null>((worst, m) => (worst === null || m.worsening > worst.worsening ? m : worst), null);
 }
 
-/** One line for logs and action outputs: "GET /work throughput −5.1% (regression)". */
+/** One line for logs and action outputs: "GET /work throughput −5.1% (regression)", "GET /work errors +33.3 pt (regression)". */
 export function describeEntry(entry: VerdictEntry, formatChange: (fraction: number) => string): string {
   const what = [entry.scenario ?? entry.benchmark, entry.metric].filter(Boolean).join(' ');
-  const size = entry.kind === 'heap' ? `${entry.estimate >= 0 ? '+' : ''}${entry.estimate.toFixed(2)} MB/10k requests` : formatChange(entry.estimate);
+  const sign = entry.estimate >= 0 ? '+' : '';
+  const size =
+    entry.kind === 'heap'
+      ? `${sign}${entry.estimate.toFixed(2)} MB/10k requests`
+      : // errors: a difference of shares, in percentage points
+        entry.metric === 'errors'
+        ? `${sign}${(100 * entry.estimate).toFixed(1)} pt`
+        : formatChange(entry.estimate);
   return `${what} ${size} (${entry.verdict})`;
 }
