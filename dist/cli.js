@@ -57972,13 +57972,29 @@ var METRIC_NAMES = {
   latency_p90: "latency p90",
   latency_p99: "latency p99",
   latency_p999: "latency p99.9",
-  cpu_per_request: "CPU / request"
+  cpu_per_request: "CPU / request",
+  errors: "errors"
 };
 function formatMetricName(metric) {
   return METRIC_NAMES[metric] ?? metric;
 }
 function formatValue2(metric, value) {
+  if (metric === "errors") return formatPercent(value);
   return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
+}
+function formatPoints(fraction) {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  return `${signedPercent(fraction, percentDecimals(Math.abs(fraction * 100)))} pt`;
+}
+function formatMetricChange(c) {
+  return `${formatChangeOf(c.metric, c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`;
+}
+function formatChangeOf(metric, change) {
+  return metric === "errors" ? formatPoints(change) : formatChange(change);
+}
+function formatLimit(metric, limit) {
+  if (metric !== "errors" || !Number.isFinite(limit)) return formatPercent(limit);
+  return `${formatPercent(limit).replace(/%$/, "")} pt`;
 }
 var INVISIBLE = new RegExp("[\\p{Cc}\\p{Cf}\\p{Cs}]|(?![\\uFE0E\\uFE0F])\\p{Default_Ignorable_Code_Point}", "gu");
 var REPEATED_PRESENTATION_SELECTOR = /(^|[\uFE0E\uFE0F])[\uFE0E\uFE0F]+/gu;
@@ -77816,6 +77832,10 @@ var DEFAULT_GATE = {
   // requests holds a handful of samples above p99.9, so it is shown, not gated, by default.
   latency_p999: { limit: 0.25, gated: false },
   cpu_per_request: { limit: 0.1, gated: false },
+  // The share of requests not answered as expected, head's minus base's: an absolute limit (1
+  // percentage point), as a relative change of a share that is 0 on base has no value. Gated: a
+  // route that starts answering 500 is a regression however fast it answers.
+  errors: { limit: 0.01, gated: true },
   // Service health (docs/health.md). A loop stalled for tens of ms delays every request waiting
   // behind it, yet may barely move req/s: gated, but only past an absolute 10 ms as well, so a
   // 0.1 → 0.2 ms change on a fast loop never fails a build.
@@ -78316,6 +78336,10 @@ var gateSchema = external_exports.strictObject({
   latency_p99: gateRule("latency_p99", "99th percentile latency; higher is worse."),
   latency_p999: gateRule("latency_p999", "99.9th percentile latency, fixed-rate scenarios only; higher is worse."),
   cpu_per_request: gateRule("cpu_per_request", "CPU time per request; higher is worse."),
+  errors: gateRule(
+    "errors",
+    "Share of requests not answered as expected (a status the scenario does not expect, a connection error, a timeout): head's share may exceed base's by the limit, in percentage points (1% = 1 point), not relative to base's. Also a regression, whatever the test can reach, when base answered every request as expected and head failed beyond the limit in every start pair; higher is worse."
+  ),
   event_loop_delay_p99: delayGateRule(
     "event_loop_delay_p99",
     "Event-loop delay, 99th percentile of the slice (the worst process's): how late the service's loop ran a timer; higher is worse."
@@ -80236,6 +80260,10 @@ import { setTimeout as sleep2 } from "node:timers/promises";
 // src/engine/load-window.ts
 var hdr = __toESM(require_dist3(), 1);
 import { setTimeout as sleep } from "node:timers/promises";
+function statusCounts(statuses) {
+  if (statuses.size === 0) return {};
+  return { statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b).map(([status, n]) => [String(status), n])) };
+}
 async function countWindow(durationMs, window2, setCounting) {
   setCounting(true);
   const startedAt = (/* @__PURE__ */ new Date()).toISOString();
@@ -80610,6 +80638,7 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
         histogram: null,
         responses: 0,
         non2xx: 0,
+        statuses: /* @__PURE__ */ new Map(),
         errors: 0,
         timeouts: 0,
         served: 0,
@@ -80639,7 +80668,10 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
         target.served++;
         if (!this.counting || !target.histogram) return;
         target.responses++;
-        if (!isExpectedStatus(scenario, statusCode)) target.non2xx++;
+        if (!isExpectedStatus(scenario, statusCode)) {
+          target.non2xx++;
+          target.statuses.set(statusCode, (target.statuses.get(statusCode) ?? 0) + 1);
+        }
         target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
       } : (_client, statusCode, _bytes, responseTimeMs) => {
         target.served++;
@@ -80649,8 +80681,10 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
         target.missed = false;
         if (!this.counting || !target.histogram) return;
         target.responses++;
-        const failed = missed || !isExpectedStatus(scenario, statusCode);
+        const unexpected = !isExpectedStatus(scenario, statusCode);
+        const failed = missed || unexpected;
         if (failed) target.non2xx++;
+        if (unexpected) target.statuses.set(statusCode, (target.statuses.get(statusCode) ?? 0) + 1);
         target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1e3)));
         target.tally?.record(answered, responseTimeMs * 1e3, failed);
       };
@@ -80679,7 +80713,7 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
     for (const target of this.targets) {
       target.histogram = latencyHistogram();
       target.tally?.open();
-      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
+      Object.assign(target, { responses: 0, non2xx: 0, statuses: /* @__PURE__ */ new Map(), errors: 0, timeouts: 0 });
     }
     const { startedAt, windowMs } = await countWindow(durationMs, window2, (on) => {
       this.counting = on;
@@ -80697,6 +80731,7 @@ var ClosedLoopLoad = class _ClosedLoopLoad {
         rps: Math.round(target.responses / (windowMs / 1e3) * 10) / 10,
         latencyUs,
         non2xx: target.non2xx,
+        ...statusCounts(target.statuses),
         // autocannon reports a failed connection once per pipelined request
         errors: Math.ceil(target.errors / this.pipelining),
         timeouts: Math.ceil(target.timeouts / this.pipelining),
@@ -80769,6 +80804,7 @@ var FixedRateLoad = class _FixedRateLoad {
       lag: null,
       responses: 0,
       non2xx: 0,
+      statuses: /* @__PURE__ */ new Map(),
       errors: 0,
       timeouts: 0,
       sent: 0,
@@ -80876,8 +80912,10 @@ var FixedRateLoad = class _FixedRateLoad {
       target.served++;
       if (!this.counting || !target.histogram) return gave;
       target.responses++;
-      const failed = !gave || !isExpectedStatus(scenario, response.statusCode);
+      const unexpected = !isExpectedStatus(scenario, response.statusCode);
+      const failed = !gave || unexpected;
       if (failed) target.non2xx++;
+      if (unexpected) target.statuses.set(response.statusCode, (target.statuses.get(response.statusCode) ?? 0) + 1);
       const latencyUs = (performance2.now() - intended) * 1e3;
       target.histogram.recordValue(Math.max(1, Math.round(latencyUs)));
       target.tally?.record(index, latencyUs, failed);
@@ -80897,7 +80935,7 @@ var FixedRateLoad = class _FixedRateLoad {
       target.histogram = latencyHistogram();
       target.lag = latencyHistogram();
       target.tally?.open();
-      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0, sent: 0, dropped: 0 });
+      Object.assign(target, { responses: 0, non2xx: 0, statuses: /* @__PURE__ */ new Map(), errors: 0, timeouts: 0, sent: 0, dropped: 0 });
     }
     const { startedAt, windowMs } = await countWindow(durationMs, window2, (on) => {
       this.counting = on;
@@ -80924,6 +80962,7 @@ var FixedRateLoad = class _FixedRateLoad {
         rps: Math.round(target.responses / (windowMs / 1e3) * 10) / 10,
         latencyUs,
         non2xx: target.non2xx,
+        ...statusCounts(target.statuses),
         errors: target.errors,
         timeouts: target.timeouts,
         offered,
@@ -82435,15 +82474,18 @@ function askRoute(baseUrl, scenario, timeoutMs = 5e3) {
       res.on("data", (chunk) => {
         if (body.length < BODY_SAMPLE_CHARS * 4) body += chunk;
       });
-      const answered = (sample) => resolve5({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample });
-      res.on("end", () => answered(describeBody(body)));
+      const answered = (text2) => {
+        const sample = describeBody(text2);
+        resolve5({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text2 });
+      };
+      res.on("end", () => answered(oneLine(body)));
       res.on("error", () => answered(""));
     });
     req.once("timeout", () => {
       req.destroy();
-      resolve5({ status: null, description: `it did not answer within ${timeoutMs / 1e3} s`, sample: "" });
+      resolve5({ status: null, description: `it did not answer within ${timeoutMs / 1e3} s`, sample: "", body: "" });
     });
-    req.once("error", (error62) => resolve5({ status: null, description: `the request failed (${error62.message})`, sample: "" }));
+    req.once("error", (error62) => resolve5({ status: null, description: `the request failed (${error62.message})`, sample: "", body: "" }));
     if (scenario.body !== null && scenario.body !== void 0) req.write(scenario.body);
     req.end();
   });
@@ -82501,10 +82543,12 @@ async function startOnce(request3, visit2) {
     rmSync3(scratch, { recursive: true, force: true });
   }
 }
-function describeBody(body) {
+function oneLine(body) {
   const text2 = body.replace(/\s+/g, " ").trim();
-  if (!text2) return " with an empty body";
-  return ` "${text2.length > BODY_SAMPLE_CHARS ? `${text2.slice(0, BODY_SAMPLE_CHARS)}\u2026` : text2}"`;
+  return text2.length > BODY_SAMPLE_CHARS ? `${text2.slice(0, BODY_SAMPLE_CHARS)}\u2026` : text2;
+}
+function describeBody(text2) {
+  return text2 ? ` "${text2}"` : " with an empty body";
 }
 async function checkScenarios(baseUrl, scenarios) {
   const checks = [];
@@ -84198,6 +84242,27 @@ async function measureStartPair(session, turn, pairs) {
   } finally {
     await loads?.close();
   }
+  await sampleUnexpectedAnswers(session, turn, both, stored.pairs.slice(-pairs.length));
+}
+var ANSWER_PROBES = 20;
+async function sampleUnexpectedAnswers(session, turn, services, measured) {
+  const { scenario, stored } = turn;
+  if (scenario.requests || scenario.values) return;
+  for (const service of services) {
+    const side = service.side;
+    if (stored.unexpectedAnswer?.[side] || !measured.some((pair) => pair[side].statuses)) continue;
+    for (let i = 0; i < ANSWER_PROBES; i++) {
+      session.checkCancelled();
+      const answer = await askRoute(service.url, scenario, 2e3);
+      if (answer.status === null) break;
+      if (isExpectedStatus(scenario, answer.status)) continue;
+      const { status, body } = answer;
+      session.update(() => {
+        stored.unexpectedAnswer = { ...stored.unexpectedAnswer, [side]: { status, body } };
+      });
+      break;
+    }
+  }
 }
 async function resolveRate(session, turn, both) {
   const { config: config2, scenario, stored } = turn;
@@ -85220,19 +85285,27 @@ function analyzeIo(results) {
   return comparisons.length > 0 ? { comparisons } : void 0;
 }
 
+// src/results/errors.ts
+function errorShare(counts) {
+  const sent = counts.requests + counts.errors;
+  return sent > 0 ? (counts.non2xx + counts.errors) / sent : Number.NaN;
+}
+
 // src/gate/metrics.ts
 var METRIC_DEFINITIONS = [
-  { id: "throughput", higherIsBetter: true, value: (s) => s.rps },
-  { id: "latency_p50", higherIsBetter: false, value: (s) => s.latencyUs.p50 },
-  { id: "latency_p90", higherIsBetter: false, value: (s) => s.latencyUs.p90 },
-  { id: "latency_p99", higherIsBetter: false, value: (s) => s.latencyUs.p99 },
+  { id: "throughput", higherIsBetter: true, scale: "ratio", value: (s) => s.rps },
+  { id: "latency_p50", higherIsBetter: false, scale: "ratio", value: (s) => s.latencyUs.p50 },
+  { id: "latency_p90", higherIsBetter: false, scale: "ratio", value: (s) => s.latencyUs.p90 },
+  { id: "latency_p99", higherIsBetter: false, scale: "ratio", value: (s) => s.latencyUs.p99 },
   // Recorded by fixed-rate slices only: NaN elsewhere, so closed-loop scenarios get no row.
-  { id: "latency_p999", higherIsBetter: false, value: (s) => s.latencyUs.p999 ?? Number.NaN },
+  { id: "latency_p999", higherIsBetter: false, scale: "ratio", value: (s) => s.latencyUs.p999 ?? Number.NaN },
   {
     id: "cpu_per_request",
     higherIsBetter: false,
+    scale: "ratio",
     value: (s) => s.requests > 0 ? s.cpuSeconds * 1e6 / s.requests : Number.NaN
-  }
+  },
+  { id: "errors", higherIsBetter: false, scale: "difference", value: errorShare }
 ];
 
 // src/gate/samples.ts
@@ -85245,18 +85318,25 @@ function pairNoise(base, head) {
   return middleHalf(base.map((b, i) => head[i] / b - 1).filter((change) => Number.isFinite(change)));
 }
 function tallySide(scenario, side, pairs) {
-  const tally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };
+  const tally = { scenario, side, requests: 0, non2xx: 0, statuses: {}, errors: 0, timeouts: 0 };
   for (const pair of pairs) {
     const slice = pair[side];
     tally.requests += slice.requests;
     tally.non2xx += slice.non2xx;
+    for (const [status, n] of Object.entries(slice.statuses ?? {})) tally.statuses[status] = (tally.statuses[status] ?? 0) + n;
     tally.errors += slice.errors;
     tally.timeouts += slice.timeouts;
   }
   return tally;
 }
 function tallyRequests(results) {
-  return results.scenarios.flatMap((s) => SIDES5.map((side) => tallySide(s.name, side, s.pairs)));
+  return results.scenarios.flatMap(
+    (s) => SIDES5.map((side) => {
+      const tally = tallySide(s.name, side, s.pairs);
+      const answer = s.unexpectedAnswer?.[side];
+      return answer ? { ...tally, answer } : tally;
+    })
+  );
 }
 function hasFailures(t) {
   return t.non2xx + t.errors + t.timeouts > 0;
@@ -85282,6 +85362,9 @@ function describeComparison(c) {
   return `${c.scenario} ${c.metric.replace(/_/g, " ")}`;
 }
 function describeFailure2(c, level) {
+  if (c.metric === "errors" && !(c.pAdjusted !== void 0 && c.pAdjusted < level)) {
+    return `${describeComparison(c)} +${Number((100 * c.change).toFixed(1))} points is already a regression: base answered every request as expected, head failed beyond the limit in every start pair`;
+  }
   const change = c.metric === "heap_growth" ? `+${c.change.toFixed(2)} MB per 10k requests` : percentText(c.change);
   const p = c.pAdjusted === void 0 ? "" : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
   return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
@@ -85374,8 +85457,8 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
         message: `Only ${starts} start pair${starts === 1 ? "" : "s"}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks \xD7 load.instances).`
       });
     }
-    for (const { side, requests, non2xx, errors, timeouts } of tallies.filter((t) => t.scenario === scenario.name)) {
-      const failures = errors + timeouts;
+    for (const { side, requests, non2xx, errors } of tallies.filter((t) => t.scenario === scenario.name)) {
+      const failures = errors;
       if (non2xx > 0) {
         const share3 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
         warnings.push({
@@ -85562,20 +85645,23 @@ function analysisWarnings(results, inputs) {
 // src/gate/compare.ts
 var CONFIDENCE2 = 0.95;
 var EQUIVALENCE_CONFIDENCE = 0.9;
-function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
-  const pairRatios = base.map((b, i) => Math.log(head[i] / b));
+function comparePaired(base, head, starts, rule, alpha, higherIsBetter, scale = "ratio") {
+  const ratio = scale === "ratio";
+  const reported = ratio ? Math.expm1 : (x) => x;
+  const pairRatios = base.map((b, i) => ratio ? Math.log(head[i] / b) : head[i] - b);
   const finitePairs = pairRatios.filter(Number.isFinite).length;
   const perStart = starts ? summarizeStarts(pairRatios, starts) : null;
-  const startChanges = perStart?.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n }));
+  const startChanges = perStart?.map((s) => ({ start: s.start, change: reported(s.value), pairs: s.n }));
   const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE2);
+  const testable = ratios.some((r) => r !== 0);
+  const interval = testable ? hodgesLehmannInterval(ratios, CONFIDENCE2) : { estimate: 0, lower: 0, upper: 0, confidence: 1 };
   const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
   const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
   const halfWidth = (upper - lower) / 2;
-  const equivalence = hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE);
+  const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE) : interval;
   const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
   return {
     gated: rule.gated,
@@ -85585,26 +85671,37 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter) {
     ...startChanges && { starts: startChanges },
     baseMedian: median(base.filter(Number.isFinite)),
     headMedian: median(head.filter(Number.isFinite)),
-    change: Math.expm1(interval.estimate),
-    ciLow: Math.expm1(lower),
-    ciHigh: Math.expm1(upper),
-    eqLow: equivalent ? Math.expm1(equivalence.lower) : Number.NEGATIVE_INFINITY,
-    eqHigh: equivalent ? Math.expm1(equivalence.upper) : Number.POSITIVE_INFINITY,
+    change: reported(interval.estimate),
+    ciLow: reported(lower),
+    ciHigh: reported(upper),
+    eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
+    eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
     p: test.p,
     detectable: Number.isFinite(halfWidth) ? (
       // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
+      reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
     ) : Number.NaN,
     higherIsBetter,
     noise: {
-      pairs: pairNoise(base, head),
+      pairs: ratio ? pairNoise(base, head) : middleHalf(pairRatios.filter(Number.isFinite)),
       starts: middleHalf((startChanges ?? []).map((s) => s.change)),
       ...starts && { withinStarts: spreadWithinStarts(pairRatios, starts) }
-    }
+    },
+    testable
   };
 }
+function decisiveErrors(base, head, starts, limit) {
+  const finite3 = base.map((b2, i) => Number.isFinite(b2) && Number.isFinite(head[i]));
+  if (!finite3.some(Boolean)) return null;
+  const keep = (values) => values.filter((_, i) => finite3[i]);
+  const [b, h, s] = [keep(base), keep(head), keep(starts)];
+  const cleanBeside = (clean, failing) => clean.every((x) => x === 0) && summarizeStarts(failing, s).every((start) => start.value > limit);
+  if (cleanBeside(b, h)) return "regression";
+  if (cleanBeside(h, b)) return "improvement";
+  return null;
+}
 function adjustGated(drafts) {
-  const gatedIndexes = drafts.flatMap((c, i) => c.gated ? [i] : []);
+  const gatedIndexes = drafts.flatMap((c, i) => c.gated && c.testable !== false ? [i] : []);
   const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i].p));
   const pAdjusted = drafts.map((c) => c.p);
   gatedIndexes.forEach((index, k) => {
@@ -85622,8 +85719,11 @@ function compareResults(results, options = {}) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const draft = comparePaired(base, head, starts, config2.gate[definition.id] ?? DEFAULT_GATE[definition.id], level, definition.higherIsBetter);
-      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
+      const rule = config2.gate[definition.id] ?? DEFAULT_GATE[definition.id];
+      const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
+      if (!draft) continue;
+      const decided2 = definition.id === "errors" ? decisiveErrors(base, head, starts, rule.limit) : null;
+      metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided: decided2 });
     }
   }
   const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
@@ -85641,9 +85741,9 @@ function compareResults(results, options = {}) {
     return draft ? [{ metric: series.metric, ...draft }] : [];
   });
   const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts, ...startupDrafts]);
-  const decide = (draft, p, at2) => {
+  const decide = ({ testable: _, decided: decided2, ...draft }, p, at2) => {
     const withP = { ...draft, pAdjusted: p };
-    return { ...withP, verdict: decideVerdict(withP, at2) };
+    return { ...withP, verdict: decided2 ?? decideVerdict(withP, at2) };
   };
   const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
@@ -85689,7 +85789,8 @@ function compareResults(results, options = {}) {
         benchmarks,
         health,
         gated: {
-          metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+          // Holm's family: an untestable comparison is not in it (adjustGated).
+          metrics: [...metricDrafts, ...healthDrafts].filter((c) => c.gated && c.testable !== false).length,
           benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length
         },
         level
@@ -85716,7 +85817,7 @@ function decideVerdict(c, alpha) {
 }
 
 // src/config/types.ts
-var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request"];
+var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
 var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
 var STARTUP_METRICS = ["startup_time", "startup_memory"];
 var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, "benchmarks"];
@@ -85972,7 +86073,7 @@ function describeCounts(counts) {
 }
 function describeFailingLimits(failing, benchmarks, health) {
   const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
-  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent(c.limit)}`);
+  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatLimit(c.metric, c.limit)}`);
   limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent(c.limit)}`));
   limits.push(...health.map(describeHealthLimit));
   return [...new Set(limits)];
@@ -85988,7 +86089,8 @@ function describeDecision(analysis, escapeText) {
     text2 = limits.length === 0 ? "failing" : `failing (${limits.join(", ")})`;
   } else {
     const undecided = [
-      ...analysis.comparisons.filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} ${formatMetricName(c.metric)}`),
+      // errors first: a route that may fail matters more than a speed the run could not tell
+      ...analysis.comparisons.filter((c) => c.gated && c.verdict === "inconclusive").sort((a, b) => Number(b.metric === "errors") - Number(a.metric === "errors")).map((c) => `${c.scenario} ${formatMetricName(c.metric)}`),
       ...(analysis.health?.comparisons ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} ${formatHealthMetricName(c.metric)}`),
       ...(analysis.health?.heap ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `${c.scenario} heap growth`),
       ...(analysis.benchmarks?.comparisons ?? []).filter((c) => c.gated && c.verdict === "inconclusive").map((c) => `micro-benchmark ${c.label}`)
@@ -86002,15 +86104,41 @@ function describeDecision(analysis, escapeText) {
   }
   return text2;
 }
-function describeLimitedChange(c, escapeText) {
-  return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChange(c.change)} (limit ${formatPercent(c.limit)})`;
+function describeLimitedChange(c, escapeText, analysis) {
+  if (c.metric === "errors" && analysis) {
+    const shares = errorShares(analysis, c.scenario);
+    const quoted = shares.answer ? ` "${escapeText(shares.answer)}"` : "";
+    const mostly = shares.mostly === null ? "" : `: mostly ${shares.mostly}${quoted}`;
+    return `${escapeText(c.scenario)} answered ${formatPercent(shares.head)} errors (base ${formatPercent(shares.base)}, limit ${formatLimit(c.metric, c.limit)})${mostly}`;
+  }
+  return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChangeOf(c.metric, c.change)} (limit ${formatLimit(c.metric, c.limit)})`;
+}
+function errorShares(analysis, scenario) {
+  const tally = (side) => analysis.failedRequests.find((t) => t.scenario === scenario && t.side === side);
+  const share3 = (side) => {
+    const t = tally(side);
+    return t ? errorShare(t) : 0;
+  };
+  const head = tally("head");
+  let mostly = null;
+  let answer = null;
+  if (head) {
+    const [status, count] = Object.entries(head.statuses ?? {}).sort(([, a], [, b]) => b - a)[0] ?? [null, 0];
+    if (head.errors > count) mostly = "no answer (connection errors, timeouts)";
+    else if (status !== null) {
+      mostly = status;
+      if (head.answer && String(head.answer.status) === status && head.answer.body) answer = head.answer.body;
+    }
+  }
+  return { base: share3("base"), head: share3("head"), mostly, answer };
 }
 function limitsWorse(c) {
   return (c.higherIsBetter ? -1 : 1) * c.change / c.limit;
 }
 function worstGatedChange(analysis) {
   const pool = analysis.decision === "fail" ? analysis.failing : analysis.comparisons.filter((c) => c.gated && limitsWorse(c) > 0);
-  return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
+  const errorsFirst = (c) => analysis.decision === "fail" && c.metric === "errors" ? 1 : 0;
+  return [...pool].sort((a, b) => errorsFirst(b) - errorsFirst(a) || limitsWorse(b) - limitsWorse(a))[0] ?? null;
 }
 function describeAnswer(analysis, escapeText, culpritOf3) {
   const unfair = analysis.unfair?.[0];
@@ -86033,9 +86161,9 @@ function describeAnswer(analysis, escapeText, culpritOf3) {
     const culprit = culpritOf3(worst.scenario);
     const more = analysis.failing.length - 1 + (analysis.benchmarks?.failing.length ?? 0) + (analysis.health?.failing.length ?? 0);
     const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? "" : "s"})` : "";
-    return `failing: ${describeLimitedChange(worst, escapeText)}${culprit ? `: ${escapeText(culprit)}` : ""}${others}`;
+    return `failing: ${describeLimitedChange(worst, escapeText, analysis)}${culprit ? `: ${escapeText(culprit)}` : ""}${others}`;
   }
-  return decision === "passing" ? `passing: largest gated change ${describeLimitedChange(worst, escapeText)}` : decision;
+  return decision === "passing" ? `passing: largest gated change ${describeLimitedChange(worst, escapeText, analysis)}` : decision;
 }
 function orderBenchmarkRows(analysis) {
   const benchmarks = analysis.benchmarks;
@@ -86065,7 +86193,7 @@ function describeNothingChanged(analysis, escapeText) {
   const byScenario = /* @__PURE__ */ new Map();
   for (const c of analysis.comparisons.filter((c2) => c2.gated)) byScenario.set(c.scenario, [...byScenario.get(c.scenario) ?? [], c]);
   const scenarios = [...byScenario.entries()].map(
-    ([scenario, cs]) => `${escapeText(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(", ")}`
+    ([scenario, cs]) => `${escapeText(scenario)}: ${cs.filter((c) => !(c.metric === "errors" && c.baseMedian === 0 && c.headMedian === 0 && c.change === 0)).map((c) => `${formatMetricName(c.metric)} ${formatMetricChange(c)}`).join(", ")}`
   );
   const shown = scenarios.slice(0, 3);
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
@@ -86124,6 +86252,7 @@ function gatedCharts(results, analysis) {
     for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
       const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
       const higherIsBetter = comparisons[0].higherIsBetter;
+      if (metric === "errors" && rows.every((row) => row.worse === 0 && (row.interval ?? [0, 0]).every((end) => end === 0))) continue;
       if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
     }
   }
@@ -86189,7 +86318,8 @@ function axisRange(chart) {
   return [Number(range[0].toFixed(3)), Number(range[1].toFixed(3))];
 }
 function axisTitle(chart) {
-  return `% ${chart.higherIsBetter ? "drop" : "rise"} in ${formatMetricName(chart.metric)} (right is worse)`;
+  const unit = chart.metric === "errors" ? "pt" : "%";
+  return `${unit} ${chart.higherIsBetter ? "drop" : "rise"} in ${formatMetricName(chart.metric)} (right is worse)`;
 }
 function rowLabel(row) {
   const label = mermaidLabel(row.scenario);
@@ -86383,7 +86513,7 @@ function formatShare(fraction) {
   if (fraction > 0 && fraction < 5e-4) return "<0.1%";
   return `${(fraction * 100).toFixed(1)}%`;
 }
-function formatPoints(change) {
+function formatPoints2(change) {
   return formatChange(change).replace(/%$/, " pp");
 }
 function formatAdded(us) {
@@ -86397,7 +86527,7 @@ function formatSide(c, side, share3) {
 }
 function formatDelta(c, base, head) {
   const added = addedTime(base ?? null, head ?? null, c.scale);
-  return added === null ? formatPoints((head ?? 0) - (base ?? 0)) : formatAdded(added);
+  return added === null ? formatPoints2((head ?? 0) - (base ?? 0)) : formatAdded(added);
 }
 function describeMarker(c) {
   if (c.status === "new") return "new";
@@ -86440,7 +86570,7 @@ function rowNumbers(c) {
   return { base: formatSide(c, "base", base), head: formatSide(c, "head", head), change: formatDelta(c, base, head) };
 }
 function formatIntoGrowth(into) {
-  return into.added === null ? formatPoints(into.change) : formatAdded(into.added);
+  return into.added === null ? formatPoints2(into.change) : formatAdded(into.added);
 }
 function describeSpentIn(c) {
   const [grew] = c.into;
@@ -86456,7 +86586,7 @@ function describeCulprit(culprit) {
     const own3 = fn.added === null ? "" : `, ${formatAdded(fn.added)} of it in ${displayName(fn)} (${pathInPackage(fn)}${fn.line > 0 ? `:${fn.line}` : ""})`;
     return `${name} ${describeVersions(change)} (changed by this PR) ${formatAdded(added)} per request${own3}`;
   }
-  const growth = fn.added === null ? formatPoints(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
+  const growth = fn.added === null ? formatPoints2(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
   if (into === null) return `${describeFunction(fn, changed2)} ${growth}`;
   const intoGrowth = into.added ?? into.change;
   const fnGrowth = fn.added ?? fn.attributedChange;
@@ -86474,10 +86604,10 @@ function regressionCulprits(results, analysis) {
   const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
   for (const scenario of scenarios) {
     const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === "regression");
-    const shown = regressed.find((c) => c.gated) ?? regressed[0];
+    const shown = regressed.find((c) => c.gated && c.metric === "errors") ?? regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
     const culprit = culpritOfScenario(results.profiles, scenario, results);
-    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
+    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChangeOf(shown.metric, shown.change)}`, culprit });
   }
   return out;
 }
@@ -86724,7 +86854,8 @@ function worstOf(metrics) {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === "regression");
   const relative9 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
-  const pool = relative9(regressions.length > 0 ? regressions : gated);
+  const failingRoutes = regressions.filter((m) => m.metric === "errors");
+  const pool = relative9(failingRoutes.length > 0 ? failingRoutes : regressions.length > 0 ? regressions : gated);
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
@@ -86798,7 +86929,7 @@ function renderComparisonRow(row) {
     metricCell(c),
     formatValue2(c.metric, c.baseMedian),
     formatValue2(c.metric, c.headMedian),
-    `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    formatMetricChange(c),
     VERDICT_CELLS[verdictTone(c)]
   ]);
 }
@@ -86870,7 +87001,7 @@ function renderMethod(results) {
   ].join(" ");
 }
 function detectableCell(c) {
-  const text2 = formatPercent(c.detectable);
+  const text2 = c.metric ? formatLimit(c.metric, c.detectable) : formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text2} \u26A0\uFE0F` : text2;
 }
 function renderNoiseRow(row) {
@@ -86883,12 +87014,12 @@ function renderNoiseRow(row) {
     band === null ? "n/a" : formatInterval(band.q1, band.q3),
     starts === null ? "n/a" : formatInterval(starts.q1, starts.q3),
     detectableCell(c),
-    formatPercent(c.limit),
+    formatLimit(c.metric, c.limit),
     c.pairs === void 0 ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`
   ]);
 }
 function renderStarts(rows) {
-  const lines = rows.map((row) => row.comparison).filter((c) => c.gated && c.starts && c.starts.length > 1).map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts.map((s) => formatChange(s.change)).join(", ")}`);
+  const lines = rows.map((row) => row.comparison).filter((c) => c.gated && c.starts && c.starts.length > 1 && c.starts.some((s) => s.change !== 0)).map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts.map((s) => formatChangeOf(c.metric, s.change)).join(", ")}`);
   return lines.length === 0 ? null : ["**Each start pair**, its own change (the Hodges\u2013Lehmann estimate of its pairs), in the order they ran:", ...lines].join("\n");
 }
 function renderNoise(rows) {
@@ -87437,7 +87568,7 @@ function rowCells(row) {
     formatMetricName(c.metric) + (c.gated ? GATED_MARK : ""),
     formatValue2(c.metric, c.baseMedian),
     formatValue2(c.metric, c.headMedian),
-    `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    formatMetricChange(c),
     VERDICT_TEXT[verdictTone(c)]
   ];
 }
@@ -87556,9 +87687,9 @@ function renderFailures2(analysis) {
 }
 function describeDetectable(c) {
   const beyond = c.detectable > c.limit ? ", larger than the limit" : "";
-  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent(c.detectable)} (limit ${formatPercent(c.limit)}${beyond})`;
+  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatLimit(c.metric, c.detectable)} (limit ${formatLimit(c.metric, c.limit)}${beyond})`;
   const starts = c.starts && c.starts.length > 1 ? `
-  each start pair: ${c.starts.map((s) => formatChange(s.change)).join(" ")}` : "";
+  each start pair: ${c.starts.map((s) => formatChangeOf(c.metric, s.change)).join(" ")}` : "";
   return `${detectable}${starts}`;
 }
 function describeBenchmarkDetectable(analysis) {

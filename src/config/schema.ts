@@ -62,6 +62,10 @@ export const DEFAULT_GATE: Readonly<Record<GateKey, Readonly<MetricRule>>> = {
   // requests holds a handful of samples above p99.9, so it is shown, not gated, by default.
   latency_p999: { limit: 0.25, gated: false },
   cpu_per_request: { limit: 0.1, gated: false },
+  // The share of requests not answered as expected, head's minus base's: an absolute limit (1
+  // percentage point), as a relative change of a share that is 0 on base has no value. Gated: a
+  // route that starts answering 500 is a regression however fast it answers.
+  errors: { limit: 0.01, gated: true },
   // Service health (docs/health.md). A loop stalled for tens of ms delays every request waiting
   // behind it, yet may barely move req/s: gated, but only past an absolute 10 ms as well, so a
   // 0.1 → 0.2 ms change on a fast loop never fails a build.
@@ -972,6 +976,10 @@ const gateSchema = z.strictObject({
   latency_p99: gateRule('latency_p99', '99th percentile latency; higher is worse.'),
   latency_p999: gateRule('latency_p999', '99.9th percentile latency, fixed-rate scenarios only; higher is worse.'),
   cpu_per_request: gateRule('cpu_per_request', 'CPU time per request; higher is worse.'),
+  errors: gateRule(
+    'errors',
+    "Share of requests not answered as expected (a status the scenario does not expect, a connection error, a timeout): head's share may exceed base's by the limit, in percentage points (1% = 1 point), not relative to base's. Also a regression, whatever the test can reach, when base answered every request as expected and head failed beyond the limit in every start pair; higher is worse.",
+  ),
   event_loop_delay_p99: delayGateRule(
     'event_loop_delay_p99',
     "Event-loop delay, 99th percentile of the slice (the worst process's): how late the service's loop ran a timer; higher is worse.",

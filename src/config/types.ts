@@ -3,8 +3,11 @@
  * validated, units explicit in the names. Produced only by `resolveConfig` (src/config).
  */
 
-/** Metrics compared per HTTP scenario. Direction: which way is worse. */
-export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'latency_p999', 'cpu_per_request'] as const;
+/**
+ * Metrics compared per HTTP scenario. Direction: which way is worse. `errors` is the share of
+ * requests not answered as expected, compared as a difference in percentage points, not a ratio.
+ */
+export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'latency_p999', 'cpu_per_request', 'errors'] as const;
 export type MetricId = (typeof METRICS)[number];
 
 /** Service-health metrics compared per HTTP scenario (measured inside the service; docs/health.md). */
@@ -154,10 +157,10 @@ export interface PerfgateConfig {
    */
   benchmarks?: BenchmarksConfig | null;
   /**
-   * The rules for `benchmarks` and `latency_p999` are optional for the same reason, and so are the health rules
+   * The rules for `benchmarks`, `latency_p999` and `errors` are optional for the same reason, and so are the health rules
    * (results from before health was measured): use DEFAULT_GATE's / DEFAULT_HEAP_GROWTH when absent.
    */
-  gate: Record<Exclude<MetricId, 'latency_p999'>, MetricRule> & { latency_p999?: MetricRule; benchmarks?: MetricRule } & Partial<
+  gate: Record<Exclude<MetricId, 'latency_p999' | 'errors'>, MetricRule> & { latency_p999?: MetricRule; errors?: MetricRule; benchmarks?: MetricRule } & Partial<
       Record<HealthMetricId | StartupMetricId, MetricRule>
     > & {
     heap_growth?: HeapGrowthRule;

@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
 import type { ScenarioConfig } from '../config/types.js';
-import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
+import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, statusCounts, type WindowSample } from './load-window.js';
 import { type Captured, RequestPlan, type RowCursor } from './requests.js';
 
 type Instance = Promise<autocannon.Result> & EventEmitter & { stop(): void };
@@ -14,6 +14,8 @@ interface Target {
   histogram: hdr.Histogram | null;
   responses: number;
   non2xx: number;
+  /** The window's unexpected statuses, by status. */
+  statuses: Map<number, number>;
   errors: number;
   timeouts: number;
   /** Responses since the last window closed (or since the connections opened), counted or not. */
@@ -74,6 +76,7 @@ export class ClosedLoopLoad implements LoadRun {
         histogram: null,
         responses: 0,
         non2xx: 0,
+        statuses: new Map(),
         errors: 0,
         timeouts: 0,
         served: 0,
@@ -106,7 +109,10 @@ export class ClosedLoopLoad implements LoadRun {
             target.served++;
             if (!this.counting || !target.histogram) return;
             target.responses++;
-            if (!isExpectedStatus(scenario, statusCode)) target.non2xx++;
+            if (!isExpectedStatus(scenario, statusCode)) {
+              target.non2xx++;
+              target.statuses.set(statusCode, (target.statuses.get(statusCode) ?? 0) + 1);
+            }
             target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
           }
         : (_client: unknown, statusCode: number, _bytes: number, responseTimeMs: number) => {
@@ -117,8 +123,10 @@ export class ClosedLoopLoad implements LoadRun {
             target.missed = false;
             if (!this.counting || !target.histogram) return;
             target.responses++;
-            const failed = missed || !isExpectedStatus(scenario, statusCode);
+            const unexpected = !isExpectedStatus(scenario, statusCode);
+            const failed = missed || unexpected;
             if (failed) target.non2xx++;
+            if (unexpected) target.statuses.set(statusCode, (target.statuses.get(statusCode) ?? 0) + 1);
             target.histogram.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
             target.tally?.record(answered, responseTimeMs * 1000, failed);
           };
@@ -149,7 +157,7 @@ export class ClosedLoopLoad implements LoadRun {
     for (const target of this.targets) {
       target.histogram = latencyHistogram();
       target.tally?.open();
-      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0 });
+      Object.assign(target, { responses: 0, non2xx: 0, statuses: new Map(), errors: 0, timeouts: 0 });
     }
     const { startedAt, windowMs } = await countWindow(durationMs, window, (on) => {
       this.counting = on;
@@ -167,6 +175,7 @@ export class ClosedLoopLoad implements LoadRun {
         rps: Math.round((target.responses / (windowMs / 1000)) * 10) / 10,
         latencyUs,
         non2xx: target.non2xx,
+        ...statusCounts(target.statuses),
         // autocannon reports a failed connection once per pipelined request
         errors: Math.ceil(target.errors / this.pipelining),
         timeouts: Math.ceil(target.timeouts / this.pipelining),

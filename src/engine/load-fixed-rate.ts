@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
 import type { ScenarioConfig } from '../config/types.js';
-import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, type WindowSample } from './load-window.js';
+import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, statusCounts, type WindowSample } from './load-window.js';
 import { type BuiltRequest, type Captured, RequestPlan, type RowCursor } from './requests.js';
 
 /**
@@ -31,6 +31,8 @@ interface Target {
   lag: hdr.Histogram | null;
   responses: number;
   non2xx: number;
+  /** The window's unexpected statuses, by status. */
+  statuses: Map<number, number>;
   errors: number;
   timeouts: number;
   sent: number;
@@ -102,6 +104,7 @@ export class FixedRateLoad implements LoadRun {
       lag: null,
       responses: 0,
       non2xx: 0,
+      statuses: new Map(),
       errors: 0,
       timeouts: 0,
       sent: 0,
@@ -205,8 +208,10 @@ export class FixedRateLoad implements LoadRun {
       target.served++;
       if (!this.counting || !target.histogram) return gave;
       target.responses++;
-      const failed = !gave || !isExpectedStatus(scenario, response.statusCode);
+      const unexpected = !isExpectedStatus(scenario, response.statusCode);
+      const failed = !gave || unexpected;
       if (failed) target.non2xx++;
+      if (unexpected) target.statuses.set(response.statusCode, (target.statuses.get(response.statusCode) ?? 0) + 1);
       const latencyUs = (performance.now() - intended) * 1000;
       target.histogram.recordValue(Math.max(1, Math.round(latencyUs)));
       target.tally?.record(index, latencyUs, failed);
@@ -227,7 +232,7 @@ export class FixedRateLoad implements LoadRun {
       target.histogram = latencyHistogram();
       target.lag = latencyHistogram();
       target.tally?.open();
-      Object.assign(target, { responses: 0, non2xx: 0, errors: 0, timeouts: 0, sent: 0, dropped: 0 });
+      Object.assign(target, { responses: 0, non2xx: 0, statuses: new Map(), errors: 0, timeouts: 0, sent: 0, dropped: 0 });
     }
     const { startedAt, windowMs } = await countWindow(durationMs, window, (on) => {
       this.counting = on;
@@ -254,6 +259,7 @@ export class FixedRateLoad implements LoadRun {
         rps: Math.round((target.responses / (windowMs / 1000)) * 10) / 10,
         latencyUs,
         non2xx: target.non2xx,
+        ...statusCounts(target.statuses),
         errors: target.errors,
         timeouts: target.timeouts,
         offered,

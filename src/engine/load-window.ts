@@ -7,8 +7,14 @@ import type { LatencyUs, RequestSlice, Slice } from '../results/types.js';
 /** What one window measured on one target: the load's part of a slice (results.json's Slice; the engine adds CPU and health). */
 export type LoadSample = Pick<
   Slice,
-  'startedAt' | 'durationMs' | 'requests' | 'rps' | 'latencyUs' | 'non2xx' | 'errors' | 'timeouts' | 'offered' | 'byRequest'
+  'startedAt' | 'durationMs' | 'requests' | 'rps' | 'latencyUs' | 'non2xx' | 'statuses' | 'errors' | 'timeouts' | 'offered' | 'byRequest'
 >;
+
+/** A window's unexpected statuses as a slice records them: by status, absent when there were none. */
+export function statusCounts(statuses: Map<number, number>): Pick<LoadSample, 'statuses'> {
+  if (statuses.size === 0) return {};
+  return { statuses: Object.fromEntries([...statuses].sort(([a], [b]) => a - b).map(([status, n]) => [String(status), n])) };
+}
 
 /** A window's sample plus every response since the previous window closed, counted or not (the heap trend's x). */
 export type WindowSample = LoadSample & { served: number };

@@ -16,7 +16,7 @@ import { ProcessTracker } from './process.js';
 import { Service } from './service.js';
 
 /** How much of a response body a message quotes. */
-const BODY_SAMPLE_CHARS = 160;
+export const BODY_SAMPLE_CHARS = 160;
 
 export type ProbedRequest = Pick<ScenarioConfig, 'method' | 'path' | 'headers' | 'body'>;
 
@@ -27,6 +27,8 @@ export interface RouteAnswer {
   description: string;
   /** The start of the body on one line, quoted; '' when there was no answer. */
   sample: string;
+  /** The start of the body on one line (at most BODY_SAMPLE_CHARS), as it came; '' when none. */
+  body: string;
 }
 
 /** Sends a request once and describes the answer. Never throws. */
@@ -38,15 +40,18 @@ export function askRoute(baseUrl: string, scenario: ProbedRequest, timeoutMs = 5
       res.on('data', (chunk: string) => {
         if (body.length < BODY_SAMPLE_CHARS * 4) body += chunk;
       });
-      const answered = (sample: string) => resolve({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample });
-      res.on('end', () => answered(describeBody(body)));
+      const answered = (text: string) => {
+        const sample = describeBody(text);
+        resolve({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text });
+      };
+      res.on('end', () => answered(oneLine(body)));
       res.on('error', () => answered(''));
     });
     req.once('timeout', () => {
       req.destroy();
-      resolve({ status: null, description: `it did not answer within ${timeoutMs / 1000} s`, sample: '' });
+      resolve({ status: null, description: `it did not answer within ${timeoutMs / 1000} s`, sample: '', body: '' });
     });
-    req.once('error', (error) => resolve({ status: null, description: `the request failed (${error.message})`, sample: '' }));
+    req.once('error', (error) => resolve({ status: null, description: `the request failed (${error.message})`, sample: '', body: '' }));
     if (scenario.body !== null && scenario.body !== undefined) req.write(scenario.body);
     req.end();
   });
@@ -145,11 +150,15 @@ export async function startOnce<T>(request: StartOnceRequest, visit: (url: strin
   }
 }
 
-/** The start of a body on one line, quoted; nothing when empty. */
-function describeBody(body: string): string {
+/** The start of a body on one line, cut at BODY_SAMPLE_CHARS with an ellipsis. */
+function oneLine(body: string): string {
   const text = body.replace(/\s+/g, ' ').trim();
-  if (!text) return ' with an empty body';
-  return ` "${text.length > BODY_SAMPLE_CHARS ? `${text.slice(0, BODY_SAMPLE_CHARS)}…` : text}"`;
+  return text.length > BODY_SAMPLE_CHARS ? `${text.slice(0, BODY_SAMPLE_CHARS)}…` : text;
+}
+
+/** A body's start (oneLine) quoted for a message; "with an empty body" when there is none. */
+function describeBody(text: string): string {
+  return text ? ` "${text}"` : ' with an empty body';
 }
 
 export interface ScenarioCheck {

@@ -10,7 +10,8 @@ import { CancelledError, PerfgateError, ScenarioError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
 import { sliceHealth } from './health.js';
 import { type LoadRun, openLoad } from './load.js';
-import { brokenRouteMessage, probeScenario } from './probe.js';
+import { isExpectedStatus } from './load-window.js';
+import { askRoute, brokenRouteMessage, probeScenario } from './probe.js';
 import { loadScenarioValues } from './requests.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
@@ -442,6 +443,38 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     }
   } finally {
     await loads?.close();
+  }
+  await sampleUnexpectedAnswers(session, turn, both, stored.pairs.slice(-pairs.length));
+}
+
+/** Requests sent at most to catch one unexpected answer: a route failing one request in ten answers one among 20 with 88% probability. */
+const ANSWER_PROBES = 20;
+
+/**
+ * Once per scenario and side, after the first start pair whose slices answered a status the
+ * scenario does not expect: asks the start again, one request at a time, until one such answer
+ * comes back, and keeps its status and the start of its body, so the report can quote what the
+ * route said ("mostly 500 \"connection pool exhausted\""). After the turn's load has closed,
+ * so no slice counts these requests. A scenario of one request without values only: it is the
+ * request sent as written (a mix's or a sequence's failing request is not known here).
+ */
+async function sampleUnexpectedAnswers(session: RunSession, turn: StartPairTurn, services: Service[], measured: Pair[]): Promise<void> {
+  const { scenario, stored } = turn;
+  if (scenario.requests || scenario.values) return;
+  for (const service of services) {
+    const side = service.side;
+    if (stored.unexpectedAnswer?.[side] || !measured.some((pair) => pair[side].statuses)) continue;
+    for (let i = 0; i < ANSWER_PROBES; i++) {
+      session.checkCancelled();
+      const answer = await askRoute(service.url, scenario, 2000);
+      if (answer.status === null) break;
+      if (isExpectedStatus(scenario, answer.status)) continue;
+      const { status, body } = answer;
+      session.update(() => {
+        stored.unexpectedAnswer = { ...stored.unexpectedAnswer, [side]: { status, body } };
+      });
+      break;
+    }
   }
 }
 

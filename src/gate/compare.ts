@@ -21,6 +21,7 @@ import { signFlipTest } from '../stats/sign-flip.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { analyzeIo } from './io.js';
+import { errorShare } from '../results/errors.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
 import { earlyStop, httpLevel } from './sequential.js';
@@ -43,11 +44,18 @@ export interface CompareOptions {
   httpLevel?: number;
 }
 
-type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'>;
+/**
+ * A comparison before Holm's adjustment and its verdict. `testable`: whether the test could ever
+ * reject (false when every unit is exactly 0); `decided`: a verdict the data settle without the
+ * test (the errors rule, decisiveErrors). Both are dropped once decided.
+ */
+type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'> & { testable?: boolean; decided?: Verdict | null };
 
 /**
  * One series of paired values (base and head, same index = same pair) → estimate, interval and
- * test on the log-ratios ln(head/base); null when no pair has a finite ratio. With `starts`
+ * test on the log-ratios ln(head/base), or with scale 'difference' on the differences head −
+ * base (a share, where base is often 0 and a ratio has no value); null when no pair has a finite
+ * one. With `starts`
  * (the start pair of each pair, HTTP and health metrics), the unit is the start pair: each
  * start's pairs are summarised by the Hodges–Lehmann estimate of their log-ratios, and the estimate, interval
  * and test are over those summaries, so a start's own offset counts once, not once per slice
@@ -61,14 +69,25 @@ function comparePaired(
   rule: MetricRule,
   alpha: number,
   higherIsBetter: boolean,
+  scale: 'ratio' | 'difference' = 'ratio',
 ): Draft<PairedComparison> | null {
-  const pairRatios = base.map((b, i) => Math.log(head[i]! / b));
+  const ratio = scale === 'ratio';
+  // Back to the reported scale: a fraction of base, or the difference itself.
+  const reported = ratio ? Math.expm1 : (x: number) => x;
+  const pairRatios = base.map((b, i) => (ratio ? Math.log(head[i]! / b) : head[i]! - b));
   const finitePairs = pairRatios.filter(Number.isFinite).length;
   const perStart = starts ? summarizeStarts(pairRatios, starts) : null;
-  const startChanges = perStart?.map((s) => ({ start: s.start, change: Math.expm1(s.value), pairs: s.n }));
+  const startChanges = perStart?.map((s) => ({ start: s.start, change: reported(s.value), pairs: s.n }));
   const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
-  const interval = hodgesLehmannInterval(ratios, CONFIDENCE);
+  // Every unit exactly 0 (both sides answered every request as expected, in every slice): no
+  // sign pattern moves the sum, so the test's p is 1 whatever the design, and the interval is
+  // the point 0, however few the units. Such a comparison can never be rejected, so it does not
+  // join Holm's family (Tarone, Biometrics 1990: a hypothesis whose smallest attainable p is
+  // above the level cannot be rejected and need not be counted; the sign-flip test conditions on
+  // the units' sizes, so this depends on nothing it tests). Only a count meets it in practice.
+  const testable = ratios.some((r) => r !== 0);
+  const interval = testable ? hodgesLehmannInterval(ratios, CONFIDENCE) : { estimate: 0, lower: 0, upper: 0, confidence: 1 };
   // With very few units no interval reaches 95%: then the bounds are unknown, so the
   // verdict can never be "unchanged" on too little evidence.
   const reached = interval.confidence >= CONFIDENCE - 1e-9;
@@ -81,7 +100,7 @@ function comparePaired(
   // failing (docs/method.md, "The statistics").
   const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? 'less' : 'greater' });
   const halfWidth = (upper - lower) / 2;
-  const equivalence = hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE);
+  const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE) : interval;
   const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
   return {
     gated: rule.gated,
@@ -91,23 +110,53 @@ function comparePaired(
     ...(startChanges && { starts: startChanges }),
     baseMedian: median(base.filter(Number.isFinite)),
     headMedian: median(head.filter(Number.isFinite)),
-    change: Math.expm1(interval.estimate),
-    ciLow: Math.expm1(lower),
-    ciHigh: Math.expm1(upper),
-    eqLow: equivalent ? Math.expm1(equivalence.lower) : Number.NEGATIVE_INFINITY,
-    eqHigh: equivalent ? Math.expm1(equivalence.upper) : Number.POSITIVE_INFINITY,
+    change: reported(interval.estimate),
+    ciLow: reported(lower),
+    ciHigh: reported(upper),
+    eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
+    eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
     p: test.p,
     detectable: Number.isFinite(halfWidth)
       ? // one-sided level alpha = two-sided 2·alpha in the formula's terms
-        Math.expm1(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
+        reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
       : Number.NaN,
     higherIsBetter,
     noise: {
-      pairs: pairNoise(base, head),
+      pairs: ratio ? pairNoise(base, head) : middleHalf(pairRatios.filter(Number.isFinite)),
       starts: middleHalf((startChanges ?? []).map((s) => s.change)),
       ...(starts && { withinStarts: spreadWithinStarts(pairRatios, starts) }),
     },
+    testable,
   };
+}
+
+/**
+ * The errors metric's verdict where the data settle it without the test: a regression when base
+ * answered every request of every slice as expected and in every start pair head's share (its
+ * Hodges–Lehmann summary, the unit the test counts) exceeds the limit; an improvement the other
+ * way round; null otherwise, and the test decides.
+ *
+ * Why a rule beside the test: the one-sided sign-flip test over k start pairs reaches at best
+ * p = 1/2^k, so below log2(m/alpha) start pairs (5 alone at alpha 0.05, 9 with Holm over 4 gated
+ * comparisons at 0.01) it cannot reject even a head that answers 500 to every request, and a
+ * short run would pass a route head broke. The test guards the speed metrics against each
+ * start's offset and each slice's noise, which move both sides a little; an error share has no
+ * such noise on a side that answered every one of its thousands of requests as expected: base
+ * shows, in every one of its starts, that the route, the requests, the load and the machine
+ * allow a clean answer. Head failing beyond the limit in every start of its own, with no start
+ * of base against it, is then what head's code does, not noise. A route that fails on base too
+ * (flaky, or under too much load) is left to the test: there both sides' shares move.
+ */
+function decisiveErrors(base: readonly number[], head: readonly number[], starts: readonly number[], limit: number): Verdict | null {
+  const finite = base.map((b, i) => Number.isFinite(b) && Number.isFinite(head[i]!));
+  if (!finite.some(Boolean)) return null;
+  const keep = <T>(values: readonly T[]) => values.filter((_, i) => finite[i]);
+  const [b, h, s] = [keep(base), keep(head), keep(starts)];
+  const cleanBeside = (clean: number[], failing: number[]) =>
+    clean.every((x) => x === 0) && summarizeStarts(failing, s).every((start) => start.value > limit);
+  if (cleanBeside(b, h)) return 'regression';
+  if (cleanBeside(h, b)) return 'improvement';
+  return null;
 }
 
 /**
@@ -115,7 +164,9 @@ function comparePaired(
  * and micro-benchmarks alike); informational ones keep their own p.
  */
 function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
-  const gatedIndexes = drafts.flatMap((c, i) => (c.gated ? [i] : []));
+  // An untestable comparison (every unit 0) can never be rejected: it keeps its p of 1 and does
+  // not make the others' adjustment stricter (comparePaired).
+  const gatedIndexes = drafts.flatMap((c, i) => (c.gated && c.testable !== false ? [i] : []));
   const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i]!.p));
   const pAdjusted = drafts.map((c) => c.p);
   gatedIndexes.forEach((index, k) => {
@@ -144,8 +195,11 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const draft = comparePaired(base, head, starts, config.gate[definition.id] ?? DEFAULT_GATE[definition.id], level, definition.higherIsBetter);
-      if (draft) metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft });
+      const rule = config.gate[definition.id] ?? DEFAULT_GATE[definition.id];
+      const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
+      if (!draft) continue;
+      const decided = definition.id === 'errors' ? decisiveErrors(base, head, starts, rule.limit) : null;
+      metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided });
     }
   }
   const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
@@ -171,9 +225,9 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts, ...startupDrafts]);
   // One Holm family; each comparison is held to its own level (HTTP and health: the sequential
   // design's nominal level at the look the run stopped, never above alpha; micro-benchmarks: alpha).
-  const decide = <T extends PairedComparison>(draft: Draft<T>, p: number, at: number): T => {
-    const withP = { ...draft, pAdjusted: p } as Omit<T, 'verdict'>;
-    return { ...withP, verdict: decideVerdict(withP, at) } as T;
+  const decide = <T extends PairedComparison>({ testable: _, decided, ...draft }: Draft<T>, p: number, at: number): T => {
+    const withP = { ...draft, pAdjusted: p } as unknown as Omit<T, 'verdict'>;
+    return { ...withP, verdict: decided ?? decideVerdict(withP, at) } as T;
   };
   const decided = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!, level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
@@ -227,7 +281,8 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
         benchmarks,
         health,
         gated: {
-          metrics: [...comparisons, ...healthComparisons].filter((c) => c.gated).length,
+          // Holm's family: an untestable comparison is not in it (adjustGated).
+          metrics: [...metricDrafts, ...healthDrafts].filter((c) => c.gated && c.testable !== false).length,
           benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
         },
         level,
@@ -264,10 +319,26 @@ export function decideVerdict(
   return 'inconclusive';
 }
 
+/** A limit on a difference of shares in percentage points: "1 point", "2.5 points". */
+function pointsText(fraction: number): string {
+  const points = Number((100 * fraction).toFixed(1));
+  return `${points} point${points === 1 ? '' : 's'}`;
+}
+
+/** A side's share of a scenario's requests not answered as expected, over all its slices (0 when none failed). */
+function sideShare(analysis: Analysis, scenario: string, side: 'base' | 'head'): number {
+  const tally = analysis.failedRequests.find((t) => t.scenario === scenario && t.side === side);
+  return tally ? errorShare(tally) : 0;
+}
+
 /** One line per gated regression, HTTP, micro-benchmarks and service health, for a failed check's message. */
 export function describeFailing(analysis: Analysis): string[] {
   return [
-    ...analysis.failing.map((c) => `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
+    ...analysis.failing.map((c) =>
+      c.metric === 'errors'
+        ? `errors of ${c.scenario}: head ${percentText(sideShare(analysis, c.scenario, 'head'))} of requests not answered as expected, base ${percentText(sideShare(analysis, c.scenario, 'base'))} (limit ${pointsText(c.limit)})`
+        : `${c.metric} of ${c.scenario} ${percentText(c.change)} (limit ${percentText(c.limit)})`,
+    ),
     ...(analysis.benchmarks?.failing ?? []).map((c) => `benchmark ${c.label} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
     ...(analysis.health?.failing ?? []).map((c) =>
       'metric' in c

@@ -20,11 +20,12 @@ export function pairNoise(base: readonly number[], head: readonly number[]): Qua
 }
 
 function tallySide(scenario: string, side: Side, pairs: Pair[]): FailureTally {
-  const tally: FailureTally = { scenario, side, requests: 0, non2xx: 0, errors: 0, timeouts: 0 };
+  const tally: FailureTally = { scenario, side, requests: 0, non2xx: 0, statuses: {}, errors: 0, timeouts: 0 };
   for (const pair of pairs) {
     const slice = pair[side];
     tally.requests += slice.requests;
     tally.non2xx += slice.non2xx;
+    for (const [status, n] of Object.entries(slice.statuses ?? {})) tally.statuses[status] = (tally.statuses[status] ?? 0) + n;
     tally.errors += slice.errors;
     tally.timeouts += slice.timeouts;
   }
@@ -33,7 +34,13 @@ function tallySide(scenario: string, side: Side, pairs: Pair[]): FailureTally {
 
 /** Requests per scenario and side (scenarios in run order, base first), failed or not. */
 export function tallyRequests(results: Results): FailureTally[] {
-  return results.scenarios.flatMap((s) => SIDES.map((side) => tallySide(s.name, side, s.pairs)));
+  return results.scenarios.flatMap((s) =>
+    SIDES.map((side) => {
+      const tally = tallySide(s.name, side, s.pairs);
+      const answer = s.unexpectedAnswer?.[side];
+      return answer ? { ...tally, answer } : tally;
+    }),
+  );
 }
 
 /** Whether any request of the tally failed (non-2xx, error or timeout). */

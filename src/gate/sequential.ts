@@ -40,6 +40,10 @@ function describeComparison(c: LookComparison): string {
 
 /** How a failing comparison is worded in a look's reason. */
 function describeFailure(c: LookComparison, level: number): string {
+  if (c.metric === 'errors' && !(c.pAdjusted !== undefined && c.pAdjusted < level)) {
+    // decided by the errors rule, not the test (compare.ts, decisiveErrors): no level was reached
+    return `${describeComparison(c)} +${Number((100 * c.change).toFixed(1))} points is already a regression: base answered every request as expected, head failed beyond the limit in every start pair`;
+  }
   const change = c.metric === 'heap_growth' ? `+${c.change.toFixed(2)} MB per 10k requests` : percentText(c.change);
   const p = c.pAdjusted === undefined ? '' : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
   return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;

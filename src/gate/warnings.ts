@@ -90,8 +90,9 @@ function httpWarnings(
         message: `Only ${starts} start pair${starts === 1 ? '' : 's'}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks × load.instances).`,
       });
     }
-    for (const { side, requests, non2xx, errors, timeouts } of tallies.filter((t) => t.scenario === scenario.name)) {
-      const failures = errors + timeouts;
+    for (const { side, requests, non2xx, errors } of tallies.filter((t) => t.scenario === scenario.name)) {
+      // Every timeout is among the errors already (autocannon's count, and both generators' since).
+      const failures = errors;
       if (non2xx > 0) {
         const share = requests ? ((100 * non2xx) / requests).toFixed(1) : '100';
         warnings.push({

@@ -126,6 +126,8 @@ export function gatedCharts(results: Results, analysis: Analysis): MetricChart[]
     for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
       const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
       const higherIsBetter = comparisons[0]!.higherIsBetter;
+      // Errors are drawn only where some request failed: a chart of zeros says nothing the table does not.
+      if (metric === 'errors' && rows.every((row) => row.worse === 0 && (row.interval ?? [0, 0]).every((end) => end === 0))) continue;
       if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
     }
   }
@@ -248,7 +250,9 @@ interface Series {
 
 /** What the value axis measures, so that right is worse: "% drop in throughput", "% rise in latency p99". */
 function axisTitle(chart: MetricChart): string {
-  return `% ${chart.higherIsBetter ? 'drop' : 'rise'} in ${formatMetricName(chart.metric)} (right is worse)`;
+  // Errors change by percentage points of the requests (head's share minus base's), not relatively.
+  const unit = chart.metric === 'errors' ? 'pt' : '%';
+  return `${unit} ${chart.higherIsBetter ? 'drop' : 'rise'} in ${formatMetricName(chart.metric)} (right is worse)`;
 }
 
 /** The row label: the scenario, and the verdict's mark unless unchanged. */

@@ -124,6 +124,7 @@ const METRIC_NAMES: Record<MetricId, string> = {
   latency_p99: 'latency p99',
   latency_p999: 'latency p99.9',
   cpu_per_request: 'CPU / request',
+  errors: 'errors',
 };
 
 /** The name readers see: throughput, latency p99, CPU / request. */
@@ -131,9 +132,36 @@ export function formatMetricName(metric: MetricId): string {
   return METRIC_NAMES[metric] ?? metric;
 }
 
-/** A metric's value in its own unit: req/s for throughput, µs for latency and CPU per request. */
+/** A metric's value in its own unit: req/s for throughput, µs for latency and CPU per request, a share of requests for errors. */
 export function formatValue(metric: MetricId, value: number): string {
+  if (metric === 'errors') return formatPercent(value);
   return metric === 'throughput' ? formatRate(value) : formatDurationUs(value);
+}
+
+/** A difference of two shares in percentage points, with its sign: +31.0 pt, −0.4 pt. */
+export function formatPoints(fraction: number): string {
+  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
+  return `${signedPercent(fraction, percentDecimals(Math.abs(fraction * 100)))} pt`;
+}
+
+/**
+ * A comparison's change with its 95% interval, as a table shows it: relative for every metric
+ * (−12.2% (−14.0 … −10.1)), but in percentage points for errors, whose change is head's share
+ * minus base's (+31.0 pt (+28.4 … +33.3)).
+ */
+export function formatMetricChange(c: { metric: MetricId; change: number; ciLow: number; ciHigh: number }): string {
+  return `${formatChangeOf(c.metric, c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`;
+}
+
+/** A metric's change alone: relative (−12.2%), or in points for errors (+31.0 pt). */
+export function formatChangeOf(metric: MetricId, change: number): string {
+  return metric === 'errors' ? formatPoints(change) : formatChange(change);
+}
+
+/** A metric's limit: 2% for the relative ones, 1 pt (percentage point) for errors. */
+export function formatLimit(metric: MetricId, limit: number): string {
+  if (metric !== 'errors' || !Number.isFinite(limit)) return formatPercent(limit);
+  return `${formatPercent(limit).replace(/%$/, '')} pt`;
 }
 
 /**

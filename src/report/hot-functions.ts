@@ -8,7 +8,7 @@ import { type Culprit, culpritAmong, culpritOfScenario, describeFunction, descri
 import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
 import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
-import { formatChange, formatCount, formatDurationUs, formatMetricName, MINUS } from './format.js';
+import { formatChange, formatChangeOf, formatCount, formatDurationUs, formatMetricName, MINUS } from './format.js';
 
 /** Rows per table unless the caller asks for another number. */
 export const HOT_FUNCTION_ROWS = 10;
@@ -217,10 +217,11 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
   const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
   for (const scenario of scenarios) {
     const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === 'regression');
-    const shown = regressed.find((c) => c.gated) ?? regressed[0];
+    // Errors first: a route that fails is the news, whatever its speed did.
+    const shown = regressed.find((c) => c.gated && c.metric === 'errors') ?? regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
     const culprit = culpritOfScenario(results.profiles, scenario, results);
-    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChange(shown.change)}`, culprit });
+    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChangeOf(shown.metric, shown.change)}`, culprit });
   }
   return out;
 }

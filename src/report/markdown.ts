@@ -8,13 +8,15 @@ import type { Analysis, Environment, MetricComparison, Results } from '../result
 import {
   escapeMarkdown,
   escapeUrl,
-  formatChange,
   formatCount,
   formatDurationUs,
   formatInteger,
   formatInterval,
   formatMetricName,
   formatPercent,
+  formatChangeOf,
+  formatLimit,
+  formatMetricChange,
   formatValue,
   repositoryFileUrl,
   truncate,
@@ -197,7 +199,7 @@ function renderComparisonRow(row: ReportRow): string {
     metricCell(c),
     formatValue(c.metric, c.baseMedian),
     formatValue(c.metric, c.headMedian),
-    `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    formatMetricChange(c),
     VERDICT_CELLS[verdictTone(c)],
   ]);
 }
@@ -295,8 +297,8 @@ function renderMethod(results: Results): string {
 }
 
 /** Detectable change beyond the limit: this run could not have seen a change of that size. */
-function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'>): string {
-  const text = formatPercent(c.detectable);
+function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'> & { metric?: MetricComparison['metric'] }): string {
+  const text = c.metric ? formatLimit(c.metric, c.detectable) : formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text} ⚠️` : text;
 }
 
@@ -310,7 +312,7 @@ function renderNoiseRow(row: ReportRow): string {
     band === null ? 'n/a' : formatInterval(band.q1, band.q3),
     starts === null ? 'n/a' : formatInterval(starts.q1, starts.q3),
     detectableCell(c),
-    formatPercent(c.limit),
+    formatLimit(c.metric, c.limit),
     c.pairs === undefined ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`,
   ]);
 }
@@ -319,8 +321,9 @@ function renderNoiseRow(row: ReportRow): string {
 function renderStarts(rows: ReportRow[]): string | null {
   const lines = rows
     .map((row) => row.comparison)
-    .filter((c) => c.gated && c.starts && c.starts.length > 1)
-    .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChange(s.change)).join(', ')}`);
+    // a row of zeros (errors neither side had) says nothing
+    .filter((c) => c.gated && c.starts && c.starts.length > 1 && c.starts.some((s) => s.change !== 0))
+    .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChangeOf(c.metric, s.change)).join(', ')}`);
   return lines.length === 0 ? null : ['**Each start pair**, its own change (the Hodges–Lehmann estimate of its pairs), in the order they ran:', ...lines].join('\n');
 }
 

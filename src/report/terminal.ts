@@ -4,7 +4,7 @@
  */
 import { renderRequestLines } from './requests.js';
 import type { Analysis, MetricComparison, Results } from '../results/types.js';
-import { formatChange, formatCount, formatInterval, formatMetricName, formatPercent, formatValue, sanitizeText } from './format.js';
+import { formatChangeOf, formatCount, formatLimit, formatMetricChange, formatMetricName, formatPercent, formatValue, sanitizeText } from './format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { join } from 'node:path';
 import { createColors } from 'picocolors';
@@ -136,7 +136,7 @@ function rowCells(row: ReportRow): string[] {
     formatMetricName(c.metric) + (c.gated ? GATED_MARK : ''),
     formatValue(c.metric, c.baseMedian),
     formatValue(c.metric, c.headMedian),
-    `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
+    formatMetricChange(c),
     VERDICT_TEXT[verdictTone(c)],
   ];
 }
@@ -285,9 +285,9 @@ function renderFailures(analysis: Analysis): string[] {
 
 function describeDetectable(c: MetricComparison): string {
   const beyond = c.detectable > c.limit ? ', larger than the limit' : '';
-  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatPercent(c.detectable)} (limit ${formatPercent(c.limit)}${beyond})`;
+  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatLimit(c.metric, c.detectable)} (limit ${formatLimit(c.metric, c.limit)}${beyond})`;
   // each start pair's own change, so a reader sees whether the starts agree
-  const starts = c.starts && c.starts.length > 1 ? `\n  each start pair: ${c.starts.map((s) => formatChange(s.change)).join(' ')}` : '';
+  const starts = c.starts && c.starts.length > 1 ? `\n  each start pair: ${c.starts.map((s) => formatChangeOf(c.metric, s.change)).join(' ')}` : '';
   return `${detectable}${starts}`;
 }
 

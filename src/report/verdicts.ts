@@ -13,7 +13,8 @@ import type {
   Results,
   UncomparedBenchmark,
 } from '../results/types.js';
-import { formatChange, formatInterval, formatMetricName, formatPercent } from './format.js';
+import { errorShare } from '../results/errors.js';
+import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatPercent } from './format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
 import type { Escape } from './run-info.js';
 
@@ -113,7 +114,7 @@ function describeFailingLimits(
   health: (HealthComparison | HeapGrowthComparison)[],
 ): string[] {
   const ordered = [...failing].sort((a, b) => METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric));
-  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatPercent(c.limit)}`);
+  const limits = ordered.map((c) => `${formatMetricName(c.metric)} limit ${formatLimit(c.metric, c.limit)}`);
   limits.push(...benchmarks.map((c) => `micro-benchmark limit ${formatPercent(c.limit)}`));
   limits.push(...health.map(describeHealthLimit));
   return [...new Set(limits)];
@@ -138,7 +139,11 @@ export function describeDecision(analysis: Analysis, escapeText: Escape): string
   } else {
     // A pass is not "unchanged": a gated metric the run could not decide is said here.
     const undecided = [
-      ...analysis.comparisons.filter((c) => c.gated && c.verdict === 'inconclusive').map((c) => `${c.scenario} ${formatMetricName(c.metric)}`),
+      // errors first: a route that may fail matters more than a speed the run could not tell
+      ...analysis.comparisons
+        .filter((c) => c.gated && c.verdict === 'inconclusive')
+        .sort((a, b) => Number(b.metric === 'errors') - Number(a.metric === 'errors'))
+        .map((c) => `${c.scenario} ${formatMetricName(c.metric)}`),
       ...(analysis.health?.comparisons ?? [])
         .filter((c) => c.gated && c.verdict === 'inconclusive')
         .map((c) => `${c.scenario} ${formatHealthMetricName(c.metric)}`),
@@ -155,9 +160,52 @@ export function describeDecision(analysis: Analysis, escapeText: Escape): string
   return text;
 }
 
-/** "GET /hello throughput −12.6% (limit 2%)": a gated change with the limit it is judged against. */
-export function describeLimitedChange(c: MetricComparison, escapeText: Escape): string {
-  return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChange(c.change)} (limit ${formatPercent(c.limit)})`;
+/**
+ * "GET /hello throughput −12.6% (limit 2%)": a gated change with the limit it is judged against.
+ * Errors read as what head answered: "GET /users/:id answered 33.3% errors (base 0%, limit 1 pt):
+ * mostly 500", each side's share over all its requests (the verdict's estimate is the typical
+ * start pair's difference; the shares are what a reader checks against the service's log).
+ */
+export function describeLimitedChange(c: MetricComparison, escapeText: Escape, analysis?: Pick<Analysis, 'failedRequests'>): string {
+  if (c.metric === 'errors' && analysis) {
+    const shares = errorShares(analysis, c.scenario);
+    // The body is the service's own text: escaped like every name from the pull request.
+    const quoted = shares.answer ? ` "${escapeText(shares.answer)}"` : '';
+    const mostly = shares.mostly === null ? '' : `: mostly ${shares.mostly}${quoted}`;
+    return `${escapeText(c.scenario)} answered ${formatPercent(shares.head)} errors (base ${formatPercent(shares.base)}, limit ${formatLimit(c.metric, c.limit)})${mostly}`;
+  }
+  return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChangeOf(c.metric, c.change)} (limit ${formatLimit(c.metric, c.limit)})`;
+}
+
+export interface ErrorShares {
+  /** Each side's share of the scenario's requests not answered as expected, over all its slices. */
+  base: number;
+  head: number;
+  /** What most of head's failures were: an unexpected status ("500"), "no answer" (connection errors and timeouts), or null when head had none. */
+  mostly: string | null;
+  /** The start of a body head answered with that status, when one was sampled (ScenarioResults.unexpectedAnswer); else null. Unescaped. */
+  answer: string | null;
+}
+
+/** A scenario's error shares per side, from the failed-request tallies (a side without any failure has none there: 0). */
+export function errorShares(analysis: Pick<Analysis, 'failedRequests'>, scenario: string): ErrorShares {
+  const tally = (side: 'base' | 'head') => analysis.failedRequests.find((t) => t.scenario === scenario && t.side === side);
+  const share = (side: 'base' | 'head') => {
+    const t = tally(side);
+    return t ? errorShare(t) : 0;
+  };
+  const head = tally('head');
+  let mostly: string | null = null;
+  let answer: string | null = null;
+  if (head) {
+    const [status, count] = Object.entries(head.statuses ?? {}).sort(([, a], [, b]) => b - a)[0] ?? [null, 0];
+    if (head.errors > count) mostly = 'no answer (connection errors, timeouts)';
+    else if (status !== null) {
+      mostly = status;
+      if (head.answer && String(head.answer.status) === status && head.answer.body) answer = head.answer.body;
+    }
+  }
+  return { base: share('base'), head: share('head'), mostly, answer };
 }
 
 /** How far a change went in the worse direction, in limits (2: twice the limit worse; negative: better). */
@@ -172,7 +220,9 @@ function limitsWorse(c: MetricComparison): number {
  */
 export function worstGatedChange(analysis: Analysis): MetricComparison | null {
   const pool = analysis.decision === 'fail' ? analysis.failing : analysis.comparisons.filter((c) => c.gated && limitsWorse(c) > 0);
-  return [...pool].sort((a, b) => limitsWorse(b) - limitsWorse(a))[0] ?? null;
+  // A failing route leads a failing run, whatever its speed did: an error page is often faster.
+  const errorsFirst = (c: MetricComparison) => (analysis.decision === 'fail' && c.metric === 'errors' ? 1 : 0);
+  return [...pool].sort((a, b) => errorsFirst(b) - errorsFirst(a) || limitsWorse(b) - limitsWorse(a))[0] ?? null;
 }
 
 /**
@@ -205,9 +255,9 @@ export function describeAnswer(analysis: Analysis, escapeText: Escape, culpritOf
     const culprit = culpritOf(worst.scenario);
     const more = analysis.failing.length - 1 + (analysis.benchmarks?.failing.length ?? 0) + (analysis.health?.failing.length ?? 0);
     const others = more > 0 ? ` (and ${more} more gated regression${more === 1 ? '' : 's'})` : '';
-    return `failing: ${describeLimitedChange(worst, escapeText)}${culprit ? `: ${escapeText(culprit)}` : ''}${others}`;
+    return `failing: ${describeLimitedChange(worst, escapeText, analysis)}${culprit ? `: ${escapeText(culprit)}` : ''}${others}`;
   }
-  return decision === 'passing' ? `passing: largest gated change ${describeLimitedChange(worst, escapeText)}` : decision;
+  return decision === 'passing' ? `passing: largest gated change ${describeLimitedChange(worst, escapeText, analysis)}` : decision;
 }
 
 /** Micro-benchmark rows in display order: compared (file order), then added, removed, failed. */
@@ -262,7 +312,12 @@ export function describeNothingChanged(analysis: Analysis, escapeText: Escape): 
   const byScenario = new Map<string, MetricComparison[]>();
   for (const c of analysis.comparisons.filter((c) => c.gated)) byScenario.set(c.scenario, [...(byScenario.get(c.scenario) ?? []), c]);
   const scenarios = [...byScenario.entries()].map(
-    ([scenario, cs]) => `${escapeText(scenario)}: ${cs.map((c) => `${formatMetricName(c.metric)} ${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`).join(', ')}`,
+    ([scenario, cs]) =>
+      `${escapeText(scenario)}: ${cs
+        // errors that neither side had would only add "+0 pt (0 … 0)" to every scenario
+        .filter((c) => !(c.metric === 'errors' && c.baseMedian === 0 && c.headMedian === 0 && c.change === 0))
+        .map((c) => `${formatMetricName(c.metric)} ${formatMetricChange(c)}`)
+        .join(', ')}`,
   );
   const shown = scenarios.slice(0, 3);
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);

@@ -78,7 +78,16 @@ export interface Slice {
   latencyUs: LatencyUs;
   /** Responses with a status the scenario does not expect (any non-2xx unless it declares `expect`). */
   non2xx: number;
+  /**
+   * Of those, how many answered each unexpected status ("500": 310), so a report can say what
+   * head answered instead; absent when every status was expected, and in results from before it
+   * was recorded. (A response of an expected status without a value its sequence captures is in
+   * non2xx, not here.)
+   */
+  statuses?: Record<string, number>;
+  /** Requests without an answer: a failed connection or a timeout (timeouts are counted here too). */
   errors: number;
+  /** Of the errors, those that timed out. */
   timeouts: number;
   /** Fixed-rate scenarios: what was offered (absent in closed-loop slices). */
   offered?: OfferedLoad;
@@ -207,6 +216,19 @@ export interface ScenarioResults {
    */
   rate?: { perSecond: number; source: 'config' | 'capacity'; baseCapacity?: number };
   pairs: Pair[];
+  /**
+   * One answer of a status the scenario does not expect, per side that answered some: asked again
+   * after the side's first start pair whose slices recorded one, so a report can quote what the
+   * route said. A scenario of one request only; absent when no such answer came back (and in
+   * results from before it was recorded).
+   */
+  unexpectedAnswer?: Partial<Record<Side, UnexpectedAnswer>>;
+}
+
+/** A status the scenario does not expect, and the start of the body that came with it (one line, at most 160 characters). */
+export interface UnexpectedAnswer {
+  status: number;
+  body: string;
 }
 
 export interface RunWarning {
@@ -754,8 +776,12 @@ export interface FailureTally {
   side: Side;
   requests: number;
   non2xx: number;
+  /** The unexpected statuses among them, summed over the slices that recorded them (empty for results from before they were). */
+  statuses: Record<string, number>;
   errors: number;
   timeouts: number;
+  /** An answer of an unexpected status this side gave, when one was sampled (ScenarioResults.unexpectedAnswer). */
+  answer?: UnexpectedAnswer;
 }
 
 /**

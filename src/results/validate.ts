@@ -38,13 +38,13 @@ const isoTime = z.string().max(40).regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/, 'must be 
 const stringMap = z.record(name, message);
 
 const rule = z.object({ limit: nonNegative, gated: z.boolean(), min: nonNegative.optional() });
-// latency_p999 came with fixed-rate scenarios: optional, like the rules added after it.
-const metricRules = Object.fromEntries(METRICS.filter((m) => m !== 'latency_p999').map((m) => [m, rule])) as Record<
-  Exclude<(typeof METRICS)[number], 'latency_p999'>,
+// latency_p999 came with fixed-rate scenarios: optional, like the rules added after it (errors).
+const metricRules = Object.fromEntries(METRICS.filter((m) => m !== 'latency_p999' && m !== 'errors').map((m) => [m, rule])) as Record<
+  Exclude<(typeof METRICS)[number], 'latency_p999' | 'errors'>,
   typeof rule
 >;
-const optionalRules = Object.fromEntries([...HEALTH_METRICS, ...STARTUP_METRICS, 'latency_p999', 'benchmarks'].map((m) => [m, rule.optional()])) as Record<
-  (typeof HEALTH_METRICS)[number] | (typeof STARTUP_METRICS)[number] | 'latency_p999' | 'benchmarks',
+const optionalRules = Object.fromEntries([...HEALTH_METRICS, ...STARTUP_METRICS, 'latency_p999', 'errors', 'benchmarks'].map((m) => [m, rule.optional()])) as Record<
+  (typeof HEALTH_METRICS)[number] | (typeof STARTUP_METRICS)[number] | 'latency_p999' | 'errors' | 'benchmarks',
   z.ZodOptional<typeof rule>
 >;
 
@@ -129,6 +129,9 @@ const processHealth = z.object({
   ioRequests: count.optional(),
 });
 
+/** What a side answered with an unexpected status: one line of body, cut at 160 characters by the engine. */
+const unexpectedAnswer = z.object({ status: z.number().int().min(100).max(999), body: z.string().max(NAME_MAX) });
+
 const slice = z.object({
   side,
   startedAt: isoTime,
@@ -137,6 +140,8 @@ const slice = z.object({
   rps: nonNegative,
   latencyUs: z.object({ p50: nonNegative, p90: nonNegative, p99: nonNegative, p999: nonNegative.optional(), max: nonNegative, mean: nonNegative }),
   non2xx: count,
+  // An HTTP status is three digits, so the record has at most 900 keys.
+  statuses: z.record(z.string().regex(/^[1-9]\d\d$/, 'must be an HTTP status'), count).optional(),
   errors: count,
   timeouts: count,
   offered: z
@@ -294,6 +299,9 @@ export const resultsSchema = z.object({
           head: slice,
         }),
       ),
+      unexpectedAnswer: z
+        .object({ base: unexpectedAnswer.optional(), head: unexpectedAnswer.optional() })
+        .optional(),
     }),
   ),
   starts: list(

@@ -178,18 +178,27 @@ export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDoc
   };
 }
 
-/** A gated regression if there is one, else any gated metric; the largest relative worsening (heap growth, in MB, only when nothing else is gated). */
+/** A gated errors regression if there is one, else a gated regression, else any gated metric; the largest worsening (heap growth, in MB, only when nothing else is gated). */
 function worstOf(metrics: VerdictEntry[]): VerdictEntry | null {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === 'regression');
   const relative = (list: VerdictEntry[]) => (list.some((m) => m.kind !== 'heap') ? list.filter((m) => m.kind !== 'heap') : list);
-  const pool = relative(regressions.length > 0 ? regressions : gated);
+  // A route that fails leads, as in the reports' headline: its error page is often faster.
+  const failingRoutes = regressions.filter((m) => m.metric === 'errors');
+  const pool = relative(failingRoutes.length > 0 ? failingRoutes : regressions.length > 0 ? regressions : gated);
   return pool.reduce<VerdictEntry | null>((worst, m) => (worst === null || m.worsening > worst.worsening ? m : worst), null);
 }
 
-/** One line for logs and action outputs: "GET /work throughput −5.1% (regression)". */
+/** One line for logs and action outputs: "GET /work throughput −5.1% (regression)", "GET /work errors +33.3 pt (regression)". */
 export function describeEntry(entry: VerdictEntry, formatChange: (fraction: number) => string): string {
   const what = [entry.scenario ?? entry.benchmark, entry.metric].filter(Boolean).join(' ');
-  const size = entry.kind === 'heap' ? `${entry.estimate >= 0 ? '+' : ''}${entry.estimate.toFixed(2)} MB/10k requests` : formatChange(entry.estimate);
+  const sign = entry.estimate >= 0 ? '+' : '';
+  const size =
+    entry.kind === 'heap'
+      ? `${sign}${entry.estimate.toFixed(2)} MB/10k requests`
+      : // errors: a difference of shares, in percentage points
+        entry.metric === 'errors'
+        ? `${sign}${(100 * entry.estimate).toFixed(1)} pt`
+        : formatChange(entry.estimate);
   return `${what} ${size} (${entry.verdict})`;
 }

@@ -140,7 +140,11 @@ describe('report mode: the sticky comment', () => {
     assert.equal(body.split(MARKER).length, 2, 'the marker appears once: a name cannot forge it');
     assert.ok(!/<(img|script)/i.test(body), 'no HTML from names');
     assert.ok(!/@(?!\u200D)/.test(body), 'every @ is followed by a zero-width joiner: no mention pings');
-    assert.ok(!body.includes('`'), 'no backtick: no code span');
+    // The chart's fences are perfgate's own; a name's backtick is a Mermaid entity inside them.
+    const fences = body.match(/^```mermaid\n[\s\S]*?^```$/gm) ?? [];
+    assert.ok(fences.length > 0, 'the chart of the regression is there');
+    assert.ok(fences.every((fence) => !fence.slice('```mermaid\n'.length, -3).includes('`')), 'no backtick inside a chart: the fence cannot be closed from a name');
+    assert.ok(!fences.reduce((rest, fence) => rest.replace(fence, ''), body).includes('`'), 'no backtick outside the charts: no code span');
     assert.ok(!/(?<!\\)\]\(https:\/\/evil/.test(body), 'no markdown link or image from names: its brackets are escaped');
     assert.ok(body.includes(`!\\[x\\](https:${ZWJ}//evil.example)`), 'the name shows as text (the URL no autolink)');
     assert.ok(body.includes(`@${ZWJ}org/team`), 'the name is still readable');
@@ -175,7 +179,7 @@ describe('report mode: the sticky comment', () => {
     assert.ok(comment.body.length <= 65_536, `${comment.body.length} characters`);
     assert.ok(comment.body.length > 50_000, 'the budget is used, not wasted');
     assert.ok(!comment.body.includes('<details>'), 'the details went first');
-    assert.ok(/⚠️ \*\*[\d,]+ of 2,000 rows shown\*\*/.test(comment.body), 'a note says how many rows are shown');
+    assert.ok(/⚠️ \*\*[\d,]+ of 2,400 rows shown\*\*/.test(comment.body), 'a note says how many rows are shown');
     const resultsUrl = `https://github.com/acme/shop/actions/runs/7601/artifacts/${staged.artifact.id}`;
     assert.ok(comment.body.includes(`full report is in [results.json and full report (zip)](${resultsUrl})`));
     // With 800 gated metrics Holm leaves the regression ungated, but its rows are the notable ones.

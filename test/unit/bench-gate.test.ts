@@ -53,9 +53,10 @@ describe('micro-benchmark verdicts', () => {
       ['a', 'b', 'c'].map((name) => ({ name, ops: ops(1000, 0.5)(side, round) })),
     );
     const withHttp = compareResults(benchResults(three, {}, true));
-    assert.equal(withHttp.comparisons.filter((c) => c.gated).length, 2, 'throughput and latency p99');
+    assert.equal(withHttp.comparisons.filter((c) => c.gated).length, 3, 'throughput, latency p99 and errors');
     for (const c of withHttp.benchmarks!.comparisons) {
       assert.equal(c.p, 1 / 1024);
+      // errors, with no failed request on either side, cannot be rejected and is not in the family
       assert.ok(Math.abs(c.pAdjusted - 5 / 1024) < 1e-12, 'adjusted over 2 HTTP + 3 benchmark comparisons');
       assert.equal(c.verdict, 'regression');
     }

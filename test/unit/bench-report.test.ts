@@ -55,9 +55,9 @@ test('with HTTP scenarios too: both tables, one headline', () => {
   assert.match(markdown, /\*\*Micro-benchmarks\*\* · each number/);
   assert.match(markdown, /20 pairs × 1 s · 10 rounds of micro-benchmarks · seed 1/);
   assert.match(markdown.split('\n')[0]!, /^## perfgate: ✅ passing/);
-  assert.match(markdown.split('\n')[2]!, / 6 unchanged$/, '5 HTTP metrics and 1 benchmark');
+  assert.match(markdown.split('\n')[2]!, / 7 unchanged$/, '6 HTTP metrics and 1 benchmark');
   // nothing changed: folded to one line like the comment, both tables with --full
-  assert.match(renderTerminal(results, analysis), /\n\nNothing changed beyond its limit: all 3 gated metrics are unchanged \(GET \/hello: throughput .+\)\.\nEvery metric: --full\n$/);
+  assert.match(renderTerminal(results, analysis), /\n\nNothing changed beyond its limit: all 4 gated metrics are unchanged \(GET \/hello: throughput .+\)\.\nEvery metric: --full\n$/);
   const text = renderTerminal(results, analysis, { full: true });
   assert.ok(text.indexOf('scenario') >= 0 && text.indexOf('scenario') < text.indexOf('micro-benchmarks —'), 'HTTP table first');
 });

@@ -113,8 +113,8 @@ test('perfgate report folds a run where nothing changed to its headline and one 
   assert.equal(folded.code, 0, folded.stderr);
   const lines = folded.stdout.trim().split('\n');
   assert.match(lines[0]!, /^perfgate: ✓ passing/);
-  assert.equal(lines[1], '0 regressions · 0 improvements · 5 unchanged');
-  assert.match(folded.stdout, /\nNothing changed beyond its limit: all 2 gated metrics are unchanged \(GET \/hello: throughput 0\.0% \(0\.0 … 0\.0\), latency p99 0\.0% \(0\.0 … 0\.0\)\)\.\n/);
+  assert.equal(lines[1], '0 regressions · 0 improvements · 6 unchanged');
+  assert.match(folded.stdout, /\nNothing changed beyond its limit: all 3 gated metrics are unchanged \(GET \/hello: throughput 0\.0% \(0\.0 … 0\.0\), latency p99 0\.0% \(0\.0 … 0\.0\)\)\.\n/);
   assert.ok(folded.stdout.includes(`\nEvery metric: perfgate report '${path}' --full\n`), folded.stdout);
   assert.doesNotMatch(folded.stdout, /change \(95% CI\)/, 'no table');
   const full = await runCli(['report', path, '--full'], dir);

@@ -69,7 +69,7 @@ describe('renderComment', () => {
 
     const cut = renderReport(results, analysis, { maxChars: 5_000, fullReport });
     assert.ok(cut.length <= 5_000, `${cut.length}`);
-    const shown = /⚠️ \*\*(\d+) of 200 rows shown\*\*/.exec(cut);
+    const shown = /⚠️ \*\*(\d+) of 240 rows shown\*\*/.exec(cut);
     assert.ok(shown, 'the note says how many rows are shown');
     assert.equal(cut.split('\n').filter((l) => /^\| .*\| (unchanged|.*regression|.*improvement|.*inconclusive) \|$/.test(l)).length, Number(shown[1]));
     assert.ok(cut.includes('| GET /s/25 |'), 'the regressed scenario is kept first');
@@ -92,7 +92,7 @@ describe('renderComment', () => {
     assert.ok(!noChart.includes('```mermaid'), 'the chart goes next');
     assert.match(noChart, /_The chart, method, noise and warnings are left out .*: the full report is in \[results\]/);
     assert.ok(!noChart.includes('rows shown'), 'every verdict row is still there');
-    assert.equal(noChart.split('\n').filter((l) => /^\| .*\| (unchanged|.*regression|.*improvement|.*inconclusive) \|$/.test(l)).length, 200);
+    assert.equal(noChart.split('\n').filter((l) => /^\| .*\| (unchanged|.*regression|.*improvement|.*inconclusive) \|$/.test(l)).length, 240, 'five metrics and errors for each of the 40 scenarios');
   });
 
   test('a crafted results.json with an enormous name still yields a body under the limit', () => {

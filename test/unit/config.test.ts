@@ -72,6 +72,7 @@ describe('resolveConfig: defaults', () => {
         latency_p99: { limit: 0.15, gated: true },
         latency_p999: { limit: 0.25, gated: false },
         cpu_per_request: { limit: 0.1, gated: false },
+        errors: { limit: 0.01, gated: true },
         event_loop_delay_p99: { limit: 0.5, gated: true, min: 10_000 },
         event_loop_delay_max: { limit: 0.5, gated: false, min: 10_000 },
         event_loop_utilization: { limit: 0.1, gated: false },

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
-import { compareResults, decideVerdict } from '../../src/gate/compare.js';
+import { describe, test } from 'node:test';
+import { compareResults, decideVerdict, describeFailing } from '../../src/gate/compare.js';
+import { escapeMarkdown } from '../../src/report/format.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { describeAnswer } from '../../src/report/verdicts.js';
+import type { Analysis, Results, Side } from '../../src/results/types.js';
 import { spreadWithinStarts, summarizeStarts } from '../../src/gate/starts.js';
 import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
@@ -188,8 +192,15 @@ test('Holm: gated p-values are adjusted across the run, informational ones are n
   const analysis = compareResults(resultsFromPairs(noisyPairs(12, 0.9)));
   const gated = analysis.comparisons.filter((c) => c.gated);
   const info = analysis.comparisons.filter((c) => !c.gated);
-  assert.equal(gated.length, 2);
+  assert.deepEqual(gated.map((c) => c.metric).sort(), ['errors', 'latency_p99', 'throughput']);
   assert.ok(gated.some((c) => c.pAdjusted > c.p), 'at least one gated p is raised');
+  // No request failed on either side: errors can never be rejected, so it stays out of the family
+  // and the two speed metrics are adjusted as two, not three.
+  const errors = gated.find((c) => c.metric === 'errors')!;
+  assert.equal(errors.p, 1);
+  assert.equal(errors.verdict, 'unchanged');
+  const [throughput, p99] = ['throughput', 'latency_p99'].map((m) => gated.find((c) => c.metric === m)!);
+  assert.ok(Math.abs(Math.min(throughput!.pAdjusted, p99!.pAdjusted) - 2 * Math.min(throughput!.p, p99!.p)) < 1e-12);
   for (const c of info) assert.equal(c.pAdjusted, c.p);
 });
 
@@ -247,4 +258,110 @@ test('the analysis carries what the reports show: noise bands, failed requests, 
   assert.equal(analysis.earlyStop, null);
   assert.equal(analysis.warnings.filter((w) => w.code === 'not-production').length, 1, 'a repeated warning is shown once');
   assert.deepEqual(analysis.warnings[0], recorded, 'the warnings recorded while running come first');
+});
+
+/** Sets every pair's `side` slice to answer `share` of its responses with `status` (unexpected). */
+function failing(results: Results, side: Side, share: (pair: number) => number, status = 500): Results {
+  results.scenarios[0]!.pairs.forEach((pair, i) => {
+    const slice = pair[side];
+    slice.non2xx = Math.round(share(i) * slice.requests);
+    if (slice.non2xx > 0) slice.statuses = { [String(status)]: slice.non2xx };
+  });
+  return results;
+}
+
+const errorsOf = (analysis: Analysis) => analysis.comparisons.find((c) => c.metric === 'errors')!;
+
+describe('errors: a head that answers errors where base answered as expected', () => {
+  test('head answering 500 to 30% of requests fails, although it is faster, and the headline leads with it', () => {
+    // 12 start pairs, head 10% faster: throughput improves, yet the run fails on errors.
+    const results = failing(resultsFromPairs(noisyPairs(12, 1.1, 7)), 'head', () => 0.3);
+    const analysis = compareResults(results);
+    const errors = errorsOf(analysis);
+    assert.equal(errors.verdict, 'regression');
+    assert.ok(Math.abs(errors.change - 0.3) < 0.005, `change ${errors.change}`);
+    assert.equal(errors.limit, 0.01);
+    assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'improvement');
+    assert.equal(analysis.decision, 'fail');
+    assert.deepEqual(analysis.failing.map((c) => c.metric), ['errors']);
+    assert.equal(describeAnswer(analysis, (t) => t, () => null), 'failing: GET /hello answered 30% errors (base 0%, limit 1 pt): mostly 500');
+    assert.match(describeFailing(analysis)[0]!, /^errors of GET \/hello: head 30% of requests not answered as expected, base 0% \(limit 1 point\)$/);
+  });
+
+  test("the headline quotes what head answered, escaped like any text from the pull request", () => {
+    const results = failing(resultsFromPairs(noisyPairs(12, 1, 9)), 'head', () => 0.5, 503);
+    results.scenarios[0]!.unexpectedAnswer = { head: { status: 503, body: '<b>down</b> @maintainers' } };
+    const analysis = compareResults(results);
+    const markdown = renderMarkdown(results, analysis);
+    assert.equal(
+      markdown.split('\n')[0],
+      `## perfgate: ❌ failing: GET /hello answered 50% errors (base 0%, limit 1 pt): mostly 503 "${escapeMarkdown('<b>down</b> @maintainers')}"`,
+    );
+    assert.doesNotMatch(markdown.split('\n')[0]!, /<b>|@maintainers/);
+  });
+
+  test('with 3 start pairs, too few for the test to reach its level, a head failing in every slice still fails', () => {
+    const results = failing(resultsFromPairs(noisyPairs(6, 1.1, 2), {}, 2), 'head', () => 0.3);
+    const analysis = compareResults(results);
+    const errors = errorsOf(analysis);
+    assert.equal(errors.n, 3);
+    assert.ok(errors.pAdjusted >= 0.01, 'the test alone cannot reject with 3 start pairs');
+    assert.equal(errors.verdict, 'regression');
+    assert.equal(analysis.decision, 'fail');
+  });
+
+  test('with too few starts for the test, a head failing in all its starts but one is inconclusive, not a failure', () => {
+    // start pair 0: both slices clean on head; the other two fail in one slice of two
+    const results = failing(resultsFromPairs(noisyPairs(6, 1, 2), {}, 2), 'head', (i) => (i < 2 || i % 2 ? 0 : 0.3));
+    const analysis = compareResults(results);
+    assert.equal(errorsOf(analysis).verdict, 'inconclusive');
+    assert.equal(analysis.decision, 'pass');
+    assert.match(describeAnswer(analysis, (t) => t, () => null), /^passing, but inconclusive: GET \/hello errors/);
+    // the same, with every start failing in one slice of two: a start pair's own share is beyond the limit in each
+    const every = compareResults(failing(resultsFromPairs(noisyPairs(6, 1, 2), {}, 2), 'head', (i) => (i % 2 ? 0 : 0.3)));
+    assert.equal(errorsOf(every).verdict, 'regression');
+  });
+
+  test('both sides failing the same small share is no regression', () => {
+    // 0.5% on both sides, the count moving a little from slice to slice
+    const random = createRandom(11);
+    const share = () => 0.005 * (0.8 + 0.4 * random());
+    const results = failing(failing(resultsFromPairs(noisyPairs(24, 1, 4), {}, 2), 'base', share), 'head', share);
+    const analysis = compareResults(results);
+    const errors = errorsOf(analysis);
+    assert.notEqual(errors.verdict, 'regression');
+    assert.equal(errors.verdict, 'unchanged', `interval ${errors.eqLow} … ${errors.eqHigh}`);
+    assert.equal(analysis.decision, 'pass');
+  });
+
+  test('head fixing a route base failed on is an improvement', () => {
+    const results = failing(resultsFromPairs(noisyPairs(12, 1, 5)), 'base', () => 1, 503);
+    const analysis = compareResults(results);
+    assert.equal(errorsOf(analysis).verdict, 'improvement');
+    assert.equal(analysis.decision, 'pass');
+  });
+
+  test('connection errors and timeouts count as errors, each request once', () => {
+    const results = resultsFromPairs(noisyPairs(12, 1, 6));
+    for (const pair of results.scenarios[0]!.pairs) {
+      // a timeout is one of the errors (the load counts it in both)
+      pair.head.errors = Math.round(pair.head.requests / 4);
+      pair.head.timeouts = pair.head.errors;
+    }
+    const analysis = compareResults(results);
+    assert.equal(errorsOf(analysis).verdict, 'regression');
+    assert.ok(Math.abs(errorsOf(analysis).change - 0.2) < 0.005, `change ${errorsOf(analysis).change}`);
+    assert.match(describeAnswer(analysis, (t) => t, () => null), /^failing: GET \/hello answered 20% errors \(base 0%, limit 1 pt\): mostly no answer/);
+  });
+
+  test('gate.errors sets the limit in points, or makes it information only', () => {
+    const make = (gate: Record<string, unknown>) => compareResults(failing(resultsFromPairs(noisyPairs(12, 1, 8), { gate }), 'head', () => 0.03));
+    assert.equal(errorsOf(make({})).verdict, 'regression');
+    const loose = make({ errors: '5%' });
+    assert.equal(errorsOf(loose).limit, 0.05);
+    assert.notEqual(errorsOf(loose).verdict, 'regression');
+    const off = make({ errors: 'off' });
+    assert.equal(errorsOf(off).verdict, 'regression');
+    assert.equal(off.decision, 'pass');
+  });
 });

@@ -98,7 +98,7 @@ test('no chart when nothing gated was compared', () => {
   empty.scenarios[0]!.pairs = [];
   assert.equal(renderChart(empty, compareResults(empty)), null);
   // nothing gated: the project made every metric information only
-  const ungated = resultsFromPairs(regressedPairs(), { gate: { throughput: { limit: '2%', gated: false }, latency_p99: { limit: '15%', gated: false } } });
+  const ungated = resultsFromPairs(regressedPairs(), { gate: { throughput: { limit: '2%', gated: false }, latency_p99: { limit: '15%', gated: false }, errors: { limit: '1%', gated: false } } });
   const analysis = compareResults(ungated);
   assert.ok(analysis.comparisons.length > 0 && analysis.comparisons.every((c) => !c.gated));
   assert.equal(renderChart(ungated, analysis), null);

@@ -64,12 +64,12 @@ test('the quiet pass folds to its headline and one line, an inconclusive informa
   const text = renderTerminal(results, analysis, { color: false });
   const lines = text.trimEnd().split('\n');
   assert.match(lines[0]!, /^perfgate: ✓ passing: largest gated change GET \/hello (throughput|latency p99) [+−]\d/);
-  assert.match(text, /Nothing changed beyond its limit: all 2 gated metrics are unchanged/);
+  assert.match(text, /Nothing changed beyond its limit: all 3 gated metrics are unchanged \(GET \/hello: throughput [^;]*, latency p99 [^;,]*\)/);
   assert.ok(lines.length <= 6, `folded: ${lines.length} lines\n${text}`);
   // no alarm about the design, the detectable change or the look on a pass that changed nothing
   assert.doesNotMatch(text, /smallest detectable|O'Brien|Lan–DeMets|interim/);
   const markdown = renderMarkdown(results, analysis);
-  assert.match(markdown, /\*\*Nothing changed beyond its limit:\*\* all 2 gated metrics are unchanged/);
+  assert.match(markdown, /\*\*Nothing changed beyond its limit:\*\* all 3 gated metrics are unchanged/);
   // the design is in the details, not above them
   const details = markdown.indexOf('<details><summary>Method');
   assert.ok(markdown.indexOf("O'Brien") > details, 'the design of the looks sits in the details');

@@ -4,7 +4,7 @@ import stringWidth from 'string-width';
 import type { MetricId as AnyMetricId, PerfgateConfig } from '../../src/config/types.js';
 
 /** The closed-loop metrics these reports show (p99.9 is recorded by fixed-rate scenarios only). */
-type MetricId = Exclude<AnyMetricId, 'latency_p999'>;
+type MetricId = Exclude<AnyMetricId, 'latency_p999' | 'errors'>;
 import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOptions } from '../../src/report/index.js';
 import type { Analysis, MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
 import { METRIC_DEFINITIONS } from '../../src/gate/metrics.js';

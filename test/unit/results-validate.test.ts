@@ -67,6 +67,12 @@ function completeResults(): Results {
     sequence: true,
     values: { file: 'data/users.csv' },
   });
+  // What a slice that answered unexpected statuses adds, and the answer sampled after it.
+  for (const pair of results.scenarios[0]!.pairs) {
+    pair.head.non2xx = 30;
+    pair.head.statuses = { '500': 20, '503': 10 };
+  }
+  results.scenarios[0]!.unexpectedAnswer = { head: { status: 500, body: '{"error":"connection pool exhausted"}' } };
   results.scenarios[0]!.rate = { perSecond: 500, source: 'capacity', baseCapacity: 830 };
   results.starts = [
     { start: 0, block: 0, side: 'base', readyMs: 312, rssBytes: 61_000_000 },

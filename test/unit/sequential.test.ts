@@ -211,7 +211,7 @@ test('three looks: a run that went on at the first look and stopped at the secon
 test('interim: identical sides with a quiet machine stop as clear', () => {
   const taken = look(atInterim(1, 3));
   assert.equal(taken.decision, 'stop-clear');
-  assert.match(taken.reason, /every gated metric is already clear \(2 of 2 unchanged or improved\)/);
+  assert.match(taken.reason, /every gated metric is already clear \(3 of 3 unchanged or improved\)/);
 });
 
 test('interim: a small drop is not stopped on, in either direction', () => {
@@ -242,4 +242,18 @@ test('interim: a gated event-loop-delay regression stops the run; health metrics
   const same = interim(HEALTHY);
   assert.notEqual(same.decision, 'stop-regression');
   if (same.decision === 'stop-clear') assert.match(same.reason, /\(3 of 3 unchanged or improved\)/);
+});
+
+test('interim: a head failing in every start pair while base answered every request stops the run, and says by which rule', () => {
+  // 3 start pairs of 10: too few for the test to reach the interim bound, so the errors rule decides
+  const results = resultsFromPairs(noisyPairs(30, 1.05, 3), { load: { pairs: 60, blocks: 2 } }, 10);
+  results.status = 'running';
+  for (const p of results.scenarios[0]!.pairs) {
+    p.block = 0;
+    p.head.non2xx = Math.round(p.head.requests / 3);
+  }
+  results.sequential = planSequential(results.config)!;
+  const taken = look(results);
+  assert.equal(taken.decision, 'stop-regression');
+  assert.match(taken.reason, /^GET \/hello errors \+33\.\d points is already a regression: base answered every request as expected, head failed beyond the limit in every start pair$/);
 });

@@ -111,3 +111,21 @@ test('verdicts as data: base and head medians, and the culprit of a regressed, p
   const quietDoc = buildVerdicts(quiet, compareResults(quiet));
   assert.ok(quietDoc.metrics.every((m) => m.culprit === null));
 });
+
+test('errors in verdicts.json: a difference of shares, the worst when head broke a route, and said in points', () => {
+  const results = resultsFromPairs(Array.from({ length: 12 }, (_, i) => [1000, 1100 + i] as [number, number]));
+  for (const pair of results.scenarios[0]!.pairs) {
+    pair.head.non2xx = Math.round(pair.head.requests / 4);
+    pair.head.statuses = { '500': pair.head.non2xx };
+  }
+  const verdicts = buildVerdicts(results, compareResults(results));
+  const errors = verdicts.metrics.find((m) => m.metric === 'errors')!;
+  assert.equal(errors.kind, 'http');
+  assert.equal(errors.verdict, 'regression');
+  assert.equal(errors.limit, 0.01);
+  assert.equal(errors.base, 0);
+  assert.ok(Math.abs(errors.head! - 0.25) < 0.001 && Math.abs(errors.estimate - 0.25) < 0.001, `${errors.head} ${errors.estimate}`);
+  assert.equal(verdicts.decision, 'fail');
+  assert.equal(verdicts.worst?.metric, 'errors', 'a failing route leads, although throughput improved');
+  assert.equal(describeEntry(errors, formatChange), 'GET /hello errors +25.0 pt (regression)');
+});
