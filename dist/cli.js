@@ -57714,7 +57714,7 @@ var require_picocolors = __commonJS({
 
 // src/cli/main.ts
 import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
-import { homedir, tmpdir as tmpdir4 } from "node:os";
+import { homedir, tmpdir as tmpdir5 } from "node:os";
 import { dirname as dirname7, join as join22, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
@@ -78973,12 +78973,49 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync3, readFileSync as readFileSync9, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync3, readFileSync as readFileSync10, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import { join as join8, relative as relative4 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
 var INTO_LIMIT = 5;
+var MICROTASK_RUNNERS = /* @__PURE__ */ new Set(["processTicksAndRejections", "runMicrotasks"]);
+function ownCallers(tree) {
+  const byFunction = /* @__PURE__ */ new Map();
+  const byPackage = /* @__PURE__ */ new Map();
+  const count = (callers, key, owner, samples) => {
+    const forKey = callers.get(key) ?? /* @__PURE__ */ new Map();
+    callers.set(key, forKey);
+    const entry = forKey.get(owner.key) ?? { node: owner, samples: 0 };
+    entry.samples += samples;
+    forKey.set(owner.key, entry);
+  };
+  const visit2 = (node2, owner, seen) => {
+    let below = seen;
+    if (node2.fn.category === "own") {
+      owner = node2;
+      below = /* @__PURE__ */ new Set();
+    } else if (owner !== null && node2.fn.category === "dependency") {
+      const pkg = node2.fn.package === null ? null : `package:${node2.fn.package}`;
+      const fresh = new Set(seen);
+      if (!seen.has(node2.key)) count(byFunction, node2.key, owner, node2.total);
+      if (pkg !== null && !seen.has(pkg)) count(byPackage, pkg, owner, node2.total);
+      fresh.add(node2.key);
+      if (pkg !== null) fresh.add(pkg);
+      below = fresh;
+    }
+    for (const child of node2.children) visit2(child, owner, below);
+  };
+  for (const child of tree.root.children) visit2(child, null, /* @__PURE__ */ new Set());
+  return { byFunction, byPackage };
+}
+function mainCaller(callers) {
+  let best = null;
+  for (const entry of callers?.values() ?? []) {
+    if (best === null || entry.samples > best.samples || entry.samples === best.samples && entry.node.key < best.node.key) best = entry;
+  }
+  return best?.node ?? null;
+}
 function compareHotness(a, b) {
   return b.self - a.self || b.total - a.total || a.name.localeCompare(b.name) || a.file.localeCompare(b.file) || a.line - b.line;
 }
@@ -78987,12 +79024,30 @@ function summarizeCallTree(tree) {
   const categories = Object.fromEntries(CATEGORIES.map((c) => [c, 0]));
   const onPath = /* @__PURE__ */ new Map();
   const into = /* @__PURE__ */ new Map();
-  const visit2 = (node2, owner) => {
+  const statsOf = (node2) => {
     let entry = stats.get(node2.key);
     if (!entry) {
       entry = { ...node2.fn, self: 0, total: 0, ...node2.fn.category === "own" && { attributed: 0 } };
       stats.set(node2.key, entry);
     }
+    return entry;
+  };
+  let callers = null;
+  const resumedBy = (node2) => {
+    callers ??= ownCallers(tree);
+    const caller = mainCaller(callers.byFunction.get(node2.key)) ?? (node2.fn.package === null ? null : mainCaller(callers.byPackage.get(`package:${node2.fn.package}`)));
+    return caller === null ? null : statsOf(caller);
+  };
+  const visitTop = (node2) => {
+    if (node2.fn.category === "dependency") return visit2(node2, resumedBy(node2));
+    if (MICROTASK_RUNNERS.has(node2.fn.name) && (node2.fn.category === "node" || node2.fn.category === "native")) {
+      visit2(node2, null, (child) => visitTop(child));
+      return;
+    }
+    visit2(node2, null);
+  };
+  const visit2 = (node2, owner, visitChild) => {
+    const entry = statsOf(node2);
     entry.self += node2.self;
     if (!onPath.get(node2.key)) entry.total += node2.total;
     categories[node2.fn.category] += node2.self;
@@ -79012,10 +79067,13 @@ function summarizeCallTree(tree) {
       }
     }
     onPath.set(node2.key, (onPath.get(node2.key) ?? 0) + 1);
-    for (const child of node2.children) visit2(child, charged);
+    for (const child of node2.children) {
+      if (visitChild && charged === null) visitChild(child);
+      else visit2(child, charged);
+    }
     onPath.set(node2.key, onPath.get(node2.key) - 1);
   };
-  for (const child of tree.root.children) visit2(child, null);
+  for (const child of tree.root.children) visitTop(child);
   for (const [fn, landed] of into) {
     fn.into = [...landed.values()].sort((a, b) => b.samples - a.samples || a.name.localeCompare(b.name)).slice(0, INTO_LIMIT);
   }
@@ -79579,6 +79637,16 @@ function share(f, samples) {
   if (f === null) return null;
   return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
 }
+var REGEXP_PREFIX = "RegExp: ";
+function pairChangedRegex(frames) {
+  const regexes = [...frames.entries()].filter(([, f]) => f.category === "native" && f.name.startsWith(REGEXP_PREFIX));
+  const gone = regexes.filter(([, f]) => f.head === 0);
+  const fresh = regexes.filter(([, f]) => f.base === 0);
+  if (gone.length !== 1 || fresh.length !== 1) return;
+  const [[goneKey, old]] = gone;
+  fresh[0][1].base = old.base;
+  frames.delete(goneKey);
+}
 function intoChanges(b, h, baseSamples, headSamples, scale) {
   const frames = /* @__PURE__ */ new Map();
   const add = (list2, samples, side) => {
@@ -79591,6 +79659,7 @@ function intoChanges(b, h, baseSamples, headSamples, scale) {
   };
   add(b?.into, baseSamples, "base");
   add(h?.into, headSamples, "head");
+  pairChangedRegex(frames);
   return [...frames.values()].map((f) => ({ ...f, change: f.head - f.base, added: addedTime(f.base, f.head, scale) })).sort((x, y) => (y.added ?? y.change) - (x.added ?? x.change) || y.head - x.head);
 }
 function addedTime(base, head, scale) {
@@ -79860,6 +79929,11 @@ function pathInPackage(fn) {
   const at2 = fn.file.lastIndexOf(marker);
   return at2 < 0 ? fn.file : fn.file.slice(at2 + marker.length);
 }
+function packageFunctionGrowth(c) {
+  const self2 = c.added ?? 0;
+  const total = addedTime(c.base?.total ?? null, c.head?.total ?? null, c.scale);
+  return total === null ? self2 : Math.min(self2, total);
+}
 var PACKAGE_MIN_SHARE = 0.25;
 function packageCulprit(rows, changes, minUs, diff) {
   const scale = changes.find((c) => c.scale !== null)?.scale;
@@ -79870,14 +79944,14 @@ function packageCulprit(rows, changes, minUs, diff) {
   const outside = (c) => (c.added ?? 0) - c.into.filter((i) => i.package !== null && upgraded.has(i.package)).reduce((sum, i) => sum + Math.max(0, i.added ?? 0), 0);
   const rivals = changes.filter((c) => c.category === "own" && changedByPr(c, diff) !== false);
   if (best.added <= Math.max(0, ...rivals.map(outside))) return null;
-  const fn = changes.filter((c) => c.category === "dependency" && c.package === best.name && (c.added ?? 0) > 0).sort((a, b) => b.added - a.added)[0];
+  const grown = changes.filter((c) => c.category === "dependency" && c.package === best.name).map((c) => ({ ...c, added: packageFunctionGrowth(c) })).filter((c) => c.added > 0).sort((a, b) => b.added - a.added);
+  const fn = grown[0];
   if (!fn) return null;
   return { row: best, fn, text: `${best.name} ${describeVersions(best.change)} (changed by this PR): ${displayName(fn)} in ${pathInPackage(fn)}` };
 }
 
 // src/profile/culprit.ts
 var CULPRIT_MIN_CHANGE = 0.01;
-var REGEXP_PREFIX = "RegExp: ";
 var PATTERN_CHARS = 32;
 function displayName(fn) {
   if (!isAnonymous(fn) || fn.enclosing === void 0) return fn.name;
@@ -81472,9 +81546,10 @@ function packageResolver(root) {
 }
 
 // src/engine/service.ts
-import { existsSync as existsSync3, readFileSync as readFileSync7, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync as mkdtempSync2, readFileSync as readFileSync8, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
+import { tmpdir as tmpdir2 } from "node:os";
 import { dirname as dirname3, join as join6 } from "node:path";
 import { fileURLToPath as fileURLToPath2 } from "node:url";
 
@@ -81641,23 +81716,79 @@ function sliceHealth(reports, requestsSinceStart) {
 }
 
 // src/engine/proc-memory.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+
+// src/engine/proc-cpu.ts
+import { execFileSync } from "node:child_process";
 import { readdirSync as readdirSync2, readFileSync as readFileSync6 } from "node:fs";
-function groupRssBytes(pgid) {
+var ticksPerSecond = null;
+function clockTicks() {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+function statFields(text2) {
+  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
+}
+function readAllStats() {
   let entries;
   try {
     entries = readdirSync2("/proc");
   } catch {
     return null;
   }
-  let kb = 0;
+  const all = /* @__PURE__ */ new Map();
   for (const name of entries) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let stat2;
+    try {
+      all.set(Number(name), statFields(readFileSync6(`/proc/${name}/stat`, "latin1")));
+    } catch {
+    }
+  }
+  return all;
+}
+function processesOf(all, pgid) {
+  const found = /* @__PURE__ */ new Map();
+  for (const [pid, f] of all) if (Number(f[2]) === pgid) found.set(pid, f);
+  for (let grew = found.size > 0; grew; ) {
+    grew = false;
+    for (const [pid, f] of all) {
+      if (!found.has(pid) && found.has(Number(f[1]))) {
+        found.set(pid, f);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+function serviceProcesses(pgid) {
+  const all = readAllStats();
+  return all === null ? null : processesOf(all, pgid);
+}
+function groupsCpuSeconds(pgids) {
+  const all = readAllStats();
+  if (all === null) return pgids.map(() => Number.NaN);
+  return pgids.map((pgid) => {
+    let ticks = 0;
+    for (const f of processesOf(all, pgid).values()) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    return ticks / clockTicks();
+  });
+}
+
+// src/engine/proc-memory.ts
+function groupRssBytes(pgid) {
+  const processes = serviceProcesses(pgid);
+  if (processes === null) return null;
+  let kb = 0;
+  for (const pid of processes.keys()) {
     let status;
     try {
-      stat2 = readFileSync6(`/proc/${name}/stat`, "latin1");
-      if (Number(stat2.slice(stat2.lastIndexOf(")") + 2).split(" ")[2]) !== pgid) continue;
-      status = readFileSync6(`/proc/${name}/status`, "latin1");
+      status = readFileSync7(`/proc/${pid}/status`, "latin1");
     } catch {
       continue;
     }
@@ -81695,14 +81826,28 @@ function freePort() {
     });
   });
 }
+var MAX_PM2_HOME = 90;
+function privatePm2Home() {
+  try {
+    let dir = mkdtempSync2(join6(tmpdir2(), "perfgate-pm2-"));
+    if (dir.length > MAX_PM2_HOME) {
+      rmSync3(dir, { recursive: true, force: true });
+      dir = mkdtempSync2("/tmp/perfgate-pm2-");
+    }
+    return dir;
+  } catch {
+    return null;
+  }
+}
 var SETUP_TIMEOUT_MS = 10 * 6e4;
 var Service = class _Service {
-  constructor(side, port, child, options, health) {
+  constructor(side, port, child, options, health, pm2Home) {
     this.side = side;
     this.port = port;
     this.child = child;
     this.options = options;
     this.health = health;
+    this.pm2Home = pm2Home;
     child.once("exit", (code, signal) => {
       this.exit = { code, signal };
     });
@@ -81712,6 +81857,7 @@ var Service = class _Service {
   child;
   options;
   health;
+  pm2Home;
   exit = null;
   stopping = false;
   /** Base URL to send load to, known once ready. */
@@ -81730,9 +81876,11 @@ var Service = class _Service {
     const port = await servicePort();
     writeFileSync2(options.statusFile, "");
     const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
+    const pm2Home = options.config.env.PM2_HOME === void 0 ? privatePm2Home() : null;
     const env = {
       NODE_ENV: "production",
       ...options.env,
+      ...pm2Home && { PM2_HOME: pm2Home },
       ...options.config.env,
       ...sideEnv,
       PORT: String(port),
@@ -81757,10 +81905,11 @@ var Service = class _Service {
       child = options.cpus ? startProcess("taskset", ["-c", options.cpus, "/bin/sh", "-c", command2], shell) : startShell(command2, shell);
     } catch (e) {
       health?.close();
+      if (pm2Home) rmSync3(pm2Home, { recursive: true, force: true });
       portsInUse.delete(port);
       throw e;
     }
-    return new _Service(options.side, port, child, options, health);
+    return new _Service(options.side, port, child, options, health, pm2Home);
   }
   get pgid() {
     return this.child.pid;
@@ -81827,7 +81976,7 @@ var Service = class _Service {
   listening() {
     let text2 = "";
     try {
-      text2 = readFileSync7(this.options.statusFile, "utf8");
+      text2 = readFileSync8(this.options.statusFile, "utf8");
     } catch {
       return null;
     }
@@ -81856,6 +82005,7 @@ var Service = class _Service {
     await stopGroup(this.pgid, graceMs);
     this.options.tracker.delete(this.pgid);
     this.health?.close();
+    if (this.pm2Home) rmSync3(this.pm2Home, { recursive: true, force: true });
     portsInUse.delete(this.port);
   }
 };
@@ -81900,7 +82050,7 @@ function httpStatus(url2, timeoutMs) {
 }
 
 // src/engine/zerox.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync2, readFileSync as readFileSync8 } from "node:fs";
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname as dirname4, join as join7 } from "node:path";
 var requireHere = createRequire(import.meta.url);
@@ -81909,7 +82059,7 @@ var FlamegraphError = class extends PerfgateError {
 function installedVersion() {
   try {
     const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync8(manifest, "utf8"));
+    const { version: version2 } = JSON.parse(readFileSync9(manifest, "utf8"));
     return { version: version2, cmd: join7(dirname4(manifest), "cmd.js") };
   } catch {
     return null;
@@ -81926,7 +82076,7 @@ function zeroXCacheKey(version2, platform2 = process.platform, arch = process.ar
 }
 function holdsVersion(prefix, version2) {
   try {
-    const manifest = JSON.parse(readFileSync8(join7(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    const manifest = JSON.parse(readFileSync9(join7(prefix, "node_modules", "0x", "package.json"), "utf8"));
     return manifest.version === version2 && existsSync4(join7(prefix, "node_modules", "0x", "cmd.js"));
   } catch {
     return false;
@@ -82025,7 +82175,7 @@ function readFunctionRanges(dir, names, profiles) {
   for (const name of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync9(join8(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync10(join8(dir, name), "utf8"));
     } catch {
       continue;
     }
@@ -82041,7 +82191,7 @@ function readFunctionRanges(dir, names, profiles) {
     const path = scriptPath(url2);
     if (path === null) continue;
     try {
-      ranges.set(url2, rangesFromOffsets(readFileSync9(path, "utf8"), [...functions.values()]));
+      ranges.set(url2, rangesFromOffsets(readFileSync10(path, "utf8"), [...functions.values()]));
     } catch {
     }
   }
@@ -82069,7 +82219,7 @@ function scriptSources(nodeVersion) {
       else {
         const path = scriptPath(url2);
         try {
-          text2 = path === null ? null : readFileSync9(path, "utf8");
+          text2 = path === null ? null : readFileSync10(path, "utf8");
         } catch {
           text2 = null;
         }
@@ -82146,7 +82296,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const profiles = [];
   for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync9(join8(dir, name), "utf8"), join8(dir, name)));
+      profiles.push(parseCpuProfile(readFileSync10(join8(dir, name), "utf8"), join8(dir, name)));
       files.push(name);
     } catch (e) {
       ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
@@ -82461,9 +82611,9 @@ async function fingerprint(env, cwd) {
 }
 
 // src/engine/probe.ts
-import { mkdtempSync as mkdtempSync2, rmSync as rmSync3 } from "node:fs";
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
 import { request as request2 } from "node:http";
-import { tmpdir as tmpdir2 } from "node:os";
+import { tmpdir as tmpdir3 } from "node:os";
 import { join as join10 } from "node:path";
 var BODY_SAMPLE_CHARS = 160;
 function askRoute(baseUrl, scenario, timeoutMs = 5e3) {
@@ -82513,7 +82663,7 @@ var StartOnceError = class extends Error {
   logTail;
 };
 async function startOnce(request3, visit2) {
-  const scratch = mkdtempSync2(join10(tmpdir2(), "perfgate-probe-"));
+  const scratch = mkdtempSync3(join10(tmpdir3(), "perfgate-probe-"));
   const tracker = new ProcessTracker();
   let service = null;
   try {
@@ -82540,7 +82690,7 @@ async function startOnce(request3, visit2) {
   } finally {
     await service?.stop(2e3);
     await tracker.killAll(1e3);
-    rmSync3(scratch, { recursive: true, force: true });
+    rmSync4(scratch, { recursive: true, force: true });
   }
 }
 function oneLine(body) {
@@ -82566,12 +82716,12 @@ async function checkScenarios(baseUrl, scenarios) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync11, statSync as statSync4 } from "node:fs";
+import { readFileSync as readFileSync12, statSync as statSync4 } from "node:fs";
 import { join as join12 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync10 } from "node:fs";
+import { readFileSync as readFileSync11 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -82635,7 +82785,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync10(file2, "utf8");
+    content = readFileSync11(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -83508,7 +83658,7 @@ function findBenchmarkSuites(dir) {
     const absolute = join12(dir, path);
     try {
       if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync11(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync12(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -83664,10 +83814,10 @@ function firstLine(text2) {
 }
 
 // src/engine/placement.ts
-import { execFileSync } from "node:child_process";
+import { execFileSync as execFileSync2 } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
-    const out = execFileSync(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
+    const out = execFileSync2(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
     const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
     return parseCpuList(list2);
   } catch {
@@ -83690,7 +83840,7 @@ function choosePlacement(mode, cpus2) {
 }
 function pinProcess(cpus2, pid = process.pid) {
   try {
-    execFileSync(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
+    execFileSync2(programPath("taskset"), ["-a", "-p", "-c", cpus2, String(pid)], { env: ownEnv(), stdio: "ignore" });
     return true;
   } catch {
     return false;
@@ -83698,7 +83848,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync12, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync13, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
   writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
@@ -83709,7 +83859,7 @@ var ResultsFileError = class extends Error {
 };
 function readText2(path, maxBytes) {
   try {
-    if (maxBytes === void 0) return readFileSync12(path, "utf8");
+    if (maxBytes === void 0) return readFileSync13(path, "utf8");
     const fd = openSync3(path, "r");
     try {
       const size = fstatSync(fd).size;
@@ -83778,12 +83928,12 @@ var RunSession = class {
 };
 
 // src/engine/changes.ts
-import { readFileSync as readFileSync13 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 import { join as join14 } from "node:path";
 var MAX_FILES = 1e4;
 var MAX_HUNKS = 1e3;
 function lineCount(path) {
-  const text2 = readFileSync13(path, "utf8");
+  const text2 = readFileSync14(path, "utf8");
   if (text2 === "") return 0;
   let lines = 0;
   for (let i = 0; i < text2.length; i++) if (text2.charCodeAt(i) === 10) lines++;
@@ -83911,48 +84061,6 @@ function walk(dir) {
     }
   }
   return manifest;
-}
-
-// src/engine/proc-cpu.ts
-import { execFileSync as execFileSync2 } from "node:child_process";
-import { readdirSync as readdirSync6, readFileSync as readFileSync14 } from "node:fs";
-var ticksPerSecond = null;
-function clockTicks() {
-  if (ticksPerSecond === null) {
-    try {
-      ticksPerSecond = Number(execFileSync2(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
-function statFields(text2) {
-  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
-}
-function groupsCpuSeconds(pgids) {
-  const ticks = new Map(pgids.map((pgid) => [pgid, 0]));
-  let entries;
-  try {
-    entries = readdirSync6("/proc");
-  } catch {
-    return pgids.map(() => Number.NaN);
-  }
-  for (const name of entries) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    let text2;
-    try {
-      text2 = readFileSync14(`/proc/${name}/stat`, "latin1");
-    } catch {
-      continue;
-    }
-    const f = statFields(text2);
-    const pgrp = Number(f[2]);
-    const sum = ticks.get(pgrp);
-    if (sum === void 0) continue;
-    ticks.set(pgrp, sum + Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]));
-  }
-  return pgids.map((pgid) => ticks.get(pgid) / clockTicks());
 }
 
 // src/engine/run.ts
@@ -88079,8 +88187,8 @@ function detectProject(root, dir) {
 }
 
 // src/init/probe.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
-import { tmpdir as tmpdir3 } from "node:os";
+import { mkdtempSync as mkdtempSync4, rmSync as rmSync5 } from "node:fs";
+import { tmpdir as tmpdir4 } from "node:os";
 import { join as join19 } from "node:path";
 
 // src/init/routes.ts
@@ -88145,7 +88253,7 @@ var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var MAX_ASKED_ROUTES = 20;
 var ROUTES_FILE_WAIT_MS = 500;
 async function probeService(request3) {
-  const scratch = mkdtempSync3(join19(tmpdir3(), "perfgate-init-"));
+  const scratch = mkdtempSync4(join19(tmpdir4(), "perfgate-init-"));
   const routesFile = join19(scratch, "routes.json");
   try {
     return await startOnce(
@@ -88178,7 +88286,7 @@ async function probeService(request3) {
       }
     );
   } finally {
-    rmSync4(scratch, { recursive: true, force: true });
+    rmSync5(scratch, { recursive: true, force: true });
   }
 }
 
@@ -88917,7 +89025,7 @@ async function planRoutes(checked, values, env) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join22(tmpdir4(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join22(tmpdir5(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({

@@ -7,7 +7,7 @@
  */
 import type { ChangeSet, DependencyChanges, FunctionId, ScenarioProfile } from '../results/types.js';
 import { changedByPr } from './changes.js';
-import { addedTime, diffProfiles, type FunctionChange, type IntoChange, isAnonymous } from './diff.js';
+import { addedTime, diffProfiles, type FunctionChange, type IntoChange, isAnonymous, REGEXP_PREFIX } from './diff.js';
 import { describeLocation } from './frames.js';
 import { type PackageCulprit, type PackageRow, packageCulprit, packageRows } from './packages.js';
 
@@ -24,7 +24,6 @@ export interface RunChanges {
 export const CULPRIT_MIN_CHANGE = 0.01;
 
 /** V8 names the frames of compiled regular expressions "RegExp: <source>". */
-const REGEXP_PREFIX = 'RegExp: ';
 /** Longest pattern quoted in a culprit's text. */
 const PATTERN_CHARS = 32;
 

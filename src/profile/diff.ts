@@ -152,6 +152,25 @@ function share(f: FunctionStats | null, samples: number): Share | null {
   return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
 }
 
+/** V8 names a regular expression's frame by its pattern: "RegExp: ^\\/users". */
+export const REGEXP_PREFIX = 'RegExp: ';
+
+/**
+ * A regex frame is named by its pattern, so a regex whose pattern changed (in the service or in
+ * an upgraded package) would read as all new time on head and all gone on base. When exactly one
+ * regex below the function is sampled on base only and exactly one on head only, they are the same
+ * work before and after: head's entry takes base's share, under head's pattern.
+ */
+function pairChangedRegex(frames: Map<string, IntoChange>): void {
+  const regexes = [...frames.entries()].filter(([, f]) => f.category === 'native' && f.name.startsWith(REGEXP_PREFIX));
+  const gone = regexes.filter(([, f]) => f.head === 0);
+  const fresh = regexes.filter(([, f]) => f.base === 0);
+  if (gone.length !== 1 || fresh.length !== 1) return;
+  const [[goneKey, old]] = gone as [[string, IntoChange]];
+  fresh[0]![1].base = old.base;
+  frames.delete(goneKey);
+}
+
 /** What the attributed time of a matched own function went into, per frame, the biggest growth first. */
 function intoChanges(b: FunctionStats | null, h: FunctionStats | null, baseSamples: number, headSamples: number, scale: SideScale | null): IntoChange[] {
   const frames = new Map<string, IntoChange>();
@@ -165,6 +184,7 @@ function intoChanges(b: FunctionStats | null, h: FunctionStats | null, baseSampl
   };
   add(b?.into, baseSamples, 'base');
   add(h?.into, headSamples, 'head');
+  pairChangedRegex(frames);
   return [...frames.values()]
     .map((f) => ({ ...f, change: f.head - f.base, added: addedTime(f.base, f.head, scale) }))
     .sort((x, y) => (y.added ?? y.change) - (x.added ?? x.change) || y.head - x.head);

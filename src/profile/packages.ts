@@ -12,7 +12,7 @@ import type { ChangeSet, DependencyChange, DependencyChanges, FunctionId, Packag
 import { changedByPr } from './changes.js';
 import type { CallNode, CallTree } from './call-tree.js';
 import { displayName } from './culprit.js';
-import { type FunctionChange, usPerSample } from './diff.js';
+import { addedTime, type FunctionChange, usPerSample } from './diff.js';
 
 export class LockfileError extends Error {}
 
@@ -169,10 +169,23 @@ export function pathInPackage(fn: Pick<FunctionId, 'file' | 'package'>): string 
   return at < 0 ? fn.file : fn.file.slice(at + marker.length);
 }
 
+/**
+ * The time per request a package's function added: its self time's growth, but never more than
+ * what it and the code it calls added together. Its self time alone can grow more than that when
+ * time moved into it from what it calls: V8 books a regex it runs to a frame of its own, a built-in
+ * such as JSON.stringify to its caller, so a serializer that swaps the one for the other gains the
+ * regex's old time as self time although the package's time grew by far less.
+ */
+export function packageFunctionGrowth(c: FunctionChange): number {
+  const self = c.added ?? 0;
+  const total = addedTime(c.base?.total ?? null, c.head?.total ?? null, c.scale);
+  return total === null ? self : Math.min(self, total);
+}
+
 export interface PackageCulprit {
   /** The changed package that took the most new time. */
   row: PackageRow & { change: DependencyChange };
-  /** Its function whose self time grew the most. */
+  /** Its function that added the most time (packageFunctionGrowth), with that growth as `added`. */
   fn: FunctionChange;
   /** "some-router 2.3.1 → 2.4.0 (changed by this PR): matchLayer in lib/layer.js". */
   text: string;
@@ -188,7 +201,7 @@ export const PACKAGE_MIN_SHARE = 0.25;
  * an upgraded router grows by the router's time). So the upgraded package that added the most
  * CPU time per request is named when it added more than any own function the PR changed did
  * outside the upgraded packages (any own function, when the run recorded no diff), and at least
- * a quarter of head's added time; with the function of it that grew the most. Null otherwise,
+ * a quarter of head's added time; with the function of it that added the most. Null otherwise,
  * and for a package none of whose functions grew (a package with no frames is never named).
  * `minUs`: the least growth that counts; `diff`: the lines the PR changed.
  */
@@ -202,9 +215,12 @@ export function packageCulprit(rows: readonly PackageRow[], changes: readonly Fu
     (c.added ?? 0) - c.into.filter((i) => i.package !== null && upgraded.has(i.package)).reduce((sum, i) => sum + Math.max(0, i.added ?? 0), 0);
   const rivals = changes.filter((c) => c.category === 'own' && changedByPr(c, diff) !== false);
   if (best.added <= Math.max(0, ...rivals.map(outside))) return null;
-  const fn = changes
-    .filter((c) => c.category === 'dependency' && c.package === best.name && (c.added ?? 0) > 0)
-    .sort((a, b) => b.added! - a.added!)[0];
+  const grown = changes
+    .filter((c) => c.category === 'dependency' && c.package === best.name)
+    .map((c) => ({ ...c, added: packageFunctionGrowth(c) }))
+    .filter((c) => c.added > 0)
+    .sort((a, b) => b.added - a.added);
+  const fn = grown[0];
   if (!fn) return null;
   return { row: best, fn, text: `${best.name} ${describeVersions(best.change)} (changed by this PR): ${displayName(fn)} in ${pathInPackage(fn)}` };
 }

@@ -12,7 +12,8 @@ import { dependencyChanges, packageResolver } from '../../src/engine/lockfiles.j
 import { compareResults } from '../../src/gate/compare.js';
 import type { CallNode, CallTree } from '../../src/profile/call-tree.js';
 import { functionKey } from '../../src/profile/frames.js';
-import { diffLockfiles, LockfileError, lockedPackages, packageTimes } from '../../src/profile/packages.js';
+import type { FunctionChange } from '../../src/profile/diff.js';
+import { diffLockfiles, LockfileError, lockedPackages, packageFunctionGrowth, packageTimes } from '../../src/profile/packages.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { buildVerdicts } from '../../src/results/verdicts.js';
 import type { FunctionId, FunctionStats, PackageTime, ProfileSummary, Results } from '../../src/results/types.js';
@@ -231,5 +232,37 @@ describe('the report, by package', () => {
     const noFrames = run({});
     for (const s of ['base', 'head'] as const) noFrames.profiles![0]!.sides[s].functions.pop();
     assert.doesNotMatch(renderTerminal(noFrames, compareResults(noFrames)).split('\n')[0]!, /find-my-way/);
+  });
+});
+
+describe('packageFunctionGrowth', () => {
+  const change = (base: { self: number; total: number }, head: { self: number; total: number }): FunctionChange => ({
+    name: 'asString',
+    file: 'node_modules/fast-json-stringify/lib/serializer.js',
+    line: 101,
+    column: 12,
+    category: 'dependency',
+    package: 'fast-json-stringify',
+    baseLine: null,
+    status: 'both',
+    base,
+    head,
+    change: head.self - base.self,
+    deoptReasons: [],
+    attributed: null,
+    attributedChange: head.self - base.self,
+    into: [],
+    scale: { base: 1000, head: 1000 },
+    added: 1000 * (head.self - base.self),
+    optimization: null,
+  });
+
+  test('self time that moved in from a regex frame below it is not new time: the growth is capped by its total', () => {
+    // base: the regex frame below it held the time; head: a built-in booked to its own frame
+    assert.equal(Math.round(packageFunctionGrowth(change({ self: 0.0004, total: 0.039 }, { self: 0.084, total: 0.085 }))), 46);
+  });
+
+  test('a function whose own code grew keeps its self growth, not the growth of what it calls', () => {
+    assert.equal(Math.round(packageFunctionGrowth(change({ self: 0.01, total: 0.05 }, { self: 0.03, total: 0.2 }))), 20);
   });
 });

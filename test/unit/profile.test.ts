@@ -479,6 +479,23 @@ describe('own-code attribution and the culprit (issue 13)', () => {
     assert.equal(own, table.samples - 26 - 4, 'the socket callback and the garbage collector stay uncharged');
   });
 
+  test('a regex whose pattern changed is the same work below the function: base\'s time is paired with head\'s, not read as new', () => {
+    const regex = (pattern: string, samples: number) => ({ name: `RegExp: ${pattern}`, file: '', line: 0, column: 0, category: 'native' as const, package: null, samples });
+    const side = (pattern: string, other: number) => summary([{ ...stats('handler', 'server.js', 40, 10, 60), attributed: 60, into: [regex(pattern, 48), regex('^\\d+$', other)] }]);
+    const [handler] = diffProfiles(side('[\\u0000-\\u001f]|[\\ud800-\\udbff]', 2), side('[\\u0000-\\u001f]', 2));
+    assert.deepEqual(
+      handler!.into.map((f) => [f.name, f.change]),
+      [
+        ['RegExp: [\\u0000-\\u001f]', 0],
+        ['RegExp: ^\\d+$', 0],
+      ],
+    );
+    // two regexes gone and one new: which one it replaced is not known, so none is paired
+    const two = summary([{ ...stats('handler', 'server.js', 40, 10, 60), attributed: 60, into: [regex('a+', 24), regex('b+', 24)] }]);
+    const one = summary([{ ...stats('handler', 'server.js', 40, 10, 60), attributed: 60, into: [regex('c+', 48)] }]);
+    assert.equal(diffProfiles(two, one)[0]!.into.length, 3);
+  });
+
   test('time per request ranks: a saturated function five times slower keeps its share but is the culprit; without request counts, shares rank', () => {
     // base: 850 of 1,000 samples in sumPrices, 5,000 responses (170 µs of 200 µs per request);
     // head: 860 of 1,000, 1,000 responses (860 µs of 1 ms) — the rest grew in share, not in time
