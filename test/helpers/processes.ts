@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /**
  * True while a process with this pid runs (signal 0 probes without signalling). A zombie has
@@ -19,6 +19,20 @@ export function alive(pid: number): boolean {
   } catch {
     return false; // gone between the two looks
   }
+}
+
+/** Pids of the running processes whose working directory is inside `dir` (zombies are not running). */
+export function processesIn(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir) && alive(Number(pid));
+      } catch {
+        return false; // gone, or not ours to read
+      }
+    })
+    .map(Number);
 }
 
 /** A fixture service in a process of its own, on a free port it prints on stdout (PORT=0). */

@@ -5,13 +5,13 @@
  * (shop_base / shop_head) and applies the tree's migrations before every start.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { compareResults } from '../../src/gate/compare.js';
 import { readResults } from '../../src/results/io.js';
 import type { IoComparison } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
+import { processesIn } from '../helpers/processes.js';
 import { type Postgres, startPostgres } from '../helpers/postgres.js';
 import { type Files, makeRepo, quickConfig } from '../helpers/repo.js';
 
@@ -28,20 +28,6 @@ const shop: Files = {
   'migrations/001-orders-by-customer.sql': { copy: `${SHOP}/migrations/001-orders-by-customer.sql` },
 };
 const ROUTE = 'GET /customers/42/orders';
-
-/** Pids of the processes whose working directory is inside `dir`. */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    })
-    .map(Number);
-}
 
 let pg: Postgres;
 before(async () => {

@@ -8,13 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { loadConfigFile, resolveConfig } from '../../src/config/load.js';
 import { runCli } from '../helpers/cli.js';
-import { alive } from '../helpers/processes.js';
+import { alive, processesIn } from '../helpers/processes.js';
 import { FIXTURES, makeRepo } from '../helpers/repo.js';
 
 const FRAMEWORKS = join(FIXTURES, 'frameworks');
@@ -46,20 +46,6 @@ function appRepo(app: string, extra: Record<string, string> = {}): string {
 
 function servicePid(repo: string): number {
   return Number(readFileSync(join(repo, 'service.pid'), 'utf8'));
-}
-
-/** Pids of the processes whose working directory is inside `dir` (npm, its shell, the service). */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    })
-    .map(Number);
 }
 
 /** Nothing init or plan started in `repo` is running. */

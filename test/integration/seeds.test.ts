@@ -6,7 +6,7 @@
  * Fixtures: test/fixtures/seeds/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -14,6 +14,7 @@ import { culpritOf } from '../../src/profile/culprit.js';
 import { readResults } from '../../src/results/io.js';
 import type { VerdictEntry, VerdictsDocument } from '../../src/results/verdicts.js';
 import { runCli } from '../helpers/cli.js';
+import { processesIn } from '../helpers/processes.js';
 import { lineOf } from '../helpers/profiles.js';
 import { type Files, IDENTICAL_CODE_ALPHA, makeRepo } from '../helpers/repo.js';
 
@@ -26,20 +27,6 @@ const meme: Files = {
   'content/brick.png': { copy: `${MEME}/content/brick.png` },
 };
 const MEME_ROUTE = 'GET /?title=too%20much%20time&aligned=middle';
-
-/** Pids of the processes whose working directory is inside `dir`. */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        return readlinkSync(`/proc/${pid}/cwd`).startsWith(dir);
-      } catch {
-        return false; // gone, or not ours to read
-      }
-    })
-    .map(Number);
-}
 
 /** The seed fixture's line holding `text`, 1-based. */
 function seedLine(file: string, text: string): number {
