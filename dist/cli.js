@@ -84512,41 +84512,52 @@ function percentText(fraction) {
 // src/gate/fairness.ts
 var IDLE_CPU_LIMIT = 0.1;
 var SIDES = ["base", "head"];
-function idleUse(results, side) {
-  const use = { cpuSeconds: 0, seconds: 0, slices: 0, starts: 0 };
-  const other = side === "base" ? "head" : "base";
+var otherOf = (side) => side === "base" ? "head" : "base";
+function idleUse(results) {
+  const sums = Object.fromEntries(
+    SIDES.map((measured) => [measured, { cpu: { base: 0, head: 0 }, seconds: 0, slices: 0, starts: { base: 0, head: 0 } }])
+  );
   for (const scenario of results.scenarios) {
     for (const pair of scenario.pairs) {
-      const slice = pair[other];
-      const idle = slice.idle?.[side];
-      if (!idle || idle.starts === 0 || slice.durationMs <= 0) continue;
-      use.cpuSeconds += idle.cpuSeconds;
-      use.seconds += slice.durationMs / 1e3;
-      use.slices++;
-      use.starts = Math.max(use.starts, idle.starts);
+      for (const measured of SIDES) {
+        const slice = pair[measured];
+        if (!slice.idle || slice.durationMs <= 0) continue;
+        const sum = sums[measured];
+        sum.seconds += slice.durationMs / 1e3;
+        sum.slices++;
+        for (const idle of SIDES) {
+          sum.cpu[idle] += slice.idle[idle].cpuSeconds;
+          sum.starts[idle] = Math.max(sum.starts[idle], slice.idle[idle].starts);
+        }
+      }
     }
   }
-  return use;
+  const share3 = (measured, idle) => sums[measured].seconds > 0 ? sums[measured].cpu[idle] / sums[measured].seconds : 0;
+  return Object.fromEntries(
+    SIDES.map((measured) => [measured, { share: { base: share3(measured, "base"), head: share3(measured, "head") }, slices: sums[measured].slices, starts: sums[measured].starts }])
+  );
 }
 function analyzeFairness(results) {
-  const findings = [];
-  for (const side of SIDES) {
-    const use = idleUse(results, side);
-    if (use.seconds === 0) continue;
-    const share3 = use.cpuSeconds / use.seconds;
-    if (share3 <= IDLE_CPU_LIMIT) continue;
-    const other = side === "base" ? "head" : "base";
-    const starts = `${use.starts} start${use.starts === 1 ? "" : "s"}`;
-    const cause = side === "head" ? "the pull request's code does work while it receives no requests (a busy loop, a polling timer, a background job), and that CPU was taken from base's measurement, which makes head look faster than it is" : "base's code does work while it receives no requests (a polling timer, a background job), and that CPU was taken from head's measurement, which makes head look slower than it is";
-    findings.push({
+  const use = idleUse(results);
+  if (use.base.slices === 0 || use.head.slices === 0) return [];
+  const during = (measured) => use[measured].share.base + use[measured].share.head;
+  const tilt = during("base") - during("head");
+  if (Math.abs(tilt) <= IDLE_CPU_LIMIT) return [];
+  const hurt = tilt > 0 ? "base" : "head";
+  const burner = otherOf(hurt);
+  const own3 = use[hurt].share[burner];
+  const ownWhenMeasured = use[burner].share[burner];
+  const starts = `${use[hurt].starts[burner]} start${use[hurt].starts[burner] === 1 ? "" : "s"}`;
+  const cause = burner === "head" ? "the pull request's code does work while it receives no requests (a busy loop, a polling timer, a background job) when only base is measured, and that CPU was taken from base's measurement, which makes head look faster than it is" : "base's code does work while it receives no requests (a polling timer, a background job) when only head is measured, and that CPU was taken from head's measurement, which makes head look slower than it is";
+  return [
+    {
       code: "idle-cpu",
-      side,
-      idleCoreShare: Math.round(share3 * 1e4) / 1e4,
-      slices: use.slices,
-      message: `${side}'s idle service used ${percentText(share3)} of a core while ${other} was measured (its ${starts} not under load, on average over ${use.slices} slices; limit ${percentText(IDLE_CPU_LIMIT)}): the comparison is not fair, so this run gives no verdict. Likely ${cause}. Make the service wait idle when it has no requests (results.json: idle in each slice shows how much it used).`
-    });
-  }
-  return findings;
+      side: burner,
+      idleCoreShare: Math.round(Math.abs(tilt) * 1e4) / 1e4,
+      slices: use[hurt].slices,
+      message: `${burner}'s idle service used ${percentText(own3)} of a core while ${hurt} was measured (its ${starts} not under load, on average over ${use[hurt].slices} slices), ${percentText(ownWhenMeasured)} while ${burner} itself was: ${hurt}'s measurement got ${percentText(Math.abs(tilt))} of a core more from the services waiting their turn (limit ${percentText(IDLE_CPU_LIMIT)}). The comparison is not fair, so this run gives no verdict. Likely ${cause}. Make the service wait idle when it has no requests (results.json: idle in each slice shows how much it used).`
+    }
+  ];
 }
 
 // src/stats/wilcoxon.ts
@@ -86253,7 +86264,7 @@ function describeAnswer(analysis, escapeText, culpritOf3) {
   if (unfair) {
     const whose = unfair.side === "head" ? "head" : "base";
     const other = unfair.side === "head" ? "base" : "head";
-    return `not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core while ${other} was measured; no verdict (see the warnings)`;
+    return `not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core more while ${other} was measured; no verdict (see the warnings)`;
   }
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);

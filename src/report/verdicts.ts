@@ -238,7 +238,7 @@ export function describeAnswer(analysis: Analysis, escapeText: Escape, culpritOf
     // Before any verdict: the verdicts of an unfair run measure the interference, not the code.
     const whose = unfair.side === 'head' ? 'head' : 'base';
     const other = unfair.side === 'head' ? 'base' : 'head';
-    return `not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core while ${other} was measured; no verdict (see the warnings)`;
+    return `not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core more while ${other} was measured; no verdict (see the warnings)`;
   }
   const decision = describeDecision(analysis, escapeText);
   const worst = worstGatedChange(analysis);

@@ -820,11 +820,11 @@ export interface Analysis {
 
 /** One reason the comparison was not fair. */
 export interface UnfairFinding {
-  /** idle-cpu: a side's starts burned CPU while the other side was measured. */
+  /** idle-cpu: the starts not under load burned more CPU while one side was measured than while the other was. */
   code: 'idle-cpu';
-  /** Whose processes did it. */
+  /** Whose idle starts made the difference. */
   side: Side;
-  /** What they used, as a share of one core, on average over the other side's slices. */
+  /** How much more the idle starts used during the other side's slices than during this side's, as a share of one core (averages over each side's slices). */
   idleCoreShare: number;
   slices: number;
   message: string;

@@ -29,7 +29,7 @@ export const WARNING_CODES = {
   'few-rounds': 'too few micro-benchmark rounds for a reliable verdict',
   'load-generator-bound': 'throughput measured the load generator, not the service',
   'no-health': 'a service sent no health data',
-  'unfair-comparison': "a side's idle starts burned CPU while the other side was measured: the run gives no verdict",
+  'unfair-comparison': "the starts not under load burned more CPU while one side was measured than while the other was (a side's idle service working only while the other is measured): the run gives no verdict",
 } as const satisfies Record<string, string>;
 
 export type WarningCode = keyof typeof WARNING_CODES;
