@@ -84392,11 +84392,11 @@ async function resolveRate(session, turn, both) {
   } finally {
     await load.close();
   }
-  const capacity = median(base.length > 1 ? base.slice(1) : base);
+  const capacity = Math.round(median(base.length > 1 ? base.slice(1) : base));
   const perSecond = Math.max(1, Math.round(capacity * scenario.rate.ofCapacity));
-  session.ports.logger.info(`${scenario.name}: base served ${Math.round(capacity)} req/s in a closed loop; both sides are offered ${perSecond} req/s (${Math.round(scenario.rate.ofCapacity * 100)}%)`);
+  session.ports.logger.info(`${scenario.name}: base served ${capacity} req/s in a closed loop; both sides are offered ${perSecond} req/s (${Math.round(scenario.rate.ofCapacity * 100)}%)`);
   session.update(() => {
-    stored.rate = { perSecond, source: "capacity", baseCapacity: Math.round(capacity) };
+    stored.rate = { perSecond, source: "capacity", baseCapacity: capacity };
   });
 }
 var UNSENDABLE_LAG_US = 1e5;
