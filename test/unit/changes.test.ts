@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { culpritAnnotations } from '../../src/action/annotations.js';
+import { culpritAnnotations, MAX_ANNOTATIONS } from '../../src/action/annotations.js';
 import { changedLines } from '../../src/engine/changes.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
@@ -16,7 +16,7 @@ import { culpritAmong } from '../../src/profile/culprit.js';
 import { diffProfiles } from '../../src/profile/diff.js';
 import { describeCulprit } from '../../src/report/hot-functions.js';
 import { renderTerminal } from '../../src/report/index.js';
-import type { ChangeSet, FunctionStats, ProfileSummary, Results } from '../../src/results/types.js';
+import type { ChangeSet, FunctionStats, ProfileSummary, Results, SideProfile } from '../../src/results/types.js';
 import { fixtureSummary } from '../helpers/profiles.js';
 import { baseSha, headSha, makeRepo } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -243,6 +243,28 @@ describe('annotations on the pull request', () => {
     const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[30, 2]] }] });
     const [a] = culpritAnnotations(results, compareResults(results));
     assert.match(a!.message, /; this function is not changed by this PR: something that changed calls it more, or with larger inputs$/);
+  });
+
+  test('at most three annotations, one per function: five regressed scenarios with five culprits get three', () => {
+    const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[1, 200]] }] });
+    const template = results.scenarios[0]!;
+    const profile = results.profiles![0]!;
+    // Scenario i's culprit is slowEtag moved to line 10 + 20 i: five different functions to the annotations.
+    const moved = (i: number) => {
+      const shift = (summary: SideProfile): SideProfile => ({
+        ...summary,
+        functions: summary.functions.map((f) => (f.name === 'slowEtag' ? { ...f, line: f.line + 20 * i } : f)),
+      });
+      return { ...profile, scenario: `GET /s/${i}`, sides: { base: shift(profile.sides.base), head: shift(profile.sides.head) } };
+    };
+    results.scenarios = Array.from({ length: 5 }, (_, i) => ({ ...template, name: `GET /s/${i}` }));
+    results.profiles = Array.from({ length: 5 }, (_, i) => moved(i));
+    const annotations = culpritAnnotations(results, compareResults(results));
+    assert.equal(MAX_ANNOTATIONS, 3);
+    assert.deepEqual(
+      annotations.map((a) => `${a.file}:${a.line}`),
+      ['src/payload.js:10', 'src/payload.js:30', 'src/payload.js:50'],
+    );
   });
 
   test('no annotation for a culprit in a file the PR left alone, nor without a recorded diff', () => {
