@@ -172,3 +172,18 @@ test('names that share a long start keep their ends, and rows that would read th
   assert.equal(shown[3], `${shown[2]} (2)`);
   assert.deepEqual(shown.slice(4), ['limit ±2%', 'limit ±2% (2)']);
 });
+
+test('errors: drawn in points, and only when a request failed', () => {
+  // head answers 500 to 30% of its requests in every slice
+  const results = resultsFromPairs(regressedPairs());
+  for (const pair of results.scenarios[0]!.pairs) pair.head.non2xx = Math.round(0.3 * pair.head.requests);
+  const analysis = compareResults(results);
+  const errors = gatedCharts(results, analysis).find((c) => c.metric === 'errors');
+  assert.ok(errors, 'a chart for errors');
+  assert.ok(Math.abs(errors.rows[0]!.worse - 30) < 0.5, `+30 points drawn: ${errors.rows[0]!.worse}`);
+  assert.match(renderChart(results, analysis)!, /pt rise in errors \(right is worse\)/);
+  // nobody failed: no errors chart, the others stay
+  const clean = resultsFromPairs(regressedPairs());
+  const charts = gatedCharts(clean, compareResults(clean));
+  assert.ok(charts.length > 0 && !charts.some((c) => c.metric === 'errors'));
+});
