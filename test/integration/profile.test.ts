@@ -219,5 +219,5 @@ http.createServer((req, res) => res.end(req.url === '/work' ? String(spin(${iter
   const skipped = results.scenarios.map((s) => s.name).filter((name) => !moved.includes(name));
   assert.deepEqual(results.profilesSkipped ?? [], skipped);
   if (skipped.length > 0) assert.match(run.stdout, /Not profiled, every verdict unchanged: GET \/hello/);
-  else console.log('GET /hello was not unchanged on this run, so it was profiled too');
+  else console.log(`GET /hello was not unchanged on this run, so it was profiled too: ${analysis.comparisons.filter((c) => c.scenario === 'GET /hello').map((c) => `${c.metric} ${c.verdict}`).join(', ')}`);
 });
