@@ -88668,7 +88668,7 @@ function renderPlan(pre, headIsWorkTree, routes = null) {
   const gated = Object.entries(config2.gate).filter(
     ([key, rule]) => "gated" in rule && rule.gated && "limit" in rule && (key !== "benchmarks" || config2.benchmarks)
   );
-  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${formatPercent(rule.limit)}`).join(", ")} (alpha ${config2.alpha})`);
+  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${key === "errors" ? formatLimit("errors", rule.limit) : formatPercent(rule.limit)}`).join(", ")} (alpha ${config2.alpha})`);
   lines.push(`seed     ${config2.seed ?? "random (printed at the start of the run)"}`);
   lines.push("", "phases:");
   lines.push(`  prepare   worktree of base${headIsWorkTree ? "" : " and of head"}, then install and build in each (not estimated)`);

@@ -12,7 +12,7 @@ import { ScenarioError, ServiceError } from '../engine/errors.js';
 import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/probe.js';
 import { estimateRun, formatMs, pairsPerBlock, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
-import { formatPercent } from '../report/format.js';
+import { formatLimit, formatPercent } from '../report/format.js';
 import { installCommand } from '../engine/workspace.js';
 
 /**
@@ -72,7 +72,7 @@ export function renderPlan(pre: Preflight, headIsWorkTree: boolean, routes: stri
   const gated = Object.entries(config.gate).filter(
     ([key, rule]) => 'gated' in rule && rule.gated && 'limit' in rule && (key !== 'benchmarks' || config.benchmarks),
   );
-  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${formatPercent((rule as { limit: number }).limit)}`).join(', ')} (alpha ${config.alpha})`);
+  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${key === 'errors' ? formatLimit('errors', (rule as { limit: number }).limit) : formatPercent((rule as { limit: number }).limit)}`).join(', ')} (alpha ${config.alpha})`);
   lines.push(`seed     ${config.seed ?? 'random (printed at the start of the run)'}`);
   lines.push('', 'phases:');
   lines.push(`  prepare   worktree of base${headIsWorkTree ? '' : ' and of head'}, then install and build in each (not estimated)`);
