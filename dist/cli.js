@@ -79961,6 +79961,9 @@ function displayName(fn) {
 function describeFunction(fn, changed2 = null) {
   return `${displayName(fn)} (${describeLocation(fn)}${describeChanged(changed2)})`;
 }
+function describeCulpritPlace({ fn, changed: changed2, edited }) {
+  return edited === null ? describeFunction(fn, changed2) : `${displayName(fn)} (${describeLocation(fn)}, not changed by this PR)`;
+}
 function describeChanged(changed2) {
   if (changed2 === null) return "";
   return changed2 ? ", changed by this PR" : ", not changed by this PR: called more, or with larger inputs, by something that changed";
@@ -79999,17 +80002,16 @@ function mainInto(c) {
 function culpritAmong(changes, diff, packages = []) {
   const scaled = changes.find((c) => c.scale !== null);
   const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale.base, diff) : null;
-  if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, text: `most new time in ${upgrade.text}` };
-  let best = null;
-  for (const c of changes) {
-    const min = CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1);
-    if (c.category !== "own" || growthOf(c) < min) continue;
-    if (best === null || growthOf(c) > growthOf(best)) best = c;
-  }
+  if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, edited: null, text: `most new time in ${upgrade.text}` };
+  const grown = changes.filter((c) => c.category === "own" && growthOf(c) >= CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1));
+  const largest = (list2) => list2.reduce((best2, c) => best2 === null || growthOf(c) > growthOf(best2) ? c : best2, null);
+  const best = largest(grown);
   if (best === null) return null;
   const into = mainInto(best);
   const changed2 = changedByPr(best, diff);
-  return { fn: best, into, changed: changed2, package: null, text: `most new time in ${describeFunction(best, changed2)}${into ? ` \u2192 ${describeOrigin(into)}` : ""}` };
+  const edited = changed2 === false ? largest(grown.filter((c) => changedByPr(c, diff) === true)) : null;
+  const text2 = `most new time in ${describeCulpritPlace({ fn: best, changed: changed2, edited })}${into ? ` \u2192 ${describeOrigin(into)}` : ""}${edited === null ? "" : `; most in code this PR changed: ${describeFunction(edited)}`}`;
+  return { fn: best, into, changed: changed2, package: null, edited, text: text2 };
 }
 function culpritOf(profile, run = {}) {
   return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), run.changes, packageRows(profile, run.dependencies));
@@ -86699,18 +86701,20 @@ function describeSpentIn(c) {
   return "";
 }
 function describeCulprit(culprit) {
-  const { fn, into, changed: changed2 } = culprit;
+  const { fn, into } = culprit;
   if (culprit.package !== null) {
     const { name, added, change } = culprit.package;
     const own3 = fn.added === null ? "" : `, ${formatAdded(fn.added)} of it in ${displayName(fn)} (${pathInPackage(fn)}${fn.line > 0 ? `:${fn.line}` : ""})`;
     return `${name} ${describeVersions(change)} (changed by this PR) ${formatAdded(added)} per request${own3}`;
   }
-  const growth = fn.added === null ? formatPoints2(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
-  if (into === null) return `${describeFunction(fn, changed2)} ${growth}`;
+  const growthOf2 = (c) => c.added === null ? formatPoints2(c.attributedChange) : `${formatAdded(c.added)} per request`;
+  const edited = culprit.edited === null ? "" : `; most in code this PR changed: ${describeFunction(culprit.edited)} ${growthOf2(culprit.edited)}`;
+  const place = describeCulpritPlace(culprit);
+  if (into === null) return `${place} ${growthOf2(fn)}${edited}`;
   const intoGrowth = into.added ?? into.change;
   const fnGrowth = fn.added ?? fn.attributedChange;
   const below = intoGrowth <= fnGrowth ? `${formatIntoGrowth(into)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatIntoGrowth(into)}`;
-  return `${describeFunction(fn, changed2)} ${growth}, ${below}`;
+  return `${place} ${growthOf2(fn)}, ${below}${edited}`;
 }
 function describeOptimization(c) {
   const note = c.optimization;
@@ -86922,7 +86926,9 @@ function culpritOf2(results, analysis, scenario) {
   if (culprit === null) return null;
   const { fn } = culprit;
   const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, text: culprit.text };
+  const { edited } = culprit;
+  const changedFunction = edited && { function: displayName(edited), file: edited.file, line: edited.line, addedUs: edited.added };
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, changedFunction, text: culprit.text };
 }
 function buildVerdicts(results, analysis) {
   const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null]));

@@ -7,6 +7,7 @@
 import { changedFileOf, changedByPr } from '../profile/changes.js';
 import { displayName } from '../profile/culprit.js';
 import { formatAdded, formatPoints, regressionCulprits } from '../report/hot-functions.js';
+import type { FunctionChange } from '../profile/diff.js';
 import type { Analysis, Results } from '../results/types.js';
 
 /** Most annotations one run adds. */
@@ -33,20 +34,22 @@ export function culpritAnnotations(results: Results, analysis: Analysis): Annota
   const culprits = regressionCulprits(results, analysis).sort((a, b) => Number(gated.has(b.scenario)) - Number(gated.has(a.scenario)));
   const out: Annotation[] = [];
   const seen = new Set<string>();
-  for (const { scenario, regression, culprit } of culprits) {
-    if (culprit === null || out.length >= MAX_ANNOTATIONS) continue;
-    const { fn } = culprit;
+  const add = (fn: FunctionChange, title: string, message: string) => {
     const where = `${fn.file}:${fn.line}`;
-    if (fn.line <= 0 || seen.has(where) || changedFileOf(fn, changes) === null) continue;
+    if (out.length >= MAX_ANNOTATIONS || fn.line <= 0 || seen.has(where) || changedFileOf(fn, changes) === null) return;
     seen.add(where);
-    const size = fn.added === null ? `${formatPoints(fn.attributedChange)} of CPU samples` : `${formatAdded(fn.added)} CPU per request`;
+    out.push({ file: fn.file, line: fn.line, title, message });
+  };
+  const size = (fn: FunctionChange) => (fn.added === null ? `${formatPoints(fn.attributedChange)} of CPU samples` : `${formatAdded(fn.added)} CPU per request`);
+  for (const { scenario, regression, culprit } of culprits) {
+    if (culprit === null) continue;
+    const { fn, edited } = culprit;
+    // the edited function first: it is where the reviewer can act, and the most new time may sit in a file the PR did not touch
+    if (edited !== null) {
+      add(edited, `perfgate: most new time in code this PR changed, ${scenario}`, `${displayName(edited)}: ${size(edited)} in head (${scenario} ${regression}); ${displayName(fn)} (${fn.file}:${fn.line}), which this PR did not change, added ${size(fn)}`);
+    }
     const unchanged = changedByPr(fn, changes) === false ? '; this function is not changed by this PR: something that changed calls it more, or with larger inputs' : '';
-    out.push({
-      file: fn.file,
-      line: fn.line,
-      title: `perfgate: most new time in ${scenario}`,
-      message: `${displayName(fn)}: ${size} in head (${scenario} ${regression})${unchanged}`,
-    });
+    add(fn, `perfgate: most new time in ${scenario}`, `${displayName(fn)}: ${size(fn)} in head (${scenario} ${regression})${unchanged}`);
   }
   return out;
 }

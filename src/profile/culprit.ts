@@ -2,7 +2,8 @@
  * The culprit of a scenario's regression in the user's own code, in words: the own function
  * whose attributed time per request (aggregate.ts: its self time plus the dependency, Node
  * core, V8/native and regex frames it calls, up to the next own function; diff.ts: per request)
- * grew the most between base and head, and what that time went into. Pure: a ScenarioProfile
+ * grew the most between base and head, and what that time went into; when the pull request did
+ * not change that function, also the one it changed that grew the most. Pure: a ScenarioProfile
  * in, short text out; the reports (headline, health hints, hot-function rows) only place it.
  */
 import type { ChangeSet, DependencyChanges, FunctionId, ScenarioProfile } from '../results/types.js';
@@ -44,6 +45,14 @@ export function displayName(fn: Pick<FunctionId, 'name' | 'enclosing' | 'kind'>)
  */
 export function describeFunction(fn: FunctionId, changed: boolean | null = null): string {
   return `${displayName(fn)} (${describeLocation(fn)}${describeChanged(changed)})`;
+}
+
+/**
+ * The culprit function and its place. Beside the edited function the PR did change, "not
+ * changed by this PR" needs no advice on where to look: that function is where.
+ */
+export function describeCulpritPlace({ fn, changed, edited }: Pick<Culprit, 'fn' | 'changed' | 'edited'>): string {
+  return edited === null ? describeFunction(fn, changed) : `${displayName(fn)} (${describeLocation(fn)}, not changed by this PR)`;
 }
 
 /**
@@ -91,6 +100,11 @@ export interface Culprit {
   changed: boolean | null;
   /** When most new time is in packages the PR upgraded: the one that took the most (fn is then its function that grew most); else null. */
   package: PackageCulprit['row'] | null;
+  /**
+   * When the PR did not change `fn`: the own function it did change that grew the most (by
+   * CULPRIT_MIN_CHANGE or more), the likelier fix site; else null.
+   */
+  edited: FunctionChange | null;
   /** "most new time in compressBody (server.js:7, changed by this PR) → zlib". */
   text: string;
 }
@@ -126,17 +140,19 @@ function mainInto(c: FunctionChange): IntoChange | null {
 export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSet, packages: readonly PackageRow[] = []): Culprit | null {
   const scaled = changes.find((c) => c.scale !== null);
   const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale!.base, diff) : null;
-  if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, text: `most new time in ${upgrade.text}` };
-  let best: FunctionChange | null = null;
-  for (const c of changes) {
-    const min = CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1);
-    if (c.category !== 'own' || growthOf(c) < min) continue;
-    if (best === null || growthOf(c) > growthOf(best)) best = c;
-  }
+  if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, edited: null, text: `most new time in ${upgrade.text}` };
+  const grown = changes.filter((c) => c.category === 'own' && growthOf(c) >= CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1));
+  const largest = (list: readonly FunctionChange[]) => list.reduce<FunctionChange | null>((best, c) => (best === null || growthOf(c) > growthOf(best) ? c : best), null);
+  const best = largest(grown);
   if (best === null) return null;
   const into = mainInto(best);
   const changed = changedByPr(best, diff);
-  return { fn: best, into, changed, package: null, text: `most new time in ${describeFunction(best, changed)}${into ? ` → ${describeOrigin(into)}` : ''}` };
+  // An untouched function grows because changed code calls it more, or from what it calls
+  // moving between runs (a handler's kernel writes): the function the PR did edit that grew is
+  // where a reviewer starts, so it is named beside the largest growth rather than instead of it.
+  const edited = changed === false ? largest(grown.filter((c) => changedByPr(c, diff) === true)) : null;
+  const text = `most new time in ${describeCulpritPlace({ fn: best, changed, edited })}${into ? ` → ${describeOrigin(into)}` : ''}${edited === null ? '' : `; most in code this PR changed: ${describeFunction(edited)}`}`;
+  return { fn: best, into, changed, package: null, edited, text };
 }
 
 /** The culprit of one profiled scenario (see culpritAmong); `run`: what the run recorded of the change (the results). */

@@ -4,7 +4,7 @@
  * time added (shares and percentage points for results without time per request). Shared by
  * the markdown and terminal renderers; pure.
  */
-import { type Culprit, culpritAmong, culpritOfScenario, describeFunction, describeInto, displayName } from '../profile/culprit.js';
+import { type Culprit, culpritAmong, culpritOfScenario, describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/culprit.js';
 import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
 import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
@@ -177,19 +177,21 @@ export function describeSpentIn(c: FunctionChange): string {
 
 /** "compressBody (src/x.js:7, changed by this PR) +1.1 ms per request, +1.08 ms of it in zlib processChunkSync" ("+74.1 pp" unscaled). */
 export function describeCulprit(culprit: Culprit): string {
-  const { fn, into, changed } = culprit;
+  const { fn, into } = culprit;
   if (culprit.package !== null) {
     const { name, added, change } = culprit.package;
     const own = fn.added === null ? '' : `, ${formatAdded(fn.added)} of it in ${displayName(fn)} (${pathInPackage(fn)}${fn.line > 0 ? `:${fn.line}` : ''})`;
     return `${name} ${describeVersions(change!)} (changed by this PR) ${formatAdded(added)} per request${own}`;
   }
-  const growth = fn.added === null ? formatPoints(fn.attributedChange) : `${formatAdded(fn.added)} per request`;
-  if (into === null) return `${describeFunction(fn, changed)} ${growth}`;
+  const growthOf = (c: FunctionChange) => (c.added === null ? formatPoints(c.attributedChange) : `${formatAdded(c.added)} per request`);
+  const edited = culprit.edited === null ? '' : `; most in code this PR changed: ${describeFunction(culprit.edited)} ${growthOf(culprit.edited)}`;
+  const place = describeCulpritPlace(culprit);
+  if (into === null) return `${place} ${growthOf(fn)}${edited}`;
   // the frame below can grow more than the function's whole time when its other work shrank
   const intoGrowth = into.added ?? into.change;
   const fnGrowth = fn.added ?? fn.attributedChange;
   const below = intoGrowth <= fnGrowth ? `${formatIntoGrowth(into)} of it in ${describeInto(into)}` : `${describeInto(into)} below it ${formatIntoGrowth(into)}`;
-  return `${describeFunction(fn, changed)} ${growth}, ${below}`;
+  return `${place} ${growthOf(fn)}, ${below}${edited}`;
 }
 
 /** "deoptimized 12× in head only: wrong map; not a Smi", "not optimized in head only: …". */

@@ -60,6 +60,8 @@ export interface VerdictCulprit {
   changedByPr: boolean | null;
   /** When most new time is in packages the PR upgraded: the one that took the most, with its locked versions on each side (the function is then its function that grew most); else null. */
   package: { name: string; base: string[]; head: string[] } | null;
+  /** When changedByPr is false: the function the pull request did change that added the most time (by 1% of base's CPU per request or more); else null. */
+  changedFunction: { function: string; file: string; line: number; addedUs: number | null } | null;
   /** The reports' words: "most new time in resolvePermissions (server.js:25, changed by this PR)". */
   text: string;
 }
@@ -129,7 +131,9 @@ function culpritOf(results: Results, analysis: Analysis, scenario: string): Verd
   if (culprit === null) return null;
   const { fn } = culprit;
   const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, text: culprit.text };
+  const { edited } = culprit;
+  const changedFunction = edited && { function: displayName(edited), file: edited.file, line: edited.line, addedUs: edited.added };
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, changedFunction, text: culprit.text };
 }
 
 export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDocument {

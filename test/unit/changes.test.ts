@@ -194,6 +194,27 @@ describe('the culprit, marked', () => {
     assert.match(describeCulprit(unchanged), /^resolvePermissions \(server\.js:2, not changed by this PR: .*\) \+[\d.]+ (µs|ms) per request$/);
     assert.equal(culpritAmong(changes)!.text, 'most new time in resolvePermissions (server.js:2)', 'no diff recorded: as before');
   });
+
+  test('an untouched culprit is named with the function the PR did change that grew the most, in the headline, the hot-functions line and verdicts.json', () => {
+    // resolvePermissions (lines 2–5) grows by 300 samples per 1,000 requests, handler (lines 20–30) by `grew`
+    const sides = (grew: number) => {
+      const at = (n: number, h: number): ProfileSummary & { requests: number } => {
+        const functions = [stats('resolvePermissions', 2, 5, n), stats('handler', 20, 30, h)];
+        const samples = functions.reduce((s, f) => s + f.self, 0);
+        return { samples, idleSamples: 0, categories: { own: samples, dependency: 0, node: 0, native: 0 }, functions, functionCount: 2, requests: 1000 };
+      };
+      return diffProfiles(at(100, 100), at(400, 100 + grew), 1000);
+    };
+    const culprit = culpritAmong(sides(50), diff([[25, 1]]))!;
+    assert.equal(culprit.edited?.name, 'handler');
+    assert.equal(culprit.text, 'most new time in resolvePermissions (server.js:2, not changed by this PR); most in code this PR changed: handler (server.js:20)');
+    assert.equal(describeCulprit(culprit), 'resolvePermissions (server.js:2, not changed by this PR) +300 µs per request; most in code this PR changed: handler (server.js:20) +50 µs per request');
+    // an edited function that did not grow beyond noise is not named: the advice on where to look stays
+    const flat = culpritAmong(sides(0), diff([[25, 1]]))!;
+    assert.equal(flat.edited, null);
+    assert.match(flat.text, /not changed by this PR: called more, or with larger inputs, by something that changed\)$/);
+    assert.equal(culpritAmong(sides(50), diff([[3, 1]]))!.edited, null, 'the culprit itself changed: nothing more to name');
+  });
 });
 
 describe('annotations on the pull request', () => {
@@ -243,6 +264,18 @@ describe('annotations on the pull request', () => {
     const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[30, 2]] }] });
     const [a] = culpritAnnotations(results, compareResults(results));
     assert.match(a!.message, /; this function is not changed by this PR: something that changed calls it more, or with larger inputs$/);
+  });
+
+  test('a culprit the PR did not edit, beside a function it did edit that grew: both annotated, the edited one first', () => {
+    // the PR edited buildPayload (src/payload.js:5–8), which grew too, and not slowEtag
+    const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[6, 1]] }] });
+    const annotations = culpritAnnotations(results, compareResults(results));
+    assert.deepEqual(
+      annotations.map((a) => `${a.file}:${a.line}`),
+      ['src/payload.js:5', 'src/payload.js:10'],
+    );
+    assert.match(annotations[0]!.message, /^buildPayload: \+[\d.]+ (µs|ms) CPU per request in head \(GET \/hello throughput −[\d.]+%\); slowEtag \(src\/payload\.js:10\), which this PR did not change, added \+[\d.]+ (µs|ms) CPU per request$/);
+    assert.match(renderTerminal(results, compareResults(results)), /most new time in slowEtag \(src\/payload\.js:10, not changed by this PR\); most in code this PR changed: buildPayload \(src\/payload\.js:5\)/);
   });
 
   test('at most three annotations, one per function: five regressed scenarios with five culprits get three', () => {

@@ -104,6 +104,13 @@ test('verdicts as data: base and head medians, and the culprit of a regressed, p
   assert.ok(validate(marked), errorsOf());
   assert.equal(marked.worst.culprit.changedByPr, true);
   assert.match(marked.worst.culprit.text, /^most new time in slowEtag \(src\/payload\.js:10, changed by this PR\)/);
+  assert.equal(marked.worst.culprit.changedFunction, null, 'the culprit itself changed');
+  // the pull request edited buildPayload (lines 5 to 8), which grew less, and not slowEtag
+  results.changes = { since: '0'.repeat(40), files: [{ file: 'src/payload.js', hunks: [[6, 1]] }] };
+  const beside = JSON.parse(JSON.stringify(buildVerdicts(results, analysis)));
+  assert.ok(validate(beside), errorsOf());
+  assert.equal(beside.worst.culprit.changedByPr, false);
+  assert.deepEqual({ ...beside.worst.culprit.changedFunction, addedUs: typeof beside.worst.culprit.changedFunction.addedUs }, { function: 'buildPayload', file: 'src/payload.js', line: 5, addedUs: 'number' });
   delete results.changes;
   // a scenario whose verdict is unchanged names no culprit: its profile differences are noise
   const quiet = resultsFromPairs(noisyPairs(40, 1, 3));
