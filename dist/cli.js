@@ -83994,7 +83994,7 @@ async function sealBaseTree(tree, serviceDir2) {
       const named = changes.slice(0, NAMED).join(", ");
       const more = changes.length > NAMED ? ` and ${changes.length - NAMED} more` : "";
       throw new BaseTreeChangedError(
-        `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, so this run gives no verdict. perfgate checks only tracked files and node_modules: if base's own service or service.setup writes there (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").`
+        `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, so this run gives no verdict. perfgate checks tracked files, node_modules and the files Node can load as code (.js, .ts, package.json, .env\u2026): if base's own service or service.setup writes those (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").`
       );
     }
   };
@@ -84013,7 +84013,26 @@ async function readManifest(root, serviceDir2, tracked, find) {
   for (const dir of modules) {
     for (const [path, entry] of find ? await findTree(find, dir) : walk(dir)) manifest.set(relative6(root, join15(dir, path)), entry);
   }
+  const sealedModules = modules.map((dir) => relative6(root, dir));
+  const skipped = (path) => path === ".git" || path.split("/").at(-1) === ".cache" || sealedModules.includes(path);
+  for (const [path, entry] of find ? await findCode(find, root, sealedModules) : walk(root, (path2) => isCodePath(path2, sealedModules), skipped)) {
+    if (!manifest.has(path)) manifest.set(path, entry);
+  }
   return manifest;
+}
+var CODE_EXTENSIONS = ["js", "cjs", "mjs", "node", "wasm", "ts", "mts", "cts", "jsx", "tsx"];
+function isCodePath(path, sealedModules) {
+  const parts = path.split("/");
+  if (parts[0] === ".git" || parts.includes(".cache") || sealedModules.some((dir) => path === dir || path.startsWith(`${dir}/`))) return false;
+  const name = parts.at(-1);
+  if (parts.includes("node_modules") || name === "package.json" || name === ".env" || name.startsWith(".env.")) return true;
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && CODE_EXTENSIONS.includes(name.slice(dot + 1));
+}
+function findCode(find, root, sealedModules) {
+  const prune = ["-path", "./.git", "-o", "-name", ".cache", ...sealedModules.flatMap((dir) => ["-o", "-path", `./${dir}`])];
+  const names = [...CODE_EXTENSIONS.map((ext) => `*.${ext}`), "package.json", ".env", ".env.*", "node_modules"].flatMap((name) => ["-name", name, "-o"]);
+  return findEntries(find, root, ["(", ...prune, ")", "-prune", "-o", "!", "-type", "d", "(", ...names, "-path", "*/node_modules/*", ")"]);
 }
 function statEntry(path) {
   try {
@@ -84025,10 +84044,13 @@ function statEntry(path) {
   }
 }
 function findTree(find, dir) {
+  return findEntries(find, dir, ["-path", "./.cache", "-prune", "-o", "!", "-type", "d"]);
+}
+function findEntries(find, dir, expression) {
   return new Promise((resolve5, reject) => {
     execFile4(
       find,
-      [".", "-path", "./.cache", "-prune", "-o", "!", "-type", "d", "-printf", "%P\\0%y %s %i %C@ %T@\\0"],
+      [".", ...expression, "-printf", "%P\\0%y %s %i %C@ %T@\\0"],
       { cwd: dir, env: ownEnv(), maxBuffer: 1024 * 2 ** 20 },
       (error62, stdout, stderr) => {
         if (error62) {
@@ -84043,7 +84065,7 @@ function findTree(find, dir) {
     );
   });
 }
-function walk(dir) {
+function walk(dir, keep = () => true, skip = (path) => path === ".cache") {
   const manifest = /* @__PURE__ */ new Map();
   const stack = [""];
   while (stack.length > 0) {
@@ -84056,10 +84078,10 @@ function walk(dir) {
     }
     for (const name of names) {
       const path = sub ? `${sub}/${name}` : name;
-      if (path === ".cache") continue;
+      if (skip(path)) continue;
       const entry = statEntry(join15(dir, path));
       if (entry.startsWith("d ")) stack.push(path);
-      else manifest.set(path, entry);
+      else if (keep(path)) manifest.set(path, entry);
     }
   }
   return manifest;
@@ -84146,7 +84168,7 @@ async function runCompare(request3, ports) {
       await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
       if (tree.side === "base") {
         seal = await sealBaseTree(tree, serviceDir(tree, services.base));
-        ports.logger.info(`base's tree sealed: ${seal.paths} tracked files and node_modules entries (${seal.ms} ms)`);
+        ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
       }
     }
     await seal.verify("while head was installed and built (before any service started: head's install or build wrote there)");

@@ -15,9 +15,13 @@
  * 0.5 s for find(1) to list them), and an inotify watch of the tree would need a watch per
  * directory of node_modules and still see nothing a ctime does not.
  *
- * Only tracked files and node_modules are sealed: base's own service may write logs, caches or
- * uploads into its tree, and those are no one's code. node_modules/.cache (babel, eslint, many
- * tools' caches) is left out for the same reason.
+ * Besides tracked files and node_modules, every file in the tree that Node can load as code is
+ * sealed, tracked or not: base's build output (dist/server.js is ignored by git, and is what
+ * runs), and a file planted where module resolution finds it before the real one (a
+ * src/node_modules/<dependency> nearer the code than the installed one, lib.js beside lib/,
+ * package.json, an .env a service loads). Other untracked files are not: base's own service may
+ * write logs, caches or uploads into its tree, and those are no one's code. .cache folders
+ * (babel, eslint, many tools' caches) are left out for the same reason.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
@@ -70,7 +74,7 @@ export async function sealBaseTree(tree: Tree, serviceDir: string): Promise<Base
       throw new BaseTreeChangedError(
         `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. ` +
           "The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, " +
-          'so this run gives no verdict. perfgate checks only tracked files and node_modules: if base\'s own service or service.setup writes there (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").',
+          'so this run gives no verdict. perfgate checks tracked files, node_modules and the files Node can load as code (.js, .ts, package.json, .env…): if base\'s own service or service.setup writes those (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").',
       );
     },
   };
@@ -93,7 +97,36 @@ async function readManifest(root: string, serviceDir: string, tracked: readonly 
   for (const dir of modules) {
     for (const [path, entry] of find ? await findTree(find, dir) : walk(dir)) manifest.set(relative(root, join(dir, path)), entry);
   }
+  const sealedModules = modules.map((dir) => relative(root, dir));
+  const skipped = (path: string) => path === '.git' || path.split('/').at(-1) === '.cache' || sealedModules.includes(path);
+  for (const [path, entry] of find ? await findCode(find, root, sealedModules) : walk(root, (path) => isCodePath(path, sealedModules), skipped)) {
+    if (!manifest.has(path)) manifest.set(path, entry);
+  }
   return manifest;
+}
+
+/** Extensions of the files Node, or a loader for it (tsx, ts-node), can run. */
+const CODE_EXTENSIONS = ['js', 'cjs', 'mjs', 'node', 'wasm', 'ts', 'mts', 'cts', 'jsx', 'tsx'];
+
+/**
+ * Whether a path (relative to the tree's root) is code the seal covers outside the node_modules
+ * folders it lists whole: a file with a code extension, a package.json, an .env file, or anything
+ * in or named node_modules elsewhere. The same rule as findCode's expression, for the walk.
+ */
+export function isCodePath(path: string, sealedModules: readonly string[]): boolean {
+  const parts = path.split('/');
+  if (parts[0] === '.git' || parts.includes('.cache') || sealedModules.some((dir) => path === dir || path.startsWith(`${dir}/`))) return false;
+  const name = parts.at(-1)!;
+  if (parts.includes('node_modules') || name === 'package.json' || name === '.env' || name.startsWith('.env.')) return true;
+  const dot = name.lastIndexOf('.');
+  return dot > 0 && CODE_EXTENSIONS.includes(name.slice(dot + 1));
+}
+
+/** The files isCodePath keeps, by one find(1) over the tree (the .git folder, .cache folders and the sealed node_modules pruned). */
+function findCode(find: string, root: string, sealedModules: readonly string[]): Promise<Manifest> {
+  const prune = ['-path', './.git', '-o', '-name', '.cache', ...sealedModules.flatMap((dir) => ['-o', '-path', `./${dir}`])];
+  const names = [...CODE_EXTENSIONS.map((ext) => `*.${ext}`), 'package.json', '.env', '.env.*', 'node_modules'].flatMap((name) => ['-name', name, '-o']);
+  return findEntries(find, root, ['(', ...prune, ')', '-prune', '-o', '!', '-type', 'd', '(', ...names, '-path', '*/node_modules/*', ')']);
 }
 
 /** One path's entry as find(1) would print it; "missing" when it does not exist (a tracked file deleted by base's own build). */
@@ -113,10 +146,15 @@ function statEntry(path: string): string {
  * ms for tens of thousands of files, where a walk in this process takes seconds.
  */
 function findTree(find: string, dir: string): Promise<Manifest> {
+  return findEntries(find, dir, ['-path', './.cache', '-prune', '-o', '!', '-type', 'd']);
+}
+
+/** The entries find(1) selects under `dir` with `expression`, each printed as path → "type size inode ctime mtime". */
+function findEntries(find: string, dir: string, expression: string[]): Promise<Manifest> {
   return new Promise((resolve, reject) => {
     execFile(
       find,
-      ['.', '-path', './.cache', '-prune', '-o', '!', '-type', 'd', '-printf', '%P\\0%y %s %i %C@ %T@\\0'],
+      ['.', ...expression, '-printf', '%P\\0%y %s %i %C@ %T@\\0'],
       { cwd: dir, env: ownEnv(), maxBuffer: 1024 * 2 ** 20 },
       (error, stdout, stderr) => {
         if (error) {
@@ -132,8 +170,8 @@ function findTree(find: string, dir: string): Promise<Manifest> {
   });
 }
 
-/** The same list as findTree, where find(1) is missing (its times in ns rather than seconds). */
-function walk(dir: string): Manifest {
+/** The same list as findTree (or findCode, with `keep` and `skip`), where find(1) is missing (its times in ns rather than seconds). */
+function walk(dir: string, keep: (path: string) => boolean = () => true, skip: (path: string) => boolean = (path) => path === '.cache'): Manifest {
   const manifest: Manifest = new Map();
   const stack = [''];
   while (stack.length > 0) {
@@ -146,10 +184,10 @@ function walk(dir: string): Manifest {
     }
     for (const name of names) {
       const path = sub ? `${sub}/${name}` : name;
-      if (path === '.cache') continue;
+      if (skip(path)) continue;
       const entry = statEntry(join(dir, path));
       if (entry.startsWith('d ')) stack.push(path);
-      else manifest.set(path, entry);
+      else if (keep(path)) manifest.set(path, entry);
     }
   }
   return manifest;

@@ -169,7 +169,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
       if (tree.side === 'base') {
         seal = await sealBaseTree(tree, serviceDir(tree, services.base));
-        ports.logger.info(`base's tree sealed: ${seal.paths} tracked files and node_modules entries (${seal.ms} ms)`);
+        ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
       }
     }
     await seal!.verify("while head was installed and built (before any service started: head's install or build wrote there)");

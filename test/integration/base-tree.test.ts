@@ -1,9 +1,10 @@
 /**
  * A hostile head that writes into base's worktree (a sibling of its own, same user) to make base
- * slow: test/fixtures/unfair/tamper.js. perfgate seals base's tracked files and node_modules right
- * after base is installed and built, before any of head's code runs, and checks the seal after
- * head's install and build, after every block and at the end (src/engine/base-seal.ts): a change
- * stops the run with exit 2 and names the files. An honest service that writes its own cache and
+ * slow: test/fixtures/unfair/tamper.js. perfgate seals base's tracked files, node_modules and
+ * every file Node can load (its untracked build output too) right after base is installed and
+ * built, before any of head's code runs, and checks the seal after head's install and build,
+ * after every block and at the end (src/engine/base-seal.ts): a change stops the run with exit 2
+ * and names the files. An honest service that writes its own cache and
  * log into its tree is not stopped.
  */
 import assert from 'node:assert/strict';
@@ -45,6 +46,21 @@ test("head's install that patches base's node_modules stops the run before any l
   assert.equal(results.scenarios[0]!.pairs.length, 0, 'no load was sent to a tampered base');
 });
 
+test("head's install that patches base's build output, which git ignores, stops the run before any load: exit 2, naming the file", async () => {
+  // The service runs what service.build wrote into build/, ignored by git like most build output.
+  const built = (install: string) =>
+    config(install).replace('start: node server.js\n', 'start: node build/server.js\n  build: "mkdir -p build && cp server.js work.json build/"\n');
+  const repo = makeRepo(
+    { ...base(), 'perfgate.yml': built(INSTALL), '.gitignore': 'node_modules\nbuild\n' },
+    { 'tamper.js': { copy: 'unfair/tamper.js' }, 'work.json': '{"iterations": 250000}', 'perfgate.yml': built(`${INSTALL} && node tamper.js build`) },
+  );
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '5'], repo);
+  assert.equal(run.code, 2, run.stdout + run.stderr);
+  assert.match(run.stderr, /was changed after perfgate installed and built it, while head was installed and built \(before any service started: head's install or build wrote there\): build\/server\.js \(written\)\./);
+  assert.equal(readResults(join(out, 'results.json')).scenarios[0]!.pairs.length, 0, 'no load was sent to a tampered base');
+});
+
 test("head's service that writes base's server.js and puts its content and mtime back is caught at the end of the block", async () => {
   const repo = makeRepo(base(), {
     'server.js': { copy: 'unfair/tamper-server.js' },
@@ -70,6 +86,6 @@ test("an honest service that writes its own cache (node_modules/.cache) and log 
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '5'], repo);
   assert.equal(run.code, 0, run.stdout + run.stderr);
-  assert.match(run.stderr, /base's tree sealed: \d+ tracked files and node_modules entries \(\d+ ms\)/);
+  assert.match(run.stderr, /base's tree sealed: \d+ files, tracked, installed or loadable as code \(\d+ ms\)/);
   assert.equal(readResults(join(out, 'results.json')).status, 'complete');
 });
