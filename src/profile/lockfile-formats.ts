@@ -222,7 +222,7 @@ export function yarnLocked(text: string, name: string, manifests: unknown[]): Lo
     if (resolution !== null) pkg = splitAt(resolution)?.[0];
     else {
       const first = splitAt(key.split(',')[0]!.trim());
-      pkg = first && first[1].startsWith('npm:') ? (splitAt(first[1].slice(4))?.[0] ?? first[0]) : first?.[0];
+      pkg = first?.[1].startsWith('npm:') ? (splitAt(first[1].slice(4))?.[0] ?? first[0]) : first?.[0];
     }
     if (pkg) out.push({ name: pkg, version: entry.version });
   }
