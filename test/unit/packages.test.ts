@@ -199,7 +199,7 @@ describe('the packages a pull request upgraded', () => {
 });
 
 describe('the package a profiled file is in', () => {
-  test('the nearest package.json with a name: hoisted, nested, scoped, in pnpm\'s store; a "type" marker in lib/ is passed over', () => {
+  test('the nearest package.json with a name: hoisted, nested, scoped, in pnpm\'s store; a "type" marker in lib/ is passed over; yarn PnP\'s zips by name only', () => {
     const root = mkdtempSync(join(tmpdir(), 'perfgate-pkgs-'));
     const pkg = (path: string, json: object) => {
       mkdirSync(join(root, path), { recursive: true });
@@ -218,6 +218,9 @@ describe('the package a profiled file is in', () => {
     assert.deepEqual(resolve(frame('node_modules/.pnpm/safe-regex2@3.1.0/node_modules/safe-regex2/index.js', 'safe-regex2')), { name: 'safe-regex2', version: '3.1.0' });
     assert.deepEqual(resolve(frame(join(root, 'node_modules/find-my-way/index.js'), 'find-my-way')), { name: 'find-my-way', version: '8.2.2' }, 'an absolute path');
     assert.equal(resolve(frame('server.js', null, 'own')), null);
+    // Yarn Plug'n'Play runs packages from zip archives: the name from the path, no version
+    const pnp = '.yarn/cache/find-my-way-npm-8.2.2-0123abcd.zip/node_modules/find-my-way/index.js';
+    assert.deepEqual(resolve(frame(pnp, 'find-my-way')), { name: 'find-my-way', version: null });
   });
 
   test('time by package: the innermost package frame takes the Node core and V8 code below it, and an own callback takes its own back', () => {
