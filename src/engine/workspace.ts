@@ -203,7 +203,7 @@ export interface PackageManager {
 /** The package manager a lockfile names, or null when there is nothing to install. */
 export function detectPackageManager(dir: string): PackageManager | null {
   const lockfiles: [string, PackageManager['name'], string][] = [
-    ['pnpm-lock.yaml', 'pnpm', 'pnpm install --frozen-lockfile'],
+    ['pnpm-lock.yaml', 'pnpm', 'pnpm install --frozen-lockfile --package-import-method=copy'],
     ['yarn.lock', 'yarn', 'yarn install --frozen-lockfile'],
     ['package-lock.json', 'npm', 'npm ci'],
     ['npm-shrinkwrap.json', 'npm', 'npm ci'],

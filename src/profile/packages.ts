@@ -1,6 +1,6 @@
 /**
  * Dependencies the pull request changed, and the CPU time each installed package took. Pure:
- * lockfiles come in parsed, a frame's package from a resolver the engine gives
+ * lockfiles come in read (lockfile-formats.ts), a frame's package from a resolver the engine gives
  * (src/engine/lockfiles.ts reads the package.json nearest each file).
  *
  * A regression often comes from an upgrade, not from the service's code: the PR bumps a router
@@ -13,60 +13,20 @@ import { changedByPr } from './changes.js';
 import type { CallNode, CallTree } from './call-tree.js';
 import { displayName } from './culprit.js';
 import { addedTime, type FunctionChange, usPerSample } from './diff.js';
-
-export class LockfileError extends Error {}
-
-interface Locked {
-  name: string;
-  version: string;
-  direct: boolean;
-}
+import type { Locked } from './lockfile-formats.js';
 
 const NODE_MODULES = 'node_modules/';
-const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'] as const;
-
-/**
- * Every installed package a package-lock.json (lockfileVersion 2 or 3: npm 7 on) records, by
- * install path: nested and hoisted copies are distinct entries. Workspace folders and their
- * links are the project's own code, not dependencies.
- */
-export function lockedPackages(lock: unknown, name: string): Locked[] {
-  const doc = lock as { lockfileVersion?: unknown; packages?: Record<string, Record<string, unknown>> } | null;
-  if (doc === null || typeof doc !== 'object' || typeof doc.packages !== 'object' || doc.packages === null) {
-    const version = doc !== null && typeof doc === 'object' ? doc.lockfileVersion : undefined;
-    throw new LockfileError(
-      version === 1 ? `${name} is lockfileVersion 1 (npm 6): its packages are not read (npm 7 or later rewrites it)` : `${name} has no "packages" (not an npm 7+ lockfile)`,
-    );
-  }
-  // Dependencies of the root and of workspace folders are the direct ones.
-  const direct = new Set<string>();
-  for (const [path, entry] of Object.entries(doc.packages)) {
-    if (path.includes(NODE_MODULES) || typeof entry !== 'object' || entry === null) continue;
-    for (const field of DEPENDENCY_FIELDS) {
-      const deps = entry[field];
-      if (deps && typeof deps === 'object') for (const dep of Object.keys(deps)) direct.add(dep);
-    }
-  }
-  const out: Locked[] = [];
-  for (const [path, entry] of Object.entries(doc.packages)) {
-    const at = path.lastIndexOf(NODE_MODULES);
-    if (at < 0 || typeof entry !== 'object' || entry === null || entry.link === true) continue;
-    const pkg = typeof entry.name === 'string' ? entry.name : path.slice(at + NODE_MODULES.length);
-    if (typeof entry.version !== 'string') continue;
-    // hoisted to the top (node_modules/x) or in a workspace's own node_modules (packages/a/node_modules/x)
-    const topLevel = !path.slice(0, at).includes(NODE_MODULES);
-    out.push({ name: pkg, version: entry.version, direct: topLevel && direct.has(pkg) });
-  }
-  return out;
-}
 
 /** Versions in a stable order: numerically by their parts ("1.10.0" after "1.9.0"). */
 function sortVersions(versions: Iterable<string>): string[] {
   return [...new Set(versions)].sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
 }
 
-/** The packages whose set of locked versions differs between the two lockfiles, by name. */
-export function diffLockfiles(base: unknown, head: unknown, names: { base: string; head: string }): DependencyChange[] {
+/**
+ * The packages whose set of locked versions differs between the two lockfiles, by name, whatever
+ * format each was read from (lockfile-formats.ts).
+ */
+export function diffLockfiles(base: Locked[], head: Locked[]): DependencyChange[] {
   const group = (list: Locked[]) => {
     const byName = new Map<string, { versions: Set<string>; direct: boolean }>();
     for (const p of list) {
@@ -77,8 +37,8 @@ export function diffLockfiles(base: unknown, head: unknown, names: { base: strin
     }
     return byName;
   };
-  const b = group(lockedPackages(base, names.base));
-  const h = group(lockedPackages(head, names.head));
+  const b = group(base);
+  const h = group(head);
   const changed: DependencyChange[] = [];
   for (const name of [...new Set([...b.keys(), ...h.keys()])].sort()) {
     const baseVersions = sortVersions(b.get(name)?.versions ?? []);

@@ -1,19 +1,26 @@
 /**
- * Dependency attribution (issue 28): which packages the pull request upgraded, from real npm
- * lockfiles (test/fixtures/lockfiles: `npm install --package-lock-only find-my-way@8.1.0`, then
- * @8.2.2), which package each profiled file is in, and the time by package in the report.
+ * Dependency attribution (issue 28): which packages the pull request upgraded, from real
+ * lockfiles, which package each profiled file is in, and the time by package in the report.
+ * test/fixtures/lockfiles holds find-my-way 8.1.0 and its upgrade to 8.2.2 (which brings
+ * safe-regex2 2 → 3 and ret 0.2 → 0.4) as each package manager locked them, all from the npm
+ * registry: find-my-way-<version>/ by `npm install --package-lock-only find-my-way@<version>`;
+ * pnpm-9/ by pnpm 12.21.0 and pnpm-6/ by pnpm 8.15.9 (`pnpm add --lockfile-only
+ * find-my-way@<version>`); yarn-1/ by yarn 1.22.22 (`yarn add --exact`); yarn-4/ by yarn 4.18.1
+ * (@yarnpkg/cli-dist: `yarn add --exact --mode=update-lockfile`). Each head is its base's
+ * directory with the add run again at 8.2.2.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { dependencyChanges, packageResolver } from '../../src/engine/lockfiles.js';
+import { dependencyChanges, packageResolver, projectManifests } from '../../src/engine/lockfiles.js';
 import { compareResults } from '../../src/gate/compare.js';
 import type { CallNode, CallTree } from '../../src/profile/call-tree.js';
 import { functionKey } from '../../src/profile/frames.js';
 import type { FunctionChange } from '../../src/profile/diff.js';
-import { diffLockfiles, LockfileError, lockedPackages, packageFunctionGrowth, packageTimes } from '../../src/profile/packages.js';
+import { LockfileError, type LockfileFormat, lockedPackages } from '../../src/profile/lockfile-formats.js';
+import { diffLockfiles, packageFunctionGrowth, packageTimes } from '../../src/profile/packages.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { buildVerdicts } from '../../src/results/verdicts.js';
 import type { FunctionId, FunctionStats, PackageTime, ProfileSummary, Results } from '../../src/results/types.js';
@@ -22,30 +29,82 @@ import { FIXTURES } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
 const lockfile = (version: string) => JSON.parse(readFileSync(join(FIXTURES, 'lockfiles', `find-my-way-${version}`, 'package-lock.json'), 'utf8'));
+const npm = (doc: unknown) => lockedPackages({ label: 'package-lock.json', format: 'npm', text: JSON.stringify(doc) });
+
+/** A fixture's lockfile, read; yarn's with the package.json beside it. */
+function fixture(dir: string, version: string): ReturnType<typeof lockedPackages> {
+  const format: LockfileFormat = dir.startsWith('pnpm') ? 'pnpm' : 'yarn';
+  const at = join(FIXTURES, 'lockfiles', dir, `find-my-way-${version}`);
+  const text = readFileSync(join(at, format === 'pnpm' ? 'pnpm-lock.yaml' : 'yarn.lock'), 'utf8');
+  return lockedPackages({ label: `${dir}/${version}`, format, text, manifests: [JSON.parse(readFileSync(join(at, 'package.json'), 'utf8'))] });
+}
+
+const UPGRADE = [
+  { name: 'find-my-way', base: ['8.1.0'], head: ['8.2.2'], direct: true },
+  { name: 'ret', base: ['0.2.2'], head: ['0.4.3'], direct: false },
+  { name: 'safe-regex2', base: ['2.0.0'], head: ['3.1.0'], direct: false },
+];
 
 describe('the packages a pull request upgraded', () => {
   test('real npm lockfiles: the direct upgrade and the transitive ones it brought, nothing else', () => {
-    const changed = diffLockfiles(lockfile('8.1.0'), lockfile('8.2.2'), { base: 'base', head: 'head' });
-    assert.deepEqual(changed, [
-      { name: 'find-my-way', base: ['8.1.0'], head: ['8.2.2'], direct: true },
-      { name: 'ret', base: ['0.2.2'], head: ['0.4.3'], direct: false },
-      { name: 'safe-regex2', base: ['2.0.0'], head: ['3.1.0'], direct: false },
-    ]);
-    assert.deepEqual(diffLockfiles(lockfile('8.1.0'), lockfile('8.1.0'), { base: 'base', head: 'head' }), []);
+    assert.deepEqual(diffLockfiles(npm(lockfile('8.1.0')), npm(lockfile('8.2.2'))), UPGRADE);
+    assert.deepEqual(diffLockfiles(npm(lockfile('8.1.0')), npm(lockfile('8.1.0'))), []);
   });
 
-  test('nested copies count by name; a package added or removed has no version on that side; lockfileVersion 1 is refused by name', () => {
+  for (const dir of ['pnpm-9', 'pnpm-6', 'yarn-1', 'yarn-4']) {
+    test(`real ${dir} lockfiles: the same upgrade as npm's, and the same packages locked`, () => {
+      assert.deepEqual(diffLockfiles(fixture(dir, '8.1.0'), fixture(dir, '8.2.2')), UPGRADE);
+      assert.deepEqual(diffLockfiles(fixture(dir, '8.2.2'), fixture(dir, '8.2.2')), []);
+      const sorted = (list: ReturnType<typeof lockedPackages>) => list.map((p) => `${p.name}@${p.version}${p.direct ? ' direct' : ''}`).sort();
+      assert.deepEqual(sorted(fixture(dir, '8.2.2')), sorted(npm(lockfile('8.2.2'))));
+    });
+  }
+
+  test('pnpm: a workspace importer\'s dependencies are direct, a link: to a workspace is not a package, peer variants are one version; yarn 1: direct only from package.json', () => {
+    const pnpm = lockedPackages({
+      label: 'pnpm-lock.yaml',
+      format: 'pnpm',
+      text: [
+        "lockfileVersion: '6.0'",
+        'importers:',
+        '  .: {}',
+        '  packages/api:',
+        '    dependencies:',
+        '      lib: {specifier: workspace:*, version: link:../lib}',
+        '      fastify: {specifier: ^4.0.0, version: 4.28.1(pino@9.0.0)}',
+        'packages:',
+        '  /fastify@4.28.1(pino@9.0.0): {resolution: {integrity: sha512-x}}',
+        '  /fastify@4.28.1(pino@9.1.0): {resolution: {integrity: sha512-x}}',
+        '  /@fastify/ajv-compiler@3.6.0: {resolution: {integrity: sha512-x}}',
+        '  github.com/a/b/0123abc: {resolution: {tarball: x}, name: b, version: 1.0.0}',
+      ].join('\n'),
+    });
+    assert.deepEqual(pnpm, [
+      { name: 'fastify', version: '4.28.1', direct: true },
+      { name: 'fastify', version: '4.28.1', direct: true },
+      { name: '@fastify/ajv-compiler', version: '3.6.0', direct: false },
+      { name: 'b', version: '1.0.0', direct: false },
+    ]);
+    const text = readFileSync(join(FIXTURES, 'lockfiles', 'yarn-1', 'find-my-way-8.2.2', 'yarn.lock'), 'utf8');
+    assert.ok(lockedPackages({ label: 'yarn.lock', format: 'yarn', text }).every((p) => !p.direct), 'yarn.lock alone does not say what is direct');
+  });
+
+  test('nested copies count by name; a package added or removed has no version on that side; lockfileVersion 1 and pnpm 7\'s 5.4 are refused by name', () => {
     const head = structuredClone(lockfile('8.2.2'));
     head.packages['node_modules/find-my-way/node_modules/ret'] = { version: '0.2.2' };
     head.packages['node_modules/left-pad'] = { version: '1.3.0' };
     delete head.packages['node_modules/fast-deep-equal'];
-    const changed = diffLockfiles(lockfile('8.2.2'), head, { base: 'base', head: 'head' });
+    const changed = diffLockfiles(npm(lockfile('8.2.2')), npm(head));
     assert.deepEqual(changed, [
       { name: 'fast-deep-equal', base: ['3.1.3'], head: [], direct: false },
       { name: 'left-pad', base: [], head: ['1.3.0'], direct: false },
       { name: 'ret', base: ['0.4.3'], head: ['0.2.2', '0.4.3'], direct: false },
     ]);
-    assert.throws(() => lockedPackages({ lockfileVersion: 1, dependencies: {} }, 'package-lock.json'), (e) => e instanceof LockfileError && /lockfileVersion 1/.test(e.message));
+    assert.throws(() => npm({ lockfileVersion: 1, dependencies: {} }), (e) => e instanceof LockfileError && /lockfileVersion 1/.test(e.message));
+    assert.throws(
+      () => lockedPackages({ label: 'pnpm-lock.yaml', format: 'pnpm', text: "lockfileVersion: '5.4'\npackages: {}\n" }),
+      (e) => e instanceof LockfileError && /lockfileVersion 5\.4 \(pnpm 7 or older\)/.test(e.message),
+    );
   });
 
   const service = (cwd: string) => resolveConfig({ document: { service: { start: 'node server.js', cwd }, scenarios: ['GET /'] } }).service;
@@ -79,26 +138,68 @@ describe('the packages a pull request upgraded', () => {
     assert.equal(dependencies!.lockfile, 'package-lock.json');
   });
 
-  test('a changed lockfile perfgate cannot read, or does not read (pnpm, yarn), is a warning, not a failure', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'perfgate-lock-'));
-    write(join(dir, 'b', 'package-lock.json'), '{}');
-    write(join(dir, 'h', 'package-lock.json'), '{ "lockfileVersion": 3, "packages": {');
+  test('a changed lockfile perfgate cannot read is a warning, not a failure: npm, pnpm and yarn; unchanged, nothing to say', () => {
     const services = { base: service('.'), head: service('.') };
-    const broken = dependencyChanges(trees(dir), services);
-    assert.equal(broken.dependencies, null);
-    assert.equal(broken.warning!.code, 'lockfile-not-read');
-    assert.match(broken.warning!.message, /^The pull request changes package-lock\.json, but .*JSON.*so CPU time is not attributed/);
-    const pnpm = mkdtempSync(join(tmpdir(), 'perfgate-lock-'));
-    write(join(pnpm, 'b', 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
-    write(join(pnpm, 'h', 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\npackages: {}\n");
-    assert.match(dependencyChanges(trees(pnpm), services).warning!.message, /changes pnpm-lock\.yaml, but perfgate reads npm's package-lock\.json only/);
-    write(join(pnpm, 'h', 'pnpm-lock.yaml'), "lockfileVersion: '9.0'\n");
-    assert.deepEqual(dependencyChanges(trees(pnpm), services), { dependencies: null, warning: null }, 'unchanged: nothing to say');
+    const cases: [string, string, string, RegExp][] = [
+      ['package-lock.json', '{}', '{ "lockfileVersion": 3, "packages": {', /head's package-lock\.json is not valid JSON/],
+      ['pnpm-lock.yaml', "lockfileVersion: '9.0'\n", "lockfileVersion: '9.0'\npackages:\n  a@1.0.0: {resolution: [\n", /head's pnpm-lock\.yaml is not valid YAML/],
+      ['pnpm-lock.yaml', "lockfileVersion: '9.0'\n", "lockfileVersion: '5.4'\npackages: {}\n", /lockfileVersion 5\.4 \(pnpm 7 or older\)/],
+      ['pnpm-lock.yaml', "lockfileVersion: '9.0'\n", '<<<<<<< HEAD\n', /head's pnpm-lock\.yaml is not a pnpm lockfile/],
+      ['yarn.lock', '# yarn lockfile v1\n', '# yarn lockfile v1\n\na@^1.0.0:\n  version "1.0.0\n  resolved {\n', /head's yarn\.lock could not be parsed/],
+      ['yarn.lock', '# yarn lockfile v1\n', '__metadata: [1, 2\n', /head's yarn\.lock could not be parsed/],
+      ['yarn.lock', '# yarn lockfile v1\n', 'a: b\n', /head's yarn\.lock is not a yarn lockfile/],
+    ];
+    for (const [name, base, head, why] of cases) {
+      const dir = mkdtempSync(join(tmpdir(), 'perfgate-lock-'));
+      write(join(dir, 'b', name), base);
+      write(join(dir, 'h', name), head);
+      const broken = dependencyChanges(trees(dir), services);
+      assert.equal(broken.dependencies, null, head);
+      assert.equal(broken.warning!.code, 'lockfile-not-read');
+      assert.match(broken.warning!.message, new RegExp(`^The pull request changes ${name.replace('.', '\\.')}, but .*so CPU time is not attributed`));
+      assert.match(broken.warning!.message, why);
+      write(join(dir, 'h', name), base);
+      assert.deepEqual(dependencyChanges(trees(dir), services), { dependencies: null, warning: null }, `${name} unchanged: nothing to say`);
+    }
+  });
+
+  test('real pnpm and yarn lockfiles in a tree: the upgrade; yarn\'s direct dependencies from package.json; a move from npm to pnpm is still a diff', () => {
+    const services = { base: service('.'), head: service('.') };
+    const copy = (from: string, to: string) => {
+      for (const file of ['package.json', 'package-lock.json', 'pnpm-lock.yaml', 'yarn.lock']) {
+        const path = join(FIXTURES, 'lockfiles', from, file);
+        if (existsSync(path)) write(join(to, file), readFileSync(path, 'utf8'));
+      }
+    };
+    for (const [base, head, lockfile] of [
+      ['pnpm-9/find-my-way-8.1.0', 'pnpm-9/find-my-way-8.2.2', 'pnpm-lock.yaml'],
+      ['yarn-1/find-my-way-8.1.0', 'yarn-1/find-my-way-8.2.2', 'yarn.lock'],
+      ['yarn-4/find-my-way-8.1.0', 'yarn-4/find-my-way-8.2.2', 'yarn.lock'],
+      ['find-my-way-8.1.0', 'pnpm-9/find-my-way-8.2.2', 'pnpm-lock.yaml'],
+    ]) {
+      const dir = mkdtempSync(join(tmpdir(), 'perfgate-lock-'));
+      copy(base!, join(dir, 'b'));
+      copy(head!, join(dir, 'h'));
+      const { dependencies, warning } = dependencyChanges(trees(dir), services);
+      assert.equal(warning, null);
+      assert.deepEqual(dependencies, { lockfile, changed: UPGRADE }, `${base} → ${head}`);
+    }
+  });
+
+  test("a yarn workspace's package.json files: the root's and each workspace's, not node_modules'", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'perfgate-lock-'));
+    write(join(dir, 'package.json'), JSON.stringify({ name: 'root', private: true, workspaces: ['packages/*'] }));
+    write(join(dir, 'packages', 'api', 'package.json'), JSON.stringify({ name: 'api', dependencies: { fastify: '^4.0.0' } }));
+    write(join(dir, 'packages', 'web', 'package.json'), JSON.stringify({ name: 'web', devDependencies: { vite: '^5.0.0' } }));
+    write(join(dir, 'packages', 'api', 'node_modules', 'x', 'package.json'), JSON.stringify({ name: 'x' }));
+    assert.deepEqual((projectManifests(dir) as { name: string }[]).map((m) => m.name), ['root', 'api', 'web']);
+    write(join(dir, 'package.json'), JSON.stringify({ name: 'root', workspaces: { packages: ['packages/web'] } }));
+    assert.deepEqual((projectManifests(dir) as { name: string }[]).map((m) => m.name), ['root', 'web']);
   });
 });
 
 describe('the package a profiled file is in', () => {
-  test('the nearest package.json with a name: hoisted, nested, scoped, in pnpm\'s store; a "type" marker in lib/ is passed over', () => {
+  test('the nearest package.json with a name: hoisted, nested, scoped, in pnpm\'s store; a "type" marker in lib/ is passed over; yarn PnP\'s zips by name only', () => {
     const root = mkdtempSync(join(tmpdir(), 'perfgate-pkgs-'));
     const pkg = (path: string, json: object) => {
       mkdirSync(join(root, path), { recursive: true });
@@ -117,6 +218,9 @@ describe('the package a profiled file is in', () => {
     assert.deepEqual(resolve(frame('node_modules/.pnpm/safe-regex2@3.1.0/node_modules/safe-regex2/index.js', 'safe-regex2')), { name: 'safe-regex2', version: '3.1.0' });
     assert.deepEqual(resolve(frame(join(root, 'node_modules/find-my-way/index.js'), 'find-my-way')), { name: 'find-my-way', version: '8.2.2' }, 'an absolute path');
     assert.equal(resolve(frame('server.js', null, 'own')), null);
+    // Yarn Plug'n'Play runs packages from zip archives: the name from the path, no version
+    const pnp = '.yarn/cache/find-my-way-npm-8.2.2-0123abcd.zip/node_modules/find-my-way/index.js';
+    assert.deepEqual(resolve(frame(pnp, 'find-my-way')), { name: 'find-my-way', version: null });
   });
 
   test('time by package: the innermost package frame takes the Node core and V8 code below it, and an own callback takes its own back', () => {
