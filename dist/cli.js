@@ -35045,7 +35045,7 @@ var require_lodash = __commonJS({
       if (result !== void 0) {
         return result;
       }
-      if (!isObject2(value)) {
+      if (!isObject3(value)) {
         return value;
       }
       var isArr = isArray(value);
@@ -35093,7 +35093,7 @@ var require_lodash = __commonJS({
       return result;
     }
     function baseCreate(proto) {
-      return isObject2(proto) ? objectCreate(proto) : {};
+      return isObject3(proto) ? objectCreate(proto) : {};
     }
     function baseGetAllKeys(object2, keysFunc, symbolsFunc) {
       var result = keysFunc(object2);
@@ -35103,7 +35103,7 @@ var require_lodash = __commonJS({
       return objectToString.call(value);
     }
     function baseIsNative(value) {
-      if (!isObject2(value) || isMasked(value)) {
+      if (!isObject3(value) || isMasked(value)) {
         return false;
       }
       var pattern2 = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
@@ -35302,13 +35302,13 @@ var require_lodash = __commonJS({
     }
     var isBuffer = nativeIsBuffer || stubFalse;
     function isFunction(value) {
-      var tag = isObject2(value) ? objectToString.call(value) : "";
+      var tag = isObject3(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject2(value) {
+    function isObject3(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -35370,7 +35370,7 @@ var require_lodash2 = __commonJS({
       return !!length && (typeof value == "number" || reIsUint.test(value)) && (value > -1 && value % 1 == 0 && value < length);
     }
     function isIterateeCall(value, index, object2) {
-      if (!isObject2(object2)) {
+      if (!isObject3(object2)) {
         return false;
       }
       var type = typeof index;
@@ -35402,13 +35402,13 @@ var require_lodash2 = __commonJS({
       return value != null && isLength(value.length) && !isFunction(value);
     }
     function isFunction(value) {
-      var tag = isObject2(value) ? objectToString.call(value) : "";
+      var tag = isObject3(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject2(value) {
+    function isObject3(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -35440,9 +35440,9 @@ var require_lodash2 = __commonJS({
       if (isSymbol(value)) {
         return NAN;
       }
-      if (isObject2(value)) {
+      if (isObject3(value)) {
         var other = typeof value.valueOf == "function" ? value.valueOf() : value;
-        value = isObject2(other) ? other + "" : other;
+        value = isObject3(other) ? other + "" : other;
       }
       if (typeof value != "string") {
         return value === 0 ? value : +value;
@@ -35514,13 +35514,13 @@ var require_lodash3 = __commonJS({
       return isObjectLike(value) && isArrayLike(value);
     }
     function isFunction(value) {
-      var tag = isObject2(value) ? objectToString.call(value) : "";
+      var tag = isObject3(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject2(value) {
+    function isObject3(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -57491,7 +57491,7 @@ var require_picomatch = __commonJS({
     var parse4 = require_parse3();
     var utils = require_utils3();
     var constants2 = require_constants8();
-    var isObject2 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
         const fns = glob.map((input2) => picomatch2(input2, options, returnState));
@@ -57504,7 +57504,7 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState = isObject2(glob) && glob.tokens && glob.input;
+      const isState = isObject3(glob) && glob.tokens && glob.input;
       if (glob === "" || typeof glob !== "string" && !isState) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
@@ -57637,6 +57637,9288 @@ var require_picomatch2 = __commonJS({
     }
     Object.assign(picomatch2, pico);
     module2.exports = picomatch2;
+  }
+});
+
+// node_modules/@yarnpkg/parsers/lib/grammars/shell.js
+var require_shell = __commonJS({
+  "node_modules/@yarnpkg/parsers/lib/grammars/shell.js"(exports2, module2) {
+    "use strict";
+    function peg$subclass(child, parent) {
+      function ctor() {
+        this.constructor = child;
+      }
+      ctor.prototype = parent.prototype;
+      child.prototype = new ctor();
+    }
+    function peg$SyntaxError(message, expected, found, location) {
+      this.message = message;
+      this.expected = expected;
+      this.found = found;
+      this.location = location;
+      this.name = "SyntaxError";
+      if (typeof Error.captureStackTrace === "function") {
+        Error.captureStackTrace(this, peg$SyntaxError);
+      }
+    }
+    peg$subclass(peg$SyntaxError, Error);
+    peg$SyntaxError.buildMessage = function(expected, found) {
+      var DESCRIBE_EXPECTATION_FNS = {
+        literal: function(expectation) {
+          return '"' + literalEscape(expectation.text) + '"';
+        },
+        "class": function(expectation) {
+          var escapedParts = "", i;
+          for (i = 0; i < expectation.parts.length; i++) {
+            escapedParts += expectation.parts[i] instanceof Array ? classEscape(expectation.parts[i][0]) + "-" + classEscape(expectation.parts[i][1]) : classEscape(expectation.parts[i]);
+          }
+          return "[" + (expectation.inverted ? "^" : "") + escapedParts + "]";
+        },
+        any: function(expectation) {
+          return "any character";
+        },
+        end: function(expectation) {
+          return "end of input";
+        },
+        other: function(expectation) {
+          return expectation.description;
+        }
+      };
+      function hex3(ch) {
+        return ch.charCodeAt(0).toString(16).toUpperCase();
+      }
+      function literalEscape(s) {
+        return s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\0/g, "\\0").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/[\x00-\x0F]/g, function(ch) {
+          return "\\x0" + hex3(ch);
+        }).replace(/[\x10-\x1F\x7F-\x9F]/g, function(ch) {
+          return "\\x" + hex3(ch);
+        });
+      }
+      function classEscape(s) {
+        return s.replace(/\\/g, "\\\\").replace(/\]/g, "\\]").replace(/\^/g, "\\^").replace(/-/g, "\\-").replace(/\0/g, "\\0").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/[\x00-\x0F]/g, function(ch) {
+          return "\\x0" + hex3(ch);
+        }).replace(/[\x10-\x1F\x7F-\x9F]/g, function(ch) {
+          return "\\x" + hex3(ch);
+        });
+      }
+      function describeExpectation(expectation) {
+        return DESCRIBE_EXPECTATION_FNS[expectation.type](expectation);
+      }
+      function describeExpected(expected2) {
+        var descriptions = new Array(expected2.length), i, j;
+        for (i = 0; i < expected2.length; i++) {
+          descriptions[i] = describeExpectation(expected2[i]);
+        }
+        descriptions.sort();
+        if (descriptions.length > 0) {
+          for (i = 1, j = 1; i < descriptions.length; i++) {
+            if (descriptions[i - 1] !== descriptions[i]) {
+              descriptions[j] = descriptions[i];
+              j++;
+            }
+          }
+          descriptions.length = j;
+        }
+        switch (descriptions.length) {
+          case 1:
+            return descriptions[0];
+          case 2:
+            return descriptions[0] + " or " + descriptions[1];
+          default:
+            return descriptions.slice(0, -1).join(", ") + ", or " + descriptions[descriptions.length - 1];
+        }
+      }
+      function describeFound(found2) {
+        return found2 ? '"' + literalEscape(found2) + '"' : "end of input";
+      }
+      return "Expected " + describeExpected(expected) + " but " + describeFound(found) + " found.";
+    };
+    function peg$parse(input2, options) {
+      options = options !== void 0 ? options : {};
+      var peg$FAILED = {}, peg$startRuleFunctions = { Start: peg$parseStart }, peg$startRuleFunction = peg$parseStart, peg$c0 = function(line3) {
+        return line3 ? line3 : [];
+      }, peg$c1 = function(command2, type, then) {
+        return [{ command: command2, type }].concat(then || []);
+      }, peg$c2 = function(command2, type) {
+        return [{ command: command2, type: type || ";" }];
+      }, peg$c3 = function(then) {
+        return then;
+      }, peg$c4 = ";", peg$c5 = peg$literalExpectation(";", false), peg$c6 = "&", peg$c7 = peg$literalExpectation("&", false), peg$c8 = function(chain, then) {
+        return then ? { chain, then } : { chain };
+      }, peg$c9 = function(type, then) {
+        return { type, line: then };
+      }, peg$c10 = "&&", peg$c11 = peg$literalExpectation("&&", false), peg$c12 = "||", peg$c13 = peg$literalExpectation("||", false), peg$c14 = function(main2, then) {
+        return then ? { ...main2, then } : main2;
+      }, peg$c15 = function(type, then) {
+        return { type, chain: then };
+      }, peg$c16 = "|&", peg$c17 = peg$literalExpectation("|&", false), peg$c18 = "|", peg$c19 = peg$literalExpectation("|", false), peg$c20 = "=", peg$c21 = peg$literalExpectation("=", false), peg$c22 = function(name, arg) {
+        return { name, args: [arg] };
+      }, peg$c23 = function(name) {
+        return { name, args: [] };
+      }, peg$c24 = "(", peg$c25 = peg$literalExpectation("(", false), peg$c26 = ")", peg$c27 = peg$literalExpectation(")", false), peg$c28 = function(subshell, args) {
+        return { type: `subshell`, subshell, args };
+      }, peg$c29 = "{", peg$c30 = peg$literalExpectation("{", false), peg$c31 = "}", peg$c32 = peg$literalExpectation("}", false), peg$c33 = function(group, args) {
+        return { type: `group`, group, args };
+      }, peg$c34 = function(envs, args) {
+        return { type: `command`, args, envs };
+      }, peg$c35 = function(envs) {
+        return { type: `envs`, envs };
+      }, peg$c36 = function(args) {
+        return args;
+      }, peg$c37 = function(arg) {
+        return arg;
+      }, peg$c38 = /^[0-9]/, peg$c39 = peg$classExpectation([["0", "9"]], false, false), peg$c40 = function(fd, redirect, arg) {
+        return { type: `redirection`, subtype: redirect, fd: fd !== null ? parseInt(fd) : null, args: [arg] };
+      }, peg$c41 = ">>", peg$c42 = peg$literalExpectation(">>", false), peg$c43 = ">&", peg$c44 = peg$literalExpectation(">&", false), peg$c45 = ">", peg$c46 = peg$literalExpectation(">", false), peg$c47 = "<<<", peg$c48 = peg$literalExpectation("<<<", false), peg$c49 = "<&", peg$c50 = peg$literalExpectation("<&", false), peg$c51 = "<", peg$c52 = peg$literalExpectation("<", false), peg$c53 = function(segments) {
+        return { type: `argument`, segments: [].concat(...segments) };
+      }, peg$c54 = function(string4) {
+        return string4;
+      }, peg$c55 = "$'", peg$c56 = peg$literalExpectation("$'", false), peg$c57 = "'", peg$c58 = peg$literalExpectation("'", false), peg$c59 = function(text3) {
+        return [{ type: `text`, text: text3 }];
+      }, peg$c60 = '""', peg$c61 = peg$literalExpectation('""', false), peg$c62 = function() {
+        return { type: `text`, text: `` };
+      }, peg$c63 = '"', peg$c64 = peg$literalExpectation('"', false), peg$c65 = function(segments) {
+        return segments;
+      }, peg$c66 = function(arithmetic) {
+        return { type: `arithmetic`, arithmetic, quoted: true };
+      }, peg$c67 = function(shell) {
+        return { type: `shell`, shell, quoted: true };
+      }, peg$c68 = function(variable) {
+        return { type: `variable`, ...variable, quoted: true };
+      }, peg$c69 = function(text3) {
+        return { type: `text`, text: text3 };
+      }, peg$c70 = function(arithmetic) {
+        return { type: `arithmetic`, arithmetic, quoted: false };
+      }, peg$c71 = function(shell) {
+        return { type: `shell`, shell, quoted: false };
+      }, peg$c72 = function(variable) {
+        return { type: `variable`, ...variable, quoted: false };
+      }, peg$c73 = function(pattern2) {
+        return { type: `glob`, pattern: pattern2 };
+      }, peg$c74 = /^[^']/, peg$c75 = peg$classExpectation(["'"], true, false), peg$c76 = function(chars) {
+        return chars.join(``);
+      }, peg$c77 = /^[^$"]/, peg$c78 = peg$classExpectation(["$", '"'], true, false), peg$c79 = "\\\n", peg$c80 = peg$literalExpectation("\\\n", false), peg$c81 = function() {
+        return ``;
+      }, peg$c82 = "\\", peg$c83 = peg$literalExpectation("\\", false), peg$c84 = /^[\\$"`]/, peg$c85 = peg$classExpectation(["\\", "$", '"', "`"], false, false), peg$c86 = function(c) {
+        return c;
+      }, peg$c87 = "\\a", peg$c88 = peg$literalExpectation("\\a", false), peg$c89 = function() {
+        return "a";
+      }, peg$c90 = "\\b", peg$c91 = peg$literalExpectation("\\b", false), peg$c92 = function() {
+        return "\b";
+      }, peg$c93 = /^[Ee]/, peg$c94 = peg$classExpectation(["E", "e"], false, false), peg$c95 = function() {
+        return "\x1B";
+      }, peg$c96 = "\\f", peg$c97 = peg$literalExpectation("\\f", false), peg$c98 = function() {
+        return "\f";
+      }, peg$c99 = "\\n", peg$c100 = peg$literalExpectation("\\n", false), peg$c101 = function() {
+        return "\n";
+      }, peg$c102 = "\\r", peg$c103 = peg$literalExpectation("\\r", false), peg$c104 = function() {
+        return "\r";
+      }, peg$c105 = "\\t", peg$c106 = peg$literalExpectation("\\t", false), peg$c107 = function() {
+        return "	";
+      }, peg$c108 = "\\v", peg$c109 = peg$literalExpectation("\\v", false), peg$c110 = function() {
+        return "\v";
+      }, peg$c111 = /^[\\'"?]/, peg$c112 = peg$classExpectation(["\\", "'", '"', "?"], false, false), peg$c113 = function(c) {
+        return String.fromCharCode(parseInt(c, 16));
+      }, peg$c114 = "\\x", peg$c115 = peg$literalExpectation("\\x", false), peg$c116 = "\\u", peg$c117 = peg$literalExpectation("\\u", false), peg$c118 = "\\U", peg$c119 = peg$literalExpectation("\\U", false), peg$c120 = function(c) {
+        return String.fromCodePoint(parseInt(c, 16));
+      }, peg$c121 = /^[0-7]/, peg$c122 = peg$classExpectation([["0", "7"]], false, false), peg$c123 = /^[0-9a-fA-f]/, peg$c124 = peg$classExpectation([["0", "9"], ["a", "f"], ["A", "f"]], false, false), peg$c125 = peg$anyExpectation(), peg$c126 = "{}", peg$c127 = peg$literalExpectation("{}", false), peg$c128 = function() {
+        return "{}";
+      }, peg$c129 = "-", peg$c130 = peg$literalExpectation("-", false), peg$c131 = "+", peg$c132 = peg$literalExpectation("+", false), peg$c133 = ".", peg$c134 = peg$literalExpectation(".", false), peg$c135 = function(sign, left, right) {
+        return { type: `number`, value: (sign === "-" ? -1 : 1) * parseFloat(left.join(``) + `.` + right.join(``)) };
+      }, peg$c136 = function(sign, value) {
+        return { type: `number`, value: (sign === "-" ? -1 : 1) * parseInt(value.join(``)) };
+      }, peg$c137 = function(variable) {
+        return { type: `variable`, ...variable };
+      }, peg$c138 = function(name) {
+        return { type: `variable`, name };
+      }, peg$c139 = function(value) {
+        return value;
+      }, peg$c140 = "*", peg$c141 = peg$literalExpectation("*", false), peg$c142 = "/", peg$c143 = peg$literalExpectation("/", false), peg$c144 = function(left, op, right) {
+        return { type: op === `*` ? `multiplication` : `division`, right };
+      }, peg$c145 = function(left, rest) {
+        return rest.reduce((left2, right) => ({ left: left2, ...right }), left);
+      }, peg$c146 = function(left, op, right) {
+        return { type: op === `+` ? `addition` : `subtraction`, right };
+      }, peg$c147 = "$((", peg$c148 = peg$literalExpectation("$((", false), peg$c149 = "))", peg$c150 = peg$literalExpectation("))", false), peg$c151 = function(arithmetic) {
+        return arithmetic;
+      }, peg$c152 = "$(", peg$c153 = peg$literalExpectation("$(", false), peg$c154 = function(command2) {
+        return command2;
+      }, peg$c155 = "${", peg$c156 = peg$literalExpectation("${", false), peg$c157 = ":-", peg$c158 = peg$literalExpectation(":-", false), peg$c159 = function(name, arg) {
+        return { name, defaultValue: arg };
+      }, peg$c160 = ":-}", peg$c161 = peg$literalExpectation(":-}", false), peg$c162 = function(name) {
+        return { name, defaultValue: [] };
+      }, peg$c163 = ":+", peg$c164 = peg$literalExpectation(":+", false), peg$c165 = function(name, arg) {
+        return { name, alternativeValue: arg };
+      }, peg$c166 = ":+}", peg$c167 = peg$literalExpectation(":+}", false), peg$c168 = function(name) {
+        return { name, alternativeValue: [] };
+      }, peg$c169 = function(name) {
+        return { name };
+      }, peg$c170 = "$", peg$c171 = peg$literalExpectation("$", false), peg$c172 = function(pattern2) {
+        return options.isGlobPattern(pattern2);
+      }, peg$c173 = function(pattern2) {
+        return pattern2;
+      }, peg$c174 = /^[a-zA-Z0-9_]/, peg$c175 = peg$classExpectation([["a", "z"], ["A", "Z"], ["0", "9"], "_"], false, false), peg$c176 = function() {
+        return text2();
+      }, peg$c177 = /^[$@*?#a-zA-Z0-9_\-]/, peg$c178 = peg$classExpectation(["$", "@", "*", "?", "#", ["a", "z"], ["A", "Z"], ["0", "9"], "_", "-"], false, false), peg$c179 = /^[()}<>$|&; \t"']/, peg$c180 = peg$classExpectation(["(", ")", "}", "<", ">", "$", "|", "&", ";", " ", "	", '"', "'"], false, false), peg$c181 = /^[<>&; \t"']/, peg$c182 = peg$classExpectation(["<", ">", "&", ";", " ", "	", '"', "'"], false, false), peg$c183 = /^[ \t]/, peg$c184 = peg$classExpectation([" ", "	"], false, false), peg$currPos = 0, peg$savedPos = 0, peg$posDetailsCache = [{ line: 1, column: 1 }], peg$maxFailPos = 0, peg$maxFailExpected = [], peg$silentFails = 0, peg$result;
+      if ("startRule" in options) {
+        if (!(options.startRule in peg$startRuleFunctions)) {
+          throw new Error(`Can't start parsing from rule "` + options.startRule + '".');
+        }
+        peg$startRuleFunction = peg$startRuleFunctions[options.startRule];
+      }
+      function text2() {
+        return input2.substring(peg$savedPos, peg$currPos);
+      }
+      function location() {
+        return peg$computeLocation(peg$savedPos, peg$currPos);
+      }
+      function expected(description, location2) {
+        location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
+        throw peg$buildStructuredError(
+          [peg$otherExpectation(description)],
+          input2.substring(peg$savedPos, peg$currPos),
+          location2
+        );
+      }
+      function error62(message, location2) {
+        location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
+        throw peg$buildSimpleError(message, location2);
+      }
+      function peg$literalExpectation(text3, ignoreCase) {
+        return { type: "literal", text: text3, ignoreCase };
+      }
+      function peg$classExpectation(parts, inverted, ignoreCase) {
+        return { type: "class", parts, inverted, ignoreCase };
+      }
+      function peg$anyExpectation() {
+        return { type: "any" };
+      }
+      function peg$endExpectation() {
+        return { type: "end" };
+      }
+      function peg$otherExpectation(description) {
+        return { type: "other", description };
+      }
+      function peg$computePosDetails(pos) {
+        var details = peg$posDetailsCache[pos], p;
+        if (details) {
+          return details;
+        } else {
+          p = pos - 1;
+          while (!peg$posDetailsCache[p]) {
+            p--;
+          }
+          details = peg$posDetailsCache[p];
+          details = {
+            line: details.line,
+            column: details.column
+          };
+          while (p < pos) {
+            if (input2.charCodeAt(p) === 10) {
+              details.line++;
+              details.column = 1;
+            } else {
+              details.column++;
+            }
+            p++;
+          }
+          peg$posDetailsCache[pos] = details;
+          return details;
+        }
+      }
+      function peg$computeLocation(startPos, endPos) {
+        var startPosDetails = peg$computePosDetails(startPos), endPosDetails = peg$computePosDetails(endPos);
+        return {
+          start: {
+            offset: startPos,
+            line: startPosDetails.line,
+            column: startPosDetails.column
+          },
+          end: {
+            offset: endPos,
+            line: endPosDetails.line,
+            column: endPosDetails.column
+          }
+        };
+      }
+      function peg$fail(expected2) {
+        if (peg$currPos < peg$maxFailPos) {
+          return;
+        }
+        if (peg$currPos > peg$maxFailPos) {
+          peg$maxFailPos = peg$currPos;
+          peg$maxFailExpected = [];
+        }
+        peg$maxFailExpected.push(expected2);
+      }
+      function peg$buildSimpleError(message, location2) {
+        return new peg$SyntaxError(message, null, null, location2);
+      }
+      function peg$buildStructuredError(expected2, found, location2) {
+        return new peg$SyntaxError(
+          peg$SyntaxError.buildMessage(expected2, found),
+          expected2,
+          found,
+          location2
+        );
+      }
+      function peg$parseStart() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseShellLine();
+          if (s2 === peg$FAILED) {
+            s2 = null;
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c0(s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseShellLine() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        s1 = peg$parseCommandLine();
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          s3 = peg$parseS();
+          while (s3 !== peg$FAILED) {
+            s2.push(s3);
+            s3 = peg$parseS();
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parseShellLineType();
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseShellLineThen();
+              if (s4 === peg$FAILED) {
+                s4 = null;
+              }
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c1(s1, s3, s4);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseCommandLine();
+          if (s1 !== peg$FAILED) {
+            s2 = [];
+            s3 = peg$parseS();
+            while (s3 !== peg$FAILED) {
+              s2.push(s3);
+              s3 = peg$parseS();
+            }
+            if (s2 !== peg$FAILED) {
+              s3 = peg$parseShellLineType();
+              if (s3 === peg$FAILED) {
+                s3 = null;
+              }
+              if (s3 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c2(s1, s3);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        }
+        return s0;
+      }
+      function peg$parseShellLineThen() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseShellLine();
+          if (s2 !== peg$FAILED) {
+            s3 = [];
+            s4 = peg$parseS();
+            while (s4 !== peg$FAILED) {
+              s3.push(s4);
+              s4 = peg$parseS();
+            }
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c3(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseShellLineType() {
+        var s0;
+        if (input2.charCodeAt(peg$currPos) === 59) {
+          s0 = peg$c4;
+          peg$currPos++;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c5);
+          }
+        }
+        if (s0 === peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 38) {
+            s0 = peg$c6;
+            peg$currPos++;
+          } else {
+            s0 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c7);
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseCommandLine() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = peg$parseCommandChain();
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseCommandLineThen();
+          if (s2 === peg$FAILED) {
+            s2 = null;
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c8(s1, s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseCommandLineThen() {
+        var s0, s1, s2, s3, s4, s5, s6;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseCommandLineType();
+          if (s2 !== peg$FAILED) {
+            s3 = [];
+            s4 = peg$parseS();
+            while (s4 !== peg$FAILED) {
+              s3.push(s4);
+              s4 = peg$parseS();
+            }
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseCommandLine();
+              if (s4 !== peg$FAILED) {
+                s5 = [];
+                s6 = peg$parseS();
+                while (s6 !== peg$FAILED) {
+                  s5.push(s6);
+                  s6 = peg$parseS();
+                }
+                if (s5 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c9(s2, s4);
+                  s0 = s1;
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseCommandLineType() {
+        var s0;
+        if (input2.substr(peg$currPos, 2) === peg$c10) {
+          s0 = peg$c10;
+          peg$currPos += 2;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c11);
+          }
+        }
+        if (s0 === peg$FAILED) {
+          if (input2.substr(peg$currPos, 2) === peg$c12) {
+            s0 = peg$c12;
+            peg$currPos += 2;
+          } else {
+            s0 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c13);
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseCommandChain() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = peg$parseCommand();
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseCommandChainThen();
+          if (s2 === peg$FAILED) {
+            s2 = null;
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c14(s1, s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseCommandChainThen() {
+        var s0, s1, s2, s3, s4, s5, s6;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseCommandChainType();
+          if (s2 !== peg$FAILED) {
+            s3 = [];
+            s4 = peg$parseS();
+            while (s4 !== peg$FAILED) {
+              s3.push(s4);
+              s4 = peg$parseS();
+            }
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseCommandChain();
+              if (s4 !== peg$FAILED) {
+                s5 = [];
+                s6 = peg$parseS();
+                while (s6 !== peg$FAILED) {
+                  s5.push(s6);
+                  s6 = peg$parseS();
+                }
+                if (s5 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c15(s2, s4);
+                  s0 = s1;
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseCommandChainType() {
+        var s0;
+        if (input2.substr(peg$currPos, 2) === peg$c16) {
+          s0 = peg$c16;
+          peg$currPos += 2;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c17);
+          }
+        }
+        if (s0 === peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 124) {
+            s0 = peg$c18;
+            peg$currPos++;
+          } else {
+            s0 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c19);
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseVariableAssignment() {
+        var s0, s1, s2, s3, s4, s5;
+        s0 = peg$currPos;
+        s1 = peg$parseEnvVariable();
+        if (s1 !== peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 61) {
+            s2 = peg$c20;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c21);
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parseStrictValueArgument();
+            if (s3 !== peg$FAILED) {
+              s4 = [];
+              s5 = peg$parseS();
+              while (s5 !== peg$FAILED) {
+                s4.push(s5);
+                s5 = peg$parseS();
+              }
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c22(s1, s3);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseEnvVariable();
+          if (s1 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 61) {
+              s2 = peg$c20;
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c21);
+              }
+            }
+            if (s2 !== peg$FAILED) {
+              s3 = [];
+              s4 = peg$parseS();
+              while (s4 !== peg$FAILED) {
+                s3.push(s4);
+                s4 = peg$parseS();
+              }
+              if (s3 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c23(s1);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        }
+        return s0;
+      }
+      function peg$parseCommand() {
+        var s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 40) {
+            s2 = peg$c24;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c25);
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = [];
+            s4 = peg$parseS();
+            while (s4 !== peg$FAILED) {
+              s3.push(s4);
+              s4 = peg$parseS();
+            }
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseShellLine();
+              if (s4 !== peg$FAILED) {
+                s5 = [];
+                s6 = peg$parseS();
+                while (s6 !== peg$FAILED) {
+                  s5.push(s6);
+                  s6 = peg$parseS();
+                }
+                if (s5 !== peg$FAILED) {
+                  if (input2.charCodeAt(peg$currPos) === 41) {
+                    s6 = peg$c26;
+                    peg$currPos++;
+                  } else {
+                    s6 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c27);
+                    }
+                  }
+                  if (s6 !== peg$FAILED) {
+                    s7 = [];
+                    s8 = peg$parseS();
+                    while (s8 !== peg$FAILED) {
+                      s7.push(s8);
+                      s8 = peg$parseS();
+                    }
+                    if (s7 !== peg$FAILED) {
+                      s8 = [];
+                      s9 = peg$parseRedirectArgument();
+                      while (s9 !== peg$FAILED) {
+                        s8.push(s9);
+                        s9 = peg$parseRedirectArgument();
+                      }
+                      if (s8 !== peg$FAILED) {
+                        s9 = [];
+                        s10 = peg$parseS();
+                        while (s10 !== peg$FAILED) {
+                          s9.push(s10);
+                          s10 = peg$parseS();
+                        }
+                        if (s9 !== peg$FAILED) {
+                          peg$savedPos = s0;
+                          s1 = peg$c28(s4, s8);
+                          s0 = s1;
+                        } else {
+                          peg$currPos = s0;
+                          s0 = peg$FAILED;
+                        }
+                      } else {
+                        peg$currPos = s0;
+                        s0 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = [];
+          s2 = peg$parseS();
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$parseS();
+          }
+          if (s1 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 123) {
+              s2 = peg$c29;
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c30);
+              }
+            }
+            if (s2 !== peg$FAILED) {
+              s3 = [];
+              s4 = peg$parseS();
+              while (s4 !== peg$FAILED) {
+                s3.push(s4);
+                s4 = peg$parseS();
+              }
+              if (s3 !== peg$FAILED) {
+                s4 = peg$parseShellLine();
+                if (s4 !== peg$FAILED) {
+                  s5 = [];
+                  s6 = peg$parseS();
+                  while (s6 !== peg$FAILED) {
+                    s5.push(s6);
+                    s6 = peg$parseS();
+                  }
+                  if (s5 !== peg$FAILED) {
+                    if (input2.charCodeAt(peg$currPos) === 125) {
+                      s6 = peg$c31;
+                      peg$currPos++;
+                    } else {
+                      s6 = peg$FAILED;
+                      if (peg$silentFails === 0) {
+                        peg$fail(peg$c32);
+                      }
+                    }
+                    if (s6 !== peg$FAILED) {
+                      s7 = [];
+                      s8 = peg$parseS();
+                      while (s8 !== peg$FAILED) {
+                        s7.push(s8);
+                        s8 = peg$parseS();
+                      }
+                      if (s7 !== peg$FAILED) {
+                        s8 = [];
+                        s9 = peg$parseRedirectArgument();
+                        while (s9 !== peg$FAILED) {
+                          s8.push(s9);
+                          s9 = peg$parseRedirectArgument();
+                        }
+                        if (s8 !== peg$FAILED) {
+                          s9 = [];
+                          s10 = peg$parseS();
+                          while (s10 !== peg$FAILED) {
+                            s9.push(s10);
+                            s10 = peg$parseS();
+                          }
+                          if (s9 !== peg$FAILED) {
+                            peg$savedPos = s0;
+                            s1 = peg$c33(s4, s8);
+                            s0 = s1;
+                          } else {
+                            peg$currPos = s0;
+                            s0 = peg$FAILED;
+                          }
+                        } else {
+                          peg$currPos = s0;
+                          s0 = peg$FAILED;
+                        }
+                      } else {
+                        peg$currPos = s0;
+                        s0 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            s1 = [];
+            s2 = peg$parseS();
+            while (s2 !== peg$FAILED) {
+              s1.push(s2);
+              s2 = peg$parseS();
+            }
+            if (s1 !== peg$FAILED) {
+              s2 = [];
+              s3 = peg$parseVariableAssignment();
+              while (s3 !== peg$FAILED) {
+                s2.push(s3);
+                s3 = peg$parseVariableAssignment();
+              }
+              if (s2 !== peg$FAILED) {
+                s3 = [];
+                s4 = peg$parseS();
+                while (s4 !== peg$FAILED) {
+                  s3.push(s4);
+                  s4 = peg$parseS();
+                }
+                if (s3 !== peg$FAILED) {
+                  s4 = [];
+                  s5 = peg$parseArgument();
+                  if (s5 !== peg$FAILED) {
+                    while (s5 !== peg$FAILED) {
+                      s4.push(s5);
+                      s5 = peg$parseArgument();
+                    }
+                  } else {
+                    s4 = peg$FAILED;
+                  }
+                  if (s4 !== peg$FAILED) {
+                    s5 = [];
+                    s6 = peg$parseS();
+                    while (s6 !== peg$FAILED) {
+                      s5.push(s6);
+                      s6 = peg$parseS();
+                    }
+                    if (s5 !== peg$FAILED) {
+                      peg$savedPos = s0;
+                      s1 = peg$c34(s2, s4);
+                      s0 = s1;
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              s1 = [];
+              s2 = peg$parseS();
+              while (s2 !== peg$FAILED) {
+                s1.push(s2);
+                s2 = peg$parseS();
+              }
+              if (s1 !== peg$FAILED) {
+                s2 = [];
+                s3 = peg$parseVariableAssignment();
+                if (s3 !== peg$FAILED) {
+                  while (s3 !== peg$FAILED) {
+                    s2.push(s3);
+                    s3 = peg$parseVariableAssignment();
+                  }
+                } else {
+                  s2 = peg$FAILED;
+                }
+                if (s2 !== peg$FAILED) {
+                  s3 = [];
+                  s4 = peg$parseS();
+                  while (s4 !== peg$FAILED) {
+                    s3.push(s4);
+                    s4 = peg$parseS();
+                  }
+                  if (s3 !== peg$FAILED) {
+                    peg$savedPos = s0;
+                    s1 = peg$c35(s2);
+                    s0 = s1;
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseCommandString() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          s3 = peg$parseValueArgument();
+          if (s3 !== peg$FAILED) {
+            while (s3 !== peg$FAILED) {
+              s2.push(s3);
+              s3 = peg$parseValueArgument();
+            }
+          } else {
+            s2 = peg$FAILED;
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = [];
+            s4 = peg$parseS();
+            while (s4 !== peg$FAILED) {
+              s3.push(s4);
+              s4 = peg$parseS();
+            }
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c36(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseArgument() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseRedirectArgument();
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c37(s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = [];
+          s2 = peg$parseS();
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$parseS();
+          }
+          if (s1 !== peg$FAILED) {
+            s2 = peg$parseValueArgument();
+            if (s2 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c37(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        }
+        return s0;
+      }
+      function peg$parseRedirectArgument() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          if (peg$c38.test(input2.charAt(peg$currPos))) {
+            s2 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c39);
+            }
+          }
+          if (s2 === peg$FAILED) {
+            s2 = null;
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parseRedirectType();
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseValueArgument();
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c40(s2, s3, s4);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseRedirectType() {
+        var s0;
+        if (input2.substr(peg$currPos, 2) === peg$c41) {
+          s0 = peg$c41;
+          peg$currPos += 2;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c42);
+          }
+        }
+        if (s0 === peg$FAILED) {
+          if (input2.substr(peg$currPos, 2) === peg$c43) {
+            s0 = peg$c43;
+            peg$currPos += 2;
+          } else {
+            s0 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c44);
+            }
+          }
+          if (s0 === peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 62) {
+              s0 = peg$c45;
+              peg$currPos++;
+            } else {
+              s0 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c46);
+              }
+            }
+            if (s0 === peg$FAILED) {
+              if (input2.substr(peg$currPos, 3) === peg$c47) {
+                s0 = peg$c47;
+                peg$currPos += 3;
+              } else {
+                s0 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c48);
+                }
+              }
+              if (s0 === peg$FAILED) {
+                if (input2.substr(peg$currPos, 2) === peg$c49) {
+                  s0 = peg$c49;
+                  peg$currPos += 2;
+                } else {
+                  s0 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c50);
+                  }
+                }
+                if (s0 === peg$FAILED) {
+                  if (input2.charCodeAt(peg$currPos) === 60) {
+                    s0 = peg$c51;
+                    peg$currPos++;
+                  } else {
+                    s0 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c52);
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseValueArgument() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseS();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseS();
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseStrictValueArgument();
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c37(s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseStrictValueArgument() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseArgumentSegment();
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$parseArgumentSegment();
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c53(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseArgumentSegment() {
+        var s0, s1;
+        s0 = peg$currPos;
+        s1 = peg$parseCQuoteString();
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c54(s1);
+        }
+        s0 = s1;
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseSglQuoteString();
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c54(s1);
+          }
+          s0 = s1;
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            s1 = peg$parseDblQuoteString();
+            if (s1 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c54(s1);
+            }
+            s0 = s1;
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              s1 = peg$parsePlainString();
+              if (s1 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c54(s1);
+              }
+              s0 = s1;
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseCQuoteString() {
+        var s0, s1, s2, s3;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 2) === peg$c55) {
+          s1 = peg$c55;
+          peg$currPos += 2;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c56);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseCQuoteStringText();
+          if (s2 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 39) {
+              s3 = peg$c57;
+              peg$currPos++;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c58);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c59(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseSglQuoteString() {
+        var s0, s1, s2, s3;
+        s0 = peg$currPos;
+        if (input2.charCodeAt(peg$currPos) === 39) {
+          s1 = peg$c57;
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c58);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseSglQuoteStringText();
+          if (s2 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 39) {
+              s3 = peg$c57;
+              peg$currPos++;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c58);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c59(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseDblQuoteString() {
+        var s0, s1, s2, s3;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 2) === peg$c60) {
+          s1 = peg$c60;
+          peg$currPos += 2;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c61);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c62();
+        }
+        s0 = s1;
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.charCodeAt(peg$currPos) === 34) {
+            s1 = peg$c63;
+            peg$currPos++;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c64);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            s2 = [];
+            s3 = peg$parseDblQuoteStringSegment();
+            while (s3 !== peg$FAILED) {
+              s2.push(s3);
+              s3 = peg$parseDblQuoteStringSegment();
+            }
+            if (s2 !== peg$FAILED) {
+              if (input2.charCodeAt(peg$currPos) === 34) {
+                s3 = peg$c63;
+                peg$currPos++;
+              } else {
+                s3 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c64);
+                }
+              }
+              if (s3 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c65(s2);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        }
+        return s0;
+      }
+      function peg$parsePlainString() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parsePlainStringSegment();
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$parsePlainStringSegment();
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c65(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseDblQuoteStringSegment() {
+        var s0, s1;
+        s0 = peg$currPos;
+        s1 = peg$parseArithmetic();
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c66(s1);
+        }
+        s0 = s1;
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseSubshell();
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c67(s1);
+          }
+          s0 = s1;
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            s1 = peg$parseVariable();
+            if (s1 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c68(s1);
+            }
+            s0 = s1;
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              s1 = peg$parseDblQuoteStringText();
+              if (s1 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c69(s1);
+              }
+              s0 = s1;
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parsePlainStringSegment() {
+        var s0, s1;
+        s0 = peg$currPos;
+        s1 = peg$parseArithmetic();
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c70(s1);
+        }
+        s0 = s1;
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseSubshell();
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c71(s1);
+          }
+          s0 = s1;
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            s1 = peg$parseVariable();
+            if (s1 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c72(s1);
+            }
+            s0 = s1;
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              s1 = peg$parseGlob();
+              if (s1 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c73(s1);
+              }
+              s0 = s1;
+              if (s0 === peg$FAILED) {
+                s0 = peg$currPos;
+                s1 = peg$parsePlainStringText();
+                if (s1 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c69(s1);
+                }
+                s0 = s1;
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseSglQuoteStringText() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        if (peg$c74.test(input2.charAt(peg$currPos))) {
+          s2 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s2 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c75);
+          }
+        }
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          if (peg$c74.test(input2.charAt(peg$currPos))) {
+            s2 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c75);
+            }
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c76(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseDblQuoteStringText() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseDblQuoteEscapedChar();
+        if (s2 === peg$FAILED) {
+          if (peg$c77.test(input2.charAt(peg$currPos))) {
+            s2 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c78);
+            }
+          }
+        }
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$parseDblQuoteEscapedChar();
+            if (s2 === peg$FAILED) {
+              if (peg$c77.test(input2.charAt(peg$currPos))) {
+                s2 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s2 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c78);
+                }
+              }
+            }
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c76(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseDblQuoteEscapedChar() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 2) === peg$c79) {
+          s1 = peg$c79;
+          peg$currPos += 2;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c80);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c81();
+        }
+        s0 = s1;
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.charCodeAt(peg$currPos) === 92) {
+            s1 = peg$c82;
+            peg$currPos++;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c83);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            if (peg$c84.test(input2.charAt(peg$currPos))) {
+              s2 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c85);
+              }
+            }
+            if (s2 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c86(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        }
+        return s0;
+      }
+      function peg$parseCQuoteStringText() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseCQuoteEscapedChar();
+        if (s2 === peg$FAILED) {
+          if (peg$c74.test(input2.charAt(peg$currPos))) {
+            s2 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c75);
+            }
+          }
+        }
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseCQuoteEscapedChar();
+          if (s2 === peg$FAILED) {
+            if (peg$c74.test(input2.charAt(peg$currPos))) {
+              s2 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c75);
+              }
+            }
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c76(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseCQuoteEscapedChar() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 2) === peg$c87) {
+          s1 = peg$c87;
+          peg$currPos += 2;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c88);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c89();
+        }
+        s0 = s1;
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.substr(peg$currPos, 2) === peg$c90) {
+            s1 = peg$c90;
+            peg$currPos += 2;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c91);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c92();
+          }
+          s0 = s1;
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            if (input2.charCodeAt(peg$currPos) === 92) {
+              s1 = peg$c82;
+              peg$currPos++;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c83);
+              }
+            }
+            if (s1 !== peg$FAILED) {
+              if (peg$c93.test(input2.charAt(peg$currPos))) {
+                s2 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s2 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c94);
+                }
+              }
+              if (s2 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c95();
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              if (input2.substr(peg$currPos, 2) === peg$c96) {
+                s1 = peg$c96;
+                peg$currPos += 2;
+              } else {
+                s1 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c97);
+                }
+              }
+              if (s1 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c98();
+              }
+              s0 = s1;
+              if (s0 === peg$FAILED) {
+                s0 = peg$currPos;
+                if (input2.substr(peg$currPos, 2) === peg$c99) {
+                  s1 = peg$c99;
+                  peg$currPos += 2;
+                } else {
+                  s1 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c100);
+                  }
+                }
+                if (s1 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c101();
+                }
+                s0 = s1;
+                if (s0 === peg$FAILED) {
+                  s0 = peg$currPos;
+                  if (input2.substr(peg$currPos, 2) === peg$c102) {
+                    s1 = peg$c102;
+                    peg$currPos += 2;
+                  } else {
+                    s1 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c103);
+                    }
+                  }
+                  if (s1 !== peg$FAILED) {
+                    peg$savedPos = s0;
+                    s1 = peg$c104();
+                  }
+                  s0 = s1;
+                  if (s0 === peg$FAILED) {
+                    s0 = peg$currPos;
+                    if (input2.substr(peg$currPos, 2) === peg$c105) {
+                      s1 = peg$c105;
+                      peg$currPos += 2;
+                    } else {
+                      s1 = peg$FAILED;
+                      if (peg$silentFails === 0) {
+                        peg$fail(peg$c106);
+                      }
+                    }
+                    if (s1 !== peg$FAILED) {
+                      peg$savedPos = s0;
+                      s1 = peg$c107();
+                    }
+                    s0 = s1;
+                    if (s0 === peg$FAILED) {
+                      s0 = peg$currPos;
+                      if (input2.substr(peg$currPos, 2) === peg$c108) {
+                        s1 = peg$c108;
+                        peg$currPos += 2;
+                      } else {
+                        s1 = peg$FAILED;
+                        if (peg$silentFails === 0) {
+                          peg$fail(peg$c109);
+                        }
+                      }
+                      if (s1 !== peg$FAILED) {
+                        peg$savedPos = s0;
+                        s1 = peg$c110();
+                      }
+                      s0 = s1;
+                      if (s0 === peg$FAILED) {
+                        s0 = peg$currPos;
+                        if (input2.charCodeAt(peg$currPos) === 92) {
+                          s1 = peg$c82;
+                          peg$currPos++;
+                        } else {
+                          s1 = peg$FAILED;
+                          if (peg$silentFails === 0) {
+                            peg$fail(peg$c83);
+                          }
+                        }
+                        if (s1 !== peg$FAILED) {
+                          if (peg$c111.test(input2.charAt(peg$currPos))) {
+                            s2 = input2.charAt(peg$currPos);
+                            peg$currPos++;
+                          } else {
+                            s2 = peg$FAILED;
+                            if (peg$silentFails === 0) {
+                              peg$fail(peg$c112);
+                            }
+                          }
+                          if (s2 !== peg$FAILED) {
+                            peg$savedPos = s0;
+                            s1 = peg$c86(s2);
+                            s0 = s1;
+                          } else {
+                            peg$currPos = s0;
+                            s0 = peg$FAILED;
+                          }
+                        } else {
+                          peg$currPos = s0;
+                          s0 = peg$FAILED;
+                        }
+                        if (s0 === peg$FAILED) {
+                          s0 = peg$parseHexCodeString();
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseHexCodeString() {
+        var s0, s1, s2, s3, s4, s5, s6, s7, s8, s9, s10, s11;
+        s0 = peg$currPos;
+        if (input2.charCodeAt(peg$currPos) === 92) {
+          s1 = peg$c82;
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c83);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseHexCodeChar0();
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c113(s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.substr(peg$currPos, 2) === peg$c114) {
+            s1 = peg$c114;
+            peg$currPos += 2;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c115);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            s2 = peg$currPos;
+            s3 = peg$currPos;
+            s4 = peg$parseHexCodeChar0();
+            if (s4 !== peg$FAILED) {
+              s5 = peg$parseHexCodeChar();
+              if (s5 !== peg$FAILED) {
+                s4 = [s4, s5];
+                s3 = s4;
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+            if (s3 === peg$FAILED) {
+              s3 = peg$parseHexCodeChar0();
+            }
+            if (s3 !== peg$FAILED) {
+              s2 = input2.substring(s2, peg$currPos);
+            } else {
+              s2 = s3;
+            }
+            if (s2 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c113(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            if (input2.substr(peg$currPos, 2) === peg$c116) {
+              s1 = peg$c116;
+              peg$currPos += 2;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c117);
+              }
+            }
+            if (s1 !== peg$FAILED) {
+              s2 = peg$currPos;
+              s3 = peg$currPos;
+              s4 = peg$parseHexCodeChar();
+              if (s4 !== peg$FAILED) {
+                s5 = peg$parseHexCodeChar();
+                if (s5 !== peg$FAILED) {
+                  s6 = peg$parseHexCodeChar();
+                  if (s6 !== peg$FAILED) {
+                    s7 = peg$parseHexCodeChar();
+                    if (s7 !== peg$FAILED) {
+                      s4 = [s4, s5, s6, s7];
+                      s3 = s4;
+                    } else {
+                      peg$currPos = s3;
+                      s3 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s3;
+                    s3 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s3;
+                  s3 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+              if (s3 !== peg$FAILED) {
+                s2 = input2.substring(s2, peg$currPos);
+              } else {
+                s2 = s3;
+              }
+              if (s2 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c113(s2);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              if (input2.substr(peg$currPos, 2) === peg$c118) {
+                s1 = peg$c118;
+                peg$currPos += 2;
+              } else {
+                s1 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c119);
+                }
+              }
+              if (s1 !== peg$FAILED) {
+                s2 = peg$currPos;
+                s3 = peg$currPos;
+                s4 = peg$parseHexCodeChar();
+                if (s4 !== peg$FAILED) {
+                  s5 = peg$parseHexCodeChar();
+                  if (s5 !== peg$FAILED) {
+                    s6 = peg$parseHexCodeChar();
+                    if (s6 !== peg$FAILED) {
+                      s7 = peg$parseHexCodeChar();
+                      if (s7 !== peg$FAILED) {
+                        s8 = peg$parseHexCodeChar();
+                        if (s8 !== peg$FAILED) {
+                          s9 = peg$parseHexCodeChar();
+                          if (s9 !== peg$FAILED) {
+                            s10 = peg$parseHexCodeChar();
+                            if (s10 !== peg$FAILED) {
+                              s11 = peg$parseHexCodeChar();
+                              if (s11 !== peg$FAILED) {
+                                s4 = [s4, s5, s6, s7, s8, s9, s10, s11];
+                                s3 = s4;
+                              } else {
+                                peg$currPos = s3;
+                                s3 = peg$FAILED;
+                              }
+                            } else {
+                              peg$currPos = s3;
+                              s3 = peg$FAILED;
+                            }
+                          } else {
+                            peg$currPos = s3;
+                            s3 = peg$FAILED;
+                          }
+                        } else {
+                          peg$currPos = s3;
+                          s3 = peg$FAILED;
+                        }
+                      } else {
+                        peg$currPos = s3;
+                        s3 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s3;
+                      s3 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s3;
+                    s3 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s3;
+                  s3 = peg$FAILED;
+                }
+                if (s3 !== peg$FAILED) {
+                  s2 = input2.substring(s2, peg$currPos);
+                } else {
+                  s2 = s3;
+                }
+                if (s2 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c120(s2);
+                  s0 = s1;
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseHexCodeChar0() {
+        var s0;
+        if (peg$c121.test(input2.charAt(peg$currPos))) {
+          s0 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c122);
+          }
+        }
+        return s0;
+      }
+      function peg$parseHexCodeChar() {
+        var s0;
+        if (peg$c123.test(input2.charAt(peg$currPos))) {
+          s0 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c124);
+          }
+        }
+        return s0;
+      }
+      function peg$parsePlainStringText() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$currPos;
+        if (input2.charCodeAt(peg$currPos) === 92) {
+          s3 = peg$c82;
+          peg$currPos++;
+        } else {
+          s3 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c83);
+          }
+        }
+        if (s3 !== peg$FAILED) {
+          if (input2.length > peg$currPos) {
+            s4 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s4 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c125);
+            }
+          }
+          if (s4 !== peg$FAILED) {
+            peg$savedPos = s2;
+            s3 = peg$c86(s4);
+            s2 = s3;
+          } else {
+            peg$currPos = s2;
+            s2 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s2;
+          s2 = peg$FAILED;
+        }
+        if (s2 === peg$FAILED) {
+          s2 = peg$currPos;
+          if (input2.substr(peg$currPos, 2) === peg$c126) {
+            s3 = peg$c126;
+            peg$currPos += 2;
+          } else {
+            s3 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c127);
+            }
+          }
+          if (s3 !== peg$FAILED) {
+            peg$savedPos = s2;
+            s3 = peg$c128();
+          }
+          s2 = s3;
+          if (s2 === peg$FAILED) {
+            s2 = peg$currPos;
+            s3 = peg$currPos;
+            peg$silentFails++;
+            s4 = peg$parseSpecialShellChars();
+            peg$silentFails--;
+            if (s4 === peg$FAILED) {
+              s3 = void 0;
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+            if (s3 !== peg$FAILED) {
+              if (input2.length > peg$currPos) {
+                s4 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s4 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c125);
+                }
+              }
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s2;
+                s3 = peg$c86(s4);
+                s2 = s3;
+              } else {
+                peg$currPos = s2;
+                s2 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s2;
+              s2 = peg$FAILED;
+            }
+          }
+        }
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$currPos;
+            if (input2.charCodeAt(peg$currPos) === 92) {
+              s3 = peg$c82;
+              peg$currPos++;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c83);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              if (input2.length > peg$currPos) {
+                s4 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s4 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c125);
+                }
+              }
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s2;
+                s3 = peg$c86(s4);
+                s2 = s3;
+              } else {
+                peg$currPos = s2;
+                s2 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s2;
+              s2 = peg$FAILED;
+            }
+            if (s2 === peg$FAILED) {
+              s2 = peg$currPos;
+              if (input2.substr(peg$currPos, 2) === peg$c126) {
+                s3 = peg$c126;
+                peg$currPos += 2;
+              } else {
+                s3 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c127);
+                }
+              }
+              if (s3 !== peg$FAILED) {
+                peg$savedPos = s2;
+                s3 = peg$c128();
+              }
+              s2 = s3;
+              if (s2 === peg$FAILED) {
+                s2 = peg$currPos;
+                s3 = peg$currPos;
+                peg$silentFails++;
+                s4 = peg$parseSpecialShellChars();
+                peg$silentFails--;
+                if (s4 === peg$FAILED) {
+                  s3 = void 0;
+                } else {
+                  peg$currPos = s3;
+                  s3 = peg$FAILED;
+                }
+                if (s3 !== peg$FAILED) {
+                  if (input2.length > peg$currPos) {
+                    s4 = input2.charAt(peg$currPos);
+                    peg$currPos++;
+                  } else {
+                    s4 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c125);
+                    }
+                  }
+                  if (s4 !== peg$FAILED) {
+                    peg$savedPos = s2;
+                    s3 = peg$c86(s4);
+                    s2 = s3;
+                  } else {
+                    peg$currPos = s2;
+                    s2 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s2;
+                  s2 = peg$FAILED;
+                }
+              }
+            }
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c76(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseArithmeticPrimary() {
+        var s0, s1, s2, s3, s4, s5;
+        s0 = peg$currPos;
+        if (input2.charCodeAt(peg$currPos) === 45) {
+          s1 = peg$c129;
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c130);
+          }
+        }
+        if (s1 === peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 43) {
+            s1 = peg$c131;
+            peg$currPos++;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c132);
+            }
+          }
+        }
+        if (s1 === peg$FAILED) {
+          s1 = null;
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          if (peg$c38.test(input2.charAt(peg$currPos))) {
+            s3 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s3 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c39);
+            }
+          }
+          if (s3 !== peg$FAILED) {
+            while (s3 !== peg$FAILED) {
+              s2.push(s3);
+              if (peg$c38.test(input2.charAt(peg$currPos))) {
+                s3 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s3 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c39);
+                }
+              }
+            }
+          } else {
+            s2 = peg$FAILED;
+          }
+          if (s2 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 46) {
+              s3 = peg$c133;
+              peg$currPos++;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c134);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              s4 = [];
+              if (peg$c38.test(input2.charAt(peg$currPos))) {
+                s5 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c39);
+                }
+              }
+              if (s5 !== peg$FAILED) {
+                while (s5 !== peg$FAILED) {
+                  s4.push(s5);
+                  if (peg$c38.test(input2.charAt(peg$currPos))) {
+                    s5 = input2.charAt(peg$currPos);
+                    peg$currPos++;
+                  } else {
+                    s5 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c39);
+                    }
+                  }
+                }
+              } else {
+                s4 = peg$FAILED;
+              }
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c135(s1, s2, s4);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.charCodeAt(peg$currPos) === 45) {
+            s1 = peg$c129;
+            peg$currPos++;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c130);
+            }
+          }
+          if (s1 === peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 43) {
+              s1 = peg$c131;
+              peg$currPos++;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c132);
+              }
+            }
+          }
+          if (s1 === peg$FAILED) {
+            s1 = null;
+          }
+          if (s1 !== peg$FAILED) {
+            s2 = [];
+            if (peg$c38.test(input2.charAt(peg$currPos))) {
+              s3 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c39);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              while (s3 !== peg$FAILED) {
+                s2.push(s3);
+                if (peg$c38.test(input2.charAt(peg$currPos))) {
+                  s3 = input2.charAt(peg$currPos);
+                  peg$currPos++;
+                } else {
+                  s3 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c39);
+                  }
+                }
+              }
+            } else {
+              s2 = peg$FAILED;
+            }
+            if (s2 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c136(s1, s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            s1 = peg$parseVariable();
+            if (s1 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c137(s1);
+            }
+            s0 = s1;
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              s1 = peg$parseIdentifier();
+              if (s1 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c138(s1);
+              }
+              s0 = s1;
+              if (s0 === peg$FAILED) {
+                s0 = peg$currPos;
+                if (input2.charCodeAt(peg$currPos) === 40) {
+                  s1 = peg$c24;
+                  peg$currPos++;
+                } else {
+                  s1 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c25);
+                  }
+                }
+                if (s1 !== peg$FAILED) {
+                  s2 = [];
+                  s3 = peg$parseS();
+                  while (s3 !== peg$FAILED) {
+                    s2.push(s3);
+                    s3 = peg$parseS();
+                  }
+                  if (s2 !== peg$FAILED) {
+                    s3 = peg$parseArithmeticExpression();
+                    if (s3 !== peg$FAILED) {
+                      s4 = [];
+                      s5 = peg$parseS();
+                      while (s5 !== peg$FAILED) {
+                        s4.push(s5);
+                        s5 = peg$parseS();
+                      }
+                      if (s4 !== peg$FAILED) {
+                        if (input2.charCodeAt(peg$currPos) === 41) {
+                          s5 = peg$c26;
+                          peg$currPos++;
+                        } else {
+                          s5 = peg$FAILED;
+                          if (peg$silentFails === 0) {
+                            peg$fail(peg$c27);
+                          }
+                        }
+                        if (s5 !== peg$FAILED) {
+                          peg$savedPos = s0;
+                          s1 = peg$c139(s3);
+                          s0 = s1;
+                        } else {
+                          peg$currPos = s0;
+                          s0 = peg$FAILED;
+                        }
+                      } else {
+                        peg$currPos = s0;
+                        s0 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseArithmeticTimesExpression() {
+        var s0, s1, s2, s3, s4, s5, s6, s7;
+        s0 = peg$currPos;
+        s1 = peg$parseArithmeticPrimary();
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          s3 = peg$currPos;
+          s4 = [];
+          s5 = peg$parseS();
+          while (s5 !== peg$FAILED) {
+            s4.push(s5);
+            s5 = peg$parseS();
+          }
+          if (s4 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 42) {
+              s5 = peg$c140;
+              peg$currPos++;
+            } else {
+              s5 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c141);
+              }
+            }
+            if (s5 === peg$FAILED) {
+              if (input2.charCodeAt(peg$currPos) === 47) {
+                s5 = peg$c142;
+                peg$currPos++;
+              } else {
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c143);
+                }
+              }
+            }
+            if (s5 !== peg$FAILED) {
+              s6 = [];
+              s7 = peg$parseS();
+              while (s7 !== peg$FAILED) {
+                s6.push(s7);
+                s7 = peg$parseS();
+              }
+              if (s6 !== peg$FAILED) {
+                s7 = peg$parseArithmeticPrimary();
+                if (s7 !== peg$FAILED) {
+                  peg$savedPos = s3;
+                  s4 = peg$c144(s1, s5, s7);
+                  s3 = s4;
+                } else {
+                  peg$currPos = s3;
+                  s3 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s3;
+            s3 = peg$FAILED;
+          }
+          while (s3 !== peg$FAILED) {
+            s2.push(s3);
+            s3 = peg$currPos;
+            s4 = [];
+            s5 = peg$parseS();
+            while (s5 !== peg$FAILED) {
+              s4.push(s5);
+              s5 = peg$parseS();
+            }
+            if (s4 !== peg$FAILED) {
+              if (input2.charCodeAt(peg$currPos) === 42) {
+                s5 = peg$c140;
+                peg$currPos++;
+              } else {
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c141);
+                }
+              }
+              if (s5 === peg$FAILED) {
+                if (input2.charCodeAt(peg$currPos) === 47) {
+                  s5 = peg$c142;
+                  peg$currPos++;
+                } else {
+                  s5 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c143);
+                  }
+                }
+              }
+              if (s5 !== peg$FAILED) {
+                s6 = [];
+                s7 = peg$parseS();
+                while (s7 !== peg$FAILED) {
+                  s6.push(s7);
+                  s7 = peg$parseS();
+                }
+                if (s6 !== peg$FAILED) {
+                  s7 = peg$parseArithmeticPrimary();
+                  if (s7 !== peg$FAILED) {
+                    peg$savedPos = s3;
+                    s4 = peg$c144(s1, s5, s7);
+                    s3 = s4;
+                  } else {
+                    peg$currPos = s3;
+                    s3 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s3;
+                  s3 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c145(s1, s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseArithmeticExpression() {
+        var s0, s1, s2, s3, s4, s5, s6, s7;
+        s0 = peg$currPos;
+        s1 = peg$parseArithmeticTimesExpression();
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          s3 = peg$currPos;
+          s4 = [];
+          s5 = peg$parseS();
+          while (s5 !== peg$FAILED) {
+            s4.push(s5);
+            s5 = peg$parseS();
+          }
+          if (s4 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 43) {
+              s5 = peg$c131;
+              peg$currPos++;
+            } else {
+              s5 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c132);
+              }
+            }
+            if (s5 === peg$FAILED) {
+              if (input2.charCodeAt(peg$currPos) === 45) {
+                s5 = peg$c129;
+                peg$currPos++;
+              } else {
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c130);
+                }
+              }
+            }
+            if (s5 !== peg$FAILED) {
+              s6 = [];
+              s7 = peg$parseS();
+              while (s7 !== peg$FAILED) {
+                s6.push(s7);
+                s7 = peg$parseS();
+              }
+              if (s6 !== peg$FAILED) {
+                s7 = peg$parseArithmeticTimesExpression();
+                if (s7 !== peg$FAILED) {
+                  peg$savedPos = s3;
+                  s4 = peg$c146(s1, s5, s7);
+                  s3 = s4;
+                } else {
+                  peg$currPos = s3;
+                  s3 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s3;
+            s3 = peg$FAILED;
+          }
+          while (s3 !== peg$FAILED) {
+            s2.push(s3);
+            s3 = peg$currPos;
+            s4 = [];
+            s5 = peg$parseS();
+            while (s5 !== peg$FAILED) {
+              s4.push(s5);
+              s5 = peg$parseS();
+            }
+            if (s4 !== peg$FAILED) {
+              if (input2.charCodeAt(peg$currPos) === 43) {
+                s5 = peg$c131;
+                peg$currPos++;
+              } else {
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c132);
+                }
+              }
+              if (s5 === peg$FAILED) {
+                if (input2.charCodeAt(peg$currPos) === 45) {
+                  s5 = peg$c129;
+                  peg$currPos++;
+                } else {
+                  s5 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c130);
+                  }
+                }
+              }
+              if (s5 !== peg$FAILED) {
+                s6 = [];
+                s7 = peg$parseS();
+                while (s7 !== peg$FAILED) {
+                  s6.push(s7);
+                  s7 = peg$parseS();
+                }
+                if (s6 !== peg$FAILED) {
+                  s7 = peg$parseArithmeticTimesExpression();
+                  if (s7 !== peg$FAILED) {
+                    peg$savedPos = s3;
+                    s4 = peg$c146(s1, s5, s7);
+                    s3 = s4;
+                  } else {
+                    peg$currPos = s3;
+                    s3 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s3;
+                  s3 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c145(s1, s2);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseArithmetic() {
+        var s0, s1, s2, s3, s4, s5;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 3) === peg$c147) {
+          s1 = peg$c147;
+          peg$currPos += 3;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c148);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          s3 = peg$parseS();
+          while (s3 !== peg$FAILED) {
+            s2.push(s3);
+            s3 = peg$parseS();
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parseArithmeticExpression();
+            if (s3 !== peg$FAILED) {
+              s4 = [];
+              s5 = peg$parseS();
+              while (s5 !== peg$FAILED) {
+                s4.push(s5);
+                s5 = peg$parseS();
+              }
+              if (s4 !== peg$FAILED) {
+                if (input2.substr(peg$currPos, 2) === peg$c149) {
+                  s5 = peg$c149;
+                  peg$currPos += 2;
+                } else {
+                  s5 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c150);
+                  }
+                }
+                if (s5 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c151(s3);
+                  s0 = s1;
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseSubshell() {
+        var s0, s1, s2, s3;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 2) === peg$c152) {
+          s1 = peg$c152;
+          peg$currPos += 2;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c153);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseShellLine();
+          if (s2 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 41) {
+              s3 = peg$c26;
+              peg$currPos++;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c27);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c154(s2);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseVariable() {
+        var s0, s1, s2, s3, s4, s5;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 2) === peg$c155) {
+          s1 = peg$c155;
+          peg$currPos += 2;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c156);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseIdentifier();
+          if (s2 !== peg$FAILED) {
+            if (input2.substr(peg$currPos, 2) === peg$c157) {
+              s3 = peg$c157;
+              peg$currPos += 2;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c158);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseCommandString();
+              if (s4 !== peg$FAILED) {
+                if (input2.charCodeAt(peg$currPos) === 125) {
+                  s5 = peg$c31;
+                  peg$currPos++;
+                } else {
+                  s5 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c32);
+                  }
+                }
+                if (s5 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c159(s2, s4);
+                  s0 = s1;
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.substr(peg$currPos, 2) === peg$c155) {
+            s1 = peg$c155;
+            peg$currPos += 2;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c156);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            s2 = peg$parseIdentifier();
+            if (s2 !== peg$FAILED) {
+              if (input2.substr(peg$currPos, 3) === peg$c160) {
+                s3 = peg$c160;
+                peg$currPos += 3;
+              } else {
+                s3 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c161);
+                }
+              }
+              if (s3 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c162(s2);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            if (input2.substr(peg$currPos, 2) === peg$c155) {
+              s1 = peg$c155;
+              peg$currPos += 2;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c156);
+              }
+            }
+            if (s1 !== peg$FAILED) {
+              s2 = peg$parseIdentifier();
+              if (s2 !== peg$FAILED) {
+                if (input2.substr(peg$currPos, 2) === peg$c163) {
+                  s3 = peg$c163;
+                  peg$currPos += 2;
+                } else {
+                  s3 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c164);
+                  }
+                }
+                if (s3 !== peg$FAILED) {
+                  s4 = peg$parseCommandString();
+                  if (s4 !== peg$FAILED) {
+                    if (input2.charCodeAt(peg$currPos) === 125) {
+                      s5 = peg$c31;
+                      peg$currPos++;
+                    } else {
+                      s5 = peg$FAILED;
+                      if (peg$silentFails === 0) {
+                        peg$fail(peg$c32);
+                      }
+                    }
+                    if (s5 !== peg$FAILED) {
+                      peg$savedPos = s0;
+                      s1 = peg$c165(s2, s4);
+                      s0 = s1;
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              if (input2.substr(peg$currPos, 2) === peg$c155) {
+                s1 = peg$c155;
+                peg$currPos += 2;
+              } else {
+                s1 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c156);
+                }
+              }
+              if (s1 !== peg$FAILED) {
+                s2 = peg$parseIdentifier();
+                if (s2 !== peg$FAILED) {
+                  if (input2.substr(peg$currPos, 3) === peg$c166) {
+                    s3 = peg$c166;
+                    peg$currPos += 3;
+                  } else {
+                    s3 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c167);
+                    }
+                  }
+                  if (s3 !== peg$FAILED) {
+                    peg$savedPos = s0;
+                    s1 = peg$c168(s2);
+                    s0 = s1;
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+              if (s0 === peg$FAILED) {
+                s0 = peg$currPos;
+                if (input2.substr(peg$currPos, 2) === peg$c155) {
+                  s1 = peg$c155;
+                  peg$currPos += 2;
+                } else {
+                  s1 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c156);
+                  }
+                }
+                if (s1 !== peg$FAILED) {
+                  s2 = peg$parseIdentifier();
+                  if (s2 !== peg$FAILED) {
+                    if (input2.charCodeAt(peg$currPos) === 125) {
+                      s3 = peg$c31;
+                      peg$currPos++;
+                    } else {
+                      s3 = peg$FAILED;
+                      if (peg$silentFails === 0) {
+                        peg$fail(peg$c32);
+                      }
+                    }
+                    if (s3 !== peg$FAILED) {
+                      peg$savedPos = s0;
+                      s1 = peg$c169(s2);
+                      s0 = s1;
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+                if (s0 === peg$FAILED) {
+                  s0 = peg$currPos;
+                  if (input2.charCodeAt(peg$currPos) === 36) {
+                    s1 = peg$c170;
+                    peg$currPos++;
+                  } else {
+                    s1 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c171);
+                    }
+                  }
+                  if (s1 !== peg$FAILED) {
+                    s2 = peg$parseIdentifier();
+                    if (s2 !== peg$FAILED) {
+                      peg$savedPos = s0;
+                      s1 = peg$c169(s2);
+                      s0 = s1;
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                }
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseGlob() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = peg$parseGlobText();
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = peg$currPos;
+          s2 = peg$c172(s1);
+          if (s2) {
+            s2 = void 0;
+          } else {
+            s2 = peg$FAILED;
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c173(s1);
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseGlobText() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$currPos;
+        s3 = peg$currPos;
+        peg$silentFails++;
+        s4 = peg$parseGlobSpecialShellChars();
+        peg$silentFails--;
+        if (s4 === peg$FAILED) {
+          s3 = void 0;
+        } else {
+          peg$currPos = s3;
+          s3 = peg$FAILED;
+        }
+        if (s3 !== peg$FAILED) {
+          if (input2.length > peg$currPos) {
+            s4 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s4 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c125);
+            }
+          }
+          if (s4 !== peg$FAILED) {
+            peg$savedPos = s2;
+            s3 = peg$c86(s4);
+            s2 = s3;
+          } else {
+            peg$currPos = s2;
+            s2 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s2;
+          s2 = peg$FAILED;
+        }
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$currPos;
+            s3 = peg$currPos;
+            peg$silentFails++;
+            s4 = peg$parseGlobSpecialShellChars();
+            peg$silentFails--;
+            if (s4 === peg$FAILED) {
+              s3 = void 0;
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+            if (s3 !== peg$FAILED) {
+              if (input2.length > peg$currPos) {
+                s4 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s4 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c125);
+                }
+              }
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s2;
+                s3 = peg$c86(s4);
+                s2 = s3;
+              } else {
+                peg$currPos = s2;
+                s2 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s2;
+              s2 = peg$FAILED;
+            }
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c76(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseEnvVariable() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        if (peg$c174.test(input2.charAt(peg$currPos))) {
+          s2 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s2 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c175);
+          }
+        }
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            if (peg$c174.test(input2.charAt(peg$currPos))) {
+              s2 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c175);
+              }
+            }
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c176();
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseIdentifier() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        if (peg$c177.test(input2.charAt(peg$currPos))) {
+          s2 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s2 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c178);
+          }
+        }
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            if (peg$c177.test(input2.charAt(peg$currPos))) {
+              s2 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c178);
+              }
+            }
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c176();
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseSpecialShellChars() {
+        var s0;
+        if (peg$c179.test(input2.charAt(peg$currPos))) {
+          s0 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c180);
+          }
+        }
+        return s0;
+      }
+      function peg$parseGlobSpecialShellChars() {
+        var s0;
+        if (peg$c181.test(input2.charAt(peg$currPos))) {
+          s0 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c182);
+          }
+        }
+        return s0;
+      }
+      function peg$parseS() {
+        var s0, s1;
+        s0 = [];
+        if (peg$c183.test(input2.charAt(peg$currPos))) {
+          s1 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c184);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          while (s1 !== peg$FAILED) {
+            s0.push(s1);
+            if (peg$c183.test(input2.charAt(peg$currPos))) {
+              s1 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c184);
+              }
+            }
+          }
+        } else {
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      peg$result = peg$startRuleFunction();
+      if (peg$result !== peg$FAILED && peg$currPos === input2.length) {
+        return peg$result;
+      } else {
+        if (peg$result !== peg$FAILED && peg$currPos < input2.length) {
+          peg$fail(peg$endExpectation());
+        }
+        throw peg$buildStructuredError(
+          peg$maxFailExpected,
+          peg$maxFailPos < input2.length ? input2.charAt(peg$maxFailPos) : null,
+          peg$maxFailPos < input2.length ? peg$computeLocation(peg$maxFailPos, peg$maxFailPos + 1) : peg$computeLocation(peg$maxFailPos, peg$maxFailPos)
+        );
+      }
+    }
+    module2.exports = {
+      SyntaxError: peg$SyntaxError,
+      parse: peg$parse
+    };
+  }
+});
+
+// node_modules/@yarnpkg/parsers/lib/shell.js
+var require_shell2 = __commonJS({
+  "node_modules/@yarnpkg/parsers/lib/shell.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.parseShell = parseShell;
+    exports2.stringifyShellLine = stringifyShellLine;
+    exports2.stringifyShell = stringifyShellLine;
+    exports2.stringifyCommandLine = stringifyCommandLine;
+    exports2.stringifyCommandLineThen = stringifyCommandLineThen;
+    exports2.stringifyCommandChain = stringifyCommandChain;
+    exports2.stringifyCommandChainThen = stringifyCommandChainThen;
+    exports2.stringifyCommand = stringifyCommand;
+    exports2.stringifyEnvSegment = stringifyEnvSegment;
+    exports2.stringifyArgument = stringifyArgument;
+    exports2.stringifyRedirectArgument = stringifyRedirectArgument;
+    exports2.stringifyValueArgument = stringifyValueArgument;
+    exports2.stringifyArgumentSegment = stringifyArgumentSegment;
+    exports2.stringifyArithmeticExpression = stringifyArithmeticExpression;
+    var shell_1 = require_shell();
+    function parseShell(source, options = { isGlobPattern: () => false }) {
+      try {
+        return (0, shell_1.parse)(source, options);
+      } catch (error62) {
+        if (error62.location)
+          error62.message = error62.message.replace(/(\.)?$/, ` (line ${error62.location.start.line}, column ${error62.location.start.column})$1`);
+        throw error62;
+      }
+    }
+    function stringifyShellLine(shellLine, { endSemicolon = false } = {}) {
+      return shellLine.map(({ command: command2, type }, index) => `${stringifyCommandLine(command2)}${type === `;` ? index !== shellLine.length - 1 || endSemicolon ? `;` : `` : ` &`}`).join(` `);
+    }
+    function stringifyCommandLine(commandLine) {
+      return `${stringifyCommandChain(commandLine.chain)}${commandLine.then ? ` ${stringifyCommandLineThen(commandLine.then)}` : ``}`;
+    }
+    function stringifyCommandLineThen(commandLineThen) {
+      return `${commandLineThen.type} ${stringifyCommandLine(commandLineThen.line)}`;
+    }
+    function stringifyCommandChain(commandChain) {
+      return `${stringifyCommand(commandChain)}${commandChain.then ? ` ${stringifyCommandChainThen(commandChain.then)}` : ``}`;
+    }
+    function stringifyCommandChainThen(commandChainThen) {
+      return `${commandChainThen.type} ${stringifyCommandChain(commandChainThen.chain)}`;
+    }
+    function stringifyCommand(command2) {
+      switch (command2.type) {
+        case `command`:
+          return `${command2.envs.length > 0 ? `${command2.envs.map((env) => stringifyEnvSegment(env)).join(` `)} ` : ``}${command2.args.map((argument) => stringifyArgument(argument)).join(` `)}`;
+        case `subshell`:
+          return `(${stringifyShellLine(command2.subshell)})${command2.args.length > 0 ? ` ${command2.args.map((argument) => stringifyRedirectArgument(argument)).join(` `)}` : ``}`;
+        case `group`:
+          return `{ ${stringifyShellLine(command2.group, {
+            /* Bash compat */
+            endSemicolon: true
+          })} }${command2.args.length > 0 ? ` ${command2.args.map((argument) => stringifyRedirectArgument(argument)).join(` `)}` : ``}`;
+        case `envs`:
+          return command2.envs.map((env) => stringifyEnvSegment(env)).join(` `);
+        default:
+          throw new Error(`Unsupported command type:  "${command2.type}"`);
+      }
+    }
+    function stringifyEnvSegment(envSegment) {
+      return `${envSegment.name}=${envSegment.args[0] ? stringifyValueArgument(envSegment.args[0]) : ``}`;
+    }
+    function stringifyArgument(argument) {
+      switch (argument.type) {
+        case `redirection`:
+          return stringifyRedirectArgument(argument);
+        case `argument`:
+          return stringifyValueArgument(argument);
+        default:
+          throw new Error(`Unsupported argument type: "${argument.type}"`);
+      }
+    }
+    function stringifyRedirectArgument(argument) {
+      return `${argument.subtype} ${argument.args.map((argument2) => stringifyValueArgument(argument2)).join(` `)}`;
+    }
+    function stringifyValueArgument(argument) {
+      return argument.segments.map((segment) => stringifyArgumentSegment(segment)).join(``);
+    }
+    var ESCAPED_CONTROL_CHARS = /* @__PURE__ */ new Map([
+      [`\f`, `\\f`],
+      [`
+`, `\\n`],
+      [`\r`, `\\r`],
+      [`	`, `\\t`],
+      [`\v`, `\\v`],
+      [`\0`, `\\0`]
+    ]);
+    var ESCAPED_DBL_CHARS = new Map([
+      [`\\`, `\\\\`],
+      [`$`, `\\$`],
+      [`"`, `\\"`],
+      ...Array.from(ESCAPED_CONTROL_CHARS, ([c, replacement]) => {
+        return [c, `"$'${replacement}'"`];
+      })
+    ]);
+    var getEscapedControlChar = (c) => {
+      return ESCAPED_CONTROL_CHARS.get(c) ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, `0`)}`;
+    };
+    var getEscapedDblChar = (match) => {
+      return ESCAPED_DBL_CHARS.get(match) ?? `"$'${getEscapedControlChar(match)}'"`;
+    };
+    function stringifyArgumentSegment(argumentSegment) {
+      const doubleQuoteIfRequested = (string4, quote) => quote ? `"${string4}"` : string4;
+      const quoteIfNeeded = (text2) => {
+        if (text2 === ``)
+          return `''`;
+        if (!text2.match(/[()}<>$|&;"'\n\t ]/))
+          return text2;
+        if (!text2.match(/['\t\p{C}]/u))
+          return `'${text2}'`;
+        if (!text2.match(/'/)) {
+          return `$'${text2.replace(/[\t\p{C}]/u, getEscapedControlChar)}'`;
+        } else {
+          return `"${text2.replace(/["$\t\p{C}]/u, getEscapedDblChar)}"`;
+        }
+      };
+      switch (argumentSegment.type) {
+        case `text`:
+          return quoteIfNeeded(argumentSegment.text);
+        case `glob`:
+          return argumentSegment.pattern;
+        case `shell`:
+          return doubleQuoteIfRequested(`$(${stringifyShellLine(argumentSegment.shell)})`, argumentSegment.quoted);
+        case `variable`:
+          return doubleQuoteIfRequested(typeof argumentSegment.defaultValue === `undefined` ? typeof argumentSegment.alternativeValue === `undefined` ? `\${${argumentSegment.name}}` : argumentSegment.alternativeValue.length === 0 ? `\${${argumentSegment.name}:+}` : `\${${argumentSegment.name}:+${argumentSegment.alternativeValue.map((argument) => stringifyValueArgument(argument)).join(` `)}}` : argumentSegment.defaultValue.length === 0 ? `\${${argumentSegment.name}:-}` : `\${${argumentSegment.name}:-${argumentSegment.defaultValue.map((argument) => stringifyValueArgument(argument)).join(` `)}}`, argumentSegment.quoted);
+        case `arithmetic`:
+          return `$(( ${stringifyArithmeticExpression(argumentSegment.arithmetic)} ))`;
+        default:
+          throw new Error(`Unsupported argument segment type: "${argumentSegment.type}"`);
+      }
+    }
+    function stringifyArithmeticExpression(argument) {
+      const getOperator = (type) => {
+        switch (type) {
+          case `addition`:
+            return `+`;
+          case `subtraction`:
+            return `-`;
+          case `multiplication`:
+            return `*`;
+          case `division`:
+            return `/`;
+          default:
+            throw new Error(`Can't extract operator from arithmetic expression of type "${type}"`);
+        }
+      };
+      const parenthesizeIfRequested = (string4, parenthesize) => parenthesize ? `( ${string4} )` : string4;
+      const stringifyAndParenthesizeIfNeeded = (expression) => (
+        // Right now we parenthesize all arithmetic operator expressions because it's easier
+        parenthesizeIfRequested(stringifyArithmeticExpression(expression), ![`number`, `variable`].includes(expression.type))
+      );
+      switch (argument.type) {
+        case `number`:
+          return String(argument.value);
+        case `variable`:
+          return argument.name;
+        default:
+          return `${stringifyAndParenthesizeIfNeeded(argument.left)} ${getOperator(argument.type)} ${stringifyAndParenthesizeIfNeeded(argument.right)}`;
+      }
+    }
+  }
+});
+
+// node_modules/@yarnpkg/parsers/lib/grammars/resolution.js
+var require_resolution = __commonJS({
+  "node_modules/@yarnpkg/parsers/lib/grammars/resolution.js"(exports2, module2) {
+    "use strict";
+    function peg$subclass(child, parent) {
+      function ctor() {
+        this.constructor = child;
+      }
+      ctor.prototype = parent.prototype;
+      child.prototype = new ctor();
+    }
+    function peg$SyntaxError(message, expected, found, location) {
+      this.message = message;
+      this.expected = expected;
+      this.found = found;
+      this.location = location;
+      this.name = "SyntaxError";
+      if (typeof Error.captureStackTrace === "function") {
+        Error.captureStackTrace(this, peg$SyntaxError);
+      }
+    }
+    peg$subclass(peg$SyntaxError, Error);
+    peg$SyntaxError.buildMessage = function(expected, found) {
+      var DESCRIBE_EXPECTATION_FNS = {
+        literal: function(expectation) {
+          return '"' + literalEscape(expectation.text) + '"';
+        },
+        "class": function(expectation) {
+          var escapedParts = "", i;
+          for (i = 0; i < expectation.parts.length; i++) {
+            escapedParts += expectation.parts[i] instanceof Array ? classEscape(expectation.parts[i][0]) + "-" + classEscape(expectation.parts[i][1]) : classEscape(expectation.parts[i]);
+          }
+          return "[" + (expectation.inverted ? "^" : "") + escapedParts + "]";
+        },
+        any: function(expectation) {
+          return "any character";
+        },
+        end: function(expectation) {
+          return "end of input";
+        },
+        other: function(expectation) {
+          return expectation.description;
+        }
+      };
+      function hex3(ch) {
+        return ch.charCodeAt(0).toString(16).toUpperCase();
+      }
+      function literalEscape(s) {
+        return s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\0/g, "\\0").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/[\x00-\x0F]/g, function(ch) {
+          return "\\x0" + hex3(ch);
+        }).replace(/[\x10-\x1F\x7F-\x9F]/g, function(ch) {
+          return "\\x" + hex3(ch);
+        });
+      }
+      function classEscape(s) {
+        return s.replace(/\\/g, "\\\\").replace(/\]/g, "\\]").replace(/\^/g, "\\^").replace(/-/g, "\\-").replace(/\0/g, "\\0").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/[\x00-\x0F]/g, function(ch) {
+          return "\\x0" + hex3(ch);
+        }).replace(/[\x10-\x1F\x7F-\x9F]/g, function(ch) {
+          return "\\x" + hex3(ch);
+        });
+      }
+      function describeExpectation(expectation) {
+        return DESCRIBE_EXPECTATION_FNS[expectation.type](expectation);
+      }
+      function describeExpected(expected2) {
+        var descriptions = new Array(expected2.length), i, j;
+        for (i = 0; i < expected2.length; i++) {
+          descriptions[i] = describeExpectation(expected2[i]);
+        }
+        descriptions.sort();
+        if (descriptions.length > 0) {
+          for (i = 1, j = 1; i < descriptions.length; i++) {
+            if (descriptions[i - 1] !== descriptions[i]) {
+              descriptions[j] = descriptions[i];
+              j++;
+            }
+          }
+          descriptions.length = j;
+        }
+        switch (descriptions.length) {
+          case 1:
+            return descriptions[0];
+          case 2:
+            return descriptions[0] + " or " + descriptions[1];
+          default:
+            return descriptions.slice(0, -1).join(", ") + ", or " + descriptions[descriptions.length - 1];
+        }
+      }
+      function describeFound(found2) {
+        return found2 ? '"' + literalEscape(found2) + '"' : "end of input";
+      }
+      return "Expected " + describeExpected(expected) + " but " + describeFound(found) + " found.";
+    };
+    function peg$parse(input2, options) {
+      options = options !== void 0 ? options : {};
+      var peg$FAILED = {}, peg$startRuleFunctions = { resolution: peg$parseresolution }, peg$startRuleFunction = peg$parseresolution, peg$c0 = "/", peg$c1 = peg$literalExpectation("/", false), peg$c2 = function(from, descriptor) {
+        return { from, descriptor };
+      }, peg$c3 = function(descriptor) {
+        return { descriptor };
+      }, peg$c4 = "@", peg$c5 = peg$literalExpectation("@", false), peg$c6 = function(fullName, description) {
+        return { fullName, description };
+      }, peg$c7 = function(fullName) {
+        return { fullName };
+      }, peg$c8 = function() {
+        return text2();
+      }, peg$c9 = /^[^\/@]/, peg$c10 = peg$classExpectation(["/", "@"], true, false), peg$c11 = /^[^\/]/, peg$c12 = peg$classExpectation(["/"], true, false), peg$currPos = 0, peg$savedPos = 0, peg$posDetailsCache = [{ line: 1, column: 1 }], peg$maxFailPos = 0, peg$maxFailExpected = [], peg$silentFails = 0, peg$result;
+      if ("startRule" in options) {
+        if (!(options.startRule in peg$startRuleFunctions)) {
+          throw new Error(`Can't start parsing from rule "` + options.startRule + '".');
+        }
+        peg$startRuleFunction = peg$startRuleFunctions[options.startRule];
+      }
+      function text2() {
+        return input2.substring(peg$savedPos, peg$currPos);
+      }
+      function location() {
+        return peg$computeLocation(peg$savedPos, peg$currPos);
+      }
+      function expected(description, location2) {
+        location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
+        throw peg$buildStructuredError(
+          [peg$otherExpectation(description)],
+          input2.substring(peg$savedPos, peg$currPos),
+          location2
+        );
+      }
+      function error62(message, location2) {
+        location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
+        throw peg$buildSimpleError(message, location2);
+      }
+      function peg$literalExpectation(text3, ignoreCase) {
+        return { type: "literal", text: text3, ignoreCase };
+      }
+      function peg$classExpectation(parts, inverted, ignoreCase) {
+        return { type: "class", parts, inverted, ignoreCase };
+      }
+      function peg$anyExpectation() {
+        return { type: "any" };
+      }
+      function peg$endExpectation() {
+        return { type: "end" };
+      }
+      function peg$otherExpectation(description) {
+        return { type: "other", description };
+      }
+      function peg$computePosDetails(pos) {
+        var details = peg$posDetailsCache[pos], p;
+        if (details) {
+          return details;
+        } else {
+          p = pos - 1;
+          while (!peg$posDetailsCache[p]) {
+            p--;
+          }
+          details = peg$posDetailsCache[p];
+          details = {
+            line: details.line,
+            column: details.column
+          };
+          while (p < pos) {
+            if (input2.charCodeAt(p) === 10) {
+              details.line++;
+              details.column = 1;
+            } else {
+              details.column++;
+            }
+            p++;
+          }
+          peg$posDetailsCache[pos] = details;
+          return details;
+        }
+      }
+      function peg$computeLocation(startPos, endPos) {
+        var startPosDetails = peg$computePosDetails(startPos), endPosDetails = peg$computePosDetails(endPos);
+        return {
+          start: {
+            offset: startPos,
+            line: startPosDetails.line,
+            column: startPosDetails.column
+          },
+          end: {
+            offset: endPos,
+            line: endPosDetails.line,
+            column: endPosDetails.column
+          }
+        };
+      }
+      function peg$fail(expected2) {
+        if (peg$currPos < peg$maxFailPos) {
+          return;
+        }
+        if (peg$currPos > peg$maxFailPos) {
+          peg$maxFailPos = peg$currPos;
+          peg$maxFailExpected = [];
+        }
+        peg$maxFailExpected.push(expected2);
+      }
+      function peg$buildSimpleError(message, location2) {
+        return new peg$SyntaxError(message, null, null, location2);
+      }
+      function peg$buildStructuredError(expected2, found, location2) {
+        return new peg$SyntaxError(
+          peg$SyntaxError.buildMessage(expected2, found),
+          expected2,
+          found,
+          location2
+        );
+      }
+      function peg$parseresolution() {
+        var s0, s1, s2, s3;
+        s0 = peg$currPos;
+        s1 = peg$parsespecifier();
+        if (s1 !== peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 47) {
+            s2 = peg$c0;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c1);
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parsespecifier();
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c2(s1, s3);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parsespecifier();
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c3(s1);
+          }
+          s0 = s1;
+        }
+        return s0;
+      }
+      function peg$parsespecifier() {
+        var s0, s1, s2, s3;
+        s0 = peg$currPos;
+        s1 = peg$parsefullName();
+        if (s1 !== peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 64) {
+            s2 = peg$c4;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c5);
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parsedescription();
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c6(s1, s3);
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parsefullName();
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c7(s1);
+          }
+          s0 = s1;
+        }
+        return s0;
+      }
+      function peg$parsefullName() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        if (input2.charCodeAt(peg$currPos) === 64) {
+          s1 = peg$c4;
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c5);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseident();
+          if (s2 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 47) {
+              s3 = peg$c0;
+              peg$currPos++;
+            } else {
+              s3 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c1);
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseident();
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c8();
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseident();
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c8();
+          }
+          s0 = s1;
+        }
+        return s0;
+      }
+      function peg$parseident() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        if (peg$c9.test(input2.charAt(peg$currPos))) {
+          s2 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s2 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c10);
+          }
+        }
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            if (peg$c9.test(input2.charAt(peg$currPos))) {
+              s2 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c10);
+              }
+            }
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c8();
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parsedescription() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        if (peg$c11.test(input2.charAt(peg$currPos))) {
+          s2 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s2 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c12);
+          }
+        }
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            if (peg$c11.test(input2.charAt(peg$currPos))) {
+              s2 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s2 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c12);
+              }
+            }
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c8();
+        }
+        s0 = s1;
+        return s0;
+      }
+      peg$result = peg$startRuleFunction();
+      if (peg$result !== peg$FAILED && peg$currPos === input2.length) {
+        return peg$result;
+      } else {
+        if (peg$result !== peg$FAILED && peg$currPos < input2.length) {
+          peg$fail(peg$endExpectation());
+        }
+        throw peg$buildStructuredError(
+          peg$maxFailExpected,
+          peg$maxFailPos < input2.length ? input2.charAt(peg$maxFailPos) : null,
+          peg$maxFailPos < input2.length ? peg$computeLocation(peg$maxFailPos, peg$maxFailPos + 1) : peg$computeLocation(peg$maxFailPos, peg$maxFailPos)
+        );
+      }
+    }
+    module2.exports = {
+      SyntaxError: peg$SyntaxError,
+      parse: peg$parse
+    };
+  }
+});
+
+// node_modules/@yarnpkg/parsers/lib/resolution.js
+var require_resolution2 = __commonJS({
+  "node_modules/@yarnpkg/parsers/lib/resolution.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.parseResolution = parseResolution;
+    exports2.stringifyResolution = stringifyResolution;
+    var resolution_1 = require_resolution();
+    function parseResolution(source) {
+      const legacyResolution = source.match(/^\*{1,2}\/(.*)/);
+      if (legacyResolution)
+        throw new Error(`The override for '${source}' includes a glob pattern. Glob patterns have been removed since their behaviours don't match what you'd expect. Set the override to '${legacyResolution[1]}' instead.`);
+      try {
+        return (0, resolution_1.parse)(source);
+      } catch (error62) {
+        if (error62.location)
+          error62.message = error62.message.replace(/(\.)?$/, ` (line ${error62.location.start.line}, column ${error62.location.start.column})$1`);
+        throw error62;
+      }
+    }
+    function stringifyResolution(resolution) {
+      let str = ``;
+      if (resolution.from) {
+        str += resolution.from.fullName;
+        if (resolution.from.description)
+          str += `@${resolution.from.description}`;
+        str += `/`;
+      }
+      str += resolution.descriptor.fullName;
+      if (resolution.descriptor.description)
+        str += `@${resolution.descriptor.description}`;
+      return str;
+    }
+  }
+});
+
+// node_modules/js-yaml/lib/common.js
+var require_common2 = __commonJS({
+  "node_modules/js-yaml/lib/common.js"(exports2, module2) {
+    "use strict";
+    function isNothing(subject) {
+      return typeof subject === "undefined" || subject === null;
+    }
+    function isObject3(subject) {
+      return typeof subject === "object" && subject !== null;
+    }
+    function toArray(sequence) {
+      if (Array.isArray(sequence)) return sequence;
+      else if (isNothing(sequence)) return [];
+      return [sequence];
+    }
+    function extend2(target, source) {
+      if (source) {
+        const sourceKeys = Object.keys(source);
+        for (let index = 0, length = sourceKeys.length; index < length; index += 1) {
+          const key = sourceKeys[index];
+          target[key] = source[key];
+        }
+      }
+      return target;
+    }
+    function repeat(string4, count) {
+      let result = "";
+      for (let cycle = 0; cycle < count; cycle += 1) {
+        result += string4;
+      }
+      return result;
+    }
+    function isNegativeZero(number4) {
+      return number4 === 0 && Number.NEGATIVE_INFINITY === 1 / number4;
+    }
+    module2.exports.isNothing = isNothing;
+    module2.exports.isObject = isObject3;
+    module2.exports.toArray = toArray;
+    module2.exports.repeat = repeat;
+    module2.exports.isNegativeZero = isNegativeZero;
+    module2.exports.extend = extend2;
+  }
+});
+
+// node_modules/js-yaml/lib/exception.js
+var require_exception = __commonJS({
+  "node_modules/js-yaml/lib/exception.js"(exports2, module2) {
+    "use strict";
+    function formatError2(exception, compact) {
+      let where = "";
+      const message = exception.reason || "(unknown reason)";
+      if (!exception.mark) return message;
+      if (exception.mark.name) {
+        where += 'in "' + exception.mark.name + '" ';
+      }
+      where += "(" + (exception.mark.line + 1) + ":" + (exception.mark.column + 1) + ")";
+      if (!compact && exception.mark.snippet) {
+        where += "\n\n" + exception.mark.snippet;
+      }
+      return message + " " + where;
+    }
+    function YAMLException(reason, mark) {
+      Error.call(this);
+      this.name = "YAMLException";
+      this.reason = reason;
+      this.mark = mark;
+      this.message = formatError2(this, false);
+      if (Error.captureStackTrace) {
+        Error.captureStackTrace(this, this.constructor);
+      } else {
+        this.stack = new Error().stack || "";
+      }
+    }
+    YAMLException.prototype = Object.create(Error.prototype);
+    YAMLException.prototype.constructor = YAMLException;
+    YAMLException.prototype.toString = function toString(compact) {
+      return this.name + ": " + formatError2(this, compact);
+    };
+    module2.exports = YAMLException;
+  }
+});
+
+// node_modules/js-yaml/lib/snippet.js
+var require_snippet = __commonJS({
+  "node_modules/js-yaml/lib/snippet.js"(exports2, module2) {
+    "use strict";
+    var common = require_common2();
+    function getLine(buffer, lineStart, lineEnd, position, maxLineLength) {
+      let head = "";
+      let tail = "";
+      const maxHalfLength = Math.floor(maxLineLength / 2) - 1;
+      if (position - lineStart > maxHalfLength) {
+        head = " ... ";
+        lineStart = position - maxHalfLength + head.length;
+      }
+      if (lineEnd - position > maxHalfLength) {
+        tail = " ...";
+        lineEnd = position + maxHalfLength - tail.length;
+      }
+      return {
+        str: head + buffer.slice(lineStart, lineEnd).replace(/\t/g, "\u2192") + tail,
+        pos: position - lineStart + head.length
+        // relative position
+      };
+    }
+    function padStart(string4, max2) {
+      return common.repeat(" ", max2 - string4.length) + string4;
+    }
+    function makeSnippet(mark, options) {
+      options = Object.create(options || null);
+      if (!mark.buffer) return null;
+      if (!options.maxLength) options.maxLength = 79;
+      if (typeof options.indent !== "number") options.indent = 1;
+      if (typeof options.linesBefore !== "number") options.linesBefore = 3;
+      if (typeof options.linesAfter !== "number") options.linesAfter = 2;
+      const re = /\r?\n|\r|\0/g;
+      const lineStarts = [0];
+      const lineEnds = [];
+      let match;
+      let foundLineNo = -1;
+      while (match = re.exec(mark.buffer)) {
+        lineEnds.push(match.index);
+        lineStarts.push(match.index + match[0].length);
+        if (mark.position <= match.index && foundLineNo < 0) {
+          foundLineNo = lineStarts.length - 2;
+        }
+      }
+      if (foundLineNo < 0) foundLineNo = lineStarts.length - 1;
+      let result = "";
+      const lineNoLength = Math.min(mark.line + options.linesAfter, lineEnds.length).toString().length;
+      const maxLineLength = options.maxLength - (options.indent + lineNoLength + 3);
+      for (let i = 1; i <= options.linesBefore; i++) {
+        if (foundLineNo - i < 0) break;
+        const line4 = getLine(
+          mark.buffer,
+          lineStarts[foundLineNo - i],
+          lineEnds[foundLineNo - i],
+          mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo - i]),
+          maxLineLength
+        );
+        result = common.repeat(" ", options.indent) + padStart((mark.line - i + 1).toString(), lineNoLength) + " | " + line4.str + "\n" + result;
+      }
+      const line3 = getLine(mark.buffer, lineStarts[foundLineNo], lineEnds[foundLineNo], mark.position, maxLineLength);
+      result += common.repeat(" ", options.indent) + padStart((mark.line + 1).toString(), lineNoLength) + " | " + line3.str + "\n";
+      result += common.repeat("-", options.indent + lineNoLength + 3 + line3.pos) + "^\n";
+      for (let i = 1; i <= options.linesAfter; i++) {
+        if (foundLineNo + i >= lineEnds.length) break;
+        const line4 = getLine(
+          mark.buffer,
+          lineStarts[foundLineNo + i],
+          lineEnds[foundLineNo + i],
+          mark.position - (lineStarts[foundLineNo] - lineStarts[foundLineNo + i]),
+          maxLineLength
+        );
+        result += common.repeat(" ", options.indent) + padStart((mark.line + i + 1).toString(), lineNoLength) + " | " + line4.str + "\n";
+      }
+      return result.replace(/\n$/, "");
+    }
+    module2.exports = makeSnippet;
+  }
+});
+
+// node_modules/js-yaml/lib/type.js
+var require_type2 = __commonJS({
+  "node_modules/js-yaml/lib/type.js"(exports2, module2) {
+    "use strict";
+    var YAMLException = require_exception();
+    var TYPE_CONSTRUCTOR_OPTIONS = [
+      "kind",
+      "multi",
+      "resolve",
+      "construct",
+      "instanceOf",
+      "predicate",
+      "represent",
+      "representName",
+      "defaultStyle",
+      "styleAliases"
+    ];
+    var YAML_NODE_KINDS = [
+      "scalar",
+      "sequence",
+      "mapping"
+    ];
+    function compileStyleAliases(map2) {
+      const result = {};
+      if (map2 !== null) {
+        Object.keys(map2).forEach(function(style) {
+          map2[style].forEach(function(alias) {
+            result[String(alias)] = style;
+          });
+        });
+      }
+      return result;
+    }
+    function Type(tag, options) {
+      options = options || {};
+      Object.keys(options).forEach(function(name) {
+        if (TYPE_CONSTRUCTOR_OPTIONS.indexOf(name) === -1) {
+          throw new YAMLException('Unknown option "' + name + '" is met in definition of "' + tag + '" YAML type.');
+        }
+      });
+      this.options = options;
+      this.tag = tag;
+      this.kind = options["kind"] || null;
+      this.resolve = options["resolve"] || function() {
+        return true;
+      };
+      this.construct = options["construct"] || function(data) {
+        return data;
+      };
+      this.instanceOf = options["instanceOf"] || null;
+      this.predicate = options["predicate"] || null;
+      this.represent = options["represent"] || null;
+      this.representName = options["representName"] || null;
+      this.defaultStyle = options["defaultStyle"] || null;
+      this.multi = options["multi"] || false;
+      this.styleAliases = compileStyleAliases(options["styleAliases"] || null);
+      if (YAML_NODE_KINDS.indexOf(this.kind) === -1) {
+        throw new YAMLException('Unknown kind "' + this.kind + '" is specified for "' + tag + '" YAML type.');
+      }
+    }
+    module2.exports = Type;
+  }
+});
+
+// node_modules/js-yaml/lib/schema.js
+var require_schema4 = __commonJS({
+  "node_modules/js-yaml/lib/schema.js"(exports2, module2) {
+    "use strict";
+    var YAMLException = require_exception();
+    var Type = require_type2();
+    function compileList(schema, name) {
+      const result = [];
+      schema[name].forEach(function(currentType) {
+        let newIndex = result.length;
+        result.forEach(function(previousType, previousIndex) {
+          if (previousType.tag === currentType.tag && previousType.kind === currentType.kind && previousType.multi === currentType.multi) {
+            newIndex = previousIndex;
+          }
+        });
+        result[newIndex] = currentType;
+      });
+      return result;
+    }
+    function compileMap() {
+      const result = {
+        scalar: {},
+        sequence: {},
+        mapping: {},
+        fallback: {},
+        multi: {
+          scalar: [],
+          sequence: [],
+          mapping: [],
+          fallback: []
+        }
+      };
+      function collectType(type) {
+        if (type.multi) {
+          result.multi[type.kind].push(type);
+          result.multi["fallback"].push(type);
+        } else {
+          result[type.kind][type.tag] = result["fallback"][type.tag] = type;
+        }
+      }
+      for (let index = 0, length = arguments.length; index < length; index += 1) {
+        arguments[index].forEach(collectType);
+      }
+      return result;
+    }
+    function Schema(definition) {
+      return this.extend(definition);
+    }
+    Schema.prototype.extend = function extend2(definition) {
+      let implicit = [];
+      let explicit = [];
+      if (definition instanceof Type) {
+        explicit.push(definition);
+      } else if (Array.isArray(definition)) {
+        explicit = explicit.concat(definition);
+      } else if (definition && (Array.isArray(definition.implicit) || Array.isArray(definition.explicit))) {
+        if (definition.implicit) implicit = implicit.concat(definition.implicit);
+        if (definition.explicit) explicit = explicit.concat(definition.explicit);
+      } else {
+        throw new YAMLException("Schema.extend argument should be a Type, [ Type ], or a schema definition ({ implicit: [...], explicit: [...] })");
+      }
+      implicit.forEach(function(type) {
+        if (!(type instanceof Type)) {
+          throw new YAMLException("Specified list of YAML types (or a single Type object) contains a non-Type object.");
+        }
+        if (type.loadKind && type.loadKind !== "scalar") {
+          throw new YAMLException("There is a non-scalar type in the implicit list of a schema. Implicit resolving of such types is not supported.");
+        }
+        if (type.multi) {
+          throw new YAMLException("There is a multi type in the implicit list of a schema. Multi tags can only be listed as explicit.");
+        }
+      });
+      explicit.forEach(function(type) {
+        if (!(type instanceof Type)) {
+          throw new YAMLException("Specified list of YAML types (or a single Type object) contains a non-Type object.");
+        }
+      });
+      const result = Object.create(Schema.prototype);
+      result.implicit = (this.implicit || []).concat(implicit);
+      result.explicit = (this.explicit || []).concat(explicit);
+      result.compiledImplicit = compileList(result, "implicit");
+      result.compiledExplicit = compileList(result, "explicit");
+      result.compiledTypeMap = compileMap(result.compiledImplicit, result.compiledExplicit);
+      return result;
+    };
+    module2.exports = Schema;
+  }
+});
+
+// node_modules/js-yaml/lib/type/str.js
+var require_str = __commonJS({
+  "node_modules/js-yaml/lib/type/str.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    module2.exports = new Type("tag:yaml.org,2002:str", {
+      kind: "scalar",
+      construct: function(data) {
+        return data !== null ? data : "";
+      }
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/seq.js
+var require_seq2 = __commonJS({
+  "node_modules/js-yaml/lib/type/seq.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    module2.exports = new Type("tag:yaml.org,2002:seq", {
+      kind: "sequence",
+      construct: function(data) {
+        return data !== null ? data : [];
+      }
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/map.js
+var require_map2 = __commonJS({
+  "node_modules/js-yaml/lib/type/map.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    module2.exports = new Type("tag:yaml.org,2002:map", {
+      kind: "mapping",
+      construct: function(data) {
+        return data !== null ? data : {};
+      }
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/schema/failsafe.js
+var require_failsafe = __commonJS({
+  "node_modules/js-yaml/lib/schema/failsafe.js"(exports2, module2) {
+    "use strict";
+    var Schema = require_schema4();
+    module2.exports = new Schema({
+      explicit: [
+        require_str(),
+        require_seq2(),
+        require_map2()
+      ]
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/null.js
+var require_null2 = __commonJS({
+  "node_modules/js-yaml/lib/type/null.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    function resolveYamlNull(data) {
+      if (data === null) return true;
+      const max2 = data.length;
+      return max2 === 1 && data === "~" || max2 === 4 && (data === "null" || data === "Null" || data === "NULL");
+    }
+    function constructYamlNull() {
+      return null;
+    }
+    function isNull(object2) {
+      return object2 === null;
+    }
+    module2.exports = new Type("tag:yaml.org,2002:null", {
+      kind: "scalar",
+      resolve: resolveYamlNull,
+      construct: constructYamlNull,
+      predicate: isNull,
+      represent: {
+        canonical: function() {
+          return "~";
+        },
+        lowercase: function() {
+          return "null";
+        },
+        uppercase: function() {
+          return "NULL";
+        },
+        camelcase: function() {
+          return "Null";
+        },
+        empty: function() {
+          return "";
+        }
+      },
+      defaultStyle: "lowercase"
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/bool.js
+var require_bool3 = __commonJS({
+  "node_modules/js-yaml/lib/type/bool.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    function resolveYamlBoolean(data) {
+      if (data === null) return false;
+      const max2 = data.length;
+      return max2 === 4 && (data === "true" || data === "True" || data === "TRUE") || max2 === 5 && (data === "false" || data === "False" || data === "FALSE");
+    }
+    function constructYamlBoolean(data) {
+      return data === "true" || data === "True" || data === "TRUE";
+    }
+    function isBoolean(object2) {
+      return Object.prototype.toString.call(object2) === "[object Boolean]";
+    }
+    module2.exports = new Type("tag:yaml.org,2002:bool", {
+      kind: "scalar",
+      resolve: resolveYamlBoolean,
+      construct: constructYamlBoolean,
+      predicate: isBoolean,
+      represent: {
+        lowercase: function(object2) {
+          return object2 ? "true" : "false";
+        },
+        uppercase: function(object2) {
+          return object2 ? "TRUE" : "FALSE";
+        },
+        camelcase: function(object2) {
+          return object2 ? "True" : "False";
+        }
+      },
+      defaultStyle: "lowercase"
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/int.js
+var require_int3 = __commonJS({
+  "node_modules/js-yaml/lib/type/int.js"(exports2, module2) {
+    "use strict";
+    var common = require_common2();
+    var Type = require_type2();
+    function isHexCode(c) {
+      return c >= 48 && c <= 57 || c >= 65 && c <= 70 || c >= 97 && c <= 102;
+    }
+    function isOctCode(c) {
+      return c >= 48 && c <= 55;
+    }
+    function isDecCode(c) {
+      return c >= 48 && c <= 57;
+    }
+    function resolveYamlInteger(data) {
+      if (data === null) return false;
+      const max2 = data.length;
+      let index = 0;
+      let hasDigits = false;
+      if (!max2) return false;
+      let ch = data[index];
+      if (ch === "-" || ch === "+") {
+        ch = data[++index];
+      }
+      if (ch === "0") {
+        if (index + 1 === max2) return true;
+        ch = data[++index];
+        if (ch === "b") {
+          index++;
+          for (; index < max2; index++) {
+            ch = data[index];
+            if (ch !== "0" && ch !== "1") return false;
+            hasDigits = true;
+          }
+          return hasDigits && isFinite(parseYamlInteger(data));
+        }
+        if (ch === "x") {
+          index++;
+          for (; index < max2; index++) {
+            if (!isHexCode(data.charCodeAt(index))) return false;
+            hasDigits = true;
+          }
+          return hasDigits && isFinite(parseYamlInteger(data));
+        }
+        if (ch === "o") {
+          index++;
+          for (; index < max2; index++) {
+            if (!isOctCode(data.charCodeAt(index))) return false;
+            hasDigits = true;
+          }
+          return hasDigits && isFinite(parseYamlInteger(data));
+        }
+      }
+      for (; index < max2; index++) {
+        if (!isDecCode(data.charCodeAt(index))) {
+          return false;
+        }
+        hasDigits = true;
+      }
+      if (!hasDigits) return false;
+      return isFinite(parseYamlInteger(data));
+    }
+    function parseYamlInteger(data) {
+      let value = data;
+      let sign = 1;
+      let ch = value[0];
+      if (ch === "-" || ch === "+") {
+        if (ch === "-") sign = -1;
+        value = value.slice(1);
+        ch = value[0];
+      }
+      if (value === "0") return 0;
+      if (ch === "0") {
+        if (value[1] === "b") return sign * parseInt(value.slice(2), 2);
+        if (value[1] === "x") return sign * parseInt(value.slice(2), 16);
+        if (value[1] === "o") return sign * parseInt(value.slice(2), 8);
+      }
+      return sign * parseInt(value, 10);
+    }
+    function constructYamlInteger(data) {
+      return parseYamlInteger(data);
+    }
+    function isInteger(object2) {
+      return Object.prototype.toString.call(object2) === "[object Number]" && (object2 % 1 === 0 && !common.isNegativeZero(object2));
+    }
+    module2.exports = new Type("tag:yaml.org,2002:int", {
+      kind: "scalar",
+      resolve: resolveYamlInteger,
+      construct: constructYamlInteger,
+      predicate: isInteger,
+      represent: {
+        binary: function(obj) {
+          return obj >= 0 ? "0b" + obj.toString(2) : "-0b" + obj.toString(2).slice(1);
+        },
+        octal: function(obj) {
+          return obj >= 0 ? "0o" + obj.toString(8) : "-0o" + obj.toString(8).slice(1);
+        },
+        decimal: function(obj) {
+          return obj.toString(10);
+        },
+        hexadecimal: function(obj) {
+          return obj >= 0 ? "0x" + obj.toString(16).toUpperCase() : "-0x" + obj.toString(16).toUpperCase().slice(1);
+        }
+      },
+      defaultStyle: "decimal",
+      styleAliases: {
+        binary: [2, "bin"],
+        octal: [8, "oct"],
+        decimal: [10, "dec"],
+        hexadecimal: [16, "hex"]
+      }
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/float.js
+var require_float3 = __commonJS({
+  "node_modules/js-yaml/lib/type/float.js"(exports2, module2) {
+    "use strict";
+    var common = require_common2();
+    var Type = require_type2();
+    var YAML_FLOAT_PATTERN = new RegExp(
+      // 2.5e4, 2.5 and integers
+      "^(?:[-+]?(?:[0-9]+)(?:\\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\\.[0-9]+(?:[eE][-+]?[0-9]+)?|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$"
+    );
+    var YAML_FLOAT_SPECIAL_PATTERN = new RegExp(
+      "^(?:[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN))$"
+    );
+    function resolveYamlFloat(data) {
+      if (data === null) return false;
+      if (!YAML_FLOAT_PATTERN.test(data)) {
+        return false;
+      }
+      if (isFinite(parseFloat(data, 10))) {
+        return true;
+      }
+      return YAML_FLOAT_SPECIAL_PATTERN.test(data);
+    }
+    function constructYamlFloat(data) {
+      let value = data.toLowerCase();
+      const sign = value[0] === "-" ? -1 : 1;
+      if ("+-".indexOf(value[0]) >= 0) {
+        value = value.slice(1);
+      }
+      if (value === ".inf") {
+        return sign === 1 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY;
+      } else if (value === ".nan") {
+        return NaN;
+      }
+      return sign * parseFloat(value, 10);
+    }
+    var SCIENTIFIC_WITHOUT_DOT = /^[-+]?[0-9]+e/;
+    function representYamlFloat(object2, style) {
+      if (isNaN(object2)) {
+        switch (style) {
+          case "lowercase":
+            return ".nan";
+          case "uppercase":
+            return ".NAN";
+          case "camelcase":
+            return ".NaN";
+        }
+      } else if (Number.POSITIVE_INFINITY === object2) {
+        switch (style) {
+          case "lowercase":
+            return ".inf";
+          case "uppercase":
+            return ".INF";
+          case "camelcase":
+            return ".Inf";
+        }
+      } else if (Number.NEGATIVE_INFINITY === object2) {
+        switch (style) {
+          case "lowercase":
+            return "-.inf";
+          case "uppercase":
+            return "-.INF";
+          case "camelcase":
+            return "-.Inf";
+        }
+      } else if (common.isNegativeZero(object2)) {
+        return "-0.0";
+      }
+      const res = object2.toString(10);
+      return SCIENTIFIC_WITHOUT_DOT.test(res) ? res.replace("e", ".e") : res;
+    }
+    function isFloat(object2) {
+      return Object.prototype.toString.call(object2) === "[object Number]" && (object2 % 1 !== 0 || common.isNegativeZero(object2));
+    }
+    module2.exports = new Type("tag:yaml.org,2002:float", {
+      kind: "scalar",
+      resolve: resolveYamlFloat,
+      construct: constructYamlFloat,
+      predicate: isFloat,
+      represent: representYamlFloat,
+      defaultStyle: "lowercase"
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/schema/json.js
+var require_json = __commonJS({
+  "node_modules/js-yaml/lib/schema/json.js"(exports2, module2) {
+    "use strict";
+    module2.exports = require_failsafe().extend({
+      implicit: [
+        require_null2(),
+        require_bool3(),
+        require_int3(),
+        require_float3()
+      ]
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/schema/core.js
+var require_core = __commonJS({
+  "node_modules/js-yaml/lib/schema/core.js"(exports2, module2) {
+    "use strict";
+    module2.exports = require_json();
+  }
+});
+
+// node_modules/js-yaml/lib/type/timestamp.js
+var require_timestamp2 = __commonJS({
+  "node_modules/js-yaml/lib/type/timestamp.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    var YAML_DATE_REGEXP = new RegExp(
+      "^([0-9][0-9][0-9][0-9])-([0-9][0-9])-([0-9][0-9])$"
+    );
+    var YAML_TIMESTAMP_REGEXP = new RegExp(
+      "^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \\t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\\.([0-9]*))?(?:[ \\t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$"
+    );
+    function resolveYamlTimestamp(data) {
+      if (data === null) return false;
+      if (YAML_DATE_REGEXP.exec(data) !== null) return true;
+      if (YAML_TIMESTAMP_REGEXP.exec(data) !== null) return true;
+      return false;
+    }
+    function constructYamlTimestamp(data) {
+      let fraction = 0;
+      let delta = null;
+      let match = YAML_DATE_REGEXP.exec(data);
+      if (match === null) match = YAML_TIMESTAMP_REGEXP.exec(data);
+      if (match === null) throw new Error("Date resolve error");
+      const year = +match[1];
+      const month = +match[2] - 1;
+      const day = +match[3];
+      if (!match[4]) {
+        return new Date(Date.UTC(year, month, day));
+      }
+      const hour = +match[4];
+      const minute = +match[5];
+      const second = +match[6];
+      if (match[7]) {
+        fraction = match[7].slice(0, 3);
+        while (fraction.length < 3) {
+          fraction += "0";
+        }
+        fraction = +fraction;
+      }
+      if (match[9]) {
+        const tzHour = +match[10];
+        const tzMinute = +(match[11] || 0);
+        delta = (tzHour * 60 + tzMinute) * 6e4;
+        if (match[9] === "-") delta = -delta;
+      }
+      const date5 = new Date(Date.UTC(year, month, day, hour, minute, second, fraction));
+      if (delta) date5.setTime(date5.getTime() - delta);
+      return date5;
+    }
+    function representYamlTimestamp(object2) {
+      return object2.toISOString();
+    }
+    module2.exports = new Type("tag:yaml.org,2002:timestamp", {
+      kind: "scalar",
+      resolve: resolveYamlTimestamp,
+      construct: constructYamlTimestamp,
+      instanceOf: Date,
+      represent: representYamlTimestamp
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/merge.js
+var require_merge2 = __commonJS({
+  "node_modules/js-yaml/lib/type/merge.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    function resolveYamlMerge(data) {
+      return data === "<<" || data === null;
+    }
+    module2.exports = new Type("tag:yaml.org,2002:merge", {
+      kind: "scalar",
+      resolve: resolveYamlMerge
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/binary.js
+var require_binary2 = __commonJS({
+  "node_modules/js-yaml/lib/type/binary.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    var BASE64_MAP = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=\n\r";
+    function resolveYamlBinary(data) {
+      if (data === null) return false;
+      let bitlen = 0;
+      const max2 = data.length;
+      const map2 = BASE64_MAP;
+      for (let idx = 0; idx < max2; idx++) {
+        const code = map2.indexOf(data.charAt(idx));
+        if (code > 64) continue;
+        if (code < 0) return false;
+        bitlen += 6;
+      }
+      return bitlen % 8 === 0;
+    }
+    function constructYamlBinary(data) {
+      const input2 = data.replace(/[\r\n=]/g, "");
+      const max2 = input2.length;
+      const map2 = BASE64_MAP;
+      let bits = 0;
+      const result = [];
+      for (let idx = 0; idx < max2; idx++) {
+        if (idx % 4 === 0 && idx) {
+          result.push(bits >> 16 & 255);
+          result.push(bits >> 8 & 255);
+          result.push(bits & 255);
+        }
+        bits = bits << 6 | map2.indexOf(input2.charAt(idx));
+      }
+      const tailbits = max2 % 4 * 6;
+      if (tailbits === 0) {
+        result.push(bits >> 16 & 255);
+        result.push(bits >> 8 & 255);
+        result.push(bits & 255);
+      } else if (tailbits === 18) {
+        result.push(bits >> 10 & 255);
+        result.push(bits >> 2 & 255);
+      } else if (tailbits === 12) {
+        result.push(bits >> 4 & 255);
+      }
+      return new Uint8Array(result);
+    }
+    function representYamlBinary(object2) {
+      let result = "";
+      let bits = 0;
+      const max2 = object2.length;
+      const map2 = BASE64_MAP;
+      for (let idx = 0; idx < max2; idx++) {
+        if (idx % 3 === 0 && idx) {
+          result += map2[bits >> 18 & 63];
+          result += map2[bits >> 12 & 63];
+          result += map2[bits >> 6 & 63];
+          result += map2[bits & 63];
+        }
+        bits = (bits << 8) + object2[idx];
+      }
+      const tail = max2 % 3;
+      if (tail === 0) {
+        result += map2[bits >> 18 & 63];
+        result += map2[bits >> 12 & 63];
+        result += map2[bits >> 6 & 63];
+        result += map2[bits & 63];
+      } else if (tail === 2) {
+        result += map2[bits >> 10 & 63];
+        result += map2[bits >> 4 & 63];
+        result += map2[bits << 2 & 63];
+        result += map2[64];
+      } else if (tail === 1) {
+        result += map2[bits >> 2 & 63];
+        result += map2[bits << 4 & 63];
+        result += map2[64];
+        result += map2[64];
+      }
+      return result;
+    }
+    function isBinary(obj) {
+      return Object.prototype.toString.call(obj) === "[object Uint8Array]";
+    }
+    module2.exports = new Type("tag:yaml.org,2002:binary", {
+      kind: "scalar",
+      resolve: resolveYamlBinary,
+      construct: constructYamlBinary,
+      predicate: isBinary,
+      represent: representYamlBinary
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/omap.js
+var require_omap2 = __commonJS({
+  "node_modules/js-yaml/lib/type/omap.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    var _hasOwnProperty = Object.prototype.hasOwnProperty;
+    var _toString = Object.prototype.toString;
+    function resolveYamlOmap(data) {
+      if (data === null) return true;
+      const objectKeys = {};
+      const object2 = data;
+      for (let index = 0, length = object2.length; index < length; index += 1) {
+        const pair = object2[index];
+        let pairHasKey = false;
+        if (_toString.call(pair) !== "[object Object]") return false;
+        let pairKey;
+        for (pairKey in pair) {
+          if (_hasOwnProperty.call(pair, pairKey)) {
+            if (!pairHasKey) pairHasKey = true;
+            else return false;
+          }
+        }
+        if (!pairHasKey) return false;
+        if (_hasOwnProperty.call(objectKeys, pairKey)) return false;
+        Object.defineProperty(objectKeys, pairKey, { value: true });
+      }
+      return true;
+    }
+    function constructYamlOmap(data) {
+      return data !== null ? data : [];
+    }
+    module2.exports = new Type("tag:yaml.org,2002:omap", {
+      kind: "sequence",
+      resolve: resolveYamlOmap,
+      construct: constructYamlOmap
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/pairs.js
+var require_pairs2 = __commonJS({
+  "node_modules/js-yaml/lib/type/pairs.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    var _toString = Object.prototype.toString;
+    function resolveYamlPairs(data) {
+      if (data === null) return true;
+      const object2 = data;
+      const result = new Array(object2.length);
+      for (let index = 0, length = object2.length; index < length; index += 1) {
+        const pair = object2[index];
+        if (_toString.call(pair) !== "[object Object]") return false;
+        const keys = Object.keys(pair);
+        if (keys.length !== 1) return false;
+        result[index] = [keys[0], pair[keys[0]]];
+      }
+      return true;
+    }
+    function constructYamlPairs(data) {
+      if (data === null) return [];
+      const object2 = data;
+      const result = new Array(object2.length);
+      for (let index = 0, length = object2.length; index < length; index += 1) {
+        const pair = object2[index];
+        const keys = Object.keys(pair);
+        result[index] = [keys[0], pair[keys[0]]];
+      }
+      return result;
+    }
+    module2.exports = new Type("tag:yaml.org,2002:pairs", {
+      kind: "sequence",
+      resolve: resolveYamlPairs,
+      construct: constructYamlPairs
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/type/set.js
+var require_set2 = __commonJS({
+  "node_modules/js-yaml/lib/type/set.js"(exports2, module2) {
+    "use strict";
+    var Type = require_type2();
+    var _hasOwnProperty = Object.prototype.hasOwnProperty;
+    function resolveYamlSet(data) {
+      if (data === null) return true;
+      const object2 = data;
+      for (const key in object2) {
+        if (_hasOwnProperty.call(object2, key)) {
+          if (object2[key] !== null) return false;
+        }
+      }
+      return true;
+    }
+    function constructYamlSet(data) {
+      return data !== null ? data : {};
+    }
+    module2.exports = new Type("tag:yaml.org,2002:set", {
+      kind: "mapping",
+      resolve: resolveYamlSet,
+      construct: constructYamlSet
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/schema/default.js
+var require_default = __commonJS({
+  "node_modules/js-yaml/lib/schema/default.js"(exports2, module2) {
+    "use strict";
+    module2.exports = require_core().extend({
+      implicit: [
+        require_timestamp2(),
+        require_merge2()
+      ],
+      explicit: [
+        require_binary2(),
+        require_omap2(),
+        require_pairs2(),
+        require_set2()
+      ]
+    });
+  }
+});
+
+// node_modules/js-yaml/lib/loader.js
+var require_loader = __commonJS({
+  "node_modules/js-yaml/lib/loader.js"(exports2, module2) {
+    "use strict";
+    var common = require_common2();
+    var YAMLException = require_exception();
+    var makeSnippet = require_snippet();
+    var DEFAULT_SCHEMA = require_default();
+    var _hasOwnProperty = Object.prototype.hasOwnProperty;
+    var CONTEXT_FLOW_IN = 1;
+    var CONTEXT_FLOW_OUT = 2;
+    var CONTEXT_BLOCK_IN = 3;
+    var CONTEXT_BLOCK_OUT = 4;
+    var CHOMPING_CLIP = 1;
+    var CHOMPING_STRIP = 2;
+    var CHOMPING_KEEP = 3;
+    var PATTERN_NON_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?:[^\uD800-\uDBFF]|^)[\uDC00-\uDFFF]/;
+    var PATTERN_NON_ASCII_LINE_BREAKS = /[\x85\u2028\u2029]/;
+    var PATTERN_FLOW_INDICATORS = /[,\[\]{}]/;
+    var PATTERN_TAG_HANDLE = /^(?:!|!!|![0-9A-Za-z-]+!)$/;
+    var PATTERN_TAG_URI = /^(?:!|[^,\[\]{}])(?:%[0-9a-f]{2}|[0-9a-z\-#;/?:@&=+$,_.!~*'()\[\]])*$/i;
+    function _class(obj) {
+      return Object.prototype.toString.call(obj);
+    }
+    function isEol(c) {
+      return c === 10 || c === 13;
+    }
+    function isWhiteSpace(c) {
+      return c === 9 || c === 32;
+    }
+    function isWsOrEol(c) {
+      return c === 9 || c === 32 || c === 10 || c === 13;
+    }
+    function isFlowIndicator(c) {
+      return c === 44 || c === 91 || c === 93 || c === 123 || c === 125;
+    }
+    function fromHexCode(c) {
+      if (c >= 48 && c <= 57) {
+        return c - 48;
+      }
+      const lc = c | 32;
+      if (lc >= 97 && lc <= 102) {
+        return lc - 97 + 10;
+      }
+      return -1;
+    }
+    function escapedHexLen(c) {
+      if (c === 120) {
+        return 2;
+      }
+      if (c === 117) {
+        return 4;
+      }
+      if (c === 85) {
+        return 8;
+      }
+      return 0;
+    }
+    function fromDecimalCode(c) {
+      if (c >= 48 && c <= 57) {
+        return c - 48;
+      }
+      return -1;
+    }
+    function simpleEscapeSequence(c) {
+      switch (c) {
+        case 48:
+          return "\0";
+        case 97:
+          return "\x07";
+        case 98:
+          return "\b";
+        case 116:
+          return "	";
+        case 9:
+          return "	";
+        case 110:
+          return "\n";
+        case 118:
+          return "\v";
+        case 102:
+          return "\f";
+        case 114:
+          return "\r";
+        case 101:
+          return "\x1B";
+        case 32:
+          return " ";
+        case 34:
+          return '"';
+        case 47:
+          return "/";
+        case 92:
+          return "\\";
+        case 78:
+          return "\x85";
+        case 95:
+          return "\xA0";
+        case 76:
+          return "\u2028";
+        case 80:
+          return "\u2029";
+        default:
+          return "";
+      }
+    }
+    function charFromCodepoint(c) {
+      if (c <= 65535) {
+        return String.fromCharCode(c);
+      }
+      return String.fromCharCode(
+        (c - 65536 >> 10) + 55296,
+        (c - 65536 & 1023) + 56320
+      );
+    }
+    function setProperty(object2, key, value) {
+      if (key === "__proto__") {
+        Object.defineProperty(object2, key, {
+          configurable: true,
+          enumerable: true,
+          writable: true,
+          value
+        });
+      } else {
+        object2[key] = value;
+      }
+    }
+    var simpleEscapeCheck = new Array(256);
+    var simpleEscapeMap = new Array(256);
+    for (let i = 0; i < 256; i++) {
+      simpleEscapeCheck[i] = simpleEscapeSequence(i) ? 1 : 0;
+      simpleEscapeMap[i] = simpleEscapeSequence(i);
+    }
+    function State(input2, options) {
+      this.input = input2;
+      this.filename = options["filename"] || null;
+      this.schema = options["schema"] || DEFAULT_SCHEMA;
+      this.onWarning = options["onWarning"] || null;
+      this.legacy = options["legacy"] || false;
+      this.json = options["json"] || false;
+      this.listener = options["listener"] || null;
+      this.maxDepth = typeof options["maxDepth"] === "number" ? options["maxDepth"] : 100;
+      this.maxTotalMergeKeys = typeof options["maxTotalMergeKeys"] === "number" ? options["maxTotalMergeKeys"] : 1e4;
+      this.implicitTypes = this.schema.compiledImplicit;
+      this.typeMap = this.schema.compiledTypeMap;
+      this.length = input2.length;
+      this.position = 0;
+      this.line = 0;
+      this.lineStart = 0;
+      this.lineIndent = 0;
+      this.depth = 0;
+      this.totalMergeKeys = 0;
+      this.firstTabInLine = -1;
+      this.documents = [];
+      this.anchorMapTransactions = [];
+    }
+    function generateError(state, message) {
+      const mark = {
+        name: state.filename,
+        buffer: state.input.slice(0, -1),
+        // omit trailing \0
+        position: state.position,
+        line: state.line,
+        column: state.position - state.lineStart
+      };
+      mark.snippet = makeSnippet(mark);
+      return new YAMLException(message, mark);
+    }
+    function throwError(state, message) {
+      throw generateError(state, message);
+    }
+    function throwWarning(state, message) {
+      if (state.onWarning) {
+        state.onWarning.call(null, generateError(state, message));
+      }
+    }
+    function storeAnchor(state, name, value) {
+      const transactions = state.anchorMapTransactions;
+      if (transactions.length !== 0) {
+        const transaction = transactions[transactions.length - 1];
+        if (!_hasOwnProperty.call(transaction, name)) {
+          transaction[name] = {
+            existed: _hasOwnProperty.call(state.anchorMap, name),
+            value: state.anchorMap[name]
+          };
+        }
+      }
+      state.anchorMap[name] = value;
+    }
+    function beginAnchorTransaction(state) {
+      state.anchorMapTransactions.push(/* @__PURE__ */ Object.create(null));
+    }
+    function commitAnchorTransaction(state) {
+      const transaction = state.anchorMapTransactions.pop();
+      const transactions = state.anchorMapTransactions;
+      if (transactions.length === 0) return;
+      const parent = transactions[transactions.length - 1];
+      const names = Object.keys(transaction);
+      for (let index = 0, length = names.length; index < length; index += 1) {
+        const name = names[index];
+        if (!_hasOwnProperty.call(parent, name)) {
+          parent[name] = transaction[name];
+        }
+      }
+    }
+    function rollbackAnchorTransaction(state) {
+      const transaction = state.anchorMapTransactions.pop();
+      const names = Object.keys(transaction);
+      for (let index = names.length - 1; index >= 0; index -= 1) {
+        const entry = transaction[names[index]];
+        if (entry.existed) {
+          state.anchorMap[names[index]] = entry.value;
+        } else {
+          delete state.anchorMap[names[index]];
+        }
+      }
+    }
+    function snapshotState(state) {
+      return {
+        position: state.position,
+        line: state.line,
+        lineStart: state.lineStart,
+        lineIndent: state.lineIndent,
+        firstTabInLine: state.firstTabInLine,
+        tag: state.tag,
+        anchor: state.anchor,
+        kind: state.kind,
+        result: state.result
+      };
+    }
+    function restoreState(state, snapshot) {
+      state.position = snapshot.position;
+      state.line = snapshot.line;
+      state.lineStart = snapshot.lineStart;
+      state.lineIndent = snapshot.lineIndent;
+      state.firstTabInLine = snapshot.firstTabInLine;
+      state.tag = snapshot.tag;
+      state.anchor = snapshot.anchor;
+      state.kind = snapshot.kind;
+      state.result = snapshot.result;
+    }
+    var directiveHandlers = {
+      YAML: function handleYamlDirective(state, name, args) {
+        if (state.version !== null) {
+          throwError(state, "duplication of %YAML directive");
+        }
+        if (args.length !== 1) {
+          throwError(state, "YAML directive accepts exactly one argument");
+        }
+        const match = /^([0-9]+)\.([0-9]+)$/.exec(args[0]);
+        if (match === null) {
+          throwError(state, "ill-formed argument of the YAML directive");
+        }
+        const major = parseInt(match[1], 10);
+        const minor = parseInt(match[2], 10);
+        if (major !== 1) {
+          throwError(state, "unacceptable YAML version of the document");
+        }
+        state.version = args[0];
+        state.checkLineBreaks = minor < 2;
+        if (minor !== 1 && minor !== 2) {
+          throwWarning(state, "unsupported YAML version of the document");
+        }
+      },
+      TAG: function handleTagDirective(state, name, args) {
+        let prefix;
+        if (args.length !== 2) {
+          throwError(state, "TAG directive accepts exactly two arguments");
+        }
+        const handle = args[0];
+        prefix = args[1];
+        if (!PATTERN_TAG_HANDLE.test(handle)) {
+          throwError(state, "ill-formed tag handle (first argument) of the TAG directive");
+        }
+        if (_hasOwnProperty.call(state.tagMap, handle)) {
+          throwError(state, 'there is a previously declared suffix for "' + handle + '" tag handle');
+        }
+        if (!PATTERN_TAG_URI.test(prefix)) {
+          throwError(state, "ill-formed tag prefix (second argument) of the TAG directive");
+        }
+        try {
+          prefix = decodeURIComponent(prefix);
+        } catch (err) {
+          throwError(state, "tag prefix is malformed: " + prefix);
+        }
+        state.tagMap[handle] = prefix;
+      }
+    };
+    function captureSegment(state, start, end, checkJson) {
+      if (start < end) {
+        const _result = state.input.slice(start, end);
+        if (checkJson) {
+          for (let _position = 0, _length2 = _result.length; _position < _length2; _position += 1) {
+            const _character = _result.charCodeAt(_position);
+            if (!(_character === 9 || _character >= 32 && _character <= 1114111)) {
+              throwError(state, "expected valid JSON character");
+            }
+          }
+        } else if (PATTERN_NON_PRINTABLE.test(_result)) {
+          throwError(state, "the stream contains non-printable characters");
+        }
+        state.result += _result;
+      }
+    }
+    function chargeMergeWork(state) {
+      state.totalMergeKeys++;
+      if (state.maxTotalMergeKeys !== -1 && state.totalMergeKeys > state.maxTotalMergeKeys) {
+        throwError(state, "merge keys exceeded maxTotalMergeKeys (" + state.maxTotalMergeKeys + ")");
+      }
+    }
+    function mergeMappings(state, destination, source, overridableKeys) {
+      if (!common.isObject(source)) {
+        throwError(state, "cannot merge mappings; the provided source object is unacceptable");
+      }
+      chargeMergeWork(state);
+      const sourceKeys = Object.keys(source);
+      for (let index = 0, quantity = sourceKeys.length; index < quantity; index += 1) {
+        const key = sourceKeys[index];
+        chargeMergeWork(state);
+        if (!_hasOwnProperty.call(destination, key)) {
+          setProperty(destination, key, source[key]);
+          overridableKeys[key] = true;
+        }
+      }
+    }
+    function storeMappingPair(state, _result, overridableKeys, keyTag, keyNode, valueNode, startLine, startLineStart, startPos) {
+      if (Array.isArray(keyNode)) {
+        keyNode = Array.prototype.slice.call(keyNode);
+        for (let index = 0, quantity = keyNode.length; index < quantity; index += 1) {
+          if (Array.isArray(keyNode[index])) {
+            throwError(state, "nested arrays are not supported inside keys");
+          }
+          if (typeof keyNode === "object" && _class(keyNode[index]) === "[object Object]") {
+            keyNode[index] = "[object Object]";
+          }
+        }
+      }
+      if (typeof keyNode === "object" && _class(keyNode) === "[object Object]") {
+        keyNode = "[object Object]";
+      }
+      keyNode = String(keyNode);
+      if (_result === null) {
+        _result = {};
+      }
+      if (keyTag === "tag:yaml.org,2002:merge") {
+        if (Array.isArray(valueNode)) {
+          if (valueNode.length > 100) {
+            throwError(state, "abnormal merge sequence size");
+          }
+          for (let index = 0, quantity = valueNode.length; index < quantity; index += 1) {
+            mergeMappings(state, _result, valueNode[index], overridableKeys);
+          }
+        } else {
+          mergeMappings(state, _result, valueNode, overridableKeys);
+        }
+      } else {
+        if (!state.json && !_hasOwnProperty.call(overridableKeys, keyNode) && _hasOwnProperty.call(_result, keyNode)) {
+          state.line = startLine || state.line;
+          state.lineStart = startLineStart || state.lineStart;
+          state.position = startPos || state.position;
+          throwError(state, "duplicated mapping key");
+        }
+        setProperty(_result, keyNode, valueNode);
+        delete overridableKeys[keyNode];
+      }
+      return _result;
+    }
+    function readLineBreak(state) {
+      const ch = state.input.charCodeAt(state.position);
+      if (ch === 10) {
+        state.position++;
+      } else if (ch === 13) {
+        state.position++;
+        if (state.input.charCodeAt(state.position) === 10) {
+          state.position++;
+        }
+      } else {
+        throwError(state, "a line break is expected");
+      }
+      state.line += 1;
+      state.lineStart = state.position;
+      state.firstTabInLine = -1;
+    }
+    function skipSeparationSpace(state, allowComments, checkIndent) {
+      let lineBreaks = 0;
+      let ch = state.input.charCodeAt(state.position);
+      while (ch !== 0) {
+        while (isWhiteSpace(ch)) {
+          if (ch === 9 && state.firstTabInLine === -1) {
+            state.firstTabInLine = state.position;
+          }
+          ch = state.input.charCodeAt(++state.position);
+        }
+        if (allowComments && ch === 35) {
+          do {
+            ch = state.input.charCodeAt(++state.position);
+          } while (ch !== 10 && ch !== 13 && ch !== 0);
+        }
+        if (isEol(ch)) {
+          readLineBreak(state);
+          ch = state.input.charCodeAt(state.position);
+          lineBreaks++;
+          state.lineIndent = 0;
+          while (ch === 32) {
+            state.lineIndent++;
+            ch = state.input.charCodeAt(++state.position);
+          }
+        } else {
+          break;
+        }
+      }
+      if (checkIndent !== -1 && lineBreaks !== 0 && state.lineIndent < checkIndent) {
+        throwWarning(state, "deficient indentation");
+      }
+      return lineBreaks;
+    }
+    function testDocumentSeparator(state) {
+      let _position = state.position;
+      let ch = state.input.charCodeAt(_position);
+      if ((ch === 45 || ch === 46) && ch === state.input.charCodeAt(_position + 1) && ch === state.input.charCodeAt(_position + 2)) {
+        _position += 3;
+        ch = state.input.charCodeAt(_position);
+        if (ch === 0 || isWsOrEol(ch)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    function writeFoldedLines(state, count) {
+      if (count === 1) {
+        state.result += " ";
+      } else if (count > 1) {
+        state.result += common.repeat("\n", count - 1);
+      }
+    }
+    function readPlainScalar(state, nodeIndent, withinFlowCollection) {
+      let captureStart;
+      let captureEnd;
+      let hasPendingContent;
+      let _line;
+      let _lineStart;
+      let _lineIndent;
+      const _kind = state.kind;
+      const _result = state.result;
+      let ch = state.input.charCodeAt(state.position);
+      if (isWsOrEol(ch) || isFlowIndicator(ch) || ch === 35 || ch === 38 || ch === 42 || ch === 33 || ch === 124 || ch === 62 || ch === 39 || ch === 34 || ch === 37 || ch === 64 || ch === 96) {
+        return false;
+      }
+      if (ch === 63 || ch === 45) {
+        const following = state.input.charCodeAt(state.position + 1);
+        if (isWsOrEol(following) || withinFlowCollection && isFlowIndicator(following)) {
+          return false;
+        }
+      }
+      state.kind = "scalar";
+      state.result = "";
+      captureStart = captureEnd = state.position;
+      hasPendingContent = false;
+      while (ch !== 0) {
+        if (ch === 58) {
+          const following = state.input.charCodeAt(state.position + 1);
+          if (isWsOrEol(following) || withinFlowCollection && isFlowIndicator(following)) {
+            break;
+          }
+        } else if (ch === 35) {
+          const preceding = state.input.charCodeAt(state.position - 1);
+          if (isWsOrEol(preceding)) {
+            break;
+          }
+        } else if (state.position === state.lineStart && testDocumentSeparator(state) || withinFlowCollection && isFlowIndicator(ch)) {
+          break;
+        } else if (isEol(ch)) {
+          _line = state.line;
+          _lineStart = state.lineStart;
+          _lineIndent = state.lineIndent;
+          skipSeparationSpace(state, false, -1);
+          if (state.lineIndent >= nodeIndent) {
+            hasPendingContent = true;
+            ch = state.input.charCodeAt(state.position);
+            continue;
+          } else {
+            state.position = captureEnd;
+            state.line = _line;
+            state.lineStart = _lineStart;
+            state.lineIndent = _lineIndent;
+            break;
+          }
+        }
+        if (hasPendingContent) {
+          captureSegment(state, captureStart, captureEnd, false);
+          writeFoldedLines(state, state.line - _line);
+          captureStart = captureEnd = state.position;
+          hasPendingContent = false;
+        }
+        if (!isWhiteSpace(ch)) {
+          captureEnd = state.position + 1;
+        }
+        ch = state.input.charCodeAt(++state.position);
+      }
+      captureSegment(state, captureStart, captureEnd, false);
+      if (state.result) {
+        return true;
+      }
+      state.kind = _kind;
+      state.result = _result;
+      return false;
+    }
+    function readSingleQuotedScalar(state, nodeIndent) {
+      let captureStart;
+      let captureEnd;
+      let ch = state.input.charCodeAt(state.position);
+      if (ch !== 39) {
+        return false;
+      }
+      state.kind = "scalar";
+      state.result = "";
+      state.position++;
+      captureStart = captureEnd = state.position;
+      while ((ch = state.input.charCodeAt(state.position)) !== 0) {
+        if (ch === 39) {
+          captureSegment(state, captureStart, state.position, true);
+          ch = state.input.charCodeAt(++state.position);
+          if (ch === 39) {
+            captureStart = state.position;
+            state.position++;
+            captureEnd = state.position;
+          } else {
+            return true;
+          }
+        } else if (isEol(ch)) {
+          captureSegment(state, captureStart, captureEnd, true);
+          writeFoldedLines(state, skipSeparationSpace(state, false, nodeIndent));
+          captureStart = captureEnd = state.position;
+        } else if (state.position === state.lineStart && testDocumentSeparator(state)) {
+          throwError(state, "unexpected end of the document within a single quoted scalar");
+        } else {
+          state.position++;
+          if (!isWhiteSpace(ch)) {
+            captureEnd = state.position;
+          }
+        }
+      }
+      throwError(state, "unexpected end of the stream within a single quoted scalar");
+    }
+    function readDoubleQuotedScalar(state, nodeIndent) {
+      let captureStart;
+      let captureEnd;
+      let tmp;
+      let ch = state.input.charCodeAt(state.position);
+      if (ch !== 34) {
+        return false;
+      }
+      state.kind = "scalar";
+      state.result = "";
+      state.position++;
+      captureStart = captureEnd = state.position;
+      while ((ch = state.input.charCodeAt(state.position)) !== 0) {
+        if (ch === 34) {
+          captureSegment(state, captureStart, state.position, true);
+          state.position++;
+          return true;
+        } else if (ch === 92) {
+          captureSegment(state, captureStart, state.position, true);
+          ch = state.input.charCodeAt(++state.position);
+          if (isEol(ch)) {
+            skipSeparationSpace(state, false, nodeIndent);
+          } else if (ch < 256 && simpleEscapeCheck[ch]) {
+            state.result += simpleEscapeMap[ch];
+            state.position++;
+          } else if ((tmp = escapedHexLen(ch)) > 0) {
+            let hexLength = tmp;
+            let hexResult = 0;
+            for (; hexLength > 0; hexLength--) {
+              ch = state.input.charCodeAt(++state.position);
+              if ((tmp = fromHexCode(ch)) >= 0) {
+                hexResult = (hexResult << 4) + tmp;
+              } else {
+                throwError(state, "expected hexadecimal character");
+              }
+            }
+            state.result += charFromCodepoint(hexResult);
+            state.position++;
+          } else {
+            throwError(state, "unknown escape sequence");
+          }
+          captureStart = captureEnd = state.position;
+        } else if (isEol(ch)) {
+          captureSegment(state, captureStart, captureEnd, true);
+          writeFoldedLines(state, skipSeparationSpace(state, false, nodeIndent));
+          captureStart = captureEnd = state.position;
+        } else if (state.position === state.lineStart && testDocumentSeparator(state)) {
+          throwError(state, "unexpected end of the document within a double quoted scalar");
+        } else {
+          state.position++;
+          if (!isWhiteSpace(ch)) {
+            captureEnd = state.position;
+          }
+        }
+      }
+      throwError(state, "unexpected end of the stream within a double quoted scalar");
+    }
+    function readFlowCollection(state, nodeIndent) {
+      let readNext = true;
+      let _line;
+      let _lineStart;
+      let _pos;
+      const _tag = state.tag;
+      let _result;
+      const _anchor = state.anchor;
+      let terminator;
+      let isPair;
+      let isExplicitPair;
+      let isMapping;
+      const overridableKeys = /* @__PURE__ */ Object.create(null);
+      let keyNode;
+      let keyTag;
+      let valueNode;
+      let ch = state.input.charCodeAt(state.position);
+      if (ch === 91) {
+        terminator = 93;
+        isMapping = false;
+        _result = [];
+      } else if (ch === 123) {
+        terminator = 125;
+        isMapping = true;
+        _result = {};
+      } else {
+        return false;
+      }
+      if (state.anchor !== null) {
+        storeAnchor(state, state.anchor, _result);
+      }
+      ch = state.input.charCodeAt(++state.position);
+      while (ch !== 0) {
+        skipSeparationSpace(state, true, nodeIndent);
+        ch = state.input.charCodeAt(state.position);
+        if (ch === terminator) {
+          state.position++;
+          state.tag = _tag;
+          state.anchor = _anchor;
+          state.kind = isMapping ? "mapping" : "sequence";
+          state.result = _result;
+          return true;
+        } else if (!readNext) {
+          throwError(state, "missed comma between flow collection entries");
+        } else if (ch === 44) {
+          throwError(state, "expected the node content, but found ','");
+        }
+        keyTag = keyNode = valueNode = null;
+        isPair = isExplicitPair = false;
+        if (ch === 63) {
+          const following = state.input.charCodeAt(state.position + 1);
+          if (isWsOrEol(following)) {
+            isPair = isExplicitPair = true;
+            state.position++;
+            skipSeparationSpace(state, true, nodeIndent);
+          }
+        }
+        _line = state.line;
+        _lineStart = state.lineStart;
+        _pos = state.position;
+        composeNode(state, nodeIndent, CONTEXT_FLOW_IN, false, true);
+        keyTag = state.tag;
+        keyNode = state.result;
+        skipSeparationSpace(state, true, nodeIndent);
+        ch = state.input.charCodeAt(state.position);
+        if ((isExplicitPair || state.line === _line) && ch === 58) {
+          isPair = true;
+          ch = state.input.charCodeAt(++state.position);
+          skipSeparationSpace(state, true, nodeIndent);
+          composeNode(state, nodeIndent, CONTEXT_FLOW_IN, false, true);
+          valueNode = state.result;
+        }
+        if (isMapping) {
+          storeMappingPair(state, _result, overridableKeys, keyTag, keyNode, valueNode, _line, _lineStart, _pos);
+        } else if (isPair) {
+          _result.push(storeMappingPair(state, null, overridableKeys, keyTag, keyNode, valueNode, _line, _lineStart, _pos));
+        } else {
+          _result.push(keyNode);
+        }
+        skipSeparationSpace(state, true, nodeIndent);
+        ch = state.input.charCodeAt(state.position);
+        if (ch === 44) {
+          readNext = true;
+          ch = state.input.charCodeAt(++state.position);
+        } else {
+          readNext = false;
+        }
+      }
+      throwError(state, "unexpected end of the stream within a flow collection");
+    }
+    function readBlockScalar(state, nodeIndent) {
+      let folding;
+      let chomping = CHOMPING_CLIP;
+      let didReadContent = false;
+      let detectedIndent = false;
+      let textIndent = nodeIndent;
+      let emptyLines = 0;
+      let atMoreIndented = false;
+      let tmp;
+      let ch = state.input.charCodeAt(state.position);
+      if (ch === 124) {
+        folding = false;
+      } else if (ch === 62) {
+        folding = true;
+      } else {
+        return false;
+      }
+      state.kind = "scalar";
+      state.result = "";
+      while (ch !== 0) {
+        ch = state.input.charCodeAt(++state.position);
+        if (ch === 43 || ch === 45) {
+          if (CHOMPING_CLIP === chomping) {
+            chomping = ch === 43 ? CHOMPING_KEEP : CHOMPING_STRIP;
+          } else {
+            throwError(state, "repeat of a chomping mode identifier");
+          }
+        } else if ((tmp = fromDecimalCode(ch)) >= 0) {
+          if (tmp === 0) {
+            throwError(state, "bad explicit indentation width of a block scalar; it cannot be less than one");
+          } else if (!detectedIndent) {
+            textIndent = nodeIndent + tmp - 1;
+            detectedIndent = true;
+          } else {
+            throwError(state, "repeat of an indentation width identifier");
+          }
+        } else {
+          break;
+        }
+      }
+      if (isWhiteSpace(ch)) {
+        do {
+          ch = state.input.charCodeAt(++state.position);
+        } while (isWhiteSpace(ch));
+        if (ch === 35) {
+          do {
+            ch = state.input.charCodeAt(++state.position);
+          } while (!isEol(ch) && ch !== 0);
+        }
+      }
+      while (ch !== 0) {
+        readLineBreak(state);
+        state.lineIndent = 0;
+        ch = state.input.charCodeAt(state.position);
+        while ((!detectedIndent || state.lineIndent < textIndent) && ch === 32) {
+          state.lineIndent++;
+          ch = state.input.charCodeAt(++state.position);
+        }
+        if (!detectedIndent && state.lineIndent > textIndent) {
+          textIndent = state.lineIndent;
+        }
+        if (isEol(ch)) {
+          emptyLines++;
+          continue;
+        }
+        if (!detectedIndent && textIndent === 0) {
+          throwError(state, "missing indentation for block scalar");
+        }
+        if (state.lineIndent < textIndent) {
+          if (chomping === CHOMPING_KEEP) {
+            state.result += common.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+          } else if (chomping === CHOMPING_CLIP) {
+            if (didReadContent) {
+              state.result += "\n";
+            }
+          }
+          break;
+        }
+        if (folding) {
+          if (isWhiteSpace(ch)) {
+            atMoreIndented = true;
+            state.result += common.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+          } else if (atMoreIndented) {
+            atMoreIndented = false;
+            state.result += common.repeat("\n", emptyLines + 1);
+          } else if (emptyLines === 0) {
+            if (didReadContent) {
+              state.result += " ";
+            }
+          } else {
+            state.result += common.repeat("\n", emptyLines);
+          }
+        } else {
+          state.result += common.repeat("\n", didReadContent ? 1 + emptyLines : emptyLines);
+        }
+        didReadContent = true;
+        detectedIndent = true;
+        emptyLines = 0;
+        const captureStart = state.position;
+        while (!isEol(ch) && ch !== 0) {
+          ch = state.input.charCodeAt(++state.position);
+        }
+        captureSegment(state, captureStart, state.position, false);
+      }
+      return true;
+    }
+    function readBlockSequence(state, nodeIndent) {
+      const _tag = state.tag;
+      const _anchor = state.anchor;
+      const _result = [];
+      let detected = false;
+      if (state.firstTabInLine !== -1) return false;
+      if (state.anchor !== null) {
+        storeAnchor(state, state.anchor, _result);
+      }
+      let ch = state.input.charCodeAt(state.position);
+      while (ch !== 0) {
+        if (state.firstTabInLine !== -1) {
+          state.position = state.firstTabInLine;
+          throwError(state, "tab characters must not be used in indentation");
+        }
+        if (ch !== 45) {
+          break;
+        }
+        const following = state.input.charCodeAt(state.position + 1);
+        if (!isWsOrEol(following)) {
+          break;
+        }
+        detected = true;
+        state.position++;
+        if (skipSeparationSpace(state, true, -1)) {
+          if (state.lineIndent <= nodeIndent) {
+            _result.push(null);
+            ch = state.input.charCodeAt(state.position);
+            continue;
+          }
+        }
+        const _line = state.line;
+        composeNode(state, nodeIndent, CONTEXT_BLOCK_IN, false, true);
+        _result.push(state.result);
+        skipSeparationSpace(state, true, -1);
+        ch = state.input.charCodeAt(state.position);
+        if ((state.line === _line || state.lineIndent > nodeIndent) && ch !== 0) {
+          throwError(state, "bad indentation of a sequence entry");
+        } else if (state.lineIndent < nodeIndent) {
+          break;
+        }
+      }
+      if (detected) {
+        state.tag = _tag;
+        state.anchor = _anchor;
+        state.kind = "sequence";
+        state.result = _result;
+        return true;
+      }
+      return false;
+    }
+    function readBlockMapping(state, nodeIndent, flowIndent) {
+      let allowCompact;
+      let _keyLine;
+      let _keyLineStart;
+      let _keyPos;
+      const _tag = state.tag;
+      const _anchor = state.anchor;
+      const _result = {};
+      const overridableKeys = /* @__PURE__ */ Object.create(null);
+      let keyTag = null;
+      let keyNode = null;
+      let valueNode = null;
+      let atExplicitKey = false;
+      let detected = false;
+      if (state.firstTabInLine !== -1) return false;
+      if (state.anchor !== null) {
+        storeAnchor(state, state.anchor, _result);
+      }
+      let ch = state.input.charCodeAt(state.position);
+      while (ch !== 0) {
+        if (!atExplicitKey && state.firstTabInLine !== -1) {
+          state.position = state.firstTabInLine;
+          throwError(state, "tab characters must not be used in indentation");
+        }
+        const following = state.input.charCodeAt(state.position + 1);
+        const _line = state.line;
+        if ((ch === 63 || ch === 58) && isWsOrEol(following)) {
+          if (ch === 63) {
+            if (atExplicitKey) {
+              storeMappingPair(state, _result, overridableKeys, keyTag, keyNode, null, _keyLine, _keyLineStart, _keyPos);
+              keyTag = keyNode = valueNode = null;
+            }
+            detected = true;
+            atExplicitKey = true;
+            allowCompact = true;
+          } else if (atExplicitKey) {
+            atExplicitKey = false;
+            allowCompact = true;
+          } else {
+            throwError(state, "incomplete explicit mapping pair; a key node is missed; or followed by a non-tabulated empty line");
+          }
+          state.position += 1;
+          ch = following;
+        } else {
+          _keyLine = state.line;
+          _keyLineStart = state.lineStart;
+          _keyPos = state.position;
+          if (!composeNode(state, flowIndent, CONTEXT_FLOW_OUT, false, true)) {
+            break;
+          }
+          if (state.line === _line) {
+            ch = state.input.charCodeAt(state.position);
+            while (isWhiteSpace(ch)) {
+              ch = state.input.charCodeAt(++state.position);
+            }
+            if (ch === 58) {
+              ch = state.input.charCodeAt(++state.position);
+              if (!isWsOrEol(ch)) {
+                throwError(state, "a whitespace character is expected after the key-value separator within a block mapping");
+              }
+              if (atExplicitKey) {
+                storeMappingPair(state, _result, overridableKeys, keyTag, keyNode, null, _keyLine, _keyLineStart, _keyPos);
+                keyTag = keyNode = valueNode = null;
+              }
+              detected = true;
+              atExplicitKey = false;
+              allowCompact = false;
+              keyTag = state.tag;
+              keyNode = state.result;
+            } else if (detected) {
+              throwError(state, "can not read an implicit mapping pair; a colon is missed");
+            } else {
+              state.tag = _tag;
+              state.anchor = _anchor;
+              return true;
+            }
+          } else if (detected) {
+            throwError(state, "can not read a block mapping entry; a multiline key may not be an implicit key");
+          } else {
+            state.tag = _tag;
+            state.anchor = _anchor;
+            return true;
+          }
+        }
+        if (state.line === _line || state.lineIndent > nodeIndent) {
+          if (atExplicitKey) {
+            _keyLine = state.line;
+            _keyLineStart = state.lineStart;
+            _keyPos = state.position;
+          }
+          if (composeNode(state, nodeIndent, CONTEXT_BLOCK_OUT, true, allowCompact)) {
+            if (atExplicitKey) {
+              keyNode = state.result;
+            } else {
+              valueNode = state.result;
+            }
+          }
+          if (!atExplicitKey) {
+            storeMappingPair(state, _result, overridableKeys, keyTag, keyNode, valueNode, _keyLine, _keyLineStart, _keyPos);
+            keyTag = keyNode = valueNode = null;
+          }
+          skipSeparationSpace(state, true, -1);
+          ch = state.input.charCodeAt(state.position);
+        }
+        if ((state.line === _line || state.lineIndent > nodeIndent) && ch !== 0) {
+          throwError(state, "bad indentation of a mapping entry");
+        } else if (state.lineIndent < nodeIndent) {
+          break;
+        }
+      }
+      if (atExplicitKey) {
+        storeMappingPair(state, _result, overridableKeys, keyTag, keyNode, null, _keyLine, _keyLineStart, _keyPos);
+      }
+      if (detected) {
+        state.tag = _tag;
+        state.anchor = _anchor;
+        state.kind = "mapping";
+        state.result = _result;
+      }
+      return detected;
+    }
+    function readTagProperty(state) {
+      let isVerbatim = false;
+      let isNamed = false;
+      let tagHandle;
+      let tagName;
+      let ch = state.input.charCodeAt(state.position);
+      if (ch !== 33) return false;
+      if (state.tag !== null) {
+        throwError(state, "duplication of a tag property");
+      }
+      ch = state.input.charCodeAt(++state.position);
+      if (ch === 60) {
+        isVerbatim = true;
+        ch = state.input.charCodeAt(++state.position);
+      } else if (ch === 33) {
+        isNamed = true;
+        tagHandle = "!!";
+        ch = state.input.charCodeAt(++state.position);
+      } else {
+        tagHandle = "!";
+      }
+      let _position = state.position;
+      if (isVerbatim) {
+        do {
+          ch = state.input.charCodeAt(++state.position);
+        } while (ch !== 0 && ch !== 62);
+        if (state.position < state.length) {
+          tagName = state.input.slice(_position, state.position);
+          ch = state.input.charCodeAt(++state.position);
+        } else {
+          throwError(state, "unexpected end of the stream within a verbatim tag");
+        }
+      } else {
+        while (ch !== 0 && !isWsOrEol(ch)) {
+          if (ch === 33) {
+            if (!isNamed) {
+              tagHandle = state.input.slice(_position - 1, state.position + 1);
+              if (!PATTERN_TAG_HANDLE.test(tagHandle)) {
+                throwError(state, "named tag handle cannot contain such characters");
+              }
+              isNamed = true;
+              _position = state.position + 1;
+            } else {
+              throwError(state, "tag suffix cannot contain exclamation marks");
+            }
+          }
+          ch = state.input.charCodeAt(++state.position);
+        }
+        tagName = state.input.slice(_position, state.position);
+        if (PATTERN_FLOW_INDICATORS.test(tagName)) {
+          throwError(state, "tag suffix cannot contain flow indicator characters");
+        }
+      }
+      if (tagName && !PATTERN_TAG_URI.test(tagName)) {
+        throwError(state, "tag name cannot contain such characters: " + tagName);
+      }
+      try {
+        tagName = decodeURIComponent(tagName);
+      } catch (err) {
+        throwError(state, "tag name is malformed: " + tagName);
+      }
+      if (isVerbatim) {
+        state.tag = tagName;
+      } else if (_hasOwnProperty.call(state.tagMap, tagHandle)) {
+        state.tag = state.tagMap[tagHandle] + tagName;
+      } else if (tagHandle === "!") {
+        state.tag = "!" + tagName;
+      } else if (tagHandle === "!!") {
+        state.tag = "tag:yaml.org,2002:" + tagName;
+      } else {
+        throwError(state, 'undeclared tag handle "' + tagHandle + '"');
+      }
+      return true;
+    }
+    function readAnchorProperty(state) {
+      let ch = state.input.charCodeAt(state.position);
+      if (ch !== 38) return false;
+      if (state.anchor !== null) {
+        throwError(state, "duplication of an anchor property");
+      }
+      ch = state.input.charCodeAt(++state.position);
+      const _position = state.position;
+      while (ch !== 0 && !isWsOrEol(ch) && !isFlowIndicator(ch)) {
+        ch = state.input.charCodeAt(++state.position);
+      }
+      if (state.position === _position) {
+        throwError(state, "name of an anchor node must contain at least one character");
+      }
+      state.anchor = state.input.slice(_position, state.position);
+      return true;
+    }
+    function readAlias(state) {
+      let ch = state.input.charCodeAt(state.position);
+      if (ch !== 42) return false;
+      ch = state.input.charCodeAt(++state.position);
+      const _position = state.position;
+      while (ch !== 0 && !isWsOrEol(ch) && !isFlowIndicator(ch)) {
+        ch = state.input.charCodeAt(++state.position);
+      }
+      if (state.position === _position) {
+        throwError(state, "name of an alias node must contain at least one character");
+      }
+      const alias = state.input.slice(_position, state.position);
+      if (!_hasOwnProperty.call(state.anchorMap, alias)) {
+        throwError(state, 'unidentified alias "' + alias + '"');
+      }
+      state.result = state.anchorMap[alias];
+      skipSeparationSpace(state, true, -1);
+      return true;
+    }
+    function tryReadBlockMappingFromProperty(state, propertyStart, nodeIndent, flowIndent) {
+      const fallbackState = snapshotState(state);
+      beginAnchorTransaction(state);
+      restoreState(state, propertyStart);
+      state.tag = null;
+      state.anchor = null;
+      state.kind = null;
+      state.result = null;
+      if (readBlockMapping(state, nodeIndent, flowIndent) && state.kind === "mapping") {
+        commitAnchorTransaction(state);
+        return true;
+      }
+      rollbackAnchorTransaction(state);
+      restoreState(state, fallbackState);
+      return false;
+    }
+    function composeNode(state, parentIndent, nodeContext, allowToSeek, allowCompact) {
+      let allowBlockScalars;
+      let allowBlockCollections;
+      let indentStatus = 1;
+      let atNewLine = false;
+      let hasContent = false;
+      let propertyStart = null;
+      let type;
+      let flowIndent;
+      let blockIndent;
+      if (state.depth >= state.maxDepth) {
+        throwError(state, "nesting exceeded maxDepth (" + state.maxDepth + ")");
+      }
+      state.depth += 1;
+      if (state.listener !== null) {
+        state.listener("open", state);
+      }
+      state.tag = null;
+      state.anchor = null;
+      state.kind = null;
+      state.result = null;
+      const allowBlockStyles = allowBlockScalars = allowBlockCollections = CONTEXT_BLOCK_OUT === nodeContext || CONTEXT_BLOCK_IN === nodeContext;
+      if (allowToSeek) {
+        if (skipSeparationSpace(state, true, -1)) {
+          atNewLine = true;
+          if (state.lineIndent > parentIndent) {
+            indentStatus = 1;
+          } else if (state.lineIndent === parentIndent) {
+            indentStatus = 0;
+          } else if (state.lineIndent < parentIndent) {
+            indentStatus = -1;
+          }
+        }
+      }
+      if (indentStatus === 1) {
+        while (true) {
+          const ch = state.input.charCodeAt(state.position);
+          const propertyState = snapshotState(state);
+          if (atNewLine && (ch === 33 && state.tag !== null || ch === 38 && state.anchor !== null)) {
+            break;
+          }
+          if (!readTagProperty(state) && !readAnchorProperty(state)) {
+            break;
+          }
+          if (propertyStart === null) {
+            propertyStart = propertyState;
+          }
+          if (skipSeparationSpace(state, true, -1)) {
+            atNewLine = true;
+            allowBlockCollections = allowBlockStyles;
+            if (state.lineIndent > parentIndent) {
+              indentStatus = 1;
+            } else if (state.lineIndent === parentIndent) {
+              indentStatus = 0;
+            } else if (state.lineIndent < parentIndent) {
+              indentStatus = -1;
+            }
+          } else {
+            allowBlockCollections = false;
+          }
+        }
+      }
+      if (allowBlockCollections) {
+        allowBlockCollections = atNewLine || allowCompact;
+      }
+      if (indentStatus === 1 || CONTEXT_BLOCK_OUT === nodeContext) {
+        if (CONTEXT_FLOW_IN === nodeContext || CONTEXT_FLOW_OUT === nodeContext) {
+          flowIndent = parentIndent;
+        } else {
+          flowIndent = parentIndent + 1;
+        }
+        blockIndent = state.position - state.lineStart;
+        if (indentStatus === 1) {
+          if (allowBlockCollections && (readBlockSequence(state, blockIndent) || readBlockMapping(state, blockIndent, flowIndent)) || readFlowCollection(state, flowIndent)) {
+            hasContent = true;
+          } else {
+            const ch = state.input.charCodeAt(state.position);
+            if (propertyStart !== null && allowBlockStyles && !allowBlockCollections && ch !== 124 && ch !== 62 && tryReadBlockMappingFromProperty(
+              state,
+              propertyStart,
+              propertyStart.position - propertyStart.lineStart,
+              flowIndent
+            )) {
+              hasContent = true;
+            } else if (allowBlockScalars && readBlockScalar(state, flowIndent) || readSingleQuotedScalar(state, flowIndent) || readDoubleQuotedScalar(state, flowIndent)) {
+              hasContent = true;
+            } else if (readAlias(state)) {
+              hasContent = true;
+              if (state.tag !== null || state.anchor !== null) {
+                throwError(state, "alias node should not have any properties");
+              }
+            } else if (readPlainScalar(state, flowIndent, CONTEXT_FLOW_IN === nodeContext)) {
+              hasContent = true;
+              if (state.tag === null) {
+                state.tag = "?";
+              }
+            }
+            if (state.anchor !== null) {
+              storeAnchor(state, state.anchor, state.result);
+            }
+          }
+        } else if (indentStatus === 0) {
+          hasContent = allowBlockCollections && readBlockSequence(state, blockIndent);
+        }
+      }
+      if (state.tag === null) {
+        if (state.anchor !== null) {
+          storeAnchor(state, state.anchor, state.result);
+        }
+      } else if (state.tag === "?") {
+        if (state.result !== null && state.kind !== "scalar") {
+          throwError(state, 'unacceptable node kind for !<?> tag; it should be "scalar", not "' + state.kind + '"');
+        }
+        for (let typeIndex = 0, typeQuantity = state.implicitTypes.length; typeIndex < typeQuantity; typeIndex += 1) {
+          type = state.implicitTypes[typeIndex];
+          if (type.resolve(state.result)) {
+            state.result = type.construct(state.result);
+            state.tag = type.tag;
+            if (state.anchor !== null) {
+              storeAnchor(state, state.anchor, state.result);
+            }
+            break;
+          }
+        }
+      } else if (state.tag !== "!") {
+        if (_hasOwnProperty.call(state.typeMap[state.kind || "fallback"], state.tag)) {
+          type = state.typeMap[state.kind || "fallback"][state.tag];
+        } else {
+          type = null;
+          const typeList = state.typeMap.multi[state.kind || "fallback"];
+          for (let typeIndex = 0, typeQuantity = typeList.length; typeIndex < typeQuantity; typeIndex += 1) {
+            if (state.tag.slice(0, typeList[typeIndex].tag.length) === typeList[typeIndex].tag) {
+              type = typeList[typeIndex];
+              break;
+            }
+          }
+        }
+        if (!type) {
+          throwError(state, "unknown tag !<" + state.tag + ">");
+        }
+        if (state.result !== null && type.kind !== state.kind) {
+          throwError(state, "unacceptable node kind for !<" + state.tag + '> tag; it should be "' + type.kind + '", not "' + state.kind + '"');
+        }
+        if (!type.resolve(state.result, state.tag)) {
+          throwError(state, "cannot resolve a node with !<" + state.tag + "> explicit tag");
+        } else {
+          state.result = type.construct(state.result, state.tag);
+          if (state.anchor !== null) {
+            storeAnchor(state, state.anchor, state.result);
+          }
+        }
+      }
+      if (state.listener !== null) {
+        state.listener("close", state);
+      }
+      state.depth -= 1;
+      return state.tag !== null || state.anchor !== null || hasContent;
+    }
+    function readDocument(state) {
+      const documentStart = state.position;
+      let hasDirectives = false;
+      let ch;
+      state.version = null;
+      state.checkLineBreaks = state.legacy;
+      state.tagMap = /* @__PURE__ */ Object.create(null);
+      state.anchorMap = /* @__PURE__ */ Object.create(null);
+      while ((ch = state.input.charCodeAt(state.position)) !== 0) {
+        skipSeparationSpace(state, true, -1);
+        ch = state.input.charCodeAt(state.position);
+        if (state.lineIndent > 0 || ch !== 37) {
+          break;
+        }
+        hasDirectives = true;
+        ch = state.input.charCodeAt(++state.position);
+        let _position = state.position;
+        while (ch !== 0 && !isWsOrEol(ch)) {
+          ch = state.input.charCodeAt(++state.position);
+        }
+        const directiveName = state.input.slice(_position, state.position);
+        const directiveArgs = [];
+        if (directiveName.length < 1) {
+          throwError(state, "directive name must not be less than one character in length");
+        }
+        while (ch !== 0) {
+          while (isWhiteSpace(ch)) {
+            ch = state.input.charCodeAt(++state.position);
+          }
+          if (ch === 35) {
+            do {
+              ch = state.input.charCodeAt(++state.position);
+            } while (ch !== 0 && !isEol(ch));
+            break;
+          }
+          if (isEol(ch)) break;
+          _position = state.position;
+          while (ch !== 0 && !isWsOrEol(ch)) {
+            ch = state.input.charCodeAt(++state.position);
+          }
+          directiveArgs.push(state.input.slice(_position, state.position));
+        }
+        if (ch !== 0) readLineBreak(state);
+        if (_hasOwnProperty.call(directiveHandlers, directiveName)) {
+          directiveHandlers[directiveName](state, directiveName, directiveArgs);
+        } else {
+          throwWarning(state, 'unknown document directive "' + directiveName + '"');
+        }
+      }
+      skipSeparationSpace(state, true, -1);
+      if (state.lineIndent === 0 && state.input.charCodeAt(state.position) === 45 && state.input.charCodeAt(state.position + 1) === 45 && state.input.charCodeAt(state.position + 2) === 45) {
+        state.position += 3;
+        skipSeparationSpace(state, true, -1);
+      } else if (hasDirectives) {
+        throwError(state, "directives end mark is expected");
+      }
+      composeNode(state, state.lineIndent - 1, CONTEXT_BLOCK_OUT, false, true);
+      skipSeparationSpace(state, true, -1);
+      if (state.checkLineBreaks && PATTERN_NON_ASCII_LINE_BREAKS.test(state.input.slice(documentStart, state.position))) {
+        throwWarning(state, "non-ASCII line breaks are interpreted as content");
+      }
+      state.documents.push(state.result);
+      if (state.position === state.lineStart && testDocumentSeparator(state)) {
+        if (state.input.charCodeAt(state.position) === 46) {
+          state.position += 3;
+          skipSeparationSpace(state, true, -1);
+        }
+        return;
+      }
+      if (state.position < state.length - 1) {
+        throwError(state, "end of the stream or a document separator is expected");
+      }
+    }
+    function loadDocuments(input2, options) {
+      input2 = String(input2);
+      options = options || {};
+      if (input2.length !== 0) {
+        if (input2.charCodeAt(input2.length - 1) !== 10 && input2.charCodeAt(input2.length - 1) !== 13) {
+          input2 += "\n";
+        }
+        if (input2.charCodeAt(0) === 65279) {
+          input2 = input2.slice(1);
+        }
+      }
+      const state = new State(input2, options);
+      const nullpos = input2.indexOf("\0");
+      if (nullpos !== -1) {
+        state.position = nullpos;
+        throwError(state, "null byte is not allowed in input");
+      }
+      state.input += "\0";
+      while (state.input.charCodeAt(state.position) === 32) {
+        state.lineIndent += 1;
+        state.position += 1;
+      }
+      while (state.position < state.length - 1) {
+        readDocument(state);
+      }
+      return state.documents;
+    }
+    function loadAll(input2, iterator, options) {
+      if (iterator !== null && typeof iterator === "object" && typeof options === "undefined") {
+        options = iterator;
+        iterator = null;
+      }
+      const documents = loadDocuments(input2, options);
+      if (typeof iterator !== "function") {
+        return documents;
+      }
+      for (let index = 0, length = documents.length; index < length; index += 1) {
+        iterator(documents[index]);
+      }
+    }
+    function load(input2, options) {
+      const documents = loadDocuments(input2, options);
+      if (documents.length === 0) {
+        return void 0;
+      } else if (documents.length === 1) {
+        return documents[0];
+      }
+      throw new YAMLException("expected a single document in the stream, but found more");
+    }
+    module2.exports.loadAll = loadAll;
+    module2.exports.load = load;
+  }
+});
+
+// node_modules/js-yaml/lib/dumper.js
+var require_dumper = __commonJS({
+  "node_modules/js-yaml/lib/dumper.js"(exports2, module2) {
+    "use strict";
+    var common = require_common2();
+    var YAMLException = require_exception();
+    var DEFAULT_SCHEMA = require_default();
+    var _toString = Object.prototype.toString;
+    var _hasOwnProperty = Object.prototype.hasOwnProperty;
+    var CHAR_BOM = 65279;
+    var CHAR_TAB = 9;
+    var CHAR_LINE_FEED = 10;
+    var CHAR_CARRIAGE_RETURN = 13;
+    var CHAR_SPACE = 32;
+    var CHAR_EXCLAMATION = 33;
+    var CHAR_DOUBLE_QUOTE = 34;
+    var CHAR_SHARP = 35;
+    var CHAR_PERCENT = 37;
+    var CHAR_AMPERSAND = 38;
+    var CHAR_SINGLE_QUOTE = 39;
+    var CHAR_ASTERISK = 42;
+    var CHAR_COMMA = 44;
+    var CHAR_MINUS = 45;
+    var CHAR_COLON = 58;
+    var CHAR_EQUALS = 61;
+    var CHAR_GREATER_THAN = 62;
+    var CHAR_QUESTION = 63;
+    var CHAR_COMMERCIAL_AT = 64;
+    var CHAR_LEFT_SQUARE_BRACKET = 91;
+    var CHAR_RIGHT_SQUARE_BRACKET = 93;
+    var CHAR_GRAVE_ACCENT = 96;
+    var CHAR_LEFT_CURLY_BRACKET = 123;
+    var CHAR_VERTICAL_LINE = 124;
+    var CHAR_RIGHT_CURLY_BRACKET = 125;
+    var ESCAPE_SEQUENCES = {};
+    ESCAPE_SEQUENCES[0] = "\\0";
+    ESCAPE_SEQUENCES[7] = "\\a";
+    ESCAPE_SEQUENCES[8] = "\\b";
+    ESCAPE_SEQUENCES[9] = "\\t";
+    ESCAPE_SEQUENCES[10] = "\\n";
+    ESCAPE_SEQUENCES[11] = "\\v";
+    ESCAPE_SEQUENCES[12] = "\\f";
+    ESCAPE_SEQUENCES[13] = "\\r";
+    ESCAPE_SEQUENCES[27] = "\\e";
+    ESCAPE_SEQUENCES[34] = '\\"';
+    ESCAPE_SEQUENCES[92] = "\\\\";
+    ESCAPE_SEQUENCES[133] = "\\N";
+    ESCAPE_SEQUENCES[160] = "\\_";
+    ESCAPE_SEQUENCES[8232] = "\\L";
+    ESCAPE_SEQUENCES[8233] = "\\P";
+    var DEPRECATED_BOOLEANS_SYNTAX = [
+      "y",
+      "Y",
+      "yes",
+      "Yes",
+      "YES",
+      "on",
+      "On",
+      "ON",
+      "n",
+      "N",
+      "no",
+      "No",
+      "NO",
+      "off",
+      "Off",
+      "OFF"
+    ];
+    var DEPRECATED_BASE60_SYNTAX = /^[-+]?[0-9_]+(?::[0-9_]+)+(?:\.[0-9_]*)?$/;
+    function compileStyleMap(schema, map2) {
+      if (map2 === null) return {};
+      const result = {};
+      const keys = Object.keys(map2);
+      for (let index = 0, length = keys.length; index < length; index += 1) {
+        let tag = keys[index];
+        let style = String(map2[tag]);
+        if (tag.slice(0, 2) === "!!") {
+          tag = "tag:yaml.org,2002:" + tag.slice(2);
+        }
+        const type = schema.compiledTypeMap["fallback"][tag];
+        if (type && _hasOwnProperty.call(type.styleAliases, style)) {
+          style = type.styleAliases[style];
+        }
+        result[tag] = style;
+      }
+      return result;
+    }
+    function encodeHex(character) {
+      let handle;
+      let length;
+      const string4 = character.toString(16).toUpperCase();
+      if (character <= 255) {
+        handle = "x";
+        length = 2;
+      } else if (character <= 65535) {
+        handle = "u";
+        length = 4;
+      } else if (character <= 4294967295) {
+        handle = "U";
+        length = 8;
+      } else {
+        throw new YAMLException("code point within a string may not be greater than 0xFFFFFFFF");
+      }
+      return "\\" + handle + common.repeat("0", length - string4.length) + string4;
+    }
+    var QUOTING_TYPE_SINGLE = 1;
+    var QUOTING_TYPE_DOUBLE = 2;
+    function State(options) {
+      this.schema = options["schema"] || DEFAULT_SCHEMA;
+      this.indent = Math.max(1, options["indent"] || 2);
+      this.noArrayIndent = options["noArrayIndent"] || false;
+      this.skipInvalid = options["skipInvalid"] || false;
+      this.flowLevel = common.isNothing(options["flowLevel"]) ? -1 : options["flowLevel"];
+      this.styleMap = compileStyleMap(this.schema, options["styles"] || null);
+      this.sortKeys = options["sortKeys"] || false;
+      this.lineWidth = options["lineWidth"] || 80;
+      this.noRefs = options["noRefs"] || false;
+      this.noCompatMode = options["noCompatMode"] || false;
+      this.condenseFlow = options["condenseFlow"] || false;
+      this.quotingType = options["quotingType"] === '"' ? QUOTING_TYPE_DOUBLE : QUOTING_TYPE_SINGLE;
+      this.forceQuotes = options["forceQuotes"] || false;
+      this.replacer = typeof options["replacer"] === "function" ? options["replacer"] : null;
+      this.implicitTypes = this.schema.compiledImplicit;
+      this.explicitTypes = this.schema.compiledExplicit;
+      this.tag = null;
+      this.result = "";
+      this.duplicates = [];
+      this.usedDuplicates = null;
+    }
+    function indentString(string4, spaces) {
+      const ind = common.repeat(" ", spaces);
+      let position = 0;
+      let result = "";
+      const length = string4.length;
+      while (position < length) {
+        let line3;
+        const next = string4.indexOf("\n", position);
+        if (next === -1) {
+          line3 = string4.slice(position);
+          position = length;
+        } else {
+          line3 = string4.slice(position, next + 1);
+          position = next + 1;
+        }
+        if (line3.length && line3 !== "\n") result += ind;
+        result += line3;
+      }
+      return result;
+    }
+    function generateNextLine(state, level) {
+      return "\n" + common.repeat(" ", state.indent * level);
+    }
+    function testImplicitResolving(state, str) {
+      for (let index = 0, length = state.implicitTypes.length; index < length; index += 1) {
+        const type = state.implicitTypes[index];
+        if (type.resolve(str)) {
+          return true;
+        }
+      }
+      return false;
+    }
+    function isWhitespace(c) {
+      return c === CHAR_SPACE || c === CHAR_TAB;
+    }
+    function isPrintable(c) {
+      return c >= 32 && c <= 126 || c >= 161 && c <= 55295 && c !== 8232 && c !== 8233 || c >= 57344 && c <= 65533 && c !== CHAR_BOM || c >= 65536 && c <= 1114111;
+    }
+    function isNsCharOrWhitespace(c) {
+      return isPrintable(c) && c !== CHAR_BOM && // - b-char
+      c !== CHAR_CARRIAGE_RETURN && c !== CHAR_LINE_FEED;
+    }
+    function isPlainSafe(c, prev, inblock) {
+      const cIsNsCharOrWhitespace = isNsCharOrWhitespace(c);
+      const cIsNsChar = cIsNsCharOrWhitespace && !isWhitespace(c);
+      return (
+        // ns-plain-safe
+        (inblock ? cIsNsCharOrWhitespace : cIsNsCharOrWhitespace && // - c-flow-indicator
+        c !== CHAR_COMMA && c !== CHAR_LEFT_SQUARE_BRACKET && c !== CHAR_RIGHT_SQUARE_BRACKET && c !== CHAR_LEFT_CURLY_BRACKET && c !== CHAR_RIGHT_CURLY_BRACKET) && // ns-plain-char
+        c !== CHAR_SHARP && // false on '#'
+        !(prev === CHAR_COLON && !cIsNsChar) || // false on ': '
+        isNsCharOrWhitespace(prev) && !isWhitespace(prev) && c === CHAR_SHARP || // change to true on '[^ ]#'
+        prev === CHAR_COLON && cIsNsChar
+      );
+    }
+    function isPlainSafeFirst(c) {
+      return isPrintable(c) && c !== CHAR_BOM && !isWhitespace(c) && // - s-white
+      // - (c-indicator ::=
+      // “-” | “?” | “:” | “,” | “[” | “]” | “{” | “}”
+      c !== CHAR_MINUS && c !== CHAR_QUESTION && c !== CHAR_COLON && c !== CHAR_COMMA && c !== CHAR_LEFT_SQUARE_BRACKET && c !== CHAR_RIGHT_SQUARE_BRACKET && c !== CHAR_LEFT_CURLY_BRACKET && c !== CHAR_RIGHT_CURLY_BRACKET && // | “#” | “&” | “*” | “!” | “|” | “=” | “>” | “'” | “"”
+      c !== CHAR_SHARP && c !== CHAR_AMPERSAND && c !== CHAR_ASTERISK && c !== CHAR_EXCLAMATION && c !== CHAR_VERTICAL_LINE && c !== CHAR_EQUALS && c !== CHAR_GREATER_THAN && c !== CHAR_SINGLE_QUOTE && c !== CHAR_DOUBLE_QUOTE && // | “%” | “@” | “`”)
+      c !== CHAR_PERCENT && c !== CHAR_COMMERCIAL_AT && c !== CHAR_GRAVE_ACCENT;
+    }
+    function isPlainSafeLast(c) {
+      return !isWhitespace(c) && c !== CHAR_COLON;
+    }
+    function codePointAt(string4, pos) {
+      const first = string4.charCodeAt(pos);
+      let second;
+      if (first >= 55296 && first <= 56319 && pos + 1 < string4.length) {
+        second = string4.charCodeAt(pos + 1);
+        if (second >= 56320 && second <= 57343) {
+          return (first - 55296) * 1024 + second - 56320 + 65536;
+        }
+      }
+      return first;
+    }
+    function needIndentIndicator(string4) {
+      const leadingSpaceRe = /^\n* /;
+      return leadingSpaceRe.test(string4);
+    }
+    var STYLE_PLAIN = 1;
+    var STYLE_SINGLE = 2;
+    var STYLE_LITERAL = 3;
+    var STYLE_FOLDED = 4;
+    var STYLE_DOUBLE = 5;
+    function chooseScalarStyle(string4, singleLineOnly, indentPerLevel, lineWidth, testAmbiguousType, quotingType, forceQuotes, inblock) {
+      let i;
+      let char = 0;
+      let prevChar = null;
+      let hasLineBreak = false;
+      let hasFoldableLine = false;
+      const shouldTrackWidth = lineWidth !== -1;
+      let previousLineBreak = -1;
+      let plain = isPlainSafeFirst(codePointAt(string4, 0)) && isPlainSafeLast(codePointAt(string4, string4.length - 1));
+      if (singleLineOnly || forceQuotes) {
+        for (i = 0; i < string4.length; char >= 65536 ? i += 2 : i++) {
+          char = codePointAt(string4, i);
+          if (!isPrintable(char)) {
+            return STYLE_DOUBLE;
+          }
+          plain = plain && isPlainSafe(char, prevChar, inblock);
+          prevChar = char;
+        }
+      } else {
+        for (i = 0; i < string4.length; char >= 65536 ? i += 2 : i++) {
+          char = codePointAt(string4, i);
+          if (char === CHAR_LINE_FEED) {
+            hasLineBreak = true;
+            if (shouldTrackWidth) {
+              hasFoldableLine = hasFoldableLine || // Foldable line = too long, and not more-indented.
+              i - previousLineBreak - 1 > lineWidth && string4[previousLineBreak + 1] !== " ";
+              previousLineBreak = i;
+            }
+          } else if (!isPrintable(char)) {
+            return STYLE_DOUBLE;
+          }
+          plain = plain && isPlainSafe(char, prevChar, inblock);
+          prevChar = char;
+        }
+        hasFoldableLine = hasFoldableLine || shouldTrackWidth && (i - previousLineBreak - 1 > lineWidth && string4[previousLineBreak + 1] !== " ");
+      }
+      if (!hasLineBreak && !hasFoldableLine) {
+        if (plain && !forceQuotes && !testAmbiguousType(string4)) {
+          return STYLE_PLAIN;
+        }
+        return quotingType === QUOTING_TYPE_DOUBLE ? STYLE_DOUBLE : STYLE_SINGLE;
+      }
+      if (indentPerLevel > 9 && needIndentIndicator(string4)) {
+        return STYLE_DOUBLE;
+      }
+      if (!forceQuotes) {
+        return hasFoldableLine ? STYLE_FOLDED : STYLE_LITERAL;
+      }
+      return quotingType === QUOTING_TYPE_DOUBLE ? STYLE_DOUBLE : STYLE_SINGLE;
+    }
+    function writeScalar(state, string4, level, iskey, inblock) {
+      state.dump = (function() {
+        if (string4.length === 0) {
+          return state.quotingType === QUOTING_TYPE_DOUBLE ? '""' : "''";
+        }
+        if (!state.noCompatMode) {
+          if (DEPRECATED_BOOLEANS_SYNTAX.indexOf(string4) !== -1 || DEPRECATED_BASE60_SYNTAX.test(string4)) {
+            return state.quotingType === QUOTING_TYPE_DOUBLE ? '"' + string4 + '"' : "'" + string4 + "'";
+          }
+        }
+        const indent = state.indent * Math.max(1, level);
+        const lineWidth = state.lineWidth === -1 ? -1 : Math.max(Math.min(state.lineWidth, 40), state.lineWidth - indent);
+        const singleLineOnly = iskey || // No block styles in flow mode.
+        state.flowLevel > -1 && level >= state.flowLevel;
+        function testAmbiguity(string5) {
+          return testImplicitResolving(state, string5);
+        }
+        switch (chooseScalarStyle(
+          string4,
+          singleLineOnly,
+          state.indent,
+          lineWidth,
+          testAmbiguity,
+          state.quotingType,
+          state.forceQuotes && !iskey,
+          inblock
+        )) {
+          case STYLE_PLAIN:
+            return string4;
+          case STYLE_SINGLE:
+            return "'" + string4.replace(/'/g, "''") + "'";
+          case STYLE_LITERAL:
+            return "|" + blockHeader(string4, state.indent) + dropEndingNewline(indentString(string4, indent));
+          case STYLE_FOLDED:
+            return ">" + blockHeader(string4, state.indent) + dropEndingNewline(indentString(foldString(string4, lineWidth), indent));
+          case STYLE_DOUBLE:
+            return '"' + escapeString(string4, lineWidth) + '"';
+          default:
+            throw new YAMLException("impossible error: invalid scalar style");
+        }
+      })();
+    }
+    function blockHeader(string4, indentPerLevel) {
+      const indentIndicator = needIndentIndicator(string4) ? String(indentPerLevel) : "";
+      const clip = string4[string4.length - 1] === "\n";
+      const keep = clip && (string4[string4.length - 2] === "\n" || string4 === "\n");
+      const chomp = keep ? "+" : clip ? "" : "-";
+      return indentIndicator + chomp + "\n";
+    }
+    function dropEndingNewline(string4) {
+      return string4[string4.length - 1] === "\n" ? string4.slice(0, -1) : string4;
+    }
+    function foldString(string4, width) {
+      const lineRe = /(\n+)([^\n]*)/g;
+      let result = (function() {
+        let nextLF = string4.indexOf("\n");
+        nextLF = nextLF !== -1 ? nextLF : string4.length;
+        lineRe.lastIndex = nextLF;
+        return foldLine(string4.slice(0, nextLF), width);
+      })();
+      let prevMoreIndented = string4[0] === "\n" || string4[0] === " ";
+      let moreIndented;
+      let match;
+      while (match = lineRe.exec(string4)) {
+        const prefix = match[1];
+        const line3 = match[2];
+        moreIndented = line3[0] === " ";
+        result += prefix + (!prevMoreIndented && !moreIndented && line3 !== "" ? "\n" : "") + foldLine(line3, width);
+        prevMoreIndented = moreIndented;
+      }
+      return result;
+    }
+    function foldLine(line3, width) {
+      if (line3 === "" || line3[0] === " ") return line3;
+      const breakRe = / [^ ]/g;
+      let match;
+      let start = 0;
+      let end;
+      let curr = 0;
+      let next = 0;
+      let result = "";
+      while (match = breakRe.exec(line3)) {
+        next = match.index;
+        if (next - start > width) {
+          end = curr > start ? curr : next;
+          result += "\n" + line3.slice(start, end);
+          start = end + 1;
+        }
+        curr = next;
+      }
+      result += "\n";
+      if (line3.length - start > width && curr > start) {
+        result += line3.slice(start, curr) + "\n" + line3.slice(curr + 1);
+      } else {
+        result += line3.slice(start);
+      }
+      return result.slice(1);
+    }
+    function escapeString(string4) {
+      let result = "";
+      let char = 0;
+      for (let i = 0; i < string4.length; char >= 65536 ? i += 2 : i++) {
+        char = codePointAt(string4, i);
+        const escapeSeq = ESCAPE_SEQUENCES[char];
+        if (!escapeSeq && isPrintable(char)) {
+          result += string4[i];
+          if (char >= 65536) result += string4[i + 1];
+        } else {
+          result += escapeSeq || encodeHex(char);
+        }
+      }
+      return result;
+    }
+    function writeFlowSequence(state, level, object2) {
+      let _result = "";
+      const _tag = state.tag;
+      for (let index = 0, length = object2.length; index < length; index += 1) {
+        let value = object2[index];
+        if (state.replacer) {
+          value = state.replacer.call(object2, String(index), value);
+        }
+        if (writeNode(state, level, value, false, false) || typeof value === "undefined" && writeNode(state, level, null, false, false)) {
+          if (_result !== "") _result += "," + (!state.condenseFlow ? " " : "");
+          _result += state.dump;
+        }
+      }
+      state.tag = _tag;
+      state.dump = "[" + _result + "]";
+    }
+    function writeBlockSequence(state, level, object2, compact) {
+      let _result = "";
+      const _tag = state.tag;
+      for (let index = 0, length = object2.length; index < length; index += 1) {
+        let value = object2[index];
+        if (state.replacer) {
+          value = state.replacer.call(object2, String(index), value);
+        }
+        if (writeNode(state, level + 1, value, true, true, false, true) || typeof value === "undefined" && writeNode(state, level + 1, null, true, true, false, true)) {
+          if (!compact || _result !== "") {
+            _result += generateNextLine(state, level);
+          }
+          if (state.dump && CHAR_LINE_FEED === state.dump.charCodeAt(0)) {
+            _result += "-";
+          } else {
+            _result += "- ";
+          }
+          _result += state.dump;
+        }
+      }
+      state.tag = _tag;
+      state.dump = _result || "[]";
+    }
+    function writeFlowMapping(state, level, object2) {
+      let _result = "";
+      const _tag = state.tag;
+      const objectKeyList = Object.keys(object2);
+      for (let index = 0, length = objectKeyList.length; index < length; index += 1) {
+        let pairBuffer = "";
+        if (_result !== "") pairBuffer += ", ";
+        if (state.condenseFlow) pairBuffer += '"';
+        const objectKey = objectKeyList[index];
+        let objectValue = object2[objectKey];
+        if (state.replacer) {
+          objectValue = state.replacer.call(object2, objectKey, objectValue);
+        }
+        if (!writeNode(state, level, objectKey, false, false)) {
+          continue;
+        }
+        if (state.dump.length > 1024) pairBuffer += "? ";
+        pairBuffer += state.dump + (state.condenseFlow ? '"' : "") + ":" + (state.condenseFlow ? "" : " ");
+        if (!writeNode(state, level, objectValue, false, false)) {
+          continue;
+        }
+        pairBuffer += state.dump;
+        _result += pairBuffer;
+      }
+      state.tag = _tag;
+      state.dump = "{" + _result + "}";
+    }
+    function writeBlockMapping(state, level, object2, compact) {
+      let _result = "";
+      const _tag = state.tag;
+      const objectKeyList = Object.keys(object2);
+      if (state.sortKeys === true) {
+        objectKeyList.sort();
+      } else if (typeof state.sortKeys === "function") {
+        objectKeyList.sort(state.sortKeys);
+      } else if (state.sortKeys) {
+        throw new YAMLException("sortKeys must be a boolean or a function");
+      }
+      for (let index = 0, length = objectKeyList.length; index < length; index += 1) {
+        let pairBuffer = "";
+        if (!compact || _result !== "") {
+          pairBuffer += generateNextLine(state, level);
+        }
+        const objectKey = objectKeyList[index];
+        let objectValue = object2[objectKey];
+        if (state.replacer) {
+          objectValue = state.replacer.call(object2, objectKey, objectValue);
+        }
+        if (!writeNode(state, level + 1, objectKey, true, true, true)) {
+          continue;
+        }
+        const explicitPair = state.tag !== null && state.tag !== "?" || state.dump && state.dump.length > 1024;
+        if (explicitPair) {
+          if (state.dump && CHAR_LINE_FEED === state.dump.charCodeAt(0)) {
+            pairBuffer += "?";
+          } else {
+            pairBuffer += "? ";
+          }
+        }
+        pairBuffer += state.dump;
+        if (explicitPair) {
+          pairBuffer += generateNextLine(state, level);
+        }
+        if (!writeNode(state, level + 1, objectValue, true, explicitPair)) {
+          continue;
+        }
+        if (state.dump && CHAR_LINE_FEED === state.dump.charCodeAt(0)) {
+          pairBuffer += ":";
+        } else {
+          pairBuffer += ": ";
+        }
+        pairBuffer += state.dump;
+        _result += pairBuffer;
+      }
+      state.tag = _tag;
+      state.dump = _result || "{}";
+    }
+    function detectType(state, object2, explicit) {
+      const typeList = explicit ? state.explicitTypes : state.implicitTypes;
+      for (let index = 0, length = typeList.length; index < length; index += 1) {
+        const type = typeList[index];
+        if ((type.instanceOf || type.predicate) && (!type.instanceOf || typeof object2 === "object" && object2 instanceof type.instanceOf) && (!type.predicate || type.predicate(object2))) {
+          if (explicit) {
+            if (type.multi && type.representName) {
+              state.tag = type.representName(object2);
+            } else {
+              state.tag = type.tag;
+            }
+          } else {
+            state.tag = "?";
+          }
+          if (type.represent) {
+            const style = state.styleMap[type.tag] || type.defaultStyle;
+            let _result;
+            if (_toString.call(type.represent) === "[object Function]") {
+              _result = type.represent(object2, style);
+            } else if (_hasOwnProperty.call(type.represent, style)) {
+              _result = type.represent[style](object2, style);
+            } else {
+              throw new YAMLException("!<" + type.tag + '> tag resolver accepts not "' + style + '" style');
+            }
+            state.dump = _result;
+          }
+          return true;
+        }
+      }
+      return false;
+    }
+    function writeNode(state, level, object2, block, compact, iskey, isblockseq) {
+      state.tag = null;
+      state.dump = object2;
+      if (!detectType(state, object2, false)) {
+        detectType(state, object2, true);
+      }
+      const type = _toString.call(state.dump);
+      const inblock = block;
+      if (block) {
+        block = state.flowLevel < 0 || state.flowLevel > level;
+      }
+      const objectOrArray = type === "[object Object]" || type === "[object Array]";
+      let duplicateIndex;
+      let duplicate;
+      if (objectOrArray) {
+        duplicateIndex = state.duplicates.indexOf(object2);
+        duplicate = duplicateIndex !== -1;
+      }
+      if (state.tag !== null && state.tag !== "?" || duplicate || state.indent !== 2 && level > 0) {
+        compact = false;
+      }
+      if (duplicate && state.usedDuplicates[duplicateIndex]) {
+        state.dump = "*ref_" + duplicateIndex;
+      } else {
+        if (objectOrArray && duplicate && !state.usedDuplicates[duplicateIndex]) {
+          state.usedDuplicates[duplicateIndex] = true;
+        }
+        if (type === "[object Object]") {
+          if (block && Object.keys(state.dump).length !== 0) {
+            writeBlockMapping(state, level, state.dump, compact);
+            if (duplicate) {
+              state.dump = "&ref_" + duplicateIndex + state.dump;
+            }
+          } else {
+            writeFlowMapping(state, level, state.dump);
+            if (duplicate) {
+              state.dump = "&ref_" + duplicateIndex + " " + state.dump;
+            }
+          }
+        } else if (type === "[object Array]") {
+          if (block && state.dump.length !== 0) {
+            if (state.noArrayIndent && !isblockseq && level > 0) {
+              writeBlockSequence(state, level - 1, state.dump, compact);
+            } else {
+              writeBlockSequence(state, level, state.dump, compact);
+            }
+            if (duplicate) {
+              state.dump = "&ref_" + duplicateIndex + state.dump;
+            }
+          } else {
+            writeFlowSequence(state, level, state.dump);
+            if (duplicate) {
+              state.dump = "&ref_" + duplicateIndex + " " + state.dump;
+            }
+          }
+        } else if (type === "[object String]") {
+          if (state.tag !== "?") {
+            writeScalar(state, state.dump, level, iskey, inblock);
+          }
+        } else if (type === "[object Undefined]") {
+          return false;
+        } else {
+          if (state.skipInvalid) return false;
+          throw new YAMLException("unacceptable kind of an object to dump " + type);
+        }
+        if (state.tag !== null && state.tag !== "?") {
+          let tagStr = encodeURI(
+            state.tag[0] === "!" ? state.tag.slice(1) : state.tag
+          ).replace(/!/g, "%21");
+          if (state.tag[0] === "!") {
+            tagStr = "!" + tagStr;
+          } else if (tagStr.slice(0, 18) === "tag:yaml.org,2002:") {
+            tagStr = "!!" + tagStr.slice(18);
+          } else {
+            tagStr = "!<" + tagStr + ">";
+          }
+          state.dump = tagStr + " " + state.dump;
+        }
+      }
+      return true;
+    }
+    function getDuplicateReferences(object2, state) {
+      const objects = [];
+      const duplicatesIndexes = [];
+      inspectNode(object2, objects, duplicatesIndexes);
+      const length = duplicatesIndexes.length;
+      for (let index = 0; index < length; index += 1) {
+        state.duplicates.push(objects[duplicatesIndexes[index]]);
+      }
+      state.usedDuplicates = new Array(length);
+    }
+    function inspectNode(object2, objects, duplicatesIndexes) {
+      if (object2 !== null && typeof object2 === "object") {
+        const index = objects.indexOf(object2);
+        if (index !== -1) {
+          if (duplicatesIndexes.indexOf(index) === -1) {
+            duplicatesIndexes.push(index);
+          }
+        } else {
+          objects.push(object2);
+          if (Array.isArray(object2)) {
+            for (let i = 0, length = object2.length; i < length; i += 1) {
+              inspectNode(object2[i], objects, duplicatesIndexes);
+            }
+          } else {
+            const objectKeyList = Object.keys(object2);
+            for (let i = 0, length = objectKeyList.length; i < length; i += 1) {
+              inspectNode(object2[objectKeyList[i]], objects, duplicatesIndexes);
+            }
+          }
+        }
+      }
+    }
+    function dump(input2, options) {
+      options = options || {};
+      const state = new State(options);
+      if (!state.noRefs) getDuplicateReferences(input2, state);
+      let value = input2;
+      if (state.replacer) {
+        value = state.replacer.call({ "": value }, "", value);
+      }
+      if (writeNode(state, 0, value, true, true)) return state.dump + "\n";
+      return "";
+    }
+    module2.exports.dump = dump;
+  }
+});
+
+// node_modules/js-yaml/index.js
+var require_js_yaml = __commonJS({
+  "node_modules/js-yaml/index.js"(exports2, module2) {
+    "use strict";
+    var loader = require_loader();
+    var dumper = require_dumper();
+    function renamed(from, to) {
+      return function() {
+        throw new Error("Function yaml." + from + " is removed in js-yaml 4. Use yaml." + to + " instead, which is now safe by default.");
+      };
+    }
+    module2.exports.Type = require_type2();
+    module2.exports.Schema = require_schema4();
+    module2.exports.FAILSAFE_SCHEMA = require_failsafe();
+    module2.exports.JSON_SCHEMA = require_json();
+    module2.exports.CORE_SCHEMA = require_core();
+    module2.exports.DEFAULT_SCHEMA = require_default();
+    module2.exports.load = loader.load;
+    module2.exports.loadAll = loader.loadAll;
+    module2.exports.dump = dumper.dump;
+    module2.exports.YAMLException = require_exception();
+    module2.exports.types = {
+      binary: require_binary2(),
+      float: require_float3(),
+      map: require_map2(),
+      null: require_null2(),
+      pairs: require_pairs2(),
+      set: require_set2(),
+      timestamp: require_timestamp2(),
+      bool: require_bool3(),
+      int: require_int3(),
+      merge: require_merge2(),
+      omap: require_omap2(),
+      seq: require_seq2(),
+      str: require_str()
+    };
+    module2.exports.safeLoad = renamed("safeLoad", "load");
+    module2.exports.safeLoadAll = renamed("safeLoadAll", "loadAll");
+    module2.exports.safeDump = renamed("safeDump", "dump");
+  }
+});
+
+// node_modules/@yarnpkg/parsers/lib/grammars/syml.js
+var require_syml = __commonJS({
+  "node_modules/@yarnpkg/parsers/lib/grammars/syml.js"(exports2, module2) {
+    "use strict";
+    function peg$subclass(child, parent) {
+      function ctor() {
+        this.constructor = child;
+      }
+      ctor.prototype = parent.prototype;
+      child.prototype = new ctor();
+    }
+    function peg$SyntaxError(message, expected, found, location) {
+      this.message = message;
+      this.expected = expected;
+      this.found = found;
+      this.location = location;
+      this.name = "SyntaxError";
+      if (typeof Error.captureStackTrace === "function") {
+        Error.captureStackTrace(this, peg$SyntaxError);
+      }
+    }
+    peg$subclass(peg$SyntaxError, Error);
+    peg$SyntaxError.buildMessage = function(expected, found) {
+      var DESCRIBE_EXPECTATION_FNS = {
+        literal: function(expectation) {
+          return '"' + literalEscape(expectation.text) + '"';
+        },
+        "class": function(expectation) {
+          var escapedParts = "", i;
+          for (i = 0; i < expectation.parts.length; i++) {
+            escapedParts += expectation.parts[i] instanceof Array ? classEscape(expectation.parts[i][0]) + "-" + classEscape(expectation.parts[i][1]) : classEscape(expectation.parts[i]);
+          }
+          return "[" + (expectation.inverted ? "^" : "") + escapedParts + "]";
+        },
+        any: function(expectation) {
+          return "any character";
+        },
+        end: function(expectation) {
+          return "end of input";
+        },
+        other: function(expectation) {
+          return expectation.description;
+        }
+      };
+      function hex3(ch) {
+        return ch.charCodeAt(0).toString(16).toUpperCase();
+      }
+      function literalEscape(s) {
+        return s.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\0/g, "\\0").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/[\x00-\x0F]/g, function(ch) {
+          return "\\x0" + hex3(ch);
+        }).replace(/[\x10-\x1F\x7F-\x9F]/g, function(ch) {
+          return "\\x" + hex3(ch);
+        });
+      }
+      function classEscape(s) {
+        return s.replace(/\\/g, "\\\\").replace(/\]/g, "\\]").replace(/\^/g, "\\^").replace(/-/g, "\\-").replace(/\0/g, "\\0").replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/[\x00-\x0F]/g, function(ch) {
+          return "\\x0" + hex3(ch);
+        }).replace(/[\x10-\x1F\x7F-\x9F]/g, function(ch) {
+          return "\\x" + hex3(ch);
+        });
+      }
+      function describeExpectation(expectation) {
+        return DESCRIBE_EXPECTATION_FNS[expectation.type](expectation);
+      }
+      function describeExpected(expected2) {
+        var descriptions = new Array(expected2.length), i, j;
+        for (i = 0; i < expected2.length; i++) {
+          descriptions[i] = describeExpectation(expected2[i]);
+        }
+        descriptions.sort();
+        if (descriptions.length > 0) {
+          for (i = 1, j = 1; i < descriptions.length; i++) {
+            if (descriptions[i - 1] !== descriptions[i]) {
+              descriptions[j] = descriptions[i];
+              j++;
+            }
+          }
+          descriptions.length = j;
+        }
+        switch (descriptions.length) {
+          case 1:
+            return descriptions[0];
+          case 2:
+            return descriptions[0] + " or " + descriptions[1];
+          default:
+            return descriptions.slice(0, -1).join(", ") + ", or " + descriptions[descriptions.length - 1];
+        }
+      }
+      function describeFound(found2) {
+        return found2 ? '"' + literalEscape(found2) + '"' : "end of input";
+      }
+      return "Expected " + describeExpected(expected) + " but " + describeFound(found) + " found.";
+    };
+    function peg$parse(input2, options) {
+      options = options !== void 0 ? options : {};
+      var peg$FAILED = {}, peg$startRuleFunctions = { Start: peg$parseStart }, peg$startRuleFunction = peg$parseStart, peg$c0 = function(statements) {
+        return [].concat(...statements);
+      }, peg$c1 = "-", peg$c2 = peg$literalExpectation("-", false), peg$c3 = function(value) {
+        return value;
+      }, peg$c4 = function(statements) {
+        return Object.assign({}, ...statements);
+      }, peg$c5 = "#", peg$c6 = peg$literalExpectation("#", false), peg$c7 = peg$anyExpectation(), peg$c8 = function() {
+        return {};
+      }, peg$c9 = ":", peg$c10 = peg$literalExpectation(":", false), peg$c11 = function(property, value) {
+        return { [property]: value };
+      }, peg$c12 = ",", peg$c13 = peg$literalExpectation(",", false), peg$c14 = function(property, other) {
+        return other;
+      }, peg$c15 = function(property, others, value) {
+        return Object.assign({}, ...[property].concat(others).map((property2) => ({ [property2]: value })));
+      }, peg$c16 = function(statements) {
+        return statements;
+      }, peg$c17 = function(expression) {
+        return expression;
+      }, peg$c18 = peg$otherExpectation("correct indentation"), peg$c19 = " ", peg$c20 = peg$literalExpectation(" ", false), peg$c21 = function(spaces) {
+        return spaces.length === indentLevel * INDENT_STEP;
+      }, peg$c22 = function(spaces) {
+        return spaces.length === (indentLevel + 1) * INDENT_STEP;
+      }, peg$c23 = function() {
+        indentLevel++;
+        return true;
+      }, peg$c24 = function() {
+        indentLevel--;
+        return true;
+      }, peg$c25 = function() {
+        return text2();
+      }, peg$c26 = peg$otherExpectation("pseudostring"), peg$c27 = /^[^\r\n\t ?:,\][{}#&*!|>'"%@`\-]/, peg$c28 = peg$classExpectation(["\r", "\n", "	", " ", "?", ":", ",", "]", "[", "{", "}", "#", "&", "*", "!", "|", ">", "'", '"', "%", "@", "`", "-"], true, false), peg$c29 = /^[^\r\n\t ,\][{}:#"']/, peg$c30 = peg$classExpectation(["\r", "\n", "	", " ", ",", "]", "[", "{", "}", ":", "#", '"', "'"], true, false), peg$c31 = function() {
+        return text2().replace(/^ *| *$/g, "");
+      }, peg$c32 = "--", peg$c33 = peg$literalExpectation("--", false), peg$c34 = /^[a-zA-Z\/0-9]/, peg$c35 = peg$classExpectation([["a", "z"], ["A", "Z"], "/", ["0", "9"]], false, false), peg$c36 = /^[^\r\n\t :,]/, peg$c37 = peg$classExpectation(["\r", "\n", "	", " ", ":", ","], true, false), peg$c38 = "null", peg$c39 = peg$literalExpectation("null", false), peg$c40 = function() {
+        return null;
+      }, peg$c41 = "true", peg$c42 = peg$literalExpectation("true", false), peg$c43 = function() {
+        return true;
+      }, peg$c44 = "false", peg$c45 = peg$literalExpectation("false", false), peg$c46 = function() {
+        return false;
+      }, peg$c47 = peg$otherExpectation("string"), peg$c48 = '"', peg$c49 = peg$literalExpectation('"', false), peg$c50 = function() {
+        return "";
+      }, peg$c51 = function(chars) {
+        return chars;
+      }, peg$c52 = function(chars) {
+        return chars.join(``);
+      }, peg$c53 = /^[^"\\\0-\x1F\x7F]/, peg$c54 = peg$classExpectation(['"', "\\", ["\0", ""], "\x7F"], true, false), peg$c55 = '\\"', peg$c56 = peg$literalExpectation('\\"', false), peg$c57 = function() {
+        return `"`;
+      }, peg$c58 = "\\\\", peg$c59 = peg$literalExpectation("\\\\", false), peg$c60 = function() {
+        return `\\`;
+      }, peg$c61 = "\\/", peg$c62 = peg$literalExpectation("\\/", false), peg$c63 = function() {
+        return `/`;
+      }, peg$c64 = "\\b", peg$c65 = peg$literalExpectation("\\b", false), peg$c66 = function() {
+        return `\b`;
+      }, peg$c67 = "\\f", peg$c68 = peg$literalExpectation("\\f", false), peg$c69 = function() {
+        return `\f`;
+      }, peg$c70 = "\\n", peg$c71 = peg$literalExpectation("\\n", false), peg$c72 = function() {
+        return `
+`;
+      }, peg$c73 = "\\r", peg$c74 = peg$literalExpectation("\\r", false), peg$c75 = function() {
+        return `\r`;
+      }, peg$c76 = "\\t", peg$c77 = peg$literalExpectation("\\t", false), peg$c78 = function() {
+        return `	`;
+      }, peg$c79 = "\\u", peg$c80 = peg$literalExpectation("\\u", false), peg$c81 = function(h1, h2, h3, h4) {
+        return String.fromCharCode(parseInt(`0x${h1}${h2}${h3}${h4}`));
+      }, peg$c82 = /^[0-9a-fA-F]/, peg$c83 = peg$classExpectation([["0", "9"], ["a", "f"], ["A", "F"]], false, false), peg$c84 = peg$otherExpectation("blank space"), peg$c85 = /^[ \t]/, peg$c86 = peg$classExpectation([" ", "	"], false, false), peg$c87 = peg$otherExpectation("white space"), peg$c88 = /^[ \t\n\r]/, peg$c89 = peg$classExpectation([" ", "	", "\n", "\r"], false, false), peg$c90 = "\r\n", peg$c91 = peg$literalExpectation("\r\n", false), peg$c92 = "\n", peg$c93 = peg$literalExpectation("\n", false), peg$c94 = "\r", peg$c95 = peg$literalExpectation("\r", false), peg$currPos = 0, peg$savedPos = 0, peg$posDetailsCache = [{ line: 1, column: 1 }], peg$maxFailPos = 0, peg$maxFailExpected = [], peg$silentFails = 0, peg$result;
+      if ("startRule" in options) {
+        if (!(options.startRule in peg$startRuleFunctions)) {
+          throw new Error(`Can't start parsing from rule "` + options.startRule + '".');
+        }
+        peg$startRuleFunction = peg$startRuleFunctions[options.startRule];
+      }
+      function text2() {
+        return input2.substring(peg$savedPos, peg$currPos);
+      }
+      function location() {
+        return peg$computeLocation(peg$savedPos, peg$currPos);
+      }
+      function expected(description, location2) {
+        location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
+        throw peg$buildStructuredError(
+          [peg$otherExpectation(description)],
+          input2.substring(peg$savedPos, peg$currPos),
+          location2
+        );
+      }
+      function error62(message, location2) {
+        location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
+        throw peg$buildSimpleError(message, location2);
+      }
+      function peg$literalExpectation(text3, ignoreCase) {
+        return { type: "literal", text: text3, ignoreCase };
+      }
+      function peg$classExpectation(parts, inverted, ignoreCase) {
+        return { type: "class", parts, inverted, ignoreCase };
+      }
+      function peg$anyExpectation() {
+        return { type: "any" };
+      }
+      function peg$endExpectation() {
+        return { type: "end" };
+      }
+      function peg$otherExpectation(description) {
+        return { type: "other", description };
+      }
+      function peg$computePosDetails(pos) {
+        var details = peg$posDetailsCache[pos], p;
+        if (details) {
+          return details;
+        } else {
+          p = pos - 1;
+          while (!peg$posDetailsCache[p]) {
+            p--;
+          }
+          details = peg$posDetailsCache[p];
+          details = {
+            line: details.line,
+            column: details.column
+          };
+          while (p < pos) {
+            if (input2.charCodeAt(p) === 10) {
+              details.line++;
+              details.column = 1;
+            } else {
+              details.column++;
+            }
+            p++;
+          }
+          peg$posDetailsCache[pos] = details;
+          return details;
+        }
+      }
+      function peg$computeLocation(startPos, endPos) {
+        var startPosDetails = peg$computePosDetails(startPos), endPosDetails = peg$computePosDetails(endPos);
+        return {
+          start: {
+            offset: startPos,
+            line: startPosDetails.line,
+            column: startPosDetails.column
+          },
+          end: {
+            offset: endPos,
+            line: endPosDetails.line,
+            column: endPosDetails.column
+          }
+        };
+      }
+      function peg$fail(expected2) {
+        if (peg$currPos < peg$maxFailPos) {
+          return;
+        }
+        if (peg$currPos > peg$maxFailPos) {
+          peg$maxFailPos = peg$currPos;
+          peg$maxFailExpected = [];
+        }
+        peg$maxFailExpected.push(expected2);
+      }
+      function peg$buildSimpleError(message, location2) {
+        return new peg$SyntaxError(message, null, null, location2);
+      }
+      function peg$buildStructuredError(expected2, found, location2) {
+        return new peg$SyntaxError(
+          peg$SyntaxError.buildMessage(expected2, found),
+          expected2,
+          found,
+          location2
+        );
+      }
+      function peg$parseStart() {
+        var s0;
+        s0 = peg$parsePropertyStatements();
+        return s0;
+      }
+      function peg$parseItemStatements() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parseItemStatement();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parseItemStatement();
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c0(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseItemStatement() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        s1 = peg$parseSamedent();
+        if (s1 !== peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 45) {
+            s2 = peg$c1;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c2);
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parseB();
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseExpression();
+              if (s4 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c3(s4);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parsePropertyStatements() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parsePropertyStatement();
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          s2 = peg$parsePropertyStatement();
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c4(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parsePropertyStatement() {
+        var s0, s1, s2, s3, s4, s5, s6, s7, s8;
+        s0 = peg$currPos;
+        s1 = peg$parseB();
+        if (s1 === peg$FAILED) {
+          s1 = null;
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$currPos;
+          if (input2.charCodeAt(peg$currPos) === 35) {
+            s3 = peg$c5;
+            peg$currPos++;
+          } else {
+            s3 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c6);
+            }
+          }
+          if (s3 !== peg$FAILED) {
+            s4 = [];
+            s5 = peg$currPos;
+            s6 = peg$currPos;
+            peg$silentFails++;
+            s7 = peg$parseEOL();
+            peg$silentFails--;
+            if (s7 === peg$FAILED) {
+              s6 = void 0;
+            } else {
+              peg$currPos = s6;
+              s6 = peg$FAILED;
+            }
+            if (s6 !== peg$FAILED) {
+              if (input2.length > peg$currPos) {
+                s7 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s7 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c7);
+                }
+              }
+              if (s7 !== peg$FAILED) {
+                s6 = [s6, s7];
+                s5 = s6;
+              } else {
+                peg$currPos = s5;
+                s5 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s5;
+              s5 = peg$FAILED;
+            }
+            if (s5 !== peg$FAILED) {
+              while (s5 !== peg$FAILED) {
+                s4.push(s5);
+                s5 = peg$currPos;
+                s6 = peg$currPos;
+                peg$silentFails++;
+                s7 = peg$parseEOL();
+                peg$silentFails--;
+                if (s7 === peg$FAILED) {
+                  s6 = void 0;
+                } else {
+                  peg$currPos = s6;
+                  s6 = peg$FAILED;
+                }
+                if (s6 !== peg$FAILED) {
+                  if (input2.length > peg$currPos) {
+                    s7 = input2.charAt(peg$currPos);
+                    peg$currPos++;
+                  } else {
+                    s7 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c7);
+                    }
+                  }
+                  if (s7 !== peg$FAILED) {
+                    s6 = [s6, s7];
+                    s5 = s6;
+                  } else {
+                    peg$currPos = s5;
+                    s5 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s5;
+                  s5 = peg$FAILED;
+                }
+              }
+            } else {
+              s4 = peg$FAILED;
+            }
+            if (s4 !== peg$FAILED) {
+              s3 = [s3, s4];
+              s2 = s3;
+            } else {
+              peg$currPos = s2;
+              s2 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s2;
+            s2 = peg$FAILED;
+          }
+          if (s2 === peg$FAILED) {
+            s2 = null;
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = [];
+            s4 = peg$parseEOL_ANY();
+            if (s4 !== peg$FAILED) {
+              while (s4 !== peg$FAILED) {
+                s3.push(s4);
+                s4 = peg$parseEOL_ANY();
+              }
+            } else {
+              s3 = peg$FAILED;
+            }
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c8();
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseSamedent();
+          if (s1 !== peg$FAILED) {
+            s2 = peg$parseName();
+            if (s2 !== peg$FAILED) {
+              s3 = peg$parseB();
+              if (s3 === peg$FAILED) {
+                s3 = null;
+              }
+              if (s3 !== peg$FAILED) {
+                if (input2.charCodeAt(peg$currPos) === 58) {
+                  s4 = peg$c9;
+                  peg$currPos++;
+                } else {
+                  s4 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c10);
+                  }
+                }
+                if (s4 !== peg$FAILED) {
+                  s5 = peg$parseB();
+                  if (s5 === peg$FAILED) {
+                    s5 = null;
+                  }
+                  if (s5 !== peg$FAILED) {
+                    s6 = peg$parseExpression();
+                    if (s6 !== peg$FAILED) {
+                      peg$savedPos = s0;
+                      s1 = peg$c11(s2, s6);
+                      s0 = s1;
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            s1 = peg$parseSamedent();
+            if (s1 !== peg$FAILED) {
+              s2 = peg$parseLegacyName();
+              if (s2 !== peg$FAILED) {
+                s3 = peg$parseB();
+                if (s3 === peg$FAILED) {
+                  s3 = null;
+                }
+                if (s3 !== peg$FAILED) {
+                  if (input2.charCodeAt(peg$currPos) === 58) {
+                    s4 = peg$c9;
+                    peg$currPos++;
+                  } else {
+                    s4 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c10);
+                    }
+                  }
+                  if (s4 !== peg$FAILED) {
+                    s5 = peg$parseB();
+                    if (s5 === peg$FAILED) {
+                      s5 = null;
+                    }
+                    if (s5 !== peg$FAILED) {
+                      s6 = peg$parseExpression();
+                      if (s6 !== peg$FAILED) {
+                        peg$savedPos = s0;
+                        s1 = peg$c11(s2, s6);
+                        s0 = s1;
+                      } else {
+                        peg$currPos = s0;
+                        s0 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              s1 = peg$parseSamedent();
+              if (s1 !== peg$FAILED) {
+                s2 = peg$parseLegacyName();
+                if (s2 !== peg$FAILED) {
+                  s3 = peg$parseB();
+                  if (s3 !== peg$FAILED) {
+                    s4 = peg$parseLegacyLiteral();
+                    if (s4 !== peg$FAILED) {
+                      s5 = [];
+                      s6 = peg$parseEOL_ANY();
+                      if (s6 !== peg$FAILED) {
+                        while (s6 !== peg$FAILED) {
+                          s5.push(s6);
+                          s6 = peg$parseEOL_ANY();
+                        }
+                      } else {
+                        s5 = peg$FAILED;
+                      }
+                      if (s5 !== peg$FAILED) {
+                        peg$savedPos = s0;
+                        s1 = peg$c11(s2, s4);
+                        s0 = s1;
+                      } else {
+                        peg$currPos = s0;
+                        s0 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+              if (s0 === peg$FAILED) {
+                s0 = peg$currPos;
+                s1 = peg$parseSamedent();
+                if (s1 !== peg$FAILED) {
+                  s2 = peg$parseLegacyName();
+                  if (s2 !== peg$FAILED) {
+                    s3 = [];
+                    s4 = peg$currPos;
+                    s5 = peg$parseB();
+                    if (s5 === peg$FAILED) {
+                      s5 = null;
+                    }
+                    if (s5 !== peg$FAILED) {
+                      if (input2.charCodeAt(peg$currPos) === 44) {
+                        s6 = peg$c12;
+                        peg$currPos++;
+                      } else {
+                        s6 = peg$FAILED;
+                        if (peg$silentFails === 0) {
+                          peg$fail(peg$c13);
+                        }
+                      }
+                      if (s6 !== peg$FAILED) {
+                        s7 = peg$parseB();
+                        if (s7 === peg$FAILED) {
+                          s7 = null;
+                        }
+                        if (s7 !== peg$FAILED) {
+                          s8 = peg$parseLegacyName();
+                          if (s8 !== peg$FAILED) {
+                            peg$savedPos = s4;
+                            s5 = peg$c14(s2, s8);
+                            s4 = s5;
+                          } else {
+                            peg$currPos = s4;
+                            s4 = peg$FAILED;
+                          }
+                        } else {
+                          peg$currPos = s4;
+                          s4 = peg$FAILED;
+                        }
+                      } else {
+                        peg$currPos = s4;
+                        s4 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s4;
+                      s4 = peg$FAILED;
+                    }
+                    if (s4 !== peg$FAILED) {
+                      while (s4 !== peg$FAILED) {
+                        s3.push(s4);
+                        s4 = peg$currPos;
+                        s5 = peg$parseB();
+                        if (s5 === peg$FAILED) {
+                          s5 = null;
+                        }
+                        if (s5 !== peg$FAILED) {
+                          if (input2.charCodeAt(peg$currPos) === 44) {
+                            s6 = peg$c12;
+                            peg$currPos++;
+                          } else {
+                            s6 = peg$FAILED;
+                            if (peg$silentFails === 0) {
+                              peg$fail(peg$c13);
+                            }
+                          }
+                          if (s6 !== peg$FAILED) {
+                            s7 = peg$parseB();
+                            if (s7 === peg$FAILED) {
+                              s7 = null;
+                            }
+                            if (s7 !== peg$FAILED) {
+                              s8 = peg$parseLegacyName();
+                              if (s8 !== peg$FAILED) {
+                                peg$savedPos = s4;
+                                s5 = peg$c14(s2, s8);
+                                s4 = s5;
+                              } else {
+                                peg$currPos = s4;
+                                s4 = peg$FAILED;
+                              }
+                            } else {
+                              peg$currPos = s4;
+                              s4 = peg$FAILED;
+                            }
+                          } else {
+                            peg$currPos = s4;
+                            s4 = peg$FAILED;
+                          }
+                        } else {
+                          peg$currPos = s4;
+                          s4 = peg$FAILED;
+                        }
+                      }
+                    } else {
+                      s3 = peg$FAILED;
+                    }
+                    if (s3 !== peg$FAILED) {
+                      s4 = peg$parseB();
+                      if (s4 === peg$FAILED) {
+                        s4 = null;
+                      }
+                      if (s4 !== peg$FAILED) {
+                        if (input2.charCodeAt(peg$currPos) === 58) {
+                          s5 = peg$c9;
+                          peg$currPos++;
+                        } else {
+                          s5 = peg$FAILED;
+                          if (peg$silentFails === 0) {
+                            peg$fail(peg$c10);
+                          }
+                        }
+                        if (s5 !== peg$FAILED) {
+                          s6 = peg$parseB();
+                          if (s6 === peg$FAILED) {
+                            s6 = null;
+                          }
+                          if (s6 !== peg$FAILED) {
+                            s7 = peg$parseExpression();
+                            if (s7 !== peg$FAILED) {
+                              peg$savedPos = s0;
+                              s1 = peg$c15(s2, s3, s7);
+                              s0 = s1;
+                            } else {
+                              peg$currPos = s0;
+                              s0 = peg$FAILED;
+                            }
+                          } else {
+                            peg$currPos = s0;
+                            s0 = peg$FAILED;
+                          }
+                        } else {
+                          peg$currPos = s0;
+                          s0 = peg$FAILED;
+                        }
+                      } else {
+                        peg$currPos = s0;
+                        s0 = peg$FAILED;
+                      }
+                    } else {
+                      peg$currPos = s0;
+                      s0 = peg$FAILED;
+                    }
+                  } else {
+                    peg$currPos = s0;
+                    s0 = peg$FAILED;
+                  }
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseExpression() {
+        var s0, s1, s2, s3, s4, s5, s6;
+        s0 = peg$currPos;
+        s1 = peg$currPos;
+        peg$silentFails++;
+        s2 = peg$currPos;
+        s3 = peg$parseEOL();
+        if (s3 !== peg$FAILED) {
+          s4 = peg$parseExtradent();
+          if (s4 !== peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 45) {
+              s5 = peg$c1;
+              peg$currPos++;
+            } else {
+              s5 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c2);
+              }
+            }
+            if (s5 !== peg$FAILED) {
+              s6 = peg$parseB();
+              if (s6 !== peg$FAILED) {
+                s3 = [s3, s4, s5, s6];
+                s2 = s3;
+              } else {
+                peg$currPos = s2;
+                s2 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s2;
+              s2 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s2;
+            s2 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s2;
+          s2 = peg$FAILED;
+        }
+        peg$silentFails--;
+        if (s2 !== peg$FAILED) {
+          peg$currPos = s1;
+          s1 = void 0;
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = peg$parseEOL_ANY();
+          if (s2 !== peg$FAILED) {
+            s3 = peg$parseIndent();
+            if (s3 !== peg$FAILED) {
+              s4 = peg$parseItemStatements();
+              if (s4 !== peg$FAILED) {
+                s5 = peg$parseDedent();
+                if (s5 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c16(s4);
+                  s0 = s1;
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = peg$parseEOL();
+          if (s1 !== peg$FAILED) {
+            s2 = peg$parseIndent();
+            if (s2 !== peg$FAILED) {
+              s3 = peg$parsePropertyStatements();
+              if (s3 !== peg$FAILED) {
+                s4 = peg$parseDedent();
+                if (s4 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c16(s3);
+                  s0 = s1;
+                } else {
+                  peg$currPos = s0;
+                  s0 = peg$FAILED;
+                }
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            s1 = peg$parseLiteral();
+            if (s1 !== peg$FAILED) {
+              s2 = [];
+              s3 = peg$parseEOL_ANY();
+              if (s3 !== peg$FAILED) {
+                while (s3 !== peg$FAILED) {
+                  s2.push(s3);
+                  s3 = peg$parseEOL_ANY();
+                }
+              } else {
+                s2 = peg$FAILED;
+              }
+              if (s2 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c17(s1);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseSamedent() {
+        var s0, s1, s2;
+        peg$silentFails++;
+        s0 = peg$currPos;
+        s1 = [];
+        if (input2.charCodeAt(peg$currPos) === 32) {
+          s2 = peg$c19;
+          peg$currPos++;
+        } else {
+          s2 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c20);
+          }
+        }
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          if (input2.charCodeAt(peg$currPos) === 32) {
+            s2 = peg$c19;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c20);
+            }
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = peg$currPos;
+          s2 = peg$c21(s1);
+          if (s2) {
+            s2 = void 0;
+          } else {
+            s2 = peg$FAILED;
+          }
+          if (s2 !== peg$FAILED) {
+            s1 = [s1, s2];
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        peg$silentFails--;
+        if (s0 === peg$FAILED) {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c18);
+          }
+        }
+        return s0;
+      }
+      function peg$parseExtradent() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        if (input2.charCodeAt(peg$currPos) === 32) {
+          s2 = peg$c19;
+          peg$currPos++;
+        } else {
+          s2 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c20);
+          }
+        }
+        while (s2 !== peg$FAILED) {
+          s1.push(s2);
+          if (input2.charCodeAt(peg$currPos) === 32) {
+            s2 = peg$c19;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c20);
+            }
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = peg$currPos;
+          s2 = peg$c22(s1);
+          if (s2) {
+            s2 = void 0;
+          } else {
+            s2 = peg$FAILED;
+          }
+          if (s2 !== peg$FAILED) {
+            s1 = [s1, s2];
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseIndent() {
+        var s0;
+        peg$savedPos = peg$currPos;
+        s0 = peg$c23();
+        if (s0) {
+          s0 = void 0;
+        } else {
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseDedent() {
+        var s0;
+        peg$savedPos = peg$currPos;
+        s0 = peg$c24();
+        if (s0) {
+          s0 = void 0;
+        } else {
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseName() {
+        var s0;
+        s0 = peg$parsestring();
+        if (s0 === peg$FAILED) {
+          s0 = peg$parsepseudostring();
+        }
+        return s0;
+      }
+      function peg$parseLegacyName() {
+        var s0, s1, s2;
+        s0 = peg$parsestring();
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          s1 = [];
+          s2 = peg$parsepseudostringLegacy();
+          if (s2 !== peg$FAILED) {
+            while (s2 !== peg$FAILED) {
+              s1.push(s2);
+              s2 = peg$parsepseudostringLegacy();
+            }
+          } else {
+            s1 = peg$FAILED;
+          }
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c25();
+          }
+          s0 = s1;
+        }
+        return s0;
+      }
+      function peg$parseLiteral() {
+        var s0;
+        s0 = peg$parsenull();
+        if (s0 === peg$FAILED) {
+          s0 = peg$parseboolean();
+          if (s0 === peg$FAILED) {
+            s0 = peg$parsestring();
+            if (s0 === peg$FAILED) {
+              s0 = peg$parsepseudostring();
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parseLegacyLiteral() {
+        var s0;
+        s0 = peg$parsenull();
+        if (s0 === peg$FAILED) {
+          s0 = peg$parsestring();
+          if (s0 === peg$FAILED) {
+            s0 = peg$parsepseudostringLegacy();
+          }
+        }
+        return s0;
+      }
+      function peg$parsepseudostring() {
+        var s0, s1, s2, s3, s4, s5;
+        peg$silentFails++;
+        s0 = peg$currPos;
+        if (peg$c27.test(input2.charAt(peg$currPos))) {
+          s1 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c28);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          s3 = peg$currPos;
+          s4 = peg$parseB();
+          if (s4 === peg$FAILED) {
+            s4 = null;
+          }
+          if (s4 !== peg$FAILED) {
+            if (peg$c29.test(input2.charAt(peg$currPos))) {
+              s5 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s5 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c30);
+              }
+            }
+            if (s5 !== peg$FAILED) {
+              s4 = [s4, s5];
+              s3 = s4;
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s3;
+            s3 = peg$FAILED;
+          }
+          while (s3 !== peg$FAILED) {
+            s2.push(s3);
+            s3 = peg$currPos;
+            s4 = peg$parseB();
+            if (s4 === peg$FAILED) {
+              s4 = null;
+            }
+            if (s4 !== peg$FAILED) {
+              if (peg$c29.test(input2.charAt(peg$currPos))) {
+                s5 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s5 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c30);
+                }
+              }
+              if (s5 !== peg$FAILED) {
+                s4 = [s4, s5];
+                s3 = s4;
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c31();
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        peg$silentFails--;
+        if (s0 === peg$FAILED) {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c26);
+          }
+        }
+        return s0;
+      }
+      function peg$parsepseudostringLegacy() {
+        var s0, s1, s2, s3, s4;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 2) === peg$c32) {
+          s1 = peg$c32;
+          peg$currPos += 2;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c33);
+          }
+        }
+        if (s1 === peg$FAILED) {
+          s1 = null;
+        }
+        if (s1 !== peg$FAILED) {
+          if (peg$c34.test(input2.charAt(peg$currPos))) {
+            s2 = input2.charAt(peg$currPos);
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c35);
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            s3 = [];
+            if (peg$c36.test(input2.charAt(peg$currPos))) {
+              s4 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s4 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c37);
+              }
+            }
+            while (s4 !== peg$FAILED) {
+              s3.push(s4);
+              if (peg$c36.test(input2.charAt(peg$currPos))) {
+                s4 = input2.charAt(peg$currPos);
+                peg$currPos++;
+              } else {
+                s4 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c37);
+                }
+              }
+            }
+            if (s3 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c31();
+              s0 = s1;
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parsenull() {
+        var s0, s1;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 4) === peg$c38) {
+          s1 = peg$c38;
+          peg$currPos += 4;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c39);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c40();
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parseboolean() {
+        var s0, s1;
+        s0 = peg$currPos;
+        if (input2.substr(peg$currPos, 4) === peg$c41) {
+          s1 = peg$c41;
+          peg$currPos += 4;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c42);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c43();
+        }
+        s0 = s1;
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.substr(peg$currPos, 5) === peg$c44) {
+            s1 = peg$c44;
+            peg$currPos += 5;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c45);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c46();
+          }
+          s0 = s1;
+        }
+        return s0;
+      }
+      function peg$parsestring() {
+        var s0, s1, s2, s3;
+        peg$silentFails++;
+        s0 = peg$currPos;
+        if (input2.charCodeAt(peg$currPos) === 34) {
+          s1 = peg$c48;
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c49);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 34) {
+            s2 = peg$c48;
+            peg$currPos++;
+          } else {
+            s2 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c49);
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c50();
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.charCodeAt(peg$currPos) === 34) {
+            s1 = peg$c48;
+            peg$currPos++;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c49);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            s2 = peg$parsechars();
+            if (s2 !== peg$FAILED) {
+              if (input2.charCodeAt(peg$currPos) === 34) {
+                s3 = peg$c48;
+                peg$currPos++;
+              } else {
+                s3 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c49);
+                }
+              }
+              if (s3 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c51(s2);
+                s0 = s1;
+              } else {
+                peg$currPos = s0;
+                s0 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s0;
+              s0 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        }
+        peg$silentFails--;
+        if (s0 === peg$FAILED) {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c47);
+          }
+        }
+        return s0;
+      }
+      function peg$parsechars() {
+        var s0, s1, s2;
+        s0 = peg$currPos;
+        s1 = [];
+        s2 = peg$parsechar();
+        if (s2 !== peg$FAILED) {
+          while (s2 !== peg$FAILED) {
+            s1.push(s2);
+            s2 = peg$parsechar();
+          }
+        } else {
+          s1 = peg$FAILED;
+        }
+        if (s1 !== peg$FAILED) {
+          peg$savedPos = s0;
+          s1 = peg$c52(s1);
+        }
+        s0 = s1;
+        return s0;
+      }
+      function peg$parsechar() {
+        var s0, s1, s2, s3, s4, s5;
+        if (peg$c53.test(input2.charAt(peg$currPos))) {
+          s0 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c54);
+          }
+        }
+        if (s0 === peg$FAILED) {
+          s0 = peg$currPos;
+          if (input2.substr(peg$currPos, 2) === peg$c55) {
+            s1 = peg$c55;
+            peg$currPos += 2;
+          } else {
+            s1 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c56);
+            }
+          }
+          if (s1 !== peg$FAILED) {
+            peg$savedPos = s0;
+            s1 = peg$c57();
+          }
+          s0 = s1;
+          if (s0 === peg$FAILED) {
+            s0 = peg$currPos;
+            if (input2.substr(peg$currPos, 2) === peg$c58) {
+              s1 = peg$c58;
+              peg$currPos += 2;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c59);
+              }
+            }
+            if (s1 !== peg$FAILED) {
+              peg$savedPos = s0;
+              s1 = peg$c60();
+            }
+            s0 = s1;
+            if (s0 === peg$FAILED) {
+              s0 = peg$currPos;
+              if (input2.substr(peg$currPos, 2) === peg$c61) {
+                s1 = peg$c61;
+                peg$currPos += 2;
+              } else {
+                s1 = peg$FAILED;
+                if (peg$silentFails === 0) {
+                  peg$fail(peg$c62);
+                }
+              }
+              if (s1 !== peg$FAILED) {
+                peg$savedPos = s0;
+                s1 = peg$c63();
+              }
+              s0 = s1;
+              if (s0 === peg$FAILED) {
+                s0 = peg$currPos;
+                if (input2.substr(peg$currPos, 2) === peg$c64) {
+                  s1 = peg$c64;
+                  peg$currPos += 2;
+                } else {
+                  s1 = peg$FAILED;
+                  if (peg$silentFails === 0) {
+                    peg$fail(peg$c65);
+                  }
+                }
+                if (s1 !== peg$FAILED) {
+                  peg$savedPos = s0;
+                  s1 = peg$c66();
+                }
+                s0 = s1;
+                if (s0 === peg$FAILED) {
+                  s0 = peg$currPos;
+                  if (input2.substr(peg$currPos, 2) === peg$c67) {
+                    s1 = peg$c67;
+                    peg$currPos += 2;
+                  } else {
+                    s1 = peg$FAILED;
+                    if (peg$silentFails === 0) {
+                      peg$fail(peg$c68);
+                    }
+                  }
+                  if (s1 !== peg$FAILED) {
+                    peg$savedPos = s0;
+                    s1 = peg$c69();
+                  }
+                  s0 = s1;
+                  if (s0 === peg$FAILED) {
+                    s0 = peg$currPos;
+                    if (input2.substr(peg$currPos, 2) === peg$c70) {
+                      s1 = peg$c70;
+                      peg$currPos += 2;
+                    } else {
+                      s1 = peg$FAILED;
+                      if (peg$silentFails === 0) {
+                        peg$fail(peg$c71);
+                      }
+                    }
+                    if (s1 !== peg$FAILED) {
+                      peg$savedPos = s0;
+                      s1 = peg$c72();
+                    }
+                    s0 = s1;
+                    if (s0 === peg$FAILED) {
+                      s0 = peg$currPos;
+                      if (input2.substr(peg$currPos, 2) === peg$c73) {
+                        s1 = peg$c73;
+                        peg$currPos += 2;
+                      } else {
+                        s1 = peg$FAILED;
+                        if (peg$silentFails === 0) {
+                          peg$fail(peg$c74);
+                        }
+                      }
+                      if (s1 !== peg$FAILED) {
+                        peg$savedPos = s0;
+                        s1 = peg$c75();
+                      }
+                      s0 = s1;
+                      if (s0 === peg$FAILED) {
+                        s0 = peg$currPos;
+                        if (input2.substr(peg$currPos, 2) === peg$c76) {
+                          s1 = peg$c76;
+                          peg$currPos += 2;
+                        } else {
+                          s1 = peg$FAILED;
+                          if (peg$silentFails === 0) {
+                            peg$fail(peg$c77);
+                          }
+                        }
+                        if (s1 !== peg$FAILED) {
+                          peg$savedPos = s0;
+                          s1 = peg$c78();
+                        }
+                        s0 = s1;
+                        if (s0 === peg$FAILED) {
+                          s0 = peg$currPos;
+                          if (input2.substr(peg$currPos, 2) === peg$c79) {
+                            s1 = peg$c79;
+                            peg$currPos += 2;
+                          } else {
+                            s1 = peg$FAILED;
+                            if (peg$silentFails === 0) {
+                              peg$fail(peg$c80);
+                            }
+                          }
+                          if (s1 !== peg$FAILED) {
+                            s2 = peg$parsehexDigit();
+                            if (s2 !== peg$FAILED) {
+                              s3 = peg$parsehexDigit();
+                              if (s3 !== peg$FAILED) {
+                                s4 = peg$parsehexDigit();
+                                if (s4 !== peg$FAILED) {
+                                  s5 = peg$parsehexDigit();
+                                  if (s5 !== peg$FAILED) {
+                                    peg$savedPos = s0;
+                                    s1 = peg$c81(s2, s3, s4, s5);
+                                    s0 = s1;
+                                  } else {
+                                    peg$currPos = s0;
+                                    s0 = peg$FAILED;
+                                  }
+                                } else {
+                                  peg$currPos = s0;
+                                  s0 = peg$FAILED;
+                                }
+                              } else {
+                                peg$currPos = s0;
+                                s0 = peg$FAILED;
+                              }
+                            } else {
+                              peg$currPos = s0;
+                              s0 = peg$FAILED;
+                            }
+                          } else {
+                            peg$currPos = s0;
+                            s0 = peg$FAILED;
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      function peg$parsehexDigit() {
+        var s0;
+        if (peg$c82.test(input2.charAt(peg$currPos))) {
+          s0 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c83);
+          }
+        }
+        return s0;
+      }
+      function peg$parseB() {
+        var s0, s1;
+        peg$silentFails++;
+        s0 = [];
+        if (peg$c85.test(input2.charAt(peg$currPos))) {
+          s1 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c86);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          while (s1 !== peg$FAILED) {
+            s0.push(s1);
+            if (peg$c85.test(input2.charAt(peg$currPos))) {
+              s1 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c86);
+              }
+            }
+          }
+        } else {
+          s0 = peg$FAILED;
+        }
+        peg$silentFails--;
+        if (s0 === peg$FAILED) {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c84);
+          }
+        }
+        return s0;
+      }
+      function peg$parseS() {
+        var s0, s1;
+        peg$silentFails++;
+        s0 = [];
+        if (peg$c88.test(input2.charAt(peg$currPos))) {
+          s1 = input2.charAt(peg$currPos);
+          peg$currPos++;
+        } else {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c89);
+          }
+        }
+        if (s1 !== peg$FAILED) {
+          while (s1 !== peg$FAILED) {
+            s0.push(s1);
+            if (peg$c88.test(input2.charAt(peg$currPos))) {
+              s1 = input2.charAt(peg$currPos);
+              peg$currPos++;
+            } else {
+              s1 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c89);
+              }
+            }
+          }
+        } else {
+          s0 = peg$FAILED;
+        }
+        peg$silentFails--;
+        if (s0 === peg$FAILED) {
+          s1 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c87);
+          }
+        }
+        return s0;
+      }
+      function peg$parseEOL_ANY() {
+        var s0, s1, s2, s3, s4, s5;
+        s0 = peg$currPos;
+        s1 = peg$parseEOL();
+        if (s1 !== peg$FAILED) {
+          s2 = [];
+          s3 = peg$currPos;
+          s4 = peg$parseB();
+          if (s4 === peg$FAILED) {
+            s4 = null;
+          }
+          if (s4 !== peg$FAILED) {
+            s5 = peg$parseEOL();
+            if (s5 !== peg$FAILED) {
+              s4 = [s4, s5];
+              s3 = s4;
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          } else {
+            peg$currPos = s3;
+            s3 = peg$FAILED;
+          }
+          while (s3 !== peg$FAILED) {
+            s2.push(s3);
+            s3 = peg$currPos;
+            s4 = peg$parseB();
+            if (s4 === peg$FAILED) {
+              s4 = null;
+            }
+            if (s4 !== peg$FAILED) {
+              s5 = peg$parseEOL();
+              if (s5 !== peg$FAILED) {
+                s4 = [s4, s5];
+                s3 = s4;
+              } else {
+                peg$currPos = s3;
+                s3 = peg$FAILED;
+              }
+            } else {
+              peg$currPos = s3;
+              s3 = peg$FAILED;
+            }
+          }
+          if (s2 !== peg$FAILED) {
+            s1 = [s1, s2];
+            s0 = s1;
+          } else {
+            peg$currPos = s0;
+            s0 = peg$FAILED;
+          }
+        } else {
+          peg$currPos = s0;
+          s0 = peg$FAILED;
+        }
+        return s0;
+      }
+      function peg$parseEOL() {
+        var s0;
+        if (input2.substr(peg$currPos, 2) === peg$c90) {
+          s0 = peg$c90;
+          peg$currPos += 2;
+        } else {
+          s0 = peg$FAILED;
+          if (peg$silentFails === 0) {
+            peg$fail(peg$c91);
+          }
+        }
+        if (s0 === peg$FAILED) {
+          if (input2.charCodeAt(peg$currPos) === 10) {
+            s0 = peg$c92;
+            peg$currPos++;
+          } else {
+            s0 = peg$FAILED;
+            if (peg$silentFails === 0) {
+              peg$fail(peg$c93);
+            }
+          }
+          if (s0 === peg$FAILED) {
+            if (input2.charCodeAt(peg$currPos) === 13) {
+              s0 = peg$c94;
+              peg$currPos++;
+            } else {
+              s0 = peg$FAILED;
+              if (peg$silentFails === 0) {
+                peg$fail(peg$c95);
+              }
+            }
+          }
+        }
+        return s0;
+      }
+      const INDENT_STEP = 2;
+      let indentLevel = 0;
+      peg$result = peg$startRuleFunction();
+      if (peg$result !== peg$FAILED && peg$currPos === input2.length) {
+        return peg$result;
+      } else {
+        if (peg$result !== peg$FAILED && peg$currPos < input2.length) {
+          peg$fail(peg$endExpectation());
+        }
+        throw peg$buildStructuredError(
+          peg$maxFailExpected,
+          peg$maxFailPos < input2.length ? input2.charAt(peg$maxFailPos) : null,
+          peg$maxFailPos < input2.length ? peg$computeLocation(peg$maxFailPos, peg$maxFailPos + 1) : peg$computeLocation(peg$maxFailPos, peg$maxFailPos)
+        );
+      }
+    }
+    module2.exports = {
+      SyntaxError: peg$SyntaxError,
+      parse: peg$parse
+    };
+  }
+});
+
+// node_modules/@yarnpkg/parsers/lib/syml.js
+var require_syml2 = __commonJS({
+  "node_modules/@yarnpkg/parsers/lib/syml.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.PreserveOrdering = void 0;
+    exports2.stringifySyml = stringifySyml;
+    exports2.parseSyml = parseSyml2;
+    var js_yaml_1 = require_js_yaml();
+    var syml_1 = require_syml();
+    var simpleStringPattern = /^(?![-?:,\][{}#&*!|>'"%@` \t\r\n]).([ \t]*(?![,\][{}:# \t\r\n]).)*$/;
+    var specialObjectKeys = [`__metadata`, `version`, `resolution`, `dependencies`, `peerDependencies`, `dependenciesMeta`, `peerDependenciesMeta`, `binaries`];
+    var PreserveOrdering = class {
+      constructor(data) {
+        this.data = data;
+      }
+    };
+    exports2.PreserveOrdering = PreserveOrdering;
+    function stringifyString(value) {
+      if (value.match(simpleStringPattern)) {
+        return value;
+      } else {
+        return JSON.stringify(value);
+      }
+    }
+    function isRemovableField(value) {
+      if (typeof value === `undefined`)
+        return true;
+      if (typeof value === `object` && value !== null && !Array.isArray(value))
+        return Object.keys(value).every((key) => isRemovableField(value[key]));
+      return false;
+    }
+    function stringifyValue(value, indentLevel, newLineIfObject) {
+      if (value === null)
+        return `null
+`;
+      if (typeof value === `number` || typeof value === `boolean`)
+        return `${value.toString()}
+`;
+      if (typeof value === `string`)
+        return `${stringifyString(value)}
+`;
+      if (Array.isArray(value)) {
+        if (value.length === 0)
+          return `[]
+`;
+        const indent = `  `.repeat(indentLevel);
+        const serialized = value.map((sub) => {
+          return `${indent}- ${stringifyValue(sub, indentLevel + 1, false)}`;
+        }).join(``);
+        return `
+${serialized}`;
+      }
+      if (typeof value === `object` && value) {
+        const [data, sort] = value instanceof PreserveOrdering ? [value.data, false] : [value, true];
+        const indent = `  `.repeat(indentLevel);
+        const keys = Object.keys(data);
+        if (sort) {
+          keys.sort((a, b) => {
+            const aIndex = specialObjectKeys.indexOf(a);
+            const bIndex = specialObjectKeys.indexOf(b);
+            if (aIndex === -1 && bIndex === -1)
+              return a < b ? -1 : a > b ? 1 : 0;
+            if (aIndex !== -1 && bIndex === -1)
+              return -1;
+            if (aIndex === -1 && bIndex !== -1)
+              return 1;
+            return aIndex - bIndex;
+          });
+        }
+        const fields = keys.filter((key) => {
+          return !isRemovableField(data[key]);
+        }).map((key, index) => {
+          const value2 = data[key];
+          const stringifiedKey = stringifyString(key);
+          const stringifiedValue = stringifyValue(value2, indentLevel + 1, true);
+          const recordIndentation = index > 0 || newLineIfObject ? indent : ``;
+          const keyPart = stringifiedKey.length > 1024 ? `? ${stringifiedKey}
+${recordIndentation}:` : `${stringifiedKey}:`;
+          const valuePart = stringifiedValue.startsWith(`
+`) ? stringifiedValue : ` ${stringifiedValue}`;
+          return `${recordIndentation}${keyPart}${valuePart}`;
+        }).join(indentLevel === 0 ? `
+` : ``) || `
+`;
+        if (!newLineIfObject) {
+          return `${fields}`;
+        } else {
+          return `
+${fields}`;
+        }
+      }
+      throw new Error(`Unsupported value type (${value})`);
+    }
+    function stringifySyml(value) {
+      try {
+        const stringified = stringifyValue(value, 0, false);
+        return stringified !== `
+` ? stringified : ``;
+      } catch (error62) {
+        if (error62.location)
+          error62.message = error62.message.replace(/(\.)?$/, ` (line ${error62.location.start.line}, column ${error62.location.start.column})$1`);
+        throw error62;
+      }
+    }
+    stringifySyml.PreserveOrdering = PreserveOrdering;
+    function parseViaPeg(source) {
+      if (!source.endsWith(`
+`))
+        source += `
+`;
+      return (0, syml_1.parse)(source);
+    }
+    var LEGACY_REGEXP = /^(#.*(\r?\n))*?#\s+yarn\s+lockfile\s+v1\r?\n/i;
+    function parseViaJsYaml(source) {
+      if (LEGACY_REGEXP.test(source))
+        return parseViaPeg(source);
+      const value = (0, js_yaml_1.load)(source, {
+        schema: js_yaml_1.FAILSAFE_SCHEMA,
+        json: true
+      });
+      if (value === void 0 || value === null)
+        return {};
+      if (typeof value !== `object`)
+        throw new Error(`Expected an indexed object, got a ${typeof value} instead. Does your file follow Yaml's rules?`);
+      if (Array.isArray(value))
+        throw new Error(`Expected an indexed object, got an array instead. Does your file follow Yaml's rules?`);
+      return value;
+    }
+    function parseSyml2(source) {
+      return parseViaJsYaml(source);
+    }
+  }
+});
+
+// node_modules/@yarnpkg/parsers/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/@yarnpkg/parsers/lib/index.js"(exports2) {
+    "use strict";
+    Object.defineProperty(exports2, "__esModule", { value: true });
+    exports2.stringifySyml = exports2.parseSyml = exports2.stringifyResolution = exports2.parseResolution = exports2.stringifyValueArgument = exports2.stringifyShellLine = exports2.stringifyRedirectArgument = exports2.stringifyEnvSegment = exports2.stringifyCommandLineThen = exports2.stringifyCommandLine = exports2.stringifyCommandChainThen = exports2.stringifyCommandChain = exports2.stringifyCommand = exports2.stringifyArithmeticExpression = exports2.stringifyArgumentSegment = exports2.stringifyArgument = exports2.stringifyShell = exports2.parseShell = void 0;
+    var shell_1 = require_shell2();
+    Object.defineProperty(exports2, "parseShell", { enumerable: true, get: function() {
+      return shell_1.parseShell;
+    } });
+    Object.defineProperty(exports2, "stringifyShell", { enumerable: true, get: function() {
+      return shell_1.stringifyShell;
+    } });
+    Object.defineProperty(exports2, "stringifyArgument", { enumerable: true, get: function() {
+      return shell_1.stringifyArgument;
+    } });
+    Object.defineProperty(exports2, "stringifyArgumentSegment", { enumerable: true, get: function() {
+      return shell_1.stringifyArgumentSegment;
+    } });
+    Object.defineProperty(exports2, "stringifyArithmeticExpression", { enumerable: true, get: function() {
+      return shell_1.stringifyArithmeticExpression;
+    } });
+    Object.defineProperty(exports2, "stringifyCommand", { enumerable: true, get: function() {
+      return shell_1.stringifyCommand;
+    } });
+    Object.defineProperty(exports2, "stringifyCommandChain", { enumerable: true, get: function() {
+      return shell_1.stringifyCommandChain;
+    } });
+    Object.defineProperty(exports2, "stringifyCommandChainThen", { enumerable: true, get: function() {
+      return shell_1.stringifyCommandChainThen;
+    } });
+    Object.defineProperty(exports2, "stringifyCommandLine", { enumerable: true, get: function() {
+      return shell_1.stringifyCommandLine;
+    } });
+    Object.defineProperty(exports2, "stringifyCommandLineThen", { enumerable: true, get: function() {
+      return shell_1.stringifyCommandLineThen;
+    } });
+    Object.defineProperty(exports2, "stringifyEnvSegment", { enumerable: true, get: function() {
+      return shell_1.stringifyEnvSegment;
+    } });
+    Object.defineProperty(exports2, "stringifyRedirectArgument", { enumerable: true, get: function() {
+      return shell_1.stringifyRedirectArgument;
+    } });
+    Object.defineProperty(exports2, "stringifyShellLine", { enumerable: true, get: function() {
+      return shell_1.stringifyShellLine;
+    } });
+    Object.defineProperty(exports2, "stringifyValueArgument", { enumerable: true, get: function() {
+      return shell_1.stringifyValueArgument;
+    } });
+    var resolution_1 = require_resolution2();
+    Object.defineProperty(exports2, "parseResolution", { enumerable: true, get: function() {
+      return resolution_1.parseResolution;
+    } });
+    Object.defineProperty(exports2, "stringifyResolution", { enumerable: true, get: function() {
+      return resolution_1.stringifyResolution;
+    } });
+    var syml_1 = require_syml2();
+    Object.defineProperty(exports2, "parseSyml", { enumerable: true, get: function() {
+      return syml_1.parseSyml;
+    } });
+    Object.defineProperty(exports2, "stringifySyml", { enumerable: true, get: function() {
+      return syml_1.stringifySyml;
+    } });
   }
 });
 
@@ -61599,7 +70881,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     }
     return propValues;
   });
-  const isObject2 = isObject;
+  const isObject3 = isObject;
   const catchall = def.catchall;
   let value;
   const memo2 = globalConfig.memoizer;
@@ -61607,7 +70889,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject2(input2)) {
+    if (!isObject3(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -61743,7 +71025,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     return doc.compile();
   };
   let fastpass;
-  const isObject2 = isObject;
+  const isObject3 = isObject;
   const jit = !globalConfig.jitless;
   const allowsEval2 = allowsEval;
   const fastEnabled = jit && allowsEval2.value;
@@ -61752,7 +71034,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject2(input2)) {
+    if (!isObject3(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -78973,8 +88255,8 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync3, readFileSync as readFileSync10, readSync, realpathSync, statSync as statSync2, writeFileSync as writeFileSync3 } from "node:fs";
-import { join as join8, relative as relative4 } from "node:path";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync10, readSync, realpathSync as realpathSync2, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { join as join8, relative as relative5 } from "node:path";
 
 // src/profile/aggregate.ts
 var CATEGORIES = ["own", "dependency", "node", "native"];
@@ -79826,41 +89108,11 @@ function changedByPr(fn, changes) {
 }
 
 // src/profile/packages.ts
-var LockfileError = class extends Error {
-};
 var NODE_MODULES2 = "node_modules/";
-var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
-function lockedPackages(lock, name) {
-  const doc = lock;
-  if (doc === null || typeof doc !== "object" || typeof doc.packages !== "object" || doc.packages === null) {
-    const version2 = doc !== null && typeof doc === "object" ? doc.lockfileVersion : void 0;
-    throw new LockfileError(
-      version2 === 1 ? `${name} is lockfileVersion 1 (npm 6): its packages are not read (npm 7 or later rewrites it)` : `${name} has no "packages" (not an npm 7+ lockfile)`
-    );
-  }
-  const direct = /* @__PURE__ */ new Set();
-  for (const [path, entry] of Object.entries(doc.packages)) {
-    if (path.includes(NODE_MODULES2) || typeof entry !== "object" || entry === null) continue;
-    for (const field of DEPENDENCY_FIELDS) {
-      const deps = entry[field];
-      if (deps && typeof deps === "object") for (const dep of Object.keys(deps)) direct.add(dep);
-    }
-  }
-  const out = [];
-  for (const [path, entry] of Object.entries(doc.packages)) {
-    const at2 = path.lastIndexOf(NODE_MODULES2);
-    if (at2 < 0 || typeof entry !== "object" || entry === null || entry.link === true) continue;
-    const pkg = typeof entry.name === "string" ? entry.name : path.slice(at2 + NODE_MODULES2.length);
-    if (typeof entry.version !== "string") continue;
-    const topLevel = !path.slice(0, at2).includes(NODE_MODULES2);
-    out.push({ name: pkg, version: entry.version, direct: topLevel && direct.has(pkg) });
-  }
-  return out;
-}
 function sortVersions(versions) {
   return [...new Set(versions)].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
 }
-function diffLockfiles(base, head, names) {
+function diffLockfiles(base, head) {
   const group = (list2) => {
     const byName = /* @__PURE__ */ new Map();
     for (const p of list2) {
@@ -79871,8 +89123,8 @@ function diffLockfiles(base, head, names) {
     }
     return byName;
   };
-  const b = group(lockedPackages(base, names.base));
-  const h = group(lockedPackages(head, names.head));
+  const b = group(base);
+  const h = group(head);
   const changed2 = [];
   for (const name of [.../* @__PURE__ */ new Set([...b.keys(), ...h.keys()])].sort()) {
     const baseVersions = sortVersions(b.get(name)?.versions ?? []);
@@ -81083,1730 +90335,18 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 
 // src/engine/lockfiles.ts
 import { existsSync as existsSync2, readFileSync as readFileSync5 } from "node:fs";
-import { basename, dirname as dirname2, isAbsolute as isAbsolute2, join as join4, relative as relative3 } from "node:path";
-
-// src/engine/workspace.ts
-import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync as readFileSync4, rmSync } from "node:fs";
-import { realpath } from "node:fs/promises";
-import { dirname, join as join3, relative as relative2 } from "node:path";
-
-// src/engine/process.ts
-import { spawn } from "node:child_process";
-import { accessSync, closeSync, constants, openSync, readdirSync, readFileSync as readFileSync3, statSync, writeFileSync } from "node:fs";
-import { isAbsolute, join as join2 } from "node:path";
-var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find"];
-var own2 = null;
-function findOnPath(name, path) {
-  for (const dir of (path ?? "").split(":")) {
-    if (!isAbsolute(dir)) continue;
-    const file2 = join2(dir, name);
-    try {
-      accessSync(file2, constants.X_OK);
-      if (statSync(file2).isFile()) return file2;
-    } catch {
-    }
-  }
-  return null;
-}
-function settleOwnProcesses(env) {
-  const programs = /* @__PURE__ */ new Map();
-  for (const name of OWN_PROGRAMS) {
-    const file2 = findOnPath(name, env.PATH);
-    if (file2) programs.set(name, file2);
-  }
-  own2 = { programs, env: scrubEnv(env, secretsFrom(env)) };
-}
-function settled() {
-  if (!own2) settleOwnProcesses(process.env);
-  return own2;
-}
-var MissingProgramError = class extends Error {
-};
-function programPath(name) {
-  if (isAbsolute(name)) return name;
-  const file2 = settled().programs.get(name);
-  if (!file2) throw new MissingProgramError(`${name} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
-  return file2;
-}
-function programPathOrNull(name) {
-  return isAbsolute(name) ? name : settled().programs.get(name) ?? null;
-}
-function ownEnv() {
-  return settled().env;
-}
-var ProcessTracker = class {
-  /**
-   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
-   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
-   */
-  constructor(pidFile = null, marker = null, boundary = null) {
-    this.pidFile = pidFile;
-    this.marker = marker;
-    this.boundary = boundary;
-  }
-  pidFile;
-  marker;
-  boundary;
-  groups = /* @__PURE__ */ new Set();
-  add(pgid) {
-    this.groups.add(pgid);
-    this.sync();
-  }
-  delete(pgid) {
-    this.groups.delete(pgid);
-    this.sync();
-  }
-  get size() {
-    return this.groups.size;
-  }
-  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
-  async killAll(graceMs = 3e3) {
-    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
-    this.groups.clear();
-    this.sync();
-    if (this.marker) await stopMarked(this.marker, graceMs);
-    await this.boundary?.kill();
-  }
-  sync() {
-    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
-  }
-};
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep4(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep4(25);
-}
-var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
-function findMarked(marker) {
-  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
-  const found = [];
-  let pids = [];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
-      if (environ.includes(needle)) found.push(pid);
-    } catch {
-    }
-  }
-  return found;
-}
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-async function stopMarked(marker, graceMs = 3e3) {
-  const pids = findMarked(marker);
-  if (pids.length === 0) return 0;
-  const signal = (pid, sig) => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep4(25);
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
-  return pids.length;
-}
-function sleep4(ms) {
-  return new Promise((resolve5) => setTimeout(resolve5, ms));
-}
-function startShell(command2, options) {
-  return startProcess("/bin/sh", ["-c", command2], options);
-}
-function startProcess(file2, args, options) {
-  const resolved = programPath(file2);
-  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(resolved, args) : [resolved, [...args]];
-  const out = openSync(options.logFile, "a");
-  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
-  try {
-    const child = spawn(program, argv, {
-      cwd: options.cwd,
-      env: options.env,
-      detached: true,
-      stdio: ["ignore", out, err]
-    });
-    if (child.pid) options.tracker.add(child.pid);
-    return child;
-  } finally {
-    closeSync(out);
-    if (err !== out) closeSync(err);
-  }
-}
-function runShell(command2, options) {
-  return runProcess("/bin/sh", ["-c", command2], options);
-}
-async function runProcess(file2, args, options) {
-  const child = startProcess(file2, args, options);
-  const pgid = child.pid;
-  if (pgid === void 0) {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut: false };
-  }
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    void stopGroup(pgid, 2e3);
-  }, options.timeoutMs);
-  try {
-    const [code, signal] = await exitOf(child);
-    return { code, signal, timedOut };
-  } finally {
-    clearTimeout(timer);
-    await stopGroup(pgid, 1e3);
-    options.tracker.delete(pgid);
-  }
-}
-function exitOf(child) {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    return Promise.resolve([child.exitCode, child.signalCode]);
-  }
-  return new Promise((resolve5, reject) => {
-    child.once("exit", (code, signal) => resolve5([code, signal]));
-    child.once("error", reject);
-  });
-}
-function tailFile(path, lines = 20) {
-  try {
-    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
-    return text2.split("\n").slice(-lines).join("\n");
-  } catch {
-    return "";
-  }
-}
-
-// src/engine/workspace.ts
-function git(args, cwd) {
-  return new Promise((resolve5, reject) => {
-    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
-      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
-      else resolve5(stdout.trim());
-    });
-  });
-}
-async function repositoryRoot(dir) {
-  try {
-    return await git(["rev-parse", "--show-toplevel"], dir);
-  } catch {
-    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
-  }
-}
-async function resolveCommit(root, ref, what) {
-  try {
-    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
-  } catch {
-    throw new SetupError(
-      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
-    );
-  }
-}
-async function defaultBranch(root) {
-  try {
-    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
-  } catch {
-    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
-      try {
-        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
-        return candidate;
-      } catch {
-      }
-    }
-  }
-  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
-}
-async function resolveSides(request3) {
-  const root = await repositoryRoot(request3.repoDir);
-  let head;
-  if (request3.headRef) {
-    head = { ref: request3.headRef, sha: await resolveCommit(root, request3.headRef, "The head ref"), dirty: false };
-  } else {
-    const sha = await resolveCommit(root, "HEAD", "HEAD");
-    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
-    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
-  }
-  const baseTip = await resolveCommit(root, request3.baseRef, "The base ref");
-  let baseSha = baseTip;
-  if (request3.mergeBase) {
-    try {
-      baseSha = await git(["merge-base", head.sha, baseTip], root);
-    } catch {
-      throw new SetupError(
-        `${request3.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
-      );
-    }
-  }
-  return { root, head, base: { ref: request3.baseRef, sha: baseSha, dirty: false } };
-}
-async function readAtCommit(root, sha, path) {
-  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
-  try {
-    await git(["cat-file", "-e", spec], root);
-  } catch {
-    return null;
-  }
-  return git(["show", spec], root);
-}
-async function prepareTrees(request3, ports) {
-  const { root, head: headInfo, base: baseInfo } = await resolveSides(request3);
-  const created = [];
-  const dispose = async () => {
-    for (const dir of created.reverse()) {
-      try {
-        await git(["worktree", "remove", "--force", dir], root);
-      } catch (e) {
-        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
-  };
-  const addWorktree = async (side, sha) => {
-    mkdirSync(request3.scratchDir, { recursive: true });
-    const dir = join3(request3.scratchDir, side);
-    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
-    created.push(dir);
-    return dir;
-  };
-  try {
-    let headRoot;
-    if (request3.headRef || !headInfo.dirty) {
-      headRoot = await addWorktree("head", headInfo.sha);
-    } else {
-      const snapshot = await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root);
-      headRoot = await addWorktree("head", snapshot || headInfo.sha);
-    }
-    if (!request3.headRef) await copyUntracked(root, headRoot, dirname(request3.scratchDir));
-    const head = { side: "head", ...headInfo, root: headRoot };
-    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha) };
-    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
-    return { base, head, dispose };
-  } catch (e) {
-    await dispose();
-    throw e;
-  }
-}
-async function copyUntracked(root, dir, skip) {
-  const list2 = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
-  const skipped = relative2(await realpath(root), await realpath(skip).catch(() => skip));
-  const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
-  for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
-    mkdirSync(dirname(join3(dir, file2)), { recursive: true });
-    cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
-  }
-}
-function detectPackageManager(dir) {
-  const lockfiles = [
-    ["pnpm-lock.yaml", "pnpm", "pnpm install --frozen-lockfile"],
-    ["yarn.lock", "yarn", "yarn install --frozen-lockfile"],
-    ["package-lock.json", "npm", "npm ci"],
-    ["npm-shrinkwrap.json", "npm", "npm ci"]
-  ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync(join3(dir, lockfile))) return { name, lockfile, install };
-  if (!existsSync(join3(dir, "package.json"))) return null;
-  try {
-    const pkg = JSON.parse(readFileSync4(join3(dir, "package.json"), "utf8"));
-    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
-    return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
-  } catch {
-    return null;
-  }
-}
-function installCommand(dir) {
-  return detectPackageManager(dir)?.install ?? null;
-}
-function serviceDir(tree, service) {
-  return join3(tree.root, service.cwd);
-}
-async function setupTree(tree, options, ports) {
-  const dir = serviceDir(tree, options.service);
-  if (!existsSync(dir)) {
-    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
-  }
-  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
-  const steps = [
-    ["install", install],
-    ["build", options.service.build]
-  ];
-  for (const [phase, command2] of steps) {
-    if (!command2) continue;
-    ports.progress({ phase, side: tree.side, message: command2 });
-    const logFile = join3(options.logDir, `${tree.side}-${phase}.log`);
-    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
-    if (result.code !== 0) {
-      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-      throw new SetupError(
-        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
-${tailFile(logFile, 15)}`
-      );
-    }
-  }
-}
-
-// src/engine/lockfiles.ts
-var LOCKFILES = ["npm-shrinkwrap.json", "package-lock.json", "pnpm-lock.yaml", "yarn.lock"];
-function findLockfile(tree, service) {
-  let dir = serviceDir(tree, service);
-  for (; ; ) {
-    for (const name of LOCKFILES) if (existsSync2(join4(dir, name))) return relative3(tree.root, join4(dir, name));
-    const rel = relative3(tree.root, dir);
-    if (rel === "" || rel.startsWith("..")) return null;
-    dir = dirname2(dir);
-  }
-}
-function readText(path) {
-  try {
-    return readFileSync5(path, "utf8");
-  } catch {
-    return null;
-  }
-}
-function dependencyChanges(trees, services) {
-  const none = { dependencies: null, warning: null };
-  const lockfile = findLockfile(trees.head, services.head);
-  if (lockfile === null) return none;
-  const baseLockfile = existsSync2(join4(trees.base.root, lockfile)) ? lockfile : findLockfile(trees.base, services.base);
-  const headText = readText(join4(trees.head.root, lockfile));
-  const baseText = baseLockfile === null ? null : readText(join4(trees.base.root, baseLockfile));
-  if (headText === baseText) return none;
-  const warning = (why) => ({
-    code: "lockfile-not-read",
-    message: `The pull request changes ${lockfile}, but ${why}, so CPU time is not attributed to the packages it upgraded (the verdicts do not depend on it).`
-  });
-  if (!lockfile.endsWith(".json")) return { dependencies: null, warning: warning(`perfgate reads npm's package-lock.json only, not ${basename(lockfile)}`) };
-  try {
-    if (headText === null) throw new Error(`${lockfile} could not be read`);
-    const base = baseText === null || !baseLockfile?.endsWith(".json") ? { lockfileVersion: 3, packages: {} } : JSON.parse(baseText);
-    const changed2 = diffLockfiles(base, JSON.parse(headText), { base: `base's ${baseLockfile ?? lockfile}`, head: `head's ${lockfile}` });
-    return { dependencies: { lockfile, changed: changed2 }, warning: null };
-  } catch (e) {
-    return { dependencies: null, warning: warning(e.message) };
-  }
-}
-function packageResolver(root) {
-  const byDir = /* @__PURE__ */ new Map();
-  const lookUp = (dir) => {
-    if (byDir.has(dir)) return byDir.get(dir);
-    let found = null;
-    const text2 = readText(join4(dir, "package.json"));
-    let pkg = null;
-    try {
-      pkg = text2 === null ? null : JSON.parse(text2);
-    } catch {
-      pkg = null;
-    }
-    const parent = dirname2(dir);
-    const isPackageFolder = basename(parent) === "node_modules" || basename(parent).startsWith("@") && basename(dirname2(parent)) === "node_modules";
-    if (pkg && typeof pkg.name === "string" && (typeof pkg.version === "string" || isPackageFolder)) {
-      found = { name: pkg.name, version: typeof pkg.version === "string" ? pkg.version : null };
-    } else if (!isPackageFolder && parent !== dir && dir.includes("/node_modules/")) {
-      found = lookUp(parent);
-    }
-    byDir.set(dir, found);
-    return found;
-  };
-  return (fn) => {
-    if (fn.category !== "dependency" || fn.file === "") return null;
-    const path = isAbsolute2(fn.file) ? fn.file : join4(root, fn.file);
-    if (!path.includes("/node_modules/")) return fn.package === null ? null : { name: fn.package, version: null };
-    return lookUp(dirname2(path)) ?? (fn.package === null ? null : { name: fn.package, version: null });
-  };
-}
-
-// src/engine/service.ts
-import { existsSync as existsSync3, mkdtempSync as mkdtempSync2, readFileSync as readFileSync8, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
-import { request } from "node:http";
-import { createServer as createServer2, connect } from "node:net";
-import { tmpdir as tmpdir2 } from "node:os";
-import { dirname as dirname3, join as join6 } from "node:path";
-import { fileURLToPath as fileURLToPath2 } from "node:url";
-
-// src/engine/health.ts
-import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import { join as join5 } from "node:path";
-var BEGIN_TIMEOUT_MS = 1e3;
-var END_TIMEOUT_MS = 5e3;
-var MAX_LINE = 64 * 1024;
-var MAX_SOCKET_PATH = 100;
-var HealthChannel = class _HealthChannel {
-  constructor(socketPath, dir, server) {
-    this.socketPath = socketPath;
-    this.dir = dir;
-    this.server = server;
-    server.on("connection", (socket) => this.accept(socket));
-  }
-  socketPath;
-  dir;
-  server;
-  peers = /* @__PURE__ */ new Set();
-  nextId = 1;
-  changed = null;
-  /** Listens on a new socket in a private (0700) temporary directory. */
-  static async open() {
-    let dir = mkdtempSync(join5(tmpdir(), "perfgate-health-"));
-    if (join5(dir, "health.sock").length > MAX_SOCKET_PATH) {
-      rmSync2(dir, { recursive: true, force: true });
-      dir = mkdtempSync("/tmp/perfgate-health-");
-    }
-    const path = join5(dir, "health.sock");
-    const server = createServer();
-    await new Promise((resolve5, reject) => {
-      server.once("error", reject);
-      server.listen(path, () => {
-        server.off("error", reject);
-        resolve5();
-      });
-    });
-    server.unref();
-    return new _HealthChannel(path, dir, server);
-  }
-  /** Processes connected now. */
-  get connected() {
-    return this.peers.size;
-  }
-  accept(socket) {
-    const peer = { socket, pending: "", begun: 0, report: null };
-    this.peers.add(peer);
-    socket.setEncoding("utf8");
-    socket.on("data", (chunk) => {
-      peer.pending += chunk;
-      if (peer.pending.length > MAX_LINE) {
-        socket.destroy();
-        return;
-      }
-      for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
-        const line3 = peer.pending.slice(0, newline);
-        peer.pending = peer.pending.slice(newline + 1);
-        this.receive(peer, line3);
-      }
-    });
-    const forget = () => {
-      this.peers.delete(peer);
-      this.changed?.();
-    };
-    socket.on("error", forget);
-    socket.on("close", forget);
-  }
-  receive(peer, line3) {
-    let message;
-    try {
-      message = JSON.parse(line3);
-    } catch {
-      return;
-    }
-    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
-    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
-    this.changed?.();
-  }
-  send(peer, message) {
-    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
-`);
-  }
-  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
-  waitUntil(done, timeoutMs) {
-    return new Promise((resolve5) => {
-      const finish2 = () => {
-        clearTimeout(timer);
-        this.changed = null;
-        resolve5();
-      };
-      const timer = setTimeout(finish2, timeoutMs);
-      this.changed = () => {
-        if (done()) finish2();
-      };
-      this.changed();
-    });
-  }
-  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
-  async begin() {
-    const id = this.nextId++;
-    for (const peer of this.peers) {
-      peer.report = null;
-      this.send(peer, { op: "begin", id });
-    }
-    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
-    return id;
-  }
-  /** Closes window `id` and collects the reports of the processes that opened it. */
-  async end(id) {
-    const opened = () => [...this.peers].filter((p) => p.begun === id);
-    for (const peer of this.peers) this.send(peer, { op: "end", id });
-    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
-    const processes = opened().flatMap((p) => p.report === null ? [] : [p.report]);
-    return { processes, missing: opened().length - processes.length };
-  }
-  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
-  close() {
-    if (!this.server.listening) return;
-    for (const peer of this.peers) peer.socket.destroy();
-    this.peers.clear();
-    this.server.close();
-    rmSync2(this.dir, { recursive: true, force: true });
-  }
-};
-var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
-function finite(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-function toProcessHealth(message) {
-  const delay = message.eventLoopDelayUs;
-  const gc = message.gc ?? {};
-  const heapAfterGc = message.heapAfterGcBytes;
-  return {
-    pid: finite(message.pid),
-    ppid: finite(message.ppid),
-    worker: message.worker === true,
-    windowMs: finite(message.windowMs),
-    eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
-    eventLoopUtilization: finite(message.eventLoopUtilization),
-    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
-    heapUsedBytes: finite(message.heapUsedBytes),
-    heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
-    rssBytes: finite(message.rssBytes),
-    activeHandles: finite(message.activeHandles),
-    io: toIoTallies(message.io),
-    ioRequests: Math.max(0, Math.round(finite(message.ioRequests)))
-  };
-}
-var MAX_DESTINATIONS = 20;
-var MAX_DESTINATION_CHARS = 300;
-function toIoTallies(value) {
-  if (!Array.isArray(value)) return [];
-  return value.slice(0, MAX_DESTINATIONS).flatMap(
-    (entry) => entry && typeof entry.destination === "string" ? [{ destination: entry.destination.slice(0, MAX_DESTINATION_CHARS), roundTrips: Math.max(0, Math.round(finite(entry.roundTrips))), waitMs: Math.max(0, finite(entry.waitMs)) }] : []
-  );
-}
-function sliceHealth(reports, requestsSinceStart) {
-  if (reports === null || reports.processes.length === 0) return null;
-  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
-}
-
-// src/engine/proc-memory.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-
-// src/engine/proc-cpu.ts
-import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync2, readFileSync as readFileSync6 } from "node:fs";
-var ticksPerSecond = null;
-function clockTicks() {
-  if (ticksPerSecond === null) {
-    try {
-      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
-    } catch {
-      ticksPerSecond = 100;
-    }
-  }
-  return ticksPerSecond;
-}
-function statFields(text2) {
-  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
-}
-function readAllStats() {
-  let entries;
-  try {
-    entries = readdirSync2("/proc");
-  } catch {
-    return null;
-  }
-  const all = /* @__PURE__ */ new Map();
-  for (const name of entries) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
-    try {
-      all.set(Number(name), statFields(readFileSync6(`/proc/${name}/stat`, "latin1")));
-    } catch {
-    }
-  }
-  return all;
-}
-function processesOf(all, pgid) {
-  const found = /* @__PURE__ */ new Map();
-  for (const [pid, f] of all) if (Number(f[2]) === pgid) found.set(pid, f);
-  for (let grew = found.size > 0; grew; ) {
-    grew = false;
-    for (const [pid, f] of all) {
-      if (!found.has(pid) && found.has(Number(f[1]))) {
-        found.set(pid, f);
-        grew = true;
-      }
-    }
-  }
-  return found;
-}
-function serviceProcesses(pgid) {
-  const all = readAllStats();
-  return all === null ? null : processesOf(all, pgid);
-}
-function groupsCpuSeconds(pgids) {
-  const all = readAllStats();
-  if (all === null) return pgids.map(() => Number.NaN);
-  return pgids.map((pgid) => {
-    let ticks = 0;
-    for (const f of processesOf(all, pgid).values()) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-    return ticks / clockTicks();
-  });
-}
-
-// src/engine/proc-memory.ts
-function groupRssBytes(pgid) {
-  const processes = serviceProcesses(pgid);
-  if (processes === null) return null;
-  let kb = 0;
-  for (const pid of processes.keys()) {
-    let status;
-    try {
-      status = readFileSync7(`/proc/${pid}/status`, "latin1");
-    } catch {
-      continue;
-    }
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
-    if (match) kb += Number(match[1]);
-  }
-  return kb * 1024;
-}
-
-// src/engine/service.ts
-function preloadPath(file2 = "preload.cjs") {
-  const here = dirname3(fileURLToPath2(import.meta.url));
-  const candidates = [join6(here, file2), join6(here, "..", "preload", file2)];
-  const found = candidates.find((p) => existsSync3(p));
-  if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
-  return found;
-}
-var portsInUse = /* @__PURE__ */ new Set();
-async function servicePort() {
-  for (; ; ) {
-    const port = await freePort();
-    if (!portsInUse.has(port)) {
-      portsInUse.add(port);
-      return port;
-    }
-  }
-}
-function freePort() {
-  return new Promise((resolve5, reject) => {
-    const server = createServer2();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve5(port));
-    });
-  });
-}
-var MAX_PM2_HOME = 90;
-function privatePm2Home() {
-  try {
-    let dir = mkdtempSync2(join6(tmpdir2(), "perfgate-pm2-"));
-    if (dir.length > MAX_PM2_HOME) {
-      rmSync3(dir, { recursive: true, force: true });
-      dir = mkdtempSync2("/tmp/perfgate-pm2-");
-    }
-    return dir;
-  } catch {
-    return null;
-  }
-}
-var SETUP_TIMEOUT_MS = 10 * 6e4;
-var Service = class _Service {
-  constructor(side, port, child, options, health, pm2Home) {
-    this.side = side;
-    this.port = port;
-    this.child = child;
-    this.options = options;
-    this.health = health;
-    this.pm2Home = pm2Home;
-    child.once("exit", (code, signal) => {
-      this.exit = { code, signal };
-    });
-  }
-  side;
-  port;
-  child;
-  options;
-  health;
-  pm2Home;
-  exit = null;
-  stopping = false;
-  /** Base URL to send load to, known once ready. */
-  url = "";
-  /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
-  requestsServed = 0;
-  /** What this start told before any load: set by waitReady. */
-  startup = null;
-  /** When the start command was spawned (epoch ms, the clock the preload's events use). */
-  spawnedAt = Date.now();
-  static async start(options) {
-    const command2 = options.config.start;
-    if (command2 === null) throw new Error("Service.start: service.start is not set");
-    const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
-    if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
-    const port = await servicePort();
-    writeFileSync2(options.statusFile, "");
-    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
-    const pm2Home = options.config.env.PM2_HOME === void 0 ? privatePm2Home() : null;
-    const env = {
-      NODE_ENV: "production",
-      ...options.env,
-      ...pm2Home && { PM2_HOME: pm2Home },
-      ...options.config.env,
-      ...sideEnv,
-      PORT: String(port),
-      PERFGATE_PORT: String(port),
-      PERFGATE_STATUS_FILE: options.statusFile,
-      ...health && { PERFGATE_HEALTH_SOCKET: health.socketPath },
-      ...options.envPad !== void 0 && { PERFGATE_ENV_PAD: "x".repeat(options.envPad) }
-    };
-    const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : "";
-    env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
-    if (options.profiling) {
-      Object.assign(env, options.profiling.env);
-      if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
-    }
-    writeFileSync2(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
-`, {
-      flag: "a"
-    });
-    let child;
-    try {
-      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
-      child = options.cpus ? startProcess("taskset", ["-c", options.cpus, "/bin/sh", "-c", command2], shell) : startShell(command2, shell);
-    } catch (e) {
-      health?.close();
-      if (pm2Home) rmSync3(pm2Home, { recursive: true, force: true });
-      portsInUse.delete(port);
-      throw e;
-    }
-    return new _Service(options.side, port, child, options, health, pm2Home);
-  }
-  get pgid() {
-    return this.child.pid;
-  }
-  get exited() {
-    return this.exit !== null;
-  }
-  logTail(lines = 20) {
-    return tailFile(this.options.logFile, lines);
-  }
-  exitDescription() {
-    if (!this.exit) return "is running";
-    return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
-  }
-  /** Throws a ServiceError when the service is no longer running. */
-  assertRunning(when) {
-    if (this.exit && !this.stopping) {
-      throw new ServiceError(
-        `The ${this.side} service ${this.exitDescription()} ${when}. Its log: ${this.options.logFile}`,
-        this.logTail()
-      );
-    }
-  }
-  /**
-   * Ready = the port is bound (reported by the preload, or accepting connections) and, when
-   * configured, the ready path answers 2xx. Fails early when the process exits.
-   */
-  async waitReady() {
-    const { timeoutMs, path } = this.options.config.ready;
-    const deadline = Date.now() + timeoutMs;
-    let host = "";
-    let lastProblem = "the port was never bound";
-    while (Date.now() < deadline) {
-      this.assertRunning("before it was ready");
-      if (!host) {
-        host = this.reportedHost() ?? (await canConnect("127.0.0.1", this.port) ? "127.0.0.1" : "");
-      }
-      if (host) {
-        this.url = `http://${host.includes(":") ? `[${host}]` : host}:${this.port}`;
-        if (!path) return this.recordStartup();
-        const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2e3, deadline - Date.now())));
-        if (status >= 200 && status < 300) return this.recordStartup();
-        lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
-      }
-      await sleep4(100);
-    }
-    const seconds = (timeoutMs / 1e3).toFixed(timeoutMs % 1e3 ? 1 : 0);
-    throw new ServiceError(
-      `The ${this.side} service was not ready within ${seconds} s (${lastProblem}; port ${this.port}). Check service.start, and service.ready (path, timeout) in perfgate.yml. Its log: ${this.options.logFile}`,
-      this.logTail()
-    );
-  }
-  /**
-   * Start-up time: to the listening socket the preload reported (ms resolution, independent of
-   * how often readiness is polled), else to now; memory: the group's resident set now, before
-   * any load.
-   */
-  recordStartup() {
-    const listenedAt = this.listening()?.time;
-    const readyAt = typeof listenedAt === "number" && listenedAt >= this.spawnedAt ? listenedAt : Date.now();
-    this.startup = { readyMs: readyAt - this.spawnedAt, rssBytes: groupRssBytes(this.pgid) };
-  }
-  /** The preload's report of the forced port being bound, if it came. */
-  listening() {
-    let text2 = "";
-    try {
-      text2 = readFileSync8(this.options.statusFile, "utf8");
-    } catch {
-      return null;
-    }
-    for (const line3 of text2.split("\n")) {
-      if (!line3) continue;
-      let event;
-      try {
-        event = JSON.parse(line3);
-      } catch {
-        continue;
-      }
-      if (event.event === "listening" && event.port === this.port) return event;
-    }
-    return null;
-  }
-  /** The address the preload saw bound, as a host to connect to. */
-  reportedHost() {
-    const event = this.listening();
-    if (!event) return null;
-    const address = event.address ?? "";
-    if (address === "" || address === "::" || address === "0.0.0.0") return "127.0.0.1";
-    return address;
-  }
-  async stop(graceMs = 5e3) {
-    this.stopping = true;
-    await stopGroup(this.pgid, graceMs);
-    this.options.tracker.delete(this.pgid);
-    this.health?.close();
-    if (this.pm2Home) rmSync3(this.pm2Home, { recursive: true, force: true });
-    portsInUse.delete(this.port);
-  }
-};
-async function runSetup(options, command2, sideEnv) {
-  const logFile = options.logFile.replace(/\.log$/, "-setup.log");
-  writeFileSync2(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
-`, { flag: "a" });
-  const env = { NODE_ENV: "production", ...options.env, ...options.config.env, ...sideEnv };
-  const result = await runShell(command2, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
-  if (result.code === 0) return;
-  const how = result.timedOut ? `timed out after ${SETUP_TIMEOUT_MS / 6e4} min` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
-  throw new SetupError(
-    `service.setup failed before ${typeof options.start === "number" ? `start ${options.start + 1}` : `the ${options.start} start`} of ${options.side}: \`${command2}\` ${how}. Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}
-${tailFile(logFile, 15)}`
-  );
-}
-function canConnect(host, port) {
-  return new Promise((resolve5) => {
-    const socket = connect({ host, port });
-    socket.setTimeout(500);
-    socket.once("connect", () => {
-      socket.destroy();
-      resolve5(true);
-    });
-    socket.once("timeout", () => {
-      socket.destroy();
-      resolve5(false);
-    });
-    socket.once("error", () => resolve5(false));
-  });
-}
-function httpStatus(url2, timeoutMs) {
-  return new Promise((resolve5) => {
-    const req = request(url2, { method: "GET", timeout: timeoutMs }, (res) => {
-      res.resume();
-      resolve5(res.statusCode ?? 0);
-    });
-    req.once("timeout", () => req.destroy());
-    req.once("error", () => resolve5(0));
-    req.end();
-  });
-}
-
-// src/engine/zerox.ts
-import { existsSync as existsSync4, mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname as dirname4, join as join7 } from "node:path";
-var requireHere = createRequire(import.meta.url);
-var FlamegraphError = class extends PerfgateError {
-};
-function installedVersion() {
-  try {
-    const manifest = requireHere.resolve("0x/package.json");
-    const { version: version2 } = JSON.parse(readFileSync9(manifest, "utf8"));
-    return { version: version2, cmd: join7(dirname4(manifest), "cmd.js") };
-  } catch {
-    return null;
-  }
-}
-function zeroXVersion() {
-  if (true) return "6.0.0";
-  const installed = installedVersion();
-  if (!installed) throw new FlamegraphError("0x is not installed with perfgate: run npm ci in perfgate.");
-  return installed.version;
-}
-function zeroXCacheKey(version2, platform2 = process.platform, arch = process.arch) {
-  return `perfgate-0x-${version2}-${platform2}-${arch}`;
-}
-function holdsVersion(prefix, version2) {
-  try {
-    const manifest = JSON.parse(readFileSync9(join7(prefix, "node_modules", "0x", "package.json"), "utf8"));
-    return manifest.version === version2 && existsSync4(join7(prefix, "node_modules", "0x", "cmd.js"));
-  } catch {
-    return false;
-  }
-}
-async function ensureZeroX(options) {
-  const version2 = zeroXVersion();
-  const installed = installedVersion();
-  if (installed && installed.version === version2) return installed.cmd;
-  const prefix = join7(options.toolsDir, `0x-${version2}`);
-  const cmd = join7(prefix, "node_modules", "0x", "cmd.js");
-  if (holdsVersion(prefix, version2)) return cmd;
-  const key = zeroXCacheKey(version2);
-  if (options.cache && await options.cache.restore(prefix, key)) {
-    if (holdsVersion(prefix, version2)) {
-      options.logger.info(`0x@${version2} for the flamegraphs restored from the cache (${key}) into ${prefix}`);
-      return cmd;
-    }
-    options.logger.warn(`The cache ${key} did not hold 0x@${version2}; installing it.`);
-  }
-  mkdirSync2(prefix, { recursive: true });
-  options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
-  const args = ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--omit=dev", `0x@${version2}`];
-  const result = await runProcess("npm", args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 3e5 }).catch(
-    (e) => ({ code: null, signal: null, timedOut: false, error: e.message })
-  );
-  if (result.code !== 0 || !existsSync4(cmd)) {
-    throw new FlamegraphError(
-      `Could not install 0x@${version2} for the flamegraphs (npm ${args.join(" ")}: ${describeExit(result)}). Its log: ${options.logFile}
-${tailFile(options.logFile, 10)}`
-    );
-  }
-  await options.cache?.save(prefix, key);
-  return cmd;
-}
-function describeExit(result) {
-  if (result.error) return result.error;
-  if (result.timedOut) return "timed out";
-  return result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
-}
-async function renderFlamegraph(options) {
-  const args = [options.cmd, "--visualize-cpu-profile", options.input, "--output-html", options.output, "--title", options.title, "--quiet"];
-  const result = await runProcess("node", args, {
-    cwd: dirname4(options.input),
-    env: options.env,
-    logFile: options.logFile,
-    tracker: options.tracker,
-    timeoutMs: 12e4
-  }).catch((e) => ({ code: null, signal: null, timedOut: false, error: e.message }));
-  if (result.code !== 0 || !existsSync4(options.output)) {
-    throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}
-${tailFile(options.logFile, 10)}`);
-  }
-}
-
-// src/engine/profile.ts
-var PROFILE_TABLE_LIMIT = 25;
-var PROFILE_WARMUP_CAP_MS = 2e3;
-var PROFILE_STOP_GRACE_MS = 15e3;
-function profiledScenarios(config2) {
-  const profile = config2.profile;
-  if (!profile?.enabled) return [];
-  return profile.scenarios === null ? config2.scenarios : config2.scenarios.filter((s) => profile.scenarios.includes(s.name));
-}
-function slugOf(name, taken) {
-  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "scenario";
-  let slug = base;
-  for (let i = 2; taken.has(slug); i++) slug = `${base}-${i}`;
-  taken.add(slug);
-  return slug;
-}
-function monotonicUs() {
-  return Number(process.hrtime.bigint() / 1000n);
-}
-function nodeInfo(env, cwd) {
-  const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
-  const node2 = programPathOrNull("node");
-  if (!node2) return Promise.resolve({ version: "unknown", cpuProfInNodeOptions: false });
-  return new Promise((resolve5) => {
-    execFile2(node2, ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
-      const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
-      resolve5({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
-    });
-  });
-}
-function profilerSettings(info, dir, profile) {
-  const env = { PERFGATE_PROFILE: "1", PERFGATE_PROFILE_DIR: dir };
-  if (info.cpuProfInNodeOptions) {
-    return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
-  }
-  return { env: { ...env, PERFGATE_PROFILE_INSPECTOR_US: String(profile.intervalUs) }, nodeOptions: "" };
-}
-function readFunctionRanges(dir, names, profiles) {
-  const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
-  const byUrl = /* @__PURE__ */ new Map();
-  for (const name of names) {
-    let scripts;
-    try {
-      scripts = JSON.parse(readFileSync10(join8(dir, name), "utf8"));
-    } catch {
-      continue;
-    }
-    for (const [url2, functions] of Object.entries(scripts)) {
-      if (!sampled.has(url2)) continue;
-      const known = byUrl.get(url2) ?? /* @__PURE__ */ new Map();
-      for (const fn of functions) known.set(`${fn[1]}:${fn[2]}`, fn);
-      byUrl.set(url2, known);
-    }
-  }
-  const ranges = /* @__PURE__ */ new Map();
-  for (const [url2, functions] of byUrl) {
-    const path = scriptPath(url2);
-    if (path === null) continue;
-    try {
-      ranges.set(url2, rangesFromOffsets(readFileSync10(path, "utf8"), [...functions.values()]));
-    } catch {
-    }
-  }
-  return ranges;
-}
-function scriptSources(nodeVersion) {
-  const memo2 = /* @__PURE__ */ new Map();
-  let core;
-  const coreSource = (id) => {
-    if (core === void 0) {
-      try {
-        core = nodeVersion === process.version ? process.binding("natives") : null;
-      } catch {
-        core = null;
-      }
-    }
-    const text2 = core?.[id];
-    return typeof text2 === "string" ? text2 : null;
-  };
-  return (url2) => {
-    let lines = memo2.get(url2);
-    if (lines === void 0) {
-      let text2 = null;
-      if (url2.startsWith("node:")) text2 = coreSource(url2.slice("node:".length));
-      else {
-        const path = scriptPath(url2);
-        try {
-          text2 = path === null ? null : readFileSync10(path, "utf8");
-        } catch {
-          text2 = null;
-        }
-      }
-      lines = text2 === null ? null : text2.split("\n");
-      memo2.set(url2, lines);
-    }
-    return lines;
-  };
-}
-function fileSize(path) {
-  try {
-    return statSync2(path).size;
-  } catch {
-    return 0;
-  }
-}
-function readFrom(path, offset, limit = 64 * 1024 * 1024) {
-  let fd;
-  try {
-    fd = openSync2(path, "r");
-  } catch {
-    return "";
-  }
-  try {
-    const length = Math.max(0, Math.min(fileSize(path) - offset, limit));
-    const buffer = Buffer.alloc(length);
-    const read = readSync(fd, buffer, 0, length, offset);
-    return buffer.subarray(0, read).toString("utf8");
-  } finally {
-    closeSync2(fd);
-  }
-}
-async function profileSide(phase, side, scenario, dir, ports) {
-  const started = Date.now();
-  const { config: config2 } = phase;
-  const profile = config2.profile;
-  const cwd = serviceDir(phase.trees[side], phase.services[side]);
-  const info = await nodeInfo(phase.session.env, cwd);
-  mkdirSync3(dir, { recursive: true });
-  ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join8(phase.session.logDir, `${side}.log`);
-  const logStart = fileSize(logFile);
-  const service = await Service.start({
-    side,
-    start: "profile",
-    config: phase.services[side],
-    dir: cwd,
-    env: phase.session.env,
-    logFile,
-    statusFile: join8(phase.session.logDir, `${side}-profile.status`),
-    tracker: phase.session.tracker,
-    profiling: profilerSettings(info, dir, profile)
-  });
-  let window2;
-  let requests;
-  try {
-    await service.waitReady();
-    const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
-    const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
-    const options = { ...rate && { ratePerSecond: rate.perSecond }, ...ports.load && { generator: ports.load } };
-    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
-    service.assertRunning("while warming up under the profiler");
-    const startUs = monotonicUs();
-    const sample = await runLoad(service.url, scenario, profile.durationMs, options);
-    window2 = { startUs, endUs: monotonicUs() };
-    requests = sample.requests;
-    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
-  } finally {
-    await service.stop(PROFILE_STOP_GRACE_MS);
-  }
-  const names = readdirSync3(dir);
-  const files = [];
-  const profiles = [];
-  for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
-    try {
-      profiles.push(parseCpuProfile(readFileSync10(join8(dir, name), "utf8"), join8(dir, name)));
-      files.push(name);
-    } catch (e) {
-      ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
-    }
-  }
-  if (profiles.length === 0) {
-    throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.session.logDir, `${side}.log`)}`
-    );
-  }
-  const ranges = readFunctionRanges(
-    dir,
-    names.filter((n) => n.startsWith("FUNCTIONS.")),
-    profiles
-  );
-  const root = realpathSync(phase.trees[side].root);
-  const tree = buildCallTree(profiles, { root, window: window2, ranges, sources: scriptSources(info.version) });
-  return {
-    tree,
-    packages: packageTimes(tree, packageResolver(root)),
-    optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
-    info,
-    files: files.map((f) => join8(dir, f)),
-    requests,
-    windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
-    wallMs: Date.now() - started
-  };
-}
-async function profileScenario(phase, scenario, slug, ports) {
-  const profile = phase.config.profile;
-  const dir = join8(phase.outDir, "profiles", slug);
-  const runs = {};
-  for (const side of ["base", "head"]) {
-    phase.session.checkCancelled();
-    runs[side] = await profileSide(phase, side, scenario, join8(dir, side), ports);
-  }
-  const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
-  for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
-  const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
-  const runDir = (path) => relative4(phase.outDir, path);
-  const sideResult = (side) => {
-    const run = runs[side];
-    const merged = join8(dir, `${side}.cpuprofile`);
-    writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
-    return {
-      ...bounded[side],
-      profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
-      nodeVersion: run.info.version,
-      requests: run.requests,
-      windowMs: run.windowMs,
-      wallMs: run.wallMs,
-      processes: run.files.map((file2, i) => ({ file: runDir(file2), samples: run.tree.perProfile[i] ?? 0 })),
-      merged: runDir(merged),
-      inlinedSamples: run.tree.inlinedSamples,
-      packages: run.packages
-    };
-  };
-  const entry = {
-    scenario: scenario.name,
-    durationMs: profile.durationMs,
-    intervalUs: profile.intervalUs,
-    sides: { base: sideResult("base"), head: sideResult("head") },
-    files: { head: null, base: null, diff: null },
-    renderMs: null
-  };
-  const renderStarted = Date.now();
-  const { results } = phase.session;
-  const label = (side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
-  const moved = /* @__PURE__ */ new Map();
-  for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
-    if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
-  }
-  const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
-  const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
-  const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
-  writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
-  entry.files.diff = runDir(diffFile);
-  phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
-  phase.session.update();
-  ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
-  const logFile = join8(phase.session.logDir, "flamegraphs.log");
-  const cmd = await ensureZeroX({
-    toolsDir: phase.toolsDir,
-    env: phase.session.env,
-    logFile,
-    tracker: phase.session.tracker,
-    logger: ports.logger,
-    ...ports.toolCache && { cache: ports.toolCache }
-  });
-  await Promise.all(
-    ["head", "base"].map(async (side) => {
-      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side}.html`);
-      await renderFlamegraph({
-        cmd,
-        input: join8(dir, `${side}.cpuprofile`),
-        output: output2,
-        title: inert(`${scenario.name} \xB7 ${label(side)}`),
-        env: phase.session.env,
-        logFile,
-        tracker: phase.session.tracker
-      });
-      entry.files[side] = runDir(output2);
-    })
-  );
-  entry.renderMs = Date.now() - renderStarted;
-  phase.session.update();
-  return entry;
-}
-async function runProfiles(phase) {
-  const { ports } = phase.session;
-  const planned = profiledScenarios(phase.config);
-  const skipped = planned.filter((s) => phase.unchanged?.includes(s.name)).map((s) => s.name);
-  const scenarios = planned.filter((s) => !skipped.includes(s.name));
-  if (skipped.length > 0) {
-    phase.session.update((r) => {
-      r.profilesSkipped = skipped;
-    });
-    ports.logger.info(`not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles them too)`);
-  }
-  if (scenarios.length === 0) return;
-  if (skipped.length > 0) ports.progress({ phase: "profile", pair: 0, pairs: scenarios.length, message: `profiling ${scenarios.length} of ${planned.length} scenarios` });
-  const taken = /* @__PURE__ */ new Set();
-  for (const scenario of scenarios) {
-    const slug = slugOf(scenario.name, taken);
-    try {
-      await profileScenario(phase, scenario, slug, ports);
-    } catch (e) {
-      if (phase.session.signal?.aborted || e instanceof CancelledError) throw e;
-      const tableKept = phase.session.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
-      const message = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
-      phase.session.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
-      ports.logger.warn(`${scenario.name}: ${message}`);
-      phase.session.update();
-    }
-  }
-}
-
-// src/engine/estimate.ts
-var START_ALLOWANCE_MS = 3e3;
-var SLICE_OVERHEAD_MS = 40;
-var PROFILE_SIDE_OVERHEAD_MS = 4e3;
-var PROFILE_RENDER_MS = 5e3;
-var PROFILE_WARMUP_CAP_MS2 = 2e3;
-function measureMs(config2, pairs, blocks) {
-  const scenarios = config2.scenarios.length;
-  const { sliceMs, warmupMs, instances, mode } = config2.load;
-  const slicesPerPair = mode === "simultaneous" ? 1 : 2;
-  const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
-  return blocks * (START_ALLOWANCE_MS + scenarios * warmupPerStartPair * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
-}
-function estimateRun(config2) {
-  const phases = [];
-  const { pairs, blocks, sliceMs, warmupMs } = config2.load;
-  const scenarios = config2.scenarios.length;
-  let stopsMeasured = [];
-  let measure = 0;
-  if (scenarios > 0) {
-    measure = measureMs(config2, pairs, blocks);
-    phases.push({
-      phase: "measure",
-      ms: measure,
-      detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
-    });
-    const sequential = planSequential(config2);
-    if (sequential) {
-      stopsMeasured = sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config2, look.pairs, look.afterBlock + 1) - measure }));
-    }
-  }
-  let note = null;
-  if (config2.benchmarks) {
-    const { rounds, budgetMs, files } = config2.benchmarks;
-    phases.push({
-      phase: "benchmarks",
-      ms: budgetMs,
-      detail: `${rounds} rounds of ${files.join(", ")}, one fresh process per file and side; at most ${formatDuration(budgetMs)} (benchmarks.budget)`
-    });
-    note = `the micro-benchmark phase is counted at its budget (${formatDuration(budgetMs)}); it usually ends sooner`;
-  }
-  const profiled = profiledScenarios(config2);
-  if (profiled.length > 0 && config2.profile) {
-    const perSide = Math.min(warmupMs, PROFILE_WARMUP_CAP_MS2) + config2.profile.durationMs + PROFILE_SIDE_OVERHEAD_MS;
-    phases.push({
-      phase: "profile",
-      ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
-      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs` + (config2.profile.when === "changed" ? "; at most: a scenario whose verdicts are all unchanged is not profiled" : "")
-    });
-  }
-  const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
-  return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note };
-}
-function pairsPerBlock(config2) {
-  return blockSizes(config2.load.pairs, config2.load.blocks);
-}
-function formatMs(ms) {
-  if (ms < 1e3) return `${Math.round(ms)}ms`;
-  if (ms < 6e4) return `${Number((ms / 1e3).toFixed(1))}s`;
-  const s = Math.round(ms / 1e3);
-  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ""}`;
-  const m = Math.round(s / 60);
-  return `${Math.floor(m / 60)}h${m % 60 ? ` ${m % 60}m` : ""}`;
-}
-function formatClock(ms) {
-  const s = Math.max(0, Math.round(ms / 1e3));
-  const two = (n) => String(n).padStart(2, "0");
-  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
-}
-
-// src/engine/preflight.ts
-import { isAbsolute as isAbsolute3, join as join9 } from "node:path";
-async function preflight(request3) {
-  const sides = await resolveSides(request3);
-  const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
-  const config2 = resolveConfigWithScenarios(
-    {
-      document: loaded?.document,
-      source: loaded?.source ?? DEFAULT_CONFIG_FILE,
-      overrides: request3.overrides,
-      overridesSource: request3.overridesSource
-    },
-    request3.scenarios ?? []
-  );
-  const base = await readBaseConfig(sides, request3);
-  return { ...sides, config: config2, configSource: loaded?.source ?? null, ...base };
-}
-async function readBaseConfig(sides, request3) {
-  const name = request3.configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute3(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
-  const source = `${sides.base.ref}:${name}`;
-  let text2 = null;
-  try {
-    text2 = await readAtCommit(sides.root, sides.base.sha, name);
-    const document = text2 === null ? void 0 : parseConfigText(text2, source);
-    const baseConfig = resolveConfigWithScenarios({ document, source, overrides: request3.overrides, overridesSource: request3.overridesSource }, request3.scenarios ?? []);
-    return { baseConfig, baseConfigProblem: null };
-  } catch (error62) {
-    if (text2 === null) return { baseConfig: null, baseConfigProblem: null };
-    const problem = error62 instanceof ConfigError ? error62.message.split("\n")[0] : error62.message;
-    return { baseConfig: null, baseConfigProblem: problem };
-  }
-}
-async function readHeadConfig(sides, fromCommit, configFile) {
-  const required2 = configFile !== null;
-  const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute3(name) || !fromCommit) return loadConfigFile(isAbsolute3(name) ? name : join9(sides.root, name), { required: required2 });
-  const source = `${sides.head.ref}:${name}`;
-  const text2 = await readAtCommit(sides.root, sides.head.sha, name);
-  if (text2 === null) {
-    if (!required2) return null;
-    throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
-  }
-  return { document: parseConfigText(text2, source), source };
-}
-
-// src/engine/run.ts
-import { mkdirSync as mkdirSync5 } from "node:fs";
-import { join as join16 } from "node:path";
-import { performance as performance3 } from "node:perf_hooks";
-
-// src/results/types.ts
-var RESULTS_VERSION = 1;
-
-// src/stats/descriptive.ts
-function sortedCopy(xs) {
-  if (xs.length === 0) return void 0;
-  for (const v of xs) if (Number.isNaN(v)) return void 0;
-  return Float64Array.from(xs).sort();
-}
-function median(xs) {
-  const s = sortedCopy(xs);
-  if (s === void 0) return Number.NaN;
-  return medianOfSorted(s);
-}
-function medianOfSorted(s) {
-  const n = s.length;
-  if (n === 0) return Number.NaN;
-  const mid = n >> 1;
-  return n % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-function quantile(xs, q) {
-  if (Number.isNaN(q)) return Number.NaN;
-  if (q < 0 || q > 1) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
-  const s = sortedCopy(xs);
-  if (s === void 0) return Number.NaN;
-  const h = (s.length - 1) * q;
-  const lo = Math.floor(h);
-  const hi = Math.ceil(h);
-  const a = s[lo];
-  const b = s[hi];
-  const f = h - lo;
-  if (f === 0 || a === b) return a;
-  return (1 - f) * a + f * b;
-}
-
-// src/engine/fingerprint.ts
-import { execFile as execFile3 } from "node:child_process";
-import { cpus, platform, release, totalmem } from "node:os";
-async function fingerprint(env, cwd) {
-  const cpuList = cpus();
-  const node2 = programPathOrNull("node");
-  const nodeVersion = !node2 ? "unknown" : await new Promise((resolve5) => {
-    execFile3(node2, ["-p", "process.version"], { env, cwd, timeout: 1e4 }, (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim()));
-  });
-  return {
-    cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
-    cpus: cpuList.length,
-    nodeVersion,
-    os: `${platform()} ${release()}`,
-    arch: process.arch,
-    totalMemoryMb: Math.round(totalmem() / 2 ** 20),
-    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean)
-  };
-}
-
-// src/engine/probe.ts
-import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
-import { request as request2 } from "node:http";
-import { tmpdir as tmpdir3 } from "node:os";
-import { join as join10 } from "node:path";
-var BODY_SAMPLE_CHARS = 160;
-function askRoute(baseUrl, scenario, timeoutMs = 5e3) {
-  return new Promise((resolve5) => {
-    const req = request2(`${baseUrl}${scenario.path}`, { method: scenario.method, headers: scenario.headers, timeout: timeoutMs }, (res) => {
-      let body = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk) => {
-        if (body.length < BODY_SAMPLE_CHARS * 4) body += chunk;
-      });
-      const answered = (text2) => {
-        const sample = describeBody(text2);
-        resolve5({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text2 });
-      };
-      res.on("end", () => answered(oneLine(body)));
-      res.on("error", () => answered(""));
-    });
-    req.once("timeout", () => {
-      req.destroy();
-      resolve5({ status: null, description: `it did not answer within ${timeoutMs / 1e3} s`, sample: "", body: "" });
-    });
-    req.once("error", (error62) => resolve5({ status: null, description: `the request failed (${error62.message})`, sample: "", body: "" }));
-    if (scenario.body !== null && scenario.body !== void 0) req.write(scenario.body);
-    req.end();
-  });
-}
-async function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
-  return (await askRoute(baseUrl, scenario, timeoutMs)).description;
-}
-function answersAsExpected(scenario, answer) {
-  return answer.status !== null && isExpectedStatus(scenario, answer.status);
-}
-function expectedStatuses(scenario) {
-  return scenario.expect?.length ? scenario.expect.join(" or ") : "a 2xx status";
-}
-var BROKEN_ROUTE_FIX = "Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).";
-function brokenRouteMessage(scenario, where, description) {
-  return `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails ${where}: ${description}. perfgate expects ${expectedStatuses(scenario)}. ${BROKEN_ROUTE_FIX}`;
-}
-var StartOnceError = class extends Error {
-  constructor(reason, logTail) {
-    super(reason);
-    this.reason = reason;
-    this.logTail = logTail;
-  }
-  reason;
-  logTail;
-};
-async function startOnce(request3, visit2) {
-  const scratch = mkdtempSync3(join10(tmpdir3(), "perfgate-probe-"));
-  const tracker = new ProcessTracker();
-  let service = null;
-  try {
-    service = await Service.start({
-      start: "probe",
-      side: "head",
-      config: request3.config,
-      dir: request3.dir,
-      env: request3.env,
-      logFile: join10(scratch, "service.log"),
-      statusFile: join10(scratch, "status"),
-      tracker
-    });
-    try {
-      await service.waitReady();
-    } catch (e) {
-      if (!(e instanceof ServiceError)) throw e;
-      const { timeoutMs, path } = request3.config.ready;
-      const seconds = `${(timeoutMs / 1e3).toFixed(0)} s`;
-      const what = service.exited ? "exited before it was ready" : path && service.url ? `listened, but GET ${path} (service.ready.path) did not answer 2xx within ${seconds}` : `did not listen on a port within ${seconds}`;
-      throw new StartOnceError(`\`${request3.config.start}\` ${what}.`, e.logTail);
-    }
-    return await visit2(service.url);
-  } finally {
-    await service?.stop(2e3);
-    await tracker.killAll(1e3);
-    rmSync4(scratch, { recursive: true, force: true });
-  }
-}
-function oneLine(body) {
-  const text2 = body.replace(/\s+/g, " ").trim();
-  return text2.length > BODY_SAMPLE_CHARS ? `${text2.slice(0, BODY_SAMPLE_CHARS)}\u2026` : text2;
-}
-function describeBody(text2) {
-  return text2 ? ` "${text2}"` : " with an empty body";
-}
-async function checkScenarios(baseUrl, scenarios) {
-  const checks = [];
-  for (const scenario of scenarios) {
-    const texts = [scenario.path, scenario.body, ...Object.values(scenario.headers)];
-    if (placeholdersIn(...texts).length > 0) {
-      checks.push({ scenario, answer: null, ok: true, skipReason: "its request has {placeholders}" });
-      continue;
-    }
-    const answer = await askRoute(baseUrl, scenario);
-    checks.push({ scenario, answer, ok: answersAsExpected(scenario, answer) });
-  }
-  return checks;
-}
-
-// src/engine/bench/discover.ts
-import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync12, statSync as statSync4 } from "node:fs";
-import { join as join12 } from "node:path";
-import { pathToFileURL } from "node:url";
-
-// src/engine/bench/capture.ts
-import { readFileSync as readFileSync11 } from "node:fs";
-var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
-var MAX_TEXT = 2e3;
-function text(value, fallback = "") {
-  return typeof value === "string" ? value.slice(0, MAX_TEXT) : fallback;
-}
-function finiteOrNull(value) {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
-}
-function parseCapture(content) {
-  const capture = { benchmarks: [], libraries: [] };
-  const occurrences = /* @__PURE__ */ new Map();
-  for (const line3 of content.split("\n")) {
-    if (!line3.trim()) continue;
-    let record2;
-    try {
-      record2 = JSON.parse(line3);
-    } catch {
-      continue;
-    }
-    if (typeof record2 !== "object" || record2 === null) continue;
-    const library = record2["library"];
-    if (!BENCH_LIBRARIES.includes(library)) continue;
-    switch (record2["type"]) {
-      case "library":
-      case "unsupported":
-        capture.libraries.push({
-          name: library,
-          version: text(record2["version"], "unknown"),
-          path: text(record2["path"]),
-          unsupported: record2["type"] === "unsupported" ? text(record2["message"], "unsupported version") : null
-        });
-        break;
-      case "result":
-      case "error": {
-        const name = text(record2["name"], "(unnamed)");
-        const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
-        const key = JSON.stringify([suite, name]);
-        const occurrence = (occurrences.get(key) ?? 0) + 1;
-        occurrences.set(key, occurrence);
-        const failed = record2["type"] === "error";
-        const ops = finiteOrNull(record2["opsPerSec"]);
-        const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
-        capture.benchmarks.push({
-          library,
-          name,
-          suite,
-          occurrence,
-          opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
-          rme: finiteOrNull(record2["rme"]),
-          sampleCount: finiteOrNull(record2["sampleCount"]) ?? 0,
-          samplesNs: samples.filter((s) => typeof s === "number" && Number.isFinite(s)).slice(0, 1e3),
-          stats: typeof record2["stats"] === "object" && record2["stats"] !== null && !Array.isArray(record2["stats"]) ? record2["stats"] : null,
-          error: failed ? text(record2["message"], "the benchmark failed") : ops === null || ops <= 0 ? "no ops/s was measured" : null
-        });
-        break;
-      }
-    }
-  }
-  return capture;
-}
-function readCapture(file2) {
-  let content = "";
-  try {
-    content = readFileSync11(file2, "utf8");
-  } catch {
-  }
-  return parseCapture(content);
-}
-
-// src/engine/bench/glob.ts
-import { lstatSync } from "node:fs";
-import { join as join11 } from "node:path";
+import { basename as basename2, dirname as dirname3, isAbsolute as isAbsolute3, join as join4, relative as relative4 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
-import { readdir, readdirSync as readdirSync4, realpath as realpath2, realpathSync as realpathSync2, stat, statSync as statSync3 } from "fs";
-import { isAbsolute as isAbsolute4, posix as posix3, resolve as resolve2 } from "path";
-import { fileURLToPath as fileURLToPath3 } from "url";
+import { readdir, readdirSync, realpath, realpathSync, stat, statSync } from "fs";
+import { isAbsolute, posix as posix3, resolve as resolve2 } from "path";
+import { fileURLToPath as fileURLToPath2 } from "url";
 
 // node_modules/fdir/dist/index.mjs
-import { createRequire as createRequire2 } from "module";
-import { basename as basename2, dirname as dirname5, normalize, relative as relative5, resolve, sep } from "path";
+import { createRequire } from "module";
+import { basename, dirname, normalize, relative as relative2, resolve, sep } from "path";
 import * as nativeFs from "fs";
-var __require2 = /* @__PURE__ */ createRequire2(import.meta.url);
+var __require2 = /* @__PURE__ */ createRequire(import.meta.url);
 function cleanPath(path) {
   let normalized = normalize(path);
   if (normalized.length > 1 && normalized[normalized.length - 1] === sep) normalized = normalized.substring(0, normalized.length - 1);
@@ -82836,7 +90376,7 @@ function joinPathWithRelativePath(root, options) {
   return function(filename, directoryPath) {
     const sameRoot = directoryPath.startsWith(root);
     if (sameRoot) return directoryPath.slice(root.length) + filename;
-    else return convertSlashes(relative5(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
+    else return convertSlashes(relative2(root, directoryPath), options.pathSeparator) + options.pathSeparator + filename;
   };
 }
 function joinPath(filename) {
@@ -82948,13 +90488,13 @@ function build$2(options, isSynchronous) {
 }
 function isRecursive2(path, resolved, state) {
   if (state.options.useRealPaths) return isRecursiveUsingRealPaths(resolved, state);
-  let parent = dirname5(path);
+  let parent = dirname(path);
   let depth = 1;
   while (parent !== state.root && depth < 2) {
     const resolvedPath = state.symlinks.get(parent);
     const isSameRoot = !!resolvedPath && (resolvedPath === resolved || resolvedPath.startsWith(resolved) || resolved.startsWith(resolvedPath));
     if (isSameRoot) depth++;
-    else parent = dirname5(parent);
+    else parent = dirname(parent);
   }
   state.symlinks.set(path, resolved);
   return depth > 1;
@@ -83141,8 +90681,8 @@ var Walker = class {
             this.walkDirectory(this.state, resolvedPath, useRealPaths ? resolvedPath : path + pathSeparator, depth - 1, this.walk);
           } else {
             resolvedPath = useRealPaths ? resolvedPath : path;
-            const filename = basename2(resolvedPath);
-            const directoryPath$1 = normalizePath(dirname5(resolvedPath), this.state.options);
+            const filename = basename(resolvedPath);
+            const directoryPath$1 = normalizePath(dirname(resolvedPath), this.state.options);
             resolvedPath = this.joinPath(filename, directoryPath$1);
             this.pushFile(resolvedPath, files, this.state.counts, filters);
           }
@@ -83415,7 +90955,7 @@ function normalizePattern(pattern2, opts, props, isIgnore) {
   if (pattern2[pattern2.length - 1] === "/") result = pattern2.slice(0, -1);
   if (result[result.length - 1] !== "*" && opts.expandDirectories) result += "/**";
   const escapedCwd = escapePath(cwd);
-  result = isAbsolute4(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
+  result = isAbsolute(result.replace(ESCAPING_BACKSLASHES, "")) ? posix3.relative(escapedCwd, result) : posix3.normalize(result);
   const parentDir = (_PARENT_DIRECTORY$exe = PARENT_DIRECTORY.exec(result)) === null || _PARENT_DIRECTORY$exe === void 0 ? void 0 : _PARENT_DIRECTORY$exe[0];
   const parts = splitPattern(result);
   if (parentDir) {
@@ -83545,15 +91085,15 @@ var defaultOptions = {
 function getOptions(options) {
   const opts = Object.assign({}, options);
   for (const key in defaultOptions) if (opts[key] === void 0) Object.assign(opts, { [key]: defaultOptions[key] });
-  opts.cwd = (opts.cwd instanceof URL ? fileURLToPath3(opts.cwd) : resolve2(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
+  opts.cwd = (opts.cwd instanceof URL ? fileURLToPath2(opts.cwd) : resolve2(opts.cwd || process.cwd())).replace(BACKSLASHES, "/");
   opts.ignore = ensureStringArray(opts.ignore);
   opts.fs && (opts.fs = {
     readdir: opts.fs.readdir || readdir,
-    readdirSync: opts.fs.readdirSync || readdirSync4,
-    realpath: opts.fs.realpath || realpath2,
-    realpathSync: opts.fs.realpathSync || realpathSync2,
+    readdirSync: opts.fs.readdirSync || readdirSync,
+    realpath: opts.fs.realpath || realpath,
+    realpathSync: opts.fs.realpathSync || realpathSync,
     stat: opts.fs.stat || stat,
-    statSync: opts.fs.statSync || statSync3
+    statSync: opts.fs.statSync || statSync
   });
   if (opts.debug) log("globbing with options:", opts);
   return opts;
@@ -83571,7 +91111,1895 @@ function globSync(globInput, options) {
   return crawler ? formatPaths(crawler.sync(), relative9) : [];
 }
 
+// src/profile/lockfile-formats.ts
+var import_parsers = __toESM(require_lib(), 1);
+var import_yaml2 = __toESM(require_dist(), 1);
+var LockfileError = class extends Error {
+};
+function lockfileFormat(path) {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  if (name === "package-lock.json" || name === "npm-shrinkwrap.json") return "npm";
+  if (name === "pnpm-lock.yaml") return "pnpm";
+  if (name === "yarn.lock") return "yarn";
+  return null;
+}
+function lockedPackages(source) {
+  switch (source.format) {
+    case "npm":
+      return npmLocked(parseJson(source.text, source.label), source.label);
+    case "pnpm":
+      return pnpmLocked(parseYaml(source.text, source.label), source.label);
+    case "yarn":
+      return yarnLocked(source.text, source.label, source.manifests ?? []);
+  }
+}
+var NODE_MODULES3 = "node_modules/";
+var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
+var isObject2 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+function npmLocked(lock, name) {
+  const doc = lock;
+  if (doc === null || typeof doc !== "object" || typeof doc.packages !== "object" || doc.packages === null) {
+    const version2 = doc !== null && typeof doc === "object" ? doc.lockfileVersion : void 0;
+    throw new LockfileError(
+      version2 === 1 ? `${name} is lockfileVersion 1 (npm 6): its packages are not read (npm 7 or later rewrites it)` : `${name} has no "packages" (not an npm 7+ lockfile)`
+    );
+  }
+  const direct = /* @__PURE__ */ new Set();
+  for (const [path, entry] of Object.entries(doc.packages)) {
+    if (path.includes(NODE_MODULES3) || !isObject2(entry)) continue;
+    for (const dep of dependencyNames(entry)) direct.add(dep);
+  }
+  const out = [];
+  for (const [path, entry] of Object.entries(doc.packages)) {
+    const at2 = path.lastIndexOf(NODE_MODULES3);
+    if (at2 < 0 || !isObject2(entry) || entry.link === true) continue;
+    const pkg = typeof entry.name === "string" ? entry.name : path.slice(at2 + NODE_MODULES3.length);
+    if (typeof entry.version !== "string") continue;
+    const topLevel = !path.slice(0, at2).includes(NODE_MODULES3);
+    out.push({ name: pkg, version: entry.version, direct: topLevel && direct.has(pkg) });
+  }
+  return out;
+}
+function dependencyNames(entry) {
+  const names = [];
+  for (const field of DEPENDENCY_FIELDS) {
+    const deps = entry[field];
+    if (isObject2(deps)) names.push(...Object.keys(deps));
+  }
+  return names;
+}
+function parseJson(text2, label) {
+  try {
+    return JSON.parse(text2);
+  } catch (e) {
+    throw new LockfileError(`${label} is not valid JSON (${e.message})`);
+  }
+}
+function parseYaml(text2, label) {
+  try {
+    return import_yaml2.default.parse(text2);
+  } catch (e) {
+    throw new LockfileError(`${label} is not valid YAML (${e.message.split("\n")[0]})`);
+  }
+}
+function splitAt(spec) {
+  const at2 = spec.indexOf("@", 1);
+  return at2 <= 0 ? null : [spec.slice(0, at2), spec.slice(at2 + 1)];
+}
+function pnpmLocked(lock, name) {
+  if (!isObject2(lock)) throw new LockfileError(`${name} is not a pnpm lockfile`);
+  const version2 = String(lock.lockfileVersion ?? "");
+  const major = Number.parseFloat(version2);
+  if (!(major >= 6 && major < 10)) {
+    throw new LockfileError(
+      Number.isFinite(major) && major < 6 ? `${name} is lockfileVersion ${version2} (pnpm 7 or older): its packages are not read (pnpm 8 or later rewrites it)` : `${name} has lockfileVersion ${version2 || "(none)"}, not one perfgate reads (6.0 to 9.x)`
+    );
+  }
+  const direct = /* @__PURE__ */ new Set();
+  const importers = isObject2(lock.importers) ? Object.values(lock.importers) : [lock];
+  for (const importer of importers) {
+    if (!isObject2(importer)) continue;
+    for (const field of DEPENDENCY_FIELDS) {
+      const deps = importer[field];
+      if (!isObject2(deps)) continue;
+      for (const [dep, spec] of Object.entries(deps)) {
+        const resolved = isObject2(spec) ? spec.version : spec;
+        if (typeof resolved === "string" && resolved.startsWith("link:")) continue;
+        direct.add(dep);
+      }
+    }
+  }
+  if (lock.packages !== void 0 && !isObject2(lock.packages)) throw new LockfileError(`${name}'s "packages" is not a map`);
+  const out = [];
+  for (const [key, entry] of Object.entries(lock.packages ?? {})) {
+    const fields = isObject2(entry) ? entry : {};
+    let spec = key.startsWith("/") ? key.slice(1) : key;
+    const peers = spec.indexOf("(");
+    if (peers > 0) spec = spec.slice(0, peers);
+    const parts = splitAt(spec);
+    const pkg = typeof fields.name === "string" ? fields.name : parts?.[0];
+    const pkgVersion = typeof fields.version === "string" ? fields.version : parts?.[1];
+    if (!pkg || !pkgVersion) continue;
+    out.push({ name: pkg, version: pkgVersion, direct: direct.has(pkg) });
+  }
+  return out;
+}
+function yarnLocked(text2, name, manifests) {
+  let lock;
+  try {
+    lock = (0, import_parsers.parseSyml)(text2);
+  } catch (e) {
+    throw new LockfileError(`${name} could not be parsed (${e.message.split("\n")[0]})`);
+  }
+  const berry = isObject2(lock) && isObject2(lock.__metadata);
+  if (!isObject2(lock) || !berry && !/^#.*yarn lockfile v1\s*$/m.test(text2)) throw new LockfileError(`${name} is not a yarn lockfile (no "__metadata", no "yarn lockfile v1" header)`);
+  const direct = /* @__PURE__ */ new Set();
+  const addDirect = (deps) => {
+    for (const [dep, range] of Object.entries(deps)) direct.add(typeof range === "string" && range.startsWith("npm:") ? splitAt(range.slice(4))?.[0] ?? dep : dep);
+  };
+  for (const manifest of manifests) {
+    if (!isObject2(manifest)) continue;
+    for (const field of DEPENDENCY_FIELDS) if (isObject2(manifest[field])) addDirect(manifest[field]);
+  }
+  const out = [];
+  for (const [key, entry] of Object.entries(lock)) {
+    if (key === "__metadata") continue;
+    if (!isObject2(entry)) throw new LockfileError(`${name}'s entry "${key}" is not a map`);
+    const resolution = typeof entry.resolution === "string" ? entry.resolution : null;
+    if (resolution?.includes("@workspace:") || entry.linkType === "soft") {
+      for (const field of DEPENDENCY_FIELDS) if (isObject2(entry[field])) addDirect(entry[field]);
+      continue;
+    }
+    if (typeof entry.version !== "string") continue;
+    let pkg;
+    if (resolution !== null) pkg = splitAt(resolution)?.[0];
+    else {
+      const first = splitAt(key.split(",")[0].trim());
+      pkg = first?.[1].startsWith("npm:") ? splitAt(first[1].slice(4))?.[0] ?? first[0] : first?.[0];
+    }
+    if (pkg) out.push({ name: pkg, version: entry.version });
+  }
+  return out.map((p) => ({ ...p, direct: direct.has(p.name) }));
+}
+
+// src/engine/workspace.ts
+import { execFile } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync as readFileSync4, rmSync } from "node:fs";
+import { realpath as realpath2 } from "node:fs/promises";
+import { dirname as dirname2, join as join3, relative as relative3 } from "node:path";
+
+// src/engine/process.ts
+import { spawn } from "node:child_process";
+import { accessSync, closeSync, constants, openSync, readdirSync as readdirSync2, readFileSync as readFileSync3, statSync as statSync2, writeFileSync } from "node:fs";
+import { isAbsolute as isAbsolute2, join as join2 } from "node:path";
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find"];
+var own2 = null;
+function findOnPath(name, path) {
+  for (const dir of (path ?? "").split(":")) {
+    if (!isAbsolute2(dir)) continue;
+    const file2 = join2(dir, name);
+    try {
+      accessSync(file2, constants.X_OK);
+      if (statSync2(file2).isFile()) return file2;
+    } catch {
+    }
+  }
+  return null;
+}
+function settleOwnProcesses(env) {
+  const programs = /* @__PURE__ */ new Map();
+  for (const name of OWN_PROGRAMS) {
+    const file2 = findOnPath(name, env.PATH);
+    if (file2) programs.set(name, file2);
+  }
+  own2 = { programs, env: scrubEnv(env, secretsFrom(env)) };
+}
+function settled() {
+  if (!own2) settleOwnProcesses(process.env);
+  return own2;
+}
+var MissingProgramError = class extends Error {
+};
+function programPath(name) {
+  if (isAbsolute2(name)) return name;
+  const file2 = settled().programs.get(name);
+  if (!file2) throw new MissingProgramError(`${name} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
+  return file2;
+}
+function programPathOrNull(name) {
+  return isAbsolute2(name) ? name : settled().programs.get(name) ?? null;
+}
+function ownEnv() {
+  return settled().env;
+}
+var ProcessTracker = class {
+  /**
+   * `marker`: the value of PERFGATE_RUN_ID in every started process's environment (the caller
+   * puts it there); killAll also stops processes that left their group (setsid, a double fork).
+   */
+  constructor(pidFile = null, marker = null, boundary = null) {
+    this.pidFile = pidFile;
+    this.marker = marker;
+    this.boundary = boundary;
+  }
+  pidFile;
+  marker;
+  boundary;
+  groups = /* @__PURE__ */ new Set();
+  add(pgid) {
+    this.groups.add(pgid);
+    this.sync();
+  }
+  delete(pgid) {
+    this.groups.delete(pgid);
+    this.sync();
+  }
+  get size() {
+    return this.groups.size;
+  }
+  /** Stops every tracked group (SIGTERM, then SIGKILL after graceMs). */
+  async killAll(graceMs = 3e3) {
+    await Promise.all([...this.groups].map((g) => stopGroup(g, graceMs)));
+    this.groups.clear();
+    this.sync();
+    if (this.marker) await stopMarked(this.marker, graceMs);
+    await this.boundary?.kill();
+  }
+  sync() {
+    if (this.pidFile) writeFileSync(this.pidFile, [...this.groups].join("\n"));
+  }
+};
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep4(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep4(25);
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync2("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep4(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
+}
+function sleep4(ms) {
+  return new Promise((resolve5) => setTimeout(resolve5, ms));
+}
+function startShell(command2, options) {
+  return startProcess("/bin/sh", ["-c", command2], options);
+}
+function startProcess(file2, args, options) {
+  const resolved = programPath(file2);
+  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(resolved, args) : [resolved, [...args]];
+  const out = openSync(options.logFile, "a");
+  const err = options.errorLogFile ? openSync(options.errorLogFile, "a") : out;
+  try {
+    const child = spawn(program, argv, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ["ignore", out, err]
+    });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  } finally {
+    closeSync(out);
+    if (err !== out) closeSync(err);
+  }
+}
+function runShell(command2, options) {
+  return runProcess("/bin/sh", ["-c", command2], options);
+}
+async function runProcess(file2, args, options) {
+  const child = startProcess(file2, args, options);
+  const pgid = child.pid;
+  if (pgid === void 0) {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut: false };
+  }
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void stopGroup(pgid, 2e3);
+  }, options.timeoutMs);
+  try {
+    const [code, signal] = await exitOf(child);
+    return { code, signal, timedOut };
+  } finally {
+    clearTimeout(timer);
+    await stopGroup(pgid, 1e3);
+    options.tracker.delete(pgid);
+  }
+}
+function exitOf(child) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve([child.exitCode, child.signalCode]);
+  }
+  return new Promise((resolve5, reject) => {
+    child.once("exit", (code, signal) => resolve5([code, signal]));
+    child.once("error", reject);
+  });
+}
+function tailFile(path, lines = 20) {
+  try {
+    const text2 = readFileSync3(path, "utf8").replace(/\s+$/, "");
+    return text2.split("\n").slice(-lines).join("\n");
+  } catch {
+    return "";
+  }
+}
+
+// src/engine/workspace.ts
+function git(args, cwd) {
+  return new Promise((resolve5, reject) => {
+    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error62, stdout, stderr) => {
+      if (error62) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error62.message).trim()}`));
+      else resolve5(stdout.trim());
+    });
+  });
+}
+async function repositoryRoot(dir) {
+  try {
+    return await git(["rev-parse", "--show-toplevel"], dir);
+  } catch {
+    throw new SetupError(`${dir} is not inside a git repository. perfgate compares two commits: run it in a git checkout.`);
+  }
+}
+async function resolveCommit(root, ref, what) {
+  try {
+    return await git(["rev-parse", "--verify", "--quiet", `${ref}^{commit}`], root);
+  } catch {
+    throw new SetupError(
+      `${what} "${ref}" is not a commit in ${root}. Check the name, and fetch it (in GitHub Actions: actions/checkout with fetch-depth: 0).`
+    );
+  }
+}
+async function defaultBranch(root) {
+  try {
+    return (await git(["symbolic-ref", "--short", "refs/remotes/origin/HEAD"], root)).trim();
+  } catch {
+    for (const candidate of ["main", "master", "origin/main", "origin/master"]) {
+      try {
+        await git(["rev-parse", "--verify", "--quiet", `${candidate}^{commit}`], root);
+        return candidate;
+      } catch {
+      }
+    }
+  }
+  throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
+}
+async function resolveSides(request3) {
+  const root = await repositoryRoot(request3.repoDir);
+  let head;
+  if (request3.headRef) {
+    head = { ref: request3.headRef, sha: await resolveCommit(root, request3.headRef, "The head ref"), dirty: false };
+  } else {
+    const sha = await resolveCommit(root, "HEAD", "HEAD");
+    const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
+    const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
+    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
+  }
+  const baseTip = await resolveCommit(root, request3.baseRef, "The base ref");
+  let baseSha = baseTip;
+  if (request3.mergeBase) {
+    try {
+      baseSha = await git(["merge-base", head.sha, baseTip], root);
+    } catch {
+      throw new SetupError(
+        `${request3.baseRef} and ${head.ref} have no common ancestor. Fetch the full history (fetch-depth: 0) or pass another --base.`
+      );
+    }
+  }
+  return { root, head, base: { ref: request3.baseRef, sha: baseSha, dirty: false } };
+}
+async function readAtCommit(root, sha, path) {
+  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
+  try {
+    await git(["cat-file", "-e", spec], root);
+  } catch {
+    return null;
+  }
+  return git(["show", spec], root);
+}
+async function prepareTrees(request3, ports) {
+  const { root, head: headInfo, base: baseInfo } = await resolveSides(request3);
+  const created = [];
+  const dispose = async () => {
+    for (const dir of created.reverse()) {
+      try {
+        await git(["worktree", "remove", "--force", dir], root);
+      } catch (e) {
+        ports.logger.warn(`could not remove worktree ${dir}: ${e.message}`);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
+  };
+  const addWorktree = async (side, sha) => {
+    mkdirSync(request3.scratchDir, { recursive: true });
+    const dir = join3(request3.scratchDir, side);
+    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
+    created.push(dir);
+    return dir;
+  };
+  try {
+    let headRoot;
+    if (request3.headRef || !headInfo.dirty) {
+      headRoot = await addWorktree("head", headInfo.sha);
+    } else {
+      const snapshot = await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root);
+      headRoot = await addWorktree("head", snapshot || headInfo.sha);
+    }
+    if (!request3.headRef) await copyUntracked(root, headRoot, dirname2(request3.scratchDir));
+    const head = { side: "head", ...headInfo, root: headRoot };
+    const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha) };
+    ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
+    return { base, head, dispose };
+  } catch (e) {
+    await dispose();
+    throw e;
+  }
+}
+async function copyUntracked(root, dir, skip) {
+  const list2 = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
+  const skipped = relative3(await realpath2(root), await realpath2(skip).catch(() => skip));
+  const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
+  for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
+    mkdirSync(dirname2(join3(dir, file2)), { recursive: true });
+    cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
+  }
+}
+function detectPackageManager(dir) {
+  const lockfiles = [
+    ["pnpm-lock.yaml", "pnpm", "pnpm install --frozen-lockfile --package-import-method=copy"],
+    ["yarn.lock", "yarn", "yarn install --frozen-lockfile"],
+    ["package-lock.json", "npm", "npm ci"],
+    ["npm-shrinkwrap.json", "npm", "npm ci"]
+  ];
+  for (const [lockfile, name, install] of lockfiles) if (existsSync(join3(dir, lockfile))) return { name, lockfile, install };
+  if (!existsSync(join3(dir, "package.json"))) return null;
+  try {
+    const pkg = JSON.parse(readFileSync4(join3(dir, "package.json"), "utf8"));
+    const deps = { ...pkg.dependencies, ...pkg.devDependencies, ...pkg.optionalDependencies };
+    return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
+  } catch {
+    return null;
+  }
+}
+function installCommand(dir) {
+  return detectPackageManager(dir)?.install ?? null;
+}
+function serviceDir(tree, service) {
+  return join3(tree.root, service.cwd);
+}
+async function setupTree(tree, options, ports) {
+  const dir = serviceDir(tree, options.service);
+  if (!existsSync(dir)) {
+    throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
+  }
+  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  const steps = [
+    ["install", install],
+    ["build", options.service.build]
+  ];
+  for (const [phase, command2] of steps) {
+    if (!command2) continue;
+    ports.progress({ phase, side: tree.side, message: command2 });
+    const logFile = join3(options.logDir, `${tree.side}-${phase}.log`);
+    const result = await runShell(command2, { cwd: dir, env: options.env, logFile, tracker: options.tracker, timeoutMs: options.timeoutMs ?? 15 * 6e4 });
+    if (result.code !== 0) {
+      const how = result.timedOut ? "timed out" : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+      throw new SetupError(
+        `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command2}\` ${how}. Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}
+${tailFile(logFile, 15)}`
+      );
+    }
+  }
+}
+
+// src/engine/lockfiles.ts
+var LOCKFILES = ["pnpm-lock.yaml", "yarn.lock", "npm-shrinkwrap.json", "package-lock.json"];
+function findLockfile(tree, service) {
+  let dir = serviceDir(tree, service);
+  for (; ; ) {
+    for (const name of LOCKFILES) if (existsSync2(join4(dir, name))) return relative4(tree.root, join4(dir, name));
+    const rel = relative4(tree.root, dir);
+    if (rel === "" || rel.startsWith("..")) return null;
+    dir = dirname3(dir);
+  }
+}
+function readText(path) {
+  try {
+    return readFileSync5(path, "utf8");
+  } catch {
+    return null;
+  }
+}
+function projectManifests(dir) {
+  const read = (path) => {
+    const text2 = readText(path);
+    try {
+      return text2 === null ? null : JSON.parse(text2);
+    } catch {
+      return null;
+    }
+  };
+  const root = read(join4(dir, "package.json"));
+  if (root === null || typeof root !== "object") return [];
+  const spec = root.workspaces;
+  const patterns = Array.isArray(spec) ? spec : spec && typeof spec === "object" && Array.isArray(spec.packages) ? spec.packages : [];
+  const globs = patterns.filter((p) => typeof p === "string").map((p) => `${p.replace(/\/+$/, "")}/package.json`);
+  const workspaces = globs.length === 0 ? [] : globSync(globs, { cwd: dir, ignore: ["**/node_modules/**"] });
+  return [root, ...workspaces.sort().map((file2) => read(join4(dir, file2)))].filter((m) => m !== null);
+}
+function readSide(tree, lockfile, side) {
+  const label = `${side}'s ${lockfile}`;
+  const format = lockfileFormat(lockfile);
+  if (format === null) throw new Error(`${label} is not a lockfile perfgate knows`);
+  const text2 = readText(join4(tree.root, lockfile));
+  if (text2 === null) throw new Error(`${label} could not be read`);
+  const manifests = format === "yarn" ? projectManifests(dirname3(join4(tree.root, lockfile))) : void 0;
+  return lockedPackages({ label, format, text: text2, manifests });
+}
+function dependencyChanges(trees, services) {
+  const none = { dependencies: null, warning: null };
+  const lockfile = findLockfile(trees.head, services.head);
+  if (lockfile === null) return none;
+  const baseLockfile = existsSync2(join4(trees.base.root, lockfile)) ? lockfile : findLockfile(trees.base, services.base);
+  const headText = readText(join4(trees.head.root, lockfile));
+  const baseText = baseLockfile === null ? null : readText(join4(trees.base.root, baseLockfile));
+  if (headText === baseText) return none;
+  try {
+    const head = readSide(trees.head, lockfile, "head");
+    const base = baseLockfile === null ? [] : readSide(trees.base, baseLockfile, "base");
+    const changed2 = diffLockfiles(base, head);
+    return { dependencies: { lockfile, changed: changed2 }, warning: null };
+  } catch (e) {
+    return {
+      dependencies: null,
+      warning: {
+        code: "lockfile-not-read",
+        message: `The pull request changes ${lockfile}, but ${e.message}, so CPU time is not attributed to the packages it upgraded (the verdicts do not depend on it).`
+      }
+    };
+  }
+}
+function packageResolver(root) {
+  const byDir = /* @__PURE__ */ new Map();
+  const lookUp = (dir) => {
+    if (byDir.has(dir)) return byDir.get(dir);
+    let found = null;
+    const text2 = readText(join4(dir, "package.json"));
+    let pkg = null;
+    try {
+      pkg = text2 === null ? null : JSON.parse(text2);
+    } catch {
+      pkg = null;
+    }
+    const parent = dirname3(dir);
+    const isPackageFolder = basename2(parent) === "node_modules" || basename2(parent).startsWith("@") && basename2(dirname3(parent)) === "node_modules";
+    if (pkg && typeof pkg.name === "string" && (typeof pkg.version === "string" || isPackageFolder)) {
+      found = { name: pkg.name, version: typeof pkg.version === "string" ? pkg.version : null };
+    } else if (!isPackageFolder && parent !== dir && dir.includes("/node_modules/")) {
+      found = lookUp(parent);
+    }
+    byDir.set(dir, found);
+    return found;
+  };
+  return (fn) => {
+    if (fn.category !== "dependency" || fn.file === "") return null;
+    const path = isAbsolute3(fn.file) ? fn.file : join4(root, fn.file);
+    if (!path.includes("/node_modules/")) return fn.package === null ? null : { name: fn.package, version: null };
+    return lookUp(dirname3(path)) ?? (fn.package === null ? null : { name: fn.package, version: null });
+  };
+}
+
+// src/engine/service.ts
+import { existsSync as existsSync3, mkdtempSync as mkdtempSync2, readFileSync as readFileSync8, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import { request } from "node:http";
+import { createServer as createServer2, connect } from "node:net";
+import { tmpdir as tmpdir2 } from "node:os";
+import { dirname as dirname4, join as join6 } from "node:path";
+import { fileURLToPath as fileURLToPath3 } from "node:url";
+
+// src/engine/health.ts
+import { mkdtempSync, rmSync as rmSync2 } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join as join5 } from "node:path";
+var BEGIN_TIMEOUT_MS = 1e3;
+var END_TIMEOUT_MS = 5e3;
+var MAX_LINE = 64 * 1024;
+var MAX_SOCKET_PATH = 100;
+var HealthChannel = class _HealthChannel {
+  constructor(socketPath, dir, server) {
+    this.socketPath = socketPath;
+    this.dir = dir;
+    this.server = server;
+    server.on("connection", (socket) => this.accept(socket));
+  }
+  socketPath;
+  dir;
+  server;
+  peers = /* @__PURE__ */ new Set();
+  nextId = 1;
+  changed = null;
+  /** Listens on a new socket in a private (0700) temporary directory. */
+  static async open() {
+    let dir = mkdtempSync(join5(tmpdir(), "perfgate-health-"));
+    if (join5(dir, "health.sock").length > MAX_SOCKET_PATH) {
+      rmSync2(dir, { recursive: true, force: true });
+      dir = mkdtempSync("/tmp/perfgate-health-");
+    }
+    const path = join5(dir, "health.sock");
+    const server = createServer();
+    await new Promise((resolve5, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => {
+        server.off("error", reject);
+        resolve5();
+      });
+    });
+    server.unref();
+    return new _HealthChannel(path, dir, server);
+  }
+  /** Processes connected now. */
+  get connected() {
+    return this.peers.size;
+  }
+  accept(socket) {
+    const peer = { socket, pending: "", begun: 0, report: null };
+    this.peers.add(peer);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      peer.pending += chunk;
+      if (peer.pending.length > MAX_LINE) {
+        socket.destroy();
+        return;
+      }
+      for (let newline = peer.pending.indexOf("\n"); newline >= 0; newline = peer.pending.indexOf("\n")) {
+        const line3 = peer.pending.slice(0, newline);
+        peer.pending = peer.pending.slice(newline + 1);
+        this.receive(peer, line3);
+      }
+    });
+    const forget = () => {
+      this.peers.delete(peer);
+      this.changed?.();
+    };
+    socket.on("error", forget);
+    socket.on("close", forget);
+  }
+  receive(peer, line3) {
+    let message;
+    try {
+      message = JSON.parse(line3);
+    } catch {
+      return;
+    }
+    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
+    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
+    this.changed?.();
+  }
+  send(peer, message) {
+    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
+`);
+  }
+  /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
+  waitUntil(done, timeoutMs) {
+    return new Promise((resolve5) => {
+      const finish2 = () => {
+        clearTimeout(timer);
+        this.changed = null;
+        resolve5();
+      };
+      const timer = setTimeout(finish2, timeoutMs);
+      this.changed = () => {
+        if (done()) finish2();
+      };
+      this.changed();
+    });
+  }
+  /** Opens a window in every connected process; returns its id once all acknowledged (or the timeout passed). */
+  async begin() {
+    const id = this.nextId++;
+    for (const peer of this.peers) {
+      peer.report = null;
+      this.send(peer, { op: "begin", id });
+    }
+    await this.waitUntil(() => [...this.peers].every((p) => p.begun === id), BEGIN_TIMEOUT_MS);
+    return id;
+  }
+  /** Closes window `id` and collects the reports of the processes that opened it. */
+  async end(id) {
+    const opened = () => [...this.peers].filter((p) => p.begun === id);
+    for (const peer of this.peers) this.send(peer, { op: "end", id });
+    await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
+    const processes = opened().flatMap((p) => p.report === null ? [] : [p.report]);
+    return { processes, missing: opened().length - processes.length };
+  }
+  /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */
+  close() {
+    if (!this.server.listening) return;
+    for (const peer of this.peers) peer.socket.destroy();
+    this.peers.clear();
+    this.server.close();
+    rmSync2(this.dir, { recursive: true, force: true });
+  }
+};
+var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+function toProcessHealth(message) {
+  const delay = message.eventLoopDelayUs;
+  const gc = message.gc ?? {};
+  const heapAfterGc = message.heapAfterGcBytes;
+  return {
+    pid: finite(message.pid),
+    ppid: finite(message.ppid),
+    worker: message.worker === true,
+    windowMs: finite(message.windowMs),
+    eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
+    eventLoopUtilization: finite(message.eventLoopUtilization),
+    gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
+    heapUsedBytes: finite(message.heapUsedBytes),
+    heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
+    rssBytes: finite(message.rssBytes),
+    activeHandles: finite(message.activeHandles),
+    io: toIoTallies(message.io),
+    ioRequests: Math.max(0, Math.round(finite(message.ioRequests)))
+  };
+}
+var MAX_DESTINATIONS = 20;
+var MAX_DESTINATION_CHARS = 300;
+function toIoTallies(value) {
+  if (!Array.isArray(value)) return [];
+  return value.slice(0, MAX_DESTINATIONS).flatMap(
+    (entry) => entry && typeof entry.destination === "string" ? [{ destination: entry.destination.slice(0, MAX_DESTINATION_CHARS), roundTrips: Math.max(0, Math.round(finite(entry.roundTrips))), waitMs: Math.max(0, finite(entry.waitMs)) }] : []
+  );
+}
+function sliceHealth(reports, requestsSinceStart) {
+  if (reports === null || reports.processes.length === 0) return null;
+  return { requestsSinceStart, missing: reports.missing, processes: reports.processes };
+}
+
+// src/engine/proc-memory.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+
+// src/engine/proc-cpu.ts
+import { execFileSync } from "node:child_process";
+import { readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
+var ticksPerSecond = null;
+function clockTicks() {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync(programPath("getconf"), ["CLK_TCK"], { encoding: "utf8", env: ownEnv() }).trim()) || 100;
+    } catch {
+      ticksPerSecond = 100;
+    }
+  }
+  return ticksPerSecond;
+}
+function statFields(text2) {
+  return text2.slice(text2.lastIndexOf(")") + 2).split(" ");
+}
+function readAllStats() {
+  let entries;
+  try {
+    entries = readdirSync3("/proc");
+  } catch {
+    return null;
+  }
+  const all = /* @__PURE__ */ new Map();
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    try {
+      all.set(Number(name), statFields(readFileSync6(`/proc/${name}/stat`, "latin1")));
+    } catch {
+    }
+  }
+  return all;
+}
+function processesOf(all, pgid) {
+  const found = /* @__PURE__ */ new Map();
+  for (const [pid, f] of all) if (Number(f[2]) === pgid) found.set(pid, f);
+  for (let grew = found.size > 0; grew; ) {
+    grew = false;
+    for (const [pid, f] of all) {
+      if (!found.has(pid) && found.has(Number(f[1]))) {
+        found.set(pid, f);
+        grew = true;
+      }
+    }
+  }
+  return found;
+}
+function serviceProcesses(pgid) {
+  const all = readAllStats();
+  return all === null ? null : processesOf(all, pgid);
+}
+function groupsCpuSeconds(pgids) {
+  const all = readAllStats();
+  if (all === null) return pgids.map(() => Number.NaN);
+  return pgids.map((pgid) => {
+    let ticks = 0;
+    for (const f of processesOf(all, pgid).values()) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+    return ticks / clockTicks();
+  });
+}
+
+// src/engine/proc-memory.ts
+function groupRssBytes(pgid) {
+  const processes = serviceProcesses(pgid);
+  if (processes === null) return null;
+  let kb = 0;
+  for (const pid of processes.keys()) {
+    let status;
+    try {
+      status = readFileSync7(`/proc/${pid}/status`, "latin1");
+    } catch {
+      continue;
+    }
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(status);
+    if (match) kb += Number(match[1]);
+  }
+  return kb * 1024;
+}
+
+// src/engine/service.ts
+function preloadPath(file2 = "preload.cjs") {
+  const here = dirname4(fileURLToPath3(import.meta.url));
+  const candidates = [join6(here, file2), join6(here, "..", "preload", file2)];
+  const found = candidates.find((p) => existsSync3(p));
+  if (!found) throw new Error(`perfgate is incomplete: ${file2} not found (looked in ${candidates.join(", ")})`);
+  return found;
+}
+var portsInUse = /* @__PURE__ */ new Set();
+async function servicePort() {
+  for (; ; ) {
+    const port = await freePort();
+    if (!portsInUse.has(port)) {
+      portsInUse.add(port);
+      return port;
+    }
+  }
+}
+function freePort() {
+  return new Promise((resolve5, reject) => {
+    const server = createServer2();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve5(port));
+    });
+  });
+}
+var MAX_PM2_HOME = 90;
+function privatePm2Home() {
+  try {
+    let dir = mkdtempSync2(join6(tmpdir2(), "perfgate-pm2-"));
+    if (dir.length > MAX_PM2_HOME) {
+      rmSync3(dir, { recursive: true, force: true });
+      dir = mkdtempSync2("/tmp/perfgate-pm2-");
+    }
+    return dir;
+  } catch {
+    return null;
+  }
+}
+var SETUP_TIMEOUT_MS = 10 * 6e4;
+var Service = class _Service {
+  constructor(side, port, child, options, health, pm2Home) {
+    this.side = side;
+    this.port = port;
+    this.child = child;
+    this.options = options;
+    this.health = health;
+    this.pm2Home = pm2Home;
+    child.once("exit", (code, signal) => {
+      this.exit = { code, signal };
+    });
+  }
+  side;
+  port;
+  child;
+  options;
+  health;
+  pm2Home;
+  exit = null;
+  stopping = false;
+  /** Base URL to send load to, known once ready. */
+  url = "";
+  /** Responses this start of the service has answered in perfgate's load (warm-ups included). */
+  requestsServed = 0;
+  /** What this start told before any load: set by waitReady. */
+  startup = null;
+  /** When the start command was spawned (epoch ms, the clock the preload's events use). */
+  spawnedAt = Date.now();
+  static async start(options) {
+    const command2 = options.config.start;
+    if (command2 === null) throw new Error("Service.start: service.start is not set");
+    const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
+    if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
+    const port = await servicePort();
+    writeFileSync2(options.statusFile, "");
+    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
+    const pm2Home = options.config.env.PM2_HOME === void 0 ? privatePm2Home() : null;
+    const env = {
+      NODE_ENV: "production",
+      ...options.env,
+      ...pm2Home && { PM2_HOME: pm2Home },
+      ...options.config.env,
+      ...sideEnv,
+      PORT: String(port),
+      PERFGATE_PORT: String(port),
+      PERFGATE_STATUS_FILE: options.statusFile,
+      ...health && { PERFGATE_HEALTH_SOCKET: health.socketPath },
+      ...options.envPad !== void 0 && { PERFGATE_ENV_PAD: "x".repeat(options.envPad) }
+    };
+    const userOptions = env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : "";
+    env.NODE_OPTIONS = `${userOptions}--require "${preloadPath()}"`;
+    if (options.profiling) {
+      Object.assign(env, options.profiling.env);
+      if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
+    }
+    writeFileSync2(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
+`, {
+      flag: "a"
+    });
+    let child;
+    try {
+      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
+      child = options.cpus ? startProcess("taskset", ["-c", options.cpus, "/bin/sh", "-c", command2], shell) : startShell(command2, shell);
+    } catch (e) {
+      health?.close();
+      if (pm2Home) rmSync3(pm2Home, { recursive: true, force: true });
+      portsInUse.delete(port);
+      throw e;
+    }
+    return new _Service(options.side, port, child, options, health, pm2Home);
+  }
+  get pgid() {
+    return this.child.pid;
+  }
+  get exited() {
+    return this.exit !== null;
+  }
+  logTail(lines = 20) {
+    return tailFile(this.options.logFile, lines);
+  }
+  exitDescription() {
+    if (!this.exit) return "is running";
+    return this.exit.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit.code}`;
+  }
+  /** Throws a ServiceError when the service is no longer running. */
+  assertRunning(when) {
+    if (this.exit && !this.stopping) {
+      throw new ServiceError(
+        `The ${this.side} service ${this.exitDescription()} ${when}. Its log: ${this.options.logFile}`,
+        this.logTail()
+      );
+    }
+  }
+  /**
+   * Ready = the port is bound (reported by the preload, or accepting connections) and, when
+   * configured, the ready path answers 2xx. Fails early when the process exits.
+   */
+  async waitReady() {
+    const { timeoutMs, path } = this.options.config.ready;
+    const deadline = Date.now() + timeoutMs;
+    let host = "";
+    let lastProblem = "the port was never bound";
+    while (Date.now() < deadline) {
+      this.assertRunning("before it was ready");
+      if (!host) {
+        host = this.reportedHost() ?? (await canConnect("127.0.0.1", this.port) ? "127.0.0.1" : "");
+      }
+      if (host) {
+        this.url = `http://${host.includes(":") ? `[${host}]` : host}:${this.port}`;
+        if (!path) return this.recordStartup();
+        const status = await httpStatus(`${this.url}${path}`, Math.max(100, Math.min(2e3, deadline - Date.now())));
+        if (status >= 200 && status < 300) return this.recordStartup();
+        lastProblem = status ? `GET ${path} answered ${status}` : `GET ${path} got no answer`;
+      }
+      await sleep4(100);
+    }
+    const seconds = (timeoutMs / 1e3).toFixed(timeoutMs % 1e3 ? 1 : 0);
+    throw new ServiceError(
+      `The ${this.side} service was not ready within ${seconds} s (${lastProblem}; port ${this.port}). Check service.start, and service.ready (path, timeout) in perfgate.yml. Its log: ${this.options.logFile}`,
+      this.logTail()
+    );
+  }
+  /**
+   * Start-up time: to the listening socket the preload reported (ms resolution, independent of
+   * how often readiness is polled), else to now; memory: the group's resident set now, before
+   * any load.
+   */
+  recordStartup() {
+    const listenedAt = this.listening()?.time;
+    const readyAt = typeof listenedAt === "number" && listenedAt >= this.spawnedAt ? listenedAt : Date.now();
+    this.startup = { readyMs: readyAt - this.spawnedAt, rssBytes: groupRssBytes(this.pgid) };
+  }
+  /** The preload's report of the forced port being bound, if it came. */
+  listening() {
+    let text2 = "";
+    try {
+      text2 = readFileSync8(this.options.statusFile, "utf8");
+    } catch {
+      return null;
+    }
+    for (const line3 of text2.split("\n")) {
+      if (!line3) continue;
+      let event;
+      try {
+        event = JSON.parse(line3);
+      } catch {
+        continue;
+      }
+      if (event.event === "listening" && event.port === this.port) return event;
+    }
+    return null;
+  }
+  /** The address the preload saw bound, as a host to connect to. */
+  reportedHost() {
+    const event = this.listening();
+    if (!event) return null;
+    const address = event.address ?? "";
+    if (address === "" || address === "::" || address === "0.0.0.0") return "127.0.0.1";
+    return address;
+  }
+  async stop(graceMs = 5e3) {
+    this.stopping = true;
+    await stopGroup(this.pgid, graceMs);
+    this.options.tracker.delete(this.pgid);
+    this.health?.close();
+    if (this.pm2Home) rmSync3(this.pm2Home, { recursive: true, force: true });
+    portsInUse.delete(this.port);
+  }
+};
+async function runSetup(options, command2, sideEnv) {
+  const logFile = options.logFile.replace(/\.log$/, "-setup.log");
+  writeFileSync2(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
+`, { flag: "a" });
+  const env = { NODE_ENV: "production", ...options.env, ...options.config.env, ...sideEnv };
+  const result = await runShell(command2, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
+  if (result.code === 0) return;
+  const how = result.timedOut ? `timed out after ${SETUP_TIMEOUT_MS / 6e4} min` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
+  throw new SetupError(
+    `service.setup failed before ${typeof options.start === "number" ? `start ${options.start + 1}` : `the ${options.start} start`} of ${options.side}: \`${command2}\` ${how}. Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}
+${tailFile(logFile, 15)}`
+  );
+}
+function canConnect(host, port) {
+  return new Promise((resolve5) => {
+    const socket = connect({ host, port });
+    socket.setTimeout(500);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve5(true);
+    });
+    socket.once("timeout", () => {
+      socket.destroy();
+      resolve5(false);
+    });
+    socket.once("error", () => resolve5(false));
+  });
+}
+function httpStatus(url2, timeoutMs) {
+  return new Promise((resolve5) => {
+    const req = request(url2, { method: "GET", timeout: timeoutMs }, (res) => {
+      res.resume();
+      resolve5(res.statusCode ?? 0);
+    });
+    req.once("timeout", () => req.destroy());
+    req.once("error", () => resolve5(0));
+    req.end();
+  });
+}
+
+// src/engine/zerox.ts
+import { existsSync as existsSync4, mkdirSync as mkdirSync2, readFileSync as readFileSync9 } from "node:fs";
+import { createRequire as createRequire2 } from "node:module";
+import { dirname as dirname5, join as join7 } from "node:path";
+var requireHere = createRequire2(import.meta.url);
+var FlamegraphError = class extends PerfgateError {
+};
+function installedVersion() {
+  try {
+    const manifest = requireHere.resolve("0x/package.json");
+    const { version: version2 } = JSON.parse(readFileSync9(manifest, "utf8"));
+    return { version: version2, cmd: join7(dirname5(manifest), "cmd.js") };
+  } catch {
+    return null;
+  }
+}
+function zeroXVersion() {
+  if (true) return "6.0.0";
+  const installed = installedVersion();
+  if (!installed) throw new FlamegraphError("0x is not installed with perfgate: run npm ci in perfgate.");
+  return installed.version;
+}
+function zeroXCacheKey(version2, platform2 = process.platform, arch = process.arch) {
+  return `perfgate-0x-${version2}-${platform2}-${arch}`;
+}
+function holdsVersion(prefix, version2) {
+  try {
+    const manifest = JSON.parse(readFileSync9(join7(prefix, "node_modules", "0x", "package.json"), "utf8"));
+    return manifest.version === version2 && existsSync4(join7(prefix, "node_modules", "0x", "cmd.js"));
+  } catch {
+    return false;
+  }
+}
+async function ensureZeroX(options) {
+  const version2 = zeroXVersion();
+  const installed = installedVersion();
+  if (installed && installed.version === version2) return installed.cmd;
+  const prefix = join7(options.toolsDir, `0x-${version2}`);
+  const cmd = join7(prefix, "node_modules", "0x", "cmd.js");
+  if (holdsVersion(prefix, version2)) return cmd;
+  const key = zeroXCacheKey(version2);
+  if (options.cache && await options.cache.restore(prefix, key)) {
+    if (holdsVersion(prefix, version2)) {
+      options.logger.info(`0x@${version2} for the flamegraphs restored from the cache (${key}) into ${prefix}`);
+      return cmd;
+    }
+    options.logger.warn(`The cache ${key} did not hold 0x@${version2}; installing it.`);
+  }
+  mkdirSync2(prefix, { recursive: true });
+  options.logger.info(`installing 0x@${version2} for the flamegraphs into ${prefix}`);
+  const args = ["install", "--prefix", prefix, "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefer-offline", "--ignore-scripts", "--omit=dev", `0x@${version2}`];
+  const result = await runProcess("npm", args, { cwd: prefix, env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 3e5 }).catch(
+    (e) => ({ code: null, signal: null, timedOut: false, error: e.message })
+  );
+  if (result.code !== 0 || !existsSync4(cmd)) {
+    throw new FlamegraphError(
+      `Could not install 0x@${version2} for the flamegraphs (npm ${args.join(" ")}: ${describeExit(result)}). Its log: ${options.logFile}
+${tailFile(options.logFile, 10)}`
+    );
+  }
+  await options.cache?.save(prefix, key);
+  return cmd;
+}
+function describeExit(result) {
+  if (result.error) return result.error;
+  if (result.timedOut) return "timed out";
+  return result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
+}
+async function renderFlamegraph(options) {
+  const args = [options.cmd, "--visualize-cpu-profile", options.input, "--output-html", options.output, "--title", options.title, "--quiet"];
+  const result = await runProcess("node", args, {
+    cwd: dirname5(options.input),
+    env: options.env,
+    logFile: options.logFile,
+    tracker: options.tracker,
+    timeoutMs: 12e4
+  }).catch((e) => ({ code: null, signal: null, timedOut: false, error: e.message }));
+  if (result.code !== 0 || !existsSync4(options.output)) {
+    throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}
+${tailFile(options.logFile, 10)}`);
+  }
+}
+
+// src/engine/profile.ts
+var PROFILE_TABLE_LIMIT = 25;
+var PROFILE_WARMUP_CAP_MS = 2e3;
+var PROFILE_STOP_GRACE_MS = 15e3;
+function profiledScenarios(config2) {
+  const profile = config2.profile;
+  if (!profile?.enabled) return [];
+  return profile.scenarios === null ? config2.scenarios : config2.scenarios.filter((s) => profile.scenarios.includes(s.name));
+}
+function slugOf(name, taken) {
+  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "scenario";
+  let slug = base;
+  for (let i = 2; taken.has(slug); i++) slug = `${base}-${i}`;
+  taken.add(slug);
+  return slug;
+}
+function monotonicUs() {
+  return Number(process.hrtime.bigint() / 1000n);
+}
+function nodeInfo(env, cwd) {
+  const script = "process.stdout.write(process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof'))";
+  const node2 = programPathOrNull("node");
+  if (!node2) return Promise.resolve({ version: "unknown", cpuProfInNodeOptions: false });
+  return new Promise((resolve5) => {
+    execFile2(node2, ["-e", script], { env, cwd, timeout: 1e4 }, (error62, stdout) => {
+      const [version2, allowed] = error62 ? ["unknown", "false"] : stdout.trim().split(" ");
+      resolve5({ version: version2 ?? "unknown", cpuProfInNodeOptions: allowed === "true" });
+    });
+  });
+}
+function profilerSettings(info, dir, profile) {
+  const env = { PERFGATE_PROFILE: "1", PERFGATE_PROFILE_DIR: dir };
+  if (info.cpuProfInNodeOptions) {
+    return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
+  }
+  return { env: { ...env, PERFGATE_PROFILE_INSPECTOR_US: String(profile.intervalUs) }, nodeOptions: "" };
+}
+function readFunctionRanges(dir, names, profiles) {
+  const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
+  const byUrl = /* @__PURE__ */ new Map();
+  for (const name of names) {
+    let scripts;
+    try {
+      scripts = JSON.parse(readFileSync10(join8(dir, name), "utf8"));
+    } catch {
+      continue;
+    }
+    for (const [url2, functions] of Object.entries(scripts)) {
+      if (!sampled.has(url2)) continue;
+      const known = byUrl.get(url2) ?? /* @__PURE__ */ new Map();
+      for (const fn of functions) known.set(`${fn[1]}:${fn[2]}`, fn);
+      byUrl.set(url2, known);
+    }
+  }
+  const ranges = /* @__PURE__ */ new Map();
+  for (const [url2, functions] of byUrl) {
+    const path = scriptPath(url2);
+    if (path === null) continue;
+    try {
+      ranges.set(url2, rangesFromOffsets(readFileSync10(path, "utf8"), [...functions.values()]));
+    } catch {
+    }
+  }
+  return ranges;
+}
+function scriptSources(nodeVersion) {
+  const memo2 = /* @__PURE__ */ new Map();
+  let core;
+  const coreSource = (id) => {
+    if (core === void 0) {
+      try {
+        core = nodeVersion === process.version ? process.binding("natives") : null;
+      } catch {
+        core = null;
+      }
+    }
+    const text2 = core?.[id];
+    return typeof text2 === "string" ? text2 : null;
+  };
+  return (url2) => {
+    let lines = memo2.get(url2);
+    if (lines === void 0) {
+      let text2 = null;
+      if (url2.startsWith("node:")) text2 = coreSource(url2.slice("node:".length));
+      else {
+        const path = scriptPath(url2);
+        try {
+          text2 = path === null ? null : readFileSync10(path, "utf8");
+        } catch {
+          text2 = null;
+        }
+      }
+      lines = text2 === null ? null : text2.split("\n");
+      memo2.set(url2, lines);
+    }
+    return lines;
+  };
+}
+function fileSize(path) {
+  try {
+    return statSync3(path).size;
+  } catch {
+    return 0;
+  }
+}
+function readFrom(path, offset, limit = 64 * 1024 * 1024) {
+  let fd;
+  try {
+    fd = openSync2(path, "r");
+  } catch {
+    return "";
+  }
+  try {
+    const length = Math.max(0, Math.min(fileSize(path) - offset, limit));
+    const buffer = Buffer.alloc(length);
+    const read = readSync(fd, buffer, 0, length, offset);
+    return buffer.subarray(0, read).toString("utf8");
+  } finally {
+    closeSync2(fd);
+  }
+}
+async function profileSide(phase, side, scenario, dir, ports) {
+  const started = Date.now();
+  const { config: config2 } = phase;
+  const profile = config2.profile;
+  const cwd = serviceDir(phase.trees[side], phase.services[side]);
+  const info = await nodeInfo(phase.session.env, cwd);
+  mkdirSync3(dir, { recursive: true });
+  ports.progress({ phase: "profile", side, scenario: scenario.name });
+  const logFile = join8(phase.session.logDir, `${side}.log`);
+  const logStart = fileSize(logFile);
+  const service = await Service.start({
+    side,
+    start: "profile",
+    config: phase.services[side],
+    dir: cwd,
+    env: phase.session.env,
+    logFile,
+    statusFile: join8(phase.session.logDir, `${side}-profile.status`),
+    tracker: phase.session.tracker,
+    profiling: profilerSettings(info, dir, profile)
+  });
+  let window2;
+  let requests;
+  try {
+    await service.waitReady();
+    const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
+    const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
+    const options = { ...rate && { ratePerSecond: rate.perSecond }, ...ports.load && { generator: ports.load } };
+    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
+    service.assertRunning("while warming up under the profiler");
+    const startUs = monotonicUs();
+    const sample = await runLoad(service.url, scenario, profile.durationMs, options);
+    window2 = { startUs, endUs: monotonicUs() };
+    requests = sample.requests;
+    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
+  } finally {
+    await service.stop(PROFILE_STOP_GRACE_MS);
+  }
+  const names = readdirSync4(dir);
+  const files = [];
+  const profiles = [];
+  for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
+    try {
+      profiles.push(parseCpuProfile(readFileSync10(join8(dir, name), "utf8"), join8(dir, name)));
+      files.push(name);
+    } catch (e) {
+      ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
+    }
+  }
+  if (profiles.length === 0) {
+    throw new PerfgateError(
+      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.session.logDir, `${side}.log`)}`
+    );
+  }
+  const ranges = readFunctionRanges(
+    dir,
+    names.filter((n) => n.startsWith("FUNCTIONS.")),
+    profiles
+  );
+  const root = realpathSync2(phase.trees[side].root);
+  const tree = buildCallTree(profiles, { root, window: window2, ranges, sources: scriptSources(info.version) });
+  return {
+    tree,
+    packages: packageTimes(tree, packageResolver(root)),
+    optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
+    info,
+    files: files.map((f) => join8(dir, f)),
+    requests,
+    windowMs: Math.round((window2.endUs - window2.startUs) / 1e3),
+    wallMs: Date.now() - started
+  };
+}
+async function profileScenario(phase, scenario, slug, ports) {
+  const profile = phase.config.profile;
+  const dir = join8(phase.outDir, "profiles", slug);
+  const runs = {};
+  for (const side of ["base", "head"]) {
+    phase.session.checkCancelled();
+    runs[side] = await profileSide(phase, side, scenario, join8(dir, side), ports);
+  }
+  const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
+  for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
+  const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
+  const runDir = (path) => relative5(phase.outDir, path);
+  const sideResult = (side) => {
+    const run = runs[side];
+    const merged = join8(dir, `${side}.cpuprofile`);
+    writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    return {
+      ...bounded[side],
+      profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
+      nodeVersion: run.info.version,
+      requests: run.requests,
+      windowMs: run.windowMs,
+      wallMs: run.wallMs,
+      processes: run.files.map((file2, i) => ({ file: runDir(file2), samples: run.tree.perProfile[i] ?? 0 })),
+      merged: runDir(merged),
+      inlinedSamples: run.tree.inlinedSamples,
+      packages: run.packages
+    };
+  };
+  const entry = {
+    scenario: scenario.name,
+    durationMs: profile.durationMs,
+    intervalUs: profile.intervalUs,
+    sides: { base: sideResult("base"), head: sideResult("head") },
+    files: { head: null, base: null, diff: null },
+    renderMs: null
+  };
+  const renderStarted = Date.now();
+  const { results } = phase.session;
+  const label = (side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
+  const moved = /* @__PURE__ */ new Map();
+  for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
+    if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
+  }
+  const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
+  const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
+  const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
+  writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
+  entry.files.diff = runDir(diffFile);
+  phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
+  phase.session.update();
+  ports.progress({ phase: "profile", scenario: scenario.name, message: "drawing flamegraphs" });
+  const logFile = join8(phase.session.logDir, "flamegraphs.log");
+  const cmd = await ensureZeroX({
+    toolsDir: phase.toolsDir,
+    env: phase.session.env,
+    logFile,
+    tracker: phase.session.tracker,
+    logger: ports.logger,
+    ...ports.toolCache && { cache: ports.toolCache }
+  });
+  await Promise.all(
+    ["head", "base"].map(async (side) => {
+      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side}.html`);
+      await renderFlamegraph({
+        cmd,
+        input: join8(dir, `${side}.cpuprofile`),
+        output: output2,
+        title: inert(`${scenario.name} \xB7 ${label(side)}`),
+        env: phase.session.env,
+        logFile,
+        tracker: phase.session.tracker
+      });
+      entry.files[side] = runDir(output2);
+    })
+  );
+  entry.renderMs = Date.now() - renderStarted;
+  phase.session.update();
+  return entry;
+}
+async function runProfiles(phase) {
+  const { ports } = phase.session;
+  const planned = profiledScenarios(phase.config);
+  const skipped = planned.filter((s) => phase.unchanged?.includes(s.name)).map((s) => s.name);
+  const scenarios = planned.filter((s) => !skipped.includes(s.name));
+  if (skipped.length > 0) {
+    phase.session.update((r) => {
+      r.profilesSkipped = skipped;
+    });
+    ports.logger.info(`not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles them too)`);
+  }
+  if (scenarios.length === 0) return;
+  if (skipped.length > 0) ports.progress({ phase: "profile", pair: 0, pairs: scenarios.length, message: `profiling ${scenarios.length} of ${planned.length} scenarios` });
+  const taken = /* @__PURE__ */ new Set();
+  for (const scenario of scenarios) {
+    const slug = slugOf(scenario.name, taken);
+    try {
+      await profileScenario(phase, scenario, slug, ports);
+    } catch (e) {
+      if (phase.session.signal?.aborted || e instanceof CancelledError) throw e;
+      const tableKept = phase.session.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
+      const message = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
+      phase.session.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
+      ports.logger.warn(`${scenario.name}: ${message}`);
+      phase.session.update();
+    }
+  }
+}
+
+// src/engine/estimate.ts
+var START_ALLOWANCE_MS = 3e3;
+var SLICE_OVERHEAD_MS = 40;
+var PROFILE_SIDE_OVERHEAD_MS = 4e3;
+var PROFILE_RENDER_MS = 5e3;
+var PROFILE_WARMUP_CAP_MS2 = 2e3;
+function measureMs(config2, pairs, blocks) {
+  const scenarios = config2.scenarios.length;
+  const { sliceMs, warmupMs, instances, mode } = config2.load;
+  const slicesPerPair = mode === "simultaneous" ? 1 : 2;
+  const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
+  return blocks * (START_ALLOWANCE_MS + scenarios * warmupPerStartPair * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+}
+function estimateRun(config2) {
+  const phases = [];
+  const { pairs, blocks, sliceMs, warmupMs } = config2.load;
+  const scenarios = config2.scenarios.length;
+  let stopsMeasured = [];
+  let measure = 0;
+  if (scenarios > 0) {
+    measure = measureMs(config2, pairs, blocks);
+    phases.push({
+      phase: "measure",
+      ms: measure,
+      detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
+    });
+    const sequential = planSequential(config2);
+    if (sequential) {
+      stopsMeasured = sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config2, look.pairs, look.afterBlock + 1) - measure }));
+    }
+  }
+  let note = null;
+  if (config2.benchmarks) {
+    const { rounds, budgetMs, files } = config2.benchmarks;
+    phases.push({
+      phase: "benchmarks",
+      ms: budgetMs,
+      detail: `${rounds} rounds of ${files.join(", ")}, one fresh process per file and side; at most ${formatDuration(budgetMs)} (benchmarks.budget)`
+    });
+    note = `the micro-benchmark phase is counted at its budget (${formatDuration(budgetMs)}); it usually ends sooner`;
+  }
+  const profiled = profiledScenarios(config2);
+  if (profiled.length > 0 && config2.profile) {
+    const perSide = Math.min(warmupMs, PROFILE_WARMUP_CAP_MS2) + config2.profile.durationMs + PROFILE_SIDE_OVERHEAD_MS;
+    phases.push({
+      phase: "profile",
+      ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
+      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs` + (config2.profile.when === "changed" ? "; at most: a scenario whose verdicts are all unchanged is not profiled" : "")
+    });
+  }
+  const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
+  return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note };
+}
+function pairsPerBlock(config2) {
+  return blockSizes(config2.load.pairs, config2.load.blocks);
+}
+function formatMs(ms) {
+  if (ms < 1e3) return `${Math.round(ms)}ms`;
+  if (ms < 6e4) return `${Number((ms / 1e3).toFixed(1))}s`;
+  const s = Math.round(ms / 1e3);
+  if (s < 3600) return `${Math.floor(s / 60)}m${s % 60 ? ` ${s % 60}s` : ""}`;
+  const m = Math.round(s / 60);
+  return `${Math.floor(m / 60)}h${m % 60 ? ` ${m % 60}m` : ""}`;
+}
+function formatClock(ms) {
+  const s = Math.max(0, Math.round(ms / 1e3));
+  const two = (n) => String(n).padStart(2, "0");
+  return s >= 3600 ? `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${Math.floor(s / 60)}:${two(s % 60)}`;
+}
+
+// src/engine/preflight.ts
+import { isAbsolute as isAbsolute4, join as join9 } from "node:path";
+async function preflight(request3) {
+  const sides = await resolveSides(request3);
+  const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
+  const config2 = resolveConfigWithScenarios(
+    {
+      document: loaded?.document,
+      source: loaded?.source ?? DEFAULT_CONFIG_FILE,
+      overrides: request3.overrides,
+      overridesSource: request3.overridesSource
+    },
+    request3.scenarios ?? []
+  );
+  const base = await readBaseConfig(sides, request3);
+  return { ...sides, config: config2, configSource: loaded?.source ?? null, ...base };
+}
+async function readBaseConfig(sides, request3) {
+  const name = request3.configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute4(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
+  const source = `${sides.base.ref}:${name}`;
+  let text2 = null;
+  try {
+    text2 = await readAtCommit(sides.root, sides.base.sha, name);
+    const document = text2 === null ? void 0 : parseConfigText(text2, source);
+    const baseConfig = resolveConfigWithScenarios({ document, source, overrides: request3.overrides, overridesSource: request3.overridesSource }, request3.scenarios ?? []);
+    return { baseConfig, baseConfigProblem: null };
+  } catch (error62) {
+    if (text2 === null) return { baseConfig: null, baseConfigProblem: null };
+    const problem = error62 instanceof ConfigError ? error62.message.split("\n")[0] : error62.message;
+    return { baseConfig: null, baseConfigProblem: problem };
+  }
+}
+async function readHeadConfig(sides, fromCommit, configFile) {
+  const required2 = configFile !== null;
+  const name = configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute4(name) || !fromCommit) return loadConfigFile(isAbsolute4(name) ? name : join9(sides.root, name), { required: required2 });
+  const source = `${sides.head.ref}:${name}`;
+  const text2 = await readAtCommit(sides.root, sides.head.sha, name);
+  if (text2 === null) {
+    if (!required2) return null;
+    throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
+  }
+  return { document: parseConfigText(text2, source), source };
+}
+
+// src/engine/run.ts
+import { mkdirSync as mkdirSync5 } from "node:fs";
+import { join as join16 } from "node:path";
+import { performance as performance3 } from "node:perf_hooks";
+
+// src/results/types.ts
+var RESULTS_VERSION = 1;
+
+// src/stats/descriptive.ts
+function sortedCopy(xs) {
+  if (xs.length === 0) return void 0;
+  for (const v of xs) if (Number.isNaN(v)) return void 0;
+  return Float64Array.from(xs).sort();
+}
+function median(xs) {
+  const s = sortedCopy(xs);
+  if (s === void 0) return Number.NaN;
+  return medianOfSorted(s);
+}
+function medianOfSorted(s) {
+  const n = s.length;
+  if (n === 0) return Number.NaN;
+  const mid = n >> 1;
+  return n % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+function quantile(xs, q) {
+  if (Number.isNaN(q)) return Number.NaN;
+  if (q < 0 || q > 1) throw new RangeError(`quantile: q must be in [0, 1], got ${q}`);
+  const s = sortedCopy(xs);
+  if (s === void 0) return Number.NaN;
+  const h = (s.length - 1) * q;
+  const lo = Math.floor(h);
+  const hi = Math.ceil(h);
+  const a = s[lo];
+  const b = s[hi];
+  const f = h - lo;
+  if (f === 0 || a === b) return a;
+  return (1 - f) * a + f * b;
+}
+
+// src/engine/fingerprint.ts
+import { execFile as execFile3 } from "node:child_process";
+import { cpus, platform, release, totalmem } from "node:os";
+async function fingerprint(env, cwd) {
+  const cpuList = cpus();
+  const node2 = programPathOrNull("node");
+  const nodeVersion = !node2 ? "unknown" : await new Promise((resolve5) => {
+    execFile3(node2, ["-p", "process.version"], { env, cwd, timeout: 1e4 }, (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim()));
+  });
+  return {
+    cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
+    cpus: cpuList.length,
+    nodeVersion,
+    os: `${platform()} ${release()}`,
+    arch: process.arch,
+    totalMemoryMb: Math.round(totalmem() / 2 ** 20),
+    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean)
+  };
+}
+
+// src/engine/probe.ts
+import { mkdtempSync as mkdtempSync3, rmSync as rmSync4 } from "node:fs";
+import { request as request2 } from "node:http";
+import { tmpdir as tmpdir3 } from "node:os";
+import { join as join10 } from "node:path";
+var BODY_SAMPLE_CHARS = 160;
+function askRoute(baseUrl, scenario, timeoutMs = 5e3) {
+  return new Promise((resolve5) => {
+    const req = request2(`${baseUrl}${scenario.path}`, { method: scenario.method, headers: scenario.headers, timeout: timeoutMs }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk) => {
+        if (body.length < BODY_SAMPLE_CHARS * 4) body += chunk;
+      });
+      const answered = (text2) => {
+        const sample = describeBody(text2);
+        resolve5({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text2 });
+      };
+      res.on("end", () => answered(oneLine(body)));
+      res.on("error", () => answered(""));
+    });
+    req.once("timeout", () => {
+      req.destroy();
+      resolve5({ status: null, description: `it did not answer within ${timeoutMs / 1e3} s`, sample: "", body: "" });
+    });
+    req.once("error", (error62) => resolve5({ status: null, description: `the request failed (${error62.message})`, sample: "", body: "" }));
+    if (scenario.body !== null && scenario.body !== void 0) req.write(scenario.body);
+    req.end();
+  });
+}
+async function probeScenario(baseUrl, scenario, timeoutMs = 5e3) {
+  return (await askRoute(baseUrl, scenario, timeoutMs)).description;
+}
+function answersAsExpected(scenario, answer) {
+  return answer.status !== null && isExpectedStatus(scenario, answer.status);
+}
+function expectedStatuses(scenario) {
+  return scenario.expect?.length ? scenario.expect.join(" or ") : "a 2xx status";
+}
+var BROKEN_ROUTE_FIX = "Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).";
+function brokenRouteMessage(scenario, where, description) {
+  return `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails ${where}: ${description}. perfgate expects ${expectedStatuses(scenario)}. ${BROKEN_ROUTE_FIX}`;
+}
+var StartOnceError = class extends Error {
+  constructor(reason, logTail) {
+    super(reason);
+    this.reason = reason;
+    this.logTail = logTail;
+  }
+  reason;
+  logTail;
+};
+async function startOnce(request3, visit2) {
+  const scratch = mkdtempSync3(join10(tmpdir3(), "perfgate-probe-"));
+  const tracker = new ProcessTracker();
+  let service = null;
+  try {
+    service = await Service.start({
+      start: "probe",
+      side: "head",
+      config: request3.config,
+      dir: request3.dir,
+      env: request3.env,
+      logFile: join10(scratch, "service.log"),
+      statusFile: join10(scratch, "status"),
+      tracker
+    });
+    try {
+      await service.waitReady();
+    } catch (e) {
+      if (!(e instanceof ServiceError)) throw e;
+      const { timeoutMs, path } = request3.config.ready;
+      const seconds = `${(timeoutMs / 1e3).toFixed(0)} s`;
+      const what = service.exited ? "exited before it was ready" : path && service.url ? `listened, but GET ${path} (service.ready.path) did not answer 2xx within ${seconds}` : `did not listen on a port within ${seconds}`;
+      throw new StartOnceError(`\`${request3.config.start}\` ${what}.`, e.logTail);
+    }
+    return await visit2(service.url);
+  } finally {
+    await service?.stop(2e3);
+    await tracker.killAll(1e3);
+    rmSync4(scratch, { recursive: true, force: true });
+  }
+}
+function oneLine(body) {
+  const text2 = body.replace(/\s+/g, " ").trim();
+  return text2.length > BODY_SAMPLE_CHARS ? `${text2.slice(0, BODY_SAMPLE_CHARS)}\u2026` : text2;
+}
+function describeBody(text2) {
+  return text2 ? ` "${text2}"` : " with an empty body";
+}
+async function checkScenarios(baseUrl, scenarios) {
+  const checks = [];
+  for (const scenario of scenarios) {
+    const texts = [scenario.path, scenario.body, ...Object.values(scenario.headers)];
+    if (placeholdersIn(...texts).length > 0) {
+      checks.push({ scenario, answer: null, ok: true, skipReason: "its request has {placeholders}" });
+      continue;
+    }
+    const answer = await askRoute(baseUrl, scenario);
+    checks.push({ scenario, answer, ok: answersAsExpected(scenario, answer) });
+  }
+  return checks;
+}
+
+// src/engine/bench/discover.ts
+import { createRequire as createRequire3 } from "node:module";
+import { readFileSync as readFileSync12, statSync as statSync4 } from "node:fs";
+import { join as join12 } from "node:path";
+import { pathToFileURL } from "node:url";
+
+// src/engine/bench/capture.ts
+import { readFileSync as readFileSync11 } from "node:fs";
+var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
+var MAX_TEXT = 2e3;
+function text(value, fallback = "") {
+  return typeof value === "string" ? value.slice(0, MAX_TEXT) : fallback;
+}
+function finiteOrNull(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+function parseCapture(content) {
+  const capture = { benchmarks: [], libraries: [] };
+  const occurrences = /* @__PURE__ */ new Map();
+  for (const line3 of content.split("\n")) {
+    if (!line3.trim()) continue;
+    let record2;
+    try {
+      record2 = JSON.parse(line3);
+    } catch {
+      continue;
+    }
+    if (typeof record2 !== "object" || record2 === null) continue;
+    const library = record2["library"];
+    if (!BENCH_LIBRARIES.includes(library)) continue;
+    switch (record2["type"]) {
+      case "library":
+      case "unsupported":
+        capture.libraries.push({
+          name: library,
+          version: text(record2["version"], "unknown"),
+          path: text(record2["path"]),
+          unsupported: record2["type"] === "unsupported" ? text(record2["message"], "unsupported version") : null
+        });
+        break;
+      case "result":
+      case "error": {
+        const name = text(record2["name"], "(unnamed)");
+        const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
+        const key = JSON.stringify([suite, name]);
+        const occurrence = (occurrences.get(key) ?? 0) + 1;
+        occurrences.set(key, occurrence);
+        const failed = record2["type"] === "error";
+        const ops = finiteOrNull(record2["opsPerSec"]);
+        const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
+        capture.benchmarks.push({
+          library,
+          name,
+          suite,
+          occurrence,
+          opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
+          rme: finiteOrNull(record2["rme"]),
+          sampleCount: finiteOrNull(record2["sampleCount"]) ?? 0,
+          samplesNs: samples.filter((s) => typeof s === "number" && Number.isFinite(s)).slice(0, 1e3),
+          stats: typeof record2["stats"] === "object" && record2["stats"] !== null && !Array.isArray(record2["stats"]) ? record2["stats"] : null,
+          error: failed ? text(record2["message"], "the benchmark failed") : ops === null || ops <= 0 ? "no ops/s was measured" : null
+        });
+        break;
+      }
+    }
+  }
+  return capture;
+}
+function readCapture(file2) {
+  let content = "";
+  try {
+    content = readFileSync11(file2, "utf8");
+  } catch {
+  }
+  return parseCapture(content);
+}
+
 // src/engine/bench/glob.ts
+import { lstatSync } from "node:fs";
+import { join as join11 } from "node:path";
 var SKIPPED = ["**/node_modules/**", "**/.*/**", "**/.*"];
 function throughLinkedDirectory(root, path, linked) {
   const segments = path.split("/").slice(0, -1);
@@ -88140,9 +97568,9 @@ import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as rea
 import { dirname as dirname6, join as join20, relative as relative8, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
-var import_yaml2 = __toESM(require_dist(), 1);
+var import_yaml3 = __toESM(require_dist(), 1);
 function yamlValue(value) {
-  return import_yaml2.default.stringify(value, { collectionStyle: "flow", lineWidth: 0 }).trimEnd();
+  return import_yaml3.default.stringify(value, { collectionStyle: "flow", lineWidth: 0 }).trimEnd();
 }
 function line2(indent, key, value, note) {
   return `${indent}${key}${key ? " " : ""}${yamlValue(value)}${note ? ` # ${note}` : ""}`;
