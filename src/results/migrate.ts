@@ -17,8 +17,7 @@
 import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../config/schema.js';
 import { GATE_KEYS } from '../config/types.js';
 import { VERSION } from '../version.js';
-import { RESULTS_VERSION } from './schema.js';
-import type { Results } from './types.js';
+import { RESULTS_VERSION, type Results } from './types.js';
 
 export class ResultsFileError extends Error {}
 

@@ -14,9 +14,7 @@
  */
 import { z } from 'zod';
 import { GATE_KEYS, type GateKey, type PerfgateConfig } from '../config/types.js';
-
-/** Bumped on any change of the results.json shape that an older reader would misread (results/migrate.ts upgrades older versions). */
-export const RESULTS_VERSION = 1;
+import { RESULTS_VERSION } from './types.js';
 
 /** Longest name-like text (scenario, ref, function, file path), characters. */
 const NAME_MAX = 2_000;
