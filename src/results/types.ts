@@ -76,7 +76,7 @@ export interface Quartiles {
 export interface Noise {
   /** The per-pair changes head/base − 1 (micro-benchmarks: per round); null with fewer than 2 usable pairs. */
   pairs: Quartiles | null;
-  /** The start pairs' own changes (`starts`); null without starts (micro-benchmarks, old results) or with fewer than 2. */
+  /** The start pairs' own changes (`starts`); null without starts (micro-benchmarks) or with fewer than 2. */
   starts: Quartiles | null;
   /**
    * How far a pair's log-ratio moves inside its start pair: the standard deviation around its
