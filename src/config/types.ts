@@ -81,7 +81,7 @@ export interface ScenarioConfig {
   body: string | null;
   /**
    * Several requests: a weighted mix, or a sequence per connection (`sequence`). null or absent
-   * (the single-request form, and results from before mixes existed): method, path, headers, body.
+   * (the single-request form, stored as it was before mixes existed): method, path, headers, body.
    */
   requests?: RequestConfig[] | null;
   /** true: every connection (or virtual user at a fixed rate) sends `requests` in order, again and again; false or absent: a weighted mix. */
@@ -91,13 +91,12 @@ export interface ScenarioConfig {
   connections: number;
   pipelining: number;
   /**
-   * null or absent: closed loop (each connection sends its next request when the previous one is
-   * answered). Set: fixed rate (open loop), the same rate on both sides. Absent in results from
-   * before fixed rates existed.
+   * null: closed loop (each connection sends its next request when the previous one is
+   * answered). Set: fixed rate (open loop), the same rate on both sides.
    */
-  rate?: ScenarioRate | null;
-  /** Statuses the route is expected to answer; null or absent: any 2xx. */
-  expect?: number[] | null;
+  rate: ScenarioRate | null;
+  /** Statuses the route is expected to answer; null: any 2xx. */
+  expect: number[] | null;
 }
 
 export interface ServiceConfig {
@@ -105,8 +104,8 @@ export interface ServiceConfig {
   install: string | null;
   /** null: no build step. */
   build: string | null;
-  /** Run before every start of the service (migrations, seed data); null or absent (results from before it existed): none. */
-  setup?: string | null;
+  /** Run before every start of the service (migrations, seed data); null: none. */
+  setup: string | null;
   /** null only when there are no scenarios (a project with micro-benchmarks alone has no service to start). */
   start: string | null;
   /** Directory of the service inside the repository, relative ('.' = repository root). */
@@ -151,29 +150,16 @@ export interface PerfgateConfig {
   /** Empty when only micro-benchmarks are configured. */
   scenarios: ScenarioConfig[];
   load: LoadConfig;
-  /**
-   * null: no micro-benchmarks. resolveConfig always sets it; it is optional only because
-   * results.json files written before micro-benchmarks existed lack it (read it with `?? null`).
-   */
-  benchmarks?: BenchmarksConfig | null;
-  /**
-   * The rules for `benchmarks`, `latency_p999` and `errors` are optional for the same reason, and so are the health rules
-   * (results from before health was measured): use DEFAULT_GATE's / DEFAULT_HEAP_GROWTH when absent.
-   */
-  gate: Record<Exclude<MetricId, 'latency_p999' | 'errors'>, MetricRule> & { latency_p999?: MetricRule; errors?: MetricRule; benchmarks?: MetricRule } & Partial<
-      Record<HealthMetricId | StartupMetricId, MetricRule>
-    > & {
-    heap_growth?: HeapGrowthRule;
-  };
+  /** null: no micro-benchmarks. */
+  benchmarks: BenchmarksConfig | null;
+  /** A rule for every metric, and the memory-growth rule (results/migrate.ts gives older results.json files the defaults they lack). */
+  gate: Record<GateKey, MetricRule> & { heap_growth: HeapGrowthRule };
   /** Family-wise significance level for gated metrics (Holm). */
   alpha: number;
   /** Seed of the random pair order; null = choose one and log it. */
   seed: number | null;
-  /**
-   * The profiling phase. resolveConfig always sets it; optional only because results.json files
-   * written before profiling existed lack it.
-   */
-  profile?: ProfileConfig;
+  /** The profiling phase. */
+  profile: ProfileConfig;
 }
 
 /** CPU profiles of both sides under each scenario's load, after the timed slices. */
@@ -187,8 +173,7 @@ export interface ProfileConfig {
   scenarios: string[] | null;
   /**
    * changed: only the scenarios whose verdict is not unchanged (the verdicts are taken after the
-   * timed slices); always: every one. Absent in results from before it existed, which profiled
-   * every scenario.
+   * timed slices); always: every one.
    */
-  when?: 'changed' | 'always';
+  when: 'changed' | 'always';
 }

@@ -58,7 +58,7 @@ export interface ProfilePhase {
 /** Scenarios to profile: profile.scenarios (names), or all. */
 export function profiledScenarios(config: PerfgateConfig): ScenarioConfig[] {
   const profile = config.profile;
-  if (!profile?.enabled) return [];
+  if (!profile.enabled) return [];
   return profile.scenarios === null ? config.scenarios : config.scenarios.filter((s) => profile.scenarios!.includes(s.name));
 }
 

@@ -195,7 +195,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
-    const unchanged = config.profile?.when === 'changed' && request.unchangedScenarios ? request.unchangedScenarios(results) : [];
+    const unchanged = config.profile.when === 'changed' && request.unchangedScenarios ? request.unchangedScenarios(results) : [];
     await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), unchanged });
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal!.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');

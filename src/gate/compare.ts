@@ -1,4 +1,3 @@
-import { DEFAULT_GATE } from '../config/schema.js';
 import { analyzeFairness } from './fairness.js';
 import type { MetricRule } from '../config/types.js';
 import type {
@@ -195,7 +194,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const rule = config.gate[definition.id] ?? DEFAULT_GATE[definition.id];
+      const rule = config.gate[definition.id];
       const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
       if (!draft) continue;
       const decided = definition.id === 'errors' ? decisiveErrors(base, head, starts, rule.limit) : null;
@@ -203,7 +202,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     }
   }
   const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
-  const benchRule = config.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
+  const benchRule = config.gate.benchmarks;
   const benchDrafts: Draft<BenchmarkComparison>[] = (inventory?.series ?? []).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, benchRule, config.alpha, true);
     return draft ? [{ ...series.identity, ...draft }] : [];
@@ -218,7 +217,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
 
   // Start-up (gate/startup.ts): one unit per start pair, looked at with the HTTP metrics.
   const startupDrafts: Draft<StartupComparison>[] = startupSeries(results).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, null, config.gate[series.metric] ?? DEFAULT_GATE[series.metric], level, false);
+    const draft = comparePaired(series.base, series.head, null, config.gate[series.metric], level, false);
     return draft ? [{ metric: series.metric, ...draft }] : [];
   });
 

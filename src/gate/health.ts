@@ -5,7 +5,6 @@
  * load generator, not the service, set the pace; and the findings the report words as hints.
  * docs/health.md explains every rule.
  */
-import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../config/schema.js';
 import type { HealthMetricId, HeapGrowthRule, MetricRule } from '../config/types.js';
 import type {
   GeneratorCheck,
@@ -91,13 +90,12 @@ export const HEALTH_METRIC_DEFINITIONS: readonly HealthMetricDefinition[] = [
   { id: 'gc_per_request', value: (s, h) => (s.requests > 0 ? (1000 * h.gcMs) / s.requests : NONE) },
 ];
 
-/** The rule of a health metric: the config's, or the default in results from before health existed. */
 export function healthRule(results: Results, metric: HealthMetricId): MetricRule {
-  return results.config.gate[metric] ?? DEFAULT_GATE[metric];
+  return results.config.gate[metric];
 }
 
 export function heapGrowthRule(results: Results): HeapGrowthRule {
-  return results.config.gate.heap_growth ?? DEFAULT_HEAP_GROWTH;
+  return results.config.gate.heap_growth;
 }
 
 /** One health metric's paired values in one scenario (same index = same pair), for compareResults. */

@@ -31,10 +31,10 @@ interface SliceIo {
 /** One slice's I/O; null when no request was counted (the service never connected out, or served none). */
 function sliceIo(slice: Slice): SliceIo | null {
   const processes = slice.health?.processes ?? [];
-  const requests = processes.reduce((sum, p) => sum + (p.ioRequests ?? 0), 0);
+  const requests = processes.reduce((sum, p) => sum + p.ioRequests, 0);
   if (requests === 0) return null;
   const sums = new Map<string, { roundTrips: number; waitMs: number }>();
-  for (const tally of processes.flatMap((p) => p.io ?? [])) {
+  for (const tally of processes.flatMap((p) => p.io)) {
     const sum = sums.get(tally.destination) ?? { roundTrips: 0, waitMs: 0 };
     sum.roundTrips += tally.roundTrips;
     sum.waitMs += tally.waitMs;

@@ -6,11 +6,10 @@ import { hodgesLehmann } from '../stats/hodges-lehmann.js';
  * its own offset (JIT decisions, memory layout, hash seed, CPU placement) that moves every
  * slice it serves, so slices of one start are not independent evidence of base vs head
  * (Kalibera & Jones, "Rigorous benchmarking in reasonable time", ISMM 2013: replicate at the
- * level that carries random effects, and summarise below it). Results written before several
- * starts per block had one start pair per block.
+ * level that carries random effects, and summarise below it).
  */
 export function startOf(pair: Pair): number {
-  return pair.start ?? pair.block;
+  return pair.start;
 }
 
 export interface StartSummary {

@@ -156,7 +156,7 @@ function designedPower(results: Results, level: number): { starts: number; level
   const stopped = sequential?.taken.some((look) => look.decision === 'stop-regression' || look.decision === 'stop-clear') ?? false;
   if (!sequential || !stopped) return { starts: 0, level };
   const { blocks, instances } = results.config.load;
-  return { starts: blocks * (instances ?? 1), level: sequential.looks.at(-1)?.nominalAlpha ?? level };
+  return { starts: blocks * instances, level: sequential.looks.at(-1)?.nominalAlpha ?? level };
 }
 
 /** A start pair's summary of k pairs (their Hodges–Lehmann estimate) spreads about this many times σ/√k from the pairs' noise alone: 1.01 at k = 3, 1.03–1.04 from k = 4 on (normal noise, simulated), √(π/3) = 1.023 for large k. */

@@ -62,6 +62,7 @@ export async function probeService(request: ProbeRequest): Promise<ProbeFindings
         config: {
           install: null,
           build: null,
+          setup: null,
           start: request.start,
           cwd: request.cwd,
           env: {},

@@ -260,13 +260,13 @@ function renderMethod(results: Results): string {
   const { load } = results.config;
   const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1000);
-  const instances = load.instances ?? 1;
+  const { instances } = load;
   const starts = load.blocks * instances;
   const where = results.environment.placement
     ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}`
     : '';
   const how =
-    (load.mode ?? 'alternate') === 'simultaneous'
+    load.mode === 'simultaneous'
       ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both`
       : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
   const http =

@@ -1,5 +1,8 @@
 import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
-import { RESULTS_VERSION, type Results } from './types.js';
+import { ResultsFileError, upgradeResults } from './migrate.js';
+import type { Results } from './types.js';
+
+export { ResultsFileError };
 
 /** Written after every pair: to a temporary file, then renamed, so a crash never leaves half a file. */
 export function writeResults(path: string, results: Results): void {
@@ -7,8 +10,6 @@ export function writeResults(path: string, results: Results): void {
   writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
   renameSync(tmp, path);
 }
-
-export class ResultsFileError extends Error {}
 
 /** The file's text; with `maxBytes`, a bigger file is refused before it is read into memory. */
 function readText(path: string, maxBytes: number | undefined): string {
@@ -33,26 +34,17 @@ function readText(path: string, maxBytes: number | undefined): string {
 }
 
 /**
- * Reads a results.json and checks what every reader relies on (schema and version). Report
- * mode reads files a pull request's code could have written: it passes `maxBytes` and
- * validates the whole file (results/validate.ts).
+ * Reads a results.json and gives it the current shape (results/migrate.ts), whichever release
+ * wrote it. Report mode reads files a pull request's code could have written: it passes
+ * `maxBytes` and validates the whole file (results/validate.ts).
  */
 export function readResults(path: string, options: { maxBytes?: number } = {}): Results {
   const text = readText(path, options.maxBytes);
-  let data: Partial<Results>;
+  let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
     throw new ResultsFileError(`${path} is not valid JSON (${(e as Error).message}).`);
   }
-  if (data === null || typeof data !== 'object' || data.schema !== 'perfgate/results') {
-    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
-  }
-  if (data.version !== RESULTS_VERSION) {
-    const version = typeof data.version === 'number' ? data.version : 'unknown';
-    throw new ResultsFileError(
-      `${path} has results version ${version}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`,
-    );
-  }
-  return data as Results;
+  return upgradeResults(data, path);
 }

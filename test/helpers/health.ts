@@ -1,3 +1,4 @@
+import { upgradeResults } from '../../src/results/migrate.js';
 import type { GcKind, ProcessHealth, Results, Side, Slice } from '../../src/results/types.js';
 import { createRandom } from '../../src/stats/random.js';
 import { resultsFromPairs } from './results.js';
@@ -22,6 +23,8 @@ export function processHealth(fields: Partial<ProcessHealth> = {}): ProcessHealt
     heapAfterGcBytes: 6e6,
     rssBytes: 60e6,
     activeHandles: 2,
+    io: [],
+    ioRequests: 0,
     ...fields,
   };
 }
@@ -106,9 +109,9 @@ export function healthResults(
   return results;
 }
 
-/** The results as a perfgate from before health wrote them: no health rules in the config. */
+/** The results as a perfgate from before health wrote them (no health rules in the config), read back as a file is. */
 export function withoutHealthRules(results: Results): Results {
   const { event_loop_delay_p99: _a, event_loop_delay_max: _b, event_loop_utilization: _c, gc_per_request: _d, heap_growth: _e, ...gate } =
     results.config.gate;
-  return { ...results, config: { ...results.config, gate } };
+  return upgradeResults(structuredClone({ ...results, config: { ...results.config, gate } }), 'results.json');
 }

@@ -13,7 +13,7 @@ import { startPortService } from '../helpers/processes.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
 const SERVICE = join(import.meta.dirname, '..', 'fixtures', 'services', 'stall-server.cjs');
-const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1 };
+const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1, rate: null, expect: null };
 
 /** The stalling service in a process of its own (a stall in this process would stall the generator too). */
 function startStallServer(env: Record<string, string> = {}): Promise<{ child: ChildProcess; url: string }> {

@@ -6,7 +6,7 @@ import type { ScenarioConfig } from '../../src/config/types.js';
 import { runLoads } from '../../src/engine/load.js';
 import { ClosedLoopLoad } from '../../src/engine/load-closed.js';
 
-const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1 };
+const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1, rate: null, expect: null };
 
 /**
  * A real node:http server on port 0 whose every connection's first request waits `firstMs`

@@ -21,7 +21,7 @@ require('node:http').createServer((_req, res) => res.end('ok')).listen(3000, () 
 
 async function startOnce(dir: string, start: number, env: Record<string, string> = {}): Promise<{ home: string; exists: boolean }> {
   const record = join(dir, `record-${start}.json`);
-  const config: ServiceConfig = { install: '', build: null, start: 'node server.js', cwd: '.', env: { RECORD: record, ...env }, ready: { path: null, timeoutMs: 10_000 } };
+  const config: ServiceConfig = { install: '', build: null, setup: null, start: 'node server.js', cwd: '.', env: { RECORD: record, ...env }, ready: { path: null, timeoutMs: 10_000 } };
   const tracker = new ProcessTracker();
   const service = await Service.start({
     side: 'base',

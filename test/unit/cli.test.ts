@@ -122,3 +122,13 @@ test('perfgate report folds a run where nothing changed to its headline and one 
   assert.match(full.stdout, /\nscenario +metric +base +head +change \(95% CI\) +verdict\n/);
   assert.doesNotMatch(full.stdout, /Nothing changed/);
 });
+
+test('perfgate report on a results.json of a later format version says which versions, and to upgrade', async () => {
+  const results = { ...resultsFromPairs([[1000, 1000], [1000, 1000]]), version: 2, tool: { name: 'perfgate', version: '7.0.0' } };
+  const path = join(mkdtempSync(join(tmpdir(), 'perfgate-later-')), 'results.json');
+  writeFileSync(path, JSON.stringify(results));
+  const run = await runCli(['report', path], ROOT);
+  assert.notEqual(run.code, 0);
+  assert.match(run.stderr, /has results version 2 \(written by perfgate 7\.0\.0\); this perfgate \(.+\) reads versions up to 1\. Upgrade perfgate to 7\.0\.0 or later to report it\./);
+  assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack');
+});

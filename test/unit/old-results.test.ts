@@ -8,13 +8,17 @@ import { test } from 'node:test';
 import { compareResults } from '../../src/gate/compare.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
+import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
 import { ROOT } from '../helpers/repo.js';
 
-const old = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/results/v0.1-calibration-5pct.json'), 'utf8')) as Results;
+const FIXTURE = join(ROOT, 'test/fixtures/results/v0.1-calibration-5pct.json');
+const raw = JSON.parse(readFileSync(FIXTURE, 'utf8')) as Results;
+// Read as perfgate reads any results.json: through the migration.
+const old = readResults(FIXTURE);
 
 test('a perfgate 0.1 results file renders, counted by start pairs (its blocks)', () => {
-  assert.equal(old.scenarios[0]!.pairs.some((p) => p.start !== undefined), false, 'the fixture predates starts');
+  assert.equal(raw.scenarios[0]!.pairs.some((p) => p.start !== undefined), false, 'the fixture predates starts');
   const analysis = compareResults(old);
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.n, 2, 'two blocks = two start pairs');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import stringWidth from 'string-width';
+import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../../src/config/schema.js';
 import type { MetricId as AnyMetricId, PerfgateConfig } from '../../src/config/types.js';
 
 /** The closed-loop metrics these reports show (p99.9 is recorded by fixed-rate scenarios only). */
@@ -69,17 +70,22 @@ const CONFIG: PerfgateConfig = {
   service: {
     install: null,
     build: null,
+    setup: null,
     start: 'node server.js',
     cwd: '.',
     env: { NODE_ENV: 'production' },
     ready: { path: '/health', timeoutMs: 30_000 },
   },
   scenarios: [
-    { name: 'GET /hello', method: 'GET', path: '/hello', headers: {}, body: null, connections: 10, pipelining: 1 },
-    { name: 'POST /echo', method: 'POST', path: '/echo', headers: {}, body: '{}', connections: 10, pipelining: 1 },
+    { name: 'GET /hello', method: 'GET', path: '/hello', headers: {}, body: null, connections: 10, pipelining: 1, rate: null, expect: null },
+    { name: 'POST /echo', method: 'POST', path: '/echo', headers: {}, body: '{}', connections: 10, pipelining: 1, rate: null, expect: null },
   ],
   load: { sliceMs: 1000, pairs: 6, blocks: 2, instances: 3, warmupMs: 5000, earlyStop: false, mode: 'alternate', pin: 'off' },
+  benchmarks: null,
+  // The defaults for every rule but the five this report is about.
   gate: {
+    ...DEFAULT_GATE,
+    heap_growth: DEFAULT_HEAP_GROWTH,
     throughput: { limit: 0.05, gated: true },
     latency_p50: { limit: 0.1, gated: false },
     latency_p90: { limit: 0.1, gated: false },
@@ -88,6 +94,7 @@ const CONFIG: PerfgateConfig = {
   },
   alpha: 0.05,
   seed: 42,
+  profile: { enabled: false, durationMs: 0, intervalUs: 0, scenarios: null, when: 'always' },
 };
 
 function makeResults(overrides: Partial<Results> = {}): Results {

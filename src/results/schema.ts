@@ -1,0 +1,660 @@
+/**
+ * results.json as one zod schema: the stored types in results/types.ts are its output types
+ * (z.output), so the shape is written once, and the same schema checks a file at the door
+ * (results/validate.ts). It describes the current shape: a file written by an earlier release
+ * passes through results/migrate.ts first, which fills what that release did not record, so
+ * every field here that older files lack is required and readers need no "results from before"
+ * branch.
+ *
+ * Strictness, because the fork-safe report workflow reads files a pull request's code could have
+ * written: integers where counts are, finite numbers in range, 40-hex shas, strings of bounded
+ * length, lists of bounded size. Unknown keys are dropped (z.object strips them), so nothing
+ * unchecked reaches a renderer, and a field a later release adds without a version bump is
+ * ignored here rather than refused.
+ */
+import { z } from 'zod';
+import { GATE_KEYS, type GateKey, type PerfgateConfig } from '../config/types.js';
+import { RESULTS_VERSION } from './types.js';
+
+/** Longest name-like text (scenario, ref, function, file path), characters. */
+const NAME_MAX = 2_000;
+/** Longest message-like text (errors, warnings, reasons), characters. */
+const MESSAGE_MAX = 20_000;
+/** Longest captured output of a benchmark process, characters (the engine keeps tails). */
+const LOG_MAX = 1_000_000;
+/** Most entries in any list: far above what a run measures (pairs, processes, functions). */
+const LIST_MAX = 100_000;
+
+const name = z.string().max(NAME_MAX);
+const message = z.string().max(MESSAGE_MAX);
+const count = z.int().min(0);
+const finite = z.number();
+const nonNegative = z.number().min(0);
+const positive = z.number().gt(0);
+const fraction = z.number().min(0).max(1);
+const list = <T extends z.ZodType>(item: T) => z.array(item).max(LIST_MAX);
+const sha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a 40-character hex commit sha');
+const isoTime = z.string().max(40).regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/, 'must be an ISO time');
+const stringMap = z.record(name, message);
+const httpMethod = z.string().regex(/^[A-Z][A-Z-]{0,19}$/, 'must be an HTTP method');
+const cpuList = z.string().regex(/^[\d,-]{1,200}$/, 'must be a CPU list');
+
+export const sideSchema = z.enum(['base', 'head']);
+const side = sideSchema;
+
+/* ---------- the resolved configuration the run used (config/types.ts's PerfgateConfig) ---------- */
+
+const rule = z.object({ limit: nonNegative, gated: z.boolean(), min: nonNegative.optional() });
+const gateRules = Object.fromEntries(GATE_KEYS.map((key) => [key, rule])) as Record<GateKey, typeof rule>;
+
+/** What a scenario, or one request of its mix or sequence, sends. */
+const httpRequest = {
+  method: httpMethod,
+  path: name,
+  headers: stringMap,
+  body: z.string().max(LOG_MAX).nullable(),
+};
+
+const storedConfig = z.object({
+  service: z.object({
+    install: message.nullable(),
+    build: message.nullable(),
+    setup: message.nullable(),
+    start: message.nullable(),
+    cwd: name,
+    env: stringMap,
+    ready: z.object({ path: name.nullable(), timeoutMs: nonNegative }),
+  }),
+  scenarios: list(
+    z.object({
+      name,
+      ...httpRequest,
+      connections: count,
+      pipelining: count,
+      rate: z.union([z.object({ perSecond: positive }), z.object({ ofCapacity: fraction })]).nullable(),
+      expect: list(z.int().min(100).max(599)).nullable(),
+      requests: list(
+        z.object({
+          name,
+          ...httpRequest,
+          weight: count,
+          capture: z
+            .record(name, z.union([z.object({ from: z.literal('body'), path: list(name) }), z.object({ from: z.literal('header'), name })]))
+            .nullable(),
+        }),
+      )
+        .nullable()
+        .optional(),
+      sequence: z.boolean().optional(),
+      values: z.object({ file: name }).nullable().optional(),
+    }),
+  ),
+  load: z.object({
+    sliceMs: nonNegative,
+    pairs: count,
+    blocks: count,
+    instances: z.int().min(1).max(16),
+    warmupMs: nonNegative,
+    mode: z.enum(['simultaneous', 'alternate']),
+    pin: z.enum(['auto', 'on', 'off']),
+    earlyStop: z.boolean(),
+  }),
+  benchmarks: z.object({ files: list(name), rounds: count, timeoutMs: nonNegative, budgetMs: nonNegative }).nullable(),
+  gate: z.object({ ...gateRules, heap_growth: z.object({ limitMbPer10k: nonNegative, gated: z.boolean() }) }),
+  alpha: z.number().gt(0).lt(1),
+  seed: z.int().nullable(),
+  profile: z.object({
+    enabled: z.boolean(),
+    durationMs: nonNegative,
+    intervalUs: nonNegative,
+    scenarios: list(name).nullable(),
+    when: z.enum(['changed', 'always']),
+  }),
+});
+
+// PerfgateConfig is written by hand in config/types.ts (config/schema.ts produces it from
+// perfgate.yml): this fails to compile when it and what results.json stores drift apart.
+type StoredConfig = z.output<typeof storedConfig>;
+type Assignable<T extends U, U> = T;
+export type StoredConfigMatches = [Assignable<StoredConfig, PerfgateConfig>, Assignable<PerfgateConfig, StoredConfig>];
+
+/* ---------- where the run happened ---------- */
+
+export const environmentSchema = z.object({
+  cpuModel: name,
+  cpus: z.int().min(1).max(100_000),
+  nodeVersion: z.string().max(100),
+  os: name,
+  arch: z.string().max(100),
+  totalMemoryMb: count,
+  /** NODE_OPTIONS / execArgv that affect measurement (perfgate's own preload excluded). */
+  nodeFlags: list(name),
+  /** Where the timed phase ran, as taskset CPU lists, when load.pin pinned it (absent: the scheduler's choice). */
+  placement: z.object({ generator: cpuList, services: cpuList }).optional(),
+});
+
+export const sideInfoSchema = z.object({
+  /** What the user named (branch, ref, "work tree"). */
+  ref: name,
+  /** Commit sha (head: the commit the work tree is on). */
+  sha,
+  /** True when head is the work tree with uncommitted changes. */
+  dirty: z.boolean(),
+});
+
+/* ---------- HTTP load: slices, pairs, scenarios ---------- */
+
+/** Latency percentiles of one slice, µs (from per-request times, HdrHistogram). */
+export const latencyUsSchema = z.object({
+  p50: nonNegative,
+  p90: nonNegative,
+  p99: nonNegative,
+  /** Fixed-rate slices only: enough requests per window to say something of the tail. */
+  p999: nonNegative.optional(),
+  max: nonNegative,
+  mean: nonNegative,
+});
+
+/** What a fixed-rate slice offered the service, and how well the generator kept its schedule. */
+export const offeredLoadSchema = z.object({
+  /** The scenario's rate, requests per second per side. */
+  ratePerSecond: positive,
+  /** Requests sent in the window. */
+  sent: count,
+  /** Requests that fell due but were not sent, because the service had a timeout's worth of requests outstanding. */
+  dropped: count,
+  /** How late requests left against their intended time (the generator's own delay), µs. */
+  lagUsP50: nonNegative,
+  lagUsP99: nonNegative,
+});
+
+/** One request of a scenario's mix or sequence in one slice: a few numbers, so results.json stays small. */
+export const requestSliceSchema = z.object({
+  /** The request's name (scenario requests[i].name), in the scenario's order. */
+  name,
+  /** Its responses in the slice (any status). */
+  responses: count,
+  /** Its failed requests: an unexpected status, an error, or a response without a value the sequence captures from it. */
+  failed: count,
+  /** Its latency percentiles, µs (0 when it had no response). */
+  p50Us: nonNegative,
+  p99Us: nonNegative,
+});
+
+/** What one side's idle starts used during a slice. */
+export const idleCpuSchema = z.object({
+  /** How many of its starts were running and not under load. */
+  starts: count,
+  /** Their CPU time (user + system, whole process groups), seconds. */
+  cpuSeconds: nonNegative,
+});
+
+/* ---------- service health: measured inside the service by perfgate's preload, per slice ---------- */
+
+export const gcKindSchema = z.enum(['minor', 'major', 'incremental', 'weakcb']);
+
+/** The round trips to one destination of the requests one process finished in one window (src/preload/health.cjs counts them). */
+export const ioTallySchema = z.object({
+  /** "host:port" as connected (the resolved address), or a Unix socket's path. */
+  destination: name,
+  /** Round trips: a write while no answer was awaited, ended by the first bytes read after it. */
+  roundTrips: count,
+  /** Their waits summed (from the write to the first bytes of the answer), ms. */
+  waitMs: nonNegative,
+});
+
+/** One process's report for one slice (src/preload/health.cjs). */
+export const processHealthSchema = z.object({
+  pid: count,
+  /** Parent pid: tells a cluster's workers from their primary. */
+  ppid: count,
+  /** A cluster worker (NODE_UNIQUE_ID was set). */
+  worker: z.boolean(),
+  /** How long the process measured, ms: from the engine's "begin" to its "end" as the process received them. */
+  windowMs: nonNegative,
+  /**
+   * Event-loop delay, µs: how late the loop ran a 10 ms timer (perf_hooks.monitorEventLoopDelay,
+   * the interval itself subtracted); null when the timer never fired in the window.
+   */
+  eventLoopDelayUs: z.object({ p50: nonNegative, p99: nonNegative, max: nonNegative, samples: count }).nullable(),
+  /** Share of the window the event loop was busy, 0–1 (performance.eventLoopUtilization). */
+  eventLoopUtilization: fraction,
+  /** Garbage-collection pauses in the window by kind (PerformanceObserver 'gc'): how many, total ms. */
+  gc: z.record(gcKindSchema, z.object({ count, ms: nonNegative })),
+  /** V8 heap used at the window's end, bytes. */
+  heapUsedBytes: nonNegative,
+  /** The lowest heap used seen right after a GC in the window, bytes; null when no GC ran. */
+  heapAfterGcBytes: nonNegative.nullable(),
+  /** Resident set size at the window's end, bytes. */
+  rssBytes: nonNegative,
+  /** Resources keeping the event loop alive at the window's start, before the slice's load connects (process.getActiveResourcesInfo: sockets, servers, timers). */
+  activeHandles: count,
+  /** Outgoing round trips by destination (a database, a cache, another service) of the HTTP requests this process finished in the window. */
+  io: list(ioTallySchema),
+  /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
+  ioRequests: count,
+});
+
+/** The service's health during one slice: every process that reported. */
+export const sliceHealthSchema = z.object({
+  /** Responses this service (this start of it) had answered when the slice ended, warm-ups and other scenarios included: the heap trend's x. */
+  requestsSinceStart: count,
+  /** Processes that acknowledged the slice's start but sent no report in time (their numbers are missing from the sums). */
+  missing: count,
+  processes: list(processHealthSchema),
+});
+
+export const sliceSchema = z.object({
+  side,
+  /** ISO time the slice started. */
+  startedAt: isoTime,
+  /** Measured wall time of the slice, ms. */
+  durationMs: nonNegative,
+  /** Responses received (any status). */
+  requests: count,
+  /** Responses per second over durationMs. */
+  rps: nonNegative,
+  latencyUs: latencyUsSchema,
+  /** Responses with a status the scenario does not expect (any non-2xx unless it declares `expect`). */
+  non2xx: count,
+  /**
+   * Of those, how many answered each unexpected status ("500": 310), so a report can say what
+   * head answered instead; absent when every status was expected, and in results from before it
+   * was recorded. (A response of an expected status without a value its sequence captures is in
+   * non2xx, not here.) An HTTP status is three digits, so the record has at most 900 keys.
+   */
+  statuses: z.record(z.string().regex(/^[1-9]\d\d$/, 'must be an HTTP status'), count).optional(),
+  /** Requests without an answer: a failed connection or a timeout (timeouts are counted here too). */
+  errors: count,
+  /** Of the errors, those that timed out. */
+  timeouts: count,
+  /** Fixed-rate scenarios: what was offered (absent in closed-loop slices). */
+  offered: offeredLoadSchema.optional(),
+  /** Scenarios of several requests: each request's own count and latency (absent for one request). */
+  byRequest: list(requestSliceSchema).optional(),
+  /** Service CPU time (user+system, whole process tree), seconds, during the slice. */
+  cpuSeconds: nonNegative,
+  /** CPU time of the load generator (perfgate's own process), seconds, during the slice. Absent in results from before it was measured (nothing to fill it with). */
+  generatorCpuSeconds: nonNegative.optional(),
+  /** Share of the slice the load generator's event loop was busy, 0–1 (it never idles when the generator is the bottleneck, even starved of CPU). Absent in results from before it was measured. */
+  generatorEventLoopUtilization: fraction.optional(),
+  /** What the service's processes measured inside themselves during the slice; null when none reported; absent in results from before health was measured (the gate tells the two apart). */
+  health: sliceHealthSchema.nullable().optional(),
+  /**
+   * CPU time that each side's starts not under load in this slice (the block's other starts,
+   * and in alternate mode the other side's start of this pair) used over the slice's window: an
+   * idle service uses next to none, and one that burns CPU while it waits takes it from what is
+   * measured (src/gate/fairness.ts). Absent in results from before it was measured.
+   */
+  idle: z.object({ base: idleCpuSchema, head: idleCpuSchema }).optional(),
+});
+
+export const pairSchema = z.object({
+  block: count,
+  /**
+   * The start pair that served this pair (one start of base and one of head), 0-based over the
+   * run: the unit the verdicts count.
+   */
+  start: count,
+  /** Index within the scenario, 0-based over all blocks. */
+  index: count,
+  /**
+   * Alternate: the order the two slices ran in. Simultaneous: the order the two sides'
+   * connections were opened in: once per start pair's turn in results written since 2026-11-25 (its
+   * load runs on without a break from its warm-up to its last pair), before that per pair.
+   */
+  order: z.tuple([side, side]).refine(([first, second]) => first !== second, 'must be ["base", "head"] or ["head", "base"]'),
+  base: sliceSchema,
+  head: sliceSchema,
+});
+
+/** One start of one side, before any load reached it. */
+export const startRecordSchema = z.object({
+  /** The start's number over the run (PERFGATE_START): base start n and head start n are a start pair. */
+  start: count,
+  block: count,
+  side,
+  /** From spawning the start command to the service's listening socket (the preload's report), or to ready when it reported none, ms. */
+  readyMs: nonNegative,
+  /** Resident memory of the service's whole process group once ready, bytes; null without /proc. */
+  rssBytes: nonNegative.nullable(),
+});
+
+/** A status the scenario does not expect, and the start of the body that came with it (one line, cut at 160 characters by the engine). */
+export const unexpectedAnswerSchema = z.object({ status: z.int().min(100).max(999), body: z.string().max(NAME_MAX) });
+
+export const scenarioResultsSchema = z.object({
+  name,
+  method: httpMethod,
+  path: name,
+  /**
+   * Fixed-rate scenarios: the rate both sides were offered, requests per second, and where it
+   * came from (the configuration, or a share of base's capacity measured in the first warm-up).
+   * Absent for closed-loop scenarios, and until a relative rate is measured.
+   */
+  rate: z.object({ perSecond: positive, source: z.enum(['config', 'capacity']), baseCapacity: nonNegative.optional() }).optional(),
+  pairs: list(pairSchema),
+  /**
+   * One answer of a status the scenario does not expect, per side that answered some: asked again
+   * after the side's first start pair whose slices recorded one, so a report can quote what the
+   * route said. A scenario of one request only; absent when no such answer came back (and in
+   * results from before it was recorded).
+   */
+  unexpectedAnswer: z.object({ base: unexpectedAnswerSchema.optional(), head: unexpectedAnswerSchema.optional() }).optional(),
+});
+
+export const runWarningSchema = z.object({
+  /** What kind of warning (src/results/warnings.ts lists every code; a file may carry codes of other releases). */
+  code: z.string().max(100),
+  message,
+  scenario: name.optional(),
+  /** The micro-benchmark (its label) or benchmark file the warning is about. */
+  benchmark: name.optional(),
+});
+
+/* ---------- micro-benchmarks: one record per benchmark per process ---------- */
+
+export const benchLibrarySchema = z.enum(['benchmark', 'tinybench', 'mitata']);
+
+/** One benchmark as one process measured it (captured from the library, never from its output). */
+export const benchmarkRecordSchema = z.object({
+  library: benchLibrarySchema,
+  name,
+  /** The benchmark.js Suite or tinybench Bench name; null when there is none (mitata, a lone Benchmark). */
+  suite: name.nullable(),
+  /** 1, or n for the n-th benchmark of the same suite and name in one process (kept apart, in order). */
+  occurrence: count,
+  /** The one number per process: 1 / mean time per operation, operations per second. null when it threw. */
+  opsPerSec: nonNegative.nullable(),
+  /** The library's relative margin of error, % (benchmark.js, tinybench); null when it has none. */
+  rme: finite.nullable(),
+  /** Samples the library took in this process (benchmark.js: cycles; tinybench, mitata: timed batches or calls). */
+  sampleCount: count,
+  /** Those samples as ns per operation; at most 1,000, evenly spaced, when the library took more. */
+  samplesNs: list(nonNegative),
+  /** The library's own statistics for this benchmark, in its own units, samples left out: only ever serialised back, never rendered. */
+  stats: z.record(name, z.unknown()).nullable(),
+  /** What the benchmark threw, when it did (it then has no number). */
+  error: message.nullable(),
+});
+
+/** A library copy a benchmark process loaded and perfgate hooked (or could not). */
+export const benchLibraryCopySchema = z.object({
+  name,
+  version: name,
+  /** The module file that was loaded: the project's own copy. */
+  path: name,
+  /** Why perfgate cannot read this copy (a version without the hooks it uses); null when hooked. */
+  unsupported: message.nullable(),
+});
+
+/** One benchmark file run once on one side, in its own process. */
+export const benchRunSchema = z.object({
+  round: count,
+  /** The file, relative to the service directory, posix separators. */
+  file: name,
+  side,
+  startedAt: isoTime,
+  /** Wall time of the process, ms. */
+  durationMs: nonNegative,
+  exitCode: z.int().nullable(),
+  signal: z.string().max(20).nullable(),
+  timedOut: z.boolean(),
+  /** Why this run gave no usable numbers (it threw, exited non-zero, hung, captured nothing); null when it worked. */
+  error: message.nullable(),
+  benchmarks: list(benchmarkRecordSchema),
+  libraries: list(benchLibraryCopySchema),
+  /** stdout and stderr of the process. */
+  logs: z.object({ stdout: z.string().max(LOG_MAX), stderr: z.string().max(LOG_MAX) }),
+});
+
+export const benchmarkResultsSchema = z.object({
+  /** Benchmark files found per side, relative to the service directory. */
+  files: z.object({ base: list(name), head: list(name) }),
+  /** Rounds planned (config.benchmarks.rounds). */
+  rounds: count,
+  /** Every process, in the order it ran; written after each base/head pair. */
+  runs: list(benchRunSchema),
+  /** Set when the phase stopped before all rounds ran: why. */
+  stoppedEarly: message.nullable(),
+});
+
+/**
+ * Where a run came from on GitHub, recorded by the action so a later `mode: report` run can
+ * cross-check the artifact it downloads against the workflow_run event that points at it.
+ */
+export const gitHubRecordSchema = z.object({
+  /** owner/name of the repository the workflow ran in (the base repository of a fork PR). */
+  repository: z.string().regex(/^[\w.-]{1,100}\/[\w.-]{1,100}$/, 'must be owner/name'),
+  pullRequest: z.int().positive().nullable(),
+  /** The pull request's head commit (not the merge commit actions/checkout checks out). */
+  headSha: sha.nullable(),
+  baseSha: sha.nullable(),
+  runId: z.string().regex(/^\d{1,20}$/, 'must be a run id').nullable(),
+  /** GITHUB_EVENT_NAME of the measuring run: pull_request, push, workflow_dispatch. */
+  event: z.string().regex(/^[a-z_]{1,40}$/, 'must be an event name'),
+});
+
+/* ---------- what the pull request changed ---------- */
+
+export const dependencyChangeSchema = z.object({
+  name,
+  /** Its locked versions on each side (several when installed at several places); empty: not installed there. */
+  base: list(name),
+  head: list(name),
+  /** A dependency of the root package (or of a workspace) rather than of another package. */
+  direct: z.boolean(),
+});
+
+/** package-lock.json of base against head's (src/profile/packages.ts). */
+export const dependencyChangesSchema = z.object({
+  /** Head's lockfile, relative to the repository root. */
+  lockfile: name,
+  /** Every package whose set of locked versions differs, direct and transitive, by name. */
+  changed: list(dependencyChangeSchema),
+});
+
+export const changedFileSchema = z.object({
+  file: name,
+  /** Head's changed lines: [start, count] (1-based); count 0: lines removed after `start`. None: renamed, mode or binary change only. */
+  hunks: list(z.tuple([count, count])),
+});
+
+/** The lines head changed against the merge-base of base and head (src/engine/changes.ts). */
+export const changeSetSchema = z.object({
+  /** The commit head was compared with: the merge-base of base and head. */
+  since: sha,
+  /** Files head adds or changes, renamed ones by their head path (relative to the repository root). */
+  files: list(changedFileSchema),
+});
+
+/* ---------- adaptive stopping: a pre-registered group-sequential design over the HTTP pairs ---------- */
+
+/** A look planned before any load: after which block, on how many pairs, at which level. */
+export const plannedLookSchema = z.object({
+  /** 0-based block after which the look happens. */
+  afterBlock: count,
+  /** Pairs per scenario measured by then. */
+  pairs: count,
+  /** Information fraction: pairs / planned pairs. */
+  t: fraction,
+  /** Nominal one-sided level at this look: a gated metric is significant when its Holm-adjusted p is below it. */
+  nominalAlpha: fraction,
+});
+
+export const lookDecisionSchema = z.enum(['stop-regression', 'stop-clear', 'continue', 'final']);
+
+export const takenLookSchema = z.object({
+  /** Index into `looks`. */
+  look: count,
+  /** ISO time of the look. */
+  at: isoTime,
+  /** Pairs per scenario it used. */
+  pairs: count,
+  decision: lookDecisionSchema,
+  /** Why, in words (which metric, which p against which bound). */
+  reason: message,
+});
+
+export const sequentialRecordSchema = z.object({
+  /** The design's name, e.g. "O'Brien–Fleming-type (Lan–DeMets), one-sided" (results before 2026-11-26: "two-look O'Brien–Fleming (Lan–DeMets), one-sided"). */
+  design: name,
+  /** Overall level the design keeps (config.alpha). */
+  alpha: z.number().gt(0).lt(1),
+  looks: list(plannedLookSchema),
+  taken: list(takenLookSchema),
+});
+
+/* ---------- profiles: CPU profiles of both sides under the same load (profiling phase) ---------- */
+
+/**
+ * Where a function's code lives: the service's own code (under the repository root), a
+ * dependency (node_modules, or any file outside the repository), Node.js core (node:…), or
+ * V8/native (builtins, C++ bindings, garbage collector, "(program)").
+ */
+export const functionCategorySchema = z.enum(['own', 'dependency', 'node', 'native']);
+
+/** A function as the profiles name it; name + file + line identify it across processes and sides. */
+export const functionIdSchema = z.object({
+  /** V8's name; an anonymous function is named by its location, "(anonymous payload.js:12:20)". */
+  name,
+  /** Path relative to the repository root (own code and dependencies inside it), the absolute path outside it, node:… for core, "" for native. */
+  file: name,
+  /** 1-based line and column of the function's start; 0 when unknown (native). */
+  line: count,
+  column: count,
+  category: functionCategorySchema,
+  /** npm package of a dependency (from its node_modules path); null otherwise. */
+  package: name.nullable(),
+  // Own-code attribution, all optional: absent where the source could not be read (and in results
+  // from before it existed, which nothing can fill).
+  /** Own code: the innermost named function around this one in the source ("" at the top level of its file). */
+  enclosing: name.optional(),
+  /** Own code: what the source text is, from its first characters. */
+  kind: z.enum(['function', 'arrow', 'method']).optional(),
+  /** Own code: a hash of the function's source text (sha1, 12 hex digits), to match it across base and head wherever it moved. */
+  hash: z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a hex hash').optional(),
+  /** Own code: the function's last line (1-based), from V8's coverage; absent when coverage left the function out. */
+  endLine: count.optional(),
+});
+
+/** What an own function's samples (self and below it, up to the next own function) went into. */
+export const attributedIntoSchema = functionIdSchema.extend({ samples: count });
+
+export const functionStatsSchema = functionIdSchema.extend({
+  /** Samples with this function on top of the stack (its own code running). */
+  self: count,
+  /** Samples with this function anywhere on the stack (a recursive function counted once per sample). */
+  total: count,
+  /** Why V8 deoptimized it or would not optimize it, when a profile records a reason. */
+  deoptReasons: list(message).optional(),
+  /** Own code: samples charged to it as the innermost own function on the stack (its self time plus the dependency, core, native and regex frames it calls). */
+  attributed: count.optional(),
+  /** Own code: the frames its attributed samples landed in other than itself (the hottest few), by samples. */
+  into: list(attributedIntoSchema).optional(),
+  /** Own code: what V8's --trace-deopt / --trace-opt said of it during the profiled run. */
+  optimization: z.object({ deopts: count, reasons: list(message), notOptimized: list(message).optional() }).optional(),
+});
+
+/** One side's profiles merged and counted over the profiled load window. */
+export const profileSummarySchema = z.object({
+  /** Samples in the window that were not idle: the denominator of every percentage. */
+  samples: count,
+  /** Samples in the window spent idle (waiting for I/O), left out of the percentages. */
+  idleSamples: count,
+  /** Self samples per category. */
+  categories: z.object({ own: count, dependency: count, node: count, native: count }),
+  /** By self samples, descending; bounded (the hottest by self and by total time, on this side or the other). */
+  functions: list(functionStatsSchema),
+  /** Functions seen on this side before bounding. */
+  functionCount: count,
+});
+
+/** A package's samples on one side: every sample whose innermost package frame is this package (with the Node core and V8 code it calls). */
+export const packageTimeSchema = z.object({
+  /** From the package.json nearest the frame's file. */
+  name,
+  /** null when that package.json gives none. */
+  version: name.nullable(),
+  samples: count,
+});
+
+export const sideProfileSchema = profileSummarySchema.extend({
+  /** How the profiler ran: V8's --cpu-prof in NODE_OPTIONS, or perfgate's preload through an inspector session (Node versions that refuse --cpu-prof in NODE_OPTIONS). */
+  profiler: z.enum(['cpu-prof', 'inspector']),
+  /** The Node.js version that ran the service (and rendered its flamegraph). */
+  nodeVersion: name,
+  /** Responses received during the profiled window. */
+  requests: count,
+  /** Length of the profiled window, ms. */
+  windowMs: nonNegative,
+  /** Wall time of this side's profiling: start, warm-up, profiled load, stop and reading the profiles, ms. */
+  wallMs: nonNegative,
+  /** Every process's .cpuprofile (relative to the run directory), with its samples in the window. */
+  processes: list(z.object({ file: name, samples: count })),
+  /** The merged profile the flamegraph is drawn from (relative to the run directory). */
+  merged: name,
+  /** Sample moves perfgate made by source line: from a caller's optimized code to the inlined function, and from a call line to the callee (docs/profiling.md). */
+  inlinedSamples: count,
+  /** Samples per installed package (src/profile/packages.ts), most first; absent in results from before it was recorded (not the same as none: the package table is then left out). */
+  packages: list(packageTimeSchema).optional(),
+});
+
+export const scenarioProfileSchema = z.object({
+  scenario: name,
+  /** Profiled load per side, ms, and V8's sampling interval, µs. */
+  durationMs: nonNegative,
+  intervalUs: nonNegative,
+  sides: z.object({ base: sideProfileSchema, head: sideProfileSchema }),
+  /** Flamegraphs next to results.json (paths relative to the run directory); null when rendering failed. */
+  files: z.object({ head: name.nullable(), base: name.nullable(), diff: name.nullable() }),
+  /** Wall time of drawing the three flamegraphs (0x for head and base at once), ms; null until done. */
+  renderMs: nonNegative.nullable(),
+});
+
+/* ---------- the file ---------- */
+
+export const resultsSchema = z
+  .object({
+    schema: z.literal('perfgate/results'),
+    version: z.literal(RESULTS_VERSION),
+    tool: z.object({ name: z.literal('perfgate'), version: z.string().max(100) }),
+    startedAt: isoTime,
+    finishedAt: isoTime.nullable(),
+    /** running: being written; complete; failed: stopped by an error (what was measured is kept). */
+    status: z.enum(['running', 'complete', 'failed']),
+    error: message.nullable(),
+    seed: z.int(),
+    config: storedConfig,
+    environment: environmentSchema,
+    sides: z.object({ base: sideInfoSchema, head: sideInfoSchema }),
+    scenarios: list(scenarioResultsSchema),
+    /** Every start of either side with what it told before any load; absent when no service was started (and in results from before it was recorded). */
+    starts: list(startRecordSchema).optional(),
+    warnings: list(runWarningSchema),
+    /** Set by the GitHub Action; absent in CLI runs. */
+    github: gitHubRecordSchema.optional(),
+    /** Micro-benchmarks, when configured (absent otherwise, and in results from before they existed). */
+    benchmarks: benchmarkResultsSchema.optional(),
+    /** CPU profiles of the profiling phase, one entry per profiled scenario (absent when profiling is off, and in results from before it existed). */
+    profiles: list(scenarioProfileSchema).optional(),
+    /** Scenarios profile.when: changed left unprofiled because every verdict was unchanged (absent when none was). */
+    profilesSkipped: list(name).optional(),
+    /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
+    sequential: sequentialRecordSchema.optional(),
+    /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
+    dependencies: dependencyChangesSchema.optional(),
+    /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
+    changes: changeSetSchema.optional(),
+  })
+  .superRefine((results, context) => {
+    // A run marks itself complete only after every scenario measured its pairs: a complete file
+    // without them has nothing for a verdict to stand on, and would otherwise read as "no regression".
+    if (results.status !== 'complete') return;
+    results.scenarios.forEach((scenario, i) => {
+      if (scenario.pairs.length === 0) context.addIssue({ code: 'custom', path: ['scenarios', i, 'pairs'], message: 'is empty in a run marked complete' });
+    });
+    if (results.scenarios.length === 0 && (results.benchmarks?.runs.length ?? 0) === 0) {
+      context.addIssue({ code: 'custom', path: ['status'], message: 'is complete, but the run measured no scenario and ran no benchmark' });
+    }
+  });
