@@ -171,6 +171,33 @@ function pairChangedRegex(frames: Map<string, IntoChange>): void {
   frames.delete(goneKey);
 }
 
+/**
+ * Frames are keyed by name, file and line, so a function whose line moved (an upgraded package's
+ * release often moves every function in a file) would read as all new time on head and all gone on
+ * base. As matchFunctions does for the functions themselves: when exactly one frame of a name and
+ * file is sampled on base only and exactly one on head only, they are the same function, and
+ * head's entry takes base's share.
+ */
+function pairMovedFrames(frames: Map<string, IntoChange>): void {
+  const byNameFile = (entries: [string, IntoChange][]) => {
+    const groups = new Map<string, [string, IntoChange][]>();
+    for (const entry of entries) {
+      const key = `${entry[1].name}\u0000${entry[1].file}`;
+      groups.set(key, [...(groups.get(key) ?? []), entry]);
+    }
+    return groups;
+  };
+  const located = [...frames.entries()].filter(([, f]) => f.file !== '');
+  const fresh = byNameFile(located.filter(([, f]) => f.base === 0));
+  for (const [key, gone] of byNameFile(located.filter(([, f]) => f.head === 0))) {
+    const moved = fresh.get(key);
+    if (gone.length !== 1 || moved?.length !== 1) continue;
+    const [[goneKey, old]] = gone as [[string, IntoChange]];
+    moved[0]![1].base = old.base;
+    frames.delete(goneKey);
+  }
+}
+
 /** What the attributed time of a matched own function went into, per frame, the biggest growth first. */
 function intoChanges(b: FunctionStats | null, h: FunctionStats | null, baseSamples: number, headSamples: number, scale: SideScale | null): IntoChange[] {
   const frames = new Map<string, IntoChange>();
@@ -184,6 +211,7 @@ function intoChanges(b: FunctionStats | null, h: FunctionStats | null, baseSampl
   };
   add(b?.into, baseSamples, 'base');
   add(h?.into, headSamples, 'head');
+  pairMovedFrames(frames);
   pairChangedRegex(frames);
   return [...frames.values()]
     .map((f) => ({ ...f, change: f.head - f.base, added: addedTime(f.base, f.head, scale) }))

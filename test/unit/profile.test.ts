@@ -496,6 +496,25 @@ describe('own-code attribution and the culprit (issue 13)', () => {
     assert.equal(diffProfiles(two, one)[0]!.into.length, 3);
   });
 
+  test('a frame below the function whose line moved (an upgraded package) is the same function: base\'s time is paired with head\'s, not read as new', () => {
+    // qs 6.16.0 → 6.16.1 moved parseQueryStringValues from line 72 to 122 and made decode cheaper
+    const frame = (name: string, file: string, line: number, samples: number) => ({ name, file, line, column: 1, category: 'dependency' as const, package: 'qs', samples });
+    const side = (into: ReturnType<typeof frame>[]) => summary([{ ...stats('handler', 'server.js', 20, 2, 60), attributed: 60, into }]);
+    const base = side([frame('parseQueryStringValues', 'lib/parse.js', 72, 30), frame('decode', 'lib/utils.js', 263, 20)]);
+    const head = side([frame('parseQueryStringValues', 'lib/parse.js', 122, 24), frame('decode', 'lib/utils.js', 263, 5)]);
+    const [handler] = diffProfiles(base, head);
+    assert.deepEqual(
+      handler!.into.map((f) => [f.name, f.line, f.base, f.head]),
+      [
+        ['parseQueryStringValues', 122, 0.3, 0.24],
+        ['decode', 263, 0.2, 0.05],
+      ],
+    );
+    // two of a name gone and one new: which one moved is not known, so none is paired
+    const two = side([frame('parse', 'lib/parse.js', 10, 20), frame('parse', 'lib/parse.js', 40, 20)]);
+    assert.equal(diffProfiles(two, side([frame('parse', 'lib/parse.js', 90, 40)]))[0]!.into.length, 3);
+  });
+
   test('time per request ranks: a saturated function five times slower keeps its share but is the culprit; without request counts, shares rank', () => {
     // base: 850 of 1,000 samples in sumPrices, 5,000 responses (170 µs of 200 µs per request);
     // head: 860 of 1,000, 1,000 responses (860 µs of 1 ms) — the rest grew in share, not in time
