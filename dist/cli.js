@@ -15064,7 +15064,7 @@ var require_inftrees = __commonJS({
       var used = 0;
       var huff = 0;
       var incr;
-      var fill;
+      var fill2;
       var low;
       var mask;
       var next;
@@ -15164,12 +15164,12 @@ var require_inftrees = __commonJS({
           here_val = 0;
         }
         incr = 1 << len - drop;
-        fill = 1 << curr;
-        min = fill;
+        fill2 = 1 << curr;
+        min = fill2;
         do {
-          fill -= incr;
-          table[next + (huff >> drop) + fill] = here_bits << 24 | here_op << 16 | here_val | 0;
-        } while (fill !== 0);
+          fill2 -= incr;
+          table[next + (huff >> drop) + fill2] = here_bits << 24 | here_op << 16 | here_val | 0;
+        } while (fill2 !== 0);
         incr = 1 << len - 1;
         while (huff & incr) {
           incr >>= 1;
@@ -33038,18 +33038,18 @@ var require_buffer = __commonJS({
         throw new RangeError('The value "' + size + '" is invalid for option "size"');
       }
     }
-    function alloc(size, fill, encoding) {
+    function alloc(size, fill2, encoding) {
       assertSize(size);
       if (size <= 0) {
         return createBuffer(size);
       }
-      if (fill !== void 0) {
-        return typeof encoding === "string" ? createBuffer(size).fill(fill, encoding) : createBuffer(size).fill(fill);
+      if (fill2 !== void 0) {
+        return typeof encoding === "string" ? createBuffer(size).fill(fill2, encoding) : createBuffer(size).fill(fill2);
       }
       return createBuffer(size);
     }
-    Buffer2.alloc = function(size, fill, encoding) {
-      return alloc(size, fill, encoding);
+    Buffer2.alloc = function(size, fill2, encoding) {
+      return alloc(size, fill2, encoding);
     };
     function allocUnsafe(size) {
       assertSize(size);
@@ -34220,7 +34220,7 @@ var require_buffer = __commonJS({
       }
       return len;
     };
-    Buffer2.prototype.fill = function fill(val, start, end, encoding) {
+    Buffer2.prototype.fill = function fill2(val, start, end, encoding) {
       if (typeof val === "string") {
         if (typeof start === "string") {
           encoding = start;
@@ -35045,7 +35045,7 @@ var require_lodash = __commonJS({
       if (result !== void 0) {
         return result;
       }
-      if (!isObject3(value)) {
+      if (!isObject4(value)) {
         return value;
       }
       var isArr = isArray(value);
@@ -35093,7 +35093,7 @@ var require_lodash = __commonJS({
       return result;
     }
     function baseCreate(proto) {
-      return isObject3(proto) ? objectCreate(proto) : {};
+      return isObject4(proto) ? objectCreate(proto) : {};
     }
     function baseGetAllKeys(object2, keysFunc, symbolsFunc) {
       var result = keysFunc(object2);
@@ -35103,7 +35103,7 @@ var require_lodash = __commonJS({
       return objectToString.call(value);
     }
     function baseIsNative(value) {
-      if (!isObject3(value) || isMasked(value)) {
+      if (!isObject4(value) || isMasked(value)) {
         return false;
       }
       var pattern2 = isFunction(value) || isHostObject(value) ? reIsNative : reIsHostCtor;
@@ -35302,13 +35302,13 @@ var require_lodash = __commonJS({
     }
     var isBuffer = nativeIsBuffer || stubFalse;
     function isFunction(value) {
-      var tag = isObject3(value) ? objectToString.call(value) : "";
+      var tag = isObject4(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject3(value) {
+    function isObject4(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -35370,7 +35370,7 @@ var require_lodash2 = __commonJS({
       return !!length && (typeof value == "number" || reIsUint.test(value)) && (value > -1 && value % 1 == 0 && value < length);
     }
     function isIterateeCall(value, index, object2) {
-      if (!isObject3(object2)) {
+      if (!isObject4(object2)) {
         return false;
       }
       var type = typeof index;
@@ -35402,13 +35402,13 @@ var require_lodash2 = __commonJS({
       return value != null && isLength(value.length) && !isFunction(value);
     }
     function isFunction(value) {
-      var tag = isObject3(value) ? objectToString.call(value) : "";
+      var tag = isObject4(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject3(value) {
+    function isObject4(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -35440,9 +35440,9 @@ var require_lodash2 = __commonJS({
       if (isSymbol(value)) {
         return NAN;
       }
-      if (isObject3(value)) {
+      if (isObject4(value)) {
         var other = typeof value.valueOf == "function" ? value.valueOf() : value;
-        value = isObject3(other) ? other + "" : other;
+        value = isObject4(other) ? other + "" : other;
       }
       if (typeof value != "string") {
         return value === 0 ? value : +value;
@@ -35514,13 +35514,13 @@ var require_lodash3 = __commonJS({
       return isObjectLike(value) && isArrayLike(value);
     }
     function isFunction(value) {
-      var tag = isObject3(value) ? objectToString.call(value) : "";
+      var tag = isObject4(value) ? objectToString.call(value) : "";
       return tag == funcTag || tag == genTag;
     }
     function isLength(value) {
       return typeof value == "number" && value > -1 && value % 1 == 0 && value <= MAX_SAFE_INTEGER;
     }
-    function isObject3(value) {
+    function isObject4(value) {
       var type = typeof value;
       return !!value && (type == "object" || type == "function");
     }
@@ -48666,7 +48666,7 @@ var require_headers = __commonJS({
       while (j > i && isHTTPWhiteSpaceCharCode(potentialValue.charCodeAt(i))) ++i;
       return i === 0 && j === potentialValue.length ? potentialValue : potentialValue.substring(i, j);
     }
-    function fill(headers, object2) {
+    function fill2(headers, object2) {
       if (Array.isArray(object2)) {
         for (let i = 0; i < object2.length; ++i) {
           const header = object2[i];
@@ -48891,7 +48891,7 @@ var require_headers = __commonJS({
         this.#guard = "none";
         if (init !== void 0) {
           init = webidl.converters.HeadersInit(init, "Headers contructor", "init");
-          fill(this, init);
+          fill2(this, init);
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
@@ -49071,7 +49071,7 @@ var require_headers = __commonJS({
       });
     };
     module2.exports = {
-      fill,
+      fill: fill2,
       // for test.
       compareHeaderName,
       Headers,
@@ -49088,7 +49088,7 @@ var require_headers = __commonJS({
 var require_response = __commonJS({
   "node_modules/undici/lib/web/fetch/response.js"(exports2, module2) {
     "use strict";
-    var { Headers, HeadersList, fill, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
+    var { Headers, HeadersList, fill: fill2, getHeadersGuard, setHeadersGuard, setHeadersList } = require_headers();
     var { extractBody, cloneBody, mixinBody, hasFinalizationRegistry, streamRegistry, bodyUnusable } = require_body();
     var util = require_util3();
     var nodeUtil = __require("node:util");
@@ -49392,7 +49392,7 @@ var require_response = __commonJS({
         response[kState].statusText = init.statusText;
       }
       if ("headers" in init && init.headers != null) {
-        fill(response[kHeaders], init.headers);
+        fill2(response[kHeaders], init.headers);
       }
       if (body) {
         if (nullBodyStatus.includes(response.status)) {
@@ -57491,7 +57491,7 @@ var require_picomatch = __commonJS({
     var parse4 = require_parse3();
     var utils = require_utils3();
     var constants2 = require_constants8();
-    var isObject3 = (val) => val && typeof val === "object" && !Array.isArray(val);
+    var isObject4 = (val) => val && typeof val === "object" && !Array.isArray(val);
     var picomatch2 = (glob, options, returnState = false) => {
       if (Array.isArray(glob)) {
         const fns = glob.map((input2) => picomatch2(input2, options, returnState));
@@ -57504,7 +57504,7 @@ var require_picomatch = __commonJS({
         };
         return arrayMatcher;
       }
-      const isState = isObject3(glob) && glob.tokens && glob.input;
+      const isState = isObject4(glob) && glob.tokens && glob.input;
       if (glob === "" || typeof glob !== "string" && !isState) {
         throw new TypeError("Expected pattern to be a non-empty string");
       }
@@ -61873,7 +61873,7 @@ var require_common2 = __commonJS({
     function isNothing(subject) {
       return typeof subject === "undefined" || subject === null;
     }
-    function isObject3(subject) {
+    function isObject4(subject) {
       return typeof subject === "object" && subject !== null;
     }
     function toArray(sequence) {
@@ -61902,7 +61902,7 @@ var require_common2 = __commonJS({
       return number4 === 0 && Number.NEGATIVE_INFINITY === 1 / number4;
     }
     module2.exports.isNothing = isNothing;
-    module2.exports.isObject = isObject3;
+    module2.exports.isObject = isObject4;
     module2.exports.toArray = toArray;
     module2.exports.repeat = repeat;
     module2.exports.isNegativeZero = isNegativeZero;
@@ -70881,7 +70881,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
     }
     return propValues;
   });
-  const isObject3 = isObject;
+  const isObject4 = isObject;
   const catchall = def.catchall;
   let value;
   const memo2 = globalConfig.memoizer;
@@ -70889,7 +70889,7 @@ var $ZodObject = /* @__PURE__ */ $constructor("$ZodObject", (inst, def) => {
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -71025,7 +71025,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
     return doc.compile();
   };
   let fastpass;
-  const isObject3 = isObject;
+  const isObject4 = isObject;
   const jit = !globalConfig.jitless;
   const allowsEval2 = allowsEval;
   const fastEnabled = jit && allowsEval2.value;
@@ -71034,7 +71034,7 @@ var $ZodObjectJIT = /* @__PURE__ */ $constructor("$ZodObjectJIT", (inst, def) =>
   inst._zod.parse = (payload, ctx) => {
     value ?? (value = _normalized.value);
     const input2 = payload.value;
-    if (!isObject3(input2)) {
+    if (!isObject4(input2)) {
       payload.issues.push({
         expected: "object",
         code: "invalid_type",
@@ -88929,6 +88929,25 @@ function pairChangedRegex(frames) {
   fresh[0][1].base = old.base;
   frames.delete(goneKey);
 }
+function pairMovedFrames(frames) {
+  const byNameFile = (entries) => {
+    const groups = /* @__PURE__ */ new Map();
+    for (const entry of entries) {
+      const key = `${entry[1].name}\0${entry[1].file}`;
+      groups.set(key, [...groups.get(key) ?? [], entry]);
+    }
+    return groups;
+  };
+  const located = [...frames.entries()].filter(([, f]) => f.file !== "");
+  const fresh = byNameFile(located.filter(([, f]) => f.base === 0));
+  for (const [key, gone] of byNameFile(located.filter(([, f]) => f.head === 0))) {
+    const moved = fresh.get(key);
+    if (gone.length !== 1 || moved?.length !== 1) continue;
+    const [[goneKey, old]] = gone;
+    moved[0][1].base = old.base;
+    frames.delete(goneKey);
+  }
+}
 function intoChanges(b, h, baseSamples, headSamples, scale) {
   const frames = /* @__PURE__ */ new Map();
   const add = (list2, samples, side) => {
@@ -88941,6 +88960,7 @@ function intoChanges(b, h, baseSamples, headSamples, scale) {
   };
   add(b?.into, baseSamples, "base");
   add(h?.into, headSamples, "head");
+  pairMovedFrames(frames);
   pairChangedRegex(frames);
   return [...frames.values()].map((f) => ({ ...f, change: f.head - f.base, added: addedTime(f.base, f.head, scale) })).sort((x, y) => (y.added ?? y.change) - (x.added ?? x.change) || y.head - x.head);
 }
@@ -89867,7 +89887,7 @@ var RequestPlan = class _RequestPlan {
     const { config: config2, path, headers, body } = this.compiled[index];
     const columns = this.table?.columns ?? [];
     let missing = false;
-    const fill = (t, encode3) => {
+    const fill2 = (t, encode3) => {
       if ("literal" in t) return t.literal;
       let out = "";
       for (const part of t.parts) {
@@ -89884,9 +89904,9 @@ var RequestPlan = class _RequestPlan {
     };
     const built = {
       method: config2.method,
-      path: fill(path, true),
-      headers: Object.fromEntries(headers.map(([k, t]) => [k, fill(t, false)])),
-      body: body === null ? null : fill(body, false)
+      path: fill2(path, true),
+      headers: Object.fromEntries(headers.map(([k, t]) => [k, fill2(t, false)])),
+      body: body === null ? null : fill2(body, false)
     };
     return missing ? null : built;
   }
@@ -92344,7 +92364,7 @@ var PROFILE_WARMUP_CAP_MS = 2e3;
 var PROFILE_STOP_GRACE_MS = 15e3;
 function profiledScenarios(config2) {
   const profile = config2.profile;
-  if (!profile?.enabled) return [];
+  if (!profile.enabled) return [];
   return profile.scenarios === null ? config2.scenarios : config2.scenarios.filter((s) => profile.scenarios.includes(s.name));
 }
 function slugOf(name, taken) {
@@ -93279,14 +93299,90 @@ function pinProcess(cpus2, pid = process.pid) {
 
 // src/results/io.ts
 import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync13, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+
+// src/config/types.ts
+var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
+var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
+var STARTUP_METRICS = ["startup_time", "startup_memory"];
+var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, "benchmarks"];
+
+// src/version.ts
+var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+
+// src/results/migrate.ts
+var ResultsFileError = class extends Error {
+};
+function isObject3(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+function fill(object2, key, value) {
+  if (isObject3(object2) && object2[key] === void 0) object2[key] = value();
+}
+function each(list2, visit2) {
+  if (Array.isArray(list2)) list2.forEach(visit2);
+}
+function upgradeFromVersion1(data) {
+  const config2 = data["config"];
+  if (isObject3(config2)) {
+    fill(config2["service"], "setup", () => null);
+    each(config2["scenarios"], (scenario) => {
+      fill(scenario, "rate", () => null);
+      fill(scenario, "expect", () => null);
+    });
+    const load = config2["load"];
+    fill(load, "instances", () => 1);
+    fill(load, "mode", () => "alternate");
+    fill(load, "pin", () => "off");
+    fill(load, "earlyStop", () => false);
+    fill(config2, "benchmarks", () => null);
+    for (const key of GATE_KEYS) fill(config2["gate"], key, () => ({ ...DEFAULT_GATE[key] }));
+    fill(config2["gate"], "heap_growth", () => ({ ...DEFAULT_HEAP_GROWTH }));
+    fill(config2, "profile", () => ({ enabled: false, durationMs: 0, intervalUs: 0, scenarios: null, when: "always" }));
+    fill(config2["profile"], "when", () => "always");
+  }
+  each(data["scenarios"], (scenario) => {
+    if (!isObject3(scenario)) return;
+    each(scenario["pairs"], (pair) => {
+      if (!isObject3(pair)) return;
+      fill(pair, "start", () => pair["block"]);
+      for (const side of ["base", "head"]) {
+        const slice = pair[side];
+        const health = isObject3(slice) ? slice["health"] : void 0;
+        each(isObject3(health) ? health["processes"] : void 0, (process2) => {
+          fill(process2, "io", () => []);
+          fill(process2, "ioRequests", () => 0);
+        });
+      }
+    });
+  });
+}
+function upgradeResults(data, source) {
+  if (!isObject3(data) || data["schema"] !== "perfgate/results") {
+    throw new ResultsFileError(`${source} is not a perfgate results file (no "schema": "perfgate/results").`);
+  }
+  const version2 = data["version"];
+  if (typeof version2 !== "number" || !Number.isInteger(version2) || version2 < 1) {
+    throw new ResultsFileError(
+      `${source} has no results version this perfgate knows ("version" must be a whole number from 1 to ${RESULTS_VERSION}). Pass the results.json a perfgate run wrote.`
+    );
+  }
+  if (version2 > RESULTS_VERSION) {
+    const tool = isObject3(data["tool"]) && typeof data["tool"]["version"] === "string" ? data["tool"]["version"].slice(0, 40).replace(/[^\w.+-]/g, "?") : null;
+    throw new ResultsFileError(
+      `${source} has results version ${version2}${tool ? ` (written by perfgate ${tool})` : ""}; this perfgate (${VERSION}) reads versions up to ${RESULTS_VERSION}. Upgrade perfgate${tool ? ` to ${tool} or later` : ""} to report it.`
+    );
+  }
+  if (version2 === 1) upgradeFromVersion1(data);
+  return data;
+}
+
+// src/results/io.ts
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
   writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
 `);
   renameSync(tmp, path);
 }
-var ResultsFileError = class extends Error {
-};
 function readText2(path, maxBytes) {
   try {
     if (maxBytes === void 0) return readFileSync13(path, "utf8");
@@ -93315,16 +93411,7 @@ function readResults(path, options = {}) {
   } catch (e) {
     throw new ResultsFileError(`${path} is not valid JSON (${e.message}).`);
   }
-  if (data === null || typeof data !== "object" || data.schema !== "perfgate/results") {
-    throw new ResultsFileError(`${path} is not a perfgate results file (no "schema": "perfgate/results").`);
-  }
-  if (data.version !== RESULTS_VERSION) {
-    const version2 = typeof data.version === "number" ? data.version : "unknown";
-    throw new ResultsFileError(
-      `${path} has results version ${version2}; this perfgate reads version ${RESULTS_VERSION}. Use the perfgate release that wrote it.`
-    );
-  }
-  return data;
+  return upgradeResults(data, path);
 }
 
 // src/engine/session.ts
@@ -93619,7 +93706,7 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    const unchanged = config2.profile?.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
+    const unchanged = config2.profile.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
     await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join16(request3.outDir, "tools"), unchanged });
     await seal.verify("after the last block (while the micro-benchmarks or profiles ran, if any)");
     session.update((r) => {
@@ -94231,7 +94318,7 @@ function hodgesLehmannInterval(x, confidence = 0.95, options = {}) {
 
 // src/gate/starts.ts
 function startOf(pair) {
-  return pair.start ?? pair.block;
+  return pair.start;
 }
 function summarizeStarts(values, starts) {
   return [...groupByStart(values, starts)].map(([start, group]) => ({ start, value: hodgesLehmann(group), n: group.length }));
@@ -94558,10 +94645,10 @@ var HEALTH_METRIC_DEFINITIONS = [
   { id: "gc_per_request", value: (s, h) => s.requests > 0 ? 1e3 * h.gcMs / s.requests : NONE2 }
 ];
 function healthRule(results, metric) {
-  return results.config.gate[metric] ?? DEFAULT_GATE[metric];
+  return results.config.gate[metric];
 }
 function heapGrowthRule(results) {
-  return results.config.gate.heap_growth ?? DEFAULT_HEAP_GROWTH;
+  return results.config.gate.heap_growth;
 }
 function sliceValue(slice, definition) {
   const health = aggregateHealth(slice.health);
@@ -94800,10 +94887,10 @@ var MIN_ROUND_TRIPS = 0.5;
 var MIN_WAIT_MS = 0.1;
 function sliceIo(slice) {
   const processes = slice.health?.processes ?? [];
-  const requests = processes.reduce((sum, p) => sum + (p.ioRequests ?? 0), 0);
+  const requests = processes.reduce((sum, p) => sum + p.ioRequests, 0);
   if (requests === 0) return null;
   const sums = /* @__PURE__ */ new Map();
-  for (const tally of processes.flatMap((p) => p.io ?? [])) {
+  for (const tally of processes.flatMap((p) => p.io)) {
     const sum = sums.get(tally.destination) ?? { roundTrips: 0, waitMs: 0 };
     sum.roundTrips += tally.roundTrips;
     sum.waitMs += tally.waitMs;
@@ -95082,7 +95169,7 @@ function designedPower(results, level) {
   const stopped = sequential?.taken.some((look) => look.decision === "stop-regression" || look.decision === "stop-clear") ?? false;
   if (!sequential || !stopped) return { starts: 0, level };
   const { blocks, instances } = results.config.load;
-  return { starts: blocks * (instances ?? 1), level: sequential.looks.at(-1)?.nominalAlpha ?? level };
+  return { starts: blocks * instances, level: sequential.looks.at(-1)?.nominalAlpha ?? level };
 }
 var START_SUMMARY_SPREAD = 1.03;
 function startsOrPairs(c, spread = c.starts && c.starts.length >= 3 ? startSpread(c.starts.map((s) => Math.log1p(s.change))) : null) {
@@ -95290,7 +95377,7 @@ function compareResults(results, options = {}) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const rule = config2.gate[definition.id] ?? DEFAULT_GATE[definition.id];
+      const rule = config2.gate[definition.id];
       const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
       if (!draft) continue;
       const decided2 = definition.id === "errors" ? decisiveErrors(base, head, starts, rule.limit) : null;
@@ -95298,7 +95385,7 @@ function compareResults(results, options = {}) {
     }
   }
   const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
-  const benchRule = config2.gate.benchmarks ?? DEFAULT_GATE.benchmarks;
+  const benchRule = config2.gate.benchmarks;
   const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, benchRule, config2.alpha, true);
     return draft ? [{ ...series.identity, ...draft }] : [];
@@ -95308,7 +95395,7 @@ function compareResults(results, options = {}) {
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
   const startupDrafts = startupSeries(results).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, null, config2.gate[series.metric] ?? DEFAULT_GATE[series.metric], level, false);
+    const draft = comparePaired(series.base, series.head, null, config2.gate[series.metric], level, false);
     return draft ? [{ metric: series.metric, ...draft }] : [];
   });
   const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts, ...startupDrafts]);
@@ -95386,12 +95473,6 @@ function decideVerdict(c, alpha) {
   if (low > -c.limit && high < c.limit) return "unchanged";
   return "inconclusive";
 }
-
-// src/config/types.ts
-var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
-var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
-var STARTUP_METRICS = ["startup_time", "startup_memory"];
-var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, "benchmarks"];
 
 // src/report/startup.ts
 var STARTUP_LABEL = "service start";
@@ -96552,10 +96633,10 @@ function renderMethod(results) {
   const { load } = results.config;
   const stopping = describeStopping(results, escapeMarkdown);
   const slice = formatDurationUs(load.sliceMs * 1e3);
-  const instances = load.instances ?? 1;
+  const { instances } = load;
   const starts = load.blocks * instances;
   const where = results.environment.placement ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}` : "";
-  const how = (load.mode ?? "alternate") === "simultaneous" ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both` : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
+  const how = load.mode === "simultaneous" ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both` : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
   const http = results.scenarios.length === 0 ? [] : [
     `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? "once" : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? "block" : "blocks"} of ${formatInteger(instances)} fresh ${instances === 1 ? "start" : "starts"} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their Hodges\u2013Lehmann estimate, and the statistics count start pairs, not slices.`
   ];
@@ -97125,8 +97206,8 @@ function fitWidth(text2, width) {
   return `${out}\u2026`;
 }
 function pad(text2, width, align) {
-  const fill = " ".repeat(Math.max(0, width - stringWidth(text2)));
-  return align === "left" ? text2 + fill : fill + text2;
+  const fill2 = " ".repeat(Math.max(0, width - stringWidth(text2)));
+  return align === "left" ? text2 + fill2 : fill2 + text2;
 }
 var COLUMNS = [
   { header: "scenario", align: "left" },
@@ -97560,9 +97641,6 @@ var unchangedScenarios = (results) => {
   return results.scenarios.map((s) => s.name).filter((name) => scenarioUnchanged(analysis, name));
 };
 
-// src/version.ts
-var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
-
 // src/cli/init.ts
 import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
 import { dirname as dirname6, join as join20, relative as relative8, resolve as resolve3 } from "node:path";
@@ -97694,16 +97772,16 @@ function sortRoutes(routes) {
     const method = route.method.toUpperCase() === "ALL" ? "GET" : route.method.toUpperCase();
     if (method === "HEAD" || method === "OPTIONS") continue;
     const name = `${method} ${route.path}`;
-    const fill = fillPath(route.path);
-    if ("why" in fill) {
-      if (!seen.has(name)) sorted.skipped.push({ route: name, why: fill.why });
+    const fill2 = fillPath(route.path);
+    if ("why" in fill2) {
+      if (!seen.has(name)) sorted.skipped.push({ route: name, why: fill2.why });
       seen.add(name);
       continue;
     }
-    const key = `${method} ${fill.path}`;
+    const key = `${method} ${fill2.path}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    const request3 = { method, path: fill.path, route: route.path, filled: fill.filled };
+    const request3 = { method, path: fill2.path, route: route.path, filled: fill2.filled };
     if (method === "GET") sorted.reads.push(request3);
     else if (WRITE_METHODS.has(method)) sorted.writes.push(request3);
     else sorted.skipped.push({ route: name, why: `${method} is not a method a scenario sends` });
@@ -97728,6 +97806,7 @@ async function probeService(request3) {
         config: {
           install: null,
           build: null,
+          setup: null,
           start: request3.start,
           cwd: request3.cwd,
           env: {},
