@@ -88309,7 +88309,7 @@ function summarizeCallTree(tree) {
   const statsOf = (node2) => {
     let entry = stats.get(node2.key);
     if (!entry) {
-      entry = { ...node2.fn, self: 0, total: 0, ...node2.fn.category === "own" && { attributed: 0 } };
+      entry = { ...node2.fn, self: 0, total: 0, ...node2.fn.category === "own" && { attributed: 0 }, ...node2.fn.category === "dependency" && { withNatives: 0 } };
       stats.set(node2.key, entry);
     }
     return entry;
@@ -88321,16 +88321,18 @@ function summarizeCallTree(tree) {
     return caller === null ? null : statsOf(caller);
   };
   const visitTop = (node2) => {
-    if (node2.fn.category === "dependency") return visit2(node2, resumedBy(node2));
+    if (node2.fn.category === "dependency") return visit2(node2, resumedBy(node2), null);
     if (MICROTASK_RUNNERS.has(node2.fn.name) && (node2.fn.category === "node" || node2.fn.category === "native")) {
-      visit2(node2, null, (child) => visitTop(child));
+      visit2(node2, null, null, (child) => visitTop(child));
       return;
     }
-    visit2(node2, null);
+    visit2(node2, null, null);
   };
-  const visit2 = (node2, owner, visitChild) => {
+  const visit2 = (node2, owner, inPackage, visitChild) => {
     const entry = statsOf(node2);
     entry.self += node2.self;
+    const packageOwner = node2.fn.category === "dependency" ? entry : node2.fn.category === "own" ? null : inPackage;
+    if (packageOwner !== null) packageOwner.withNatives += node2.self;
     if (!onPath.get(node2.key)) entry.total += node2.total;
     categories[node2.fn.category] += node2.self;
     for (const reason of node2.deoptReasons) {
@@ -88351,7 +88353,7 @@ function summarizeCallTree(tree) {
     onPath.set(node2.key, (onPath.get(node2.key) ?? 0) + 1);
     for (const child of node2.children) {
       if (visitChild && charged === null) visitChild(child);
-      else visit2(child, charged);
+      else visit2(child, charged, packageOwner);
     }
     onPath.set(node2.key, onPath.get(node2.key) - 1);
   };
@@ -88917,7 +88919,8 @@ function pairUnique(pairs, [bases, heads], keyOf2) {
 }
 function share(f, samples) {
   if (f === null) return null;
-  return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
+  const withNatives = f.withNatives === void 0 ? {} : { withNatives: samples > 0 ? f.withNatives / samples : 0 };
+  return samples > 0 ? { self: f.self / samples, total: f.total / samples, ...withNatives } : { self: 0, total: 0, ...withNatives };
 }
 var REGEXP_PREFIX = "RegExp: ";
 function pairChangedRegex(frames) {
@@ -89202,7 +89205,8 @@ function pathInPackage(fn) {
   return at2 < 0 ? fn.file : fn.file.slice(at2 + marker.length);
 }
 function packageFunctionGrowth(c) {
-  const self2 = c.added ?? 0;
+  const recorded = c.base?.withNatives !== void 0 || c.head?.withNatives !== void 0;
+  const self2 = (recorded ? addedTime(c.base?.withNatives ?? null, c.head?.withNatives ?? null, c.scale) : null) ?? c.added ?? 0;
   const total = addedTime(c.base?.total ?? null, c.head?.total ?? null, c.scale);
   return total === null ? self2 : Math.min(self2, total);
 }

@@ -20,6 +20,12 @@
  * own function that calls that dependency function elsewhere in the profile (its first,
  * synchronous part), else to the own function that calls into that package the most. Event
  * callbacks (a socket's data, a framework's routing) start in Node core frames and stay uncharged.
+ *
+ * A dependency function's `withNatives` is the same idea within a package: its self time plus the
+ * Node core and V8/native frames (a regex, JSON.stringify, a Buffer copy) it calls, up to the next
+ * dependency or own function. Which of a package's functions grew is read from it: V8 books a
+ * regex to a frame of its own below the function that runs it, a built-in often to the function
+ * itself, so self time alone moves with that choice rather than with the work.
  */
 import type { AttributedInto, FunctionCategory, FunctionStats, ProfileSummary } from '../results/types.js';
 import type { CallNode, CallTree } from './call-tree.js';
@@ -96,7 +102,7 @@ export function summarizeCallTree(tree: CallTree): ProfileSummary {
   const statsOf = (node: CallNode): FunctionStats => {
     let entry = stats.get(node.key);
     if (!entry) {
-      entry = { ...node.fn, self: 0, total: 0, ...(node.fn.category === 'own' && { attributed: 0 }) };
+      entry = { ...node.fn, self: 0, total: 0, ...(node.fn.category === 'own' && { attributed: 0 }), ...(node.fn.category === 'dependency' && { withNatives: 0 }) };
       stats.set(node.key, entry);
     }
     return entry;
@@ -111,16 +117,19 @@ export function summarizeCallTree(tree: CallTree): ProfileSummary {
   };
   /** A top-level path: Node's microtask runner frames are walked through, the first dependency frame below them is looked up. */
   const visitTop = (node: CallNode) => {
-    if (node.fn.category === 'dependency') return visit(node, resumedBy(node));
+    if (node.fn.category === 'dependency') return visit(node, resumedBy(node), null);
     if (MICROTASK_RUNNERS.has(node.fn.name) && (node.fn.category === 'node' || node.fn.category === 'native')) {
-      visit(node, null, (child) => visitTop(child));
+      visit(node, null, null, (child) => visitTop(child));
       return;
     }
-    visit(node, null);
+    visit(node, null, null);
   };
-  const visit = (node: CallNode, owner: FunctionStats | null, visitChild?: (child: CallNode) => void) => {
+  /** `owner`: the innermost own function above (attributed time); `inPackage`: the innermost dependency function since it (withNatives). */
+  const visit = (node: CallNode, owner: FunctionStats | null, inPackage: FunctionStats | null, visitChild?: (child: CallNode) => void) => {
     const entry = statsOf(node);
     entry.self += node.self;
+    const packageOwner = node.fn.category === 'dependency' ? entry : node.fn.category === 'own' ? null : inPackage;
+    if (packageOwner !== null) packageOwner.withNatives! += node.self;
     if (!onPath.get(node.key)) entry.total += node.total;
     categories[node.fn.category] += node.self;
     for (const reason of node.deoptReasons) {
@@ -141,7 +150,7 @@ export function summarizeCallTree(tree: CallTree): ProfileSummary {
     onPath.set(node.key, (onPath.get(node.key) ?? 0) + 1);
     for (const child of node.children) {
       if (visitChild && charged === null) visitChild(child);
-      else visit(child, charged);
+      else visit(child, charged, packageOwner);
     }
     onPath.set(node.key, onPath.get(node.key)! - 1);
   };

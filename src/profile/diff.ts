@@ -27,6 +27,8 @@ export interface Share {
   /** Fractions of the side's non-idle samples. */
   self: number;
   total: number;
+  /** Dependency code: withNatives (aggregate.ts) as a fraction; absent for other code and in results without it. */
+  withNatives?: number;
 }
 
 /** Each side's CPU time per request in its profiled window, µs: a share of the side's samples times it is the function's time per request. */
@@ -149,7 +151,8 @@ function pairUnique(pairs: Pair[], [bases, heads]: [FunctionStats[], FunctionSta
 
 function share(f: FunctionStats | null, samples: number): Share | null {
   if (f === null) return null;
-  return samples > 0 ? { self: f.self / samples, total: f.total / samples } : { self: 0, total: 0 };
+  const withNatives = f.withNatives === undefined ? {} : { withNatives: samples > 0 ? f.withNatives / samples : 0 };
+  return samples > 0 ? { self: f.self / samples, total: f.total / samples, ...withNatives } : { self: 0, total: 0, ...withNatives };
 }
 
 /** V8 names a regular expression's frame by its pattern: "RegExp: ^\\/users". */

@@ -130,14 +130,16 @@ export function pathInPackage(fn: Pick<FunctionId, 'file' | 'package'>): string 
 }
 
 /**
- * The time per request a package's function added: its self time's growth, but never more than
- * what it and the code it calls added together. Its self time alone can grow more than that when
- * time moved into it from what it calls: V8 books a regex it runs to a frame of its own, a built-in
- * such as JSON.stringify to its caller, so a serializer that swaps the one for the other gains the
- * regex's old time as self time although the package's time grew by far less.
+ * The time per request a package's function added: the growth of its time with the Node core and
+ * V8/native frames it calls (withNatives; its self time in results without it), but never more
+ * than what it and everything it calls added together. Self time alone misleads both ways: V8
+ * books a regex the function runs to a frame of its own below it, and a built-in such as
+ * JSON.stringify to the function itself, so a serializer that swaps the one for the other moves
+ * time between its self time and the frame below without the package's work changing as much.
  */
 export function packageFunctionGrowth(c: FunctionChange): number {
-  const self = c.added ?? 0;
+  const recorded = c.base?.withNatives !== undefined || c.head?.withNatives !== undefined;
+  const self = (recorded ? addedTime(c.base?.withNatives ?? null, c.head?.withNatives ?? null, c.scale) : null) ?? c.added ?? 0;
   const total = addedTime(c.base?.total ?? null, c.head?.total ?? null, c.scale);
   return total === null ? self : Math.min(self, total);
 }

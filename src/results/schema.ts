@@ -552,6 +552,8 @@ export const functionStatsSchema = functionIdSchema.extend({
   attributed: count.optional(),
   /** Own code: the frames its attributed samples landed in other than itself (the hottest few), by samples. */
   into: list(attributedIntoSchema).optional(),
+  /** Dependency code: its self samples plus those of the Node core and V8/native frames it calls, up to the next dependency or own function. */
+  withNatives: count.optional(),
   /** Own code: what V8's --trace-deopt / --trace-opt said of it during the profiled run. */
   optimization: z.object({ deopts: count, reasons: list(message), notOptimized: list(message).optional() }).optional(),
 });

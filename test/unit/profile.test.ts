@@ -430,6 +430,43 @@ describe('own-code attribution and the culprit (issue 13)', () => {
     assert.equal(own, table.samples - 4, 'everything but the garbage collector (no own frame on its stack)');
   });
 
+  test("a dependency function's time with the core and native frames it calls, up to the next package or own function", () => {
+    // handler → serialize (dep) → asString (dep) → RegExp (native) ; serialize → asNumber (dep) → toString (native) ; asString → callback (own) → stringify (native)
+    const table = summarizeCallTree(
+      buildCallTree(
+        [
+          profileOf([
+            [
+              'handler',
+              '/r/server.js',
+              3,
+              2,
+              [
+                [
+                  'serialize',
+                  '/r/node_modules/fjs/index.js',
+                  10,
+                  1,
+                  [
+                    ['asString', '/r/node_modules/fjs/index.js', 20, 3, [['RegExp: ^[\\w ]*$', '', 0, 40, []], ['callback', '/r/server.js', 9, 1, [['stringify', '', 0, 6, []]]]]],
+                    ['asNumber', '/r/node_modules/fjs/index.js', 30, 5, [['toString', '', 0, 2, []]]],
+                  ],
+                ],
+              ],
+            ],
+          ]),
+        ],
+        { root: '/r' },
+      ),
+    );
+    const row = (name: string) => table.functions.find((f) => f.name === name)!;
+    assert.equal(row('asString').withNatives, 3 + 40, 'its regex, not the own callback below it, nor what that calls');
+    assert.equal(row('asNumber').withNatives, 5 + 2);
+    assert.equal(row('serialize').withNatives, 1, 'its callees are functions of a package: their own');
+    assert.equal(row('handler').withNatives, undefined, 'own code has attributed time instead');
+    assert.equal(row('callback').attributed, 1 + 6);
+  });
+
   test('the culprit: the own function whose attributed time grew most, and what into', () => {
     const base = summarizeCallTree(tree(false));
     const head = summarizeCallTree(tree(true));
