@@ -91637,7 +91637,11 @@ function detectPackageManager(dir) {
     ["package-lock.json", "npm", "npm ci"],
     ["npm-shrinkwrap.json", "npm", "npm ci"]
   ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync(join3(dir, lockfile))) return { name, lockfile, install };
+  for (const [lockfile, name, install] of lockfiles) {
+    if (!existsSync(join3(dir, lockfile))) continue;
+    if (lockfile === "yarn.lock" && isYarnBerry(join3(dir, lockfile))) return { name, lockfile, install: "yarn install --immutable" };
+    return { name, lockfile, install };
+  }
   if (!existsSync(join3(dir, "package.json"))) return null;
   try {
     const pkg = JSON.parse(readFileSync4(join3(dir, "package.json"), "utf8"));
@@ -91645,6 +91649,13 @@ function detectPackageManager(dir) {
     return Object.keys(deps).length ? { name: "npm", lockfile: null, install: "npm install" } : null;
   } catch {
     return null;
+  }
+}
+function isYarnBerry(lockfile) {
+  try {
+    return /^__metadata:/m.test(readFileSync4(lockfile, "utf8").slice(0, 4096));
+  } catch {
+    return false;
   }
 }
 function installCommand(dir) {

@@ -208,7 +208,12 @@ export function detectPackageManager(dir: string): PackageManager | null {
     ['package-lock.json', 'npm', 'npm ci'],
     ['npm-shrinkwrap.json', 'npm', 'npm ci'],
   ];
-  for (const [lockfile, name, install] of lockfiles) if (existsSync(join(dir, lockfile))) return { name, lockfile, install };
+  for (const [lockfile, name, install] of lockfiles) {
+    if (!existsSync(join(dir, lockfile))) continue;
+    // Yarn 2 and later (their lockfile opens with __metadata) deprecate --frozen-lockfile for --immutable
+    if (lockfile === 'yarn.lock' && isYarnBerry(join(dir, lockfile))) return { name, lockfile, install: 'yarn install --immutable' };
+    return { name, lockfile, install };
+  }
   if (!existsSync(join(dir, 'package.json'))) return null;
   try {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -216,6 +221,14 @@ export function detectPackageManager(dir: string): PackageManager | null {
     return Object.keys(deps).length ? { name: 'npm', lockfile: null, install: 'npm install' } : null;
   } catch {
     return null;
+  }
+}
+
+function isYarnBerry(lockfile: string): boolean {
+  try {
+    return /^__metadata:/m.test(readFileSync(lockfile, 'utf8').slice(0, 4096));
+  } catch {
+    return false;
   }
 }
 
