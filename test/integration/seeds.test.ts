@@ -9,11 +9,13 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
+import { compareResults } from '../../src/gate/compare.js';
 import { culpritOf } from '../../src/profile/culprit.js';
 import { readResults } from '../../src/results/io.js';
 import type { VerdictEntry, VerdictsDocument } from '../../src/results/verdicts.js';
 import { runCli } from '../helpers/cli.js';
+import { type FerretDB, ferretdbSkip, startFerretDB } from '../helpers/ferretdb.js';
 import { processesIn } from '../helpers/processes.js';
 import { lineOf } from '../helpers/profiles.js';
 import { type Files, IDENTICAL_CODE_ALPHA, makeRepo } from '../helpers/repo.js';
@@ -163,6 +165,100 @@ describe('the cluster and PM2 chapter: a service under pm2-runtime in cluster mo
 
   test('an unchanged head passes, and leaves no process', async () => {
     const { run, verdicts } = await comparePm2({ 'README.md': 'docs only\n' }, { profile: 'profile: false', extra: IDENTICAL_CODE_ALPHA });
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    assert.equal(verdicts.decision, 'pass');
+  });
+});
+
+const MONGO = 'seeds/mongo';
+const recipe: Files = {
+  '.gitignore': 'node_modules\n',
+  'package.json': { copy: `${MONGO}/package.json` },
+  'package-lock.json': { copy: `${MONGO}/package-lock.json` },
+  'setup.js': { copy: `${MONGO}/setup.js` },
+  'server.js': { copy: `${MONGO}/server-base.js` },
+};
+
+describe("the cookbook's Express + MongoDB recipe, on FerretDB with the mongodb driver", { skip: ferretdbSkip }, () => {
+  let mongo: FerretDB;
+  before(async () => {
+    mongo = await startFerretDB();
+  });
+  after(async () => {
+    await mongo?.stop();
+  });
+
+  /** perfgate compare on the recipe's service; setup.js gives each side its own database of 1000 documents. */
+  async function compareRecipe(head: Files, { profile = 'profile: { duration: 3s }', extra = '' } = {}) {
+    const repo = makeRepo(
+      {
+        ...recipe,
+        // Ten start pairs, as for the meme generator: head answers about ten requests a second.
+        'perfgate.yml': `service:
+  start: node server.js
+  setup: node setup.js
+  env: { MONGO_URL: "${mongo.url}" }
+  ready: { timeout: 30s }
+scenarios: [GET /hello]
+load: { pairs: 10, blocks: 1, instances: 10, slice: 1s, warmup: 1s, connections: 2 }
+${profile}
+${extra}`,
+      },
+      head,
+    );
+    const out = join(repo, '.out');
+    const verdictsFile = join(out, 'verdicts.json');
+    const started = Date.now();
+    const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '25', '--verdicts', verdictsFile], repo);
+    console.log(`mongo: exit ${run.code} in ${Math.round((Date.now() - started) / 1000)} s: ${run.stdout.split('\n')[1]}`);
+    assert.notEqual(run.code, 2, run.stderr + run.stdout);
+    assert.deepEqual(processesIn(repo), [], 'no process of the run is left');
+    return {
+      run,
+      results: readResults(join(out, 'results.json')),
+      verdicts: JSON.parse(readFileSync(verdictsFile, 'utf8')) as VerdictsDocument,
+    };
+  }
+
+  // The recipe's slow server reads all 1000 documents and averages them in the handler; its "best
+  // way" computes nothing per request (the average is stored with the data). As a pull request:
+  // base has the fix, head goes back to find().toArray() and reduce.
+  test('a head that reads every document to average them fails, and the handler that reads them is named', async () => {
+    const { run, results, verdicts } = await compareRecipe({ 'server.js': { copy: `${MONGO}/server-head.js` } });
+    assert.equal(run.code, 1, run.stderr + run.stdout);
+    const handlerLine = seedLine('mongo/server-head.js', 'async function hello');
+    assert.match(run.stdout.split('\n').slice(0, 2).join('\n'), new RegExp(`failing: GET /hello throughput −[\\d.]+% \\(limit 2%\\): most new time in hello \\(server\\.js:${handlerLine}, changed by this PR\\)`));
+    assert.equal(verdicts.decision, 'fail');
+    const throughput = verdictOf(verdicts, 'throughput');
+    assert.equal(throughput.verdict, 'regression');
+    assert.deepEqual(
+      { function: throughput.culprit?.function, file: throughput.culprit?.file, line: throughput.culprit?.line, changedByPr: throughput.culprit?.changedByPr },
+      { function: 'hello', file: 'server.js', line: handlerLine, changedByPr: true },
+    );
+    // What the handler spends it on: the recipe's flamegraph shows BSON deserialization, and so do
+    // head's samples. The driver's (mongodb's on-demand documents, bson's deserializeObject) grow
+    // by most of the time the handler added per request.
+    const profile = results.profiles![0]!;
+    const driverMs = (side: 'base' | 'head') =>
+      (profile.sides[side].packages ?? []).filter((p) => p.name === 'mongodb' || p.name === 'bson').reduce((sum, p) => sum + p.samples, 0) *
+      (profile.intervalUs / 1000) / profile.sides[side].requests;
+    const culprit = culpritOf(profile)!;
+    const addedMs = culprit.fn.added! / 1000;
+    assert.ok(driverMs('head') - driverMs('base') > 0.5 * addedMs, `the driver: ${driverMs('base').toFixed(2)} → ${driverMs('head').toFixed(2)} ms per request, of ${addedMs.toFixed(2)} ms hello added`);
+    assert.ok(profile.sides.head.functions.some((f) => f.name === 'deserializeObject' && f.package === 'bson'), "bson's deserializeObject is sampled in head");
+    // I/O: base's findOne is one round trip per request; head's find is the query and the
+    // cursor's getMores (FerretDB sends 101, then up to 250 documents a batch: 5 round trips;
+    // MongoDB would send the rest in one getMore), and waits on them far longer.
+    const io = compareResults(results).io?.comparisons.find((c) => c.destination === `127.0.0.1:${mongo.port}`);
+    assert.ok(io?.base && io.head, 'FerretDB is a destination');
+    assert.ok(Math.abs(io.base.roundTripsPerRequest - 1) < 0.2, `base: one round trip per request, ${io.base.roundTripsPerRequest}`);
+    assert.ok(io.head.roundTripsPerRequest >= 2, `head: the find and its getMores, ${io.head.roundTripsPerRequest}`);
+    assert.equal(io.roundTripsChanged, true);
+    assert.ok(io.head.waitMsPerRequest > 5 * io.base.waitMsPerRequest, `waiting ${io.base.waitMsPerRequest} → ${io.head.waitMsPerRequest} ms per request`);
+  });
+
+  test('an unchanged head passes, and leaves no process', async () => {
+    const { run, verdicts } = await compareRecipe({ 'README.md': 'docs only\n' }, { profile: 'profile: false', extra: IDENTICAL_CODE_ALPHA });
     assert.equal(run.code, 0, run.stderr + run.stdout);
     assert.equal(verdicts.decision, 'pass');
   });
