@@ -93521,10 +93521,12 @@ async function sealBaseTree(tree, serviceDir2) {
       }
       for (const path of now.keys()) if (!sealed.has(path)) changes.push(`${path} (added)`);
       if (changes.length === 0) return;
+      const pnpmLinks = changes.every((c) => c.includes("node_modules/.pnpm/") && c.endsWith("(written, its size and modification time put back)"));
+      const hint = pnpmLinks ? " Every change is a pnpm package file whose change time alone moved: pnpm hard-links one store's files into both trees, so head's install touched base's. Install with `pnpm install --frozen-lockfile --package-import-method=copy` (perfgate's default for pnpm) in service.install." : "";
       const named = changes.slice(0, NAMED).join(", ");
       const more = changes.length > NAMED ? ` and ${changes.length - NAMED} more` : "";
       throw new BaseTreeChangedError(
-        `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, so this run gives no verdict. perfgate checks tracked files, node_modules and the files Node can load as code (.js, .ts, package.json, .env\u2026): if base's own service or service.setup writes those (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").`
+        `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, so this run gives no verdict. perfgate checks tracked files, node_modules and the files Node can load as code (.js, .ts, package.json, .env\u2026): if base's own service or service.setup writes those (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").` + hint
       );
     }
   };
