@@ -95700,10 +95700,17 @@ function byGateThenMetric(a, b) {
   return METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric);
 }
 function orderRows(results, analysis) {
-  return scenarioOrder(results, analysis.comparisons).flatMap(
-    (scenario) => analysis.comparisons.filter((c) => c.scenario === scenario).sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0 }))
-  );
+  return scenarioOrder(results, analysis.comparisons).flatMap((scenario) => {
+    const own3 = analysis.comparisons.filter((c) => c.scenario === scenario);
+    const headFails = own3.some((c) => c.metric === "errors" && c.verdict === "regression");
+    return own3.sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0, ...headFails && { headFails } }));
+  });
 }
+function rowTone(row) {
+  const tone = verdictTone(row.comparison);
+  return tone === "good" && row.headFails && row.comparison.metric !== "errors" ? "unknown" : tone;
+}
+var FAILING_IMPROVEMENT = "not comparable: head fails requests";
 function allComparisons(analysis) {
   return [
     ...analysis.comparisons,
@@ -96603,7 +96610,7 @@ function renderComparisonRow(row) {
     formatValue2(c.metric, c.baseMedian),
     formatValue2(c.metric, c.headMedian),
     formatMetricChange(c),
-    VERDICT_CELLS[verdictTone(c)]
+    rowTone(row) !== verdictTone(c) ? `\u2754 ${FAILING_IMPROVEMENT}` : VERDICT_CELLS[verdictTone(c)]
   ]);
 }
 function renderTable(rows, limit) {
@@ -97242,8 +97249,12 @@ function rowCells(row) {
     formatValue2(c.metric, c.baseMedian),
     formatValue2(c.metric, c.headMedian),
     formatMetricChange(c),
-    VERDICT_TEXT[verdictTone(c)]
+    verdictText(row)
   ];
+}
+function verdictText(row) {
+  const tone = rowTone(row);
+  return tone !== verdictTone(row.comparison) ? `? ${FAILING_IMPROVEMENT}` : VERDICT_TEXT[tone];
 }
 function columnWidths(columns, cells, width) {
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => stringWidth(row[i]))));
@@ -97269,7 +97280,7 @@ var GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses 
 var COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges\u2013Lehmann), not the ratio of the medians";
 function renderTable2(rows, width, paint) {
   if (rows.length === 0) return ["nothing was compared: no pair was measured"];
-  const styles = rows.map((row) => TONE_STYLE[verdictTone(row.comparison)]);
+  const styles = rows.map((row) => TONE_STYLE[rowTone(row)]);
   return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 var BENCHMARK_COLUMNS = [

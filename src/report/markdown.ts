@@ -54,9 +54,11 @@ import {
   describeCounts,
   describeAnswer,
   describeNothingChanged,
+  FAILING_IMPROVEMENT,
   nothingChanged,
   orderRows,
   type ReportRow,
+  rowTone,
   type Tone,
   verdictTone,
   worstGatedChange,
@@ -200,7 +202,7 @@ function renderComparisonRow(row: ReportRow): string {
     formatValue(c.metric, c.baseMedian),
     formatValue(c.metric, c.headMedian),
     formatMetricChange(c),
-    VERDICT_CELLS[verdictTone(c)],
+    rowTone(row) !== verdictTone(c) ? `❔ ${FAILING_IMPROVEMENT}` : VERDICT_CELLS[verdictTone(c)],
   ]);
 }
 

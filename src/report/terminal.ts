@@ -41,9 +41,11 @@ import {
   describeCounts,
   describeAnswer,
   describeNothingChanged,
+  FAILING_IMPROVEMENT,
   nothingChanged,
   orderRows,
   type ReportRow,
+  rowTone,
   type Tone,
   verdictTone,
   worstGatedChange,
@@ -137,8 +139,13 @@ function rowCells(row: ReportRow): string[] {
     formatValue(c.metric, c.baseMedian),
     formatValue(c.metric, c.headMedian),
     formatMetricChange(c),
-    VERDICT_TEXT[verdictTone(c)],
+    verdictText(row),
   ];
+}
+
+function verdictText(row: ReportRow): string {
+  const tone = rowTone(row);
+  return tone !== verdictTone(row.comparison) ? `? ${FAILING_IMPROVEMENT}` : VERDICT_TEXT[tone];
 }
 
 /** Widest cell per column; the first column (names) gives way when the table is wider than `width`. */
@@ -172,7 +179,7 @@ const COLUMNS_NOTE = "base, head: each side's median; change: paired, the typica
 
 function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
   if (rows.length === 0) return ['nothing was compared: no pair was measured'];
-  const styles = rows.map((row) => TONE_STYLE[verdictTone(row.comparison)]);
+  const styles = rows.map((row) => TONE_STYLE[rowTone(row)]);
   return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 

@@ -33,6 +33,8 @@ export interface VerdictCounts {
 export interface ReportRow {
   comparison: MetricComparison;
   firstOfScenario: boolean;
+  /** The scenario's errors regressed: head fails requests base answered, so its other rows measure failures. */
+  headFails?: boolean;
 }
 
 /** Scenarios in the order they ran, then any only the analysis knows of. */
@@ -50,13 +52,25 @@ function byGateThenMetric(a: MetricComparison, b: MetricComparison): number {
 
 /** Rows grouped by scenario (run order); within a scenario gated metrics come first. */
 export function orderRows(results: Results, analysis: Analysis): ReportRow[] {
-  return scenarioOrder(results, analysis.comparisons).flatMap((scenario) =>
-    analysis.comparisons
-      .filter((c) => c.scenario === scenario)
-      .sort(byGateThenMetric)
-      .map((comparison, i) => ({ comparison, firstOfScenario: i === 0 })),
-  );
+  return scenarioOrder(results, analysis.comparisons).flatMap((scenario) => {
+    const own = analysis.comparisons.filter((c) => c.scenario === scenario);
+    const headFails = own.some((c) => c.metric === 'errors' && c.verdict === 'regression');
+    return own.sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0, ...(headFails && { headFails }) }));
+  });
 }
+
+/**
+ * A row's tone: its verdict's, except that an improvement of a scenario whose head fails
+ * requests base answered is not one: an error page is cheaper than the route's work, so the
+ * faster head measures its failures (rowVerdictNote says so).
+ */
+export function rowTone(row: ReportRow): Tone {
+  const tone = verdictTone(row.comparison);
+  return tone === 'good' && row.headFails && row.comparison.metric !== 'errors' ? 'unknown' : tone;
+}
+
+/** What the verdict cell says instead of "improvement" for such a row. */
+export const FAILING_IMPROVEMENT = 'not comparable: head fails requests';
 
 /** Every verdict: the HTTP metrics', the micro-benchmarks', then service health's (memory growth included). */
 export function allComparisons(analysis: Analysis): Pick<PairedComparison, 'verdict' | 'gated'>[] {

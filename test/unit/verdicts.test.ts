@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { formatChange } from '../../src/report/format.js';
+import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { buildVerdicts, describeEntry } from '../../src/results/verdicts.js';
 import { WARNING_CODES } from '../../src/results/warnings.js';
 import { createRandom } from '../../src/stats/random.js';
@@ -135,4 +136,21 @@ test('errors in verdicts.json: a difference of shares, the worst when head broke
   assert.equal(verdicts.decision, 'fail');
   assert.equal(verdicts.worst?.metric, 'errors', 'a failing route leads, although throughput improved');
   assert.equal(describeEntry(errors, formatChange), 'GET /hello errors +25.0 pt (regression)');
+});
+
+test("a faster head that fails requests is no improvement in the tables: its rows say head fails requests", () => {
+  const results = resultsFromPairs(Array.from({ length: 12 }, (_, i) => [1000, 1100 + i] as [number, number]));
+  const analysis = compareResults(results);
+  const throughputCell = (text: string) => text.split('\n').find((l) => /throughput \*/.test(l)) ?? '';
+  assert.match(throughputCell(renderTerminal(results, analysis, { full: true })), /✓ improvement/, 'no errors: the faster head is an improvement');
+  for (const pair of results.scenarios[0]!.pairs) {
+    pair.head.non2xx = Math.round(pair.head.requests / 4);
+    pair.head.statuses = { '500': pair.head.non2xx };
+  }
+  const failing = compareResults(results);
+  assert.match(throughputCell(renderTerminal(results, failing)), /\? not comparable: head fails requests/);
+  assert.doesNotMatch(renderTerminal(results, failing), /✓ improvement/);
+  const markdownRow = renderMarkdown(results, failing).split('\n').find((l) => l.startsWith('| GET /hello | **throughput** | 1k/s')) ?? '';
+  assert.match(markdownRow, /\| ❔ not comparable: head fails requests \|$/);
+  assert.doesNotMatch(renderMarkdown(results, failing), /✅ improvement/);
 });
