@@ -32,7 +32,13 @@ export async function bundle(outdir) {
     // node_modules may be a symlink (a git worktree sharing another checkout's): paths in the
     // bundle stay node_modules/…, so dist/ is the same wherever it is built.
     preserveSymlinks: true,
-    define: { __PERFGATE_VERSION__: JSON.stringify(version), __ZEROX_VERSION__: JSON.stringify(zeroXVersion) },
+    define: {
+      __PERFGATE_VERSION__: JSON.stringify(version),
+      __ZEROX_VERSION__: JSON.stringify(zeroXVersion),
+      // The history page's charting library, inlined into the page it writes (src/history/chart-library.ts).
+      __UPLOT_JS__: JSON.stringify(readFileSync(join(root, 'node_modules/uplot/dist/uPlot.iife.min.js'), 'utf8')),
+      __UPLOT_CSS__: JSON.stringify(readFileSync(join(root, 'node_modules/uplot/dist/uPlot.min.css'), 'utf8')),
+    },
     banner: {
       js: "import { createRequire as __perfgateCreateRequire } from 'node:module';\nconst require = __perfgateCreateRequire(import.meta.url);",
     },

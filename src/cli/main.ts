@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +11,11 @@ import { ProcessTracker } from '../engine/process.js';
 import { runCompare } from '../engine/run.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
 import { compareResults } from '../gate/compare.js';
+import { collectRuns } from '../history/collect.js';
+import { renderHistoryPage } from '../history/page.js';
+import { analyzeHistory, HISTORY_WINDOW } from '../history/series.js';
+import { renderHistorySummary } from '../history/summary.js';
+import { CHANGE_POINT_DEFAULTS } from '../stats/change-points.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
 import { ResultsFileError, readResults } from '../results/io.js';
@@ -31,6 +36,10 @@ Usage:
                                     work tree to ask each scenario's route, print the plan and its
                                     estimated time; nothing is checked out (= compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
+  perfgate history <dir> [options]  the commits where a gated metric shifted, from the results.json
+                                    files under <dir> (runs of main): change points by E-divisive
+                                    means, a shift that came with a new kernel, image, Node or
+                                    configuration named as such (docs/history.md)
   perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
                                     repository has; never overwrites a file, asks nothing
   perfgate --help | --version
@@ -70,6 +79,11 @@ report options:
   --all-functions       hot functions of dependencies, Node core and V8 too (implies --full)
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
+
+history options:
+  --html <file>         the page with one chart per metric (default: perfgate-history.html)
+  --markdown <file>     write the summary here too (it is printed, and appended to
+                        $GITHUB_STEP_SUMMARY when that is set)
 
 Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
 comparison that was not fair (a side's idle service burned CPU while the other was measured, or
@@ -115,6 +129,10 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       return await compare(values, io, color, command === 'plan' || values['dry-run'] === true);
     }
+    if (command === 'history') {
+      if (positionals.length !== 2) throw new UsageError('history takes one argument: the directory of results.json files');
+      return runHistory(resolve(io.cwd, positionals[1]!), values, io);
+    }
     if (command === 'init') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       const settings = settingsOf(values);
@@ -151,6 +169,7 @@ const CLI_FLAGS = {
   config: { type: 'string' },
   json: { type: 'string' },
   markdown: { type: 'string' },
+  html: { type: 'string' },
   verdicts: { type: 'string' },
   out: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
@@ -275,6 +294,26 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     process.off('SIGTERM', onSignal);
     process.off('exit', onExit);
   }
+}
+
+/** `perfgate history`: reads the runs, prints and writes the summary, writes the page. */
+function runHistory(dir: string, values: Values, io: Io): number {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`history: ${dir} is not a directory`);
+  const { runs, skipped } = collectRuns(dir);
+  for (const file of skipped) io.stderr.write(`perfgate: warning: left out ${file.file}: ${file.reason}\n`);
+  if (runs.length === 0) {
+    io.stderr.write(`perfgate: no readable results.json under ${dir}: pass the directory the runs of main were downloaded to.\n`);
+    return exitCodes.error;
+  }
+  const history = analyzeHistory(runs);
+  const htmlPath = resolve(io.cwd, values.html ?? 'perfgate-history.html');
+  copyTo(htmlPath, renderHistoryPage(history));
+  const repository = runs.map((r) => r.results.github?.repository).find((r) => r !== undefined) ?? null;
+  const summary = renderHistorySummary(history, { repository, htmlPath: values.html ?? 'perfgate-history.html', maxPValue: CHANGE_POINT_DEFAULTS.maxPValue, windowLength: HISTORY_WINDOW });
+  io.stdout.write(summary);
+  if (values.markdown) copyTo(resolve(io.cwd, values.markdown), summary);
+  if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, summary);
+  return exitCodes.pass;
 }
 
 /** Prints the report of the results.json at `resultsPath` (its directory holds the flamegraphs). */

@@ -8,6 +8,7 @@ import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
 import { CancelledError, PerfgateError, ScenarioError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
+import { configHash } from '../results/config-hash.js';
 import { sliceHealth } from './health.js';
 import { type LoadRun, openLoad } from './load.js';
 import { isExpectedStatus } from './load-window.js';
@@ -120,7 +121,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       error: null,
       seed,
       config,
-      environment: await fingerprint(env, trees.head.root),
+      environment: { ...(await fingerprint(env, trees.head.root)), configHash: configHash(config) },
       sides: {
         base: { ref: request.baseLabel ?? trees.base.ref, sha: trees.base.sha, dirty: false },
         head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty },

@@ -131,6 +131,14 @@ export const environmentSchema = z.object({
   nodeFlags: list(name),
   /** Where the timed phase ran, as taskset CPU lists, when load.pin pinned it (absent: the scheduler's choice). */
   placement: z.object({ generator: cpuList, services: cpuList }).optional(),
+  /** Kernel release (uname -r); absent in results from before it was recorded (`os` then ends with it). */
+  kernel: name.optional(),
+  /** The machine image: a GitHub-hosted runner's ImageOS and ImageVersion, else /etc/os-release's PRETTY_NAME; absent when neither says, and in results from before it was recorded. */
+  osImage: name.optional(),
+  /** V8's version in the Node that ran the service; absent when that Node did not answer, and in results from before it was recorded. */
+  v8Version: z.string().max(100).optional(),
+  /** sha256 of the measured configuration (results.config), hex; absent in results from before it was recorded (history computes it then). */
+  configHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 in hex').optional(),
 });
 
 export const sideInfoSchema = z.object({

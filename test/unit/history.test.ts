@@ -1,0 +1,106 @@
+// perfgate history: series per scenario and gated metric from runs of main, change points, the
+// environment named where it changed, and files that do not pass validation left out by name.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { collectRuns } from '../../src/history/collect.js';
+import { analyzeHistory, environmentChanges, environmentOf } from '../../src/history/series.js';
+import { renderHistorySummary } from '../../src/history/summary.js';
+import { runCli } from '../helpers/cli.js';
+import { CODE_SHIFT_AT, HISTORY_COMMITS, historyRuns, KERNEL_SHIFT_AT, writeHistoryDir } from '../helpers/history.js';
+
+const runs = () => historyRuns().map((results, i) => ({ file: `run-${i}/results.json`, results }));
+
+describe('history', () => {
+  it('finds the code shift and the kernel shift in throughput, and names only the second as the environment', () => {
+    const history = analyzeHistory(runs());
+    const throughput = history.series.find((s) => s.metric === 'throughput')!;
+    assert.equal(throughput.points.length, HISTORY_COMMITS);
+    assert.deepEqual(
+      throughput.shifts.map((s) => s.index),
+      [CODE_SHIFT_AT, KERNEL_SHIFT_AT],
+    );
+    const [code, kernel] = throughput.shifts;
+    assert.deepEqual(code!.environment, []);
+    assert.ok(code!.change < -0.08 && code!.change > -0.12, `code shift ${code!.change}`);
+    assert.deepEqual(kernel!.environment, [{ key: 'kernel', before: '6.5.0-1025-azure', after: '6.8.0-1017-azure' }]);
+    assert.equal(kernel!.sha, historyRuns()[KERNEL_SHIFT_AT]!.sides.head.sha);
+  });
+
+  it('orders runs by when they ran, counts a commit measured twice once, and leaves out runs that are not of a commit', () => {
+    const list = runs().reverse();
+    const again = structuredClone(list[5]!);
+    again.file = 'again/results.json';
+    again.results.startedAt = '2027-01-01T00:00:00.000Z';
+    const dirty = structuredClone(list[6]!);
+    dirty.file = 'dirty/results.json';
+    dirty.results.sides.head.dirty = true;
+    const history = analyzeHistory([...list, again, dirty]);
+    assert.equal(history.runs, HISTORY_COMMITS);
+    const times = history.series[0]!.points.map((p) => p.time);
+    assert.deepEqual(times, [...times].sort());
+    assert.equal(history.series[0]!.points.at(-1)!.sha, again.results.sides.head.sha);
+    assert.deepEqual(history.runsLeftOut.map((r) => r.file).sort(), [list[5]!.file, 'dirty/results.json'].sort());
+  });
+
+  it('reads the kernel of older files from their os field, and does not count an unrecorded value as a change', () => {
+    const [a, b] = historyRuns();
+    delete a!.environment.kernel;
+    delete a!.environment.v8Version;
+    assert.equal(environmentOf(a!).kernel, '6.5.0-1025-azure');
+    assert.deepEqual(environmentChanges(environmentOf(a!), environmentOf(b!)), []);
+    b!.config.load.pairs += 2;
+    assert.deepEqual(
+      environmentChanges(environmentOf(a!), environmentOf(b!)).map((c) => c.key),
+      ['configuration'],
+    );
+  });
+
+  it('summarizes the shifts with the commit, the size and the cause', () => {
+    const summary = renderHistorySummary(analyzeHistory(runs()), { repository: 'acme/shop', htmlPath: 'history.html', maxPValue: 0.001, windowLength: 30 });
+    const rows = summary.split('\n').filter((l) => l.startsWith('| [`'));
+    assert.equal(rows.length, 4, summary);
+    rows.splice(0, rows.length, ...rows.filter((r) => r.includes('| throughput |')));
+    assert.equal(rows.length, 2, summary);
+    assert.match(rows[0]!, /GET \/hello \| throughput \| .* \| −\d+(\.\d)?% \| this commit/);
+    assert.match(rows[1]!, /environment changed: kernel 6\.5\.0-1025-azure → 6\.8\.0-1017-azure \|$/);
+    assert.match(rows[0]!, /https:\/\/github\.com\/acme\/shop\/commit\/[0-9a-f]{40}/);
+  });
+
+  it('perfgate history <dir>: prints the summary, appends it to the job summary, writes the page, and names each bad file', async () => {
+    const forged = historyRuns()[0]! as unknown as { sides: { head: { sha: string } } };
+    forged.sides.head.sha = 'not a sha';
+    const dir = writeHistoryDir(historyRuns(), {
+      'broken/results.json': '{ not json',
+      'forged/results.json': JSON.stringify(forged),
+      'notes/other.json': '{}',
+    });
+    try {
+      const summaryFile = join(dir, 'step-summary.md');
+      const html = join(dir, 'out', 'history.html');
+      const run = await runCli(['history', dir, '--html', html], dir, { GITHUB_STEP_SUMMARY: summaryFile });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /left out broken\/results\.json: .*not valid JSON/);
+      assert.match(run.stderr, /left out forged\/results\.json: .*sides\.head\.sha/);
+      assert.doesNotMatch(run.stderr, /other\.json/);
+      assert.match(run.stdout, /environment changed: kernel/);
+      assert.equal(readFileSync(summaryFile, 'utf8'), run.stdout);
+      assert.match(readFileSync(html, 'utf8'), /^<!doctype html>/);
+      assert.equal(collectRuns(dir).runs.length, HISTORY_COMMITS);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('perfgate history: exits 2 when the directory holds no readable run', async () => {
+    const dir = writeHistoryDir([], { 'a/results.json': '[]' });
+    try {
+      const run = await runCli(['history', dir], dir, {});
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, /no readable results\.json/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
