@@ -21,8 +21,8 @@ var __commonJS = (cb, mod) => function __require3() {
   }
 };
 var __export = (target, all) => {
-  for (var name in all)
-    __defProp(target, name, { get: all[name], enumerable: true });
+  for (var name2 in all)
+    __defProp(target, name2, { get: all[name2], enumerable: true });
 };
 var __copyProps = (to, from, except, desc) => {
   if (from && typeof from === "object" || typeof from === "function") {
@@ -315,8 +315,8 @@ var require_directives = __commonJS({
           this.atNextDocument = false;
         }
         const parts = line3.trim().split(/[ \t]+/);
-        const name = parts.shift();
-        switch (name) {
+        const name2 = parts.shift();
+        switch (name2) {
           case "%TAG": {
             if (parts.length !== 2) {
               onError(0, "%TAG directive should contain exactly two parts");
@@ -344,7 +344,7 @@ var require_directives = __commonJS({
             }
           }
           default:
-            onError(0, `Unknown directive ${name}`, true);
+            onError(0, `Unknown directive ${name2}`, true);
             return false;
         }
       }
@@ -453,9 +453,9 @@ var require_anchors = __commonJS({
     }
     function findNewAnchor(prefix, exclude) {
       for (let i = 1; true; ++i) {
-        const name = `${prefix}${i}`;
-        if (!exclude.has(name))
-          return name;
+        const name2 = `${prefix}${i}`;
+        if (!exclude.has(name2))
+          return name2;
       }
     }
     function createNodeAnchors(doc, prefix) {
@@ -609,8 +609,8 @@ var require_Node = __commonJS({
         };
         const res = toJS.toJS(this, "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
     };
@@ -718,13 +718,13 @@ var require_Alias = __commonJS({
         const anchor2 = anchors2 && source && anchors2.get(source);
         return anchor2 ? anchor2.count * anchor2.aliasCount : 0;
       } else if (identity.isCollection(node2)) {
-        let count = 0;
+        let count2 = 0;
         for (const item of node2.items) {
           const c = getAliasCount(doc, item, anchors2);
-          if (c > count)
-            count = c;
+          if (c > count2)
+            count2 = c;
         }
-        return count;
+        return count2;
       } else if (identity.isPair(node2)) {
         const kc = getAliasCount(doc, node2.key, anchors2);
         const vc = getAliasCount(doc, node2.value, anchors2);
@@ -1492,8 +1492,8 @@ var require_stringify = __commonJS({
         tagObj = tags.find((t) => t.nodeClass && obj instanceof t.nodeClass);
       }
       if (!tagObj) {
-        const name = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
-        throw new Error(`Tag not resolved for ${name} value`);
+        const name2 = obj?.constructor?.name ?? (obj === null ? "null" : typeof obj);
+        throw new Error(`Tag not resolved for ${name2} value`);
       }
       return tagObj;
     }
@@ -3492,11 +3492,11 @@ var require_Document = __commonJS({
        * `name` will be used as a prefix for a new unique anchor.
        * If `name` is undefined, the generated anchor will use 'a' as a prefix.
        */
-      createAlias(node2, name) {
+      createAlias(node2, name2) {
         if (!node2.anchor) {
           const prev = anchors.anchorNames(this);
           node2.anchor = // eslint-disable-next-line @typescript-eslint/prefer-nullish-coalescing
-          !name || prev.has(name) ? anchors.findNewAnchor(name || "a", prev) : name;
+          !name2 || prev.has(name2) ? anchors.findNewAnchor(name2 || "a", prev) : name2;
         }
         return new Alias.Alias(node2.anchor);
       }
@@ -3677,8 +3677,8 @@ var require_Document = __commonJS({
         };
         const res = toJS.toJS(this.contents, jsonArg ?? "", ctx);
         if (typeof onAnchor === "function")
-          for (const { count, res: res2 } of ctx.anchors.values())
-            onAnchor(res2, count);
+          for (const { count: count2, res: res2 } of ctx.anchors.values())
+            onAnchor(res2, count2);
         return typeof reviver === "function" ? applyReviver.applyReviver(reviver, { "": res }, "", res) : res;
       }
       /**
@@ -3715,22 +3715,22 @@ var require_errors = __commonJS({
   "node_modules/yaml/dist/errors.js"(exports2) {
     "use strict";
     var YAMLError = class extends Error {
-      constructor(name, pos, code, message) {
+      constructor(name2, pos, code, message2) {
         super();
-        this.name = name;
+        this.name = name2;
         this.code = code;
-        this.message = message;
+        this.message = message2;
         this.pos = pos;
       }
     };
     var YAMLParseError = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLParseError", pos, code, message);
+      constructor(pos, code, message2) {
+        super("YAMLParseError", pos, code, message2);
       }
     };
     var YAMLWarning = class extends YAMLError {
-      constructor(pos, code, message) {
-        super("YAMLWarning", pos, code, message);
+      constructor(pos, code, message2) {
+        super("YAMLWarning", pos, code, message2);
       }
     };
     var prettifyError2 = (src, lc) => (error62) => {
@@ -3755,12 +3755,12 @@ var require_errors = __commonJS({
         lineStr = prev + lineStr;
       }
       if (/[^ ]/.test(lineStr)) {
-        let count = 1;
+        let count2 = 1;
         const end = error62.linePos[1];
         if (end?.line === line3 && end.col > col) {
-          count = Math.max(1, Math.min(end.col - col, 80 - ci));
+          count2 = Math.max(1, Math.min(end.col - col, 80 - ci));
         }
-        const pointer = " ".repeat(ci) + "^".repeat(count);
+        const pointer = " ".repeat(ci) + "^".repeat(count2);
         error62.message += `:
 
 ${lineStr}
@@ -4357,8 +4357,8 @@ var require_resolve_flow_collection = __commonJS({
       if (ce?.source === expectedEnd)
         cePos = ce.offset + ce.source.length;
       else {
-        const name = fcName[0].toUpperCase() + fcName.substring(1);
-        const msg = atRoot ? `${name} must end with a ${expectedEnd}` : `${name} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
+        const name2 = fcName[0].toUpperCase() + fcName.substring(1);
+        const msg = atRoot ? `${name2} must end with a ${expectedEnd}` : `${name2} in block collection must be sufficiently indented and end with a ${expectedEnd}`;
         onError(offset, atRoot ? "MISSING_CHAR" : "BAD_INDENT", msg);
         if (ce && ce.source.length !== 1)
           ee.unshift(ce);
@@ -4410,8 +4410,8 @@ var require_compose_collection = __commonJS({
         const { anchor: anchor2, newlineAfterProp: nl } = props;
         const lastProp = anchor2 && tagToken ? anchor2.offset > tagToken.offset ? anchor2 : tagToken : anchor2 ?? tagToken;
         if (lastProp && (!nl || nl.offset < lastProp.offset)) {
-          const message = "Missing newline after block sequence props";
-          onError(lastProp, "MISSING_CHAR", message);
+          const message2 = "Missing newline after block sequence props";
+          onError(lastProp, "MISSING_CHAR", message2);
         }
       }
       const expType = token.type === "block-map" ? "map" : token.type === "block-seq" ? "seq" : token.start.source === "{" ? "map" : "seq";
@@ -4483,15 +4483,15 @@ var require_resolve_block_scalar = __commonJS({
             trimIndent = indent.length;
         } else {
           if (indent.length < trimIndent) {
-            const message = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
-            onError(offset + indent.length, "MISSING_CHAR", message);
+            const message2 = "Block scalars with more-indented leading empty lines must use an explicit indentation indicator";
+            onError(offset + indent.length, "MISSING_CHAR", message2);
           }
           if (header.indent === 0)
             trimIndent = indent.length;
           contentStart = i;
           if (trimIndent === 0 && !ctx.atRoot) {
-            const message = "Block scalar values in collections must be indented";
-            onError(offset, "BAD_INDENT", message);
+            const message2 = "Block scalar values in collections must be indented";
+            onError(offset, "BAD_INDENT", message2);
           }
           break;
         }
@@ -4514,8 +4514,8 @@ var require_resolve_block_scalar = __commonJS({
           content = content.slice(0, -1);
         if (content && indent.length < trimIndent) {
           const src = header.indent ? "explicit indentation indicator" : "first line";
-          const message = `Block scalar lines must not be less indented than their ${src}`;
-          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message);
+          const message2 = `Block scalar lines must not be less indented than their ${src}`;
+          onError(offset - content.length - (crlf ? 2 : 1), "BAD_INDENT", message2);
           indent = "";
         }
         if (type === Scalar.Scalar.BLOCK_LITERAL) {
@@ -4593,8 +4593,8 @@ var require_resolve_block_scalar = __commonJS({
             break;
           case "comment":
             if (strict && !hasSpace) {
-              const message = "Comments must be separated from other tokens by white space characters";
-              onError(token, "MISSING_CHAR", message);
+              const message2 = "Comments must be separated from other tokens by white space characters";
+              onError(token, "MISSING_CHAR", message2);
             }
             length += token.source.length;
             comment = token.source.substring(1);
@@ -4605,8 +4605,8 @@ var require_resolve_block_scalar = __commonJS({
             break;
           /* istanbul ignore next should not happen */
           default: {
-            const message = `Unexpected token in block scalar header: ${token.type}`;
-            onError(token, "UNEXPECTED_TOKEN", message);
+            const message2 = `Unexpected token in block scalar header: ${token.type}`;
+            onError(token, "UNEXPECTED_TOKEN", message2);
             const ts = token.source;
             if (ts && typeof ts === "string")
               length += ts.length;
@@ -4999,13 +4999,13 @@ var require_compose_node = __commonJS({
             if (anchor2)
               node2.anchor = anchor2.source.substring(1);
           } catch (error62) {
-            const message = error62 instanceof Error ? error62.message : String(error62);
-            onError(token, "RESOURCE_EXHAUSTION", message);
+            const message2 = error62 instanceof Error ? error62.message : String(error62);
+            onError(token, "RESOURCE_EXHAUSTION", message2);
           }
           break;
         default: {
-          const message = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
-          onError(token, "UNEXPECTED_TOKEN", message);
+          const message2 = token.type === "error" ? token.message : `Unsupported token (type: ${token.type})`;
+          onError(token, "UNEXPECTED_TOKEN", message2);
           isSrcToken = false;
         }
       }
@@ -5161,12 +5161,12 @@ var require_composer = __commonJS({
         this.prelude = [];
         this.errors = [];
         this.warnings = [];
-        this.onError = (source, code, message, warning) => {
+        this.onError = (source, code, message2, warning) => {
           const pos = getErrorPos(source);
           if (warning)
-            this.warnings.push(new errors.YAMLWarning(pos, code, message));
+            this.warnings.push(new errors.YAMLWarning(pos, code, message2));
           else
-            this.errors.push(new errors.YAMLParseError(pos, code, message));
+            this.errors.push(new errors.YAMLParseError(pos, code, message2));
         };
         this.directives = new directives.Directives({ version: options.version || "1.2" });
         this.options = options;
@@ -5236,10 +5236,10 @@ ${cb}` : comment;
           console.dir(token, { depth: null });
         switch (token.type) {
           case "directive":
-            this.directives.add(token.source, (offset, message, warning) => {
+            this.directives.add(token.source, (offset, message2, warning) => {
               const pos = getErrorPos(token);
               pos[0] += offset;
-              this.onError(pos, "BAD_DIRECTIVE", message, warning);
+              this.onError(pos, "BAD_DIRECTIVE", message2, warning);
             });
             this.prelude.push(token.source);
             this.atDirectives = true;
@@ -5328,12 +5328,12 @@ var require_cst_scalar = __commonJS({
     var stringifyString = require_stringifyString();
     function resolveAsScalar(token, strict = true, onError) {
       if (token) {
-        const _onError = (pos, code, message) => {
+        const _onError = (pos, code, message2) => {
           const offset = typeof pos === "number" ? pos : Array.isArray(pos) ? pos[0] : pos.offset;
           if (onError)
-            onError(offset, code, message);
+            onError(offset, code, message2);
           else
-            throw new errors.YAMLParseError([offset, offset + 1], code, message);
+            throw new errors.YAMLParseError([offset, offset + 1], code, message2);
         };
         switch (token.type) {
           case "scalar":
@@ -6355,15 +6355,15 @@ var require_parser = __commonJS({
     var node_process = __require("process");
     var cst = require_cst();
     var lexer = require_lexer();
-    function includesToken(list2, type) {
-      for (let i = 0; i < list2.length; ++i)
-        if (list2[i].type === type)
+    function includesToken(list3, type) {
+      for (let i = 0; i < list3.length; ++i)
+        if (list3[i].type === type)
           return true;
       return false;
     }
-    function findNonEmptyIndex(list2) {
-      for (let i = 0; i < list2.length; ++i) {
-        switch (list2[i].type) {
+    function findNonEmptyIndex(list3) {
+      for (let i = 0; i < list3.length; ++i) {
+        switch (list3[i].type) {
           case "space":
           case "comment":
           case "newline":
@@ -6493,8 +6493,8 @@ var require_parser = __commonJS({
         }
         const type = cst.tokenType(source);
         if (!type) {
-          const message = `Not a YAML token: ${source}`;
-          yield* this.pop({ type: "error", offset: this.offset, message, source });
+          const message2 = `Not a YAML token: ${source}`;
+          yield* this.pop({ type: "error", offset: this.offset, message: message2, source });
           this.offset += source.length;
         } else if (type === "scalar") {
           this.atNewLine = false;
@@ -6584,8 +6584,8 @@ var require_parser = __commonJS({
       *pop(error62) {
         const token = error62 ?? this.stack.pop();
         if (!token) {
-          const message = "Tried to pop an empty stack";
-          yield { type: "error", offset: this.offset, source: "", message };
+          const message2 = "Tried to pop an empty stack";
+          yield { type: "error", offset: this.offset, source: "", message: message2 };
         } else if (this.stack.length === 0) {
           yield token;
         } else {
@@ -7943,12 +7943,12 @@ var require_utils = __commonJS({
       return str;
     }
     var codeCache = {};
-    function addToCodeCache(name, on, off) {
+    function addToCodeCache(name2, on, off) {
       on = "\x1B[" + on + "m";
       off = "\x1B[" + off + "m";
-      codeCache[on] = { set: name, to: true };
-      codeCache[off] = { set: name, to: false };
-      codeCache[name] = { on, off };
+      codeCache[on] = { set: name2, to: true };
+      codeCache[off] = { set: name2, to: false };
+      codeCache[name2] = { on, off };
     }
     addToCodeCache("bold", 1, 22);
     addToCodeCache("italics", 3, 23);
@@ -8823,10 +8823,10 @@ var require_colors = __commonJS({
     };
     function init() {
       var ret = {};
-      Object.keys(styles).forEach(function(name) {
-        ret[name] = {
+      Object.keys(styles).forEach(function(name2) {
+        ret[name2] = {
           get: function() {
-            return build3([name]);
+            return build3([name2]);
           }
         };
       });
@@ -8911,8 +8911,8 @@ var require_cell = __commonJS({
         let optionsChars = this.options.chars || {};
         let tableChars = tableOptions.chars;
         let chars = this.chars = {};
-        CHAR_NAMES.forEach(function(name) {
-          setOption(optionsChars, tableChars, name, chars);
+        CHAR_NAMES.forEach(function(name2) {
+          setOption(optionsChars, tableChars, name2, chars);
         });
         this.truncate = this.options.truncate || tableOptions.truncate;
         let style = this.options.style = this.options.style || {};
@@ -9253,9 +9253,9 @@ var require_layout_manager = __commonJS({
       }
       function layoutTable(table) {
         let alloc = {};
-        table.forEach(function(row, rowIndex) {
+        table.forEach(function(row2, rowIndex) {
           let col = 0;
-          row.forEach(function(cell) {
+          row2.forEach(function(cell) {
             cell.y = rowIndex;
             cell.x = rowIndex ? next(alloc, col) : col;
             const rowSpan = cell.rowSpan || 1;
@@ -9275,8 +9275,8 @@ var require_layout_manager = __commonJS({
       }
       function maxWidth(table) {
         let mw = 0;
-        table.forEach(function(row) {
-          row.forEach(function(cell) {
+        table.forEach(function(row2) {
+          row2.forEach(function(cell) {
             mw = Math.max(mw, cell.x + (cell.colSpan || 1));
           });
         });
@@ -9302,9 +9302,9 @@ var require_layout_manager = __commonJS({
         let i_max = Math.min(rows.length - 1, y);
         let cell = { x, y };
         for (let i = 0; i <= i_max; i++) {
-          let row = rows[i];
-          for (let j = 0; j < row.length; j++) {
-            if (cellsConflict(cell, row[j])) {
+          let row2 = rows[i];
+          for (let j = 0; j < row2.length; j++) {
+            if (cellsConflict(cell, row2[j])) {
               return true;
             }
           }
@@ -9320,8 +9320,8 @@ var require_layout_manager = __commonJS({
         return true;
       }
       function addRowSpanCells(table) {
-        table.forEach(function(row, rowIndex) {
-          row.forEach(function(cell) {
+        table.forEach(function(row2, rowIndex) {
+          row2.forEach(function(cell) {
             for (let i = 1; i < cell.rowSpan; i++) {
               let rowSpanCell = new RowSpanCell(cell);
               rowSpanCell.x = cell.x;
@@ -9346,12 +9346,12 @@ var require_layout_manager = __commonJS({
           }
         }
       }
-      function insertCell(cell, row) {
+      function insertCell(cell, row2) {
         let x = 0;
-        while (x < row.length && row[x].x < cell.x) {
+        while (x < row2.length && row2[x].x < cell.x) {
           x++;
         }
-        row.splice(x, 0, cell);
+        row2.splice(x, 0, cell);
       }
       function fillInTable(table) {
         let h_max = maxHeight(table);
@@ -9381,18 +9381,18 @@ var require_layout_manager = __commonJS({
         }
       }
       function generateCells(rows) {
-        return rows.map(function(row) {
-          if (!Array.isArray(row)) {
-            let key = Object.keys(row)[0];
-            row = row[key];
-            if (Array.isArray(row)) {
-              row = row.slice();
-              row.unshift(key);
+        return rows.map(function(row2) {
+          if (!Array.isArray(row2)) {
+            let key = Object.keys(row2)[0];
+            row2 = row2[key];
+            if (Array.isArray(row2)) {
+              row2 = row2.slice();
+              row2.unshift(key);
             } else {
-              row = [key, row];
+              row2 = [key, row2];
             }
           }
-          return row.map(function(cell) {
+          return row2.map(function(cell) {
             return new Cell(cell);
           });
         });
@@ -9420,8 +9420,8 @@ var require_layout_manager = __commonJS({
         let result = [];
         let spanners = [];
         let auto = {};
-        table.forEach(function(row) {
-          row.forEach(function(cell) {
+        table.forEach(function(row2) {
+          row2.forEach(function(cell) {
             if ((cell[colSpan] || 1) > 1) {
               spanners.push(cell);
             } else {
@@ -9523,30 +9523,30 @@ var require_table = __commonJS({
           this.options.style.head = [];
         }
         let cells = tableLayout.makeTableLayout(array2);
-        cells.forEach(function(row) {
-          row.forEach(function(cell) {
+        cells.forEach(function(row2) {
+          row2.forEach(function(cell) {
             cell.mergeTableOptions(this.options, cells);
           }, this);
         }, this);
         tableLayout.computeWidths(this.options.colWidths, cells);
         tableLayout.computeHeights(this.options.rowHeights, cells);
-        cells.forEach(function(row) {
-          row.forEach(function(cell) {
+        cells.forEach(function(row2) {
+          row2.forEach(function(cell) {
             cell.init(this.options);
           }, this);
         }, this);
         let result = [];
         for (let rowIndex = 0; rowIndex < cells.length; rowIndex++) {
-          let row = cells[rowIndex];
+          let row2 = cells[rowIndex];
           let heightOfRow = this.options.rowHeights[rowIndex];
           if (rowIndex === 0 || !this.options.style.compact || rowIndex == 1 && headersPresent) {
-            doDraw(row, "top", result);
+            doDraw(row2, "top", result);
           }
           for (let lineNum = 0; lineNum < heightOfRow; lineNum++) {
-            doDraw(row, lineNum, result);
+            doDraw(row2, lineNum, result);
           }
           if (rowIndex + 1 == cells.length) {
-            doDraw(row, "bottom", result);
+            doDraw(row2, "bottom", result);
           }
         }
         return result.join("\n");
@@ -9557,9 +9557,9 @@ var require_table = __commonJS({
       }
     };
     Table.reset = () => debug.reset();
-    function doDraw(row, lineNum, result) {
+    function doDraw(row2, lineNum, result) {
       let line3 = [];
-      row.forEach(function(cell) {
+      row2.forEach(function(cell) {
         line3.push(cell.draw(lineNum));
       });
       let str = line3.join("");
@@ -10576,11 +10576,11 @@ var require_ansi_styles = __commonJS({
       const offset = isBackground ? 10 : 0;
       const styles = {};
       for (const [sourceSpace, suite] of Object.entries(colorConvert)) {
-        const name = sourceSpace === "ansi16" ? "ansi" : sourceSpace;
+        const name2 = sourceSpace === "ansi16" ? "ansi" : sourceSpace;
         if (sourceSpace === targetSpace) {
-          styles[name] = wrap(identity, offset);
+          styles[name2] = wrap(identity, offset);
         } else if (typeof suite === "object") {
-          styles[name] = wrap(suite[targetSpace], offset);
+          styles[name2] = wrap(suite[targetSpace], offset);
         }
       }
       return styles;
@@ -10862,7 +10862,7 @@ var require_templates = __commonJS({
       }
       return ESCAPES.get(c) || c;
     }
-    function parseArguments(name, arguments_) {
+    function parseArguments(name2, arguments_) {
       const results = [];
       const chunks = arguments_.trim().split(/\s*,\s*/g);
       let matches;
@@ -10873,7 +10873,7 @@ var require_templates = __commonJS({
         } else if (matches = chunk.match(STRING_REGEX)) {
           results.push(matches[2].replace(ESCAPE_REGEX, (m, escape2, character) => escape2 ? unescape(escape2) : character));
         } else {
-          throw new Error(`Invalid Chalk template style argument: ${chunk} (in style '${name}')`);
+          throw new Error(`Invalid Chalk template style argument: ${chunk} (in style '${name2}')`);
         }
       }
       return results;
@@ -10883,12 +10883,12 @@ var require_templates = __commonJS({
       const results = [];
       let matches;
       while ((matches = STYLE_REGEX.exec(style)) !== null) {
-        const name = matches[1];
+        const name2 = matches[1];
         if (matches[2]) {
-          const args = parseArguments(name, matches[2]);
-          results.push([name].concat(args));
+          const args = parseArguments(name2, matches[2]);
+          results.push([name2].concat(args));
         } else {
-          results.push([name]);
+          results.push([name2]);
         }
       }
       return results;
@@ -11650,8 +11650,8 @@ var require_formatters = __commonJS({
       const valueDigits = numberOfDigits(value);
       if (valueDigits > digits) {
         const extraDigits = valueDigits - digits;
-        const magnitude = pow(10, extraDigits);
-        return value - value % magnitude;
+        const magnitude2 = pow(10, extraDigits);
+        return value - value % magnitude2;
       }
       return value;
     };
@@ -11861,13 +11861,13 @@ var require_JsHistogram = __commonJS({
         this.updateMinAndMax(value);
         this.incrementTotalCount();
       }
-      handleRecordException(count, value) {
+      handleRecordException(count2, value) {
         if (!this.autoResize) {
           throw new Error("Value " + value + " is outside of histogram covered range");
         }
         this.resize(value);
         var countsIndex = this.countsArrayIndex(value);
-        this.addToCountAtIndex(countsIndex, count);
+        this.addToCountAtIndex(countsIndex, count2);
         this.highestTrackableValue = this.highestEquivalentValue(this.valueFromIndex(this.countsArrayLength - 1));
       }
       countsArrayIndex(value) {
@@ -12150,15 +12150,15 @@ var require_JsHistogram = __commonJS({
           this.recordSingleValue(missingValue);
         }
       }
-      recordCountAtValue(count, value) {
+      recordCountAtValue(count2, value) {
         const countsIndex = this.countsArrayIndex(value);
         if (countsIndex >= this.countsArrayLength) {
-          this.handleRecordException(count, value);
+          this.handleRecordException(count2, value);
         } else {
-          this.addToCountAtIndex(countsIndex, count);
+          this.addToCountAtIndex(countsIndex, count2);
         }
         this.updateMinAndMax(value);
-        this.addToTotalCount(count);
+        this.addToTotalCount(count2);
       }
       /**
        * Record a value in the histogram (adding to the value's current count)
@@ -12167,8 +12167,8 @@ var require_JsHistogram = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCount(value, count2) {
+        this.recordCountAtValue(count2, value);
       }
       /**
        * Record a value in the histogram.
@@ -12194,13 +12194,13 @@ var require_JsHistogram = __commonJS({
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this.recordSingleValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
       }
-      recordValueWithCountAndExpectedInterval(value, count, expectedIntervalBetweenValueSamples) {
-        this.recordCountAtValue(count, value);
+      recordValueWithCountAndExpectedInterval(value, count2, expectedIntervalBetweenValueSamples) {
+        this.recordCountAtValue(count2, value);
         if (expectedIntervalBetweenValueSamples <= 0) {
           return;
         }
         for (let missingValue = value - expectedIntervalBetweenValueSamples; missingValue >= expectedIntervalBetweenValueSamples; missingValue -= expectedIntervalBetweenValueSamples) {
-          this.recordCountAtValue(count, missingValue);
+          this.recordCountAtValue(count2, missingValue);
         }
       }
       /**
@@ -13015,7 +13015,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -13026,21 +13026,21 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
-          s.bl_tree[curlen * 2] += count;
+        } else if (count2 < min_count) {
+          s.bl_tree[curlen * 2] += count2;
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             s.bl_tree[curlen * 2]++;
           }
           s.bl_tree[REP_3_6 * 2]++;
-        } else if (count <= 10) {
+        } else if (count2 <= 10) {
           s.bl_tree[REPZ_3_10 * 2]++;
         } else {
           s.bl_tree[REPZ_11_138 * 2]++;
         }
-        count = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -13059,7 +13059,7 @@ var require_trees = __commonJS({
       var prevlen = -1;
       var curlen;
       var nextlen = tree[0 * 2 + 1];
-      var count = 0;
+      var count2 = 0;
       var max_count = 7;
       var min_count = 4;
       if (nextlen === 0) {
@@ -13069,27 +13069,27 @@ var require_trees = __commonJS({
       for (n = 0; n <= max_code; n++) {
         curlen = nextlen;
         nextlen = tree[(n + 1) * 2 + 1];
-        if (++count < max_count && curlen === nextlen) {
+        if (++count2 < max_count && curlen === nextlen) {
           continue;
-        } else if (count < min_count) {
+        } else if (count2 < min_count) {
           do {
             send_code(s, curlen, s.bl_tree);
-          } while (--count !== 0);
+          } while (--count2 !== 0);
         } else if (curlen !== 0) {
           if (curlen !== prevlen) {
             send_code(s, curlen, s.bl_tree);
-            count--;
+            count2--;
           }
           send_code(s, REP_3_6, s.bl_tree);
-          send_bits(s, count - 3, 2);
-        } else if (count <= 10) {
+          send_bits(s, count2 - 3, 2);
+        } else if (count2 <= 10) {
           send_code(s, REPZ_3_10, s.bl_tree);
-          send_bits(s, count - 3, 3);
+          send_bits(s, count2 - 3, 3);
         } else {
           send_code(s, REPZ_11_138, s.bl_tree);
-          send_bits(s, count - 11, 7);
+          send_bits(s, count2 - 11, 7);
         }
-        count = 0;
+        count2 = 0;
         prevlen = curlen;
         if (nextlen === 0) {
           max_count = 138;
@@ -15071,20 +15071,20 @@ var require_inftrees = __commonJS({
       var base = null;
       var base_index = 0;
       var end;
-      var count = new utils.Buf16(MAXBITS + 1);
+      var count2 = new utils.Buf16(MAXBITS + 1);
       var offs = new utils.Buf16(MAXBITS + 1);
       var extra = null;
       var extra_index = 0;
       var here_bits, here_op, here_val;
       for (len = 0; len <= MAXBITS; len++) {
-        count[len] = 0;
+        count2[len] = 0;
       }
       for (sym = 0; sym < codes; sym++) {
-        count[lens[lens_index + sym]]++;
+        count2[lens[lens_index + sym]]++;
       }
       root = bits;
       for (max2 = MAXBITS; max2 >= 1; max2--) {
-        if (count[max2] !== 0) {
+        if (count2[max2] !== 0) {
           break;
         }
       }
@@ -15098,7 +15098,7 @@ var require_inftrees = __commonJS({
         return 0;
       }
       for (min = 1; min < max2; min++) {
-        if (count[min] !== 0) {
+        if (count2[min] !== 0) {
           break;
         }
       }
@@ -15108,7 +15108,7 @@ var require_inftrees = __commonJS({
       left = 1;
       for (len = 1; len <= MAXBITS; len++) {
         left <<= 1;
-        left -= count[len];
+        left -= count2[len];
         if (left < 0) {
           return -1;
         }
@@ -15118,7 +15118,7 @@ var require_inftrees = __commonJS({
       }
       offs[1] = 0;
       for (len = 1; len < MAXBITS; len++) {
-        offs[len + 1] = offs[len] + count[len];
+        offs[len + 1] = offs[len] + count2[len];
       }
       for (sym = 0; sym < codes; sym++) {
         if (lens[lens_index + sym] !== 0) {
@@ -15181,7 +15181,7 @@ var require_inftrees = __commonJS({
           huff = 0;
         }
         sym++;
-        if (--count[len] === 0) {
+        if (--count2[len] === 0) {
           if (len === max2) {
             break;
           }
@@ -15195,7 +15195,7 @@ var require_inftrees = __commonJS({
           curr = len - drop;
           left = 1 << curr;
           while (curr + drop < max2) {
-            left -= count[curr + drop];
+            left -= count2[curr + drop];
             if (left <= 0) {
               break;
             }
@@ -16946,9 +16946,9 @@ var require_umd = __commonJS({
           const U32 = new Uint32Array(buffer);
           return new Type(buffer, U32[ptr + ARRAYBUFFERVIEW_DATASTART_OFFSET >>> 2], U32[ptr + ARRAYBUFFERVIEW_BYTELENGTH_OFFSET >>> 2] >>> alignLog2);
         }
-        function attachTypedArrayFunctions(ctor, name, align) {
-          extendedExports[`__get${name}`] = getTypedArray.bind(null, ctor, align);
-          extendedExports[`__get${name}View`] = getTypedArrayView.bind(null, ctor, align);
+        function attachTypedArrayFunctions(ctor, name2, align) {
+          extendedExports[`__get${name2}`] = getTypedArray.bind(null, ctor, align);
+          extendedExports[`__get${name2}View`] = getTypedArrayView.bind(null, ctor, align);
         }
         [Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array, Float32Array, Float64Array].forEach((ctor) => {
           attachTypedArrayFunctions(ctor, ctor.name, 31 - Math.clz32(ctor.BYTES_PER_ELEMENT));
@@ -17029,10 +17029,10 @@ var require_umd = __commonJS({
             if (!Object.hasOwn(curr, part)) curr[part] = {};
             curr = curr[part];
           }
-          let name = parts[0];
-          let hash2 = name.indexOf("#");
+          let name2 = parts[0];
+          let hash2 = name2.indexOf("#");
           if (hash2 >= 0) {
-            const className = name.substring(0, hash2);
+            const className = name2.substring(0, hash2);
             const classElem = curr[className];
             if (typeof classElem === "undefined" || !classElem.prototype) {
               const ctor = function(...args) {
@@ -17051,16 +17051,16 @@ var require_umd = __commonJS({
                   }
                 });
               };
-              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name2) => Object.defineProperty(ctor, name2, Object.getOwnPropertyDescriptor(classElem, name2)));
+              if (classElem) Object.getOwnPropertyNames(classElem).forEach((name3) => Object.defineProperty(ctor, name3, Object.getOwnPropertyDescriptor(classElem, name3)));
               curr[className] = ctor;
             }
-            name = name.substring(hash2 + 1);
+            name2 = name2.substring(hash2 + 1);
             curr = curr[className].prototype;
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
                 let getter = exports4[internalName.replace("set:", "get:")];
                 let setter = exports4[internalName.replace("get:", "set:")];
-                Object.defineProperty(curr, name, {
+                Object.defineProperty(curr, name2, {
                   get() {
                     return getter(this[THIS]);
                   },
@@ -17071,34 +17071,34 @@ var require_umd = __commonJS({
                 });
               }
             } else {
-              if (name === "constructor") {
-                (curr[name] = function(...args) {
+              if (name2 === "constructor") {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(...args);
                 }).original = elem;
               } else {
-                (curr[name] = function(...args) {
+                (curr[name2] = function(...args) {
                   setArgumentsLength(args.length);
                   return elem(this[THIS], ...args);
                 }).original = elem;
               }
             }
           } else {
-            if (/^(get|set):/.test(name)) {
-              if (!Object.hasOwn(curr, name = name.substring(4))) {
-                Object.defineProperty(curr, name, {
+            if (/^(get|set):/.test(name2)) {
+              if (!Object.hasOwn(curr, name2 = name2.substring(4))) {
+                Object.defineProperty(curr, name2, {
                   get: exports4[internalName.replace("set:", "get:")],
                   set: exports4[internalName.replace("get:", "set:")],
                   enumerable: true
                 });
               }
             } else if (typeof elem === "function" && elem !== setArgumentsLength) {
-              (curr[name] = (...args) => {
+              (curr[name2] = (...args) => {
                 setArgumentsLength(args.length);
                 return elem(...args);
               }).original = elem;
             } else {
-              curr[name] = elem;
+              curr[name2] = elem;
             }
           }
         }
@@ -17276,8 +17276,8 @@ var require_wasm = __commonJS({
       recordValue(value) {
         this._wasmHistogram.recordValue(value);
       }
-      recordValueWithCount(value, count) {
-        this._wasmHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value, count2) {
+        this._wasmHistogram.recordValueWithCount(value, count2);
       }
       recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples) {
         this._wasmHistogram.recordValueWithExpectedInterval(value, expectedIntervalBetweenValueSamples);
@@ -18276,12 +18276,12 @@ var require_JsHistogram_encoding = __commonJS({
       const countsLimit = self2.countsArrayIndex(self2.maxValue) + 1;
       let srcIndex = 0;
       while (srcIndex < countsLimit) {
-        const count = self2.getCountAtIndex(srcIndex++);
-        if (count < 0) {
-          throw new Error("Cannot encode histogram containing negative counts (" + count + ") at index " + srcIndex + ", corresponding the value range [" + self2.lowestEquivalentValue(self2.valueFromIndex(srcIndex)) + "," + self2.nextNonEquivalentValue(self2.valueFromIndex(srcIndex)) + ")");
+        const count2 = self2.getCountAtIndex(srcIndex++);
+        if (count2 < 0) {
+          throw new Error("Cannot encode histogram containing negative counts (" + count2 + ") at index " + srcIndex + ", corresponding the value range [" + self2.lowestEquivalentValue(self2.valueFromIndex(srcIndex)) + "," + self2.nextNonEquivalentValue(self2.valueFromIndex(srcIndex)) + ")");
         }
         let zerosCount = 0;
-        if (count == 0) {
+        if (count2 == 0) {
           zerosCount = 1;
           while (srcIndex < countsLimit && self2.getCountAtIndex(srcIndex) == 0) {
             zerosCount++;
@@ -18291,7 +18291,7 @@ var require_JsHistogram_encoding = __commonJS({
         if (zerosCount > 1) {
           ZigZagEncoding_1.default.encode(buffer, -zerosCount);
         } else {
-          ZigZagEncoding_1.default.encode(buffer, count);
+          ZigZagEncoding_1.default.encode(buffer, count2);
         }
       }
     }
@@ -18320,12 +18320,12 @@ var require_JsHistogram_encoding = __commonJS({
       const endPosition = sourceBuffer.position + lengthInBytes;
       while (sourceBuffer.position < endPosition) {
         let zerosCount = 0;
-        let count = ZigZagEncoding_1.default.decode(sourceBuffer);
-        if (count < 0) {
-          zerosCount = -count;
+        let count2 = ZigZagEncoding_1.default.decode(sourceBuffer);
+        if (count2 < 0) {
+          zerosCount = -count2;
           dstIndex += zerosCount;
         } else {
-          self2.setCountAtIndex(dstIndex++, count);
+          self2.setCountAtIndex(dstIndex++, count2);
         }
       }
       return dstIndex;
@@ -18708,8 +18708,8 @@ var require_Recorder = __commonJS({
        * @param count The number of occurrences of this value to record
        * @throws ArrayIndexOutOfBoundsException (may throw) if value is exceeds highestTrackableValue
        */
-      recordValueWithCount(value, count) {
-        this.activeHistogram.recordValueWithCount(value, count);
+      recordValueWithCount(value, count2) {
+        this.activeHistogram.recordValueWithCount(value, count2);
       }
       /**
        * Record a value
@@ -19092,8 +19092,8 @@ var require_printResult = __commonJS({
               chalk.bold("" + perc),
               result.latency[key]
             ];
-          }).forEach((row) => {
-            latencies.push(row);
+          }).forEach((row2) => {
+            latencies.push(row2);
           });
           logToLocalStr(latencies.toString());
           logToLocalStr("");
@@ -19117,9 +19117,9 @@ var require_printResult = __commonJS({
       }
       return strResult;
     };
-    function asLowRow(name, stat2) {
+    function asLowRow(name2, stat2) {
       return [
-        name,
+        name2,
         stat2.p2_5,
         stat2.p50,
         stat2.p97_5,
@@ -19129,9 +19129,9 @@ var require_printResult = __commonJS({
         typeof stat2.max === "string" ? stat2.max : Math.floor(stat2.max * 100) / 100
       ];
     }
-    function asHighRow(name, stat2) {
+    function asHighRow(name2, stat2) {
       return [
-        name,
+        name2,
         stat2.p1,
         stat2.p2_5,
         stat2.p50,
@@ -19141,8 +19141,8 @@ var require_printResult = __commonJS({
         typeof stat2.min === "string" ? stat2.min : Math.floor(stat2.min * 100) / 100
       ];
     }
-    function asColor(colorise, row) {
-      return row.map((entry) => colorise(entry));
+    function asColor(colorise, row2) {
+      return row2.map((entry) => colorise(entry));
     }
     function asMs(stat2) {
       const result = /* @__PURE__ */ Object.create(null);
@@ -19347,16 +19347,16 @@ var require_manager = __commonJS({
                 handleFinish();
               }
             } else if (cmd === "UPDATE_HIST") {
-              const { name, value } = data;
-              histData[name].push(value);
-              if (histData[name].length === workers.length) {
-                const total = histData[name].reduce((acc, v) => acc + v, 0);
-                histData[name].length = 0;
-                histograms[name].recordValue(total);
+              const { name: name2, value } = data;
+              histData[name2].push(value);
+              if (histData[name2].length === workers.length) {
+                const total = histData[name2].reduce((acc, v) => acc + v, 0);
+                histData[name2].length = 0;
+                histograms[name2].recordValue(total);
               }
             } else if (cmd === "RESET_HIST") {
-              const { name } = data;
-              histograms[name].reset();
+              const { name: name2 } = data;
+              histograms[name2].reset();
             } else if (cmd === "ERROR") {
               tracker.emit("error", error62);
             }
@@ -19587,8 +19587,8 @@ var require_delayed_stream = __commonJS({
         return;
       }
       this._maxDataSizeExceeded = true;
-      var message = "DelayedStream#maxDataSize of " + this.maxDataSize + " bytes exceeded.";
-      this.emit("error", new Error(message));
+      var message2 = "DelayedStream#maxDataSize of " + this.maxDataSize + " bytes exceeded.";
+      this.emit("error", new Error(message2));
     };
   }
 });
@@ -19739,8 +19739,8 @@ var require_combined_stream = __commonJS({
       if (this.dataSize <= this.maxDataSize) {
         return;
       }
-      var message = "DelayedStream#maxDataSize of " + this.maxDataSize + " bytes exceeded.";
-      this._emitError(new Error(message));
+      var message2 = "DelayedStream#maxDataSize of " + this.maxDataSize + " bytes exceeded.";
+      this._emitError(new Error(message2));
     };
     CombinedStream.prototype._updateDataSize = function() {
       this.dataSize = 0;
@@ -28444,9 +28444,9 @@ var require_iterate = __commonJS({
     var async = require_async();
     var abort = require_abort();
     module2.exports = iterate;
-    function iterate(list2, iterator, state, callback2) {
+    function iterate(list3, iterator, state, callback2) {
       var key = state["keyedList"] ? state["keyedList"][state.index] : state.index;
-      state.jobs[key] = runJob(iterator, key, list2[key], function(error62, output2) {
+      state.jobs[key] = runJob(iterator, key, list3[key], function(error62, output2) {
         if (!(key in state.jobs)) {
           return;
         }
@@ -28475,17 +28475,17 @@ var require_iterate = __commonJS({
 var require_state = __commonJS({
   "node_modules/asynckit/lib/state.js"(exports2, module2) {
     module2.exports = state;
-    function state(list2, sortMethod) {
-      var isNamedList = !Array.isArray(list2), initState = {
+    function state(list3, sortMethod) {
+      var isNamedList = !Array.isArray(list3), initState = {
         index: 0,
-        keyedList: isNamedList || sortMethod ? Object.keys(list2) : null,
+        keyedList: isNamedList || sortMethod ? Object.keys(list3) : null,
         jobs: {},
         results: isNamedList ? {} : [],
-        size: isNamedList ? Object.keys(list2).length : list2.length
+        size: isNamedList ? Object.keys(list3).length : list3.length
       };
       if (sortMethod) {
         initState.keyedList.sort(isNamedList ? sortMethod : function(a, b) {
-          return sortMethod(list2[a], list2[b]);
+          return sortMethod(list3[a], list3[b]);
         });
       }
       return initState;
@@ -28517,10 +28517,10 @@ var require_parallel = __commonJS({
     var initState = require_state();
     var terminator = require_terminator();
     module2.exports = parallel;
-    function parallel(list2, iterator, callback2) {
-      var state = initState(list2);
-      while (state.index < (state["keyedList"] || list2).length) {
-        iterate(list2, iterator, state, function(error62, result) {
+    function parallel(list3, iterator, callback2) {
+      var state = initState(list3);
+      while (state.index < (state["keyedList"] || list3).length) {
+        iterate(list3, iterator, state, function(error62, result) {
           if (error62) {
             callback2(error62, result);
             return;
@@ -28546,16 +28546,16 @@ var require_serialOrdered = __commonJS({
     module2.exports = serialOrdered;
     module2.exports.ascending = ascending;
     module2.exports.descending = descending;
-    function serialOrdered(list2, iterator, sortMethod, callback2) {
-      var state = initState(list2, sortMethod);
-      iterate(list2, iterator, state, function iteratorHandler(error62, result) {
+    function serialOrdered(list3, iterator, sortMethod, callback2) {
+      var state = initState(list3, sortMethod);
+      iterate(list3, iterator, state, function iteratorHandler(error62, result) {
         if (error62) {
           callback2(error62, result);
           return;
         }
         state.index++;
-        if (state.index < (state["keyedList"] || list2).length) {
-          iterate(list2, iterator, state, iteratorHandler);
+        if (state.index < (state["keyedList"] || list3).length) {
+          iterate(list3, iterator, state, iteratorHandler);
           return;
         }
         callback2(null, state.results);
@@ -28576,8 +28576,8 @@ var require_serial = __commonJS({
   "node_modules/asynckit/serial.js"(exports2, module2) {
     var serialOrdered = require_serialOrdered();
     module2.exports = serial;
-    function serial(list2, iterator, callback2) {
-      return serialOrdered(list2, iterator, null, callback2);
+    function serial(list3, iterator, callback2) {
+      return serialOrdered(list3, iterator, null, callback2);
     }
   }
 });
@@ -29245,26 +29245,26 @@ var require_get_intrinsic = __commonJS({
     var getAsyncFunction = require_async_function();
     var getGeneratorFunction = require_generator_function();
     var getAsyncGeneratorFunction = require_async_generator_function();
-    var doEval = function doEval2(name) {
+    var doEval = function doEval2(name2) {
       var value;
-      if (name === "%AsyncFunction%") {
+      if (name2 === "%AsyncFunction%") {
         value = getAsyncFunction() || void undefined2;
-      } else if (name === "%GeneratorFunction%") {
+      } else if (name2 === "%GeneratorFunction%") {
         value = getGeneratorFunction() || void undefined2;
-      } else if (name === "%AsyncGeneratorFunction%") {
+      } else if (name2 === "%AsyncGeneratorFunction%") {
         value = getAsyncGeneratorFunction() || void undefined2;
-      } else if (name === "%AsyncGenerator%") {
+      } else if (name2 === "%AsyncGenerator%") {
         var fn = doEval2("%AsyncGeneratorFunction%");
         if (fn) {
           value = fn.prototype;
         }
-      } else if (name === "%AsyncIteratorPrototype%") {
+      } else if (name2 === "%AsyncIteratorPrototype%") {
         var gen = doEval2("%AsyncGenerator%");
         if (gen && getProto) {
           value = getProto(gen.prototype);
         }
       }
-      INTRINSICS[name] = value;
+      INTRINSICS[name2] = value;
       return value;
     };
     var LEGACY_ALIASES = {
@@ -29344,8 +29344,8 @@ var require_get_intrinsic = __commonJS({
       });
       return result;
     };
-    var getBaseIntrinsic = function getBaseIntrinsic2(name, allowMissing) {
-      var intrinsicName = name;
+    var getBaseIntrinsic = function getBaseIntrinsic2(name2, allowMissing) {
+      var intrinsicName = name2;
       var alias;
       if (hasOwn(LEGACY_ALIASES, intrinsicName)) {
         alias = LEGACY_ALIASES[intrinsicName];
@@ -29357,7 +29357,7 @@ var require_get_intrinsic = __commonJS({
           value = doEval(intrinsicName);
         }
         if (typeof value === "undefined" && !allowMissing) {
-          throw new $TypeError("intrinsic " + name + " exists, but is not available. Please file an issue!");
+          throw new $TypeError("intrinsic " + name2 + " exists, but is not available. Please file an issue!");
         }
         return {
           alias,
@@ -29365,19 +29365,19 @@ var require_get_intrinsic = __commonJS({
           value
         };
       }
-      throw new $SyntaxError("intrinsic " + name + " does not exist!");
+      throw new $SyntaxError("intrinsic " + name2 + " does not exist!");
     };
-    module2.exports = function GetIntrinsic(name, allowMissing) {
-      if (typeof name !== "string" || name.length === 0) {
+    module2.exports = function GetIntrinsic(name2, allowMissing) {
+      if (typeof name2 !== "string" || name2.length === 0) {
         throw new $TypeError("intrinsic name must be a non-empty string");
       }
       if (arguments.length > 1 && typeof allowMissing !== "boolean") {
         throw new $TypeError('"allowMissing" argument must be a boolean');
       }
-      if ($exec(/^%?[^%]*%?$/, name) === null) {
+      if ($exec(/^%?[^%]*%?$/, name2) === null) {
         throw new $SyntaxError("`%` may not be present anywhere but at the beginning and end of the intrinsic name");
       }
-      var parts = stringToPath(name);
+      var parts = stringToPath(name2);
       var intrinsicBaseName = parts.length > 0 ? parts[0] : "";
       var intrinsic = getBaseIntrinsic("%" + intrinsicBaseName + "%", allowMissing);
       var intrinsicRealName = intrinsic.name;
@@ -29405,7 +29405,7 @@ var require_get_intrinsic = __commonJS({
         } else if (value != null) {
           if (!(part in value)) {
             if (!allowMissing) {
-              throw new $TypeError("base intrinsic for " + name + " exists, but the property is not available.");
+              throw new $TypeError("base intrinsic for " + name2 + " exists, but the property is not available.");
             }
             return void undefined2;
           }
@@ -29814,7 +29814,7 @@ var require_multipart = __commonJS({
   "node_modules/autocannon/lib/multipart.js"(exports2, module2) {
     "use strict";
     var { resolve: resolve5, basename: basename3 } = __require("path");
-    var { readFileSync: readFileSync17 } = __require("fs");
+    var { readFileSync: readFileSync19 } = __require("fs");
     var FormData = require_form_data();
     function getFormData(string4) {
       try {
@@ -29822,7 +29822,7 @@ var require_multipart = __commonJS({
       } catch (error62) {
         try {
           const path = resolve5(string4);
-          const data = readFileSync17(path, "utf8");
+          const data = readFileSync19(path, "utf8");
           return JSON.parse(data);
         } catch (error63) {
           throw new Error("Invalid JSON or file where to get form data");
@@ -29841,7 +29841,7 @@ var require_multipart = __commonJS({
               throw new Error(`Missing key 'path' in form object for key '${key}'`);
             }
             const opts = obj[key] && obj[key].options;
-            const buffer = readFileSync17(path);
+            const buffer = readFileSync19(path);
             form.append(key, buffer, Object.assign({}, {
               filename: basename3(path)
             }, opts));
@@ -29892,8 +29892,8 @@ var require_parseHAR = __commonJS({
             if (!header || typeof header !== "object" || typeof header.name !== "string" || typeof header.value !== "string") {
               throw new Error(`invalid name or value in header #${j} of entry #${i}`);
             }
-            const { name, value } = header;
-            headers[name] = value;
+            const { name: name2, value } = header;
+            headers[name2] = value;
           }
           const { pathname, search, hash: hash2, origin } = new URL2(url2);
           let requests = requestsPerOrigin.get(origin);
@@ -30021,11 +30021,11 @@ var require_re = __commonJS({
       }
       return value;
     };
-    var createToken = (name, value, isGlobal) => {
+    var createToken = (name2, value, isGlobal) => {
       const safe = makeSafeRegex(value);
       const index = R++;
-      debug(name, index, value);
-      t[name] = index;
+      debug(name2, index, value);
+      t[name2] = index;
       src[index] = value;
       safeSrc[index] = safe;
       re[index] = new RegExp(value, isGlobal ? "g" : void 0);
@@ -30624,7 +30624,7 @@ var require_sort = __commonJS({
   "node_modules/semver/functions/sort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var sort = (list2, loose) => list2.sort((a, b) => compareBuild(a, b, loose));
+    var sort = (list3, loose) => list3.sort((a, b) => compareBuild(a, b, loose));
     module2.exports = sort;
   }
 });
@@ -30634,7 +30634,7 @@ var require_rsort = __commonJS({
   "node_modules/semver/functions/rsort.js"(exports2, module2) {
     "use strict";
     var compareBuild = require_compare_build();
-    var rsort = (list2, loose) => list2.sort((a, b) => compareBuild(b, a, loose));
+    var rsort = (list3, loose) => list3.sort((a, b) => compareBuild(b, a, loose));
     module2.exports = rsort;
   }
 });
@@ -32812,9 +32812,9 @@ var require_http_parser = __commonJS({
         this.nextRequest();
       }
     };
-    ["Headers", "HeadersComplete", "Body", "MessageComplete"].forEach(function(name) {
-      var k = HTTPParser["kOn" + name];
-      Object.defineProperty(HTTPParser.prototype, "on" + name, {
+    ["Headers", "HeadersComplete", "Body", "MessageComplete"].forEach(function(name2) {
+      var k = HTTPParser["kOn" + name2];
+      Object.defineProperty(HTTPParser.prototype, "on" + name2, {
         get: function() {
           return this[k];
         },
@@ -33184,24 +33184,24 @@ var require_buffer = __commonJS({
           return false;
       }
     };
-    Buffer2.concat = function concat(list2, length) {
-      if (!Array.isArray(list2)) {
+    Buffer2.concat = function concat(list3, length) {
+      if (!Array.isArray(list3)) {
         throw new TypeError('"list" argument must be an Array of Buffers');
       }
-      if (list2.length === 0) {
+      if (list3.length === 0) {
         return Buffer2.alloc(0);
       }
       let i;
       if (length === void 0) {
         length = 0;
-        for (i = 0; i < list2.length; ++i) {
-          length += list2[i].length;
+        for (i = 0; i < list3.length; ++i) {
+          length += list3[i].length;
         }
       }
       const buffer = Buffer2.allocUnsafe(length);
       let pos = 0;
-      for (i = 0; i < list2.length; ++i) {
-        let buf = list2[i];
+      for (i = 0; i < list3.length; ++i) {
+        let buf = list3[i];
         if (isInstance(buf, Uint8Array)) {
           if (pos + buf.length > buffer.length) {
             if (!Buffer2.isBuffer(buf)) buf = Buffer2.from(buf);
@@ -34305,9 +34305,9 @@ var require_buffer = __commonJS({
     }
     E(
       "ERR_BUFFER_OUT_OF_BOUNDS",
-      function(name) {
-        if (name) {
-          return `${name} is outside of buffer bounds`;
+      function(name2) {
+        if (name2) {
+          return `${name2} is outside of buffer bounds`;
         }
         return "Attempt to access memory outside buffer bounds";
       },
@@ -34315,8 +34315,8 @@ var require_buffer = __commonJS({
     );
     E(
       "ERR_INVALID_ARG_TYPE",
-      function(name, actual) {
-        return `The "${name}" argument must be of type number. Received type ${typeof actual}`;
+      function(name2, actual) {
+        return `The "${name2}" argument must be of type number. Received type ${typeof actual}`;
       },
       TypeError
     );
@@ -34371,9 +34371,9 @@ var require_buffer = __commonJS({
       }
       checkBounds(buf, offset, byteLength2);
     }
-    function validateNumber(value, name) {
+    function validateNumber(value, name2) {
       if (typeof value !== "number") {
-        throw new errors.ERR_INVALID_ARG_TYPE(name, "number", value);
+        throw new errors.ERR_INVALID_ARG_TYPE(name2, "number", value);
       }
     }
     function boundsError(value, length, type) {
@@ -34543,9 +34543,9 @@ var require_hyperid = __commonJS({
       generate.uuid = uuidv42();
       generate.decode = decode3;
       let id = baseId(generate.uuid, urlSafe);
-      let count = Math.floor(opts.startFrom || 0);
+      let count2 = Math.floor(opts.startFrom || 0);
       if (isNaN(maxInt)) throw new Error(`maxInt must be a number. recieved ${opts.maxInt}`);
-      if (isNaN(count) || !(maxInt > count && count >= 0)) {
+      if (isNaN(count2) || !(maxInt > count2 && count2 >= 0)) {
         throw new Error([
           `when passed, opts.startFrom must be a number between 0 and ${maxInt}.`,
           "Only the integer part matters.",
@@ -34555,17 +34555,17 @@ var require_hyperid = __commonJS({
       return generate;
       function generate() {
         let result;
-        if (count === maxInt) {
+        if (count2 === maxInt) {
           generate.uuid = uuidv42();
           id = baseId(generate.uuid, urlSafe);
-          count = 0;
+          count2 = 0;
         }
         if (fixedLength) {
-          result = id + `0000000000${count}`.slice(-10);
+          result = id + `0000000000${count2}`.slice(-10);
         } else {
-          result = id + count;
+          result = id + count2;
         }
-        count = count + 1 | 0;
+        count2 = count2 + 1 | 0;
         return result;
       }
     }
@@ -35669,10 +35669,10 @@ var require_pipelinedRequestsQueue = __commonJS({
           return this.pendingRequests[0];
         }
       }
-      addByteCount(count) {
+      addByteCount(count2) {
         const req = this.peek();
         if (req) {
-          req.bytes += count;
+          req.bytes += count2;
         }
       }
       addBody(data) {
@@ -36273,10 +36273,10 @@ var require_node_progress = __commonJS({
       var delta = goal - this.curr;
       this.tick(delta, tokens);
     };
-    ProgressBar.prototype.interrupt = function(message) {
+    ProgressBar.prototype.interrupt = function(message2) {
       this.stream.clearLine();
       this.stream.cursorTo(0);
-      this.stream.write(message);
+      this.stream.write(message2);
       this.stream.write("\n");
       this.stream.write(this.lastDraw);
     };
@@ -36389,12 +36389,12 @@ var require_progressTracker = __commonJS({
 ${iOpts.workers} workers`;
           }
           const runningType = opts.warmupRunning ? "warmup" : "test";
-          const message = iOpts.amount ? `Running ${iOpts.amount} requests ${runningType} @ ${iOpts.url}${socketPath}
+          const message2 = iOpts.amount ? `Running ${iOpts.amount} requests ${runningType} @ ${iOpts.url}${socketPath}
 ${msg}
 ` : `Running ${iOpts.duration}s ${runningType} @ ${iOpts.url}${socketPath}
 ${msg}
 `;
-          logToStream(message);
+          logToStream(message2);
           if (iOpts.workers) {
             showSpinner();
           } else {
@@ -37066,8 +37066,8 @@ var require_errors2 = __commonJS({
     "use strict";
     var kUndiciError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR");
     var UndiciError = class extends Error {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "UndiciError";
         this.code = "UND_ERR";
       }
@@ -37078,10 +37078,10 @@ var require_errors2 = __commonJS({
     };
     var kConnectTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_CONNECT_TIMEOUT");
     var ConnectTimeoutError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ConnectTimeoutError";
-        this.message = message || "Connect Timeout Error";
+        this.message = message2 || "Connect Timeout Error";
         this.code = "UND_ERR_CONNECT_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -37091,10 +37091,10 @@ var require_errors2 = __commonJS({
     };
     var kHeadersTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HEADERS_TIMEOUT");
     var HeadersTimeoutError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "HeadersTimeoutError";
-        this.message = message || "Headers Timeout Error";
+        this.message = message2 || "Headers Timeout Error";
         this.code = "UND_ERR_HEADERS_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -37104,10 +37104,10 @@ var require_errors2 = __commonJS({
     };
     var kHeadersOverflowError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HEADERS_OVERFLOW");
     var HeadersOverflowError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "HeadersOverflowError";
-        this.message = message || "Headers Overflow Error";
+        this.message = message2 || "Headers Overflow Error";
         this.code = "UND_ERR_HEADERS_OVERFLOW";
       }
       static [Symbol.hasInstance](instance) {
@@ -37117,10 +37117,10 @@ var require_errors2 = __commonJS({
     };
     var kBodyTimeoutError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_BODY_TIMEOUT");
     var BodyTimeoutError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "BodyTimeoutError";
-        this.message = message || "Body Timeout Error";
+        this.message = message2 || "Body Timeout Error";
         this.code = "UND_ERR_BODY_TIMEOUT";
       }
       static [Symbol.hasInstance](instance) {
@@ -37130,10 +37130,10 @@ var require_errors2 = __commonJS({
     };
     var kResponseStatusCodeError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE_STATUS_CODE");
     var ResponseStatusCodeError = class extends UndiciError {
-      constructor(message, statusCode, headers, body) {
-        super(message);
+      constructor(message2, statusCode, headers, body) {
+        super(message2);
         this.name = "ResponseStatusCodeError";
-        this.message = message || "Response Status Code Error";
+        this.message = message2 || "Response Status Code Error";
         this.code = "UND_ERR_RESPONSE_STATUS_CODE";
         this.body = body;
         this.status = statusCode;
@@ -37147,10 +37147,10 @@ var require_errors2 = __commonJS({
     };
     var kInvalidArgumentError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INVALID_ARG");
     var InvalidArgumentError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "InvalidArgumentError";
-        this.message = message || "Invalid Argument Error";
+        this.message = message2 || "Invalid Argument Error";
         this.code = "UND_ERR_INVALID_ARG";
       }
       static [Symbol.hasInstance](instance) {
@@ -37160,10 +37160,10 @@ var require_errors2 = __commonJS({
     };
     var kInvalidReturnValueError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INVALID_RETURN_VALUE");
     var InvalidReturnValueError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "InvalidReturnValueError";
-        this.message = message || "Invalid Return Value Error";
+        this.message = message2 || "Invalid Return Value Error";
         this.code = "UND_ERR_INVALID_RETURN_VALUE";
       }
       static [Symbol.hasInstance](instance) {
@@ -37173,10 +37173,10 @@ var require_errors2 = __commonJS({
     };
     var kAbortError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_ABORT");
     var AbortError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "AbortError";
-        this.message = message || "The operation was aborted";
+        this.message = message2 || "The operation was aborted";
         this.code = "UND_ERR_ABORT";
       }
       static [Symbol.hasInstance](instance) {
@@ -37186,10 +37186,10 @@ var require_errors2 = __commonJS({
     };
     var kRequestAbortedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_ABORTED");
     var RequestAbortedError = class extends AbortError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "AbortError";
-        this.message = message || "Request aborted";
+        this.message = message2 || "Request aborted";
         this.code = "UND_ERR_ABORTED";
       }
       static [Symbol.hasInstance](instance) {
@@ -37199,10 +37199,10 @@ var require_errors2 = __commonJS({
     };
     var kInformationalError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_INFO");
     var InformationalError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "InformationalError";
-        this.message = message || "Request information";
+        this.message = message2 || "Request information";
         this.code = "UND_ERR_INFO";
       }
       static [Symbol.hasInstance](instance) {
@@ -37212,10 +37212,10 @@ var require_errors2 = __commonJS({
     };
     var kRequestContentLengthMismatchError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_CONTENT_LENGTH_MISMATCH");
     var RequestContentLengthMismatchError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "RequestContentLengthMismatchError";
-        this.message = message || "Request body length does not match content-length header";
+        this.message = message2 || "Request body length does not match content-length header";
         this.code = "UND_ERR_REQ_CONTENT_LENGTH_MISMATCH";
       }
       static [Symbol.hasInstance](instance) {
@@ -37225,10 +37225,10 @@ var require_errors2 = __commonJS({
     };
     var kResponseContentLengthMismatchError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RES_CONTENT_LENGTH_MISMATCH");
     var ResponseContentLengthMismatchError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ResponseContentLengthMismatchError";
-        this.message = message || "Response body length does not match content-length header";
+        this.message = message2 || "Response body length does not match content-length header";
         this.code = "UND_ERR_RES_CONTENT_LENGTH_MISMATCH";
       }
       static [Symbol.hasInstance](instance) {
@@ -37238,10 +37238,10 @@ var require_errors2 = __commonJS({
     };
     var kClientDestroyedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_DESTROYED");
     var ClientDestroyedError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ClientDestroyedError";
-        this.message = message || "The client is destroyed";
+        this.message = message2 || "The client is destroyed";
         this.code = "UND_ERR_DESTROYED";
       }
       static [Symbol.hasInstance](instance) {
@@ -37251,10 +37251,10 @@ var require_errors2 = __commonJS({
     };
     var kClientClosedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_CLOSED");
     var ClientClosedError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ClientClosedError";
-        this.message = message || "The client is closed";
+        this.message = message2 || "The client is closed";
         this.code = "UND_ERR_CLOSED";
       }
       static [Symbol.hasInstance](instance) {
@@ -37264,10 +37264,10 @@ var require_errors2 = __commonJS({
     };
     var kSocketError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_SOCKET");
     var SocketError = class extends UndiciError {
-      constructor(message, socket) {
-        super(message);
+      constructor(message2, socket) {
+        super(message2);
         this.name = "SocketError";
-        this.message = message || "Socket error";
+        this.message = message2 || "Socket error";
         this.code = "UND_ERR_SOCKET";
         this.socket = socket;
       }
@@ -37278,10 +37278,10 @@ var require_errors2 = __commonJS({
     };
     var kNotSupportedError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_NOT_SUPPORTED");
     var NotSupportedError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "NotSupportedError";
-        this.message = message || "Not supported error";
+        this.message = message2 || "Not supported error";
         this.code = "UND_ERR_NOT_SUPPORTED";
       }
       static [Symbol.hasInstance](instance) {
@@ -37291,10 +37291,10 @@ var require_errors2 = __commonJS({
     };
     var kBalancedPoolMissingUpstreamError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_BPL_MISSING_UPSTREAM");
     var BalancedPoolMissingUpstreamError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "MissingUpstreamError";
-        this.message = message || "No upstream has been added to the BalancedPool";
+        this.message = message2 || "No upstream has been added to the BalancedPool";
         this.code = "UND_ERR_BPL_MISSING_UPSTREAM";
       }
       static [Symbol.hasInstance](instance) {
@@ -37304,8 +37304,8 @@ var require_errors2 = __commonJS({
     };
     var kHTTPParserError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_HTTP_PARSER");
     var HTTPParserError = class extends Error {
-      constructor(message, code, data) {
-        super(message);
+      constructor(message2, code, data) {
+        super(message2);
         this.name = "HTTPParserError";
         this.code = code ? `HPE_${code}` : void 0;
         this.data = data ? data.toString() : void 0;
@@ -37317,10 +37317,10 @@ var require_errors2 = __commonJS({
     };
     var kResponseExceededMaxSizeError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RES_EXCEEDED_MAX_SIZE");
     var ResponseExceededMaxSizeError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "ResponseExceededMaxSizeError";
-        this.message = message || "Response content exceeded max size";
+        this.message = message2 || "Response content exceeded max size";
         this.code = "UND_ERR_RES_EXCEEDED_MAX_SIZE";
       }
       static [Symbol.hasInstance](instance) {
@@ -37330,10 +37330,10 @@ var require_errors2 = __commonJS({
     };
     var kRequestRetryError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_REQ_RETRY");
     var RequestRetryError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
-        super(message);
+      constructor(message2, code, { headers, data }) {
+        super(message2);
         this.name = "RequestRetryError";
-        this.message = message || "Request retry error";
+        this.message = message2 || "Request retry error";
         this.code = "UND_ERR_REQ_RETRY";
         this.statusCode = code;
         this.data = data;
@@ -37346,10 +37346,10 @@ var require_errors2 = __commonJS({
     };
     var kResponseError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_RESPONSE");
     var ResponseError = class extends UndiciError {
-      constructor(message, code, { headers, data }) {
-        super(message);
+      constructor(message2, code, { headers, data }) {
+        super(message2);
         this.name = "ResponseError";
-        this.message = message || "Response error";
+        this.message = message2 || "Response error";
         this.code = "UND_ERR_RESPONSE";
         this.statusCode = code;
         this.data = data;
@@ -37362,10 +37362,10 @@ var require_errors2 = __commonJS({
     };
     var kSecureProxyConnectionError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_PRX_TLS");
     var SecureProxyConnectionError = class extends UndiciError {
-      constructor(cause, message, options) {
-        super(message, { cause, ...options ?? {} });
+      constructor(cause, message2, options) {
+        super(message2, { cause, ...options ?? {} });
         this.name = "SecureProxyConnectionError";
-        this.message = message || "Secure Proxy Connection failed";
+        this.message = message2 || "Secure Proxy Connection failed";
         this.code = "UND_ERR_PRX_TLS";
         this.cause = cause;
       }
@@ -37376,10 +37376,10 @@ var require_errors2 = __commonJS({
     };
     var kMessageSizeExceededError = /* @__PURE__ */ Symbol.for("undici.error.UND_ERR_WS_MESSAGE_SIZE_EXCEEDED");
     var MessageSizeExceededError = class extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         this.name = "MessageSizeExceededError";
-        this.message = message || "Max decompressed message size exceeded";
+        this.message = message2 || "Max decompressed message size exceeded";
         this.code = "UND_ERR_WS_MESSAGE_SIZE_EXCEEDED";
       }
       static [Symbol.hasInstance](instance) {
@@ -38086,15 +38086,15 @@ var require_util3 = __commonJS({
         size: m[3] ? parseInt(m[3]) : null
       } : null;
     }
-    function addListener(obj, name, listener) {
+    function addListener(obj, name2, listener) {
       const listeners = obj[kListeners] ??= [];
-      listeners.push([name, listener]);
-      obj.on(name, listener);
+      listeners.push([name2, listener]);
+      obj.on(name2, listener);
       return obj;
     }
     function removeAllListeners(obj) {
-      for (const [name, listener] of obj[kListeners] ?? []) {
-        obj.removeListener(name, listener);
+      for (const [name2, listener] of obj[kListeners] ?? []) {
+        obj.removeListener(name2, listener);
       }
       obj[kListeners] = null;
     }
@@ -39390,14 +39390,14 @@ var require_connect = __commonJS({
       if (socket == null) {
         return;
       }
-      let message = "Connect Timeout Error";
+      let message2 = "Connect Timeout Error";
       if (Array.isArray(socket.autoSelectFamilyAttemptedAddresses)) {
-        message += ` (attempted addresses: ${socket.autoSelectFamilyAttemptedAddresses.join(", ")},`;
+        message2 += ` (attempted addresses: ${socket.autoSelectFamilyAttemptedAddresses.join(", ")},`;
       } else {
-        message += ` (attempted address: ${opts.hostname}:${opts.port},`;
+        message2 += ` (attempted address: ${opts.hostname}:${opts.port},`;
       }
-      message += ` timeout: ${opts.timeout}ms)`;
-      util.destroy(socket, new ConnectTimeoutError(message));
+      message2 += ` timeout: ${opts.timeout}ms)`;
+      util.destroy(socket, new ConnectTimeoutError(message2));
     }
     module2.exports = buildConnector;
   }
@@ -40262,9 +40262,9 @@ var require_data_url = __commonJS({
       assert2(mimeType !== "failure");
       const { parameters, essence } = mimeType;
       let serialization = essence;
-      for (let [name, value] of parameters.entries()) {
+      for (let [name2, value] of parameters.entries()) {
         serialization += ";";
-        serialization += name;
+        serialization += name2;
         serialization += "=";
         if (!HTTP_TOKEN_CODEPOINTS.test(value)) {
           value = value.replace(/(\\|")/g, "\\$1");
@@ -40379,15 +40379,15 @@ var require_webidl = __commonJS({
     webidl.converters = {};
     webidl.util = {};
     webidl.errors = {};
-    webidl.errors.exception = function(message) {
-      return new TypeError(`${message.header}: ${message.message}`);
+    webidl.errors.exception = function(message2) {
+      return new TypeError(`${message2.header}: ${message2.message}`);
     };
     webidl.errors.conversionFailed = function(context) {
       const plural3 = context.types.length === 1 ? "" : " one of";
-      const message = `${context.argument} could not be converted to${plural3}: ${context.types.join(", ")}.`;
+      const message2 = `${context.argument} could not be converted to${plural3}: ${context.types.join(", ")}.`;
       return webidl.errors.exception({
         header: context.prefix,
-        message
+        message: message2
       });
     };
     webidl.errors.invalidArgument = function(context) {
@@ -40712,11 +40712,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.TypedArray = function(V, T, prefix, name, opts) {
+    webidl.converters.TypedArray = function(V, T, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isTypedArray(V) || V.constructor.name !== T.name) {
         throw webidl.errors.conversionFailed({
           prefix,
-          argument: `${name} ("${webidl.util.Stringify(V)}")`,
+          argument: `${name2} ("${webidl.util.Stringify(V)}")`,
           types: [T.name]
         });
       }
@@ -40734,11 +40734,11 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.DataView = function(V, prefix, name, opts) {
+    webidl.converters.DataView = function(V, prefix, name2, opts) {
       if (webidl.util.Type(V) !== "Object" || !types.isDataView(V)) {
         throw webidl.errors.exception({
           header: prefix,
-          message: `${name} is not a DataView.`
+          message: `${name2} is not a DataView.`
         });
       }
       if (opts?.allowShared === false && types.isSharedArrayBuffer(V.buffer)) {
@@ -40755,19 +40755,19 @@ var require_webidl = __commonJS({
       }
       return V;
     };
-    webidl.converters.BufferSource = function(V, prefix, name, opts) {
+    webidl.converters.BufferSource = function(V, prefix, name2, opts) {
       if (types.isAnyArrayBuffer(V)) {
-        return webidl.converters.ArrayBuffer(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.ArrayBuffer(V, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isTypedArray(V)) {
-        return webidl.converters.TypedArray(V, V.constructor, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.TypedArray(V, V.constructor, prefix, name2, { ...opts, allowShared: false });
       }
       if (types.isDataView(V)) {
-        return webidl.converters.DataView(V, prefix, name, { ...opts, allowShared: false });
+        return webidl.converters.DataView(V, prefix, name2, { ...opts, allowShared: false });
       }
       throw webidl.errors.conversionFailed({
         prefix,
-        argument: `${name} ("${webidl.util.Stringify(V)}")`,
+        argument: `${name2} ("${webidl.util.Stringify(V)}")`,
         types: ["BufferSource"]
       });
     };
@@ -40897,10 +40897,10 @@ var require_util4 = __commonJS({
     function TAOCheck() {
       return "success";
     }
-    function appendFetchMetadata(httpRequest) {
+    function appendFetchMetadata(httpRequest2) {
       let header = null;
-      header = httpRequest.mode;
-      httpRequest.headersList.set("sec-fetch-mode", header, true);
+      header = httpRequest2.mode;
+      httpRequest2.headersList.set("sec-fetch-mode", header, true);
     }
     function appendRequestOriginHeader(request3) {
       let serializedOrigin = request3.origin;
@@ -41211,7 +41211,7 @@ var require_util4 = __commonJS({
       return result;
     }
     var esIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf([][Symbol.iterator]()));
-    function createIterator(name, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+    function createIterator(name2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
       class FastIterableIterator {
         /** @type {any} */
         #target;
@@ -41232,7 +41232,7 @@ var require_util4 = __commonJS({
         next() {
           if (typeof this !== "object" || this === null || !(#target in this)) {
             throw new TypeError(
-              `'next' called on an object that does not implement interface ${name} Iterator.`
+              `'next' called on an object that does not implement interface ${name2} Iterator.`
             );
           }
           const index = this.#index;
@@ -41271,7 +41271,7 @@ var require_util4 = __commonJS({
           writable: false,
           enumerable: false,
           configurable: true,
-          value: `${name} Iterator`
+          value: `${name2} Iterator`
         },
         next: { writable: true, enumerable: true, configurable: true }
       });
@@ -41279,8 +41279,8 @@ var require_util4 = __commonJS({
         return new FastIterableIterator(target, kind);
       };
     }
-    function iteratorMixin(name, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
-      const makeIterator = createIterator(name, kInternalIterator, keyIndex, valueIndex);
+    function iteratorMixin(name2, object2, kInternalIterator, keyIndex = 0, valueIndex = 1) {
+      const makeIterator = createIterator(name2, kInternalIterator, keyIndex, valueIndex);
       const properties = {
         keys: {
           writable: true,
@@ -41315,10 +41315,10 @@ var require_util4 = __commonJS({
           configurable: true,
           value: function forEach(callbackfn, thisArg = globalThis) {
             webidl.brandCheck(this, object2);
-            webidl.argumentLengthCheck(arguments, 1, `${name}.forEach`);
+            webidl.argumentLengthCheck(arguments, 1, `${name2}.forEach`);
             if (typeof callbackfn !== "function") {
               throw new TypeError(
-                `Failed to execute 'forEach' on '${name}': parameter 1 is not of type 'Function'.`
+                `Failed to execute 'forEach' on '${name2}': parameter 1 is not of type 'Function'.`
               );
             }
             for (const { 0: key, 1: value } of makeIterator(this, "key+value")) {
@@ -41570,8 +41570,8 @@ var require_util4 = __commonJS({
       }
       return values;
     }
-    function getDecodeSplit(name, list2) {
-      const value = list2.get(name, true);
+    function getDecodeSplit(name2, list3) {
+      const value = list3.get(name2, true);
       if (value === null) {
         return null;
       }
@@ -41758,7 +41758,7 @@ var require_formdata = __commonJS({
         }
         this[kState] = [];
       }
-      append(name, value, filename = void 0) {
+      append(name2, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.append";
         webidl.argumentLengthCheck(arguments, 2, prefix);
@@ -41767,45 +41767,45 @@ var require_formdata = __commonJS({
             "Failed to execute 'append' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "value", { strict: false }) : webidl.converters.USVString(value, prefix, "value");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "filename") : void 0;
-        const entry = makeEntry(name, value, filename);
+        const entry = makeEntry(name2, value, filename);
         this[kState].push(entry);
       }
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.delete";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        this[kState] = this[kState].filter((entry) => entry.name !== name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        this[kState] = this[kState].filter((entry) => entry.name !== name2);
       }
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.get";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        const idx = this[kState].findIndex((entry) => entry.name === name);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        const idx = this[kState].findIndex((entry) => entry.name === name2);
         if (idx === -1) {
           return null;
         }
         return this[kState][idx].value;
       }
-      getAll(name) {
+      getAll(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.getAll";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].filter((entry) => entry.name === name).map((entry) => entry.value);
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].filter((entry) => entry.name === name2).map((entry) => entry.value);
       }
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.has";
         webidl.argumentLengthCheck(arguments, 1, prefix);
-        name = webidl.converters.USVString(name, prefix, "name");
-        return this[kState].findIndex((entry) => entry.name === name) !== -1;
+        name2 = webidl.converters.USVString(name2, prefix, "name");
+        return this[kState].findIndex((entry) => entry.name === name2) !== -1;
       }
-      set(name, value, filename = void 0) {
+      set(name2, value, filename = void 0) {
         webidl.brandCheck(this, _FormData);
         const prefix = "FormData.set";
         webidl.argumentLengthCheck(arguments, 2, prefix);
@@ -41814,16 +41814,16 @@ var require_formdata = __commonJS({
             "Failed to execute 'set' on 'FormData': parameter 2 is not of type 'Blob'"
           );
         }
-        name = webidl.converters.USVString(name, prefix, "name");
+        name2 = webidl.converters.USVString(name2, prefix, "name");
         value = isBlobLike(value) ? webidl.converters.Blob(value, prefix, "name", { strict: false }) : webidl.converters.USVString(value, prefix, "name");
         filename = arguments.length === 3 ? webidl.converters.USVString(filename, prefix, "name") : void 0;
-        const entry = makeEntry(name, value, filename);
-        const idx = this[kState].findIndex((entry2) => entry2.name === name);
+        const entry = makeEntry(name2, value, filename);
+        const idx = this[kState].findIndex((entry2) => entry2.name === name2);
         if (idx !== -1) {
           this[kState] = [
             ...this[kState].slice(0, idx),
             entry,
-            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name)
+            ...this[kState].slice(idx + 1).filter((entry2) => entry2.name !== name2)
           ];
         } else {
           this[kState].push(entry);
@@ -41861,7 +41861,7 @@ var require_formdata = __commonJS({
         configurable: true
       }
     });
-    function makeEntry(name, value, filename) {
+    function makeEntry(name2, value, filename) {
       if (typeof value === "string") {
       } else {
         if (!isFileLike(value)) {
@@ -41875,7 +41875,7 @@ var require_formdata = __commonJS({
           value = value instanceof NativeFile ? new File2([value], filename, options) : new FileLike(value, filename, options);
         }
       }
-      return { name, value };
+      return { name: name2, value };
     }
     module2.exports = { FormData, makeEntry };
   }
@@ -41954,7 +41954,7 @@ var require_formdata_parser = __commonJS({
         if (result === "failure") {
           return "failure";
         }
-        let { name, filename, contentType, encoding } = result;
+        let { name: name2, filename, contentType, encoding } = result;
         position.position += 2;
         let body;
         {
@@ -41983,22 +41983,22 @@ var require_formdata_parser = __commonJS({
         } else {
           value = utf8DecodeBytes(Buffer.from(body));
         }
-        assert2(isUSVString(name));
+        assert2(isUSVString(name2));
         assert2(typeof value === "string" && isUSVString(value) || isFileLike(value));
-        entryList.push(makeEntry(name, value, filename));
+        entryList.push(makeEntry(name2, value, filename));
       }
     }
     function parseMultipartFormDataHeaders(input2, position) {
-      let name = null;
+      let name2 = null;
       let filename = null;
       let contentType = null;
       let encoding = null;
       while (true) {
         if (input2[position.position] === 13 && input2[position.position + 1] === 10) {
-          if (name === null) {
+          if (name2 === null) {
             return "failure";
           }
-          return { name, filename, contentType, encoding };
+          return { name: name2, filename, contentType, encoding };
         }
         let headerName = collectASequenceOfBytes(
           (char) => char !== 10 && char !== 13 && char !== 58,
@@ -42020,13 +42020,13 @@ var require_formdata_parser = __commonJS({
         );
         switch (bufferToLowerCasedHeaderName(headerName)) {
           case "content-disposition": {
-            name = filename = null;
+            name2 = filename = null;
             if (!bufferStartsWith(input2, formDataNameBuffer, position)) {
               return "failure";
             }
             position.position += 17;
-            name = parseMultipartFormDataName(input2, position);
-            if (name === null) {
+            name2 = parseMultipartFormDataName(input2, position);
+            if (name2 === null) {
               return "failure";
             }
             if (bufferStartsWith(input2, filenameBuffer, position)) {
@@ -42083,7 +42083,7 @@ var require_formdata_parser = __commonJS({
     }
     function parseMultipartFormDataName(input2, position) {
       assert2(input2[position.position - 1] === 34);
-      let name = collectASequenceOfBytes(
+      let name2 = collectASequenceOfBytes(
         (char) => char !== 10 && char !== 13 && char !== 34,
         input2,
         position
@@ -42093,8 +42093,8 @@ var require_formdata_parser = __commonJS({
       } else {
         position.position++;
       }
-      name = new TextDecoder().decode(name).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
-      return name;
+      name2 = new TextDecoder().decode(name2).replace(/%0A/ig, "\n").replace(/%0D/ig, "\r").replace(/%22/g, '"');
+      return name2;
     }
     function collectASequenceOfBytes(condition, input2, position) {
       let start = position.position;
@@ -42221,16 +42221,16 @@ Content-Disposition: form-data`;
         const rn = new Uint8Array([13, 10]);
         length = 0;
         let hasUnknownSizeValue = false;
-        for (const [name, value] of object2) {
+        for (const [name2, value] of object2) {
           if (typeof value === "string") {
-            const chunk2 = textEncoder.encode(prefix + `; name="${escape2(normalizeLinefeeds(name))}"\r
+            const chunk2 = textEncoder.encode(prefix + `; name="${escape2(normalizeLinefeeds(name2))}"\r
 \r
 ${normalizeLinefeeds(value)}\r
 `);
             blobParts.push(chunk2);
             length += chunk2.byteLength;
           } else {
-            const chunk2 = textEncoder.encode(`${prefix}; name="${escape2(normalizeLinefeeds(name))}"` + (value.name ? `; filename="${escape2(value.name)}"` : "") + `\r
+            const chunk2 = textEncoder.encode(`${prefix}; name="${escape2(normalizeLinefeeds(name2))}"` + (value.name ? `; filename="${escape2(value.name)}"` : "") + `\r
 Content-Type: ${value.type || "application/octet-stream"}\r
 \r
 `);
@@ -42374,8 +42374,8 @@ Content-Type: ${value.type || "application/octet-stream"}\r
                 case "application/x-www-form-urlencoded": {
                   const entries = new URLSearchParams(value.toString());
                   const fd = new FormData();
-                  for (const [name, value2] of entries) {
-                    fd.append(name, value2);
+                  for (const [name2, value2] of entries) {
+                    fd.append(name2, value2);
                   }
                   return fd;
                 }
@@ -42712,12 +42712,12 @@ var require_client_h1 = __commonJS({
           return new ResponseContentLengthMismatchError();
         }
         const ptr = llhttp.llhttp_get_error_reason(this.ptr);
-        let message = "";
+        let message2 = "";
         if (ptr) {
           const len = new Uint8Array(llhttp.memory.buffer, ptr).indexOf(0);
-          message = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
+          message2 = "Response does not match the HTTP/1.1 protocol (" + Buffer.from(llhttp.memory.buffer, ptr, len).toString() + ")";
         }
-        return new HTTPParserError(message, constants2.ERROR[ret], data);
+        return new HTTPParserError(message2, constants2.ERROR[ret], data);
       }
       destroy() {
         assert2(this.ptr != null);
@@ -43631,13 +43631,13 @@ var require_client_h2 = __commonJS({
     } = http2;
     function parseH2Headers(headers) {
       const result = [];
-      for (const [name, value] of Object.entries(headers)) {
+      for (const [name2, value] of Object.entries(headers)) {
         if (Array.isArray(value)) {
           for (const subvalue of value) {
-            result.push(Buffer.from(name), Buffer.from(subvalue));
+            result.push(Buffer.from(name2), Buffer.from(subvalue));
           }
         } else {
-          result.push(Buffer.from(name), Buffer.from(value));
+          result.push(Buffer.from(name2), Buffer.from(value));
         }
       }
       return result;
@@ -44281,8 +44281,8 @@ var require_redirect_handler = __commonJS({
         return true;
       }
       if (unknownOrigin && (header.length === 13 || header.length === 6 || header.length === 19)) {
-        const name = util.headerNameToString(header);
-        return name === "authorization" || name === "cookie" || name === "proxy-authorization";
+        const name2 = util.headerNameToString(header);
+        return name2 === "authorization" || name2 === "cookie" || name2 === "proxy-authorization";
       }
       return false;
     }
@@ -46475,9 +46475,9 @@ var require_util5 = __commonJS({
         chunks = [];
         length = 0;
       }
-      const message = `Response status code ${statusCode}${statusMessage ? `: ${statusMessage}` : ""}`;
+      const message2 = `Response status code ${statusCode}${statusMessage ? `: ${statusMessage}` : ""}`;
       if (statusCode === 204 || !contentType || !length) {
-        queueMicrotask(() => callback2(new ResponseStatusCodeError(message, statusCode, headers)));
+        queueMicrotask(() => callback2(new ResponseStatusCodeError(message2, statusCode, headers)));
         return;
       }
       const stackTraceLimit = Error.stackTraceLimit;
@@ -46493,7 +46493,7 @@ var require_util5 = __commonJS({
       } finally {
         Error.stackTraceLimit = stackTraceLimit;
       }
-      queueMicrotask(() => callback2(new ResponseStatusCodeError(message, statusCode, headers, payload)));
+      queueMicrotask(() => callback2(new ResponseStatusCodeError(message2, statusCode, headers, payload)));
     }
     var isContentTypeApplicationJson = (contentType) => {
       return contentType.length > 15 && contentType[11] === "/" && contentType[0] === "a" && contentType[1] === "p" && contentType[2] === "p" && contentType[3] === "l" && contentType[4] === "i" && contentType[5] === "c" && contentType[6] === "a" && contentType[7] === "t" && contentType[8] === "i" && contentType[9] === "o" && contentType[10] === "n" && contentType[12] === "j" && contentType[13] === "s" && contentType[14] === "o" && contentType[15] === "n";
@@ -47320,11 +47320,11 @@ var require_mock_errors = __commonJS({
     var { UndiciError } = require_errors2();
     var kMockNotMatchedError = /* @__PURE__ */ Symbol.for("undici.error.UND_MOCK_ERR_MOCK_NOT_MATCHED");
     var MockNotMatchedError = class _MockNotMatchedError extends UndiciError {
-      constructor(message) {
-        super(message);
+      constructor(message2) {
+        super(message2);
         Error.captureStackTrace(this, _MockNotMatchedError);
         this.name = "MockNotMatchedError";
-        this.message = message || "The request does not match any registered mock dispatches";
+        this.message = message2 || "The request does not match any registered mock dispatches";
         this.code = "UND_MOCK_ERR_MOCK_NOT_MATCHED";
       }
       static [Symbol.hasInstance](instance) {
@@ -47535,13 +47535,13 @@ var require_mock_utils = __commonJS({
       for (let i = 0; i < keys.length; ++i) {
         const key = keys[i];
         const value = data[key];
-        const name = Buffer.from(`${key}`);
+        const name2 = Buffer.from(`${key}`);
         if (Array.isArray(value)) {
           for (let j = 0; j < value.length; ++j) {
-            result.push(name, Buffer.from(`${value[j]}`));
+            result.push(name2, Buffer.from(`${value[j]}`));
           }
         } else {
-          result.push(name, Buffer.from(`${value}`));
+          result.push(name2, Buffer.from(`${value}`));
         }
       }
       return result;
@@ -47951,11 +47951,11 @@ var require_pluralizer = __commonJS({
         this.singular = singular;
         this.plural = plural3;
       }
-      pluralize(count) {
-        const one = count === 1;
+      pluralize(count2) {
+        const one = count2 === 1;
         const keys = one ? singulars : plurals;
         const noun = one ? this.singular : this.plural;
-        return { ...keys, count, noun };
+        return { ...keys, count: count2, noun };
       }
     };
   }
@@ -48691,12 +48691,12 @@ var require_headers = __commonJS({
         });
       }
     }
-    function appendHeader(headers, name, value) {
+    function appendHeader(headers, name2, value) {
       value = headerValueNormalize(value);
-      if (!isValidHeaderName(name)) {
+      if (!isValidHeaderName(name2)) {
         throw webidl.errors.invalidArgument({
           prefix: "Headers.append",
-          value: name,
+          value: name2,
           type: "header name"
         });
       } else if (!isValidHeaderValue(value)) {
@@ -48709,7 +48709,7 @@ var require_headers = __commonJS({
       if (getHeadersGuard(headers) === "immutable") {
         throw new TypeError("immutable");
       }
-      return getHeadersList(headers).append(name, value, false);
+      return getHeadersList(headers).append(name2, value, false);
     }
     function compareHeaderName(a, b) {
       return a[0] < b[0] ? -1 : 1;
@@ -48732,8 +48732,8 @@ var require_headers = __commonJS({
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      contains(name, isLowerCase) {
-        return this[kHeadersMap].has(isLowerCase ? name : name.toLowerCase());
+      contains(name2, isLowerCase) {
+        return this[kHeadersMap].has(isLowerCase ? name2 : name2.toLowerCase());
       }
       clear() {
         this[kHeadersMap].clear();
@@ -48746,9 +48746,9 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      append(name, value, isLowerCase) {
+      append(name2, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         const exists = this[kHeadersMap].get(lowercaseName);
         if (exists) {
           const delimiter = lowercaseName === "cookie" ? "; " : ", ";
@@ -48757,7 +48757,7 @@ var require_headers = __commonJS({
             value: `${exists.value}${delimiter}${value}`
           });
         } else {
-          this[kHeadersMap].set(lowercaseName, { name, value });
+          this[kHeadersMap].set(lowercaseName, { name: name2, value });
         }
         if (lowercaseName === "set-cookie") {
           (this.cookies ??= []).push(value);
@@ -48769,26 +48769,26 @@ var require_headers = __commonJS({
        * @param {string} value
        * @param {boolean} isLowerCase
        */
-      set(name, value, isLowerCase) {
+      set(name2, value, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        const lowercaseName = isLowerCase ? name : name.toLowerCase();
+        const lowercaseName = isLowerCase ? name2 : name2.toLowerCase();
         if (lowercaseName === "set-cookie") {
           this.cookies = [value];
         }
-        this[kHeadersMap].set(lowercaseName, { name, value });
+        this[kHeadersMap].set(lowercaseName, { name: name2, value });
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-delete
        * @param {string} name
        * @param {boolean} isLowerCase
        */
-      delete(name, isLowerCase) {
+      delete(name2, isLowerCase) {
         this[kHeadersSortedMap] = null;
-        if (!isLowerCase) name = name.toLowerCase();
-        if (name === "set-cookie") {
+        if (!isLowerCase) name2 = name2.toLowerCase();
+        if (name2 === "set-cookie") {
           this.cookies = null;
         }
-        this[kHeadersMap].delete(name);
+        this[kHeadersMap].delete(name2);
       }
       /**
        * @see https://fetch.spec.whatwg.org/#concept-header-list-get
@@ -48796,19 +48796,19 @@ var require_headers = __commonJS({
        * @param {boolean} isLowerCase
        * @returns {string | null}
        */
-      get(name, isLowerCase) {
-        return this[kHeadersMap].get(isLowerCase ? name : name.toLowerCase())?.value ?? null;
+      get(name2, isLowerCase) {
+        return this[kHeadersMap].get(isLowerCase ? name2 : name2.toLowerCase())?.value ?? null;
       }
       *[Symbol.iterator]() {
-        for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-          yield [name, value];
+        for (const { 0: name2, 1: { value } } of this[kHeadersMap]) {
+          yield [name2, value];
         }
       }
       get entries() {
         const headers = {};
         if (this[kHeadersMap].size !== 0) {
-          for (const { name, value } of this[kHeadersMap].values()) {
-            headers[name] = value;
+          for (const { name: name2, value } of this[kHeadersMap].values()) {
+            headers[name2] = value;
           }
         }
         return headers;
@@ -48819,13 +48819,13 @@ var require_headers = __commonJS({
       get entriesList() {
         const headers = [];
         if (this[kHeadersMap].size !== 0) {
-          for (const { 0: lowerName, 1: { name, value } } of this[kHeadersMap]) {
+          for (const { 0: lowerName, 1: { name: name2, value } } of this[kHeadersMap]) {
             if (lowerName === "set-cookie") {
               for (const cookie of this.cookies) {
-                headers.push([name, cookie]);
+                headers.push([name2, cookie]);
               }
             } else {
-              headers.push([name, value]);
+              headers.push([name2, value]);
             }
           }
         }
@@ -48871,8 +48871,8 @@ var require_headers = __commonJS({
           return array2;
         } else {
           let i = 0;
-          for (const { 0: name, 1: { value } } of this[kHeadersMap]) {
-            array2[i++] = [name, value];
+          for (const { 0: name2, 1: { value } } of this[kHeadersMap]) {
+            array2[i++] = [name2, value];
             assert2(value !== null);
           }
           return array2.sort(compareHeaderName);
@@ -48895,77 +48895,77 @@ var require_headers = __commonJS({
         }
       }
       // https://fetch.spec.whatwg.org/#dom-headers-append
-      append(name, value) {
+      append(name2, value) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.append");
         const prefix = "Headers.append";
-        name = webidl.converters.ByteString(name, prefix, "name");
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
         value = webidl.converters.ByteString(value, prefix, "value");
-        return appendHeader(this, name, value);
+        return appendHeader(this, name2, value);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-delete
-      delete(name) {
+      delete(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.delete");
         const prefix = "Headers.delete";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix: "Headers.delete",
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        if (!this.#headersList.contains(name, false)) {
+        if (!this.#headersList.contains(name2, false)) {
           return;
         }
-        this.#headersList.delete(name, false);
+        this.#headersList.delete(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-get
-      get(name) {
+      get(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.get");
         const prefix = "Headers.get";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.get(name, false);
+        return this.#headersList.get(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-has
-      has(name) {
+      has(name2) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 1, "Headers.has");
         const prefix = "Headers.has";
-        name = webidl.converters.ByteString(name, prefix, "name");
-        if (!isValidHeaderName(name)) {
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         }
-        return this.#headersList.contains(name, false);
+        return this.#headersList.contains(name2, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-set
-      set(name, value) {
+      set(name2, value) {
         webidl.brandCheck(this, _Headers);
         webidl.argumentLengthCheck(arguments, 2, "Headers.set");
         const prefix = "Headers.set";
-        name = webidl.converters.ByteString(name, prefix, "name");
+        name2 = webidl.converters.ByteString(name2, prefix, "name");
         value = webidl.converters.ByteString(value, prefix, "value");
         value = headerValueNormalize(value);
-        if (!isValidHeaderName(name)) {
+        if (!isValidHeaderName(name2)) {
           throw webidl.errors.invalidArgument({
             prefix,
-            value: name,
+            value: name2,
             type: "header name"
           });
         } else if (!isValidHeaderValue(value)) {
@@ -48978,14 +48978,14 @@ var require_headers = __commonJS({
         if (this.#guard === "immutable") {
           throw new TypeError("immutable");
         }
-        this.#headersList.set(name, value, false);
+        this.#headersList.set(name2, value, false);
       }
       // https://fetch.spec.whatwg.org/#dom-headers-getsetcookie
       getSetCookie() {
         webidl.brandCheck(this, _Headers);
-        const list2 = this.#headersList.cookies;
-        if (list2) {
-          return [...list2];
+        const list3 = this.#headersList.cookies;
+        if (list3) {
+          return [...list3];
         }
         return [];
       }
@@ -49001,13 +49001,13 @@ var require_headers = __commonJS({
           return this.#headersList[kHeadersSortedMap] = names;
         }
         for (let i = 0; i < names.length; ++i) {
-          const { 0: name, 1: value } = names[i];
-          if (name === "set-cookie") {
+          const { 0: name2, 1: value } = names[i];
+          if (name2 === "set-cookie") {
             for (let j = 0; j < cookies.length; ++j) {
-              headers.push([name, cookies[j]]);
+              headers.push([name2, cookies[j]]);
             }
           } else {
-            headers.push([name, value]);
+            headers.push([name2, value]);
           }
         }
         return this.#headersList[kHeadersSortedMap] = headers;
@@ -49025,8 +49025,8 @@ var require_headers = __commonJS({
       static getHeadersList(o) {
         return o.#headersList;
       }
-      static setHeadersList(o, list2) {
-        o.#headersList = list2;
+      static setHeadersList(o, list3) {
+        o.#headersList = list3;
       }
     };
     var { getHeadersGuard, setHeadersGuard, getHeadersList, setHeadersList } = Headers;
@@ -49427,23 +49427,23 @@ var require_response = __commonJS({
     webidl.converters.URLSearchParams = webidl.interfaceConverter(
       URLSearchParams
     );
-    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name) {
+    webidl.converters.XMLHttpRequestBodyInit = function(V, prefix, name2) {
       if (typeof V === "string") {
-        return webidl.converters.USVString(V, prefix, name);
+        return webidl.converters.USVString(V, prefix, name2);
       }
       if (isBlobLike(V)) {
-        return webidl.converters.Blob(V, prefix, name, { strict: false });
+        return webidl.converters.Blob(V, prefix, name2, { strict: false });
       }
       if (ArrayBuffer.isView(V) || types.isArrayBuffer(V)) {
-        return webidl.converters.BufferSource(V, prefix, name);
+        return webidl.converters.BufferSource(V, prefix, name2);
       }
       if (util.isFormDataLike(V)) {
-        return webidl.converters.FormData(V, prefix, name, { strict: false });
+        return webidl.converters.FormData(V, prefix, name2, { strict: false });
       }
       if (V instanceof URLSearchParams) {
-        return webidl.converters.URLSearchParams(V, prefix, name);
+        return webidl.converters.URLSearchParams(V, prefix, name2);
       }
-      return webidl.converters.DOMString(V, prefix, name);
+      return webidl.converters.DOMString(V, prefix, name2);
     };
     webidl.converters.BodyInit = function(V, prefix, argument) {
       if (V instanceof ReadableStream) {
@@ -49814,8 +49814,8 @@ var require_request2 = __commonJS({
           const headers = init.headers !== void 0 ? init.headers : new HeadersList(headersList);
           headersList.clear();
           if (headers instanceof HeadersList) {
-            for (const { name, value } of headers.rawValues()) {
-              headersList.append(name, value, false);
+            for (const { name: name2, value } of headers.rawValues()) {
+              headersList.append(name2, value, false);
             }
             headersList.cookies = headers.cookies;
           } else {
@@ -49994,13 +49994,13 @@ var require_request2 = __commonJS({
         if (this.signal.aborted) {
           ac.abort(this.signal.reason);
         } else {
-          let list2 = dependentControllerMap.get(this.signal);
-          if (list2 === void 0) {
-            list2 = /* @__PURE__ */ new Set();
-            dependentControllerMap.set(this.signal, list2);
+          let list3 = dependentControllerMap.get(this.signal);
+          if (list3 === void 0) {
+            list3 = /* @__PURE__ */ new Set();
+            dependentControllerMap.set(this.signal, list3);
           }
           const acRef = new WeakRef(ac);
-          list2.add(acRef);
+          list3.add(acRef);
           util.addAbortListener(
             ac.signal,
             buildAbort(acRef)
@@ -50859,74 +50859,74 @@ var require_fetch = __commonJS({
     async function httpNetworkOrCacheFetch(fetchParams, isAuthenticationFetch = false, isNewConnectionFetch = false) {
       const request3 = fetchParams.request;
       let httpFetchParams = null;
-      let httpRequest = null;
+      let httpRequest2 = null;
       let response = null;
       const httpCache = null;
       const revalidatingFlag = false;
       if (request3.window === "no-window" && request3.redirect === "error") {
         httpFetchParams = fetchParams;
-        httpRequest = request3;
+        httpRequest2 = request3;
       } else {
-        httpRequest = cloneRequest(request3);
+        httpRequest2 = cloneRequest(request3);
         httpFetchParams = { ...fetchParams };
-        httpFetchParams.request = httpRequest;
+        httpFetchParams.request = httpRequest2;
       }
       const includeCredentials = request3.credentials === "include" || request3.credentials === "same-origin" && request3.responseTainting === "basic";
-      const contentLength = httpRequest.body ? httpRequest.body.length : null;
+      const contentLength = httpRequest2.body ? httpRequest2.body.length : null;
       let contentLengthHeaderValue = null;
-      if (httpRequest.body == null && ["POST", "PUT"].includes(httpRequest.method)) {
+      if (httpRequest2.body == null && ["POST", "PUT"].includes(httpRequest2.method)) {
         contentLengthHeaderValue = "0";
       }
       if (contentLength != null) {
         contentLengthHeaderValue = isomorphicEncode(`${contentLength}`);
       }
       if (contentLengthHeaderValue != null) {
-        httpRequest.headersList.append("content-length", contentLengthHeaderValue, true);
+        httpRequest2.headersList.append("content-length", contentLengthHeaderValue, true);
       }
-      if (contentLength != null && httpRequest.keepalive) {
+      if (contentLength != null && httpRequest2.keepalive) {
       }
-      if (httpRequest.referrer instanceof URL) {
-        httpRequest.headersList.append("referer", isomorphicEncode(httpRequest.referrer.href), true);
+      if (httpRequest2.referrer instanceof URL) {
+        httpRequest2.headersList.append("referer", isomorphicEncode(httpRequest2.referrer.href), true);
       }
-      appendRequestOriginHeader(httpRequest);
-      appendFetchMetadata(httpRequest);
-      if (!httpRequest.headersList.contains("user-agent", true)) {
-        httpRequest.headersList.append("user-agent", defaultUserAgent);
+      appendRequestOriginHeader(httpRequest2);
+      appendFetchMetadata(httpRequest2);
+      if (!httpRequest2.headersList.contains("user-agent", true)) {
+        httpRequest2.headersList.append("user-agent", defaultUserAgent);
       }
-      if (httpRequest.cache === "default" && (httpRequest.headersList.contains("if-modified-since", true) || httpRequest.headersList.contains("if-none-match", true) || httpRequest.headersList.contains("if-unmodified-since", true) || httpRequest.headersList.contains("if-match", true) || httpRequest.headersList.contains("if-range", true))) {
-        httpRequest.cache = "no-store";
+      if (httpRequest2.cache === "default" && (httpRequest2.headersList.contains("if-modified-since", true) || httpRequest2.headersList.contains("if-none-match", true) || httpRequest2.headersList.contains("if-unmodified-since", true) || httpRequest2.headersList.contains("if-match", true) || httpRequest2.headersList.contains("if-range", true))) {
+        httpRequest2.cache = "no-store";
       }
-      if (httpRequest.cache === "no-cache" && !httpRequest.preventNoCacheCacheControlHeaderModification && !httpRequest.headersList.contains("cache-control", true)) {
-        httpRequest.headersList.append("cache-control", "max-age=0", true);
+      if (httpRequest2.cache === "no-cache" && !httpRequest2.preventNoCacheCacheControlHeaderModification && !httpRequest2.headersList.contains("cache-control", true)) {
+        httpRequest2.headersList.append("cache-control", "max-age=0", true);
       }
-      if (httpRequest.cache === "no-store" || httpRequest.cache === "reload") {
-        if (!httpRequest.headersList.contains("pragma", true)) {
-          httpRequest.headersList.append("pragma", "no-cache", true);
+      if (httpRequest2.cache === "no-store" || httpRequest2.cache === "reload") {
+        if (!httpRequest2.headersList.contains("pragma", true)) {
+          httpRequest2.headersList.append("pragma", "no-cache", true);
         }
-        if (!httpRequest.headersList.contains("cache-control", true)) {
-          httpRequest.headersList.append("cache-control", "no-cache", true);
+        if (!httpRequest2.headersList.contains("cache-control", true)) {
+          httpRequest2.headersList.append("cache-control", "no-cache", true);
         }
       }
-      if (httpRequest.headersList.contains("range", true)) {
-        httpRequest.headersList.append("accept-encoding", "identity", true);
+      if (httpRequest2.headersList.contains("range", true)) {
+        httpRequest2.headersList.append("accept-encoding", "identity", true);
       }
-      if (!httpRequest.headersList.contains("accept-encoding", true)) {
-        if (urlHasHttpsScheme(requestCurrentURL(httpRequest))) {
-          httpRequest.headersList.append("accept-encoding", "br, gzip, deflate", true);
+      if (!httpRequest2.headersList.contains("accept-encoding", true)) {
+        if (urlHasHttpsScheme(requestCurrentURL(httpRequest2))) {
+          httpRequest2.headersList.append("accept-encoding", "br, gzip, deflate", true);
         } else {
-          httpRequest.headersList.append("accept-encoding", "gzip, deflate", true);
+          httpRequest2.headersList.append("accept-encoding", "gzip, deflate", true);
         }
       }
-      httpRequest.headersList.delete("host", true);
+      httpRequest2.headersList.delete("host", true);
       if (includeCredentials) {
       }
       if (httpCache == null) {
-        httpRequest.cache = "no-store";
+        httpRequest2.cache = "no-store";
       }
-      if (httpRequest.cache !== "no-store" && httpRequest.cache !== "reload") {
+      if (httpRequest2.cache !== "no-store" && httpRequest2.cache !== "reload") {
       }
       if (response == null) {
-        if (httpRequest.cache === "only-if-cached") {
+        if (httpRequest2.cache === "only-if-cached") {
           return makeNetworkError("only if cached");
         }
         const forwardResponse = await httpNetworkFetch(
@@ -50934,7 +50934,7 @@ var require_fetch = __commonJS({
           includeCredentials,
           isNewConnectionFetch
         );
-        if (!safeMethodsSet.has(httpRequest.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
+        if (!safeMethodsSet.has(httpRequest2.method) && forwardResponse.status >= 200 && forwardResponse.status <= 399) {
         }
         if (revalidatingFlag && forwardResponse.status === 304) {
         }
@@ -50942,8 +50942,8 @@ var require_fetch = __commonJS({
           response = forwardResponse;
         }
       }
-      response.urlList = [...httpRequest.urlList];
-      if (httpRequest.headersList.contains("range", true)) {
+      response.urlList = [...httpRequest2.urlList];
+      if (httpRequest2.headersList.contains("range", true)) {
         response.rangeRequested = true;
       }
       response.requestIncludesCredentials = includeCredentials;
@@ -52819,9 +52819,9 @@ var require_util8 = __commonJS({
       }
       return false;
     }
-    function validateCookieName(name) {
-      for (let i = 0; i < name.length; ++i) {
-        const code = name.charCodeAt(i);
+    function validateCookieName(name2) {
+      for (let i = 0; i < name2.length; ++i) {
+        const code = name2.charCodeAt(i);
         if (code < 33 || // exclude CTLs (0-31), SP and HT
         code > 126 || // exclude non-ascii and DEL
         code === 34 || // "
@@ -53028,7 +53028,7 @@ var require_parse2 = __commonJS({
       }
       let nameValuePair = "";
       let unparsedAttributes = "";
-      let name = "";
+      let name2 = "";
       let value = "";
       if (header.includes(";")) {
         const position = { position: 0 };
@@ -53041,20 +53041,20 @@ var require_parse2 = __commonJS({
         value = nameValuePair;
       } else {
         const position = { position: 0 };
-        name = collectASequenceOfCodePointsFast(
+        name2 = collectASequenceOfCodePointsFast(
           "=",
           nameValuePair,
           position
         );
         value = nameValuePair.slice(position.position + 1);
       }
-      name = name.trim();
+      name2 = name2.trim();
       value = value.trim();
-      if (name.length + value.length > maxNameValuePairSize) {
+      if (name2.length + value.length > maxNameValuePairSize) {
         return null;
       }
       return {
-        name,
+        name: name2,
         value,
         ...parseUnparsedAttributes(unparsedAttributes)
       };
@@ -53167,19 +53167,19 @@ var require_cookies = __commonJS({
         return out;
       }
       for (const piece of cookie.split(";")) {
-        const [name, ...value] = piece.split("=");
-        out[name.trim()] = value.join("=");
+        const [name2, ...value] = piece.split("=");
+        out[name2.trim()] = value.join("=");
       }
       return out;
     }
-    function deleteCookie(headers, name, attributes) {
+    function deleteCookie(headers, name2, attributes) {
       webidl.brandCheck(headers, Headers, { strict: false });
       const prefix = "deleteCookie";
       webidl.argumentLengthCheck(arguments, 2, prefix);
-      name = webidl.converters.DOMString(name, prefix, "name");
+      name2 = webidl.converters.DOMString(name2, prefix, "name");
       attributes = webidl.converters.DeleteCookieAttributes(attributes);
       setCookie(headers, {
-        name,
+        name: name2,
         value: "",
         expires: /* @__PURE__ */ new Date(0),
         ...attributes
@@ -53741,9 +53741,9 @@ var require_util9 = __commonJS({
       const extensionList = /* @__PURE__ */ new Map();
       while (position.position < extensions.length) {
         const pair = collectASequenceOfCodePointsFast(";", extensions, position);
-        const [name, value = ""] = pair.split("=");
+        const [name2, value = ""] = pair.split("=");
         extensionList.set(
-          removeHTTPWhitespace(name, true, false),
+          removeHTTPWhitespace(name2, true, false),
           removeHTTPWhitespace(value, false, true)
         );
         position.position++;
@@ -54973,15 +54973,15 @@ var require_websocket = __commonJS({
       this.ws[kResponse].socket.resume();
     }
     function onParserError(err) {
-      let message;
+      let message2;
       let code;
       if (err instanceof CloseEvent) {
-        message = err.reason;
+        message2 = err.reason;
         code = err.code;
       } else {
-        message = err.message;
+        message2 = err.message;
       }
-      fireEvent("error", this, () => new ErrorEvent("error", { error: err, message }));
+      fireEvent("error", this, () => new ErrorEvent("error", { error: err, message: message2 }));
       closeWebSocketConnection(this, code);
     }
     module2.exports = {
@@ -55374,15 +55374,15 @@ ${value}`;
           pos = 0;
         }
       }
-      discardLeadingBytes(count) {
-        while (count > 0 && this.lineChunkIndex < this.chunks.length) {
+      discardLeadingBytes(count2) {
+        while (count2 > 0 && this.lineChunkIndex < this.chunks.length) {
           const chunk = this.chunks[this.lineChunkIndex];
           const remaining = chunk.length - this.linePos;
-          if (count < remaining) {
-            this.linePos += count;
-            count = 0;
+          if (count2 < remaining) {
+            this.linePos += count2;
+            count2 = 0;
           } else {
-            count -= remaining;
+            count2 -= remaining;
             this.lineChunkIndex++;
             this.linePos = 0;
           }
@@ -56800,13 +56800,13 @@ var require_parse3 = __commonJS({
         consume(token.value);
       };
       const negate = () => {
-        let count = 1;
+        let count2 = 1;
         while (peek() === "!" && (peek(2) !== "(" || peek(3) === "?")) {
           advance2();
           state.start++;
-          count++;
+          count2++;
         }
-        if (count % 2 === 0) {
+        if (count2 % 2 === 0) {
           return false;
         }
         state.negated = true;
@@ -57651,8 +57651,8 @@ var require_shell = __commonJS({
       ctor.prototype = parent.prototype;
       child.prototype = new ctor();
     }
-    function peg$SyntaxError(message, expected, found, location) {
-      this.message = message;
+    function peg$SyntaxError(message2, expected, found, location) {
+      this.message = message2;
       this.expected = expected;
       this.found = found;
       this.location = location;
@@ -57751,10 +57751,10 @@ var require_shell = __commonJS({
         return then ? { ...main2, then } : main2;
       }, peg$c15 = function(type, then) {
         return { type, chain: then };
-      }, peg$c16 = "|&", peg$c17 = peg$literalExpectation("|&", false), peg$c18 = "|", peg$c19 = peg$literalExpectation("|", false), peg$c20 = "=", peg$c21 = peg$literalExpectation("=", false), peg$c22 = function(name, arg) {
-        return { name, args: [arg] };
-      }, peg$c23 = function(name) {
-        return { name, args: [] };
+      }, peg$c16 = "|&", peg$c17 = peg$literalExpectation("|&", false), peg$c18 = "|", peg$c19 = peg$literalExpectation("|", false), peg$c20 = "=", peg$c21 = peg$literalExpectation("=", false), peg$c22 = function(name2, arg) {
+        return { name: name2, args: [arg] };
+      }, peg$c23 = function(name2) {
+        return { name: name2, args: [] };
       }, peg$c24 = "(", peg$c25 = peg$literalExpectation("(", false), peg$c26 = ")", peg$c27 = peg$literalExpectation(")", false), peg$c28 = function(subshell, args) {
         return { type: `subshell`, subshell, args };
       }, peg$c29 = "{", peg$c30 = peg$literalExpectation("{", false), peg$c31 = "}", peg$c32 = peg$literalExpectation("}", false), peg$c33 = function(group, args) {
@@ -57829,8 +57829,8 @@ var require_shell = __commonJS({
         return { type: `number`, value: (sign === "-" ? -1 : 1) * parseInt(value.join(``)) };
       }, peg$c137 = function(variable) {
         return { type: `variable`, ...variable };
-      }, peg$c138 = function(name) {
-        return { type: `variable`, name };
+      }, peg$c138 = function(name2) {
+        return { type: `variable`, name: name2 };
       }, peg$c139 = function(value) {
         return value;
       }, peg$c140 = "*", peg$c141 = peg$literalExpectation("*", false), peg$c142 = "/", peg$c143 = peg$literalExpectation("/", false), peg$c144 = function(left, op, right) {
@@ -57843,16 +57843,16 @@ var require_shell = __commonJS({
         return arithmetic;
       }, peg$c152 = "$(", peg$c153 = peg$literalExpectation("$(", false), peg$c154 = function(command2) {
         return command2;
-      }, peg$c155 = "${", peg$c156 = peg$literalExpectation("${", false), peg$c157 = ":-", peg$c158 = peg$literalExpectation(":-", false), peg$c159 = function(name, arg) {
-        return { name, defaultValue: arg };
-      }, peg$c160 = ":-}", peg$c161 = peg$literalExpectation(":-}", false), peg$c162 = function(name) {
-        return { name, defaultValue: [] };
-      }, peg$c163 = ":+", peg$c164 = peg$literalExpectation(":+", false), peg$c165 = function(name, arg) {
-        return { name, alternativeValue: arg };
-      }, peg$c166 = ":+}", peg$c167 = peg$literalExpectation(":+}", false), peg$c168 = function(name) {
-        return { name, alternativeValue: [] };
-      }, peg$c169 = function(name) {
-        return { name };
+      }, peg$c155 = "${", peg$c156 = peg$literalExpectation("${", false), peg$c157 = ":-", peg$c158 = peg$literalExpectation(":-", false), peg$c159 = function(name2, arg) {
+        return { name: name2, defaultValue: arg };
+      }, peg$c160 = ":-}", peg$c161 = peg$literalExpectation(":-}", false), peg$c162 = function(name2) {
+        return { name: name2, defaultValue: [] };
+      }, peg$c163 = ":+", peg$c164 = peg$literalExpectation(":+", false), peg$c165 = function(name2, arg) {
+        return { name: name2, alternativeValue: arg };
+      }, peg$c166 = ":+}", peg$c167 = peg$literalExpectation(":+}", false), peg$c168 = function(name2) {
+        return { name: name2, alternativeValue: [] };
+      }, peg$c169 = function(name2) {
+        return { name: name2 };
       }, peg$c170 = "$", peg$c171 = peg$literalExpectation("$", false), peg$c172 = function(pattern2) {
         return options.isGlobPattern(pattern2);
       }, peg$c173 = function(pattern2) {
@@ -57880,9 +57880,9 @@ var require_shell = __commonJS({
           location2
         );
       }
-      function error62(message, location2) {
+      function error62(message2, location2) {
         location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
-        throw peg$buildSimpleError(message, location2);
+        throw peg$buildSimpleError(message2, location2);
       }
       function peg$literalExpectation(text3, ignoreCase) {
         return { type: "literal", text: text3, ignoreCase };
@@ -57951,8 +57951,8 @@ var require_shell = __commonJS({
         }
         peg$maxFailExpected.push(expected2);
       }
-      function peg$buildSimpleError(message, location2) {
-        return new peg$SyntaxError(message, null, null, location2);
+      function peg$buildSimpleError(message2, location2) {
+        return new peg$SyntaxError(message2, null, null, location2);
       }
       function peg$buildStructuredError(expected2, found, location2) {
         return new peg$SyntaxError(
@@ -61397,8 +61397,8 @@ var require_resolution = __commonJS({
       ctor.prototype = parent.prototype;
       child.prototype = new ctor();
     }
-    function peg$SyntaxError(message, expected, found, location) {
-      this.message = message;
+    function peg$SyntaxError(message2, expected, found, location) {
+      this.message = message2;
       this.expected = expected;
       this.found = found;
       this.location = location;
@@ -61512,9 +61512,9 @@ var require_resolution = __commonJS({
           location2
         );
       }
-      function error62(message, location2) {
+      function error62(message2, location2) {
         location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
-        throw peg$buildSimpleError(message, location2);
+        throw peg$buildSimpleError(message2, location2);
       }
       function peg$literalExpectation(text3, ignoreCase) {
         return { type: "literal", text: text3, ignoreCase };
@@ -61583,8 +61583,8 @@ var require_resolution = __commonJS({
         }
         peg$maxFailExpected.push(expected2);
       }
-      function peg$buildSimpleError(message, location2) {
-        return new peg$SyntaxError(message, null, null, location2);
+      function peg$buildSimpleError(message2, location2) {
+        return new peg$SyntaxError(message2, null, null, location2);
       }
       function peg$buildStructuredError(expected2, found, location2) {
         return new peg$SyntaxError(
@@ -61891,9 +61891,9 @@ var require_common2 = __commonJS({
       }
       return target;
     }
-    function repeat(string4, count) {
+    function repeat(string4, count2) {
       let result = "";
-      for (let cycle = 0; cycle < count; cycle += 1) {
+      for (let cycle = 0; cycle < count2; cycle += 1) {
         result += string4;
       }
       return result;
@@ -61916,8 +61916,8 @@ var require_exception = __commonJS({
     "use strict";
     function formatError2(exception, compact) {
       let where = "";
-      const message = exception.reason || "(unknown reason)";
-      if (!exception.mark) return message;
+      const message2 = exception.reason || "(unknown reason)";
+      if (!exception.mark) return message2;
       if (exception.mark.name) {
         where += 'in "' + exception.mark.name + '" ';
       }
@@ -61925,7 +61925,7 @@ var require_exception = __commonJS({
       if (!compact && exception.mark.snippet) {
         where += "\n\n" + exception.mark.snippet;
       }
-      return message + " " + where;
+      return message2 + " " + where;
     }
     function YAMLException(reason, mark) {
       Error.call(this);
@@ -62063,9 +62063,9 @@ var require_type2 = __commonJS({
     }
     function Type(tag, options) {
       options = options || {};
-      Object.keys(options).forEach(function(name) {
-        if (TYPE_CONSTRUCTOR_OPTIONS.indexOf(name) === -1) {
-          throw new YAMLException('Unknown option "' + name + '" is met in definition of "' + tag + '" YAML type.');
+      Object.keys(options).forEach(function(name2) {
+        if (TYPE_CONSTRUCTOR_OPTIONS.indexOf(name2) === -1) {
+          throw new YAMLException('Unknown option "' + name2 + '" is met in definition of "' + tag + '" YAML type.');
         }
       });
       this.options = options;
@@ -62098,9 +62098,9 @@ var require_schema4 = __commonJS({
     "use strict";
     var YAMLException = require_exception();
     var Type = require_type2();
-    function compileList(schema, name) {
+    function compileList(schema, name2) {
       const result = [];
-      schema[name].forEach(function(currentType) {
+      schema[name2].forEach(function(currentType) {
         let newIndex = result.length;
         result.forEach(function(previousType, previousIndex) {
           if (previousType.tag === currentType.tag && previousType.kind === currentType.kind && previousType.multi === currentType.multi) {
@@ -62560,7 +62560,7 @@ var require_timestamp2 = __commonJS({
       return false;
     }
     function constructYamlTimestamp(data) {
-      let fraction = 0;
+      let fraction2 = 0;
       let delta = null;
       let match = YAML_DATE_REGEXP.exec(data);
       if (match === null) match = YAML_TIMESTAMP_REGEXP.exec(data);
@@ -62575,11 +62575,11 @@ var require_timestamp2 = __commonJS({
       const minute = +match[5];
       const second = +match[6];
       if (match[7]) {
-        fraction = match[7].slice(0, 3);
-        while (fraction.length < 3) {
-          fraction += "0";
+        fraction2 = match[7].slice(0, 3);
+        while (fraction2.length < 3) {
+          fraction2 += "0";
         }
-        fraction = +fraction;
+        fraction2 = +fraction2;
       }
       if (match[9]) {
         const tzHour = +match[10];
@@ -62587,7 +62587,7 @@ var require_timestamp2 = __commonJS({
         delta = (tzHour * 60 + tzMinute) * 6e4;
         if (match[9] === "-") delta = -delta;
       }
-      const date5 = new Date(Date.UTC(year, month, day, hour, minute, second, fraction));
+      const date5 = new Date(Date.UTC(year, month, day, hour, minute, second, fraction2));
       if (delta) date5.setTime(date5.getTime() - delta);
       return date5;
     }
@@ -62990,7 +62990,7 @@ var require_loader = __commonJS({
       this.documents = [];
       this.anchorMapTransactions = [];
     }
-    function generateError(state, message) {
+    function generateError(state, message2) {
       const mark = {
         name: state.filename,
         buffer: state.input.slice(0, -1),
@@ -63000,28 +63000,28 @@ var require_loader = __commonJS({
         column: state.position - state.lineStart
       };
       mark.snippet = makeSnippet(mark);
-      return new YAMLException(message, mark);
+      return new YAMLException(message2, mark);
     }
-    function throwError(state, message) {
-      throw generateError(state, message);
+    function throwError(state, message2) {
+      throw generateError(state, message2);
     }
-    function throwWarning(state, message) {
+    function throwWarning(state, message2) {
       if (state.onWarning) {
-        state.onWarning.call(null, generateError(state, message));
+        state.onWarning.call(null, generateError(state, message2));
       }
     }
-    function storeAnchor(state, name, value) {
+    function storeAnchor(state, name2, value) {
       const transactions = state.anchorMapTransactions;
       if (transactions.length !== 0) {
         const transaction = transactions[transactions.length - 1];
-        if (!_hasOwnProperty.call(transaction, name)) {
-          transaction[name] = {
-            existed: _hasOwnProperty.call(state.anchorMap, name),
-            value: state.anchorMap[name]
+        if (!_hasOwnProperty.call(transaction, name2)) {
+          transaction[name2] = {
+            existed: _hasOwnProperty.call(state.anchorMap, name2),
+            value: state.anchorMap[name2]
           };
         }
       }
-      state.anchorMap[name] = value;
+      state.anchorMap[name2] = value;
     }
     function beginAnchorTransaction(state) {
       state.anchorMapTransactions.push(/* @__PURE__ */ Object.create(null));
@@ -63033,9 +63033,9 @@ var require_loader = __commonJS({
       const parent = transactions[transactions.length - 1];
       const names = Object.keys(transaction);
       for (let index = 0, length = names.length; index < length; index += 1) {
-        const name = names[index];
-        if (!_hasOwnProperty.call(parent, name)) {
-          parent[name] = transaction[name];
+        const name2 = names[index];
+        if (!_hasOwnProperty.call(parent, name2)) {
+          parent[name2] = transaction[name2];
         }
       }
     }
@@ -63076,7 +63076,7 @@ var require_loader = __commonJS({
       state.result = snapshot.result;
     }
     var directiveHandlers = {
-      YAML: function handleYamlDirective(state, name, args) {
+      YAML: function handleYamlDirective(state, name2, args) {
         if (state.version !== null) {
           throwError(state, "duplication of %YAML directive");
         }
@@ -63098,7 +63098,7 @@ var require_loader = __commonJS({
           throwWarning(state, "unsupported YAML version of the document");
         }
       },
-      TAG: function handleTagDirective(state, name, args) {
+      TAG: function handleTagDirective(state, name2, args) {
         let prefix;
         if (args.length !== 2) {
           throwError(state, "TAG directive accepts exactly two arguments");
@@ -63262,11 +63262,11 @@ var require_loader = __commonJS({
       }
       return false;
     }
-    function writeFoldedLines(state, count) {
-      if (count === 1) {
+    function writeFoldedLines(state, count2) {
+      if (count2 === 1) {
         state.result += " ";
-      } else if (count > 1) {
-        state.result += common.repeat("\n", count - 1);
+      } else if (count2 > 1) {
+        state.result += common.repeat("\n", count2 - 1);
       }
     }
     function readPlainScalar(state, nodeIndent, withinFlowCollection) {
@@ -64920,8 +64920,8 @@ var require_syml = __commonJS({
       ctor.prototype = parent.prototype;
       child.prototype = new ctor();
     }
-    function peg$SyntaxError(message, expected, found, location) {
-      this.message = message;
+    function peg$SyntaxError(message2, expected, found, location) {
+      this.message = message2;
       this.expected = expected;
       this.found = found;
       this.location = location;
@@ -65088,9 +65088,9 @@ var require_syml = __commonJS({
           location2
         );
       }
-      function error62(message, location2) {
+      function error62(message2, location2) {
         location2 = location2 !== void 0 ? location2 : peg$computeLocation(peg$savedPos, peg$currPos);
-        throw peg$buildSimpleError(message, location2);
+        throw peg$buildSimpleError(message2, location2);
       }
       function peg$literalExpectation(text3, ignoreCase) {
         return { type: "literal", text: text3, ignoreCase };
@@ -65159,8 +65159,8 @@ var require_syml = __commonJS({
         }
         peg$maxFailExpected.push(expected2);
       }
-      function peg$buildSimpleError(message, location2) {
-        return new peg$SyntaxError(message, null, null, location2);
+      function peg$buildSimpleError(message2, location2) {
+        return new peg$SyntaxError(message2, null, null, location2);
       }
       function peg$buildStructuredError(expected2, found, location2) {
         return new peg$SyntaxError(
@@ -66995,9 +66995,9 @@ var require_picocolors = __commonJS({
 });
 
 // src/cli/main.ts
-import { mkdirSync as mkdirSync7, writeFileSync as writeFileSync7 } from "node:fs";
+import { appendFileSync, existsSync as existsSync9, mkdirSync as mkdirSync7, statSync as statSync6, writeFileSync as writeFileSync7 } from "node:fs";
 import { homedir, tmpdir as tmpdir5 } from "node:os";
-import { dirname as dirname7, join as join22, resolve as resolve4 } from "node:path";
+import { dirname as dirname8, join as join24, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
 
 // src/config/load.ts
@@ -67199,16 +67199,16 @@ function significant(value) {
   return String(Number(value.toPrecision(3)));
 }
 function groupThousands(digits) {
-  const [whole, fraction] = digits.split(".");
+  const [whole, fraction2] = digits.split(".");
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return fraction === void 0 ? grouped : `${grouped}.${fraction}`;
+  return fraction2 === void 0 ? grouped : `${grouped}.${fraction2}`;
 }
 function scaleToUnit(value, units) {
   if (!Number.isFinite(value)) return NOT_AVAILABLE;
   const sign = value < 0 ? MINUS : "";
-  const magnitude = Math.abs(value);
-  const unit = units.find((u) => Number((magnitude / u.divisor).toPrecision(3)) >= 1) ?? units[units.length - 1];
-  return sign + significant(magnitude / unit.divisor) + unit.suffix;
+  const magnitude2 = Math.abs(value);
+  const unit = units.find((u) => Number((magnitude2 / u.divisor).toPrecision(3)) >= 1) ?? units[units.length - 1];
+  return sign + significant(magnitude2 / unit.divisor) + unit.suffix;
 }
 function formatRate(reqPerSec) {
   return scaleToUnit(reqPerSec, RATE_UNITS);
@@ -67222,31 +67222,31 @@ function formatDurationUs(us) {
 function percentDecimals(magnitudePercent) {
   return magnitudePercent >= 99.95 ? 0 : 1;
 }
-function signedPercent(fraction, decimals) {
-  const digits = groupThousands(Math.abs(fraction * 100).toFixed(decimals));
+function signedPercent(fraction2, decimals) {
+  const digits = groupThousands(Math.abs(fraction2 * 100).toFixed(decimals));
   if (Number(digits.replace(/,/g, "")) === 0) return digits;
-  return (fraction < 0 ? MINUS : "+") + digits;
+  return (fraction2 < 0 ? MINUS : "+") + digits;
 }
-function formatChange(fraction) {
-  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
-  return signedPercent(fraction, percentDecimals(Math.abs(fraction * 100))) + "%";
+function formatChange(fraction2) {
+  if (!Number.isFinite(fraction2)) return NOT_AVAILABLE;
+  return signedPercent(fraction2, percentDecimals(Math.abs(fraction2 * 100))) + "%";
 }
 function formatInterval(lo, hi) {
   if (!Number.isFinite(lo) || !Number.isFinite(hi)) return `(${NOT_AVAILABLE})`;
   const decimals = percentDecimals(Math.max(Math.abs(lo), Math.abs(hi)) * 100);
   return `(${signedPercent(lo, decimals)} \u2026 ${signedPercent(hi, decimals)})`;
 }
-function formatPercent(fraction) {
-  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
-  const percent = Math.abs(fraction * 100);
+function formatPercent(fraction2) {
+  if (!Number.isFinite(fraction2)) return NOT_AVAILABLE;
+  const percent = Math.abs(fraction2 * 100);
   const digits = percent.toFixed(percentDecimals(percent)).replace(/\.0$/, "");
   return groupThousands(digits) + "%";
 }
 function formatInteger(value) {
   return Number.isSafeInteger(value) ? String(value) : NOT_AVAILABLE;
 }
-function formatCount(count) {
-  return Number.isFinite(count) ? groupThousands(Math.round(count).toFixed(0)) : NOT_AVAILABLE;
+function formatCount(count2) {
+  return Number.isFinite(count2) ? groupThousands(Math.round(count2).toFixed(0)) : NOT_AVAILABLE;
 }
 var METRIC_NAMES = {
   throughput: "throughput",
@@ -67264,9 +67264,9 @@ function formatValue2(metric, value) {
   if (metric === "errors") return formatPercent(value);
   return metric === "throughput" ? formatRate(value) : formatDurationUs(value);
 }
-function formatPoints(fraction) {
-  if (!Number.isFinite(fraction)) return NOT_AVAILABLE;
-  return `${signedPercent(fraction, percentDecimals(Math.abs(fraction * 100)))} pt`;
+function formatPoints(fraction2) {
+  if (!Number.isFinite(fraction2)) return NOT_AVAILABLE;
+  return `${signedPercent(fraction2, percentDecimals(Math.abs(fraction2 * 100)))} pt`;
 }
 function formatMetricChange(c) {
   return `${formatChangeOf(c.metric, c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`;
@@ -67297,11 +67297,11 @@ function escapeUrl(url2) {
   return new URL(url2).href.replace(/[()]/g, (c) => c === "(" ? "%28" : "%29");
 }
 var COMMIT_SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-function repositoryFileUrl(repository, sha, file2, line3) {
-  if (!COMMIT_SHA.test(sha)) return null;
+function repositoryFileUrl(repository, sha2, file2, line3) {
+  if (!COMMIT_SHA.test(sha2)) return null;
   const segments = file2.split("/");
   if (segments.some((s) => s === "" || s === "." || s === "..")) return null;
-  const inside = `${repository.replace(/\/+$/, "")}/blob/${sha}/`;
+  const inside = `${repository.replace(/\/+$/, "")}/blob/${sha2}/`;
   let url2;
   try {
     url2 = escapeUrl(`${inside}${segments.map(encodeURIComponent).join("/")}#L${formatInteger(line3)}`);
@@ -68438,12 +68438,12 @@ function merge(a, b) {
   });
   return clone(a, def);
 }
-function partial(Class2, schema, mask, name = "partial") {
+function partial(Class2, schema, mask, name2 = "partial") {
   const currDef = schema._zod.def;
   const checks = currDef.checks;
   const hasChecks = checks && checks.length > 0;
   if (hasChecks) {
-    throw new Error(`.${name}() cannot be used on object schemas containing refinements`);
+    throw new Error(`.${name2}() cannot be used on object schemas containing refinements`);
   }
   const selected = mask ? new Set(maskedKeys(schema, mask)) : void 0;
   const newShape = {};
@@ -68487,8 +68487,8 @@ function prefixIssues(path, issues) {
     return iss;
   });
 }
-function unwrapMessage(message) {
-  return typeof message === "string" ? message : message?.message;
+function unwrapMessage(message2) {
+  return typeof message2 === "string" ? message2 : message2?.message;
 }
 function sizeCaps(defChecks) {
   const caps = [];
@@ -68518,7 +68518,7 @@ function finalizeIssue(iss, ctx, config2) {
       iss.schema = iss.inst;
   }
   const schemaError = iss.schema !== iss.inst ? iss.schema?._zod.def?.error : void 0;
-  const message = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
+  const message2 = iss.message ? iss.message : unwrapMessage(iss.inst?._zod.def?.error?.(iss)) ?? unwrapMessage(schemaError?.(iss)) ?? unwrapMessage(ctx?.error?.(iss)) ?? unwrapMessage(config2.customError?.(iss)) ?? unwrapMessage(config2.localeError?.(iss)) ?? "Invalid input";
   const full = {};
   for (const k of Object.keys(iss)) {
     if (k === "inst" || k === "schema" || k === "continue" || k === "input" || k === "__proto__")
@@ -68526,7 +68526,7 @@ function finalizeIssue(iss, ctx, config2) {
     full[k] = iss[k];
   }
   full.path ?? (full.path = []);
-  full.message = message;
+  full.message = message2;
   if (ctx?.reportInput) {
     full.input = iss.input;
   }
@@ -68546,14 +68546,14 @@ function codePointLength(str) {
   const units = str.length;
   if (!highSurrogate.test(str))
     return units;
-  let count = units;
+  let count2 = units;
   for (let i = 0; i < units - 1; i++) {
     if ((str.charCodeAt(i) & 64512) === 55296 && (str.charCodeAt(i + 1) & 64512) === 56320) {
-      count--;
+      count2--;
       i++;
     }
   }
-  return count;
+  return count2;
 }
 function getLengthableOrigin(input2) {
   if (Array.isArray(input2))
@@ -68783,7 +68783,7 @@ function newError(Definition) {
   return new Definition();
 }
 // @__NO_SIDE_EFFECTS__
-function $constructor(name, initializer3, proto, params) {
+function $constructor(name2, initializer3, proto, params) {
   const zodProto = {};
   function Internals(def) {
     this.def = def;
@@ -68801,10 +68801,10 @@ function $constructor(name, initializer3, proto, params) {
       } finally {
         _zodDesc.value = void 0;
       }
-    } else if (inst._zod.traits.has(name)) {
+    } else if (inst._zod.traits.has(name2)) {
       return;
     }
-    inst._zod.traits.add(name);
+    inst._zod.traits.add(name2);
     initializer3(inst, def);
     if (initialized) {
       const own3 = Object.getPrototypeOf(inst);
@@ -68830,7 +68830,7 @@ function $constructor(name, initializer3, proto, params) {
   const Parent = params?.Parent ?? Object;
   class Definition extends Parent {
   }
-  Object.defineProperty(Definition, "name", { value: name });
+  Object.defineProperty(Definition, "name", { value: name2 });
   function _(def) {
     const inst = params?.Parent ? newError(Definition) : this;
     init(inst, def);
@@ -68851,10 +68851,10 @@ function $constructor(name, initializer3, proto, params) {
     value: (inst) => {
       if (params?.Parent && inst instanceof params.Parent)
         return true;
-      return inst?._zod?.traits?.has(name);
+      return inst?._zod?.traits?.has(name2);
     }
   });
-  Object.defineProperty(_, "name", { value: name });
+  Object.defineProperty(_, "name", { value: name2 });
   return _;
 }
 var $brand = /* @__PURE__ */ Symbol("zod_brand");
@@ -68864,8 +68864,8 @@ var $ZodAsyncError = class extends Error {
   }
 };
 var $ZodEncodeError = class extends Error {
-  constructor(name) {
-    super(`Encountered unidirectional transform during encode: ${name}`);
+  constructor(name2) {
+    super(`Encountered unidirectional transform during encode: ${name2}`);
     this.name = "ZodEncodeError";
   }
 };
@@ -71339,7 +71339,7 @@ function handleIntersectionResults(result, left, right) {
   const unrecKeys = /* @__PURE__ */ new Map();
   let unrecIssue;
   const keyIssues = /* @__PURE__ */ new Map();
-  const collect = (iss, side) => {
+  const collect = (iss, side2) => {
     let keys;
     if (iss.code === "unrecognized_keys" && !iss.path?.length) {
       unrecIssue ?? (unrecIssue = iss);
@@ -71355,7 +71355,7 @@ function handleIntersectionResults(result, left, right) {
     for (const k of keys) {
       if (!unrecKeys.has(k))
         unrecKeys.set(k, {});
-      unrecKeys.get(k)[side] = true;
+      unrecKeys.get(k)[side2] = true;
     }
     return true;
   };
@@ -72936,8 +72936,8 @@ function az_default() {
 }
 
 // node_modules/zod/v4/locales/be.js
-function getBelarusianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getBelarusianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -75584,8 +75584,8 @@ function hu_default() {
 }
 
 // node_modules/zod/v4/locales/hy.js
-function getArmenianPlural(count, one, many) {
-  return Math.abs(count) === 1 ? one : many;
+function getArmenianPlural(count2, one, many) {
+  return Math.abs(count2) === 1 ? one : many;
 }
 function withDefiniteArticle(word) {
   if (!word)
@@ -78323,8 +78323,8 @@ function ro_default() {
 }
 
 // node_modules/zod/v4/locales/ru.js
-function getRussianPlural(count, one, few, many) {
-  const absCount = Math.abs(count);
+function getRussianPlural(count2, one, few, many) {
+  const absCount = Math.abs(count2);
   const lastDigit = absCount % 10;
   const lastTwoDigits = absCount % 100;
   if (lastTwoDigits >= 11 && lastTwoDigits <= 19) {
@@ -80265,8 +80265,8 @@ var globalRegistry = globalThis.__zod_globalRegistry;
 var INVALID = /* @__PURE__ */ Symbol.for("zod.compile.invalid");
 var FALLBACK_FLAG = /* @__PURE__ */ Symbol.for("zod.compile.fallback");
 var ZodCompileAsyncError = class extends Error {
-  constructor(message = "z.compile does not support async refinements, transforms, or checks") {
-    super(message);
+  constructor(message2 = "z.compile does not support async refinements, transforms, or checks") {
+    super(message2);
     this.name = "ZodCompileAsyncError";
   }
 };
@@ -80392,13 +80392,13 @@ ${code}
   return fn;
 }
 function addConstant(ctx, value) {
-  for (const [name2, v] of ctx.constants) {
+  for (const [name3, v] of ctx.constants) {
     if (v === value)
-      return name2;
+      return name3;
   }
-  const name = `c${ctx.constantCounter++}`;
-  ctx.constants.set(name, value);
-  return name;
+  const name2 = `c${ctx.constantCounter++}`;
+  ctx.constants.set(name2, value);
+  return name2;
 }
 function addUserConstant(ctx, fn) {
   ctx.definite = false;
@@ -82966,12 +82966,12 @@ function initializeContext(params) {
     external: params?.external ?? void 0
   };
 }
-function handleUnrepresentable(schema, ctx, json2, params, message) {
-  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message }) : ctx.unrepresentable;
+function handleUnrepresentable(schema, ctx, json2, params, message2) {
+  const result = typeof ctx.unrepresentable === "function" ? ctx.unrepresentable({ zodSchema: schema, path: params.path, message: message2 }) : ctx.unrepresentable;
   if (result === "any")
     return false;
   if (result === void 0 || result === "throw")
-    throw new Error(message);
+    throw new Error(message2);
   Object.assign(json2, result);
   return true;
 }
@@ -83524,8 +83524,8 @@ var contributors = {
 function aggregateChecks(schema) {
   const agg = {};
   const def = schema._zod.def;
-  const list2 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
-  for (const ch of list2)
+  const list3 = schema._zod.traits.has("$ZodCheck") ? [schema, ...def.checks ?? []] : def.checks ?? [];
+  for (const ch of list3)
     contributors[ch._zod.def.check]?.(agg, ch._zod.def);
   const bag = schema._zod.bag;
   if (bag.minimum !== void 0)
@@ -86982,11 +86982,11 @@ function deepPartial(schema) {
 }
 
 // node_modules/zod/v4/classic/in-out.js
-function withChecks(side, checks) {
+function withChecks(side2, checks) {
   if (!checks?.length)
-    return side;
-  const def = side._zod.def;
-  return clone(side, mergeDefs(def, { checks: [...def.checks ?? [], ...checks] }), { parent: true });
+    return side2;
+  const def = side2._zod.def;
+  return clone(side2, mergeDefs(def, { checks: [...def.checks ?? [], ...checks] }), { parent: true });
 }
 function outSide(def) {
   return withChecks(def.out, def.checks);
@@ -87141,9 +87141,9 @@ function missingOr(missing, otherwise) {
 }
 function intInRange(min, max2, why) {
   const allowed = max2 === void 0 ? `an integer of at least ${min}` : `an integer from ${min} to ${max2}`;
-  const message = `is not allowed; use ${allowed}${why ? ` (${why})` : ""}`;
-  const int2 = external_exports.int({ error: message }).min(min, { error: message });
-  return max2 === void 0 ? int2 : int2.max(max2, { error: message });
+  const message2 = `is not allowed; use ${allowed}${why ? ` (${why})` : ""}`;
+  const int2 = external_exports.int({ error: message2 }).min(min, { error: message2 });
+  return max2 === void 0 ? int2 : int2.max(max2, { error: message2 });
 }
 function duration3(range) {
   const notDuration = `is not a duration; ${DURATION_HINT}`;
@@ -87330,7 +87330,7 @@ var scenarioObjectSchema = external_exports.strictObject({
   return { ...scenario, method: scenario.method ?? "GET", path: scenario.path ?? scenario.requests?.[0]?.path ?? "/" };
 }).describe("A scenario with more than a method and a path.");
 function checkRequests(scenario, ctx) {
-  const issue2 = (path, input2, message) => ctx.addIssue({ code: "custom", path, input: input2, message });
+  const issue2 = (path, input2, message2) => ctx.addIssue({ code: "custom", path, input: input2, message: message2 });
   const { requests } = scenario;
   if (!requests) {
     if (scenario.path === void 0) issue2(["path"], void 0, "is required: the request path, e.g. /hello");
@@ -87348,10 +87348,10 @@ function checkRequests(scenario, ctx) {
   const names = /* @__PURE__ */ new Map();
   const captured = /* @__PURE__ */ new Set();
   requests.forEach((request3, index) => {
-    const name = request3.name ?? `${request3.method} ${request3.path}`;
-    const first = names.get(name);
-    if (first === void 0) names.set(name, index);
-    else issue2(["requests", index, request3.name === void 0 ? "path" : "name"], name, `is also the name of requests[${first}]; give each request a unique name`);
+    const name2 = request3.name ?? `${request3.method} ${request3.path}`;
+    const first = names.get(name2);
+    if (first === void 0) names.set(name2, index);
+    else issue2(["requests", index, request3.name === void 0 ? "path" : "name"], name2, `is also the name of requests[${first}]; give each request a unique name`);
     if (scenario.sequence !== true && request3.weight !== void 0 && requests.length === 1) {
       issue2(["requests", index, "weight"], request3.weight, "has no effect: the mix has one request; list more requests or remove weight");
     }
@@ -87370,7 +87370,7 @@ function checkRequests(scenario, ctx) {
         later ? `uses {${used}} before it is captured: a request can only use what an earlier request of the sequence captured` : `uses {${used}}, which has no source: capture it from an earlier request of a sequence (capture: { ${used}: body.${used} }), or name a values file with a column ${used}`
       );
     }
-    for (const name2 of Object.keys(request3.capture ?? {})) captured.add(name2);
+    for (const name3 of Object.keys(request3.capture ?? {})) captured.add(name3);
   });
 }
 function bodyText(body) {
@@ -87520,7 +87520,7 @@ var limitSchema = unitValue({
   pattern: PERCENT_PATTERN,
   hint: LIMIT_HINT,
   parse: parsePercent,
-  inRange: (fraction) => fraction > 0 && fraction <= 1
+  inRange: (fraction2) => fraction2 > 0 && fraction2 <= 1
 }).meta({ id: "percentage", description: "A relative limit: 5% or 5 (percent), above 0% and at most 100%." }).register(docNotes, { type: "percentage" });
 function gateRuleForms(extra, beyond, example) {
   return external_exports.union(
@@ -87553,21 +87553,21 @@ var delayGateRuleInput = gateRuleForms(
   id: "delayGateRule",
   description: "A limit (50% or 50: gated), off / false (information only), or { limit, min, gated }: a change counts only when it is beyond limit and beyond min."
 }).register(docNotes, { type: "percentage, off, false or { limit, min, gated }" });
-function resolveRule(rule, defaults) {
+function resolveRule(rule2, defaults) {
   const floor = defaults.min === void 0 ? {} : { min: defaults.min };
-  if (rule === "off" || rule === false) return { limit: defaults.limit, gated: false, ...floor };
-  if (typeof rule === "number") return { limit: rule, gated: true, ...floor };
+  if (rule2 === "off" || rule2 === false) return { limit: defaults.limit, gated: false, ...floor };
+  if (typeof rule2 === "number") return { limit: rule2, gated: true, ...floor };
   return {
-    limit: rule.limit ?? defaults.limit,
-    gated: rule.gated ?? (rule.limit !== void 0 ? true : defaults.gated),
+    limit: rule2.limit ?? defaults.limit,
+    gated: rule2.gated ?? (rule2.limit !== void 0 ? true : defaults.gated),
     // durations resolve to ms; the floor is kept in the metric's unit, µs
-    ...rule.min !== void 0 ? { min: rule.min * 1e3 } : floor
+    ...rule2.min !== void 0 ? { min: rule2.min * 1e3 } : floor
   };
 }
 function gateRule(metric, what) {
   const defaults = DEFAULT_GATE[metric];
   const defaultInput = defaults.gated ? formatPercent(defaults.limit) : { limit: formatPercent(defaults.limit), gated: false };
-  return gateRuleInput.transform((rule) => resolveRule(rule, defaults)).prefault(defaultInput).describe(
+  return gateRuleInput.transform((rule2) => resolveRule(rule2, defaults)).prefault(defaultInput).describe(
     `${what} Default ${formatPercent(defaults.limit)}, ${defaults.gated ? "gated" : "information only"}.`
   );
 }
@@ -87575,7 +87575,7 @@ function delayGateRule(metric, what) {
   const defaults = DEFAULT_GATE[metric];
   const min = formatDuration((defaults.min ?? 0) / 1e3);
   const defaultInput = { limit: formatPercent(defaults.limit), min, gated: defaults.gated };
-  return delayGateRuleInput.transform((rule) => resolveRule(rule, defaults)).prefault(defaultInput).describe(
+  return delayGateRuleInput.transform((rule2) => resolveRule(rule2, defaults)).prefault(defaultInput).describe(
     `${what} Default ${formatPercent(defaults.limit)} and at least ${min}, ${defaults.gated ? "gated" : "information only"}.`
   );
 }
@@ -87598,13 +87598,13 @@ var heapGrowthSchema = external_exports.union(
     })
   ],
   { error: "is not a heap growth rule; write a size (0.5MB), off / false for information only, or { limit: 0.5MB, gated: true }" }
-).transform((rule) => {
+).transform((rule2) => {
   const defaults = DEFAULT_HEAP_GROWTH;
-  if (rule === "off" || rule === false) return { limitMbPer10k: defaults.limitMbPer10k, gated: false };
-  if (typeof rule === "number") return { limitMbPer10k: rule, gated: true };
+  if (rule2 === "off" || rule2 === false) return { limitMbPer10k: defaults.limitMbPer10k, gated: false };
+  if (typeof rule2 === "number") return { limitMbPer10k: rule2, gated: true };
   return {
-    limitMbPer10k: rule.limit ?? defaults.limitMbPer10k,
-    gated: rule.gated ?? (rule.limit !== void 0 ? true : defaults.gated)
+    limitMbPer10k: rule2.limit ?? defaults.limitMbPer10k,
+    gated: rule2.gated ?? (rule2.limit !== void 0 ? true : defaults.gated)
   };
 }).prefault(
   DEFAULT_HEAP_GROWTH.gated ? formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k) : { limit: formatSizeMb(DEFAULT_HEAP_GROWTH.limitMbPer10k), gated: false }
@@ -87646,14 +87646,14 @@ var gateSchema = external_exports.strictObject({
 function resolveScenarios(entries, load, ctx) {
   const firstIndexByName = /* @__PURE__ */ new Map();
   return entries.map((entry, index) => {
-    const name = entry.name ?? `${entry.method} ${entry.path}`;
-    const first = firstIndexByName.get(name);
-    if (first === void 0) firstIndexByName.set(name, index);
+    const name2 = entry.name ?? `${entry.method} ${entry.path}`;
+    const first = firstIndexByName.get(name2);
+    if (first === void 0) firstIndexByName.set(name2, index);
     else {
       ctx.addIssue({
         code: "custom",
         path: entry.name === void 0 ? ["scenarios", index] : ["scenarios", index, "name"],
-        input: name,
+        input: name2,
         message: entry.name === void 0 ? `is also the name of scenarios[${first}] (names default to "METHOD path"); give one of them a name` : `is already the name of scenarios[${first}]; give each scenario a unique name`
       });
     }
@@ -87676,7 +87676,7 @@ function resolveScenarios(entries, load, ctx) {
     }
     const lead = requests?.[0];
     return {
-      name,
+      name: name2,
       method: lead?.method ?? entry.method,
       path: lead?.path ?? entry.path,
       ...lead ? { headers: lead.headers, body: lead.body } : withBody({ ...entry.headers }, entry.body),
@@ -87703,12 +87703,12 @@ function withBody(headers, given) {
 }
 function resolveProfile(profile, scenarios, ctx) {
   const names = scenarios.map((s) => s.name);
-  profile.scenarios?.forEach((name, index) => {
-    if (!names.includes(name)) {
+  profile.scenarios?.forEach((name2, index) => {
+    if (!names.includes(name2)) {
       ctx.addIssue({
         code: "custom",
         path: ["profile", "scenarios", index],
-        input: name,
+        input: name2,
         message: names.length === 0 ? "is not a scenario name: there are no scenarios" : `is not a scenario name; use one of ${names.map((n) => JSON.stringify(n)).join(", ")}`
       });
     }
@@ -87881,9 +87881,9 @@ var SECRET_VARIABLES = [
 var SECRET_NAMES = new Set(SECRET_VARIABLES.map((n) => n.toUpperCase()));
 var FILE_COMMANDS = /* @__PURE__ */ new Set(["GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STATE", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"]);
 var DROPPED_PREFIX = /^(INPUT_|ACTIONS_)/i;
-function isDroppedName(name) {
-  const upper = name.toUpperCase();
-  return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name);
+function isDroppedName(name2) {
+  const upper = name2.toUpperCase();
+  return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name2);
 }
 function secretsFrom(env) {
   return SECRET_VARIABLES.map((k) => env[k]).filter((v) => Boolean(v));
@@ -87891,10 +87891,10 @@ function secretsFrom(env) {
 function scrubEnv(env, secrets) {
   const needles = secrets.filter((s) => s.length >= 8);
   const out = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === void 0 || isDroppedName(name)) continue;
+  for (const [name2, value] of Object.entries(env)) {
+    if (value === void 0 || isDroppedName(name2)) continue;
     if (needles.some((s) => value.includes(s))) continue;
-    out[name] = value;
+    out[name2] = value;
   }
   return out;
 }
@@ -87903,18 +87903,18 @@ function scrubEnv(env, secrets) {
 var PerfgateError = class extends Error {
   /** Set when the run had started: what was measured so far is kept there. */
   resultsPath;
-  constructor(message) {
-    super(message);
+  constructor(message2) {
+    super(message2);
     this.name = new.target.name;
   }
 };
 var SetupError = class extends PerfgateError {
 };
 var ServiceError = class extends PerfgateError {
-  constructor(message, logTail) {
-    super(logTail ? `${message}
+  constructor(message2, logTail) {
+    super(logTail ? `${message2}
 --- last lines of the service log ---
-${logTail}` : message);
+${logTail}` : message2);
     this.logTail = logTail;
   }
   logTail;
@@ -88211,11 +88211,11 @@ function buildPlan(config2, seed) {
         const first = counters.get(s.name) ?? 0;
         counters.set(s.name, first + inBlock);
         const perSlot = blockSizes(inBlock, slots);
-        const list2 = [];
+        const list3 = [];
         for (const slot of shuffle(perSlot.map((_, i) => i), random)) {
-          for (let k = 0; k < perSlot[slot]; k++) list2.push({ index: first + list2.length, start: b * instances + slot, slot, order: order() });
+          for (let k = 0; k < perSlot[slot]; k++) list3.push({ index: first + list3.length, start: b * instances + slot, slot, order: order() });
         }
-        return { name: s.name, pairs: list2 };
+        return { name: s.name, pairs: list3 };
       })
     });
   }
@@ -88224,7 +88224,7 @@ function buildPlan(config2, seed) {
 function buildBenchPlan(files, rounds, seed) {
   const random = createRandom((seed ^ 1592639052) >>> 0);
   const all = [.../* @__PURE__ */ new Set([...files.base, ...files.head])].sort();
-  const sidesOf = (file2) => ["base", "head"].filter((side) => files[side].includes(file2));
+  const sidesOf = (file2) => ["base", "head"].filter((side2) => files[side2].includes(file2));
   return Array.from({ length: rounds }, (_, index) => ({
     index,
     files: shuffle(all, random).map((file2) => ({ file: file2, order: sidesOf(file2) })).filter((entry) => entry.order.length === 2 || index === 0).map((entry) => ({ ...entry, order: entry.order.length === 2 && random() < 0.5 ? entry.order.reverse() : entry.order }))
@@ -88265,7 +88265,7 @@ var MICROTASK_RUNNERS = /* @__PURE__ */ new Set(["processTicksAndRejections", "r
 function ownCallers(tree) {
   const byFunction = /* @__PURE__ */ new Map();
   const byPackage = /* @__PURE__ */ new Map();
-  const count = (callers, key, owner, samples) => {
+  const count2 = (callers, key, owner, samples) => {
     const forKey = callers.get(key) ?? /* @__PURE__ */ new Map();
     callers.set(key, forKey);
     const entry = forKey.get(owner.key) ?? { node: owner, samples: 0 };
@@ -88280,8 +88280,8 @@ function ownCallers(tree) {
     } else if (owner !== null && node2.fn.category === "dependency") {
       const pkg = node2.fn.package === null ? null : `package:${node2.fn.package}`;
       const fresh = new Set(seen);
-      if (!seen.has(node2.key)) count(byFunction, node2.key, owner, node2.total);
-      if (pkg !== null && !seen.has(pkg)) count(byPackage, pkg, owner, node2.total);
+      if (!seen.has(node2.key)) count2(byFunction, node2.key, owner, node2.total);
+      if (pkg !== null && !seen.has(pkg)) count2(byPackage, pkg, owner, node2.total);
       fresh.add(node2.key);
       if (pkg !== null) fresh.add(pkg);
       below = fresh;
@@ -88368,25 +88368,25 @@ function summarizeCallTree(tree) {
 // src/profile/cpuprofile.ts
 var ProfileFormatError = class extends Error {
 };
-function parseCpuProfile(text2, name) {
+function parseCpuProfile(text2, name2) {
   let value;
   try {
     value = JSON.parse(text2);
   } catch (e) {
-    throw new ProfileFormatError(`${name} is not JSON (${e.message}); the process may have been killed while writing it`);
+    throw new ProfileFormatError(`${name2} is not JSON (${e.message}); the process may have been killed while writing it`);
   }
   const profile = value;
   const nodes = profile?.nodes;
   if (!Array.isArray(nodes) || nodes.length === 0 || typeof profile.startTime !== "number") {
-    throw new ProfileFormatError(`${name} is not a V8 CPU profile (no nodes or startTime)`);
+    throw new ProfileFormatError(`${name2} is not a V8 CPU profile (no nodes or startTime)`);
   }
   for (const node2 of nodes) {
     if (typeof node2?.id !== "number" || typeof node2.callFrame?.url !== "string") {
-      throw new ProfileFormatError(`${name} has a node without id or callFrame`);
+      throw new ProfileFormatError(`${name2} has a node without id or callFrame`);
     }
   }
   if (profile.samples && (!Array.isArray(profile.timeDeltas) || profile.timeDeltas.length !== profile.samples.length)) {
-    throw new ProfileFormatError(`${name} has samples without matching timeDeltas`);
+    throw new ProfileFormatError(`${name2} has samples without matching timeDeltas`);
   }
   return profile;
 }
@@ -88443,11 +88443,11 @@ function identifyFrame(frame, root) {
   const prefix = root.endsWith("/") ? root : `${root}/`;
   const inTree = path?.startsWith(prefix) === true;
   const file2 = path === null ? url2 : inTree ? path.slice(prefix.length) : path;
-  const name = frame.functionName || `(anonymous ${posix2.basename(file2)}:${line3}:${column})`;
-  if (url2.startsWith("node:")) return { name, file: file2, line: line3, column, category: "node", package: null };
+  const name2 = frame.functionName || `(anonymous ${posix2.basename(file2)}:${line3}:${column})`;
+  if (url2.startsWith("node:")) return { name: name2, file: file2, line: line3, column, category: "node", package: null };
   const pkg = path === null ? null : packageOf(inTree ? `/${file2}` : path);
-  if (pkg !== null) return { name, file: file2, line: line3, column, category: "dependency", package: pkg };
-  return { name, file: file2, line: line3, column, category: inTree ? "own" : "dependency", package: null };
+  if (pkg !== null) return { name: name2, file: file2, line: line3, column, category: "dependency", package: pkg };
+  return { name: name2, file: file2, line: line3, column, category: inTree ? "own" : "dependency", package: null };
 }
 function describeLocation(fn) {
   if (fn.category === "native" || fn.file === "") return "V8/native";
@@ -88482,12 +88482,12 @@ function rangesFromOffsets(source, functions) {
     return [lo + 1, offset - lineStarts[lo] + 1];
   };
   const ranges = [];
-  for (const [name, start, end] of functions) {
+  for (const [name2, start, end] of functions) {
     if (!(start >= 0 && end > start && end <= source.length)) continue;
     const [startLine, startColumn] = position(start);
     const [endLine, endColumn] = position(end - 1);
     const text2 = source.slice(start, end);
-    ranges.push({ name, startLine, startColumn, endLine, endColumn, hash: sourceHash(text2), kind: functionKind(text2) });
+    ranges.push({ name: name2, startLine, startColumn, endLine, endColumn, hash: sourceHash(text2), kind: functionKind(text2) });
   }
   return ranges;
 }
@@ -88495,8 +88495,8 @@ var NOT_CALLS = /* @__PURE__ */ new Set(["if", "for", "while", "switch", "catch"
 function calledNames(text2) {
   const names = [];
   for (const match of text2.matchAll(/([\p{L}\p{N}_$]+)\s*\(/gu)) {
-    const name = match[1];
-    if (!NOT_CALLS.has(name) && !new RegExp("^\\p{N}", "u").test(name)) names.push(name);
+    const name2 = match[1];
+    if (!NOT_CALLS.has(name2) && !new RegExp("^\\p{N}", "u").test(name2)) names.push(name2);
   }
   return names;
 }
@@ -88535,8 +88535,8 @@ var BUILTIN_HOLDERS = [
 var BUILTIN_CALLS = (() => {
   const names = /* @__PURE__ */ new Set();
   for (const holder of BUILTIN_HOLDERS) {
-    for (const name of Object.getOwnPropertyNames(holder)) {
-      if (typeof Object.getOwnPropertyDescriptor(holder, name)?.value === "function") names.add(name);
+    for (const name2 of Object.getOwnPropertyNames(holder)) {
+      if (typeof Object.getOwnPropertyDescriptor(holder, name2)?.value === "function") names.add(name2);
     }
   }
   for (const indirect of ["call", "apply", "constructor"]) names.delete(indirect);
@@ -88597,8 +88597,8 @@ function inlineTargets(profile, ranges, sources = () => null) {
   const nodesOfFunction = /* @__PURE__ */ new Map();
   for (const node2 of profile.nodes) {
     const key = functionOf(node2);
-    const list2 = nodesOfFunction.get(key);
-    if (list2) list2.push(node2);
+    const list3 = nodesOfFunction.get(key);
+    if (list3) list3.push(node2);
     else nodesOfFunction.set(key, [node2]);
   }
   const descendants = (node2) => {
@@ -88634,9 +88634,9 @@ function inlineTargets(profile, ranges, sources = () => null) {
     if (names.some((n) => !childNames.has(n) && BUILTIN_CALLS.has(n))) return [];
     const byName = children.filter((c) => c.callFrame.functionName !== "" && names.includes(c.callFrame.functionName));
     const namedElsewhere = (c) => {
-      const name = c.callFrame.functionName;
-      if (name === "" || range === null) return false;
-      for (let l = range.startLine; l <= range.endLine; l++) if (l !== line3 && namesOn(url2, lines, l).includes(name)) return true;
+      const name2 = c.callFrame.functionName;
+      if (name2 === "" || range === null) return false;
+      for (let l = range.startLine; l <= range.endLine; l++) if (l !== line3 && namesOn(url2, lines, l).includes(name2)) return true;
       return false;
     };
     const called = (byName.length > 0 ? byName : children.filter((c) => !namedElsewhere(c))).filter((c) => isServiceScript(c.callFrame.url));
@@ -88658,10 +88658,10 @@ function inlineTargets(profile, ranges, sources = () => null) {
     const own3 = rangeOf(node2);
     if (own3 === null) {
       const byChild = /* @__PURE__ */ new Map();
-      for (const { line: line3, ticks: count } of ticks) {
+      for (const { line: line3, ticks: count2 } of ticks) {
         for (const { node: child, share: share3 } of calledOn(node2, line3, null)) {
           const entry = byChild.get(child.id) ?? { fraction: 0, nodeId: child.id, url: child.callFrame.url, range: CALLEE_RANGE };
-          entry.fraction += share3 * count / totalTicks;
+          entry.fraction += share3 * count2 / totalTicks;
           byChild.set(child.id, entry);
         }
       }
@@ -88680,12 +88680,12 @@ function inlineTargets(profile, ranges, sources = () => null) {
       callees = [...under, ...elsewhere.filter((d) => !underIds.has(d.id))];
     };
     const byTarget = /* @__PURE__ */ new Map();
-    const add = (key, fraction, nodeId, url2, range) => {
+    const add = (key, fraction2, nodeId, url2, range) => {
       const entry = byTarget.get(key) ?? { fraction: 0, nodeId, url: url2, range };
-      entry.fraction += fraction;
+      entry.fraction += fraction2;
       byTarget.set(key, entry);
     };
-    for (const { line: line3, ticks: count } of ticks) {
+    for (const { line: line3, ticks: count2 } of ticks) {
       let target = null;
       if (contains(own3, line3)) {
         const nested = scriptRanges.filter((r) => r !== own3 && holdsLine(node2.callFrame.url, r, line3) && holdsPosition(own3, r.startLine, r.startColumn) && extent(r) < extent(own3)).sort((a, b) => extent(a) - extent(b))[0];
@@ -88696,7 +88696,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
         } else {
           const called = calledOn(node2, line3, own3);
           for (const { node: child, share: share3 } of called) {
-            add(`node:${child.id}`, share3 * count / totalTicks, child.id, child.callFrame.url, rangeOf(child) ?? CALLEE_RANGE);
+            add(`node:${child.id}`, share3 * count2 / totalTicks, child.id, child.callFrame.url, rangeOf(child) ?? CALLEE_RANGE);
           }
           if (called.length > 0) continue;
         }
@@ -88720,7 +88720,7 @@ function inlineTargets(profile, ranges, sources = () => null) {
       if (target === null) continue;
       const nodeId = target.node !== null && underIds.has(target.node.id) ? target.node.id : null;
       const key = nodeId !== null ? `node:${nodeId}` : `${target.url}:${target.range.startLine}:${target.range.startColumn}`;
-      add(key, count / totalTicks, nodeId, target.url, target.range);
+      add(key, count2 / totalTicks, nodeId, target.url, target.range);
     }
     if (byTarget.size > 0) result.set(node2.id, [...byTarget.values()]);
   }
@@ -88752,10 +88752,10 @@ function childOf(parent, fn) {
   }
   return child;
 }
-function apportion(count, fractions) {
-  const exact = fractions.map((f) => f * count);
+function apportion(count2, fractions) {
+  const exact = fractions.map((f) => f * count2);
   const whole = exact.map(Math.floor);
-  let left = Math.round(fractions.reduce((a, b) => a + b, 0) * count) - whole.reduce((a, b) => a + b, 0);
+  let left = Math.round(fractions.reduce((a, b) => a + b, 0) * count2) - whole.reduce((a, b) => a + b, 0);
   const order = exact.map((e, i) => [e - whole[i], i]).sort((a, b) => b[0] - a[0]);
   for (const [, i] of order) {
     if (left <= 0) break;
@@ -88806,9 +88806,9 @@ function buildCallTree(profiles, options) {
       const targetsOf = inlineTargets(profile, options.ranges, options.sources);
       for (const id of preorder(profile)) {
         const targets = targetsOf.get(id);
-        const count = self2.get(id) ?? 0;
-        if (!targets || count === 0) continue;
-        const shares = apportion(count, targets.map((t) => t.fraction));
+        const count2 = self2.get(id) ?? 0;
+        if (!targets || count2 === 0) continue;
+        const shares = apportion(count2, targets.map((t) => t.fraction));
         targets.forEach((target, i) => {
           const share3 = shares[i];
           if (share3 === 0) return;
@@ -88868,9 +88868,9 @@ function matchFunctions(base, head) {
     }
   }
   const unmatchedHead = head.filter((h) => !matchedHead.has(h));
-  const byNameFile = (list2) => {
+  const byNameFile = (list3) => {
     const groups = /* @__PURE__ */ new Map();
-    for (const f of list2) {
+    for (const f of list3) {
       const key = `${f.name}\0${f.file}`;
       groups.set(key, [...groups.get(key) ?? [], f]);
     }
@@ -88898,9 +88898,9 @@ function isAnonymous(fn) {
   return fn.name.startsWith("(anonymous ");
 }
 function pairUnique(pairs, [bases, heads], keyOf2) {
-  const group = (list2) => {
+  const group = (list3) => {
     const groups = /* @__PURE__ */ new Map();
-    for (const f of list2) {
+    for (const f of list3) {
       const key = keyOf2(f);
       if (key !== null) groups.set(key, [...groups.get(key) ?? [], f]);
     }
@@ -88953,11 +88953,11 @@ function pairMovedFrames(frames) {
 }
 function intoChanges(b, h, baseSamples, headSamples, scale) {
   const frames = /* @__PURE__ */ new Map();
-  const add = (list2, samples, side) => {
-    for (const { samples: n, ...id } of list2 ?? []) {
+  const add = (list3, samples, side2) => {
+    for (const { samples: n, ...id } of list3 ?? []) {
       const key = functionKey(id);
       const entry = frames.get(key) ?? { ...id, base: 0, head: 0, change: 0, added: null };
-      entry[side] += samples > 0 ? n / samples : 0;
+      entry[side2] += samples > 0 ? n / samples : 0;
       frames.set(key, entry);
     }
   };
@@ -89039,9 +89039,9 @@ function hottestChanges(changes, categories, limit) {
 }
 function boundSummaries(base, head, limit) {
   const keep = /* @__PURE__ */ new Set();
-  for (const side of [base, head]) {
+  for (const side2 of [base, head]) {
     for (const category of ["own", "dependency", "node", "native"]) {
-      const inCategory = side.functions.filter((f) => f.category === category);
+      const inCategory = side2.functions.filter((f) => f.category === category);
       for (const f of [...inCategory].sort(compareHotness).slice(0, limit)) keep.add(f);
       for (const f of [...inCategory].sort((a, b) => b.total - a.total || compareHotness(a, b)).slice(0, limit)) keep.add(f);
       if (category === "own") {
@@ -89055,10 +89055,10 @@ function boundSummaries(base, head, limit) {
       if (h) keep.add(h);
     }
   }
-  const bound = (side) => ({
-    ...side,
-    functions: side.functions.filter((f) => keep.has(f)),
-    functionCount: side.functions.length
+  const bound = (side2) => ({
+    ...side2,
+    functions: side2.functions.filter((f) => keep.has(f)),
+    functionCount: side2.functions.length
   });
   return { base: bound(base), head: bound(head) };
 }
@@ -89118,7 +89118,7 @@ function parseDiff(text2) {
   return files;
 }
 function touches(hunks, start, end) {
-  return hunks.some(([at2, count]) => count > 0 ? at2 <= end && at2 + count - 1 >= start : start <= at2 && at2 < end);
+  return hunks.some(([at2, count2]) => count2 > 0 ? at2 <= end && at2 + count2 - 1 >= start : start <= at2 && at2 < end);
 }
 function changedFileOf(fn, changes) {
   return changes.files.find((f) => f.file === fn.file) ?? null;
@@ -89136,9 +89136,9 @@ function sortVersions(versions) {
   return [...new Set(versions)].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
 }
 function diffLockfiles(base, head) {
-  const group = (list2) => {
+  const group = (list3) => {
     const byName = /* @__PURE__ */ new Map();
-    for (const p of list2) {
+    for (const p of list3) {
       const entry = byName.get(p.name) ?? { versions: /* @__PURE__ */ new Set(), direct: false };
       entry.versions.add(p.version);
       entry.direct ||= p.direct;
@@ -89149,11 +89149,11 @@ function diffLockfiles(base, head) {
   const b = group(base);
   const h = group(head);
   const changed2 = [];
-  for (const name of [.../* @__PURE__ */ new Set([...b.keys(), ...h.keys()])].sort()) {
-    const baseVersions = sortVersions(b.get(name)?.versions ?? []);
-    const headVersions = sortVersions(h.get(name)?.versions ?? []);
+  for (const name2 of [.../* @__PURE__ */ new Set([...b.keys(), ...h.keys()])].sort()) {
+    const baseVersions = sortVersions(b.get(name2)?.versions ?? []);
+    const headVersions = sortVersions(h.get(name2)?.versions ?? []);
     if (baseVersions.join("\0") === headVersions.join("\0")) continue;
-    changed2.push({ name, base: baseVersions, head: headVersions, direct: (b.get(name)?.direct ?? false) || (h.get(name)?.direct ?? false) });
+    changed2.push({ name: name2, base: baseVersions, head: headVersions, direct: (b.get(name2)?.direct ?? false) || (h.get(name2)?.direct ?? false) });
   }
   return changed2;
 }
@@ -89183,11 +89183,11 @@ function packageRows(profile, dependencies) {
   const perSample = usPerSample(base, head, profile.intervalUs);
   if (perSample === null || !base.packages || !head.packages) return [];
   const rows = /* @__PURE__ */ new Map();
-  const add = (list2, side) => {
-    for (const p of list2) {
-      const row = rows.get(p.name) ?? { name: p.name, base: 0, head: 0, added: 0, change: dependencies.changed.find((c) => c.name === p.name) ?? null };
-      row[side] += p.samples * perSample[side];
-      rows.set(p.name, row);
+  const add = (list3, side2) => {
+    for (const p of list3) {
+      const row2 = rows.get(p.name) ?? { name: p.name, base: 0, head: 0, added: 0, change: dependencies.changed.find((c) => c.name === p.name) ?? null };
+      row2[side2] += p.samples * perSample[side2];
+      rows.set(p.name, row2);
     }
   };
   add(base.packages, "base");
@@ -89195,8 +89195,8 @@ function packageRows(profile, dependencies) {
   return [...rows.values()].map((r) => ({ ...r, added: r.head - r.base })).sort((a, b) => Math.max(b.base, b.head) - Math.max(a.base, a.head) || a.name.localeCompare(b.name));
 }
 function describeVersions(change) {
-  const side = (versions) => versions.length === 0 ? "\u2014" : versions.join(", ");
-  return `${side(change.base)} \u2192 ${side(change.head)}`;
+  const side2 = (versions) => versions.length === 0 ? "\u2014" : versions.join(", ");
+  return `${side2(change.base)} \u2192 ${side2(change.head)}`;
 }
 function pathInPackage(fn) {
   if (fn.package === null) return fn.file;
@@ -89280,7 +89280,7 @@ function culpritAmong(changes, diff, packages = []) {
   const upgrade = scaled ? packageCulprit(packages, changes, CULPRIT_MIN_CHANGE * scaled.scale.base, diff) : null;
   if (upgrade !== null) return { fn: upgrade.fn, into: null, changed: true, package: upgrade.row, edited: null, text: `most new time in ${upgrade.text}` };
   const grown = changes.filter((c) => c.category === "own" && growthOf(c) >= CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1));
-  const largest = (list2) => list2.reduce((best2, c) => best2 === null || growthOf(c) > growthOf(best2) ? c : best2, null);
+  const largest = (list3) => list3.reduce((best2, c) => best2 === null || growthOf(c) > growthOf(best2) ? c : best2, null);
   const best = largest(grown);
   if (best === null) return null;
   const into = mainInto(best);
@@ -89563,10 +89563,10 @@ var BAILOUT = /^\[bailout \(kind: ([^,]+), reason: (.*?)\): begin\. deoptimizing
 var ABORTED = /^\[aborted optimizing 0x[0-9a-f]+ <JSFunction ([^ <>]*) <([^<>]+)> \(sfi[^>]*>(?: \(target [^)]*\))? because: (.*)\]$/;
 function parseOptimizationTrace(text2, root) {
   const events = /* @__PURE__ */ new Map();
-  const entry = (name, script) => {
+  const entry = (name2, script) => {
     const path = scriptPath(script) ?? script;
     const file2 = path.startsWith(`${root.replace(/\/$/, "")}/`) ? relative(root, path) : path;
-    const key = `${name}\0${file2}`;
+    const key = `${name2}\0${file2}`;
     let found = events.get(key);
     if (!found) {
       found = { deopts: 0, reasons: [], aborted: [] };
@@ -89578,18 +89578,18 @@ function parseOptimizationTrace(text2, root) {
     if (!line3.startsWith("[")) continue;
     const bailout = BAILOUT.exec(line3);
     if (bailout) {
-      const [, , reason, name, script] = bailout;
-      if (!name || isBenign(reason)) continue;
-      const e = entry(name, script);
+      const [, , reason, name2, script] = bailout;
+      if (!name2 || isBenign(reason)) continue;
+      const e = entry(name2, script);
       e.deopts++;
       if (!e.reasons.includes(reason)) e.reasons.push(reason);
       continue;
     }
     const aborted2 = ABORTED.exec(line3);
     if (aborted2) {
-      const [, name, script, reason] = aborted2;
-      if (!name) continue;
-      const e = entry(name, script);
+      const [, name2, script, reason] = aborted2;
+      if (!name2) continue;
+      const e = entry(name2, script);
       if (!e.aborted.includes(reason)) e.aborted.push(reason);
     }
   }
@@ -89685,9 +89685,9 @@ var RequestTally = class {
   }
   /** The window's numbers per request; frees the histograms. */
   close() {
-    const slices = this.names.map((name, i) => {
+    const slices = this.names.map((name2, i) => {
       const latency2 = latencyOf(this.histograms[i]);
-      return { name, responses: this.responses[i], failed: this.failed[i], p50Us: latency2.p50, p99Us: latency2.p99 };
+      return { name: name2, responses: this.responses[i], failed: this.failed[i], p50Us: latency2.p50, p99Us: latency2.p99 };
     });
     this.histograms = [];
     return slices;
@@ -89711,7 +89711,7 @@ function loadScenarioValues(scenarios, dir) {
       continue;
     }
     const captured = new Set((scenario.requests ?? []).flatMap((r) => Object.keys(r.capture ?? {})));
-    const missing = placeholdersOf(scenario).filter((name) => !captured.has(name) && !table.columns.includes(name));
+    const missing = placeholdersOf(scenario).filter((name2) => !captured.has(name2) && !table.columns.includes(name2));
     if (missing.length > 0) {
       problems.push(
         `${where}: has no column ${missing.map((m) => `"${m}"`).join(", ")}, which the requests use as ${missing.map((m) => `{${m}}`).join(", ")}; its columns are ${table.columns.map((c) => `"${c}"`).join(", ")}. Add the column to the file, or fix the placeholder.`
@@ -89749,9 +89749,9 @@ function csvTable(text2) {
   if (blank >= 0) throw new Error(`has an empty column name (column ${blank + 1} of the header row); name every column`);
   const twice = columns.find((c, i) => columns.indexOf(c) !== i);
   if (twice !== void 0) throw new Error(`names the column "${twice}" twice in its header row; give each column a unique name`);
-  rows.forEach((row, i) => {
-    if (row.length !== columns.length) {
-      throw new Error(`row ${i + 2} has ${row.length} field${row.length === 1 ? "" : "s"}, the header ${columns.length}; give every row one field per column (quote fields that contain commas)`);
+  rows.forEach((row2, i) => {
+    if (row2.length !== columns.length) {
+      throw new Error(`row ${i + 2} has ${row2.length} field${row2.length === 1 ? "" : "s"}, the header ${columns.length}; give every row one field per column (quote fields that contain commas)`);
     }
   });
   return { columns, rows };
@@ -89798,14 +89798,14 @@ function jsonTable(text2) {
   }
   if (!Array.isArray(data)) throw new Error('is not a list; write a list of objects, e.g. [{"id": 1}, {"id": 2}]');
   const columns = [];
-  data.forEach((row, i) => {
-    if (row === null || typeof row !== "object" || Array.isArray(row)) throw new Error(`item ${i} is not an object; write a list of objects, e.g. [{"id": 1}, {"id": 2}]`);
-    for (const [key, value] of Object.entries(row)) {
+  data.forEach((row2, i) => {
+    if (row2 === null || typeof row2 !== "object" || Array.isArray(row2)) throw new Error(`item ${i} is not an object; write a list of objects, e.g. [{"id": 1}, {"id": 2}]`);
+    for (const [key, value] of Object.entries(row2)) {
       if (value !== null && typeof value === "object") throw new Error(`item ${i}: "${key}" is not a string, number or true/false`);
       if (!columns.includes(key)) columns.push(key);
     }
   });
-  const rows = data.map((row) => columns.map((c) => row[c] === void 0 || row[c] === null ? "" : String(row[c])));
+  const rows = data.map((row2) => columns.map((c) => row2[c] === void 0 || row2[c] === null ? "" : String(row2[c])));
   return { columns, rows };
 }
 var RowCursor = class {
@@ -89815,9 +89815,9 @@ var RowCursor = class {
   rows;
   index = 0;
   next() {
-    const row = this.rows[this.index];
+    const row2 = this.rows[this.index];
     this.index = (this.index + 1) % this.rows.length;
-    return row;
+    return row2;
   }
 };
 function mixOrder(weights) {
@@ -89887,7 +89887,7 @@ var RequestPlan = class _RequestPlan {
    * `captured`. null when it uses a value that was not captured (the response that should have
    * given it did not): the sequence must start over.
    */
-  build(index, row, captured) {
+  build(index, row2, captured) {
     const { config: config2, path, headers, body } = this.compiled[index];
     const columns = this.table?.columns ?? [];
     let missing = false;
@@ -89900,7 +89900,7 @@ var RequestPlan = class _RequestPlan {
           continue;
         }
         const column = columns.indexOf(part.name);
-        const value = captured?.[part.name] ?? (column >= 0 && row ? row[column] : void 0);
+        const value = captured?.[part.name] ?? (column >= 0 && row2 ? row2[column] : void 0);
         if (value === void 0) missing = true;
         else out += encode3 ? encodeURIComponent(value) : value;
       }
@@ -89927,7 +89927,7 @@ var RequestPlan = class _RequestPlan {
     if (!sources) return true;
     let json2;
     let parsed = false;
-    for (const [name, source] of Object.entries(sources)) {
+    for (const [name2, source] of Object.entries(sources)) {
       let value;
       if (source.from === "header") value = headerValue(headers, source.name);
       else if (source.path.length === 0) value = body;
@@ -89943,14 +89943,14 @@ var RequestPlan = class _RequestPlan {
         value = atPath(json2, source.path);
       }
       if (value === void 0 || value === "") return false;
-      captured[name] = value;
+      captured[name2] = value;
     }
     return true;
   }
 };
-function headerValue(headers, name) {
+function headerValue(headers, name2) {
   for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== name) continue;
+    if (key.toLowerCase() !== name2) continue;
     return Array.isArray(value) ? value[0] : value;
   }
   return void 0;
@@ -90111,8 +90111,8 @@ function autocannonRequests(plan, target) {
           context.row = rows?.next() ?? null;
           context.captured = {};
         }
-        const row = plan.sequence ? context.row ?? null : plan.usesRow(index) ? rows.next() : null;
-        const built = plan.build(index, row, context.captured ?? null);
+        const row2 = plan.sequence ? context.row ?? null : plan.usesRow(index) ? rows.next() : null;
+        const built = plan.build(index, row2, context.captured ?? null);
         if (!built) return null;
         const { body, ...rest } = built;
         return { ...request3, ...rest, method: rest.method, ...body !== null && { body } };
@@ -91131,8 +91131,8 @@ function getCrawler(globInput, inputOptions = {}) {
   return patterns.length > 0 ? buildCrawler(options, patterns) : [];
 }
 function globSync(globInput, options) {
-  const [crawler, relative9] = getCrawler(globInput, options);
-  return crawler ? formatPaths(crawler.sync(), relative9) : [];
+  const [crawler, relative10] = getCrawler(globInput, options);
+  return crawler ? formatPaths(crawler.sync(), relative10) : [];
 }
 
 // src/profile/lockfile-formats.ts
@@ -91141,10 +91141,10 @@ var import_yaml2 = __toESM(require_dist(), 1);
 var LockfileError = class extends Error {
 };
 function lockfileFormat(path) {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  if (name === "package-lock.json" || name === "npm-shrinkwrap.json") return "npm";
-  if (name === "pnpm-lock.yaml") return "pnpm";
-  if (name === "yarn.lock") return "yarn";
+  const name2 = path.slice(path.lastIndexOf("/") + 1);
+  if (name2 === "package-lock.json" || name2 === "npm-shrinkwrap.json") return "npm";
+  if (name2 === "pnpm-lock.yaml") return "pnpm";
+  if (name2 === "yarn.lock") return "yarn";
   return null;
 }
 function lockedPackages(source) {
@@ -91160,12 +91160,12 @@ function lockedPackages(source) {
 var NODE_MODULES3 = "node_modules/";
 var DEPENDENCY_FIELDS = ["dependencies", "devDependencies", "optionalDependencies", "peerDependencies"];
 var isObject2 = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
-function npmLocked(lock, name) {
+function npmLocked(lock, name2) {
   const doc = lock;
   if (doc === null || typeof doc !== "object" || typeof doc.packages !== "object" || doc.packages === null) {
     const version2 = doc !== null && typeof doc === "object" ? doc.lockfileVersion : void 0;
     throw new LockfileError(
-      version2 === 1 ? `${name} is lockfileVersion 1 (npm 6): its packages are not read (npm 7 or later rewrites it)` : `${name} has no "packages" (not an npm 7+ lockfile)`
+      version2 === 1 ? `${name2} is lockfileVersion 1 (npm 6): its packages are not read (npm 7 or later rewrites it)` : `${name2} has no "packages" (not an npm 7+ lockfile)`
     );
   }
   const direct = /* @__PURE__ */ new Set();
@@ -91210,13 +91210,13 @@ function splitAt(spec) {
   const at2 = spec.indexOf("@", 1);
   return at2 <= 0 ? null : [spec.slice(0, at2), spec.slice(at2 + 1)];
 }
-function pnpmLocked(lock, name) {
-  if (!isObject2(lock)) throw new LockfileError(`${name} is not a pnpm lockfile`);
+function pnpmLocked(lock, name2) {
+  if (!isObject2(lock)) throw new LockfileError(`${name2} is not a pnpm lockfile`);
   const version2 = String(lock.lockfileVersion ?? "");
   const major = Number.parseFloat(version2);
   if (!(major >= 6 && major < 10)) {
     throw new LockfileError(
-      Number.isFinite(major) && major < 6 ? `${name} is lockfileVersion ${version2} (pnpm 7 or older): its packages are not read (pnpm 8 or later rewrites it)` : `${name} has lockfileVersion ${version2 || "(none)"}, not one perfgate reads (6.0 to 9.x)`
+      Number.isFinite(major) && major < 6 ? `${name2} is lockfileVersion ${version2} (pnpm 7 or older): its packages are not read (pnpm 8 or later rewrites it)` : `${name2} has lockfileVersion ${version2 || "(none)"}, not one perfgate reads (6.0 to 9.x)`
     );
   }
   const direct = /* @__PURE__ */ new Set();
@@ -91233,7 +91233,7 @@ function pnpmLocked(lock, name) {
       }
     }
   }
-  if (lock.packages !== void 0 && !isObject2(lock.packages)) throw new LockfileError(`${name}'s "packages" is not a map`);
+  if (lock.packages !== void 0 && !isObject2(lock.packages)) throw new LockfileError(`${name2}'s "packages" is not a map`);
   const out = [];
   for (const [key, entry] of Object.entries(lock.packages ?? {})) {
     const fields = isObject2(entry) ? entry : {};
@@ -91248,15 +91248,15 @@ function pnpmLocked(lock, name) {
   }
   return out;
 }
-function yarnLocked(text2, name, manifests) {
+function yarnLocked(text2, name2, manifests) {
   let lock;
   try {
     lock = (0, import_parsers.parseSyml)(text2);
   } catch (e) {
-    throw new LockfileError(`${name} could not be parsed (${e.message.split("\n")[0]})`);
+    throw new LockfileError(`${name2} could not be parsed (${e.message.split("\n")[0]})`);
   }
   const berry = isObject2(lock) && isObject2(lock.__metadata);
-  if (!isObject2(lock) || !berry && !/^#.*yarn lockfile v1\s*$/m.test(text2)) throw new LockfileError(`${name} is not a yarn lockfile (no "__metadata", no "yarn lockfile v1" header)`);
+  if (!isObject2(lock) || !berry && !/^#.*yarn lockfile v1\s*$/m.test(text2)) throw new LockfileError(`${name2} is not a yarn lockfile (no "__metadata", no "yarn lockfile v1" header)`);
   const direct = /* @__PURE__ */ new Set();
   const addDirect = (deps) => {
     for (const [dep, range] of Object.entries(deps)) direct.add(typeof range === "string" && range.startsWith("npm:") ? splitAt(range.slice(4))?.[0] ?? dep : dep);
@@ -91268,7 +91268,7 @@ function yarnLocked(text2, name, manifests) {
   const out = [];
   for (const [key, entry] of Object.entries(lock)) {
     if (key === "__metadata") continue;
-    if (!isObject2(entry)) throw new LockfileError(`${name}'s entry "${key}" is not a map`);
+    if (!isObject2(entry)) throw new LockfileError(`${name2}'s entry "${key}" is not a map`);
     const resolution = typeof entry.resolution === "string" ? entry.resolution : null;
     if (resolution?.includes("@workspace:") || entry.linkType === "soft") {
       for (const field of DEPENDENCY_FIELDS) if (isObject2(entry[field])) addDirect(entry[field]);
@@ -91298,10 +91298,10 @@ import { accessSync, closeSync, constants, openSync, readdirSync as readdirSync2
 import { isAbsolute as isAbsolute2, join as join2 } from "node:path";
 var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find"];
 var own2 = null;
-function findOnPath(name, path) {
+function findOnPath(name2, path) {
   for (const dir of (path ?? "").split(":")) {
     if (!isAbsolute2(dir)) continue;
-    const file2 = join2(dir, name);
+    const file2 = join2(dir, name2);
     try {
       accessSync(file2, constants.X_OK);
       if (statSync2(file2).isFile()) return file2;
@@ -91312,9 +91312,9 @@ function findOnPath(name, path) {
 }
 function settleOwnProcesses(env) {
   const programs = /* @__PURE__ */ new Map();
-  for (const name of OWN_PROGRAMS) {
-    const file2 = findOnPath(name, env.PATH);
-    if (file2) programs.set(name, file2);
+  for (const name2 of OWN_PROGRAMS) {
+    const file2 = findOnPath(name2, env.PATH);
+    if (file2) programs.set(name2, file2);
   }
   own2 = { programs, env: scrubEnv(env, secretsFrom(env)) };
 }
@@ -91324,14 +91324,14 @@ function settled() {
 }
 var MissingProgramError = class extends Error {
 };
-function programPath(name) {
-  if (isAbsolute2(name)) return name;
-  const file2 = settled().programs.get(name);
-  if (!file2) throw new MissingProgramError(`${name} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
+function programPath(name2) {
+  if (isAbsolute2(name2)) return name2;
+  const file2 = settled().programs.get(name2);
+  if (!file2) throw new MissingProgramError(`${name2} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
   return file2;
 }
-function programPathOrNull(name) {
-  return isAbsolute2(name) ? name : settled().programs.get(name) ?? null;
+function programPathOrNull(name2) {
+  return isAbsolute2(name2) ? name2 : settled().programs.get(name2) ?? null;
 }
 function ownEnv() {
   return settled().env;
@@ -91405,12 +91405,12 @@ function findMarked(marker) {
   const found = [];
   let pids = [];
   try {
-    pids = readdirSync2("/proc").filter((name) => /^\d+$/.test(name));
+    pids = readdirSync2("/proc").filter((name2) => /^\d+$/.test(name2));
   } catch {
     return [];
   }
-  for (const name of pids) {
-    const pid = Number(name);
+  for (const name2 of pids) {
+    const pid = Number(name2);
     if (pid === process.pid) continue;
     try {
       const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
@@ -91555,10 +91555,10 @@ async function resolveSides(request3) {
   if (request3.headRef) {
     head = { ref: request3.headRef, sha: await resolveCommit(root, request3.headRef, "The head ref"), dirty: false };
   } else {
-    const sha = await resolveCommit(root, "HEAD", "HEAD");
+    const sha2 = await resolveCommit(root, "HEAD", "HEAD");
     const status = await git(["status", "--porcelain", "--untracked-files=normal"], root);
     const ref = await git(["rev-parse", "--abbrev-ref", "HEAD"], root).catch(() => "HEAD");
-    head = { ref: ref === "HEAD" ? "work tree" : ref, sha, dirty: status.length > 0 };
+    head = { ref: ref === "HEAD" ? "work tree" : ref, sha: sha2, dirty: status.length > 0 };
   }
   const baseTip = await resolveCommit(root, request3.baseRef, "The base ref");
   let baseSha = baseTip;
@@ -91573,8 +91573,8 @@ async function resolveSides(request3) {
   }
   return { root, head, base: { ref: request3.baseRef, sha: baseSha, dirty: false } };
 }
-async function readAtCommit(root, sha, path) {
-  const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
+async function readAtCommit(root, sha2, path) {
+  const spec = `${sha2}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
   try {
     await git(["cat-file", "-e", spec], root);
   } catch {
@@ -91596,10 +91596,10 @@ async function prepareTrees(request3, ports) {
     }
     if (created.length) await git(["worktree", "prune"], root).catch(() => void 0);
   };
-  const addWorktree = async (side, sha) => {
+  const addWorktree = async (side2, sha2) => {
     mkdirSync(request3.scratchDir, { recursive: true });
-    const dir = join3(request3.scratchDir, side);
-    await git(["worktree", "add", "--detach", "--force", dir, sha], root);
+    const dir = join3(request3.scratchDir, side2);
+    await git(["worktree", "add", "--detach", "--force", dir, sha2], root);
     created.push(dir);
     return dir;
   };
@@ -91622,10 +91622,10 @@ async function prepareTrees(request3, ports) {
   }
 }
 async function copyUntracked(root, dir, skip) {
-  const list2 = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
+  const list3 = await git(["ls-files", "--others", "--exclude-standard", "-z"], root);
   const skipped = relative3(await realpath2(root), await realpath2(skip).catch(() => skip));
   const inside = (file2) => skipped !== "" && !skipped.startsWith("..") && (file2 === skipped || file2.startsWith(`${skipped}/`));
-  for (const file2 of list2.split("\0").filter((f) => f && !inside(f))) {
+  for (const file2 of list3.split("\0").filter((f) => f && !inside(f))) {
     mkdirSync(dirname2(join3(dir, file2)), { recursive: true });
     cpSync(join3(root, file2), join3(dir, file2), { verbatimSymlinks: true });
   }
@@ -91637,10 +91637,10 @@ function detectPackageManager(dir) {
     ["package-lock.json", "npm", "npm ci"],
     ["npm-shrinkwrap.json", "npm", "npm ci"]
   ];
-  for (const [lockfile, name, install] of lockfiles) {
+  for (const [lockfile, name2, install] of lockfiles) {
     if (!existsSync(join3(dir, lockfile))) continue;
-    if (lockfile === "yarn.lock" && isYarnBerry(join3(dir, lockfile))) return { name, lockfile, install: "yarn install --immutable" };
-    return { name, lockfile, install };
+    if (lockfile === "yarn.lock" && isYarnBerry(join3(dir, lockfile))) return { name: name2, lockfile, install: "yarn install --immutable" };
+    return { name: name2, lockfile, install };
   }
   if (!existsSync(join3(dir, "package.json"))) return null;
   try {
@@ -91694,7 +91694,7 @@ var LOCKFILES = ["pnpm-lock.yaml", "yarn.lock", "npm-shrinkwrap.json", "package-
 function findLockfile(tree, service) {
   let dir = serviceDir(tree, service);
   for (; ; ) {
-    for (const name of LOCKFILES) if (existsSync2(join4(dir, name))) return relative4(tree.root, join4(dir, name));
+    for (const name2 of LOCKFILES) if (existsSync2(join4(dir, name2))) return relative4(tree.root, join4(dir, name2));
     const rel = relative4(tree.root, dir);
     if (rel === "" || rel.startsWith("..")) return null;
     dir = dirname3(dir);
@@ -91724,8 +91724,8 @@ function projectManifests(dir) {
   const workspaces = globs.length === 0 ? [] : globSync(globs, { cwd: dir, ignore: ["**/node_modules/**"] });
   return [root, ...workspaces.sort().map((file2) => read(join4(dir, file2)))].filter((m) => m !== null);
 }
-function readSide(tree, lockfile, side) {
-  const label = `${side}'s ${lockfile}`;
+function readSide(tree, lockfile, side2) {
+  const label = `${side2}'s ${lockfile}`;
   const format = lockfileFormat(lockfile);
   if (format === null) throw new Error(`${label} is not a lockfile perfgate knows`);
   const text2 = readText(join4(tree.root, lockfile));
@@ -91863,18 +91863,18 @@ var HealthChannel = class _HealthChannel {
     socket.on("close", forget);
   }
   receive(peer, line3) {
-    let message;
+    let message2;
     try {
-      message = JSON.parse(line3);
+      message2 = JSON.parse(line3);
     } catch {
       return;
     }
-    if (message.op === "begun" && typeof message.id === "number") peer.begun = message.id;
-    else if (message.op === "report" && message.id === peer.begun) peer.report = toProcessHealth(message);
+    if (message2.op === "begun" && typeof message2.id === "number") peer.begun = message2.id;
+    else if (message2.op === "report" && message2.id === peer.begun) peer.report = toProcessHealth(message2);
     this.changed?.();
   }
-  send(peer, message) {
-    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message)}
+  send(peer, message2) {
+    if (!peer.socket.destroyed) peer.socket.write(`${JSON.stringify(message2)}
 `);
   }
   /** Resolves when `done()` holds or after `timeoutMs`, re-checking whenever a process writes or leaves. */
@@ -91923,24 +91923,24 @@ var GC_KINDS = ["minor", "major", "incremental", "weakcb"];
 function finite(value) {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
-function toProcessHealth(message) {
-  const delay = message.eventLoopDelayUs;
-  const gc = message.gc ?? {};
-  const heapAfterGc = message.heapAfterGcBytes;
+function toProcessHealth(message2) {
+  const delay = message2.eventLoopDelayUs;
+  const gc = message2.gc ?? {};
+  const heapAfterGc = message2.heapAfterGcBytes;
   return {
-    pid: finite(message.pid),
-    ppid: finite(message.ppid),
-    worker: message.worker === true,
-    windowMs: finite(message.windowMs),
+    pid: finite(message2.pid),
+    ppid: finite(message2.ppid),
+    worker: message2.worker === true,
+    windowMs: finite(message2.windowMs),
     eventLoopDelayUs: delay && typeof delay === "object" ? { p50: finite(delay.p50), p99: finite(delay.p99), max: finite(delay.max), samples: finite(delay.samples) } : null,
-    eventLoopUtilization: finite(message.eventLoopUtilization),
+    eventLoopUtilization: finite(message2.eventLoopUtilization),
     gc: Object.fromEntries(GC_KINDS.map((k) => [k, { count: finite(gc[k]?.count), ms: finite(gc[k]?.ms) }])),
-    heapUsedBytes: finite(message.heapUsedBytes),
+    heapUsedBytes: finite(message2.heapUsedBytes),
     heapAfterGcBytes: typeof heapAfterGc === "number" && Number.isFinite(heapAfterGc) ? heapAfterGc : null,
-    rssBytes: finite(message.rssBytes),
-    activeHandles: finite(message.activeHandles),
-    io: toIoTallies(message.io),
-    ioRequests: Math.max(0, Math.round(finite(message.ioRequests)))
+    rssBytes: finite(message2.rssBytes),
+    activeHandles: finite(message2.activeHandles),
+    io: toIoTallies(message2.io),
+    ioRequests: Math.max(0, Math.round(finite(message2.ioRequests)))
   };
 }
 var MAX_DESTINATIONS = 20;
@@ -91984,10 +91984,10 @@ function readAllStats() {
     return null;
   }
   const all = /* @__PURE__ */ new Map();
-  for (const name of entries) {
-    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+  for (const name2 of entries) {
+    if (name2.charCodeAt(0) < 48 || name2.charCodeAt(0) > 57) continue;
     try {
-      all.set(Number(name), statFields(readFileSync6(`/proc/${name}/stat`, "latin1")));
+      all.set(Number(name2), statFields(readFileSync6(`/proc/${name2}/stat`, "latin1")));
     } catch {
     }
   }
@@ -92082,8 +92082,8 @@ function privatePm2Home() {
 }
 var SETUP_TIMEOUT_MS = 10 * 6e4;
 var Service = class _Service {
-  constructor(side, port, child, options, health, pm2Home) {
-    this.side = side;
+  constructor(side2, port, child, options, health, pm2Home) {
+    this.side = side2;
     this.port = port;
     this.child = child;
     this.options = options;
@@ -92382,8 +92382,8 @@ function profiledScenarios(config2) {
   if (!profile.enabled) return [];
   return profile.scenarios === null ? config2.scenarios : config2.scenarios.filter((s) => profile.scenarios.includes(s.name));
 }
-function slugOf(name, taken) {
-  const base = name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "scenario";
+function slugOf(name2, taken) {
+  const base = name2.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60) || "scenario";
   let slug = base;
   for (let i = 2; taken.has(slug); i++) slug = `${base}-${i}`;
   taken.add(slug);
@@ -92413,10 +92413,10 @@ function profilerSettings(info, dir, profile) {
 function readFunctionRanges(dir, names, profiles) {
   const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
   const byUrl = /* @__PURE__ */ new Map();
-  for (const name of names) {
+  for (const name2 of names) {
     let scripts;
     try {
-      scripts = JSON.parse(readFileSync10(join8(dir, name), "utf8"));
+      scripts = JSON.parse(readFileSync10(join8(dir, name2), "utf8"));
     } catch {
       continue;
     }
@@ -92494,24 +92494,24 @@ function readFrom(path, offset, limit = 64 * 1024 * 1024) {
     closeSync2(fd);
   }
 }
-async function profileSide(phase, side, scenario, dir, ports) {
+async function profileSide(phase, side2, scenario, dir, ports) {
   const started = Date.now();
   const { config: config2 } = phase;
   const profile = config2.profile;
-  const cwd = serviceDir(phase.trees[side], phase.services[side]);
+  const cwd = serviceDir(phase.trees[side2], phase.services[side2]);
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
-  ports.progress({ phase: "profile", side, scenario: scenario.name });
-  const logFile = join8(phase.session.logDir, `${side}.log`);
+  ports.progress({ phase: "profile", side: side2, scenario: scenario.name });
+  const logFile = join8(phase.session.logDir, `${side2}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
-    side,
+    side: side2,
     start: "profile",
-    config: phase.services[side],
+    config: phase.services[side2],
     dir: cwd,
     env: phase.session.env,
     logFile,
-    statusFile: join8(phase.session.logDir, `${side}-profile.status`),
+    statusFile: join8(phase.session.logDir, `${side2}-profile.status`),
     tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, profile)
   });
@@ -92535,17 +92535,17 @@ async function profileSide(phase, side, scenario, dir, ports) {
   const names = readdirSync4(dir);
   const files = [];
   const profiles = [];
-  for (const name of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
+  for (const name2 of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
     try {
-      profiles.push(parseCpuProfile(readFileSync10(join8(dir, name), "utf8"), join8(dir, name)));
-      files.push(name);
+      profiles.push(parseCpuProfile(readFileSync10(join8(dir, name2), "utf8"), join8(dir, name2)));
+      files.push(name2);
     } catch (e) {
-      ports.logger.warn(`${scenario.name}, ${side}: ${e.message}`);
+      ports.logger.warn(`${scenario.name}, ${side2}: ${e.message}`);
     }
   }
   if (profiles.length === 0) {
     throw new PerfgateError(
-      `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.session.logDir, `${side}.log`)}`
+      `The ${side2} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join8(phase.session.logDir, `${side2}.log`)}`
     );
   }
   const ranges = readFunctionRanges(
@@ -92553,7 +92553,7 @@ async function profileSide(phase, side, scenario, dir, ports) {
     names.filter((n) => n.startsWith("FUNCTIONS.")),
     profiles
   );
-  const root = realpathSync2(phase.trees[side].root);
+  const root = realpathSync2(phase.trees[side2].root);
   const tree = buildCallTree(profiles, { root, window: window2, ranges, sources: scriptSources(info.version) });
   return {
     tree,
@@ -92570,20 +92570,20 @@ async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
   const dir = join8(phase.outDir, "profiles", slug);
   const runs = {};
-  for (const side of ["base", "head"]) {
+  for (const side2 of ["base", "head"]) {
     phase.session.checkCancelled();
-    runs[side] = await profileSide(phase, side, scenario, join8(dir, side), ports);
+    runs[side2] = await profileSide(phase, side2, scenario, join8(dir, side2), ports);
   }
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
-  for (const side of ["base", "head"]) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
+  for (const side2 of ["base", "head"]) applyOptimizationTrace(summaries[side2].functions, runs[side2].optimization);
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
   const runDir = (path) => relative5(phase.outDir, path);
-  const sideResult = (side) => {
-    const run = runs[side];
-    const merged = join8(dir, `${side}.cpuprofile`);
+  const sideResult = (side2) => {
+    const run = runs[side2];
+    const merged = join8(dir, `${side2}.cpuprofile`);
     writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
-      ...bounded[side],
+      ...bounded[side2],
       profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
       nodeVersion: run.info.version,
       requests: run.requests,
@@ -92605,7 +92605,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   };
   const renderStarted = Date.now();
   const { results } = phase.session;
-  const label = (side) => `${side} ${results.sides[side].ref}@${results.sides[side].sha.slice(0, 7)}`;
+  const label = (side2) => `${side2} ${results.sides[side2].ref}@${results.sides[side2].sha.slice(0, 7)}`;
   const moved = /* @__PURE__ */ new Map();
   for (const [b, h] of matchFunctions(summaries.base.functions, summaries.head.functions)) {
     if (b && h && b.line !== h.line) moved.set(functionKey(h), functionKey(b));
@@ -92628,18 +92628,18 @@ async function profileScenario(phase, scenario, slug, ports) {
     ...ports.toolCache && { cache: ports.toolCache }
   });
   await Promise.all(
-    ["head", "base"].map(async (side) => {
-      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side}.html`);
+    ["head", "base"].map(async (side2) => {
+      const output2 = join8(phase.outDir, `flamegraph-${slug}-${side2}.html`);
       await renderFlamegraph({
         cmd,
-        input: join8(dir, `${side}.cpuprofile`),
+        input: join8(dir, `${side2}.cpuprofile`),
         output: output2,
-        title: inert(`${scenario.name} \xB7 ${label(side)}`),
+        title: inert(`${scenario.name} \xB7 ${label(side2)}`),
         env: phase.session.env,
         logFile,
         tracker: phase.session.tracker
       });
-      entry.files[side] = runDir(output2);
+      entry.files[side2] = runDir(output2);
     })
   );
   entry.renderMs = Date.now() - renderStarted;
@@ -92667,9 +92667,9 @@ async function runProfiles(phase) {
     } catch (e) {
       if (phase.session.signal?.aborted || e instanceof CancelledError) throw e;
       const tableKept = phase.session.results.profiles?.some((p) => p.scenario === scenario.name) ?? false;
-      const message = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
-      phase.session.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message });
-      ports.logger.warn(`${scenario.name}: ${message}`);
+      const message2 = tableKept ? `Drawing the flamegraphs failed (the hot functions are complete): ${e.message}` : `Profiling failed, so there are no hot functions or flamegraphs: ${e.message}`;
+      phase.session.results.warnings.push({ code: "profile-failed", scenario: scenario.name, message: message2 });
+      ports.logger.warn(`${scenario.name}: ${message2}`);
       phase.session.update();
     }
   }
@@ -92763,12 +92763,12 @@ async function preflight(request3) {
   return { ...sides, config: config2, configSource: loaded?.source ?? null, ...base };
 }
 async function readBaseConfig(sides, request3) {
-  const name = request3.configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute4(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
-  const source = `${sides.base.ref}:${name}`;
+  const name2 = request3.configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute4(name2)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name2} is outside the repository` };
+  const source = `${sides.base.ref}:${name2}`;
   let text2 = null;
   try {
-    text2 = await readAtCommit(sides.root, sides.base.sha, name);
+    text2 = await readAtCommit(sides.root, sides.base.sha, name2);
     const document = text2 === null ? void 0 : parseConfigText(text2, source);
     const baseConfig = resolveConfigWithScenarios({ document, source, overrides: request3.overrides, overridesSource: request3.overridesSource }, request3.scenarios ?? []);
     return { baseConfig, baseConfigProblem: null };
@@ -92780,10 +92780,10 @@ async function readBaseConfig(sides, request3) {
 }
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
-  const name = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute4(name) || !fromCommit) return loadConfigFile(isAbsolute4(name) ? name : join9(sides.root, name), { required: required2 });
-  const source = `${sides.head.ref}:${name}`;
-  const text2 = await readAtCommit(sides.root, sides.head.sha, name);
+  const name2 = configFile ?? DEFAULT_CONFIG_FILE;
+  if (isAbsolute4(name2) || !fromCommit) return loadConfigFile(isAbsolute4(name2) ? name2 : join9(sides.root, name2), { required: required2 });
+  const source = `${sides.head.ref}:${name2}`;
+  const text2 = await readAtCommit(sides.root, sides.head.sha, name2);
   if (text2 === null) {
     if (!required2) return null;
     throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
@@ -92833,22 +92833,55 @@ function quantile(xs, q) {
 
 // src/engine/fingerprint.ts
 import { execFile as execFile3 } from "node:child_process";
+import { readFileSync as readFileSync11 } from "node:fs";
 import { cpus, platform, release, totalmem } from "node:os";
 async function fingerprint(env, cwd) {
-  const cpuList = cpus();
+  const cpuList2 = cpus();
   const node2 = programPathOrNull("node");
-  const nodeVersion = !node2 ? "unknown" : await new Promise((resolve5) => {
-    execFile3(node2, ["-p", "process.version"], { env, cwd, timeout: 1e4 }, (error62, stdout) => resolve5(error62 ? "unknown" : stdout.trim()));
+  const [nodeVersion = "unknown", v8Version] = !node2 ? [] : await new Promise((resolve5) => {
+    execFile3(
+      node2,
+      ["-p", "process.version + ' ' + process.versions.v8"],
+      { env, cwd, timeout: 1e4 },
+      (error62, stdout) => resolve5(error62 ? [] : stdout.trim().split(" "))
+    );
   });
+  const osImage = machineImage(env);
   return {
-    cpuModel: (cpuList[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
-    cpus: cpuList.length,
+    cpuModel: (cpuList2[0]?.model ?? "unknown").replace(/\s+/g, " ").trim(),
+    cpus: cpuList2.length,
     nodeVersion,
     os: `${platform()} ${release()}`,
     arch: process.arch,
     totalMemoryMb: Math.round(totalmem() / 2 ** 20),
-    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean)
+    nodeFlags: (env.NODE_OPTIONS ?? "").split(/\s+/).filter(Boolean),
+    kernel: release(),
+    ...osImage && { osImage },
+    ...v8Version && { v8Version }
   };
+}
+function machineImage(env) {
+  if (env.ImageOS) return `${env.ImageOS}${env.ImageVersion ? ` ${env.ImageVersion}` : ""}`.slice(0, 200);
+  try {
+    const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(readFileSync11("/etc/os-release", "utf8"));
+    return pretty?.[1]?.slice(0, 200) || null;
+  } catch {
+    return null;
+  }
+}
+
+// src/results/config-hash.ts
+import { createHash as createHash2 } from "node:crypto";
+function canonicalJson(value) {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+function configHash(config2) {
+  return createHash2("sha256").update(canonicalJson(config2)).digest("hex");
 }
 
 // src/engine/probe.ts
@@ -92957,12 +92990,12 @@ async function checkScenarios(baseUrl, scenarios) {
 
 // src/engine/bench/discover.ts
 import { createRequire as createRequire3 } from "node:module";
-import { readFileSync as readFileSync12, statSync as statSync4 } from "node:fs";
+import { readFileSync as readFileSync13, statSync as statSync4 } from "node:fs";
 import { join as join12 } from "node:path";
 import { pathToFileURL } from "node:url";
 
 // src/engine/bench/capture.ts
-import { readFileSync as readFileSync11 } from "node:fs";
+import { readFileSync as readFileSync12 } from "node:fs";
 var BENCH_LIBRARIES = ["benchmark", "tinybench", "mitata"];
 var MAX_TEXT = 2e3;
 function text(value, fallback = "") {
@@ -92997,9 +93030,9 @@ function parseCapture(content) {
         break;
       case "result":
       case "error": {
-        const name = text(record2["name"], "(unnamed)");
+        const name2 = text(record2["name"], "(unnamed)");
         const suite = typeof record2["suite"] === "string" ? text(record2["suite"]) : null;
-        const key = JSON.stringify([suite, name]);
+        const key = JSON.stringify([suite, name2]);
         const occurrence = (occurrences.get(key) ?? 0) + 1;
         occurrences.set(key, occurrence);
         const failed = record2["type"] === "error";
@@ -93007,7 +93040,7 @@ function parseCapture(content) {
         const samples = Array.isArray(record2["samplesNs"]) ? record2["samplesNs"] : [];
         capture.benchmarks.push({
           library,
-          name,
+          name: name2,
           suite,
           occurrence,
           opsPerSec: failed || ops === null || ops <= 0 ? null : ops,
@@ -93026,7 +93059,7 @@ function parseCapture(content) {
 function readCapture(file2) {
   let content = "";
   try {
-    content = readFileSync11(file2, "utf8");
+    content = readFileSync12(file2, "utf8");
   } catch {
   }
   return parseCapture(content);
@@ -93072,14 +93105,14 @@ function unsearchedReason(glob) {
 
 // src/engine/bench/discover.ts
 var TYPESCRIPT = /\.(?:ts|cts|mts|tsx)$/;
-function nodeArgsFor(absolute, relative9, tree) {
-  if (!TYPESCRIPT.test(relative9)) return [];
+function nodeArgsFor(absolute, relative10, tree) {
+  if (!TYPESCRIPT.test(relative10)) return [];
   let loader;
   try {
     loader = createRequire3(absolute).resolve("tsx");
   } catch {
     throw new SetupError(
-      `${relative9} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
+      `${relative10} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) is TypeScript, and perfgate runs TypeScript benchmarks through the project's own loader, tsx, which this project does not have. Add it (npm install --save-dev tsx, and commit the lockfile), or list compiled .js files under benchmarks.`
     );
   }
   return ["--import", pathToFileURL(loader).href];
@@ -93087,10 +93120,10 @@ function nodeArgsFor(absolute, relative9, tree) {
 function discoverBenchmarks(config2, service, trees) {
   const dirs = { base: serviceDir(trees.base, service), head: serviceDir(trees.head, service) };
   const files = {};
-  for (const side of ["base", "head"]) {
-    files[side] = matchFiles(dirs[side], config2.files).map((path) => {
-      const absolute = join12(dirs[side], path);
-      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
+  for (const side2 of ["base", "head"]) {
+    files[side2] = matchFiles(dirs[side2], config2.files).map((path) => {
+      const absolute = join12(dirs[side2], path);
+      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side2]) };
     });
   }
   const searched = service.cwd === "." ? "the repository root" : `service.cwd "${service.cwd}"`;
@@ -93123,7 +93156,7 @@ function findBenchmarkSuites(dir) {
     const absolute = join12(dir, path);
     try {
       if (statSync4(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync12(absolute, "utf8"))?.[1];
+      const library = LIBRARY_IMPORT.exec(readFileSync13(absolute, "utf8"))?.[1];
       if (library) suites.push({ path, library });
     } catch {
     }
@@ -93156,7 +93189,7 @@ var CANCELLED = "Cancelled: stopped the benchmark processes and removed the work
 async function runBenchmarks(request3) {
   const { config: config2, discovered, session } = request3;
   const { results, ports } = session;
-  const paths = (side) => discovered.files[side].map((f) => f.path);
+  const paths = (side2) => discovered.files[side2].map((f) => f.path);
   const stored = {
     files: { base: paths("base"), head: paths("head") },
     rounds: config2.rounds,
@@ -93184,11 +93217,11 @@ async function runBenchmarks(request3) {
         ports.logger.warn(`micro-benchmarks: ${stored.stoppedEarly}; comparing the rounds finished so far`);
         break rounds;
       }
-      for (const side of planned.order) {
-        const file2 = discovered.files[side].find((f) => f.path === planned.file);
-        ports.progress({ phase: "benchmark", side, message: file2.path, pair: done + 1, pairs: total });
-        const run = await runFile(file2, side, round.index, {
-          cwd: discovered.dirs[side],
+      for (const side2 of planned.order) {
+        const file2 = discovered.files[side2].find((f) => f.path === planned.file);
+        ports.progress({ phase: "benchmark", side: side2, message: file2.path, pair: done + 1, pairs: total });
+        const run = await runFile(file2, side2, round.index, {
+          cwd: discovered.dirs[side2],
           env,
           preload,
           logDir,
@@ -93198,16 +93231,16 @@ async function runBenchmarks(request3) {
         if (session.signal?.aborted) throw new CancelledError(CANCELLED);
         stored.runs.push(run);
         done++;
-        const streakKey = `${side}\0${file2.path}`;
+        const streakKey = `${side2}\0${file2.path}`;
         const streak = run.error === null ? 0 : (failureStreak.get(streakKey) ?? 0) + 1;
         failureStreak.set(streakKey, streak);
-        if (run.error !== null) ports.logger.warn(`benchmark ${file2.path} failed on ${side} (round ${round.index + 1}): ${firstLine(run.error)}`);
+        if (run.error !== null) ports.logger.warn(`benchmark ${file2.path} failed on ${side2} (round ${round.index + 1}): ${firstLine(run.error)}`);
         if (streak >= CONSECUTIVE_FAILURES_TO_DROP && !dropped.has(file2.path)) {
           dropped.add(file2.path);
           results.warnings.push({
             code: "benchmark-file-dropped",
             benchmark: file2.path,
-            message: `failed on ${side} in ${streak} rounds in a row, so it was not run again in later rounds.`
+            message: `failed on ${side2} in ${streak} rounds in a row, so it was not run again in later rounds.`
           });
         }
       }
@@ -93216,11 +93249,11 @@ async function runBenchmarks(request3) {
   }
   session.update();
 }
-function stemOf(file2, side, round) {
-  return `${side}-round${round + 1}-${file2.replace(/[^A-Za-z0-9._-]+/g, "_")}`;
+function stemOf(file2, side2, round) {
+  return `${side2}-round${round + 1}-${file2.replace(/[^A-Za-z0-9._-]+/g, "_")}`;
 }
-async function runFile(file2, side, round, options) {
-  const stem = stemOf(file2.path, side, round);
+async function runFile(file2, side2, round, options) {
+  const stem = stemOf(file2.path, side2, round);
   const output2 = join13(options.logDir, `${stem}.jsonl`);
   const logs = { stdout: join13(options.logDir, `${stem}.out.log`), stderr: join13(options.logDir, `${stem}.err.log`) };
   for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
@@ -93229,7 +93262,7 @@ async function runFile(file2, side, round, options) {
   try {
     exit = await runProcess("node", [...file2.nodeArgs, "--require", options.preload, file2.absolute], {
       cwd: options.cwd,
-      env: { ...options.env, PERFGATE_SIDE: side, PERFGATE_BENCH_OUTPUT: output2 },
+      env: { ...options.env, PERFGATE_SIDE: side2, PERFGATE_BENCH_OUTPUT: output2 },
       logFile: logs.stdout,
       errorLogFile: logs.stderr,
       tracker: options.tracker,
@@ -93246,7 +93279,7 @@ async function runFile(file2, side, round, options) {
   return {
     round,
     file: file2.path,
-    side,
+    side: side2,
     startedAt: startedAt.toISOString(),
     durationMs: Date.now() - startedAt.getTime(),
     exitCode: exit.code,
@@ -93283,15 +93316,15 @@ import { execFileSync as execFileSync2 } from "node:child_process";
 function allowedCpus(pid = process.pid) {
   try {
     const out = execFileSync2(programPath("taskset"), ["-p", "-c", String(pid)], { encoding: "utf8", env: ownEnv(), stdio: ["ignore", "pipe", "ignore"] });
-    const list2 = out.slice(out.lastIndexOf(":") + 1).trim();
-    return parseCpuList(list2);
+    const list3 = out.slice(out.lastIndexOf(":") + 1).trim();
+    return parseCpuList(list3);
   } catch {
     return null;
   }
 }
-function parseCpuList(list2) {
+function parseCpuList(list3) {
   const cpus2 = [];
-  for (const part of list2.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of list3.split(",").map((p) => p.trim()).filter(Boolean)) {
     const [from, to] = part.split("-").map(Number);
     if (!Number.isInteger(from)) continue;
     for (let c = from; c <= (Number.isInteger(to) ? to : from); c++) cpus2.push(c);
@@ -93313,7 +93346,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync13, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync14, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
 
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
@@ -93333,8 +93366,8 @@ function isObject3(value) {
 function fill(object2, key, value) {
   if (isObject3(object2) && object2[key] === void 0) object2[key] = value();
 }
-function each(list2, visit2) {
-  if (Array.isArray(list2)) list2.forEach(visit2);
+function each(list3, visit2) {
+  if (Array.isArray(list3)) list3.forEach(visit2);
 }
 function upgradeFromVersion1(data) {
   const config2 = data["config"];
@@ -93360,8 +93393,8 @@ function upgradeFromVersion1(data) {
     each(scenario["pairs"], (pair) => {
       if (!isObject3(pair)) return;
       fill(pair, "start", () => pair["block"]);
-      for (const side of ["base", "head"]) {
-        const slice = pair[side];
+      for (const side2 of ["base", "head"]) {
+        const slice = pair[side2];
         const health = isObject3(slice) ? slice["health"] : void 0;
         each(isObject3(health) ? health["processes"] : void 0, (process2) => {
           fill(process2, "io", () => []);
@@ -93400,7 +93433,7 @@ function writeResults(path, results) {
 }
 function readText2(path, maxBytes) {
   try {
-    if (maxBytes === void 0) return readFileSync13(path, "utf8");
+    if (maxBytes === void 0) return readFileSync14(path, "utf8");
     const fd = openSync3(path, "r");
     try {
       const size = fstatSync(fd).size;
@@ -93460,12 +93493,12 @@ var RunSession = class {
 };
 
 // src/engine/changes.ts
-import { readFileSync as readFileSync14 } from "node:fs";
+import { readFileSync as readFileSync15 } from "node:fs";
 import { join as join14 } from "node:path";
 var MAX_FILES = 1e4;
 var MAX_HUNKS = 1e3;
 function lineCount(path) {
-  const text2 = readFileSync14(path, "utf8");
+  const text2 = readFileSync15(path, "utf8");
   if (text2 === "") return 0;
   let lines = 0;
   for (let i = 0; i < text2.length; i++) if (text2.charCodeAt(i) === 10) lines++;
@@ -93491,7 +93524,7 @@ async function changedLines(base, head) {
   for (const f of files) {
     if (f.hunks.length <= MAX_HUNKS) continue;
     const start = Math.min(...f.hunks.map(([at2]) => at2));
-    const end = Math.max(...f.hunks.map(([at2, count]) => at2 + Math.max(count, 1) - 1));
+    const end = Math.max(...f.hunks.map(([at2, count2]) => at2 + Math.max(count2, 1) - 1));
     f.hunks = [[start, end - start + 1]];
   }
   return { since, files };
@@ -93556,14 +93589,14 @@ var CODE_EXTENSIONS = ["js", "cjs", "mjs", "node", "wasm", "ts", "mts", "cts", "
 function isCodePath(path, sealedModules) {
   const parts = path.split("/");
   if (parts[0] === ".git" || parts.includes(".cache") || sealedModules.some((dir) => path === dir || path.startsWith(`${dir}/`))) return false;
-  const name = parts.at(-1);
-  if (parts.includes("node_modules") || name === "package.json" || name === ".env" || name.startsWith(".env.")) return true;
-  const dot = name.lastIndexOf(".");
-  return dot > 0 && CODE_EXTENSIONS.includes(name.slice(dot + 1));
+  const name2 = parts.at(-1);
+  if (parts.includes("node_modules") || name2 === "package.json" || name2 === ".env" || name2.startsWith(".env.")) return true;
+  const dot = name2.lastIndexOf(".");
+  return dot > 0 && CODE_EXTENSIONS.includes(name2.slice(dot + 1));
 }
 function findCode(find, root, sealedModules) {
   const prune = ["-path", "./.git", "-o", "-name", ".cache", ...sealedModules.flatMap((dir) => ["-o", "-path", `./${dir}`])];
-  const names = [...CODE_EXTENSIONS.map((ext) => `*.${ext}`), "package.json", ".env", ".env.*", "node_modules"].flatMap((name) => ["-name", name, "-o"]);
+  const names = [...CODE_EXTENSIONS.map((ext) => `*.${ext}`), "package.json", ".env", ".env.*", "node_modules"].flatMap((name2) => ["-name", name2, "-o"]);
   return findEntries(find, root, ["(", ...prune, ")", "-prune", "-o", "!", "-type", "d", "(", ...names, "-path", "*/node_modules/*", ")"]);
 }
 function statEntry(path) {
@@ -93608,8 +93641,8 @@ function walk(dir, keep = () => true, skip = (path) => path === ".cache") {
     } catch {
       continue;
     }
-    for (const name of names) {
-      const path = sub ? `${sub}/${name}` : name;
+    for (const name2 of names) {
+      const path = sub ? `${sub}/${name2}` : name2;
       if (skip(path)) continue;
       const entry = statEntry(join15(dir, path));
       if (entry.startsWith("d ")) stack.push(path);
@@ -93655,7 +93688,7 @@ async function runCompare(request3, ports) {
       error: null,
       seed,
       config: config2,
-      environment: await fingerprint(env, trees.head.root),
+      environment: { ...await fingerprint(env, trees.head.root), configHash: configHash(config2) },
       sides: {
         base: { ref: request3.baseLabel ?? trees.base.ref, sha: trees.base.sha, dirty: false },
         head: { ref: trees.head.ref, sha: trees.head.sha, dirty: trees.head.dirty }
@@ -93735,10 +93768,10 @@ async function runCompare(request3, ports) {
   } catch (e) {
     const error62 = request3.signal?.aborted ? new CancelledError("Cancelled: stopped the services and removed the worktrees.") : e;
     if (session) {
-      const message = error62 instanceof Error ? error62.message : String(error62);
+      const message2 = error62 instanceof Error ? error62.message : String(error62);
       session.update((r) => {
         r.status = "failed";
-        r.error = message;
+        r.error = message2;
         r.finishedAt = (/* @__PURE__ */ new Date()).toISOString();
       });
       if (error62 instanceof PerfgateError) error62.resultsPath = resultsPath;
@@ -93788,21 +93821,21 @@ async function runBlock(session, phase, block) {
   const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   try {
     for (let slot = 0; slot < block.instances; slot++) {
-      for (const side of slot % 2 === 0 ? block.bootOrder : [...block.bootOrder].reverse()) {
+      for (const side2 of slot % 2 === 0 ? block.bootOrder : [...block.bootOrder].reverse()) {
         session.checkCancelled();
-        ports.progress({ phase: "start", side, block: block.index + 1, blocks });
-        starts[side].push(
+        ports.progress({ phase: "start", side: side2, block: block.index + 1, blocks });
+        starts[side2].push(
           await Service.start({
-            side,
+            side: side2,
             // Numbered 0, 1, 2… over the run, in block order (PERFGATE_START).
             start: firstStart + slot,
-            config: phase.services[side],
-            dir: serviceDir(trees[side], phase.services[side]),
+            config: phase.services[side2],
+            dir: serviceDir(trees[side2], phase.services[side2]),
             env: session.env,
-            logFile: join16(session.logDir, `${side}.log`),
-            statusFile: join16(session.logDir, `${side}-block${block.index + 1}-start${slot + 1}.status`),
+            logFile: join16(session.logDir, `${side2}.log`),
+            statusFile: join16(session.logDir, `${side2}-block${block.index + 1}-start${slot + 1}.status`),
             tracker: session.tracker,
-            envPad: block.envPads[side][slot],
+            envPad: block.envPads[side2][slot],
             ...placement && { cpus: placement.services }
           })
         );
@@ -93811,9 +93844,9 @@ async function runBlock(session, phase, block) {
     await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
     session.update((r) => {
       r.starts ??= [];
-      for (const side of ["base", "head"]) {
-        starts[side].forEach((service, slot) => {
-          if (service.startup) r.starts.push({ start: firstStart + slot, block: block.index, side, ...service.startup });
+      for (const side2 of ["base", "head"]) {
+        starts[side2].forEach((service, slot) => {
+          if (service.startup) r.starts.push({ start: firstStart + slot, block: block.index, side: side2, ...service.startup });
         });
       }
     });
@@ -93847,7 +93880,7 @@ var WINDOW_GAP_MS = 1e3;
 async function measureStartPair(session, turn, pairs) {
   const { config: config2, scenario, block, blocks, starts, stored } = turn;
   const first = pairs[0];
-  const service = (side) => starts[side][first.slot];
+  const service = (side2) => starts[side2][first.slot];
   const both = first.order.map(service);
   const warmup = warmupSlices(config2.load.warmupMs, config2.load.sliceMs);
   assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
@@ -93879,9 +93912,9 @@ async function measureStartPair(session, turn, pairs) {
           slices[s.side] = measured[i];
         });
       } else {
-        for (const side of planned.order) {
-          const measured = [service(side)];
-          [slices[side]] = await measureSlices(measured, scenario, config2.load.sliceMs, await open2(measured, config2.load.sliceMs), true, othersThan(starts, measured));
+        for (const side2 of planned.order) {
+          const measured = [service(side2)];
+          [slices[side2]] = await measureSlices(measured, scenario, config2.load.sliceMs, await open2(measured, config2.load.sliceMs), true, othersThan(starts, measured));
         }
       }
       const pair = {
@@ -93913,8 +93946,8 @@ async function sampleUnexpectedAnswers(session, turn, services, measured) {
   const { scenario, stored } = turn;
   if (scenario.requests || scenario.values) return;
   for (const service of services) {
-    const side = service.side;
-    if (stored.unexpectedAnswer?.[side] || !measured.some((pair) => pair[side].statuses)) continue;
+    const side2 = service.side;
+    if (stored.unexpectedAnswer?.[side2] || !measured.some((pair) => pair[side2].statuses)) continue;
     for (let i = 0; i < ANSWER_PROBES; i++) {
       session.checkCancelled();
       const answer = await askRoute(service.url, scenario, 2e3);
@@ -93922,7 +93955,7 @@ async function sampleUnexpectedAnswers(session, turn, services, measured) {
       if (isExpectedStatus(scenario, answer.status)) continue;
       const { status, body } = answer;
       session.update(() => {
-        stored.unexpectedAnswer = { ...stored.unexpectedAnswer, [side]: { status, body } };
+        stored.unexpectedAnswer = { ...stored.unexpectedAnswer, [side2]: { status, body } };
       });
       break;
     }
@@ -94037,7 +94070,7 @@ function idleCpuOf(idle, before, after) {
     record2[service.side].cpuSeconds += Math.max(0, used);
   }
   if (record2.base.starts + record2.head.starts === 0) return null;
-  for (const side of ["base", "head"]) record2[side].cpuSeconds = Math.round(record2[side].cpuSeconds * 1e3) / 1e3;
+  for (const side2 of ["base", "head"]) record2[side2].cpuSeconds = Math.round(record2[side2].cpuSeconds * 1e3) / 1e3;
   return record2;
 }
 var SERVICE_KEYS = ["install", "build", "setup", "start", "cwd", "env", "ready"];
@@ -94061,14 +94094,14 @@ function configWarnings(config2, request3) {
 }
 
 // src/gate/text.ts
-function percentText(fraction) {
-  return `${Number((100 * fraction).toFixed(1))}%`;
+function percentText(fraction2) {
+  return `${Number((100 * fraction2).toFixed(1))}%`;
 }
 
 // src/gate/fairness.ts
 var IDLE_CPU_LIMIT = 0.1;
 var SIDES = ["base", "head"];
-var otherOf = (side) => side === "base" ? "head" : "base";
+var otherOf = (side2) => side2 === "base" ? "head" : "base";
 function idleUse(results) {
   const sums = Object.fromEntries(
     SIDES.map((measured) => [measured, { cpu: { base: 0, head: 0 }, seconds: 0, slices: 0, starts: { base: 0, head: 0 } }])
@@ -94204,14 +94237,14 @@ function walshOrder(x) {
   const n = sorted.length;
   const total = n * (n + 1) / 2;
   const countAtMost2 = (d) => {
-    let count = 0;
+    let count2 = 0;
     let j = n - 1;
     for (let i = 0; i < n; i++) {
       while (j >= i && (sorted[i] + sorted[j]) / 2 > d) j--;
       if (j < i) break;
-      count += j - i + 1;
+      count2 += j - i + 1;
     }
-    return count;
+    return count2;
   };
   const cache = /* @__PURE__ */ new Map();
   return {
@@ -94377,8 +94410,8 @@ function holmAdjust(p) {
 }
 
 // src/stats/power.ts
-function checkProbability(name, value) {
-  if (!(value > 0 && value < 1)) throw new RangeError(`smallestDetectableShift: ${name} must be in (0, 1), got ${value}`);
+function checkProbability(name2, value) {
+  if (!(value > 0 && value < 1)) throw new RangeError(`smallestDetectableShift: ${name2} must be in (0, 1), got ${value}`);
 }
 function smallestDetectableShift(intervalHalfWidth, options = {}) {
   const confidence = options.confidence ?? 0.95;
@@ -94430,13 +94463,13 @@ function signFlipTest(x, options = {}) {
   const left = allSums(x.slice(0, n >> 1));
   const right = allSums(x.slice(n >> 1)).sort();
   const total = left.length * right.length;
-  const atMost = (bound) => left.reduce((count2, l) => count2 + countAtMost(right, bound - l), 0);
+  const atMost = (bound) => left.reduce((count3, l) => count3 + countAtMost(right, bound - l), 0);
   const atLeast = (bound) => atMost(-bound);
-  let count;
-  if (alternative === "less") count = atMost(statistic + tolerance);
-  else if (alternative === "greater") count = atLeast(statistic - tolerance);
-  else count = observedAbs <= tolerance ? total : atMost(-observedAbs + tolerance) + atLeast(observedAbs - tolerance);
-  return { n, statistic, p: Math.min(1, count / total), method: "exact" };
+  let count2;
+  if (alternative === "less") count2 = atMost(statistic + tolerance);
+  else if (alternative === "greater") count2 = atLeast(statistic - tolerance);
+  else count2 = observedAbs <= tolerance ? total : atMost(-observedAbs + tolerance) + atLeast(observedAbs - tolerance);
+  return { n, statistic, p: Math.min(1, count2 / total), method: "exact" };
 }
 function monteCarlo(x, statistic, tolerance, alternative) {
   const rand = createRandom(MONTE_CARLO_SEED);
@@ -94456,8 +94489,8 @@ function monteCarlo(x, statistic, tolerance, alternative) {
 
 // src/gate/benchmarks.ts
 var SIDES2 = ["base", "head"];
-function keyOf(file2, suite, name, occurrence) {
-  return JSON.stringify([file2, suite, name, occurrence]);
+function keyOf(file2, suite, name2, occurrence) {
+  return JSON.stringify([file2, suite, name2, occurrence]);
 }
 function labelsOf(seen) {
   const candidates = (s) => {
@@ -94518,8 +94551,8 @@ function inventoryBenchmarks(benchmarks) {
     });
   }
   const failures = failuresOf(benchmarks.runs);
-  const fileFailedOn = (file2, side) => {
-    const runs = benchmarks.runs.filter((r) => r.file === file2 && r.side === side);
+  const fileFailedOn = (file2, side2) => {
+    const runs = benchmarks.runs.filter((r) => r.file === file2 && r.side === side2);
     return runs.length > 0 && runs.every((r) => r.error !== null);
   };
   const fileOrder = [.../* @__PURE__ */ new Set([...benchmarks.files.base, ...benchmarks.files.head])].sort();
@@ -94550,16 +94583,16 @@ function inventoryBenchmarks(benchmarks) {
       });
       continue;
     }
-    const sideMedian = (side) => entry.values[side].size > 0 ? median([...entry.values[side].values()]) : null;
-    const present = (side) => entry.values[side].size > 0 || entry.errors[side].length > 0;
-    const missingSide = SIDES2.find((side) => !present(side));
+    const sideMedian = (side2) => entry.values[side2].size > 0 ? median([...entry.values[side2].values()]) : null;
+    const present = (side2) => entry.values[side2].size > 0 || entry.errors[side2].length > 0;
+    const missingSide = SIDES2.find((side2) => !present(side2));
     let status;
     let reason = null;
     if (missingSide !== void 0 && !fileFailedOn(entry.file, missingSide)) {
       status = missingSide === "base" ? "added" : "removed";
     } else {
       status = "failed";
-      const erroredSide = SIDES2.find((side) => entry.errors[side].length > 0 && entry.values[side].size === 0);
+      const erroredSide = SIDES2.find((side2) => entry.errors[side2].length > 0 && entry.values[side2].size === 0);
       reason = missingSide !== void 0 ? `${entry.file} failed on ${missingSide}` : erroredSide !== void 0 ? `it threw on ${erroredSide}: ${firstLine2(entry.errors[erroredSide][0])}` : "no round gave both sides a number";
       notCompared.push(`${identity.label} (${reason})`);
     }
@@ -94567,7 +94600,7 @@ function inventoryBenchmarks(benchmarks) {
   }
   for (const file2 of fileOrder) {
     if (entries.some((e) => e.file === file2)) continue;
-    const failedSides = SIDES2.filter((side) => fileFailedOn(file2, side));
+    const failedSides = SIDES2.filter((side2) => fileFailedOn(file2, side2));
     if (failedSides.length > 0) notCompared.push(`${file2} (failed on ${failedSides.join(" and ")})`);
   }
   return { series, uncompared, failures, notCompared };
@@ -94684,11 +94717,11 @@ function healthSeries(results) {
     }));
   });
 }
-function decideHealthVerdict(relative9, c) {
-  if (c.min <= 0) return relative9;
-  if (relative9 === "regression" && c.absoluteChange > c.min) return "regression";
-  if (relative9 === "improvement" && c.absoluteChange < -c.min) return "improvement";
-  if (relative9 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
+function decideHealthVerdict(relative10, c) {
+  if (c.min <= 0) return relative10;
+  if (relative10 === "regression" && c.absoluteChange > c.min) return "regression";
+  if (relative10 === "improvement" && c.absoluteChange < -c.min) return "improvement";
+  if (relative10 === "unchanged" || c.absoluteLow > -c.min && c.absoluteHigh < c.min) return "unchanged";
   return "inconclusive";
 }
 function absoluteShift(series) {
@@ -94708,12 +94741,12 @@ var RISING_SHARE = 2 / 3;
 function mbPer10k(bytesPerRequest) {
   return bytesPerRequest * 1e4 / 1e6;
 }
-function heapTrend(scenario, side) {
+function heapTrend(scenario, side2) {
   const byBlock = /* @__PURE__ */ new Map();
   let last = null;
   let n = 0;
   for (const pair of scenario.pairs) {
-    const slice = pair[side];
+    const slice = pair[side2];
     const health = aggregateHealth(slice.health);
     if (health === null || health.heapAfterGcBytes === null) continue;
     const start = startOf(pair);
@@ -94742,30 +94775,30 @@ function rising(trend, alpha) {
   const slopes = trend.blocks.filter((b) => b !== null);
   return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.filter((b) => b > 0).length >= RISING_SHARE * slopes.length;
 }
-function decideHeapGrowth(base, head, rule, alpha) {
+function decideHeapGrowth(base, head, rule2, alpha) {
   const headMb = mbPer10k(head.bytesPerRequest);
   const baseMb = mbPer10k(base.bytesPerRequest);
   const change = headMb - baseMb;
-  if (rising(head, alpha) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return "regression";
-  if (rising(base, alpha) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return "improvement";
-  if (Math.abs(change) <= rule.limitMbPer10k) return "unchanged";
+  if (rising(head, alpha) && change > rule2.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return "regression";
+  if (rising(base, alpha) && -change > rule2.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return "improvement";
+  if (Math.abs(change) <= rule2.limitMbPer10k) return "unchanged";
   return "inconclusive";
 }
 function compareHeap(results, scenario) {
   const base = heapTrend(scenario, "base");
   const head = heapTrend(scenario, "head");
   if (base === null || head === null) return null;
-  const rule = heapGrowthRule(results);
+  const rule2 = heapGrowthRule(results);
   return {
     scenario: scenario.name,
-    gated: rule.gated,
-    limit: rule.limitMbPer10k,
+    gated: rule2.gated,
+    limit: rule2.limitMbPer10k,
     base,
     head,
     baseMbPer10k: mbPer10k(base.bytesPerRequest),
     headMbPer10k: mbPer10k(head.bytesPerRequest),
     change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
-    verdict: decideHeapGrowth(base, head, rule, results.config.alpha)
+    verdict: decideHeapGrowth(base, head, rule2, results.config.alpha)
   };
 }
 var GENERATOR_SATURATED = 0.9;
@@ -94791,11 +94824,11 @@ function generatorBoundSlice(slice) {
 }
 function checkGenerator(scenario) {
   const sides = {};
-  for (const side of SIDES3) {
-    const slices = scenario.pairs.map((p) => p[side]);
+  for (const side2 of SIDES3) {
+    const slices = scenario.pairs.map((p) => p[side2]);
     const loads = slices.map(sliceLoad).filter((l) => l !== null);
     if (loads.length === 0) return null;
-    sides[side] = {
+    sides[side2] = {
       slices: loads.length,
       boundSlices: slices.filter(generatorBoundSlice).length,
       generatorCpu: median(loads.map((l) => l.generatorCpu)),
@@ -94807,7 +94840,7 @@ function checkGenerator(scenario) {
   return {
     scenario: scenario.name,
     sides,
-    bound: SIDES3.filter((side) => 2 * sides[side].boundSlices >= sides[side].slices)
+    bound: SIDES3.filter((side2) => 2 * sides[side2].boundSlices >= sides[side2].slices)
   };
 }
 function markGeneratorBound(comparisons, checks, fixedRate = /* @__PURE__ */ new Set()) {
@@ -94853,7 +94886,7 @@ function findHints(results, comparisons, heap, generator, metrics) {
     }
     const check2 = generator.find((g) => g.scenario === scenario);
     if (check2 && check2.bound.length > 0) {
-      const loads = check2.bound.map((side) => check2.sides[side]);
+      const loads = check2.bound.map((side2) => check2.sides[side2]);
       hints.push({
         kind: "generator-bound",
         scenario,
@@ -94867,19 +94900,19 @@ function findHints(results, comparisons, heap, generator, metrics) {
   }
   return hints;
 }
-function processRange(scenario, side) {
-  const counts = scenario.pairs.map((p) => aggregateHealth(p[side].health)?.processes ?? 0).filter((n) => n > 0);
+function processRange(scenario, side2) {
+  const counts = scenario.pairs.map((p) => aggregateHealth(p[side2].health)?.processes ?? 0).filter((n) => n > 0);
   return counts.length === 0 ? null : { min: Math.min(...counts), max: Math.max(...counts) };
 }
 function countProcesses(scenario) {
   return { scenario: scenario.name, base: processRange(scenario, "base"), head: processRange(scenario, "head") };
 }
-function analyzeHealth(results, relative9, metrics) {
+function analyzeHealth(results, relative10, metrics) {
   const series = healthSeries(results);
-  const comparisons = relative9.map((c) => {
-    const rule = healthRule(results, c.metric);
+  const comparisons = relative10.map((c) => {
+    const rule2 = healthRule(results, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
-    const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
+    const withFloor = { min: rule2.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
     return { ...c, ...withFloor, verdict: decideHealthVerdict(c.verdict, withFloor) };
   });
   const withPairs = results.scenarios.filter((s) => s.pairs.length > 0);
@@ -94891,7 +94924,7 @@ function analyzeHealth(results, relative9, metrics) {
     heap,
     generator,
     hints: findHints(results, comparisons, heap, generator, metrics),
-    processes: withPairs.map(countProcesses).filter((count) => count.base !== null || count.head !== null),
+    processes: withPairs.map(countProcesses).filter((count2) => count2.base !== null || count2.head !== null),
     failing: [...comparisons, ...heap].filter((c) => c.gated && c.verdict === "regression")
   };
 }
@@ -94936,11 +94969,11 @@ function compareScenario(scenario) {
   const destinations = [...new Set(pairs.flatMap((p) => [...p.base.sums.keys(), ...p.head.sums.keys()]))].sort();
   return destinations.map((destination) => {
     const sum = (io) => io.sums.get(destination) ?? { roundTrips: 0, waitMs: 0 };
-    const series = (side, key) => pairs.map((p) => sum(p[side])[key] / p[side].requests);
-    const summary = (side) => {
-      if (!pairs.some((p) => p[side].sums.has(destination))) return null;
-      const requests = pairs.reduce((total2, p) => total2 + p[side].requests, 0);
-      const total = (key) => pairs.reduce((t, p) => t + sum(p[side])[key], 0);
+    const series = (side2, key) => pairs.map((p) => sum(p[side2])[key] / p[side2].requests);
+    const summary = (side2) => {
+      if (!pairs.some((p) => p[side2].sums.has(destination))) return null;
+      const requests = pairs.reduce((total2, p) => total2 + p[side2].requests, 0);
+      const total = (key) => pairs.reduce((t, p) => t + sum(p[side2])[key], 0);
       return { roundTripsPerRequest: total("roundTrips") / requests, waitMsPerRequest: total("waitMs") / requests };
     };
     const starts = pairs.map((p) => p.start);
@@ -94992,10 +95025,10 @@ function middleHalf(changes) {
 function pairNoise(base, head) {
   return middleHalf(base.map((b, i) => head[i] / b - 1).filter((change) => Number.isFinite(change)));
 }
-function tallySide(scenario, side, pairs) {
-  const tally = { scenario, side, requests: 0, non2xx: 0, statuses: {}, errors: 0, timeouts: 0 };
+function tallySide(scenario, side2, pairs) {
+  const tally = { scenario, side: side2, requests: 0, non2xx: 0, statuses: {}, errors: 0, timeouts: 0 };
   for (const pair of pairs) {
-    const slice = pair[side];
+    const slice = pair[side2];
     tally.requests += slice.requests;
     tally.non2xx += slice.non2xx;
     for (const [status, n] of Object.entries(slice.statuses ?? {})) tally.statuses[status] = (tally.statuses[status] ?? 0) + n;
@@ -95006,9 +95039,9 @@ function tallySide(scenario, side, pairs) {
 }
 function tallyRequests(results) {
   return results.scenarios.flatMap(
-    (s) => SIDES5.map((side) => {
-      const tally = tallySide(s.name, side, s.pairs);
-      const answer = s.unexpectedAnswer?.[side];
+    (s) => SIDES5.map((side2) => {
+      const tally = tallySide(s.name, side2, s.pairs);
+      const answer = s.unexpectedAnswer?.[side2];
       return answer ? { ...tally, answer } : tally;
     })
   );
@@ -95132,21 +95165,21 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
         message: `Only ${starts} start pair${starts === 1 ? "" : "s"}: the verdicts count starts, not slices (each start carries its own offset), and ${starts} cannot support a reliable verdict. Use at least ${MIN_RELIABLE_STARTS} (load.blocks \xD7 load.instances).`
       });
     }
-    for (const { side, requests, non2xx, errors } of tallies.filter((t) => t.scenario === scenario.name)) {
+    for (const { side: side2, requests, non2xx, errors } of tallies.filter((t) => t.scenario === scenario.name)) {
       const failures = errors;
       if (non2xx > 0) {
         const share3 = requests ? (100 * non2xx / requests).toFixed(1) : "100";
         warnings.push({
           code: "non-2xx",
           scenario: scenario.name,
-          message: `${side} answered ${non2xx} of ${requests} requests with a non-2xx status (${share3}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
+          message: `${side2} answered ${non2xx} of ${requests} requests with a non-2xx status (${share3}%): the comparison may be measuring an error path. Check the request (method, path, headers, body) and the service log.`
         });
       }
       if (failures > 0) {
         warnings.push({
           code: "request-errors",
           scenario: scenario.name,
-          message: `${side} had ${failures} connection errors or timeouts. Check the service log.`
+          message: `${side2} had ${failures} connection errors or timeouts. Check the service log.`
         });
       }
     }
@@ -95270,7 +95303,7 @@ function benchmarkWarnings(results, benchmarks, family, gatedCount) {
 function healthWarnings(results, health) {
   const warnings = [];
   for (const check2 of health.generator.filter((g) => g.bound.length > 0)) {
-    const loads = check2.bound.map((side) => check2.sides[side]);
+    const loads = check2.bound.map((side2) => check2.sides[side2]);
     const busy = Math.max(...loads.map((l) => l.generatorBusy));
     const cpu = Math.max(...loads.map((l) => l.generatorCpu));
     const service = Math.max(...loads.map((l) => l.serviceLoad));
@@ -95283,21 +95316,21 @@ function healthWarnings(results, health) {
     });
   }
   for (const scenario of results.scenarios) {
-    for (const side of SIDES6) {
-      const slices = scenario.pairs.map((p) => p[side]);
+    for (const side2 of SIDES6) {
+      const slices = scenario.pairs.map((p) => p[side2]);
       if (slices.length > 0 && slices.every((s) => s.health === null)) {
         warnings.push({
           code: "no-health",
           scenario: scenario.name,
-          message: `The ${side} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`
+          message: `The ${side2} service sent no health data (event loop, GC, heap): none of its processes loaded perfgate's preload. Is it a Node.js process, and does its start command keep NODE_OPTIONS?`
         });
       }
     }
   }
   return warnings;
 }
-function share2(fraction) {
-  return `${Number((100 * fraction).toFixed(fraction < 0.1 ? 1 : 0))}%`;
+function share2(fraction2) {
+  return `${Number((100 * fraction2).toFixed(fraction2 < 0.1 ? 1 : 0))}%`;
 }
 function analysisWarnings(results, inputs) {
   const family = describeFamily(inputs.gated.metrics, inputs.gated.benchmarks);
@@ -95320,7 +95353,7 @@ function analysisWarnings(results, inputs) {
 // src/gate/compare.ts
 var CONFIDENCE2 = 0.95;
 var EQUIVALENCE_CONFIDENCE = 0.9;
-function comparePaired(base, head, starts, rule, alpha, higherIsBetter, scale = "ratio") {
+function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale = "ratio") {
   const ratio = scale === "ratio";
   const reported = ratio ? Math.expm1 : (x) => x;
   const pairRatios = base.map((b, i) => ratio ? Math.log(head[i] / b) : head[i] - b);
@@ -95339,8 +95372,8 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter, scale = 
   const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE) : interval;
   const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
   return {
-    gated: rule.gated,
-    limit: rule.limit,
+    gated: rule2.gated,
+    limit: rule2.limit,
     n: ratios.length,
     pairs: finitePairs,
     ...startChanges && { starts: startChanges },
@@ -95366,9 +95399,9 @@ function comparePaired(base, head, starts, rule, alpha, higherIsBetter, scale = 
   };
 }
 function decisiveErrors(base, head, starts, limit) {
-  const finite3 = base.map((b2, i) => Number.isFinite(b2) && Number.isFinite(head[i]));
-  if (!finite3.some(Boolean)) return null;
-  const keep = (values) => values.filter((_, i) => finite3[i]);
+  const finite4 = base.map((b2, i) => Number.isFinite(b2) && Number.isFinite(head[i]));
+  if (!finite4.some(Boolean)) return null;
+  const keep = (values) => values.filter((_, i) => finite4[i]);
   const [b, h, s] = [keep(base), keep(head), keep(starts)];
   const cleanBeside = (clean, failing) => clean.every((x) => x === 0) && summarizeStarts(failing, s).every((start) => start.value > limit);
   if (cleanBeside(b, h)) return "regression";
@@ -95394,10 +95427,10 @@ function compareResults(results, options = {}) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const rule = config2.gate[definition.id];
-      const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
+      const rule2 = config2.gate[definition.id];
+      const draft = comparePaired(base, head, starts, rule2, level, definition.higherIsBetter, definition.scale);
       if (!draft) continue;
-      const decided2 = definition.id === "errors" ? decisiveErrors(base, head, starts, rule.limit) : null;
+      const decided2 = definition.id === "errors" ? decisiveErrors(base, head, starts, rule2.limit) : null;
       metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided: decided2 });
     }
   }
@@ -95491,6 +95524,1077 @@ function decideVerdict(c, alpha) {
   return "inconclusive";
 }
 
+// src/history/collect.ts
+import { readdirSync as readdirSync6 } from "node:fs";
+import { join as join17, relative as relative7 } from "node:path";
+
+// src/results/schema.ts
+var NAME_MAX = 2e3;
+var MESSAGE_MAX = 2e4;
+var LOG_MAX = 1e6;
+var LIST_MAX = 1e5;
+var name = external_exports.string().max(NAME_MAX);
+var message = external_exports.string().max(MESSAGE_MAX);
+var count = external_exports.int().min(0);
+var finite2 = external_exports.number();
+var nonNegative = external_exports.number().min(0);
+var positive = external_exports.number().gt(0);
+var fraction = external_exports.number().min(0).max(1);
+var list = (item) => external_exports.array(item).max(LIST_MAX);
+var sha = external_exports.string().regex(/^[0-9a-f]{40}$/, "must be a 40-character hex commit sha");
+var isoTime = external_exports.string().max(40).regex(/^\d{4}-\d\d-\d\dT[\d:.]+Z$/, "must be an ISO time");
+var stringMap = external_exports.record(name, message);
+var httpMethod = external_exports.string().regex(/^[A-Z][A-Z-]{0,19}$/, "must be an HTTP method");
+var cpuList = external_exports.string().regex(/^[\d,-]{1,200}$/, "must be a CPU list");
+var sideSchema = external_exports.enum(["base", "head"]);
+var side = sideSchema;
+var rule = external_exports.object({ limit: nonNegative, gated: external_exports.boolean(), min: nonNegative.optional() });
+var gateRules = Object.fromEntries(GATE_KEYS.map((key) => [key, rule]));
+var httpRequest = {
+  method: httpMethod,
+  path: name,
+  headers: stringMap,
+  body: external_exports.string().max(LOG_MAX).nullable()
+};
+var storedConfig = external_exports.object({
+  service: external_exports.object({
+    install: message.nullable(),
+    build: message.nullable(),
+    setup: message.nullable(),
+    start: message.nullable(),
+    cwd: name,
+    env: stringMap,
+    ready: external_exports.object({ path: name.nullable(), timeoutMs: nonNegative })
+  }),
+  scenarios: list(
+    external_exports.object({
+      name,
+      ...httpRequest,
+      connections: count,
+      pipelining: count,
+      rate: external_exports.union([external_exports.object({ perSecond: positive }), external_exports.object({ ofCapacity: fraction })]).nullable(),
+      expect: list(external_exports.int().min(100).max(599)).nullable(),
+      requests: list(
+        external_exports.object({
+          name,
+          ...httpRequest,
+          weight: count,
+          capture: external_exports.record(name, external_exports.union([external_exports.object({ from: external_exports.literal("body"), path: list(name) }), external_exports.object({ from: external_exports.literal("header"), name })])).nullable()
+        })
+      ).nullable().optional(),
+      sequence: external_exports.boolean().optional(),
+      values: external_exports.object({ file: name }).nullable().optional()
+    })
+  ),
+  load: external_exports.object({
+    sliceMs: nonNegative,
+    pairs: count,
+    blocks: count,
+    instances: external_exports.int().min(1).max(16),
+    warmupMs: nonNegative,
+    mode: external_exports.enum(["simultaneous", "alternate"]),
+    pin: external_exports.enum(["auto", "on", "off"]),
+    earlyStop: external_exports.boolean()
+  }),
+  benchmarks: external_exports.object({ files: list(name), rounds: count, timeoutMs: nonNegative, budgetMs: nonNegative }).nullable(),
+  gate: external_exports.object({ ...gateRules, heap_growth: external_exports.object({ limitMbPer10k: nonNegative, gated: external_exports.boolean() }) }),
+  alpha: external_exports.number().gt(0).lt(1),
+  seed: external_exports.int().nullable(),
+  profile: external_exports.object({
+    enabled: external_exports.boolean(),
+    durationMs: nonNegative,
+    intervalUs: nonNegative,
+    scenarios: list(name).nullable(),
+    when: external_exports.enum(["changed", "always"])
+  })
+});
+var environmentSchema = external_exports.object({
+  cpuModel: name,
+  cpus: external_exports.int().min(1).max(1e5),
+  nodeVersion: external_exports.string().max(100),
+  os: name,
+  arch: external_exports.string().max(100),
+  totalMemoryMb: count,
+  /** NODE_OPTIONS / execArgv that affect measurement (perfgate's own preload excluded). */
+  nodeFlags: list(name),
+  /** Where the timed phase ran, as taskset CPU lists, when load.pin pinned it (absent: the scheduler's choice). */
+  placement: external_exports.object({ generator: cpuList, services: cpuList }).optional(),
+  /** Kernel release (uname -r); absent in results from before it was recorded (`os` then ends with it). */
+  kernel: name.optional(),
+  /** The machine image: a GitHub-hosted runner's ImageOS and ImageVersion, else /etc/os-release's PRETTY_NAME; absent when neither says, and in results from before it was recorded. */
+  osImage: name.optional(),
+  /** V8's version in the Node that ran the service; absent when that Node did not answer, and in results from before it was recorded. */
+  v8Version: external_exports.string().max(100).optional(),
+  /** sha256 of the measured configuration (results.config), hex; absent in results from before it was recorded (history computes it then). */
+  configHash: external_exports.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 in hex").optional()
+});
+var sideInfoSchema = external_exports.object({
+  /** What the user named (branch, ref, "work tree"). */
+  ref: name,
+  /** Commit sha (head: the commit the work tree is on). */
+  sha,
+  /** True when head is the work tree with uncommitted changes. */
+  dirty: external_exports.boolean()
+});
+var latencyUsSchema = external_exports.object({
+  p50: nonNegative,
+  p90: nonNegative,
+  p99: nonNegative,
+  /** Fixed-rate slices only: enough requests per window to say something of the tail. */
+  p999: nonNegative.optional(),
+  max: nonNegative,
+  mean: nonNegative
+});
+var offeredLoadSchema = external_exports.object({
+  /** The scenario's rate, requests per second per side. */
+  ratePerSecond: positive,
+  /** Requests sent in the window. */
+  sent: count,
+  /** Requests that fell due but were not sent, because the service had a timeout's worth of requests outstanding. */
+  dropped: count,
+  /** How late requests left against their intended time (the generator's own delay), µs. */
+  lagUsP50: nonNegative,
+  lagUsP99: nonNegative
+});
+var requestSliceSchema = external_exports.object({
+  /** The request's name (scenario requests[i].name), in the scenario's order. */
+  name,
+  /** Its responses in the slice (any status). */
+  responses: count,
+  /** Its failed requests: an unexpected status, an error, or a response without a value the sequence captures from it. */
+  failed: count,
+  /** Its latency percentiles, µs (0 when it had no response). */
+  p50Us: nonNegative,
+  p99Us: nonNegative
+});
+var idleCpuSchema = external_exports.object({
+  /** How many of its starts were running and not under load. */
+  starts: count,
+  /** Their CPU time (user + system, whole process groups), seconds. */
+  cpuSeconds: nonNegative
+});
+var gcKindSchema = external_exports.enum(["minor", "major", "incremental", "weakcb"]);
+var ioTallySchema = external_exports.object({
+  /** "host:port" as connected (the resolved address), or a Unix socket's path. */
+  destination: name,
+  /** Round trips: a write while no answer was awaited, ended by the first bytes read after it. */
+  roundTrips: count,
+  /** Their waits summed (from the write to the first bytes of the answer), ms. */
+  waitMs: nonNegative
+});
+var processHealthSchema = external_exports.object({
+  pid: count,
+  /** Parent pid: tells a cluster's workers from their primary. */
+  ppid: count,
+  /** A cluster worker (NODE_UNIQUE_ID was set). */
+  worker: external_exports.boolean(),
+  /** How long the process measured, ms: from the engine's "begin" to its "end" as the process received them. */
+  windowMs: nonNegative,
+  /**
+   * Event-loop delay, µs: how late the loop ran a 10 ms timer (perf_hooks.monitorEventLoopDelay,
+   * the interval itself subtracted); null when the timer never fired in the window.
+   */
+  eventLoopDelayUs: external_exports.object({ p50: nonNegative, p99: nonNegative, max: nonNegative, samples: count }).nullable(),
+  /** Share of the window the event loop was busy, 0–1 (performance.eventLoopUtilization). */
+  eventLoopUtilization: fraction,
+  /** Garbage-collection pauses in the window by kind (PerformanceObserver 'gc'): how many, total ms. */
+  gc: external_exports.record(gcKindSchema, external_exports.object({ count, ms: nonNegative })),
+  /** V8 heap used at the window's end, bytes. */
+  heapUsedBytes: nonNegative,
+  /** The lowest heap used seen right after a GC in the window, bytes; null when no GC ran. */
+  heapAfterGcBytes: nonNegative.nullable(),
+  /** Resident set size at the window's end, bytes. */
+  rssBytes: nonNegative,
+  /** Resources keeping the event loop alive at the window's start, before the slice's load connects (process.getActiveResourcesInfo: sockets, servers, timers). */
+  activeHandles: count,
+  /** Outgoing round trips by destination (a database, a cache, another service) of the HTTP requests this process finished in the window. */
+  io: list(ioTallySchema),
+  /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
+  ioRequests: count
+});
+var sliceHealthSchema = external_exports.object({
+  /** Responses this service (this start of it) had answered when the slice ended, warm-ups and other scenarios included: the heap trend's x. */
+  requestsSinceStart: count,
+  /** Processes that acknowledged the slice's start but sent no report in time (their numbers are missing from the sums). */
+  missing: count,
+  processes: list(processHealthSchema)
+});
+var sliceSchema = external_exports.object({
+  side,
+  /** ISO time the slice started. */
+  startedAt: isoTime,
+  /** Measured wall time of the slice, ms. */
+  durationMs: nonNegative,
+  /** Responses received (any status). */
+  requests: count,
+  /** Responses per second over durationMs. */
+  rps: nonNegative,
+  latencyUs: latencyUsSchema,
+  /** Responses with a status the scenario does not expect (any non-2xx unless it declares `expect`). */
+  non2xx: count,
+  /**
+   * Of those, how many answered each unexpected status ("500": 310), so a report can say what
+   * head answered instead; absent when every status was expected, and in results from before it
+   * was recorded. (A response of an expected status without a value its sequence captures is in
+   * non2xx, not here.) An HTTP status is three digits, so the record has at most 900 keys.
+   */
+  statuses: external_exports.record(external_exports.string().regex(/^[1-9]\d\d$/, "must be an HTTP status"), count).optional(),
+  /** Requests without an answer: a failed connection or a timeout (timeouts are counted here too). */
+  errors: count,
+  /** Of the errors, those that timed out. */
+  timeouts: count,
+  /** Fixed-rate scenarios: what was offered (absent in closed-loop slices). */
+  offered: offeredLoadSchema.optional(),
+  /** Scenarios of several requests: each request's own count and latency (absent for one request). */
+  byRequest: list(requestSliceSchema).optional(),
+  /** Service CPU time (user+system, whole process tree), seconds, during the slice. */
+  cpuSeconds: nonNegative,
+  /** CPU time of the load generator (perfgate's own process), seconds, during the slice. Absent in results from before it was measured (nothing to fill it with). */
+  generatorCpuSeconds: nonNegative.optional(),
+  /** Share of the slice the load generator's event loop was busy, 0–1 (it never idles when the generator is the bottleneck, even starved of CPU). Absent in results from before it was measured. */
+  generatorEventLoopUtilization: fraction.optional(),
+  /** What the service's processes measured inside themselves during the slice; null when none reported; absent in results from before health was measured (the gate tells the two apart). */
+  health: sliceHealthSchema.nullable().optional(),
+  /**
+   * CPU time that each side's starts not under load in this slice (the block's other starts,
+   * and in alternate mode the other side's start of this pair) used over the slice's window: an
+   * idle service uses next to none, and one that burns CPU while it waits takes it from what is
+   * measured (src/gate/fairness.ts). Absent in results from before it was measured.
+   */
+  idle: external_exports.object({ base: idleCpuSchema, head: idleCpuSchema }).optional()
+});
+var pairSchema = external_exports.object({
+  block: count,
+  /**
+   * The start pair that served this pair (one start of base and one of head), 0-based over the
+   * run: the unit the verdicts count.
+   */
+  start: count,
+  /** Index within the scenario, 0-based over all blocks. */
+  index: count,
+  /**
+   * Alternate: the order the two slices ran in. Simultaneous: the order the two sides'
+   * connections were opened in: once per start pair's turn in results written since 2026-11-25 (its
+   * load runs on without a break from its warm-up to its last pair), before that per pair.
+   */
+  order: external_exports.tuple([side, side]).refine(([first, second]) => first !== second, 'must be ["base", "head"] or ["head", "base"]'),
+  base: sliceSchema,
+  head: sliceSchema
+});
+var startRecordSchema = external_exports.object({
+  /** The start's number over the run (PERFGATE_START): base start n and head start n are a start pair. */
+  start: count,
+  block: count,
+  side,
+  /** From spawning the start command to the service's listening socket (the preload's report), or to ready when it reported none, ms. */
+  readyMs: nonNegative,
+  /** Resident memory of the service's whole process group once ready, bytes; null without /proc. */
+  rssBytes: nonNegative.nullable()
+});
+var unexpectedAnswerSchema = external_exports.object({ status: external_exports.int().min(100).max(999), body: external_exports.string().max(NAME_MAX) });
+var scenarioResultsSchema = external_exports.object({
+  name,
+  method: httpMethod,
+  path: name,
+  /**
+   * Fixed-rate scenarios: the rate both sides were offered, requests per second, and where it
+   * came from (the configuration, or a share of base's capacity measured in the first warm-up).
+   * Absent for closed-loop scenarios, and until a relative rate is measured.
+   */
+  rate: external_exports.object({ perSecond: positive, source: external_exports.enum(["config", "capacity"]), baseCapacity: nonNegative.optional() }).optional(),
+  pairs: list(pairSchema),
+  /**
+   * One answer of a status the scenario does not expect, per side that answered some: asked again
+   * after the side's first start pair whose slices recorded one, so a report can quote what the
+   * route said. A scenario of one request only; absent when no such answer came back (and in
+   * results from before it was recorded).
+   */
+  unexpectedAnswer: external_exports.object({ base: unexpectedAnswerSchema.optional(), head: unexpectedAnswerSchema.optional() }).optional()
+});
+var runWarningSchema = external_exports.object({
+  /** What kind of warning (src/results/warnings.ts lists every code; a file may carry codes of other releases). */
+  code: external_exports.string().max(100),
+  message,
+  scenario: name.optional(),
+  /** The micro-benchmark (its label) or benchmark file the warning is about. */
+  benchmark: name.optional()
+});
+var benchLibrarySchema = external_exports.enum(["benchmark", "tinybench", "mitata"]);
+var benchmarkRecordSchema = external_exports.object({
+  library: benchLibrarySchema,
+  name,
+  /** The benchmark.js Suite or tinybench Bench name; null when there is none (mitata, a lone Benchmark). */
+  suite: name.nullable(),
+  /** 1, or n for the n-th benchmark of the same suite and name in one process (kept apart, in order). */
+  occurrence: count,
+  /** The one number per process: 1 / mean time per operation, operations per second. null when it threw. */
+  opsPerSec: nonNegative.nullable(),
+  /** The library's relative margin of error, % (benchmark.js, tinybench); null when it has none. */
+  rme: finite2.nullable(),
+  /** Samples the library took in this process (benchmark.js: cycles; tinybench, mitata: timed batches or calls). */
+  sampleCount: count,
+  /** Those samples as ns per operation; at most 1,000, evenly spaced, when the library took more. */
+  samplesNs: list(nonNegative),
+  /** The library's own statistics for this benchmark, in its own units, samples left out: only ever serialised back, never rendered. */
+  stats: external_exports.record(name, external_exports.unknown()).nullable(),
+  /** What the benchmark threw, when it did (it then has no number). */
+  error: message.nullable()
+});
+var benchLibraryCopySchema = external_exports.object({
+  name,
+  version: name,
+  /** The module file that was loaded: the project's own copy. */
+  path: name,
+  /** Why perfgate cannot read this copy (a version without the hooks it uses); null when hooked. */
+  unsupported: message.nullable()
+});
+var benchRunSchema = external_exports.object({
+  round: count,
+  /** The file, relative to the service directory, posix separators. */
+  file: name,
+  side,
+  startedAt: isoTime,
+  /** Wall time of the process, ms. */
+  durationMs: nonNegative,
+  exitCode: external_exports.int().nullable(),
+  signal: external_exports.string().max(20).nullable(),
+  timedOut: external_exports.boolean(),
+  /** Why this run gave no usable numbers (it threw, exited non-zero, hung, captured nothing); null when it worked. */
+  error: message.nullable(),
+  benchmarks: list(benchmarkRecordSchema),
+  libraries: list(benchLibraryCopySchema),
+  /** stdout and stderr of the process. */
+  logs: external_exports.object({ stdout: external_exports.string().max(LOG_MAX), stderr: external_exports.string().max(LOG_MAX) })
+});
+var benchmarkResultsSchema = external_exports.object({
+  /** Benchmark files found per side, relative to the service directory. */
+  files: external_exports.object({ base: list(name), head: list(name) }),
+  /** Rounds planned (config.benchmarks.rounds). */
+  rounds: count,
+  /** Every process, in the order it ran; written after each base/head pair. */
+  runs: list(benchRunSchema),
+  /** Set when the phase stopped before all rounds ran: why. */
+  stoppedEarly: message.nullable()
+});
+var gitHubRecordSchema = external_exports.object({
+  /** owner/name of the repository the workflow ran in (the base repository of a fork PR). */
+  repository: external_exports.string().regex(/^[\w.-]{1,100}\/[\w.-]{1,100}$/, "must be owner/name"),
+  pullRequest: external_exports.int().positive().nullable(),
+  /** The pull request's head commit (not the merge commit actions/checkout checks out). */
+  headSha: sha.nullable(),
+  baseSha: sha.nullable(),
+  runId: external_exports.string().regex(/^\d{1,20}$/, "must be a run id").nullable(),
+  /** GITHUB_EVENT_NAME of the measuring run: pull_request, push, workflow_dispatch. */
+  event: external_exports.string().regex(/^[a-z_]{1,40}$/, "must be an event name")
+});
+var dependencyChangeSchema = external_exports.object({
+  name,
+  /** Its locked versions on each side (several when installed at several places); empty: not installed there. */
+  base: list(name),
+  head: list(name),
+  /** A dependency of the root package (or of a workspace) rather than of another package. */
+  direct: external_exports.boolean()
+});
+var dependencyChangesSchema = external_exports.object({
+  /** Head's lockfile, relative to the repository root. */
+  lockfile: name,
+  /** Every package whose set of locked versions differs, direct and transitive, by name. */
+  changed: list(dependencyChangeSchema)
+});
+var changedFileSchema = external_exports.object({
+  file: name,
+  /** Head's changed lines: [start, count] (1-based); count 0: lines removed after `start`. None: renamed, mode or binary change only. */
+  hunks: list(external_exports.tuple([count, count]))
+});
+var changeSetSchema = external_exports.object({
+  /** The commit head was compared with: the merge-base of base and head. */
+  since: sha,
+  /** Files head adds or changes, renamed ones by their head path (relative to the repository root). */
+  files: list(changedFileSchema)
+});
+var plannedLookSchema = external_exports.object({
+  /** 0-based block after which the look happens. */
+  afterBlock: count,
+  /** Pairs per scenario measured by then. */
+  pairs: count,
+  /** Information fraction: pairs / planned pairs. */
+  t: fraction,
+  /** Nominal one-sided level at this look: a gated metric is significant when its Holm-adjusted p is below it. */
+  nominalAlpha: fraction
+});
+var lookDecisionSchema = external_exports.enum(["stop-regression", "stop-clear", "continue", "final"]);
+var takenLookSchema = external_exports.object({
+  /** Index into `looks`. */
+  look: count,
+  /** ISO time of the look. */
+  at: isoTime,
+  /** Pairs per scenario it used. */
+  pairs: count,
+  decision: lookDecisionSchema,
+  /** Why, in words (which metric, which p against which bound). */
+  reason: message
+});
+var sequentialRecordSchema = external_exports.object({
+  /** The design's name, e.g. "O'Brien–Fleming-type (Lan–DeMets), one-sided" (results before 2026-11-26: "two-look O'Brien–Fleming (Lan–DeMets), one-sided"). */
+  design: name,
+  /** Overall level the design keeps (config.alpha). */
+  alpha: external_exports.number().gt(0).lt(1),
+  looks: list(plannedLookSchema),
+  taken: list(takenLookSchema)
+});
+var functionCategorySchema = external_exports.enum(["own", "dependency", "node", "native"]);
+var functionIdSchema = external_exports.object({
+  /** V8's name; an anonymous function is named by its location, "(anonymous payload.js:12:20)". */
+  name,
+  /** Path relative to the repository root (own code and dependencies inside it), the absolute path outside it, node:… for core, "" for native. */
+  file: name,
+  /** 1-based line and column of the function's start; 0 when unknown (native). */
+  line: count,
+  column: count,
+  category: functionCategorySchema,
+  /** npm package of a dependency (from its node_modules path); null otherwise. */
+  package: name.nullable(),
+  // Own-code attribution, all optional: absent where the source could not be read (and in results
+  // from before it existed, which nothing can fill).
+  /** Own code: the innermost named function around this one in the source ("" at the top level of its file). */
+  enclosing: name.optional(),
+  /** Own code: what the source text is, from its first characters. */
+  kind: external_exports.enum(["function", "arrow", "method"]).optional(),
+  /** Own code: a hash of the function's source text (sha1, 12 hex digits), to match it across base and head wherever it moved. */
+  hash: external_exports.string().regex(/^[0-9a-f]{1,64}$/, "must be a hex hash").optional(),
+  /** Own code: the function's last line (1-based), from V8's coverage; absent when coverage left the function out. */
+  endLine: count.optional()
+});
+var attributedIntoSchema = functionIdSchema.extend({ samples: count });
+var functionStatsSchema = functionIdSchema.extend({
+  /** Samples with this function on top of the stack (its own code running). */
+  self: count,
+  /** Samples with this function anywhere on the stack (a recursive function counted once per sample). */
+  total: count,
+  /** Why V8 deoptimized it or would not optimize it, when a profile records a reason. */
+  deoptReasons: list(message).optional(),
+  /** Own code: samples charged to it as the innermost own function on the stack (its self time plus the dependency, core, native and regex frames it calls). */
+  attributed: count.optional(),
+  /** Own code: the frames its attributed samples landed in other than itself (the hottest few), by samples. */
+  into: list(attributedIntoSchema).optional(),
+  /** Dependency code: its self samples plus those of the Node core and V8/native frames it calls, up to the next dependency or own function. */
+  withNatives: count.optional(),
+  /** Own code: what V8's --trace-deopt / --trace-opt said of it during the profiled run. */
+  optimization: external_exports.object({ deopts: count, reasons: list(message), notOptimized: list(message).optional() }).optional()
+});
+var profileSummarySchema = external_exports.object({
+  /** Samples in the window that were not idle: the denominator of every percentage. */
+  samples: count,
+  /** Samples in the window spent idle (waiting for I/O), left out of the percentages. */
+  idleSamples: count,
+  /** Self samples per category. */
+  categories: external_exports.object({ own: count, dependency: count, node: count, native: count }),
+  /** By self samples, descending; bounded (the hottest by self and by total time, on this side or the other). */
+  functions: list(functionStatsSchema),
+  /** Functions seen on this side before bounding. */
+  functionCount: count
+});
+var packageTimeSchema = external_exports.object({
+  /** From the package.json nearest the frame's file. */
+  name,
+  /** null when that package.json gives none. */
+  version: name.nullable(),
+  samples: count
+});
+var sideProfileSchema = profileSummarySchema.extend({
+  /** How the profiler ran: V8's --cpu-prof in NODE_OPTIONS, or perfgate's preload through an inspector session (Node versions that refuse --cpu-prof in NODE_OPTIONS). */
+  profiler: external_exports.enum(["cpu-prof", "inspector"]),
+  /** The Node.js version that ran the service (and rendered its flamegraph). */
+  nodeVersion: name,
+  /** Responses received during the profiled window. */
+  requests: count,
+  /** Length of the profiled window, ms. */
+  windowMs: nonNegative,
+  /** Wall time of this side's profiling: start, warm-up, profiled load, stop and reading the profiles, ms. */
+  wallMs: nonNegative,
+  /** Every process's .cpuprofile (relative to the run directory), with its samples in the window. */
+  processes: list(external_exports.object({ file: name, samples: count })),
+  /** The merged profile the flamegraph is drawn from (relative to the run directory). */
+  merged: name,
+  /** Sample moves perfgate made by source line: from a caller's optimized code to the inlined function, and from a call line to the callee (docs/profiling.md). */
+  inlinedSamples: count,
+  /** Samples per installed package (src/profile/packages.ts), most first; absent in results from before it was recorded (not the same as none: the package table is then left out). */
+  packages: list(packageTimeSchema).optional()
+});
+var scenarioProfileSchema = external_exports.object({
+  scenario: name,
+  /** Profiled load per side, ms, and V8's sampling interval, µs. */
+  durationMs: nonNegative,
+  intervalUs: nonNegative,
+  sides: external_exports.object({ base: sideProfileSchema, head: sideProfileSchema }),
+  /** Flamegraphs next to results.json (paths relative to the run directory); null when rendering failed. */
+  files: external_exports.object({ head: name.nullable(), base: name.nullable(), diff: name.nullable() }),
+  /** Wall time of drawing the three flamegraphs (0x for head and base at once), ms; null until done. */
+  renderMs: nonNegative.nullable()
+});
+var resultsSchema = external_exports.object({
+  schema: external_exports.literal("perfgate/results"),
+  version: external_exports.literal(RESULTS_VERSION),
+  tool: external_exports.object({ name: external_exports.literal("perfgate"), version: external_exports.string().max(100) }),
+  startedAt: isoTime,
+  finishedAt: isoTime.nullable(),
+  /** running: being written; complete; failed: stopped by an error (what was measured is kept). */
+  status: external_exports.enum(["running", "complete", "failed"]),
+  error: message.nullable(),
+  seed: external_exports.int(),
+  config: storedConfig,
+  environment: environmentSchema,
+  sides: external_exports.object({ base: sideInfoSchema, head: sideInfoSchema }),
+  scenarios: list(scenarioResultsSchema),
+  /** Every start of either side with what it told before any load; absent when no service was started (and in results from before it was recorded). */
+  starts: list(startRecordSchema).optional(),
+  warnings: list(runWarningSchema),
+  /** Set by the GitHub Action; absent in CLI runs. */
+  github: gitHubRecordSchema.optional(),
+  /** Micro-benchmarks, when configured (absent otherwise, and in results from before they existed). */
+  benchmarks: benchmarkResultsSchema.optional(),
+  /** CPU profiles of the profiling phase, one entry per profiled scenario (absent when profiling is off, and in results from before it existed). */
+  profiles: list(scenarioProfileSchema).optional(),
+  /** Scenarios profile.when: changed left unprofiled because every verdict was unchanged (absent when none was). */
+  profilesSkipped: list(name).optional(),
+  /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
+  sequential: sequentialRecordSchema.optional(),
+  /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
+  dependencies: dependencyChangesSchema.optional(),
+  /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
+  changes: changeSetSchema.optional()
+}).superRefine((results, context) => {
+  if (results.status !== "complete") return;
+  results.scenarios.forEach((scenario, i) => {
+    if (scenario.pairs.length === 0) context.addIssue({ code: "custom", path: ["scenarios", i, "pairs"], message: "is empty in a run marked complete" });
+  });
+  if (results.scenarios.length === 0 && (results.benchmarks?.runs.length ?? 0) === 0) {
+    context.addIssue({ code: "custom", path: ["status"], message: "is complete, but the run measured no scenario and ran no benchmark" });
+  }
+});
+
+// src/results/validate.ts
+var ISSUES_SHOWN = 5;
+function formatPath2(path) {
+  const key = (p) => String(p).slice(0, 60).replace(/[^\w.-]/g, "?");
+  return path.map((p, i) => typeof p === "number" ? `[${p}]` : `${i === 0 ? "" : "."}${key(p)}`).join("") || "(the file)";
+}
+function validateResults(data, source) {
+  const parsed = resultsSchema.safeParse(upgradeResults(data, source));
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.slice(0, ISSUES_SHOWN).map((issue2) => `${formatPath2(issue2.path)}: ${issue2.message}`);
+  const more = parsed.error.issues.length > ISSUES_SHOWN ? ` (and ${parsed.error.issues.length - ISSUES_SHOWN} more)` : "";
+  throw new ResultsFileError(
+    `${source} is not a results file this perfgate can report: ${problems.join("; ")}${more}. It was not written by this perfgate release, or it was changed after the run: report it with the release that measured it, or measure again.`
+  );
+}
+
+// src/history/collect.ts
+var MAX_RESULTS_BYTES = 64 * 1024 * 1024;
+var MAX_DEPTH = 6;
+function findResultsFiles(dir, depth = 0) {
+  if (depth > MAX_DEPTH) return [];
+  const out = [];
+  for (const entry of readdirSync6(dir, { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
+    const path = join17(dir, entry.name);
+    if (entry.isDirectory()) out.push(...findResultsFiles(path, depth + 1));
+    else if (entry.isFile() && entry.name === "results.json") out.push(path);
+  }
+  return out;
+}
+function collectRuns(dir) {
+  const runs = [];
+  const skipped = [];
+  for (const path of findResultsFiles(dir)) {
+    const file2 = relative7(dir, path) || path;
+    try {
+      runs.push({ file: file2, results: validateResults(readResults(path, { maxBytes: MAX_RESULTS_BYTES }), file2) });
+    } catch (e) {
+      if (!(e instanceof ResultsFileError)) throw e;
+      skipped.push({ file: file2, reason: e.message });
+    }
+  }
+  return { runs, skipped };
+}
+
+// src/history/chart-library.ts
+import { readFileSync as readFileSync16 } from "node:fs";
+import { createRequire as createRequire4 } from "node:module";
+import { dirname as dirname6, join as join18 } from "node:path";
+function chartLibrary() {
+  if (true) return { js: '/*! https://github.com/leeoniya/uPlot (v1.6.32) */\nvar uPlot=function(){"use strict";const l="u-off",e="u-label",t="width",n="height",i="top",o="bottom",s="left",r="right",u="#000",a=u+"0",f="mousemove",c="mousedown",h="mouseup",d="mouseenter",p="mouseleave",m="dblclick",g="change",x="dppxchange",w="--",_="undefined"!=typeof window,b=_?document:null,v=_?window:null,k=_?navigator:null;let y,M;function S(l,e){if(null!=e){let t=l.classList;!t.contains(e)&&t.add(e)}}function T(l,e){let t=l.classList;t.contains(e)&&t.remove(e)}function E(l,e,t){l.style[e]=t+"px"}function z(l,e,t,n){let i=b.createElement(l);return null!=e&&S(i,e),null!=t&&t.insertBefore(i,n),i}function D(l,e){return z("div",l,e)}const P=new WeakMap;function A(e,t,n,i,o){let s="translate("+t+"px,"+n+"px)";s!=P.get(e)&&(e.style.transform=s,P.set(e,s),0>t||0>n||t>i||n>o?S(e,l):T(e,l))}const W=new WeakMap;function Y(l,e,t){let n=e+t;n!=W.get(l)&&(W.set(l,n),l.style.background=e,l.style.borderColor=t)}const C=new WeakMap;function H(l,e,t,n){let i=e+""+t;i!=C.get(l)&&(C.set(l,i),l.style.height=t+"px",l.style.width=e+"px",l.style.marginLeft=n?-e/2+"px":0,l.style.marginTop=n?-t/2+"px":0)}const F={passive:!0},R={...F,capture:!0};function G(l,e,t,n){e.addEventListener(l,t,n?R:F)}function I(l,e,t){e.removeEventListener(l,t,F)}function L(l,e,t,n){let i;t=t||0;let o=2147483647>=(n=n||e.length-1);for(;n-t>1;)i=o?t+n>>1:sl((t+n)/2),l>e[i]?t=i:n=i;return l-e[t]>e[n]-l?n:t}function O(l){return(e,t,n)=>{let i=-1,o=-1;for(let o=t;n>=o;o++)if(l(e[o])){i=o;break}for(let i=n;i>=t;i--)if(l(e[i])){o=i;break}return[i,o]}}_&&function l(){let e=devicePixelRatio;y!=e&&(y=e,M&&I(g,M,l),M=matchMedia(`(min-resolution: ${y-.001}dppx) and (max-resolution: ${y+.001}dppx)`),G(g,M,l),v.dispatchEvent(new CustomEvent(x)))}();const N=l=>null!=l,j=l=>null!=l&&l>0,U=O(N),V=O(j);function B(l,e,t,n){let i=hl(l),o=hl(e);l==e&&(-1==i?(l*=t,e/=t):(l/=t,e*=t));let s=10==t?dl:pl,r=1==o?ul:sl,u=(1==i?sl:ul)(s(ol(l))),a=r(s(ol(e))),f=cl(t,u),c=cl(t,a);return 10==t&&(0>u&&(f=Al(f,-u)),0>a&&(c=Al(c,-a))),n||2==t?(l=f*i,e=c*o):(l=Pl(l,f),e=Dl(e,c)),[l,e]}function $(l,e,t,n){let i=B(l,e,t,n);return 0==l&&(i[0]=0),0==e&&(i[1]=0),i}const J=.1,q={mode:3,pad:J},K={pad:0,soft:null,mode:0},X={min:K,max:K};function Z(l,e,t,n){return Ol(t)?ll(l,e,t):(K.pad=t,K.soft=n?0:null,K.mode=n?3:0,ll(l,e,X))}function Q(l,e){return null==l?e:l}function ll(l,e,t){let n=t.min,i=t.max,o=Q(n.pad,0),s=Q(i.pad,0),r=Q(n.hard,-gl),u=Q(i.hard,gl),a=Q(n.soft,gl),f=Q(i.soft,-gl),c=Q(n.mode,0),h=Q(i.mode,0),d=e-l,p=dl(d),m=fl(ol(l),ol(e)),g=dl(m),x=ol(g-p);(1e-24>d||x>10)&&(d=0,0!=l&&0!=e||(d=1e-24,2==c&&a!=gl&&(o=0),2==h&&f!=-gl&&(s=0)));let w=d||m||1e3,_=dl(w),b=cl(10,sl(_)),v=Al(Pl(l-w*(0==d?0==l?.1:1:o),b/10),24),k=a>l||1!=c&&(3!=c||v>a)&&(2!=c||a>v)?gl:a,y=fl(r,k>v&&l>=k?k:al(k,v)),M=Al(Dl(e+w*(0==d?0==e?.1:1:s),b/10),24),S=e>f||1!=h&&(3!=h||f>M)&&(2!=h||M>f)?-gl:f,T=al(u,M>S&&S>=e?S:fl(S,M));return y==T&&0==y&&(T=100),[y,T]}const el=new Intl.NumberFormat(_?k.language:"en-US"),tl=l=>el.format(l),nl=Math,il=nl.PI,ol=nl.abs,sl=nl.floor,rl=nl.round,ul=nl.ceil,al=nl.min,fl=nl.max,cl=nl.pow,hl=nl.sign,dl=nl.log10,pl=nl.log2,ml=(l,e=1)=>nl.asinh(l/e),gl=1/0;function xl(l){return 1+(0|dl((l^l>>31)-(l>>31)))}function wl(l,e,t){return al(fl(l,e),t)}function _l(l){return"function"==typeof l}function bl(l){return _l(l)?l:()=>l}const vl=l=>l,kl=(l,e)=>e,yl=()=>null,Ml=()=>!0,Sl=(l,e)=>l==e,Tl=/\\.\\d*?(?=9{6,}|0{6,})/gm,El=l=>{if(Il(l)||Wl.has(l))return l;const e=""+l,t=e.match(Tl);if(null==t)return l;let n=t[0].length-1;if(-1!=e.indexOf("e-")){let[l,t]=e.split("e");return+`${El(l)}e${t}`}return Al(l,n)};function zl(l,e){return El(Al(El(l/e))*e)}function Dl(l,e){return El(ul(El(l/e))*e)}function Pl(l,e){return El(sl(El(l/e))*e)}function Al(l,e=0){if(Il(l))return l;let t=10**e;return rl(l*t*(1+Number.EPSILON))/t}const Wl=new Map;function Yl(l){return((""+l).split(".")[1]||"").length}function Cl(l,e,t,n){let i=[],o=n.map(Yl);for(let s=e;t>s;s++){let e=ol(s),t=Al(cl(l,s),e);for(let r=0;n.length>r;r++){let u=10==l?+`${n[r]}e${s}`:n[r]*t,a=(0>s?e:0)+(o[r]>s?o[r]:0),f=10==l?u:Al(u,a);i.push(f),Wl.set(f,a)}}return i}const Hl={},Fl=[],Rl=[null,null],Gl=Array.isArray,Il=Number.isInteger;function Ll(l){return"string"==typeof l}function Ol(l){let e=!1;if(null!=l){let t=l.constructor;e=null==t||t==Object}return e}function Nl(l){return null!=l&&"object"==typeof l}const jl=Object.getPrototypeOf(Uint8Array),Ul="__proto__";function Vl(l,e=Ol){let t;if(Gl(l)){let n=l.find((l=>null!=l));if(Gl(n)||e(n)){t=Array(l.length);for(let n=0;l.length>n;n++)t[n]=Vl(l[n],e)}else t=l.slice()}else if(l instanceof jl)t=l.slice();else if(e(l)){t={};for(let n in l)n!=Ul&&(t[n]=Vl(l[n],e))}else t=l;return t}function Bl(l){let e=arguments;for(let t=1;e.length>t;t++){let n=e[t];for(let e in n)e!=Ul&&(Ol(l[e])?Bl(l[e],Vl(n[e])):l[e]=Vl(n[e]))}return l}function $l(l,e,t){for(let n,i=0,o=-1;e.length>i;i++){let s=e[i];if(s>o){for(n=s-1;n>=0&&null==l[n];)l[n--]=null;for(n=s+1;t>n&&null==l[n];)l[o=n++]=null}}}const Jl="undefined"==typeof queueMicrotask?l=>Promise.resolve().then(l):queueMicrotask,ql=["January","February","March","April","May","June","July","August","September","October","November","December"],Kl=["Sunday","Monday","Tuesday","Wednesday","Thursday","Friday","Saturday"];function Xl(l){return l.slice(0,3)}const Zl=Kl.map(Xl),Ql=ql.map(Xl),le={MMMM:ql,MMM:Ql,WWWW:Kl,WWW:Zl};function ee(l){return(10>l?"0":"")+l}const te={YYYY:l=>l.getFullYear(),YY:l=>(l.getFullYear()+"").slice(2),MMMM:(l,e)=>e.MMMM[l.getMonth()],MMM:(l,e)=>e.MMM[l.getMonth()],MM:l=>ee(l.getMonth()+1),M:l=>l.getMonth()+1,DD:l=>ee(l.getDate()),D:l=>l.getDate(),WWWW:(l,e)=>e.WWWW[l.getDay()],WWW:(l,e)=>e.WWW[l.getDay()],HH:l=>ee(l.getHours()),H:l=>l.getHours(),h:l=>{let e=l.getHours();return 0==e?12:e>12?e-12:e},AA:l=>12>l.getHours()?"AM":"PM",aa:l=>12>l.getHours()?"am":"pm",a:l=>12>l.getHours()?"a":"p",mm:l=>ee(l.getMinutes()),m:l=>l.getMinutes(),ss:l=>ee(l.getSeconds()),s:l=>l.getSeconds(),fff:l=>function(l){return(10>l?"00":100>l?"0":"")+l}(l.getMilliseconds())};function ne(l,e){e=e||le;let t,n=[],i=/\\{([a-z]+)\\}|[^{]+/gi;for(;t=i.exec(l);)n.push("{"==t[0][0]?te[t[1]]:t[0]);return l=>{let t="";for(let i=0;n.length>i;i++)t+="string"==typeof n[i]?n[i]:n[i](l,e);return t}}const ie=(new Intl.DateTimeFormat).resolvedOptions().timeZone,oe=l=>l%1==0,se=[1,2,2.5,5],re=Cl(10,-32,0,se),ue=Cl(10,0,32,se),ae=ue.filter(oe),fe=re.concat(ue),ce="{YYYY}",he="\\n"+ce,de="{M}/{D}",pe="\\n"+de,me=pe+"/{YY}",ge="{aa}",xe="{h}:{mm}"+ge,we="\\n"+xe,_e=":{ss}",be=null;function ve(l){let e=1e3*l,t=60*e,n=60*t,i=24*n,o=30*i,s=365*i;return[(1==l?Cl(10,0,3,se).filter(oe):Cl(10,-3,0,se)).concat([e,5*e,10*e,15*e,30*e,t,5*t,10*t,15*t,30*t,n,2*n,3*n,4*n,6*n,8*n,12*n,i,2*i,3*i,4*i,5*i,6*i,7*i,8*i,9*i,10*i,15*i,o,2*o,3*o,4*o,6*o,s,2*s,5*s,10*s,25*s,50*s,100*s]),[[s,ce,be,be,be,be,be,be,1],[28*i,"{MMM}",he,be,be,be,be,be,1],[i,de,he,be,be,be,be,be,1],[n,"{h}"+ge,me,be,pe,be,be,be,1],[t,xe,me,be,pe,be,be,be,1],[e,_e,me+" "+xe,be,pe+" "+xe,be,we,be,1],[l,_e+".{fff}",me+" "+xe,be,pe+" "+xe,be,we,be,1]],function(e){return(r,u,a,f,c,h)=>{let d=[],p=c>=s,m=c>=o&&s>c,g=e(a),x=Al(g*l,3),w=Pe(g.getFullYear(),p?0:g.getMonth(),m||p?1:g.getDate()),_=Al(w*l,3);if(m||p){let t=m?c/o:0,n=p?c/s:0,i=x==_?x:Al(Pe(w.getFullYear()+n,w.getMonth()+t,1)*l,3),r=new Date(rl(i/l)),u=r.getFullYear(),a=r.getMonth();for(let o=0;f>=i;o++){let s=Pe(u+n*o,a+t*o,1),r=s-e(Al(s*l,3));i=Al((+s+r)*l,3),i>f||d.push(i)}}else{let o=i>c?c:i,s=_+(sl(a)-sl(x))+Dl(x-_,o);d.push(s);let p=e(s),m=p.getHours()+p.getMinutes()/t+p.getSeconds()/n,g=c/n,w=h/r.axes[u]._space;for(;s=Al(s+c,1==l?0:3),f>=s;)if(g>1){let l=sl(Al(m+g,6))%24,t=e(s).getHours()-l;t>1&&(t=-1),s-=t*n,m=(m+g)%24,.7>Al((s-d[d.length-1])/c,3)*w||d.push(s)}else d.push(s)}return d}}]}const[ke,ye,Me]=ve(1),[Se,Te,Ee]=ve(.001);function ze(l,e){return l.map((l=>l.map(((t,n)=>0==n||8==n||null==t?t:e(1==n||0==l[8]?t:l[1]+t)))))}function De(l,e){return(t,n,i,o,s)=>{let r,u,a,f,c,h,d=e.find((l=>s>=l[0]))||e[e.length-1];return n.map((e=>{let t=l(e),n=t.getFullYear(),i=t.getMonth(),o=t.getDate(),s=t.getHours(),p=t.getMinutes(),m=t.getSeconds(),g=n!=r&&d[2]||i!=u&&d[3]||o!=a&&d[4]||s!=f&&d[5]||p!=c&&d[6]||m!=h&&d[7]||d[1];return r=n,u=i,a=o,f=s,c=p,h=m,g(t)}))}}function Pe(l,e,t){return new Date(l,e,t)}function Ae(l,e){return e(l)}function We(l,e){return(t,n,i,o)=>null==o?w:e(l(n))}Cl(2,-53,53,[1]);const Ye={show:!0,live:!0,isolate:!1,mount:()=>{},markers:{show:!0,width:2,stroke:function(l,e){let t=l.series[e];return t.width?t.stroke(l,e):t.points.width?t.points.stroke(l,e):null},fill:function(l,e){return l.series[e].fill(l,e)},dash:"solid"},idx:null,idxs:null,values:[]},Ce=[0,0];function He(l,e,t,n=!0){return l=>{0==l.button&&(!n||l.target==e)&&t(l)}}function Fe(l,e,t,n=!0){return l=>{(!n||l.target==e)&&t(l)}}const Re={show:!0,x:!0,y:!0,lock:!1,move:function(l,e,t){return Ce[0]=e,Ce[1]=t,Ce},points:{one:!1,show:function(l,e){let i=l.cursor.points,o=D(),s=i.size(l,e);E(o,t,s),E(o,n,s);let r=s/-2;E(o,"marginLeft",r),E(o,"marginTop",r);let u=i.width(l,e,s);return u&&E(o,"borderWidth",u),o},size:function(l,e){return l.series[e].points.size},width:0,stroke:function(l,e){let t=l.series[e].points;return t._stroke||t._fill},fill:function(l,e){let t=l.series[e].points;return t._fill||t._stroke}},bind:{mousedown:He,mouseup:He,click:He,dblclick:He,mousemove:Fe,mouseleave:Fe,mouseenter:Fe},drag:{setScale:!0,x:!0,y:!1,dist:0,uni:null,click:(l,e)=>{e.stopPropagation(),e.stopImmediatePropagation()},_x:!1,_y:!1},focus:{dist:(l,e,t,n,i)=>n-i,prox:-1,bias:0},hover:{skip:[void 0],prox:null,bias:0},left:-10,top:-10,idx:null,dataIdx:null,idxs:null,event:null},Ge={show:!0,stroke:"rgba(0,0,0,0.07)",width:2},Ie=Bl({},Ge,{filter:kl}),Le=Bl({},Ie,{size:10}),Oe=Bl({},Ge,{show:!1}),Ne=\'12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Segoe UI Symbol", "Noto Color Emoji"\',je="bold "+Ne,Ue={show:!0,scale:"x",stroke:u,space:50,gap:5,alignTo:1,size:50,labelGap:0,labelSize:30,labelFont:je,side:2,grid:Ie,ticks:Le,border:Oe,font:Ne,lineGap:1.5,rotate:0},Ve={show:!0,scale:"x",auto:!1,sorted:1,min:gl,max:-gl,idxs:[]};function Be(l,e){return e.map((l=>null==l?"":tl(l)))}function $e(l,e,t,n,i,o,s){let r=[],u=Wl.get(i)||0;for(let l=t=s?t:Al(Dl(t,i),u);n>=l;l=Al(l+i,u))r.push(Object.is(l,-0)?0:l);return r}function Je(l,e,t,n,i){const o=[],s=l.scales[l.axes[e].scale].log,r=sl((10==s?dl:pl)(t));i=cl(s,r),10==s&&(i=fe[L(i,fe)]);let u=t,a=i*s;10==s&&(a=fe[L(a,fe)]);do{o.push(u),u+=i,10!=s||Wl.has(u)||(u=Al(u,Wl.get(i))),a>u||(a=(i=u)*s,10==s&&(a=fe[L(a,fe)]))}while(n>=u);return o}function qe(l,e,t,n,i){let o=l.scales[l.axes[e].scale].asinh,s=n>o?Je(l,e,fl(o,t),n,i):[o],r=0>n||t>0?[]:[0];return(-o>t?Je(l,e,fl(o,-n),-t,i):[o]).reverse().map((l=>-l)).concat(r,s)}const Ke=/./,Xe=/[12357]/,Ze=/[125]/,Qe=/1/,lt=(l,e,t,n)=>l.map(((l,i)=>4==e&&0==l||i%n==0&&t.test(l.toExponential()[0>l?1:0])?l:null));function et(l,e,t){let n=l.axes[t],i=n.scale,o=l.scales[i],s=l.valToPos,r=n._space,u=s(10,i),a=s(9,i)-u<r?s(7,i)-u<r?s(5,i)-u<r?Qe:Ze:Xe:Ke;if(a==Qe){let l=ol(s(1,i)-u);if(r>l)return lt(e.slice().reverse(),o.distr,a,ul(r/l)).reverse()}return lt(e,o.distr,a,1)}function tt(l,e,t){let n=l.axes[t],i=n.scale,o=n._space,s=l.valToPos,r=ol(s(1,i)-s(2,i));return o>r?lt(e.slice().reverse(),3,Ke,ul(o/r)).reverse():e}function nt(l,e,t,n){return null==n?w:null==e?"":tl(e)}const it={show:!0,scale:"y",stroke:u,space:30,gap:5,alignTo:1,size:50,labelGap:0,labelSize:30,labelFont:je,side:3,grid:Ie,ticks:Le,border:Oe,font:Ne,lineGap:1.5,rotate:0},ot={scale:null,auto:!0,sorted:0,min:gl,max:-gl},st=(l,e,t,n,i)=>i,rt={show:!0,auto:!0,sorted:0,gaps:st,alpha:1,facets:[Bl({},ot,{scale:"x"}),Bl({},ot,{scale:"y"})]},ut={scale:"y",auto:!0,sorted:0,show:!0,spanGaps:!1,gaps:st,alpha:1,points:{show:function(l,e){let{scale:t,idxs:n}=l.series[0],i=l._data[0],o=l.valToPos(i[n[0]],t,!0),s=l.valToPos(i[n[1]],t,!0);return ol(s-o)/(l.series[e].points.space*y)>=n[1]-n[0]},filter:null},values:null,min:gl,max:-gl,idxs:[],path:null,clip:null};function at(l,e,t){return t/10}const ft={time:!0,auto:!0,distr:1,log:10,asinh:1,min:null,max:null,dir:1,ori:0},ct=Bl({},ft,{time:!1,ori:1}),ht={};function dt(l){let e=ht[l];return e||(e={key:l,plots:[],sub(l){e.plots.push(l)},unsub(l){e.plots=e.plots.filter((e=>e!=l))},pub(l,t,n,i,o,s,r){for(let u=0;e.plots.length>u;u++)e.plots[u]!=t&&e.plots[u].pub(l,t,n,i,o,s,r)}},null!=l&&(ht[l]=e)),e}function pt(l,e,t){const n=l.mode,i=l.series[e],o=2==n?l._data[e]:l._data,s=l.scales,r=l.bbox;let u=o[0],a=2==n?o[1]:o[e],f=2==n?s[i.facets[0].scale]:s[l.series[0].scale],c=2==n?s[i.facets[1].scale]:s[i.scale],h=r.left,d=r.top,p=r.width,m=r.height,g=l.valToPosH,x=l.valToPosV;return 0==f.ori?t(i,u,a,f,c,g,x,h,d,p,m,kt,Mt,Tt,zt,Pt):t(i,u,a,f,c,x,g,d,h,m,p,yt,St,Et,Dt,At)}function mt(l,e){let t=0,n=0,i=Q(l.bands,Fl);for(let l=0;i.length>l;l++){let o=i[l];o.series[0]==e?t=o.dir:o.series[1]==e&&(n|=1==o.dir?1:2)}return[t,1==n?-1:2==n?1:3==n?2:0]}function gt(l,e,t,n,i){let o=l.series[e],s=l.scales[2==l.mode?o.facets[1].scale:o.scale];return-1==i?s.min:1==i?s.max:3==s.distr?1==s.dir?s.min:s.max:0}function xt(l,e,t,n,i,o){return pt(l,e,((l,e,s,r,u,a,f,c,h,d,p)=>{let m=l.pxRound;const g=0==r.ori?Mt:St;let x,w;1==r.dir*(0==r.ori?1:-1)?(x=t,w=n):(x=n,w=t);let _=m(a(e[x],r,d,c)),b=m(f(s[x],u,p,h)),v=m(a(e[w],r,d,c)),k=m(f(1==o?u.max:u.min,u,p,h)),y=new Path2D(i);return g(y,v,k),g(y,_,k),g(y,_,b),y}))}function wt(l,e,t,n,i,o){let s=null;if(l.length>0){s=new Path2D;const r=0==e?Tt:Et;let u=t;for(let e=0;l.length>e;e++){let t=l[e];if(t[1]>t[0]){let l=t[0]-u;l>0&&r(s,u,n,l,n+o),u=t[1]}}let a=t+i-u,f=10;a>0&&r(s,u,n-f/2,a,n+o+f)}return s}function _t(l,e,t,n,i,o,s){let r=[],u=l.length;for(let a=1==i?t:n;a>=t&&n>=a;a+=i)if(null===e[a]){let f=a,c=a;if(1==i)for(;++a<=n&&null===e[a];)c=a;else for(;--a>=t&&null===e[a];)c=a;let h=o(l[f]),d=c==f?h:o(l[c]),p=f-i;h=s>0||0>p||p>=u?h:o(l[p]);let m=c+i;d=0>s||0>m||m>=u?d:o(l[m]),h>d||r.push([h,d])}return r}function bt(l){return 0==l?vl:1==l?rl:e=>zl(e,l)}function vt(l){let e=0==l?kt:yt,t=0==l?(l,e,t,n,i,o)=>{l.arcTo(e,t,n,i,o)}:(l,e,t,n,i,o)=>{l.arcTo(t,e,i,n,o)},n=0==l?(l,e,t,n,i)=>{l.rect(e,t,n,i)}:(l,e,t,n,i)=>{l.rect(t,e,i,n)};return(l,i,o,s,r,u=0,a=0)=>{0==u&&0==a?n(l,i,o,s,r):(u=al(u,s/2,r/2),a=al(a,s/2,r/2),e(l,i+u,o),t(l,i+s,o,i+s,o+r,u),t(l,i+s,o+r,i,o+r,a),t(l,i,o+r,i,o,a),t(l,i,o,i+s,o,u),l.closePath())}}const kt=(l,e,t)=>{l.moveTo(e,t)},yt=(l,e,t)=>{l.moveTo(t,e)},Mt=(l,e,t)=>{l.lineTo(e,t)},St=(l,e,t)=>{l.lineTo(t,e)},Tt=vt(0),Et=vt(1),zt=(l,e,t,n,i,o)=>{l.arc(e,t,n,i,o)},Dt=(l,e,t,n,i,o)=>{l.arc(t,e,n,i,o)},Pt=(l,e,t,n,i,o,s)=>{l.bezierCurveTo(e,t,n,i,o,s)},At=(l,e,t,n,i,o,s)=>{l.bezierCurveTo(t,e,i,n,s,o)};function Wt(){return(l,e,t,n,i)=>pt(l,e,((e,o,s,r,u,a,f,c,h,d,p)=>{let m,g,{pxRound:x,points:w}=e;0==r.ori?(m=kt,g=zt):(m=yt,g=Dt);const _=Al(w.width*y,3);let b=(w.size-w.width)/2*y,v=Al(2*b,3),k=new Path2D,M=new Path2D,{left:S,top:T,width:E,height:z}=l.bbox;Tt(M,S-v,T-v,E+2*v,z+2*v);const D=l=>{if(null!=s[l]){let e=x(a(o[l],r,d,c)),t=x(f(s[l],u,p,h));m(k,e+b,t),g(k,e,t,b,0,2*il)}};if(i)i.forEach(D);else for(let l=t;n>=l;l++)D(l);return{stroke:_>0?k:null,fill:k,clip:M,flags:3}}))}function Yt(l){return(e,t,n,i,o,s)=>{n!=i&&(o!=n&&s!=n&&l(e,t,n),o!=i&&s!=i&&l(e,t,i),l(e,t,s))}}const Ct=Yt(Mt),Ht=Yt(St);function Ft(l){const e=Q(l?.alignGaps,0);return(l,t,n,i)=>pt(l,t,((o,s,r,u,a,f,c,h,d,p,m)=>{[n,i]=U(r,n,i);let g,x,w=o.pxRound,_=l=>w(f(l,u,p,h)),b=l=>w(c(l,a,m,d));0==u.ori?(g=Mt,x=Ct):(g=St,x=Ht);const v=u.dir*(0==u.ori?1:-1),k={stroke:new Path2D,fill:null,clip:null,band:null,gaps:null,flags:1},y=k.stroke;let M=!1;if(i-n<4*p)for(let l=1==v?n:i;l>=n&&i>=l;l+=v){let e=r[l];null===e?M=!0:null!=e&&g(y,_(s[l]),b(e))}else{let e,t,o,a=e=>l.posToVal(e,u.key,!0),f=null,c=null,h=_(s[1==v?n:i]),d=_(s[n]),p=_(s[i]),m=a(1==v?d+1:p-1);for(let l=1==v?n:i;l>=n&&i>=l;l+=v){let n=s[l],i=(1==v?m>n:n>m)?h:_(n),o=r[l];i==h?null!=o?(t=o,null==f?(g(y,i,b(t)),e=f=c=t):f>t?f=t:t>c&&(c=t)):null===o&&(M=!0):(null!=f&&x(y,h,b(f),b(c),b(e),b(t)),null!=o?(t=o,g(y,i,b(t)),f=c=e=t):(f=c=null,null===o&&(M=!0)),h=i,m=a(h+v))}null!=f&&f!=c&&o!=h&&x(y,h,b(f),b(c),b(e),b(t))}let[S,T]=mt(l,t);if(null!=o.fill||0!=S){let e=k.fill=new Path2D(y),r=b(o.fillTo(l,t,o.min,o.max,S)),u=_(s[n]),a=_(s[i]);-1==v&&([a,u]=[u,a]),g(e,a,r),g(e,u,r)}if(!o.spanGaps){let a=[];M&&a.push(..._t(s,r,n,i,v,_,e)),k.gaps=a=o.gaps(l,t,n,i,a),k.clip=wt(a,u.ori,h,d,p,m)}return 0!=T&&(k.band=2==T?[xt(l,t,n,i,y,-1),xt(l,t,n,i,y,1)]:xt(l,t,n,i,y,T)),k}))}function Rt(l,e,t,n,i,o,s=gl){if(l.length>1){let r=null;for(let u=0,a=1/0;l.length>u;u++)if(void 0!==e[u]){if(null!=r){let e=ol(l[u]-l[r]);a>e&&(a=e,s=ol(t(l[u],n,i,o)-t(l[r],n,i,o)))}r=u}}return s}function Gt(l,e,t,n,i){const o=l.length;if(2>o)return null;const s=new Path2D;if(t(s,l[0],e[0]),2==o)n(s,l[1],e[1]);else{let t=Array(o),n=Array(o-1),r=Array(o-1),u=Array(o-1);for(let t=0;o-1>t;t++)r[t]=e[t+1]-e[t],u[t]=l[t+1]-l[t],n[t]=r[t]/u[t];t[0]=n[0];for(let l=1;o-1>l;l++)0===n[l]||0===n[l-1]||n[l-1]>0!=n[l]>0?t[l]=0:(t[l]=3*(u[l-1]+u[l])/((2*u[l]+u[l-1])/n[l-1]+(u[l]+2*u[l-1])/n[l]),isFinite(t[l])||(t[l]=0));t[o-1]=n[o-2];for(let n=0;o-1>n;n++)i(s,l[n]+u[n]/3,e[n]+t[n]*u[n]/3,l[n+1]-u[n]/3,e[n+1]-t[n+1]*u[n]/3,l[n+1],e[n+1])}return s}const It=new Set;function Lt(){for(let l of It)l.syncRect(!0)}_&&(G("resize",v,Lt),G("scroll",v,Lt,!0),G(x,v,(()=>{en.pxRatio=y})));const Ot=Ft(),Nt=Wt();function jt(l,e,t,n){return(n?[l[0],l[1]].concat(l.slice(2)):[l[0]].concat(l.slice(1))).map(((l,n)=>Ut(l,n,e,t)))}function Ut(l,e,t,n){return Bl({},0==e?t:n,l)}function Vt(l,e,t){return null==e?Rl:[e,t]}const Bt=Vt;function $t(l,e,t){return null==e?Rl:Z(e,t,J,!0)}function Jt(l,e,t,n){return null==e?Rl:B(e,t,l.scales[n].log,!1)}const qt=Jt;function Kt(l,e,t,n){return null==e?Rl:$(e,t,l.scales[n].log,!1)}const Xt=Kt;function Zt(l,e,t,n,i){let o=fl(xl(l),xl(e)),s=e-l,r=L(i/n*s,t);do{let l=t[r],e=n*l/s;if(e>=i&&17>=o+(5>l?Wl.get(l):0))return[l,e]}while(++r<t.length);return[0,0]}function Qt(l){let e,t;return[l=l.replace(/(\\d+)px/,((l,n)=>(e=rl((t=+n)*y))+"px")),e,t]}function ln(l){l.show&&[l.font,l.labelFont].forEach((l=>{let e=Al(l[2]*y,1);l[0]=l[0].replace(/[0-9.]+px/,e+"px"),l[1]=e}))}function en(u,g,_){const k={mode:Q(u.mode,1)},M=k.mode;function P(l,e,t,n){let i=e.valToPct(l);return n+t*(-1==e.dir?1-i:i)}function W(l,e,t,n){let i=e.valToPct(l);return n+t*(-1==e.dir?i:1-i)}function C(l,e,t,n){return 0==e.ori?P(l,e,t,n):W(l,e,t,n)}k.valToPosH=P,k.valToPosV=W;let F=!1;k.status=0;const R=k.root=D("uplot");null!=u.id&&(R.id=u.id),S(R,u.class),u.title&&(D("u-title",R).textContent=u.title);const O=z("canvas"),K=k.ctx=O.getContext("2d"),X=D("u-wrap",R);G("click",X,(l=>{l.target===el&&(Nn!=Gn||jn!=In)&&Zn.click(k,l)}),!0);const ll=k.under=D("u-under",X);X.appendChild(O);const el=k.over=D("u-over",X),tl=+Q((u=Vl(u)).pxAlign,1),sl=bt(tl);(u.plugins||[]).forEach((l=>{l.opts&&(u=l.opts(k,u)||u)}));const hl=u.ms||.001,pl=k.series=1==M?jt(u.series||[],Ve,ut,!1):function(l,e){return l.map(((l,t)=>0==t?{}:Bl({},e,l)))}(u.series||[null],rt),xl=k.axes=jt(u.axes||[],Ue,it,!0),vl=k.scales={},Tl=k.bands=u.bands||[];Tl.forEach((l=>{l.fill=bl(l.fill||null),l.dir=Q(l.dir,-1)}));const El=2==M?pl[1].facets[0].scale:pl[0].scale,Dl={axes:function(){for(let l=0;xl.length>l;l++){let e=xl[l];if(!e.show||!e._show)continue;let t,n,u=e.side,a=u%2,f=e.stroke(k,l),c=0==u||3==u?-1:1,[h,d]=e._found;if(null!=e.label){let s=rl((e._lpos+e.labelGap*c)*y);_n(e.labelFont[0],f,"center",2==u?i:o),K.save(),1==a?(t=n=0,K.translate(s,rl(lt+st/2)),K.rotate((3==u?-il:il)/2)):(t=rl(Qe+ot/2),n=s);let r=_l(e.label)?e.label(k,l,h,d):e.label;K.fillText(r,t,n),K.restore()}if(0==d)continue;let p=vl[e.scale],m=0==a?ot:st,g=0==a?Qe:lt,x=e._splits,w=2==p.distr?x.map((l=>pn[l])):x,_=2==p.distr?pn[x[1]]-pn[x[0]]:h,b=e.ticks,v=e.border,M=b.show?b.size:0,S=rl(M*y),T=rl((2==e.alignTo?e._size-M-e.gap:e.gap)*y),E=e._rotate*-il/180,z=sl(e._pos*y),D=z+(S+T)*c;n=0==a?D:0,t=1==a?D:0,_n(e.font[0],f,1==e.align?s:2==e.align?r:E>0?s:0>E?r:0==a?"center":3==u?r:s,E||1==a?"middle":2==u?i:o);let P=e.font[1]*e.lineGap,A=x.map((l=>sl(C(l,p,m,g)))),W=e._values;for(let l=0;W.length>l;l++){let e=W[l];if(null!=e){0==a?t=A[l]:n=A[l],e=""+e;let i=-1==e.indexOf("\\n")?[e]:e.split(/\\n/gm);for(let l=0;i.length>l;l++){let e=i[l];E?(K.save(),K.translate(t,n+l*P),K.rotate(E),K.fillText(e,0,0),K.restore()):K.fillText(e,t,n+l*P)}}}b.show&&zn(A,b.filter(k,w,l,d,_),a,u,z,S,Al(b.width*y,3),b.stroke(k,l),b.dash,b.cap);let Y=e.grid;Y.show&&zn(A,Y.filter(k,w,l,d,_),a,0==a?2:1,0==a?lt:Qe,0==a?st:ot,Al(Y.width*y,3),Y.stroke(k,l),Y.dash,Y.cap),v.show&&zn([z],[1],0==a?1:0,0==a?1:2,1==a?lt:Qe,1==a?st:ot,Al(v.width*y,3),v.stroke(k,l),v.dash,v.cap)}Ci("drawAxes")},series:function(){if(Gt>0){let l=pl.some((l=>l._focus))&&dn!=Tt.alpha;l&&(K.globalAlpha=dn=Tt.alpha),pl.forEach(((l,e)=>{if(e>0&&l.show&&(kn(e,!1),kn(e,!0),null==l._paths)){let t=dn;dn!=l.alpha&&(K.globalAlpha=dn=l.alpha);let n=2==M?[0,g[e][0].length-1]:function(l){let e=wl(Lt-1,0,Gt-1),t=wl(en+1,0,Gt-1);for(;null==l[e]&&e>0;)e--;for(;null==l[t]&&Gt-1>t;)t++;return[e,t]}(g[e]);l._paths=l.paths(k,e,n[0],n[1]),dn!=t&&(K.globalAlpha=dn=t)}})),pl.forEach(((l,e)=>{if(e>0&&l.show){let t=dn;dn!=l.alpha&&(K.globalAlpha=dn=l.alpha),null!=l._paths&&yn(e,!1);{let t=null!=l._paths?l._paths.gaps:null,n=l.points.show(k,e,Lt,en,t),i=l.points.filter(k,e,n,t);(n||i)&&(l.points._paths=l.points.paths(k,e,Lt,en,i),yn(e,!0))}dn!=t&&(K.globalAlpha=dn=t),Ci("drawSeries",e)}})),l&&(K.globalAlpha=dn=1)}}},Pl=(u.drawOrder||["axes","series"]).map((l=>Dl[l]));function Cl(l){const e=3==l.distr?e=>dl(e>0?e:l.clamp(k,e,l.min,l.max,l.key)):4==l.distr?e=>ml(e,l.asinh):100==l.distr?e=>l.fwd(e):l=>l;return t=>{let n=e(t),{_min:i,_max:o}=l;return(n-i)/(o-i)}}function Il(l){let e=vl[l];if(null==e){let t=(u.scales||Hl)[l]||Hl;if(null!=t.from){Il(t.from);let e=Bl({},vl[t.from],t,{key:l});e.valToPct=Cl(e),vl[l]=e}else{e=vl[l]=Bl({},l==El?ft:ct,t),e.key=l;let n=e.time,i=e.range,o=Gl(i);if((l!=El||2==M&&!n)&&(!o||null!=i[0]&&null!=i[1]||(i={min:null==i[0]?q:{mode:1,hard:i[0],soft:i[0]},max:null==i[1]?q:{mode:1,hard:i[1],soft:i[1]}},o=!1),!o&&Ol(i))){let l=i;i=(e,t,n)=>null==t?Rl:Z(t,n,l)}e.range=bl(i||(n?Bt:l==El?3==e.distr?qt:4==e.distr?Xt:Vt:3==e.distr?Jt:4==e.distr?Kt:$t)),e.auto=bl(!o&&e.auto),e.clamp=bl(e.clamp||at),e._min=e._max=null,e.valToPct=Cl(e)}}}Il("x"),Il("y"),1==M&&pl.forEach((l=>{Il(l.scale)})),xl.forEach((l=>{Il(l.scale)}));for(let l in u.scales)Il(l);const jl=vl[El],Ul=jl.distr;let $l,ql;0==jl.ori?(S(R,"u-hz"),$l=P,ql=W):(S(R,"u-vt"),$l=W,ql=P);const Kl={};for(let l in vl){let e=vl[l];null==e.min&&null==e.max||(Kl[l]={min:e.min,max:e.max},e.min=e.max=null)}const Xl=u.tzDate||(l=>new Date(rl(l/hl))),Zl=u.fmtDate||ne,Ql=1==hl?Me(Xl):Ee(Xl),le=De(Xl,ze(1==hl?ye:Te,Zl)),ee=We(Xl,Ae("{YYYY}-{MM}-{DD} {h}:{mm}{aa}",Zl)),te=[],ie=k.legend=Bl({},Ye,u.legend),oe=k.cursor=Bl({},Re,{drag:{y:2==M}},u.cursor),se=ie.show,re=oe.show,ue=ie.markers;let ce,he,de;ie.idxs=te,ue.width=bl(ue.width),ue.dash=bl(ue.dash),ue.stroke=bl(ue.stroke),ue.fill=bl(ue.fill);let pe,me=[],ge=[],xe=!1,we={};if(ie.live){const l=pl[1]?pl[1].values:null;xe=null!=l,pe=xe?l(k,1,0):{_:0};for(let l in pe)we[l]=w}if(se)if(ce=z("table","u-legend",R),de=z("tbody",null,ce),ie.mount(k,ce),xe){he=z("thead",null,ce,de);let l=z("tr",null,he);for(var _e in z("th",null,l),pe)z("th",e,l).textContent=_e}else S(ce,"u-inline"),ie.live&&S(ce,"u-live");const be={show:!0},ve={show:!1},Pe=new Map;function Ce(l,e,t,n=!0){const i=Pe.get(e)||{},o=oe.bind[l](k,e,t,n);o&&(G(l,e,i[l]=o),Pe.set(e,i))}function He(l,e){const t=Pe.get(e)||{};for(let n in t)null!=l&&n!=l||(I(n,e,t[n]),delete t[n]);null==l&&Pe.delete(e)}let Fe=0,Ge=0,Ie=0,Le=0,Oe=0,Ne=0,je=Oe,Ke=Ne,Xe=Ie,Ze=Le,Qe=0,lt=0,ot=0,st=0;k.bbox={};let ht=!1,pt=!1,mt=!1,xt=!1,wt=!1,_t=!1;function vt(l,e,t){(t||l!=k.width||e!=k.height)&&kt(l,e),An(!1),mt=!0,pt=!0,Jn()}function kt(l,e){k.width=Fe=Ie=l,k.height=Ge=Le=e,Oe=Ne=0,function(){let l=!1,e=!1,t=!1,n=!1;xl.forEach((i=>{if(i.show&&i._show){let{side:o,_size:s}=i,r=s+(null!=i.label?i.labelSize:0);r>0&&(o%2?(Ie-=r,3==o?(Oe+=r,n=!0):t=!0):(Le-=r,0==o?(Ne+=r,l=!0):e=!0))}})),Ct[0]=l,Ct[1]=t,Ct[2]=e,Ct[3]=n,Ie-=Rt[1]+Rt[3],Oe+=Rt[3],Le-=Rt[2]+Rt[0],Ne+=Rt[0]}(),function(){let l=Oe+Ie,e=Ne+Le,t=Oe,n=Ne;function i(i,o){switch(i){case 1:return l+=o,l-o;case 2:return e+=o,e-o;case 3:return t-=o,t+o;case 0:return n-=o,n+o}}xl.forEach((l=>{if(l.show&&l._show){let e=l.side;l._pos=i(e,l._size),null!=l.label&&(l._lpos=i(e,l.labelSize))}}))}();let t=k.bbox;Qe=t.left=zl(Oe*y,.5),lt=t.top=zl(Ne*y,.5),ot=t.width=zl(Ie*y,.5),st=t.height=zl(Le*y,.5)}const yt=3;if(k.setSize=function({width:l,height:e}){vt(l,e)},null==oe.dataIdx){let l=oe.hover,e=l.skip=new Set(l.skip??[]);e.add(void 0);let t=l.prox=bl(l.prox),n=l.bias??=0;oe.dataIdx=(l,i,o,s)=>{if(0==i)return o;let r=o,u=t(l,i,o,s)??gl,a=u>=0&&gl>u,f=0==jl.ori?Ie:Le,c=oe.left,h=g[0],d=g[i];if(e.has(d[o])){r=null;let l,t=null,i=null;if(0==n||-1==n)for(l=o;null==t&&l-- >0;)e.has(d[l])||(t=l);if(0==n||1==n)for(l=o;null==i&&l++<d.length;)e.has(d[l])||(i=l);if(null!=t||null!=i)if(a){let l=c-(null==t?-1/0:$l(h[t],jl,f,0)),e=(null==i?1/0:$l(h[i],jl,f,0))-c;l>e?e>u||(r=i):l>u||(r=t)}else r=null==i?t:null==t||o-t>i-o?i:t}else a&&ol(c-$l(h[o],jl,f,0))>u&&(r=null);return r}}const Mt=l=>{oe.event=l};oe.idxs=te,oe._lock=!1;let St=oe.points;St.show=bl(St.show),St.size=bl(St.size),St.stroke=bl(St.stroke),St.width=bl(St.width),St.fill=bl(St.fill);const Tt=k.focus=Bl({},u.focus||{alpha:.3},oe.focus),Et=Tt.prox>=0,zt=Et&&St.one;let Dt=[],Pt=[],At=[];function Wt(l,e){let t=St.show(k,e);if(t instanceof HTMLElement)return S(t,"u-cursor-pt"),S(t,l.class),A(t,-10,-10,Ie,Le),el.insertBefore(t,Dt[e]),t}function Yt(t,n){if(1==M||n>0){let l=1==M&&vl[t.scale].time,e=t.value;t.value=l?Ll(e)?We(Xl,Ae(e,Zl)):e||ee:e||nt,t.label=t.label||(l?"Time":"Value")}if(zt||n>0){t.width=null==t.width?1:t.width,t.paths=t.paths||Ot||yl,t.fillTo=bl(t.fillTo||gt),t.pxAlign=+Q(t.pxAlign,tl),t.pxRound=bt(t.pxAlign),t.stroke=bl(t.stroke||null),t.fill=bl(t.fill||null),t._stroke=t._fill=t._paths=t._focus=null;let l=function(l){return Al(1*(3+2*(l||1)),3)}(fl(1,t.width)),e=t.points=Bl({},{size:l,width:fl(1,.2*l),stroke:t.stroke,space:2*l,paths:Nt,_stroke:null,_fill:null},t.points);e.show=bl(e.show),e.filter=bl(e.filter),e.fill=bl(e.fill),e.stroke=bl(e.stroke),e.paths=bl(e.paths),e.pxAlign=t.pxAlign}if(se){let i=function(t,n){if(0==n&&(xe||!ie.live||2==M))return Rl;let i=[],o=z("tr","u-series",de,de.childNodes[n]);S(o,t.class),t.show||S(o,l);let s=z("th",null,o);if(ue.show){let l=D("u-marker",s);if(n>0){let e=ue.width(k,n);e&&(l.style.border=e+"px "+ue.dash(k,n)+" "+ue.stroke(k,n)),l.style.background=ue.fill(k,n)}}let r=D(e,s);for(var u in t.label instanceof HTMLElement?r.appendChild(t.label):r.textContent=t.label,n>0&&(ue.show||(r.style.color=t.width>0?ue.stroke(k,n):ue.fill(k,n)),Ce("click",s,(l=>{if(oe._lock)return;Mt(l);let e=pl.indexOf(t);if((l.ctrlKey||l.metaKey)!=ie.isolate){let l=pl.some(((l,t)=>t>0&&t!=e&&l.show));pl.forEach(((t,n)=>{n>0&&oi(n,l?n==e?be:ve:be,!0,Fi.setSeries)}))}else oi(e,{show:!t.show},!0,Fi.setSeries)}),!1),Et&&Ce(d,s,(l=>{oe._lock||(Mt(l),oi(pl.indexOf(t),ai,!0,Fi.setSeries))}),!1)),pe){let l=z("td","u-value",o);l.textContent="--",i.push(l)}return[o,i]}(t,n);me.splice(n,0,i[0]),ge.splice(n,0,i[1]),ie.values.push(null)}if(re){te.splice(n,0,null);let l=null;zt?0==n&&(l=Wt(t,n)):n>0&&(l=Wt(t,n)),Dt.splice(n,0,l),Pt.splice(n,0,0),At.splice(n,0,0)}Ci("addSeries",n)}k.addSeries=function(l,e){e=null==e?pl.length:e,l=1==M?Ut(l,e,Ve,ut):Ut(l,e,{},rt),pl.splice(e,0,l),Yt(pl[e],e)},k.delSeries=function(l){if(pl.splice(l,1),se){ie.values.splice(l,1),ge.splice(l,1);let e=me.splice(l,1)[0];He(null,e.firstChild),e.remove()}re&&(te.splice(l,1),Dt.splice(l,1)[0].remove(),Pt.splice(l,1),At.splice(l,1)),Ci("delSeries",l)};const Ct=[!1,!1,!1,!1];function Ht(l,e,t){let[n,i,o,s]=t,r=e%2,u=0;return 0==r&&(s||i)&&(u=0==e&&!n||2==e&&!o?rl(Ue.size/3):0),1==r&&(n||o)&&(u=1==e&&!i||3==e&&!s?rl(it.size/2):0),u}const Ft=k.padding=(u.padding||[Ht,Ht,Ht,Ht]).map((l=>bl(Q(l,Ht)))),Rt=k._padding=Ft.map(((l,e)=>l(k,e,Ct,0)));let Gt,Lt=null,en=null;const tn=1==M?pl[0].idxs:null;let nn,on,sn,rn,un,an,fn,cn,hn,dn,pn=null,mn=!1;function gn(l,e){if(k.data=k._data=g=null==l?[]:l,2==M){Gt=0;for(let l=1;pl.length>l;l++)Gt+=g[l][0].length}else{0==g.length&&(k.data=k._data=g=[[]]),pn=g[0],Gt=pn.length;let l=g;if(2==Ul){l=g.slice();let e=l[0]=Array(Gt);for(let l=0;Gt>l;l++)e[l]=l}k._data=g=l}if(An(!0),Ci("setData"),2==Ul&&(mt=!0),!1!==e){let l=jl;l.auto(k,mn)?xn():ii(El,l.min,l.max),xt=xt||oe.left>=0,_t=!0,Jn()}}function xn(){let l,e;mn=!0,1==M&&(Gt>0?(Lt=tn[0]=0,en=tn[1]=Gt-1,l=g[0][Lt],e=g[0][en],2==Ul?(l=Lt,e=en):l==e&&(3==Ul?[l,e]=B(l,l,jl.log,!1):4==Ul?[l,e]=$(l,l,jl.log,!1):jl.time?e=l+rl(86400/hl):[l,e]=Z(l,e,J,!0))):(Lt=tn[0]=l=null,en=tn[1]=e=null)),ii(El,l,e)}function wn(l,e,t,n,i,o){l??=a,t??=Fl,n??="butt",i??=a,o??="round",l!=nn&&(K.strokeStyle=nn=l),i!=on&&(K.fillStyle=on=i),e!=sn&&(K.lineWidth=sn=e),o!=un&&(K.lineJoin=un=o),n!=an&&(K.lineCap=an=n),t!=rn&&K.setLineDash(rn=t)}function _n(l,e,t,n){e!=on&&(K.fillStyle=on=e),l!=fn&&(K.font=fn=l),t!=cn&&(K.textAlign=cn=t),n!=hn&&(K.textBaseline=hn=n)}function bn(l,e,t,n,i=0){if(n.length>0&&l.auto(k,mn)&&(null==e||null==e.min)){let e=Q(Lt,0),o=Q(en,n.length-1),s=null==t.min?function(l,e,t,n=0,i=!1){let o=i?V:U,s=i?j:N;[e,t]=o(l,e,t);let r=l[e],u=l[e];if(e>-1)if(1==n)r=l[e],u=l[t];else if(-1==n)r=l[t],u=l[e];else for(let n=e;t>=n;n++){let e=l[n];s(e)&&(r>e?r=e:e>u&&(u=e))}return[r??gl,u??-gl]}(n,e,o,i,3==l.distr):[t.min,t.max];l.min=al(l.min,t.min=s[0]),l.max=fl(l.max,t.max=s[1])}}k.setData=gn;const vn={min:null,max:null};function kn(l,e){let t=e?pl[l].points:pl[l];t._stroke=t.stroke(k,l),t._fill=t.fill(k,l)}function yn(l,e){let t=e?pl[l].points:pl[l],{stroke:n,fill:i,clip:o,flags:s,_stroke:r=t._stroke,_fill:u=t._fill,_width:a=t.width}=t._paths;a=Al(a*y,3);let f=null,c=a%2/2;e&&null==u&&(u=a>0?"#fff":r);let h=1==t.pxAlign&&c>0;if(h&&K.translate(c,c),!e){let l=Qe-a/2,e=lt-a/2,t=ot+a,n=st+a;f=new Path2D,f.rect(l,e,t,n)}e?Sn(r,a,t.dash,t.cap,u,n,i,s,o):function(l,e,t,n,i,o,s,r,u,a,f){let c=!1;0!=u&&Tl.forEach(((h,d)=>{if(h.series[0]==l){let l,p=pl[h.series[1]],m=g[h.series[1]],x=(p._paths||Hl).band;Gl(x)&&(x=1==h.dir?x[0]:x[1]);let w=null;p.show&&x&&function(l,e,t){for(e=Q(e,0),t=Q(t,l.length-1);t>=e;){if(null!=l[e])return!0;e++}return!1}(m,Lt,en)?(w=h.fill(k,d)||o,l=p._paths.clip):x=null,Sn(e,t,n,i,w,s,r,u,a,f,l,x),c=!0}})),c||Sn(e,t,n,i,o,s,r,u,a,f)}(l,r,a,t.dash,t.cap,u,n,i,s,f,o),h&&K.translate(-c,-c)}const Mn=3;function Sn(l,e,t,n,i,o,s,r,u,a,f,c){wn(l,e,t,n,i),(u||a||c)&&(K.save(),u&&K.clip(u),a&&K.clip(a)),c?(r&Mn)==Mn?(K.clip(c),f&&K.clip(f),En(i,s),Tn(l,o,e)):2&r?(En(i,s),K.clip(c),Tn(l,o,e)):1&r&&(K.save(),K.clip(c),f&&K.clip(f),En(i,s),K.restore(),Tn(l,o,e)):(En(i,s),Tn(l,o,e)),(u||a||c)&&K.restore()}function Tn(l,e,t){t>0&&(e instanceof Map?e.forEach(((l,e)=>{K.strokeStyle=nn=e,K.stroke(l)})):null!=e&&l&&K.stroke(e))}function En(l,e){e instanceof Map?e.forEach(((l,e)=>{K.fillStyle=on=e,K.fill(l)})):null!=e&&l&&K.fill(e)}function zn(l,e,t,n,i,o,s,r,u,a){let f=s%2/2;1==tl&&K.translate(f,f),wn(r,s,u,a,r),K.beginPath();let c,h,d,p,m=i+(0==n||3==n?-o:o);0==t?(h=i,p=m):(c=i,d=m);for(let n=0;l.length>n;n++)null!=e[n]&&(0==t?c=d=l[n]:h=p=l[n],K.moveTo(c,h),K.lineTo(d,p));K.stroke(),1==tl&&K.translate(-f,-f)}function Dn(l){let e=!0;return xl.forEach(((t,n)=>{if(!t.show)return;let i=vl[t.scale];if(null==i.min)return void(t._show&&(e=!1,t._show=!1,An(!1)));t._show||(e=!1,t._show=!0,An(!1));let o=t.side,s=o%2,{min:r,max:u}=i,[a,f]=function(l,e,t,n){let i,o=xl[l];if(n>0){let s=o._space=o.space(k,l,e,t,n);i=Zt(e,t,o._incrs=o.incrs(k,l,e,t,n,s),n,s)}else i=[0,0];return o._found=i}(n,r,u,0==s?Ie:Le);if(0==f)return;let c=t._splits=t.splits(k,n,r,u,a,f,2==i.distr),h=2==i.distr?c.map((l=>pn[l])):c,d=2==i.distr?pn[c[1]]-pn[c[0]]:a,p=t._values=t.values(k,t.filter(k,h,n,f,d),n,f,d);t._rotate=2==o?t.rotate(k,p,n,f):0;let m=t._size;t._size=ul(t.size(k,p,n,l)),null!=m&&t._size!=m&&(e=!1)})),e}function Pn(l){let e=!0;return Ft.forEach(((t,n)=>{let i=t(k,n,Ct,l);i!=Rt[n]&&(e=!1),Rt[n]=i})),e}function An(l){pl.forEach(((e,t)=>{t>0&&(e._paths=null,l&&(1==M?(e.min=null,e.max=null):e.facets.forEach((l=>{l.min=null,l.max=null}))))}))}let Wn,Yn,Cn,Hn,Fn,Rn,Gn,In,Ln,On,Nn,jn,Un=!1,Vn=!1,Bn=[];function $n(){Vn=!1;for(let l=0;Bn.length>l;l++)Ci(...Bn[l]);Bn.length=0}function Jn(){Un||(Jl(qn),Un=!0)}function qn(){if(ht&&(function(){for(let l in vl){let e=vl[l];null==Kl[l]&&(null==e.min||null!=Kl[El]&&e.auto(k,mn))&&(Kl[l]=vn)}for(let l in vl){let e=vl[l];null==Kl[l]&&null!=e.from&&null!=Kl[e.from]&&(Kl[l]=vn)}null!=Kl[El]&&An(!0);let l={};for(let e in Kl){let t=Kl[e];if(null!=t){let n=l[e]=Vl(vl[e],Nl);if(null!=t.min)Bl(n,t);else if(e!=El||2==M)if(0==Gt&&null==n.from){let l=n.range(k,null,null,e);n.min=l[0],n.max=l[1]}else n.min=gl,n.max=-gl}}if(Gt>0){pl.forEach(((e,t)=>{if(1==M){let n=e.scale,i=Kl[n];if(null==i)return;let o=l[n];if(0==t){let l=o.range(k,o.min,o.max,n);o.min=l[0],o.max=l[1],Lt=L(o.min,g[0]),en=L(o.max,g[0]),en-Lt>1&&(o.min>g[0][Lt]&&Lt++,g[0][en]>o.max&&en--),e.min=pn[Lt],e.max=pn[en]}else e.show&&e.auto&&bn(o,i,e,g[t],e.sorted);e.idxs[0]=Lt,e.idxs[1]=en}else if(t>0&&e.show&&e.auto){let[n,i]=e.facets,o=n.scale,s=i.scale,[r,u]=g[t],a=l[o],f=l[s];null!=a&&bn(a,Kl[o],n,r,n.sorted),null!=f&&bn(f,Kl[s],i,u,i.sorted),e.min=i.min,e.max=i.max}}));for(let e in l){let t=l[e],n=Kl[e];if(null==t.from&&(null==n||null==n.min)){let l=t.range(k,t.min==gl?null:t.min,t.max==-gl?null:t.max,e);t.min=l[0],t.max=l[1]}}}for(let e in l){let t=l[e];if(null!=t.from){let n=l[t.from];if(null==n.min)t.min=t.max=null;else{let l=t.range(k,n.min,n.max,e);t.min=l[0],t.max=l[1]}}}let e={},t=!1;for(let n in l){let i=l[n],o=vl[n];if(o.min!=i.min||o.max!=i.max){o.min=i.min,o.max=i.max;let l=o.distr;o._min=3==l?dl(o.min):4==l?ml(o.min,o.asinh):100==l?o.fwd(o.min):o.min,o._max=3==l?dl(o.max):4==l?ml(o.max,o.asinh):100==l?o.fwd(o.max):o.max,e[n]=t=!0}}if(t){pl.forEach(((l,t)=>{2==M?t>0&&e.y&&(l._paths=null):e[l.scale]&&(l._paths=null)}));for(let l in e)mt=!0,Ci("setScale",l);re&&oe.left>=0&&(xt=_t=!0)}for(let l in Kl)Kl[l]=null}(),ht=!1),mt&&(function(){let l=!1,e=0;for(;!l;){e++;let t=Dn(e),n=Pn(e);l=e==yt||t&&n,l||(kt(k.width,k.height),pt=!0)}}(),mt=!1),pt){if(E(ll,s,Oe),E(ll,i,Ne),E(ll,t,Ie),E(ll,n,Le),E(el,s,Oe),E(el,i,Ne),E(el,t,Ie),E(el,n,Le),E(X,t,Fe),E(X,n,Ge),O.width=rl(Fe*y),O.height=rl(Ge*y),xl.forEach((({_el:e,_show:t,_size:n,_pos:i,side:o})=>{if(null!=e)if(t){let t=o%2==1;E(e,t?"left":"top",i-(3===o||0===o?n:0)),E(e,t?"width":"height",n),E(e,t?"top":"left",t?Ne:Oe),E(e,t?"height":"width",t?Le:Ie),T(e,l)}else S(e,l)})),nn=on=sn=un=an=fn=cn=hn=rn=null,dn=1,_i(!0),Oe!=je||Ne!=Ke||Ie!=Xe||Le!=Ze){An(!1);let l=Ie/Xe,e=Le/Ze;if(re&&!xt&&oe.left>=0){oe.left*=l,oe.top*=e,Cn&&A(Cn,rl(oe.left),0,Ie,Le),Hn&&A(Hn,0,rl(oe.top),Ie,Le);for(let t=0;Dt.length>t;t++){let n=Dt[t];null!=n&&(Pt[t]*=l,At[t]*=e,A(n,ul(Pt[t]),ul(At[t]),Ie,Le))}}if(ei.show&&!wt&&ei.left>=0&&ei.width>0){ei.left*=l,ei.width*=l,ei.top*=e,ei.height*=e;for(let l in ki)E(ti,l,ei[l])}je=Oe,Ke=Ne,Xe=Ie,Ze=Le}Ci("setSize"),pt=!1}Fe>0&&Ge>0&&(K.clearRect(0,0,O.width,O.height),Ci("drawClear"),Pl.forEach((l=>l())),Ci("draw")),ei.show&&wt&&(ni(ei),wt=!1),re&&xt&&(xi(null,!0,!1),xt=!1),ie.show&&ie.live&&_t&&(mi(),_t=!1),F||(F=!0,k.status=1,Ci("ready")),mn=!1,Un=!1}function Kn(l,e){let t=vl[l];if(null==t.from){if(0==Gt){let n=t.range(k,e.min,e.max,l);e.min=n[0],e.max=n[1]}if(e.min>e.max){let l=e.min;e.min=e.max,e.max=l}if(Gt>1&&null!=e.min&&null!=e.max&&1e-16>e.max-e.min)return;l==El&&2==t.distr&&Gt>0&&(e.min=L(e.min,g[0]),e.max=L(e.max,g[0]),e.min==e.max&&e.max++),Kl[l]=e,ht=!0,Jn()}}k.batch=function(l,e=!1){Un=!0,Vn=e,l(k),qn(),e&&Bn.length>0&&queueMicrotask($n)},k.redraw=(l,e)=>{mt=e||!1,!1!==l?ii(El,jl.min,jl.max):Jn()},k.setScale=Kn;let Xn=!1;const Zn=oe.drag;let Qn=Zn.x,li=Zn.y;re&&(oe.x&&(Wn=D("u-cursor-x",el)),oe.y&&(Yn=D("u-cursor-y",el)),0==jl.ori?(Cn=Wn,Hn=Yn):(Cn=Yn,Hn=Wn),Nn=oe.left,jn=oe.top);const ei=k.select=Bl({show:!0,over:!0,left:0,width:0,top:0,height:0},u.select),ti=ei.show?D("u-select",ei.over?el:ll):null;function ni(l,e){if(ei.show){for(let e in l)ei[e]=l[e],e in ki&&E(ti,e,l[e]);!1!==e&&Ci("setSelect")}}function ii(l,e,t){Kn(l,{min:e,max:t})}function oi(e,t,n,i){null!=t.focus&&function(l){if(l!=ui){let e=null==l,t=1!=Tt.alpha;pl.forEach(((n,i)=>{if(1==M||i>0){let o=e||0==i||i==l;n._focus=e?null:o,t&&function(l,e){pl[l].alpha=e,re&&null!=Dt[l]&&(Dt[l].style.opacity=e),se&&me[l]&&(me[l].style.opacity=e)}(i,o?1:Tt.alpha)}})),ui=l,t&&Jn()}}(e),null!=t.show&&pl.forEach(((n,i)=>{0>=i||e!=i&&null!=e||(n.show=t.show,function(e){if(pl[e].show)se&&T(me[e],l);else if(se&&S(me[e],l),re){let l=zt?Dt[0]:Dt[e];null!=l&&A(l,-10,-10,Ie,Le)}}(i),2==M?(ii(n.facets[0].scale,null,null),ii(n.facets[1].scale,null,null)):ii(n.scale,null,null),Jn())})),!1!==n&&Ci("setSeries",e,t),i&&Ii("setSeries",k,e,t)}let si,ri,ui;k.setSelect=ni,k.setSeries=oi,k.addBand=function(l,e){l.fill=bl(l.fill||null),l.dir=Q(l.dir,-1),Tl.splice(e=null==e?Tl.length:e,0,l)},k.setBand=function(l,e){Bl(Tl[l],e)},k.delBand=function(l){null==l?Tl.length=0:Tl.splice(l,1)};const ai={focus:!0};function fi(l,e,t){let n=vl[e];t&&(l=l/y-(1==n.ori?Ne:Oe));let i=Ie;1==n.ori&&(i=Le,l=i-l),-1==n.dir&&(l=i-l);let o=n._min,s=o+l/i*(n._max-o),r=n.distr;return 3==r?cl(10,s):4==r?((l,e=1)=>nl.sinh(l)*e)(s,n.asinh):100==r?n.bwd(s):s}function ci(l,e){E(ti,s,ei.left=l),E(ti,t,ei.width=e)}function hi(l,e){E(ti,i,ei.top=l),E(ti,n,ei.height=e)}se&&Et&&Ce(p,ce,(l=>{oe._lock||(Mt(l),null!=ui&&oi(null,ai,!0,Fi.setSeries))})),k.valToIdx=l=>L(l,g[0]),k.posToIdx=function(l,e){return L(fi(l,El,e),g[0],Lt,en)},k.posToVal=fi,k.valToPos=(l,e,t)=>0==vl[e].ori?P(l,vl[e],t?ot:Ie,t?Qe:0):W(l,vl[e],t?st:Le,t?lt:0),k.setCursor=(l,e,t)=>{Nn=l.left,jn=l.top,xi(null,e,t)};let di=0==jl.ori?ci:hi,pi=1==jl.ori?ci:hi;function mi(l,e){if(null!=l&&(l.idxs?l.idxs.forEach(((l,e)=>{te[e]=l})):(l=>void 0===l)(l.idx)||te.fill(l.idx),ie.idx=te[0]),se&&ie.live){for(let l=0;pl.length>l;l++)(l>0||1==M&&!xe)&&gi(l,te[l]);!function(){if(se&&ie.live)for(let l=2==M?1:0;pl.length>l;l++){if(0==l&&xe)continue;let e=ie.values[l],t=0;for(let n in e)ge[l][t++].firstChild.nodeValue=e[n]}}()}_t=!1,!1!==e&&Ci("setLegend")}function gi(l,e){let t,n=pl[l],i=0==l&&2==Ul?pn:g[l];xe?t=n.values(k,l,e)??we:(t=n.value(k,null==e?null:i[e],l,e),t=null==t?we:{_:t}),ie.values[l]=t}function xi(l,e,t){let n;Ln=Nn,On=jn,[Nn,jn]=oe.move(k,Nn,jn),oe.left=Nn,oe.top=jn,re&&(Cn&&A(Cn,rl(Nn),0,Ie,Le),Hn&&A(Hn,0,rl(jn),Ie,Le)),si=gl,ri=null;let i=0==jl.ori?Ie:Le,o=1==jl.ori?Ie:Le;if(0>Nn||0==Gt||Lt>en){n=oe.idx=null;for(let l=0;pl.length>l;l++){let e=Dt[l];null!=e&&A(e,-10,-10,Ie,Le)}Et&&oi(null,ai,!0,null==l&&Fi.setSeries),ie.live&&(te.fill(n),_t=!0)}else{let l,e,t;1==M&&(l=0==jl.ori?Nn:jn,e=fi(l,El),n=oe.idx=L(e,g[0],Lt,en),t=$l(g[0][n],jl,i,0));let s=-10,r=-10,u=0,a=0,f=!0,c="",h="";for(let l=2==M?1:0;pl.length>l;l++){let d=pl[l],p=te[l],m=null==p?null:1==M?g[l][p]:g[l][1][p],x=oe.dataIdx(k,l,n,e),w=null==x?null:1==M?g[l][x]:g[l][1][x];if(_t=_t||w!=m||x!=p,te[l]=x,l>0&&d.show){let e=null==x?-10:x==n?t:$l(1==M?g[0][x]:g[l][0][x],jl,i,0),p=null==w?-10:ql(w,1==M?vl[d.scale]:vl[d.facets[1].scale],o,0);if(Et&&null!=w){let e=1==jl.ori?Nn:jn,t=ol(Tt.dist(k,l,x,p,e));if(si>t){let n=Tt.bias;if(0!=n){let i=fi(e,d.scale),o=0>i?-1:1;o!=(0>w?-1:1)||(1==o?1==n?i>w:w>i:1==n?w>i:i>w)||(si=t,ri=l)}else si=t,ri=l}}if(_t||zt){let t,n;0==jl.ori?(t=e,n=p):(t=p,n=e);let i,o,d,m,g,x,w=!0,_=St.bbox;if(null!=_){w=!1;let e=_(k,l);d=e.left,m=e.top,i=e.width,o=e.height}else d=t,m=n,i=o=St.size(k,l);if(x=St.fill(k,l),g=St.stroke(k,l),zt)l!=ri||si>Tt.prox||(s=d,r=m,u=i,a=o,f=w,c=x,h=g);else{let e=Dt[l];null!=e&&(Pt[l]=d,At[l]=m,H(e,i,o,w),Y(e,x,g),A(e,ul(d),ul(m),Ie,Le))}}}}if(zt){let l=Tt.prox;if(_t||(null==ui?l>=si:si>l||ri!=ui)){let l=Dt[0];null!=l&&(Pt[0]=s,At[0]=r,H(l,u,a,f),Y(l,c,h),A(l,ul(s),ul(r),Ie,Le))}}}if(ei.show&&Xn)if(null!=l){let[e,t]=Fi.scales,[n,s]=Fi.match,[r,u]=l.cursor.sync.scales,a=l.cursor.drag;if(Qn=a._x,li=a._y,Qn||li){let a,f,c,h,d,{left:p,top:m,width:g,height:x}=l.select,w=l.scales[r].ori,_=l.posToVal,b=null!=e&&n(e,r),v=null!=t&&s(t,u);b&&Qn?(0==w?(a=p,f=g):(a=m,f=x),c=vl[e],h=$l(_(a,r),c,i,0),d=$l(_(a+f,r),c,i,0),di(al(h,d),ol(d-h))):di(0,i),v&&li?(1==w?(a=p,f=g):(a=m,f=x),c=vl[t],h=ql(_(a,u),c,o,0),d=ql(_(a+f,u),c,o,0),pi(al(h,d),ol(d-h))):pi(0,o)}else yi()}else{let l=ol(Ln-Fn),e=ol(On-Rn);if(1==jl.ori){let t=l;l=e,e=t}Qn=Zn.x&&l>=Zn.dist,li=Zn.y&&e>=Zn.dist;let t,n,s=Zn.uni;null!=s?Qn&&li&&(Qn=l>=s,li=e>=s,Qn||li||(e>l?li=!0:Qn=!0)):Zn.x&&Zn.y&&(Qn||li)&&(Qn=li=!0),Qn&&(0==jl.ori?(t=Gn,n=Nn):(t=In,n=jn),di(al(t,n),ol(n-t)),li||pi(0,o)),li&&(1==jl.ori?(t=Gn,n=Nn):(t=In,n=jn),pi(al(t,n),ol(n-t)),Qn||di(0,i)),Qn||li||(di(0,0),pi(0,0))}if(Zn._x=Qn,Zn._y=li,null==l){if(t){if(null!=Ri){let[l,e]=Fi.scales;Fi.values[0]=null!=l?fi(0==jl.ori?Nn:jn,l):null,Fi.values[1]=null!=e?fi(1==jl.ori?Nn:jn,e):null}Ii(f,k,Nn,jn,Ie,Le,n)}if(Et){let l=t&&Fi.setSeries,e=Tt.prox;null==ui?si>e||oi(ri,ai,!0,l):si>e?oi(null,ai,!0,l):ri!=ui&&oi(ri,ai,!0,l)}}_t&&(ie.idx=n,mi()),!1!==e&&Ci("setCursor")}k.setLegend=mi;let wi=null;function _i(l=!1){l?wi=null:(wi=el.getBoundingClientRect(),Ci("syncRect",wi))}function bi(l,e,t,n,i,o){oe._lock||Xn&&null!=l&&0==l.movementX&&0==l.movementY||(vi(l,e,t,n,i,o,0,!1,null!=l),null!=l?xi(null,!0,!0):xi(e,!0,!1))}function vi(l,e,t,n,i,o,s,r,u){if(null==wi&&_i(!1),Mt(l),null!=l)t=l.clientX-wi.left,n=l.clientY-wi.top;else{if(0>t||0>n)return Nn=-10,void(jn=-10);let[l,s]=Fi.scales,r=e.cursor.sync,[u,a]=r.values,[f,c]=r.scales,[h,d]=Fi.match,p=e.axes[0].side%2==1,m=0==jl.ori?Ie:Le,g=1==jl.ori?Ie:Le,x=p?o:i,w=p?i:o,_=p?n:t,b=p?t:n;if(t=null!=f?h(l,f)?C(u,vl[l],m,0):-10:m*(_/x),n=null!=c?d(s,c)?C(a,vl[s],g,0):-10:g*(b/w),1==jl.ori){let l=t;t=n,n=l}}!u||null!=e&&e.cursor.event.type!=f||(t>1&&Ie-1>t||(t=zl(t,Ie)),n>1&&Le-1>n||(n=zl(n,Le))),r?(Fn=t,Rn=n,[Gn,In]=oe.move(k,t,n)):(Nn=t,jn=n)}Object.defineProperty(k,"rect",{get:()=>(null==wi&&_i(!1),wi)});const ki={width:0,height:0,left:0,top:0};function yi(){ni(ki,!1)}let Mi,Si,Ti,Ei;function zi(l,e,t,n,i,o){Xn=!0,Qn=li=Zn._x=Zn._y=!1,vi(l,e,t,n,i,o,0,!0,!1),null!=l&&(Ce(h,b,Di,!1),Ii(c,k,Gn,In,Ie,Le,null));let{left:s,top:r,width:u,height:a}=ei;Mi=s,Si=r,Ti=u,Ei=a}function Di(l,e,t,n,i,o){Xn=Zn._x=Zn._y=!1,vi(l,e,t,n,i,o,0,!1,!0);let{left:s,top:r,width:u,height:a}=ei,f=u>0||a>0,c=Mi!=s||Si!=r||Ti!=u||Ei!=a;if(f&&c&&ni(ei),Zn.setScale&&f&&c){let l=s,e=u,t=r,n=a;if(1==jl.ori&&(l=r,e=a,t=s,n=u),Qn&&ii(El,fi(l,El),fi(l+e,El)),li)for(let l in vl){let e=vl[l];l!=El&&null==e.from&&e.min!=gl&&ii(l,fi(t+n,l),fi(t,l))}yi()}else oe.lock&&(oe._lock=!oe._lock,xi(e,!0,null!=l));null!=l&&(He(h,b),Ii(h,k,Nn,jn,Ie,Le,null))}function Pi(l){oe._lock||(Mt(l),xn(),yi(),null!=l&&Ii(m,k,Nn,jn,Ie,Le,null))}function Ai(){xl.forEach(ln),vt(k.width,k.height,!0)}G(x,v,Ai);const Wi={};Wi.mousedown=zi,Wi.mousemove=bi,Wi.mouseup=Di,Wi.dblclick=Pi,Wi.setSeries=(l,e,t,n)=>{-1!=(t=(0,Fi.match[2])(k,e,t))&&oi(t,n,!0,!1)},re&&(Ce(c,el,zi),Ce(f,el,bi),Ce(d,el,(l=>{Mt(l),_i(!1)})),Ce(p,el,(function(l){if(oe._lock)return;Mt(l);let e=Xn;if(Xn){let l,e,t=!0,n=!0,i=10;0==jl.ori?(l=Qn,e=li):(l=li,e=Qn),l&&e&&(t=i>=Nn||Nn>=Ie-i,n=i>=jn||jn>=Le-i),l&&t&&(Nn=Gn>Nn?0:Ie),e&&n&&(jn=In>jn?0:Le),xi(null,!0,!0),Xn=!1}Nn=-10,jn=-10,te.fill(null),xi(null,!0,!0),e&&(Xn=e)})),Ce(m,el,Pi),It.add(k),k.syncRect=_i);const Yi=k.hooks=u.hooks||{};function Ci(l,e,t){Vn?Bn.push([l,e,t]):l in Yi&&Yi[l].forEach((l=>{l.call(null,k,e,t)}))}(u.plugins||[]).forEach((l=>{for(let e in l.hooks)Yi[e]=(Yi[e]||[]).concat(l.hooks[e])}));const Hi=(l,e,t)=>t,Fi=Bl({key:null,setSeries:!1,filters:{pub:Ml,sub:Ml},scales:[El,pl[1]?pl[1].scale:null],match:[Sl,Sl,Hi],values:[null,null]},oe.sync);2==Fi.match.length&&Fi.match.push(Hi),oe.sync=Fi;const Ri=Fi.key,Gi=dt(Ri);function Ii(l,e,t,n,i,o,s){Fi.filters.pub(l,e,t,n,i,o,s)&&Gi.pub(l,e,t,n,i,o,s)}function Li(){Ci("init",u,g),gn(g||u.data,!1),Kl[El]?Kn(El,Kl[El]):xn(),wt=ei.show&&(ei.width>0||ei.height>0),xt=_t=!0,vt(u.width,u.height)}return Gi.sub(k),k.pub=function(l,e,t,n,i,o,s){Fi.filters.sub(l,e,t,n,i,o,s)&&Wi[l](null,e,t,n,i,o,s)},k.destroy=function(){Gi.unsub(k),It.delete(k),Pe.clear(),I(x,v,Ai),R.remove(),ce?.remove(),Ci("destroy")},pl.forEach(Yt),xl.forEach((function(l,e){if(l._show=l.show,l.show){let t=vl[l.scale];null==t&&(l.scale=l.side%2?pl[1].scale:El,t=vl[l.scale]);let n=t.time;l.size=bl(l.size),l.space=bl(l.space),l.rotate=bl(l.rotate),Gl(l.incrs)&&l.incrs.forEach((l=>{!Wl.has(l)&&Wl.set(l,Yl(l))})),l.incrs=bl(l.incrs||(2==t.distr?ae:n?1==hl?ke:Se:fe)),l.splits=bl(l.splits||(n&&1==t.distr?Ql:3==t.distr?Je:4==t.distr?qe:$e)),l.stroke=bl(l.stroke),l.grid.stroke=bl(l.grid.stroke),l.ticks.stroke=bl(l.ticks.stroke),l.border.stroke=bl(l.border.stroke);let i=l.values;l.values=Gl(i)&&!Gl(i[0])?bl(i):n?Gl(i)?De(Xl,ze(i,Zl)):Ll(i)?function(l,e){let t=ne(e);return(e,n)=>n.map((e=>t(l(e))))}(Xl,i):i||le:i||Be,l.filter=bl(l.filter||(3>t.distr||10!=t.log?3==t.distr&&2==t.log?tt:kl:et)),l.font=Qt(l.font),l.labelFont=Qt(l.labelFont),l._size=l.size(k,null,e,0),l._space=l._rotate=l._incrs=l._found=l._splits=l._values=null,l._size>0&&(Ct[e]=!0,l._el=D("u-axis",X))}})),_?_ instanceof HTMLElement?(_.appendChild(R),Li()):_(k,Li):Li(),k}en.assign=Bl,en.fmtNum=tl,en.rangeNum=Z,en.rangeLog=B,en.rangeAsinh=$,en.orient=pt,en.pxRatio=y,en.join=function(l,e){if(function(l){let e=l[0][0],t=e.length;for(let n=1;l.length>n;n++){let i=l[n][0];if(i.length!=t)return!1;if(i!=e)for(let l=0;t>l;l++)if(i[l]!=e[l])return!1}return!0}(l)){let e=l[0].slice();for(let t=1;l.length>t;t++)e.push(...l[t].slice(1));return function(l,e=100){const t=l.length;if(1>=t)return!0;let n=0,i=t-1;for(;i>=n&&null==l[n];)n++;for(;i>=n&&null==l[i];)i--;if(n>=i)return!0;const o=fl(1,sl((i-n+1)/e));for(let e=l[n],t=n+o;i>=t;t+=o){const n=l[t];if(null!=n){if(e>=n)return!1;e=n}}return!0}(e[0])||(e=function(l){let e=l[0],t=e.length,n=Array(t);for(let l=0;n.length>l;l++)n[l]=l;n.sort(((l,t)=>e[l]-e[t]));let i=[];for(let e=0;l.length>e;e++){let o=l[e],s=Array(t);for(let l=0;t>l;l++)s[l]=o[n[l]];i.push(s)}return i}(e)),e}let t=new Set;for(let e=0;l.length>e;e++){let n=l[e][0],i=n.length;for(let l=0;i>l;l++)t.add(n[l])}let n=[Array.from(t).sort(((l,e)=>l-e))],i=n[0].length,o=new Map;for(let l=0;i>l;l++)o.set(n[0][l],l);for(let t=0;l.length>t;t++){let s=l[t],r=s[0];for(let l=1;s.length>l;l++){let u=s[l],a=Array(i).fill(void 0),f=e?e[t][l]:1,c=[];for(let l=0;u.length>l;l++){let e=u[l],t=o.get(r[l]);null===e?0!=f&&(a[t]=e,2==f&&c.push(t)):a[t]=e}$l(a,c,i),n.push(a)}}return n},en.fmtDate=ne,en.tzDate=function(l,e){let t;return"UTC"==e||"Etc/UTC"==e?t=new Date(+l+6e4*l.getTimezoneOffset()):e==ie?t=l:(t=new Date(l.toLocaleString("en-US",{timeZone:e})),t.setMilliseconds(l.getMilliseconds())),t},en.sync=dt;{en.addGap=function(l,e,t){let n=l[l.length-1];n&&n[0]==e?n[1]=t:l.push([e,t])},en.clipGaps=wt;let l=en.paths={points:Wt};l.linear=Ft,l.stepped=function(l){const e=Q(l.align,1),t=Q(l.ascDesc,!1),n=Q(l.alignGaps,0),i=Q(l.extend,!1);return(l,o,s,r)=>pt(l,o,((u,a,f,c,h,d,p,m,g,x,w)=>{[s,r]=U(f,s,r);let _=u.pxRound,{left:b,width:v}=l.bbox,k=l=>_(d(l,c,x,m)),M=l=>_(p(l,h,w,g)),S=0==c.ori?Mt:St;const T={stroke:new Path2D,fill:null,clip:null,band:null,gaps:null,flags:1},E=T.stroke,z=c.dir*(0==c.ori?1:-1);let D=M(f[1==z?s:r]),P=k(a[1==z?s:r]),A=P,W=P;i&&-1==e&&(W=b,S(E,W,D)),S(E,P,D);for(let l=1==z?s:r;l>=s&&r>=l;l+=z){let t=f[l];if(null==t)continue;let n=k(a[l]),i=M(t);1==e?S(E,n,D):S(E,A,i),S(E,n,i),D=i,A=n}let Y=A;i&&1==e&&(Y=b+v,S(E,Y,D));let[C,H]=mt(l,o);if(null!=u.fill||0!=C){let e=T.fill=new Path2D(E),t=M(u.fillTo(l,o,u.min,u.max,C));S(e,Y,t),S(e,W,t)}if(!u.spanGaps){let i=[];i.push(..._t(a,f,s,r,z,k,n));let h=u.width*y/2,d=t||1==e?h:-h,p=t||-1==e?-h:h;i.forEach((l=>{l[0]+=d,l[1]+=p})),T.gaps=i=u.gaps(l,o,s,r,i),T.clip=wt(i,c.ori,m,g,x,w)}return 0!=H&&(T.band=2==H?[xt(l,o,s,r,E,-1),xt(l,o,s,r,E,1)]:xt(l,o,s,r,E,H)),T}))},l.bars=function(l){const e=Q((l=l||Hl).size,[.6,gl,1]),t=l.align||0,n=l.gap||0;let i=l.radius;i=null==i?[0,0]:"number"==typeof i?[i,0]:i;const o=bl(i),s=1-e[0],r=Q(e[1],gl),u=Q(e[2],1),a=Q(l.disp,Hl),f=Q(l.each,(()=>{})),{fill:c,stroke:h}=a;return(l,e,i,d)=>pt(l,e,((p,m,g,x,w,_,b,v,k,M,S)=>{let T,E,z=p.pxRound,D=t,P=n*y,A=r*y,W=u*y;0==x.ori?[T,E]=o(l,e):[E,T]=o(l,e);const Y=x.dir*(0==x.ori?1:-1);let C,H,F,R=0==x.ori?Tt:Et,G=0==x.ori?f:(l,e,t,n,i,o,s)=>{f(l,e,t,i,n,s,o)},I=Q(l.bands,Fl).find((l=>l.series[0]==e)),L=p.fillTo(l,e,p.min,p.max,null!=I?I.dir:0),O=z(b(L,w,S,k)),N=M,j=z(p.width*y),U=!1,V=null,B=null,$=null,J=null;null==c||0!=j&&null==h||(U=!0,V=c.values(l,e,i,d),B=new Map,new Set(V).forEach((l=>{null!=l&&B.set(l,new Path2D)})),j>0&&($=h.values(l,e,i,d),J=new Map,new Set($).forEach((l=>{null!=l&&J.set(l,new Path2D)}))));let{x0:q,size:K}=a;if(null!=q&&null!=K){D=1,m=q.values(l,e,i,d),2==q.unit&&(m=m.map((e=>l.posToVal(v+e*M,x.key,!0))));let t=K.values(l,e,i,d);H=2==K.unit?t[0]*M:_(t[0],x,M,v)-_(0,x,M,v),N=Rt(m,g,_,x,M,v,N),F=N-H+P}else N=Rt(m,g,_,x,M,v,N),F=N*s+P,H=N-F;1>F&&(F=0),H/2>j||(j=0),5>F&&(z=vl);let X=F>0;H=z(wl(N-F-(X?j:0),W,A)),C=(0==D?H/2:D==Y?0:H)-D*Y*((0==D?P/2:0)+(X?j/2:0));const Z={stroke:null,fill:null,clip:null,band:null,gaps:null,flags:0},ll=U?null:new Path2D;let el=null;if(null!=I)el=l.data[I.series[1]];else{let{y0:t,y1:n}=a;null!=t&&null!=n&&(g=n.values(l,e,i,d),el=t.values(l,e,i,d))}let tl=T*H,nl=E*H;for(let t=1==Y?i:d;t>=i&&d>=t;t+=Y){let n=g[t];if(null==n)continue;if(null!=el){let l=el[t]??0;if(n-l==0)continue;O=b(l,w,S,k)}let i=_(2!=x.distr||null!=a?m[t]:t,x,M,v),o=b(Q(n,L),w,S,k),s=z(i-C),r=z(fl(o,O)),u=z(al(o,O)),f=r-u;if(null!=n){let i=0>n?nl:tl,o=0>n?tl:nl;U?(j>0&&null!=$[t]&&R(J.get($[t]),s,u+sl(j/2),H,fl(0,f-j),i,o),null!=V[t]&&R(B.get(V[t]),s,u+sl(j/2),H,fl(0,f-j),i,o)):R(ll,s,u+sl(j/2),H,fl(0,f-j),i,o),G(l,e,t,s-j/2,u,H+j,f)}}return j>0?Z.stroke=U?J:ll:U||(Z._fill=0==p.width?p._fill:p._stroke??p._fill,Z.width=0),Z.fill=U?B:ll,Z}))},l.spline=function(l){return function(l,e){const t=Q(e?.alignGaps,0);return(e,n,i,o)=>pt(e,n,((s,r,u,a,f,c,h,d,p,m,g)=>{[i,o]=U(u,i,o);let x,w,_,b=s.pxRound,v=l=>b(c(l,a,m,d)),k=l=>b(h(l,f,g,p));0==a.ori?(x=kt,_=Mt,w=Pt):(x=yt,_=St,w=At);const y=a.dir*(0==a.ori?1:-1);let M=v(r[1==y?i:o]),S=M,T=[],E=[];for(let l=1==y?i:o;l>=i&&o>=l;l+=y)if(null!=u[l]){let e=v(r[l]);T.push(S=e),E.push(k(u[l]))}const z={stroke:l(T,E,x,_,w,b),fill:null,clip:null,band:null,gaps:null,flags:1},D=z.stroke;let[P,A]=mt(e,n);if(null!=s.fill||0!=P){let l=z.fill=new Path2D(D),t=k(s.fillTo(e,n,s.min,s.max,P));_(l,S,t),_(l,M,t)}if(!s.spanGaps){let l=[];l.push(..._t(r,u,i,o,y,v,t)),z.gaps=l=s.gaps(e,n,i,o,l),z.clip=wt(l,a.ori,d,p,m,g)}return 0!=A&&(z.band=2==A?[xt(e,n,i,o,D,-1),xt(e,n,i,o,D,1)]:xt(e,n,i,o,D,A)),z}))}(Gt,l)}}return en}();\n', css: '.uplot, .uplot *, .uplot *::before, .uplot *::after {box-sizing: border-box;}.uplot {font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans", sans-serif, "Apple Color Emoji", "Segoe UI Emoji", "Segoe UI Symbol", "Noto Color Emoji";line-height: 1.5;width: min-content;}.u-title {text-align: center;font-size: 18px;font-weight: bold;}.u-wrap {position: relative;user-select: none;}.u-over, .u-under {position: absolute;}.u-under {overflow: hidden;}.uplot canvas {display: block;position: relative;width: 100%;height: 100%;}.u-axis {position: absolute;}.u-legend {font-size: 14px;margin: auto;text-align: center;}.u-inline {display: block;}.u-inline * {display: inline-block;}.u-inline tr {margin-right: 16px;}.u-legend th {font-weight: 600;}.u-legend th > * {vertical-align: middle;display: inline-block;}.u-legend .u-marker {width: 1em;height: 1em;margin-right: 4px;background-clip: padding-box !important;}.u-inline.u-live th::after {content: ":";vertical-align: middle;}.u-inline:not(.u-live) .u-value {display: none;}.u-series > * {padding: 4px;}.u-series th {cursor: pointer;}.u-legend .u-off > * {opacity: 0.3;}.u-select {background: rgba(0,0,0,0.07);position: absolute;pointer-events: none;}.u-cursor-x, .u-cursor-y {position: absolute;left: 0;top: 0;pointer-events: none;will-change: transform;}.u-hz .u-cursor-x, .u-vt .u-cursor-y {height: 100%;border-right: 1px dashed #607D8B;}.u-hz .u-cursor-y, .u-vt .u-cursor-x {width: 100%;border-bottom: 1px dashed #607D8B;}.u-cursor-pt {position: absolute;top: 0;left: 0;border-radius: 50%;border: 0 solid;pointer-events: none;will-change: transform;/*this has to be !important since we set inline "background" shorthand */background-clip: padding-box !important;}.u-axis.u-off, .u-select.u-off, .u-cursor-x.u-off, .u-cursor-y.u-off, .u-cursor-pt.u-off {display: none;}' };
+  const dist = join18(dirname6(createRequire4(import.meta.url).resolve("uplot")), ".");
+  return { js: readFileSync16(join18(dist, "uPlot.iife.min.js"), "utf8"), css: readFileSync16(join18(dist, "uPlot.min.css"), "utf8") };
+}
+
+// src/history/summary.ts
+var KEY_NAMES = {
+  cpu: "CPU",
+  cpus: "CPU count",
+  kernel: "kernel",
+  image: "image",
+  node: "Node",
+  v8: "V8",
+  flags: "Node flags",
+  perfgate: "perfgate",
+  configuration: "configuration"
+};
+function describeEnvironmentChange(changes) {
+  if (changes.length === 0) return null;
+  return `environment changed: ${changes.map((c) => `${KEY_NAMES[c.key]} ${c.before} \u2192 ${c.after}`).join(", ")}`;
+}
+function commitCell(sha2, repository) {
+  const short = sha2.slice(0, 7);
+  if (!repository || !/^[\w.-]+\/[\w.-]+$/.test(repository) || !/^[0-9a-f]{40}$/.test(sha2)) return `\`${short}\``;
+  return `[\`${short}\`](${escapeUrl(`https://github.com/${repository}/commit/${sha2}`)})`;
+}
+function renderHistorySummary(history, options) {
+  const lines = ["## perfgate history", ""];
+  const shifts = history.series.flatMap((s) => s.shifts.map((shift) => ({ series: s, shift })));
+  shifts.sort((a, b) => a.shift.time < b.shift.time ? -1 : a.shift.time > b.shift.time ? 1 : 0);
+  lines.push(
+    `${history.runs} commit${history.runs === 1 ? "" : "s"} of history, ${history.series.length} series (scenario \xD7 gated metric), change points by E-divisive means (Otava's split and merge, windows of ${options.windowLength}, level ${options.maxPValue}).`,
+    ""
+  );
+  if (shifts.length === 0) {
+    lines.push("No metric shifted.");
+  } else {
+    lines.push("| commit | measured | scenario | metric | before \u2192 after | change | cause |", "| --- | --- | --- | --- | --- | --- | --- |");
+    for (const { series, shift } of shifts) lines.push(row(series.scenario, series.metric, shift, options.repository));
+  }
+  if (history.runsLeftOut.length) {
+    lines.push("", `<details><summary>${history.runsLeftOut.length} run${history.runsLeftOut.length === 1 ? "" : "s"} left out</summary>`, "");
+    for (const r of history.runsLeftOut) lines.push(`- ${escapeMarkdown(r.file)}: ${escapeMarkdown(r.reason)}`);
+    lines.push("", "</details>");
+  }
+  if (options.htmlPath) lines.push("", `Charts: ${escapeMarkdown(options.htmlPath)}`);
+  return `${lines.join("\n")}
+`;
+}
+function row(scenario, metric, shift, repository) {
+  const cause = describeEnvironmentChange(shift.environment) ?? "this commit (or one just before it)";
+  return `| ${commitCell(shift.sha, repository)} | ${shift.time.slice(0, 10)} | ${escapeMarkdown(scenario)} | ${formatMetricName(metric)} | ${formatValue2(metric, shift.meanBefore)} \u2192 ${formatValue2(metric, shift.meanAfter)} | ${formatChange(shift.change)} | ${escapeMarkdown(cause)} |`;
+}
+
+// src/history/page.ts
+var CODE_SHIFT_COLOUR = "#cf222e";
+var ENVIRONMENT_SHIFT_COLOUR = "#6e7781";
+function escapeHtml2(text2) {
+  return String(text2).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+function scriptJson2(value) {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+function renderHistoryPage(history) {
+  const { js, css } = chartLibrary();
+  const charts = history.series.map((s, i) => ({
+    id: `chart-${i}`,
+    title: `${s.scenario} \u2014 ${formatMetricName(s.metric)}`,
+    shas: s.points.map((p) => p.sha.slice(0, 7)),
+    values: s.points.map((p) => p.value),
+    labels: s.points.map((p) => formatValue2(s.metric, p.value)),
+    // The mean of each stretch between change points, drawn as steps.
+    means: stretchMeans(
+      s.points.map((p) => p.value),
+      s.shifts.map((x) => x.index)
+    ),
+    shifts: s.shifts.map((x) => ({ index: x.index, environment: x.environment.length > 0 }))
+  }));
+  const sections = history.series.map((s, i) => {
+    const items = s.shifts.map((x) => {
+      const cause = describeEnvironmentChange(x.environment) ?? "this commit";
+      return `<li data-index="${x.index}" data-environment="${x.environment.length > 0}"><code>${escapeHtml2(x.sha.slice(0, 7))}</code> ${escapeHtml2(x.time.slice(0, 10))}: ${escapeHtml2(formatValue2(s.metric, x.meanBefore))} \u2192 ${escapeHtml2(formatValue2(s.metric, x.meanAfter))} (${escapeHtml2(formatChange(x.change))}), ${escapeHtml2(cause)}</li>`;
+    }).join("\n");
+    return `<section class="series" data-shifts="${s.shifts.length}">
+<h2>${escapeHtml2(charts[i].title)}</h2>
+<div class="chart" id="chart-${i}"></div>
+${s.shifts.length ? `<ul class="shifts">
+${items}
+</ul>` : '<p class="none">No change point.</p>'}
+</section>`;
+  }).join("\n");
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>perfgate history</title>
+<style>${css}
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #1f2328; }
+.series { margin-bottom: 32px; }
+.shifts li[data-environment="true"] { color: ${ENVIRONMENT_SHIFT_COLOUR}; }
+</style>
+</head>
+<body>
+<h1>perfgate history</h1>
+<p>${history.runs} commits. Head's median per commit; the stepped line is the mean between change points (E-divisive means, Otava's split and merge). Red line: a shift at a commit; grey dashed: the runner's environment changed there too.</p>
+${sections || "<p>No gated metric in these runs.</p>"}
+<script>${js.replace(/<\/script/gi, "<\\/script")}</script>
+<script id="history-data" type="application/json">${scriptJson2(charts)}</script>
+<script>
+(function () {
+  var charts = JSON.parse(document.getElementById('history-data').textContent);
+  window.perfgateCharts = charts.map(function (c) {
+    var x = c.values.map(function (_, i) { return i; });
+    var markShifts = function (u) {
+      var ctx = u.ctx;
+      c.shifts.forEach(function (s) {
+        var left = Math.round(u.valToPos(s.index - 0.5, 'x', true));
+        ctx.save();
+        ctx.strokeStyle = s.environment ? '${ENVIRONMENT_SHIFT_COLOUR}' : '${CODE_SHIFT_COLOUR}';
+        ctx.lineWidth = 2 * devicePixelRatio;
+        if (s.environment) ctx.setLineDash([6 * devicePixelRatio, 4 * devicePixelRatio]);
+        ctx.beginPath();
+        ctx.moveTo(left, u.bbox.top);
+        ctx.lineTo(left, u.bbox.top + u.bbox.height);
+        ctx.stroke();
+        ctx.restore();
+      });
+    };
+    return new uPlot({
+      title: c.title,
+      width: 960,
+      height: 320,
+      scales: { x: { time: false } },
+      axes: [
+        { values: function (u, ticks) { return ticks.map(function (t) { return Number.isInteger(t) && c.shas[t] ? c.shas[t] : ''; }); } },
+        {},
+      ],
+      series: [
+        { label: 'commit', value: function (u, v) { return v == null ? '' : c.shas[v] || ''; } },
+        { label: 'head median', stroke: '#0969da', width: 1.5, points: { show: true, size: 5 }, value: function (u, v, si, i) { return i == null ? '' : c.labels[i]; } },
+        { label: 'mean between change points', stroke: '#8250df', width: 2, paths: uPlot.paths.stepped({ align: 1 }), points: { show: false } },
+      ],
+      hooks: { draw: [markShifts] },
+    }, [x, c.values, c.means], document.getElementById(c.id));
+  });
+})();
+</script>
+</body>
+</html>
+`;
+}
+function stretchMeans(values, cuts) {
+  const bounds = [0, ...cuts, values.length];
+  const out = [];
+  for (let i = 0; i + 1 < bounds.length; i++) {
+    const stretch = values.slice(bounds[i], bounds[i + 1]);
+    const mean = stretch.reduce((s, v) => s + v, 0) / stretch.length;
+    for (const _ of stretch) out.push(mean);
+  }
+  return out;
+}
+
+// src/stats/student-t.ts
+var LANCZOS = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+function logGamma(x) {
+  if (!(x > 0)) throw new RangeError(`logGamma: x must be positive, got ${x}`);
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const z2 = x - 1;
+  let sum = LANCZOS[0];
+  for (let i = 1; i < LANCZOS.length; i++) sum += LANCZOS[i] / (z2 + i);
+  const t = z2 + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+function betaContinuedFraction(a, b, x) {
+  const TINY = 1e-300;
+  const EPS = 1e-16;
+  const qab = a + b;
+  const qap = a + 1;
+  const qam = a - 1;
+  let c = 1;
+  let d = 1 - qab * x / qap;
+  if (Math.abs(d) < TINY) d = TINY;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 1e4; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < EPS) return h;
+  }
+  return h;
+}
+function regularizedBeta(x, a, b, complement = 1 - x) {
+  if (x <= 0) return 0;
+  if (complement <= 0) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(complement));
+  if (x < (a + 1) / (a + b + 2)) return front * betaContinuedFraction(a, b, x) / a;
+  return 1 - front * betaContinuedFraction(b, a, complement) / b;
+}
+function studentTTwoSided(t, df) {
+  if (Number.isNaN(t) || !(df > 0)) return Number.NaN;
+  if (!Number.isFinite(t)) return 0;
+  return regularizedBeta(df / (df + t * t), df / 2, 0.5, t * t / (df + t * t));
+}
+
+// src/stats/change-points.ts
+function forwardChange(point) {
+  return point.meanBefore === 0 ? 0 : point.meanAfter / point.meanBefore - 1;
+}
+function magnitude(point) {
+  const backward = point.meanAfter === 0 ? 0 : point.meanBefore / point.meanAfter - 1;
+  return Math.max(Math.abs(forwardChange(point)), Math.abs(backward));
+}
+var QHat = class {
+  prefix;
+  n;
+  constructor(series) {
+    const n = series.length;
+    this.n = n;
+    this.prefix = new Float64Array(n * (n + 1));
+    for (let c = 0; c < n; c++) {
+      const row2 = c * (n + 1);
+      for (let r = 0; r < n; r++) this.prefix[row2 + r + 1] = this.prefix[row2 + r] + Math.abs(series[r] - series[c]);
+    }
+  }
+  /** Σ_{i∈[from, to)} |x_i − x_column|. */
+  sum(column, from, to) {
+    const row2 = column * (this.n + 1);
+    return this.prefix[row2 + to] - this.prefix[row2 + from];
+  }
+  /** The split of [start, end) with the largest Q̂; the first in (τ, κ) order on ties, as numpy's argmax. */
+  candidate({ start, end }) {
+    let best = { index: start + 1, qhat: Number.NEGATIVE_INFINITY };
+    let withinX = 0;
+    for (let tau = start + 1; tau < end; tau++) {
+      if (tau > start + 1) withinX += this.sum(tau - 1, start, tau - 1);
+      const n = tau - start;
+      let cross = 0;
+      let withinY = 0;
+      for (let kappa = tau + 1; kappa <= end; kappa++) {
+        const added = kappa - 1;
+        cross += this.sum(added, start, tau);
+        withinY += this.sum(added, tau, added);
+        const m = kappa - tau;
+        const q = 2 / (n + m) * cross - (n > 1 ? 2 * m / ((n + m) * (n - 1)) * withinX : 0) - (m > 1 ? 2 * n / ((n + m) * (m - 1)) * withinY : 0);
+        if (q > best.qhat) best = { index: tau, qhat: q };
+      }
+    }
+    return best;
+  }
+  /** The best candidate over the stretches that hold two points or more; null when none does. */
+  next(intervals) {
+    let best = null;
+    for (const interval of intervals) {
+      if (interval.end - interval.start < 2) continue;
+      const c = this.candidate(interval);
+      if (best === null || c.qhat > best.qhat) best = c;
+    }
+    return best;
+  }
+};
+function intervalsBetween(points, length) {
+  const cuts = [0, ...points.map((p) => p.index), length];
+  const out = [];
+  for (let i = 0; i + 1 < cuts.length; i++) if (cuts[i] !== cuts[i + 1]) out.push({ start: cuts[i], end: cuts[i + 1] });
+  return out;
+}
+function meanAndStd(xs, from, to) {
+  const n = to - from;
+  let sum = 0;
+  for (let i = from; i < to; i++) sum += xs[i];
+  const mean = sum / n;
+  if (n < 2) return { mean, std: 0 };
+  let ss = 0;
+  for (let i = from; i < to; i++) ss += (xs[i] - mean) ** 2;
+  return { mean, std: Math.sqrt(ss / n) };
+}
+function tTest(series, candidate, a, b, c) {
+  const left = meanAndStd(series, a, b);
+  const right = meanAndStd(series, b, c);
+  const n1 = b - a;
+  const n2 = c - b;
+  let pValue = 1;
+  if (n1 + n2 > 2) {
+    const df = n1 + n2 - 2;
+    const pooled = ((n1 - 1) * left.std ** 2 + (n2 - 1) * right.std ** 2) / df;
+    const se = Math.sqrt(pooled * (1 / n1 + 1 / n2));
+    const diff = left.mean - right.mean;
+    pValue = se > 0 ? studentTTwoSided(diff / se, df) : diff !== 0 ? 0 : 1;
+  }
+  return { ...candidate, pValue, meanBefore: left.mean, meanAfter: right.mean, stdBefore: left.std, stdAfter: right.std };
+}
+function testAt(series, candidate, intervals) {
+  for (let i = 0; i < intervals.length; i++) {
+    const interval = intervals[i];
+    if (interval.end === candidate.index && i + 1 < intervals.length) return tTest(series, candidate, interval.start, interval.end, intervals[i + 1].end);
+    if (interval.start < candidate.index && candidate.index < interval.end) return tTest(series, candidate, interval.start, candidate.index, interval.end);
+  }
+  throw new RangeError(`change point ${candidate.index} lies in no stretch of the series`);
+}
+function divideWindow(series, start, end, maxPValue) {
+  const window2 = Array.from({ length: end - start }, (_, i) => series[start + i]);
+  const q = new QHat(window2);
+  const found = [];
+  for (; ; ) {
+    const intervals = intervalsBetween(found, window2.length);
+    const candidate = q.next(intervals);
+    if (candidate === null) break;
+    const point = testAt(window2, candidate, intervals);
+    if (!(point.pValue <= maxPValue)) break;
+    found.push(point);
+    found.sort((x, y) => x.index - y.index);
+  }
+  return found.map((p) => ({ ...p, index: p.index + start }));
+}
+var CHANGE_POINT_DEFAULTS = { windowLength: 50, maxPValue: 1e-3, minMagnitude: 0 };
+function detectChangePoints(series, options = {}) {
+  const { windowLength, maxPValue, minMagnitude } = { ...CHANGE_POINT_DEFAULTS, ...options };
+  if (!Number.isInteger(windowLength) || windowLength < 2) throw new RangeError(`windowLength must be a whole number \u2265 2, got ${windowLength}`);
+  if (series.some((x) => !Number.isFinite(x))) throw new RangeError("detectChangePoints: every value must be a finite number");
+  const firstPass = maxPValue < 0.05 ? maxPValue * 10 : maxPValue < 0.5 ? maxPValue * 2 : maxPValue;
+  const step = Math.floor(windowLength / 2);
+  let weak = [];
+  for (let start = 0; start < series.length; ) {
+    const end = Math.min(start + windowLength, series.length);
+    const found = divideWindow(series, start, end, firstPass);
+    start = Math.max(found.length ? found[found.length - 1].index : 0, start + step);
+    for (const point of found) if (!weak.some((w) => w.index === point.index)) weak.push({ index: point.index, qhat: point.qhat });
+  }
+  weak = weak.sort((a, b) => a.index - b.index);
+  let intervals = intervalsBetween(weak, series.length);
+  const points = weak.map((c) => testAt(series, c, intervals));
+  while (points.length) {
+    let weakest = argBest(points, (p) => p.pValue, "max");
+    if (points[weakest].pValue < maxPValue) {
+      weakest = argBest(points, magnitude, "min");
+      if (magnitude(points[weakest]) > minMagnitude) break;
+    }
+    points.splice(weakest, 1);
+    intervals = intervalsBetween(points, series.length);
+    for (const i of [weakest, weakest + 1]) {
+      if (i >= 0 && i < points.length) points[i] = testAt(series, points[i], intervals);
+    }
+  }
+  return points;
+}
+function argBest(items, key, which) {
+  let best = 0;
+  for (let i = 1; i < items.length; i++) {
+    const k = key(items[i]);
+    const b = key(items[best]);
+    if (which === "max" ? k > b : k < b) best = i;
+  }
+  return best;
+}
+
+// src/history/series.ts
+var ENVIRONMENT_KEYS = ["cpu", "cpus", "kernel", "image", "node", "v8", "flags", "perfgate", "configuration"];
+function environmentOf(results) {
+  const env = results.environment;
+  return {
+    cpu: env.cpuModel,
+    cpus: String(env.cpus),
+    kernel: env.kernel ?? env.os.replace(/^\S+\s+/, ""),
+    image: env.osImage ?? "unknown",
+    node: env.nodeVersion,
+    v8: env.v8Version ?? "unknown",
+    flags: env.nodeFlags.join(" ") || "none",
+    perfgate: results.tool.version,
+    configuration: (env.configHash ?? configHash(results.config)).slice(0, 12)
+  };
+}
+function environmentChanges(before, after) {
+  return ENVIRONMENT_KEYS.filter((k) => before[k] !== after[k] && before[k] !== "unknown" && after[k] !== "unknown").map((key) => ({
+    key,
+    before: before[key],
+    after: after[key]
+  }));
+}
+function meanOf(values) {
+  return values.reduce((s, v) => s + v, 0) / values.length;
+}
+var HISTORY_WINDOW = 30;
+function analyzeHistory(runs, given = {}) {
+  const options = { windowLength: HISTORY_WINDOW, ...given };
+  const runsLeftOut = [];
+  const latest = /* @__PURE__ */ new Map();
+  for (const run of runs) {
+    const { results } = run;
+    if (results.status !== "complete") {
+      runsLeftOut.push({ file: run.file, reason: `the run did not complete (status ${results.status})` });
+      continue;
+    }
+    if (results.sides.head.dirty) {
+      runsLeftOut.push({ file: run.file, reason: "head was a work tree with uncommitted changes, not a commit" });
+      continue;
+    }
+    const sha2 = results.sides.head.sha;
+    const seen = latest.get(sha2);
+    if (seen) runsLeftOut.push({ file: seen.results.startedAt < results.startedAt ? seen.file : run.file, reason: `commit ${sha2.slice(0, 7)} was measured again later` });
+    if (!seen || seen.results.startedAt < results.startedAt) latest.set(sha2, run);
+  }
+  const ordered = [...latest.values()].sort((a, b) => a.results.startedAt < b.results.startedAt ? -1 : a.results.startedAt > b.results.startedAt ? 1 : 0);
+  const environments = [];
+  const environmentIndex = /* @__PURE__ */ new Map();
+  const byKey = /* @__PURE__ */ new Map();
+  for (const { results } of ordered) {
+    const record2 = environmentOf(results);
+    const key = JSON.stringify(record2);
+    let environment = environmentIndex.get(key);
+    if (environment === void 0) {
+      environment = environments.push(record2) - 1;
+      environmentIndex.set(key, environment);
+    }
+    for (const c of compareResults(results).comparisons) {
+      if (!c.gated || !Number.isFinite(c.headMedian)) continue;
+      const id = `${c.scenario}\0${c.metric}`;
+      let series2 = byKey.get(id);
+      if (!series2) {
+        series2 = { scenario: c.scenario, metric: c.metric, points: [] };
+        byKey.set(id, series2);
+      }
+      series2.points.push({ sha: results.sides.head.sha, time: results.startedAt, value: c.headMedian, environment });
+    }
+  }
+  const series = [...byKey.values()].sort((a, b) => a.scenario < b.scenario ? -1 : a.scenario > b.scenario ? 1 : METRICS.indexOf(a.metric) - METRICS.indexOf(b.metric)).map((s) => ({ ...s, shifts: shiftsOf(s, environments, options) }));
+  return { series, environments, runsLeftOut, runs: ordered.length };
+}
+function shiftsOf(series, environments, options) {
+  const values = series.points.map((p) => p.value);
+  const points = detectChangePoints(values, options);
+  const cuts = [0, ...points.map((p) => p.index), values.length];
+  return points.map((p, i) => {
+    const meanBefore = meanOf(values.slice(cuts[i], p.index));
+    const meanAfter = meanOf(values.slice(p.index, cuts[i + 2]));
+    const here = series.points[p.index];
+    const before = series.points[p.index - 1];
+    return {
+      index: p.index,
+      sha: here.sha,
+      time: here.time,
+      meanBefore,
+      meanAfter,
+      change: meanBefore === 0 ? 0 : meanAfter / meanBefore - 1,
+      pValue: p.pValue,
+      environment: environmentChanges(environments[before.environment], environments[here.environment])
+    };
+  });
+}
+
 // src/report/startup.ts
 var STARTUP_LABEL = "service start";
 var NAMES = {
@@ -95573,7 +96677,7 @@ function comparisonRow(c) {
 }
 function heapRows(growth) {
   const tone = verdictTone(growth);
-  const at2 = (side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
+  const at2 = (side2) => `${megabytes(growth[side2].lastHeapBytes)} / ${megabytes(growth[side2].lastRssBytes)} MB`;
   return [
     {
       scenario: growth.scenario,
@@ -95607,28 +96711,28 @@ function heapRows(growth) {
     }
   ];
 }
-function processCounts(health, scenario, side) {
-  const range = health.processes.find((p) => p.scenario === scenario)?.[side] ?? null;
+function processCounts(health, scenario, side2) {
+  const range = health.processes.find((p) => p.scenario === scenario)?.[side2] ?? null;
   if (range === null) return "0";
   return range.min === range.max ? formatCount(range.min) : `${formatCount(range.min)}\u2013${formatCount(range.max)}`;
 }
 function healthRows(results, analysis) {
-  const startup = startupRows(analysis).map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
+  const startup = startupRows(analysis).map((row2, i) => ({ ...row2, firstOfScenario: i === 0 }));
   const health = analysis.health;
   if (!health) return startup;
   return startup.concat(results.scenarios.flatMap((scenario) => {
-    const name = scenario.name;
-    const comparisons = health.comparisons.filter((c) => c.scenario === name).sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
-    const growth = health.heap.find((h) => h.scenario === name);
-    const generator = health.generator.find((g) => g.scenario === name);
+    const name2 = scenario.name;
+    const comparisons = health.comparisons.filter((c) => c.scenario === name2).sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
+    const growth = health.heap.find((h) => h.scenario === name2);
+    const generator = health.generator.find((g) => g.scenario === name2);
     const rows = [...comparisons.map(comparisonRow), ...growth ? heapRows(growth) : []];
     if (rows.length > 0) {
       rows.push({
-        scenario: name,
+        scenario: name2,
         metric: "processes",
         gated: false,
-        base: processCounts(health, name, "base"),
-        head: processCounts(health, name, "head"),
+        base: processCounts(health, name2, "base"),
+        head: processCounts(health, name2, "head"),
         change: "",
         cell: { kind: "none" },
         notable: false
@@ -95636,13 +96740,13 @@ function healthRows(results, analysis) {
     }
     if (generator) {
       const bound = generator.bound.length > 0;
-      const load = (side) => {
-        const { generatorBusy, generatorCpu } = generator.sides[side];
+      const load = (side2) => {
+        const { generatorBusy, generatorCpu } = generator.sides[side2];
         return Number.isFinite(generatorBusy) ? `${formatPercent(generatorBusy)} / ${formatPercent(generatorCpu)}` : formatPercent(generatorCpu);
       };
       const shared = load("base") === load("head");
       rows.push({
-        scenario: name,
+        scenario: name2,
         metric: "generator busy / CPU",
         gated: false,
         base: load("base"),
@@ -95652,7 +96756,7 @@ function healthRows(results, analysis) {
         notable: bound
       });
     }
-    return rows.map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
+    return rows.map((row2, i) => ({ ...row2, firstOfScenario: i === 0 }));
   }));
 }
 function describeHint(hint, culprit = null) {
@@ -95706,9 +96810,9 @@ function orderRows(results, analysis) {
     return own3.sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0, ...headFails && { headFails } }));
   });
 }
-function rowTone(row) {
-  const tone = verdictTone(row.comparison);
-  return tone === "good" && row.headFails && row.comparison.metric !== "errors" ? "unknown" : tone;
+function rowTone(row2) {
+  const tone = verdictTone(row2.comparison);
+  return tone === "good" && row2.headFails && row2.comparison.metric !== "errors" ? "unknown" : tone;
 }
 var FAILING_IMPROVEMENT = "not comparable: head fails requests";
 function allComparisons(analysis) {
@@ -95721,13 +96825,13 @@ function allComparisons(analysis) {
   ];
 }
 function countVerdicts(comparisons) {
-  const count = (keep) => comparisons.filter(keep).length;
+  const count2 = (keep) => comparisons.filter(keep).length;
   return {
-    regressions: count((c) => c.verdict === "regression"),
-    gatedRegressions: count((c) => c.verdict === "regression" && c.gated),
-    improvements: count((c) => c.verdict === "improvement"),
-    unchanged: count((c) => c.verdict === "unchanged"),
-    inconclusive: count((c) => c.verdict === "inconclusive")
+    regressions: count2((c) => c.verdict === "regression"),
+    gatedRegressions: count2((c) => c.verdict === "regression" && c.gated),
+    improvements: count2((c) => c.verdict === "improvement"),
+    unchanged: count2((c) => c.verdict === "unchanged"),
+    inconclusive: count2((c) => c.verdict === "inconclusive")
   };
 }
 function plural2(n, singular, pluralForm = `${singular}s`) {
@@ -95790,17 +96894,17 @@ function describeLimitedChange(c, escapeText, analysis) {
   return `${escapeText(c.scenario)} ${formatMetricName(c.metric)} ${formatChangeOf(c.metric, c.change)} (limit ${formatLimit(c.metric, c.limit)})`;
 }
 function errorShares(analysis, scenario) {
-  const tally = (side) => analysis.failedRequests.find((t) => t.scenario === scenario && t.side === side);
-  const share3 = (side) => {
-    const t = tally(side);
+  const tally = (side2) => analysis.failedRequests.find((t) => t.scenario === scenario && t.side === side2);
+  const share3 = (side2) => {
+    const t = tally(side2);
     return t ? errorShare(t) : 0;
   };
   const head = tally("head");
   let mostly = null;
   let answer = null;
   if (head) {
-    const [status, count] = Object.entries(head.statuses ?? {}).sort(([, a], [, b]) => b - a)[0] ?? [null, 0];
-    if (head.errors > count) mostly = "no answer (connection errors, timeouts)";
+    const [status, count2] = Object.entries(head.statuses ?? {}).sort(([, a], [, b]) => b - a)[0] ?? [null, 0];
+    if (head.errors > count2) mostly = "no answer (connection errors, timeouts)";
     else if (status !== null) {
       mostly = status;
       if (head.answer && String(head.answer.status) === status && head.answer.body) answer = head.answer.body;
@@ -95873,8 +96977,8 @@ function describeNothingChanged(analysis, escapeText) {
   );
   const shown = scenarios.slice(0, 3);
   if (scenarios.length > shown.length) shown.push(`and ${scenarios.length - shown.length} more scenarios`);
-  const count = allComparisons(analysis).filter((c) => c.gated).length;
-  return `${count === 1 ? "the gated metric is" : `all ${count} gated metrics are`} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
+  const count2 = allComparisons(analysis).filter((c) => c.gated).length;
+  return `${count2 === 1 ? "the gated metric is" : `all ${count2} gated metrics are`} unchanged${shown.length > 0 ? ` (${shown.join("; ")})` : ""}`;
 }
 
 // src/report/chart.ts
@@ -95898,8 +97002,8 @@ var COLOURS = {
   zero: "#6e7781"
 };
 var MAX_PERCENT = 1e6;
-function worsePercent(c, fraction) {
-  const percent = (c.higherIsBetter ? -fraction : fraction) * 100;
+function worsePercent(c, fraction2) {
+  const percent = (c.higherIsBetter ? -fraction2 : fraction2) * 100;
   return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
 }
 function chartRow(c) {
@@ -95914,21 +97018,21 @@ function chartRow(c) {
     interval: ends.every(Number.isFinite) ? ends : null
   };
 }
-function notableRows(rows, count) {
+function notableRows(rows, count2) {
   const keep = new Set(
-    rows.map((row, index) => ({ row, index })).sort((a, b) => TONES.indexOf(a.row.tone) - TONES.indexOf(b.row.tone) || a.index - b.index).slice(0, count).map((entry) => entry.row)
+    rows.map((row2, index) => ({ row: row2, index })).sort((a, b) => TONES.indexOf(a.row.tone) - TONES.indexOf(b.row.tone) || a.index - b.index).slice(0, count2).map((entry) => entry.row)
   );
-  return rows.filter((row) => keep.has(row));
+  return rows.filter((row2) => keep.has(row2));
 }
 function gatedCharts(results, analysis) {
-  const gated = orderRows(results, analysis).map((row) => row.comparison).filter((c) => c.gated);
+  const gated = orderRows(results, analysis).map((row2) => row2.comparison).filter((c) => c.gated);
   const charts = [];
   for (const metric of METRICS) {
     const comparisons = gated.filter((c) => c.metric === metric);
     for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
       const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
       const higherIsBetter = comparisons[0].higherIsBetter;
-      if (metric === "errors" && rows.every((row) => row.worse === 0 && (row.interval ?? [0, 0]).every((end) => end === 0))) continue;
+      if (metric === "errors" && rows.every((row2) => row2.worse === 0 && (row2.interval ?? [0, 0]).every((end) => end === 0))) continue;
       if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
     }
   }
@@ -95944,11 +97048,11 @@ function drawnWidth(char, unsafe) {
 var ELLIPSIS = "\u2026";
 var ELLIPSIS_WIDTH = 13;
 function mermaidLabel(text2) {
-  const name = sanitizeText(text2).trim() || "(unnamed)";
-  const unsafe = new Set([...name.matchAll(UNSAFE)].map((m) => m.index));
+  const name2 = sanitizeText(text2).trim() || "(unnamed)";
+  const unsafe = new Set([...name2.matchAll(UNSAFE)].map((m) => m.index));
   const chars = [];
-  for (let at2 = 0; at2 < name.length; ) {
-    const char = String.fromCodePoint(name.codePointAt(at2));
+  for (let at2 = 0; at2 < name2.length; ) {
+    const char = String.fromCodePoint(name2.codePointAt(at2));
     const safe = unsafe.has(at2) ? `#${char.codePointAt(0)};` : char === "@" ? "@\u200D" : char;
     chars.push({ text: safe, width: drawnWidth(char, unsafe.has(at2)) });
     at2 += char.length;
@@ -95966,9 +97070,9 @@ function mermaidLabel(text2) {
 function distinct(labels) {
   const seen = /* @__PURE__ */ new Map();
   return labels.map((label) => {
-    const count = (seen.get(label) ?? 0) + 1;
-    seen.set(label, count);
-    return count === 1 ? label : `${label} (${count})`;
+    const count2 = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count2);
+    return count2 === 1 ? label : `${label} (${count2})`;
   });
 }
 function num(value) {
@@ -95997,9 +97101,9 @@ function axisTitle(chart) {
   const unit = chart.metric === "errors" ? "pt" : "%";
   return `${unit} ${chart.higherIsBetter ? "drop" : "rise"} in ${formatMetricName(chart.metric)} (right is worse)`;
 }
-function rowLabel(row) {
-  const label = mermaidLabel(row.scenario);
-  return row.tone === "neutral" ? label : `${label} ${TONE_MARKS[row.tone]}`;
+function rowLabel(row2) {
+  const label = mermaidLabel(row2.scenario);
+  return row2.tone === "neutral" ? label : `${label} ${TONE_MARKS[row2.tone]}`;
 }
 function renderMermaidChart(chart) {
   const [min, max2] = axisRange(chart);
@@ -96028,13 +97132,13 @@ function renderMermaidChart(chart) {
     xyChart: { width: WIDTH, height: HEIGHT_BASE + HEIGHT_PER_ROW * (rows.length + 1), showLegend: false }
   };
   const labels = distinct([...rows.map(rowLabel), `limit \xB1${formatPercent(chart.limit)}`]);
-  const name = formatMetricName(chart.metric);
+  const name2 = formatMetricName(chart.metric);
   return [
     `%%{init: ${JSON.stringify(config2)}}%%`,
     "xychart-beta horizontal",
-    `  title "${name}: change against its limit of ${formatPercent(chart.limit)}"`,
-    `  accTitle: ${name}, change per scenario against the limit`,
-    `  accDescr: Each bar is a scenario's 95% interval of the change in ${name}, with a dark tick at the estimate; right is worse; the red line is the limit.`,
+    `  title "${name2}: change against its limit of ${formatPercent(chart.limit)}"`,
+    `  accTitle: ${name2}, change per scenario against the limit`,
+    `  accDescr: Each bar is a scenario's 95% interval of the change in ${name2}, with a dark tick at the estimate; right is worse; the red line is the limit.`,
     `  x-axis [${labels.map((l) => `"${l}"`).join(", ")}]`,
     `  y-axis "${axisTitle(chart)}" ${num(min)} --> ${num(max2)}`,
     ...series.map((s) => `  ${s.kind}${s.title ? ` "${s.title}"` : ""} [${s.values.map(num).join(", ")}]`)
@@ -96056,20 +97160,20 @@ function requestRows(results) {
   for (const scenario of results.scenarios) {
     const names = scenario.pairs.find((p) => p.head.byRequest)?.head.byRequest?.map((r) => r.name);
     if (!names) continue;
-    const totals = (side) => scenario.pairs.reduce((n, p) => n + (p[side].byRequest ?? []).reduce((m, r) => m + r.responses, 0), 0);
+    const totals = (side2) => scenario.pairs.reduce((n, p) => n + (p[side2].byRequest ?? []).reduce((m, r) => m + r.responses, 0), 0);
     const all = { base: totals("base"), head: totals("head") };
-    names.forEach((name, i) => {
-      const of = (side) => scenario.pairs.map((p) => p[side].byRequest?.[i]).filter((r) => r !== void 0 && r.name === name);
-      const stat2 = (side, key) => {
-        const values = of(side).filter((r) => r.responses > 0).map((r) => r[key]);
+    names.forEach((name2, i) => {
+      const of = (side2) => scenario.pairs.map((p) => p[side2].byRequest?.[i]).filter((r) => r !== void 0 && r.name === name2);
+      const stat2 = (side2, key) => {
+        const values = of(side2).filter((r) => r.responses > 0).map((r) => r[key]);
         return values.length > 0 ? median(values) : Number.NaN;
       };
-      const sum = (side, key) => of(side).reduce((n, r) => n + r[key], 0);
+      const sum = (side2, key) => of(side2).reduce((n, r) => n + r[key], 0);
       const responses = { base: sum("base", "responses"), head: sum("head", "responses") };
       const shareSide = all.head > 0 ? "head" : "base";
       rows.push({
         scenario: scenario.name,
-        request: name,
+        request: name2,
         share: all[shareSide] > 0 ? responses[shareSide] / all[shareSide] : 0,
         p50Us: { base: stat2("base", "p50Us"), head: stat2("head", "p50Us") },
         p99Us: { base: stat2("base", "p99Us"), head: stat2("head", "p99Us") },
@@ -96088,8 +97192,8 @@ function latencyChange(values) {
   const change = Number.isFinite(base) && Number.isFinite(head) && base > 0 ? ` (${formatChange(head / base - 1)})` : "";
   return `${latency(base)} \u2192 ${latency(head)}${change}`;
 }
-function failedText(row) {
-  return row.failed.base === 0 && row.failed.head === 0 ? "0" : `${formatCount(row.failed.base)} \u2192 ${formatCount(row.failed.head)}`;
+function failedText(row2) {
+  return row2.failed.base === 0 && row2.failed.head === 0 ? "0" : `${formatCount(row2.failed.base)} \u2192 ${formatCount(row2.failed.head)}`;
 }
 var FAILED_NOTE = "Failed: an unexpected status, an error, or a response without the value a sequence captures from it (then the sequence starts over). Check the request in perfgate.yml and what the service answers.";
 function renderRequestBreakdown(results) {
@@ -96100,9 +97204,9 @@ function renderRequestBreakdown(results) {
     "",
     "| scenario | request | share | p50 base \u2192 head | p99 base \u2192 head | failed base \u2192 head |",
     "|:--|:--|--:|--:|--:|--:|",
-    ...rows.map((row, i) => {
-      const scenario = i === 0 || rows[i - 1].scenario !== row.scenario ? escapeMarkdown(row.scenario) : "";
-      return `| ${scenario} | ${escapeMarkdown(row.request)} | ${(row.share * 100).toFixed(1)}% | ${latencyChange(row.p50Us)} | ${latencyChange(row.p99Us)} | ${failedText(row)} |`;
+    ...rows.map((row2, i) => {
+      const scenario = i === 0 || rows[i - 1].scenario !== row2.scenario ? escapeMarkdown(row2.scenario) : "";
+      return `| ${scenario} | ${escapeMarkdown(row2.request)} | ${(row2.share * 100).toFixed(1)}% | ${latencyChange(row2.p50Us)} | ${latencyChange(row2.p99Us)} | ${failedText(row2)} |`;
     })
   ];
   if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push("", `\u26A0 ${FAILED_NOTE}`);
@@ -96112,10 +97216,10 @@ function renderRequestLines(results) {
   const rows = requestRows(results);
   if (rows.length === 0) return [];
   const lines = ["", "per request (medians over the slices; verdicts are per scenario):"];
-  rows.forEach((row, i) => {
-    if (i === 0 || rows[i - 1].scenario !== row.scenario) lines.push(sanitizeText(row.scenario));
+  rows.forEach((row2, i) => {
+    if (i === 0 || rows[i - 1].scenario !== row2.scenario) lines.push(sanitizeText(row2.scenario));
     lines.push(
-      `  ${sanitizeText(row.request)}  ${(row.share * 100).toFixed(1)}%  p50 ${latencyChange(row.p50Us)}  p99 ${latencyChange(row.p99Us)}  failed ${failedText(row)}`
+      `  ${sanitizeText(row2.request)}  ${(row2.share * 100).toFixed(1)}%  p50 ${latencyChange(row2.p50Us)}  p99 ${latencyChange(row2.p99Us)}  failed ${failedText(row2)}`
     );
   });
   if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push(`! ${FAILED_NOTE}`);
@@ -96124,32 +97228,32 @@ function renderRequestLines(results) {
 
 // src/report/benchmarks.ts
 var ABSENT = "\u2014";
-function isComparison(row) {
-  return "verdict" in row;
+function isComparison(row2) {
+  return "verdict" in row2;
 }
 function benchmarkRows(analysis) {
-  return orderBenchmarkRows(analysis).map((row) => {
-    if (isComparison(row)) {
+  return orderBenchmarkRows(analysis).map((row2) => {
+    if (isComparison(row2)) {
       return {
-        label: row.label,
-        gated: row.gated,
-        base: formatOpsPerSec(row.baseMedian),
-        head: formatOpsPerSec(row.headMedian),
-        change: `${formatChange(row.change)} ${formatInterval(row.ciLow, row.ciHigh)}`,
-        status: verdictTone(row),
+        label: row2.label,
+        gated: row2.gated,
+        base: formatOpsPerSec(row2.baseMedian),
+        head: formatOpsPerSec(row2.headMedian),
+        change: `${formatChange(row2.change)} ${formatInterval(row2.ciLow, row2.ciHigh)}`,
+        status: verdictTone(row2),
         reason: null,
-        comparison: row
+        comparison: row2
       };
     }
-    const side = (ops, present) => present ? formatOpsPerSec(ops) : ABSENT;
+    const side2 = (ops, present) => present ? formatOpsPerSec(ops) : ABSENT;
     return {
-      label: row.label,
+      label: row2.label,
       gated: false,
-      base: side(row.baseOpsPerSec, row.status !== "added"),
-      head: side(row.headOpsPerSec, row.status !== "removed"),
+      base: side2(row2.baseOpsPerSec, row2.status !== "added"),
+      head: side2(row2.headOpsPerSec, row2.status !== "removed"),
       change: ABSENT,
-      status: row.status,
-      reason: row.reason,
+      status: row2.status,
+      reason: row2.reason,
       comparison: null
     };
   });
@@ -96184,10 +97288,10 @@ function hotFunctionSections(results, rows = HOT_FUNCTION_ROWS) {
 function describeChangeColumn(sections) {
   return sections.every((section2) => section2.perRequest) ? "time per request: a function's share of the profiled window's CPU samples \xD7 the sampling interval \xF7 the responses in the window; change: the time head added" : "change: head share \u2212 base share, in percentage points (time per request where a section says so)";
 }
-function formatShare(fraction) {
-  if (fraction === null || fraction === void 0) return "\u2014";
-  if (fraction > 0 && fraction < 5e-4) return "<0.1%";
-  return `${(fraction * 100).toFixed(1)}%`;
+function formatShare(fraction2) {
+  if (fraction2 === null || fraction2 === void 0) return "\u2014";
+  if (fraction2 > 0 && fraction2 < 5e-4) return "<0.1%";
+  return `${(fraction2 * 100).toFixed(1)}%`;
 }
 function formatPoints2(change) {
   return formatChange(change).replace(/%$/, " pp");
@@ -96197,9 +97301,9 @@ function formatAdded(us) {
   if (/^0(\.0*)? /.test(text2)) return text2;
   return (us < 0 ? MINUS : "+") + text2;
 }
-function formatSide(c, side, share3) {
+function formatSide(c, side2, share3) {
   if (share3 === null || share3 === void 0) return "\u2014";
-  return c.scale === null ? formatShare(share3) : formatDurationUs(share3 * c.scale[side]);
+  return c.scale === null ? formatShare(share3) : formatDurationUs(share3 * c.scale[side2]);
 }
 function formatDelta(c, base, head) {
   const added = addedTime(base ?? null, head ?? null, c.scale);
@@ -96234,9 +97338,9 @@ var INTO_MIN = 5e-3;
 function rowName(c) {
   return displayName(c);
 }
-function attributedShare(c, side) {
-  if (c.attributed === null) return (side === "base" ? c.base : c.head)?.self ?? null;
-  return c.attributed[side];
+function attributedShare(c, side2) {
+  if (c.attributed === null) return (side2 === "base" ? c.base : c.head)?.self ?? null;
+  return c.attributed[side2];
 }
 function describeSelf(c) {
   return `${formatSide(c, "base", c.base?.self)} \u2192 ${formatSide(c, "head", c.head?.self)}`;
@@ -96258,9 +97362,9 @@ function describeSpentIn(c) {
 function describeCulprit(culprit) {
   const { fn, into } = culprit;
   if (culprit.package !== null) {
-    const { name, added, change } = culprit.package;
+    const { name: name2, added, change } = culprit.package;
     const own3 = fn.added === null ? "" : `, ${formatAdded(fn.added)} of it in ${displayName(fn)} (${pathInPackage(fn)}${fn.line > 0 ? `:${fn.line}` : ""})`;
-    return `${name} ${describeVersions(change)} (changed by this PR) ${formatAdded(added)} per request${own3}`;
+    return `${name2} ${describeVersions(change)} (changed by this PR) ${formatAdded(added)} per request${own3}`;
   }
   const growthOf2 = (c) => c.added === null ? formatPoints2(c.attributedChange) : `${formatAdded(c.added)} per request`;
   const edited = culprit.edited === null ? "" : `; most in code this PR changed: ${describeFunction(culprit.edited)} ${growthOf2(culprit.edited)}`;
@@ -96292,13 +97396,13 @@ function regressionCulprits(results, analysis) {
 function hintCulprit(results, scenario) {
   return culpritOfScenario(results.profiles, scenario, results)?.text ?? null;
 }
-function packageCells(row) {
+function packageCells(row2) {
   return {
-    name: row.name,
-    version: row.change === null ? "unchanged" : describeVersions(row.change),
-    base: row.base > 0 ? formatDurationUs(row.base) : "\u2014",
-    head: row.head > 0 ? formatDurationUs(row.head) : "\u2014",
-    change: formatAdded(row.added)
+    name: row2.name,
+    version: row2.change === null ? "unchanged" : describeVersions(row2.change),
+    base: row2.base > 0 ? formatDurationUs(row2.base) : "\u2014",
+    head: row2.head > 0 ? formatDurationUs(row2.head) : "\u2014",
+    change: formatAdded(row2.added)
   };
 }
 function describeProfilesSkipped(results) {
@@ -96309,12 +97413,12 @@ function describeProfilesSkipped(results) {
 
 // src/report/io.ts
 var MAX_LINES = 12;
-function roundTrips(side) {
-  return side === null ? "none" : side.roundTripsPerRequest.toFixed(1);
+function roundTrips(side2) {
+  return side2 === null ? "none" : side2.roundTripsPerRequest.toFixed(1);
 }
-function waitMs(side) {
-  if (side === null) return "none";
-  const ms = side.waitMsPerRequest;
+function waitMs(side2) {
+  if (side2 === null) return "none";
+  const ms = side2.waitMsPerRequest;
   if (ms < 0.1) return ms.toFixed(2);
   return ms < 20 ? ms.toFixed(1) : ms.toFixed(0);
 }
@@ -96362,10 +97466,10 @@ function renderIoTerminal(analysis) {
 
 // src/report/run-info.ts
 var MAX_ERROR_CHARS = 500;
-function describeSide(side, escapeText, link) {
-  const short = escapeText(side.sha.slice(0, 7));
-  const text2 = `${escapeText(`${side.ref}@`)}${link?.(side, short) ?? short}`;
-  return side.dirty ? `${text2} (uncommitted changes)` : text2;
+function describeSide(side2, escapeText, link) {
+  const short = escapeText(side2.sha.slice(0, 7));
+  const text2 = `${escapeText(`${side2.ref}@`)}${link?.(side2, short) ?? short}`;
+  return side2.dirty ? `${text2} (uncommitted changes)` : text2;
 }
 function describeSides(results, escapeText, link) {
   return `base ${describeSide(results.sides.base, escapeText, link)} \u2192 head ${describeSide(results.sides.head, escapeText, link)}`;
@@ -96449,7 +97553,7 @@ function describeIncomplete(results, analysis, escapeText) {
 // src/results/verdicts.ts
 var VERDICTS_SCHEMA = "perfgate/verdicts";
 var VERDICTS_VERSION = 1;
-var finite2 = (x) => Number.isFinite(x) ? x : null;
+var finite3 = (x) => Number.isFinite(x) ? x : null;
 function paired(kind, metric, scenario, benchmark, c, culprit = null) {
   return {
     kind,
@@ -96460,14 +97564,14 @@ function paired(kind, metric, scenario, benchmark, c, culprit = null) {
     limit: c.limit,
     n: c.n,
     estimate: c.change,
-    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
-    p: finite2(c.p),
-    pAdjusted: finite2(c.pAdjusted),
+    interval: [finite3(c.ciLow), finite3(c.ciHigh)],
+    p: finite3(c.p),
+    pAdjusted: finite3(c.pAdjusted),
     verdict: c.verdict,
     higherIsBetter: c.higherIsBetter,
     worsening: c.higherIsBetter ? -c.change : c.change,
-    base: finite2(c.baseMedian),
-    head: finite2(c.headMedian),
+    base: finite3(c.baseMedian),
+    head: finite3(c.headMedian),
     culprit
   };
 }
@@ -96507,8 +97611,8 @@ function buildVerdicts(results, analysis) {
         verdict: h.verdict,
         higherIsBetter: false,
         worsening: h.change,
-        base: finite2(h.baseMbPer10k),
-        head: finite2(h.headMbPer10k),
+        base: finite3(h.baseMbPer10k),
+        head: finite3(h.headMbPer10k),
         culprit: null
       })
     ),
@@ -96533,9 +97637,9 @@ function buildVerdicts(results, analysis) {
 function worstOf(metrics) {
   const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
   const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative9 = (list2) => list2.some((m) => m.kind !== "heap") ? list2.filter((m) => m.kind !== "heap") : list2;
+  const relative10 = (list3) => list3.some((m) => m.kind !== "heap") ? list3.filter((m) => m.kind !== "heap") : list3;
   const failingRoutes = regressions.filter((m) => m.metric === "errors");
-  const pool = relative9(failingRoutes.length > 0 ? failingRoutes : regressions.length > 0 ? regressions : gated);
+  const pool = relative10(failingRoutes.length > 0 ? failingRoutes : regressions.length > 0 ? regressions : gated);
   return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
@@ -96554,12 +97658,12 @@ function tableHead(headers, align) {
   const delimiters = headers.map((_, i) => align[i] === "r" ? "--:" : ":--");
   return [tableRow(headers), tableRow(delimiters)].join("\n");
 }
-function scenarioCell(row) {
-  return row.firstOfScenario ? escapeMarkdown(row.comparison.scenario) : "";
+function scenarioCell(row2) {
+  return row2.firstOfScenario ? escapeMarkdown(row2.comparison.scenario) : "";
 }
 function metricCell(c) {
-  const name = formatMetricName(c.metric);
-  return c.gated ? `**${name}**` : name;
+  const name2 = formatMetricName(c.metric);
+  return c.gated ? `**${name2}**` : name2;
 }
 function acceptedLabel(analysis, options) {
   return analysis.decision === "fail" && options.acceptedBy ? options.acceptedBy : null;
@@ -96597,20 +97701,20 @@ function repositoryOf(results, options) {
 function commitLink(results, options) {
   const repository = repositoryOf(results, options);
   if (repository === null) return void 0;
-  return (side, text2) => side.dirty ? null : `[${text2}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`;
+  return (side2, text2) => side2.dirty ? null : `[${text2}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side2.sha)}`)})`;
 }
 function renderMethodLine(results, analysis, options) {
   return `${describeSides(results, escapeMarkdown, commitLink(results, options))} \xB7 ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
-function renderComparisonRow(row) {
-  const c = row.comparison;
+function renderComparisonRow(row2) {
+  const c = row2.comparison;
   return tableRow([
-    scenarioCell(row),
+    scenarioCell(row2),
     metricCell(c),
     formatValue2(c.metric, c.baseMedian),
     formatValue2(c.metric, c.headMedian),
     formatMetricChange(c),
-    rowTone(row) !== verdictTone(c) ? `\u2754 ${FAILING_IMPROVEMENT}` : VERDICT_CELLS[verdictTone(c)]
+    rowTone(row2) !== verdictTone(c) ? `\u2754 ${FAILING_IMPROVEMENT}` : VERDICT_CELLS[verdictTone(c)]
   ]);
 }
 function renderTable(rows, limit) {
@@ -96618,7 +97722,7 @@ function renderTable(rows, limit) {
   const head = tableHead(["scenario", "metric", "base (median)", "head (median)", "paired change (95% CI)", "verdict"], "llrrll");
   if (limit === void 0) return [head, ...rows.map(renderComparisonRow)].join("\n");
   const kept = new Set(limit.select(rows));
-  const shown = rows.filter((row) => kept.has(row)).map((row, i, all) => ({ ...row, firstOfScenario: i === 0 || all[i - 1].comparison.scenario !== row.comparison.scenario }));
+  const shown = rows.filter((row2) => kept.has(row2)).map((row2, i, all) => ({ ...row2, firstOfScenario: i === 0 || all[i - 1].comparison.scenario !== row2.comparison.scenario }));
   return [[head, ...shown.map(renderComparisonRow)].join("\n"), limit.note].join("\n\n");
 }
 var BENCHMARK_CELLS = {
@@ -96626,10 +97730,10 @@ var BENCHMARK_CELLS = {
   removed: "\u2796 removed",
   failed: "\u26A0\uFE0F not compared"
 };
-function benchmarkVerdictCell(row) {
-  if (row.status === "added" || row.status === "removed") return BENCHMARK_CELLS[row.status];
-  if (row.status === "failed") return `${BENCHMARK_CELLS.failed}${row.reason ? `: ${escapeMarkdown(row.reason)}` : ""}`;
-  return VERDICT_CELLS[row.status];
+function benchmarkVerdictCell(row2) {
+  if (row2.status === "added" || row2.status === "removed") return BENCHMARK_CELLS[row2.status];
+  if (row2.status === "failed") return `${BENCHMARK_CELLS.failed}${row2.reason ? `: ${escapeMarkdown(row2.reason)}` : ""}`;
+  return VERDICT_CELLS[row2.status];
 }
 function renderBenchmarks(results, analysis) {
   if (!results.benchmarks) return null;
@@ -96639,9 +97743,9 @@ function renderBenchmarks(results, analysis) {
 
 _No micro-benchmark gave a number on either side._`;
   const head = tableHead(["benchmark", "base ops/s", "head ops/s", "change (95% CI)", "verdict"], "lrrll");
-  const lines = rows.map((row) => {
-    const name = escapeMarkdown(row.label);
-    return tableRow([row.gated ? `**${name}**` : name, row.base, row.head, row.change, benchmarkVerdictCell(row)]);
+  const lines = rows.map((row2) => {
+    const name2 = escapeMarkdown(row2.label);
+    return tableRow([row2.gated ? `**${name2}**` : name2, row2.base, row2.head, row2.change, benchmarkVerdictCell(row2)]);
   });
   return [intro, "", head, ...lines].join("\n");
 }
@@ -96684,12 +97788,12 @@ function detectableCell(c) {
   const text2 = c.metric ? formatLimit(c.metric, c.detectable) : formatPercent(c.detectable);
   return c.detectable > c.limit ? `${text2} \u26A0\uFE0F` : text2;
 }
-function renderNoiseRow(row) {
-  const c = row.comparison;
+function renderNoiseRow(row2) {
+  const c = row2.comparison;
   const band = c.noise.pairs;
   const starts = c.noise.starts;
   return tableRow([
-    scenarioCell(row),
+    scenarioCell(row2),
     metricCell(c),
     band === null ? "n/a" : formatInterval(band.q1, band.q3),
     starts === null ? "n/a" : formatInterval(starts.q1, starts.q3),
@@ -96699,7 +97803,7 @@ function renderNoiseRow(row) {
   ]);
 }
 function renderStarts(rows) {
-  const lines = rows.map((row) => row.comparison).filter((c) => c.gated && c.starts && c.starts.length > 1 && c.starts.some((s) => s.change !== 0)).map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts.map((s) => formatChangeOf(c.metric, s.change)).join(", ")}`);
+  const lines = rows.map((row2) => row2.comparison).filter((c) => c.gated && c.starts && c.starts.length > 1 && c.starts.some((s) => s.change !== 0)).map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts.map((s) => formatChangeOf(c.metric, s.change)).join(", ")}`);
   return lines.length === 0 ? null : ["**Each start pair**, its own change (the Hodges\u2013Lehmann estimate of its pairs), in the order they ran:", ...lines].join("\n");
 }
 function renderNoise(rows) {
@@ -96742,9 +97846,9 @@ function renderBenchmarkNoise(analysis) {
   const head = tableHead(["benchmark", "per-round change, middle half (%)", "smallest detectable", "limit", "rounds used"], "lrrrr");
   const lines = comparisons.map((c) => {
     const band = c.noise.pairs;
-    const name = escapeMarkdown(c.label);
+    const name2 = escapeMarkdown(c.label);
     return tableRow([
-      c.gated ? `**${name}**` : name,
+      c.gated ? `**${name2}**` : name2,
       band === null ? "n/a" : formatInterval(band.q1, band.q3),
       detectableCell(c),
       formatPercent(c.limit),
@@ -96758,8 +97862,8 @@ function renderBenchmarkFailures(analysis) {
   const failures = analysis.benchmarks?.failures ?? [];
   if (failures.length === 0) return null;
   const items = failures.map((f) => {
-    const message = truncate(f.message, MAX_FAILURE_CHARS).split("\n").map((line3) => escapeMarkdown(line3)).join("<br>");
-    return `- **${escapeMarkdown(f.file)}** on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${message}`;
+    const message2 = truncate(f.message, MAX_FAILURE_CHARS).split("\n").map((line3) => escapeMarkdown(line3)).join("<br>");
+    return `- **${escapeMarkdown(f.file)}** on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${message2}`;
   });
   return ["**Benchmark files that failed.**", ...items].join("\n");
 }
@@ -96788,17 +97892,17 @@ function healthCell(cell) {
       return "";
   }
 }
-function healthRow(row) {
-  const metric = row.gated ? `**${row.metric}**` : row.metric;
-  return tableRow([row.firstOfScenario ? escapeMarkdown(row.scenario) : "", metric, row.base, row.head, row.change, healthCell(row.cell)]);
+function healthRow(row2) {
+  const metric = row2.gated ? `**${row2.metric}**` : row2.metric;
+  return tableRow([row2.firstOfScenario ? escapeMarkdown(row2.scenario) : "", metric, row2.base, row2.head, row2.change, healthCell(row2.cell)]);
 }
 function renderHealth(results, analysis, mode) {
   const rows = healthRows(results, analysis);
   const hints = analysis.health?.hints ?? [];
   if (rows.length === 0 && hints.length === 0) return null;
-  const shown = (mode === "notable" ? rows.filter((r) => r.notable) : rows).map((row, i, all) => ({
-    ...row,
-    firstOfScenario: i === 0 || all[i - 1].scenario !== row.scenario
+  const shown = (mode === "notable" ? rows.filter((r) => r.notable) : rows).map((row2, i, all) => ({
+    ...row2,
+    firstOfScenario: i === 0 || all[i - 1].scenario !== row2.scenario
   }));
   const parts = [`**Service health** \xB7 ${describeHealthMethod(results)}.`];
   if (shown.length > 0) {
@@ -96813,9 +97917,9 @@ function renderHealth(results, analysis, mode) {
 }
 function sourceLink(results, options, c) {
   const repository = repositoryOf(results, options);
-  const side = sourceSide(c);
-  if (repository === null || c.category !== "own" || results.sides[side].dirty) return null;
-  return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
+  const side2 = sourceSide(c);
+  if (repository === null || c.category !== "own" || results.sides[side2].dirty) return null;
+  return repositoryFileUrl(repository, results.sides[side2].sha, c.file, c.line);
 }
 function hotFunctionRow(results, options, c) {
   const numbers = rowNumbers(c);
@@ -96883,8 +97987,8 @@ function renderHotFunctionSection(results, analysis, options, section2) {
     );
   }
   if (section2.packages.length > 0) {
-    const rows = section2.packages.map((row) => {
-      const c = packageCells(row);
+    const rows = section2.packages.map((row2) => {
+      const c = packageCells(row2);
       return tableRow([escapeMarkdown(c.name), escapeMarkdown(c.version), c.base, c.head, c.change]);
     });
     parts.push(
@@ -96962,7 +98066,7 @@ ${folded.join("\n\n")}
 
 // src/report/terminal.ts
 var import_picocolors = __toESM(require_picocolors(), 1);
-import { join as join17 } from "node:path";
+import { join as join19 } from "node:path";
 
 // node_modules/string-width/node_modules/ansi-regex/index.js
 var ST = String.raw`(?:\u001B\u005C|\u009C)`;
@@ -97241,23 +98345,23 @@ var COLUMNS = [
   { header: "change (95% CI)", align: "left" },
   { header: "verdict", align: "left" }
 ];
-function rowCells(row) {
-  const c = row.comparison;
+function rowCells(row2) {
+  const c = row2.comparison;
   return [
-    row.firstOfScenario ? sanitizeText(c.scenario) : "",
+    row2.firstOfScenario ? sanitizeText(c.scenario) : "",
     formatMetricName(c.metric) + (c.gated ? GATED_MARK : ""),
     formatValue2(c.metric, c.baseMedian),
     formatValue2(c.metric, c.headMedian),
     formatMetricChange(c),
-    verdictText(row)
+    verdictText(row2)
   ];
 }
-function verdictText(row) {
-  const tone = rowTone(row);
-  return tone !== verdictTone(row.comparison) ? `? ${FAILING_IMPROVEMENT}` : VERDICT_TEXT[tone];
+function verdictText(row2) {
+  const tone = rowTone(row2);
+  return tone !== verdictTone(row2.comparison) ? `? ${FAILING_IMPROVEMENT}` : VERDICT_TEXT[tone];
 }
 function columnWidths(columns, cells, width) {
-  const widths = columns.map((_, i) => Math.max(...cells.map((row) => stringWidth(row[i]))));
+  const widths = columns.map((_, i) => Math.max(...cells.map((row2) => stringWidth(row2[i]))));
   const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (columns.length - 1);
   const overflow = total - width;
   if (overflow > 0) widths[0] = Math.max(MIN_SCENARIO_WIDTH, widths[0] - overflow);
@@ -97273,14 +98377,14 @@ function renderGrid(columns, cells, styles, width, paint) {
   const widths = columnWidths(columns, [columns.map((c) => c.header), ...cells], width);
   return [
     paint(renderTableLine(columns, columns.map((c) => c.header), widths, null, paint), "bold"),
-    ...cells.map((row, i) => renderTableLine(columns, row, widths, styles[i], paint))
+    ...cells.map((row2, i) => renderTableLine(columns, row2, widths, styles[i], paint))
   ];
 }
 var GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
 var COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges\u2013Lehmann), not the ratio of the medians";
 function renderTable2(rows, width, paint) {
   if (rows.length === 0) return ["nothing was compared: no pair was measured"];
-  const styles = rows.map((row) => TONE_STYLE[rowTone(row)]);
+  const styles = rows.map((row2) => TONE_STYLE[rowTone(row2)]);
   return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 var BENCHMARK_COLUMNS = [
@@ -97295,9 +98399,9 @@ var BENCHMARK_TEXT = {
   removed: ["- removed", null],
   failed: ["! not compared", "yellow"]
 };
-function benchmarkVerdict(row) {
-  if (row.status === "added" || row.status === "removed" || row.status === "failed") return BENCHMARK_TEXT[row.status];
-  return [VERDICT_TEXT[row.status], TONE_STYLE[row.status]];
+function benchmarkVerdict(row2) {
+  if (row2.status === "added" || row2.status === "removed" || row2.status === "failed") return BENCHMARK_TEXT[row2.status];
+  return [VERDICT_TEXT[row2.status], TONE_STYLE[row2.status]];
 }
 function renderBenchmarks2(results, analysis, width, paint, httpShown) {
   if (!results.benchmarks) return [];
@@ -97305,11 +98409,11 @@ function renderBenchmarks2(results, analysis, width, paint, httpShown) {
   const title = `micro-benchmarks \u2014 ${describeBenchmarkMethod(results)}:`;
   if (rows.length === 0) return ["", title, "no micro-benchmark gave a number on either side"];
   const verdicts = rows.map(benchmarkVerdict);
-  const cells = rows.map((row, i) => [
-    sanitizeText(row.label) + (row.gated ? GATED_MARK : ""),
-    row.base,
-    row.head,
-    row.change,
+  const cells = rows.map((row2, i) => [
+    sanitizeText(row2.label) + (row2.gated ? GATED_MARK : ""),
+    row2.base,
+    row2.head,
+    row2.change,
     verdicts[i][0]
   ]);
   const grid = renderGrid(BENCHMARK_COLUMNS, cells, verdicts.map((v) => v[1]), width, paint);
@@ -97415,8 +98519,8 @@ function renderHealth2(results, analysis, paint) {
   const lines = ["", `service health \u2014 ${describeHealthMethod(results)}:`];
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
     const own3 = rows.filter((r) => r.scenario === scenario);
-    const verdicts = own3.map((row) => healthVerdict(row.cell));
-    const cells = own3.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ""), row.base, row.head, row.change, verdicts[i][0]]);
+    const verdicts = own3.map((row2) => healthVerdict(row2.cell));
+    const cells = own3.map((row2, i) => [row2.metric + (row2.gated ? GATED_MARK : ""), row2.base, row2.head, row2.change, verdicts[i][0]]);
     const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
     lines.push(sanitizeText(scenario), ...grid.map((line3) => line3.replace(/\s+$/, "")));
   }
@@ -97476,7 +98580,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   const lines = ["", `hot functions, ${sanitizeText(section2.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section2.profile))}):`];
   if (section2.culprit !== null && !scenarioUnchanged(analysis, section2.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section2.culprit))}`);
   const cells = section2.own.map(attributedCells);
-  const lastWidth = Math.max(0, ...cells.map((row) => stringWidth(row.at(-1))));
+  const lastWidth = Math.max(0, ...cells.map((row2) => stringWidth(row2.at(-1))));
   const ownGrid = section2.attributed ? renderGrid(ATTRIBUTED_COLUMNS, cells, section2.own.map(() => null), width + lastWidth, paint).map((line3) => line3.replace(/\s+$/, "")) : renderHotFunctionGrid(section2.own, width, paint);
   lines.push(...section2.own.length > 0 ? ownGrid : ["no function of the service's own code was sampled"]);
   if (section2.other.length > 0) {
@@ -97484,8 +98588,8 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
   if (section2.packages.length > 0) {
-    const cells2 = section2.packages.map((row) => {
-      const c = packageCells(row);
+    const cells2 = section2.packages.map((row2) => {
+      const c = packageCells(row2);
       return [sanitizeText(c.name), sanitizeText(c.version), c.base, c.head, c.change];
     });
     lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...renderGrid(PACKAGE_COLUMNS, cells2, cells2.map(() => null), width, paint));
@@ -97496,7 +98600,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
   for (const c of section2.optimization) {
     lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
   }
-  const at2 = (file2) => sanitizeText(options.runDir ? join17(options.runDir, file2) : file2);
+  const at2 = (file2) => sanitizeText(options.runDir ? join19(options.runDir, file2) : file2);
   for (const [i, { kind, file: file2 }] of flamegraphFiles(section2.profile).entries()) {
     lines.push(`${i === 0 ? "flamegraphs:" : " ".repeat(12)} ${kind.padEnd(4)} ${at2(file2)}`);
   }
@@ -97550,9 +98654,9 @@ function renderTerminal(results, analysis, options = {}) {
 function numeric(value) {
   return /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
 }
-function section(doc, name) {
-  doc[name] ??= {};
-  return doc[name];
+function section(doc, name2) {
+  doc[name2] ??= {};
+  return doc[name2];
 }
 function at(path, options = {}) {
   const parts = path.split(".");
@@ -97666,12 +98770,12 @@ function optionsUsage() {
 var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
 var unchangedScenarios = (results) => {
   const analysis = compareResults(results);
-  return results.scenarios.map((s) => s.name).filter((name) => scenarioUnchanged(analysis, name));
+  return results.scenarios.map((s) => s.name).filter((name2) => scenarioUnchanged(analysis, name2));
 };
 
 // src/cli/init.ts
 import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
-import { dirname as dirname6, join as join20, relative as relative8, resolve as resolve3 } from "node:path";
+import { dirname as dirname7, join as join22, relative as relative9, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
 var import_yaml3 = __toESM(require_dist(), 1);
@@ -97715,12 +98819,12 @@ function renderConfig(config2) {
 }
 
 // src/init/detect.ts
-import { existsSync as existsSync6, readFileSync as readFileSync15 } from "node:fs";
-import { join as join18, relative as relative7 } from "node:path";
+import { existsSync as existsSync6, readFileSync as readFileSync17 } from "node:fs";
+import { join as join20, relative as relative8 } from "node:path";
 var ENTRY_GUESSES = ["server.js", "index.js", "app.js", "server.mjs", "index.mjs", "app.mjs"];
 function readPackageJson(dir) {
   try {
-    const pkg = JSON.parse(readFileSync15(join18(dir, "package.json"), "utf8"));
+    const pkg = JSON.parse(readFileSync17(join20(dir, "package.json"), "utf8"));
     return typeof pkg === "object" && pkg !== null ? pkg : null;
   } catch {
     return null;
@@ -97732,10 +98836,10 @@ function detectStart(dir, packageManager) {
   if (typeof script === "string" && script.trim()) {
     return { command: `${packageManager?.name ?? "npm"} start`, from: `package.json scripts.start: ${script.trim()}`, guessed: false };
   }
-  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync6(join18(dir, pkg.main))) {
+  if (typeof pkg?.main === "string" && pkg.main.trim() && existsSync6(join20(dir, pkg.main))) {
     return { command: `node ${pkg.main.trim()}`, from: "package.json main (no start script)", guessed: true };
   }
-  const entry = ENTRY_GUESSES.find((file2) => existsSync6(join18(dir, file2)));
+  const entry = ENTRY_GUESSES.find((file2) => existsSync6(join20(dir, file2)));
   return entry ? { command: `node ${entry}`, from: `${entry} exists (no start script)`, guessed: true } : null;
 }
 function posix4(path) {
@@ -97744,8 +98848,8 @@ function posix4(path) {
 function detectProject(root, dir) {
   const packageManager = detectPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
-  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join18(d, f))).find((p) => existsSync6(p));
-  const schema = [dir, root].map((d) => join18(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync6(p));
+  const versionFile = [dir, root].flatMap((d) => [".nvmrc", ".node-version"].map((f) => join20(d, f))).find((p) => existsSync6(p));
+  const schema = [dir, root].map((d) => join20(d, "node_modules", "perfgate", "perfgate.schema.json")).find((p) => existsSync6(p));
   return {
     packageManager,
     start: detectStart(dir, packageManager),
@@ -97754,24 +98858,24 @@ function detectProject(root, dir) {
       dir,
       suites.map((s) => s.path)
     ),
-    nodeVersionFile: versionFile ? posix4(relative7(root, versionFile)) : null,
-    schemaPath: schema ? `./${posix4(relative7(root, schema))}` : null
+    nodeVersionFile: versionFile ? posix4(relative8(root, versionFile)) : null,
+    schemaPath: schema ? `./${posix4(relative8(root, schema))}` : null
   };
 }
 
 // src/init/probe.ts
 import { mkdtempSync as mkdtempSync4, rmSync as rmSync5 } from "node:fs";
 import { tmpdir as tmpdir4 } from "node:os";
-import { join as join19 } from "node:path";
+import { join as join21 } from "node:path";
 
 // src/init/routes.ts
-import { existsSync as existsSync7, readFileSync as readFileSync16 } from "node:fs";
+import { existsSync as existsSync7, readFileSync as readFileSync18 } from "node:fs";
 var ROUTES_FILE_VAR = "PERFGATE_ROUTES_FILE";
 var READABLE_FRAMEWORKS = "express, fastify or koa (@koa/router, koa-router)";
 function readRoutesFile(file2) {
   if (!existsSync7(file2)) return null;
   try {
-    const data = JSON.parse(readFileSync16(file2, "utf8"));
+    const data = JSON.parse(readFileSync18(file2, "utf8"));
     const frameworks = Array.isArray(data?.frameworks) ? data.frameworks.filter((f) => typeof f === "string") : [];
     const routes = Array.isArray(data?.routes) ? data.routes.filter((r) => typeof r?.method === "string" && typeof r?.path === "string") : [];
     return { frameworks, routes };
@@ -97785,8 +98889,8 @@ function fillPath(path) {
   if (path.includes("*")) return { why: "a wildcard" };
   const filled = [];
   const withoutOptional = path.replace(/\{[^{}]*\}/g, "");
-  const result = withoutOptional.replace(/:([A-Za-z_$][\w$]*)(\([^)]*\))?\??/g, (_, name) => {
-    filled.push(name);
+  const result = withoutOptional.replace(/:([A-Za-z_$][\w$]*)(\([^)]*\))?\??/g, (_, name2) => {
+    filled.push(name2);
     return SAMPLE_PARAMETER;
   });
   if (/[(){}[\]|+?]/.test(result)) return { why: "a pattern" };
@@ -97799,11 +98903,11 @@ function sortRoutes(routes) {
   for (const route of routes) {
     const method = route.method.toUpperCase() === "ALL" ? "GET" : route.method.toUpperCase();
     if (method === "HEAD" || method === "OPTIONS") continue;
-    const name = `${method} ${route.path}`;
+    const name2 = `${method} ${route.path}`;
     const fill2 = fillPath(route.path);
     if ("why" in fill2) {
-      if (!seen.has(name)) sorted.skipped.push({ route: name, why: fill2.why });
-      seen.add(name);
+      if (!seen.has(name2)) sorted.skipped.push({ route: name2, why: fill2.why });
+      seen.add(name2);
       continue;
     }
     const key = `${method} ${fill2.path}`;
@@ -97812,7 +98916,7 @@ function sortRoutes(routes) {
     const request3 = { method, path: fill2.path, route: route.path, filled: fill2.filled };
     if (method === "GET") sorted.reads.push(request3);
     else if (WRITE_METHODS.has(method)) sorted.writes.push(request3);
-    else sorted.skipped.push({ route: name, why: `${method} is not a method a scenario sends` });
+    else sorted.skipped.push({ route: name2, why: `${method} is not a method a scenario sends` });
   }
   return sorted;
 }
@@ -97826,8 +98930,8 @@ var PROBE_PATHS = [...HEALTH_PATHS, "/"];
 var MAX_ASKED_ROUTES = 20;
 var ROUTES_FILE_WAIT_MS = 500;
 async function probeService(request3) {
-  const scratch = mkdtempSync4(join19(tmpdir4(), "perfgate-init-"));
-  const routesFile = join19(scratch, "routes.json");
+  const scratch = mkdtempSync4(join21(tmpdir4(), "perfgate-init-"));
+  const routesFile = join21(scratch, "routes.json");
   try {
     return await startOnce(
       {
@@ -97948,7 +99052,7 @@ var WORKFLOW_PATH = ".github/workflows/perf.yml";
 var PROBE_TIMEOUT_MS = 2e4;
 var INIT_SETTINGS = ["start", "working-directory", "ready-path", "ready-timeout", "scenarios", "benchmarks"];
 var is2xx = (status) => status >= 200 && status < 300;
-var list = (value) => (Array.isArray(value) ? value : value ? [value] : []).map((v) => v.trim()).filter(Boolean);
+var list2 = (value) => (Array.isArray(value) ? value : value ? [value] : []).map((v) => v.trim()).filter(Boolean);
 async function runInit(request3, io) {
   const { settings } = request3;
   const root = await repositoryRoot(io.cwd);
@@ -97956,12 +99060,12 @@ async function runInit(request3, io) {
   if (!existsSync8(dir) || !statSync5(dir).isDirectory()) {
     throw new PerfgateError(`--working-directory: ${dir} is not a directory of the repository ${root}.`);
   }
-  const cwd = relative8(root, dir).split("\\").join("/") || ".";
+  const cwd = relative9(root, dir).split("\\").join("/") || ".";
   if (cwd.startsWith("..")) throw new PerfgateError(`${dir} is outside the repository ${root}: run perfgate init inside it.`);
   const facts = detectProject(root, dir);
   const out = [`perfgate init in ${root}${cwd === "." ? "" : ` (service in ${cwd})`}`, ""];
   const start = settings.start ? { value: settings.start.trim(), note: "from --start" } : facts.start ? { value: facts.start.command, note: facts.start.from } : void 0;
-  const benchmarkGlobs = list(settings.benchmarks).length ? list(settings.benchmarks) : facts.benchmarkGlobs;
+  const benchmarkGlobs = list2(settings.benchmarks).length ? list2(settings.benchmarks) : facts.benchmarkGlobs;
   if (!start && benchmarkGlobs.length === 0) {
     throw new PerfgateError(
       `init found no command that starts the service in ${dir}: package.json has no "start" script, no "main" file, and there is no server.js or index.js. Pass the command: npx perfgate init --start "node src/server.js" (it is run through a shell in the service directory).`
@@ -97969,7 +99073,7 @@ async function runInit(request3, io) {
   }
   out.push(`  service     ${start ? `${start.value}   (${start.note})` : "none found: micro-benchmarks only (--start adds a service)"}`);
   out.push(`  install     ${facts.packageManager ? `${facts.packageManager.install}   (${facts.packageManager.lockfile ?? "package.json, no lockfile"})` : "nothing to install"}`);
-  out.push(`  benchmarks  ${describeBenchmarks(facts, benchmarkGlobs, list(settings.benchmarks).length > 0)}`);
+  out.push(`  benchmarks  ${describeBenchmarks(facts, benchmarkGlobs, list2(settings.benchmarks).length > 0)}`);
   const readyTimeout = settings["ready-timeout"];
   if (readyTimeout !== void 0 && !DURATION_PATTERN.test(readyTimeout.trim())) {
     throw new PerfgateError(`--ready-timeout: "${readyTimeout}" is not a duration; ${DURATION_HINT}.`);
@@ -98003,7 +99107,7 @@ async function runInit(request3, io) {
     out.push("  probe       skipped (--no-probe): the scenario below is a guess");
   }
   const readyPath = readyPathOf(readyFlag, answers);
-  const scenarios = start ? scenariosOf(list(settings.scenarios), answers, findings, readyPath.readyPath?.value ?? null) : { entries: [] };
+  const scenarios = start ? scenariosOf(list2(settings.scenarios), answers, findings, readyPath.readyPath?.value ?? null) : { entries: [] };
   const config2 = {
     ...start && { start },
     cwd,
@@ -98014,7 +99118,7 @@ async function runInit(request3, io) {
     ...scenarios.note && { scenariosNote: scenarios.note },
     ...scenarios.after && { scenariosAfter: scenarios.after },
     ...benchmarkGlobs.length > 0 && {
-      benchmarks: { value: benchmarkGlobs, note: benchmarkNote(facts, list(settings.benchmarks).length > 0) }
+      benchmarks: { value: benchmarkGlobs, note: benchmarkNote(facts, list2(settings.benchmarks).length > 0) }
     },
     schemaPath: facts.schemaPath
   };
@@ -98031,20 +99135,20 @@ async function runInit(request3, io) {
     [CONFIG_PATH, configText],
     [WORKFLOW_PATH, workflowText]
   ]) {
-    const target = join20(root, path);
+    const target = join22(root, path);
     if (existsSync8(target)) {
       kept.push([path, text2]);
       out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
       continue;
     }
-    mkdirSync6(dirname6(target), { recursive: true });
+    mkdirSync6(dirname7(target), { recursive: true });
     writeFileSync6(target, text2, { flag: "wx" });
     out.push(`wrote  ${path}${path === CONFIG_PATH ? `   (${summarise(loaded)})` : "   (measure job without a write token, comment job in report mode)"}`);
   }
   const unchecked = answers !== null && !answers.some((a) => is2xx(a.status));
-  if (start && !request3.probe && list(settings.scenarios).length === 0) {
+  if (start && !request3.probe && list2(settings.scenarios).length === 0) {
     out.push("", "check  the scenario GET / was not tried: make sure it answers 2xx, or list your routes under scenarios.");
-  } else if (list(settings.scenarios).length === 0 && scenarios.broken?.length) {
+  } else if (list2(settings.scenarios).length === 0 && scenarios.broken?.length) {
     const { broken } = scenarios;
     const measured = config2.scenarios.some((e) => !e.commented && broken.some((b) => e.value === `GET ${b.request.path}`));
     out.push(
@@ -98056,7 +99160,7 @@ async function runInit(request3, io) {
     }
     const filled = broken.some((b) => b.request.filled.length > 0) ? ` (a value that exists instead of the ${SAMPLE_PARAMETER} init filled in)` : "";
     out.push(`       give it a path that answers${filled}, or declare the status it answers with expect:`);
-  } else if (unchecked && list(settings.scenarios).length === 0 && !findings?.asked.some((a) => is2xx(a.answer.status ?? 0))) {
+  } else if (unchecked && list2(settings.scenarios).length === 0 && !findings?.asked.some((a) => is2xx(a.answer.status ?? 0))) {
     out.push("", `check  none of ${PROBE_PATHS.join(", ")} answered 2xx: put routes of yours under scenarios in ${CONFIG_PATH}.`);
   }
   out.push(
@@ -98182,10 +99286,10 @@ function timeoutMinutes(config2) {
 }
 
 // src/cli/plan.ts
-import { join as join21 } from "node:path";
+import { join as join23 } from "node:path";
 async function checkRoutes(pre, env) {
   const { config: config2 } = pre;
-  const dir = join21(pre.root, config2.service.cwd);
+  const dir = join23(pre.root, config2.service.cwd);
   let checks;
   try {
     checks = await startOnce({ config: config2.service, dir, env: scrubEnv(env, secretsFrom(env)) }, (url2) => checkScenarios(url2, config2.scenarios));
@@ -98208,12 +99312,12 @@ async function checkRoutes(pre, env) {
 function renderPlan(pre, headIsWorkTree, routes = null) {
   const { config: config2 } = pre;
   const estimate = estimateRun(config2);
-  const short = (sha) => sha.slice(0, 7);
+  const short = (sha2) => sha2.slice(0, 7);
   const lines = [];
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join21(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, headIsWorkTree ? join23(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
@@ -98229,9 +99333,9 @@ function renderPlan(pre, headIsWorkTree, routes = null) {
     lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(" + ")} by block, fresh in each; a block's pairs are rotated over its starts)`);
   }
   const gated = Object.entries(config2.gate).filter(
-    ([key, rule]) => "gated" in rule && rule.gated && "limit" in rule && (key !== "benchmarks" || config2.benchmarks)
+    ([key, rule2]) => "gated" in rule2 && rule2.gated && "limit" in rule2 && (key !== "benchmarks" || config2.benchmarks)
   );
-  lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${key === "errors" ? formatLimit("errors", rule.limit) : formatPercent(rule.limit)}`).join(", ")} (alpha ${config2.alpha})`);
+  lines.push(`gate     ${gated.map(([key, rule2]) => `${key} ${key === "errors" ? formatLimit("errors", rule2.limit) : formatPercent(rule2.limit)}`).join(", ")} (alpha ${config2.alpha})`);
   lines.push(`seed     ${config2.seed ?? "random (printed at the start of the run)"}`);
   lines.push("", "phases:");
   lines.push(`  prepare   worktree of base${headIsWorkTree ? "" : " and of head"}, then install and build in each (not estimated)`);
@@ -98440,6 +99544,10 @@ Usage:
                                     work tree to ask each scenario's route, print the plan and its
                                     estimated time; nothing is checked out (= compare --dry-run)
   perfgate report <results.json>    render a saved run again (same verdicts)
+  perfgate history <dir> [options]  the commits where a gated metric shifted, from the results.json
+                                    files under <dir> (runs of main): change points by E-divisive
+                                    means, a shift that came with a new kernel, image, Node or
+                                    configuration named as such (docs/history.md)
   perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
                                     repository has; never overwrites a file, asks nothing
   perfgate --help | --version
@@ -98480,6 +99588,11 @@ report options:
   --markdown <file>     write the markdown report here too
   --verdicts <file>     write the verdicts as JSON here
 
+history options:
+  --html <file>         the page with one chart per metric (default: perfgate-history.html)
+  --markdown <file>     write the summary here too (it is printed, and appended to
+                        $GITHUB_STEP_SUMMARY when that is set)
+
 Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
 comparison that was not fair (a side's idle service burned CPU while the other was measured, or
 base's tree was written to after it was installed),
@@ -98518,10 +99631,14 @@ Run perfgate --help for usage.
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true);
     }
+    if (command2 === "history") {
+      if (positionals.length !== 2) throw new UsageError("history takes one argument: the directory of results.json files");
+      return runHistory(resolve4(io.cwd, positionals[1]), values, io);
+    }
     if (command2 === "init") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       const settings = settingsOf(values);
-      const others = Object.keys(settings).filter((name) => !INIT_SETTINGS.includes(name));
+      const others = Object.keys(settings).filter((name2) => !INIT_SETTINGS.includes(name2));
       if (others.length) {
         throw new UsageError(`init writes ${INIT_SETTINGS.map((s) => `--${s}`).join(", ")} only; set ${others.map((o) => `--${o}`).join(", ")} in perfgate.yml afterwards, or pass it to compare`);
       }
@@ -98559,6 +99676,7 @@ var CLI_FLAGS = {
   config: { type: "string" },
   json: { type: "string" },
   markdown: { type: "string" },
+  html: { type: "string" },
   verdicts: { type: "string" },
   out: { type: "string" },
   quiet: { type: "boolean", short: "q" },
@@ -98572,7 +99690,7 @@ var CLI_FLAGS = {
 function parse3(argv) {
   const options = { ...CLI_FLAGS };
   for (const option of OPTIONS) {
-    for (const name of [option.name, ...option.aliases ?? []]) options[name] = { type: "string", ...option.list && { multiple: true } };
+    for (const name2 of [option.name, ...option.aliases ?? []]) options[name2] = { type: "string", ...option.list && { multiple: true } };
   }
   const parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options });
   return { values: parsed.values, positionals: parsed.positionals };
@@ -98580,8 +99698,8 @@ function parse3(argv) {
 function settingsOf(values) {
   const out = {};
   for (const option of OPTIONS) {
-    for (const name of [option.name, ...option.aliases ?? []]) {
-      const given = values[name];
+    for (const name2 of [option.name, ...option.aliases ?? []]) {
+      const given = values[name2];
       if (given === void 0 || typeof given === "boolean") continue;
       out[option.name] = option.list ? [...out[option.name] ?? [], ...given] : given;
     }
@@ -98599,7 +99717,7 @@ async function planRoutes(checked, values, env) {
 async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
-  const outDir = values.out ? resolve4(io.cwd, values.out) : join22(tmpdir5(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
+  const outDir = values.out ? resolve4(io.cwd, values.out) : join24(tmpdir5(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const settings = settingsOf(values);
   const overrides = buildOverrides(settings);
   const checked = await preflight({
@@ -98672,12 +99790,32 @@ perfgate: ${e.message}
     process.off("exit", onExit);
   }
 }
+function runHistory(dir, values, io) {
+  if (!existsSync9(dir) || !statSync6(dir).isDirectory()) throw new UsageError(`history: ${dir} is not a directory`);
+  const { runs, skipped } = collectRuns(dir);
+  for (const file2 of skipped) io.stderr.write(`perfgate: warning: left out ${file2.file}: ${file2.reason}
+`);
+  if (runs.length === 0) {
+    io.stderr.write(`perfgate: no readable results.json under ${dir}: pass the directory the runs of main were downloaded to.
+`);
+    return exitCodes.error;
+  }
+  const history = analyzeHistory(runs);
+  const htmlPath = resolve4(io.cwd, values.html ?? "perfgate-history.html");
+  copyTo(htmlPath, renderHistoryPage(history));
+  const repository = runs.map((r) => r.results.github?.repository).find((r) => r !== void 0) ?? null;
+  const summary = renderHistorySummary(history, { repository, htmlPath: values.html ?? "perfgate-history.html", maxPValue: CHANGE_POINT_DEFAULTS.maxPValue, windowLength: HISTORY_WINDOW });
+  io.stdout.write(summary);
+  if (values.markdown) copyTo(resolve4(io.cwd, values.markdown), summary);
+  if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, summary);
+  return exitCodes.pass;
+}
 function finish(results, values, io, color, resultsPath) {
   const analysis = compareResults(results);
   const allFunctions = values["all-functions"] === true;
   const terminal = renderTerminal(results, analysis, {
     color,
-    runDir: dirname7(resultsPath),
+    runDir: dirname8(resultsPath),
     allFunctions,
     full: values.full === true || allFunctions,
     fullReport: `perfgate report ${shellQuote(resultsPath)} --full`
@@ -98692,13 +99830,13 @@ ${terminal}
   return analysis.decision === "fail" ? exitCodes.fail : exitCodes.pass;
 }
 function toolsDir(env) {
-  return join22(env.XDG_CACHE_HOME || join22(homedir(), ".cache"), "perfgate", "tools");
+  return join24(env.XDG_CACHE_HOME || join24(homedir(), ".cache"), "perfgate", "tools");
 }
 function shellQuote(word) {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 function copyTo(path, text2) {
-  mkdirSync7(dirname7(path), { recursive: true });
+  mkdirSync7(dirname8(path), { recursive: true });
   writeFileSync7(path, text2);
 }
 
