@@ -39,8 +39,8 @@ const jobs = () => Object.entries(workflows).flatMap(([file, w]) => Object.entri
 const writes = (job: Job) => Object.values(job.permissions ?? {}).includes('write');
 const runsPrCode = (job: Job) => job.steps.some((s) => s.uses?.startsWith('actions/checkout'));
 
-test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run, a service with PostgreSQL', () => {
-  assert.deepEqual(files.sort(), ['perf-comment.yml', 'perf-manual.yml', 'perf-postgres.yml', 'perf.yml']);
+test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run, a service with PostgreSQL, the weekly history', () => {
+  assert.deepEqual(files.sort(), ['perf-comment.yml', 'perf-history.yml', 'perf-manual.yml', 'perf-postgres.yml', 'perf.yml']);
 });
 
 test('every perfgate step of the examples uses only inputs action.yml declares', () => {
@@ -69,7 +69,8 @@ test('no job that runs PR code holds a write token or a persisted credential; no
         if (/@[0-9a-f]{40}$/.test(step.uses!)) assert.match(texts[file]!, new RegExp(`${uses} # v\\d`), `${file}: a version comment`);
         else assert.match(texts[file]!, new RegExp(`Pin this step by[^\\n]*\\n[^\\n]*perfgate/perfgate@<full commit sha> # v1\\n\\s+- uses: ${uses}\\n`), `${file} ${name}: ${step.uses} says how to pin it`);
       }
-      assert.equal(perfgateSteps(job)[0]!.with?.mode, 'report');
+      // a job with a write token runs perfgate only to report, or runs no action at all (gh alone)
+      if (job.steps.some((s) => s.uses !== undefined)) assert.equal(perfgateSteps(job)[0]?.with?.mode, 'report', `${file} ${name}`);
     }
   }
   for (const [file, workflow] of Object.entries(workflows)) {
@@ -94,6 +95,17 @@ test('the recommended layout: same-repository PRs commented from perf.yml, forks
   assert.match(perf.jobs.comment!.if!, /github\.event\.pull_request\.head\.repo\.full_name == github\.repository/);
   assert.deepEqual((comment.on.workflow_run as { workflows: string[] }).workflows, [perf.name]);
   assert.match(comment.jobs.comment!.if!, /github\.event\.workflow_run\.head_repository\.full_name != github\.repository/);
+});
+
+test('the weekly history: reads perf runs on main with a read token, and the job that may write issues runs no action and no repository code', () => {
+  const history = workflows['perf-history.yml']!;
+  assert.ok('schedule' in history.on);
+  assert.deepEqual(history.jobs.history!.permissions, { actions: 'read' });
+  assert.deepEqual(history.jobs.issue!.permissions, { issues: 'write' });
+  assert.equal(history.jobs.issue!.needs, 'history');
+  assert.ok(history.jobs.issue!.steps.every((s) => s.uses === undefined));
+  assert.match(texts['perf-history.yml']!, /perfgate@1 history runs --html history\.html --markdown history\.md/);
+  assert.match(texts['perf-history.yml']!, /gh run download "\$id" --name perfgate-default/, 'the results artifact perfgate uploads (artifactPrefix)');
 });
 
 test('actionlint passes on every example workflow', { skip: actionlintSkip }, () => {
