@@ -7,18 +7,14 @@ import * as core from '@actions/core';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { cancelOnSignals, planComparison, resolveComparison, runComparison } from '../compare/service.js';
 import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process.js';
-import { runCompare } from '../engine/run.js';
 import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
 import { writeResults } from '../results/io.js';
 import type { GitHubRecord } from '../results/types.js';
-import { buildOverrides, scenarioArgs } from '../config/options.js';
-import { isDroppedName, secretsFrom } from '../engine/env.js';
-import { preflight } from '../engine/preflight.js';
-import { interimLook, unchangedScenarios } from '../gate/look.js';
-import { VERSION } from '../version.js';
+import { isDroppedName } from '../engine/env.js';
 import { culpritAnnotations } from './annotations.js';
 import { uploadRunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
@@ -49,15 +45,14 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   checkGateEvent(context.eventName);
   const base = resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
-  const { config, baseConfig, baseConfigProblem } = await preflight({
+  const checked = await resolveComparison({
     repoDir: context.workspace,
     baseRef: base.baseRef,
     mergeBase: base.mergeBase,
     headRef: null,
     configFile: inputs.configFile,
-    overrides: buildOverrides(inputs.settings),
-    overridesSource: 'action inputs',
-    scenarios: scenarioArgs(inputs.settings),
+    settings: inputs.settings,
+    settingsSource: 'action inputs',
   });
   // Everything the gate decides on is read from the event now, before any PR code runs: the
   // pull request, its fork status and its labels (a label the PR's code adds later cannot count).
@@ -92,15 +87,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   core.saveState(STATE_RUN_MARKER, marker);
   const { boundary, warning: boundaryWarning } = openRunBoundary(marker);
   const tracker = new ProcessTracker(pidFile, marker, boundary);
-  // A cancelled job sends SIGINT, then SIGTERM (GitHub's docs, "Canceling a workflow"): stop
-  // every process now, and the engine unwinds, keeping what was measured.
-  const abort = new AbortController();
-  const onSignal = () => {
-    abort.abort();
-    void tracker.killAll(1000);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const cancel = cancelOnSignals(tracker);
   const github: GitHubRecord | undefined = context.repo
     ? {
         repository: formatRepo(context.repo),
@@ -116,26 +103,18 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
   // perfgate's own outputs and summary wait in the ledger until it is sealed.
   const fileCommands = new FileCommandLedger(snapshotFileCommands(context.env));
   try {
-    let measured: Awaited<ReturnType<typeof runCompare>>;
+    let measured: Awaited<ReturnType<typeof runComparison>>;
     try {
-      measured = await runCompare(
+      measured = await runComparison(
         {
-          repoDir: context.workspace,
-          baseRef: base.baseRef,
+          checked,
+          planned: planComparison(checked.config),
           baseLabel: base.baseLabel,
-          mergeBase: base.mergeBase,
-          headRef: null,
           outDir,
           // The same path every run: the Actions cache keys an entry on its paths, too.
           toolsDir: join(context.tempDir, 'perfgate-tools'),
-          loadConfig: () => config,
-          baseConfig,
-          baseConfigProblem,
           tracker,
-          toolVersion: VERSION,
-          signal: abort.signal,
-          look: interimLook,
-          unchangedScenarios,
+          signal: cancel.signal,
           ...(github && { github }),
         },
         {
@@ -149,12 +128,10 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
             }
           },
           env: { ...context.env, [RUN_MARKER_VAR]: marker },
-          secrets: secretsFrom(context.env),
         },
       );
     } finally {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      cancel.release();
     }
     const { results, resultsPath } = measured;
     if (pr && inputs.github.commentAuto && inputs.github.comment === 'never') {
@@ -196,7 +173,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     }
     return outcome;
   } finally {
-    // The boundary goes first (runCompare has stopped every process in it), then the very end of
+    // The boundary goes first (runComparison has stopped every process in it), then the very end of
     // the step: nothing perfgate started runs any more, and nothing it writes follows.
     await boundary?.close();
     const tampered = fileCommands.seal();

@@ -3,12 +3,10 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
-import { secretsFrom } from '../engine/env.js';
+import { cancelOnSignals, planComparison, resolveComparison, runComparison } from '../compare/service.js';
 import { PerfgateError } from '../engine/errors.js';
-import { estimateRun } from '../engine/estimate.js';
-import { type Preflight, preflight } from '../engine/preflight.js';
+import type { Preflight } from '../engine/preflight.js';
 import { ProcessTracker } from '../engine/process.js';
-import { runCompare } from '../engine/run.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
 import { compareResults } from '../gate/compare.js';
 import { collectRuns } from '../history/collect.js';
@@ -21,8 +19,7 @@ import { renderTerminal } from '../report/terminal.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
 import { buildVerdicts } from '../results/verdicts.js';
-import { buildOverrides, OPTIONS, type OptionValues, optionsUsage, scenarioArgs } from '../config/options.js';
-import { interimLook, unchangedScenarios } from '../gate/look.js';
+import { OPTIONS, type OptionValues, optionsUsage } from '../config/options.js';
 import { VERSION } from '../version.js';
 import { INIT_SETTINGS, runInit } from './init.js';
 import { checkRoutes, estimateLine, renderPlan } from './plan.js';
@@ -224,65 +221,39 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? (await defaultBranch(root));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  const settings = settingsOf(values);
-  const overrides = buildOverrides(settings);
   // Refs and configuration are checked before any worktree or run folder exists.
-  const checked = await preflight({
+  const checked = await resolveComparison({
     repoDir: root,
     baseRef,
     mergeBase: true,
     headRef: values.head ?? null,
     configFile: values.config ?? null,
-    overrides,
-    overridesSource: 'command-line flags',
-    scenarios: scenarioArgs(settings),
+    settings: settingsOf(values),
+    settingsSource: 'command-line flags',
   });
   const { config } = checked;
+  const planned = planComparison(config);
   if (dryRun) {
-    io.stdout.write(renderPlan(checked, values.head === undefined, await planRoutes(checked, values, io.env)));
+    io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env)));
     return exitCodes.pass;
   }
-  const estimate = estimateRun(config);
+  const { estimate } = planned;
   const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
-  const abort = new AbortController();
-  // Ctrl-C: stop every process now (they run in their own groups, out of the terminal's
-  // reach), and the engine unwinds, removing the worktrees. A second Ctrl-C exits at once.
-  let signalled: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    signalled = signal;
-    abort.abort();
-    void tracker.killAll(1000);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const cancel = cancelOnSignals(tracker);
   const onExit = () => void tracker.killAll(0);
   process.once('exit', onExit);
   try {
-    const { results, resultsPath } = await runCompare(
-      {
-        repoDir: root,
-        baseRef,
-        mergeBase: true,
-        headRef: values.head ?? null,
-        outDir,
-        loadConfig: () => config,
-        baseConfig: checked.baseConfig,
-        baseConfigProblem: checked.baseConfigProblem,
-        tracker,
-        toolVersion: VERSION,
-        toolsDir: toolsDir(io.env),
-        signal: abort.signal,
-        look: interimLook,
-        unchangedScenarios,
-      },
-      { logger, progress, env: io.env, secrets: secretsFrom(io.env) },
+    const { results, resultsPath } = await runComparison(
+      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal },
+      { logger, progress, env: io.env },
     );
     if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
     return finish(results, values, io, color, resultsPath);
   } catch (e) {
+    const signalled = cancel.received();
     if (signalled === null) throw e;
     // Interrupted: the shell's convention, 128 + the signal's number, so scripts can tell.
     io.stderr.write(`\nperfgate: ${(e as Error).message}\n`);
@@ -290,8 +261,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     if (kept) io.stderr.write(`The pairs measured before the interruption are kept in ${kept}\n`);
     return signalled === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    cancel.release();
     process.off('exit', onExit);
   }
 }

@@ -10,7 +10,8 @@ import { formatDuration } from '../config/units.js';
 import { scrubEnv, secretsFrom } from '../engine/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
 import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/probe.js';
-import { estimateRun, formatMs, pairsPerBlock, type RunEstimate } from '../engine/estimate.js';
+import type { PlannedComparison } from '../compare/service.js';
+import { formatMs, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
 import { formatLimit, formatPercent } from '../report/format.js';
 import { installCommand } from '../engine/workspace.js';
@@ -45,28 +46,29 @@ export async function checkRoutes(pre: Preflight, env: Record<string, string | u
   return `routes   asked once in the work tree: ${answered.join(', ')}`;
 }
 
-export function renderPlan(pre: Preflight, headIsWorkTree: boolean, routes: string | null = null): string {
+/** The plan of a compare: what was resolved, and the schedule the run would execute with its estimate. */
+export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: string | null = null): string {
   const { config } = pre;
-  const estimate = estimateRun(config);
+  const { plan, estimate } = planned;
   const short = (sha: string) => sha.slice(0, 7);
   const lines: string[] = [];
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? ' with uncommitted changes' : ''}`);
   lines.push(`config   ${pre.configSource ?? 'no file (flags only)'}`);
-  lines.push(...serviceLines(config, headIsWorkTree ? join(pre.root, config.service.cwd) : null));
+  lines.push(...serviceLines(config, pre.workTree ? join(pre.root, config.service.cwd) : null));
   if (config.scenarios.length > 0) {
     lines.push(`scenarios (${config.scenarios.length}):`);
     for (const s of config.scenarios) {
       lines.push(`  ${s.name}  · ${s.connections} connection${s.connections === 1 ? '' : 's'}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ''}`);
     }
     if (routes) lines.push(routes);
-    const sizes = pairsPerBlock(config);
+    const sizes = plan.blocks.map((b) => b.pairs);
     const { load } = config;
     lines.push(
       `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? '' : 's'} (${sizes.join(' + ')}), ` +
         `${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start and scenario`,
     );
-    const starts = sizes.map((n) => Math.min(n, load.instances));
+    const starts = plan.blocks.map((b) => b.instances);
     lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(' + ')} by block, fresh in each; a block's pairs are rotated over its starts)`);
   }
   const gated = Object.entries(config.gate).filter(
@@ -75,7 +77,7 @@ export function renderPlan(pre: Preflight, headIsWorkTree: boolean, routes: stri
   lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${key === 'errors' ? formatLimit('errors', (rule as { limit: number }).limit) : formatPercent((rule as { limit: number }).limit)}`).join(', ')} (alpha ${config.alpha})`);
   lines.push(`seed     ${config.seed ?? 'random (printed at the start of the run)'}`);
   lines.push('', 'phases:');
-  lines.push(`  prepare   worktree of base${headIsWorkTree ? '' : ' and of head'}, then install and build in each (not estimated)`);
+  lines.push(`  prepare   worktree of base${pre.workTree ? '' : ' and of head'}, then install and build in each (not estimated)`);
   for (const phase of estimate.phases) lines.push(`  ${phase.phase.padEnd(9)} ~${formatMs(phase.ms).padEnd(7)} ${phase.detail}`);
   lines.push('', estimateLine(estimate));
   if (estimate.note) lines.push(`(${estimate.note})`);

@@ -1,11 +1,11 @@
 /**
- * How long a run takes, from its configuration alone: the timed phases are fixed up front
- * (slices, warm-ups, profiled windows), so only the allowances for starting and stopping
+ * How long a run takes, from its plan: the timed phases are fixed up front (blocks, starts,
+ * slices, warm-ups, profiled windows), so only the allowances for starting and stopping
  * services are guesses. Install and build are the project's and are not counted. Pure.
  */
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
-import { blockSizes, planSequential, warmupSlices } from './plan.js';
+import { blockSizes, buildPlan, type Plan, type PlannedBlock, warmupSlices } from './plan.js';
 import { profiledScenarios } from './profile.js';
 
 /** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
@@ -38,35 +38,42 @@ export interface RunEstimate {
 }
 
 /**
- * The measured phase for the first `blocks` blocks, ms: per block the start-up and every
- * scenario's warm-up (warmup per start pair, loaded in slices, instances of them: run.ts), then
- * the slices (one per pair when simultaneous, two when alternating).
+ * The measured phase of `blocks`, ms: per block the start-up and every scenario's warm-up
+ * (warmup per start pair, loaded in slices, one per start pair of the block: run.ts), then the
+ * slices (one per pair when simultaneous, two when alternating).
  */
-function measureMs(config: PerfgateConfig, pairs: number, blocks: number): number {
+function measureMs(config: PerfgateConfig, blocks: PlannedBlock[]): number {
   const scenarios = config.scenarios.length;
-  const { sliceMs, warmupMs, instances, mode } = config.load;
+  const { sliceMs, warmupMs, mode } = config.load;
   const slicesPerPair = mode === 'simultaneous' ? 1 : 2;
   const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
-  return blocks * (START_ALLOWANCE_MS + scenarios * warmupPerStartPair * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+  const starts = blocks.reduce((n, b) => n + b.instances, 0);
+  const pairs = blocks.reduce((n, b) => n + b.pairs, 0);
+  return blocks.length * START_ALLOWANCE_MS + scenarios * warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
 }
 
-export function estimateRun(config: PerfgateConfig): RunEstimate {
+/**
+ * The estimate of the run that executes `plan`. Without a plan, the one any seed gives: the seed
+ * orders the pairs and the starts, it does not change how many there are.
+ */
+export function estimateRun(config: PerfgateConfig, plan: Plan = buildPlan(config, config.seed ?? 0)): RunEstimate {
   const phases: PhaseEstimate[] = [];
   const { pairs, blocks, sliceMs, warmupMs } = config.load;
   const scenarios = config.scenarios.length;
   let stopsMeasured: { afterBlock: number; ms: number }[] = [];
   let measure = 0;
   if (scenarios > 0) {
-    measure = measureMs(config, pairs, blocks);
+    measure = measureMs(config, plan.blocks);
     phases.push({
       phase: 'measure',
       ms: measure,
       detail: `${blocks} block${blocks === 1 ? '' : 's'} of ${config.load.instances} fresh start${config.load.instances === 1 ? '' : 's'} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`,
     });
-    const sequential = planSequential(config);
-    if (sequential) {
+    if (plan.sequential) {
       // the last look is the end of the run; the ones before it may stop it early
-      stopsMeasured = sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config, look.pairs, look.afterBlock + 1) - measure }));
+      stopsMeasured = plan.sequential.looks
+        .slice(0, -1)
+        .map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config, plan.blocks.slice(0, look.afterBlock + 1)) - measure }));
     }
   }
   let note: string | null = null;

@@ -15,6 +15,8 @@ export interface PlannedPair {
 
 export interface PlannedBlock {
   index: number;
+  /** Pairs of each scenario measured in this block. */
+  pairs: number;
   /** Fresh starts of each side in this block (all up at once). */
   instances: number;
   /** Which side of the first start pair is launched first; the pairs after it alternate (all are ready before any slice). */
@@ -31,6 +33,8 @@ export interface Plan {
   pairsPerScenario: number;
   /** Start pairs over the run: blocks × instances. */
   starts: number;
+  /** The adaptive-stopping design (planSequential): the looks between blocks; null without early stopping. */
+  sequential: SequentialRecord | null;
 }
 
 /** Environment padding is drawn from 0 to this many bytes: a page, so the initial stack's offset within it is random. */
@@ -80,6 +84,7 @@ export function buildPlan(config: PerfgateConfig, seed: number): Plan {
     const slots = Math.min(instances, inBlock);
     planned.push({
       index: b,
+      pairs: inBlock,
       instances: slots,
       bootOrder: order(),
       envPads: {
@@ -98,7 +103,13 @@ export function buildPlan(config: PerfgateConfig, seed: number): Plan {
       }),
     });
   }
-  return { seed, blocks: planned, pairsPerScenario: pairs, starts: planned.reduce((n, b) => n + b.instances, 0) };
+  return {
+    seed,
+    blocks: planned,
+    pairsPerScenario: pairs,
+    starts: planned.reduce((n, b) => n + b.instances, 0),
+    sequential: planSequential(config),
+  };
 }
 
 /** One benchmark file in a round: its processes run back to back, in `order`. */

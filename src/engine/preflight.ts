@@ -1,8 +1,8 @@
 /**
  * Everything that can be checked before a checkout: base and head resolve to commits, and the
- * configuration (head's perfgate.yml under the flags or inputs) is valid. Both shells call it
- * first, so a typo costs a second instead of a worktree, an install and an empty run folder;
- * `perfgate plan` stops here.
+ * configuration (head's perfgate.yml under the flags or inputs) is valid. The compare service
+ * (compare/service.ts) calls it first, so a typo costs a second instead of a worktree, an
+ * install and an empty run folder; `perfgate plan` stops here.
  */
 import { isAbsolute, join } from 'node:path';
 import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile, parseConfigText, resolveConfigWithScenarios } from '../config/load.js';
@@ -92,17 +92,4 @@ async function readHeadConfig(
     throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);
   }
   return { document: parseConfigText(text, source), source };
-}
-
-/**
- * A CompareRequest's loadConfig that reads head's tree itself (for callers without a
- * preflight): `configFile` (absolute, or relative to the head tree's root; default perfgate.yml,
- * optional) merged under the overrides.
- */
-export function configLoader(configFile: string | null, overrides: unknown, overridesSource: string): (headRoot: string) => PerfgateConfig {
-  return (headRoot) => {
-    const path = configFile ? (isAbsolute(configFile) ? configFile : join(headRoot, configFile)) : join(headRoot, DEFAULT_CONFIG_FILE);
-    const loaded = loadConfigFile(path, { required: configFile !== null });
-    return resolveConfigWithScenarios({ document: loaded?.document, source: loaded?.source ?? DEFAULT_CONFIG_FILE, overrides, overridesSource }, []);
-  };
 }

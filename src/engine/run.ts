@@ -4,7 +4,6 @@ import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig, ServiceConfig } from '../config/types.js';
 import { type GitHubRecord, type IdleCpu, RESULTS_VERSION, type Pair, type Results, type RunWarning, type Side, type Slice, type TakenLook } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
-import { randomSeed } from '../stats/random.js';
 import { scrubEnv } from './env.js';
 import { CancelledError, PerfgateError, ScenarioError } from './errors.js';
 import { fingerprint } from './fingerprint.js';
@@ -17,7 +16,7 @@ import { loadScenarioValues } from './requests.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
-import { buildPlan, type Plan, type PlannedBlock, type PlannedPair, planSequential, warmupSlices } from './plan.js';
+import { type Plan, type PlannedBlock, type PlannedPair, warmupSlices } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
@@ -27,22 +26,19 @@ import { dependencyChanges } from './lockfiles.js';
 import { Service } from './service.js';
 import { type BaseSeal, sealBaseTree } from './base-seal.js';
 import { groupsCpuSeconds } from './proc-cpu.js';
-import { prepareTrees, serviceDir, setupTree, type Tree } from './workspace.js';
+import { prepareTrees, type ResolvedSides, serviceDir, setupTree, type Tree } from './workspace.js';
 
 export interface CompareRequest {
-  /** Any directory inside the repository. */
-  repoDir: string;
-  baseRef: string;
-  /** How to name the base in reports (e.g. the PR's base branch when baseRef is a sha). */
+  /** Base and head as commits (preflight.ts resolved them): the run checks these out and resolves no ref again. */
+  sides: ResolvedSides;
+  /** How to name the base in reports (e.g. the PR's base branch when the base ref is a sha). */
   baseLabel?: string;
-  /** true: base = merge-base(head, baseRef) (CLI); false: base = baseRef (the PR's base sha). */
-  mergeBase: boolean;
-  /** null: the work tree as it is. */
-  headRef: string | null;
   /** results.json, logs and temporary worktrees go here. */
   outDir: string;
-  /** Reads and validates the configuration from the head tree (perfgate.yml + overrides). */
-  loadConfig(headRoot: string): PerfgateConfig;
+  /** The configuration, validated (head's perfgate.yml under the flags or inputs: preflight.ts). */
+  config: PerfgateConfig;
+  /** The schedule the run executes (plan.ts): the one its estimate was computed from. */
+  plan: Plan;
   /**
    * The configuration as the base commit has it (preflight.ts): base's service commands come from
    * it, so a pull request cannot change how base is installed, built or started. Absent or null:
@@ -59,14 +55,15 @@ export interface CompareRequest {
   toolsDir?: string;
   /**
    * The stopping rule for the pre-registered looks (adaptive stopping): given the results so far
-   * and the look's index, decide whether to stop. Passed in by the shells (gate/sequential.ts's
-   * rule), so the engine measures and the gate decides; without it the run never stops early.
+   * and the look's index, decide whether to stop. Passed in by the compare service
+   * (gate/sequential.ts's rule), so the engine measures and the gate decides; without it the run
+   * never stops early.
    */
   look?: (results: Results, look: number) => TakenLook;
   /**
    * The scenarios whose verdicts are all unchanged, once the timed slices are done: with
    * profile.when: changed the profile phase leaves them out (nothing for a culprit to explain).
-   * Passed in by the shells, as `look` is; without it every scenario is profiled.
+   * Passed in by the compare service, as `look` is; without it every scenario is profiled.
    */
   unchangedScenarios?: (results: Results) => string[];
 }
@@ -92,24 +89,14 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
   let session: RunSession | null = null;
 
   ports.progress({ phase: 'workspace' });
-  const trees = await prepareTrees(
-    {
-      repoDir: request.repoDir,
-      baseRef: request.baseRef,
-      mergeBase: request.mergeBase,
-      headRef: request.headRef,
-      scratchDir: join(request.outDir, 'trees'),
-    },
-    ports,
-  );
+  const trees = await prepareTrees({ sides: request.sides, scratchDir: join(request.outDir, 'trees') }, ports);
   try {
-    const config = request.loadConfig(trees.head.root);
+    const { config, plan } = request;
     // Each side's service commands (install, build, setup, start, cwd, env) are its own commit's.
     const services: Record<Side, ServiceConfig> = { base: request.baseConfig?.service ?? config.service, head: config.service };
     // Before any install or start: a values file that is missing or lacks a column stops the run now.
     loadScenarioValues(config.scenarios, serviceDir(trees.head, config.service));
-    const seed = config.seed ?? randomSeed();
-    const plan = buildPlan(config, seed);
+    const { seed } = plan;
     ports.logger.info(`seed ${seed} (pass --seed ${seed} or seed: ${seed} to repeat this order)`);
     const results: Results = {
       schema: 'perfgate/results',
@@ -137,7 +124,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       ...(request.github && { github: request.github }),
     };
     session = new RunSession(results, resultsPath, env, logDir, request.tracker, ports, request.signal);
-    const sequential = request.look ? planSequential(config) : null;
+    // A copy: the run appends the looks it takes.
+    const sequential = request.look && plan.sequential ? { ...plan.sequential, taken: [] } : null;
     if (sequential) results.sequential = sequential;
     results.warnings.push(...configWarnings(config, request));
     if (config.service.env.NODE_ENV && config.service.env.NODE_ENV !== 'production') {

@@ -64,7 +64,8 @@ export async function defaultBranch(root: string): Promise<string> {
   throw new SetupError(`Cannot tell the default branch of ${root}: pass the base explicitly (--base <ref>).`);
 }
 
-export interface TreeRequest {
+/** Which commits to compare, as the user named them. */
+export interface SidesRequest {
   /** Any directory inside the repository. */
   repoDir: string;
   /** Base ref or sha. */
@@ -73,6 +74,11 @@ export interface TreeRequest {
   mergeBase: boolean;
   /** Head ref, or null for the work tree as it is (uncommitted changes included). */
   headRef: string | null;
+}
+
+export interface TreeRequest {
+  /** Base and head as resolved before the run: the trees check these commits out. */
+  sides: ResolvedSides;
   /** Where temporary worktrees go. */
   scratchDir: string;
 }
@@ -90,6 +96,8 @@ export interface ResolvedSides {
   root: string;
   head: SideInfo;
   base: SideInfo;
+  /** Head is the work tree as it is (no head ref given): its uncommitted and untracked files are measured too. */
+  workTree: boolean;
 }
 
 /**
@@ -97,7 +105,7 @@ export interface ResolvedSides {
  * merge-base with head) to commits. Cheap and side-effect free, so a typo in a ref is reported
  * before any checkout.
  */
-export async function resolveSides(request: Omit<TreeRequest, 'scratchDir'>): Promise<ResolvedSides> {
+export async function resolveSides(request: SidesRequest): Promise<ResolvedSides> {
   const root = await repositoryRoot(request.repoDir);
   let head: SideInfo;
   if (request.headRef) {
@@ -119,7 +127,7 @@ export async function resolveSides(request: Omit<TreeRequest, 'scratchDir'>): Pr
       );
     }
   }
-  return { root, head, base: { ref: request.baseRef, sha: baseSha, dirty: false } };
+  return { root, head, base: { ref: request.baseRef, sha: baseSha, dirty: false }, workTree: !request.headRef };
 }
 
 /** A file's text at a commit (path relative to the repository root), or null when the commit has no such file. */
@@ -134,8 +142,7 @@ export async function readAtCommit(root: string, sha: string, path: string): Pro
 }
 
 export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Promise<Trees> {
-  // Every ref is resolved before the first worktree exists.
-  const { root, head: headInfo, base: baseInfo } = await resolveSides(request);
+  const { root, head: headInfo, base: baseInfo, workTree } = request.sides;
   const created: string[] = [];
   const dispose = async () => {
     for (const dir of created.reverse()) {
@@ -161,7 +168,7 @@ export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Pr
     // the same way, so neither a path nor a node_modules the user installed differently can
     // favour one side (Mytkowicz et al., ASPLOS 2009: the environment alone moves run time).
     let headRoot: string;
-    if (request.headRef || !headInfo.dirty) {
+    if (!workTree || !headInfo.dirty) {
       headRoot = await addWorktree('head', headInfo.sha);
     } else {
       // A commit object of the tracked changes (nothing is stashed: the work tree stays as it is).
@@ -169,7 +176,7 @@ export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Pr
       headRoot = await addWorktree('head', snapshot || headInfo.sha);
     }
     // perfgate's own run directory may sit inside the work tree (--out .perfgate/run): never copy it
-    if (!request.headRef) await copyUntracked(root, headRoot, dirname(request.scratchDir));
+    if (workTree) await copyUntracked(root, headRoot, dirname(request.scratchDir));
     const head: Tree = { side: 'head', ...headInfo, root: headRoot };
     const base: Tree = { side: 'base', ...baseInfo, root: await addWorktree('base', baseInfo.sha) };
     ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} → head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? ' (uncommitted changes)' : ''}`);

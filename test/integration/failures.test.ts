@@ -3,11 +3,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ServiceError } from '../../src/engine/errors.js';
-import { ProcessTracker } from '../../src/engine/process.js';
 import { runCompare } from '../../src/engine/run.js';
 import { readResults } from '../../src/results/io.js';
-import { configLoader } from '../../src/engine/preflight.js';
 import { runCli } from '../helpers/cli.js';
+import { engineRequest } from '../helpers/engine.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
 import { alive } from '../helpers/processes.js';
 
@@ -76,19 +75,7 @@ test('no token reaches the service: GITHUB_TOKEN, INPUT_*, ACTIONS_* and any var
   };
   const config = quickConfig('scenarios: [GET /]').replace('pairs: 12', 'pairs: 6').replace('blocks: 2', 'blocks: 1');
   const repo = makeRepo({ 'server.js': { copy: 'services/env-server.js' }, 'perfgate.yml': config }, {});
-  await runCompare(
-    {
-      repoDir: repo,
-      baseRef: 'main',
-      mergeBase: true,
-      headRef: null,
-      outDir: join(repo, '.out'),
-      loadConfig: configLoader(null, {}, 'test'),
-      tracker: new ProcessTracker(),
-      toolVersion: 'test',
-    },
-    ports(env, [token]),
-  );
+  await runCompare(await engineRequest(repo), ports(env, [token]));
   const dumps = readdirSync(repo).filter((f) => f.startsWith('env-'));
   assert.ok(dumps.length >= 1, 'the service wrote its environment');
   for (const file of dumps) {
@@ -124,19 +111,7 @@ test('engine errors are typed: ServiceError carries the log tail', async () => {
   const config = quickConfig('scenarios: [GET /]').replace('timeout: 10s', 'timeout: 1s');
   const repo = makeRepo({ 'server.js': { copy: 'services/never-ready.js' }, 'perfgate.yml': config }, {});
   await assert.rejects(
-    runCompare(
-      {
-        repoDir: repo,
-        baseRef: 'main',
-        mergeBase: true,
-        headRef: null,
-        outDir: join(repo, '.out'),
-        loadConfig: configLoader(null, {}, 'test'),
-        tracker: new ProcessTracker(),
-        toolVersion: 'test',
-      },
-      ports(),
-    ),
+    runCompare(await engineRequest(repo), ports()),
     (e: unknown) => e instanceof ServiceError && e.logTail.includes('booting'),
   );
 });

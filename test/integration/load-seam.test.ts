@@ -9,10 +9,10 @@ import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { ScenarioError } from '../../src/engine/errors.js';
 import type { LoadGenerator, LoadOptions, WindowSample } from '../../src/engine/load.js';
-import { configLoader } from '../../src/engine/preflight.js';
 import { ProcessTracker } from '../../src/engine/process.js';
 import { runCompare } from '../../src/engine/run.js';
 import { readResults } from '../../src/results/io.js';
+import { engineRequest } from '../helpers/engine.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
 
 interface Opened {
@@ -57,11 +57,8 @@ const ports = (load: LoadGenerator) => ({
   load,
 });
 
-function compare(repo: string, load: LoadGenerator, tracker = new ProcessTracker()) {
-  return runCompare(
-    { repoDir: repo, baseRef: 'main', mergeBase: true, headRef: null, outDir: join(repo, '.out'), loadConfig: configLoader(null, {}, 'test'), tracker, toolVersion: 'test' },
-    ports(load),
-  );
+async function compare(repo: string, load: LoadGenerator, tracker = new ProcessTracker()) {
+  return runCompare(await engineRequest(repo, tracker), ports(load));
 }
 
 test('a rate relative to capacity is measured once, in a closed loop on base, and every later load is opened at that rate', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
 import { estimateRun, formatClock, formatMs } from '../../src/engine/estimate.js';
+import { buildPlan } from '../../src/engine/plan.js';
 import { estimateLine } from '../../src/cli/plan.js';
 import { terminalProgress } from '../../src/cli/progress.js';
 
@@ -28,6 +29,15 @@ test('estimate: the timed phases from the configuration; the early-stop total wh
   assert.deepEqual(profiled.phases.map((p) => p.phase), ['measure', 'profile']);
   assert.deepEqual(profiled.earlyStops, []);
   assert.equal(estimateLine(profiled), `estimated time: ~${formatMs(profiled.totalMs)}, plus install and build`);
+});
+
+test('estimate: from the plan the run executes, so a block with fewer pairs than load.instances counts only the starts it has', () => {
+  const c = config({ load: { pairs: 10, blocks: 2, instances: 8, slice: '1s', warmup: '5s', 'early-stop': false }, profile: false });
+  const plan = buildPlan(c, 7);
+  assert.deepEqual(plan.blocks.map((b) => b.instances), [5, 5]);
+  // 2 blocks × 3 s start + 10 start pairs × 5.2 s warm-up + 10 pairs × 1.04 s
+  assert.equal(estimateRun(c, plan).totalMs, 2 * 3000 + 10 * 5200 + 10 * 1040);
+  assert.deepEqual(estimateRun(c), estimateRun(c, plan), 'the seed does not change the estimate');
 });
 
 test('formatMs and formatClock', () => {

@@ -1,0 +1,140 @@
+/**
+ * The compare sequence, one for every caller: the CLI, the action and (from results.json) a merge
+ * of shards. Refs and configuration are resolved once (resolveComparison), the run is planned
+ * and estimated from that plan (planComparison), and the run executes that very plan with what
+ * was resolved (runComparison). The shells only translate: flags or inputs into these requests,
+ * and the outcome into an exit status, outputs, a comment.
+ */
+import { buildOverrides, type OptionValues, scenarioArgs } from '../config/options.js';
+import type { PerfgateConfig } from '../config/types.js';
+import { secretsFrom } from '../engine/env.js';
+import { estimateRun, type RunEstimate } from '../engine/estimate.js';
+import { buildPlan, type Plan } from '../engine/plan.js';
+import type { EnginePorts } from '../engine/ports.js';
+import { type Preflight, preflight } from '../engine/preflight.js';
+import type { ProcessTracker } from '../engine/process.js';
+import { type CompareOutcome, runCompare } from '../engine/run.js';
+import type { SidesRequest } from '../engine/workspace.js';
+import { interimLook, unchangedScenarios } from '../gate/look.js';
+import type { GitHubRecord } from '../results/types.js';
+import { randomSeed } from '../stats/random.js';
+import { VERSION } from '../version.js';
+
+/** What to compare, as the user said it: refs by name, settings as flags or inputs. */
+export interface ComparisonInput extends SidesRequest {
+  /** Config file named by the user (absolute, or relative to head's root), or null for an optional perfgate.yml. */
+  configFile: string | null;
+  /** The settings given as flags or inputs (config/options.ts); they win over perfgate.yml. */
+  settings: OptionValues;
+  /** Who gave the settings, for messages: "command-line flags", "action inputs". */
+  settingsSource: string;
+}
+
+/**
+ * Resolves the refs to commits and the configuration (head's and base's), before anything is
+ * checked out: a typo costs a second. The result is passed down; nothing resolves them again.
+ */
+export function resolveComparison(input: ComparisonInput): Promise<Preflight> {
+  return preflight({
+    repoDir: input.repoDir,
+    baseRef: input.baseRef,
+    mergeBase: input.mergeBase,
+    headRef: input.headRef,
+    configFile: input.configFile,
+    overrides: buildOverrides(input.settings),
+    overridesSource: input.settingsSource,
+    scenarios: scenarioArgs(input.settings),
+  });
+}
+
+/** The schedule a run executes, and how long it takes. */
+export interface PlannedComparison {
+  plan: Plan;
+  estimate: RunEstimate;
+}
+
+/** The run's plan (its seed: the configuration's, or a new one) and the estimate computed from it. */
+export function planComparison(config: PerfgateConfig): PlannedComparison {
+  const plan = buildPlan(config, config.seed ?? randomSeed());
+  return { plan, estimate: estimateRun(config, plan) };
+}
+
+export interface ComparisonRequest {
+  /** The refs and configuration resolveComparison returned. */
+  checked: Preflight;
+  /** What planComparison returned for checked.config: the run executes this plan. */
+  planned: PlannedComparison;
+  /** How to name the base in reports (e.g. the PR's base branch when the base ref is a sha). */
+  baseLabel?: string;
+  /** results.json, logs and temporary worktrees go here. */
+  outDir: string;
+  /** Where tools perfgate installs on demand (0x) are kept. */
+  toolsDir: string;
+  tracker: ProcessTracker;
+  signal: AbortSignal;
+  /** The action's record of the GitHub run, stored in results.json. */
+  github?: GitHubRecord;
+}
+
+/**
+ * Measures base and head as planned, writing results.json as it goes; the gate's stopping rule
+ * and its choice of scenarios to profile are handed to the engine here. The secrets kept from the
+ * user's processes are the tokens in `ports.env`.
+ */
+export function runComparison(request: ComparisonRequest, ports: Omit<EnginePorts, 'secrets'>): Promise<CompareOutcome> {
+  const { checked } = request;
+  return runCompare(
+    {
+      sides: checked,
+      config: checked.config,
+      baseConfig: checked.baseConfig,
+      baseConfigProblem: checked.baseConfigProblem,
+      plan: request.planned.plan,
+      baseLabel: request.baseLabel,
+      outDir: request.outDir,
+      toolsDir: request.toolsDir,
+      tracker: request.tracker,
+      toolVersion: VERSION,
+      signal: request.signal,
+      look: interimLook,
+      unchangedScenarios,
+      ...(request.github && { github: request.github }),
+    },
+    { ...ports, secrets: secretsFrom(ports.env) },
+  );
+}
+
+/** A run's cancellation by SIGINT or SIGTERM, until released. */
+export interface Cancellation {
+  signal: AbortSignal;
+  /** The signal that cancelled the run; null while none has. */
+  received(): NodeJS.Signals | null;
+  /** Stops listening (the process's own handling of the signals comes back). */
+  release(): void;
+}
+
+/**
+ * On SIGINT or SIGTERM (Ctrl-C; a cancelled job sends both, GitHub's docs "Canceling a
+ * workflow"): stops every process now (they run in their own groups, out of the terminal's
+ * reach), and the engine unwinds, removing the worktrees and keeping what was measured. A second
+ * signal finds no handler: it ends the process at once.
+ */
+export function cancelOnSignals(tracker: ProcessTracker): Cancellation {
+  const abort = new AbortController();
+  let received: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    received = signal;
+    abort.abort();
+    void tracker.killAll(1000);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: abort.signal,
+    received: () => received,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
