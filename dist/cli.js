@@ -87868,6 +87868,122 @@ function loadConfigFile(path, options = {}) {
   return { document: parseConfigText(text2, path), source: path };
 }
 
+// src/config/options.ts
+function numeric(value) {
+  return /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+}
+function section(doc, name2) {
+  doc[name2] ??= {};
+  return doc[name2];
+}
+function at(path, options = {}) {
+  const parts = path.split(".");
+  return (doc, value) => {
+    let target = doc;
+    for (const part of parts.slice(0, -1)) target = section(target, part);
+    target[parts.at(-1)] = options.numeric && typeof value === "string" ? numeric(value) : value;
+  };
+}
+var OPTIONS = [
+  { name: "start", key: "service.start", value: "<command>", help: "command that starts the service", apply: at("service.start") },
+  {
+    name: "install",
+    key: "service.install",
+    value: "<command>",
+    help: 'install command ("false" to skip; default from the lockfile)',
+    apply: (doc, v) => {
+      section(doc, "service").install = v === "false" ? false : v;
+    }
+  },
+  { name: "build", key: "service.build", value: "<command>", help: "build command, after install", apply: at("service.build") },
+  { name: "working-directory", key: "service.cwd", value: "<dir>", help: "directory of the service in the repository", apply: at("service.cwd") },
+  { name: "ready-path", key: "service.ready.path", value: "<path>", help: "path that must answer 2xx before the service is ready", apply: at("service.ready.path") },
+  { name: "ready-timeout", key: "service.ready.timeout", value: "<duration>", help: "how long the service may take to be ready", apply: at("service.ready.timeout", { numeric: true }) },
+  {
+    name: "scenarios",
+    key: "scenarios",
+    list: true,
+    value: '<name | "METHOD /path">',
+    help: "a scenario of perfgate.yml by name, or an ad-hoc one (repeatable)",
+    aliases: ["scenario"],
+    // Kept apart: names select from the file's scenarios once it is read (selectScenarios).
+    apply: () => {
+    }
+  },
+  { name: "pairs", key: "load.pairs", value: "<n>", help: "base/head slice pairs per scenario", apply: at("load.pairs", { numeric: true }) },
+  { name: "blocks", key: "load.blocks", value: "<n>", help: "blocks of fresh starts, pairs split across them", apply: at("load.blocks", { numeric: true }) },
+  { name: "instances", key: "load.instances", value: "<n>", help: "fresh starts of each side per block", apply: at("load.instances", { numeric: true }) },
+  { name: "load-mode", key: "load.mode", value: "<mode>", help: "simultaneous (both sides at once) or alternate", apply: at("load.mode") },
+  { name: "pin", key: "load.pin", value: "<auto|on|off>", help: "pin the load generator apart from the services", apply: at("load.pin") },
+  { name: "slice", key: "load.slice", value: "<duration>", help: "length of one measured slice", apply: at("load.slice", { numeric: true }) },
+  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per start pair and scenario", apply: at("load.warmup", { numeric: true }) },
+  { name: "connections", key: "load.connections", value: "<n>", help: "concurrent connections", apply: at("load.connections", { numeric: true }) },
+  { name: "pipelining", key: "load.pipelining", value: "<n>", help: "requests in flight per connection", apply: at("load.pipelining", { numeric: true }) },
+  { name: "throughput-limit", key: "gate.throughput", value: "<pct>", help: "throughput drop that fails", apply: at("gate.throughput", { numeric: true }) },
+  { name: "latency-p99-limit", key: "gate.latency_p99", value: "<pct>", help: "p99 latency rise that fails", apply: at("gate.latency_p99", { numeric: true }) },
+  { name: "seed", key: "seed", value: "<n>", help: "seed of the random pair order (default random, printed)", apply: at("seed", { numeric: true }) },
+  {
+    name: "benchmarks",
+    key: "benchmarks.files",
+    list: true,
+    value: "<glob>",
+    help: "micro-benchmark files (repeatable)",
+    aliases: ["benchmark"],
+    // As a mapping, so the file's other benchmarks keys (rounds, timeout, budget) still apply.
+    apply: (doc, v) => {
+      const files = v.map((g) => g.trim()).filter(Boolean);
+      if (files.length) section(doc, "benchmarks").files = files;
+    }
+  },
+  { name: "benchmark-rounds", key: "benchmarks.rounds", value: "<n>", help: "fresh processes per benchmark file and side", aliases: ["rounds"], apply: at("benchmarks.rounds", { numeric: true }) },
+  { name: "benchmarks-limit", key: "gate.benchmarks", value: "<pct>", help: "micro-benchmark ops/s drop that fails", apply: at("gate.benchmarks", { numeric: true }) },
+  {
+    name: "profile",
+    key: "profile",
+    value: "<true|false>",
+    help: "the profiling phase (hot functions, flamegraphs); --no-profile = false",
+    apply: (doc, v) => {
+      const value = v.trim().toLowerCase();
+      if (value === "false" || value === "off") doc.profile = false;
+      else if (value === "true" || value === "on") section(doc, "profile").enabled = true;
+      else doc.profile = v;
+    }
+  },
+  {
+    name: "profile-duration",
+    key: "profile.duration",
+    value: "<duration>",
+    help: "profiled load per side and scenario",
+    // Means nothing when profiling is off (profile comes first in this table).
+    apply: (doc, v) => {
+      if (doc.profile !== false) at("profile.duration", { numeric: true })(doc, v);
+    }
+  }
+];
+function buildOverrides(values) {
+  const doc = {};
+  for (const option of OPTIONS) {
+    const raw = values[option.name];
+    if (raw === void 0) continue;
+    const value = Array.isArray(raw) ? raw.map((v) => v.trim()).filter(Boolean) : raw;
+    if (value.length === 0) continue;
+    option.apply(doc, value);
+  }
+  return doc;
+}
+function scenarioArgs(values) {
+  const raw = values.scenarios;
+  return (Array.isArray(raw) ? raw : raw ? [raw] : []).map((s) => s.trim()).filter(Boolean);
+}
+function optionsUsage() {
+  const rows = OPTIONS.map((o) => {
+    const flag = `--${o.name} ${o.value}`;
+    const aliases = o.aliases?.length ? ` (also ${o.aliases.map((a) => `--${a}`).join(", ")})` : "";
+    return `  ${flag.padEnd(34)} ${o.key}: ${o.help}${aliases}`;
+  });
+  return rows.join("\n");
+}
+
 // src/engine/env.ts
 var SECRET_VARIABLES = [
   "GITHUB_TOKEN",
@@ -87898,33 +88014,6 @@ function scrubEnv(env, secrets) {
   }
   return out;
 }
-
-// src/engine/errors.ts
-var PerfgateError = class extends Error {
-  /** Set when the run had started: what was measured so far is kept there. */
-  resultsPath;
-  constructor(message2) {
-    super(message2);
-    this.name = new.target.name;
-  }
-};
-var SetupError = class extends PerfgateError {
-};
-var ServiceError = class extends PerfgateError {
-  constructor(message2, logTail) {
-    super(logTail ? `${message2}
---- last lines of the service log ---
-${logTail}` : message2);
-    this.logTail = logTail;
-  }
-  logTail;
-};
-var ScenarioError = class extends PerfgateError {
-};
-var CancelledError = class extends PerfgateError {
-};
-var BaseTreeChangedError = class extends PerfgateError {
-};
 
 // src/stats/normal.ts
 function polynomial(c, t) {
@@ -88201,6 +88290,7 @@ function buildPlan(config2, seed) {
     const slots = Math.min(instances, inBlock);
     planned.push({
       index: b,
+      pairs: inBlock,
       instances: slots,
       bootOrder: order(),
       envPads: {
@@ -88219,7 +88309,13 @@ function buildPlan(config2, seed) {
       })
     });
   }
-  return { seed, blocks: planned, pairsPerScenario: pairs, starts: planned.reduce((n, b) => n + b.instances, 0) };
+  return {
+    seed,
+    blocks: planned,
+    pairsPerScenario: pairs,
+    starts: planned.reduce((n, b) => n + b.instances, 0),
+    sequential: planSequential(config2)
+  };
 }
 function buildBenchPlan(files, rounds, seed) {
   const random = createRandom((seed ^ 1592639052) >>> 0);
@@ -89604,6 +89700,33 @@ function applyOptimizationTrace(functions, events) {
     fn.optimization = { deopts: e.deopts, reasons: e.reasons, ...e.aborted.length > 0 && { notOptimized: e.aborted } };
   }
 }
+
+// src/engine/errors.ts
+var PerfgateError = class extends Error {
+  /** Set when the run had started: what was measured so far is kept there. */
+  resultsPath;
+  constructor(message2) {
+    super(message2);
+    this.name = new.target.name;
+  }
+};
+var SetupError = class extends PerfgateError {
+};
+var ServiceError = class extends PerfgateError {
+  constructor(message2, logTail) {
+    super(logTail ? `${message2}
+--- last lines of the service log ---
+${logTail}` : message2);
+    this.logTail = logTail;
+  }
+  logTail;
+};
+var ScenarioError = class extends PerfgateError {
+};
+var CancelledError = class extends PerfgateError {
+};
+var BaseTreeChangedError = class extends PerfgateError {
+};
 
 // src/engine/load-closed.ts
 var import_autocannon = __toESM(require_autocannon(), 1);
@@ -91571,7 +91694,7 @@ async function resolveSides(request3) {
       );
     }
   }
-  return { root, head, base: { ref: request3.baseRef, sha: baseSha, dirty: false } };
+  return { root, head, base: { ref: request3.baseRef, sha: baseSha, dirty: false }, workTree: !request3.headRef };
 }
 async function readAtCommit(root, sha2, path) {
   const spec = `${sha2}:${path.split(/[\\/]/).filter((p) => p && p !== ".").join("/")}`;
@@ -91583,7 +91706,7 @@ async function readAtCommit(root, sha2, path) {
   return git(["show", spec], root);
 }
 async function prepareTrees(request3, ports) {
-  const { root, head: headInfo, base: baseInfo } = await resolveSides(request3);
+  const { root, head: headInfo, base: baseInfo, workTree } = request3.sides;
   const created = [];
   const dispose = async () => {
     for (const dir of created.reverse()) {
@@ -91605,13 +91728,13 @@ async function prepareTrees(request3, ports) {
   };
   try {
     let headRoot;
-    if (request3.headRef || !headInfo.dirty) {
+    if (!workTree || !headInfo.dirty) {
       headRoot = await addWorktree("head", headInfo.sha);
     } else {
       const snapshot = await git(["-c", "user.name=perfgate", "-c", "user.email=perfgate@invalid", "stash", "create"], root);
       headRoot = await addWorktree("head", snapshot || headInfo.sha);
     }
-    if (!request3.headRef) await copyUntracked(root, headRoot, dirname2(request3.scratchDir));
+    if (workTree) await copyUntracked(root, headRoot, dirname2(request3.scratchDir));
     const head = { side: "head", ...headInfo, root: headRoot };
     const base = { side: "base", ...baseInfo, root: await addWorktree("base", baseInfo.sha) };
     ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} \u2192 head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? " (uncommitted changes)" : ""}`);
@@ -92681,29 +92804,30 @@ var SLICE_OVERHEAD_MS = 40;
 var PROFILE_SIDE_OVERHEAD_MS = 4e3;
 var PROFILE_RENDER_MS = 5e3;
 var PROFILE_WARMUP_CAP_MS2 = 2e3;
-function measureMs(config2, pairs, blocks) {
+function measureMs(config2, blocks) {
   const scenarios = config2.scenarios.length;
-  const { sliceMs, warmupMs, instances, mode } = config2.load;
+  const { sliceMs, warmupMs, mode } = config2.load;
   const slicesPerPair = mode === "simultaneous" ? 1 : 2;
   const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
-  return blocks * (START_ALLOWANCE_MS + scenarios * warmupPerStartPair * instances) + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+  const starts = blocks.reduce((n, b) => n + b.instances, 0);
+  const pairs = blocks.reduce((n, b) => n + b.pairs, 0);
+  return blocks.length * START_ALLOWANCE_MS + scenarios * warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
 }
-function estimateRun(config2) {
+function estimateRun(config2, plan = buildPlan(config2, config2.seed ?? 0)) {
   const phases = [];
   const { pairs, blocks, sliceMs, warmupMs } = config2.load;
   const scenarios = config2.scenarios.length;
   let stopsMeasured = [];
   let measure = 0;
   if (scenarios > 0) {
-    measure = measureMs(config2, pairs, blocks);
+    measure = measureMs(config2, plan.blocks);
     phases.push({
       phase: "measure",
       ms: measure,
       detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
     });
-    const sequential = planSequential(config2);
-    if (sequential) {
-      stopsMeasured = sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config2, look.pairs, look.afterBlock + 1) - measure }));
+    if (plan.sequential) {
+      stopsMeasured = plan.sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config2, plan.blocks.slice(0, look.afterBlock + 1)) - measure }));
     }
   }
   let note = null;
@@ -93661,22 +93785,12 @@ async function runCompare(request3, ports) {
   const env = scrubEnv(ports.env, ports.secrets);
   let session = null;
   ports.progress({ phase: "workspace" });
-  const trees = await prepareTrees(
-    {
-      repoDir: request3.repoDir,
-      baseRef: request3.baseRef,
-      mergeBase: request3.mergeBase,
-      headRef: request3.headRef,
-      scratchDir: join16(request3.outDir, "trees")
-    },
-    ports
-  );
+  const trees = await prepareTrees({ sides: request3.sides, scratchDir: join16(request3.outDir, "trees") }, ports);
   try {
-    const config2 = request3.loadConfig(trees.head.root);
+    const { config: config2, plan } = request3;
     const services = { base: request3.baseConfig?.service ?? config2.service, head: config2.service };
     loadScenarioValues(config2.scenarios, serviceDir(trees.head, config2.service));
-    const seed = config2.seed ?? randomSeed();
-    const plan = buildPlan(config2, seed);
+    const { seed } = plan;
     ports.logger.info(`seed ${seed} (pass --seed ${seed} or seed: ${seed} to repeat this order)`);
     const results = {
       schema: "perfgate/results",
@@ -93704,7 +93818,7 @@ async function runCompare(request3, ports) {
       ...request3.github && { github: request3.github }
     };
     session = new RunSession(results, resultsPath, env, logDir, request3.tracker, ports, request3.signal);
-    const sequential = request3.look ? planSequential(config2) : null;
+    const sequential = request3.look && plan.sequential ? { ...plan.sequential, taken: [] } : null;
     if (sequential) results.sequential = sequential;
     results.warnings.push(...configWarnings(config2, request3));
     if (config2.service.env.NODE_ENV && config2.service.env.NODE_ENV !== "production") {
@@ -94091,6 +94205,99 @@ function configWarnings(config2, request3) {
   }
   if (changes.length === 0) return [];
   return [{ code: "config-changed", message: `This pull request changes perfgate's configuration: ${changes.join("; ")}.` }];
+}
+
+// src/results/verdicts.ts
+var VERDICTS_SCHEMA = "perfgate/verdicts";
+var VERDICTS_VERSION = 1;
+var finite2 = (x) => Number.isFinite(x) ? x : null;
+function paired(kind, metric, scenario, benchmark, c, culprit = null) {
+  return {
+    kind,
+    metric,
+    scenario,
+    benchmark,
+    gated: c.gated,
+    limit: c.limit,
+    n: c.n,
+    estimate: c.change,
+    interval: [finite2(c.ciLow), finite2(c.ciHigh)],
+    p: finite2(c.p),
+    pAdjusted: finite2(c.pAdjusted),
+    verdict: c.verdict,
+    higherIsBetter: c.higherIsBetter,
+    worsening: c.higherIsBetter ? -c.change : c.change,
+    base: finite2(c.baseMedian),
+    head: finite2(c.headMedian),
+    culprit
+  };
+}
+function scenarioUnchanged(analysis, scenario) {
+  const own3 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
+  return own3.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
+}
+function culpritOf2(results, analysis, scenario) {
+  if (scenarioUnchanged(analysis, scenario)) return null;
+  const culprit = culpritOfScenario(results.profiles, scenario, results);
+  if (culprit === null) return null;
+  const { fn } = culprit;
+  const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
+  const { edited } = culprit;
+  const changedFunction = edited && { function: displayName(edited), file: edited.file, line: edited.line, addedUs: edited.added };
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, changedFunction, text: culprit.text };
+}
+function buildVerdicts(results, analysis) {
+  const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null]));
+  for (const scenario of culprits.keys()) culprits.set(scenario, culpritOf2(results, analysis, scenario));
+  const metrics = [
+    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c, culprits.get(c.scenario) ?? null)),
+    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
+    ...(analysis.health?.heap ?? []).map(
+      (h) => ({
+        kind: "heap",
+        metric: "heap_growth",
+        scenario: h.scenario,
+        benchmark: null,
+        gated: h.gated,
+        limit: h.limit,
+        n: null,
+        estimate: h.change,
+        interval: null,
+        p: null,
+        pAdjusted: null,
+        verdict: h.verdict,
+        higherIsBetter: false,
+        worsening: h.change,
+        base: finite2(h.baseMbPer10k),
+        head: finite2(h.headMbPer10k),
+        culprit: null
+      })
+    ),
+    ...(analysis.benchmarks?.comparisons ?? []).map(
+      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
+    )
+  ];
+  return {
+    schema: VERDICTS_SCHEMA,
+    version: VERDICTS_VERSION,
+    decision: analysis.decision,
+    status: results.status,
+    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
+    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
+    regressions: analysis.regressions,
+    improvements: analysis.improvements,
+    worst: worstOf(metrics),
+    metrics,
+    warnings: analysis.warnings
+  };
+}
+function worstOf(metrics) {
+  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
+  const regressions = gated.filter((m) => m.verdict === "regression");
+  const relative10 = (list3) => list3.some((m) => m.kind !== "heap") ? list3.filter((m) => m.kind !== "heap") : list3;
+  const failingRoutes = regressions.filter((m) => m.metric === "errors");
+  const pool = relative10(failingRoutes.length > 0 ? failingRoutes : regressions.length > 0 ? regressions : gated);
+  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
 }
 
 // src/gate/text.ts
@@ -95524,6 +95731,72 @@ function decideVerdict(c, alpha) {
   return "inconclusive";
 }
 
+// src/gate/look.ts
+var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
+var unchangedScenarios = (results) => {
+  const analysis = compareResults(results);
+  return results.scenarios.map((s) => s.name).filter((name2) => scenarioUnchanged(analysis, name2));
+};
+
+// src/compare/service.ts
+function resolveComparison(input2) {
+  return preflight({
+    repoDir: input2.repoDir,
+    baseRef: input2.baseRef,
+    mergeBase: input2.mergeBase,
+    headRef: input2.headRef,
+    configFile: input2.configFile,
+    overrides: buildOverrides(input2.settings),
+    overridesSource: input2.settingsSource,
+    scenarios: scenarioArgs(input2.settings)
+  });
+}
+function planComparison(config2) {
+  const plan = buildPlan(config2, config2.seed ?? randomSeed());
+  return { plan, estimate: estimateRun(config2, plan) };
+}
+function runComparison(request3, ports) {
+  const { checked } = request3;
+  return runCompare(
+    {
+      sides: checked,
+      config: checked.config,
+      baseConfig: checked.baseConfig,
+      baseConfigProblem: checked.baseConfigProblem,
+      plan: request3.planned.plan,
+      baseLabel: request3.baseLabel,
+      outDir: request3.outDir,
+      toolsDir: request3.toolsDir,
+      tracker: request3.tracker,
+      toolVersion: VERSION,
+      signal: request3.signal,
+      look: interimLook,
+      unchangedScenarios,
+      ...request3.github && { github: request3.github }
+    },
+    { ...ports, secrets: secretsFrom(ports.env) }
+  );
+}
+function cancelOnSignals(tracker) {
+  const abort = new AbortController();
+  let received = null;
+  const onSignal = (signal) => {
+    received = signal;
+    abort.abort();
+    void tracker.killAll(1e3);
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    signal: abort.signal,
+    received: () => received,
+    release() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+  };
+}
+
 // src/history/collect.ts
 import { readdirSync as readdirSync6 } from "node:fs";
 import { join as join17, relative as relative7 } from "node:path";
@@ -95536,7 +95809,7 @@ var LIST_MAX = 1e5;
 var name = external_exports.string().max(NAME_MAX);
 var message = external_exports.string().max(MESSAGE_MAX);
 var count = external_exports.int().min(0);
-var finite2 = external_exports.number();
+var finite3 = external_exports.number();
 var nonNegative = external_exports.number().min(0);
 var positive = external_exports.number().gt(0);
 var fraction = external_exports.number().min(0).max(1);
@@ -95830,7 +96103,7 @@ var benchmarkRecordSchema = external_exports.object({
   /** The one number per process: 1 / mean time per operation, operations per second. null when it threw. */
   opsPerSec: nonNegative.nullable(),
   /** The library's relative margin of error, % (benchmark.js, tinybench); null when it has none. */
-  rme: finite2.nullable(),
+  rme: finite3.nullable(),
   /** Samples the library took in this process (benchmark.js: cycles; tinybench, mitata: timed batches or calls). */
   sampleCount: count,
   /** Those samples as ns per operation; at most 1,000, evenly spaced, when the library took more. */
@@ -97550,99 +97823,6 @@ function describeIncomplete(results, analysis, escapeText) {
   return `${cause}. The verdicts use the ${describeMeasured(results, analysis).join(" and ")} measured so far.`;
 }
 
-// src/results/verdicts.ts
-var VERDICTS_SCHEMA = "perfgate/verdicts";
-var VERDICTS_VERSION = 1;
-var finite3 = (x) => Number.isFinite(x) ? x : null;
-function paired(kind, metric, scenario, benchmark, c, culprit = null) {
-  return {
-    kind,
-    metric,
-    scenario,
-    benchmark,
-    gated: c.gated,
-    limit: c.limit,
-    n: c.n,
-    estimate: c.change,
-    interval: [finite3(c.ciLow), finite3(c.ciHigh)],
-    p: finite3(c.p),
-    pAdjusted: finite3(c.pAdjusted),
-    verdict: c.verdict,
-    higherIsBetter: c.higherIsBetter,
-    worsening: c.higherIsBetter ? -c.change : c.change,
-    base: finite3(c.baseMedian),
-    head: finite3(c.headMedian),
-    culprit
-  };
-}
-function scenarioUnchanged(analysis, scenario) {
-  const own3 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
-  return own3.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
-}
-function culpritOf2(results, analysis, scenario) {
-  if (scenarioUnchanged(analysis, scenario)) return null;
-  const culprit = culpritOfScenario(results.profiles, scenario, results);
-  if (culprit === null) return null;
-  const { fn } = culprit;
-  const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
-  const { edited } = culprit;
-  const changedFunction = edited && { function: displayName(edited), file: edited.file, line: edited.line, addedUs: edited.added };
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, changedFunction, text: culprit.text };
-}
-function buildVerdicts(results, analysis) {
-  const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null]));
-  for (const scenario of culprits.keys()) culprits.set(scenario, culpritOf2(results, analysis, scenario));
-  const metrics = [
-    ...analysis.comparisons.map((c) => paired("http", c.metric, c.scenario, null, c, culprits.get(c.scenario) ?? null)),
-    ...(analysis.health?.comparisons ?? []).map((c) => paired("health", c.metric, c.scenario, null, c)),
-    ...(analysis.health?.heap ?? []).map(
-      (h) => ({
-        kind: "heap",
-        metric: "heap_growth",
-        scenario: h.scenario,
-        benchmark: null,
-        gated: h.gated,
-        limit: h.limit,
-        n: null,
-        estimate: h.change,
-        interval: null,
-        p: null,
-        pAdjusted: null,
-        verdict: h.verdict,
-        higherIsBetter: false,
-        worsening: h.change,
-        base: finite3(h.baseMbPer10k),
-        head: finite3(h.headMbPer10k),
-        culprit: null
-      })
-    ),
-    ...(analysis.benchmarks?.comparisons ?? []).map(
-      (c) => paired("benchmark", "ops_per_sec", null, [c.file, c.suite, c.name].filter(Boolean).join(" \u203A "), c)
-    )
-  ];
-  return {
-    schema: VERDICTS_SCHEMA,
-    version: VERDICTS_VERSION,
-    decision: analysis.decision,
-    status: results.status,
-    base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
-    head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
-    regressions: analysis.regressions,
-    improvements: analysis.improvements,
-    worst: worstOf(metrics),
-    metrics,
-    warnings: analysis.warnings
-  };
-}
-function worstOf(metrics) {
-  const gated = metrics.filter((m) => m.gated && Number.isFinite(m.worsening));
-  const regressions = gated.filter((m) => m.verdict === "regression");
-  const relative10 = (list3) => list3.some((m) => m.kind !== "heap") ? list3.filter((m) => m.kind !== "heap") : list3;
-  const failingRoutes = regressions.filter((m) => m.metric === "errors");
-  const pool = relative10(failingRoutes.length > 0 ? failingRoutes : regressions.length > 0 ? regressions : gated);
-  return pool.reduce((worst, m) => worst === null || m.worsening > worst.worsening ? m : worst, null);
-}
-
 // src/report/markdown.ts
 var VERDICT_CELLS = {
   fail: "\u274C regression",
@@ -98650,129 +98830,6 @@ function renderTerminal(results, analysis, options = {}) {
   return lines.join("\n") + "\n";
 }
 
-// src/config/options.ts
-function numeric(value) {
-  return /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
-}
-function section(doc, name2) {
-  doc[name2] ??= {};
-  return doc[name2];
-}
-function at(path, options = {}) {
-  const parts = path.split(".");
-  return (doc, value) => {
-    let target = doc;
-    for (const part of parts.slice(0, -1)) target = section(target, part);
-    target[parts.at(-1)] = options.numeric && typeof value === "string" ? numeric(value) : value;
-  };
-}
-var OPTIONS = [
-  { name: "start", key: "service.start", value: "<command>", help: "command that starts the service", apply: at("service.start") },
-  {
-    name: "install",
-    key: "service.install",
-    value: "<command>",
-    help: 'install command ("false" to skip; default from the lockfile)',
-    apply: (doc, v) => {
-      section(doc, "service").install = v === "false" ? false : v;
-    }
-  },
-  { name: "build", key: "service.build", value: "<command>", help: "build command, after install", apply: at("service.build") },
-  { name: "working-directory", key: "service.cwd", value: "<dir>", help: "directory of the service in the repository", apply: at("service.cwd") },
-  { name: "ready-path", key: "service.ready.path", value: "<path>", help: "path that must answer 2xx before the service is ready", apply: at("service.ready.path") },
-  { name: "ready-timeout", key: "service.ready.timeout", value: "<duration>", help: "how long the service may take to be ready", apply: at("service.ready.timeout", { numeric: true }) },
-  {
-    name: "scenarios",
-    key: "scenarios",
-    list: true,
-    value: '<name | "METHOD /path">',
-    help: "a scenario of perfgate.yml by name, or an ad-hoc one (repeatable)",
-    aliases: ["scenario"],
-    // Kept apart: names select from the file's scenarios once it is read (selectScenarios).
-    apply: () => {
-    }
-  },
-  { name: "pairs", key: "load.pairs", value: "<n>", help: "base/head slice pairs per scenario", apply: at("load.pairs", { numeric: true }) },
-  { name: "blocks", key: "load.blocks", value: "<n>", help: "blocks of fresh starts, pairs split across them", apply: at("load.blocks", { numeric: true }) },
-  { name: "instances", key: "load.instances", value: "<n>", help: "fresh starts of each side per block", apply: at("load.instances", { numeric: true }) },
-  { name: "load-mode", key: "load.mode", value: "<mode>", help: "simultaneous (both sides at once) or alternate", apply: at("load.mode") },
-  { name: "pin", key: "load.pin", value: "<auto|on|off>", help: "pin the load generator apart from the services", apply: at("load.pin") },
-  { name: "slice", key: "load.slice", value: "<duration>", help: "length of one measured slice", apply: at("load.slice", { numeric: true }) },
-  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per start pair and scenario", apply: at("load.warmup", { numeric: true }) },
-  { name: "connections", key: "load.connections", value: "<n>", help: "concurrent connections", apply: at("load.connections", { numeric: true }) },
-  { name: "pipelining", key: "load.pipelining", value: "<n>", help: "requests in flight per connection", apply: at("load.pipelining", { numeric: true }) },
-  { name: "throughput-limit", key: "gate.throughput", value: "<pct>", help: "throughput drop that fails", apply: at("gate.throughput", { numeric: true }) },
-  { name: "latency-p99-limit", key: "gate.latency_p99", value: "<pct>", help: "p99 latency rise that fails", apply: at("gate.latency_p99", { numeric: true }) },
-  { name: "seed", key: "seed", value: "<n>", help: "seed of the random pair order (default random, printed)", apply: at("seed", { numeric: true }) },
-  {
-    name: "benchmarks",
-    key: "benchmarks.files",
-    list: true,
-    value: "<glob>",
-    help: "micro-benchmark files (repeatable)",
-    aliases: ["benchmark"],
-    // As a mapping, so the file's other benchmarks keys (rounds, timeout, budget) still apply.
-    apply: (doc, v) => {
-      const files = v.map((g) => g.trim()).filter(Boolean);
-      if (files.length) section(doc, "benchmarks").files = files;
-    }
-  },
-  { name: "benchmark-rounds", key: "benchmarks.rounds", value: "<n>", help: "fresh processes per benchmark file and side", aliases: ["rounds"], apply: at("benchmarks.rounds", { numeric: true }) },
-  { name: "benchmarks-limit", key: "gate.benchmarks", value: "<pct>", help: "micro-benchmark ops/s drop that fails", apply: at("gate.benchmarks", { numeric: true }) },
-  {
-    name: "profile",
-    key: "profile",
-    value: "<true|false>",
-    help: "the profiling phase (hot functions, flamegraphs); --no-profile = false",
-    apply: (doc, v) => {
-      const value = v.trim().toLowerCase();
-      if (value === "false" || value === "off") doc.profile = false;
-      else if (value === "true" || value === "on") section(doc, "profile").enabled = true;
-      else doc.profile = v;
-    }
-  },
-  {
-    name: "profile-duration",
-    key: "profile.duration",
-    value: "<duration>",
-    help: "profiled load per side and scenario",
-    // Means nothing when profiling is off (profile comes first in this table).
-    apply: (doc, v) => {
-      if (doc.profile !== false) at("profile.duration", { numeric: true })(doc, v);
-    }
-  }
-];
-function buildOverrides(values) {
-  const doc = {};
-  for (const option of OPTIONS) {
-    const raw = values[option.name];
-    if (raw === void 0) continue;
-    const value = Array.isArray(raw) ? raw.map((v) => v.trim()).filter(Boolean) : raw;
-    if (value.length === 0) continue;
-    option.apply(doc, value);
-  }
-  return doc;
-}
-function scenarioArgs(values) {
-  const raw = values.scenarios;
-  return (Array.isArray(raw) ? raw : raw ? [raw] : []).map((s) => s.trim()).filter(Boolean);
-}
-function optionsUsage() {
-  const rows = OPTIONS.map((o) => {
-    const flag = `--${o.name} ${o.value}`;
-    const aliases = o.aliases?.length ? ` (also ${o.aliases.map((a) => `--${a}`).join(", ")})` : "";
-    return `  ${flag.padEnd(34)} ${o.key}: ${o.help}${aliases}`;
-  });
-  return rows.join("\n");
-}
-
-// src/gate/look.ts
-var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
-var unchangedScenarios = (results) => {
-  const analysis = compareResults(results);
-  return results.scenarios.map((s) => s.name).filter((name2) => scenarioUnchanged(analysis, name2));
-};
-
 // src/cli/init.ts
 import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
 import { dirname as dirname7, join as join22, relative as relative9, resolve as resolve3 } from "node:path";
@@ -99309,27 +99366,27 @@ async function checkRoutes(pre, env) {
   const answered = checks.map((c) => `${c.scenario.name} ${c.answer ? c.answer.status : `not asked (${c.skipReason})`}`);
   return `routes   asked once in the work tree: ${answered.join(", ")}`;
 }
-function renderPlan(pre, headIsWorkTree, routes = null) {
+function renderPlan(pre, planned, routes = null) {
   const { config: config2 } = pre;
-  const estimate = estimateRun(config2);
+  const { plan, estimate } = planned;
   const short = (sha2) => sha2.slice(0, 7);
   const lines = [];
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? " with uncommitted changes" : ""}`);
   lines.push(`config   ${pre.configSource ?? "no file (flags only)"}`);
-  lines.push(...serviceLines(config2, headIsWorkTree ? join23(pre.root, config2.service.cwd) : null));
+  lines.push(...serviceLines(config2, pre.workTree ? join23(pre.root, config2.service.cwd) : null));
   if (config2.scenarios.length > 0) {
     lines.push(`scenarios (${config2.scenarios.length}):`);
     for (const s of config2.scenarios) {
       lines.push(`  ${s.name}  \xB7 ${s.connections} connection${s.connections === 1 ? "" : "s"}${s.pipelining > 1 ? `, pipelining ${s.pipelining}` : ""}`);
     }
     if (routes) lines.push(routes);
-    const sizes = pairsPerBlock(config2);
+    const sizes = plan.blocks.map((b) => b.pairs);
     const { load } = config2;
     lines.push(
       `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start and scenario`
     );
-    const starts = sizes.map((n) => Math.min(n, load.instances));
+    const starts = plan.blocks.map((b) => b.instances);
     lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(" + ")} by block, fresh in each; a block's pairs are rotated over its starts)`);
   }
   const gated = Object.entries(config2.gate).filter(
@@ -99338,7 +99395,7 @@ function renderPlan(pre, headIsWorkTree, routes = null) {
   lines.push(`gate     ${gated.map(([key, rule2]) => `${key} ${key === "errors" ? formatLimit("errors", rule2.limit) : formatPercent(rule2.limit)}`).join(", ")} (alpha ${config2.alpha})`);
   lines.push(`seed     ${config2.seed ?? "random (printed at the start of the run)"}`);
   lines.push("", "phases:");
-  lines.push(`  prepare   worktree of base${headIsWorkTree ? "" : " and of head"}, then install and build in each (not estimated)`);
+  lines.push(`  prepare   worktree of base${pre.workTree ? "" : " and of head"}, then install and build in each (not estimated)`);
   for (const phase of estimate.phases) lines.push(`  ${phase.phase.padEnd(9)} ~${formatMs(phase.ms).padEnd(7)} ${phase.detail}`);
   lines.push("", estimateLine(estimate));
   if (estimate.note) lines.push(`(${estimate.note})`);
@@ -99718,57 +99775,32 @@ async function compare(values, io, color, dryRun) {
   const root = await repositoryRoot(io.cwd);
   const baseRef = values.base ?? await defaultBranch(root);
   const outDir = values.out ? resolve4(io.cwd, values.out) : join24(tmpdir5(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
-  const settings = settingsOf(values);
-  const overrides = buildOverrides(settings);
-  const checked = await preflight({
+  const checked = await resolveComparison({
     repoDir: root,
     baseRef,
     mergeBase: true,
     headRef: values.head ?? null,
     configFile: values.config ?? null,
-    overrides,
-    overridesSource: "command-line flags",
-    scenarios: scenarioArgs(settings)
+    settings: settingsOf(values),
+    settingsSource: "command-line flags"
   });
   const { config: config2 } = checked;
+  const planned = planComparison(config2);
   if (dryRun) {
-    io.stdout.write(renderPlan(checked, values.head === void 0, await planRoutes(checked, values, io.env)));
+    io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env)));
     return exitCodes.pass;
   }
-  const estimate = estimateRun(config2);
+  const { estimate } = planned;
   const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config: config2, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
   const tracker = new ProcessTracker();
-  const abort = new AbortController();
-  let signalled = null;
-  const onSignal = (signal) => {
-    signalled = signal;
-    abort.abort();
-    void tracker.killAll(1e3);
-  };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  const cancel = cancelOnSignals(tracker);
   const onExit = () => void tracker.killAll(0);
   process.once("exit", onExit);
   try {
-    const { results, resultsPath } = await runCompare(
-      {
-        repoDir: root,
-        baseRef,
-        mergeBase: true,
-        headRef: values.head ?? null,
-        outDir,
-        loadConfig: () => config2,
-        baseConfig: checked.baseConfig,
-        baseConfigProblem: checked.baseConfigProblem,
-        tracker,
-        toolVersion: VERSION,
-        toolsDir: toolsDir(io.env),
-        signal: abort.signal,
-        look: interimLook,
-        unchangedScenarios
-      },
-      { logger, progress, env: io.env, secrets: secretsFrom(io.env) }
+    const { results, resultsPath } = await runComparison(
+      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal },
+      { logger, progress, env: io.env }
     );
     if (values.json) copyTo(resolve4(io.cwd, values.json), `${JSON.stringify(results, null, 2)}
 `);
@@ -99776,6 +99808,7 @@ async function compare(values, io, color, dryRun) {
 `);
     return finish(results, values, io, color, resultsPath);
   } catch (e) {
+    const signalled = cancel.received();
     if (signalled === null) throw e;
     io.stderr.write(`
 perfgate: ${e.message}
@@ -99785,8 +99818,7 @@ perfgate: ${e.message}
 `);
     return signalled === "SIGINT" ? exitCodes.sigint : exitCodes.sigterm;
   } finally {
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
+    cancel.release();
     process.off("exit", onExit);
   }
 }
