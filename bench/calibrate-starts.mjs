@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// Calibration matrix with the process start as the unit: six kinds of service, effects of 0, 3,
-// 5 and 10% more work, quiet or with a noisy neighbour. A benchmark, not a test.
+// Calibration matrix with the process start as the unit: eight kinds of service (six closed-loop
+// ones, the http service at a fixed rate, and a service with a PostgreSQL database), effects of 0,
+// 3, 5 and 10% more work, quiet or with a noisy neighbour. A benchmark, not a test.
 //
-//   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster]
+//   node bench/calibrate-starts.mjs record [--kinds http,express,fastify,cpu,io,cluster,rate]
+//   npx tsx bench/calibrate-starts.mjs record --kinds pg …   (starts its own PostgreSQL server)
 //        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 3] [--instances 8]
 //        [--pairs-per-start 3] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
 //   node bench/calibrate-starts.mjs report [--in FILE[,FILE…]] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
@@ -36,7 +38,17 @@ import { renderRatePlot } from './plot.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DEFAULT_FILE = join(root, 'docs', 'calibration', 'starts.jsonl');
-export const KINDS = ['http', 'express', 'fastify', 'cpu', 'io', 'cluster'];
+export const KINDS = ['http', 'express', 'fastify', 'cpu', 'io', 'cluster', 'rate', 'pg'];
+
+/**
+ * Kinds that are another kind's service measured differently: "rate" is the http service at a
+ * fixed rate of 60% of base's capacity (open loop), "pg" a service with a database (its
+ * service.setup makes each side's database on the PostgreSQL server `record` starts).
+ */
+const KIND_SETUPS = {
+  rate: { dir: 'http', scenarios: ['  - name: GET /json', '    path: /json', '    rate: 60%'] },
+  pg: { dir: 'pg', scenarios: ['  - GET /json'], service: (pg) => ['  setup: node setup.js', `  env: { PGHOST: ${pg.host}, PGPORT: "${pg.port}", PGUSER: ${pg.user} }`] },
+};
 
 // ------------------------------------------------------------------------------------ record
 
@@ -52,14 +64,16 @@ export function readLines(file) {
     .map((line) => JSON.parse(line));
 }
 
-function makeRepo(scratch, cell, load) {
+function makeRepo(scratch, cell, load, pg) {
   const repo = join(scratch, cellKey(cell).replace(/[/%]/g, '_'));
   rmSync(repo, { recursive: true, force: true });
   mkdirSync(repo, { recursive: true });
   const git = (...args) => execFileSync('git', ['-c', 'user.name=calibrate', '-c', 'user.email=calibrate@perfgate.invalid', ...args], { cwd: repo });
-  cpSync(join(root, 'bench', 'services', cell.kind), repo, { recursive: true });
+  const setup = KIND_SETUPS[cell.kind] ?? { dir: cell.kind, scenarios: ['  - GET /json'] };
+  cpSync(join(root, 'bench', 'services', setup.dir), repo, { recursive: true });
   cpSync(join(root, 'bench', 'services', 'work.js'), join(repo, 'work.js'));
-  const yaml = ['service:', '  start: node server.js', 'scenarios:', '  - GET /json', `load: ${JSON.stringify(load)}`, 'profile: false', ''].join('\n');
+  const service = ['service:', '  start: node server.js', ...(setup.service ? setup.service(pg) : [])];
+  const yaml = [...service, 'scenarios:', ...setup.scenarios, `load: ${JSON.stringify(load)}`, 'profile: false', ''].join('\n');
   writeFileSync(join(repo, 'perfgate.yml'), yaml);
   writeFileSync(join(repo, 'work.json'), '{"extra": 0}\n');
   writeFileSync(join(repo, '.gitignore'), 'node_modules/\nresults.json\n');
@@ -110,12 +124,15 @@ async function record(values) {
   const scratch = mkdtempSync(join(tmpdir(), 'perfgate-starts-'));
   const repos = new Map();
   const rounds = Number(values.rounds);
+  // The database kind's server, one for the session: test/helpers/postgres.ts, so run the harness
+  // with tsx for it (npx tsx bench/calibrate-starts.mjs record --kinds pg).
+  const pg = kinds.includes('pg') ? await (await import('../test/helpers/postgres.ts')).startPostgres() : null;
   try {
     for (let r = 1; r <= rounds; r++) {
       for (const cell of cells) {
         const key = cellKey(cell);
         if ((done.get(key) ?? 0) >= r) continue;
-        if (!repos.has(key)) repos.set(key, makeRepo(scratch, cell, load));
+        if (!repos.has(key)) repos.set(key, makeRepo(scratch, cell, load, pg));
         const line = await recordOnce(cli, repos.get(key), cell, r);
         appendFileSync(file, `${JSON.stringify(line)}\n`);
         if (!line.error) done.set(key, r);
@@ -124,6 +141,7 @@ async function record(values) {
       }
     }
   } finally {
+    await pg?.stop();
     rmSync(scratch, { recursive: true, force: true });
   }
 }
@@ -489,7 +507,8 @@ if (isMain) {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      kinds: { type: 'string', default: KINDS.join(',') },
+      // pg needs tsx (its PostgreSQL helper is TypeScript): named only when asked for
+      kinds: { type: 'string', default: KINDS.filter((k) => k !== 'pg').join(',') },
       effects: { type: 'string', default: '0,3,5,10' },
       noise: { type: 'string', default: 'off' },
       rounds: { type: 'string', default: '1' },

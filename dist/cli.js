@@ -97703,7 +97703,7 @@ function explainIo(c) {
   if (c.roundTripsChanged) {
     if (c.base === null) return "a new destination: every request now goes there";
     if (c.head === null) return "no longer contacted";
-    return more ? "more round trips per request: a query per item (N+1), or a lost batch or cache?" : "fewer round trips per request";
+    return more ? "more round trips per request: a query per item (N+1), a bigger result fetched in more batches, or a lost batch or cache?" : "fewer round trips per request";
   }
   if (c.waitChanged) {
     const longer = (c.head?.waitMsPerRequest ?? 0) > (c.base?.waitMsPerRequest ?? 0);
