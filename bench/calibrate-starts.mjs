@@ -174,7 +174,9 @@ function sd(values) {
 async function spread(values) {
   const gate = await import('./analyze.mjs');
   console.log('run | load s | pairs per start | SD within a start | SD of start means | start offset SD | throughput over starts | the CLI: decision, gated verdicts');
-  for (const line of readLines(resolve(values.in)).filter((l) => !l.error)) {
+  for (const line of readLines(resolve(values.in))
+    .filter((l) => !l.error)
+    .map((l) => gate.upgradeLine(l, values.in))) {
     for (const scenario of line.results.scenarios) {
       const byStart = new Map();
       for (const pair of scenario.pairs) {
@@ -469,7 +471,8 @@ export function renderTables(rows, draws) {
 }
 
 async function report(values) {
-  const lines = values.in.split(',').flatMap((file) => readLines(resolve(file)));
+  const { upgradeLine } = await import('./analyze.mjs');
+  const lines = values.in.split(',').flatMap((file) => readLines(resolve(file)).map((l) => (l.error ? l : upgradeLine(l, file))));
   if (lines.length === 0) throw new Error(`${values.in} has no recorded runs: run \`record\` first.`);
   // --draw-load '{"instances":8,"pairs":48}': draw gate runs in another layout than the defaults'
   // (the pools' start pairs, up to the layout's pairs per start; only the runs recorded in that

@@ -413,7 +413,8 @@ export async function summarize(lines) {
   // recorded results say (the table must describe the code as it is).
   const ok = lines
     .filter((l) => !l.error && l.results?.scenarios?.[0]?.pairs?.length > 0)
-    .map((l) => ({ ...l, results: { ...l.results, config: { ...l.results.config, gate: { ...gate.DEFAULT_GATE } } } }));
+    .map((l) => gate.upgradeLine(l, 'a recorded run'))
+    .map((l) => ({ ...l, results: { ...l.results, config: { ...l.results.config, gate: { ...gate.DEFAULT_GATE, heap_growth: { ...gate.DEFAULT_HEAP_GROWTH } } } } }));
   const groups = new Map();
   for (const line of ok) {
     const group = `${line.setting}/${line.noise ? 'noisy' : 'quiet'}`;

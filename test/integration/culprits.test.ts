@@ -209,8 +209,13 @@ profile: { duration: 2s }
       assert.equal(first!.line, lineOf('culprits/deopt-head.js', 'function sumPrices'));
       const scale = first!.scale!;
       assert.ok(first!.added! > 0.5 * (scale.head - scale.base), `sumPrices adds ${first!.added!.toFixed(0)} µs of head's ${(scale.head - scale.base).toFixed(0)} µs more CPU per request: ${rows}`);
-      // the PR changed the items sumPrices is given, not sumPrices
-      assertHeadline(run, /most new time in sumPrices \(server\.js:\d+, not changed by this PR: called more, or with larger inputs, by something that changed\)/);
+      // the PR changed the items sumPrices is given, not sumPrices: the code it changed is named
+      // beside it when that grew by 1% of base's CPU or more (makeItems' objects with a sale field
+      // cost more to build), else where to look
+      assertHeadline(
+        run,
+        /most new time in sumPrices \(server\.js:\d+, not changed by this PR(?:: called more, or with larger inputs, by something that changed\)|\); most in code this PR changed: (?:makeItems|arrow at top level) \(server\.js:\d+\))/,
+      );
       assert.match(run.stdout, /sumPrices ! +server\.js:\d+ +[\d.]+ (µs|ms) +[\d.]+ (µs|ms) +\+[\d.]+ (µs|ms)/);
     });
   });
