@@ -1,9 +1,10 @@
 /**
- * The compare sequence, one for every caller: the CLI, the action and (from results.json) a merge
- * of shards. Refs and configuration are resolved once (resolveComparison), the run is planned
- * and estimated from that plan (planComparison), and the run executes that very plan with what
- * was resolved (runComparison). The shells only translate: flags or inputs into these requests,
- * and the outcome into an exit status, outputs, a comment.
+ * The compare sequence, one for every caller: the CLI and the action (a matrix shard's subset of
+ * scenarios belongs here as a parameter, not as a new sequence). Refs and configuration are
+ * resolved once (resolveComparison), the run is planned and estimated from that plan
+ * (planComparison), and the run executes that very plan with what was resolved (runComparison).
+ * The shells only translate: flags or inputs into these requests, and the outcome into an exit
+ * status, outputs, a comment.
  */
 import { buildOverrides, type OptionValues, scenarioArgs } from '../config/options.js';
 import type { PerfgateConfig } from '../config/types.js';
