@@ -23,6 +23,14 @@ export interface Boundary {
    * program and all it starts are inside from their first instruction.
    */
   wrap(file: string, args: readonly string[]): [string, string[]];
+  /** The cgroup every process of the pull request's code starts in, as /proc/<pid>/cgroup names it in the hierarchy of `version`. */
+  cgroup: { version: 1 | 2; path: string };
+  /**
+   * CPU seconds used so far by everything inside (`pr` and whatever moved up into the top
+   * directory), from cgroup v2's cpu.stat, which the kernel keeps whether or not the cpu
+   * controller is enabled; null on v1.
+   */
+  cpuSeconds(): number | null;
   /** Kills every process inside (SIGKILL); resolves once none is left. Returns how many there were. */
   kill(): Promise<number>;
   /** Kills what is left and removes the cgroups that are empty. */
@@ -156,6 +164,8 @@ function cgroupAt(top: string, version: 1 | 2, origin: string | null = null): Bo
   return {
     path: top,
     description: `cgroup v${version} ${inside}`,
+    cgroup: { version, path: `/${basename(top)}/pr` },
+    cpuSeconds: () => (version === 2 ? insideCpuSeconds(top) : null),
     wrap: (file, args) => ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', join(inside, 'cgroup.procs'), file, ...args]],
     kill: () => killInside(top, inside, version),
     async close() {
@@ -177,6 +187,20 @@ function cgroupAt(top: string, version: 1 | 2, origin: string | null = null): Bo
       return killed;
     },
   };
+}
+
+/** usage_usec of a v2 cgroup's cpu.stat, in seconds; NaN when it cannot be read. */
+function usageSeconds(dir: string): number {
+  const line = read(join(dir, 'cpu.stat'))
+    .split('\n')
+    .find((l) => l.startsWith('usage_usec '));
+  return line ? Number(line.split(' ')[1]) / 1e6 : Number.NaN;
+}
+
+/** The top directory's usage (its whole subtree) less the `perfgate` leaf's (the action's own process). */
+function insideCpuSeconds(top: string): number | null {
+  const seconds = usageSeconds(top) - usageSeconds(join(top, 'perfgate'));
+  return Number.isFinite(seconds) ? seconds : null;
 }
 
 /** This process's cgroup in the mount's hierarchy (/proc/self/cgroup, cgroups(7)). */

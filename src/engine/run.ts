@@ -26,6 +26,7 @@ import { dependencyChanges } from './lockfiles.js';
 import { Service } from './service.js';
 import { type BaseSeal, sealBaseTree } from './base-seal.js';
 import { groupsCpuSeconds } from './proc-cpu.js';
+import { assertNoStrayCpu, assertUntouched, type Expected, expectedNow, type WatchedStart } from './interference.js';
 import { prepareTrees, type ResolvedSides, serviceDir, setupTree, type Tree } from './workspace.js';
 
 export interface CompareRequest {
@@ -273,6 +274,10 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
   const blocks = phase.plan.blocks.length;
   const starts: Record<Side, Service[]> = { base: [], head: [] };
   const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
+  // Before any start is spawned: what they inherit from this process.
+  const boundary = session.tracker.boundary;
+  const expected = expectedNow(boundary?.cgroup ?? null);
+  const when = `in block ${block.index + 1} of ${blocks}`;
   try {
     // Start pair by start pair: the pair's two starts spawned back to back, the side that goes
     // first alternating (bootOrder on even slots). A block's services boot at once on shared
@@ -300,6 +305,11 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       }
     }
     await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
+    const all = [...starts.base, ...starts.head];
+    assertUntouched(watchedStarts(all), expected, `${when}, while its services started`);
+    // From here to the block's end, the boundary's CPU is the starts' and nothing else's: every
+    // service.setup has run, every start is up.
+    const strayFrom = { boundary: boundary?.cpuSeconds() ?? null, starts: sum(groupsCpuSeconds(all.map((s) => s.pgid))), at: performance.now() };
     session.update((r) => {
       r.starts ??= [];
       for (const side of ['base', 'head'] as const) {
@@ -315,10 +325,16 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       // Said once per block and scenario; the pair counter shows the rest.
       if (config.load.warmupMs > 0) ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
       for (const turn of startPairTurns(plannedScenario.pairs)) {
-        await measureStartPair(session, { config, scenario, block, blocks, starts, stored }, turn);
+        await measureStartPair(session, { config, scenario, block, blocks, starts, stored, expected }, turn);
       }
     }
     assertStartsRunning(starts, 'after its slices, before the block ended');
+    assertUntouched(watchedStarts(all), expected, `${when}, after its slices`);
+    const boundaryTo = boundary?.cpuSeconds() ?? null;
+    if (strayFrom.boundary !== null && boundaryTo !== null) {
+      const startsTo = sum(groupsCpuSeconds(all.map((s) => s.pgid)));
+      assertNoStrayCpu(boundaryTo - strayFrom.boundary, startsTo - strayFrom.starts, (performance.now() - strayFrom.at) / 1000, `${when} (from its starts' readiness to its last slice)`);
+    }
   } finally {
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
@@ -351,6 +367,8 @@ interface StartPairTurn {
   blocks: number;
   starts: Record<Side, Service[]>;
   stored: Results['scenarios'][number];
+  /** What every start's processes must show (engine/interference.ts). */
+  expected: Expected;
 }
 
 /**
@@ -386,7 +404,7 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     const warmed: Slice[][] = [];
     for (const ms of warmup) {
       session.checkCancelled();
-      warmed.push(await measureSlices(both, scenario, ms, loads ?? (await open(both, ms)), !loads));
+      warmed.push(await measureSlices(both, scenario, ms, loads ?? (await open(both, ms)), !loads, turn.expected));
     }
     // Only the first turn of a scenario: a route that fails on both sides is a broken scenario,
     // not a measurement, and the rest of the run would only measure error pages.
@@ -401,14 +419,14 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
       if (loads) {
         // Both at once, on the same CPUs, over the same window: whatever slows the machine
         // slows both.
-        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false, othersThan(starts, both));
+        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false, turn.expected, othersThan(starts, both));
         both.forEach((s, i) => {
           slices[s.side] = measured[i]!;
         });
       } else {
         for (const side of planned.order) {
           const measured = [service(side)];
-          [slices[side]] = await measureSlices(measured, scenario, config.load.sliceMs, await open(measured, config.load.sliceMs), true, othersThan(starts, measured));
+          [slices[side]] = await measureSlices(measured, scenario, config.load.sliceMs, await open(measured, config.load.sliceMs), true, turn.expected, othersThan(starts, measured));
         }
       }
       const pair: Pair = {
@@ -487,7 +505,7 @@ async function resolveRate(session: RunSession, turn: StartPairTurn, both: Servi
   try {
     for (const ms of slices) {
       session.checkCancelled();
-      const measured = await measureSlices(both, closedLoop, ms, load, false);
+      const measured = await measureSlices(both, closedLoop, ms, load, false, turn.expected);
       base.push(measured.find((slice) => slice.side === 'base')!.rps);
     }
   } finally {
@@ -540,6 +558,15 @@ async function assertScenarioAnswers(scenario: ScenarioConfig, services: Service
   throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
 }
 
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** The starts as the interference check names them. */
+function watchedStarts(services: readonly Service[]): WatchedStart[] {
+  return services.map((s) => ({ side: s.side, start: typeof s.start === 'number' ? s.start : 0, pgid: s.pgid, cpus: s.cpus }));
+}
+
 /**
  * A start that dies while it waits for its turn, or after its pairs, is as much a crash as one
  * under load: every start of the block is checked before each pair and at the block's end, not
@@ -557,7 +584,15 @@ function assertStartsRunning(starts: Record<Side, Service[]>, when: string): voi
  * window opens and closes; the health each service's processes measured inside themselves comes
  * from a health window that spans the load window. A service that died is an error.
  */
-async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, load: LoadRun, closeAfter: boolean, idle: Service[] = []): Promise<Slice[]> {
+async function measureSlices(
+  services: Service[],
+  scenario: ScenarioConfig,
+  durationMs: number,
+  load: LoadRun,
+  closeAfter: boolean,
+  expected: Expected,
+  idle: Service[] = [],
+): Promise<Slice[]> {
   for (const service of services) service.assertRunning('before a load slice');
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
   // The measured starts first, then the idle ones, all read in one pass over /proc.
@@ -589,8 +624,10 @@ async function measureSlices(services: Service[], scenario: ScenarioConfig, dura
   }
   const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
   const idleCpu = idleCpuOf(idle, cpuBefore.slice(services.length), cpuAfter.slice(services.length));
+  for (const service of services) service.assertRunning(`while under load (scenario "${scenario.name}")`);
+  // After the window, never inside it: every start of the block, the ones waiting their turn too.
+  assertUntouched(watchedStarts(watched), expected, `during a slice of scenario "${scenario.name}"`);
   return services.map((service, i) => {
-    service.assertRunning(`while under load (scenario "${scenario.name}")`);
     const { served, ...sample } = samples[i]!;
     service.requestsServed += served;
     return {
