@@ -388,6 +388,10 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
   const both = first.order.map(service);
   const warmup = warmupSlices(config.load.warmupMs, config.load.sliceMs);
   assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
+  // Before and after each turn, while no load runs (a pass over /proc stalls this process, the
+  // load generator, for milliseconds): every start of the block, the ones waiting their turn too.
+  const everyStart = watchedStarts([...starts.base, ...starts.head]);
+  assertUntouched(everyStart, turn.expected, `before start pair ${first.slot + 1}'s turn in scenario "${scenario.name}" (block ${block.index + 1} of ${blocks})`);
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
   const open = (targets: Service[], ms: number) =>
@@ -404,7 +408,7 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     const warmed: Slice[][] = [];
     for (const ms of warmup) {
       session.checkCancelled();
-      warmed.push(await measureSlices(both, scenario, ms, loads ?? (await open(both, ms)), !loads, turn.expected));
+      warmed.push(await measureSlices(both, scenario, ms, loads ?? (await open(both, ms)), !loads));
     }
     // Only the first turn of a scenario: a route that fails on both sides is a broken scenario,
     // not a measurement, and the rest of the run would only measure error pages.
@@ -419,14 +423,14 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
       if (loads) {
         // Both at once, on the same CPUs, over the same window: whatever slows the machine
         // slows both.
-        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false, turn.expected, othersThan(starts, both));
+        const measured = await measureSlices(both, scenario, config.load.sliceMs, loads, false, othersThan(starts, both));
         both.forEach((s, i) => {
           slices[s.side] = measured[i]!;
         });
       } else {
         for (const side of planned.order) {
           const measured = [service(side)];
-          [slices[side]] = await measureSlices(measured, scenario, config.load.sliceMs, await open(measured, config.load.sliceMs), true, turn.expected, othersThan(starts, measured));
+          [slices[side]] = await measureSlices(measured, scenario, config.load.sliceMs, await open(measured, config.load.sliceMs), true, othersThan(starts, measured));
         }
       }
       const pair: Pair = {
@@ -451,6 +455,7 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
   } finally {
     await loads?.close();
   }
+  assertUntouched(everyStart, turn.expected, `during start pair ${first.slot + 1}'s turn in scenario "${scenario.name}" (block ${block.index + 1} of ${blocks})`);
   await sampleUnexpectedAnswers(session, turn, both, stored.pairs.slice(-pairs.length));
 }
 
@@ -505,7 +510,7 @@ async function resolveRate(session: RunSession, turn: StartPairTurn, both: Servi
   try {
     for (const ms of slices) {
       session.checkCancelled();
-      const measured = await measureSlices(both, closedLoop, ms, load, false, turn.expected);
+      const measured = await measureSlices(both, closedLoop, ms, load, false);
       base.push(measured.find((slice) => slice.side === 'base')!.rps);
     }
   } finally {
@@ -584,15 +589,7 @@ function assertStartsRunning(starts: Record<Side, Service[]>, when: string): voi
  * window opens and closes; the health each service's processes measured inside themselves comes
  * from a health window that spans the load window. A service that died is an error.
  */
-async function measureSlices(
-  services: Service[],
-  scenario: ScenarioConfig,
-  durationMs: number,
-  load: LoadRun,
-  closeAfter: boolean,
-  expected: Expected,
-  idle: Service[] = [],
-): Promise<Slice[]> {
+async function measureSlices(services: Service[], scenario: ScenarioConfig, durationMs: number, load: LoadRun, closeAfter: boolean, idle: Service[] = []): Promise<Slice[]> {
   for (const service of services) service.assertRunning('before a load slice');
   const windows = await Promise.all(services.map((service) => service.health?.begin()));
   // The measured starts first, then the idle ones, all read in one pass over /proc.
@@ -624,10 +621,8 @@ async function measureSlices(
   }
   const reports = await Promise.all(services.map((service, i) => (windows[i] === undefined ? null : service.health!.end(windows[i]!))));
   const idleCpu = idleCpuOf(idle, cpuBefore.slice(services.length), cpuAfter.slice(services.length));
-  for (const service of services) service.assertRunning(`while under load (scenario "${scenario.name}")`);
-  // After the window, never inside it: every start of the block, the ones waiting their turn too.
-  assertUntouched(watchedStarts(watched), expected, `during a slice of scenario "${scenario.name}"`);
   return services.map((service, i) => {
+    service.assertRunning(`while under load (scenario "${scenario.name}")`);
     const { served, ...sample } = samples[i]!;
     service.requestsServed += served;
     return {

@@ -67,10 +67,10 @@ const inBoundary: [string, string, RegExp | null][] = [
   ['freeze', "moves base's service into a cgroup it freezes", /base's start \d+, pid \d+ was moved to the cgroup \/perfgate-[0-9a-f-]+\/pr\/frozen \(perfgate put it in \/perfgate-[0-9a-f-]+\/pr\)/],
   ['none', 'is honest', null],
 ];
-for (const [attack, does, named] of inBoundary) {
+for (const [index, [attack, does, named]] of inBoundary.entries()) {
   test(`inside the boundary, a head that ${does} ${named ? 'gets no verdict: exit 2, naming it' : 'is not stopped'}`, { skip: !boundaryAvailable }, async (t) => {
     const repo = makeRepo(base, head(attack));
-    const opened = openBoundary(`${process.pid.toString(16).padStart(8, '0')}-7e57`, programPathOrNull('sudo'));
+    const opened = openBoundary(`${process.pid.toString(16).padStart(8, '0')}-7e5${index}`, programPathOrNull('sudo'));
     if ('unavailable' in opened) {
       t.skip(opened.unavailable);
       return;
