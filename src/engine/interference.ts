@@ -157,6 +157,7 @@ export function assertNoStrayCpu(boundarySeconds: number, startsSeconds: number,
   throw new InterferenceError(
     `Processes of the pull request's code that belong to no service start used ${((stray / seconds) * 100).toFixed(0)}% of a core ${when} ` +
       `(${stray.toFixed(2)} CPU s over ${seconds.toFixed(1)} s; limit ${STRAY_CPU_LIMIT * 100}%): something left its process group (setsid, a double fork) and kept working ` +
-      'beside the services being measured, so this run gives no verdict. A service, install or build must not leave busy processes behind (docs/security.md, "A fair comparison").',
+      'beside the services being measured, so this run gives no verdict. A service, install or build must not leave busy processes behind; a database or cache that ' +
+      'service.setup or service.install starts in the background counts as one too: start it in an earlier workflow step or as a service container (docs/security.md, "A fair comparison").',
   );
 }
