@@ -16,6 +16,8 @@ export interface IoLine {
   changed: boolean;
   /** What the change suggests, a phrase; null when unchanged. */
   reason: string | null;
+  /** The named calls behind a changed line, where the client publishes them: "most changed: GET (1.0 → 0 calls per request)"; null otherwise. */
+  named: string | null;
 }
 
 function roundTrips(side: IoSide | null): string {
@@ -52,11 +54,26 @@ export function explainIo(c: IoComparison): string | null {
   return null;
 }
 
+/** Calls per request: 0, 0.4, 1.0, 20. */
+function calls(perRequest: number): string {
+  if (perRequest === 0) return '0';
+  return perRequest < 10 ? perRequest.toFixed(1) : perRequest.toFixed(0);
+}
+
+/** The name whose calls per request changed most, "most changed: GET (1.0 → 0 calls per request)"; null when no call was named. */
+export function describeNamed(c: IoComparison): string | null {
+  const top = c.named[0];
+  if (top === undefined) return null;
+  const figures = calls(top.base) === calls(top.head) ? `${calls(top.base)} calls per request` : `${calls(top.base)} → ${calls(top.head)} calls per request`;
+  return `${calls(top.base) === calls(top.head) ? 'calls' : 'most changed'}: ${top.name} (${figures})`;
+}
+
 /** Every destination of every scenario, changed ones first, at most MAX_LINES. */
 export function ioLines(analysis: Analysis): IoLine[] {
   const lines = (analysis.io?.comparisons ?? []).map((c) => {
     const changed = c.roundTripsChanged || c.waitChanged;
-    return { scenario: c.scenario, text: describeIo(c), changed, reason: changed ? explainIo(c) : null };
+    // Names only where the line says something changed: that is where the reader asks which call.
+    return { scenario: c.scenario, text: describeIo(c), changed, reason: changed ? explainIo(c) : null, named: changed ? describeNamed(c) : null };
   });
   return [...lines.filter((l) => l.changed), ...lines.filter((l) => !l.changed)].slice(0, MAX_LINES);
 }
@@ -70,7 +87,7 @@ export function renderIoMarkdown(analysis: Analysis): string | null {
   if (lines.length === 0) return null;
   const items = lines.map(
     (l) =>
-      `- ${escapeMarkdown(l.scenario)} · ${l.changed ? '**' : ''}${escapeMarkdown(l.text)}${l.changed ? '**' : ''}${l.reason ? `: ${escapeMarkdown(l.reason)}` : ' (unchanged)'}`,
+      `- ${escapeMarkdown(l.scenario)} · ${l.changed ? '**' : ''}${escapeMarkdown(l.text)}${l.changed ? '**' : ''}${l.reason ? `: ${escapeMarkdown(l.reason)}` : ' (unchanged)'}${l.named ? `; ${escapeMarkdown(l.named)}` : ''}`,
   );
   return [`**I/O per request** · ${METHOD}.`, ...items].join('\n');
 }
@@ -82,6 +99,6 @@ export function renderIoTerminal(analysis: Analysis): string[] {
   return [
     '',
     `I/O per request — ${METHOD}:`,
-    ...lines.map((l) => `  ${sanitizeText(l.scenario)} · ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : ' (unchanged)'}`),
+    ...lines.map((l) => `  ${sanitizeText(l.scenario)} · ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : ' (unchanged)'}${l.named ? `; ${sanitizeText(l.named)}` : ''}`),
   ];
 }
