@@ -20,6 +20,7 @@ const SIGNIFICANCE = 0.05;
 const MIN_RELATIVE = 0.2;
 const MIN_ROUND_TRIPS = 0.5;
 const MIN_WAIT_MS = 0.1;
+const MIN_CALLS = 0.5;
 
 /** Most names a destination's line keeps, the most changed first. */
 const MAX_NAMED = 5;
@@ -72,26 +73,37 @@ function sliceIo(slice: Slice): SliceIo | null {
   return { requests, sums, named };
 }
 
-/** Per name, the calls to a destination per request served, base and head, over the scenario's slices; the most changed first. */
-function namedCalls(pairs: { base: SliceIo; head: SliceIo }[], destination: string): IoNamedCalls[] {
-  const perSide = SIDES.map((side) => {
-    const requests = pairs.reduce((total, p) => total + p[side].requests, 0);
-    const calls = new Map<string, number>();
-    for (const pair of pairs) {
-      for (const [named, names] of pair[side].named) {
-        if (!sameDestination(named, destination)) continue;
-        for (const [name, count] of names) calls.set(name, (calls.get(name) ?? 0) + count);
-      }
-    }
-    return { requests, calls };
-  });
-  const names = [...new Set(perSide.flatMap((s) => [...s.calls.keys()]))];
-  const [base, head] = perSide.map((s) => (name: string) => (s.requests > 0 ? (s.calls.get(name) ?? 0) / s.requests : 0)) as [
-    (name: string) => number,
-    (name: string) => number,
-  ];
+/** A slice's calls by name to a socket's destination (the client's names for it matched), per request served. */
+function callsPerRequest(io: SliceIo, destination: string): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const [named, names] of io.named) {
+    if (!sameDestination(named, destination)) continue;
+    for (const [name, count] of names) calls.set(name, (calls.get(name) ?? 0) + count / io.requests);
+  }
+  return calls;
+}
+
+/**
+ * Per name, the calls to a destination per request served, base and head, the most changed first.
+ * The side's figure weighs the slices by their requests, as the round trips do; "changed" is the
+ * round trips' test on the per-slice figures, with half a call as the least change. Calls are what
+ * the code asked for: a client that pipelines (node-redis sends the commands of concurrent
+ * requests in one write) makes fewer round trips than calls, so a dropped cache can take a GET off
+ * every request while the round trips move by a fraction.
+ */
+function namedCalls(pairs: { base: SliceIo; head: SliceIo; start: number }[], destination: string): IoNamedCalls[] {
+  const perSlice = pairs.map((p) => ({ base: callsPerRequest(p.base, destination), head: callsPerRequest(p.head, destination) }));
+  const names = [...new Set(perSlice.flatMap((p) => [...p.base.keys(), ...p.head.keys()]))];
+  const starts = pairs.map((p) => p.start);
+  const side = (name: string, which: Side) => {
+    const requests = pairs.reduce((total, p) => total + p[which].requests, 0);
+    return pairs.reduce((total, p, i) => total + (perSlice[i]![which].get(name) ?? 0) * p[which].requests, 0) / requests;
+  };
   return names
-    .map((name) => ({ name, base: base(name), head: head(name) }))
+    .map((name) => {
+      const series = (which: Side) => perSlice.map((p) => p[which].get(name) ?? 0);
+      return { name, base: side(name, 'base'), head: side(name, 'head'), changed: changed(series('base'), series('head'), starts, MIN_CALLS) };
+    })
     .sort((a, b) => Math.abs(b.head - b.base) - Math.abs(a.head - a.base) || b.head + b.base - (a.head + a.base) || a.name.localeCompare(b.name))
     .slice(0, MAX_NAMED);
 }

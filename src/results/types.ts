@@ -388,6 +388,8 @@ export interface IoNamedCalls {
   name: string;
   base: number;
   head: number;
+  /** Beyond the noise of the start pairs, and at least half a call per request and a fifth. */
+  changed: boolean;
 }
 
 export interface IoAnalysis {

@@ -136,6 +136,19 @@ describe('I/O per request', () => {
     assert.doesNotMatch(renderIoTerminal(compareResults(same)).join('\n'), /calls per request/, 'an unchanged line names nothing');
   });
 
+  it('a pipelining client: the calls of a name changed beyond the noise while the round trips moved by less than half a trip, and the line says so', () => {
+    const results = ioResults({ base: { roundTrips: 0.15, waitMs: 0.2 }, head: { roundTrips: 0.15, waitMs: 0.2 } }, 0.02);
+    for (const pair of results.scenarios[0]!.pairs) {
+      for (const side of ['base', 'head'] as Side[]) {
+        const health = pair[side].health!.processes[0]!;
+        health.queries = [{ destination: PG, name: 'GET', calls: (side === 'base' ? 1 : 2) * health.ioRequests, waitMs: 1 }];
+      }
+    }
+    const [c] = analyzeIo(results)!.comparisons;
+    assert.deepEqual([c!.roundTripsChanged, c!.named[0]!.changed], [false, true]);
+    assert.match(renderIoTerminal(compareResults(results)).join('\n'), /more calls per request, pipelined: [^\n]*; most changed: GET \(1\.0 → 2\.0 calls per request\)/);
+  });
+
   it('results.json keeps the counts through validation', () => {
     const results = ioResults({ base: { roundTrips: 1, waitMs: 0.4 }, head: { roundTrips: 21, waitMs: 6.1 } });
     const again = validateResults(JSON.parse(JSON.stringify(results)), 'results.json');
