@@ -19,8 +19,8 @@
  * after it; its wait is the time between. Per destination (host:port, or the socket's path) the
  * window sums the round trips and waits of the HTTP requests that finished in it, and counts
  * those requests.
- * Drivers such as pg publish no diagnostics_channel events, so this works at the socket, the one
- * layer every driver shares. Inbound connections (the load) are accepted, never connected, so
+ * Many drivers (pg, mongodb) publish no diagnostics_channel events, so this works at the socket,
+ * the one layer every driver shares. Inbound connections (the load) are accepted, never connected, so
  * they are not counted, and the engine's own health socket is connected before the watch starts.
  * Where a client does publish (node-redis, ioredis and mysql2 TracingChannels, undici and Node's
  * http client), its calls are also counted by name (a Redis command, a SQL text without its

@@ -93,6 +93,7 @@ test('the preload names the calls of clients that publish diagnostics_channel ev
     const { processes } = await channel.end(id);
     const queries = processes[0]!.queries;
     const calls = (destination: string, name: string) => queries.find((q: NamedCalls) => q.destination === destination && q.name === name)?.calls;
+    console.log(JSON.stringify(queries));
     const redisAt = `127.0.0.1:${redis.port}`;
     const httpAt = `127.0.0.1:${otherPort}`;
     assert.equal(calls(redisAt, 'GET'), 3, `node-redis's GET, once per request: ${JSON.stringify(queries)}`);
