@@ -92063,7 +92063,8 @@ function toProcessHealth(message2) {
     rssBytes: finite(message2.rssBytes),
     activeHandles: finite(message2.activeHandles),
     io: toIoTallies(message2.io),
-    ioRequests: Math.max(0, Math.round(finite(message2.ioRequests)))
+    ioRequests: Math.max(0, Math.round(finite(message2.ioRequests))),
+    queries: toNamedCalls(message2.queries)
   };
 }
 var MAX_DESTINATIONS = 20;
@@ -92072,6 +92073,21 @@ function toIoTallies(value) {
   if (!Array.isArray(value)) return [];
   return value.slice(0, MAX_DESTINATIONS).flatMap(
     (entry) => entry && typeof entry.destination === "string" ? [{ destination: entry.destination.slice(0, MAX_DESTINATION_CHARS), roundTrips: Math.max(0, Math.round(finite(entry.roundTrips))), waitMs: Math.max(0, finite(entry.waitMs)) }] : []
+  );
+}
+var MAX_NAMES = 100;
+var MAX_NAME_CHARS = 300;
+function toNamedCalls(value) {
+  if (!Array.isArray(value)) return [];
+  return value.slice(0, MAX_NAMES).flatMap(
+    (entry) => entry && typeof entry.destination === "string" && typeof entry.name === "string" ? [
+      {
+        destination: entry.destination.slice(0, MAX_DESTINATION_CHARS),
+        name: entry.name.slice(0, MAX_NAME_CHARS),
+        calls: Math.max(0, Math.round(finite(entry.calls))),
+        waitMs: Math.max(0, finite(entry.waitMs))
+      }
+    ] : []
   );
 }
 function sliceHealth(reports, requestsSinceStart) {
@@ -93523,6 +93539,7 @@ function upgradeFromVersion1(data) {
         each(isObject3(health) ? health["processes"] : void 0, (process2) => {
           fill(process2, "io", () => []);
           fill(process2, "ioRequests", () => 0);
+          fill(process2, "queries", () => []);
         });
       }
     });
@@ -95142,6 +95159,19 @@ var SIGNIFICANCE = 0.05;
 var MIN_RELATIVE = 0.2;
 var MIN_ROUND_TRIPS = 0.5;
 var MIN_WAIT_MS = 0.1;
+var MIN_CALLS = 0.5;
+var MAX_NAMED = 5;
+var LOOPBACK = /* @__PURE__ */ new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+function sameDestination(named, socket) {
+  if (named === socket) return true;
+  const split = (destination) => {
+    const colon = destination.lastIndexOf(":");
+    return colon < 0 ? [destination, ""] : [destination.slice(0, colon), destination.slice(colon + 1)];
+  };
+  const [namedHost, namedPort] = split(named);
+  const [socketHost, socketPort] = split(socket);
+  return namedPort === socketPort && namedPort !== "" && LOOPBACK.has(namedHost) && LOOPBACK.has(socketHost);
+}
 function sliceIo(slice) {
   const processes = slice.health?.processes ?? [];
   const requests = processes.reduce((sum, p) => sum + p.ioRequests, 0);
@@ -95153,7 +95183,34 @@ function sliceIo(slice) {
     sum.waitMs += tally.waitMs;
     sums.set(tally.destination, sum);
   }
-  return { requests, sums };
+  const named = /* @__PURE__ */ new Map();
+  for (const call of processes.flatMap((p) => p.queries)) {
+    const names = named.get(call.destination) ?? /* @__PURE__ */ new Map();
+    names.set(call.name, (names.get(call.name) ?? 0) + call.calls);
+    named.set(call.destination, names);
+  }
+  return { requests, sums, named };
+}
+function callsPerRequest(io, destination) {
+  const calls2 = /* @__PURE__ */ new Map();
+  for (const [named, names] of io.named) {
+    if (!sameDestination(named, destination)) continue;
+    for (const [name2, count2] of names) calls2.set(name2, (calls2.get(name2) ?? 0) + count2 / io.requests);
+  }
+  return calls2;
+}
+function namedCalls(pairs, destination) {
+  const perSlice = pairs.map((p) => ({ base: callsPerRequest(p.base, destination), head: callsPerRequest(p.head, destination) }));
+  const names = [...new Set(perSlice.flatMap((p) => [...p.base.keys(), ...p.head.keys()]))];
+  const starts = pairs.map((p) => p.start);
+  const side2 = (name2, which) => {
+    const requests = pairs.reduce((total, p) => total + p[which].requests, 0);
+    return pairs.reduce((total, p, i) => total + (perSlice[i][which].get(name2) ?? 0) * p[which].requests, 0) / requests;
+  };
+  return names.map((name2) => {
+    const series = (which) => perSlice.map((p) => p[which].get(name2) ?? 0);
+    return { name: name2, base: side2(name2, "base"), head: side2(name2, "head"), changed: changed(series("base"), series("head"), starts, MIN_CALLS) };
+  }).sort((a, b) => Math.abs(b.head - b.base) - Math.abs(a.head - a.base) || b.head + b.base - (a.head + a.base) || a.name.localeCompare(b.name)).slice(0, MAX_NAMED);
 }
 function changed(base, head, starts, minAbsolute) {
   const baseMedian = median(base);
@@ -95191,7 +95248,8 @@ function compareScenario(scenario) {
       base,
       head,
       roundTripsChanged: changed(series("base", "roundTrips"), series("head", "roundTrips"), starts, MIN_ROUND_TRIPS),
-      waitChanged: changed(series("base", "waitMs"), series("head", "waitMs"), starts, MIN_WAIT_MS)
+      waitChanged: changed(series("base", "waitMs"), series("head", "waitMs"), starts, MIN_WAIT_MS),
+      named: namedCalls(pairs, destination)
     };
   });
 }
@@ -95955,6 +96013,15 @@ var ioTallySchema = external_exports.object({
   /** Their waits summed (from the write to the first bytes of the answer), ms. */
   waitMs: nonNegative
 });
+var namedCallsSchema = external_exports.object({
+  /** "host:port" as the client names its server (it may say localhost where the socket says 127.0.0.1). */
+  destination: name,
+  /** A Redis command, a SQL statement without its literals, "GET host/path/:id"; "other" past the 50 names a window keeps. */
+  name,
+  calls: count,
+  /** From each call to its answer, summed, ms. */
+  waitMs: nonNegative
+});
 var processHealthSchema = external_exports.object({
   pid: count,
   /** Parent pid: tells a cluster's workers from their primary. */
@@ -95983,7 +96050,9 @@ var processHealthSchema = external_exports.object({
   /** Outgoing round trips by destination (a database, a cache, another service) of the HTTP requests this process finished in the window. */
   io: list(ioTallySchema),
   /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
-  ioRequests: count
+  ioRequests: count,
+  /** Those requests' calls by name, where the client publishes diagnostics_channel events (node-redis, ioredis, mysql2, undici, http). */
+  queries: list(namedCallsSchema)
 });
 var sliceHealthSchema = external_exports.object({
   /** Responses this service (this start of it) had answered when the slice ended, warm-ups and other scenarios included: the heap trend's x. */
@@ -97089,8 +97158,11 @@ function rowTone(row2) {
 }
 var FAILING_IMPROVEMENT = "not comparable: head fails requests";
 function allComparisons(analysis) {
+  const failing = new Set(analysis.comparisons.filter((c) => c.metric === "errors" && c.verdict === "regression").map((c) => c.scenario));
   return [
-    ...analysis.comparisons,
+    ...analysis.comparisons.map(
+      (c) => c.verdict === "improvement" && c.metric !== "errors" && failing.has(c.scenario) ? { verdict: "inconclusive", gated: c.gated } : c
+    ),
     ...analysis.benchmarks?.comparisons ?? [],
     ...analysis.health?.comparisons ?? [],
     ...analysis.health?.heap ?? [],
@@ -97279,9 +97351,10 @@ function worsePercent(c, fraction2) {
   const percent = (c.higherIsBetter ? -fraction2 : fraction2) * 100;
   return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
 }
-function chartRow(c) {
+function chartRow(row2) {
+  const c = row2.comparison;
   if (!Number.isFinite(c.change)) return null;
-  const tone = verdictTone(c);
+  const tone = rowTone(row2);
   const ends = [worsePercent(c, c.ciLow), worsePercent(c, c.ciHigh)].sort((a, b) => a - b);
   return {
     scenario: c.scenario,
@@ -97298,13 +97371,13 @@ function notableRows(rows, count2) {
   return rows.filter((row2) => keep.has(row2));
 }
 function gatedCharts(results, analysis) {
-  const gated = orderRows(results, analysis).map((row2) => row2.comparison).filter((c) => c.gated);
+  const gated = orderRows(results, analysis).filter((row2) => row2.comparison.gated);
   const charts = [];
   for (const metric of METRICS) {
-    const comparisons = gated.filter((c) => c.metric === metric);
-    for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
-      const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
-      const higherIsBetter = comparisons[0].higherIsBetter;
+    const own3 = gated.filter((row2) => row2.comparison.metric === metric);
+    for (const limit of [...new Set(own3.map((row2) => row2.comparison.limit))]) {
+      const rows = own3.filter((row2) => row2.comparison.limit === limit).flatMap((row2) => chartRow(row2) ?? []);
+      const higherIsBetter = own3[0].comparison.higherIsBetter;
       if (metric === "errors" && rows.every((row2) => row2.worse === 0 && (row2.interval ?? [0, 0]).every((end) => end === 0))) continue;
       if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
     }
@@ -97698,23 +97771,36 @@ function waitMs(side2) {
 function describeIo(c) {
   return `${c.destination}: ${roundTrips(c.base)} \u2192 ${roundTrips(c.head)} round trips per request, ${waitMs(c.base)} \u2192 ${waitMs(c.head)} ms waiting`;
 }
+function ioChanged(c) {
+  return c.roundTripsChanged || c.waitChanged || c.named.some((n) => n.changed);
+}
 function explainIo(c) {
-  const more = (c.head?.roundTripsPerRequest ?? 0) > (c.base?.roundTripsPerRequest ?? 0);
+  if (!ioChanged(c)) return null;
+  if (c.base === null) return "a new destination: every request now goes there";
+  if (c.head === null) return "no longer contacted";
   if (c.roundTripsChanged) {
-    if (c.base === null) return "a new destination: every request now goes there";
-    if (c.head === null) return "no longer contacted";
-    return more ? "more round trips per request: a query per item (N+1), a bigger result fetched in more batches, or a lost batch or cache?" : "fewer round trips per request";
+    return c.head.roundTripsPerRequest > c.base.roundTripsPerRequest ? "more round trips per request: a query per item (N+1), a bigger result fetched in more batches, or a lost batch or cache?" : "fewer round trips per request";
   }
-  if (c.waitChanged) {
-    const longer = (c.head?.waitMsPerRequest ?? 0) > (c.base?.waitMsPerRequest ?? 0);
-    return longer ? "as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?" : "as many round trips, each answered sooner";
+  const calls2 = c.named.find((n) => n.changed);
+  if (calls2 !== void 0) {
+    return calls2.head > calls2.base ? "more calls per request, pipelined: a query per item (N+1), or a lost batch or cache?" : "fewer calls per request, pipelined";
   }
-  return null;
+  return c.head.waitMsPerRequest > c.base.waitMsPerRequest ? "as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?" : "as many round trips, each answered sooner";
+}
+function calls(perRequest) {
+  if (perRequest === 0) return "0";
+  return perRequest < 10 ? perRequest.toFixed(1) : perRequest.toFixed(0);
+}
+function describeNamed(c) {
+  const top = c.named[0];
+  if (top === void 0) return null;
+  const figures = calls(top.base) === calls(top.head) ? `${calls(top.base)} calls per request` : `${calls(top.base)} \u2192 ${calls(top.head)} calls per request`;
+  return `${calls(top.base) === calls(top.head) ? "calls" : "most changed"}: ${top.name} (${figures})`;
 }
 function ioLines(analysis) {
   const lines = (analysis.io?.comparisons ?? []).map((c) => {
-    const changed2 = c.roundTripsChanged || c.waitChanged;
-    return { scenario: c.scenario, text: describeIo(c), changed: changed2, reason: changed2 ? explainIo(c) : null };
+    const changed2 = ioChanged(c);
+    return { scenario: c.scenario, text: describeIo(c), changed: changed2, reason: changed2 ? explainIo(c) : null, named: changed2 ? describeNamed(c) : null };
   });
   return [...lines.filter((l) => l.changed), ...lines.filter((l) => !l.changed)].slice(0, MAX_LINES);
 }
@@ -97723,7 +97809,7 @@ function renderIoMarkdown(analysis) {
   const lines = ioLines(analysis);
   if (lines.length === 0) return null;
   const items = lines.map(
-    (l) => `- ${escapeMarkdown(l.scenario)} \xB7 ${l.changed ? "**" : ""}${escapeMarkdown(l.text)}${l.changed ? "**" : ""}${l.reason ? `: ${escapeMarkdown(l.reason)}` : " (unchanged)"}`
+    (l) => `- ${escapeMarkdown(l.scenario)} \xB7 ${l.changed ? "**" : ""}${escapeMarkdown(l.text)}${l.changed ? "**" : ""}${l.reason ? `: ${escapeMarkdown(l.reason)}` : " (unchanged)"}${l.named ? `; ${escapeMarkdown(l.named)}` : ""}`
   );
   return [`**I/O per request** \xB7 ${METHOD}.`, ...items].join("\n");
 }
@@ -97733,7 +97819,7 @@ function renderIoTerminal(analysis) {
   return [
     "",
     `I/O per request \u2014 ${METHOD}:`,
-    ...lines.map((l) => `  ${sanitizeText(l.scenario)} \xB7 ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : " (unchanged)"}`)
+    ...lines.map((l) => `  ${sanitizeText(l.scenario)} \xB7 ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : " (unchanged)"}${l.named ? `; ${sanitizeText(l.named)}` : ""}`)
   ];
 }
 

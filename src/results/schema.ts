@@ -211,6 +211,20 @@ export const ioTallySchema = z.object({
   waitMs: nonNegative,
 });
 
+/**
+ * The calls by name to one destination of the requests one process finished in one window, from
+ * the diagnostics_channel events of the clients that publish them (src/preload/health.cjs).
+ */
+export const namedCallsSchema = z.object({
+  /** "host:port" as the client names its server (it may say localhost where the socket says 127.0.0.1). */
+  destination: name,
+  /** A Redis command, a SQL statement without its literals, "GET host/path/:id"; "other" past the 50 names a window keeps. */
+  name,
+  calls: count,
+  /** From each call to its answer, summed, ms. */
+  waitMs: nonNegative,
+});
+
 /** One process's report for one slice (src/preload/health.cjs). */
 export const processHealthSchema = z.object({
   pid: count,
@@ -241,6 +255,8 @@ export const processHealthSchema = z.object({
   io: list(ioTallySchema),
   /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
   ioRequests: count,
+  /** Those requests' calls by name, where the client publishes diagnostics_channel events (node-redis, ioredis, mysql2, undici, http). */
+  queries: list(namedCallsSchema),
 });
 
 /** The service's health during one slice: every process that reported. */
