@@ -10,19 +10,16 @@
 import * as core from '@actions/core';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { scrubEnv, secretsFrom } from '../engine/env.js';
-import { fingerprint } from '../engine/fingerprint.js';
+import { attachBaseline, checkRunner } from '../compare/baseline.js';
 import { ArtifactError, downloadRunArtifact, extractArtifactFile } from '../github/artifacts.js';
 import { createClient, describeApiError } from '../github/client.js';
 import { pullRequestOf } from '../github/event.js';
 import { listRecords, type RecordArtifact, recordArtifactName, untrustedRecordReason } from '../github/records.js';
 import { UntrustedResultsError } from '../github/workflow-run.js';
-import { BaselineError, baselineOf, checkEnvironment } from '../results/baseline.js';
-import { configHash } from '../results/config-hash.js';
+import { BaselineError, baselineOf } from '../results/baseline.js';
 import { readResults } from '../results/io.js';
 import type { Results, StoredBaseline } from '../results/types.js';
 import { validateResults } from '../results/validate.js';
-import { VERSION } from '../version.js';
 import type { RunContext } from './context.js';
 import { type ActionInputs, InputError } from './inputs.js';
 import { actionLogger } from './logger.js';
@@ -84,19 +81,11 @@ export async function storedBaselineRun(inputs: ActionInputs, context: RunContex
     throw new ArtifactError(`The record ${name} of run ${chosen.runId} is ${chosen.sizeBytes} bytes, more than a results file can be: refusing to read it.`);
   }
   const baseline = readBaseline(await downloadRecord(token, context, chosen), sha, chosen);
+  const source = `the record of run ${chosen.runId}`;
   core.info(`perfgate: comparing with the record of ${sha.slice(0, 7)} from run ${chosen.runId} (${baseline.recordedAt})`);
   return {
-    async check(checked) {
-      // This runner as the engine will fingerprint it, before any time is spent measuring.
-      const env = scrubEnv(context.env, secretsFrom(context.env));
-      const environment = { ...(await fingerprint(env, context.workspace)), configHash: configHash(checked.config) };
-      checkEnvironment(baseline, { environment, toolVersion: VERSION }, `the record of run ${chosen.runId}`);
-    },
-    async finish(results: Results) {
-      // The environment the run recorded: the same check on what was measured.
-      checkEnvironment(baseline, { environment: results.environment, toolVersion: results.tool.version }, `the record of run ${chosen.runId}`);
-      return { ...results, baseline };
-    },
+    check: (checked) => checkRunner(baseline, checked.config, context.env, context.workspace, source),
+    finish: async (results: Results) => attachBaseline(results, baseline, source),
   };
 }
 
