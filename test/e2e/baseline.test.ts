@@ -28,6 +28,21 @@ function checkout(repo: string, sha: string): void {
   execFileSync('git', ['-C', repo, 'checkout', '--quiet', '--detach', sha]);
 }
 
+/** A pull request's measuring job with baseline: stored and a read-only token, as perf-baseline.yml runs it. */
+function storedBaselineRun(repo: string, pr: { number: number; base: string; head: string }, runId: number, env: Record<string, string> = {}) {
+  return runAction({
+    eventName: 'pull_request',
+    event: pullRequestEvent({ number: pr.number, baseSha: pr.base, headSha: pr.head }),
+    inputs: { ...inputs, baseline: 'stored' },
+    workspace: repo,
+    runId,
+    token: READ_ONLY_TOKEN,
+    distDir,
+    env,
+    ...platform,
+  });
+}
+
 test('record on a push, then baseline: stored on a pull request: the record is found by sha, head is measured alone and fails unpaired', async (t) => {
   const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}' }, { 'work.json': '{"iterations": 200000}' });
   const [base, head] = [baseSha(repo), headSha(repo)];
@@ -53,16 +68,7 @@ test('record on a push, then baseline: stored on a pull request: the record is f
   await platform.artifacts.upload(5002, name, { 'results.json': JSON.stringify({ ...recorded, startedAt: new Date().toISOString() }) });
 
   checkout(repo, head);
-  const pr = await runAction({
-    eventName: 'pull_request',
-    event: pullRequestEvent({ number: 9, baseSha: base, headSha: head }),
-    inputs: { ...inputs, baseline: 'stored' },
-    workspace: repo,
-    runId: 5003,
-    token: READ_ONLY_TOKEN,
-    distDir,
-    ...platform,
-  });
+  const pr = await storedBaselineRun(repo, { number: 9, base, head }, 5003);
   assert.equal(pr.status, 1, describeRun(pr));
   assert.ok(pr.annotations('warning').some((w) => /ignoring the artifact perfgate-record-default-\w+ \(id \d+\): run 5002 was triggered by pull_request/.test(w)), describeRun(pr));
   assert.ok(pr.annotations('error').some((e) => /^perfgate: performance regression: throughput of GET \/work/.test(e)), describeRun(pr));
@@ -76,17 +82,7 @@ test('record on a push, then baseline: stored on a pull request: the record is f
   t.diagnostic(pr.summary.split('\n').slice(0, 12).join('\n'));
 
   // Another runner image: refused before anything is measured, naming the field and both values.
-  const otherImage = await runAction({
-    eventName: 'pull_request',
-    event: pullRequestEvent({ number: 9, baseSha: base, headSha: head }),
-    inputs: { ...inputs, baseline: 'stored' },
-    workspace: repo,
-    runId: 5004,
-    token: READ_ONLY_TOKEN,
-    distDir,
-    env: { ImageOS: 'ubuntu24', ImageVersion: '20261127.1' },
-    ...platform,
-  });
+  const otherImage = await storedBaselineRun(repo, { number: 9, base, head }, 5004, { ImageOS: 'ubuntu24', ImageVersion: '20261127.1' });
   assert.equal(otherImage.status, 1);
   assert.ok(
     otherImage.annotations('error').some((e) => /Refusing the stored baseline .*OS image: the record has "[^"]*", this run "ubuntu24 20261127\.1"/.test(e)),
@@ -98,17 +94,7 @@ test('record on a push, then baseline: stored on a pull request: the record is f
 test('baseline: stored refuses without a record (naming the sha and how to make one) and when only a pull request uploaded one', async () => {
   const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}' }, { 'work.json': '{"iterations": 20001}' });
   const [base, head] = [baseSha(repo), headSha(repo)];
-  const run = () =>
-    runAction({
-      eventName: 'pull_request',
-      event: pullRequestEvent({ number: 11, baseSha: base, headSha: head }),
-      inputs: { ...inputs, baseline: 'stored' },
-      workspace: repo,
-      runId: 5101,
-      token: READ_ONLY_TOKEN,
-      distDir,
-      ...platform,
-    });
+  const run = () => storedBaselineRun(repo, { number: 11, base, head }, 5101);
   const none = await run();
   assert.equal(none.status, 1);
   assert.ok(
