@@ -95615,9 +95615,247 @@ function analysisWarnings(results, inputs) {
   });
 }
 
-// src/gate/compare.ts
+// src/stats/rank-sum.ts
+function shiftDifferences(x, y) {
+  assertFinite(x, "shiftDifferences");
+  assertFinite(y, "shiftDifferences");
+  const out = new Float64Array(x.length * y.length);
+  let k = 0;
+  for (const b of y) for (const a of x) out[k++] = b - a;
+  return out.sort();
+}
+var countCache = /* @__PURE__ */ new Map();
+function rankSumCounts(m, n) {
+  const key = `${m},${n}`;
+  const known = countCache.get(key);
+  if (known) return known;
+  let row2 = Array.from({ length: n + 1 }, () => Float64Array.of(1));
+  for (let i = 1; i <= m; i++) {
+    const next = [Float64Array.of(1)];
+    for (let j = 1; j <= n; j++) {
+      const poly = new Float64Array(i * j + 1);
+      const up = row2[j];
+      for (let u = 0; u < up.length; u++) poly[u + j] += up[u];
+      const left = next[j - 1];
+      for (let u = 0; u < left.length; u++) poly[u] += left[u];
+      next.push(poly);
+    }
+    row2 = next;
+  }
+  const counts = row2[n];
+  countCache.set(key, counts);
+  return counts;
+}
+function rankSumCdf(u, m, n) {
+  const counts = rankSumCounts(m, n);
+  const q = Math.floor(u + 1e-7);
+  if (q < 0) return 0;
+  if (q >= m * n) return 1;
+  let total = 0;
+  let below = 0;
+  for (let k = 0; k < counts.length; k++) {
+    total += counts[k];
+    if (k <= q) below += counts[k];
+  }
+  return below / total;
+}
+function rankSumQuantile(prob, m, n) {
+  const counts = rankSumCounts(m, n);
+  const total = counts.reduce((s, c) => s + c, 0);
+  const target = prob - 10 * Number.EPSILON;
+  let cumulative = 0;
+  for (let q = 0; q < counts.length; q++) {
+    cumulative += counts[q] / total;
+    if (cumulative >= target) return q;
+  }
+  return m * n;
+}
+function pooledRanks(x, y) {
+  const all = [...x.map((v) => ({ v, y: false })), ...y.map((v) => ({ v, y: true }))].sort((a, b) => a.v - b.v);
+  let rankSum = 0;
+  let tieSum = 0;
+  for (let i = 0; i < all.length; ) {
+    let j = i + 1;
+    while (j < all.length && all[j].v === all[i].v) j++;
+    const rank = (i + 1 + j) / 2;
+    for (let k = i; k < j; k++) if (all[k].y) rankSum += rank;
+    const t = j - i;
+    tieSum += t * t * t - t;
+    i = j;
+  }
+  return { u: rankSum - y.length * (y.length + 1) / 2, tieSum };
+}
+function sigmaOf(m, n, tieSum) {
+  const N = m + n;
+  return Math.sqrt(m * n / 12 * (N + 1 - tieSum / (N * (N - 1))));
+}
+function exactBranch(x, y, tieSum) {
+  return x.length < 50 && y.length < 50 && tieSum === 0;
+}
+function rankSumTest(x, y, alternative) {
+  assertFinite(x, "rankSumTest");
+  assertFinite(y, "rankSumTest");
+  const m = x.length;
+  const n = y.length;
+  if (m === 0 || n === 0) throw new RangeError("rankSumTest: both samples need at least one value");
+  const { u, tieSum } = pooledRanks(x, y);
+  if (exactBranch(x, y, tieSum)) {
+    const p = alternative === "greater" ? 1 - rankSumCdf(u - 1, n, m) : rankSumCdf(u, n, m);
+    return { u, p: Math.min(1, p), method: "exact" };
+  }
+  const sigma = sigmaOf(m, n, tieSum);
+  if (sigma === 0) return { u, p: 1, method: "normal" };
+  const centred = u - m * n / 2;
+  const z2 = (centred - (alternative === "greater" ? 0.5 : -0.5)) / sigma;
+  return { u, p: alternative === "greater" ? 1 - normalCdf(z2) : normalCdf(z2), method: "normal" };
+}
+function shiftInterval(x, y, confidence = 0.95) {
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`shiftInterval: confidence must be in (0, 1), got ${confidence}`);
+  const diffs = shiftDifferences(x, y);
+  const m = x.length;
+  const n = y.length;
+  if (diffs.length === 0) return { estimate: Number.NaN, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
+  const mid = diffs.length >> 1;
+  const estimate = diffs.length % 2 === 1 ? diffs[mid] : (diffs[mid - 1] + diffs[mid]) / 2;
+  const { tieSum } = pooledRanks(x, y);
+  const alpha = 1 - confidence;
+  if (exactBranch(x, y, tieSum)) {
+    const qu = Math.max(1, rankSumQuantile(alpha / 2, m, n));
+    const total = m * n;
+    return {
+      estimate,
+      lower: diffs[qu - 1],
+      upper: diffs[total - qu],
+      confidence: 1 - 2 * rankSumCdf(qu - 1, m, n),
+      method: "exact"
+    };
+  }
+  return { estimate, ...normalShiftInterval(x, y, diffs, confidence), method: "normal" };
+}
+function shiftedZ(x, y, d) {
+  const shifted = y.map((v) => v - d);
+  const { u, tieSum } = pooledRanks(x, shifted);
+  const sigma = sigmaOf(x.length, y.length, tieSum);
+  const centred = u - x.length * y.length / 2;
+  return (centred - Math.sign(centred) * 0.5) / sigma;
+}
+function normalShiftInterval(x, y, diffs, confidence) {
+  const low = diffs[0];
+  const high = diffs[diffs.length - 1];
+  if (low === high) return { lower: low, upper: high, confidence };
+  const zAtLow = shiftedZ(x, y, low);
+  const zAtHigh = shiftedZ(x, y, high);
+  let alpha = 1 - confidence;
+  while (alpha < 1 && (zAtLow - normalQuantile(1 - alpha / 2) < 0 || zAtHigh - normalQuantile(alpha / 2) > 0)) alpha *= 2;
+  const achieved = alpha >= 1 ? 0 : 1 - alpha;
+  if (alpha >= 1) {
+    const mid = (low + high) / 2;
+    return { lower: mid, upper: mid, confidence: achieved };
+  }
+  const after = (i) => {
+    let k = i + 1;
+    while (k < diffs.length && diffs[k] === diffs[i]) k++;
+    return k === diffs.length ? null : (diffs[i] + diffs[k]) / 2;
+  };
+  const crossing2 = (zq) => {
+    if (zAtLow - zq <= 0) return low;
+    if (zAtHigh - zq >= 0) return high;
+    let lo = 0;
+    let hi = diffs.length - 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const gap = after(mid);
+      if (gap === null || shiftedZ(x, y, gap) - zq <= 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return diffs[lo];
+  };
+  return { lower: crossing2(normalQuantile(1 - alpha / 2)), upper: crossing2(normalQuantile(alpha / 2)), confidence: achieved };
+}
+
+// src/gate/unpaired.ts
 var CONFIDENCE2 = 0.95;
 var EQUIVALENCE_CONFIDENCE = 0.9;
+function startSummaries(pairs, definition) {
+  const scaled = (v) => definition.scale === "ratio" ? Math.log(v) : v;
+  return ["base", "head"].flatMap(
+    (side2) => summarizeStarts(
+      pairs.map((p) => scaled(definition.value(p[side2]))),
+      pairs.map((p) => p.start)
+    ).map((s) => s.value)
+  );
+}
+function sliceValues(pairs, definition) {
+  return pairs.flatMap((p) => [definition.value(p.base), definition.value(p.head)]).filter(Number.isFinite);
+}
+function compareUnpaired(base, head, rule2, alpha, definition) {
+  if (base.length === 0 || head.length === 0) return null;
+  const reported = definition.scale === "ratio" ? Math.expm1 : (x) => x;
+  const testable = (/* @__PURE__ */ new Set([...base, ...head])).size > 1;
+  const flat = { estimate: 0, lower: 0, upper: 0, confidence: 1 };
+  const interval = testable ? shiftInterval(base, head, CONFIDENCE2) : flat;
+  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
+  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
+  const equivalence = testable ? shiftInterval(base, head, EQUIVALENCE_CONFIDENCE) : flat;
+  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
+  const p = testable ? rankSumTest(base, head, interval.estimate < 0 ? "less" : "greater").p : 1;
+  const halfWidth = (upper - lower) / 2;
+  return {
+    gated: rule2.gated,
+    limit: rule2.limit,
+    n: base.length + head.length,
+    change: reported(interval.estimate),
+    ciLow: reported(lower),
+    ciHigh: reported(upper),
+    eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
+    eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
+    p,
+    detectable: Number.isFinite(halfWidth) ? reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha })) : Number.NaN,
+    higherIsBetter: definition.higherIsBetter,
+    // Head's starts against the baseline's middle: the spread a reader judges the change against.
+    noise: { pairs: null, starts: middleHalf(head.map((h) => reported(h - median(base)))) },
+    testable
+  };
+}
+function unpairedDrafts(results, baseline, alpha) {
+  const drafts = [];
+  for (const scenario of results.scenarios) {
+    const stored = baseline.scenarios.find((s) => s.name === scenario.name);
+    if (!stored || scenario.pairs.length === 0 || stored.pairs.length === 0) continue;
+    for (const definition of METRIC_DEFINITIONS) {
+      const draft = compareUnpaired(
+        startSummaries(stored.pairs, definition),
+        startSummaries(scenario.pairs, definition),
+        results.config.gate[definition.id],
+        alpha,
+        definition
+      );
+      if (!draft) continue;
+      drafts.push({
+        metric: definition.id,
+        scenario: scenario.name,
+        ...draft,
+        pairs: scenario.pairs.length,
+        baseMedian: median(sliceValues(stored.pairs, definition)),
+        headMedian: median(sliceValues(scenario.pairs, definition))
+      });
+    }
+  }
+  return drafts;
+}
+function baselineGaps(results, baseline) {
+  const stored = new Map(baseline.scenarios.map((s) => [s.name, s]));
+  return results.scenarios.filter((s) => s.pairs.length > 0 && !stored.get(s.name)?.pairs.length).map((s) => s.name);
+}
+function describeBaseline(baseline) {
+  const run = baseline.runId ? `run ${baseline.runId}` : "a results file";
+  return `Compared with a stored baseline of ${baseline.sha.slice(0, 7)} from ${run} (${baseline.recordedAt.slice(0, 10)}), measured in another run, possibly on another runner: the verdicts rest on head's starts against the baseline's (unpaired), so the intervals are wider than a same-runner A/B's, and an offset between the two runs is not in them (docs/modes.md, "Stored baseline").`;
+}
+
+// src/gate/compare.ts
+var CONFIDENCE3 = 0.95;
+var EQUIVALENCE_CONFIDENCE2 = 0.9;
 function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale = "ratio") {
   const ratio = scale === "ratio";
   const reported = ratio ? Math.expm1 : (x) => x;
@@ -95628,14 +95866,14 @@ function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale =
   const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
   const testable = ratios.some((r) => r !== 0);
-  const interval = testable ? hodgesLehmannInterval(ratios, CONFIDENCE2) : { estimate: 0, lower: 0, upper: 0, confidence: 1 };
-  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
+  const interval = testable ? hodgesLehmannInterval(ratios, CONFIDENCE3) : { estimate: 0, lower: 0, upper: 0, confidence: 1 };
+  const reached = interval.confidence >= CONFIDENCE3 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
   const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
   const halfWidth = (upper - lower) / 2;
-  const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE) : interval;
-  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
+  const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE2) : interval;
+  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE2 - 1e-9;
   return {
     gated: rule2.gated,
     limit: rule2.limit,
@@ -95652,7 +95890,7 @@ function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale =
     p: test.p,
     detectable: Number.isFinite(halfWidth) ? (
       // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
+      reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE3, alpha: 2 * alpha }))
     ) : Number.NaN,
     higherIsBetter,
     noise: {
@@ -95685,8 +95923,9 @@ function adjustGated(drafts) {
 function compareResults(results, options = {}) {
   const { config: config2 } = results;
   const level = options.httpLevel ?? httpLevel(results);
-  const metricDrafts = [];
-  for (const scenario of results.scenarios) {
+  const { baseline } = results;
+  const metricDrafts = baseline ? unpairedDrafts(results, baseline, level) : [];
+  for (const scenario of baseline ? [] : results.scenarios) {
     if (scenario.pairs.length === 0) continue;
     for (const definition of METRIC_DEFINITIONS) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
@@ -95699,17 +95938,17 @@ function compareResults(results, options = {}) {
       metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided: decided2 });
     }
   }
-  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const inventory = results.benchmarks && !baseline ? inventoryBenchmarks(results.benchmarks) : null;
   const benchRule = config2.gate.benchmarks;
   const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, benchRule, config2.alpha, true);
     return draft ? [{ ...series.identity, ...draft }] : [];
   });
-  const healthDrafts = healthSeries(results).flatMap((series) => {
+  const healthDrafts = (baseline ? [] : healthSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
-  const startupDrafts = startupSeries(results).flatMap((series) => {
+  const startupDrafts = (baseline ? [] : startupSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, config2.gate[series.metric], level, false);
     return draft ? [{ metric: series.metric, ...draft }] : [];
   });
@@ -95720,7 +95959,7 @@ function compareResults(results, options = {}) {
   };
   const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
-  const health = analyzeHealth(
+  const health = baseline ? void 0 : analyzeHealth(
     results,
     healthDrafts.map((d, i) => decide(d, pAdjusted[healthOffset + i], level)),
     decided
@@ -95746,7 +95985,7 @@ function compareResults(results, options = {}) {
   const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
   const tallies = tallyRequests(results);
   const verdicts = [...all, ...startup, ...health?.heap ?? []];
-  const io = analyzeIo(results);
+  const io = baseline ? null : analyzeIo(results);
   const unfair = analyzeFairness(results);
   return {
     comparisons,
@@ -95755,6 +95994,7 @@ function compareResults(results, options = {}) {
     improvements: verdicts.filter((c) => c.verdict === "improvement").length,
     failing,
     warnings: [
+      ...baseline ? storedBaselineWarnings(results, baseline) : [],
       ...unfair.map((finding) => ({ code: "unfair-comparison", message: finding.message })),
       ...analysisWarnings(results, {
         tallies,
@@ -95777,6 +96017,13 @@ function compareResults(results, options = {}) {
     ...io && { io },
     ...unfair.length > 0 && { unfair }
   };
+}
+function storedBaselineWarnings(results, baseline) {
+  const gaps = baselineGaps(results, baseline);
+  return [
+    { code: "stored-baseline", message: describeBaseline(baseline) },
+    ...gaps.length > 0 ? [{ code: "stored-baseline", message: `The stored baseline has no pairs of ${gaps.join(", ")}: no verdict for ${gaps.length === 1 ? "it" : "them"}.` }] : []
+  ];
 }
 function decideVerdict(c, alpha) {
   const worse = c.higherIsBetter ? -c.change : c.change;
@@ -95828,7 +96075,7 @@ function runComparison(request3, ports) {
       tracker: request3.tracker,
       toolVersion: VERSION,
       signal: request3.signal,
-      look: interimLook,
+      ...request3.stopEarly !== false && { look: interimLook },
       unchangedScenarios,
       ...request3.github && { github: request3.github }
     },
@@ -96374,6 +96621,19 @@ var scenarioProfileSchema = external_exports.object({
   /** Wall time of drawing the three flamegraphs (0x for head and base at once), ms; null until done. */
   renderMs: nonNegative.nullable()
 });
+var storedBaselineSchema = external_exports.object({
+  /** The commit the record measured (the pull request's base). */
+  sha,
+  /** The workflow run that recorded it (null: a file given to the CLI). */
+  runId: external_exports.string().regex(/^\d{1,20}$/, "must be a run id").nullable(),
+  /** When the record's run started. */
+  recordedAt: isoTime,
+  /** perfgate's version that wrote the record. */
+  toolVersion: external_exports.string().max(100),
+  environment: environmentSchema,
+  /** The record's scenarios with every pair: both of its sides measured the one commit. */
+  scenarios: list(scenarioResultsSchema)
+});
 var resultsSchema = external_exports.object({
   schema: external_exports.literal("perfgate/results"),
   version: external_exports.literal(RESULTS_VERSION),
@@ -96404,7 +96664,9 @@ var resultsSchema = external_exports.object({
   /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
   dependencies: dependencyChangesSchema.optional(),
   /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
-  changes: changeSetSchema.optional()
+  changes: changeSetSchema.optional(),
+  /** Present when head was compared with a stored baseline instead of a base measured beside it (absent: the paired A/B). */
+  baseline: storedBaselineSchema.optional()
 }).superRefine((results, context) => {
   if (results.status !== "complete") return;
   results.scenarios.forEach((scenario, i) => {
@@ -97831,7 +98093,14 @@ function describeSide(side2, escapeText, link) {
   return side2.dirty ? `${text2} (uncommitted changes)` : text2;
 }
 function describeSides(results, escapeText, link) {
-  return `base ${describeSide(results.sides.base, escapeText, link)} \u2192 head ${describeSide(results.sides.head, escapeText, link)}`;
+  const head = describeSide(results.sides.head, escapeText, link);
+  const stored = results.baseline;
+  if (stored) {
+    const short = escapeText(stored.sha.slice(0, 7));
+    const commit = link?.({ ref: "record", sha: stored.sha, dirty: false }, short) ?? short;
+    return `base: stored record of ${commit}${stored.runId ? ` (run ${escapeText(stored.runId)})` : ""} \u2192 head ${head}`;
+  }
+  return `base ${describeSide(results.sides.base, escapeText, link)} \u2192 head ${head}`;
 }
 function shortNodeVersion(version2) {
   const match = /^v?(\d+)\.(\d+)/.exec(version2);
@@ -98916,6 +99185,69 @@ function renderTerminal(results, analysis, options = {}) {
   return lines.join("\n") + "\n";
 }
 
+// src/results/baseline.ts
+var BaselineError = class extends Error {
+};
+var COMPARED = [
+  { field: "configuration hash", value: (e) => e.configHash ?? null },
+  { field: "perfgate version", value: (_, tool) => tool },
+  { field: "CPU model", value: (e) => e.cpuModel },
+  { field: "CPU count", value: (e) => String(e.cpus) },
+  { field: "architecture", value: (e) => e.arch },
+  { field: "kernel", value: (e) => e.kernel ?? null },
+  { field: "OS image", value: (e) => e.osImage ?? null },
+  { field: "Node version", value: (e) => e.nodeVersion },
+  { field: "V8 version", value: (e) => e.v8Version ?? null },
+  { field: "Node flags", value: (e) => e.nodeFlags.join(" ") }
+];
+function environmentDifferences(record2, here) {
+  return COMPARED.flatMap(({ field, value }) => {
+    const a = value(record2.environment, record2.toolVersion);
+    const b = value(here.environment, here.toolVersion);
+    return a !== null && a === b ? [] : [{ field, record: a ?? "(not recorded)", here: b ?? "(not recorded)" }];
+  });
+}
+function describeDifferences(differences) {
+  return differences.map((d) => `${d.field}: the record has "${d.record}", this run "${d.here}"`).join("; ");
+}
+function baselineOf(record2, sha2, runId, source) {
+  const refuse = (why) => new BaselineError(`${source} cannot serve as the baseline of ${sha2.slice(0, 7)}: ${why}. Record the base commit again (mode: record on a push, or perfgate record).`);
+  if (record2.status !== "complete") throw refuse(`its run is ${record2.status}, not complete`);
+  if (record2.sides.base.sha !== record2.sides.head.sha || record2.sides.head.dirty) {
+    throw refuse("it is an A/B comparison of two commits, not a record of one");
+  }
+  if (record2.sides.head.sha !== sha2) throw refuse(`it measured ${record2.sides.head.sha}`);
+  if (record2.github?.event === "pull_request" || record2.github?.event === "pull_request_target" || record2.github?.pullRequest) {
+    throw refuse("it was measured for a pull request, whose code could have shaped it; records come from pushes");
+  }
+  if (record2.baseline) throw refuse("it was itself compared with a stored baseline");
+  return {
+    sha: sha2,
+    runId,
+    recordedAt: record2.startedAt,
+    toolVersion: record2.tool.version,
+    environment: record2.environment,
+    scenarios: record2.scenarios
+  };
+}
+function checkEnvironment(baseline, here, source) {
+  const differences = environmentDifferences(baseline, here);
+  if (differences.length === 0) return;
+  throw new BaselineError(
+    `Refusing the stored baseline (${source}): this runner differs from the one that recorded it (${describeDifferences(differences)}). An unpaired comparison cannot tell such a change from the commit: compare on one runner (the default, baseline: same-runner), or record the base commit again on this kind of runner.`
+  );
+}
+
+// src/compare/baseline.ts
+async function checkRunner(baseline, config2, env, cwd, source) {
+  const environment = { ...await fingerprint(scrubEnv(env, secretsFrom(env)), cwd), configHash: configHash(config2) };
+  checkEnvironment(baseline, { environment, toolVersion: VERSION }, source);
+}
+function attachBaseline(results, baseline, source) {
+  checkEnvironment(baseline, { environment: results.environment, toolVersion: results.tool.version }, source);
+  return { ...results, baseline };
+}
+
 // src/cli/init.ts
 import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
 import { dirname as dirname7, join as join22, relative as relative9, resolve as resolve3 } from "node:path";
@@ -99686,6 +100018,9 @@ Usage:
   perfgate plan [options]           check flags, config and refs, start the service once in the
                                     work tree to ask each scenario's route, print the plan and its
                                     estimated time; nothing is checked out (= compare --dry-run)
+  perfgate record [options]         measure one commit alone (the work tree's, which must be
+                                    clean, or --head's) and write its results.json: a stored
+                                    baseline for compare --baseline (docs/modes.md)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate history <dir> [options]  the commits where a gated metric shifted, from the results.json
                                     files under <dir> (runs of main): change points by E-divisive
@@ -99705,6 +100040,10 @@ compare options:
   --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
                         verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
+  --baseline <file>     compare head with a record (perfgate record's results.json, or a
+                        mode: record artifact's) instead of measuring base: head alone is
+                        measured and compared unpaired; refused when this machine, Node,
+                        perfgate or the configuration differ from the record's
   --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
                         (implies --full)
@@ -99770,9 +100109,9 @@ Run perfgate --help for usage.
       const path = resolve4(io.cwd, positionals[1]);
       return finish(readResults(path), values, io, color, path);
     }
-    if (command2 === "compare" || command2 === "plan") {
+    if (command2 === "compare" || command2 === "plan" || command2 === "record") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-      return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true);
+      return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true, command2 === "record");
     }
     if (command2 === "history") {
       if (positionals.length !== 2) throw new UsageError("history takes one argument: the directory of results.json files");
@@ -99794,7 +100133,7 @@ Run perfgate --help for usage.
       io.stderr.write(`perfgate: ${e.message}
 Run perfgate --help for usage.
 `);
-    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError) {
+    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError || e instanceof BaselineError) {
       io.stderr.write(`
 perfgate: ${e.message}
 `);
@@ -99822,6 +100161,7 @@ var CLI_FLAGS = {
   html: { type: "string" },
   verdicts: { type: "string" },
   out: { type: "string" },
+  baseline: { type: "string" },
   quiet: { type: "boolean", short: "q" },
   "no-color": { type: "boolean" },
   "no-profile": { type: "boolean" },
@@ -99857,20 +100197,29 @@ async function planRoutes(checked, values, env) {
   if (values.head !== void 0) return "routes   not asked: plan starts the service only in the work tree, and --head names a commit";
   return checkRoutes(checked, env);
 }
-async function compare(values, io, color, dryRun) {
+async function compare(values, io, color, dryRun, record2 = false) {
   const root = await repositoryRoot(io.cwd);
-  const baseRef = values.base ?? await defaultBranch(root);
+  const oneCommit = record2 || values.baseline !== void 0;
+  if (oneCommit && values.base !== void 0) {
+    throw new UsageError(record2 ? "record measures one commit: --base has no meaning here" : "--baseline replaces --base: give one of them");
+  }
+  const baseline = values.baseline === void 0 ? null : readBaseline(resolve4(io.cwd, values.baseline));
+  const baseRef = oneCommit ? values.head ?? "HEAD" : values.base ?? await defaultBranch(root);
   const outDir = values.out ? resolve4(io.cwd, values.out) : join24(tmpdir5(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const checked = await resolveComparison({
     repoDir: root,
     baseRef,
-    mergeBase: true,
+    mergeBase: !oneCommit,
     headRef: values.head ?? null,
     configFile: values.config ?? null,
     settings: settingsOf(values),
     settingsSource: "command-line flags"
   });
   const { config: config2 } = checked;
+  if (oneCommit && checked.head.dirty) {
+    throw new UsageError(`${record2 ? "record" : "--baseline"} measures one commit on both sides, and the work tree has uncommitted changes: commit or stash them, or name a commit with --head`);
+  }
+  if (baseline) await checkRunner(baseline.baseline, config2, io.env, root, baseline.source);
   const planned = planComparison(config2);
   if (dryRun) {
     io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env)));
@@ -99884,10 +100233,23 @@ async function compare(values, io, color, dryRun) {
   const onExit = () => void tracker.killAll(0);
   process.once("exit", onExit);
   try {
-    const { results, resultsPath } = await runComparison(
-      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal },
+    const measured = await runComparison(
+      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal, ...oneCommit && { stopEarly: false } },
       { logger, progress, env: io.env }
     );
+    const { resultsPath } = measured;
+    let { results } = measured;
+    if (baseline) {
+      results = attachBaseline(results, baseline.baseline, baseline.source);
+      writeResults(resultsPath, results);
+    }
+    if (record2) {
+      if (values.json) copyTo(resolve4(io.cwd, values.json), `${JSON.stringify(results, null, 2)}
+`);
+      io.stdout.write(`perfgate: recorded ${results.sides.head.sha.slice(0, 7)} in ${resultsPath}; compare with it: perfgate compare --baseline ${shellQuote(resultsPath)}
+`);
+      return exitCodes.pass;
+    }
     if (values.json) copyTo(resolve4(io.cwd, values.json), `${JSON.stringify(results, null, 2)}
 `);
     io.stderr.write(`[perfgate] results: ${resultsPath}
@@ -99907,6 +100269,10 @@ perfgate: ${e.message}
     cancel.release();
     process.off("exit", onExit);
   }
+}
+function readBaseline(path) {
+  const record2 = validateResults(readResults(path), path);
+  return { baseline: baselineOf(record2, record2.sides.head.sha, record2.github?.runId ?? null, path), source: path };
 }
 function runHistory(dir, values, io) {
   if (!existsSync9(dir) || !statSync6(dir).isDirectory()) throw new UsageError(`history: ${dir} is not a directory`);

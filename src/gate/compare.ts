@@ -9,6 +9,7 @@ import type {
   PairedComparison,
   Results,
   StartupComparison,
+  StoredBaseline,
   Verdict,
 } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
@@ -27,6 +28,7 @@ import { earlyStop, httpLevel } from './sequential.js';
 import { percentText } from './text.js';
 import { startupSeries } from './startup.js';
 import { analysisWarnings } from './warnings.js';
+import { baselineGaps, describeBaseline, unpairedDrafts } from './unpaired.js';
 
 
 const CONFIDENCE = 0.95;
@@ -187,8 +189,13 @@ function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
 export function compareResults(results: Results, options: CompareOptions = {}): Analysis {
   const { config } = results;
   const level = options.httpLevel ?? httpLevel(results);
-  const metricDrafts: Draft<MetricComparison>[] = [];
-  for (const scenario of results.scenarios) {
+  // Against a stored baseline (results.baseline) the HTTP metrics are compared unpaired, start
+  // by start across the two runs; this run's two sides measured the same commit, so health,
+  // start-up, micro-benchmarks and I/O, which only ever set one side against the other, give no
+  // verdict then.
+  const { baseline } = results;
+  const metricDrafts: Draft<MetricComparison>[] = baseline ? unpairedDrafts(results, baseline, level) : [];
+  for (const scenario of baseline ? [] : results.scenarios) {
     if (scenario.pairs.length === 0) continue;
     for (const definition of METRIC_DEFINITIONS) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
@@ -201,7 +208,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided });
     }
   }
-  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const inventory = results.benchmarks && !baseline ? inventoryBenchmarks(results.benchmarks) : null;
   const benchRule = config.gate.benchmarks;
   const benchDrafts: Draft<BenchmarkComparison>[] = (inventory?.series ?? []).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, benchRule, config.alpha, true);
@@ -210,13 +217,13 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
 
   // Service health (gate/health.ts): measured on the same slices as the HTTP metrics, so held
   // to the same level; the gated health metrics join the same Holm family.
-  const healthDrafts: Draft<RelativeHealthComparison>[] = healthSeries(results).flatMap((series) => {
+  const healthDrafts: Draft<RelativeHealthComparison>[] = (baseline ? [] : healthSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
 
   // Start-up (gate/startup.ts): one unit per start pair, looked at with the HTTP metrics.
-  const startupDrafts: Draft<StartupComparison>[] = startupSeries(results).flatMap((series) => {
+  const startupDrafts: Draft<StartupComparison>[] = (baseline ? [] : startupSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, config.gate[series.metric], level, false);
     return draft ? [{ metric: series.metric, ...draft }] : [];
   });
@@ -230,7 +237,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   };
   const decided = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!, level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
-  const health: HealthAnalysis | undefined = analyzeHealth(
+  const health: HealthAnalysis | undefined = baseline ? undefined : analyzeHealth(
     results,
     healthDrafts.map((d, i) => decide<RelativeHealthComparison>(d, pAdjusted[healthOffset + i]!, level)),
     decided,
@@ -260,7 +267,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
   const verdicts = [...all, ...startup, ...(health?.heap ?? [])];
   // Outgoing I/O per request says why a verdict moved; it is no verdict itself.
-  const io = analyzeIo(results);
+  const io = baseline ? null : analyzeIo(results);
   // A side that burned CPU while the other was measured decided the verdicts itself: never a pass.
   const unfair = analyzeFairness(results);
   return {
@@ -273,6 +280,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
     warnings: [
+      ...(baseline ? storedBaselineWarnings(results, baseline) : []),
       ...unfair.map((finding) => ({ code: 'unfair-comparison' as const, message: finding.message })),
       ...analysisWarnings(results, {
         tallies,
@@ -295,6 +303,17 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     ...(io && { io }),
     ...(unfair.length > 0 && { unfair }),
   };
+}
+
+/** What a reader must know about a comparison with a stored baseline: first among the warnings. */
+function storedBaselineWarnings(results: Results, baseline: StoredBaseline): Analysis['warnings'] {
+  const gaps = baselineGaps(results, baseline);
+  return [
+    { code: 'stored-baseline', message: describeBaseline(baseline) },
+    ...(gaps.length > 0
+      ? [{ code: 'stored-baseline' as const, message: `The stored baseline has no pairs of ${gaps.join(', ')}: no verdict for ${gaps.length === 1 ? 'it' : 'them'}.` }]
+      : []),
+  ];
 }
 
 /**

@@ -61,6 +61,7 @@ export type ProfileSummary = z.output<typeof schema.profileSummarySchema>;
 export type PackageTime = z.output<typeof schema.packageTimeSchema>;
 export type SideProfile = z.output<typeof schema.sideProfileSchema>;
 export type ScenarioProfile = z.output<typeof schema.scenarioProfileSchema>;
+export type StoredBaseline = z.output<typeof schema.storedBaselineSchema>;
 export type Results = Omit<z.output<typeof schema.resultsSchema>, 'warnings'> & { warnings: RunWarning[] };
 
 /* ---------- analysis: derived from Results by compareResults (pure) ---------- */
