@@ -105,3 +105,47 @@ test('a fixed rate the generator cannot send stops the run after the first warm-
     (e: unknown) => e instanceof ScenarioError && /cannot send 90000 req\/s to each side on this machine: its requests left 800 ms late/.test(e.message) && /rate: 60%/.test(e.message),
   );
 });
+
+test('three scenarios: each start pair serves them all in its turn, the first warmed the whole warm-up and the others one slice each', async () => {
+  const yaml = `service:
+  start: node server.js
+  ready: { timeout: 10s }
+scenarios: [GET /work?a, GET /work?b, GET /work?c]
+load:
+  pairs: 8
+  blocks: 2
+  instances: 2
+  slice: 200ms
+  warmup: 600ms
+profile: false
+`;
+  const repo = makeRepo({ ...service, 'perfgate.yml': yaml }, { 'README.md': 'docs' });
+  const windows: { path: string; urls: string; ms: number }[] = [];
+  const { generator: inner } = fakeLoad(() => ({}));
+  const generator: LoadGenerator = async (urls, scenario, options) => {
+    const load = await inner(urls, scenario, options);
+    return { ...load, measure: (ms, window) => (windows.push({ path: scenario.path, urls: [...urls].sort().join(), ms }), load.measure(ms, window)) };
+  };
+  const tracker = new ProcessTracker();
+  const request = await engineRequest(repo, tracker);
+  const { results } = await runCompare(request, ports(generator));
+  assert.equal(results.status, 'complete');
+  // The windows as the plan's turns say: per turn, its start pair's first scenario 3 warm-up
+  // windows and its 2 pairs, then each other scenario 1 warm-up window and its 2 pairs.
+  const expected = request.plan.blocks.flatMap((block) =>
+    block.turns.flatMap((turn) =>
+      turn.scenarios.flatMap((name, position) => {
+        const path = request.config.scenarios.find((s) => s.name === name)!.path;
+        return Array.from({ length: (position === 0 ? 3 : 1) + 2 }, () => ({ path, ms: 200 }));
+      }),
+    ),
+  );
+  assert.deepEqual(windows.map(({ path, ms }) => ({ path, ms })), expected);
+  // Each turn's windows are on one start pair's two services, and each turn's is another start pair.
+  const perTurn = 3 + 2 + 2 * (1 + 2);
+  const turnUrls = Array.from({ length: windows.length / perTurn }, (_, t) => new Set(windows.slice(t * perTurn, (t + 1) * perTurn).map((w) => w.urls)));
+  for (const urls of turnUrls) assert.equal(urls.size, 1, 'one start pair per turn');
+  assert.equal(new Set(turnUrls.map((u) => [...u][0])).size, turnUrls.length, 'every turn a start pair of its own');
+  for (const scenario of results.scenarios) assert.equal(scenario.pairs.length, 8);
+  assert.equal(tracker.size, 0);
+});
