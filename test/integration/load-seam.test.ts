@@ -124,7 +124,11 @@ profile: false
   const { generator: inner } = fakeLoad(() => ({}));
   const generator: LoadGenerator = async (urls, scenario, options) => {
     const load = await inner(urls, scenario, options);
-    return { ...load, measure: (ms, window) => (windows.push({ path: scenario.path, urls: [...urls].sort().join(), ms }), load.measure(ms, window)) };
+    const measure: typeof load.measure = (ms, window) => {
+      windows.push({ path: scenario.path, urls: [...urls].sort().join(), ms });
+      return load.measure(ms, window);
+    };
+    return { ...load, measure };
   };
   const tracker = new ProcessTracker();
   const request = await engineRequest(repo, tracker);
