@@ -26,7 +26,7 @@ import { dependencyChanges } from './lockfiles.js';
 import { Service } from './service.js';
 import { type BaseSeal, sealBaseTree } from './base-seal.js';
 import { groupsCpuSeconds } from './proc-cpu.js';
-import { prepareTrees, type ResolvedSides, serviceDir, setupTree, type Tree } from './workspace.js';
+import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree } from './workspace.js';
 
 export interface CompareRequest {
   /** Base and head as commits (preflight.ts resolved them): the run checks these out and resolves no ref again. */
@@ -152,10 +152,18 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     session.update();
 
     let seal: BaseSeal | null = null;
-    // Base first, and sealed before any of head's code runs (its install is the first).
+    // Base first, and sealed before any of head's code runs (its install is the first). Not both
+    // at once: head's install scripts are the pull request's code, and could write into base's
+    // tree before its seal. When both would run the same `npm ci` on the same files, head takes a
+    // copy of base's node_modules instead (workspace.ts, copyableInstall).
+    const dirs = { base: serviceDir(trees.base, services.base), head: serviceDir(trees.head, services.head) };
+    const commands = { base: resolvedInstall(services.base, dirs.base), head: resolvedInstall(services.head, dirs.head) };
+    const copyable = copyableInstall(dirs, commands);
+    if (!copyable.ok && commands.head) ports.logger.debug(`head installs on its own (${copyable.reason})`);
     for (const tree of [trees.base, trees.head]) {
+      const copyInstallFrom = tree.side === 'head' && copyable.ok ? { dir: dirs.base, root: trees.base.root } : undefined;
       // The side is told to every command, as to the service: a per-side database or cache can be named after it.
-      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
+      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker, ...(copyInstallFrom && { copyInstallFrom }) }, ports);
       if (tree.side === 'base') {
         seal = await sealBaseTree(tree, serviceDir(tree, services.base));
         ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
