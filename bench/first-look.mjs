@@ -10,7 +10,8 @@
 // +3% and +5% caught, and two clear regressions made from the kind's A/A pool by shifting
 // head's slices (throughput × 0.9 or × 0.8, latencies ÷ the same: 10% and 20% less capacity):
 // caught, and the share stopped at the first look. Load seconds per drawn run as the report
-// counts them (warm-up × starts + 2 s per block + the slices), median over the draws.
+// counts them (warm-ups + 2 s per block + the slices), median over the draws, with the warm-ups
+// of start-major turns (one scenario: the schedule it always was).
 // --scenarios N draws N scenarios per run, each from the same pool with its own starts, so
 // Holm's family is that of an N-route service (the starts' shared offsets are not modelled).
 import { resolve } from 'node:path';
@@ -57,7 +58,9 @@ function loadSeconds(results, stoppedAt) {
   const { load } = config;
   const blocks = stoppedAt === null ? load.blocks : stoppedAt + 1;
   const pairs = results.scenarios.reduce((n, s) => n + s.pairs.filter((p) => stoppedAt === null || p.block <= stoppedAt).length, 0);
-  const perBlock = (load.warmupMs * load.instances * results.scenarios.length) / 1000 + 2;
+  // start-major turns (plan.ts, turnWarmup): the whole warm-up for a turn's first scenario, one slice for each other
+  const warmup = load.warmupMs + (results.scenarios.length - 1) * Math.min(load.warmupMs, load.sliceMs);
+  const perBlock = (warmup * load.instances) / 1000 + 2;
   return blocks * perBlock + (pairs * load.sliceMs) / 1000;
 }
 
