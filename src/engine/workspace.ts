@@ -269,7 +269,7 @@ const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepublish', '
  * Whether head may take a copy of base's installed node_modules instead of running its own
  * install, and why not when it may not. `npm ci` installs exactly the lockfile, so two trees with
  * the same command and the same package.json, lockfile and .npmrc get the same node_modules:
- * copying base's is 5–10 times faster than a second `npm ci` (71 packages of an express app:
+ * copying base's is 4–13 times faster than a second `npm ci` (71 packages of an express app:
  * 1.6–4.2 s against 17–21 s on a busy 2-vCPU machine, docs/calibration.md). Not with workspaces
  * (each package has node_modules of its own) nor with root install scripts (they write outside
  * node_modules). The copy has files of its own, so base's seal still holds (base-seal.ts): no
