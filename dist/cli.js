@@ -66995,7 +66995,7 @@ var require_picocolors = __commonJS({
 });
 
 // src/cli/main.ts
-import { appendFileSync, existsSync as existsSync9, mkdirSync as mkdirSync7, statSync as statSync6, writeFileSync as writeFileSync7 } from "node:fs";
+import { appendFileSync, existsSync as existsSync9, mkdirSync as mkdirSync7, statSync as statSync6, writeFileSync as writeFileSync8 } from "node:fs";
 import { homedir, tmpdir as tmpdir5 } from "node:os";
 import { dirname as dirname8, join as join24, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
@@ -87413,7 +87413,7 @@ var loadSchema = external_exports.strictObject({
     "Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
   ),
   warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("4s").describe(
-    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between)."
+    "Load before measuring, per start pair (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between). With several scenarios a start pair serves them one after the other: the first is warmed this long, each other one slice (at most this long) on its own load."
   ),
   mode: external_exports.enum(["simultaneous", "alternate"], { error: "is not allowed; use simultaneous or alternate" }).default("simultaneous").describe(
     "How a pair is measured: simultaneous loads base and head at the same time on the same CPUs, so a machine that slows down slows both (the ratio is what counts); alternate loads one, then the other, in random order. simultaneous is far steadier on shared runners (docs/calibration.md); alternate measures each side alone."
@@ -87916,7 +87916,7 @@ var OPTIONS = [
   { name: "load-mode", key: "load.mode", value: "<mode>", help: "simultaneous (both sides at once) or alternate", apply: at("load.mode") },
   { name: "pin", key: "load.pin", value: "<auto|on|off>", help: "pin the load generator apart from the services", apply: at("load.pin") },
   { name: "slice", key: "load.slice", value: "<duration>", help: "length of one measured slice", apply: at("load.slice", { numeric: true }) },
-  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per start pair and scenario", apply: at("load.warmup", { numeric: true }) },
+  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per start pair (each further scenario: one slice)", apply: at("load.warmup", { numeric: true }) },
   { name: "connections", key: "load.connections", value: "<n>", help: "concurrent connections", apply: at("load.connections", { numeric: true }) },
   { name: "pipelining", key: "load.pipelining", value: "<n>", help: "requests in flight per connection", apply: at("load.pipelining", { numeric: true }) },
   { name: "throughput-limit", key: "gate.throughput", value: "<pct>", help: "throughput drop that fails", apply: at("gate.throughput", { numeric: true }) },
@@ -88278,6 +88278,9 @@ function warmupSlices(warmupMs, sliceMs) {
   for (let done = 0; done < warmupMs; done += sliceMs) slices.push(Math.min(sliceMs, warmupMs - done));
   return slices;
 }
+function turnWarmup(load, position) {
+  return position === 0 ? warmupSlices(load.warmupMs, load.sliceMs) : warmupSlices(Math.min(load.warmupMs, load.sliceMs), load.sliceMs);
+}
 function buildPlan(config2, seed) {
   const random = createRandom(seed);
   const order = () => random() < 0.5 ? ["base", "head"] : ["head", "base"];
@@ -88297,17 +88300,24 @@ function buildPlan(config2, seed) {
         base: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE)),
         head: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE))
       },
-      scenarios: config2.scenarios.map((s) => {
-        const first = counters.get(s.name) ?? 0;
-        counters.set(s.name, first + inBlock);
-        const perSlot = blockSizes(inBlock, slots);
-        const list3 = [];
-        for (const slot of shuffle(perSlot.map((_, i) => i), random)) {
-          for (let k = 0; k < perSlot[slot]; k++) list3.push({ index: first + list3.length, start: b * instances + slot, slot, order: order() });
-        }
-        return { name: s.name, pairs: list3 };
-      })
+      scenarios: [],
+      turns: []
     });
+    const block = planned[b];
+    const perSlot = blockSizes(inBlock, slots);
+    let slotOrder = null;
+    for (const s of config2.scenarios) {
+      slotOrder ??= shuffle(perSlot.map((_, i) => i), random);
+      const first = counters.get(s.name) ?? 0;
+      counters.set(s.name, first + inBlock);
+      const list3 = [];
+      for (const slot of slotOrder) {
+        for (let k = 0; k < perSlot[slot]; k++) list3.push({ index: first + list3.length, start: b * instances + slot, slot, order: order() });
+      }
+      block.scenarios.push({ name: s.name, pairs: list3 });
+    }
+    const names = config2.scenarios.map((s) => s.name);
+    block.turns = (slotOrder ?? []).map((slot, turn) => ({ slot, scenarios: names.map((_, i) => names[(turn + i) % names.length]) }));
   }
   return {
     seed,
@@ -88351,7 +88361,7 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync10, readSync, realpathSync as realpathSync2, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync10, readSync, realpathSync as realpathSync2, statSync as statSync3, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join8, relative as relative5 } from "node:path";
 
 // src/profile/aggregate.ts
@@ -90482,7 +90492,7 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 
 // src/engine/lockfiles.ts
 import { existsSync as existsSync2, readFileSync as readFileSync5 } from "node:fs";
-import { basename as basename2, dirname as dirname3, isAbsolute as isAbsolute3, join as join4, relative as relative4 } from "node:path";
+import { basename as basename2, dirname as dirname3, isAbsolute as isAbsolute4, join as join4, relative as relative4 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync, realpath, realpathSync, stat, statSync } from "fs";
@@ -91411,9 +91421,9 @@ function yarnLocked(text2, name2, manifests) {
 
 // src/engine/workspace.ts
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync as readFileSync4, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync as readdirSync3, readFileSync as readFileSync4, readlinkSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { realpath as realpath2 } from "node:fs/promises";
-import { dirname as dirname2, join as join3, relative as relative3 } from "node:path";
+import { dirname as dirname2, isAbsolute as isAbsolute3, join as join3, relative as relative3 } from "node:path";
 
 // src/engine/process.ts
 import { spawn } from "node:child_process";
@@ -91784,6 +91794,42 @@ function isYarnBerry(lockfile) {
 function installCommand(dir) {
   return detectPackageManager(dir)?.install ?? null;
 }
+function resolvedInstall(service, dir) {
+  return service.install === null ? installCommand(dir) : service.install || null;
+}
+var INSTALL_INPUTS = ["package.json", "package-lock.json", "npm-shrinkwrap.json", ".npmrc"];
+var INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
+function copyableInstall(dirs, commands) {
+  if (commands.base !== "npm ci" || commands.head !== "npm ci") return { ok: false, reason: "the install is not npm ci on both sides" };
+  for (const file2 of INSTALL_INPUTS) {
+    const read = (side2) => existsSync(join3(dirs[side2], file2)) ? readFileSync4(join3(dirs[side2], file2), "utf8") : null;
+    if (read("base") !== read("head")) return { ok: false, reason: `${file2} differs` };
+  }
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync4(join3(dirs.head, "package.json"), "utf8"));
+  } catch {
+    return { ok: false, reason: "package.json cannot be read" };
+  }
+  if (manifest.workspaces) return { ok: false, reason: "the package has workspaces" };
+  const script = INSTALL_SCRIPTS.find((name2) => manifest.scripts?.[name2] !== void 0);
+  if (script) return { ok: false, reason: `package.json has a ${script} script` };
+  return { ok: true };
+}
+function linksInto(dir, root) {
+  const found = [];
+  const walk2 = (at2) => {
+    for (const entry of readdirSync3(at2, { withFileTypes: true })) {
+      const path = join3(at2, entry.name);
+      if (entry.isSymbolicLink()) {
+        const target = readlinkSync(path);
+        if (isAbsolute3(target) && !relative3(root, target).startsWith("..")) found.push(path);
+      } else if (entry.isDirectory()) walk2(path);
+    }
+  };
+  walk2(dir);
+  return found;
+}
 function serviceDir(tree, service) {
   return join3(tree.root, service.cwd);
 }
@@ -91792,11 +91838,12 @@ async function setupTree(tree, options, ports) {
   if (!existsSync(dir)) {
     throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
   }
-  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  const install = resolvedInstall(options.service, dir);
   const steps = [
     ["install", install],
     ["build", options.service.build]
   ];
+  if (install && options.copyInstallFrom && copyInstall(options.copyInstallFrom, dir, tree, options.logDir, ports)) steps.shift();
   for (const [phase, command2] of steps) {
     if (!command2) continue;
     ports.progress({ phase, side: tree.side, message: command2 });
@@ -91810,6 +91857,25 @@ ${tailFile(logFile, 15)}`
       );
     }
   }
+}
+function copyInstall(from, dir, tree, logDir, ports) {
+  const started = Date.now();
+  const target = join3(dir, "node_modules");
+  if (!existsSync(join3(from.dir, "node_modules")) || existsSync(target)) return false;
+  ports.progress({ phase: "install", side: tree.side, message: "a copy of base's node_modules" });
+  cpSync(join3(from.dir, "node_modules"), target, { recursive: true, verbatimSymlinks: true });
+  const links = linksInto(target, from.root);
+  const log2 = join3(logDir, `${tree.side}-install.log`);
+  if (links.length > 0) {
+    rmSync(target, { recursive: true, force: true });
+    writeFileSync2(log2, `not copied from base (${links[0]} links into base's tree): installing
+`);
+    return false;
+  }
+  writeFileSync2(log2, `npm ci not run: package.json, the lockfile, .npmrc and the install command are base's, so node_modules is a copy of base's (${Date.now() - started} ms)
+`);
+  ports.logger.info(`head's node_modules copied from base's install (same package.json, lockfile and npm ci; ${Date.now() - started} ms)`);
+  return true;
 }
 
 // src/engine/lockfiles.ts
@@ -91903,14 +91969,14 @@ function packageResolver(root) {
   };
   return (fn) => {
     if (fn.category !== "dependency" || fn.file === "") return null;
-    const path = isAbsolute3(fn.file) ? fn.file : join4(root, fn.file);
+    const path = isAbsolute4(fn.file) ? fn.file : join4(root, fn.file);
     if (!path.includes("/node_modules/")) return fn.package === null ? null : { name: fn.package, version: null };
     return lookUp(dirname3(path)) ?? (fn.package === null ? null : { name: fn.package, version: null });
   };
 }
 
 // src/engine/service.ts
-import { existsSync as existsSync3, mkdtempSync as mkdtempSync2, readFileSync as readFileSync8, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync as mkdtempSync2, readFileSync as readFileSync8, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
 import { tmpdir as tmpdir2 } from "node:os";
@@ -92100,7 +92166,7 @@ import { readFileSync as readFileSync7 } from "node:fs";
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -92118,7 +92184,7 @@ function statFields(text2) {
 function readAllStats() {
   let entries;
   try {
-    entries = readdirSync3("/proc");
+    entries = readdirSync4("/proc");
   } catch {
     return null;
   }
@@ -92254,7 +92320,7 @@ var Service = class _Service {
     const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
     if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
-    writeFileSync2(options.statusFile, "");
+    writeFileSync3(options.statusFile, "");
     const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
     const pm2Home = options.config.env.PM2_HOME === void 0 ? privatePm2Home() : null;
     const env = {
@@ -92275,7 +92341,7 @@ var Service = class _Service {
       Object.assign(env, options.profiling.env);
       if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
     }
-    writeFileSync2(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
+    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
 `, {
       flag: "a"
     });
@@ -92391,7 +92457,7 @@ var Service = class _Service {
 };
 async function runSetup(options, command2, sideEnv) {
   const logFile = options.logFile.replace(/\.log$/, "-setup.log");
-  writeFileSync2(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
+  writeFileSync3(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
 `, { flag: "a" });
   const env = { NODE_ENV: "production", ...options.env, ...options.config.env, ...sideEnv };
   const result = await runShell(command2, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
@@ -92671,7 +92737,7 @@ async function profileSide(phase, side2, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync4(dir);
+  const names = readdirSync5(dir);
   const files = [];
   const profiles = [];
   for (const name2 of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
@@ -92720,7 +92786,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const sideResult = (side2) => {
     const run = runs[side2];
     const merged = join8(dir, `${side2}.cpuprofile`);
-    writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    writeFileSync4(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side2],
       profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
@@ -92752,7 +92818,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
-  writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
+  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
   entry.files.diff = runDir(diffFile);
   phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
   phase.session.update();
@@ -92822,12 +92888,13 @@ var PROFILE_RENDER_MS = 5e3;
 var PROFILE_WARMUP_CAP_MS2 = 2e3;
 function measureMs(config2, blocks) {
   const scenarios = config2.scenarios.length;
-  const { sliceMs, warmupMs, mode } = config2.load;
+  const { sliceMs, mode } = config2.load;
   const slicesPerPair = mode === "simultaneous" ? 1 : 2;
-  const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
+  const slices = (ms) => ms.reduce((sum, x) => sum + x + SLICE_OVERHEAD_MS, 0);
+  const warmupPerStartPair = Array.from({ length: scenarios }, (_, position) => slices(turnWarmup(config2.load, position))).reduce((a, b) => a + b, 0);
   const starts = blocks.reduce((n, b) => n + b.instances, 0);
   const pairs = blocks.reduce((n, b) => n + b.pairs, 0);
-  return blocks.length * START_ALLOWANCE_MS + scenarios * warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+  return blocks.length * START_ALLOWANCE_MS + warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
 }
 function estimateRun(config2, plan = buildPlan(config2, config2.seed ?? 0)) {
   const phases = [];
@@ -92840,7 +92907,7 @@ function estimateRun(config2, plan = buildPlan(config2, config2.seed ?? 0)) {
     phases.push({
       phase: "measure",
       ms: measure,
-      detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
+      detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair${scenarios > 1 ? `, then ${formatDuration(Math.min(warmupMs, sliceMs))} per other scenario` : ""}), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
     });
     if (plan.sequential) {
       stopsMeasured = plan.sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config2, plan.blocks.slice(0, look.afterBlock + 1)) - measure }));
@@ -92886,7 +92953,7 @@ function formatClock(ms) {
 }
 
 // src/engine/preflight.ts
-import { isAbsolute as isAbsolute4, join as join9 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join9 } from "node:path";
 async function preflight(request3) {
   const sides = await resolveSides(request3);
   const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
@@ -92904,7 +92971,7 @@ async function preflight(request3) {
 }
 async function readBaseConfig(sides, request3) {
   const name2 = request3.configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute4(name2)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name2} is outside the repository` };
+  if (isAbsolute5(name2)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name2} is outside the repository` };
   const source = `${sides.base.ref}:${name2}`;
   let text2 = null;
   try {
@@ -92921,7 +92988,7 @@ async function readBaseConfig(sides, request3) {
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
   const name2 = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute4(name2) || !fromCommit) return loadConfigFile(isAbsolute4(name2) ? name2 : join9(sides.root, name2), { required: required2 });
+  if (isAbsolute5(name2) || !fromCommit) return loadConfigFile(isAbsolute5(name2) ? name2 : join9(sides.root, name2), { required: required2 });
   const source = `${sides.head.ref}:${name2}`;
   const text2 = await readAtCommit(sides.root, sides.head.sha, name2);
   if (text2 === null) {
@@ -93321,7 +93388,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 }
 
 // src/engine/bench/runner.ts
-import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join13 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
@@ -93396,7 +93463,7 @@ async function runFile(file2, side2, round, options) {
   const stem = stemOf(file2.path, side2, round);
   const output2 = join13(options.logDir, `${stem}.jsonl`);
   const logs = { stdout: join13(options.logDir, `${stem}.out.log`), stderr: join13(options.logDir, `${stem}.err.log`) };
-  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
+  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync5(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
   try {
@@ -93409,7 +93476,7 @@ async function runFile(file2, side2, round, options) {
       timeoutMs: options.timeoutMs
     });
   } catch (e) {
-    writeFileSync4(logs.stderr, `perfgate could not start node: ${e.message}
+    writeFileSync5(logs.stderr, `perfgate could not start node: ${e.message}
 `, { flag: "a" });
     exit = { code: null, signal: null, timedOut: false };
   }
@@ -93486,7 +93553,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync14, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync14, readSync as readSync2, renameSync, writeFileSync as writeFileSync6 } from "node:fs";
 
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
@@ -93568,7 +93635,7 @@ function upgradeResults(data, source) {
 // src/results/io.ts
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
-  writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
+  writeFileSync6(tmp, `${JSON.stringify(results, null, 2)}
 `);
   renameSync(tmp, path);
 }
@@ -93673,7 +93740,7 @@ async function changedLines(base, head) {
 
 // src/engine/base-seal.ts
 import { execFile as execFile4 } from "node:child_process";
-import { existsSync as existsSync5, lstatSync as lstatSync2, readdirSync as readdirSync5 } from "node:fs";
+import { existsSync as existsSync5, lstatSync as lstatSync2, readdirSync as readdirSync6 } from "node:fs";
 import { join as join15, relative as relative6 } from "node:path";
 var NAMED = 10;
 async function sealBaseTree(tree, serviceDir2) {
@@ -93778,7 +93845,7 @@ function walk(dir, keep = () => true, skip = (path) => path === ".cache") {
     const sub = stack.pop();
     let names;
     try {
-      names = readdirSync5(join15(dir, sub));
+      names = readdirSync6(join15(dir, sub));
     } catch {
       continue;
     }
@@ -93860,8 +93927,13 @@ async function runCompare(request3, ports) {
     }
     session.update();
     let seal = null;
+    const dirs = { base: serviceDir(trees.base, services.base), head: serviceDir(trees.head, services.head) };
+    const commands = { base: resolvedInstall(services.base, dirs.base), head: resolvedInstall(services.head, dirs.head) };
+    const copyable = copyableInstall(dirs, commands);
+    if (!copyable.ok && commands.head) ports.logger.debug(`head installs on its own (${copyable.reason})`);
     for (const tree of [trees.base, trees.head]) {
-      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
+      const copyInstallFrom = tree.side === "head" && copyable.ok ? { dir: dirs.base, root: trees.base.root } : void 0;
+      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker, ...copyInstallFrom && { copyInstallFrom } }, ports);
       if (tree.side === "base") {
         seal = await sealBaseTree(tree, serviceDir(tree, services.base));
         ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
@@ -93981,12 +94053,18 @@ async function runBlock(session, phase, block) {
         });
       }
     });
-    for (const plannedScenario of block.scenarios) {
-      const scenario = config2.scenarios.find((s) => s.name === plannedScenario.name);
-      const stored = session.results.scenarios.find((s) => s.name === scenario.name);
-      if (config2.load.warmupMs > 0) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
-      for (const turn of startPairTurns(plannedScenario.pairs)) {
-        await measureStartPair(session, { config: config2, scenario, block, blocks, starts, stored }, turn);
+    const warmingSaid = /* @__PURE__ */ new Set();
+    for (const turn of block.turns) {
+      for (const [position, name2] of turn.scenarios.entries()) {
+        const scenario = config2.scenarios.find((s) => s.name === name2);
+        const stored = session.results.scenarios.find((s) => s.name === name2);
+        const pairs = block.scenarios.find((s) => s.name === name2).pairs.filter((pair) => pair.slot === turn.slot);
+        const warmup = turnWarmup(config2.load, position);
+        if (warmup.length > 0 && !warmingSaid.has(name2)) {
+          warmingSaid.add(name2);
+          ports.progress({ phase: "warmup", scenario: name2, block: block.index + 1, blocks });
+        }
+        await measureStartPair(session, { config: config2, scenario, block, blocks, starts, stored }, pairs, warmup);
       }
     }
     assertStartsRunning(starts, "after its slices, before the block ended");
@@ -93995,25 +94073,15 @@ async function runBlock(session, phase, block) {
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
 }
-function startPairTurns(pairs) {
-  const turns = [];
-  for (const pair of pairs) {
-    const last = turns.at(-1);
-    if (last && last[0].slot === pair.slot) last.push(pair);
-    else turns.push([pair]);
-  }
-  return turns;
-}
 function othersThan(starts, measured) {
   return [...starts.base, ...starts.head].filter((service) => !measured.includes(service));
 }
 var WINDOW_GAP_MS = 1e3;
-async function measureStartPair(session, turn, pairs) {
+async function measureStartPair(session, turn, pairs, warmup) {
   const { config: config2, scenario, block, blocks, starts, stored } = turn;
   const first = pairs[0];
   const service = (side2) => starts[side2][first.slot];
   const both = first.order.map(service);
-  const warmup = warmupSlices(config2.load.warmupMs, config2.load.sliceMs);
   assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
@@ -94022,7 +94090,7 @@ async function measureStartPair(session, turn, pairs) {
     scenario,
     { maxMs: ms, sliceMs: config2.load.sliceMs, ...ratePerSecond !== void 0 && { ratePerSecond } }
   );
-  const loads = config2.load.mode === "simultaneous" ? await open2(both, config2.load.warmupMs + pairs.length * config2.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS) : null;
+  const loads = config2.load.mode === "simultaneous" ? await open2(both, warmup.reduce((a, b) => a + b, 0) + pairs.length * config2.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS) : null;
   try {
     const warmed = [];
     for (const ms of warmup) {
@@ -94649,6 +94717,72 @@ function smallestDetectableShift(intervalHalfWidth, options = {}) {
   return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
 }
 
+// src/stats/student-t.ts
+var LANCZOS = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+function logGamma(x) {
+  if (!(x > 0)) throw new RangeError(`logGamma: x must be positive, got ${x}`);
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const z2 = x - 1;
+  let sum = LANCZOS[0];
+  for (let i = 1; i < LANCZOS.length; i++) sum += LANCZOS[i] / (z2 + i);
+  const t = z2 + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+function betaContinuedFraction(a, b, x) {
+  const TINY = 1e-300;
+  const EPS = 1e-16;
+  const qab = a + b;
+  const qap = a + 1;
+  const qam = a - 1;
+  let c = 1;
+  let d = 1 - qab * x / qap;
+  if (Math.abs(d) < TINY) d = TINY;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 1e4; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < EPS) return h;
+  }
+  return h;
+}
+function regularizedBeta(x, a, b, complement = 1 - x) {
+  if (x <= 0) return 0;
+  if (complement <= 0) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(complement));
+  if (x < (a + 1) / (a + b + 2)) return front * betaContinuedFraction(a, b, x) / a;
+  return 1 - front * betaContinuedFraction(b, a, complement) / b;
+}
+function studentTTwoSided(t, df) {
+  if (Number.isNaN(t) || !(df > 0)) return Number.NaN;
+  if (!Number.isFinite(t)) return 0;
+  return regularizedBeta(df / (df + t * t), df / 2, 0.5, t * t / (df + t * t));
+}
+
 // src/stats/sign-flip.ts
 var EXACT_MAX = 30;
 var MONTE_CARLO_PATTERNS = 2e5;
@@ -94709,6 +94843,15 @@ function monteCarlo(x, statistic, tolerance, alternative) {
     if (alternative === "less" ? sum <= statistic + tolerance : alternative === "greater" ? sum >= statistic - tolerance : Math.abs(sum) >= observedAbs - tolerance) extreme++;
   }
   return { n: x.length, statistic, p: (extreme + 1) / (MONTE_CARLO_PATTERNS + 1), method: "monte-carlo" };
+}
+function studentizedAgreement(x, alternative) {
+  assertFinite(x, "studentizedAgreement");
+  const n = x.length;
+  if (n < 2 || !x.every((v) => alternative === "less" ? v < 0 : v > 0)) return null;
+  const mean = x.reduce((a, b) => a + b, 0) / n;
+  const variance = x.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1);
+  if (variance === 0) return 0;
+  return studentTTwoSided(mean / Math.sqrt(variance / n), n - 1) / 2;
 }
 
 // src/gate/benchmarks.ts
@@ -95457,7 +95600,7 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
       warnings.push({
         code: "underpowered",
         scenario: c.scenario,
-        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
+        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)} by the sign-flip test: only a regression that slows every start pair alike can be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
       });
       break;
     }
@@ -95870,7 +96013,10 @@ function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale =
   const reached = interval.confidence >= CONFIDENCE3 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
+  const alternative = interval.estimate < 0 ? "less" : "greater";
+  const test = signFlipTest(ratios, { alternative });
+  const atFloor = starts !== null && ratio && 2 ** -ratios.length >= alpha ? studentizedAgreement(ratios, alternative) : null;
+  const p = atFloor === null ? test.p : Math.min(test.p, atFloor);
   const halfWidth = (upper - lower) / 2;
   const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE2) : interval;
   const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE2 - 1e-9;
@@ -95887,7 +96033,7 @@ function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale =
     ciHigh: reported(upper),
     eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
     eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
-    p: test.p,
+    p,
     detectable: Number.isFinite(halfWidth) ? (
       // one-sided level alpha = two-sided 2·alpha in the formula's terms
       reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE3, alpha: 2 * alpha }))
@@ -96103,7 +96249,7 @@ function cancelOnSignals(tracker) {
 }
 
 // src/history/collect.ts
-import { readdirSync as readdirSync6 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 import { join as join17, relative as relative7 } from "node:path";
 
 // src/results/schema.ts
@@ -96699,7 +96845,7 @@ var MAX_DEPTH = 6;
 function findResultsFiles(dir, depth = 0) {
   if (depth > MAX_DEPTH) return [];
   const out = [];
-  for (const entry of readdirSync6(dir, { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
+  for (const entry of readdirSync7(dir, { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
     const path = join17(dir, entry.name);
     if (entry.isDirectory()) out.push(...findResultsFiles(path, depth + 1));
     else if (entry.isFile() && entry.name === "results.json") out.push(path);
@@ -96886,72 +97032,6 @@ function stretchMeans(values, cuts) {
     for (const _ of stretch) out.push(mean);
   }
   return out;
-}
-
-// src/stats/student-t.ts
-var LANCZOS = [
-  0.9999999999998099,
-  676.5203681218851,
-  -1259.1392167224028,
-  771.3234287776531,
-  -176.6150291621406,
-  12.507343278686905,
-  -0.13857109526572012,
-  9984369578019572e-21,
-  15056327351493116e-23
-];
-function logGamma(x) {
-  if (!(x > 0)) throw new RangeError(`logGamma: x must be positive, got ${x}`);
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const z2 = x - 1;
-  let sum = LANCZOS[0];
-  for (let i = 1; i < LANCZOS.length; i++) sum += LANCZOS[i] / (z2 + i);
-  const t = z2 + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-function betaContinuedFraction(a, b, x) {
-  const TINY = 1e-300;
-  const EPS = 1e-16;
-  const qab = a + b;
-  const qap = a + 1;
-  const qam = a - 1;
-  let c = 1;
-  let d = 1 - qab * x / qap;
-  if (Math.abs(d) < TINY) d = TINY;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 1e4; m++) {
-    const m2 = 2 * m;
-    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    const delta = d * c;
-    h *= delta;
-    if (Math.abs(delta - 1) < EPS) return h;
-  }
-  return h;
-}
-function regularizedBeta(x, a, b, complement = 1 - x) {
-  if (x <= 0) return 0;
-  if (complement <= 0) return 1;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(complement));
-  if (x < (a + 1) / (a + b + 2)) return front * betaContinuedFraction(a, b, x) / a;
-  return 1 - front * betaContinuedFraction(b, a, complement) / b;
-}
-function studentTTwoSided(t, df) {
-  if (Number.isNaN(t) || !(df > 0)) return Number.NaN;
-  if (!Number.isFinite(t)) return 0;
-  return regularizedBeta(df / (df + t * t), df / 2, 0.5, t * t / (df + t * t));
 }
 
 // src/stats/change-points.ts
@@ -99249,7 +99329,7 @@ function attachBaseline(results, baseline, source) {
 }
 
 // src/cli/init.ts
-import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync7 } from "node:fs";
 import { dirname as dirname7, join as join22, relative as relative9, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
@@ -99617,7 +99697,7 @@ async function runInit(request3, io) {
       continue;
     }
     mkdirSync6(dirname7(target), { recursive: true });
-    writeFileSync6(target, text2, { flag: "wx" });
+    writeFileSync7(target, text2, { flag: "wx" });
     out.push(`wrote  ${path}${path === CONFIG_PATH ? `   (${summarise(loaded)})` : "   (measure job without a write token, comment job in report mode)"}`);
   }
   const unchecked = answers !== null && !answers.some((a) => is2xx(a.status));
@@ -99802,10 +99882,10 @@ function renderPlan(pre, planned, routes = null) {
     const sizes = plan.blocks.map((b) => b.pairs);
     const { load } = config2;
     lines.push(
-      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start and scenario`
+      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start pair` + (config2.scenarios.length > 1 ? `, then ${formatDuration(Math.min(load.warmupMs, load.sliceMs))} per other scenario` : "")
     );
     const starts = plan.blocks.map((b) => b.instances);
-    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(" + ")} by block, fresh in each; a block's pairs are rotated over its starts)`);
+    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(" + ")} by block, fresh in each; a start pair serves every scenario in its turn)`);
   }
   const gated = Object.entries(config2.gate).filter(
     ([key, rule2]) => "gated" in rule2 && rule2.gated && "limit" in rule2 && (key !== "benchmarks" || config2.benchmarks)
@@ -100321,7 +100401,7 @@ function shellQuote(word) {
 }
 function copyTo(path, text2) {
   mkdirSync7(dirname8(path), { recursive: true });
-  writeFileSync7(path, text2);
+  writeFileSync8(path, text2);
 }
 
 // src/cli/index.ts

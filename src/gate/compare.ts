@@ -17,7 +17,7 @@ import { spreadWithinStarts, startOf, summarizeStarts } from './starts.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
-import { signFlipTest } from '../stats/sign-flip.js';
+import { signFlipTest, studentizedAgreement } from '../stats/sign-flip.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { analyzeIo } from './io.js';
@@ -99,7 +99,16 @@ function comparePaired(
   // test, not the signed-rank one that the interval inverts: at a dozen start pairs and Holm's
   // level the rank test's coarse steps, and one opposing start ranked high, kept clear drops from
   // failing (docs/method.md, "The statistics").
-  const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? 'less' : 'greater' });
+  const alternative = interval.estimate < 0 ? 'less' : 'greater';
+  const test = signFlipTest(ratios, { alternative });
+  // Where even the most extreme sign pattern (1/2^n) cannot reach the level (the first of three
+  // looks: 8 start pairs against 0.000028), the start pairs that all moved one way are ranked by
+  // the t statistic instead, so a large, consistent regression can stop the run at that look
+  // (stats/sign-flip.ts, studentizedAgreement). Start pairs only: the unit whose sign is a coin
+  // under the null; and ratios only: a share's difference (errors) has the errors rule for that
+  // (decisiveErrors). Wherever the sign-flip test can reach, it alone decides.
+  const atFloor = starts !== null && ratio && 2 ** -ratios.length >= alpha ? studentizedAgreement(ratios, alternative) : null;
+  const p = atFloor === null ? test.p : Math.min(test.p, atFloor);
   const halfWidth = (upper - lower) / 2;
   const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE) : interval;
   const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
@@ -116,7 +125,7 @@ function comparePaired(
     ciHigh: reported(upper),
     eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
     eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
-    p: test.p,
+    p,
     detectable: Number.isFinite(halfWidth)
       ? // one-sided level alpha = two-sided 2·alpha in the formula's terms
         reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
