@@ -19596,7 +19596,7 @@ function getState(name) {
 }
 
 // src/engine/boundary.ts
-import { existsSync, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync, readdirSync as readdirSync2, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 // src/engine/process.ts
@@ -19744,6 +19744,24 @@ function read(file) {
 function pidsIn(dir, version) {
   return read(join(dir, version === 2 ? "cgroup.procs" : "tasks")).split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 0);
 }
+function cgroupsBelow(dir, skip = null) {
+  const found = [];
+  let entries = [];
+  try {
+    entries = readdirSync2(dir, { withFileTypes: true });
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    const sub = join(dir, entry.name);
+    if (!entry.isDirectory() || sub === skip) continue;
+    found.push(...cgroupsBelow(sub), sub);
+  }
+  return found;
+}
+function pidsUnder(dir, version) {
+  return [dir, ...cgroupsBelow(dir)].flatMap((d) => pidsIn(d, version));
+}
 function killEach(pids) {
   for (const pid of pids) {
     try {
@@ -19755,19 +19773,19 @@ function killEach(pids) {
 async function killCgroup(dir, version) {
   let found = 0;
   for (let round = 0; round < 50; round++) {
-    const pids = pidsIn(dir, version);
+    const pids = pidsUnder(dir, version);
     if (round === 0) found = pids.length;
     if (pids.length === 0) return found;
     if (version === 2 && existsSync(join(dir, "cgroup.kill"))) {
       writeFileSync2(join(dir, "cgroup.kill"), "1");
     } else if (version === 2) {
       writeFileSync2(join(dir, "cgroup.freeze"), "1");
-      killEach(pidsIn(dir, version));
+      killEach(pidsUnder(dir, version));
       writeFileSync2(join(dir, "cgroup.freeze"), "0");
     } else {
       writeFileSync2(join(dir, "freezer.state"), "FROZEN");
       for (let wait = 0; wait < 100 && read(join(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
-      killEach(pidsIn(dir, version));
+      killEach(pidsUnder(dir, version));
       writeFileSync2(join(dir, "freezer.state"), "THAWED");
     }
     await sleep(round < 10 ? 10 : 50);
@@ -19777,7 +19795,7 @@ async function killCgroup(dir, version) {
 async function killInside(top, inside, version) {
   let killed = 0;
   for (let round = 0; round < 20; round++) {
-    const atTop = pidsIn(top, version);
+    const atTop = [top, ...cgroupsBelow(top, inside).filter((dir) => !dir.startsWith(join(top, "perfgate")))].flatMap((dir) => pidsIn(dir, version));
     killEach(atTop);
     const inPr = await killCgroup(inside, version);
     killed += atTop.length + inPr;
@@ -19797,10 +19815,13 @@ function cgroupAt(top, version, origin = null) {
   return {
     path: top,
     description: `cgroup v${version} ${inside}`,
+    cgroup: { version, path: `/${basename(top)}/pr` },
+    cpuSeconds: () => version === 2 ? insideCpuSeconds(top) : null,
     wrap: (file, args) => ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', join(inside, "cgroup.procs"), file, ...args]],
     kill: () => killInside(top, inside, version),
     async close() {
       const killed = await killInside(top, inside, version);
+      for (const dir of cgroupsBelow(top, join(top, "perfgate"))) removeDir(dir);
       removeDir(inside);
       if (origin) {
         try {
@@ -19815,6 +19836,14 @@ function cgroupAt(top, version, origin = null) {
       return killed;
     }
   };
+}
+function usageSeconds(dir) {
+  const line = read(join(dir, "cpu.stat")).split("\n").find((l) => l.startsWith("usage_usec "));
+  return line ? Number(line.split(" ")[1]) / 1e6 : Number.NaN;
+}
+function insideCpuSeconds(top) {
+  const seconds = usageSeconds(top) - usageSeconds(join(top, "perfgate"));
+  return Number.isFinite(seconds) ? seconds : null;
 }
 function boundaryAt(path) {
   const mount = findCgroupMount();

@@ -361,6 +361,12 @@ of load and drawing the flamegraph — about 15 s per side with the defaults. Th
 
 ## Command line and action
 
+What head is compared with is no key of this file: base measured beside head (the default), or a
+stored record of base (\`perfgate record\`, then \`perfgate compare --baseline <results.json>\`; action
+inputs \`mode: record\` and \`baseline: stored\`; [modes.md](modes.md)). A record is refused when its
+configuration hash differs from this run's: every key here that changes how a run measures must
+be the same on main's pushes and on the pull requests.
+
 The same settings can be given as command-line flags and as action inputs, under the same names;
 they win over this file. \`perfgate plan\` checks them with the file, sends each scenario's request once to
 the service started in the work tree, and prints the plan.

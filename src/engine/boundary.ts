@@ -8,7 +8,7 @@
  * Docs: kernel.org, "Control Group v2" (cgroup.kill, cgroup.freeze) and "Freezer Subsystem".
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { sleep } from './process.js';
 
@@ -23,6 +23,14 @@ export interface Boundary {
    * program and all it starts are inside from their first instruction.
    */
   wrap(file: string, args: readonly string[]): [string, string[]];
+  /** The cgroup every process of the pull request's code starts in, as /proc/<pid>/cgroup names it in the hierarchy of `version`. */
+  cgroup: { version: 1 | 2; path: string };
+  /**
+   * CPU seconds used so far by everything inside (`pr` and whatever moved up into the top
+   * directory), from cgroup v2's cpu.stat, which the kernel keeps whether or not the cpu
+   * controller is enabled; null on v1.
+   */
+  cpuSeconds(): number | null;
   /** Kills every process inside (SIGKILL); resolves once none is left. Returns how many there were. */
   kill(): Promise<number>;
   /** Kills what is left and removes the cgroups that are empty. */
@@ -80,6 +88,32 @@ function pidsIn(dir: string, version: 1 | 2): number[] {
     .filter((n) => Number.isInteger(n) && n > 0);
 }
 
+/**
+ * The cgroups below `dir`, deepest first. The user owns the boundary, so the pull request's code
+ * can create cgroups inside `pr` (or the top directory) and move itself into them: every kill and
+ * count covers them too.
+ */
+function cgroupsBelow(dir: string, skip: string | null = null): string[] {
+  const found: string[] = [];
+  let entries: Dirent[] = [];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    const sub = join(dir, entry.name);
+    if (!entry.isDirectory() || sub === skip) continue;
+    found.push(...cgroupsBelow(sub), sub);
+  }
+  return found;
+}
+
+/** Every process in `dir` and in the cgroups below it. */
+function pidsUnder(dir: string, version: 1 | 2): number[] {
+  return [dir, ...cgroupsBelow(dir)].flatMap((d) => pidsIn(d, version));
+}
+
 function killEach(pids: number[]): void {
   for (const pid of pids) {
     try {
@@ -98,20 +132,22 @@ async function killCgroup(dir: string, version: 1 | 2): Promise<number> {
   let found = 0;
   // A process forking as it is killed can leave a child; a few rounds end that race.
   for (let round = 0; round < 50; round++) {
-    const pids = pidsIn(dir, version);
+    const pids = pidsUnder(dir, version);
     if (round === 0) found = pids.length;
     if (pids.length === 0) return found;
+    // cgroup.kill and a freeze act on the whole subtree (kernel docs); a cgroup below that its
+    // processes froze themselves is killed all the same (a kill wakes a frozen task).
     if (version === 2 && existsSync(join(dir, 'cgroup.kill'))) {
       writeFileSync(join(dir, 'cgroup.kill'), '1');
     } else if (version === 2) {
       writeFileSync(join(dir, 'cgroup.freeze'), '1');
-      killEach(pidsIn(dir, version));
+      killEach(pidsUnder(dir, version));
       writeFileSync(join(dir, 'cgroup.freeze'), '0');
     } else {
       // A frozen task cannot fork: kill all, then thaw so the kills are delivered.
       writeFileSync(join(dir, 'freezer.state'), 'FROZEN');
       for (let wait = 0; wait < 100 && read(join(dir, 'freezer.state')).trim() === 'FREEZING'; wait++) await sleep(5);
-      killEach(pidsIn(dir, version));
+      killEach(pidsUnder(dir, version));
       writeFileSync(join(dir, 'freezer.state'), 'THAWED');
     }
     await sleep(round < 10 ? 10 : 50);
@@ -123,7 +159,8 @@ async function killCgroup(dir: string, version: 1 | 2): Promise<number> {
 async function killInside(top: string, inside: string, version: 1 | 2): Promise<number> {
   let killed = 0;
   for (let round = 0; round < 20; round++) {
-    const atTop = pidsIn(top, version);
+    // The top directory's own processes, and those of any cgroup made beside pr and perfgate.
+    const atTop = [top, ...cgroupsBelow(top, inside).filter((dir) => !dir.startsWith(join(top, 'perfgate')))].flatMap((dir) => pidsIn(dir, version));
     killEach(atTop);
     const inPr = await killCgroup(inside, version);
     killed += atTop.length + inPr;
@@ -156,10 +193,13 @@ function cgroupAt(top: string, version: 1 | 2, origin: string | null = null): Bo
   return {
     path: top,
     description: `cgroup v${version} ${inside}`,
+    cgroup: { version, path: `/${basename(top)}/pr` },
+    cpuSeconds: () => (version === 2 ? insideCpuSeconds(top) : null),
     wrap: (file, args) => ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', join(inside, 'cgroup.procs'), file, ...args]],
     kill: () => killInside(top, inside, version),
     async close() {
       const killed = await killInside(top, inside, version);
+      for (const dir of cgroupsBelow(top, join(top, 'perfgate'))) removeDir(dir);
       removeDir(inside);
       // Back where this process came from, so the boundary can go; that move needs root, and
       // without it the empty leaf stays until the post step (or the runner) removes it.
@@ -177,6 +217,20 @@ function cgroupAt(top: string, version: 1 | 2, origin: string | null = null): Bo
       return killed;
     },
   };
+}
+
+/** usage_usec of a v2 cgroup's cpu.stat, in seconds; NaN when it cannot be read. */
+function usageSeconds(dir: string): number {
+  const line = read(join(dir, 'cpu.stat'))
+    .split('\n')
+    .find((l) => l.startsWith('usage_usec '));
+  return line ? Number(line.split(' ')[1]) / 1e6 : Number.NaN;
+}
+
+/** The top directory's usage (its whole subtree) less the `perfgate` leaf's (the action's own process). */
+function insideCpuSeconds(top: string): number | null {
+  const seconds = usageSeconds(top) - usageSeconds(join(top, 'perfgate'));
+  return Number.isFinite(seconds) ? seconds : null;
 }
 
 /** This process's cgroup in the mount's hierarchy (/proc/self/cgroup, cgroups(7)). */

@@ -33,3 +33,6 @@ export class CancelledError extends PerfgateError {}
 
 /** Base's tree changed after perfgate installed and built it (engine/base-seal.ts): the run gives no verdict. */
 export class BaseTreeChangedError extends PerfgateError {}
+
+/** Another process stopped, reniced, re-pinned or moved a service's processes, or burned CPU outside every start (engine/interference.ts): the run gives no verdict. */
+export class InterferenceError extends PerfgateError {}

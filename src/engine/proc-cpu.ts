@@ -74,6 +74,12 @@ export function serviceProcesses(pgid: number): Map<number, string[]> | null {
   return all === null ? null : processesOf(all, pgid);
 }
 
+/** The processes of each start (processesOf) from one pass over /proc; null without procfs. */
+export function startsProcesses(pgids: readonly number[]): Map<number, string[]>[] | null {
+  const all = readAllStats();
+  return all === null ? null : pgids.map((pgid) => processesOf(all, pgid));
+}
+
 /**
  * CPU seconds of several services (each by its process group, with the descendants that left it)
  * from one pass over /proc: the engine reads every start of a block at a slice's edges, and one

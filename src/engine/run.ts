@@ -26,6 +26,7 @@ import { dependencyChanges } from './lockfiles.js';
 import { Service } from './service.js';
 import { type BaseSeal, sealBaseTree } from './base-seal.js';
 import { groupsCpuSeconds } from './proc-cpu.js';
+import { assertNoStrayCpu, assertUntouched, type Expected, expectedNow, type WatchedStart } from './interference.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree } from './workspace.js';
 
 export interface CompareRequest {
@@ -282,6 +283,10 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
   const blocks = phase.plan.blocks.length;
   const starts: Record<Side, Service[]> = { base: [], head: [] };
   const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
+  // Before any start is spawned: what they inherit from this process.
+  const boundary = session.tracker.boundary;
+  const expected = expectedNow(boundary?.cgroup ?? null);
+  const when = `in block ${block.index + 1} of ${blocks}`;
   try {
     // Start pair by start pair: the pair's two starts spawned back to back, the side that goes
     // first alternating (bootOrder on even slots). A block's services boot at once on shared
@@ -309,6 +314,11 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       }
     }
     await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
+    const all = [...starts.base, ...starts.head];
+    assertUntouched(watchedStarts(all), expected, `${when}, while its services started`);
+    // From here to the block's end, the boundary's CPU is the starts' and nothing else's: every
+    // service.setup has run, every start is up.
+    const strayFrom = { boundary: boundary?.cpuSeconds() ?? null, starts: sum(groupsCpuSeconds(all.map((s) => s.pgid))), at: performance.now() };
     session.update((r) => {
       r.starts ??= [];
       for (const side of ['base', 'head'] as const) {
@@ -331,10 +341,16 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
           warmingSaid.add(name);
           ports.progress({ phase: 'warmup', scenario: name, block: block.index + 1, blocks });
         }
-        await measureStartPair(session, { config, scenario, block, blocks, starts, stored }, pairs, warmup);
+        await measureStartPair(session, { config, scenario, block, blocks, starts, stored, expected }, pairs, warmup);
       }
     }
     assertStartsRunning(starts, 'after its slices, before the block ended');
+    assertUntouched(watchedStarts(all), expected, `${when}, after its slices`);
+    const boundaryTo = boundary?.cpuSeconds() ?? null;
+    if (strayFrom.boundary !== null && boundaryTo !== null) {
+      const startsTo = sum(groupsCpuSeconds(all.map((s) => s.pgid)));
+      assertNoStrayCpu(boundaryTo - strayFrom.boundary, startsTo - strayFrom.starts, (performance.now() - strayFrom.at) / 1000, `${when} (from its starts' readiness to its last slice)`);
+    }
   } finally {
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
@@ -356,6 +372,8 @@ interface StartPairTurn {
   blocks: number;
   starts: Record<Side, Service[]>;
   stored: Results['scenarios'][number];
+  /** What every start's processes must show (engine/interference.ts). */
+  expected: Expected;
 }
 
 /**
@@ -375,6 +393,10 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
   const service = (side: Side) => starts[side][first.slot]!;
   const both = first.order.map(service);
   assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
+  // Before and after each turn, while no load runs (a pass over /proc stalls this process, the
+  // load generator, for milliseconds): every start of the block, the ones waiting their turn too.
+  const everyStart = watchedStarts([...starts.base, ...starts.head]);
+  assertUntouched(everyStart, turn.expected, `before start pair ${first.slot + 1}'s turn in scenario "${scenario.name}" (block ${block.index + 1} of ${blocks})`);
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
   const open = (targets: Service[], ms: number) =>
@@ -438,6 +460,7 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
   } finally {
     await loads?.close();
   }
+  assertUntouched(everyStart, turn.expected, `during start pair ${first.slot + 1}'s turn in scenario "${scenario.name}" (block ${block.index + 1} of ${blocks})`);
   await sampleUnexpectedAnswers(session, turn, both, stored.pairs.slice(-pairs.length));
 }
 
@@ -543,6 +566,15 @@ async function assertScenarioAnswers(scenario: ScenarioConfig, services: Service
   if (failing.length < services.length) return;
   const sample = await probeScenario(services[0]!.url, scenario);
   throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
+}
+
+function sum(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0);
+}
+
+/** The starts as the interference check names them. */
+function watchedStarts(services: readonly Service[]): WatchedStart[] {
+  return services.map((s) => ({ side: s.side, start: typeof s.start === 'number' ? s.start : 0, pgid: s.pgid, cpus: s.cpus }));
 }
 
 /**

@@ -184,6 +184,16 @@ export class Service {
     return this.child.pid!;
   }
 
+  /** Which start of its side this is (StartOptions.start). */
+  get start(): StartOptions['start'] {
+    return this.options.start;
+  }
+
+  /** The CPUs perfgate gave it, or undefined when it inherited perfgate's. */
+  get cpus(): string | undefined {
+    return this.options.cpus;
+  }
+
   get exited(): boolean {
     return this.exit !== null;
   }

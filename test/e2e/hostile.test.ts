@@ -119,10 +119,17 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
   assert.deepEqual(ranOwn, [], 'perfgate never runs a program planted after it started');
   assert.deepEqual(helperLeaks, []);
 
-  // The decision is the one measured: a regression, whatever the PR wrote to GITHUB_OUTPUT.
+  // The decision is perfgate's, whatever the PR wrote to GITHUB_OUTPUT: the regression measured,
+  // or, when its orphans' busy loops (the watcher, the escapees) used more than a tenth of a core
+  // beside the services (src/engine/interference.ts), no verdict (exit 2). Never a pass.
   assert.equal(run.status, 1, describeRun(run));
-  assert.equal(run.outputs.decision, 'fail', describeRun(run));
-  assert.ok(run.annotations('error').some((e) => /performance regression: throughput of GET \/work/.test(e)), describeRun(run));
+  const refused = run.annotations('error').some((e) => /belong to no service start used \d+% of a core/.test(e));
+  t.diagnostic(`the step ${refused ? 'gave no verdict: CPU of processes that belong to no start' : 'failed on the regression'}`);
+  if (refused) assert.equal(run.outputs.decision, undefined, describeRun(run));
+  else {
+    assert.equal(run.outputs.decision, 'fail', describeRun(run));
+    assert.ok(run.annotations('error').some((e) => /performance regression: throughput of GET \/work/.test(e)), describeRun(run));
+  }
   assert.ok(run.annotations('warning').some((w) => /wrote to the runner's file commands \(GITHUB_OUTPUT, GITHUB_STATE/.test(w)), describeRun(run));
   const state = readFileSync(join(run.temp, 'state'), 'utf8');
   assert.ok(!state.includes('/tmp/evil'), 'the post step\'s state is perfgate\'s own');
@@ -158,7 +165,7 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
   assert.deepEqual(surviving, [], 'no escaped process survives the step');
   assert.deepEqual(late, [], 'nothing is written to the runner\'s files after the step');
   const output = parseFileCommands(readFileSync(join(run.temp, 'output'), 'utf8'));
-  assert.equal(output.decision, 'fail');
+  assert.equal(output.decision, refused ? undefined : 'fail');
   assert.equal(output['escaped-write'], undefined);
 });
 

@@ -1,11 +1,15 @@
 /**
  * Where perfgate finds the cgroup hierarchy, and what it says where it cannot make a boundary.
- * The boundary itself is proven end to end by test/e2e/hostile.test.ts.
+ * The boundary itself is proven end to end by test/e2e/hostile.test.ts; here, as root, a process
+ * that hides in a cgroup of its own below the boundary's.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
-import { findCgroupMount } from '../../src/engine/boundary.js';
+import { findCgroupMount, openBoundary } from '../../src/engine/boundary.js';
+import { sleep } from '../../src/engine/process.js';
 
 test('the cgroup v2 mount is preferred; v1 falls back to the freezer hierarchy', () => {
   const v1 = [
@@ -31,4 +35,28 @@ test('without root and without sudo there is no boundary, and the reason says wh
   });
   const opened = JSON.parse(out) as { unavailable?: string };
   assert.match(opened.unavailable ?? '', /needs root, and sudo was not found|no cgroup/);
+});
+
+// Root here; on a runner, sudo -n. The unit layer may run as neither: then there is nothing to prove.
+test('a process that moves itself into a cgroup it made below pr/, and freezes it, is killed with the boundary, and the cgroups are removed', { skip: process.getuid?.() !== 0 || process.platform !== 'linux' }, async (t) => {
+  const opened = openBoundary(`${process.pid.toString(16).padStart(8, '0')}-5ub0`, null);
+  if ('unavailable' in opened) {
+    t.skip(opened.unavailable);
+    return;
+  }
+  try {
+    const inside = join(opened.path, 'pr');
+    const hide = `mkdir -p "${inside}/hide/deeper" && echo $$ > "${inside}/hide/deeper/cgroup.procs" && { [ ! -e "${inside}/hide/cgroup.freeze" ] || echo 1 > "${inside}/hide/cgroup.freeze"; }; exec sleep 300`;
+    const [file, args] = opened.wrap('/bin/sh', ['-c', hide]);
+    const child = spawn(file, args, { stdio: 'ignore', detached: true });
+    child.unref();
+    for (let i = 0; i < 100 && readFileSync(`/proc/${child.pid}/cgroup`, 'utf8').indexOf('/pr/hide/deeper') < 0; i++) await sleep(20);
+    assert.match(readFileSync(`/proc/${child.pid}/cgroup`, 'utf8'), /\/pr\/hide\/deeper\n/);
+    assert.equal(await opened.kill(), 1, 'the hidden process was found and killed');
+    await sleep(50);
+    assert.equal(existsSync(`/proc/${child.pid}/cgroup`) && !readFileSync(`/proc/${child.pid}/stat`, 'utf8').includes(') Z '), false, 'it is gone');
+  } finally {
+    await opened.close();
+  }
+  assert.equal(existsSync(opened.path), false, 'the boundary, the cgroups made inside it too, is removed');
 });

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it, test } from 'node:test';
 import { createRandom, normalCdf, rankAbsolute, signedRankCdf, signFlipTest } from '../../src/stats/index.js';
-import { studentizedAgreement } from '../../src/stats/sign-flip.js';
+import { monteCarloPatterns, studentizedAgreement } from '../../src/stats/sign-flip.js';
 
 type Alternative = 'less' | 'greater' | 'two-sided';
 
@@ -80,6 +80,32 @@ describe('signFlipTest', () => {
     assert.ok(Math.abs(first.p - normal) < 0.01, `${first.p} vs normal ${normal}`);
     // Never zero: the observed pattern counts.
     assert.equal(signFlipTest(Array(60).fill(0.01), { alternative: 'greater' }).p, 1 / 200_001);
+  });
+
+  it("costs work linear in n: the normal limit above 1,000 well-spread values, a Monte Carlo of at most 200,000,000 additions (or 10,000 patterns) where a value dominates", () => {
+    const rand = createRandom(9);
+    // A forged results file near the 64 MiB cap holds 100,000 start pairs of one scenario.
+    const spread = Array.from({ length: 100_000 }, () => 0.001 + (rand() - 0.5) * 0.05);
+    const normal = signFlipTest(spread, { alternative: 'greater' });
+    assert.equal(normal.method, 'normal');
+    assert.equal(normal.patterns, 0);
+    const z = normal.statistic / Math.sqrt(spread.reduce((a, b) => a + b * b, 0));
+    assert.ok(Math.abs(normal.p - normalCdf(-z)) < 1e-12);
+    // 1,000 values or fewer: the Monte Carlo as before, whatever their spread.
+    assert.equal(monteCarloPatterns(1000), 200_000);
+    // Where one value dominates the normal limit is refused, and the draws shrink as n grows:
+    // work (patterns × n) flat at 2·10^8 up to 20,000 values, then 10^4 · n, linear.
+    const work = (n: number) => monteCarloPatterns(n) * n;
+    assert.equal(work(2000), 200_000_000);
+    assert.equal(work(20_000), 200_000_000);
+    assert.equal(work(100_000) / work(25_000), 4);
+    // 1,001 values, one of them 10,000 times the others: the normal limit is refused (its Lyapunov
+    // ratio is near 1, the limit 1/√1000), and the Monte Carlo's p still sees the dominant value's sign.
+    const dominated = [...spread.slice(0, 1000), -100];
+    const drawn = signFlipTest(dominated, { alternative: 'less' });
+    assert.equal(drawn.method, 'monte-carlo');
+    assert.equal(drawn.patterns, monteCarloPatterns(1001));
+    assert.ok(drawn.p > 0.4 && drawn.p < 0.6, String(drawn.p));
   });
 
   it('one opposing start of middling size does not veto a drop that the others all show (the signed-rank test it replaced could not reject)', () => {

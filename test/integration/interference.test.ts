@@ -1,0 +1,100 @@
+/**
+ * A hostile head that slows base without writing a file: its service stops base's processes for
+ * most of every 100 ms, renices them to 19, or pins them to the load generator's CPU
+ * (test/fixtures/unfair/interfere.js). Or it leaves a process that burns a core and belongs to no
+ * start (setsid and a double fork). perfgate checks every thread of every start around every
+ * slice, and the boundary's CPU against the starts' over each block (src/engine/interference.ts):
+ * each attack stops the run with exit 2, naming what changed. An honest head in the same layout
+ * is not stopped.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { planComparison, resolveComparison, runComparison } from '../../src/compare/service.js';
+import { openBoundary } from '../../src/engine/boundary.js';
+import { InterferenceError } from '../../src/engine/errors.js';
+import { silentLogger } from '../../src/engine/ports.js';
+import { ProcessTracker, programPathOrNull } from '../../src/engine/process.js';
+import { readResults } from '../../src/results/io.js';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo } from '../helpers/repo.js';
+
+const config = `service:
+  start: node server.js
+  ready: { timeout: 10s }
+load:
+  pairs: 6
+  blocks: 2
+  instances: 2
+  slice: 300ms
+  warmup: 300ms
+profile: false
+scenarios: [GET /work]
+`;
+const base = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 200000}', 'perfgate.yml': config };
+const head = (attack: string) => ({ 'server.js': { copy: 'unfair/interfere.js' }, 'attack.json': JSON.stringify({ attack }) });
+
+const cases: [string, RegExp][] = [
+  ['stop', /base's start \d+, pid \d+ was stopped \(SIGSTOP, SIGTSTP or a debugger\)/],
+  ['renice', /base's start \d+, pid \d+ ran at nice 19 \(perfgate started it at 0\)/],
+  ['taskset', /base's start \d+, pid \d+( \(thread \d+\))? was allowed CPUs 0 \(perfgate gave it [\d,]+\)/],
+];
+
+for (const [attack, named] of cases) {
+  test(`a head that does "${attack}" to base's service gets no verdict: exit 2, naming the process and what changed`, { skip: process.platform !== 'linux' }, async () => {
+    const repo = makeRepo(base, head(attack));
+    const out = join(repo, '.out');
+    const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '5'], repo);
+    assert.equal(run.code, 2, run.stdout + run.stderr);
+    assert.match(run.stderr, named);
+    assert.match(run.stderr, /A service's processes were changed by another process .*this run gives no verdict/s);
+    assert.equal(readResults(join(out, 'results.json')).status, 'failed');
+  });
+}
+
+test('an honest head in the same layout is not stopped', async () => {
+  const repo = makeRepo(base, head('none'));
+  const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out'), '--seed', '5'], repo);
+  assert.notEqual(run.code, 2, run.stdout + run.stderr);
+  assert.doesNotMatch(run.stdout + run.stderr, /changed by another process|belong to no service start/);
+});
+
+// The boundary needs root or sudo -n (the action makes it; the CLI does not): the run is started
+// here as gate mode starts it, with a tracker that holds the boundary.
+const boundaryAvailable = process.platform === 'linux' && (process.getuid?.() === 0 || programPathOrNull('sudo') !== null);
+const inBoundary: [string, string, RegExp | null][] = [
+  ['orphan', 'leaves an orphaned process burning a core', /Processes of the pull request's code that belong to no service start used \d+% of a core in block 1 of 2/],
+  ['freeze', "moves base's service into a cgroup it freezes", /base's start \d+, pid \d+ was moved to the cgroup \/perfgate-[0-9a-f-]+\/pr\/frozen \(perfgate put it in \/perfgate-[0-9a-f-]+\/pr\)/],
+  ['none', 'is honest', null],
+];
+for (const [index, [attack, does, named]] of inBoundary.entries()) {
+  test(`inside the boundary, a head that ${does} ${named ? 'gets no verdict: exit 2, naming it' : 'is not stopped'}`, { skip: !boundaryAvailable }, async (t) => {
+    const repo = makeRepo(base, head(attack));
+    const opened = openBoundary(`${process.pid.toString(16).padStart(8, '0')}-7e5${index}`, programPathOrNull('sudo'));
+    if ('unavailable' in opened) {
+      t.skip(opened.unavailable);
+      return;
+    }
+    const tracker = new ProcessTracker(null, null, opened);
+    try {
+      const checked = await resolveComparison({ repoDir: repo, baseRef: 'main', mergeBase: true, headRef: null, configFile: null, settings: {}, settingsSource: 'test' });
+      const planned = planComparison({ ...checked.config, seed: 5 });
+      const run = runComparison(
+        { checked, planned, outDir: join(repo, '.out'), toolsDir: join(repo, '.tools'), tracker, signal: new AbortController().signal },
+        { logger: silentLogger, progress: () => {}, env: process.env as Record<string, string> },
+      );
+      if (!named) {
+        assert.equal((await run).results.status, 'complete');
+        return;
+      }
+      await assert.rejects(run, (e: Error) => {
+        assert.ok(e instanceof InterferenceError, e.stack);
+        assert.match(e.message, named);
+        return true;
+      });
+    } finally {
+      // Whatever the run left inside was stopped with it.
+      assert.equal(await opened.close(), 0, 'the run stopped everything inside');
+    }
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * The interference check against a real process perfgate "started": untouched, it finds nothing;
+ * stopped, reniced or re-pinned by another process, it names the pid and what changed; a stray
+ * CPU figure over the limit stops the run, one under it does not.
+ */
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { setPriority } from 'node:os';
+import { test } from 'node:test';
+import { InterferenceError } from '../../src/engine/errors.js';
+import { assertNoStrayCpu, assertUntouched, expectedNow, findInterference } from '../../src/engine/interference.js';
+import { sleep } from '../../src/engine/process.js';
+
+const linux = process.platform === 'linux';
+
+function started() {
+  const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+  return { child, start: { side: 'base' as const, start: 1, pgid: child.pid!, cpus: undefined } };
+}
+
+test('an untouched start has no finding; stopped and reniced, each is named with its pid', { skip: !linux }, async (t) => {
+  const { child, start } = started();
+  t.after(() => child.kill('SIGKILL'));
+  const expected = expectedNow(null);
+  await sleep(50);
+  assert.deepEqual(findInterference([start], expected), []);
+  process.kill(child.pid!, 'SIGSTOP');
+  await sleep(50);
+  assert.deepEqual(findInterference([start], expected), [`base's start 2, pid ${child.pid} was stopped (SIGSTOP, SIGTSTP or a debugger)`]);
+  process.kill(child.pid!, 'SIGCONT');
+  setPriority(child.pid!, expected.nice + 5);
+  await sleep(50);
+  assert.throws(
+    () => assertUntouched([start], expected, 'in block 1 of 1'),
+    (e: Error) => e instanceof InterferenceError && e.message.includes(`pid ${child.pid} ran at nice ${expected.nice + 5} (perfgate started it at ${expected.nice})`),
+  );
+});
+
+test('a start pinned to other CPUs than perfgate gave it is named', { skip: !linux || spawnSync('taskset', ['-V']).status !== 0 }, async (t) => {
+  const { child, start } = started();
+  t.after(() => child.kill('SIGKILL'));
+  const expected = expectedNow(null);
+  const [first] = expected.cpus.split(',');
+  // Perfgate "gave" it every CPU it has; a narrower list is a change (with one CPU, give it a CPU it cannot have).
+  const given = expected.cpus.includes(',') ? expected.cpus : `${Number(first) + 1}`;
+  spawnSync('taskset', ['-p', '-c', first!, String(child.pid)], { stdio: 'ignore' });
+  const found = findInterference([{ ...start, cpus: given }], expected);
+  assert.deepEqual(found, [`base's start 2, pid ${child.pid} was allowed CPUs ${first} (perfgate gave it ${given})`]);
+});
+
+test('stray CPU over a tenth of a core stops the run; under it, it does not', () => {
+  assert.doesNotThrow(() => assertNoStrayCpu(10.2, 10, 3, 'in block 1 of 2'));
+  assert.throws(() => assertNoStrayCpu(11.1, 10, 3, 'in block 1 of 2'), /used 37% of a core in block 1 of 2 \(1\.10 CPU s over 3\.0 s; limit 10%\)/);
+});
