@@ -3,7 +3,7 @@ import type { EventPayload } from '../github/event.js';
 import { GATE_ID_PATTERN } from '../report/comment.js';
 import { OPTIONS, type OptionValues } from '../config/options.js';
 
-export type Mode = 'gate' | 'report';
+export type Mode = 'gate' | 'report' | 'merge';
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
 
 export interface GitHubInputs {
@@ -55,7 +55,7 @@ function choice<T extends string>(name: string, allowed: readonly T[], fallback:
  */
 export function resolveComment(requested: CommentMode | 'auto', mode: Mode, allowWriteToken: boolean): CommentMode {
   if (requested !== 'auto') return requested;
-  return mode === 'report' || allowWriteToken ? 'always' : 'never';
+  return mode !== 'gate' || allowWriteToken ? 'always' : 'never';
 }
 
 /** The results-digest input: "sha256:" and 64 hex digits, or nothing. */
@@ -75,7 +75,7 @@ export function readInputs(): ActionInputs {
   if (!GATE_ID_PATTERN.test(id)) {
     throw new InputError(`Input id is "${id}"; use up to 64 letters, digits, ".", "_" or "-" (it names the comment and the artifacts).`);
   }
-  const mode = choice('mode', ['gate', 'report'] as const, 'gate');
+  const mode = choice('mode', ['gate', 'report', 'merge'] as const, 'gate');
   const allowWriteToken = choice('allow-write-token', ['true', 'false'] as const, 'false') === 'true';
   const comment = choice('comment', ['auto', 'always', 'on-change', 'on-regression', 'never'] as const, 'auto');
   return {
