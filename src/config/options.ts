@@ -74,7 +74,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   },
   {
     name: 'shard',
-    key: 'shard (of the run, not of perfgate.yml)',
+    key: 'none: a part of the run, not of perfgate.yml',
     value: '<i/n>',
     help: 'run shard i of n of a matrix: every n-th scenario and benchmark file (docs/modes.md, "Shards")',
     // Kept apart: the shard takes its part of the resolved configuration (compare/shard.ts).
