@@ -85,3 +85,10 @@ test('merge: shards of another head, configuration or seed are refused, naming t
   const swapped = shardResults(1, 3, same);
   assert.throws(() => mergeShards([{ index: 2, results: swapped, missing: null }], 3), /artifact of shard 2\/3 holds the results of shard 1\/3/);
 });
+
+test('perfgate compare --shard 4/3: refused before anything runs, the message names the rule', async () => {
+  const { runCli } = await import('../helpers/cli.js');
+  const run = await runCli(['compare', '--base', 'main', '--shard', '4/3'], process.cwd());
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /shard 4\/3: i must be 1\.\.n \(1\.\.3\)/);
+});
