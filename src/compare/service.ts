@@ -56,7 +56,9 @@ export async function resolveComparison(input: ComparisonInput): Promise<Resolve
   const config = shardConfig(checked.config, shard);
   // One seed for the matrix, so the merge can check that every shard ran the same design.
   config.seed ??= sharedSeed(record.fullConfigHash, checked.base.sha, checked.head.sha);
-  return { ...checked, config, shard: { shard, record } };
+  // Base's configuration takes its part the same way, so the run's what-changed warning compares like with like.
+  const baseConfig = checked.baseConfig && shardConfig(checked.baseConfig, shard, { check: false });
+  return { ...checked, config, baseConfig, shard: { shard, record } };
 }
 
 /** The refs and configuration, and for a matrix shard its part (`config` is then the shard's: its scenarios, alpha/n). */

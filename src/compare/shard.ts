@@ -63,11 +63,12 @@ export function shardRecordOf(full: PerfgateConfig, shard: Shard): ShardRecord {
 
 /**
  * The configuration shard `shard` runs: its scenarios, and alpha/n for its whole gate (the rule
- * above). The profile's scenario list keeps only those the shard measures.
+ * above). The profile's scenario list keeps only those the shard measures. `check: false` for
+ * base's configuration, which only supplies base's commands and the what-changed warning.
  */
-export function shardConfig(full: PerfgateConfig, shard: Shard): PerfgateConfig {
+export function shardConfig(full: PerfgateConfig, shard: Shard, { check = true }: { check?: boolean } = {}): PerfgateConfig {
   const scenarios = dealShard(full.scenarios, shard);
-  if (scenarios.length === 0 && full.benchmarks === null) {
+  if (check && scenarios.length === 0 && full.benchmarks === null) {
     throw new ConfigError([
       `shard ${shard.index}/${shard.count}: the configuration has ${full.scenarios.length} scenario(s) and no benchmarks, so this shard would measure nothing; use at most ${full.scenarios.length} shards.`,
     ]);

@@ -65,6 +65,8 @@ test('three shards and the merge: each shard measures its own scenario, one comm
   assert.match(comment.body, /alpha 0\.001\/3/);
   // Dealt round-robin in config order: shard i measured scenario i, and only it.
   for (const [i, s] of scenarios.entries()) assert.match(comment.body, new RegExp(`\\| ${i + 1}/3 \\| ${s.replace(/[/?]/g, '\\$&')} \\|`));
+  // Base's perfgate.yml is head's: each shard compared its part with base's same part.
+  assert.doesNotMatch(comment.body, /changes perfgate's configuration/);
   assert.equal(comments(31).length, 1);
 });
 
