@@ -1,6 +1,11 @@
 // Shards keep alpha: drawn matrices from the recorded calibration pools (docs/modes.md, "Shards").
 //
-//   node bench/shards.mjs [--k 3] [--n 2000] [--joined 300] [--seed 29]
+//   node bench/shards.mjs [--k 3] [--n 2000] [--joined 300] [--alpha 0.01] [--seed 29]
+//
+// --alpha above the default (e.g. 0.2) makes false fails frequent enough to count: the A/A
+// matrices then test the union bound itself, not only that nothing fails. --joined 0 skips the
+// one-runner analysis (the slow part). --no-limits sets every gated limit to 0: a significant
+// change in the worse direction fails whatever its size, so alpha alone bounds the false fails.
 //
 // CPU-only, on recorded runs: no load is sent. A matrix of k scenarios is k runs drawn (with
 // replacement) from one layout's pool (same blocks, pairs and start pairs), each run standing for
@@ -26,13 +31,15 @@ const { values } = parseArgs({ options: {
     n: { type: 'string', default: '2000' },
     joined: { type: 'string', default: '300' },
     seed: { type: 'string', default: '29' },
+    alpha: { type: 'string', default: '0.01' },
+    'no-limits': { type: 'boolean', default: false },
   }, });
 const k = Number(values.k);
 const n = Number(values.n);
 // The joined run is analysed afresh for every draw (k scenarios, one Holm family): fewer draws.
 const nJoined = Math.min(n, Number(values.joined));
-// perfgate's default alpha (config/schema.ts).
-const ALPHA = 0.01;
+// perfgate's default alpha is 0.01 (config/schema.ts).
+const ALPHA = Number(values.alpha);
 const random = gate.createRandom(Number(values.seed));
 
 /** 95% Wilson score interval of x in m (as bench/calibrate.mjs). */
@@ -45,6 +52,7 @@ function wilson(x, m, z = 1.959963984540054) {
 }
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const rate = (x, m) => {
+  if (m === 0) return '—';
   const [lo, hi] = wilson(x, m);
   return `${x}/${m} = ${pct(x / m)} (${pct(lo)}–${pct(hi)})`;
 };
@@ -58,7 +66,10 @@ for (const file of readdirSync(join(root, 'docs', 'calibration')).filter((f) => 
     if (line.error || !(line.results?.scenarios?.length === 1) || line.results.scenarios[0].pairs.length === 0) continue;
     const { results } = gate.upgradeLine(line, `${file}, a recorded run`);
     if (results.status !== 'complete') continue;
-    const config = { ...results.config, alpha: ALPHA, gate: { ...gate.DEFAULT_GATE, heap_growth: { ...gate.DEFAULT_HEAP_GROWTH } } };
+    const rules = values['no-limits']
+      ? Object.fromEntries(Object.entries(gate.DEFAULT_GATE).map(([key, rule]) => [key, { ...rule, limit: 0 }]))
+      : gate.DEFAULT_GATE;
+    const config = { ...results.config, alpha: ALPHA, gate: { ...rules, heap_growth: { ...gate.DEFAULT_HEAP_GROWTH } } };
     config.load = { ...config.load, earlyStop: true };
     const layout = `${config.load.blocks} blocks × ${config.load.instances} start pairs, ${config.load.pairs} pairs`;
     runs.push({ effect: line.effect, layout, results: { ...results, config, sequential: undefined } });
@@ -134,11 +145,11 @@ for (const layout of layouts) {
     }
     const aloneFails = (effect === 0 ? aa : pool).filter((r) => r.alone.fail).length;
     const shardFails = (effect === 0 ? aa : pool).filter((r) => r.shard.fail).length;
-    rows.push({ layout, effect, pool: pool.length, aa: aa.length, sharded, unsharded, single, aloneFails, shardFails, shardBlocks: shardBlocks / n, joinedBlocks: joinedBlocks / nJoined });
+    rows.push({ layout, effect, pool: pool.length, aa: aa.length, sharded, unsharded, single, aloneFails, shardFails, shardBlocks: shardBlocks / n, joinedBlocks: nJoined ? joinedBlocks / nJoined : Number.NaN });
   }
 }
 
-console.log(`${k} shards, alpha ${ALPHA} (each shard ${ALPHA}/${k}); ${n} drawn matrices per row (${nJoined} for one runner); recorded runs: ${runs.length}`);
+console.log(`${k} shards, alpha ${ALPHA} (each shard ${ALPHA}/${k})${values['no-limits'] ? ', every gated limit 0' : ''}; ${n} drawn matrices per row (${nJoined} for one runner); recorded runs: ${runs.length}`);
 console.log('| Layout | Cell | Pool runs failing alone at alpha / at alpha/k | Matrix fails, k shards | Matrix fails, one runner | The effect\'s scenario alone, at alpha | Blocks: last shard / one runner |');
 console.log('|---|---|---|---|---|---|---|');
 for (const r of rows) {
