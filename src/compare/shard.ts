@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../config/errors.js';
-import type { PerfgateConfig } from '../config/types.js';
+import { type GateKey, HEALTH_METRICS, METRICS, type PerfgateConfig, STARTUP_METRICS } from '../config/types.js';
 import { configHash } from '../results/config-hash.js';
 import type { ShardRecord } from '../results/types.js';
 
@@ -49,7 +49,7 @@ export function dealShard<T>(items: readonly T[], shard: Shard): T[] {
 
 /** What results.json records before the benchmark files are known (benchmarks is filled after discovery). */
 export function shardRecordOf(full: PerfgateConfig, shard: Shard): ShardRecord {
-  const perScenario = [...Object.entries(full.gate)].filter(([key, rule]) => key !== 'benchmarks' && 'gated' in rule && rule.gated).length;
+  const gated = (keys: readonly GateKey[]) => keys.filter((key) => full.gate[key].gated).length;
   return {
     index: shard.index,
     count: shard.count,
@@ -57,7 +57,8 @@ export function shardRecordOf(full: PerfgateConfig, shard: Shard): ShardRecord {
     fullConfigHash: configHash(full),
     scenarios: dealShard(full.scenarios, shard).map((s) => s.name),
     benchmarks: null,
-    gatedMetrics: perScenario * full.scenarios.length,
+    // HTTP and health metrics per scenario; the start-up metrics once per shard (every shard starts both services).
+    gatedMetrics: gated([...METRICS, ...HEALTH_METRICS]) * full.scenarios.length + gated(STARTUP_METRICS) * shard.count,
   };
 }
 

@@ -527,7 +527,7 @@ export const shardRecordSchema = z
     scenarios: list(name),
     /** The benchmark files this shard owns; null until they are discovered (and without benchmarks). */
     benchmarks: list(name).nullable(),
-    /** Gated comparisons planned over all shards (HTTP and health metrics × scenarios; benchmark files once known). */
+    /** Gated comparisons planned over all shards (HTTP and health metrics × scenarios, start-up metrics × shards; benchmark files once known). */
     gatedMetrics: count,
   })
   .refine((s) => s.index <= s.count, { message: 'index is above count', path: ['index'] });

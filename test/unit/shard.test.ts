@@ -30,6 +30,8 @@ test('every shard deals the same partition: round-robin in config order, disjoin
   const records = [1, 2, 3].map((index) => shardRecordOf(config, { index, count: 3 }));
   assert.equal(new Set(records.map((r) => r.fullConfigHash)).size, 1);
   assert.equal(records[0]!.fullConfigHash, configHash(config));
+  // The default gate: throughput, p99 latency, errors and event-loop delay p99 per scenario, over all 5 scenarios.
+  assert.equal(records[0]!.gatedMetrics, 4 * 5);
   assert.equal(sharedSeed(records[0]!.fullConfigHash, 'a', 'b'), sharedSeed(records[2]!.fullConfigHash, 'a', 'b'));
   assert.throws(() => shardConfig(config, { index: 6, count: 6 }), /shard 6\/6: .*5 scenario\(s\) and no benchmarks.*use at most 5 shards/);
 });
