@@ -19,6 +19,7 @@ import { escapeMarkdown } from '../report/format.js';
 import { readResults } from '../results/io.js';
 import { validateResults } from '../results/validate.js';
 import type { RunContext } from './context.js';
+import { wantsNewComment } from './decision.js';
 import { type ActionInputs, InputError } from './inputs.js';
 import { actionLogger } from './logger.js';
 
@@ -132,6 +133,15 @@ async function readShard(
   return { results, pullRequest };
 }
 
+/**
+ * Whether to create the comment when the PR has none, as report mode decides (decision.ts): an
+ * existing comment is updated whatever the mode, so it never shows a stale verdict.
+ */
+function wantsMergedComment(mode: ActionInputs['github']['comment'], merged: MergedDecision): boolean {
+  // A missing shard is news in every mode that comments at all.
+  return merged.shards.some((s) => (s.analysis === null ? mode !== 'never' : wantsNewComment(mode, s.analysis)));
+}
+
 /** "shard 2/3" rows: what each shard measured and decided, missing ones named. */
 function renderMerged(merged: MergedDecision, maxChars: number): string {
   const { count } = merged;
@@ -182,7 +192,7 @@ async function publishMerged(merged: MergedDecision, inputs: ActionInputs, conte
     const workflow = workflowOfRef(context.env.GITHUB_WORKFLOW_REF);
     const marker = commentMarker(inputs.github.id, workflow);
     try {
-      const posted = await upsertComment(client, context.repo, pullRequest, marker, `${marker}\n${renderMerged(merged, COMMENT_LIMIT - marker.length - 1)}`, inputs.github.comment === 'always' || merged.decision === 'fail');
+      const posted = await upsertComment(client, context.repo, pullRequest, marker, `${marker}\n${renderMerged(merged, COMMENT_LIMIT - marker.length - 1)}`, wantsMergedComment(inputs.github.comment, merged));
       if (posted) {
         core.info(`perfgate: ${posted.action} the merged comment on pull request #${pullRequest}: ${posted.url}`);
         url = posted.url;
