@@ -66995,7 +66995,7 @@ var require_picocolors = __commonJS({
 });
 
 // src/cli/main.ts
-import { appendFileSync, existsSync as existsSync9, mkdirSync as mkdirSync7, statSync as statSync6, writeFileSync as writeFileSync7 } from "node:fs";
+import { appendFileSync, existsSync as existsSync9, mkdirSync as mkdirSync7, statSync as statSync6, writeFileSync as writeFileSync8 } from "node:fs";
 import { homedir, tmpdir as tmpdir5 } from "node:os";
 import { dirname as dirname8, join as join24, resolve as resolve4 } from "node:path";
 import { parseArgs } from "node:util";
@@ -87413,7 +87413,7 @@ var loadSchema = external_exports.strictObject({
     "Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost."
   ),
   warmup: duration3({ minMs: 0, maxMs: 6e5 }).prefault("4s").describe(
-    "Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between)."
+    "Load before measuring, per start pair (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between). With several scenarios a start pair serves them one after the other: the first is warmed this long, each other one slice (at most this long) on its own load."
   ),
   mode: external_exports.enum(["simultaneous", "alternate"], { error: "is not allowed; use simultaneous or alternate" }).default("simultaneous").describe(
     "How a pair is measured: simultaneous loads base and head at the same time on the same CPUs, so a machine that slows down slows both (the ratio is what counts); alternate loads one, then the other, in random order. simultaneous is far steadier on shared runners (docs/calibration.md); alternate measures each side alone."
@@ -87916,7 +87916,7 @@ var OPTIONS = [
   { name: "load-mode", key: "load.mode", value: "<mode>", help: "simultaneous (both sides at once) or alternate", apply: at("load.mode") },
   { name: "pin", key: "load.pin", value: "<auto|on|off>", help: "pin the load generator apart from the services", apply: at("load.pin") },
   { name: "slice", key: "load.slice", value: "<duration>", help: "length of one measured slice", apply: at("load.slice", { numeric: true }) },
-  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per start pair and scenario", apply: at("load.warmup", { numeric: true }) },
+  { name: "warmup", key: "load.warmup", value: "<duration>", help: "warm-up load per start pair (each further scenario: one slice)", apply: at("load.warmup", { numeric: true }) },
   { name: "connections", key: "load.connections", value: "<n>", help: "concurrent connections", apply: at("load.connections", { numeric: true }) },
   { name: "pipelining", key: "load.pipelining", value: "<n>", help: "requests in flight per connection", apply: at("load.pipelining", { numeric: true }) },
   { name: "throughput-limit", key: "gate.throughput", value: "<pct>", help: "throughput drop that fails", apply: at("gate.throughput", { numeric: true }) },
@@ -88278,6 +88278,9 @@ function warmupSlices(warmupMs, sliceMs) {
   for (let done = 0; done < warmupMs; done += sliceMs) slices.push(Math.min(sliceMs, warmupMs - done));
   return slices;
 }
+function turnWarmup(load, position) {
+  return position === 0 ? warmupSlices(load.warmupMs, load.sliceMs) : warmupSlices(Math.min(load.warmupMs, load.sliceMs), load.sliceMs);
+}
 function buildPlan(config2, seed) {
   const random = createRandom(seed);
   const order = () => random() < 0.5 ? ["base", "head"] : ["head", "base"];
@@ -88297,17 +88300,24 @@ function buildPlan(config2, seed) {
         base: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE)),
         head: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE))
       },
-      scenarios: config2.scenarios.map((s) => {
-        const first = counters.get(s.name) ?? 0;
-        counters.set(s.name, first + inBlock);
-        const perSlot = blockSizes(inBlock, slots);
-        const list3 = [];
-        for (const slot of shuffle(perSlot.map((_, i) => i), random)) {
-          for (let k = 0; k < perSlot[slot]; k++) list3.push({ index: first + list3.length, start: b * instances + slot, slot, order: order() });
-        }
-        return { name: s.name, pairs: list3 };
-      })
+      scenarios: [],
+      turns: []
     });
+    const block = planned[b];
+    const perSlot = blockSizes(inBlock, slots);
+    let slotOrder = null;
+    for (const s of config2.scenarios) {
+      slotOrder ??= shuffle(perSlot.map((_, i) => i), random);
+      const first = counters.get(s.name) ?? 0;
+      counters.set(s.name, first + inBlock);
+      const list3 = [];
+      for (const slot of slotOrder) {
+        for (let k = 0; k < perSlot[slot]; k++) list3.push({ index: first + list3.length, start: b * instances + slot, slot, order: order() });
+      }
+      block.scenarios.push({ name: s.name, pairs: list3 });
+    }
+    const names = config2.scenarios.map((s) => s.name);
+    block.turns = (slotOrder ?? []).map((slot, turn) => ({ slot, scenarios: names.map((_, i) => names[(turn + i) % names.length]) }));
   }
   return {
     seed,
@@ -88351,7 +88361,7 @@ function planSequential(config2) {
 
 // src/engine/profile.ts
 import { execFile as execFile2 } from "node:child_process";
-import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync4, readFileSync as readFileSync10, readSync, realpathSync as realpathSync2, statSync as statSync3, writeFileSync as writeFileSync3 } from "node:fs";
+import { closeSync as closeSync2, mkdirSync as mkdirSync3, openSync as openSync2, readdirSync as readdirSync5, readFileSync as readFileSync10, readSync, realpathSync as realpathSync2, statSync as statSync3, writeFileSync as writeFileSync4 } from "node:fs";
 import { join as join8, relative as relative5 } from "node:path";
 
 // src/profile/aggregate.ts
@@ -90482,7 +90492,7 @@ async function runLoad(baseUrl, scenario, durationMs, options = {}) {
 
 // src/engine/lockfiles.ts
 import { existsSync as existsSync2, readFileSync as readFileSync5 } from "node:fs";
-import { basename as basename2, dirname as dirname3, isAbsolute as isAbsolute3, join as join4, relative as relative4 } from "node:path";
+import { basename as basename2, dirname as dirname3, isAbsolute as isAbsolute4, join as join4, relative as relative4 } from "node:path";
 
 // node_modules/tinyglobby/dist/index.mjs
 import { readdir, readdirSync, realpath, realpathSync, stat, statSync } from "fs";
@@ -91411,9 +91421,9 @@ function yarnLocked(text2, name2, manifests) {
 
 // src/engine/workspace.ts
 import { execFile } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync as readFileSync4, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readdirSync as readdirSync3, readFileSync as readFileSync4, readlinkSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { realpath as realpath2 } from "node:fs/promises";
-import { dirname as dirname2, join as join3, relative as relative3 } from "node:path";
+import { dirname as dirname2, isAbsolute as isAbsolute3, join as join3, relative as relative3 } from "node:path";
 
 // src/engine/process.ts
 import { spawn } from "node:child_process";
@@ -91784,6 +91794,42 @@ function isYarnBerry(lockfile) {
 function installCommand(dir) {
   return detectPackageManager(dir)?.install ?? null;
 }
+function resolvedInstall(service, dir) {
+  return service.install === null ? installCommand(dir) : service.install || null;
+}
+var INSTALL_INPUTS = ["package.json", "package-lock.json", "npm-shrinkwrap.json", ".npmrc"];
+var INSTALL_SCRIPTS = ["preinstall", "install", "postinstall", "prepublish", "preprepare", "prepare", "postprepare"];
+function copyableInstall(dirs, commands) {
+  if (commands.base !== "npm ci" || commands.head !== "npm ci") return { ok: false, reason: "the install is not npm ci on both sides" };
+  for (const file2 of INSTALL_INPUTS) {
+    const read = (side2) => existsSync(join3(dirs[side2], file2)) ? readFileSync4(join3(dirs[side2], file2), "utf8") : null;
+    if (read("base") !== read("head")) return { ok: false, reason: `${file2} differs` };
+  }
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync4(join3(dirs.head, "package.json"), "utf8"));
+  } catch {
+    return { ok: false, reason: "package.json cannot be read" };
+  }
+  if (manifest.workspaces) return { ok: false, reason: "the package has workspaces" };
+  const script = INSTALL_SCRIPTS.find((name2) => manifest.scripts?.[name2] !== void 0);
+  if (script) return { ok: false, reason: `package.json has a ${script} script` };
+  return { ok: true };
+}
+function linksInto(dir, root) {
+  const found = [];
+  const walk2 = (at2) => {
+    for (const entry of readdirSync3(at2, { withFileTypes: true })) {
+      const path = join3(at2, entry.name);
+      if (entry.isSymbolicLink()) {
+        const target = readlinkSync(path);
+        if (isAbsolute3(target) && !relative3(root, target).startsWith("..")) found.push(path);
+      } else if (entry.isDirectory()) walk2(path);
+    }
+  };
+  walk2(dir);
+  return found;
+}
 function serviceDir(tree, service) {
   return join3(tree.root, service.cwd);
 }
@@ -91792,11 +91838,12 @@ async function setupTree(tree, options, ports) {
   if (!existsSync(dir)) {
     throw new SetupError(`service.cwd "${options.service.cwd}" does not exist in the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}).`);
   }
-  const install = options.service.install === null ? installCommand(dir) : options.service.install || null;
+  const install = resolvedInstall(options.service, dir);
   const steps = [
     ["install", install],
     ["build", options.service.build]
   ];
+  if (install && options.copyInstallFrom && copyInstall(options.copyInstallFrom, dir, tree, options.logDir, ports)) steps.shift();
   for (const [phase, command2] of steps) {
     if (!command2) continue;
     ports.progress({ phase, side: tree.side, message: command2 });
@@ -91810,6 +91857,25 @@ ${tailFile(logFile, 15)}`
       );
     }
   }
+}
+function copyInstall(from, dir, tree, logDir, ports) {
+  const started = Date.now();
+  const target = join3(dir, "node_modules");
+  if (!existsSync(join3(from.dir, "node_modules")) || existsSync(target)) return false;
+  ports.progress({ phase: "install", side: tree.side, message: "a copy of base's node_modules" });
+  cpSync(join3(from.dir, "node_modules"), target, { recursive: true, verbatimSymlinks: true });
+  const links = linksInto(target, from.root);
+  const log2 = join3(logDir, `${tree.side}-install.log`);
+  if (links.length > 0) {
+    rmSync(target, { recursive: true, force: true });
+    writeFileSync2(log2, `not copied from base (${links[0]} links into base's tree): installing
+`);
+    return false;
+  }
+  writeFileSync2(log2, `npm ci not run: package.json, the lockfile, .npmrc and the install command are base's, so node_modules is a copy of base's (${Date.now() - started} ms)
+`);
+  ports.logger.info(`head's node_modules copied from base's install (same package.json, lockfile and npm ci; ${Date.now() - started} ms)`);
+  return true;
 }
 
 // src/engine/lockfiles.ts
@@ -91903,14 +91969,14 @@ function packageResolver(root) {
   };
   return (fn) => {
     if (fn.category !== "dependency" || fn.file === "") return null;
-    const path = isAbsolute3(fn.file) ? fn.file : join4(root, fn.file);
+    const path = isAbsolute4(fn.file) ? fn.file : join4(root, fn.file);
     if (!path.includes("/node_modules/")) return fn.package === null ? null : { name: fn.package, version: null };
     return lookUp(dirname3(path)) ?? (fn.package === null ? null : { name: fn.package, version: null });
   };
 }
 
 // src/engine/service.ts
-import { existsSync as existsSync3, mkdtempSync as mkdtempSync2, readFileSync as readFileSync8, rmSync as rmSync3, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync as existsSync3, mkdtempSync as mkdtempSync2, readFileSync as readFileSync8, rmSync as rmSync3, writeFileSync as writeFileSync3 } from "node:fs";
 import { request } from "node:http";
 import { createServer as createServer2, connect } from "node:net";
 import { tmpdir as tmpdir2 } from "node:os";
@@ -92063,7 +92129,8 @@ function toProcessHealth(message2) {
     rssBytes: finite(message2.rssBytes),
     activeHandles: finite(message2.activeHandles),
     io: toIoTallies(message2.io),
-    ioRequests: Math.max(0, Math.round(finite(message2.ioRequests)))
+    ioRequests: Math.max(0, Math.round(finite(message2.ioRequests))),
+    queries: toNamedCalls(message2.queries)
   };
 }
 var MAX_DESTINATIONS = 20;
@@ -92072,6 +92139,21 @@ function toIoTallies(value) {
   if (!Array.isArray(value)) return [];
   return value.slice(0, MAX_DESTINATIONS).flatMap(
     (entry) => entry && typeof entry.destination === "string" ? [{ destination: entry.destination.slice(0, MAX_DESTINATION_CHARS), roundTrips: Math.max(0, Math.round(finite(entry.roundTrips))), waitMs: Math.max(0, finite(entry.waitMs)) }] : []
+  );
+}
+var MAX_NAMES = 100;
+var MAX_NAME_CHARS = 300;
+function toNamedCalls(value) {
+  if (!Array.isArray(value)) return [];
+  return value.slice(0, MAX_NAMES).flatMap(
+    (entry) => entry && typeof entry.destination === "string" && typeof entry.name === "string" ? [
+      {
+        destination: entry.destination.slice(0, MAX_DESTINATION_CHARS),
+        name: entry.name.slice(0, MAX_NAME_CHARS),
+        calls: Math.max(0, Math.round(finite(entry.calls))),
+        waitMs: Math.max(0, finite(entry.waitMs))
+      }
+    ] : []
   );
 }
 function sliceHealth(reports, requestsSinceStart) {
@@ -92084,7 +92166,7 @@ import { readFileSync as readFileSync7 } from "node:fs";
 
 // src/engine/proc-cpu.ts
 import { execFileSync } from "node:child_process";
-import { readdirSync as readdirSync3, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync6 } from "node:fs";
 var ticksPerSecond = null;
 function clockTicks() {
   if (ticksPerSecond === null) {
@@ -92102,7 +92184,7 @@ function statFields(text2) {
 function readAllStats() {
   let entries;
   try {
-    entries = readdirSync3("/proc");
+    entries = readdirSync4("/proc");
   } catch {
     return null;
   }
@@ -92238,7 +92320,7 @@ var Service = class _Service {
     const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
     if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
-    writeFileSync2(options.statusFile, "");
+    writeFileSync3(options.statusFile, "");
     const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
     const pm2Home = options.config.env.PM2_HOME === void 0 ? privatePm2Home() : null;
     const env = {
@@ -92259,7 +92341,7 @@ var Service = class _Service {
       Object.assign(env, options.profiling.env);
       if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
     }
-    writeFileSync2(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
+    writeFileSync3(options.logFile, `$ ${command2}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ""})
 `, {
       flag: "a"
     });
@@ -92375,7 +92457,7 @@ var Service = class _Service {
 };
 async function runSetup(options, command2, sideEnv) {
   const logFile = options.logFile.replace(/\.log$/, "-setup.log");
-  writeFileSync2(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
+  writeFileSync3(logFile, `$ ${command2}   (${options.side}, start ${options.start}, in ${options.dir})
 `, { flag: "a" });
   const env = { NODE_ENV: "production", ...options.env, ...options.config.env, ...sideEnv };
   const result = await runShell(command2, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
@@ -92655,7 +92737,7 @@ async function profileSide(phase, side2, scenario, dir, ports) {
   } finally {
     await service.stop(PROFILE_STOP_GRACE_MS);
   }
-  const names = readdirSync4(dir);
+  const names = readdirSync5(dir);
   const files = [];
   const profiles = [];
   for (const name2 of names.filter((n) => n.endsWith(".cpuprofile")).sort()) {
@@ -92704,7 +92786,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const sideResult = (side2) => {
     const run = runs[side2];
     const merged = join8(dir, `${side2}.cpuprofile`);
-    writeFileSync3(merged, JSON.stringify(flamegraphProfile(run.tree)));
+    writeFileSync4(merged, JSON.stringify(flamegraphProfile(run.tree)));
     return {
       ...bounded[side2],
       profiler: run.info.cpuProfInNodeOptions ? "cpu-prof" : "inspector",
@@ -92736,7 +92818,7 @@ async function profileScenario(phase, scenario, slug, ports) {
   const diffFile = join8(phase.outDir, `flamegraph-${slug}-diff.html`);
   const title = `${scenario.name}: ${label("head")} against ${label("base")}`;
   const perSample = usPerSample(entry.sides.base, entry.sides.head, entry.intervalUs);
-  writeFileSync3(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
+  writeFileSync4(diffFile, renderDiffFlamegraph({ head: runs.head.tree, base: runs.base.tree, moved, title, usPerSample: perSample }));
   entry.files.diff = runDir(diffFile);
   phase.session.results.profiles = [...phase.session.results.profiles ?? [], entry];
   phase.session.update();
@@ -92806,12 +92888,13 @@ var PROFILE_RENDER_MS = 5e3;
 var PROFILE_WARMUP_CAP_MS2 = 2e3;
 function measureMs(config2, blocks) {
   const scenarios = config2.scenarios.length;
-  const { sliceMs, warmupMs, mode } = config2.load;
+  const { sliceMs, mode } = config2.load;
   const slicesPerPair = mode === "simultaneous" ? 1 : 2;
-  const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
+  const slices = (ms) => ms.reduce((sum, x) => sum + x + SLICE_OVERHEAD_MS, 0);
+  const warmupPerStartPair = Array.from({ length: scenarios }, (_, position) => slices(turnWarmup(config2.load, position))).reduce((a, b) => a + b, 0);
   const starts = blocks.reduce((n, b) => n + b.instances, 0);
   const pairs = blocks.reduce((n, b) => n + b.pairs, 0);
-  return blocks.length * START_ALLOWANCE_MS + scenarios * warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+  return blocks.length * START_ALLOWANCE_MS + warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
 }
 function estimateRun(config2, plan = buildPlan(config2, config2.seed ?? 0)) {
   const phases = [];
@@ -92824,7 +92907,7 @@ function estimateRun(config2, plan = buildPlan(config2, config2.seed ?? 0)) {
     phases.push({
       phase: "measure",
       ms: measure,
-      detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
+      detail: `${blocks} block${blocks === 1 ? "" : "s"} of ${config2.load.instances} fresh start${config2.load.instances === 1 ? "" : "s"} per side (warmed up ${formatDuration(warmupMs)} per start pair${scenarios > 1 ? `, then ${formatDuration(Math.min(warmupMs, sliceMs))} per other scenario` : ""}), ${pairs} ${config2.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`
     });
     if (plan.sequential) {
       stopsMeasured = plan.sequential.looks.slice(0, -1).map((look) => ({ afterBlock: look.afterBlock, ms: measureMs(config2, plan.blocks.slice(0, look.afterBlock + 1)) - measure }));
@@ -92870,7 +92953,7 @@ function formatClock(ms) {
 }
 
 // src/engine/preflight.ts
-import { isAbsolute as isAbsolute4, join as join9 } from "node:path";
+import { isAbsolute as isAbsolute5, join as join9 } from "node:path";
 async function preflight(request3) {
   const sides = await resolveSides(request3);
   const loaded = await readHeadConfig(sides, request3.headRef !== null, request3.configFile);
@@ -92888,7 +92971,7 @@ async function preflight(request3) {
 }
 async function readBaseConfig(sides, request3) {
   const name2 = request3.configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute4(name2)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name2} is outside the repository` };
+  if (isAbsolute5(name2)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name2} is outside the repository` };
   const source = `${sides.base.ref}:${name2}`;
   let text2 = null;
   try {
@@ -92905,7 +92988,7 @@ async function readBaseConfig(sides, request3) {
 async function readHeadConfig(sides, fromCommit, configFile) {
   const required2 = configFile !== null;
   const name2 = configFile ?? DEFAULT_CONFIG_FILE;
-  if (isAbsolute4(name2) || !fromCommit) return loadConfigFile(isAbsolute4(name2) ? name2 : join9(sides.root, name2), { required: required2 });
+  if (isAbsolute5(name2) || !fromCommit) return loadConfigFile(isAbsolute5(name2) ? name2 : join9(sides.root, name2), { required: required2 });
   const source = `${sides.head.ref}:${name2}`;
   const text2 = await readAtCommit(sides.root, sides.head.sha, name2);
   if (text2 === null) {
@@ -93305,7 +93388,7 @@ function proposeBenchmarkGlobs(dir, paths) {
 }
 
 // src/engine/bench/runner.ts
-import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync4 } from "node:fs";
+import { mkdirSync as mkdirSync4, writeFileSync as writeFileSync5 } from "node:fs";
 import { join as join13 } from "node:path";
 var CONSECUTIVE_FAILURES_TO_DROP = 2;
 var STDERR_TAIL_LINES = 15;
@@ -93380,7 +93463,7 @@ async function runFile(file2, side2, round, options) {
   const stem = stemOf(file2.path, side2, round);
   const output2 = join13(options.logDir, `${stem}.jsonl`);
   const logs = { stdout: join13(options.logDir, `${stem}.out.log`), stderr: join13(options.logDir, `${stem}.err.log`) };
-  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync4(path, "");
+  for (const path of [output2, logs.stdout, logs.stderr]) writeFileSync5(path, "");
   const startedAt = /* @__PURE__ */ new Date();
   let exit;
   try {
@@ -93393,7 +93476,7 @@ async function runFile(file2, side2, round, options) {
       timeoutMs: options.timeoutMs
     });
   } catch (e) {
-    writeFileSync4(logs.stderr, `perfgate could not start node: ${e.message}
+    writeFileSync5(logs.stderr, `perfgate could not start node: ${e.message}
 `, { flag: "a" });
     exit = { code: null, signal: null, timedOut: false };
   }
@@ -93470,7 +93553,7 @@ function pinProcess(cpus2, pid = process.pid) {
 }
 
 // src/results/io.ts
-import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync14, readSync as readSync2, renameSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync14, readSync as readSync2, renameSync, writeFileSync as writeFileSync6 } from "node:fs";
 
 // src/config/types.ts
 var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
@@ -93523,6 +93606,7 @@ function upgradeFromVersion1(data) {
         each(isObject3(health) ? health["processes"] : void 0, (process2) => {
           fill(process2, "io", () => []);
           fill(process2, "ioRequests", () => 0);
+          fill(process2, "queries", () => []);
         });
       }
     });
@@ -93551,7 +93635,7 @@ function upgradeResults(data, source) {
 // src/results/io.ts
 function writeResults(path, results) {
   const tmp = `${path}.tmp`;
-  writeFileSync5(tmp, `${JSON.stringify(results, null, 2)}
+  writeFileSync6(tmp, `${JSON.stringify(results, null, 2)}
 `);
   renameSync(tmp, path);
 }
@@ -93656,7 +93740,7 @@ async function changedLines(base, head) {
 
 // src/engine/base-seal.ts
 import { execFile as execFile4 } from "node:child_process";
-import { existsSync as existsSync5, lstatSync as lstatSync2, readdirSync as readdirSync5 } from "node:fs";
+import { existsSync as existsSync5, lstatSync as lstatSync2, readdirSync as readdirSync6 } from "node:fs";
 import { join as join15, relative as relative6 } from "node:path";
 var NAMED = 10;
 async function sealBaseTree(tree, serviceDir2) {
@@ -93761,7 +93845,7 @@ function walk(dir, keep = () => true, skip = (path) => path === ".cache") {
     const sub = stack.pop();
     let names;
     try {
-      names = readdirSync5(join15(dir, sub));
+      names = readdirSync6(join15(dir, sub));
     } catch {
       continue;
     }
@@ -93843,8 +93927,13 @@ async function runCompare(request3, ports) {
     }
     session.update();
     let seal = null;
+    const dirs = { base: serviceDir(trees.base, services.base), head: serviceDir(trees.head, services.head) };
+    const commands = { base: resolvedInstall(services.base, dirs.base), head: resolvedInstall(services.head, dirs.head) };
+    const copyable = copyableInstall(dirs, commands);
+    if (!copyable.ok && commands.head) ports.logger.debug(`head installs on its own (${copyable.reason})`);
     for (const tree of [trees.base, trees.head]) {
-      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker }, ports);
+      const copyInstallFrom = tree.side === "head" && copyable.ok ? { dir: dirs.base, root: trees.base.root } : void 0;
+      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request3.tracker, ...copyInstallFrom && { copyInstallFrom } }, ports);
       if (tree.side === "base") {
         seal = await sealBaseTree(tree, serviceDir(tree, services.base));
         ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
@@ -93964,12 +94053,18 @@ async function runBlock(session, phase, block) {
         });
       }
     });
-    for (const plannedScenario of block.scenarios) {
-      const scenario = config2.scenarios.find((s) => s.name === plannedScenario.name);
-      const stored = session.results.scenarios.find((s) => s.name === scenario.name);
-      if (config2.load.warmupMs > 0) ports.progress({ phase: "warmup", scenario: scenario.name, block: block.index + 1, blocks });
-      for (const turn of startPairTurns(plannedScenario.pairs)) {
-        await measureStartPair(session, { config: config2, scenario, block, blocks, starts, stored }, turn);
+    const warmingSaid = /* @__PURE__ */ new Set();
+    for (const turn of block.turns) {
+      for (const [position, name2] of turn.scenarios.entries()) {
+        const scenario = config2.scenarios.find((s) => s.name === name2);
+        const stored = session.results.scenarios.find((s) => s.name === name2);
+        const pairs = block.scenarios.find((s) => s.name === name2).pairs.filter((pair) => pair.slot === turn.slot);
+        const warmup = turnWarmup(config2.load, position);
+        if (warmup.length > 0 && !warmingSaid.has(name2)) {
+          warmingSaid.add(name2);
+          ports.progress({ phase: "warmup", scenario: name2, block: block.index + 1, blocks });
+        }
+        await measureStartPair(session, { config: config2, scenario, block, blocks, starts, stored }, pairs, warmup);
       }
     }
     assertStartsRunning(starts, "after its slices, before the block ended");
@@ -93978,25 +94073,15 @@ async function runBlock(session, phase, block) {
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
 }
-function startPairTurns(pairs) {
-  const turns = [];
-  for (const pair of pairs) {
-    const last = turns.at(-1);
-    if (last && last[0].slot === pair.slot) last.push(pair);
-    else turns.push([pair]);
-  }
-  return turns;
-}
 function othersThan(starts, measured) {
   return [...starts.base, ...starts.head].filter((service) => !measured.includes(service));
 }
 var WINDOW_GAP_MS = 1e3;
-async function measureStartPair(session, turn, pairs) {
+async function measureStartPair(session, turn, pairs, warmup) {
   const { config: config2, scenario, block, blocks, starts, stored } = turn;
   const first = pairs[0];
   const service = (side2) => starts[side2][first.slot];
   const both = first.order.map(service);
-  const warmup = warmupSlices(config2.load.warmupMs, config2.load.sliceMs);
   assertStartsRunning(starts, "while not under load (between its slices, or waiting for its turn)");
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
@@ -94005,7 +94090,7 @@ async function measureStartPair(session, turn, pairs) {
     scenario,
     { maxMs: ms, sliceMs: config2.load.sliceMs, ...ratePerSecond !== void 0 && { ratePerSecond } }
   );
-  const loads = config2.load.mode === "simultaneous" ? await open2(both, config2.load.warmupMs + pairs.length * config2.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS) : null;
+  const loads = config2.load.mode === "simultaneous" ? await open2(both, warmup.reduce((a, b) => a + b, 0) + pairs.length * config2.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS) : null;
   try {
     const warmed = [];
     for (const ms of warmup) {
@@ -94632,6 +94717,72 @@ function smallestDetectableShift(intervalHalfWidth, options = {}) {
   return (normalQuantile(1 - alpha / 2) + normalQuantile(power)) * standardError;
 }
 
+// src/stats/student-t.ts
+var LANCZOS = [
+  0.9999999999998099,
+  676.5203681218851,
+  -1259.1392167224028,
+  771.3234287776531,
+  -176.6150291621406,
+  12.507343278686905,
+  -0.13857109526572012,
+  9984369578019572e-21,
+  15056327351493116e-23
+];
+function logGamma(x) {
+  if (!(x > 0)) throw new RangeError(`logGamma: x must be positive, got ${x}`);
+  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
+  const z2 = x - 1;
+  let sum = LANCZOS[0];
+  for (let i = 1; i < LANCZOS.length; i++) sum += LANCZOS[i] / (z2 + i);
+  const t = z2 + 7.5;
+  return 0.5 * Math.log(2 * Math.PI) + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
+}
+function betaContinuedFraction(a, b, x) {
+  const TINY = 1e-300;
+  const EPS = 1e-16;
+  const qab = a + b;
+  const qap = a + 1;
+  const qam = a - 1;
+  let c = 1;
+  let d = 1 - qab * x / qap;
+  if (Math.abs(d) < TINY) d = TINY;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 1e4; m++) {
+    const m2 = 2 * m;
+    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    h *= d * c;
+    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < TINY) d = TINY;
+    c = 1 + aa / c;
+    if (Math.abs(c) < TINY) c = TINY;
+    d = 1 / d;
+    const delta = d * c;
+    h *= delta;
+    if (Math.abs(delta - 1) < EPS) return h;
+  }
+  return h;
+}
+function regularizedBeta(x, a, b, complement = 1 - x) {
+  if (x <= 0) return 0;
+  if (complement <= 0) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(complement));
+  if (x < (a + 1) / (a + b + 2)) return front * betaContinuedFraction(a, b, x) / a;
+  return 1 - front * betaContinuedFraction(b, a, complement) / b;
+}
+function studentTTwoSided(t, df) {
+  if (Number.isNaN(t) || !(df > 0)) return Number.NaN;
+  if (!Number.isFinite(t)) return 0;
+  return regularizedBeta(df / (df + t * t), df / 2, 0.5, t * t / (df + t * t));
+}
+
 // src/stats/sign-flip.ts
 var EXACT_MAX = 30;
 var MONTE_CARLO_PATTERNS = 2e5;
@@ -94692,6 +94843,15 @@ function monteCarlo(x, statistic, tolerance, alternative) {
     if (alternative === "less" ? sum <= statistic + tolerance : alternative === "greater" ? sum >= statistic - tolerance : Math.abs(sum) >= observedAbs - tolerance) extreme++;
   }
   return { n: x.length, statistic, p: (extreme + 1) / (MONTE_CARLO_PATTERNS + 1), method: "monte-carlo" };
+}
+function studentizedAgreement(x, alternative) {
+  assertFinite(x, "studentizedAgreement");
+  const n = x.length;
+  if (n < 2 || !x.every((v) => alternative === "less" ? v < 0 : v > 0)) return null;
+  const mean = x.reduce((a, b) => a + b, 0) / n;
+  const variance = x.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1);
+  if (variance === 0) return 0;
+  return studentTTwoSided(mean / Math.sqrt(variance / n), n - 1) / 2;
 }
 
 // src/gate/benchmarks.ts
@@ -95142,6 +95302,19 @@ var SIGNIFICANCE = 0.05;
 var MIN_RELATIVE = 0.2;
 var MIN_ROUND_TRIPS = 0.5;
 var MIN_WAIT_MS = 0.1;
+var MIN_CALLS = 0.5;
+var MAX_NAMED = 5;
+var LOOPBACK = /* @__PURE__ */ new Set(["localhost", "127.0.0.1", "::1", "[::1]"]);
+function sameDestination(named, socket) {
+  if (named === socket) return true;
+  const split = (destination) => {
+    const colon = destination.lastIndexOf(":");
+    return colon < 0 ? [destination, ""] : [destination.slice(0, colon), destination.slice(colon + 1)];
+  };
+  const [namedHost, namedPort] = split(named);
+  const [socketHost, socketPort] = split(socket);
+  return namedPort === socketPort && namedPort !== "" && LOOPBACK.has(namedHost) && LOOPBACK.has(socketHost);
+}
 function sliceIo(slice) {
   const processes = slice.health?.processes ?? [];
   const requests = processes.reduce((sum, p) => sum + p.ioRequests, 0);
@@ -95153,7 +95326,34 @@ function sliceIo(slice) {
     sum.waitMs += tally.waitMs;
     sums.set(tally.destination, sum);
   }
-  return { requests, sums };
+  const named = /* @__PURE__ */ new Map();
+  for (const call of processes.flatMap((p) => p.queries)) {
+    const names = named.get(call.destination) ?? /* @__PURE__ */ new Map();
+    names.set(call.name, (names.get(call.name) ?? 0) + call.calls);
+    named.set(call.destination, names);
+  }
+  return { requests, sums, named };
+}
+function callsPerRequest(io, destination) {
+  const calls2 = /* @__PURE__ */ new Map();
+  for (const [named, names] of io.named) {
+    if (!sameDestination(named, destination)) continue;
+    for (const [name2, count2] of names) calls2.set(name2, (calls2.get(name2) ?? 0) + count2 / io.requests);
+  }
+  return calls2;
+}
+function namedCalls(pairs, destination) {
+  const perSlice = pairs.map((p) => ({ base: callsPerRequest(p.base, destination), head: callsPerRequest(p.head, destination) }));
+  const names = [...new Set(perSlice.flatMap((p) => [...p.base.keys(), ...p.head.keys()]))];
+  const starts = pairs.map((p) => p.start);
+  const side2 = (name2, which) => {
+    const requests = pairs.reduce((total, p) => total + p[which].requests, 0);
+    return pairs.reduce((total, p, i) => total + (perSlice[i][which].get(name2) ?? 0) * p[which].requests, 0) / requests;
+  };
+  return names.map((name2) => {
+    const series = (which) => perSlice.map((p) => p[which].get(name2) ?? 0);
+    return { name: name2, base: side2(name2, "base"), head: side2(name2, "head"), changed: changed(series("base"), series("head"), starts, MIN_CALLS) };
+  }).sort((a, b) => Math.abs(b.head - b.base) - Math.abs(a.head - a.base) || b.head + b.base - (a.head + a.base) || a.name.localeCompare(b.name)).slice(0, MAX_NAMED);
 }
 function changed(base, head, starts, minAbsolute) {
   const baseMedian = median(base);
@@ -95191,7 +95391,8 @@ function compareScenario(scenario) {
       base,
       head,
       roundTripsChanged: changed(series("base", "roundTrips"), series("head", "roundTrips"), starts, MIN_ROUND_TRIPS),
-      waitChanged: changed(series("base", "waitMs"), series("head", "waitMs"), starts, MIN_WAIT_MS)
+      waitChanged: changed(series("base", "waitMs"), series("head", "waitMs"), starts, MIN_WAIT_MS),
+      named: namedCalls(pairs, destination)
     };
   });
 }
@@ -95399,7 +95600,7 @@ function httpWarnings(results, tallies, comparisons, family, gatedCount, level) 
       warnings.push({
         code: "underpowered",
         scenario: c.scenario,
-        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
+        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)} by the sign-flip test: only a regression that slows every start pair alike can be detected. Use at least ${needed} starts per side (load.blocks \xD7 load.instances).`
       });
       break;
     }
@@ -95557,9 +95758,247 @@ function analysisWarnings(results, inputs) {
   });
 }
 
-// src/gate/compare.ts
+// src/stats/rank-sum.ts
+function shiftDifferences(x, y) {
+  assertFinite(x, "shiftDifferences");
+  assertFinite(y, "shiftDifferences");
+  const out = new Float64Array(x.length * y.length);
+  let k = 0;
+  for (const b of y) for (const a of x) out[k++] = b - a;
+  return out.sort();
+}
+var countCache = /* @__PURE__ */ new Map();
+function rankSumCounts(m, n) {
+  const key = `${m},${n}`;
+  const known = countCache.get(key);
+  if (known) return known;
+  let row2 = Array.from({ length: n + 1 }, () => Float64Array.of(1));
+  for (let i = 1; i <= m; i++) {
+    const next = [Float64Array.of(1)];
+    for (let j = 1; j <= n; j++) {
+      const poly = new Float64Array(i * j + 1);
+      const up = row2[j];
+      for (let u = 0; u < up.length; u++) poly[u + j] += up[u];
+      const left = next[j - 1];
+      for (let u = 0; u < left.length; u++) poly[u] += left[u];
+      next.push(poly);
+    }
+    row2 = next;
+  }
+  const counts = row2[n];
+  countCache.set(key, counts);
+  return counts;
+}
+function rankSumCdf(u, m, n) {
+  const counts = rankSumCounts(m, n);
+  const q = Math.floor(u + 1e-7);
+  if (q < 0) return 0;
+  if (q >= m * n) return 1;
+  let total = 0;
+  let below = 0;
+  for (let k = 0; k < counts.length; k++) {
+    total += counts[k];
+    if (k <= q) below += counts[k];
+  }
+  return below / total;
+}
+function rankSumQuantile(prob, m, n) {
+  const counts = rankSumCounts(m, n);
+  const total = counts.reduce((s, c) => s + c, 0);
+  const target = prob - 10 * Number.EPSILON;
+  let cumulative = 0;
+  for (let q = 0; q < counts.length; q++) {
+    cumulative += counts[q] / total;
+    if (cumulative >= target) return q;
+  }
+  return m * n;
+}
+function pooledRanks(x, y) {
+  const all = [...x.map((v) => ({ v, y: false })), ...y.map((v) => ({ v, y: true }))].sort((a, b) => a.v - b.v);
+  let rankSum = 0;
+  let tieSum = 0;
+  for (let i = 0; i < all.length; ) {
+    let j = i + 1;
+    while (j < all.length && all[j].v === all[i].v) j++;
+    const rank = (i + 1 + j) / 2;
+    for (let k = i; k < j; k++) if (all[k].y) rankSum += rank;
+    const t = j - i;
+    tieSum += t * t * t - t;
+    i = j;
+  }
+  return { u: rankSum - y.length * (y.length + 1) / 2, tieSum };
+}
+function sigmaOf(m, n, tieSum) {
+  const N = m + n;
+  return Math.sqrt(m * n / 12 * (N + 1 - tieSum / (N * (N - 1))));
+}
+function exactBranch(x, y, tieSum) {
+  return x.length < 50 && y.length < 50 && tieSum === 0;
+}
+function rankSumTest(x, y, alternative) {
+  assertFinite(x, "rankSumTest");
+  assertFinite(y, "rankSumTest");
+  const m = x.length;
+  const n = y.length;
+  if (m === 0 || n === 0) throw new RangeError("rankSumTest: both samples need at least one value");
+  const { u, tieSum } = pooledRanks(x, y);
+  if (exactBranch(x, y, tieSum)) {
+    const p = alternative === "greater" ? 1 - rankSumCdf(u - 1, n, m) : rankSumCdf(u, n, m);
+    return { u, p: Math.min(1, p), method: "exact" };
+  }
+  const sigma = sigmaOf(m, n, tieSum);
+  if (sigma === 0) return { u, p: 1, method: "normal" };
+  const centred = u - m * n / 2;
+  const z2 = (centred - (alternative === "greater" ? 0.5 : -0.5)) / sigma;
+  return { u, p: alternative === "greater" ? 1 - normalCdf(z2) : normalCdf(z2), method: "normal" };
+}
+function shiftInterval(x, y, confidence = 0.95) {
+  if (!(confidence > 0 && confidence < 1)) throw new RangeError(`shiftInterval: confidence must be in (0, 1), got ${confidence}`);
+  const diffs = shiftDifferences(x, y);
+  const m = x.length;
+  const n = y.length;
+  if (diffs.length === 0) return { estimate: Number.NaN, lower: Number.NaN, upper: Number.NaN, confidence: 0, method: "normal" };
+  const mid = diffs.length >> 1;
+  const estimate = diffs.length % 2 === 1 ? diffs[mid] : (diffs[mid - 1] + diffs[mid]) / 2;
+  const { tieSum } = pooledRanks(x, y);
+  const alpha = 1 - confidence;
+  if (exactBranch(x, y, tieSum)) {
+    const qu = Math.max(1, rankSumQuantile(alpha / 2, m, n));
+    const total = m * n;
+    return {
+      estimate,
+      lower: diffs[qu - 1],
+      upper: diffs[total - qu],
+      confidence: 1 - 2 * rankSumCdf(qu - 1, m, n),
+      method: "exact"
+    };
+  }
+  return { estimate, ...normalShiftInterval(x, y, diffs, confidence), method: "normal" };
+}
+function shiftedZ(x, y, d) {
+  const shifted = y.map((v) => v - d);
+  const { u, tieSum } = pooledRanks(x, shifted);
+  const sigma = sigmaOf(x.length, y.length, tieSum);
+  const centred = u - x.length * y.length / 2;
+  return (centred - Math.sign(centred) * 0.5) / sigma;
+}
+function normalShiftInterval(x, y, diffs, confidence) {
+  const low = diffs[0];
+  const high = diffs[diffs.length - 1];
+  if (low === high) return { lower: low, upper: high, confidence };
+  const zAtLow = shiftedZ(x, y, low);
+  const zAtHigh = shiftedZ(x, y, high);
+  let alpha = 1 - confidence;
+  while (alpha < 1 && (zAtLow - normalQuantile(1 - alpha / 2) < 0 || zAtHigh - normalQuantile(alpha / 2) > 0)) alpha *= 2;
+  const achieved = alpha >= 1 ? 0 : 1 - alpha;
+  if (alpha >= 1) {
+    const mid = (low + high) / 2;
+    return { lower: mid, upper: mid, confidence: achieved };
+  }
+  const after = (i) => {
+    let k = i + 1;
+    while (k < diffs.length && diffs[k] === diffs[i]) k++;
+    return k === diffs.length ? null : (diffs[i] + diffs[k]) / 2;
+  };
+  const crossing2 = (zq) => {
+    if (zAtLow - zq <= 0) return low;
+    if (zAtHigh - zq >= 0) return high;
+    let lo = 0;
+    let hi = diffs.length - 1;
+    while (lo < hi) {
+      const mid = Math.floor((lo + hi) / 2);
+      const gap = after(mid);
+      if (gap === null || shiftedZ(x, y, gap) - zq <= 0) hi = mid;
+      else lo = mid + 1;
+    }
+    return diffs[lo];
+  };
+  return { lower: crossing2(normalQuantile(1 - alpha / 2)), upper: crossing2(normalQuantile(alpha / 2)), confidence: achieved };
+}
+
+// src/gate/unpaired.ts
 var CONFIDENCE2 = 0.95;
 var EQUIVALENCE_CONFIDENCE = 0.9;
+function startSummaries(pairs, definition) {
+  const scaled = (v) => definition.scale === "ratio" ? Math.log(v) : v;
+  return ["base", "head"].flatMap(
+    (side2) => summarizeStarts(
+      pairs.map((p) => scaled(definition.value(p[side2]))),
+      pairs.map((p) => p.start)
+    ).map((s) => s.value)
+  );
+}
+function sliceValues(pairs, definition) {
+  return pairs.flatMap((p) => [definition.value(p.base), definition.value(p.head)]).filter(Number.isFinite);
+}
+function compareUnpaired(base, head, rule2, alpha, definition) {
+  if (base.length === 0 || head.length === 0) return null;
+  const reported = definition.scale === "ratio" ? Math.expm1 : (x) => x;
+  const testable = (/* @__PURE__ */ new Set([...base, ...head])).size > 1;
+  const flat = { estimate: 0, lower: 0, upper: 0, confidence: 1 };
+  const interval = testable ? shiftInterval(base, head, CONFIDENCE2) : flat;
+  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
+  const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
+  const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
+  const equivalence = testable ? shiftInterval(base, head, EQUIVALENCE_CONFIDENCE) : flat;
+  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
+  const p = testable ? rankSumTest(base, head, interval.estimate < 0 ? "less" : "greater").p : 1;
+  const halfWidth = (upper - lower) / 2;
+  return {
+    gated: rule2.gated,
+    limit: rule2.limit,
+    n: base.length + head.length,
+    change: reported(interval.estimate),
+    ciLow: reported(lower),
+    ciHigh: reported(upper),
+    eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
+    eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
+    p,
+    detectable: Number.isFinite(halfWidth) ? reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha })) : Number.NaN,
+    higherIsBetter: definition.higherIsBetter,
+    // Head's starts against the baseline's middle: the spread a reader judges the change against.
+    noise: { pairs: null, starts: middleHalf(head.map((h) => reported(h - median(base)))) },
+    testable
+  };
+}
+function unpairedDrafts(results, baseline, alpha) {
+  const drafts = [];
+  for (const scenario of results.scenarios) {
+    const stored = baseline.scenarios.find((s) => s.name === scenario.name);
+    if (!stored || scenario.pairs.length === 0 || stored.pairs.length === 0) continue;
+    for (const definition of METRIC_DEFINITIONS) {
+      const draft = compareUnpaired(
+        startSummaries(stored.pairs, definition),
+        startSummaries(scenario.pairs, definition),
+        results.config.gate[definition.id],
+        alpha,
+        definition
+      );
+      if (!draft) continue;
+      drafts.push({
+        metric: definition.id,
+        scenario: scenario.name,
+        ...draft,
+        pairs: scenario.pairs.length,
+        baseMedian: median(sliceValues(stored.pairs, definition)),
+        headMedian: median(sliceValues(scenario.pairs, definition))
+      });
+    }
+  }
+  return drafts;
+}
+function baselineGaps(results, baseline) {
+  const stored = new Map(baseline.scenarios.map((s) => [s.name, s]));
+  return results.scenarios.filter((s) => s.pairs.length > 0 && !stored.get(s.name)?.pairs.length).map((s) => s.name);
+}
+function describeBaseline(baseline) {
+  const run = baseline.runId ? `run ${baseline.runId}` : "a results file";
+  return `Compared with a stored baseline of ${baseline.sha.slice(0, 7)} from ${run} (${baseline.recordedAt.slice(0, 10)}), measured in another run, possibly on another runner: the verdicts rest on head's starts against the baseline's (unpaired), so the intervals are wider than a same-runner A/B's, and an offset between the two runs is not in them (docs/modes.md, "Stored baseline").`;
+}
+
+// src/gate/compare.ts
+var CONFIDENCE3 = 0.95;
+var EQUIVALENCE_CONFIDENCE2 = 0.9;
 function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale = "ratio") {
   const ratio = scale === "ratio";
   const reported = ratio ? Math.expm1 : (x) => x;
@@ -95570,14 +96009,17 @@ function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale =
   const ratios = perStart ? perStart.map((s) => s.value) : pairRatios.filter(Number.isFinite);
   if (ratios.length === 0) return null;
   const testable = ratios.some((r) => r !== 0);
-  const interval = testable ? hodgesLehmannInterval(ratios, CONFIDENCE2) : { estimate: 0, lower: 0, upper: 0, confidence: 1 };
-  const reached = interval.confidence >= CONFIDENCE2 - 1e-9;
+  const interval = testable ? hodgesLehmannInterval(ratios, CONFIDENCE3) : { estimate: 0, lower: 0, upper: 0, confidence: 1 };
+  const reached = interval.confidence >= CONFIDENCE3 - 1e-9;
   const lower = reached ? interval.lower : Number.NEGATIVE_INFINITY;
   const upper = reached ? interval.upper : Number.POSITIVE_INFINITY;
-  const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? "less" : "greater" });
+  const alternative = interval.estimate < 0 ? "less" : "greater";
+  const test = signFlipTest(ratios, { alternative });
+  const atFloor = starts !== null && ratio && 2 ** -ratios.length >= alpha ? studentizedAgreement(ratios, alternative) : null;
+  const p = atFloor === null ? test.p : Math.min(test.p, atFloor);
   const halfWidth = (upper - lower) / 2;
-  const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE) : interval;
-  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
+  const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE2) : interval;
+  const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE2 - 1e-9;
   return {
     gated: rule2.gated,
     limit: rule2.limit,
@@ -95591,10 +96033,10 @@ function comparePaired(base, head, starts, rule2, alpha, higherIsBetter, scale =
     ciHigh: reported(upper),
     eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
     eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
-    p: test.p,
+    p,
     detectable: Number.isFinite(halfWidth) ? (
       // one-sided level alpha = two-sided 2·alpha in the formula's terms
-      reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE2, alpha: 2 * alpha }))
+      reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE3, alpha: 2 * alpha }))
     ) : Number.NaN,
     higherIsBetter,
     noise: {
@@ -95627,8 +96069,9 @@ function adjustGated(drafts) {
 function compareResults(results, options = {}) {
   const { config: config2 } = results;
   const level = options.httpLevel ?? httpLevel(results);
-  const metricDrafts = [];
-  for (const scenario of results.scenarios) {
+  const { baseline } = results;
+  const metricDrafts = baseline ? unpairedDrafts(results, baseline, level) : [];
+  for (const scenario of baseline ? [] : results.scenarios) {
     if (scenario.pairs.length === 0) continue;
     for (const definition of METRIC_DEFINITIONS) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
@@ -95641,17 +96084,17 @@ function compareResults(results, options = {}) {
       metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided: decided2 });
     }
   }
-  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const inventory = results.benchmarks && !baseline ? inventoryBenchmarks(results.benchmarks) : null;
   const benchRule = config2.gate.benchmarks;
   const benchDrafts = (inventory?.series ?? []).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, benchRule, config2.alpha, true);
     return draft ? [{ ...series.identity, ...draft }] : [];
   });
-  const healthDrafts = healthSeries(results).flatMap((series) => {
+  const healthDrafts = (baseline ? [] : healthSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
-  const startupDrafts = startupSeries(results).flatMap((series) => {
+  const startupDrafts = (baseline ? [] : startupSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, config2.gate[series.metric], level, false);
     return draft ? [{ metric: series.metric, ...draft }] : [];
   });
@@ -95662,7 +96105,7 @@ function compareResults(results, options = {}) {
   };
   const decided = metricDrafts.map((d, i) => decide(d, pAdjusted[i], level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
-  const health = analyzeHealth(
+  const health = baseline ? void 0 : analyzeHealth(
     results,
     healthDrafts.map((d, i) => decide(d, pAdjusted[healthOffset + i], level)),
     decided
@@ -95688,7 +96131,7 @@ function compareResults(results, options = {}) {
   const all = [...comparisons, ...benchmarks?.comparisons ?? [], ...healthComparisons];
   const tallies = tallyRequests(results);
   const verdicts = [...all, ...startup, ...health?.heap ?? []];
-  const io = analyzeIo(results);
+  const io = baseline ? null : analyzeIo(results);
   const unfair = analyzeFairness(results);
   return {
     comparisons,
@@ -95697,6 +96140,7 @@ function compareResults(results, options = {}) {
     improvements: verdicts.filter((c) => c.verdict === "improvement").length,
     failing,
     warnings: [
+      ...baseline ? storedBaselineWarnings(results, baseline) : [],
       ...unfair.map((finding) => ({ code: "unfair-comparison", message: finding.message })),
       ...analysisWarnings(results, {
         tallies,
@@ -95719,6 +96163,13 @@ function compareResults(results, options = {}) {
     ...io && { io },
     ...unfair.length > 0 && { unfair }
   };
+}
+function storedBaselineWarnings(results, baseline) {
+  const gaps = baselineGaps(results, baseline);
+  return [
+    { code: "stored-baseline", message: describeBaseline(baseline) },
+    ...gaps.length > 0 ? [{ code: "stored-baseline", message: `The stored baseline has no pairs of ${gaps.join(", ")}: no verdict for ${gaps.length === 1 ? "it" : "them"}.` }] : []
+  ];
 }
 function decideVerdict(c, alpha) {
   const worse = c.higherIsBetter ? -c.change : c.change;
@@ -95770,7 +96221,7 @@ function runComparison(request3, ports) {
       tracker: request3.tracker,
       toolVersion: VERSION,
       signal: request3.signal,
-      look: interimLook,
+      ...request3.stopEarly !== false && { look: interimLook },
       unchangedScenarios,
       ...request3.github && { github: request3.github }
     },
@@ -95798,7 +96249,7 @@ function cancelOnSignals(tracker) {
 }
 
 // src/history/collect.ts
-import { readdirSync as readdirSync6 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 import { join as join17, relative as relative7 } from "node:path";
 
 // src/results/schema.ts
@@ -95955,6 +96406,15 @@ var ioTallySchema = external_exports.object({
   /** Their waits summed (from the write to the first bytes of the answer), ms. */
   waitMs: nonNegative
 });
+var namedCallsSchema = external_exports.object({
+  /** "host:port" as the client names its server (it may say localhost where the socket says 127.0.0.1). */
+  destination: name,
+  /** A Redis command, a SQL statement without its literals, "GET host/path/:id"; "other" past the 50 names a window keeps. */
+  name,
+  calls: count,
+  /** From each call to its answer, summed, ms. */
+  waitMs: nonNegative
+});
 var processHealthSchema = external_exports.object({
   pid: count,
   /** Parent pid: tells a cluster's workers from their primary. */
@@ -95983,7 +96443,9 @@ var processHealthSchema = external_exports.object({
   /** Outgoing round trips by destination (a database, a cache, another service) of the HTTP requests this process finished in the window. */
   io: list(ioTallySchema),
   /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
-  ioRequests: count
+  ioRequests: count,
+  /** Those requests' calls by name, where the client publishes diagnostics_channel events (node-redis, ioredis, mysql2, undici, http). */
+  queries: list(namedCallsSchema)
 });
 var sliceHealthSchema = external_exports.object({
   /** Responses this service (this start of it) had answered when the slice ended, warm-ups and other scenarios included: the heap trend's x. */
@@ -96305,6 +96767,19 @@ var scenarioProfileSchema = external_exports.object({
   /** Wall time of drawing the three flamegraphs (0x for head and base at once), ms; null until done. */
   renderMs: nonNegative.nullable()
 });
+var storedBaselineSchema = external_exports.object({
+  /** The commit the record measured (the pull request's base). */
+  sha,
+  /** The workflow run that recorded it (null: a file given to the CLI). */
+  runId: external_exports.string().regex(/^\d{1,20}$/, "must be a run id").nullable(),
+  /** When the record's run started. */
+  recordedAt: isoTime,
+  /** perfgate's version that wrote the record. */
+  toolVersion: external_exports.string().max(100),
+  environment: environmentSchema,
+  /** The record's scenarios with every pair: both of its sides measured the one commit. */
+  scenarios: list(scenarioResultsSchema)
+});
 var resultsSchema = external_exports.object({
   schema: external_exports.literal("perfgate/results"),
   version: external_exports.literal(RESULTS_VERSION),
@@ -96335,7 +96810,9 @@ var resultsSchema = external_exports.object({
   /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
   dependencies: dependencyChangesSchema.optional(),
   /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
-  changes: changeSetSchema.optional()
+  changes: changeSetSchema.optional(),
+  /** Present when head was compared with a stored baseline instead of a base measured beside it (absent: the paired A/B). */
+  baseline: storedBaselineSchema.optional()
 }).superRefine((results, context) => {
   if (results.status !== "complete") return;
   results.scenarios.forEach((scenario, i) => {
@@ -96368,7 +96845,7 @@ var MAX_DEPTH = 6;
 function findResultsFiles(dir, depth = 0) {
   if (depth > MAX_DEPTH) return [];
   const out = [];
-  for (const entry of readdirSync6(dir, { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
+  for (const entry of readdirSync7(dir, { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) {
     const path = join17(dir, entry.name);
     if (entry.isDirectory()) out.push(...findResultsFiles(path, depth + 1));
     else if (entry.isFile() && entry.name === "results.json") out.push(path);
@@ -96555,72 +97032,6 @@ function stretchMeans(values, cuts) {
     for (const _ of stretch) out.push(mean);
   }
   return out;
-}
-
-// src/stats/student-t.ts
-var LANCZOS = [
-  0.9999999999998099,
-  676.5203681218851,
-  -1259.1392167224028,
-  771.3234287776531,
-  -176.6150291621406,
-  12.507343278686905,
-  -0.13857109526572012,
-  9984369578019572e-21,
-  15056327351493116e-23
-];
-function logGamma(x) {
-  if (!(x > 0)) throw new RangeError(`logGamma: x must be positive, got ${x}`);
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const z2 = x - 1;
-  let sum = LANCZOS[0];
-  for (let i = 1; i < LANCZOS.length; i++) sum += LANCZOS[i] / (z2 + i);
-  const t = z2 + 7.5;
-  return 0.5 * Math.log(2 * Math.PI) + (z2 + 0.5) * Math.log(t) - t + Math.log(sum);
-}
-function betaContinuedFraction(a, b, x) {
-  const TINY = 1e-300;
-  const EPS = 1e-16;
-  const qab = a + b;
-  const qap = a + 1;
-  const qam = a - 1;
-  let c = 1;
-  let d = 1 - qab * x / qap;
-  if (Math.abs(d) < TINY) d = TINY;
-  d = 1 / d;
-  let h = d;
-  for (let m = 1; m <= 1e4; m++) {
-    const m2 = 2 * m;
-    let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    h *= d * c;
-    aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < TINY) d = TINY;
-    c = 1 + aa / c;
-    if (Math.abs(c) < TINY) c = TINY;
-    d = 1 / d;
-    const delta = d * c;
-    h *= delta;
-    if (Math.abs(delta - 1) < EPS) return h;
-  }
-  return h;
-}
-function regularizedBeta(x, a, b, complement = 1 - x) {
-  if (x <= 0) return 0;
-  if (complement <= 0) return 1;
-  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(complement));
-  if (x < (a + 1) / (a + b + 2)) return front * betaContinuedFraction(a, b, x) / a;
-  return 1 - front * betaContinuedFraction(b, a, complement) / b;
-}
-function studentTTwoSided(t, df) {
-  if (Number.isNaN(t) || !(df > 0)) return Number.NaN;
-  if (!Number.isFinite(t)) return 0;
-  return regularizedBeta(df / (df + t * t), df / 2, 0.5, t * t / (df + t * t));
 }
 
 // src/stats/change-points.ts
@@ -97089,8 +97500,11 @@ function rowTone(row2) {
 }
 var FAILING_IMPROVEMENT = "not comparable: head fails requests";
 function allComparisons(analysis) {
+  const failing = new Set(analysis.comparisons.filter((c) => c.metric === "errors" && c.verdict === "regression").map((c) => c.scenario));
   return [
-    ...analysis.comparisons,
+    ...analysis.comparisons.map(
+      (c) => c.verdict === "improvement" && c.metric !== "errors" && failing.has(c.scenario) ? { verdict: "inconclusive", gated: c.gated } : c
+    ),
     ...analysis.benchmarks?.comparisons ?? [],
     ...analysis.health?.comparisons ?? [],
     ...analysis.health?.heap ?? [],
@@ -97279,9 +97693,10 @@ function worsePercent(c, fraction2) {
   const percent = (c.higherIsBetter ? -fraction2 : fraction2) * 100;
   return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
 }
-function chartRow(c) {
+function chartRow(row2) {
+  const c = row2.comparison;
   if (!Number.isFinite(c.change)) return null;
-  const tone = verdictTone(c);
+  const tone = rowTone(row2);
   const ends = [worsePercent(c, c.ciLow), worsePercent(c, c.ciHigh)].sort((a, b) => a - b);
   return {
     scenario: c.scenario,
@@ -97298,13 +97713,13 @@ function notableRows(rows, count2) {
   return rows.filter((row2) => keep.has(row2));
 }
 function gatedCharts(results, analysis) {
-  const gated = orderRows(results, analysis).map((row2) => row2.comparison).filter((c) => c.gated);
+  const gated = orderRows(results, analysis).filter((row2) => row2.comparison.gated);
   const charts = [];
   for (const metric of METRICS) {
-    const comparisons = gated.filter((c) => c.metric === metric);
-    for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
-      const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
-      const higherIsBetter = comparisons[0].higherIsBetter;
+    const own3 = gated.filter((row2) => row2.comparison.metric === metric);
+    for (const limit of [...new Set(own3.map((row2) => row2.comparison.limit))]) {
+      const rows = own3.filter((row2) => row2.comparison.limit === limit).flatMap((row2) => chartRow(row2) ?? []);
+      const higherIsBetter = own3[0].comparison.higherIsBetter;
       if (metric === "errors" && rows.every((row2) => row2.worse === 0 && (row2.interval ?? [0, 0]).every((end) => end === 0))) continue;
       if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
     }
@@ -97698,23 +98113,36 @@ function waitMs(side2) {
 function describeIo(c) {
   return `${c.destination}: ${roundTrips(c.base)} \u2192 ${roundTrips(c.head)} round trips per request, ${waitMs(c.base)} \u2192 ${waitMs(c.head)} ms waiting`;
 }
+function ioChanged(c) {
+  return c.roundTripsChanged || c.waitChanged || c.named.some((n) => n.changed);
+}
 function explainIo(c) {
-  const more = (c.head?.roundTripsPerRequest ?? 0) > (c.base?.roundTripsPerRequest ?? 0);
+  if (!ioChanged(c)) return null;
+  if (c.base === null) return "a new destination: every request now goes there";
+  if (c.head === null) return "no longer contacted";
   if (c.roundTripsChanged) {
-    if (c.base === null) return "a new destination: every request now goes there";
-    if (c.head === null) return "no longer contacted";
-    return more ? "more round trips per request: a query per item (N+1), a bigger result fetched in more batches, or a lost batch or cache?" : "fewer round trips per request";
+    return c.head.roundTripsPerRequest > c.base.roundTripsPerRequest ? "more round trips per request: a query per item (N+1), a bigger result fetched in more batches, or a lost batch or cache?" : "fewer round trips per request";
   }
-  if (c.waitChanged) {
-    const longer = (c.head?.waitMsPerRequest ?? 0) > (c.base?.waitMsPerRequest ?? 0);
-    return longer ? "as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?" : "as many round trips, each answered sooner";
+  const calls2 = c.named.find((n) => n.changed);
+  if (calls2 !== void 0) {
+    return calls2.head > calls2.base ? "more calls per request, pipelined: a query per item (N+1), or a lost batch or cache?" : "fewer calls per request, pipelined";
   }
-  return null;
+  return c.head.waitMsPerRequest > c.base.waitMsPerRequest ? "as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?" : "as many round trips, each answered sooner";
+}
+function calls(perRequest) {
+  if (perRequest === 0) return "0";
+  return perRequest < 10 ? perRequest.toFixed(1) : perRequest.toFixed(0);
+}
+function describeNamed(c) {
+  const top = c.named[0];
+  if (top === void 0) return null;
+  const figures = calls(top.base) === calls(top.head) ? `${calls(top.base)} calls per request` : `${calls(top.base)} \u2192 ${calls(top.head)} calls per request`;
+  return `${calls(top.base) === calls(top.head) ? "calls" : "most changed"}: ${top.name} (${figures})`;
 }
 function ioLines(analysis) {
   const lines = (analysis.io?.comparisons ?? []).map((c) => {
-    const changed2 = c.roundTripsChanged || c.waitChanged;
-    return { scenario: c.scenario, text: describeIo(c), changed: changed2, reason: changed2 ? explainIo(c) : null };
+    const changed2 = ioChanged(c);
+    return { scenario: c.scenario, text: describeIo(c), changed: changed2, reason: changed2 ? explainIo(c) : null, named: changed2 ? describeNamed(c) : null };
   });
   return [...lines.filter((l) => l.changed), ...lines.filter((l) => !l.changed)].slice(0, MAX_LINES);
 }
@@ -97723,7 +98151,7 @@ function renderIoMarkdown(analysis) {
   const lines = ioLines(analysis);
   if (lines.length === 0) return null;
   const items = lines.map(
-    (l) => `- ${escapeMarkdown(l.scenario)} \xB7 ${l.changed ? "**" : ""}${escapeMarkdown(l.text)}${l.changed ? "**" : ""}${l.reason ? `: ${escapeMarkdown(l.reason)}` : " (unchanged)"}`
+    (l) => `- ${escapeMarkdown(l.scenario)} \xB7 ${l.changed ? "**" : ""}${escapeMarkdown(l.text)}${l.changed ? "**" : ""}${l.reason ? `: ${escapeMarkdown(l.reason)}` : " (unchanged)"}${l.named ? `; ${escapeMarkdown(l.named)}` : ""}`
   );
   return [`**I/O per request** \xB7 ${METHOD}.`, ...items].join("\n");
 }
@@ -97733,7 +98161,7 @@ function renderIoTerminal(analysis) {
   return [
     "",
     `I/O per request \u2014 ${METHOD}:`,
-    ...lines.map((l) => `  ${sanitizeText(l.scenario)} \xB7 ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : " (unchanged)"}`)
+    ...lines.map((l) => `  ${sanitizeText(l.scenario)} \xB7 ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : " (unchanged)"}${l.named ? `; ${sanitizeText(l.named)}` : ""}`)
   ];
 }
 
@@ -97745,7 +98173,14 @@ function describeSide(side2, escapeText, link) {
   return side2.dirty ? `${text2} (uncommitted changes)` : text2;
 }
 function describeSides(results, escapeText, link) {
-  return `base ${describeSide(results.sides.base, escapeText, link)} \u2192 head ${describeSide(results.sides.head, escapeText, link)}`;
+  const head = describeSide(results.sides.head, escapeText, link);
+  const stored = results.baseline;
+  if (stored) {
+    const short = escapeText(stored.sha.slice(0, 7));
+    const commit = link?.({ ref: "record", sha: stored.sha, dirty: false }, short) ?? short;
+    return `base: stored record of ${commit}${stored.runId ? ` (run ${escapeText(stored.runId)})` : ""} \u2192 head ${head}`;
+  }
+  return `base ${describeSide(results.sides.base, escapeText, link)} \u2192 head ${head}`;
 }
 function shortNodeVersion(version2) {
   const match = /^v?(\d+)\.(\d+)/.exec(version2);
@@ -98830,8 +99265,71 @@ function renderTerminal(results, analysis, options = {}) {
   return lines.join("\n") + "\n";
 }
 
+// src/results/baseline.ts
+var BaselineError = class extends Error {
+};
+var COMPARED = [
+  { field: "configuration hash", value: (e) => e.configHash ?? null },
+  { field: "perfgate version", value: (_, tool) => tool },
+  { field: "CPU model", value: (e) => e.cpuModel },
+  { field: "CPU count", value: (e) => String(e.cpus) },
+  { field: "architecture", value: (e) => e.arch },
+  { field: "kernel", value: (e) => e.kernel ?? null },
+  { field: "OS image", value: (e) => e.osImage ?? null },
+  { field: "Node version", value: (e) => e.nodeVersion },
+  { field: "V8 version", value: (e) => e.v8Version ?? null },
+  { field: "Node flags", value: (e) => e.nodeFlags.join(" ") }
+];
+function environmentDifferences(record2, here) {
+  return COMPARED.flatMap(({ field, value }) => {
+    const a = value(record2.environment, record2.toolVersion);
+    const b = value(here.environment, here.toolVersion);
+    return a !== null && a === b ? [] : [{ field, record: a ?? "(not recorded)", here: b ?? "(not recorded)" }];
+  });
+}
+function describeDifferences(differences) {
+  return differences.map((d) => `${d.field}: the record has "${d.record}", this run "${d.here}"`).join("; ");
+}
+function baselineOf(record2, sha2, runId, source) {
+  const refuse = (why) => new BaselineError(`${source} cannot serve as the baseline of ${sha2.slice(0, 7)}: ${why}. Record the base commit again (mode: record on a push, or perfgate record).`);
+  if (record2.status !== "complete") throw refuse(`its run is ${record2.status}, not complete`);
+  if (record2.sides.base.sha !== record2.sides.head.sha || record2.sides.head.dirty) {
+    throw refuse("it is an A/B comparison of two commits, not a record of one");
+  }
+  if (record2.sides.head.sha !== sha2) throw refuse(`it measured ${record2.sides.head.sha}`);
+  if (record2.github?.event === "pull_request" || record2.github?.event === "pull_request_target" || record2.github?.pullRequest) {
+    throw refuse("it was measured for a pull request, whose code could have shaped it; records come from pushes");
+  }
+  if (record2.baseline) throw refuse("it was itself compared with a stored baseline");
+  return {
+    sha: sha2,
+    runId,
+    recordedAt: record2.startedAt,
+    toolVersion: record2.tool.version,
+    environment: record2.environment,
+    scenarios: record2.scenarios
+  };
+}
+function checkEnvironment(baseline, here, source) {
+  const differences = environmentDifferences(baseline, here);
+  if (differences.length === 0) return;
+  throw new BaselineError(
+    `Refusing the stored baseline (${source}): this runner differs from the one that recorded it (${describeDifferences(differences)}). An unpaired comparison cannot tell such a change from the commit: compare on one runner (the default, baseline: same-runner), or record the base commit again on this kind of runner.`
+  );
+}
+
+// src/compare/baseline.ts
+async function checkRunner(baseline, config2, env, cwd, source) {
+  const environment = { ...await fingerprint(scrubEnv(env, secretsFrom(env)), cwd), configHash: configHash(config2) };
+  checkEnvironment(baseline, { environment, toolVersion: VERSION }, source);
+}
+function attachBaseline(results, baseline, source) {
+  checkEnvironment(baseline, { environment: results.environment, toolVersion: results.tool.version }, source);
+  return { ...results, baseline };
+}
+
 // src/cli/init.ts
-import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync6 } from "node:fs";
+import { existsSync as existsSync8, mkdirSync as mkdirSync6, realpathSync as realpathSync3, statSync as statSync5, writeFileSync as writeFileSync7 } from "node:fs";
 import { dirname as dirname7, join as join22, relative as relative9, resolve as resolve3 } from "node:path";
 
 // src/init/config-text.ts
@@ -99199,7 +99697,7 @@ async function runInit(request3, io) {
       continue;
     }
     mkdirSync6(dirname7(target), { recursive: true });
-    writeFileSync6(target, text2, { flag: "wx" });
+    writeFileSync7(target, text2, { flag: "wx" });
     out.push(`wrote  ${path}${path === CONFIG_PATH ? `   (${summarise(loaded)})` : "   (measure job without a write token, comment job in report mode)"}`);
   }
   const unchecked = answers !== null && !answers.some((a) => is2xx(a.status));
@@ -99384,10 +99882,10 @@ function renderPlan(pre, planned, routes = null) {
     const sizes = plan.blocks.map((b) => b.pairs);
     const { load } = config2;
     lines.push(
-      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start and scenario`
+      `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? "" : "s"} (${sizes.join(" + ")}), ${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start pair` + (config2.scenarios.length > 1 ? `, then ${formatDuration(Math.min(load.warmupMs, load.sliceMs))} per other scenario` : "")
     );
     const starts = plan.blocks.map((b) => b.instances);
-    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(" + ")} by block, fresh in each; a block's pairs are rotated over its starts)`);
+    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(" + ")} by block, fresh in each; a start pair serves every scenario in its turn)`);
   }
   const gated = Object.entries(config2.gate).filter(
     ([key, rule2]) => "gated" in rule2 && rule2.gated && "limit" in rule2 && (key !== "benchmarks" || config2.benchmarks)
@@ -99600,6 +100098,9 @@ Usage:
   perfgate plan [options]           check flags, config and refs, start the service once in the
                                     work tree to ask each scenario's route, print the plan and its
                                     estimated time; nothing is checked out (= compare --dry-run)
+  perfgate record [options]         measure one commit alone (the work tree's, which must be
+                                    clean, or --head's) and write its results.json: a stored
+                                    baseline for compare --baseline (docs/modes.md)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate history <dir> [options]  the commits where a gated metric shifted, from the results.json
                                     files under <dir> (runs of main): change points by E-divisive
@@ -99619,6 +100120,10 @@ compare options:
   --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
                         verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
+  --baseline <file>     compare head with a record (perfgate record's results.json, or a
+                        mode: record artifact's) instead of measuring base: head alone is
+                        measured and compared unpaired; refused when this machine, Node,
+                        perfgate or the configuration differ from the record's
   --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
                         (implies --full)
@@ -99684,9 +100189,9 @@ Run perfgate --help for usage.
       const path = resolve4(io.cwd, positionals[1]);
       return finish(readResults(path), values, io, color, path);
     }
-    if (command2 === "compare" || command2 === "plan") {
+    if (command2 === "compare" || command2 === "plan" || command2 === "record") {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-      return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true);
+      return await compare(values, io, color, command2 === "plan" || values["dry-run"] === true, command2 === "record");
     }
     if (command2 === "history") {
       if (positionals.length !== 2) throw new UsageError("history takes one argument: the directory of results.json files");
@@ -99708,7 +100213,7 @@ Run perfgate --help for usage.
       io.stderr.write(`perfgate: ${e.message}
 Run perfgate --help for usage.
 `);
-    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError) {
+    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError || e instanceof BaselineError) {
       io.stderr.write(`
 perfgate: ${e.message}
 `);
@@ -99736,6 +100241,7 @@ var CLI_FLAGS = {
   html: { type: "string" },
   verdicts: { type: "string" },
   out: { type: "string" },
+  baseline: { type: "string" },
   quiet: { type: "boolean", short: "q" },
   "no-color": { type: "boolean" },
   "no-profile": { type: "boolean" },
@@ -99771,20 +100277,29 @@ async function planRoutes(checked, values, env) {
   if (values.head !== void 0) return "routes   not asked: plan starts the service only in the work tree, and --head names a commit";
   return checkRoutes(checked, env);
 }
-async function compare(values, io, color, dryRun) {
+async function compare(values, io, color, dryRun, record2 = false) {
   const root = await repositoryRoot(io.cwd);
-  const baseRef = values.base ?? await defaultBranch(root);
+  const oneCommit = record2 || values.baseline !== void 0;
+  if (oneCommit && values.base !== void 0) {
+    throw new UsageError(record2 ? "record measures one commit: --base has no meaning here" : "--baseline replaces --base: give one of them");
+  }
+  const baseline = values.baseline === void 0 ? null : readBaseline(resolve4(io.cwd, values.baseline));
+  const baseRef = oneCommit ? values.head ?? "HEAD" : values.base ?? await defaultBranch(root);
   const outDir = values.out ? resolve4(io.cwd, values.out) : join24(tmpdir5(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);
   const checked = await resolveComparison({
     repoDir: root,
     baseRef,
-    mergeBase: true,
+    mergeBase: !oneCommit,
     headRef: values.head ?? null,
     configFile: values.config ?? null,
     settings: settingsOf(values),
     settingsSource: "command-line flags"
   });
   const { config: config2 } = checked;
+  if (oneCommit && checked.head.dirty) {
+    throw new UsageError(`${record2 ? "record" : "--baseline"} measures one commit on both sides, and the work tree has uncommitted changes: commit or stash them, or name a commit with --head`);
+  }
+  if (baseline) await checkRunner(baseline.baseline, config2, io.env, root, baseline.source);
   const planned = planComparison(config2);
   if (dryRun) {
     io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env)));
@@ -99798,10 +100313,23 @@ async function compare(values, io, color, dryRun) {
   const onExit = () => void tracker.killAll(0);
   process.once("exit", onExit);
   try {
-    const { results, resultsPath } = await runComparison(
-      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal },
+    const measured = await runComparison(
+      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal, ...oneCommit && { stopEarly: false } },
       { logger, progress, env: io.env }
     );
+    const { resultsPath } = measured;
+    let { results } = measured;
+    if (baseline) {
+      results = attachBaseline(results, baseline.baseline, baseline.source);
+      writeResults(resultsPath, results);
+    }
+    if (record2) {
+      if (values.json) copyTo(resolve4(io.cwd, values.json), `${JSON.stringify(results, null, 2)}
+`);
+      io.stdout.write(`perfgate: recorded ${results.sides.head.sha.slice(0, 7)} in ${resultsPath}; compare with it: perfgate compare --baseline ${shellQuote(resultsPath)}
+`);
+      return exitCodes.pass;
+    }
     if (values.json) copyTo(resolve4(io.cwd, values.json), `${JSON.stringify(results, null, 2)}
 `);
     io.stderr.write(`[perfgate] results: ${resultsPath}
@@ -99821,6 +100349,10 @@ perfgate: ${e.message}
     cancel.release();
     process.off("exit", onExit);
   }
+}
+function readBaseline(path) {
+  const record2 = validateResults(readResults(path), path);
+  return { baseline: baselineOf(record2, record2.sides.head.sha, record2.github?.runId ?? null, path), source: path };
 }
 function runHistory(dir, values, io) {
   if (!existsSync9(dir) || !statSync6(dir).isDirectory()) throw new UsageError(`history: ${dir} is not a directory`);
@@ -99869,7 +100401,7 @@ function shellQuote(word) {
 }
 function copyTo(path, text2) {
   mkdirSync7(dirname8(path), { recursive: true });
-  writeFileSync7(path, text2);
+  writeFileSync8(path, text2);
 }
 
 // src/cli/index.ts

@@ -23,6 +23,7 @@ import { FileCommandLedger, snapshotFileCommands } from './file-commands.js';
 import { checkGateEvent, refuseWriteAccess, tokenCanWrite, writeAccessReasons } from './guard.js';
 import { refuseIdToken } from './id-token.js';
 import { type ActionInputs, resolveBase } from './inputs.js';
+import type { OneCommitRun } from './one-commit.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
 import { openRunBoundary } from './boundary.js';
@@ -41,9 +42,15 @@ const FORK_NOTICE =
   'it comes from a fork, and a fork\'s token is read-only. Post the comment from a workflow_run workflow with mode: report ' +
   '(example-workflows/perf-comment.yml; README, "Permissions and forks").';
 
-export async function runGate(inputs: ActionInputs, context: RunContext): Promise<Outcome> {
+/**
+ * With `oneCommit` (action/one-commit.ts: a record, or head against a stored baseline) both sides
+ * measure the checked-out commit and every planned block runs; its hooks check the resolved
+ * configuration before anything runs and decide what the measured results become. Null: nothing
+ * was published (a record).
+ */
+export async function runGate(inputs: ActionInputs, context: RunContext, oneCommit?: OneCommitRun): Promise<Outcome | null> {
   checkGateEvent(context.eventName);
-  const base = resolveBase(context.eventName, context.payload, inputs.base);
+  const base = oneCommit ? { baseRef: 'HEAD', mergeBase: false } : resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
   const checked = await resolveComparison({
     repoDir: context.workspace,
@@ -54,6 +61,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     settings: inputs.settings,
     settingsSource: 'action inputs',
   });
+  await oneCommit?.check(checked, context);
   // Everything the gate decides on is read from the event now, before any PR code runs: the
   // pull request, its fork status and its labels (a label the PR's code adds later cannot count).
   const pr = pullRequestOf(context.payload);
@@ -116,6 +124,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
           tracker,
           signal: cancel.signal,
           ...(github && { github }),
+          ...(oneCommit && { stopEarly: false }),
         },
         {
           logger: actionLogger,
@@ -133,7 +142,8 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     } finally {
       cancel.release();
     }
-    const { results, resultsPath } = measured;
+    const { resultsPath } = measured;
+    let { results } = measured;
     if (pr && inputs.github.commentAuto && inputs.github.comment === 'never') {
       core.notice(
         pr.fromFork
@@ -144,6 +154,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext): Promis
     }
     if (boundaryWarning) {
       results.warnings.push(boundaryWarning);
+      writeResults(resultsPath, results);
+    }
+    if (oneCommit) {
+      const finished = await oneCommit.finish(results, resultsPath, outDir, fileCommands);
+      if (finished === null) return null;
+      results = finished;
       writeResults(resultsPath, results);
     }
     // What is published is what this process holds: the file in the run directory is the PR's to write too.

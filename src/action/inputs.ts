@@ -3,7 +3,9 @@ import type { EventPayload } from '../github/event.js';
 import { GATE_ID_PATTERN } from '../report/comment.js';
 import { OPTIONS, type OptionValues } from '../config/options.js';
 
-export type Mode = 'gate' | 'report' | 'merge';
+export type Mode = 'gate' | 'report' | 'record' | 'merge';
+/** What head is compared with: base measured beside it on this runner, or a stored record of base (docs/modes.md). */
+export type BaselineSource = 'same-runner' | 'stored';
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
 
 export interface GitHubInputs {
@@ -20,6 +22,7 @@ export interface GitHubInputs {
 
 export interface ActionInputs {
   mode: Mode;
+  baseline: BaselineSource;
   configFile: string | null;
   base: string;
   failOnRegression: boolean;
@@ -75,11 +78,16 @@ export function readInputs(): ActionInputs {
   if (!GATE_ID_PATTERN.test(id)) {
     throw new InputError(`Input id is "${id}"; use up to 64 letters, digits, ".", "_" or "-" (it names the comment and the artifacts).`);
   }
-  const mode = choice('mode', ['gate', 'report', 'merge'] as const, 'gate');
+  const mode = choice('mode', ['gate', 'report', 'record', 'merge'] as const, 'gate');
+  const baseline = choice('baseline', ['same-runner', 'stored'] as const, 'same-runner');
+  if (baseline === 'stored' && mode !== 'gate') {
+    throw new InputError(`Input baseline is "stored" with mode: ${mode}; a stored baseline is what a gate compares head with (mode: gate, on pull requests).`);
+  }
   const allowWriteToken = choice('allow-write-token', ['true', 'false'] as const, 'false') === 'true';
   const comment = choice('comment', ['auto', 'always', 'on-change', 'on-regression', 'never'] as const, 'auto');
   return {
     mode,
+    baseline,
     configFile: text('config') ?? null,
     base: core.getInput('base'),
     failOnRegression: choice('fail-on-regression', ['true', 'false'] as const, 'true') === 'true',

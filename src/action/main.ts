@@ -6,6 +6,7 @@ import { ArtifactError } from '../github/artifacts.js';
 import { EventError } from '../github/event.js';
 import { UntrustedResultsError } from '../github/workflow-run.js';
 import { describeFailing } from '../gate/compare.js';
+import { BaselineError } from '../results/baseline.js';
 import { ResultsFileError } from '../results/io.js';
 import { readRunContext } from './context.js';
 import { dropTokenVariables } from './environ.js';
@@ -13,11 +14,24 @@ import { runGate } from './gate-mode.js';
 import { UnsafeSetupError } from './guard.js';
 import { InputError, readInputs } from './inputs.js';
 import { runMerge } from './merge-mode.js';
+import { recordRun } from './record-mode.js';
 import { runReport } from './report-mode.js';
+import { storedBaselineRun } from './stored-baseline.js';
 import { ShardMismatchError } from '../compare/merge.js';
 
 /** Errors whose message says what to fix: shown without a stack trace. */
-const EXPECTED_ERRORS = [PerfgateError, ConfigError, InputError, EventError, ArtifactError, UntrustedResultsError, ResultsFileError, UnsafeSetupError, ShardMismatchError];
+const EXPECTED_ERRORS = [
+  PerfgateError,
+  ConfigError,
+  InputError,
+  EventError,
+  ArtifactError,
+  UntrustedResultsError,
+  ResultsFileError,
+  UnsafeSetupError,
+  BaselineError,
+  ShardMismatchError,
+];
 
 /**
  * The action: inputs → gate (measure) or report (a measuring run's results) → summary,
@@ -48,7 +62,13 @@ export async function run(): Promise<void> {
       }
       return;
     }
-    const { analysis, final } = await runGate(inputs, context);
+    if (inputs.mode === 'record') {
+      await runGate(inputs, context, recordRun(inputs, context));
+      return;
+    }
+    const outcome = await runGate(inputs, context, inputs.baseline === 'stored' ? await storedBaselineRun(inputs, context) : undefined);
+    if (outcome === null) return;
+    const { analysis, final } = outcome;
     if (analysis.unfair?.length) {
       // An invalid run, as a setup error is: it fails the step whatever fail-on-regression says.
       core.setFailed(`perfgate: ${analysis.unfair.map((u) => u.message).join(' ')}`);

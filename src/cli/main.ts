@@ -16,8 +16,11 @@ import { renderHistorySummary } from '../history/summary.js';
 import { CHANGE_POINT_DEFAULTS } from '../stats/change-points.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
-import { ResultsFileError, readResults } from '../results/io.js';
-import type { Results } from '../results/types.js';
+import { attachBaseline, checkRunner } from '../compare/baseline.js';
+import { BaselineError, baselineOf } from '../results/baseline.js';
+import { ResultsFileError, readResults, writeResults } from '../results/io.js';
+import type { Results, StoredBaseline } from '../results/types.js';
+import { validateResults } from '../results/validate.js';
 import { buildVerdicts } from '../results/verdicts.js';
 import { OPTIONS, type OptionValues, optionsUsage } from '../config/options.js';
 import { VERSION } from '../version.js';
@@ -32,6 +35,9 @@ Usage:
   perfgate plan [options]           check flags, config and refs, start the service once in the
                                     work tree to ask each scenario's route, print the plan and its
                                     estimated time; nothing is checked out (= compare --dry-run)
+  perfgate record [options]         measure one commit alone (the work tree's, which must be
+                                    clean, or --head's) and write its results.json: a stored
+                                    baseline for compare --baseline (docs/modes.md)
   perfgate report <results.json>    render a saved run again (same verdicts)
   perfgate history <dir> [options]  the commits where a gated metric shifted, from the results.json
                                     files under <dir> (runs of main): change points by E-divisive
@@ -51,6 +57,10 @@ compare options:
   --verdicts <file>     write the verdicts as JSON: per metric estimate, interval, p-value,
                         verdict, and the decision (docs/verdicts.md)
   --out <dir>           run directory: results.json, logs (default: a new temporary directory)
+  --baseline <file>     compare head with a record (perfgate record's results.json, or a
+                        mode: record artifact's) instead of measuring base: head alone is
+                        measured and compared unpaired; refused when this machine, Node,
+                        perfgate or the configuration differ from the record's
   --no-profile          skip the profiling phase (= --profile false)
   --all-functions       hot functions of dependencies, Node core and V8 too, not only your code
                         (implies --full)
@@ -122,9 +132,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
       const path = resolve(io.cwd, positionals[1]!);
       return finish(readResults(path), values, io, color, path);
     }
-    if (command === 'compare' || command === 'plan') {
+    if (command === 'compare' || command === 'plan' || command === 'record') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
-      return await compare(values, io, color, command === 'plan' || values['dry-run'] === true);
+      return await compare(values, io, color, command === 'plan' || values['dry-run'] === true, command === 'record');
     }
     if (command === 'history') {
       if (positionals.length !== 2) throw new UsageError('history takes one argument: the directory of results.json files');
@@ -144,7 +154,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`perfgate: ${e.message}\nRun perfgate --help for usage.\n`);
-    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError) {
+    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError || e instanceof BaselineError) {
       io.stderr.write(`\nperfgate: ${e.message}\n`);
       const kept = (e as PerfgateError).resultsPath;
       if (kept) io.stderr.write(`The pairs measured before the error are kept in ${kept}\n`);
@@ -169,6 +179,7 @@ const CLI_FLAGS = {
   html: { type: 'string' },
   verdicts: { type: 'string' },
   out: { type: 'string' },
+  baseline: { type: 'string' },
   quiet: { type: 'boolean', short: 'q' },
   'no-color': { type: 'boolean' },
   'no-profile': { type: 'boolean' },
@@ -217,21 +228,31 @@ async function planRoutes(checked: Preflight, values: Values, env: Record<string
   return checkRoutes(checked, env);
 }
 
-async function compare(values: Values, io: Io, color: boolean, dryRun: boolean): Promise<number> {
+async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, record = false): Promise<number> {
   const root = await repositoryRoot(io.cwd);
-  const baseRef = values.base ?? (await defaultBranch(root));
+  // A record, and head against a stored baseline, measure one commit on both sides.
+  const oneCommit = record || values.baseline !== undefined;
+  if (oneCommit && values.base !== undefined) {
+    throw new UsageError(record ? 'record measures one commit: --base has no meaning here' : '--baseline replaces --base: give one of them');
+  }
+  const baseline = values.baseline === undefined ? null : readBaseline(resolve(io.cwd, values.baseline));
+  const baseRef = oneCommit ? (values.head ?? 'HEAD') : (values.base ?? (await defaultBranch(root)));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   // Refs and configuration are checked before any worktree or run folder exists.
   const checked = await resolveComparison({
     repoDir: root,
     baseRef,
-    mergeBase: true,
+    mergeBase: !oneCommit,
     headRef: values.head ?? null,
     configFile: values.config ?? null,
     settings: settingsOf(values),
     settingsSource: 'command-line flags',
   });
   const { config } = checked;
+  if (oneCommit && checked.head.dirty) {
+    throw new UsageError(`${record ? 'record' : '--baseline'} measures one commit on both sides, and the work tree has uncommitted changes: commit or stash them, or name a commit with --head`);
+  }
+  if (baseline) await checkRunner(baseline.baseline, config, io.env, root, baseline.source);
   const planned = planComparison(config);
   if (dryRun) {
     io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env)));
@@ -245,10 +266,21 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
   const onExit = () => void tracker.killAll(0);
   process.once('exit', onExit);
   try {
-    const { results, resultsPath } = await runComparison(
-      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal },
+    const measured = await runComparison(
+      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal, ...(oneCommit && { stopEarly: false }) },
       { logger, progress, env: io.env },
     );
+    const { resultsPath } = measured;
+    let { results } = measured;
+    if (baseline) {
+      results = attachBaseline(results, baseline.baseline, baseline.source);
+      writeResults(resultsPath, results);
+    }
+    if (record) {
+      if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
+      io.stdout.write(`perfgate: recorded ${results.sides.head.sha.slice(0, 7)} in ${resultsPath}; compare with it: perfgate compare --baseline ${shellQuote(resultsPath)}\n`);
+      return exitCodes.pass;
+    }
     if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
     return finish(results, values, io, color, resultsPath);
@@ -264,6 +296,12 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean):
     cancel.release();
     process.off('exit', onExit);
   }
+}
+
+/** A record file read and validated as report mode reads an artifact, as the baseline of the commit it measured. */
+function readBaseline(path: string): { baseline: StoredBaseline; source: string } {
+  const record = validateResults(readResults(path), path);
+  return { baseline: baselineOf(record, record.sides.head.sha, record.github?.runId ?? null, path), source: path };
 }
 
 /** `perfgate history`: reads the runs, prints and writes the summary, writes the page. */

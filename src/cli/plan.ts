@@ -66,10 +66,11 @@ export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: s
     const { load } = config;
     lines.push(
       `load     ${load.pairs} pairs per scenario in ${load.blocks} block${load.blocks === 1 ? '' : 's'} (${sizes.join(' + ')}), ` +
-        `${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start and scenario`,
+        `${formatDuration(load.sliceMs)} slices, ${formatDuration(load.warmupMs)} warm-up per start pair` +
+        (config.scenarios.length > 1 ? `, then ${formatDuration(Math.min(load.warmupMs, load.sliceMs))} per other scenario` : ''),
     );
     const starts = plan.blocks.map((b) => b.instances);
-    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(' + ')} by block, fresh in each; a block's pairs are rotated over its starts)`);
+    lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(' + ')} by block, fresh in each; a start pair serves every scenario in its turn)`);
   }
   const gated = Object.entries(config.gate).filter(
     ([key, rule]) => 'gated' in rule && rule.gated && 'limit' in rule && (key !== 'benchmarks' || config.benchmarks),

@@ -91,6 +91,11 @@ export interface ComparisonRequest {
   signal: AbortSignal;
   /** The action's record of the GitHub run, stored in results.json. */
   github?: GitHubRecord;
+  /**
+   * false: measure every planned block. A run of one commit on both sides (a record, or head
+   * against a stored baseline) has no A/B for the paired stopping rule to look at.
+   */
+  stopEarly?: boolean;
 }
 
 /**
@@ -113,7 +118,7 @@ export function runComparison(request: ComparisonRequest, ports: Omit<EnginePort
       tracker: request.tracker,
       toolVersion: VERSION,
       signal: request.signal,
-      look: interimLook,
+      ...(request.stopEarly !== false && { look: interimLook }),
       unchangedScenarios,
       ...(request.github && { github: request.github }),
       ...(checked.shard && { shard: { shard: checked.shard.shard, record: structuredClone(checked.shard.record) } }),

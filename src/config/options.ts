@@ -86,7 +86,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'load-mode', key: 'load.mode', value: '<mode>', help: 'simultaneous (both sides at once) or alternate', apply: at('load.mode') },
   { name: 'pin', key: 'load.pin', value: '<auto|on|off>', help: 'pin the load generator apart from the services', apply: at('load.pin') },
   { name: 'slice', key: 'load.slice', value: '<duration>', help: 'length of one measured slice', apply: at('load.slice', { numeric: true }) },
-  { name: 'warmup', key: 'load.warmup', value: '<duration>', help: 'warm-up load per start pair and scenario', apply: at('load.warmup', { numeric: true }) },
+  { name: 'warmup', key: 'load.warmup', value: '<duration>', help: 'warm-up load per start pair (each further scenario: one slice)', apply: at('load.warmup', { numeric: true }) },
   { name: 'connections', key: 'load.connections', value: '<n>', help: 'concurrent connections', apply: at('load.connections', { numeric: true }) },
   { name: 'pipelining', key: 'load.pipelining', value: '<n>', help: 'requests in flight per connection', apply: at('load.pipelining', { numeric: true }) },
   { name: 'throughput-limit', key: 'gate.throughput', value: '<pct>', help: 'throughput drop that fails', apply: at('gate.throughput', { numeric: true }) },

@@ -621,7 +621,7 @@ const loadSchema = z
     warmup: duration({ minMs: 0, maxMs: 600_000 })
       .prefault('4s')
       .describe(
-        'Load before measuring, per start pair and scenario (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between).',
+        'Load before measuring, per start pair (JIT, caches, heap sizing): a duration, 0 to 10m. Each start pair is warmed just before its pairs, both starts at once, in slices of load.slice like its pairs (in simultaneous mode, on the same connections as its pairs: the load does not stop in between). With several scenarios a start pair serves them one after the other: the first is warmed this long, each other one slice (at most this long) on its own load.',
       ),
     mode: z
       .enum(['simultaneous', 'alternate'], { error: 'is not allowed; use simultaneous or alternate' })

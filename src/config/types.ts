@@ -124,7 +124,7 @@ export interface LoadConfig {
   blocks: number;
   /** Fresh starts of each side per block, all up at once; the start pairs take turns, each warmed just before its pairs. */
   instances: number;
-  /** Warm-up load per start pair and scenario, both starts at once, just before the pair's slices, ms. */
+  /** Warm-up load per start pair, both starts at once, just before its first scenario's slices (each other scenario of the turn: one slice), ms. */
   warmupMs: number;
   /** simultaneous: both sides of a pair under load at the same time; alternate: one after the other, in random order. */
   mode: 'simultaneous' | 'alternate';

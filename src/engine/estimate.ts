@@ -5,7 +5,7 @@
  */
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
-import { blockSizes, buildPlan, type Plan, type PlannedBlock, warmupSlices } from './plan.js';
+import { blockSizes, buildPlan, type Plan, type PlannedBlock, turnWarmup } from './plan.js';
 import { profiledScenarios } from './profile.js';
 
 /** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
@@ -38,18 +38,20 @@ export interface RunEstimate {
 }
 
 /**
- * The measured phase of `blocks`, ms: per block the start-up and every scenario's warm-up
- * (warmup per start pair, loaded in slices, one per start pair of the block: run.ts), then the
- * slices (one per pair when simultaneous, two when alternating).
+ * The measured phase of `blocks`, ms: per block the start-up and the turns' warm-ups (per start
+ * pair, the whole warm-up for its first scenario and one slice for each other: plan.ts,
+ * turnWarmup; loaded in slices), then the slices (one per pair when simultaneous, two when
+ * alternating).
  */
 function measureMs(config: PerfgateConfig, blocks: PlannedBlock[]): number {
   const scenarios = config.scenarios.length;
-  const { sliceMs, warmupMs, mode } = config.load;
+  const { sliceMs, mode } = config.load;
   const slicesPerPair = mode === 'simultaneous' ? 1 : 2;
-  const warmupPerStartPair = warmupMs + warmupSlices(warmupMs, sliceMs).length * SLICE_OVERHEAD_MS;
+  const slices = (ms: number[]) => ms.reduce((sum, x) => sum + x + SLICE_OVERHEAD_MS, 0);
+  const warmupPerStartPair = Array.from({ length: scenarios }, (_, position) => slices(turnWarmup(config.load, position))).reduce((a, b) => a + b, 0);
   const starts = blocks.reduce((n, b) => n + b.instances, 0);
   const pairs = blocks.reduce((n, b) => n + b.pairs, 0);
-  return blocks.length * START_ALLOWANCE_MS + scenarios * warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
+  return blocks.length * START_ALLOWANCE_MS + warmupPerStartPair * starts + scenarios * pairs * slicesPerPair * (sliceMs + SLICE_OVERHEAD_MS);
 }
 
 /**
@@ -67,7 +69,7 @@ export function estimateRun(config: PerfgateConfig, plan: Plan = buildPlan(confi
     phases.push({
       phase: 'measure',
       ms: measure,
-      detail: `${blocks} block${blocks === 1 ? '' : 's'} of ${config.load.instances} fresh start${config.load.instances === 1 ? '' : 's'} per side (warmed up ${formatDuration(warmupMs)} per start pair and scenario), ${pairs} ${config.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`,
+      detail: `${blocks} block${blocks === 1 ? '' : 's'} of ${config.load.instances} fresh start${config.load.instances === 1 ? '' : 's'} per side (warmed up ${formatDuration(warmupMs)} per start pair${scenarios > 1 ? `, then ${formatDuration(Math.min(warmupMs, sliceMs))} per other scenario` : ''}), ${pairs} ${config.load.mode} pairs of ${formatDuration(sliceMs)} slices per scenario`,
     });
     if (plan.sequential) {
       // the last look is the end of the run; the ones before it may stop it early

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IoTally, ProcessHealth, SliceHealth } from '../results/types.js';
+import type { IoTally, NamedCalls, ProcessHealth, SliceHealth } from '../results/types.js';
 
 /** How long the engine waits for every process to acknowledge "begin" (an idle process answers in well under 1 ms). */
 const BEGIN_TIMEOUT_MS = 1000;
@@ -192,6 +192,7 @@ export function toProcessHealth(message: Record<string, unknown>): ProcessHealth
     activeHandles: finite(message.activeHandles),
     io: toIoTallies(message.io),
     ioRequests: Math.max(0, Math.round(finite(message.ioRequests))),
+    queries: toNamedCalls(message.queries),
   };
 }
 
@@ -204,6 +205,26 @@ function toIoTallies(value: unknown): IoTally[] {
   return value.slice(0, MAX_DESTINATIONS).flatMap((entry: Record<string, unknown> | null) =>
     entry && typeof entry.destination === 'string'
       ? [{ destination: entry.destination.slice(0, MAX_DESTINATION_CHARS), roundTrips: Math.max(0, Math.round(finite(entry.roundTrips))), waitMs: Math.max(0, finite(entry.waitMs)) }]
+      : [],
+  );
+}
+
+/** Most names kept per process and window (the preload sends at most 50 and one "other" per destination), and the longest name. */
+const MAX_NAMES = 100;
+const MAX_NAME_CHARS = 300;
+
+function toNamedCalls(value: unknown): NamedCalls[] {
+  if (!Array.isArray(value)) return [];
+  return value.slice(0, MAX_NAMES).flatMap((entry: Record<string, unknown> | null) =>
+    entry && typeof entry.destination === 'string' && typeof entry.name === 'string'
+      ? [
+          {
+            destination: entry.destination.slice(0, MAX_DESTINATION_CHARS),
+            name: entry.name.slice(0, MAX_NAME_CHARS),
+            calls: Math.max(0, Math.round(finite(entry.calls))),
+            waitMs: Math.max(0, finite(entry.waitMs)),
+          },
+        ]
       : [],
   );
 }

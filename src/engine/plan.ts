@@ -24,6 +24,12 @@ export interface PlannedBlock {
   /** Environment padding of each start, bytes, per side and slot (see Service's envPad). */
   envPads: Record<Side, number[]>;
   scenarios: { name: string; pairs: PlannedPair[] }[];
+  /**
+   * The block's start pairs in the order they take their turns, each with the scenarios it
+   * serves, in the order it serves them (run.ts measures start pair by start pair: the first
+   * scenario of a turn has the full warm-up, the others one slice each: turnWarmup).
+   */
+  turns: { slot: number; scenarios: string[] }[];
 }
 
 export interface Plan {
@@ -62,6 +68,17 @@ export function warmupSlices(warmupMs: number, sliceMs: number): number[] {
 }
 
 /**
+ * The warm-up of a scenario in a start pair's turn, as its slices (ms): the turn's first scenario
+ * has the whole warm-up (warmupSlices); each scenario after it, on a service that is already
+ * warm, one slice of at most sliceMs on its own load, so its own connections and its own route's
+ * code are warmed before its first measured window (a window on fresh connections is slow; see
+ * warmupSlices). With one scenario the schedule is the one every calibration measured.
+ */
+export function turnWarmup(load: { warmupMs: number; sliceMs: number }, position: number): number[] {
+  return position === 0 ? warmupSlices(load.warmupMs, load.sliceMs) : warmupSlices(Math.min(load.warmupMs, load.sliceMs), load.sliceMs);
+}
+
+/**
  * The whole schedule, fixed up front from the seed. Pairs are split evenly across blocks (the
  * first blocks take the remainder; the sequential design's looks rely on the same split), and
  * within a block across its start pairs. A block's start pairs take their turns in a shuffled
@@ -69,6 +86,12 @@ export function warmupSlices(warmupMs: number, sliceMs: number): number[] {
  * rotating over the start pairs instead (every start idle between its slices) made a pair's
  * throughput ratio spread more on fastify (median SD 8.7% against 6.35% over ten A/A runs
  * each; docs/calibration.md, "Where the noise is").
+ * With several scenarios the turns are start-major: a start pair serves every scenario in its
+ * turn, one after the other, so the service is warmed once per start pair, not once per start
+ * pair and scenario (three scenarios: 15 s of load per start pair instead of 21 s with the
+ * defaults). The turn order is drawn once per block, where a one-scenario plan draws its own, so
+ * a one-scenario plan is the same for the same seed; the scenarios rotate from turn to turn, so
+ * each comes first (after the long warm-up) equally often.
  * Each pair's order (base first or head first) is drawn at random. Reproducible from the logged
  * seed; cannot drift with what was measured.
  */
@@ -91,17 +114,25 @@ export function buildPlan(config: PerfgateConfig, seed: number): Plan {
         base: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE)),
         head: Array.from({ length: slots }, () => Math.floor(random() * ENV_PAD_RANGE)),
       },
-      scenarios: config.scenarios.map((s) => {
-        const first = counters.get(s.name) ?? 0;
-        counters.set(s.name, first + inBlock);
-        const perSlot = blockSizes(inBlock, slots);
-        const list: PlannedPair[] = [];
-        for (const slot of shuffle(perSlot.map((_, i) => i), random)) {
-          for (let k = 0; k < perSlot[slot]!; k++) list.push({ index: first + list.length, start: b * instances + slot, slot, order: order() });
-        }
-        return { name: s.name, pairs: list };
-      }),
+      scenarios: [],
+      turns: [],
     });
+    const block = planned[b]!;
+    const perSlot = blockSizes(inBlock, slots);
+    // Drawn here, before the first scenario's pair orders, as a one-scenario plan always drew it.
+    let slotOrder: number[] | null = null;
+    for (const s of config.scenarios) {
+      slotOrder ??= shuffle(perSlot.map((_, i) => i), random);
+      const first = counters.get(s.name) ?? 0;
+      counters.set(s.name, first + inBlock);
+      const list: PlannedPair[] = [];
+      for (const slot of slotOrder) {
+        for (let k = 0; k < perSlot[slot]!; k++) list.push({ index: first + list.length, start: b * instances + slot, slot, order: order() });
+      }
+      block.scenarios.push({ name: s.name, pairs: list });
+    }
+    const names = config.scenarios.map((s) => s.name);
+    block.turns = (slotOrder ?? []).map((slot, turn) => ({ slot, scenarios: names.map((_, i) => names[(turn + i) % names.length]!) }));
   }
   return {
     seed,

@@ -17,7 +17,7 @@ import { loadScenarioValues } from './requests.js';
 import { discoverBenchmarks } from './bench/discover.js';
 import { runBenchmarks } from './bench/runner.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from './placement.js';
-import { type Plan, type PlannedBlock, type PlannedPair, warmupSlices } from './plan.js';
+import { type Plan, type PlannedBlock, type PlannedPair, turnWarmup, warmupSlices } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process.js';
 import { RunSession } from './session.js';
@@ -27,7 +27,7 @@ import { dependencyChanges } from './lockfiles.js';
 import { Service } from './service.js';
 import { type BaseSeal, sealBaseTree } from './base-seal.js';
 import { groupsCpuSeconds } from './proc-cpu.js';
-import { prepareTrees, type ResolvedSides, serviceDir, setupTree, type Tree } from './workspace.js';
+import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree } from './workspace.js';
 
 export interface CompareRequest {
   /** Base and head as commits (preflight.ts resolved them): the run checks these out and resolves no ref again. */
@@ -78,7 +78,7 @@ export interface CompareOutcome {
 
 /**
  * The engine: trees → install/build → for each block, fresh starts of both sides up →
- * each start pair in turn, its warm-up and pairs on one load (simultaneous) → then the
+ * each start pair in turn, every scenario's warm-up and pairs on one load each (simultaneous) → then the
  * micro-benchmarks, round by round → then the profiles; results.json after every pair.
  * Processes and worktrees are removed in `finally`; an error marks the results "failed" and
  * keeps every finished pair.
@@ -156,10 +156,18 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     session.update();
 
     let seal: BaseSeal | null = null;
-    // Base first, and sealed before any of head's code runs (its install is the first).
+    // Base first, and sealed before any of head's code runs (its install is the first). Not both
+    // at once: head's install scripts are the pull request's code, and could write into base's
+    // tree before its seal. When both would run the same `npm ci` on the same files, head takes a
+    // copy of base's node_modules instead (workspace.ts, copyableInstall).
+    const dirs = { base: serviceDir(trees.base, services.base), head: serviceDir(trees.head, services.head) };
+    const commands = { base: resolvedInstall(services.base, dirs.base), head: resolvedInstall(services.head, dirs.head) };
+    const copyable = copyableInstall(dirs, commands);
+    if (!copyable.ok && commands.head) ports.logger.debug(`head installs on its own (${copyable.reason})`);
     for (const tree of [trees.base, trees.head]) {
+      const copyInstallFrom = tree.side === 'head' && copyable.ok ? { dir: dirs.base, root: trees.base.root } : undefined;
       // The side is told to every command, as to the service: a per-side database or cache can be named after it.
-      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker }, ports);
+      await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker: request.tracker, ...(copyInstallFrom && { copyInstallFrom }) }, ports);
       if (tree.side === 'base') {
         seal = await sealBaseTree(tree, serviceDir(tree, services.base));
         ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
@@ -275,8 +283,9 @@ async function runHttpPhase(session: RunSession, phase: HttpPhase): Promise<void
 
 /**
  * One block: `instances` fresh starts of each side, all up at once (each on its own forced
- * port); then, start pair by start pair (one base start and one head start), that pair's
- * warm-up and its pairs back to back. Every start is stopped at the end of the block.
+ * port); then, start pair by start pair (one base start and one head start), every scenario in
+ * the turn's order, each with its warm-up and its pairs back to back. Every start is stopped at
+ * the end of the block.
  */
 async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlock): Promise<void> {
   const { config, trees, placement } = phase;
@@ -320,13 +329,20 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
       }
     });
 
-    for (const plannedScenario of block.scenarios) {
-      const scenario = config.scenarios.find((s) => s.name === plannedScenario.name)!;
-      const stored = session.results.scenarios.find((s) => s.name === scenario.name)!;
-      // Said once per block and scenario; the pair counter shows the rest.
-      if (config.load.warmupMs > 0) ports.progress({ phase: 'warmup', scenario: scenario.name, block: block.index + 1, blocks });
-      for (const turn of startPairTurns(plannedScenario.pairs)) {
-        await measureStartPair(session, { config, scenario, block, blocks, starts, stored }, turn);
+    // Start pair by start pair, each serving every scenario in its turn (plan.ts, buildPlan).
+    const warmingSaid = new Set<string>();
+    for (const turn of block.turns) {
+      for (const [position, name] of turn.scenarios.entries()) {
+        const scenario = config.scenarios.find((s) => s.name === name)!;
+        const stored = session.results.scenarios.find((s) => s.name === name)!;
+        const pairs = block.scenarios.find((s) => s.name === name)!.pairs.filter((pair) => pair.slot === turn.slot);
+        const warmup = turnWarmup(config.load, position);
+        // Said once per block and scenario; the pair counter shows the rest.
+        if (warmup.length > 0 && !warmingSaid.has(name)) {
+          warmingSaid.add(name);
+          ports.progress({ phase: 'warmup', scenario: name, block: block.index + 1, blocks });
+        }
+        await measureStartPair(session, { config, scenario, block, blocks, starts, stored }, pairs, warmup);
       }
     }
     assertStartsRunning(starts, 'after its slices, before the block ended');
@@ -334,17 +350,6 @@ async function runBlock(session: RunSession, phase: HttpPhase, block: PlannedBlo
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
   }
-}
-
-/** A block's pairs of one scenario as the start pairs' turns: each start pair's pairs, back to back (plan.ts). */
-function startPairTurns(pairs: readonly PlannedPair[]): PlannedPair[][] {
-  const turns: PlannedPair[][] = [];
-  for (const pair of pairs) {
-    const last = turns.at(-1);
-    if (last && last[0]!.slot === pair.slot) last.push(pair);
-    else turns.push([pair]);
-  }
-  return turns;
 }
 
 /** The block's starts that a slice of `measured` leaves idle: their CPU during it is recorded (Slice.idle). */
@@ -365,7 +370,8 @@ interface StartPairTurn {
 }
 
 /**
- * One start pair's turn: its warm-up, then its pairs, back to back. Simultaneous: both starts
+ * One scenario in a start pair's turn: its warm-up (`warmup`, slices in ms: plan.ts, turnWarmup),
+ * then its pairs, back to back. Simultaneous: both starts
  * are loaded without a break from the warm-up's first slice to the last pair, on the same
  * connections, and each slice is a window counted on that load (a window that opened fresh
  * connections measured their start, a long tail of slow first requests, as much as the
@@ -374,12 +380,11 @@ interface StartPairTurn {
  * warmupSlices), just before the pairs: no start waits warm and idle for its turn. Which load
  * (closed loop or fixed rate) is the scenario's: see load.ts.
  */
-async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs: PlannedPair[]): Promise<void> {
+async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs: PlannedPair[], warmup: number[]): Promise<void> {
   const { config, scenario, block, blocks, starts, stored } = turn;
   const first = pairs[0]!;
   const service = (side: Side) => starts[side][first.slot]!;
   const both = first.order.map(service);
-  const warmup = warmupSlices(config.load.warmupMs, config.load.sliceMs);
   assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
   await resolveRate(session, turn, both);
   const ratePerSecond = stored.rate?.perSecond;
@@ -391,7 +396,7 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     );
   const loads =
     config.load.mode === 'simultaneous'
-      ? await open(both, config.load.warmupMs + pairs.length * config.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS)
+      ? await open(both, warmup.reduce((a, b) => a + b, 0) + pairs.length * config.load.sliceMs + (warmup.length + pairs.length) * WINDOW_GAP_MS)
       : null;
   try {
     const warmed: Slice[][] = [];

@@ -9,6 +9,7 @@ import type {
   PairedComparison,
   Results,
   StartupComparison,
+  StoredBaseline,
   Verdict,
 } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
@@ -16,7 +17,7 @@ import { spreadWithinStarts, startOf, summarizeStarts } from './starts.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
-import { signFlipTest } from '../stats/sign-flip.js';
+import { signFlipTest, studentizedAgreement } from '../stats/sign-flip.js';
 import { inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { analyzeIo } from './io.js';
@@ -27,6 +28,7 @@ import { earlyStop, httpLevel } from './sequential.js';
 import { percentText } from './text.js';
 import { startupSeries } from './startup.js';
 import { analysisWarnings } from './warnings.js';
+import { baselineGaps, describeBaseline, unpairedDrafts } from './unpaired.js';
 
 
 const CONFIDENCE = 0.95;
@@ -97,7 +99,16 @@ function comparePaired(
   // test, not the signed-rank one that the interval inverts: at a dozen start pairs and Holm's
   // level the rank test's coarse steps, and one opposing start ranked high, kept clear drops from
   // failing (docs/method.md, "The statistics").
-  const test = signFlipTest(ratios, { alternative: interval.estimate < 0 ? 'less' : 'greater' });
+  const alternative = interval.estimate < 0 ? 'less' : 'greater';
+  const test = signFlipTest(ratios, { alternative });
+  // Where even the most extreme sign pattern (1/2^n) cannot reach the level (the first of three
+  // looks: 8 start pairs against 0.000028), the start pairs that all moved one way are ranked by
+  // the t statistic instead, so a large, consistent regression can stop the run at that look
+  // (stats/sign-flip.ts, studentizedAgreement). Start pairs only: the unit whose sign is a coin
+  // under the null; and ratios only: a share's difference (errors) has the errors rule for that
+  // (decisiveErrors). Wherever the sign-flip test can reach, it alone decides.
+  const atFloor = starts !== null && ratio && 2 ** -ratios.length >= alpha ? studentizedAgreement(ratios, alternative) : null;
+  const p = atFloor === null ? test.p : Math.min(test.p, atFloor);
   const halfWidth = (upper - lower) / 2;
   const equivalence = testable ? hodgesLehmannInterval(ratios, EQUIVALENCE_CONFIDENCE) : interval;
   const equivalent = reached && equivalence.confidence >= EQUIVALENCE_CONFIDENCE - 1e-9;
@@ -114,7 +125,7 @@ function comparePaired(
     ciHigh: reported(upper),
     eqLow: equivalent ? reported(equivalence.lower) : Number.NEGATIVE_INFINITY,
     eqHigh: equivalent ? reported(equivalence.upper) : Number.POSITIVE_INFINITY,
-    p: test.p,
+    p,
     detectable: Number.isFinite(halfWidth)
       ? // one-sided level alpha = two-sided 2·alpha in the formula's terms
         reported(smallestDetectableShift(halfWidth, { confidence: CONFIDENCE, alpha: 2 * alpha }))
@@ -187,8 +198,13 @@ function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
 export function compareResults(results: Results, options: CompareOptions = {}): Analysis {
   const { config } = results;
   const level = options.httpLevel ?? httpLevel(results);
-  const metricDrafts: Draft<MetricComparison>[] = [];
-  for (const scenario of results.scenarios) {
+  // Against a stored baseline (results.baseline) the HTTP metrics are compared unpaired, start
+  // by start across the two runs; this run's two sides measured the same commit, so health,
+  // start-up, micro-benchmarks and I/O, which only ever set one side against the other, give no
+  // verdict then.
+  const { baseline } = results;
+  const metricDrafts: Draft<MetricComparison>[] = baseline ? unpairedDrafts(results, baseline, level) : [];
+  for (const scenario of baseline ? [] : results.scenarios) {
     if (scenario.pairs.length === 0) continue;
     for (const definition of METRIC_DEFINITIONS) {
       const base = scenario.pairs.map((p) => definition.value(p.base));
@@ -201,7 +217,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided });
     }
   }
-  const inventory = results.benchmarks ? inventoryBenchmarks(results.benchmarks) : null;
+  const inventory = results.benchmarks && !baseline ? inventoryBenchmarks(results.benchmarks) : null;
   const benchRule = config.gate.benchmarks;
   const benchDrafts: Draft<BenchmarkComparison>[] = (inventory?.series ?? []).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, benchRule, config.alpha, true);
@@ -210,13 +226,13 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
 
   // Service health (gate/health.ts): measured on the same slices as the HTTP metrics, so held
   // to the same level; the gated health metrics join the same Holm family.
-  const healthDrafts: Draft<RelativeHealthComparison>[] = healthSeries(results).flatMap((series) => {
+  const healthDrafts: Draft<RelativeHealthComparison>[] = (baseline ? [] : healthSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
 
   // Start-up (gate/startup.ts): one unit per start pair, looked at with the HTTP metrics.
-  const startupDrafts: Draft<StartupComparison>[] = startupSeries(results).flatMap((series) => {
+  const startupDrafts: Draft<StartupComparison>[] = (baseline ? [] : startupSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, config.gate[series.metric], level, false);
     return draft ? [{ metric: series.metric, ...draft }] : [];
   });
@@ -230,7 +246,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   };
   const decided = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!, level));
   const healthOffset = metricDrafts.length + benchDrafts.length;
-  const health: HealthAnalysis | undefined = analyzeHealth(
+  const health: HealthAnalysis | undefined = baseline ? undefined : analyzeHealth(
     results,
     healthDrafts.map((d, i) => decide<RelativeHealthComparison>(d, pAdjusted[healthOffset + i]!, level)),
     decided,
@@ -260,7 +276,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
   // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
   const verdicts = [...all, ...startup, ...(health?.heap ?? [])];
   // Outgoing I/O per request says why a verdict moved; it is no verdict itself.
-  const io = analyzeIo(results);
+  const io = baseline ? null : analyzeIo(results);
   // A side that burned CPU while the other was measured decided the verdicts itself: never a pass.
   const unfair = analyzeFairness(results);
   return {
@@ -273,6 +289,7 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
     warnings: [
+      ...(baseline ? storedBaselineWarnings(results, baseline) : []),
       ...unfair.map((finding) => ({ code: 'unfair-comparison' as const, message: finding.message })),
       ...analysisWarnings(results, {
         tallies,
@@ -295,6 +312,17 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     ...(io && { io }),
     ...(unfair.length > 0 && { unfair }),
   };
+}
+
+/** What a reader must know about a comparison with a stored baseline: first among the warnings. */
+function storedBaselineWarnings(results: Results, baseline: StoredBaseline): Analysis['warnings'] {
+  const gaps = baselineGaps(results, baseline);
+  return [
+    { code: 'stored-baseline', message: describeBaseline(baseline) },
+    ...(gaps.length > 0
+      ? [{ code: 'stored-baseline' as const, message: `The stored baseline has no pairs of ${gaps.join(', ')}: no verdict for ${gaps.length === 1 ? 'it' : 'them'}.` }]
+      : []),
+  ];
 }
 
 /**

@@ -120,7 +120,7 @@ function httpWarnings(
       warnings.push({
         code: 'underpowered',
         scenario: c.scenario,
-        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)}: a regression cannot be detected. Use at least ${needed} starts per side (load.blocks × load.instances).`,
+        message: `With ${n} start pairs and ${family} no change can reach significance at level ${formatP(design.level)} by the sign-flip test: only a regression that slows every start pair alike can be detected. Use at least ${needed} starts per side (load.blocks × load.instances).`,
       });
       break;
     }

@@ -19,9 +19,12 @@
  * after it; its wait is the time between. Per destination (host:port, or the socket's path) the
  * window sums the round trips and waits of the HTTP requests that finished in it, and counts
  * those requests.
- * Drivers such as pg publish no diagnostics_channel events, so this works at the socket, the one
- * layer every driver shares. Inbound connections (the load) are accepted, never connected, so
+ * Many drivers (pg, mongodb) publish no diagnostics_channel events, so this works at the socket,
+ * the one layer every driver shares. Inbound connections (the load) are accepted, never connected, so
  * they are not counted, and the engine's own health socket is connected before the watch starts.
+ * Where a client does publish (node-redis, ioredis and mysql2 TracingChannels, undici and Node's
+ * http client), its calls are also counted by name (a Redis command, a SQL text without its
+ * literals, a method, host and path template) per destination: see nameQueries.
  *
  * Never in the service's way: the socket is unref'd (it never keeps the process alive), writes
  * are asynchronous, and any error (the engine gone, a socket that never connects) stops the
@@ -36,6 +39,14 @@ const { monitorEventLoopDelay, performance, PerformanceObserver } = require('nod
 const RESOLUTION_MS = 10;
 /** Most destinations one window reports (the busiest by round trips); a service talks to a handful. */
 const MAX_DESTINATIONS = 20;
+/**
+ * Most distinct (destination, name) pairs one request or one window keeps; later ones add to their
+ * destination's "other". A service that builds SQL with inlined values nobody's normalizer
+ * catches must not grow the preload's memory with every request.
+ */
+const MAX_NAMES = 50;
+/** Longest name kept, characters: enough to tell two statements apart in a report line. */
+const MAX_NAME_CHARS = 160;
 /** perf_hooks.constants.NODE_PERFORMANCE_GC_* → the names results.json uses. */
 const GC_KINDS = { 1: 'minor', 4: 'major', 8: 'incremental', 16: 'weakcb' };
 
@@ -64,13 +75,16 @@ function destinationOf(args) {
  * request (a pool's keep-alive, a background job) are left out. Nothing of this is set up until
  * the process connects a socket, so a service without outgoing I/O pays nothing for it.
  */
-function watchOutgoingIo(finished, late) {
+function watchOutgoingIo(finished, late, lateQuery) {
   const connect = net.Socket.prototype.connect;
   const watched = Symbol('perfgate.io');
   let requests = null;
   net.Socket.prototype.connect = function perfgateConnect(...args) {
     const result = connect.apply(this, args);
-    if (requests === null) requests = attributeToRequests(finished);
+    if (requests === null) {
+      requests = attributeToRequests(finished);
+      nameQueries(requests, lateQuery);
+    }
     if (this[watched] === undefined) this[watched] = watchSocket(this, destinationOf(args), requests, late);
     // connect() resets an instance's write to the prototype's (a socket that ended and connects
     // again must be able to write), so write is wrapped after it, on every connect.
@@ -79,7 +93,7 @@ function watchOutgoingIo(finished, late) {
   };
 }
 
-/** An AsyncLocalStorage whose store, inside an HTTP request's code, is that request's tally ({ io: destination → round trips, done }). */
+/** An AsyncLocalStorage whose store, inside an HTTP request's code, is that request's tally ({ io: destination → round trips, queries: named calls, done }). */
 function attributeToRequests(finished) {
   const { AsyncLocalStorage } = require('node:async_hooks');
   const diagnostics = require('node:diagnostics_channel');
@@ -88,7 +102,7 @@ function attributeToRequests(finished) {
   // Published synchronously just before the server emits 'request': what the handler starts
   // (promises, callbacks, a driver's queued write) carries the store.
   diagnostics.subscribe('http.server.request.start', ({ response }) => {
-    const tally = { io: new Map(), done: false };
+    const tally = { io: new Map(), queries: null, done: false };
     tallies.set(response, tally);
     store.enterWith(tally);
   });
@@ -96,9 +110,134 @@ function attributeToRequests(finished) {
     const tally = tallies.get(response);
     if (tally === undefined) return;
     tally.done = true;
-    finished(tally.io);
+    finished(tally);
   });
   return store;
+}
+
+/** Adds named calls (their count and summed wait, ns) to a "destination\nname" → { calls, waitNs } map, at most MAX_NAMES keys. */
+function addCalls(queries, destination, name, calls, waitNs) {
+  let key = `${destination}\n${name}`;
+  let call = queries.get(key);
+  if (call === undefined && queries.size >= MAX_NAMES) {
+    key = `${destination}\nother`;
+    call = queries.get(key);
+  }
+  if (call === undefined) queries.set(key, { calls, waitNs });
+  else {
+    call.calls += calls;
+    call.waitNs += waitNs;
+  }
+}
+
+/**
+ * Normalized statement texts by their raw text: the same few statements run thousands of times,
+ * so each is normalized once. Cleared when full, which bounds it whatever the service sends.
+ */
+const sqlNames = new Map();
+
+/** A SQL statement without its literals: 'text' and numbers become ?, whitespace one space. */
+function sqlName(text) {
+  if (typeof text !== 'string') return 'query';
+  let name = sqlNames.get(text);
+  if (name !== undefined) return name;
+  name = text
+    .replace(/'(?:[^']|'')*'/g, '?')
+    .replace(/(?<![\w$.])-?\d+(?:\.\d+)?\b/g, '?')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, MAX_NAME_CHARS);
+  if (sqlNames.size >= 500) sqlNames.clear();
+  sqlNames.set(text, name);
+  return name;
+}
+
+/** A URL path as a template: no query, and ids (numbers, UUIDs, long hex or mixed tokens) as :id. */
+function pathTemplate(path) {
+  const end = path.search(/[?#]/);
+  return (end >= 0 ? path.slice(0, end) : path)
+    .split('/')
+    .map((segment) => (/^\d+$|^[0-9a-f-]{16,}$|^(?=.*\d)[\w-]{20,}$/i.test(segment) ? ':id' : segment))
+    .join('/')
+    .slice(0, MAX_NAME_CHARS);
+}
+
+/** "host:port" of a TracingChannel context's server, as the clients name it; "" when unknown. */
+function serverOf(context) {
+  const address = context.serverAddress;
+  if (typeof address !== 'string') return '';
+  return context.serverPort === undefined ? address : `${address}:${context.serverPort}`;
+}
+
+/**
+ * Subscribes to the diagnostics_channel events of the clients that publish them, and counts each
+ * call a request's code makes by destination and name: calls (a pipelined batch of commands is
+ * one round trip at the socket but several calls here) and the time from the call to its answer.
+ * Only calls made inside a request are looked at; everything else returns at the first line.
+ * Subscribing makes those clients build their event contexts (node-redis and ioredis sanitize
+ * the command's arguments for it), a small cost per call, the same on both sides.
+ *
+ * - node-redis (@redis/client ≥ 5.12) `node-redis:command`, ioredis (≥ 5.11) `ioredis:command`:
+ *   the command's name (GET, SET);
+ * - mysql2 (≥ 3.20) `mysql2:query` and `mysql2:execute`: the statement without its literals;
+ * - undici (the package, and Node's own fetch) `undici:request:create` to `…:headers`, and Node's
+ *   http client `http.client.request.start` to `http.client.response.finish`: the method, host
+ *   and path template.
+ */
+function nameQueries(requests, lateQuery) {
+  const diagnostics = require('node:diagnostics_channel');
+  const started = Symbol('perfgate.call');
+  function begin(carrier, destination, name) {
+    const tally = requests.getStore();
+    if (tally === undefined || tally.done) return;
+    carrier[started] = { tally, destination, name, since: process.hrtime.bigint() };
+  }
+  function end(carrier) {
+    const call = carrier[started];
+    if (call === undefined) return;
+    carrier[started] = undefined;
+    const waitNs = process.hrtime.bigint() - call.since;
+    // As with round trips: a call a request made that ends after its response was sent still
+    // belongs to the window it ends in.
+    if (call.tally.done) lateQuery(call.destination, call.name, waitNs);
+    else {
+      if (call.tally.queries === null) call.tally.queries = new Map();
+      addCalls(call.tally.queries, call.destination, call.name, 1, waitNs);
+    }
+  }
+  if (typeof diagnostics.tracingChannel === 'function') {
+    const traced = {
+      'node-redis:command': (context) => String(context.command),
+      'ioredis:command': (context) => String(context.command).toUpperCase(),
+      'mysql2:query': (context) => sqlName(context.query),
+      'mysql2:execute': (context) => sqlName(context.query),
+    };
+    for (const [channel, nameOf] of Object.entries(traced)) {
+      diagnostics.tracingChannel(channel).subscribe({
+        start(context) {
+          if (requests.getStore() !== undefined) begin(context, serverOf(context), nameOf(context));
+        },
+        // Both a promise's and a callback's end, resolved or rejected.
+        asyncEnd: end,
+      });
+    }
+  }
+  diagnostics.subscribe('undici:request:create', ({ request }) => {
+    if (requests.getStore() === undefined) return;
+    const host = String(request.origin).replace(/^\w+:\/\//, '');
+    const port = /:\d+$/.test(host) ? '' : String(request.origin).startsWith('https:') ? ':443' : ':80';
+    begin(request, host + port, `${request.method} ${host}${pathTemplate(String(request.path))}`);
+  });
+  diagnostics.subscribe('undici:request:headers', ({ request }) => end(request));
+  diagnostics.subscribe('undici:request:error', ({ request }) => end(request));
+  diagnostics.subscribe('http.client.request.start', ({ request }) => {
+    if (requests.getStore() === undefined) return;
+    const host = String(request.getHeader('host') ?? request.host);
+    const port = /:\d+$/.test(host) ? '' : request.protocol === 'https:' ? ':443' : ':80';
+    begin(request, host + port, `${request.method} ${host}${pathTemplate(String(request.path))}`);
+  });
+  diagnostics.subscribe('http.client.response.finish', ({ request }) => end(request));
+  diagnostics.subscribe('http.client.request.error', ({ request }) => end(request));
 }
 
 /** Adds round trips and their wait (ns) to a destination → { roundTrips, waitNs } map. */
@@ -178,10 +317,18 @@ function startHealth(socketPath) {
     (tally) => {
       if (window === null) return;
       window.ioRequests++;
-      for (const [destination, { roundTrips, waitNs }] of tally) addRoundTrips(window.io, destination, roundTrips, waitNs);
+      for (const [destination, { roundTrips, waitNs }] of tally.io) addRoundTrips(window.io, destination, roundTrips, waitNs);
+      if (tally.queries === null) return;
+      for (const [key, { calls, waitNs }] of tally.queries) {
+        const newline = key.indexOf('\n');
+        addCalls(window.queries, key.slice(0, newline), key.slice(newline + 1), calls, waitNs);
+      }
     },
     (destination, waitNs) => {
       if (window !== null) addRoundTrips(window.io, destination, 1, waitNs);
+    },
+    (destination, name, waitNs) => {
+      if (window !== null) addCalls(window.queries, destination, name, 1, waitNs);
     },
   );
   socket.setEncoding('utf8');
@@ -212,6 +359,7 @@ function startHealth(socketPath) {
       heapAfterGc: null,
       activeHandles: activeHandles(),
       io: new Map(),
+      queries: new Map(),
       ioRequests: 0,
     };
     histogram.reset();
@@ -265,6 +413,10 @@ function startHealth(socketPath) {
         .slice(0, MAX_DESTINATIONS)
         .map(([destination, io]) => ({ destination, roundTrips: io.roundTrips, waitMs: Math.round(Number(io.waitNs) / 1e3) / 1e3 })),
       ioRequests: w.ioRequests,
+      queries: [...w.queries].map(([key, call]) => {
+        const newline = key.indexOf('\n');
+        return { destination: key.slice(0, newline), name: key.slice(newline + 1), calls: call.calls, waitMs: Math.round(Number(call.waitNs) / 1e3) / 1e3 };
+      }),
     });
   }
 
@@ -290,4 +442,4 @@ function startHealth(socketPath) {
   socket.on('close', close);
 }
 
-module.exports = { startHealth, RESOLUTION_MS };
+module.exports = { startHealth, RESOLUTION_MS, sqlName, pathTemplate };

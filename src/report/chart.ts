@@ -20,7 +20,7 @@
 import { METRICS, type MetricId } from '../config/types.js';
 import type { Analysis, MetricComparison, Results } from '../results/types.js';
 import { formatMetricName, formatPercent, sanitizeText } from './format.js';
-import { orderRows, type Tone, verdictTone } from './verdicts.js';
+import { orderRows, type ReportRow, rowTone, type Tone } from './verdicts.js';
 
 /** Rows per chart; beyond it the most notable scenarios are kept (the table has them all). */
 export const MAX_CHART_ROWS = 20;
@@ -86,9 +86,11 @@ function worsePercent(c: Pick<MetricComparison, 'higherIsBetter'>, fraction: num
   return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
 }
 
-function chartRow(c: MetricComparison): ChartRow | null {
+function chartRow(row: ReportRow): ChartRow | null {
+  const c = row.comparison;
   if (!Number.isFinite(c.change)) return null;
-  const tone = verdictTone(c);
+  // A failing head's improvement is not one (rowTone): drawn as the table reads it.
+  const tone = rowTone(row);
   const ends = [worsePercent(c, c.ciLow), worsePercent(c, c.ciHigh)].sort((a, b) => a - b) as [number, number];
   return {
     scenario: c.scenario,
@@ -116,16 +118,14 @@ function notableRows(rows: ChartRow[], count: number): ChartRow[] {
  * nothing gated was compared (a micro-benchmark-only run, or every scenario failed before a pair).
  */
 export function gatedCharts(results: Results, analysis: Analysis): MetricChart[] {
-  const gated = orderRows(results, analysis)
-    .map((row) => row.comparison)
-    .filter((c) => c.gated);
+  const gated = orderRows(results, analysis).filter((row) => row.comparison.gated);
   const charts: MetricChart[] = [];
   for (const metric of METRICS) {
-    const comparisons = gated.filter((c) => c.metric === metric);
+    const own = gated.filter((row) => row.comparison.metric === metric);
     // The limit is set per metric; results whose rows disagree get a chart per limit, so no row is drawn against another's line.
-    for (const limit of [...new Set(comparisons.map((c) => c.limit))]) {
-      const rows = comparisons.filter((c) => c.limit === limit).flatMap((c) => chartRow(c) ?? []);
-      const higherIsBetter = comparisons[0]!.higherIsBetter;
+    for (const limit of [...new Set(own.map((row) => row.comparison.limit))]) {
+      const rows = own.filter((row) => row.comparison.limit === limit).flatMap((row) => chartRow(row) ?? []);
+      const higherIsBetter = own[0]!.comparison.higherIsBetter;
       // Errors are drawn only where some request failed: a chart of zeros says nothing the table does not.
       if (metric === 'errors' && rows.every((row) => row.worse === 0 && (row.interval ?? [0, 0]).every((end) => end === 0))) continue;
       if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });

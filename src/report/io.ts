@@ -16,6 +16,8 @@ export interface IoLine {
   changed: boolean;
   /** What the change suggests, a phrase; null when unchanged. */
   reason: string | null;
+  /** The named calls behind a changed line, where the client publishes them: "most changed: GET (1.0 → 0 calls per request)"; null otherwise. */
+  named: string | null;
 }
 
 function roundTrips(side: IoSide | null): string {
@@ -35,28 +37,54 @@ export function describeIo(c: IoComparison): string {
   return `${c.destination}: ${roundTrips(c.base)} → ${roundTrips(c.head)} round trips per request, ${waitMs(c.base)} → ${waitMs(c.head)} ms waiting`;
 }
 
+/** Whether the line changed: its round trips, its wait, or the calls of a name. */
+export function ioChanged(c: IoComparison): boolean {
+  return c.roundTripsChanged || c.waitChanged || c.named.some((n) => n.changed);
+}
+
 /** What a change suggests to the developer reading the pull request. */
 export function explainIo(c: IoComparison): string | null {
-  const more = (c.head?.roundTripsPerRequest ?? 0) > (c.base?.roundTripsPerRequest ?? 0);
+  if (!ioChanged(c)) return null;
+  if (c.base === null) return 'a new destination: every request now goes there';
+  if (c.head === null) return 'no longer contacted';
+  // Round trips first; where they did not move beyond the noise, a name's calls (a pipelining
+  // client packs several calls in one round trip).
   if (c.roundTripsChanged) {
-    if (c.base === null) return 'a new destination: every request now goes there';
-    if (c.head === null) return 'no longer contacted';
-    return more ? 'more round trips per request: a query per item (N+1), a bigger result fetched in more batches, or a lost batch or cache?' : 'fewer round trips per request';
+    return c.head.roundTripsPerRequest > c.base.roundTripsPerRequest
+      ? 'more round trips per request: a query per item (N+1), a bigger result fetched in more batches, or a lost batch or cache?'
+      : 'fewer round trips per request';
   }
-  if (c.waitChanged) {
-    const longer = (c.head?.waitMsPerRequest ?? 0) > (c.base?.waitMsPerRequest ?? 0);
-    return longer
-      ? 'as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?'
-      : 'as many round trips, each answered sooner';
+  // The round trips did not move beyond the noise but a name's calls did: a client that pipelines
+  // packs the calls of concurrent requests into fewer round trips.
+  const calls = c.named.find((n) => n.changed);
+  if (calls !== undefined) {
+    return calls.head > calls.base ? 'more calls per request, pipelined: a query per item (N+1), or a lost batch or cache?' : 'fewer calls per request, pipelined';
   }
-  return null;
+  return c.head.waitMsPerRequest > c.base.waitMsPerRequest
+    ? 'as many round trips, each answered later: a slower query (a dropped index, a bigger result) or a busier server?'
+    : 'as many round trips, each answered sooner';
+}
+
+/** Calls per request: 0, 0.4, 1.0, 20. */
+function calls(perRequest: number): string {
+  if (perRequest === 0) return '0';
+  return perRequest < 10 ? perRequest.toFixed(1) : perRequest.toFixed(0);
+}
+
+/** The name whose calls per request changed most, "most changed: GET (1.0 → 0 calls per request)"; null when no call was named. */
+export function describeNamed(c: IoComparison): string | null {
+  const top = c.named[0];
+  if (top === undefined) return null;
+  const figures = calls(top.base) === calls(top.head) ? `${calls(top.base)} calls per request` : `${calls(top.base)} → ${calls(top.head)} calls per request`;
+  return `${calls(top.base) === calls(top.head) ? 'calls' : 'most changed'}: ${top.name} (${figures})`;
 }
 
 /** Every destination of every scenario, changed ones first, at most MAX_LINES. */
 export function ioLines(analysis: Analysis): IoLine[] {
   const lines = (analysis.io?.comparisons ?? []).map((c) => {
-    const changed = c.roundTripsChanged || c.waitChanged;
-    return { scenario: c.scenario, text: describeIo(c), changed, reason: changed ? explainIo(c) : null };
+    const changed = ioChanged(c);
+    // Names only where the line says something changed: that is where the reader asks which call.
+    return { scenario: c.scenario, text: describeIo(c), changed, reason: changed ? explainIo(c) : null, named: changed ? describeNamed(c) : null };
   });
   return [...lines.filter((l) => l.changed), ...lines.filter((l) => !l.changed)].slice(0, MAX_LINES);
 }
@@ -70,7 +98,7 @@ export function renderIoMarkdown(analysis: Analysis): string | null {
   if (lines.length === 0) return null;
   const items = lines.map(
     (l) =>
-      `- ${escapeMarkdown(l.scenario)} · ${l.changed ? '**' : ''}${escapeMarkdown(l.text)}${l.changed ? '**' : ''}${l.reason ? `: ${escapeMarkdown(l.reason)}` : ' (unchanged)'}`,
+      `- ${escapeMarkdown(l.scenario)} · ${l.changed ? '**' : ''}${escapeMarkdown(l.text)}${l.changed ? '**' : ''}${l.reason ? `: ${escapeMarkdown(l.reason)}` : ' (unchanged)'}${l.named ? `; ${escapeMarkdown(l.named)}` : ''}`,
   );
   return [`**I/O per request** · ${METHOD}.`, ...items].join('\n');
 }
@@ -82,6 +110,6 @@ export function renderIoTerminal(analysis: Analysis): string[] {
   return [
     '',
     `I/O per request — ${METHOD}:`,
-    ...lines.map((l) => `  ${sanitizeText(l.scenario)} · ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : ' (unchanged)'}`),
+    ...lines.map((l) => `  ${sanitizeText(l.scenario)} · ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : ' (unchanged)'}${l.named ? `; ${sanitizeText(l.named)}` : ''}`),
   ];
 }

@@ -36,7 +36,15 @@ function describeSide(side: SideInfo, escapeText: Escape, link: CommitLink | und
 
 /** "base main@abc1234 → head my-branch@def5678", each sha linked to its commit when `link` gives one. */
 export function describeSides(results: Results, escapeText: Escape, link?: CommitLink): string {
-  return `base ${describeSide(results.sides.base, escapeText, link)} → head ${describeSide(results.sides.head, escapeText, link)}`;
+  const head = describeSide(results.sides.head, escapeText, link);
+  const stored = results.baseline;
+  if (stored) {
+    // Base was not measured here: name the record it stands for.
+    const short = escapeText(stored.sha.slice(0, 7));
+    const commit = link?.({ ref: 'record', sha: stored.sha, dirty: false }, short) ?? short;
+    return `base: stored record of ${commit}${stored.runId ? ` (run ${escapeText(stored.runId)})` : ''} → head ${head}`;
+  }
+  return `base ${describeSide(results.sides.base, escapeText, link)} → head ${head}`;
 }
 
 /** "24.11" from "v24.11.1": the minor version is what changes performance. */

@@ -72,10 +72,17 @@ export function rowTone(row: ReportRow): Tone {
 /** What the verdict cell says instead of "improvement" for such a row. */
 export const FAILING_IMPROVEMENT = 'not comparable: head fails requests';
 
-/** Every verdict: the HTTP metrics', the micro-benchmarks', then service health's (memory growth included). */
+/**
+ * Every verdict: the HTTP metrics', the micro-benchmarks', then service health's (memory growth
+ * included). An HTTP improvement of a scenario whose head fails requests counts as inconclusive,
+ * as its row reads (rowTone): the counts and the chart must agree with the table.
+ */
 export function allComparisons(analysis: Analysis): Pick<PairedComparison, 'verdict' | 'gated'>[] {
+  const failing = new Set(analysis.comparisons.filter((c) => c.metric === 'errors' && c.verdict === 'regression').map((c) => c.scenario));
   return [
-    ...analysis.comparisons,
+    ...analysis.comparisons.map((c) =>
+      c.verdict === 'improvement' && c.metric !== 'errors' && failing.has(c.scenario) ? { verdict: 'inconclusive' as const, gated: c.gated } : c,
+    ),
     ...(analysis.benchmarks?.comparisons ?? []),
     ...(analysis.health?.comparisons ?? []),
     ...(analysis.health?.heap ?? []),

@@ -73,6 +73,7 @@ function upgradeFromVersion1(data: JsonObject): void {
         each(isObject(health) ? health['processes'] : undefined, (process) => {
           fill(process, 'io', () => []);
           fill(process, 'ioRequests', () => 0);
+          fill(process, 'queries', () => []);
         });
       }
     });

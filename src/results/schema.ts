@@ -211,6 +211,20 @@ export const ioTallySchema = z.object({
   waitMs: nonNegative,
 });
 
+/**
+ * The calls by name to one destination of the requests one process finished in one window, from
+ * the diagnostics_channel events of the clients that publish them (src/preload/health.cjs).
+ */
+export const namedCallsSchema = z.object({
+  /** "host:port" as the client names its server (it may say localhost where the socket says 127.0.0.1). */
+  destination: name,
+  /** A Redis command, a SQL statement without its literals, "GET host/path/:id"; "other" past the 50 names a window keeps. */
+  name,
+  calls: count,
+  /** From each call to its answer, summed, ms. */
+  waitMs: nonNegative,
+});
+
 /** One process's report for one slice (src/preload/health.cjs). */
 export const processHealthSchema = z.object({
   pid: count,
@@ -241,6 +255,8 @@ export const processHealthSchema = z.object({
   io: list(ioTallySchema),
   /** How many requests that is (those that made no round trip included); 0 before the process first connected out. */
   ioRequests: count,
+  /** Those requests' calls by name, where the client publishes diagnostics_channel events (node-redis, ioredis, mysql2, undici, http). */
+  queries: list(namedCallsSchema),
 });
 
 /** The service's health during one slice: every process that reported. */
@@ -643,6 +659,25 @@ export const scenarioProfileSchema = z.object({
 
 /* ---------- the file ---------- */
 
+/**
+ * A stored baseline this run's head was compared with (unpaired, gate/unpaired.ts): the record of
+ * the base commit that a `mode: record` run measured on another runner, as much of it as the
+ * comparison and the report need.
+ */
+export const storedBaselineSchema = z.object({
+  /** The commit the record measured (the pull request's base). */
+  sha,
+  /** The workflow run that recorded it (null: a file given to the CLI). */
+  runId: z.string().regex(/^\d{1,20}$/, 'must be a run id').nullable(),
+  /** When the record's run started. */
+  recordedAt: isoTime,
+  /** perfgate's version that wrote the record. */
+  toolVersion: z.string().max(100),
+  environment: environmentSchema,
+  /** The record's scenarios with every pair: both of its sides measured the one commit. */
+  scenarios: list(scenarioResultsSchema),
+});
+
 export const resultsSchema = z
   .object({
     schema: z.literal('perfgate/results'),
@@ -677,6 +712,8 @@ export const resultsSchema = z
     dependencies: dependencyChangesSchema.optional(),
     /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
     changes: changeSetSchema.optional(),
+    /** Present when head was compared with a stored baseline instead of a base measured beside it (absent: the paired A/B). */
+    baseline: storedBaselineSchema.optional(),
   })
   .superRefine((results, context) => {
     // A run marks itself complete only after every scenario measured its pairs: a complete file

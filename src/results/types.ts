@@ -28,6 +28,7 @@ export type IdleCpu = z.output<typeof schema.idleCpuSchema>;
 export type GcKind = z.output<typeof schema.gcKindSchema>;
 export type ProcessHealth = z.output<typeof schema.processHealthSchema>;
 export type IoTally = z.output<typeof schema.ioTallySchema>;
+export type NamedCalls = z.output<typeof schema.namedCallsSchema>;
 export type SliceHealth = z.output<typeof schema.sliceHealthSchema>;
 export type Pair = z.output<typeof schema.pairSchema>;
 export type StartRecord = z.output<typeof schema.startRecordSchema>;
@@ -61,6 +62,7 @@ export type ProfileSummary = z.output<typeof schema.profileSummarySchema>;
 export type PackageTime = z.output<typeof schema.packageTimeSchema>;
 export type SideProfile = z.output<typeof schema.sideProfileSchema>;
 export type ScenarioProfile = z.output<typeof schema.scenarioProfileSchema>;
+export type StoredBaseline = z.output<typeof schema.storedBaselineSchema>;
 export type Results = Omit<z.output<typeof schema.resultsSchema>, 'warnings'> & { warnings: RunWarning[] };
 
 /* ---------- analysis: derived from Results by compareResults (pure) ---------- */
@@ -379,6 +381,17 @@ export interface IoComparison {
   /** Whether the round trips per request, or the wait per request, changed beyond the noise of the start pairs. */
   roundTripsChanged: boolean;
   waitChanged: boolean;
+  /** The calls to this destination by name, where its client publishes them, the most changed first; empty when none is named. */
+  named: IoNamedCalls[];
+}
+
+/** One name's calls per request served (a Redis command, a SQL statement, an HTTP route), base and head (0: none). */
+export interface IoNamedCalls {
+  name: string;
+  base: number;
+  head: number;
+  /** Beyond the noise of the start pairs, and at least half a call per request and a fifth. */
+  changed: boolean;
 }
 
 export interface IoAnalysis {

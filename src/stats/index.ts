@@ -9,6 +9,7 @@ export * from './holm.js';
 export * from './normal.js';
 export * from './power.js';
 export * from './random.js';
+export * from './rank-sum.js';
 export * from './sign-flip.js';
 export * from './student-t.js';
 export * from './trend.js';

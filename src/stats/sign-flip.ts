@@ -21,6 +21,7 @@
 // power of two. Non-finite input is an error, so a broken measurement cannot vanish from a verdict.
 
 import { createRandom } from './random.js';
+import { studentTTwoSided } from './student-t.js';
 import { assertFinite } from './wilcoxon.js';
 
 export interface SignFlipOptions {
@@ -107,4 +108,33 @@ function monteCarlo(x: readonly number[], statistic: number, tolerance: number, 
     if (alternative === 'less' ? sum <= statistic + tolerance : alternative === 'greater' ? sum >= statistic - tolerance : Math.abs(sum) >= observedAbs - tolerance) extreme++;
   }
   return { n: x.length, statistic, p: (extreme + 1) / (MONTE_CARLO_PATTERNS + 1), method: 'monte-carlo' };
+}
+
+/**
+ * The one-sided Student t p-value of x's mean (df n − 1), or null unless every value lies
+ * strictly on the alternative's side of 0: the sign pattern the sign-flip test ranks as its most
+ * extreme, p = 1/2^n, whatever the sizes.
+ *
+ * Why: with n units the sign-flip test can never go below 1/2^n (1/256 at 8 start pairs), and an
+ * interim look of a group-sequential design can ask for far less (0.000028 at the first of three
+ * looks at alpha 0.01), so a run could never stop there on a regression however large. Among the
+ * patterns that all agree, the t statistic then ranks how far from 0 the values lie against their
+ * spread: eight starts all 30% slower, within a few percent of each other, are not the same
+ * evidence as eight starts 0.1% to 4% slower. It is a bound, not an assumption-free test: under
+ * the sign-flip test's own hypothesis (each value's sign is a fair coin given the sizes) the
+ * chance of rejecting is at most 1/2^n × P(the sizes alone give a t beyond the critical value),
+ * and that second factor asks the |values| to agree within a few percent of their mean (at 8
+ * units and 0.000028, a coefficient of variation below about 0.33); a t-test on sign-symmetric
+ * data errs on the conservative side at small levels (Efron, "Student's t-test under symmetry
+ * conditions", JASA 64:1278, 1969). Used only where the sign-flip test cannot reach the level
+ * (gate/compare.ts); the drawn runs of docs/calibration.md ("A twelfth pass") measure its cost.
+ */
+export function studentizedAgreement(x: readonly number[], alternative: 'less' | 'greater'): number | null {
+  assertFinite(x, 'studentizedAgreement');
+  const n = x.length;
+  if (n < 2 || !x.every((v) => (alternative === 'less' ? v < 0 : v > 0))) return null;
+  const mean = x.reduce((a, b) => a + b, 0) / n;
+  const variance = x.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1);
+  if (variance === 0) return 0;
+  return studentTTwoSided(mean / Math.sqrt(variance / n), n - 1) / 2;
 }

@@ -51,6 +51,15 @@ export interface FakeJob {
   steps: { name: string; conclusion: 'success' | 'failure' | 'skipped' | null }[];
 }
 
+/** A workflow run as GET /actions/runs/{id} describes it: what triggered it, at which commit, from which repository. */
+export interface FakeRun {
+  event: string;
+  headSha: string;
+  headBranch: string;
+  /** owner/name whose code the run checked out (a fork's, for a fork PR). */
+  headRepo: string;
+}
+
 export interface FakeResponse {
   status: number;
   headers?: Record<string, string>;
@@ -82,6 +91,8 @@ export class FakeGitHub {
   readonly pulls: FakePullRequest[] = [];
   /** run id → its jobs, as GET …/runs/{id}/attempts/{n}/jobs lists them (one attempt). */
   readonly jobs = new Map<number, FakeJob[]>();
+  /** run id → the run, for GET …/actions/runs/{id} and the workflow_run of an artifact. */
+  readonly runs = new Map<number, FakeRun>();
   /** token → permission; any other token gets 401. */
   readonly tokens = new Map<string, Permission>([
     ['ghs_writeToken', 'write'],
@@ -291,6 +302,36 @@ export class FakeGitHub {
         },
       ],
       [
+        // Every finalized artifact of the repository, newest first, filtered by exact name as GitHub does.
+        /^GET \/actions\/artifacts$/,
+        () => {
+          const name = url.searchParams.get('name');
+          const list = (this.artifacts?.artifacts ?? [])
+            .filter((a) => a.finalized && (name === null || a.name === name))
+            .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
+          return this.page(url, list.map((a) => this.artifactJson(a)), (slice) => ({ total_count: list.length, artifacts: slice }));
+        },
+      ],
+      [
+        /^GET \/actions\/runs\/(\d+)$/,
+        ([runId]) => {
+          const run = this.runs.get(Number(runId));
+          if (!run) return notFound;
+          return {
+            status: 200,
+            body: {
+              id: Number(runId),
+              event: run.event,
+              head_sha: run.headSha,
+              head_branch: run.headBranch,
+              status: 'completed',
+              head_repository: { full_name: run.headRepo },
+              repository: { full_name: `${OWNER}/${REPO}` },
+            },
+          };
+        },
+      ],
+      [
         /^GET \/actions\/runs\/(\d+)\/attempts\/(\d+)\/jobs$/,
         ([runId]) => {
           const jobs = (this.jobs.get(Number(runId)) ?? []).map((job, i) => ({
@@ -328,7 +369,7 @@ export class FakeGitHub {
       created_at: a.createdAt,
       updated_at: a.createdAt,
       expires_at: '2099-01-01T00:00:00Z',
-      workflow_run: { id: a.runId },
+      workflow_run: { id: a.runId, ...(this.runs.has(a.runId) && { head_sha: this.runs.get(a.runId)!.headSha, head_branch: this.runs.get(a.runId)!.headBranch }) },
     };
   }
 

@@ -25,6 +25,7 @@ export function processHealth(fields: Partial<ProcessHealth> = {}): ProcessHealt
     activeHandles: 2,
     io: [],
     ioRequests: 0,
+    queries: [],
     ...fields,
   };
 }

@@ -31,6 +31,20 @@ test('estimate: the timed phases from the configuration; the early-stop total wh
   assert.equal(estimateLine(profiled), `estimated time: ~${formatMs(profiled.totalMs)}, plus install and build`);
 });
 
+test('estimate: three scenarios share each start pair\'s warm-up (the first 4 s, the others one slice), one scenario costs what it did', () => {
+  const load = { pairs: 72, blocks: 3, instances: 8, slice: '1s', warmup: '4s' };
+  const three = estimateRun(config({ scenarios: ['GET /a', 'GET /b', 'POST /c'], load, profile: false }));
+  // per start pair: 4 × 1.04 s + 2 × 1.04 s of warm-up; per block 3 × 24 pairs × 1.04 s
+  const block = 3000 + 8 * 6 * 1040 + 3 * 24 * 1040;
+  assert.equal(three.totalMs, 3 * block);
+  assert.deepEqual(three.earlyStops, [{ afterBlock: 0, ms: block }, { afterBlock: 1, ms: 2 * block }]);
+  assert.match(three.phases[0]!.detail, /warmed up 4s per start pair, then 1s per other scenario/);
+  // (before the turns served every scenario: 3 × 4 s of warm-up per start pair, 168 s of load per block instead of 120 s)
+  const one = estimateRun(config({ load, profile: false }));
+  assert.equal(one.totalMs, 3 * (3000 + 8 * 4160 + 24 * 1040));
+  assert.doesNotMatch(one.phases[0]!.detail, /other scenario/);
+});
+
 test('estimate: from the plan the run executes, so a block with fewer pairs than load.instances counts only the starts it has', () => {
   const c = config({ load: { pairs: 10, blocks: 2, instances: 8, slice: '1s', warmup: '5s', 'early-stop': false }, profile: false });
   const plan = buildPlan(c, 7);

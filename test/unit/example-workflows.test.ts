@@ -39,8 +39,8 @@ const jobs = () => Object.entries(workflows).flatMap(([file, w]) => Object.entri
 const writes = (job: Job) => Object.values(job.permissions ?? {}).includes('write');
 const runsPrCode = (job: Job) => job.steps.some((s) => s.uses?.startsWith('actions/checkout'));
 
-test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run, a service with PostgreSQL, the weekly history, shards', () => {
-  assert.deepEqual(files.sort(), ['perf-comment.yml', 'perf-history.yml', 'perf-manual.yml', 'perf-postgres.yml', 'perf-shards.yml', 'perf.yml']);
+test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run, a service with PostgreSQL, the weekly history, a stored baseline, shards', () => {
+  assert.deepEqual(files.sort(), ['perf-baseline.yml', 'perf-comment.yml', 'perf-history.yml', 'perf-manual.yml', 'perf-postgres.yml', 'perf-shards.yml', 'perf.yml']);
 });
 
 test('every perfgate step of the examples uses only inputs action.yml declares', () => {
@@ -55,7 +55,9 @@ test('no job that runs PR code holds a write token or a persisted credential; no
   for (const { file, name, job } of jobs()) {
     assert.ok(job.permissions, `${file} ${name}: permissions are set per job`);
     if (runsPrCode(job)) {
-      assert.deepEqual(job.permissions, { contents: 'read' }, `${file} ${name}`);
+      // Read the repository; a stored baseline also reads the record's artifact (read-only too).
+      const stored = perfgateSteps(job).some((s) => s.with?.baseline === 'stored');
+      assert.deepEqual(job.permissions, stored ? { contents: 'read', actions: 'read' } : { contents: 'read' }, `${file} ${name}`);
       const checkout = job.steps.find((s) => s.uses?.startsWith('actions/checkout'))!;
       assert.equal(checkout.with?.['persist-credentials'], false, `${file} ${name}: persist-credentials: false`);
       for (const step of perfgateSteps(job)) assert.ok(!["report", "merge"].includes(step.with?.mode as string), `${file} ${name}: a job that runs PR code only measures`);
@@ -117,6 +119,18 @@ test('the weekly history: reads perf runs on main with a read token, and the job
   assert.ok(history.jobs.issue!.steps.every((s) => s.uses === undefined));
   assert.match(texts['perf-history.yml']!, /perfgate@1 history runs --html history\.html --markdown history\.md/);
   assert.match(texts['perf-history.yml']!, /gh run download "\$id" --name perfgate-default/, 'the results artifact perfgate uploads (artifactPrefix)');
+});
+
+test('the stored baseline: main records on push (pushed code only), pull requests compare with the record on the same pinned runner', () => {
+  const baseline = workflows['perf-baseline.yml']!;
+  const { record, measure } = baseline.jobs;
+  assert.match(record!.if!, /github\.event_name == 'push'/);
+  assert.equal(perfgateSteps(record!)[0]!.with?.mode, 'record');
+  assert.match(measure!.if!, /github\.event_name == 'pull_request'/);
+  assert.equal(perfgateSteps(measure!)[0]!.with?.baseline, 'stored');
+  const runner = (job: Job) => (job as Job & { 'runs-on': string })['runs-on'];
+  assert.equal(runner(record!), runner(measure!), 'one kind of runner for both');
+  assert.notEqual(runner(record!), 'ubuntu-latest', 'a pinned image: ubuntu-latest moves, and the records with it');
 });
 
 test('actionlint passes on every example workflow', { skip: actionlintSkip }, () => {

@@ -98,6 +98,57 @@ describe('I/O per request', () => {
     assert.deepEqual(renderIoTerminal(compareResults(results)), []);
   });
 
+  it('named calls (a client that publishes them) go under a changed line, matched to the socket\'s destination, the most changed first', () => {
+    const results = ioResults({ base: { roundTrips: 1, waitMs: 0.4 }, head: { roundTrips: 21, waitMs: 6.1 } });
+    const ORDER = 'SELECT * FROM orders WHERE customer_id = $1';
+    const ITEM = 'SELECT * FROM items WHERE order_id = $1';
+    for (const pair of results.scenarios[0]!.pairs) {
+      for (const side of ['base', 'head'] as Side[]) {
+        const health = pair[side].health!.processes[0]!;
+        const requests = health.ioRequests;
+        // The client names its server as it was given, localhost; the socket has the address.
+        health.queries = [
+          { destination: 'localhost:5432', name: ORDER, calls: requests, waitMs: 0.3 * requests },
+          ...(side === 'head' ? [{ destination: 'localhost:5432', name: ITEM, calls: 20 * requests, waitMs: 5 * requests }] : []),
+          { destination: '10.0.0.9:5432', name: 'not this server', calls: requests, waitMs: 1 },
+        ];
+      }
+    }
+    const [c] = analyzeIo(results)!.comparisons;
+    assert.deepEqual(
+      c!.named.map((n) => [n.name, n.base, n.head]),
+      [
+        [ITEM, 0, 20],
+        [ORDER, 1, 1],
+      ],
+    );
+    const markdown = renderIoMarkdown(compareResults(results))!;
+    assert.match(markdown, /more round trips per request: [^\n]*; most changed: SELECT [^\n]*FROM items WHERE order\\_id = \\\$1 \(0 → 20 calls per request\)/);
+    assert.match(renderIoTerminal(compareResults(results)).join('\n'), /; most changed: SELECT \* FROM items WHERE order_id = \$1 \(0 → 20 calls per request\)/);
+
+    const same = ioResults({ base: { roundTrips: 1, waitMs: 0.4 }, head: { roundTrips: 1, waitMs: 0.4 } }, 0.02);
+    for (const pair of same.scenarios[0]!.pairs) {
+      for (const side of ['base', 'head'] as Side[]) {
+        const health = pair[side].health!.processes[0]!;
+        health.queries = [{ destination: PG, name: ORDER, calls: health.ioRequests, waitMs: 1 }];
+      }
+    }
+    assert.doesNotMatch(renderIoTerminal(compareResults(same)).join('\n'), /calls per request/, 'an unchanged line names nothing');
+  });
+
+  it('a pipelining client: the calls of a name changed beyond the noise while the round trips moved by less than half a trip, and the line says so', () => {
+    const results = ioResults({ base: { roundTrips: 0.15, waitMs: 0.2 }, head: { roundTrips: 0.15, waitMs: 0.2 } }, 0.02);
+    for (const pair of results.scenarios[0]!.pairs) {
+      for (const side of ['base', 'head'] as Side[]) {
+        const health = pair[side].health!.processes[0]!;
+        health.queries = [{ destination: PG, name: 'GET', calls: (side === 'base' ? 1 : 2) * health.ioRequests, waitMs: 1 }];
+      }
+    }
+    const [c] = analyzeIo(results)!.comparisons;
+    assert.deepEqual([c!.roundTripsChanged, c!.named[0]!.changed], [false, true]);
+    assert.match(renderIoTerminal(compareResults(results)).join('\n'), /more calls per request, pipelined: [^\n]*; most changed: GET \(1\.0 → 2\.0 calls per request\)/);
+  });
+
   it('results.json keeps the counts through validation', () => {
     const results = ioResults({ base: { roundTrips: 1, waitMs: 0.4 }, head: { roundTrips: 21, waitMs: 6.1 } });
     const again = validateResults(JSON.parse(JSON.stringify(results)), 'results.json');

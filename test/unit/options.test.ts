@@ -9,7 +9,7 @@ import { USAGE } from '../../src/cli/main.js';
 import { ROOT } from '../helpers/repo.js';
 
 /** Inputs of the action that are not settings of perfgate.yml. */
-const ACTION_ONLY = ['mode', 'config', 'base', 'fail-on-regression', 'github-token', 'id', 'comment', 'accept-label', 'allow-write-token', 'allow-id-token', 'results-digest'];
+const ACTION_ONLY = ['mode', 'baseline', 'config', 'base', 'fail-on-regression', 'github-token', 'id', 'comment', 'accept-label', 'allow-write-token', 'allow-id-token', 'results-digest'];
 
 test('action.yml has exactly the table of options, plus its own inputs', () => {
   const inputs = Object.keys(parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')).inputs);

@@ -53,11 +53,19 @@ describe('a perfgate 0.1 results.json', () => {
 
   test('health data without I/O counts (before they were recorded) reads as none counted', () => {
     const results = resultsFromPairs(regressedPairs()) as unknown as Loose;
-    const { io: _io, ioRequests: _requests, ...older } = processHealth();
+    const { io: _io, ioRequests: _requests, queries: _queries, ...older } = processHealth();
     results.scenarios[0].pairs[0].head.health = { requestsSinceStart: 100, missing: 0, processes: [older] };
     const read = readResults(writeTemp(results));
     const process = read.scenarios[0]!.pairs[0]!.head.health!.processes[0]!;
-    assert.deepEqual([process.io, process.ioRequests], [[], 0]);
+    assert.deepEqual([process.io, process.ioRequests, process.queries], [[], 0, []]);
+  });
+
+  test('I/O counts without named calls (before they were recorded) read as none named', () => {
+    const results = resultsFromPairs(regressedPairs()) as unknown as Loose;
+    const { queries: _queries, ...older } = processHealth({ io: [{ destination: '127.0.0.1:6379', roundTrips: 9, waitMs: 1 }], ioRequests: 9 });
+    results.scenarios[0].pairs[0].head.health = { requestsSinceStart: 100, missing: 0, processes: [older] };
+    const process = readResults(writeTemp(results)).scenarios[0]!.pairs[0]!.head.health!.processes[0]!;
+    assert.deepEqual([process.io.length, process.queries], [1, []]);
   });
 });
 

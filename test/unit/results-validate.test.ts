@@ -38,6 +38,7 @@ function processHealth(pid: number): ProcessHealth {
     activeHandles: 4,
     io: [{ destination: '127.0.0.1:5432', roundTrips: 42, waitMs: 12.5 }],
     ioRequests: 2,
+    queries: [{ destination: 'localhost:6379', name: 'GET', calls: 2, waitMs: 0.4 }],
   };
 }
 

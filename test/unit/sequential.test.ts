@@ -257,3 +257,38 @@ test('interim: a head failing in every start pair while base answered every requ
   assert.equal(taken.decision, 'stop-regression');
   assert.match(taken.reason, /^GET \/hello errors \+33\.\d points is already a regression: base answered every request as expected, head failed beyond the limit in every start pair$/);
 });
+
+/** The first block of the defaults (8 start pairs of 3 pairs, 24 of 72 planned), at a true head/base ratio. */
+function firstOfThree(ratio: number, seed: number, edit = (pairs: [number, number][]) => pairs): Results {
+  const results = resultsFromPairs(edit(noisyPairs(24, ratio, seed)), { load: { pairs: 72, blocks: 3 } }, 3);
+  results.status = 'running';
+  for (const p of results.scenarios[0]!.pairs) p.block = 0;
+  results.sequential = planSequential(results.config)!;
+  return results;
+}
+
+test('first of three looks: 8 start pairs all 30% slower stop the run as a regression, which the sign-flip test alone (1/256) never could', () => {
+  const results = firstOfThree(0.7, 11);
+  const level = results.sequential!.looks[0]!.nominalAlpha;
+  assert.ok(2 ** -8 > level, 'the sign-flip test cannot reach the first look');
+  const analysis = compareResults(results, { httpLevel: level });
+  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
+  assert.ok(throughput.p < level / 3, `studentized p ${throughput.p}`);
+  const taken = decideLook(results, 0, analysis);
+  assert.equal(taken.decision, 'stop-regression');
+  assert.match(taken.reason, /GET \/hello throughput -(29|3\d)(\.\d)?% is already a regression beyond the interim bound/);
+  // The same look's final verdicts, as the report decides them after the stop
+  results.sequential!.taken.push(taken);
+  assert.equal(compareResults(results).decision, 'fail');
+});
+
+test('first of three looks: a drop that does not move every start pair the same way, or a small one, goes on', () => {
+  // 3% slower with ±3% pair noise: the starts agree in sign, but not closely enough for the t statistic at 0.000028
+  const small = firstOfThree(0.97, 12);
+  assert.equal(decideLook(small, 0, compareResults(small, { httpLevel: small.sequential!.looks[0]!.nominalAlpha })).decision, 'continue');
+  // 30% slower, but one start pair measured head faster: the sign-flip test decides (p ≥ 1/256 · 9), and it cannot reach
+  const mixed = firstOfThree(0.7, 13, (pairs) => pairs.map(([b, h], i) => [b, Math.floor(i / 3) === 5 ? b * 1.05 : h]));
+  const analysis = compareResults(mixed, { httpLevel: mixed.sequential!.looks[0]!.nominalAlpha });
+  assert.ok(analysis.comparisons.find((c) => c.metric === 'throughput')!.p >= 2 ** -8);
+  assert.notEqual(decideLook(mixed, 0, analysis).decision, 'stop-regression');
+});

@@ -1,8 +1,9 @@
 // The sign-flip (Fisher–Pitman) test against Fisher's own worked example, exact binomial counts,
 // and brute-force enumeration of every sign pattern.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 import { createRandom, normalCdf, rankAbsolute, signedRankCdf, signFlipTest } from '../../src/stats/index.js';
+import { studentizedAgreement } from '../../src/stats/sign-flip.js';
 
 type Alternative = 'less' | 'greater' | 'two-sided';
 
@@ -107,4 +108,18 @@ describe('signFlipTest', () => {
     assert.equal(signFlipTest([0, 0, 0], { alternative: 'less' }).p, 1);
     assert.throws(() => signFlipTest([1, Number.NaN]), RangeError);
   });
+});
+
+test('studentizedAgreement: only where every value lies on the alternative side, the t statistic ranks how far', () => {
+  const tight = [-0.31, -0.29, -0.3, -0.32, -0.28, -0.3, -0.31, -0.29];
+  const p = studentizedAgreement(tight, 'less')!;
+  // t = 0.3 / (0.0131 / √8) ≈ 65 on 7 degrees of freedom
+  assert.ok(p > 0 && p < 1e-9, String(p));
+  assert.equal(studentizedAgreement(tight, 'greater'), null);
+  assert.equal(studentizedAgreement([...tight.slice(1), 0.01], 'less'), null);
+  // all slower, but from 0.1% to 5%: no better than the sign-flip test's 1/256
+  const spread = [-0.001, -0.05, -0.004, -0.03, -0.002, -0.045, -0.01, -0.02];
+  assert.ok(studentizedAgreement(spread, 'less')! > 2 ** -8);
+  assert.equal(studentizedAgreement([-0.1], 'less'), null);
+  assert.equal(studentizedAgreement([-0.5, -0.5, -0.5], 'less'), 0);
 });

@@ -5,7 +5,9 @@ import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { formatChange } from '../../src/report/format.js';
+import { gatedCharts } from '../../src/report/chart.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
+import { allComparisons, countVerdicts, describeCounts } from '../../src/report/verdicts.js';
 import { buildVerdicts, describeEntry } from '../../src/results/verdicts.js';
 import { WARNING_CODES } from '../../src/results/warnings.js';
 import { createRandom } from '../../src/stats/random.js';
@@ -153,4 +155,13 @@ test("a faster head that fails requests is no improvement in the tables: its row
   const markdownRow = renderMarkdown(results, failing).split('\n').find((l) => l.startsWith('| GET /hello | **throughput** | 1k/s')) ?? '';
   assert.match(markdownRow, /\| ❔ not comparable: head fails requests \|$/);
   assert.doesNotMatch(renderMarkdown(results, failing), /✅ improvement/);
+  // The counts line and the chart read it as the table does: no improvement anywhere.
+  assert.match(describeCounts(countVerdicts(allComparisons(analysis))), /[1-9]\d* improvements?/, 'before: counted as an improvement');
+  assert.match(describeCounts(countVerdicts(allComparisons(failing))), /· 0 improvements ·/);
+  const throughputChart = gatedCharts(results, failing).find((chart) => chart.metric === 'throughput')!;
+  assert.deepEqual(
+    throughputChart.rows.map((row) => row.tone),
+    ['unknown'],
+  );
+  assert.equal(gatedCharts(results, analysis).find((chart) => chart.metric === 'throughput')!.rows[0]!.tone, 'good');
 });
