@@ -87910,6 +87910,15 @@ var OPTIONS = [
     apply: () => {
     }
   },
+  {
+    name: "shard",
+    key: "none: a part of the run, not of perfgate.yml",
+    value: "<i/n>",
+    help: 'run shard i of n of a matrix: every n-th scenario and benchmark file (docs/modes.md, "Shards")',
+    // Kept apart: the shard takes its part of the resolved configuration (compare/shard.ts).
+    apply: () => {
+    }
+  },
   { name: "pairs", key: "load.pairs", value: "<n>", help: "base/head slice pairs per scenario", apply: at("load.pairs", { numeric: true }) },
   { name: "blocks", key: "load.blocks", value: "<n>", help: "blocks of fresh starts, pairs split across them", apply: at("load.blocks", { numeric: true }) },
   { name: "instances", key: "load.instances", value: "<n>", help: "fresh starts of each side per block", apply: at("load.instances", { numeric: true }) },
@@ -93052,6 +93061,94 @@ function quantile(xs, q) {
   return (1 - f) * a + f * b;
 }
 
+// src/compare/shard.ts
+import { createHash as createHash3 } from "node:crypto";
+
+// src/config/types.ts
+var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
+var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
+var STARTUP_METRICS = ["startup_time", "startup_memory"];
+var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, "benchmarks"];
+
+// src/results/config-hash.ts
+import { createHash as createHash2 } from "node:crypto";
+function canonicalJson(value) {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+function configHash(config2) {
+  return createHash2("sha256").update(canonicalJson(config2)).digest("hex");
+}
+
+// src/compare/shard.ts
+var MAX_SHARDS = 64;
+function parseShard(text2, source = "shard") {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text2);
+  if (!match) throw new ConfigError([`${source}: "${text2}" is not a shard; write i/n, e.g. 2/3 for the second of three shards.`]);
+  const index = Number(match[1]);
+  const count2 = Number(match[2]);
+  if (count2 < 1 || count2 > MAX_SHARDS) throw new ConfigError([`${source} ${index}/${count2}: n must be 1..${MAX_SHARDS}.`]);
+  if (index < 1 || index > count2) throw new ConfigError([`${source} ${index}/${count2}: i must be 1..n (1..${count2}).`]);
+  return { index, count: count2 };
+}
+function dealShard(items, shard) {
+  return items.filter((_, k) => k % shard.count === shard.index - 1);
+}
+function shardRecordOf(full, shard) {
+  const gated = (keys) => keys.filter((key) => full.gate[key].gated).length;
+  return {
+    index: shard.index,
+    count: shard.count,
+    familyAlpha: full.alpha,
+    fullConfigHash: configHash(full),
+    scenarios: dealShard(full.scenarios, shard).map((s) => s.name),
+    benchmarks: null,
+    // HTTP and health metrics per scenario; the start-up metrics once per shard (every shard starts both services).
+    gatedMetrics: gated([...METRICS, ...HEALTH_METRICS]) * full.scenarios.length + gated(STARTUP_METRICS) * shard.count
+  };
+}
+function shardConfig(full, shard, { check: check2 = true } = {}) {
+  const scenarios = dealShard(full.scenarios, shard);
+  if (check2 && scenarios.length === 0 && full.benchmarks === null) {
+    throw new ConfigError([
+      `shard ${shard.index}/${shard.count}: the configuration has ${full.scenarios.length} scenario(s) and no benchmarks, so this shard would measure nothing; use at most ${full.scenarios.length} shards.`
+    ]);
+  }
+  const names = new Set(scenarios.map((s) => s.name));
+  return {
+    ...full,
+    scenarios,
+    alpha: full.alpha / shard.count,
+    profile: { ...full.profile, scenarios: full.profile.scenarios?.filter((name2) => names.has(name2)) ?? null }
+  };
+}
+function shardBenchmarkPaths(base, head, shard) {
+  const union2 = [.../* @__PURE__ */ new Set([...base, ...head])].sort();
+  return new Set(dealShard(union2, shard));
+}
+function ownBenchmarks(discovered, shard, record2, benchmarksGated) {
+  const base = discovered.files.base.map((f) => f.path);
+  const head = discovered.files.head.map((f) => f.path);
+  const owned = shardBenchmarkPaths(base, head, shard);
+  const union2 = /* @__PURE__ */ new Set([...base, ...head]);
+  record2.benchmarks = [...owned];
+  if (benchmarksGated) record2.gatedMetrics += union2.size;
+  if (owned.size === 0) return null;
+  return {
+    ...discovered,
+    files: { base: discovered.files.base.filter((f) => owned.has(f.path)), head: discovered.files.head.filter((f) => owned.has(f.path)) }
+  };
+}
+function sharedSeed(fullConfigHash, baseSha, headSha) {
+  return createHash3("sha256").update(`${fullConfigHash}
+${baseSha}
+${headSha}`).digest().readUInt32BE(0) >>> 1;
+}
+
 // src/engine/fingerprint.ts
 import { execFile as execFile3 } from "node:child_process";
 import { readFileSync as readFileSync11 } from "node:fs";
@@ -93089,20 +93186,6 @@ function machineImage(env) {
   } catch {
     return null;
   }
-}
-
-// src/results/config-hash.ts
-import { createHash as createHash2 } from "node:crypto";
-function canonicalJson(value) {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== void 0).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-function configHash(config2) {
-  return createHash2("sha256").update(canonicalJson(config2)).digest("hex");
 }
 
 // src/engine/probe.ts
@@ -93569,12 +93652,6 @@ function pinProcess(cpus2, pid = process.pid) {
 // src/results/io.ts
 import { closeSync as closeSync3, fstatSync, openSync as openSync3, readFileSync as readFileSync14, readSync as readSync2, renameSync, writeFileSync as writeFileSync6 } from "node:fs";
 
-// src/config/types.ts
-var METRICS = ["throughput", "latency_p50", "latency_p90", "latency_p99", "latency_p999", "cpu_per_request", "errors"];
-var HEALTH_METRICS = ["event_loop_delay_p99", "event_loop_delay_max", "event_loop_utilization", "gc_per_request"];
-var STARTUP_METRICS = ["startup_time", "startup_memory"];
-var GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, "benchmarks"];
-
 // src/version.ts
 var VERSION = true ? "0.1.0" : JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
 
@@ -94002,7 +94079,8 @@ async function runCompare(request3, ports) {
         pairs: []
       })),
       warnings: [],
-      ...request3.github && { github: request3.github }
+      ...request3.github && { github: request3.github },
+      ...request3.shard && { shard: request3.shard.record }
     };
     session = new RunSession(results, resultsPath, env, logDir, request3.tracker, ports, request3.signal);
     const sequential = request3.look && plan.sequential ? { ...plan.sequential, taken: [] } : null;
@@ -94044,7 +94122,13 @@ async function runCompare(request3, ports) {
     }
     await seal.verify("while head was installed and built (before any service started: head's install or build wrote there)");
     const sides = { base: trees.base, head: trees.head };
-    const discovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
+    const allDiscovered = config2.benchmarks ? discoverBenchmarks(config2.benchmarks, config2.service, sides) : null;
+    const discovered = allDiscovered && request3.shard ? ownBenchmarks(allDiscovered, request3.shard.shard, results.shard, config2.gate.benchmarks.gated) : allDiscovered;
+    if (request3.shard && config2.scenarios.length === 0 && discovered === null) {
+      throw new SetupError(
+        `shard ${request3.shard.shard.index}/${request3.shard.shard.count} owns no scenario and none of the ${allDiscovered ? new Set([...allDiscovered.files.base, ...allDiscovered.files.head].map((f) => f.path)).size : 0} benchmark file(s): use fewer shards.`
+      );
+    }
     for (const glob of discovered?.unmatched ?? []) {
       results.warnings.push({
         code: "benchmark-glob-unmatched",
@@ -96338,8 +96422,10 @@ var unchangedScenarios = (results) => {
 };
 
 // src/compare/service.ts
-function resolveComparison(input2) {
-  return preflight({
+async function resolveComparison(input2) {
+  const shardText = input2.settings.shard;
+  const shard = typeof shardText === "string" && shardText.trim() !== "" ? parseShard(shardText, `${input2.settingsSource}: shard`) : null;
+  const checked = await preflight({
     repoDir: input2.repoDir,
     baseRef: input2.baseRef,
     mergeBase: input2.mergeBase,
@@ -96349,6 +96435,12 @@ function resolveComparison(input2) {
     overridesSource: input2.settingsSource,
     scenarios: scenarioArgs(input2.settings)
   });
+  if (!shard) return { ...checked, shard: null };
+  const record2 = shardRecordOf(checked.config, shard);
+  const config2 = shardConfig(checked.config, shard);
+  config2.seed ??= sharedSeed(record2.fullConfigHash, checked.base.sha, checked.head.sha);
+  const baseConfig = checked.baseConfig && shardConfig(checked.baseConfig, shard, { check: false });
+  return { ...checked, config: config2, baseConfig, shard: { shard, record: record2 } };
 }
 function planComparison(config2) {
   const plan = buildPlan(config2, config2.seed ?? randomSeed());
@@ -96371,7 +96463,8 @@ function runComparison(request3, ports) {
       signal: request3.signal,
       ...request3.stopEarly !== false && { look: interimLook },
       unchangedScenarios,
-      ...request3.github && { github: request3.github }
+      ...request3.github && { github: request3.github },
+      ...checked.shard && { shard: { shard: checked.shard.shard, record: structuredClone(checked.shard.record) } }
     },
     { ...ports, secrets: secretsFrom(ports.env) }
   );
@@ -96825,6 +96918,21 @@ var sequentialRecordSchema = external_exports.object({
   looks: list(plannedLookSchema),
   taken: list(takenLookSchema)
 });
+var shardRecordSchema = external_exports.object({
+  /** 1-based, of count. */
+  index: external_exports.int().min(1),
+  count: external_exports.int().min(1).max(64),
+  /** The alpha of the whole matrix; this shard's gate ran at familyAlpha/count (config.alpha). */
+  familyAlpha: external_exports.number().gt(0).lt(1),
+  /** sha256 of the whole configuration, before the shard took its part: equal in every shard of one matrix. */
+  fullConfigHash: external_exports.string().regex(/^[0-9a-f]{64}$/, "must be a sha256 in hex"),
+  /** The scenarios this shard owns, in config order. */
+  scenarios: list(name),
+  /** The benchmark files this shard owns; null until they are discovered (and without benchmarks). */
+  benchmarks: list(name).nullable(),
+  /** Gated comparisons planned over all shards (HTTP and health metrics × scenarios, start-up metrics × shards; benchmark files once known). */
+  gatedMetrics: count
+}).refine((s) => s.index <= s.count, { message: "index is above count", path: ["index"] });
 var functionCategorySchema = external_exports.enum(["own", "dependency", "node", "native"]);
 var functionIdSchema = external_exports.object({
   /** V8's name; an anonymous function is named by its location, "(anonymous payload.js:12:20)". */
@@ -96955,6 +97063,8 @@ var resultsSchema = external_exports.object({
   profilesSkipped: list(name).optional(),
   /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
   sequential: sequentialRecordSchema.optional(),
+  /** This run's part of a matrix (shard: i/n); absent in unsharded runs and in results from before shards existed. */
+  shard: shardRecordSchema.optional(),
   /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
   dependencies: dependencyChangesSchema.optional(),
   /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */

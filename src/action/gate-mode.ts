@@ -176,9 +176,10 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
         eventLabels: pr?.labels ?? [],
         labelsFromEvent: true,
         artifacts: (report) =>
-          uploadRunArtifacts({ outDir, results, resultsJson, prefix: artifactPrefix(id, context.runAttempt), context, report }),
+          uploadRunArtifacts({ outDir, results, resultsJson, prefix: artifactPrefix(id, context.runAttempt, checked.shard?.shard), context, report }),
       },
-      inputs.github,
+      // A shard's part is one of several: the merge job posts the one comment (merge-mode.ts).
+      checked.shard ? { ...inputs.github, comment: 'never' } : inputs.github,
       context,
       pr ? client : null,
       fileCommands,

@@ -3,7 +3,7 @@ import type { EventPayload } from '../github/event.js';
 import { GATE_ID_PATTERN } from '../report/comment.js';
 import { OPTIONS, type OptionValues } from '../config/options.js';
 
-export type Mode = 'gate' | 'report' | 'record';
+export type Mode = 'gate' | 'report' | 'record' | 'merge';
 /** What head is compared with: base measured beside it on this runner, or a stored record of base (docs/modes.md). */
 export type BaselineSource = 'same-runner' | 'stored';
 export type CommentMode = 'always' | 'on-change' | 'on-regression' | 'never';
@@ -58,7 +58,7 @@ function choice<T extends string>(name: string, allowed: readonly T[], fallback:
  */
 export function resolveComment(requested: CommentMode | 'auto', mode: Mode, allowWriteToken: boolean): CommentMode {
   if (requested !== 'auto') return requested;
-  return mode === 'report' || allowWriteToken ? 'always' : 'never';
+  return mode !== 'gate' || allowWriteToken ? 'always' : 'never';
 }
 
 /** The results-digest input: "sha256:" and 64 hex digits, or nothing. */
@@ -78,7 +78,7 @@ export function readInputs(): ActionInputs {
   if (!GATE_ID_PATTERN.test(id)) {
     throw new InputError(`Input id is "${id}"; use up to 64 letters, digits, ".", "_" or "-" (it names the comment and the artifacts).`);
   }
-  const mode = choice('mode', ['gate', 'report', 'record'] as const, 'gate');
+  const mode = choice('mode', ['gate', 'report', 'record', 'merge'] as const, 'gate');
   const baseline = choice('baseline', ['same-runner', 'stored'] as const, 'same-runner');
   if (baseline === 'stored' && mode !== 'gate') {
     throw new InputError(`Input baseline is "stored" with mode: ${mode}; a stored baseline is what a gate compares head with (mode: gate, on pull requests).`);

@@ -13,12 +13,25 @@ import { dropTokenVariables } from './environ.js';
 import { runGate } from './gate-mode.js';
 import { UnsafeSetupError } from './guard.js';
 import { InputError, readInputs } from './inputs.js';
+import { runMerge } from './merge-mode.js';
 import { recordRun } from './record-mode.js';
 import { runReport } from './report-mode.js';
 import { storedBaselineRun } from './stored-baseline.js';
+import { ShardMismatchError } from '../compare/merge.js';
 
 /** Errors whose message says what to fix: shown without a stack trace. */
-const EXPECTED_ERRORS = [PerfgateError, ConfigError, InputError, EventError, ArtifactError, UntrustedResultsError, ResultsFileError, UnsafeSetupError, BaselineError];
+const EXPECTED_ERRORS = [
+  PerfgateError,
+  ConfigError,
+  InputError,
+  EventError,
+  ArtifactError,
+  UntrustedResultsError,
+  ResultsFileError,
+  UnsafeSetupError,
+  BaselineError,
+  ShardMismatchError,
+];
 
 /**
  * The action: inputs → gate (measure) or report (a measuring run's results) → summary,
@@ -36,6 +49,17 @@ export async function run(): Promise<void> {
     dropTokenVariables(process.env);
     if (inputs.mode === 'report') {
       await runReport(inputs, context);
+      return;
+    }
+    if (inputs.mode === 'merge') {
+      const { merged } = await runMerge(inputs, context);
+      // A missing shard fails the check whatever fail-on-regression says: nothing was decided.
+      if (merged.missing.length > 0) core.setFailed(`perfgate: shard ${merged.missing.map((i) => `${i}/${merged.count}`).join(', ')} missing: the merge cannot pass without every shard.`);
+      else if (merged.decision === 'fail') {
+        const what = `performance regression in shard ${merged.failing.map((i) => `${i}/${merged.count}`).join(', ')}`;
+        if (inputs.failOnRegression) core.setFailed(`perfgate: ${what}`);
+        else core.warning(`perfgate: ${what} (not failing: fail-on-regression is false)`);
+      }
       return;
     }
     if (inputs.mode === 'record') {

@@ -17,7 +17,8 @@ import type { ProcessTracker } from '../engine/process.js';
 import { type CompareOutcome, runCompare } from '../engine/run.js';
 import type { SidesRequest } from '../engine/workspace.js';
 import { interimLook, unchangedScenarios } from '../gate/look.js';
-import type { GitHubRecord } from '../results/types.js';
+import type { GitHubRecord, ShardRecord } from '../results/types.js';
+import { parseShard, type Shard, sharedSeed, shardConfig, shardRecordOf } from './shard.js';
 import { randomSeed } from '../stats/random.js';
 import { VERSION } from '../version.js';
 
@@ -35,8 +36,11 @@ export interface ComparisonInput extends SidesRequest {
  * Resolves the refs to commits and the configuration (head's and base's), before anything is
  * checked out: a typo costs a second. The result is passed down; nothing resolves them again.
  */
-export function resolveComparison(input: ComparisonInput): Promise<Preflight> {
-  return preflight({
+export async function resolveComparison(input: ComparisonInput): Promise<ResolvedComparison> {
+  const shardText = input.settings.shard;
+  // Parsed before the refs are resolved: a typo in the matrix costs nothing.
+  const shard = typeof shardText === 'string' && shardText.trim() !== '' ? parseShard(shardText, `${input.settingsSource}: shard`) : null;
+  const checked = await preflight({
     repoDir: input.repoDir,
     baseRef: input.baseRef,
     mergeBase: input.mergeBase,
@@ -46,7 +50,19 @@ export function resolveComparison(input: ComparisonInput): Promise<Preflight> {
     overridesSource: input.settingsSource,
     scenarios: scenarioArgs(input.settings),
   });
+  if (!shard) return { ...checked, shard: null };
+  // The whole configuration is resolved first, so every shard deals the same scenarios.
+  const record = shardRecordOf(checked.config, shard);
+  const config = shardConfig(checked.config, shard);
+  // One seed for the matrix, so the merge can check that every shard ran the same design.
+  config.seed ??= sharedSeed(record.fullConfigHash, checked.base.sha, checked.head.sha);
+  // Base's configuration takes its part the same way, so the run's what-changed warning compares like with like.
+  const baseConfig = checked.baseConfig && shardConfig(checked.baseConfig, shard, { check: false });
+  return { ...checked, config, baseConfig, shard: { shard, record } };
 }
+
+/** The refs and configuration, and for a matrix shard its part (`config` is then the shard's: its scenarios, alpha/n). */
+export type ResolvedComparison = Preflight & { shard: { shard: Shard; record: ShardRecord } | null };
 
 /** The schedule a run executes, and how long it takes. */
 export interface PlannedComparison {
@@ -62,7 +78,7 @@ export function planComparison(config: PerfgateConfig): PlannedComparison {
 
 export interface ComparisonRequest {
   /** The refs and configuration resolveComparison returned. */
-  checked: Preflight;
+  checked: Preflight & { shard?: ResolvedComparison['shard'] };
   /** What planComparison returned for checked.config: the run executes this plan. */
   planned: PlannedComparison;
   /** How to name the base in reports (e.g. the PR's base branch when the base ref is a sha). */
@@ -105,6 +121,7 @@ export function runComparison(request: ComparisonRequest, ports: Omit<EnginePort
       ...(request.stopEarly !== false && { look: interimLook }),
       unchangedScenarios,
       ...(request.github && { github: request.github }),
+      ...(checked.shard && { shard: { shard: checked.shard.shard, record: structuredClone(checked.shard.record) } }),
     },
     { ...ports, secrets: secretsFrom(ports.env) },
   );

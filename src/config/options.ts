@@ -72,6 +72,14 @@ export const OPTIONS: readonly OptionSpec[] = [
     // Kept apart: names select from the file's scenarios once it is read (selectScenarios).
     apply: () => {},
   },
+  {
+    name: 'shard',
+    key: 'none: a part of the run, not of perfgate.yml',
+    value: '<i/n>',
+    help: 'run shard i of n of a matrix: every n-th scenario and benchmark file (docs/modes.md, "Shards")',
+    // Kept apart: the shard takes its part of the resolved configuration (compare/shard.ts).
+    apply: () => {},
+  },
   { name: 'pairs', key: 'load.pairs', value: '<n>', help: 'base/head slice pairs per scenario', apply: at('load.pairs', { numeric: true }) },
   { name: 'blocks', key: 'load.blocks', value: '<n>', help: 'blocks of fresh starts, pairs split across them', apply: at('load.blocks', { numeric: true }) },
   { name: 'instances', key: 'load.instances', value: '<n>', help: 'fresh starts of each side per block', apply: at('load.instances', { numeric: true }) },

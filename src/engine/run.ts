@@ -2,10 +2,11 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ScenarioConfig, ServiceConfig } from '../config/types.js';
-import { type GitHubRecord, type IdleCpu, RESULTS_VERSION, type Pair, type Results, type RunWarning, type Side, type Slice, type TakenLook } from '../results/types.js';
+import { type GitHubRecord, type IdleCpu, RESULTS_VERSION, type Pair, type Results, type RunWarning, type ShardRecord, type Side, type Slice, type TakenLook } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
 import { scrubEnv } from './env.js';
-import { CancelledError, PerfgateError, ScenarioError } from './errors.js';
+import { CancelledError, PerfgateError, ScenarioError, SetupError } from './errors.js';
+import { ownBenchmarks, type Shard } from '../compare/shard.js';
 import { fingerprint } from './fingerprint.js';
 import { configHash } from '../results/config-hash.js';
 import { sliceHealth } from './health.js';
@@ -67,6 +68,8 @@ export interface CompareRequest {
    * Passed in by the compare service, as `look` is; without it every scenario is profiled.
    */
   unchangedScenarios?: (results: Results) => string[];
+  /** A matrix shard's part (compare/shard.ts): `config` is already the shard's; the engine narrows the benchmark files once they are known. */
+  shard?: { shard: Shard; record: ShardRecord };
 }
 
 export interface CompareOutcome {
@@ -123,6 +126,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       })),
       warnings: [],
       ...(request.github && { github: request.github }),
+      ...(request.shard && { shard: request.shard.record }),
     };
     session = new RunSession(results, resultsPath, env, logDir, request.tracker, ports, request.signal);
     // A copy: the run appends the looks it takes.
@@ -173,7 +177,14 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     await seal!.verify("while head was installed and built (before any service started: head's install or build wrote there)");
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
-    const discovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
+    const allDiscovered = config.benchmarks ? discoverBenchmarks(config.benchmarks, config.service, sides) : null;
+    const discovered =
+      allDiscovered && request.shard ? ownBenchmarks(allDiscovered, request.shard.shard, results.shard!, config.gate.benchmarks.gated) : allDiscovered;
+    if (request.shard && config.scenarios.length === 0 && discovered === null) {
+      throw new SetupError(
+        `shard ${request.shard.shard.index}/${request.shard.shard.count} owns no scenario and none of the ${allDiscovered ? new Set([...allDiscovered.files.base, ...allDiscovered.files.head].map((f) => f.path)).size : 0} benchmark file(s): use fewer shards.`,
+      );
+    }
     for (const glob of discovered?.unmatched ?? []) {
       results.warnings.push({
         code: 'benchmark-glob-unmatched',

@@ -24,8 +24,10 @@ export class ArtifactError extends Error {}
  * The prefix of one gate's artifact names in one run attempt. Names are unique per workflow run,
  * so a re-run attempt gets its own names instead of failing with 409 Conflict.
  */
-export function artifactPrefix(id: string, attempt: number): string {
-  return attempt > 1 ? `perfgate-${id}-attempt${attempt}` : `perfgate-${id}`;
+export function artifactPrefix(id: string, attempt: number, shard?: { index: number; count: number }): string {
+  // A matrix shard's artifacts carry i-of-n: the shards of one run upload side by side (merge-mode.ts).
+  const name = shard ? `perfgate-${id}-shard${shard.index}of${shard.count}` : `perfgate-${id}`;
+  return attempt > 1 ? `${name}-attempt${attempt}` : name;
 }
 
 /** The page of an artifact on github.com: a single un-zipped file opens in the browser from there. */

@@ -529,6 +529,25 @@ export const sequentialRecordSchema = z.object({
   taken: list(takenLookSchema),
 });
 
+/** A matrix shard's part of a sharded run (src/compare/shard.ts, docs/modes.md "Shards"). */
+export const shardRecordSchema = z
+  .object({
+    /** 1-based, of count. */
+    index: z.int().min(1),
+    count: z.int().min(1).max(64),
+    /** The alpha of the whole matrix; this shard's gate ran at familyAlpha/count (config.alpha). */
+    familyAlpha: z.number().gt(0).lt(1),
+    /** sha256 of the whole configuration, before the shard took its part: equal in every shard of one matrix. */
+    fullConfigHash: z.string().regex(/^[0-9a-f]{64}$/, 'must be a sha256 in hex'),
+    /** The scenarios this shard owns, in config order. */
+    scenarios: list(name),
+    /** The benchmark files this shard owns; null until they are discovered (and without benchmarks). */
+    benchmarks: list(name).nullable(),
+    /** Gated comparisons planned over all shards (HTTP and health metrics × scenarios, start-up metrics × shards; benchmark files once known). */
+    gatedMetrics: count,
+  })
+  .refine((s) => s.index <= s.count, { message: 'index is above count', path: ['index'] });
+
 /* ---------- profiles: CPU profiles of both sides under the same load (profiling phase) ---------- */
 
 /**
@@ -687,6 +706,8 @@ export const resultsSchema = z
     profilesSkipped: list(name).optional(),
     /** The pre-registered group-sequential design and every look taken (absent without an interim look, and in results from before it existed). */
     sequential: sequentialRecordSchema.optional(),
+    /** This run's part of a matrix (shard: i/n); absent in unsharded runs and in results from before shards existed. */
+    shard: shardRecordSchema.optional(),
     /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
     dependencies: dependencyChangesSchema.optional(),
     /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */

@@ -53,6 +53,7 @@ export type PlannedLook = z.output<typeof schema.plannedLookSchema>;
 export type LookDecision = z.output<typeof schema.lookDecisionSchema>;
 export type TakenLook = z.output<typeof schema.takenLookSchema>;
 export type SequentialRecord = z.output<typeof schema.sequentialRecordSchema>;
+export type ShardRecord = z.output<typeof schema.shardRecordSchema>;
 export type FunctionCategory = z.output<typeof schema.functionCategorySchema>;
 export type FunctionId = z.output<typeof schema.functionIdSchema>;
 export type AttributedInto = z.output<typeof schema.attributedIntoSchema>;

@@ -39,8 +39,8 @@ const jobs = () => Object.entries(workflows).flatMap(([file, w]) => Object.entri
 const writes = (job: Job) => Object.values(job.permissions ?? {}).includes('write');
 const runsPrCode = (job: Job) => job.steps.some((s) => s.uses?.startsWith('actions/checkout'));
 
-test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run, a service with PostgreSQL, the weekly history, a stored baseline', () => {
-  assert.deepEqual(files.sort(), ['perf-baseline.yml', 'perf-comment.yml', 'perf-history.yml', 'perf-manual.yml', 'perf-postgres.yml', 'perf.yml']);
+test('example workflows: the recommended pair (perf.yml + perf-comment.yml), a manual run, a service with PostgreSQL, the weekly history, a stored baseline, shards', () => {
+  assert.deepEqual(files.sort(), ['perf-baseline.yml', 'perf-comment.yml', 'perf-history.yml', 'perf-manual.yml', 'perf-postgres.yml', 'perf-shards.yml', 'perf.yml']);
 });
 
 test('every perfgate step of the examples uses only inputs action.yml declares', () => {
@@ -60,7 +60,7 @@ test('no job that runs PR code holds a write token or a persisted credential; no
       assert.deepEqual(job.permissions, stored ? { contents: 'read', actions: 'read' } : { contents: 'read' }, `${file} ${name}`);
       const checkout = job.steps.find((s) => s.uses?.startsWith('actions/checkout'))!;
       assert.equal(checkout.with?.['persist-credentials'], false, `${file} ${name}: persist-credentials: false`);
-      for (const step of perfgateSteps(job)) assert.notEqual(step.with?.mode, 'report');
+      for (const step of perfgateSteps(job)) assert.ok(!["report", "merge"].includes(step.with?.mode as string), `${file} ${name}: a job that runs PR code only measures`);
     }
     if (writes(job)) {
       assert.ok(!runsPrCode(job), `${file} ${name}: no checkout next to a write token`);
@@ -71,8 +71,8 @@ test('no job that runs PR code holds a write token or a persisted credential; no
         if (/@[0-9a-f]{40}$/.test(step.uses!)) assert.match(texts[file]!, new RegExp(`${uses} # v\\d`), `${file}: a version comment`);
         else assert.match(texts[file]!, new RegExp(`Pin this step by[^\\n]*\\n[^\\n]*perfgate/perfgate@<full commit sha> # v1\\n\\s+- uses: ${uses}\\n`), `${file} ${name}: ${step.uses} says how to pin it`);
       }
-      // a job with a write token runs perfgate only to report, or runs no action at all (gh alone)
-      if (job.steps.some((s) => s.uses !== undefined)) assert.equal(perfgateSteps(job)[0]?.with?.mode, 'report', `${file} ${name}`);
+      // a job with a write token runs perfgate only to report or merge, or runs no action at all (gh alone)
+      if (job.steps.some((s) => s.uses !== undefined)) assert.ok(['report', 'merge'].includes(perfgateSteps(job)[0]?.with?.mode as string), `${file} ${name}`);
     }
   }
   for (const [file, workflow] of Object.entries(workflows)) {
@@ -97,6 +97,17 @@ test('the recommended layout: same-repository PRs commented from perf.yml, forks
   assert.match(perf.jobs.comment!.if!, /github\.event\.pull_request\.head\.repo\.full_name == github\.repository/);
   assert.deepEqual((comment.on.workflow_run as { workflows: string[] }).workflows, [perf.name]);
   assert.match(comment.jobs.comment!.if!, /github\.event\.workflow_run\.head_repository\.full_name != github\.repository/);
+});
+
+test('shards: a matrix of three gate jobs with shard i/3, and a merge job that needs it and runs even when a shard failed', () => {
+  const shards = workflows['perf-shards.yml']!;
+  const measure = shards.jobs.measure! as Job & { strategy: { 'fail-fast': boolean; matrix: { shard: string[] } } };
+  assert.deepEqual(measure.strategy.matrix.shard, ['1/3', '2/3', '3/3']);
+  assert.equal(measure.strategy['fail-fast'], false);
+  assert.match(String(perfgateSteps(measure)[0]!.with?.shard), /^\$\{\{ matrix\.shard \}\}$/);
+  assert.equal(shards.jobs.merge!.needs, 'measure');
+  assert.match(shards.jobs.merge!.if!, /^always\(\)/);
+  assert.equal(perfgateSteps(shards.jobs.merge!)[0]!.with?.mode, 'merge');
 });
 
 test('the weekly history: reads perf runs on main with a read token, and the job that may write issues runs no action and no repository code', () => {
