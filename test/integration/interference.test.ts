@@ -35,8 +35,8 @@ const base = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{
 const head = (attack: string) => ({ 'server.js': { copy: 'unfair/interfere.js' }, 'attack.json': JSON.stringify({ attack }) });
 
 const cases: [string, RegExp][] = [
-  ['stop', /base's start \d+, pid \d+ was stopped \(SIGSTOP, SIGTSTP or a debugger\)/],
-  ['renice', /base's start \d+, pid \d+ ran at nice 19 \(perfgate started it at 0\)/],
+  ['stop', /base's start \d+, pid \d+( \(thread \d+\))? was stopped \(SIGSTOP, SIGTSTP or a debugger\)/],
+  ['renice', /base's start \d+, pid \d+( \(thread \d+\))? ran at nice 19 \(perfgate started it at 0\)/],
   ['taskset', /base's start \d+, pid \d+( \(thread \d+\))? was allowed CPUs 0 \(perfgate gave it [\d,]+\)/],
 ];
 
