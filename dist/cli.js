@@ -100268,7 +100268,7 @@ var TimeLeft = class {
   /** A pair's share of the measurement (its warm-ups included), ms: measured once a stretch is complete. */
   pairMs(t) {
     if (this.measuredPairs > 0) return this.measuredMs / this.measuredPairs;
-    const stretchPairs = this.blockPairs[Math.max(1, this.block) - 1] ?? 1;
+    const stretchPairs = (this.blockPairs[Math.max(1, this.block) - 1] ?? 1) * Math.max(1, this.scenarios);
     const sofar = this.stretchStartedAt === null ? 0 : (t - this.stretchStartedAt) / stretchPairs;
     return Math.max(this.priorPairMs, sofar);
   }

@@ -130,8 +130,10 @@ export class TimeLeft {
   /** A pair's share of the measurement (its warm-ups included), ms: measured once a stretch is complete. */
   private pairMs(t: number): number {
     if (this.measuredPairs > 0) return this.measuredMs / this.measuredPairs;
-    // Nothing complete yet: the plan's figure, unless this first stretch already outlasts it.
-    const stretchPairs = this.blockPairs[Math.max(1, this.block) - 1] ?? 1;
+    // Nothing complete yet: the plan's figure, unless this first stretch already outlasts it. A
+    // block's start pairs serve every scenario in turn, so the first stretch to complete holds
+    // the block's pairs of every scenario.
+    const stretchPairs = (this.blockPairs[Math.max(1, this.block) - 1] ?? 1) * Math.max(1, this.scenarios);
     const sofar = this.stretchStartedAt === null ? 0 : (t - this.stretchStartedAt) / stretchPairs;
     return Math.max(this.priorPairMs, sofar);
   }
