@@ -87497,7 +87497,7 @@ var profileObjectSchema = external_exports.strictObject({
     error: 'is not a list of scenario names; write e.g. ["GET /hello"]'
   }).min(1, { error: "is empty; list scenario names, or omit the key to profile every scenario" }).nullable().optional().transform((names) => names ?? null).describe('Names of the scenarios to profile (as in the report, e.g. "GET /hello"). Omit to profile every scenario.').register(docNotes, { type: "list of scenario names", default: "all scenarios" }),
   when: external_exports.enum(["changed", "always"], { error: "is not changed or always" }).default("changed").describe(
-    "Which of those scenarios are profiled once the timed slices are done: changed, the ones whose verdict is not unchanged (a regression, an improvement, an inconclusive gated metric: what a culprit explains), or always, every one (flamegraphs of every run)."
+    "Which of those scenarios are profiled once the timed slices are done: changed, the ones a culprit explains (a metric that regressed or improved; where no scenario did, those with an inconclusive gated metric), or always, every one (flamegraphs of every run)."
   )
 }).transform((p) => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when }));
 var profileSchema = external_exports.union([external_exports.boolean(), profileObjectSchema], {
@@ -92877,13 +92877,13 @@ async function profileScenario(phase, scenario, slug, ports) {
 async function runProfiles(phase) {
   const { ports } = phase.session;
   const planned = profiledScenarios(phase.config);
-  const skipped = planned.filter((s) => phase.unchanged?.includes(s.name)).map((s) => s.name);
+  const skipped = planned.filter((s) => phase.skip?.includes(s.name)).map((s) => s.name);
   const scenarios = planned.filter((s) => !skipped.includes(s.name));
   if (skipped.length > 0) {
     phase.session.update((r) => {
       r.profilesSkipped = skipped;
     });
-    ports.logger.info(`not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles them too)`);
+    ports.logger.info(`not profiled, no culprit to explain: ${skipped.join(", ")} (profile.when: always profiles them too)`);
   }
   if (scenarios.length === 0) return;
   if (skipped.length > 0) ports.progress({ phase: "profile", pair: 0, pairs: scenarios.length, message: `profiling ${scenarios.length} of ${planned.length} scenarios` });
@@ -94146,8 +94146,8 @@ async function runCompare(request3, ports) {
     if (discovered) {
       await runBenchmarks({ session, config: config2.benchmarks, service: config2.service, discovered, seed });
     }
-    const unchanged = config2.profile.when === "changed" && request3.unchangedScenarios ? request3.unchangedScenarios(results) : [];
-    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join16(request3.outDir, "tools"), unchanged });
+    const skip = config2.profile.when === "changed" && request3.unprofiledScenarios ? request3.unprofiledScenarios(results) : [];
+    await runProfiles({ session, config: config2, services, trees: sides, outDir: request3.outDir, toolsDir: request3.toolsDir ?? join16(request3.outDir, "tools"), skip });
     await seal.verify("after the last block (while the micro-benchmarks or profiles ran, if any)");
     session.update((r) => {
       r.status = "complete";
@@ -94526,8 +94526,13 @@ function paired(kind, metric, scenario, benchmark, c, culprit = null) {
   };
 }
 function scenarioUnchanged(analysis, scenario) {
-  const own3 = [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
-  return own3.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
+  return ownVerdicts(analysis, scenario).every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
+}
+function scenarioMoved(analysis, scenario) {
+  return ownVerdicts(analysis, scenario).some((c) => c.verdict === "regression" || c.verdict === "improvement");
+}
+function ownVerdicts(analysis, scenario) {
+  return [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
 }
 function culpritOf2(results, analysis, scenario) {
   if (scenarioUnchanged(analysis, scenario)) return null;
@@ -96416,9 +96421,11 @@ function decideVerdict(c, alpha) {
 
 // src/gate/look.ts
 var interimLook = (results, index) => decideLook(results, index, compareResults(results, { httpLevel: results.sequential.looks[index].nominalAlpha }));
-var unchangedScenarios = (results) => {
+var unprofiledScenarios = (results) => {
   const analysis = compareResults(results);
-  return results.scenarios.map((s) => s.name).filter((name2) => scenarioUnchanged(analysis, name2));
+  const names = results.scenarios.map((s) => s.name);
+  const moved = names.filter((name2) => scenarioMoved(analysis, name2));
+  return names.filter((name2) => scenarioUnchanged(analysis, name2) || moved.length > 0 && !moved.includes(name2));
 };
 
 // src/compare/service.ts
@@ -96462,7 +96469,7 @@ function runComparison(request3, ports) {
       toolVersion: VERSION,
       signal: request3.signal,
       ...request3.stopEarly !== false && { look: interimLook },
-      unchangedScenarios,
+      unprofiledScenarios,
       ...request3.github && { github: request3.github },
       ...checked.shard && { shard: { shard: checked.shard.shard, record: structuredClone(checked.shard.record) } }
     },
@@ -98351,10 +98358,16 @@ function packageCells(row2) {
     change: formatAdded(row2.added)
   };
 }
-function describeProfilesSkipped(results) {
+function describeProfilesSkipped(results, analysis) {
   const skipped = results.profilesSkipped ?? [];
   if (skipped.length === 0) return null;
-  return `Not profiled, every verdict unchanged: ${skipped.join(", ")} (profile.when: always profiles every scenario)`;
+  const unchanged = skipped.filter((name2) => scenarioUnchanged(analysis, name2));
+  const undecided = skipped.filter((name2) => !unchanged.includes(name2));
+  const reasons = [
+    ...unchanged.length > 0 ? [`every verdict unchanged: ${unchanged.join(", ")}`] : [],
+    ...undecided.length > 0 ? [`inconclusive beside a scenario that moved: ${undecided.join(", ")}`] : []
+  ];
+  return `Not profiled, ${reasons.join("; ")} (profile.when: always profiles every scenario)`;
 }
 
 // src/report/io.ts
@@ -98890,7 +98903,7 @@ function renderHotFunctions(results, analysis, options) {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
-  const skipped = describeProfilesSkipped(results);
+  const skipped = describeProfilesSkipped(results, analysis);
   const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
   if (sections.length === 0) return note;
   const deoptimized = sections.some((section2) => section2.deoptimized.length > 0 || section2.optimization.length > 0) ? "; \u26A0\uFE0F deoptimized by V8 (reasons below)" : "";
@@ -99481,7 +99494,7 @@ function renderHotFunctionSection2(section2, analysis, options, width, paint) {
 }
 function renderHotFunctions2(results, analysis, options, width, paint) {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
-  const skipped = describeProfilesSkipped(results);
+  const skipped = describeProfilesSkipped(results, analysis);
   const notes = skipped ? ["", sanitizeText(skipped)] : [];
   if (sections.length === 0) return notes;
   return [...sections.flatMap((s) => renderHotFunctionSection2(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];

@@ -776,7 +776,7 @@ const profileObjectSchema = z
       .enum(['changed', 'always'], { error: 'is not changed or always' })
       .default('changed')
       .describe(
-        'Which of those scenarios are profiled once the timed slices are done: changed, the ones whose verdict is not unchanged (a regression, an improvement, an inconclusive gated metric: what a culprit explains), or always, every one (flamegraphs of every run).',
+        'Which of those scenarios are profiled once the timed slices are done: changed, the ones a culprit explains (a metric that regressed or improved; where no scenario did, those with an inconclusive gated metric), or always, every one (flamegraphs of every run).',
       ),
   })
   .transform((p): ProfileConfig => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when }));

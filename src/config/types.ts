@@ -172,8 +172,8 @@ export interface ProfileConfig {
   /** Names of the scenarios to profile; null: all. */
   scenarios: string[] | null;
   /**
-   * changed: only the scenarios whose verdict is not unchanged (the verdicts are taken after the
-   * timed slices); always: every one.
+   * changed: only the scenarios a culprit explains (gate/look.ts; the verdicts are taken after
+   * the timed slices); always: every one.
    */
   when: 'changed' | 'always';
 }

@@ -51,8 +51,8 @@ export interface ProfilePhase {
   outDir: string;
   /** Where 0x is installed when perfgate has no copy of its own. */
   toolsDir: string;
-  /** Scenarios the verdicts call unchanged, left out of the phase (profile.when: changed). */
-  unchanged?: string[];
+  /** Scenarios whose verdicts need no culprit, left out of the phase (profile.when: changed). */
+  skip?: string[];
 }
 
 /** Scenarios to profile: profile.scenarios (names), or all. */
@@ -392,13 +392,13 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
 export async function runProfiles(phase: ProfilePhase): Promise<void> {
   const { ports } = phase.session;
   const planned = profiledScenarios(phase.config);
-  const skipped = planned.filter((s) => phase.unchanged?.includes(s.name)).map((s) => s.name);
+  const skipped = planned.filter((s) => phase.skip?.includes(s.name)).map((s) => s.name);
   const scenarios = planned.filter((s) => !skipped.includes(s.name));
   if (skipped.length > 0) {
     phase.session.update((r) => {
       r.profilesSkipped = skipped;
     });
-    ports.logger.info(`not profiled, every verdict unchanged: ${skipped.join(', ')} (profile.when: always profiles them too)`);
+    ports.logger.info(`not profiled, no culprit to explain: ${skipped.join(', ')} (profile.when: always profiles them too)`);
   }
   if (scenarios.length === 0) return;
   // The time left counted every planned scenario: it shrinks with the ones left out.

@@ -63,11 +63,11 @@ export interface CompareRequest {
    */
   look?: (results: Results, look: number) => TakenLook;
   /**
-   * The scenarios whose verdicts are all unchanged, once the timed slices are done: with
-   * profile.when: changed the profile phase leaves them out (nothing for a culprit to explain).
-   * Passed in by the compare service, as `look` is; without it every scenario is profiled.
+   * The scenarios whose verdicts need no culprit, once the timed slices are done: with
+   * profile.when: changed the profile phase leaves them out (gate/look.ts says which). Passed
+   * in by the compare service, as `look` is; without it every scenario is profiled.
    */
-  unchangedScenarios?: (results: Results) => string[];
+  unprofiledScenarios?: (results: Results) => string[];
   /** A matrix shard's part (compare/shard.ts): `config` is already the shard's; the engine narrows the benchmark files once they are known. */
   shard?: { shard: Shard; record: ShardRecord };
 }
@@ -204,8 +204,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
-    const unchanged = config.profile.when === 'changed' && request.unchangedScenarios ? request.unchangedScenarios(results) : [];
-    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), unchanged });
+    const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
+    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal!.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
     session.update((r) => {

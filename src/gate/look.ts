@@ -1,5 +1,5 @@
 import type { CompareRequest } from '../engine/run.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
+import { scenarioMoved, scenarioUnchanged } from '../results/verdicts.js';
 import { compareResults } from './compare.js';
 import { decideLook } from './sequential.js';
 
@@ -12,10 +12,16 @@ export const interimLook: NonNullable<CompareRequest['look']> = (results, index)
   decideLook(results, index, compareResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));
 
 /**
- * The scenarios profile.when: changed leaves unprofiled: every verdict unchanged (the same test
- * that keeps a culprit line out of the report), at the run's final level.
+ * The scenarios profile.when: changed leaves unprofiled, at the run's final level: those whose
+ * every verdict is unchanged (the same test that keeps a culprit line out of the report), and,
+ * once some scenario regressed or improved, those that did neither. The decided scenarios are
+ * what the reader needs explained; an undecided one beside them changes no decision, and its
+ * profile, 2 × profile.duration of the run, would most often name noise. Where no scenario
+ * moved, the inconclusive ones are profiled: then they are the run's open question.
  */
-export const unchangedScenarios: NonNullable<CompareRequest['unchangedScenarios']> = (results) => {
+export const unprofiledScenarios: NonNullable<CompareRequest['unprofiledScenarios']> = (results) => {
   const analysis = compareResults(results);
-  return results.scenarios.map((s) => s.name).filter((name) => scenarioUnchanged(analysis, name));
+  const names = results.scenarios.map((s) => s.name);
+  const moved = names.filter((name) => scenarioMoved(analysis, name));
+  return names.filter((name) => scenarioUnchanged(analysis, name) || (moved.length > 0 && !moved.includes(name)));
 };

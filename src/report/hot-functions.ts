@@ -8,6 +8,7 @@ import { type Culprit, culpritAmong, culpritOfScenario, describeCulpritPlace, de
 import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
 import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
+import { scenarioUnchanged } from '../results/verdicts.js';
 import { formatChange, formatChangeOf, formatCount, formatDurationUs, formatMetricName, MINUS } from './format.js';
 
 /** Rows per table unless the caller asks for another number. */
@@ -244,9 +245,18 @@ export function packageCells(row: PackageRow): { name: string; version: string; 
   };
 }
 
-/** The scenarios the profile phase left out because every verdict was unchanged; null when none. */
-export function describeProfilesSkipped(results: Results): string | null {
+/**
+ * The scenarios the profile phase left out, with why (gate/look.ts): every verdict unchanged, or
+ * inconclusive beside a scenario that regressed or improved; null when none.
+ */
+export function describeProfilesSkipped(results: Results, analysis: Analysis): string | null {
   const skipped = results.profilesSkipped ?? [];
   if (skipped.length === 0) return null;
-  return `Not profiled, every verdict unchanged: ${skipped.join(', ')} (profile.when: always profiles every scenario)`;
+  const unchanged = skipped.filter((name) => scenarioUnchanged(analysis, name));
+  const undecided = skipped.filter((name) => !unchanged.includes(name));
+  const reasons = [
+    ...(unchanged.length > 0 ? [`every verdict unchanged: ${unchanged.join(', ')}`] : []),
+    ...(undecided.length > 0 ? [`inconclusive beside a scenario that moved: ${undecided.join(', ')}`] : []),
+  ];
+  return `Not profiled, ${reasons.join('; ')} (profile.when: always profiles every scenario)`;
 }

@@ -579,7 +579,7 @@ function renderHotFunctions(results: Results, analysis: Analysis, options: Markd
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
   const sections = hotFunctionSections(results, rows);
-  const skipped = describeProfilesSkipped(results);
+  const skipped = describeProfilesSkipped(results, analysis);
   const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
   if (sections.length === 0) return note;
   const deoptimized = sections.some((section) => section.deoptimized.length > 0 || section.optimization.length > 0) ? '; ⚠️ deoptimized by V8 (reasons below)' : '';

@@ -452,7 +452,7 @@ function renderHotFunctionSection(section: HotFunctionSection, analysis: Analysi
 
 function renderHotFunctions(results: Results, analysis: Analysis, options: TerminalOptions, width: number, paint: Paint): string[] {
   const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
-  const skipped = describeProfilesSkipped(results);
+  const skipped = describeProfilesSkipped(results, analysis);
   const notes = skipped ? ['', sanitizeText(skipped)] : [];
   if (sections.length === 0) return notes;
   return [...sections.flatMap((s) => renderHotFunctionSection(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
