@@ -90496,10 +90496,6 @@ async function runLoads(baseUrls, scenario, durationMs, window2 = {}, options = 
     await run.close();
   }
 }
-async function runLoad(baseUrl, scenario, durationMs, options = {}) {
-  const [{ served: _, ...sample }] = await runLoads([baseUrl], scenario, durationMs, {}, options);
-  return sample;
-}
 
 // src/engine/lockfiles.ts
 import { existsSync as existsSync2, readFileSync as readFileSync5 } from "node:fs";
@@ -92722,14 +92718,11 @@ function readFrom(path, offset, limit = 64 * 1024 * 1024) {
     closeSync2(fd);
   }
 }
-async function profileSide(phase, side2, scenario, dir, ports) {
+async function startProfiled(phase, side2, dir) {
   const started = Date.now();
-  const { config: config2 } = phase;
-  const profile = config2.profile;
   const cwd = serviceDir(phase.trees[side2], phase.services[side2]);
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync3(dir, { recursive: true });
-  ports.progress({ phase: "profile", side: side2, scenario: scenario.name });
   const logFile = join8(phase.session.logDir, `${side2}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
@@ -92741,25 +92734,40 @@ async function profileSide(phase, side2, scenario, dir, ports) {
     logFile,
     statusFile: join8(phase.session.logDir, `${side2}-profile.status`),
     tracker: phase.session.tracker,
-    profiling: profilerSettings(info, dir, profile)
+    profiling: profilerSettings(info, dir, phase.config.profile)
   });
+  return { side: side2, service, info, dir, logFile, logStart, started };
+}
+async function profileSides(phase, scenario, dir, ports) {
+  const { config: config2 } = phase;
+  ports.progress({ phase: "profile", scenario: scenario.name });
+  const starting = await Promise.allSettled(["base", "head"].map((side2) => startProfiled(phase, side2, join8(dir, side2))));
+  const starts = starting.flatMap((s) => s.status === "fulfilled" ? [s.value] : []);
   let window2;
   let requests;
   try {
-    await service.waitReady();
+    const failed = starting.find((s) => s.status === "rejected");
+    if (failed) throw failed.reason;
+    await Promise.all(starts.map((s) => s.service.waitReady()));
+    const urls = starts.map((s) => s.service.url);
     const warmupMs = Math.min(config2.load.warmupMs, PROFILE_WARMUP_CAP_MS);
     const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
     const options = { ...rate && { ratePerSecond: rate.perSecond }, ...ports.load && { generator: ports.load } };
-    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
-    service.assertRunning("while warming up under the profiler");
+    if (warmupMs > 0) await runLoads(urls, scenario, warmupMs, {}, options);
+    for (const s of starts) s.service.assertRunning("while warming up under the profiler");
     const startUs = monotonicUs();
-    const sample = await runLoad(service.url, scenario, profile.durationMs, options);
+    const samples = await runLoads(urls, scenario, config2.profile.durationMs, {}, options);
     window2 = { startUs, endUs: monotonicUs() };
-    requests = sample.requests;
-    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
+    requests = samples.map((sample) => sample.requests);
+    for (const s of starts) s.service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
   } finally {
-    await service.stop(PROFILE_STOP_GRACE_MS);
+    await Promise.all(starts.map((s) => s.service.stop(PROFILE_STOP_GRACE_MS)));
   }
+  const [base, head] = starts.map((s, i) => collectSide(phase, s, scenario, window2, requests[i], ports));
+  return { base, head };
+}
+function collectSide(phase, start, scenario, window2, requests, ports) {
+  const { side: side2, dir, info, logFile, logStart, started } = start;
   const names = readdirSync5(dir);
   const files = [];
   const profiles = [];
@@ -92797,11 +92805,8 @@ async function profileSide(phase, side2, scenario, dir, ports) {
 async function profileScenario(phase, scenario, slug, ports) {
   const profile = phase.config.profile;
   const dir = join8(phase.outDir, "profiles", slug);
-  const runs = {};
-  for (const side2 of ["base", "head"]) {
-    phase.session.checkCancelled();
-    runs[side2] = await profileSide(phase, side2, scenario, join8(dir, side2), ports);
-  }
+  phase.session.checkCancelled();
+  const runs = await profileSides(phase, scenario, dir, ports);
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   for (const side2 of ["base", "head"]) applyOptimizationTrace(summaries[side2].functions, runs[side2].optimization);
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
@@ -92907,7 +92912,7 @@ async function runProfiles(phase) {
 var START_ALLOWANCE_MS = 3e3;
 var SLICE_OVERHEAD_MS = 40;
 var PROFILE_SIDE_OVERHEAD_MS = 4e3;
-var PROFILE_RENDER_MS = 5e3;
+var PROFILE_RENDER_MS = 2500;
 var PROFILE_WARMUP_CAP_MS2 = 2e3;
 function measureMs(config2, blocks) {
   const scenarios = config2.scenarios.length;
@@ -92948,11 +92953,11 @@ function estimateRun(config2, plan = buildPlan(config2, config2.seed ?? 0)) {
   }
   const profiled = profiledScenarios(config2);
   if (profiled.length > 0 && config2.profile) {
-    const perSide = Math.min(warmupMs, PROFILE_WARMUP_CAP_MS2) + config2.profile.durationMs + PROFILE_SIDE_OVERHEAD_MS;
+    const bothSides = Math.min(warmupMs, PROFILE_WARMUP_CAP_MS2) + config2.profile.durationMs + PROFILE_SIDE_OVERHEAD_MS;
     phases.push({
       phase: "profile",
-      ms: profiled.length * (2 * perSide + PROFILE_RENDER_MS),
-      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head, ${formatDuration(config2.profile.durationMs)} of profiled load each, then flamegraphs` + (config2.profile.when === "changed" ? "; at most: a scenario whose verdicts are all unchanged is not profiled" : "")
+      ms: profiled.length * (bothSides + PROFILE_RENDER_MS),
+      detail: `${profiled.length} scenario${profiled.length === 1 ? "" : "s"} \xD7 base and head at once, ${formatDuration(config2.profile.durationMs)} of profiled load, then flamegraphs` + (config2.profile.when === "changed" ? "; at most: a scenario whose verdicts are all unchanged is not profiled" : "")
     });
   }
   const totalMs = phases.reduce((sum2, p) => sum2 + p.ms, 0);
@@ -94526,13 +94531,14 @@ function paired(kind, metric, scenario, benchmark, c, culprit = null) {
   };
 }
 function scenarioUnchanged(analysis, scenario) {
-  return ownVerdicts(analysis, scenario).every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
+  const own3 = [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
+  return own3.every((c) => c.gated ? c.verdict === "unchanged" : c.verdict !== "regression" && c.verdict !== "improvement");
 }
 function scenarioMoved(analysis, scenario) {
-  return ownVerdicts(analysis, scenario).some((c) => c.verdict === "regression" || c.verdict === "improvement");
+  return timeVerdicts(analysis, scenario).some((c) => c.verdict === "regression" || c.verdict === "improvement");
 }
-function ownVerdicts(analysis, scenario) {
-  return [...analysis.comparisons, ...analysis.health?.comparisons ?? [], ...analysis.health?.heap ?? []].filter((c) => c.scenario === scenario);
+function timeVerdicts(analysis, scenario) {
+  return [...analysis.comparisons, ...analysis.health?.comparisons ?? []].filter((c) => c.scenario === scenario);
 }
 function culpritOf2(results, analysis, scenario) {
   if (scenarioUnchanged(analysis, scenario)) return null;
@@ -98365,7 +98371,7 @@ function describeProfilesSkipped(results, analysis) {
   const undecided = skipped.filter((name2) => !unchanged.includes(name2));
   const reasons = [
     ...unchanged.length > 0 ? [`every verdict unchanged: ${unchanged.join(", ")}`] : [],
-    ...undecided.length > 0 ? [`inconclusive beside a scenario that moved: ${undecided.join(", ")}`] : []
+    ...undecided.length > 0 ? [`no decided change for a CPU profile to explain while another scenario has one: ${undecided.join(", ")}`] : []
   ];
   return `Not profiled, ${reasons.join("; ")} (profile.when: always profiles every scenario)`;
 }

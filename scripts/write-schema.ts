@@ -355,8 +355,8 @@ ${describe('profile')}
 
 ${section('profile')}
 
-Per profiled scenario the phase takes, for each side: a restart, up to 2 s of warm-up, \`duration\`
-of load and drawing the flamegraph — about 15 s per side with the defaults. The \`--no-profile\` and
+Per profiled scenario the phase restarts base and head together, loads both for up to 2 s of
+warm-up and then \`duration\`, and draws the flamegraphs — about 16 s per scenario with the defaults. The \`--no-profile\` and
 \`--profile-duration\` flags override these keys.
 
 ## Command line and action

@@ -24,7 +24,7 @@ import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace
 import { packageTimes } from '../profile/packages.js';
 import type { PackageTime, ScenarioProfile, Side, SideProfile } from '../results/types.js';
 import { CancelledError, PerfgateError } from './errors.js';
-import { runLoad } from './load.js';
+import { runLoads } from './load.js';
 import { packageResolver } from './lockfiles.js';
 import type { RunSession } from './session.js';
 import type { EnginePorts } from './ports.js';
@@ -221,20 +221,22 @@ function readFrom(path: string, offset: number, limit = 64 * 1024 * 1024): strin
   }
 }
 
-async function profileSide(
-  phase: ProfilePhase,
-  side: Side,
-  scenario: ScenarioConfig,
-  dir: string,
-  ports: EnginePorts,
-): Promise<SideRun> {
+/** A side's service, started under the profiler: what collectSide reads once it stopped. */
+interface ProfiledStart {
+  side: Side;
+  service: Service;
+  info: NodeInfo;
+  dir: string;
+  logFile: string;
+  logStart: number;
+  started: number;
+}
+
+async function startProfiled(phase: ProfilePhase, side: Side, dir: string): Promise<ProfiledStart> {
   const started = Date.now();
-  const { config } = phase;
-  const profile = config.profile!;
   const cwd = serviceDir(phase.trees[side], phase.services[side]);
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync(dir, { recursive: true });
-  ports.progress({ phase: 'profile', side, scenario: scenario.name });
   const logFile = join(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({
@@ -246,26 +248,49 @@ async function profileSide(
     logFile,
     statusFile: join(phase.session.logDir, `${side}-profile.status`),
     tracker: phase.session.tracker,
-    profiling: profilerSettings(info, dir, profile),
+    profiling: profilerSettings(info, dir, phase.config.profile!),
   });
+  return { side, service, info, dir, logFile, logStart, started };
+}
+
+/**
+ * Both sides at once, as the timed slices measure them: both services on the cores they share
+ * and one generator loading both over the same window, so neither side's profile is taken on a
+ * machine the other did not have, and the phase costs one side's time, not two.
+ */
+async function profileSides(phase: ProfilePhase, scenario: ScenarioConfig, dir: string, ports: EnginePorts): Promise<Record<Side, SideRun>> {
+  const { config } = phase;
+  ports.progress({ phase: 'profile', scenario: scenario.name });
+  const starting = await Promise.allSettled((['base', 'head'] as const).map((side) => startProfiled(phase, side, join(dir, side))));
+  const starts = starting.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   let window: SampleWindow;
-  let requests: number;
+  let requests: number[];
   try {
-    await service.waitReady();
+    const failed = starting.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    await Promise.all(starts.map((s) => s.service.waitReady()));
+    const urls = starts.map((s) => s.service.url);
     const warmupMs = Math.min(config.load.warmupMs, PROFILE_WARMUP_CAP_MS);
     // A fixed-rate scenario is profiled at the rate its pairs were measured at.
     const rate = phase.session.results.scenarios.find((s) => s.name === scenario.name)?.rate;
     const options = { ...(rate && { ratePerSecond: rate.perSecond }), ...(ports.load && { generator: ports.load }) };
-    if (warmupMs > 0) await runLoad(service.url, scenario, warmupMs, options);
-    service.assertRunning('while warming up under the profiler');
+    if (warmupMs > 0) await runLoads(urls, scenario, warmupMs, {}, options);
+    for (const s of starts) s.service.assertRunning('while warming up under the profiler');
     const startUs = monotonicUs();
-    const sample = await runLoad(service.url, scenario, profile.durationMs, options);
+    const samples = await runLoads(urls, scenario, config.profile!.durationMs, {}, options);
     window = { startUs, endUs: monotonicUs() };
-    requests = sample.requests;
-    service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
+    requests = samples.map((sample) => sample.requests);
+    for (const s of starts) s.service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
   } finally {
-    await service.stop(PROFILE_STOP_GRACE_MS);
+    await Promise.all(starts.map((s) => s.service.stop(PROFILE_STOP_GRACE_MS)));
   }
+  const [base, head] = starts.map((s, i) => collectSide(phase, s, scenario, window, requests[i]!, ports));
+  return { base: base!, head: head! };
+}
+
+/** A stopped side's profiles, read and attributed. */
+function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: ScenarioConfig, window: SampleWindow, requests: number, ports: EnginePorts): SideRun {
+  const { side, dir, info, logFile, logStart, started } = start;
   const names = readdirSync(dir);
   // A process killed while writing leaves a cut file: the others still make the side's profile.
   const files: string[] = [];
@@ -306,11 +331,8 @@ async function profileSide(
 async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, slug: string, ports: EnginePorts): Promise<ScenarioProfile> {
   const profile = phase.config.profile!;
   const dir = join(phase.outDir, 'profiles', slug);
-  const runs = {} as Record<Side, SideRun>;
-  for (const side of ['base', 'head'] as const) {
-    phase.session.checkCancelled();
-    runs[side] = await profileSide(phase, side, scenario, join(dir, side), ports);
-  }
+  phase.session.checkCancelled();
+  const runs = await profileSides(phase, scenario, dir, ports);
   const summaries = { base: summarizeCallTree(runs.base.tree), head: summarizeCallTree(runs.head.tree) };
   for (const side of ['base', 'head'] as const) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
@@ -388,7 +410,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
   return entry;
 }
 
-/** The phase: every profiled scenario, base then head; failures become warnings. */
+/** The phase: every profiled scenario, its base and head at once; failures become warnings. */
 export async function runProfiles(phase: ProfilePhase): Promise<void> {
   const { ports } = phase.session;
   const planned = profiledScenarios(phase.config);

@@ -247,7 +247,7 @@ export function packageCells(row: PackageRow): { name: string; version: string; 
 
 /**
  * The scenarios the profile phase left out, with why (gate/look.ts): every verdict unchanged, or
- * inconclusive beside a scenario that regressed or improved; null when none.
+ * nothing a CPU profile explains decided while another scenario regressed or improved; null when none.
  */
 export function describeProfilesSkipped(results: Results, analysis: Analysis): string | null {
   const skipped = results.profilesSkipped ?? [];
@@ -256,7 +256,7 @@ export function describeProfilesSkipped(results: Results, analysis: Analysis): s
   const undecided = skipped.filter((name) => !unchanged.includes(name));
   const reasons = [
     ...(unchanged.length > 0 ? [`every verdict unchanged: ${unchanged.join(', ')}`] : []),
-    ...(undecided.length > 0 ? [`inconclusive beside a scenario that moved: ${undecided.join(', ')}`] : []),
+    ...(undecided.length > 0 ? [`no decided change for a CPU profile to explain while another scenario has one: ${undecided.join(', ')}`] : []),
   ];
   return `Not profiled, ${reasons.join('; ')} (profile.when: always profiles every scenario)`;
 }

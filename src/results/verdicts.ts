@@ -120,16 +120,21 @@ function paired(
  * names its noise.
  */
 export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
-  return ownVerdicts(analysis, scenario).every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
+  const own = [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
+  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
 }
 
-/** Whether a metric of the scenario regressed or improved: a change the run has decided, which a culprit explains. */
+/**
+ * Whether a metric of the scenario that a CPU profile explains (its HTTP and event-loop, GC and
+ * CPU metrics; not the heap's growth, which a CPU profile does not show) regressed or improved:
+ * a change the run has decided, for a culprit to explain.
+ */
 export function scenarioMoved(analysis: Analysis, scenario: string): boolean {
-  return ownVerdicts(analysis, scenario).some((c) => c.verdict === 'regression' || c.verdict === 'improvement');
+  return timeVerdicts(analysis, scenario).some((c) => c.verdict === 'regression' || c.verdict === 'improvement');
 }
 
-function ownVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
-  return [...analysis.comparisons, ...(analysis.health?.comparisons ?? []), ...(analysis.health?.heap ?? [])].filter((c) => c.scenario === scenario);
+function timeVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
+  return [...analysis.comparisons, ...(analysis.health?.comparisons ?? [])].filter((c) => c.scenario === scenario);
 }
 
 /** The scenario's culprit as data; null when it was not profiled, nothing of its own code grew, or its verdict is unchanged. */

@@ -45,12 +45,12 @@ function replay(rec: Recording, tty: boolean, ci = false): { lines: string[]; le
  */
 const look1 = JSON.parse(readFileSync(new URL('../fixtures/progress/example-service-look1.json', import.meta.url), 'utf8')) as Recording;
 
-// The second recording is checked through the measurement only: in its profile phase one line
-// said ~23 s left for 16 s (the profiles' estimate, 7 s over where 5 s are allowed), which this
-// test does not hide: it is the open part of the time left's accuracy (docs/calibration.md).
+// The first recording is checked through the measurement only: its profile phase profiled base,
+// then head, where the phase now profiles both at once, so its profiles took twice what the
+// current estimate plans for them.
 for (const [name, rec, minLines, throughProfiles] of [
-  ['stopped by the look after block 2 (the former schedule, replayed with its estimate)', recording, 90, true],
-  ['stopped by the look after block 1, through the measurement', look1, 20, false],
+  ['stopped by the look after block 2 (the former schedule, replayed with its estimate), through the measurement', recording, 90, false],
+  ['stopped by the look after block 1, through the profiles', look1, 20, true],
 ] as const) {
   test(`the time left is within 25% of the truth from the first pair on, and drops when a look stops the run early: ${name}`, (ctx) => {
     const { events, endMs } = rec;

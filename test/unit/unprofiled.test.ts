@@ -40,8 +40,17 @@ test('profile.when: changed leaves out the unchanged scenarios, and the undecide
   results.profilesSkipped = unprofiledScenarios(results);
   assert.equal(
     describeProfilesSkipped(results, analysis),
-    'Not profiled, every verdict unchanged: GET /same; inconclusive beside a scenario that moved: GET /noisy (profile.when: always profiles every scenario)',
+    'Not profiled, every verdict unchanged: GET /same; no decided change for a CPU profile to explain while another scenario has one: GET /noisy (profile.when: always profiles every scenario)',
   );
+});
+
+test('a heap verdict alone is no change for a CPU profile to explain, though it keeps the scenario from reading unchanged', () => {
+  const results = threeScenarios({ 'GET /slow': [0.7, 0.01], 'GET /noisy': [0.99, 0.2], 'GET /same': [1, 0.001] });
+  const analysis = compareResults(results);
+  const heap = { scenario: 'GET /same', gated: false, verdict: 'improvement' } as unknown as NonNullable<typeof analysis.health>['heap'][number];
+  const withHeap = { ...analysis, health: { ...(analysis.health ?? { comparisons: [], hints: [], failing: [] }), heap: [heap] } } as typeof analysis;
+  assert.ok(!scenarioMoved(withHeap, 'GET /same'));
+  assert.ok(!scenarioUnchanged(withHeap, 'GET /same'));
 });
 
 test('profile.when: changed profiles the undecided scenarios when none moved: they are the open question', () => {
