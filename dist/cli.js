@@ -93090,6 +93090,7 @@ function configHash(config2) {
 }
 
 // src/compare/shard.ts
+var STORED_NOT_SHARDED = "a stored baseline and shards do not combine yet (a record holds every scenario, a shard measures its part): record, and compare with the record, in one job without shard";
 var MAX_SHARDS = 64;
 function parseShard(text2, source = "shard") {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(text2);
@@ -100560,6 +100561,7 @@ async function compare(values, io, color, dryRun, record2 = false) {
   if (oneCommit && values.base !== void 0) {
     throw new UsageError(record2 ? "record measures one commit: --base has no meaning here" : "--baseline replaces --base: give one of them");
   }
+  if (oneCommit && values.shard !== void 0) throw new UsageError(`${record2 ? "record" : "--baseline"} with --shard ${values.shard}: ${STORED_NOT_SHARDED}`);
   const baseline = values.baseline === void 0 ? null : readBaseline(resolve4(io.cwd, values.baseline));
   const baseRef = oneCommit ? values.head ?? "HEAD" : values.base ?? await defaultBranch(root);
   const outDir = values.out ? resolve4(io.cwd, values.out) : join24(tmpdir5(), `perfgate-${(/* @__PURE__ */ new Date()).toISOString().replace(/[:.]/g, "-")}`);

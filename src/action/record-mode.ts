@@ -8,6 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { STORED_NOT_SHARDED } from '../compare/shard.js';
 import { ArtifactError, uploadArchive, uploadUnavailable } from '../github/artifacts.js';
 import { recordArtifactName } from '../github/records.js';
 import type { Results } from '../results/types.js';
@@ -19,6 +20,12 @@ import type { OneCommitRun } from './one-commit.js';
 /** Events whose code someone with write access pushed or started; a pull request's run never writes a record. */
 const RECORD_EVENTS = ['push', 'workflow_dispatch', 'schedule'];
 
+/** A stored baseline's two halves, a record and a gate against it, run unsharded (compare/shard.ts). */
+export function refuseShard(inputs: ActionInputs, what: string): void {
+  const shard = inputs.settings.shard;
+  if (typeof shard === 'string' && shard.trim() !== '') throw new InputError(`${what} with shard: ${shard}: ${STORED_NOT_SHARDED} (example-workflows/perf-baseline.yml).`);
+}
+
 export function recordRun(inputs: ActionInputs, context: RunContext): OneCommitRun {
   if (!RECORD_EVENTS.includes(context.eventName)) {
     throw new InputError(
@@ -26,6 +33,7 @@ export function recordRun(inputs: ActionInputs, context: RunContext): OneCommitR
         "a record is the baseline pull requests are judged against, so a pull request's code must not write one (example-workflows/perf-baseline.yml).",
     );
   }
+  refuseShard(inputs, 'mode: record');
   const unavailable = uploadUnavailable(context.env);
   if (unavailable) throw new ArtifactError(`mode: record stores its results as an artifact, and cannot here: ${unavailable}.`);
   return {

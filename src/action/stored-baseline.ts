@@ -24,11 +24,13 @@ import type { RunContext } from './context.js';
 import { type ActionInputs, InputError } from './inputs.js';
 import { actionLogger } from './logger.js';
 import type { OneCommitRun } from './one-commit.js';
+import { refuseShard } from './record-mode.js';
 
 /** As report mode: a record over 64 MiB is not one perfgate wrote. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
 export async function storedBaselineRun(inputs: ActionInputs, context: RunContext): Promise<OneCommitRun> {
+  refuseShard(inputs, 'baseline: stored');
   const pr = pullRequestOf(context.payload);
   if (!pr?.baseSha) {
     throw new InputError(

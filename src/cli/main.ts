@@ -17,6 +17,7 @@ import { CHANGE_POINT_DEFAULTS } from '../stats/change-points.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
 import { attachBaseline, checkRunner } from '../compare/baseline.js';
+import { STORED_NOT_SHARDED } from '../compare/shard.js';
 import { BaselineError, baselineOf } from '../results/baseline.js';
 import { ResultsFileError, readResults, writeResults } from '../results/io.js';
 import type { Results, StoredBaseline } from '../results/types.js';
@@ -235,6 +236,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   if (oneCommit && values.base !== undefined) {
     throw new UsageError(record ? 'record measures one commit: --base has no meaning here' : '--baseline replaces --base: give one of them');
   }
+  if (oneCommit && values.shard !== undefined) throw new UsageError(`${record ? 'record' : '--baseline'} with --shard ${values.shard}: ${STORED_NOT_SHARDED}`);
   const baseline = values.baseline === undefined ? null : readBaseline(resolve(io.cwd, values.baseline));
   const baseRef = oneCommit ? (values.head ?? 'HEAD') : (values.base ?? (await defaultBranch(root)));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);

@@ -22,6 +22,14 @@ import { type GateKey, HEALTH_METRICS, METRICS, type PerfgateConfig, STARTUP_MET
 import { configHash } from '../results/config-hash.js';
 import type { ShardRecord } from '../results/types.js';
 
+/**
+ * A stored baseline and shards do not combine yet. A record holds the whole configuration and is
+ * checked against the run's by its hash, while a shard's configuration is its part (its scenarios,
+ * alpha/n), so a shard's run would be refused for another configuration; a record of a part would
+ * leave the other scenarios without a baseline. Refused up front, with the way that works.
+ */
+export const STORED_NOT_SHARDED = 'a stored baseline and shards do not combine yet (a record holds every scenario, a shard measures its part): record, and compare with the record, in one job without shard';
+
 export interface Shard {
   /** 1-based. */
   index: number;

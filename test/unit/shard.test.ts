@@ -94,3 +94,21 @@ test('perfgate compare --shard 4/3: refused before anything runs, the message na
   assert.equal(run.code, 2, run.stderr);
   assert.match(run.stderr, /shard 4\/3: i must be 1\.\.n \(1\.\.3\)/);
 });
+
+test('a stored baseline and shards do not combine yet: each of the four ways is refused before anything runs, naming why', async () => {
+  const { runCli } = await import('../helpers/cli.js');
+  for (const args of [['record', '--shard', '1/3'], ['compare', '--baseline', 'record.json', '--shard', '1/3']]) {
+    const run = await runCli(args, process.cwd());
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /(record|--baseline) with --shard 1\/3: a stored baseline and shards do not combine yet .*in one job without shard/);
+  }
+  const { recordRun } = await import('../../src/action/record-mode.js');
+  const { storedBaselineRun } = await import('../../src/action/stored-baseline.js');
+  type Inputs = Parameters<typeof recordRun>[0];
+  type Context = Parameters<typeof recordRun>[1];
+  const inputs = { settings: { shard: '2/3' }, github: { id: 'default', token: 't' } } as unknown as Inputs;
+  const push = { eventName: 'push', env: {} } as unknown as Context;
+  assert.throws(() => recordRun(inputs, push), /mode: record with shard: 2\/3: a stored baseline and shards do not combine yet .*\(example-workflows\/perf-baseline\.yml\)/);
+  const pr = { eventName: 'pull_request', env: {}, payload: { pull_request: { base: { sha: 'a'.repeat(40) } } } } as unknown as Context;
+  await assert.rejects(storedBaselineRun(inputs, pr), /baseline: stored with shard: 2\/3: a stored baseline and shards do not combine yet/);
+});
