@@ -95382,16 +95382,35 @@ function heapTrend(scenario, side2) {
     lastActiveHandles: last.activeHandles
   };
 }
+function heapGap(scenario) {
+  const byStart = /* @__PURE__ */ new Map();
+  let n = 0;
+  for (const pair of scenario.pairs) {
+    const base = aggregateHealth(pair.base.health);
+    const head = aggregateHealth(pair.head.health);
+    if (base?.heapAfterGcBytes == null || head?.heapAfterGcBytes == null) continue;
+    const series = byStart.get(startOf(pair)) ?? { x: [], y: [] };
+    series.x.push((pair.base.health.requestsSinceStart + pair.head.health.requestsSinceStart) / 2);
+    series.y.push(head.heapAfterGcBytes - base.heapAfterGcBytes);
+    byStart.set(startOf(pair), series);
+    n++;
+  }
+  if (n === 0) return null;
+  const starts = [...byStart.values()];
+  const kendall = seasonalKendall(starts);
+  return { n, bytesPerRequest: theilSenSlope(starts), s: kendall.s, p: kendall.p };
+}
 function rising(trend, alpha) {
   const slopes = trend.blocks.filter((b) => b !== null);
   return trend.s > 0 && trend.p < alpha && slopes.length > 0 && slopes.filter((b) => b > 0).length >= RISING_SHARE * slopes.length;
 }
-function decideHeapGrowth(base, head, rule2, alpha) {
+function decideHeapGrowth(base, head, gap, rule2, alpha) {
   const headMb = mbPer10k(head.bytesPerRequest);
   const baseMb = mbPer10k(base.bytesPerRequest);
   const change = headMb - baseMb;
-  if (rising(head, alpha) && change > rule2.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return "regression";
-  if (rising(base, alpha) && -change > rule2.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return "improvement";
+  const widening = (sign) => gap !== null && Math.sign(gap.s) === sign && gap.p < alpha;
+  if (rising(head, alpha) && widening(1) && change > rule2.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return "regression";
+  if (rising(base, alpha) && widening(-1) && -change > rule2.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return "improvement";
   if (Math.abs(change) <= rule2.limitMbPer10k) return "unchanged";
   return "inconclusive";
 }
@@ -95400,6 +95419,7 @@ function compareHeap(results, scenario) {
   const head = heapTrend(scenario, "head");
   if (base === null || head === null) return null;
   const rule2 = heapGrowthRule(results);
+  const gap = heapGap(scenario);
   return {
     scenario: scenario.name,
     gated: rule2.gated,
@@ -95409,7 +95429,8 @@ function compareHeap(results, scenario) {
     baseMbPer10k: mbPer10k(base.bytesPerRequest),
     headMbPer10k: mbPer10k(head.bytesPerRequest),
     change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
-    verdict: decideHeapGrowth(base, head, rule2, results.config.alpha)
+    gap,
+    verdict: decideHeapGrowth(base, head, gap, rule2, results.config.alpha)
   };
 }
 var GENERATOR_SATURATED = 0.9;
@@ -97790,24 +97811,24 @@ function countVerdicts(comparisons) {
     gatedRegressions: count2((c) => c.verdict === "regression" && c.gated),
     improvements: count2((c) => c.verdict === "improvement"),
     unchanged: count2((c) => c.verdict === "unchanged"),
-    inconclusive: count2((c) => c.verdict === "inconclusive")
+    inconclusive: count2((c) => c.verdict === "inconclusive"),
+    gatedInconclusive: count2((c) => c.verdict === "inconclusive" && c.gated)
   };
 }
 function plural2(n, singular, pluralForm = `${singular}s`) {
   return `${n} ${n === 1 ? singular : pluralForm}`;
 }
-function describeRegressions(counts) {
-  const text2 = plural2(counts.regressions, "regression");
-  if (counts.gatedRegressions === counts.regressions) return text2;
-  return `${text2} (${counts.gatedRegressions === 0 ? "none" : counts.gatedRegressions} gated)`;
+function describeGated(text2, all, gated) {
+  if (gated === all) return text2;
+  return `${text2} (${gated === 0 ? "none" : gated} gated)`;
 }
 function describeCounts(counts) {
   const parts = [
-    describeRegressions(counts),
+    describeGated(plural2(counts.regressions, "regression"), counts.regressions, counts.gatedRegressions),
     plural2(counts.improvements, "improvement"),
     `${counts.unchanged} unchanged`
   ];
-  if (counts.inconclusive > 0) parts.push(`${counts.inconclusive} inconclusive`);
+  if (counts.inconclusive > 0) parts.push(describeGated(`${counts.inconclusive} inconclusive`, counts.inconclusive, counts.gatedInconclusive));
   return parts.join(" \xB7 ");
 }
 function describeFailingLimits(failing, benchmarks, health) {

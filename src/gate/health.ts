@@ -13,6 +13,7 @@ import type {
   HealthComparison,
   HealthHint,
   HeapGrowthComparison,
+  HeapGap,
   HeapTrend,
   MetricComparison,
   PairedComparison,
@@ -216,6 +217,32 @@ export function heapTrend(scenario: ScenarioResults, side: Side): HeapTrend | nu
 }
 
 /**
+ * The gap between head's heap and base's, per start pair: both sides of a slice were measured
+ * over the same window, so whatever the machine and the run's shape add to both (old garbage
+ * not yet collected, caches warming) cancels, and what is left is head pulling away from base.
+ * Requests served are the two sides' mean: the sides serve about as many per slice, and the
+ * trend test reads only their order. Null when no slice has both sides' heap.
+ */
+export function heapGap(scenario: ScenarioResults): HeapGap | null {
+  const byStart = new Map<number, { x: number[]; y: number[] }>();
+  let n = 0;
+  for (const pair of scenario.pairs) {
+    const base = aggregateHealth(pair.base.health);
+    const head = aggregateHealth(pair.head.health);
+    if (base?.heapAfterGcBytes == null || head?.heapAfterGcBytes == null) continue;
+    const series = byStart.get(startOf(pair)) ?? { x: [], y: [] };
+    series.x.push((pair.base.health!.requestsSinceStart + pair.head.health!.requestsSinceStart) / 2);
+    series.y.push(head.heapAfterGcBytes - base.heapAfterGcBytes);
+    byStart.set(startOf(pair), series);
+    n++;
+  }
+  if (n === 0) return null;
+  const starts = [...byStart.values()];
+  const kendall = seasonalKendall(starts);
+  return { n, bytesPerRequest: theilSenSlope(starts), s: kendall.s, p: kendall.p };
+}
+
+/**
  * Rising: a significant upward trend (the seasonal Kendall test over starts), and upward in at
  * least two thirds of the starts that have a slope of their own.
  */
@@ -226,16 +253,19 @@ function rising(trend: HeapTrend, alpha: number): boolean {
 
 /**
  * The memory-growth rule: "possible leak" (a regression) when head's heap rises significantly
- * and in most starts, faster than base's by more than the limit and at least twice as fast;
- * the mirror image is an improvement (a leak gone); unchanged when the two growths differ by
- * less than the limit; otherwise inconclusive.
+ * and in most starts, faster than base's by more than the limit and at least twice as fast,
+ * and the gap between the sides widens significantly within the start pairs (each side's own
+ * trend also carries what both share: two growing sides whose rates differ by noise are not a
+ * leak); the mirror image is an improvement (a leak gone); unchanged when the two growths differ
+ * by less than the limit; otherwise inconclusive.
  */
-export function decideHeapGrowth(base: HeapTrend, head: HeapTrend, rule: HeapGrowthRule, alpha: number): Verdict {
+export function decideHeapGrowth(base: HeapTrend, head: HeapTrend, gap: HeapGap | null, rule: HeapGrowthRule, alpha: number): Verdict {
   const headMb = mbPer10k(head.bytesPerRequest);
   const baseMb = mbPer10k(base.bytesPerRequest);
   const change = headMb - baseMb;
-  if (rising(head, alpha) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return 'regression';
-  if (rising(base, alpha) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return 'improvement';
+  const widening = (sign: 1 | -1) => gap !== null && Math.sign(gap.s) === sign && gap.p < alpha;
+  if (rising(head, alpha) && widening(1) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return 'regression';
+  if (rising(base, alpha) && widening(-1) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return 'improvement';
   if (Math.abs(change) <= rule.limitMbPer10k) return 'unchanged';
   return 'inconclusive';
 }
@@ -245,6 +275,7 @@ function compareHeap(results: Results, scenario: ScenarioResults): HeapGrowthCom
   const head = heapTrend(scenario, 'head');
   if (base === null || head === null) return null;
   const rule = heapGrowthRule(results);
+  const gap = heapGap(scenario);
   return {
     scenario: scenario.name,
     gated: rule.gated,
@@ -254,7 +285,8 @@ function compareHeap(results: Results, scenario: ScenarioResults): HeapGrowthCom
     baseMbPer10k: mbPer10k(base.bytesPerRequest),
     headMbPer10k: mbPer10k(head.bytesPerRequest),
     change: mbPer10k(head.bytesPerRequest) - mbPer10k(base.bytesPerRequest),
-    verdict: decideHeapGrowth(base, head, rule, results.config.alpha),
+    gap,
+    verdict: decideHeapGrowth(base, head, gap, rule, results.config.alpha),
   };
 }
 

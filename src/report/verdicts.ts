@@ -27,6 +27,7 @@ export interface VerdictCounts {
   improvements: number;
   unchanged: number;
   inconclusive: number;
+  gatedInconclusive: number;
 }
 
 /** A comparison in display order; `firstOfScenario` starts a scenario's group of rows. */
@@ -99,6 +100,7 @@ export function countVerdicts(comparisons: readonly Pick<PairedComparison, 'verd
     improvements: count((c) => c.verdict === 'improvement'),
     unchanged: count((c) => c.verdict === 'unchanged'),
     inconclusive: count((c) => c.verdict === 'inconclusive'),
+    gatedInconclusive: count((c) => c.verdict === 'inconclusive' && c.gated),
   };
 }
 
@@ -106,21 +108,23 @@ function plural(n: number, singular: string, pluralForm = `${singular}s`): strin
   return `${n} ${n === 1 ? singular : pluralForm}`;
 }
 
-/** "1 regression", or "2 regressions (1 gated)" when some regressions cannot fail the build. */
-function describeRegressions(counts: VerdictCounts): string {
-  const text = plural(counts.regressions, 'regression');
-  if (counts.gatedRegressions === counts.regressions) return text;
-  return `${text} (${counts.gatedRegressions === 0 ? 'none' : counts.gatedRegressions} gated)`;
+/**
+ * "1 regression", or "2 regressions (1 gated)" when some cannot fail the build: on a run whose
+ * ungated rows are folded away, a reader must not go looking for what the gate never weighed.
+ */
+function describeGated(text: string, all: number, gated: number): string {
+  if (gated === all) return text;
+  return `${text} (${gated === 0 ? 'none' : gated} gated)`;
 }
 
-/** "1 regression · 1 improvement · 5 unchanged" (+ "· 2 inconclusive" when any). */
+/** "1 regression · 1 improvement · 5 unchanged" (+ "· 2 inconclusive" when any, "(none gated)" when no gated one is). */
 export function describeCounts(counts: VerdictCounts): string {
   const parts = [
-    describeRegressions(counts),
+    describeGated(plural(counts.regressions, 'regression'), counts.regressions, counts.gatedRegressions),
     plural(counts.improvements, 'improvement'),
     `${counts.unchanged} unchanged`,
   ];
-  if (counts.inconclusive > 0) parts.push(`${counts.inconclusive} inconclusive`);
+  if (counts.inconclusive > 0) parts.push(describeGated(`${counts.inconclusive} inconclusive`, counts.inconclusive, counts.gatedInconclusive));
   return parts.join(' · ');
 }
 

@@ -177,6 +177,21 @@ export interface HeapTrend {
   lastActiveHandles: number;
 }
 
+/**
+ * Head's post-GC heap minus base's, slice by slice of the start pairs, against the requests
+ * served: whether head's heap pulls away from base's within the process lifetimes they share.
+ */
+export interface HeapGap {
+  /** Slices with a heap number on both sides. */
+  n: number;
+  /** Theil–Sen slope of the gap against requests served, pooled over starts, bytes per request. */
+  bytesPerRequest: number;
+  /** Seasonal Kendall trend statistic S of the gap (starts as seasons): above 0 head pulls ahead. */
+  s: number;
+  /** Its two-sided p-value. */
+  p: number;
+}
+
 /** The memory-growth rule's verdict: a regression here is a "possible leak". */
 export interface HeapGrowthComparison {
   scenario: string;
@@ -190,6 +205,8 @@ export interface HeapGrowthComparison {
   headMbPer10k: number;
   /** Head's growth minus base's, MB per 10,000 requests. */
   change: number;
+  /** The gap between the sides within each start pair; null when no slice has both sides' heap. */
+  gap: HeapGap | null;
   verdict: Verdict;
 }
 

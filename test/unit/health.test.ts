@@ -12,11 +12,12 @@ import {
   GENERATOR_DOMINANCE,
   GENERATOR_SATURATED,
   generatorBoundSlice,
+  heapGap,
   heapTrend,
   markGeneratorBound,
   SERVICE_SPARE,
 } from '../../src/gate/health.js';
-import type { HeapTrend, MetricComparison, ScenarioResults, Verdict } from '../../src/results/types.js';
+import type { HeapGap, HeapTrend, MetricComparison, ScenarioResults, Verdict } from '../../src/results/types.js';
 import { kendallS, seasonalKendall, theilSenSlope } from '../../src/stats/trend.js';
 import { HEALTHY, healthResults, processHealth, withoutHealthRules } from '../helpers/health.js';
 import { FIXTURES, ROOT } from '../helpers/repo.js';
@@ -118,25 +119,52 @@ describe('the memory-growth rule', () => {
     ...fields,
   });
   const rule = { limitMbPer10k: 0.5, gated: false };
+  /** The gap between the sides within start pairs: widening (s > 0), narrowing (s < 0), significant unless p says otherwise. */
+  const gap = (s: number, p = s === 0 ? 1 : 1e-4): HeapGap => ({ n: 12, bytesPerRequest: s * 10, s, p });
 
   it('head rising in every block while base is flat: possible leak', () => {
-    assert.equal(decideHeapGrowth(trend(0.02), trend(1.2), rule, 0.01), 'regression');
+    assert.equal(decideHeapGrowth(trend(0.02), trend(1.2), gap(30), rule, 0.01), 'regression');
   });
   it('both rising alike (a short run, old garbage not yet collected): unchanged', () => {
-    assert.equal(decideHeapGrowth(trend(0.4), trend(0.5), rule, 0.01), 'unchanged');
+    assert.equal(decideHeapGrowth(trend(0.4), trend(0.5), gap(4), rule, 0.01), 'unchanged');
   });
   it('head rising in one block only: not a leak', () => {
-    assert.equal(decideHeapGrowth(trend(0), trend(1.2, { blocks: [240, -10] }), rule, 0.01), 'inconclusive');
+    assert.equal(decideHeapGrowth(trend(0), trend(1.2, { blocks: [240, -10] }), gap(30), rule, 0.01), 'inconclusive');
   });
   it('a rise that is not significant: not a leak', () => {
-    assert.equal(decideHeapGrowth(trend(0), trend(1.2, { p: 0.2 }), rule, 0.01), 'inconclusive');
+    assert.equal(decideHeapGrowth(trend(0), trend(1.2, { p: 0.2 }), gap(30), rule, 0.01), 'inconclusive');
   });
   it('head growing much faster than a growing base: still a leak; at less than twice the rate: not', () => {
-    assert.equal(decideHeapGrowth(trend(1), trend(2.5), rule, 0.01), 'regression');
-    assert.equal(decideHeapGrowth(trend(1), trend(1.8), rule, 0.01), 'inconclusive');
+    assert.equal(decideHeapGrowth(trend(1), trend(2.5), gap(30), rule, 0.01), 'regression');
+    assert.equal(decideHeapGrowth(trend(1), trend(1.8), gap(30), rule, 0.01), 'inconclusive');
   });
   it('base leaking, head flat: a leak gone (improvement)', () => {
-    assert.equal(decideHeapGrowth(trend(1.5), trend(0), rule, 0.01), 'improvement');
+    assert.equal(decideHeapGrowth(trend(1.5), trend(0), gap(-30), rule, 0.01), 'improvement');
+  });
+  it('each side rising at its own rate while the gap between them does not widen: neither a leak nor a leak gone', () => {
+    assert.equal(decideHeapGrowth(trend(0.4), trend(1.4), gap(2, 0.9), rule, 0.01), 'inconclusive');
+    assert.equal(decideHeapGrowth(trend(1.5), trend(0.5), gap(-6, 0.04), rule, 0.01), 'inconclusive');
+    assert.equal(decideHeapGrowth(trend(0.02), trend(1.2), null, rule, 0.01), 'inconclusive', 'no slice with both sides: no claim');
+    assert.equal(decideHeapGrowth(trend(0.02), trend(1.2), gap(-30), rule, 0.01), 'inconclusive', 'the gap narrowing is no leak');
+  });
+  it('an A/A run whose two heaps both rose, head\'s own trend faster: the gap within start pairs says no leak', () => {
+    const recorded = JSON.parse(readFileSync(join(FIXTURES, 'health', 'heap-both-rising.json'), 'utf8')) as {
+      scenario: ScenarioResults;
+      config: { alpha: number; limitMbPer10k: number };
+    };
+    const { scenario, config } = recorded;
+    const base = heapTrend(scenario, 'base')!;
+    const head = heapTrend(scenario, 'head')!;
+    const headMb = head.bytesPerRequest / 100;
+    const baseMb = base.bytesPerRequest / 100;
+    // What each side's own trend says: head rising, over twice as fast as base and beyond the limit.
+    assert.ok(head.s > 0 && head.p < config.alpha, `head rising (p ${head.p})`);
+    assert.ok(headMb - baseMb > config.limitMbPer10k && headMb > 2 * baseMb, `${baseMb} → ${headMb} MB per 10k`);
+    const found = heapGap(scenario)!;
+    assert.equal(found.n, 48);
+    assert.ok(found.p > 0.5, `the gap does not widen (p ${found.p})`);
+    const rule = { limitMbPer10k: config.limitMbPer10k, gated: false };
+    assert.equal(decideHeapGrowth(base, head, found, rule, config.alpha), 'inconclusive');
   });
 
   it('fits post-GC heap against requests served, per start', () => {
@@ -148,6 +176,9 @@ describe('the memory-growth rule', () => {
     assert.ok(head.blocks.every((b) => b !== null && b > 60));
     assert.ok(head.p < 0.01 && head.s > 0);
     assert.equal(heapTrend({ ...scenario, pairs: scenario.pairs.slice(0, 5) }, 'head'), null, 'too few slices for a trend');
+    const widening = heapGap(scenario)!;
+    assert.ok(widening.s > 0 && widening.p < 0.01, `head pulls away from base within the start pairs (p ${widening.p})`);
+    assert.ok(Math.abs(widening.bytesPerRequest - 120) < 20, `gap slope ${widening.bytesPerRequest}`);
   });
 });
 

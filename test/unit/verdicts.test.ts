@@ -165,3 +165,16 @@ test("a faster head that fails requests is no improvement in the tables: its row
   );
   assert.equal(gatedCharts(results, analysis).find((chart) => chart.metric === 'throughput')!.rows[0]!.tone, 'good');
 });
+
+test('the counts say which inconclusive rows the gate weighed: a quiet pass with only ungated ones says "none gated"', () => {
+  const row = (verdict: 'unchanged' | 'inconclusive', gated: boolean) => ({ verdict, gated });
+  assert.equal(
+    describeCounts(countVerdicts([row('unchanged', true), row('unchanged', true), row('inconclusive', false), row('inconclusive', false)])),
+    '0 regressions · 0 improvements · 2 unchanged · 2 inconclusive (none gated)',
+  );
+  assert.equal(
+    describeCounts(countVerdicts([row('inconclusive', true), row('inconclusive', false), row('inconclusive', false)])),
+    '0 regressions · 0 improvements · 0 unchanged · 3 inconclusive (1 gated)',
+  );
+  assert.equal(describeCounts(countVerdicts([row('inconclusive', true)])), '0 regressions · 0 improvements · 0 unchanged · 1 inconclusive');
+});
