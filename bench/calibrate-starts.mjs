@@ -7,6 +7,7 @@
 //   npx tsx bench/calibrate-starts.mjs record --kinds pg …   (starts its own PostgreSQL server)
 //        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 3] [--instances 8]
 //        [--pairs-per-start 3] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
+//        [--boundary]   (each run inside the cgroup boundary, compare --boundary: root or sudo -n)
 //   node bench/calibrate-starts.mjs report [--in FILE[,FILE…]] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
 //        [--draw-load JSON]   (draw in another layout, e.g. '{"instances":8,"pairs":48}')
 //   node bench/calibrate-starts.mjs spread [--in FILE]
@@ -88,10 +89,11 @@ function makeRepo(scratch, cell, load, pg) {
   return repo;
 }
 
-async function recordOnce(cli, repo, cell, round) {
+async function recordOnce(cli, repo, cell, round, boundary) {
   // Whole results: the health verdicts (gated event-loop delay among them) are derived from the
   // per-process reports, so a line without them re-derives a smaller Holm family than the gate's.
-  return recordCliRun(cli, repo, cell.noise, { cell: cellKey(cell), ...cell, round });
+  const fields = { cell: cellKey(cell), ...cell, round, ...(boundary && { boundary: true }) };
+  return recordCliRun(cli, repo, cell.noise, fields, boundary ? ['--boundary'] : []);
 }
 
 function parseList(text, what) {
@@ -133,7 +135,7 @@ async function record(values) {
         const key = cellKey(cell);
         if ((done.get(key) ?? 0) >= r) continue;
         if (!repos.has(key)) repos.set(key, makeRepo(scratch, cell, load, pg));
-        const line = await recordOnce(cli, repos.get(key), cell, r);
+        const line = await recordOnce(cli, repos.get(key), cell, r, values.boundary);
         appendFileSync(file, `${JSON.stringify(line)}\n`);
         if (!line.error) done.set(key, r);
         const outcome = line.error ? `error: ${line.error}` : `exit ${line.exit}`;
@@ -531,6 +533,7 @@ if (isMain) {
       'draw-load': { type: 'string' },
       cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
       tiny: { type: 'boolean', default: false },
+      boundary: { type: 'boolean', default: false },
     },
   });
   try {

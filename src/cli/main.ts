@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -6,7 +7,8 @@ import { ConfigError } from '../config/load.js';
 import { cancelOnSignals, planComparison, resolveComparison, runComparison } from '../compare/service.js';
 import { PerfgateError } from '../engine/errors.js';
 import type { Preflight } from '../engine/preflight.js';
-import { ProcessTracker } from '../engine/process.js';
+import { type Boundary, openBoundary } from '../engine/boundary.js';
+import { ProcessTracker, programPathOrNull, RUN_MARKER_VAR } from '../engine/process.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
 import { compareResults } from '../gate/compare.js';
 import { collectRuns } from '../history/collect.js';
@@ -68,6 +70,9 @@ compare options:
   --full                every table even when nothing changed (such a run prints its headline
                         and one line by default, like the PR comment)
   --dry-run             check and print the plan, measure nothing (perfgate plan)
+  --boundary            run the code under test inside a cgroup that stopping it empties, as the
+                        action does (root or passwordless sudo; docs/security.md): for code you
+                        do not trust, e.g. a pull request's, measured outside GitHub Actions
   --quiet               no progress lines (warnings still show)    --no-color  plain output
 
 settings (the same names as the action's inputs; they win over perfgate.yml):
@@ -187,6 +192,7 @@ const CLI_FLAGS = {
   'all-functions': { type: 'boolean' },
   full: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
+  boundary: { type: 'boolean' },
   'no-probe': { type: 'boolean' },
 } as const;
 
@@ -263,14 +269,15 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   const { estimate } = planned;
   const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
-  const tracker = new ProcessTracker();
+  const boundary = values.boundary ? openCliBoundary(logger) : null;
+  const tracker = new ProcessTracker(null, boundary?.marker ?? null, boundary?.boundary ?? null);
   const cancel = cancelOnSignals(tracker);
   const onExit = () => void tracker.killAll(0);
   process.once('exit', onExit);
   try {
     const measured = await runComparison(
       { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal, ...(oneCommit && { stopEarly: false }) },
-      { logger, progress, env: io.env },
+      { logger, progress, env: boundary ? { ...io.env, [RUN_MARKER_VAR]: boundary.marker } : io.env },
     );
     const { resultsPath } = measured;
     let { results } = measured;
@@ -297,6 +304,8 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   } finally {
     cancel.release();
     process.off('exit', onExit);
+    // runComparison has stopped every process it started; this empties the cgroup of what left them.
+    await boundary?.boundary.close();
   }
 }
 
@@ -304,6 +313,21 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
 function readBaseline(path: string): { baseline: StoredBaseline; source: string } {
   const record = validateResults(readResults(path), path);
   return { baseline: baselineOf(record, record.sides.head.sha, record.github?.runId ?? null, path), source: path };
+}
+
+/**
+ * --boundary: the cgroup the action puts the pull request's code in (engine/boundary.ts), for the
+ * CLI. Asked for, so a machine that cannot make one is an error, not a warning: the user wanted
+ * the code contained.
+ */
+function openCliBoundary(logger: { info(message: string): void }): { boundary: Boundary; marker: string } {
+  const marker = randomUUID();
+  const opened = openBoundary(marker, programPathOrNull('sudo'));
+  if ('unavailable' in opened) {
+    throw new UsageError(`--boundary: no boundary can be made here: ${opened.unavailable}. Run perfgate as root or with passwordless sudo, or leave out --boundary (docs/security.md).`);
+  }
+  logger.info(`perfgate: the code under test runs inside ${opened.description}`);
+  return { boundary: opened, marker };
 }
 
 /** `perfgate history`: reads the runs, prints and writes the summary, writes the page. */

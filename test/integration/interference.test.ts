@@ -8,6 +8,7 @@
  * is not stopped.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { planComparison, resolveComparison, runComparison } from '../../src/compare/service.js';
@@ -59,8 +60,8 @@ test('an honest head in the same layout is not stopped', async () => {
   assert.doesNotMatch(run.stdout + run.stderr, /changed by another process|belong to no service start/);
 });
 
-// The boundary needs root or sudo -n (the action makes it; the CLI does not): the run is started
-// here as gate mode starts it, with a tracker that holds the boundary.
+// The boundary needs root or sudo -n (the action always asks for one; the CLI with --boundary): the
+// run is started here as gate mode starts it, with a tracker that holds the boundary.
 const boundaryAvailable = process.platform === 'linux' && (process.getuid?.() === 0 || programPathOrNull('sudo') !== null);
 const inBoundary: [string, string, RegExp | null][] = [
   ['orphan', 'leaves an orphaned process burning a core', /Processes of the pull request's code that belong to no service start used \d+% of a core in block 1 of 2/],
@@ -98,3 +99,23 @@ for (const [index, [attack, does, named]] of inBoundary.entries()) {
     }
   });
 }
+
+test('compare --boundary: the CLI runs the code under test inside the boundary, names the orphan it left, and the orphan is gone when the run ends', { skip: !boundaryAvailable }, async () => {
+  const repo = makeRepo(base, head('orphan'));
+  const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out'), '--seed', '5', '--boundary'], repo);
+  assert.equal(run.code, 2, run.stdout + run.stderr);
+  assert.match(run.stderr, /the code under test runs inside cgroup v[12] /);
+  assert.match(run.stderr, /Processes of the pull request's code that belong to no service start used \d+% of a core/);
+  // The orphan left its process group and emptied its environment (setsid, env -i): only the
+  // cgroup still held it.
+  const burning = readdirSync('/proc')
+    .filter((pid) => /^\d+$/.test(pid))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('process.exit(0), 120000');
+      } catch {
+        return false;
+      }
+    });
+  assert.deepEqual(burning, [], 'no orphan outlives the run');
+});
