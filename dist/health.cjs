@@ -131,24 +131,38 @@ function addCalls(queries, destination, name, calls, waitNs) {
 }
 
 /**
- * Normalized statement texts by their raw text: the same few statements run thousands of times,
- * so each is normalized once. Cleared when full, which bounds it whatever the service sends.
+ * Normalized statement texts by their raw text, one map per quoting rule: the same few
+ * statements run thousands of times, so each is normalized once. Cleared when full, which
+ * bounds them whatever the service sends.
  */
-const sqlNames = new Map();
+const sqlNames = [new Map(), new Map()];
 
-/** A SQL statement without its literals: 'text' and numbers become ?, whitespace one space. */
-function sqlName(text) {
+/** 'text' in standard SQL: a quote inside is doubled. */
+const STANDARD_STRING = /'(?:[^']|'')*'/g;
+/**
+ * 'text' in MySQL's default mode, where a backslash escapes the next character: mysql2's
+ * `query` puts its values into the text itself, "it's" as 'it\'s', which the standard rule
+ * would end at the escaped quote.
+ */
+const BACKSLASH_STRING = /'(?:[^'\\]|\\[\s\S]|'')*'/g;
+
+/**
+ * A SQL statement without its literals: 'text' and numbers become ?, whitespace one space.
+ * `backslashEscapes`: the text is MySQL's, where a backslash in a string escapes a quote.
+ */
+function sqlName(text, backslashEscapes = false) {
   if (typeof text !== 'string') return 'query';
-  let name = sqlNames.get(text);
+  const names = sqlNames[backslashEscapes ? 1 : 0];
+  let name = names.get(text);
   if (name !== undefined) return name;
   name = text
-    .replace(/'(?:[^']|'')*'/g, '?')
+    .replace(backslashEscapes ? BACKSLASH_STRING : STANDARD_STRING, '?')
     .replace(/(?<![\w$.])-?\d+(?:\.\d+)?\b/g, '?')
     .replace(/\s+/g, ' ')
     .trim()
     .slice(0, MAX_NAME_CHARS);
-  if (sqlNames.size >= 500) sqlNames.clear();
-  sqlNames.set(text, name);
+  if (names.size >= 500) names.clear();
+  names.set(text, name);
   return name;
 }
 
@@ -209,8 +223,10 @@ function nameQueries(requests, lateQuery) {
     const traced = {
       'node-redis:command': (context) => String(context.command),
       'ioredis:command': (context) => String(context.command).toUpperCase(),
-      'mysql2:query': (context) => sqlName(context.query),
-      'mysql2:execute': (context) => sqlName(context.query),
+      // `query` formats its values into the text (the context's query has them, escaped), `execute`
+      // sends them apart (its query keeps the placeholders): one name either way.
+      'mysql2:query': (context) => sqlName(context.query, true),
+      'mysql2:execute': (context) => sqlName(context.query, true),
     };
     for (const [channel, nameOf] of Object.entries(traced)) {
       diagnostics.tracingChannel(channel).subscribe({
