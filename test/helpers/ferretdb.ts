@@ -5,12 +5,13 @@
  * .ci/run does, puts it in ~/go/bin). MongoDB itself is in no registry this project can install
  * from; FerretDB is a Go module.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/engine/service.js';
+import { spawnServer } from './server-process.js';
 
 /** perfgate-ferretdb: $PERFGATE_FERRETDB, ~/go/bin, or the PATH. */
 export const FERRETDB = [process.env.PERFGATE_FERRETDB, join(homedir(), 'go', 'bin', 'perfgate-ferretdb')].find((p) => p && existsSync(p)) ?? 'perfgate-ferretdb';
@@ -44,25 +45,8 @@ export async function startFerretDB(): Promise<FerretDB> {
   const dir = mkdtempSync(join(tmpdir(), 'perfgate-ferretdb-'));
   const port = await freePort();
   const logFile = join(dir, 'ferretdb.log');
-  const log = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(FERRETDB, ['-listen-addr', `127.0.0.1:${port}`, '-sqlite-url', `file:${dir}/`], { stdio: ['ignore', log, log] });
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  child.once('error', () => {
-    exited = true;
-  });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!(await canConnect(port))) {
-    if (exited || Date.now() > deadline) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-      if (!exited) child.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`FerretDB did not start on port ${port} (${exited ? 'it exited' : 'timed out'}):\n${tail}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await spawnServer({ name: 'FerretDB', command: FERRETDB, args: ['-listen-addr', `127.0.0.1:${port}`, '-sqlite-url', `file:${dir}/`], port, dir, logFile, ready: () => canConnect(port), group: false, timeoutMs: READY_TIMEOUT_MS });
+  const { child } = server;
   let stopped = false;
   return {
     port,
@@ -70,10 +54,10 @@ export async function startFerretDB(): Promise<FerretDB> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (!exited) {
+      if (!server.exited()) {
         const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
         child.kill('SIGTERM');
-        const timer = setTimeout(() => !exited && child.kill('SIGKILL'), 10_000);
+        const timer = setTimeout(() => !server.exited() && child.kill('SIGKILL'), 10_000);
         await gone;
         clearTimeout(timer);
       }

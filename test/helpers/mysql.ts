@@ -8,12 +8,13 @@
  * does with `postgres`. About 2 s from nothing to serving (mariadb-install-db most of it; on a
  * loaded 2-core machine 1 to 3.5 s), and a tenth of a second to stop.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/engine/service.js';
+import { spawnServer } from './server-process.js';
 
 export interface Mysql {
   host: string;
@@ -92,22 +93,8 @@ export async function startMysql(): Promise<Mysql> {
     // perfgate starts up to 16 instances of each side in a block, each with its own pool.
     '--max-connections=400',
   ]);
-  const log = openSync(join(dir, 'stdout.log'), 'a');
-  const child: ChildProcess = spawn(command, args, { cwd: dir, stdio: ['ignore', log, log], detached: true });
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!(await handshake(port))) {
-    if (exited || Date.now() > deadline) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-      if (!exited) process.kill(-child.pid!, 'SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`MariaDB did not start on port ${port} (${exited ? 'it exited' : 'timed out'}):\n${tail}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const server = await spawnServer({ name: 'MariaDB', command, args, port, dir, logFile, outputFile: join(dir, 'stdout.log'), ready: () => handshake(port), timeoutMs: READY_TIMEOUT_MS, pollMs: 50 });
+  const { child } = server;
   let stopped = false;
   return {
     host: '127.0.0.1',
@@ -118,13 +105,13 @@ export async function startMysql(): Promise<Mysql> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (!exited) {
+      if (!server.exited()) {
         const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
         // SIGTERM to mariadbd itself (its pid file), a normal shutdown: runuser, signalled, would
         // forward it and then wait 2 s before killing the server mid-shutdown.
         const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
         process.kill(pid > 0 ? pid : -child.pid!, 'SIGTERM');
-        const timer = setTimeout(() => !exited && process.kill(-child.pid!, 'SIGKILL'), 10_000);
+        const timer = setTimeout(() => !server.exited() && process.kill(-child.pid!, 'SIGKILL'), 10_000);
         await gone;
         clearTimeout(timer);
       }

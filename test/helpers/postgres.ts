@@ -5,12 +5,13 @@
  * machine). initdb and postgres refuse to run as root, so as root they run as the `postgres`
  * user the package creates.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/engine/service.js';
+import { spawnServer } from './server-process.js';
 
 export interface Postgres {
   host: string;
@@ -73,22 +74,8 @@ export async function startPostgres(): Promise<Postgres> {
     // default 100 connections ran out ("sorry, too many clients already").
     '-c', 'max_connections=400',
   ]);
-  const log = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(command, args, { stdio: ['ignore', log, log], detached: true });
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!(await canConnect('127.0.0.1', port))) {
-    if (exited || Date.now() > deadline) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-      if (!exited) process.kill(-child.pid!, 'SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`PostgreSQL did not start on port ${port} (${exited ? 'it exited' : 'timed out'}):\n${tail}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await spawnServer({ name: 'PostgreSQL', command, args, port, dir, logFile, ready: () => canConnect('127.0.0.1', port), timeoutMs: READY_TIMEOUT_MS });
+  const { child } = server;
   let stopped = false;
   return {
     host: '127.0.0.1',
@@ -98,11 +85,11 @@ export async function startPostgres(): Promise<Postgres> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (!exited) {
+      if (!server.exited()) {
         const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
         // SIGINT is PostgreSQL's fast shutdown: it ends the sessions and stops at once.
         process.kill(-child.pid!, 'SIGINT');
-        const timer = setTimeout(() => !exited && process.kill(-child.pid!, 'SIGKILL'), 10_000);
+        const timer = setTimeout(() => !server.exited() && process.kill(-child.pid!, 'SIGKILL'), 10_000);
         await gone;
         clearTimeout(timer);
       }

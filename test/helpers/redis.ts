@@ -1,14 +1,10 @@
-/**
- * A real Redis server for a test: Debian's redis-server (.ci/run installs it), started here on
- * 127.0.0.1 at a free port with nothing persisted (`--save ''`, `--appendonly no`) in a temporary
- * directory. The package's own service is never used: a test owns its server and stops it.
- */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/engine/service.js';
+import { spawnServer } from './server-process.js';
 
 export interface Redis {
   host: string;
@@ -42,27 +38,9 @@ export async function startRedis(): Promise<Redis> {
   const dir = mkdtempSync(join(tmpdir(), 'perfgate-redis-'));
   const port = await freePort();
   const logFile = join(dir, 'redis.log');
-  const log = openSync(logFile, 'a');
   // No snapshot, no append-only file: the test measures round trips, not the disk.
-  const child: ChildProcess = spawn(
-    SERVER,
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--logfile', ''],
-    { stdio: ['ignore', log, log], detached: true },
-  );
-  let exited = false;
-  child.once('exit', () => {
-    exited = true;
-  });
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!(await pong(port))) {
-    if (exited || Date.now() > deadline) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
-      if (!exited) process.kill(-child.pid!, 'SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(`Redis did not start on port ${port} (${exited ? 'it exited' : 'timed out'}):\n${tail}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const server = await spawnServer({ name: 'Redis', command: SERVER, args: ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--logfile', ''], port, dir, logFile, ready: () => pong(port), timeoutMs: READY_TIMEOUT_MS, pollMs: 50 });
+  const { child } = server;
   let stopped = false;
   return {
     host: '127.0.0.1',
@@ -71,10 +49,10 @@ export async function startRedis(): Promise<Redis> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (!exited) {
+      if (!server.exited()) {
         const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
         process.kill(-child.pid!, 'SIGTERM');
-        const timer = setTimeout(() => !exited && process.kill(-child.pid!, 'SIGKILL'), 10_000);
+        const timer = setTimeout(() => !server.exited() && process.kill(-child.pid!, 'SIGKILL'), 10_000);
         await gone;
         clearTimeout(timer);
       }
