@@ -9,12 +9,11 @@
  * loaded 2-core machine 1 to 3.5 s), and a tenth of a second to stop.
  */
 import { execFileSync, } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/engine/service.js';
-import { spawnServer } from './server-process.js';
+import { serverDir, spawnServer } from './server-process.js';
 
 export interface Mysql {
   host: string;
@@ -58,14 +57,7 @@ export async function startMysql(): Promise<Mysql> {
   if (!existsSync(SERVER) || !existsSync(INSTALL_DB)) {
     throw new Error(`No ${SERVER}: install it with \`apt-get install -y mariadb-server\` (.ci/run does).`);
   }
-  const asRoot = userInfo().uid === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'perfgate-mysql-'));
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'mysql'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'mysql'], { encoding: 'utf8' }).trim());
-    chownSync(dir, uid, gid);
-  }
-  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'mysql', '--', command, ...args]] : [command, args]);
+  const { dir, as } = serverDir('perfgate-mysql-', 'mysql');
   const data = join(dir, 'data');
   // --no-defaults everywhere: the package's /etc/mysql configuration (its datadir, its socket,
   // its log) is the package service's, not this server's.

@@ -6,12 +6,11 @@
  * user the package creates.
  */
 import { execFileSync, } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/engine/service.js';
-import { spawnServer } from './server-process.js';
+import { serverDir, spawnServer } from './server-process.js';
 
 export interface Postgres {
   host: string;
@@ -53,14 +52,7 @@ function canConnect(host: string, port: number): Promise<boolean> {
 /** Starts a fresh PostgreSQL cluster; call `stop()` in the test's `after`. */
 export async function startPostgres(): Promise<Postgres> {
   const bin = findBinDir();
-  const asRoot = userInfo().uid === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'perfgate-pg-'));
-  if (asRoot) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(dir, uid, gid);
-  }
-  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+  const { dir, as } = serverDir('perfgate-pg-', 'postgres');
   const data = join(dir, 'data');
   const [initCommand, initArgs] = as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   execFileSync(initCommand, initArgs, { stdio: 'pipe' });

@@ -3,8 +3,10 @@
  * their output in a log, and waited for until a probe says they serve. One that exits or does
  * not answer in time is killed, its directory removed, and the error carries the log's tail.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -53,4 +55,20 @@ export async function spawnServer(options: ServerOptions): Promise<ServerProcess
     await new Promise((r) => setTimeout(r, pollMs));
   }
   return { child, exited: () => exited };
+}
+
+/**
+ * A temporary directory for a server that refuses to run as root (initdb and postgres, mariadbd):
+ * as root, the directory is the package's system user's and `as` runs a command as that user
+ * through runuser; otherwise both are the caller's.
+ */
+export function serverDir(prefix: string, user: string): { dir: string; as(command: string, args: string[]): [string, string[]] } {
+  const asRoot = userInfo().uid === 0;
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', user], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', user], { encoding: 'utf8' }).trim());
+    chownSync(dir, uid, gid);
+  }
+  return { dir, as: (command, args) => (asRoot ? ['runuser', ['-u', user, '--', command, ...args]] : [command, args]) };
 }

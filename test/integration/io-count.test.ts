@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { HealthChannel } from '../../src/engine/health.js';
-import { ProcessTracker, sleep, startProcess } from '../../src/engine/process.js';
-import { preloadPath } from '../../src/engine/service.js';
+import { ProcessTracker, sleep, } from '../../src/engine/process.js';
+import { startPreloaded } from '../helpers/preloaded.js';
 
 /** A "database": answers each line it receives with one line, `delayMs` later. */
 async function startSlowEcho(delayMs: number): Promise<{ server: Server; port: number }> {
@@ -58,18 +58,7 @@ test('the preload counts the outgoing round trips of each request by destination
   const db = await startSlowEcho(20);
   try {
     const dir = mkdtempSync(join(tmpdir(), 'perfgate-io-'));
-    const logFile = join(dir, 'out.log');
-    startProcess(process.execPath, ['--require', preloadPath(), '-e', SERVICE(db.port)], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '', PERFGATE_HEALTH_SOCKET: channel.socketPath },
-      logFile,
-      tracker,
-    });
-    let port = 0;
-    for (const deadline = Date.now() + 5000; (port === 0 || channel.connected < 1) && Date.now() < deadline; await sleep(20)) {
-      port = Number(/PORT=(\d+)/.exec(readFileSync(logFile, 'utf8'))?.[1] ?? 0);
-    }
-    assert.ok(port > 0 && channel.connected === 1, `the service started and connected: ${readFileSync(logFile, 'utf8')}`);
+    const { port } = await startPreloaded(dir, ['-e', SERVICE(db.port)], {}, channel, tracker, 5000);
     await sleep(200); // its 3 start-up round trips are over
 
     const id = await channel.begin();

@@ -14,14 +14,14 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { HealthChannel } from '../../src/engine/health.js';
-import { ProcessTracker, sleep, startProcess } from '../../src/engine/process.js';
-import { preloadPath } from '../../src/engine/service.js';
+import { ProcessTracker, } from '../../src/engine/process.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { renderIoTerminal } from '../../src/report/io.js';
 import type { NamedCalls, ProcessHealth, Side } from '../../src/results/types.js';
 import { type Mysql, startMysql } from '../helpers/mysql.js';
 import { type Postgres, startPostgres } from '../helpers/postgres.js';
 import { type Redis, startRedis } from '../helpers/redis.js';
+import { startPreloaded } from '../helpers/preloaded.js';
 import { FIXTURES } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
 
@@ -137,31 +137,11 @@ after(async () => {
 });
 
 
-/**
- * The fixture's service.js under the preload, reporting to `channel`; resolves once it has
- * printed its port and connected.
- */
-async function startPreloaded(dir: string, env: Record<string, string>, channel: HealthChannel, tracker: ProcessTracker): Promise<{ port: number; logFile: string }> {
-  const logFile = join(dir, 'out.log');
-  startProcess(process.execPath, ['--require', preloadPath(), 'service.js'], {
-    cwd: dir,
-    env: { PATH: process.env.PATH ?? '', PERFGATE_HEALTH_SOCKET: channel.socketPath, ...env },
-    logFile,
-    tracker,
-  });
-  let port = 0;
-  for (const deadline = Date.now() + 10_000; (port === 0 || channel.connected < 1) && Date.now() < deadline; await sleep(20)) {
-    port = Number(/PORT=(\d+)/.exec(readFileSync(logFile, 'utf8'))?.[1] ?? 0);
-  }
-  assert.ok(port > 0 && channel.connected === 1, `the service started and connected: ${readFileSync(logFile, 'utf8')}`);
-  return { port, logFile };
-}
-
 test('the preload names the calls of clients that publish diagnostics_channel events, per destination, and keeps at most 50 names', async () => {
   const channel = await HealthChannel.open();
   const tracker = new ProcessTracker();
   try {
-    const { port } = await startPreloaded(dir, { REDIS_URL: redis.url, OTHER: `http://127.0.0.1:${otherPort}`, ...pg.env }, channel, tracker);
+    const { port } = await startPreloaded(dir, ['service.js'], { REDIS_URL: redis.url, OTHER: `http://127.0.0.1:${otherPort}`, ...pg.env }, channel, tracker);
     assert.equal(await (await fetch(`http://127.0.0.1:${port}/`)).text(), 'done', 'a first request opens the connections');
 
     const id = await channel.begin();
@@ -198,7 +178,7 @@ test("mysql2's queries and prepared statements are named without their literals,
   const channel = await HealthChannel.open();
   const tracker = new ProcessTracker();
   try {
-    const { port, logFile } = await startPreloaded(mysqlDir, { MYSQL_PORT: String(mysql.port), MYSQL_SOCKET: mysql.socketPath }, channel, tracker);
+    const { port, logFile } = await startPreloaded(mysqlDir, ['service.js'], { MYSQL_PORT: String(mysql.port), MYSQL_SOCKET: mysql.socketPath }, channel, tracker);
     const get = async (path: string) => (await fetch(`http://127.0.0.1:${port}${path}`)).text();
     // A first request of each route opens the pool's connection and prepares the statements.
     assert.equal(await get('/'), "barbara,it's,7,4", `the queries answer: ${readFileSync(logFile, 'utf8')}`);
