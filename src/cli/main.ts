@@ -10,8 +10,12 @@ import type { Preflight } from '../engine/preflight.js';
 import { type Boundary, openBoundary } from '../engine/boundary.js';
 import { ProcessTracker, programPathOrNull, RUN_MARKER_VAR } from '../engine/process.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
+import { createClient } from '../github/client.js';
+import { formatRepo, parseRepo } from '../github/event.js';
+import { GATE_ID_PATTERN } from '../report/comment.js';
 import { compareResults } from '../gate/compare.js';
-import { collectRuns } from '../history/collect.js';
+import { collectRuns, type CollectedRun, type SkippedFile } from '../history/collect.js';
+import { collectGitHubRuns, DEFAULT_RUN_LIMIT, HistorySourceError } from '../history/github.js';
 import { renderHistoryPage } from '../history/page.js';
 import { analyzeHistory, HISTORY_WINDOW } from '../history/series.js';
 import { renderHistorySummary } from '../history/summary.js';
@@ -46,6 +50,9 @@ Usage:
                                     files under <dir> (runs of main): change points by E-divisive
                                     means, a shift that came with a new kernel, image, Node or
                                     configuration named as such (docs/history.md)
+  perfgate history --github <owner/repo> [options]
+                                    the same from the results artifacts perfgate uploaded on the
+                                    branch's push, manual and scheduled runs, read through the API
   perfgate init [options]           write perfgate.yml and .github/workflows/perf.yml from what the
                                     repository has; never overwrites a file, asks nothing
   perfgate --help | --version
@@ -97,6 +104,14 @@ history options:
   --html <file>         the page with one chart per metric (default: perfgate-history.html)
   --markdown <file>     write the summary here too (it is printed, and appended to
                         $GITHUB_STEP_SUMMARY when that is set)
+  --github <owner/repo> read the runs from GitHub instead of a directory: the token is
+                        GITHUB_TOKEN or GH_TOKEN (actions: read), the API GITHUB_API_URL
+                        (default https://api.github.com)
+  --branch <name>       the branch whose runs are read (default: the repository's default branch)
+  --workflow <file>     only the runs of this workflow (perf.yml; default: every workflow's)
+  --limit <n>           how many of the branch's newest completed runs are looked at (default: ${DEFAULT_RUN_LIMIT})
+  --id <id>             the gate's id, the action's id input (default: default)
+  --save <dir>          keep each results.json read, as <dir>/<run id>-<artifact>/results.json
 
 Exit status: 0 pass, 1 a gated metric regressed, 2 usage, configuration or setup error, or a
 comparison that was not fair (a side's idle service burned CPU while the other was measured, or
@@ -142,10 +157,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       return await compare(values, io, color, command === 'plan' || values['dry-run'] === true, command === 'record');
     }
-    if (command === 'history') {
-      if (positionals.length !== 2) throw new UsageError('history takes one argument: the directory of results.json files');
-      return runHistory(resolve(io.cwd, positionals[1]!), values, io);
-    }
+    if (command === 'history') return await runHistory(positionals.slice(1), values, io);
     if (command === 'init') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
       const settings = settingsOf(values);
@@ -160,7 +172,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`perfgate: ${e.message}\nRun perfgate --help for usage.\n`);
-    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError || e instanceof BaselineError) {
+    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError || e instanceof BaselineError || e instanceof HistorySourceError) {
       io.stderr.write(`\nperfgate: ${e.message}\n`);
       const kept = (e as PerfgateError).resultsPath;
       if (kept) io.stderr.write(`The pairs measured before the error are kept in ${kept}\n`);
@@ -194,7 +206,16 @@ const CLI_FLAGS = {
   'dry-run': { type: 'boolean' },
   boundary: { type: 'boolean' },
   'no-probe': { type: 'boolean' },
+  github: { type: 'string' },
+  branch: { type: 'string' },
+  workflow: { type: 'string' },
+  limit: { type: 'string' },
+  id: { type: 'string' },
+  save: { type: 'string' },
 } as const;
+
+/** Flags only `history --github` reads. */
+const GITHUB_HISTORY_FLAGS = ['branch', 'workflow', 'limit', 'id', 'save'] as const;
 
 type FlagOptions = Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }>;
 
@@ -330,24 +351,92 @@ function openCliBoundary(logger: { info(message: string): void }): { boundary: B
   return { boundary: opened, marker };
 }
 
-/** `perfgate history`: reads the runs, prints and writes the summary, writes the page. */
-function runHistory(dir: string, values: Values, io: Io): number {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`history: ${dir} is not a directory`);
-  const { runs, skipped } = collectRuns(dir);
+/** `perfgate history`: reads the runs (a directory, or GitHub's artifacts), prints and writes the summary, writes the page. */
+async function runHistory(args: string[], values: Values, io: Io): Promise<number> {
+  const fromGitHub = values.github !== undefined;
+  if (fromGitHub === (args.length === 1) || args.length > 1) {
+    throw new UsageError('history reads the runs of main from one place: give the directory of results.json files, or --github <owner/repo>');
+  }
+  if (!fromGitHub) {
+    const given = GITHUB_HISTORY_FLAGS.filter((flag) => values[flag] !== undefined);
+    if (given.length) throw new UsageError(`${given.map((f) => `--${f}`).join(', ')} go with history --github; a directory is read whole`);
+  }
+  let runs: CollectedRun[];
+  let skipped: SkippedFile[];
+  let repository: string | null;
+  let nothingRead: string;
+  if (fromGitHub) {
+    const read = await readGitHubHistory(values, io);
+    ({ runs, skipped } = read);
+    repository = read.repository;
+    nothingRead = read.nothingRead;
+  } else {
+    const dir = resolve(io.cwd, args[0]!);
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`history: ${dir} is not a directory`);
+    ({ runs, skipped } = collectRuns(dir));
+    repository = null;
+    nothingRead = `no readable results.json under ${dir}: pass the directory the runs of main were downloaded to.`;
+  }
   for (const file of skipped) io.stderr.write(`perfgate: warning: left out ${file.file}: ${file.reason}\n`);
   if (runs.length === 0) {
-    io.stderr.write(`perfgate: no readable results.json under ${dir}: pass the directory the runs of main were downloaded to.\n`);
+    io.stderr.write(`perfgate: ${nothingRead}\n`);
     return exitCodes.error;
   }
   const history = analyzeHistory(runs);
   const htmlPath = resolve(io.cwd, values.html ?? 'perfgate-history.html');
   copyTo(htmlPath, renderHistoryPage(history));
-  const repository = runs.map((r) => r.results.github?.repository).find((r) => r !== undefined) ?? null;
-  const summary = renderHistorySummary(history, { repository, htmlPath: values.html ?? 'perfgate-history.html', maxPValue: CHANGE_POINT_DEFAULTS.maxPValue, windowLength: HISTORY_WINDOW });
+  repository ??= runs.map((r) => r.results.github?.repository).find((r) => r !== undefined) ?? null;
+  const summary = renderHistorySummary(history, {
+    repository,
+    htmlPath: values.html ?? 'perfgate-history.html',
+    maxPValue: CHANGE_POINT_DEFAULTS.maxPValue,
+    windowLength: HISTORY_WINDOW,
+    unreadable: skipped,
+  });
   io.stdout.write(summary);
   if (values.markdown) copyTo(resolve(io.cwd, values.markdown), summary);
   if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, summary);
   return exitCodes.pass;
+}
+
+/** `history --github`: the flags checked, the token and API address from the environment, the runs read. */
+async function readGitHubHistory(values: Values, io: Io) {
+  const repo = parseRepo(values.github);
+  if (!repo) throw new UsageError(`--github takes owner/repo, not "${values.github}"`);
+  const limit = values.limit ?? String(DEFAULT_RUN_LIMIT);
+  if (!/^[1-9]\d{0,4}$/.test(limit)) throw new UsageError(`--limit takes a number of runs from 1 to 99999, not "${limit}"`);
+  const id = values.id ?? 'default';
+  if (!GATE_ID_PATTERN.test(id)) throw new UsageError(`--id is "${id}"; a gate's id is up to 64 letters, digits, ".", "_" or "-" (the action's id input)`);
+  const token = io.env.GITHUB_TOKEN || io.env.GH_TOKEN;
+  if (!token) {
+    throw new HistorySourceError(
+      'history --github reads the artifacts through the GitHub API and needs a token: set GITHUB_TOKEN or GH_TOKEN ' +
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, shown as is
+        '(in a workflow, `GITHUB_TOKEN: ${{ github.token }}` with `permissions: { actions: read }`; on your machine, `GH_TOKEN=$(gh auth token)`)',
+    );
+  }
+  const apiUrl = io.env.GITHUB_API_URL || 'https://api.github.com';
+  const log = (line: string) => io.stderr.write(`${line}\n`);
+  const client = createClient(token, { info: log, warn: (m) => log(`perfgate: warning: ${m}`), debug: () => {} }, apiUrl);
+  const workflow = values.workflow ?? null;
+  const read = await collectGitHubRuns({
+    client,
+    repo,
+    apiUrl,
+    branch: values.branch ?? null,
+    workflow,
+    limit: Number(limit),
+    id,
+    saveDir: values.save === undefined ? null : resolve(io.cwd, values.save),
+    log,
+  });
+  const where = `${read.branch} of ${formatRepo(repo)}${workflow ? ` (${workflow})` : ''}`;
+  const nothingRead =
+    read.looked === 0
+      ? `no completed workflow run on ${where}: name the branch perf.yml runs on with --branch, or the workflow with --workflow.`
+      : `no readable results on ${where}: ${read.looked} run${read.looked === 1 ? '' : 's'} looked at, none with an artifact perfgate-${id} or perfgate-record-${id}-<sha> ` +
+        `that a trusted run uploaded and that could be read. Run the perfgate workflow on pushes to ${read.branch} (docs/history.md), and pass --id if the gate has another id.`;
+  return { ...read, repository: formatRepo(repo), nothingRead };
 }
 
 /** Prints the report of the results.json at `resultsPath` (its directory holds the flamegraphs). */

@@ -1,34 +1,16 @@
 /**
  * Workflow-run artifacts through the toolkit (@actions/artifact: the results service at
- * ACTIONS_RESULTS_URL, blob storage at the signed URLs it hands out) and the REST API (listing
- * another run's artifacts, for the fork-safe report workflow).
+ * ACTIONS_RESULTS_URL, blob storage at the signed URLs it hands out); listing another run's
+ * artifacts through the REST API, for the fork-safe report workflow, is in run-artifacts.ts.
  */
 import { DefaultArtifactClient } from '@actions/artifact';
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { GitHubClient } from './client.js';
 import type { Repo } from './event.js';
-import { listZip, readZipEntry, ZipError } from './zip.js';
+import { ArtifactError, extractZipFile, type RunArtifact } from './run-artifacts.js';
 
-export interface RunArtifact {
-  id: number;
-  name: string;
-  sizeBytes: number;
-  /** "sha256:…" as recorded at upload, when GitHub has one. */
-  digest: string | null;
-}
-
-export class ArtifactError extends Error {}
-
-/**
- * The prefix of one gate's artifact names in one run attempt. Names are unique per workflow run,
- * so a re-run attempt gets its own names instead of failing with 409 Conflict.
- */
-export function artifactPrefix(id: string, attempt: number, shard?: { index: number; count: number }): string {
-  // A matrix shard's artifacts carry i-of-n: the shards of one run upload side by side (merge-mode.ts).
-  const name = shard ? `perfgate-${id}-shard${shard.index}of${shard.count}` : `perfgate-${id}`;
-  return attempt > 1 ? `${name}-attempt${attempt}` : name;
-}
+// The REST half lives in run-artifacts.ts, without the toolkit, so the CLI does not bundle it.
+export { ArtifactError, artifactPrefix, listRunArtifacts, type RunArtifact } from './run-artifacts.js';
 
 /** The page of an artifact on github.com: a single un-zipped file opens in the browser from there. */
 export function artifactUrl(serverUrl: string, repo: Repo, runId: string | number, artifactId: number): string {
@@ -59,14 +41,6 @@ function uploaded(name: string, response: { id?: number; size?: number; digest?:
   return { id: response.id, name, sizeBytes: response.size ?? 0, digest: response.digest ? `sha256:${response.digest}` : null };
 }
 
-/** Every unexpired artifact of a workflow run (needs `actions: read` on a run of another workflow). */
-export async function listRunArtifacts(client: GitHubClient, repo: Repo, runId: number): Promise<RunArtifact[]> {
-  const artifacts = await client.paginate(client.rest.actions.listWorkflowRunArtifacts, { ...repo, run_id: runId, per_page: 100 });
-  return artifacts
-    .filter((a) => !a.expired)
-    .map((a) => ({ id: a.id, name: a.name, sizeBytes: a.size_in_bytes, digest: (a as { digest?: string | null }).digest ?? null }));
-}
-
 /**
  * Downloads another run's artifact into `dir` as its zip archive (not unpacked: the toolkit's
  * unzip has no size limit), checking the bytes against the digest GitHub recorded at upload,
@@ -93,11 +67,9 @@ export async function downloadRunArtifact(token: string, repo: Repo, runId: numb
  */
 export function extractArtifactFile(archive: string, name: string, maxBytes: number, what: string): Buffer {
   try {
-    const zip = readFileSync(archive);
-    const entry = listZip(zip).find((e) => e.name === name);
-    if (!entry) throw new ZipError(`it has no ${name}`);
-    return readZipEntry(zip, entry, maxBytes);
+    return extractZipFile(readFileSync(archive), name, maxBytes, what);
   } catch (e) {
-    throw new ArtifactError(`Cannot read ${what}: ${(e as Error).message}. Refusing to report it.`);
+    const message = e instanceof ArtifactError ? e.message : `Cannot read ${what}: ${(e as Error).message}`;
+    throw new ArtifactError(`${message}. Refusing to report it.`);
   }
 }

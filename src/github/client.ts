@@ -15,7 +15,8 @@ const MAX_RATE_LIMIT_WAIT_S = 120;
 /** Retries after a rate limit, per request. */
 const RATE_LIMIT_RETRIES = 2;
 
-export function createClient(token: string, logger: Logger): GitHubClient {
+/** `baseUrl`: the API's address when it is not the runner's GITHUB_API_URL (the CLI reads it from its own environment). */
+export function createClient(token: string, logger: Logger, baseUrl?: string): GitHubClient {
   const onLimit =
     (kind: string) =>
     (retryAfter: number, options: { method?: string; url?: string }, _octokit: unknown, retryCount: number): boolean => {
@@ -30,6 +31,7 @@ export function createClient(token: string, logger: Logger): GitHubClient {
   return getOctokit(
     token,
     {
+      ...(baseUrl && { baseUrl: baseUrl.replace(/\/+$/, '') }),
       log: { debug: logger.debug, info: logger.debug, warn: logger.warn, error: logger.warn },
       // plugin-retry's defaults: 3 retries of 5xx and network errors, 1 s, 4 s, 9 s apart;
       // 4xx answers are final (a permission does not appear by retrying).

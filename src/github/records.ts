@@ -10,7 +10,7 @@
  */
 import type { GitHubClient } from './client.js';
 import type { Repo } from './event.js';
-import type { RunArtifact } from './artifacts.js';
+import type { RunArtifact } from './run-artifacts.js';
 
 /** An artifact that looks like a record, with the run that uploaded it. */
 export interface RecordArtifact extends RunArtifact {
@@ -43,19 +43,35 @@ export async function listRecords(client: GitHubClient, repo: Repo, id: string, 
     .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : b.id - a.id));
 }
 
+/** What GitHub says about a workflow run (GET …/actions/runs/{id}, or one run of a listing), as far as trusting its artifacts goes. */
+export interface RunOrigin {
+  id: number;
+  event: string;
+  head_sha: string;
+  head_branch?: string | null;
+  head_repository?: { full_name?: string | null } | null;
+}
+
 /**
- * Why the run that uploaded a record cannot be trusted with it, or null when it can: it must be
- * a run of this repository on a trusted event at the recorded sha.
+ * Why a run's artifacts cannot be trusted as measurements of this repository's code, or null
+ * when they can: the run checked out this repository's code (not a fork's), on an event only
+ * someone with write access starts, and, when given, at `sha` and on `branch`.
  */
-export async function untrustedRecordReason(client: GitHubClient, repo: Repo, record: RecordArtifact, sha: string): Promise<string | null> {
-  const { data: run } = await client.rest.actions.getWorkflowRun({ ...repo, run_id: record.runId });
+export function untrustedRunReason(run: RunOrigin, repo: Repo, expected: { sha?: string; branch?: string } = {}): string | null {
   const repository = `${repo.owner}/${repo.repo}`.toLowerCase();
   if (run.head_repository?.full_name?.toLowerCase() !== repository) {
-    return `run ${record.runId} ran the code of ${run.head_repository?.full_name ?? 'another repository'}, not of ${repository}`;
+    return `run ${run.id} ran the code of ${run.head_repository?.full_name ?? 'another repository'}, not of ${repository}`;
   }
   if (!TRUSTED_EVENTS.has(run.event)) {
-    return `run ${record.runId} was triggered by ${run.event}, whose code may be a pull request's; records come from push, workflow_dispatch or schedule runs`;
+    return `run ${run.id} was triggered by ${run.event}, whose code may be a pull request's; only push, workflow_dispatch and schedule runs are trusted`;
   }
-  if (run.head_sha !== sha) return `run ${record.runId} measured ${run.head_sha}, not ${sha}`;
+  if (expected.sha !== undefined && run.head_sha !== expected.sha) return `run ${run.id} measured ${run.head_sha}, not ${expected.sha}`;
+  if (expected.branch !== undefined && run.head_branch !== expected.branch) return `run ${run.id} ran on ${run.head_branch ?? 'no branch'}, not on ${expected.branch}`;
   return null;
+}
+
+/** Why the run that uploaded a record cannot be trusted with it (untrustedRunReason), or null when it can. */
+export async function untrustedRecordReason(client: GitHubClient, repo: Repo, record: RecordArtifact, sha: string): Promise<string | null> {
+  const { data: run } = await client.rest.actions.getWorkflowRun({ ...repo, run_id: record.runId });
+  return untrustedRunReason({ ...run, id: record.runId }, repo, { sha });
 }

@@ -37,6 +37,8 @@ export interface SummaryOptions {
   htmlPath: string | null;
   maxPValue: number;
   windowLength: number;
+  /** Files or artifacts that could not be read or were not trusted, listed with the runs left out. */
+  unreadable?: readonly { file: string; reason: string }[];
 }
 
 export function renderHistorySummary(history: History, options: SummaryOptions): string {
@@ -54,9 +56,10 @@ export function renderHistorySummary(history: History, options: SummaryOptions):
     lines.push('| commit | measured | scenario | metric | before → after | change | cause |', '| --- | --- | --- | --- | --- | --- | --- |');
     for (const { series, shift } of shifts) lines.push(row(series.scenario, series.metric, shift, options.repository));
   }
-  if (history.runsLeftOut.length) {
-    lines.push('', `<details><summary>${history.runsLeftOut.length} run${history.runsLeftOut.length === 1 ? '' : 's'} left out</summary>`, '');
-    for (const r of history.runsLeftOut) lines.push(`- ${escapeMarkdown(r.file)}: ${escapeMarkdown(r.reason)}`);
+  const leftOut = [...(options.unreadable ?? []), ...history.runsLeftOut];
+  if (leftOut.length) {
+    lines.push('', `<details><summary>${leftOut.length} run${leftOut.length === 1 ? '' : 's'} left out</summary>`, '');
+    for (const r of leftOut) lines.push(`- ${escapeMarkdown(r.file)}: ${escapeMarkdown(r.reason)}`);
     lines.push('', '</details>');
   }
   if (options.htmlPath) lines.push('', `Charts: ${escapeMarkdown(options.htmlPath)}`);

@@ -39,12 +39,16 @@ function readText(path: string, maxBytes: number | undefined): string {
  * `maxBytes` and validates the whole file (results/validate.ts).
  */
 export function readResults(path: string, options: { maxBytes?: number } = {}): Results {
-  const text = readText(path, options.maxBytes);
+  return parseResults(readText(path, options.maxBytes), path);
+}
+
+/** The text of a results.json read from elsewhere (an artifact), `source` naming it in errors; as readResults. */
+export function parseResults(text: string, source: string): Results {
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new ResultsFileError(`${path} is not valid JSON (${(e as Error).message}).`);
+    throw new ResultsFileError(`${source} is not valid JSON (${(e as Error).message}).`);
   }
-  return upgradeResults(data, path);
+  return upgradeResults(data, source);
 }

@@ -37,6 +37,8 @@ export interface StoredArtifact {
   digest: string | null;
   createdAt: string;
   finalized: boolean;
+  /** Past the repository's retention: listed as expired, not downloadable. */
+  expired?: boolean;
 }
 
 /** One Actions cache entry: a key and a version (the toolkit's hash of the paths and the compression). */
@@ -171,6 +173,12 @@ export class ArtifactBackend {
   /** A signed URL of an artifact's or cache entry's blob in Azurite (what GitHub's download redirect points to). */
   signedUrl(stored: { blobName: string }): string {
     return `${this.containerUrl()}/${stored.blobName}?${this.sas}`;
+  }
+
+  /** Overwrites the stored bytes of an artifact in Azurite, leaving its recorded digest as it was (a blob changed after upload). */
+  async replaceBlob(artifact: { blobName: string }, bytes: Buffer): Promise<void> {
+    const response = await fetch(this.signedUrl(artifact), { method: 'PUT', headers: { 'x-ms-blob-type': 'BlockBlob', 'content-type': 'application/zip' }, body: new Uint8Array(bytes) });
+    if (response.status !== 201) throw new Error(`Azurite: ${response.status} replacing ${artifact.blobName}: ${await response.text()}`);
   }
 
   /** The bytes stored for an artifact or cache entry, read back from Azurite. */

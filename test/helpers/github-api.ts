@@ -58,6 +58,12 @@ export interface FakeRun {
   headBranch: string;
   /** owner/name whose code the run checked out (a fork's, for a fork PR). */
   headRepo: string;
+  /** The workflow's file under .github/workflows (default perf.yml). */
+  workflow?: string;
+  /** When the run was created (default: when it was added to the fake's listing order, oldest first). */
+  createdAt?: string;
+  status?: 'completed' | 'in_progress';
+  attempt?: number;
 }
 
 export interface FakeResponse {
@@ -93,6 +99,8 @@ export class FakeGitHub {
   readonly jobs = new Map<number, FakeJob[]>();
   /** run id → the run, for GET …/actions/runs/{id} and the workflow_run of an artifact. */
   readonly runs = new Map<number, FakeRun>();
+  /** The repository's default branch, as GET /repos/{owner}/{repo} answers. */
+  defaultBranch = 'main';
   /** token → permission; any other token gets 401. */
   readonly tokens = new Map<string, Permission>([
     ['ghs_writeToken', 'write'],
@@ -219,6 +227,9 @@ export class FakeGitHub {
       return respond(login ? { status: 200, body: { login, id: 9001, type: 'User' } } : { status: 403, body: NOT_ACCESSIBLE });
     }
     const repo = `/repos/${OWNER}/${REPO}`;
+    if (method === 'GET' && url.pathname === repo) {
+      return respond({ status: 200, body: { id: 4242, name: REPO, full_name: `${OWNER}/${REPO}`, private: true, default_branch: this.defaultBranch } });
+    }
     if (!url.pathname.startsWith(`${repo}/`)) return respond({ status: 404, body: { message: 'Not Found', status: '404' } });
     const route = `${method} ${url.pathname.slice(repo.length)}`;
     for (const [pattern, handler] of this.routes(url, body, permission === 'write', token)) {
@@ -312,23 +323,15 @@ export class FakeGitHub {
           return this.page(url, list.map((a) => this.artifactJson(a)), (slice) => ({ total_count: list.length, artifacts: slice }));
         },
       ],
+      // A repository's or a workflow's runs, newest first, filtered by branch, event and status as GitHub does.
+      [/^GET \/actions\/runs$/, () => this.runList(url, null)],
+      [/^GET \/actions\/workflows\/([^/]+)\/runs$/, ([workflow]) => (this.workflowNames().has(workflow!) ? this.runList(url, workflow!) : notFound)],
       [
         /^GET \/actions\/runs\/(\d+)$/,
         ([runId]) => {
           const run = this.runs.get(Number(runId));
           if (!run) return notFound;
-          return {
-            status: 200,
-            body: {
-              id: Number(runId),
-              event: run.event,
-              head_sha: run.headSha,
-              head_branch: run.headBranch,
-              status: 'completed',
-              head_repository: { full_name: run.headRepo },
-              repository: { full_name: `${OWNER}/${REPO}` },
-            },
-          };
+          return { status: 200, body: this.runJson(Number(runId), run, [...this.runs.keys()].indexOf(Number(runId))) };
         },
       ],
       [
@@ -349,10 +352,46 @@ export class FakeGitHub {
         /^GET \/actions\/artifacts\/(\d+)\/zip$/,
         ([id]) => {
           const artifact = this.artifacts?.artifacts.find((a) => a.id === Number(id) && a.finalized);
+          if (artifact?.expired) return { status: 410, body: { message: 'Artifact has expired', status: '410' } };
           return artifact ? { status: 302, headers: { location: this.artifacts!.signedUrl(artifact) } } : notFound;
         },
       ],
     ];
+  }
+
+  private workflowNames(): Set<string> {
+    return new Set([...this.runs.values()].map((r) => r.workflow ?? 'perf.yml'));
+  }
+
+  private runJson(id: number, run: FakeRun, order: number) {
+    const workflow = run.workflow ?? 'perf.yml';
+    return {
+      id,
+      name: workflow.replace(/\.ya?ml$/, ''),
+      path: `.github/workflows/${workflow}`,
+      event: run.event,
+      head_sha: run.headSha,
+      head_branch: run.headBranch,
+      status: run.status ?? 'completed',
+      conclusion: (run.status ?? 'completed') === 'completed' ? 'success' : null,
+      run_attempt: run.attempt ?? 1,
+      created_at: run.createdAt ?? new Date(Date.UTC(2026, 0, 1) + order * 60_000).toISOString(),
+      head_repository: { full_name: run.headRepo },
+      repository: { full_name: `${OWNER}/${REPO}` },
+      pull_requests: [],
+    };
+  }
+
+  private runList(url: URL, workflow: string | null): FakeResponse {
+    const branch = url.searchParams.get('branch');
+    const event = url.searchParams.get('event');
+    const status = url.searchParams.get('status');
+    const list = [...this.runs.entries()]
+      .map(([id, run], order) => this.runJson(id, run, order))
+      .filter((r) => workflow === null || r.path === `.github/workflows/${workflow}`)
+      .filter((r) => (branch === null || r.head_branch === branch) && (event === null || r.event === event) && (status === null || r.status === status))
+      .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : b.id - a.id));
+    return this.page(url, list, (slice) => ({ total_count: list.length, workflow_runs: slice }));
   }
 
   private artifactJson(a: StoredArtifact) {
@@ -364,7 +403,7 @@ export class FakeGitHub {
       size_in_bytes: a.size,
       url: `${repo}/actions/artifacts/${a.id}`,
       archive_download_url: `${repo}/actions/artifacts/${a.id}/zip`,
-      expired: false,
+      expired: a.expired === true,
       digest: a.digest,
       created_at: a.createdAt,
       updated_at: a.createdAt,

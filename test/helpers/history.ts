@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRandom } from '../../src/stats/random.js';
 import type { Results } from '../../src/results/types.js';
+import type { StoredArtifact } from './artifact-service.js';
+import type { FakePlatform } from './github-runner.js';
 import { resultsFromPairs } from './results.js';
 
 /** Commits of the made-up history, and where it shifts: a code change, then a kernel update. */
@@ -48,4 +50,34 @@ export function writeHistoryDir(runs: Results[], extra: Record<string, string> =
     writeFileSync(join(dir, path), text);
   }
   return dir;
+}
+
+/** A run of a workflow on GitHub that uploaded one results artifact, for `history --github`. */
+export interface HistoryRunSpec {
+  runId: number;
+  results: Results;
+  /** Default push. */
+  event?: string;
+  /** owner/name whose code the run checked out (default acme/shop; another makes it a fork's). */
+  headRepo?: string;
+  /** Default main. */
+  headBranch?: string;
+  /** Default: the results' head commit. */
+  headSha?: string;
+  /** Default perfgate-default (the gate's results artifact). */
+  artifactName?: string;
+  createdAt?: string;
+}
+
+/** Registers the run with the fake API and uploads its artifact with the toolkit, results.json inside as a measuring run zips it. */
+export async function stageHistoryRun(platform: FakePlatform, spec: HistoryRunSpec): Promise<StoredArtifact> {
+  platform.github.runs.set(spec.runId, {
+    event: spec.event ?? 'push',
+    headSha: spec.headSha ?? spec.results.sides.head.sha,
+    headBranch: spec.headBranch ?? 'main',
+    headRepo: spec.headRepo ?? 'acme/shop',
+    workflow: 'perf.yml',
+    createdAt: spec.createdAt ?? spec.results.startedAt,
+  });
+  return platform.artifacts.upload(spec.runId, spec.artifactName ?? 'perfgate-default', { 'results.json': JSON.stringify(spec.results, null, 2), 'report.md': '# report\n' });
 }

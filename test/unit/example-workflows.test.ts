@@ -117,8 +117,9 @@ test('the weekly history: reads perf runs on main with a read token, and the job
   assert.deepEqual(history.jobs.issue!.permissions, { issues: 'write' });
   assert.equal(history.jobs.issue!.needs, 'history');
   assert.ok(history.jobs.issue!.steps.every((s) => s.uses === undefined));
-  assert.match(texts['perf-history.yml']!, /perfgate@1 history runs --html history\.html --markdown history\.md/);
-  assert.match(texts['perf-history.yml']!, /gh run download "\$id" --name perfgate-default/, 'the results artifact perfgate uploads (artifactPrefix)');
+  assert.match(texts['perf-history.yml']!, /perfgate@1 history --github "\$GITHUB_REPOSITORY" --workflow perf\.yml --limit 60 \\\n\s+--html history\.html --markdown history\.md/);
+  assert.match(texts['perf-history.yml']!, /GITHUB_TOKEN: \$\{\{ github\.token \}\}/, 'the token history --github reads');
+  assert.doesNotMatch(texts['perf-history.yml']!, /gh run download/, 'perfgate reads the artifacts itself');
 });
 
 test('the stored baseline: main records on push (pushed code only), pull requests compare with the record on the same pinned runner', () => {

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { untrustedRunReason } from '../../src/github/records.js';
 import { collectRuns } from '../../src/history/collect.js';
+import { resultsArtifactsOf } from '../../src/history/github.js';
 import { analyzeHistory, environmentChanges, environmentOf } from '../../src/history/series.js';
 import { renderHistorySummary } from '../../src/history/summary.js';
 import { runCli } from '../helpers/cli.js';
@@ -84,6 +86,7 @@ describe('history', () => {
       assert.match(run.stderr, /left out broken\/results\.json: .*not valid JSON/);
       assert.match(run.stderr, /left out forged\/results\.json: .*sides\.head\.sha/);
       assert.doesNotMatch(run.stderr, /other\.json/);
+      assert.match(run.stdout, /^- broken\/results\.json: .*not valid JSON/m, 'and in the summary, with the runs left out');
       assert.match(run.stdout, /environment changed: kernel/);
       assert.equal(readFileSync(summaryFile, 'utf8'), run.stdout);
       assert.match(readFileSync(html, 'utf8'), /^<!doctype html>/);
@@ -102,5 +105,39 @@ describe('history', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('history --github reads the latest attempt\'s results artifact and the records of its gate, nothing else', () => {
+    const sha = 'ab'.repeat(20);
+    const artifact = (name: string) => ({ id: name.length, name, sizeBytes: 1, digest: null, expired: false, createdAt: '' });
+    const names = [
+      'perfgate-default',
+      'perfgate-default-attempt3',
+      'perfgate-default-attempt2',
+      'perfgate-default-flamegraph-GET-work.html',
+      'perfgate-default-shard1of2',
+      `perfgate-record-default-${sha}`,
+      `perfgate-record-other-${sha}`,
+      'perfgate-other',
+      'coverage',
+    ];
+    assert.deepEqual(
+      resultsArtifactsOf(names.map(artifact), 'default').map((a) => a.name),
+      ['perfgate-default-attempt3', `perfgate-record-default-${sha}`],
+    );
+    assert.deepEqual(resultsArtifactsOf(names.map(artifact), 'other').map((a) => a.name), ['perfgate-other', `perfgate-record-other-${sha}`]);
+    assert.deepEqual(resultsArtifactsOf([artifact('perfgate-a.b')], 'a-b'), [], 'an id is matched as it is spelled, "." included');
+  });
+
+  it('trusts a run of this repository on a push, manual or scheduled event, on the branch and at the commit asked', () => {
+    const repo = { owner: 'acme', repo: 'shop' };
+    const run = { id: 7, event: 'push', head_sha: 'a'.repeat(40), head_branch: 'main', head_repository: { full_name: 'Acme/Shop' } };
+    assert.equal(untrustedRunReason(run, repo, { branch: 'main', sha: 'a'.repeat(40) }), null);
+    assert.equal(untrustedRunReason({ ...run, event: 'schedule' }, repo), null);
+    assert.match(untrustedRunReason({ ...run, event: 'pull_request_target' }, repo)!, /run 7 was triggered by pull_request_target/);
+    assert.match(untrustedRunReason({ ...run, head_repository: { full_name: 'mallory/shop' } }, repo)!, /ran the code of mallory\/shop, not of acme\/shop/);
+    assert.match(untrustedRunReason({ ...run, head_repository: null }, repo)!, /ran the code of another repository/);
+    assert.match(untrustedRunReason({ ...run, head_branch: 'release' }, repo, { branch: 'main' })!, /run 7 ran on release, not on main/);
+    assert.match(untrustedRunReason(run, repo, { sha: 'b'.repeat(40) })!, /run 7 measured a{40}, not b{40}/);
   });
 });
