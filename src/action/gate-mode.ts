@@ -9,6 +9,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { cancelOnSignals, planComparison, resolveComparison, runComparison } from '../compare/service.js';
 import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process.js';
+import { profiledScenarios } from '../engine/profile.js';
+import { restoreZeroX, saveZeroX } from '../engine/zerox.js';
 import { artifactPrefix } from '../github/artifacts.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, pullRequestOf } from '../github/event.js';
@@ -93,6 +95,13 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
   const marker = randomUUID();
   core.saveState(STATE_PID_FILE, pidFile);
   core.saveState(STATE_RUN_MARKER, marker);
+  // 0x's install comes from the Actions cache now, while none of the pull request's code has run:
+  // the cache's tar runs with the runner's cache token in its environment. It is saved after
+  // that code is stopped (below).
+  const toolsDir = join(context.tempDir, 'perfgate-tools');
+  const toolCache = actionToolCache(context.env);
+  const profiles = profiledScenarios(checked.config).length > 0;
+  const restored = profiles && (await restoreZeroX(toolsDir, toolCache, actionLogger));
   const { boundary, warning: boundaryWarning } = openRunBoundary(marker);
   const tracker = new ProcessTracker(pidFile, marker, boundary);
   const cancel = cancelOnSignals(tracker);
@@ -120,7 +129,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
           baseLabel: base.baseLabel,
           outDir,
           // The same path every run: the Actions cache keys an entry on its paths, too.
-          toolsDir: join(context.tempDir, 'perfgate-tools'),
+          toolsDir,
           tracker,
           signal: cancel.signal,
           ...(github && { github }),
@@ -128,7 +137,6 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
         },
         {
           logger: actionLogger,
-          toolCache: actionToolCache(context.env),
           progress: (e) => {
             if (e.phase === 'measure') {
               if (e.pair === e.pairs || (e.pair ?? 0) % 10 === 0) core.info(`measured ${e.scenario}: pair ${e.pair}/${e.pairs}`);
@@ -193,6 +201,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
     // The boundary goes first (runComparison has stopped every process in it), then the very end of
     // the step: nothing perfgate started runs any more, and nothing it writes follows.
     await boundary?.close();
+    if (profiles && !restored) await saveZeroX(toolsDir, toolCache);
     const tampered = fileCommands.seal();
     if (tampered.length > 0) {
       core.warning(

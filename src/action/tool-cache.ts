@@ -7,7 +7,37 @@
  */
 import * as cache from '@actions/cache';
 import * as core from '@actions/core';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DirectoryCache } from '../engine/ports.js';
+import { programPathOrNull } from '../engine/process.js';
+
+/** What @actions/cache runs: tar, and the compressors tar starts by name (zstd's version probe, unzstd, zstdmt, gzip). */
+export const ARCHIVE_PROGRAMS = ['tar', 'zstd', 'unzstd', 'zstdmt', 'gzip'] as const;
+
+/**
+ * Runs `call` with PATH holding only the archive programs as perfgate found them when it
+ * started. The toolkit looks tar and zstd up on PATH at each call, and tar looks up its
+ * compressor, all with the runner's cache token in their environment: a program the pull
+ * request's install planted on PATH (~/.local/bin comes first on GitHub's runners) would
+ * otherwise be the one run.
+ */
+async function withOwnArchivers<T>(call: () => Promise<T>): Promise<T> {
+  const bin = mkdtempSync(join(tmpdir(), 'perfgate-archivers-'));
+  const path = process.env.PATH;
+  try {
+    for (const name of ARCHIVE_PROGRAMS) {
+      const file = programPathOrNull(name);
+      if (file) symlinkSync(file, join(bin, name));
+    }
+    process.env.PATH = bin;
+    return await call();
+  } finally {
+    process.env.PATH = path;
+    rmSync(bin, { recursive: true, force: true });
+  }
+}
 
 /** Why the cache cannot be used here, or null when it can. */
 export function cacheUnavailable(env: Record<string, string | undefined>): string | null {
@@ -27,7 +57,7 @@ export function actionToolCache(env: Record<string, string | undefined>): Direct
       }
       try {
         // The toolkit logs a hit ("Cache hit for: …") and warns on a failed download itself.
-        const hit = await cache.restoreCache([dir], key);
+        const hit = await withOwnArchivers(() => cache.restoreCache([dir], key));
         if (hit === undefined) core.info(`perfgate: no Actions cache for ${key} yet; installing, then saving it`);
         return hit !== undefined;
       } catch (e) {
@@ -38,7 +68,7 @@ export function actionToolCache(env: Record<string, string | undefined>): Direct
     async save(dir, key) {
       if (unavailable) return;
       try {
-        const id = await cache.saveCache([dir], key);
+        const id = await withOwnArchivers(() => cache.saveCache([dir], key));
         if (id !== -1) core.info(`perfgate: saved ${dir} to the Actions cache as ${key}`);
       } catch (e) {
         core.warning(`perfgate: could not save ${key} to the Actions cache (the next run installs it again): ${(e as Error).message}`);

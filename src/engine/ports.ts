@@ -41,8 +41,6 @@ export interface EnginePorts {
   logger: Logger;
   /** How load is generated (engine/load.ts); default: the scenario's own (closed loop or fixed rate). Tests pass a fake. */
   load?: LoadGenerator;
-  /** Where tools perfgate installs on demand (0x) are kept between runs; none: installed each run. */
-  toolCache?: DirectoryCache;
   progress(event: ProgressEvent): void;
   /** Environment the user's processes start from (scrubbed again by the engine). */
   env: Record<string, string | undefined>;

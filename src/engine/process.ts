@@ -8,9 +8,9 @@ import { scrubEnv, secretsFrom } from './env.js';
  * The programs perfgate runs itself. They are looked up once, before any of the pull request's
  * code runs: a program that code plants later in a directory of PATH (~/.local/bin comes before
  * /usr/bin on GitHub's runners) is then never the one perfgate starts. The shell is /bin/sh,
- * by its path.
+ * by its path. tar and its compressors are the Actions cache's (action/tool-cache.ts).
  */
-export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sudo', 'find'] as const;
+export const OWN_PROGRAMS = ['git', 'taskset', 'getconf', 'node', 'npm', 'sudo', 'find', 'tar', 'zstd', 'unzstd', 'zstdmt', 'gzip'] as const;
 
 interface OwnProcesses {
   /** Absolute path of each program found; a missing one is absent. */

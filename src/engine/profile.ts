@@ -387,7 +387,6 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
     logFile,
     tracker: phase.session.tracker,
     logger: ports.logger,
-    ...(ports.toolCache && { cache: ports.toolCache }),
   });
   // Both sides at once: 0x is CPU-bound (browserify) and nothing is being measured now.
   await Promise.all(

@@ -8,9 +8,8 @@
  * 2. otherwise (the action: GitHub fetches the repository with dist/ but no node_modules; the CLI
  *    from npm, which has no runtime dependencies, so installing it stays light) the exact version
  *    perfgate was built with (pinned into the bundle) is installed once with
- *    `npm install --prefix <toolsDir>/0x-<version>` and reused from there. With a cache port
- *    (the action's: GitHub's Actions cache) that directory is restored before installing and
- *    saved after a fresh install, so later runs of the workflow skip npm.
+ *    `npm install --prefix <toolsDir>/0x-<version>` and reused from there. The action keeps that
+ *    directory in GitHub's Actions cache (restoreZeroX, saveZeroX), so later runs skip npm.
  * It runs under the service's `node` (the one on the service's PATH), the Node that recorded
  * the profiles, not the Node running perfgate (the action's runtime, Node 24).
  */
@@ -55,8 +54,6 @@ export interface ZeroXOptions {
   logFile: string;
   tracker: ProcessTracker;
   logger: Logger;
-  /** Keeps the install between runs (restored before installing, saved after). */
-  cache?: DirectoryCache;
 }
 
 /**
@@ -78,22 +75,44 @@ function holdsVersion(prefix: string, version: string): boolean {
   }
 }
 
-/** Path of 0x's cmd.js: perfgate's own, an earlier install (this run's or a cached one), or a fresh one. */
-export async function ensureZeroX(options: ZeroXOptions): Promise<string> {
+/** Where 0x is installed under `toolsDir` and its cache key; null when perfgate has 0x of its own. */
+function zeroXInstall(toolsDir: string): { version: string; prefix: string; key: string } | null {
   const version = zeroXVersion();
   const installed = installedVersion();
-  if (installed && installed.version === version) return installed.cmd;
-  const prefix = join(options.toolsDir, `0x-${version}`);
+  if (installed && installed.version === version) return null;
+  return { version, prefix: join(toolsDir, `0x-${version}`), key: zeroXCacheKey(version) };
+}
+
+/**
+ * Fills the install directory from `cache` when it does not hold 0x yet; true when 0x is there
+ * afterwards because of it. The cache's archiver runs with the runner's cache token in its
+ * environment, so the action calls this before any of the pull request's code runs.
+ */
+export async function restoreZeroX(toolsDir: string, cache: DirectoryCache, logger: Logger): Promise<boolean> {
+  const install = zeroXInstall(toolsDir);
+  if (!install || holdsVersion(install.prefix, install.version)) return false;
+  if (!(await cache.restore(install.prefix, install.key))) return false;
+  if (holdsVersion(install.prefix, install.version)) {
+    logger.info(`0x@${install.version} for the flamegraphs restored from the cache (${install.key}) into ${install.prefix}`);
+    return true;
+  }
+  logger.warn(`The cache ${install.key} did not hold 0x@${install.version}; it is installed if a flamegraph is drawn.`);
+  return false;
+}
+
+/** Saves the install directory to `cache` when it holds 0x (the action: after the pull request's code is stopped). */
+export async function saveZeroX(toolsDir: string, cache: DirectoryCache): Promise<void> {
+  const install = zeroXInstall(toolsDir);
+  if (install && holdsVersion(install.prefix, install.version)) await cache.save(install.prefix, install.key);
+}
+
+/** Path of 0x's cmd.js: perfgate's own, an earlier install (this run's or a cached one), or a fresh one. */
+export async function ensureZeroX(options: ZeroXOptions): Promise<string> {
+  const install = zeroXInstall(options.toolsDir);
+  if (!install) return installedVersion()!.cmd;
+  const { version, prefix } = install;
   const cmd = join(prefix, 'node_modules', '0x', 'cmd.js');
   if (holdsVersion(prefix, version)) return cmd;
-  const key = zeroXCacheKey(version);
-  if (options.cache && (await options.cache.restore(prefix, key))) {
-    if (holdsVersion(prefix, version)) {
-      options.logger.info(`0x@${version} for the flamegraphs restored from the cache (${key}) into ${prefix}`);
-      return cmd;
-    }
-    options.logger.warn(`The cache ${key} did not hold 0x@${version}; installing it.`);
-  }
   mkdirSync(prefix, { recursive: true });
   options.logger.info(`installing 0x@${version} for the flamegraphs into ${prefix}`);
   // --prefer-offline: a runner's npm cache may already hold it; --ignore-scripts: 0x needs none.
@@ -106,7 +125,6 @@ export async function ensureZeroX(options: ZeroXOptions): Promise<string> {
       `Could not install 0x@${version} for the flamegraphs (npm ${args.join(' ')}: ${describeExit(result)}). Its log: ${options.logFile}\n${tailFile(options.logFile, 10)}`,
     );
   }
-  await options.cache?.save(prefix, key);
   return cmd;
 }
 

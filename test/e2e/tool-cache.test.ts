@@ -5,7 +5,7 @@
 // a wrapper that records its calls, so the install is a real install from the registry.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -28,29 +28,50 @@ function recordedNpm(dir: string): { bin: string; calls: () => string[] } {
   return { bin, calls: () => readFileSync(log, 'utf8').split('\n').filter(Boolean) };
 }
 
-/** The runner's PATH with the recorded npm first, and this machine's extra CA (a registry behind a TLS proxy), as a runner image would carry it. */
-function runnerEnv(npm: { bin: string }): Record<string, string> {
+/**
+ * The runner's PATH with its home's ~/.local/bin first (as on GitHub's ubuntu runners), then
+ * the recorded npm, and this machine's extra CA (a registry behind a TLS proxy), as a runner
+ * image would carry it.
+ */
+function runnerEnv(npm: { bin: string }, home = mkdtempSync(join(tmpdir(), 'perfgate-home-'))): Record<string, string> {
   const ca = process.env.NODE_EXTRA_CA_CERTS;
-  return { PATH: `${npm.bin}:${process.env.PATH}`, ...(ca && { NODE_EXTRA_CA_CERTS: ca }) };
+  return { HOME: home, PATH: `${join(home, '.local', 'bin')}:${npm.bin}:${process.env.PATH}`, ...(ca && { NODE_EXTRA_CA_CERTS: ca }) };
 }
 
-test('the action caches its 0x install: the first run installs and saves it, the next restores it and runs no npm', async () => {
+/** The archive programs the cache runs; the pull request's install plants each on PATH (test/fixtures/hostile/plant.js). */
+const ARCHIVERS = ['tar', 'zstd', 'unzstd', 'zstdmt', 'gzip'];
+
+test('the action caches its 0x install: the first run installs and saves it, the next restores it and runs no npm; no tar the PR planted runs', async () => {
   const home = mkdtempSync(join(tmpdir(), 'perfgate-action-copy-'));
   const distDir = join(home, 'dist');
   cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
   assert.equal(existsSync(join(home, 'node_modules')), false);
   const npm = recordedNpm(home);
-  const env = runnerEnv(npm);
+  // The install plants tar and its compressors, each recording its environment (the cache token
+  // would be in it) before running the real one.
+  const findings = mkdtempSync(join(tmpdir(), 'perfgate-findings-'));
+  const install = `node -e "require('./plant.js').plant('${findings}', ${JSON.stringify(ARCHIVERS).replace(/"/g, "'")})"`;
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': `profile: { duration: 1s, when: always }\n${IDENTICAL_CODE_ALPHA}` },
+    {
+      'server.js': { copy: 'services/work-server.js' },
+      'plant.js': { copy: 'hostile/plant.js' },
+      'work.json': '{"iterations": 20000}',
+      'perfgate.yml': `service:\n  install: ${install}\n  start: node server.js\nprofile: { duration: 1s, when: always }\n${IDENTICAL_CODE_ALPHA}`,
+    },
     { 'NOTES.md': 'x' },
   );
+  const planted = () => readdirSync(findings).filter((f) => f.startsWith('planted-'));
   // One runner: RUNNER_TEMP is the same path every run (the cache keys on the path as well).
   const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
   const tools = join(temp, 'perfgate-tools', `0x-${ZEROX}`);
   const key = `perfgate-0x-${ZEROX}-${process.platform}-${process.arch}`;
-  const run = (runId: number, extra: Record<string, string> = {}) =>
-    runAction({ eventName: 'push', event: pushEvent(baseSha(repo), headSha(repo)), inputs, workspace: repo, temp, runId, distDir, ...platform, env: { ...env, ...extra } });
+  // A fresh home each run, as on a hosted runner: what the install planted is not on PATH when the next run's perfgate starts.
+  const homes: string[] = [];
+  const run = (runId: number, extra: Record<string, string> = {}) => {
+    const env = runnerEnv(npm);
+    homes.push(env.HOME!);
+    return runAction({ eventName: 'push', event: pushEvent(baseSha(repo), headSha(repo)), inputs, workspace: repo, temp, runId, distDir, ...platform, env: { ...env, ...extra } });
+  };
   /** The head flamegraph the run's results name (drawn by 0x), or undefined. */
   const flamegraph = (r: ActionRun): string | undefined => JSON.parse(readFileSync(r.outputs['results-path']!, 'utf8')).profiles?.[0]?.files?.head;
 
@@ -66,6 +87,8 @@ test('the action caches its 0x install: the first run installs and saves it, the
   assert.ok(entries[0]!.size > 0 && (await platform.artifacts.readBlob(entries[0]!)).bytes.length === entries[0]!.size, 'the archive is stored');
   assert.ok(flamegraph(first), 'the flamegraphs were drawn with the installed 0x');
   assert.deepEqual(first.annotations('warning').filter((w) => /cache/i.test(w)), []);
+  assert.ok(existsSync(join(homes[0]!, '.local', 'bin', 'tar')), 'the install planted tar');
+  assert.deepEqual(planted(), [], 'the cache ran none of the planted archive programs');
 
   // A fresh runner: the same RUNNER_TEMP path, nothing in it.
   rmSync(join(temp, 'perfgate-tools'), { recursive: true, force: true });
@@ -78,6 +101,7 @@ test('the action caches its 0x install: the first run installs and saves it, the
   assert.ok(existsSync(join(tools, 'node_modules', '0x', 'cmd.js')));
   assert.ok(flamegraph(second), 'the flamegraphs were drawn with the restored 0x');
   assert.equal(platform.artifacts.caches.length, 1, 'nothing saved again');
+  assert.deepEqual(planted(), [], 'the cache ran none of the planted archive programs');
 
   // A cache service that does not answer: a warning, then the install, and the run still passes.
   rmSync(join(temp, 'perfgate-tools'), { recursive: true, force: true });
