@@ -19596,6 +19596,7 @@ function getState(name) {
 }
 
 // src/engine/boundary.ts
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync as readdirSync2, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
@@ -19810,7 +19811,7 @@ function removeDir(dir) {
   } catch {
   }
 }
-function cgroupAt(top, version, origin = null) {
+function cgroupAt(top, version, origin = null, sudo = null) {
   const inside = join(top, "pr");
   return {
     path: top,
@@ -19823,13 +19824,15 @@ function cgroupAt(top, version, origin = null) {
       const killed = await killInside(top, inside, version);
       for (const dir of cgroupsBelow(top, join(top, "perfgate"))) removeDir(dir);
       removeDir(inside);
-      if (origin) {
+      if (origin && sudo) {
+        spawnSync(sudo, ["-n", "/bin/sh", "-c", RELEASE, "sh", origin, top], { stdio: "ignore", timeout: 1e4 });
+      } else if (origin) {
         try {
           writeFileSync2(join(origin, "cgroup.procs"), String(process.pid));
         } catch {
         }
       }
-      if (pidsIn(join(top, "perfgate"), version).length === 0) {
+      if (existsSync(top) && pidsIn(join(top, "perfgate"), version).length === 0) {
         removeDir(join(top, "perfgate"));
         removeDir(top);
       }
@@ -19845,6 +19848,7 @@ function insideCpuSeconds(top) {
   const seconds = usageSeconds(top) - usageSeconds(join(top, "perfgate"));
   return Number.isFinite(seconds) ? seconds : null;
 }
+var RELEASE = 'for pid in $(cat "$2/perfgate/cgroup.procs"); do echo "$pid" > "$1/cgroup.procs"; done; rmdir "$2/perfgate" "$2"';
 function boundaryAt(path) {
   const mount = findCgroupMount();
   if (!mount || !NAME.test(basename(path)) || dirname(path) !== mount.dir) return null;

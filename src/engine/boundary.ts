@@ -188,7 +188,7 @@ function removeDir(dir: string): void {
  * move into the top directory itself (whose cgroup.procs is ours, for that rule), so a kill
  * covers it too; the `perfgate` leaf's cgroup.procs stays root's, so nothing moves in there.
  */
-function cgroupAt(top: string, version: 1 | 2, origin: string | null = null): Boundary {
+function cgroupAt(top: string, version: 1 | 2, origin: string | null = null, sudo: string | null = null): Boundary {
   const inside = join(top, 'pr');
   return {
     path: top,
@@ -201,16 +201,19 @@ function cgroupAt(top: string, version: 1 | 2, origin: string | null = null): Bo
       const killed = await killInside(top, inside, version);
       for (const dir of cgroupsBelow(top, join(top, 'perfgate'))) removeDir(dir);
       removeDir(inside);
-      // Back where this process came from, so the boundary can go; that move needs root, and
-      // without it the empty leaf stays until the post step (or the runner) removes it.
-      if (origin) {
+      // Back where this process came from, so the boundary can go. Both need root (the origin's
+      // cgroup.procs and the hierarchy's top are root's): as root directly, otherwise with a
+      // second sudo -n call; without either the empty cgroups stay until the runner removes them.
+      if (origin && sudo) {
+        spawnSync(sudo, ['-n', '/bin/sh', '-c', RELEASE, 'sh', origin, top], { stdio: 'ignore', timeout: 10_000 });
+      } else if (origin) {
         try {
           writeFileSync(join(origin, 'cgroup.procs'), String(process.pid));
         } catch {
           // not root
         }
       }
-      if (pidsIn(join(top, 'perfgate'), version).length === 0) {
+      if (existsSync(top) && pidsIn(join(top, 'perfgate'), version).length === 0) {
         removeDir(join(top, 'perfgate'));
         removeDir(top);
       }
@@ -250,6 +253,12 @@ const CREATE =
   '{ [ ! -e "$1/perfgate/cgroup.threads" ] || chown 0:0 "$1/perfgate/cgroup.threads"; } && echo "$3" > "$1/perfgate/cgroup.procs"';
 
 /**
+ * Moves every process of the boundary $3's `perfgate` leaf (this process, and sudo and this shell,
+ * which started there) back into the cgroup $1, then removes the boundary's empty cgroups.
+ */
+const RELEASE = 'for pid in $(cat "$2/perfgate/cgroup.procs"); do echo "$pid" > "$1/cgroup.procs"; done; rmdir "$2/perfgate" "$2"';
+
+/**
  * Creates the boundary `perfgate-<marker>` at the top of the cgroup hierarchy and moves this
  * process into it. That needs root once: as root it is done directly; otherwise through
  * `sudo -n` (GitHub's hosted runners give the runner user passwordless sudo), one call. Returns
@@ -269,7 +278,7 @@ export function openBoundary(marker: string, sudo: string | null): Boundary | { 
   if (created.status !== 0) {
     return { unavailable: `cannot create a cgroup in ${mount.dir}${root ? '' : ' with sudo -n'}: ${(created.stderr || created.error?.message || `exit ${created.status}`).trim()}` };
   }
-  const boundary = cgroupAt(top, mount.version, origin);
+  const boundary = cgroupAt(top, mount.version, origin, root ? null : sudo);
   // A process started through it proves that entering works before anything depends on it.
   const [probeFile, probeArgs] = boundary.wrap('/bin/sh', ['-c', 'exit 0']);
   const probe = spawnSync(probeFile, probeArgs, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });

