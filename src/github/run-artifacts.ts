@@ -3,7 +3,9 @@
  * one's zip archive. Kept apart from the upload toolkit (artifacts.ts) so that the CLI, which
  * reads artifacts but never uploads one, does not bundle it.
  */
+import { getProxyUrl } from '@actions/http-client/lib/proxy';
 import { createHash } from 'node:crypto';
+import { type Dispatcher, fetch, ProxyAgent } from 'undici';
 import type { GitHubClient } from './client.js';
 import type { Repo } from './event.js';
 import { listZip, readZipEntry, ZipError } from './zip.js';
@@ -53,6 +55,16 @@ export async function listRunArtifactsWithExpired(client: GitHubClient, repo: Re
 }
 
 /**
+ * The proxy the environment names for `url` (https_proxy, http_proxy, no_proxy), read as the
+ * toolkit's HTTP client reads it for the API calls (loopback never proxied), so that a runner
+ * behind a proxy reaches blob storage the way it reaches the API. Node's own fetch ignores them.
+ */
+function proxyFor(url: string): Dispatcher | undefined {
+  const proxy = getProxyUrl(new URL(url));
+  return proxy ? new ProxyAgent(proxy.href) : undefined;
+}
+
+/**
  * An artifact's zip archive, in memory: GitHub answers the download with a redirect to blob
  * storage, which is fetched without the token, read to at most `maxBytes` whatever the artifact
  * claims, and checked against the digest GitHub recorded at upload (when it has one), so what
@@ -62,7 +74,7 @@ export async function fetchArtifactZip(client: GitHubClient, repo: Repo, artifac
   const redirect = await client.rest.actions.downloadArtifact({ ...repo, artifact_id: artifact.id, archive_format: 'zip', request: { redirect: 'manual' } });
   const location = (redirect.headers as Record<string, string | undefined>).location;
   if (!location) throw new ArtifactError(`GitHub did not redirect the download of ${what} (status ${redirect.status})`);
-  const response = await fetch(location);
+  const response = await fetch(location, { dispatcher: proxyFor(location) });
   if (response.status !== 200 || !response.body) {
     throw new ArtifactError(`blob storage answered the download of ${what} with ${response.status} ${response.statusText}`);
   }
