@@ -12,7 +12,7 @@
  * results.json is the one report mode reads) and mode: record's records
  * (`perfgate-record-<id>-<sha>`). Both measure the run's commit as head; a commit measured by
  * both, or by several runs, counts once, by its latest run (series.ts). A sharded gate's
- * artifacts (`-shard<i>of<n>`) are parts of a configuration and are not read.
+ * artifacts (`-shard<i>of<n>`) are each read as one part of its commit's measurement.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,17 +64,22 @@ function escapeRegExp(text: string): string {
 
 /**
  * The artifacts of a run that hold one of this gate's results: the latest attempt's results
- * artifact (an earlier attempt of the same run measured the same commit) and records.
+ * artifact (an earlier attempt of the same run measured the same commit), of each shard when the
+ * gate is sharded (each holds its part of the scenarios and benchmarks), and records.
  */
 export function resultsArtifactsOf(artifacts: readonly ListedArtifact[], id: string): ListedArtifact[] {
-  const gate = new RegExp(`^perfgate-${escapeRegExp(id)}(?:-attempt(\\d+))?$`);
+  const gate = new RegExp(`^perfgate-${escapeRegExp(id)}(-shard\\d+of\\d+)?(?:-attempt(\\d+))?$`);
   const record = new RegExp(`^perfgate-record-${escapeRegExp(id)}-[0-9a-f]{40}$`);
-  const attempts = artifacts.flatMap((a) => {
-    const match = gate.exec(a.name);
-    return match ? [{ artifact: a, attempt: Number(match[1] ?? 1) }] : [];
-  });
-  const latest = attempts.sort((a, b) => b.attempt - a.attempt)[0]?.artifact;
-  return [...(latest ? [latest] : []), ...artifacts.filter((a) => record.test(a.name))];
+  const latest = new Map<string, { artifact: ListedArtifact; attempt: number }>();
+  for (const artifact of artifacts) {
+    const match = gate.exec(artifact.name);
+    if (!match) continue;
+    const part = match[1] ?? '';
+    const attempt = Number(match[2] ?? 1);
+    if ((latest.get(part)?.attempt ?? 0) < attempt) latest.set(part, { artifact, attempt });
+  }
+  const parts = [...latest.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v.artifact);
+  return [...parts, ...artifacts.filter((a) => record.test(a.name))];
 }
 
 /** An API failure that stops the read, as a sentence naming the fix. */

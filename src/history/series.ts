@@ -3,7 +3,7 @@
  * run stands for its head commit, and a metric's point is head's median for that scenario. Points
  * are ordered by when they were measured (the run's start: the commit time is not recorded, and a
  * workflow on main measures commits in the order they land). A commit measured twice counts once,
- * by its latest run. Pure: (runs) → series and change points.
+ * by its latest run; a sharded gate's shards are each one part of it. Pure: (runs) → series and change points.
  */
 import { METRICS, type MetricId } from '../config/types.js';
 import { compareResults } from '../gate/compare.js';
@@ -118,10 +118,12 @@ export function analyzeHistory(runs: readonly { file: string; results: Results }
       runsLeftOut.push({ file: run.file, reason: 'head was a work tree with uncommitted changes, not a commit' });
       continue;
     }
+    // A shard measured its part of the commit's scenarios: each part counts once.
     const sha = results.sides.head.sha;
-    const seen = latest.get(sha);
-    if (seen) runsLeftOut.push({ file: seen.results.startedAt < results.startedAt ? seen.file : run.file, reason: `commit ${sha.slice(0, 7)} was measured again later` });
-    if (!seen || seen.results.startedAt < results.startedAt) latest.set(sha, run);
+    const part = results.shard ? ` (shard ${results.shard.index}/${results.shard.count})` : '';
+    const seen = latest.get(sha + part);
+    if (seen) runsLeftOut.push({ file: seen.results.startedAt < results.startedAt ? seen.file : run.file, reason: `commit ${sha.slice(0, 7)}${part} was measured again later` });
+    if (!seen || seen.results.startedAt < results.startedAt) latest.set(sha + part, run);
   }
   const ordered = [...latest.values()].sort((a, b) => (a.results.startedAt < b.results.startedAt ? -1 : a.results.startedAt > b.results.startedAt ? 1 : 0));
 
@@ -144,7 +146,11 @@ export function analyzeHistory(runs: readonly { file: string; results: Results }
         series = { scenario: c.scenario, metric: c.metric, points: [] };
         byKey.set(id, series);
       }
-      series.points.push({ sha: results.sides.head.sha, time: results.startedAt, value: c.headMedian, environment });
+      const point = { sha: results.sides.head.sha, time: results.startedAt, value: c.headMedian, environment };
+      // One point per commit: a commit sharded two ways in two runs measured this scenario twice, and the later run counts.
+      const again = series.points.findIndex((p) => p.sha === point.sha);
+      if (again >= 0) series.points.splice(again, 1);
+      series.points.push(point);
     }
   }
 

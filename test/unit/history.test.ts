@@ -46,6 +46,32 @@ describe('history', () => {
     assert.deepEqual(history.runsLeftOut.map((r) => r.file).sort(), [list[5]!.file, 'dirty/results.json'].sort());
   });
 
+  it("reads a sharded gate's shards as parts of one commit: every scenario gets a point per commit, and a part measured again counts once", () => {
+    const parts = historyRuns().flatMap((results, i) =>
+      [1, 2].map((index) => {
+        const part = structuredClone(results);
+        const name = index === 1 ? 'GET /hello' : 'GET /other';
+        part.scenarios[0]!.name = name;
+        part.config.scenarios[0]!.name = name;
+        part.shard = { index, count: 2, familyAlpha: 0.05, fullConfigHash: 'a'.repeat(64), scenarios: [name], benchmarks: null, gatedMetrics: 8 };
+        return { file: `run-${i}/shard${index}/results.json`, results: part };
+      }),
+    );
+    const again = structuredClone(parts[11]!);
+    again.file = 'again/results.json';
+    again.results.startedAt = '2027-01-01T00:00:00.000Z';
+    const history = analyzeHistory([...parts, again]);
+    for (const scenario of ['GET /hello', 'GET /other']) {
+      const throughput = history.series.find((s) => s.scenario === scenario && s.metric === 'throughput')!;
+      assert.equal(throughput.points.length, HISTORY_COMMITS, scenario);
+      assert.equal(new Set(throughput.points.map((p) => p.sha)).size, HISTORY_COMMITS, scenario);
+    }
+    assert.deepEqual(
+      history.runsLeftOut.map((r) => [r.file, r.reason]),
+      [[parts[11]!.file, `commit ${parts[11]!.results.sides.head.sha.slice(0, 7)} (shard 2/2) was measured again later`]],
+    );
+  });
+
   it('reads the kernel of older files from their os field, and does not count an unrecorded value as a change', () => {
     const [a, b] = historyRuns();
     delete a!.environment.kernel;
@@ -123,7 +149,13 @@ describe('history', () => {
     ];
     assert.deepEqual(
       resultsArtifactsOf(names.map(artifact), 'default').map((a) => a.name),
-      ['perfgate-default-attempt3', `perfgate-record-default-${sha}`],
+      ['perfgate-default-attempt3', 'perfgate-default-shard1of2', `perfgate-record-default-${sha}`],
+    );
+    const shards = ['perfgate-default-shard2of2', 'perfgate-default-shard1of2-attempt2', 'perfgate-default-shard1of2', 'perfgate-default-shard2of2-attempt2-x'];
+    assert.deepEqual(
+      resultsArtifactsOf(shards.map(artifact), 'default').map((a) => a.name),
+      ['perfgate-default-shard1of2-attempt2', 'perfgate-default-shard2of2'],
+      "each shard's latest attempt",
     );
     assert.deepEqual(resultsArtifactsOf(names.map(artifact), 'other').map((a) => a.name), ['perfgate-other', `perfgate-record-other-${sha}`]);
     assert.deepEqual(resultsArtifactsOf([artifact('perfgate-a.b')], 'a-b'), [], 'an id is matched as it is spelled, "." included');
