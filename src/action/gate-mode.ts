@@ -101,7 +101,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
   const toolsDir = join(context.tempDir, 'perfgate-tools');
   const toolCache = actionToolCache(context.env);
   const profiles = profiledScenarios(checked.config).length > 0;
-  const restored = profiles && (await restoreZeroX(toolsDir, toolCache, actionLogger));
+  const zeroXInPlace = profiles && (await restoreZeroX(toolsDir, toolCache, actionLogger));
   const { boundary, warning: boundaryWarning } = openRunBoundary(marker);
   const tracker = new ProcessTracker(pidFile, marker, boundary);
   const cancel = cancelOnSignals(tracker);
@@ -201,7 +201,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
     // The boundary goes first (runComparison has stopped every process in it), then the very end of
     // the step: nothing perfgate started runs any more, and nothing it writes follows.
     await boundary?.close();
-    if (profiles && !restored) await saveZeroX(toolsDir, toolCache);
+    if (profiles && !zeroXInPlace) await saveZeroX(toolsDir, toolCache);
     const tampered = fileCommands.seal();
     if (tampered.length > 0) {
       core.warning(

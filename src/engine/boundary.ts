@@ -253,7 +253,7 @@ const CREATE =
   '{ [ ! -e "$1/perfgate/cgroup.threads" ] || chown 0:0 "$1/perfgate/cgroup.threads"; } && echo "$3" > "$1/perfgate/cgroup.procs"';
 
 /**
- * Moves every process of the boundary $3's `perfgate` leaf (this process, and sudo and this shell,
+ * Moves every process of the boundary $2's `perfgate` leaf (this process, and sudo and this shell,
  * which started there) back into the cgroup $1, then removes the boundary's empty cgroups.
  */
 const RELEASE = 'for pid in $(cat "$2/perfgate/cgroup.procs"); do echo "$pid" > "$1/cgroup.procs"; done; rmdir "$2/perfgate" "$2"';

@@ -84,13 +84,14 @@ function zeroXInstall(toolsDir: string): { version: string; prefix: string; key:
 }
 
 /**
- * Fills the install directory from `cache` when it does not hold 0x yet; true when 0x is there
- * afterwards because of it. The cache's archiver runs with the runner's cache token in its
- * environment, so the action calls this before any of the pull request's code runs.
+ * Fills the install directory from `cache` when it does not hold 0x yet. True when 0x is in place
+ * now (perfgate's own, an earlier install, or restored): then there is nothing to save later. The
+ * cache's archiver runs with the runner's cache token in its environment, so the action calls
+ * this before any of the pull request's code runs.
  */
 export async function restoreZeroX(toolsDir: string, cache: DirectoryCache, logger: Logger): Promise<boolean> {
   const install = zeroXInstall(toolsDir);
-  if (!install || holdsVersion(install.prefix, install.version)) return false;
+  if (!install || holdsVersion(install.prefix, install.version)) return true;
   if (!(await cache.restore(install.prefix, install.key))) return false;
   if (holdsVersion(install.prefix, install.version)) {
     logger.info(`0x@${install.version} for the flamegraphs restored from the cache (${install.key}) into ${install.prefix}`);
@@ -100,7 +101,7 @@ export async function restoreZeroX(toolsDir: string, cache: DirectoryCache, logg
   return false;
 }
 
-/** Saves the install directory to `cache` when it holds 0x (the action: after the pull request's code is stopped). */
+/** Saves the install directory to `cache` when it holds 0x (the action: a fresh install, after the pull request's code is stopped). */
 export async function saveZeroX(toolsDir: string, cache: DirectoryCache): Promise<void> {
   const install = zeroXInstall(toolsDir);
   if (install && holdsVersion(install.prefix, install.version)) await cache.save(install.prefix, install.key);

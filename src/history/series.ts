@@ -3,7 +3,8 @@
  * run stands for its head commit, and a metric's point is head's median for that scenario. Points
  * are ordered by when they were measured (the run's start: the commit time is not recorded, and a
  * workflow on main measures commits in the order they land). A commit measured twice counts once,
- * by its latest run; a sharded gate's shards are each one part of it. Pure: (runs) → series and change points.
+ * by its latest run; a sharded gate's shards are each one part of it. Pure: (runs) → series and
+ * change points.
  */
 import { METRICS, type MetricId } from '../config/types.js';
 import { compareResults } from '../gate/compare.js';
@@ -147,7 +148,8 @@ export function analyzeHistory(runs: readonly { file: string; results: Results }
         byKey.set(id, series);
       }
       const point = { sha: results.sides.head.sha, time: results.startedAt, value: c.headMedian, environment };
-      // One point per commit: a commit sharded two ways in two runs measured this scenario twice, and the later run counts.
+      // One point per commit: a commit sharded two ways in two runs measured this scenario twice,
+      // and the later run counts.
       const again = series.points.findIndex((p) => p.sha === point.sha);
       if (again >= 0) series.points.splice(again, 1);
       series.points.push(point);
