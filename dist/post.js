@@ -19598,10 +19598,11 @@ function getState(name) {
 // src/engine/boundary.ts
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync as readdirSync2, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join as join2 } from "node:path";
 
 // src/engine/process.ts
 import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
 
 // src/engine/env.ts
 var SECRET_VARIABLES = [
@@ -19620,8 +19621,50 @@ function isDroppedName(name) {
   const upper = name.toUpperCase();
   return SECRET_NAMES.has(upper) || FILE_COMMANDS.has(upper) || DROPPED_PREFIX.test(name);
 }
+function secretsFrom(env) {
+  return SECRET_VARIABLES.map((k) => env[k]).filter((v) => Boolean(v));
+}
+function scrubEnv(env, secrets) {
+  const needles = secrets.filter((s) => s.length >= 8);
+  const out = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value === void 0 || isDroppedName(name)) continue;
+    if (needles.some((s) => value.includes(s))) continue;
+    out[name] = value;
+  }
+  return out;
+}
 
 // src/engine/process.ts
+var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find", "tar", "zstd", "unzstd", "zstdmt", "gzip"];
+var own = null;
+function findOnPath(name, path) {
+  for (const dir of (path ?? "").split(":")) {
+    if (!isAbsolute(dir)) continue;
+    const file = join(dir, name);
+    try {
+      accessSync(file, constants3.X_OK);
+      if (statSync(file).isFile()) return file;
+    } catch {
+    }
+  }
+  return null;
+}
+function settleOwnProcesses(env) {
+  const programs = /* @__PURE__ */ new Map();
+  for (const name of OWN_PROGRAMS) {
+    const file = findOnPath(name, env.PATH);
+    if (file) programs.set(name, file);
+  }
+  own = { programs, env: scrubEnv(env, secretsFrom(env)) };
+}
+function settled() {
+  if (!own) settleOwnProcesses(process.env);
+  return own;
+}
+function ownEnv() {
+  return settled().env;
+}
 function groupAlive(pgid) {
   try {
     process.kill(-pgid, 0);
@@ -19743,7 +19786,7 @@ function read(file) {
   }
 }
 function pidsIn(dir, version) {
-  return read(join(dir, version === 2 ? "cgroup.procs" : "tasks")).split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 0);
+  return read(join2(dir, version === 2 ? "cgroup.procs" : "tasks")).split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 0);
 }
 function cgroupsBelow(dir, skip = null) {
   const found = [];
@@ -19754,7 +19797,7 @@ function cgroupsBelow(dir, skip = null) {
     return found;
   }
   for (const entry of entries) {
-    const sub = join(dir, entry.name);
+    const sub = join2(dir, entry.name);
     if (!entry.isDirectory() || sub === skip) continue;
     found.push(...cgroupsBelow(sub), sub);
   }
@@ -19777,17 +19820,17 @@ async function killCgroup(dir, version) {
     const pids = pidsUnder(dir, version);
     if (round === 0) found = pids.length;
     if (pids.length === 0) return found;
-    if (version === 2 && existsSync(join(dir, "cgroup.kill"))) {
-      writeFileSync2(join(dir, "cgroup.kill"), "1");
+    if (version === 2 && existsSync(join2(dir, "cgroup.kill"))) {
+      writeFileSync2(join2(dir, "cgroup.kill"), "1");
     } else if (version === 2) {
-      writeFileSync2(join(dir, "cgroup.freeze"), "1");
+      writeFileSync2(join2(dir, "cgroup.freeze"), "1");
       killEach(pidsUnder(dir, version));
-      writeFileSync2(join(dir, "cgroup.freeze"), "0");
+      writeFileSync2(join2(dir, "cgroup.freeze"), "0");
     } else {
-      writeFileSync2(join(dir, "freezer.state"), "FROZEN");
-      for (let wait = 0; wait < 100 && read(join(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
+      writeFileSync2(join2(dir, "freezer.state"), "FROZEN");
+      for (let wait = 0; wait < 100 && read(join2(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
       killEach(pidsUnder(dir, version));
-      writeFileSync2(join(dir, "freezer.state"), "THAWED");
+      writeFileSync2(join2(dir, "freezer.state"), "THAWED");
     }
     await sleep(round < 10 ? 10 : 50);
   }
@@ -19796,7 +19839,7 @@ async function killCgroup(dir, version) {
 async function killInside(top, inside, version) {
   let killed = 0;
   for (let round = 0; round < 20; round++) {
-    const atTop = [top, ...cgroupsBelow(top, inside).filter((dir) => !dir.startsWith(join(top, "perfgate")))].flatMap((dir) => pidsIn(dir, version));
+    const atTop = [top, ...cgroupsBelow(top, inside).filter((dir) => !dir.startsWith(join2(top, "perfgate")))].flatMap((dir) => pidsIn(dir, version));
     killEach(atTop);
     const inPr = await killCgroup(inside, version);
     killed += atTop.length + inPr;
@@ -19812,28 +19855,28 @@ function removeDir(dir) {
   }
 }
 function cgroupAt(top, version, origin = null, sudo = null) {
-  const inside = join(top, "pr");
+  const inside = join2(top, "pr");
   return {
     path: top,
     description: `cgroup v${version} ${inside}`,
     cgroup: { version, path: `/${basename(top)}/pr` },
     cpuSeconds: () => version === 2 ? insideCpuSeconds(top) : null,
-    wrap: (file, args) => ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', join(inside, "cgroup.procs"), file, ...args]],
+    wrap: (file, args) => ["/bin/sh", ["-c", 'echo $$ > "$0" && exec "$@"', join2(inside, "cgroup.procs"), file, ...args]],
     kill: () => killInside(top, inside, version),
     async close() {
       const killed = await killInside(top, inside, version);
-      for (const dir of cgroupsBelow(top, join(top, "perfgate"))) removeDir(dir);
+      for (const dir of cgroupsBelow(top, join2(top, "perfgate"))) removeDir(dir);
       removeDir(inside);
       if (origin && sudo) {
-        spawnSync(sudo, ["-n", "/bin/sh", "-c", RELEASE, "sh", origin, top], { stdio: "ignore", timeout: 1e4 });
+        spawnSync(sudo, ["-n", "/bin/sh", "-c", RELEASE, "sh", origin, top], { stdio: "ignore", env: ownEnv(), timeout: 1e4 });
       } else if (origin) {
         try {
-          writeFileSync2(join(origin, "cgroup.procs"), String(process.pid));
+          writeFileSync2(join2(origin, "cgroup.procs"), String(process.pid));
         } catch {
         }
       }
-      if (existsSync(top) && pidsIn(join(top, "perfgate"), version).length === 0) {
-        removeDir(join(top, "perfgate"));
+      if (existsSync(top) && pidsIn(join2(top, "perfgate"), version).length === 0) {
+        removeDir(join2(top, "perfgate"));
         removeDir(top);
       }
       return killed;
@@ -19841,11 +19884,11 @@ function cgroupAt(top, version, origin = null, sudo = null) {
   };
 }
 function usageSeconds(dir) {
-  const line = read(join(dir, "cpu.stat")).split("\n").find((l) => l.startsWith("usage_usec "));
+  const line = read(join2(dir, "cpu.stat")).split("\n").find((l) => l.startsWith("usage_usec "));
   return line ? Number(line.split(" ")[1]) / 1e6 : Number.NaN;
 }
 function insideCpuSeconds(top) {
-  const seconds = usageSeconds(top) - usageSeconds(join(top, "perfgate"));
+  const seconds = usageSeconds(top) - usageSeconds(join2(top, "perfgate"));
   return Number.isFinite(seconds) ? seconds : null;
 }
 var RELEASE = 'for pid in $(cat "$2/perfgate/cgroup.procs"); do echo "$pid" > "$1/cgroup.procs"; done; rmdir "$2/perfgate" "$2"';

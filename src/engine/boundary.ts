@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { type Dirent, existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { sleep } from './process.js';
+import { ownEnv, sleep } from './process.js';
 
 export interface Boundary {
   /** The boundary's top directory (what the post step is told). */
@@ -205,7 +205,7 @@ function cgroupAt(top: string, version: 1 | 2, origin: string | null = null, sud
       // cgroup.procs and the hierarchy's top are root's): as root directly, otherwise with a
       // second sudo -n call; without either the empty cgroups stay until the runner removes them.
       if (origin && sudo) {
-        spawnSync(sudo, ['-n', '/bin/sh', '-c', RELEASE, 'sh', origin, top], { stdio: 'ignore', timeout: 10_000 });
+        spawnSync(sudo, ['-n', '/bin/sh', '-c', RELEASE, 'sh', origin, top], { stdio: 'ignore', env: ownEnv(), timeout: 10_000 });
       } else if (origin) {
         try {
           writeFileSync(join(origin, 'cgroup.procs'), String(process.pid));
@@ -274,14 +274,14 @@ export function openBoundary(marker: string, sudo: string | null): Boundary | { 
   const owner = `${process.getuid?.()}:${process.getgid?.()}`;
   const origin = ownCgroup(mount);
   const [file, args] = root ? ['/bin/sh', ['-c', CREATE]] : [sudo!, ['-n', '/bin/sh', '-c', CREATE]];
-  const created = spawnSync(file, [...args, 'sh', top, owner, String(process.pid)], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
+  const created = spawnSync(file, [...args, 'sh', top, owner, String(process.pid)], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: ownEnv(), timeout: 10_000 });
   if (created.status !== 0) {
     return { unavailable: `cannot create a cgroup in ${mount.dir}${root ? '' : ' with sudo -n'}: ${(created.stderr || created.error?.message || `exit ${created.status}`).trim()}` };
   }
   const boundary = cgroupAt(top, mount.version, origin, root ? null : sudo);
   // A process started through it proves that entering works before anything depends on it.
   const [probeFile, probeArgs] = boundary.wrap('/bin/sh', ['-c', 'exit 0']);
-  const probe = spawnSync(probeFile, probeArgs, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', timeout: 10_000 });
+  const probe = spawnSync(probeFile, probeArgs, { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8', env: ownEnv(), timeout: 10_000 });
   if (probe.status !== 0) {
     return { unavailable: `cannot move a process into ${top}/pr: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}` };
   }
