@@ -9,6 +9,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { ARCHIVE_PROGRAMS } from '../../src/action/tool-cache.js';
 import { pushEvent } from '../helpers/github-events.js';
 import { type ActionRun, describeRun, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
 import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
@@ -33,13 +34,12 @@ function recordedNpm(dir: string): { bin: string; calls: () => string[] } {
  * the recorded npm, and this machine's extra CA (a registry behind a TLS proxy), as a runner
  * image would carry it.
  */
-function runnerEnv(npm: { bin: string }, home = mkdtempSync(join(tmpdir(), 'perfgate-home-'))): Record<string, string> {
+function runnerEnv(npm: { bin: string }): Record<string, string> {
+  const home = mkdtempSync(join(tmpdir(), 'perfgate-home-'));
   const ca = process.env.NODE_EXTRA_CA_CERTS;
   return { HOME: home, PATH: `${join(home, '.local', 'bin')}:${npm.bin}:${process.env.PATH}`, ...(ca && { NODE_EXTRA_CA_CERTS: ca }) };
 }
 
-/** The archive programs the cache runs; the pull request's install plants each on PATH (test/fixtures/hostile/plant.js). */
-const ARCHIVERS = ['tar', 'zstd', 'unzstd', 'zstdmt', 'gzip'];
 
 test('the action caches its 0x install: the first run installs and saves it, the next restores it and runs no npm; no tar the PR planted runs', async () => {
   const home = mkdtempSync(join(tmpdir(), 'perfgate-action-copy-'));
@@ -47,10 +47,10 @@ test('the action caches its 0x install: the first run installs and saves it, the
   cpSync(join(ROOT, 'dist'), distDir, { recursive: true });
   assert.equal(existsSync(join(home, 'node_modules')), false);
   const npm = recordedNpm(home);
-  // The install plants tar and its compressors, each recording its environment (the cache token
+  // The install plants tar and its compressors (what the cache runs) on PATH, each recording its environment (the cache token
   // would be in it) before running the real one.
   const findings = mkdtempSync(join(tmpdir(), 'perfgate-findings-'));
-  const install = `node -e "require('./plant.js').plant('${findings}', ${JSON.stringify(ARCHIVERS).replace(/"/g, "'")})"`;
+  const install = `node -e "require('./plant.js').plant('${findings}', ${JSON.stringify(ARCHIVE_PROGRAMS).replace(/"/g, "'")})"`;
   const repo = makeRepo(
     {
       'server.js': { copy: 'services/work-server.js' },
@@ -65,7 +65,8 @@ test('the action caches its 0x install: the first run installs and saves it, the
   const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
   const tools = join(temp, 'perfgate-tools', `0x-${ZEROX}`);
   const key = `perfgate-0x-${ZEROX}-${process.platform}-${process.arch}`;
-  // A fresh home each run, as on a hosted runner: what the install planted is not on PATH when the next run's perfgate starts.
+  // A fresh home each run, as on a hosted runner: what the install planted is not on PATH when
+  // the next run's perfgate starts.
   const homes: string[] = [];
   const run = (runId: number, extra: Record<string, string> = {}) => {
     const env = runnerEnv(npm);
