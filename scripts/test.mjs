@@ -1,40 +1,119 @@
 #!/usr/bin/env node
 // Runs the test suite with node's own runner (TypeScript through tsx).
-// `npm test` runs everything; `npm test -- unit` (or integration, e2e) runs one layer.
-// Files run one at a time: integration tests put real load on real services, and two of
-// them at once on a 2-core machine would measure each other.
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+// `npm test` runs everything; `npm test -- unit` (or integration, e2e) runs one layer;
+// `npm test -- test/integration/init.test.ts` runs named files.
+//
+// Unit tests are pure and run side by side, one process per core. Integration and e2e files
+// put real load on real services, and two of them at once on a 2-core machine would measure
+// each other, so they run one file at a time. Each file's wall time is printed at the end
+// (and written to $PERFGATE_TEST_TIMINGS as JSON lines when that is set), so the slow ones
+// are seen.
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const layers = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const passThrough = process.argv.slice(2).filter((a) => a.startsWith('-'));
-const roots = (layers.length ? layers : ['unit', 'integration', 'e2e']).map((l) => join('test', l));
+const args = process.argv.slice(2);
+const passThrough = args.filter((a) => a.startsWith('-'));
+const named = args.filter((a) => !a.startsWith('-'));
+const LAYERS = ['unit', 'integration', 'e2e'];
 
 function find(dir) {
-  let out = [];
   let entries = [];
   try {
     entries = readdirSync(dir);
   } catch {
-    return out;
+    return [];
   }
-  for (const name of entries.sort()) {
+  return entries.sort().flatMap((name) => {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) out = out.concat(find(p));
-    else if (name.endsWith('.test.ts')) out.push(p);
-  }
-  return out;
+    if (statSync(p).isDirectory()) return find(p);
+    return name.endsWith('.test.ts') ? [p] : [];
+  });
 }
 
-const files = roots.flatMap(find);
-if (files.length === 0) {
-  console.error(`no test files under ${roots.join(', ')}`);
+const selected = (named.length ? named : LAYERS).flatMap((a) =>
+  LAYERS.includes(a) ? find(join('test', a)) : [a],
+);
+if (selected.length === 0) {
+  console.error(`no test files under ${named.join(', ') || 'test/'}`);
   process.exit(1);
 }
-const r = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...passThrough, ...files],
-  { stdio: 'inherit' },
-);
-process.exit(r.status ?? 1);
+const pure = selected.filter((f) => f.startsWith(join('test', 'unit')));
+const loaded = selected.filter((f) => !pure.includes(f));
+
+const tapDir = mkdtempSync(join(tmpdir(), 'perfgate-tests-'));
+const counts = { pass: 0, fail: 0, skipped: 0 };
+let runs = 0;
+
+/** Adds the totals of a TAP stream's closing lines (`# pass 12`) to `counts`. */
+function addCounts(tapFile) {
+  let text = '';
+  try {
+    text = readFileSync(tapFile, 'utf8');
+  } catch {
+    return;
+  }
+  for (const key of Object.keys(counts)) {
+    const m = text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'));
+    if (m) counts[key] += Number(m[1]);
+  }
+}
+
+/** One `node --test` over `files`; resolves with its exit code and wall time. */
+function runNodeTest(files, concurrency) {
+  const started = Date.now();
+  const tap = join(tapDir, `${runs++}.tap`);
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tap}`,
+        ...passThrough,
+        ...files,
+      ],
+      { stdio: 'inherit' },
+    );
+    child.on('exit', (code, signal) => {
+      addCounts(tap);
+      resolve({ code: code ?? (signal ? 1 : 0), ms: Date.now() - started });
+    });
+  });
+}
+
+const timings = [];
+let failed = false;
+const suiteStart = Date.now();
+if (pure.length) {
+  const r = await runNodeTest(pure, Math.max(2, availableParallelism()));
+  timings.push({ file: `${pure.length} unit files (in parallel)`, ms: r.ms, code: r.code });
+  failed ||= r.code !== 0;
+}
+for (const file of loaded) {
+  const r = await runNodeTest([file], 1);
+  timings.push({ file, ms: r.ms, code: r.code });
+  failed ||= r.code !== 0;
+}
+
+const total = Date.now() - suiteStart;
+const width = Math.max(...timings.map((t) => t.file.length));
+console.log('\nwall time per file, slowest first:');
+for (const t of [...timings].sort((a, b) => b.ms - a.ms)) {
+  console.log(`  ${t.file.padEnd(width)}  ${(t.ms / 1000).toFixed(1).padStart(7)} s${t.code ? '  FAILED' : ''}`);
+}
+console.log(`  ${'all'.padEnd(width)}  ${(total / 1000).toFixed(1).padStart(7)} s`);
+if (process.env.PERFGATE_TEST_TIMINGS) {
+  const at = new Date().toISOString();
+  for (const t of timings) appendFileSync(process.env.PERFGATE_TEST_TIMINGS, `${JSON.stringify({ at, ...t })}\n`);
+}
+rmSync(tapDir, { recursive: true, force: true });
+// One closing line for the whole suite: each file's runner printed only its own totals.
+console.log(`\n${counts.pass} passed, ${counts.fail} failed, ${counts.skipped} skipped`);
+process.exit(failed ? 1 : 0);
