@@ -3,22 +3,23 @@
  * summary and outputs (always), and the sticky comment (when there is a pull request to put it
  * on). GitHub failures here only warn: the decision never depends on whether GitHub answered.
  */
-import * as core from '@actions/core';
+
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type GitHubClient, describeApiError } from '../github/client.js';
+import * as core from '@actions/core';
+import { compareResults } from '../gate/compare.js';
+import { describeApiError, type GitHubClient } from '../github/client.js';
 import { upsertComment, workflowOfRef } from '../github/comments.js';
 import { formatRepo } from '../github/event.js';
 import { listLabels } from '../github/labels.js';
-import { compareResults } from '../gate/compare.js';
 import { type ArtifactLink, commentMarker, type ReportOptions, renderComment, renderReport, SUMMARY_LIMIT } from '../report/comment.js';
-import { formatChange } from '../report/format.js';
 import type { Analysis, Results } from '../results/types.js';
 import { buildVerdicts, describeEntry } from '../results/verdicts.js';
+import { formatChange } from '../stats/format.js';
 import type { RunArtifacts } from './artifacts.js';
-import { directStepFiles, type StepFiles } from './file-commands.js';
 import type { RunContext } from './context.js';
 import { decide, type FinalDecision, wantsNewComment } from './decision.js';
+import { directStepFiles, type StepFiles } from './file-commands.js';
 import type { GitHubInputs } from './inputs.js';
 
 export interface PublishRequest {

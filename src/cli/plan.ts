@@ -5,16 +5,17 @@
  * expect is an error now, not a run of minutes measuring an error page.
  */
 import { join } from 'node:path';
+import type { PlannedComparison } from '../compare/service.js';
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
 import { scrubEnv, secretsFrom } from '../engine/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
-import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/probe.js';
-import type { PlannedComparison } from '../compare/service.js';
 import { formatMs, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
-import { formatLimit, formatPercent } from '../report/format.js';
+import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/probe.js';
 import { installCommand } from '../engine/workspace.js';
+import { formatLimit } from '../report/format.js';
+import { formatPercent } from '../stats/format.js';
 
 /**
  * Starts head's service once in the work tree (service.setup first, as a start of the compare; no

@@ -8,9 +8,11 @@
  * e.g. 1s") and errors.ts prefixes where and what. Keep every `.describe()` user-facing: it is
  * shown by editors and printed in the docs.
  */
-import { formatPercent } from '../report/format.js';
+
 import { posix, win32 } from 'node:path';
 import { z } from 'zod';
+import { formatPercent } from '../stats/format.js';
+import { placeholdersIn } from './placeholders.js';
 import {
   HTTP_METHODS,
   type HttpMethod,
@@ -20,7 +22,6 @@ import {
   readScenarioLine,
   SCENARIO_LINE_PATTERN,
 } from './scenario-line.js';
-import { placeholdersIn } from './placeholders.js';
 import type {
   BenchmarksConfig,
   CaptureSource,

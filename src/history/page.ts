@@ -4,7 +4,8 @@
  * line at each change point (red: only the code changed; grey and dashed: the runner's
  * environment changed there too). Everything is inline, the library included. Pure: (history) → text.
  */
-import { formatChange, formatMetricName, formatValue } from '../report/format.js';
+import { formatMetricName, formatValue } from '../report/format.js';
+import { formatChange } from '../stats/format.js';
 import { chartLibrary } from './chart-library.js';
 import type { History } from './series.js';
 import { describeEnvironmentChange } from './summary.js';

@@ -3,7 +3,8 @@
  * whether the runner's environment changed there too, for the terminal and the job summary. Pure.
  */
 import type { MetricId } from '../config/types.js';
-import { escapeMarkdown, escapeUrl, formatChange, formatMetricName, formatValue } from '../report/format.js';
+import { escapeMarkdown, escapeUrl, formatMetricName, formatValue } from '../report/format.js';
+import { formatChange } from '../stats/format.js';
 import type { EnvironmentChange, History, Shift } from './series.js';
 
 const KEY_NAMES: Record<EnvironmentChange['key'], string> = {

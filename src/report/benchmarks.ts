@@ -4,7 +4,7 @@
  * code (names, messages) and choose how it looks.
  */
 import type { Analysis, BenchmarkComparison, Results, UncomparedBenchmark } from '../results/types.js';
-import { formatChange, formatInterval, formatOpsPerSec } from './format.js';
+import { formatChange, formatInterval, formatOpsPerSec } from '../stats/format.js';
 import { orderBenchmarkRows, type Tone, verdictTone } from './verdicts.js';
 
 /** A compared benchmark's verdict tone, or why a listed one was not compared. */

@@ -8,7 +8,8 @@
  * longest), each time with a note that links the full report.
  */
 import type { Analysis, Results } from '../results/types.js';
-import { escapeMarkdown, escapeUrl, formatCount } from './format.js';
+import { formatCount } from '../stats/format.js';
+import { escapeMarkdown, escapeUrl } from './format.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
 import { orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
 

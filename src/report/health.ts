@@ -6,7 +6,7 @@
  */
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
-import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from './format.js';
+import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
 import { startupRows } from './startup.js';
 import { type Tone, verdictTone } from './verdicts.js';
 

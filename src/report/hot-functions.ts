@@ -9,7 +9,8 @@ import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type Into
 import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
 import { scenarioUnchanged } from '../results/verdicts.js';
-import { formatChange, formatChangeOf, formatCount, formatDurationUs, formatMetricName, MINUS } from './format.js';
+import { formatChange, formatCount, formatDurationUs, MINUS } from '../stats/format.js';
+import { formatChangeOf, formatMetricName } from './format.js';
 
 /** Rows per table unless the caller asks for another number. */
 export const HOT_FUNCTION_ROWS = 10;

@@ -2,57 +2,45 @@
  * The markdown body of the PR comment and the job summary. Pure: (results, analysis) → text.
  * Everything that comes from the user's code or config goes through escapeMarkdown.
  */
-import { renderChart } from './chart.js';
-import { renderRequestBreakdown } from './requests.js';
-import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
-import {
-  escapeMarkdown,
-  escapeUrl,
-  formatCount,
-  formatDurationUs,
-  formatInteger,
-  formatInterval,
-  formatMetricName,
-  formatPercent,
-  formatChangeOf,
-  formatLimit,
-  formatMetricChange,
-  formatValue,
-  repositoryFileUrl,
-  truncate,
-} from './format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
-import { describeLocation } from '../profile/frames.js';
+
 import type { FunctionChange } from '../profile/diff.js';
+import { describeLocation } from '../profile/frames.js';
+import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
+import { scenarioUnchanged } from '../results/verdicts.js';
+import { formatCount, formatDurationUs, formatInteger, formatInterval, formatPercent, truncate } from '../stats/format.js';
+import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { renderChart } from './chart.js';
+import { escapeMarkdown, escapeUrl, formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, repositoryFileUrl } from './format.js';
+import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  packageCells,
   describeMarker,
   describeOptimization,
+  describeProfilesSkipped,
   describeProfiling,
   describeSelf,
   describeSpentIn,
   describeTotals,
   flamegraphFiles,
-  rowNumbers,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
-  describeProfilesSkipped,
   hotFunctionSections,
+  packageCells,
   regressionCulprits,
   rowName,
+  rowNumbers,
   sourceSide,
 } from './hot-functions.js';
-import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
 import { renderIoMarkdown } from './io.js';
+import { renderRequestBreakdown } from './requests.js';
 import { type CommitLink, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
-  describeCounts,
   describeAnswer,
+  describeCounts,
   describeNothingChanged,
   FAILING_IMPROVEMENT,
   nothingChanged,
@@ -63,7 +51,6 @@ import {
   verdictTone,
   worstGatedChange,
 } from './verdicts.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */

@@ -6,7 +6,8 @@
  */
 import type { Pair, Results, Side } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
-import { escapeMarkdown, formatChange, formatCount, formatDurationUs, sanitizeText } from './format.js';
+import { formatChange, formatCount, formatDurationUs } from '../stats/format.js';
+import { escapeMarkdown, sanitizeText } from './format.js';
 
 export interface RequestRow {
   scenario: string;

@@ -3,8 +3,7 @@
  * comes from outside perfgate goes through the renderer's `escapeText` (markdown or terminal).
  */
 import type { Analysis, Environment, Results, SideInfo, TakenLook } from '../results/types.js';
-import { formatP } from '../stats/format.js';
-import { formatCount, formatDurationUs, formatInteger, truncate } from './format.js';
+import { formatCount, formatDurationUs, formatInteger, formatP, truncate } from '../stats/format.js';
 
 /** Longest error message quoted; a stack trace belongs in the logs, not in the comment. */
 const MAX_ERROR_CHARS = 500;

@@ -1,7 +1,7 @@
 /** The start-up rows of the health table: every start's time to listen and memory at ready, base against head. Pure. */
 import type { StartupMetricId } from '../config/types.js';
 import type { Analysis, StartupComparison } from '../results/types.js';
-import { formatChange, formatDurationUs, formatInterval } from './format.js';
+import { formatChange, formatDurationUs, formatInterval } from '../stats/format.js';
 import type { HealthRow } from './health.js';
 import { verdictTone } from './verdicts.js';
 

@@ -2,44 +2,47 @@
  * The terminal report printed by the CLI: the markdown report's information, compact, as
  * aligned plain text. Pure: colour only when asked (the caller knows whether stdout is a TTY).
  */
-import { renderRequestLines } from './requests.js';
-import type { Analysis, MetricComparison, Results } from '../results/types.js';
-import { formatChangeOf, formatCount, formatLimit, formatMetricChange, formatMetricName, formatPercent, formatValue, sanitizeText } from './format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+
 import { join } from 'node:path';
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { describeLocation } from '../profile/frames.js';
 import type { FunctionChange } from '../profile/diff.js';
+import { describeLocation } from '../profile/frames.js';
+import type { Analysis, MetricComparison, Results } from '../results/types.js';
+import { scenarioUnchanged } from '../results/verdicts.js';
+import { formatCount, formatPercent } from '../stats/format.js';
+import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, sanitizeText } from './format.js';
+import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  packageCells,
   describeMarker,
   describeOptimization,
+  describeProfilesSkipped,
   describeProfiling,
   describeSelf,
   describeSpentIn,
   describeTotals,
   flamegraphFiles,
-  rowNumbers,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
-  describeProfilesSkipped,
   hotFunctionSections,
+  packageCells,
   regressionCulprits,
   rowName,
+  rowNumbers,
 } from './hot-functions.js';
-import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
 import { renderIoTerminal } from './io.js';
+import { renderRequestLines } from './requests.js';
 import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
-  describeCounts,
   describeAnswer,
+  describeCounts,
   describeNothingChanged,
   FAILING_IMPROVEMENT,
   nothingChanged,
@@ -50,7 +53,6 @@ import {
   verdictTone,
   worstGatedChange,
 } from './verdicts.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */

@@ -3,6 +3,7 @@
  * each verdict. Renderers only choose how it looks (emoji and markdown, or symbols and colour).
  */
 import { METRICS } from '../config/types.js';
+import { errorShare } from '../results/errors.js';
 import type {
   Analysis,
   BenchmarkComparison,
@@ -13,8 +14,8 @@ import type {
   Results,
   UncomparedBenchmark,
 } from '../results/types.js';
-import { errorShare } from '../results/errors.js';
-import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatPercent } from './format.js';
+import { formatPercent } from '../stats/format.js';
+import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from './format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
 import type { Escape } from './run-info.js';
 

@@ -1,19 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  escapeMarkdown,
-  formatChange,
-  formatCount,
-  formatDurationUs,
-  formatInterval,
-  formatMetricName,
-  formatPercent,
-  formatRate,
-  formatValue,
-  repositoryFileUrl,
-  sanitizeText,
-  truncate,
-} from '../../src/report/format.js';
+import { escapeMarkdown, formatMetricName, formatValue, repositoryFileUrl, sanitizeText } from '../../src/report/format.js';
+import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, formatRate, truncate } from '../../src/stats/format.js';
 
 const ZWJ = '\u200D';
 

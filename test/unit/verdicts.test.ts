@@ -4,18 +4,18 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { compareResults } from '../../src/gate/compare.js';
-import { formatChange } from '../../src/report/format.js';
+import { boundSummaries } from '../../src/profile/diff.js';
 import { gatedCharts } from '../../src/report/chart.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { allComparisons, countVerdicts, describeCounts } from '../../src/report/verdicts.js';
+import type { ProfileSummary, SideProfile } from '../../src/results/types.js';
 import { buildVerdicts, describeEntry } from '../../src/results/verdicts.js';
 import { WARNING_CODES } from '../../src/results/warnings.js';
+import { formatChange } from '../../src/stats/format.js';
 import { createRandom } from '../../src/stats/random.js';
+import { fixtureSummary } from '../helpers/profiles.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
-import { fixtureSummary } from '../helpers/profiles.js';
-import { boundSummaries } from '../../src/profile/diff.js';
-import type { ProfileSummary, SideProfile } from '../../src/results/types.js';
 
 /** A side of the recorded profiles (test/fixtures/profiles), as the engine stores it. */
 function profileSide(summary: ProfileSummary, requests: number): SideProfile {
