@@ -18,7 +18,7 @@ register();
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const { values } = parseArgs({ options: { out: { type: 'string', default: join(root, 'test/fixtures/progress/example-service-regression.json') } } });
 const { resolveComparison, planComparison, runComparison } = await import('../src/compare/service.ts');
-const { ProcessTracker } = await import('../src/engine/process.ts');
+const { ProcessTracker } = await import('../src/engine/process/processes.ts');
 
 const repo = mkdtempSync(join(tmpdir(), 'perfgate-progress-'));
 const git = (...args) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@perfgate.invalid', ...args], { cwd: repo, stdio: 'pipe' });

@@ -19595,16 +19595,16 @@ function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
 
-// src/engine/boundary.ts
+// src/engine/process/boundary.ts
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync as readdirSync2, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
 import { basename, dirname, join as join2 } from "node:path";
 
-// src/engine/process.ts
+// src/engine/process/processes.ts
 import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 
-// src/engine/env.ts
+// src/engine/process/env.ts
 var SECRET_VARIABLES = [
   "GITHUB_TOKEN",
   "GH_TOKEN",
@@ -19635,7 +19635,7 @@ function scrubEnv(env, secrets) {
   return out;
 }
 
-// src/engine/process.ts
+// src/engine/process/processes.ts
 var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find", "tar", "zstd", "unzstd", "zstdmt", "gzip"];
 var own = null;
 function findOnPath(name, path) {
@@ -19752,7 +19752,7 @@ function sleep(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-// src/engine/boundary.ts
+// src/engine/process/boundary.ts
 var NAME = /^perfgate-[0-9a-f-]{8,64}$/;
 function findCgroupMount(mountinfo) {
   let text = mountinfo;

@@ -15,7 +15,7 @@ const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).ver
 // Every import is bundled, so the published package has no runtime dependencies (they are all
 // devDependencies) and `npm i -D perfgate` installs one package. 0x runs from its own files (it
 // cannot be bundled): the action and the CLI install this exact version on demand
-// (src/engine/zerox.ts), so the version tested is the one used.
+// (src/engine/phases/zerox.ts), so the version tested is the one used.
 const zeroXVersion = JSON.parse(readFileSync(join(root, 'node_modules/0x/package.json'), 'utf8')).version;
 
 export async function bundle(outdir) {

@@ -9,7 +9,7 @@
  * Yama's ptrace_scope 1 (Ubuntu's default, GitHub's runners) denies that to a child.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
-import { SECRET_VARIABLES } from '../engine/env.js';
+import { SECRET_VARIABLES } from '../engine/process/env.js';
 
 /**
  * The token variables this process has no use for once its inputs and GitHub client hold the

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
-import { boundaryAt } from '../engine/boundary.js';
-import { isDroppedName } from '../engine/env.js';
-import { killGroupsFromFile, stopMarked } from '../engine/process.js';
+import { boundaryAt } from '../engine/process/boundary.js';
+import { isDroppedName } from '../engine/process/env.js';
+import { killGroupsFromFile, stopMarked } from '../engine/process/processes.js';
 import { dropTokenVariables, hideFromEnviron } from './environ.js';
 import { STATE_BOUNDARY, STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 

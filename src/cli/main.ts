@@ -7,9 +7,9 @@ import { ConfigError } from '../config/load.js';
 import { cancelOnSignals, planComparison, resolveComparison, runComparison } from '../compare/service.js';
 import { PerfgateError } from '../engine/errors.js';
 import type { Preflight } from '../engine/preflight.js';
-import { type Boundary, openBoundary } from '../engine/boundary.js';
-import { ProcessTracker, programPathOrNull, RUN_MARKER_VAR } from '../engine/process.js';
-import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
+import { type Boundary, openBoundary } from '../engine/process/boundary.js';
+import { ProcessTracker, programPathOrNull, RUN_MARKER_VAR } from '../engine/process/processes.js';
+import { defaultBranch, repositoryRoot } from '../engine/workspace/trees.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, parseRepo } from '../github/event.js';
 import { GATE_ID_PATTERN } from '../report/comment.js';
@@ -337,7 +337,7 @@ function readBaseline(path: string): { baseline: StoredBaseline; source: string 
 }
 
 /**
- * --boundary: the cgroup the action puts the pull request's code in (engine/boundary.ts), for the
+ * --boundary: the cgroup the action puts the pull request's code in (engine/process/boundary.ts), for the
  * CLI. Asked for, so a machine that cannot make one is an error, not a warning: the user wanted
  * the code contained.
  */

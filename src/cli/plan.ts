@@ -8,12 +8,12 @@ import { join } from 'node:path';
 import type { PlannedComparison } from '../compare/service.js';
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
-import { scrubEnv, secretsFrom } from '../engine/env.js';
+import { scrubEnv, secretsFrom } from '../engine/process/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
 import { formatMs, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
-import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/probe.js';
-import { installCommand } from '../engine/workspace.js';
+import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/service/probe.js';
+import { installCommand } from '../engine/workspace/trees.js';
 import { formatLimit } from '../report/format.js';
 import { formatPercent } from '../stats/format.js';
 

@@ -1,7 +1,7 @@
 import type { PerfgateConfig } from '../config/types.js';
 import { formatClock, pairsPerBlock, type RunEstimate, START_ALLOWANCE_MS } from '../engine/estimate.js';
 import type { Logger, ProgressEvent } from '../engine/ports.js';
-import { profiledScenarios } from '../engine/profile.js';
+import { profiledScenarios } from '../engine/phases/profile.js';
 
 export interface ProgressOptions {
   /** No progress lines (warnings still show). */

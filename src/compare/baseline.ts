@@ -4,8 +4,8 @@
  * and the environment the run recorded once it is measured, before the baseline is attached.
  */
 import type { PerfgateConfig } from '../config/types.js';
-import { scrubEnv, secretsFrom } from '../engine/env.js';
-import { fingerprint } from '../engine/fingerprint.js';
+import { scrubEnv, secretsFrom } from '../engine/process/env.js';
+import { fingerprint } from '../engine/workspace/fingerprint.js';
 import { checkEnvironment } from '../results/baseline.js';
 import { configHash } from '../results/config-hash.js';
 import type { Results, StoredBaseline } from '../results/types.js';

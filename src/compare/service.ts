@@ -8,17 +8,17 @@
  */
 import { buildOverrides, type OptionValues, scenarioArgs } from '../config/options.js';
 import type { PerfgateConfig } from '../config/types.js';
-import { secretsFrom } from '../engine/env.js';
+import { secretsFrom } from '../engine/process/env.js';
 import { estimateRun, type RunEstimate } from '../engine/estimate.js';
 import { buildPlan, type Plan } from '../engine/plan.js';
 import type { EnginePorts } from '../engine/ports.js';
 import { type Preflight, preflight } from '../engine/preflight.js';
-import type { ProcessTracker } from '../engine/process.js';
-import { type CompareOutcome, runCompare } from '../engine/run.js';
-import type { SidesRequest } from '../engine/workspace.js';
+import type { ProcessTracker } from '../engine/process/processes.js';
+import { type CompareOutcome, type CompareRequest, runCompare } from '../engine/run.js';
+import type { SidesRequest } from '../engine/workspace/trees.js';
 import { interimLook, unprofiledScenarios } from '../gate/look.js';
 import type { GitHubRecord, ShardRecord } from '../results/types.js';
-import { parseShard, type Shard, sharedSeed, shardConfig, shardRecordOf } from './shard.js';
+import { ownBenchmarks, parseShard, type Shard, sharedSeed, shardConfig, shardRecordOf } from './shard.js';
 import { randomSeed } from '../stats/random.js';
 import { VERSION } from '../version.js';
 
@@ -121,10 +121,18 @@ export function runComparison(request: ComparisonRequest, ports: Omit<EnginePort
       ...(request.stopEarly !== false && { look: interimLook }),
       unprofiledScenarios,
       ...(request.github && { github: request.github }),
-      ...(checked.shard && { shard: { shard: checked.shard.shard, record: structuredClone(checked.shard.record) } }),
+      ...(checked.shard && { shard: shardPart(checked.shard.shard, checked.shard.record, checked.config) }),
     },
     { ...ports, secrets: secretsFrom(ports.env) },
   );
+}
+
+/** The engine's view of a shard: its record, and the rule that deals it its benchmark files. */
+function shardPart(shard: Shard, record: ShardRecord, config: PerfgateConfig): NonNullable<CompareRequest['shard']> {
+  return {
+    record: structuredClone(record),
+    ownBenchmarks: (discovered, into) => ownBenchmarks(discovered, shard, into, config.gate.benchmarks.gated),
+  };
 }
 
 /** A run's cancellation by SIGINT or SIGTERM, until released. */

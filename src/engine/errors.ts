@@ -31,8 +31,8 @@ export class ScenarioError extends PerfgateError {}
 /** The run was cancelled (Ctrl-C, job cancelled). */
 export class CancelledError extends PerfgateError {}
 
-/** Base's tree changed after perfgate installed and built it (engine/base-seal.ts): the run gives no verdict. */
+/** Base's tree changed after perfgate installed and built it (engine/workspace/base-seal.ts): the run gives no verdict. */
 export class BaseTreeChangedError extends PerfgateError {}
 
-/** Another process stopped, reniced, re-pinned or moved a service's processes, or burned CPU outside every start (engine/interference.ts): the run gives no verdict. */
+/** Another process stopped, reniced, re-pinned or moved a service's processes, or burned CPU outside every start (engine/process/interference.ts): the run gives no verdict. */
 export class InterferenceError extends PerfgateError {}

@@ -6,7 +6,7 @@
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
 import { blockSizes, buildPlan, type Plan, type PlannedBlock, turnWarmup } from './plan.js';
-import { profiledScenarios } from './profile.js';
+import { profiledScenarios } from './phases/profile.js';
 
 /** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
 export const START_ALLOWANCE_MS = 3000;

@@ -1,4 +1,4 @@
-import type { LoadGenerator } from './load-window.js';
+import type { LoadGenerator } from './load/window.js';
 
 /**
  * What the engine needs from the world, injected by the shells (CLI, action) and by tests.
@@ -39,7 +39,7 @@ export interface DirectoryCache {
 
 export interface EnginePorts {
   logger: Logger;
-  /** How load is generated (engine/load.ts); default: the scenario's own (closed loop or fixed rate). Tests pass a fake. */
+  /** How load is generated (engine/load/seam.ts); default: the scenario's own (closed loop or fixed rate). Tests pass a fake. */
   load?: LoadGenerator;
   progress(event: ProgressEvent): void;
   /** Environment the user's processes start from (scrubbed again by the engine). */

@@ -7,7 +7,7 @@
 import { isAbsolute, join } from 'node:path';
 import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile, parseConfigText, resolveConfigWithScenarios } from '../config/load.js';
 import type { PerfgateConfig } from '../config/types.js';
-import { type ResolvedSides, readAtCommit, resolveSides } from './workspace.js';
+import { type ResolvedSides, readAtCommit, resolveSides } from './workspace/trees.js';
 
 export interface PreflightRequest {
   /** Any directory inside the repository. */

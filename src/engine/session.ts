@@ -2,7 +2,7 @@ import { writeResults } from '../results/io.js';
 import type { Results } from '../results/types.js';
 import { CancelledError } from './errors.js';
 import type { EnginePorts } from './ports.js';
-import type { ProcessTracker } from './process.js';
+import type { ProcessTracker } from './process/processes.js';
 
 /**
  * One run's shared state, handed to each phase (HTTP load, micro-benchmarks, profiles) instead

@@ -4,8 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { type BenchmarkSuite, findBenchmarkSuites, proposeBenchmarkGlobs } from '../engine/bench/discover.js';
-import { detectPackageManager, type PackageManager } from '../engine/workspace.js';
+import { type BenchmarkSuite, findBenchmarkSuites, proposeBenchmarkGlobs } from '../engine/phases/bench/discover.js';
+import { detectPackageManager, type PackageManager } from '../engine/workspace/trees.js';
 
 export interface StartCommand {
   command: string;

@@ -1,15 +1,15 @@
 /**
  * `perfgate init`'s probe: one start of the service as perfgate starts it for a measurement
- * (engine/probe.ts startOnce), with the route reader on (src/preload/routes.cjs): GET on a few
+ * (engine/service/probe.ts startOnce), with the route reader on (src/preload/routes.cjs): GET on a few
  * usual paths, the routes the framework registered, each GET route asked once the way the
  * compare and `perfgate plan` ask a scenario's route, then stopped.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { askRoute, type RouteAnswer, startOnce } from '../engine/probe.js';
-import { sleep } from '../engine/process.js';
-import { httpStatus } from '../engine/service.js';
+import { askRoute, type RouteAnswer, startOnce } from '../engine/service/probe.js';
+import { sleep } from '../engine/process/processes.js';
+import { httpStatus } from '../engine/service/service.js';
 import { type RouteRequest, type RoutesRead, readRoutesFile, ROUTES_FILE_VAR, sortRoutes, type SortedRoutes } from './routes.js';
 
 /** Probed in this order: the first health route that answers 2xx becomes service.ready.path. */

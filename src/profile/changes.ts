@@ -1,6 +1,6 @@
 /**
  * What the pull request changed, line by line, and whether a function is part of it. Pure: the
- * diff comes in as git's text (src/engine/changes.ts runs git), functions as their FunctionId.
+ * diff comes in as git's text (src/engine/workspace/changes.ts runs git), functions as their FunctionId.
  *
  * A culprit the PR edited is where to look; a culprit it did not edit got slower because
  * something that changed calls it more often or with larger inputs, and the place to look is

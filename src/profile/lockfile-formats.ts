@@ -3,7 +3,7 @@
  * a version and whether the project depends on it directly. One shape for every format, so that
  * base's and head's lists are compared by one diff (diffLockfiles in packages.ts), even when the
  * pull request moved from one package manager to another. Pure: text in, packages out; the
- * engine reads the files (src/engine/lockfiles.ts).
+ * engine reads the files (src/engine/workspace/lockfiles.ts).
  *
  * The parsers, and why these:
  * - npm (package-lock.json, npm-shrinkwrap.json): JSON.parse. The format is JSON and npm

@@ -1,7 +1,7 @@
 /**
  * Dependencies the pull request changed, and the CPU time each installed package took. Pure:
  * lockfiles come in read (lockfile-formats.ts), a frame's package from a resolver the engine gives
- * (src/engine/lockfiles.ts reads the package.json nearest each file).
+ * (src/engine/workspace/lockfiles.ts reads the package.json nearest each file).
  *
  * A regression often comes from an upgrade, not from the service's code: the PR bumps a router
  * and every request now spends its new time inside it. The own-code culprit then names the

@@ -484,7 +484,7 @@ export const changedFileSchema = z.object({
   hunks: list(z.tuple([count, count])),
 });
 
-/** The lines head changed against the merge-base of base and head (src/engine/changes.ts). */
+/** The lines head changed against the merge-base of base and head (src/engine/workspace/changes.ts). */
 export const changeSetSchema = z.object({
   /** The commit head was compared with: the merge-base of base and head. */
   since: sha,

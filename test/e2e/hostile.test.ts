@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pullRequestEvent } from '../helpers/github-events.js';
-import { openBoundary } from '../../src/engine/boundary.js';
+import { openBoundary } from '../../src/engine/process/boundary.js';
 import { describeRun, NODE24, parseFileCommands, QUICK_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
 import { baseSha, type Files, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 import { alive } from '../helpers/processes.js';
@@ -129,7 +129,7 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
 
   // The decision is perfgate's, whatever the PR wrote to GITHUB_OUTPUT: the regression measured,
   // or, when its orphans' busy loops (the watcher, the escapees) used more than a tenth of a core
-  // beside the services (src/engine/interference.ts), no verdict (exit 2). Never a pass.
+  // beside the services (src/engine/process/interference.ts), no verdict (exit 2). Never a pass.
   assert.equal(run.status, 1, describeRun(run));
   const refused = run.annotations('error').some((e) => /belong to no service start used \d+% of a core/.test(e));
   t.diagnostic(`the step ${refused ? 'gave no verdict: CPU of processes that belong to no start' : 'failed on the regression'}`);

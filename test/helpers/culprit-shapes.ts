@@ -21,7 +21,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { scriptSources } from '../../src/engine/profile.js';
+import { scriptSources } from '../../src/engine/phases/profile.js';
 import { summarizeCallTree } from '../../src/profile/aggregate.js';
 import { buildCallTree } from '../../src/profile/call-tree.js';
 import type { CpuProfile, ProfileNode } from '../../src/profile/cpuprofile.js';

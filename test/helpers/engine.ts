@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { buildPlan } from '../../src/engine/plan.js';
 import { preflight } from '../../src/engine/preflight.js';
-import { ProcessTracker } from '../../src/engine/process.js';
+import { ProcessTracker } from '../../src/engine/process/processes.js';
 import type { CompareRequest } from '../../src/engine/run.js';
 import { randomSeed } from '../../src/stats/random.js';
 

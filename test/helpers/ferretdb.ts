@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/engine/service.js';
+import { freePort } from '../../src/engine/service/service.js';
 import { spawnServer } from './server-process.js';
 
 /** perfgate-ferretdb: $PERFGATE_FERRETDB, ~/go/bin, or the PATH. */

@@ -1,4 +1,4 @@
-import type { LoadRun, WindowSample } from '../../src/engine/load.js';
+import type { LoadRun, WindowSample } from '../../src/engine/load/seam.js';
 
 /** `count` windows of `ms` on a load's first target, then the load closed. */
 export async function windows(load: LoadRun, count: number, ms: number): Promise<WindowSample[]> {

@@ -9,7 +9,7 @@ import { execFileSync, } from 'node:child_process';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { freePort } from '../../src/engine/service.js';
+import { freePort } from '../../src/engine/service/service.js';
 import { serverDir, spawnServer } from './server-process.js';
 
 export interface Postgres {

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HealthChannel } from '../../src/engine/health.js';
-import { type ProcessTracker, sleep, startProcess } from '../../src/engine/process.js';
-import { preloadPath } from '../../src/engine/service.js';
+import type { HealthChannel } from '../../src/engine/service/health.js';
+import { type ProcessTracker, sleep, startProcess } from '../../src/engine/process/processes.js';
+import { preloadPath } from '../../src/engine/service/service.js';
 
 /** `node --require <preload> ...args` in `dir`; resolves once it has printed PORT=<n> and connected. */
 export async function startPreloaded(

@@ -9,7 +9,7 @@ import { buildCallTree, type CallTree } from '../../src/profile/call-tree.js';
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../../src/profile/cpuprofile.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets } from '../../src/profile/inlining.js';
 import type { ProfileSummary } from '../../src/results/types.js';
-import { readFunctionRanges } from '../../src/engine/profile.js';
+import { readFunctionRanges } from '../../src/engine/phases/profile.js';
 import { FIXTURES } from './repo.js';
 
 export const PROFILES = join(FIXTURES, 'profiles');

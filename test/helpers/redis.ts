@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../src/engine/service.js';
+import { freePort } from '../../src/engine/service/service.js';
 import { spawnServer } from './server-process.js';
 
 export interface Redis {

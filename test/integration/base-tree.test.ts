@@ -3,7 +3,7 @@
  * slow: test/fixtures/unfair/tamper.js. perfgate seals base's tracked files, node_modules and
  * every file Node can load (its untracked build output too) right after base is installed and
  * built, before any of head's code runs, and checks the seal after head's install and build,
- * after every block and at the end (src/engine/base-seal.ts): a change stops the run with exit 2
+ * after every block and at the end (src/engine/workspace/base-seal.ts): a change stops the run with exit 2
  * and names the files. An honest service that writes its own cache and
  * log into its tree is not stopped.
  */

@@ -3,9 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { HealthChannel } from '../../src/engine/health.js';
-import { exitOf, ProcessTracker, sleep, startProcess } from '../../src/engine/process.js';
-import { preloadPath } from '../../src/engine/service.js';
+import { HealthChannel } from '../../src/engine/service/health.js';
+import { exitOf, ProcessTracker, sleep, startProcess } from '../../src/engine/process/processes.js';
+import { preloadPath } from '../../src/engine/service/service.js';
 
 /** A node process running `script` with perfgate's preload, connected to `channel`. */
 function startNode(channel: HealthChannel, script: string, tracker: ProcessTracker) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { loadConfigFile, resolveConfig } from '../../src/config/load.js';
-import { matchFiles } from '../../src/engine/bench/glob.js';
+import { matchFiles } from '../../src/engine/phases/bench/glob.js';
 import { actionlintFound, runActionlint } from '../helpers/actionlint.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';

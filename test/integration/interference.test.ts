@@ -3,7 +3,7 @@
  * most of every 100 ms, renices them to 19, or pins them to the load generator's CPU
  * (test/fixtures/unfair/interfere.js). Or it leaves a process that burns a core and belongs to no
  * start (setsid and a double fork). perfgate checks every thread of every start around every
- * slice, and the boundary's CPU against the starts' over each block (src/engine/interference.ts):
+ * slice, and the boundary's CPU against the starts' over each block (src/engine/process/interference.ts):
  * each attack stops the run with exit 2, naming what changed. An honest head in the same layout
  * is not stopped.
  */
@@ -13,10 +13,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { planComparison, resolveComparison, runComparison } from '../../src/compare/service.js';
-import { openBoundary } from '../../src/engine/boundary.js';
+import { openBoundary } from '../../src/engine/process/boundary.js';
 import { InterferenceError } from '../../src/engine/errors.js';
 import { silentLogger } from '../../src/engine/ports.js';
-import { ProcessTracker, programPathOrNull } from '../../src/engine/process.js';
+import { ProcessTracker, programPathOrNull } from '../../src/engine/process/processes.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';

@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { HealthChannel } from '../../src/engine/health.js';
-import { ProcessTracker, sleep, } from '../../src/engine/process.js';
+import { HealthChannel } from '../../src/engine/service/health.js';
+import { ProcessTracker, sleep, } from '../../src/engine/process/processes.js';
 import { startPreloaded } from '../helpers/preloaded.js';
 
 /** A "database": answers each line it receives with one line, `delayMs` later. */

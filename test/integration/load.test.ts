@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
-import { runLoads } from '../../src/engine/load.js';
-import { ClosedLoopLoad } from '../../src/engine/load-closed.js';
+import { runLoads } from '../../src/engine/load/seam.js';
+import { ClosedLoopLoad } from '../../src/engine/load/closed.js';
 
 const scenario: ScenarioConfig = { name: 'GET /', method: 'GET', path: '/', headers: {}, body: null, connections: 4, pipelining: 1, rate: null, expect: null };
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { scriptSources } from '../../src/engine/profile.js';
+import { scriptSources } from '../../src/engine/phases/profile.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { summarizeCallTree } from '../../src/profile/aggregate.js';
 import { buildCallTree } from '../../src/profile/call-tree.js';

@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ServiceConfig } from '../../src/config/types.js';
-import { ProcessTracker } from '../../src/engine/process.js';
-import { Service } from '../../src/engine/service.js';
+import { ProcessTracker } from '../../src/engine/process/processes.js';
+import { Service } from '../../src/engine/service/service.js';
 
 // Records its PM2_HOME, and whether that directory exists, once it listens.
 const SERVER = `const fs = require('node:fs');

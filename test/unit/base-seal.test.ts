@@ -1,5 +1,5 @@
 /**
- * The seal on base's tree (src/engine/base-seal.ts) against what a hostile head can plant or
+ * The seal on base's tree (src/engine/workspace/base-seal.ts) against what a hostile head can plant or
  * patch outside the tracked files and node_modules: base's untracked build output, a dependency
  * shadowed by a nearer node_modules, a file module resolution prefers to a tracked folder, an
  * .env. An honest service's log, uploads and caches in its tree stay unsealed. Both ways of
@@ -11,10 +11,10 @@ import { appendFileSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { isCodePath, sealBaseTree } from '../../src/engine/base-seal.js';
+import { isCodePath, sealBaseTree } from '../../src/engine/workspace/base-seal.js';
 import { BaseTreeChangedError } from '../../src/engine/errors.js';
-import { findOnPath, settleOwnProcesses } from '../../src/engine/process.js';
-import type { Tree } from '../../src/engine/workspace.js';
+import { findOnPath, settleOwnProcesses } from '../../src/engine/process/processes.js';
+import type { Tree } from '../../src/engine/workspace/trees.js';
 
 /** A built base: tracked source, an installed dependency, and untracked build output. */
 function builtTree(): Tree {

@@ -8,9 +8,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { parseCapture } from '../../src/engine/bench/capture.js';
-import { describeFailure } from '../../src/engine/bench/runner.js';
-import { preloadPath } from '../../src/engine/service.js';
+import { parseCapture } from '../../src/engine/phases/bench/capture.js';
+import { describeFailure } from '../../src/engine/phases/bench/runner.js';
+import { preloadPath } from '../../src/engine/service/service.js';
 import { libraryFiles } from '../helpers/bench.js';
 import { makeRepo } from '../helpers/repo.js';
 

@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
-import { discoverBenchmarks } from '../../src/engine/bench/discover.js';
+import { discoverBenchmarks } from '../../src/engine/phases/bench/discover.js';
 import { SetupError } from '../../src/engine/errors.js';
 import { buildBenchPlan } from '../../src/engine/plan.js';
-import type { Tree } from '../../src/engine/workspace.js';
+import type { Tree } from '../../src/engine/workspace/trees.js';
 import { ROOT } from '../helpers/repo.js';
 
 function tempTree(files: string[]): string {

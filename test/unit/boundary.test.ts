@@ -8,8 +8,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { findCgroupMount, openBoundary } from '../../src/engine/boundary.js';
-import { sleep } from '../../src/engine/process.js';
+import { findCgroupMount, openBoundary } from '../../src/engine/process/boundary.js';
+import { sleep } from '../../src/engine/process/processes.js';
 
 test('the cgroup v2 mount is preferred; v1 falls back to the freezer hierarchy', () => {
   const v1 = [
@@ -24,7 +24,7 @@ test('the cgroup v2 mount is preferred; v1 falls back to the freezer hierarchy',
 
 // Run as another user, a process with neither root nor sudo gets no boundary and a reason.
 const SCRIPT = `
-import { openBoundary } from './src/engine/boundary.ts';
+import { openBoundary } from './src/engine/process/boundary.ts';
 process.stdout.write(JSON.stringify(openBoundary('00000000-0000-4000-8000-000000000000', null)));
 `;
 

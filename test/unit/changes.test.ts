@@ -8,7 +8,7 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { culpritAnnotations, MAX_ANNOTATIONS } from '../../src/action/annotations.js';
-import { changedLines } from '../../src/engine/changes.js';
+import { changedLines } from '../../src/engine/workspace/changes.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
 import { changedByPr, parseDiff, touches } from '../../src/profile/changes.js';

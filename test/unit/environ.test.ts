@@ -17,7 +17,7 @@ const SCRIPT = `
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dropTokenVariables, hideFromEnviron } from './src/action/environ.ts';
-import { isDroppedName } from './src/engine/env.ts';
+import { isDroppedName } from './src/engine/process/env.ts';
 const dropped = dropTokenVariables(process.env);
 const hidden = hideFromEnviron(isDroppedName);
 const inherited = execFileSync('/usr/bin/env', { encoding: 'utf8' });

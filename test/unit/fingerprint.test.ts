@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { release } from 'node:os';
 import { it } from 'node:test';
-import { fingerprint } from '../../src/engine/fingerprint.js';
+import { fingerprint } from '../../src/engine/workspace/fingerprint.js';
 import { environmentSchema } from '../../src/results/schema.js';
 
 it('records the kernel, the machine image and the V8 of the Node on PATH, in the schema of results.json', async () => {

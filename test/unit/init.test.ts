@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
 import { parseConfigText, resolveConfig } from '../../src/config/load.js';
-import { findBenchmarkSuites, proposeBenchmarkGlobs } from '../../src/engine/bench/discover.js';
+import { findBenchmarkSuites, proposeBenchmarkGlobs } from '../../src/engine/phases/bench/discover.js';
 import { scenariosOf } from '../../src/cli/init.js';
 import { renderConfig } from '../../src/init/config-text.js';
 import { fillPath, sortRoutes } from '../../src/init/routes.js';

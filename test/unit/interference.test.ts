@@ -8,8 +8,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { test } from 'node:test';
 import { InterferenceError } from '../../src/engine/errors.js';
-import { assertNoStrayCpu, assertUntouched, expectedNow, findInterference } from '../../src/engine/interference.js';
-import { sleep } from '../../src/engine/process.js';
+import { assertNoStrayCpu, assertUntouched, expectedNow, findInterference } from '../../src/engine/process/interference.js';
+import { sleep } from '../../src/engine/process/processes.js';
 
 const linux = process.platform === 'linux';
 

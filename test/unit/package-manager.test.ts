@@ -1,13 +1,13 @@
 /**
  * The install command perfgate runs when service.install is not set, from the lockfile it finds
- * (src/engine/workspace.ts): real lockfiles of each package manager (test/fixtures/lockfiles).
+ * (src/engine/workspace/trees.ts): real lockfiles of each package manager (test/fixtures/lockfiles).
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { detectPackageManager } from '../../src/engine/workspace.js';
+import { detectPackageManager } from '../../src/engine/workspace/trees.js';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'lockfiles');
 

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { dependencyChanges, packageResolver, projectManifests } from '../../src/engine/lockfiles.js';
+import { dependencyChanges, packageResolver, projectManifests } from '../../src/engine/workspace/lockfiles.js';
 import { compareResults } from '../../src/gate/compare.js';
 import type { CallNode, CallTree } from '../../src/profile/call-tree.js';
 import { functionKey } from '../../src/profile/frames.js';

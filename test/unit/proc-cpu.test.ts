@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { test } from 'node:test';
-import { groupsCpuSeconds, serviceProcesses } from '../../src/engine/proc-cpu.js';
-import { groupRssBytes } from '../../src/engine/proc-memory.js';
+import { groupsCpuSeconds, serviceProcesses } from '../../src/engine/process/proc-cpu.js';
+import { groupRssBytes } from '../../src/engine/process/proc-memory.js';
 
 // A parent that starts its worker detached, in a session and group of its own, as PM2's fork
 // mode does; the worker burns 300 ms of CPU, says so, and waits.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, resolveConfig } from '../../src/config/index.js';
-import { profiledScenarios } from '../../src/engine/profile.js';
+import { profiledScenarios } from '../../src/engine/phases/profile.js';
 import { buildOverrides } from '../../src/config/options.js';
 
 const MINIMAL = { service: { start: 'node server.js' }, scenarios: ['GET /hello', 'POST /echo'] };

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { ConfigError } from '../../src/config/errors.js';
 import { resolveConfig } from '../../src/config/load.js';
 import type { ScenarioConfig } from '../../src/config/types.js';
-import { loadScenarioValues, mixOrder, parseCsv, RequestPlan } from '../../src/engine/requests.js';
+import { loadScenarioValues, mixOrder, parseCsv, RequestPlan } from '../../src/engine/load/requests.js';
 import { compareResults } from '../../src/gate/compare.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { cleanPairs } from '../helpers/github-runs.js';

@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { silentLogger } from '../../src/engine/ports.js';
-import { ProcessTracker } from '../../src/engine/process.js';
-import { ensureZeroX, zeroXVersion } from '../../src/engine/zerox.js';
+import { ProcessTracker } from '../../src/engine/process/processes.js';
+import { ensureZeroX, zeroXVersion } from '../../src/engine/phases/zerox.js';
 import { ROOT } from '../helpers/repo.js';
 
 test('0x comes from perfgate\'s own install when it has one (nothing is installed)', async () => {

@@ -11,12 +11,12 @@
  *
  * Tests and callers that need neither pass their own `LoadGenerator`.
  */
-import type { ScenarioConfig } from '../config/types.js';
-import { ClosedLoopLoad } from './load-closed.js';
-import { FixedRateLoad } from './load-fixed-rate.js';
-import type { LoadGenerator, LoadSample, LoadWindow, WindowSample } from './load-window.js';
+import type { ScenarioConfig } from '../../config/types.js';
+import { ClosedLoopLoad } from './closed.js';
+import { FixedRateLoad } from './fixed-rate.js';
+import type { LoadGenerator, LoadSample, LoadWindow, WindowSample } from './window.js';
 
-export type { LoadGenerator, LoadOptions, LoadRun, LoadSample, LoadWindow, WindowSample } from './load-window.js';
+export type { LoadGenerator, LoadOptions, LoadRun, LoadSample, LoadWindow, WindowSample } from './window.js';
 
 /** The generator a scenario asks for: fixed rate when it has a rate, else closed loop. */
 export const openLoad: LoadGenerator = (baseUrls, scenario, options) => {

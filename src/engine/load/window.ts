@@ -1,8 +1,8 @@
 /** What a load generator measures in one window, and the pieces every generator shares. */
 import * as hdr from 'hdr-histogram-js';
-import type { ScenarioConfig } from '../config/types.js';
+import type { ScenarioConfig } from '../../config/types.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { LatencyUs, RequestSlice, Slice } from '../results/types.js';
+import type { LatencyUs, RequestSlice, Slice } from '../../results/types.js';
 
 /** What one window measured on one target: the load's part of a slice (results.json's Slice; the engine adds CPU and health). */
 export type LoadSample = Pick<

@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { placeholdersIn } from '../config/placeholders.js';
-import type { ScenarioConfig, ServiceConfig } from '../config/types.js';
-import { ServiceError } from './errors.js';
-import { isExpectedStatus } from './load-window.js';
-import { ProcessTracker } from './process.js';
+import { placeholdersIn } from '../../config/placeholders.js';
+import type { ScenarioConfig, ServiceConfig } from '../../config/types.js';
+import { ServiceError } from '../errors.js';
+import { isExpectedStatus } from '../load/window.js';
+import { ProcessTracker } from '../process/processes.js';
 import { Service } from './service.js';
 
 /** How much of a response body a message quotes. */

@@ -7,10 +7,10 @@ import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BenchmarksConfig, ServiceConfig } from '../../config/types.js';
-import type { BenchLibrary, Side } from '../../results/types.js';
-import { SetupError } from '../errors.js';
-import { serviceDir, type Tree } from '../workspace.js';
+import type { BenchmarksConfig, ServiceConfig } from '../../../config/types.js';
+import type { BenchLibrary, Side } from '../../../results/types.js';
+import { SetupError } from '../../errors.js';
+import { serviceDir, type Tree } from '../../workspace/trees.js';
 import { BENCH_LIBRARIES } from './capture.js';
 import { matchFiles, unsearchedReason } from './glob.js';
 

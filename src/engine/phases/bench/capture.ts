@@ -4,7 +4,7 @@
  * is checked and coerced; a line that is not a record is skipped.
  */
 import { readFileSync } from 'node:fs';
-import type { BenchLibrary, BenchLibraryCopy, BenchmarkRecord } from '../../results/types.js';
+import type { BenchLibrary, BenchLibraryCopy, BenchmarkRecord } from '../../../results/types.js';
 
 export interface Capture {
   benchmarks: BenchmarkRecord[];

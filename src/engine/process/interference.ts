@@ -19,8 +19,8 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
-import type { Side } from '../results/types.js';
-import { InterferenceError } from './errors.js';
+import type { Side } from '../../results/types.js';
+import { InterferenceError } from '../errors.js';
 import { parseCpuList } from './placement.js';
 import { startsProcesses } from './proc-cpu.js';
 

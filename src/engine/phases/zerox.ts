@@ -16,9 +16,9 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { PerfgateError } from './errors.js';
-import type { DirectoryCache, Logger } from './ports.js';
-import { type ProcessTracker, runProcess, tailFile } from './process.js';
+import { PerfgateError } from '../errors.js';
+import type { DirectoryCache, Logger } from '../ports.js';
+import { type ProcessTracker, runProcess, tailFile } from '../process/processes.js';
 
 declare const __ZEROX_VERSION__: string | undefined;
 

@@ -12,9 +12,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../config/errors.js';
-import { PLACEHOLDER, placeholdersIn } from '../config/placeholders.js';
-import type { RequestConfig, ScenarioConfig, ScenarioValues } from '../config/types.js';
+import { ConfigError } from '../../config/errors.js';
+import { PLACEHOLDER, placeholdersIn } from '../../config/placeholders.js';
+import type { RequestConfig, ScenarioConfig, ScenarioValues } from '../../config/types.js';
 
 /** A values file as read: its column names and its rows, each a list aligned with the columns. */
 export interface ValueTable {

@@ -6,14 +6,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchmarksConfig, ServiceConfig } from '../../config/types.js';
-import { formatDuration } from '../../config/units.js';
-import type { BenchmarkResults, BenchRun, Side } from '../../results/types.js';
-import { CancelledError } from '../errors.js';
-import { buildBenchPlan } from '../plan.js';
-import { type ProcessTracker, runProcess, type ShellResult, tailFile } from '../process.js';
-import { preloadPath } from '../service.js';
-import type { RunSession } from '../session.js';
+import type { BenchmarksConfig, ServiceConfig } from '../../../config/types.js';
+import { formatDuration } from '../../../config/units.js';
+import type { BenchmarkResults, BenchRun, Side } from '../../../results/types.js';
+import { CancelledError } from '../../errors.js';
+import { buildBenchPlan } from '../../plan.js';
+import { type ProcessTracker, runProcess, type ShellResult, tailFile } from '../../process/processes.js';
+import { preloadPath } from '../../service/service.js';
+import type { RunSession } from '../../session.js';
 import { type Capture, readCapture } from './capture.js';
 import type { BenchFile, DiscoveredBenchmarks } from './discover.js';
 

@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
 import { Pool } from 'undici';
-import type { ScenarioConfig } from '../config/types.js';
-import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, statusCounts, type WindowSample } from './load-window.js';
+import type { ScenarioConfig } from '../../config/types.js';
+import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, statusCounts, type WindowSample } from './window.js';
 import { type BuiltRequest, type Captured, RequestPlan, type RowCursor } from './requests.js';
 
 /**

@@ -2,8 +2,8 @@ import type { EventEmitter } from 'node:events';
 import autocannon from 'autocannon';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type * as hdr from 'hdr-histogram-js';
-import type { ScenarioConfig } from '../config/types.js';
-import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, statusCounts, type WindowSample } from './load-window.js';
+import type { ScenarioConfig } from '../../config/types.js';
+import { countWindow, isExpectedStatus, openingLeadMs, latencyHistogram, latencyOf, type LoadOptions, type LoadRun, type LoadWindow, RequestTally, statusCounts, type WindowSample } from './window.js';
 import { type Captured, RequestPlan, type RowCursor } from './requests.js';
 
 type Instance = Promise<autocannon.Result> & EventEmitter & { stop(): void };

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IoTally, NamedCalls, ProcessHealth, SliceHealth } from '../results/types.js';
+import type { IoTally, NamedCalls, ProcessHealth, SliceHealth } from '../../results/types.js';
 
 /** How long the engine waits for every process to acknowledge "begin" (an idle process answers in well under 1 ms). */
 const BEGIN_TIMEOUT_MS = 1000;

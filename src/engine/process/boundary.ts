@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { type Dirent, existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ownEnv, sleep } from './process.js';
+import { ownEnv, sleep } from './processes.js';
 
 export interface Boundary {
   /** The boundary's top directory (what the post step is told). */

@@ -5,12 +5,12 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServiceConfig } from '../config/types.js';
-import type { Side } from '../results/types.js';
-import { ServiceError, SetupError } from './errors.js';
+import type { ServiceConfig } from '../../config/types.js';
+import type { Side } from '../../results/types.js';
+import { ServiceError, SetupError } from '../errors.js';
 import { HealthChannel } from './health.js';
-import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from './process.js';
-import { groupRssBytes } from './proc-memory.js';
+import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from '../process/processes.js';
+import { groupRssBytes } from '../process/proc-memory.js';
 
 /**
  * A preload perfgate injects into the user's processes (the service's port preload, or the
@@ -18,7 +18,7 @@ import { groupRssBytes } from './proc-memory.js';
  */
 export function preloadPath(file: 'preload.cjs' | 'bench-preload.cjs' = 'preload.cjs'): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, file), join(here, '..', 'preload', file)];
+  const candidates = [join(here, file), join(here, '..', '..', 'preload', file)];
   const found = candidates.find((p) => existsSync(p));
   if (!found) throw new Error(`perfgate is incomplete: ${file} not found (looked in ${candidates.join(', ')})`);
   return found;

@@ -83,7 +83,7 @@ export function ownEnv(): Record<string, string> {
  * stops everything it started: `npm start` → sh → node → cluster workers.
  * The tracker remembers the groups, kills them all in `finally`, and mirrors the list to a
  * pid file that the action's post step reads to kill survivors of a cancelled job. With a
- * boundary (a cgroup, engine/boundary.ts), every process starts inside it and killAll ends with
+ * boundary (a cgroup, engine/process/boundary.ts), every process starts inside it and killAll ends with
  * stopping it: a process that left its group and changed its environment is stopped too.
  */
 export class ProcessTracker {

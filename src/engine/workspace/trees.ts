@@ -2,11 +2,11 @@ import { execFile } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative } from 'node:path';
-import type { ServiceConfig } from '../config/types.js';
-import type { Side, SideInfo } from '../results/types.js';
-import { SetupError } from './errors.js';
-import type { EnginePorts } from './ports.js';
-import { ownEnv, type ProcessTracker, programPath, runShell, tailFile } from './process.js';
+import type { ServiceConfig } from '../../config/types.js';
+import type { Side, SideInfo } from '../../results/types.js';
+import { SetupError } from '../errors.js';
+import type { EnginePorts } from '../ports.js';
+import { ownEnv, type ProcessTracker, programPath, runShell, tailFile } from '../process/processes.js';
 
 /** One side's source tree, ready to install, build and start. */
 export interface Tree extends SideInfo {

@@ -10,11 +10,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { globSync } from 'tinyglobby';
-import type { ServiceConfig } from '../config/types.js';
-import { type Locked, lockedPackages, lockfileFormat } from '../profile/lockfile-formats.js';
-import { diffLockfiles, type PackageResolver } from '../profile/packages.js';
-import type { DependencyChanges, RunWarning, Side } from '../results/types.js';
-import { serviceDir, type Tree } from './workspace.js';
+import type { ServiceConfig } from '../../config/types.js';
+import { type Locked, lockedPackages, lockfileFormat } from '../../profile/lockfile-formats.js';
+import { diffLockfiles, type PackageResolver } from '../../profile/packages.js';
+import type { DependencyChanges, RunWarning, Side } from '../../results/types.js';
+import { serviceDir, type Tree } from './trees.js';
 
 /**
  * With more than one in a directory, the one the install uses (detectPackageManager in

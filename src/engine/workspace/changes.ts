@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDiff } from '../profile/changes.js';
-import type { ChangeSet } from '../results/types.js';
-import { git, type Tree } from './workspace.js';
+import { parseDiff } from '../../profile/changes.js';
+import type { ChangeSet } from '../../results/types.js';
+import { git, type Tree } from './trees.js';
 
 /** More files than this and the diff is not kept: a change that large names no function. */
 const MAX_FILES = 10_000;
