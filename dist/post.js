@@ -19597,11 +19597,12 @@ function getState(name) {
 
 // src/engine/process/boundary.ts
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync as readdirSync2, readFileSync as readFileSync2, rmdirSync, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join as join2 } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 
-// src/engine/process/processes.ts
-import { accessSync, closeSync, constants as constants3, openSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+// src/engine/process/programs.ts
+import { accessSync, constants as constants3, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 
 // src/engine/process/env.ts
@@ -19635,7 +19636,7 @@ function scrubEnv(env, secrets) {
   return out;
 }
 
-// src/engine/process/processes.ts
+// src/engine/process/programs.ts
 var OWN_PROGRAMS = ["git", "taskset", "getconf", "node", "npm", "sudo", "find", "tar", "zstd", "unzstd", "zstdmt", "gzip"];
 var own = null;
 function findOnPath(name, path) {
@@ -19665,92 +19666,6 @@ function settled() {
 function ownEnv() {
   return settled().env;
 }
-function groupAlive(pgid) {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-function signalGroup(pgid, signal) {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-  }
-}
-async function stopGroup(pgid, graceMs = 3e3) {
-  if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    if (!groupAlive(pgid)) return;
-    await sleep(25);
-  }
-  signalGroup(pgid, "SIGKILL");
-  const hardDeadline = Date.now() + 2e3;
-  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
-}
-async function killGroupsFromFile(pidFile, graceMs = 3e3, marker = null) {
-  let text = "";
-  try {
-    text = readFileSync(pidFile, "utf8");
-  } catch {
-    return 0;
-  }
-  const groups = text.split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 1);
-  const marked = marker === null ? null : new Set(findMarked(marker));
-  const alive2 = groups.filter((g) => groupAlive(g) && (marked === null || marked.has(g)));
-  await Promise.all(alive2.map((g) => stopGroup(g, graceMs)));
-  return alive2.length;
-}
-var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
-function findMarked(marker) {
-  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
-  const found = [];
-  let pids = [];
-  try {
-    pids = readdirSync("/proc").filter((name) => /^\d+$/.test(name));
-  } catch {
-    return [];
-  }
-  for (const name of pids) {
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync(`/proc/${pid}/environ`)]);
-      if (environ.includes(needle)) found.push(pid);
-    } catch {
-    }
-  }
-  return found;
-}
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return e.code === "EPERM";
-  }
-}
-async function stopMarked(marker, graceMs = 3e3) {
-  const pids = findMarked(marker);
-  if (pids.length === 0) return 0;
-  const signal = (pid, sig) => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-    }
-  };
-  for (const pid of pids) signal(pid, "SIGTERM");
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && pids.some(alive)) await sleep(25);
-  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
-  return pids.length;
-}
-function sleep(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
 
 // src/engine/process/boundary.ts
 var NAME = /^perfgate-[0-9a-f-]{8,64}$/;
@@ -19758,7 +19673,7 @@ function findCgroupMount(mountinfo) {
   let text = mountinfo;
   if (text === void 0) {
     try {
-      text = readFileSync2("/proc/self/mountinfo", "utf8");
+      text = readFileSync("/proc/self/mountinfo", "utf8");
     } catch {
       return null;
     }
@@ -19780,7 +19695,7 @@ function unescapeMount(path) {
 }
 function read(file) {
   try {
-    return readFileSync2(file, "utf8");
+    return readFileSync(file, "utf8");
   } catch {
     return "";
   }
@@ -19792,7 +19707,7 @@ function cgroupsBelow(dir, skip = null) {
   const found = [];
   let entries = [];
   try {
-    entries = readdirSync2(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return found;
   }
@@ -19821,16 +19736,16 @@ async function killCgroup(dir, version) {
     if (round === 0) found = pids.length;
     if (pids.length === 0) return found;
     if (version === 2 && existsSync(join2(dir, "cgroup.kill"))) {
-      writeFileSync2(join2(dir, "cgroup.kill"), "1");
+      writeFileSync(join2(dir, "cgroup.kill"), "1");
     } else if (version === 2) {
-      writeFileSync2(join2(dir, "cgroup.freeze"), "1");
+      writeFileSync(join2(dir, "cgroup.freeze"), "1");
       killEach(pidsUnder(dir, version));
-      writeFileSync2(join2(dir, "cgroup.freeze"), "0");
+      writeFileSync(join2(dir, "cgroup.freeze"), "0");
     } else {
-      writeFileSync2(join2(dir, "freezer.state"), "FROZEN");
+      writeFileSync(join2(dir, "freezer.state"), "FROZEN");
       for (let wait = 0; wait < 100 && read(join2(dir, "freezer.state")).trim() === "FREEZING"; wait++) await sleep(5);
       killEach(pidsUnder(dir, version));
-      writeFileSync2(join2(dir, "freezer.state"), "THAWED");
+      writeFileSync(join2(dir, "freezer.state"), "THAWED");
     }
     await sleep(round < 10 ? 10 : 50);
   }
@@ -19871,7 +19786,7 @@ function cgroupAt(top, version, origin = null, sudo = null) {
         spawnSync(sudo, ["-n", "/bin/sh", "-c", RELEASE, "sh", origin, top], { stdio: "ignore", env: ownEnv(), timeout: 1e4 });
       } else if (origin) {
         try {
-          writeFileSync2(join2(origin, "cgroup.procs"), String(process.pid));
+          writeFileSync(join2(origin, "cgroup.procs"), String(process.pid));
         } catch {
         }
       }
@@ -19896,6 +19811,95 @@ function boundaryAt(path) {
   const mount = findCgroupMount();
   if (!mount || !NAME.test(basename(path)) || dirname(path) !== mount.dir) return null;
   return cgroupAt(path, mount.version);
+}
+
+// src/engine/process/processes.ts
+import { closeSync, openSync, readdirSync as readdirSync2, readFileSync as readFileSync2, writeFileSync as writeFileSync2 } from "node:fs";
+function groupAlive(pgid) {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+function signalGroup(pgid, signal) {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+  }
+}
+async function stopGroup(pgid, graceMs = 3e3) {
+  if (!groupAlive(pgid)) return;
+  signalGroup(pgid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    if (!groupAlive(pgid)) return;
+    await sleep2(25);
+  }
+  signalGroup(pgid, "SIGKILL");
+  const hardDeadline = Date.now() + 2e3;
+  while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep2(25);
+}
+async function killGroupsFromFile(pidFile, graceMs = 3e3, marker = null) {
+  let text = "";
+  try {
+    text = readFileSync2(pidFile, "utf8");
+  } catch {
+    return 0;
+  }
+  const groups = text.split("\n").map(Number).filter((n) => Number.isInteger(n) && n > 1);
+  const marked = marker === null ? null : new Set(findMarked(marker));
+  const alive2 = groups.filter((g) => groupAlive(g) && (marked === null || marked.has(g)));
+  await Promise.all(alive2.map((g) => stopGroup(g, graceMs)));
+  return alive2.length;
+}
+var RUN_MARKER_VAR = "PERFGATE_RUN_ID";
+function findMarked(marker) {
+  const needle = Buffer.from(`\0${RUN_MARKER_VAR}=${marker}\0`);
+  const found = [];
+  let pids = [];
+  try {
+    pids = readdirSync2("/proc").filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  for (const name of pids) {
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    try {
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
+      if (environ.includes(needle)) found.push(pid);
+    } catch {
+    }
+  }
+  return found;
+}
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return e.code === "EPERM";
+  }
+}
+async function stopMarked(marker, graceMs = 3e3) {
+  const pids = findMarked(marker);
+  if (pids.length === 0) return 0;
+  const signal = (pid, sig) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+    }
+  };
+  for (const pid of pids) signal(pid, "SIGTERM");
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline && pids.some(alive)) await sleep2(25);
+  for (const pid of pids.filter(alive)) signal(pid, "SIGKILL");
+  return pids.length;
+}
+function sleep2(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 // src/action/environ.ts

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { type Boundary, openBoundary } from '../engine/process/boundary.js';
-import { programPathOrNull } from '../engine/process/processes.js';
+import { programPathOrNull } from '../engine/process/programs.js';
 import type { RunWarning } from '../results/types.js';
 import { STATE_BOUNDARY } from './state.js';
 

@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import { ConfigError } from '../config/load.js';
 import { PerfgateError } from '../engine/errors.js';
-import { settleOwnProcesses } from '../engine/process/processes.js';
+import { settleOwnProcesses } from '../engine/process/programs.js';
 import { ArtifactError } from '../github/artifacts.js';
 import { EventError } from '../github/event.js';
 import { UntrustedResultsError } from '../github/workflow-run.js';

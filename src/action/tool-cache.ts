@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DirectoryCache } from '../engine/ports.js';
-import { programPathOrNull } from '../engine/process/processes.js';
+import { programPathOrNull } from '../engine/process/programs.js';
 
 /** What @actions/cache runs: tar, and the compressors tar starts by name (zstd's version probe, unzstd, zstdmt, gzip). */
 export const ARCHIVE_PROGRAMS = ['tar', 'zstd', 'unzstd', 'zstdmt', 'gzip'] as const;

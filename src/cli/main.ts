@@ -8,7 +8,8 @@ import { cancelOnSignals, planComparison, resolveComparison, runComparison } fro
 import { PerfgateError } from '../engine/errors.js';
 import type { Preflight } from '../engine/preflight.js';
 import { type Boundary, openBoundary } from '../engine/process/boundary.js';
-import { ProcessTracker, programPathOrNull, RUN_MARKER_VAR } from '../engine/process/processes.js';
+import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process/processes.js';
+import { programPathOrNull } from '../engine/process/programs.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace/trees.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, parseRepo } from '../github/event.js';

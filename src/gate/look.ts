@@ -1,4 +1,4 @@
-import type { CompareRequest } from '../engine/run.js';
+import type { Results, TakenLook } from '../results/types.js';
 import { scenarioMoved, scenarioUnchanged } from '../results/verdicts.js';
 import { compareResults } from './compare.js';
 import { decideLook } from './sequential.js';
@@ -8,7 +8,7 @@ import { decideLook } from './sequential.js';
  * verdicts at the look's nominal level (sequential.ts's design) decide whether the run stops.
  * The engine measures; the gate decides.
  */
-export const interimLook: NonNullable<CompareRequest['look']> = (results, index) =>
+export const interimLook = (results: Results, index: number): TakenLook =>
   decideLook(results, index, compareResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));
 
 /**
@@ -20,7 +20,7 @@ export const interimLook: NonNullable<CompareRequest['look']> = (results, index)
  * profile.duration of the run, would most often name noise. Where no scenario moved, the
  * inconclusive ones are profiled: then they are the run's open question.
  */
-export const unprofiledScenarios: NonNullable<CompareRequest['unprofiledScenarios']> = (results) => {
+export const unprofiledScenarios = (results: Results): string[] => {
   const analysis = compareResults(results);
   const names = results.scenarios.map((s) => s.name);
   const moved = names.filter((name) => scenarioMoved(analysis, name));

@@ -14,7 +14,7 @@
  */
 import { z } from 'zod';
 import { GATE_KEYS, type GateKey, type PerfgateConfig } from '../config/types.js';
-import { RESULTS_VERSION } from './types.js';
+import { RESULTS_VERSION } from './version.js';
 
 /** Longest name-like text (scenario, ref, function, file path), characters. */
 const NAME_MAX = 2_000;

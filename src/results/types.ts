@@ -8,12 +8,7 @@ import type { HealthMetricId, MetricId, StartupMetricId } from '../config/types.
 import type * as schema from './schema.js';
 import type { WarningCode } from './warnings.js';
 
-/**
- * Bumped on any change of the results.json shape that an older reader would misread
- * (results/migrate.ts upgrades older versions). Here rather than in schema.ts so that reading a
- * file without validating it (the CLI) does not bundle the schema.
- */
-export const RESULTS_VERSION = 1;
+export { RESULTS_VERSION } from './version.js';
 
 /* ---------- stored in results.json (results/schema.ts documents every field) ---------- */
 

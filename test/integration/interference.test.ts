@@ -16,7 +16,8 @@ import { planComparison, resolveComparison, runComparison } from '../../src/comp
 import { openBoundary } from '../../src/engine/process/boundary.js';
 import { InterferenceError } from '../../src/engine/errors.js';
 import { silentLogger } from '../../src/engine/ports.js';
-import { ProcessTracker, programPathOrNull } from '../../src/engine/process/processes.js';
+import { ProcessTracker } from '../../src/engine/process/processes.js';
+import { programPathOrNull } from '../../src/engine/process/programs.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { isCodePath, sealBaseTree } from '../../src/engine/workspace/base-seal.js';
 import { BaseTreeChangedError } from '../../src/engine/errors.js';
-import { findOnPath, settleOwnProcesses } from '../../src/engine/process/processes.js';
+import { findOnPath, settleOwnProcesses } from '../../src/engine/process/programs.js';
 import type { Tree } from '../../src/engine/workspace/trees.js';
 
 /** A built base: tracked source, an installed dependency, and untracked build output. */

@@ -28,7 +28,7 @@ import { runLoads } from '../load/seam.js';
 import { packageResolver } from '../workspace/lockfiles.js';
 import type { RunSession } from '../session.js';
 import type { EnginePorts } from '../ports.js';
-import { programPathOrNull } from '../process/processes.js';
+import { programPathOrNull } from '../process/programs.js';
 import { Service } from '../service/service.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
 import { ensureZeroX, renderFlamegraph } from './zerox.js';

@@ -10,7 +10,8 @@
 import { spawnSync } from 'node:child_process';
 import { type Dirent, existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { ownEnv, sleep } from './processes.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ownEnv } from './programs.js';
 
 export interface Boundary {
   /** The boundary's top directory (what the post step is told). */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import type { LoadConfig } from '../../config/types.js';
-import { ownEnv, programPath } from './processes.js';
+import { ownEnv, programPath } from './programs.js';
 
 /**
  * Where the load generator (perfgate's own process: autocannon runs in it) and the measured

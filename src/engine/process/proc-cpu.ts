@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { ownEnv, programPath } from './processes.js';
+import { ownEnv, programPath } from './programs.js';
 
 /**
  * CPU time of a service's processes from /proc, in seconds: user + system of every live

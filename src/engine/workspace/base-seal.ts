@@ -27,7 +27,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BaseTreeChangedError, SetupError } from '../errors.js';
-import { ownEnv, programPathOrNull } from '../process/processes.js';
+import { ownEnv, programPathOrNull } from '../process/programs.js';
 import { git, type Tree } from './trees.js';
 
 /** path relative to the tree's root → its type, size, inode, ctime and mtime as one string. */

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, platform, release, totalmem } from 'node:os';
 import type { Environment } from '../../results/types.js';
-import { programPathOrNull } from '../process/processes.js';
+import { programPathOrNull } from '../process/programs.js';
 
 /**
  * What the numbers depend on, recorded with them: CPU model and count, the Node that runs the

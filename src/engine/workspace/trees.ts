@@ -6,7 +6,8 @@ import type { ServiceConfig } from '../../config/types.js';
 import type { Side, SideInfo } from '../../results/types.js';
 import { SetupError } from '../errors.js';
 import type { EnginePorts } from '../ports.js';
-import { ownEnv, type ProcessTracker, programPath, runShell, tailFile } from '../process/processes.js';
+import { type ProcessTracker, runShell, tailFile } from '../process/processes.js';
+import { ownEnv, programPath } from '../process/programs.js';
 
 /** One side's source tree, ready to install, build and start. */
 export interface Tree extends SideInfo {

@@ -1,0 +1,61 @@
+/**
+ * The rooms of src/ and which may use which. Data flows one way: config → engine (measures) →
+ * results.json → assess (decides) → report (renders); compare composes a run; the CLI and the
+ * action are adapters on top. A room may import the rooms below it, never one above, and no
+ * module may import itself back through others (no circles). `npm run lint` checks this.
+ *
+ *   stats, version.ts   ground floor: pure statistics and number formatting; import nothing
+ *   config              the configuration: schema, defaults, resolution; uses stats
+ *   results             results.json only: schema, types, migration, io; uses config, stats
+ *   profile             pure: cpuprofile → call tree → summary → diff → culprit; uses results' types
+ *   engine              measuring only (workspace, process, service, load, phases, run); uses the above
+ *   gate                results → assessment and verdicts; uses config, profile, results, stats
+ *   report              assessment → what readers see; never measures, never decides
+ *   github              the GitHub REST and artifact clients; uses results' types and the logger port
+ *   compare             request → plan → run → assess, and its variants; uses engine, gate and below
+ *   init, history       features built on the above
+ *   cli, action         adapters: nothing imports them
+ */
+const room = (name) => `^src/${name}(/|\\.ts$)`;
+const below = (name, allowed) => ({
+  name: `${name}-imports-only-below`,
+  comment: `${name}/ may import only ${allowed.join(', ') || 'nothing else of src/'} (and itself)`,
+  severity: 'error',
+  from: { path: room(name) },
+  to: { path: '^src/', pathNot: [room(name), ...allowed.map(room)] },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'a module that reaches itself back through its imports: the rooms no longer have an order',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    below('stats', []),
+    below('config', ['stats', 'version']),
+    below('results', ['stats', 'config', 'version']),
+    below('profile', ['stats', 'config', 'results']),
+    below('engine', ['stats', 'config', 'profile', 'results', 'version']),
+    below('gate', ['stats', 'config', 'profile', 'results', 'version']),
+    below('report', ['stats', 'config', 'profile', 'results', 'gate', 'version']),
+    below('github', ['results', 'engine/ports']),
+    below('compare', ['stats', 'config', 'profile', 'results', 'engine', 'gate', 'version']),
+    below('init', ['stats', 'config', 'profile', 'results', 'engine', 'version']),
+    below('history', ['stats', 'config', 'profile', 'results', 'gate', 'report', 'github', 'version']),
+    {
+      name: 'shells-on-top',
+      comment: 'the CLI and the action are adapters: no other room imports them',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(cli|action)/'] },
+      to: { path: '^src/(cli|action)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};
