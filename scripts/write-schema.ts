@@ -10,6 +10,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConfigError, configJsonSchema, JSON_SCHEMA_ID, resolveConfig } from '../src/config/index.js';
 import { parseConfigText } from '../src/config/load.js';
+import {
+  MAX_BLOCKS,
+  MAX_CONFIG_BYTES,
+  MAX_INSTANCES,
+  MAX_LOAD_MS,
+  MAX_PAIRS,
+  MAX_REQUESTS,
+  MAX_SCENARIOS,
+} from '../src/config/bounds.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const SCHEMA_FILE = join(REPO_ROOT, 'perfgate.schema.json');
@@ -217,6 +226,10 @@ function problemsOf(yaml: string): string {
   throw new Error('the bad example resolved; make it bad again');
 }
 
+function mib(bytes: number): string {
+  return `${bytes / 1024 / 1024} MiB`;
+}
+
 /** docs/configuration.md, generated so it cannot disagree with the schema. */
 export function docsText(): string {
   const schema = configJsonSchema({ docNotes: true });
@@ -251,6 +264,12 @@ A project with micro-benchmarks alone lists them under \`benchmarks\` and needs 
 - **Validation.** The merged configuration is checked once, before anything is installed or
   started. Unknown keys are errors (with a "did you mean" suggestion), and every problem is
   reported at once, one per line, with the file, the key, the value and what is allowed.
+- **Bounds.** perfgate.yml may be at most ${mib(MAX_CONFIG_BYTES)}, checked before its YAML is parsed. A
+  configuration may ask for at most ${MAX_SCENARIOS} scenarios, ${MAX_REQUESTS} requests per scenario, ${MAX_PAIRS}
+  \`load.pairs\`, ${MAX_BLOCKS} \`load.blocks\`, ${MAX_INSTANCES} \`load.instances\`, and ${MAX_LOAD_MS / 3_600_000} hours of measured load (\`pairs\` ×
+  \`slice\` × scenarios, twice that with \`mode: alternate\`). Each bound is far above what a project
+  needs; a value beyond it is refused at once, with the limit and the fix, before anything is
+  planned or started.
 - **Editors.** [\`perfgate.schema.json\`](../perfgate.schema.json) is the JSON Schema (draft
   2020-12) generated from the same definition, with \`$id\` ${JSON_SCHEMA_ID}.
   With the YAML language server (e.g. the VS Code YAML extension), a first line

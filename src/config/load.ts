@@ -3,8 +3,9 @@
  * it and validates once, handing the engine a fully resolved `PerfgateConfig` or a ConfigError
  * listing every problem. The door's whole API is exported here.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import YAML from 'yaml';
+import { MAX_CONFIG_BYTES } from './bounds.js';
 import { ConfigError } from './errors.js';
 
 export { DEFAULT_CONFIG_FILE } from './defaults.js';
@@ -12,8 +13,22 @@ export { ConfigError } from './errors.js';
 export { type ResolveConfigInput, resolveConfig, resolveConfigWithScenarios } from './resolve.js';
 export { parseScenarioLine } from './scenario-line.js';
 
+/**
+ * A file over the size cap: refused before its YAML is parsed, which takes tens of times the
+ * text's size in memory. `bytes` is null when the size is not known (a pipe read past the cap).
+ */
+function tooLarge(source: string, bytes: number | null): ConfigError {
+  const mib = (n: number) => `${Number((n / 1024 / 1024).toFixed(1))} MiB`;
+  const size = bytes === null ? `more than ${mib(MAX_CONFIG_BYTES)}` : `${mib(bytes)} (${bytes.toLocaleString('en-US')} bytes)`;
+  return new ConfigError([
+    `${source}: the config file is ${size}; perfgate reads at most ${mib(MAX_CONFIG_BYTES)} (${MAX_CONFIG_BYTES.toLocaleString('en-US')} bytes), far more than any configuration needs: check that it is perfgate's configuration, and keep data in a file a scenario names (values:)`,
+  ]);
+}
+
 /** YAML text → plain data. Syntax errors become a ConfigError with file, line and column. */
 export function parseConfigText(text: string, source: string): unknown {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_CONFIG_BYTES) throw tooLarge(source, bytes);
   const doc = YAML.parseDocument(text);
   if (doc.errors.length > 0) {
     throw new ConfigError(
@@ -47,8 +62,9 @@ export function loadConfigFile(
 ): { document: unknown; source: string } | null {
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = readCapped(path);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && !options.required) return null;
     if (code === 'ENOENT') {
@@ -57,4 +73,24 @@ export function loadConfigFile(
     throw new ConfigError([`${path}: cannot read the config file (${(error as Error).message})`]);
   }
   return { document: parseConfigText(text, path), source: path };
+}
+
+/** The file's text, read no further than the cap: a larger file, or an endless one such as a pipe, is refused unread. */
+function readCapped(path: string): string {
+  const fd = openSync(path, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    if (size > MAX_CONFIG_BYTES) throw tooLarge(path, size);
+    const buffer = Buffer.alloc(MAX_CONFIG_BYTES + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const read = readSync(fd, buffer, length, buffer.length - length, null);
+      if (read === 0) break;
+      length += read;
+    }
+    if (length > MAX_CONFIG_BYTES) throw tooLarge(path, null);
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -5,6 +5,7 @@
  */
 
 import { z } from 'zod';
+import { MAX_RATE_PER_SECOND, MAX_REQUESTS, MAX_SCENARIOS } from './bounds.js';
 import { placeholdersIn } from './placeholders.js';
 import {
   HTTP_METHODS,
@@ -42,8 +43,6 @@ const bodySchema = z
   })
   .register(docNotes, { type: 'string or JSON value' });
 
-/** The highest fixed rate perSecond accepts, requests per second per side: far above what one generator process sends. */
-export const MAX_RATE_PER_SECOND = 100_000;
 const RATE_HINT = `write requests per second (e.g. 500 or 500/s, at most ${MAX_RATE_PER_SECOND.toLocaleString('en-US')}) or a share of base's capacity (e.g. 60%, from 1% to 100%)`;
 
 const rateSchema = z
@@ -185,10 +184,10 @@ const scenarioObjectSchema = z
     requests: z
       .array(requestSchema, { error: 'is not a list of requests; write e.g. [{ path: /a }, { path: /b, weight: 3 }]' })
       .min(1, { error: 'is empty; list at least one request, e.g. - path: /items' })
-      .max(100, { error: 'is too long; list at most 100 requests' })
+      .max(MAX_REQUESTS, { error: `is too long; list at most ${MAX_REQUESTS} requests` })
       .optional()
       .describe(
-        'Several requests in one scenario, each with its own method, path, headers and body: a weighted mix (each connection sends them in a fixed interleaved order, so the proportions are exact), or a sequence (sequence: true). Verdicts stay per scenario; the report breaks latency down per request. See docs/scenarios.md.',
+        `Several requests in one scenario (at most ${MAX_REQUESTS}), each with its own method, path, headers and body: a weighted mix (each connection sends them in a fixed interleaved order, so the proportions are exact), or a sequence (sequence: true). Verdicts stay per scenario; the report breaks latency down per request. See docs/scenarios.md.`,
       )
       .register(docNotes, { type: 'list of request mappings', default: 'none: one request (method, path)' }),
     sequence: z
@@ -312,6 +311,11 @@ const scenarioSchema = z.union([scenarioLineSchema, scenarioObjectSchema], {
   error: 'is not a scenario; write "GET /hello", "/hello", or a mapping with at least path',
 });
 
+/** Every scenario is measured for every pair, so their number multiplies the run's length. */
+function tooManyScenarios(count: number): string {
+  return `has ${count} scenarios; list at most ${MAX_SCENARIOS} (each is measured on its own for every pair: 10 take 10–40 minutes), and measure the others with a second configuration file (the config input / --config)`;
+}
+
 /** A single string is one scenario per non-empty line: the action's multi-line `scenarios` input. */
 const scenarioLinesSchema = z
   .string()
@@ -326,13 +330,17 @@ const scenarioLinesSchema = z
     if (lines.length === 0) {
       ctx.addIssue({ code: 'custom', input: text, message: 'has no scenarios; write one "METHOD /path" per line' });
     }
+    if (lines.length > MAX_SCENARIOS) ctx.addIssue({ code: 'custom', input: text, message: tooManyScenarios(lines.length) });
     return entries;
   })
   .describe('Scenarios as text, one "METHOD /path" per non-empty line.');
 
 export const scenariosSchema = z.union(
   [
-    z.array(scenarioSchema).min(1, { error: 'is empty; list at least one scenario, e.g. "- GET /hello"' }),
+    z
+      .array(scenarioSchema)
+      .min(1, { error: 'is empty; list at least one scenario, e.g. "- GET /hello"' })
+      .max(MAX_SCENARIOS, { error: (issue) => tooManyScenarios((issue.input as { length: number }).length) }),
     scenarioLinesSchema,
   ],
   { error: 'is not a list of scenarios; write e.g. "- GET /hello"' },

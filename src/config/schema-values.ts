@@ -24,11 +24,18 @@ export function missingOr(missing: string, otherwise: string) {
   return (issue: { input?: unknown }) => (issue.input === undefined ? missing : otherwise);
 }
 
-export function intInRange(min: number, max?: number, why?: string) {
-  const allowed = max === undefined ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
-  const message = `is not allowed; use ${allowed}${why ? ` (${why})` : ''}`;
-  const int = z.int({ error: message }).min(min, { error: message });
-  return max === undefined ? int : int.max(max, { error: message });
+/**
+ * An integer in [min, max]; `why` explains the range. With a `whyMax` of its own, each bound has
+ * its own reason, so a value below the minimum hears about the minimum and one above the maximum
+ * about the maximum.
+ */
+export function intInRange(min: number, max?: number, why?: string, whyMax = why) {
+  const message = (allowed: string, reason: string | undefined) => `is not allowed; use ${allowed}${reason ? ` (${reason})` : ''}`;
+  const range = max === undefined ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+  const own = whyMax !== why;
+  const low = message(own ? `an integer of at least ${min}` : range, why);
+  const int = z.int({ error: low }).min(min, { error: low });
+  return max === undefined ? int : int.max(max, { error: message(own ? `an integer of at most ${max}` : range, whyMax) });
 }
 
 export function duration(range: { minMs: number; maxMs: number }) {

@@ -10,11 +10,13 @@
  */
 
 import { z } from 'zod';
+import { MAX_BLOCKS, MAX_INSTANCES, MAX_LOAD_MS, MAX_PAIRS, MAX_SCENARIOS } from './bounds.js';
 import { DEFAULT_ALPHA, DEFAULT_BENCHMARKS, DEFAULT_LOAD, DEFAULT_PROFILE, DEFAULT_SERVICE } from './defaults.js';
 import { gateSchema } from './schema-gate.js';
 import { scenariosSchema } from './schema-scenarios.js';
 import { command, docNotes, duration, intInRange, missingOr, pathInsideTree, requestPath, scalarText } from './schema-values.js';
 import type { BenchmarksConfig, ProfileConfig } from './types.js';
+import { formatDuration } from './units.js';
 
 /** Where start and scenarios can come from besides the file: named so the message says what to do. */
 const START_REQUIRED = 'is required: set it in perfgate.yml or pass --start / the start input';
@@ -115,20 +117,25 @@ const loadSchema = z
     slice: duration({ minMs: 100, maxMs: 60_000 })
       .prefault(DEFAULT_LOAD.slice)
       .describe('Length of one measured slice: a duration, 100ms to 60s. Each pair is one slice on base and one on head.'),
-    pairs: intInRange(MIN_PAIRS, undefined, 'with n pairs the smallest possible p is 1/2^n, and 6 give 0.016')
+    pairs: intInRange(
+      MIN_PAIRS,
+      MAX_PAIRS,
+      'with n pairs the smallest possible p is 1/2^n, and 6 give 0.016',
+      `${MAX_PAIRS} pairs of 1s are almost 3 hours of load per scenario`,
+    )
       .default(DEFAULT_LOAD.pairs)
       .describe(
-        'Base/head slice pairs per scenario, over all blocks and starts: an integer of at least 6. Pairs are split evenly over the start pairs (load.blocks × load.instances); more pairs per start steady each start\'s own estimate, more starts narrow the interval.',
+        `Base/head slice pairs per scenario, over all blocks and starts: ${MIN_PAIRS} to ${MAX_PAIRS}, and at most ${MAX_LOAD_MS / 3_600_000} hours of measured load over all scenarios (pairs × slice × scenarios, twice that in alternate mode). Pairs are split evenly over the start pairs (load.blocks × load.instances); more pairs per start steady each start's own estimate, more starts narrow the interval.`,
       ),
-    blocks: intInRange(1)
+    blocks: intInRange(1, MAX_BLOCKS, undefined, 'every block restarts both sides; for more evidence raise load.pairs or load.instances')
       .default(DEFAULT_LOAD.blocks)
       .describe(
-        'Times fresh starts of both services are made, 1 to pairs; pairs are split evenly across blocks. The looks of early-stop come between blocks.',
+        `Times fresh starts of both services are made, 1 to pairs and at most ${MAX_BLOCKS}; pairs are split evenly across blocks. The looks of early-stop come between blocks.`,
       ),
-    instances: intInRange(1, 16)
+    instances: intInRange(1, MAX_INSTANCES)
       .default(DEFAULT_LOAD.instances)
       .describe(
-        'Fresh starts of each side per block, all up at once: 1 to 16. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost.',
+        `Fresh starts of each side per block, all up at once: 1 to ${MAX_INSTANCES}. Each base start is paired with one head start, and the start pairs take turns (each warmed, then measured back to back); a start is the unit the verdicts count (every start carries its own offset), so more starts per block give more evidence for the same boot and warm-up cost.`,
       ),
     warmup: duration({ minMs: 0, maxMs: 600_000 })
       .prefault(DEFAULT_LOAD.warmup)
@@ -173,6 +180,27 @@ const loadSchema = z
       });
     }
   });
+
+/**
+ * The measured load a configuration asks for: every pair is a slice of every scenario (two, one
+ * side after the other, when alternating). Checked on valid values only: a bad pairs or slice
+ * has its own message. The per-key bounds keep each factor sane; this keeps their product so.
+ */
+function checkLoadTime(load: { pairs: number; slice: number; mode: string }, scenarios: number, ctx: z.RefinementCtx): void {
+  const valid = Number.isInteger(load.pairs) && load.pairs >= MIN_PAIRS && load.pairs <= MAX_PAIRS && Number.isFinite(load.slice);
+  const slicesPerPair = load.mode === 'alternate' ? 2 : 1;
+  const loadMs = load.pairs * load.slice * slicesPerPair * scenarios;
+  if (!valid || loadMs <= MAX_LOAD_MS) return;
+  const hours = (ms: number) => `${Math.round(ms / 3_600_000)} hours`;
+  const most = Math.floor(MAX_LOAD_MS / (load.slice * slicesPerPair * scenarios));
+  const over = `${formatDuration(load.slice)} slices${slicesPerPair === 2 ? ', alternating (base, then head)' : ''}${scenarios > 1 ? ` over ${scenarios} scenarios` : ''}`;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['load', 'pairs'],
+    input: load.pairs,
+    message: `is ${hours(loadMs)} of measured load with ${over}; ask for at most ${hours(MAX_LOAD_MS)}: use at most ${most} pairs${scenarios > 1 ? ', a shorter load.slice or fewer scenarios' : ' or a shorter load.slice'}`,
+  });
+}
 
 // ------------------------------------------------------------------------------- benchmarks
 
@@ -313,7 +341,7 @@ export const configDocumentSchema = z
     scenarios: scenariosSchema
       .optional()
       .describe(
-        'HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings. Required unless benchmarks are listed, here or as the scenarios input.',
+        `HTTP requests to load, each measured and compared on its own: a list of "METHOD /path" lines and/or mappings, at most ${MAX_SCENARIOS}. Required unless benchmarks are listed, here or as the scenarios input.`,
       )
       .register(docNotes, {
         type: 'list of scenario lines and mappings, or text with one scenario per line',
@@ -371,6 +399,10 @@ export const configDocumentSchema = z
     },
     { when: () => true },
   )
+  // zod runs this after problems that do not stop it (a list too long), so the values are checked again.
+  .superRefine((doc, ctx) => {
+    if (typeof doc.load === 'object' && doc.load !== null) checkLoadTime(doc.load, Array.isArray(doc.scenarios) ? doc.scenarios.length : 0, ctx);
+  })
   .meta({
     title: 'perfgate configuration',
     description:
