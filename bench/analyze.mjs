@@ -7,7 +7,7 @@ register();
 export const { compareResults } = await import('../src/gate/compare.ts');
 export const { decideLook } = await import('../src/gate/sequential.ts');
 export const { planSequential } = await import('../src/engine/plan.ts');
-export const { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } = await import('../src/config/schema.ts');
+export const { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } = await import('../src/config/defaults.ts');
 export const { resolveConfig } = await import('../src/config/load.ts');
 export const { createRandom } = await import('../src/stats/random.ts');
 const { upgradeResults } = await import('../src/results/migrate.ts');

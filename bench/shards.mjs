@@ -38,7 +38,7 @@ const k = Number(values.k);
 const n = Number(values.n);
 // The joined run is analysed afresh for every draw (k scenarios, one Holm family): fewer draws.
 const nJoined = Math.min(n, Number(values.joined));
-// perfgate's default alpha is 0.01 (config/schema.ts).
+// perfgate's default alpha is 0.01 (config/defaults.ts).
 const ALPHA = Number(values.alpha);
 const random = gate.createRandom(Number(values.seed));
 

@@ -134,6 +134,9 @@ export type OriginOf = (path: readonly PropertyKey[]) => string | null;
 
 /** True when a union branch failed on the value's shape alone, i.e. it was not what the user meant. */
 function isShapeMismatch(issues: readonly Issue[]): boolean {
+  // zod still runs a list's length checks on a value that is no list (a string has a length):
+  // once the type is wrong, the branch is not what the user meant, whatever else it reports.
+  if (issues.some((i) => i.path.length === 0 && i.code === 'invalid_type')) return true;
   return issues.every(
     (i) =>
       i.path.length === 0 &&

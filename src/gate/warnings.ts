@@ -4,7 +4,7 @@
  * starts, failed requests, no power, starts that disagree, inconclusive gated metrics, failed
  * micro-benchmarks, a load generator at its limit, a service without health data). Pure.
  */
-import { DEFAULT_PAIRS } from '../config/schema.js';
+import { DEFAULT_PAIRS } from '../config/defaults.js';
 import type {
   BenchmarkAnalysis,
   FailureTally,

@@ -14,7 +14,7 @@
  * and validation comes after this: a value is only ever added where an object lacks the key,
  * never read or changed, so a malformed file reaches the schema as malformed as it was.
  */
-import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../config/schema.js';
+import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../config/defaults.js';
 import { GATE_KEYS } from '../config/types.js';
 import { VERSION } from '../version.js';
 import { RESULTS_VERSION, type Results } from './types.js';

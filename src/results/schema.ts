@@ -112,7 +112,7 @@ const storedConfig = z.object({
   }),
 });
 
-// PerfgateConfig is written by hand in config/types.ts (config/schema.ts produces it from
+// PerfgateConfig is written by hand in config/types.ts (config/resolve.ts produces it from
 // perfgate.yml): this fails to compile when it and what results.json stores drift apart.
 type StoredConfig = z.output<typeof storedConfig>;
 type Assignable<T extends U, U> = T;

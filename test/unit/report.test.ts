@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import stringWidth from 'string-width';
-import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../../src/config/schema.js';
+import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../../src/config/defaults.js';
 import type { MetricId as AnyMetricId, PerfgateConfig } from '../../src/config/types.js';
 
 /** The closed-loop metrics these reports show (p99.9 is recorded by fixed-rate scenarios only). */

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../../src/config/schema.js';
+import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from '../../src/config/defaults.js';
 import { GATE_KEYS } from '../../src/config/types.js';
 import { ResultsFileError, readResults } from '../../src/results/io.js';
 import { upgradeResults } from '../../src/results/migrate.js';
