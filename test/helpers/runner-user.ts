@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, chownSync, copyFileSync, cpSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, parse } from 'node:path';
 
 export interface RunnerUser {
   name: string;
@@ -48,4 +49,87 @@ export function giveTree(dir: string, user: RunnerUser): void {
 /** The command prefix that runs a program as the user: no root left, only its own groups. */
 export function asUser(user: RunnerUser): string[] {
   return ['setpriv', '--reuid', String(user.uid), '--regid', String(user.gid), '--init-groups', '--'];
+}
+
+/** A directory every user can read, and the files copied into it for another user to run. */
+export interface SharedDir {
+  dir: string;
+  /** Puts `source` (a file or a directory tree) at `name` inside; returns its path there. */
+  copy(name: string, source: string): string;
+  /** Writes `text` to a file `name` inside; returns its path. */
+  write(name: string, text: string): string;
+  remove(): void;
+}
+
+/**
+ * A place for what another user runs (the bundle, a Node binary, a script). The checkout may live
+ * where no other user can reach it (a clone under a 0700 directory, as `mktemp -d` makes and many
+ * homes are), so those files are copied out of it, into a new directory under the system's temp
+ * directory that every user can read; `remove` deletes it. The temp directory must be one other
+ * users can enter (the tests' repositories are made there too): checked here, up front.
+ */
+export function makeSharedDir(): SharedDir {
+  const parent = realpathSync(tmpdir());
+  for (let dir = parent; ; dir = dirname(dir)) {
+    assert.ok(
+      (statSync(dir).mode & 0o001) !== 0,
+      `${dir} cannot be entered by other users, so the temp directory ${parent} is out of their reach: ` +
+        'the tests that run code as another user need a temp directory they can enter (set TMPDIR to one such as /tmp)',
+    );
+    if (dir === parse(dir).root) break;
+  }
+  const dir = mkdtempSync(join(parent, 'perfgate-shared-'));
+  chmodSync(dir, 0o755);
+  const target = (name: string) => {
+    const path = join(dir, name);
+    for (let d = dirname(path); d !== dir && !existsSync(d); d = dirname(d)) {
+      mkdirSync(d, { recursive: true });
+      openUp(d);
+    }
+    return path;
+  };
+  return {
+    dir,
+    copy(name, source) {
+      const path = target(name);
+      placeReadable(realpathSync(source), path);
+      return path;
+    },
+    write(name, text) {
+      const path = target(name);
+      writeFileSync(path, text);
+      openUp(path);
+      return path;
+    },
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * Copies `source` to `path`, readable (and, where the owner may run it, runnable) by all. A file
+ * every user can already read and run is hard-linked where the filesystem allows (a Node binary
+ * is over 100 MB); its mode is left as it is, since a link shares it with the original.
+ */
+function placeReadable(source: string, path: string): void {
+  const stats = statSync(source);
+  if (stats.isFile() && (stats.mode & 0o005) === 0o005) {
+    try {
+      linkSync(source, path);
+      return;
+    } catch {
+      // Another filesystem (EXDEV): copied below.
+    }
+  }
+  if (stats.isDirectory()) cpSync(source, path, { recursive: true });
+  else copyFileSync(source, path);
+  openUp(path);
+}
+
+/** Adds read (and search, or run where the owner may run it) for all to a copy and everything in it. */
+function openUp(path: string): void {
+  const stats = lstatSync(path);
+  if (stats.isSymbolicLink()) return;
+  const runnable = stats.isDirectory() || (stats.mode & 0o100) !== 0;
+  chmodSync(path, (stats.mode & 0o7777) | 0o444 | (runnable ? 0o111 : 0));
+  if (stats.isDirectory()) for (const entry of readdirSync(path)) openUp(join(path, entry));
 }

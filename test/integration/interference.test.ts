@@ -21,7 +21,7 @@ import { programPathOrNull } from '../../src/engine/process/programs.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';
-import { asUser, canMakeRunnerUser, giveTree, type RunnerUser, runnerUser } from '../helpers/runner-user.js';
+import { asUser, canMakeRunnerUser, giveTree, makeSharedDir, type RunnerUser, runnerUser } from '../helpers/runner-user.js';
 
 const config = `service:
   start: node server.js
@@ -127,18 +127,27 @@ function orphansLeft(): string[] {
     });
 }
 
-/** Runs dist/cli.js as `user` with a runner-like environment. */
-function cliAs(user: RunnerUser, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const [setpriv, ...prefix] = asUser(user);
-  const child = spawn(setpriv!, [...prefix, process.execPath, join(ROOT, 'dist', 'cli.js'), ...args], {
-    cwd,
-    env: { HOME: user.home, PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`, LANG: 'C.UTF-8' },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+/**
+ * Runs dist/cli.js as `user` with a runner-like environment: the bundle and this Node (also the
+ * services' `node`, first on PATH) from copies the user can read, wherever this checkout lives.
+ */
+async function cliAs(user: RunnerUser, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const shared = makeSharedDir();
+  try {
+    const node = shared.copy('bin/node', process.execPath);
+    const [setpriv, ...prefix] = asUser(user);
+    const child = spawn(setpriv!, [...prefix, node, join(shared.copy('dist', join(ROOT, 'dist')), 'cli.js'), ...args], {
+      cwd,
+      env: { HOME: user.home, PATH: `${dirname(node)}:/usr/local/bin:/usr/bin:/bin`, LANG: 'C.UTF-8' },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    return await new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  } finally {
+    shared.remove();
+  }
 }
 
 // As on GitHub's hosted runners, where the step runs as `runner` with passwordless sudo: the

@@ -2,25 +2,56 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { sleep } from '../../src/engine/process/processes.js';
+import { readResults } from '../../src/results/io.js';
+import { type CliRun, runCli } from '../helpers/cli.js';
+import { processesIn } from '../helpers/processes.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
 
+// The echo service answers 200 only to the request it is written for (POST /echo, a JSON body):
+// any other route fails on both sides, and that stops the run at its first warm-up.
 const service = { 'server.js': { copy: 'services/echo-server.js' } };
+const scenario = `scenarios:
+  - name: echo
+    method: POST
+    path: /echo
+    headers: { content-type: application/json }
+    body: { hello: world }
+`;
+
+/**
+ * Resolves once results.json holds a measured pair (the services are up, the route answered, the
+ * run is measuring); fails, with the run's exit and log, when the run ends before that.
+ */
+async function measuring(resultsPath: string, running: Promise<CliRun>): Promise<void> {
+  let ended: CliRun | null = null;
+  void running.then((run) => {
+    ended = run;
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const run = ended as CliRun | null;
+    if (run) assert.fail(`the run ended (exit ${run.code}) before the signal could be sent:\n${run.stderr}`);
+    if (existsSync(resultsPath) && readResults(resultsPath).scenarios[0]?.pairs.length) return;
+    assert.ok(Date.now() < deadline, 'no pair was measured within 60 s');
+    await sleep(100);
+  }
+}
 
 for (const [signal, code] of [
   ['SIGINT', 130],
   ['SIGTERM', 143],
 ] as const) {
   test(`${signal} during a compare: services stopped, worktrees removed, exit ${code}`, async () => {
-    const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, { 'README.md': 'x' });
+    const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig(scenario) }, { 'README.md': 'x' });
     const out = join(repo, '.out');
     const running = runCli(['compare', '--base', 'main', '--out', out, '--pairs', '60'], repo);
-    // after the services are up (the run takes far longer than this)
-    await new Promise((r) => setTimeout(r, 3000));
+    await measuring(join(out, 'results.json'), running);
     process.emit(signal, signal);
     const run = await running;
     assert.equal(run.code, code, run.stderr);
     assert.match(run.stderr, /Cancelled/);
+    assert.deepEqual(processesIn(repo), [], 'no service is left running');
     assert.equal(existsSync(join(out, 'trees', 'base')), false, 'the base worktree is removed');
   });
 }

@@ -8,8 +8,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { buildSync } from 'esbuild';
 import { findCgroupMount, openBoundary } from '../../src/engine/process/boundary.js';
 import { sleep } from '../../src/engine/process/processes.js';
+import { ROOT } from '../helpers/repo.js';
+import { makeSharedDir } from '../helpers/runner-user.js';
 
 test('the cgroup v2 mount is preferred; v1 falls back to the freezer hierarchy', () => {
   const v1 = [
@@ -22,15 +26,19 @@ test('the cgroup v2 mount is preferred; v1 falls back to the freezer hierarchy',
   assert.equal(findCgroupMount('22 1 0:21 / /proc rw - proc proc rw'), null);
 });
 
-// Run as another user, a process with neither root nor sudo gets no boundary and a reason.
-const SCRIPT = `
-import { openBoundary } from './src/engine/process/boundary.ts';
-process.stdout.write(JSON.stringify(openBoundary('00000000-0000-4000-8000-000000000000', null)));
-`;
-
-test('without root and without sudo there is no boundary, and the reason says what it needs', { skip: process.getuid?.() !== 0 || process.platform !== 'linux' }, () => {
-  const out = execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', '--input-type=module', '-e', SCRIPT], {
+// Run as another user (nobody), a process with neither root nor sudo gets no boundary and a
+// reason. That user may not reach this checkout (a clone in a 0700 directory), so the module runs
+// bundled into a directory it can read, with a copy of this Node.
+test('without root and without sudo there is no boundary, and the reason says what it needs', { skip: process.getuid?.() !== 0 || process.platform !== 'linux' }, (t) => {
+  const shared = makeSharedDir();
+  t.after(() => shared.remove());
+  const [bundled] = buildSync({ entryPoints: [join(ROOT, 'src', 'engine', 'boundary.ts')], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'error' }).outputFiles;
+  const module = shared.write('boundary.mjs', bundled!.text);
+  const script = `import { openBoundary } from ${JSON.stringify(pathToFileURL(module).href)};
+process.stdout.write(JSON.stringify(openBoundary('00000000-0000-4000-8000-000000000000', null)));`;
+  const out = execFileSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', shared.copy('node', process.execPath), '--input-type=module', '-e', script], {
     encoding: 'utf8',
+    cwd: shared.dir,
     env: { PATH: process.env.PATH, HOME: '/tmp' },
   });
   const opened = JSON.parse(out) as { unavailable?: string };
