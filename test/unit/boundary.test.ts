@@ -32,7 +32,7 @@ test('the cgroup v2 mount is preferred; v1 falls back to the freezer hierarchy',
 test('without root and without sudo there is no boundary, and the reason says what it needs', { skip: process.getuid?.() !== 0 || process.platform !== 'linux' }, (t) => {
   const shared = makeSharedDir();
   t.after(() => shared.remove());
-  const [bundled] = buildSync({ entryPoints: [join(ROOT, 'src', 'engine', 'boundary.ts')], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'error' }).outputFiles;
+  const [bundled] = buildSync({ entryPoints: [join(ROOT, 'src', 'engine', 'process', 'boundary.ts')], bundle: true, platform: 'node', format: 'esm', write: false, logLevel: 'error' }).outputFiles;
   const module = shared.write('boundary.mjs', bundled!.text);
   const script = `import { openBoundary } from ${JSON.stringify(pathToFileURL(module).href)};
 process.stdout.write(JSON.stringify(openBoundary('00000000-0000-4000-8000-000000000000', null)));`;
