@@ -303,6 +303,82 @@ function watchSocket(socket, requested, requests, late) {
   };
 }
 
+/** A histogram value (ns, timer interval) as the delay beyond the interval, µs. */
+function delayUs(ns) {
+  return Math.max(0, Math.round(ns / 1000 - RESOLUTION_MS * 1000));
+}
+
+function activeHandles() {
+  // Resources keeping the loop alive (sockets, servers, timers); the unref'd socket to the
+  // engine is not among them.
+  if (typeof process.getActiveResourcesInfo === 'function') return process.getActiveResourcesInfo().length;
+  return process._getActiveHandles().length;
+}
+
+/** Counts the outgoing I/O of each request into the open window (`current()`; none: not counted). */
+function countIoInto(current) {
+  watchOutgoingIo(
+    (tally) => {
+      const window = current();
+      if (window === null) return;
+      window.ioRequests++;
+      for (const [destination, { roundTrips, waitNs }] of tally.io) addRoundTrips(window.io, destination, roundTrips, waitNs);
+      if (tally.queries === null) return;
+      for (const [key, { calls, waitNs }] of tally.queries) {
+        const newline = key.indexOf('\n');
+        addCalls(window.queries, key.slice(0, newline), key.slice(newline + 1), calls, waitNs);
+      }
+    },
+    (destination, waitNs) => {
+      const window = current();
+      if (window !== null) addRoundTrips(window.io, destination, 1, waitNs);
+    },
+    (destination, name, waitNs) => {
+      const window = current();
+      if (window !== null) addCalls(window.queries, destination, name, 1, waitNs);
+    },
+  );
+}
+
+/**
+ * The window's event-loop delay, µs. No sample at all: the loop never turned between the
+ * window's begin and end (one synchronous call held it throughout), so the whole window, less
+ * one interval, is the delay. Reporting nothing would drop exactly the most blocked slices.
+ */
+function eventLoopDelayOf(histogram, window) {
+  const samples = histogram.count;
+  if (samples > 0) return { p50: delayUs(histogram.percentile(50)), p99: delayUs(histogram.percentile(99)), max: delayUs(histogram.max), samples };
+  const blockedUs = delayUs(Number(process.hrtime.bigint() - window.startedAt));
+  return { p50: blockedUs, p99: blockedUs, max: blockedUs, samples: 0 };
+}
+
+/** The report of a closed window, as the engine reads it (src/engine/service/health.ts). */
+function windowReport(id, w, eventLoopDelayUs, utilization) {
+  const memory = process.memoryUsage();
+  for (const tally of Object.values(w.gc)) tally.ms = Math.round(tally.ms * 1000) / 1000;
+  return {
+    op: 'report',
+    id,
+    windowMs: Math.round(Number(process.hrtime.bigint() - w.startedAt) / 1e5) / 10,
+    eventLoopDelayUs,
+    eventLoopUtilization: Math.round(utilization * 1e4) / 1e4,
+    gc: w.gc,
+    heapUsedBytes: memory.heapUsed,
+    heapAfterGcBytes: w.heapAfterGc,
+    rssBytes: memory.rss,
+    activeHandles: w.activeHandles,
+    io: [...w.io]
+      .sort((a, b) => b[1].roundTrips - a[1].roundTrips)
+      .slice(0, MAX_DESTINATIONS)
+      .map(([destination, io]) => ({ destination, roundTrips: io.roundTrips, waitMs: Math.round(Number(io.waitNs) / 1e3) / 1e3 })),
+    ioRequests: w.ioRequests,
+    queries: [...w.queries].map(([key, call]) => {
+      const newline = key.indexOf('\n');
+      return { destination: key.slice(0, newline), name: key.slice(newline + 1), calls: call.calls, waitMs: Math.round(Number(call.waitNs) / 1e3) / 1e3 };
+    }),
+  };
+}
+
 function startHealth(socketPath) {
   // A cluster worker: asked when reporting, because Node removes NODE_UNIQUE_ID from the
   // environment before preloads run, and the cluster module is set up by then.
@@ -329,24 +405,7 @@ function startHealth(socketPath) {
 
   const socket = net.createConnection({ path: socketPath });
   socket.unref();
-  watchOutgoingIo(
-    (tally) => {
-      if (window === null) return;
-      window.ioRequests++;
-      for (const [destination, { roundTrips, waitNs }] of tally.io) addRoundTrips(window.io, destination, roundTrips, waitNs);
-      if (tally.queries === null) return;
-      for (const [key, { calls, waitNs }] of tally.queries) {
-        const newline = key.indexOf('\n');
-        addCalls(window.queries, key.slice(0, newline), key.slice(newline + 1), calls, waitNs);
-      }
-    },
-    (destination, waitNs) => {
-      if (window !== null) addRoundTrips(window.io, destination, 1, waitNs);
-    },
-    (destination, name, waitNs) => {
-      if (window !== null) addCalls(window.queries, destination, name, 1, waitNs);
-    },
-  );
+  countIoInto(() => window);
   socket.setEncoding('utf8');
 
   function send(message) {
@@ -384,56 +443,14 @@ function startHealth(socketPath) {
     send({ op: 'begun', id });
   }
 
-  /** A histogram value (ns, timer interval) as the delay beyond the interval, µs. */
-  function delayUs(ns) {
-    return Math.max(0, Math.round(ns / 1000 - RESOLUTION_MS * 1000));
-  }
-
-  function activeHandles() {
-    // Resources keeping the loop alive (sockets, servers, timers); the unref'd socket to the
-    // engine is not among them.
-    if (typeof process.getActiveResourcesInfo === 'function') return process.getActiveResourcesInfo().length;
-    return process._getActiveHandles().length;
-  }
-
   function end(id) {
     if (window === null || window.id !== id) return;
     countGc(observer.takeRecords());
     const w = window;
-    const samples = histogram.count;
-    // No sample at all: the loop never turned between this window's begin and end (one
-    // synchronous call held it throughout), so the whole window, less one interval, is the
-    // delay. Reporting nothing would drop exactly the most blocked slices.
-    const blockedUs = delayUs(Number(process.hrtime.bigint() - w.startedAt));
-    const eventLoopDelayUs =
-      samples > 0
-        ? { p50: delayUs(histogram.percentile(50)), p99: delayUs(histogram.percentile(99)), max: delayUs(histogram.max), samples }
-        : { p50: blockedUs, p99: blockedUs, max: blockedUs, samples: 0 };
+    const delays = eventLoopDelayOf(histogram, w);
     const utilization = performance.eventLoopUtilization(w.elu).utilization;
     close();
-    const memory = process.memoryUsage();
-    for (const tally of Object.values(w.gc)) tally.ms = Math.round(tally.ms * 1000) / 1000;
-    send({
-      op: 'report',
-      id,
-      windowMs: Math.round(Number(process.hrtime.bigint() - w.startedAt) / 1e5) / 10,
-      eventLoopDelayUs,
-      eventLoopUtilization: Math.round(utilization * 1e4) / 1e4,
-      gc: w.gc,
-      heapUsedBytes: memory.heapUsed,
-      heapAfterGcBytes: w.heapAfterGc,
-      rssBytes: memory.rss,
-      activeHandles: w.activeHandles,
-      io: [...w.io]
-        .sort((a, b) => b[1].roundTrips - a[1].roundTrips)
-        .slice(0, MAX_DESTINATIONS)
-        .map(([destination, io]) => ({ destination, roundTrips: io.roundTrips, waitMs: Math.round(Number(io.waitNs) / 1e3) / 1e3 })),
-      ioRequests: w.ioRequests,
-      queries: [...w.queries].map(([key, call]) => {
-        const newline = key.indexOf('\n');
-        return { destination: key.slice(0, newline), name: key.slice(newline + 1), calls: call.calls, waitMs: Math.round(Number(call.waitNs) / 1e3) / 1e3 };
-      }),
-    });
+    send(windowReport(id, w, delays, utilization));
   }
 
   let pending = '';

@@ -256,66 +256,106 @@ function kindAt(lineText: string, column: number): NonNullable<FunctionId['kind'
  * in the result keep all their self samples.
  */
 export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sources: ScriptSources = () => null): Map<number, InlineTarget[]> {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  // A node's function is the innermost range holding its start position: V8's profiler names a
-  // function by where its parameters start, coverage by where its `function` token starts.
-  const rangeMemo = new Map<string, FunctionRange | null>();
-  const rangeOf = (n: ProfileNode): FunctionRange | null => {
+  const resolver = new InlineResolver(profile, ranges, sources);
+  const result = new Map<number, InlineTarget[]>();
+  for (const node of profile.nodes) {
+    const ticks = node.positionTicks;
+    if (!ticks || ticks.length === 0) continue;
+    const targets = resolver.targetsOf(node, ticks);
+    if (targets.length > 0) result.set(node.id, targets);
+  }
+  return result;
+}
+
+/** A line's ticks moved to a function: its node when one was sampled below, else its range. */
+interface LineTarget {
+  url: string;
+  range: FunctionRange;
+  node: ProfileNode | null;
+}
+
+/** The profile's nodes and the scripts' functions and lines, looked up with memos shared by every node. */
+class InlineResolver {
+  private readonly byId: Map<number, ProfileNode>;
+  private readonly rangeMemo = new Map<string, FunctionRange | null>();
+  private readonly namesMemo = new Map<string, string[]>();
+  private readonly nodesOfFunction = new Map<string, ProfileNode[]>();
+
+  constructor(
+    profile: CpuProfile,
+    private readonly ranges: FunctionRanges,
+    private readonly sources: ScriptSources,
+  ) {
+    this.byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    for (const node of profile.nodes) {
+      const key = functionOf(node);
+      const list = this.nodesOfFunction.get(key);
+      if (list) list.push(node);
+      else this.nodesOfFunction.set(key, [node]);
+    }
+  }
+
+  /**
+   * A node's function: the innermost range holding its start position. V8's profiler names a
+   * function by where its parameters start, coverage by where its `function` token starts.
+   */
+  rangeOf(n: ProfileNode): FunctionRange | null {
     const line = n.callFrame.lineNumber + 1;
     const column = n.callFrame.columnNumber + 1;
     const key = `${n.callFrame.url}:${line}:${column}`;
-    let found = rangeMemo.get(key);
+    let found = this.rangeMemo.get(key);
     if (found === undefined) {
       found = null;
-      for (const r of ranges.get(n.callFrame.url) ?? []) {
+      for (const r of this.ranges.get(n.callFrame.url) ?? []) {
         if (holdsPosition(r, line, column) && (found === null || extent(r) < extent(found))) found = r;
       }
-      rangeMemo.set(key, found);
+      this.rangeMemo.set(key, found);
     }
     return found;
-  };
-  const functionOf = (n: ProfileNode) => `${n.callFrame.url}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
-  const nodesOfFunction = new Map<string, ProfileNode[]>();
-  for (const node of profile.nodes) {
-    const key = functionOf(node);
-    const list = nodesOfFunction.get(key);
-    if (list) list.push(node);
-    else nodesOfFunction.set(key, [node]);
   }
-  const descendants = (node: ProfileNode): ProfileNode[] => {
+
+  descendants(node: ProfileNode): ProfileNode[] {
     const out: ProfileNode[] = [];
     const stack = [...(node.children ?? [])];
     while (stack.length) {
-      const child = byId.get(stack.pop()!);
+      const child = this.byId.get(stack.pop()!);
       if (!child) continue;
       out.push(child);
       stack.push(...(child.children ?? []));
     }
     return out;
-  };
+  }
+
+  /** Callees: everything below any node of this function, the nodes under this one first. */
+  callees(node: ProfileNode): { under: Set<number>; callees: ProfileNode[] } {
+    const under = this.descendants(node);
+    const underIds = new Set(under.map((d) => d.id));
+    const elsewhere = (this.nodesOfFunction.get(functionOf(node)) ?? []).filter((n) => n !== node).flatMap((n) => this.descendants(n));
+    return { under: underIds, callees: [...under, ...elsewhere.filter((d) => !underIds.has(d.id))] };
+  }
+
+  namesOn(url: string, lines: readonly string[], line: number): string[] {
+    const key = `${url}\u0000${line}`;
+    let names = this.namesMemo.get(key);
+    if (names === undefined) {
+      const text = lines[line - 1] ?? '';
+      names = text.length > MAX_CALL_LINE ? [] : calledNames(text);
+      this.namesMemo.set(key, names);
+    }
+    return names;
+  }
 
   /**
    * The children of `node` a line of its code calls (see the file's comment), each with its share
    * of the line's ticks; empty when the line calls none of them.
    */
-  const namesMemo = new Map<string, string[]>();
-  const namesOn = (url: string, lines: readonly string[], line: number): string[] => {
-    const key = `${url}\u0000${line}`;
-    let names = namesMemo.get(key);
-    if (names === undefined) {
-      const text = lines[line - 1] ?? '';
-      names = text.length > MAX_CALL_LINE ? [] : calledNames(text);
-      namesMemo.set(key, names);
-    }
-    return names;
-  };
-  const calledOn = (node: ProfileNode, line: number, range: FunctionRange | null): { node: ProfileNode; share: number }[] => {
+  calledOn(node: ProfileNode, line: number, range: FunctionRange | null): { node: ProfileNode; share: number }[] {
     const url = node.callFrame.url;
-    const lines = sources(url);
+    const lines = this.sources(url);
     if (lines === null || line < 1 || line > lines.length) return [];
-    const names = namesOn(url, lines, line);
+    const names = this.namesOn(url, lines, line);
     if (names.length === 0) return [];
-    const children = (node.children ?? []).map((id) => byId.get(id)).filter((c): c is ProfileNode => c !== undefined);
+    const children = (node.children ?? []).map((id) => this.byId.get(id)).filter((c): c is ProfileNode => c !== undefined);
     // A builtin called on the line (JSON.parse, Array.prototype.sort, new Error) runs without a
     // frame of its own, so its samples land here, on its caller's line: they are this function's
     // work, not a callee's, even when the line also calls one of the children.
@@ -327,58 +367,37 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sourc
     const namedElsewhere = (c: ProfileNode) => {
       const name = c.callFrame.functionName;
       if (name === '' || range === null) return false;
-      for (let l = range.startLine; l <= range.endLine; l++) if (l !== line && namesOn(url, lines, l).includes(name)) return true;
+      for (let l = range.startLine; l <= range.endLine; l++) if (l !== line && this.namesOn(url, lines, l).includes(name)) return true;
       return false;
     };
     const called = (byName.length > 0 ? byName : children.filter((c) => !namedElsewhere(c))).filter((c) => isServiceScript(c.callFrame.url));
     if (called.length === 0) return [];
     const weight = called.reduce((sum, c) => sum + (c.hitCount ?? 0), 0);
     return called.map((c) => ({ node: c, share: weight > 0 ? (c.hitCount ?? 0) / weight : 1 / called.length }));
-  };
+  }
 
   /**
    * Whether a function holds a line's code: the line is one of its lines, and on its first line
    * the code starts inside it. `return orders.flatMap((order) => {` runs `orders.flatMap` there,
    * the caller's code (without the source, the line counts).
    */
-  const holdsLine = (url: string, range: FunctionRange, line: number): boolean => {
+  holdsLine(url: string, range: FunctionRange, line: number): boolean {
     if (!contains(range, line)) return false;
     if (line !== range.startLine) return true;
-    const text = sources(url)?.[line - 1];
+    const text = this.sources(url)?.[line - 1];
     return text === undefined || text.length - text.trimStart().length + 1 >= range.startColumn;
-  };
+  }
 
-  const result = new Map<number, InlineTarget[]>();
-  for (const node of profile.nodes) {
-    const ticks = node.positionTicks;
-    if (!ticks || ticks.length === 0) continue;
+  /** Where a node's position ticks belong. */
+  targetsOf(node: ProfileNode, ticks: readonly { line: number; ticks: number }[]): InlineTarget[] {
     const totalTicks = ticks.reduce((sum, t) => sum + t.ticks, 0);
-    const own = rangeOf(node);
-    if (own === null) {
-      // No source range (Node core, or a script coverage did not cover): only call lines move.
-      const byChild = new Map<number, InlineTarget>();
-      for (const { line, ticks: count } of ticks) {
-        for (const { node: child, share } of calledOn(node, line, null)) {
-          const entry = byChild.get(child.id) ?? { fraction: 0, nodeId: child.id, url: child.callFrame.url, range: CALLEE_RANGE };
-          entry.fraction += (share * count) / totalTicks;
-          byChild.set(child.id, entry);
-        }
-      }
-      if (byChild.size > 0) result.set(node.id, [...byChild.values()]);
-      continue;
-    }
-    const scriptRanges = ranges.get(node.callFrame.url) ?? [];
-    // Callees: everything below any node of this function, the nodes under this one first
-    // (found only when a line needs them: most ticks are the function's own lines).
-    let under: ProfileNode[] | null = null;
-    let underIds = new Set<number>();
-    let callees: ProfileNode[] = [];
-    const findCallees = () => {
-      if (under !== null) return;
-      under = descendants(node);
-      underIds = new Set(under.map((d) => d.id));
-      const elsewhere = (nodesOfFunction.get(functionOf(node)) ?? []).filter((n) => n !== node).flatMap(descendants);
-      callees = [...under, ...elsewhere.filter((d) => !underIds.has(d.id))];
+    const own = this.rangeOf(node);
+    if (own === null) return this.callLineTargets(node, ticks, totalTicks);
+    // Found only when a line needs them: most ticks are the function's own lines.
+    let found: { under: Set<number>; callees: ProfileNode[] } | null = null;
+    const callees = () => {
+      found ??= this.callees(node);
+      return found;
     };
     const byTarget = new Map<string, InlineTarget>();
     const add = (key: string, fraction: number, nodeId: number | null, url: string, range: FunctionRange) => {
@@ -387,56 +406,70 @@ export function inlineTargets(profile: CpuProfile, ranges: FunctionRanges, sourc
       byTarget.set(key, entry);
     };
     for (const { line, ticks: count } of ticks) {
-      let target: { url: string; range: FunctionRange; node: ProfileNode | null } | null = null;
-      if (contains(own, line)) {
-        // A nested function of the same script, inlined into this one (innermost first).
-        const nested = scriptRanges
-          .filter((r) => r !== own && holdsLine(node.callFrame.url, r, line) && holdsPosition(own, r.startLine, r.startColumn) && extent(r) < extent(own))
-          .sort((a, b) => extent(a) - extent(b))[0];
-        if (nested) {
-          findCallees();
-          const holder = callees.find((d) => d.callFrame.url === node.callFrame.url && rangeOf(d) === nested) ?? null;
-          target = { url: node.callFrame.url, range: nested, node: holder };
-        } else {
-          // The function's own line: when it calls a function sampled below, the ticks are that callee's.
-          const called = calledOn(node, line, own);
-          for (const { node: child, share } of called) {
-            add(`node:${child.id}`, (share * count) / totalTicks, child.id, child.callFrame.url, rangeOf(child) ?? CALLEE_RANGE);
-          }
-          if (called.length > 0) continue;
+      const nested = contains(own, line) ? this.nestedRange(node, own, line) : undefined;
+      if (contains(own, line) && !nested) {
+        // The function's own line: when it calls a function sampled below, the ticks are that callee's.
+        for (const { node: child, share } of this.calledOn(node, line, own)) {
+          add(`node:${child.id}`, (share * count) / totalTicks, child.id, child.callFrame.url, this.rangeOf(child) ?? CALLEE_RANGE);
         }
-      } else {
-        // A callee from any script whose range holds the line; the innermost, then the busiest.
-        findCallees();
-        let best: { node: ProfileNode; range: FunctionRange } | null = null;
-        for (const callee of callees) {
-          const range = rangeOf(callee);
-          if (range === null || !holdsLine(callee.callFrame.url, range, line)) continue;
-          if (
-            best === null ||
-            extent(range) < extent(best.range) ||
-            (extent(range) === extent(best.range) && (callee.hitCount ?? 0) > (best.node.hitCount ?? 0))
-          ) {
-            best = { node: callee, range };
-          }
-        }
-        if (best) {
-          target = { url: best.node.callFrame.url, range: best.range, node: best.node };
-        } else {
-          // A callee never sampled on its own (inlined from its first optimization on): the
-          // innermost function of the same script that holds the line and is not around this one.
-          const sibling = scriptRanges
-            .filter((r) => holdsLine(node.callFrame.url, r, line) && !holdsPosition(r, own.startLine, own.startColumn))
-            .sort((a, b) => extent(a) - extent(b))[0];
-          if (sibling) target = { url: node.callFrame.url, range: sibling, node: null };
-        }
+        continue;
       }
+      const target = nested ? this.nestedTarget(node, nested, callees().callees) : this.calleeTarget(node, own, line, callees().callees);
       if (target === null) continue;
-      const nodeId = target.node !== null && underIds.has(target.node.id) ? target.node.id : null;
+      const nodeId = target.node !== null && callees().under.has(target.node.id) ? target.node.id : null;
       const key = nodeId !== null ? `node:${nodeId}` : `${target.url}:${target.range.startLine}:${target.range.startColumn}`;
       add(key, count / totalTicks, nodeId, target.url, target.range);
     }
-    if (byTarget.size > 0) result.set(node.id, [...byTarget.values()]);
+    return [...byTarget.values()];
   }
-  return result;
+
+  /** No source range (Node core, or a script coverage did not cover): only call lines move. */
+  private callLineTargets(node: ProfileNode, ticks: readonly { line: number; ticks: number }[], totalTicks: number): InlineTarget[] {
+    const byChild = new Map<number, InlineTarget>();
+    for (const { line, ticks: count } of ticks) {
+      for (const { node: child, share } of this.calledOn(node, line, null)) {
+        const entry = byChild.get(child.id) ?? { fraction: 0, nodeId: child.id, url: child.callFrame.url, range: CALLEE_RANGE };
+        entry.fraction += (share * count) / totalTicks;
+        byChild.set(child.id, entry);
+      }
+    }
+    return [...byChild.values()];
+  }
+
+  /** A nested function of the same script that holds the line, inlined into this one (innermost first). */
+  private nestedRange(node: ProfileNode, own: FunctionRange, line: number): FunctionRange | undefined {
+    return (this.ranges.get(node.callFrame.url) ?? [])
+      .filter((r) => r !== own && this.holdsLine(node.callFrame.url, r, line) && holdsPosition(own, r.startLine, r.startColumn) && extent(r) < extent(own))
+      .sort((a, b) => extent(a) - extent(b))[0];
+  }
+
+  /** The nested function's ticks go to its node when it was sampled below this one. */
+  private nestedTarget(node: ProfileNode, nested: FunctionRange, callees: ProfileNode[]): LineTarget {
+    const holder = callees.find((d) => d.callFrame.url === node.callFrame.url && this.rangeOf(d) === nested) ?? null;
+    return { url: node.callFrame.url, range: nested, node: holder };
+  }
+
+  /** A callee from any script whose range holds the line; the innermost, then the busiest. */
+  private calleeTarget(node: ProfileNode, own: FunctionRange, line: number, callees: ProfileNode[]): LineTarget | null {
+    let best: { node: ProfileNode; range: FunctionRange } | null = null;
+    for (const callee of callees) {
+      const range = this.rangeOf(callee);
+      if (range === null || !this.holdsLine(callee.callFrame.url, range, line)) continue;
+      if (best === null || extent(range) < extent(best.range) || (extent(range) === extent(best.range) && (callee.hitCount ?? 0) > (best.node.hitCount ?? 0))) {
+        best = { node: callee, range };
+      }
+    }
+    if (best) return { url: best.node.callFrame.url, range: best.range, node: best.node };
+    // A callee never sampled on its own (inlined from its first optimization on): the innermost
+    // function of the same script that holds the line and is not around this one.
+    const sibling = (this.ranges.get(node.callFrame.url) ?? [])
+      .filter((r) => this.holdsLine(node.callFrame.url, r, line) && !holdsPosition(r, own.startLine, own.startColumn))
+      .sort((a, b) => extent(a) - extent(b))[0];
+    return sibling ? { url: node.callFrame.url, range: sibling, node: null } : null;
+  }
+}
+
+/** A function's identity in the profile: its script and where it starts. */
+function functionOf(n: ProfileNode): string {
+  return `${n.callFrame.url}:${n.callFrame.lineNumber}:${n.callFrame.columnNumber}`;
 }
