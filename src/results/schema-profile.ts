@@ -1,0 +1,112 @@
+/** results.json's profile records: both sides' CPU profiles under the same load (the schema is schema.ts). */
+import { z } from 'zod';
+import { count, list, message, name, nonNegative } from './schema-values.js';
+
+/* ---------- profiles: CPU profiles of both sides under the same load (profiling phase) ---------- */
+
+/**
+ * Where a function's code lives: the service's own code (under the repository root), a
+ * dependency (node_modules, or any file outside the repository), Node.js core (node:…), or
+ * V8/native (builtins, C++ bindings, garbage collector, "(program)").
+ */
+export const functionCategorySchema = z.enum(['own', 'dependency', 'node', 'native']);
+
+/** A function as the profiles name it; name + file + line identify it across processes and sides. */
+export const functionIdSchema = z.object({
+  /** V8's name; an anonymous function is named by its location, "(anonymous payload.js:12:20)". */
+  name,
+  /** Path relative to the repository root (own code and dependencies inside it), the absolute path outside it, node:… for core, "" for native. */
+  file: name,
+  /** 1-based line and column of the function's start; 0 when unknown (native). */
+  line: count,
+  column: count,
+  category: functionCategorySchema,
+  /** npm package of a dependency (from its node_modules path); null otherwise. */
+  package: name.nullable(),
+  // Own-code attribution, all optional: absent where the source could not be read (and in results
+  // from before it existed, which nothing can fill).
+  /** Own code: the innermost named function around this one in the source ("" at the top level of its file). */
+  enclosing: name.optional(),
+  /** Own code: what the source text is, from its first characters. */
+  kind: z.enum(['function', 'arrow', 'method']).optional(),
+  /** Own code: a hash of the function's source text (sha1, 12 hex digits), to match it across base and head wherever it moved. */
+  hash: z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a hex hash').optional(),
+  /** Own code: the function's last line (1-based), from V8's coverage; absent when coverage left the function out. */
+  endLine: count.optional(),
+});
+
+/** What an own function's samples (self and below it, up to the next own function) went into. */
+export const attributedIntoSchema = functionIdSchema.extend({ samples: count });
+
+export const functionStatsSchema = functionIdSchema.extend({
+  /** Samples with this function on top of the stack (its own code running). */
+  self: count,
+  /** Samples with this function anywhere on the stack (a recursive function counted once per sample). */
+  total: count,
+  /** Why V8 deoptimized it or would not optimize it, when a profile records a reason. */
+  deoptReasons: list(message).optional(),
+  /** Own code: samples charged to it as the innermost own function on the stack (its self time plus the dependency, core, native and regex frames it calls). */
+  attributed: count.optional(),
+  /** Own code: the frames its attributed samples landed in other than itself (the hottest few), by samples. */
+  into: list(attributedIntoSchema).optional(),
+  /** Dependency code: its self samples plus those of the Node core and V8/native frames it calls, up to the next dependency or own function. */
+  withNatives: count.optional(),
+  /** Own code: what V8's --trace-deopt / --trace-opt said of it during the profiled run. */
+  optimization: z.object({ deopts: count, reasons: list(message), notOptimized: list(message).optional() }).optional(),
+});
+
+/** One side's profiles merged and counted over the profiled load window. */
+export const profileSummarySchema = z.object({
+  /** Samples in the window that were not idle: the denominator of every percentage. */
+  samples: count,
+  /** Samples in the window spent idle (waiting for I/O), left out of the percentages. */
+  idleSamples: count,
+  /** Self samples per category. */
+  categories: z.object({ own: count, dependency: count, node: count, native: count }),
+  /** By self samples, descending; bounded (the hottest by self and by total time, on this side or the other). */
+  functions: list(functionStatsSchema),
+  /** Functions seen on this side before bounding. */
+  functionCount: count,
+});
+
+/** A package's samples on one side: every sample whose innermost package frame is this package (with the Node core and V8 code it calls). */
+export const packageTimeSchema = z.object({
+  /** From the package.json nearest the frame's file. */
+  name,
+  /** null when that package.json gives none. */
+  version: name.nullable(),
+  samples: count,
+});
+
+export const sideProfileSchema = profileSummarySchema.extend({
+  /** How the profiler ran: V8's --cpu-prof in NODE_OPTIONS, or perfgate's preload through an inspector session (Node versions that refuse --cpu-prof in NODE_OPTIONS). */
+  profiler: z.enum(['cpu-prof', 'inspector']),
+  /** The Node.js version that ran the service (and rendered its flamegraph). */
+  nodeVersion: name,
+  /** Responses received during the profiled window. */
+  requests: count,
+  /** Length of the profiled window, ms. */
+  windowMs: nonNegative,
+  /** Wall time of this side's profiling: start, warm-up, profiled load, stop and reading the profiles, ms. */
+  wallMs: nonNegative,
+  /** Every process's .cpuprofile (relative to the run directory), with its samples in the window. */
+  processes: list(z.object({ file: name, samples: count })),
+  /** The merged profile the flamegraph is drawn from (relative to the run directory). */
+  merged: name,
+  /** Sample moves perfgate made by source line: from a caller's optimized code to the inlined function, and from a call line to the callee (docs/profiling.md). */
+  inlinedSamples: count,
+  /** Samples per installed package (src/profile/packages.ts), most first; absent in results from before it was recorded (not the same as none: the package table is then left out). */
+  packages: list(packageTimeSchema).optional(),
+});
+
+export const scenarioProfileSchema = z.object({
+  scenario: name,
+  /** Profiled load per side, ms, and V8's sampling interval, µs. */
+  durationMs: nonNegative,
+  intervalUs: nonNegative,
+  sides: z.object({ base: sideProfileSchema, head: sideProfileSchema }),
+  /** Flamegraphs next to results.json (paths relative to the run directory); null when rendering failed. */
+  files: z.object({ head: name.nullable(), base: name.nullable(), diff: name.nullable() }),
+  /** Wall time of drawing the three flamegraphs (0x for head and base at once), ms; null until done. */
+  renderMs: nonNegative.nullable(),
+});
