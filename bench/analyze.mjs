@@ -4,8 +4,8 @@
 import { register } from 'tsx/esm/api';
 
 register();
-export const { compareResults } = await import('../src/gate/compare.ts');
-export const { decideLook } = await import('../src/gate/sequential.ts');
+export const { compareResults } = await import('../src/assess/compare.ts');
+export const { decideLook } = await import('../src/assess/sequential.ts');
 export const { planSequential } = await import('../src/engine/plan.ts');
 export const { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } = await import('../src/config/schema.ts');
 export const { resolveConfig } = await import('../src/config/load.ts');

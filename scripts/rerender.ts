@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { culpritAnnotations } from '../src/action/annotations.js';
-import { compareResults } from '../src/gate/compare.js';
+import { compareResults } from '../src/assess/compare.js';
 import { renderComment } from '../src/report/comment.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { renderTerminal } from '../src/report/terminal.js';
@@ -23,7 +23,7 @@ import type { ChangeSet, ProfileSummary, Results, Side, SideProfile } from '../s
 import { HEALTHY, healthResults } from '../test/helpers/health.js';
 import { fixtureSummary } from '../test/helpers/profiles.js';
 import { resultsFromPairs } from '../test/helpers/results.js';
-import { buildVerdicts } from '../src/results/verdicts.js';
+import { buildVerdicts } from '../src/assess/verdicts.js';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 

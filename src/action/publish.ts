@@ -7,14 +7,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { compareResults } from '../gate/compare.js';
+import { compareResults } from '../assess/compare.js';
 import { describeApiError, type GitHubClient } from '../github/client.js';
 import { upsertComment, workflowOfRef } from '../github/comments.js';
 import { formatRepo } from '../github/event.js';
 import { listLabels } from '../github/labels.js';
 import { type ArtifactLink, commentMarker, type ReportOptions, renderComment, renderReport, SUMMARY_LIMIT } from '../report/comment.js';
 import type { Analysis, Results } from '../results/types.js';
-import { buildVerdicts, describeEntry } from '../results/verdicts.js';
+import { buildVerdicts, describeEntry } from '../assess/verdicts.js';
 import { formatChange } from '../stats/format.js';
 import type { RunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';

@@ -8,7 +8,7 @@
  * alpha (the union bound). A shard that is missing, failed or incomplete counts as not measured:
  * the merge can then never pass.
  */
-import { compareResults } from '../gate/compare.js';
+import { compareResults } from '../assess/compare.js';
 import type { Analysis, Results } from '../results/types.js';
 
 export class ShardMismatchError extends Error {}

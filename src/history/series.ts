@@ -7,7 +7,7 @@
  * change points.
  */
 import { METRICS, type MetricId } from '../config/types.js';
-import { compareResults } from '../gate/compare.js';
+import { compareResults } from '../assess/compare.js';
 import { configHash } from '../results/config-hash.js';
 import type { Results } from '../results/types.js';
 import { type ChangePointOptions, detectChangePoints } from '../stats/change-points.js';

@@ -8,7 +8,7 @@ import { type Culprit, culpritAmong, culpritOfScenario, describeCulpritPlace, de
 import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
 import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
+import { scenarioUnchanged } from '../assess/read.js';
 import { formatChange, formatCount, formatDurationUs, MINUS } from '../stats/format.js';
 import { formatChangeOf, formatMetricName } from './format.js';
 
@@ -247,7 +247,7 @@ export function packageCells(row: PackageRow): { name: string; version: string; 
 }
 
 /**
- * The scenarios the profile phase left out, with why (gate/look.ts): every verdict unchanged, or
+ * The scenarios the profile phase left out, with why (assess/look.ts): every verdict unchanged, or
  * nothing a CPU profile explains decided while another scenario regressed or improved; null when none.
  */
 export function describeProfilesSkipped(results: Results, analysis: Analysis): string | null {

@@ -6,7 +6,7 @@
 import type { FunctionChange } from '../profile/diff.js';
 import { describeLocation } from '../profile/frames.js';
 import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
+import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatDurationUs, formatInteger, formatInterval, formatPercent, truncate } from '../stats/format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';

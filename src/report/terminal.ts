@@ -10,7 +10,7 @@ import displayWidth from 'string-width';
 import type { FunctionChange } from '../profile/diff.js';
 import { describeLocation } from '../profile/frames.js';
 import type { Analysis, MetricComparison, Results } from '../results/types.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
+import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatPercent } from '../stats/format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, sanitizeText } from './format.js';

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { benchFiles, libraryFiles, workFile } from '../helpers/bench.js';
 import { runCli } from '../helpers/cli.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';

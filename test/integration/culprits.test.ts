@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { culpritOf, displayName } from '../../src/profile/culprit.js';
 import { diffProfiles, type FunctionChange, hottestChanges } from '../../src/profile/diff.js';
 import { renderMarkdown } from '../../src/report/markdown.js';

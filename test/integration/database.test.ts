@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import type { IoComparison } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';

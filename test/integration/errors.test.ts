@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
-import type { VerdictsDocument } from '../../src/results/verdicts.js';
+import type { VerdictsDocument } from '../../src/assess/verdicts.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
 

@@ -5,12 +5,12 @@
  * none of them has had a request for 20 ms: in alternate mode, exactly while base is measured
  * alone. perfgate records what each side's idle starts use during every slice (Slice.idle) and
  * refuses a verdict when one side's burned more than a tenth of a core while the other was
- * measured (src/gate/fairness.ts). Honest runs, a regression and A/A, must have no such finding.
+ * measured (src/assess/fairness.ts). Honest runs, a regression and A/A, must have no such finding.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/index.js';
+import { compareResults } from '../../src/assess/index.js';
 import { readResults } from '../../src/results/io.js';
 import type { Results, Side } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';

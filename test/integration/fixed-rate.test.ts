@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { ClosedLoopLoad } from '../../src/engine/load-closed.js';
 import { FixedRateLoad } from '../../src/engine/load-fixed-rate.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { windows } from '../helpers/load.js';

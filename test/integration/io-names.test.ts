@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { HealthChannel } from '../../src/engine/health.js';
 import { ProcessTracker, } from '../../src/engine/process.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { renderIoTerminal } from '../../src/report/io.js';
 import type { NamedCalls, ProcessHealth, Side } from '../../src/results/types.js';
 import { type Mysql, startMysql } from '../helpers/mysql.js';

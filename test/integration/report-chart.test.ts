@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { renderChart } from '../../src/report/chart.js';
 import type { Results } from '../../src/results/types.js';
 import { withPage } from '../helpers/browser.js';

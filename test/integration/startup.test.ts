@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';

@@ -2,9 +2,9 @@
 // environment check, what a record must be, and the artifact name a record is found by.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { startSummaries } from '../../src/gate/unpaired.js';
-import { METRIC_DEFINITIONS } from '../../src/gate/metrics.js';
+import { compareResults } from '../../src/assess/compare.js';
+import { startSummaries } from '../../src/assess/unpaired.js';
+import { METRIC_DEFINITIONS } from '../../src/assess/metrics.js';
 import { recordArtifactName } from '../../src/github/records.js';
 import { BaselineError, baselineOf, checkEnvironment, environmentDifferences } from '../../src/results/baseline.js';
 import type { Results } from '../../src/results/types.js';

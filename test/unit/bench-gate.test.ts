@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { pairsNeeded } from '../../src/gate/warnings.js';
+import { compareResults } from '../../src/assess/compare.js';
+import { pairsNeeded } from '../../src/assess/warnings.js';
 import { describeDecision } from '../../src/report/verdicts.js';
 import type { Side } from '../../src/results/types.js';
 import { benchResults, benchRounds, benchRun, type FakeBenchmark, WOBBLE } from '../helpers/bench.js';

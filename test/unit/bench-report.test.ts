@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import type { Side } from '../../src/results/types.js';
 import { benchResults, benchRounds, benchRun, WOBBLE } from '../helpers/bench.js';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { culpritAnnotations, MAX_ANNOTATIONS } from '../../src/action/annotations.js';
 import { changedLines } from '../../src/engine/changes.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
 import { changedByPr, parseDiff, touches } from '../../src/profile/changes.js';
 import { culpritAmong } from '../../src/profile/culprit.js';

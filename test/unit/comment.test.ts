@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decide, wantsNewComment } from '../../src/action/decision.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { COMMENT_LIMIT, commentMarker, renderComment, renderReport } from '../../src/report/comment.js';
 import { workflowOfRef } from '../../src/github/comments.js';
 import { renderMarkdown } from '../../src/report/markdown.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decide } from '../../src/action/decision.js';
-import { compareResults } from '../../src/gate/index.js';
+import { compareResults } from '../../src/assess/index.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { validateResults } from '../../src/results/validate.js';
 import { resultsFromPairs } from '../helpers/results.js';

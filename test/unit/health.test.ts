@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { compareResults, describeFailing } from '../../src/gate/compare.js';
+import { compareResults, describeFailing } from '../../src/assess/compare.js';
 import {
   aggregateHealth,
   checkGenerator,
@@ -16,7 +16,7 @@ import {
   heapTrend,
   markGeneratorBound,
   SERVICE_SPARE,
-} from '../../src/gate/health.js';
+} from '../../src/assess/health.js';
 import type { HeapGap, HeapTrend, MetricComparison, ScenarioResults, Verdict } from '../../src/results/types.js';
 import { kendallS, seasonalKendall, theilSenSlope } from '../../src/stats/trend.js';
 import { HEALTHY, healthResults, processHealth, withoutHealthRules } from '../helpers/health.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { analyzeIo } from '../../src/gate/io.js';
+import { compareResults } from '../../src/assess/compare.js';
+import { analyzeIo } from '../../src/assess/io.js';
 import { renderIoMarkdown, renderIoTerminal } from '../../src/report/io.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';

@@ -5,11 +5,15 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The report renders; the gate decides: the renderers (markdown, terminal, comment) read
- * everything they show from the Analysis the gate produced (src/results/types.ts), so neither
- * layer imports the other, and a results.json is reported by deriving its analysis again.
+ * The report renders; the assessment decides: the renderers (markdown, terminal, comment) read
+ * everything they show from the Assessment that src/assess/ built, through its types and its
+ * read helpers, and import nothing of assess/ that decides; assess/ imports nothing from
+ * report/. A results.json is reported by assessing it again.
  */
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+
+/** What report/ may use of assess/: the Assessment's shape and the questions it answers, nothing that decides. */
+const ASSESSMENT_READERS = ['assess/types.js', 'assess/read.js'];
 
 /** Every module a source file imports (static, dynamic, and `export … from`), as paths relative to src/. */
 function importsOf(file: string): string[] {
@@ -34,15 +38,17 @@ function crossings(from: string, to: string): string[] {
 
 describe('layers', () => {
   it('finds the imports it looks for (the scan itself works)', () => {
-    assert.ok(importsOf(join(SRC, 'gate/compare.ts')).includes('gate/samples.js'));
+    assert.ok(importsOf(join(SRC, 'assess/compare.ts')).includes('assess/samples.js'));
     assert.ok(crossings('cli', 'report').length > 0, 'the CLI renders reports');
+    assert.ok(crossings('report', 'assess').length > 0, 'the reports read the assessment');
   });
 
-  it('report/ imports nothing from gate/: it only renders the analysis', () => {
-    assert.deepEqual(crossings('report', 'gate'), []);
+  it('report/ imports only the Assessment types and read helpers from assess/: it renders, never decides', () => {
+    const deciding = crossings('report', 'assess').filter((line) => !ASSESSMENT_READERS.some((allowed) => line.endsWith(` imports ${allowed}`)));
+    assert.deepEqual(deciding, []);
   });
 
-  it('gate/ imports nothing from report/: its words are its own', () => {
-    assert.deepEqual(crossings('gate', 'report'), []);
+  it('assess/ imports nothing from report/: its words are its own', () => {
+    assert.deepEqual(crossings('assess', 'report'), []);
   });
 });

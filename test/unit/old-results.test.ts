@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { readResults } from '../../src/results/io.js';

@@ -2,7 +2,7 @@
 // run, which way is worse, when there is none, and that a scenario name cannot break it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { gatedCharts, MAX_CHART_ROWS, mermaidLabel, renderChart, renderMermaidChart } from '../../src/report/chart.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Results } from '../../src/results/types.js';

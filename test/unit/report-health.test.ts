@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { wantsNewComment } from '../../src/action/decision.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { renderReport } from '../../src/report/comment.js';
 import { describeHint, formatGrowth } from '../../src/report/health.js';
 import { renderMarkdown } from '../../src/report/markdown.js';

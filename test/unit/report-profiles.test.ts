@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import type { ProfileSummary, Results, ScenarioProfile, SideProfile } from '../../src/results/types.js';

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { planSequential } from '../../src/engine/plan.js';
-import { compareResults } from '../../src/gate/compare.js';
-import { decideLook } from '../../src/gate/sequential.js';
+import { compareResults } from '../../src/assess/compare.js';
+import { decideLook } from '../../src/assess/sequential.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { Results } from '../../src/results/types.js';

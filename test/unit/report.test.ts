@@ -8,8 +8,8 @@ import type { MetricId as AnyMetricId, PerfgateConfig } from '../../src/config/t
 type MetricId = Exclude<AnyMetricId, 'latency_p999' | 'errors'>;
 import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOptions } from '../../src/report/index.js';
 import type { Analysis, MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
-import { METRIC_DEFINITIONS } from '../../src/gate/metrics.js';
-import { hasFailures, pairNoise, tallyRequests } from '../../src/gate/samples.js';
+import { METRIC_DEFINITIONS } from '../../src/assess/metrics.js';
+import { hasFailures, pairNoise, tallyRequests } from '../../src/assess/samples.js';
 import { formatDiff, matchSnapshot } from '../helpers/snapshot.js';
 
 /* ---------- fixtures, built by hand so every number in a snapshot can be traced ---------- */

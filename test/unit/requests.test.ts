@@ -11,7 +11,7 @@ import { ConfigError } from '../../src/config/errors.js';
 import { resolveConfig } from '../../src/config/load.js';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { loadScenarioValues, mixOrder, parseCsv, RequestPlan } from '../../src/engine/requests.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { cleanPairs } from '../helpers/github-runs.js';
 import { resultsFromPairs } from '../helpers/results.js';

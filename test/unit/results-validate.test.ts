@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { compareResults } from '../../src/assess/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
 import { renderComment } from '../../src/report/comment.js';
 import { ResultsFileError, readResults } from '../../src/results/io.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { unprofiledScenarios } from '../../src/gate/look.js';
-import { scenarioMoved, scenarioUnchanged } from '../../src/results/verdicts.js';
+import { compareResults } from '../../src/assess/compare.js';
+import { unprofiledScenarios } from '../../src/assess/look.js';
+import { scenarioMoved, scenarioUnchanged } from '../../src/assess/read.js';
 import { describeProfilesSkipped } from '../../src/report/hot-functions.js';
 import type { Results } from '../../src/results/types.js';
 import { resultsFromPairs } from '../helpers/results.js';

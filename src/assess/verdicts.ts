@@ -6,7 +6,8 @@
 // The culprit is derived from the stored profiles by the same rule the reports use, so a script
 // reads the function a reviewer reads.
 import { culpritOfScenario, displayName } from '../profile/culprit.js';
-import type { Analysis, PairedComparison, Results, RunWarning, Verdict } from './types.js';
+import type { Analysis, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
+import { scenarioUnchanged } from './read.js';
 
 export const VERDICTS_SCHEMA = 'perfgate/verdicts';
 export const VERDICTS_VERSION = 1;
@@ -112,29 +113,6 @@ function paired(
     head: finite(c.headMedian),
     culprit,
   };
-}
-
-/**
- * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it
- * regressed or improved. Only the other scenarios get a culprit: a profile of an unchanged route
- * names its noise.
- */
-export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
-  const own = [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
-  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
-}
-
-/**
- * Whether a metric of the scenario that a CPU profile explains (its HTTP and event-loop, GC and
- * CPU metrics; not the heap's growth, which a CPU profile does not show) regressed or improved:
- * a change the run has decided, for a culprit to explain.
- */
-export function scenarioMoved(analysis: Analysis, scenario: string): boolean {
-  return timeVerdicts(analysis, scenario).some((c) => c.verdict === 'regression' || c.verdict === 'improvement');
-}
-
-function timeVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
-  return [...analysis.comparisons, ...(analysis.health?.comparisons ?? [])].filter((c) => c.scenario === scenario);
 }
 
 /** The scenario's culprit as data; null when it was not profiled, nothing of its own code grew, or its verdict is unchanged. */

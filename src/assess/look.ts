@@ -1,5 +1,5 @@
 import type { CompareRequest } from '../engine/run.js';
-import { scenarioMoved, scenarioUnchanged } from '../results/verdicts.js';
+import { scenarioMoved, scenarioUnchanged } from './read.js';
 import { compareResults } from './compare.js';
 import { decideLook } from './sequential.js';
 
@@ -15,7 +15,7 @@ export const interimLook: NonNullable<CompareRequest['look']> = (results, index)
  * The scenarios profile.when: changed leaves unprofiled, at the run's final level: those whose
  * every verdict is unchanged (the same test that keeps a culprit line out of the report), and,
  * once some scenario regressed or improved on a metric a CPU profile explains, those that did
- * not (results/verdicts.ts, scenarioMoved). The decided scenarios are what the reader needs
+ * not (assess/read.ts, scenarioMoved). The decided scenarios are what the reader needs
  * explained; an undecided one beside them changes no decision, and its profile, 2 ×
  * profile.duration of the run, would most often name noise. Where no scenario moved, the
  * inconclusive ones are profiled: then they are the run's open question.

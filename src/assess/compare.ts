@@ -60,7 +60,7 @@ type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'> & { te
  * (the start pair of each pair, HTTP and health metrics), the unit is the start pair: each
  * start's pairs are summarised by the Hodges–Lehmann estimate of their log-ratios, and the estimate, interval
  * and test are over those summaries, so a start's own offset counts once, not once per slice
- * (gate/starts.ts). Without (micro-benchmarks: each round is one fresh process per side
+ * (assess/starts.ts). Without (micro-benchmarks: each round is one fresh process per side
  * already), the unit is the pair.
  */
 function comparePaired(
@@ -190,7 +190,7 @@ function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
  * per service-health metric, the paired log-ratios ln(head/base) of its slices, and per
  * micro-benchmark those of its processes (one ops/s per process, paired by round); the
  * Hodges–Lehmann estimate with its distribution-free 95% interval; the sign-flip test's p;
- * Holm across the gated comparisons of the whole run. Then gate/health.ts adds the absolute
+ * Holm across the gated comparisons of the whole run. Then assess/health.ts adds the absolute
  * floors, the memory-growth rule and the load-generator check (which can make a throughput
  * verdict inconclusive). Pure: the same results always give the same analysis (the CLI's
  * `report` relies on it).
@@ -224,14 +224,14 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
     return draft ? [{ ...series.identity, ...draft }] : [];
   });
 
-  // Service health (gate/health.ts): measured on the same slices as the HTTP metrics, so held
+  // Service health (assess/health.ts): measured on the same slices as the HTTP metrics, so held
   // to the same level; the gated health metrics join the same Holm family.
   const healthDrafts: Draft<RelativeHealthComparison>[] = (baseline ? [] : healthSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
     return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
   });
 
-  // Start-up (gate/startup.ts): one unit per start pair, looked at with the HTTP metrics.
+  // Start-up (assess/startup.ts): one unit per start pair, looked at with the HTTP metrics.
   const startupDrafts: Draft<StartupComparison>[] = (baseline ? [] : startupSeries(results)).flatMap((series) => {
     const draft = comparePaired(series.base, series.head, null, config.gate[series.metric], level, false);
     return draft ? [{ metric: series.metric, ...draft }] : [];

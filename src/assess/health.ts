@@ -106,7 +106,7 @@ export interface HealthSeries {
   rule: MetricRule;
   base: number[];
   head: number[];
-  /** The start pair of each pair (gate/starts.ts). */
+  /** The start pair of each pair (assess/starts.ts). */
   starts: number[];
 }
 
@@ -152,7 +152,7 @@ export function decideHealthVerdict(
 
 /**
  * Hodges–Lehmann estimate and 95% interval of the differences head − base, over start pairs
- * (each start pair's Hodges–Lehmann difference, as the relative test counts them; gate/starts.ts);
+ * (each start pair's Hodges–Lehmann difference, as the relative test counts them; assess/starts.ts);
  * ±∞ when the interval cannot reach 95%.
  */
 function absoluteShift(series: HealthSeries | undefined): { estimate: number; lower: number; upper: number } {

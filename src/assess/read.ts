@@ -1,0 +1,29 @@
+/**
+ * Read helpers over the assessment: questions a report or a later stage asks of what the gate
+ * decided, answered from its verdicts alone. They decide nothing themselves, so the renderers
+ * may use them. Pure.
+ */
+import type { Analysis } from '../results/types.js';
+
+/**
+ * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it
+ * regressed or improved. Only the other scenarios get a culprit: a profile of an unchanged route
+ * names its noise.
+ */
+export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
+  const own = [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
+  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
+}
+
+/**
+ * Whether a metric of the scenario that a CPU profile explains (its HTTP and event-loop, GC and
+ * CPU metrics; not the heap's growth, which a CPU profile does not show) regressed or improved:
+ * a change the run has decided, for a culprit to explain.
+ */
+export function scenarioMoved(analysis: Analysis, scenario: string): boolean {
+  return timeVerdicts(analysis, scenario).some((c) => c.verdict === 'regression' || c.verdict === 'improvement');
+}
+
+function timeVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
+  return [...analysis.comparisons, ...(analysis.health?.comparisons ?? [])].filter((c) => c.scenario === scenario);
+}
