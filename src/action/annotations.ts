@@ -5,7 +5,7 @@
  * than flood. Pure: the gate mode sends them (core.warning).
  */
 import { changedFileOf, changedByPr } from '../profile/changes.js';
-import { displayName } from '../profile/culprit.js';
+import { displayName } from '../profile/names.js';
 import { formatAdded, formatPoints, regressionCulprits } from '../report/hot-functions.js';
 import type { FunctionChange } from '../profile/diff.js';
 import type { Analysis, Results } from '../results/types.js';

@@ -5,7 +5,8 @@
  */
 // The culprit is derived from the stored profiles by the same rule the reports use, so a script
 // reads the function a reviewer reads.
-import { culpritOfScenario, displayName } from '../profile/culprit.js';
+import { culpritOfScenario } from '../profile/culprit.js';
+import { displayName } from '../profile/names.js';
 import type { Analysis, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
 import { scenarioUnchanged } from './read.js';
 

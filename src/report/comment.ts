@@ -11,7 +11,8 @@ import type { Analysis, Results } from '../results/types.js';
 import { formatCount } from '../stats/format.js';
 import { escapeMarkdown, escapeUrl } from './format.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
-import { orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import { type Tone, verdictTone } from './rows.js';
+import { orderRows, type ReportRow } from './verdicts.js';
 
 /** GitHub's maximum comment body, in characters. */
 export const COMMENT_LIMIT = 65_536;

@@ -4,7 +4,8 @@
  * time added (shares and percentage points for results without time per request). Shared by
  * the markdown and terminal renderers; pure.
  */
-import { type Culprit, culpritAmong, culpritOfScenario, describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/culprit.js';
+import { type Culprit, culpritAmong, culpritOfScenario } from '../profile/culprit.js';
+import { describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/names.js';
 import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
 import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';

@@ -11,7 +11,8 @@ import { formatCount, formatDurationUs, formatInteger, formatInterval, formatPer
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
 import { escapeMarkdown, escapeUrl, formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, repositoryFileUrl } from './format.js';
-import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
+import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
+import { type HealthCell, type HealthRow, type Tone, verdictTone } from './rows.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -47,8 +48,6 @@ import {
   orderRows,
   type ReportRow,
   rowTone,
-  type Tone,
-  verdictTone,
   worstGatedChange,
 } from './verdicts.js';
 

@@ -14,7 +14,8 @@ import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatPercent } from '../stats/format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, sanitizeText } from './format.js';
-import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
+import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
+import { type HealthCell, type Tone, verdictTone } from './rows.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -49,8 +50,6 @@ import {
   orderRows,
   type ReportRow,
   rowTone,
-  type Tone,
-  verdictTone,
   worstGatedChange,
 } from './verdicts.js';
 

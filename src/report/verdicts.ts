@@ -17,10 +17,8 @@ import type {
 import { formatPercent } from '../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from './format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
+import { type Tone, verdictTone } from './rows.js';
 import type { Escape } from './run-info.js';
-
-/** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
-export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
 
 export interface VerdictCounts {
   regressions: number;
@@ -294,20 +292,6 @@ export function orderBenchmarkRows(analysis: Analysis): (BenchmarkComparison | U
     benchmarks.uncompared.filter((b) => b.status === status),
   );
   return [...benchmarks.comparisons, ...uncompared];
-}
-
-/** The tone of one verdict; only a gated regression can fail the build. */
-export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gated'>): Tone {
-  switch (comparison.verdict) {
-    case 'regression':
-      return comparison.gated ? 'fail' : 'warn';
-    case 'improvement':
-      return 'good';
-    case 'unchanged':
-      return 'neutral';
-    default:
-      return 'unknown';
-  }
 }
 
 /**
