@@ -13,7 +13,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { culpritAnnotations } from '../src/action/annotations.js';
-import { compareResults } from '../src/assess/compare.js';
+import { assessResults } from '../src/assess/compare.js';
 import { renderComment } from '../src/report/comment.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { renderTerminal } from '../src/report/terminal.js';
@@ -104,7 +104,7 @@ function recorded(): { name: string; data: unknown }[] {
 }
 
 function render(results: Results): Record<string, string> {
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   return {
     'report.md': renderMarkdown(results, analysis),
     'comment.md': renderComment(results, analysis, 'rerender'),

@@ -8,7 +8,8 @@ import { changedFileOf, changedByPr } from '../profile/changes.js';
 import { displayName } from '../profile/names.js';
 import { formatAdded, formatPoints, regressionCulprits } from '../report/hot-functions.js';
 import type { FunctionChange } from '../profile/diff.js';
-import type { Analysis, Results } from '../results/types.js';
+import type { Assessment } from '../assess/types.js';
+import type { Results } from '../results/types.js';
 
 /** Most annotations one run adds. */
 export const MAX_ANNOTATIONS = 3;
@@ -27,11 +28,11 @@ export interface Annotation {
  * scenarios with a gated regression first; a function that is the culprit of several scenarios
  * is annotated once, with the first. None when the run recorded no diff.
  */
-export function culpritAnnotations(results: Results, analysis: Analysis): Annotation[] {
+export function culpritAnnotations(results: Results, analysis: Assessment): Annotation[] {
   const changes = results.changes;
   if (changes === undefined) return [];
   const gated = new Set(analysis.comparisons.filter((c) => c.verdict === 'regression' && c.gated).map((c) => c.scenario));
-  const culprits = regressionCulprits(results, analysis).sort((a, b) => Number(gated.has(b.scenario)) - Number(gated.has(a.scenario)));
+  const culprits = regressionCulprits(analysis).sort((a, b) => Number(gated.has(b.scenario)) - Number(gated.has(a.scenario)));
   const out: Annotation[] = [];
   const seen = new Set<string>();
   const add = (fn: FunctionChange, title: string, message: string) => {

@@ -1,7 +1,7 @@
 /**
  * Service health from the slices (pure): what each slice's processes measured inside themselves
  * (src/preload/health.cjs), aggregated per side; the health metrics' paired series for
- * compareResults; their verdicts with an absolute floor; the memory-growth rule; whether the
+ * assessResults; their verdicts with an absolute floor; the memory-growth rule; whether the
  * load generator, not the service, set the pace; and the findings the report words as hints.
  * docs/health.md explains every rule.
  */
@@ -99,7 +99,7 @@ export function heapGrowthRule(results: Results): HeapGrowthRule {
   return results.config.gate.heap_growth;
 }
 
-/** One health metric's paired values in one scenario (same index = same pair), for compareResults. */
+/** One health metric's paired values in one scenario (same index = same pair), for assessResults. */
 export interface HealthSeries {
   scenario: string;
   metric: HealthMetricId;

@@ -1,6 +1,6 @@
 import type { CompareRequest } from '../engine/run.js';
 import { scenarioMoved, scenarioUnchanged } from './read.js';
-import { compareResults } from './compare.js';
+import { assessResults } from './compare.js';
 import { decideLook } from './sequential.js';
 
 /**
@@ -9,7 +9,7 @@ import { decideLook } from './sequential.js';
  * The engine measures; the gate decides.
  */
 export const interimLook: NonNullable<CompareRequest['look']> = (results, index) =>
-  decideLook(results, index, compareResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));
+  decideLook(results, index, assessResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));
 
 /**
  * The scenarios profile.when: changed leaves unprofiled, at the run's final level: those whose
@@ -21,7 +21,7 @@ export const interimLook: NonNullable<CompareRequest['look']> = (results, index)
  * inconclusive ones are profiled: then they are the run's open question.
  */
 export const unprofiledScenarios: NonNullable<CompareRequest['unprofiledScenarios']> = (results) => {
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const names = results.scenarios.map((s) => s.name);
   const moved = names.filter((name) => scenarioMoved(analysis, name));
   return names.filter((name) => scenarioUnchanged(analysis, name) || (moved.length > 0 && !moved.includes(name)));

@@ -3,7 +3,23 @@
  * decided, answered from its verdicts alone. They decide nothing themselves, so the renderers
  * may use them. Pure.
  */
+import type { Culprit } from '../profile/culprit.js';
 import type { Analysis } from '../results/types.js';
+import type { Assessment, ScenarioSubject } from './types.js';
+
+/** The scenario's subject; null for a name the run does not have. */
+export function scenarioSubject(assessment: Pick<Assessment, 'subjects'>, scenario: string): ScenarioSubject | null {
+  return assessment.subjects.find((s): s is ScenarioSubject => s.type === 'scenario' && s.scenario === scenario) ?? null;
+}
+
+/**
+ * The culprit the assessment found in the scenario's profiles, whatever its verdicts; null when
+ * it was not profiled or nothing of its own code grew. Where a reader shows it depends on the
+ * verdicts (scenarioUnchanged, the headline's regressions).
+ */
+export function scenarioCulprit(assessment: Pick<Assessment, 'subjects'>, scenario: string): Culprit | null {
+  return scenarioSubject(assessment, scenario)?.profile?.culprit ?? null;
+}
 
 /**
  * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it

@@ -13,7 +13,7 @@ import { defaultBranch, repositoryRoot } from '../engine/workspace.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, parseRepo } from '../github/event.js';
 import { GATE_ID_PATTERN } from '../report/comment.js';
-import { compareResults } from '../assess/compare.js';
+import { assessResults } from '../assess/compare.js';
 import { collectRuns, type CollectedRun, type SkippedFile } from '../history/collect.js';
 import { collectGitHubRuns, DEFAULT_RUN_LIMIT, HistorySourceError } from '../history/github.js';
 import { renderHistoryPage } from '../history/page.js';
@@ -441,7 +441,7 @@ async function readGitHubHistory(values: Values, io: Io) {
 
 /** Prints the report of the results.json at `resultsPath` (its directory holds the flamegraphs). */
 function finish(results: Results, values: Values, io: Io, color: boolean, resultsPath: string): number {
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const allFunctions = values['all-functions'] === true;
   const terminal = renderTerminal(results, analysis, {
     color,

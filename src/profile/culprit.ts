@@ -88,13 +88,20 @@ export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSe
   return { fn: best, into, changed, package: null, edited, text };
 }
 
-/** The culprit of one profiled scenario (see culpritAmong); `run`: what the run recorded of the change (the results). */
-export function culpritOf(profile: ScenarioProfile, run: RunChanges = {}): Culprit | null {
-  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), run.changes, packageRows(profile, run.dependencies));
+/** A profiled scenario's two sides diffed, its packages' time, and the culprit among them. */
+export interface ProfileExplanation {
+  changes: FunctionChange[];
+  packages: PackageRow[];
+  culprit: Culprit | null;
 }
 
-/** The culprit of a scenario by name, from the run's profiles; null when it was not profiled or nothing grew. */
-export function culpritOfScenario(profiles: readonly ScenarioProfile[] | undefined, scenario: string, run: RunChanges = {}): Culprit | null {
-  const profile = profiles?.find((p) => p.scenario === scenario);
-  return profile ? culpritOf(profile, run) : null;
+/**
+ * Diffs one profiled scenario's sides and names its culprit (see culpritAmong); `run`: what the
+ * run recorded of the change (the results). The assessment calls it once per profiled scenario
+ * and everything after reads what it found.
+ */
+export function explainProfile(profile: ScenarioProfile, run: RunChanges = {}): ProfileExplanation {
+  const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
+  const packages = packageRows(profile, run.dependencies);
+  return { changes, packages, culprit: culpritAmong(changes, run.changes, packages) };
 }

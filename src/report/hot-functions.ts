@@ -4,12 +4,13 @@
  * time added (shares and percentage points for results without time per request). Shared by
  * the markdown and terminal renderers; pure.
  */
-import { type Culprit, culpritAmong, culpritOfScenario } from '../profile/culprit.js';
+import { scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../assess/read.js';
+import type { Assessment } from '../assess/types.js';
+import type { Culprit } from '../profile/culprit.js';
+import { addedTime, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
 import { describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/names.js';
-import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
-import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
+import { describeVersions, type PackageRow, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
-import { scenarioUnchanged } from '../assess/read.js';
 import { formatChange, formatCount, formatDurationUs, MINUS } from '../stats/format.js';
 import { formatChangeOf, formatMetricName } from './format.js';
 
@@ -38,13 +39,14 @@ export interface HotFunctionSection {
   packages: PackageRow[];
 }
 
-/** One section per profiled scenario, in the order of the results. */
-export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS): HotFunctionSection[] {
-  return (results.profiles ?? []).map((profile) => {
-    const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
+/** One section per profiled scenario, in the order of the results, from the profiles the assessment diffed. */
+export function hotFunctionSections(results: Results, assessment: Pick<Assessment, 'subjects'>, rows = HOT_FUNCTION_ROWS): HotFunctionSection[] {
+  return (results.profiles ?? []).flatMap((stored) => {
+    const findings = scenarioSubject(assessment, stored.scenario)?.profile;
+    if (!findings) return [];
+    const { profile, changes, packages, culprit } = findings;
     const own = hottestChanges(changes, ['own'], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
-    const packages = packageRows(profile, results.dependencies);
     return {
       profile,
       own,
@@ -53,7 +55,7 @@ export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS):
       optimization: own.filter((c) => c.optimization !== null),
       attributed: own.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
-      culprit: culpritAmong(changes, results.changes, packages),
+      culprit,
       packages: packages.slice(0, rows),
     };
   });
@@ -217,7 +219,7 @@ export interface ScenarioCulprit {
  * The headline's lines: every scenario with a gated regression, and every other regressed
  * scenario whose profile names a culprit in own code, with the regression's size.
  */
-export function regressionCulprits(results: Results, analysis: Analysis): ScenarioCulprit[] {
+export function regressionCulprits(analysis: Assessment): ScenarioCulprit[] {
   const out: ScenarioCulprit[] = [];
   const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
   for (const scenario of scenarios) {
@@ -225,15 +227,15 @@ export function regressionCulprits(results: Results, analysis: Analysis): Scenar
     // Errors first: a route that fails is the news, whatever its speed did.
     const shown = regressed.find((c) => c.gated && c.metric === 'errors') ?? regressed.find((c) => c.gated) ?? regressed[0];
     if (!shown) continue;
-    const culprit = culpritOfScenario(results.profiles, scenario, results);
+    const culprit = scenarioCulprit(analysis, scenario);
     if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChangeOf(shown.metric, shown.change)}`, culprit });
   }
   return out;
 }
 
 /** The culprit's text for a health hint about a scenario, or null (not profiled, nothing grew). */
-export function hintCulprit(results: Results, scenario: string): string | null {
-  return culpritOfScenario(results.profiles, scenario, results)?.text ?? null;
+export function hintCulprit(assessment: Pick<Assessment, 'subjects'>, scenario: string): string | null {
+  return scenarioCulprit(assessment, scenario)?.text ?? null;
 }
 
 /** A package row's cells: name, version (base → head when the PR changed it), time per request on each side, the change. */

@@ -65,7 +65,7 @@ export type ScenarioProfile = z.output<typeof schema.scenarioProfileSchema>;
 export type StoredBaseline = z.output<typeof schema.storedBaselineSchema>;
 export type Results = Omit<z.output<typeof schema.resultsSchema>, 'warnings'> & { warnings: RunWarning[] };
 
-/* ---------- analysis: derived from Results by compareResults (pure) ---------- */
+/* ---------- analysis: derived from Results by assessResults (pure) ---------- */
 
 export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive';
 
@@ -335,7 +335,7 @@ export interface FailureTally {
 }
 
 /**
- * Everything the reports show that is not raw data, derived from Results by compareResults
+ * Everything the reports show that is not raw data, derived from Results by assessResults
  * (src/assess/compare.ts, pure). The renderers only render it; `perfgate report` and the action's
  * report mode derive it again from a results.json, so it is never stored.
  */
