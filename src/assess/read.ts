@@ -4,7 +4,7 @@
  * may use them. Pure.
  */
 import type { Culprit } from '../profile/culprit.js';
-import type { Analysis } from '../results/types.js';
+import type { Analysis, MetricComparison } from '../results/types.js';
 import type { Assessment, ScenarioSubject } from './types.js';
 
 /** The scenario's subject; null for a name the run does not have. */
@@ -42,4 +42,30 @@ export function scenarioMoved(analysis: Analysis, scenario: string): boolean {
 
 function timeVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
   return [...analysis.comparisons, ...(analysis.health?.comparisons ?? [])].filter((c) => c.scenario === scenario);
+}
+
+/** A regressed scenario: the regression that leads it, and its culprit. */
+export interface RegressedScenario {
+  scenario: string;
+  /** The errors regression when gated, else a gated one, else the first. */
+  regression: MetricComparison;
+  /** Its culprit in own code, when the scenario was profiled and one grew; else null. */
+  culprit: Culprit | null;
+}
+
+/**
+ * What the headline and the annotations name: every scenario with a gated regression, and every
+ * other regressed scenario whose profile names a culprit in own code.
+ */
+export function regressedScenarios(assessment: Pick<Assessment, 'comparisons' | 'subjects'>): RegressedScenario[] {
+  const out: RegressedScenario[] = [];
+  for (const scenario of new Set(assessment.comparisons.map((c) => c.scenario))) {
+    const regressed = assessment.comparisons.filter((c) => c.scenario === scenario && c.verdict === 'regression');
+    // Errors first: a route that fails is the news, whatever its speed did.
+    const shown = regressed.find((c) => c.gated && c.metric === 'errors') ?? regressed.find((c) => c.gated) ?? regressed[0];
+    if (!shown) continue;
+    const culprit = scenarioCulprit(assessment, scenario);
+    if (culprit || shown.gated) out.push({ scenario, regression: shown, culprit });
+  }
+  return out;
 }

@@ -4,10 +4,11 @@
  * time added (shares and percentage points for results without time per request). Shared by
  * the markdown and terminal renderers; pure.
  */
-import { scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../assess/read.js';
+import { regressedScenarios, scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../assess/read.js';
 import type { Assessment } from '../assess/types.js';
 import type { Culprit } from '../profile/culprit.js';
 import { addedTime, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
+import { describeLocation } from '../profile/frames.js';
 import { describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/names.js';
 import { describeVersions, type PackageRow, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
@@ -161,6 +162,39 @@ export function rowNumbers(c: FunctionChange): { base: string; head: string; cha
   return { base: formatSide(c, 'base', base), head: formatSide(c, 'head', head), change: formatDelta(c, base, head) };
 }
 
+/**
+ * A hot-function row's cells, raw (the printers escape them): its name and whether V8
+ * deoptimized it or left it unoptimized, where it is, base, head, the change with its marker
+ * (new, gone, moved), and its total time, or for own code ranked by attributed time what that
+ * went into and its self time.
+ */
+export interface HotFunctionCells {
+  name: string;
+  deoptimized: boolean;
+  where: string;
+  base: string;
+  head: string;
+  change: string;
+  marker: string;
+  totals: string;
+  spentIn: string;
+  self: string;
+}
+
+export function hotFunctionCells(c: FunctionChange): HotFunctionCells {
+  const numbers = rowNumbers(c);
+  return {
+    name: rowName(c),
+    deoptimized: c.deoptReasons.length > 0 || c.optimization !== null,
+    where: describeLocation(c),
+    ...numbers,
+    marker: describeMarker(c),
+    totals: describeTotals(c),
+    spentIn: describeSpentIn(c),
+    self: describeSelf(c),
+  };
+}
+
 /** The growth of a frame below an own function, "+980 µs" ("+73.0 pp" unscaled). */
 function formatIntoGrowth(into: IntoChange): string {
   return into.added === null ? formatPoints(into.change) : formatAdded(into.added);
@@ -215,22 +249,13 @@ export interface ScenarioCulprit {
   culprit: Culprit | null;
 }
 
-/**
- * The headline's lines: every scenario with a gated regression, and every other regressed
- * scenario whose profile names a culprit in own code, with the regression's size.
- */
+/** The headline's lines (regressedScenarios), each regression in words. */
 export function regressionCulprits(analysis: Assessment): ScenarioCulprit[] {
-  const out: ScenarioCulprit[] = [];
-  const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
-  for (const scenario of scenarios) {
-    const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === 'regression');
-    // Errors first: a route that fails is the news, whatever its speed did.
-    const shown = regressed.find((c) => c.gated && c.metric === 'errors') ?? regressed.find((c) => c.gated) ?? regressed[0];
-    if (!shown) continue;
-    const culprit = scenarioCulprit(analysis, scenario);
-    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChangeOf(shown.metric, shown.change)}`, culprit });
-  }
-  return out;
+  return regressedScenarios(analysis).map(({ scenario, regression, culprit }) => ({
+    scenario,
+    regression: `${formatMetricName(regression.metric)} ${formatChangeOf(regression.metric, regression.change)}`,
+    culprit,
+  }));
 }
 
 /** The culprit's text for a health hint about a scenario, or null (not profiled, nothing grew). */

@@ -17,22 +17,18 @@ import { type HealthCell, type HealthRow, type Tone, verdictTone } from './rows.
 import {
   describeChangeColumn,
   describeCulprit,
-  describeMarker,
   describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
-  describeSelf,
-  describeSpentIn,
-  describeTotals,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
+  hotFunctionCells,
   hotFunctionSections,
   packageCells,
   regressionCulprits,
   rowName,
-  rowNumbers,
   sourceSide,
 } from './hot-functions.js';
 import { renderIoMarkdown } from './io.js';
@@ -454,48 +450,26 @@ function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChang
   return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
 }
 
-function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
-  const numbers = rowNumbers(c);
-  const where = escapeMarkdown(describeLocation(c));
+/** A function's row; own code ranked by attributed time shows what its time went into and its self time instead of its total. */
+function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange, attributed: boolean): string {
+  const cells = hotFunctionCells(c);
+  const where = escapeMarkdown(cells.where);
   const link = sourceLink(results, options, c);
-  const marker = describeMarker(c);
-  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? ' ⚠️' : '';
   return tableRow([
-    escapeMarkdown(rowName(c)) + deopt,
+    escapeMarkdown(cells.name) + (cells.deoptimized ? ' ⚠️' : ''),
     link === null ? where : `[${where}](${link})`,
-    numbers.base,
-    numbers.head,
-    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
-    describeTotals(c),
+    cells.base,
+    cells.head,
+    `${cells.change}${cells.marker ? ` ${escapeMarkdown(cells.marker)}` : ''}`,
+    ...(attributed ? [escapeMarkdown(cells.spentIn), cells.self] : [cells.totals]),
   ]);
 }
 
-function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[]): string {
-  const head = tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
-  return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join('\n');
-}
-
-/** Own code ranked by attributed time: its share, change, what it went into, and self time. */
-function attributedRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
-  const numbers = rowNumbers(c);
-  const where = escapeMarkdown(describeLocation(c));
-  const link = sourceLink(results, options, c);
-  const marker = describeMarker(c);
-  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? ' ⚠️' : '';
-  return tableRow([
-    escapeMarkdown(rowName(c)) + deopt,
-    link === null ? where : `[${where}](${link})`,
-    numbers.base,
-    numbers.head,
-    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
-    escapeMarkdown(describeSpentIn(c)),
-    describeSelf(c),
-  ]);
-}
-
-function attributedTable(results: Results, options: MarkdownOptions, rows: FunctionChange[]): string {
-  const head = tableHead(['function', 'where', 'base', 'head', 'change', 'spent in', 'self time'], 'llrrrll');
-  return [head, ...rows.map((c) => attributedRow(results, options, c))].join('\n');
+function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[], attributed = false): string {
+  const head = attributed
+    ? tableHead(['function', 'where', 'base', 'head', 'change', 'spent in', 'self time'], 'llrrrll')
+    : tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
+  return [head, ...rows.map((c) => hotFunctionRow(results, options, c, attributed))].join('\n');
 }
 
 /** "Flamegraphs: head · base · differential", linked when the caller has artifact URLs. */
@@ -518,9 +492,7 @@ function renderHotFunctionSection(results: Results, analysis: Assessment, option
   const own =
     section.own.length === 0
       ? '_No function of the service\'s own code was sampled on either side._'
-      : section.attributed
-        ? attributedTable(results, options, section.own)
-        : hotFunctionTable(results, options, section.own);
+      : hotFunctionTable(results, options, section.own, section.attributed);
   const parts = [title];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
   parts.push(own);

@@ -20,22 +20,18 @@ import { type HealthCell, type Tone, verdictTone } from './rows.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  describeMarker,
   describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
-  describeSelf,
-  describeSpentIn,
-  describeTotals,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
+  hotFunctionCells,
   hotFunctionSections,
   packageCells,
   regressionCulprits,
   rowName,
-  rowNumbers,
 } from './hot-functions.js';
 import { renderIoTerminal } from './io.js';
 import { renderRequestLines } from './requests.js';
@@ -386,35 +382,21 @@ const PACKAGE_COLUMNS: Column[] = [
 /** Own code ranked by attributed time; "spent in" last, where it may run past the width rather than cut the names. */
 const ATTRIBUTED_COLUMNS: Column[] = [...HOT_COLUMNS.slice(0, 5), { header: 'self time', align: 'left' }, { header: 'spent in', align: 'left' }];
 
-function attributedCells(c: FunctionChange): string[] {
-  const marker = describeMarker(c);
-  const numbers = rowNumbers(c);
+/** A function's cells; own code ranked by attributed time shows its self time and what its time went into instead of its total. */
+function functionCells(c: FunctionChange, attributed = false): string[] {
+  const cells = hotFunctionCells(c);
   return [
-    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
-    sanitizeText(describeLocation(c)),
-    numbers.base,
-    numbers.head,
-    numbers.change + (marker ? ` ${marker}` : ''),
-    describeSelf(c),
-    sanitizeText(describeSpentIn(c)),
-  ];
-}
-
-function hotFunctionCells(c: FunctionChange): string[] {
-  const marker = describeMarker(c);
-  const numbers = rowNumbers(c);
-  return [
-    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
-    sanitizeText(describeLocation(c)),
-    numbers.base,
-    numbers.head,
-    numbers.change + (marker ? ` ${marker}` : ''),
-    describeTotals(c),
+    sanitizeText(cells.name) + (cells.deoptimized ? ' !' : ''),
+    sanitizeText(cells.where),
+    cells.base,
+    cells.head,
+    cells.change + (cells.marker ? ` ${cells.marker}` : ''),
+    ...(attributed ? [cells.self, sanitizeText(cells.spentIn)] : [cells.totals]),
   ];
 }
 
 function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Paint): string[] {
-  return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
+  return renderGrid(HOT_COLUMNS, rows.map((c) => functionCells(c)), rows.map(() => null), width, paint);
 }
 
 function renderHotFunctionSection(section: HotFunctionSection, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
@@ -422,7 +404,7 @@ function renderHotFunctionSection(section: HotFunctionSection, analysis: Assessm
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section.profile))}):`];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
-  const cells = section.own.map(attributedCells);
+  const cells = section.own.map((c) => functionCells(c, true));
   const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
   const ownGrid = section.attributed
     ? renderGrid(ATTRIBUTED_COLUMNS, cells, section.own.map(() => null), width + lastWidth, paint).map((line) => line.replace(/\s+$/, ''))
