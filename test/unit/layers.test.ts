@@ -48,6 +48,13 @@ describe('layers', () => {
     assert.deepEqual(deciding, []);
   });
 
+  it('report/ and action/ take the culprit from the Assessment: at most its type from profile/culprit.ts', () => {
+    const valueImports = [...sources('report'), ...sources('action')].filter((file) =>
+      /^import (?!type )[^;]*from '\.\.\/profile\/culprit\.js'/m.test(readFileSync(file, 'utf8')),
+    );
+    assert.deepEqual(valueImports.map((file) => relative(SRC, file)), []);
+  });
+
   it('assess/ imports nothing from report/: its words are its own', () => {
     assert.deepEqual(crossings('assess', 'report'), []);
   });
