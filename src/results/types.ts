@@ -335,9 +335,10 @@ export interface FailureTally {
 }
 
 /**
- * Everything the reports show that is not raw data, derived from Results by assessResults
- * (src/assess/compare.ts, pure). The renderers only render it; `perfgate report` and the action's
- * report mode derive it again from a results.json, so it is never stored.
+ * The decision, the counts, the warnings and the comparisons one kind at a time, as the tables
+ * show them: the part of the Assessment (src/assess/types.ts) that its one tagged list is split
+ * into, derived from Results by assessResults (src/assess/compare.ts, pure). `perfgate report`
+ * and the action's report mode derive it again from a results.json, so it is never stored.
  */
 export interface Analysis {
   comparisons: MetricComparison[];
