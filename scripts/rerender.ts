@@ -18,10 +18,9 @@ import { renderComment } from '../src/report/comment.js';
 import { renderMarkdown } from '../src/report/markdown.js';
 import { renderTerminal } from '../src/report/terminal.js';
 import { upgradeResults } from '../src/results/migrate.js';
-import { boundSummaries } from '../src/profile/diff.js';
-import type { ChangeSet, ProfileSummary, Results, Side, SideProfile } from '../src/results/types.js';
+import type { ChangeSet, Results } from '../src/results/types.js';
 import { HEALTHY, healthResults } from '../test/helpers/health.js';
-import { fixtureSummary } from '../test/helpers/profiles.js';
+import { fixtureScenarioProfile } from '../test/helpers/profiles.js';
 import { resultsFromPairs } from '../test/helpers/results.js';
 import { buildVerdicts } from '../src/assess/verdicts.js';
 
@@ -47,28 +46,7 @@ function built(): { name: string; data: unknown }[] {
     const results = health
       ? healthResults(20, { base: HEALTHY, head: { ...HEALTHY, delayP99Us: 48_000, delayMaxUs: 480_000, heapBytesPerRequest: 120, gcMsPer1k: 1.6 } })
       : resultsFromPairs(pairs);
-    const bounded = boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 25);
-    const side = (summary: ProfileSummary, name: Side): SideProfile => ({
-      ...summary,
-      profiler: 'cpu-prof',
-      nodeVersion: 'v24.21.0',
-      requests: name === 'base' ? 20_000 : 18_200,
-      windowMs: 2000,
-      wallMs: 4100,
-      processes: [{ file: `profiles/get-hello/${name}/CPU.1.cpuprofile`, samples: summary.samples }],
-      merged: `profiles/get-hello/${name}.cpuprofile`,
-      inlinedSamples: 0,
-    });
-    results.profiles = [
-      {
-        scenario: 'GET /hello',
-        durationMs: 2000,
-        intervalUs: 1000,
-        sides: { base: side(bounded.base, 'base'), head: side(bounded.head, 'head') },
-        files: { head: 'flamegraph-get-hello-head.html', base: 'flamegraph-get-hello-base.html', diff: 'flamegraph-get-hello-diff.html' },
-        renderMs: 1900,
-      },
-    ];
+    results.profiles = [fixtureScenarioProfile()];
     if (changes) results.changes = changes;
     return results;
   };

@@ -29,7 +29,7 @@ import { earlyStop, httpLevel } from './sequential.js';
 import { percentText } from './text.js';
 import { startupSeries } from './startup.js';
 import { analysisWarnings } from './warnings.js';
-import { describeSubjects } from './subjects.js';
+import { collectSubjects } from './subjects.js';
 import type { AssessedComparison, Assessment } from './types.js';
 import { baselineGaps, describeBaseline, unpairedDrafts } from './unpaired.js';
 
@@ -316,7 +316,7 @@ export function assessResults(results: Results, options: CompareOptions = {}): A
   const io = baseline ? undefined : analyzeIo(results);
   const all = tagAll(comparisons, health, benchComparisons, startup, io);
   const analysis = summarize(results, all, { level, familySizes: familySizes(drafts), benchmarks, health, startup, io });
-  return { ...analysis, all, subjects: describeSubjects(results, analysis) };
+  return { ...analysis, all, subjects: collectSubjects(results, analysis) };
 }
 
 /** The final list: the HTTP comparisons after the generator check, health with its floors, the memory-growth rule, micro-benchmarks, start-up, then I/O. */

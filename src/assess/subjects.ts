@@ -7,7 +7,7 @@ import { explainProfile } from '../profile/culprit.js';
 import type { Analysis, Results } from '../results/types.js';
 import type { ScenarioSubject, Subject } from './types.js';
 
-export function describeSubjects(results: Results, analysis: Pick<Analysis, 'io' | 'health' | 'benchmarks'>): Subject[] {
+export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' | 'health' | 'benchmarks'>): Subject[] {
   const profiles = results.profiles ?? [];
   // A profile of a scenario the results no longer list (a shard's merge) still has its subject.
   const names = [...new Set([...results.scenarios.map((s) => s.name), ...profiles.map((p) => p.scenario)])];

@@ -1,42 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
-import { boundSummaries } from '../../src/profile/diff.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
-import type { ProfileSummary, Results, ScenarioProfile, SideProfile } from '../../src/results/types.js';
-import { fixtureSummary } from '../helpers/profiles.js';
+import type { Results, ScenarioProfile } from '../../src/results/types.js';
+import { fixtureScenarioProfile } from '../helpers/profiles.js';
 import { resultsFromPairs } from '../helpers/results.js';
 import { matchSnapshot } from '../helpers/snapshot.js';
 
 const PAIRS: [number, number][] = Array.from({ length: 12 }, (_, i) => [1000 + (i % 3) * 7, 420 + (i % 4) * 5]);
 
-function side(summary: ProfileSummary, name: 'base' | 'head'): SideProfile {
-  return {
-    ...summary,
-    profiler: 'cpu-prof',
-    nodeVersion: 'v24.21.0',
-    // about the same writev time per request on both sides, as in the run the profiles come from
-    requests: name === 'base' ? 20_000 : 18_200,
-    windowMs: 2000,
-    wallMs: 4100,
-    processes: [{ file: `profiles/get-hello/${name}/CPU.1.cpuprofile`, samples: summary.samples }],
-    merged: `profiles/get-hello/${name}.cpuprofile`,
-    inlinedSamples: 0,
-  };
-}
-
 /** A run of the recorded profiles, as the engine stores it. */
 function profiledResults(mutate?: (p: ScenarioProfile) => void): Results {
   const results = resultsFromPairs(PAIRS);
-  const bounded = boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 25);
-  const profile: ScenarioProfile = {
-    scenario: 'GET /hello',
-    durationMs: 2000,
-    intervalUs: 1000,
-    sides: { base: side(bounded.base, 'base'), head: side(bounded.head, 'head') },
-    files: { head: 'flamegraph-get-hello-head.html', base: 'flamegraph-get-hello-base.html', diff: 'flamegraph-get-hello-diff.html' },
-    renderMs: 1900,
-  };
+  const profile = fixtureScenarioProfile();
   mutate?.(profile);
   results.profiles = [profile];
   return results;

@@ -10,7 +10,7 @@ import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOpti
 import type { MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
 import { METRIC_DEFINITIONS } from '../../src/assess/metrics.js';
 import { hasFailures, pairNoise, tallyRequests } from '../../src/assess/samples.js';
-import { describeSubjects } from '../../src/assess/subjects.js';
+import { collectSubjects } from '../../src/assess/subjects.js';
 import type { Assessment } from '../../src/assess/types.js';
 import { formatDiff, matchSnapshot } from '../helpers/snapshot.js';
 
@@ -190,7 +190,7 @@ function makeAnalysis(results: Results, verdicts: MetricComparison[], warnings: 
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   return {
     all: comparisons.map((comparison) => ({ kind: 'http', subject: { type: 'scenario', scenario: comparison.scenario }, comparison })),
-    subjects: describeSubjects(results, {}),
+    subjects: collectSubjects(results, {}),
     comparisons,
     decision: failing.length > 0 ? 'fail' : 'pass',
     regressions: comparisons.filter((c) => c.verdict === 'regression').length,
