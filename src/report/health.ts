@@ -174,7 +174,7 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
 
 /**
  * A hint as a sentence (numbers and perfgate's words only: the renderer adds the escaped scenario
- * name). `culprit`: the scenario's culprit in own code (culpritOf in src/profile/culprit.ts), when
+ * name). `culprit`: the scenario's culprit in own code (found once by the assessment, src/assess/subjects.ts), when
  * it was profiled and one grew; the event-loop and CPU hints name it.
  */
 export function describeHint(hint: HealthHint, culprit: string | null = null): string {
