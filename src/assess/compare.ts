@@ -30,7 +30,7 @@ import { percentText } from './text.js';
 import { startupSeries } from './startup.js';
 import { analysisWarnings } from './warnings.js';
 import { collectSubjects } from './subjects.js';
-import type { AssessedComparison, Assessment } from './types.js';
+import type { AssessedComparison, Assessment, BenchmarkRef, ScenarioRef, ServiceRef } from './types.js';
 import { baselineGaps, describeBaseline, unpairedDrafts } from './unpaired.js';
 
 
@@ -178,10 +178,10 @@ function decisiveErrors(base: readonly number[], head: readonly number[], starts
  * look the run stopped, never above alpha; micro-benchmarks: alpha).
  */
 type TaggedDraft = { level: number } & (
-  | { kind: 'http'; subject: { type: 'scenario'; scenario: string }; draft: Draft<MetricComparison> }
-  | { kind: 'health'; subject: { type: 'scenario'; scenario: string }; draft: Draft<RelativeHealthComparison> }
-  | { kind: 'startup'; subject: { type: 'service' }; draft: Draft<StartupComparison> }
-  | { kind: 'benchmark'; subject: { type: 'benchmark'; key: string; label: string }; draft: Draft<BenchmarkComparison> }
+  | { kind: 'http'; subject: ScenarioRef; draft: Draft<MetricComparison> }
+  | { kind: 'health'; subject: ScenarioRef; draft: Draft<RelativeHealthComparison> }
+  | { kind: 'startup'; subject: ServiceRef; draft: Draft<StartupComparison> }
+  | { kind: 'benchmark'; subject: BenchmarkRef; draft: Draft<BenchmarkComparison> }
 );
 
 /** The comparison each kind of paired comparison decides into. */
@@ -194,10 +194,10 @@ interface ComparisonOf {
 
 /** A tagged draft decided: its comparison carries pAdjusted and its verdict. */
 type Decided =
-  | { kind: 'http'; subject: { type: 'scenario'; scenario: string }; comparison: MetricComparison }
-  | { kind: 'health'; subject: { type: 'scenario'; scenario: string }; comparison: RelativeHealthComparison }
-  | { kind: 'startup'; subject: { type: 'service' }; comparison: StartupComparison }
-  | { kind: 'benchmark'; subject: { type: 'benchmark'; key: string; label: string }; comparison: BenchmarkComparison };
+  | { kind: 'http'; subject: ScenarioRef; comparison: MetricComparison }
+  | { kind: 'health'; subject: ScenarioRef; comparison: RelativeHealthComparison }
+  | { kind: 'startup'; subject: ServiceRef; comparison: StartupComparison }
+  | { kind: 'benchmark'; subject: BenchmarkRef; comparison: BenchmarkComparison };
 
 /**
  * Every paired comparison of the run, in one list: per HTTP metric of each scenario, per
@@ -231,7 +231,7 @@ function draftComparisons(results: Results, level: number, inventory: BenchmarkI
   });
   const health = (baseline ? [] : healthSeries(results)).flatMap((series): TaggedDraft[] => {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
-    const subject = { type: 'scenario' as const, scenario: series.scenario };
+    const subject: ScenarioRef = { type: 'scenario', scenario: series.scenario };
     return draft ? [{ kind: 'health', subject, draft: { metric: series.metric, scenario: series.scenario, ...draft }, level }] : [];
   });
   const startup = (baseline ? [] : startupSeries(results)).flatMap((series): TaggedDraft[] => {
@@ -327,7 +327,7 @@ function tagAll(
   startup: StartupComparison[],
   io: IoAnalysis | undefined,
 ): AssessedComparison[] {
-  const scenario = (name: string) => ({ type: 'scenario' as const, scenario: name });
+  const scenario = (name: string): ScenarioRef => ({ type: 'scenario', scenario: name });
   return [
     ...http.map((comparison): AssessedComparison => ({ kind: 'http', subject: scenario(comparison.scenario), comparison })),
     ...(health?.comparisons ?? []).map((comparison): AssessedComparison => ({ kind: 'health', subject: scenario(comparison.scenario), comparison })),

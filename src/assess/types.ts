@@ -23,7 +23,10 @@ import type {
 } from '../results/types.js';
 
 /** What a comparison is about: an HTTP scenario, a micro-benchmark, or the service's start. */
-export type SubjectRef = { type: 'scenario'; scenario: string } | { type: 'benchmark'; key: string; label: string } | { type: 'service' };
+export type ScenarioRef = { type: 'scenario'; scenario: string };
+export type BenchmarkRef = { type: 'benchmark'; key: string; label: string };
+export type ServiceRef = { type: 'service' };
+export type SubjectRef = ScenarioRef | BenchmarkRef | ServiceRef;
 
 /**
  * One comparison of the run, tagged. http: a load metric of a scenario; health: measured inside
@@ -31,12 +34,12 @@ export type SubjectRef = { type: 'scenario'; scenario: string } | { type: 'bench
  * verdict); startup: the service's start; benchmark: a micro-benchmark's ops/s.
  */
 export type AssessedComparison =
-  | { kind: 'http'; subject: { type: 'scenario'; scenario: string }; comparison: MetricComparison }
-  | { kind: 'health'; subject: { type: 'scenario'; scenario: string }; comparison: HealthComparison }
-  | { kind: 'heap'; subject: { type: 'scenario'; scenario: string }; comparison: HeapGrowthComparison }
-  | { kind: 'io'; subject: { type: 'scenario'; scenario: string }; comparison: IoComparison }
-  | { kind: 'startup'; subject: { type: 'service' }; comparison: StartupComparison }
-  | { kind: 'benchmark'; subject: { type: 'benchmark'; key: string; label: string }; comparison: BenchmarkComparison };
+  | { kind: 'http'; subject: ScenarioRef; comparison: MetricComparison }
+  | { kind: 'health'; subject: ScenarioRef; comparison: HealthComparison }
+  | { kind: 'heap'; subject: ScenarioRef; comparison: HeapGrowthComparison }
+  | { kind: 'io'; subject: ScenarioRef; comparison: IoComparison }
+  | { kind: 'startup'; subject: ServiceRef; comparison: StartupComparison }
+  | { kind: 'benchmark'; subject: BenchmarkRef; comparison: BenchmarkComparison };
 
 export type ComparisonKind = AssessedComparison['kind'];
 
