@@ -9,10 +9,12 @@
  *   results             results.json only: schema, types, migration, io; uses config, stats
  *   profile             pure: cpuprofile → call tree → summary → diff → culprit; uses results' types
  *   engine              measuring only (workspace, process, service, load, phases, run); uses the above
- *   gate                results → assessment and verdicts; uses config, profile, results, stats
- *   report              assessment → what readers see; never measures, never decides
+ *   assess              results → the Assessment (every comparison, one Holm family, culprits) and
+ *                       verdicts.json; uses config, profile, results, stats
+ *   report              the Assessment → what readers see; reads assess/types and assess/read only:
+ *                       it never measures and never decides
  *   github              the GitHub REST and artifact clients; uses results' types and the logger port
- *   compare             request → plan → run → assess, and its variants; uses engine, gate and below
+ *   compare             request → plan → run → assess, and its variants; uses engine, assess and below
  *   init, history       features built on the above
  *   cli, action         adapters: nothing imports them
  */
@@ -39,12 +41,19 @@ module.exports = {
     below('results', ['stats', 'config', 'version']),
     below('profile', ['stats', 'config', 'results']),
     below('engine', ['stats', 'config', 'profile', 'results', 'version']),
-    below('gate', ['stats', 'config', 'profile', 'results', 'version']),
-    below('report', ['stats', 'config', 'profile', 'results', 'gate', 'version']),
+    below('assess', ['stats', 'config', 'profile', 'results', 'version']),
+    below('report', ['stats', 'config', 'profile', 'results', 'assess/types', 'assess/read', 'version']),
     below('github', ['results', 'engine/ports']),
-    below('compare', ['stats', 'config', 'profile', 'results', 'engine', 'gate', 'version']),
+    below('compare', ['stats', 'config', 'profile', 'results', 'engine', 'assess', 'version']),
     below('init', ['stats', 'config', 'profile', 'results', 'engine', 'version']),
-    below('history', ['stats', 'config', 'profile', 'results', 'gate', 'report', 'github', 'version']),
+    below('history', ['stats', 'config', 'profile', 'results', 'assess', 'report', 'github', 'version']),
+    {
+      name: 'culprit-decided-once',
+      comment: 'the culprit is found once, by assess/ (assess/subjects.ts): everything after it reads it from the Assessment, at most naming its type',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/assess/', '^src/profile/'] },
+      to: { path: '^src/profile/culprit\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
     {
       name: 'shells-on-top',
       comment: 'the CLI and the action are adapters: no other room imports them',

@@ -39,8 +39,8 @@ for (let i = 1; i <= runs; i++) {
     rows.push({ i, seconds, decision: 'error', verdicts: run.stderr.trim().split('\n').pop() });
     continue;
   }
-  const { compareResults } = await import(join(root, 'bench', 'analyze.mjs'));
-  const analysis = compareResults(JSON.parse(readFileSync(json, 'utf8')));
+  const { assessResults } = await import(join(root, 'bench', 'analyze.mjs'));
+  const analysis = assessResults(JSON.parse(readFileSync(json, 'utf8')));
   const verdicts = analysis.comparisons
     .filter((c) => c.gated)
     .map((c) => `${c.scenario} ${c.metric} ${(100 * c.change).toFixed(1)}% ${c.verdict}`)

@@ -1,11 +1,11 @@
-// The gate's analysis for bench scripts: the same compareResults (and sequential design) the
+// The gate's analysis for bench scripts: the same assessResults (and sequential design) the
 // CLI runs, loaded from the TypeScript source through tsx so a bench always measures the
 // current code.
 import { register } from 'tsx/esm/api';
 
 register();
-export const { compareResults } = await import('../src/gate/compare.ts');
-export const { decideLook } = await import('../src/gate/sequential.ts');
+export const { assessResults } = await import('../src/assess/compare.ts');
+export const { decideLook } = await import('../src/assess/sequential.ts');
 export const { planSequential } = await import('../src/engine/plan.ts');
 export const { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } = await import('../src/config/defaults.ts');
 export const { resolveConfig } = await import('../src/config/load.ts');

@@ -23,7 +23,7 @@
 // of recorded start pairs, with the start pair as the resampled unit (Kalibera & Jones 2013):
 // each draw takes as many start pairs as the defaults use (load.blocks × load.instances),
 // without replacement, keeps each start's first pairs up to the default pairs per start, and
-// decides it with the engine's own compareResults and interim look (decideLook). The recorded
+// decides it with the engine's own assessResults and interim look (decideLook). The recorded
 // runs that used the drawn layout (the defaults, or --draw-load) are also decided as they are:
 // those are real end-to-end runs; runs of other layouts only lend their start pairs to the pools.
 // Rates come with 95% Wilson intervals; draws from one pool overlap, so they bracket what the
@@ -192,7 +192,7 @@ async function spread(values) {
       const within = Math.sqrt(residuals.reduce((a, b) => a + b * b, 0) / (residuals.length - groups.length));
       const perStart = residuals.length / groups.length;
       const offset = Math.sqrt(Math.max(0, sd(means) ** 2 - within ** 2 / perStart));
-      const t = gate.compareResults(line.results).comparisons.find((c) => c.scenario === scenario.name && c.metric === 'throughput');
+      const t = gate.assessResults(line.results).comparisons.find((c) => c.scenario === scenario.name && c.metric === 'throughput');
       const pct = (x) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
       console.log(
         `${line.cell}${line.variant ? ` (${line.variant})` : ''} | ${line.wallSeconds} | ${perStart.toFixed(1)} | ${within.toFixed(1)}% | ${sd(means).toFixed(1)}% | ${offset.toFixed(1)}% | ${pct(t.change)}% (${pct(t.ciLow)} … ${pct(t.ciHigh)}) ${t.verdict} | ${cliVerdicts(line, scenario.name)}`,
@@ -302,9 +302,9 @@ export function drawRun(template, pool, config, rand) {
 }
 
 export async function decide(results, gate) {
-  const { compareResults, decideLook, planSequential } = gate;
+  const { assessResults, decideLook, planSequential } = gate;
   const design = planSequential(results.config);
-  if (!design) return { analysis: compareResults(results), stoppedAt: null };
+  if (!design) return { analysis: assessResults(results), stoppedAt: null };
   const taken = [];
   for (const [index, look] of design.looks.entries()) {
     if (index === design.looks.length - 1) break;
@@ -314,16 +314,16 @@ export async function decide(results, gate) {
       status: 'running',
       scenarios: results.scenarios.map((s) => ({ ...s, pairs: s.pairs.filter((p) => p.block <= look.afterBlock) })),
     };
-    const decision = decideLook(partial, index, compareResults(partial, { httpLevel: look.nominalAlpha }));
+    const decision = decideLook(partial, index, assessResults(partial, { httpLevel: look.nominalAlpha }));
     taken.push(decision);
     if (decision.decision.startsWith('stop')) {
       const stopped = { ...partial, status: 'complete', sequential: { ...design, taken } };
-      return { analysis: compareResults(stopped), stoppedAt: look.afterBlock };
+      return { analysis: assessResults(stopped), stoppedAt: look.afterBlock };
     }
   }
   const complete = { ...results, sequential: { ...design, taken } };
-  taken.push(decideLook(complete, design.looks.length - 1, compareResults(complete)));
-  return { analysis: compareResults(complete), stoppedAt: null };
+  taken.push(decideLook(complete, design.looks.length - 1, assessResults(complete)));
+  return { analysis: assessResults(complete), stoppedAt: null };
 }
 
 function verdictOf(analysis, metric = 'throughput') {
@@ -394,7 +394,7 @@ export async function summarize(lines, draws, seed = 1, drawLoad = {}) {
       if (line.exit === 1) real.fail++;
       if (!line.verdicts) {
         if (line.exit === 1) real.redecided++;
-        if (verdictOf(gate.compareResults(line.results)) === 'unchanged') real.unchanged++;
+        if (verdictOf(gate.assessResults(line.results)) === 'unchanged') real.unchanged++;
         continue;
       }
       real.withVerdicts++;

@@ -328,22 +328,22 @@ function lgamma(z) {
 
 /** The rules evaluated on every run: name → (results, gate) → { fail, seconds }. */
 function rules(gate) {
-  const { compareResults, planSequential, decideLook } = gate;
-  const fixed = (results) => ({ fail: compareResults(withPairs({ ...results, sequential: undefined }, () => true)).decision === 'fail' });
+  const { assessResults, planSequential, decideLook } = gate;
+  const fixed = (results) => ({ fail: assessResults(withPairs({ ...results, sequential: undefined }, () => true)).decision === 'fail' });
   const sequential = (results) => {
     const config = { ...results.config, load: { ...results.config.load, earlyStop: true } };
     const design = planSequential(config);
     if (!design) return fixed(results);
     const interim = design.looks[0];
     const partial = { ...withPairs(results, (p) => p.block <= interim.afterBlock), config, sequential: design, status: 'running' };
-    const taken = decideLook(partial, 0, compareResults(partial, { httpLevel: interim.nominalAlpha }));
+    const taken = decideLook(partial, 0, assessResults(partial, { httpLevel: interim.nominalAlpha }));
     if (taken.decision !== 'continue') {
       const stopped = { ...partial, status: 'complete', sequential: { ...design, taken: [taken] } };
-      return { fail: compareResults(stopped).decision === 'fail', seconds: secondsUntilEndOf(results, interim.afterBlock) + 1, stopped: true };
+      return { fail: assessResults(stopped).decision === 'fail', seconds: secondsUntilEndOf(results, interim.afterBlock) + 1, stopped: true };
     }
     const complete = { ...results, config, sequential: { ...design, taken: [taken] } };
-    complete.sequential.taken.push(decideLook(complete, 1, compareResults(complete)));
-    return { fail: compareResults(complete).decision === 'fail' };
+    complete.sequential.taken.push(decideLook(complete, 1, assessResults(complete)));
+    return { fail: assessResults(complete).decision === 'fail' };
   };
   const ratio = (slices, limit) => (results) => {
     const pairs = results.scenarios[0].pairs.slice(0, slices);
@@ -428,7 +428,7 @@ export async function summarize(lines) {
     const effects = [...group.effects.keys()].sort((a, b) => a - b);
     const perEffect = effects.map((effect) => {
       const runs = group.effects.get(effect);
-      const measured = runs.map((l) => gate.compareResults({ ...l.results, sequential: undefined }).comparisons.find((c) => c.metric === 'throughput')?.change ?? Number.NaN);
+      const measured = runs.map((l) => gate.assessResults({ ...l.results, sequential: undefined }).comparisons.find((c) => c.metric === 'throughput')?.change ?? Number.NaN);
       const evaluated = ruleList.map((rule) => {
         const outcomes = runs.map((l) => rule.evaluate(l.results));
         return {

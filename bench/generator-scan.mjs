@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Which recorded slices the load-generator check marks, by rule: the saturation rule alone (the
-// generator at 90% of a core or its loop 90% busy) and the whole rule of src/gate/health.ts
+// generator at 90% of a core or its loop 90% busy) and the whole rule of src/assess/health.ts
 // (also: its loop 75% busy and twice the service's busiest loop). Reads the calibration pools
 // (real runs of the six calibration services, docs/calibration/*.jsonl) and prints, per kind and
 // noise, the slices each rule marks and the sides that would be generator-bound, and how busy the
@@ -14,7 +14,7 @@ import { register } from 'tsx/esm/api';
 
 register();
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
-const { aggregateHealth, generatorBoundSlice, GENERATOR_SATURATED, SERVICE_SPARE } = await import(join(root, 'src/gate/health.ts'));
+const { aggregateHealth, generatorBoundSlice, GENERATOR_SATURATED, SERVICE_SPARE } = await import(join(root, 'src/assess/health.ts'));
 
 const dir = join(root, 'docs', 'calibration');
 const files = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => join(dir, f));

@@ -25,7 +25,7 @@ const { values } = parseArgs({
     out: { type: 'string' },
   },
 });
-const { compareResults } = await import(join(root, 'bench', 'analyze.mjs'));
+const { assessResults } = await import(join(root, 'bench', 'analyze.mjs'));
 
 const work = mkdtempSync(join(tmpdir(), 'perfgate-health-cost-'));
 const repo = join(work, 'service');
@@ -50,7 +50,7 @@ const run = spawnSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { 
 if (run.status === 2) throw new Error(`perfgate failed:\n${run.stderr}`);
 const results = JSON.parse(readFileSync(json, 'utf8'));
 const seconds = Math.round((Date.now() - started) / 1000);
-const analysis = compareResults(results);
+const analysis = assessResults(results);
 
 // Head is without the collection: its gain over base is the collection's cost.
 const pct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;

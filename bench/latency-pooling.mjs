@@ -11,14 +11,14 @@
 // latency p99 two ways, and the gate's verdict for each:
 //   - slices: the median of the pairs' p99 ratios (what the gate does);
 //   - pooled: the p99 of all the start's responses per side, as one ratio.
-// Both verdicts come from the gate's own compareResults: for the pooled way, each start is
+// Both verdicts come from the gate's own assessResults: for the pooled way, each start is
 // rewritten as one pair that carries the pooled p99s.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as hdr from 'hdr-histogram-js';
-import { compareResults } from './analyze.mjs';
+import { assessResults } from './analyze.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const { values } = parseArgs({ options: { in: { type: 'string', default: join(root, 'docs', 'calibration', 'latency-pooling.jsonl') } } });
@@ -40,7 +40,7 @@ for (const text of readFileSync(resolve(values.in), 'utf8').trim().split('\n')) 
   const { results } = line;
   const scenario = results.scenarios[0];
   const p99Of = (analysis) => analysis.comparisons.find((c) => c.metric === 'latency_p99');
-  const slices = p99Of(compareResults(results));
+  const slices = p99Of(assessResults(results));
   const byStart = new Map();
   for (const pair of scenario.pairs) byStart.set(pair.start, [...(byStart.get(pair.start) ?? []), pair]);
   const onePairPerStart = [...byStart].map(([start, pairs], index) => {
@@ -57,7 +57,7 @@ for (const text of readFileSync(resolve(values.in), 'utf8').trim().split('\n')) 
     };
   });
   const pooledResults = { ...results, scenarios: [{ ...scenario, pairs: onePairPerStart }] };
-  const pooled = p99Of(compareResults(pooledResults));
+  const pooled = p99Of(assessResults(pooledResults));
   console.log(`${line.cell} round ${line.round}: ${byStart.size} start pairs, about ${Math.round(onePairPerStart.reduce((a, p) => a + p.responses, 0) / byStart.size)} responses per start and side`);
   for (const [name, c] of [['slices', slices], ['pooled', pooled]]) {
     const changes = c.starts.map((s) => s.change);

@@ -22,7 +22,7 @@ const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const { values } = parseArgs({
   options: { pairs: { type: 'string', default: '40' }, intervals: { type: 'string', default: '1000,250' }, out: { type: 'string' } },
 });
-const { compareResults } = await import(join(root, 'bench', 'analyze.mjs'));
+const { assessResults } = await import(join(root, 'bench', 'analyze.mjs'));
 
 const work = mkdtempSync(join(tmpdir(), 'perfgate-profile-cost-'));
 const profiles = join(work, 'profiles');
@@ -66,7 +66,7 @@ for (const spec of values.intervals.split(',')) {
   const repo = makeRepo(`cost-${spec.replace(/\W/g, '-')}`, `exec node --cpu-prof --cpu-prof-dir=${profiles} --cpu-prof-interval=${interval}${trace} server.js\n`);
   const { results, seconds } = compare(repo, ['--scenario', 'GET /hello', '--pairs', values.pairs, '--no-profile']);
   nodeVersion = results.environment.nodeVersion;
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const metric = (id) => analysis.comparisons.find((c) => c.metric === id);
   const t = metric('throughput');
   const cpu = metric('cpu_per_request');

@@ -84,17 +84,17 @@ const withPairs = (results, keep) => ({ ...results, scenarios: results.scenarios
 function gated(results, alpha) {
   const config = { ...results.config, alpha };
   const design = gate.planSequential(config);
-  if (!design) return { fail: gate.compareResults({ ...results, config }).decision === 'fail' };
+  if (!design) return { fail: gate.assessResults({ ...results, config }).decision === 'fail' };
   const taken = [];
   for (let look = 0; look < design.looks.length; look++) {
     const planned = design.looks[look];
     const last = look === design.looks.length - 1;
     const partial = { ...withPairs(results, (p) => p.block <= planned.afterBlock), config, sequential: { ...design, taken: [...taken] }, status: last ? 'complete' : 'running' };
-    const decision = gate.decideLook(partial, look, gate.compareResults(partial, { httpLevel: planned.nominalAlpha }));
+    const decision = gate.decideLook(partial, look, gate.assessResults(partial, { httpLevel: planned.nominalAlpha }));
     taken.push(decision);
     if (last || decision.decision !== 'continue') {
       const done = { ...partial, status: 'complete', sequential: { ...design, taken } };
-      return { fail: gate.compareResults(done).decision === 'fail', block: planned.afterBlock };
+      return { fail: gate.assessResults(done).decision === 'fail', block: planned.afterBlock };
     }
   }
 }

@@ -4,11 +4,14 @@
  * request changed, so only culprits in such files get one; a few at most, so they point rather
  * than flood. Pure: the gate mode sends them (core.warning).
  */
+import { regressedScenarios } from '../assess/read.js';
 import { changedFileOf, changedByPr } from '../profile/changes.js';
-import { displayName } from '../profile/culprit.js';
-import { formatAdded, formatPoints, regressionCulprits } from '../report/hot-functions.js';
+import { displayName } from '../profile/names.js';
+import { formatChangeOf, formatMetricName } from '../report/format.js';
+import { formatAdded, formatPoints } from '../report/hot-functions.js';
 import type { FunctionChange } from '../profile/diff.js';
-import type { Analysis, Results } from '../results/types.js';
+import type { Assessment } from '../assess/types.js';
+import type { Results } from '../results/types.js';
 
 /** Most annotations one run adds. */
 export const MAX_ANNOTATIONS = 3;
@@ -27,11 +30,11 @@ export interface Annotation {
  * scenarios with a gated regression first; a function that is the culprit of several scenarios
  * is annotated once, with the first. None when the run recorded no diff.
  */
-export function culpritAnnotations(results: Results, analysis: Analysis): Annotation[] {
+export function culpritAnnotations(results: Results, analysis: Assessment): Annotation[] {
   const changes = results.changes;
   if (changes === undefined) return [];
   const gated = new Set(analysis.comparisons.filter((c) => c.verdict === 'regression' && c.gated).map((c) => c.scenario));
-  const culprits = regressionCulprits(results, analysis).sort((a, b) => Number(gated.has(b.scenario)) - Number(gated.has(a.scenario)));
+  const culprits = regressedScenarios(analysis).sort((a, b) => Number(gated.has(b.scenario)) - Number(gated.has(a.scenario)));
   const out: Annotation[] = [];
   const seen = new Set<string>();
   const add = (fn: FunctionChange, title: string, message: string) => {
@@ -41,8 +44,9 @@ export function culpritAnnotations(results: Results, analysis: Analysis): Annota
     out.push({ file: fn.file, line: fn.line, title, message });
   };
   const size = (fn: FunctionChange) => (fn.added === null ? `${formatPoints(fn.attributedChange)} of CPU samples` : `${formatAdded(fn.added)} CPU per request`);
-  for (const { scenario, regression, culprit } of culprits) {
+  for (const { scenario, regression: shown, culprit } of culprits) {
     if (culprit === null) continue;
+    const regression = `${formatMetricName(shown.metric)} ${formatChangeOf(shown.metric, shown.change)}`;
     const { fn, edited } = culprit;
     // the edited function first: it is where the reviewer can act, and the most new time may sit in a file the PR did not touch
     if (edited !== null) {

@@ -5,7 +5,7 @@ import { settleOwnProcesses } from '../engine/process/programs.js';
 import { ArtifactError } from '../github/artifacts.js';
 import { EventError } from '../github/event.js';
 import { UntrustedResultsError } from '../github/workflow-run.js';
-import { describeFailing } from '../gate/compare.js';
+import { describeFailing } from '../assess/compare.js';
 import { BaselineError } from '../results/baseline.js';
 import { ResultsFileError } from '../results/io.js';
 import { readRunContext } from './context.js';

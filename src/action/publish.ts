@@ -7,14 +7,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as core from '@actions/core';
-import { compareResults } from '../gate/compare.js';
+import { assessResults } from '../assess/compare.js';
 import { describeApiError, type GitHubClient } from '../github/client.js';
 import { upsertComment, workflowOfRef } from '../github/comments.js';
 import { formatRepo } from '../github/event.js';
 import { listLabels } from '../github/labels.js';
 import { type ArtifactLink, commentMarker, type ReportOptions, renderComment, renderReport, SUMMARY_LIMIT } from '../report/comment.js';
-import type { Analysis, Results } from '../results/types.js';
-import { buildVerdicts, describeEntry } from '../results/verdicts.js';
+import type { Assessment } from '../assess/types.js';
+import type { Results } from '../results/types.js';
+import { buildVerdicts, describeEntry } from '../assess/verdicts.js';
 import { formatChange } from '../stats/format.js';
 import type { RunArtifacts } from './artifacts.js';
 import type { RunContext } from './context.js';
@@ -39,13 +40,13 @@ export interface PublishRequest {
    */
   labelsFromEvent?: boolean;
   /** Checks the analysis before anything is published (report mode: against GitHub's record of the run); throws to refuse. */
-  checkAnalysis?(analysis: Analysis): void;
+  checkAnalysis?(analysis: Assessment): void;
   /** Uploads or finds the run's artifacts; `report` renders the full report with the given links. */
   artifacts(report: (links: ArtifactLink[]) => string): Promise<RunArtifacts>;
 }
 
 export interface Outcome {
-  analysis: Analysis;
+  analysis: Assessment;
   final: FinalDecision;
 }
 
@@ -57,7 +58,7 @@ export async function publish(
   files: StepFiles = directStepFiles,
 ): Promise<Outcome> {
   const { results, pullRequest } = request;
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   request.checkAnalysis?.(analysis);
   const labels = analysis.decision === 'fail' ? await readLabels(request, client, context) : [];
   const final = decide(analysis, labels, inputs.acceptLabel);
@@ -124,7 +125,7 @@ async function comment(
   inputs: GitHubInputs,
   context: RunContext,
   client: GitHubClient | null,
-  analysis: Analysis,
+  analysis: Assessment,
   options: ReportOptions,
 ): Promise<string | null> {
   const pr = request.pullRequest!;

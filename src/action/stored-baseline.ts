@@ -5,7 +5,7 @@
  * scheduled) run of this repository at that sha (github/records.ts), read as strictly as report
  * mode reads a results artifact (digest, zip, size, schema), and refused when this runner's
  * environment differs from the one that recorded it. Then head alone is measured (on both of the
- * engine's sides) and compared unpaired (gate/unpaired.ts).
+ * engine's sides) and compared unpaired (assess/unpaired.ts).
  */
 import * as core from '@actions/core';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -14,7 +14,7 @@ import { defaultBranch, repositoryRoot } from '../engine/workspace/trees.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, parseRepo } from '../github/event.js';
 import { GATE_ID_PATTERN } from '../report/comment.js';
-import { compareResults } from '../gate/compare.js';
+import { assessResults } from '../assess/compare.js';
 import { collectRuns, type CollectedRun, type SkippedFile } from '../history/collect.js';
 import { collectGitHubRuns, DEFAULT_RUN_LIMIT, HistorySourceError } from '../history/github.js';
 import { renderHistoryPage } from '../history/page.js';
@@ -29,7 +29,7 @@ import { BaselineError, baselineOf } from '../results/baseline.js';
 import { ResultsFileError, readResults, writeResults } from '../results/io.js';
 import type { Results, StoredBaseline } from '../results/types.js';
 import { validateResults } from '../results/validate.js';
-import { buildVerdicts } from '../results/verdicts.js';
+import { buildVerdicts } from '../assess/verdicts.js';
 import { OPTIONS, type OptionValues, optionsUsage } from '../config/options.js';
 import { VERSION } from '../version.js';
 import { INIT_SETTINGS, runInit } from './init.js';
@@ -442,7 +442,7 @@ async function readGitHubHistory(values: Values, io: Io) {
 
 /** Prints the report of the results.json at `resultsPath` (its directory holds the flamegraphs). */
 function finish(results: Results, values: Values, io: Io, color: boolean, resultsPath: string): number {
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const allFunctions = values['all-functions'] === true;
   const terminal = renderTerminal(results, analysis, {
     color,

@@ -8,8 +8,9 @@
  * alpha (the union bound). A shard that is missing, failed or incomplete counts as not measured:
  * the merge can then never pass.
  */
-import { compareResults } from '../gate/compare.js';
-import type { Analysis, Results } from '../results/types.js';
+import { assessResults } from '../assess/compare.js';
+import type { Assessment } from '../assess/types.js';
+import type { Results } from '../results/types.js';
 
 export class ShardMismatchError extends Error {}
 
@@ -23,7 +24,7 @@ export interface ShardPart {
 }
 
 export interface MergedShard extends ShardPart {
-  analysis: Analysis | null;
+  analysis: Assessment | null;
 }
 
 export interface MergedDecision {
@@ -78,7 +79,7 @@ export function checkSameMatrix(parts: readonly ShardPart[], count: number): voi
 /** The shards' analyses and the one decision (see the module comment). */
 export function mergeShards(parts: readonly ShardPart[], count: number): MergedDecision {
   checkSameMatrix(parts, count);
-  const shards = parts.map((part) => ({ ...part, analysis: part.results && part.missing === null ? compareResults(part.results) : null }));
+  const shards = parts.map((part) => ({ ...part, analysis: part.results && part.missing === null ? assessResults(part.results) : null }));
   const missing = shards.filter((s) => s.analysis === null).map((s) => s.index);
   const failing = shards.filter((s) => s.analysis?.decision === 'fail').map((s) => s.index);
   const sum = (key: 'regressions' | 'improvements') => shards.reduce((total, s) => total + (s.analysis?.[key] ?? 0), 0);

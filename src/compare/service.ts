@@ -16,7 +16,7 @@ import { type Preflight, preflight } from '../engine/preflight.js';
 import type { ProcessTracker } from '../engine/process/processes.js';
 import { type CompareOutcome, type CompareRequest, runCompare } from '../engine/run.js';
 import type { SidesRequest } from '../engine/workspace/trees.js';
-import { interimLook, unprofiledScenarios } from '../gate/look.js';
+import { interimLook, unprofiledScenarios } from '../assess/look.js';
 import type { GitHubRecord, ShardRecord } from '../results/types.js';
 import { ownBenchmarks, parseShard, type Shard, sharedSeed, shardConfig, shardRecordOf } from './shard.js';
 import { randomSeed } from '../stats/random.js';

@@ -172,7 +172,7 @@ export interface ProfileConfig {
   /** Names of the scenarios to profile; null: all. */
   scenarios: string[] | null;
   /**
-   * changed: only the scenarios a culprit explains (gate/look.ts; the verdicts are taken after
+   * changed: only the scenarios a culprit explains (assess/look.ts; the verdicts are taken after
    * the timed slices); always: every one.
    */
   when: 'changed' | 'always';

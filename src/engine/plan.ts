@@ -200,7 +200,7 @@ export function planSequential(config: PerfgateConfig): SequentialRecord | null 
     measuredPairs += size;
     return { afterBlock: block, pairs: measuredPairs, t: measured / total };
   });
-  // The tests are one-sided at alpha (see gate/compare.ts): the symmetric two-sided design at
+  // The tests are one-sided at alpha (see assess/compare.ts): the symmetric two-sided design at
   // 2·alpha has nearly those one-sided bounds, at half its two-sided levels: they differ only by
   // the paths that cross the other bound at one look and this one at a later look, which at
   // these levels must move by several standard deviations in between.

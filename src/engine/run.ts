@@ -48,13 +48,13 @@ export interface CompareRequest {
   /**
    * The stopping rule for the pre-registered looks (adaptive stopping): given the results so far
    * and the look's index, decide whether to stop. Passed in by the compare service
-   * (gate/sequential.ts's rule), so the engine measures and the gate decides; without it the run
+   * (assess/sequential.ts's rule), so the engine measures and the gate decides; without it the run
    * never stops early.
    */
   look?: (results: Results, look: number) => TakenLook;
   /**
    * The scenarios whose verdicts need no culprit, once the timed slices are done: with
-   * profile.when: changed the profile phase leaves them out (gate/look.ts says which). Passed
+   * profile.when: changed the profile phase leaves them out (assess/look.ts says which). Passed
    * in by the compare service, as `look` is; without it every scenario is profiled.
    */
   unprofiledScenarios?: (results: Results) => string[];

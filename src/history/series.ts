@@ -7,7 +7,7 @@
  * change points.
  */
 import { METRICS, type MetricId } from '../config/types.js';
-import { compareResults } from '../gate/compare.js';
+import { assessResults } from '../assess/compare.js';
 import { configHash } from '../results/config-hash.js';
 import type { Results } from '../results/types.js';
 import { type ChangePointOptions, detectChangePoints } from '../stats/change-points.js';
@@ -139,7 +139,7 @@ export function analyzeHistory(runs: readonly { file: string; results: Results }
       environment = environments.push(record) - 1;
       environmentIndex.set(key, environment);
     }
-    for (const c of compareResults(results).comparisons) {
+    for (const c of assessResults(results).comparisons) {
       if (!c.gated || !Number.isFinite(c.headMedian)) continue;
       const id = `${c.scenario}\u0000${c.metric}`;
       let series = byKey.get(id);

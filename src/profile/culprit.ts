@@ -6,10 +6,10 @@
  * not change that function, also the one it changed that grew the most. Pure: a ScenarioProfile
  * in, short text out; the reports (headline, health hints, hot-function rows) only place it.
  */
-import type { ChangeSet, DependencyChanges, FunctionId, ScenarioProfile } from '../results/types.js';
+import type { ChangeSet, DependencyChanges, ScenarioProfile } from '../results/types.js';
 import { changedByPr } from './changes.js';
-import { addedTime, diffProfiles, type FunctionChange, type IntoChange, isAnonymous, REGEXP_PREFIX } from './diff.js';
-import { describeLocation } from './frames.js';
+import { addedTime, diffProfiles, type FunctionChange, type IntoChange } from './diff.js';
+import { describeCulpritPlace, describeFunction, describeOrigin } from './names.js';
 import { type PackageCulprit, type PackageRow, packageCulprit, packageRows } from './packages.js';
 
 /** What the run recorded of the pull request's change: its lines, and its lockfile's packages (both absent in older results). */
@@ -23,73 +23,6 @@ export interface RunChanges {
  * percentage point of the samples when there is no time per request).
  */
 export const CULPRIT_MIN_CHANGE = 0.01;
-
-/** V8 names the frames of compiled regular expressions "RegExp: <source>". */
-/** Longest pattern quoted in a culprit's text. */
-const PATTERN_CHARS = 32;
-
-/**
- * A function's name for people. An anonymous function is named by its kind and the named
- * function around it in the source, "arrow in formatPrices", or "arrow at top level"; without
- * its source (older results, a file that could not be read) by its place, as V8 has no name.
- */
-export function displayName(fn: Pick<FunctionId, 'name' | 'enclosing' | 'kind'>): string {
-  if (!isAnonymous(fn) || fn.enclosing === undefined) return fn.name;
-  const kind = fn.kind ?? 'function';
-  return fn.enclosing === '' ? `${kind} at top level` : `${kind} in ${fn.enclosing}`;
-}
-
-/**
- * "compressBody (src/x.js:7)", "arrow in formatPrices (src/x.js:8)"; with whether the pull
- * request changed it, when that is known: "compressBody (src/x.js:7, changed by this PR)".
- */
-export function describeFunction(fn: FunctionId, changed: boolean | null = null): string {
-  return `${displayName(fn)} (${describeLocation(fn)}${describeChanged(changed)})`;
-}
-
-/**
- * The culprit function and its place. Beside the edited function the PR did change, "not
- * changed by this PR" needs no advice on where to look: that function is where.
- */
-export function describeCulpritPlace({ fn, changed, edited }: Pick<Culprit, 'fn' | 'changed' | 'edited'>): string {
-  return edited === null ? describeFunction(fn, changed) : `${displayName(fn)} (${describeLocation(fn)}, not changed by this PR)`;
-}
-
-/**
- * Where to look, after a culprit's place: in the function the PR edited, or (it did not edit
- * it) at what calls it, which the PR did change.
- */
-export function describeChanged(changed: boolean | null): string {
-  if (changed === null) return '';
-  return changed ? ', changed by this PR' : ', not changed by this PR: called more, or with larger inputs, by something that changed';
-}
-
-/**
- * Where a frame's code comes from, in a word or two: the Node core module ("zlib"), the
- * dependency's package ("fastify"), the regular expression ("regex /^([a-z]+)*$/"), or the
- * V8/native function's name ("stringify").
- */
-export function describeOrigin(fn: FunctionId): string {
-  switch (fn.category) {
-    case 'node':
-      return fn.file.replace(/^node:/, '').replace(/^internal\//, '');
-    case 'dependency':
-      return fn.package ?? describeLocation(fn);
-    case 'native': {
-      if (!fn.name.startsWith(REGEXP_PREFIX)) return fn.name;
-      const pattern = fn.name.slice(REGEXP_PREFIX.length);
-      return `regex /${pattern.length > PATTERN_CHARS ? `${pattern.slice(0, PATTERN_CHARS)}…` : pattern}/`;
-    }
-    case 'own':
-      return displayName(fn);
-  }
-}
-
-/** "zlib processChunkSync", "regex /^([a-z]+)*$/" (a regex frame is its own name), "fastify serialize". */
-export function describeInto(fn: FunctionId): string {
-  const origin = describeOrigin(fn);
-  return fn.category === 'native' ? origin : `${origin} ${displayName(fn)}`;
-}
 
 export interface Culprit {
   /** The own function whose attributed time per request grew the most. */
@@ -155,13 +88,20 @@ export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSe
   return { fn: best, into, changed, package: null, edited, text };
 }
 
-/** The culprit of one profiled scenario (see culpritAmong); `run`: what the run recorded of the change (the results). */
-export function culpritOf(profile: ScenarioProfile, run: RunChanges = {}): Culprit | null {
-  return culpritAmong(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), run.changes, packageRows(profile, run.dependencies));
+/** A profiled scenario's two sides diffed, its packages' time, and the culprit among them. */
+export interface ProfileExplanation {
+  changes: FunctionChange[];
+  packages: PackageRow[];
+  culprit: Culprit | null;
 }
 
-/** The culprit of a scenario by name, from the run's profiles; null when it was not profiled or nothing grew. */
-export function culpritOfScenario(profiles: readonly ScenarioProfile[] | undefined, scenario: string, run: RunChanges = {}): Culprit | null {
-  const profile = profiles?.find((p) => p.scenario === scenario);
-  return profile ? culpritOf(profile, run) : null;
+/**
+ * Diffs one profiled scenario's sides and names its culprit (see culpritAmong); `run`: what the
+ * run recorded of the change (the results). The assessment calls it once per profiled scenario
+ * and everything after reads what it found.
+ */
+export function explainProfile(profile: ScenarioProfile, run: RunChanges = {}): ProfileExplanation {
+  const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
+  const packages = packageRows(profile, run.dependencies);
+  return { changes, packages, culprit: culpritAmong(changes, run.changes, packages) };
 }

@@ -14,7 +14,7 @@
 import type { FunctionCategory } from '../results/types.js';
 import type { CallNode, CallTree } from './call-tree.js';
 import type { CpuProfile } from './cpuprofile.js';
-import { displayName } from './culprit.js';
+import { displayName } from './names.js';
 import { describeLocation } from './frames.js';
 
 /** Text with no < or >: 0x embeds names and titles in a <script> element unescaped. */

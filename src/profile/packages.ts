@@ -11,7 +11,7 @@
 import type { ChangeSet, DependencyChange, DependencyChanges, FunctionId, PackageTime, ScenarioProfile } from '../results/types.js';
 import { changedByPr } from './changes.js';
 import type { CallNode, CallTree } from './call-tree.js';
-import { displayName } from './culprit.js';
+import { displayName } from './names.js';
 import { addedTime, type FunctionChange, usPerSample } from './diff.js';
 import type { Locked } from './lockfile-formats.js';
 

@@ -5,7 +5,8 @@
  */
 import type { Analysis, BenchmarkComparison, Results, UncomparedBenchmark } from '../results/types.js';
 import { formatChange, formatInterval, formatOpsPerSec } from '../stats/format.js';
-import { orderBenchmarkRows, type Tone, verdictTone } from './verdicts.js';
+import { type Tone, verdictTone } from './rows.js';
+import { orderBenchmarkRows } from './verdicts.js';
 
 /** A compared benchmark's verdict tone, or why a listed one was not compared. */
 export type BenchmarkStatus = Tone | UncomparedBenchmark['status'];

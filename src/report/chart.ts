@@ -21,7 +21,8 @@ import { METRICS, type MetricId } from '../config/types.js';
 import type { Analysis, MetricComparison, Results } from '../results/types.js';
 import { formatPercent } from '../stats/format.js';
 import { formatMetricName, sanitizeText } from './format.js';
-import { orderRows, type ReportRow, rowTone, type Tone } from './verdicts.js';
+import type { Tone } from './rows.js';
+import { orderRows, type ReportRow, rowTone } from './verdicts.js';
 
 /** Rows per chart; beyond it the most notable scenarios are kept (the table has them all). */
 export const MAX_CHART_ROWS = 20;

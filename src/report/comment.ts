@@ -7,11 +7,13 @@
  * changes (it repeats the table's numbers), then its least notable rows (regressions are kept
  * longest), each time with a note that links the full report.
  */
-import type { Analysis, Results } from '../results/types.js';
+import type { Assessment } from '../assess/types.js';
+import type { Results } from '../results/types.js';
 import { formatCount } from '../stats/format.js';
 import { escapeMarkdown, escapeUrl } from './format.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
-import { orderRows, type ReportRow, type Tone, verdictTone } from './verdicts.js';
+import { type Tone, verdictTone } from './rows.js';
+import { orderRows, type ReportRow } from './verdicts.js';
 
 /** GitHub's maximum comment body, in characters. */
 export const COMMENT_LIMIT = 65_536;
@@ -107,7 +109,7 @@ export function selectNotableRows(rows: ReportRow[], count: number): ReportRow[]
  * chart too; else with shorter hot-function tables and the most verdict rows that fit; else
  * without hot functions too.
  */
-export function renderReport(results: Results, analysis: Analysis, options: ReportOptions = {}): string {
+export function renderReport(results: Results, analysis: Assessment, options: ReportOptions = {}): string {
   const max = options.maxChars ?? COMMENT_LIMIT;
   const limit = formatCount(max);
   const pointer = fullReportPointer(options.fullReport);
@@ -190,7 +192,7 @@ function cutToLength(text: string, length: number): string {
 }
 
 /** The comment body: the hidden marker, then the report under GitHub's comment limit. */
-export function renderComment(results: Results, analysis: Analysis, id: string, options: ReportOptions = {}, workflow: string | null = null): string {
+export function renderComment(results: Results, analysis: Assessment, id: string, options: ReportOptions = {}, workflow: string | null = null): string {
   const marker = `${commentMarker(id, workflow)}\n`;
   return marker + renderReport(results, analysis, { ...options, maxChars: (options.maxChars ?? COMMENT_LIMIT) - marker.length });
 }

@@ -7,8 +7,8 @@
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
+import { type HealthRow, verdictTone } from './rows.js';
 import { startupRows } from './startup.js';
-import { type Tone, verdictTone } from './verdicts.js';
 
 const HEALTH_METRIC_NAMES: Record<HealthMetricId, string> = {
   event_loop_delay_p99: 'event-loop delay p99',
@@ -57,26 +57,6 @@ function describeHealthLimitValue(c: HealthComparison | HeapGrowthComparison): s
 export function describeHealthFailure(c: HealthComparison | HeapGrowthComparison): string {
   const change = 'metric' in c ? `${formatHealthMetricName(c.metric)} ${formatChange(c.change)}` : `heap growth +${Number(c.change.toPrecision(3))} MB per 10k requests`;
   return `${c.scenario} ${change} (${describeHealthLimitValue(c)})`;
-}
-
-/** What a row's verdict cell says: a verdict in the usual words, a memory-growth verdict in its own, a load generator's state, or nothing. */
-export type HealthCell =
-  | { kind: 'verdict'; tone: Tone }
-  | { kind: 'leak'; tone: Tone }
-  | { kind: 'generator'; bound: boolean }
-  | { kind: 'none' };
-
-export interface HealthRow {
-  scenario: string;
-  firstOfScenario: boolean;
-  metric: string;
-  gated: boolean;
-  base: string;
-  head: string;
-  change: string;
-  cell: HealthCell;
-  /** Rows a shortened report keeps: anything but unchanged verdicts and plain values. */
-  notable: boolean;
 }
 
 /** A metric with an absolute floor also shows its absolute change (what the floor is judged on): "· +28.4 ms". */
@@ -194,7 +174,7 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
 
 /**
  * A hint as a sentence (numbers and perfgate's words only: the renderer adds the escaped scenario
- * name). `culprit`: the scenario's culprit in own code (culpritOf in src/profile/culprit.ts), when
+ * name). `culprit`: the scenario's culprit in own code (found once by the assessment, src/assess/subjects.ts), when
  * it was profiled and one grew; the event-loop and CPU hints name it.
  */
 export function describeHint(hint: HealthHint, culprit: string | null = null): string {

@@ -4,11 +4,14 @@
  * time added (shares and percentage points for results without time per request). Shared by
  * the markdown and terminal renderers; pure.
  */
-import { type Culprit, culpritAmong, culpritOfScenario, describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/culprit.js';
-import { addedTime, diffProfiles, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
-import { describeVersions, type PackageRow, packageRows, pathInPackage } from '../profile/packages.js';
+import { regressedScenarios, scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../assess/read.js';
+import type { Assessment } from '../assess/types.js';
+import type { Culprit } from '../profile/culprit.js';
+import { addedTime, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
+import { describeLocation } from '../profile/frames.js';
+import { describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/names.js';
+import { describeVersions, type PackageRow, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
 import { formatChange, formatCount, formatDurationUs, MINUS } from '../stats/format.js';
 import { formatChangeOf, formatMetricName } from './format.js';
 
@@ -37,13 +40,14 @@ export interface HotFunctionSection {
   packages: PackageRow[];
 }
 
-/** One section per profiled scenario, in the order of the results. */
-export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS): HotFunctionSection[] {
-  return (results.profiles ?? []).map((profile) => {
-    const changes = diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs);
+/** One section per profiled scenario, in the order of the results, from the profiles the assessment diffed. */
+export function hotFunctionSections(results: Results, assessment: Pick<Assessment, 'subjects'>, rows = HOT_FUNCTION_ROWS): HotFunctionSection[] {
+  return (results.profiles ?? []).flatMap((stored) => {
+    const findings = scenarioSubject(assessment, stored.scenario)?.profile;
+    if (!findings) return [];
+    const { profile, changes, packages, culprit } = findings;
     const own = hottestChanges(changes, ['own'], rows);
     const other = hottestChanges(changes, OTHER_CATEGORIES, rows);
-    const packages = packageRows(profile, results.dependencies);
     return {
       profile,
       own,
@@ -52,7 +56,7 @@ export function hotFunctionSections(results: Results, rows = HOT_FUNCTION_ROWS):
       optimization: own.filter((c) => c.optimization !== null),
       attributed: own.some((c) => c.attributed !== null),
       perRequest: changes.some((c) => c.scale !== null),
-      culprit: culpritAmong(changes, results.changes, packages),
+      culprit,
       packages: packages.slice(0, rows),
     };
   });
@@ -158,6 +162,39 @@ export function rowNumbers(c: FunctionChange): { base: string; head: string; cha
   return { base: formatSide(c, 'base', base), head: formatSide(c, 'head', head), change: formatDelta(c, base, head) };
 }
 
+/**
+ * A hot-function row's cells, raw (the printers escape them): its name and whether V8
+ * deoptimized it or left it unoptimized, where it is, base, head, the change with its marker
+ * (new, gone, moved), and its total time, or for own code ranked by attributed time what that
+ * went into and its self time.
+ */
+export interface HotFunctionCells {
+  name: string;
+  deoptimized: boolean;
+  where: string;
+  base: string;
+  head: string;
+  change: string;
+  marker: string;
+  totals: string;
+  spentIn: string;
+  self: string;
+}
+
+export function hotFunctionCells(c: FunctionChange): HotFunctionCells {
+  const numbers = rowNumbers(c);
+  return {
+    name: rowName(c),
+    deoptimized: c.deoptReasons.length > 0 || c.optimization !== null,
+    where: describeLocation(c),
+    ...numbers,
+    marker: describeMarker(c),
+    totals: describeTotals(c),
+    spentIn: describeSpentIn(c),
+    self: describeSelf(c),
+  };
+}
+
 /** The growth of a frame below an own function, "+980 µs" ("+73.0 pp" unscaled). */
 function formatIntoGrowth(into: IntoChange): string {
   return into.added === null ? formatPoints(into.change) : formatAdded(into.added);
@@ -212,27 +249,18 @@ export interface ScenarioCulprit {
   culprit: Culprit | null;
 }
 
-/**
- * The headline's lines: every scenario with a gated regression, and every other regressed
- * scenario whose profile names a culprit in own code, with the regression's size.
- */
-export function regressionCulprits(results: Results, analysis: Analysis): ScenarioCulprit[] {
-  const out: ScenarioCulprit[] = [];
-  const scenarios = [...new Set(analysis.comparisons.map((c) => c.scenario))];
-  for (const scenario of scenarios) {
-    const regressed = analysis.comparisons.filter((c) => c.scenario === scenario && c.verdict === 'regression');
-    // Errors first: a route that fails is the news, whatever its speed did.
-    const shown = regressed.find((c) => c.gated && c.metric === 'errors') ?? regressed.find((c) => c.gated) ?? regressed[0];
-    if (!shown) continue;
-    const culprit = culpritOfScenario(results.profiles, scenario, results);
-    if (culprit || shown.gated) out.push({ scenario, regression: `${formatMetricName(shown.metric)} ${formatChangeOf(shown.metric, shown.change)}`, culprit });
-  }
-  return out;
+/** The headline's lines (regressedScenarios), each regression in words. */
+export function regressionCulprits(analysis: Assessment): ScenarioCulprit[] {
+  return regressedScenarios(analysis).map(({ scenario, regression, culprit }) => ({
+    scenario,
+    regression: `${formatMetricName(regression.metric)} ${formatChangeOf(regression.metric, regression.change)}`,
+    culprit,
+  }));
 }
 
 /** The culprit's text for a health hint about a scenario, or null (not profiled, nothing grew). */
-export function hintCulprit(results: Results, scenario: string): string | null {
-  return culpritOfScenario(results.profiles, scenario, results)?.text ?? null;
+export function hintCulprit(assessment: Pick<Assessment, 'subjects'>, scenario: string): string | null {
+  return scenarioCulprit(assessment, scenario)?.text ?? null;
 }
 
 /** A package row's cells: name, version (base → head when the PR changed it), time per request on each side, the change. */
@@ -247,7 +275,7 @@ export function packageCells(row: PackageRow): { name: string; version: string; 
 }
 
 /**
- * The scenarios the profile phase left out, with why (gate/look.ts): every verdict unchanged, or
+ * The scenarios the profile phase left out, with why (assess/look.ts): every verdict unchanged, or
  * nothing a CPU profile explains decided while another scenario regressed or improved; null when none.
  */
 export function describeProfilesSkipped(results: Results, analysis: Analysis): string | null {

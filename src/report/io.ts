@@ -1,6 +1,6 @@
 /**
  * The "I/O per request" section of the reports: per scenario and destination, the round trips
- * and the wait on them per request served, base → head, from the analysis (src/gate/io.ts), and
+ * and the wait on them per request served, base → head, from the analysis (src/assess/io.ts), and
  * in words what a change suggests. Shared by the markdown and terminal renderers; pure.
  */
 import type { Analysis, IoComparison, IoSide } from '../results/types.js';

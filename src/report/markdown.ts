@@ -5,32 +5,30 @@
 
 import type { FunctionChange } from '../profile/diff.js';
 import { describeLocation } from '../profile/frames.js';
-import type { Analysis, Environment, MetricComparison, Results } from '../results/types.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
+import type { Assessment } from '../assess/types.js';
+import type { Environment, MetricComparison, Results } from '../results/types.js';
+import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatDurationUs, formatInteger, formatInterval, formatPercent, truncate } from '../stats/format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
 import { escapeMarkdown, escapeUrl, formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, repositoryFileUrl } from './format.js';
-import { describeHealthMethod, describeHint, type HealthCell, type HealthRow, healthRows, isWarningHint } from './health.js';
+import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
+import { type HealthCell, type HealthRow, type Tone, verdictTone } from './rows.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  describeMarker,
   describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
-  describeSelf,
-  describeSpentIn,
-  describeTotals,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
+  hotFunctionCells,
   hotFunctionSections,
   packageCells,
   regressionCulprits,
   rowName,
-  rowNumbers,
   sourceSide,
 } from './hot-functions.js';
 import { renderIoMarkdown } from './io.js';
@@ -47,8 +45,6 @@ import {
   orderRows,
   type ReportRow,
   rowTone,
-  type Tone,
-  verdictTone,
   worstGatedChange,
 } from './verdicts.js';
 
@@ -121,7 +117,7 @@ function metricCell(c: MetricComparison): string {
 }
 
 /** Whether an accept label turns this run's failing decision into a pass. */
-function acceptedLabel(analysis: Analysis, options: MarkdownOptions): string | null {
+function acceptedLabel(analysis: Assessment, options: MarkdownOptions): string | null {
   return analysis.decision === 'fail' && options.acceptedBy ? options.acceptedBy : null;
 }
 
@@ -130,9 +126,9 @@ function acceptedLabel(analysis: Analysis, options: MarkdownOptions): string | n
  * under it the other regressed scenarios, then the counts. The design of the looks is in the
  * details (renderMethod).
  */
-function renderHeadline(results: Results, analysis: Analysis, title: string, accepted: string | null): string {
+function renderHeadline(results: Results, analysis: Assessment, title: string, accepted: string | null): string {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
-  const culprits = regressionCulprits(results, analysis);
+  const culprits = regressionCulprits(analysis);
   const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
   const answer = describeAnswer(analysis, escapeMarkdown, culpritOf);
   const decision =
@@ -154,12 +150,12 @@ function renderAccepted(accepted: string | null): string | null {
   return `> ⚠️ **Regression accepted.** The label **${escapeMarkdown(accepted)}** is on this pull request, so the gated regression below passes the check instead of failing it. Remove the label to gate again.`;
 }
 
-function renderHowToAccept(analysis: Analysis, accepted: string | null, options: MarkdownOptions): string | null {
+function renderHowToAccept(analysis: Assessment, accepted: string | null, options: MarkdownOptions): string | null {
   if (analysis.decision !== 'fail' || accepted !== null || !options.acceptLabel) return null;
   return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
 }
 
-function renderIncomplete(results: Results, analysis: Analysis): string | null {
+function renderIncomplete(results: Results, analysis: Assessment): string | null {
   const text = describeIncomplete(results, analysis, escapeMarkdown);
   return text === null ? null : `> ⚠️ **Incomplete run:** ${text}`;
 }
@@ -177,7 +173,7 @@ function commitLink(results: Results, options: MarkdownOptions): CommitLink | un
   return (side, text) => (side.dirty ? null : `[${text}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`);
 }
 
-function renderMethodLine(results: Results, analysis: Analysis, options: MarkdownOptions): string {
+function renderMethodLine(results: Results, analysis: Assessment, options: MarkdownOptions): string {
   return `${describeSides(results, escapeMarkdown, commitLink(results, options))} · ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
 
@@ -217,7 +213,7 @@ function benchmarkVerdictCell(row: BenchmarkRow): string {
 }
 
 /** The "Micro-benchmarks" table: one row per benchmark, compared or listed. */
-function renderBenchmarks(results: Results, analysis: Analysis): string | null {
+function renderBenchmarks(results: Results, analysis: Assessment): string | null {
   if (!results.benchmarks) return null;
   const rows = benchmarkRows(analysis);
   const intro = `**Micro-benchmarks** · ${describeBenchmarkMethod(results)}`;
@@ -334,7 +330,7 @@ function renderEnvironment(env: Environment): string {
   ].join('\n');
 }
 
-function renderWarnings(analysis: Analysis): string | null {
+function renderWarnings(analysis: Assessment): string | null {
   const warnings = analysis.warnings;
   if (warnings.length === 0) return null;
   const items = warnings.map((w) => {
@@ -345,7 +341,7 @@ function renderWarnings(analysis: Analysis): string | null {
   return ['**Warnings.**', ...items].join('\n');
 }
 
-function renderFailures(analysis: Analysis): string | null {
+function renderFailures(analysis: Assessment): string | null {
   const tallies = analysis.failedRequests;
   if (tallies.length === 0) return null;
   const head = tableHead(['scenario', 'side', 'requests', 'non-2xx', 'errors', 'timeouts'], 'llrrrr');
@@ -355,7 +351,7 @@ function renderFailures(analysis: Analysis): string | null {
   return ['**Failed requests.**', '', head, ...rows].join('\n');
 }
 
-function renderBenchmarkNoise(analysis: Analysis): string | null {
+function renderBenchmarkNoise(analysis: Assessment): string | null {
   const comparisons = analysis.benchmarks?.comparisons ?? [];
   if (comparisons.length === 0) return null;
   const head = tableHead(['benchmark', 'per-round change, middle half (%)', 'smallest detectable', 'limit', 'rounds used'], 'lrrrr');
@@ -376,7 +372,7 @@ function renderBenchmarkNoise(analysis: Analysis): string | null {
 /** Longest stderr excerpt per failed file in the comment; the whole log is in the artifacts. */
 const MAX_FAILURE_CHARS = 1200;
 
-function renderBenchmarkFailures(analysis: Analysis): string | null {
+function renderBenchmarkFailures(analysis: Assessment): string | null {
   const failures = analysis.benchmarks?.failures ?? [];
   if (failures.length === 0) return null;
   const items = failures.map((f) => {
@@ -389,7 +385,7 @@ function renderBenchmarkFailures(analysis: Analysis): string | null {
   return ['**Benchmark files that failed.**', ...items].join('\n');
 }
 
-function renderDetails(results: Results, analysis: Analysis, rows: ReportRow[]): string {
+function renderDetails(results: Results, analysis: Assessment, rows: ReportRow[]): string {
   const body = [
     renderMethod(results),
     renderNoise(rows),
@@ -424,7 +420,7 @@ function healthRow(row: HealthRow): string {
 }
 
 /** The "Service health" table and its hints; null when the run has no health data. */
-function renderHealth(results: Results, analysis: Analysis, mode: MarkdownOptions['healthRows']): string | null {
+function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOptions['healthRows']): string | null {
   const rows = healthRows(results, analysis);
   const hints = analysis.health?.hints ?? [];
   if (rows.length === 0 && hints.length === 0) return null;
@@ -439,7 +435,7 @@ function renderHealth(results: Results, analysis: Analysis, mode: MarkdownOption
   }
   if (shown.length < rows.length) parts.push('_Unchanged health metrics are left out to keep this text short._');
   if (hints.length > 0) {
-    parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h, hintCulprit(results, h.scenario)))}`).join('\n'));
+    parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h, hintCulprit(analysis, h.scenario)))}`).join('\n'));
   }
   return parts.join('\n\n');
 }
@@ -454,48 +450,26 @@ function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChang
   return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
 }
 
-function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
-  const numbers = rowNumbers(c);
-  const where = escapeMarkdown(describeLocation(c));
+/** A function's row; own code ranked by attributed time shows what its time went into and its self time instead of its total. */
+function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange, attributed: boolean): string {
+  const cells = hotFunctionCells(c);
+  const where = escapeMarkdown(cells.where);
   const link = sourceLink(results, options, c);
-  const marker = describeMarker(c);
-  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? ' ⚠️' : '';
   return tableRow([
-    escapeMarkdown(rowName(c)) + deopt,
+    escapeMarkdown(cells.name) + (cells.deoptimized ? ' ⚠️' : ''),
     link === null ? where : `[${where}](${link})`,
-    numbers.base,
-    numbers.head,
-    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
-    describeTotals(c),
+    cells.base,
+    cells.head,
+    `${cells.change}${cells.marker ? ` ${escapeMarkdown(cells.marker)}` : ''}`,
+    ...(attributed ? [escapeMarkdown(cells.spentIn), cells.self] : [cells.totals]),
   ]);
 }
 
-function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[]): string {
-  const head = tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
-  return [head, ...rows.map((c) => hotFunctionRow(results, options, c))].join('\n');
-}
-
-/** Own code ranked by attributed time: its share, change, what it went into, and self time. */
-function attributedRow(results: Results, options: MarkdownOptions, c: FunctionChange): string {
-  const numbers = rowNumbers(c);
-  const where = escapeMarkdown(describeLocation(c));
-  const link = sourceLink(results, options, c);
-  const marker = describeMarker(c);
-  const deopt = c.deoptReasons.length > 0 || c.optimization !== null ? ' ⚠️' : '';
-  return tableRow([
-    escapeMarkdown(rowName(c)) + deopt,
-    link === null ? where : `[${where}](${link})`,
-    numbers.base,
-    numbers.head,
-    `${numbers.change}${marker ? ` ${escapeMarkdown(marker)}` : ''}`,
-    escapeMarkdown(describeSpentIn(c)),
-    describeSelf(c),
-  ]);
-}
-
-function attributedTable(results: Results, options: MarkdownOptions, rows: FunctionChange[]): string {
-  const head = tableHead(['function', 'where', 'base', 'head', 'change', 'spent in', 'self time'], 'llrrrll');
-  return [head, ...rows.map((c) => attributedRow(results, options, c))].join('\n');
+function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[], attributed = false): string {
+  const head = attributed
+    ? tableHead(['function', 'where', 'base', 'head', 'change', 'spent in', 'self time'], 'llrrrll')
+    : tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
+  return [head, ...rows.map((c) => hotFunctionRow(results, options, c, attributed))].join('\n');
 }
 
 /** "Flamegraphs: head · base · differential", linked when the caller has artifact URLs. */
@@ -509,7 +483,7 @@ function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions):
   return `Flamegraphs${where}: ${cells.join(' · ')}`;
 }
 
-function renderHotFunctionSection(results: Results, analysis: Analysis, options: MarkdownOptions, section: HotFunctionSection): string {
+function renderHotFunctionSection(results: Results, analysis: Assessment, options: MarkdownOptions, section: HotFunctionSection): string {
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const measure = section.attributed
     ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}`
@@ -518,9 +492,7 @@ function renderHotFunctionSection(results: Results, analysis: Analysis, options:
   const own =
     section.own.length === 0
       ? '_No function of the service\'s own code was sampled on either side._'
-      : section.attributed
-        ? attributedTable(results, options, section.own)
-        : hotFunctionTable(results, options, section.own);
+      : hotFunctionTable(results, options, section.own, section.attributed);
   const parts = [title];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
   parts.push(own);
@@ -562,10 +534,10 @@ function renderHotFunctionSection(results: Results, analysis: Analysis, options:
 }
 
 /** One section per profiled scenario; null when nothing was profiled (or the caller left them out). */
-function renderHotFunctions(results: Results, analysis: Analysis, options: MarkdownOptions): string | null {
+function renderHotFunctions(results: Results, analysis: Assessment, options: MarkdownOptions): string | null {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
-  const sections = hotFunctionSections(results, rows);
+  const sections = hotFunctionSections(results, analysis, rows);
   const skipped = describeProfilesSkipped(results, analysis);
   const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
   if (sections.length === 0) return note;
@@ -579,7 +551,7 @@ function renderHotFunctions(results: Results, analysis: Analysis, options: Markd
 }
 
 /** The one visible line of a run where nothing changed. */
-function renderNothingChanged(analysis: Analysis): string {
+function renderNothingChanged(analysis: Assessment): string {
   return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
 }
 
@@ -588,7 +560,7 @@ function renderNothingChanged(analysis: Analysis): string {
  * details, footer. When nothing changed, one line says so and the chart and tables fold away, so
  * the comment stays a few lines long.
  */
-export function renderMarkdown(results: Results, analysis: Analysis, options: MarkdownOptions = {}): string {
+export function renderMarkdown(results: Results, analysis: Assessment, options: MarkdownOptions = {}): string {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
   const chart = options.chart === false ? null : renderChart(results, analysis);

@@ -2,8 +2,7 @@
 import type { StartupMetricId } from '../config/types.js';
 import type { Analysis, StartupComparison } from '../results/types.js';
 import { formatChange, formatDurationUs, formatInterval } from '../stats/format.js';
-import type { HealthRow } from './health.js';
-import { verdictTone } from './verdicts.js';
+import { type HealthRow, verdictTone } from './rows.js';
 
 /** What the rows' first column says: these come from the starts, not from a scenario's load. */
 export const STARTUP_LABEL = 'service start';

@@ -9,31 +9,29 @@ import { createColors } from 'picocolors';
 import displayWidth from 'string-width';
 import type { FunctionChange } from '../profile/diff.js';
 import { describeLocation } from '../profile/frames.js';
-import type { Analysis, MetricComparison, Results } from '../results/types.js';
-import { scenarioUnchanged } from '../results/verdicts.js';
+import type { Assessment } from '../assess/types.js';
+import type { MetricComparison, Results } from '../results/types.js';
+import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatPercent } from '../stats/format.js';
 import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, sanitizeText } from './format.js';
-import { describeHealthMethod, describeHint, type HealthCell, healthRows, isWarningHint } from './health.js';
+import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
+import { type HealthCell, type Tone, verdictTone } from './rows.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  describeMarker,
   describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
-  describeSelf,
-  describeSpentIn,
-  describeTotals,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
+  hotFunctionCells,
   hotFunctionSections,
   packageCells,
   regressionCulprits,
   rowName,
-  rowNumbers,
 } from './hot-functions.js';
 import { renderIoTerminal } from './io.js';
 import { renderRequestLines } from './requests.js';
@@ -49,8 +47,6 @@ import {
   orderRows,
   type ReportRow,
   rowTone,
-  type Tone,
-  verdictTone,
   worstGatedChange,
 } from './verdicts.js';
 
@@ -205,7 +201,7 @@ function benchmarkVerdict(row: BenchmarkRow): [string, Style | null] {
 }
 
 /** The micro-benchmark table, after the HTTP one (or alone in a benchmarks-only run). */
-function renderBenchmarks(results: Results, analysis: Analysis, width: number, paint: Paint, httpShown: boolean): string[] {
+function renderBenchmarks(results: Results, analysis: Assessment, width: number, paint: Paint, httpShown: boolean): string[] {
   if (!results.benchmarks) return [];
   const rows = benchmarkRows(analysis);
   const title = `micro-benchmarks — ${describeBenchmarkMethod(results)}:`;
@@ -227,7 +223,7 @@ function renderBenchmarks(results: Results, analysis: Analysis, width: number, p
 /** Lines of a failure message (its stderr tail) shown per failed file. */
 const FAILURE_LINES = 8;
 
-function renderBenchmarkFailures(analysis: Analysis): string[] {
+function renderBenchmarkFailures(analysis: Assessment): string[] {
   const failures = analysis.benchmarks?.failures ?? [];
   if (failures.length === 0) return [];
   const items = failures.flatMap((f) => {
@@ -245,10 +241,10 @@ function renderBenchmarkFailures(analysis: Analysis): string[] {
  * regressed scenarios; then the counts and how the run was made. The design of the looks is at
  * the end of the report (renderStopping).
  */
-function renderHeadline(results: Results, analysis: Analysis, paint: Paint): string[] {
+function renderHeadline(results: Results, analysis: Assessment, paint: Paint): string[] {
   const counts = describeCounts(countVerdicts(allComparisons(analysis)));
   const pass = analysis.decision === 'pass';
-  const culprits = regressionCulprits(results, analysis);
+  const culprits = regressionCulprits(analysis);
   const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
   const answer = describeAnswer(analysis, sanitizeText, culpritOf);
   const lead = worstGatedChange(analysis);
@@ -271,7 +267,7 @@ function renderStopping(results: Results): string[] {
   return stopping === null ? [] : ['', stopping];
 }
 
-function renderWarnings(analysis: Analysis, paint: Paint): string[] {
+function renderWarnings(analysis: Assessment, paint: Paint): string[] {
   const warnings = analysis.warnings;
   if (warnings.length === 0) return [];
   const items = warnings.map((w) => {
@@ -282,7 +278,7 @@ function renderWarnings(analysis: Analysis, paint: Paint): string[] {
   return ['', 'warnings:', ...items];
 }
 
-function renderFailures(analysis: Analysis): string[] {
+function renderFailures(analysis: Assessment): string[] {
   const tallies = analysis.failedRequests;
   if (tallies.length === 0) return [];
   const items = tallies.map(
@@ -301,7 +297,7 @@ function describeDetectable(c: MetricComparison): string {
 }
 
 /** The range over all compared micro-benchmarks: one line, however many there are. */
-function describeBenchmarkDetectable(analysis: Analysis): string[] {
+function describeBenchmarkDetectable(analysis: Assessment): string[] {
   const comparisons = (analysis.benchmarks?.comparisons ?? []).filter((c) => Number.isFinite(c.detectable));
   if (comparisons.length === 0) return [];
   const values = comparisons.map((c) => c.detectable);
@@ -314,7 +310,7 @@ function describeBenchmarkDetectable(analysis: Analysis): string[] {
 }
 
 /** The smallest detectable change where it explains a verdict: a gated metric the run could not decide. */
-function renderDetectable(rows: ReportRow[], analysis: Analysis): string[] {
+function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
   const lines = [
     ...rows.filter((r) => r.comparison.gated && r.comparison.verdict === 'inconclusive').map((r) => describeDetectable(r.comparison)),
     ...describeBenchmarkDetectable(analysis),
@@ -345,7 +341,7 @@ const HEALTH_COLUMNS: Column[] = [{ header: 'metric', align: 'left' }, ...COLUMN
  * hints. Never shortened to a width: the metric names are perfgate's own and short, and a cut
  * one would lose its gated mark.
  */
-function renderHealth(results: Results, analysis: Analysis, paint: Paint): string[] {
+function renderHealth(results: Results, analysis: Assessment, paint: Paint): string[] {
   const rows = healthRows(results, analysis);
   const hints = analysis.health?.hints ?? [];
   if (rows.length === 0 && hints.length === 0) return [];
@@ -359,7 +355,7 @@ function renderHealth(results: Results, analysis: Analysis, paint: Paint): strin
   }
   for (const hint of hints) {
     const mark = isWarningHint(hint) ? paint('!', 'yellow') : '→';
-    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(results, hint.scenario)))}`);
+    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(analysis, hint.scenario)))}`);
   }
   return lines;
 }
@@ -386,43 +382,29 @@ const PACKAGE_COLUMNS: Column[] = [
 /** Own code ranked by attributed time; "spent in" last, where it may run past the width rather than cut the names. */
 const ATTRIBUTED_COLUMNS: Column[] = [...HOT_COLUMNS.slice(0, 5), { header: 'self time', align: 'left' }, { header: 'spent in', align: 'left' }];
 
-function attributedCells(c: FunctionChange): string[] {
-  const marker = describeMarker(c);
-  const numbers = rowNumbers(c);
+/** A function's cells; own code ranked by attributed time shows its self time and what its time went into instead of its total. */
+function functionCells(c: FunctionChange, attributed = false): string[] {
+  const cells = hotFunctionCells(c);
   return [
-    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
-    sanitizeText(describeLocation(c)),
-    numbers.base,
-    numbers.head,
-    numbers.change + (marker ? ` ${marker}` : ''),
-    describeSelf(c),
-    sanitizeText(describeSpentIn(c)),
-  ];
-}
-
-function hotFunctionCells(c: FunctionChange): string[] {
-  const marker = describeMarker(c);
-  const numbers = rowNumbers(c);
-  return [
-    sanitizeText(rowName(c)) + (c.deoptReasons.length > 0 || c.optimization !== null ? ' !' : ''),
-    sanitizeText(describeLocation(c)),
-    numbers.base,
-    numbers.head,
-    numbers.change + (marker ? ` ${marker}` : ''),
-    describeTotals(c),
+    sanitizeText(cells.name) + (cells.deoptimized ? ' !' : ''),
+    sanitizeText(cells.where),
+    cells.base,
+    cells.head,
+    cells.change + (cells.marker ? ` ${cells.marker}` : ''),
+    ...(attributed ? [cells.self, sanitizeText(cells.spentIn)] : [cells.totals]),
   ];
 }
 
 function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Paint): string[] {
-  return renderGrid(HOT_COLUMNS, rows.map(hotFunctionCells), rows.map(() => null), width, paint);
+  return renderGrid(HOT_COLUMNS, rows.map((c) => functionCells(c)), rows.map(() => null), width, paint);
 }
 
-function renderHotFunctionSection(section: HotFunctionSection, analysis: Analysis, options: TerminalOptions, width: number, paint: Paint): string[] {
+function renderHotFunctionSection(section: HotFunctionSection, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
   const measure = section.attributed ? 'own code: time of each function with the code it calls' : 'self time';
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section.profile))}):`];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
-  const cells = section.own.map(attributedCells);
+  const cells = section.own.map((c) => functionCells(c, true));
   const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
   const ownGrid = section.attributed
     ? renderGrid(ATTRIBUTED_COLUMNS, cells, section.own.map(() => null), width + lastWidth, paint).map((line) => line.replace(/\s+$/, ''))
@@ -452,8 +434,8 @@ function renderHotFunctionSection(section: HotFunctionSection, analysis: Analysi
   return lines;
 }
 
-function renderHotFunctions(results: Results, analysis: Analysis, options: TerminalOptions, width: number, paint: Paint): string[] {
-  const sections = hotFunctionSections(results, HOT_FUNCTION_ROWS);
+function renderHotFunctions(results: Results, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
+  const sections = hotFunctionSections(results, analysis, HOT_FUNCTION_ROWS);
   const skipped = describeProfilesSkipped(results, analysis);
   const notes = skipped ? ['', sanitizeText(skipped)] : [];
   if (sections.length === 0) return notes;
@@ -464,7 +446,7 @@ function renderHotFunctions(results: Results, analysis: Analysis, options: Termi
  * A run where nothing changed, folded like the comment: the headline, one line with the gated
  * changes, where the tables are, and the warnings (they never fold away).
  */
-function renderFolded(results: Results, analysis: Analysis, options: TerminalOptions, paint: Paint): string[] {
+function renderFolded(results: Results, analysis: Assessment, options: TerminalOptions, paint: Paint): string[] {
   return [
     ...renderHeadline(results, analysis, paint),
     '',
@@ -475,7 +457,7 @@ function renderFolded(results: Results, analysis: Analysis, options: TerminalOpt
 }
 
 /** Whether the run has sections besides the verdict tables (what the folded line names). */
-function hasMore(results: Results, analysis: Analysis): boolean {
+function hasMore(results: Results, analysis: Assessment): boolean {
   return analysis.health !== undefined || (results.profiles?.length ?? 0) > 0;
 }
 
@@ -483,7 +465,7 @@ function hasMore(results: Results, analysis: Analysis): boolean {
  * The terminal report: headline and decision, method line, table, warnings, power. A run where
  * nothing changed folds to its headline and one line unless `full` is set.
  */
-export function renderTerminal(results: Results, analysis: Analysis, options: TerminalOptions = {}): string {
+export function renderTerminal(results: Results, analysis: Assessment, options: TerminalOptions = {}): string {
   const paint = painter(options.color ?? false);
   const rows = orderRows(results, analysis);
   if (!options.full && nothingChanged(results, analysis)) return renderFolded(results, analysis, options, paint).join('\n') + '\n';

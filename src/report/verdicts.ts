@@ -2,6 +2,7 @@
  * What every renderer says about the verdicts: row order, counts, the decision and the tone of
  * each verdict. Renderers only choose how it looks (emoji and markdown, or symbols and colour).
  */
+import type { Assessment } from '../assess/types.js';
 import { METRICS } from '../config/types.js';
 import { errorShare } from '../results/errors.js';
 import type {
@@ -17,10 +18,8 @@ import type {
 import { formatPercent } from '../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from './format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
+import { type Tone, verdictTone } from './rows.js';
 import type { Escape } from './run-info.js';
-
-/** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
-export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
 
 export interface VerdictCounts {
   regressions: number;
@@ -75,21 +74,20 @@ export function rowTone(row: ReportRow): Tone {
 export const FAILING_IMPROVEMENT = 'not comparable: head fails requests';
 
 /**
- * Every verdict: the HTTP metrics', the micro-benchmarks', then service health's (memory growth
- * included). An HTTP improvement of a scenario whose head fails requests counts as inconclusive,
- * as its row reads (rowTone): the counts and the chart must agree with the table.
+ * Every verdict of the Assessment's one list (I/O is information, no verdict). An HTTP
+ * improvement of a scenario whose head fails requests counts as inconclusive, as its row reads
+ * (rowTone): the counts and the chart must agree with the table.
  */
-export function allComparisons(analysis: Analysis): Pick<PairedComparison, 'verdict' | 'gated'>[] {
-  const failing = new Set(analysis.comparisons.filter((c) => c.metric === 'errors' && c.verdict === 'regression').map((c) => c.scenario));
-  return [
-    ...analysis.comparisons.map((c) =>
-      c.verdict === 'improvement' && c.metric !== 'errors' && failing.has(c.scenario) ? { verdict: 'inconclusive' as const, gated: c.gated } : c,
-    ),
-    ...(analysis.benchmarks?.comparisons ?? []),
-    ...(analysis.health?.comparisons ?? []),
-    ...(analysis.health?.heap ?? []),
-    ...(analysis.startup ?? []),
-  ];
+export function allComparisons(analysis: Pick<Assessment, 'all'>): Pick<PairedComparison, 'verdict' | 'gated'>[] {
+  const failing = new Set(
+    analysis.all.flatMap((e) => (e.kind === 'http' && e.comparison.metric === 'errors' && e.comparison.verdict === 'regression' ? [e.subject.scenario] : [])),
+  );
+  return analysis.all.flatMap((e) => {
+    if (e.kind === 'io') return [];
+    const c = e.comparison;
+    const headFails = e.kind === 'http' && c.verdict === 'improvement' && e.comparison.metric !== 'errors' && failing.has(e.subject.scenario);
+    return [headFails ? { verdict: 'inconclusive' as const, gated: c.gated } : c];
+  });
 }
 
 /** Counts over every comparison shown, so the headline always agrees with the tables. */
@@ -296,20 +294,6 @@ export function orderBenchmarkRows(analysis: Analysis): (BenchmarkComparison | U
   return [...benchmarks.comparisons, ...uncompared];
 }
 
-/** The tone of one verdict; only a gated regression can fail the build. */
-export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gated'>): Tone {
-  switch (comparison.verdict) {
-    case 'regression':
-      return comparison.gated ? 'fail' : 'warn';
-    case 'improvement':
-      return 'good';
-    case 'unchanged':
-      return 'neutral';
-    default:
-      return 'unknown';
-  }
-}
-
 /**
  * Nothing for a reviewer to look at: a complete, passing run whose every gated comparison (HTTP
  * metrics, micro-benchmarks, service health) is unchanged, with no health hint and no
@@ -318,7 +302,7 @@ export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gate
  * without a gate's correction, so on a pull request that changed nothing one of them is often
  * inconclusive or marked by chance; they stay one command (or one click) away.
  */
-export function nothingChanged(results: Results, analysis: Analysis): boolean {
+export function nothingChanged(results: Results, analysis: Assessment): boolean {
   const gated = allComparisons(analysis).filter((c) => c.gated);
   return (
     results.status === 'complete' &&
@@ -334,7 +318,7 @@ export function nothingChanged(results: Results, analysis: Analysis): boolean {
  * What a run where nothing changed says in its one line: "all 4 gated metrics are unchanged (GET
  * /hello: throughput +0.4% (−2.1 … +2.7); …)", the gated changes of the first three scenarios.
  */
-export function describeNothingChanged(analysis: Analysis, escapeText: Escape): string {
+export function describeNothingChanged(analysis: Assessment, escapeText: Escape): string {
   const byScenario = new Map<string, MetricComparison[]>();
   for (const c of analysis.comparisons.filter((c) => c.gated)) byScenario.set(c.scenario, [...(byScenario.get(c.scenario) ?? []), c]);
   const scenarios = [...byScenario.entries()].map(

@@ -290,7 +290,7 @@ export const sliceSchema = z.object({
    * CPU time that each side's starts not under load in this slice (the block's other starts,
    * and in alternate mode the other side's start of this pair) used over the slice's window: an
    * idle service uses next to none, and one that burns CPU while it waits takes it from what is
-   * measured (src/gate/fairness.ts). Absent in results from before it was measured.
+   * measured (src/assess/fairness.ts). Absent in results from before it was measured.
    */
   idle: z.object({ base: idleCpuSchema, head: idleCpuSchema }).optional(),
 });
@@ -466,7 +466,7 @@ export const shardRecordSchema = z
 /* ---------- the file ---------- */
 
 /**
- * A stored baseline this run's head was compared with (unpaired, gate/unpaired.ts): the record of
+ * A stored baseline this run's head was compared with (unpaired, assess/unpaired.ts): the record of
  * the base commit that a `mode: record` run measured on another runner, as much of it as the
  * comparison and the report need.
  */

@@ -60,7 +60,7 @@ export type ScenarioProfile = z.output<typeof schema.scenarioProfileSchema>;
 export type StoredBaseline = z.output<typeof schema.storedBaselineSchema>;
 export type Results = Omit<z.output<typeof schema.resultsSchema>, 'warnings'> & { warnings: RunWarning[] };
 
-/* ---------- analysis: derived from Results by compareResults (pure) ---------- */
+/* ---------- analysis: derived from Results by assessResults (pure) ---------- */
 
 export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive';
 
@@ -79,7 +79,7 @@ export interface Noise {
   /**
    * How far a pair's log-ratio moves inside its start pair: the standard deviation around its
    * start's mean, pooled over the starts with 2 or more pairs. Set beside the starts' own spread
-   * it tells pair noise from each start's own offset (gate/warnings.ts). Absent without starts.
+   * it tells pair noise from each start's own offset (assess/warnings.ts). Absent without starts.
    */
   withinStarts?: number | null;
 }
@@ -330,9 +330,10 @@ export interface FailureTally {
 }
 
 /**
- * Everything the reports show that is not raw data, derived from Results by compareResults
- * (src/gate/compare.ts, pure). The renderers only render it; `perfgate report` and the action's
- * report mode derive it again from a results.json, so it is never stored.
+ * The decision, the counts, the warnings and the comparisons one kind at a time, as the tables
+ * show them: the part of the Assessment (src/assess/types.ts) that its one tagged list is split
+ * into, derived from Results by assessResults (src/assess/compare.ts, pure). `perfgate report`
+ * and the action's report mode derive it again from a results.json, so it is never stored.
  */
 export interface Analysis {
   comparisons: MetricComparison[];
@@ -341,7 +342,7 @@ export interface Analysis {
   improvements: number;
   /** Gated regressions, with metric and scenario. */
   failing: MetricComparison[];
-  /** Every warning once: those recorded while running (results.warnings), then the analysis's own (src/gate/warnings.ts). */
+  /** Every warning once: those recorded while running (results.warnings), then the analysis's own (src/assess/warnings.ts). */
   warnings: RunWarning[];
   /** Per scenario and side, only where some request failed (non-2xx, error or timeout). */
   failedRequests: FailureTally[];
@@ -356,7 +357,7 @@ export interface Analysis {
   /** Outgoing I/O per request, when any slice counted some (information, never gated). */
   io?: IoAnalysis;
   /**
-   * Why base and head were not measured on equal terms (src/gate/fairness.ts), when they were
+   * Why base and head were not measured on equal terms (src/assess/fairness.ts), when they were
    * not: the decision is then "fail" whatever the verdicts say, no accept label turns it into a
    * pass, and the CLI exits 2 (the run is invalid, not a regression).
    */
@@ -383,7 +384,7 @@ export interface IoSide {
   waitMsPerRequest: number;
 }
 
-/** One destination of one scenario, base against head (src/gate/io.ts). */
+/** One destination of one scenario, base against head (src/assess/io.ts). */
 export interface IoComparison {
   scenario: string;
   destination: string;

@@ -1,6 +1,6 @@
 /**
  * Every warning code perfgate writes, with what it means: the engine records some while it runs
- * (results.warnings), the gate derives the rest from the data (src/gate/warnings.ts). A code is a
+ * (results.warnings), the gate derives the rest from the data (src/assess/warnings.ts). A code is a
  * stable key for scripts (verdicts.json, the action's annotations); the message is for people.
  */
 export const WARNING_CODES = {
@@ -15,7 +15,7 @@ export const WARNING_CODES = {
   'lockfile-not-read': 'the pull request changes the lockfile (npm, pnpm or yarn), but perfgate could not read it, so CPU time is not attributed to the packages it upgraded',
   // recorded by the action (src/action/)
   'no-boundary': "the pull request's code ran without a boundary: a process it left outside its group could outlive the step",
-  // derived by the gate (src/gate/warnings.ts, src/gate/compare.ts)
+  // derived by the gate (src/assess/warnings.ts, src/assess/compare.ts)
   'stored-baseline': 'head was compared with a stored baseline measured in another run (unpaired): wider intervals, and an offset between the runs is not in them',
   incomplete: 'the run did not finish; verdicts use the pairs measured before it stopped',
   'few-pairs': 'too few pairs for a reliable verdict',

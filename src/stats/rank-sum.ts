@@ -1,6 +1,6 @@
 // Two-sample location shift: the Hodges–Lehmann estimate, its distribution-free confidence
 // interval and the Wilcoxon rank-sum (Mann–Whitney) test, for two independent samples (a stored
-// baseline's starts against this run's starts, gate/unpaired.ts).
+// baseline's starts against this run's starts, assess/unpaired.ts).
 //
 // The estimate of the shift Δ (y − x) is the median of the m·n differences y_j − x_i (Hodges &
 // Lehmann 1963, Ann. Math. Stat. 34:598; Hollander, Wolfe & Chicken, Nonparametric Statistical

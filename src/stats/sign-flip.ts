@@ -176,7 +176,7 @@ function monteCarlo(x: readonly number[], statistic: number, tolerance: number, 
  * units and 0.000028, a coefficient of variation below about 0.33); a t-test on sign-symmetric
  * data errs on the conservative side at small levels (Efron, "Student's t-test under symmetry
  * conditions", JASA 64:1278, 1969). Used only where the sign-flip test cannot reach the level
- * (gate/compare.ts); the drawn runs of docs/calibration.md ("A twelfth pass") measure its cost.
+ * (assess/compare.ts); the drawn runs of docs/calibration.md ("A twelfth pass") measure its cost.
  */
 export function studentizedAgreement(x: readonly number[], alternative: 'less' | 'greater'): number | null {
   assertFinite(x, 'studentizedAgreement');

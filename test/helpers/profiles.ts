@@ -8,7 +8,8 @@ import { summarizeCallTree } from '../../src/profile/aggregate.js';
 import { buildCallTree, type CallTree } from '../../src/profile/call-tree.js';
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../../src/profile/cpuprofile.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets } from '../../src/profile/inlining.js';
-import type { ProfileSummary } from '../../src/results/types.js';
+import { boundSummaries } from '../../src/profile/diff.js';
+import type { ProfileSummary, ScenarioProfile, SideProfile } from '../../src/results/types.js';
 import { readFunctionRanges } from '../../src/engine/phases/profile.js';
 import { FIXTURES } from './repo.js';
 
@@ -54,6 +55,34 @@ export function fixtureTree(side: FixtureSide, options: { ranges?: boolean; wind
 
 export function fixtureSummary(side: FixtureSide): ProfileSummary {
   return summarizeCallTree(fixtureTree(side));
+}
+
+/**
+ * The recorded profiles as the engine stores them for GET /hello: bounded tables, about the same
+ * writev time per request on both sides as in the run they come from, and the flamegraphs'
+ * files named.
+ */
+export function fixtureScenarioProfile(): ScenarioProfile {
+  const bounded = boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 25);
+  const side = (summary: ProfileSummary, name: FixtureSide): SideProfile => ({
+    ...summary,
+    profiler: 'cpu-prof',
+    nodeVersion: 'v24.21.0',
+    requests: name === 'base' ? 20_000 : 18_200,
+    windowMs: 2000,
+    wallMs: 4100,
+    processes: [{ file: `profiles/get-hello/${name}/CPU.1.cpuprofile`, samples: summary.samples }],
+    merged: `profiles/get-hello/${name}.cpuprofile`,
+    inlinedSamples: 0,
+  });
+  return {
+    scenario: 'GET /hello',
+    durationMs: 2000,
+    intervalUs: 1000,
+    sides: { base: side(bounded.base, 'base'), head: side(bounded.head, 'head') },
+    files: { head: 'flamegraph-get-hello-head.html', base: 'flamegraph-get-hello-base.html', diff: 'flamegraph-get-hello-diff.html' },
+    renderMs: 1900,
+  };
 }
 
 /** 1-based line of the first line of a fixture service file containing `text`. */

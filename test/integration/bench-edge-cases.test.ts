@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { benchFiles, libraryFiles, workFile } from '../helpers/bench.js';
 import { runCli } from '../helpers/cli.js';
@@ -58,7 +58,7 @@ test('a lone Benchmark regresses and fails the build; the rest is listed, and br
 
   const results = readResults(join(out, 'results.json'));
   assert.equal(results.status, 'complete', 'the failing files did not stop the run');
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const bench = analysis.benchmarks!;
   const byLabel = Object.fromEntries(bench.comparisons.map((c) => [c.label, c]));
 

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import type { BenchmarkComparison, Results } from '../../src/results/types.js';
 import { benchFiles, libraryFiles, workFile } from '../helpers/bench.js';
@@ -53,7 +53,7 @@ async function compareLibrary(library: Library, files: string[]): Promise<{ resu
 }
 
 function verdictsOf(results: Results, file: string): Record<string, BenchmarkComparison> {
-  const comparisons = compareResults(results).benchmarks!.comparisons.filter((c) => c.file === file);
+  const comparisons = assessResults(results).benchmarks!.comparisons.filter((c) => c.file === file);
   return Object.fromEntries(comparisons.map((c) => [c.name, c]));
 }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
@@ -13,7 +13,7 @@ const workService = (iterations: number) => ({
 });
 
 function verdictOf(resultsPath: string, metric: string) {
-  const analysis = compareResults(readResults(resultsPath));
+  const analysis = assessResults(readResults(resultsPath));
   return analysis.comparisons.find((c) => c.metric === metric)!;
 }
 
@@ -42,7 +42,7 @@ test('A/A: identical base and head pass with exit 0 and no regression', async ()
   assert.equal(results.seed, 7);
   assert.equal(results.scenarios[0]!.pairs.length, 12);
   assert.deepEqual(new Set(results.scenarios[0]!.pairs.map((p) => p.block)), new Set([0, 1]), 'two blocks');
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   assert.equal(analysis.comparisons.filter((c) => c.gated && c.verdict === 'regression').length, 0);
   // both sides were really measured, although both hard-code port 3000
   for (const pair of results.scenarios[0]!.pairs) {

@@ -7,8 +7,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { culpritOf, displayName } from '../../src/profile/culprit.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { explainProfile } from '../../src/profile/culprit.js';
+import { displayName } from '../../src/profile/names.js';
 import { diffProfiles, type FunctionChange, hottestChanges } from '../../src/profile/diff.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { readResults } from '../../src/results/io.js';
@@ -46,12 +47,12 @@ profile: { duration: 2s }
   const profile = results.profiles?.[0];
   assert.ok(profile, `${name}: profiled`);
   const own = hottestChanges(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), ['own'], 10);
-  return { results, stdout: run.stdout, markdown: renderMarkdown(results, compareResults(results)), own };
+  return { results, stdout: run.stdout, markdown: renderMarkdown(results, assessResults(results)), own };
 }
 
 /** The headline's culprit line, terminal and markdown alike, for the scenario's regression (throughput when it regressed, else another metric). */
 function assertHeadline(run: Run, culprit: RegExp): void {
-  const regressed = compareResults(run.results).comparisons.filter((c) => c.verdict === 'regression');
+  const regressed = assessResults(run.results).comparisons.filter((c) => c.verdict === 'regression');
   assert.ok(regressed.length > 0, 'head is slower');
   const metric = '(throughput −|latency p\\d+ \\+|CPU / request \\+)[\\d.,]+%';
   // The failing scenario leads the headline ("failing: GET / throughput −19.9% (limit 2%): most new
@@ -82,7 +83,7 @@ describe('the culprit in own code', () => {
     assert.ok(first!.change < 0.05, `self change ${(100 * first!.change).toFixed(1)} pp`);
     assert.equal(first!.into[0]!.category === 'node' || first!.into[0]!.category === 'native', true);
     // the PR rewrote compressBody's body: the culprit is code it changed
-    const culprit = culpritOf(run.results.profiles![0]!, run.results)!;
+    const culprit = explainProfile(run.results.profiles![0]!, run.results).culprit!;
     assert.equal(culprit.changed, true);
     assert.equal(culprit.text, `most new time in compressBody (server.js:${first!.line}, changed by this PR) → zlib`);
     assertHeadline(run, /most new time in compressBody \(server\.js:\d+, changed by this PR\) → zlib/);
@@ -111,7 +112,7 @@ describe('the culprit in own code', () => {
     assert.ok(first!.attributedChange > 0.2, `validateName +${(100 * first!.attributedChange).toFixed(1)} pp`);
     // the PR changed the pattern, a constant outside validateName
     assertHeadline(run, /most new time in validateName \(server\.js:\d+, not changed by this PR: called more, or with larger inputs, by something that changed\) → regex \/\^\(\[a-z\]\+\)\*\$\//);
-    const hints = compareResults(run.results).health?.hints ?? [];
+    const hints = assessResults(run.results).health?.hints ?? [];
     const loop = hints.find((h) => h.kind === 'blocked-loop' || h.kind === 'cpu-per-request');
     assert.ok(loop, `a health hint about the loop or CPU: ${JSON.stringify(hints)}`);
     assert.match(run.stdout, /(event loop blocked|CPU per request).* — most new time in validateName \(server\.js:\d+, not changed by this PR: .*\) → regex/);
@@ -128,7 +129,7 @@ describe('the culprit in own code', () => {
     assert.equal(displayName(first!), 'arrow at top level');
     assert.equal(run.own.filter((c) => c.status !== 'both' && c.name.startsWith('(anonymous server.js')).length, 0, 'no gone/new twin');
     // the handler's text is as it was (ROUNDS, above it, changed): not changed by this PR, and said so
-    assert.equal(culpritOf(run.results.profiles![0]!, run.results)!.changed, false);
+    assert.equal(explainProfile(run.results.profiles![0]!, run.results).culprit!.changed, false);
     assertHeadline(run, new RegExp(`most new time in arrow at top level \\(server\\.js:${headLine}, not changed by this PR: called more, or with larger inputs, by something that changed\\) → crypto`));
     assert.match(run.stdout, /arrow at top level +server\.js:\d+ .*moved from line \d+/);
   });
@@ -170,7 +171,7 @@ profile: { duration: 2s }
     assert.equal(results.profiles![0]!.sides.head.packages!.find((p) => p.name === 'tiny-router')?.version, '1.1.0');
     // (1.0.0's Map lookup is too quick to be sampled much, if at all)
     assert.notEqual(results.profiles![0]!.sides.base.packages!.find((p) => p.name === 'tiny-router')?.version ?? '1.0.0', '1.1.0');
-    const run: Run = { results, stdout: cli.stdout, markdown: renderMarkdown(results, compareResults(results)), own: [] };
+    const run: Run = { results, stdout: cli.stdout, markdown: renderMarkdown(results, assessResults(results)), own: [] };
     assertHeadline(run, /most new time in tiny-router 1\.0\.0 → 1\.1\.0 \(changed by this PR\): (matchLayer|lookup) in index\.js/);
     assert.match(cli.stdout, /by package .*\n *package +version +base +head +change\n *tiny-router +1\.0\.0 → 1\.1\.0 +/);
   });

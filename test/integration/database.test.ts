@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import type { IoComparison } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
@@ -51,7 +51,7 @@ async function compare(head: Files, database: string) {
   const started = Date.now();
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '5'], repo);
   const results = readResults(join(out, 'results.json'));
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const io = analysis.io?.comparisons.find((c) => c.destination === `127.0.0.1:${pg.port}`);
   console.log(`${database}: exit ${run.code} in ${Math.round((Date.now() - started) / 1000)} s; I/O ${JSON.stringify(io)}`);
   console.log(analysis.comparisons.map((c) => `${c.metric} ${(c.change * 100).toFixed(1)}% ${c.verdict}`).join('; '));

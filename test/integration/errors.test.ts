@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
-import type { VerdictsDocument } from '../../src/results/verdicts.js';
+import type { VerdictsDocument } from '../../src/assess/verdicts.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
 
@@ -39,7 +39,7 @@ test('a faster head that answers 500 to every third request fails on errors, and
   // what head answered, asked again once its first start pair had failed, after its load
   assert.deepEqual(work.unexpectedAnswer, { head: { status: 500, body: '{"error":"connection pool exhausted"}' } });
   assert.equal(results.scenarios.find((s) => s.name === 'GET /gone')!.unexpectedAnswer, undefined);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const of = (scenario: string, metric: string) => analysis.comparisons.find((c) => c.scenario === scenario && c.metric === metric)!;
   assert.equal(of('GET /work', 'errors').verdict, 'regression');
   assert.ok(Math.abs(of('GET /work', 'errors').change - 1 / 3) < 0.02, `change ${of('GET /work', 'errors').change}`);

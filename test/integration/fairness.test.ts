@@ -5,12 +5,12 @@
  * none of them has had a request for 20 ms: in alternate mode, exactly while base is measured
  * alone. perfgate records what each side's idle starts use during every slice (Slice.idle) and
  * refuses a verdict when one side's burned more than a tenth of a core while the other was
- * measured (src/gate/fairness.ts). Honest runs, a regression and A/A, must have no such finding.
+ * measured (src/assess/fairness.ts). Honest runs, a regression and A/A, must have no such finding.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/index.js';
+import { assessResults } from '../../src/assess/index.js';
 import { readResults } from '../../src/results/io.js';
 import type { Results, Side } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
@@ -39,7 +39,7 @@ test("a head that burns CPU while base is measured gets no verdict: exit 2, and 
   assert.equal(run.code, 2, run.stdout + run.stderr);
   assert.match(run.stdout, /not a fair comparison: head's idle service used [\d.]+% of a core more while base was measured/);
   assert.match(run.stdout, /head's idle service used [\d.]+% of a core while base was measured \(its \d+ starts not under load.*\(limit 10%\)\. The comparison is not fair, so this run gives no verdict.*\(unfair-comparison\)/);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   assert.deepEqual(analysis.unfair?.map((u) => u.side), ['head']);
   assert.equal(results.status, 'complete', 'what was measured is kept: the finding is the gate\'s, not an error');
   // The same command on the same results says the same: `perfgate report` exits 2 too.
@@ -56,7 +56,7 @@ test('an honest regression in the same layout has no unfair-comparison finding: 
   t.diagnostic(`idle CPU over the other side's slices: base ${(shares.base * 100).toFixed(1)}%, head ${(shares.head * 100).toFixed(1)}% of a core; exit ${run.code}`);
   assert.notEqual(run.code, 2, run.stdout + run.stderr);
   assert.doesNotMatch(run.stdout, /not a fair comparison|unfair-comparison/);
-  assert.equal(compareResults(results).unfair, undefined);
+  assert.equal(assessResults(results).unfair, undefined);
 });
 
 test('an honest A/A run in the default mode (simultaneous) passes with no unfair-comparison finding', async (t) => {
@@ -67,5 +67,5 @@ test('an honest A/A run in the default mode (simultaneous) passes with no unfair
   const shares = idleShares(results);
   t.diagnostic(`idle CPU over the other side's slices: base ${(shares.base * 100).toFixed(1)}%, head ${(shares.head * 100).toFixed(1)}% of a core`);
   assert.equal(run.code, 0, run.stdout + run.stderr);
-  assert.equal(compareResults(results).unfair, undefined);
+  assert.equal(assessResults(results).unfair, undefined);
 });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { ClosedLoopLoad } from '../../src/engine/load/closed.js';
 import { FixedRateLoad } from '../../src/engine/load/fixed-rate.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { windows } from '../helpers/load.js';
@@ -100,7 +100,7 @@ test('compare at a fixed rate: a head that stalls its loop 50 ms every 200 ms fa
       assert.ok(slice.latencyUs.p999 !== undefined, 'and records p99.9');
     }
   }
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const of = (metric: string) => analysis.comparisons.find((c) => c.metric === metric)!;
   const p99 = of('latency_p99');
   assert.equal(p99.verdict, 'regression', `latency p99 ${p99.change} (${p99.ciLow} … ${p99.ciHigh}), p ${p99.pAdjusted}, generator-bound ${p99.generatorBound ?? 'no'}`);

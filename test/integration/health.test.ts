@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults, describeFailing } from '../../src/gate/compare.js';
-import { aggregateHealth, generatorBoundSlice } from '../../src/gate/health.js';
+import { assessResults, describeFailing } from '../../src/assess/compare.js';
+import { aggregateHealth, generatorBoundSlice } from '../../src/assess/health.js';
 import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
@@ -23,7 +23,7 @@ async function compare(base: Files, head: Files, scenarios = 'scenarios: [GET /w
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--markdown', markdownFile], repo);
   assert.notEqual(run.code, 2, run.stderr + run.stdout);
   const results = readResults(join(out, 'results.json'));
-  return { code: run.code, results, analysis: compareResults(results), terminal: run.stdout, markdown: readFileSync(markdownFile, 'utf8') };
+  return { code: run.code, results, analysis: assessResults(results), terminal: run.stdout, markdown: readFileSync(markdownFile, 'utf8') };
 }
 
 /** The markdown "Service health" section, for the test log (the PR-comment text). */

@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { HealthChannel } from '../../src/engine/service/health.js';
 import { ProcessTracker, } from '../../src/engine/process/processes.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { renderIoTerminal } from '../../src/report/io.js';
 import type { NamedCalls, ProcessHealth, Side } from '../../src/results/types.js';
 import { type Mysql, startMysql } from '../helpers/mysql.js';
@@ -215,7 +215,7 @@ test("mysql2's queries and prepared statements are named without their literals,
     results.scenarios[0]!.pairs.forEach((pair, i) => {
       for (const side of ['base', 'head'] as const) pair[side].health = { requestsSinceStart: 100, missing: 0, processes: windows[side][i]! };
     });
-    const report = renderIoTerminal(compareResults(results)).join('\n');
+    const report = renderIoTerminal(assessResults(results)).join('\n');
     console.log(report);
     const line = report.split('\n').find((l) => l.includes(`· ${mysqlAt}:`));
     assert.match(

@@ -10,13 +10,13 @@ import { dirname, join } from 'node:path';
 import { before, describe, test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { scriptSources } from '../../src/engine/phases/profile.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { summarizeCallTree } from '../../src/profile/aggregate.js';
 import { buildCallTree } from '../../src/profile/call-tree.js';
 import { diffProfiles, hottestChanges } from '../../src/profile/diff.js';
 import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
-import { scenarioMoved } from '../../src/results/verdicts.js';
+import { scenarioMoved } from '../../src/assess/read.js';
 import { canvasPixels, distinctColours, withPage } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
 import { lineOf, readProfileDir } from '../helpers/profiles.js';
@@ -64,7 +64,7 @@ describe('profiling: head adds an expensive function to the request path', () =>
   });
 
   test('the new function is first among changed own functions, with its file and line; the verdict is a regression', () => {
-    assert.equal(compareResults(results).comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
+    assert.equal(assessResults(results).comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
     const [profile] = results.profiles!;
     assert.equal(profile!.scenario, 'GET /payload');
     const [first] = hottestChanges(diffProfiles(profile!.sides.base, profile!.sides.head, profile!.intervalUs), ['own'], 10);
@@ -211,7 +211,7 @@ http.createServer((req, res) => res.end(req.url === '/work' ? String(spin(${iter
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '3'], repo);
   assert.equal(run.code, 1, run.stderr + run.stdout);
   const results = readResults(join(out, 'results.json'));
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const moved = results.scenarios.map((s) => s.name).filter((name) => scenarioMoved(analysis, name));
   assert.ok(moved.includes('GET /work'), 'ten times the work moved GET /work');
   // Profiled exactly where a verdict moved; the rest (unchanged, or undecided beside it) is named as left out.

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { type Postgres, startPostgres } from '../helpers/postgres.js';
@@ -44,7 +44,7 @@ async function compare(head: Files, extra = '') {
   const out = join(repo, '.out');
   const started = Date.now();
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '5'], repo);
-  const analysis = compareResults(readResults(join(out, 'results.json')));
+  const analysis = assessResults(readResults(join(out, 'results.json')));
   const at = (port: number) => analysis.io?.comparisons.find((c) => c.destination === `127.0.0.1:${port}`);
   console.log(`exit ${run.code} in ${Math.round((Date.now() - started) / 1000)} s; pg ${JSON.stringify(at(pg.port))}; redis ${JSON.stringify(at(redis.port))}`);
   console.log(analysis.comparisons.map((c) => `${c.metric} ${(c.change * 100).toFixed(1)}% ${c.verdict}`).join('; '));

@@ -10,10 +10,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { culpritOf } from '../../src/profile/culprit.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { explainProfile } from '../../src/profile/culprit.js';
 import { readResults } from '../../src/results/io.js';
-import type { VerdictEntry, VerdictsDocument } from '../../src/results/verdicts.js';
+import type { VerdictEntry, VerdictsDocument } from '../../src/assess/verdicts.js';
 import { runCli } from '../helpers/cli.js';
 import { type FerretDB, ferretdbSkip, startFerretDB } from '../helpers/ferretdb.js';
 import { processesIn } from '../helpers/processes.js';
@@ -84,7 +84,7 @@ profile: { duration: 3s }
     );
     // The time it added per request is the loading's: most of head's extra CPU per request.
     const results = readResults(join(out, 'results.json'));
-    const culprit = culpritOf(results.profiles![0]!)!;
+    const culprit = explainProfile(results.profiles![0]!).culprit!;
     const scale = culprit.fn.scale!;
     assert.ok(culprit.fn.added! > 0.5 * (scale.head - scale.base), `handler adds ${culprit.fn.added!.toFixed(0)} µs of head's ${(scale.head - scale.base).toFixed(0)} µs more CPU per request`);
   });
@@ -242,14 +242,14 @@ ${extra}`,
     const driverMs = (side: 'base' | 'head') =>
       (profile.sides[side].packages ?? []).filter((p) => p.name === 'mongodb' || p.name === 'bson').reduce((sum, p) => sum + p.samples, 0) *
       (profile.intervalUs / 1000) / profile.sides[side].requests;
-    const culprit = culpritOf(profile)!;
+    const culprit = explainProfile(profile).culprit!;
     const addedMs = culprit.fn.added! / 1000;
     assert.ok(driverMs('head') - driverMs('base') > 0.5 * addedMs, `the driver: ${driverMs('base').toFixed(2)} → ${driverMs('head').toFixed(2)} ms per request, of ${addedMs.toFixed(2)} ms hello added`);
     assert.ok(profile.sides.head.functions.some((f) => f.name === 'deserializeObject' && f.package === 'bson'), "bson's deserializeObject is sampled in head");
     // I/O: base's findOne is one round trip per request; head's find is the query and the
     // cursor's getMores (FerretDB sends 101, then up to 250 documents a batch: 5 round trips;
     // MongoDB would send the rest in one getMore), and waits on them far longer.
-    const io = compareResults(results).io?.comparisons.find((c) => c.destination === `127.0.0.1:${mongo.port}`);
+    const io = assessResults(results).io?.comparisons.find((c) => c.destination === `127.0.0.1:${mongo.port}`);
     assert.ok(io?.base && io.head, 'FerretDB is a destination');
     assert.ok(Math.abs(io.base.roundTripsPerRequest - 1) < 0.2, `base: one round trip per request, ${io.base.roundTripsPerRequest}`);
     assert.ok(io.head.roundTripsPerRequest >= 2, `head: the find and its getMores, ${io.head.roundTripsPerRequest}`);

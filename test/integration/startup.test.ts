@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, quickConfig } from '../helpers/repo.js';
@@ -21,7 +21,7 @@ test('every start tells its time to listen and its memory: a head that spends 40
   // 12 start pairs (quickConfig), both sides, numbered as PERFGATE_START numbers them.
   assert.equal(results.starts!.length, 24);
   assert.deepEqual([...new Set(results.starts!.map((s) => s.start))].sort((a, b) => a - b), [...Array(12).keys()]);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const time = analysis.startup!.find((c) => c.metric === 'startup_time')!;
   const memory = analysis.startup!.find((c) => c.metric === 'startup_memory')!;
   console.log(`time to listen ${time.baseMedian} → ${time.headMedian} ms (${time.change}); memory ${memory.baseMedian} → ${memory.headMedian} bytes (${memory.change})`);

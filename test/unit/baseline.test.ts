@@ -2,9 +2,9 @@
 // environment check, what a record must be, and the artifact name a record is found by.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { startSummaries } from '../../src/gate/unpaired.js';
-import { METRIC_DEFINITIONS } from '../../src/gate/metrics.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { startSummaries } from '../../src/assess/unpaired.js';
+import { METRIC_DEFINITIONS } from '../../src/assess/metrics.js';
 import { recordArtifactName } from '../../src/github/records.js';
 import { BaselineError, baselineOf, checkEnvironment, environmentDifferences } from '../../src/results/baseline.js';
 import type { Results } from '../../src/results/types.js';
@@ -33,7 +33,7 @@ function withBaseline(head: Results, record: Results): Results {
 describe('head against a stored baseline (unpaired)', () => {
   it('fails a 10% drop in throughput, and the report says what it was compared with', () => {
     const results = withBaseline(oneCommitRun(HEAD, 9000, 2), oneCommitRun(BASE, 10000, 1));
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
     assert.equal(throughput.verdict, 'regression');
     assert.ok(Math.abs(throughput.change + 0.1) < 0.02, `change ${throughput.change}`);
@@ -48,7 +48,7 @@ describe('head against a stored baseline (unpaired)', () => {
   });
 
   it('passes the same commit measured twice: unchanged, no regression', () => {
-    const analysis = compareResults(withBaseline(oneCommitRun(HEAD, 10000, 4), oneCommitRun(BASE, 10000, 3)));
+    const analysis = assessResults(withBaseline(oneCommitRun(HEAD, 10000, 4), oneCommitRun(BASE, 10000, 3)));
     assert.equal(analysis.decision, 'pass');
     assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'unchanged');
   });
@@ -56,7 +56,7 @@ describe('head against a stored baseline (unpaired)', () => {
   it('gives no verdict for a scenario the record lacks, and says so', () => {
     const record = oneCommitRun(BASE, 10000, 1);
     const head = oneCommitRun(HEAD, 10000, 2);
-    const analysis = compareResults(withBaseline(head, { ...record, scenarios: [{ ...record.scenarios[0]!, name: 'GET /other' }] }));
+    const analysis = assessResults(withBaseline(head, { ...record, scenarios: [{ ...record.scenarios[0]!, name: 'GET /other' }] }));
     assert.deepEqual(analysis.comparisons, []);
     assert.ok(analysis.warnings.some((w) => w.message === 'The stored baseline has no pairs of GET /hello: no verdict for it.'));
   });

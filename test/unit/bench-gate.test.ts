@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { pairsNeeded } from '../../src/gate/warnings.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { pairsNeeded } from '../../src/assess/warnings.js';
 import { describeDecision } from '../../src/report/verdicts.js';
 import type { Side } from '../../src/results/types.js';
 import { benchResults, benchRounds, benchRun, type FakeBenchmark, WOBBLE } from '../helpers/bench.js';
@@ -21,7 +21,7 @@ describe('micro-benchmark verdicts', () => {
   ]);
 
   test('paired by round, one number per process: improvement, regression, unchanged', () => {
-    const analysis = compareResults(benchResults(runs));
+    const analysis = assessResults(benchResults(runs));
     const verdicts = Object.fromEntries(analysis.benchmarks!.comparisons.map((c) => [c.label, c]));
     assert.deepEqual(Object.keys(verdicts), ['faster', 'slower', 'same'], 'names are unique: labels are the names');
     assert.equal(verdicts['faster']!.verdict, 'improvement');
@@ -39,7 +39,7 @@ describe('micro-benchmark verdicts', () => {
   });
 
   test('gate.benchmarks off: the regression is information, the build passes', () => {
-    const analysis = compareResults(benchResults(runs, { gate: { benchmarks: 'off' }, alpha: 0.01 }));
+    const analysis = assessResults(benchResults(runs, { gate: { benchmarks: 'off' }, alpha: 0.01 }));
     assert.equal(analysis.decision, 'pass');
     const slower = analysis.benchmarks!.comparisons.find((c) => c.name === 'slower')!;
     assert.equal(slower.gated, false);
@@ -52,7 +52,7 @@ describe('micro-benchmark verdicts', () => {
     const three = benchRounds(10, 'bench/a.js', (side, round) =>
       ['a', 'b', 'c'].map((name) => ({ name, ops: ops(1000, 0.5)(side, round) })),
     );
-    const withHttp = compareResults(benchResults(three, {}, true));
+    const withHttp = assessResults(benchResults(three, {}, true));
     assert.equal(withHttp.comparisons.filter((c) => c.gated).length, 3, 'throughput, latency p99 and errors');
     for (const c of withHttp.benchmarks!.comparisons) {
       assert.equal(c.p, 1 / 1024);
@@ -65,7 +65,7 @@ describe('micro-benchmark verdicts', () => {
     const nine = benchRounds(10, 'bench/a.js', (side, round) =>
       'abcdefghi'.split('').map((name) => ({ name, ops: ops(1000, 0.5)(side, round) })),
     );
-    const tooMany = compareResults(benchResults(nine, {}, true));
+    const tooMany = assessResults(benchResults(nine, {}, true));
     assert.ok(tooMany.benchmarks!.comparisons.every((c) => c.verdict === 'inconclusive'), '11 × 1/1024 > 0.01');
     const warning = tooMany.warnings.find((w) => w.code === 'underpowered' && w.benchmark !== undefined)!;
     assert.match(warning.message, /With 10 rounds and 2 gated metrics and 9 gated micro-benchmarks no micro-benchmark change can reach significance/);
@@ -95,7 +95,7 @@ describe('what cannot be compared is listed', () => {
     // e.js is new on head
     benchRun(0, 'bench/e.js', 'head', [{ name: 'e1', ops: 42 }]),
   ];
-  const analysis = compareResults(benchResults(runs));
+  const analysis = assessResults(benchResults(runs));
   const bench = analysis.benchmarks!;
 
   test('duplicate names are told apart by suite, then by file', () => {
@@ -149,7 +149,7 @@ describe('what cannot be compared is listed', () => {
   test('a budget that ran out is a warning', () => {
     const results = benchResults(benchRounds(6, 'bench/a.js', both));
     results.benchmarks!.stoppedEarly = 'the budget of 1m (benchmarks.budget) ran out in round 7 of 10';
-    const warning = compareResults(results).warnings.find((w) => w.code === 'benchmark-budget')!;
+    const warning = assessResults(results).warnings.find((w) => w.code === 'benchmark-budget')!;
     assert.match(warning.message, /stopped early: the budget of 1m/);
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import type { Side } from '../../src/results/types.js';
 import { benchResults, benchRounds, benchRun, WOBBLE } from '../helpers/bench.js';
@@ -24,7 +24,7 @@ function run() {
     ]),
   ];
   const results = benchResults(runs);
-  return { results, analysis: compareResults(results) };
+  return { results, analysis: assessResults(results) };
 }
 
 test('benchmarks-only run: the Micro-benchmarks table in markdown, names and messages escaped', () => {
@@ -49,7 +49,7 @@ test('benchmarks-only run in the terminal', () => {
 test('with HTTP scenarios too: both tables, one headline', () => {
   const runs = benchRounds(10, 'bench/a.bench.js', (side, round) => [{ name: 'a', ops: 1000 * wobble(side, round) }]);
   const results = benchResults(runs, {}, true);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const markdown = renderMarkdown(results, analysis);
   assert.match(markdown, /\| scenario \| metric \| base \(median\) \| head \(median\) \| paired change \(95% CI\) \| verdict \|/);
   assert.match(markdown, /\*\*Micro-benchmarks\*\* · each number/);

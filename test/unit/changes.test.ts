@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { culpritAnnotations, MAX_ANNOTATIONS } from '../../src/action/annotations.js';
 import { changedLines } from '../../src/engine/workspace/changes.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
 import { changedByPr, parseDiff, touches } from '../../src/profile/changes.js';
 import { culpritAmong } from '../../src/profile/culprit.js';
@@ -250,32 +250,32 @@ describe('annotations on the pull request', () => {
 
   test('a culprit in a file the PR changed: one warning at its line, with the time it added and the regression', () => {
     const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[12, 1]] }] });
-    const annotations = culpritAnnotations(results, compareResults(results));
+    const annotations = culpritAnnotations(results, assessResults(results));
     assert.equal(annotations.length, 1);
     const [a] = annotations;
     assert.equal(a!.file, 'src/payload.js');
     assert.equal(a!.line, 10);
     assert.match(a!.message, /^slowEtag: \+[\d.]+ (µs|ms) CPU per request in head \(GET \/hello throughput −[\d.]+%\)$/);
     // the terminal names the same place, as a path from the repository root
-    assert.match(renderTerminal(results, compareResults(results)), /most new time in slowEtag \(src\/payload\.js:10, changed by this PR\)/);
+    assert.match(renderTerminal(results, assessResults(results)), /most new time in slowEtag \(src\/payload\.js:10, changed by this PR\)/);
   });
 
   test('a culprit the PR did not edit, in a file it changed: annotated, and said where to look', () => {
     const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[30, 2]] }] });
-    const [a] = culpritAnnotations(results, compareResults(results));
+    const [a] = culpritAnnotations(results, assessResults(results));
     assert.match(a!.message, /; this function is not changed by this PR: something that changed calls it more, or with larger inputs$/);
   });
 
   test('a culprit the PR did not edit, beside a function it did edit that grew: both annotated, the edited one first', () => {
     // the PR edited buildPayload (src/payload.js:5–8), which grew too, and not slowEtag
     const results = regressed({ since, files: [{ file: 'src/payload.js', hunks: [[6, 1]] }] });
-    const annotations = culpritAnnotations(results, compareResults(results));
+    const annotations = culpritAnnotations(results, assessResults(results));
     assert.deepEqual(
       annotations.map((a) => `${a.file}:${a.line}`),
       ['src/payload.js:5', 'src/payload.js:10'],
     );
     assert.match(annotations[0]!.message, /^buildPayload: \+[\d.]+ (µs|ms) CPU per request in head \(GET \/hello throughput −[\d.]+%\); slowEtag \(src\/payload\.js:10\), which this PR did not change, added \+[\d.]+ (µs|ms) CPU per request$/);
-    assert.match(renderTerminal(results, compareResults(results)), /most new time in slowEtag \(src\/payload\.js:10, not changed by this PR\); most in code this PR changed: buildPayload \(src\/payload\.js:5\)/);
+    assert.match(renderTerminal(results, assessResults(results)), /most new time in slowEtag \(src\/payload\.js:10, not changed by this PR\); most in code this PR changed: buildPayload \(src\/payload\.js:5\)/);
   });
 
   test('at most three annotations, one per function: five regressed scenarios with five culprits get three', () => {
@@ -292,7 +292,7 @@ describe('annotations on the pull request', () => {
     };
     results.scenarios = Array.from({ length: 5 }, (_, i) => ({ ...template, name: `GET /s/${i}` }));
     results.profiles = Array.from({ length: 5 }, (_, i) => moved(i));
-    const annotations = culpritAnnotations(results, compareResults(results));
+    const annotations = culpritAnnotations(results, assessResults(results));
     assert.equal(MAX_ANNOTATIONS, 3);
     assert.deepEqual(
       annotations.map((a) => `${a.file}:${a.line}`),
@@ -302,8 +302,8 @@ describe('annotations on the pull request', () => {
 
   test('no annotation for a culprit in a file the PR left alone, nor without a recorded diff', () => {
     const results = regressed({ since, files: [{ file: 'server.js', hunks: [[3, 1]] }] });
-    assert.deepEqual(culpritAnnotations(results, compareResults(results)), []);
+    assert.deepEqual(culpritAnnotations(results, assessResults(results)), []);
     const old = regressed();
-    assert.deepEqual(culpritAnnotations(old, compareResults(old)), []);
+    assert.deepEqual(culpritAnnotations(old, assessResults(old)), []);
   });
 });

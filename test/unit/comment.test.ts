@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decide, wantsNewComment } from '../../src/action/decision.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { COMMENT_LIMIT, commentMarker, renderComment, renderReport } from '../../src/report/comment.js';
 import { workflowOfRef } from '../../src/github/comments.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
@@ -21,7 +21,7 @@ function manyScenarios(count: number, regressedAt: number): Results {
 describe('renderComment', () => {
   test('a hidden marker for the gate id, then the report as renderMarkdown writes it', () => {
     const results = resultsFromPairs(regressedPairs());
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const body = renderComment(results, analysis, 'api');
     assert.equal(body, `<!-- perfgate:comment id=api -->\n${renderMarkdown(results, analysis)}`);
     assert.throws(() => commentMarker('x --> <b>'), /Invalid gate id/);
@@ -29,7 +29,7 @@ describe('renderComment', () => {
 
   test('artifact links: labels escaped, URLs kept whole', () => {
     const results = resultsFromPairs(cleanPairs());
-    const text = renderReport(results, compareResults(results), {
+    const text = renderReport(results, assessResults(results), {
       artifacts: [{ label: 'flame|graph <x>.html', url: 'https://github.com/a/b/actions/runs/1/artifacts/2?(x)' }],
     });
     assert.ok(text.includes('**Artifacts:** [flame&#124;graph &lt;x&gt;.html](https://github.com/a/b/actions/runs/1/artifacts/2?%28x%29)'));
@@ -37,27 +37,27 @@ describe('renderComment', () => {
 
   test('an accept label: the headline and a warning name it; none when the run passes anyway', () => {
     const failing = resultsFromPairs(regressedPairs());
-    const text = renderReport(failing, compareResults(failing), { acceptedBy: 'perf-ok' });
+    const text = renderReport(failing, assessResults(failing), { acceptedBy: 'perf-ok' });
     assert.match(text, /^## perfgate: ⚠️ accepted by label \*\*perf-ok\*\*: failing: GET \/hello throughput −\d+\.\d% \(limit 2%\)/);
     assert.match(text, /\n> ⚠️ \*\*Regression accepted\.\*\* The label \*\*perf-ok\*\* is on this pull request/);
     const passing = resultsFromPairs(cleanPairs());
-    assert.ok(!renderReport(passing, compareResults(passing), { acceptedBy: 'perf-ok' }).includes('accepted'));
+    assert.ok(!renderReport(passing, assessResults(passing), { acceptedBy: 'perf-ok' }).includes('accepted'));
   });
 
   test('a failing report says which label accepts it; a passing or accepted one does not; the run is linked', () => {
     const failing = resultsFromPairs(regressedPairs());
     const options = { acceptLabel: 'perf <ok>', runUrl: 'https://github.com/a/b/actions/runs/77' };
-    const text = renderReport(failing, compareResults(failing), options);
+    const text = renderReport(failing, assessResults(failing), options);
     assert.match(text, /\nIf this regression is intended, add the label \*\*perf &lt;ok&gt;\*\* to the pull request/);
     assert.match(text, /<sub>perfgate [^<]* · \[workflow run\]\(https:\/\/github\.com\/a\/b\/actions\/runs\/77\)<\/sub>\n$/);
-    assert.ok(!renderReport(failing, compareResults(failing), { ...options, acceptedBy: 'perf <ok>' }).includes('If this regression is intended'));
+    assert.ok(!renderReport(failing, assessResults(failing), { ...options, acceptedBy: 'perf <ok>' }).includes('If this regression is intended'));
     const passing = resultsFromPairs(cleanPairs());
-    assert.ok(!renderReport(passing, compareResults(passing), options).includes('If this regression is intended'));
+    assert.ok(!renderReport(passing, assessResults(passing), options).includes('If this regression is intended'));
   });
 
   test('over the limit: the details go first, then the least notable rows, with a note and a link', () => {
     const results = manyScenarios(40, 25);
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const full = renderReport(results, analysis, { maxChars: Number.POSITIVE_INFINITY });
     const fullReport = { label: 'results', url: 'https://github.com/a/b/actions/runs/1/artifacts/9' };
 
@@ -80,7 +80,7 @@ describe('renderComment', () => {
 
   test('over the limit: the chart goes after the details and before any verdict row', () => {
     const results = manyScenarios(40, 25);
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const fullReport = { label: 'results', url: 'https://github.com/a/b/actions/runs/1/artifacts/9' };
     const full = renderReport(results, analysis, { maxChars: Number.POSITIVE_INFINITY, fullReport });
     assert.match(full, /```mermaid\nxychart-beta|```mermaid\n%%\{init/);
@@ -98,7 +98,7 @@ describe('renderComment', () => {
   test('a crafted results.json with an enormous name still yields a body under the limit', () => {
     const results = resultsFromPairs(regressedPairs());
     results.sides.head.ref = '<'.repeat(200_000);
-    const body = renderComment(results, compareResults(results), 'default');
+    const body = renderComment(results, assessResults(results), 'default');
     assert.ok(body.length <= COMMENT_LIMIT, `${body.length}`);
     assert.match(body, /⚠️ \*\*This report was cut\*\*/);
     assert.ok(!body.includes('<<'), 'what is left is still escaped');
@@ -106,8 +106,8 @@ describe('renderComment', () => {
 });
 
 describe('the action decisions', () => {
-  const failing = compareResults(resultsFromPairs(regressedPairs()));
-  const passing = compareResults(resultsFromPairs(cleanPairs()));
+  const failing = assessResults(resultsFromPairs(regressedPairs()));
+  const passing = assessResults(resultsFromPairs(cleanPairs()));
 
   test('the accept label turns a failure into a pass, matched case-insensitively', () => {
     assert.deepEqual(decide(failing, ['bug', 'Perf-Regression-Accepted'], 'perf-regression-accepted'), {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decide } from '../../src/action/decision.js';
-import { compareResults } from '../../src/gate/index.js';
+import { assessResults } from '../../src/assess/index.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { validateResults } from '../../src/results/validate.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -20,7 +20,7 @@ function run(idle: (side: 'base' | 'head', pair: number) => number) {
 describe('fairness: CPU burned by idle starts', () => {
   it("a head whose idle starts burn CPU while base is measured gets no passing verdict, whatever its numbers say", () => {
     const results = run((side) => (side === 'head' ? 0.95 : 0));
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     // Head looks 25% faster: the burn made base slow. Without the finding this is an improvement and a pass.
     assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'improvement');
     assert.equal(analysis.decision, 'fail');
@@ -36,13 +36,13 @@ describe('fairness: CPU burned by idle starts', () => {
   });
 
   it('burning in a few slices only counts by its average: under half the slices at a full core is still caught', () => {
-    const analysis = compareResults(run((side, i) => (side === 'head' && i % 3 === 0 ? 1 : 0)));
+    const analysis = assessResults(run((side, i) => (side === 'head' && i % 3 === 0 ? 1 : 0)));
     assert.equal(analysis.unfair?.[0]?.side, 'head');
     assert.equal(analysis.unfair?.[0]?.idleCoreShare, 0.3333);
   });
 
   it("base's idle starts burning is named as base's", () => {
-    const analysis = compareResults(run((side) => (side === 'base' ? 0.5 : 0)));
+    const analysis = assessResults(run((side) => (side === 'base' ? 0.5 : 0)));
     assert.deepEqual(analysis.unfair?.map((u) => u.side), ['base']);
     assert.match(analysis.unfair![0]!.message, /^base's idle service used 50% of a core while head was measured.*makes head look slower/);
   });
@@ -54,9 +54,9 @@ describe('fairness: CPU burned by idle starts', () => {
       pair.base.idle!.base.cpuSeconds = 0.5;
       pair.head.idle!.head.cpuSeconds = 0.5;
     });
-    assert.equal(compareResults(results).unfair, undefined);
+    assert.equal(assessResults(results).unfair, undefined);
     // one-sided, the same timer in head only is still a tilt of one start's worth against base, under the limit here
-    assert.equal(compareResults(run((side) => (side === 'head' ? 0.05 : 0))).unfair, undefined);
+    assert.equal(assessResults(run((side) => (side === 'head' ? 0.05 : 0))).unfair, undefined);
   });
 
   it('simultaneous slices: both sides are measured in one window, so even a burning head tilts nothing', () => {
@@ -66,23 +66,23 @@ describe('fairness: CPU burned by idle starts', () => {
       pair.base.idle = window;
       pair.head.idle = window;
     });
-    assert.equal(compareResults(results).unfair, undefined);
+    assert.equal(assessResults(results).unfair, undefined);
   });
 
   it('an idle service that ticks now and then (a clock tick, a timer, a GC) is no finding', () => {
     // 10 ms in every other slice (a clock tick), and 90 ms once: 0.8% of a core on average.
-    const analysis = compareResults(run((_, i) => (i === 4 ? 0.09 : i % 2 ? 0.01 : 0)));
+    const analysis = assessResults(run((_, i) => (i === 4 ? 0.09 : i % 2 ? 0.01 : 0)));
     assert.equal(analysis.unfair, undefined);
     assert.ok(!analysis.warnings.some((w) => w.code === 'unfair-comparison'));
   });
 
   it('just over the limit is a finding, at it none', () => {
-    assert.equal(compareResults(run((side) => (side === 'head' ? 0.1 : 0))).unfair, undefined);
-    assert.equal(compareResults(run((side) => (side === 'head' ? 0.11 : 0))).unfair?.[0]?.side, 'head');
+    assert.equal(assessResults(run((side) => (side === 'head' ? 0.1 : 0))).unfair, undefined);
+    assert.equal(assessResults(run((side) => (side === 'head' ? 0.11 : 0))).unfair?.[0]?.side, 'head');
   });
 
   it('results from before idle CPU was recorded have no finding, and the record passes validation', () => {
-    assert.equal(compareResults(resultsFromPairs([[1000, 1000], [1000, 1010]])).unfair, undefined);
+    assert.equal(assessResults(resultsFromPairs([[1000, 1000], [1000, 1010]])).unfair, undefined);
     const results = run(() => 0.02);
     assert.doesNotThrow(() => validateResults(JSON.parse(JSON.stringify(results)), 'results.json'));
     const bad = JSON.parse(JSON.stringify(results));

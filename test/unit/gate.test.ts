@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { compareResults, decideVerdict, describeFailing } from '../../src/gate/compare.js';
+import { assessResults, decideVerdict, describeFailing } from '../../src/assess/compare.js';
 import { escapeMarkdown } from '../../src/report/format.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { describeAnswer } from '../../src/report/verdicts.js';
 import type { Analysis, Results, Side } from '../../src/results/types.js';
-import { spreadWithinStarts, summarizeStarts } from '../../src/gate/starts.js';
+import { spreadWithinStarts, summarizeStarts } from '../../src/assess/starts.js';
 import { createRandom } from '../../src/stats/random.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -38,7 +38,7 @@ test('verdict rule: significant and beyond the limit, interval inside ±limit, o
 });
 
 test('a 20% slower head fails the gate on throughput; latency and CPU regress as information', () => {
-  const analysis = compareResults(resultsFromPairs(noisyPairs(20, 0.8)));
+  const analysis = assessResults(resultsFromPairs(noisyPairs(20, 0.8)));
   assert.equal(analysis.decision, 'fail');
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.verdict, 'regression');
@@ -51,7 +51,7 @@ test('a 20% slower head fails the gate on throughput; latency and CPU regress as
 });
 
 test('an unchanged head passes with every metric unchanged', () => {
-  const analysis = compareResults(resultsFromPairs(noisyPairs(40, 1, 3)));
+  const analysis = assessResults(resultsFromPairs(noisyPairs(40, 1, 3)));
   assert.equal(analysis.decision, 'pass');
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.verdict, 'unchanged');
@@ -59,7 +59,7 @@ test('an unchanged head passes with every metric unchanged', () => {
 });
 
 test('too few pairs are never "unchanged": the interval is unknown and the run says so', () => {
-  const analysis = compareResults(resultsFromPairs(noisyPairs(4, 1)));
+  const analysis = assessResults(resultsFromPairs(noisyPairs(4, 1)));
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.verdict, 'inconclusive');
   assert.equal(analysis.decision, 'pass');
@@ -77,8 +77,8 @@ test('a per-start offset counts once per start, not once per slice: an A/A run w
   );
   const perPair = resultsFromPairs(pairs, {}, 1); // as if every pair were its own start: the old analysis
   assert.equal(perPair.scenarios[0]!.pairs.length, 60);
-  assert.equal(compareResults(perPair).comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
-  const byStart = compareResults(resultsFromPairs(pairs, {}, 15));
+  assert.equal(assessResults(perPair).comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
+  const byStart = assessResults(resultsFromPairs(pairs, {}, 15));
   const throughput = byStart.comparisons.find((c) => c.metric === 'throughput')!;
   assert.notEqual(throughput.verdict, 'regression');
   assert.equal(byStart.decision, 'pass');
@@ -96,7 +96,7 @@ test('a change worse than the limit that is not significant says why, not "could
   const starts = [-4.0, -5.8, -3.6, -6.0, -6.5, -5.0, -9.1, -6.0, -6.6, -5.6, -5.5, 9.2];
   const pairs = starts.flatMap((pct) => Array.from({ length: 4 }, (): [number, number] => [10_000, 10_000 * (1 + pct / 100)]));
   // one-sided p 14/4096 = 0.0034, doubled by Holm over throughput and latency p99: not below 0.005
-  const analysis = compareResults(resultsFromPairs(pairs, { alpha: 0.005 }, 4));
+  const analysis = assessResults(resultsFromPairs(pairs, { alpha: 0.005 }, 4));
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.verdict, 'inconclusive');
   assert.ok(throughput.ciHigh < -0.02, 'its 95% interval is beyond the limit');
@@ -114,7 +114,7 @@ test('an interval open only on the better side says a worsening beyond the limit
   const starts = [1.5, 1.3, -0.2, 1.2, 1.8, 5.9, 5.9, 6.0, -0.0, -1.9, -0.3, -3.2, 6.7, -1.4, 1.2, -1.0, 0.1, -3.0, 4.9, 0.2, -0.5, -4.0, 1.9, 7.1];
   const run = (sign: number) => {
     const pairs = starts.flatMap((pct) => Array.from({ length: 3 }, (): [number, number] => [10_000, 10_000 * (1 + (sign * pct) / 100)]));
-    const analysis = compareResults(resultsFromPairs(pairs, {}, 3));
+    const analysis = assessResults(resultsFromPairs(pairs, {}, 3));
     const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
     const warning = analysis.warnings.find((w) => w.code === 'inconclusive' && w.message.startsWith('throughput'))!;
     return { throughput, warning };
@@ -135,7 +135,7 @@ test('an interval open only on the better side says a worsening beyond the limit
 test('starts that disagree by more than the limit are said so', () => {
   const offsets = [-0.05, 0.04, -0.03, 0.05, 0, -0.04, 0.03, 0.02, -0.05, 0.04];
   const pairs = offsets.flatMap((offset) => Array.from({ length: 3 }, (): [number, number] => [10_000, 10_000 * Math.exp(offset)]));
-  const analysis = compareResults(resultsFromPairs(pairs, {}, 3));
+  const analysis = assessResults(resultsFromPairs(pairs, {}, 3));
   const warning = analysis.warnings.find((w) => w.code === 'starts-disagree');
   assert.ok(warning, 'warned');
   assert.match(warning.message, /the 10 start pairs disagree by more than the limit \(each start's own change from -4\.9% to \+5\.1%/);
@@ -164,7 +164,7 @@ test("starts whose spread is their pairs' own noise: the warnings say more pairs
   for (let seed = 1; seed <= 20; seed++) {
     const random = createRandom(seed);
     const pairs = Array.from({ length: 36 }, (): [number, number] => [10_000, 10_000 * Math.exp((random() + random() + random() - 1.5) * 0.12)]);
-    const analysis = compareResults(resultsFromPairs(pairs, {}, 3));
+    const analysis = assessResults(resultsFromPairs(pairs, {}, 3));
     const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
     assert.ok(throughput.noise.withinStarts! > 0.025, `pairs move inside their starts: ${throughput.noise.withinStarts}`);
     const disagree = analysis.warnings.find((w) => w.code === 'starts-disagree' && w.message.startsWith('throughput'));
@@ -184,12 +184,12 @@ test("starts whose spread is their pairs' own noise: the warnings say more pairs
 });
 
 test('enough pairs to reach significance: no underpowered warning', () => {
-  const analysis = compareResults(resultsFromPairs(noisyPairs(12, 0.8)));
+  const analysis = assessResults(resultsFromPairs(noisyPairs(12, 0.8)));
   assert.equal(analysis.warnings.some((w) => w.code === 'underpowered'), false);
 });
 
 test('Holm: gated p-values are adjusted across the run, informational ones are not', () => {
-  const analysis = compareResults(resultsFromPairs(noisyPairs(12, 0.9)));
+  const analysis = assessResults(resultsFromPairs(noisyPairs(12, 0.9)));
   const gated = analysis.comparisons.filter((c) => c.gated);
   const info = analysis.comparisons.filter((c) => !c.gated);
   assert.deepEqual(gated.map((c) => c.metric).sort(), ['errors', 'latency_p99', 'throughput']);
@@ -206,7 +206,7 @@ test('Holm: gated p-values are adjusted across the run, informational ones are n
 
 test('measured A/A noise (test/fixtures/slices, 100 pairs): no regression', () => {
   const pairs = measured('slices-aa.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
-  const analysis = compareResults(resultsFromPairs(pairs));
+  const analysis = assessResults(resultsFromPairs(pairs));
   assert.equal(analysis.decision, 'pass');
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.notEqual(throughput.verdict, 'regression');
@@ -214,7 +214,7 @@ test('measured A/A noise (test/fixtures/slices, 100 pairs): no regression', () =
 
 test('measured 5% slower head (test/fixtures/slices, 100 pairs): found, and a regression beyond a 2% limit', () => {
   const pairs = measured('slices-ab5.json').map((p): [number, number] => [p.A.rps, p.B.rps]);
-  const analysis = compareResults(resultsFromPairs(pairs, { gate: { throughput: '2%' } }));
+  const analysis = assessResults(resultsFromPairs(pairs, { gate: { throughput: '2%' } }));
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.ok(throughput.change < -0.02 && throughput.change > -0.09, `change ${throughput.change}`);
   assert.ok(throughput.p < 0.01);
@@ -227,7 +227,7 @@ test('non-2xx responses and an incomplete run are warned about', () => {
   results.scenarios[0]!.pairs[3]!.head.non2xx = 40;
   results.status = 'failed';
   results.error = 'The head service exited with code 13 while under load';
-  const codes = compareResults(results).warnings.map((w) => w.code);
+  const codes = assessResults(results).warnings.map((w) => w.code);
   assert.ok(codes.includes('non-2xx'));
   assert.ok(codes.includes('incomplete'));
 });
@@ -238,7 +238,7 @@ test('the analysis carries what the reports show: noise bands, failed requests, 
   results.scenarios[0]!.pairs[5]!.base.timeouts = 2;
   const recorded = { code: 'not-production' as const, message: 'service.env.NODE_ENV is "development"' };
   results.warnings.push(recorded, { ...recorded });
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   // per pair: the quartiles of head/base − 1 over the 12 pairs; per start: of the 4 starts' own changes
   const changes = results.scenarios[0]!.pairs.map((p) => p.head.rps / p.base.rps - 1).sort((a, b) => a - b);
@@ -276,7 +276,7 @@ describe('errors: a head that answers errors where base answered as expected', (
   test('head answering 500 to 30% of requests fails, although it is faster, and the headline leads with it', () => {
     // 12 start pairs, head 10% faster: throughput improves, yet the run fails on errors.
     const results = failing(resultsFromPairs(noisyPairs(12, 1.1, 7)), 'head', () => 0.3);
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const errors = errorsOf(analysis);
     assert.equal(errors.verdict, 'regression');
     assert.ok(Math.abs(errors.change - 0.3) < 0.005, `change ${errors.change}`);
@@ -291,7 +291,7 @@ describe('errors: a head that answers errors where base answered as expected', (
   test("the headline quotes what head answered, escaped like any text from the pull request", () => {
     const results = failing(resultsFromPairs(noisyPairs(12, 1, 9)), 'head', () => 0.5, 503);
     results.scenarios[0]!.unexpectedAnswer = { head: { status: 503, body: '<b>down</b> @maintainers' } };
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const markdown = renderMarkdown(results, analysis);
     assert.equal(
       markdown.split('\n')[0],
@@ -302,7 +302,7 @@ describe('errors: a head that answers errors where base answered as expected', (
 
   test('with 3 start pairs, too few for the test to reach its level, a head failing in every slice still fails', () => {
     const results = failing(resultsFromPairs(noisyPairs(6, 1.1, 2), {}, 2), 'head', () => 0.3);
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const errors = errorsOf(analysis);
     assert.equal(errors.n, 3);
     assert.ok(errors.pAdjusted >= 0.01, 'the test alone cannot reject with 3 start pairs');
@@ -313,12 +313,12 @@ describe('errors: a head that answers errors where base answered as expected', (
   test('with too few starts for the test, a head failing in all its starts but one is inconclusive, not a failure', () => {
     // start pair 0: both slices clean on head; the other two fail in one slice of two
     const results = failing(resultsFromPairs(noisyPairs(6, 1, 2), {}, 2), 'head', (i) => (i < 2 || i % 2 ? 0 : 0.3));
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.equal(errorsOf(analysis).verdict, 'inconclusive');
     assert.equal(analysis.decision, 'pass');
     assert.match(describeAnswer(analysis, (t) => t, () => null), /^passing, but inconclusive: GET \/hello errors/);
     // the same, with every start failing in one slice of two: a start pair's own share is beyond the limit in each
-    const every = compareResults(failing(resultsFromPairs(noisyPairs(6, 1, 2), {}, 2), 'head', (i) => (i % 2 ? 0 : 0.3)));
+    const every = assessResults(failing(resultsFromPairs(noisyPairs(6, 1, 2), {}, 2), 'head', (i) => (i % 2 ? 0 : 0.3)));
     assert.equal(errorsOf(every).verdict, 'regression');
   });
 
@@ -327,7 +327,7 @@ describe('errors: a head that answers errors where base answered as expected', (
     const random = createRandom(11);
     const share = () => 0.005 * (0.8 + 0.4 * random());
     const results = failing(failing(resultsFromPairs(noisyPairs(24, 1, 4), {}, 2), 'base', share), 'head', share);
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const errors = errorsOf(analysis);
     assert.notEqual(errors.verdict, 'regression');
     assert.equal(errors.verdict, 'unchanged', `interval ${errors.eqLow} … ${errors.eqHigh}`);
@@ -336,7 +336,7 @@ describe('errors: a head that answers errors where base answered as expected', (
 
   test('head fixing a route base failed on is an improvement', () => {
     const results = failing(resultsFromPairs(noisyPairs(12, 1, 5)), 'base', () => 1, 503);
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.equal(errorsOf(analysis).verdict, 'improvement');
     assert.equal(analysis.decision, 'pass');
   });
@@ -348,14 +348,14 @@ describe('errors: a head that answers errors where base answered as expected', (
       pair.head.errors = Math.round(pair.head.requests / 4);
       pair.head.timeouts = pair.head.errors;
     }
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.equal(errorsOf(analysis).verdict, 'regression');
     assert.ok(Math.abs(errorsOf(analysis).change - 0.2) < 0.005, `change ${errorsOf(analysis).change}`);
     assert.match(describeAnswer(analysis, (t) => t, () => null), /^failing: GET \/hello answered 20% errors \(base 0%, limit 1 pt\): mostly no answer/);
   });
 
   test('gate.errors sets the limit in points, or makes it information only', () => {
-    const make = (gate: Record<string, unknown>) => compareResults(failing(resultsFromPairs(noisyPairs(12, 1, 8), { gate }), 'head', () => 0.03));
+    const make = (gate: Record<string, unknown>) => assessResults(failing(resultsFromPairs(noisyPairs(12, 1, 8), { gate }), 'head', () => 0.03));
     assert.equal(errorsOf(make({})).verdict, 'regression');
     const loose = make({ errors: '5%' });
     assert.equal(errorsOf(loose).limit, 0.05);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { compareResults, describeFailing } from '../../src/gate/compare.js';
+import { assessResults, describeFailing } from '../../src/assess/compare.js';
 import {
   aggregateHealth,
   checkGenerator,
@@ -16,7 +16,7 @@ import {
   heapTrend,
   markGeneratorBound,
   SERVICE_SPARE,
-} from '../../src/gate/health.js';
+} from '../../src/assess/health.js';
 import type { HeapGap, HeapTrend, MetricComparison, ScenarioResults, Verdict } from '../../src/results/types.js';
 import { kendallS, seasonalKendall, theilSenSlope } from '../../src/stats/trend.js';
 import { HEALTHY, healthResults, processHealth, withoutHealthRules } from '../helpers/health.js';
@@ -260,10 +260,10 @@ describe('load-generator bound, on recorded slices', () => {
   });
 });
 
-describe('compareResults with health', () => {
+describe('assessResults with health', () => {
   it('a blocked loop in head: gated event-loop delay regression, a failing build, a hint', () => {
     const results = healthResults(20, { base: HEALTHY, head: { ...HEALTHY, delayP99Us: 48_000, delayMaxUs: 480_000 } });
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const p99 = analysis.health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
     assert.equal(p99.verdict, 'regression');
     assert.equal(p99.gated, true);
@@ -280,38 +280,38 @@ describe('compareResults with health', () => {
 
   it('a 0.1 ms → 0.2 ms event-loop delay is unchanged: below the 10 ms floor', () => {
     const results = healthResults(20, { base: { ...HEALTHY, delayP99Us: 100 }, head: { ...HEALTHY, delayP99Us: 200 } });
-    const p99 = compareResults(results).health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
+    const p99 = assessResults(results).health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
     assert.ok(p99.change > 0.8, 'the relative change is large');
     assert.equal(p99.verdict, 'unchanged');
   });
 
   it('the gated health metric joins the Holm family', () => {
     const underpowered = (results: ReturnType<typeof healthResults>) =>
-      compareResults(results).warnings.find((w) => w.code === 'underpowered')?.message;
+      assessResults(results).warnings.find((w) => w.code === 'underpowered')?.message;
     const without = resultsFromPairs(Array.from({ length: 6 }, (_, i) => [1000 + i, 1000 - i]));
     assert.match(underpowered(without)!, /With 6 start pairs and 2 gated metrics .* Use at least 8 starts per side/);
     assert.match(underpowered(healthResults(12, { base: HEALTHY, head: HEALTHY }))!, /With 6 start pairs and 3 gated metrics .* Use at least 9 starts per side/);
-    const analysis = compareResults(healthResults(12, { base: HEALTHY, head: { ...HEALTHY, delayP99Us: 50_000 } }));
+    const analysis = assessResults(healthResults(12, { base: HEALTHY, head: { ...HEALTHY, delayP99Us: 50_000 } }));
     const p99 = analysis.health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
     assert.ok(p99.pAdjusted > p99.p, 'Holm-adjusted with the gated HTTP metrics');
   });
 
   it('a leak in head: a "possible leak" regression, information only by default, gated on request', () => {
     const specs = { base: HEALTHY, head: { ...HEALTHY, heapBytesPerRequest: 120 } };
-    const analysis = compareResults(healthResults(20, specs));
+    const analysis = assessResults(healthResults(20, specs));
     const growth = analysis.health!.heap[0]!;
     assert.equal(growth.verdict, 'regression');
     assert.equal(growth.gated, false);
     assert.equal(analysis.decision, 'pass');
     assert.ok(analysis.regressions >= 1);
     assert.ok(analysis.health!.hints.some((h) => h.kind === 'possible-leak'));
-    const gated = compareResults(healthResults(20, specs, { document: { gate: { heap_growth: { gated: true } } } }));
+    const gated = assessResults(healthResults(20, specs, { document: { gate: { heap_growth: { gated: true } } } }));
     assert.equal(gated.decision, 'fail');
     assert.match(describeFailing(gated).join('\n'), /heap_growth of GET \/hello \+1\.\d+ MB per 10k requests: possible leak/);
   });
 
   it('A/A: every health metric unchanged, no hint', () => {
-    const analysis = compareResults(healthResults(30, { base: HEALTHY, head: HEALTHY }, { noise: 0.03 }));
+    const analysis = assessResults(healthResults(30, { base: HEALTHY, head: HEALTHY }, { noise: 0.03 }));
     for (const c of analysis.health!.comparisons) assert.equal(c.verdict, 'unchanged', c.metric);
     assert.equal(analysis.health!.heap[0]!.verdict, 'unchanged');
     assert.deepEqual(analysis.health!.hints, []);
@@ -319,7 +319,7 @@ describe('compareResults with health', () => {
 
   it('a generator-bound run: throughput inconclusive, with its own warning instead of "more pairs"', () => {
     const bound = { ...HEALTHY, utilization: 0.3, generatorCpu: 0.97, generatorBusy: 0.99 };
-    const analysis = compareResults(healthResults(20, { base: bound, head: bound }));
+    const analysis = assessResults(healthResults(20, { base: bound, head: bound }));
     const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
     assert.equal(throughput.verdict, 'inconclusive');
     assert.deepEqual(throughput.generatorBound, ['base', 'head']);
@@ -332,12 +332,12 @@ describe('compareResults with health', () => {
 
   it('results from before health existed: no health analysis, the same verdicts as before', () => {
     const results = resultsFromPairs(Array.from({ length: 12 }, (_, i) => [1000 + i, 1010 + i]));
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.equal(analysis.health, undefined);
     assert.equal(analysis.comparisons.some((c) => c.generatorBound !== undefined), false);
     // and a config without the health rules (an older results.json) still reads
     const older = withoutHealthRules(healthResults(12, { base: HEALTHY, head: HEALTHY }));
-    assert.equal(compareResults(older).health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!.gated, true);
+    assert.equal(assessResults(older).health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!.gated, true);
   });
 
   it('a service that sent no health data is named in a warning', () => {
@@ -348,7 +348,7 @@ describe('compareResults with health', () => {
       pair.base.generatorCpuSeconds = 0.4;
       pair.head.generatorCpuSeconds = 0.4;
     }
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.deepEqual(
       analysis.warnings.filter((w) => w.code === 'no-health').map((w) => w.message.slice(0, 20)),
       ['The base service sen', 'The head service sen'],

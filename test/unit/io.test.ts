@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { analyzeIo } from '../../src/gate/io.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { analyzeIo } from '../../src/assess/io.js';
 import { renderIoMarkdown, renderIoTerminal } from '../../src/report/io.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
@@ -44,8 +44,8 @@ describe('I/O per request', () => {
     assert.ok(Math.abs(c!.base!.roundTripsPerRequest - 1) < 0.15 && Math.abs(c!.head!.roundTripsPerRequest - 21) < 2);
     assert.equal(c!.roundTripsChanged, true);
     assert.equal(c!.waitChanged, true);
-    const analysis = compareResults(results);
-    assert.deepEqual(analysis.io, analyzeIo(results), 'compareResults carries it');
+    const analysis = assessResults(results);
+    assert.deepEqual(analysis.io, analyzeIo(results), 'assessResults carries it');
     const markdown = renderIoMarkdown(analysis)!;
     assert.match(markdown, /^\*\*I\/O per request\*\* · round trips/);
     assert.match(markdown, /- GET \/hello · \*\*127\.0\.0\.1:5432: 1\.0 → 2\d\.\d round trips per request, 0\.4 → [56]\.\d ms waiting\*\*: more round trips per request: a query per item \(N\+1\)/);
@@ -71,7 +71,7 @@ describe('I/O per request', () => {
     const [c] = analyzeIo(results)!.comparisons;
     assert.equal(c!.roundTripsChanged, false);
     assert.equal(c!.waitChanged, true);
-    assert.match(renderIoMarkdown(compareResults(results))!, /1\.0 → 1\.0 round trips per request, 0\.5 → [45]\.\d ms waiting\*\*: as many round trips, each answered later/);
+    assert.match(renderIoMarkdown(assessResults(results))!, /1\.0 → 1\.0 round trips per request, 0\.5 → [45]\.\d ms waiting\*\*: as many round trips, each answered later/);
   });
 
   it('the same I/O on both sides, with noise, is unchanged', () => {
@@ -79,7 +79,7 @@ describe('I/O per request', () => {
       const results = ioResults({ base: { roundTrips: 3, waitMs: 1.2 }, head: { roundTrips: 3, waitMs: 1.2 } }, 0.15, seed);
       const [c] = analyzeIo(results)!.comparisons;
       assert.equal(c!.roundTripsChanged || c!.waitChanged, false, `seed ${seed}: ${JSON.stringify(c)}`);
-      assert.match(renderIoMarkdown(compareResults(results))!, /[23]\.\d → [23]\.\d round trips per request, 1\.\d → 1\.\d ms waiting \(unchanged\)/);
+      assert.match(renderIoMarkdown(assessResults(results))!, /[23]\.\d → [23]\.\d round trips per request, 1\.\d → 1\.\d ms waiting \(unchanged\)/);
     }
   });
 
@@ -88,14 +88,14 @@ describe('I/O per request', () => {
     const [c] = analyzeIo(results)!.comparisons;
     assert.equal(c!.base, null);
     assert.equal(c!.roundTripsChanged, true);
-    assert.match(renderIoMarkdown(compareResults(results))!, /none → 2\.0 round trips per request, none → 0\.3 ms waiting\*\*: a new destination/);
+    assert.match(renderIoMarkdown(assessResults(results))!, /none → 2\.0 round trips per request, none → 0\.3 ms waiting\*\*: a new destination/);
   });
 
   it('a run without I/O counts (no outgoing connection, or results from before) has no section', () => {
     const results = resultsFromPairs([[1000, 1000], [1000, 1010]]);
-    assert.equal(compareResults(results).io, undefined);
-    assert.equal(renderIoMarkdown(compareResults(results)), null);
-    assert.deepEqual(renderIoTerminal(compareResults(results)), []);
+    assert.equal(assessResults(results).io, undefined);
+    assert.equal(renderIoMarkdown(assessResults(results)), null);
+    assert.deepEqual(renderIoTerminal(assessResults(results)), []);
   });
 
   it('named calls (a client that publishes them) go under a changed line, matched to the socket\'s destination, the most changed first', () => {
@@ -122,9 +122,9 @@ describe('I/O per request', () => {
         [ORDER, 1, 1],
       ],
     );
-    const markdown = renderIoMarkdown(compareResults(results))!;
+    const markdown = renderIoMarkdown(assessResults(results))!;
     assert.match(markdown, /more round trips per request: [^\n]*; most changed: SELECT [^\n]*FROM items WHERE order\\_id = \\\$1 \(0 → 20 calls per request\)/);
-    assert.match(renderIoTerminal(compareResults(results)).join('\n'), /; most changed: SELECT \* FROM items WHERE order_id = \$1 \(0 → 20 calls per request\)/);
+    assert.match(renderIoTerminal(assessResults(results)).join('\n'), /; most changed: SELECT \* FROM items WHERE order_id = \$1 \(0 → 20 calls per request\)/);
 
     const same = ioResults({ base: { roundTrips: 1, waitMs: 0.4 }, head: { roundTrips: 1, waitMs: 0.4 } }, 0.02);
     for (const pair of same.scenarios[0]!.pairs) {
@@ -133,7 +133,7 @@ describe('I/O per request', () => {
         health.queries = [{ destination: PG, name: ORDER, calls: health.ioRequests, waitMs: 1 }];
       }
     }
-    assert.doesNotMatch(renderIoTerminal(compareResults(same)).join('\n'), /calls per request/, 'an unchanged line names nothing');
+    assert.doesNotMatch(renderIoTerminal(assessResults(same)).join('\n'), /calls per request/, 'an unchanged line names nothing');
   });
 
   it('a pipelining client: the calls of a name changed beyond the noise while the round trips moved by less than half a trip, and the line says so', () => {
@@ -146,7 +146,7 @@ describe('I/O per request', () => {
     }
     const [c] = analyzeIo(results)!.comparisons;
     assert.deepEqual([c!.roundTripsChanged, c!.named[0]!.changed], [false, true]);
-    assert.match(renderIoTerminal(compareResults(results)).join('\n'), /more calls per request, pipelined: [^\n]*; most changed: GET \(1\.0 → 2\.0 calls per request\)/);
+    assert.match(renderIoTerminal(assessResults(results)).join('\n'), /more calls per request, pipelined: [^\n]*; most changed: GET \(1\.0 → 2\.0 calls per request\)/);
   });
 
   it('results.json keeps the counts through validation', () => {

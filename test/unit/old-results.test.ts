@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import { readResults } from '../../src/results/io.js';
@@ -19,7 +19,7 @@ const old = readResults(FIXTURE);
 
 test('a perfgate 0.1 results file renders, counted by start pairs (its blocks)', () => {
   assert.equal(raw.scenarios[0]!.pairs.some((p) => p.start !== undefined), false, 'the fixture predates starts');
-  const analysis = compareResults(old);
+  const analysis = assessResults(old);
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.n, 2, 'two blocks = two start pairs');
   assert.equal(throughput.pairs, 60);

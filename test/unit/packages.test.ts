@@ -15,14 +15,14 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { dependencyChanges, packageResolver, projectManifests } from '../../src/engine/workspace/lockfiles.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import type { CallNode, CallTree } from '../../src/profile/call-tree.js';
 import { functionKey } from '../../src/profile/frames.js';
 import type { FunctionChange } from '../../src/profile/diff.js';
 import { LockfileError, type LockfileFormat, lockedPackages } from '../../src/profile/lockfile-formats.js';
 import { diffLockfiles, packageFunctionGrowth, packageTimes } from '../../src/profile/packages.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
-import { buildVerdicts } from '../../src/results/verdicts.js';
+import { buildVerdicts } from '../../src/assess/verdicts.js';
 import type { FunctionId, FunctionStats, PackageTime, ProfileSummary, Results } from '../../src/results/types.js';
 import { resolveConfig } from '../../src/config/index.js';
 import { FIXTURES } from '../helpers/repo.js';
@@ -284,7 +284,7 @@ describe('the report, by package', () => {
 
   test('most new time in an upgraded package: the headline names it with both versions and its function; a by-package table; verdicts.json says so', () => {
     const results = run({});
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const terminal = renderTerminal(results, analysis);
     assert.match(terminal.split('\n')[0]!, /most new time in find-my-way 8\.1\.0 → 8\.2\.2 \(changed by this PR\): matchLayer in lib\/layer\.js/);
     assert.match(terminal, /by package .*\n *package +version +base +head +change\n *find-my-way +8\.1\.0 → 8\.2\.2 +100 µs +400 µs +\+300 µs/);
@@ -298,12 +298,12 @@ describe('the report, by package', () => {
 
   test('with the lockfile unchanged (or results without package times) the report is exactly as without dependency attribution', () => {
     const plain = run({ packages: false, upgraded: false });
-    const expected = renderTerminal(plain, compareResults(plain));
+    const expected = renderTerminal(plain, assessResults(plain));
     assert.match(expected.split('\n')[0]!, /most new time in handler \(server\.js:3\)/);
     for (const results of [run({ upgraded: false }), run({ packages: false })]) {
-      const analysis = compareResults(results);
+      const analysis = assessResults(results);
       assert.equal(renderTerminal(results, analysis), expected);
-      assert.equal(renderMarkdown(results, analysis), renderMarkdown(plain, compareResults(plain)));
+      assert.equal(renderMarkdown(results, analysis), renderMarkdown(plain, assessResults(plain)));
     }
   });
 
@@ -313,18 +313,18 @@ describe('the report, by package', () => {
     results.profiles![0]!.sides.head.functions[0]!.attributed = 2000;
     results.profiles![0]!.sides.head.functions[0]!.self = 2000;
     results.profiles![0]!.sides.head.samples += 1880;
-    assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3\)/);
+    assert.match(renderTerminal(results, assessResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3\)/);
     // the PR changed the handler: it is the handler's own change that took the time
     results.changes = { since: '0'.repeat(40), files: [{ file: 'server.js', hunks: [[4, 1]] }] };
-    assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3, changed by this PR\)/);
+    assert.match(renderTerminal(results, assessResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3, changed by this PR\)/);
     // the PR did not change it: it grew because of something that changed, and of that the
     // upgrade added the most; still named only from a quarter of head's added time (300 µs of 2,180 is not)
     results.changes = { since: '0'.repeat(40), files: [{ file: 'server.js', hunks: [[40, 1]] }] };
-    assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3, not changed by this PR/);
+    assert.match(renderTerminal(results, assessResults(results)).split('\n')[0]!, /most new time in handler \(server\.js:3, not changed by this PR/);
     results.profiles![0]!.sides.head.functions[0]!.attributed = 500;
     results.profiles![0]!.sides.head.functions[0]!.self = 500;
     results.profiles![0]!.sides.head.samples -= 1500;
-    assert.match(renderTerminal(results, compareResults(results)).split('\n')[0]!, /most new time in find-my-way 8\.1\.0 → 8\.2\.2 \(changed by this PR\)/);
+    assert.match(renderTerminal(results, assessResults(results)).split('\n')[0]!, /most new time in find-my-way 8\.1\.0 → 8\.2\.2 \(changed by this PR\)/);
     // a handler that calls the upgraded router grows by the router's time: the router is named
     const calling = run({});
     const [baseHandler, headHandler] = (['base', 'head'] as const).map((side) => calling.profiles![0]!.sides[side].functions[0]!);
@@ -332,10 +332,10 @@ describe('the report, by package', () => {
     baseHandler!.into = [{ name: 'matchLayer', file: 'node_modules/find-my-way/lib/layer.js', line: 40, column: 3, category: 'dependency', package: 'find-my-way', samples: 100 }];
     headHandler!.attributed = 520;
     headHandler!.into = [{ name: 'matchLayer', file: 'node_modules/find-my-way/lib/layer.js', line: 40, column: 3, category: 'dependency', package: 'find-my-way', samples: 400 }];
-    assert.match(renderTerminal(calling, compareResults(calling)).split('\n')[0]!, /most new time in find-my-way 8\.1\.0 → 8\.2\.2 \(changed by this PR\): matchLayer in lib\/layer\.js/);
+    assert.match(renderTerminal(calling, assessResults(calling)).split('\n')[0]!, /most new time in find-my-way 8\.1\.0 → 8\.2\.2 \(changed by this PR\): matchLayer in lib\/layer\.js/);
     const noFrames = run({});
     for (const s of ['base', 'head'] as const) noFrames.profiles![0]!.sides[s].functions.pop();
-    assert.doesNotMatch(renderTerminal(noFrames, compareResults(noFrames)).split('\n')[0]!, /find-my-way/);
+    assert.doesNotMatch(renderTerminal(noFrames, assessResults(noFrames)).split('\n')[0]!, /find-my-way/);
   });
 });
 

@@ -6,7 +6,8 @@ import { type CpuProfile, countSamples, ProfileFormatError, parseCpuProfile } fr
 import { boundSummaries, diffProfiles, hottestChanges, matchFunctions } from '../../src/profile/diff.js';
 import { flamegraphProfile, renderDiffFlamegraph } from '../../src/profile/flamegraph.js';
 import { describeLocation, identifyFrame } from '../../src/profile/frames.js';
-import { culpritAmong, describeOrigin, displayName } from '../../src/profile/culprit.js';
+import { culpritAmong } from '../../src/profile/culprit.js';
+import { describeOrigin, displayName } from '../../src/profile/names.js';
 import { calledNames, functionKind, functionSource, rangesFromOffsets, sourceHash } from '../../src/profile/inlining.js';
 import { applyOptimizationTrace, parseOptimizationTrace } from '../../src/profile/optimization.js';
 import { describeCulprit } from '../../src/report/hot-functions.js';

@@ -2,7 +2,7 @@
 // run, which way is worse, when there is none, and that a scenario name cannot break it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { gatedCharts, MAX_CHART_ROWS, mermaidLabel, renderChart, renderMermaidChart } from '../../src/report/chart.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Results } from '../../src/results/types.js';
@@ -33,7 +33,7 @@ function withScenario(results: Results, name: string, ratio: number): Results {
 
 test('a failing run: a chart per gated metric, the regression past the red line, drawn as a drop to the right', () => {
   const results = resultsFromPairs(regressedPairs());
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const charts = gatedCharts(results, analysis);
   assert.deepEqual(
     charts.map((c) => [c.metric, c.limit]),
@@ -66,7 +66,7 @@ test('a failing run: a chart per gated metric, the regression past the red line,
 
 test('a passing run: every row unchanged inside ±limit, no mark; the chart folds away with the tables', () => {
   const results = withScenario(resultsFromPairs(cleanPairs()), 'POST /echo', 1.002);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const [throughput] = gatedCharts(results, analysis);
   const text = renderMermaidChart(throughput!);
   assert.deepEqual(labels(text), ['GET /hello', 'POST /echo', 'limit ±2%']);
@@ -80,7 +80,7 @@ test('a passing run: every row unchanged inside ±limit, no mark; the chart fold
 
 test('worse is to the right for every metric: a throughput rise and a latency fall are drawn left, as improvements', () => {
   const results = resultsFromPairs(cleanPairs().map(([base, head]) => [base, head * 1.25]));
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const [throughput, latency] = gatedCharts(results, analysis).map(renderMermaidChart);
   assert.deepEqual(labels(throughput!), ['GET /hello ✅', 'limit ±2%']);
   assert.ok(series(throughput!, 'bar', 'estimate')[0]! < -19, 'a 25% rise in throughput is a 20% "drop" below zero');
@@ -91,15 +91,15 @@ test('worse is to the right for every metric: a throughput rise and a latency fa
 test('no chart when nothing gated was compared', () => {
   // micro-benchmarks only
   const bench = benchResults(benchRounds(6, 'bench/a.bench.js', (side) => [{ name: 'a', ops: side === 'base' ? 1000 : 800 }]));
-  assert.equal(renderChart(bench, compareResults(bench)), null);
-  assert.doesNotMatch(renderMarkdown(bench, compareResults(bench)), /```mermaid/);
+  assert.equal(renderChart(bench, assessResults(bench)), null);
+  assert.doesNotMatch(renderMarkdown(bench, assessResults(bench)), /```mermaid/);
   // every scenario failed before a pair was measured
   const empty = resultsFromPairs(regressedPairs());
   empty.scenarios[0]!.pairs = [];
-  assert.equal(renderChart(empty, compareResults(empty)), null);
+  assert.equal(renderChart(empty, assessResults(empty)), null);
   // nothing gated: the project made every metric information only
   const ungated = resultsFromPairs(regressedPairs(), { gate: { throughput: { limit: '2%', gated: false }, latency_p99: { limit: '15%', gated: false }, errors: { limit: '1%', gated: false } } });
-  const analysis = compareResults(ungated);
+  const analysis = assessResults(ungated);
   assert.ok(analysis.comparisons.length > 0 && analysis.comparisons.every((c) => !c.gated));
   assert.equal(renderChart(ungated, analysis), null);
 });
@@ -107,7 +107,7 @@ test('no chart when nothing gated was compared', () => {
 test('many scenarios: the most notable rows, and the markdown says how many are shown', () => {
   const results = resultsFromPairs(cleanPairs());
   for (let i = 1; i < MAX_CHART_ROWS + 5; i++) withScenario(results, `GET /s/${i}`, i === 22 ? 0.8 : 1.001);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const [throughput] = gatedCharts(results, analysis);
   assert.equal(throughput!.rows.length, MAX_CHART_ROWS);
   assert.equal(throughput!.total, MAX_CHART_ROWS + 5);
@@ -127,7 +127,7 @@ test('a hostile scenario name cannot end the label, reach Mermaid\'s directives 
   assert.equal(label, 'GET /a#34;] #96;#96;… #35;quot; 50%', 'one line, cut in the middle to fit the axis');
   const results = resultsFromPairs(regressedPairs());
   results.scenarios[0]!.name = hostile;
-  const markdown = renderChart(results, compareResults(results))!;
+  const markdown = renderChart(results, assessResults(results))!;
   // two fenced blocks, each opened and closed on its own line, nothing else at a line start
   assert.deepEqual(
     markdown.split('\n').filter((l) => l.startsWith('```')),
@@ -139,7 +139,7 @@ test('a hostile scenario name cannot end the label, reach Mermaid\'s directives 
 
 test('too few start pairs for an interval: the estimate alone, and every number one Mermaid can read', () => {
   const results = resultsFromPairs(regressedPairs(3));
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.equal(throughput.ciHigh, Number.POSITIVE_INFINITY, 'three start pairs reach no 95% interval');
   const [chart] = gatedCharts(results, analysis);
@@ -163,7 +163,7 @@ test('names that share a long start keep their ends, and rows that would read th
   withScenario(results, `${long}/x/${'step/'.repeat(8)}builds`, 1.001);
   withScenario(results, `${long}/y/${'step/'.repeat(8)}builds`, 1.001);
   withScenario(results, 'limit ±2%', 1.001);
-  const text = renderMermaidChart(gatedCharts(results, compareResults(results))[0]!);
+  const text = renderMermaidChart(gatedCharts(results, assessResults(results))[0]!);
   const shown = labels(text);
   assert.equal(new Set(shown).size, shown.length, shown.join('\n'));
   assert.match(shown[0]!, /^GET \/api\/v2\/organisations.*….*\/builds$/);
@@ -177,13 +177,13 @@ test('errors: drawn in points, and only when a request failed', () => {
   // head answers 500 to 30% of its requests in every slice
   const results = resultsFromPairs(regressedPairs());
   for (const pair of results.scenarios[0]!.pairs) pair.head.non2xx = Math.round(0.3 * pair.head.requests);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const errors = gatedCharts(results, analysis).find((c) => c.metric === 'errors');
   assert.ok(errors, 'a chart for errors');
   assert.ok(Math.abs(errors.rows[0]!.worse - 30) < 0.5, `+30 points drawn: ${errors.rows[0]!.worse}`);
   assert.match(renderChart(results, analysis)!, /pt rise in errors \(right is worse\)/);
   // nobody failed: no errors chart, the others stay
   const clean = resultsFromPairs(regressedPairs());
-  const charts = gatedCharts(clean, compareResults(clean));
+  const charts = gatedCharts(clean, assessResults(clean));
   assert.ok(charts.length > 0 && !charts.some((c) => c.metric === 'errors'));
 });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { wantsNewComment } from '../../src/action/decision.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { renderReport } from '../../src/report/comment.js';
 import { describeHint, formatGrowth } from '../../src/report/health.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
@@ -31,17 +31,17 @@ function section(markdown: string): string {
 describe('service health in the reports', () => {
   it('snapshot: markdown', () => {
     const results = blockingAndLeaking();
-    matchSnapshot('report-health.md', renderMarkdown(results, compareResults(results)));
+    matchSnapshot('report-health.md', renderMarkdown(results, assessResults(results)));
   });
 
   it('snapshot: terminal', () => {
     const results = blockingAndLeaking();
-    matchSnapshot('report-health.terminal', renderTerminal(results, compareResults(results)));
+    matchSnapshot('report-health.terminal', renderTerminal(results, assessResults(results)));
   });
 
   it('says what to do, with the numbers of the table', () => {
     const results = blockingAndLeaking();
-    const text = section(renderMarkdown(results, compareResults(results)));
+    const text = section(renderMarkdown(results, assessResults(results)));
     assert.match(text, /\| GET \/hello \| \*\*event-loop delay p99\*\* \| 1\.\d+ ms \| 4\d\.\d ms \| \+[\d,]+% \(.*\) · \+4\d(\.\d)? ms \| ❌ regression \|/);
     assert.match(text, /- 💡 \*\*GET \/hello:\*\* event loop blocked up to 4\d\d ms in head \(base [\d.]+ ms\): a synchronous call holds the loop — turn on profiling/);
     assert.match(text, /- ⚠️ \*\*GET \/hello:\*\* heap grows \\~1\.\d MB per 10k requests in head only \(base [+−]0\.0\d+ MB; rising in \d+ of \d+ starts\): possible leak/);
@@ -62,7 +62,7 @@ describe('service health in the reports', () => {
 
   it('names a failing event-loop delay limit in the headline', () => {
     const results = blockingAndLeaking();
-    const heading = renderMarkdown(results, compareResults(results)).split('\n')[0]!;
+    const heading = renderMarkdown(results, assessResults(results)).split('\n')[0]!;
     assert.match(heading, /❌ failing: GET \/hello event-loop delay p99 \+[\d,]+% \(limit 50% and 10 ms\)$/);
     assert.match(heading, /^## perfgate: ❌ failing/);
   });
@@ -70,17 +70,17 @@ describe('service health in the reports', () => {
   it('a generator-bound run says so in the section and marks the generator row', () => {
     const bound = { ...HEALTHY, utilization: 0.3, generatorCpu: 0.66, generatorBusy: 0.95 };
     const results = healthResults(20, { base: bound, head: bound });
-    const markdown = renderMarkdown(results, compareResults(results));
+    const markdown = renderMarkdown(results, assessResults(results));
     assert.match(markdown, /\| {2}\| generator busy \/ CPU \| 9\d(\.\d)?% \/ 6\d(\.\d)?% \| .* \| {2}\| ⚠️ at its limit \|/);
     assert.match(markdown, /- ⚠️ \*\*GET \/hello:\*\* the load generator was busy 9\d(\.\d)?% of the time \(6\d(\.\d)?% of a CPU core\) in most base and head slices while the service's busiest event loop was [23]\d(\.\d)?% busy: throughput measures the generator, not the service/);
     assert.match(markdown, /\| GET \/hello \| \*\*throughput\*\* \| .* \| ❔ inconclusive \|/);
-    assert.match(renderTerminal(results, compareResults(results)), /! GET \/hello: the load generator was busy/);
+    assert.match(renderTerminal(results, assessResults(results)), /! GET \/hello: the load generator was busy/);
   });
 
   it('no section for results without health data (older runs render as before)', () => {
     const results = resultsFromPairs(Array.from({ length: 12 }, () => [1000, 1000]));
-    assert.doesNotMatch(renderMarkdown(results, compareResults(results)), /Service health/);
-    assert.doesNotMatch(renderTerminal(results, compareResults(results)), /service health/);
+    assert.doesNotMatch(renderMarkdown(results, assessResults(results)), /Service health/);
+    assert.doesNotMatch(renderTerminal(results, assessResults(results)), /service health/);
   });
 
   it('perfgate report renders a results.json written before health existed (no health fields, no health rules)', async () => {
@@ -95,15 +95,15 @@ describe('service health in the reports', () => {
 
   it('a possible leak counts as a change for comment: on-change', () => {
     const results = healthResults(20, { base: HEALTHY, head: { ...HEALTHY, heapBytesPerRequest: 120 } }, { noise: 0.01 });
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.ok(analysis.comparisons.every((c) => c.verdict === 'unchanged'), 'the HTTP metrics did not move');
     assert.equal(wantsNewComment('on-change', analysis), true);
-    assert.equal(wantsNewComment('on-change', compareResults(healthResults(30, { base: HEALTHY, head: HEALTHY }, { noise: 0.01 }))), false);
+    assert.equal(wantsNewComment('on-change', assessResults(healthResults(30, { base: HEALTHY, head: HEALTHY }, { noise: 0.01 }))), false);
   });
 
   it('a comment that must shrink keeps the notable health rows and every hint', () => {
     const results = blockingAndLeaking();
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const full = renderReport(results, analysis);
     const short = renderReport(results, analysis, { maxChars: full.length - 200 });
     assert.ok(short.length <= full.length - 200);

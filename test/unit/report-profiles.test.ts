@@ -1,42 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { boundSummaries } from '../../src/profile/diff.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
-import type { ProfileSummary, Results, ScenarioProfile, SideProfile } from '../../src/results/types.js';
-import { fixtureSummary } from '../helpers/profiles.js';
+import type { Results, ScenarioProfile } from '../../src/results/types.js';
+import { fixtureScenarioProfile } from '../helpers/profiles.js';
 import { resultsFromPairs } from '../helpers/results.js';
 import { matchSnapshot } from '../helpers/snapshot.js';
 
 const PAIRS: [number, number][] = Array.from({ length: 12 }, (_, i) => [1000 + (i % 3) * 7, 420 + (i % 4) * 5]);
 
-function side(summary: ProfileSummary, name: 'base' | 'head'): SideProfile {
-  return {
-    ...summary,
-    profiler: 'cpu-prof',
-    nodeVersion: 'v24.21.0',
-    // about the same writev time per request on both sides, as in the run the profiles come from
-    requests: name === 'base' ? 20_000 : 18_200,
-    windowMs: 2000,
-    wallMs: 4100,
-    processes: [{ file: `profiles/get-hello/${name}/CPU.1.cpuprofile`, samples: summary.samples }],
-    merged: `profiles/get-hello/${name}.cpuprofile`,
-    inlinedSamples: 0,
-  };
-}
-
 /** A run of the recorded profiles, as the engine stores it. */
 function profiledResults(mutate?: (p: ScenarioProfile) => void): Results {
   const results = resultsFromPairs(PAIRS);
-  const bounded = boundSummaries(fixtureSummary('base'), fixtureSummary('head'), 25);
-  const profile: ScenarioProfile = {
-    scenario: 'GET /hello',
-    durationMs: 2000,
-    intervalUs: 1000,
-    sides: { base: side(bounded.base, 'base'), head: side(bounded.head, 'head') },
-    files: { head: 'flamegraph-get-hello-head.html', base: 'flamegraph-get-hello-base.html', diff: 'flamegraph-get-hello-diff.html' },
-    renderMs: 1900,
-  };
+  const profile = fixtureScenarioProfile();
   mutate?.(profile);
   results.profiles = [profile];
   return results;
@@ -59,7 +35,7 @@ describe('report: hot functions', () => {
       'flamegraph-get-hello-base.html': 'https://example.test/artifacts/2',
       'flamegraph-get-hello-diff.html': 'https://example.test/artifacts/3',
     };
-    const markdown = renderMarkdown(results, compareResults(results), { artifactUrls: urls, repositoryUrl: 'https://github.com/acme/shop' });
+    const markdown = renderMarkdown(results, assessResults(results), { artifactUrls: urls, repositoryUrl: 'https://github.com/acme/shop' });
     const part = hotPart(markdown, /\*\*Hot functions/, /<details><summary>Method/);
     matchSnapshot('report-profiles.md', part);
     assert.match(part, /\| slowEtag \| \[src\/payload\.js:10\]\(https:\/\/github\.com\/acme\/shop\/blob\/b{40}\/src\/payload\.js#L10\) \| — \| [\d.]+ (?:µs|ms) \| \+[\d.]+ (?:µs|ms) new \|/);
@@ -73,7 +49,7 @@ describe('report: hot functions', () => {
         side.functions = side.functions.map(({ attributed, into, enclosing, kind, hash, optimization, ...old }) => old);
       }
     });
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const markdown = renderMarkdown(results, analysis);
     assert.match(markdown, /\| function \| where \| base \| head \| change \| total time \|/);
     assert.doesNotMatch(markdown, /spent in/);
@@ -85,7 +61,7 @@ describe('report: hot functions', () => {
     const results = profiledResults((p) => {
       p.sides.head.requests = 0;
     });
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const markdown = renderMarkdown(results, analysis);
     assert.match(markdown, /% of each side's CPU samples\)/);
     assert.match(markdown, /\| slowEtag \| src\/payload\.js:10 \| — \| \d+\.\d% \| \+\d+\.\d pp new \|/);
@@ -97,7 +73,7 @@ describe('report: hot functions', () => {
 
   test('a regressed, profiled scenario: the headline leads with its change, limit and culprit', () => {
     const results = profiledResults();
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'regression');
     const markdown = renderMarkdown(results, analysis);
     assert.match(
@@ -112,16 +88,16 @@ describe('report: hot functions', () => {
 
   test('markdown without URLs names the files; 0 rows leaves the section out', () => {
     const results = profiledResults();
-    const markdown = renderMarkdown(results, compareResults(results));
+    const markdown = renderMarkdown(results, assessResults(results));
     assert.match(markdown, /Flamegraphs \(files next to results\.json\): head flamegraph-get-hello-head\.html/);
     assert.doesNotMatch(markdown, /\]\(https:\/\/github\.com/, 'no repository: no source links');
-    assert.doesNotMatch(renderMarkdown(results, compareResults(results), { hotFunctionRows: 0 }), /Hot functions/);
-    assert.doesNotMatch(renderMarkdown(resultsFromPairs(PAIRS), compareResults(resultsFromPairs(PAIRS))), /Hot functions/);
+    assert.doesNotMatch(renderMarkdown(results, assessResults(results), { hotFunctionRows: 0 }), /Hot functions/);
+    assert.doesNotMatch(renderMarkdown(resultsFromPairs(PAIRS), assessResults(resultsFromPairs(PAIRS))), /Hot functions/);
   });
 
   test('terminal: the table, the switch for dependencies, and the flamegraph paths under the run directory', () => {
     const results = profiledResults();
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     const text = renderTerminal(results, analysis, { runDir: '/tmp/run' });
     matchSnapshot('report-profiles.terminal', hotPart(text, /hot functions, /, /\nsmallest detectable/));
     assert.match(text, /flamegraphs: head \/tmp\/run\/flamegraph-get-hello-head\.html/);
@@ -138,17 +114,17 @@ describe('report: hot functions', () => {
       slow.name = hostile;
       slow.deoptReasons = ['Insufficient type feedback'];
     });
-    const markdown = renderMarkdown(results, compareResults(results));
+    const markdown = renderMarkdown(results, assessResults(results));
     assert.ok(!markdown.includes('<img'));
     assert.match(markdown, /&lt;img src=x onerror=alert\(1\)&gt; &#124; @\u200Dorg\/team &#96;x&#96; ⚠️/);
     assert.match(markdown, /⚠️ Deoptimized by V8: .*: Insufficient type feedback/);
-    const terminal = renderTerminal(results, compareResults(results));
+    const terminal = renderTerminal(results, assessResults(results));
     assert.match(terminal, /! deoptimized by V8: <img.*: Insufficient type feedback/);
   });
 
   test('a culprit line only for a scenario whose verdict is not unchanged', () => {
     const results = profiledResults();
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.match(renderTerminal(results, analysis, { color: false }), /most new time: slowEtag/);
     // the same profile on a run whose every verdict is unchanged: the growth is noise, not news
     const quiet = { ...analysis, comparisons: analysis.comparisons.map((c) => ({ ...c, verdict: 'unchanged' as const })), failing: [], decision: 'pass' as const };
@@ -162,12 +138,12 @@ describe('report: hot functions', () => {
 test('scenarios left unprofiled because every verdict was unchanged are named, with the setting that profiles them', () => {
   const results = profiledResults();
   results.profilesSkipped = ['POST /echo', 'GET /[x](y)'];
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const terminal = renderTerminal(results, analysis, { full: true });
   assert.match(terminal, /\nNot profiled, every verdict unchanged: POST \/echo, GET \/\[x\]\(y\) \(profile\.when: always profiles every scenario\)/);
   const markdown = renderMarkdown(results, analysis);
   assert.match(markdown, /<sub>Not profiled, every verdict unchanged: POST \/echo, GET \/\\\[x\\\]\(y\) \(profile\.when: always profiles every scenario\)\.<\/sub>/);
   // nothing profiled at all: the note alone
   results.profiles = [];
-  assert.match(renderTerminal(results, compareResults(results), { full: true }), /Not profiled, every verdict unchanged: POST \/echo/);
+  assert.match(renderTerminal(results, assessResults(results), { full: true }), /Not profiled, every verdict unchanged: POST \/echo/);
 });

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { planSequential } from '../../src/engine/plan.js';
-import { compareResults } from '../../src/gate/compare.js';
-import { decideLook } from '../../src/gate/sequential.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { decideLook } from '../../src/assess/sequential.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { Results } from '../../src/results/types.js';
@@ -30,7 +30,7 @@ function stoppedAtFirstLook(ratio = 1, seed = 3, instances = 8): Results {
   for (const p of results.scenarios[0]!.pairs) p.block = 0;
   results.sequential = { ...planSequential(results.config)!, taken: [] };
   const level = results.sequential.looks[0]!.nominalAlpha;
-  const taken = decideLook(results, 0, compareResults(results, { httpLevel: level }), new Date('2026-11-22T10:01:00Z'));
+  const taken = decideLook(results, 0, assessResults(results, { httpLevel: level }), new Date('2026-11-22T10:01:00Z'));
   results.sequential.taken.push(taken);
   results.status = 'complete';
   return results;
@@ -39,7 +39,7 @@ function stoppedAtFirstLook(ratio = 1, seed = 3, instances = 8): Results {
 test('a clear early stop warns of nothing: "underpowered" is judged on the 24 planned starts, not the 8 at the look', () => {
   const results = stoppedAtFirstLook();
   assert.equal(results.sequential!.taken[0]!.decision, 'stop-clear');
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   assert.deepEqual(
     analysis.warnings.map((w) => w.code),
     [],
@@ -51,13 +51,13 @@ test('a run too small by design is still underpowered after an early stop', () =
   // 3 blocks × 2 starts: 6 start pairs planned; 2 × 2^-6 > 0.0092 (2 gated metrics), whatever the look did
   const results = stoppedAtFirstLook(1, 3, 2);
   results.sequential!.taken[0]!.decision = 'stop-clear';
-  const warning = compareResults(results).warnings.find((w) => w.code === 'underpowered');
+  const warning = assessResults(results).warnings.find((w) => w.code === 'underpowered');
   assert.match(warning?.message ?? '', /With 6 start pairs .* level 0\.0092/);
 });
 
 test('the quiet pass folds to its headline and one line, an inconclusive informational row notwithstanding', () => {
   const results = stoppedAtFirstLook();
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const p50 = analysis.comparisons.find((c) => c.metric === 'latency_p50')!;
   assert.equal(p50.gated, false);
   p50.verdict = 'inconclusive';
@@ -77,7 +77,7 @@ test('the quiet pass folds to its headline and one line, an inconclusive informa
 
 test('a failing run answers first: the decision, the worst gated change with its limit, then the counts; the design at the end', () => {
   const results = resultsFromPairs(noisyPairs(24, 0.8, 5), { load: { pairs: 24, blocks: 2, instances: 12 } }, 1);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   assert.equal(analysis.decision, 'fail');
   const lines = renderTerminal(results, analysis, { color: false }).split('\n');
   assert.match(lines[0]!, /^perfgate: ✗ failing: GET \/hello throughput −2\d\.\d% \(limit 2%\)( \(and 1 more gated regression\))?$/);
@@ -92,10 +92,10 @@ test('a failing run answers first: the decision, the worst gated change with its
 test('the smallest detectable change is said only where it explains a verdict', () => {
   const inconclusive = stoppedAtFirstLook(1, 1);
   assert.equal(inconclusive.sequential!.taken[0]!.decision, 'continue');
-  const text = renderTerminal(inconclusive, compareResults(inconclusive), { color: false, full: true });
+  const text = renderTerminal(inconclusive, assessResults(inconclusive), { color: false, full: true });
   assert.match(text, /smallest detectable change, GET \/hello throughput: /);
   const regression = resultsFromPairs(noisyPairs(24, 0.8, 5), { load: { pairs: 24, blocks: 2, instances: 12 } }, 1);
-  assert.doesNotMatch(renderTerminal(regression, compareResults(regression), { color: false }), /smallest detectable/);
+  assert.doesNotMatch(renderTerminal(regression, assessResults(regression), { color: false }), /smallest detectable/);
 });
 
 test('one load generator for both sides: its row gives the figure once', () => {
@@ -105,9 +105,9 @@ test('one load generator for both sides: its row gives the figure once', () => {
     pair.head.generatorCpuSeconds = pair.base.generatorCpuSeconds;
     pair.head.generatorEventLoopUtilization = pair.base.generatorEventLoopUtilization;
   }
-  const text = renderTerminal(results, compareResults(results), { color: false, full: true });
+  const text = renderTerminal(results, assessResults(results), { color: false, full: true });
   const row = text.split('\n').find((l) => l.startsWith('generator busy / CPU'))!;
   assert.match(row, /^generator busy \/ CPU +\d+(\.\d)?% \/ \d+(\.\d)?% +one generator loads both sides$/);
-  const markdown = renderMarkdown(results, compareResults(results));
+  const markdown = renderMarkdown(results, assessResults(results));
   assert.match(markdown, /\| generator busy \/ CPU \| \d+(\.\d)?% \/ \d+(\.\d)?% \| {2}\| one generator loads both sides \|/);
 });

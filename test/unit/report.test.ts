@@ -7,9 +7,11 @@ import type { MetricId as AnyMetricId, PerfgateConfig } from '../../src/config/t
 /** The closed-loop metrics these reports show (p99.9 is recorded by fixed-rate scenarios only). */
 type MetricId = Exclude<AnyMetricId, 'latency_p999' | 'errors'>;
 import { type MarkdownOptions, renderMarkdown, renderTerminal, type TerminalOptions } from '../../src/report/index.js';
-import type { Analysis, MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
-import { METRIC_DEFINITIONS } from '../../src/gate/metrics.js';
-import { hasFailures, pairNoise, tallyRequests } from '../../src/gate/samples.js';
+import type { MetricComparison, Pair, Results, RunWarning, Side, Slice } from '../../src/results/types.js';
+import { METRIC_DEFINITIONS } from '../../src/assess/metrics.js';
+import { hasFailures, pairNoise, tallyRequests } from '../../src/assess/samples.js';
+import { collectSubjects } from '../../src/assess/subjects.js';
+import type { Assessment } from '../../src/assess/types.js';
 import { formatDiff, matchSnapshot } from '../helpers/snapshot.js';
 
 /* ---------- fixtures, built by hand so every number in a snapshot can be traced ---------- */
@@ -180,13 +182,15 @@ function noiseOf(results: Results, c: MetricComparison): MetricComparison['noise
 }
 
 /**
- * The hand-made verdicts, with what compareResults would derive from the same results besides:
+ * The hand-made verdicts, with what assessResults would derive from the same results besides:
  * the per-pair noise (no per-start changes: that column says n/a) and the failed requests.
  */
-function makeAnalysis(results: Results, verdicts: MetricComparison[], warnings: RunWarning[] = []): Analysis {
+function makeAnalysis(results: Results, verdicts: MetricComparison[], warnings: RunWarning[] = []): Assessment {
   const comparisons = verdicts.map((c) => ({ ...c, noise: noiseOf(results, c) }));
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   return {
+    all: comparisons.map((comparison) => ({ kind: 'http', subject: { type: 'scenario', scenario: comparison.scenario }, comparison })),
+    subjects: collectSubjects(results, {}),
     comparisons,
     decision: failing.length > 0 ? 'fail' : 'pass',
     regressions: comparisons.filter((c) => c.verdict === 'regression').length,
@@ -214,7 +218,7 @@ const ECHO_MEDIANS: Record<MetricId, number> = {
 };
 
 /** A gated throughput regression, an informational latency regression, an improvement. */
-function failingRun(): { results: Results; analysis: Analysis } {
+function failingRun(): { results: Results; analysis: Assessment } {
   const results = makeResults();
   const analysis = makeAnalysis(results, [
     ...scenarioComparisons('GET /hello', HELLO_MEDIANS, {
@@ -237,7 +241,7 @@ function failingRun(): { results: Results; analysis: Analysis } {
   return { results, analysis };
 }
 
-function passingRun(): { results: Results; analysis: Analysis } {
+function passingRun(): { results: Results; analysis: Assessment } {
   const results = makeResults({
     scenarios: [
       { name: 'GET /hello', method: 'GET', path: '/hello', pairs: pairs(6, HELLO, HELLO) },
@@ -256,7 +260,7 @@ function passingRun(): { results: Results; analysis: Analysis } {
 }
 
 /** Stopped by an error in block 2: fewer pairs than planned, and a warning. */
-function incompleteRun(): { results: Results; analysis: Analysis } {
+function incompleteRun(): { results: Results; analysis: Assessment } {
   const results = makeResults({
     status: 'failed',
     finishedAt: null,
@@ -284,7 +288,7 @@ function incompleteRun(): { results: Results; analysis: Analysis } {
 }
 
 /** User-controlled text everywhere it can appear. */
-function hostileRun(): { results: Results; analysis: Analysis } {
+function hostileRun(): { results: Results; analysis: Assessment } {
   const results = makeResults({
     sides: {
       base: { ref: 'main', sha: 'abc1234def567890abc1234def567890abc12345', dirty: false },
@@ -318,7 +322,7 @@ function countPipes(row: string): number {
 /* ---------- snapshots ---------- */
 
 interface SnapshotCase {
-  build: () => { results: Results; analysis: Analysis };
+  build: () => { results: Results; analysis: Assessment };
   markdown?: MarkdownOptions;
   terminal?: TerminalOptions;
 }
@@ -561,7 +565,7 @@ describe('renderTerminal', () => {
 
   it('prints the smallest detectable change where it explains a verdict: gated and inconclusive', () => {
     const { results, analysis } = failingRun();
-    const detectable = (a: Analysis) => renderTerminal(results, a).split('\n').filter((l) => l.startsWith('smallest detectable change'));
+    const detectable = (a: Assessment) => renderTerminal(results, a).split('\n').filter((l) => l.startsWith('smallest detectable change'));
     assert.deepEqual(detectable(analysis), []);
     const undecided = makeAnalysis(
       results,
@@ -592,7 +596,7 @@ describe('renderTerminal', () => {
 describe('renderTerminal with wide characters', () => {
   const VERDICT = /(?:verdict|unchanged|[✗!✓?] [a-z]+)$/;
   /** The failing run with its two scenarios renamed. */
-  function renamedRun(names: Record<string, string>): { results: Results; analysis: Analysis } {
+  function renamedRun(names: Record<string, string>): { results: Results; analysis: Assessment } {
     const { results, analysis } = failingRun();
     return {
       results: { ...results, scenarios: results.scenarios.map((s) => ({ ...s, name: names[s.name] ?? s.name })) },

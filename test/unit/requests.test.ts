@@ -11,7 +11,7 @@ import { ConfigError } from '../../src/config/errors.js';
 import { resolveConfig } from '../../src/config/load.js';
 import type { ScenarioConfig } from '../../src/config/types.js';
 import { loadScenarioValues, mixOrder, parseCsv, RequestPlan } from '../../src/engine/load/requests.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { cleanPairs } from '../helpers/github-runs.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -264,7 +264,7 @@ describe('the per-request breakdown in the report', () => {
 
   test('markdown: a row per request with its share, p50 and p99 base → head, failed requests, and a warning when any failed', () => {
     const results = mixedResults();
-    const markdown = renderMarkdown(results, compareResults(results));
+    const markdown = renderMarkdown(results, assessResults(results));
     assert.match(markdown, /\*\*Per request\*\* \(medians over the slices; the verdicts above are per scenario\)/);
     assert.match(markdown, /\| GET \/hello \| list \| 75\.0% \| 1 ms → 1 ms \(0\.0%\) \| 4 ms → 4 ms \(0\.0%\) \| 0 \|/);
     assert.match(markdown, /\| {2}\| item \| 25\.0% \| 2 ms → 3 ms \(\+50\.0%\) \| 9 ms → 9 ms \(0\.0%\) \| 0 → 28 \|/);
@@ -273,14 +273,14 @@ describe('the per-request breakdown in the report', () => {
 
   test('terminal: one line per request under its scenario', () => {
     const results = mixedResults();
-    const text = renderTerminal(results, compareResults(results), { full: true });
+    const text = renderTerminal(results, assessResults(results), { full: true });
     assert.match(text, /per request \(medians over the slices; verdicts are per scenario\):\nGET \/hello\n {2}list {2}75\.0% {2}p50 1 ms → 1 ms \(0\.0%\)/);
     assert.match(text, /\n {2}item {2}25\.0% {2}p50 2 ms → 3 ms \(\+50\.0%\) {2}p99 9 ms → 9 ms \(0\.0%\) {2}failed 0 → 28\n/);
   });
 
   test('a scenario of one request has no breakdown', () => {
     const results = resultsFromPairs(cleanPairs());
-    const analysis = compareResults(results);
+    const analysis = assessResults(results);
     assert.doesNotMatch(renderMarkdown(results, analysis), /Per request/);
     assert.doesNotMatch(renderTerminal(results, analysis, { full: true }), /per request/);
   });

@@ -9,7 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
 import { renderComment } from '../../src/report/comment.js';
 import { ResultsFileError, readResults } from '../../src/results/io.js';
@@ -180,7 +180,7 @@ describe('validateResults', () => {
         refused++;
         continue;
       }
-      const body = renderComment(valid, compareResults(valid), 'default', { repositoryUrl: 'https://github.com/acme/shop' });
+      const body = renderComment(valid, assessResults(valid), 'default', { repositoryUrl: 'https://github.com/acme/shop' });
       const raw = rawParts(body);
       if (raw.length > 0) renderedRaw.push(`${path.join('.')}: ${raw.join(', ')}`);
     }
@@ -281,7 +281,7 @@ describe('hostile names in the comment', () => {
     const results = completeResults();
     results.scenarios[0]!.name = HOSTILE;
     results.config.scenarios[0]!.name = HOSTILE;
-    const body = renderComment(results, compareResults(results), 'default');
+    const body = renderComment(results, assessResults(results), 'default');
     assert.deepEqual(rawParts(body), []);
     assert.ok(body.includes(`https:${ZWJ}//evil.example`));
     assert.ok(body.includes(`www${ZWJ}.evil.example`));

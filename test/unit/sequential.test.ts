@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { resolveConfig } from '../../src/config/load.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { blockSizes, planSequential } from '../../src/engine/plan.js';
-import { decideLook, httpLevel } from '../../src/gate/sequential.js';
+import { decideLook, httpLevel } from '../../src/assess/sequential.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { Results } from '../../src/results/types.js';
@@ -145,7 +145,7 @@ function atInterim(ratio: number, seed: number, noise = 1): Results {
 
 function look(results: Results) {
   const level = results.sequential!.looks[0]!.nominalAlpha;
-  return decideLook(results, 0, compareResults(results, { httpLevel: level }), new Date('2026-11-22T10:01:00Z'));
+  return decideLook(results, 0, assessResults(results, { httpLevel: level }), new Date('2026-11-22T10:01:00Z'));
 }
 
 test('interim: a large regression stops the run and fails it at the interim level', () => {
@@ -155,11 +155,11 @@ test('interim: a large regression stops the run and fails it at the interim leve
   assert.match(taken.reason, /GET \/hello throughput -2\d(\.\d)?% is already a regression beyond the interim bound \(adjusted p .* < 0\.0005\)/);
   results.sequential!.taken.push(taken);
   assert.equal(httpLevel(results), results.sequential!.looks[0]!.nominalAlpha);
-  assert.equal(compareResults(results).decision, 'fail');
-  const text = renderTerminal(results, compareResults(results), { color: false });
+  assert.equal(assessResults(results).decision, 'fail');
+  const text = renderTerminal(results, assessResults(results), { color: false });
   assert.match(text, /30 of 60 pairs \(stopped early\)/);
   assert.match(text, /Stopped early after block 1 of 2 \(30 of 60 pairs per scenario\): GET \/hello throughput/);
-  const markdown = renderMarkdown(results, compareResults(results));
+  const markdown = renderMarkdown(results, assessResults(results));
   assert.match(markdown, /30 of 60 pairs \(stopped early\) × 1 s/);
   assert.match(markdown, /Stopped early after block 1 of 2 .*interim level 0\.0005, final level 0\.0098\)\./);
 });
@@ -172,9 +172,9 @@ test('a run that went on says so, with the interim reason', () => {
   const more = resultsFromPairs(noisyPairs(30, 0.99, 6), { load: { pairs: 60, blocks: 2 } }).scenarios[0]!.pairs;
   results.scenarios[0]!.pairs.push(...more.map((p, i) => ({ ...p, block: 1, start: 30 + i, index: 30 + i })));
   results.status = 'complete';
-  results.sequential!.taken.push(decideLook(results, 1, compareResults(results)));
+  results.sequential!.taken.push(decideLook(results, 1, assessResults(results)));
   assert.equal(results.sequential!.taken[1]!.decision, 'final');
-  const text = renderTerminal(results, compareResults(results), { color: false });
+  const text = renderTerminal(results, assessResults(results), { color: false });
   assert.match(text, /Looked once after block 1 of 2 \(30 of 60 pairs per scenario\): not yet clear: .*; went on to all pairs/);
   assert.doesNotMatch(text, /stopped early/);
 });
@@ -189,15 +189,15 @@ test('three looks: a run that went on at the first look and stopped at the secon
   const design = planSequential(results.config)!;
   assert.equal(design.looks.length, 3);
   const first = { ...results, scenarios: results.scenarios.map((s) => ({ ...s, pairs: s.pairs.slice(0, 24) })), sequential: { ...design, taken: [] } };
-  const one = decideLook(first, 0, compareResults(first, { httpLevel: design.looks[0]!.nominalAlpha }));
+  const one = decideLook(first, 0, assessResults(first, { httpLevel: design.looks[0]!.nominalAlpha }));
   assert.equal(one.decision, 'continue');
   results.sequential = { ...design, taken: [one] };
-  const two = decideLook(results, 1, compareResults(results, { httpLevel: design.looks[1]!.nominalAlpha }));
+  const two = decideLook(results, 1, assessResults(results, { httpLevel: design.looks[1]!.nominalAlpha }));
   assert.equal(two.decision, 'stop-regression');
   results.sequential.taken.push(two);
   results.status = 'complete';
   assert.equal(httpLevel(results), design.looks[1]!.nominalAlpha);
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   assert.equal(analysis.decision, 'fail');
   const text = renderTerminal(results, analysis, { color: false });
   assert.match(text, /48 of 72 pairs \(stopped early\)/);
@@ -271,7 +271,7 @@ test('first of three looks: 8 start pairs all 30% slower stop the run as a regre
   const results = firstOfThree(0.7, 11);
   const level = results.sequential!.looks[0]!.nominalAlpha;
   assert.ok(2 ** -8 > level, 'the sign-flip test cannot reach the first look');
-  const analysis = compareResults(results, { httpLevel: level });
+  const analysis = assessResults(results, { httpLevel: level });
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
   assert.ok(throughput.p < level / 3, `studentized p ${throughput.p}`);
   const taken = decideLook(results, 0, analysis);
@@ -279,16 +279,16 @@ test('first of three looks: 8 start pairs all 30% slower stop the run as a regre
   assert.match(taken.reason, /GET \/hello throughput -(29|3\d)(\.\d)?% is already a regression beyond the interim bound/);
   // The same look's final verdicts, as the report decides them after the stop
   results.sequential!.taken.push(taken);
-  assert.equal(compareResults(results).decision, 'fail');
+  assert.equal(assessResults(results).decision, 'fail');
 });
 
 test('first of three looks: a drop that does not move every start pair the same way, or a small one, goes on', () => {
   // 3% slower with ±3% pair noise: the starts agree in sign, but not closely enough for the t statistic at 0.000028
   const small = firstOfThree(0.97, 12);
-  assert.equal(decideLook(small, 0, compareResults(small, { httpLevel: small.sequential!.looks[0]!.nominalAlpha })).decision, 'continue');
+  assert.equal(decideLook(small, 0, assessResults(small, { httpLevel: small.sequential!.looks[0]!.nominalAlpha })).decision, 'continue');
   // 30% slower, but one start pair measured head faster: the sign-flip test decides (p ≥ 1/256 · 9), and it cannot reach
   const mixed = firstOfThree(0.7, 13, (pairs) => pairs.map(([b, h], i) => [b, Math.floor(i / 3) === 5 ? b * 1.05 : h]));
-  const analysis = compareResults(mixed, { httpLevel: mixed.sequential!.looks[0]!.nominalAlpha });
+  const analysis = assessResults(mixed, { httpLevel: mixed.sequential!.looks[0]!.nominalAlpha });
   assert.ok(analysis.comparisons.find((c) => c.metric === 'throughput')!.p >= 2 ** -8);
   assert.notEqual(decideLook(mixed, 0, analysis).decision, 'stop-regression');
 });

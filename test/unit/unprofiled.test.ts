@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { compareResults } from '../../src/gate/compare.js';
-import { unprofiledScenarios } from '../../src/gate/look.js';
-import { scenarioMoved, scenarioUnchanged } from '../../src/results/verdicts.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { unprofiledScenarios } from '../../src/assess/look.js';
+import { scenarioMoved, scenarioUnchanged } from '../../src/assess/read.js';
 import { describeProfilesSkipped } from '../../src/report/hot-functions.js';
 import type { Results } from '../../src/results/types.js';
 import { resultsFromPairs } from '../helpers/results.js';
@@ -30,7 +30,7 @@ function threeScenarios(spec: Record<string, [number, number]>): Results {
 
 test('profile.when: changed leaves out the unchanged scenarios, and the undecided ones beside a scenario that moved', () => {
   const results = threeScenarios({ 'GET /slow': [0.7, 0.01], 'GET /noisy': [0.99, 0.2], 'GET /same': [1, 0.001] });
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   assert.ok(scenarioMoved(analysis, 'GET /slow'), 'the 30% drop regressed');
   assert.ok(!scenarioMoved(analysis, 'GET /noisy') && !scenarioUnchanged(analysis, 'GET /noisy'), 'the noisy route is undecided');
   assert.ok(scenarioUnchanged(analysis, 'GET /same'));
@@ -46,7 +46,7 @@ test('profile.when: changed leaves out the unchanged scenarios, and the undecide
 
 test('a heap verdict alone is no change for a CPU profile to explain, though it keeps the scenario from reading unchanged', () => {
   const results = threeScenarios({ 'GET /slow': [0.7, 0.01], 'GET /noisy': [0.99, 0.2], 'GET /same': [1, 0.001] });
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const heap = { scenario: 'GET /same', gated: false, verdict: 'improvement' } as unknown as NonNullable<typeof analysis.health>['heap'][number];
   const withHeap = { ...analysis, health: { ...(analysis.health ?? { comparisons: [], hints: [], failing: [] }), heap: [heap] } } as typeof analysis;
   assert.ok(!scenarioMoved(withHeap, 'GET /same'));

@@ -3,13 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { compareResults } from '../../src/gate/compare.js';
+import { assessResults } from '../../src/assess/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
 import { gatedCharts } from '../../src/report/chart.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { allComparisons, countVerdicts, describeCounts } from '../../src/report/verdicts.js';
 import type { ProfileSummary, SideProfile } from '../../src/results/types.js';
-import { buildVerdicts, describeEntry } from '../../src/results/verdicts.js';
+import { buildVerdicts, describeEntry } from '../../src/assess/verdicts.js';
 import { WARNING_CODES } from '../../src/results/warnings.js';
 import { formatChange } from '../../src/stats/format.js';
 import { createRandom } from '../../src/stats/random.js';
@@ -40,7 +40,7 @@ const errorsOf = () => JSON.stringify(compiled.errors);
 
 test('verdicts as data: a failing run, per metric estimate, interval, p and verdict, valid against docs/verdicts.schema.json', () => {
   const results = resultsFromPairs(noisyPairs(20, 0.8));
-  const verdicts = buildVerdicts(results, compareResults(results));
+  const verdicts = buildVerdicts(results, assessResults(results));
   // through JSON, as a script reads it (infinite bounds become null)
   const doc = JSON.parse(JSON.stringify(verdicts));
   const valid = validate(doc);
@@ -60,7 +60,7 @@ test('verdicts as data: a failing run, per metric estimate, interval, p and verd
 
 test('verdicts as data: a passing run validates too, and says pass', () => {
   const results = resultsFromPairs(noisyPairs(40, 1, 3));
-  const doc = JSON.parse(JSON.stringify(buildVerdicts(results, compareResults(results))));
+  const doc = JSON.parse(JSON.stringify(buildVerdicts(results, assessResults(results))));
   const valid = validate(doc);
   assert.ok(valid, errorsOf());
   assert.equal(doc.decision, 'pass');
@@ -87,7 +87,7 @@ test('verdicts as data: base and head medians, and the culprit of a regressed, p
       renderMs: 0,
     },
   ];
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const doc = JSON.parse(JSON.stringify(buildVerdicts(results, analysis)));
   assert.ok(validate(doc), errorsOf());
   const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
@@ -101,16 +101,17 @@ test('verdicts as data: base and head medians, and the culprit of a regressed, p
   );
   assert.match(doc.worst.culprit.text, /^most new time in slowEtag \(src\/payload\.js:10\)/);
   assert.equal(doc.worst.culprit.changedByPr, null, 'no diff recorded: unknown');
+  // what the pull request changed is part of what the assessment reads: each variant is assessed again
   // the pull request edited line 12, inside slowEtag (lines 10 to 16)
   results.changes = { since: '0'.repeat(40), files: [{ file: 'src/payload.js', hunks: [[12, 1]] }] };
-  const marked = JSON.parse(JSON.stringify(buildVerdicts(results, analysis)));
+  const marked = JSON.parse(JSON.stringify(buildVerdicts(results, assessResults(results))));
   assert.ok(validate(marked), errorsOf());
   assert.equal(marked.worst.culprit.changedByPr, true);
   assert.match(marked.worst.culprit.text, /^most new time in slowEtag \(src\/payload\.js:10, changed by this PR\)/);
   assert.equal(marked.worst.culprit.changedFunction, null, 'the culprit itself changed');
   // the pull request edited buildPayload (lines 5 to 8), which grew less, and not slowEtag
   results.changes = { since: '0'.repeat(40), files: [{ file: 'src/payload.js', hunks: [[6, 1]] }] };
-  const beside = JSON.parse(JSON.stringify(buildVerdicts(results, analysis)));
+  const beside = JSON.parse(JSON.stringify(buildVerdicts(results, assessResults(results))));
   assert.ok(validate(beside), errorsOf());
   assert.equal(beside.worst.culprit.changedByPr, false);
   assert.deepEqual({ ...beside.worst.culprit.changedFunction, addedUs: typeof beside.worst.culprit.changedFunction.addedUs }, { function: 'buildPayload', file: 'src/payload.js', line: 5, addedUs: 'number' });
@@ -118,7 +119,7 @@ test('verdicts as data: base and head medians, and the culprit of a regressed, p
   // a scenario whose verdict is unchanged names no culprit: its profile differences are noise
   const quiet = resultsFromPairs(noisyPairs(40, 1, 3));
   quiet.profiles = results.profiles;
-  const quietDoc = buildVerdicts(quiet, compareResults(quiet));
+  const quietDoc = buildVerdicts(quiet, assessResults(quiet));
   assert.ok(quietDoc.metrics.every((m) => m.culprit === null));
 });
 
@@ -128,7 +129,7 @@ test('errors in verdicts.json: a difference of shares, the worst when head broke
     pair.head.non2xx = Math.round(pair.head.requests / 4);
     pair.head.statuses = { '500': pair.head.non2xx };
   }
-  const verdicts = buildVerdicts(results, compareResults(results));
+  const verdicts = buildVerdicts(results, assessResults(results));
   const errors = verdicts.metrics.find((m) => m.metric === 'errors')!;
   assert.equal(errors.kind, 'http');
   assert.equal(errors.verdict, 'regression');
@@ -142,14 +143,14 @@ test('errors in verdicts.json: a difference of shares, the worst when head broke
 
 test("a faster head that fails requests is no improvement in the tables: its rows say head fails requests", () => {
   const results = resultsFromPairs(Array.from({ length: 12 }, (_, i) => [1000, 1100 + i] as [number, number]));
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const throughputCell = (text: string) => text.split('\n').find((l) => /throughput \*/.test(l)) ?? '';
   assert.match(throughputCell(renderTerminal(results, analysis, { full: true })), /✓ improvement/, 'no errors: the faster head is an improvement');
   for (const pair of results.scenarios[0]!.pairs) {
     pair.head.non2xx = Math.round(pair.head.requests / 4);
     pair.head.statuses = { '500': pair.head.non2xx };
   }
-  const failing = compareResults(results);
+  const failing = assessResults(results);
   assert.match(throughputCell(renderTerminal(results, failing)), /\? not comparable: head fails requests/);
   assert.doesNotMatch(renderTerminal(results, failing), /✓ improvement/);
   const markdownRow = renderMarkdown(results, failing).split('\n').find((l) => l.startsWith('| GET /hello | **throughput** | 1k/s')) ?? '';

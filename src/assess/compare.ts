@@ -5,6 +5,7 @@ import type {
   BenchmarkAnalysis,
   BenchmarkComparison,
   HealthAnalysis,
+  IoAnalysis,
   MetricComparison,
   PairedComparison,
   Results,
@@ -18,7 +19,7 @@ import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { holmAdjust } from '../stats/holm.js';
 import { smallestDetectableShift } from '../stats/power.js';
 import { signFlipTest, studentizedAgreement } from '../stats/sign-flip.js';
-import { inventoryBenchmarks } from './benchmarks.js';
+import { type BenchmarkInventory, inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { analyzeIo } from './io.js';
 import { errorShare } from '../results/errors.js';
@@ -28,6 +29,8 @@ import { earlyStop, httpLevel } from './sequential.js';
 import { percentText } from './text.js';
 import { startupSeries } from './startup.js';
 import { analysisWarnings } from './warnings.js';
+import { collectSubjects } from './subjects.js';
+import type { AssessedComparison, Assessment, BenchmarkRef, ScenarioRef, ServiceRef } from './types.js';
 import { baselineGaps, describeBaseline, unpairedDrafts } from './unpaired.js';
 
 
@@ -60,7 +63,7 @@ type Draft<T extends PairedComparison> = Omit<T, 'pAdjusted' | 'verdict'> & { te
  * (the start pair of each pair, HTTP and health metrics), the unit is the start pair: each
  * start's pairs are summarised by the Hodges–Lehmann estimate of their log-ratios, and the estimate, interval
  * and test are over those summaries, so a start's own offset counts once, not once per slice
- * (gate/starts.ts). Without (micro-benchmarks: each round is one fresh process per side
+ * (assess/starts.ts). Without (micro-benchmarks: each round is one fresh process per side
  * already), the unit is the pair.
  */
 function comparePaired(
@@ -170,40 +173,44 @@ function decisiveErrors(base: readonly number[], head: readonly number[], starts
 }
 
 /**
- * Holm-adjusted p-values for the gated comparisons (one family for the whole run: HTTP metrics
- * and micro-benchmarks alike); informational ones keep their own p.
+ * A comparison before Holm's adjustment, tagged with its subject and kind, and the level its
+ * verdict is held to (HTTP, health and start-up: the sequential design's nominal level at the
+ * look the run stopped, never above alpha; micro-benchmarks: alpha).
  */
-function adjustGated(drafts: readonly Draft<PairedComparison>[]): number[] {
-  // An untestable comparison (every unit 0) can never be rejected: it keeps its p of 1 and does
-  // not make the others' adjustment stricter (comparePaired).
-  const gatedIndexes = drafts.flatMap((c, i) => (c.gated && c.testable !== false ? [i] : []));
-  const adjusted = holmAdjust(gatedIndexes.map((i) => drafts[i]!.p));
-  const pAdjusted = drafts.map((c) => c.p);
-  gatedIndexes.forEach((index, k) => {
-    pAdjusted[index] = adjusted[k]!;
-  });
-  return pAdjusted;
+type TaggedDraft = { level: number } & (
+  | { kind: 'http'; subject: ScenarioRef; draft: Draft<MetricComparison> }
+  | { kind: 'health'; subject: ScenarioRef; draft: Draft<RelativeHealthComparison> }
+  | { kind: 'startup'; subject: ServiceRef; draft: Draft<StartupComparison> }
+  | { kind: 'benchmark'; subject: BenchmarkRef; draft: Draft<BenchmarkComparison> }
+);
+
+/** The comparison each kind of paired comparison decides into. */
+interface ComparisonOf {
+  http: MetricComparison;
+  health: RelativeHealthComparison;
+  startup: StartupComparison;
+  benchmark: BenchmarkComparison;
 }
 
+/** A tagged draft decided: its comparison carries pAdjusted and its verdict. */
+type Decided =
+  | { kind: 'http'; subject: ScenarioRef; comparison: MetricComparison }
+  | { kind: 'health'; subject: ScenarioRef; comparison: RelativeHealthComparison }
+  | { kind: 'startup'; subject: ServiceRef; comparison: StartupComparison }
+  | { kind: 'benchmark'; subject: BenchmarkRef; comparison: BenchmarkComparison };
+
 /**
- * Results → verdicts, as docs/method.md explains ("The statistics", "The verdicts"): per HTTP metric and
- * per service-health metric, the paired log-ratios ln(head/base) of its slices, and per
- * micro-benchmark those of its processes (one ops/s per process, paired by round); the
- * Hodges–Lehmann estimate with its distribution-free 95% interval; the sign-flip test's p;
- * Holm across the gated comparisons of the whole run. Then gate/health.ts adds the absolute
- * floors, the memory-growth rule and the load-generator check (which can make a throughput
- * verdict inconclusive). Pure: the same results always give the same analysis (the CLI's
- * `report` relies on it).
+ * Every paired comparison of the run, in one list: per HTTP metric of each scenario, per
+ * micro-benchmark, per service-health metric (assess/health.ts: measured on the same slices as
+ * the HTTP metrics, so held to the same level) and per start-up metric (assess/startup.ts: one
+ * unit per start pair). Against a stored baseline (results.baseline) the HTTP metrics are
+ * compared unpaired, start by start across the two runs; this run's two sides measured the same
+ * commit, so health, start-up and micro-benchmarks, which only ever set one side against the
+ * other, give no verdict then.
  */
-export function compareResults(results: Results, options: CompareOptions = {}): Analysis {
-  const { config } = results;
-  const level = options.httpLevel ?? httpLevel(results);
-  // Against a stored baseline (results.baseline) the HTTP metrics are compared unpaired, start
-  // by start across the two runs; this run's two sides measured the same commit, so health,
-  // start-up, micro-benchmarks and I/O, which only ever set one side against the other, give no
-  // verdict then.
-  const { baseline } = results;
-  const metricDrafts: Draft<MetricComparison>[] = baseline ? unpairedDrafts(results, baseline, level) : [];
+function draftComparisons(results: Results, level: number, inventory: BenchmarkInventory | null): TaggedDraft[] {
+  const { config, baseline } = results;
+  const http: Draft<MetricComparison>[] = baseline ? unpairedDrafts(results, baseline, level) : [];
   for (const scenario of baseline ? [] : results.scenarios) {
     if (scenario.pairs.length === 0) continue;
     for (const definition of METRIC_DEFINITIONS) {
@@ -214,77 +221,152 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
       if (!draft) continue;
       const decided = definition.id === 'errors' ? decisiveErrors(base, head, starts, rule.limit) : null;
-      metricDrafts.push({ metric: definition.id, scenario: scenario.name, ...draft, decided });
+      http.push({ metric: definition.id, scenario: scenario.name, ...draft, decided });
     }
   }
-  const inventory = results.benchmarks && !baseline ? inventoryBenchmarks(results.benchmarks) : null;
-  const benchRule = config.gate.benchmarks;
-  const benchDrafts: Draft<BenchmarkComparison>[] = (inventory?.series ?? []).flatMap((series) => {
-    const draft = comparePaired(series.base, series.head, null, benchRule, config.alpha, true);
-    return draft ? [{ ...series.identity, ...draft }] : [];
+  const benchmarks = (inventory?.series ?? []).flatMap((series): TaggedDraft[] => {
+    const draft = comparePaired(series.base, series.head, null, config.gate.benchmarks, config.alpha, true);
+    const { key, label } = series.identity;
+    return draft ? [{ kind: 'benchmark', subject: { type: 'benchmark', key, label }, draft: { ...series.identity, ...draft }, level: config.alpha }] : [];
   });
-
-  // Service health (gate/health.ts): measured on the same slices as the HTTP metrics, so held
-  // to the same level; the gated health metrics join the same Holm family.
-  const healthDrafts: Draft<RelativeHealthComparison>[] = (baseline ? [] : healthSeries(results)).flatMap((series) => {
+  const health = (baseline ? [] : healthSeries(results)).flatMap((series): TaggedDraft[] => {
     const draft = comparePaired(series.base, series.head, series.starts, series.rule, level, false);
-    return draft ? [{ metric: series.metric, scenario: series.scenario, ...draft }] : [];
+    const subject: ScenarioRef = { type: 'scenario', scenario: series.scenario };
+    return draft ? [{ kind: 'health', subject, draft: { metric: series.metric, scenario: series.scenario, ...draft }, level }] : [];
   });
-
-  // Start-up (gate/startup.ts): one unit per start pair, looked at with the HTTP metrics.
-  const startupDrafts: Draft<StartupComparison>[] = (baseline ? [] : startupSeries(results)).flatMap((series) => {
+  const startup = (baseline ? [] : startupSeries(results)).flatMap((series): TaggedDraft[] => {
     const draft = comparePaired(series.base, series.head, null, config.gate[series.metric], level, false);
-    return draft ? [{ metric: series.metric, ...draft }] : [];
+    return draft ? [{ kind: 'startup', subject: { type: 'service' }, draft: { metric: series.metric, ...draft }, level }] : [];
   });
+  return [
+    ...http.map((draft): TaggedDraft => ({ kind: 'http', subject: { type: 'scenario', scenario: draft.scenario }, draft, level })),
+    ...benchmarks,
+    ...health,
+    ...startup,
+  ];
+}
 
-  const pAdjusted = adjustGated([...metricDrafts, ...benchDrafts, ...healthDrafts, ...startupDrafts]);
-  // One Holm family; each comparison is held to its own level (HTTP and health: the sequential
-  // design's nominal level at the look the run stopped, never above alpha; micro-benchmarks: alpha).
-  const decide = <T extends PairedComparison>({ testable: _, decided, ...draft }: Draft<T>, p: number, at: number): T => {
-    const withP = { ...draft, pAdjusted: p } as unknown as Omit<T, 'verdict'>;
-    return { ...withP, verdict: decided ?? decideVerdict(withP, at) } as T;
+/**
+ * Holm's adjustment over one family, the gated comparisons of the whole run (HTTP metrics,
+ * micro-benchmarks, service health and start-up alike), then each comparison's verdict at its
+ * own level; informational ones keep their own p. An untestable comparison (every unit 0) can
+ * never be rejected: it keeps its p of 1 and does not make the others' adjustment stricter
+ * (comparePaired). A draft the data settle (decisiveErrors) keeps that verdict.
+ */
+function decideFamily(drafts: readonly TaggedDraft[]): Decided[] {
+  const family = drafts.filter((d) => d.draft.gated && d.draft.testable !== false);
+  const adjusted = holmAdjust(family.map((d) => d.draft.p));
+  const pAdjusted = new Map(family.map((d, k) => [d, adjusted[k]!]));
+  return drafts.map((tagged) => {
+    const { testable: _, decided, ...draft } = tagged.draft;
+    const withP = { ...draft, pAdjusted: pAdjusted.get(tagged) ?? draft.p };
+    const comparison = { ...withP, verdict: decided ?? decideVerdict(withP, tagged.level) };
+    return { kind: tagged.kind, subject: tagged.subject, comparison } as Decided;
+  });
+}
+
+/** Holm's family size per kind of unit, for the underpowered warning (assess/warnings.ts). */
+function familySizes(drafts: readonly TaggedDraft[]): { metrics: number; benchmarks: number } {
+  const inFamily = drafts.filter((d) => d.draft.gated && d.draft.testable !== false);
+  return {
+    metrics: inFamily.filter((d) => d.kind === 'http' || d.kind === 'health').length,
+    benchmarks: drafts.filter((d) => d.kind === 'benchmark' && d.draft.gated).length,
   };
-  const decided = metricDrafts.map((d, i) => decide<MetricComparison>(d, pAdjusted[i]!, level));
-  const healthOffset = metricDrafts.length + benchDrafts.length;
-  const health: HealthAnalysis | undefined = baseline ? undefined : analyzeHealth(
-    results,
-    healthDrafts.map((d, i) => decide<RelativeHealthComparison>(d, pAdjusted[healthOffset + i]!, level)),
-    decided,
-  );
+}
+
+/** The comparisons of one kind, in the order of the list. */
+function ofKind<K extends keyof ComparisonOf>(decided: readonly Decided[], kind: K): ComparisonOf[K][] {
+  return decided.flatMap((d) => (d.kind === kind ? [d.comparison as ComparisonOf[K]] : []));
+}
+
+/**
+ * Results → the Assessment, as docs/method.md explains ("The statistics", "The verdicts"): per
+ * HTTP metric and per service-health metric, the paired log-ratios ln(head/base) of its slices,
+ * and per micro-benchmark those of its processes (one ops/s per process, paired by round); the
+ * Hodges–Lehmann estimate with its distribution-free 95% interval; the sign-flip test's p; Holm
+ * across the gated comparisons of the whole run. Then assess/health.ts adds the absolute floors,
+ * the memory-growth rule and the load-generator check (which can make a throughput verdict
+ * inconclusive), and assess/subjects.ts what explains each scenario's verdicts. Pure: the same
+ * results always give the same assessment (the CLI's `report` relies on it).
+ */
+export function assessResults(results: Results, options: CompareOptions = {}): Assessment {
+  const level = options.httpLevel ?? httpLevel(results);
+  const { baseline } = results;
+  const inventory = results.benchmarks && !baseline ? inventoryBenchmarks(results.benchmarks) : null;
+  const drafts = draftComparisons(results, level, inventory);
+  const decided = decideFamily(drafts);
+  const http = ofKind(decided, 'http');
+  const health: HealthAnalysis | undefined = baseline ? undefined : analyzeHealth(results, ofKind(decided, 'health'), http);
   // Throughput measured on a generator-bound side cannot support its verdict (nor, at a fixed
   // rate, latency: it counts the generator's own delay).
   const fixedRate = new Set(results.scenarios.filter((s) => s.pairs.some((p) => p.base.offered)).map((s) => s.name));
-  const comparisons = health ? markGeneratorBound(decided, health.generator, fixedRate) : decided;
-  const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
-  let benchmarks: BenchmarkAnalysis | undefined;
-  if (inventory) {
-    const benchComparisons = benchDrafts.map((d, i) => decide<BenchmarkComparison>(d, pAdjusted[metricDrafts.length + i]!, config.alpha));
-    benchmarks = {
-      comparisons: benchComparisons,
-      uncompared: inventory.uncompared,
-      failures: inventory.failures,
-      failing: benchComparisons.filter((c) => c.gated && c.verdict === 'regression'),
-      notCompared: inventory.notCompared,
-    };
-  }
-  const startupOffset = healthOffset + healthDrafts.length;
-  const startup = startupDrafts.map((d, i) => decide<StartupComparison>(d, pAdjusted[startupOffset + i]!, level));
-  const startupFailing = startup.filter((c) => c.gated && c.verdict === 'regression');
-  const healthComparisons = health?.comparisons ?? [];
-  const all: PairedComparison[] = [...comparisons, ...(benchmarks?.comparisons ?? []), ...healthComparisons];
-  const tallies = tallyRequests(results);
-  // The memory-growth verdicts count like the others, but are no paired test (not in Holm's family).
-  const verdicts = [...all, ...startup, ...(health?.heap ?? [])];
+  const comparisons = health ? markGeneratorBound(http, health.generator, fixedRate) : http;
+  const benchComparisons = ofKind(decided, 'benchmark');
+  const benchmarks: BenchmarkAnalysis | undefined = inventory
+    ? {
+        comparisons: benchComparisons,
+        uncompared: inventory.uncompared,
+        failures: inventory.failures,
+        failing: benchComparisons.filter((c) => c.gated && c.verdict === 'regression'),
+        notCompared: inventory.notCompared,
+      }
+    : undefined;
+  const startup = ofKind(decided, 'startup');
   // Outgoing I/O per request says why a verdict moved; it is no verdict itself.
-  const io = baseline ? null : analyzeIo(results);
+  const io = baseline ? undefined : analyzeIo(results);
+  const all = tagAll(comparisons, health, benchComparisons, startup, io);
+  const analysis = summarize(results, all, { level, familySizes: familySizes(drafts), benchmarks, health, startup, io });
+  return { ...analysis, all, subjects: collectSubjects(results, analysis) };
+}
+
+/** The final list: the HTTP comparisons after the generator check, health with its floors, the memory-growth rule, micro-benchmarks, start-up, then I/O. */
+function tagAll(
+  http: MetricComparison[],
+  health: HealthAnalysis | undefined,
+  benchmarks: BenchmarkComparison[],
+  startup: StartupComparison[],
+  io: IoAnalysis | undefined,
+): AssessedComparison[] {
+  const scenario = (name: string): ScenarioRef => ({ type: 'scenario', scenario: name });
+  return [
+    ...http.map((comparison): AssessedComparison => ({ kind: 'http', subject: scenario(comparison.scenario), comparison })),
+    ...(health?.comparisons ?? []).map((comparison): AssessedComparison => ({ kind: 'health', subject: scenario(comparison.scenario), comparison })),
+    ...(health?.heap ?? []).map((comparison): AssessedComparison => ({ kind: 'heap', subject: scenario(comparison.scenario), comparison })),
+    ...benchmarks.map((comparison): AssessedComparison => ({ kind: 'benchmark', subject: { type: 'benchmark', key: comparison.key, label: comparison.label }, comparison })),
+    ...startup.map((comparison): AssessedComparison => ({ kind: 'startup', subject: { type: 'service' }, comparison })),
+    ...(io?.comparisons ?? []).map((comparison): AssessedComparison => ({ kind: 'io', subject: scenario(comparison.scenario), comparison })),
+  ];
+}
+
+/**
+ * The decision and the counts over the one list (I/O is information, no verdict), the warnings,
+ * and the per-kind views the tables read. The memory-growth verdicts count like the others,
+ * but are no paired test (not in Holm's family).
+ */
+function summarize(
+  results: Results,
+  all: readonly AssessedComparison[],
+  parts: {
+    level: number;
+    familySizes: { metrics: number; benchmarks: number };
+    benchmarks: BenchmarkAnalysis | undefined;
+    health: HealthAnalysis | undefined;
+    startup: StartupComparison[];
+    io: IoAnalysis | undefined;
+  },
+): Analysis {
+  const { baseline } = results;
+  const { benchmarks, health, startup, io } = parts;
+  const verdicts = all.flatMap((entry) => (entry.kind === 'io' ? [] : [entry.comparison]));
+  const comparisons = all.flatMap((entry) => (entry.kind === 'http' ? [entry.comparison] : []));
+  const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
+  const tallies = tallyRequests(results);
   // A side that burned CPU while the other was measured decided the verdicts itself: never a pass.
   const unfair = analyzeFairness(results);
+  const gatedRegression = verdicts.some((c) => c.gated && c.verdict === 'regression');
   return {
     comparisons,
-    decision:
-      unfair.length > 0 || failing.length > 0 || (benchmarks?.failing.length ?? 0) > 0 || (health?.failing.length ?? 0) > 0 || startupFailing.length > 0
-        ? 'fail'
-        : 'pass',
+    decision: unfair.length > 0 || gatedRegression ? 'fail' : 'pass',
     regressions: verdicts.filter((c) => c.verdict === 'regression').length,
     improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
@@ -293,15 +375,11 @@ export function compareResults(results: Results, options: CompareOptions = {}): 
       ...unfair.map((finding) => ({ code: 'unfair-comparison' as const, message: finding.message })),
       ...analysisWarnings(results, {
         tallies,
-        comparisons: [...comparisons, ...healthComparisons],
+        comparisons: [...comparisons, ...(health?.comparisons ?? [])],
         benchmarks,
         health,
-        gated: {
-          // Holm's family: an untestable comparison is not in it (adjustGated).
-          metrics: [...metricDrafts, ...healthDrafts].filter((c) => c.gated && c.testable !== false).length,
-          benchmarks: (benchmarks?.comparisons ?? []).filter((c) => c.gated).length,
-        },
-        level,
+        gated: parts.familySizes,
+        level: parts.level,
       }),
     ],
     failedRequests: tallies.filter(hasFailures),

@@ -138,7 +138,7 @@ function httpWarnings(
       });
     }
   }
-  // Generator-bound throughput has its own warning (gate/health.ts): more pairs would not help.
+  // Generator-bound throughput has its own warning (assess/health.ts): more pairs would not help.
   const undecided = comparisons.filter((c) => c.gated && c.verdict === 'inconclusive' && !('generatorBound' in c && c.generatorBound));
   for (const c of undecided) {
     warnings.push({ code: 'inconclusive', scenario: c.scenario, message: undecidedMessage(c, family, level) });
@@ -316,7 +316,7 @@ function share(fraction: number): string {
 
 /** What the parts of an analysis need warned about. */
 export interface WarningInputs {
-  /** Requests per scenario and side (gate/samples.ts). */
+  /** Requests per scenario and side (assess/samples.ts). */
   tallies: FailureTally[];
   /** HTTP and service-health comparisons. */
   comparisons: (MetricComparison | HealthComparison)[];

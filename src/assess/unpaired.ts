@@ -2,9 +2,9 @@
  * The unpaired comparison: head's starts, measured in this run, against a stored baseline's
  * starts of base, measured in another run (results.baseline, written by `mode: record`). Both
  * runs measured one commit on both of the engine's sides, so each start of either side is one
- * unit of that commit. Like the paired analysis (gate/compare.ts), the start is the unit of
+ * unit of that commit. Like the paired analysis (assess/compare.ts), the start is the unit of
  * replication and a start's slices are summarised below it by their Hodges–Lehmann estimate
- * (gate/starts.ts, Kalibera & Jones 2013); the shift of head's summaries against base's is the
+ * (assess/starts.ts, Kalibera & Jones 2013); the shift of head's summaries against base's is the
  * two-sample Hodges–Lehmann estimate with its rank-sum interval, and the test is the one-sided
  * Wilcoxon rank-sum test (stats/rank-sum.ts). The drafts then go through the same Holm family and
  * verdicts as the paired ones.
@@ -23,10 +23,10 @@ import { middleHalf } from './samples.js';
 import { summarizeStarts } from './starts.js';
 
 const CONFIDENCE = 0.95;
-/** As the paired analysis: "unchanged" is two one-sided tests at 5% (gate/compare.ts). */
+/** As the paired analysis: "unchanged" is two one-sided tests at 5% (assess/compare.ts). */
 const EQUIVALENCE_CONFIDENCE = 0.9;
 
-/** A metric's comparison before Holm's adjustment and its verdict, as gate/compare.ts drafts them. */
+/** A metric's comparison before Holm's adjustment and its verdict, as assess/compare.ts drafts them. */
 export type UnpairedDraft = Omit<MetricComparison, 'pAdjusted' | 'verdict'> & { testable: boolean };
 
 /**

@@ -1,6 +1,6 @@
 import type { Results, TakenLook } from '../results/types.js';
-import { scenarioMoved, scenarioUnchanged } from '../results/verdicts.js';
-import { compareResults } from './compare.js';
+import { scenarioMoved, scenarioUnchanged } from './read.js';
+import { assessResults } from './compare.js';
 import { decideLook } from './sequential.js';
 
 /**
@@ -9,19 +9,19 @@ import { decideLook } from './sequential.js';
  * The engine measures; the gate decides.
  */
 export const interimLook = (results: Results, index: number): TakenLook =>
-  decideLook(results, index, compareResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));
+  decideLook(results, index, assessResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));
 
 /**
  * The scenarios profile.when: changed leaves unprofiled, at the run's final level: those whose
  * every verdict is unchanged (the same test that keeps a culprit line out of the report), and,
  * once some scenario regressed or improved on a metric a CPU profile explains, those that did
- * not (results/verdicts.ts, scenarioMoved). The decided scenarios are what the reader needs
+ * not (assess/read.ts, scenarioMoved). The decided scenarios are what the reader needs
  * explained; an undecided one beside them changes no decision, and its profile, 2 ×
  * profile.duration of the run, would most often name noise. Where no scenario moved, the
  * inconclusive ones are profiled: then they are the run's open question.
  */
 export const unprofiledScenarios = (results: Results): string[] => {
-  const analysis = compareResults(results);
+  const analysis = assessResults(results);
   const names = results.scenarios.map((s) => s.name);
   const moved = names.filter((name) => scenarioMoved(analysis, name));
   return names.filter((name) => scenarioUnchanged(analysis, name) || (moved.length > 0 && !moved.includes(name)));

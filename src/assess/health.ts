@@ -1,7 +1,7 @@
 /**
  * Service health from the slices (pure): what each slice's processes measured inside themselves
  * (src/preload/health.cjs), aggregated per side; the health metrics' paired series for
- * compareResults; their verdicts with an absolute floor; the memory-growth rule; whether the
+ * assessResults; their verdicts with an absolute floor; the memory-growth rule; whether the
  * load generator, not the service, set the pace; and the findings the report words as hints.
  * docs/health.md explains every rule.
  */
@@ -99,14 +99,14 @@ export function heapGrowthRule(results: Results): HeapGrowthRule {
   return results.config.gate.heap_growth;
 }
 
-/** One health metric's paired values in one scenario (same index = same pair), for compareResults. */
+/** One health metric's paired values in one scenario (same index = same pair), for assessResults. */
 export interface HealthSeries {
   scenario: string;
   metric: HealthMetricId;
   rule: MetricRule;
   base: number[];
   head: number[];
-  /** The start pair of each pair (gate/starts.ts). */
+  /** The start pair of each pair (assess/starts.ts). */
   starts: number[];
 }
 
@@ -152,7 +152,7 @@ export function decideHealthVerdict(
 
 /**
  * Hodges–Lehmann estimate and 95% interval of the differences head − base, over start pairs
- * (each start pair's Hodges–Lehmann difference, as the relative test counts them; gate/starts.ts);
+ * (each start pair's Hodges–Lehmann difference, as the relative test counts them; assess/starts.ts);
  * ±∞ when the interval cannot reach 95%.
  */
 function absoluteShift(series: HealthSeries | undefined): { estimate: number; lower: number; upper: number } {

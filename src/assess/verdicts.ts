@@ -1,12 +1,14 @@
 /**
- * Verdicts as data: the analysis of a run flattened into one list of metrics a script can read
- * (perfgate compare --verdicts <file>; verdicts.json in the action's run directory). The
- * format is documented in docs/verdicts.md and described by docs/verdicts.schema.json. Pure.
+ * Verdicts as data: the Assessment's one list of comparisons, projected into the metrics a
+ * script can read (perfgate compare --verdicts <file>; verdicts.json in the action's run
+ * directory), with the culprit the assessment found, so a script reads the function a reviewer
+ * reads. The format is documented in docs/verdicts.md and described by
+ * docs/verdicts.schema.json. Pure.
  */
-// The culprit is derived from the stored profiles by the same rule the reports use, so a script
-// reads the function a reviewer reads.
-import { culpritOfScenario, displayName } from '../profile/culprit.js';
-import type { Analysis, PairedComparison, Results, RunWarning, Verdict } from './types.js';
+import { displayName } from '../profile/names.js';
+import type { PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
+import { scenarioCulprit, scenarioUnchanged } from './read.js';
+import type { AssessedComparison, Assessment } from './types.js';
 
 export const VERDICTS_SCHEMA = 'perfgate/verdicts';
 export const VERDICTS_VERSION = 1;
@@ -114,33 +116,10 @@ function paired(
   };
 }
 
-/**
- * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it
- * regressed or improved. Only the other scenarios get a culprit: a profile of an unchanged route
- * names its noise.
- */
-export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
-  const own = [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
-  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
-}
-
-/**
- * Whether a metric of the scenario that a CPU profile explains (its HTTP and event-loop, GC and
- * CPU metrics; not the heap's growth, which a CPU profile does not show) regressed or improved:
- * a change the run has decided, for a culprit to explain.
- */
-export function scenarioMoved(analysis: Analysis, scenario: string): boolean {
-  return timeVerdicts(analysis, scenario).some((c) => c.verdict === 'regression' || c.verdict === 'improvement');
-}
-
-function timeVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
-  return [...analysis.comparisons, ...(analysis.health?.comparisons ?? [])].filter((c) => c.scenario === scenario);
-}
-
 /** The scenario's culprit as data; null when it was not profiled, nothing of its own code grew, or its verdict is unchanged. */
-function culpritOf(results: Results, analysis: Analysis, scenario: string): VerdictCulprit | null {
-  if (scenarioUnchanged(analysis, scenario)) return null;
-  const culprit = culpritOfScenario(results.profiles, scenario, results);
+function culpritOf(assessment: Assessment, scenario: string): VerdictCulprit | null {
+  if (scenarioUnchanged(assessment, scenario)) return null;
+  const culprit = scenarioCulprit(assessment, scenario);
   if (culprit === null) return null;
   const { fn } = culprit;
   const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
@@ -149,14 +128,16 @@ function culpritOf(results: Results, analysis: Analysis, scenario: string): Verd
   return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, changedFunction, text: culprit.text };
 }
 
-export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDocument {
-  const culprits = new Map(analysis.comparisons.map((c) => [c.scenario, null as VerdictCulprit | null]));
-  for (const scenario of culprits.keys()) culprits.set(scenario, culpritOf(results, analysis, scenario));
-  const metrics: VerdictEntry[] = [
-    ...analysis.comparisons.map((c) => paired('http', c.metric, c.scenario, null, c, culprits.get(c.scenario) ?? null)),
-    ...(analysis.health?.comparisons ?? []).map((c) => paired('health', c.metric, c.scenario, null, c)),
-    ...(analysis.health?.heap ?? []).map(
-      (h): VerdictEntry => ({
+/** One comparison as a metric of verdicts.json; null for the kinds it does not list (start-up, I/O). */
+function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, VerdictCulprit | null>): VerdictEntry | null {
+  switch (entry.kind) {
+    case 'http':
+      return paired('http', entry.comparison.metric, entry.subject.scenario, null, entry.comparison, culprits.get(entry.subject.scenario) ?? null);
+    case 'health':
+      return paired('health', entry.comparison.metric, entry.subject.scenario, null, entry.comparison);
+    case 'heap': {
+      const h = entry.comparison;
+      return {
         kind: 'heap',
         metric: 'heap_growth',
         scenario: h.scenario,
@@ -174,24 +155,33 @@ export function buildVerdicts(results: Results, analysis: Analysis): VerdictsDoc
         base: finite(h.baseMbPer10k),
         head: finite(h.headMbPer10k),
         culprit: null,
-      }),
-    ),
-    ...(analysis.benchmarks?.comparisons ?? []).map((c) =>
-      paired('benchmark', 'ops_per_sec', null, [c.file, c.suite, c.name].filter(Boolean).join(' › '), c),
-    ),
-  ];
+      };
+    }
+    case 'benchmark': {
+      const c = entry.comparison;
+      return paired('benchmark', 'ops_per_sec', null, [c.file, c.suite, c.name].filter(Boolean).join(' › '), c);
+    }
+    default:
+      return null;
+  }
+}
+
+export function buildVerdicts(results: Results, assessment: Assessment): VerdictsDocument {
+  const http = assessment.all.flatMap((entry) => (entry.kind === 'http' ? [entry.subject.scenario] : []));
+  const culprits = new Map([...new Set(http)].map((scenario) => [scenario, culpritOf(assessment, scenario)]));
+  const metrics = assessment.all.flatMap((entry) => entryOf(entry, culprits) ?? []);
   return {
     schema: VERDICTS_SCHEMA,
     version: VERDICTS_VERSION,
-    decision: analysis.decision,
+    decision: assessment.decision,
     status: results.status,
     base: { ref: results.sides.base.ref, sha: results.sides.base.sha },
     head: { ref: results.sides.head.ref, sha: results.sides.head.sha, dirty: results.sides.head.dirty },
-    regressions: analysis.regressions,
-    improvements: analysis.improvements,
+    regressions: assessment.regressions,
+    improvements: assessment.improvements,
     worst: worstOf(metrics),
     metrics,
-    warnings: analysis.warnings,
+    warnings: assessment.warnings,
   };
 }
 

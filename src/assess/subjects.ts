@@ -1,0 +1,26 @@
+/**
+ * One subject per scenario and per compared micro-benchmark, with what explains its verdicts:
+ * a profiled scenario's diffed profiles and culprit (computed here, once per run), its outgoing
+ * I/O and its service-health hints. Pure.
+ */
+import { explainProfile } from '../profile/culprit.js';
+import type { Analysis, Results } from '../results/types.js';
+import type { ScenarioSubject, Subject } from './types.js';
+
+export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' | 'health' | 'benchmarks'>): Subject[] {
+  const profiles = results.profiles ?? [];
+  // A profile of a scenario the results no longer list (a shard's merge) still has its subject.
+  const names = [...new Set([...results.scenarios.map((s) => s.name), ...profiles.map((p) => p.scenario)])];
+  const scenarios = names.map((scenario): ScenarioSubject => {
+    const profile = profiles.find((p) => p.scenario === scenario);
+    return {
+      type: 'scenario',
+      scenario,
+      profile: profile ? { profile, ...explainProfile(profile, results) } : null,
+      io: (analysis.io?.comparisons ?? []).filter((c) => c.scenario === scenario),
+      hints: (analysis.health?.hints ?? []).filter((h) => h.scenario === scenario),
+    };
+  });
+  const benchmarks = (analysis.benchmarks?.comparisons ?? []).map((c): Subject => ({ type: 'benchmark', key: c.key, label: c.label }));
+  return [...scenarios, ...benchmarks];
+}
