@@ -1,0 +1,51 @@
+/** GitHub Actions workflow files as the tests read them: parsed with `yaml`, typed as far as they assert. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { ROOT } from './repo.js';
+
+export interface Step {
+  id?: string;
+  if?: string;
+  uses?: string;
+  run?: string;
+  with?: Record<string, unknown>;
+  env?: Record<string, unknown>;
+}
+export interface Job {
+  if?: string;
+  needs?: string | string[];
+  uses?: string;
+  with?: Record<string, unknown>;
+  permissions?: Record<string, string>;
+  concurrency?: { group: string; 'cancel-in-progress'?: boolean };
+  'timeout-minutes'?: number | string;
+  outputs?: Record<string, string>;
+  env?: Record<string, unknown>;
+  steps: Step[];
+}
+export interface Workflow {
+  name: string;
+  on: Record<string, unknown>;
+  permissions?: Record<string, string>;
+  concurrency?: unknown;
+  jobs: Record<string, Job>;
+}
+
+/** The workflow files of a directory of the repository: file name → text and parsed workflow. */
+export function readWorkflows(dir: string): { dir: string; texts: Record<string, string>; workflows: Record<string, Workflow> } {
+  const path = join(ROOT, dir);
+  const files = readdirSync(path).filter((f) => f.endsWith('.yml'));
+  const texts = Object.fromEntries(files.map((f) => [f, readFileSync(join(path, f), 'utf8')]));
+  return { dir: path, texts, workflows: Object.fromEntries(files.map((f) => [f, parse(texts[f]!) as Workflow])) };
+}
+
+/** The steps that run perfgate's released action. */
+export function perfgateSteps(job: Job): Step[] {
+  return (job.steps ?? []).filter((s) => s.uses?.includes('/perfgate@'));
+}
+
+/** action.yml's inputs, with their defaults. */
+export function actionInputs(): Record<string, { default?: string }> {
+  return (parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: string }> }).inputs;
+}
