@@ -9,6 +9,8 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { actionlintSkip, runActionlint } from '../helpers/actionlint.js';
 import { ROOT } from '../helpers/repo.js';
+import { pullRequestEvent } from '../helpers/github-events.js';
+import { type Contexts, condition, interpolate } from '../helpers/workflow-expressions.js';
 import { actionInputs, type Job, perfgateSteps, readWorkflows, type Step, type Workflow } from '../helpers/workflows.js';
 
 const own = readWorkflows('.github/workflows');
@@ -119,6 +121,38 @@ test("gate.yml's comment job runs no PR code: no checkout, no run step, only per
   );
   assert.equal(steps[0]!.with?.['results-digest'], expression('needs.measure.outputs.results-digest'));
   assert.equal(steps[0]!.with?.id, expression('inputs.id'), 'the comment reports the artifact measure uploaded under that id');
+});
+
+/** The contexts of a call from a pull_request workflow, with gate.yml's input defaults under the caller's. */
+function called(event: object, callerInputs: Record<string, unknown> = {}, needs: Contexts['needs'] = {}): Contexts {
+  const inputs = { ...Object.fromEntries(Object.entries(call.inputs).map(([name, input]) => [name, input.default ?? ''])), ...callerInputs };
+  return { github: { event_name: 'pull_request', event, repository: 'acme/shop', workflow: 'perf', ref: 'refs/pull/5/merge' }, inputs, needs };
+}
+const sha = { baseSha: 'a'.repeat(40), headSha: 'b'.repeat(40) };
+
+test("gate.yml's measure job, as the runner decides: every push of a pull request, and a label only when it is the accept label", () => {
+  const runs = (event: object, inputs?: Record<string, unknown>) => condition(gate.jobs.measure!.if, called(event, inputs));
+  assert.equal(runs(pullRequestEvent({ number: 5, ...sha, action: 'opened' })), true);
+  assert.equal(runs(pullRequestEvent({ number: 5, ...sha, action: 'synchronize' })), true);
+  const labeled = (name: string) => ({ ...pullRequestEvent({ number: 5, ...sha, action: 'labeled', labels: [name] }), label: { name } });
+  assert.equal(runs(labeled('perf-regression-accepted')), true);
+  assert.equal(runs(labeled('needs-review')), false, 'an unrelated label measures nothing');
+  assert.equal(runs({ ...labeled('perf-regression-accepted'), action: 'unlabeled' }), true, 'removing the accept label re-runs the gate too');
+  assert.equal(runs(labeled('perf-ok'), { 'accept-label': 'perf-ok' }), true, 'the accept-label input names the label');
+  const setup = gate.jobs.measure!.steps.find((s) => s.uses?.startsWith('actions/setup-node'))!;
+  const version = (inputs: Record<string, unknown>) => interpolate(setup.with!['node-version'], called({}, inputs));
+  assert.equal(version({}), '24');
+  assert.equal(version({ 'node-version-file': '.nvmrc' }), '', 'the version file alone decides');
+});
+
+test("gate.yml's comment job, as the runner decides: after measure passed or failed, on same-repository pull requests only", () => {
+  const runs = (headRepo: string | undefined, result: string) =>
+    condition(gate.jobs.comment!.if, called(pullRequestEvent({ number: 5, ...sha, headRepo }), {}, { measure: { result, outputs: {} } }), result === 'success');
+  assert.equal(runs(undefined, 'success'), true);
+  assert.equal(runs(undefined, 'failure'), true, 'a regression is commented on too');
+  assert.equal(runs('mallory/shop', 'failure'), false, "a fork's run has no write token: perf-comment.yml comments");
+  assert.equal(runs(undefined, 'skipped'), false, 'an unrelated label left nothing to report');
+  assert.equal(runs(undefined, 'cancelled'), false, 'a newer push cancelled it');
 });
 
 test("ci.yml: .ci/run on push and pull_request, dist/ rebuilt and diffed, actionlint, perfgate on the example service from the checkout; no write token", () => {
