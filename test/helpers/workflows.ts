@@ -2,7 +2,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import { OWNER, REPO } from './github-api.js';
 import { ROOT } from './repo.js';
+import type { Contexts } from './workflow-expressions.js';
 
 export interface Step {
   id?: string;
@@ -48,4 +50,29 @@ export function perfgateSteps(job: Job): Step[] {
 /** action.yml's inputs, with their defaults. */
 export function actionInputs(): Record<string, { default?: string }> {
   return (parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, { default?: string }> }).inputs;
+}
+
+/** A reusable workflow's `on.workflow_call`. */
+export interface WorkflowCall {
+  inputs: Record<string, { type: 'string' | 'boolean' | 'number'; default?: string | boolean | number }>;
+  secrets?: unknown;
+  outputs: Record<string, { value: string }>;
+}
+
+export function workflowCall(workflow: Workflow): WorkflowCall {
+  return workflow.on.workflow_call as WorkflowCall;
+}
+
+/**
+ * The contexts a reusable workflow's jobs see when a pull_request workflow named "perf" calls it:
+ * the caller's event, the called workflow's input defaults under the caller's `with:`, and the
+ * results of the jobs a job needs.
+ */
+export function callContexts(called: Workflow, event: object, callerInputs: Record<string, unknown> = {}, needs: Contexts = {}): Contexts {
+  const defaults = Object.entries(workflowCall(called).inputs).map(([name, input]) => [name, input.default ?? '']);
+  return {
+    github: { event_name: 'pull_request', event, repository: `${OWNER}/${REPO}`, workflow: 'perf', ref: 'refs/pull/1/merge' },
+    inputs: { ...Object.fromEntries(defaults), ...callerInputs },
+    needs,
+  };
 }

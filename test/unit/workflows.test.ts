@@ -11,7 +11,7 @@ import { actionlintSkip, runActionlint } from '../helpers/actionlint.js';
 import { ROOT } from '../helpers/repo.js';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { type Contexts, condition, interpolate } from '../helpers/workflow-expressions.js';
-import { actionInputs, type Job, perfgateSteps, readWorkflows, type Step, type Workflow } from '../helpers/workflows.js';
+import { actionInputs, callContexts, type Job, perfgateSteps, readWorkflows, type Step, type Workflow, workflowCall } from '../helpers/workflows.js';
 
 const own = readWorkflows('.github/workflows');
 const examples = readWorkflows('example-workflows');
@@ -19,11 +19,7 @@ const gate = own.workflows['gate.yml']!;
 const ci = own.workflows['ci.yml']!;
 const action = actionInputs();
 
-interface CallInput {
-  type: 'string' | 'boolean' | 'number';
-  default?: string | boolean | number;
-}
-const call = gate.on.workflow_call as { inputs: Record<string, CallInput>; secrets?: unknown; outputs: Record<string, { value: string }> };
+const call = workflowCall(gate);
 
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** The README's first workflow, the one a new user pastes. */
@@ -123,11 +119,7 @@ test("gate.yml's comment job runs no PR code: no checkout, no run step, only per
   assert.equal(steps[0]!.with?.id, expression('inputs.id'), 'the comment reports the artifact measure uploaded under that id');
 });
 
-/** The contexts of a call from a pull_request workflow, with gate.yml's input defaults under the caller's. */
-function called(event: object, callerInputs: Record<string, unknown> = {}, needs: Contexts['needs'] = {}): Contexts {
-  const inputs = { ...Object.fromEntries(Object.entries(call.inputs).map(([name, input]) => [name, input.default ?? ''])), ...callerInputs };
-  return { github: { event_name: 'pull_request', event, repository: 'acme/shop', workflow: 'perf', ref: 'refs/pull/5/merge' }, inputs, needs };
-}
+const called = (event: object, inputs?: Record<string, unknown>, needs?: Contexts) => callContexts(gate, event, inputs, needs);
 const sha = { baseSha: 'a'.repeat(40), headSha: 'b'.repeat(40) };
 
 test("gate.yml's measure job, as the runner decides: every push of a pull request, and a label only when it is the accept label", () => {
