@@ -90,24 +90,18 @@ export function evaluate(text: string, contexts: Contexts): Value {
     const same = equal(left, primary());
     return op === '==' ? same : !same;
   };
-  const and = (): Value => {
-    let value = comparison();
-    while (peek() === '&&') {
+  // a && b is b when a is truthy, else a; a || b is a when a is truthy, else b.
+  const chain = (operator: '&&' | '||', operand: () => Value) => (): Value => {
+    let value = operand();
+    while (peek() === operator) {
       take();
-      const right = comparison();
-      value = truthy(value) ? right : value;
+      const right = operand();
+      value = truthy(value) === (operator === '&&') ? right : value;
     }
     return value;
   };
-  const or = (): Value => {
-    let value = and();
-    while (peek() === '||') {
-      take();
-      const right = and();
-      value = truthy(value) ? value : right;
-    }
-    return value;
-  };
+  const and = chain('&&', comparison);
+  const or = chain('||', and);
   const value = or();
   if (at !== tokens.length) throw new Error(`expression "${text}": unexpected "${tokens[at]}"`);
   return value;
