@@ -1,8 +1,8 @@
 /**
- * The recommended pull-request workflow, as `perfgate init` writes it and the README shows it:
- * a measuring job that holds no write token, and a comment job in report mode that runs no PR
- * code. example-workflows/perf.yml is the same workflow with the comment job pinned by sha
- * (test/unit/init-render.test.ts keeps the three in step).
+ * The recommended pull-request workflow written out, as `perfgate init` writes it: a measuring
+ * job that holds no write token, and a comment job in report mode that runs no PR code.
+ * example-workflows/perf.yml is the same workflow (test/unit/init.test.ts keeps the two in step);
+ * .github/workflows/gate.yml is its reusable form, which the README's first workflow calls.
  */
 
 /** The action's one canonical reference (package.json's repository is github.com/perfgate/perfgate). */

@@ -1,40 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { parse } from 'yaml';
-import { actionlintSkip, runActionlint } from '../helpers/actionlint.js';
-import { ROOT } from '../helpers/repo.js';
+import { actionInputs, type Job, perfgateSteps, readWorkflows } from '../helpers/workflows.js';
 
-interface Step {
-  uses?: string;
-  with?: Record<string, unknown>;
-}
-interface Job {
-  if?: string;
-  needs?: string | string[];
-  permissions?: Record<string, string>;
-  concurrency?: { group: string; 'cancel-in-progress'?: boolean };
-  'timeout-minutes'?: number;
-  steps: Step[];
-}
-interface Workflow {
-  name: string;
-  on: Record<string, unknown>;
-  permissions?: Record<string, string>;
-  concurrency?: unknown;
-  jobs: Record<string, Job>;
-}
+const action = { inputs: actionInputs() };
+const { texts, workflows } = readWorkflows('example-workflows');
+const files = Object.keys(workflows);
 
-const action = parse(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { inputs: Record<string, unknown> };
-const dir = join(ROOT, 'example-workflows');
-const files = readdirSync(dir).filter((f) => f.endsWith('.yml'));
-const texts = Object.fromEntries(files.map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
-const workflows = Object.fromEntries(files.map((f) => [f, parse(texts[f]!) as Workflow]));
-
-function perfgateSteps(job: Job): Step[] {
-  return job.steps.filter((s) => s.uses?.includes('/perfgate@'));
-}
 const jobs = () => Object.entries(workflows).flatMap(([file, w]) => Object.entries(w.jobs).map(([name, job]) => ({ file, name, job })));
 const writes = (job: Job) => Object.values(job.permissions ?? {}).includes('write');
 const runsPrCode = (job: Job) => job.steps.some((s) => s.uses?.startsWith('actions/checkout'));
@@ -132,9 +103,4 @@ test('the stored baseline: main records on push (pushed code only), pull request
   const runner = (job: Job) => (job as Job & { 'runs-on': string })['runs-on'];
   assert.equal(runner(record!), runner(measure!), 'one kind of runner for both');
   assert.notEqual(runner(record!), 'ubuntu-latest', 'a pinned image: ubuntu-latest moves, and the records with it');
-});
-
-test('actionlint passes on every example workflow', { skip: actionlintSkip }, () => {
-  const run = runActionlint(files.map((f) => join(dir, f)));
-  assert.equal(run.status, 0, run.output);
 });

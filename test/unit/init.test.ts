@@ -25,12 +25,6 @@ function tempDir(files: Record<string, string>): string {
 const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const README_INPUTS = { start: 'node server.js', scenarios: 'GET /hello' };
 
-test("the README's workflow to paste is the one perfgate init writes (with the two inputs instead of perfgate.yml)", () => {
-  const section = readme.slice(readme.indexOf('## Add it to a repository'));
-  const snippet = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
-  assert.equal(snippet, renderWorkflow({ inputs: README_INPUTS }), 'README.md "Add it to a repository": paste renderWorkflow() of src/init/workflow.ts');
-});
-
 test('example-workflows/perf.yml is the same workflow, its write-token step with the same pinning instruction', () => {
   const text = readFileSync(join(ROOT, 'example-workflows', 'perf.yml'), 'utf8');
   const rendered = renderWorkflow({ inputs: README_INPUTS });
@@ -47,6 +41,7 @@ test('one action reference everywhere: perfgate/perfgate@v1, or pinned by sha wi
     ['README.md', readme],
     ['action.yml', readFileSync(join(ROOT, 'action.yml'), 'utf8')],
     ...['perf.yml', 'perf-comment.yml', 'perf-manual.yml'].map((f) => [f, readFileSync(join(ROOT, 'example-workflows', f), 'utf8')]),
+    ['gate.yml', readFileSync(join(ROOT, '.github', 'workflows', 'gate.yml'), 'utf8')],
     ['init', renderWorkflow({ packageManager: 'pnpm' })],
   ];
   for (const [name, text] of texts) {
