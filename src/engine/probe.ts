@@ -278,12 +278,15 @@ export async function startOnce<T>(request: StartOnceRequest, visit: (url: strin
 }
 
 /**
- * The start of a body on one line, cut at `chars` with an ellipsis. Terminal escape sequences
+ * The start of a body on one line, cut at `chars` with an ellipsis, an HTML page by its text. Terminal escape sequences
  * and control and direction characters are dropped: a body is the service's text, and a message
  * quoting it must not move the cursor, recolour or reorder the terminal's output.
  */
 export function oneLine(body: string, chars = BODY_SAMPLE_CHARS): string {
-  const text = body
+  // An HTML page (a framework's error page) is quoted by its text: its markup would fill the quote.
+  const page = /^\s*<(!doctype html|html)/i.test(body);
+  const visible = page ? body.replace(/<(head|script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : body;
+  const text = visible
     .replace(/\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])/g, '')
     .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g, ' ')
     .replace(/\s+/g, ' ')

@@ -103,6 +103,8 @@ test('a 2xx whose JSON says it failed is not what a scenario expects, unless the
 test('a quoted body is one short line that cannot move the cursor, recolour or reorder the terminal', () => {
   assert.equal(oneLine('\u001b[2J\u001b[31mred\u001b[0m\r\nnext\u0007 \u202eevil'), 'red next evil');
   assert.equal(oneLine('\u001b]8;;https://x\u0007link\u001b]8;;\u0007'), 'link');
+  assert.equal(oneLine('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot GET /healthz</pre>\n</body>\n</html>\n'), 'Cannot GET /healthz');
+  assert.equal(oneLine('<pre>Cannot GET /x</pre>'), '<pre>Cannot GET /x</pre>', 'a fragment is quoted as it came');
   assert.equal(quoteAnswer(answer(200, `[${'{"id":1},'.repeat(30)}]`)), `200 "${`[${'{"id":1},'.repeat(30)}]`.slice(0, 72)}…"`);
   assert.equal(quoteAnswer(answer(204, '')), '204 with an empty body');
   assert.equal(quoteAnswer({ status: null, description: 'it did not answer within 2 s', sample: '', body: '', failure: null }), 'did not answer within 2 s');
