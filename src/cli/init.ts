@@ -14,10 +14,19 @@ import { scrubEnv, secretsFrom } from '../engine/process/env.js';
 import { PerfgateError, ServiceError } from '../engine/errors.js';
 import { estimateRun, formatMs } from '../engine/estimate.js';
 import { repositoryRoot } from '../engine/workspace/trees.js';
-import { StartOnceError } from '../engine/service/probe.js';
+import { isFailing2xx, quoteAnswer, type RouteAnswer, StartOnceError } from '../engine/service/probe.js';
 import { type InitConfig, type Noted, renderConfig, type ScenarioEntry } from '../init/config-text.js';
-import { detectProject, type ProjectFacts } from '../init/detect.js';
-import { type AskedRoute, HEALTH_PATHS, MAX_ASKED_ROUTES, type ProbeAnswer, type ProbeFindings, PROBE_PATHS, probeService } from '../init/probe.js';
+import { DATABASE_NAMES, detectProject, type ProjectFacts } from '../init/detect.js';
+import {
+  type AskedRoute,
+  HEALTH_PATHS,
+  MAX_ASKED_ROUTES,
+  type ProbeAnswer,
+  type ProbeFindings,
+  type ProbePlan,
+  PROBE_PATHS,
+  probeService,
+} from '../init/probe.js';
 import { filledNote, READABLE_FRAMEWORKS, type RouteRequest, SAMPLE_PARAMETER } from '../init/routes.js';
 import { DEFAULT_TIMEOUT_MINUTES, renderWorkflow } from '../init/workflow.js';
 
@@ -41,6 +50,8 @@ export interface InitRequest {
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
+/** An answer a scenario can be measured on: a 2xx whose body does not say it failed. */
+const answeredWell = (answer: RouteAnswer) => answer.status !== null && is2xx(answer.status) && answer.failure === null;
 const list = (value: string | string[] | undefined): string[] => (Array.isArray(value) ? value : value ? [value] : []).map((v) => v.trim()).filter(Boolean);
 
 export async function runInit(request: InitRequest, io: InitIo): Promise<void> {
@@ -52,73 +63,60 @@ export async function runInit(request: InitRequest, io: InitIo): Promise<void> {
   }
   const cwd = relative(root, dir).split('\\').join('/') || '.';
   if (cwd.startsWith('..')) throw new PerfgateError(`${dir} is outside the repository ${root}: run perfgate init inside it.`);
-  const facts = detectProject(root, dir);
-  const out: string[] = [`perfgate init in ${root}${cwd === '.' ? '' : ` (service in ${cwd})`}`, ''];
+  const readyTimeout = settings['ready-timeout'] as string | undefined;
+  if (readyTimeout !== undefined && !DURATION_PATTERN.test(readyTimeout.trim())) {
+    throw new PerfgateError(`--ready-timeout: "${readyTimeout}" is not a duration; ${DURATION_HINT}.`);
+  }
+  const facts = await detectProject(root, dir);
+  // Printed as it goes: the routes init will ask are on the screen before the first request.
+  const say = (...lines: string[]) => io.stdout.write(`${lines.join('\n')}\n`);
+  say(`perfgate init in ${root}${cwd === '.' ? '' : ` (service in ${cwd})`}`, '');
 
   const start: Noted<string> | undefined = settings.start
     ? { value: (settings.start as string).trim(), note: 'from --start' }
     : facts.start
       ? { value: facts.start.command, note: facts.start.from }
       : undefined;
-  const benchmarkGlobs = list(settings.benchmarks).length ? list(settings.benchmarks) : facts.benchmarkGlobs;
+  const givenBenchmarks = list(settings.benchmarks);
+  const benchmarkGlobs = givenBenchmarks.length ? givenBenchmarks : facts.benchmarkGlobs;
   if (!start && benchmarkGlobs.length === 0) {
     throw new PerfgateError(
       `init found no command that starts the service in ${dir}: package.json has no "start" script, no "main" file, and there is no server.js or index.js. ` +
         'Pass the command: npx perfgate init --start "node src/server.js" (it is run through a shell in the service directory).',
     );
   }
-  out.push(`  service     ${start ? `${start.value}   (${start.note})` : 'none found: micro-benchmarks only (--start adds a service)'}`);
-  out.push(`  install     ${facts.packageManager ? `${facts.packageManager.install}   (${facts.packageManager.lockfile ?? 'package.json, no lockfile'})` : 'nothing to install'}`);
-  out.push(`  benchmarks  ${describeBenchmarks(facts, benchmarkGlobs, list(settings.benchmarks).length > 0)}`);
+  say(
+    `  service     ${start ? `${start.value}   (${start.note})` : 'none found: micro-benchmarks only (--start adds a service)'}`,
+    `  install     ${describeInstall(facts)}`,
+    ...describeDatabases(facts),
+    `  benchmarks  ${describeBenchmarks(facts, benchmarkGlobs, givenBenchmarks.length > 0)}`,
+  );
 
-  const readyTimeout = settings['ready-timeout'] as string | undefined;
-  if (readyTimeout !== undefined && !DURATION_PATTERN.test(readyTimeout.trim())) {
-    throw new PerfgateError(`--ready-timeout: "${readyTimeout}" is not a duration; ${DURATION_HINT}.`);
-  }
   const readyFlag = settings['ready-path'] as string | undefined;
-  let answers: ProbeAnswer[] | null = null;
   let findings: ProbeFindings | null = null;
   if (start && request.probe) {
-    const paths = [...new Set([...(readyFlag ? [readyFlag] : []), ...PROBE_PATHS])];
-    try {
-      findings = await probeService({
-        start: start.value,
-        dir,
-        cwd,
-        env: scrubEnv(io.env, secretsFrom(io.env)),
-        timeoutMs: readyTimeout ? parseDurationMs(readyTimeout.trim()) : PROBE_TIMEOUT_MS,
-        paths,
-      });
-      answers = findings.answers;
-    } catch (e) {
-      if (!(e instanceof StartOnceError)) throw e;
-      const install = facts.packageManager ? ` install the dependencies first (${facts.packageManager.install}),` : '';
-      throw new ServiceError(
-        `init started the service to find its routes${start.note.startsWith('from --') ? '' : ` (${start.note})`}: ${e.reason} ` +
-          `Fix the start command (--start "<command>"),${install} give it longer (--ready-timeout 60s), ` +
-          'or write the files without starting it (--no-probe). Nothing was written.',
-        e.logTail,
-      );
-    }
-    out.push(`  probe       started it, then stopped it: ${answers.map((a) => `GET ${a.path} ${a.status || 'no answer'}`).join(', ')}`);
-    out.push(...describeRoutes(findings));
+    const timeoutMs = readyTimeout ? parseDurationMs(readyTimeout.trim()) : PROBE_TIMEOUT_MS;
+    findings = await probe({ start, dir, cwd, env: scrubEnv(io.env, secretsFrom(io.env)), timeoutMs, readyFlag, facts }, say);
   } else if (start) {
-    out.push('  probe       skipped (--no-probe): the scenario below is a guess');
+    say('  probe       skipped (--no-probe): nothing was started or asked, and the scenario below is a guess');
   }
+  const answers = findings?.answers ?? null;
 
   const readyPath = readyPathOf(readyFlag, answers);
   const scenarios = start ? scenariosOf(list(settings.scenarios), answers, findings, readyPath.readyPath?.value ?? null) : { entries: [] };
+  const drivers = facts.databases.servers.flatMap((s) => s.drivers);
   const config: InitConfig = {
     ...(start && { start }),
     cwd,
     ...(start && facts.packageManager && { install: facts.packageManager.install }),
+    ...(start && drivers.length > 0 && { databaseDrivers: drivers }),
     ...readyPath,
     ...(readyTimeout && { readyTimeout: readyTimeout.trim() }),
     scenarios: scenarios.entries,
     ...(scenarios.note && { scenariosNote: scenarios.note }),
     ...(scenarios.after && { scenariosAfter: scenarios.after }),
     ...(benchmarkGlobs.length > 0 && {
-      benchmarks: { value: benchmarkGlobs, note: benchmarkNote(facts, list(settings.benchmarks).length > 0) },
+      benchmarks: { value: benchmarkGlobs, note: benchmarkNote(facts, givenBenchmarks.length > 0) },
     }),
     schemaPath: facts.schemaPath,
   };
@@ -129,43 +127,14 @@ export async function runInit(request: InitRequest, io: InitIo): Promise<void> {
     packageManager: facts.packageManager?.name ?? null,
     nodeVersionFile: facts.nodeVersionFile,
     timeoutMinutes: timeoutMinutes(loaded),
+    databases: facts.databases,
   });
-
-  out.push('');
-  const kept: [string, string][] = [];
-  for (const [path, text] of [
-    [CONFIG_PATH, configText],
-    [WORKFLOW_PATH, workflowText],
-  ] as const) {
-    const target = join(root, path);
-    if (existsSync(target)) {
-      kept.push([path, text]);
-      out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
-      continue;
-    }
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, text, { flag: 'wx' });
-    out.push(`wrote  ${path}${path === CONFIG_PATH ? `   (${summarise(loaded)})` : '   (measure job without a write token, comment job in report mode)'}`);
-  }
-  const unchecked = answers !== null && !answers.some((a) => is2xx(a.status));
-  if (start && !request.probe && list(settings.scenarios).length === 0) {
-    out.push('', 'check  the scenario GET / was not tried: make sure it answers 2xx, or list your routes under scenarios.');
-  } else if (list(settings.scenarios).length === 0 && scenarios.broken?.length) {
-    const { broken } = scenarios;
-    const measured = config.scenarios.some((e) => !e.commented && broken.some((b) => e.value === `GET ${b.request.path}`));
-    out.push(
-      '',
-      `check  ${broken.length === 1 ? 'a route' : `${broken.length} routes`} did not answer 2xx when init asked; ${CONFIG_PATH} marks ${broken.length === 1 ? 'it' : 'them'} with the answer` +
-        (measured ? ' (the first one measured, as nothing else answered: perfgate plan stops on it until it is fixed):' : ', commented out:'),
-    );
-    for (const { request: route, answer } of broken) {
-      out.push(`       GET ${route.path}${route.path === route.route ? '' : ` (${route.route})`}: ${answer.description}`);
-    }
-    const filled = broken.some((b) => b.request.filled.length > 0) ? ` (a value that exists instead of the ${SAMPLE_PARAMETER} init filled in)` : '';
-    out.push(`       give it a path that answers${filled}, or declare the status it answers with expect:`);
-  } else if (unchecked && list(settings.scenarios).length === 0 && !findings?.asked.some((a) => is2xx(a.answer.status ?? 0))) {
-    out.push('', `check  none of ${PROBE_PATHS.join(', ')} answered 2xx: put routes of yours under scenarios in ${CONFIG_PATH}.`);
-  }
+  const out: string[] = [''];
+  const kept = writeFiles(root, [
+    [CONFIG_PATH, configText, `(${summarise(loaded)})`],
+    [WORKFLOW_PATH, workflowText, '(measure job without a write token, comment job in report mode)'],
+  ], out);
+  out.push(...checkLines({ start: Boolean(start), probed: request.probe, givenScenarios: list(settings.scenarios).length > 0, config, scenarios, findings }));
   out.push(
     '',
     "next   npx perfgate plan            checks the configuration and asks each scenario's route, then prints the plan and its estimated time",
@@ -175,7 +144,133 @@ export async function runInit(request: InitRequest, io: InitIo): Promise<void> {
   for (const [path, text] of kept) {
     out.push('', `--- ${path} as init would write it (merge what you need, or remove the file and run perfgate init again) ---`, text.trimEnd());
   }
-  io.stdout.write(`${out.join('\n')}\n`);
+  say(...out);
+}
+
+interface ProbeOptions {
+  start: Noted<string>;
+  dir: string;
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+  readyFlag: string | undefined;
+  facts: ProjectFacts;
+}
+
+/** Starts the service once, prints the routes it will ask and skip before asking, then each answer as it comes. */
+async function probe(options: ProbeOptions, say: (...lines: string[]) => void): Promise<ProbeFindings> {
+  const { start, readyFlag, facts } = options;
+  const paths = [...new Set([...(readyFlag ? [readyFlag] : []), ...PROBE_PATHS])];
+  let width = 0;
+  let first = true;
+  try {
+    return await probeService(
+      { start: start.value, dir: options.dir, cwd: options.cwd, env: options.env, timeoutMs: options.timeoutMs, paths },
+      {
+        planned(plan) {
+          say(...describePlan(plan));
+          width = Math.max(0, ...[...plan.paths, ...plan.reads.map((r) => r.path)].map((p) => p.length));
+        },
+        answered(path, answer) {
+          const failing = isFailing2xx(answer) ? `   ← its body says it failed (${answer.failure})` : '';
+          say(`${first ? '  answers     ' : ' '.repeat(14)}GET ${path.padEnd(width)}  ${quoteAnswer(answer)}${failing}`);
+          first = false;
+        },
+      },
+    );
+  } catch (e) {
+    if (!(e instanceof StartOnceError)) throw e;
+    const install = facts.packageManager ? ` install the dependencies first (${facts.packageManager.install}),` : '';
+    throw new ServiceError(
+      `init started the service to find its routes${start.note.startsWith('from --') ? '' : ` (${start.note})`}: ${e.reason} ` +
+        `Fix the start command (--start "<command>"),${install} give it longer (--ready-timeout 60s), ` +
+        'or write the files without starting it (--no-probe). Nothing was written.',
+      e.logTail,
+    );
+  }
+}
+
+/** Writes each file that does not exist yet; returns those kept, with the text init would have written. */
+function writeFiles(root: string, files: [string, string, string][], out: string[]): [string, string][] {
+  const kept: [string, string][] = [];
+  for (const [path, text, note] of files) {
+    const target = join(root, path);
+    if (existsSync(target)) {
+      kept.push([path, text]);
+      out.push(`kept   ${path}: it exists, and init never overwrites a file (what it would write is printed below)`);
+      continue;
+    }
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text, { flag: 'wx' });
+    out.push(`wrote  ${path}   ${note}`);
+  }
+  return kept;
+}
+
+interface CheckInput {
+  start: boolean;
+  probed: boolean;
+  givenScenarios: boolean;
+  config: InitConfig;
+  scenarios: Scenarios;
+  findings: ProbeFindings | null;
+}
+
+/** What the user must look at before measuring: routes that answered an error, or no route that answered. */
+function checkLines({ start, probed, givenScenarios, config, scenarios, findings }: CheckInput): string[] {
+  if (start && !probed && !givenScenarios) return ['', 'check  the scenario GET / was not tried: make sure it answers 2xx, or list your routes under scenarios.'];
+  if (givenScenarios) return [];
+  if (scenarios.broken?.length) {
+    const { broken } = scenarios;
+    const measured = config.scenarios.some((e) => !e.commented && broken.some((b) => e.value === `GET ${b.request.path}`));
+    const lines = [
+      '',
+      `check  ${broken.length === 1 ? 'a route' : `${broken.length} routes`} answered an error when init asked; ${CONFIG_PATH} marks ${broken.length === 1 ? 'it' : 'them'} with the answer` +
+        (measured ? ' (the first one measured, as nothing else answered well: perfgate plan stops on it until it is fixed):' : ', commented out:'),
+    ];
+    for (const { request: route, answer } of broken) {
+      lines.push(`       GET ${route.path}${route.path === route.route ? '' : ` (${route.route})`}: ${describeProblem(answer)}`);
+    }
+    if (broken.some((b) => isFailing2xx(b.answer))) {
+      lines.push('       a 2xx whose body says it failed measures the error path: give the service what it needs first (its database: service.setup and env, docs/databases.md)');
+    }
+    if (broken.some((b) => !isFailing2xx(b.answer))) {
+      const filled = broken.some((b) => b.request.filled.length > 0) ? ` (a value that exists instead of the ${SAMPLE_PARAMETER} init filled in)` : '';
+      lines.push(`       give it a path that answers${filled}, or declare the status it answers with expect:`);
+    }
+    return lines;
+  }
+  if (findings && !findings.answers.some((a) => answeredWell(a.answer)) && !findings.asked.some((a) => answeredWell(a.answer))) {
+    return ['', `check  none of ${PROBE_PATHS.join(', ')} answered 2xx: put routes of yours under scenarios in ${CONFIG_PATH}.`];
+  }
+  return [];
+}
+
+/** What an answer that is not measured said: its status and body, and what the body says went wrong. */
+function describeProblem(answer: RouteAnswer): string {
+  return isFailing2xx(answer) ? `${answer.description}, a body that says it failed (${answer.failure})` : answer.description;
+}
+
+function describeInstall(facts: ProjectFacts): string {
+  const { packageManager, ignoredLockfiles } = facts;
+  if (!packageManager) return ignoredLockfiles.length ? `nothing to install (${ignoredLockfiles.join(', ')} ignored by git)` : 'nothing to install';
+  if (ignoredLockfiles.length) {
+    return `${packageManager.install}   (${ignoredLockfiles.join(' and ')} ${ignoredLockfiles.length === 1 ? 'is' : 'are'} ignored by git, so a checkout has none; commit it for an install that is the same every run)`;
+  }
+  return `${packageManager.install}   (${packageManager.lockfile ?? 'package.json, no lockfile'})`;
+}
+
+function describeDatabases(facts: ProjectFacts): string[] {
+  const { servers, unknown } = facts.databases;
+  const lines: string[] = [];
+  if (servers.length) {
+    const found = servers.map((s) => `${s.drivers.join(', ')} (${DATABASE_NAMES[s.kind]})`).join(', ');
+    lines.push(`  database    ${found}: the workflow runs it as a service container and sets its variables; give each side its own database with service.setup (docs/databases.md)`);
+  }
+  if (unknown.length) {
+    lines.push(`  database    ${unknown.join(', ')} without a driver init knows: add your database to the workflow as a service container (example-workflows/perf-postgres.yml, docs/databases.md)`);
+  }
+  return lines;
 }
 
 function describeBenchmarks(facts: ProjectFacts, globs: string[], given: boolean): string {
@@ -193,7 +288,7 @@ function benchmarkNote(facts: ProjectFacts, given: boolean): string {
 
 function readyPathOf(flag: string | undefined, answers: ProbeAnswer[] | null): Pick<InitConfig, 'readyPath'> {
   if (flag) return { readyPath: { value: flag, note: 'from --ready-path' } };
-  const health = answers?.find((a) => (HEALTH_PATHS as readonly string[]).includes(a.path) && is2xx(a.status));
+  const health = answers?.find((a) => (HEALTH_PATHS as readonly string[]).includes(a.path) && answeredWell(a.answer));
   return health ? { readyPath: { value: health.path, note: `answered ${health.status} when init started the service` } } : {};
 }
 
@@ -225,8 +320,8 @@ export function scenariosOf(given: string[], answers: ProbeAnswer[] | null, find
   if (asked.length === 0 && writes.length === 0) return { entries: fromProbedPaths(answers) };
 
   const framework = findings?.routes?.frameworks.join(', ') || 'the framework';
-  const answered = asked.filter((a) => is2xx(a.answer.status ?? 0));
-  const broken = asked.filter((a) => !is2xx(a.answer.status ?? 0));
+  const answered = asked.filter((a) => answeredWell(a.answer));
+  const broken = asked.filter((a) => !answeredWell(a.answer));
   const measured = answered.slice(0, MAX_SCENARIOS);
   const entries: ScenarioEntry[] = measured.map(({ request, answer }) => ({
     value: `GET ${request.path}`,
@@ -236,7 +331,7 @@ export function scenariosOf(given: string[], answers: ProbeAnswer[] | null, find
     // No GET route of the app answered 2xx, and the file needs a scenario to load: `/` when it
     // answered; else the first route as it answered, marked, so that plan stops on it until it is
     // fixed (measuring the health route instead would pass plan and measure nothing of the app).
-    const root = answers.find((a) => a.path === '/' && is2xx(a.status));
+    const root = answers.find((a) => a.path === '/' && answeredWell(a.answer));
     if (root) entries.push({ value: 'GET /', note: `answered ${root.status} when init started the service` });
     else if (broken[0]) entries.push(brokenEntry(broken[0], false));
     else entries.push(...fromProbedPaths(answers));
@@ -253,6 +348,11 @@ export function scenariosOf(given: string[], answers: ProbeAnswer[] | null, find
   const after: string[] = [];
   const unasked = (findings?.sorted.reads.length ?? 0) - (findings?.asked.length ?? 0);
   if (unasked > 0) after.push(`${unasked} more GET route${unasked === 1 ? '' : 's'} not asked: init asks the first ${MAX_ASKED_ROUTES} ${framework} registered`);
+  // Never written, not even commented out: uncommented, each would run thousands of times on both sides.
+  const writingGets = findings?.sorted.skipped.filter((s) => s.writes) ?? [];
+  if (writingGets.length) {
+    after.push(`not asked and not written, as their path or handler says they change data: ${writingGets.map((s) => s.route).join(', ')}`);
+  }
   return {
     entries,
     note: `routes ${framework} registered, each GET asked once when init started the service; commented-out lines need you first`,
@@ -263,7 +363,7 @@ export function scenariosOf(given: string[], answers: ProbeAnswer[] | null, find
 
 /** Without the framework's routes: the probed path that answered, `/` first (a route of the app measures more than a health check). */
 function fromProbedPaths(answers: ProbeAnswer[]): ScenarioEntry[] {
-  const answered = answers.filter((a) => is2xx(a.status));
+  const answered = answers.filter((a) => answeredWell(a.answer));
   const chosen = answered.find((a) => a.path === '/') ?? answered[0];
   if (!chosen) return [{ value: 'GET /', note: `no probed path answered 2xx (${answers.map((a) => `${a.path} ${a.status || '-'}`).join(', ')}): replace it with a route of yours` }];
   return [{ value: `GET ${chosen.path}`, note: `answered ${chosen.status} when init started the service` }];
@@ -271,6 +371,10 @@ function fromProbedPaths(answers: ProbeAnswer[]): ScenarioEntry[] {
 
 /** A route that answered non-2xx: what it answered and the two ways to fix it. */
 function brokenEntry({ request, answer }: AskedRoute, commented: boolean): ScenarioEntry {
+  if (isFailing2xx(answer)) {
+    const said = `${answer.description.replace(/^it /, '')}, a body that says it failed (${answer.failure}), when init asked`;
+    return { value: `GET ${request.path}`, commented, note: `${said}: give the service what it needs first (its database: docs/databases.md)` };
+  }
   const filled = filledNote(request);
   const fix = answer.status
     ? `fix the path${filled ? ` (${filled})` : ''}, or measure it as it answers: { method: GET, path: ${request.path}, expect: [${answer.status}] }`
@@ -294,22 +398,31 @@ function writeEntry(request: RouteRequest): ScenarioEntry {
   };
 }
 
-/** The routes line of init's summary: what the reader found, what each GET route answered, what was left out. */
-function describeRoutes(findings: ProbeFindings): string[] {
-  const { routes, sorted, asked } = findings;
+/** What init will ask and what it will not, and why: printed before the first request. */
+function describePlan(plan: ProbePlan): string[] {
+  const { routes, sorted, paths, reads } = plan;
+  const usual = (list: readonly string[]) => list.map((p) => `GET ${p}`).join(', ');
   if (!routes || routes.routes.length === 0) {
     const which = routes?.frameworks.length ? `${routes.frameworks.join(', ')} registered no route` : `no ${READABLE_FRAMEWORKS} routes (plain http, or a framework init cannot read)`;
-    return [`  routes      none read: ${which}; the scenario comes from the paths above`];
+    return [`  routes      none read: ${which}; init asks only the usual paths, once each: ${usual(paths)}`];
   }
-  const writeMethods = [...new Set(sorted.writes.map((w) => w.method))].join(', ');
-  const counts = [
-    `${sorted.reads.length} GET route${sorted.reads.length === 1 ? '' : 's'}`,
-    ...(sorted.writes.length ? [`${sorted.writes.length} that change${sorted.writes.length === 1 ? 's' : ''} data (${writeMethods})`] : []),
-    ...(sorted.skipped.length ? [`${sorted.skipped.length} left out`] : []),
+  const unasked = sorted.reads.length - reads.length;
+  const skipped = sorted.skipped.length + sorted.writes.length + unasked;
+  const lines = [`  routes      ${routes.frameworks.join(', ')}: ${reads.length} to ask (GET, once each), ${skipped} not asked`];
+  const rows: [string, string, string][] = [
+    ...reads.map((r): [string, string, string] => ['ask ', `GET ${r.path}`, r.path === r.route ? '' : `(${r.route})`]),
+    ...sorted.skipped.map((s): [string, string, string] => ['skip', s.route, s.why]),
+    ...sorted.writes.map((w): [string, string, string] => [
+      'skip',
+      `${w.method} ${w.route}`,
+      `${w.method} changes data: written commented out, for you to give it ${w.method === 'DELETE' ? 'an id of a row that may go' : 'a body'}`,
+    ]),
   ];
-  const lines = [`  routes      ${routes.frameworks.join(', ')}: ${counts.join(', ')}`];
-  if (asked.length) lines.push(`              asked: ${asked.map((a) => `GET ${a.request.path} ${a.answer.status ?? 'no answer'}`).join(', ')}`);
-  if (sorted.skipped.length) lines.push(`              left out: ${sorted.skipped.map((s) => `${s.route} (${s.why})`).join(', ')}`);
+  const width = Math.max(...rows.map(([, route]) => route.length));
+  for (const [what, route, why] of rows) lines.push(`              ${what}  ${why ? `${route.padEnd(width)}  ${why}` : route}`);
+  if (unasked > 0) lines.push(`              skip  ${unasked} more GET route${unasked === 1 ? '' : 's'}: init asks the first ${MAX_ASKED_ROUTES} ${routes.frameworks.join(', ')} registered`);
+  const extra = paths.filter((p) => !reads.some((r) => r.path === p));
+  if (extra.length) lines.push(`              ask   ${usual(extra)}   (the usual health and root paths)`);
   return lines;
 }
 

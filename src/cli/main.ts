@@ -33,7 +33,7 @@ import { buildVerdicts } from '../assess/verdicts.js';
 import { OPTIONS, type OptionValues, optionsUsage } from '../config/options.js';
 import { VERSION } from '../version.js';
 import { INIT_SETTINGS, runInit } from './init.js';
-import { checkRoutes, estimateLine, renderPlan } from './plan.js';
+import { checkRoutes, estimateLine, renderPlan, workTreeInstall } from './plan.js';
 import { terminalProgress } from './progress.js';
 
 export const USAGE = `perfgate ${VERSION} — A/B performance gate for Node.js services
@@ -285,7 +285,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   if (baseline) await checkRunner(baseline.baseline, config, io.env, root, baseline.source);
   const planned = planComparison(config);
   if (dryRun) {
-    io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env)));
+    io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env), await workTreeInstall(checked)));
     return exitCodes.pass;
   }
   const { estimate } = planned;

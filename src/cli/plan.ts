@@ -12,8 +12,8 @@ import { scrubEnv, secretsFrom } from '../engine/process/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
 import { formatMs, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
-import { brokenRouteMessage, checkScenarios, StartOnceError, startOnce } from '../engine/service/probe.js';
-import { installCommand } from '../engine/workspace/trees.js';
+import { brokenRouteMessage, checkScenarios, isFailing2xx, quoteAnswer, StartOnceError, startOnce } from '../engine/service/probe.js';
+import { checkoutPackageManager } from '../engine/workspace/trees.js';
 import { formatLimit } from '../report/format.js';
 import { formatPercent } from '../stats/format.js';
 
@@ -39,16 +39,32 @@ export async function checkRoutes(pre: Preflight, env: Record<string, string | u
   }
   const broken = checks.filter((c) => !c.ok);
   if (broken.length > 0) {
-    throw new ScenarioError(
-      broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer!.description)).join('\n'),
-    );
+    // what every route answered, the good ones too, then the ones that stop the plan
+    const answered = checks.map((c) => `  ${c.scenario.name}  ${c.answer ? quoteAnswer(c.answer) : `not asked: ${c.skipReason}`}`);
+    const messages = broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer!.description, isFailing2xx(c.answer!) ? c.answer!.failure : null));
+    throw new ScenarioError([...messages, `What each scenario's route answered in head's work tree:`, ...answered].join('\n'));
   }
-  const answered = checks.map((c) => `${c.scenario.name} ${c.answer ? c.answer.status : `not asked (${c.skipReason})`}`);
-  return `routes   asked once in the work tree: ${answered.join(', ')}`;
+  const width = Math.max(...checks.map((c) => c.scenario.name.length));
+  const lines = checks.map((c) => `  ${c.scenario.name.padEnd(width)}  ${c.answer ? quoteAnswer(c.answer) : `not asked: ${c.skipReason}`}`);
+  return ['routes   asked once in the work tree (what each answered):', ...lines].join('\n');
 }
 
-/** The plan of a compare: what was resolved, and the schedule the run would execute with its estimate. */
-export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: string | null = null): string {
+/**
+ * The install a compare runs for the work tree's service: its trees are checkouts, where a
+ * lockfile git ignores is not, so the run installs without it.
+ */
+export async function workTreeInstall(pre: Preflight): Promise<string | null> {
+  if (!pre.workTree || pre.config.service.install !== null) return null;
+  const { packageManager, ignored } = await checkoutPackageManager(join(pre.root, pre.config.service.cwd));
+  const command = packageManager?.install ?? 'none (no lockfile, no dependencies)';
+  return ignored.length ? `${command} (${ignored.join(' and ')} ignored by git: the run's checkout has no lockfile)` : command;
+}
+
+/**
+ * The plan of a compare: what was resolved, and the schedule the run would execute with its
+ * estimate. `install`: the work tree's install (workTreeInstall), when service.install is unset.
+ */
+export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: string | null = null, install: string | null = null): string {
   const { config } = pre;
   const { plan, estimate } = planned;
   const short = (sha: string) => sha.slice(0, 7);
@@ -56,7 +72,7 @@ export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: s
   lines.push(`base     ${pre.base.ref}@${short(pre.base.sha)} (merge-base with head)`);
   lines.push(`head     ${pre.head.ref}@${short(pre.head.sha)}${pre.head.dirty ? ' with uncommitted changes' : ''}`);
   lines.push(`config   ${pre.configSource ?? 'no file (flags only)'}`);
-  lines.push(...serviceLines(config, pre.workTree ? join(pre.root, config.service.cwd) : null));
+  lines.push(...serviceLines(config, install));
   if (config.scenarios.length > 0) {
     lines.push(`scenarios (${config.scenarios.length}):`);
     for (const s of config.scenarios) {
@@ -86,14 +102,12 @@ export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: s
   return `${lines.join('\n')}\n`;
 }
 
-function serviceLines(config: PerfgateConfig, workTreeDir: string | null): string[] {
+function serviceLines(config: PerfgateConfig, workTreeInstall: string | null): string[] {
   const { service } = config;
   if (service.start === null) return [];
   const install =
     service.install === null
-      ? workTreeDir
-        ? (installCommand(workTreeDir) ?? 'none (no lockfile, no dependencies)')
-        : 'chosen from the lockfile'
+      ? (workTreeInstall ?? 'chosen from the lockfile')
       : service.install === ''
         ? 'skipped'
         : `\`${service.install}\``;

@@ -228,7 +228,10 @@ const scenarioObjectSchema = z
       })
       .transform((value) => (Array.isArray(value) ? value : [value]))
       .optional()
-      .describe('Statuses this route is expected to answer, e.g. 404 or [200, 304]; any other counts as a failed request. Default: any 2xx.')
+      .describe(
+        'Statuses this route is expected to answer, e.g. 404 or [200, 304]; any other counts as a failed request. Default: any 2xx. ' +
+          'Without it, perfgate plan and init also reject a 2xx whose JSON body says it failed ("success": false, "ok": false, "status": "error" or "fail", a non-empty top-level error or errors); with it, the answer is judged by its status only.',
+      )
       .register(docNotes, { type: 'status or list of statuses', default: 'any 2xx' }),
   })
   // Same output type as the line form, so the union below yields one entry type.

@@ -24,6 +24,8 @@ export interface InitConfig {
   cwd?: string;
   /** What install perfgate will run, for a comment (service.install stays unset: the lockfile decides). */
   install?: string;
+  /** The database drivers found, for a commented-out service.setup that says what a setup is for. */
+  databaseDrivers?: string[];
   readyPath?: Noted<string>;
   readyTimeout?: string;
   scenarios: ScenarioEntry[];
@@ -56,6 +58,11 @@ export function renderConfig(config: InitConfig): string {
     lines.push(line('  ', 'start:', config.start.value, config.start.note));
     if (config.cwd && config.cwd !== '.') lines.push(line('  ', 'cwd:', config.cwd));
     if (config.install) lines.push(`  # install: chosen from the lockfile (${config.install}); set it to override`);
+    if (config.databaseDrivers?.length) {
+      lines.push(
+        `  # setup: node scripts/db-setup.js # package.json has ${config.databaseDrivers.join(', ')}: a database per side (PERFGATE_SIDE), created, migrated and seeded before every start (docs/databases.md)`,
+      );
+    }
     if (config.readyPath || config.readyTimeout) {
       lines.push('  ready:');
       if (config.readyPath) lines.push(line('    ', 'path:', config.readyPath.value, config.readyPath.note));

@@ -1,11 +1,12 @@
 /**
  * What `perfgate init` can tell about a repository without running anything: the start command,
- * the package manager, benchmark suites, the Node version file. Reads files only.
+ * the package manager a run would use, the databases its drivers talk to, benchmark suites, the
+ * Node version file. Reads files, and asks git which lockfiles it ignores.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { type BenchmarkSuite, findBenchmarkSuites, proposeBenchmarkGlobs } from '../engine/phases/bench/discover.js';
-import { detectPackageManager, type PackageManager } from '../engine/workspace/trees.js';
+import { checkoutPackageManager, type PackageManager } from '../engine/workspace/trees.js';
 
 export interface StartCommand {
   command: string;
@@ -15,8 +16,34 @@ export interface StartCommand {
   guessed: boolean;
 }
 
+/** A database server the workflow can run as a service container. */
+export type DatabaseKind = 'postgres' | 'mysql' | 'mongodb' | 'redis';
+
+export const DATABASE_NAMES: Record<DatabaseKind, string> = { postgres: 'PostgreSQL', mysql: 'MySQL', mongodb: 'MongoDB', redis: 'Redis' };
+
+/** The drivers init knows, by the server they talk to. */
+const DRIVERS: Record<DatabaseKind, readonly string[]> = {
+  postgres: ['pg', 'pg-promise', 'postgres', 'pg-pool', 'pg-native', 'slonik', '@databases/pg'],
+  mysql: ['mysql', 'mysql2', 'mariadb', '@databases/mysql'],
+  mongodb: ['mongodb', 'mongoose'],
+  redis: ['redis', 'ioredis', '@redis/client', 'bullmq', 'bull'],
+};
+/** Libraries that talk to a database through a driver of their own choosing: the server is not known from them alone. */
+const ORMS = ['knex', 'sequelize', 'typeorm', '@prisma/client', 'drizzle-orm', 'objection', '@mikro-orm/core', 'kysely'];
+
+export interface DatabaseFacts {
+  /** The servers the drivers in package.json talk to, each with the drivers that said so. */
+  servers: { kind: DatabaseKind; drivers: string[] }[];
+  /** ORMs and query builders in package.json whose server no driver names. */
+  unknown: string[];
+}
+
 export interface ProjectFacts {
+  /** As a run finds it in a checkout: a lockfile git ignores is not there. */
   packageManager: PackageManager | null;
+  /** Lockfiles in the directory that git ignores, so a run installs without them. */
+  ignoredLockfiles: string[];
+  databases: DatabaseFacts;
   start: StartCommand | null;
   suites: BenchmarkSuite[];
   /** Globs that match exactly the suites (relative to the service directory); empty: none. */
@@ -30,7 +57,14 @@ export interface ProjectFacts {
 /** Entry files tried, in order, when package.json has no start script. */
 const ENTRY_GUESSES = ['server.js', 'index.js', 'app.js', 'server.mjs', 'index.mjs', 'app.mjs'];
 
-function readPackageJson(dir: string): { scripts?: Record<string, unknown>; main?: unknown } | null {
+interface PackageJson {
+  scripts?: Record<string, unknown>;
+  main?: unknown;
+  dependencies?: Record<string, unknown>;
+  optionalDependencies?: Record<string, unknown>;
+}
+
+function readPackageJson(dir: string): PackageJson | null {
   try {
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     return typeof pkg === 'object' && pkg !== null ? pkg : null;
@@ -61,14 +95,31 @@ function posix(path: string): string {
   return path.split('\\').join('/');
 }
 
+/**
+ * The database servers package.json's dependencies talk to (the service's own dependencies: a
+ * driver among devDependencies is most often for tests).
+ */
+export function detectDatabases(dir: string): DatabaseFacts {
+  const pkg = readPackageJson(dir);
+  const names = new Set(Object.keys({ ...pkg?.dependencies, ...pkg?.optionalDependencies }));
+  const servers = (Object.entries(DRIVERS) as [DatabaseKind, readonly string[]][])
+    .map(([kind, drivers]) => ({ kind, drivers: drivers.filter((d) => names.has(d)) }))
+    .filter((s) => s.drivers.length > 0);
+  // an ORM beside a known driver uses that driver's server; alone, the server is not known
+  const unknown = servers.some((s) => s.kind !== 'redis') ? [] : ORMS.filter((o) => names.has(o));
+  return { servers, unknown };
+}
+
 /** `root`: the repository; `dir`: the service's directory in it. */
-export function detectProject(root: string, dir: string): ProjectFacts {
-  const packageManager = detectPackageManager(dir);
+export async function detectProject(root: string, dir: string): Promise<ProjectFacts> {
+  const { packageManager, ignored } = await checkoutPackageManager(dir);
   const suites = findBenchmarkSuites(dir);
   const versionFile = [dir, root].flatMap((d) => ['.nvmrc', '.node-version'].map((f) => join(d, f))).find((p) => existsSync(p));
   const schema = [dir, root].map((d) => join(d, 'node_modules', 'perfgate', 'perfgate.schema.json')).find((p) => existsSync(p));
   return {
     packageManager,
+    ignoredLockfiles: ignored,
+    databases: detectDatabases(dir),
     start: detectStart(dir, packageManager),
     suites,
     benchmarkGlobs: proposeBenchmarkGlobs(

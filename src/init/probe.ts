@@ -2,14 +2,16 @@
  * `perfgate init`'s probe: one start of the service as perfgate starts it for a measurement
  * (engine/service/probe.ts startOnce), with the route reader on (src/preload/routes.cjs): GET on a few
  * usual paths, the routes the framework registered, each GET route asked once the way the
- * compare and `perfgate plan` ask a scenario's route, then stopped.
+ * compare and `perfgate plan` ask a scenario's route, then stopped. Only GET, and never a route
+ * whose path or handler says it writes (routes.ts sortRoutes): the service runs against the
+ * user's own data, and one request to a GET /users/empty can empty it. What will be asked is
+ * told (ProbeListener.planned) before the first request.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { askRoute, type RouteAnswer, startOnce } from '../engine/service/probe.js';
 import { sleep } from '../engine/process/processes.js';
-import { httpStatus } from '../engine/service/service.js';
 import { type RouteRequest, type RoutesRead, readRoutesFile, ROUTES_FILE_VAR, sortRoutes, type SortedRoutes } from './routes.js';
 
 /** Probed in this order: the first health route that answers 2xx becomes service.ready.path. */
@@ -37,6 +39,7 @@ export interface ProbeAnswer {
   path: string;
   /** HTTP status, or 0 when nothing answered. */
   status: number;
+  answer: RouteAnswer;
 }
 
 export interface AskedRoute {
@@ -53,7 +56,29 @@ export interface ProbeFindings {
   asked: AskedRoute[];
 }
 
-export async function probeService(request: ProbeRequest): Promise<ProbeFindings> {
+/** What init will send, decided before anything is sent. */
+export interface ProbePlan {
+  routes: RoutesRead | null;
+  sorted: SortedRoutes;
+  /** The usual paths (PROBE_PATHS and --ready-path) that will be asked; a registered route that says it writes is not. */
+  paths: string[];
+  /** The registered GET routes that will be asked (the first MAX_ASKED_ROUTES of sorted.reads). */
+  reads: RouteRequest[];
+}
+
+/** Told what init found before it sends anything, then each answer as it comes, so the user reads the list first. */
+export interface ProbeListener {
+  planned(plan: ProbePlan): void;
+  answered(path: string, answer: RouteAnswer): void;
+}
+
+/** The usual paths init asks, without those a registered route that may write answers at. */
+export function safeProbePaths(paths: readonly string[], sorted: SortedRoutes): string[] {
+  const writing = new Set(sorted.skipped.filter((s) => s.writes && s.path).map((s) => s.path));
+  return paths.filter((path) => !writing.has(path));
+}
+
+export async function probeService(request: ProbeRequest, listener: ProbeListener): Promise<ProbeFindings> {
   const scratch = mkdtempSync(join(tmpdir(), 'perfgate-init-'));
   const routesFile = join(scratch, 'routes.json');
   try {
@@ -77,13 +102,27 @@ export async function probeService(request: ProbeRequest): Promise<ProbeFindings
           await sleep(50);
           routes = readRoutesFile(routesFile);
         }
-        const answers: ProbeAnswer[] = [];
-        for (const path of request.paths) answers.push({ path, status: await httpStatus(`${url}${path}`, 2000) });
         const sorted = sortRoutes(routes?.routes ?? []);
-        const asked: AskedRoute[] = [];
-        for (const route of sorted.reads.slice(0, MAX_ASKED_ROUTES)) {
-          asked.push({ request: route, answer: await askRoute(url, { method: route.method, path: route.path, headers: {}, body: null }, 2000) });
+        const plan: ProbePlan = { routes, sorted, paths: safeProbePaths(request.paths, sorted), reads: sorted.reads.slice(0, MAX_ASKED_ROUTES) };
+        listener.planned(plan);
+        // A path is asked once, even when it is both a usual path and a registered route.
+        const cache = new Map<string, RouteAnswer>();
+        const ask = async (path: string): Promise<RouteAnswer> => {
+          let answer = cache.get(path);
+          if (!answer) {
+            answer = await askRoute(url, { method: 'GET', path, headers: {}, body: null }, 2000);
+            cache.set(path, answer);
+            listener.answered(path, answer);
+          }
+          return answer;
+        };
+        const answers: ProbeAnswer[] = [];
+        for (const path of plan.paths) {
+          const answer = await ask(path);
+          answers.push({ path, status: answer.status ?? 0, answer });
         }
+        const asked: AskedRoute[] = [];
+        for (const route of plan.reads) asked.push({ request: route, answer: await ask(route.path) });
         return { answers, routes, sorted, asked };
       },
     );

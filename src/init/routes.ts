@@ -2,10 +2,13 @@
  * The routes the service's framework registered while `perfgate init` ran it (the preload
  * src/preload/routes.cjs writes them), turned into requests init can send and write: path
  * parameters filled with a sample value, patterns that match many paths (wildcards, regular
- * expressions) left out, and the methods that change data kept apart from the ones init asks.
+ * expressions) left out, and the routes that may change data (a method that writes, or a GET
+ * whose path or handler says it writes: engine/probe.ts whyNotAsked) kept apart from the ones
+ * init asks.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { REQUEST_PATH_PATTERN } from '../config/scenario-line.js';
+import { whyNotAsked } from '../engine/service/probe.js';
 
 /** The environment variable that turns the route reader on, and the file it writes. */
 export const ROUTES_FILE_VAR = 'PERFGATE_ROUTES_FILE';
@@ -17,6 +20,8 @@ export interface RegisteredRoute {
   method: string;
   /** As the framework has it: /users/:id. */
   path: string;
+  /** The names of its handler functions, where the framework keeps them. */
+  handlers?: string[];
 }
 
 export interface RoutesRead {
@@ -32,7 +37,9 @@ export function readRoutesFile(file: string): RoutesRead | null {
     const data = JSON.parse(readFileSync(file, 'utf8'));
     const frameworks = Array.isArray(data?.frameworks) ? data.frameworks.filter((f: unknown) => typeof f === 'string') : [];
     const routes = Array.isArray(data?.routes)
-      ? data.routes.filter((r: RegisteredRoute) => typeof r?.method === 'string' && typeof r?.path === 'string')
+      ? data.routes
+          .filter((r: RegisteredRoute) => typeof r?.method === 'string' && typeof r?.path === 'string')
+          .map((r: RegisteredRoute) => ({ ...r, handlers: Array.isArray(r.handlers) ? r.handlers.filter((h) => typeof h === 'string') : [] }))
       : [];
     return { frameworks, routes };
   } catch {
@@ -53,13 +60,24 @@ export interface RouteRequest {
   filled: string[];
 }
 
+/** A registered route init does not ask, and why (one line). */
+export interface SkippedRoute {
+  /** `GET /users/empty`, as registered. */
+  route: string;
+  why: string;
+  /** The path a request to it would have (parameters filled); absent: no one request stands for it. */
+  path?: string;
+  /** A GET route whose path or handler says it writes: never asked, never written as a scenario. */
+  writes?: boolean;
+}
+
 export interface SortedRoutes {
-  /** GET routes (and routes for every method, asked with GET), in the order they were registered. */
+  /** GET routes (and routes for every method, asked with GET) that say nothing of writing, in the order they were registered. */
   reads: RouteRequest[];
   /** POST, PUT, PATCH, DELETE: requests that change data; init never sends them. */
   writes: RouteRequest[];
-  /** Registered routes no one request stands for, and why. */
-  skipped: { route: string; why: string }[];
+  /** Registered routes init does not ask, and why. */
+  skipped: SkippedRoute[];
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -92,6 +110,12 @@ export function sortRoutes(routes: RegisteredRoute[]): SortedRoutes {
     if (method === 'HEAD' || method === 'OPTIONS') continue;
     const name = `${method} ${route.path}`;
     const fill = fillPath(route.path);
+    const writing = method === 'GET' ? whyNotAsked({ method, path: route.path, handlers: route.handlers ?? [] }) : null;
+    if (writing) {
+      if (!seen.has(name)) sorted.skipped.push({ route: name, why: writing, writes: true, ...('path' in fill && { path: fill.path }) });
+      seen.add(name);
+      continue;
+    }
     if ('why' in fill) {
       if (!seen.has(name)) sorted.skipped.push({ route: name, why: fill.why });
       seen.add(name);

@@ -4,6 +4,7 @@
  * example-workflows/perf.yml is the same workflow (test/unit/init.test.ts keeps the two in step);
  * .github/workflows/gate.yml is its reusable form, which the README's first workflow calls.
  */
+import { DATABASE_NAMES, type DatabaseFacts, type DatabaseKind } from './detect.js';
 
 /** The action's one canonical reference (package.json's repository is github.com/perfgate/perfgate). */
 export const ACTION_REPOSITORY = 'perfgate/perfgate';
@@ -11,6 +12,103 @@ export const ACTION_MAJOR = 'v1';
 export const ACTION_REF = `${ACTION_REPOSITORY}@${ACTION_MAJOR}`;
 /** How the write-token job's reference is pinned: the release's full commit sha, the tag as a comment. */
 export const PINNED_ACTION_REF = `${ACTION_REPOSITORY}@<full commit sha> # ${ACTION_MAJOR}`;
+
+/** A database server as a service container of the measuring job, and what the job's steps are told to find it. */
+interface DatabaseContainer {
+  container: string[];
+  env: string[];
+}
+
+const CONTAINERS: Record<DatabaseKind, DatabaseContainer> = {
+  postgres: {
+    container: [
+      '      postgres:',
+      '        image: postgres:16',
+      '        env:',
+      '          POSTGRES_PASSWORD: perfgate # a throwaway container\'s password, not a secret',
+      "        ports: ['5432:5432']",
+      '        options: >-',
+      '          --health-cmd "pg_isready -U postgres"',
+      ...healthTiming(),
+    ],
+    // pg, pg-promise and postgres read the PG* variables; many configurations read DATABASE_URL
+    env: ['PGHOST: 127.0.0.1', 'PGPORT: 5432', 'PGUSER: postgres', 'PGPASSWORD: perfgate', 'DATABASE_URL: postgres://postgres:perfgate@127.0.0.1:5432/postgres'],
+  },
+  mysql: {
+    container: [
+      '      mysql:',
+      '        image: mysql:8.4',
+      '        env:',
+      '          MYSQL_ROOT_PASSWORD: perfgate # a throwaway container\'s password, not a secret',
+      "        ports: ['3306:3306']",
+      '        options: >-',
+      '          --health-cmd "mysqladmin ping -h 127.0.0.1 -uroot -pperfgate"',
+      ...healthTiming(),
+    ],
+    // mysql and mysql2 read no variable of their own: the service passes these to its connection
+    env: ['MYSQL_HOST: 127.0.0.1', 'MYSQL_PORT: 3306', 'MYSQL_USER: root', 'MYSQL_PASSWORD: perfgate', 'DATABASE_URL: mysql://root:perfgate@127.0.0.1:3306/mysql'],
+  },
+  mongodb: {
+    container: [
+      '      mongodb:',
+      '        image: mongo:7',
+      "        ports: ['27017:27017']",
+      '        options: >-',
+      '          --health-cmd "mongosh --quiet --eval \'db.adminCommand({ ping: 1 })\'"',
+      ...healthTiming(),
+    ],
+    env: ['MONGODB_URI: mongodb://127.0.0.1:27017'],
+  },
+  redis: {
+    container: ['      redis:', '        image: redis:7', "        ports: ['6379:6379']", '        options: >-', '          --health-cmd "redis-cli ping"', ...healthTiming()],
+    env: ['REDIS_URL: redis://127.0.0.1:6379'],
+  },
+};
+
+/** The job's variables for these servers; a name two of them use (DATABASE_URL) goes to the first. */
+function envLines(kinds: DatabaseKind[]): string[] {
+  const seen = new Set<string>();
+  const lines: string[] = [];
+  for (const entry of kinds.flatMap((kind) => CONTAINERS[kind].env)) {
+    const key = entry.slice(0, entry.indexOf(':'));
+    if (!seen.has(key)) lines.push(`      ${entry}`);
+    seen.add(key);
+  }
+  return lines;
+}
+
+function healthTiming(): string[] {
+  return ['          --health-interval 2s', '          --health-timeout 5s', '          --health-retries 30'];
+}
+
+/**
+ * The measuring job's service containers and environment for the databases package.json's
+ * drivers talk to (the shape of example-workflows/perf-postgres.yml), or a comment pointing there
+ * when only an ORM says a database is used.
+ */
+function databaseLines(databases: DatabaseFacts | undefined): string[] {
+  if (!databases) return [];
+  const lines: string[] = [];
+  if (databases.servers.length > 0) {
+    const found = databases.servers.map((s) => `${s.drivers.join(', ')} (${DATABASE_NAMES[s.kind]})`).join('; ');
+    lines.push(
+      `    # package.json's ${found}: the database runs beside the job, and every command perfgate runs`,
+      '    # (install, setup, the service) gets the variables below: rename them to what the service reads.',
+      '    # Give each side its own database with service.setup in perfgate.yml (docs/databases.md).',
+      '    services:',
+      ...databases.servers.flatMap((s) => CONTAINERS[s.kind].container),
+      '    env:',
+      ...envLines(databases.servers.map((s) => s.kind)),
+    );
+  }
+  if (databases.unknown.length > 0) {
+    lines.push(
+      `    # package.json has ${databases.unknown.join(', ')} but no driver init knows: add the database your service uses`,
+      '    # as a service container here, with its environment; example-workflows/perf-postgres.yml shows how (docs/databases.md).',
+    );
+  }
+  return lines;
+}
 
 export interface WorkflowOptions {
   /** Steps' package manager: pnpm and yarn are enabled through corepack (npm comes with Node). */
@@ -21,6 +119,8 @@ export interface WorkflowOptions {
   inputs?: { start: string; scenarios: string };
   /** The measuring job's time limit, minutes. */
   timeoutMinutes?: number;
+  /** The databases package.json's drivers talk to: service containers for the measuring job. */
+  databases?: DatabaseFacts;
 }
 
 export const DEFAULT_TIMEOUT_MINUTES = 30;
@@ -64,6 +164,7 @@ export function renderWorkflow(options: WorkflowOptions = {}): string {
     "      # sha256 of the results.json perfgate uploaded: the comment job refuses any other.",
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, written as is
     '      results-digest: ${{ steps.perfgate.outputs.results-digest }}',
+    ...databaseLines(options.databases),
     '    steps:',
     '      - uses: actions/checkout@v6',
     '        with:',

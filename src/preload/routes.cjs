@@ -2,7 +2,8 @@
 /*
  * The routes a service registers, read while `perfgate init` starts it once (loaded by
  * preload.cjs when PERFGATE_ROUTES_FILE is set; a measurement never loads it). It writes
- * { frameworks, routes: [{ method, path }] } to that file, in the order the routes were
+ * { frameworks, routes: [{ method, path, handlers }] } to that file (handlers: the names of the
+ * route's own handler functions, which say what a route does as often as its path does), in the order the routes were
  * registered, after every turn of the event loop in which one was registered: the routes an app
  * registers after it listens are written too.
  *
@@ -67,6 +68,16 @@ function joinPaths(prefix, route) {
   return `${prefix.replace(/\/$/, '')}/${route.replace(/^\//, '')}`;
 }
 
+/** The names of a route's handler functions, without the empty and anonymous ones. */
+function namesOf(functions) {
+  const names = [];
+  for (const fn of functions) {
+    const name = typeof fn === 'function' ? fn.name : '';
+    if (typeof name === 'string' && name && name !== '<anonymous>' && name !== 'anonymous') names.push(name);
+  }
+  return names;
+}
+
 function isExpressRouter(handle) {
   return typeof handle === 'function' && Array.isArray(handle.stack);
 }
@@ -84,7 +95,10 @@ function expressRoutes() {
       const route = layer.route;
       if (route && typeof route.path === 'string') {
         for (const [method, on] of Object.entries(route.methods || {})) {
-          if (on) routes.push({ method: method === '_all' ? 'ALL' : method.toUpperCase(), path: joinPaths(prefix, route.path) });
+          if (!on) continue;
+          // app.route(path).get(a).post(b): each layer of the route knows its method
+          const handlers = namesOf((route.stack || []).filter((l) => l && (!l.method || l.method === method)).map((l) => l.handle));
+          routes.push({ method: method === '_all' ? 'ALL' : method.toUpperCase(), path: joinPaths(prefix, route.path), handlers });
         }
       } else if (typeof layer[MOUNT] === 'string' && isExpressRouter(layer.handle)) {
         walk(layer.handle, joinPaths(prefix, layer[MOUNT]), seen);
@@ -100,7 +114,8 @@ function koaRoutes() {
   for (const router of koaRouters) {
     for (const layer of router.stack || []) {
       if (typeof layer.path !== 'string' || !Array.isArray(layer.methods)) continue;
-      for (const method of layer.methods) routes.push({ method: String(method).toUpperCase(), path: layer.path });
+      const handlers = namesOf(Array.isArray(layer.stack) ? layer.stack : []);
+      for (const method of layer.methods) routes.push({ method: String(method).toUpperCase(), path: layer.path, handlers });
     }
   }
   return routes;
@@ -153,7 +168,8 @@ function onFastifyInstance(message) {
   try {
     frameworks.add('fastify');
     message.fastify.addHook('onRoute', (route) => {
-      for (const method of [].concat(route.method)) fastifyRoutes.push({ method: String(method).toUpperCase(), path: route.url });
+      const handlers = namesOf([route.handler, ...[].concat(route.preHandler || [])]);
+      for (const method of [].concat(route.method)) fastifyRoutes.push({ method: String(method).toUpperCase(), path: route.url, handlers });
       schedule();
     });
   } catch {

@@ -45,10 +45,12 @@ test('init on an express service: finds the start script, the lockfile, the benc
   assert.match(run.stdout, /service +npm start +\(package\.json scripts\.start: node server\.js\)/);
   assert.match(run.stdout, /install +npm ci +\(package-lock\.json\)/);
   assert.match(run.stdout, /benchmarks +bench\/\*\*\/\*\.bench\.js +\(1 suite: bench\/parse\.bench\.js \(tinybench\)\)/);
-  assert.match(run.stdout, /GET \/health 200, GET \/healthz 404, GET \/ready 404, GET \/ 200/);
-  // express 4 (the project's own): its routes are read too
-  assert.match(run.stdout, /^ {2}routes {6}express: 2 GET routes$/m);
-  assert.match(run.stdout, /^ {14}asked: GET \/health 200, GET \/ 200$/m);
+  // express 4 (the project's own): its routes are read too, and listed before the first request
+  assert.match(run.stdout, /^ {2}routes {6}express: 2 to ask \(GET, once each\), 0 not asked\n {14}ask {3}GET \/health\n {14}ask {3}GET \/\n {14}ask {3}GET \/healthz, GET \/ready {3}\(the usual health and root paths\)\n {2}answers /m);
+  // every answer quoted, 2xx included
+  assert.match(run.stdout, /^ {2}answers {5}GET \/health {3}200 "ok"$/m);
+  assert.match(run.stdout, /^ {14}GET \/healthz {2}404 "Cannot GET \/healthz"$/m);
+  assert.match(run.stdout, /^ {14}GET \/ {9}200 "\{"hello":"world"\}"$/m);
   assert.match(run.stdout, /^wrote {2}perfgate\.yml/m);
   assert.match(run.stdout, /^wrote {2}\.github\/workflows\/perf\.yml/m);
   assert.match(run.stdout, /next +npx perfgate plan/);
@@ -98,7 +100,7 @@ test('init on an express service: finds the start script, the lockfile, the benc
   assert.match(plan.stdout, /^service {2}`npm start` in \.; install npm ci$/m);
   assert.match(plan.stdout, /^ready {4}when \/health answers 2xx/m);
   assert.match(plan.stdout, /^ {2}GET \/ +·/m);
-  assert.match(plan.stdout, /^routes {3}asked once in the work tree: GET \/ 200$/m);
+  assert.match(plan.stdout, /^routes {3}asked once in the work tree \(what each answered\):\n {2}GET \/ {2}200 "\{"hello":"world"\}"$/m);
   assert.match(plan.stdout, /^ {2}benchmarks ~/m);
 });
 
@@ -118,7 +120,7 @@ app.listen(3000);
   });
   const run = await runCli(['init'], repo);
   assert.equal(run.code, 0, run.stderr + run.stdout);
-  assert.match(run.stdout, /^check {2}2 routes did not answer 2xx when init asked; perfgate\.yml marks them with the answer \(the first one measured, as nothing else answered: perfgate plan stops on it until it is fixed\):$/m);
+  assert.match(run.stdout, /^check {2}2 routes answered an error when init asked; perfgate\.yml marks them with the answer \(the first one measured, as nothing else answered well: perfgate plan stops on it until it is fixed\):$/m);
   assert.match(run.stdout, /^ {7}GET \/orders\/1 \(\/orders\/:id\): it answered 404 "no order 1"$/m);
   assert.match(run.stdout, /^ {7}give it a path that answers \(a value that exists instead of the 1 init filled in\), or declare the status it answers with expect:$/m);
   const text = readFileSync(join(repo, 'perfgate.yml'), 'utf8');
@@ -142,7 +144,7 @@ test('init writes only the missing file; pnpm gets corepack in the workflow; fla
   const run = await runCli(['init', '--scenarios', 'GET /items', '--ready-timeout', '10s'], repo);
   assert.equal(run.code, 0, run.stderr + run.stdout);
   assert.match(run.stdout, /service +node app\.js +\(package\.json main \(no start script\)\)/);
-  assert.match(run.stdout, /GET \/health 404, GET \/healthz 404, GET \/ready 404, GET \/ 404/);
+  assert.match(run.stdout, /^ {2}answers {5}GET \/health {3}404 with an empty body\n {14}GET \/healthz {2}404 with an empty body\n {14}GET \/ready {4}404 with an empty body\n {14}GET \/ {9}404 with an empty body$/m);
   assert.match(run.stdout, /^ {2}routes {6}none read: no express, fastify or koa/m, 'plain http registers no routes to read');
   assert.match(run.stdout, /^kept {3}\.github\/workflows\/perf\.yml/m);
   assert.equal(readFileSync(join(repo, '.github', 'workflows', 'perf.yml'), 'utf8'), '# mine\n');

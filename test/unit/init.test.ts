@@ -84,7 +84,23 @@ test('the workflow init writes: pnpm and yarn through corepack, the Node version
 test('actionlint passes on every workflow init can write', { skip: actionlintSkip }, () => {
   const dir = tempDir({});
   const files: string[] = [];
-  for (const [i, options] of [{}, { packageManager: 'yarn' as const, nodeVersionFile: '.node-version' }, { inputs: README_INPUTS }].entries()) {
+  const everyDatabase = {
+    servers: [
+      { kind: 'postgres' as const, drivers: ['pg'] },
+      { kind: 'mysql' as const, drivers: ['mysql2'] },
+      { kind: 'mongodb' as const, drivers: ['mongoose'] },
+      { kind: 'redis' as const, drivers: ['ioredis'] },
+    ],
+    unknown: [],
+  };
+  const variants = [
+    {},
+    { packageManager: 'yarn' as const, nodeVersionFile: '.node-version' },
+    { inputs: README_INPUTS },
+    { databases: everyDatabase },
+    { databases: { servers: [], unknown: ['knex'] } },
+  ];
+  for (const [i, options] of variants.entries()) {
     const file = join(dir, `perf-${i}.yml`);
     writeFileSync(file, renderWorkflow(options));
     files.push(file);
@@ -201,10 +217,10 @@ test('routes init writes commented out stay out of the configuration; a raw mapp
 
 test('scenarios from the routes read: the first 3 that answered measured, health routes left to ready.path, the rest commented out with why', () => {
   const route = (path: string, filled: string[] = []) => ({ method: 'GET', path, route: path, filled });
-  const ok = (status: number) => ({ status, description: `it answered ${status} "x"`, sample: ' "x"', body: 'x' });
+  const ok = (status: number) => ({ status, description: `it answered ${status} "x"`, sample: ' "x"', body: 'x', failure: null });
   const reads = ['/health', '/a', '/b/1', '/c', '/d', '/e'].map((p) => route(p, p === '/b/1' ? ['id'] : []));
   const findings = {
-    answers: [{ path: '/health', status: 200 }],
+    answers: [{ path: '/health', status: 200, answer: ok(200) }],
     routes: { frameworks: ['express'], routes: [] },
     sorted: { reads: [...reads, ...Array.from({ length: 25 }, (_, i) => route(`/more/${i}`))], writes: [{ method: 'PATCH', path: '/a', route: '/a', filled: [] }], skipped: [] },
     asked: [...reads.map((request) => ({ request, answer: ok(request.path === '/d' ? 500 : 200) }))],

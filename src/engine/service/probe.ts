@@ -1,8 +1,9 @@
 /**
  * One request to a route, and what it answered, for a message: the compare's broken-route check,
  * `perfgate init`'s check of the routes it writes and `perfgate plan`'s check of the scenarios all
- * ask and judge a route here, so the three say the same thing about the same route. Also the one
- * start of a service that init and plan make for it (startOnce).
+ * ask and judge a route here, so the three say the same thing about the same route. Also which
+ * requests init and plan never send (whyNotAsked), and the one start of a service that init and
+ * plan make for it (startOnce).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -17,6 +18,8 @@ import { Service } from './service.js';
 
 /** How much of a response body a message quotes. */
 export const BODY_SAMPLE_CHARS = 160;
+/** How much of a body is kept to read it as JSON: an error answer is small; a long list cut here is not read. */
+const BODY_PARSE_CHARS = 64 * 1024;
 
 export type ProbedRequest = Pick<ScenarioConfig, 'method' | 'path' | 'headers' | 'body'>;
 
@@ -29,6 +32,8 @@ export interface RouteAnswer {
   sample: string;
   /** The start of the body on one line (at most BODY_SAMPLE_CHARS), as it came; '' when none. */
   body: string;
+  /** What a JSON body says went wrong (`"success": false`, `"error": "…"`); null: it says nothing of the kind, or is not JSON. */
+  failure: string | null;
 }
 
 /** Sends a request once and describes the answer. Never throws. */
@@ -38,20 +43,22 @@ export function askRoute(baseUrl: string, scenario: ProbedRequest, timeoutMs = 5
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        if (body.length < BODY_SAMPLE_CHARS * 4) body += chunk;
+        if (body.length < BODY_PARSE_CHARS) body += chunk;
       });
-      const answered = (text: string) => {
+      const answered = (raw: string) => {
+        const text = oneLine(raw);
         const sample = describeBody(text);
-        resolve({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text });
+        resolve({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text, failure: failureInBody(raw) });
       };
-      res.on('end', () => answered(oneLine(body)));
+      res.on('end', () => answered(body));
       res.on('error', () => answered(''));
     });
+    const none = (description: string): RouteAnswer => ({ status: null, description, sample: '', body: '', failure: null });
     req.once('timeout', () => {
       req.destroy();
-      resolve({ status: null, description: `it did not answer within ${timeoutMs / 1000} s`, sample: '', body: '' });
+      resolve(none(`it did not answer within ${timeoutMs / 1000} s`));
     });
-    req.once('error', (error) => resolve({ status: null, description: `the request failed (${error.message})`, sample: '', body: '' }));
+    req.once('error', (error) => resolve(none(`the request failed (${error.message})`)));
     if (scenario.body !== null && scenario.body !== undefined) req.write(scenario.body);
     req.end();
   });
@@ -65,9 +72,50 @@ export async function probeScenario(baseUrl: string, scenario: ProbedRequest, ti
   return (await askRoute(baseUrl, scenario, timeoutMs)).description;
 }
 
-/** Whether an answer is what the scenario expects: its `expect:` statuses, else any 2xx. */
+/**
+ * Whether an answer is what the scenario expects: one of its `expect:` statuses; without
+ * `expect:`, a 2xx whose body does not say it failed (many services answer an error with 200 and
+ * `{"success": false, "error": …}`, and measuring that measures the error path).
+ */
 export function answersAsExpected(scenario: Pick<ScenarioConfig, 'expect'>, answer: RouteAnswer): boolean {
-  return answer.status !== null && isExpectedStatus(scenario, answer.status);
+  if (answer.status === null || !isExpectedStatus(scenario, answer.status)) return false;
+  return Boolean(scenario.expect?.length) || answer.failure === null;
+}
+
+/** How much of a body the lists of answers in init and plan quote. */
+const LIST_QUOTE_CHARS = 72;
+
+/** An answer on one line of a list: `200 "[{"id":1,…"`, `200 with an empty body`, or why none came. */
+export function quoteAnswer(answer: RouteAnswer): string {
+  if (answer.status === null) return answer.description.replace(/^it /, '');
+  return `${answer.status} ${answer.body ? `"${oneLine(answer.body, LIST_QUOTE_CHARS)}"` : 'with an empty body'}`;
+}
+
+/** A 2xx whose body says the request failed: what init and plan report as a broken route. */
+export function isFailing2xx(answer: RouteAnswer): boolean {
+  return answer.status !== null && answer.status >= 200 && answer.status < 300 && answer.failure !== null;
+}
+
+/** What a JSON object's top-level fields say went wrong, by the conventions services use for an error answered with 200. */
+export function failureInBody(raw: string): string | null {
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
+  const fields = data as Record<string, unknown>;
+  if (fields.success === false) return '"success": false';
+  if (fields.ok === false) return '"ok": false';
+  // JSend (https://github.com/omniti-labs/jsend): "fail" for a rejected request, "error" for a failure
+  if (fields.status === 'error' || fields.status === 'fail') return `"status": "${fields.status}"`;
+  for (const key of ['error', 'errors']) {
+    const value = fields[key];
+    const filled = Array.isArray(value) ? value.length > 0 : typeof value === 'object' && value !== null ? Object.keys(value).length > 0 : Boolean(value);
+    if (filled) return `"${key}": ${oneLine(JSON.stringify(value), 60)}`;
+  }
+  return null;
 }
 
 /** What the scenario expects, for a message: "a 2xx status", "404 or 410". */
@@ -79,15 +127,94 @@ export function expectedStatuses(scenario: Pick<ScenarioConfig, 'expect'>): stri
 export const BROKEN_ROUTE_FIX =
   'Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).';
 
+/** The fix for a 2xx whose body says it failed: the service is missing something, most often its database. */
+export const FAILING_2XX_FIX =
+  'The service answered an error with a success status: give it what it needs before measuring (a database: service.setup and env, docs/databases.md), or fix the request in perfgate.yml. ' +
+  'If this body is what the route should answer, declare its status with expect: (e.g. expect: [200]).';
+
 /**
  * A scenario whose route did not answer as expected: the route, what it answered (status and the
  * start of the body) and the fix. `where`: "on both base and head", "on head's work tree".
+ * `failure`: what a 2xx body said went wrong, when that is why.
  */
-export function brokenRouteMessage(scenario: Pick<ScenarioConfig, 'name' | 'method' | 'path' | 'expect'>, where: string, description: string): string {
-  return (
-    `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails ${where}: ${description}. ` +
-    `perfgate expects ${expectedStatuses(scenario)}. ${BROKEN_ROUTE_FIX}`
-  );
+export function brokenRouteMessage(
+  scenario: Pick<ScenarioConfig, 'name' | 'method' | 'path' | 'expect'>,
+  where: string,
+  description: string,
+  failure: string | null = null,
+): string {
+  const head = `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails ${where}: ${description}`;
+  if (failure) return `${head}, a body that says the request failed (${failure}). ${FAILING_2XX_FIX}`;
+  return `${head}. perfgate expects ${expectedStatuses(scenario)}. ${BROKEN_ROUTE_FIX}`;
+}
+
+/**
+ * Words that say a request changes data, matched as whole words of the path's segments and of
+ * the handlers' names (split at camelCase, `-`, `_`, `.` and digits: `/users/add/1` and `addUser`
+ * say `add`, `/address` does not). GET routes that write are common (a /logout link, a /cron/run
+ * hook, a /seed for development), and one request to one of them can empty a database, so a
+ * route that says any of these is not asked, even when its name only sounds like it. Inflected
+ * forms are listed, not derived: "news" is not "new" plus "s".
+ */
+const WRITING_WORDS = new Set([
+  // create and change
+  'create', 'add', 'insert', 'new', 'update', 'upsert', 'edit', 'modify', 'set', 'save', 'write', 'rename', 'move', 'merge', 'clone', 'duplicate',
+  'toggle', 'increment', 'decrement', 'incr', 'decr', 'mark', 'assign', 'unassign', 'attach', 'detach', 'unlink', 'vote', 'upvote', 'downvote', 'follow', 'unfollow',
+  // delete and empty
+  'remove', 'delete', 'del', 'destroy', 'drop', 'truncate', 'empty', 'clear', 'purge', 'wipe', 'erase', 'flush', 'prune', 'clean', 'cleanup', 'evict', 'invalidate', 'expire',
+  // (re)build the data
+  'init', 'initialize', 'initialise', 'reset', 'seed', 'populate', 'fixtures', 'migrate', 'rollback', 'restore', 'backup', 'install', 'setup', 'bootstrap', 'provision',
+  'generate', 'regenerate', 'rebuild', 'reindex', 'refresh', 'recalculate', 'recompute', 'import', 'sync', 'upload',
+  // sessions, accounts, workflow states
+  'logout', 'signout', 'logoff', 'signoff', 'register', 'signup', 'subscribe', 'unsubscribe', 'verify', 'confirm', 'activate', 'deactivate', 'enable', 'disable',
+  'approve', 'reject', 'decline', 'accept', 'cancel', 'revoke', 'grant', 'ban', 'unban', 'lock', 'unlock', 'invite', 'publish', 'unpublish', 'unarchive', 'close', 'reopen', 'finish',
+  // run something, tell someone, move money
+  'run', 'exec', 'execute', 'cron', 'job', 'trigger', 'start', 'stop', 'restart', 'shutdown', 'kill', 'send', 'resend', 'notify', 'pay', 'charge', 'refund', 'purchase', 'buy',
+]);
+
+/** The words of a path or a function name, lower case: `/users/addUser-v2` → users, add, user, v. */
+function wordsOf(text: string): string[] {
+  return text
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter(Boolean);
+}
+
+/** The first word of `text` that says it writes: a whole word, or two written apart (`log-out`, `signOut`). */
+export function writingWord(text: string): string | null {
+  const words = wordsOf(text);
+  for (let i = 0; i < words.length; i++) {
+    if (WRITING_WORDS.has(words[i]!)) return words[i]!;
+    const pair = words[i]! + (words[i + 1] ?? '');
+    if (i + 1 < words.length && WRITING_WORDS.has(pair)) return pair;
+  }
+  return null;
+}
+
+/** A request init or plan may ask, and the names of its route's handlers when the framework told them. */
+export interface AskableRequest {
+  method: string;
+  path: string;
+  handlers?: readonly string[];
+}
+
+/**
+ * Why init and plan do not send this request, or null when they may: only GET and HEAD are
+ * asked, and only when neither the path nor a handler's name says it writes. One line, for the
+ * list of routes left out.
+ */
+export function whyNotAsked(request: AskableRequest): string | null {
+  const method = request.method.toUpperCase();
+  if (method !== 'GET' && method !== 'HEAD') return `${method} changes data`;
+  const inPath = writingWord(request.path);
+  if (inPath) return `its path says it writes ("${inPath}")`;
+  for (const handler of request.handlers ?? []) {
+    const inName = writingWord(handler);
+    if (inName) return `its handler ${handler} says it writes ("${inName}")`;
+  }
+  return null;
 }
 
 /** The service did not listen: why, and the last lines of its output. */
@@ -150,10 +277,21 @@ export async function startOnce<T>(request: StartOnceRequest, visit: (url: strin
   }
 }
 
-/** The start of a body on one line, cut at BODY_SAMPLE_CHARS with an ellipsis. */
-function oneLine(body: string): string {
-  const text = body.replace(/\s+/g, ' ').trim();
-  return text.length > BODY_SAMPLE_CHARS ? `${text.slice(0, BODY_SAMPLE_CHARS)}…` : text;
+/**
+ * The start of a body on one line, cut at `chars` with an ellipsis, an HTML page by its text. Terminal escape sequences
+ * and control and direction characters are dropped: a body is the service's text, and a message
+ * quoting it must not move the cursor, recolour or reorder the terminal's output.
+ */
+export function oneLine(body: string, chars = BODY_SAMPLE_CHARS): string {
+  // An HTML page (a framework's error page) is quoted by its text: its markup would fill the quote.
+  const page = /^\s*<(!doctype html|html)/i.test(body);
+  const visible = page ? body.replace(/<(head|script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : body;
+  const text = visible
+    .replace(/\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])/g, '')
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text.length > chars ? `${text.slice(0, chars)}…` : text;
 }
 
 /** A body's start (oneLine) quoted for a message; "with an empty body" when there is none. */
@@ -171,8 +309,9 @@ export interface ScenarioCheck {
 
 /**
  * Each scenario's request asked once, as the compare asks a route that fails its warm-up: the
- * scenario's (first) request, judged by its `expect:` statuses, else any 2xx. A request with
- * {placeholders} is not asked: its values come from a file or an earlier response.
+ * scenario's (first) request, judged by answersAsExpected. A request with {placeholders} is not
+ * asked: its values come from a file or an earlier response; nor one that may change data
+ * (whyNotAsked, for any request of the scenario): a check must leave the data as it found it.
  */
 export async function checkScenarios(baseUrl: string, scenarios: readonly ScenarioConfig[]): Promise<ScenarioCheck[]> {
   const checks: ScenarioCheck[] = [];
@@ -180,6 +319,11 @@ export async function checkScenarios(baseUrl: string, scenarios: readonly Scenar
     const texts = [scenario.path, scenario.body, ...Object.values(scenario.headers)];
     if (placeholdersIn(...texts).length > 0) {
       checks.push({ scenario, answer: null, ok: true, skipReason: 'its request has {placeholders}' });
+      continue;
+    }
+    const writes = [scenario, ...(scenario.requests ?? [])].map(whyNotAsked).find(Boolean);
+    if (writes) {
+      checks.push({ scenario, answer: null, ok: true, skipReason: `${writes}: plan sends no request that may change data` });
       continue;
     }
     const answer = await askRoute(baseUrl, scenario);

@@ -208,16 +208,17 @@ export interface PackageManager {
   install: string;
 }
 
-/** The package manager a lockfile names, or null when there is nothing to install. */
-export function detectPackageManager(dir: string): PackageManager | null {
-  const lockfiles: [string, PackageManager['name'], string][] = [
-    ['pnpm-lock.yaml', 'pnpm', 'pnpm install --frozen-lockfile --package-import-method=copy'],
-    ['yarn.lock', 'yarn', 'yarn install --frozen-lockfile'],
-    ['package-lock.json', 'npm', 'npm ci'],
-    ['npm-shrinkwrap.json', 'npm', 'npm ci'],
-  ];
-  for (const [lockfile, name, install] of lockfiles) {
-    if (!existsSync(join(dir, lockfile))) continue;
+const LOCKFILE_INSTALLS: [string, PackageManager['name'], string][] = [
+  ['pnpm-lock.yaml', 'pnpm', 'pnpm install --frozen-lockfile --package-import-method=copy'],
+  ['yarn.lock', 'yarn', 'yarn install --frozen-lockfile'],
+  ['package-lock.json', 'npm', 'npm ci'],
+  ['npm-shrinkwrap.json', 'npm', 'npm ci'],
+];
+
+/** The package manager a lockfile names, or null when there is nothing to install. `absent`: lockfiles to treat as missing. */
+export function detectPackageManager(dir: string, absent: readonly string[] = []): PackageManager | null {
+  for (const [lockfile, name, install] of LOCKFILE_INSTALLS) {
+    if (absent.includes(lockfile) || !existsSync(join(dir, lockfile))) continue;
     // Yarn 2 and later (their lockfile opens with __metadata) deprecate --frozen-lockfile for --immutable
     if (lockfile === 'yarn.lock' && isYarnBerry(join(dir, lockfile))) return { name, lockfile, install: 'yarn install --immutable' };
     return { name, lockfile, install };
@@ -243,6 +244,19 @@ function isYarnBerry(lockfile: string): boolean {
 /** The install command a lockfile names, or null when there is nothing to install. */
 export function installCommand(dir: string): string | null {
   return detectPackageManager(dir)?.install ?? null;
+}
+
+/**
+ * The package manager a run finds in a checkout of `dir`: its trees are git worktrees with the
+ * work tree's untracked files copied in, so a lockfile git ignores is not there and the run
+ * installs as if there were none (`npm install`). `ignored`: the lockfiles left out for that.
+ */
+export async function checkoutPackageManager(dir: string): Promise<{ packageManager: PackageManager | null; ignored: string[] }> {
+  const present = LOCKFILE_INSTALLS.map(([lockfile]) => lockfile).filter((lockfile) => existsSync(join(dir, lockfile)));
+  // check-ignore exits 1 when no file is ignored (and fails outside a repository): none is then
+  const listed = present.length ? await git(['check-ignore', '--', ...present], dir).catch(() => '') : '';
+  const ignored = listed.split('\n').filter((file) => present.includes(file));
+  return { packageManager: detectPackageManager(dir, ignored), ignored };
 }
 
 /** The install command a side runs: its service.install, or its lockfile's package manager's when that is unset (null); none when it is empty. */
