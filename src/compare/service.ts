@@ -17,9 +17,12 @@ import type { ProcessTracker } from '../engine/process/processes.js';
 import { type CompareOutcome, type CompareRequest, runCompare } from '../engine/run.js';
 import type { SidesRequest } from '../engine/workspace/trees.js';
 import { interimLook, unprofiledScenarios } from '../gate/look.js';
-import type { GitHubRecord, ShardRecord } from '../results/types.js';
+import { writeResults } from '../results/io.js';
+import type { GitHubRecord, RunWarning, ShardRecord } from '../results/types.js';
+import type { RunEnvironment } from './environment.js';
 import { ownBenchmarks, parseShard, type Shard, sharedSeed, shardConfig, shardRecordOf } from './shard.js';
 import { randomSeed } from '../stats/random.js';
+import type { Variant } from './variant.js';
 import { VERSION } from '../version.js';
 
 /** What to compare, as the user said it: refs by name, settings as flags or inputs. */
@@ -135,37 +138,37 @@ function shardPart(shard: Shard, record: ShardRecord, config: PerfgateConfig): N
   };
 }
 
-/** A run's cancellation by SIGINT or SIGTERM, until released. */
-export interface Cancellation {
-  signal: AbortSignal;
-  /** The signal that cancelled the run; null while none has. */
-  received(): NodeJS.Signals | null;
-  /** Stops listening (the process's own handling of the signals comes back). */
-  release(): void;
+export interface MeasureRequest extends Omit<ComparisonRequest, 'tracker' | 'signal' | 'stopEarly'> {
+  variant: Variant;
+  /** Said in results.json after what the run found (the action's: it ran without a boundary). */
+  warnings?: RunWarning[];
 }
 
 /**
- * On SIGINT or SIGTERM (Ctrl-C; a cancelled job sends both, GitHub's docs "Canceling a
- * workflow"): stops every process now (they run in their own groups, out of the terminal's
- * reach), and the engine unwinds, removing the worktrees and keeping what was measured. A second
- * signal finds no handler: it ends the process at once.
+ * Measures as planned inside the run environment, then gives the results what the variant and
+ * the shell add (a stored baseline, warnings) and writes results.json with them. The engine's
+ * session writes the file during the run, this once after it, both through writeResults: the
+ * shells never write it, so the file in the run directory is always what they report.
  */
-export function cancelOnSignals(tracker: ProcessTracker): Cancellation {
-  const abort = new AbortController();
-  let received: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    received = signal;
-    abort.abort();
-    void tracker.killAll(1000);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal: abort.signal,
-    received: () => received,
-    release() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+export async function measureComparison(
+  request: MeasureRequest,
+  environment: RunEnvironment,
+  ports: Omit<EnginePorts, 'secrets' | 'env'>,
+): Promise<CompareOutcome> {
+  const { variant, warnings = [], ...rest } = request;
+  let measured: CompareOutcome;
+  try {
+    measured = await runComparison(
+      { ...rest, tracker: environment.tracker, signal: environment.signal, stopEarly: !variant.oneCommit },
+      { ...ports, env: environment.env },
+    );
+  } finally {
+    // Measured or failed, there is nothing left to cancel: a signal from here on ends the process as usual.
+    environment.stopListening();
+  }
+  const { resultsPath } = measured;
+  if (warnings.length > 0) measured.results.warnings.push(...warnings);
+  const results = variant.finish(measured.results);
+  if (warnings.length > 0 || results !== measured.results) writeResults(resultsPath, results);
+  return { results, resultsPath };
 }
