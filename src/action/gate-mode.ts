@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openRunEnvironment } from '../compare/environment.js';
 import { measureComparison, planComparison, resolveComparison } from '../compare/service.js';
 import type { Shard } from '../compare/shard.js';
-import { SAME_RUNNER, type Variant } from '../compare/variant.js';
+import { SAME_RUNNER, shardOf, type Variant } from '../compare/variant.js';
 import type { ProgressEvent } from '../engine/ports.js';
 import { profiledScenarios } from '../engine/phases/profile.js';
 import { restoreZeroX, saveZeroX } from '../engine/phases/zerox.js';
@@ -48,15 +48,17 @@ const FORK_NOTICE =
   '(example-workflows/perf-comment.yml; README, "Permissions and forks").';
 
 /**
- * Measures as `variant` says (compare/variant.ts: base and head side by side, a record, or head
- * against a stored baseline), then publishes. Null: nothing was published (a record, which is
- * stored as its artifact instead).
+ * Measures as the variant says (compare/variant.ts: base and head side by side, a matrix shard's
+ * part of that, or with `oneCommit` a record or head against a stored baseline), then publishes.
+ * Null: nothing was published (a record, which is stored as its artifact instead).
  */
-export async function runGate(inputs: ActionInputs, context: RunContext, variant: Variant = SAME_RUNNER): Promise<Outcome | null> {
+export async function runGate(inputs: ActionInputs, context: RunContext, oneCommit?: Variant): Promise<Outcome | null> {
   checkGateEvent(context.eventName);
+  // Without a record or a stored baseline: base and head on this runner, the whole or a shard's part.
+  const variant = oneCommit ?? shardOf(inputs.settings, 'action inputs') ?? SAME_RUNNER;
   const base = variant.oneCommit ? { baseRef: 'HEAD', mergeBase: false } : resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
-  const checked = await resolveComparison({
+  const resolved = await resolveComparison({
     repoDir: context.workspace,
     baseRef: base.baseRef,
     mergeBase: base.mergeBase,
@@ -65,7 +67,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
     settings: inputs.settings,
     settingsSource: 'action inputs',
   });
-  await variant.check(checked);
+  const checked = await variant.resolve(resolved);
   const { pr, client } = await refuseUnsafeRun(inputs, context);
 
   const { id } = inputs.github;

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { NoBoundaryError, openRunEnvironment, type RunEnvironment } from '../compare/environment.js';
 import { measureComparison, planComparison, resolveComparison } from '../compare/service.js';
-import { RECORD, SAME_RUNNER, storedBaseline, type Variant } from '../compare/variant.js';
+import { RECORD, SAME_RUNNER, shardOf, storedBaseline, type Variant } from '../compare/variant.js';
 import { PerfgateError } from '../engine/errors.js';
 import type { Preflight } from '../engine/preflight.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace/trees.js';
@@ -260,24 +260,25 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
     if (values.base !== undefined) throw new UsageError(record ? 'record measures one commit: --base has no meaning here' : '--baseline replaces --base: give one of them');
     if (values.shard !== undefined) throw new UsageError(`${record ? 'record' : '--baseline'} with --shard ${values.shard}: ${STORED_NOT_SHARDED}`);
   }
-  const variant = variantOf(values, io, root, record);
+  const settings = settingsOf(values);
+  const variant = variantOf(values, settings, io, root, record);
   const baseRef = variant.oneCommit ? (values.head ?? 'HEAD') : (values.base ?? (await defaultBranch(root)));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   // Refs and configuration are checked before any worktree or run folder exists.
-  const checked = await resolveComparison({
+  const resolved = await resolveComparison({
     repoDir: root,
     baseRef,
     mergeBase: !variant.oneCommit,
     headRef: values.head ?? null,
     configFile: values.config ?? null,
-    settings: settingsOf(values),
-    settingsSource: 'command-line flags',
+    settings,
+    settingsSource: SETTINGS_SOURCE,
   });
-  const { config } = checked;
-  if (variant.oneCommit && checked.head.dirty) {
+  if (variant.oneCommit && resolved.head.dirty) {
     throw new UsageError(`${record ? 'record' : '--baseline'} measures one commit on both sides, and the work tree has uncommitted changes: commit or stash them, or name a commit with --head`);
   }
-  await variant.check(checked);
+  const checked = await variant.resolve(resolved);
+  const { config } = checked;
   const planned = planComparison(config);
   if (dryRun) {
     io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env)));
@@ -309,10 +310,12 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   }
 }
 
-/** record, --baseline <file> or neither: what this comparison measures against. */
-function variantOf(values: Values, io: Io, root: string, record: boolean): Variant {
+const SETTINGS_SOURCE = 'command-line flags';
+
+/** record, --baseline <file>, --shard i/n or none of them: what this comparison measures against. */
+function variantOf(values: Values, settings: OptionValues, io: Io, root: string, record: boolean): Variant {
   if (record) return RECORD;
-  if (values.baseline === undefined) return SAME_RUNNER;
+  if (values.baseline === undefined) return shardOf(settings, SETTINGS_SOURCE) ?? SAME_RUNNER;
   const path = resolve(io.cwd, values.baseline);
   return storedBaseline(readBaseline(path), path, { env: io.env, cwd: root });
 }
