@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { openRunEnvironment } from '../compare/environment.js';
 import { measureComparison, planComparison, resolveComparison } from '../compare/service.js';
 import type { Shard } from '../compare/shard.js';
-import { SAME_RUNNER, shardOf, type Variant } from '../compare/variant.js';
+import type { Variant } from '../compare/variant.js';
 import type { ProgressEvent } from '../engine/ports.js';
 import { profiledScenarios } from '../engine/phases/profile.js';
 import { restoreZeroX, saveZeroX } from '../engine/phases/zerox.js';
@@ -49,13 +49,11 @@ const FORK_NOTICE =
 
 /**
  * Measures as the variant says (compare/variant.ts: base and head side by side, a matrix shard's
- * part of that, or with `oneCommit` a record or head against a stored baseline), then publishes.
+ * part of that, a record, or head against a stored baseline), then publishes.
  * Null: nothing was published (a record, which is stored as its artifact instead).
  */
-export async function runGate(inputs: ActionInputs, context: RunContext, oneCommit?: Variant): Promise<Outcome | null> {
+export async function runGate(inputs: ActionInputs, context: RunContext, variant: Variant): Promise<Outcome | null> {
   checkGateEvent(context.eventName);
-  // Without a record or a stored baseline: base and head on this runner, the whole or a shard's part.
-  const variant = oneCommit ?? shardOf(inputs.settings, 'action inputs') ?? SAME_RUNNER;
   const base = variant.oneCommit ? { baseRef: 'HEAD', mergeBase: false } : resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
   const resolved = await resolveComparison({
