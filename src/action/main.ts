@@ -18,6 +18,7 @@ import { recordRun } from './record-mode.js';
 import { runReport } from './report-mode.js';
 import { storedBaselineRun } from './stored-baseline.js';
 import { ShardMismatchError } from '../compare/merge.js';
+import { SAME_RUNNER, shardOf } from '../compare/variant.js';
 
 /** Errors whose message says what to fix: shown without a stack trace. */
 const EXPECTED_ERRORS = [
@@ -66,7 +67,9 @@ export async function run(): Promise<void> {
       await runGate(inputs, context, recordRun(inputs, context));
       return;
     }
-    const outcome = await runGate(inputs, context, inputs.baseline === 'stored' ? await storedBaselineRun(inputs, context) : undefined);
+    // Base and head on this runner (the whole comparison, or a matrix shard's part), or head against a stored record of base.
+    const variant = inputs.baseline === 'stored' ? await storedBaselineRun(inputs, context) : (shardOf(inputs.settings, 'action inputs') ?? SAME_RUNNER);
+    const outcome = await runGate(inputs, context, variant);
     if (outcome === null) return;
     const { analysis, final } = outcome;
     if (analysis.unfair?.length) {

@@ -10,7 +10,7 @@
 import * as core from '@actions/core';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { attachBaseline, checkRunner } from '../compare/baseline.js';
+import { storedBaseline, type Variant } from '../compare/variant.js';
 import { ArtifactError, downloadRunArtifact, extractArtifactFile } from '../github/artifacts.js';
 import { createClient, describeApiError } from '../github/client.js';
 import { pullRequestOf } from '../github/event.js';
@@ -18,18 +18,17 @@ import { listRecords, type RecordArtifact, recordArtifactName, untrustedRecordRe
 import { UntrustedResultsError } from '../github/workflow-run.js';
 import { BaselineError, baselineOf } from '../results/baseline.js';
 import { readResults } from '../results/io.js';
-import type { Results, StoredBaseline } from '../results/types.js';
+import type { StoredBaseline } from '../results/types.js';
 import { validateResults } from '../results/validate.js';
 import type { RunContext } from './context.js';
 import { type ActionInputs, InputError } from './inputs.js';
 import { actionLogger } from './logger.js';
-import type { OneCommitRun } from './one-commit.js';
 import { refuseShard } from './record-mode.js';
 
 /** As report mode: a record over 64 MiB is not one perfgate wrote. */
 const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
-export async function storedBaselineRun(inputs: ActionInputs, context: RunContext): Promise<OneCommitRun> {
+export async function storedBaselineRun(inputs: ActionInputs, context: RunContext): Promise<Variant> {
   refuseShard(inputs, 'baseline: stored');
   const pr = pullRequestOf(context.payload);
   if (!pr?.baseSha) {
@@ -85,10 +84,7 @@ export async function storedBaselineRun(inputs: ActionInputs, context: RunContex
   const baseline = readBaseline(await downloadRecord(token, context, chosen), sha, chosen);
   const source = `the record of run ${chosen.runId}`;
   core.info(`perfgate: comparing with the record of ${sha.slice(0, 7)} from run ${chosen.runId} (${baseline.recordedAt})`);
-  return {
-    check: (checked) => checkRunner(baseline, checked.config, context.env, context.workspace, source),
-    finish: async (results: Results) => attachBaseline(results, baseline, source),
-  };
+  return storedBaseline(baseline, source, { env: context.env, cwd: context.workspace });
 }
 
 /** Downloads the record's archive and unpacks its results.json (size-capped), returning the file's path. */

@@ -1,15 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
-import { cancelOnSignals, planComparison, resolveComparison, runComparison } from '../compare/service.js';
+import { NoBoundaryError, openRunEnvironment, type RunEnvironment } from '../compare/environment.js';
+import { measureComparison, planComparison, resolveComparison } from '../compare/service.js';
+import { RECORD, SAME_RUNNER, shardOf, storedBaseline, type Variant } from '../compare/variant.js';
 import { PerfgateError } from '../engine/errors.js';
 import type { Preflight } from '../engine/preflight.js';
-import { type Boundary, openBoundary } from '../engine/process/boundary.js';
-import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process/processes.js';
-import { programPathOrNull } from '../engine/process/programs.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace/trees.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, parseRepo } from '../github/event.js';
@@ -23,10 +21,9 @@ import { renderHistorySummary } from '../history/summary.js';
 import { CHANGE_POINT_DEFAULTS } from '../stats/change-points.js';
 import { renderMarkdown } from '../report/markdown.js';
 import { renderTerminal } from '../report/terminal.js';
-import { attachBaseline, checkRunner } from '../compare/baseline.js';
 import { STORED_NOT_SHARDED } from '../compare/shard.js';
 import { BaselineError, baselineOf } from '../results/baseline.js';
-import { ResultsFileError, readResults, writeResults } from '../results/io.js';
+import { ResultsFileError, readResults, serializeResults } from '../results/io.js';
 import type { Results, StoredBaseline } from '../results/types.js';
 import { validateResults } from '../results/validate.js';
 import { buildVerdicts } from '../assess/verdicts.js';
@@ -259,30 +256,29 @@ async function planRoutes(checked: Preflight, values: Values, env: Record<string
 
 async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, record = false): Promise<number> {
   const root = await repositoryRoot(io.cwd);
-  // A record, and head against a stored baseline, measure one commit on both sides.
-  const oneCommit = record || values.baseline !== undefined;
-  if (oneCommit && values.base !== undefined) {
-    throw new UsageError(record ? 'record measures one commit: --base has no meaning here' : '--baseline replaces --base: give one of them');
+  if (record || values.baseline !== undefined) {
+    if (values.base !== undefined) throw new UsageError(record ? 'record measures one commit: --base has no meaning here' : '--baseline replaces --base: give one of them');
+    if (values.shard !== undefined) throw new UsageError(`${record ? 'record' : '--baseline'} with --shard ${values.shard}: ${STORED_NOT_SHARDED}`);
   }
-  if (oneCommit && values.shard !== undefined) throw new UsageError(`${record ? 'record' : '--baseline'} with --shard ${values.shard}: ${STORED_NOT_SHARDED}`);
-  const baseline = values.baseline === undefined ? null : readBaseline(resolve(io.cwd, values.baseline));
-  const baseRef = oneCommit ? (values.head ?? 'HEAD') : (values.base ?? (await defaultBranch(root)));
+  const settings = settingsOf(values);
+  const variant = variantOf(values, settings, io, root, record);
+  const baseRef = variant.oneCommit ? (values.head ?? 'HEAD') : (values.base ?? (await defaultBranch(root)));
   const outDir = values.out ? resolve(io.cwd, values.out) : join(tmpdir(), `perfgate-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   // Refs and configuration are checked before any worktree or run folder exists.
-  const checked = await resolveComparison({
+  const resolved = await resolveComparison({
     repoDir: root,
     baseRef,
-    mergeBase: !oneCommit,
+    mergeBase: !variant.oneCommit,
     headRef: values.head ?? null,
     configFile: values.config ?? null,
-    settings: settingsOf(values),
-    settingsSource: 'command-line flags',
+    settings,
+    settingsSource: SETTINGS_SOURCE,
   });
-  const { config } = checked;
-  if (oneCommit && checked.head.dirty) {
+  if (variant.oneCommit && resolved.head.dirty) {
     throw new UsageError(`${record ? 'record' : '--baseline'} measures one commit on both sides, and the work tree has uncommitted changes: commit or stash them, or name a commit with --head`);
   }
-  if (baseline) await checkRunner(baseline.baseline, config, io.env, root, baseline.source);
+  const checked = await variant.resolve(resolved);
+  const { config } = checked;
   const planned = planComparison(config);
   if (dryRun) {
     io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env), await workTreeInstall(checked)));
@@ -291,32 +287,18 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   const { estimate } = planned;
   const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
-  const boundary = values.boundary ? openCliBoundary(logger) : null;
-  const tracker = new ProcessTracker(null, boundary?.marker ?? null, boundary?.boundary ?? null);
-  const cancel = cancelOnSignals(tracker);
-  const onExit = () => void tracker.killAll(0);
-  process.once('exit', onExit);
+  const environment = openCliEnvironment(values, io, logger);
   try {
-    const measured = await runComparison(
-      { checked, planned, outDir, toolsDir: toolsDir(io.env), tracker, signal: cancel.signal, ...(oneCommit && { stopEarly: false }) },
-      { logger, progress, env: boundary ? { ...io.env, [RUN_MARKER_VAR]: boundary.marker } : io.env },
-    );
-    const { resultsPath } = measured;
-    let { results } = measured;
-    if (baseline) {
-      results = attachBaseline(results, baseline.baseline, baseline.source);
-      writeResults(resultsPath, results);
-    }
-    if (record) {
-      if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
+    const { results, resultsPath } = await measureComparison({ checked, planned, outDir, toolsDir: toolsDir(io.env), variant }, environment, { logger, progress });
+    if (values.json) copyTo(resolve(io.cwd, values.json), serializeResults(results));
+    if (variant.kind === 'record') {
       io.stdout.write(`perfgate: recorded ${results.sides.head.sha.slice(0, 7)} in ${resultsPath}; compare with it: perfgate compare --baseline ${shellQuote(resultsPath)}\n`);
       return exitCodes.pass;
     }
-    if (values.json) copyTo(resolve(io.cwd, values.json), `${JSON.stringify(results, null, 2)}\n`);
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
     return finish(results, values, io, color, resultsPath);
   } catch (e) {
-    const signalled = cancel.received();
+    const signalled = environment.cancelledBy();
     if (signalled === null) throw e;
     // Interrupted: the shell's convention, 128 + the signal's number, so scripts can tell.
     io.stderr.write(`\nperfgate: ${(e as Error).message}\n`);
@@ -324,32 +306,41 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
     if (kept) io.stderr.write(`The pairs measured before the interruption are kept in ${kept}\n`);
     return signalled === 'SIGINT' ? exitCodes.sigint : exitCodes.sigterm;
   } finally {
-    cancel.release();
-    process.off('exit', onExit);
-    // runComparison has stopped every process it started; this empties the cgroup of what left them.
-    await boundary?.boundary.close();
+    await environment.close();
   }
+}
+
+const SETTINGS_SOURCE = 'command-line flags';
+
+/** record, --baseline <file>, --shard i/n or none of them: what this comparison measures against. */
+function variantOf(values: Values, settings: OptionValues, io: Io, root: string, record: boolean): Variant {
+  if (record) return RECORD;
+  if (values.baseline === undefined) return shardOf(settings, SETTINGS_SOURCE) ?? SAME_RUNNER;
+  const path = resolve(io.cwd, values.baseline);
+  return storedBaseline(readBaseline(path), path, { env: io.env, cwd: root });
 }
 
 /** A record file read and validated as report mode reads an artifact, as the baseline of the commit it measured. */
-function readBaseline(path: string): { baseline: StoredBaseline; source: string } {
+function readBaseline(path: string): StoredBaseline {
   const record = validateResults(readResults(path), path);
-  return { baseline: baselineOf(record, record.sides.head.sha, record.github?.runId ?? null, path), source: path };
+  return baselineOf(record, record.sides.head.sha, record.github?.runId ?? null, path);
 }
 
 /**
- * --boundary: the cgroup the action puts the pull request's code in (engine/process/boundary.ts), for the
- * CLI. Asked for, so a machine that cannot make one is an error, not a warning: the user wanted
- * the code contained.
+ * The CLI's run environment. --boundary: the cgroup the action puts the pull request's code in
+ * (engine/process/boundary.ts). Asked for, so a machine that cannot make one is an error, not a
+ * warning: the user wanted the code contained.
  */
-function openCliBoundary(logger: { info(message: string): void }): { boundary: Boundary; marker: string } {
-  const marker = randomUUID();
-  const opened = openBoundary(marker, programPathOrNull('sudo'));
-  if ('unavailable' in opened) {
-    throw new UsageError(`--boundary: no boundary can be made here: ${opened.unavailable}. Run perfgate as root or with passwordless sudo, or leave out --boundary (docs/security.md).`);
+function openCliEnvironment(values: Values, io: Io, logger: { info(message: string): void }): RunEnvironment {
+  let environment: RunEnvironment;
+  try {
+    environment = openRunEnvironment({ boundary: values.boundary ? 'required' : 'off', env: io.env });
+  } catch (e) {
+    if (!(e instanceof NoBoundaryError)) throw e;
+    throw new UsageError(`--boundary: ${e.message}. Run perfgate as root or with passwordless sudo, or leave out --boundary (docs/security.md).`);
   }
-  logger.info(`perfgate: the code under test runs inside ${opened.description}`);
-  return { boundary: opened, marker };
+  if (environment.boundary) logger.info(`perfgate: the code under test runs inside ${environment.boundary.description}`);
+  return environment;
 }
 
 /** `perfgate history`: reads the runs (a directory, or GitHub's artifacts), prints and writes the summary, writes the page. */

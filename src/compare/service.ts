@@ -1,10 +1,10 @@
 /**
- * The compare sequence, one for every caller: the CLI and the action (a matrix shard's subset of
- * scenarios belongs here as a parameter, not as a new sequence). Refs and configuration are
- * resolved once (resolveComparison), the run is planned and estimated from that plan
- * (planComparison), and the run executes that very plan with what was resolved (runComparison).
- * The shells only translate: flags or inputs into these requests, and the outcome into an exit
- * status, outputs, a comment.
+ * The compare sequence, one for every caller: the CLI and the action, whatever the variant
+ * (variant.ts: same runner, record, stored baseline, a matrix shard). Refs and configuration are
+ * resolved once (resolveComparison), the variant says what of them is measured, the run is
+ * planned and estimated from that plan (planComparison), and the run executes that very plan
+ * inside the run environment (measureComparison; environment.ts). The shells only translate:
+ * flags or inputs into these requests, and the outcome into an exit status, outputs, a comment.
  */
 import { buildOverrides, type OptionValues, scenarioArgs } from '../config/options.js';
 import type { PerfgateConfig } from '../config/types.js';
@@ -17,9 +17,12 @@ import type { ProcessTracker } from '../engine/process/processes.js';
 import { type CompareOutcome, type CompareRequest, runCompare } from '../engine/run.js';
 import type { SidesRequest } from '../engine/workspace/trees.js';
 import { interimLook, unprofiledScenarios } from '../assess/look.js';
-import type { GitHubRecord, ShardRecord } from '../results/types.js';
-import { ownBenchmarks, parseShard, type Shard, sharedSeed, shardConfig, shardRecordOf } from './shard.js';
+import { writeResults } from '../results/io.js';
+import type { GitHubRecord, RunWarning, ShardRecord } from '../results/types.js';
+import type { RunEnvironment } from './environment.js';
+import { ownBenchmarks, type Shard } from './shard.js';
 import { randomSeed } from '../stats/random.js';
+import type { ResolvedComparison, Variant } from './variant.js';
 import { VERSION } from '../version.js';
 
 /** What to compare, as the user said it: refs by name, settings as flags or inputs. */
@@ -35,12 +38,10 @@ export interface ComparisonInput extends SidesRequest {
 /**
  * Resolves the refs to commits and the configuration (head's and base's), before anything is
  * checked out: a typo costs a second. The result is passed down; nothing resolves them again.
+ * The variant then says what of it the run measures (variant.ts, resolve).
  */
-export async function resolveComparison(input: ComparisonInput): Promise<ResolvedComparison> {
-  const shardText = input.settings.shard;
-  // Parsed before the refs are resolved: a typo in the matrix costs nothing.
-  const shard = typeof shardText === 'string' && shardText.trim() !== '' ? parseShard(shardText, `${input.settingsSource}: shard`) : null;
-  const checked = await preflight({
+export function resolveComparison(input: ComparisonInput): Promise<Preflight> {
+  return preflight({
     repoDir: input.repoDir,
     baseRef: input.baseRef,
     mergeBase: input.mergeBase,
@@ -50,19 +51,7 @@ export async function resolveComparison(input: ComparisonInput): Promise<Resolve
     overridesSource: input.settingsSource,
     scenarios: scenarioArgs(input.settings),
   });
-  if (!shard) return { ...checked, shard: null };
-  // The whole configuration is resolved first, so every shard deals the same scenarios.
-  const record = shardRecordOf(checked.config, shard);
-  const config = shardConfig(checked.config, shard);
-  // One seed for the matrix, so the merge can check that every shard ran the same design.
-  config.seed ??= sharedSeed(record.fullConfigHash, checked.base.sha, checked.head.sha);
-  // Base's configuration takes its part the same way, so the run's what-changed warning compares like with like.
-  const baseConfig = checked.baseConfig && shardConfig(checked.baseConfig, shard, { check: false });
-  return { ...checked, config, baseConfig, shard: { shard, record } };
 }
-
-/** The refs and configuration, and for a matrix shard its part (`config` is then the shard's: its scenarios, alpha/n). */
-export type ResolvedComparison = Preflight & { shard: { shard: Shard; record: ShardRecord } | null };
 
 /** The schedule a run executes, and how long it takes. */
 export interface PlannedComparison {
@@ -77,7 +66,7 @@ export function planComparison(config: PerfgateConfig): PlannedComparison {
 }
 
 export interface ComparisonRequest {
-  /** The refs and configuration resolveComparison returned. */
+  /** The refs and configuration resolveComparison returned, as the variant resolved them (a shard: its part). */
   checked: Preflight & { shard?: ResolvedComparison['shard'] };
   /** What planComparison returned for checked.config: the run executes this plan. */
   planned: PlannedComparison;
@@ -135,37 +124,37 @@ function shardPart(shard: Shard, record: ShardRecord, config: PerfgateConfig): N
   };
 }
 
-/** A run's cancellation by SIGINT or SIGTERM, until released. */
-export interface Cancellation {
-  signal: AbortSignal;
-  /** The signal that cancelled the run; null while none has. */
-  received(): NodeJS.Signals | null;
-  /** Stops listening (the process's own handling of the signals comes back). */
-  release(): void;
+export interface MeasureRequest extends Omit<ComparisonRequest, 'tracker' | 'signal' | 'stopEarly'> {
+  variant: Variant;
+  /** Said in results.json after what the run found (the action's: it ran without a boundary). */
+  warnings?: RunWarning[];
 }
 
 /**
- * On SIGINT or SIGTERM (Ctrl-C; a cancelled job sends both, GitHub's docs "Canceling a
- * workflow"): stops every process now (they run in their own groups, out of the terminal's
- * reach), and the engine unwinds, removing the worktrees and keeping what was measured. A second
- * signal finds no handler: it ends the process at once.
+ * Measures as planned inside the run environment, then gives the results what the variant and
+ * the shell add (a stored baseline, warnings) and writes results.json with them. The engine's
+ * session writes the file during the run, this once after it, both through writeResults: the
+ * shells never write it, so the file in the run directory is always what they report.
  */
-export function cancelOnSignals(tracker: ProcessTracker): Cancellation {
-  const abort = new AbortController();
-  let received: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    received = signal;
-    abort.abort();
-    void tracker.killAll(1000);
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  return {
-    signal: abort.signal,
-    received: () => received,
-    release() {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
+export async function measureComparison(
+  request: MeasureRequest,
+  environment: RunEnvironment,
+  ports: Omit<EnginePorts, 'secrets' | 'env'>,
+): Promise<CompareOutcome> {
+  const { variant, warnings = [], ...rest } = request;
+  let measured: CompareOutcome;
+  try {
+    measured = await runComparison(
+      { ...rest, tracker: environment.tracker, signal: environment.signal, stopEarly: !variant.oneCommit },
+      { ...ports, env: environment.env },
+    );
+  } finally {
+    // Measured or failed, there is nothing left to cancel: a signal from here on ends the process as usual.
+    environment.stopListening();
+  }
+  const { resultsPath } = measured;
+  if (warnings.length > 0) measured.results.warnings.push(...warnings);
+  const results = variant.finish(measured.results);
+  if (warnings.length > 0 || results !== measured.results) writeResults(resultsPath, results);
+  return { results, resultsPath };
 }

@@ -4,10 +4,15 @@ import type { Results } from './types.js';
 
 export { ResultsFileError };
 
+/** The text of a results.json: what is written, copied and uploaded is this, byte for byte. */
+export function serializeResults(results: Results): string {
+  return `${JSON.stringify(results, null, 2)}\n`;
+}
+
 /** Written after every pair: to a temporary file, then renamed, so a crash never leaves half a file. */
 export function writeResults(path: string, results: Results): void {
   const tmp = `${path}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(tmp, serializeResults(results));
   renameSync(tmp, path);
 }
 

@@ -1,0 +1,130 @@
+/**
+ * The run environment both shells measure in: the tracker of every process the run starts, the
+ * boundary (a cgroup) the code under test runs inside, and cancellation by SIGINT or SIGTERM,
+ * opened and closed in one place so the CLI and the action cannot drift apart on how a run's
+ * processes are contained and stopped.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Boundary, openBoundary } from '../engine/process/boundary.js';
+import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process/processes.js';
+import { programPathOrNull } from '../engine/process/programs.js';
+
+/**
+ * 'required': the user asked for a boundary, so a machine that cannot make one refuses the run
+ * (NoBoundaryError). 'wanted': without one the run goes on, and `noBoundary` says why (the action
+ * warns). 'off': none is tried.
+ */
+export type BoundaryWish = 'required' | 'wanted' | 'off';
+
+export interface RunEnvironmentOptions {
+  boundary: BoundaryWish;
+  /** The file the tracker mirrors its process groups to, for a step that cleans up after a cancelled job; null: none. */
+  pidFile?: string | null;
+  /**
+   * PERFGATE_RUN_ID's value in every process the run starts, which finds a process that left its
+   * group (and names the boundary). Default: a new one whenever a boundary is tried, else none.
+   */
+  marker?: string | null;
+  /** The environment the user's processes start from; the marker is added to it. */
+  env: Record<string, string | undefined>;
+}
+
+export interface RunEnvironment {
+  tracker: ProcessTracker;
+  /** Aborted by SIGINT or SIGTERM. */
+  signal: AbortSignal;
+  boundary: Boundary | null;
+  /** Why no boundary could be made when one was wanted; null otherwise. */
+  noBoundary: string | null;
+  /** The environment for the engine's ports: the caller's, with the run's marker. */
+  env: Record<string, string | undefined>;
+  /** The signal that cancelled the run; null while none has. */
+  cancelledBy(): NodeJS.Signals | null;
+  /** Stops listening for SIGINT and SIGTERM: the process's own handling of them comes back. */
+  stopListening(): void;
+  /** Stops listening, then empties the boundary of whatever left the tracked groups and removes it. */
+  close(): Promise<void>;
+}
+
+/** A boundary was required (--boundary) and this machine cannot make one. */
+export class NoBoundaryError extends Error {
+  constructor(readonly reason: string) {
+    super(`no boundary can be made here: ${reason}`);
+    this.name = 'NoBoundaryError';
+  }
+}
+
+/**
+ * Makes the boundary (openBoundary probes that a process can enter it), the tracker that starts
+ * every process inside it, and the cancellation. Throws NoBoundaryError before anything is
+ * listened to, so a refused run has nothing to close.
+ */
+export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironment {
+  const marker = options.marker ?? (options.boundary === 'off' ? null : randomUUID());
+  let boundary: Boundary | null = null;
+  let noBoundary: string | null = null;
+  if (options.boundary !== 'off') {
+    const opened = openBoundary(marker!, programPathOrNull('sudo'));
+    if ('unavailable' in opened) {
+      if (options.boundary === 'required') throw new NoBoundaryError(opened.unavailable);
+      noBoundary = opened.unavailable;
+    } else {
+      boundary = opened;
+    }
+  }
+  const tracker = new ProcessTracker(options.pidFile ?? null, marker, boundary);
+  const cancellation = cancelOnSignals(tracker);
+  // Ended by anything else (an uncaught error, process.exit): no service outlives this process.
+  const onExit = () => void tracker.killAll(0);
+  process.once('exit', onExit);
+  let closed = false;
+  return {
+    tracker,
+    signal: cancellation.signal,
+    boundary,
+    noBoundary,
+    env: marker === null ? options.env : { ...options.env, [RUN_MARKER_VAR]: marker },
+    cancelledBy: cancellation.received,
+    stopListening: cancellation.release,
+    async close() {
+      if (closed) return;
+      closed = true;
+      cancellation.release();
+      process.off('exit', onExit);
+      // The run has stopped every process it started; this empties the cgroup of what left them.
+      await boundary?.close();
+    },
+  };
+}
+
+interface Cancellation {
+  signal: AbortSignal;
+  received(): NodeJS.Signals | null;
+  release(): void;
+}
+
+/**
+ * On SIGINT or SIGTERM (Ctrl-C; a cancelled job sends both, GitHub's docs "Canceling a
+ * workflow"): stops every process now (they run in their own groups, out of the terminal's
+ * reach), and the engine unwinds, removing the worktrees and keeping what was measured. A second
+ * signal finds no handler: it ends the process at once.
+ */
+function cancelOnSignals(tracker: ProcessTracker): Cancellation {
+  const abort = new AbortController();
+  let received: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    received = signal;
+    abort.abort();
+    void tracker.killAll(1000);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    signal: abort.signal,
+    received: () => received,
+    release() {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
