@@ -29,6 +29,7 @@ import type { OneCommitRun } from './one-commit.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
 import { openRunBoundary } from './boundary.js';
+import { type OwnFiles, restoreOwnFiles } from './own-files.js';
 import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 import { actionToolCache } from './tool-cache.js';
 
@@ -45,12 +46,14 @@ const FORK_NOTICE =
   '(example-workflows/perf-comment.yml; README, "Permissions and forks").';
 
 /**
+ * `ownFiles`: the action's files as the step started, put back once the pull request's code is
+ * stopped (action/own-files.ts).
  * With `oneCommit` (action/one-commit.ts: a record, or head against a stored baseline) both sides
  * measure the checked-out commit and every planned block runs; its hooks check the resolved
  * configuration before anything runs and decide what the measured results become. Null: nothing
  * was published (a record).
  */
-export async function runGate(inputs: ActionInputs, context: RunContext, oneCommit?: OneCommitRun): Promise<Outcome | null> {
+export async function runGate(inputs: ActionInputs, context: RunContext, ownFiles: OwnFiles | null, oneCommit?: OneCommitRun): Promise<Outcome | null> {
   checkGateEvent(context.eventName);
   const base = oneCommit ? { baseRef: 'HEAD', mergeBase: false } : resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
@@ -103,6 +106,12 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
   const profiles = profiledScenarios(checked.config).length > 0;
   const zeroXInPlace = profiles && (await restoreZeroX(toolsDir, toolCache, actionLogger));
   const { boundary, warning: boundaryWarning } = openRunBoundary(marker);
+  let boundaryClosed = false;
+  const closeBoundary = async () => {
+    if (boundaryClosed) return;
+    boundaryClosed = true;
+    await boundary?.close();
+  };
   const tracker = new ProcessTracker(pidFile, marker, boundary);
   const cancel = cancelOnSignals(tracker);
   const github: GitHubRecord | undefined = context.repo
@@ -160,8 +169,14 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
               'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
       );
     }
-    if (boundaryWarning) {
-      results.warnings.push(boundaryWarning);
+    // runComparison has stopped every process it started; the boundary takes what left them, and
+    // only then can perfgate's own files be trusted to stay as they are put back.
+    await closeBoundary();
+    const ownFilesWarning = restoreOwnFiles(ownFiles);
+    if (ownFilesWarning) core.warning(`perfgate: ${ownFilesWarning.message}`);
+    const stepWarnings = [boundaryWarning, ownFilesWarning].filter((w) => w !== null);
+    if (stepWarnings.length > 0) {
+      results.warnings.push(...stepWarnings);
       writeResults(resultsPath, results);
     }
     if (oneCommit) {
@@ -200,7 +215,10 @@ export async function runGate(inputs: ActionInputs, context: RunContext, oneComm
   } finally {
     // The boundary goes first (runComparison has stopped every process in it), then the very end of
     // the step: nothing perfgate started runs any more, and nothing it writes follows.
-    await boundary?.close();
+    await closeBoundary();
+    // Again on every way out: a run that failed or was cancelled ran the PR's code too.
+    const restored = restoreOwnFiles(ownFiles);
+    if (restored) core.warning(`perfgate: ${restored.message}`);
     if (profiles && !zeroXInPlace) await saveZeroX(toolsDir, toolCache);
     const tampered = fileCommands.seal();
     if (tampered.length > 0) {
