@@ -270,7 +270,14 @@ function configWarnings(config: PerfgateConfig, request: CompareRequest): RunWar
   const base = request.baseConfig;
   if (!base) {
     return request.baseConfigProblem
-      ? [{ code: 'base-config-unusable', message: `base's configuration could not be used (${request.baseConfigProblem}): base's service ran with head's commands.` }]
+      ? [
+          {
+            code: 'base-config-unusable',
+            message:
+              `Base ran with head's service commands, which the pull request wrote: ${request.baseConfigProblem}. ` +
+              "Give the base branch its own perfgate configuration (or give the service's commands as flags or inputs), so that base is installed and started as base says.",
+          },
+        ]
       : [];
   }
   const text = (value: unknown) => (value === undefined || value === null ? 'none' : JSON.stringify(value));

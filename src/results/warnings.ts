@@ -11,7 +11,7 @@ export const WARNING_CODES = {
   'benchmark-file-dropped': 'a benchmark file failed in several rounds in a row and was not run again',
   'benchmark-glob-unmatched': 'one of several benchmarks globs matches no file in base or head',
   'config-changed': "the pull request changes perfgate's configuration: base ran with its own service commands, and the report shows what changed",
-  'base-config-unusable': "base's configuration could not be read, so base's service ran with head's commands",
+  'base-config-unusable': "base's configuration could not be used (unreadable, or no file and the flags or inputs give base no service to start), so base's service ran with head's commands",
   'lockfile-not-read': 'the pull request changes the lockfile (npm, pnpm or yarn), but perfgate could not read it, so CPU time is not attributed to the packages it upgraded',
   // recorded by the action (src/action/)
   'no-boundary': "the pull request's code ran without a boundary: a process it left outside its group could outlive the step",
