@@ -65,29 +65,29 @@ export class OwnFiles {
    * Returns the paths (relative to the action's root) found changed, planted or gone.
    */
   restore(): string[] {
-    const found: string[] = [];
     const dist = join(this.root, 'dist');
-    // The PR's user owns the directory and may have taken its write bit away.
-    if (existsSync(dist) && lstatSync(dist).isDirectory()) chmodSync(dist, 0o755);
-    else {
-      rmSync(dist, { force: true });
+    // A dist/ that is a symlink (to a directory of the PR's) is replaced whole.
+    const distIsDir = lstatSync(dist, { throwIfNoEntry: false })?.isDirectory() === true;
+    const planted = distIsDir ? readdirSync(dist).filter((name) => !this.held.has(join('dist', name))) : [];
+    const changed = [...this.held].filter(([path, file]) => (!distIsDir && path.startsWith('dist')) || digestOf(join(this.root, path)) !== file.sha256);
+    // Nothing is touched when nothing changed: the directory may not be this user's to chmod.
+    if (planted.length === 0 && changed.length === 0) return [];
+    if (distIsDir) {
+      // The PR's user owns the directory and may have taken its write bit away.
+      chmodSync(dist, 0o755);
+    } else {
+      rmSync(dist, { recursive: true, force: true });
       mkdirSync(dist);
     }
-    for (const name of readdirSync(dist)) {
-      if (this.held.has(join('dist', name))) continue;
-      found.push(join('dist', name));
-      rmSync(join(dist, name), { recursive: true, force: true });
-    }
-    for (const [path, file] of this.held) {
+    for (const name of planted) rmSync(join(dist, name), { recursive: true, force: true });
+    for (const [path, file] of changed) {
       const full = join(this.root, path);
-      if (digestOf(full) === file.sha256) continue;
-      found.push(path);
       // Removed first: writing through a planted symlink would write its target.
       rmSync(full, { recursive: true, force: true });
       writeFileSync(full, file.bytes);
       chmodSync(full, file.mode);
     }
-    return found;
+    return [...planted.map((name) => join('dist', name)), ...changed.map(([path]) => path)];
   }
 }
 

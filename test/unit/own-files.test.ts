@@ -5,7 +5,7 @@
  * found, named and put back; an untouched action reports nothing.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -53,6 +53,20 @@ describe("the action's own files", () => {
     assert.ok(!existsSync(join(root, 'dist/package.json')));
     assert.equal(statSync(join(root, 'dist/index.js')).mode & 0o777, 0o755);
     assert.equal(restoreOwnFiles(own), null, 'once put back, nothing is found again');
+  });
+
+  test('a dist/ replaced by a symlink to a copy of the PR\'s is put back as a directory of its own', () => {
+    const root = laidOut('swapped');
+    const own = OwnFiles.take(join(root, 'dist'));
+    const theirs = join(scratch, 'theirs');
+    mkdirSync(theirs);
+    for (const file of ['index.js', 'post.js', 'preload.cjs']) writeFileSync(join(theirs, file), FILES[`dist/${file}`]!);
+    rmSync(join(root, 'dist'), { recursive: true });
+    symlinkSync(theirs, join(root, 'dist'));
+    const warning = restoreOwnFiles(own);
+    assert.match(warning?.message ?? '', /dist\/post\.js/);
+    assert.ok(lstatSync(join(root, 'dist')).isDirectory());
+    for (const [path, text] of Object.entries(FILES)) assert.equal(readFileSync(join(root, path), 'utf8'), text, path);
   });
 
   test('an untouched action reports nothing; code run from source holds nothing', () => {
