@@ -31,6 +31,7 @@ import { type ActionInputs, resolveBase } from './inputs.js';
 import { actionLogger } from './logger.js';
 import { type Outcome, publish } from './publish.js';
 import { announceBoundary } from './boundary.js';
+import { type OwnFiles, restoreOwnFiles } from './own-files.js';
 import { publishRecord } from './record-mode.js';
 import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
 import { actionToolCache } from './tool-cache.js';
@@ -49,10 +50,12 @@ const FORK_NOTICE =
 
 /**
  * Measures as the variant says (compare/variant.ts: base and head side by side, a matrix shard's
- * part of that, a record, or head against a stored baseline), then publishes.
- * Null: nothing was published (a record, which is stored as its artifact instead).
+ * part of that, a record, or head against a stored baseline), then publishes. `ownFiles`: the
+ * action's files as the step started, put back once the pull request's code is stopped
+ * (action/own-files.ts). Null: nothing was published (a record, which is stored as its artifact
+ * instead).
  */
-export async function runGate(inputs: ActionInputs, context: RunContext, variant: Variant): Promise<Outcome | null> {
+export async function runGate(inputs: ActionInputs, context: RunContext, variant: Variant, ownFiles: OwnFiles | null): Promise<Outcome | null> {
   checkGateEvent(context.eventName);
   const base = variant.oneCommit ? { baseRef: 'HEAD', mergeBase: false } : resolveBase(context.eventName, context.payload, inputs.base);
   // Refs and configuration are checked before anything is checked out or created.
@@ -101,6 +104,14 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
         ...(github && { github }),
         variant,
         warnings: boundaryWarning ? [boundaryWarning] : [],
+        // The boundary takes what left the run's process groups; only then can perfgate's own
+        // files be trusted to stay as they are put back.
+        afterRun: async () => {
+          await environment.close();
+          const restored = restoreOwnFiles(ownFiles);
+          if (restored) core.warning(`perfgate: ${restored.message}`);
+          return restored ? [restored] : [];
+        },
       },
       environment,
       { logger: actionLogger, progress: logProgress },
@@ -114,6 +125,9 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
     // The boundary goes first (the run has stopped every process in it), then the very end of
     // the step: nothing perfgate started runs any more, and nothing it writes follows.
     await environment.close();
+    // Again on every way out: a run that failed or was cancelled ran the PR's code too.
+    const restored = restoreOwnFiles(ownFiles);
+    if (restored) core.warning(`perfgate: ${restored.message}`);
     if (profiles && !zeroXInPlace) await saveZeroX(toolsDir, toolCache);
     const tampered = fileCommands.seal();
     if (tampered.length > 0) {

@@ -14,6 +14,7 @@ import { runGate } from './gate-mode.js';
 import { UnsafeSetupError } from './guard.js';
 import { InputError, readInputs } from './inputs.js';
 import { runMerge } from './merge-mode.js';
+import { OwnFiles } from './own-files.js';
 import { recordRun } from './record-mode.js';
 import { runReport } from './report-mode.js';
 import { storedBaselineRun } from './stored-baseline.js';
@@ -43,6 +44,7 @@ const EXPECTED_ERRORS = [
 export async function run(): Promise<void> {
   // Before anything else, so before any of the pull request's code runs.
   settleOwnProcesses(process.env);
+  const ownFiles = OwnFiles.take();
   try {
     const inputs = readInputs();
     const context = readRunContext(process.env);
@@ -64,12 +66,12 @@ export async function run(): Promise<void> {
       return;
     }
     if (inputs.mode === 'record') {
-      await runGate(inputs, context, recordRun(inputs, context));
+      await runGate(inputs, context, recordRun(inputs, context), ownFiles);
       return;
     }
     // Base and head on this runner (the whole comparison, or a matrix shard's part), or head against a stored record of base.
     const variant = inputs.baseline === 'stored' ? await storedBaselineRun(inputs, context) : (shardOf(inputs.settings, 'action inputs') ?? SAME_RUNNER);
-    const outcome = await runGate(inputs, context, variant);
+    const outcome = await runGate(inputs, context, variant, ownFiles);
     if (outcome === null) return;
     const { analysis, final } = outcome;
     if (analysis.unfair?.length) {

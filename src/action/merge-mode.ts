@@ -13,7 +13,7 @@ import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile
 import { createClient, describeApiError, type GitHubClient } from '../github/client.js';
 import { upsertComment, workflowOfRef } from '../github/comments.js';
 import { formatRepo, type Repo } from '../github/event.js';
-import { checkDecisionAgainstRun, currentRunOf, failedPerfgateSteps, pullRequestsOfRun, type TriggeringRun, verifyResultsOrigin } from '../github/workflow-run.js';
+import { checkDecisionAgainstRun, currentRunOf, failedStepsOfRun, pullRequestsOfRun, pullRequestWorkflowReason, pullRequestWorkflowWarning, type TriggeringRun, verifyResultsOrigin } from '../github/workflow-run.js';
 import { COMMENT_LIMIT, commentMarker, renderReport, SUMMARY_LIMIT } from '../report/comment.js';
 import { escapeMarkdown } from '../report/format.js';
 import { readResults } from '../results/io.js';
@@ -95,17 +95,20 @@ export async function runMerge(inputs: ActionInputs, context: RunContext): Promi
   }
   const merged = mergeShards(parts, count);
   if (merged.missing.length === 0) {
-    // A shard's step fails on a regression: a failed perfgate step beside shards that all passed
-    // means an artifact is not what its shard measured.
+    // A shard's step fails on a regression: a failed step beside shards that all passed means an
+    // artifact may not be what its shard measured (workflow-run.ts, failedStepsOfRun).
     let failedSteps: string[];
     try {
-      failedSteps = await failedPerfgateSteps(client, repo, run);
+      failedSteps = await failedStepsOfRun(client, repo, run);
     } catch (e) {
       throw new ArtifactError(describeApiError(e, `list the jobs of run ${run.id}`, 'actions: read'));
     }
     checkDecisionAgainstRun(merged.decision, failedSteps, run.id);
   }
-  await publishMerged(merged, inputs, context, client, pullRequest);
+  const workflowReason = await pullRequestWorkflowReason(client, repo, run, pullRequest);
+  const workflowWarning = workflowReason ? pullRequestWorkflowWarning(workflowReason).message : null;
+  if (workflowWarning) core.warning(`perfgate: ${workflowWarning}`);
+  await publishMerged(merged, inputs, context, client, { pullRequest, workflowWarning });
   return { merged };
 }
 
@@ -142,8 +145,11 @@ function wantsMergedComment(mode: ActionInputs['github']['comment'], merged: Mer
   return merged.shards.some((s) => (s.analysis === null ? mode !== 'never' : wantsNewComment(mode, s.analysis)));
 }
 
-/** "shard 2/3" rows: what each shard measured and decided, missing ones named. */
-function renderMerged(merged: MergedDecision, maxChars: number): string {
+/**
+ * "shard 2/3" rows: what each shard measured and decided, missing ones named; `workflowWarning`
+ * under the verdict when the shards ran under the pull request's own workflow.
+ */
+function renderMerged(merged: MergedDecision, maxChars: number, workflowWarning: string | null): string {
   const { count } = merged;
   const verdict =
     merged.missing.length > 0
@@ -157,6 +163,7 @@ function renderMerged(merged: MergedDecision, maxChars: number): string {
     '',
     verdict,
     '',
+    workflowWarning ? `⚠️ ${escapeMarkdown(workflowWarning)}\n` : '',
     alpha === undefined
       ? ''
       : `Each shard gated its part at alpha ${alpha}/${count} (Holm inside, its own early stopping), so the merged false-fail rate is at most ${alpha} (docs/modes.md, "Shards").`,
@@ -180,8 +187,14 @@ function renderMerged(merged: MergedDecision, maxChars: number): string {
   return [head, ...sections].join('\n');
 }
 
-async function publishMerged(merged: MergedDecision, inputs: ActionInputs, context: RunContext, client: GitHubClient, pullRequest: number | null): Promise<void> {
-  const summary = renderMerged(merged, SUMMARY_LIMIT);
+async function publishMerged(
+  merged: MergedDecision,
+  inputs: ActionInputs,
+  context: RunContext,
+  client: GitHubClient,
+  { pullRequest, workflowWarning }: { pullRequest: number | null; workflowWarning: string | null },
+): Promise<void> {
+  const summary = renderMerged(merged, SUMMARY_LIMIT, workflowWarning);
   if (context.env.GITHUB_STEP_SUMMARY) await core.summary.addRaw(summary).write();
   core.setOutput('decision', merged.decision);
   core.setOutput('regressions', String(merged.regressions));
@@ -192,7 +205,7 @@ async function publishMerged(merged: MergedDecision, inputs: ActionInputs, conte
     const workflow = workflowOfRef(context.env.GITHUB_WORKFLOW_REF);
     const marker = commentMarker(inputs.github.id, workflow);
     try {
-      const posted = await upsertComment(client, context.repo, pullRequest, marker, `${marker}\n${renderMerged(merged, COMMENT_LIMIT - marker.length - 1)}`, wantsMergedComment(inputs.github.comment, merged));
+      const posted = await upsertComment(client, context.repo, pullRequest, marker, `${marker}\n${renderMerged(merged, COMMENT_LIMIT - marker.length - 1, workflowWarning)}`, wantsMergedComment(inputs.github.comment, merged));
       if (posted) {
         core.info(`perfgate: ${posted.action} the merged comment on pull request #${pullRequest}: ${posted.url}`);
         url = posted.url;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile, listRunArtifacts } from '../github/artifacts.js';
 import { createClient, describeApiError } from '../github/client.js';
 import { formatRepo } from '../github/event.js';
-import { checkDecisionAgainstRun, currentRunOf, failedPerfgateSteps, pullRequestsOfRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
+import { checkDecisionAgainstRun, currentRunOf, failedStepsOfRun, pullRequestsOfRun, pullRequestWorkflowReason, pullRequestWorkflowWarning, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
 import { ResultsFileError, readResults } from '../results/io.js';
 import { validateResults } from '../results/validate.js';
 import { linkRunArtifacts, resultsDigestOf } from './artifacts.js';
@@ -94,9 +94,15 @@ export async function runReport(inputs: ActionInputs, context: RunContext): Prom
 
   let failedSteps: string[];
   try {
-    failedSteps = await failedPerfgateSteps(client, repo, run);
+    failedSteps = await failedStepsOfRun(client, repo, run);
   } catch (e) {
     throw new ArtifactError(describeApiError(e, `list the jobs of run ${run.id}`, 'actions: read'));
+  }
+  const workflowReason = await pullRequestWorkflowReason(client, repo, run, pullRequest);
+  if (workflowReason) {
+    const warning = pullRequestWorkflowWarning(workflowReason);
+    core.warning(`perfgate: ${warning.message}`);
+    results.warnings.push(warning);
   }
 
   try {

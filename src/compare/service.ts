@@ -128,6 +128,11 @@ export interface MeasureRequest extends Omit<ComparisonRequest, 'tracker' | 'sig
   variant: Variant;
   /** Said in results.json after what the run found (the action's: it ran without a boundary). */
   warnings?: RunWarning[];
+  /**
+   * What the shell checks once every process of the run is stopped and before the results are
+   * final, and what it found (the action: its own files, put back once the boundary is closed).
+   */
+  afterRun?: () => Promise<RunWarning[]>;
 }
 
 /**
@@ -141,7 +146,7 @@ export async function measureComparison(
   environment: RunEnvironment,
   ports: Omit<EnginePorts, 'secrets' | 'env'>,
 ): Promise<CompareOutcome> {
-  const { variant, warnings = [], ...rest } = request;
+  const { variant, warnings: given = [], afterRun, ...rest } = request;
   let measured: CompareOutcome;
   try {
     measured = await runComparison(
@@ -153,6 +158,7 @@ export async function measureComparison(
     environment.stopListening();
   }
   const { resultsPath } = measured;
+  const warnings = [...given, ...(afterRun ? await afterRun() : [])];
   if (warnings.length > 0) measured.results.warnings.push(...warnings);
   const results = variant.finish(measured.results);
   if (warnings.length > 0 || results !== measured.results) writeResults(resultsPath, results);

@@ -36,3 +36,6 @@ export class BaseTreeChangedError extends PerfgateError {}
 
 /** Another process stopped, reniced, re-pinned or moved a service's processes, or burned CPU outside every start (engine/process/interference.ts): the run gives no verdict. */
 export class InterferenceError extends PerfgateError {}
+
+/** The copy of the preloads perfgate loads into every service changed during the run (engine/service/preloads.ts): the run gives no verdict. */
+export class PreloadChangedError extends PerfgateError {}

@@ -51,29 +51,50 @@ export async function preflight(request: PreflightRequest): Promise<Preflight> {
     },
     request.scenarios ?? [],
   );
-  const base = await readBaseConfig(sides, request);
+  const base = await readBaseConfig(sides, request, loaded?.document);
   return { ...sides, config, configSource: loaded?.source ?? null, ...base };
 }
 
-/** Base's configuration file at the base commit, resolved like head's; a problem instead when it cannot be. */
-async function readBaseConfig(sides: ResolvedSides, request: PreflightRequest): Promise<Pick<Preflight, 'baseConfig' | 'baseConfigProblem'>> {
+/**
+ * Base's configuration file at the base commit, resolved like head's; a problem instead when it
+ * cannot be. A base without the file (from before perfgate was set up) gets its service from the
+ * flags or inputs and perfgate's defaults, with head's scenarios, load and gate (the run uses
+ * head's for those anyway): never head's service commands, which are the pull request's to write.
+ * When those give base no service to start, base runs with head's commands, and the problem says so.
+ */
+async function readBaseConfig(
+  sides: ResolvedSides,
+  request: PreflightRequest,
+  headDocument: unknown,
+): Promise<Pick<Preflight, 'baseConfig' | 'baseConfigProblem'>> {
   const name = request.configFile ?? DEFAULT_CONFIG_FILE;
   if (isAbsolute(name)) return { baseConfig: null, baseConfigProblem: `the configuration file ${name} is outside the repository` };
   const source = `${sides.base.ref}:${name}`;
-  let text: string | null = null;
+  const resolve = (document: unknown) =>
+    resolveConfigWithScenarios({ document, source, overrides: request.overrides, overridesSource: request.overridesSource }, request.scenarios ?? []);
+  const firstLine = (error: unknown) => (error instanceof ConfigError ? error.message.split('\n')[0]! : (error as Error).message);
+  let text: string | null;
   try {
     text = await readAtCommit(sides.root, sides.base.sha, name);
-    const document = text === null ? undefined : parseConfigText(text, source);
-    const baseConfig = resolveConfigWithScenarios({ document, source, overrides: request.overrides, overridesSource: request.overridesSource }, request.scenarios ?? []);
-    return { baseConfig, baseConfigProblem: null };
+    if (text !== null) return { baseConfig: resolve(parseConfigText(text, source)), baseConfigProblem: null };
   } catch (error) {
-    // A base from before perfgate was set up (no file, and the flags or inputs alone do not make
-    // a configuration) runs with head's commands, as it always has, without a warning on every
-    // first run; a base file that does not resolve is worth one.
-    if (text === null) return { baseConfig: null, baseConfigProblem: null };
-    const problem = error instanceof ConfigError ? error.message.split('\n')[0]! : (error as Error).message;
-    return { baseConfig: null, baseConfigProblem: problem };
+    return { baseConfig: null, baseConfigProblem: firstLine(error) };
   }
+  try {
+    return { baseConfig: resolve(withoutService(headDocument)), baseConfigProblem: null };
+  } catch (error) {
+    return {
+      baseConfig: null,
+      baseConfigProblem: `base has no ${name}, and the ${request.overridesSource} and perfgate's defaults give it no service to start (${firstLine(error)})`,
+    };
+  }
+}
+
+/** A configuration document without its service: what base may take from head's file. */
+function withoutService(document: unknown): unknown {
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) return document;
+  const { service: _, ...rest } = document as Record<string, unknown>;
+  return rest;
 }
 
 /** Head's configuration file: from the work tree, or from the head commit without checking it out. */

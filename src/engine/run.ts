@@ -19,6 +19,7 @@ import { changedLines } from './workspace/changes.js';
 import { fingerprint } from './workspace/fingerprint.js';
 import { dependencyChanges } from './workspace/lockfiles.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree, type Trees } from './workspace/trees.js';
+import { sealPreloads } from './service/preloads.js';
 
 export interface CompareRequest {
   /** Base and head as commits (preflight.ts resolved them): the run checks these out and resolves no ref again. */
@@ -86,6 +87,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
   const resultsPath = join(request.outDir, 'results.json');
   const env = scrubEnv(ports.env, ports.secrets);
   let session: RunSession | null = null;
+  // Copied before the first of the pull request's commands (head's install), which could rewrite the shipped files.
+  const preloads = sealPreloads();
 
   ports.progress({ phase: 'workspace' });
   const trees = await prepareTrees({ sides: request.sides, scratchDir: join(request.outDir, 'trees') }, ports);
@@ -116,6 +119,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
+    preloads.verify();
     session.update((r) => {
       r.status = 'complete';
       r.finishedAt = new Date().toISOString();
@@ -266,7 +270,14 @@ function configWarnings(config: PerfgateConfig, request: CompareRequest): RunWar
   const base = request.baseConfig;
   if (!base) {
     return request.baseConfigProblem
-      ? [{ code: 'base-config-unusable', message: `base's configuration could not be used (${request.baseConfigProblem}): base's service ran with head's commands.` }]
+      ? [
+          {
+            code: 'base-config-unusable',
+            message:
+              `Base ran with head's service commands, which the pull request wrote: ${request.baseConfigProblem}. ` +
+              "Give the base branch its own perfgate configuration (or give the service's commands as flags or inputs), so that base is installed and started as base says.",
+          },
+        ]
       : [];
   }
   const text = (value: unknown) => (value === undefined || value === null ? 'none' : JSON.stringify(value));

@@ -154,32 +154,75 @@ export function verifyResultsOrigin(
   return run.event === 'pull_request' && expected.pullRequests.length > 0 ? (record.pullRequest as number) : null;
 }
 
+/** Job conclusions that mean the job did not finish as written. */
+const FAILED_JOB = new Set(['failure', 'cancelled', 'timed_out']);
+/** Step conclusions that mean the step did not finish as written. */
+const FAILED_STEP = new Set(['failure', 'cancelled']);
+
 /**
- * The perfgate steps of the measuring run's attempt that GitHub records as failed, as
- * "job › step": steps whose name says perfgate (the default name of a `uses:` step is
- * "Run perfgate/perfgate@…"). Needs `actions: read`.
+ * Every failed or cancelled step of the measuring run's attempt that GitHub records, as
+ * "job › step", whatever its name: on a pull request the workflow is the pull request's own, so
+ * it chooses every step's and job's name. A step with no conclusion in a failed or cancelled job
+ * (the step that was running when the job was cancelled) counts, and so does such a job with no
+ * steps listed. Jobs still running (this very job, in report mode on a pull_request event) count
+ * only by a step that already failed. Needs `actions: read`.
  */
-export async function failedPerfgateSteps(client: GitHubClient, repo: Repo, run: TriggeringRun): Promise<string[]> {
+export async function failedStepsOfRun(client: GitHubClient, repo: Repo, run: TriggeringRun): Promise<string[]> {
   const jobs = await client.paginate(client.rest.actions.listJobsForWorkflowRunAttempt, {
     ...repo,
     run_id: run.id,
     attempt_number: run.attempt,
     per_page: 100,
   });
-  return jobs.flatMap((job) =>
-    (job.steps ?? []).filter((step) => /perfgate/i.test(step.name) && step.conclusion === 'failure').map((step) => `${quote(job.name)} › ${quote(step.name)}`),
-  );
+  return jobs.flatMap((job) => {
+    const jobFailed = FAILED_JOB.has(job.conclusion ?? '');
+    const steps = (job.steps ?? []).filter((step) => FAILED_STEP.has(step.conclusion ?? '') || (jobFailed && step.conclusion === null));
+    if (steps.length > 0) return steps.map((step) => `${quote(job.name)} › ${quote(step.name)} (${step.conclusion ?? 'no conclusion'})`);
+    return jobFailed ? [`${quote(job.name)} (${job.conclusion})`] : [];
+  });
 }
 
 /**
- * Refuses an artifact that says the gate passed when GitHub records the measuring step as
- * failed: the step fails on a regression, so such an artifact is not the one it measured (a
- * process of the pull request's replaced it, or it was forged).
+ * Refuses an artifact that says the gate passed when GitHub records a failed or cancelled step in
+ * the measuring run: perfgate's step fails on a regression, and GitHub does not say which job
+ * uploaded an artifact, so a failure anywhere in the run means the artifact may not be the one
+ * perfgate measured (a process of the pull request's replaced it, or it was forged).
  */
 export function checkDecisionAgainstRun(decision: 'pass' | 'fail', failedSteps: string[], runId: number): void {
   if (decision === 'fail' || failedSteps.length === 0) return;
   throw new UntrustedResultsError(
-    `Refusing to report the results artifact of run ${runId}: it says the gate passed, but GitHub records the measuring step as failed (${failedSteps.join(', ')}). ` +
-      "The measuring job runs the pull request's code, which can replace the artifact; perfgate only trusts what GitHub says about the run.",
+    `Refusing to report the results artifact of run ${runId}: it says the gate passed, but GitHub records failed or cancelled steps in that run (${failedSteps.join(', ')}). ` +
+      "The measuring job runs the pull request's code, which can replace the artifact, and on a pull request the workflow (every step's name) is the pull request's own: " +
+      'perfgate cannot tell which job uploaded the artifact, so it trusts a pass only from a run in which nothing failed. ' +
+      'Keep the measuring job in a workflow of its own (example-workflows/perf.yml) so that other jobs cannot fail beside it.',
   );
+}
+
+/**
+ * Why the measuring run's workflow was the pull request's own, or null when it was the base
+ * repository's: a pull_request run of a fork, or of a pull request that changes
+ * .github/workflows/ (a pull_request run uses the workflow files of the pull request's merge
+ * commit). A listing that fails counts as a change: it cannot be ruled out.
+ */
+export async function pullRequestWorkflowReason(client: GitHubClient, repo: Repo, run: TriggeringRun, pullRequest: number | null): Promise<string | null> {
+  if (run.event !== 'pull_request') return null;
+  if (run.headOwner !== null && run.headOwner.toLowerCase() !== repo.owner.toLowerCase()) return `it comes from a fork (${run.headOwner})`;
+  if (pullRequest === null) return null;
+  try {
+    const files = await client.paginate(client.rest.pulls.listFiles, { ...repo, pull_number: pullRequest, per_page: 100 });
+    const changed = files.filter((f) => f.filename.startsWith('.github/workflows/') || f.previous_filename?.startsWith('.github/workflows/'));
+    return changed.length > 0 ? `it changes ${changed.map((f) => f.filename).join(', ')}` : null;
+  } catch (e) {
+    return `perfgate could not list the files it changes (${(e as Error).message}), so a change to .github/workflows/ cannot be ruled out`;
+  }
+}
+
+/** The warning that says the numbers were measured under a workflow the pull request wrote. */
+export function pullRequestWorkflowWarning(reason: string): { code: 'pr-workflow'; message: string } {
+  return {
+    code: 'pr-workflow',
+    message:
+      `The measurement ran under the pull request's own workflow: ${reason}. Its workflow chose how perfgate was run ` +
+      "(inputs, steps before and after it) and what its artifact holds: read these numbers as the pull request's own claim, not as a measurement the base repository's workflow made.",
+  };
 }

@@ -33,7 +33,7 @@ import {
 } from './hot-functions.js';
 import { renderIoMarkdown } from './io.js';
 import { renderRequestBreakdown } from './requests.js';
-import { type CommitLink, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
+import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
@@ -142,6 +142,8 @@ function renderHeadline(results: Results, analysis: Assessment, title: string, a
   const lines = culprits
     .filter((c) => c.scenario !== lead?.scenario)
     .map((c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`);
+  const baseCommands = describeBaseCommands(results, escapeMarkdown);
+  if (baseCommands !== null) lines.push(`⚠️ ${baseCommands}`);
   return `${heading}\n\n${[...lines, counts].join('<br>\n')}`;
 }
 

@@ -146,6 +146,15 @@ export function describeSetup(results: Results, analysis: Analysis, escapeText: 
 }
 
 /**
+ * Why base ran with head's service commands (the pull request's), or null when it ran with its
+ * own: said in the headline, as it changes what the comparison means.
+ */
+export function describeBaseCommands(results: Results, escapeText: Escape): string | null {
+  const warning = results.warnings.find((w) => w.code === 'base-config-unusable');
+  return warning ? escapeText(truncate(warning.message, MAX_ERROR_CHARS)) : null;
+}
+
+/**
  * Null for a complete run; otherwise why it is incomplete and what the verdicts rest on,
  * e.g. "the run failed: service exited (code 1). The verdicts use the 4 of 6 pairs measured so far."
  */

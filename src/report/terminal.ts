@@ -35,7 +35,7 @@ import {
 } from './hot-functions.js';
 import { renderIoTerminal } from './io.js';
 import { renderRequestLines } from './requests.js';
-import { describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
+import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
@@ -257,6 +257,8 @@ function renderHeadline(results: Results, analysis: Assessment, paint: Paint): s
   lines.push(counts);
   const incomplete = describeIncomplete(results, analysis, sanitizeText);
   if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
+  const baseCommands = describeBaseCommands(results, sanitizeText);
+  if (baseCommands !== null) lines.push(paint(`! ${baseCommands}`, 'yellow'));
   lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, analysis, sanitizeText)}`);
   return lines;
 }

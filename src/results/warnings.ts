@@ -11,10 +11,12 @@ export const WARNING_CODES = {
   'benchmark-file-dropped': 'a benchmark file failed in several rounds in a row and was not run again',
   'benchmark-glob-unmatched': 'one of several benchmarks globs matches no file in base or head',
   'config-changed': "the pull request changes perfgate's configuration: base ran with its own service commands, and the report shows what changed",
-  'base-config-unusable': "base's configuration could not be read, so base's service ran with head's commands",
+  'base-config-unusable': "base's configuration could not be used (unreadable, or no file and the flags or inputs give base no service to start), so base's service ran with head's commands",
   'lockfile-not-read': 'the pull request changes the lockfile (npm, pnpm or yarn), but perfgate could not read it, so CPU time is not attributed to the packages it upgraded',
   // recorded by the action (src/action/)
   'no-boundary': "the pull request's code ran without a boundary: a process it left outside its group could outlive the step",
+  'pr-workflow': "the measurement ran under the pull request's own workflow (a fork's run, or a pull request that changes .github/workflows/): its numbers are the pull request's own claim",
+  'own-files-changed': "a process of the run changed perfgate's own files (the action's dist/, action.yml, package.json); perfgate put back the bytes it read at the start",
   // derived by the gate (src/assess/warnings.ts, src/assess/compare.ts)
   'stored-baseline': 'head was compared with a stored baseline measured in another run (unpaired): wider intervals, and an offset between the runs is not in them',
   incomplete: 'the run did not finish; verdicts use the pairs measured before it stopped',

@@ -288,28 +288,60 @@ describe('report mode: the sticky comment', () => {
     assert.match(malformed.annotations('error').join('\n'), /Input results-digest is "abc"; give the measuring step's results-digest output/);
   });
 
-  test('an artifact that says "pass" for a run whose perfgate step GitHub records as failed is refused', async () => {
-    const failedGate: FakeJob[] = [
-      { name: 'measure', conclusion: 'failure', steps: [{ name: 'Set up job', conclusion: 'success' }, { name: 'Run perfgate/perfgate@v1', conclusion: 'failure' }] },
-      { name: 'comment', conclusion: null, steps: [] },
+  test('an artifact that says "pass" for a run with a failed or cancelled step is refused, whatever the step is called', async () => {
+    // On pull_request the workflow is the PR's own: it names its steps, and can cancel its job.
+    const contradictions: [string, FakeJob[], RegExp][] = [
+      [
+        'the default name',
+        [
+          { name: 'measure', conclusion: 'failure', steps: [{ name: 'Set up job', conclusion: 'success' }, { name: 'Run perfgate/perfgate@v1', conclusion: 'failure' }] },
+          { name: 'comment', conclusion: null, steps: [] },
+        ],
+        /"measure" › "Run perfgate\/perfgate@v1" \(failure\)/,
+      ],
+      ['another name', [{ name: 'bench', conclusion: 'failure', steps: [{ name: 'Measure performance', conclusion: 'failure' }] }], /"bench" › "Measure performance" \(failure\)/],
+      ['a cancelled step', [{ name: 'bench', conclusion: 'cancelled', steps: [{ name: 'Measure performance', conclusion: 'cancelled' }] }], /"bench" › "Measure performance" \(cancelled\)/],
+      ['a step with no conclusion in a failed job', [{ name: 'bench', conclusion: 'failure', steps: [{ name: 'Measure performance', conclusion: null }] }], /"bench" › "Measure performance" \(no conclusion\)/],
+      ['a cancelled job with no steps', [{ name: 'bench', conclusion: 'cancelled', steps: [] }], /"bench" \(cancelled\)/],
     ];
-    // The clean results a lingering process of the PR's uploaded in place of the regression.
-    const forged = await stageMeasuredRun(platform, { runId: 7971, pullRequest: 20, headSha: headShaFor(20), jobs: failedGate });
-    const from = platform.github.requests.length;
-    const run = await report(forged.event);
-    assert.equal(run.status, 1, describeRun(run));
-    assert.match(run.annotations('error').join('\n'), /it says the gate passed, but GitHub records the measuring step as failed \("measure" › "Run perfgate\/perfgate@v1"\)/);
-    assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], 'nothing posted');
-    assert.ok(since(from).some((r) => r.path === '/repos/acme/shop/actions/runs/7971/attempts/1/jobs'), 'the jobs of the run\'s attempt');
+    let runId = 7971;
+    let pr = 40;
+    for (const [what, jobs, named] of contradictions) {
+      // The clean results a lingering process of the PR's uploaded in place of the regression.
+      const forged = await stageMeasuredRun(platform, { runId: runId++, pullRequest: pr, headSha: headShaFor(pr), jobs });
+      pr++;
+      const from = platform.github.requests.length;
+      const run = await report(forged.event);
+      assert.equal(run.status, 1, `${what}: ${describeRun(run)}`);
+      const errors = run.annotations('error').join('\n');
+      assert.match(errors, /it says the gate passed, but GitHub records failed or cancelled steps in that run/, what);
+      assert.match(errors, named, what);
+      assert.deepEqual(since(from).filter((r) => r.method !== 'GET'), [], `${what}: nothing posted`);
+    }
 
-    // The measured regression itself is reported as usual, and so is a pass whose step passed.
-    const honest = await stageMeasuredRun(platform, { runId: 7972, pullRequest: 21, headSha: headShaFor(21), results: resultsFromPairs(regressedPairs()), jobs: failedGate });
+    // The measured regression itself is reported as usual, and so is a pass whose steps passed.
+    const failedGate: FakeJob[] = [{ name: 'measure', conclusion: 'failure', steps: [{ name: 'Run perfgate/perfgate@v1', conclusion: 'failure' }] }];
+    const honest = await stageMeasuredRun(platform, { runId: 7985, pullRequest: 21, headSha: headShaFor(21), results: resultsFromPairs(regressedPairs()), jobs: failedGate });
     assert.equal((await report(honest.event)).status, 0);
     assert.match(perfgateComments(21)[0]!.body, /❌ regression/);
     const passed: FakeJob[] = [{ name: 'measure', conclusion: 'success', steps: [{ name: 'Run perfgate/perfgate@v1', conclusion: 'success' }] }];
-    const clean = await stageMeasuredRun(platform, { runId: 7973, pullRequest: 22, headSha: headShaFor(22), jobs: passed });
+    const clean = await stageMeasuredRun(platform, { runId: 7986, pullRequest: 22, headSha: headShaFor(22), jobs: passed });
     assert.equal((await report(clean.event)).status, 0);
     assert.match(perfgateComments(22)[0]!.body, /✅ passing/);
+    assert.doesNotMatch(perfgateComments(22)[0]!.body, /own workflow/, "the base repository's workflow measured it");
+  });
+
+  test("the comment says so when the measurement ran under the pull request's own workflow: a change to .github/workflows/, or a fork", async () => {
+    platform.github.pullFiles.set(25, ['src/app.js', '.github/workflows/perf.yml']);
+    const changed = await stageMeasuredRun(platform, { runId: 7990, pullRequest: 25, headSha: headShaFor(25) });
+    const run = await report(changed.event);
+    assert.equal(run.status, 0, describeRun(run));
+    assert.match(perfgateComments(25)[0]!.body, /ran under the pull request's own workflow: it changes \.github\/workflows\/perf\.yml/);
+
+    const fork = await stageMeasuredRun(platform, { runId: 7991, pullRequest: 26, headSha: headShaFor(26), headRepo: 'mallory/shop' });
+    const forkRun = await report(fork.event);
+    assert.equal(forkRun.status, 0, describeRun(forkRun));
+    assert.match(perfgateComments(26)[0]!.body, /ran under the pull request's own workflow: it comes from a fork \(mallory\)/);
   });
 
   test('a run of a push has no pull request: the job summary only', async () => {

@@ -16,6 +16,7 @@ import { describeRun, QUICK_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform,
 import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
 import type { Results } from '../../src/results/types.js';
+import type { FakeJob } from '../helpers/github-api.js';
 
 const platform = useFakePlatform();
 let distDir = '';
@@ -130,11 +131,27 @@ describe('the merge refuses what is not one complete matrix', () => {
     assert.ok(run.annotations('error').some((e) => /does not come from the run it was downloaded from \(run id: the artifact says "1"/.test(e)), describeRun(run));
     assert.equal(comments(35).length, 0);
 
-    const replaced = await stageShards(8600, 36, [1, 2, 3].map((i) => shardResults(i, 8600, 36)));
-    platform.github.jobs.set(8600, [{ name: 'perf (1/3)', conclusion: 'failure', steps: [{ name: 'Run perfgate', conclusion: 'failure' }] }]);
-    const second = await merge(8600, replaced);
-    assert.equal(second.status, 1, describeRun(second));
-    assert.ok(second.annotations('error').some((e) => /it says the gate passed, but GitHub records the measuring step as failed/.test(e)), describeRun(second));
-    assert.equal(comments(36).length, 0);
+    // The workflow is the PR's own: it names its steps and can cancel its jobs.
+    const contradictions: [number, number, FakeJob[]][] = [
+      [8600, 36, [{ name: 'perf (1/3)', conclusion: 'failure', steps: [{ name: 'Run perfgate', conclusion: 'failure' }] }]],
+      [8601, 37, [{ name: 'perf (1/3)', conclusion: 'failure', steps: [{ name: 'Measure performance', conclusion: 'failure' }] }]],
+      [8602, 38, [{ name: 'perf (2/3)', conclusion: 'cancelled', steps: [{ name: 'Measure performance', conclusion: null }] }]],
+    ];
+    for (const [runId, pr, jobs] of contradictions) {
+      const replaced = await stageShards(runId, pr, [1, 2, 3].map((i) => shardResults(i, runId, pr)));
+      platform.github.jobs.set(runId, jobs);
+      const second = await merge(runId, replaced);
+      assert.equal(second.status, 1, describeRun(second));
+      assert.ok(second.annotations('error').some((e) => /it says the gate passed, but GitHub records failed or cancelled steps in that run/.test(e)), describeRun(second));
+      assert.equal(comments(pr).length, 0);
+    }
+  });
+
+  test("the merged comment says so when the shards ran under the pull request's own workflow", async () => {
+    platform.github.pullFiles.set(39, ['.github/workflows/perf-shards.yml']);
+    const event = await stageShards(8700, 39, [1, 2, 3].map((i) => shardResults(i, 8700, 39)));
+    const run = await merge(8700, event);
+    assert.equal(run.status, 0, describeRun(run));
+    assert.match(comments(39)[0]!.body, /ran under the pull request's own workflow: it changes \.github\/workflows\/perf-shards\.yml/);
   });
 });

@@ -47,8 +47,8 @@ export interface FakePullRequest {
 
 export interface FakeJob {
   name: string;
-  conclusion: 'success' | 'failure' | 'skipped' | null;
-  steps: { name: string; conclusion: 'success' | 'failure' | 'skipped' | null }[];
+  conclusion: 'success' | 'failure' | 'cancelled' | 'skipped' | null;
+  steps: { name: string; conclusion: 'success' | 'failure' | 'cancelled' | 'skipped' | null }[];
 }
 
 /** A workflow run as GET /actions/runs/{id} describes it: what triggered it, at which commit, from which repository. */
@@ -95,6 +95,8 @@ export class FakeGitHub {
   readonly comments = new Map<number, FakeComment[]>();
   readonly labels = new Map<number, string[]>();
   readonly pulls: FakePullRequest[] = [];
+  /** pull request number → the paths it changes, as GET /pulls/{n}/files lists them (none by default). */
+  readonly pullFiles = new Map<number, string[]>();
   /** run id → its jobs, as GET …/runs/{id}/attempts/{n}/jobs lists them (one attempt). */
   readonly jobs = new Map<number, FakeJob[]>();
   /** run id → the run, for GET …/actions/runs/{id} and the workflow_run of an artifact. */
@@ -332,6 +334,13 @@ export class FakeGitHub {
           const run = this.runs.get(Number(runId));
           if (!run) return notFound;
           return { status: 200, body: this.runJson(Number(runId), run, [...this.runs.keys()].indexOf(Number(runId))) };
+        },
+      ],
+      [
+        /^GET \/pulls\/(\d+)\/files$/,
+        ([number]) => {
+          const files = (this.pullFiles.get(Number(number)) ?? []).map((filename) => ({ filename, status: 'modified' }));
+          return this.page(url, files, (slice) => slice);
         },
       ],
       [

@@ -1,6 +1,6 @@
 /**
  * The interference check against a real process perfgate "started": untouched, it finds nothing;
- * stopped, reniced or re-pinned by another process, it names the pid and what changed; a stray
+ * stopped, reniced, re-pinned or moved to another scheduling policy by another process, it names the pid and what changed; a stray
  * CPU figure over the limit stops the run, one under it does not.
  */
 import assert from 'node:assert/strict';
@@ -46,6 +46,24 @@ test('a start pinned to other CPUs than perfgate gave it is named', { skip: !lin
   spawnSync('taskset', ['-p', '-c', first!, String(child.pid)], { stdio: 'ignore' });
   const found = findInterference([{ ...start, cpus: given }], expected);
   assert.deepEqual(found, [`base's start 2, pid ${child.pid} was allowed CPUs ${first} (perfgate gave it ${given})`]);
+});
+
+test('a start moved to SCHED_IDLE or SCHED_BATCH is named, each with its pid', { skip: !linux || spawnSync('chrt', ['--version']).status !== 0 }, async (t) => {
+  const expected = expectedNow(null);
+  assert.equal(expected.policy, 0, 'perfgate itself runs under SCHED_OTHER here');
+  for (const [flag, name] of [
+    ['--idle', 'SCHED_IDLE'],
+    ['--batch', 'SCHED_BATCH'],
+  ] as const) {
+    const { child, start } = started();
+    t.after(() => child.kill('SIGKILL'));
+    await sleep(20);
+    assert.deepEqual(findInterference([start], expected), []);
+    assert.equal(spawnSync('chrt', [flag, '-p', '0', String(child.pid)]).status, 0);
+    assert.deepEqual(findInterference([start], expected), [
+      `base's start 2, pid ${child.pid} ran under the scheduling policy ${name} (perfgate started it under SCHED_OTHER)`,
+    ]);
+  }
 });
 
 test('stray CPU over a tenth of a core stops the run; under it, it does not', () => {

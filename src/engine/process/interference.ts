@@ -6,10 +6,13 @@
  * reverse to itself too: widen its own CPUs to the load generator's.
  *
  * perfgate knows what every start of a block should look like, because it started it: running
- * (not stopped), at perfgate's own nice value, on the CPUs perfgate gave it, in the cgroup
- * perfgate put it in. Around every slice and at the end of every block it reads each thread of
- * each start's processes from /proc (proc(5): /proc/<pid>/task/<tid>/stat for the state and nice,
- * .../status for Cpus_allowed_list, /proc/<pid>/cgroup) and stops the run on any difference.
+ * (not stopped), at perfgate's own nice value and scheduling policy, on the CPUs perfgate gave
+ * it, in the cgroup perfgate put it in. Around every slice and at the end of every block it reads
+ * each thread of each start's processes from /proc (proc(5): /proc/<pid>/task/<tid>/stat for the
+ * state, nice and policy, .../status for Cpus_allowed_list, /proc/<pid>/cgroup) and stops the run
+ * on any difference. The policy matters as much as nice: chrt --idle (SCHED_IDLE) runs base only
+ * when no other thread wants the CPU, and --batch (SCHED_BATCH) lowers its wake-up preference,
+ * both without a privilege and without touching nice.
  *
  * A point check sees a stop or a changed affinity only while it lasts: head's code that stops
  * base for part of each slice is seen at a slice's edge with the probability of being stopped
@@ -38,6 +41,8 @@ export interface WatchedStart {
 export interface Expected {
   /** This process's nice value when the block started: the services inherit it. */
   nice: number;
+  /** This process's scheduling policy (sched(7)) when the block started: the services inherit it too; null where /proc does not show it. */
+  policy: number | null;
   /** The CPUs of a start without its own list: this process's, when the block started. */
   cpus: string;
   /** The cgroup every start's processes are in (its path in the v2 or v1 freezer hierarchy), or null when perfgate made none. */
@@ -63,9 +68,26 @@ function allowedList(status: string): string | null {
   return line ? normalCpus(line.slice(line.indexOf(':') + 1).trim()) : null;
 }
 
+/** The fields of a /proc stat line after the command: [0] is field 3 of proc(5), the state. */
+function statFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** Field 41 of proc(5), the scheduling policy, in statFields' numbering. */
+const POLICY = 38;
+
+/** sched(7)'s names of the policies /proc shows as numbers. */
+const POLICY_NAMES: Record<number, string> = { 0: 'SCHED_OTHER', 1: 'SCHED_FIFO', 2: 'SCHED_RR', 3: 'SCHED_BATCH', 5: 'SCHED_IDLE', 6: 'SCHED_DEADLINE' };
+
+function policyName(policy: number): string {
+  return POLICY_NAMES[policy] ?? `policy ${policy}`;
+}
+
 /** The expected values, read from this process when a block starts (before its starts are spawned). */
 export function expectedNow(cgroup: Expected['cgroup']): Expected {
-  return { nice: getPriority(), cpus: allowedList(read('/proc/self/status') ?? '') ?? '', cgroup };
+  const own = read('/proc/self/stat');
+  const policy = own === null ? Number.NaN : Number(statFields(own)[POLICY]);
+  return { nice: getPriority(), policy: Number.isInteger(policy) ? policy : null, cpus: allowedList(read('/proc/self/status') ?? '') ?? '', cgroup };
 }
 
 /** A process's cgroup in the unified (v2) or the freezer (v1) hierarchy, from /proc/<pid>/cgroup (a hybrid system lists both). */
@@ -109,13 +131,17 @@ export function findInterference(starts: readonly WatchedStart[], expected: Expe
       const seen = new Set<string>();
       for (const tid of tids) {
         const stat = tid === String(pid) ? null : read(`/proc/${pid}/task/${tid}/stat`);
-        // f[0] state, f[16] nice (fields 3 and 19 of proc(5)); the process's own line for its main thread.
-        const f = stat === null ? fields : stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // f[0] state, f[16] nice, f[38] policy (fields 3, 19 and 41 of proc(5)); the process's own line for its main thread.
+        const f = stat === null ? fields : statFields(stat);
         const thread = tid === String(pid) ? name : `${name} (thread ${tid})`;
         const facts: string[] = [];
         if (f[0] === 'T' || f[0] === 't') facts.push('was stopped (SIGSTOP, SIGTSTP or a debugger)');
         const nice = Number(f[16]);
         if (Number.isFinite(nice) && nice !== expected.nice) facts.push(`ran at nice ${nice} (perfgate started it at ${expected.nice})`);
+        const policy = Number(f[POLICY]);
+        if (expected.policy !== null && Number.isInteger(policy) && policy !== expected.policy) {
+          facts.push(`ran under the scheduling policy ${policyName(policy)} (perfgate started it under ${policyName(expected.policy)})`);
+        }
         const status = read(`/proc/${pid}/task/${tid}/status`);
         const allowed = status === null ? null : allowedList(status);
         if (allowed !== null && cpus !== '' && allowed !== cpus) facts.push(`was allowed CPUs ${allowed} (perfgate gave it ${cpus})`);
@@ -141,9 +167,9 @@ export function assertUntouched(starts: readonly WatchedStart[], expected: Expec
   const more = found.length > NAMED ? ` and ${found.length - NAMED} more` : '';
   throw new InterferenceError(
     `A service's processes were changed by another process ${when}: ${found.slice(0, NAMED).join('; ')}${more}. ` +
-      "The pull request's code runs as the same user as base's service and can stop it, lower its priority or narrow its CPUs, which makes base slow and head look fast; " +
+      "The pull request's code runs as the same user as base's service and can stop it, lower its priority or scheduling policy (chrt --idle, --batch) or narrow its CPUs, which makes base slow and head look fast; " +
       'the services were then not measured as perfgate started them, so this run gives no verdict. ' +
-      'If your own service changes its priority or CPU affinity, or stops itself, it cannot be measured fairly this way (docs/security.md, "A fair comparison").',
+      'If your own service changes its priority, scheduling policy or CPU affinity, or stops itself, it cannot be measured fairly this way (docs/security.md, "A fair comparison").',
   );
 }
 

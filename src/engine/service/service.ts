@@ -1,28 +1,18 @@
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { ServiceConfig } from '../../config/types.js';
 import type { Side } from '../../results/types.js';
 import { ServiceError, SetupError } from '../errors.js';
 import { HealthChannel } from './health.js';
+import { preloadPath } from './preloads.js';
 import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from '../process/processes.js';
 import { groupRssBytes } from '../process/proc-memory.js';
 
-/**
- * A preload perfgate injects into the user's processes (the service's port preload, or the
- * micro-benchmark capture): next to this module in dist/, in src/preload/ when run from source.
- */
-export function preloadPath(file: 'preload.cjs' | 'bench-preload.cjs' = 'preload.cjs'): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, file), join(here, '..', '..', 'preload', file)];
-  const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new Error(`perfgate is incomplete: ${file} not found (looked in ${candidates.join(', ')})`);
-  return found;
-}
+export { preloadPath } from './preloads.js';
 
 /**
  * Ports handed to services that are still running. The kernel may give the same free port to two
