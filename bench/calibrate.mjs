@@ -44,8 +44,8 @@ export const SETTINGS = {
   'blocks-4': { blocks: 4 },
   'connections-50': { connections: 50 },
 };
-/** A setting small enough for the harness's own test. */
-const TINY = { pairs: 8, blocks: 2, slice: '150ms', warmup: '300ms' };
+/** A setting small enough for the harness's own test: two blocks of two starts, two pairs each (each start is a boot). */
+const TINY = { pairs: 8, blocks: 2, instances: 2, slice: '150ms', warmup: '300ms' };
 
 // ------------------------------------------------------------------------------------ run
 

@@ -39,6 +39,18 @@ function hostileRepo(findings: string): string {
   return makeRepo(tree, { 'head.txt': 'head', 'work.json': '{"iterations": 200000}' });
 }
 
+/** Runs `fn` on every item, `width` at a time; rejects with the first failure once all have settled. */
+async function eachAtOnce<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  const lane = async (): Promise<unknown[]> => {
+    const errors: unknown[] = [];
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item).catch((e: unknown) => errors.push(e));
+    return errors;
+  };
+  const errors = (await Promise.all(Array.from({ length: width }, lane))).flat();
+  if (errors.length > 0) throw errors[0];
+}
+
 test('a hostile PR reads no token, cannot change the decision, and no process it leaves behind outlives the step', async (t) => {
   const findings = mkdtempSync(join(tmpdir(), 'perfgate-findings-'));
   const repo = hostileRepo(findings);
@@ -303,7 +315,9 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     { name: 'an event outside the allow-list', setup: () => undefined, eventName: 'issue_comment', says: /mode: gate does not run on "issue_comment" events/ },
   ];
   let refused = 0;
-  for (const c of cases) {
+  // Each case is refused before any PR code runs, so nothing is measured: they run a few at once,
+  // each with its own repo, runner temp and home.
+  await eachAtOnce(cases, 4, async (c) => {
     const repo = hostileRepo(findings);
     const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
     const home = mkdtempSync(join(tmpdir(), 'perfgate-home-'));
@@ -326,7 +340,7 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     for (const secret of [WRITE_TOKEN, PAT, ID_TOKEN_REQUEST, Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')]) {
       assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret), `${c.name}: never the value`);
     }
-  }
+  });
   t.diagnostic(`unsafe setups tried: ${cases.length}; refused before any PR code ran: ${refused}`);
   assert.deepEqual(readdirSync(findings), [], 'no PR code ran');
 });
