@@ -23,6 +23,8 @@ test('a head that answers 200 with a body saying it failed stops the run at its 
     /Scenario "GET \/users" \(GET \/users\) fails on head only: it answered 200 "{"success":false,"error":"connect ECONNREFUSED 127\.0\.0\.1:5432"}", a body that says the request failed \("success": false\)\. The service answered an error with a success status/,
   );
   assert.ok(Date.now() - started < 60_000, 'stopped at the first warm-up, not after measuring');
+  assert.match(run.stderr, /Nothing was measured before the error/);
+  assert.doesNotMatch(run.stderr, /pairs measured before the error/);
   const results = readResults(join(out, 'results.json'));
   assert.equal(results.status, 'failed');
   assert.equal(results.scenarios[0]?.pairs.length ?? 0, 0, 'no pair measured');
