@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { ConfigError } from '../config/load.js';
-import { PerfgateError } from '../engine/errors.js';
+import { keptResultsLine, PerfgateError } from '../engine/errors.js';
 import { settleOwnProcesses } from '../engine/process/programs.js';
 import { ArtifactError } from '../github/artifacts.js';
 import { EventError } from '../github/event.js';
@@ -86,7 +86,8 @@ export async function run(): Promise<void> {
     if (EXPECTED_ERRORS.some((type) => e instanceof type)) {
       const kept = (e as PerfgateError).resultsPath;
       if (kept) core.setOutput('results-path', kept);
-      core.setFailed(`perfgate: ${(e as Error).message}${kept ? `\nThe pairs measured before the error are kept in ${kept}` : ''}`);
+      const line = keptResultsLine(e as PerfgateError);
+      core.setFailed(`perfgate: ${(e as Error).message}${line ? `\n${line}` : ''}`);
     } else {
       core.setFailed(`perfgate: unexpected error: ${(e as Error).stack ?? e}`);
     }

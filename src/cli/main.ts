@@ -6,7 +6,7 @@ import { ConfigError } from '../config/load.js';
 import { NoBoundaryError, openRunEnvironment, type RunEnvironment } from '../compare/environment.js';
 import { measureComparison, planComparison, resolveComparison } from '../compare/service.js';
 import { RECORD, SAME_RUNNER, shardOf, storedBaseline, type Variant } from '../compare/variant.js';
-import { PerfgateError } from '../engine/errors.js';
+import { keptResultsLine, PerfgateError } from '../engine/errors.js';
 import type { Preflight } from '../engine/preflight.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace/trees.js';
 import { createClient } from '../github/client.js';
@@ -172,8 +172,8 @@ export async function main(argv: string[], io: Io): Promise<number> {
       io.stderr.write(`perfgate: ${e.message}\nRun perfgate --help for usage.\n`);
     } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError || e instanceof BaselineError || e instanceof HistorySourceError) {
       io.stderr.write(`\nperfgate: ${e.message}\n`);
-      const kept = (e as PerfgateError).resultsPath;
-      if (kept) io.stderr.write(`The pairs measured before the error are kept in ${kept}\n`);
+      const kept = keptResultsLine(e as PerfgateError);
+      if (kept) io.stderr.write(`${kept}\n`);
     } else {
       io.stderr.write(`\nperfgate: unexpected error: ${(e as Error).stack ?? e}\n`);
     }

@@ -219,7 +219,7 @@ const scenarioObjectSchema = z
     rate: rateSchema
       .optional()
       .describe(
-        "Fixed rate (open loop): requests per second sent to each side whatever it answers, e.g. 500, or a share of base's capacity measured in a closed-loop warm-up, e.g. 60%. Latency counts from each request's intended send time, so stalls are not hidden (no coordinated omission); latency p99.9 is compared too, and a side that cannot keep up shows as lower throughput. Omit for a closed loop (each connection sends its next request when the previous one is answered).",
+        "Fixed rate (open loop): requests per second sent to each side whatever it answers, e.g. 500, or a share of base's capacity measured in a closed-loop warm-up, e.g. 60%. Latency counts from each request's intended send time, so stalls are not hidden (no coordinated omission); latency p99.9 is compared too, and a side that cannot keep up shows as lower throughput. The report says the rate under the scenario's name (\"at a fixed 500 req/s\"). Omit for a closed loop (each connection sends its next request when the previous one is answered).",
       )
       .register(docNotes, { default: 'none: closed loop' }),
     expect: z
@@ -230,7 +230,7 @@ const scenarioObjectSchema = z
       .optional()
       .describe(
         'Statuses this route is expected to answer, e.g. 404 or [200, 304]; any other counts as a failed request. Default: any 2xx. ' +
-          'Without it, perfgate plan and init also reject a 2xx whose JSON body says it failed ("success": false, "ok": false, "status": "error" or "fail", a non-empty top-level error or errors); with it, the answer is judged by its status only.',
+          'Without it, perfgate plan and init, and the compare\'s first warm-up (on head, or on both sides), also reject a 2xx whose JSON body says it failed ("success": false, "ok": false, "status": "error" or "fail", a non-empty top-level error or errors); with it, the answer is judged by its status only.',
       )
       .register(docNotes, { type: 'status or list of statuses', default: 'any 2xx' }),
   })

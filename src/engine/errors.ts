@@ -5,6 +5,8 @@
 export class PerfgateError extends Error {
   /** Set when the run had started: what was measured so far is kept there. */
   resultsPath?: string;
+  /** Set with resultsPath: how many pairs (and benchmark runs) were measured before the error. */
+  measured?: number;
 
   constructor(message: string) {
     super(message);
@@ -39,3 +41,14 @@ export class InterferenceError extends PerfgateError {}
 
 /** The copy of the preloads perfgate loads into every service changed during the run (engine/service/preloads.ts): the run gives no verdict. */
 export class PreloadChangedError extends PerfgateError {}
+
+/**
+ * The line after a failed run's message that says where its results.json is, and whether it holds
+ * any measurement: "the pairs are kept" when none was measured sends the reader to an empty file.
+ * null when the run had not started (nothing was written).
+ */
+export function keptResultsLine(error: Pick<PerfgateError, 'resultsPath' | 'measured'>): string | null {
+  if (!error.resultsPath) return null;
+  if (error.measured === 0) return `Nothing was measured before the error; the run's settings and the error are in ${error.resultsPath}`;
+  return `The pairs measured before the error are kept in ${error.resultsPath}`;
+}

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { PerfgateConfig, ServiceConfig } from '../config/types.js';
 import { configHash } from '../results/config-hash.js';
 import { type GitHubRecord, RESULTS_VERSION, type Results, type RunWarning, type ShardRecord, type Side, type TakenLook } from '../results/types.js';
-import { CancelledError, PerfgateError, SetupError } from './errors.js';
+import { CancelledError, SetupError } from './errors.js';
 import { type DiscoveredBenchmarks, discoverBenchmarks } from './phases/bench/discover.js';
 import { runBenchmarks } from './phases/bench/runner.js';
 import { runHttpPhase } from './phases/http.js';
@@ -252,8 +252,9 @@ function failRun(session: RunSession | null, request: CompareRequest, resultsPat
     r.error = message;
     r.finishedAt = new Date().toISOString();
   });
-  if (error instanceof PerfgateError) error.resultsPath = resultsPath;
-  else if (error instanceof Error) Object.assign(error, { resultsPath });
+  const results = session.results;
+  const measured = results.scenarios.reduce((n, scenario) => n + scenario.pairs.length, 0) + (results.benchmarks?.runs.length ?? 0);
+  if (error instanceof Error) Object.assign(error, { resultsPath, measured });
   return error;
 }
 

@@ -107,7 +107,7 @@ function tableHead(headers: string[], align: string): string {
 
 /** The scenario on the first row of its group only, so groups stand out. */
 function scenarioCell(row: ReportRow): string {
-  return row.firstOfScenario ? escapeMarkdown(row.comparison.scenario) : '';
+  return row.firstOfScenario ? `${escapeMarkdown(row.comparison.scenario)}${row.rate ? `<br>${row.rate}` : ''}` : '';
 }
 
 /** Gated metrics are bold (the legend says so). */

@@ -129,10 +129,19 @@ const COLUMNS: Column[] = [
   { header: 'verdict', align: 'left' },
 ];
 
-function rowCells(row: ReportRow): string[] {
+/**
+ * The scenario column: the name on a group's first row, a fixed rate on the row under it (the
+ * name's own width stays what it is), or after the name when the group has one row.
+ */
+function scenarioText(row: ReportRow, i: number, rows: ReportRow[]): string {
+  if (row.firstOfScenario) return sanitizeText(row.comparison.scenario) + (row.rate && rows[i + 1]?.firstOfScenario !== false ? ` ${row.rate}` : '');
+  return row.rate && rows[i - 1]?.firstOfScenario ? row.rate : '';
+}
+
+function rowCells(row: ReportRow, i: number, rows: ReportRow[]): string[] {
   const c = row.comparison;
   return [
-    row.firstOfScenario ? sanitizeText(c.scenario) : '',
+    scenarioText(row, i, rows),
     formatMetricName(c.metric) + (c.gated ? GATED_MARK : ''),
     formatValue(c.metric, c.baseMedian),
     formatValue(c.metric, c.headMedian),

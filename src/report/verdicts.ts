@@ -13,6 +13,7 @@ import type {
   MetricComparison,
   PairedComparison,
   Results,
+  ScenarioResults,
   UncomparedBenchmark,
 } from '../results/types.js';
 import { formatPercent } from '../stats/format.js';
@@ -34,6 +35,8 @@ export interface VerdictCounts {
 export interface ReportRow {
   comparison: MetricComparison;
   firstOfScenario: boolean;
+  /** A fixed-rate scenario's rate in words ("at a fixed 200 req/s"), on each of its rows; absent for a closed-loop one. */
+  rate?: string;
   /** The scenario's errors regressed: head fails requests base answered, so its other rows measure failures. */
   headFails?: boolean;
 }
@@ -56,8 +59,21 @@ export function orderRows(results: Results, analysis: Analysis): ReportRow[] {
   return scenarioOrder(results, analysis.comparisons).flatMap((scenario) => {
     const own = analysis.comparisons.filter((c) => c.scenario === scenario);
     const headFails = own.some((c) => c.metric === 'errors' && c.verdict === 'regression');
-    return own.sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0, ...(headFails && { headFails }) }));
+    const rate = rateInWords(results.scenarios.find((s) => s.name === scenario)?.rate);
+    return own.sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0, ...(rate && { rate }), ...(headFails && { headFails }) }));
   });
+}
+
+/**
+ * A fixed-rate scenario's rate in words: its latencies and CPU are read at that load, not at the
+ * most the service can take, so the reader must see it beside the numbers. A rate set as a share
+ * of capacity also says which capacity.
+ */
+export function rateInWords(rate: ScenarioResults['rate']): string | undefined {
+  if (!rate) return undefined;
+  const perSecond = (n: number) => `${Math.round(n).toLocaleString('en-US')} req/s`;
+  const share = rate.source === 'capacity' && rate.baseCapacity ? ` (${Math.round((rate.perSecond / rate.baseCapacity) * 100)}% of base's ${perSecond(rate.baseCapacity)})` : '';
+  return `at a fixed ${perSecond(rate.perSecond)}${share}`;
 }
 
 /**

@@ -35,12 +35,13 @@ test('no job that runs PR code holds a write token or a persisted credential; no
     }
     if (writes(job)) {
       assert.ok(!runsPrCode(job), `${file} ${name}: no checkout next to a write token`);
-      // Each action next to the write token is pinned by commit sha, or, where no release exists
-      // to name (the examples run as copied), says right above it how to pin it.
+      // No release exists to name by commit (the examples run as copied, and a made-up sha would
+      // not run), so each action next to the write token says right above it how to pin it, in
+      // the same words in every example.
       for (const step of job.steps.filter((s) => s.uses !== undefined)) {
         const uses = step.uses!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-        if (/@[0-9a-f]{40}$/.test(step.uses!)) assert.match(texts[file]!, new RegExp(`${uses} # v\\d`), `${file}: a version comment`);
-        else assert.match(texts[file]!, new RegExp(`Pin this step by[^\\n]*\\n[^\\n]*perfgate/perfgate@<full commit sha> # v1\\n\\s+- uses: ${uses}\\n`), `${file} ${name}: ${step.uses} says how to pin it`);
+        assert.doesNotMatch(step.uses!, /@[0-9a-f]{40}$/, `${file} ${name}: no made-up commit sha`);
+        assert.match(texts[file]!, new RegExp(`Pin this step by[^\\n]*\\n[^\\n]*perfgate/perfgate@<full commit sha> # v1\\n\\s+- uses: ${uses}\\n`), `${file} ${name}: ${step.uses} says how to pin it`);
       }
       // a job with a write token runs perfgate only to report or merge, or runs no action at all (gh alone)
       if (job.steps.some((s) => s.uses !== undefined)) assert.ok(['report', 'merge'].includes(perfgateSteps(job)[0]?.with?.mode as string), `${file} ${name}`);
@@ -103,4 +104,22 @@ test('the stored baseline: main records on push (pushed code only), pull request
   const runner = (job: Job) => (job as Job & { 'runs-on': string })['runs-on'];
   assert.equal(runner(record!), runner(measure!), 'one kind of runner for both');
   assert.notEqual(runner(record!), 'ubuntu-latest', 'a pinned image: ubuntu-latest moves, and the records with it');
+});
+
+test('every job that reports the results a measuring job of its workflow uploaded checks them by that job\'s results-digest', () => {
+  let reporters = 0;
+  for (const { file, name, job } of jobs()) {
+    const report = perfgateSteps(job).find((s) => s.with?.mode === 'report');
+    const needs = [job.needs ?? []].flat();
+    const measuring = needs.filter((need) => perfgateSteps(workflows[file]!.jobs[need]!).some((s) => s.with?.mode === undefined));
+    if (!report || measuring.length === 0) continue;
+    reporters++;
+    assert.equal(measuring.length, 1, `${file} ${name}: reports one measuring job`);
+    const measure = workflows[file]!.jobs[measuring[0]!]!;
+    const step = perfgateSteps(measure)[0]!;
+    assert.ok(step.id, `${file} ${measuring[0]}: the perfgate step has an id for its outputs`);
+    assert.equal(measure.outputs?.['results-digest'], `\${{ steps.${step.id}.outputs.results-digest }}`, `${file} ${measuring[0]}: outputs results-digest`);
+    assert.equal(report.with?.['results-digest'], `\${{ needs.${measuring[0]}.outputs.results-digest }}`, `${file} ${name}: passes results-digest`);
+  }
+  assert.ok(reporters >= 3, 'perf.yml, perf-postgres.yml and perf-baseline.yml report their measuring job');
 });

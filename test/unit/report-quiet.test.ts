@@ -111,3 +111,18 @@ test('one load generator for both sides: its row gives the figure once', () => {
   const markdown = renderMarkdown(results, assessResults(results));
   assert.match(markdown, /\| generator busy \/ CPU \| \d+(\.\d)?% \/ \d+(\.\d)?% \| {2}\| one generator loads both sides \|/);
 });
+
+test('a fixed-rate scenario says its rate in words under its name, in the comment and in the terminal; a closed-loop one says none', () => {
+  const results = resultsFromPairs(noisyPairs(24, 0.8, 5), { load: { pairs: 24, blocks: 2, instances: 12 } }, 1);
+  const closed = renderTerminal(results, assessResults(results), { color: false, full: true });
+  assert.doesNotMatch(closed + renderMarkdown(results, assessResults(results)), /at a fixed/);
+  results.scenarios[0]!.rate = { perSecond: 200, source: 'config' };
+  const analysis = assessResults(results);
+  assert.match(renderMarkdown(results, analysis), /\n\| GET \/hello<br>at a fixed 200 req\/s \| \*\*throughput\*\* \|/);
+  const lines = renderTerminal(results, analysis, { color: false, full: true }).split('\n');
+  const first = lines.findIndex((line) => /^GET \/hello +throughput/.test(line));
+  assert.ok(first > 0, lines.join('\n'));
+  assert.match(lines[first + 1]!, /^at a fixed 200 req\/s +\S/, 'the rate on the row under the name');
+  results.scenarios[0]!.rate = { perSecond: 480, source: 'capacity', baseCapacity: 1200 };
+  assert.match(renderMarkdown(results, assessResults(results)), /GET \/hello<br>at a fixed 480 req\/s \(40% of base's 1,200 req\/s\)/);
+});

@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { placeholdersIn } from '../../config/placeholders.js';
 import type { PerfgateConfig, ScenarioConfig, ServiceConfig } from '../../config/types.js';
 import type { IdleCpu, Pair, Results, Side, Slice, TakenLook } from '../../results/types.js';
 import { median } from '../../stats/descriptive.js';
@@ -18,7 +19,7 @@ import { allowedCpus, choosePlacement, type Placement, pinProcess } from '../pro
 import { groupsCpuSeconds } from '../process/proc-cpu.js';
 import { assertNoStrayCpu, assertUntouched, type Expected, expectedNow, type WatchedStart } from '../process/interference.js';
 import { sliceHealth } from '../service/health.js';
-import { askRoute, brokenRouteMessage, probeScenario } from '../service/probe.js';
+import { askRoute, brokenRouteMessage, isFailing2xx, probeScenario } from '../service/probe.js';
 import { Service } from '../service/service.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
@@ -374,9 +375,26 @@ async function assertScenarioAnswers(scenario: ScenarioConfig, services: Service
     const failed = slices.reduce((n, s) => n + s.errors + s.timeouts, 0);
     return answered === 0 ? failed > 0 : bad > answered / 2;
   });
-  if (failing.length < services.length) return;
+  if (failing.length < services.length) return assertNoFailing2xx(scenario, services);
   const sample = await probeScenario(services[0]!.url, scenario);
   throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
+}
+
+/**
+ * Stops the run when a scenario without expect: answers 2xx with a JSON body that says it failed
+ * (`{"success": false, "error": "connect ECONNREFUSED"}`), on both sides or on head alone: the
+ * status counts of the warm-up cannot see it, and the pairs would measure the error path. One
+ * request per side reads the body; a request with {placeholders} is left to the load, which
+ * fills them. Failing on base alone is what head may fix, so it measures.
+ */
+async function assertNoFailing2xx(scenario: ScenarioConfig, services: Service[]): Promise<void> {
+  if (scenario.expect?.length || placeholdersIn(scenario.path, scenario.body, ...Object.values(scenario.headers)).length > 0) return;
+  const answers = await Promise.all(services.map((service) => askRoute(service.url, scenario)));
+  const failing = services.filter((_, i) => isFailing2xx(answers[i]!));
+  if (!failing.some((service) => service.side === 'head')) return;
+  const where = failing.length === services.length ? 'on both base and head' : 'on head only';
+  const answer = answers[services.indexOf(failing.find((service) => service.side === 'head')!)]!;
+  throw new ScenarioError(brokenRouteMessage(scenario, where, answer.description, answer.failure));
 }
 
 function sum(values: number[]): number {
