@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 
 /**
  * A write the machine refused: a place the user chose (or TMPDIR) that cannot take the file.
@@ -35,9 +36,9 @@ function reasonOf(code: string, path: string): string {
     case 'EROFS':
       return 'the filesystem is read-only';
     case 'ENOSPC':
-      return `no space left on the filesystem that holds ${dirname(path)}`;
+      return `no space left on the filesystem mounted at ${mountOf(path)}`;
     case 'EDQUOT':
-      return `the disk quota on the filesystem that holds ${dirname(path)} is used up`;
+      return `the disk quota on the filesystem mounted at ${mountOf(path)} is used up`;
     case 'EISDIR':
       return 'a directory is in the way where a file is expected';
     case 'ENOENT':
@@ -50,9 +51,22 @@ function reasonOf(code: string, path: string): string {
 function fixOf(code: string, path: string, choose: string): string {
   const elsewhere = choose ? ` ${choose}` : '';
   if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return `Free space on the filesystem that holds ${dirname(path)}, or choose a place on another filesystem${elsewhere}.`;
+    return `Free space on ${mountOf(path)}, or choose a place on another filesystem${elsewhere}.`;
   }
   return `Choose a place you can write${elsewhere}.`;
+}
+
+/** The mount point of the filesystem that holds `path` (or would, once made): the place to free space on. */
+export function mountOf(path: string): string {
+  let dir = resolve(path);
+  while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
+  try {
+    const { dev } = statSync(dir);
+    while (dirname(dir) !== dir && statSync(dirname(dir)).dev === dev) dir = dirname(dir);
+  } catch {
+    // An ancestor this user cannot stat: the nearest directory known to be on that filesystem is named.
+  }
+  return dir;
 }
 
 /** The error as a WriteError when its `code` says the place refused the write; null for any other error. */

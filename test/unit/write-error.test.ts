@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { WriteError, writeErrorOf, writing } from '../../src/results/write-error.js';
+import { mountOf, WriteError, writeErrorOf, writing } from '../../src/results/write-error.js';
 
 const refused = (code: string, syscall = 'open') => Object.assign(new Error(`${code}: refused`), { code, syscall });
 
@@ -12,7 +12,7 @@ test('a refused write names the path, what was written, the cause and the fix', 
     ['EACCES', /^Cannot write the run directory at \/srv\/run: permission denied for this user\. Choose a place you can write with --out\.$/],
     ['EPERM', /permission denied for this user\. Choose a place you can write with --out\.$/],
     ['EROFS', /the filesystem is read-only\. Choose a place you can write with --out\.$/],
-    ['ENOSPC', /no space left on the filesystem that holds \/srv\. Free space on the filesystem that holds \/srv, or choose a place on another filesystem with --out\.$/],
+    ['ENOSPC', /no space left on the filesystem mounted at \/\S*\. Free space on \/\S*, or choose a place on another filesystem with --out\.$/],
     ['EISDIR', /a directory is in the way where a file is expected/],
     ['ENOTDIR', /a part of the path is a file where a directory is expected/],
   ];
@@ -47,4 +47,12 @@ test('writing: a real write over a file where a directory is expected, and the s
   assert.match(error.message, /^Cannot write results\.json at .*\/file\/results\.json: a part of the path is a file where a directory is expected\. Choose a place you can write\.$/);
   assert.match(error.withChoice('with --out').message, /Choose a place you can write with --out\.$/);
   assert.equal(error.withChoice('with --out').withChoice('with --json').choose, 'with --out', 'the first place chosen stays');
+});
+
+test('a full disk names the mount point to free space on', () => {
+  assert.equal(mountOf('/proc/self/not-yet/results.json'), '/proc', 'a path not made yet is on its nearest existing directory\'s filesystem');
+  assert.equal(mountOf('/'), '/');
+  const dir = mkdtempSync(join(tmpdir(), 'perfgate-mount-'));
+  assert.ok(dir.startsWith(mountOf(dir)), 'the mount point is an ancestor');
+  assert.match(writeErrorOf(refused('ENOSPC'), '/proc/self/run/results.json', 'results.json')!.message, /no space left on the filesystem mounted at \/proc\. Free space on \/proc, or/);
 });
