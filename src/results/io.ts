@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ResultsFileError, upgradeResults } from './migrate.js';
 import type { Results } from './types.js';
 import { writing } from './write-error.js';
@@ -14,8 +14,14 @@ export function serializeResults(results: Results): string {
 export function writeResults(path: string, results: Results): void {
   const tmp = `${path}.tmp`;
   writing(path, 'results.json', () => {
-    writeFileSync(tmp, serializeResults(results));
-    renameSync(tmp, path);
+    try {
+      writeFileSync(tmp, serializeResults(results));
+      renameSync(tmp, path);
+    } catch (e) {
+      // A half-written copy on a full disk would only keep it full: results.json keeps the last whole write.
+      rmSync(tmp, { force: true });
+      throw e;
+    }
   });
 }
 

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { readResults, writeResults } from '../../src/results/io.js';
+import { resultsFromPairs } from '../helpers/results.js';
 import { mountOf, WriteError, writeErrorOf, writing } from '../../src/results/write-error.js';
 
 const refused = (code: string, syscall = 'open') => Object.assign(new Error(`${code}: refused`), { code, syscall });
@@ -55,4 +58,31 @@ test('a full disk names the mount point to free space on', () => {
   const dir = mkdtempSync(join(tmpdir(), 'perfgate-mount-'));
   assert.ok(dir.startsWith(mountOf(dir)), 'the mount point is an ancestor');
   assert.match(writeErrorOf(refused('ENOSPC'), '/proc/self/run/results.json', 'results.json')!.message, /no space left on the filesystem mounted at \/proc\. Free space on \/proc, or/);
+});
+
+/** A 64 KiB tmpfs, or null where this user may not mount one. */
+function smallFilesystem(): string | null {
+  const dir = mkdtempSync(join(tmpdir(), 'perfgate-full-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', dir], { stdio: 'ignore' });
+    return dir;
+  } catch {
+    return null;
+  }
+}
+
+const small = process.getuid?.() === 0 ? smallFilesystem() : null;
+
+test('results.json on a filesystem that fills: the mount named, the last whole write kept, no half copy left', { skip: small === null && 'needs root to mount a tmpfs' }, (t) => {
+  const dir = small!;
+  t.after(() => execFileSync('umount', [dir]));
+  const path = join(dir, 'results.json');
+  writeResults(path, resultsFromPairs([[1000, 1001]]));
+  const big = resultsFromPairs(Array.from({ length: 3000 }, (): [number, number] => [1000, 1001]));
+  assert.throws(
+    () => writeResults(path, big),
+    (e: unknown) => e instanceof WriteError && e.message === `Cannot write results.json at ${path}: no space left on the filesystem mounted at ${dir}. Free space on ${dir}, or choose a place on another filesystem.`,
+  );
+  assert.deepEqual(readdirSync(dir), ['results.json'], 'the temporary copy is removed');
+  assert.equal(readResults(path).scenarios[0]!.pairs.length, 1, 'the last whole write is kept');
 });
