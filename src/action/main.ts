@@ -8,6 +8,7 @@ import { UntrustedResultsError } from '../github/workflow-run.js';
 import { describeFailing } from '../assess/compare.js';
 import { BaselineError } from '../results/baseline.js';
 import { ResultsFileError } from '../results/io.js';
+import { WriteError } from '../results/write-error.js';
 import { readRunContext } from './context.js';
 import { dropTokenVariables } from './environ.js';
 import { runGate } from './gate-mode.js';
@@ -24,6 +25,7 @@ import { SAME_RUNNER, shardOf } from '../compare/variant.js';
 /** Errors whose message says what to fix: shown without a stack trace. */
 const EXPECTED_ERRORS = [
   PerfgateError,
+  WriteError,
   ConfigError,
   InputError,
   EventError,

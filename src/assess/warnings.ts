@@ -197,6 +197,16 @@ function startsOrPairs(
 }
 
 /**
+ * The smallest change the run could detect, against the limit. With too few pairs or rounds for
+ * the level, the interval has no finite bound and there is no such size: that is said instead.
+ */
+function detectableText(c: { detectable: number; limit: number }, units: 'pairs' | 'start pairs' | 'rounds'): string {
+  return Number.isFinite(c.detectable)
+    ? `the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}`
+    : `the run had too few ${units} for its interval to have finite bounds, so no change of any size could be detected against the ${percentText(c.limit)} limit`;
+}
+
+/**
  * Why a gated metric is inconclusive. Usually the interval is too wide for the limit. But a
  * change can be worse than the limit, even with its 95% interval beyond it, and still not be
  * significant at the run's level: the test is one-sided at alpha after Holm across the gated
@@ -206,7 +216,8 @@ function startsOrPairs(
  */
 function undecidedMessage(c: MetricComparison | HealthComparison, family: string, level: number): string {
   const worse = c.higherIsBetter ? -c.change : c.change;
-  const more = startsOrPairs(c).pairNoise
+  const byPairs = Boolean(startsOrPairs(c).pairNoise);
+  const more = byPairs
     ? 'More pairs per start (load.pairs) or more starts (load.blocks × load.instances) narrow the interval.'
     : 'More starts (load.blocks × load.instances) narrow the interval.';
   // Significant and worse, yet inconclusive: another rule held it back (an absolute floor).
@@ -218,7 +229,7 @@ function undecidedMessage(c: MetricComparison | HealthComparison, family: string
     if (worst !== undefined && best !== undefined && Number.isFinite(worst) && (c.higherIsBetter ? worst > -c.limit : worst < c.limit)) {
       return `${c.metric} is inconclusive only on the better side: the run rules out a worsening beyond the ${percentText(c.limit)} limit (at worst ${signedPercent(worst)}, 90% interval), but cannot tell an improvement of up to ${signedPercent(best)} from none. ${more}`;
     }
-    return `${c.metric} is inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. ${more}`;
+    return `${c.metric} is inconclusive: ${detectableText(c, byPairs ? 'pairs' : 'start pairs')}. ${more}`;
   }
   const opposed = (c.starts ?? []).filter((s) => (c.change < 0 ? s.change > 0 : s.change < 0)).map((s) => s.change);
   const against =
@@ -268,7 +279,7 @@ function benchmarkWarnings(results: Results, benchmarks: BenchmarkAnalysis, fami
     warnings.push({
       code: 'inconclusive',
       benchmark: c.label,
-      message: `inconclusive: the run could detect changes of about ${percentText(c.detectable)} but the limit is ${percentText(c.limit)}. More rounds (benchmarks.rounds) narrow the interval.`,
+      message: `inconclusive: ${detectableText(c, 'rounds')}. More rounds (benchmarks.rounds) narrow the interval.`,
     });
   }
   return warnings;

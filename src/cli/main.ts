@@ -26,6 +26,7 @@ import { BaselineError, baselineOf } from '../results/baseline.js';
 import { ResultsFileError, readResults, serializeResults } from '../results/io.js';
 import type { Results, StoredBaseline } from '../results/types.js';
 import { validateResults } from '../results/validate.js';
+import { WriteError, writeErrorOf, writing } from '../results/write-error.js';
 import { buildVerdicts } from '../assess/verdicts.js';
 import { OPTIONS, type OptionValues, optionsUsage } from '../config/options.js';
 import { VERSION } from '../version.js';
@@ -149,7 +150,7 @@ export async function main(argv: string[], io: Io): Promise<number> {
     if (command === 'report') {
       if (positionals.length !== 2) throw new UsageError('report takes one argument: the results.json to render');
       const path = resolve(io.cwd, positionals[1]!);
-      return finish(readResults(path), values, io, color, path);
+      return finish(readResults(path), values, io, color, path, []);
     }
     if (command === 'compare' || command === 'plan' || command === 'record') {
       if (positionals.length > 1) throw new UsageError(`unexpected argument "${positionals[1]}"`);
@@ -170,18 +171,25 @@ export async function main(argv: string[], io: Io): Promise<number> {
   } catch (e) {
     if (e instanceof UsageError) {
       io.stderr.write(`perfgate: ${e.message}\nRun perfgate --help for usage.\n`);
-    } else if (e instanceof ConfigError || e instanceof PerfgateError || e instanceof ResultsFileError || e instanceof BaselineError || e instanceof HistorySourceError) {
+    } else if (isUserError(e)) {
       io.stderr.write(`\nperfgate: ${e.message}\n`);
       const kept = keptResultsLine(e as PerfgateError);
       if (kept) io.stderr.write(`${kept}\n`);
     } else {
-      io.stderr.write(`\nperfgate: unexpected error: ${(e as Error).stack ?? e}\n`);
+      // A refused write no writer named (a log stream, a tool's file) is still the place's fault, not perfgate's.
+      const place = writeErrorOf(e, (e as NodeJS.ErrnoException).path ?? 'a path it names', 'a file');
+      io.stderr.write(place ? `\nperfgate: ${place.message}\n` : `\nperfgate: unexpected error: ${(e as Error).stack ?? e}\n`);
     }
     return exitCodes.error;
   }
 }
 
 class UsageError extends Error {}
+
+/** Errors whose message says what to do: printed without a stack. */
+function isUserError(e: unknown): e is Error {
+  return [ConfigError, PerfgateError, ResultsFileError, BaselineError, HistorySourceError, WriteError].some((type) => e instanceof type);
+}
 
 /** Flags of the CLI itself; the settings come from the one table (config/options.ts). */
 const CLI_FLAGS = {
@@ -289,14 +297,18 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   logger.info(estimateLine(estimate));
   const environment = openCliEnvironment(values, io, logger);
   try {
-    const { results, resultsPath } = await measureComparison({ checked, planned, outDir, toolsDir: toolsDir(io.env), variant }, environment, { logger, progress });
-    if (values.json) copyTo(resolve(io.cwd, values.json), serializeResults(results));
+    const { results, resultsPath } = await measureComparison({ checked, planned, outDir, toolsDir: toolsDir(io.env), variant }, environment, { logger, progress }).catch(
+      (e: unknown) => {
+        throw e instanceof WriteError ? e.withChoice(values.out ? 'with --out' : 'with --out, or set TMPDIR (the default run directory is under it)') : e;
+      },
+    );
+    const json: Copy[] = values.json ? [{ path: resolve(io.cwd, values.json), what: 'the --json copy of results.json', flag: '--json', text: serializeResults(results) }] : [];
     if (variant.kind === 'record') {
       io.stdout.write(`perfgate: recorded ${results.sides.head.sha.slice(0, 7)} in ${resultsPath}; compare with it: perfgate compare --baseline ${shellQuote(resultsPath)}\n`);
-      return exitCodes.pass;
+      return writeCopies(json, io, resultsPath, exitCodes.pass);
     }
     io.stderr.write(`[perfgate] results: ${resultsPath}\n`);
-    return finish(results, values, io, color, resultsPath);
+    return finish(results, values, io, color, resultsPath, json);
   } catch (e) {
     const signalled = environment.cancelledBy();
     if (signalled === null) throw e;
@@ -376,7 +388,7 @@ async function runHistory(args: string[], values: Values, io: Io): Promise<numbe
   }
   const history = analyzeHistory(runs);
   const htmlPath = resolve(io.cwd, values.html ?? 'perfgate-history.html');
-  copyTo(htmlPath, renderHistoryPage(history));
+  copyTo(htmlPath, renderHistoryPage(history), 'the history page', '--html');
   repository ??= runs.map((r) => r.results.github?.repository).find((r) => r !== undefined) ?? null;
   const summary = renderHistorySummary(history, {
     repository,
@@ -386,7 +398,7 @@ async function runHistory(args: string[], values: Values, io: Io): Promise<numbe
     unreadable: skipped,
   });
   io.stdout.write(summary);
-  if (values.markdown) copyTo(resolve(io.cwd, values.markdown), summary);
+  if (values.markdown) copyTo(resolve(io.cwd, values.markdown), summary, 'the --markdown summary', '--markdown');
   if (io.env.GITHUB_STEP_SUMMARY) appendFileSync(io.env.GITHUB_STEP_SUMMARY, summary);
   return exitCodes.pass;
 }
@@ -431,8 +443,12 @@ async function readGitHubHistory(values: Values, io: Io) {
   return { ...read, repository: formatRepo(repo), nothingRead };
 }
 
-/** Prints the report of the results.json at `resultsPath` (its directory holds the flamegraphs). */
-function finish(results: Results, values: Values, io: Io, color: boolean, resultsPath: string): number {
+/**
+ * Prints the report of the results.json at `resultsPath` (its directory holds the flamegraphs),
+ * then writes the copies asked for (`copies` and --markdown, --verdicts): the verdict is printed
+ * before any copy can fail.
+ */
+function finish(results: Results, values: Values, io: Io, color: boolean, resultsPath: string, copies: Copy[]): number {
   const analysis = assessResults(results);
   const allFunctions = values['all-functions'] === true;
   const terminal = renderTerminal(results, analysis, {
@@ -443,11 +459,46 @@ function finish(results: Results, values: Values, io: Io, color: boolean, result
     fullReport: `perfgate report ${shellQuote(resultsPath)} --full`,
   });
   io.stdout.write(`\n${terminal}\n`);
-  if (values.markdown) copyTo(resolve(io.cwd, values.markdown), renderMarkdown(results, analysis));
-  if (values.verdicts) copyTo(resolve(io.cwd, values.verdicts), `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n`);
+  const all = [...copies];
+  if (values.markdown) all.push({ path: resolve(io.cwd, values.markdown), what: 'the markdown report', flag: '--markdown', text: renderMarkdown(results, analysis) });
+  if (values.verdicts) {
+    all.push({ path: resolve(io.cwd, values.verdicts), what: 'the verdicts', flag: '--verdicts', text: `${JSON.stringify(buildVerdicts(results, analysis), null, 2)}\n` });
+  }
   // Not a regression but a run that cannot be judged: the exit status of an invalid run.
-  if (analysis.unfair?.length) return exitCodes.error;
-  return analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
+  const verdict = analysis.unfair?.length ? exitCodes.error : analysis.decision === 'fail' ? exitCodes.fail : exitCodes.pass;
+  return writeCopies(all, io, resultsPath, verdict);
+}
+
+/** A file written besides the run directory at the user's request. */
+interface Copy {
+  path: string;
+  what: string;
+  flag: string;
+  text: string;
+}
+
+/**
+ * Writes every copy it can. One the machine refuses is reported with the verdict's own exit
+ * status and the complete results.json, so the measurement is never lost to a bad path; the
+ * exit status is then 2, for the copy.
+ */
+function writeCopies(copies: Copy[], io: Io, resultsPath: string, verdict: number): number {
+  const failed: WriteError[] = [];
+  for (const copy of copies) {
+    try {
+      copyTo(copy.path, copy.text, copy.what, copy.flag);
+    } catch (e) {
+      if (!(e instanceof WriteError)) throw e;
+      failed.push(e);
+    }
+  }
+  if (failed.length === 0) return verdict;
+  for (const e of failed) io.stderr.write(`\nperfgate: ${e.message}\n`);
+  io.stderr.write(
+    `The measurement is complete: its verdict is above (exit status ${verdict} on its own) and the complete results are in ${resultsPath}. ` +
+      `perfgate exits ${exitCodes.error} only because ${failed.length === 1 ? 'this copy' : 'these copies'} could not be written.\n`,
+  );
+  return exitCodes.error;
 }
 
 /**
@@ -463,7 +514,15 @@ function shellQuote(word: string): string {
   return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-function copyTo(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
+/** Writes `what` at `path`, its directory made; a refused write names the flag that chose the place. */
+function copyTo(path: string, text: string, what: string, flag: string): void {
+  writing(
+    path,
+    what,
+    () => {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, text);
+    },
+    `with ${flag}`,
+  );
 }

@@ -53,10 +53,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     name: 'install',
     key: 'service.install',
     value: '<command>',
-    help: 'install command ("false" to skip; default from the lockfile)',
-    apply: (doc, v) => {
-      section(doc, 'service').install = v === 'false' ? false : v;
-    },
+    help: 'install command ("false" or "none" to skip; default from the lockfile)',
+    apply: at('service.install'),
   },
   { name: 'build', key: 'service.build', value: '<command>', help: 'build command, after install', apply: at('service.build') },
   { name: 'working-directory', key: 'service.cwd', value: '<dir>', help: 'directory of the service in the repository', apply: at('service.cwd') },

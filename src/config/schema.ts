@@ -58,15 +58,19 @@ const readySchema = z
   })
   .transform(({ path, timeout }) => ({ path, timeoutMs: timeout }));
 
+/** install values that mean no install step, not a command to run (`false` would run /bin/false). */
+const NO_INSTALL: readonly string[] = ['false', 'none'];
+
 const serviceSchema = z.strictObject({
   install: z
     .union([command(), z.literal(false), z.null()], {
       error: 'is not an install command; write a command such as npm ci, or false to skip installing',
     })
     .optional()
-    .transform((install) => (install === undefined || install === null ? null : install === false ? '' : install))
+    // "false" and "none" as text too: an action input is always text, and a file read the same way must mean the same.
+    .transform((install) => (install === undefined || install === null ? null : install === false || NO_INSTALL.includes(install) ? '' : install))
     .describe(
-      'Command that installs dependencies, e.g. npm ci. Omit to choose one from the lockfile (npm, pnpm or yarn); false or "" skips installing.',
+      'Command that installs dependencies, e.g. npm ci. Omit to choose one from the lockfile (npm, pnpm or yarn); false, "false", "none" or "" skips installing.',
     )
     .register(docNotes, { default: 'chosen from the lockfile' }),
   build: z

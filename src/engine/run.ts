@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { PerfgateConfig, ServiceConfig } from '../config/types.js';
 import { configHash } from '../results/config-hash.js';
 import { type GitHubRecord, RESULTS_VERSION, type Results, type RunWarning, type ShardRecord, type Side, type TakenLook } from '../results/types.js';
+import { WriteError, writing } from '../results/write-error.js';
 import { CancelledError, SetupError } from './errors.js';
 import { type DiscoveredBenchmarks, discoverBenchmarks } from './phases/bench/discover.js';
 import { runBenchmarks } from './phases/bench/runner.js';
@@ -81,9 +82,8 @@ export interface CompareOutcome {
  * keeps every finished pair.
  */
 export async function runCompare(request: CompareRequest, ports: EnginePorts): Promise<CompareOutcome> {
-  mkdirSync(request.outDir, { recursive: true });
   const logDir = join(request.outDir, 'logs');
-  mkdirSync(logDir, { recursive: true });
+  writing(request.outDir, 'the run directory', () => mkdirSync(logDir, { recursive: true }));
   const resultsPath = join(request.outDir, 'results.json');
   const env = scrubEnv(ports.env, ports.secrets);
   let session: RunSession | null = null;
@@ -247,11 +247,16 @@ function failRun(session: RunSession | null, request: CompareRequest, resultsPat
   const error = request.signal?.aborted ? new CancelledError('Cancelled: stopped the services and removed the worktrees.') : e;
   if (!session) return error;
   const message = error instanceof Error ? error.message : String(error);
-  session.update((r) => {
-    r.status = 'failed';
-    r.error = message;
-    r.finishedAt = new Date().toISOString();
-  });
+  try {
+    session.update((r) => {
+      r.status = 'failed';
+      r.error = message;
+      r.finishedAt = new Date().toISOString();
+    });
+  } catch (writeFailed) {
+    // The file keeps the pairs of its last write; the run's own error says more than this one, unless this is it.
+    if (!(writeFailed instanceof WriteError)) throw writeFailed;
+  }
   const results = session.results;
   const measured = results.scenarios.reduce((n, scenario) => n + scenario.pairs.length, 0) + (results.benchmarks?.runs.length ?? 0);
   if (error instanceof Error) Object.assign(error, { resultsPath, measured });

@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ResultsFileError, upgradeResults } from './migrate.js';
 import type { Results } from './types.js';
+import { writing } from './write-error.js';
 
 export { ResultsFileError };
 
@@ -12,8 +13,16 @@ export function serializeResults(results: Results): string {
 /** Written after every pair: to a temporary file, then renamed, so a crash never leaves half a file. */
 export function writeResults(path: string, results: Results): void {
   const tmp = `${path}.tmp`;
-  writeFileSync(tmp, serializeResults(results));
-  renameSync(tmp, path);
+  writing(path, 'results.json', () => {
+    try {
+      writeFileSync(tmp, serializeResults(results));
+      renameSync(tmp, path);
+    } catch (e) {
+      // A half-written copy on a full disk would only keep it full: results.json keeps the last whole write.
+      rmSync(tmp, { force: true });
+      throw e;
+    }
+  });
 }
 
 /** The file's text; with `maxBytes`, a bigger file is refused before it is read into memory. */

@@ -87,7 +87,7 @@ test('a database that is not reachable: setup fails with exit 2, says what to fi
   const repo = makeRepo({ ...shop, 'perfgate.yml': shopConfig('shop_down', closed.port) }, { 'README.md': 'docs only' });
   const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out'), '--seed', '5'], repo);
   assert.equal(run.code, 2, run.stderr + run.stdout);
-  assert.match(run.stderr, /service\.setup failed before start 1 of (base|head)/);
+  assert.match(run.stderr, /service\.setup failed before start 0 \(PERFGATE_START=0\) of (base|head)/);
   assert.match(run.stderr, new RegExp(`cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port} as postgres \\(ECONNREFUSED\\)\\. Start the database, or set PGHOST, PGPORT and PGUSER`));
   assert.deepEqual(processesIn(repo), [], 'no process of the run is left');
 });

@@ -46,7 +46,7 @@ test('a setup that fails stops the run with exit 2, names the start, and keeps w
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '3'], repo);
   assert.equal(run.code, 2, run.stderr + run.stdout);
-  assert.match(run.stderr, /service\.setup failed before start 7 of (base|head): `.*` exited with code 3/);
+  assert.match(run.stderr, /service\.setup failed before start 6 \(PERFGATE_START=6\) of (base|head): `.*` exited with code 3/);
   assert.match(run.stderr, /Connection refused/, 'the end of the setup log is shown');
   const results = readResults(join(out, 'results.json'));
   assert.equal(results.status, 'failed');

@@ -132,3 +132,27 @@ test('perfgate report on a results.json of a later format version says which ver
   assert.match(run.stderr, /has results version 2 \(written by perfgate 7\.0\.0\); this perfgate \(.+\) reads versions up to 1\. Upgrade perfgate to 7\.0\.0 or later to report it\./);
   assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack');
 });
+
+test('a copy that cannot be written: the verdict is still printed, the complete results.json named, exit 2 for the copy', async () => {
+  const results = join(ROOT, 'test/fixtures/results/v0.1-calibration-5pct.json');
+  const file = join(mkdtempSync(join(tmpdir(), 'perfgate-unwritable-')), 'a-file');
+  writeFileSync(file, '');
+  const run = await runCli(['report', results, '--markdown', join(file, 'report.md'), '--verdicts', join(file, 'verdicts.json')], ROOT);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stdout, /^perfgate: /m, 'the verdict');
+  assert.ok(run.stderr.includes(`Cannot write the markdown report at ${join(file, 'report.md')}: a part of the path is a file where a directory is expected. Choose a place you can write with --markdown.`), run.stderr);
+  assert.ok(run.stderr.includes(`Cannot write the verdicts at ${join(file, 'verdicts.json')}`), run.stderr);
+  assert.ok(run.stderr.includes(`exit status 0 on its own) and the complete results are in ${results}. perfgate exits 2 only because these copies could not be written.`), run.stderr);
+  assert.doesNotMatch(run.stderr, /\n\s+at |unexpected error/, 'no stack');
+});
+
+test('compare --out where a file stands: names the run directory and --out, exit 2, no stack, nothing checked out', async () => {
+  const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, { 'README.md': 'x' });
+  const file = join(repo, '.a-file');
+  writeFileSync(file, '');
+  const run = await runCli(['compare', '--base', 'main', '--out', join(file, 'run')], repo);
+  assert.equal(run.code, 2, run.stderr);
+  assert.ok(run.stderr.includes(`Cannot write the run directory at ${join(file, 'run')}: a part of the path is a file where a directory is expected. Choose a place you can write with --out.`), run.stderr);
+  assert.doesNotMatch(run.stderr, /\n\s+at |unexpected error/, 'no stack');
+  assert.equal(worktrees(repo), 1, 'no worktree was added');
+});

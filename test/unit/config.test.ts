@@ -519,8 +519,10 @@ describe('gate', () => {
 describe('service', () => {
   const serviceOf = (service: object) => resolveConfig({ document: { ...MINIMAL, service } }).service;
 
-  test('install: omitted = auto (null); false or "" = skip (\'\')', () => {
+  test('install: omitted = auto (null); false, "false", "none" or "" = skip (\'\'), never /bin/false', () => {
     assert.equal(serviceOf({ start: 'x' }).install, null);
+    assert.equal(serviceOf({ start: 'x', install: 'false' }).install, '');
+    assert.equal(serviceOf({ start: 'x', install: ' none\n' }).install, '');
     assert.equal(serviceOf({ start: 'x', install: false }).install, '');
     assert.equal(serviceOf({ start: 'x', install: '' }).install, '');
     assert.equal(serviceOf({ start: 'x', install: ' pnpm i \n' }).install, 'pnpm i');

@@ -365,3 +365,10 @@ describe('errors: a head that answers errors where base answered as expected', (
     assert.equal(off.decision, 'pass');
   });
 });
+
+test('an underpowered run says no change could be detected, never "about NaN%"', () => {
+  const pairs = Array.from({ length: 4 }, (_, i): [number, number] => [1000, 1000 + (i % 2 ? 30 : -20)]);
+  const messages = assessResults(resultsFromPairs(pairs)).warnings.map((w) => w.message);
+  assert.ok(messages.includes('throughput is inconclusive: the run had too few start pairs for its interval to have finite bounds, so no change of any size could be detected against the 2% limit. More starts (load.blocks × load.instances) narrow the interval.'), messages.join('\n'));
+  assert.doesNotMatch(messages.join('\n'), /NaN/);
+});

@@ -39,7 +39,7 @@ test('every option reaches its key in perfgate.yml, and the result validates', (
     'profile-duration': '2s',
   });
   assert.deepEqual(overrides, {
-    service: { start: 'node s.js', install: false, cwd: 'svc', ready: { path: '/health', timeout: '20s' } },
+    service: { start: 'node s.js', install: 'false', cwd: 'svc', ready: { path: '/health', timeout: '20s' } },
     load: { pairs: 20, pipelining: 4 },
     benchmarks: { files: ['bench/*.js'], rounds: 12 },
     profile: false,
@@ -47,6 +47,7 @@ test('every option reaches its key in perfgate.yml, and the result validates', (
   const config = resolveConfigWithScenarios({ document: { scenarios: ['GET /'] }, overrides }, []);
   assert.equal(config.scenarios[0]!.pipelining, 4);
   assert.equal(config.service.ready.timeoutMs, 20_000);
+  assert.equal(config.service.install, '', 'the input "false" skips the install, as in perfgate.yml');
 });
 
 test('scenarios: a name selects from the file, a scenario line adds one, anything else names what there is', () => {

@@ -302,7 +302,8 @@ async function runSetup(options: StartOptions, command: string, sideEnv: Record<
   if (result.code === 0) return;
   const how = result.timedOut ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} min` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
   throw new SetupError(
-    `service.setup failed before ${typeof options.start === 'number' ? `start ${options.start + 1}` : `the ${options.start} start`} of ${options.side}: \`${command}\` ${how}. ` +
+    // The number the command itself saw (PERFGATE_START) and the setup log shows: one numbering, from 0.
+    `service.setup failed before ${typeof options.start === 'number' ? `start ${options.start} (PERFGATE_START=${options.start})` : `the ${options.start} start`} of ${options.side}: \`${command}\` ${how}. ` +
       `Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}\n${tailFile(logFile, 15)}`,
   );
 }
