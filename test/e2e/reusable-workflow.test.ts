@@ -88,5 +88,6 @@ test('gate.yml called from a pull_request workflow: measure fails the regression
     { jobs: { measure: { outputs: measureOutputs } } },
   );
   assert.equal(callOutputs.decision, 'fail');
-  assert.match(callOutputs['worst-change']!, /GET \/work throughput [-−]\d/);
+  // The regressed scenario's worst metric, whichever it is (throughput, a latency percentile…).
+  assert.match(callOutputs['worst-change']!, /^GET \/work \S+ [-−+]\d.*\(regression\)$/);
 });

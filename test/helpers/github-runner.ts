@@ -79,7 +79,11 @@ export interface ActionRunOptions {
   timeoutMs?: number;
   /** More variables the runner sets (ACTIONS_ID_TOKEN_REQUEST_TOKEN with id-token: write, …). */
   env?: Record<string, string>;
-  /** The dist/ directory to run; default this repository's (beside its node_modules, unlike GitHub's copy). */
+  /**
+   * The dist/ directory to run, where it is (a test that lays the action out as the runner does,
+   * readable by `user`); default this repository's (beside its node_modules, unlike GitHub's
+   * copy), which runs from a copy when a `user` is given.
+   */
   distDir?: string;
   /** A command the action's node is started through (e.g. unshare), with its arguments. */
   wrapper?: string[];
@@ -152,7 +156,8 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
     if (workspace !== temp) giveTree(workspace, options.user);
   }
   const [program, ...prefix] = [...(options.user ? asUser(options.user) : []), ...(options.wrapper ?? []), shared?.copy('node', NODE24) ?? NODE24];
-  const child = spawn(program!, [...prefix, join(shared?.copy('dist', distDir) ?? distDir, 'index.js')], { cwd: workspace, env });
+  const runDir = options.distDir ?? shared?.copy('dist', distDir) ?? distDir;
+  const child = spawn(program!, [...prefix, join(runDir, 'index.js')], { cwd: workspace, env });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {
