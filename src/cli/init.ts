@@ -108,7 +108,10 @@ export async function runInit(request: InitRequest, io: InitIo): Promise<void> {
   const config: InitConfig = {
     ...(start && { start }),
     cwd,
-    ...(start && facts.packageManager && { install: facts.packageManager.install }),
+    ...(start &&
+      facts.packageManager && {
+        install: `${facts.packageManager.install}${facts.ignoredLockfiles.length ? `: ${facts.ignoredLockfiles.join(' and ')} ignored by git` : ''}`,
+      }),
     ...(start && drivers.length > 0 && { databaseDrivers: drivers }),
     ...readyPath,
     ...(readyTimeout && { readyTimeout: readyTimeout.trim() }),

@@ -143,6 +143,7 @@ test('init and plan on an app whose GET routes write: the writing routes are lis
   assert.deepEqual(config.scenarios.map((s) => s.name), ['GET /users', 'GET /users/1', 'GET /users/1/address']);
   for (const route of WRITING) assert.doesNotMatch(text, new RegExp(`^ *(# )?- ${route}`, 'm'), route);
   assert.match(text, /^ {2}# not asked and not written, as their path or handler says they change data: GET \/users\/empty, /m);
+  assert.match(text, /^ {2}# install: chosen from the lockfile \(npm install: package-lock\.json ignored by git\)/m);
   assert.match(text, /^ {2}# setup: node scripts\/db-setup\.js # package\.json has pg: a database per side/m);
   // the workflow runs PostgreSQL beside the job and tells every command where it is
   const workflowPath = join(repo, '.github', 'workflows', 'perf.yml');
