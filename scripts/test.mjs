@@ -6,8 +6,8 @@
 // Unit tests are pure and run side by side, one process per core. Integration and e2e files
 // put real load on real services, and two of them at once on a 2-core machine would measure
 // each other, so they run one file at a time. Each file's wall time is printed at the end
-// (and written to $PERFGATE_TEST_TIMINGS as JSON lines when that is set), so the slow ones
-// are seen.
+// (and written to $PERFGATE_TEST_TIMINGS as JSON lines, with each top-level test's time, when
+// that is set), so the slow ones are seen.
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -60,6 +60,24 @@ function addCounts(tapFile) {
   }
 }
 
+/** The top-level tests of a TAP stream with their durations, slowest first. */
+function topLevelTests(tapFile) {
+  let lines = [];
+  try {
+    lines = readFileSync(tapFile, 'utf8').split('\n');
+  } catch {
+    return [];
+  }
+  const tests = [];
+  for (let i = 0; i < lines.length; i++) {
+    const m = lines[i].match(/^(?:not )?ok \d+ - (.*)$/);
+    if (!m) continue;
+    const d = lines.slice(i + 1, i + 6).find((l) => /^ {2}duration_ms: /.test(l));
+    if (d) tests.push({ name: m[1], ms: Math.round(Number(d.split(': ')[1])) });
+  }
+  return tests.sort((a, b) => b.ms - a.ms);
+}
+
 /** One `node --test` over `files`; resolves with its exit code and wall time. */
 function runNodeTest(files, concurrency) {
   const started = Date.now();
@@ -83,7 +101,7 @@ function runNodeTest(files, concurrency) {
     );
     child.on('exit', (code, signal) => {
       addCounts(tap);
-      resolve({ code: code ?? (signal ? 1 : 0), ms: Date.now() - started });
+      resolve({ code: code ?? (signal ? 1 : 0), ms: Date.now() - started, tests: topLevelTests(tap) });
     });
   });
 }
@@ -98,7 +116,7 @@ if (pure.length) {
 }
 for (const file of loaded) {
   const r = await runNodeTest([file], 1);
-  timings.push({ file, ms: r.ms, code: r.code });
+  timings.push({ file, ms: r.ms, code: r.code, tests: r.tests });
   failed ||= r.code !== 0;
 }
 
