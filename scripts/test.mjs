@@ -3,11 +3,19 @@
 // `npm test` runs everything; `npm test -- unit` (or integration, e2e) runs one layer;
 // `npm test -- test/integration/init.test.ts` runs named files.
 //
-// Unit tests are pure and run side by side, one process per core. Integration and e2e files
-// put real load on real services, and two of them at once on a 2-core machine would measure
-// each other, so they run one file at a time. Each file's wall time is printed at the end
-// (and written to $PERFGATE_TEST_TIMINGS as JSON lines, with each top-level test's time, when
-// that is set), so the slow ones are seen.
+// Unit tests are pure and run first, side by side, one process per core. Integration and e2e
+// files put real load on real services, so they run in two lanes, one file at a time in each:
+// - the load lane: the files whose assertions rest on what the load measured (a small
+//   regression caught, an A/A pass at the default level, a fixed rate held, the culprit named
+//   from a profile), which a second load on this 2-core machine would disturb;
+// - the beside lane: the files that say so on a line of their own (`// lane: beside`, with the
+//   reason). Their assertions are about behaviour, not measurement: plumbing around a tenfold
+//   regression, an A/A pass at alpha 0.001, a security boundary, an init, a micro-benchmark
+//   library captured (whose verdicts test 10x changes). A neighbour's load cannot change them.
+// PERFGATE_TEST_LANES=1 runs every file in one lane, one at a time.
+//
+// Each file's wall time is printed at the end (and written to $PERFGATE_TEST_TIMINGS as JSON
+// lines, with each top-level test's time, when that is set), so the slow ones are seen.
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -41,6 +49,11 @@ if (selected.length === 0) {
 }
 const pure = selected.filter((f) => f.startsWith(join('test', 'unit')));
 const loaded = selected.filter((f) => !pure.includes(f));
+const oneLane = process.env.PERFGATE_TEST_LANES === '1';
+/** Whether a file says, on a line of its own near its top, that it may run beside the load lane. */
+const saysBeside = (file) => /^\/\/ lane: beside\b/m.test(readFileSync(file, 'utf8').slice(0, 4000));
+const beside = oneLane ? [] : loaded.filter(saysBeside);
+const loadLane = loaded.filter((f) => !beside.includes(f));
 
 const tapDir = mkdtempSync(join(tmpdir(), 'perfgate-tests-'));
 const counts = { pass: 0, fail: 0, skipped: 0 };
@@ -78,8 +91,11 @@ function topLevelTests(tapFile) {
   return tests.sort((a, b) => b.ms - a.ms);
 }
 
-/** One `node --test` over `files`; resolves with its exit code and wall time. */
-function runNodeTest(files, concurrency) {
+/**
+ * One `node --test` over `files`; resolves with its exit code and wall time. With `buffered`, its
+ * report is printed whole when it ends, so two lanes' reports do not interleave line by line.
+ */
+function runNodeTest(files, concurrency, { buffered = false } = {}) {
   const started = Date.now();
   const tap = join(tapDir, `${runs++}.tap`);
   return new Promise((resolve) => {
@@ -97,9 +113,15 @@ function runNodeTest(files, concurrency) {
         ...passThrough,
         ...files,
       ],
-      { stdio: 'inherit' },
+      { stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' },
     );
-    child.on('exit', (code, signal) => {
+    const output = [];
+    if (buffered) {
+      child.stdout.on('data', (chunk) => output.push(chunk));
+      child.stderr.on('data', (chunk) => output.push(chunk));
+    }
+    child.on('close', (code, signal) => {
+      if (buffered) process.stdout.write(Buffer.concat(output));
       addCounts(tap);
       resolve({ code: code ?? (signal ? 1 : 0), ms: Date.now() - started, tests: topLevelTests(tap) });
     });
@@ -114,17 +136,23 @@ if (pure.length) {
   timings.push({ file: `${pure.length} unit files (in parallel)`, ms: r.ms, code: r.code });
   failed ||= r.code !== 0;
 }
-for (const file of loaded) {
-  const r = await runNodeTest([file], 1);
-  timings.push({ file, ms: r.ms, code: r.code, tests: r.tests });
-  failed ||= r.code !== 0;
+/** Runs `files` one after another; both lanes run at once, so each file's report is printed whole. */
+async function runLane(files, name, buffered) {
+  for (const file of files) {
+    const r = await runNodeTest([file], 1, { buffered });
+    timings.push({ file, lane: name, ms: r.ms, code: r.code, tests: r.tests });
+    failed ||= r.code !== 0;
+  }
 }
+const twoLanes = loadLane.length > 0 && beside.length > 0;
+await Promise.all([runLane(loadLane, 'load', twoLanes), runLane(beside, 'beside', twoLanes)]);
 
 const total = Date.now() - suiteStart;
 const width = Math.max(...timings.map((t) => t.file.length));
 console.log('\nwall time per file, slowest first:');
 for (const t of [...timings].sort((a, b) => b.ms - a.ms)) {
-  console.log(`  ${t.file.padEnd(width)}  ${(t.ms / 1000).toFixed(1).padStart(7)} s${t.code ? '  FAILED' : ''}`);
+  const lane = twoLanes && t.lane ? `  (${t.lane} lane)` : '';
+  console.log(`  ${t.file.padEnd(width)}  ${(t.ms / 1000).toFixed(1).padStart(7)} s${lane}${t.code ? '  FAILED' : ''}`);
 }
 console.log(`  ${'all'.padEnd(width)}  ${(total / 1000).toFixed(1).padStart(7)} s`);
 if (process.env.PERFGATE_TEST_TIMINGS) {

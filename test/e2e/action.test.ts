@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';

@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 // The stored baseline end to end, with the action bundled from this source into a temporary
 // directory: mode: record on a push stores the base commit's record as an artifact; a pull
 // request with baseline: stored finds it through the artifacts API, measures head alone and

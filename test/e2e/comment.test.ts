@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 /**
  * The GitHub side of the bundled action, end to end: dist/index.js under Node 24 in report
  * mode (no load is run: a fabricated results.json is the measuring run's artifact), against a

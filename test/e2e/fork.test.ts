@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 /**
  * The fork-safe pair, end to end through the bundle: a pull request from a fork is measured
  * with a read-only token (gate mode: summary, outputs, artifacts, no comment), then a

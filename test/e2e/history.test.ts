@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 /**
  * `perfgate history --github` end to end: the CLI lists main's runs through the local REST API,
  * downloads each results artifact from Azurite (uploaded there by the artifact toolkit, as a

@@ -1,3 +1,4 @@
+// lane: beside — it tests what a hostile pull request can change, not what the load measured.
 /**
  * A hostile pull request against perfgate's own files, with the bundled action laid out as the
  * runner lays actions out (_work/_actions/<owner>/<repo>/<ref>/, owned by the step's user, the

@@ -1,3 +1,4 @@
+// lane: beside — it tests what a hostile pull request can reach, not what the load measured.
 /**
  * A hostile pull request against the bundled action (Node 24, the local GitHub API, Azurite):
  * its install script, build and service (test/fixtures/hostile) try every way to a token and

@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 // The package as a user gets it: `npm pack`, installed into a fresh project of their own, and
 // `npx perfgate` run there. Nothing of this repository's node_modules or sources is used.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 /**
  * The reusable workflow (.github/workflows/gate.yml) run job by job as the runner would: each
  * job's `if:` decided on the caller's event, the perfgate steps' `with:` evaluated from the

@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 /**
  * Shards over a matrix, end to end through the bundled action (built into a temporary directory,
  * run under Node 24 the way the runner runs it) against the local GitHub API and the results

@@ -1,3 +1,4 @@
+// lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 // The 0x install between action runs: GitHub fetches the action's dist/ without node_modules, so
 // the first run installs the pinned 0x and saves it to the Actions cache; a later run restores it
 // and starts no npm. The bundle runs from a copy of dist/ with no node_modules above it, against

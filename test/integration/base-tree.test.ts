@@ -1,3 +1,4 @@
+// lane: beside — it tests the seal on base's tree, with A/A at alpha 0.001.
 /**
  * A hostile head that writes into base's worktree (a sibling of its own, same user) to make base
  * slow: test/fixtures/unfair/tamper.js. perfgate seals base's tracked files, node_modules and

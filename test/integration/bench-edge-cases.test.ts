@@ -1,3 +1,4 @@
+// lane: beside — its regression is 10x; it tests what the run does with broken, hanging, added and removed files.
 /**
  * One run through the CLI with everything that is not a plain comparison: a lone Benchmark
  * whose head is 10× slower (a gated regression that fails the build), the project's own patched

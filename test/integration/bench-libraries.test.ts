@@ -1,3 +1,4 @@
+// lane: beside — its changed benchmarks are 10x apart and its A/A accepts "inconclusive"; each benchmark process uses one core.
 /**
  * Each library, from CommonJS and from ESM, through the whole CLI: in each suite one benchmark
  * does 10× less work on head (improvement), one 10× more (regression), one the same (A/A).

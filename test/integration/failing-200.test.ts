@@ -1,3 +1,4 @@
+// lane: beside — it tests the check of answers before any timed load.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';

@@ -1,3 +1,4 @@
+// lane: beside — it renders recorded results in a browser.
 // The history page as a reader opens it: headless Chromium, no network, uPlot inlined. Each
 // metric's chart is drawn (a canvas with more than a background's colours), and the change points
 // are marked: a red line at the code shift, a grey one where the kernel changed.

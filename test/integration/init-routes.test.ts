@@ -1,3 +1,4 @@
+// lane: beside — init and plan put no timed load.
 /**
  * `perfgate init` on services written with real frameworks at current versions (express 5,
  * fastify 5, koa 3 with @koa/router; express 4 is in test/integration/init.test.ts): it reads the

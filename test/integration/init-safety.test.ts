@@ -1,3 +1,4 @@
+// lane: beside — init and plan put no timed load.
 /**
  * `perfgate init` and `perfgate plan` on a service whose GET routes include some that write
  * (test/fixtures/db/destructive: express 5 and pg on a real PostgreSQL, test/helpers/postgres.ts):

@@ -1,3 +1,4 @@
+// lane: beside — init and plan put no timed load.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

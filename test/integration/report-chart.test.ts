@@ -1,3 +1,4 @@
+// lane: beside — it renders recorded results in a browser.
 // The chart of the gated changes as a reader sees it: the report's ```mermaid blocks drawn by
 // Mermaid's browser build in headless Chromium, the way GitHub draws them in a comment.
 import assert from 'node:assert/strict';

@@ -1,3 +1,4 @@
+// lane: beside — it tests a start's environment, with no load.
 /**
  * What every start of a service gets in its environment that is about the start alone: a
  * PM2_HOME of its own (PM2 keeps its daemon's sockets there; starts that share one talk to one

@@ -1,3 +1,4 @@
+// lane: beside — its runs are A/A at alpha 0.001 or a tenfold regression; it tests when setup runs.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

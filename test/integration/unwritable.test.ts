@@ -1,3 +1,4 @@
+// lane: beside — it tests where results are written, on identical code.
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
