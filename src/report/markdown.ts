@@ -6,14 +6,13 @@
 import type { FunctionChange } from '../profile/diff.js';
 import { describeLocation } from '../profile/frames.js';
 import type { Assessment } from '../assess/types.js';
-import type { Environment, MetricComparison, Results } from '../results/types.js';
+import type { Environment, Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { formatCount, formatDurationUs, formatInteger, formatInterval, formatPercent, truncate } from '../stats/format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { formatCount, formatDurationUs, formatInteger, truncate } from '../stats/format.js';
+import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
-import { escapeMarkdown, escapeUrl, formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, repositoryFileUrl } from './format.js';
+import { escapeMarkdown, escapeUrl, formatChangeOf, formatMetricName, repositoryFileUrl } from './format.js';
 import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
-import { type HealthCell, type HealthRow, type Tone, verdictTone } from './rows.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -31,7 +30,10 @@ import {
   rowName,
   sourceSide,
 } from './hot-functions.js';
+import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
+import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { renderIoMarkdown } from './io.js';
+import { markdownTable, tableHead, tableRow } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
 import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -40,11 +42,9 @@ import {
   describeAnswer,
   describeCounts,
   describeNothingChanged,
-  FAILING_IMPROVEMENT,
   nothingChanged,
   orderRows,
   type ReportRow,
-  rowTone,
   worstGatedChange,
 } from './verdicts.js';
 
@@ -84,36 +84,6 @@ export interface MarkdownOptions {
   healthRows?: 'all' | 'notable';
   /** false leaves out the chart of the gated changes (to fit a size limit: it repeats the table's numbers). Default true. */
   chart?: boolean;
-}
-
-const VERDICT_CELLS: Record<Tone, string> = {
-  fail: '❌ regression',
-  warn: '⚠️ regression',
-  good: '✅ improvement',
-  neutral: 'unchanged',
-  unknown: '❔ inconclusive',
-};
-
-/** One table row; cells must already be escaped. */
-function tableRow(cells: string[]): string {
-  return `| ${cells.join(' | ')} |`;
-}
-
-/** A header row and its delimiter row; `r` in `align` right-aligns a column (numbers). */
-function tableHead(headers: string[], align: string): string {
-  const delimiters = headers.map((_, i) => (align[i] === 'r' ? '--:' : ':--'));
-  return [tableRow(headers), tableRow(delimiters)].join('\n');
-}
-
-/** The scenario on the first row of its group only, so groups stand out. */
-function scenarioCell(row: ReportRow): string {
-  return row.firstOfScenario ? `${escapeMarkdown(row.comparison.scenario)}${row.rate ? `<br>${row.rate}` : ''}` : '';
-}
-
-/** Gated metrics are bold (the legend says so). */
-function metricCell(c: MetricComparison): string {
-  const name = formatMetricName(c.metric);
-  return c.gated ? `**${name}**` : name;
 }
 
 /** Whether an accept label turns this run's failing decision into a pass. */
@@ -179,39 +149,11 @@ function renderMethodLine(results: Results, analysis: Assessment, options: Markd
   return `${describeSides(results, escapeMarkdown, commitLink(results, options))} · ${describeSetup(results, analysis, escapeMarkdown)}`;
 }
 
-function renderComparisonRow(row: ReportRow): string {
-  const c = row.comparison;
-  return tableRow([
-    scenarioCell(row),
-    metricCell(c),
-    formatValue(c.metric, c.baseMedian),
-    formatValue(c.metric, c.headMedian),
-    formatMetricChange(c),
-    rowTone(row) !== verdictTone(c) ? `❔ ${FAILING_IMPROVEMENT}` : VERDICT_CELLS[verdictTone(c)],
-  ]);
-}
-
 function renderTable(rows: ReportRow[], limit: MarkdownOptions['rows']): string {
   if (rows.length === 0) return '_Nothing was compared: no pair was measured._';
-  const head = tableHead(['scenario', 'metric', 'base (median)', 'head (median)', 'paired change (95% CI)', 'verdict'], 'llrrll');
-  if (limit === undefined) return [head, ...rows.map(renderComparisonRow)].join('\n');
+  if (limit === undefined) return markdownTable(verdictTable(rows));
   const kept = new Set(limit.select(rows));
-  const shown = rows
-    .filter((row) => kept.has(row))
-    .map((row, i, all) => ({ ...row, firstOfScenario: i === 0 || all[i - 1]!.comparison.scenario !== row.comparison.scenario }));
-  return [[head, ...shown.map(renderComparisonRow)].join('\n'), limit.note].join('\n\n');
-}
-
-const BENCHMARK_CELLS: Record<Exclude<BenchmarkStatus, Tone>, string> = {
-  added: '➕ added',
-  removed: '➖ removed',
-  failed: '⚠️ not compared',
-};
-
-function benchmarkVerdictCell(row: BenchmarkRow): string {
-  if (row.status === 'added' || row.status === 'removed') return BENCHMARK_CELLS[row.status];
-  if (row.status === 'failed') return `${BENCHMARK_CELLS.failed}${row.reason ? `: ${escapeMarkdown(row.reason)}` : ''}`;
-  return VERDICT_CELLS[row.status];
+  return [markdownTable(verdictTable(rows.filter((row) => kept.has(row)))), limit.note].join('\n\n');
 }
 
 /** The "Micro-benchmarks" table: one row per benchmark, compared or listed. */
@@ -222,12 +164,7 @@ function renderBenchmarks(results: Results, analysis: Assessment): string | null
   if (rows.length === 0) return `${intro}
 
 _No micro-benchmark gave a number on either side._`;
-  const head = tableHead(['benchmark', 'base ops/s', 'head ops/s', 'change (95% CI)', 'verdict'], 'lrrll');
-  const lines = rows.map((row) => {
-    const name = escapeMarkdown(row.label);
-    return tableRow([row.gated ? `**${name}**` : name, row.base, row.head, row.change, benchmarkVerdictCell(row)]);
-  });
-  return [intro, '', head, ...lines].join('\n');
+  return [intro, '', markdownTable(benchmarkTable(rows))].join('\n');
 }
 
 /** What bold means, and a pointer to the warnings (they sit in the details). */
@@ -283,27 +220,6 @@ function renderMethod(results: Results): string {
   ].join(' ');
 }
 
-/** Detectable change beyond the limit: this run could not have seen a change of that size. */
-function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'> & { metric?: MetricComparison['metric'] }): string {
-  const text = c.metric ? formatLimit(c.metric, c.detectable) : formatPercent(c.detectable);
-  return c.detectable > c.limit ? `${text} ⚠️` : text;
-}
-
-function renderNoiseRow(row: ReportRow): string {
-  const c = row.comparison;
-  const band = c.noise.pairs;
-  const starts = c.noise.starts;
-  return tableRow([
-    scenarioCell(row),
-    metricCell(c),
-    band === null ? 'n/a' : formatInterval(band.q1, band.q3),
-    starts === null ? 'n/a' : formatInterval(starts.q1, starts.q3),
-    detectableCell(c),
-    formatLimit(c.metric, c.limit),
-    c.pairs === undefined ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`,
-  ]);
-}
-
 /** Each start pair's own change of the gated metrics, so a reader sees whether the starts agree. */
 function renderStarts(rows: ReportRow[]): string | null {
   const lines = rows
@@ -318,8 +234,7 @@ function renderNoise(rows: ReportRow[]): string | null {
   if (rows.length === 0) return null;
   const intro =
     '**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
-  const head = tableHead(['scenario', 'metric', 'per-pair change, middle half (%)', 'per-start change, middle half (%)', 'smallest detectable', 'limit', 'start pairs (pairs)'], 'llrrrrr');
-  return [[intro, '', head, ...rows.map(renderNoiseRow)].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
+  return [[intro, '', markdownTable(noiseTable(rows))].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
 }
 
 function renderEnvironment(env: Environment): string {
@@ -346,29 +261,12 @@ function renderWarnings(analysis: Assessment): string | null {
 function renderFailures(analysis: Assessment): string | null {
   const tallies = analysis.failedRequests;
   if (tallies.length === 0) return null;
-  const head = tableHead(['scenario', 'side', 'requests', 'non-2xx', 'errors', 'timeouts'], 'llrrrr');
-  const rows = tallies.map((t) =>
-    tableRow([escapeMarkdown(t.scenario), t.side, ...[t.requests, t.non2xx, t.errors, t.timeouts].map(formatCount)]),
-  );
-  return ['**Failed requests.**', '', head, ...rows].join('\n');
+  return ['**Failed requests.**', '', markdownTable(failuresTable(analysis))].join('\n');
 }
 
 function renderBenchmarkNoise(analysis: Assessment): string | null {
-  const comparisons = analysis.benchmarks?.comparisons ?? [];
-  if (comparisons.length === 0) return null;
-  const head = tableHead(['benchmark', 'per-round change, middle half (%)', 'smallest detectable', 'limit', 'rounds used'], 'lrrrr');
-  const lines = comparisons.map((c) => {
-    const band = c.noise.pairs;
-    const name = escapeMarkdown(c.label);
-    return tableRow([
-      c.gated ? `**${name}**` : name,
-      band === null ? 'n/a' : formatInterval(band.q1, band.q3),
-      detectableCell(c),
-      formatPercent(c.limit),
-      formatCount(c.n),
-    ]);
-  });
-  return ['**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.', '', head, ...lines].join('\n');
+  if ((analysis.benchmarks?.comparisons ?? []).length === 0) return null;
+  return ['**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.', '', markdownTable(benchmarkNoiseTable(analysis))].join('\n');
 }
 
 /** Longest stderr excerpt per failed file in the comment; the whole log is in the artifacts. */
@@ -402,38 +300,15 @@ function renderDetails(results: Results, analysis: Assessment, rows: ReportRow[]
 
 /* ---------- service health ---------- */
 
-function healthCell(cell: HealthCell): string {
-  switch (cell.kind) {
-    case 'verdict':
-      return VERDICT_CELLS[cell.tone];
-    case 'leak':
-      if (cell.tone === 'fail' || cell.tone === 'warn') return `${cell.tone === 'fail' ? '❌' : '⚠️'} possible leak`;
-      return cell.tone === 'good' ? '✅ growth gone' : VERDICT_CELLS[cell.tone];
-    case 'generator':
-      return cell.bound ? '⚠️ at its limit' : '';
-    default:
-      return '';
-  }
-}
-
-function healthRow(row: HealthRow): string {
-  const metric = row.gated ? `**${row.metric}**` : row.metric;
-  return tableRow([row.firstOfScenario ? escapeMarkdown(row.scenario) : '', metric, row.base, row.head, row.change, healthCell(row.cell)]);
-}
-
 /** The "Service health" table and its hints; null when the run has no health data. */
 function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOptions['healthRows']): string | null {
   const rows = healthRows(results, analysis);
   const hints = analysis.health?.hints ?? [];
   if (rows.length === 0 && hints.length === 0) return null;
-  const shown = (mode === 'notable' ? rows.filter((r) => r.notable) : rows).map((row, i, all) => ({
-    ...row,
-    firstOfScenario: i === 0 || all[i - 1]!.scenario !== row.scenario,
-  }));
+  const shown = mode === 'notable' ? rows.filter((r) => r.notable) : rows;
   const parts = [`**Service health** · ${describeHealthMethod(results)}.`];
   if (shown.length > 0) {
-    const head = tableHead(['scenario', 'metric', 'base', 'head', 'change (95% CI)', 'verdict'], 'llrrll');
-    parts.push([head, ...shown.map(healthRow)].join('\n'));
+    parts.push(markdownTable(healthTable(shown)));
   }
   if (shown.length < rows.length) parts.push('_Unchanged health metrics are left out to keep this text short._');
   if (hints.length > 0) {

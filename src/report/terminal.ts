@@ -4,7 +4,6 @@
  */
 
 import { join } from 'node:path';
-import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
 import type { FunctionChange } from '../profile/diff.js';
@@ -13,10 +12,9 @@ import type { Assessment } from '../assess/types.js';
 import type { MetricComparison, Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatPercent } from '../stats/format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
-import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, sanitizeText } from './format.js';
+import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { formatChangeOf, formatLimit, formatMetricName, sanitizeText } from './format.js';
 import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
-import { type HealthCell, type Tone, verdictTone } from './rows.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -33,7 +31,10 @@ import {
   regressionCulprits,
   rowName,
 } from './hot-functions.js';
+import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import type { Column } from './document/types.js';
 import { renderIoTerminal } from './io.js';
+import { GATED_MARK, type Paint, painter, renderGrid, terminalGroupedTables, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
 import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -42,11 +43,9 @@ import {
   describeAnswer,
   describeCounts,
   describeNothingChanged,
-  FAILING_IMPROVEMENT,
   nothingChanged,
   orderRows,
   type ReportRow,
-  rowTone,
   worstGatedChange,
 } from './verdicts.js';
 
@@ -65,148 +64,14 @@ export interface TerminalOptions {
   allFunctions?: boolean;
 }
 
-type Style = 'red' | 'yellow' | 'green' | 'bold';
-
-const TONE_STYLE: Record<Tone, Style | null> = {
-  fail: 'red',
-  warn: 'yellow',
-  good: 'green',
-  neutral: null,
-  unknown: 'yellow',
-};
-
-const VERDICT_TEXT: Record<Tone, string> = {
-  fail: '✗ regression',
-  warn: '! regression',
-  good: '✓ improvement',
-  neutral: 'unchanged',
-  unknown: '? inconclusive',
-};
-
 const DEFAULT_WIDTH = 100;
-const MIN_SCENARIO_WIDTH = 8;
-const COLUMN_GAP = '  ';
-const GATED_MARK = ' *';
-
-type Paint = (text: string, style: Style | null) => string;
-
-/** picocolors switches each style back off (not a full reset), so styles nest. */
-function painter(enabled: boolean): Paint {
-  const colors = createColors(enabled);
-  return (text, style) => (style === null ? text : colors[style](text));
-}
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** Cuts text to at most `width` columns, ending in "…" when cut. */
-function fitWidth(text: string, width: number): string {
-  if (displayWidth(text) <= width) return text;
-  let out = '';
-  // Whole graphemes, so an emoji sequence or an accented letter is never cut in two.
-  for (const { segment } of graphemes.segment(text)) {
-    if (displayWidth(out + segment) > width - 1) break;
-    out += segment;
-  }
-  return `${out}…`;
-}
-
-function pad(text: string, width: number, align: 'left' | 'right'): string {
-  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
-  return align === 'left' ? text + fill : fill + text;
-}
-
-interface Column {
-  header: string;
-  align: 'left' | 'right';
-}
-
-const COLUMNS: Column[] = [
-  { header: 'scenario', align: 'left' },
-  { header: 'metric', align: 'left' },
-  { header: 'base', align: 'right' },
-  { header: 'head', align: 'right' },
-  { header: 'change (95% CI)', align: 'left' },
-  { header: 'verdict', align: 'left' },
-];
-
-/**
- * The scenario column: the name on a group's first row, a fixed rate on the row under it (the
- * name's own width stays what it is), or after the name when the group has one row.
- */
-function scenarioText(row: ReportRow, i: number, rows: ReportRow[]): string {
-  if (row.firstOfScenario) return sanitizeText(row.comparison.scenario) + (row.rate && rows[i + 1]?.firstOfScenario !== false ? ` ${row.rate}` : '');
-  return row.rate && rows[i - 1]?.firstOfScenario ? row.rate : '';
-}
-
-function rowCells(row: ReportRow, i: number, rows: ReportRow[]): string[] {
-  const c = row.comparison;
-  return [
-    scenarioText(row, i, rows),
-    formatMetricName(c.metric) + (c.gated ? GATED_MARK : ''),
-    formatValue(c.metric, c.baseMedian),
-    formatValue(c.metric, c.headMedian),
-    formatMetricChange(c),
-    verdictText(row),
-  ];
-}
-
-function verdictText(row: ReportRow): string {
-  const tone = rowTone(row);
-  return tone !== verdictTone(row.comparison) ? `? ${FAILING_IMPROVEMENT}` : VERDICT_TEXT[tone];
-}
-
-/** Widest cell per column; the first column (names) gives way when the table is wider than `width`. */
-function columnWidths(columns: Column[], cells: string[][], width: number): number[] {
-  const widths = columns.map((_, i) => Math.max(...cells.map((row) => displayWidth(row[i]!))));
-  const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (columns.length - 1);
-  const overflow = total - width;
-  if (overflow > 0) widths[0] = Math.max(MIN_SCENARIO_WIDTH, widths[0]! - overflow);
-  return widths;
-}
-
-/** Pads every cell but the last (the verdict), then colours it: escape codes never shift columns. */
-function renderTableLine(columns: Column[], cells: string[], widths: number[], style: Style | null, paint: Paint): string {
-  const last = cells.length - 1;
-  const padded = cells.map((cell, i) => (i === last ? cell : pad(fitWidth(cell, widths[i]!), widths[i]!, columns[i]!.align)));
-  padded[last] = paint(padded[last]!, style);
-  return padded.join(COLUMN_GAP);
-}
-
-/** A header line and one line per row, each row's verdict in its style. */
-function renderGrid(columns: Column[], cells: string[][], styles: (Style | null)[], width: number, paint: Paint): string[] {
-  const widths = columnWidths(columns, [columns.map((c) => c.header), ...cells], width);
-  return [
-    paint(renderTableLine(columns, columns.map((c) => c.header), widths, null, paint), 'bold'),
-    ...cells.map((row, i) => renderTableLine(columns, row, widths, styles[i]!, paint)),
-  ];
-}
 
 const GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
 const COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges–Lehmann), not the ratio of the medians";
 
 function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
   if (rows.length === 0) return ['nothing was compared: no pair was measured'];
-  const styles = rows.map((row) => TONE_STYLE[rowTone(row)]);
-  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
-}
-
-const BENCHMARK_COLUMNS: Column[] = [
-  { header: 'benchmark', align: 'left' },
-  { header: 'base ops/s', align: 'right' },
-  { header: 'head ops/s', align: 'right' },
-  { header: 'change (95% CI)', align: 'left' },
-  { header: 'verdict', align: 'left' },
-];
-
-const BENCHMARK_TEXT: Record<Exclude<BenchmarkStatus, Tone>, [string, Style | null]> = {
-  added: ['+ added', null],
-  removed: ['- removed', null],
-  failed: ['! not compared', 'yellow'],
-};
-
-function benchmarkVerdict(row: BenchmarkRow): [string, Style | null] {
-  if (row.status === 'added' || row.status === 'removed' || row.status === 'failed') return BENCHMARK_TEXT[row.status];
-  return [VERDICT_TEXT[row.status], TONE_STYLE[row.status]];
+  return [...terminalTable(verdictTable(rows), width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 
 /** The micro-benchmark table, after the HTTP one (or alone in a benchmarks-only run). */
@@ -215,18 +80,9 @@ function renderBenchmarks(results: Results, analysis: Assessment, width: number,
   const rows = benchmarkRows(analysis);
   const title = `micro-benchmarks — ${describeBenchmarkMethod(results)}:`;
   if (rows.length === 0) return ['', title, 'no micro-benchmark gave a number on either side'];
-  const verdicts = rows.map(benchmarkVerdict);
-  const cells = rows.map((row, i) => [
-    sanitizeText(row.label) + (row.gated ? GATED_MARK : ''),
-    row.base,
-    row.head,
-    row.change,
-    verdicts[i]![0],
-  ]);
-  const grid = renderGrid(BENCHMARK_COLUMNS, cells, verdicts.map((v) => v[1]), width, paint);
+  const table = benchmarkTable(rows);
   // Reasons are long: under the table, so the names keep their width.
-  const reasons = rows.filter((r) => r.reason !== null).map((r) => `${sanitizeText(r.label)}: not compared, ${sanitizeText(r.reason!)}`);
-  return ['', title, ...grid, ...(httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE]), ...reasons];
+  return ['', title, ...terminalTable(table, width, paint), ...(httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE]), ...terminalVerdictDetails(table)];
 }
 
 /** Lines of a failure message (its stderr tail) shown per failed file. */
@@ -331,22 +187,6 @@ function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
 
 /* ---------- service health ---------- */
 
-function healthVerdict(cell: HealthCell): [string, Style | null] {
-  switch (cell.kind) {
-    case 'verdict':
-      return [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
-    case 'leak':
-      if (cell.tone === 'fail' || cell.tone === 'warn') return [`${cell.tone === 'fail' ? '✗' : '!'} possible leak`, TONE_STYLE[cell.tone]];
-      return cell.tone === 'good' ? ['✓ growth gone', 'green'] : [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
-    case 'generator':
-      return cell.bound ? ['! at its limit', 'yellow'] : ['', null];
-    default:
-      return ['', null];
-  }
-}
-
-const HEALTH_COLUMNS: Column[] = [{ header: 'metric', align: 'left' }, ...COLUMNS.slice(2)];
-
 /**
  * The service-health tables (one per scenario, under its name: the rows are wide) and their
  * hints. Never shortened to a width: the metric names are perfgate's own and short, and a cut
@@ -357,13 +197,7 @@ function renderHealth(results: Results, analysis: Assessment, paint: Paint): str
   const hints = analysis.health?.hints ?? [];
   if (rows.length === 0 && hints.length === 0) return [];
   const lines = ['', `service health — ${describeHealthMethod(results)}:`];
-  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
-    const own = rows.filter((r) => r.scenario === scenario);
-    const verdicts = own.map((row) => healthVerdict(row.cell));
-    const cells = own.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ''), row.base, row.head, row.change, verdicts[i]![0]]);
-    const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
-    lines.push(sanitizeText(scenario), ...grid.map((line) => line.replace(/\s+$/, '')));
-  }
+  lines.push(...terminalGroupedTables(healthTable(rows), paint));
   for (const hint of hints) {
     const mark = isWarningHint(hint) ? paint('!', 'yellow') : '→';
     lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(analysis, hint.scenario)))}`);

@@ -1,0 +1,59 @@
+/**
+ * The report document: what a report says, as typed cells and tables, built once by the document
+ * builders (src/report/document/) from the Assessment. The printers (src/report/print/) only
+ * escape, colour and lay it out, so markdown and the terminal cannot say different things. Pure.
+ */
+
+/** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
+export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
+
+/** The sign before a verdict's words: a tone, or a benchmark only one side has. */
+export type Mark = Tone | 'added' | 'removed';
+
+/**
+ * One cell of a table.
+ * - `text`: words from outside perfgate (a scenario or benchmark name, a path): printers escape them.
+ * - `label`: perfgate's own words (a metric name): printed as they are.
+ * - `figure`: a number perfgate formatted with its unit, or a change with its interval: printed as it is;
+ *   `beyond` marks one past what the run could resolve (a detectable change larger than the limit).
+ * - `verdict`: a mark (its sign and colour are the printer's) and perfgate's words for it; `detail`
+ *   says why, from outside perfgate (a failed benchmark's reason).
+ * A gated cell names what fails the build (bold in markdown, starred in a terminal).
+ */
+export type Cell =
+  | { kind: 'text'; text: string; gated?: boolean }
+  | { kind: 'label'; text: string; gated?: boolean }
+  | { kind: 'figure'; text: string; beyond?: boolean }
+  | { kind: 'verdict'; mark: Mark; words: string; detail?: string };
+
+export interface Column {
+  /** The header a narrow view shows (a terminal, under which a note explains it). */
+  header: string;
+  /** The header where there is room to say more (markdown); default `header`. */
+  long?: string;
+  align: 'left' | 'right';
+}
+
+/** A group of rows (a scenario): its name from outside perfgate, and perfgate's note on it (a fixed rate). */
+export interface Group {
+  name: string;
+  note?: string;
+}
+
+export interface TableRow {
+  /** The group the row belongs to; rows of one group are adjacent. */
+  group?: Group;
+  cells: Cell[];
+}
+
+/** A table; `group` names the column of its rows' groups ("scenario") when they have one. */
+export interface Table {
+  group?: string;
+  columns: Column[];
+  rows: TableRow[];
+}
+
+/** Whether row `i` starts its group (the rows of a group are adjacent): only a group's first row names it. */
+export function startsGroup(rows: readonly TableRow[], i: number): boolean {
+  return i === 0 || rows[i - 1]!.group?.name !== rows[i]!.group?.name;
+}
