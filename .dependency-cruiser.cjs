@@ -67,6 +67,14 @@ module.exports = {
       },
     },
     {
+      name: 'report-words-from-profile-in-the-document',
+      comment:
+        'in report/, only the document builders put profile/\'s names and places into words (report/document/, and report/hot-functions.ts, the hot-function words the action\'s annotations share): the renderers and printers read the built document',
+      severity: 'error',
+      from: { path: '^src/report/', pathNot: ['^src/report/document/', '^src/report/hot-functions\\.ts$'] },
+      to: { path: '^src/profile/' },
+    },
+    {
       name: 'shells-on-top',
       comment: 'the CLI and the action are adapters: no other room imports them',
       severity: 'error',

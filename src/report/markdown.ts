@@ -3,37 +3,30 @@
  * Everything that comes from the user's code or config goes through escapeMarkdown.
  */
 
-import type { FunctionChange } from '../profile/diff.js';
-import { describeLocation } from '../profile/frames.js';
 import type { Assessment } from '../assess/types.js';
 import type { Environment, Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatDurationUs, formatInteger, truncate } from '../stats/format.js';
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
-import { escapeMarkdown, escapeUrl, formatChangeOf, formatMetricName, repositoryFileUrl } from './format.js';
+import { escapeMarkdown, escapeUrl, formatChangeOf, formatMetricName } from './format.js';
 import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
   hintCulprit,
-  hotFunctionCells,
-  hotFunctionSections,
-  packageCells,
   regressionCulprits,
-  rowName,
-  sourceSide,
 } from './hot-functions.js';
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
+import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { renderIoMarkdown } from './io.js';
-import { markdownTable, tableHead, tableRow } from './print/markdown.js';
+import { markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
 import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -319,36 +312,6 @@ function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOpti
 
 /* ---------- hot functions (profiling phase) ---------- */
 
-/** Where own code is on the web: the repository URL, at the commit that was measured (base's for a gone function). */
-function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChange): string | null {
-  const repository = repositoryOf(results, options);
-  const side = sourceSide(c);
-  if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
-  return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
-}
-
-/** A function's row; own code ranked by attributed time shows what its time went into and its self time instead of its total. */
-function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange, attributed: boolean): string {
-  const cells = hotFunctionCells(c);
-  const where = escapeMarkdown(cells.where);
-  const link = sourceLink(results, options, c);
-  return tableRow([
-    escapeMarkdown(cells.name) + (cells.deoptimized ? ' ⚠️' : ''),
-    link === null ? where : `[${where}](${link})`,
-    cells.base,
-    cells.head,
-    `${cells.change}${cells.marker ? ` ${escapeMarkdown(cells.marker)}` : ''}`,
-    ...(attributed ? [escapeMarkdown(cells.spentIn), cells.self] : [cells.totals]),
-  ]);
-}
-
-function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[], attributed = false): string {
-  const head = attributed
-    ? tableHead(['function', 'where', 'base', 'head', 'change', 'spent in', 'self time'], 'llrrrll')
-    : tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
-  return [head, ...rows.map((c) => hotFunctionRow(results, options, c, attributed))].join('\n');
-}
-
 /** "Flamegraphs: head · base · differential", linked when the caller has artifact URLs. */
 function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions): string | null {
   const files = flamegraphFiles(section.profile);
@@ -360,7 +323,8 @@ function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions):
   return `Flamegraphs${where}: ${cells.join(' · ')}`;
 }
 
-function renderHotFunctionSection(results: Results, analysis: Assessment, options: MarkdownOptions, section: HotFunctionSection): string {
+function renderHotFunctionSection(analysis: Assessment, options: MarkdownOptions, part: HotFunctionPart): string {
+  const { section } = part;
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const measure = section.attributed
     ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}`
@@ -369,7 +333,7 @@ function renderHotFunctionSection(results: Results, analysis: Assessment, option
   const own =
     section.own.length === 0
       ? '_No function of the service\'s own code was sampled on either side._'
-      : hotFunctionTable(results, options, section.own, section.attributed);
+      : markdownTable(part.own);
   const parts = [title];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
   parts.push(own);
@@ -377,32 +341,26 @@ function renderHotFunctionSection(results: Results, analysis: Assessment, option
     parts.push(
       [
         `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
-        hotFunctionTable(results, options, section.other),
+        markdownTable(part.other),
         '</details>',
       ].join('\n\n'),
     );
   }
   if (section.packages.length > 0) {
-    const rows = section.packages.map((row) => {
-      const c = packageCells(row);
-      return tableRow([escapeMarkdown(c.name), escapeMarkdown(c.version), c.base, c.head, c.change]);
-    });
     parts.push(
       [
         `<details><summary>By package (the lockfile changed): each package's code with the Node core and V8 code it calls</summary>`,
-        [tableHead(['package', 'version', 'base', 'head', 'change'], 'llrrr'), ...rows].join('\n'),
+        markdownTable(part.packages),
         '</details>',
       ].join('\n\n'),
     );
   }
-  if (section.deoptimized.length > 0) {
-    const items = section.deoptimized.map(
-      (c) => `${escapeMarkdown(c.name)} (${escapeMarkdown(describeLocation(c))}): ${c.deoptReasons.map(escapeMarkdown).join('; ')}`,
-    );
+  if (part.deoptimized.length > 0) {
+    const items = part.deoptimized.map((f) => `${escapeMarkdown(f.name)} (${escapeMarkdown(f.where)}): ${f.note.map(escapeMarkdown).join('; ')}`);
     parts.push(`⚠️ Deoptimized by V8: ${items.join(' · ')}`);
   }
-  if (section.optimization.length > 0) {
-    const items = section.optimization.map((c) => `${escapeMarkdown(rowName(c))} (${escapeMarkdown(describeLocation(c))}) ${escapeMarkdown(describeOptimization(c))}`);
+  if (part.optimization.length > 0) {
+    const items = part.optimization.map((f) => `${escapeMarkdown(f.name)} (${escapeMarkdown(f.where)}) ${f.note.map(escapeMarkdown).join('; ')}`);
     parts.push(`⚠️ ${items.join(' · ')}`);
   }
   const links = flamegraphLinks(section, options);
@@ -414,7 +372,8 @@ function renderHotFunctionSection(results: Results, analysis: Assessment, option
 function renderHotFunctions(results: Results, analysis: Assessment, options: MarkdownOptions): string | null {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
-  const sections = hotFunctionSections(results, analysis, rows);
+  const parts = hotFunctionParts(results, analysis, rows, repositoryOf(results, options));
+  const sections = parts.map((part) => part.section);
   const skipped = describeProfilesSkipped(results, analysis);
   const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
   if (sections.length === 0) return note;
@@ -424,7 +383,7 @@ function renderHotFunctions(results: Results, analysis: Assessment, options: Mar
     : '';
   const change = describeChangeColumn(sections);
   const legend = `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section) => renderHotFunctionSection(results, analysis, options, section)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
+  return [...parts.map((part) => renderHotFunctionSection(analysis, options, part)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
 }
 
 /** The one visible line of a run where nothing changed. */

@@ -4,10 +4,6 @@
  */
 
 import { join } from 'node:path';
-// Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
-import displayWidth from 'string-width';
-import type { FunctionChange } from '../profile/diff.js';
-import { describeLocation } from '../profile/frames.js';
 import type { Assessment } from '../assess/types.js';
 import type { MetricComparison, Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
@@ -18,23 +14,17 @@ import { describeHealthMethod, describeHint, healthRows, isWarningHint } from '.
 import {
   describeChangeColumn,
   describeCulprit,
-  describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
-  type HotFunctionSection,
   hintCulprit,
-  hotFunctionCells,
-  hotFunctionSections,
-  packageCells,
   regressionCulprits,
-  rowName,
 } from './hot-functions.js';
+import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
-import type { Column } from './document/types.js';
 import { renderIoTerminal } from './io.js';
-import { GATED_MARK, type Paint, painter, renderGrid, terminalGroupedTables, terminalTable, terminalVerdictDetails } from './print/terminal.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
 import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -207,71 +197,22 @@ function renderHealth(results: Results, analysis: Assessment, paint: Paint): str
 
 /* ---------- hot functions (profiling phase) ---------- */
 
-const HOT_COLUMNS: Column[] = [
-  { header: 'function', align: 'left' },
-  { header: 'where', align: 'left' },
-  { header: 'base', align: 'right' },
-  { header: 'head', align: 'right' },
-  { header: 'change', align: 'right' },
-  { header: 'total time', align: 'left' },
-];
-
-const PACKAGE_COLUMNS: Column[] = [
-  { header: 'package', align: 'left' },
-  { header: 'version', align: 'left' },
-  { header: 'base', align: 'right' },
-  { header: 'head', align: 'right' },
-  { header: 'change', align: 'right' },
-];
-
-/** Own code ranked by attributed time; "spent in" last, where it may run past the width rather than cut the names. */
-const ATTRIBUTED_COLUMNS: Column[] = [...HOT_COLUMNS.slice(0, 5), { header: 'self time', align: 'left' }, { header: 'spent in', align: 'left' }];
-
-/** A function's cells; own code ranked by attributed time shows its self time and what its time went into instead of its total. */
-function functionCells(c: FunctionChange, attributed = false): string[] {
-  const cells = hotFunctionCells(c);
-  return [
-    sanitizeText(cells.name) + (cells.deoptimized ? ' !' : ''),
-    sanitizeText(cells.where),
-    cells.base,
-    cells.head,
-    cells.change + (cells.marker ? ` ${cells.marker}` : ''),
-    ...(attributed ? [cells.self, sanitizeText(cells.spentIn)] : [cells.totals]),
-  ];
-}
-
-function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Paint): string[] {
-  return renderGrid(HOT_COLUMNS, rows.map((c) => functionCells(c)), rows.map(() => null), width, paint);
-}
-
-function renderHotFunctionSection(section: HotFunctionSection, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
+function renderHotFunctionSection(part: HotFunctionPart, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
+  const { section } = part;
   const measure = section.attributed ? 'own code: time of each function with the code it calls' : 'self time';
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section.profile))}):`];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
-  const cells = section.own.map((c) => functionCells(c, true));
-  const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
-  const ownGrid = section.attributed
-    ? renderGrid(ATTRIBUTED_COLUMNS, cells, section.own.map(() => null), width + lastWidth, paint).map((line) => line.replace(/\s+$/, ''))
-    : renderHotFunctionGrid(section.own, width, paint);
-  lines.push(...(section.own.length > 0 ? ownGrid : ["no function of the service's own code was sampled"]));
+  lines.push(...(section.own.length > 0 ? terminalTable(part.own, width, paint) : ["no function of the service's own code was sampled"]));
   if (section.other.length > 0) {
-    if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...renderHotFunctionGrid(section.other, width, paint));
+    if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...terminalTable(part.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
   if (section.packages.length > 0) {
-    const cells = section.packages.map((row) => {
-      const c = packageCells(row);
-      return [sanitizeText(c.name), sanitizeText(c.version), c.base, c.head, c.change];
-    });
-    lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...renderGrid(PACKAGE_COLUMNS, cells, cells.map(() => null), width, paint));
+    lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...terminalTable(part.packages, width, paint));
   }
-  for (const c of section.deoptimized) {
-    lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join('; ')}`);
-  }
-  for (const c of section.optimization) {
-    lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
-  }
+  for (const f of part.deoptimized) lines.push(`! deoptimized by V8: ${sanitizeText(f.name)} (${sanitizeText(f.where)}): ${f.note.map(sanitizeText).join('; ')}`);
+  for (const f of part.optimization) lines.push(`! ${sanitizeText(f.name)} (${sanitizeText(f.where)}) ${f.note.map(sanitizeText).join('; ')}`);
   const at = (file: string) => sanitizeText(options.runDir ? join(options.runDir, file) : file);
   for (const [i, { kind, file }] of flamegraphFiles(section.profile).entries()) {
     lines.push(`${i === 0 ? 'flamegraphs:' : ' '.repeat(12)} ${kind.padEnd(4)} ${at(file)}`);
@@ -280,11 +221,13 @@ function renderHotFunctionSection(section: HotFunctionSection, analysis: Assessm
 }
 
 function renderHotFunctions(results: Results, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
-  const sections = hotFunctionSections(results, analysis, HOT_FUNCTION_ROWS);
+  // The terminal links nothing: no repository address.
+  const parts = hotFunctionParts(results, analysis, HOT_FUNCTION_ROWS, null);
+  const sections = parts.map((part) => part.section);
   const skipped = describeProfilesSkipped(results, analysis);
   const notes = skipped ? ['', sanitizeText(skipped)] : [];
   if (sections.length === 0) return notes;
-  return [...sections.flatMap((s) => renderHotFunctionSection(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
+  return [...parts.flatMap((part) => renderHotFunctionSection(part, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
 }
 
 /**

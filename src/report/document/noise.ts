@@ -13,7 +13,7 @@ import type { Cell, Table } from './types.js';
 /** The smallest detectable change, marked when beyond the limit: this run could not have seen a change of that size. */
 function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'> & { metric?: MetricComparison['metric'] }): Cell {
   const text = c.metric ? formatLimit(c.metric, c.detectable) : formatPercent(c.detectable);
-  return { kind: 'figure', text, ...(c.detectable > c.limit && { beyond: true }) };
+  return { kind: 'figure', text, ...(c.detectable > c.limit && { warn: true }) };
 }
 
 function band(q: { q1: number; q3: number } | null): Cell {

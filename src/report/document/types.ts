@@ -12,18 +12,20 @@ export type Mark = Tone | 'added' | 'removed';
 
 /**
  * One cell of a table.
- * - `text`: words from outside perfgate (a scenario or benchmark name, a path): printers escape them.
+ * - `text`: words from outside perfgate (a scenario or benchmark name, a path): printers escape them;
+ *   `href`: where it links to (a view with links makes it one).
  * - `label`: perfgate's own words (a metric name): printed as they are.
- * - `figure`: a number perfgate formatted with its unit, or a change with its interval: printed as it is;
- *   `beyond` marks one past what the run could resolve (a detectable change larger than the limit).
+ * - `figure`: a number perfgate formatted with its unit, or a change with its interval: printed as it is.
  * - `verdict`: a mark (its sign and colour are the printer's) and perfgate's words for it; `detail`
  *   says why, from outside perfgate (a failed benchmark's reason).
- * A gated cell names what fails the build (bold in markdown, starred in a terminal).
+ * A gated cell names what fails the build (bold in markdown, starred in a terminal); a `warn` cell
+ * carries a warning sign after it (a function V8 deoptimized, a detectable change larger than the
+ * limit).
  */
 export type Cell =
-  | { kind: 'text'; text: string; gated?: boolean }
+  | { kind: 'text'; text: string; gated?: boolean; warn?: boolean; href?: string }
   | { kind: 'label'; text: string; gated?: boolean }
-  | { kind: 'figure'; text: string; beyond?: boolean }
+  | { kind: 'figure'; text: string; warn?: boolean }
   | { kind: 'verdict'; mark: Mark; words: string; detail?: string };
 
 export interface Column {
@@ -32,6 +34,8 @@ export interface Column {
   /** The header where there is room to say more (markdown); default `header`. */
   long?: string;
   align: 'left' | 'right';
+  /** Free text that may run long (what a function's time went into): a narrow view puts it last and lets it run past its width. */
+  wide?: boolean;
 }
 
 /** A group of rows (a scenario): its name from outside perfgate, and perfgate's note on it (a fixed rate). */

@@ -30,15 +30,21 @@ function gated(text: string, isGated: boolean | undefined): string {
   return isGated ? `**${text}**` : text;
 }
 
+function warned(text: string, warn: boolean | undefined): string {
+  return warn ? `${text} ⚠️` : text;
+}
+
 /** A cell as markdown: outside text escaped, gated bold, a verdict with its sign and, after a colon, why. */
 export function markdownCell(cell: Cell): string {
   switch (cell.kind) {
-    case 'text':
-      return gated(escapeMarkdown(cell.text), cell.gated);
+    case 'text': {
+      const text = gated(escapeMarkdown(cell.text), cell.gated);
+      return warned(cell.href === undefined ? text : `[${text}](${cell.href})`, cell.warn);
+    }
     case 'label':
       return gated(cell.text, cell.gated);
     case 'figure':
-      return cell.beyond ? `${cell.text} ⚠️` : cell.text;
+      return warned(cell.text, cell.warn);
     case 'verdict': {
       const mark = MARKS[cell.mark];
       const detail = cell.detail ? `: ${escapeMarkdown(cell.detail)}` : '';

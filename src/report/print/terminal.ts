@@ -31,6 +31,7 @@ const MARKS: Record<Mark, [string, Style | null]> = {
 const MIN_NAME_WIDTH = 8;
 const COLUMN_GAP = '  ';
 export const GATED_MARK = ' *';
+const WARN_MARK = ' !';
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -81,11 +82,11 @@ export function renderGrid(columns: Column[], cells: string[][], styles: (Style 
 export function terminalCell(cell: Cell): string {
   switch (cell.kind) {
     case 'text':
-      return sanitizeText(cell.text) + (cell.gated ? GATED_MARK : '');
+      return sanitizeText(cell.text) + (cell.gated ? GATED_MARK : '') + (cell.warn ? WARN_MARK : '');
     case 'label':
       return cell.text + (cell.gated ? GATED_MARK : '');
     case 'figure':
-      return cell.beyond ? `${cell.text} !` : cell.text;
+      return cell.text + (cell.warn ? WARN_MARK : '');
     case 'verdict': {
       const [mark] = MARKS[cell.mark];
       return `${mark === '' ? '' : `${mark} `}${cell.words}`;
@@ -110,11 +111,19 @@ function groupText(rows: readonly TableRow[], i: number): string {
   return group.note && startsGroup(rows, i - 1) ? group.note : '';
 }
 
-/** A table in aligned columns, its first column shortened to fit `width`. */
+/**
+ * A table in aligned columns, its first column shortened to fit `width`. A wide column goes
+ * last and runs past the width rather than cut the names; its lines lose their trailing blanks.
+ */
 export function terminalTable(table: Table, width: number, paint: Paint): string[] {
-  const columns = table.group === undefined ? table.columns : [{ header: table.group, align: 'left' as const }, ...table.columns];
-  const cells = table.rows.map((row, i) => [...(table.group === undefined ? [] : [groupText(table.rows, i)]), ...row.cells.map(terminalCell)]);
-  return renderGrid(columns, cells, table.rows.map(rowStyle), width, paint);
+  const all = table.group === undefined ? table.columns : [{ header: table.group, align: 'left' as const }, ...table.columns];
+  const rows = table.rows.map((row, i) => [...(table.group === undefined ? [] : [groupText(table.rows, i)]), ...row.cells.map(terminalCell)]);
+  const order = [...all.keys()].sort((a, b) => Number(all[a]!.wide ?? false) - Number(all[b]!.wide ?? false));
+  const columns = order.map((i) => all[i]!);
+  const cells = rows.map((row) => order.map((i) => row[i]!));
+  if (!columns.at(-1)?.wide) return renderGrid(columns, cells, table.rows.map(rowStyle), width, paint);
+  const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
+  return renderGrid(columns, cells, table.rows.map(rowStyle), width + lastWidth, paint).map((line) => line.replace(/\s+$/, ''));
 }
 
 /**
