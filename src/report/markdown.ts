@@ -25,8 +25,8 @@ import {
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
-import { renderIoMarkdown } from './io.js';
-import { markdownTable } from './print/markdown.js';
+import { ioSection } from './document/io.js';
+import { markdownLine, markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
 import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -308,6 +308,13 @@ function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOpti
     parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h, hintCulprit(analysis, h.scenario)))}`).join('\n'));
   }
   return parts.join('\n\n');
+}
+
+/** The "I/O per request" section; null when the run counted no outgoing I/O. */
+export function renderIoMarkdown(analysis: Assessment): string | null {
+  const section = ioSection(analysis);
+  if (section === null) return null;
+  return [`**I/O per request** · ${section.method}.`, ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
 }
 
 /* ---------- hot functions (profiling phase) ---------- */

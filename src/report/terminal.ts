@@ -23,8 +23,8 @@ import {
 } from './hot-functions.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
-import { renderIoTerminal } from './io.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalTable, terminalVerdictDetails } from './print/terminal.js';
+import { ioSection } from './document/io.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
 import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -193,6 +193,13 @@ function renderHealth(results: Results, analysis: Assessment, paint: Paint): str
     lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(analysis, hint.scenario)))}`);
   }
   return lines;
+}
+
+/** The "I/O per request" lines (a blank line first); none when the run counted no outgoing I/O. */
+export function renderIoTerminal(analysis: Assessment): string[] {
+  const section = ioSection(analysis);
+  if (section === null) return [];
+  return ['', `I/O per request — ${section.method}:`, ...section.items.map((line) => `  ${terminalLine(line)}`)];
 }
 
 /* ---------- hot functions (profiling phase) ---------- */

@@ -2,7 +2,7 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
 
 const MARKS: Record<Mark, string> = {
@@ -38,7 +38,7 @@ function warned(text: string, warn: boolean | undefined): string {
 export function markdownCell(cell: Cell): string {
   switch (cell.kind) {
     case 'text': {
-      const text = gated(escapeMarkdown(cell.text), cell.gated);
+      const text = gated(escapeMarkdown(cell.text), cell.gated || cell.strong);
       return warned(cell.href === undefined ? text : `[${text}](${cell.href})`, cell.warn);
     }
     case 'label':
@@ -69,4 +69,9 @@ export function markdownTable(table: Table): string {
   );
   const rows = table.rows.map((row, i) => tableRow([...(table.group === undefined ? [] : [groupCell(table.rows, i)]), ...row.cells.map(markdownCell)]));
   return [head, ...rows].join('\n');
+}
+
+/** A line of runs as markdown: outside text escaped, what stands out bold. */
+export function markdownLine(line: Line): string {
+  return line.map(markdownCell).join('');
 }

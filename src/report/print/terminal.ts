@@ -6,7 +6,7 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Column, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -146,4 +146,9 @@ export function terminalVerdictDetails(table: Table): string[] {
     if (verdict?.kind !== 'verdict' || !verdict.detail) return [];
     return [`${terminalCell(row.cells[0]!)}: ${verdict.words}, ${sanitizeText(verdict.detail)}`];
   });
+}
+
+/** A line of runs as plain text: outside text sanitized (what stands out in markdown reads plain here). */
+export function terminalLine(line: Line): string {
+  return line.map(terminalCell).join('');
 }
