@@ -26,6 +26,7 @@ import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { ioSection } from './document/io.js';
+import { warningLines } from './document/warnings.js';
 import { markdownLine, markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
 import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
@@ -241,14 +242,9 @@ function renderEnvironment(env: Environment): string {
 }
 
 function renderWarnings(analysis: Assessment): string | null {
-  const warnings = analysis.warnings;
-  if (warnings.length === 0) return null;
-  const items = warnings.map((w) => {
-    const about = w.scenario ?? w.benchmark;
-    const where = about === undefined ? '' : `${escapeMarkdown(about)}: `;
-    return `- ${where}${escapeMarkdown(w.message)} _(${escapeMarkdown(w.code)})_`;
-  });
-  return ['**Warnings.**', ...items].join('\n');
+  const lines = warningLines(analysis);
+  if (lines.length === 0) return null;
+  return ['**Warnings.**', ...lines.map((line) => `- ${markdownLine(line)}`)].join('\n');
 }
 
 function renderFailures(analysis: Assessment): string | null {

@@ -24,6 +24,7 @@ import {
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { ioSection } from './document/io.js';
+import { warningLines } from './document/warnings.js';
 import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
 import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
@@ -125,14 +126,9 @@ function renderStopping(results: Results): string[] {
 }
 
 function renderWarnings(analysis: Assessment, paint: Paint): string[] {
-  const warnings = analysis.warnings;
-  if (warnings.length === 0) return [];
-  const items = warnings.map((w) => {
-    const about = w.scenario ?? w.benchmark;
-    const where = about === undefined ? '' : `${sanitizeText(about)}: `;
-    return `  ${paint('!', 'yellow')} ${where}${sanitizeText(w.message)} (${sanitizeText(w.code)})`;
-  });
-  return ['', 'warnings:', ...items];
+  const lines = warningLines(analysis);
+  if (lines.length === 0) return [];
+  return ['', 'warnings:', ...lines.map((line) => `  ${paint('!', 'yellow')} ${terminalLine(line)}`)];
 }
 
 function renderFailures(analysis: Assessment): string[] {

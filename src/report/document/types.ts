@@ -13,7 +13,8 @@ export type Mark = Tone | 'added' | 'removed';
 /**
  * One cell of a table.
  * - `text`: words from outside perfgate (a scenario or benchmark name, a path): printers escape them;
- *   `href`: where it links to (a view with links makes it one); `strong`: it stands out (what changed).
+ *   `href`: where it links to (a view with links makes it one); `strong`: it stands out (what changed);
+ *   `aside`: said in passing, in parentheses (a warning's code).
  * - `label`: perfgate's own words (a metric name): printed as they are.
  * - `figure`: a number perfgate formatted with its unit, or a change with its interval: printed as it is.
  * - `verdict`: a mark (its sign and colour are the printer's) and perfgate's words for it; `detail`
@@ -23,7 +24,7 @@ export type Mark = Tone | 'added' | 'removed';
  * limit).
  */
 export type Cell =
-  | { kind: 'text'; text: string; gated?: boolean; warn?: boolean; href?: string; strong?: boolean }
+  | { kind: 'text'; text: string; gated?: boolean; warn?: boolean; href?: string; strong?: boolean; aside?: boolean }
   | { kind: 'label'; text: string; gated?: boolean }
   | { kind: 'figure'; text: string; warn?: boolean }
   | { kind: 'verdict'; mark: Mark; words: string; detail?: string };

@@ -38,6 +38,7 @@ function warned(text: string, warn: boolean | undefined): string {
 export function markdownCell(cell: Cell): string {
   switch (cell.kind) {
     case 'text': {
+      if (cell.aside) return `_(${escapeMarkdown(cell.text)})_`;
       const text = gated(escapeMarkdown(cell.text), cell.gated || cell.strong);
       return warned(cell.href === undefined ? text : `[${text}](${cell.href})`, cell.warn);
     }

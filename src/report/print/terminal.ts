@@ -82,6 +82,7 @@ export function renderGrid(columns: Column[], cells: string[][], styles: (Style 
 export function terminalCell(cell: Cell): string {
   switch (cell.kind) {
     case 'text':
+      if (cell.aside) return `(${sanitizeText(cell.text)})`;
       return sanitizeText(cell.text) + (cell.gated ? GATED_MARK : '') + (cell.warn ? WARN_MARK : '');
     case 'label':
       return cell.text + (cell.gated ? GATED_MARK : '');
