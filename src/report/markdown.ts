@@ -10,7 +10,7 @@ import { formatCount, formatDurationUs, formatInteger, truncate } from '../stats
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
 import { escapeMarkdown, escapeUrl, formatChangeOf, formatMetricName } from './format.js';
-import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
+import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -19,15 +19,15 @@ import {
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
-  hintCulprit,
   regressionCulprits,
 } from './hot-functions.js';
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { warningLines } from './document/warnings.js';
-import { markdownLine, markdownTable } from './print/markdown.js';
+import { markdownItem, markdownLine, markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
 import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -292,7 +292,7 @@ function renderDetails(results: Results, analysis: Assessment, rows: ReportRow[]
 /** The "Service health" table and its hints; null when the run has no health data. */
 function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOptions['healthRows']): string | null {
   const rows = healthRows(results, analysis);
-  const hints = analysis.health?.hints ?? [];
+  const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return null;
   const shown = mode === 'notable' ? rows.filter((r) => r.notable) : rows;
   const parts = [`**Service health** · ${describeHealthMethod(results)}.`];
@@ -301,7 +301,7 @@ function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOpti
   }
   if (shown.length < rows.length) parts.push('_Unchanged health metrics are left out to keep this text short._');
   if (hints.length > 0) {
-    parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h, hintCulprit(analysis, h.scenario)))}`).join('\n'));
+    parts.push(hints.map(markdownItem).join('\n'));
   }
   return parts.join('\n\n');
 }

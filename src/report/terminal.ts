@@ -10,7 +10,7 @@ import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatPercent } from '../stats/format.js';
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { formatChangeOf, formatLimit, formatMetricName, sanitizeText } from './format.js';
-import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
+import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -18,14 +18,14 @@ import {
   describeProfiling,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
-  hintCulprit,
   regressionCulprits,
 } from './hot-functions.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { warningLines } from './document/warnings.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalItem, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
 import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
@@ -180,15 +180,9 @@ function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
  */
 function renderHealth(results: Results, analysis: Assessment, paint: Paint): string[] {
   const rows = healthRows(results, analysis);
-  const hints = analysis.health?.hints ?? [];
+  const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return [];
-  const lines = ['', `service health — ${describeHealthMethod(results)}:`];
-  lines.push(...terminalGroupedTables(healthTable(rows), paint));
-  for (const hint of hints) {
-    const mark = isWarningHint(hint) ? paint('!', 'yellow') : '→';
-    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(analysis, hint.scenario)))}`);
-  }
-  return lines;
+  return ['', `service health — ${describeHealthMethod(results)}:`, ...terminalGroupedTables(healthTable(rows), paint), ...hints.map((item) => terminalItem(item, paint))];
 }
 
 /** The "I/O per request" lines (a blank line first); none when the run counted no outgoing I/O. */

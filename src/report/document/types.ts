@@ -7,8 +7,8 @@
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
 export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
 
-/** The sign before a verdict's words: a tone, or a benchmark only one side has. */
-export type Mark = Tone | 'added' | 'removed';
+/** The sign before a verdict's words or a list item: a tone, a benchmark only one side has, or a hint that explains. */
+export type Mark = Tone | 'added' | 'removed' | 'hint';
 
 /**
  * One cell of a table.
@@ -31,6 +31,13 @@ export type Cell =
 
 /** A sentence or a list item: runs of outside text and perfgate's words, joined as they come. */
 export type Line = Extract<Cell, { kind: 'text' | 'label' | 'figure' }>[];
+
+/** An item of a list: its sign, what it is about (a scenario, from outside perfgate), and what it says. */
+export interface Item {
+  mark: Mark;
+  about: string;
+  line: Line;
+}
 
 export interface Column {
   /** The header a narrow view shows (a terminal, under which a note explains it). */

@@ -2,7 +2,7 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
 
 const MARKS: Record<Mark, string> = {
@@ -13,6 +13,7 @@ const MARKS: Record<Mark, string> = {
   unknown: '❔',
   added: '➕',
   removed: '➖',
+  hint: '💡',
 };
 
 /** One table row; cells must already be escaped. */
@@ -75,4 +76,10 @@ export function markdownTable(table: Table): string {
 /** A line of runs as markdown: outside text escaped, what stands out bold. */
 export function markdownLine(line: Line): string {
   return line.map(markdownCell).join('');
+}
+
+/** A list item: its sign, what it is about in bold, then its line. */
+export function markdownItem(item: Item): string {
+  const mark = MARKS[item.mark];
+  return `- ${mark === '' ? '' : `${mark} `}**${escapeMarkdown(item.about)}:** ${markdownLine(item.line)}`;
 }

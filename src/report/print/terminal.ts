@@ -6,7 +6,7 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Column, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -26,6 +26,7 @@ const MARKS: Record<Mark, [string, Style | null]> = {
   unknown: ['?', 'yellow'],
   added: ['+', null],
   removed: ['-', null],
+  hint: ['→', null],
 };
 
 const MIN_NAME_WIDTH = 8;
@@ -152,4 +153,10 @@ export function terminalVerdictDetails(table: Table): string[] {
 /** A line of runs as plain text: outside text sanitized (what stands out in markdown reads plain here). */
 export function terminalLine(line: Line): string {
   return line.map(terminalCell).join('');
+}
+
+/** A list item: its sign in its colour, what it is about, then its line. */
+export function terminalItem(item: Item, paint: Paint): string {
+  const [mark, style] = MARKS[item.mark];
+  return `${mark === '' ? '' : `${paint(mark, style)} `}${sanitizeText(item.about)}: ${terminalLine(item.line)}`;
 }
