@@ -9,7 +9,7 @@ import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatDurationUs, formatInteger, truncate } from '../stats/format.js';
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
-import { escapeMarkdown, escapeUrl, formatChangeOf, formatMetricName } from './format.js';
+import { escapeMarkdown, formatChangeOf, formatMetricName } from './format.js';
 import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
@@ -26,10 +26,10 @@ import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
+import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
 import { warningLines } from './document/warnings.js';
 import { markdownItem, markdownLine, markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
-import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
@@ -106,8 +106,8 @@ function renderHeadline(results: Results, analysis: Assessment, title: string, a
   const lines = culprits
     .filter((c) => c.scenario !== lead?.scenario)
     .map((c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`);
-  const baseCommands = describeBaseCommands(results, escapeMarkdown);
-  if (baseCommands !== null) lines.push(`⚠️ ${baseCommands}`);
+  const baseCommands = describeBaseCommands(results);
+  if (baseCommands !== null) lines.push(`⚠️ ${markdownLine(baseCommands)}`);
   return `${heading}\n\n${[...lines, counts].join('<br>\n')}`;
 }
 
@@ -122,8 +122,8 @@ function renderHowToAccept(analysis: Assessment, accepted: string | null, option
 }
 
 function renderIncomplete(results: Results, analysis: Assessment): string | null {
-  const text = describeIncomplete(results, analysis, escapeMarkdown);
-  return text === null ? null : `> ⚠️ **Incomplete run:** ${text}`;
+  const text = describeIncomplete(results, analysis);
+  return text === null ? null : `> ⚠️ **Incomplete run:** ${markdownLine(text)}`;
 }
 
 /** The repository's web address: the caller's, else the one the action recorded in results.json; null for neither. */
@@ -132,15 +132,8 @@ function repositoryOf(results: Results, options: MarkdownOptions): string | null
   return repository === null ? null : repository.replace(/\/+$/, '');
 }
 
-/** The short sha as a link to its commit; none for a work tree with uncommitted changes (its state is no commit). */
-function commitLink(results: Results, options: MarkdownOptions): CommitLink | undefined {
-  const repository = repositoryOf(results, options);
-  if (repository === null) return undefined;
-  return (side, text) => (side.dirty ? null : `[${text}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`);
-}
-
 function renderMethodLine(results: Results, analysis: Assessment, options: MarkdownOptions): string {
-  return `${describeSides(results, escapeMarkdown, commitLink(results, options))} · ${describeSetup(results, analysis, escapeMarkdown)}`;
+  return `${markdownLine(describeSides(results, repositoryOf(results, options)))} · ${markdownLine(describeSetup(results, analysis))}`;
 }
 
 function renderTable(rows: ReportRow[], limit: MarkdownOptions['rows']): string {
@@ -176,7 +169,7 @@ function renderLegend(hasRows: boolean, warningCount: number, hasBenchmarks = fa
 /** Two or three plain sentences a reviewer can check the numbers against. */
 function renderMethod(results: Results): string {
   const { load } = results.config;
-  const stopping = describeStopping(results, escapeMarkdown);
+  const stopping = describeStopping(results);
   const slice = formatDurationUs(load.sliceMs * 1000);
   const { instances } = load;
   const starts = load.blocks * instances;
@@ -210,7 +203,7 @@ function renderMethod(results: Results): string {
     'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided sign-flip test (Fisher–Pitman);',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
     'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), and is inconclusive otherwise.',
-    ...(stopping === null ? [] : [stopping]),
+    ...(stopping === null ? [] : [markdownLine(stopping)]),
   ].join(' ');
 }
 

@@ -24,10 +24,10 @@ import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
+import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
 import { warningLines } from './document/warnings.js';
 import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalItem, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
-import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
@@ -111,18 +111,18 @@ function renderHeadline(results: Results, analysis: Assessment, paint: Paint): s
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
   }
   lines.push(counts);
-  const incomplete = describeIncomplete(results, analysis, sanitizeText);
-  if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
-  const baseCommands = describeBaseCommands(results, sanitizeText);
-  if (baseCommands !== null) lines.push(paint(`! ${baseCommands}`, 'yellow'));
-  lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, analysis, sanitizeText)}`);
+  const incomplete = describeIncomplete(results, analysis);
+  if (incomplete !== null) lines.push(paint(`! incomplete run: ${terminalLine(incomplete)}`, 'yellow'));
+  const baseCommands = describeBaseCommands(results);
+  if (baseCommands !== null) lines.push(paint(`! ${terminalLine(baseCommands)}`, 'yellow'));
+  lines.push(`${terminalLine(describeSides(results))} · ${terminalLine(describeSetup(results, analysis))}`);
   return lines;
 }
 
 /** How the interim looks went and the design they follow: for the curious, at the end. */
 function renderStopping(results: Results): string[] {
-  const stopping = describeStopping(results, sanitizeText);
-  return stopping === null ? [] : ['', stopping];
+  const stopping = describeStopping(results);
+  return stopping === null ? [] : ['', terminalLine(stopping)];
 }
 
 function renderWarnings(analysis: Assessment, paint: Paint): string[] {
