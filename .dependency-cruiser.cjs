@@ -12,7 +12,8 @@
  *   assess              results → the Assessment (every comparison, one Holm family, culprits) and
  *                       verdicts.json; uses config, profile, results, stats
  *   report              the Assessment → what readers see; reads assess/types and assess/read only:
- *                       it never measures and never decides
+ *                       it never measures and never decides. report/document/ builds the report
+ *                       document (the words, in typed cells); report/print/ only lays it out
  *   github              the GitHub REST and artifact clients; uses results' types and the logger port
  *   compare             request → plan → run → assess, and its variants; uses engine, assess and below
  *   init, history       features built on the above
@@ -53,6 +54,25 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/assess/', '^src/profile/'] },
       to: { path: '^src/profile/culprit\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'printers-only-lay-out',
+      comment:
+        'report/print/ only lays the report document out (escapes, colours, aligns): it reads the document types, the escaping and the number formats, never the Assessment, the results or profile/; the words are the document builders\' (report/document/)',
+      severity: 'error',
+      from: { path: '^src/report/print/' },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/report/print/', '^src/report/document/types\\.ts$', '^src/report/escape\\.ts$', '^src/stats/format\\.ts$'],
+      },
+    },
+    {
+      name: 'report-words-from-profile-in-the-document',
+      comment:
+        'in report/, only the document builders put profile/\'s names and places into words (report/document/, and report/hot-functions.ts, the hot-function words the action\'s annotations share): the renderers and printers read the built document',
+      severity: 'error',
+      from: { path: '^src/report/', pathNot: ['^src/report/document/', '^src/report/hot-functions\\.ts$'] },
+      to: { path: '^src/profile/' },
     },
     {
       name: 'shells-on-top',

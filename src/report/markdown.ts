@@ -3,48 +3,42 @@
  * Everything that comes from the user's code or config goes through escapeMarkdown.
  */
 
-import type { FunctionChange } from '../profile/diff.js';
-import { describeLocation } from '../profile/frames.js';
 import type { Assessment } from '../assess/types.js';
-import type { Environment, MetricComparison, Results } from '../results/types.js';
+import type { Environment, Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { formatCount, formatDurationUs, formatInteger, formatInterval, formatPercent, truncate } from '../stats/format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { formatCount, formatDurationUs, formatInteger, truncate } from '../stats/format.js';
+import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
-import { escapeMarkdown, escapeUrl, formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, repositoryFileUrl } from './format.js';
-import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
-import { type HealthCell, type HealthRow, type Tone, verdictTone } from './rows.js';
+import { escapeMarkdown, formatChangeOf, formatMetricName } from './format.js';
+import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
-  hintCulprit,
-  hotFunctionCells,
-  hotFunctionSections,
-  packageCells,
   regressionCulprits,
-  rowName,
-  sourceSide,
 } from './hot-functions.js';
-import { renderIoMarkdown } from './io.js';
+import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
+import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
+import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { hintItems } from './document/hints.js';
+import { ioSection } from './document/io.js';
+import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
+import { warningLines } from './document/warnings.js';
+import { markdownItem, markdownLine, markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
-import { type CommitLink, describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
   describeAnswer,
   describeCounts,
   describeNothingChanged,
-  FAILING_IMPROVEMENT,
   nothingChanged,
   orderRows,
   type ReportRow,
-  rowTone,
   worstGatedChange,
 } from './verdicts.js';
 
@@ -86,36 +80,6 @@ export interface MarkdownOptions {
   chart?: boolean;
 }
 
-const VERDICT_CELLS: Record<Tone, string> = {
-  fail: '❌ regression',
-  warn: '⚠️ regression',
-  good: '✅ improvement',
-  neutral: 'unchanged',
-  unknown: '❔ inconclusive',
-};
-
-/** One table row; cells must already be escaped. */
-function tableRow(cells: string[]): string {
-  return `| ${cells.join(' | ')} |`;
-}
-
-/** A header row and its delimiter row; `r` in `align` right-aligns a column (numbers). */
-function tableHead(headers: string[], align: string): string {
-  const delimiters = headers.map((_, i) => (align[i] === 'r' ? '--:' : ':--'));
-  return [tableRow(headers), tableRow(delimiters)].join('\n');
-}
-
-/** The scenario on the first row of its group only, so groups stand out. */
-function scenarioCell(row: ReportRow): string {
-  return row.firstOfScenario ? `${escapeMarkdown(row.comparison.scenario)}${row.rate ? `<br>${row.rate}` : ''}` : '';
-}
-
-/** Gated metrics are bold (the legend says so). */
-function metricCell(c: MetricComparison): string {
-  const name = formatMetricName(c.metric);
-  return c.gated ? `**${name}**` : name;
-}
-
 /** Whether an accept label turns this run's failing decision into a pass. */
 function acceptedLabel(analysis: Assessment, options: MarkdownOptions): string | null {
   return analysis.decision === 'fail' && options.acceptedBy ? options.acceptedBy : null;
@@ -142,8 +106,8 @@ function renderHeadline(results: Results, analysis: Assessment, title: string, a
   const lines = culprits
     .filter((c) => c.scenario !== lead?.scenario)
     .map((c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`);
-  const baseCommands = describeBaseCommands(results, escapeMarkdown);
-  if (baseCommands !== null) lines.push(`⚠️ ${baseCommands}`);
+  const baseCommands = describeBaseCommands(results);
+  if (baseCommands !== null) lines.push(`⚠️ ${markdownLine(baseCommands)}`);
   return `${heading}\n\n${[...lines, counts].join('<br>\n')}`;
 }
 
@@ -158,8 +122,8 @@ function renderHowToAccept(analysis: Assessment, accepted: string | null, option
 }
 
 function renderIncomplete(results: Results, analysis: Assessment): string | null {
-  const text = describeIncomplete(results, analysis, escapeMarkdown);
-  return text === null ? null : `> ⚠️ **Incomplete run:** ${text}`;
+  const text = describeIncomplete(results, analysis);
+  return text === null ? null : `> ⚠️ **Incomplete run:** ${markdownLine(text)}`;
 }
 
 /** The repository's web address: the caller's, else the one the action recorded in results.json; null for neither. */
@@ -168,50 +132,15 @@ function repositoryOf(results: Results, options: MarkdownOptions): string | null
   return repository === null ? null : repository.replace(/\/+$/, '');
 }
 
-/** The short sha as a link to its commit; none for a work tree with uncommitted changes (its state is no commit). */
-function commitLink(results: Results, options: MarkdownOptions): CommitLink | undefined {
-  const repository = repositoryOf(results, options);
-  if (repository === null) return undefined;
-  return (side, text) => (side.dirty ? null : `[${text}](${escapeUrl(`${repository}/commit/${encodeURIComponent(side.sha)}`)})`);
-}
-
 function renderMethodLine(results: Results, analysis: Assessment, options: MarkdownOptions): string {
-  return `${describeSides(results, escapeMarkdown, commitLink(results, options))} · ${describeSetup(results, analysis, escapeMarkdown)}`;
-}
-
-function renderComparisonRow(row: ReportRow): string {
-  const c = row.comparison;
-  return tableRow([
-    scenarioCell(row),
-    metricCell(c),
-    formatValue(c.metric, c.baseMedian),
-    formatValue(c.metric, c.headMedian),
-    formatMetricChange(c),
-    rowTone(row) !== verdictTone(c) ? `❔ ${FAILING_IMPROVEMENT}` : VERDICT_CELLS[verdictTone(c)],
-  ]);
+  return `${markdownLine(describeSides(results, repositoryOf(results, options)))} · ${markdownLine(describeSetup(results, analysis))}`;
 }
 
 function renderTable(rows: ReportRow[], limit: MarkdownOptions['rows']): string {
   if (rows.length === 0) return '_Nothing was compared: no pair was measured._';
-  const head = tableHead(['scenario', 'metric', 'base (median)', 'head (median)', 'paired change (95% CI)', 'verdict'], 'llrrll');
-  if (limit === undefined) return [head, ...rows.map(renderComparisonRow)].join('\n');
+  if (limit === undefined) return markdownTable(verdictTable(rows));
   const kept = new Set(limit.select(rows));
-  const shown = rows
-    .filter((row) => kept.has(row))
-    .map((row, i, all) => ({ ...row, firstOfScenario: i === 0 || all[i - 1]!.comparison.scenario !== row.comparison.scenario }));
-  return [[head, ...shown.map(renderComparisonRow)].join('\n'), limit.note].join('\n\n');
-}
-
-const BENCHMARK_CELLS: Record<Exclude<BenchmarkStatus, Tone>, string> = {
-  added: '➕ added',
-  removed: '➖ removed',
-  failed: '⚠️ not compared',
-};
-
-function benchmarkVerdictCell(row: BenchmarkRow): string {
-  if (row.status === 'added' || row.status === 'removed') return BENCHMARK_CELLS[row.status];
-  if (row.status === 'failed') return `${BENCHMARK_CELLS.failed}${row.reason ? `: ${escapeMarkdown(row.reason)}` : ''}`;
-  return VERDICT_CELLS[row.status];
+  return [markdownTable(verdictTable(rows.filter((row) => kept.has(row)))), limit.note].join('\n\n');
 }
 
 /** The "Micro-benchmarks" table: one row per benchmark, compared or listed. */
@@ -222,12 +151,7 @@ function renderBenchmarks(results: Results, analysis: Assessment): string | null
   if (rows.length === 0) return `${intro}
 
 _No micro-benchmark gave a number on either side._`;
-  const head = tableHead(['benchmark', 'base ops/s', 'head ops/s', 'change (95% CI)', 'verdict'], 'lrrll');
-  const lines = rows.map((row) => {
-    const name = escapeMarkdown(row.label);
-    return tableRow([row.gated ? `**${name}**` : name, row.base, row.head, row.change, benchmarkVerdictCell(row)]);
-  });
-  return [intro, '', head, ...lines].join('\n');
+  return [intro, '', markdownTable(benchmarkTable(rows))].join('\n');
 }
 
 /** What bold means, and a pointer to the warnings (they sit in the details). */
@@ -245,7 +169,7 @@ function renderLegend(hasRows: boolean, warningCount: number, hasBenchmarks = fa
 /** Two or three plain sentences a reviewer can check the numbers against. */
 function renderMethod(results: Results): string {
   const { load } = results.config;
-  const stopping = describeStopping(results, escapeMarkdown);
+  const stopping = describeStopping(results);
   const slice = formatDurationUs(load.sliceMs * 1000);
   const { instances } = load;
   const starts = load.blocks * instances;
@@ -279,29 +203,8 @@ function renderMethod(results: Results): string {
     'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided sign-flip test (Fisher–Pitman);',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
     'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), and is inconclusive otherwise.',
-    ...(stopping === null ? [] : [stopping]),
+    ...(stopping === null ? [] : [markdownLine(stopping)]),
   ].join(' ');
-}
-
-/** Detectable change beyond the limit: this run could not have seen a change of that size. */
-function detectableCell(c: Pick<MetricComparison, 'detectable' | 'limit'> & { metric?: MetricComparison['metric'] }): string {
-  const text = c.metric ? formatLimit(c.metric, c.detectable) : formatPercent(c.detectable);
-  return c.detectable > c.limit ? `${text} ⚠️` : text;
-}
-
-function renderNoiseRow(row: ReportRow): string {
-  const c = row.comparison;
-  const band = c.noise.pairs;
-  const starts = c.noise.starts;
-  return tableRow([
-    scenarioCell(row),
-    metricCell(c),
-    band === null ? 'n/a' : formatInterval(band.q1, band.q3),
-    starts === null ? 'n/a' : formatInterval(starts.q1, starts.q3),
-    detectableCell(c),
-    formatLimit(c.metric, c.limit),
-    c.pairs === undefined ? formatCount(c.n) : `${formatCount(c.n)} (${formatCount(c.pairs)})`,
-  ]);
 }
 
 /** Each start pair's own change of the gated metrics, so a reader sees whether the starts agree. */
@@ -318,8 +221,7 @@ function renderNoise(rows: ReportRow[]): string | null {
   if (rows.length === 0) return null;
   const intro =
     '**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
-  const head = tableHead(['scenario', 'metric', 'per-pair change, middle half (%)', 'per-start change, middle half (%)', 'smallest detectable', 'limit', 'start pairs (pairs)'], 'llrrrrr');
-  return [[intro, '', head, ...rows.map(renderNoiseRow)].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
+  return [[intro, '', markdownTable(noiseTable(rows))].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
 }
 
 function renderEnvironment(env: Environment): string {
@@ -333,42 +235,20 @@ function renderEnvironment(env: Environment): string {
 }
 
 function renderWarnings(analysis: Assessment): string | null {
-  const warnings = analysis.warnings;
-  if (warnings.length === 0) return null;
-  const items = warnings.map((w) => {
-    const about = w.scenario ?? w.benchmark;
-    const where = about === undefined ? '' : `${escapeMarkdown(about)}: `;
-    return `- ${where}${escapeMarkdown(w.message)} _(${escapeMarkdown(w.code)})_`;
-  });
-  return ['**Warnings.**', ...items].join('\n');
+  const lines = warningLines(analysis);
+  if (lines.length === 0) return null;
+  return ['**Warnings.**', ...lines.map((line) => `- ${markdownLine(line)}`)].join('\n');
 }
 
 function renderFailures(analysis: Assessment): string | null {
   const tallies = analysis.failedRequests;
   if (tallies.length === 0) return null;
-  const head = tableHead(['scenario', 'side', 'requests', 'non-2xx', 'errors', 'timeouts'], 'llrrrr');
-  const rows = tallies.map((t) =>
-    tableRow([escapeMarkdown(t.scenario), t.side, ...[t.requests, t.non2xx, t.errors, t.timeouts].map(formatCount)]),
-  );
-  return ['**Failed requests.**', '', head, ...rows].join('\n');
+  return ['**Failed requests.**', '', markdownTable(failuresTable(analysis))].join('\n');
 }
 
 function renderBenchmarkNoise(analysis: Assessment): string | null {
-  const comparisons = analysis.benchmarks?.comparisons ?? [];
-  if (comparisons.length === 0) return null;
-  const head = tableHead(['benchmark', 'per-round change, middle half (%)', 'smallest detectable', 'limit', 'rounds used'], 'lrrrr');
-  const lines = comparisons.map((c) => {
-    const band = c.noise.pairs;
-    const name = escapeMarkdown(c.label);
-    return tableRow([
-      c.gated ? `**${name}**` : name,
-      band === null ? 'n/a' : formatInterval(band.q1, band.q3),
-      detectableCell(c),
-      formatPercent(c.limit),
-      formatCount(c.n),
-    ]);
-  });
-  return ['**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.', '', head, ...lines].join('\n');
+  if ((analysis.benchmarks?.comparisons ?? []).length === 0) return null;
+  return ['**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.', '', markdownTable(benchmarkNoiseTable(analysis))].join('\n');
 }
 
 /** Longest stderr excerpt per failed file in the comment; the whole log is in the artifacts. */
@@ -402,77 +282,31 @@ function renderDetails(results: Results, analysis: Assessment, rows: ReportRow[]
 
 /* ---------- service health ---------- */
 
-function healthCell(cell: HealthCell): string {
-  switch (cell.kind) {
-    case 'verdict':
-      return VERDICT_CELLS[cell.tone];
-    case 'leak':
-      if (cell.tone === 'fail' || cell.tone === 'warn') return `${cell.tone === 'fail' ? '❌' : '⚠️'} possible leak`;
-      return cell.tone === 'good' ? '✅ growth gone' : VERDICT_CELLS[cell.tone];
-    case 'generator':
-      return cell.bound ? '⚠️ at its limit' : '';
-    default:
-      return '';
-  }
-}
-
-function healthRow(row: HealthRow): string {
-  const metric = row.gated ? `**${row.metric}**` : row.metric;
-  return tableRow([row.firstOfScenario ? escapeMarkdown(row.scenario) : '', metric, row.base, row.head, row.change, healthCell(row.cell)]);
-}
-
 /** The "Service health" table and its hints; null when the run has no health data. */
 function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOptions['healthRows']): string | null {
   const rows = healthRows(results, analysis);
-  const hints = analysis.health?.hints ?? [];
+  const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return null;
-  const shown = (mode === 'notable' ? rows.filter((r) => r.notable) : rows).map((row, i, all) => ({
-    ...row,
-    firstOfScenario: i === 0 || all[i - 1]!.scenario !== row.scenario,
-  }));
+  const shown = mode === 'notable' ? rows.filter((r) => r.notable) : rows;
   const parts = [`**Service health** · ${describeHealthMethod(results)}.`];
   if (shown.length > 0) {
-    const head = tableHead(['scenario', 'metric', 'base', 'head', 'change (95% CI)', 'verdict'], 'llrrll');
-    parts.push([head, ...shown.map(healthRow)].join('\n'));
+    parts.push(markdownTable(healthTable(shown)));
   }
   if (shown.length < rows.length) parts.push('_Unchanged health metrics are left out to keep this text short._');
   if (hints.length > 0) {
-    parts.push(hints.map((h) => `- ${isWarningHint(h) ? '⚠️' : '💡'} **${escapeMarkdown(h.scenario)}:** ${escapeMarkdown(describeHint(h, hintCulprit(analysis, h.scenario)))}`).join('\n'));
+    parts.push(hints.map(markdownItem).join('\n'));
   }
   return parts.join('\n\n');
 }
 
+/** The "I/O per request" section; null when the run counted no outgoing I/O. */
+export function renderIoMarkdown(analysis: Assessment): string | null {
+  const section = ioSection(analysis);
+  if (section === null) return null;
+  return [`**I/O per request** · ${section.method}.`, ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
+}
+
 /* ---------- hot functions (profiling phase) ---------- */
-
-/** Where own code is on the web: the repository URL, at the commit that was measured (base's for a gone function). */
-function sourceLink(results: Results, options: MarkdownOptions, c: FunctionChange): string | null {
-  const repository = repositoryOf(results, options);
-  const side = sourceSide(c);
-  if (repository === null || c.category !== 'own' || results.sides[side].dirty) return null;
-  return repositoryFileUrl(repository, results.sides[side].sha, c.file, c.line);
-}
-
-/** A function's row; own code ranked by attributed time shows what its time went into and its self time instead of its total. */
-function hotFunctionRow(results: Results, options: MarkdownOptions, c: FunctionChange, attributed: boolean): string {
-  const cells = hotFunctionCells(c);
-  const where = escapeMarkdown(cells.where);
-  const link = sourceLink(results, options, c);
-  return tableRow([
-    escapeMarkdown(cells.name) + (cells.deoptimized ? ' ⚠️' : ''),
-    link === null ? where : `[${where}](${link})`,
-    cells.base,
-    cells.head,
-    `${cells.change}${cells.marker ? ` ${escapeMarkdown(cells.marker)}` : ''}`,
-    ...(attributed ? [escapeMarkdown(cells.spentIn), cells.self] : [cells.totals]),
-  ]);
-}
-
-function hotFunctionTable(results: Results, options: MarkdownOptions, rows: FunctionChange[], attributed = false): string {
-  const head = attributed
-    ? tableHead(['function', 'where', 'base', 'head', 'change', 'spent in', 'self time'], 'llrrrll')
-    : tableHead(['function', 'where', 'base', 'head', 'change', 'total time'], 'llrrrr');
-  return [head, ...rows.map((c) => hotFunctionRow(results, options, c, attributed))].join('\n');
-}
 
 /** "Flamegraphs: head · base · differential", linked when the caller has artifact URLs. */
 function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions): string | null {
@@ -485,7 +319,8 @@ function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions):
   return `Flamegraphs${where}: ${cells.join(' · ')}`;
 }
 
-function renderHotFunctionSection(results: Results, analysis: Assessment, options: MarkdownOptions, section: HotFunctionSection): string {
+function renderHotFunctionSection(analysis: Assessment, options: MarkdownOptions, part: HotFunctionPart): string {
+  const { section } = part;
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const measure = section.attributed
     ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}`
@@ -494,7 +329,7 @@ function renderHotFunctionSection(results: Results, analysis: Assessment, option
   const own =
     section.own.length === 0
       ? '_No function of the service\'s own code was sampled on either side._'
-      : hotFunctionTable(results, options, section.own, section.attributed);
+      : markdownTable(part.own);
   const parts = [title];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
   parts.push(own);
@@ -502,32 +337,26 @@ function renderHotFunctionSection(results: Results, analysis: Assessment, option
     parts.push(
       [
         `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
-        hotFunctionTable(results, options, section.other),
+        markdownTable(part.other),
         '</details>',
       ].join('\n\n'),
     );
   }
   if (section.packages.length > 0) {
-    const rows = section.packages.map((row) => {
-      const c = packageCells(row);
-      return tableRow([escapeMarkdown(c.name), escapeMarkdown(c.version), c.base, c.head, c.change]);
-    });
     parts.push(
       [
         `<details><summary>By package (the lockfile changed): each package's code with the Node core and V8 code it calls</summary>`,
-        [tableHead(['package', 'version', 'base', 'head', 'change'], 'llrrr'), ...rows].join('\n'),
+        markdownTable(part.packages),
         '</details>',
       ].join('\n\n'),
     );
   }
-  if (section.deoptimized.length > 0) {
-    const items = section.deoptimized.map(
-      (c) => `${escapeMarkdown(c.name)} (${escapeMarkdown(describeLocation(c))}): ${c.deoptReasons.map(escapeMarkdown).join('; ')}`,
-    );
+  if (part.deoptimized.length > 0) {
+    const items = part.deoptimized.map((f) => `${escapeMarkdown(f.name)} (${escapeMarkdown(f.where)}): ${f.note.map(escapeMarkdown).join('; ')}`);
     parts.push(`⚠️ Deoptimized by V8: ${items.join(' · ')}`);
   }
-  if (section.optimization.length > 0) {
-    const items = section.optimization.map((c) => `${escapeMarkdown(rowName(c))} (${escapeMarkdown(describeLocation(c))}) ${escapeMarkdown(describeOptimization(c))}`);
+  if (part.optimization.length > 0) {
+    const items = part.optimization.map((f) => `${escapeMarkdown(f.name)} (${escapeMarkdown(f.where)}) ${f.note.map(escapeMarkdown).join('; ')}`);
     parts.push(`⚠️ ${items.join(' · ')}`);
   }
   const links = flamegraphLinks(section, options);
@@ -539,7 +368,8 @@ function renderHotFunctionSection(results: Results, analysis: Assessment, option
 function renderHotFunctions(results: Results, analysis: Assessment, options: MarkdownOptions): string | null {
   const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
   if (rows <= 0) return null;
-  const sections = hotFunctionSections(results, analysis, rows);
+  const parts = hotFunctionParts(results, analysis, rows, repositoryOf(results, options));
+  const sections = parts.map((part) => part.section);
   const skipped = describeProfilesSkipped(results, analysis);
   const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
   if (sections.length === 0) return note;
@@ -549,7 +379,7 @@ function renderHotFunctions(results: Results, analysis: Assessment, options: Mar
     : '';
   const change = describeChangeColumn(sections);
   const legend = `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...sections.map((section) => renderHotFunctionSection(results, analysis, options, section)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
+  return [...parts.map((part) => renderHotFunctionSection(analysis, options, part)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
 }
 
 /** The one visible line of a run where nothing changed. */

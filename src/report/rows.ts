@@ -3,9 +3,9 @@
  * vocabulary the tables of every report have in common. Pure.
  */
 import type { PairedComparison } from '../results/types.js';
+import type { Tone } from './document/types.js';
 
-/** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
-export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
+export type { Tone } from './document/types.js';
 
 /** The tone of one verdict; only a gated regression can fail the build. */
 export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gated'>): Tone {

@@ -4,49 +4,39 @@
  */
 
 import { join } from 'node:path';
-import { createColors } from 'picocolors';
-// Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
-import displayWidth from 'string-width';
-import type { FunctionChange } from '../profile/diff.js';
-import { describeLocation } from '../profile/frames.js';
 import type { Assessment } from '../assess/types.js';
 import type { MetricComparison, Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
 import { formatCount, formatPercent } from '../stats/format.js';
-import { type BenchmarkRow, type BenchmarkStatus, benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
-import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName, formatValue, sanitizeText } from './format.js';
-import { describeHealthMethod, describeHint, healthRows, isWarningHint } from './health.js';
-import { type HealthCell, type Tone, verdictTone } from './rows.js';
+import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { formatChangeOf, formatLimit, formatMetricName, sanitizeText } from './format.js';
+import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
-  describeOptimization,
   describeProfilesSkipped,
   describeProfiling,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
-  type HotFunctionSection,
-  hintCulprit,
-  hotFunctionCells,
-  hotFunctionSections,
-  packageCells,
   regressionCulprits,
-  rowName,
 } from './hot-functions.js';
-import { renderIoTerminal } from './io.js';
+import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
+import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { hintItems } from './document/hints.js';
+import { ioSection } from './document/io.js';
+import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
+import { warningLines } from './document/warnings.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalItem, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
-import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './run-info.js';
 import {
   allComparisons,
   countVerdicts,
   describeAnswer,
   describeCounts,
   describeNothingChanged,
-  FAILING_IMPROVEMENT,
   nothingChanged,
   orderRows,
   type ReportRow,
-  rowTone,
   worstGatedChange,
 } from './verdicts.js';
 
@@ -65,148 +55,14 @@ export interface TerminalOptions {
   allFunctions?: boolean;
 }
 
-type Style = 'red' | 'yellow' | 'green' | 'bold';
-
-const TONE_STYLE: Record<Tone, Style | null> = {
-  fail: 'red',
-  warn: 'yellow',
-  good: 'green',
-  neutral: null,
-  unknown: 'yellow',
-};
-
-const VERDICT_TEXT: Record<Tone, string> = {
-  fail: '✗ regression',
-  warn: '! regression',
-  good: '✓ improvement',
-  neutral: 'unchanged',
-  unknown: '? inconclusive',
-};
-
 const DEFAULT_WIDTH = 100;
-const MIN_SCENARIO_WIDTH = 8;
-const COLUMN_GAP = '  ';
-const GATED_MARK = ' *';
-
-type Paint = (text: string, style: Style | null) => string;
-
-/** picocolors switches each style back off (not a full reset), so styles nest. */
-function painter(enabled: boolean): Paint {
-  const colors = createColors(enabled);
-  return (text, style) => (style === null ? text : colors[style](text));
-}
-
-const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/** Cuts text to at most `width` columns, ending in "…" when cut. */
-function fitWidth(text: string, width: number): string {
-  if (displayWidth(text) <= width) return text;
-  let out = '';
-  // Whole graphemes, so an emoji sequence or an accented letter is never cut in two.
-  for (const { segment } of graphemes.segment(text)) {
-    if (displayWidth(out + segment) > width - 1) break;
-    out += segment;
-  }
-  return `${out}…`;
-}
-
-function pad(text: string, width: number, align: 'left' | 'right'): string {
-  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
-  return align === 'left' ? text + fill : fill + text;
-}
-
-interface Column {
-  header: string;
-  align: 'left' | 'right';
-}
-
-const COLUMNS: Column[] = [
-  { header: 'scenario', align: 'left' },
-  { header: 'metric', align: 'left' },
-  { header: 'base', align: 'right' },
-  { header: 'head', align: 'right' },
-  { header: 'change (95% CI)', align: 'left' },
-  { header: 'verdict', align: 'left' },
-];
-
-/**
- * The scenario column: the name on a group's first row, a fixed rate on the row under it (the
- * name's own width stays what it is), or after the name when the group has one row.
- */
-function scenarioText(row: ReportRow, i: number, rows: ReportRow[]): string {
-  if (row.firstOfScenario) return sanitizeText(row.comparison.scenario) + (row.rate && rows[i + 1]?.firstOfScenario !== false ? ` ${row.rate}` : '');
-  return row.rate && rows[i - 1]?.firstOfScenario ? row.rate : '';
-}
-
-function rowCells(row: ReportRow, i: number, rows: ReportRow[]): string[] {
-  const c = row.comparison;
-  return [
-    scenarioText(row, i, rows),
-    formatMetricName(c.metric) + (c.gated ? GATED_MARK : ''),
-    formatValue(c.metric, c.baseMedian),
-    formatValue(c.metric, c.headMedian),
-    formatMetricChange(c),
-    verdictText(row),
-  ];
-}
-
-function verdictText(row: ReportRow): string {
-  const tone = rowTone(row);
-  return tone !== verdictTone(row.comparison) ? `? ${FAILING_IMPROVEMENT}` : VERDICT_TEXT[tone];
-}
-
-/** Widest cell per column; the first column (names) gives way when the table is wider than `width`. */
-function columnWidths(columns: Column[], cells: string[][], width: number): number[] {
-  const widths = columns.map((_, i) => Math.max(...cells.map((row) => displayWidth(row[i]!))));
-  const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (columns.length - 1);
-  const overflow = total - width;
-  if (overflow > 0) widths[0] = Math.max(MIN_SCENARIO_WIDTH, widths[0]! - overflow);
-  return widths;
-}
-
-/** Pads every cell but the last (the verdict), then colours it: escape codes never shift columns. */
-function renderTableLine(columns: Column[], cells: string[], widths: number[], style: Style | null, paint: Paint): string {
-  const last = cells.length - 1;
-  const padded = cells.map((cell, i) => (i === last ? cell : pad(fitWidth(cell, widths[i]!), widths[i]!, columns[i]!.align)));
-  padded[last] = paint(padded[last]!, style);
-  return padded.join(COLUMN_GAP);
-}
-
-/** A header line and one line per row, each row's verdict in its style. */
-function renderGrid(columns: Column[], cells: string[][], styles: (Style | null)[], width: number, paint: Paint): string[] {
-  const widths = columnWidths(columns, [columns.map((c) => c.header), ...cells], width);
-  return [
-    paint(renderTableLine(columns, columns.map((c) => c.header), widths, null, paint), 'bold'),
-    ...cells.map((row, i) => renderTableLine(columns, row, widths, styles[i]!, paint)),
-  ];
-}
 
 const GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
 const COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges–Lehmann), not the ratio of the medians";
 
 function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
   if (rows.length === 0) return ['nothing was compared: no pair was measured'];
-  const styles = rows.map((row) => TONE_STYLE[rowTone(row)]);
-  return [...renderGrid(COLUMNS, rows.map(rowCells), styles, width, paint), GATED_NOTE, COLUMNS_NOTE];
-}
-
-const BENCHMARK_COLUMNS: Column[] = [
-  { header: 'benchmark', align: 'left' },
-  { header: 'base ops/s', align: 'right' },
-  { header: 'head ops/s', align: 'right' },
-  { header: 'change (95% CI)', align: 'left' },
-  { header: 'verdict', align: 'left' },
-];
-
-const BENCHMARK_TEXT: Record<Exclude<BenchmarkStatus, Tone>, [string, Style | null]> = {
-  added: ['+ added', null],
-  removed: ['- removed', null],
-  failed: ['! not compared', 'yellow'],
-};
-
-function benchmarkVerdict(row: BenchmarkRow): [string, Style | null] {
-  if (row.status === 'added' || row.status === 'removed' || row.status === 'failed') return BENCHMARK_TEXT[row.status];
-  return [VERDICT_TEXT[row.status], TONE_STYLE[row.status]];
+  return [...terminalTable(verdictTable(rows), width, paint), GATED_NOTE, COLUMNS_NOTE];
 }
 
 /** The micro-benchmark table, after the HTTP one (or alone in a benchmarks-only run). */
@@ -215,18 +71,9 @@ function renderBenchmarks(results: Results, analysis: Assessment, width: number,
   const rows = benchmarkRows(analysis);
   const title = `micro-benchmarks — ${describeBenchmarkMethod(results)}:`;
   if (rows.length === 0) return ['', title, 'no micro-benchmark gave a number on either side'];
-  const verdicts = rows.map(benchmarkVerdict);
-  const cells = rows.map((row, i) => [
-    sanitizeText(row.label) + (row.gated ? GATED_MARK : ''),
-    row.base,
-    row.head,
-    row.change,
-    verdicts[i]![0],
-  ]);
-  const grid = renderGrid(BENCHMARK_COLUMNS, cells, verdicts.map((v) => v[1]), width, paint);
+  const table = benchmarkTable(rows);
   // Reasons are long: under the table, so the names keep their width.
-  const reasons = rows.filter((r) => r.reason !== null).map((r) => `${sanitizeText(r.label)}: not compared, ${sanitizeText(r.reason!)}`);
-  return ['', title, ...grid, ...(httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE]), ...reasons];
+  return ['', title, ...terminalTable(table, width, paint), ...(httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE]), ...terminalVerdictDetails(table)];
 }
 
 /** Lines of a failure message (its stderr tail) shown per failed file. */
@@ -264,29 +111,24 @@ function renderHeadline(results: Results, analysis: Assessment, paint: Paint): s
     lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
   }
   lines.push(counts);
-  const incomplete = describeIncomplete(results, analysis, sanitizeText);
-  if (incomplete !== null) lines.push(paint(`! incomplete run: ${incomplete}`, 'yellow'));
-  const baseCommands = describeBaseCommands(results, sanitizeText);
-  if (baseCommands !== null) lines.push(paint(`! ${baseCommands}`, 'yellow'));
-  lines.push(`${describeSides(results, sanitizeText)} · ${describeSetup(results, analysis, sanitizeText)}`);
+  const incomplete = describeIncomplete(results, analysis);
+  if (incomplete !== null) lines.push(paint(`! incomplete run: ${terminalLine(incomplete)}`, 'yellow'));
+  const baseCommands = describeBaseCommands(results);
+  if (baseCommands !== null) lines.push(paint(`! ${terminalLine(baseCommands)}`, 'yellow'));
+  lines.push(`${terminalLine(describeSides(results))} · ${terminalLine(describeSetup(results, analysis))}`);
   return lines;
 }
 
 /** How the interim looks went and the design they follow: for the curious, at the end. */
 function renderStopping(results: Results): string[] {
-  const stopping = describeStopping(results, sanitizeText);
-  return stopping === null ? [] : ['', stopping];
+  const stopping = describeStopping(results);
+  return stopping === null ? [] : ['', terminalLine(stopping)];
 }
 
 function renderWarnings(analysis: Assessment, paint: Paint): string[] {
-  const warnings = analysis.warnings;
-  if (warnings.length === 0) return [];
-  const items = warnings.map((w) => {
-    const about = w.scenario ?? w.benchmark;
-    const where = about === undefined ? '' : `${sanitizeText(about)}: `;
-    return `  ${paint('!', 'yellow')} ${where}${sanitizeText(w.message)} (${sanitizeText(w.code)})`;
-  });
-  return ['', 'warnings:', ...items];
+  const lines = warningLines(analysis);
+  if (lines.length === 0) return [];
+  return ['', 'warnings:', ...lines.map((line) => `  ${paint('!', 'yellow')} ${terminalLine(line)}`)];
 }
 
 function renderFailures(analysis: Assessment): string[] {
@@ -331,22 +173,6 @@ function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
 
 /* ---------- service health ---------- */
 
-function healthVerdict(cell: HealthCell): [string, Style | null] {
-  switch (cell.kind) {
-    case 'verdict':
-      return [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
-    case 'leak':
-      if (cell.tone === 'fail' || cell.tone === 'warn') return [`${cell.tone === 'fail' ? '✗' : '!'} possible leak`, TONE_STYLE[cell.tone]];
-      return cell.tone === 'good' ? ['✓ growth gone', 'green'] : [VERDICT_TEXT[cell.tone], TONE_STYLE[cell.tone]];
-    case 'generator':
-      return cell.bound ? ['! at its limit', 'yellow'] : ['', null];
-    default:
-      return ['', null];
-  }
-}
-
-const HEALTH_COLUMNS: Column[] = [{ header: 'metric', align: 'left' }, ...COLUMNS.slice(2)];
-
 /**
  * The service-health tables (one per scenario, under its name: the rows are wide) and their
  * hints. Never shortened to a width: the metric names are perfgate's own and short, and a cut
@@ -354,90 +180,36 @@ const HEALTH_COLUMNS: Column[] = [{ header: 'metric', align: 'left' }, ...COLUMN
  */
 function renderHealth(results: Results, analysis: Assessment, paint: Paint): string[] {
   const rows = healthRows(results, analysis);
-  const hints = analysis.health?.hints ?? [];
+  const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return [];
-  const lines = ['', `service health — ${describeHealthMethod(results)}:`];
-  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
-    const own = rows.filter((r) => r.scenario === scenario);
-    const verdicts = own.map((row) => healthVerdict(row.cell));
-    const cells = own.map((row, i) => [row.metric + (row.gated ? GATED_MARK : ''), row.base, row.head, row.change, verdicts[i]![0]]);
-    const grid = renderGrid(HEALTH_COLUMNS, cells, verdicts.map((v) => v[1]), Number.POSITIVE_INFINITY, paint);
-    lines.push(sanitizeText(scenario), ...grid.map((line) => line.replace(/\s+$/, '')));
-  }
-  for (const hint of hints) {
-    const mark = isWarningHint(hint) ? paint('!', 'yellow') : '→';
-    lines.push(`${mark} ${sanitizeText(hint.scenario)}: ${sanitizeText(describeHint(hint, hintCulprit(analysis, hint.scenario)))}`);
-  }
-  return lines;
+  return ['', `service health — ${describeHealthMethod(results)}:`, ...terminalGroupedTables(healthTable(rows), paint), ...hints.map((item) => terminalItem(item, paint))];
+}
+
+/** The "I/O per request" lines (a blank line first); none when the run counted no outgoing I/O. */
+export function renderIoTerminal(analysis: Assessment): string[] {
+  const section = ioSection(analysis);
+  if (section === null) return [];
+  return ['', `I/O per request — ${section.method}:`, ...section.items.map((line) => `  ${terminalLine(line)}`)];
 }
 
 /* ---------- hot functions (profiling phase) ---------- */
 
-const HOT_COLUMNS: Column[] = [
-  { header: 'function', align: 'left' },
-  { header: 'where', align: 'left' },
-  { header: 'base', align: 'right' },
-  { header: 'head', align: 'right' },
-  { header: 'change', align: 'right' },
-  { header: 'total time', align: 'left' },
-];
-
-const PACKAGE_COLUMNS: Column[] = [
-  { header: 'package', align: 'left' },
-  { header: 'version', align: 'left' },
-  { header: 'base', align: 'right' },
-  { header: 'head', align: 'right' },
-  { header: 'change', align: 'right' },
-];
-
-/** Own code ranked by attributed time; "spent in" last, where it may run past the width rather than cut the names. */
-const ATTRIBUTED_COLUMNS: Column[] = [...HOT_COLUMNS.slice(0, 5), { header: 'self time', align: 'left' }, { header: 'spent in', align: 'left' }];
-
-/** A function's cells; own code ranked by attributed time shows its self time and what its time went into instead of its total. */
-function functionCells(c: FunctionChange, attributed = false): string[] {
-  const cells = hotFunctionCells(c);
-  return [
-    sanitizeText(cells.name) + (cells.deoptimized ? ' !' : ''),
-    sanitizeText(cells.where),
-    cells.base,
-    cells.head,
-    cells.change + (cells.marker ? ` ${cells.marker}` : ''),
-    ...(attributed ? [cells.self, sanitizeText(cells.spentIn)] : [cells.totals]),
-  ];
-}
-
-function renderHotFunctionGrid(rows: FunctionChange[], width: number, paint: Paint): string[] {
-  return renderGrid(HOT_COLUMNS, rows.map((c) => functionCells(c)), rows.map(() => null), width, paint);
-}
-
-function renderHotFunctionSection(section: HotFunctionSection, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
+function renderHotFunctionSection(part: HotFunctionPart, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
+  const { section } = part;
   const measure = section.attributed ? 'own code: time of each function with the code it calls' : 'self time';
   const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
   const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section.profile))}):`];
   if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
-  const cells = section.own.map((c) => functionCells(c, true));
-  const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
-  const ownGrid = section.attributed
-    ? renderGrid(ATTRIBUTED_COLUMNS, cells, section.own.map(() => null), width + lastWidth, paint).map((line) => line.replace(/\s+$/, ''))
-    : renderHotFunctionGrid(section.own, width, paint);
-  lines.push(...(section.own.length > 0 ? ownGrid : ["no function of the service's own code was sampled"]));
+  lines.push(...(section.own.length > 0 ? terminalTable(part.own, width, paint) : ["no function of the service's own code was sampled"]));
   if (section.other.length > 0) {
-    if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...renderHotFunctionGrid(section.other, width, paint));
+    if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...terminalTable(part.other, width, paint));
     else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
   }
   if (section.packages.length > 0) {
-    const cells = section.packages.map((row) => {
-      const c = packageCells(row);
-      return [sanitizeText(c.name), sanitizeText(c.version), c.base, c.head, c.change];
-    });
-    lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...renderGrid(PACKAGE_COLUMNS, cells, cells.map(() => null), width, paint));
+    lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...terminalTable(part.packages, width, paint));
   }
-  for (const c of section.deoptimized) {
-    lines.push(`! deoptimized by V8: ${sanitizeText(c.name)} (${sanitizeText(describeLocation(c))}): ${c.deoptReasons.map(sanitizeText).join('; ')}`);
-  }
-  for (const c of section.optimization) {
-    lines.push(`! ${sanitizeText(rowName(c))} (${sanitizeText(describeLocation(c))}) ${sanitizeText(describeOptimization(c))}`);
-  }
+  for (const f of part.deoptimized) lines.push(`! deoptimized by V8: ${sanitizeText(f.name)} (${sanitizeText(f.where)}): ${f.note.map(sanitizeText).join('; ')}`);
+  for (const f of part.optimization) lines.push(`! ${sanitizeText(f.name)} (${sanitizeText(f.where)}) ${f.note.map(sanitizeText).join('; ')}`);
   const at = (file: string) => sanitizeText(options.runDir ? join(options.runDir, file) : file);
   for (const [i, { kind, file }] of flamegraphFiles(section.profile).entries()) {
     lines.push(`${i === 0 ? 'flamegraphs:' : ' '.repeat(12)} ${kind.padEnd(4)} ${at(file)}`);
@@ -446,11 +218,13 @@ function renderHotFunctionSection(section: HotFunctionSection, analysis: Assessm
 }
 
 function renderHotFunctions(results: Results, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
-  const sections = hotFunctionSections(results, analysis, HOT_FUNCTION_ROWS);
+  // The terminal links nothing: no repository address.
+  const parts = hotFunctionParts(results, analysis, HOT_FUNCTION_ROWS, null);
+  const sections = parts.map((part) => part.section);
   const skipped = describeProfilesSkipped(results, analysis);
   const notes = skipped ? ['', sanitizeText(skipped)] : [];
   if (sections.length === 0) return notes;
-  return [...sections.flatMap((s) => renderHotFunctionSection(s, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
+  return [...parts.flatMap((part) => renderHotFunctionSection(part, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
 }
 
 /**

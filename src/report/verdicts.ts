@@ -20,7 +20,9 @@ import { formatPercent } from '../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from './format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
 import { type Tone, verdictTone } from './rows.js';
-import type { Escape } from './run-info.js';
+
+/** How a view makes outside text safe inside perfgate's words: escapeMarkdown, or sanitizeText for a terminal. */
+export type Escape = (text: string) => string;
 
 export interface VerdictCounts {
   regressions: number;

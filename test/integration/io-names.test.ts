@@ -16,7 +16,7 @@ import { promisify } from 'node:util';
 import { HealthChannel } from '../../src/engine/service/health.js';
 import { ProcessTracker, } from '../../src/engine/process/processes.js';
 import { assessResults } from '../../src/assess/compare.js';
-import { renderIoTerminal } from '../../src/report/io.js';
+import { renderIoTerminal } from '../../src/report/terminal.js';
 import type { NamedCalls, ProcessHealth, Side } from '../../src/results/types.js';
 import { type Mysql, startMysql } from '../helpers/mysql.js';
 import { type Postgres, startPostgres } from '../helpers/postgres.js';

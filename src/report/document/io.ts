@@ -1,10 +1,10 @@
 /**
  * The "I/O per request" section of the reports: per scenario and destination, the round trips
  * and the wait on them per request served, base → head, from the analysis (src/assess/io.ts), and
- * in words what a change suggests. Shared by the markdown and terminal renderers; pure.
+ * in words what a change suggests, as document lines the printers lay out. Pure.
  */
-import type { Analysis, IoComparison, IoSide } from '../results/types.js';
-import { escapeMarkdown, sanitizeText } from './format.js';
+import type { Analysis, IoComparison, IoSide } from '../../results/types.js';
+import type { Line } from './types.js';
 
 /** Most lines shown; the changed ones first, so a long list drops only unchanged destinations. */
 const MAX_LINES = 12;
@@ -89,27 +89,18 @@ export function ioLines(analysis: Analysis): IoLine[] {
   return [...lines.filter((l) => l.changed), ...lines.filter((l) => !l.changed)].slice(0, MAX_LINES);
 }
 
-const METHOD =
-  "round trips the service's own processes made (a write, then the first answer), by destination, and the time requests waited on them; information, not gated";
-
-/** The markdown section; null when the run counted no outgoing I/O. */
-export function renderIoMarkdown(analysis: Analysis): string | null {
+/** The section: what it counts, then one line per destination of a scenario; null when the run counted no outgoing I/O. */
+export function ioSection(analysis: Analysis): { method: string; items: Line[] } | null {
   const lines = ioLines(analysis);
   if (lines.length === 0) return null;
-  const items = lines.map(
-    (l) =>
-      `- ${escapeMarkdown(l.scenario)} · ${l.changed ? '**' : ''}${escapeMarkdown(l.text)}${l.changed ? '**' : ''}${l.reason ? `: ${escapeMarkdown(l.reason)}` : ' (unchanged)'}${l.named ? `; ${escapeMarkdown(l.named)}` : ''}`,
-  );
-  return [`**I/O per request** · ${METHOD}.`, ...items].join('\n');
-}
-
-/** The terminal section's lines (a blank line first); none when the run counted no outgoing I/O. */
-export function renderIoTerminal(analysis: Analysis): string[] {
-  const lines = ioLines(analysis);
-  if (lines.length === 0) return [];
-  return [
-    '',
-    `I/O per request — ${METHOD}:`,
-    ...lines.map((l) => `  ${sanitizeText(l.scenario)} · ${sanitizeText(l.text)}${l.reason ? `: ${l.reason}` : ' (unchanged)'}${l.named ? `; ${sanitizeText(l.named)}` : ''}`),
-  ];
+  return {
+    method: "round trips the service's own processes made (a write, then the first answer), by destination, and the time requests waited on them; information, not gated",
+    items: lines.map((l): Line => [
+      { kind: 'text', text: l.scenario },
+      { kind: 'label', text: ' · ' },
+      { kind: 'text', text: l.text, ...(l.changed && { strong: true }) },
+      ...(l.reason ? ([{ kind: 'label', text: ': ' }, { kind: 'text', text: l.reason }] as const) : ([{ kind: 'label', text: ' (unchanged)' }] as const)),
+      ...(l.named ? ([{ kind: 'label', text: '; ' }, { kind: 'text', text: l.named }] as const) : []),
+    ]),
+  };
 }

@@ -1,14 +1,15 @@
 /**
- * How a run was made, in words: which commits, on what machine, how many pairs. Text that
- * comes from outside perfgate goes through the renderer's `escapeText` (markdown or terminal).
+ * How a run was made, in words: which commits, on what machine, how many pairs, as document
+ * lines: text from outside perfgate (refs, the CPU's name, error messages) stays apart from
+ * perfgate's words, for the printers to escape.
  */
-import type { Analysis, Environment, Results, SideInfo, TakenLook } from '../results/types.js';
-import { formatCount, formatDurationUs, formatInteger, formatP, truncate } from '../stats/format.js';
+import type { Analysis, Environment, Results, SideInfo, TakenLook } from '../../results/types.js';
+import { formatCount, formatDurationUs, formatInteger, formatP, truncate } from '../../stats/format.js';
+import { escapeUrl } from '../escape.js';
+import type { Line } from './types.js';
 
 /** Longest error message quoted; a stack trace belongs in the logs, not in the comment. */
 const MAX_ERROR_CHARS = 500;
-
-export type Escape = (text: string) => string;
 
 export interface PairCounts {
   /** Fewest and most pairs measured in any scenario (they differ only when a run stopped). */
@@ -20,30 +21,41 @@ export interface PairCounts {
   stoppedEarly: boolean;
 }
 
-/** How a renderer links a commit: the link around `text` (the short sha, escaped), or null to leave it text. */
-export type CommitLink = (side: SideInfo, text: string) => string | null;
-
-/**
- * "main@abc1234"; the work tree of a dirty head says so. The ref is escaped with its "@": a ref
- * such as "release-" would otherwise put "-@abc1234" in the comment, a mention of user abc1234.
- */
-function describeSide(side: SideInfo, escapeText: Escape, link: CommitLink | undefined): string {
-  const short = escapeText(side.sha.slice(0, 7));
-  const text = `${escapeText(`${side.ref}@`)}${link?.(side, short) ?? short}`;
-  return side.dirty ? `${text} (uncommitted changes)` : text;
+/** A commit's short sha, linked to the commit's page of `repository` when there is one. */
+function commit(sha: string, repository: string | null): Line {
+  const href = repository === null ? null : escapeUrl(`${repository}/commit/${encodeURIComponent(sha)}`);
+  return [{ kind: 'text', text: sha.slice(0, 7), ...(href !== null && { href }) }];
 }
 
-/** "base main@abc1234 → head my-branch@def5678", each sha linked to its commit when `link` gives one. */
-export function describeSides(results: Results, escapeText: Escape, link?: CommitLink): string {
-  const head = describeSide(results.sides.head, escapeText, link);
+/**
+ * "main@abc1234"; the work tree of a dirty head says so (its state is no commit: no link). The
+ * ref is outside text with its "@": a ref such as "release-" would otherwise put "-@abc1234" in
+ * the comment, a mention of user abc1234.
+ */
+function describeSide(side: SideInfo, repository: string | null): Line {
+  const text: Line = [{ kind: 'text', text: `${side.ref}@` }, ...commit(side.sha, side.dirty ? null : repository)];
+  return side.dirty ? [...text, { kind: 'label', text: ' (uncommitted changes)' }] : text;
+}
+
+/** "base main@abc1234 → head my-branch@def5678", each sha linked to its commit in `repository` (a web address) when given. */
+export function describeSides(results: Results, repository: string | null = null): Line {
+  const head = describeSide(results.sides.head, repository);
   const stored = results.baseline;
   if (stored) {
     // Base was not measured here: name the record it stands for.
-    const short = escapeText(stored.sha.slice(0, 7));
-    const commit = link?.({ ref: 'record', sha: stored.sha, dirty: false }, short) ?? short;
-    return `base: stored record of ${commit}${stored.runId ? ` (run ${escapeText(stored.runId)})` : ''} → head ${head}`;
+    const run: Line = stored.runId ? [{ kind: 'label', text: ' (run ' }, { kind: 'text', text: stored.runId }, { kind: 'label', text: ')' }] : [];
+    return [{ kind: 'label', text: 'base: stored record of ' }, ...commit(stored.sha, repository), ...run, { kind: 'label', text: ' → head ' }, ...head];
   }
-  return `base ${describeSide(results.sides.base, escapeText, link)} → head ${head}`;
+  return [{ kind: 'label', text: 'base ' }, ...describeSide(results.sides.base, repository), { kind: 'label', text: ' → head ' }, ...head];
+}
+
+/** Lines joined by perfgate's separator. */
+function joinLines(lines: Line[], separator: string): Line {
+  return lines.flatMap((line, i) => (i === 0 ? line : [{ kind: 'label', text: separator } as const, ...line]));
+}
+
+function words(text: string): Line {
+  return [{ kind: 'label', text }];
 }
 
 /** "24.11" from "v24.11.1": the minor version is what changes performance. */
@@ -86,7 +98,7 @@ export function describePairs(counts: PairCounts): string {
  * What the adaptive stopping did, in words: where it looked, what it decided and why, and the
  * levels of the design; null for runs without an interim look (or before one was taken).
  */
-export function describeStopping(results: Results, escapeText: Escape): string | null {
+export function describeStopping(results: Results): Line | null {
   const sequential = results.sequential;
   const interims = sequential?.taken.filter((look) => look.look < sequential.looks.length - 1) ?? [];
   if (!sequential || interims.length === 0) return null;
@@ -97,15 +109,16 @@ export function describeStopping(results: Results, escapeText: Escape): string |
   };
   const levels = sequential.looks.map((look) => formatP(look.nominalAlpha));
   const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim ${levels.length > 2 ? 'levels' : 'level'} ${levels.slice(0, -1).join(', ')}, final level ${levels.at(-1)}`;
-  const said = interims.map((look, i) => `${where(look, i === 0)}: ${escapeText(look.reason)}`);
+  // The reason a look gives quotes the run's scenario names: outside text.
+  const said = interims.map((look, i): Line => [{ kind: 'label', text: `${where(look, i === 0)}: ` }, { kind: 'text', text: look.reason }]);
   const last = interims.at(-1)!;
   if (last.decision === 'continue') {
     const went = sequential.taken.some((look) => look.decision === 'final') ? 'went on to all pairs' : 'went on';
     const looked = interims.length === 1 ? 'Looked once' : `Looked ${interims.length === 2 ? 'twice' : `${interims.length} times`}`;
-    return `${looked} ${said.join('; then ')}; ${went} (${design}).`;
+    return [...words(`${looked} `), ...joinLines(said, '; then '), ...words(`; ${went} (${design}).`)];
   }
-  if (said.length === 1) return `Stopped early ${said[0]} (${design}).`;
-  return `Looked ${said.slice(0, -1).join('; then ')}; then stopped early ${said.at(-1)} (${design}).`;
+  if (said.length === 1) return [...words('Stopped early '), ...said[0]!, ...words(` (${design}).`)];
+  return [...words('Looked '), ...joinLines(said.slice(0, -1), '; then '), ...words('; then stopped early '), ...said.at(-1)!, ...words(` (${design}).`)];
 }
 
 /** Rounds of micro-benchmarks that ran (any process), and how many were planned. */
@@ -131,38 +144,44 @@ function describeMeasured(results: Results, analysis: Analysis): string[] {
 }
 
 /** "Node 24.11 · 2 vCPU AMD EPYC 7763 · 60 pairs × 1 s · seed 42" (and the micro-benchmark rounds). */
-export function describeSetup(results: Results, analysis: Analysis, escapeText: Escape): string {
+export function describeSetup(results: Results, analysis: Analysis): Line {
   const env: Environment = results.environment;
   const rounds = countRounds(results);
-  return [
-    `Node ${escapeText(shortNodeVersion(env.nodeVersion))}`,
-    `${formatInteger(env.cpus)} vCPU ${escapeText(shortCpuModel(env.cpuModel))}`,
-    ...(results.scenarios.length > 0
-      ? [`${describePairs(countPairs(results, analysis))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`]
-      : []),
-    ...(rounds === null ? [] : [describeRounds(rounds)]),
-    `seed ${formatInteger(results.seed)}`,
-  ].join(' · ');
+  return joinLines(
+    [
+      [...words('Node '), { kind: 'text', text: shortNodeVersion(env.nodeVersion) }],
+      [...words(`${formatInteger(env.cpus)} vCPU `), { kind: 'text', text: shortCpuModel(env.cpuModel) }],
+      ...(results.scenarios.length > 0
+        ? [words(`${describePairs(countPairs(results, analysis))} × ${formatDurationUs(results.config.load.sliceMs * 1000)}`)]
+        : []),
+      ...(rounds === null ? [] : [words(describeRounds(rounds))]),
+      words(`seed ${formatInteger(results.seed)}`),
+    ],
+    ' · ',
+  );
 }
 
 /**
  * Why base ran with head's service commands (the pull request's), or null when it ran with its
  * own: said in the headline, as it changes what the comparison means.
  */
-export function describeBaseCommands(results: Results, escapeText: Escape): string | null {
+export function describeBaseCommands(results: Results): Line | null {
   const warning = results.warnings.find((w) => w.code === 'base-config-unusable');
-  return warning ? escapeText(truncate(warning.message, MAX_ERROR_CHARS)) : null;
+  return warning ? [{ kind: 'text', text: truncate(warning.message, MAX_ERROR_CHARS) }] : null;
 }
 
 /**
  * Null for a complete run; otherwise why it is incomplete and what the verdicts rest on,
  * e.g. "the run failed: service exited (code 1). The verdicts use the 4 of 6 pairs measured so far."
  */
-export function describeIncomplete(results: Results, analysis: Analysis, escapeText: Escape): string | null {
+export function describeIncomplete(results: Results, analysis: Analysis): Line | null {
   if (results.status === 'complete') return null;
-  const cause =
+  const cause: Line =
     results.status === 'running'
-      ? 'the run is still in progress'
-      : `the run failed: ${results.error ? escapeText(truncate(results.error, MAX_ERROR_CHARS)) : 'no error message was recorded'}`;
-  return `${cause}. The verdicts use the ${describeMeasured(results, analysis).join(' and ')} measured so far.`;
+      ? words('the run is still in progress')
+      : [
+          ...words('the run failed: '),
+          results.error ? { kind: 'text', text: truncate(results.error, MAX_ERROR_CHARS) } : { kind: 'label', text: 'no error message was recorded' },
+        ];
+  return [...cause, ...words(`. The verdicts use the ${describeMeasured(results, analysis).join(' and ')} measured so far.`)];
 }

@@ -1,0 +1,123 @@
+/**
+ * The report's verdict tables as document tables: the HTTP verdicts, the micro-benchmarks and
+ * service health. The words of each cell are decided here, once; the printers lay them out.
+ */
+import type { BenchmarkRow } from '../benchmarks.js';
+import { formatMetricChange, formatMetricName, formatValue } from '../format.js';
+import { type HealthCell, type HealthRow, verdictTone } from '../rows.js';
+import { FAILING_IMPROVEMENT, type ReportRow, rowTone } from '../verdicts.js';
+import type { Cell, Column, Table, Tone } from './types.js';
+
+const VERDICT_WORDS: Record<Tone, string> = {
+  fail: 'regression',
+  warn: 'regression',
+  good: 'improvement',
+  neutral: 'unchanged',
+  unknown: 'inconclusive',
+};
+
+/** A verdict in the usual words. */
+export function verdictCell(tone: Tone): Cell {
+  return { kind: 'verdict', mark: tone, words: VERDICT_WORDS[tone] };
+}
+
+const VERDICT_COLUMNS: Column[] = [
+  { header: 'metric', align: 'left' },
+  { header: 'base', long: 'base (median)', align: 'right' },
+  { header: 'head', long: 'head (median)', align: 'right' },
+  { header: 'change (95% CI)', long: 'paired change (95% CI)', align: 'left' },
+  { header: 'verdict', align: 'left' },
+];
+
+/** The HTTP verdict table: one row per comparison, grouped by scenario, a fixed rate noted on its group. */
+export function verdictTable(rows: ReportRow[]): Table {
+  return {
+    group: 'scenario',
+    columns: VERDICT_COLUMNS,
+    rows: rows.map((row) => {
+      const c = row.comparison;
+      const tone = rowTone(row);
+      return {
+        group: { name: c.scenario, ...(row.rate && { note: row.rate }) },
+        cells: [
+          { kind: 'label', text: formatMetricName(c.metric), gated: c.gated },
+          { kind: 'figure', text: formatValue(c.metric, c.baseMedian) },
+          { kind: 'figure', text: formatValue(c.metric, c.headMedian) },
+          { kind: 'figure', text: formatMetricChange(c) },
+          tone !== verdictTone(c) ? { kind: 'verdict', mark: 'unknown', words: FAILING_IMPROVEMENT } : verdictCell(tone),
+        ],
+      };
+    }),
+  };
+}
+
+const BENCHMARK_COLUMNS: Column[] = [
+  { header: 'benchmark', align: 'left' },
+  { header: 'base ops/s', align: 'right' },
+  { header: 'head ops/s', align: 'right' },
+  { header: 'change (95% CI)', align: 'left' },
+  { header: 'verdict', align: 'left' },
+];
+
+function benchmarkVerdict(row: BenchmarkRow): Cell {
+  if (row.status === 'added' || row.status === 'removed') return { kind: 'verdict', mark: row.status, words: row.status };
+  if (row.status === 'failed') return { kind: 'verdict', mark: 'warn', words: 'not compared', ...(row.reason && { detail: row.reason }) };
+  return verdictCell(row.status);
+}
+
+/** The micro-benchmark table: one row per benchmark, compared or listed. */
+export function benchmarkTable(rows: BenchmarkRow[]): Table {
+  return {
+    columns: BENCHMARK_COLUMNS,
+    rows: rows.map((row) => ({
+      cells: [
+        { kind: 'text', text: row.label, gated: row.gated },
+        { kind: 'figure', text: row.base },
+        { kind: 'figure', text: row.head },
+        { kind: 'figure', text: row.change },
+        benchmarkVerdict(row),
+      ],
+    })),
+  };
+}
+
+/** A health row's verdict: the usual words, a memory-growth verdict in its own, a load generator at its limit, or nothing. */
+function healthVerdict(cell: HealthCell): Cell {
+  switch (cell.kind) {
+    case 'verdict':
+      return verdictCell(cell.tone);
+    case 'leak':
+      if (cell.tone === 'fail' || cell.tone === 'warn') return { kind: 'verdict', mark: cell.tone, words: 'possible leak' };
+      return cell.tone === 'good' ? { kind: 'verdict', mark: 'good', words: 'growth gone' } : verdictCell(cell.tone);
+    case 'generator':
+      return cell.bound ? { kind: 'verdict', mark: 'warn', words: 'at its limit' } : { kind: 'label', text: '' };
+    default:
+      return { kind: 'label', text: '' };
+  }
+}
+
+const HEALTH_COLUMNS: Column[] = [
+  { header: 'metric', align: 'left' },
+  { header: 'base', align: 'right' },
+  { header: 'head', align: 'right' },
+  { header: 'change (95% CI)', align: 'left' },
+  { header: 'verdict', align: 'left' },
+];
+
+/** The service-health table: the start-up rows, then each scenario's health rows. */
+export function healthTable(rows: HealthRow[]): Table {
+  return {
+    group: 'scenario',
+    columns: HEALTH_COLUMNS,
+    rows: rows.map((row) => ({
+      group: { name: row.scenario },
+      cells: [
+        { kind: 'label', text: row.metric, gated: row.gated },
+        { kind: 'figure', text: row.base },
+        { kind: 'figure', text: row.head },
+        { kind: 'figure', text: row.change },
+        healthVerdict(row.cell),
+      ],
+    })),
+  };
+}

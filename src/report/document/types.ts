@@ -1,0 +1,74 @@
+/**
+ * The report document: what a report says, as typed cells and tables, built once by the document
+ * builders (src/report/document/) from the Assessment. The printers (src/report/print/) only
+ * escape, colour and lay it out, so markdown and the terminal cannot say different things. Pure.
+ */
+
+/** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
+export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
+
+/** The sign before a verdict's words or a list item: a tone, a benchmark only one side has, or a hint that explains. */
+export type Mark = Tone | 'added' | 'removed' | 'hint';
+
+/**
+ * One cell of a table.
+ * - `text`: words from outside perfgate (a scenario or benchmark name, a path): printers escape them;
+ *   `href`: where it links to (a view with links makes it one); `strong`: it stands out (what changed);
+ *   `aside`: said in passing, in parentheses (a warning's code).
+ * - `label`: perfgate's own words (a metric name): printed as they are.
+ * - `figure`: a number perfgate formatted with its unit, or a change with its interval: printed as it is.
+ * - `verdict`: a mark (its sign and colour are the printer's) and perfgate's words for it; `detail`
+ *   says why, from outside perfgate (a failed benchmark's reason).
+ * A gated cell names what fails the build (bold in markdown, starred in a terminal); a `warn` cell
+ * carries a warning sign after it (a function V8 deoptimized, a detectable change larger than the
+ * limit).
+ */
+export type Cell =
+  | { kind: 'text'; text: string; gated?: boolean; warn?: boolean; href?: string; strong?: boolean; aside?: boolean }
+  | { kind: 'label'; text: string; gated?: boolean }
+  | { kind: 'figure'; text: string; warn?: boolean }
+  | { kind: 'verdict'; mark: Mark; words: string; detail?: string };
+
+/** A sentence or a list item: runs of outside text and perfgate's words, joined as they come. */
+export type Line = Extract<Cell, { kind: 'text' | 'label' | 'figure' }>[];
+
+/** An item of a list: its sign, what it is about (a scenario, from outside perfgate), and what it says. */
+export interface Item {
+  mark: Mark;
+  about: string;
+  line: Line;
+}
+
+export interface Column {
+  /** The header a narrow view shows (a terminal, under which a note explains it). */
+  header: string;
+  /** The header where there is room to say more (markdown); default `header`. */
+  long?: string;
+  align: 'left' | 'right';
+  /** Free text that may run long (what a function's time went into): a narrow view puts it last and lets it run past its width. */
+  wide?: boolean;
+}
+
+/** A group of rows (a scenario): its name from outside perfgate, and perfgate's note on it (a fixed rate). */
+export interface Group {
+  name: string;
+  note?: string;
+}
+
+export interface TableRow {
+  /** The group the row belongs to; rows of one group are adjacent. */
+  group?: Group;
+  cells: Cell[];
+}
+
+/** A table; `group` names the column of its rows' groups ("scenario") when they have one. */
+export interface Table {
+  group?: string;
+  columns: Column[];
+  rows: TableRow[];
+}
+
+/** Whether row `i` starts its group (the rows of a group are adjacent): only a group's first row names it. */
+export function startsGroup(rows: readonly TableRow[], i: number): boolean {
+  return i === 0 || rows[i - 1]!.group?.name !== rows[i]!.group?.name;
+}

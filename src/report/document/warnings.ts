@@ -1,0 +1,21 @@
+/** The run's warnings as document lines: what each is about, the message, and its code as an aside. Pure. */
+import type { Assessment } from '../../assess/types.js';
+import type { Line } from './types.js';
+
+/** One line per warning, in the Assessment's order: "GET /a: <message> (<code>)". */
+export function warningLines(analysis: Pick<Assessment, 'warnings'>): Line[] {
+  return analysis.warnings.map((w): Line => {
+    const about = w.scenario ?? w.benchmark;
+    return [
+      ...(about === undefined
+        ? []
+        : ([
+            { kind: 'text', text: about },
+            { kind: 'label', text: ': ' },
+          ] as const)),
+      { kind: 'text', text: w.message },
+      { kind: 'label', text: ' ' },
+      { kind: 'text', text: w.code, aside: true },
+    ];
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
+ * gated, and signs each verdict with an emoji. It decides no words.
+ */
+import { type Cell, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { escapeMarkdown } from '../escape.js';
+
+const MARKS: Record<Mark, string> = {
+  fail: '❌',
+  warn: '⚠️',
+  good: '✅',
+  neutral: '',
+  unknown: '❔',
+  added: '➕',
+  removed: '➖',
+  hint: '💡',
+};
+
+/** One table row; cells must already be escaped. */
+export function tableRow(cells: string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+/** A header row and its delimiter row; `r` in `align` right-aligns a column (numbers). */
+export function tableHead(headers: string[], align: string): string {
+  const delimiters = headers.map((_, i) => (align[i] === 'r' ? '--:' : ':--'));
+  return [tableRow(headers), tableRow(delimiters)].join('\n');
+}
+
+function gated(text: string, isGated: boolean | undefined): string {
+  return isGated ? `**${text}**` : text;
+}
+
+function warned(text: string, warn: boolean | undefined): string {
+  return warn ? `${text} ⚠️` : text;
+}
+
+/** A cell as markdown: outside text escaped, gated bold, a verdict with its sign and, after a colon, why. */
+export function markdownCell(cell: Cell): string {
+  switch (cell.kind) {
+    case 'text': {
+      if (cell.aside) return `_(${escapeMarkdown(cell.text)})_`;
+      const text = gated(escapeMarkdown(cell.text), cell.gated || cell.strong);
+      return warned(cell.href === undefined ? text : `[${text}](${cell.href})`, cell.warn);
+    }
+    case 'label':
+      return gated(cell.text, cell.gated);
+    case 'figure':
+      return warned(cell.text, cell.warn);
+    case 'verdict': {
+      const mark = MARKS[cell.mark];
+      const detail = cell.detail ? `: ${escapeMarkdown(cell.detail)}` : '';
+      return `${mark === '' ? '' : `${mark} `}${cell.words}${detail}`;
+    }
+  }
+}
+
+/** The group cell: its name on the group's first row, the note on a line under it. */
+function groupCell(rows: readonly TableRow[], i: number): string {
+  const group = rows[i]!.group;
+  if (!group || !startsGroup(rows, i)) return '';
+  return `${escapeMarkdown(group.name)}${group.note ? `<br>${group.note}` : ''}`;
+}
+
+/** A table with its header (the long headers: markdown has the room), a line per row. */
+export function markdownTable(table: Table): string {
+  const columns = table.group === undefined ? table.columns : [{ header: table.group, align: 'left' as const }, ...table.columns];
+  const head = tableHead(
+    columns.map((c) => c.long ?? c.header),
+    columns.map((c) => (c.align === 'right' ? 'r' : 'l')).join(''),
+  );
+  const rows = table.rows.map((row, i) => tableRow([...(table.group === undefined ? [] : [groupCell(table.rows, i)]), ...row.cells.map(markdownCell)]));
+  return [head, ...rows].join('\n');
+}
+
+/** A line of runs as markdown: outside text escaped, what stands out bold. */
+export function markdownLine(line: Line): string {
+  return line.map(markdownCell).join('');
+}
+
+/** A list item: its sign, what it is about in bold, then its line. */
+export function markdownItem(item: Item): string {
+  const mark = MARKS[item.mark];
+  return `- ${mark === '' ? '' : `${mark} `}**${escapeMarkdown(item.about)}:** ${markdownLine(item.line)}`;
+}

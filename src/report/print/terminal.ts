@@ -1,0 +1,162 @@
+/**
+ * Lays document tables out as aligned plain text for a terminal: sanitizes text from outside
+ * perfgate, stars what is gated, signs each verdict with a symbol and colours it. It decides no
+ * words.
+ */
+import { createColors } from 'picocolors';
+// Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
+import displayWidth from 'string-width';
+import { type Cell, type Column, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { sanitizeText } from '../escape.js';
+
+export type Style = 'red' | 'yellow' | 'green' | 'bold';
+export type Paint = (text: string, style: Style | null) => string;
+
+/** picocolors switches each style back off (not a full reset), so styles nest. */
+export function painter(enabled: boolean): Paint {
+  const colors = createColors(enabled);
+  return (text, style) => (style === null ? text : colors[style](text));
+}
+
+const MARKS: Record<Mark, [string, Style | null]> = {
+  fail: ['✗', 'red'],
+  warn: ['!', 'yellow'],
+  good: ['✓', 'green'],
+  neutral: ['', null],
+  unknown: ['?', 'yellow'],
+  added: ['+', null],
+  removed: ['-', null],
+  hint: ['→', null],
+};
+
+const MIN_NAME_WIDTH = 8;
+const COLUMN_GAP = '  ';
+export const GATED_MARK = ' *';
+const WARN_MARK = ' !';
+
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/** Cuts text to at most `width` columns, ending in "…" when cut. */
+function fitWidth(text: string, width: number): string {
+  if (displayWidth(text) <= width) return text;
+  let out = '';
+  // Whole graphemes, so an emoji sequence or an accented letter is never cut in two.
+  for (const { segment } of graphemes.segment(text)) {
+    if (displayWidth(out + segment) > width - 1) break;
+    out += segment;
+  }
+  return `${out}…`;
+}
+
+function pad(text: string, width: number, align: Column['align']): string {
+  const fill = ' '.repeat(Math.max(0, width - displayWidth(text)));
+  return align === 'left' ? text + fill : fill + text;
+}
+
+/** Widest cell per column; the first column (names) gives way when the table is wider than `width`. */
+function columnWidths(columns: Column[], cells: string[][], width: number): number[] {
+  const widths = columns.map((_, i) => Math.max(...cells.map((row) => displayWidth(row[i]!))));
+  const total = widths.reduce((a, b) => a + b, 0) + COLUMN_GAP.length * (columns.length - 1);
+  const overflow = total - width;
+  if (overflow > 0) widths[0] = Math.max(MIN_NAME_WIDTH, widths[0]! - overflow);
+  return widths;
+}
+
+/** Pads every cell but the last (the verdict), then colours it: escape codes never shift columns. */
+function renderTableLine(columns: Column[], cells: string[], widths: number[], style: Style | null, paint: Paint): string {
+  const last = cells.length - 1;
+  const padded = cells.map((cell, i) => (i === last ? cell : pad(fitWidth(cell, widths[i]!), widths[i]!, columns[i]!.align)));
+  padded[last] = paint(padded[last]!, style);
+  return padded.join(COLUMN_GAP);
+}
+
+/** A header line and one line per row, each row's last cell in its style. */
+export function renderGrid(columns: Column[], cells: string[][], styles: (Style | null)[], width: number, paint: Paint): string[] {
+  const widths = columnWidths(columns, [columns.map((c) => c.header), ...cells], width);
+  return [
+    paint(renderTableLine(columns, columns.map((c) => c.header), widths, null, paint), 'bold'),
+    ...cells.map((row, i) => renderTableLine(columns, row, widths, styles[i]!, paint)),
+  ];
+}
+
+/** A cell as plain text: outside text sanitized, gated starred, a verdict after its symbol (its reason goes under the table). */
+export function terminalCell(cell: Cell): string {
+  switch (cell.kind) {
+    case 'text':
+      if (cell.aside) return `(${sanitizeText(cell.text)})`;
+      return sanitizeText(cell.text) + (cell.gated ? GATED_MARK : '') + (cell.warn ? WARN_MARK : '');
+    case 'label':
+      return cell.text + (cell.gated ? GATED_MARK : '');
+    case 'figure':
+      return cell.text + (cell.warn ? WARN_MARK : '');
+    case 'verdict': {
+      const [mark] = MARKS[cell.mark];
+      return `${mark === '' ? '' : `${mark} `}${cell.words}`;
+    }
+  }
+}
+
+/** A row's colour: its verdict's. */
+function rowStyle(row: TableRow): Style | null {
+  const verdict = row.cells.find((c) => c.kind === 'verdict');
+  return verdict?.kind === 'verdict' ? MARKS[verdict.mark][1] : null;
+}
+
+/**
+ * The group column: the name on a group's first row, its note on the row under it (the name's
+ * own width stays what it is), or after the name when the group has one row.
+ */
+function groupText(rows: readonly TableRow[], i: number): string {
+  const group = rows[i]!.group;
+  if (!group) return '';
+  if (startsGroup(rows, i)) return sanitizeText(group.name) + (group.note && (i + 1 >= rows.length || startsGroup(rows, i + 1)) ? ` ${group.note}` : '');
+  return group.note && startsGroup(rows, i - 1) ? group.note : '';
+}
+
+/**
+ * A table in aligned columns, its first column shortened to fit `width`. A wide column goes
+ * last and runs past the width rather than cut the names; its lines lose their trailing blanks.
+ */
+export function terminalTable(table: Table, width: number, paint: Paint): string[] {
+  const all = table.group === undefined ? table.columns : [{ header: table.group, align: 'left' as const }, ...table.columns];
+  const rows = table.rows.map((row, i) => [...(table.group === undefined ? [] : [groupText(table.rows, i)]), ...row.cells.map(terminalCell)]);
+  const order = [...all.keys()].sort((a, b) => Number(all[a]!.wide ?? false) - Number(all[b]!.wide ?? false));
+  const columns = order.map((i) => all[i]!);
+  const cells = rows.map((row) => order.map((i) => row[i]!));
+  if (!columns.at(-1)?.wide) return renderGrid(columns, cells, table.rows.map(rowStyle), width, paint);
+  const lastWidth = Math.max(0, ...cells.map((row) => displayWidth(row.at(-1)!)));
+  return renderGrid(columns, cells, table.rows.map(rowStyle), width + lastWidth, paint).map((line) => line.replace(/\s+$/, ''));
+}
+
+/**
+ * One table per group, each under its group's name, never shortened to a width: the rows are
+ * wide, and the names in them are perfgate's own and short.
+ */
+export function terminalGroupedTables(table: Table, paint: Paint): string[] {
+  const names = [...new Set(table.rows.map((r) => r.group?.name ?? ''))];
+  return names.flatMap((name) => {
+    const own = table.rows.filter((r) => (r.group?.name ?? '') === name);
+    const grid = renderGrid(table.columns, own.map((row) => row.cells.map(terminalCell)), own.map(rowStyle), Number.POSITIVE_INFINITY, paint);
+    return [sanitizeText(name), ...grid.map((line) => line.replace(/\s+$/, ''))];
+  });
+}
+
+/** The reasons of the table's verdicts, one line each under the table: "name: not compared, why". */
+export function terminalVerdictDetails(table: Table): string[] {
+  return table.rows.flatMap((row) => {
+    const verdict = row.cells.find((c) => c.kind === 'verdict');
+    if (verdict?.kind !== 'verdict' || !verdict.detail) return [];
+    return [`${terminalCell(row.cells[0]!)}: ${verdict.words}, ${sanitizeText(verdict.detail)}`];
+  });
+}
+
+/** A line of runs as plain text: outside text sanitized (what stands out in markdown reads plain here). */
+export function terminalLine(line: Line): string {
+  return line.map(terminalCell).join('');
+}
+
+/** A list item: its sign in its colour, what it is about, then its line. */
+export function terminalItem(item: Item, paint: Paint): string {
+  const [mark, style] = MARKS[item.mark];
+  return `${mark === '' ? '' : `${paint(mark, style)} `}${sanitizeText(item.about)}: ${terminalLine(item.line)}`;
+}

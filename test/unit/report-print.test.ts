@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { Table } from '../../src/report/document/types.js';
+import { markdownTable } from '../../src/report/print/markdown.js';
+import { painter, terminalGroupedTables, terminalTable, terminalVerdictDetails } from '../../src/report/print/terminal.js';
+
+/** Two scenarios, the first with two rows and a fixed rate, a name from the pull request with markdown in it. */
+const verdicts: Table = {
+  group: 'scenario',
+  columns: [
+    { header: 'metric', align: 'left' },
+    { header: 'base', long: 'base (median)', align: 'right' },
+    { header: 'verdict', align: 'left' },
+  ],
+  rows: [
+    {
+      group: { name: 'GET /a|*b*', note: 'at a fixed 200 req/s' },
+      cells: [
+        { kind: 'label', text: 'throughput', gated: true },
+        { kind: 'figure', text: '1.2k/s' },
+        { kind: 'verdict', mark: 'fail', words: 'regression' },
+      ],
+    },
+    {
+      group: { name: 'GET /a|*b*', note: 'at a fixed 200 req/s' },
+      cells: [
+        { kind: 'label', text: 'latency p99' },
+        { kind: 'figure', text: '3 ms' },
+        { kind: 'verdict', mark: 'neutral', words: 'unchanged' },
+      ],
+    },
+    {
+      group: { name: 'GET /c' },
+      cells: [
+        { kind: 'label', text: 'throughput', gated: true },
+        { kind: 'figure', text: '900/s' },
+        { kind: 'verdict', mark: 'unknown', words: 'inconclusive' },
+      ],
+    },
+  ],
+};
+
+describe('markdown printer', () => {
+  it('names each group once, escapes its name, bolds gated labels and signs verdicts', () => {
+    assert.equal(
+      markdownTable(verdicts),
+      [
+        '| scenario | metric | base (median) | verdict |',
+        '| :-- | :-- | --: | :-- |',
+        '| GET /a&#124;\\*b\\*<br>at a fixed 200 req/s | **throughput** | 1.2k/s | ❌ regression |',
+        '|  | latency p99 | 3 ms | unchanged |',
+        '| GET /c | **throughput** | 900/s | ❔ inconclusive |',
+      ].join('\n'),
+    );
+  });
+
+  it('links outside text to its address, escaped, and puts a reason after its verdict', () => {
+    const table: Table = {
+      columns: [
+        { header: 'where', align: 'left' },
+        { header: 'verdict', align: 'left' },
+      ],
+      rows: [
+        {
+          cells: [
+            { kind: 'text', text: 'src/[x].js:3', href: 'https://github.com/o/r/blob/0/src/x.js#L3', warn: true },
+            { kind: 'verdict', mark: 'warn', words: 'not compared', detail: 'threw <Error>' },
+          ],
+        },
+      ],
+    };
+    assert.equal(markdownTable(table).split('\n')[2], '| [src/\\[x\\].js:3](https://github.com/o/r/blob/0/src/x.js#L3) ⚠️ | ⚠️ not compared: threw &lt;Error&gt; |');
+  });
+});
+
+describe('terminal printer', () => {
+  const plain = painter(false);
+
+  it('uses the short headers, stars gated labels and puts a fixed rate under its name', () => {
+    assert.deepEqual(terminalTable(verdicts, 100, plain), [
+      'scenario              metric          base  verdict',
+      'GET /a|*b*            throughput *  1.2k/s  ✗ regression',
+      'at a fixed 200 req/s  latency p99     3 ms  unchanged',
+      'GET /c                throughput *   900/s  ? inconclusive',
+    ]);
+  });
+
+  it('colours each row by its verdict only', () => {
+    const lines = terminalTable(verdicts, 100, painter(true));
+    assert.match(lines[1]!, /\u001b\[31m✗ regression\u001b\[39m$/);
+    assert.doesNotMatch(lines[2]!, /\u001b\[3\dm/);
+    assert.match(lines[3]!, /\u001b\[33m\? inconclusive\u001b\[39m$/);
+  });
+
+  it('moves a wide column last and lets it run past the width instead of cutting the names', () => {
+    const table: Table = {
+      columns: [
+        { header: 'function', align: 'left' },
+        { header: 'spent in', align: 'left', wide: true },
+        { header: 'self time', align: 'left' },
+      ],
+      rows: [{ cells: [{ kind: 'text', text: 'handler' }, { kind: 'text', text: '+980 µs in zlib processChunkSync' }, { kind: 'figure', text: '3 µs → 1 µs' }] }],
+    };
+    assert.deepEqual(terminalTable(table, 20, plain), ['function  self time    spent in', 'handler   3 µs → 1 µs  +980 µs in zlib processChunkSync']);
+  });
+
+  it('prints one table per group under its name, and a verdict\'s reason under the table', () => {
+    const lines = terminalGroupedTables(verdicts, plain);
+    assert.deepEqual(lines.filter((l) => !l.startsWith(' ') && !/ {2}/.test(l)), ['GET /a|*b*', 'GET /c']);
+    const failed: Table = {
+      columns: [{ header: 'benchmark', align: 'left' }, { header: 'verdict', align: 'left' }],
+      rows: [{ cells: [{ kind: 'text', text: 'parse\u001b[2J' }, { kind: 'verdict', mark: 'warn', words: 'not compared', detail: 'failed on head' }] }],
+    };
+    assert.deepEqual(terminalVerdictDetails(failed), ['parse[2J: not compared, failed on head']);
+  });
+});
