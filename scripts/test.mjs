@@ -12,6 +12,8 @@
 //   reason). Their assertions are about behaviour, not measurement: plumbing around a tenfold
 //   regression, an A/A pass at alpha 0.001, a security boundary, an init, a micro-benchmark
 //   library captured (whose verdicts test 10x changes). A neighbour's load cannot change them.
+// Files that say `// lane: alone` run after both lanes, with nothing beside them: their fixtures
+// reach for other processes on the machine (a hostile head that stops every base service it finds).
 // PERFGATE_TEST_LANES=1 runs every file in one lane, one at a time.
 //
 // Each file's wall time is printed at the end (and written to $PERFGATE_TEST_TIMINGS as JSON
@@ -50,10 +52,11 @@ if (selected.length === 0) {
 const pure = selected.filter((f) => f.startsWith(join('test', 'unit')));
 const loaded = selected.filter((f) => !pure.includes(f));
 const oneLane = process.env.PERFGATE_TEST_LANES === '1';
-/** Whether a file says, on a line of its own near its top, that it may run beside the load lane. */
-const saysBeside = (file) => /^\/\/ lane: beside\b/m.test(readFileSync(file, 'utf8').slice(0, 4000));
-const beside = oneLane ? [] : loaded.filter(saysBeside);
-const loadLane = loaded.filter((f) => !beside.includes(f));
+/** The lane a file names on a line of its own near its top (`// lane: beside`), or 'load'. */
+const laneOf = (file) => readFileSync(file, 'utf8').slice(0, 4000).match(/^\/\/ lane: (beside|alone)\b/m)?.[1] ?? 'load';
+const alone = oneLane ? [] : loaded.filter((f) => laneOf(f) === 'alone');
+const beside = oneLane ? [] : loaded.filter((f) => laneOf(f) === 'beside');
+const loadLane = loaded.filter((f) => !beside.includes(f) && !alone.includes(f));
 
 const tapDir = mkdtempSync(join(tmpdir(), 'perfgate-tests-'));
 const counts = { pass: 0, fail: 0, skipped: 0 };
@@ -146,12 +149,13 @@ async function runLane(files, name, buffered) {
 }
 const twoLanes = loadLane.length > 0 && beside.length > 0;
 await Promise.all([runLane(loadLane, 'load', twoLanes), runLane(beside, 'beside', twoLanes)]);
+await runLane(alone, 'alone', false);
 
 const total = Date.now() - suiteStart;
 const width = Math.max(...timings.map((t) => t.file.length));
 console.log('\nwall time per file, slowest first:');
 for (const t of [...timings].sort((a, b) => b.ms - a.ms)) {
-  const lane = twoLanes && t.lane ? `  (${t.lane} lane)` : '';
+  const lane = (twoLanes || alone.length > 0) && t.lane ? `  (${t.lane})` : '';
   console.log(`  ${t.file.padEnd(width)}  ${(t.ms / 1000).toFixed(1).padStart(7)} s${lane}${t.code ? '  FAILED' : ''}`);
 }
 console.log(`  ${'all'.padEnd(width)}  ${(total / 1000).toFixed(1).padStart(7)} s`);

@@ -208,8 +208,10 @@ profile: { duration: 2s }
       const rows = run.own.map((c) => `${displayName(c)} ${c.added?.toFixed(0)} µs (${(100 * c.attributedChange).toFixed(1)} pp)`).join(', ');
       assert.equal(first!.name, 'sumPrices', rows);
       assert.equal(first!.line, lineOf('culprits/deopt-head.js', 'function sumPrices'));
-      const scale = first!.scale!;
-      assert.ok(first!.added! > 0.5 * (scale.head - scale.base), `sumPrices adds ${first!.added!.toFixed(0)} µs of head's ${(scale.head - scale.base).toFixed(0)} µs more CPU per request: ${rows}`);
+      // Most of the time the own functions added: the share of all of head's added CPU moves with
+      // a busy neighbour, whose stolen time V8 books to whatever frame was running, own or not.
+      const ownAdded = run.own.reduce((sum, c) => sum + Math.max(0, c.added ?? 0), 0);
+      assert.ok(first!.added! > 0.5 * ownAdded, `sumPrices adds ${first!.added!.toFixed(0)} µs of the ${ownAdded.toFixed(0)} µs the own functions added per request: ${rows}`);
       // the PR changed the items sumPrices is given, not sumPrices: the code it changed is named
       // beside it when that grew by 1% of base's CPU or more (makeItems' objects with a sale field
       // cost more to build), else where to look

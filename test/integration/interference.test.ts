@@ -1,4 +1,5 @@
-// lane: beside — it tests that tampering stops the run and honesty does not, not what the load measured; it shares the runner-like user with the hostile e2e files, which run in this lane too.
+// lane: alone — its hostile heads stop, renice, pin and freeze every process on the machine whose
+// environment says PERFGATE_SIDE=base: any other file's base services too.
 /**
  * A hostile head that slows base without writing a file: its service stops base's processes for
  * most of every 100 ms, renices them to 19, or pins them to the load generator's CPU

@@ -6,7 +6,7 @@
  * Fixtures: test/fixtures/seeds/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -118,17 +118,24 @@ ${extra}`,
   );
   const pm2Home = join(homedir(), '.pm2');
   const hadPm2Home = existsSync(pm2Home);
-  const startHomes = () => new Set(readdirSync(tmpdir()).filter((name) => name.startsWith('perfgate-pm2-')));
-  const homesBefore = startHomes();
+  // The run's temporary directories go to one of its own, so what it leaves there is its own,
+  // whatever other test files make in the shared one meanwhile.
+  const ownTmp = mkdtempSync(join(tmpdir(), 'pm2-run-'));
+  const startHomes = () => readdirSync(ownTmp).filter((name) => name.startsWith('perfgate-pm2-'));
   const out = join(repo, '.out');
   const verdictsFile = join(out, 'verdicts.json');
   const started = Date.now();
-  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '25', '--verdicts', verdictsFile], repo);
+  const sharedTmp = process.env.TMPDIR;
+  process.env.TMPDIR = ownTmp;
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '25', '--verdicts', verdictsFile], repo).finally(() => {
+    if (sharedTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = sharedTmp;
+  });
   console.log(`pm2: exit ${run.code} in ${Math.round((Date.now() - started) / 1000)} s: ${run.stdout.split('\n')[1]}`);
   assert.notEqual(run.code, 2, run.stderr + run.stdout);
   assert.deepEqual(processesIn(repo), [], 'no process of the run is left: PM2\'s daemon and its workers stopped with each start');
   if (!hadPm2Home) assert.equal(existsSync(pm2Home), false, 'PM2 kept its state in each start\'s own PM2_HOME, not in ~/.pm2');
-  assert.deepEqual([...startHomes()].filter((name) => !homesBefore.has(name)), [], 'each start\'s PM2_HOME is removed when it stops');
+  assert.deepEqual(startHomes(), [], 'each start\'s PM2_HOME is removed when it stops');
   return {
     run,
     results: readResults(join(out, 'results.json')),
