@@ -25,6 +25,11 @@ function tooLarge(source: string, bytes: number | null): ConfigError {
   ]);
 }
 
+/** The cap on a config file read from a commit, for a reader that can ask its size before reading it. */
+export function configSizeLimit(source: string): { bytes: number; refuse: (bytes: number) => ConfigError } {
+  return { bytes: MAX_CONFIG_BYTES, refuse: (bytes) => tooLarge(source, bytes) };
+}
+
 /** YAML text → plain data. Syntax errors become a ConfigError with file, line and column. */
 export function parseConfigText(text: string, source: string): unknown {
   const bytes = Buffer.byteLength(text, 'utf8');

@@ -5,7 +5,7 @@
  * install and an empty run folder; `perfgate plan` stops here.
  */
 import { isAbsolute, join } from 'node:path';
-import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile, parseConfigText, resolveConfigWithScenarios } from '../config/load.js';
+import { ConfigError, configSizeLimit, DEFAULT_CONFIG_FILE, loadConfigFile, parseConfigText, resolveConfigWithScenarios } from '../config/load.js';
 import type { PerfgateConfig } from '../config/types.js';
 import { type ResolvedSides, readAtCommit, resolveSides } from './workspace/trees.js';
 
@@ -75,7 +75,7 @@ async function readBaseConfig(
   const firstLine = (error: unknown) => (error instanceof ConfigError ? error.message.split('\n')[0]! : (error as Error).message);
   let text: string | null;
   try {
-    text = await readAtCommit(sides.root, sides.base.sha, name);
+    text = await readAtCommit(sides.root, sides.base.sha, name, configSizeLimit(source));
     if (text !== null) return { baseConfig: resolve(parseConfigText(text, source)), baseConfigProblem: null };
   } catch (error) {
     return { baseConfig: null, baseConfigProblem: firstLine(error) };
@@ -107,7 +107,7 @@ async function readHeadConfig(
   const name = configFile ?? DEFAULT_CONFIG_FILE;
   if (isAbsolute(name) || !fromCommit) return loadConfigFile(isAbsolute(name) ? name : join(sides.root, name), { required });
   const source = `${sides.head.ref}:${name}`;
-  const text = await readAtCommit(sides.root, sides.head.sha, name);
+  const text = await readAtCommit(sides.root, sides.head.sha, name, configSizeLimit(source));
   if (text === null) {
     if (!required) return null;
     throw new ConfigError([`${source}: config file not found in the head commit; check the path given as --config`]);

@@ -50,3 +50,27 @@ describe("a base without perfgate's configuration", () => {
     assert.equal(checked.config.service.start, 'node --jitless server.js');
   });
 });
+
+describe('a perfgate.yml in a commit larger than perfgate reads', () => {
+  // 70 MiB: past the 64 MiB git's output may fill in perfgate, so only a size asked before the
+  // text is read can refuse it with the configuration's own message.
+  const huge = `scenarios:\n  - GET /\n#${'x'.repeat(70 * 2 ** 20)}\n`;
+  const cap = /the config file is 70 MiB \([\d,]+ bytes\); perfgate reads at most 1 MiB/;
+
+  test("base's is refused unread, named in the problem base's configuration reports", async () => {
+    const repo = makeRepo({ 'perfgate.yml': huge }, { 'perfgate.yml': HEAD_CONFIG });
+    const checked = await check(repo, {});
+    assert.equal(checked.baseConfig, null);
+    assert.match(checked.baseConfigProblem ?? '', /^main:perfgate\.yml: /);
+    assert.match(checked.baseConfigProblem ?? '', cap);
+  });
+
+  test("head's, read from its commit, stops the run with the same message", async () => {
+    const repo = makeRepo({ 'perfgate.yml': HEAD_CONFIG }, { 'perfgate.yml': huge });
+    await assert.rejects(check(repo, {}), (error: Error) => {
+      assert.match(error.message, /^head:perfgate\.yml: /);
+      assert.match(error.message, cap);
+      return true;
+    });
+  });
+});

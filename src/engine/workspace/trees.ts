@@ -131,14 +131,26 @@ export async function resolveSides(request: SidesRequest): Promise<ResolvedSides
   return { root, head, base: { ref: request.baseRef, sha: baseSha, dirty: false }, workTree: !request.headRef };
 }
 
-/** A file's text at a commit (path relative to the repository root), or null when the commit has no such file. */
-export async function readAtCommit(root: string, sha: string, path: string): Promise<string | null> {
+/** A cap on a file read from a commit, and the error that refuses a larger one. */
+export interface ReadLimit {
+  bytes: number;
+  refuse: (bytes: number) => Error;
+}
+
+/**
+ * A file's text at a commit (path relative to the repository root), or null when the commit has
+ * no such file. Its size is asked first (git cat-file -s), so a file over `limit` is refused with
+ * the caller's error before a byte of it is read, however large a commit made it.
+ */
+export async function readAtCommit(root: string, sha: string, path: string, limit?: ReadLimit): Promise<string | null> {
   const spec = `${sha}:${path.split(/[\\/]/).filter((p) => p && p !== '.').join('/')}`;
+  let size: number;
   try {
-    await git(['cat-file', '-e', spec], root);
+    size = Number(await git(['cat-file', '-s', spec], root));
   } catch {
     return null;
   }
+  if (limit && size > limit.bytes) throw limit.refuse(size);
   return git(['show', spec], root);
 }
 
