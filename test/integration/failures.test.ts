@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ServiceError } from '../../src/engine/errors.js';
@@ -26,7 +28,8 @@ test('a service that never becomes ready: clear error with the log tail, within 
   assert.equal(run.code, 2);
   assert.match(run.stderr, /not ready within 2 s/);
   assert.match(run.stderr, /booting… waiting for a database that never comes/, 'log tail shown');
-  assert.match(run.stderr, /service\.ready/, 'says what to check');
+  assert.match(run.stderr, /If it takes longer than 2 s to start, raise service\.ready\.timeout in perfgate\.yml/, 'says what to raise');
+  assert.match(run.stderr, /a program in another language must listen on \$PORT itself/, 'and where the port comes from');
   assert.ok(seconds < 20, `gave up in ${seconds} s`);
   // every service process that started is gone (each wrote its pid into the repository folder)
   const pids = readdirSync(repo)
@@ -34,6 +37,44 @@ test('a service that never becomes ready: clear error with the log tail, within 
     .map((f) => Number(readFileSync(join(repo, f), 'utf8')));
   assert.ok(pids.length >= 1, 'the fixture started');
   for (const pid of pids) assert.equal(alive(pid), false, `process ${pid} was left running`);
+});
+
+test("a service that dies at start with its cause above a long dump: the message shows the log's end and the first error with its stack", async () => {
+  // As a database driver does: the error that names the cause, then pages of the failed
+  // connection's state, the last lines of the log.
+  const server = [
+    "function connect() { throw new Error('Connection terminated unexpectedly'); }",
+    'try { connect(); } catch (error) {',
+    '  console.error(error);',
+    "  for (let i = 0; i < 40; i++) console.error(`  _connectionState${i}: { pending: ${i}, queue: [] },`);",
+    '  process.exit(1);',
+    '}',
+  ].join('\n');
+  const repo = makeRepo({ 'server.js': `${server}\n`, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, {});
+  const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out')], repo);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /service exited with code 1 before it was ready/);
+  assert.match(run.stderr, /_connectionState39/, "the log's last lines");
+  assert.match(run.stderr, /--- the first error in the log, line \d+ ---\nError: Connection terminated unexpectedly\n {4}at connect \(.*server\.js:1:\d+\)/, 'the cause, with its stack');
+});
+
+test('a program that listens on a port of its own, already taken: the message says each start gets $PORT', async () => {
+  const taken = createServer();
+  await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+  const port = (taken.address() as AddressInfo).port;
+  try {
+    // perfgate's preload moves a Node process's listen() to $PORT; without it (NODE_OPTIONS
+    // cleared), this is any program that binds the port it was written for.
+    const config = quickConfig('scenarios: [GET /]').replace('start: node server.js', 'start: env -u NODE_OPTIONS node server.js');
+    const server = `require('node:http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1');\n`;
+    const repo = makeRepo({ 'server.js': server, 'perfgate.yml': config }, {});
+    const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out')], repo);
+    assert.equal(run.code, 2, run.stderr);
+    assert.match(run.stderr, /EADDRINUSE/, 'the log says why');
+    assert.match(run.stderr, /Each start gets a port of its own in \$PORT: .* must listen on \$PORT itself/);
+  } finally {
+    taken.close();
+  }
 });
 
 test('a service crashing mid-run: clear error, results.json keeps the finished pairs', async () => {

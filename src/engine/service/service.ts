@@ -9,10 +9,18 @@ import type { Side } from '../../results/types.js';
 import { ServiceError, SetupError } from '../errors.js';
 import { HealthChannel } from './health.js';
 import { preloadPath } from './preloads.js';
-import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup, tailFile } from '../process/processes.js';
+import { explainLog } from '../process/log-excerpt.js';
+import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup } from '../process/processes.js';
 import { groupRssBytes } from '../process/proc-memory.js';
 
 export { preloadPath } from './preloads.js';
+
+
+/** What a program that could not bind its port prints, in Node and in the usual other runtimes. */
+const PORT_TAKEN = /EADDRINUSE|[Aa]ddress already in use|port is already allocated/;
+/** Where each start's port comes from, for a service that did not listen on it. */
+const PORT_HINT =
+  "Each start gets a port of its own in $PORT: perfgate's preload moves a Node process's listen() there, but a program in another language must listen on $PORT itself (service.start: my-server --port $PORT).";
 
 /**
  * Ports handed to services that are still running. The kernel may give the same free port to two
@@ -189,7 +197,7 @@ export class Service {
   }
 
   logTail(lines = 20): string {
-    return tailFile(this.options.logFile, lines);
+    return explainLog(this.options.logFile, lines);
   }
 
   private exitDescription(): string {
@@ -200,10 +208,9 @@ export class Service {
   /** Throws a ServiceError when the service is no longer running. */
   assertRunning(when: string): void {
     if (this.exit && !this.stopping) {
-      throw new ServiceError(
-        `The ${this.side} service ${this.exitDescription()} ${when}. Its log: ${this.options.logFile}`,
-        this.logTail(),
-      );
+      const log = this.logTail();
+      const hint = PORT_TAKEN.test(log) ? ` ${PORT_HINT}` : '';
+      throw new ServiceError(`The ${this.side} service ${this.exitDescription()} ${when}.${hint} Its log: ${this.options.logFile}`, log);
     }
   }
 
@@ -231,9 +238,13 @@ export class Service {
       await sleep(100);
     }
     const seconds = (timeoutMs / 1000).toFixed(timeoutMs % 1000 ? 1 : 0);
+    // A port never bound is a slow start or a port perfgate did not give; an answer that was not
+    // 2xx is the ready path's.
+    const hint = host
+      ? `Check service.ready.path in perfgate.yml, or raise service.ready.timeout if it answers once it has warmed up.`
+      : `If it takes longer than ${seconds} s to start, raise service.ready.timeout in perfgate.yml (ready: { timeout: 120s }). ${PORT_HINT}`;
     throw new ServiceError(
-      `The ${this.side} service was not ready within ${seconds} s (${lastProblem}; port ${this.port}). ` +
-        `Check service.start, and service.ready (path, timeout) in perfgate.yml. Its log: ${this.options.logFile}`,
+      `The ${this.side} service was not ready within ${seconds} s (${lastProblem}; port ${this.port}). ${hint} Its log: ${this.options.logFile}`,
       this.logTail(),
     );
   }
@@ -304,7 +315,7 @@ async function runSetup(options: StartOptions, command: string, sideEnv: Record<
   throw new SetupError(
     // The number the command itself saw (PERFGATE_START) and the setup log shows: one numbering, from 0.
     `service.setup failed before ${typeof options.start === 'number' ? `start ${options.start} (PERFGATE_START=${options.start})` : `the ${options.start} start`} of ${options.side}: \`${command}\` ${how}. ` +
-      `Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}\n${tailFile(logFile, 15)}`,
+      `Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}\n${explainLog(logFile, 15)}`,
   );
 }
 

@@ -6,7 +6,8 @@ import type { ServiceConfig } from '../../config/types.js';
 import type { Side, SideInfo } from '../../results/types.js';
 import { SetupError } from '../errors.js';
 import type { EnginePorts } from '../ports.js';
-import { type ProcessTracker, runShell, tailFile } from '../process/processes.js';
+import { explainLog } from '../process/log-excerpt.js';
+import { type ProcessTracker, runShell } from '../process/processes.js';
 import { ownEnv, programPath } from '../process/programs.js';
 
 /** One side's source tree, ready to install, build and start. */
@@ -365,7 +366,7 @@ export async function setupTree(tree: Tree, options: SetupOptions, ports: Engine
       const how = result.timedOut ? 'timed out' : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
       throw new SetupError(
         `${phase} of the ${tree.side} tree (${tree.ref}@${tree.sha.slice(0, 7)}) failed: \`${command}\` ${how}. ` +
-          `Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}\n${tailFile(logFile, 15)}`,
+          `Fix the command (service.${phase} in perfgate.yml) or the project. Log: ${logFile}\n${explainLog(logFile, 15)}`,
       );
     }
   }

@@ -1,0 +1,90 @@
+/**
+ * What a log shows of why a program died: its last lines, and, when the first error it printed
+ * is further up, that error with its stack. A dying service's last lines are often not the cause:
+ * a database driver dumps the state of a failed connection after the error that named it, a
+ * framework logs its shutdown after the exception that started it. The first error is what a
+ * person reading the whole log would look for, so it is found the way they would: the first line
+ * that reads as an error in the usual runtimes' formats.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** How much of a log is read at each end: logs can be far larger than a message needs. */
+const HEAD_BYTES = 1024 * 1024;
+const TAIL_BYTES = 256 * 1024;
+/** Stack lines kept after the first error line. */
+const STACK_LINES = 12;
+
+/**
+ * Lines that start an error report: Node's and V8's (`TypeError: …`, `Error [ERR_…]: …`,
+ * `Uncaught …`), an unhandled rejection, Python's traceback, Go's panic, Java's exception, and a
+ * process manager's or server's fatal line.
+ */
+const ERROR_START = [
+  /^\s*(?:Uncaught\s+)?(?:[A-Z][\w.]*)?(?:Error|Exception)(?: \[[A-Z_\d]+\])?: \S/,
+  /^\s*\[?UnhandledPromiseRejection/,
+  /^Traceback \(most recent call last\):/,
+  /^panic: /,
+  /^Exception in thread /,
+  /^\s*(?:FATAL|Fatal error|fatal error)\b/,
+];
+
+/** A stack frame: V8's and Java's `at …`, Python's `File …`, Java's `... 3 more` and `Caused by:`. */
+const FRAME = /^(?:\s+(?:at\s|File "|\.\.\. \d+ more)|Caused by: )/;
+/** Python shows each frame's source line indented below it. */
+const PYTHON_FRAME = /^\s+File "/;
+
+/** Node prints the throwing source line and a caret above an uncaught error: `file.js:12`, the code, `^`. */
+const SOURCE_PLACE = /^\S.*:\d+$/;
+
+function readRange(fd: number, position: number, length: number): string {
+  const buffer = Buffer.alloc(length);
+  const read = readSync(fd, buffer, 0, length, position);
+  return buffer.subarray(0, read).toString('utf8');
+}
+
+/** The first error's lines (with Node's source place above it when there is one), and its line number, or null. */
+export function firstError(lines: readonly string[]): { line: number; text: string } | null {
+  const at = lines.findIndex((line) => ERROR_START.some((pattern) => pattern.test(line)));
+  if (at < 0) return null;
+  let start = at;
+  for (let i = at - 1; i >= Math.max(0, at - 5); i--) {
+    if (SOURCE_PLACE.test(lines[i]!)) {
+      start = i;
+      break;
+    }
+  }
+  let end = at + 1;
+  const continues = (i: number) => FRAME.test(lines[i]!) || (PYTHON_FRAME.test(lines[i - 1]!) && /^\s+\S/.test(lines[i]!));
+  while (end < lines.length && end - at <= STACK_LINES && continues(end)) end++;
+  // A traceback ends with the exception it reports (Python's `KeyError: 1`).
+  if (end < lines.length && end - at <= STACK_LINES && end > at + 1 && ERROR_START.some((pattern) => pattern.test(lines[end]!))) end++;
+  return { line: start + 1, text: lines.slice(start, end).join('\n').replace(/\s+$/, '') };
+}
+
+/**
+ * A log's last `lines` lines, followed by its first error when that is above them. Empty when the
+ * log cannot be read.
+ */
+export function explainLog(path: string, lines = 20): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const size = fstatSync(fd).size;
+    const whole = size <= HEAD_BYTES;
+    const headLines = readRange(fd, 0, Math.min(size, HEAD_BYTES)).replace(/\s+$/, '').split('\n');
+    // Read from the middle, the tail's first line is cut: it is left out.
+    const tailLines = whole ? headLines : readRange(fd, size - TAIL_BYTES, TAIL_BYTES).replace(/\s+$/, '').split('\n').slice(1);
+    const tail = tailLines.slice(-lines);
+    const error = firstError(headLines);
+    const tailStart = whole ? headLines.length - tail.length : Number.POSITIVE_INFINITY;
+    // Shown already when it starts among the last lines.
+    if (!error || error.line - 1 >= tailStart) return tail.join('\n');
+    return `${tail.join('\n')}\n--- the first error in the log, line ${error.line} ---\n${error.text}`;
+  } finally {
+    closeSync(fd);
+  }
+}
