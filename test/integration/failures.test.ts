@@ -46,7 +46,7 @@ test("a service that dies at start with its cause above a long dump: the message
     "function connect() { throw new Error('Connection terminated unexpectedly'); }",
     'try { connect(); } catch (error) {',
     '  console.error(error);',
-    "  for (let i = 0; i < 40; i++) console.error(`  _connectionState${i}: { pending: ${i}, queue: [] },`);",
+    "  for (let i = 0; i < 40; i++) console.error('  _connectionState' + i + ': { pending: ' + i + ', queue: [] },');",
     '  process.exit(1);',
     '}',
   ].join('\n');
