@@ -77,6 +77,20 @@ test('a program that listens on a port of its own, already taken: the message sa
   }
 });
 
+test('a start command that fails at once is reported after the first starts, not after every setup and start of the block', async () => {
+  // Each setup takes 300 ms and counts itself: the block has 12 starts per side.
+  const config = quickConfig('scenarios: [GET /]')
+    .replace('start: node server.js', 'start: node sever.js\n  setup: echo start >> ../setups.txt && sleep 0.3');
+  const repo = makeRepo({ 'server.js': "require('node:http').createServer((q, s) => s.end('ok')).listen(process.env.PORT);\n", 'perfgate.yml': config }, {});
+  const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out')], repo);
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /service exited with code 1 before it was ready/);
+  assert.match(run.stderr, /Cannot find module '.*sever\.js'/);
+  // Both sides' setups count in one file beside their trees.
+  const setups = readFileSync(join(repo, '.out', 'trees', 'setups.txt'), 'utf8').trim().split('\n');
+  assert.ok(setups.length > 0 && setups.length <= 4, `${setups.length} setups ran before the failure was said (the block has 24 starts)`);
+});
+
 test('a service crashing mid-run: clear error, results.json keeps the finished pairs', async () => {
   // 8 starts per side, 5 pairs each: a start pair's turn (about 2 s) ends before its head crashes
   // (4 s after its first request), so the first head dies while it waits idle for the block's end.

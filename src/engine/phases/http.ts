@@ -123,6 +123,9 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
             ...(placement && { cpus: placement.services }),
           }),
         );
+        // A start command that fails at once (a typo, a missing file) fails every start alike:
+        // said as soon as one has died, not after every other start's setup and spawn.
+        for (const started of [...starts.base, ...starts.head]) started.assertRunning('before it was ready');
       }
     }
     await Promise.all([...starts.base, ...starts.head].map((service) => service.waitReady()));
