@@ -21,8 +21,8 @@
  *   window. The load generator's count covers a different span (the slice, not the window around
  *   it), and a side that finishes more requests after the load stops would read as doing more work.
  *
- * Between windows nothing runs but a 'close' listener per socket; a window costs one profiler
- * (a callback per collection) and two small reads of /proc.
+ * Between windows nothing runs but a 'close' listener per socket and a check per response; a
+ * window costs one profiler (a callback per collection) and two small reads of /proc.
  */
 const fs = require('node:fs');
 const v8 = require('node:v8');
