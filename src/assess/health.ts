@@ -98,7 +98,7 @@ export interface HealthMetricDefinition {
   value(slice: Slice, health: HealthValues): number;
 }
 
-/** A slice's total per response: the window's counts over the responses the slice received; NaN without responses. */
+/** A slice's total per response the load generator received in it; NaN without responses. */
 function perRequest(slice: Slice, total: number): number {
   return slice.requests > 0 ? total / slice.requests : NONE;
 }
