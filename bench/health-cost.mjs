@@ -7,7 +7,9 @@
 // preload still forces the port but collects nothing. The change in throughput and in CPU per
 // request, head against base, is what the collection costs (positive: faster without it).
 //
-//   node bench/health-cost.mjs [--pairs 60] [--scenario "GET /hello"] [--out docs/health.md]
+//   node bench/health-cost.mjs [--pairs 60] [--scenario "GET /hello"] [--without all|counters] [--out docs/health.md]
+// --without counters: head keeps the health collection but not the work counters
+// (PERFGATE_HEALTH_COUNTERS=off), so the change is what the counters alone cost.
 // --out appends the markdown table. Uses dist/cli.js (npm run bundle first); the services run
 // under the `node` on PATH.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -22,6 +24,7 @@ const { values } = parseArgs({
   options: {
     pairs: { type: 'string', default: '60' },
     scenario: { type: 'string', multiple: true, default: ['GET /hello', 'POST /echo'] },
+    without: { type: 'string', default: 'all' },
     out: { type: 'string' },
   },
 });
@@ -40,8 +43,10 @@ git('init', '--quiet', '--initial-branch=main');
 git('add', '-A');
 git('commit', '--quiet', '-m', 'with health collection');
 git('checkout', '--quiet', '-b', 'head');
-writeFileSync(join(repo, 'start.sh'), 'PERFGATE_HEALTH_SOCKET= exec node server.js\n');
-git('commit', '--quiet', '-am', 'without health collection');
+const switchOff = { all: 'PERFGATE_HEALTH_SOCKET=', counters: 'PERFGATE_HEALTH_COUNTERS=off' }[values.without];
+if (switchOff === undefined) throw new Error(`--without: all or counters, not "${values.without}"`);
+writeFileSync(join(repo, 'start.sh'), `${switchOff} exec node server.js\n`);
+git('commit', '--quiet', '-am', `without ${values.without === 'all' ? 'health collection' : 'work counters'}`);
 
 const json = join(work, 'results.json');
 const started = Date.now();
@@ -55,7 +60,9 @@ const analysis = assessResults(results);
 // Head is without the collection: its gain over base is the collection's cost.
 const pct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
 const interval = (c) => `${pct(c.change)} (${pct(c.ciLow)} … ${pct(c.ciHigh)})`;
-const collected = results.scenarios[0].pairs.filter((p) => p.base.health && !p.head.health).length;
+// Collected: health at all, or (--without counters) the counters within it.
+const measured = (slice) => (values.without === 'all' ? Boolean(slice.health) : slice.health?.processes.some((p) => p.allocatedBytes !== null) === true);
+const collected = results.scenarios[0].pairs.filter((p) => measured(p.base) && !measured(p.head)).length;
 const rows = results.scenarios.map((s) => {
   const metric = (id) => analysis.comparisons.find((c) => c.scenario === s.name && c.metric === id);
   const t = metric('throughput');
@@ -68,7 +75,7 @@ const when = new Date().toISOString().slice(0, 10);
 const env = results.environment;
 const text = `
 Measured ${when} on ${env.cpus} × ${env.cpuModel}, service on Node ${env.nodeVersion}, ${seconds} s:
-\`node bench/health-cost.mjs --pairs ${values.pairs}\`. The example service (examples/service), ${values.pairs} paired
+\`node bench/health-cost.mjs --pairs ${values.pairs} --without ${values.without}\`. The example service (examples/service), ${values.pairs} paired
 ${results.config.load.sliceMs / 1000} s slices over ${results.config.load.blocks} blocks per scenario; base collects health in every slice
 (${collected} of ${results.scenarios[0].pairs.length} pairs checked: base reported, head did not), head runs with the collection off.
 Change of head (without) against base (with): Hodges–Lehmann estimate and 95% interval.

@@ -10,8 +10,9 @@
  * RESOLUTION_MS) and a 'gc' PerformanceObserver and snapshots the event-loop utilisation; when
  * the engine closes it ({"op":"end","id":n}) it turns both off and sends one line: delay
  * percentiles, utilisation, GC pauses by kind, heap and RSS, active handles (counted at the
- * window's start, before the load connects) and the process's outgoing I/O (below). Nothing is
- * ever written between windows, and nothing is sent unless asked.
+ * window's start, before the load connects), the process's outgoing I/O (below) and its work
+ * counters (counters.cjs: heap bytes allocated, system calls, socket bytes). Nothing is ever
+ * written between windows, and nothing is sent unless asked.
  *
  * Outgoing I/O, in the spirit of clinic bubbleprof: every socket the process itself connects (a
  * database, a cache, another service; TCP, TLS or a Unix socket) is watched for round trips. A
@@ -34,6 +35,7 @@
 const net = require('node:net');
 const v8 = require('node:v8');
 const { monitorEventLoopDelay, performance, PerformanceObserver } = require('node:perf_hooks');
+const { startCounters } = require('./counters.cjs');
 
 /** The histogram's sampling interval, ms (Node's default). Each sample is the time between two timer callbacks. */
 const RESOLUTION_MS = 10;
@@ -75,12 +77,13 @@ function destinationOf(args) {
  * request (a pool's keep-alive, a background job) are left out. Nothing of this is set up until
  * the process connects a socket, so a service without outgoing I/O pays nothing for it.
  */
-function watchOutgoingIo(finished, late, lateQuery) {
+function watchOutgoingIo(finished, late, lateQuery, connected) {
   const connect = net.Socket.prototype.connect;
   const watched = Symbol('perfgate.io');
   let requests = null;
   net.Socket.prototype.connect = function perfgateConnect(...args) {
     const result = connect.apply(this, args);
+    connected(this);
     if (requests === null) {
       requests = attributeToRequests(finished);
       nameQueries(requests, lateQuery);
@@ -315,8 +318,8 @@ function activeHandles() {
   return process._getActiveHandles().length;
 }
 
-/** Counts the outgoing I/O of each request into the open window (`current()`; none: not counted). */
-function countIoInto(current) {
+/** Counts the outgoing I/O of each request into the open window (`current()`; none: not counted); `connected(socket)` sees each socket connected. */
+function countIoInto(current, connected) {
   watchOutgoingIo(
     (tally) => {
       const window = current();
@@ -337,6 +340,7 @@ function countIoInto(current) {
       const window = current();
       if (window !== null) addCalls(window.queries, destination, name, 1, waitNs);
     },
+    connected,
   );
 }
 
@@ -353,7 +357,7 @@ function eventLoopDelayOf(histogram, window) {
 }
 
 /** The report of a closed window, as the engine reads it (src/engine/service/health.ts). */
-function windowReport(id, w, eventLoopDelayUs, utilization) {
+function windowReport(id, w, eventLoopDelayUs, utilization, counts) {
   const memory = process.memoryUsage();
   for (const tally of Object.values(w.gc)) tally.ms = Math.round(tally.ms * 1000) / 1000;
   return {
@@ -372,6 +376,7 @@ function windowReport(id, w, eventLoopDelayUs, utilization) {
       .slice(0, MAX_DESTINATIONS)
       .map(([destination, io]) => ({ destination, roundTrips: io.roundTrips, waitMs: Math.round(Number(io.waitNs) / 1e3) / 1e3 })),
     ioRequests: w.ioRequests,
+    ...counts,
     queries: [...w.queries].map(([key, call]) => {
       const newline = key.indexOf('\n');
       return { destination: key.slice(0, newline), name: key.slice(newline + 1), calls: call.calls, waitMs: Math.round(Number(call.waitNs) / 1e3) / 1e3 };
@@ -403,9 +408,10 @@ function startHealth(socketPath) {
   }
   const observer = new PerformanceObserver((list) => countGc(list.getEntries()));
 
+  const counters = startCounters();
   const socket = net.createConnection({ path: socketPath });
   socket.unref();
-  countIoInto(() => window);
+  countIoInto(() => window, counters.track);
   socket.setEncoding('utf8');
 
   function send(message) {
@@ -420,6 +426,7 @@ function startHealth(socketPath) {
     window = null;
     histogram.disable();
     observer.disconnect();
+    counters.end();
   }
 
   function begin(id) {
@@ -440,17 +447,19 @@ function startHealth(socketPath) {
     histogram.reset();
     histogram.enable();
     observer.observe({ entryTypes: ['gc'] });
+    counters.begin();
     send({ op: 'begun', id });
   }
 
   function end(id) {
     if (window === null || window.id !== id) return;
     countGc(observer.takeRecords());
+    const counts = counters.end();
     const w = window;
     const delays = eventLoopDelayOf(histogram, w);
     const utilization = performance.eventLoopUtilization(w.elu).utilization;
     close();
-    send(windowReport(id, w, delays, utilization));
+    send(windowReport(id, w, delays, utilization, counts));
   }
 
   let pending = '';

@@ -45,7 +45,7 @@ export async function bundle(outdir) {
   };
   await build({ ...common, entryPoints: { index: 'src/action/index.ts', post: 'src/action/post-index.ts', cli: 'src/cli/index.ts' }, outdir });
   // The preloads run inside the user's processes as they are: copied, not bundled.
-  for (const preload of ['preload.cjs', 'health.cjs', 'routes.cjs', 'bench-preload.cjs']) {
+  for (const preload of ['preload.cjs', 'health.cjs', 'counters.cjs', 'routes.cjs', 'bench-preload.cjs']) {
     copyFileSync(join(root, 'src/preload', preload), join(outdir, preload));
   }
 }

@@ -50,6 +50,13 @@ export interface HealthValues {
   heapUsedBytes: number;
   rssBytes: number;
   activeHandles: number;
+  /** Work counters of all processes (docs/health.md, "Work counters"); NaN when a process did not report or could not count one. */
+  allocatedBytes: number;
+  syscalls: number;
+  socketBytesRead: number;
+  socketBytesWritten: number;
+  /** HTTP responses the processes finished in their windows; NaN when a process did not count them. */
+  responses: number;
 }
 
 const NONE = Number.NaN;
@@ -62,6 +69,9 @@ export function aggregateHealth(health: SliceHealth | null | undefined): HealthV
   const maxOf = (values: number[]) => (values.length === 0 ? NONE : Math.max(...values));
   const sum = (f: (p: (typeof ps)[number]) => number) => ps.reduce((a, p) => a + f(p), 0);
   const gc = ps.flatMap((p) => Object.values(p.gc));
+  // A sum that misses a process would read as less work: unknown instead.
+  const counter = (f: (p: (typeof ps)[number]) => number | null) =>
+    health.missing > 0 || ps.some((p) => f(p) === null) ? NONE : sum((p) => f(p) ?? 0);
   return {
     processes: ps.length,
     delayP50Us: maxOf(delays.map((d) => d.p50)),
@@ -74,13 +84,34 @@ export function aggregateHealth(health: SliceHealth | null | undefined): HealthV
     heapUsedBytes: sum((p) => p.heapUsedBytes),
     rssBytes: sum((p) => p.rssBytes),
     activeHandles: sum((p) => p.activeHandles),
+    allocatedBytes: counter((p) => p.allocatedBytes),
+    syscalls: counter((p) => p.syscalls),
+    socketBytesRead: counter((p) => p.socketBytesRead),
+    socketBytesWritten: counter((p) => p.socketBytesWritten),
+    responses: counter((p) => p.responses),
   };
 }
 
 export interface HealthMetricDefinition {
   id: HealthMetricId;
-  /** The slice's value in the metric's unit (µs; a 0–1 share; ms per 1,000 requests); NaN when unknown. */
+  /** The slice's value in the metric's unit (µs; a 0–1 share; ms or collections per 1,000 requests; bytes or calls per request); NaN when unknown. */
   value(slice: Slice, health: HealthValues): number;
+}
+
+/** A slice's total per response the load generator received in it; NaN without responses. */
+function perRequest(slice: Slice, total: number): number {
+  return slice.requests > 0 ? total / slice.requests : NONE;
+}
+
+/**
+ * A window's work counts per response the service finished in that same window (its own count,
+ * so work and requests cover one span); per the load generator's responses where the service
+ * counted none (a server other than Node's http). Unknown where the processes counted no work
+ * at all (results from before the counters), the GC count included, so all counters come and go together.
+ */
+function perResponse(slice: Slice, health: HealthValues, total: number): number {
+  if (Number.isNaN(health.responses)) return NONE;
+  return health.responses > 0 ? total / health.responses : perRequest(slice, total);
 }
 
 /** Every health metric compared pair by pair (higher is worse for all of them). */
@@ -88,7 +119,12 @@ export const HEALTH_METRIC_DEFINITIONS: readonly HealthMetricDefinition[] = [
   { id: 'event_loop_delay_p99', value: (_s, h) => h.delayP99Us },
   { id: 'event_loop_delay_max', value: (_s, h) => h.delayMaxUs },
   { id: 'event_loop_utilization', value: (_s, h) => h.utilization },
-  { id: 'gc_per_request', value: (s, h) => (s.requests > 0 ? (1000 * h.gcMs) / s.requests : NONE) },
+  { id: 'gc_per_request', value: (s, h) => perRequest(s, 1000 * h.gcMs) },
+  { id: 'allocated_per_request', value: (s, h) => perResponse(s, h, h.allocatedBytes) },
+  { id: 'gc_count_per_request', value: (s, h) => perResponse(s, h, 1000 * h.gcCount) },
+  { id: 'syscalls_per_request', value: (s, h) => perResponse(s, h, h.syscalls) },
+  { id: 'socket_written_per_request', value: (s, h) => perResponse(s, h, h.socketBytesWritten) },
+  { id: 'socket_read_per_request', value: (s, h) => perResponse(s, h, h.socketBytesRead) },
 ];
 
 export function healthRule(results: Results, metric: HealthMetricId): MetricRule {

@@ -163,6 +163,20 @@ export const gateSchema = z.strictObject({
     "Share of the slice the service's busiest event loop was busy; higher is worse.",
   ),
   gc_per_request: gateRule('gc_per_request', 'Garbage-collection pause time per request (shown per 1,000 requests); higher is worse.'),
+  allocated_per_request: gateRule(
+    'allocated_per_request',
+    'Bytes allocated on the V8 heap per request (all processes; what each collection freed plus what is still held); higher is worse.',
+  ),
+  gc_count_per_request: gateRule('gc_count_per_request', 'Garbage collections per request, all kinds (shown per 1,000 requests); higher is worse.'),
+  syscalls_per_request: gateRule('syscalls_per_request', 'Read and write system calls per request (Linux /proc/<pid>/io, all processes); higher is worse.'),
+  socket_written_per_request: gateRule(
+    'socket_written_per_request',
+    "Bytes the service's processes wrote to their sockets per request (responses and outgoing calls); higher is worse.",
+  ),
+  socket_read_per_request: gateRule(
+    'socket_read_per_request',
+    "Bytes the service's processes read from their sockets per request (requests and answers of outgoing calls); higher is worse.",
+  ),
   heap_growth: heapGrowthSchema,
   startup_time: gateRule(
     'startup_time',

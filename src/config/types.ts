@@ -10,8 +10,18 @@
 export const METRICS = ['throughput', 'latency_p50', 'latency_p90', 'latency_p99', 'latency_p999', 'cpu_per_request', 'errors'] as const;
 export type MetricId = (typeof METRICS)[number];
 
+/** Work counters per request, counted inside the service rather than timed (docs/health.md, "Work counters"). */
+export const COUNTER_METRICS = [
+  'allocated_per_request',
+  'gc_count_per_request',
+  'syscalls_per_request',
+  'socket_written_per_request',
+  'socket_read_per_request',
+] as const;
+export type CounterMetricId = (typeof COUNTER_METRICS)[number];
+
 /** Service-health metrics compared per HTTP scenario (measured inside the service; docs/health.md). */
-export const HEALTH_METRICS = ['event_loop_delay_p99', 'event_loop_delay_max', 'event_loop_utilization', 'gc_per_request'] as const;
+export const HEALTH_METRICS = ['event_loop_delay_p99', 'event_loop_delay_max', 'event_loop_utilization', 'gc_per_request', ...COUNTER_METRICS] as const;
 export type HealthMetricId = (typeof HEALTH_METRICS)[number];
 
 /** What every start of the service tells, before any load: how long it took to listen, and its memory then (docs/method.md, "Start-up"). */

@@ -9,12 +9,14 @@ import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowth
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
 import { type HealthRow, verdictTone } from './rows.js';
 import { startupRows } from './startup.js';
+import { COUNTER_NAMES, counterRows, formatCounterValue, isCounter } from './counters.js';
 
 const HEALTH_METRIC_NAMES: Record<HealthMetricId, string> = {
   event_loop_delay_p99: 'event-loop delay p99',
   event_loop_delay_max: 'event-loop delay max',
   event_loop_utilization: 'event-loop utilisation',
   gc_per_request: 'GC / 1k requests',
+  ...COUNTER_NAMES,
 };
 
 /** The name readers see: event-loop delay p99, GC / 1k requests. */
@@ -24,6 +26,7 @@ export function formatHealthMetricName(metric: HealthMetricId): string {
 
 /** A health metric's value in its own unit: delays in µs/ms, utilisation in %, GC time per 1,000 requests in ms. */
 function formatHealthValue(metric: HealthMetricId, value: number): string {
+  if (isCounter(metric)) return formatCounterValue(metric, value);
   if (metric === 'event_loop_utilization') return formatPercent(value);
   if (metric === 'gc_per_request') return formatDurationUs(value * 1000);
   return formatDurationUs(value);
@@ -136,7 +139,8 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
       .sort((a, b) => Number(b.gated) - Number(a.gated) || HEALTH_METRICS.indexOf(a.metric) - HEALTH_METRICS.indexOf(b.metric));
     const growth = health.heap.find((h) => h.scenario === name);
     const generator = health.generator.find((g) => g.scenario === name);
-    const rows: Omit<HealthRow, 'firstOfScenario'>[] = [...comparisons.map(comparisonRow), ...(growth ? heapRows(growth) : [])];
+    const timed = comparisons.filter((c) => !isCounter(c.metric));
+    const rows: Omit<HealthRow, 'firstOfScenario'>[] = [...timed.map(comparisonRow), ...counterRows(comparisons), ...(growth ? heapRows(growth) : [])];
     if (rows.length > 0) {
       rows.push({
         scenario: name,

@@ -74,6 +74,7 @@ function upgradeFromVersion1(data: JsonObject): void {
           fill(process, 'io', () => []);
           fill(process, 'ioRequests', () => 0);
           fill(process, 'queries', () => []);
+          for (const counter of ['allocatedBytes', 'syscalls', 'socketBytesRead', 'socketBytesWritten', 'responses']) fill(process, counter, () => null);
         });
       }
     });

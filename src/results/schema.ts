@@ -239,6 +239,18 @@ export const processHealthSchema = z.object({
   ioRequests: count,
   /** Those requests' calls by name, where the client publishes diagnostics_channel events (node-redis, ioredis, mysql2, undici, http). */
   queries: list(namedCallsSchema),
+  /**
+   * Bytes allocated on the V8 heap in the window: used heap at the end − at the start + what each
+   * collection freed (v8.GCProfiler); null where Node has no GCProfiler (docs/health.md, "Work counters").
+   */
+  allocatedBytes: count.nullable(),
+  /** Read and write system calls in the window (/proc/self/io syscr + syscw, all threads); null off Linux. */
+  syscalls: count.nullable(),
+  /** Bytes read from and written to the process's TCP and Unix sockets (accepted and connected) in the window. */
+  socketBytesRead: count.nullable(),
+  socketBytesWritten: count.nullable(),
+  /** HTTP responses the process finished in the window (Node's http server): what the counters are divided by; null before it was counted. */
+  responses: count.nullable(),
 });
 
 /** The service's health during one slice: every process that reported. */

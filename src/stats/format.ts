@@ -41,6 +41,13 @@ const DURATION_UNITS: Unit[] = [
   { divisor: 1, suffix: ' µs' },
 ];
 
+const BYTE_UNITS: Unit[] = [
+  { divisor: 1e9, suffix: ' GB' },
+  { divisor: 1e6, suffix: ' MB' },
+  { divisor: 1e3, suffix: ' kB' },
+  { divisor: 1, suffix: ' B' },
+];
+
 /** Up to three significant digits, trailing zeros dropped: 28.4, 950, 1.2, 0.05. */
 function significant(value: number): string {
   return String(Number(value.toPrecision(3)));
@@ -70,6 +77,16 @@ export function formatRate(reqPerSec: number): string {
 /** Operations per second of a micro-benchmark, under an "ops/s" header: 950, 6.3k, 256k, 1.2M. */
 export function formatOpsPerSec(opsPerSec: number | null): string {
   return opsPerSec === null ? NOT_AVAILABLE : scaleToUnit(opsPerSec, OPS_UNITS);
+}
+
+/** A size in bytes, decimal units (1 kB = 1,000 bytes): 812 B, 41.2 kB, 1.5 MB. */
+export function formatBytes(bytes: number): string {
+  return scaleToUnit(bytes, BYTE_UNITS);
+}
+
+/** A plain amount, three significant digits: 0.93, 6.1, 950, 1.2k. */
+export function formatAmount(value: number): string {
+  return scaleToUnit(value, OPS_UNITS);
 }
 
 /** A duration given in µs: 850 µs, 1.21 ms, 2.5 s. */

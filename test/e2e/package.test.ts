@@ -19,7 +19,7 @@ test('the packed tarball installs into a fresh project; npx perfgate plan and co
   t.after(() => rmSync(packDir, { recursive: true, force: true }));
   const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', packDir], { cwd: ROOT, encoding: 'utf8' })) as Packed[];
   const files = packed!.files.map((f) => f.path);
-  for (const file of ['dist/cli.js', 'dist/index.js', 'dist/post.js', 'dist/preload.cjs', 'dist/health.cjs', 'dist/routes.cjs', 'action.yml', 'perfgate.schema.json', 'docs/verdicts.schema.json', 'README.md']) {
+  for (const file of ['dist/cli.js', 'dist/index.js', 'dist/post.js', 'dist/preload.cjs', 'dist/health.cjs', 'dist/counters.cjs', 'dist/routes.cjs', 'action.yml', 'perfgate.schema.json', 'docs/verdicts.schema.json', 'README.md']) {
     assert.ok(files.includes(file), `${file} is in the package`);
   }
   assert.deepEqual(

@@ -26,6 +26,11 @@ export function processHealth(fields: Partial<ProcessHealth> = {}): ProcessHealt
     io: [],
     ioRequests: 0,
     queries: [],
+    allocatedBytes: null,
+    syscalls: null,
+    socketBytesRead: null,
+    socketBytesWritten: null,
+    responses: null,
     ...fields,
   };
 }
@@ -43,6 +48,8 @@ export interface HealthSpec {
   /** The load generator's share of a core and loop busy share. */
   generatorCpu?: number;
   generatorBusy?: number;
+  /** Work counters per request (none: the processes report none, as before they were counted). */
+  counters?: { allocatedBytes: number; syscalls: number; socketBytesRead: number; socketBytesWritten: number };
 }
 
 export const HEALTHY: HealthSpec = {
@@ -99,6 +106,13 @@ export function healthResults(
               incremental: { count: 0, ms: 0 },
               weakcb: { count: 0, ms: 0 },
             },
+            ...(spec.counters && {
+              allocatedBytes: Math.round(spec.counters.allocatedBytes * slice.requests * wobble()),
+              syscalls: Math.round(spec.counters.syscalls * slice.requests * wobble()),
+              socketBytesRead: Math.round(spec.counters.socketBytesRead * slice.requests * wobble()),
+              socketBytesWritten: Math.round(spec.counters.socketBytesWritten * slice.requests * wobble()),
+              responses: slice.requests,
+            }),
             heapAfterGcBytes: Math.round(heap),
             heapUsedBytes: Math.round(heap + 2e6),
             rssBytes: Math.round(heap + 50e6),

@@ -20,7 +20,7 @@ describe('the preload copy', () => {
     const path = copy.path('preload.cjs');
     assert.equal(readFileSync(path, 'utf8'), readFileSync(join(shippedPreloadDir(), 'preload.cjs'), 'utf8'));
     assert.equal(statSync(copy.dir).mode & 0o777, 0o755);
-    for (const file of ['preload.cjs', 'health.cjs', 'routes.cjs', 'bench-preload.cjs']) assert.equal(statSync(join(copy.dir, file)).mode & 0o777, 0o444);
+    for (const file of ['preload.cjs', 'health.cjs', 'counters.cjs', 'routes.cjs', 'bench-preload.cjs']) assert.equal(statSync(join(copy.dir, file)).mode & 0o777, 0o444);
   });
 
   test('a service is handed the copy, not the shipped file', () => {

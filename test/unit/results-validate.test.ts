@@ -39,6 +39,11 @@ function processHealth(pid: number): ProcessHealth {
     io: [{ destination: '127.0.0.1:5432', roundTrips: 42, waitMs: 12.5 }],
     ioRequests: 2,
     queries: [{ destination: 'localhost:6379', name: 'GET', calls: 2, waitMs: 0.4 }],
+    allocatedBytes: 41_000_000,
+    syscalls: 6100,
+    socketBytesRead: 120_000,
+    socketBytesWritten: 900_000,
+    responses: 1000,
   };
 }
 

@@ -193,7 +193,17 @@ export function toProcessHealth(message: Record<string, unknown>): ProcessHealth
     io: toIoTallies(message.io),
     ioRequests: Math.max(0, Math.round(finite(message.ioRequests))),
     queries: toNamedCalls(message.queries),
+    allocatedBytes: toCount(message.allocatedBytes),
+    syscalls: toCount(message.syscalls),
+    socketBytesRead: toCount(message.socketBytesRead),
+    socketBytesWritten: toCount(message.socketBytesWritten),
+    responses: toCount(message.responses),
   };
+}
+
+/** A work counter as results.json stores it: a whole number ≥ 0, or null when the process could not count it. */
+function toCount(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? Math.max(0, Math.round(value)) : null;
 }
 
 /** Most destinations kept per process and window, and the longest destination name (the preload sends at most 20). */

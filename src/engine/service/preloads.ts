@@ -20,8 +20,8 @@ import { PreloadChangedError } from '../errors.js';
 
 export type PreloadFile = 'preload.cjs' | 'bench-preload.cjs';
 
-/** Every file of the preloads: preload.cjs requires health.cjs and routes.cjs from its own directory. */
-const FILES = ['preload.cjs', 'health.cjs', 'routes.cjs', 'bench-preload.cjs'] as const;
+/** Every file of the preloads: preload.cjs requires health.cjs (which requires counters.cjs) and routes.cjs from its own directory. */
+const FILES = ['preload.cjs', 'health.cjs', 'counters.cjs', 'routes.cjs', 'bench-preload.cjs'] as const;
 
 /** Where the shipped preloads are: next to this module in dist/, in src/preload/ when run from source. */
 export function shippedPreloadDir(): string {

@@ -1,0 +1,183 @@
+#!/usr/bin/env node
+// Calibration of the work counters (docs/health.md, "Work counters"): their A/A spread and whether
+// they catch a head that allocates 3% more per request, on a real fastify service. A benchmark,
+// not a test. Run it under the load lock; each run is one whole `perfgate compare`.
+//
+//   node bench/counters-calibration.mjs record [--runs 3] [--effects 0,3] [--noise off|on]
+//        [--out docs/calibration/counters.jsonl] [--cli dist/cli.js]
+//   node bench/counters-calibration.mjs report [--in docs/calibration/counters.jsonl]
+//
+// `record` builds one throwaway repository per effect: fastify 5 answering GET /json
+// (bench/services/fastify's payload), base and head commits whose alloc.json makes head allocate
+// `effect`% more V8 heap per request, as one extra array of small integers. The 3% is of what base
+// itself allocates per request, measured in the A/A runs already recorded (a first A/A run is made
+// when there is none). Each finished run appends one JSON line (its results.json without profiles)
+// to the file; a second `record` adds only the runs each effect still lacks, alternating effects
+// so that slow minutes of the machine spread over both.
+//
+// `report` judges every run by today's default rules for the counters (whatever the run recorded)
+// and prints, per counter and for throughput beside them: the A/A runs' estimates (median and
+// largest |change|, the 95% interval's median half-width) and how many gave a regression or an
+// improvement (k/n, Wilson 95% interval); for the +3% runs, how many found the allocations'
+// regression, and the change measured.
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { readLines } from './calibrate-starts.mjs';
+import { recordCliRun, wilson } from './calibrate.mjs';
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const DEFAULT_FILE = join(root, 'docs', 'calibration', 'counters.jsonl');
+const SCENARIO = 'GET /json';
+/** 8 start pairs of 2 pairs each: the fewest with which the sign-flip test can reach alpha 0.01 on every start agreeing. */
+const LOAD = { pairs: 16, blocks: 2, instances: 4, slice: '500ms', warmup: '1s', 'early-stop': false };
+const COUNTERS = ['allocated_per_request', 'gc_count_per_request', 'syscalls_per_request', 'socket_written_per_request', 'socket_read_per_request'];
+/** V8's headers of one JSArray and its FixedArray store on a 64-bit heap without pointer compression (Node's builds), bytes. */
+const ARRAY_HEADER_BYTES = 48;
+
+const SERVER = `// fastify 5, one JSON route; alloc.json's extraBytes are allocated once more per request.
+const fastify = require('fastify')({ logger: false });
+const { payload } = require('./work.js');
+const { extraBytes } = require('./alloc.json');
+const elements = Math.max(0, Math.round((extraBytes - ${ARRAY_HEADER_BYTES}) / 8));
+const kept = { last: null };
+fastify.get('/json', async () => {
+  if (elements > 0) kept.last = new Array(elements).fill(1);
+  return payload();
+});
+fastify.listen({ port: Number(process.env.PORT ?? 3000), host: '127.0.0.1' });
+`;
+
+function makeRepo(scratch, effect, extraBytes) {
+  const repo = join(scratch, `effect-${effect}`);
+  rmSync(repo, { recursive: true, force: true });
+  mkdirSync(repo, { recursive: true });
+  const git = (...args) => execFileSync('git', ['-c', 'user.name=calibrate', '-c', 'user.email=calibrate@perfgate.invalid', ...args], { cwd: repo });
+  cpSync(join(root, 'bench', 'services', 'fastify'), repo, { recursive: true });
+  cpSync(join(root, 'bench', 'services', 'work.js'), join(repo, 'work.js'));
+  writeFileSync(join(repo, 'server.js'), SERVER);
+  writeFileSync(join(repo, 'alloc.json'), '{"extraBytes": 0}\n');
+  const yaml = ['service:', '  start: node server.js', 'scenarios:', `  - ${SCENARIO}`, `load: ${JSON.stringify(LOAD)}`, 'profile: false', ''];
+  writeFileSync(join(repo, 'perfgate.yml'), yaml.join('\n'));
+  writeFileSync(join(repo, '.gitignore'), 'node_modules/\nresults.json\nverdicts.json\n');
+  git('init', '--quiet', '--initial-branch=base');
+  git('add', '-A');
+  git('commit', '--quiet', '-m', 'base');
+  git('checkout', '--quiet', '-b', 'head');
+  // A/A: head differs from base by a comment only, as a no-op PR does.
+  writeFileSync(join(repo, 'alloc.json'), `{"extraBytes": ${Math.round(extraBytes)}}\n`);
+  writeFileSync(join(repo, 'server.js'), `${SERVER}// head\n`);
+  git('commit', '--quiet', '-am', `head: ${effect}% more allocated per request`);
+  return repo;
+}
+
+function median(values) {
+  const s = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Per run, the comparisons of the scenario, the counters judged by today's default rules: throughput and the counters, by metric. */
+function comparisonsOf({ assessResults, DEFAULT_GATE }, line) {
+  const gate = { ...line.results.config.gate, ...Object.fromEntries(COUNTERS.map((c) => [c, DEFAULT_GATE[c]])) };
+  const analysis = assessResults({ ...line.results, config: { ...line.results.config, gate } });
+  const byMetric = new Map();
+  for (const c of analysis.comparisons) if (c.scenario === SCENARIO && c.metric === 'throughput') byMetric.set(c.metric, c);
+  for (const c of analysis.health?.comparisons ?? []) if (c.scenario === SCENARIO && COUNTERS.includes(c.metric)) byMetric.set(c.metric, c);
+  return byMetric;
+}
+
+/** Base's allocated bytes per request, median over the A/A runs recorded so far; null when there are none. */
+async function baseAllocation(lines) {
+  const aa = lines.filter((l) => !l.error && l.effect === 0);
+  if (aa.length === 0) return null;
+  const analyze = await import('./analyze.mjs');
+  return median(aa.map((l) => comparisonsOf(analyze, l).get('allocated_per_request')?.baseMedian ?? Number.NaN));
+}
+
+async function record(values) {
+  const cli = resolve(values.cli);
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`npm run bundle\` first.`);
+  const effects = values.effects.split(',').map(Number);
+  if (effects.some((e) => !Number.isFinite(e) || e < 0)) throw new Error(`--effects: whole percentages such as 0,3, not "${values.effects}"`);
+  const noise = { off: false, on: true }[values.noise];
+  if (noise === undefined) throw new Error(`--noise: use off or on, not "${values.noise}"`);
+  const file = resolve(values.out);
+  mkdirSync(dirname(file), { recursive: true });
+  const cellOf = (effect) => `fastify/${effect}%/${noise ? 'noisy' : 'quiet'}`;
+  const done = new Map();
+  for (const line of readLines(file)) if (!line.error) done.set(line.cell, (done.get(line.cell) ?? 0) + 1);
+  const scratch = mkdtempSync(join(tmpdir(), 'perfgate-counters-'));
+  const repos = new Map();
+  try {
+    for (let round = 1; round <= Number(values.runs); round++) {
+      // A/A first: the +3% is 3% of what base allocates, measured there.
+      for (const effect of [...effects].sort((a, b) => a - b)) {
+        const cell = cellOf(effect);
+        if ((done.get(cell) ?? 0) >= round) continue;
+        let extraBytes = 0;
+        if (effect > 0) {
+          const base = await baseAllocation(readLines(file).filter((l) => l.noise === noise));
+          if (base === null) throw new Error(`no A/A run recorded yet to take ${effect}% of: include 0 in --effects`);
+          extraBytes = (base * effect) / 100;
+        }
+        if (!repos.has(cell)) repos.set(cell, makeRepo(scratch, effect, extraBytes));
+        const line = await recordCliRun(cli, repos.get(cell), noise, { cell, kind: 'fastify', effect, noise, extraBytes: Math.round(extraBytes), round });
+        appendFileSync(file, `${JSON.stringify(line)}\n`);
+        if (!line.error) done.set(cell, round);
+        console.log(`${cell} round ${round}: ${line.error ? `error: ${line.error}` : `exit ${line.exit}`}, ${line.wallSeconds} s, load ${line.loadavg1}`);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+const pct = (x) => (Number.isFinite(x) ? `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(2)}%` : 'n/a');
+const rate = (k, n) => {
+  const [lo, hi] = wilson(k, n);
+  return `${k}/${n} (${(100 * lo).toFixed(0)}–${(100 * hi).toFixed(0)}%)`;
+};
+
+async function report(values) {
+  const analyze = await import('./analyze.mjs');
+  const lines = readLines(resolve(values.in)).filter((l) => !l.error);
+  const cells = [...new Set(lines.map((l) => l.cell))].sort();
+  const rows = [];
+  for (const cell of cells) {
+    const runs = lines.filter((l) => l.cell === cell).map((l) => comparisonsOf(analyze, l));
+    const effect = lines.find((l) => l.cell === cell).effect;
+    for (const metric of ['throughput', ...COUNTERS]) {
+      const cs = runs.map((r) => r.get(metric)).filter((c) => c !== undefined);
+      if (cs.length === 0) continue;
+      const worse = cs.filter((c) => c.verdict === 'regression').length;
+      const better = cs.filter((c) => c.verdict === 'improvement').length;
+      rows.push(
+        `| ${cell} | ${metric} | ${cs.length} | ${pct(median(cs.map((c) => c.change)))} | ${pct(Math.max(...cs.map((c) => Math.abs(c.change))))} | ±${pct(median(cs.map((c) => (c.ciHigh - c.ciLow) / 2))).slice(1)} | ${rate(worse, cs.length)} | ${rate(better, cs.length)} |${effect > 0 && metric === 'allocated_per_request' ? ' ← detection' : ''}`,
+      );
+    }
+  }
+  console.log('| cell | metric | runs | median change | largest abs change | median CI half-width | regression k/n | improvement k/n |');
+  console.log('| :-- | :-- | --: | --: | --: | --: | :-- | :-- |');
+  for (const row of rows) console.log(row);
+}
+
+const [command = 'report', ...rest] = process.argv.slice(2);
+const { values } = parseArgs({
+  args: rest,
+  options: {
+    runs: { type: 'string', default: '3' },
+    effects: { type: 'string', default: '0,3' },
+    noise: { type: 'string', default: 'off' },
+    out: { type: 'string', default: DEFAULT_FILE },
+    in: { type: 'string', default: DEFAULT_FILE },
+    cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
+  },
+});
+if (command === 'record') await record(values);
+else if (command === 'report') await report(values);
+else throw new Error(`unknown command "${command}": use record or report`);
