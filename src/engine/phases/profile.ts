@@ -10,7 +10,7 @@
  * A profiling failure is a warning, not an error: the verdicts come from the slices.
  */
 import { execFile } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { PerfgateConfig, ProfileConfig, ScenarioConfig, ServiceConfig } from '../../config/types.js';
 import { summarizeCallTree } from '../../profile/aggregate.js';
@@ -29,6 +29,7 @@ import { packageResolver } from '../workspace/lockfiles.js';
 import type { RunSession } from '../session.js';
 import type { EnginePorts } from '../ports.js';
 import { programPathOrNull } from '../process/programs.js';
+import { readFileRange } from '../process/log-excerpt.js';
 import { Service } from '../service/service.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
 import { ensureZeroX, renderFlamegraph } from './zerox.js';
@@ -205,20 +206,7 @@ function fileSize(path: string): number {
 
 /** What a file gained after `offset` (the profiled run's part of an appended log), at most `limit` bytes. */
 function readFrom(path: string, offset: number, limit = 64 * 1024 * 1024): string {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    const length = Math.max(0, Math.min(fileSize(path) - offset, limit));
-    const buffer = Buffer.alloc(length);
-    const read = readSync(fd, buffer, 0, length, offset);
-    return buffer.subarray(0, read).toString('utf8');
-  } finally {
-    closeSync(fd);
-  }
+  return readFileRange(path, offset, Math.min(fileSize(path) - offset, limit));
 }
 
 /** A side's service, started under the profiler: what collectSide reads once it stopped. */

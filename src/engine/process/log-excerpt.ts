@@ -6,7 +6,7 @@
  * person reading the whole log would look for, so it is found the way they would: the first line
  * that reads as an error in the usual runtimes' formats.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 
 /** How much of a log is read at each end: logs can be far larger than a message needs. */
 const HEAD_BYTES = 1024 * 1024;
@@ -36,10 +36,21 @@ const PYTHON_FRAME = /^\s+File "/;
 /** Node prints the throwing source line and a caret above an uncaught error: `file.js:12`, the code, `^`. */
 const SOURCE_PLACE = /^\S.*:\d+$/;
 
-function readRange(fd: number, position: number, length: number): string {
-  const buffer = Buffer.alloc(length);
-  const read = readSync(fd, buffer, 0, length, position);
-  return buffer.subarray(0, read).toString('utf8');
+/** Up to `length` bytes of a file from `position`, as text; '' when it cannot be read. */
+export function readFileRange(path: string, position: number, length: number): string {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    const buffer = Buffer.alloc(Math.max(0, length));
+    const read = readSync(fd, buffer, 0, buffer.length, position);
+    return buffer.subarray(0, read).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The first error's lines (with Node's source place above it when there is one), and its line number, or null. */
@@ -66,25 +77,20 @@ export function firstError(lines: readonly string[]): { line: number; text: stri
  * log cannot be read.
  */
 export function explainLog(path: string, lines = 20): string {
-  let fd: number;
+  let size: number;
   try {
-    fd = openSync(path, 'r');
+    size = statSync(path).size;
   } catch {
     return '';
   }
-  try {
-    const size = fstatSync(fd).size;
-    const whole = size <= HEAD_BYTES;
-    const headLines = readRange(fd, 0, Math.min(size, HEAD_BYTES)).replace(/\s+$/, '').split('\n');
-    // Read from the middle, the tail's first line is cut: it is left out.
-    const tailLines = whole ? headLines : readRange(fd, size - TAIL_BYTES, TAIL_BYTES).replace(/\s+$/, '').split('\n').slice(1);
-    const tail = tailLines.slice(-lines);
-    const error = firstError(headLines);
-    const tailStart = whole ? headLines.length - tail.length : Number.POSITIVE_INFINITY;
-    // Shown already when it starts among the last lines.
-    if (!error || error.line - 1 >= tailStart) return tail.join('\n');
-    return `${tail.join('\n')}\n--- the first error in the log, line ${error.line} ---\n${error.text}`;
-  } finally {
-    closeSync(fd);
-  }
+  const whole = size <= HEAD_BYTES;
+  const headLines = readFileRange(path, 0, Math.min(size, HEAD_BYTES)).replace(/\s+$/, '').split('\n');
+  // Read from the middle, the tail's first line is cut: it is left out.
+  const tailLines = whole ? headLines : readFileRange(path, size - TAIL_BYTES, TAIL_BYTES).replace(/\s+$/, '').split('\n').slice(1);
+  const tail = tailLines.slice(-lines);
+  const error = firstError(headLines);
+  const tailStart = whole ? headLines.length - tail.length : Number.POSITIVE_INFINITY;
+  // Shown already when it starts among the last lines.
+  if (!error || error.line - 1 >= tailStart) return tail.join('\n');
+  return `${tail.join('\n')}\n--- the first error in the log, line ${error.line} ---\n${error.text}`;
 }
