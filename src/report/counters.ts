@@ -60,7 +60,9 @@ function action(metric: CounterMetricId, amount: string, comparative: 'more' | '
  * request (+4.1%, CI +2.9 … +5.3%)".
  */
 export function describeCounterChange(c: HealthComparison & { metric: CounterMetricId }): string {
-  const relative = `${formatChange(c.change)}, CI ${formatInterval(c.ciLow, c.ciHigh).slice(1, -1)}%`;
+  // With too few start pairs for an interval (a run stopped at its first look), the change alone.
+  const interval = Number.isFinite(c.ciLow) && Number.isFinite(c.ciHigh) ? `, CI ${formatInterval(c.ciLow, c.ciHigh).slice(1, -1)}%` : '';
+  const relative = `${formatChange(c.change)}${interval}`;
   if (!Number.isFinite(c.absoluteChange) || c.absoluteChange === 0) return `head ${action(c.metric, 'no', 'more')} (${relative})`;
   const amount = formatCounterValue(c.metric, Math.abs(c.absoluteChange));
   const fewer = BYTES.has(c.metric) ? 'less' : 'fewer';

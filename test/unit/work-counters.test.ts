@@ -142,5 +142,8 @@ describe('work counters per request (assess)', () => {
     assert.equal(describeCounterChange(comparison('syscalls_per_request', -1, -0.16)), 'head makes 1 fewer system calls per request (−16.0%, CI −17.2 … −14.8%)');
     assert.equal(describeCounterChange(comparison('socket_written_per_request', -120, -0.03)), 'head writes 120 B less to sockets per request (−3.0%, CI −4.2 … −1.8%)');
     assert.equal(describeCounterChange(comparison('gc_count_per_request', 0.4, 0.2)), 'head runs 0.4 more garbage collections per 1,000 requests (+20.0%, CI +18.8 … +21.2%)');
+    // Too few start pairs for an interval (a run stopped at its first look): the change alone.
+    const early = { ...comparison('allocated_per_request', 21_000, 4.02), ciLow: Number.NEGATIVE_INFINITY, ciHigh: Number.POSITIVE_INFINITY };
+    assert.equal(describeCounterChange(early), 'head allocates 21 kB more per request (+402%)');
   });
 });
