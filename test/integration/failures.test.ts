@@ -50,7 +50,10 @@ test("a service that dies at start with its cause above a long dump: the message
     '  process.exit(1);',
     '}',
   ].join('\n');
-  const repo = makeRepo({ 'server.js': `${server}\n`, 'perfgate.yml': quickConfig('scenarios: [GET /]') }, {});
+  // One start per side: the starts of a side share its log, and a second one dying beside the
+  // first would write its lines among the first one's.
+  const config = quickConfig('scenarios: [GET /]').replace('blocks: 2', 'blocks: 1').replace('instances: 12', 'instances: 1');
+  const repo = makeRepo({ 'server.js': `${server}\n`, 'perfgate.yml': config }, {});
   const run = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out')], repo);
   assert.equal(run.code, 2, run.stderr);
   assert.match(run.stderr, /service exited with code 1 before it was ready/);
