@@ -1,5 +1,4 @@
-// lane: alone — its hostile heads stop, renice, pin and freeze every process on the machine whose
-// environment says PERFGATE_SIDE=base: any other file's base services too.
+// lane: beside — its hostile heads attack only their own run's base services, and its assertions are an exit 2 naming what changed, or none for an honest head: a neighbour's load changes no priority, affinity or process state.
 /**
  * A hostile head that slows base without writing a file: its service stops base's processes for
  * most of every 100 ms, renices them to 19, or pins them to the load generator's CPU
