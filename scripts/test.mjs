@@ -3,8 +3,9 @@
 // `npm test` runs everything; `npm test -- unit` (or integration, e2e) runs one layer;
 // `npm test -- test/integration/init.test.ts` runs named files.
 //
-// Unit tests are pure and run first, side by side, one process per core. Integration and e2e
-// files put real load on real services, so they run in two lanes, one file at a time in each:
+// Unit tests are pure: alone they run side by side, one process per core; in a whole run they
+// open the beside lane, one file at a time. Integration and e2e files put real load on real
+// services, so they run in two lanes, one file at a time in each:
 // - the load lane: the files whose assertions rest on what the load measured (a small
 //   regression caught, an A/A pass at the default level, a fixed rate held, the culprit named
 //   from a profile), which a second load on this 2-core machine would disturb;
@@ -183,13 +184,17 @@ const failures = new Map();
 /** The files that failed beside another file and were run again alone, with that first run. */
 const retried = [];
 const suiteStart = Date.now();
-if (pure.length) {
-  const r = await runNodeTest(pure, Math.max(2, availableParallelism()));
-  timings.push({ file: `${pure.length} unit files (in parallel)`, ms: r.ms, code: r.code });
+const twoLanes = loadLane.length > 0 && beside.length > 0;
+/** The unit layer: side by side on every core alone, one file at a time when it runs in the beside lane. */
+async function runUnits(buffered) {
+  const concurrency = buffered ? 1 : Math.max(2, availableParallelism());
+  const r = await runNodeTest(pure, concurrency, { buffered });
+  const lane = buffered ? { lane: 'beside', started: r.started } : {};
+  timings.push({ file: `${pure.length} unit files${buffered ? '' : ' (in parallel)'}`, ...lane, ms: r.ms, code: r.code });
   addCounts(r.counts);
   if (r.code !== 0) failures.set('unit', r.failures);
 }
-const twoLanes = loadLane.length > 0 && beside.length > 0;
+if (pure.length && !twoLanes) await runUnits(false);
 /** Runs `files` one after another; both lanes run at once, so each file's report is printed whole. */
 async function runLane(files, name, buffered) {
   for (const file of files) {
@@ -204,7 +209,13 @@ async function runLane(files, name, buffered) {
     }
   }
 }
-await Promise.all([runLane(loadLane, 'load', twoLanes), runLane(beside, 'beside', twoLanes)]);
+await Promise.all([
+  runLane(loadLane, 'load', twoLanes),
+  (async () => {
+    if (pure.length && twoLanes) await runUnits(true);
+    await runLane(beside, 'beside', twoLanes);
+  })(),
+]);
 await runLane(alone, 'alone', false);
 for (const { timing, first } of retried) {
   const overlaps = (t) => t !== timing && t.lane !== timing.lane && t.lane && t.started < first.started + first.ms && timing.started < t.started + t.ms;
