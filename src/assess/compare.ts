@@ -1,4 +1,5 @@
 import { analyzeFairness } from './fairness.js';
+import { ruleFor } from '../config/scenario-rules.js';
 import type { MetricRule } from '../config/types.js';
 import type {
   Analysis,
@@ -217,7 +218,7 @@ function draftComparisons(results: Results, level: number, inventory: BenchmarkI
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const rule = config.gate[definition.id];
+      const rule = ruleFor(config, scenario.name, definition.id);
       const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
       if (!draft) continue;
       const decided = definition.id === 'errors' ? decisiveErrors(base, head, starts, rule.limit) : null;
