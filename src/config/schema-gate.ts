@@ -61,9 +61,10 @@ const LEVEL_MAX = {
     .transform((ms) => ms * 1000)
     .optional()
     .describe(
-      "Service level: head's latency must not be significantly above it, e.g. 300ms (a duration, 0s to 10m). Checked on head alone, start by start (docs/configuration.md, \"Service levels\").",
+      "Service level: head's latency must not be significantly above it, e.g. 300ms (a duration, 0s to 10m). Checked on head alone, start by start (see Service levels below).",
     ),
   errors: unitValue({ noun: 'percentage', pattern: PERCENT_PATTERN, hint: LEVEL_SHARE_HINT, parse: parsePercent, inRange: (f) => f >= 0 && f <= 1 })
+    .register(docNotes, { type: 'percentage' })
     .optional()
     .describe(
       "Service level: head's share of requests not answered as expected must not be significantly above it, e.g. 0.1% (0% to 100%). Checked on head alone, start by start.",
@@ -239,7 +240,7 @@ export const gateSchema = z.strictObject({
  * rule and the micro-benchmarks are about the whole service, so they stay global.
  */
 export const scenarioGateSchema = z
-  .strictObject(Object.fromEntries(SCENARIO_GATE_KEYS.map((metric) => [metric, ruleInput(metric).optional()])) as Record<ScenarioGateKey, z.ZodOptional<ReturnType<typeof ruleInput>>>)
+  .strictObject(Object.fromEntries(SCENARIO_GATE_KEYS.map((metric) => [metric, ruleInput(metric).optional().describe(`This scenario's rule for ${metric}; overrides gate.${metric} here.`)])) as Record<ScenarioGateKey, z.ZodOptional<ReturnType<typeof ruleInput>>>)
   .describe(
     "This scenario's own rules, per metric, in the forms of the global gate: each key written overrides the global rule for this scenario (the keys of a mapping one by one, so { max: 300ms } keeps the global limit). HTTP and health metrics only.",
   )
