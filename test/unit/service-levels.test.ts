@@ -8,6 +8,7 @@ import { checkLevel, decideLevel } from '../../src/assess/levels.js';
 import { buildVerdicts } from '../../src/assess/verdicts.js';
 import { ConfigError, parseConfigText, resolveConfig } from '../../src/config/index.js';
 import { ruleFor } from '../../src/config/scenario-rules.js';
+import { renderConfig } from '../../src/init/config-text.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { SNIPPETS } from '../../scripts/write-schema.js';
 import { ROOT } from '../helpers/repo.js';
@@ -186,4 +187,13 @@ describe('service levels in the assessment and the reports', () => {
     assert.equal(analysis.levels, undefined);
     assert.equal('levels' in buildVerdicts(results, analysis), false);
   });
+});
+
+test("perfgate init's perfgate.yml shows where levels go, and its example resolves once uncommented", () => {
+  const text = renderConfig({ start: { value: 'node server.js', note: 'package.json start' }, scenarios: [{ value: 'GET /', note: 'answers 200' }] });
+  assert.match(text, /# {3}latency_p99: \{ max: 300ms \}/);
+  const uncommented = text.replace(/^# (gate:|  )/gm, '$1');
+  const config = resolveConfig({ document: parseConfigText(uncommented, 'perfgate.yml') });
+  assert.deepEqual(config.gate.latency_p99.level, { max: 300_000, gated: true });
+  assert.deepEqual(config.gate.errors.level, { max: 0.001, gated: true });
 });
