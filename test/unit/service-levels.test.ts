@@ -192,7 +192,7 @@ describe('service levels in the assessment and the reports', () => {
 test("perfgate init's perfgate.yml shows where levels go, and its example resolves once uncommented", () => {
   const text = renderConfig({ start: { value: 'node server.js', note: 'package.json start' }, scenarios: [{ value: 'GET /', note: 'answers 200' }] });
   assert.match(text, /# {3}latency_p99: \{ max: 300ms \}/);
-  const uncommented = text.replace(/^# (gate:|  )/gm, '$1');
+  const uncommented = text.replace(/^# (gate:| {2})/gm, '$1');
   const config = resolveConfig({ document: parseConfigText(uncommented, 'perfgate.yml') });
   assert.deepEqual(config.gate.latency_p99.level, { max: 300_000, gated: true });
   assert.deepEqual(config.gate.errors.level, { max: 0.001, gated: true });
