@@ -7,6 +7,8 @@ import { assessResults, describeFailing } from '../../src/assess/compare.js';
 import { checkLevel, decideLevel } from '../../src/assess/levels.js';
 import { buildVerdicts } from '../../src/assess/verdicts.js';
 import { ConfigError, parseConfigText, resolveConfig } from '../../src/config/index.js';
+import { buildOverrides } from '../../src/config/options.js';
+import { scenarioRuleLines } from '../../src/cli/plan.js';
 import { ruleFor } from '../../src/config/scenario-rules.js';
 import { renderConfig } from '../../src/init/config-text.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
@@ -196,4 +198,25 @@ test("perfgate init's perfgate.yml shows where levels go, and its example resolv
   const config = resolveConfig({ document: parseConfigText(uncommented, 'perfgate.yml') });
   assert.deepEqual(config.gate.latency_p99.level, { max: 300_000, gated: true });
   assert.deepEqual(config.gate.errors.level, { max: 0.001, gated: true });
+});
+
+test("--latency-p99-limit sets the limit and keeps the file's p99 service level", () => {
+  const document = { ...START, scenarios: ['/'], gate: { latency_p99: { max: '300ms' } } };
+  const config = resolveConfig({ document, overrides: buildOverrides({ 'latency-p99-limit': '10%' }) });
+  assert.deepEqual(config.gate.latency_p99, { limit: 0.1, gated: true, level: { max: 300_000, gated: true } });
+});
+
+test('perfgate plan lists the service levels and the rules a scenario sets itself', () => {
+  const config = resolveConfig({
+    document: {
+      ...START,
+      gate: { latency_p99: { max: '300ms' }, errors: { max: '0.1%' } },
+      scenarios: [{ name: 'checkout', path: '/checkout', gate: { throughput: '1%', latency_p50: { max: '50ms', gated: false } } }, 'GET /admin'],
+    },
+  });
+  assert.deepEqual(scenarioRuleLines(config), [
+    'levels   latency_p99 max 300 ms, errors max 0.1% (on head, in every scenario unless it sets its own)',
+    '         checkout: throughput 1%, latency_p50 10% (information) max 50 ms (information)',
+  ]);
+  assert.deepEqual(scenarioRuleLines(resolveConfig({ document: { ...START, scenarios: ['/'] } })), []);
 });
