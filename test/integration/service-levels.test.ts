@@ -22,11 +22,16 @@ app.listen(3000);
 
 /**
  * perfgate.yml: throughput may drop 5% anywhere but 1% on /checkout; /checkout's p99 has a
- * service level far above what the service answers in, /admin's one far below it.
+ * service level far above what the service answers in, /admin's one far below it. The relative
+ * p99 and event-loop delay rules are information here, so the Holm family is small enough for a
+ * 3% drop over 12 start pairs to reach significance: what is tested is which limit applies, not
+ * the test's power (docs/calibration.md measures that).
  */
 const CONFIG = [
   'gate:',
   '  throughput: 5%',
+  '  latency_p99: { gated: false }',
+  '  event_loop_delay_p99: off',
   'scenarios:',
   '  - name: checkout',
   '    path: /checkout',
@@ -55,13 +60,13 @@ const levelOf = (verdicts: VerdictsDocument, scenario: string) => verdicts.level
 
 test("express, head 3% slower: checkout's own 1% limit fails where admin's global 5% does not; a p99 level far above passes, one far below fails", async () => {
   // 500,000 spins take about 2.5 ms, so the route's work is most of a request's time.
-  const { code, stdout, verdicts } = await compare(repoWith(500_000, 515_000, quickConfig(CONFIG)));
+  const { code, stdout, verdicts } = await compare(repoWith(500_000, 515_000, quickConfig(`alpha: 0.05\n${CONFIG}`)));
   assert.equal(code, 1, stdout);
   const checkout = metricOf(verdicts, 'checkout', 'throughput');
   const admin = metricOf(verdicts, 'admin', 'throughput');
   assert.equal(checkout.limit, 0.01);
   assert.equal(admin.limit, 0.05);
-  assert.equal(checkout.verdict, 'regression', `checkout throughput ${checkout.estimate}`);
+  assert.equal(checkout.verdict, 'regression', `checkout throughput ${checkout.estimate}, adjusted p ${checkout.pAdjusted}`);
   assert.notEqual(admin.verdict, 'regression', `admin throughput ${admin.estimate}`);
   assert.equal(levelOf(verdicts, 'checkout')?.verdict, 'pass');
   assert.equal(levelOf(verdicts, 'admin')?.verdict, 'fail');
