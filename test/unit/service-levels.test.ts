@@ -5,6 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { assessResults, describeFailing } from '../../src/assess/compare.js';
 import { checkLevel, decideLevel } from '../../src/assess/levels.js';
+import { decideLook } from '../../src/assess/sequential.js';
+import { planSequential } from '../../src/engine/plan.js';
 import { buildVerdicts } from '../../src/assess/verdicts.js';
 import { ConfigError, parseConfigText, resolveConfig } from '../../src/config/index.js';
 import { buildOverrides } from '../../src/config/options.js';
@@ -219,4 +221,28 @@ test('perfgate plan lists the service levels and the rules a scenario sets itsel
     '         checkout: throughput 1%, latency_p50 10% (information) max 50 ms (information)',
   ]);
   assert.deepEqual(scenarioRuleLines(resolveConfig({ document: { ...START, scenarios: ['/'] } })), []);
+});
+
+describe('service levels at an interim look', () => {
+  /** The first of two blocks: 30 start pairs of identical sides at 10,000 req/s (p99 3 ms in every slice). */
+  function atInterim(gate: Record<string, unknown>) {
+    const results = resultsFromPairs(Array.from({ length: 30 }, (_, i) => [10_000 * (1 + 0.001 * (i % 5)), 10_000 * (1 + 0.001 * (i % 5))]), { load: { pairs: 60, blocks: 2 }, gate });
+    results.status = 'running';
+    for (const p of results.scenarios[0]!.pairs) p.block = 0;
+    results.sequential = planSequential(results.config)!;
+    const level = results.sequential.looks[0]!.nominalAlpha;
+    return decideLook(results, 0, assessResults(results, { httpLevel: level }));
+  }
+
+  test('a level head is already significantly above stops the run as a regression', () => {
+    const look = atInterim({ latency_p99: { max: '1ms' } });
+    assert.equal(look.decision, 'stop-regression');
+    assert.match(look.reason, /^GET \/hello latency p99 is already above its service level \(adjusted p [\d.e-]+ < [\d.]+\)$/);
+  });
+
+  test('a clear run stops only once its levels are met too, and says so', () => {
+    const look = atInterim({ latency_p99: { max: '1s' } });
+    assert.equal(look.decision, 'stop-clear');
+    assert.match(look.reason, /and 1 service level met$/);
+  });
 });
