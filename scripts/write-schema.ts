@@ -412,7 +412,9 @@ asks whether head is above the level (on ln(value / level) for a latency, value 
 errors). Its p joins the one Holm family of the gated metrics, so levels do not raise the run's
 false-fail rate beyond \`alpha\`. A level **fails** when head is significantly above it, **passes**
 when the whole 95% interval of head's value is at or below it, and is **inconclusive**
-otherwise (too few starts, or head close to the level). Levels are shown in their own table
+otherwise (too few starts, or head close to the level). At an interim look (\`load.early-stop\`) a
+level head is already significantly above stops the run, and a run stops clear only once every
+gated level passes. Levels are shown in their own table
 ("Service levels"), in the headline when one fails, and in verdicts.json under \`levels\`.
 
 ## \`alpha\` and \`seed\`
