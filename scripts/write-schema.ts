@@ -100,6 +100,18 @@ export const SNIPPETS = {
   cpu_per_request: { gated: true }     # gated at the default 10 %
   event_loop_delay_p99: { limit: 50%, min: 20ms }   # gated; both 50 % and 20 ms worse
   heap_growth: { limit: 1MB, gated: true }          # fail on a possible leak (1 MB per 10k requests)
+  latency_p50: { max: 100ms }                       # service level on head (gated); the 10 % limit stays information only
+  errors: { max: 0.1% }                             # service level: at most 0.1 % of requests fail
+`,
+  scenarioGate: `gate:
+  throughput: 5%
+scenarios:
+  - name: checkout
+    path: /checkout
+    gate:
+      throughput: 1%                   # this scenario only; the others keep 5 %
+      latency_p99: { max: 250ms }      # its own service level
+  - GET /admin                         # the global rules
 `,
 };
 
@@ -246,6 +258,15 @@ export function docsText(): string {
   const floorRows = Object.entries(delayObject['properties'] as Record<string, Json>)
     .filter(([child]) => !(child in (ruleObject['properties'] as Record<string, Json>)))
     .flatMap(([child, node]) => rows(schema, node, `gate.event_loop_delay_*.${child}`));
+  // The latency and errors rules take a service level, max.
+  const levelRows = (id: string, what: string) => {
+    const rule = deref(schema, { $ref: `#/$defs/${id}` });
+    const object = (rule['anyOf'] as Json[]).map((b) => deref(schema, b)).find((b) => b['properties'])!;
+    return Object.entries(object['properties'] as Record<string, Json>)
+      .filter(([child]) => !(child in (ruleObject['properties'] as Record<string, Json>)))
+      .flatMap(([child, node]) => rows(schema, node, `gate.${what}.${child}`));
+  };
+  const maxRows = [...levelRows('latencyGateRule', 'latency_*'), ...levelRows('errorsGateRule', 'errors')];
   const describe = (key: string) => String(properties[key]!['description']);
 
   return `# Configuration reference
@@ -355,7 +376,7 @@ ${section('gate')}
 
 The long form of a rule:
 
-${table([...ruleRows, ...floorRows])}
+${table([...ruleRows, ...floorRows, ...maxRows])}
 
 An event-loop delay rule counts a change only when it is beyond both its relative \`limit\` and
 its absolute \`min\`, so a fast loop going from 0.1 ms to 0.2 ms (+100%) never fails a build.
@@ -364,6 +385,37 @@ requests served; [health.md](health.md) explains it and every other health metri
 
 \`\`\`yaml
 ${SNIPPETS.gate}\`\`\`
+
+### Limits per scenario
+
+A scenario may carry its own \`gate:\` with the same keys and forms, for the metrics measured per
+scenario (the HTTP and health metrics; start-up, \`heap_growth\` and \`benchmarks\` are about the
+whole service and stay global). Each key it writes overrides the global rule for that scenario
+alone, the keys of a mapping one by one: \`{ max: 300ms }\` keeps the global limit, and \`1%\`
+keeps the global service level. The report's rows and headline then give the scenario's own
+limit.
+
+\`\`\`yaml
+${SNIPPETS.scenarioGate}\`\`\`
+
+### Service levels
+
+\`max\` on \`latency_p50\`, \`latency_p90\`, \`latency_p99\`, \`latency_p999\` (a duration) or
+\`errors\` (a share of requests) is an absolute level on head, beside the relative limit:
+"p99 below 300 ms", "errors below 0.1%". It gates unless the mapping says \`gated: false\` (or the
+rule is \`off\`), whatever the relative limit does. Throughput, CPU and the health metrics have no
+level (their absolute value depends on the machine more than on the code).
+
+A level is checked with the same care about noise as a change. The unit is head's start: each
+start's slices are summarised by their Hodges–Lehmann estimate, and a one-sided sign-flip test
+asks whether head is above the level (on ln(value / level) for a latency, value − level for
+errors). Its p joins the one Holm family of the gated metrics, so levels do not raise the run's
+false-fail rate beyond \`alpha\`. A level **fails** when head is significantly above it, **passes**
+when the whole 95% interval of head's value is at or below it, and is **inconclusive**
+otherwise (too few starts, or head close to the level). At an interim look (\`load.early-stop\`) a
+level head is already significantly above stops the run, and a run stops clear only once every
+gated level passes. Levels are shown in their own table
+("Service levels"), in the headline when one fails, and in verdicts.json under \`levels\`.
 
 ## \`alpha\` and \`seed\`
 

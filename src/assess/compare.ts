@@ -1,4 +1,5 @@
 import { analyzeFairness } from './fairness.js';
+import { ruleFor } from '../config/scenario-rules.js';
 import type { MetricRule } from '../config/types.js';
 import type {
   Analysis,
@@ -6,6 +7,7 @@ import type {
   BenchmarkComparison,
   HealthAnalysis,
   IoAnalysis,
+  LevelComparison,
   MetricComparison,
   PairedComparison,
   Results,
@@ -22,6 +24,8 @@ import { signFlipTest, studentizedAgreement } from '../stats/sign-flip.js';
 import { type BenchmarkInventory, inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { analyzeIo } from './io.js';
+import { decideLevel, type LevelDraft, levelDrafts } from './levels.js';
+import { failedLevels, levelValueText } from './read.js';
 import { errorShare } from '../results/errors.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
@@ -217,7 +221,7 @@ function draftComparisons(results: Results, level: number, inventory: BenchmarkI
       const base = scenario.pairs.map((p) => definition.value(p.base));
       const head = scenario.pairs.map((p) => definition.value(p.head));
       const starts = scenario.pairs.map(startOf);
-      const rule = config.gate[definition.id];
+      const rule = ruleFor(config, scenario.name, definition.id);
       const draft = comparePaired(base, head, starts, rule, level, definition.higherIsBetter, definition.scale);
       if (!draft) continue;
       const decided = definition.id === 'errors' ? decisiveErrors(base, head, starts, rule.limit) : null;
@@ -253,16 +257,24 @@ function draftComparisons(results: Results, level: number, inventory: BenchmarkI
  * never be rejected: it keeps its p of 1 and does not make the others' adjustment stricter
  * (comparePaired). A draft the data settle (decisiveErrors) keeps that verdict.
  */
-function decideFamily(drafts: readonly TaggedDraft[]): Decided[] {
+function decideFamily(drafts: readonly TaggedDraft[], levels: readonly LevelDraft[], level: number): { decided: Decided[]; levels: LevelComparison[] } {
   const family = drafts.filter((d) => d.draft.gated && d.draft.testable !== false);
-  const adjusted = holmAdjust(family.map((d) => d.draft.p));
-  const pAdjusted = new Map(family.map((d, k) => [d, adjusted[k]!]));
-  return drafts.map((tagged) => {
+  // The gated service levels join the same family (assess/levels.ts), held to the HTTP level.
+  const levelFamily = levels.filter((l) => l.gated && l.testable);
+  const adjusted = holmAdjust([...family.map((d) => d.draft.p), ...levelFamily.map((l) => l.p)]);
+  const pAdjusted = new Map<TaggedDraft | LevelDraft, number>([...family, ...levelFamily].map((d, k) => [d, adjusted[k]!]));
+  const decided = drafts.map((tagged) => {
     const { testable: _, decided, ...draft } = tagged.draft;
     const withP = { ...draft, pAdjusted: pAdjusted.get(tagged) ?? draft.p };
     const comparison = { ...withP, verdict: decided ?? decideVerdict(withP, tagged.level) };
     return { kind: tagged.kind, subject: tagged.subject, comparison } as Decided;
   });
+  const checked = levels.map((draft): LevelComparison => {
+    const { testable: _, ...rest } = draft;
+    const p = pAdjusted.get(draft) ?? draft.p;
+    return { ...rest, pAdjusted: p, verdict: decideLevel(draft, p, level) };
+  });
+  return { decided, levels: checked };
 }
 
 /** Holm's family size per kind of unit, for the underpowered warning (assess/warnings.ts). */
@@ -294,7 +306,7 @@ export function assessResults(results: Results, options: CompareOptions = {}): A
   const { baseline } = results;
   const inventory = results.benchmarks && !baseline ? inventoryBenchmarks(results.benchmarks) : null;
   const drafts = draftComparisons(results, level, inventory);
-  const decided = decideFamily(drafts);
+  const { decided, levels } = decideFamily(drafts, levelDrafts(results, level), level);
   const http = ofKind(decided, 'http');
   const health: HealthAnalysis | undefined = baseline ? undefined : analyzeHealth(results, ofKind(decided, 'health'), http);
   // Throughput measured on a generator-bound side cannot support its verdict (nor, at a fixed
@@ -315,7 +327,7 @@ export function assessResults(results: Results, options: CompareOptions = {}): A
   // Outgoing I/O per request says why a verdict moved; it is no verdict itself.
   const io = baseline ? undefined : analyzeIo(results);
   const all = tagAll(comparisons, health, benchComparisons, startup, io);
-  const analysis = summarize(results, all, { level, familySizes: familySizes(drafts), benchmarks, health, startup, io });
+  const analysis = summarize(results, all, { level, familySizes: familySizes(drafts), benchmarks, health, startup, io, levels });
   return { ...analysis, all, subjects: collectSubjects(results, analysis) };
 }
 
@@ -353,17 +365,18 @@ function summarize(
     health: HealthAnalysis | undefined;
     startup: StartupComparison[];
     io: IoAnalysis | undefined;
+    levels: LevelComparison[];
   },
 ): Analysis {
   const { baseline } = results;
-  const { benchmarks, health, startup, io } = parts;
+  const { benchmarks, health, startup, io, levels } = parts;
   const verdicts = all.flatMap((entry) => (entry.kind === 'io' ? [] : [entry.comparison]));
   const comparisons = all.flatMap((entry) => (entry.kind === 'http' ? [entry.comparison] : []));
   const failing = comparisons.filter((c) => c.gated && c.verdict === 'regression');
   const tallies = tallyRequests(results);
   // A side that burned CPU while the other was measured decided the verdicts itself: never a pass.
   const unfair = analyzeFairness(results);
-  const gatedRegression = verdicts.some((c) => c.gated && c.verdict === 'regression');
+  const gatedRegression = verdicts.some((c) => c.gated && c.verdict === 'regression') || levels.some((l) => l.gated && l.verdict === 'fail');
   return {
     comparisons,
     decision: unfair.length > 0 || gatedRegression ? 'fail' : 'pass',
@@ -388,6 +401,7 @@ function summarize(
     ...(health && { health }),
     ...(startup.length > 0 && { startup }),
     ...(io && { io }),
+    ...(levels.length > 0 && { levels }),
     ...(unfair.length > 0 && { unfair }),
   };
 }
@@ -453,6 +467,9 @@ export function describeFailing(analysis: Analysis): string[] {
     ...(analysis.startup ?? [])
       .filter((c) => c.gated && c.verdict === 'regression')
       .map((c) => `${c.metric} ${percentText(c.change)} (limit ${percentText(c.limit)})`),
+    ...failedLevels(analysis).map(
+      (l) => `${l.metric} of ${l.scenario} ${levelValueText(l.metric, l.estimate)}, above its service level of ${levelValueText(l.metric, l.max)}`,
+    ),
   ];
 }
 

@@ -5,6 +5,7 @@
  * load generator, not the service, set the pace; and the findings the report words as hints.
  * docs/health.md explains every rule.
  */
+import { ruleFor } from '../config/scenario-rules.js';
 import type { HealthMetricId, HeapGrowthRule, MetricRule } from '../config/types.js';
 import type {
   GeneratorCheck,
@@ -127,8 +128,8 @@ export const HEALTH_METRIC_DEFINITIONS: readonly HealthMetricDefinition[] = [
   { id: 'socket_read_per_request', value: (s, h) => perResponse(s, h, h.socketBytesRead) },
 ];
 
-export function healthRule(results: Results, metric: HealthMetricId): MetricRule {
-  return results.config.gate[metric];
+export function healthRule(results: Results, scenario: string, metric: HealthMetricId): MetricRule {
+  return ruleFor(results.config, scenario, metric);
 }
 
 export function heapGrowthRule(results: Results): HeapGrowthRule {
@@ -158,7 +159,7 @@ export function healthSeries(results: Results): HealthSeries[] {
     return HEALTH_METRIC_DEFINITIONS.map((definition) => ({
       scenario: scenario.name,
       metric: definition.id,
-      rule: healthRule(results, definition.id),
+      rule: healthRule(results, scenario.name, definition.id),
       base: scenario.pairs.map((p) => sliceValue(p.base, definition)),
       head: scenario.pairs.map((p) => sliceValue(p.head, definition)),
       starts: scenario.pairs.map(startOf),
@@ -519,7 +520,7 @@ export function analyzeHealth(
 ): HealthAnalysis | undefined {
   const series = healthSeries(results);
   const comparisons: HealthComparison[] = relative.map((c) => {
-    const rule = healthRule(results, c.metric);
+    const rule = healthRule(results, c.scenario, c.metric);
     const shift = absoluteShift(series.find((s) => s.scenario === c.scenario && s.metric === c.metric));
     const withFloor = { min: rule.min ?? 0, absoluteChange: shift.estimate, absoluteLow: shift.lower, absoluteHigh: shift.upper };
     return { ...c, ...withFloor, verdict: decideHealthVerdict(c.verdict, withFloor) };

@@ -4,7 +4,8 @@
  * may use them. Pure.
  */
 import type { Culprit } from '../profile/culprit.js';
-import type { Analysis, MetricComparison } from '../results/types.js';
+import type { Analysis, LevelComparison, MetricComparison } from '../results/types.js';
+import { formatDurationUs, formatPercent } from '../stats/format.js';
 import type { Assessment, ScenarioSubject } from './types.js';
 
 /** The scenario's subject; null for a name the run does not have. */
@@ -68,4 +69,14 @@ export function regressedScenarios(assessment: Pick<Assessment, 'comparisons' | 
     if (culprit || shown.gated) out.push({ scenario, regression: shown, culprit });
   }
   return out;
+}
+
+/** A service level's value (its max, head's estimate) as readers see it: a duration for a latency, a percentage of requests for errors. */
+export function levelValueText(metric: LevelComparison['metric'], value: number): string {
+  return metric === 'errors' ? formatPercent(value) : formatDurationUs(value);
+}
+
+/** The gated service levels head failed, in the order of the run's scenarios. */
+export function failedLevels(analysis: Pick<Analysis, 'levels'>): LevelComparison[] {
+  return (analysis.levels ?? []).filter((l) => l.gated && l.verdict === 'fail');
 }

@@ -62,18 +62,27 @@ export function decideLook(results: Results, index: number, analysis: Analysis, 
   if (failing.length > 0) {
     return { ...base, decision: 'stop-regression', reason: describeFailure(failing[0]!, look.nominalAlpha) };
   }
+  // A service level is held to the look's level like the relative verdicts (assess/levels.ts).
+  const levels = (analysis.levels ?? []).filter((l) => l.gated);
+  const above = levels.find((l) => l.verdict === 'fail');
+  if (above) {
+    const p = `adjusted p ${formatP(above.pAdjusted)} < ${formatP(look.nominalAlpha)}`;
+    return { ...base, decision: 'stop-regression', reason: `${above.scenario} ${above.metric.replace(/_/g, ' ')} is already above its service level (${p})` };
+  }
   const gated = [...analysis.comparisons, ...(analysis.health?.comparisons ?? []), ...(analysis.health?.heap ?? [])]
     .map(asLook)
     .filter((c) => c.gated);
-  const open = gated.filter((c) => c.verdict !== 'unchanged' && c.verdict !== 'improvement');
+  const openLevels = levels.filter((l) => l.verdict !== 'pass').map((l) => `${l.scenario} ${l.metric.replace(/_/g, ' ')} level`);
+  const open = [...gated.filter((c) => c.verdict !== 'unchanged' && c.verdict !== 'improvement').map(describeComparison), ...openLevels];
   if (gated.length > 0 && open.length === 0) {
+    const levelsToo = levels.length > 0 ? ` and ${levels.length} service level${levels.length === 1 ? '' : 's'} met` : '';
     return {
       ...base,
       decision: 'stop-clear',
-      reason: `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)`,
+      reason: `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)${levelsToo}`,
     };
   }
-  const named = open.slice(0, 3).map(describeComparison).join(', ');
+  const named = open.slice(0, 3).join(', ');
   const more = open.length > 3 ? ` and ${open.length - 3} more` : '';
   return { ...base, decision: 'continue', reason: `not yet clear: ${named}${more} ${open.length === 1 ? 'is' : 'are'} undecided` };
 }

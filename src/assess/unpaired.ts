@@ -13,6 +13,7 @@
  * Within one run every start shares it, so it moves the shift without widening the interval;
  * docs/modes.md gives the figure bench/cross-run.mjs measures for it.
  */
+import { ruleFor } from '../config/scenario-rules.js';
 import type { MetricRule } from '../config/types.js';
 import type { MetricComparison, Pair, Results, ScenarioResults, StoredBaseline } from '../results/types.js';
 import { median } from '../stats/descriptive.js';
@@ -103,7 +104,7 @@ export function unpairedDrafts(results: Results, baseline: StoredBaseline, alpha
       const draft = compareUnpaired(
         startSummaries(stored.pairs, definition),
         startSummaries(scenario.pairs, definition),
-        results.config.gate[definition.id],
+        ruleFor(results.config, scenario.name, definition.id),
         alpha,
         definition,
       );

@@ -6,7 +6,7 @@
  * docs/verdicts.schema.json. Pure.
  */
 import { displayName } from '../profile/names.js';
-import type { PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
+import type { LevelComparison, LevelVerdict, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
 import { scenarioCulprit, scenarioUnchanged } from './read.js';
 import type { AssessedComparison, Assessment } from './types.js';
 
@@ -82,7 +82,29 @@ export interface VerdictsDocument {
   /** The gated metric that moved most in the worse direction (a gated regression first); null with no gated metric. */
   worst: VerdictEntry | null;
   metrics: VerdictEntry[];
+  /** The service levels (gate.<metric>.max), when any is set. */
+  levels?: LevelEntry[];
   warnings: RunWarning[];
+}
+
+/** One service level of one scenario, checked on head alone (docs/configuration.md, "Service levels"). */
+export interface LevelEntry {
+  /** latency_p50, latency_p90, latency_p99, latency_p999 or errors. */
+  metric: string;
+  scenario: string;
+  gated: boolean;
+  /** The level: µs for a latency, a share 0–1 for errors. */
+  max: number;
+  /** Head's starts used. */
+  n: number;
+  /** Head's value (Hodges–Lehmann estimate over its starts), in the level's unit, and its 95% interval (an unknown bound: null). */
+  estimate: number;
+  interval: [number | null, number | null];
+  /** One-sided p of "head is above the level", and Holm-adjusted with the gated metrics. */
+  p: number;
+  pAdjusted: number;
+  /** fail: significantly above the level; pass: the whole interval at or below it; inconclusive: neither. */
+  verdict: LevelVerdict;
 }
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
@@ -181,8 +203,14 @@ export function buildVerdicts(results: Results, assessment: Assessment): Verdict
     improvements: assessment.improvements,
     worst: worstOf(metrics),
     metrics,
+    ...(assessment.levels && { levels: assessment.levels.map(levelEntry) }),
     warnings: assessment.warnings,
   };
+}
+
+function levelEntry(l: LevelComparison): LevelEntry {
+  const { scenario, metric, gated, max, n, estimate, p, pAdjusted, verdict } = l;
+  return { metric, scenario, gated, max, n, estimate, interval: [finite(l.low), finite(l.high)], p, pAdjusted, verdict };
 }
 
 /** A gated errors regression if there is one, else a gated regression, else any gated metric; the largest worsening (heap growth, in MB, only when nothing else is gated). */

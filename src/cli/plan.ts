@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { PlannedComparison } from '../compare/service.js';
-import type { PerfgateConfig } from '../config/types.js';
+import { LEVEL_METRICS, type MetricRule, type PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
 import { scrubEnv, secretsFrom } from '../engine/process/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
@@ -15,7 +15,7 @@ import type { Preflight } from '../engine/preflight.js';
 import { brokenRouteMessage, checkScenarios, isFailing2xx, quoteAnswer, StartOnceError, startOnce } from '../engine/service/probe.js';
 import { checkoutPackageManager } from '../engine/workspace/trees.js';
 import { formatLimit } from '../report/format.js';
-import { formatPercent } from '../stats/format.js';
+import { formatDurationUs, formatPercent } from '../stats/format.js';
 
 /**
  * Starts head's service once in the work tree (service.setup first, as a start of the compare; no
@@ -93,6 +93,7 @@ export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: s
     ([key, rule]) => 'gated' in rule && rule.gated && 'limit' in rule && (key !== 'benchmarks' || config.benchmarks),
   );
   lines.push(`gate     ${gated.map(([key, rule]) => `${key} ${key === 'errors' ? formatLimit('errors', (rule as { limit: number }).limit) : formatPercent((rule as { limit: number }).limit)}`).join(', ')} (alpha ${config.alpha})`);
+  lines.push(...scenarioRuleLines(config));
   lines.push(`seed     ${config.seed ?? 'random (printed at the start of the run)'}`);
   lines.push('', 'phases:');
   lines.push(`  prepare   worktree of base${pre.workTree ? '' : ' and of head'}, then install and build in each (not estimated)`);
@@ -100,6 +101,26 @@ export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: s
   lines.push('', estimateLine(estimate));
   if (estimate.note) lines.push(`(${estimate.note})`);
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The service levels of every scenario, and the rules a scenario sets itself: "levels   latency_p99
+ * max 300 ms (head alone)", "         checkout: throughput 1%, latency_p99 15% max 250 ms".
+ */
+export function scenarioRuleLines(config: PerfgateConfig): string[] {
+  const level = (key: string, { level: l }: MetricRule) => {
+    if (!l) return '';
+    return ` max ${key === 'errors' ? formatPercent(l.max) : formatDurationUs(l.max)}${l.gated ? '' : ' (information)'}`;
+  };
+  const globalLevels = LEVEL_METRICS.filter((key) => config.gate[key].level).map((key) => `${key}${level(key, config.gate[key])}`);
+  const own = config.scenarios.flatMap((s) => {
+    const entries = Object.entries(s.gate ?? {}).map(([key, rule]) => {
+      const limit = key === 'errors' ? formatLimit('errors', rule.limit) : formatPercent(rule.limit);
+      return `${key} ${limit}${rule.gated ? '' : ' (information)'}${level(key, rule)}`;
+    });
+    return entries.length > 0 ? [`         ${s.name}: ${entries.join(', ')}`] : [];
+  });
+  return [...(globalLevels.length > 0 ? [`levels   ${globalLevels.join(', ')} (on head, in every scenario unless it sets its own)`] : []), ...own];
 }
 
 function serviceLines(config: PerfgateConfig, workTreeInstall: string | null): string[] {

@@ -18,7 +18,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError } from '../config/errors.js';
-import { type GateKey, HEALTH_METRICS, METRICS, type PerfgateConfig, STARTUP_METRICS } from '../config/types.js';
+import { ruleFor } from '../config/scenario-rules.js';
+import { type GateKey, type PerfgateConfig, SCENARIO_GATE_KEYS, STARTUP_METRICS } from '../config/types.js';
 import { configHash } from '../results/config-hash.js';
 import type { ShardRecord } from '../results/types.js';
 
@@ -55,6 +56,12 @@ export function dealShard<T>(items: readonly T[], shard: Shard): T[] {
   return items.filter((_, k) => k % shard.count === shard.index - 1);
 }
 
+/** A scenario's gated HTTP and health metrics and gated service levels, by its own rules: each is one test of the family. */
+function gatedInScenario(config: PerfgateConfig, scenario: string): number {
+  const rules = SCENARIO_GATE_KEYS.map((key) => ruleFor(config, scenario, key));
+  return rules.filter((rule) => rule.gated).length + rules.filter((rule) => rule.level?.gated).length;
+}
+
 /** What results.json records before the benchmark files are known (benchmarks is filled after discovery). */
 export function shardRecordOf(full: PerfgateConfig, shard: Shard): ShardRecord {
   const gated = (keys: readonly GateKey[]) => keys.filter((key) => full.gate[key].gated).length;
@@ -66,7 +73,7 @@ export function shardRecordOf(full: PerfgateConfig, shard: Shard): ShardRecord {
     scenarios: dealShard(full.scenarios, shard).map((s) => s.name),
     benchmarks: null,
     // HTTP and health metrics per scenario; the start-up metrics once per shard (every shard starts both services).
-    gatedMetrics: gated([...METRICS, ...HEALTH_METRICS]) * full.scenarios.length + gated(STARTUP_METRICS) * shard.count,
+    gatedMetrics: full.scenarios.reduce((n, s) => n + gatedInScenario(full, s.name), 0) + gated(STARTUP_METRICS) * shard.count,
   };
 }
 

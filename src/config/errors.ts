@@ -74,8 +74,17 @@ export function suggestKey(unknown: string, known: readonly string[]): string | 
 /** Keys from the product sketch that this version does not implement yet; say so, do not guess. */
 const NOT_YET_SUPPORTED = new Set(['accept-label']);
 
+/** Gate keys about the whole service: a scenario's own gate cannot set them. */
+const SERVICE_WIDE_GATE_KEYS = new Set(['startup_time', 'startup_memory', 'benchmarks', 'heap_growth']);
+
 function unknownKeyProblem(key: string, known: readonly string[]): string {
   if (NOT_YET_SUPPORTED.has(key)) return `is not supported yet by this version of perfgate; remove it`;
+  if (key === 'max' && known.includes('limit')) {
+    return 'is a service level, which only latency_p50, latency_p90, latency_p99, latency_p999 (a duration, e.g. 300ms) and errors (a share, e.g. 0.1%) have: this metric has no absolute level; remove max, or set a relative limit';
+  }
+  if (SERVICE_WIDE_GATE_KEYS.has(key) && known.includes('throughput')) {
+    return "is about the whole service, not one scenario; set it in the global gate instead";
+  }
   const suggestion = suggestKey(key, known);
   const hint = suggestion ? `did you mean "${suggestion}"? ` : '';
   return `is not a known key; ${hint}allowed here: ${known.join(', ')}`;

@@ -47,6 +47,21 @@ function at(path: string, options: { numeric?: boolean } = {}): OptionSpec['appl
   };
 }
 
+/**
+ * The p99 latency limit flag or input: the rule as a mapping, { limit, gated: true }, which gates as a bare
+ * limit does, but merges key by key over the file's mapping, so a service level written there
+ * (latency_p99: { max: 300ms }) stays.
+ */
+function limitAt(path: string): OptionSpec['apply'] {
+  const parts = path.split('.');
+  return (doc, value) => {
+    let target: Record<string, unknown> = doc;
+    for (const part of parts) target = section(target, part);
+    target.limit = typeof value === 'string' ? numeric(value) : value;
+    target.gated = true;
+  };
+}
+
 export const OPTIONS: readonly OptionSpec[] = [
   { name: 'start', key: 'service.start', value: '<command>', help: 'command that starts the service', apply: at('service.start') },
   {
@@ -88,7 +103,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'connections', key: 'load.connections', value: '<n>', help: 'concurrent connections', apply: at('load.connections', { numeric: true }) },
   { name: 'pipelining', key: 'load.pipelining', value: '<n>', help: 'requests in flight per connection', apply: at('load.pipelining', { numeric: true }) },
   { name: 'throughput-limit', key: 'gate.throughput', value: '<pct>', help: 'throughput drop that fails', apply: at('gate.throughput', { numeric: true }) },
-  { name: 'latency-p99-limit', key: 'gate.latency_p99', value: '<pct>', help: 'p99 latency rise that fails', apply: at('gate.latency_p99', { numeric: true }) },
+  { name: 'latency-p99-limit', key: 'gate.latency_p99', value: '<pct>', help: 'p99 latency rise that fails', apply: limitAt('gate.latency_p99') },
   { name: 'seed', key: 'seed', value: '<n>', help: 'seed of the random pair order (default random, printed)', apply: at('seed', { numeric: true }) },
   {
     name: 'benchmarks',

@@ -19,6 +19,8 @@ import {
   type ProfileConfig,
   type RequestConfig,
   type ScenarioConfig,
+  SCENARIO_GATE_KEYS,
+  type ScenarioGateKey,
 } from './types.js';
 
 const DEFAULT_OVERRIDES_SOURCE = 'inputs/flags';
@@ -122,7 +124,8 @@ function originIn(overrides: unknown, overridesSource: string, source: string): 
 }
 
 function resolveDocument(doc: ParsedDocument, ctx: z.RefinementCtx): PerfgateConfig {
-  const scenarios = doc.scenarios === undefined ? [] : resolveScenarios(doc.scenarios, doc.load, ctx);
+  const gate = resolveGate(doc.gate);
+  const scenarios = doc.scenarios === undefined ? [] : resolveScenarios(doc.scenarios, doc.load, gate, ctx);
   return {
     service: { ...doc.service, start: doc.service.start ?? null },
     scenarios,
@@ -137,7 +140,7 @@ function resolveDocument(doc: ParsedDocument, ctx: z.RefinementCtx): PerfgateCon
       earlyStop: doc.load['early-stop'],
     },
     benchmarks: doc.benchmarks,
-    gate: resolveGate(doc.gate),
+    gate,
     alpha: doc.alpha,
     seed: doc.seed,
     profile: resolveProfile(doc.profile, scenarios, ctx),
@@ -147,6 +150,7 @@ function resolveDocument(doc: ParsedDocument, ctx: z.RefinementCtx): PerfgateCon
 function resolveScenarios(
   entries: ScenarioEntry[],
   load: { connections: number; pipelining: number },
+  gate: PerfgateConfig['gate'],
   ctx: z.RefinementCtx,
 ): ScenarioConfig[] {
   const firstIndexByName = new Map<string, number>();
@@ -195,6 +199,7 @@ function resolveScenarios(
       // Only scenarios that use them carry the new keys: a one-request scenario resolves (and is stored) as before.
       ...(requests && { requests, sequence: entry.sequence ?? false }),
       ...(entry.values !== undefined && { values: { file: entry.values } }),
+      ...(entry.gate !== undefined && { gate: resolveScenarioGate(entry.gate, gate) }),
     };
   });
 }
@@ -238,19 +243,39 @@ function resolveGate(gate: ParsedDocument['gate']): PerfgateConfig['gate'] {
   return { ...rules, heap_growth: resolveHeapGrowth(gate.heap_growth) };
 }
 
-/** A rule the user wrote → the resolved rule: a bare limit gates; off keeps the default limit (and floor) for the report. */
-function resolveRule(
-  rule: number | 'off' | false | { limit?: number | undefined; gated?: boolean | undefined; min?: number | undefined },
-  defaults: Readonly<MetricRule>,
-): MetricRule {
+/**
+ * A scenario's own rules: each key it writes, resolved over the global rule as the global one is
+ * over the defaults, so `{ max: 300ms }` keeps the global limit and `2%` keeps the global level.
+ */
+function resolveScenarioGate(
+  written: NonNullable<ScenarioEntry['gate']>,
+  gate: PerfgateConfig['gate'],
+): Partial<Record<ScenarioGateKey, MetricRule>> {
+  const keys = SCENARIO_GATE_KEYS.filter((key) => written[key] !== undefined);
+  return Object.fromEntries(keys.map((key) => [key, resolveRule(written[key]!, gate[key])]));
+}
+
+type WrittenRule = number | 'off' | false | { limit?: number | undefined; gated?: boolean | undefined; min?: number | undefined; max?: number | undefined };
+
+/**
+ * A rule the user wrote → the resolved rule: a bare limit gates; off keeps the default limit (and
+ * floor and level) for the report, information only. A level written (`max`) gates unless the
+ * mapping says `gated: false`: it is a promise the project made; it does not change whether the
+ * relative limit gates.
+ */
+function resolveRule(rule: WrittenRule, defaults: Readonly<MetricRule>): MetricRule {
   const floor = defaults.min === undefined ? {} : { min: defaults.min };
-  if (rule === 'off' || rule === false) return { limit: defaults.limit, gated: false, ...floor };
-  if (typeof rule === 'number') return { limit: rule, gated: true, ...floor };
+  const level = defaults.level === undefined ? {} : { level: defaults.level };
+  if (rule === 'off' || rule === false) {
+    return { limit: defaults.limit, gated: false, ...floor, ...(defaults.level && { level: { ...defaults.level, gated: false } }) };
+  }
+  if (typeof rule === 'number') return { limit: rule, gated: true, ...floor, ...level };
   return {
     limit: rule.limit ?? defaults.limit,
     gated: rule.gated ?? (rule.limit !== undefined ? true : defaults.gated),
     // durations resolve to ms; the floor is kept in the metric's unit, µs
     ...(rule.min !== undefined ? { min: rule.min * 1000 } : floor),
+    ...(rule.max !== undefined ? { level: { max: rule.max, gated: rule.gated ?? true } } : level),
   };
 }
 

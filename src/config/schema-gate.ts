@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { formatPercent } from '../stats/format.js';
 import { DEFAULT_GATE, DEFAULT_HEAP_GROWTH } from './defaults.js';
 import { docNotes, duration, unitValue } from './schema-values.js';
-import type { GateKey } from './types.js';
+import { type GateKey, LEVEL_METRICS, SCENARIO_GATE_KEYS, type ScenarioGateKey } from './types.js';
 import { formatDuration, formatSizeMb, PERCENT_PATTERN, parsePercent, parseSizeMb, SIZE_PATTERN } from './units.js';
 
 const LIMIT_HINT = 'write e.g. 5% or 5 (percent), above 0% and at most 100%';
@@ -50,6 +50,27 @@ function gateRuleForms<Extra extends z.ZodRawShape>(extra: Extra, beyond: string
   );
 }
 
+const LEVEL_SHARE_HINT = 'write e.g. 0.1% or 0.1 (percent of requests), from 0% to 100%';
+
+/**
+ * An absolute level on head (service levels): `max` of a latency, a duration kept in µs like the
+ * latencies it is checked against; of errors, a share of requests (0.001 = 0.1%).
+ */
+const LEVEL_MAX = {
+  latency: duration({ minMs: 0, maxMs: 600_000 })
+    .transform((ms) => ms * 1000)
+    .optional()
+    .describe(
+      "Service level: head's latency must not be significantly above it, e.g. 300ms (a duration, 0s to 10m). Checked on head alone, start by start (see Service levels below).",
+    ),
+  errors: unitValue({ noun: 'percentage', pattern: PERCENT_PATTERN, hint: LEVEL_SHARE_HINT, parse: parsePercent, inRange: (f) => f >= 0 && f <= 1 })
+    .register(docNotes, { type: 'percentage' })
+    .optional()
+    .describe(
+      "Service level: head's share of requests not answered as expected must not be significantly above it, e.g. 0.1% (0% to 100%). Checked on head alone, start by start.",
+    ),
+};
+
 /** The rule of most metrics; shared by all of them, so it is one $defs entry. */
 const gateRuleInput = gateRuleForms({}, '', '{ limit: 5%, gated: true }')
   .meta({
@@ -75,6 +96,29 @@ const delayGateRuleInput = gateRuleForms(
   })
   .register(docNotes, { type: 'percentage, off, false or { limit, min, gated }' });
 
+/** The latency metrics' rule: the same forms, and in the mapping a service level `max`. */
+const latencyGateRuleInput = gateRuleForms({ max: LEVEL_MAX.latency }, '', '{ limit: 15%, max: 300ms }')
+  .meta({
+    id: 'latencyGateRule',
+    description: 'A limit (15% or 15: gated), off / false (information only), or { limit, max, gated }: max is an absolute level on head, e.g. 300ms.',
+  })
+  .register(docNotes, { type: 'percentage, off, false or { limit, max, gated }' });
+
+/** The errors rule: the same forms, and in the mapping a service level `max` (a share). */
+const errorsGateRuleInput = gateRuleForms({ max: LEVEL_MAX.errors }, '', '{ limit: 1%, max: 0.1% }')
+  .meta({
+    id: 'errorsGateRule',
+    description: 'A limit (1% or 1: gated), off / false (information only), or { limit, max, gated }: max is an absolute level on head, e.g. 0.1%.',
+  })
+  .register(docNotes, { type: 'percentage, off, false or { limit, max, gated }' });
+
+/** The form each per-scenario metric's rule is written in. */
+function ruleInput(metric: ScenarioGateKey) {
+  if (metric === 'errors') return errorsGateRuleInput;
+  if ((LEVEL_METRICS as readonly string[]).includes(metric)) return latencyGateRuleInput;
+  if (metric === 'event_loop_delay_p99' || metric === 'event_loop_delay_max') return delayGateRuleInput;
+  return gateRuleInput;
+}
 
 function gateRule(metric: GateKey, what: string) {
   const defaults = DEFAULT_GATE[metric];
@@ -82,7 +126,8 @@ function gateRule(metric: GateKey, what: string) {
   const defaultInput = defaults.gated
     ? formatPercent(defaults.limit)
     : { limit: formatPercent(defaults.limit), gated: false };
-  return gateRuleInput
+  const input = metric === 'startup_time' || metric === 'startup_memory' || metric === 'benchmarks' ? gateRuleInput : ruleInput(metric);
+  return input
     .prefault(defaultInput)
     .describe(
       `${what} Default ${formatPercent(defaults.limit)}, ${defaults.gated ? 'gated' : 'information only'}.`,
@@ -188,3 +233,15 @@ export const gateSchema = z.strictObject({
     'Operations per second of each micro-benchmark (one rule for all of them); lower is worse.',
   ),
 } satisfies Record<GateKey | 'heap_growth', z.ZodType>);
+
+/**
+ * A scenario's own `gate`: any of the per-scenario metrics' rules, each overriding the global
+ * one for that scenario alone (resolve.ts merges them key by key). Start-up, the memory-growth
+ * rule and the micro-benchmarks are about the whole service, so they stay global.
+ */
+export const scenarioGateSchema = z
+  .strictObject(Object.fromEntries(SCENARIO_GATE_KEYS.map((metric) => [metric, ruleInput(metric).optional().describe(`This scenario's rule for ${metric}; overrides gate.${metric} here.`)])) as Record<ScenarioGateKey, z.ZodOptional<ReturnType<typeof ruleInput>>>)
+  .describe(
+    "This scenario's own rules, per metric, in the forms of the global gate: each key written overrides the global rule for this scenario (the keys of a mapping one by one, so { max: 300ms } keeps the global limit). HTTP and health metrics only.",
+  )
+  .register(docNotes, { type: 'mapping of metric to rule' });

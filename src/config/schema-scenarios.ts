@@ -15,6 +15,7 @@ import {
   readScenarioLine,
   SCENARIO_LINE_PATTERN,
 } from './scenario-line.js';
+import { scenarioGateSchema } from './schema-gate.js';
 import { docNotes, intInRange, requestPath, scalarText } from './schema-values.js';
 import type { CaptureSource, ScenarioRate } from './types.js';
 import { parsePercent } from './units.js';
@@ -87,6 +88,7 @@ export interface ScenarioEntry {
   requests?: RequestEntry[] | undefined;
   sequence?: boolean | undefined;
   values?: string | undefined;
+  gate?: z.output<typeof scenarioGateSchema> | undefined;
 }
 
 const NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]*$/;
@@ -233,6 +235,7 @@ const scenarioObjectSchema = z
           'Without it, perfgate plan and init, and the compare\'s first warm-up (on head, or on both sides), also reject a 2xx whose JSON body says it failed ("success": false, "ok": false, "status": "error" or "fail", a non-empty top-level error or errors); with it, the answer is judged by its status only.',
       )
       .register(docNotes, { type: 'status or list of statuses', default: 'any 2xx' }),
+    gate: scenarioGateSchema.optional(),
   })
   // Same output type as the line form, so the union below yields one entry type.
   .transform((scenario, ctx): ScenarioEntry => {

@@ -32,6 +32,22 @@ export type StartupMetricId = (typeof STARTUP_METRICS)[number];
 export const GATE_KEYS = [...METRICS, ...HEALTH_METRICS, ...STARTUP_METRICS, 'benchmarks'] as const;
 export type GateKey = (typeof GATE_KEYS)[number];
 
+/** The metrics with an absolute meaning on head, which may carry a service level (`max`). */
+export const LEVEL_METRICS = ['latency_p50', 'latency_p90', 'latency_p99', 'latency_p999', 'errors'] as const;
+export type LevelMetricId = (typeof LEVEL_METRICS)[number];
+
+/** What a scenario's own `gate` may set: the metrics measured per scenario. */
+export const SCENARIO_GATE_KEYS = [...METRICS, ...HEALTH_METRICS] as const;
+export type ScenarioGateKey = (typeof SCENARIO_GATE_KEYS)[number];
+
+/** An absolute level on head: head's value must not be significantly above `max`. */
+export interface LevelRule {
+  /** µs for a latency; a share 0–1 for errors. */
+  max: number;
+  /** Whether a level significantly exceeded fails the build. */
+  gated: boolean;
+}
+
 export interface MetricRule {
   /** Relative limit as a fraction (0.05 = 5%). A change must exceed it to be a regression/improvement. */
   limit: number;
@@ -42,6 +58,8 @@ export interface MetricRule {
    * event-loop delay), so a 0.1 → 0.2 ms change is never a regression. Absent: no floor.
    */
   min?: number;
+  /** A service level on head (latencies and errors only); absent: none. */
+  level?: LevelRule;
 }
 
 /** The memory-growth rule (gate.heap_growth): head's post-GC heap growing faster than base's. */
@@ -107,6 +125,8 @@ export interface ScenarioConfig {
   rate: ScenarioRate | null;
   /** Statuses the route is expected to answer; null: any 2xx. */
   expect: number[] | null;
+  /** The rules this scenario sets itself, each the global rule with the scenario's keys over it; absent: the global ones. */
+  gate?: Partial<Record<ScenarioGateKey, MetricRule>>;
 }
 
 export interface ServiceConfig {

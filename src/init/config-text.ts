@@ -47,6 +47,17 @@ function line(indent: string, key: string, value: unknown, note?: string): strin
   return `${indent}${key}${key ? ' ' : ''}${yamlValue(value)}${note ? ` # ${note}` : ''}`;
 }
 
+/**
+ * The gate, commented out: init cannot know a project's promises, but a user who keeps service
+ * levels or a stricter route elsewhere (k6 thresholds) looks here for where they go.
+ */
+const GATE_EXAMPLE = [
+  '# gate: # what fails the build; the defaults (throughput 2%, latency p99 15%, errors 1 point) hold until you set one',
+  '#   latency_p99: { max: 300ms } # a service level on head: fails only when head is significantly above it',
+  '#   errors: { max: 0.1% }',
+  '# A scenario may set its own rules: - { path: /checkout, gate: { throughput: 1% } }',
+];
+
 export function renderConfig(config: InitConfig): string {
   const lines = [
     ...(config.schemaPath ? [`# yaml-language-server: $schema=${config.schemaPath}`] : []),
@@ -74,6 +85,7 @@ export function renderConfig(config: InitConfig): string {
       lines.push(`  ${scenario.commented ? '# ' : ''}- ${value}${scenario.note ? ` # ${scenario.note}` : ''}`);
     }
     for (const comment of config.scenariosAfter ?? []) lines.push(`  # ${comment}`);
+    lines.push(...GATE_EXAMPLE);
   } else if (config.cwd && config.cwd !== '.') {
     lines.push('service:', line('  ', 'cwd:', config.cwd));
   }

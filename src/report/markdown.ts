@@ -24,6 +24,7 @@ import {
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
@@ -152,6 +153,12 @@ function renderBenchmarks(results: Results, analysis: Assessment): string | null
 
 _No micro-benchmark gave a number on either side._`;
   return [intro, '', markdownTable(benchmarkTable(rows))].join('\n');
+}
+
+/** The service levels' table, when the run has levels. */
+function renderLevels(analysis: Assessment): string | null {
+  const table = levelTable(analysis);
+  return table && [`**${LEVELS_TITLE}** · ${LEVELS_METHOD}`, '', markdownTable(table)].join('\n');
 }
 
 /** What bold means, and a pointer to the warnings (they sit in the details). */
@@ -400,6 +407,7 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
     renderBenchmarks(results, analysis),
+    renderLevels(analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
   const inside = [

@@ -22,6 +22,7 @@ import {
 } from './hot-functions.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
@@ -74,6 +75,12 @@ function renderBenchmarks(results: Results, analysis: Assessment, width: number,
   const table = benchmarkTable(rows);
   // Reasons are long: under the table, so the names keep their width.
   return ['', title, ...terminalTable(table, width, paint), ...(httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE]), ...terminalVerdictDetails(table)];
+}
+
+/** The service levels' table, when the run has levels. */
+function renderLevels(analysis: Assessment, width: number, paint: Paint): string[] {
+  const table = levelTable(analysis);
+  return table ? ['', `${LEVELS_TITLE.toLowerCase()} — ${LEVELS_METHOD}:`, ...terminalTable(table, width, paint)] : [];
 }
 
 /** Lines of a failure message (its stderr tail) shown per failed file. */
@@ -262,6 +269,7 @@ export function renderTerminal(results: Results, analysis: Assessment, options: 
     // A project with micro-benchmarks alone has no HTTP table.
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
+    ...renderLevels(analysis, width, paint),
     ...renderRequestLines(results),
     ...renderHealth(results, analysis, paint),
     ...renderIoTerminal(analysis),

@@ -18,6 +18,7 @@ import type {
 } from '../results/types.js';
 import { formatPercent } from '../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from './format.js';
+import { failedLevelLimits, levelsClear, undecidedLevels } from './document/levels.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from './health.js';
 import { type Tone, verdictTone } from './rows.js';
 
@@ -176,7 +177,7 @@ function listSome(items: readonly string[], shown = 2): string {
 export function describeDecision(analysis: Analysis, escapeText: Escape): string {
   let text = 'passing';
   if (analysis.decision === 'fail') {
-    const limits = describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? [], analysis.health?.failing ?? []);
+    const limits = [...describeFailingLimits(analysis.failing, analysis.benchmarks?.failing ?? [], analysis.health?.failing ?? []), ...failedLevelLimits(analysis)];
     text = limits.length === 0 ? 'failing' : `failing (${limits.join(', ')})`;
   } else {
     // A pass is not "unchanged": a gated metric the run could not decide is said here.
@@ -191,6 +192,7 @@ export function describeDecision(analysis: Analysis, escapeText: Escape): string
         .map((c) => `${c.scenario} ${formatHealthMetricName(c.metric)}`),
       ...(analysis.health?.heap ?? []).filter((c) => c.gated && c.verdict === 'inconclusive').map((c) => `${c.scenario} heap growth`),
       ...(analysis.benchmarks?.comparisons ?? []).filter((c) => c.gated && c.verdict === 'inconclusive').map((c) => `micro-benchmark ${c.label}`),
+      ...undecidedLevels(analysis),
     ];
     if (undecided.length > 0) text += `, but inconclusive: ${escapeText(listSome(undecided))}`;
   }
@@ -328,7 +330,8 @@ export function nothingChanged(results: Results, analysis: Assessment): boolean 
     gated.length > 0 &&
     gated.every((c) => c.verdict === 'unchanged') &&
     (analysis.health?.hints.length ?? 0) === 0 &&
-    (analysis.benchmarks?.uncompared.length ?? 0) === 0
+    (analysis.benchmarks?.uncompared.length ?? 0) === 0 &&
+    levelsClear(analysis)
   );
 }
 

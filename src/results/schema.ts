@@ -13,7 +13,7 @@
  * ignored here rather than refused.
  */
 import { z } from 'zod';
-import { GATE_KEYS, type GateKey, type PerfgateConfig } from '../config/types.js';
+import { GATE_KEYS, type GateKey, type PerfgateConfig, SCENARIO_GATE_KEYS, type ScenarioGateKey } from '../config/types.js';
 import { RESULTS_VERSION } from './version.js';
 import { count, cpuList, fraction, httpMethod, isoTime, list, LOG_MAX, message, name, NAME_MAX, nonNegative, positive, sha, side, stringMap } from './schema-values.js';
 import { benchmarkResultsSchema } from './schema-bench.js';
@@ -26,8 +26,14 @@ export { sideSchema } from './schema-values.js';
 
 /* ---------- the resolved configuration the run used (config/types.ts's PerfgateConfig) ---------- */
 
-const rule = z.object({ limit: nonNegative, gated: z.boolean(), min: nonNegative.optional() });
+const rule = z.object({
+  limit: nonNegative,
+  gated: z.boolean(),
+  min: nonNegative.optional(),
+  level: z.object({ max: nonNegative, gated: z.boolean() }).optional(),
+});
 const gateRules = Object.fromEntries(GATE_KEYS.map((key) => [key, rule])) as Record<GateKey, typeof rule>;
+const scenarioRules = Object.fromEntries(SCENARIO_GATE_KEYS.map((key) => [key, rule.optional()])) as Record<ScenarioGateKey, z.ZodOptional<typeof rule>>;
 
 /** What a scenario, or one request of its mix or sequence, sends. */
 const httpRequest = {
@@ -69,6 +75,7 @@ const storedConfig = z.object({
         .optional(),
       sequence: z.boolean().optional(),
       values: z.object({ file: name }).nullable().optional(),
+      gate: z.object(scenarioRules).optional(),
     }),
   ),
   load: z.object({

@@ -4,7 +4,7 @@
  * derives from it (the Analysis, never stored) is declared below.
  */
 import type { z } from 'zod';
-import type { HealthMetricId, MetricId, StartupMetricId } from '../config/types.js';
+import type { HealthMetricId, LevelMetricId, MetricId, StartupMetricId } from '../config/types.js';
 import type * as schema from './schema.js';
 import type { WarningCode } from './warnings.js';
 
@@ -335,6 +335,29 @@ export interface FailureTally {
  * into, derived from Results by assessResults (src/assess/compare.ts, pure). `perfgate report`
  * and the action's report mode derive it again from a results.json, so it is never stored.
  */
+/** A service level's verdict: head significantly above the level (fail), surely at or below it (pass), or neither. */
+export type LevelVerdict = 'fail' | 'pass' | 'inconclusive';
+
+/** One service level (gate.<metric>.max) of one scenario, checked on head's starts (src/assess/levels.ts). */
+export interface LevelComparison {
+  scenario: string;
+  metric: LevelMetricId;
+  /** The level: µs for a latency, a share 0–1 for errors. */
+  max: number;
+  gated: boolean;
+  /** Head's starts with a finite value: the units of the test. */
+  n: number;
+  /** Head's value, the Hodges–Lehmann estimate over its starts, in the level's unit. */
+  estimate: number;
+  /** The 95% interval of that value; ±Infinity when too few starts reach 95%. */
+  low: number;
+  high: number;
+  /** One-sided p of "head is above the level", and after Holm's adjustment with the gated comparisons. */
+  p: number;
+  pAdjusted: number;
+  verdict: LevelVerdict;
+}
+
 export interface Analysis {
   comparisons: MetricComparison[];
   decision: 'pass' | 'fail';
@@ -356,6 +379,8 @@ export interface Analysis {
   startup?: StartupComparison[];
   /** Outgoing I/O per request, when any slice counted some (information, never gated). */
   io?: IoAnalysis;
+  /** The service levels (gate.<metric>.max), when any is set; a gated level that fails fails the decision. */
+  levels?: LevelComparison[];
   /**
    * Why base and head were not measured on equal terms (src/assess/fairness.ts), when they were
    * not: the decision is then "fail" whatever the verdicts say, no accept label turns it into a

@@ -514,7 +514,7 @@ describe('gate', () => {
     assert.deepEqual(message.split('\n'), [
       'perfgate.yml: gate.throughput: "0%" is out of range; write e.g. 5% or 5 (percent), above 0% and at most 100%',
       'perfgate.yml: gate.latency_p50: "fast" is not a percentage; write e.g. 5% or 5 (percent), above 0% and at most 100%',
-      'perfgate.yml: gate.latency_p90: true is not a gate rule; write a limit (5% or 5), off / false for information only, or { limit: 5%, gated: true }',
+      'perfgate.yml: gate.latency_p90: true is not a gate rule; write a limit (5% or 5), off / false for information only, or { limit: 15%, max: 300ms }',
       'perfgate.yml: gate.latency_p99: 150 is out of range; write e.g. 5% or 5 (percent), above 0% and at most 100%',
       'perfgate.yml: gate.cpu_per_request.limit: -1 is out of range; write e.g. 5% or 5 (percent), above 0% and at most 100%',
     ]);
