@@ -21,21 +21,21 @@ app.listen(3000);
 `;
 
 /**
- * perfgate.yml: throughput may drop 5% anywhere but 1% on /checkout; /checkout's p99 has a
- * service level far above what the service answers in, /admin's one far below it. The relative
- * p99 and event-loop delay rules are information here, so the Holm family is small enough for a
- * 3% drop over 12 start pairs to reach significance: what is tested is which limit applies, not
- * the test's power (docs/calibration.md measures that).
+ * perfgate.yml: throughput may drop 50% anywhere but 20% on /checkout; /checkout's p99 has a
+ * service level far above what the service answers in, /admin's one far below it. Head's drop of
+ * about a third lies between the two limits by far more than this machine's noise: what is tested
+ * is which limit applies, not the test's power (docs/calibration.md measures that), so the
+ * limits are wide where a team would write 1% and 5%.
  */
 const CONFIG = [
   'gate:',
-  '  throughput: 5%',
+  '  throughput: 50%',
   '  latency_p99: { gated: false }',
   '  event_loop_delay_p99: off',
   'scenarios:',
   '  - name: checkout',
   '    path: /checkout',
-  '    gate: { throughput: 1%, latency_p99: { max: 10s } }',
+  '    gate: { throughput: 20%, latency_p99: { max: 10s } }',
   '  - name: admin',
   '    path: /admin',
   '    gate: { latency_p99: { max: 1ms } }',
@@ -58,22 +58,20 @@ async function compare(repo: string): Promise<{ code: number | null; stdout: str
 const metricOf = (verdicts: VerdictsDocument, scenario: string, metric: string) => verdicts.metrics.find((m) => m.scenario === scenario && m.metric === metric)!;
 const levelOf = (verdicts: VerdictsDocument, scenario: string) => verdicts.levels?.find((l) => l.scenario === scenario && l.metric === 'latency_p99');
 
-test("express, head 3% slower: checkout's own 1% limit fails where admin's global 5% does not; a p99 level far above passes, one far below fails", async () => {
+test("express, head a third slower: checkout's own 20% limit fails where admin's global 50% does not; a p99 level far above passes, one far below fails", async () => {
   // 500,000 spins take about 2.5 ms, so the route's work is most of a request's time.
-  // Every block measured: admin's level, failed at the first look, would otherwise stop the run
-  // before checkout's 3% could reach the final level.
-  const config = quickConfig(`alpha: 0.05\n${CONFIG}`).replace('load:\n', 'load:\n  early-stop: false\n');
-  const { code, stdout, verdicts } = await compare(repoWith(500_000, 515_000, config));
+  const { code, stdout, verdicts } = await compare(repoWith(500_000, 800_000, quickConfig(CONFIG)));
   assert.equal(code, 1, stdout);
   const checkout = metricOf(verdicts, 'checkout', 'throughput');
   const admin = metricOf(verdicts, 'admin', 'throughput');
-  assert.equal(checkout.limit, 0.01);
-  assert.equal(admin.limit, 0.05);
+  assert.equal(checkout.limit, 0.2);
+  assert.equal(admin.limit, 0.5);
+  assert.ok(admin.estimate < -0.2 && admin.estimate > -0.5, `admin's drop lies between the limits: ${admin.estimate}`);
   assert.equal(checkout.verdict, 'regression', `checkout throughput ${checkout.estimate}, adjusted p ${checkout.pAdjusted}`);
   assert.notEqual(admin.verdict, 'regression', `admin throughput ${admin.estimate}`);
   assert.equal(levelOf(verdicts, 'checkout')?.verdict, 'pass');
   assert.equal(levelOf(verdicts, 'admin')?.verdict, 'fail');
-  assert.match(stdout, /failing: checkout throughput −\d+\.\d% \(limit 1%\)/);
+  assert.match(stdout, /failing: checkout throughput −\d+\.\d% \(limit 20%\)/);
   assert.match(stdout, /^service levels — /m);
   assert.match(stdout, /^admin +latency p99 \* +1 ms +.* ✗ above the level$/m);
   assert.match(stdout, /^checkout +latency p99 \* +10 s +.* ✓ within the level$/m);
