@@ -26,3 +26,11 @@ export const unprofiledScenarios = (results: Results): string[] => {
   const moved = names.filter((name) => scenarioMoved(analysis, name));
   return names.filter((name) => scenarioUnchanged(analysis, name) || (moved.length > 0 && !moved.includes(name)));
 };
+
+/**
+ * The scenarios whose culprit the engine tests with a third arm (engine/phases/confirm.ts): those
+ * with a gated HTTP regression at the run's final level. A pass has nothing to explain, and an
+ * A/A run therefore never confirms.
+ */
+export const confirmableScenarios = (results: Results): string[] =>
+  results.config.profile.confirm ? [...new Set(assessResults(results).failing.map((c) => c.scenario))] : [];

@@ -28,6 +28,7 @@ export type SliceHealth = z.output<typeof schema.sliceHealthSchema>;
 export type Pair = z.output<typeof schema.pairSchema>;
 export type StartRecord = z.output<typeof schema.startRecordSchema>;
 export type ScenarioResults = z.output<typeof schema.scenarioResultsSchema>;
+export type Confirmation = z.output<typeof schema.confirmationSchema>;
 export type UnexpectedAnswer = z.output<typeof schema.unexpectedAnswerSchema>;
 /**
  * A file may carry warning codes of other releases (the schema takes any short text); the codes
