@@ -9,8 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ServiceConfig } from '../../config/types.js';
-import { explainProfile } from '../../profile/culprit.js';
-import type { Confirmation, Results, Side } from '../../results/types.js';
+import type { Confirmation, ConfirmTarget, Results, Side } from '../../results/types.js';
 import { buildPlan, type Plan } from '../plan.js';
 import { RunSession } from '../session.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
@@ -24,22 +23,18 @@ export interface ConfirmPhase {
   plan: Plan;
   trees: Record<Side, Tree>;
   seal: BaseSeal;
-  /** The scenarios whose verdict is a gated regression (the compare service decides: assess/look.ts). */
-  scenarios: string[];
+  /** The culprits of the scenarios whose verdict is a gated regression (the compare service decides: assess/look.ts). */
+  targets: ConfirmTarget[];
   outDir: string;
 }
 
 /** Each named scenario's culprit reverted and measured against head, or skipped with the reason; recorded in results.confirmations. */
 export async function runConfirmations(session: RunSession, phase: ConfirmPhase): Promise<void> {
-  for (const scenario of phase.scenarios) {
-    const profile = session.results.profiles?.find((p) => p.scenario === scenario);
-    const culprit = profile ? explainProfile(profile, session.results).culprit : null;
-    if (!culprit) continue;
+  for (const { scenario, culprit } of phase.targets) {
     const started = performance.now();
-    const { fn } = culprit;
     const record: Confirmation = {
       scenario,
-      culprit: { name: fn.name, file: fn.file, line: fn.line, ...(fn.endLine !== undefined && { endLine: fn.endLine }), package: culprit.package?.name ?? null },
+      culprit,
       status: 'skipped',
       reason: null,
       reverted: null,
@@ -47,7 +42,7 @@ export async function runConfirmations(session: RunSession, phase: ConfirmPhase)
       wallMs: 0,
     };
     const reason = await measureRevert(session, phase, record);
-    if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${fn.name} is not confirmed by a revert: ${reason}`);
+    if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${culprit.name} is not confirmed by a revert: ${reason}`);
     session.update((r) => {
       record.reason = reason;
       record.wallMs = Math.round(performance.now() - started);
