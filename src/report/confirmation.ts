@@ -4,16 +4,19 @@
  * the 35.3 points (95% CI 32.9 … 35.0): confirmed". The finding is assess/confirmation.ts's.
  */
 import type { Assessment, ConfirmationFinding } from '../assess/types.js';
+import { MINUS } from '../stats/format.js';
 
-/** Points with one decimal: "34.1". */
+/** Points with one decimal and a typographic minus, as the report's other figures: "34.1", "−1.2". */
 function points(value: number): string {
-  return value.toFixed(1);
+  const text = value.toFixed(1);
+  return text === '-0.0' ? '0.0' : text.replace('-', MINUS);
 }
 
 /** The finding as one clause; null when there is none. */
 export function describeConfirmation(finding: ConfirmationFinding | null): string | null {
   if (finding === null) return null;
-  const name = finding.culprit.name;
+  // A dependency's revert is its whole folder as base installed it: the package is what was reverted.
+  const name = finding.culprit.package ?? finding.culprit.name;
   if (finding.status === 'skipped' || finding.givenBack === null || finding.points === null) return `not tested by a revert: ${finding.reason ?? 'no result'}`;
   const { estimate, low, high } = finding.givenBack;
   const interval = Number.isFinite(low) && Number.isFinite(high) ? `95% CI ${points(low)} … ${points(high)}` : `too few start pairs (${finding.starts}) for an interval`;

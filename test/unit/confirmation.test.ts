@@ -49,7 +49,7 @@ test('a revert that changes almost nothing explains little of the drop', () => {
   const results = { ...failingRun(), confirmations: [arm((i) => 660 + (i % 3) * 4)] };
   const found = finding(results)!;
   assert.equal(found.status, 'explains-little');
-  assert.match(describeConfirmation(found)!, /gives back [\d.]+ of the 3\d\.\d points \(95% CI -?[\d.]+ … [\d.]+\): resolvePermissions explains little of this drop$/);
+  assert.match(describeConfirmation(found)!, /gives back [\d.]+ of the 3\d\.\d points \(95% CI −?[\d.]+ … [\d.]+\): resolvePermissions explains little of this drop$/);
 });
 
 test('a revert that could not be applied says why, where the culprit is named', () => {

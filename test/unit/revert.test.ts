@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Tree } from '../../src/engine/workspace/trees.js';
-import { revertFunction } from '../../src/engine/workspace/revert.js';
+import { revertFunction, revertPackage } from '../../src/engine/workspace/revert.js';
 import { baseSha, headSha, makeRepo } from '../helpers/repo.js';
 
 const BASE = `'use strict';
@@ -76,5 +76,31 @@ test('a function the PR did not change is not reverted, and the reason says so',
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a dependency's revert is head's tree and node_modules with base's installed folder of that package", async () => {
+  const dir = makeRepo({ 'server.js': BASE, '.gitignore': 'node_modules\n' }, { 'server.js': HEAD });
+  const baseDir = join(dir, '..', `${dir.split('/').at(-1)}-base`);
+  const scratch = join(dir, '..', `${dir.split('/').at(-1)}-scratch`);
+  try {
+    for (const [root, version] of [[dir, '2.0.0'], [baseDir, '1.0.0']] as const) {
+      mkdirSync(join(root, 'node_modules', '@scope', 'router'), { recursive: true });
+      writeFileSync(join(root, 'node_modules', '@scope', 'router', 'package.json'), JSON.stringify({ version }));
+    }
+    mkdirSync(join(dir, 'node_modules', 'other'), { recursive: true });
+    writeFileSync(join(dir, 'node_modules', 'other', 'index.js'), 'head');
+    const revert = await revertPackage({ head: headTree(dir), baseDir, cwd: '.', name: '@scope/router', scratchDir: scratch });
+    assert.ok(revert.ok, revert.ok ? '' : revert.reason);
+    const read = (path: string) => readFileSync(join(revert.tree.root, path), 'utf8');
+    assert.equal(JSON.parse(read('node_modules/@scope/router/package.json')).version, '1.0.0');
+    assert.equal(read('node_modules/other/index.js'), 'head', "head's other packages stay");
+    assert.equal(read('server.js'), HEAD, "head's own code stays");
+    await revert.dispose();
+    const missing = await revertPackage({ head: headTree(dir), baseDir, cwd: '.', name: 'absent', scratchDir: scratch });
+    assert.ok(!missing.ok);
+    assert.match(missing.reason, /base has no node_modules\/absent/);
+  } finally {
+    for (const d of [scratch, baseDir, dir]) rmSync(d, { recursive: true, force: true });
   }
 });

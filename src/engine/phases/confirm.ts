@@ -1,7 +1,8 @@
 /**
  * The third arm: a profile says where head's time went, not what caused the drop. For each
  * scenario the gate failed whose profile named a culprit, head is measured against head with
- * this pull request's change to that function taken back (workspace/revert.ts), as the same
+ * this pull request's change to that function taken back, or for an upgraded package base's
+ * installed copy of it (workspace/revert.ts), as the same
  * start-pair A/B as the main measurement: the HTTP phase's blocks, one block of the main plan's
  * size. The assessment compares what the revert gives back with the drop (assess/confirmation.ts).
  */
@@ -13,8 +14,8 @@ import type { Confirmation, ConfirmTarget, Results, Side } from '../../results/t
 import { buildPlan, type Plan } from '../plan.js';
 import { RunSession } from '../session.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
-import { revertFunction } from '../workspace/revert.js';
-import { setupTree, type Tree } from '../workspace/trees.js';
+import { revertFunction, revertPackage } from '../workspace/revert.js';
+import { serviceDir, setupTree, type Tree } from '../workspace/trees.js';
 import { runHttpPhase } from './http.js';
 
 export interface ConfirmPhase {
@@ -54,16 +55,21 @@ export async function runConfirmations(session: RunSession, phase: ConfirmPhase)
 /** Reverts the record's culprit and measures head against it, filling the record; the reason when it could not. */
 async function measureRevert(session: RunSession, phase: ConfirmPhase, record: Confirmation): Promise<string | null> {
   const { results } = session;
-  if (record.culprit.package !== null) return `the culprit is in the package ${record.culprit.package}; a dependency is not reverted`;
-  if (!results.changes) return 'the run recorded no diff of this PR';
+  const { culprit } = record;
   const head = phase.trees.head;
+  const cwd = phase.services.head.cwd;
   const dir = join(phase.outDir, 'confirm', record.scenario.replace(/[^\w.-]+/g, '_'));
-  const revert = await revertFunction({ head, since: results.changes.since, fn: record.culprit, cwd: phase.services.head.cwd, scratchDir: join(dir, 'tree') });
+  const scratchDir = join(dir, 'tree');
+  if (culprit.package === null && !results.changes) return 'the run recorded no diff of this PR';
+  const revert =
+    culprit.package !== null
+      ? await revertPackage({ head, baseDir: serviceDir(phase.trees.base, phase.services.base), cwd, name: culprit.package, scratchDir })
+      : await revertFunction({ head, since: results.changes!.since, fn: culprit, cwd, scratchDir });
   if (!revert.ok) return revert.reason;
   try {
     const logDir = join(dir, 'logs');
     mkdirSync(logDir, { recursive: true });
-    // Built as head is, not installed: its node_modules is head's (revertFunction).
+    // Built as head is, not installed: its node_modules is head's, or head's with base's copy of the culprit package.
     const service = { ...phase.services.head, install: '' };
     await setupTree(revert.tree, { service, env: { ...session.env, PERFGATE_SIDE: 'head' }, logDir, tracker: session.tracker }, session.ports);
     const measured = await measureArm(session, phase, { scenario: record.scenario, culprit: record.culprit.name, reverted: revert.tree, dir, logDir });
