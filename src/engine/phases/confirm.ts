@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ServiceConfig } from '../../config/types.js';
 import type { Confirmation, ConfirmTarget, Results, Side } from '../../results/types.js';
+import { CancelledError } from '../errors.js';
 import { buildPlan, type Plan } from '../plan.js';
 import { RunSession } from '../session.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
@@ -42,7 +43,13 @@ export async function runConfirmations(session: RunSession, phase: ConfirmPhase)
       pairs: [],
       wallMs: 0,
     };
-    const reason = await measureRevert(session, phase, record);
+    const reason = await measureRevert(session, phase, record).catch((e: unknown) => {
+      // The verdicts stand without the arm: a reverted head that does not build, start or answer is said, not the run's failure.
+      if (e instanceof CancelledError || session.signal?.aborted) throw e;
+      record.pairs = [];
+      record.status = 'skipped';
+      return `the reverted head could not be measured: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
+    });
     if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${culprit.name} is not confirmed by a revert: ${reason}`);
     session.update((r) => {
       record.reason = reason;
