@@ -9,6 +9,14 @@ import { assessResults } from '../../src/assess/compare.js';
 import { culpritAnnotations } from '../../src/action/annotations.js';
 import { describeConfirmation, scenarioConfirmation } from '../../src/report/confirmation.js';
 import type { Confirmation, Pair, Results } from '../../src/results/types.js';
+import { confirmTargets } from '../../src/assess/look.js';
+import { buildVerdicts } from '../../src/assess/verdicts.js';
+import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fixtureScenarioProfile } from '../helpers/profiles.js';
+import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs, slice } from '../helpers/results.js';
 
 /** Twelve start pairs, base at ~1000 req/s, head 35% slower: a gated regression. */
@@ -63,4 +71,43 @@ test('without a third arm nothing is said, and the annotations are as before', (
   assert.equal(finding(results), null);
   assert.equal(scenarioConfirmation(assessResults(results), 'GET /hello'), null);
   assert.deepEqual(culpritAnnotations(results, assessResults(results)), []);
+});
+
+/** The failing run with a profile whose culprit is slowEtag, a function this PR changed. */
+function profiledFailingRun(): Results {
+  const results = failingRun();
+  results.profiles = [fixtureScenarioProfile()];
+  results.changes = { since: '0'.repeat(40), files: [{ file: 'src/payload.js', hunks: [[12, 1]] }] };
+  return results;
+}
+
+test('the third arm tests the culprit of a failing scenario only: never on a pass (A/A), nor with profile.confirm off', () => {
+  const failing = profiledFailingRun();
+  assert.deepEqual(
+    confirmTargets(failing).map((t) => [t.scenario, t.culprit.name, t.culprit.file, t.culprit.package]),
+    [['GET /hello', 'slowEtag', 'src/payload.js', null]],
+  );
+  const same = resultsFromPairs(Array.from({ length: 12 }, (_, i): [number, number] => [1000 + (i % 3) * 5, 1000 + (i % 4) * 4]));
+  same.profiles = [fixtureScenarioProfile()];
+  same.changes = failing.changes;
+  assert.equal(assessResults(same).decision, 'pass');
+  assert.deepEqual(confirmTargets(same), []);
+  assert.deepEqual(confirmTargets({ ...failing, config: { ...failing.config, profile: { ...failing.config.profile, confirm: false } } }), []);
+});
+
+test('the finding is said after the culprit in the headline, the comment, verdicts.json and the annotation', () => {
+  const run = profiledFailingRun();
+  const results = { ...run, confirmations: [{ ...arm((i) => 995 + (i % 3) * 7), culprit: { name: 'slowEtag', file: 'src/payload.js', line: 10, package: null } }] };
+  const assessment = assessResults(results);
+  const said = /reverting this PR's change to slowEtag gives back [\d.]+ of the 3\d\.\d points \(95% CI [\d.]+ … [\d.]+\): confirmed/;
+  assert.match(renderTerminal(results, assessment).split('\n').slice(0, 3).join('\n'), said);
+  assert.match(renderMarkdown(results, assessment).replace(/\\(.)/g, '$1'), said);
+  const document = buildVerdicts(results, assessment);
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(join(ROOT, 'docs', 'verdicts.schema.json'), 'utf8')));
+  assert.ok(validate(JSON.parse(JSON.stringify(document))), JSON.stringify(validate.errors));
+  const verdict = document.worst?.culprit?.confirmation;
+  assert.equal(verdict?.status, 'confirmed');
+  assert.equal(verdict?.pairs, 12);
+  assert.ok(verdict!.givenBack! > 0.9 * verdict!.points!);
+  assert.match(culpritAnnotations(results, assessment)[0]!.message, said);
 });
