@@ -8,6 +8,7 @@ import { regressedScenarios } from '../assess/read.js';
 import { changedFileOf, changedByPr } from '../profile/changes.js';
 import { displayName } from '../profile/names.js';
 import { formatChangeOf, formatMetricName } from '../report/format.js';
+import { withConfirmation } from '../report/confirmation.js';
 import { formatAdded, formatPoints } from '../report/hot-functions.js';
 import type { FunctionChange } from '../profile/diff.js';
 import type { Assessment } from '../assess/types.js';
@@ -53,7 +54,7 @@ export function culpritAnnotations(results: Results, analysis: Assessment): Anno
       add(edited, `perfgate: most new time in code this PR changed, ${scenario}`, `${displayName(edited)}: ${size(edited)} in head (${scenario} ${regression}); ${displayName(fn)} (${fn.file}:${fn.line}), which this PR did not change, added ${size(fn)}`);
     }
     const unchanged = changedByPr(fn, changes) === false ? '; this function is not changed by this PR: something that changed calls it more, or with larger inputs' : '';
-    add(fn, `perfgate: most new time in ${scenario}`, `${displayName(fn)}: ${size(fn)} in head (${scenario} ${regression})${unchanged}`);
+    add(fn, `perfgate: most new time in ${scenario}`, withConfirmation(`${displayName(fn)}: ${size(fn)} in head (${scenario} ${regression})${unchanged}`, analysis, scenario));
   }
   return out;
 }

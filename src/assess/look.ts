@@ -1,4 +1,4 @@
-import type { Results, TakenLook } from '../results/types.js';
+import type { ConfirmTarget, Results, TakenLook } from '../results/types.js';
 import { scenarioMoved, scenarioUnchanged } from './read.js';
 import { assessResults } from './compare.js';
 import { decideLook } from './sequential.js';
@@ -25,4 +25,21 @@ export const unprofiledScenarios = (results: Results): string[] => {
   const names = results.scenarios.map((s) => s.name);
   const moved = names.filter((name) => scenarioMoved(analysis, name));
   return names.filter((name) => scenarioUnchanged(analysis, name) || (moved.length > 0 && !moved.includes(name)));
+};
+
+/**
+ * The culprits the engine tests with a third arm (engine/phases/confirm.ts): those of the
+ * scenarios with a gated HTTP regression at the run's final level, as the Assessment found them.
+ * A pass has nothing to explain, so an A/A run never confirms.
+ */
+export const confirmTargets = (results: Results): ConfirmTarget[] => {
+  if (!results.config.profile.confirm) return [];
+  const analysis = assessResults(results);
+  const failing = new Set(analysis.failing.map((c) => c.scenario));
+  return analysis.subjects.flatMap((subject) => {
+    const culprit = subject.type === 'scenario' && failing.has(subject.scenario) ? subject.profile?.culprit : null;
+    if (!culprit || subject.type !== 'scenario') return [];
+    const { name, file, line, endLine } = culprit.fn;
+    return [{ scenario: subject.scenario, culprit: { name, file, line, ...(endLine !== undefined && { endLine }), package: culprit.package?.name ?? null } }];
+  });
 };

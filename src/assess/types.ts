@@ -7,12 +7,14 @@
  * each computed once. The per-kind lists of Analysis are views of that one list, kept for the
  * tables that show one kind at a time. Never stored: a results.json is assessed again.
  */
+import type { MetricId } from '../config/types.js';
 import type { Culprit } from '../profile/culprit.js';
 import type { FunctionChange } from '../profile/diff.js';
 import type { PackageRow } from '../profile/packages.js';
 import type {
   Analysis,
   BenchmarkComparison,
+  Confirmation,
   HealthComparison,
   HealthHint,
   HeapGrowthComparison,
@@ -59,6 +61,25 @@ export interface ProfileFindings {
 }
 
 /** One HTTP scenario and what explains its verdicts. */
+/** What the third arm found about a scenario's culprit (assess/confirmation.ts). */
+export interface ConfirmationFinding {
+  /** The culprit the arm reverted (or would have), as results.json has it. */
+  culprit: Confirmation['culprit'];
+  /** skipped: `reason` says why, and nothing below is known. */
+  status: 'confirmed' | 'explains-little' | 'unclear' | 'skipped';
+  reason: string | null;
+  /** The failing metric whose drop the share is of. */
+  metric: MetricId | null;
+  /** The drop, in percentage points of the metric (35.3 for −35.3%). */
+  points: number | null;
+  /** Of `points`, what the revert gives back, with its 95% interval (±Infinity when too few start pairs). */
+  givenBack: { estimate: number; low: number; high: number } | null;
+  /** Start pairs the arm measured. */
+  starts: number;
+  pairs: number;
+  wallMs: number;
+}
+
 export interface ScenarioSubject {
   type: 'scenario';
   scenario: string;
@@ -68,6 +89,8 @@ export interface ScenarioSubject {
   io: IoComparison[];
   /** The service-health findings about it. */
   hints: HealthHint[];
+  /** What reverting its culprit gave back (assess/confirmation.ts); null when no third arm ran for it. */
+  confirmation: ConfirmationFinding | null;
 }
 
 /** One micro-benchmark that both sides ran. */

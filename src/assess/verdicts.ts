@@ -8,7 +8,7 @@
 import { displayName } from '../profile/names.js';
 import type { LevelComparison, LevelVerdict, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
 import { scenarioCulprit, scenarioUnchanged } from './read.js';
-import type { AssessedComparison, Assessment } from './types.js';
+import type { AssessedComparison, Assessment, ConfirmationFinding } from './types.js';
 
 export const VERDICTS_SCHEMA = 'perfgate/verdicts';
 export const VERDICTS_VERSION = 1;
@@ -66,6 +66,27 @@ export interface VerdictCulprit {
   changedFunction: { function: string; file: string; line: number; addedUs: number | null } | null;
   /** The reports' words: "most new time in resolvePermissions (server.js:25, changed by this PR)". */
   text: string;
+  /** What reverting this PR's change to it gave back (assess/confirmation.ts); absent when no third arm ran. */
+  confirmation?: VerdictConfirmation;
+}
+
+/** The third arm's finding as data: the drop in points of the failing metric, and what the revert gave back (null bounds: too few start pairs). */
+export interface VerdictConfirmation {
+  status: ConfirmationFinding['status'];
+  reason: string | null;
+  metric: string | null;
+  points: number | null;
+  givenBack: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  pairs: number;
+  wallMs: number;
+}
+
+function confirmationOf(finding: ConfirmationFinding): VerdictConfirmation {
+  const finite = (x: number | undefined) => (x !== undefined && Number.isFinite(x) ? x : null);
+  const { status, reason, metric, points, givenBack, pairs, wallMs } = finding;
+  return { status, reason, metric, points, givenBack: finite(givenBack?.estimate), ciLow: finite(givenBack?.low), ciHigh: finite(givenBack?.high), pairs, wallMs };
 }
 
 export interface VerdictsDocument {
@@ -147,7 +168,19 @@ function culpritOf(assessment: Assessment, scenario: string): VerdictCulprit | n
   const pkg = culprit.package && { name: culprit.package.name, base: culprit.package.change?.base ?? [], head: culprit.package.change?.head ?? [] };
   const { edited } = culprit;
   const changedFunction = edited && { function: displayName(edited), file: edited.file, line: edited.line, addedUs: edited.added };
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedUs: culprit.package?.added ?? fn.added, changedByPr: culprit.changed, package: pkg, changedFunction, text: culprit.text };
+  const subject = assessment.subjects.find((s) => s.type === 'scenario' && s.scenario === scenario);
+  const finding = subject?.type === 'scenario' ? subject.confirmation : null;
+  return {
+    function: displayName(fn),
+    file: fn.file,
+    line: fn.line,
+    addedUs: culprit.package?.added ?? fn.added,
+    changedByPr: culprit.changed,
+    package: pkg,
+    changedFunction,
+    text: culprit.text,
+    ...(finding && { confirmation: confirmationOf(finding) }),
+  };
 }
 
 /** One comparison as a metric of verdicts.json; null for the kinds it does not list (start-up, I/O). */

@@ -80,7 +80,7 @@ export const DEFAULT_LOAD = {
 
 export const DEFAULT_BENCHMARKS = { rounds: 10, timeout: '2m', budget: '15m' } as const;
 
-export const DEFAULT_PROFILE = { enabled: true, duration: '10s', interval: '1ms', when: 'changed' } as const;
+export const DEFAULT_PROFILE = { enabled: true, duration: '10s', interval: '1ms', when: 'changed', confirm: true } as const;
 
 /** Family-wise significance level over the gated metrics. */
 export const DEFAULT_ALPHA = 0.01;

@@ -322,8 +322,14 @@ const profileObjectSchema = z
       .describe(
         'Which of those scenarios are profiled once the timed slices are done: changed, the ones a culprit explains (a metric that regressed or improved; where no scenario did, those with an inconclusive gated metric), or always, every one (flamegraphs of every run).',
       ),
+    confirm: z
+      .boolean({ error: 'is not true or false' })
+      .default(DEFAULT_PROFILE.confirm)
+      .describe(
+        "Whether a gated regression's culprit is tested: head measured against head with this PR's change to that function reverted (or, for an upgraded package, base's installed copy of it), one block of pairs, and the report says how much of the drop the revert gives back.",
+      ),
   })
-  .transform((p): ProfileConfig => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when }));
+  .transform((p): ProfileConfig => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when, confirm: p.confirm }));
 
 const profileSchema = z
   .union([z.boolean(), profileObjectSchema], {

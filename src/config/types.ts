@@ -206,4 +206,6 @@ export interface ProfileConfig {
    * the timed slices); always: every one.
    */
   when: 'changed' | 'always';
+  /** Whether a gated regression's culprit is tested by reverting it in a third arm (engine/phases/confirm.ts). */
+  confirm: boolean;
 }

@@ -16,6 +16,8 @@ const SLICE_OVERHEAD_MS = 40;
 const PROFILE_SIDE_OVERHEAD_MS = 4000;
 /** Per profiled scenario: merging the profiles and rendering three flamegraphs (1.3–2.4 s measured, docs/profiling.md), ms. */
 const PROFILE_RENDER_MS = 2500;
+/** Per confirmed culprit beyond its block: the reverted worktree and its copy of node_modules (the build is the project's, not counted), ms. */
+const CONFIRM_TREE_MS = 2000;
 /** The profiler's warm-up is load.warmup, at most this (as in profile.ts). */
 const PROFILE_WARMUP_CAP_MS = 2000;
 
@@ -35,6 +37,11 @@ export interface RunEstimate {
   earlyStops: { afterBlock: number; ms: number }[];
   /** Upper bounds that are not expectations (the micro-benchmark budget). */
   note: string | null;
+  /**
+   * What testing the culprits adds at most, ms, outside totalMs: only a scenario that fails the
+   * gate gets its third arm (engine/phases/confirm.ts), one block each; 0 when profile.confirm is off.
+   */
+  confirmMs: number;
 }
 
 /**
@@ -99,8 +106,13 @@ export function estimateRun(config: PerfgateConfig, plan: Plan = buildPlan(confi
         (config.profile.when === 'changed' ? '; at most: a scenario whose verdicts are all unchanged is not profiled' : ''),
     });
   }
+  // One block of the plan's first block's size per profiled scenario, for when every one fails.
+  const confirmMs =
+    profiled.length > 0 && config.profile.confirm && plan.blocks.length > 0
+      ? profiled.length * (measureMs({ ...config, scenarios: config.scenarios.slice(0, 1) }, plan.blocks.slice(0, 1)) + CONFIRM_TREE_MS)
+      : 0;
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
-  return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note };
+  return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note, confirmMs };
 }
 
 /** Pairs per block, as the plan splits them. */

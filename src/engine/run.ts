@@ -2,11 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PerfgateConfig, ServiceConfig } from '../config/types.js';
 import { configHash } from '../results/config-hash.js';
-import { type GitHubRecord, RESULTS_VERSION, type Results, type RunWarning, type ShardRecord, type Side, type TakenLook } from '../results/types.js';
+import { type ConfirmTarget, type GitHubRecord, RESULTS_VERSION, type Results, type RunWarning, type ShardRecord, type Side, type TakenLook } from '../results/types.js';
 import { WriteError, writing } from '../results/write-error.js';
 import { CancelledError, SetupError } from './errors.js';
 import { type DiscoveredBenchmarks, discoverBenchmarks } from './phases/bench/discover.js';
 import { runBenchmarks } from './phases/bench/runner.js';
+import { runConfirmations } from './phases/confirm.js';
 import { runHttpPhase } from './phases/http.js';
 import { profiledScenarios, runProfiles } from './phases/profile.js';
 import type { Plan } from './plan.js';
@@ -60,6 +61,12 @@ export interface CompareRequest {
    * in by the compare service, as `look` is; without it every scenario is profiled.
    */
   unprofiledScenarios?: (results: Results) => string[];
+  /**
+   * The culprits a third arm tests (profile.confirm), once the profiles are in: those of the
+   * scenarios with a gated regression (assess/look.ts finds them). Passed in by the compare
+   * service, as `look` is; without it no culprit is confirmed.
+   */
+  confirmTargets?: (results: Results) => ConfirmTarget[];
   /**
    * A matrix shard's part: `config` is already the shard's and `record` goes into results.json.
    * The benchmark files are dealt once they are known: `ownBenchmarks` (given by the compare
@@ -117,6 +124,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     // After the timed phases, never during them: a profiler costs speed.
     const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
     await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
+    const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
+    if (targets.length > 0) await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir });
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
     preloads.verify();

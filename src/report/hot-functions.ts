@@ -13,6 +13,7 @@ import { describeCulpritPlace, describeFunction, describeInto, displayName } fro
 import { describeVersions, type PackageRow, pathInPackage } from '../profile/packages.js';
 import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, MINUS } from '../stats/format.js';
+import { withConfirmation } from './confirmation.js';
 import { formatChangeOf, formatMetricName } from './format.js';
 
 /** Rows per table unless the caller asks for another number. */
@@ -254,7 +255,7 @@ export function regressionCulprits(analysis: Assessment): ScenarioCulprit[] {
   return regressedScenarios(analysis).map(({ scenario, regression, culprit }) => ({
     scenario,
     regression: `${formatMetricName(regression.metric)} ${formatChangeOf(regression.metric, regression.change)}`,
-    culprit,
+    culprit: culprit && { ...culprit, text: withConfirmation(culprit.text, analysis, scenario) },
   }));
 }
 

@@ -59,8 +59,9 @@ function upgradeFromVersion1(data: JsonObject): void {
     fill(config, 'benchmarks', () => null);
     for (const key of GATE_KEYS) fill(config['gate'], key, () => ({ ...DEFAULT_GATE[key] }));
     fill(config['gate'], 'heap_growth', () => ({ ...DEFAULT_HEAP_GROWTH }));
-    fill(config, 'profile', () => ({ enabled: false, durationMs: 0, intervalUs: 0, scenarios: null, when: 'always' }));
+    fill(config, 'profile', () => ({ enabled: false, durationMs: 0, intervalUs: 0, scenarios: null, when: 'always', confirm: false }));
     fill(config['profile'], 'when', () => 'always');
+    fill(config['profile'], 'confirm', () => false);
   }
   each(data['scenarios'], (scenario) => {
     if (!isObject(scenario)) return;

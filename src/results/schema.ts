@@ -98,6 +98,7 @@ const storedConfig = z.object({
     intervalUs: nonNegative,
     scenarios: list(name).nullable(),
     when: z.enum(['changed', 'always']),
+    confirm: z.boolean(),
   }),
 });
 
@@ -426,6 +427,25 @@ export const changeSetSchema = z.object({
   files: list(changedFileSchema),
 });
 
+/**
+ * The third arm of a scenario with a gated regression whose profile named a culprit: head
+ * against head with the pull request's change to the culprit taken back (src/engine/phases/confirm.ts).
+ * Its pairs' "base" is the reverted head, so their change reads as the main pairs' does.
+ */
+export const confirmationSchema = z.object({
+  scenario: name,
+  /** The culprit the profile named (an own function; for a dependency, its function that grew most). */
+  culprit: z.object({ name, file: name, line: count, endLine: count.optional(), package: name.nullable() }),
+  /** measured: the pairs below; skipped: `reason` says why (the PR changed none of its lines, the revert did not apply). */
+  status: z.enum(['measured', 'skipped']),
+  reason: message.nullable(),
+  /** What was taken back: the file and how many of this PR's hunks in it; null when skipped. */
+  reverted: z.object({ file: name, hunks: count }).nullable(),
+  pairs: list(pairSchema),
+  /** Wall time of the arm (revert, build, starts and pairs), ms. */
+  wallMs: nonNegative,
+});
+
 /* ---------- adaptive stopping: a pre-registered group-sequential design over the HTTP pairs ---------- */
 
 /** A look planned before any load: after which block, on how many pairs, at which level. */
@@ -537,6 +557,8 @@ export const resultsSchema = z
     dependencies: dependencyChangesSchema.optional(),
     /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
     changes: changeSetSchema.optional(),
+    /** The culprits tested by reverting them (absent when no gated regression named one, and in results from before the third arm). */
+    confirmations: list(confirmationSchema).optional(),
     /** Present when head was compared with a stored baseline instead of a base measured beside it (absent: the paired A/B). */
     baseline: storedBaselineSchema.optional(),
   })

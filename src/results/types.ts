@@ -28,6 +28,9 @@ export type SliceHealth = z.output<typeof schema.sliceHealthSchema>;
 export type Pair = z.output<typeof schema.pairSchema>;
 export type StartRecord = z.output<typeof schema.startRecordSchema>;
 export type ScenarioResults = z.output<typeof schema.scenarioResultsSchema>;
+export type Confirmation = z.output<typeof schema.confirmationSchema>;
+/** A scenario with a gated regression and the culprit its profile named: what the third arm tests (engine/phases/confirm.ts). */
+export type ConfirmTarget = Pick<Confirmation, 'scenario' | 'culprit'>;
 export type UnexpectedAnswer = z.output<typeof schema.unexpectedAnswerSchema>;
 /**
  * A file may carry warning codes of other releases (the schema takes any short text); the codes

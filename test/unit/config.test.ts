@@ -89,7 +89,7 @@ describe('resolveConfig: defaults', () => {
       },
       alpha: 0.01,
       seed: null,
-      profile: { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null, when: 'changed' },
+      profile: { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null, when: 'changed', confirm: true },
     });
   });
 

@@ -19,7 +19,7 @@ function problems(document: Record<string, unknown>, overrides?: unknown): strin
 describe('profile configuration', () => {
   test('on by default for every scenario: 10 s per side, 1 ms sampling', () => {
     const config = resolveConfig({ document: MINIMAL });
-    assert.deepEqual(config.profile, { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null, when: 'changed' });
+    assert.deepEqual(config.profile, { enabled: true, durationMs: 10_000, intervalUs: 1000, scenarios: null, when: 'changed', confirm: true });
     assert.deepEqual(
       profiledScenarios(config).map((s) => s.name),
       ['GET /hello', 'POST /echo'],
@@ -30,8 +30,10 @@ describe('profile configuration', () => {
     assert.equal(resolveConfig({ document: { ...MINIMAL, profile: false } }).profile!.enabled, false);
     assert.deepEqual(profiledScenarios(resolveConfig({ document: { ...MINIMAL, profile: false } })), []);
     const config = resolveConfig({ document: { ...MINIMAL, profile: { duration: '3s', interval: '250us', scenarios: ['POST /echo'] } } });
-    assert.deepEqual(config.profile, { enabled: true, durationMs: 3000, intervalUs: 250, scenarios: ['POST /echo'], when: 'changed' });
+    assert.deepEqual(config.profile, { enabled: true, durationMs: 3000, intervalUs: 250, scenarios: ['POST /echo'], when: 'changed', confirm: true });
     assert.equal(resolveConfig({ document: { ...MINIMAL, profile: { when: 'always' } } }).profile!.when, 'always');
+    assert.equal(resolveConfig({ document: { ...MINIMAL, profile: { confirm: false } } }).profile!.confirm, false);
+    assert.throws(() => resolveConfig({ document: { ...MINIMAL, profile: { confirm: 'yes' } } }), /profile.confirm.*is not true or false/);
     assert.deepEqual(
       profiledScenarios(config).map((s) => s.name),
       ['POST /echo'],

@@ -96,7 +96,7 @@ const CONFIG: PerfgateConfig = {
   },
   alpha: 0.05,
   seed: 42,
-  profile: { enabled: false, durationMs: 0, intervalUs: 0, scenarios: null, when: 'always' },
+  profile: { enabled: false, durationMs: 0, intervalUs: 0, scenarios: null, when: 'always', confirm: false },
 };
 
 function makeResults(overrides: Partial<Results> = {}): Results {

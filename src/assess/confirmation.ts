@@ -1,0 +1,42 @@
+/**
+ * What the third arm (engine/phases/confirm.ts) says about a culprit: how much of the gated
+ * drop reverting it gives back. docs/profiling.md, "Confirming the culprit", explains the rule.
+ *
+ * The drop is the failing metric's change base → head; the arm measured reverted head → head on
+ * the same metric, start pair by start pair (each start's pairs summarised by the
+ * Hodges–Lehmann estimate of their log-ratios, as the main comparison does). The given-back
+ * share is the arm's log-ratio over the drop's: 1 when the revert restores base's speed, 0 when
+ * it changes nothing. Its 95% interval is the arm's interval over the drop's estimate: the arm's
+ * uncertainty, with the drop taken as measured.
+ */
+import type { MetricComparison, Results } from '../results/types.js';
+import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
+import { METRIC_DEFINITIONS } from './metrics.js';
+import { startOf, summarizeStarts } from './starts.js';
+import type { ConfirmationFinding } from './types.js';
+
+/** A share of the drop whose whole interval is above this is "confirmed"; below it, "explains little". */
+export const CONFIRM_SHARE = 0.5;
+
+/** The arm's finding for one scenario; null when no arm ran or was skipped for it. */
+export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[]): ConfirmationFinding | null {
+  const record = results.confirmations?.find((c) => c.scenario === scenario);
+  if (!record) return null;
+  const base = { culprit: record.culprit, reason: record.reason, wallMs: record.wallMs, pairs: record.pairs.length, starts: 0, metric: null, points: null, givenBack: null };
+  const drop = failing.find((c) => c.scenario === scenario && METRIC_DEFINITIONS.some((d) => d.id === c.metric && d.scale === 'ratio'));
+  if (record.status === 'skipped') return { ...base, status: 'skipped' };
+  if (!drop) return { ...base, status: 'skipped', reason: 'no failing metric of this scenario is a ratio the revert can be set against' };
+  const definition = METRIC_DEFINITIONS.find((d) => d.id === drop.metric)!;
+  const ratios = record.pairs.map((p) => Math.log(definition.value(p.head) / definition.value(p.base)));
+  const perStart = summarizeStarts(ratios, record.pairs.map(startOf)).filter((s) => Number.isFinite(s.value));
+  const dropLog = Math.log1p(drop.change);
+  if (perStart.length === 0 || dropLog === 0) return { ...base, status: 'skipped', reason: 'the arm measured no finite change' };
+  const interval = hodgesLehmannInterval(perStart.map((s) => s.value), 0.95);
+  const reached = interval.confidence >= 0.95 - 1e-9;
+  const share = (x: number) => x / dropLog;
+  const bounds = reached ? [share(interval.lower), share(interval.upper)].sort((a, b) => a - b) : [Number.NEGATIVE_INFINITY, Number.POSITIVE_INFINITY];
+  const points = Math.abs(drop.change) * 100;
+  const givenBack = { estimate: share(interval.estimate) * points, low: bounds[0]! * points, high: bounds[1]! * points };
+  const status = bounds[0]! > CONFIRM_SHARE ? 'confirmed' : bounds[1]! < CONFIRM_SHARE ? 'explains-little' : 'unclear';
+  return { ...base, status, metric: drop.metric, points, givenBack, starts: perStart.length };
+}

@@ -1,0 +1,68 @@
+/**
+ * The third arm with a known truth. Confirmed: head adds gzip to one own function
+ * (compressBody) and its `require('node:zlib')` outside it; reverting this PR's change to
+ * compressBody alone must give back the drop, and the headline must say so. Decoy: head adds a
+ * wait to one function (the drop) and CPU work to another (the profile's culprit); reverting the
+ * culprit must "explain little". Short: one block of few pairs each.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { assessResults } from '../../src/assess/compare.js';
+import { buildVerdicts } from '../../src/assess/verdicts.js';
+import { renderMarkdown } from '../../src/report/markdown.js';
+import { readResults } from '../../src/results/io.js';
+import { runCli } from '../helpers/cli.js';
+import { makeRepo } from '../helpers/repo.js';
+
+/** perfgate compare of a repository whose server.js is `base`, then `head` (under test/fixtures/services). */
+async function compareFixture(base: string, head: string) {
+  const repo = makeRepo(
+    {
+      'server.js': { copy: `services/${base}` },
+      'perfgate.yml': `service:
+  start: node server.js
+  ready: { timeout: 10s }
+scenarios: [GET /]
+load: { pairs: 12, blocks: 1, instances: 12, slice: 300ms, warmup: 300ms }
+profile: { duration: 2s }
+`,
+    },
+    { 'server.js': { copy: `services/${head}` } },
+  );
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '13'], repo);
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const results = readResults(join(out, 'results.json'));
+  const assessment = assessResults(results);
+  const subject = assessment.subjects.find((s) => s.type === 'scenario');
+  assert.ok(subject?.type === 'scenario' && subject.confirmation, `a third arm ran: ${run.stdout.split('\n').slice(0, 4).join('\n')}`);
+  const found = subject.confirmation;
+  const [record] = results.confirmations!;
+  console.log(`${head}: ${found.culprit.name} gives back ${found.givenBack?.estimate.toFixed(1)} of ${found.points?.toFixed(1)} points (${found.givenBack?.low.toFixed(1)} … ${found.givenBack?.high.toFixed(1)}), ${record!.pairs.length} pairs, ${record!.wallMs} ms`);
+  return { run, results, assessment, found, record: record! };
+}
+
+test("reverting this PR's change to the culprit gives the drop back: confirmed, in the headline, the comment and verdicts.json", async () => {
+  const { run, results, assessment, found, record } = await compareFixture('culprits/zlib-base.js', 'culprits/zlib-head.js');
+  assert.equal(record.culprit.name, 'compressBody');
+  assert.equal(record.status, 'measured', record.reason ?? '');
+  assert.deepEqual(record.reverted, { file: 'server.js', hunks: 1 });
+  assert.equal(record.pairs.length, 12);
+  const { givenBack, points } = found;
+  assert.equal(found.status, 'confirmed', JSON.stringify(found));
+  assert.ok(givenBack!.estimate >= 0.9 * points!, `gives back ${givenBack!.estimate} of ${points}`);
+  const said = /reverting this PR's change to compressBody gives back [\d.]+ of the [\d.]+ points \(95% CI [\d.]+ … [\d.]+\): confirmed/;
+  assert.match(run.stdout.split('\n').slice(0, 4).join('\n'), said);
+  assert.match(renderMarkdown(results, assessment).replace(/\\(.)/g, '$1'), said);
+  const culprit = buildVerdicts(results, assessment).metrics.find((m) => m.culprit)?.culprit;
+  assert.equal(culprit?.confirmation?.status, 'confirmed');
+});
+
+test('a decoy: the profile names the function with new CPU work, the drop is a wait added elsewhere; reverting the decoy explains little', async () => {
+  const { run, found, record } = await compareFixture('confirm/decoy-base.js', 'confirm/decoy-head.js');
+  assert.equal(found.culprit.name, 'render', 'the profile names the CPU work, not the wait');
+  assert.equal(record.status, 'measured', record.reason ?? '');
+  assert.equal(found.status, 'explains-little', JSON.stringify(found));
+  assert.match(run.stdout.split('\n').slice(0, 4).join('\n'), /reverting this PR's change to render gives back −?[\d.]+ of the [\d.]+ points \(95% CI −?[\d.]+ … −?[\d.]+\): render explains little of this drop/);
+});
