@@ -19,28 +19,18 @@ import {
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
-  regressionCulprits,
 } from './hot-functions.js';
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
-import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
+import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChangedLine } from './document/headline.js';
+import { describeSetup, describeSides, describeStopping } from './document/run-info.js';
 import { warningLines } from './document/warnings.js';
-import { markdownItem, markdownLine, markdownTable } from './print/markdown.js';
+import { markdownHeadline, markdownItem, markdownLine, markdownNote, markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
-import {
-  allComparisons,
-  countVerdicts,
-  describeAnswer,
-  describeCounts,
-  describeNothingChanged,
-  nothingChanged,
-  orderRows,
-  type ReportRow,
-  worstGatedChange,
-} from './verdicts.js';
+import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */
@@ -85,45 +75,13 @@ function acceptedLabel(analysis: Assessment, options: MarkdownOptions): string |
   return analysis.decision === 'fail' && options.acceptedBy ? options.acceptedBy : null;
 }
 
-/**
- * The answer first: the decision with the change that leads it and its culprit in the heading;
- * under it the other regressed scenarios, then the counts. The design of the looks is in the
- * details (renderMethod).
- */
-function renderHeadline(results: Results, analysis: Assessment, title: string, accepted: string | null): string {
-  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
-  const culprits = regressionCulprits(analysis);
-  const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
-  const answer = describeAnswer(analysis, escapeMarkdown, culpritOf);
-  const decision =
-    accepted === null
-      ? `${analysis.decision === 'pass' ? '✅' : '❌'} ${answer}`
-      : `⚠️ accepted by label **${escapeMarkdown(accepted)}**: ${answer}`;
-  const incomplete = results.status === 'complete' ? '' : ' · ⚠️ incomplete run';
-  const heading = `## ${escapeMarkdown(title)}: ${decision}${incomplete}`;
-  // Per other regressed scenario: which metric, by how much, and the culprit in the service's own code.
-  const lead = analysis.decision === 'fail' ? worstGatedChange(analysis) : null;
-  const lines = culprits
-    .filter((c) => c.scenario !== lead?.scenario)
-    .map((c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`);
-  const baseCommands = describeBaseCommands(results);
-  if (baseCommands !== null) lines.push(`⚠️ ${markdownLine(baseCommands)}`);
-  return `${heading}\n\n${[...lines, counts].join('<br>\n')}`;
-}
-
 function renderAccepted(accepted: string | null): string | null {
-  if (accepted === null) return null;
-  return `> ⚠️ **Regression accepted.** The label **${escapeMarkdown(accepted)}** is on this pull request, so the gated regression below passes the check instead of failing it. Remove the label to gate again.`;
+  return accepted === null ? null : markdownNote(acceptedNote(accepted));
 }
 
 function renderHowToAccept(analysis: Assessment, accepted: string | null, options: MarkdownOptions): string | null {
   if (analysis.decision !== 'fail' || accepted !== null || !options.acceptLabel) return null;
-  return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
-}
-
-function renderIncomplete(results: Results, analysis: Assessment): string | null {
-  const text = describeIncomplete(results, analysis);
-  return text === null ? null : `> ⚠️ **Incomplete run:** ${markdownLine(text)}`;
+  return markdownLine(howToAcceptLine(options.acceptLabel));
 }
 
 /** The repository's web address: the caller's, else the one the action recorded in results.json; null for neither. */
@@ -382,11 +340,6 @@ function renderHotFunctions(results: Results, analysis: Assessment, options: Mar
   return [...parts.map((part) => renderHotFunctionSection(analysis, options, part)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
 }
 
-/** The one visible line of a run where nothing changed. */
-function renderNothingChanged(analysis: Assessment): string {
-  return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
-}
-
 /**
  * The markdown body: headline, method line, the chart of the gated changes, verdict table,
  * details, footer. When nothing changed, one line says so and the chart and tables fold away, so
@@ -395,6 +348,7 @@ function renderNothingChanged(analysis: Assessment): string {
 export function renderMarkdown(results: Results, analysis: Assessment, options: MarkdownOptions = {}): string {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
+  const top = headline(results, analysis, accepted);
   const chart = options.chart === false ? null : renderChart(results, analysis);
   const tables = [
     // A project with micro-benchmarks alone has no HTTP table.
@@ -413,13 +367,13 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
   // limit is what the one visible line already says, and the fold is what keeps that comment short.
   const folded = [chart, ...tables, ...inside].filter((s) => s !== null);
   const sections = [
-    renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
+    markdownHeadline(top, options.title ?? 'perfgate'),
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
-    renderIncomplete(results, analysis),
+    top.incomplete === null ? null : markdownNote(incompleteNote(top.incomplete.why)),
     renderMethodLine(results, analysis, options),
     ...(quiet
-      ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
+      ? [markdownLine(nothingChangedLine(analysis)), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
       : [chart, ...tables, options.links ?? null, ...inside]),
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` · [workflow run](${options.runUrl})` : ''}</sub>`,

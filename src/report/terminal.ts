@@ -18,27 +18,17 @@ import {
   describeProfiling,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
-  regressionCulprits,
 } from './hot-functions.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
 import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
-import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
+import { headline, nothingChangedLine } from './document/headline.js';
+import { describeSetup, describeSides, describeStopping } from './document/run-info.js';
 import { warningLines } from './document/warnings.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalItem, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalItem, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
-import {
-  allComparisons,
-  countVerdicts,
-  describeAnswer,
-  describeCounts,
-  describeNothingChanged,
-  nothingChanged,
-  orderRows,
-  type ReportRow,
-  worstGatedChange,
-} from './verdicts.js';
+import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */
@@ -92,31 +82,12 @@ function renderBenchmarkFailures(analysis: Assessment): string[] {
   return ['', 'benchmark files that failed:', ...items];
 }
 
-/**
- * The answer first: the decision with the change that leads it and its culprit; the other
- * regressed scenarios; then the counts and how the run was made. The design of the looks is at
- * the end of the report (renderStopping).
- */
+/** The headline, then how the run was made. The design of the looks is at the end of the report (renderStopping). */
 function renderHeadline(results: Results, analysis: Assessment, paint: Paint): string[] {
-  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
-  const pass = analysis.decision === 'pass';
-  const culprits = regressionCulprits(analysis);
-  const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
-  const answer = describeAnswer(analysis, sanitizeText, culpritOf);
-  const lead = worstGatedChange(analysis);
-  const lines = [`${paint('perfgate', 'bold')}: ${paint(`${pass ? '✓' : '✗'} ${answer}`, pass ? 'green' : 'red')}`];
-  for (const c of culprits) {
-    // the headline's own scenario is said above when the run fails on it
-    if (!pass && lead !== null && c.scenario === lead.scenario) continue;
-    lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
-  }
-  lines.push(counts);
-  const incomplete = describeIncomplete(results, analysis);
-  if (incomplete !== null) lines.push(paint(`! incomplete run: ${terminalLine(incomplete)}`, 'yellow'));
-  const baseCommands = describeBaseCommands(results);
-  if (baseCommands !== null) lines.push(paint(`! ${terminalLine(baseCommands)}`, 'yellow'));
-  lines.push(`${terminalLine(describeSides(results))} · ${terminalLine(describeSetup(results, analysis))}`);
-  return lines;
+  return [
+    ...terminalHeadline(headline(results, analysis), 'perfgate', paint),
+    `${terminalLine(describeSides(results))} · ${terminalLine(describeSetup(results, analysis))}`,
+  ];
 }
 
 /** How the interim looks went and the design they follow: for the curious, at the end. */
@@ -235,7 +206,7 @@ function renderFolded(results: Results, analysis: Assessment, options: TerminalO
   return [
     ...renderHeadline(results, analysis, paint),
     '',
-    `Nothing changed beyond its limit: ${describeNothingChanged(analysis, sanitizeText)}.`,
+    terminalLine(nothingChangedLine(analysis)),
     `Every metric${hasMore(results, analysis) ? ', service health and hot functions' : ''}: ${sanitizeText(options.fullReport ?? '--full')}`,
     ...renderWarnings(analysis, paint),
   ];

@@ -2,7 +2,7 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Headline, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
 
 const MARKS: Record<Mark, string> = {
@@ -44,7 +44,7 @@ export function markdownCell(cell: Cell): string {
       return warned(cell.href === undefined ? text : `[${text}](${cell.href})`, cell.warn);
     }
     case 'label':
-      return gated(cell.text, cell.gated);
+      return gated(cell.text, cell.gated || cell.strong);
     case 'figure':
       return warned(cell.text, cell.warn);
     case 'verdict': {
@@ -82,4 +82,21 @@ export function markdownLine(line: Line): string {
 export function markdownItem(item: Item): string {
   const mark = MARKS[item.mark];
   return `- ${mark === '' ? '' : `${mark} `}**${escapeMarkdown(item.about)}:** ${markdownLine(item.line)}`;
+}
+
+/**
+ * The headline: a heading with the title, the decision's sign and the answer (and a flag when the
+ * run is incomplete); under it the other regressed scenarios, a warning, then the counts.
+ */
+export function markdownHeadline(headline: Headline, title: string): string {
+  const flag = headline.incomplete === null ? '' : ` · ${MARKS.warn} ${headline.incomplete.flag}`;
+  const heading = `## ${escapeMarkdown(title)}: ${MARKS[headline.mark]} ${markdownLine(headline.answer)}${flag}`;
+  const lines = headline.others.map((o) => `${o.found ? '🔎' : '📉'} **${escapeMarkdown(o.about)}:** ${markdownLine(o.line)}`);
+  if (headline.baseCommands !== null) lines.push(`${MARKS.warn} ${markdownLine(headline.baseCommands)}`);
+  return `${heading}\n\n${[...lines, headline.counts].join('<br>\n')}`;
+}
+
+/** A note set apart in a quote, after a warning sign: what must not be missed. */
+export function markdownNote(line: Line): string {
+  return `> ${MARKS.warn} ${markdownLine(line)}`;
 }

@@ -6,7 +6,7 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Column, type Headline, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -159,4 +159,18 @@ export function terminalLine(line: Line): string {
 export function terminalItem(item: Item, paint: Paint): string {
   const [mark, style] = MARKS[item.mark];
   return `${mark === '' ? '' : `${paint(mark, style)} `}${sanitizeText(item.about)}: ${terminalLine(item.line)}`;
+}
+
+/**
+ * The headline: the title, then the answer after the decision's sign, in its colour; the other
+ * regressed scenarios, the counts, and the warnings a reader must see first, in yellow.
+ */
+export function terminalHeadline(headline: Headline, title: string, paint: Paint): string[] {
+  const [mark, style] = MARKS[headline.mark];
+  const lines = [`${paint(title, 'bold')}: ${paint(`${mark} ${terminalLine(headline.answer)}`, style)}`];
+  lines.push(...headline.others.map((o) => `  ${sanitizeText(o.about)}: ${terminalLine(o.line)}`), headline.counts);
+  const [warn, yellow] = MARKS.warn;
+  if (headline.incomplete !== null) lines.push(paint(`${warn} ${headline.incomplete.flag}: ${terminalLine(headline.incomplete.why)}`, yellow));
+  if (headline.baseCommands !== null) lines.push(paint(`${warn} ${terminalLine(headline.baseCommands)}`, yellow));
+  return lines;
 }
