@@ -4,12 +4,11 @@
  */
 
 import type { Assessment } from '../assess/types.js';
-import type { Environment, Results } from '../results/types.js';
+import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { formatCount, formatDurationUs, formatInteger, truncate } from '../stats/format.js';
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
-import { escapeMarkdown, formatChangeOf, formatMetricName } from './format.js';
+import { escapeMarkdown } from './format.js';
 import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
@@ -26,9 +25,10 @@ import { benchmarkTable, healthTable, verdictTable } from './document/tables.js'
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChangedLine } from './document/headline.js';
-import { describeSetup, describeSides, describeStopping } from './document/run-info.js';
-import { warningLines } from './document/warnings.js';
-import { markdownHeadline, markdownItem, markdownLine, markdownNote, markdownTable } from './print/markdown.js';
+import { describeSetup, describeSides } from './document/run-info.js';
+import { warningsList } from './document/warnings.js';
+import { benchmarkFailuresList, environmentList, methodLine, startsList } from './document/method.js';
+import { markdownHeadline, markdownItem, markdownLine, markdownList, markdownNote, markdownTable } from './print/markdown.js';
 import { renderRequestBreakdown } from './requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
@@ -124,78 +124,12 @@ function renderLegend(hasRows: boolean, warningCount: number, hasBenchmarks = fa
   return parts.length === 0 ? null : parts.join(' ');
 }
 
-/** Two or three plain sentences a reviewer can check the numbers against. */
-function renderMethod(results: Results): string {
-  const { load } = results.config;
-  const stopping = describeStopping(results);
-  const slice = formatDurationUs(load.sliceMs * 1000);
-  const { instances } = load;
-  const starts = load.blocks * instances;
-  const where = results.environment.placement
-    ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}`
-    : '';
-  const how =
-    load.mode === 'simultaneous'
-      ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both`
-      : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
-  const http =
-    results.scenarios.length === 0
-      ? []
-      : [
-          `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? 'once' : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? 'block' : 'blocks'} of ${formatInteger(instances)} fresh ${instances === 1 ? 'start' : 'starts'} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their Hodges–Lehmann estimate, and the statistics count start pairs, not slices.`,
-        ];
-  const benchmarks = results.benchmarks
-    ? [
-        `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${formatInteger(results.seed)}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
-      ]
-    : [];
-  const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health))
-    ? [
-        'Service health was measured inside the service during the same slices; its paired metrics get the same test, an event-loop delay must also be worse by its absolute minimum, and heap growth is judged by the trend of post-GC heap against the requests served.',
-      ]
-    : [];
-  return [
-    ...http,
-    ...health,
-    ...benchmarks,
-    'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided sign-flip test (Fisher–Pitman);',
-    `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
-    'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), and is inconclusive otherwise.',
-    ...(stopping === null ? [] : [markdownLine(stopping)]),
-  ].join(' ');
-}
-
-/** Each start pair's own change of the gated metrics, so a reader sees whether the starts agree. */
-function renderStarts(rows: ReportRow[]): string | null {
-  const lines = rows
-    .map((row) => row.comparison)
-    // a row of zeros (errors neither side had) says nothing
-    .filter((c) => c.gated && c.starts && c.starts.length > 1 && c.starts.some((s) => s.change !== 0))
-    .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChangeOf(c.metric, s.change)).join(', ')}`);
-  return lines.length === 0 ? null : ['**Each start pair**, its own change (the Hodges–Lehmann estimate of its pairs), in the order they ran:', ...lines].join('\n');
-}
-
 function renderNoise(rows: ReportRow[]): string | null {
   if (rows.length === 0) return null;
   const intro =
     '**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
-  return [[intro, '', markdownTable(noiseTable(rows))].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
-}
-
-function renderEnvironment(env: Environment): string {
-  const flags = env.nodeFlags.length === 0 ? 'none' : escapeMarkdown(env.nodeFlags.join(' '));
-  return [
-    '**Environment.**',
-    `- CPU: ${formatInteger(env.cpus)} × ${escapeMarkdown(env.cpuModel)}`,
-    `- Node: ${escapeMarkdown(env.nodeVersion)}, flags: ${flags}`,
-    `- OS: ${escapeMarkdown(env.os)} (${escapeMarkdown(env.arch)}), ${formatCount(env.totalMemoryMb)} MB memory`,
-  ].join('\n');
-}
-
-function renderWarnings(analysis: Assessment): string | null {
-  const lines = warningLines(analysis);
-  if (lines.length === 0) return null;
-  return ['**Warnings.**', ...lines.map((line) => `- ${markdownLine(line)}`)].join('\n');
+  const starts = startsList(rows);
+  return [[intro, '', markdownTable(noiseTable(rows))].join('\n'), starts === null ? null : markdownList(starts)].filter(Boolean).join('\n\n');
 }
 
 function renderFailures(analysis: Assessment): string | null {
@@ -209,31 +143,17 @@ function renderBenchmarkNoise(analysis: Assessment): string | null {
   return ['**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.', '', markdownTable(benchmarkNoiseTable(analysis))].join('\n');
 }
 
-/** Longest stderr excerpt per failed file in the comment; the whole log is in the artifacts. */
-const MAX_FAILURE_CHARS = 1200;
-
-function renderBenchmarkFailures(analysis: Assessment): string | null {
-  const failures = analysis.benchmarks?.failures ?? [];
-  if (failures.length === 0) return null;
-  const items = failures.map((f) => {
-    const message = truncate(f.message, MAX_FAILURE_CHARS)
-      .split('\n')
-      .map((line) => escapeMarkdown(line))
-      .join('<br>');
-    return `- **${escapeMarkdown(f.file)}** on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${message}`;
-  });
-  return ['**Benchmark files that failed.**', ...items].join('\n');
-}
-
 function renderDetails(results: Results, analysis: Assessment, rows: ReportRow[]): string {
+  const warnings = warningsList(analysis);
+  const benchmarkFailures = benchmarkFailuresList(analysis);
   const body = [
-    renderMethod(results),
+    markdownLine(methodLine(results)),
     renderNoise(rows),
     renderBenchmarkNoise(analysis),
-    renderEnvironment(results.environment),
-    renderWarnings(analysis),
+    markdownList(environmentList(results.environment)),
+    warnings === null ? null : markdownList(warnings),
     renderFailures(analysis),
-    renderBenchmarkFailures(analysis),
+    benchmarkFailures === null ? null : markdownList(benchmarkFailures),
   ].filter((part) => part !== null);
   return ['<details><summary>Method, noise and warnings</summary>', ...body, '</details>'].join('\n\n');
 }

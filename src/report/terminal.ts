@@ -5,11 +5,10 @@
 
 import { join } from 'node:path';
 import type { Assessment } from '../assess/types.js';
-import type { MetricComparison, Results } from '../results/types.js';
+import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { formatCount, formatPercent } from '../stats/format.js';
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
-import { formatChangeOf, formatLimit, formatMetricName, sanitizeText } from './format.js';
+import { sanitizeText } from './format.js';
 import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
@@ -25,8 +24,10 @@ import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { headline, nothingChangedLine } from './document/headline.js';
 import { describeSetup, describeSides, describeStopping } from './document/run-info.js';
-import { warningLines } from './document/warnings.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalItem, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
+import { warningsList } from './document/warnings.js';
+import { benchmarkFailuresList, detectableList, failedRequestsList } from './document/method.js';
+import type { List, Mark } from './document/types.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalItem, terminalLine, terminalList, terminalTable, terminalVerdictDetails } from './print/terminal.js';
 import { renderRequestLines } from './requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
@@ -66,22 +67,6 @@ function renderBenchmarks(results: Results, analysis: Assessment, width: number,
   return ['', title, ...terminalTable(table, width, paint), ...(httpShown || !rows.some((r) => r.gated) ? [] : [GATED_NOTE]), ...terminalVerdictDetails(table)];
 }
 
-/** Lines of a failure message (its stderr tail) shown per failed file. */
-const FAILURE_LINES = 8;
-
-function renderBenchmarkFailures(analysis: Assessment): string[] {
-  const failures = analysis.benchmarks?.failures ?? [];
-  if (failures.length === 0) return [];
-  const items = failures.flatMap((f) => {
-    const [first, ...rest] = f.message.split('\n');
-    return [
-      `  ${sanitizeText(f.file)} on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${sanitizeText(first ?? '')}`,
-      ...rest.slice(-FAILURE_LINES).map((line) => `      ${sanitizeText(line)}`),
-    ];
-  });
-  return ['', 'benchmark files that failed:', ...items];
-}
-
 /** The headline, then how the run was made. The design of the looks is at the end of the report (renderStopping). */
 function renderHeadline(results: Results, analysis: Assessment, paint: Paint): string[] {
   return [
@@ -96,50 +81,15 @@ function renderStopping(results: Results): string[] {
   return stopping === null ? [] : ['', terminalLine(stopping)];
 }
 
-function renderWarnings(analysis: Assessment, paint: Paint): string[] {
-  const lines = warningLines(analysis);
-  if (lines.length === 0) return [];
-  return ['', 'warnings:', ...lines.map((line) => `  ${paint('!', 'yellow')} ${terminalLine(line)}`)];
+/** A titled list after a blank line; nothing for none. */
+function renderList(list: List | null, paint: Paint, mark?: Mark): string[] {
+  return list === null ? [] : ['', ...terminalList(list, paint, mark)];
 }
 
-function renderFailures(analysis: Assessment): string[] {
-  const tallies = analysis.failedRequests;
-  if (tallies.length === 0) return [];
-  const items = tallies.map(
-    (t) =>
-      `  ${sanitizeText(t.scenario)} ${t.side}: ${formatCount(t.non2xx)} non-2xx, ${formatCount(t.errors)} errors, ${formatCount(t.timeouts)} timeouts of ${formatCount(t.requests)} requests`,
-  );
-  return ['', 'failed requests:', ...items];
-}
-
-function describeDetectable(c: MetricComparison): string {
-  const beyond = c.detectable > c.limit ? ', larger than the limit' : '';
-  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatLimit(c.metric, c.detectable)} (limit ${formatLimit(c.metric, c.limit)}${beyond})`;
-  // each start pair's own change, so a reader sees whether the starts agree
-  const starts = c.starts && c.starts.length > 1 ? `\n  each start pair: ${c.starts.map((s) => formatChangeOf(c.metric, s.change)).join(' ')}` : '';
-  return `${detectable}${starts}`;
-}
-
-/** The range over all compared micro-benchmarks: one line, however many there are. */
-function describeBenchmarkDetectable(analysis: Assessment): string[] {
-  const comparisons = (analysis.benchmarks?.comparisons ?? []).filter((c) => Number.isFinite(c.detectable));
-  if (comparisons.length === 0) return [];
-  const values = comparisons.map((c) => c.detectable);
-  const low = Math.min(...values);
-  const high = Math.max(...values);
-  const range = formatPercent(low) === formatPercent(high) ? formatPercent(low) : `${formatPercent(low)} to ${formatPercent(high)}`;
-  const limit = comparisons[0]!.limit;
-  const beyond = high <= limit ? '' : comparisons.length === 1 || low > limit ? ', larger than the limit' : ', some larger than the limit';
-  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent(limit)}${beyond})`];
-}
-
-/** The smallest detectable change where it explains a verdict: a gated metric the run could not decide. */
+/** The smallest detectable change where it explains a verdict. */
 function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
-  const lines = [
-    ...rows.filter((r) => r.comparison.gated && r.comparison.verdict === 'inconclusive').map((r) => describeDetectable(r.comparison)),
-    ...describeBenchmarkDetectable(analysis),
-  ];
-  return lines.length === 0 ? [] : ['', ...lines];
+  const lines = detectableList(rows, analysis);
+  return lines.length === 0 ? [] : ['', ...lines.map(terminalLine)];
 }
 
 /* ---------- service health ---------- */
@@ -208,7 +158,7 @@ function renderFolded(results: Results, analysis: Assessment, options: TerminalO
     '',
     terminalLine(nothingChangedLine(analysis)),
     `Every metric${hasMore(results, analysis) ? ', service health and hot functions' : ''}: ${sanitizeText(options.fullReport ?? '--full')}`,
-    ...renderWarnings(analysis, paint),
+    ...renderList(warningsList(analysis), paint, 'warn'),
   ];
 }
 
@@ -237,9 +187,9 @@ export function renderTerminal(results: Results, analysis: Assessment, options: 
     ...renderHealth(results, analysis, paint),
     ...renderIoTerminal(analysis),
     ...renderHotFunctions(results, analysis, options, width, paint),
-    ...renderWarnings(analysis, paint),
-    ...renderFailures(analysis),
-    ...renderBenchmarkFailures(analysis),
+    ...renderList(warningsList(analysis), paint, 'warn'),
+    ...renderList(failedRequestsList(analysis), paint),
+    ...renderList(benchmarkFailuresList(analysis), paint),
     ...renderDetectable(rows, analysis),
     ...renderStopping(results),
   ];

@@ -92,3 +92,16 @@ export interface Headline {
   /** Why base ran with head's service commands: it changes what the comparison means. */
   baseCommands: Line | null;
 }
+
+/**
+ * A titled list (warnings, the environment, the benchmark files that failed). The title is
+ * perfgate's words, capitalized; a view may print it as a heading of its own kind.
+ */
+export interface List {
+  title: string;
+  /** Said after the title, before the items (", in the order they ran:"). */
+  lead?: string;
+  items: Line[];
+  /** Text from outside perfgate under an item (a failed file's stderr), one entry per item; a view shows what fits it. */
+  excerpts?: string[];
+}

@@ -2,8 +2,9 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Headline, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Headline, type Item, type Line, type List, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
+import { truncate } from '../../stats/format.js';
 
 const MARKS: Record<Mark, string> = {
   fail: '❌',
@@ -99,4 +100,18 @@ export function markdownHeadline(headline: Headline, title: string): string {
 /** A note set apart in a quote, after a warning sign: what must not be missed. */
 export function markdownNote(line: Line): string {
   return `> ${MARKS.warn} ${markdownLine(line)}`;
+}
+
+/** Longest excerpt under a list item (a failed file's stderr); the whole log is in the artifacts. */
+const MAX_EXCERPT_CHARS = 1200;
+
+/** A titled list: the title in bold, a "- " line per item, an item's excerpt after it with its line breaks kept. */
+export function markdownList(list: List): string {
+  const title = list.lead === undefined ? `**${list.title}.**` : `**${list.title}**${list.lead}`;
+  const items = list.items.map((line, i) => {
+    const excerpt = list.excerpts?.[i];
+    const after = excerpt === undefined ? '' : truncate(excerpt, MAX_EXCERPT_CHARS).split('\n').map(escapeMarkdown).join('<br>');
+    return `- ${markdownLine(line)}${after}`;
+  });
+  return [title, ...items].join('\n');
 }

@@ -6,7 +6,7 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Headline, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Column, type Headline, type Item, type Line, type List, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -173,4 +173,23 @@ export function terminalHeadline(headline: Headline, title: string, paint: Paint
   if (headline.incomplete !== null) lines.push(paint(`${warn} ${headline.incomplete.flag}: ${terminalLine(headline.incomplete.why)}`, yellow));
   if (headline.baseCommands !== null) lines.push(paint(`${warn} ${terminalLine(headline.baseCommands)}`, yellow));
   return lines;
+}
+
+/** Lines of an excerpt under a list item (a failed file's stderr tail), after its first. */
+const EXCERPT_LINES = 8;
+
+/**
+ * A titled list: the title in lower case as a heading, an indented line per item (after `mark`'s
+ * sign when given); an excerpt's first line ends its item, its last lines follow, indented deeper.
+ */
+export function terminalList(list: List, paint: Paint, mark?: Mark): string[] {
+  const [sign, style] = mark === undefined ? ['', null] : MARKS[mark];
+  const items = list.items.flatMap((line, i) => {
+    const [first, ...rest] = list.excerpts?.[i]?.split('\n') ?? [];
+    return [
+      `  ${sign === '' ? '' : `${paint(sign, style)} `}${terminalLine(line)}${first === undefined ? '' : sanitizeText(first)}`,
+      ...rest.slice(-EXCERPT_LINES).map((text) => `      ${sanitizeText(text)}`),
+    ];
+  });
+  return [`${list.title[0]!.toLowerCase()}${list.title.slice(1)}:`, ...items];
 }
