@@ -28,8 +28,8 @@ import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChanged
 import { describeSetup, describeSides } from './document/run-info.js';
 import { warningsList } from './document/warnings.js';
 import { benchmarkFailuresList, environmentList, methodLine, startsList } from './document/method.js';
-import { markdownHeadline, markdownItem, markdownLine, markdownList, markdownNote, markdownTable } from './print/markdown.js';
-import { renderRequestBreakdown } from './requests.js';
+import { markdownHeadline, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
+import { requestSection } from './document/requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
 export interface MarkdownOptions {
@@ -276,8 +276,9 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
     renderBenchmarks(results, analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
+  const requests = requestSection(results);
   const inside = [
-    renderRequestBreakdown(results),
+    requests === null ? null : markdownTableSection(requests),
     renderHealth(results, analysis, options.healthRows),
     renderIoMarkdown(analysis),
     renderHotFunctions(results, analysis, options),

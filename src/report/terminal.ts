@@ -27,8 +27,8 @@ import { describeSetup, describeSides, describeStopping } from './document/run-i
 import { warningsList } from './document/warnings.js';
 import { benchmarkFailuresList, detectableList, failedRequestsList } from './document/method.js';
 import type { List, Mark } from './document/types.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalItem, terminalLine, terminalList, terminalTable, terminalVerdictDetails } from './print/terminal.js';
-import { renderRequestLines } from './requests.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalItem, terminalLine, terminalList, terminalTable, terminalTableSection, terminalVerdictDetails } from './print/terminal.js';
+import { requestSection } from './document/requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
 export interface TerminalOptions {
@@ -84,6 +84,12 @@ function renderStopping(results: Results): string[] {
 /** A titled list after a blank line; nothing for none. */
 function renderList(list: List | null, paint: Paint, mark?: Mark): string[] {
   return list === null ? [] : ['', ...terminalList(list, paint, mark)];
+}
+
+/** The per-request breakdown after a blank line; nothing when no scenario sends several requests. */
+function renderRequests(results: Results): string[] {
+  const section = requestSection(results);
+  return section === null ? [] : ['', ...terminalTableSection(section)];
 }
 
 /** The smallest detectable change where it explains a verdict. */
@@ -183,7 +189,7 @@ export function renderTerminal(results: Results, analysis: Assessment, options: 
     // A project with micro-benchmarks alone has no HTTP table.
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
-    ...renderRequestLines(results),
+    ...renderRequests(results),
     ...renderHealth(results, analysis, paint),
     ...renderIoTerminal(analysis),
     ...renderHotFunctions(results, analysis, options, width, paint),

@@ -48,6 +48,8 @@ export interface Column {
   align: 'left' | 'right';
   /** Free text that may run long (what a function's time went into): a narrow view puts it last and lets it run past its width. */
   wide?: boolean;
+  /** A view that prints each row as a line names this column's value with its header ("p50 1 ms → 2 ms"). */
+  named?: boolean;
 }
 
 /** A group of rows (a scenario): its name from outside perfgate, and perfgate's note on it (a fixed rate). */
@@ -104,4 +106,13 @@ export interface List {
   items: Line[];
   /** Text from outside perfgate under an item (a failed file's stderr), one entry per item; a view shows what fits it. */
   excerpts?: string[];
+}
+
+/** A titled table: the title (perfgate's words, capitalized), what it says after it, and notes under it. */
+export interface TableSection {
+  title: string;
+  lead: string;
+  table: Table;
+  /** Said under the table after its sign (why some requests failed). */
+  notes: { mark: Mark; line: Line }[];
 }

@@ -2,7 +2,7 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Headline, type Item, type Line, type List, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Headline, type Item, type Line, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
 import { truncate } from '../../stats/format.js';
 
@@ -114,4 +114,10 @@ export function markdownList(list: List): string {
     return `- ${markdownLine(line)}${after}`;
   });
   return [title, ...items].join('\n');
+}
+
+/** A titled table: the title in bold and what it says, the table, then each note after its sign. */
+export function markdownTableSection(section: TableSection): string {
+  const notes = section.notes.map((note) => `${MARKS[note.mark]} ${markdownLine(note.line)}`);
+  return [`**${section.title}**${section.lead}`, markdownTable(section.table), ...notes].join('\n\n');
 }

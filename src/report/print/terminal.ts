@@ -6,7 +6,7 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Headline, type Item, type Line, type List, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Column, type Headline, type Item, type Line, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -192,4 +192,19 @@ export function terminalList(list: List, paint: Paint, mark?: Mark): string[] {
     ];
   });
   return [`${list.title[0]!.toLowerCase()}${list.title.slice(1)}:`, ...items];
+}
+
+/**
+ * A titled table as lines, for rows too wide to align: the title in lower case, each group's name,
+ * then a line per row, its named columns' values after their header; each note after its sign.
+ */
+export function terminalTableSection(section: TableSection): string[] {
+  const { table } = section;
+  const rows = table.rows.flatMap((row, i) => {
+    const cells = row.cells.map((cell, c) => (table.columns[c]!.named ? `${table.columns[c]!.header} ${terminalCell(cell)}` : terminalCell(cell)));
+    const line = `  ${cells.join(COLUMN_GAP)}`;
+    return row.group && startsGroup(table.rows, i) ? [sanitizeText(row.group.name), line] : [line];
+  });
+  const notes = section.notes.map((note) => `${MARKS[note.mark][0]} ${terminalLine(note.line)}`);
+  return [`${section.title[0]!.toLowerCase()}${section.title.slice(1)}${section.lead}:`, ...rows, ...notes];
 }
