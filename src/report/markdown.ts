@@ -8,7 +8,7 @@ import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
 import { renderChart } from './chart.js';
-import { escapeMarkdown } from './format.js';
+import { escapeMarkdown } from './escape.js';
 import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,

@@ -8,7 +8,7 @@ import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
 import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
-import { sanitizeText } from './format.js';
+import { sanitizeText } from './escape.js';
 import { describeHealthMethod, healthRows } from './health.js';
 import {
   describeChangeColumn,
