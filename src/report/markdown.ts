@@ -6,10 +6,10 @@
 import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { benchmarkRows } from './benchmarks.js';
 import { renderChart } from './chart.js';
 import { escapeMarkdown } from './escape.js';
-import { describeHealthMethod, healthRows } from './health.js';
+import { healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -21,14 +21,14 @@ import {
 } from './hot-functions.js';
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
-import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChangedLine } from './document/headline.js';
 import { describeSetup, describeSides } from './document/run-info.js';
 import { warningsList } from './document/warnings.js';
 import { benchmarkFailuresList, environmentList, methodLine, startsList } from './document/method.js';
-import { markdownHeadline, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
+import { markdownHeadline, markdownIntro, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
 import { requestSection } from './document/requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
@@ -105,7 +105,7 @@ function renderTable(rows: ReportRow[], limit: MarkdownOptions['rows']): string 
 function renderBenchmarks(results: Results, analysis: Assessment): string | null {
   if (!results.benchmarks) return null;
   const rows = benchmarkRows(analysis);
-  const intro = `**Micro-benchmarks** · ${describeBenchmarkMethod(results)}`;
+  const intro = markdownIntro(benchmarkIntro(results));
   if (rows.length === 0) return `${intro}
 
 _No micro-benchmark gave a number on either side._`;
@@ -166,7 +166,7 @@ function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOpti
   const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return null;
   const shown = mode === 'notable' ? rows.filter((r) => r.notable) : rows;
-  const parts = [`**Service health** · ${describeHealthMethod(results)}.`];
+  const parts = [markdownIntro(healthIntro(results))];
   if (shown.length > 0) {
     parts.push(markdownTable(healthTable(shown)));
   }
@@ -181,7 +181,7 @@ function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOpti
 export function renderIoMarkdown(analysis: Assessment): string | null {
   const section = ioSection(analysis);
   if (section === null) return null;
-  return [`**I/O per request** · ${section.method}.`, ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
+  return [markdownIntro(section.intro), ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
 }
 
 /* ---------- hot functions (profiling phase) ---------- */

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { benchmarkRows } from './benchmarks.js';
 import { sanitizeText } from './escape.js';
-import { describeHealthMethod, healthRows } from './health.js';
+import { healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -19,7 +19,7 @@ import {
   HOT_FUNCTION_ROWS,
 } from './hot-functions.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
-import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
 import { headline, nothingChangedLine } from './document/headline.js';
@@ -27,7 +27,7 @@ import { describeSetup, describeSides, describeStopping } from './document/run-i
 import { warningsList } from './document/warnings.js';
 import { benchmarkFailuresList, detectableList, failedRequestsList } from './document/method.js';
 import type { List, Mark } from './document/types.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalItem, terminalLine, terminalList, terminalTable, terminalTableSection, terminalVerdictDetails } from './print/terminal.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalIntro, terminalItem, terminalLine, terminalList, terminalTable, terminalTableSection, terminalVerdictDetails } from './print/terminal.js';
 import { requestSection } from './document/requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
@@ -60,7 +60,7 @@ function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
 function renderBenchmarks(results: Results, analysis: Assessment, width: number, paint: Paint, httpShown: boolean): string[] {
   if (!results.benchmarks) return [];
   const rows = benchmarkRows(analysis);
-  const title = `micro-benchmarks — ${describeBenchmarkMethod(results)}:`;
+  const title = terminalIntro(benchmarkIntro(results));
   if (rows.length === 0) return ['', title, 'no micro-benchmark gave a number on either side'];
   const table = benchmarkTable(rows);
   // Reasons are long: under the table, so the names keep their width.
@@ -109,14 +109,14 @@ function renderHealth(results: Results, analysis: Assessment, paint: Paint): str
   const rows = healthRows(results, analysis);
   const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return [];
-  return ['', `service health — ${describeHealthMethod(results)}:`, ...terminalGroupedTables(healthTable(rows), paint), ...hints.map((item) => terminalItem(item, paint))];
+  return ['', terminalIntro(healthIntro(results)), ...terminalGroupedTables(healthTable(rows), paint), ...hints.map((item) => terminalItem(item, paint))];
 }
 
 /** The "I/O per request" lines (a blank line first); none when the run counted no outgoing I/O. */
 export function renderIoTerminal(analysis: Assessment): string[] {
   const section = ioSection(analysis);
   if (section === null) return [];
-  return ['', `I/O per request — ${section.method}:`, ...section.items.map((line) => `  ${terminalLine(line)}`)];
+  return ['', terminalIntro(section.intro), ...section.items.map((line) => `  ${terminalLine(line)}`)];
 }
 
 /* ---------- hot functions (profiling phase) ---------- */

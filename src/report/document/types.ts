@@ -116,3 +116,9 @@ export interface TableSection {
   /** Said under the table after its sign (why some requests failed). */
   notes: { mark: Mark; line: Line }[];
 }
+
+/** A section's opening: its title (perfgate's words, capitalized) and what the section measures, in a clause. */
+export interface Intro {
+  title: string;
+  about: string;
+}

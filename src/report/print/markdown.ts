@@ -2,7 +2,7 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Headline, type Item, type Line, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Headline, type Item, type Line, type Intro, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
 import { truncate } from '../../stats/format.js';
 
@@ -120,4 +120,9 @@ export function markdownList(list: List): string {
 export function markdownTableSection(section: TableSection): string {
   const notes = section.notes.map((note) => `${MARKS[note.mark]} ${markdownLine(note.line)}`);
   return [`**${section.title}**${section.lead}`, markdownTable(section.table), ...notes].join('\n\n');
+}
+
+/** A section's opening: its title in bold, then what it measures. */
+export function markdownIntro(intro: Intro): string {
+  return `**${intro.title}** · ${intro.about}.`;
 }

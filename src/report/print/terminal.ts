@@ -6,7 +6,7 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Headline, type Item, type Line, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Column, type Headline, type Item, type Line, type Intro, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -33,6 +33,11 @@ const MIN_NAME_WIDTH = 8;
 const COLUMN_GAP = '  ';
 export const GATED_MARK = ' *';
 const WARN_MARK = ' !';
+
+/** A title as a terminal heading: in lower case ("service health"), but a word in capitals stays ("I/O per request"). */
+function headingCase(title: string): string {
+  return /^.[a-z]/.test(title) ? `${title[0]!.toLowerCase()}${title.slice(1)}` : title;
+}
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -191,7 +196,7 @@ export function terminalList(list: List, paint: Paint, mark?: Mark): string[] {
       ...rest.slice(-EXCERPT_LINES).map((text) => `      ${sanitizeText(text)}`),
     ];
   });
-  return [`${list.title[0]!.toLowerCase()}${list.title.slice(1)}:`, ...items];
+  return [`${headingCase(list.title)}:`, ...items];
 }
 
 /**
@@ -206,5 +211,10 @@ export function terminalTableSection(section: TableSection): string[] {
     return row.group && startsGroup(table.rows, i) ? [sanitizeText(row.group.name), line] : [line];
   });
   const notes = section.notes.map((note) => `${MARKS[note.mark][0]} ${terminalLine(note.line)}`);
-  return [`${section.title[0]!.toLowerCase()}${section.title.slice(1)}${section.lead}:`, ...rows, ...notes];
+  return [`${headingCase(section.title)}${section.lead}:`, ...rows, ...notes];
+}
+
+/** A section's opening as a heading: its title, then what it measures. */
+export function terminalIntro(intro: Intro): string {
+  return `${headingCase(intro.title)} — ${intro.about}:`;
 }
