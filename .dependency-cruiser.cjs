@@ -67,6 +67,14 @@ module.exports = {
       },
     },
     {
+      name: 'renderers-build-then-print',
+      comment:
+        'the entry points (report/markdown.ts, terminal.ts, comment.ts) build the document and hand it to a printer: they name no metric and format no figure themselves (report/format.ts is the document builders\'), and read neither the configuration, the results beyond their types, nor profile/',
+      severity: 'error',
+      from: { path: '^src/report/(markdown|terminal|comment)\\.ts$' },
+      to: { path: ['^src/report/format\\.ts$', '^src/profile/', '^src/config/', '^src/results/'], pathNot: ['^src/results/types\\.ts$'] },
+    },
+    {
       name: 'report-words-from-profile-in-the-document',
       comment:
         'in report/, only the document builders put profile/\'s names and places into words (report/document/, and report/hot-functions.ts, the hot-function words the action\'s annotations share): the renderers and printers read the built document',

@@ -10,7 +10,7 @@
 import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
 import { formatCount } from '../stats/format.js';
-import { escapeMarkdown, escapeUrl } from './format.js';
+import { escapeMarkdown, escapeUrl } from './escape.js';
 import { type MarkdownOptions, renderMarkdown } from './markdown.js';
 import { type Tone, verdictTone } from './rows.js';
 import { orderRows, type ReportRow } from './verdicts.js';

@@ -4,13 +4,12 @@
  */
 
 import type { Assessment } from '../assess/types.js';
-import type { Environment, Results } from '../results/types.js';
+import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { formatCount, formatDurationUs, formatInteger, truncate } from '../stats/format.js';
-import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
+import { benchmarkRows } from './benchmarks.js';
 import { renderChart } from './chart.js';
-import { escapeMarkdown, formatChangeOf, formatMetricName } from './format.js';
-import { describeHealthMethod, healthRows } from './health.js';
+import { escapeMarkdown } from './escape.js';
+import { healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -19,29 +18,20 @@ import {
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
   type HotFunctionSection,
-  regressionCulprits,
 } from './hot-functions.js';
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
-import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
 import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
-import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
-import { warningLines } from './document/warnings.js';
-import { markdownItem, markdownLine, markdownTable } from './print/markdown.js';
-import { renderRequestBreakdown } from './requests.js';
-import {
-  allComparisons,
-  countVerdicts,
-  describeAnswer,
-  describeCounts,
-  describeNothingChanged,
-  nothingChanged,
-  orderRows,
-  type ReportRow,
-  worstGatedChange,
-} from './verdicts.js';
+import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChangedLine } from './document/headline.js';
+import { describeSetup, describeSides } from './document/run-info.js';
+import { warningsList } from './document/warnings.js';
+import { benchmarkFailuresList, environmentList, methodLine, startsList } from './document/method.js';
+import { markdownHeadline, markdownIntro, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
+import { requestSection } from './document/requests.js';
+import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */
@@ -86,45 +76,13 @@ function acceptedLabel(analysis: Assessment, options: MarkdownOptions): string |
   return analysis.decision === 'fail' && options.acceptedBy ? options.acceptedBy : null;
 }
 
-/**
- * The answer first: the decision with the change that leads it and its culprit in the heading;
- * under it the other regressed scenarios, then the counts. The design of the looks is in the
- * details (renderMethod).
- */
-function renderHeadline(results: Results, analysis: Assessment, title: string, accepted: string | null): string {
-  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
-  const culprits = regressionCulprits(analysis);
-  const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
-  const answer = describeAnswer(analysis, escapeMarkdown, culpritOf);
-  const decision =
-    accepted === null
-      ? `${analysis.decision === 'pass' ? '✅' : '❌'} ${answer}`
-      : `⚠️ accepted by label **${escapeMarkdown(accepted)}**: ${answer}`;
-  const incomplete = results.status === 'complete' ? '' : ' · ⚠️ incomplete run';
-  const heading = `## ${escapeMarkdown(title)}: ${decision}${incomplete}`;
-  // Per other regressed scenario: which metric, by how much, and the culprit in the service's own code.
-  const lead = analysis.decision === 'fail' ? worstGatedChange(analysis) : null;
-  const lines = culprits
-    .filter((c) => c.scenario !== lead?.scenario)
-    .map((c) => `${c.culprit ? '🔎' : '📉'} **${escapeMarkdown(c.scenario)}:** ${escapeMarkdown(c.regression)}${c.culprit ? ` · ${escapeMarkdown(c.culprit.text)}` : ''}`);
-  const baseCommands = describeBaseCommands(results);
-  if (baseCommands !== null) lines.push(`⚠️ ${markdownLine(baseCommands)}`);
-  return `${heading}\n\n${[...lines, counts].join('<br>\n')}`;
-}
-
 function renderAccepted(accepted: string | null): string | null {
-  if (accepted === null) return null;
-  return `> ⚠️ **Regression accepted.** The label **${escapeMarkdown(accepted)}** is on this pull request, so the gated regression below passes the check instead of failing it. Remove the label to gate again.`;
+  return accepted === null ? null : markdownNote(acceptedNote(accepted));
 }
 
 function renderHowToAccept(analysis: Assessment, accepted: string | null, options: MarkdownOptions): string | null {
   if (analysis.decision !== 'fail' || accepted !== null || !options.acceptLabel) return null;
-  return `If this regression is intended, add the label **${escapeMarkdown(options.acceptLabel)}** to the pull request: the check then passes and this comment says it was accepted.`;
-}
-
-function renderIncomplete(results: Results, analysis: Assessment): string | null {
-  const text = describeIncomplete(results, analysis);
-  return text === null ? null : `> ⚠️ **Incomplete run:** ${markdownLine(text)}`;
+  return markdownLine(howToAcceptLine(options.acceptLabel));
 }
 
 /** The repository's web address: the caller's, else the one the action recorded in results.json; null for neither. */
@@ -148,7 +106,7 @@ function renderTable(rows: ReportRow[], limit: MarkdownOptions['rows']): string 
 function renderBenchmarks(results: Results, analysis: Assessment): string | null {
   if (!results.benchmarks) return null;
   const rows = benchmarkRows(analysis);
-  const intro = `**Micro-benchmarks** · ${describeBenchmarkMethod(results)}`;
+  const intro = markdownIntro(benchmarkIntro(results));
   if (rows.length === 0) return `${intro}
 
 _No micro-benchmark gave a number on either side._`;
@@ -173,78 +131,12 @@ function renderLegend(hasRows: boolean, warningCount: number, hasBenchmarks = fa
   return parts.length === 0 ? null : parts.join(' ');
 }
 
-/** Two or three plain sentences a reviewer can check the numbers against. */
-function renderMethod(results: Results): string {
-  const { load } = results.config;
-  const stopping = describeStopping(results);
-  const slice = formatDurationUs(load.sliceMs * 1000);
-  const { instances } = load;
-  const starts = load.blocks * instances;
-  const where = results.environment.placement
-    ? `, the load generator on CPU ${escapeMarkdown(results.environment.placement.generator)} and both services on CPUs ${escapeMarkdown(results.environment.placement.services)}`
-    : '';
-  const how =
-    load.mode === 'simultaneous'
-      ? `both under load at the same time in ${slice} slices${where}, so whatever slowed the machine slowed both`
-      : `load alternated between them in pairs of adjacent ${slice} slices, each pair in a random order (seed ${formatInteger(results.seed)})${where}`;
-  const http =
-    results.scenarios.length === 0
-      ? []
-      : [
-          `**Method.** Base and head ran side by side on this runner: ${how}. Each side was started ${starts === 1 ? 'once' : `${formatInteger(starts)} times (${formatInteger(load.blocks)} ${load.blocks === 1 ? 'block' : 'blocks'} of ${formatInteger(instances)} fresh ${instances === 1 ? 'start' : 'starts'} each)`}, and each pair was served by one start of base and one of head. Every start of a service carries its own offset, so the start pair is the unit: its pairs are summarised by their Hodges–Lehmann estimate, and the statistics count start pairs, not slices.`,
-        ];
-  const benchmarks = results.benchmarks
-    ? [
-        `${http.length === 0 ? '**Method.** ' : ''}Micro-benchmarks ran in rounds: each round ran every benchmark file once on base and once on head, each time in a fresh process, the two adjacent and in a random order (seed ${formatInteger(results.seed)}); each process gave one number per benchmark, its mean ops/s, and the rounds are the pairs.`,
-      ]
-    : [];
-  const health = results.scenarios.some((s) => s.pairs.some((p) => p.base.health || p.head.health))
-    ? [
-        'Service health was measured inside the service during the same slices; its paired metrics get the same test, an event-loop delay must also be worse by its absolute minimum, and heap growth is judged by the trend of post-GC heap against the requests served.',
-      ]
-    : [];
-  return [
-    ...http,
-    ...health,
-    ...benchmarks,
-    'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided sign-flip test (Fisher–Pitman);',
-    `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
-    'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), and is inconclusive otherwise.',
-    ...(stopping === null ? [] : [markdownLine(stopping)]),
-  ].join(' ');
-}
-
-/** Each start pair's own change of the gated metrics, so a reader sees whether the starts agree. */
-function renderStarts(rows: ReportRow[]): string | null {
-  const lines = rows
-    .map((row) => row.comparison)
-    // a row of zeros (errors neither side had) says nothing
-    .filter((c) => c.gated && c.starts && c.starts.length > 1 && c.starts.some((s) => s.change !== 0))
-    .map((c) => `- ${escapeMarkdown(c.scenario)} ${formatMetricName(c.metric)}: ${c.starts!.map((s) => formatChangeOf(c.metric, s.change)).join(', ')}`);
-  return lines.length === 0 ? null : ['**Each start pair**, its own change (the Hodges–Lehmann estimate of its pairs), in the order they ran:', ...lines].join('\n');
-}
-
 function renderNoise(rows: ReportRow[]): string | null {
   if (rows.length === 0) return null;
   const intro =
     '**Noise.** The middle half of the per-pair and of the per-start changes shows how much one pair and one start pair move on this machine; the smallest detectable change is what this run could have caught (80% power), next to the limit a change must exceed. ⚠️ marks a limit finer than the run could resolve.';
-  return [[intro, '', markdownTable(noiseTable(rows))].join('\n'), renderStarts(rows)].filter(Boolean).join('\n\n');
-}
-
-function renderEnvironment(env: Environment): string {
-  const flags = env.nodeFlags.length === 0 ? 'none' : escapeMarkdown(env.nodeFlags.join(' '));
-  return [
-    '**Environment.**',
-    `- CPU: ${formatInteger(env.cpus)} × ${escapeMarkdown(env.cpuModel)}`,
-    `- Node: ${escapeMarkdown(env.nodeVersion)}, flags: ${flags}`,
-    `- OS: ${escapeMarkdown(env.os)} (${escapeMarkdown(env.arch)}), ${formatCount(env.totalMemoryMb)} MB memory`,
-  ].join('\n');
-}
-
-function renderWarnings(analysis: Assessment): string | null {
-  const lines = warningLines(analysis);
-  if (lines.length === 0) return null;
-  return ['**Warnings.**', ...lines.map((line) => `- ${markdownLine(line)}`)].join('\n');
+  const starts = startsList(rows);
+  return [[intro, '', markdownTable(noiseTable(rows))].join('\n'), starts === null ? null : markdownList(starts)].filter(Boolean).join('\n\n');
 }
 
 function renderFailures(analysis: Assessment): string | null {
@@ -258,31 +150,17 @@ function renderBenchmarkNoise(analysis: Assessment): string | null {
   return ['**Micro-benchmark noise.** How much one round moves (processes differ more than samples inside one process do), and the smallest change this run could have caught.', '', markdownTable(benchmarkNoiseTable(analysis))].join('\n');
 }
 
-/** Longest stderr excerpt per failed file in the comment; the whole log is in the artifacts. */
-const MAX_FAILURE_CHARS = 1200;
-
-function renderBenchmarkFailures(analysis: Assessment): string | null {
-  const failures = analysis.benchmarks?.failures ?? [];
-  if (failures.length === 0) return null;
-  const items = failures.map((f) => {
-    const message = truncate(f.message, MAX_FAILURE_CHARS)
-      .split('\n')
-      .map((line) => escapeMarkdown(line))
-      .join('<br>');
-    return `- **${escapeMarkdown(f.file)}** on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${message}`;
-  });
-  return ['**Benchmark files that failed.**', ...items].join('\n');
-}
-
 function renderDetails(results: Results, analysis: Assessment, rows: ReportRow[]): string {
+  const warnings = warningsList(analysis);
+  const benchmarkFailures = benchmarkFailuresList(analysis);
   const body = [
-    renderMethod(results),
+    markdownLine(methodLine(results)),
     renderNoise(rows),
     renderBenchmarkNoise(analysis),
-    renderEnvironment(results.environment),
-    renderWarnings(analysis),
+    markdownList(environmentList(results.environment)),
+    warnings === null ? null : markdownList(warnings),
     renderFailures(analysis),
-    renderBenchmarkFailures(analysis),
+    benchmarkFailures === null ? null : markdownList(benchmarkFailures),
   ].filter((part) => part !== null);
   return ['<details><summary>Method, noise and warnings</summary>', ...body, '</details>'].join('\n\n');
 }
@@ -295,7 +173,7 @@ function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOpti
   const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return null;
   const shown = mode === 'notable' ? rows.filter((r) => r.notable) : rows;
-  const parts = [`**Service health** · ${describeHealthMethod(results)}.`];
+  const parts = [markdownIntro(healthIntro(results))];
   if (shown.length > 0) {
     parts.push(markdownTable(healthTable(shown)));
   }
@@ -310,7 +188,7 @@ function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOpti
 export function renderIoMarkdown(analysis: Assessment): string | null {
   const section = ioSection(analysis);
   if (section === null) return null;
-  return [`**I/O per request** · ${section.method}.`, ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
+  return [markdownIntro(section.intro), ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
 }
 
 /* ---------- hot functions (profiling phase) ---------- */
@@ -389,11 +267,6 @@ function renderHotFunctions(results: Results, analysis: Assessment, options: Mar
   return [...parts.map((part) => renderHotFunctionSection(analysis, options, part)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
 }
 
-/** The one visible line of a run where nothing changed. */
-function renderNothingChanged(analysis: Assessment): string {
-  return `**Nothing changed beyond its limit:** ${describeNothingChanged(analysis, escapeMarkdown)}.`;
-}
-
 /**
  * The markdown body: headline, method line, the chart of the gated changes, verdict table,
  * details, footer. When nothing changed, one line says so and the chart and tables fold away, so
@@ -402,6 +275,7 @@ function renderNothingChanged(analysis: Assessment): string {
 export function renderMarkdown(results: Results, analysis: Assessment, options: MarkdownOptions = {}): string {
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
+  const top = headline(results, analysis, accepted);
   const chart = options.chart === false ? null : renderChart(results, analysis);
   const tables = [
     // A project with micro-benchmarks alone has no HTTP table.
@@ -410,8 +284,9 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
     renderLevels(analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
   ];
+  const requests = requestSection(results);
   const inside = [
-    renderRequestBreakdown(results),
+    requests === null ? null : markdownTableSection(requests),
     renderHealth(results, analysis, options.healthRows),
     renderIoMarkdown(analysis),
     renderHotFunctions(results, analysis, options),
@@ -421,13 +296,13 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
   // limit is what the one visible line already says, and the fold is what keeps that comment short.
   const folded = [chart, ...tables, ...inside].filter((s) => s !== null);
   const sections = [
-    renderHeadline(results, analysis, options.title ?? 'perfgate', accepted),
+    markdownHeadline(top, options.title ?? 'perfgate'),
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
-    renderIncomplete(results, analysis),
+    top.incomplete === null ? null : markdownNote(incompleteNote(top.incomplete.why)),
     renderMethodLine(results, analysis, options),
     ...(quiet
-      ? [renderNothingChanged(analysis), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
+      ? [markdownLine(nothingChangedLine(analysis)), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
       : [chart, ...tables, options.links ?? null, ...inside]),
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` · [workflow run](${options.runUrl})` : ''}</sub>`,

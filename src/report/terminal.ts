@@ -5,12 +5,11 @@
 
 import { join } from 'node:path';
 import type { Assessment } from '../assess/types.js';
-import type { MetricComparison, Results } from '../results/types.js';
+import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
-import { formatCount, formatPercent } from '../stats/format.js';
-import { benchmarkRows, describeBenchmarkMethod } from './benchmarks.js';
-import { formatChangeOf, formatLimit, formatMetricName, sanitizeText } from './format.js';
-import { describeHealthMethod, healthRows } from './health.js';
+import { benchmarkRows } from './benchmarks.js';
+import { sanitizeText } from './escape.js';
+import { healthRows } from './health.js';
 import {
   describeChangeColumn,
   describeCulprit,
@@ -18,28 +17,20 @@ import {
   describeProfiling,
   flamegraphFiles,
   HOT_FUNCTION_ROWS,
-  regressionCulprits,
 } from './hot-functions.js';
 import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
-import { benchmarkTable, healthTable, verdictTable } from './document/tables.js';
+import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
 import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
 import { ioSection } from './document/io.js';
-import { describeBaseCommands, describeIncomplete, describeSetup, describeSides, describeStopping } from './document/run-info.js';
-import { warningLines } from './document/warnings.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalItem, terminalLine, terminalTable, terminalVerdictDetails } from './print/terminal.js';
-import { renderRequestLines } from './requests.js';
-import {
-  allComparisons,
-  countVerdicts,
-  describeAnswer,
-  describeCounts,
-  describeNothingChanged,
-  nothingChanged,
-  orderRows,
-  type ReportRow,
-  worstGatedChange,
-} from './verdicts.js';
+import { headline, nothingChangedLine } from './document/headline.js';
+import { describeSetup, describeSides, describeStopping } from './document/run-info.js';
+import { warningsList } from './document/warnings.js';
+import { benchmarkFailuresList, detectableList, failedRequestsList } from './document/method.js';
+import type { List, Mark } from './document/types.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalIntro, terminalItem, terminalLine, terminalList, terminalTable, terminalTableSection, terminalVerdictDetails } from './print/terminal.js';
+import { requestSection } from './document/requests.js';
+import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */
@@ -70,7 +61,7 @@ function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
 function renderBenchmarks(results: Results, analysis: Assessment, width: number, paint: Paint, httpShown: boolean): string[] {
   if (!results.benchmarks) return [];
   const rows = benchmarkRows(analysis);
-  const title = `micro-benchmarks — ${describeBenchmarkMethod(results)}:`;
+  const title = terminalIntro(benchmarkIntro(results));
   if (rows.length === 0) return ['', title, 'no micro-benchmark gave a number on either side'];
   const table = benchmarkTable(rows);
   // Reasons are long: under the table, so the names keep their width.
@@ -83,47 +74,12 @@ function renderLevels(analysis: Assessment, width: number, paint: Paint): string
   return table ? ['', `${LEVELS_TITLE.toLowerCase()} — ${LEVELS_METHOD}:`, ...terminalTable(table, width, paint)] : [];
 }
 
-/** Lines of a failure message (its stderr tail) shown per failed file. */
-const FAILURE_LINES = 8;
-
-function renderBenchmarkFailures(analysis: Assessment): string[] {
-  const failures = analysis.benchmarks?.failures ?? [];
-  if (failures.length === 0) return [];
-  const items = failures.flatMap((f) => {
-    const [first, ...rest] = f.message.split('\n');
-    return [
-      `  ${sanitizeText(f.file)} on ${f.side}, failed in ${f.failedRounds.length} of ${f.runs} runs: ${sanitizeText(first ?? '')}`,
-      ...rest.slice(-FAILURE_LINES).map((line) => `      ${sanitizeText(line)}`),
-    ];
-  });
-  return ['', 'benchmark files that failed:', ...items];
-}
-
-/**
- * The answer first: the decision with the change that leads it and its culprit; the other
- * regressed scenarios; then the counts and how the run was made. The design of the looks is at
- * the end of the report (renderStopping).
- */
+/** The headline, then how the run was made. The design of the looks is at the end of the report (renderStopping). */
 function renderHeadline(results: Results, analysis: Assessment, paint: Paint): string[] {
-  const counts = describeCounts(countVerdicts(allComparisons(analysis)));
-  const pass = analysis.decision === 'pass';
-  const culprits = regressionCulprits(analysis);
-  const culpritOf = (scenario: string) => culprits.find((c) => c.scenario === scenario)?.culprit?.text ?? null;
-  const answer = describeAnswer(analysis, sanitizeText, culpritOf);
-  const lead = worstGatedChange(analysis);
-  const lines = [`${paint('perfgate', 'bold')}: ${paint(`${pass ? '✓' : '✗'} ${answer}`, pass ? 'green' : 'red')}`];
-  for (const c of culprits) {
-    // the headline's own scenario is said above when the run fails on it
-    if (!pass && lead !== null && c.scenario === lead.scenario) continue;
-    lines.push(`  ${sanitizeText(c.scenario)}: ${sanitizeText(c.regression)}${c.culprit ? ` · ${sanitizeText(c.culprit.text)}` : ''}`);
-  }
-  lines.push(counts);
-  const incomplete = describeIncomplete(results, analysis);
-  if (incomplete !== null) lines.push(paint(`! incomplete run: ${terminalLine(incomplete)}`, 'yellow'));
-  const baseCommands = describeBaseCommands(results);
-  if (baseCommands !== null) lines.push(paint(`! ${terminalLine(baseCommands)}`, 'yellow'));
-  lines.push(`${terminalLine(describeSides(results))} · ${terminalLine(describeSetup(results, analysis))}`);
-  return lines;
+  return [
+    ...terminalHeadline(headline(results, analysis), 'perfgate', paint),
+    `${terminalLine(describeSides(results))} · ${terminalLine(describeSetup(results, analysis))}`,
+  ];
 }
 
 /** How the interim looks went and the design they follow: for the curious, at the end. */
@@ -132,50 +88,21 @@ function renderStopping(results: Results): string[] {
   return stopping === null ? [] : ['', terminalLine(stopping)];
 }
 
-function renderWarnings(analysis: Assessment, paint: Paint): string[] {
-  const lines = warningLines(analysis);
-  if (lines.length === 0) return [];
-  return ['', 'warnings:', ...lines.map((line) => `  ${paint('!', 'yellow')} ${terminalLine(line)}`)];
+/** A titled list after a blank line; nothing for none. */
+function renderList(list: List | null, paint: Paint, mark?: Mark): string[] {
+  return list === null ? [] : ['', ...terminalList(list, paint, mark)];
 }
 
-function renderFailures(analysis: Assessment): string[] {
-  const tallies = analysis.failedRequests;
-  if (tallies.length === 0) return [];
-  const items = tallies.map(
-    (t) =>
-      `  ${sanitizeText(t.scenario)} ${t.side}: ${formatCount(t.non2xx)} non-2xx, ${formatCount(t.errors)} errors, ${formatCount(t.timeouts)} timeouts of ${formatCount(t.requests)} requests`,
-  );
-  return ['', 'failed requests:', ...items];
+/** The per-request breakdown after a blank line; nothing when no scenario sends several requests. */
+function renderRequests(results: Results): string[] {
+  const section = requestSection(results);
+  return section === null ? [] : ['', ...terminalTableSection(section)];
 }
 
-function describeDetectable(c: MetricComparison): string {
-  const beyond = c.detectable > c.limit ? ', larger than the limit' : '';
-  const detectable = `smallest detectable change, ${sanitizeText(c.scenario)} ${formatMetricName(c.metric)}: ${formatLimit(c.metric, c.detectable)} (limit ${formatLimit(c.metric, c.limit)}${beyond})`;
-  // each start pair's own change, so a reader sees whether the starts agree
-  const starts = c.starts && c.starts.length > 1 ? `\n  each start pair: ${c.starts.map((s) => formatChangeOf(c.metric, s.change)).join(' ')}` : '';
-  return `${detectable}${starts}`;
-}
-
-/** The range over all compared micro-benchmarks: one line, however many there are. */
-function describeBenchmarkDetectable(analysis: Assessment): string[] {
-  const comparisons = (analysis.benchmarks?.comparisons ?? []).filter((c) => Number.isFinite(c.detectable));
-  if (comparisons.length === 0) return [];
-  const values = comparisons.map((c) => c.detectable);
-  const low = Math.min(...values);
-  const high = Math.max(...values);
-  const range = formatPercent(low) === formatPercent(high) ? formatPercent(low) : `${formatPercent(low)} to ${formatPercent(high)}`;
-  const limit = comparisons[0]!.limit;
-  const beyond = high <= limit ? '' : comparisons.length === 1 || low > limit ? ', larger than the limit' : ', some larger than the limit';
-  return [`smallest detectable change, micro-benchmarks: ${range} (limit ${formatPercent(limit)}${beyond})`];
-}
-
-/** The smallest detectable change where it explains a verdict: a gated metric the run could not decide. */
+/** The smallest detectable change where it explains a verdict. */
 function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
-  const lines = [
-    ...rows.filter((r) => r.comparison.gated && r.comparison.verdict === 'inconclusive').map((r) => describeDetectable(r.comparison)),
-    ...describeBenchmarkDetectable(analysis),
-  ];
-  return lines.length === 0 ? [] : ['', ...lines];
+  const lines = detectableList(rows, analysis);
+  return lines.length === 0 ? [] : ['', ...lines.map(terminalLine)];
 }
 
 /* ---------- service health ---------- */
@@ -189,14 +116,14 @@ function renderHealth(results: Results, analysis: Assessment, paint: Paint): str
   const rows = healthRows(results, analysis);
   const hints = hintItems(analysis);
   if (rows.length === 0 && hints.length === 0) return [];
-  return ['', `service health — ${describeHealthMethod(results)}:`, ...terminalGroupedTables(healthTable(rows), paint), ...hints.map((item) => terminalItem(item, paint))];
+  return ['', terminalIntro(healthIntro(results)), ...terminalGroupedTables(healthTable(rows), paint), ...hints.map((item) => terminalItem(item, paint))];
 }
 
 /** The "I/O per request" lines (a blank line first); none when the run counted no outgoing I/O. */
 export function renderIoTerminal(analysis: Assessment): string[] {
   const section = ioSection(analysis);
   if (section === null) return [];
-  return ['', `I/O per request — ${section.method}:`, ...section.items.map((line) => `  ${terminalLine(line)}`)];
+  return ['', terminalIntro(section.intro), ...section.items.map((line) => `  ${terminalLine(line)}`)];
 }
 
 /* ---------- hot functions (profiling phase) ---------- */
@@ -242,9 +169,9 @@ function renderFolded(results: Results, analysis: Assessment, options: TerminalO
   return [
     ...renderHeadline(results, analysis, paint),
     '',
-    `Nothing changed beyond its limit: ${describeNothingChanged(analysis, sanitizeText)}.`,
+    terminalLine(nothingChangedLine(analysis)),
     `Every metric${hasMore(results, analysis) ? ', service health and hot functions' : ''}: ${sanitizeText(options.fullReport ?? '--full')}`,
-    ...renderWarnings(analysis, paint),
+    ...renderList(warningsList(analysis), paint, 'warn'),
   ];
 }
 
@@ -270,13 +197,13 @@ export function renderTerminal(results: Results, analysis: Assessment, options: 
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
     ...renderLevels(analysis, width, paint),
-    ...renderRequestLines(results),
+    ...renderRequests(results),
     ...renderHealth(results, analysis, paint),
     ...renderIoTerminal(analysis),
     ...renderHotFunctions(results, analysis, options, width, paint),
-    ...renderWarnings(analysis, paint),
-    ...renderFailures(analysis),
-    ...renderBenchmarkFailures(analysis),
+    ...renderList(warningsList(analysis), paint, 'warn'),
+    ...renderList(failedRequestsList(analysis), paint),
+    ...renderList(benchmarkFailuresList(analysis), paint),
     ...renderDetectable(rows, analysis),
     ...renderStopping(results),
   ];

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
 import { pairsNeeded } from '../../src/assess/warnings.js';
-import { describeDecision } from '../../src/report/verdicts.js';
+import { decisionLine } from '../../src/report/document/headline.js';
+import { terminalLine } from '../../src/report/print/terminal.js';
 import type { Side } from '../../src/results/types.js';
 import { benchResults, benchRounds, benchRun, type FakeBenchmark, WOBBLE } from '../helpers/bench.js';
 
@@ -35,7 +36,7 @@ describe('micro-benchmark verdicts', () => {
     assert.deepEqual(analysis.benchmarks!.failing.map((c) => c.label), ['slower']);
     assert.equal(analysis.regressions, 1);
     assert.equal(analysis.improvements, 1);
-    assert.equal(describeDecision(analysis, (t) => t), 'failing (micro-benchmark limit 10%)');
+    assert.equal(terminalLine(decisionLine(analysis)), 'failing (micro-benchmark limit 10%)');
   });
 
   test('gate.benchmarks off: the regression is information, the build passes', () => {
@@ -138,7 +139,7 @@ describe('what cannot be compared is listed', () => {
     ]);
     assert.equal(analysis.decision, 'pass', 'what could not be measured does not fail the build');
     assert.equal(
-      describeDecision(analysis, (t) => t),
+      terminalLine(decisionLine(analysis)),
       'passing; 3 micro-benchmarks could not be compared: thrower (it threw on head: Error: x is not a function); c1 (bench/c.js failed on head); and 1 more',
     );
     const codes = analysis.warnings.map((w) => w.code);

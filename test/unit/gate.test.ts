@@ -5,7 +5,8 @@ import { describe, test } from 'node:test';
 import { assessResults, decideVerdict, describeFailing } from '../../src/assess/compare.js';
 import { escapeMarkdown } from '../../src/report/format.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
-import { describeAnswer } from '../../src/report/verdicts.js';
+import { answerLine } from '../../src/report/document/headline.js';
+import { terminalLine } from '../../src/report/print/terminal.js';
 import type { Analysis, Results, Side } from '../../src/results/types.js';
 import { spreadWithinStarts, summarizeStarts } from '../../src/assess/starts.js';
 import { createRandom } from '../../src/stats/random.js';
@@ -284,7 +285,7 @@ describe('errors: a head that answers errors where base answered as expected', (
     assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'improvement');
     assert.equal(analysis.decision, 'fail');
     assert.deepEqual(analysis.failing.map((c) => c.metric), ['errors']);
-    assert.equal(describeAnswer(analysis, (t) => t, () => null), 'failing: GET /hello answered 30% errors (base 0%, limit 1 pt): mostly 500');
+    assert.equal(terminalLine(answerLine(analysis, () => null)), 'failing: GET /hello answered 30% errors (base 0%, limit 1 pt): mostly 500');
     assert.match(describeFailing(analysis)[0]!, /^errors of GET \/hello: head 30% of requests not answered as expected, base 0% \(limit 1 point\)$/);
   });
 
@@ -316,7 +317,7 @@ describe('errors: a head that answers errors where base answered as expected', (
     const analysis = assessResults(results);
     assert.equal(errorsOf(analysis).verdict, 'inconclusive');
     assert.equal(analysis.decision, 'pass');
-    assert.match(describeAnswer(analysis, (t) => t, () => null), /^passing, but inconclusive: GET \/hello errors/);
+    assert.match(terminalLine(answerLine(analysis, () => null)), /^passing, but inconclusive: GET \/hello errors/);
     // the same, with every start failing in one slice of two: a start pair's own share is beyond the limit in each
     const every = assessResults(failing(resultsFromPairs(noisyPairs(6, 1, 2), {}, 2), 'head', (i) => (i % 2 ? 0 : 0.3)));
     assert.equal(errorsOf(every).verdict, 'regression');
@@ -351,7 +352,7 @@ describe('errors: a head that answers errors where base answered as expected', (
     const analysis = assessResults(results);
     assert.equal(errorsOf(analysis).verdict, 'regression');
     assert.ok(Math.abs(errorsOf(analysis).change - 0.2) < 0.005, `change ${errorsOf(analysis).change}`);
-    assert.match(describeAnswer(analysis, (t) => t, () => null), /^failing: GET \/hello answered 20% errors \(base 0%, limit 1 pt\): mostly no answer/);
+    assert.match(terminalLine(answerLine(analysis, () => null)), /^failing: GET \/hello answered 20% errors \(base 0%, limit 1 pt\): mostly no answer/);
   });
 
   test('gate.errors sets the limit in points, or makes it information only', () => {

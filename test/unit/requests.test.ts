@@ -268,13 +268,13 @@ describe('the per-request breakdown in the report', () => {
     assert.match(markdown, /\*\*Per request\*\* \(medians over the slices; the verdicts above are per scenario\)/);
     assert.match(markdown, /\| GET \/hello \| list \| 75\.0% \| 1 ms → 1 ms \(0\.0%\) \| 4 ms → 4 ms \(0\.0%\) \| 0 \|/);
     assert.match(markdown, /\| {2}\| item \| 25\.0% \| 2 ms → 3 ms \(\+50\.0%\) \| 9 ms → 9 ms \(0\.0%\) \| 0 → 28 \|/);
-    assert.match(markdown, /⚠ Failed: an unexpected status, an error, or a response without the value a sequence captures from it/);
+    assert.match(markdown, /⚠️ Failed: an unexpected status, an error, or a response without the value a sequence captures from it/);
   });
 
   test('terminal: one line per request under its scenario', () => {
     const results = mixedResults();
     const text = renderTerminal(results, assessResults(results), { full: true });
-    assert.match(text, /per request \(medians over the slices; verdicts are per scenario\):\nGET \/hello\n {2}list {2}75\.0% {2}p50 1 ms → 1 ms \(0\.0%\)/);
+    assert.match(text, /per request \(medians over the slices; the verdicts above are per scenario\):\nGET \/hello\n {2}list {2}75\.0% {2}p50 1 ms → 1 ms \(0\.0%\)/);
     assert.match(text, /\n {2}item {2}25\.0% {2}p50 2 ms → 3 ms \(\+50\.0%\) {2}p99 9 ms → 9 ms \(0\.0%\) {2}failed 0 → 28\n/);
   });
 

@@ -4,7 +4,7 @@
  * in words what a change suggests, as document lines the printers lay out. Pure.
  */
 import type { Analysis, IoComparison, IoSide } from '../../results/types.js';
-import type { Line } from './types.js';
+import type { Intro, Line } from './types.js';
 
 /** Most lines shown; the changed ones first, so a long list drops only unchanged destinations. */
 const MAX_LINES = 12;
@@ -90,11 +90,15 @@ export function ioLines(analysis: Analysis): IoLine[] {
 }
 
 /** The section: what it counts, then one line per destination of a scenario; null when the run counted no outgoing I/O. */
-export function ioSection(analysis: Analysis): { method: string; items: Line[] } | null {
+export function ioSection(analysis: Analysis): { intro: Intro; items: Line[] } | null {
   const lines = ioLines(analysis);
   if (lines.length === 0) return null;
   return {
-    method: "round trips the service's own processes made (a write, then the first answer), by destination, and the time requests waited on them; information, not gated",
+    intro: {
+      title: 'I/O per request',
+      about:
+        "round trips the service's own processes made (a write, then the first answer), by destination, and the time requests waited on them; information, not gated",
+    },
     items: lines.map((l): Line => [
       { kind: 'text', text: l.scenario },
       { kind: 'label', text: ' · ' },

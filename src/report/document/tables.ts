@@ -2,11 +2,23 @@
  * The report's verdict tables as document tables: the HTTP verdicts, the micro-benchmarks and
  * service health. The words of each cell are decided here, once; the printers lay them out.
  */
-import type { BenchmarkRow } from '../benchmarks.js';
+import type { Results } from '../../results/types.js';
+import { type BenchmarkRow, describeBenchmarkMethod } from '../benchmarks.js';
 import { formatMetricChange, formatMetricName, formatValue } from '../format.js';
+import { describeHealthMethod } from '../health.js';
 import { type HealthCell, type HealthRow, verdictTone } from '../rows.js';
 import { FAILING_IMPROVEMENT, type ReportRow, rowTone } from '../verdicts.js';
-import type { Cell, Column, Table, Tone } from './types.js';
+import type { Cell, Column, Intro, Table, Tone } from './types.js';
+
+/** The micro-benchmark section's opening: what each number is, and how many rounds ran. */
+export function benchmarkIntro(results: Results): Intro {
+  return { title: 'Micro-benchmarks', about: describeBenchmarkMethod(results) };
+}
+
+/** The service-health section's opening: where it was measured. */
+export function healthIntro(results: Results): Intro {
+  return { title: 'Service health', about: describeHealthMethod(results) };
+}
 
 const VERDICT_WORDS: Record<Tone, string> = {
   fail: 'regression',

@@ -15,7 +15,8 @@ export type Mark = Tone | 'added' | 'removed' | 'hint';
  * - `text`: words from outside perfgate (a scenario or benchmark name, a path): printers escape them;
  *   `href`: where it links to (a view with links makes it one); `strong`: it stands out (what changed);
  *   `aside`: said in passing, in parentheses (a warning's code).
- * - `label`: perfgate's own words (a metric name): printed as they are.
+ * - `label`: perfgate's own words (a metric name): printed as they are; `strong`: they lead what
+ *   follows (bold in markdown, plain in a terminal).
  * - `figure`: a number perfgate formatted with its unit, or a change with its interval: printed as it is.
  * - `verdict`: a mark (its sign and colour are the printer's) and perfgate's words for it; `detail`
  *   says why, from outside perfgate (a failed benchmark's reason).
@@ -25,7 +26,7 @@ export type Mark = Tone | 'added' | 'removed' | 'hint';
  */
 export type Cell =
   | { kind: 'text'; text: string; gated?: boolean; warn?: boolean; href?: string; strong?: boolean; aside?: boolean }
-  | { kind: 'label'; text: string; gated?: boolean }
+  | { kind: 'label'; text: string; gated?: boolean; strong?: boolean }
   | { kind: 'figure'; text: string; warn?: boolean }
   | { kind: 'verdict'; mark: Mark; words: string; detail?: string };
 
@@ -47,6 +48,8 @@ export interface Column {
   align: 'left' | 'right';
   /** Free text that may run long (what a function's time went into): a narrow view puts it last and lets it run past its width. */
   wide?: boolean;
+  /** A view that prints each row as a line names this column's value with its header ("p50 1 ms → 2 ms"). */
+  named?: boolean;
 }
 
 /** A group of rows (a scenario): its name from outside perfgate, and perfgate's note on it (a fixed rate). */
@@ -71,4 +74,51 @@ export interface Table {
 /** Whether row `i` starts its group (the rows of a group are adjacent): only a group's first row names it. */
 export function startsGroup(rows: readonly TableRow[], i: number): boolean {
   return i === 0 || rows[i - 1]!.group?.name !== rows[i]!.group?.name;
+}
+
+/**
+ * The answer first: the decision with the change that leads it and its culprit, then every other
+ * regressed scenario, the counts, and what a reader must know before the tables.
+ */
+export interface Headline {
+  /** The decision's sign: fail, good (a pass), warn (a failing run a label accepted). */
+  mark: Extract<Tone, 'fail' | 'good' | 'warn'>;
+  /** The decision in words; an accepted run first names the label that accepted it. */
+  answer: Line;
+  /** Every other regressed scenario: what regressed and, when `found`, the culprit in the service's own code. */
+  others: { about: string; found: boolean; line: Line }[];
+  /** "1 regression · 1 improvement · 5 unchanged". */
+  counts: string;
+  /** An incomplete run: its `flag` beside the answer and `why` under it. */
+  incomplete: { flag: string; why: Line } | null;
+  /** Why base ran with head's service commands: it changes what the comparison means. */
+  baseCommands: Line | null;
+}
+
+/**
+ * A titled list (warnings, the environment, the benchmark files that failed). The title is
+ * perfgate's words, capitalized; a view may print it as a heading of its own kind.
+ */
+export interface List {
+  title: string;
+  /** Said after the title, before the items (", in the order they ran:"). */
+  lead?: string;
+  items: Line[];
+  /** Text from outside perfgate under an item (a failed file's stderr), one entry per item; a view shows what fits it. */
+  excerpts?: string[];
+}
+
+/** A titled table: the title (perfgate's words, capitalized), what it says after it, and notes under it. */
+export interface TableSection {
+  title: string;
+  lead: string;
+  table: Table;
+  /** Said under the table after its sign (why some requests failed). */
+  notes: { mark: Mark; line: Line }[];
+}
+
+/** A section's opening: its title (perfgate's words, capitalized) and what the section measures, in a clause. */
+export interface Intro {
+  title: string;
+  about: string;
 }

@@ -2,8 +2,9 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Headline, type Item, type Line, type Intro, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
+import { truncate } from '../../stats/format.js';
 
 const MARKS: Record<Mark, string> = {
   fail: '❌',
@@ -44,7 +45,7 @@ export function markdownCell(cell: Cell): string {
       return warned(cell.href === undefined ? text : `[${text}](${cell.href})`, cell.warn);
     }
     case 'label':
-      return gated(cell.text, cell.gated);
+      return gated(cell.text, cell.gated || cell.strong);
     case 'figure':
       return warned(cell.text, cell.warn);
     case 'verdict': {
@@ -82,4 +83,46 @@ export function markdownLine(line: Line): string {
 export function markdownItem(item: Item): string {
   const mark = MARKS[item.mark];
   return `- ${mark === '' ? '' : `${mark} `}**${escapeMarkdown(item.about)}:** ${markdownLine(item.line)}`;
+}
+
+/**
+ * The headline: a heading with the title, the decision's sign and the answer (and a flag when the
+ * run is incomplete); under it the other regressed scenarios, a warning, then the counts.
+ */
+export function markdownHeadline(headline: Headline, title: string): string {
+  const flag = headline.incomplete === null ? '' : ` · ${MARKS.warn} ${headline.incomplete.flag}`;
+  const heading = `## ${escapeMarkdown(title)}: ${MARKS[headline.mark]} ${markdownLine(headline.answer)}${flag}`;
+  const lines = headline.others.map((o) => `${o.found ? '🔎' : '📉'} **${escapeMarkdown(o.about)}:** ${markdownLine(o.line)}`);
+  if (headline.baseCommands !== null) lines.push(`${MARKS.warn} ${markdownLine(headline.baseCommands)}`);
+  return `${heading}\n\n${[...lines, headline.counts].join('<br>\n')}`;
+}
+
+/** A note set apart in a quote, after a warning sign: what must not be missed. */
+export function markdownNote(line: Line): string {
+  return `> ${MARKS.warn} ${markdownLine(line)}`;
+}
+
+/** Longest excerpt under a list item (a failed file's stderr); the whole log is in the artifacts. */
+const MAX_EXCERPT_CHARS = 1200;
+
+/** A titled list: the title in bold, a "- " line per item, an item's excerpt after it with its line breaks kept. */
+export function markdownList(list: List): string {
+  const title = list.lead === undefined ? `**${list.title}.**` : `**${list.title}**${list.lead}`;
+  const items = list.items.map((line, i) => {
+    const excerpt = list.excerpts?.[i];
+    const after = excerpt === undefined ? '' : truncate(excerpt, MAX_EXCERPT_CHARS).split('\n').map(escapeMarkdown).join('<br>');
+    return `- ${markdownLine(line)}${after}`;
+  });
+  return [title, ...items].join('\n');
+}
+
+/** A titled table: the title in bold and what it says, the table, then each note after its sign. */
+export function markdownTableSection(section: TableSection): string {
+  const notes = section.notes.map((note) => `${MARKS[note.mark]} ${markdownLine(note.line)}`);
+  return [`**${section.title}**${section.lead}`, markdownTable(section.table), ...notes].join('\n\n');
+}
+
+/** A section's opening: its title in bold, then what it measures. */
+export function markdownIntro(intro: Intro): string {
+  return `**${intro.title}** · ${intro.about}.`;
 }

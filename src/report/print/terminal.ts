@@ -6,7 +6,7 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Item, type Line, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import { type Cell, type Column, type Headline, type Item, type Line, type Intro, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -33,6 +33,11 @@ const MIN_NAME_WIDTH = 8;
 const COLUMN_GAP = '  ';
 export const GATED_MARK = ' *';
 const WARN_MARK = ' !';
+
+/** A title as a terminal heading: in lower case ("service health"), but a word in capitals stays ("I/O per request"). */
+function headingCase(title: string): string {
+  return /^.[a-z]/.test(title) ? `${title[0]!.toLowerCase()}${title.slice(1)}` : title;
+}
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
@@ -159,4 +164,57 @@ export function terminalLine(line: Line): string {
 export function terminalItem(item: Item, paint: Paint): string {
   const [mark, style] = MARKS[item.mark];
   return `${mark === '' ? '' : `${paint(mark, style)} `}${sanitizeText(item.about)}: ${terminalLine(item.line)}`;
+}
+
+/**
+ * The headline: the title, then the answer after the decision's sign, in its colour; the other
+ * regressed scenarios, the counts, and the warnings a reader must see first, in yellow.
+ */
+export function terminalHeadline(headline: Headline, title: string, paint: Paint): string[] {
+  const [mark, style] = MARKS[headline.mark];
+  const lines = [`${paint(title, 'bold')}: ${paint(`${mark} ${terminalLine(headline.answer)}`, style)}`];
+  lines.push(...headline.others.map((o) => `  ${sanitizeText(o.about)}: ${terminalLine(o.line)}`), headline.counts);
+  const [warn, yellow] = MARKS.warn;
+  if (headline.incomplete !== null) lines.push(paint(`${warn} ${headline.incomplete.flag}: ${terminalLine(headline.incomplete.why)}`, yellow));
+  if (headline.baseCommands !== null) lines.push(paint(`${warn} ${terminalLine(headline.baseCommands)}`, yellow));
+  return lines;
+}
+
+/** Lines of an excerpt under a list item (a failed file's stderr tail), after its first. */
+const EXCERPT_LINES = 8;
+
+/**
+ * A titled list: the title in lower case as a heading, an indented line per item (after `mark`'s
+ * sign when given); an excerpt's first line ends its item, its last lines follow, indented deeper.
+ */
+export function terminalList(list: List, paint: Paint, mark?: Mark): string[] {
+  const [sign, style] = mark === undefined ? ['', null] : MARKS[mark];
+  const items = list.items.flatMap((line, i) => {
+    const [first, ...rest] = list.excerpts?.[i]?.split('\n') ?? [];
+    return [
+      `  ${sign === '' ? '' : `${paint(sign, style)} `}${terminalLine(line)}${first === undefined ? '' : sanitizeText(first)}`,
+      ...rest.slice(-EXCERPT_LINES).map((text) => `      ${sanitizeText(text)}`),
+    ];
+  });
+  return [`${headingCase(list.title)}:`, ...items];
+}
+
+/**
+ * A titled table as lines, for rows too wide to align: the title in lower case, each group's name,
+ * then a line per row, its named columns' values after their header; each note after its sign.
+ */
+export function terminalTableSection(section: TableSection): string[] {
+  const { table } = section;
+  const rows = table.rows.flatMap((row, i) => {
+    const cells = row.cells.map((cell, c) => (table.columns[c]!.named ? `${table.columns[c]!.header} ${terminalCell(cell)}` : terminalCell(cell)));
+    const line = `  ${cells.join(COLUMN_GAP)}`;
+    return row.group && startsGroup(table.rows, i) ? [sanitizeText(row.group.name), line] : [line];
+  });
+  const notes = section.notes.map((note) => `${MARKS[note.mark][0]} ${terminalLine(note.line)}`);
+  return [`${headingCase(section.title)}${section.lead}:`, ...rows, ...notes];
+}
+
+/** A section's opening as a heading: its title, then what it measures. */
+export function terminalIntro(intro: Intro): string {
+  return `${headingCase(intro.title)} — ${intro.about}:`;
 }

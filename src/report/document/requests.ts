@@ -1,13 +1,13 @@
 /**
- * The per-request breakdown of scenarios that send several requests (a mix or a sequence): each
- * request's share of the responses and its latency, base against head. Verdicts stay per
- * scenario (the paired tests run on the scenario's slices); this says which request of the mix
- * moved. Values are medians over the slices of each side. Pure.
+ * The per-request breakdown of scenarios that send several requests (a mix or a sequence), as a
+ * document table: each request's share of the responses and its latency, base against head.
+ * Verdicts stay per scenario (the paired tests run on the scenario's slices); this says which
+ * request of the mix moved. Values are medians over the slices of each side. Pure.
  */
-import type { Pair, Results, Side } from '../results/types.js';
-import { median } from '../stats/descriptive.js';
-import { formatChange, formatCount, formatDurationUs } from '../stats/format.js';
-import { escapeMarkdown, sanitizeText } from './format.js';
+import type { Pair, Results, Side } from '../../results/types.js';
+import { median } from '../../stats/descriptive.js';
+import { formatChange, formatCount, formatDurationUs } from '../../stats/format.js';
+import type { Cell, TableSection } from './types.js';
 
 export interface RequestRow {
   scenario: string;
@@ -58,49 +58,47 @@ function latency(us: number): string {
 }
 
 /** "1.2 ms → 1.5 ms (+25.0%)". */
-function latencyChange(values: Record<Side, number>): string {
+function latencyChange(values: Record<Side, number>): Cell {
   const { base, head } = values;
   const change = Number.isFinite(base) && Number.isFinite(head) && base > 0 ? ` (${formatChange(head / base - 1)})` : '';
-  return `${latency(base)} → ${latency(head)}${change}`;
+  return { kind: 'figure', text: `${latency(base)} → ${latency(head)}${change}` };
 }
 
-function failedText(row: RequestRow): string {
-  return row.failed.base === 0 && row.failed.head === 0 ? '0' : `${formatCount(row.failed.base)} → ${formatCount(row.failed.head)}`;
+function failedCell(row: RequestRow): Cell {
+  return { kind: 'figure', text: row.failed.base === 0 && row.failed.head === 0 ? '0' : `${formatCount(row.failed.base)} → ${formatCount(row.failed.head)}` };
 }
 
 /** Why a request's responses failed: said once under the breakdown, when any did. */
 const FAILED_NOTE =
   'Failed: an unexpected status, an error, or a response without the value a sequence captures from it (then the sequence starts over). Check the request in perfgate.yml and what the service answers.';
 
-/** The breakdown as a markdown section; null when no scenario sends several requests. */
-export function renderRequestBreakdown(results: Results): string | null {
+/** The breakdown; null when no scenario sends several requests. */
+export function requestSection(results: Results): TableSection | null {
   const rows = requestRows(results);
   if (rows.length === 0) return null;
-  const lines = [
-    '**Per request** (medians over the slices; the verdicts above are per scenario)',
-    '',
-    '| scenario | request | share | p50 base → head | p99 base → head | failed base → head |',
-    '|:--|:--|--:|--:|--:|--:|',
-    ...rows.map((row, i) => {
-      const scenario = i === 0 || rows[i - 1]!.scenario !== row.scenario ? escapeMarkdown(row.scenario) : '';
-      return `| ${scenario} | ${escapeMarkdown(row.request)} | ${(row.share * 100).toFixed(1)}% | ${latencyChange(row.p50Us)} | ${latencyChange(row.p99Us)} | ${failedText(row)} |`;
-    }),
-  ];
-  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push('', `⚠ ${FAILED_NOTE}`);
-  return lines.join('\n');
-}
-
-/** The breakdown as terminal lines (plain text, one line per request); none when no scenario sends several requests. */
-export function renderRequestLines(results: Results): string[] {
-  const rows = requestRows(results);
-  if (rows.length === 0) return [];
-  const lines = ['', 'per request (medians over the slices; verdicts are per scenario):'];
-  rows.forEach((row, i) => {
-    if (i === 0 || rows[i - 1]!.scenario !== row.scenario) lines.push(sanitizeText(row.scenario));
-    lines.push(
-      `  ${sanitizeText(row.request)}  ${(row.share * 100).toFixed(1)}%  p50 ${latencyChange(row.p50Us)}  p99 ${latencyChange(row.p99Us)}  failed ${failedText(row)}`,
-    );
-  });
-  if (rows.some((r) => r.failed.base + r.failed.head > 0)) lines.push(`! ${FAILED_NOTE}`);
-  return lines;
+  return {
+    title: 'Per request',
+    lead: ' (medians over the slices; the verdicts above are per scenario)',
+    table: {
+      group: 'scenario',
+      columns: [
+        { header: 'request', align: 'left' },
+        { header: 'share', align: 'right' },
+        { header: 'p50', long: 'p50 base → head', align: 'right', named: true },
+        { header: 'p99', long: 'p99 base → head', align: 'right', named: true },
+        { header: 'failed', long: 'failed base → head', align: 'right', named: true },
+      ],
+      rows: rows.map((row) => ({
+        group: { name: row.scenario },
+        cells: [
+          { kind: 'text', text: row.request },
+          { kind: 'figure', text: `${(row.share * 100).toFixed(1)}%` },
+          latencyChange(row.p50Us),
+          latencyChange(row.p99Us),
+          failedCell(row),
+        ],
+      })),
+    },
+    notes: rows.some((r) => r.failed.base + r.failed.head > 0) ? [{ mark: 'warn', line: [{ kind: 'label', text: FAILED_NOTE }] }] : [],
+  };
 }
