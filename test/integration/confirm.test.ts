@@ -6,6 +6,7 @@
  * culprit must "explain little". Short: one block of few pairs each.
  */
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
@@ -21,7 +22,7 @@ async function compareFixture(base: string, head: string) {
     {
       'server.js': { copy: `services/${base}` },
       'perfgate.yml': `service:
-  start: node server.js
+  start: echo "code of $PERFGATE_SIDE" && exec node server.js
   ready: { timeout: 10s }
 scenarios: [GET /]
 load: { pairs: 12, blocks: 1, instances: 12, slice: 300ms, warmup: 300ms }
@@ -40,11 +41,16 @@ profile: { duration: 2s }
   const found = subject.confirmation;
   const [record] = results.confirmations!;
   console.log(`${head}: ${found.culprit.name} gives back ${found.givenBack?.estimate.toFixed(1)} of ${found.points?.toFixed(1)} points (${found.givenBack?.low.toFixed(1)} … ${found.givenBack?.high.toFixed(1)}), ${record!.pairs.length} pairs, ${record!.wallMs} ms`);
-  return { run, results, assessment, found, record: record! };
+  return { run, results, assessment, found, record: record!, out };
 }
 
 test("reverting this PR's change to the culprit gives the drop back: confirmed, in the headline, the comment and verdicts.json", async () => {
-  const { run, results, assessment, found, record } = await compareFixture('culprits/zlib-base.js', 'culprits/zlib-head.js');
+  const { run, results, assessment, found, record, out } = await compareFixture('culprits/zlib-base.js', 'culprits/zlib-head.js');
+  // The reverted head is head's code in base's place: its starts are told PERFGATE_SIDE=head (head's database, not base's).
+  const armLogs = readdirSync(join(out, 'confirm'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.log'));
+  const said = armLogs.flatMap((f) => readFileSync(join(out, 'confirm', f), 'utf8').match(/^code of \w+$/gm) ?? []);
+  assert.equal(said.length, 24, `each of the arm's 24 starts says whose code it is: ${armLogs.join(', ')}`);
+  assert.deepEqual([...new Set(said)], ['code of head']);
   assert.equal(record.culprit.name, 'compressBody');
   assert.equal(record.status, 'measured', record.reason ?? '');
   assert.deepEqual(record.reverted, { file: 'server.js', hunks: 1 });
@@ -52,9 +58,9 @@ test("reverting this PR's change to the culprit gives the drop back: confirmed, 
   const { givenBack, points } = found;
   assert.equal(found.status, 'confirmed', JSON.stringify(found));
   assert.ok(givenBack!.estimate >= 0.9 * points!, `gives back ${givenBack!.estimate} of ${points}`);
-  const said = /reverting this PR's change to compressBody gives back [\d.]+ of the [\d.]+ points \(95% CI [\d.]+ … [\d.]+\): confirmed/;
-  assert.match(run.stdout.split('\n').slice(0, 4).join('\n'), said);
-  assert.match(renderMarkdown(results, assessment).replace(/\\(.)/g, '$1'), said);
+  const words = /reverting this PR's change to compressBody gives back [\d.]+ of the [\d.]+ points \(95% CI [\d.]+ … [\d.]+\): confirmed/;
+  assert.match(run.stdout.split('\n').slice(0, 4).join('\n'), words);
+  assert.match(renderMarkdown(results, assessment).replace(/\\(.)/g, '$1'), words);
   const culprit = buildVerdicts(results, assessment).metrics.find((m) => m.culprit)?.culprit;
   assert.equal(culprit?.confirmation?.status, 'confirmed');
 });

@@ -111,6 +111,7 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
         starts[side].push(
           await Service.start({
             side,
+            codeOf: trees[side].side,
             // Numbered 0, 1, 2… over the run, in block order (PERFGATE_START).
             start: firstStart + slot,
             config: phase.services[side],

@@ -81,6 +81,11 @@ const SETUP_TIMEOUT_MS = 10 * 60_000;
 
 export interface StartOptions {
   side: Side;
+  /**
+   * Whose code the start runs, for PERFGATE_SIDE, when not `side`'s: the third arm measures head
+   * with a culprit reverted in base's place, and that is head's code, with head's database.
+   */
+  codeOf?: Side;
   /** Which start of this side: its number over the run (0-based), or the profiling phase's start. PERFGATE_START tells the service's commands. */
   start: number | 'profile' | 'probe';
   config: ServiceConfig;
@@ -135,7 +140,7 @@ export class Service {
     const command = options.config.start;
     // The config requires a start command whenever there are scenarios to load.
     if (command === null) throw new Error('Service.start: service.start is not set');
-    const sideEnv = { PERFGATE_SIDE: options.side, PERFGATE_START: String(options.start) };
+    const sideEnv = { PERFGATE_SIDE: options.codeOf ?? options.side, PERFGATE_START: String(options.start) };
     if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
     writeFileSync(options.statusFile, '');

@@ -94,7 +94,7 @@ export async function revertFunction(request: RevertRequest): Promise<Revert> {
       return { ok: false, reason: `git apply -R of this PR's ${part.hunks} hunk(s) in ${fn.name} did not apply: ${(e as Error).message.split('\n').at(-1)}` };
     }
     copyModules(join(head.root, request.cwd), join(root, request.cwd));
-    return { ok: true, tree: { ...head, side: 'base', root }, file: fn.file, hunks: part.hunks, dispose };
+    return { ok: true, tree: { ...head, root }, file: fn.file, hunks: part.hunks, dispose };
   } catch (e) {
     await dispose();
     throw e;
@@ -118,7 +118,7 @@ export async function revertPackage(request: { head: Tree; baseDir: string; cwd:
     const target = join(root, request.cwd, 'node_modules', name);
     rmSync(target, { recursive: true, force: true });
     cpSync(baseFolder, target, { recursive: true, verbatimSymlinks: true });
-    return { ok: true, tree: { ...head, side: 'base', root }, file: `node_modules/${name}`, hunks: 0, dispose };
+    return { ok: true, tree: { ...head, root }, file: `node_modules/${name}`, hunks: 0, dispose };
   } catch (e) {
     await dispose();
     throw e;
