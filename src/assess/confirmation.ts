@@ -9,7 +9,9 @@
  * it changes nothing. Its 95% interval is the arm's interval over the drop's estimate: the arm's
  * uncertainty, with the drop taken as measured.
  */
-import type { MetricComparison, Results } from '../results/types.js';
+import { errorShare } from '../results/errors.js';
+import type { MetricComparison, Results, ScenarioResults } from '../results/types.js';
+import { percentText } from './text.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { startOf, summarizeStarts } from './starts.js';
@@ -18,6 +20,23 @@ import type { ConfirmationFinding } from './types.js';
 /** A share of the drop whose whole interval is above this is "confirmed"; below it, "explains little". */
 export const CONFIRM_SHARE = 0.5;
 
+/**
+ * How many more of its requests the reverted head failed than head, in points, when it failed
+ * more than ERRORS_TOLERATED: the function's old lines need what the PR changed elsewhere (base's
+ * handler reading a cache that head no longer builds at start-up), so the reverted head answers
+ * errors, fast, and its speed says nothing about the function.
+ */
+const ERRORS_TOLERATED = 0.01;
+
+function revertFailed(pairs: ScenarioResults['pairs']): string | null {
+  const sum = (side: 'base' | 'head') =>
+    pairs.reduce((t, p) => ({ requests: t.requests + p[side].requests, non2xx: t.non2xx + p[side].non2xx, errors: t.errors + p[side].errors }), { requests: 0, non2xx: 0, errors: 0 });
+  const reverted = errorShare(sum('base'));
+  const head = errorShare(sum('head'));
+  if (!(reverted - (Number.isFinite(head) ? head : 0) > ERRORS_TOLERATED)) return null;
+  return `the reverted head failed ${percentText(reverted)} of its requests (head ${percentText(Number.isFinite(head) ? head : 0)}): the function's old lines need what this PR changed elsewhere, so the revert does not stand on its own`;
+}
+
 /** The arm's finding for one scenario; null when no arm ran or was skipped for it. */
 export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[]): ConfirmationFinding | null {
   const record = results.confirmations?.find((c) => c.scenario === scenario);
@@ -25,6 +44,8 @@ export function assessConfirmation(results: Results, scenario: string, failing: 
   const base = { culprit: record.culprit, reason: record.reason, wallMs: record.wallMs, pairs: record.pairs.length, starts: 0, metric: null, points: null, givenBack: null };
   const drop = failing.find((c) => c.scenario === scenario && METRIC_DEFINITIONS.some((d) => d.id === c.metric && d.scale === 'ratio'));
   if (record.status === 'skipped') return { ...base, status: 'skipped' };
+  const failed = revertFailed(record.pairs);
+  if (failed !== null) return { ...base, status: 'skipped', reason: failed };
   if (!drop) return { ...base, status: 'skipped', reason: 'no failing metric of this scenario is a ratio the revert can be set against' };
   const definition = METRIC_DEFINITIONS.find((d) => d.id === drop.metric)!;
   const ratios = record.pairs.map((p) => Math.log(definition.value(p.head) / definition.value(p.base)));

@@ -35,7 +35,7 @@ async function compareFixture(name: string, scenario = 'GET /'): Promise<Run> {
   ready: { timeout: 10s }
 scenarios: [${scenario}]
 load: { pairs: 10, blocks: 1, instances: 10, slice: 300ms, warmup: 300ms }
-profile: { duration: 2s }
+profile: { duration: 2s, confirm: false }
 `,
     },
     { 'server.js': { copy: `services/culprits/${name}-head.js` } },
@@ -157,7 +157,7 @@ describe('the culprit in own code', () => {
   ready: { timeout: 10s }
 scenarios: [GET /]
 load: { pairs: 10, blocks: 1, instances: 10, slice: 300ms, warmup: 300ms }
-profile: { duration: 2s }
+profile: { duration: 2s, confirm: false }
 `,
       },
       pkg('1.1.0'),

@@ -31,7 +31,7 @@ const config = (scenario: string, pairs = 12) => `service:
   ready: { timeout: 10s }
 scenarios: [${scenario}]
 load: { pairs: ${pairs}, blocks: 1, instances: ${pairs}, slice: 300ms, warmup: 300ms }
-profile: { duration: 2s, when: always } # the cluster test profiles an unchanged head
+profile: { duration: 2s, when: always, confirm: false } # the cluster test profiles an unchanged head
 `;
 
 /**
@@ -203,7 +203,7 @@ http.createServer((req, res) => res.end(req.url === '/work' ? String(spin(${iter
   const repo = makeRepo(
     {
       'server.js': server(20_000),
-      'perfgate.yml': config('GET /work, GET /hello').replace(/^profile: .*$/m, 'profile: { duration: 1s }'),
+      'perfgate.yml': config('GET /work, GET /hello').replace(/^profile: .*$/m, 'profile: { duration: 1s, confirm: false }'),
     },
     { 'server.js': server(200_000) },
   );

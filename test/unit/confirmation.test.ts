@@ -53,11 +53,26 @@ test("a revert that restores base's speed gives back the drop: confirmed, with i
   assert.match(describeConfirmation(found)!, /^reverting this PR's change to resolvePermissions gives back [\d.]+ of the 3\d\.\d points \(95% CI [\d.]+ … [\d.]+\): confirmed$/);
 });
 
+test('a revert measured faster than base gives back all of the drop, said with the figure measured', () => {
+  const found = finding({ ...failingRun(), confirmations: [arm((i) => 1400 + (i % 3) * 7)] })!;
+  assert.equal(found.status, 'confirmed');
+  assert.match(describeConfirmation(found)!, /^reverting this PR's change to resolvePermissions gives back all of the 3\d\.\d points \(measured [\d.]+; 95% CI [\d.]+ … [\d.]+\): confirmed$/);
+});
+
 test('a revert that changes almost nothing explains little of the drop', () => {
   const results = { ...failingRun(), confirmations: [arm((i) => 660 + (i % 3) * 4)] };
   const found = finding(results)!;
   assert.equal(found.status, 'explains-little');
   assert.match(describeConfirmation(found)!, /gives back [\d.]+ of the 3\d\.\d points \(95% CI −?[\d.]+ … [\d.]+\): resolvePermissions explains little of this drop$/);
+});
+
+test("a reverted head that answers errors, fast, is not a revert of the function: said as not tested, never 'confirmed'", () => {
+  // Base's handler read a cache head no longer builds at start-up: the reverted head answers 500s, three times as fast.
+  const record = arm((i) => 3000 + i);
+  for (const pair of record.pairs) pair.base = { ...pair.base, non2xx: pair.base.requests };
+  const found = finding({ ...failingRun(), confirmations: [record] })!;
+  assert.equal(found.status, 'skipped');
+  assert.match(describeConfirmation(found)!, /^not tested by a revert: the reverted head failed 100(\.0)?% of its requests \(head 0(\.0)?%\): the function's old lines need what this PR changed elsewhere/);
 });
 
 test('a revert that could not be applied says why, where the culprit is named', () => {
