@@ -21,6 +21,7 @@ import { changedLines } from './workspace/changes.js';
 import { fingerprint } from './workspace/fingerprint.js';
 import { dependencyChanges } from './workspace/lockfiles.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree, type Trees } from './workspace/trees.js';
+import { recordLoggedErrors } from './service/logged-errors.js';
 import { sealPreloads } from './service/preloads.js';
 
 export interface CompareRequest {
@@ -117,6 +118,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     const discovered = discoverOwnBenchmarks(session, request, sides);
     if (config.scenarios.length > 0) {
       await runHttpPhase(session, { config, services, plan, trees: sides, look: request.look ?? null, seal });
+      recordLoggedErrors(session, sides, request.outDir);
     }
     if (discovered) {
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed: plan.seed });
