@@ -19,7 +19,8 @@ import { RunSession } from './session.js';
 import { type BaseSeal, sealBaseTree } from './workspace/base-seal.js';
 import { changedLines } from './workspace/changes.js';
 import { fingerprint } from './workspace/fingerprint.js';
-import { dependencyChanges } from './workspace/lockfiles.js';
+import { installedChanges } from './workspace/installed.js';
+import { dependencyChanges, findLockfile } from './workspace/lockfiles.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree, type Trees } from './workspace/trees.js';
 import { recordLoggedErrors } from './service/logged-errors.js';
 import { sealPreloads } from './service/preloads.js';
@@ -113,6 +114,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     session.update();
 
     const seal = await installBothSides(session, trees, services);
+    if (profiledScenarios(config).length > 0) recordInstalledChanges(session, trees, services);
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
     const discovered = discoverOwnBenchmarks(session, request, sides);
@@ -202,6 +204,16 @@ async function recordChanges(session: RunSession, trees: Trees, services: Record
     results.warnings.push(warning);
     ports.logger.warn(warning.message);
   }
+}
+
+/**
+ * Without a lockfile in head, the versions each side installed name the packages the pull request
+ * changed (a version pinned in package.json alone): read after both installs.
+ */
+function recordInstalledChanges(session: RunSession, trees: Trees, services: Record<Side, ServiceConfig>): void {
+  if (session.results.dependencies || findLockfile(trees.head, services.head) !== null) return;
+  const installed = installedChanges(trees, services);
+  if (installed) session.update((r) => (r.dependencies = installed));
 }
 
 /**

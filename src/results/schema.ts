@@ -423,7 +423,7 @@ export const dependencyChangeSchema = z.object({
 
 /** package-lock.json of base against head's (src/profile/packages.ts). */
 export const dependencyChangesSchema = z.object({
-  /** Head's lockfile, relative to the repository root. */
+  /** Head's lockfile, relative to the repository root; without one, head's node_modules, whose installed versions were compared. */
   lockfile: name,
   /** Every package whose set of locked versions differs, direct and transitive, by name. */
   changed: list(dependencyChangeSchema),
@@ -569,7 +569,7 @@ export const resultsSchema = z
     sequential: sequentialRecordSchema.optional(),
     /** This run's part of a matrix (shard: i/n); absent in unsharded runs and in results from before shards existed. */
     shard: shardRecordSchema.optional(),
-    /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
+    /** The packages whose locked version the pull request changed, or without a lockfile whose installed version differs (absent when profiling is off, nothing changed, and in results from before it was recorded). */
     dependencies: dependencyChangesSchema.optional(),
     /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
     changes: changeSetSchema.optional(),
