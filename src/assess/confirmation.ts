@@ -18,9 +18,12 @@ import type { ConfirmationFinding } from './types.js';
 /** A share of the drop whose whole interval is above this is "confirmed"; below it, "explains little". */
 export const CONFIRM_SHARE = 0.5;
 
-/** The arm's finding for one scenario; null when no arm ran or was skipped for it. */
-export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[]): ConfirmationFinding | null {
-  const record = results.confirmations?.find((c) => c.scenario === scenario);
+/**
+ * The finding of a scenario's arm `arm` (0: the first culprit's, 1: the next one's, tried when
+ * the first explained too little); null when no such arm ran or was skipped for it.
+ */
+export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[], arm = 0): ConfirmationFinding | null {
+  const record = results.confirmations?.filter((c) => c.scenario === scenario)[arm];
   if (!record) return null;
   const base = { culprit: record.culprit, reason: record.reason, wallMs: record.wallMs, pairs: record.pairs.length, starts: 0, metric: null, points: null, givenBack: null };
   const drop = failing.find((c) => c.scenario === scenario && METRIC_DEFINITIONS.some((d) => d.id === c.metric && d.scale === 'ratio'));

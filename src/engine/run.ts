@@ -69,6 +69,8 @@ export interface CompareRequest {
    * service, as `look` is; without it no culprit is confirmed.
    */
   confirmTargets?: (results: Results) => ConfirmTarget[];
+  /** The next culprit to revert for a scenario when its last arm explained too little of the drop, or null. */
+  nextConfirmTarget?: (results: Results, scenario: string) => ConfirmTarget['culprit'] | null;
   /**
    * A matrix shard's part: `config` is already the shard's and `record` goes into results.json.
    * The benchmark files are dealt once they are known: `ownBenchmarks` (given by the compare
@@ -129,7 +131,9 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
     await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
-    if (targets.length > 0) await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir });
+    if (targets.length > 0) {
+      await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }) });
+    }
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
     preloads.verify();
