@@ -37,9 +37,12 @@ function revertFailed(pairs: ScenarioResults['pairs']): string | null {
   return `the reverted head failed ${percentText(reverted)} of its requests (head ${percentText(Number.isFinite(head) ? head : 0)}): the function's old lines need what this PR changed elsewhere, so the revert does not stand on its own`;
 }
 
-/** The arm's finding for one scenario; null when no arm ran or was skipped for it. */
-export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[]): ConfirmationFinding | null {
-  const record = results.confirmations?.find((c) => c.scenario === scenario);
+/**
+ * The finding of a scenario's arm `arm` (0: the first culprit's, 1: the next one's, tried when
+ * the first explained too little); null when no such arm ran or was skipped for it.
+ */
+export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[], arm = 0): ConfirmationFinding | null {
+  const record = results.confirmations?.filter((c) => c.scenario === scenario)[arm];
   if (!record) return null;
   const base = { culprit: record.culprit, reason: record.reason, wallMs: record.wallMs, pairs: record.pairs.length, starts: 0, metric: null, points: null, givenBack: null };
   const drop = failing.find((c) => c.scenario === scenario && METRIC_DEFINITIONS.some((d) => d.id === c.metric && d.scale === 'ratio'));

@@ -1,3 +1,4 @@
+import { nextOwnCulprit } from '../profile/culprit.js';
 import type { ConfirmTarget, Results, TakenLook } from '../results/types.js';
 import { scenarioMoved, scenarioUnchanged } from './read.js';
 import { assessResults } from './compare.js';
@@ -42,4 +43,22 @@ export const confirmTargets = (results: Results): ConfirmTarget[] => {
     const { name, file, line, endLine } = culprit.fn;
     return [{ scenario: subject.scenario, culprit: { name, file, line, ...(endLine !== undefined && { endLine }), package: culprit.package?.name ?? null } }];
   });
+};
+
+/**
+ * The next culprit the engine reverts for a scenario after its last arm (engine/phases/confirm.ts
+ * asks, up to its budget of arms): when that arm's revert explained less than half of the drop
+ * (explains little, or unclear), the own function this PR changed that grew most after those
+ * already tried; null when the last arm confirmed its culprit, was skipped, or none is left.
+ */
+export const nextConfirmTarget = (results: Results, scenario: string): ConfirmTarget['culprit'] | null => {
+  const tried = (results.confirmations ?? []).filter((c) => c.scenario === scenario);
+  if (tried.length === 0) return null;
+  const subject = assessResults(results).subjects.find((s) => s.type === 'scenario' && s.scenario === scenario);
+  if (subject?.type !== 'scenario' || !subject.profile) return null;
+  const last = tried.length === 1 ? subject.confirmation : subject.nextConfirmation;
+  if (last?.status !== 'explains-little' && last?.status !== 'unclear') return null;
+  const fn = nextOwnCulprit(subject.profile.changes, results.changes, tried.map((t) => t.culprit));
+  if (fn === null) return null;
+  return { name: fn.name, file: fn.file, line: fn.line, ...(fn.endLine !== undefined && { endLine: fn.endLine }), package: null };
 };

@@ -38,7 +38,8 @@ export function tallyRequests(results: Results): FailureTally[] {
     SIDES.map((side) => {
       const tally = tallySide(s.name, side, s.pairs);
       const answer = s.unexpectedAnswer?.[side];
-      return answer ? { ...tally, answer } : tally;
+      const logError = results.serviceErrors?.[side];
+      return { ...tally, ...(answer && { answer }), ...(logError && { logError }) };
     }),
   );
 }

@@ -21,6 +21,7 @@ export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' 
       io: (analysis.io?.comparisons ?? []).filter((c) => c.scenario === scenario),
       hints: (analysis.health?.hints ?? []).filter((h) => h.scenario === scenario),
       confirmation: assessConfirmation(results, scenario, analysis.failing ?? []),
+      nextConfirmation: assessConfirmation(results, scenario, analysis.failing ?? [], 1),
     };
   });
   const benchmarks = (analysis.benchmarks?.comparisons ?? []).map((c): Subject => ({ type: 'benchmark', key: c.key, label: c.label }));

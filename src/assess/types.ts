@@ -91,6 +91,8 @@ export interface ScenarioSubject {
   hints: HealthHint[];
   /** What reverting its culprit gave back (assess/confirmation.ts); null when no third arm ran for it. */
   confirmation: ConfirmationFinding | null;
+  /** The next culprit's, tried when the first's revert explained too little of the drop; null when none was. */
+  nextConfirmation: ConfirmationFinding | null;
 }
 
 /** One micro-benchmark that both sides ran. */

@@ -68,6 +68,8 @@ export interface VerdictCulprit {
   text: string;
   /** What reverting this PR's change to it gave back (assess/confirmation.ts); absent when no third arm ran. */
   confirmation?: VerdictConfirmation;
+  /** When that revert explained less than half of the drop: the next own function this PR changed, and what reverting it gave back; absent when no second arm ran. */
+  nextConfirmation?: VerdictConfirmation & { function: string; file: string; line: number };
 }
 
 /** The third arm's finding as data: the drop in points of the failing metric, and what the revert gave back (null bounds: too few start pairs). */
@@ -170,6 +172,7 @@ function culpritOf(assessment: Assessment, scenario: string): VerdictCulprit | n
   const changedFunction = edited && { function: displayName(edited), file: edited.file, line: edited.line, addedUs: edited.added };
   const subject = assessment.subjects.find((s) => s.type === 'scenario' && s.scenario === scenario);
   const finding = subject?.type === 'scenario' ? subject.confirmation : null;
+  const next = subject?.type === 'scenario' ? subject.nextConfirmation : null;
   return {
     function: displayName(fn),
     file: fn.file,
@@ -180,6 +183,7 @@ function culpritOf(assessment: Assessment, scenario: string): VerdictCulprit | n
     changedFunction,
     text: culprit.text,
     ...(finding && { confirmation: confirmationOf(finding) }),
+    ...(next && { nextConfirmation: { function: next.culprit.name, file: next.culprit.file, line: next.culprit.line, ...confirmationOf(next) } }),
   };
 }
 

@@ -16,7 +16,7 @@ import { type Preflight, preflight } from '../engine/preflight.js';
 import type { ProcessTracker } from '../engine/process/processes.js';
 import { type CompareOutcome, type CompareRequest, runCompare } from '../engine/run.js';
 import type { SidesRequest } from '../engine/workspace/trees.js';
-import { confirmTargets, interimLook, unprofiledScenarios } from '../assess/look.js';
+import { confirmTargets, interimLook, nextConfirmTarget, unprofiledScenarios } from '../assess/look.js';
 import { writeResults } from '../results/io.js';
 import type { GitHubRecord, RunWarning, ShardRecord } from '../results/types.js';
 import type { RunEnvironment } from './environment.js';
@@ -110,6 +110,7 @@ export function runComparison(request: ComparisonRequest, ports: Omit<EnginePort
       ...(request.stopEarly !== false && { look: interimLook }),
       unprofiledScenarios,
       confirmTargets,
+      nextConfirmTarget,
       ...(request.github && { github: request.github }),
       ...(checked.shard && { shard: shardPart(checked.shard.shard, checked.shard.record, checked.config) }),
     },

@@ -6,6 +6,7 @@
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
 import { blockSizes, buildPlan, type Plan, type PlannedBlock, turnWarmup } from './plan.js';
+import { MAX_ARMS } from './phases/confirm.js';
 import { profiledScenarios } from './phases/profile.js';
 
 /** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
@@ -39,7 +40,8 @@ export interface RunEstimate {
   note: string | null;
   /**
    * What testing the culprits adds at most, ms, outside totalMs: only a scenario that fails the
-   * gate gets its third arm (engine/phases/confirm.ts), one block each; 0 when profile.confirm is off.
+   * gate gets its third arm (engine/phases/confirm.ts), one block each, and a second one when the
+   * first culprit explains too little (MAX_ARMS); 0 when profile.confirm is off.
    */
   confirmMs: number;
 }
@@ -106,10 +108,10 @@ export function estimateRun(config: PerfgateConfig, plan: Plan = buildPlan(confi
         (config.profile.when === 'changed' ? '; at most: a scenario whose verdicts are all unchanged is not profiled' : ''),
     });
   }
-  // One block of the plan's first block's size per profiled scenario, for when every one fails.
+  // Up to MAX_ARMS blocks of the plan's first block's size per profiled scenario, for when every one fails.
   const confirmMs =
     profiled.length > 0 && config.profile.confirm && plan.blocks.length > 0
-      ? profiled.length * (measureMs({ ...config, scenarios: config.scenarios.slice(0, 1) }, plan.blocks.slice(0, 1)) + CONFIRM_TREE_MS)
+      ? profiled.length * MAX_ARMS * (measureMs({ ...config, scenarios: config.scenarios.slice(0, 1) }, plan.blocks.slice(0, 1)) + CONFIRM_TREE_MS)
       : 0;
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
   return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note, confirmMs };

@@ -19,8 +19,10 @@ import { RunSession } from './session.js';
 import { type BaseSeal, sealBaseTree } from './workspace/base-seal.js';
 import { changedLines } from './workspace/changes.js';
 import { fingerprint } from './workspace/fingerprint.js';
-import { dependencyChanges } from './workspace/lockfiles.js';
+import { installedChanges } from './workspace/installed.js';
+import { dependencyChanges, findLockfile } from './workspace/lockfiles.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree, type Trees } from './workspace/trees.js';
+import { recordLoggedErrors } from './service/logged-errors.js';
 import { sealPreloads } from './service/preloads.js';
 
 export interface CompareRequest {
@@ -67,6 +69,8 @@ export interface CompareRequest {
    * service, as `look` is; without it no culprit is confirmed.
    */
   confirmTargets?: (results: Results) => ConfirmTarget[];
+  /** The next culprit to revert for a scenario when its last arm explained too little of the drop, or null. */
+  nextConfirmTarget?: (results: Results, scenario: string) => ConfirmTarget['culprit'] | null;
   /**
    * A matrix shard's part: `config` is already the shard's and `record` goes into results.json.
    * The benchmark files are dealt once they are known: `ownBenchmarks` (given by the compare
@@ -112,11 +116,13 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     session.update();
 
     const seal = await installBothSides(session, trees, services);
+    if (profiledScenarios(config).length > 0) recordInstalledChanges(session, trees, services);
     const sides = { base: trees.base, head: trees.head };
     // Found before any load is sent, so a benchmarks problem stops the run in seconds.
     const discovered = discoverOwnBenchmarks(session, request, sides);
     if (config.scenarios.length > 0) {
       await runHttpPhase(session, { config, services, plan, trees: sides, look: request.look ?? null, seal });
+      recordLoggedErrors(session, sides, request.outDir);
     }
     if (discovered) {
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed: plan.seed });
@@ -125,7 +131,9 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
     await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
-    if (targets.length > 0) await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir });
+    if (targets.length > 0) {
+      await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }) });
+    }
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
     preloads.verify();
@@ -200,6 +208,16 @@ async function recordChanges(session: RunSession, trees: Trees, services: Record
     results.warnings.push(warning);
     ports.logger.warn(warning.message);
   }
+}
+
+/**
+ * Without a lockfile in head, the versions each side installed name the packages the pull request
+ * changed (a version pinned in package.json alone): read after both installs.
+ */
+function recordInstalledChanges(session: RunSession, trees: Trees, services: Record<Side, ServiceConfig>): void {
+  if (session.results.dependencies || findLockfile(trees.head, services.head) !== null) return;
+  const installed = installedChanges(trees, services);
+  if (installed) session.update((r) => (r.dependencies = installed));
 }
 
 /**

@@ -88,6 +88,22 @@ export function culpritAmong(changes: readonly FunctionChange[], diff?: ChangeSe
   return { fn: best, into, changed, package: null, edited, text };
 }
 
+/**
+ * The own function this pull request changed that grew the most after those already `tried`
+ * (by file and line), by CULPRIT_MIN_CHANGE or more; null when none is left. The next culprit
+ * to revert when the first explains too little of a drop.
+ */
+export function nextOwnCulprit(changes: readonly FunctionChange[], diff: ChangeSet | undefined, tried: readonly { file: string; line: number }[]): FunctionChange | null {
+  const candidates = changes.filter(
+    (c) =>
+      c.category === 'own' &&
+      growthOf(c) >= CULPRIT_MIN_CHANGE * (c.scale?.base ?? 1) &&
+      changedByPr(c, diff) === true &&
+      !tried.some((t) => t.file === c.file && t.line === c.line),
+  );
+  return candidates.reduce<FunctionChange | null>((best, c) => (best === null || growthOf(c) > growthOf(best) ? c : best), null);
+}
+
 /** A profiled scenario's two sides diffed, its packages' time, and the culprit among them. */
 export interface ProfileExplanation {
   changes: FunctionChange[];

@@ -31,10 +31,31 @@ export function describeConfirmation(finding: ConfirmationFinding | null): strin
   return `reverting this PR's change to ${name} ${given}: ${verdict}`;
 }
 
-/** The scenario's finding in words, or null when no third arm ran for it. */
+/**
+ * What neither of two measured reverts gives back: "together they give back 28.0 of the 35.3
+ * points; the other 7.3 are in neither". Each arm reverted one culprit alone, so the sum is an
+ * estimate of what both would; null when either has no estimate.
+ */
+function describeRest(first: ConfirmationFinding, next: ConfirmationFinding): string | null {
+  if (first.givenBack === null || next.givenBack === null || first.points === null) return null;
+  const together = first.givenBack.estimate + next.givenBack.estimate;
+  const rest = first.points - together;
+  const head = `together the two reverts give back ${points(together)} of the ${points(first.points)} points`;
+  return rest > 0.05 ? `${head}; the other ${points(rest)} are in neither culprit` : head;
+}
+
+/**
+ * The scenario's findings in words, or null when no third arm ran for it: the first culprit's,
+ * and when its revert explained too little, the next one's and what the two leave unexplained.
+ */
 export function scenarioConfirmation(assessment: Pick<Assessment, 'subjects'>, scenario: string): string | null {
   const subject = assessment.subjects.find((s) => s.type === 'scenario' && s.scenario === scenario);
-  return subject?.type === 'scenario' ? describeConfirmation(subject.confirmation) : null;
+  if (subject?.type !== 'scenario') return null;
+  const first = describeConfirmation(subject.confirmation);
+  const next = subject.nextConfirmation;
+  if (first === null || next === null || subject.confirmation === null) return first;
+  const rest = describeRest(subject.confirmation, next);
+  return [first, `the next culprit: ${describeConfirmation(next)}`, ...(rest === null ? [] : [rest])].join('; ');
 }
 
 /** A culprit's text with the finding after it: "most new time in X (…); reverting …: confirmed". */

@@ -8,6 +8,7 @@ import { METRICS } from '../config/types.js';
 import { errorShare } from '../results/errors.js';
 import type {
   Analysis,
+  LoggedError,
   BenchmarkComparison,
   MetricComparison,
   PairedComparison,
@@ -123,6 +124,8 @@ export interface ErrorShares {
   mostly: string | null;
   /** The start of a body head answered with that status, when one was sampled (ScenarioResults.unexpectedAnswer); else null. Unescaped. */
   answer: string | null;
+  /** The first error head's service logged, when it failed requests (FailureTally.logError); else null. Unescaped. */
+  logError: LoggedError | null;
 }
 
 /** A scenario's error shares per side, from the failed-request tallies (a side without any failure has none there: 0). */
@@ -143,7 +146,7 @@ export function errorShares(analysis: Pick<Analysis, 'failedRequests'>, scenario
       if (head.answer && String(head.answer.status) === status && head.answer.body) answer = head.answer.body;
     }
   }
-  return { base: share('base'), head: share('head'), mostly, answer };
+  return { base: share('base'), head: share('head'), mostly, answer, logError: head?.logError ?? null };
 }
 
 /** How far a change went in the worse direction, in limits (2: twice the limit worse; negative: better). */

@@ -349,6 +349,22 @@ export const startRecordSchema = z.object({
 /** A status the scenario does not expect, and the start of the body that came with it (one line, cut at 160 characters by the engine). */
 export const unexpectedAnswerSchema = z.object({ status: z.int().min(100).max(999), body: z.string().max(NAME_MAX) });
 
+/**
+ * The first error a side's service printed in its log during the HTTP measurement (found as
+ * src/engine/process/log-excerpt.ts finds it), recorded when that side failed requests: the
+ * stack that says why, for a report to quote beside the answer.
+ */
+export const loggedErrorSchema = z.object({
+  /** The log, relative to the run's directory (logs/head.log). */
+  log: name,
+  /** The error's first line's number in the log (1-based). */
+  line: z.int().min(1),
+  /** The error's lines and stack. */
+  text: message,
+  /** The first place in the project's own code among them (`server.js:12`); absent when none is. */
+  place: name.optional(),
+});
+
 export const scenarioResultsSchema = z.object({
   name,
   method: httpMethod,
@@ -407,7 +423,7 @@ export const dependencyChangeSchema = z.object({
 
 /** package-lock.json of base against head's (src/profile/packages.ts). */
 export const dependencyChangesSchema = z.object({
-  /** Head's lockfile, relative to the repository root. */
+  /** Head's lockfile, relative to the repository root; without one, head's node_modules, whose installed versions were compared. */
   lockfile: name,
   /** Every package whose set of locked versions differs, direct and transitive, by name. */
   changed: list(dependencyChangeSchema),
@@ -553,10 +569,12 @@ export const resultsSchema = z
     sequential: sequentialRecordSchema.optional(),
     /** This run's part of a matrix (shard: i/n); absent in unsharded runs and in results from before shards existed. */
     shard: shardRecordSchema.optional(),
-    /** The packages whose locked version the pull request changed (absent when profiling is off, without an npm lockfile, and in results from before it was recorded). */
+    /** The packages whose locked version the pull request changed, or without a lockfile whose installed version differs (absent when profiling is off, nothing changed, and in results from before it was recorded). */
     dependencies: dependencyChangesSchema.optional(),
     /** What the pull request changed, to tell whether a culprit is code it edited (absent when profiling is off, git could not give the diff, and in results from before it was recorded). */
     changes: changeSetSchema.optional(),
+    /** Per side that failed requests, the first error its service logged (absent when it logged none, and in results from before it was recorded). */
+    serviceErrors: z.object({ base: loggedErrorSchema.optional(), head: loggedErrorSchema.optional() }).optional(),
     /** The culprits tested by reverting them (absent when no gated regression named one, and in results from before the third arm). */
     confirmations: list(confirmationSchema).optional(),
     /** Present when head was compared with a stored baseline instead of a base measured beside it (absent: the paired A/B). */

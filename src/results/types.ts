@@ -32,6 +32,7 @@ export type Confirmation = z.output<typeof schema.confirmationSchema>;
 /** A scenario with a gated regression and the culprit its profile named: what the third arm tests (engine/phases/confirm.ts). */
 export type ConfirmTarget = Pick<Confirmation, 'scenario' | 'culprit'>;
 export type UnexpectedAnswer = z.output<typeof schema.unexpectedAnswerSchema>;
+export type LoggedError = z.output<typeof schema.loggedErrorSchema>;
 /**
  * A file may carry warning codes of other releases (the schema takes any short text); the codes
  * this release writes are WarningCode, so a misspelt one does not compile.
@@ -330,6 +331,8 @@ export interface FailureTally {
   timeouts: number;
   /** An answer of an unexpected status this side gave, when one was sampled (ScenarioResults.unexpectedAnswer). */
   answer?: UnexpectedAnswer;
+  /** The first error this side's service logged, when it failed requests (Results.serviceErrors). */
+  logError?: LoggedError;
 }
 
 /**

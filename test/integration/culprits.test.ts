@@ -134,22 +134,25 @@ describe('the culprit in own code', () => {
     assert.match(run.stdout, /arrow at top level +server\.js:\d+ .*moved from line \d+/);
   });
 
-  test('an upgraded dependency: the headline names the package with both versions and its function; time by package in the report', async () => {
+  /** A service on tiny-router, 1.0.0 on base and 1.1.0 on head, installed in the repository (the test installs nothing); with npm's lockfile, or pinned in package.json alone. */
+  function upgradeRepo(lockfile: boolean): string {
     const pkg = (version: string) => ({
       'node_modules/tiny-router/package.json': JSON.stringify({ name: 'tiny-router', version, main: 'index.js' }),
       'node_modules/tiny-router/index.js': { copy: `services/culprits/upgrade/router-${version}.js` },
       // npm's own format (lockfileVersion 3), written by hand: the test installs nothing
-      'package-lock.json': JSON.stringify({
-        name: 'svc',
-        lockfileVersion: 3,
-        requires: true,
-        packages: { '': { name: 'svc', dependencies: { 'tiny-router': `^${version}` } }, 'node_modules/tiny-router': { version } },
+      ...(lockfile && {
+        'package-lock.json': JSON.stringify({
+          name: 'svc',
+          lockfileVersion: 3,
+          requires: true,
+          packages: { '': { name: 'svc', dependencies: { 'tiny-router': `^${version}` } }, 'node_modules/tiny-router': { version } },
+        }),
       }),
+      'package.json': JSON.stringify({ name: 'svc', private: true, dependencies: { 'tiny-router': lockfile ? '^1.0.0' : version } }),
     });
-    const repo = makeRepo(
+    return makeRepo(
       {
         'server.js': { copy: 'services/culprits/upgrade/server.js' },
-        'package.json': JSON.stringify({ name: 'svc', private: true, dependencies: { 'tiny-router': '^1.0.0' } }),
         ...pkg('1.0.0'),
         'perfgate.yml': `service:
   install: false
@@ -162,6 +165,10 @@ profile: { duration: 2s, confirm: false }
       },
       pkg('1.1.0'),
     );
+  }
+
+  test('an upgraded dependency: the headline names the package with both versions and its function; time by package in the report', async () => {
+    const repo = upgradeRepo(true);
     const out = join(repo, '.out');
     const cli = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '13'], repo);
     assert.notEqual(cli.code, 2, cli.stderr + cli.stdout);
@@ -174,6 +181,17 @@ profile: { duration: 2s, confirm: false }
     const run: Run = { results, stdout: cli.stdout, markdown: renderMarkdown(results, assessResults(results)), own: [] };
     assertHeadline(run, /most new time in tiny-router 1\.0\.0 → 1\.1\.0 \(changed by this PR\): (matchLayer|lookup) in index\.js/);
     assert.match(cli.stdout, /by package .*\n *package +version +base +head +change\n *tiny-router +1\.0\.0 → 1\.1\.0 +/);
+  });
+
+  test('a version pinned in package.json alone, without a lockfile: the installed versions name the package as a locked one would', async () => {
+    const repo = upgradeRepo(false);
+    const out = join(repo, '.out');
+    const cli = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '13'], repo);
+    assert.notEqual(cli.code, 2, cli.stderr + cli.stdout);
+    const results = readResults(join(out, 'results.json'));
+    assert.deepEqual(results.dependencies, { lockfile: 'node_modules', changed: [{ name: 'tiny-router', base: ['1.0.0'], head: ['1.1.0'], direct: true }] });
+    const run: Run = { results, stdout: cli.stdout, markdown: renderMarkdown(results, assessResults(results)), own: [] };
+    assertHeadline(run, /most new time in tiny-router 1\.0\.0 → 1\.1\.0 \(changed by this PR\): (matchLayer|lookup) in index\.js/);
   });
 
   describe('a deoptimization introduced in head', () => {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import type { VerdictsDocument } from '../../src/assess/verdicts.js';
 import { runCli } from '../helpers/cli.js';
-import { makeRepo, quickConfig } from '../helpers/repo.js';
+import { makeRepo, quickConfig, ROOT } from '../helpers/repo.js';
 
 const service = (iterations: number, failEvery: number) => ({
   'server.js': { copy: 'services/error-server.js' },
@@ -61,4 +61,35 @@ test('a faster head that answers 500 to every third request fails on errors, and
   assert.equal(entry.base, 0);
   assert.ok(entry.head! > 0.3);
   assert.equal(verdicts.worst?.metric, 'errors');
+});
+
+/** An express service whose handler throws on head: express answers its HTML 500 page and logs the stack to stderr. */
+const throwingExpress = (throws: boolean) => `const express = require('express');
+const app = express();
+function resolvePermissions(user) {
+  ${throws ? "throw new Error('permissions table missing for ' + user);" : "return ['read'];"}
+}
+app.get('/users/:id', (req, res) => res.json(resolvePermissions(req.params.id)));
+app.listen(3000);
+`;
+
+test("a handler that throws on head: the headline quotes the error page's text and the service's own log with the throwing line", async () => {
+  const config = quickConfig('scenarios:\n  - GET /users/42').replace('pairs: 12', 'pairs: 6').replace('blocks: 2', 'blocks: 1').replace('instances: 12', 'instances: 3');
+  const files = (throws: boolean) => ({ 'server.js': throwingExpress(throws) });
+  const repo = makeRepo({ '.gitignore': 'node_modules\n', 'perfgate.yml': config, ...files(false) }, files(true));
+  symlinkSync(join(ROOT, 'node_modules'), join(repo, 'node_modules'), 'dir');
+  const out = join(repo, '.out');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--markdown', join(repo, 'report.md')], repo);
+  assert.equal(run.code, 1, run.stderr + run.stdout);
+  const headline = run.stdout.split('\n').find((line) => line.includes('answered 100% errors'));
+  assert.ok(headline, run.stdout);
+  // the page's text, not its markup
+  assert.match(headline, /mostly 500 "[^<"]*(?:Error|Internal Server Error)[^<"]*"/);
+  assert.doesNotMatch(headline, /DOCTYPE|<html/);
+  // the service's log: the throw's message and the line in server.js that threw
+  assert.match(headline, /; head's log: "Error: permissions table missing for 42" at server\.js:4 \(logs\/head\.log line \d+\)$/);
+  const results = readResults(join(out, 'results.json'));
+  assert.equal(results.serviceErrors?.head?.place, 'server.js:4');
+  assert.equal(results.serviceErrors?.base, undefined, 'base answered every request');
+  assert.match(readFileSync(join(repo, 'report.md'), 'utf8'), /head's log: "Error: permissions table missing for 42" at server\.js:4/);
 });

@@ -9,7 +9,7 @@ import { assessResults } from '../../src/assess/compare.js';
 import { culpritAnnotations } from '../../src/action/annotations.js';
 import { describeConfirmation, scenarioConfirmation } from '../../src/report/confirmation.js';
 import type { Confirmation, Pair, Results } from '../../src/results/types.js';
-import { confirmTargets } from '../../src/assess/look.js';
+import { confirmTargets, nextConfirmTarget } from '../../src/assess/look.js';
 import { buildVerdicts } from '../../src/assess/verdicts.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -125,4 +125,36 @@ test('the finding is said after the culprit in the headline, the comment, verdic
   assert.equal(verdict?.pairs, 12);
   assert.ok(verdict!.givenBack! > 0.9 * verdict!.points!);
   assert.match(culpritAnnotations(results, assessment)[0]!.message, said);
+});
+
+/** The profiled run's first arm on slowEtag, reverted head at `reverted` req/s; this PR also changed the handler at server.js:8. */
+function firstArmRun(reverted: (i: number) => number): Results {
+  const run = profiledFailingRun();
+  run.changes!.files.push({ file: 'server.js', hunks: [[8, 1]] });
+  return { ...run, confirmations: [{ ...arm(reverted), culprit: { name: 'slowEtag', file: 'src/payload.js', line: 10, endLine: 16, package: null } }] };
+}
+
+test("when the first culprit's revert explains little, the next own function this PR changed is tried; a confirmed one ends it", () => {
+  const little = firstArmRun((i) => 660 + (i % 3) * 4);
+  assert.deepEqual(nextConfirmTarget(little, 'GET /hello'), { name: '(anonymous server.js:7:17)', file: 'server.js', line: 7, endLine: 11, package: null });
+  assert.equal(nextConfirmTarget(firstArmRun((i) => 995 + (i % 3) * 7), 'GET /hello'), null, 'a confirmed culprit needs no other');
+  // the handler's arm tried too: no changed own function that grew is left
+  const both = { ...little, confirmations: [...little.confirmations!, { ...arm((i) => 900 + (i % 3) * 4), culprit: nextConfirmTarget(little, 'GET /hello')! }] };
+  assert.equal(nextConfirmTarget(both, 'GET /hello'), null);
+});
+
+test('two arms: the report says what each revert gives back, and what neither does', () => {
+  const little = firstArmRun((i) => 660 + (i % 3) * 4);
+  const both = { ...little, confirmations: [...little.confirmations!, { ...arm((i) => 900 + (i % 3) * 4), culprit: nextConfirmTarget(little, 'GET /hello')! }] };
+  const said = scenarioConfirmation(assessResults(both), 'GET /hello')!;
+  assert.match(
+    said,
+    /^reverting this PR's change to slowEtag gives back [\d.]+ of the 3\d\.\d points \([^)]*\): slowEtag explains little of this drop; the next culprit: reverting this PR's change to \(anonymous server\.js:7:17\) gives back 2\d\.\d of the 3\d\.\d points \([^)]*\): confirmed; together the two reverts give back 2\d\.\d of the 3\d\.\d points; the other [\d.]+ are in neither culprit$/,
+  );
+  assert.match(renderTerminal(both, assessResults(both)).split('\n').slice(0, 3).join('\n'), /the next culprit: reverting this PR's change to \(anonymous server\.js:7:17\)/);
+  const document = buildVerdicts(both, assessResults(both));
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(join(ROOT, 'docs', 'verdicts.schema.json'), 'utf8')));
+  assert.ok(validate(JSON.parse(JSON.stringify(document))), JSON.stringify(validate.errors));
+  assert.equal(document.worst?.culprit?.confirmation?.status, 'explains-little');
+  assert.deepEqual([document.worst?.culprit?.nextConfirmation?.function, document.worst?.culprit?.nextConfirmation?.status], ['(anonymous server.js:7:17)', 'confirmed']);
 });

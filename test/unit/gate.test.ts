@@ -301,6 +301,20 @@ describe('errors: a head that answers errors where base answered as expected', (
     assert.doesNotMatch(markdown.split('\n')[0]!, /<b>|@maintainers/);
   });
 
+  test("the headline quotes head's first logged error with its place in the project's code, and cuts a long body", () => {
+    const results = failing(resultsFromPairs(noisyPairs(12, 1, 9)), 'head', () => 1);
+    const page = `Error: permissions table missing at resolvePermissions (/srv/app/server.js:14:11) ${'at Layer.handle (/srv/app/node_modules/router/lib/layer.js:152:17) '.repeat(3)}`;
+    results.scenarios[0]!.unexpectedAnswer = { head: { status: 500, body: page.slice(0, 160) } };
+    results.serviceErrors = {
+      head: { log: 'logs/head.log', line: 3, text: 'Error: permissions table missing\n    at resolvePermissions (/srv/app/server.js:14:11)', place: 'server.js:14' },
+    };
+    const line = terminalLine(answerLine(assessResults(results), () => null));
+    assert.equal(
+      line,
+      `failing: GET /hello answered 100% errors (base 0%, limit 1 pt): mostly 500 "${page.slice(0, 119)}…"; head's log: "Error: permissions table missing" at server.js:14 (logs/head.log line 3)`,
+    );
+  });
+
   test('with 3 start pairs, too few for the test to reach its level, a head failing in every slice still fails', () => {
     const results = failing(resultsFromPairs(noisyPairs(6, 1.1, 2), {}, 2), 'head', () => 0.3);
     const analysis = assessResults(results);

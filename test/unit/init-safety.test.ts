@@ -105,6 +105,11 @@ test('a quoted body is one short line that cannot move the cursor, recolour or r
   assert.equal(oneLine('\u001b]8;;https://x\u0007link\u001b]8;;\u0007'), 'link');
   assert.equal(oneLine('<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Cannot GET /healthz</pre>\n</body>\n</html>\n'), 'Cannot GET /healthz');
   assert.equal(oneLine('<pre>Cannot GET /x</pre>'), '<pre>Cannot GET /x</pre>', 'a fragment is quoted as it came');
+  // Express's development error page: the stack in a <pre>, indented with &nbsp; and broken with <br>.
+  const express = '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>Error</title>\n</head>\n<body>\n<pre>Error: a &lt;b&gt; &amp; &#39;c&#x27;<br> &nbsp; &nbsp;at handler (/srv/app/server.js:9:11)<br> &nbsp; &nbsp;at Layer.handle</pre>\n</body>\n</html>\n';
+  assert.equal(oneLine(express), "Error: a <b> & 'c' at handler (/srv/app/server.js:9:11) at Layer.handle");
+  assert.equal(oneLine(express, 20), 'Error: a <b> & \'c\' a…', 'cut after the markup is gone, so the quote is text');
+  assert.equal(oneLine('<!doctype html><p>&bogus; &#0;</p><!-- note -->'), '&bogus; &#0;', 'an unknown reference stays as written');
   assert.equal(quoteAnswer(answer(200, `[${'{"id":1},'.repeat(30)}]`)), `200 "${`[${'{"id":1},'.repeat(30)}]`.slice(0, 72)}…"`);
   assert.equal(quoteAnswer(answer(204, '')), '204 with an empty body');
   assert.equal(quoteAnswer({ status: null, description: 'it did not answer within 2 s', sample: '', body: '', failure: null }), 'did not answer within 2 s');

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { explainLog, firstError } from '../../src/engine/process/log-excerpt.js';
+import { explainLog, firstError, firstErrorInFile, ownPlace } from '../../src/engine/process/log-excerpt.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'perfgate-log-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,4 +57,24 @@ test('a log of many megabytes: its first error from the start, its last lines fr
   const big = log('big.log', `Error: first\n    at boot (a.js:1:1)\n${`${filler}\n`.repeat(30_000)}the end\n`);
   assert.equal(explainLog(big, 2), `${filler}\nthe end\n--- the first error in the log, line 1 ---\nError: first\n    at boot (a.js:1:1)`);
   assert.equal(explainLog(join(dir, 'missing.log')), '');
+});
+
+test("an error's place is the first frame in the project's own code, relative to its root", () => {
+  const stack = [
+    'TypeError: user is undefined',
+    '    at Layer.handle (/srv/app/node_modules/express/lib/router/layer.js:95:5)',
+    '    at resolvePermissions (/srv/app/src/server.js:14:11)',
+    '    at next (node:internal/process/task_queues:105:5)',
+  ].join('\n');
+  assert.equal(ownPlace(stack, '/srv/app'), 'src/server.js:14');
+  assert.equal(ownPlace('/srv/app/server.js:12\n    throw e;\n    ^\n\nError: x', '/srv/app'), 'server.js:12', "Node's source place above an uncaught error");
+  assert.equal(ownPlace('Error: x\n    at file:///srv/app/index.mjs:3:9', '/srv/app'), 'index.mjs:3', 'an ES module frame');
+  assert.equal(ownPlace(stack, '/elsewhere'), null, 'no frame inside the tree');
+});
+
+test('the first error of a log file, or null when it has none or does not exist', () => {
+  const path = log('express.log', 'listening on 4000\nError: boom\n    at /srv/app/server.js:9:11\n    at Layer.handle (/srv/app/node_modules/x.js:1:1)\nlater\n');
+  assert.deepEqual(firstErrorInFile(path), { line: 2, text: 'Error: boom\n    at /srv/app/server.js:9:11\n    at Layer.handle (/srv/app/node_modules/x.js:1:1)' });
+  assert.equal(firstErrorInFile(log('quiet.log', 'listening\n')), null);
+  assert.equal(firstErrorInFile(join(dir, 'absent.log')), null);
 });

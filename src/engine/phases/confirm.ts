@@ -27,45 +27,63 @@ export interface ConfirmPhase {
   seal: BaseSeal;
   /** The culprits of the scenarios whose verdict is a gated regression (the compare service decides: assess/look.ts). */
   targets: ConfirmTarget[];
+  /** The next culprit to revert for a scenario after its last arm, or null (the compare service decides: assess/look.ts). */
+  next?: (results: Results, scenario: string) => ConfirmTarget['culprit'] | null;
   outDir: string;
 }
 
-/** Each named scenario's culprit reverted and measured against head, or skipped with the reason; recorded in results.confirmations. */
+/** Arms per scenario at most: the first culprit's, and the next one's when the first explained too little. */
+export const MAX_ARMS = 2;
+
+/**
+ * Each named scenario's culprit reverted and measured against head, or skipped with the reason;
+ * then, while `next` names another culprit (the compare service decides: assess/look.ts), that
+ * one, up to MAX_ARMS per scenario. Recorded in results.confirmations, in order.
+ */
 export async function runConfirmations(session: RunSession, phase: ConfirmPhase): Promise<void> {
-  for (const { scenario, culprit } of phase.targets) {
-    const started = performance.now();
-    const record: Confirmation = {
-      scenario,
-      culprit,
-      status: 'skipped',
-      reason: null,
-      reverted: null,
-      pairs: [],
-      wallMs: 0,
-    };
-    const reason = await measureRevert(session, phase, record).catch((e: unknown) => {
-      // The verdicts stand without the arm: a reverted head that does not build, start or answer is said, not the run's failure.
-      if (e instanceof CancelledError || session.signal?.aborted) throw e;
-      record.pairs = [];
-      record.status = 'skipped';
-      return `the reverted head could not be measured: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
-    });
-    if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${culprit.name} is not confirmed by a revert: ${reason}`);
-    session.update((r) => {
-      record.reason = reason;
-      record.wallMs = Math.round(performance.now() - started);
-      r.confirmations = [...(r.confirmations ?? []), record];
-    });
+  for (const target of phase.targets) {
+    let culprit: ConfirmTarget['culprit'] | null = target.culprit;
+    for (let arm = 0; arm < MAX_ARMS && culprit !== null; arm++) {
+      await confirmCulprit(session, phase, target.scenario, culprit, arm);
+      culprit = arm + 1 < MAX_ARMS && phase.next ? phase.next(session.results, target.scenario) : null;
+    }
   }
 }
 
+/** One arm: the culprit reverted and measured, or skipped with the reason; appended to results.confirmations. */
+async function confirmCulprit(session: RunSession, phase: ConfirmPhase, scenario: string, culprit: ConfirmTarget['culprit'], arm: number): Promise<void> {
+  const started = performance.now();
+  const record: Confirmation = {
+    scenario,
+    culprit,
+    status: 'skipped',
+    reason: null,
+    reverted: null,
+    pairs: [],
+    wallMs: 0,
+  };
+  const reason = await measureRevert(session, phase, record, arm).catch((e: unknown) => {
+    // The verdicts stand without the arm: a reverted head that does not build, start or answer is said, not the run's failure.
+    if (e instanceof CancelledError || session.signal?.aborted) throw e;
+    record.pairs = [];
+    record.status = 'skipped';
+    return `the reverted head could not be measured: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
+  });
+  if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${culprit.name} is not confirmed by a revert: ${reason}`);
+  session.update((r) => {
+    record.reason = reason;
+    record.wallMs = Math.round(performance.now() - started);
+    r.confirmations = [...(r.confirmations ?? []), record];
+  });
+}
+
 /** Reverts the record's culprit and measures head against it, filling the record; the reason when it could not. */
-async function measureRevert(session: RunSession, phase: ConfirmPhase, record: Confirmation): Promise<string | null> {
+async function measureRevert(session: RunSession, phase: ConfirmPhase, record: Confirmation, arm: number): Promise<string | null> {
   const { results } = session;
   const { culprit } = record;
   const head = phase.trees.head;
   const cwd = phase.services.head.cwd;
-  const dir = join(phase.outDir, 'confirm', record.scenario.replace(/[^\w.-]+/g, '_'));
+  const dir = join(phase.outDir, 'confirm', `${record.scenario.replace(/[^\w.-]+/g, '_')}${arm === 0 ? '' : `-${arm + 1}`}`);
   const scratchDir = join(dir, 'tree');
   if (culprit.package === null && !results.changes) return 'the run recorded no diff of this PR';
   const revert =

@@ -7,6 +7,7 @@
  * that reads as an error in the usual runtimes' formats.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
 
 /** How much of a log is read at each end: logs can be far larger than a message needs. */
 const HEAD_BYTES = 1024 * 1024;
@@ -93,4 +94,34 @@ export function explainLog(path: string, lines = 20): string {
   // Shown already when it starts among the last lines.
   if (!error || error.line - 1 >= tailStart) return tail.join('\n');
   return `${tail.join('\n')}\n--- the first error in the log, line ${error.line} ---\n${error.text}`;
+}
+
+/** The first error in a log file (its first HEAD_BYTES), or null when there is none or it cannot be read. */
+export function firstErrorInFile(path: string): { line: number; text: string } | null {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch {
+    return null;
+  }
+  return firstError(readFileRange(path, 0, Math.min(size, HEAD_BYTES)).replace(/\s+$/, '').split('\n'));
+}
+
+/** A stack frame's or Node's source line's place: `(/srv/app/server.js:12:11)`, `at /srv/app/server.js:12:11`, `/srv/app/server.js:12`. */
+const PLACE = /(?:\(|at |^)((?:file:\/\/)?\/[^\s():]+):(\d+)(?::\d+)?\)?\s*$/;
+
+/**
+ * Where in the project's own code an error was thrown: the first place in its lines inside
+ * `root` and outside node_modules, as `server.js:12` (relative to root), or null. A framework's
+ * frames come first in many stacks; the reader wants the line of theirs that threw.
+ */
+export function ownPlace(text: string, root: string): string | null {
+  for (const line of text.split('\n')) {
+    const match = PLACE.exec(line.trim());
+    if (!match) continue;
+    const file = relative(root, match[1]!.replace(/^file:\/\//, ''));
+    if (file.startsWith('..') || isAbsolute(file) || file.split('/').includes('node_modules')) continue;
+    return `${file}:${match[2]}`;
+  }
+  return null;
 }

@@ -285,13 +285,33 @@ export async function startOnce<T>(request: StartOnceRequest, visit: (url: strin
 export function oneLine(body: string, chars = BODY_SAMPLE_CHARS): string {
   // An HTML page (a framework's error page) is quoted by its text: its markup would fill the quote.
   const page = /^\s*<(!doctype html|html)/i.test(body);
-  const visible = page ? body.replace(/<(head|script|style)\b[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' ') : body;
+  const visible = page ? pageText(body) : body;
   const text = visible
     .replace(/\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-_])/g, '')
     .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
   return text.length > chars ? `${text.slice(0, chars)}…` : text;
+}
+
+/** The characters HTML's named references most often stand for in an error page. */
+const NAMED_REFERENCES: Record<string, string> = { nbsp: ' ', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * An HTML page's visible text: without its head, scripts and styles, tags as spaces, character
+ * references decoded (Express's error page indents its stack with `&nbsp;`). Whitespace is left
+ * for the caller to collapse.
+ */
+export function pageText(html: string): string {
+  return html
+    .replace(/<(head|script|style)\b[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<!--[\s\S]*?-->/g, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/&(?:#(\d{1,7})|#x([\da-f]{1,6})|([a-z]+));/gi, (whole, decimal?: string, hex?: string, named?: string) => {
+      if (named) return NAMED_REFERENCES[named.toLowerCase()] ?? whole;
+      const code = decimal ? Number(decimal) : Number.parseInt(hex!, 16);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    });
 }
 
 /** A body's start (oneLine) quoted for a message; "with an empty body" when there is none. */

@@ -6,8 +6,8 @@
  */
 import type { Assessment } from '../../assess/types.js';
 import { METRICS } from '../../config/types.js';
-import type { Analysis, BenchmarkComparison, HealthComparison, HeapGrowthComparison, MetricComparison, Results } from '../../results/types.js';
-import { formatPercent } from '../../stats/format.js';
+import type { Analysis, BenchmarkComparison, HealthComparison, HeapGrowthComparison, LoggedError, MetricComparison, Results } from '../../results/types.js';
+import { formatPercent, truncate } from '../../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from '../format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from '../health.js';
 import { regressionCulprits } from '../hot-functions.js';
@@ -118,15 +118,40 @@ export function limitedChangeLine(c: MetricComparison, analysis?: Pick<Analysis,
   if (c.metric === 'errors' && analysis) {
     const shares = errorShares(analysis, c.scenario);
     // The body is the service's own text: outside text like every name from the pull request.
-    const quoted: Line = shares.answer ? [...words(' "'), ...outside(shares.answer), ...words('"')] : [];
+    const quoted: Line = shares.answer ? [...words(' "'), ...outside(truncate(shares.answer, QUOTE_CHARS)), ...words('"')] : [];
     const mostly: Line = shares.mostly === null ? [] : [...words(`: mostly ${shares.mostly}`), ...quoted];
     return [
       ...outside(c.scenario),
       ...words(` answered ${formatPercent(shares.head)} errors (base ${formatPercent(shares.base)}, limit ${formatLimit(c.metric, c.limit)})`),
       ...mostly,
+      ...loggedErrorLine(shares.logError),
     ];
   }
   return [...outside(c.scenario), ...words(` ${formatMetricName(c.metric)} ${formatChangeOf(c.metric, c.change)} (limit ${formatLimit(c.metric, c.limit)})`)];
+}
+
+/** How much of a body or a logged error the headline quotes: enough for the message, short enough for one line. */
+const QUOTE_CHARS = 120;
+
+/** A logged error's line that names it (`TypeError: user is undefined`), past Node's source place and caret above it. */
+const ERROR_LINE = /^\s*(?:Uncaught\s+)?[\w.$]*(?:Error|Exception)\b/;
+
+/**
+ * "; head's log: "TypeError: user is undefined" at server.js:12 (logs/head.log line 7)": the
+ * service's own account of the failure, which the answered status and body seldom give (a
+ * framework's error page hides the stack). Nothing when head logged no error.
+ */
+function loggedErrorLine(error: LoggedError | null): Line {
+  if (!error) return [];
+  const lines = error.text.split('\n');
+  const named = (lines.find((line) => ERROR_LINE.test(line)) ?? lines.find((line) => line.trim()) ?? '').trim();
+  return [
+    ...words("; head's log: \""),
+    ...outside(truncate(named, QUOTE_CHARS)),
+    ...words('"'),
+    ...(error.place ? [...words(' at '), ...outside(error.place)] : []),
+    ...words(` (${error.log} line ${error.line})`),
+  ];
 }
 
 /** " (and 2 more gated regressions)", or nothing for none. */
