@@ -69,15 +69,19 @@ const tapDir = mkdtempSync(join(tmpdir(), 'perfgate-tests-'));
 const counts = { pass: 0, fail: 0, skipped: 0 };
 let runs = 0;
 
+/** A TAP stream's text, or '' when the runner wrote none (it died before its first line). */
+function tapText(tapFile) {
+  try {
+    return readFileSync(tapFile, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** The totals of a TAP stream's closing lines (`# pass 12`). */
 function countsOf(tapFile) {
   const found = { pass: 0, fail: 0, skipped: 0 };
-  let text = '';
-  try {
-    text = readFileSync(tapFile, 'utf8');
-  } catch {
-    return found;
-  }
+  const text = tapText(tapFile);
   for (const key of Object.keys(found)) {
     const m = text.match(new RegExp(`^# ${key} (\\d+)$`, 'm'));
     if (m) found[key] = Number(m[1]);
@@ -95,12 +99,7 @@ const addCounts = (found) => {
  * end, where a CI log's tail is read.
  */
 function failuresOf(tapFile) {
-  let lines = [];
-  try {
-    lines = readFileSync(tapFile, 'utf8').split('\n');
-  } catch {
-    return [];
-  }
+  const lines = tapText(tapFile).split('\n');
   const failures = [];
   for (let i = 0; i < lines.length; i++) {
     const m = lines[i].match(/^( *)not ok \d+ - (.*)$/);
@@ -119,12 +118,7 @@ function failuresOf(tapFile) {
 
 /** The top-level tests of a TAP stream with their durations, slowest first. */
 function topLevelTests(tapFile) {
-  let lines = [];
-  try {
-    lines = readFileSync(tapFile, 'utf8').split('\n');
-  } catch {
-    return [];
-  }
+  const lines = tapText(tapFile).split('\n');
   const tests = [];
   for (let i = 0; i < lines.length; i++) {
     const m = lines[i].match(/^(?:not )?ok \d+ - (.*)$/);
