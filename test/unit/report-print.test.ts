@@ -104,6 +104,35 @@ describe('terminal printer', () => {
     assert.deepEqual(terminalTable(table, 20, plain), ['function  self time    spent in', 'handler   3 µs → 1 µs  +980 µs in zlib processChunkSync']);
   });
 
+  it('cuts long names that share a start in their middle, so each keeps the end that tells it apart', () => {
+    const prefix = 'GET /api/v2/organizations/:organizationId/projects/:projectId';
+    const row = (name: string) => ({
+      group: { name },
+      cells: [
+        { kind: 'label' as const, text: 'throughput', gated: true },
+        { kind: 'figure' as const, text: '28.4k/s' },
+        { kind: 'figure' as const, text: '24.9k/s' },
+        { kind: 'figure' as const, text: '−12.2% (−14.0 … −10.1)' },
+        { kind: 'verdict' as const, mark: 'fail' as const, words: 'regression' },
+      ],
+    });
+    const table: Table = {
+      group: 'scenario',
+      columns: [
+        { header: 'metric', align: 'left' },
+        { header: 'base', align: 'right' },
+        { header: 'head', align: 'right' },
+        { header: 'change (95% CI)', align: 'left' },
+        { header: 'verdict', align: 'left' },
+      ],
+      rows: [row(`${prefix}/members/:memberId`), row(`${prefix}/invitations/:memberId`)],
+    };
+    const names = terminalTable(table, 100, plain)
+      .slice(1)
+      .map((line) => line.slice(0, line.indexOf('  throughput')).trimEnd());
+    assert.deepEqual(names, ['GET /api/v2/org…bers/:memberId', 'GET /api/v2/org…ions/:memberId']);
+  });
+
   it('prints one table per group under its name, and a verdict\'s reason under the table', () => {
     const lines = terminalGroupedTables(verdicts, plain);
     assert.deepEqual(lines.filter((l) => !l.startsWith(' ') && !/ {2}/.test(l)), ['GET /a|*b*', 'GET /c']);

@@ -41,16 +41,28 @@ function headingCase(title: string): string {
 
 const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
 
-/** Cuts text to at most `width` columns, ending in "…" when cut. */
+/** The longest run of `parts` whose width fits `width`, taken from the start (or from the end when `fromEnd`). */
+function fitParts(parts: string[], width: number, fromEnd: boolean): string {
+  let out = '';
+  for (const part of fromEnd ? [...parts].reverse() : parts) {
+    const next = fromEnd ? part + out : out + part;
+    if (displayWidth(next) > width) break;
+    out = next;
+  }
+  return out;
+}
+
+/**
+ * Cuts text to at most `width` columns with "…" in its middle: names that share a start
+ * ("GET /users/:id/orders", "GET /users/:id/refunds") differ at their end, so both ends stay.
+ */
 function fitWidth(text: string, width: number): string {
   if (displayWidth(text) <= width) return text;
-  let out = '';
   // Whole graphemes, so an emoji sequence or an accented letter is never cut in two.
-  for (const { segment } of graphemes.segment(text)) {
-    if (displayWidth(out + segment) > width - 1) break;
-    out += segment;
-  }
-  return `${out}…`;
+  const parts = [...graphemes.segment(text)].map(({ segment }) => segment);
+  const room = width - 1;
+  const head = fitParts(parts, Math.ceil(room / 2), false);
+  return `${head}…${fitParts(parts, room - displayWidth(head), true)}`;
 }
 
 function pad(text: string, width: number, align: Column['align']): string {
