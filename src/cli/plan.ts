@@ -143,6 +143,6 @@ function serviceLines(config: PerfgateConfig, workTreeInstall: string | null): s
 export function estimateLine(estimate: RunEstimate): string {
   const stops = estimate.earlyStops.map((stop, k) => `~${formatMs(stop.ms)} ${k === 0 ? 'when the look after block' : 'after block'} ${stop.afterBlock + 1}${k === 0 ? ' stops early' : ''}`);
   const early = stops.length > 0 ? ` (${stops.join(', ')})` : '';
-  const confirm = estimate.confirmMs > 0 ? `, and up to ${formatMs(estimate.confirmMs)} more to test the culprits when scenarios fail` : '';
+  const confirm = estimate.confirmMs > 0 ? `; a failing scenario adds up to ${formatMs(estimate.confirmMs)} to test its culprit` : '';
   return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build${confirm}`;
 }

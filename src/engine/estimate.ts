@@ -39,9 +39,11 @@ export interface RunEstimate {
   /** Upper bounds that are not expectations (the micro-benchmark budget). */
   note: string | null;
   /**
-   * What testing the culprits adds at most, ms, outside totalMs: only a scenario that fails the
-   * gate gets its third arm (engine/phases/confirm.ts), one block each, and a second one when the
-   * first culprit explains too little (MAX_ARMS); 0 when profile.confirm is off.
+   * What testing one failing scenario's culprit adds at most, ms, outside totalMs: only a scenario
+   * that fails the gate gets its third arm (engine/phases/confirm.ts), one block, and a second one
+   * when the first culprit explains too little (MAX_ARMS); 0 when profile.confirm is off. Per
+   * scenario, because a passing run pays nothing and the sum over every scenario failing at once
+   * is an unlikely worst case that reads as the run's cost.
    */
   confirmMs: number;
 }
@@ -108,10 +110,10 @@ export function estimateRun(config: PerfgateConfig, plan: Plan = buildPlan(confi
         (config.profile.when === 'changed' ? '; at most: a scenario whose verdicts are all unchanged is not profiled' : ''),
     });
   }
-  // Up to MAX_ARMS blocks of the plan's first block's size per profiled scenario, for when every one fails.
+  // Up to MAX_ARMS blocks of the plan's first block's size for a failing scenario.
   const confirmMs =
     profiled.length > 0 && config.profile.confirm && plan.blocks.length > 0
-      ? profiled.length * MAX_ARMS * (measureMs({ ...config, scenarios: config.scenarios.slice(0, 1) }, plan.blocks.slice(0, 1)) + CONFIRM_TREE_MS)
+      ? MAX_ARMS * (measureMs({ ...config, scenarios: config.scenarios.slice(0, 1) }, plan.blocks.slice(0, 1)) + CONFIRM_TREE_MS)
       : 0;
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
   return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note, confirmMs };

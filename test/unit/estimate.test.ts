@@ -31,7 +31,7 @@ test('estimate: the timed phases from the configuration; the early-stop total wh
   // a failing scenario's culprit is tested in one more block of its pairs, the next culprit in another: an upper bound, said beside the expected time
   const firstBlock = 3000 + 8 * 4160 + 24 * 1040;
   assert.equal(profiled.confirmMs, 2 * (firstBlock + 2000), 'two arms at most: the next culprit when the first explains too little');
-  assert.equal(estimateLine(profiled), `estimated time: ~${formatMs(profiled.totalMs)}, plus install and build, and up to ${formatMs(profiled.confirmMs)} more to test the culprits when scenarios fail`);
+  assert.equal(estimateLine(profiled), `estimated time: ~${formatMs(profiled.totalMs)}, plus install and build; a failing scenario adds up to ${formatMs(profiled.confirmMs)} to test its culprit`);
   assert.equal(estimateRun(config({ load: { 'early-stop': false }, profile: { confirm: false } })).confirmMs, 0);
 });
 
