@@ -7,7 +7,7 @@ import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
 import { scenarioUnchanged } from '../assess/read.js';
 import { benchmarkRows } from './benchmarks.js';
-import { renderChart } from './chart.js';
+import { chartSection } from './document/chart.js';
 import { escapeMarkdown } from './escape.js';
 import { healthRows } from './health.js';
 import {
@@ -29,6 +29,7 @@ import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChanged
 import { describeSetup, describeSides } from './document/run-info.js';
 import { warningsList } from './document/warnings.js';
 import { benchmarkFailuresList, environmentList, methodLine, startsList } from './document/method.js';
+import { markdownCharts } from './print/mermaid.js';
 import { markdownHeadline, markdownIntro, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
 import { requestSection } from './document/requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
@@ -276,7 +277,7 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
   const top = headline(results, analysis, accepted);
-  const chart = options.chart === false ? null : renderChart(results, analysis);
+  const chart = options.chart === false ? null : markdownCharts(chartSection(results, analysis));
   const tables = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,

@@ -3,6 +3,7 @@
  * builders (src/report/document/) from the Assessment. The printers (src/report/print/) only
  * escape, colour and lay it out, so markdown and the terminal cannot say different things. Pure.
  */
+import type { MetricId } from '../../config/types.js';
 
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
 export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
@@ -121,4 +122,51 @@ export interface TableSection {
 export interface Intro {
   title: string;
   about: string;
+}
+
+/** The verdicts a gated row can have, most notable first (a chart with too many rows drops from the end). */
+export const CHART_TONES = ['fail', 'unknown', 'good', 'neutral'] as const satisfies readonly Tone[];
+export type ChartTone = (typeof CHART_TONES)[number];
+
+/** One scenario's gated change, in percent, signed so that positive is worse. */
+export interface ChartRow {
+  /** From outside perfgate: the printer makes it safe. */
+  scenario: string;
+  tone: ChartTone;
+  worse: number;
+  /** The 95% interval, better end first; null when the run had too few start pairs for one. */
+  interval: [number, number] | null;
+}
+
+/** The words of one chart, perfgate's own: printed as they are. */
+export interface ChartWords {
+  title: string;
+  /** The title and the description a screen reader reads. */
+  accessibleTitle: string;
+  description: string;
+  /** What the value axis measures, so that right is worse: "% drop in throughput (right is worse)". */
+  axis: string;
+  /** The last row's label: the ±limit zone. */
+  zone: string;
+  /** The name of each series, as a reader of the chart's text sees it. */
+  series: Record<ChartTone, string> & { within: string; estimate: string; limit: string; zero: string };
+}
+
+/** The rows of one gated metric, in the table's scenario order. */
+export interface MetricChart {
+  metric: MetricId;
+  /** Throughput: a drop is worse, drawn to the right. */
+  higherIsBetter: boolean;
+  /** Fraction, e.g. 0.02. */
+  limit: number;
+  rows: ChartRow[];
+  /** Scenarios with this metric gated, when more than the chart shows. */
+  total: number;
+  words: ChartWords;
+}
+
+/** The charts of a run and how to read them (the charts draw no legend). */
+export interface ChartSection {
+  charts: MetricChart[];
+  legend: string;
 }

@@ -6,7 +6,7 @@ import { type Cell, type Headline, type Item, type Line, type Intro, type List, 
 import { escapeMarkdown } from '../escape.js';
 import { truncate } from '../../stats/format.js';
 
-const MARKS: Record<Mark, string> = {
+export const MARKS: Record<Mark, string> = {
   fail: '❌',
   warn: '⚠️',
   good: '✅',
