@@ -170,3 +170,59 @@ export interface ChartSection {
   charts: MetricChart[];
   legend: string;
 }
+
+/** Words a view with room says in full (markdown), and the shorter ones a narrow view says (a terminal); each printed as it is. */
+export interface Words {
+  long: string;
+  short: string;
+}
+
+/** A table under its title, which a view may fold away (markdown's details) or leave out. */
+export interface TitledTable {
+  title: Words;
+  table: Table;
+}
+
+/** A drawing a run wrote next to results.json: its name, where it is, and its web address when it has one. */
+export interface FileLink {
+  name: Words;
+  file: string;
+  href: string | null;
+}
+
+/** One profiled scenario's hot functions: what they measure, its culprit, the tables, V8's notes and the flamegraphs. */
+export interface HotFunctionsPart {
+  /** "Hot functions" (capitalized), said with the scenario. */
+  title: string;
+  /** From outside perfgate. */
+  scenario: string;
+  /** What the tables measure, with their unit. */
+  measure: Words;
+  /** How the profiles were taken (printed as outside text: it is escaped with the scenario's name around it). */
+  profiling: string;
+  /** Where most new time went, when the scenario changed: a title (capitalized) and the culprit (from outside perfgate: it names the user's code). */
+  culprit: { title: string; text: string } | null;
+  /** The service's own code; null when none was sampled, and `ownMissing` says so instead. */
+  own: Table | null;
+  ownMissing: Words;
+  /** Dependencies, Node core and V8; null when none was sampled. */
+  other: TitledTable | null;
+  /** Time per package when the pull request changed a locked version; else null. */
+  packages: TitledTable | null;
+  /** What V8 did to the functions shown: each group after a warning sign, under its title (capitalized) when it has one. */
+  warnings: { title: string | null; items: Line[] }[];
+  /** The flamegraphs (title capitalized); `lead` is said after the title where the files are named rather than linked. */
+  flamegraphs: { title: string; lead: string; files: FileLink[] } | null;
+}
+
+/** The hot-function sections of a run and how to read their tables. */
+export interface HotFunctionsSection {
+  parts: HotFunctionsPart[];
+  /**
+   * What the change column holds (capitalized); where a view has room, also what the warning
+   * sign means and what own code's time is; null when nothing was profiled.
+   */
+  legend: { columns: string; deoptimized: string | null; attributed: string | null } | null;
+  /** The scenarios left unprofiled and why (names from outside perfgate); null when none. */
+  skipped: string | null;
+}
