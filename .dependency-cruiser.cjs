@@ -18,6 +18,7 @@
  *   compare             request → plan → run → assess, and its variants; uses engine, assess and below
  *   init, history       features built on the above
  *   cli, action         adapters: nothing imports them
+ *   preload             CommonJS perfgate --requires into the user's processes: Node only, nothing of src/
  */
 const room = (name) => `^src/${name}(/|\\.ts$)`;
 const below = (name, allowed) => ({
@@ -38,6 +39,8 @@ module.exports = {
       to: { circular: true },
     },
     below('stats', []),
+    below('version', []),
+    below('preload', []),
     below('config', ['stats', 'version']),
     below('results', ['stats', 'config', 'version']),
     below('profile', ['stats', 'config', 'results']),
