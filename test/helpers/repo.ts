@@ -74,3 +74,14 @@ load:
 profile: false
 ${extra}`;
 }
+
+/**
+ * A quickConfig cut to the fewest pairs perfgate takes (6: a block starts only as many services
+ * as it has pairs), for a test of identical code whose assertions are about what surrounds the
+ * pass (exit 0, a rate, a status, the report), not about a measurement. The A/A pass itself is
+ * compare.test.ts's, with quickConfig's 12 pairs.
+ */
+export function fewestPairs(config: string): string {
+  if (!config.includes('  pairs: 12\n')) throw new Error('fewestPairs: the configuration does not hold quickConfig\'s "pairs: 12"');
+  return config.replace('  pairs: 12\n', '  pairs: 6\n');
+}

@@ -7,7 +7,7 @@ import { aggregateHealth, generatorBoundSlice } from '../../src/assess/health.js
 import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
-import { type Files, IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
+import { type Files, fewestPairs, IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
 /**
  * The health tests' configuration: 5 starts per side and block, so each start serves 2–3 slices
@@ -113,8 +113,10 @@ test('A/A: no health verdict on identical code; the gated event-loop delay p99 u
   assert.deepEqual(analysis.health!.hints, []);
 });
 
+// The next two assert what each slice records, not a verdict: the fewest pairs do.
 test('cluster mode: the workers report, each for itself, and the side aggregates them', async () => {
-  const { results, analysis } = await compare({ 'server.js': { copy: 'services/cluster-server.js' } }, { 'README.md': 'no code change' });
+  const scenarios = 'scenarios: [GET /work]';
+  const { results, analysis } = await compare({ 'server.js': { copy: 'services/cluster-server.js' } }, { 'README.md': 'no code change' }, scenarios, fewestPairs(healthConfig(scenarios)));
   assertEveryPairHasHealth(results);
   // A 300 ms slice on a busy machine may end before a worker's young generation fills, so a
   // slice without a scavenge is no fault; a run whose workers never report one is.
@@ -141,7 +143,7 @@ test('cluster mode: the workers report, each for itself, and the side aggregates
 
 test('a trivial server: the load generator check runs on real slices (records whether it fired)', async (t) => {
   const server = "require('node:http').createServer((_req, res) => res.end('ok')).listen(3000);\n";
-  const { results, analysis, terminal } = await compare({ 'server.js': server }, { 'README.md': 'no code change' }, 'scenarios: [GET /]');
+  const { results, analysis, terminal } = await compare({ 'server.js': server }, { 'README.md': 'no code change' }, 'scenarios: [GET /]', fewestPairs(healthConfig('scenarios: [GET /]')));
   assertEveryPairHasHealth(results);
   const check = analysis.health!.generator[0]!;
   const bySlice = (side: 'base' | 'head') => results.scenarios[0]!.pairs.filter((p) => generatorBoundSlice(p[side])).length;
