@@ -23,9 +23,14 @@ function blockingAndLeaking(): Results {
   });
 }
 
+/** The service-health table, in the first fold, and the hints: they tell the story above it. */
 function section(markdown: string): string {
   const start = markdown.indexOf('**Service health**');
-  return markdown.slice(start, markdown.indexOf('<details>', start));
+  const hints = markdown
+    .slice(0, markdown.indexOf('<details>'))
+    .split('\n')
+    .filter((line) => /^- (💡|⚠️) \*\*/.test(line));
+  return [markdown.slice(start, markdown.indexOf('</details>', start)), ...hints].join('\n');
 }
 
 describe('service health in the reports', () => {
@@ -107,7 +112,7 @@ describe('service health in the reports', () => {
     const full = renderReport(results, analysis);
     const short = renderReport(results, analysis, { maxChars: full.length - 200 });
     assert.ok(short.length <= full.length - 200);
-    const text = section(`${short}<details>`);
+    const text = section(short);
     assert.match(text, /event-loop delay p99/);
     assert.match(text, /possible leak/);
     assert.doesNotMatch(text, /heap \/ RSS/);
