@@ -45,7 +45,7 @@ describe('the story in one screen', () => {
     const text = above.join('\n');
     assert.match(above[0]!, /^## perfgate: ❌ failing: GET \/users\/42 throughput −8\.7% \(limit 2%\): most new time in spin \(work\.js:21/);
     assert.match(text, /\| GET \/users\/42 \| \*\*throughput\*\* \| 1\.88k\/s \| 1\.7k\/s \| −8\.7% \(−10\.5 … −7\.3\) \| ❌ regression \|/);
-    assert.match(text, /\|  \| CPU \/ request \| 184 µs \| 203 µs \| \+11\.6% \(\+9\.7 … \+13\.3\) \| ⚠️ regression \|/);
+    assert.match(text, /\| {2}\| CPU \/ request \| 184 µs \| 203 µs \| \+11\.6% \(\+9\.7 … \+13\.3\) \| ⚠️ regression \|/);
     assert.match(text, /- 💡 \*\*GET \/users\/42:\*\* CPU per request \+11\.6% \(184 µs → 203 µs\).*most new time in spin/);
     // An unchanged row waits in the fold; the service health and hot-function tables too.
     assert.doesNotMatch(text, /latency p99/);
