@@ -63,6 +63,17 @@ describe('renderComment', () => {
     assert.ok(!renderReport(passing, assessResults(passing), options).includes('If this regression is intended'));
   });
 
+  test('forty routes, one regressed: its rows and the others named on one line fit one screen above the fold', () => {
+    const results = manyScenarios(40, 25);
+    const text = renderReport(results, assessResults(results));
+    const lines = text.split('\n');
+    const above = lines.slice(0, lines.findIndex((line) => line.startsWith('<details>')));
+    assert.ok(above.length <= 40, `${above.length} lines above the fold`);
+    const unchanged = above.find((line) => line.startsWith('- GET /s/0 · GET /s/1 · '));
+    assert.ok(unchanged?.endsWith('GET /s/11 and 27 more (in the full table)'), unchanged);
+    assert.ok(above.some((line) => line.startsWith('| GET /s/25 | **throughput** |')));
+  });
+
   test('over the limit: the details go first, then the least notable rows, with a note and a link', () => {
     const results = manyScenarios(40, 25);
     const analysis = assessResults(results);
