@@ -119,8 +119,8 @@ function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
 
 /**
  * The service-health tables (one per scenario, under its name: the rows are wide); their hints
- * are in the story. Never shortened to a width: the metric names are perfgate's own and short, and a cut
- * one would lose its gated mark.
+ * are in the story. Never shortened to a width: the metric names are perfgate's own and short,
+ * and a cut one would lose its gated mark.
  */
 function renderHealth(results: Results, analysis: Assessment, paint: Paint): string[] {
   const rows = healthRows(results, analysis);
