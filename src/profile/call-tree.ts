@@ -8,6 +8,7 @@
 import type { FunctionId } from '../results/types.js';
 import { type CallFrame, type CpuProfile, countSamples, type ProfileNode, type SampleWindow } from './cpuprofile.js';
 import { functionKey, IDLE_NAME, identifyFrame, ROOT_NAME } from './frames.js';
+import { enclosingFunctions } from './enclosing.js';
 import { type FunctionRange, type FunctionRanges, functionSource, inlineTargets, type ScriptSources } from './inlining.js';
 
 export interface CallNode {
@@ -108,6 +109,15 @@ const anonymousFrame = (url: string, range: FunctionRange) => ({
  */
 function frameIdentifier(options: CallTreeOptions): (frame: CallFrame) => FunctionId {
   const memo = new Map<string, FunctionId>();
+  const parsed = new Map<string, ReturnType<typeof enclosingFunctions>>();
+  // Coverage leaves out the functions V8 stopped counting (one run at start-up): the source has them.
+  const enclosingInSource = (url: string, line: number, column: number): string | null => {
+    if (!parsed.has(url)) {
+      const lines = options.sources?.(url);
+      parsed.set(url, lines ? enclosingFunctions(lines) : null);
+    }
+    return parsed.get(url)?.(line, column) ?? null;
+  };
   return (frame) => {
     const key = `${frame.functionName}\u0000${frame.url}\u0000${frame.lineNumber}\u0000${frame.columnNumber}`;
     let fn = memo.get(key);
@@ -117,7 +127,7 @@ function frameIdentifier(options: CallTreeOptions): (frame: CallFrame) => Functi
       const lineText = scriptRanges ? options.sources?.(frame.url)?.[frame.lineNumber] : undefined;
       const source = scriptRanges ? functionSource(scriptRanges, frame.lineNumber + 1, frame.columnNumber + 1, lineText) : null;
       if (source !== null) {
-        fn.enclosing = source.enclosing;
+        fn.enclosing = source.enclosing === '' && frame.functionName === '' ? (enclosingInSource(frame.url, frame.lineNumber + 1, frame.columnNumber + 1) ?? '') : source.enclosing;
         if (source.kind) fn.kind = source.kind;
         if (source.hash) fn.hash = source.hash;
         // Its span, to tell whether the pull request changed it (changes.ts).

@@ -6,15 +6,15 @@
 import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
 import { benchmarkRows } from './benchmarks.js';
-import { chartSection } from './document/chart.js';
+import { chartSection, leadChart } from './document/chart.js';
 import { escapeMarkdown } from './escape.js';
 import { healthRows } from './health.js';
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
 import { hotFunctionsSection } from './document/hot-functions.js';
-import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
+import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, unchangedList, verdictTable } from './document/tables.js';
 import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
-import { ioSection } from './document/io.js';
+import { ioSection, ioStory } from './document/io.js';
 import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChangedLine } from './document/headline.js';
 import { describeSetup, describeSides } from './document/run-info.js';
 import { warningsList } from './document/warnings.js';
@@ -22,7 +22,7 @@ import { benchmarkFailuresList, environmentList, methodLine, startsList } from '
 import { markdownCharts } from './print/mermaid.js';
 import { markdownHeadline, markdownHotFunctions, markdownIntro, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
 import { requestSection } from './document/requests.js';
-import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
+import { nothingChanged, orderRows, type ReportRow, splitStoryRows } from './verdicts.js';
 
 export interface MarkdownOptions {
   /** Replaces "perfgate" in the heading, e.g. to name a shard or a service. */
@@ -158,21 +158,21 @@ function renderDetails(results: Results, analysis: Assessment, rows: ReportRow[]
 
 /* ---------- service health ---------- */
 
-/** The "Service health" table and its hints; null when the run has no health data. */
+/** The "Service health" table; null when the run has no health data. */
 function renderHealth(results: Results, analysis: Assessment, mode: MarkdownOptions['healthRows']): string | null {
   const rows = healthRows(results, analysis);
-  const hints = hintItems(analysis);
-  if (rows.length === 0 && hints.length === 0) return null;
+  if (rows.length === 0) return null;
   const shown = mode === 'notable' ? rows.filter((r) => r.notable) : rows;
   const parts = [markdownIntro(healthIntro(results))];
-  if (shown.length > 0) {
-    parts.push(markdownTable(healthTable(shown)));
-  }
+  if (shown.length > 0) parts.push(markdownTable(healthTable(shown)));
   if (shown.length < rows.length) parts.push('_Unchanged health metrics are left out to keep this text short._');
-  if (hints.length > 0) {
-    parts.push(hints.map(markdownItem).join('\n'));
-  }
   return parts.join('\n\n');
+}
+
+/** What the service's health and profiles suggest, one line each; null for nothing. */
+function renderHints(analysis: Assessment): string | null {
+  const hints = hintItems(analysis);
+  return hints.length === 0 ? null : hints.map(markdownItem).join('\n');
 }
 
 /** The "I/O per request" section; null when the run counted no outgoing I/O. */
@@ -182,25 +182,51 @@ export function renderIoMarkdown(analysis: Assessment): string | null {
   return [markdownIntro(section.intro), ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
 }
 
+/** Lines a reader sees before the first fold at most: one screen. */
+export const ONE_SCREEN_LINES = 40;
+
+/** The lines `parts` take before what follows them: each part's own, and the blank line after it. */
+const lineCount = (parts: readonly (string | null)[]) => parts.filter((s) => s !== null).join('\n\n').split('\n').length + 1;
+
 /**
- * The markdown body: headline, method line, the chart of the gated changes, verdict table,
- * details, footer. When nothing changed, one line says so and the chart and tables fold away, so
- * the comment stays a few lines long.
+ * The story in one screen, then every number below a fold: the headline, how the run was made,
+ * the rows that moved or could not be decided, a line for each scenario where nothing did, what
+ * the service's health suggests; the chart of the failing metric when it fits the screen too.
+ * The fold holds the other charts, the full table, service health, I/O and hot functions.
  */
-export function renderMarkdown(results: Results, analysis: Assessment, options: MarkdownOptions = {}): string {
-  const rows = orderRows(results, analysis);
-  const accepted = acceptedLabel(analysis, options);
-  const top = headline(results, analysis, accepted);
-  const chart = options.chart === false ? null : markdownCharts(chartSection(results, analysis));
-  const tables = [
+function renderStory(results: Results, analysis: Assessment, options: MarkdownOptions, head: (string | null)[], rows: ReportRow[]): (string | null)[] {
+  const { story, unchanged } = splitStoryRows(rows);
+  const unchangedLines = unchangedList(unchanged);
+  const above = [
+    ...head,
     // A project with micro-benchmarks alone has no HTTP table.
-    results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
+    story.length > 0 ? markdownTable(verdictTable(story)) : rows.length === 0 && (results.scenarios.length > 0 || !results.benchmarks) ? renderTable(rows, undefined) : null,
+    unchangedLines === null ? null : markdownList(unchangedLines),
     renderBenchmarks(results, analysis),
     renderLevels(analysis),
     renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
+    options.links ?? null,
+    renderHints(analysis),
+    renderIoStory(analysis),
   ];
+  const charts = options.chart === false ? null : chartSection(results, analysis);
+  const split = charts === null ? null : leadChart(charts);
+  const leadFits = split !== null && lineCount([...above, markdownCharts(split.lead)]) <= ONE_SCREEN_LINES;
+  const inside = renderInside(results, analysis, options);
+  const folded = [leadFits ? markdownCharts(split.rest) : markdownCharts(charts), rows.length > 0 ? renderTable(rows, options.rows) : null, ...inside].filter((s) => s !== null);
+  const withChart = leadFits ? [...head, markdownCharts(split.lead), ...above.slice(head.length)] : above;
+  return [...withChart, folded.length === 0 ? null : `<details><summary>${foldTitle(inside)}</summary>\n\n${folded.join('\n\n')}\n\n</details>`];
+}
+
+/** What the first fold holds, in its summary: the sections after the tables are named when there are any. */
+function foldTitle(inside: readonly (string | null)[]): string {
+  return `Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}`;
+}
+
+/** The sections after the verdict tables: requests, service health, I/O, hot functions. */
+function renderInside(results: Results, analysis: Assessment, options: MarkdownOptions): (string | null)[] {
   const requests = requestSection(results);
-  const inside = [
+  return [
     requests === null ? null : markdownTableSection(requests),
     renderHealth(results, analysis, options.healthRows),
     renderIoMarkdown(analysis),
@@ -208,21 +234,52 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
       hotFunctionsSection(results, analysis, { rows: options.hotFunctionRows, repository: repositoryOf(results, options), artifactUrls: options.artifactUrls }),
     ),
   ];
-  const quiet = nothingChanged(results, analysis);
-  // A clean pass folds the chart away with the tables: a picture of every change inside its
-  // limit is what the one visible line already says, and the fold is what keeps that comment short.
-  const folded = [chart, ...tables, ...inside].filter((s) => s !== null);
-  const sections = [
+}
+
+/** The destinations whose I/O changed, a line each; null for none. */
+function renderIoStory(analysis: Assessment): string | null {
+  const lines = ioStory(analysis);
+  return lines.length === 0 ? null : lines.map((line) => `- ${markdownLine(line)}`).join('\n');
+}
+
+/**
+ * The markdown body: headline, method line, the story (see renderStory), details, footer. When
+ * nothing changed, one line says so and the chart and tables fold away, so the comment stays a
+ * few lines long.
+ */
+export function renderMarkdown(results: Results, analysis: Assessment, options: MarkdownOptions = {}): string {
+  const rows = orderRows(results, analysis);
+  const accepted = acceptedLabel(analysis, options);
+  const top = headline(results, analysis, accepted);
+  const head = [
     markdownHeadline(top, options.title ?? 'perfgate'),
     renderAccepted(accepted),
     renderHowToAccept(analysis, accepted, options),
     top.incomplete === null ? null : markdownNote(incompleteNote(top.incomplete.why)),
     renderMethodLine(results, analysis, options),
-    ...(quiet
-      ? [markdownLine(nothingChangedLine(analysis)), options.links ?? null, `<details><summary>Every metric${inside.some((s) => s !== null) ? ', service health and hot functions' : ''}</summary>\n\n${folded.join('\n\n')}\n\n</details>`]
-      : [chart, ...tables, options.links ?? null, ...inside]),
+  ];
+  const sections = [
+    ...(nothingChanged(results, analysis) ? renderQuiet(results, analysis, options, head, rows) : renderStory(results, analysis, options, head, rows)),
     options.detailsReplacement ?? renderDetails(results, analysis, rows),
     `<sub>perfgate ${escapeMarkdown(results.tool.version)}${options.runUrl ? ` · [workflow run](${options.runUrl})` : ''}</sub>`,
   ];
   return sections.filter((s) => s !== null).join('\n\n') + '\n';
+}
+
+/**
+ * A run where nothing changed: one line says so, and the chart folds away with the tables: a
+ * picture of every change inside its limit is what the one visible line already says.
+ */
+function renderQuiet(results: Results, analysis: Assessment, options: MarkdownOptions, head: (string | null)[], rows: ReportRow[]): (string | null)[] {
+  const inside = renderInside(results, analysis, options);
+  const folded = [
+    options.chart === false ? null : markdownCharts(chartSection(results, analysis)),
+    results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
+    renderBenchmarks(results, analysis),
+    renderLevels(analysis),
+    renderLegend(rows.length > 0 || benchmarkRows(analysis).length > 0, analysis.warnings.length, results.benchmarks !== undefined),
+    ...inside,
+    renderHints(analysis),
+  ].filter((s) => s !== null);
+  return [...head, markdownLine(nothingChangedLine(analysis)), options.links ?? null, `<details><summary>${foldTitle(inside)}</summary>\n\n${folded.join('\n\n')}\n\n</details>`];
 }

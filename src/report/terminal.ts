@@ -9,10 +9,10 @@ import { benchmarkRows } from './benchmarks.js';
 import { sanitizeText } from './escape.js';
 import { healthRows } from './health.js';
 import { hotFunctionsSection } from './document/hot-functions.js';
-import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
+import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, unchangedList, verdictTable } from './document/tables.js';
 import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
-import { ioSection } from './document/io.js';
+import { ioSection, ioStory } from './document/io.js';
 import { headline, nothingChangedLine } from './document/headline.js';
 import { describeSetup, describeSides, describeStopping } from './document/run-info.js';
 import { warningsList } from './document/warnings.js';
@@ -20,7 +20,7 @@ import { benchmarkFailuresList, detectableList, failedRequestsList } from './doc
 import type { List, Mark } from './document/types.js';
 import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalHotFunctions, terminalIntro, terminalItem, terminalLine, terminalList, terminalTable, terminalTableSection, terminalVerdictDetails } from './print/terminal.js';
 import { requestSection } from './document/requests.js';
-import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
+import { nothingChanged, orderRows, type ReportRow, splitStoryRows } from './verdicts.js';
 
 export interface TerminalOptions {
   /** ANSI colours; default false. */
@@ -47,6 +47,24 @@ const COLUMNS_NOTE = "base, head: each side's median; change: paired, the typica
 function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
   if (rows.length === 0) return ['nothing was compared: no pair was measured'];
   return [...terminalTable(verdictTable(rows), width, paint), GATED_NOTE, COLUMNS_NOTE];
+}
+
+/**
+ * The story, as the comment tells it above its fold: the rows that moved or could not be
+ * decided, a line per scenario where nothing did, what the service's health and I/O suggest.
+ * The full table follows it.
+ */
+function renderStory(rows: ReportRow[], analysis: Assessment, width: number, paint: Paint): string[] {
+  const { story, unchanged } = splitStoryRows(rows);
+  const hints = hintItems(analysis).map((item) => terminalItem(item, paint));
+  const io = ioStory(analysis).map((line) => `  ${terminalLine(line)}`);
+  return [
+    ...(story.length === 0 ? [] : terminalTable(verdictTable(story), width, paint)),
+    ...renderList(unchangedList(unchanged), paint).slice(story.length === 0 ? 1 : 0),
+    ...(hints.length + io.length === 0 ? [] : ['', ...hints, ...io]),
+    '',
+    'every metric:',
+  ];
 }
 
 /** The micro-benchmark table, after the HTTP one (or alone in a benchmarks-only run). */
@@ -100,15 +118,14 @@ function renderDetectable(rows: ReportRow[], analysis: Assessment): string[] {
 /* ---------- service health ---------- */
 
 /**
- * The service-health tables (one per scenario, under its name: the rows are wide) and their
- * hints. Never shortened to a width: the metric names are perfgate's own and short, and a cut
- * one would lose its gated mark.
+ * The service-health tables (one per scenario, under its name: the rows are wide); their hints
+ * are in the story. Never shortened to a width: the metric names are perfgate's own and short,
+ * and a cut one would lose its gated mark.
  */
 function renderHealth(results: Results, analysis: Assessment, paint: Paint): string[] {
   const rows = healthRows(results, analysis);
-  const hints = hintItems(analysis);
-  if (rows.length === 0 && hints.length === 0) return [];
-  return ['', terminalIntro(healthIntro(results)), ...terminalGroupedTables(healthTable(rows), paint), ...hints.map((item) => terminalItem(item, paint))];
+  if (rows.length === 0) return [];
+  return ['', terminalIntro(healthIntro(results)), ...terminalGroupedTables(healthTable(rows), paint)];
 }
 
 /** The "I/O per request" lines (a blank line first); none when the run counted no outgoing I/O. */
@@ -151,6 +168,7 @@ export function renderTerminal(results: Results, analysis: Assessment, options: 
     ...renderHeadline(results, analysis, paint),
     '',
     // A project with micro-benchmarks alone has no HTTP table.
+    ...(httpShown && rows.length > 0 ? renderStory(rows, analysis, width, paint) : []),
     ...(httpShown ? renderTable(rows, width, paint) : []),
     ...renderBenchmarks(results, analysis, width, paint, httpShown),
     ...renderLevels(analysis, width, paint),

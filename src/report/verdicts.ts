@@ -196,3 +196,22 @@ export function nothingChanged(results: Results, analysis: Assessment): boolean 
     levelsClear(analysis)
   );
 }
+
+/**
+ * The rows a reader needs first, and the scenarios that need only a line. A scenario whose every
+ * row is unchanged says nothing the one line of its gated changes does not; of any other, the
+ * rows that moved or could not be decided carry the story, and its unchanged rows wait in the
+ * full table with every other number.
+ */
+export function splitStoryRows(rows: readonly ReportRow[]): { story: ReportRow[]; unchanged: ReportRow[][] } {
+  const scenarios = new Map<string, ReportRow[]>();
+  for (const row of rows) scenarios.set(row.comparison.scenario, [...(scenarios.get(row.comparison.scenario) ?? []), row]);
+  const story: ReportRow[] = [];
+  const unchanged: ReportRow[][] = [];
+  for (const own of scenarios.values()) {
+    const moved = own.filter((row) => rowTone(row) !== 'neutral');
+    if (moved.length === 0) unchanged.push(own);
+    else story.push(...moved.map((row, i) => ({ ...row, firstOfScenario: i === 0 })));
+  }
+  return { story, unchanged };
+}

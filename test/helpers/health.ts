@@ -130,3 +130,16 @@ export function withoutHealthRules(results: Results): Results {
     results.config.gate;
   return upgradeResults(structuredClone({ ...results, config: { ...results.config, gate } }), 'results.json');
 }
+
+/**
+ * A markdown report's "Service health" table, in the first fold, and its hints, which tell the
+ * story above that fold: what a reader of the comment learns of the service's health.
+ */
+export function healthSection(markdown: string): string {
+  const start = markdown.indexOf('**Service health**');
+  const hints = markdown
+    .slice(0, markdown.indexOf('<details>'))
+    .split('\n')
+    .filter((line) => /^- (💡|⚠️) \*\*/.test(line));
+  return [markdown.slice(start, markdown.indexOf('</details>', start)).trim(), ...hints].join('\n');
+}

@@ -7,6 +7,7 @@ import { aggregateHealth, generatorBoundSlice } from '../../src/assess/health.js
 import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
+import { healthSection } from '../helpers/health.js';
 import { type Files, fewestPairs, IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
 
 /**
@@ -24,12 +25,6 @@ async function compare(base: Files, head: Files, scenarios = 'scenarios: [GET /w
   assert.notEqual(run.code, 2, run.stderr + run.stdout);
   const results = readResults(join(out, 'results.json'));
   return { code: run.code, results, analysis: assessResults(results), terminal: run.stdout, markdown: readFileSync(markdownFile, 'utf8') };
-}
-
-/** The markdown "Service health" section, for the test log (the PR-comment text). */
-function healthSection(markdown: string): string {
-  const start = markdown.indexOf('**Service health**');
-  return markdown.slice(start, markdown.indexOf('<details>', start)).trim();
 }
 
 function assertEveryPairHasHealth(results: Results): void {

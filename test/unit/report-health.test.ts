@@ -11,7 +11,7 @@ import { renderMarkdown } from '../../src/report/markdown.js';
 import { renderTerminal } from '../../src/report/terminal.js';
 import type { HealthHint, Results } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
-import { HEALTHY, healthResults, withoutHealthRules } from '../helpers/health.js';
+import { HEALTHY, healthResults, healthSection, withoutHealthRules } from '../helpers/health.js';
 import { resultsFromPairs } from '../helpers/results.js';
 import { matchSnapshot } from '../helpers/snapshot.js';
 
@@ -21,11 +21,6 @@ function blockingAndLeaking(): Results {
     base: HEALTHY,
     head: { ...HEALTHY, delayP99Us: 48_000, delayMaxUs: 480_000, heapBytesPerRequest: 120, gcMsPer1k: 1.6 },
   });
-}
-
-function section(markdown: string): string {
-  const start = markdown.indexOf('**Service health**');
-  return markdown.slice(start, markdown.indexOf('<details>', start));
 }
 
 describe('service health in the reports', () => {
@@ -41,7 +36,7 @@ describe('service health in the reports', () => {
 
   it('says what to do, with the numbers of the table', () => {
     const results = blockingAndLeaking();
-    const text = section(renderMarkdown(results, assessResults(results)));
+    const text = healthSection(renderMarkdown(results, assessResults(results)));
     assert.match(text, /\| GET \/hello \| \*\*event-loop delay p99\*\* \| 1\.\d+ ms \| 4\d\.\d ms \| \+[\d,]+% \(.*\) · \+4\d(\.\d)? ms \| ❌ regression \|/);
     assert.match(text, /- 💡 \*\*GET \/hello:\*\* event loop blocked up to 4\d\d ms in head \(base [\d.]+ ms\): a synchronous call holds the loop — turn on profiling/);
     assert.match(text, /- ⚠️ \*\*GET \/hello:\*\* heap grows \\~1\.\d MB per 10k requests in head only \(base [+−]0\.0\d+ MB; rising in \d+ of \d+ starts\): possible leak/);
@@ -107,7 +102,7 @@ describe('service health in the reports', () => {
     const full = renderReport(results, analysis);
     const short = renderReport(results, analysis, { maxChars: full.length - 200 });
     assert.ok(short.length <= full.length - 200);
-    const text = section(`${short}<details>`);
+    const text = healthSection(short);
     assert.match(text, /event-loop delay p99/);
     assert.match(text, /possible leak/);
     assert.doesNotMatch(text, /heap \/ RSS/);

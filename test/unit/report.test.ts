@@ -307,9 +307,10 @@ function hostileRun(): { results: Results; analysis: Assessment } {
 }
 
 /** The table rows of a markdown body (lines starting with "|" after the header). */
+/** The rows of the full verdict table, the last one: the table above the fold shows only what moved. */
 function tableRows(markdown: string): string[] {
   const lines = markdown.split('\n');
-  const start = lines.findIndex((l) => l.startsWith('| scenario | metric | base (median) |'));
+  const start = lines.map((l) => l.startsWith('| scenario | metric | base (median) |')).lastIndexOf(true);
   const end = lines.findIndex((l, i) => i > start && !l.startsWith('|'));
   return lines.slice(start + 2, end);
 }
@@ -557,7 +558,7 @@ describe('renderTerminal', () => {
   it('aligns the table columns', () => {
     const { results, analysis } = failingRun();
     const lines = renderTerminal(results, analysis).split('\n');
-    const header = lines.findIndex((l) => l.startsWith('scenario'));
+    const header = lines.indexOf('every metric:') + 1;
     const table = lines.slice(header, header + 11);
     const verdictColumn = table[0]!.indexOf('verdict');
     for (const line of table) assert.ok(/^[✗!✓?u]/.test(line.slice(verdictColumn)) || line === table[0], line);
@@ -604,8 +605,9 @@ describe('renderTerminal with wide characters', () => {
     };
   }
   const tableOf = (text: string): string[] => {
+    // The full table, under the story's rows that moved.
     const lines = text.split('\n');
-    const header = lines.findIndex((l) => l.startsWith('scenario'));
+    const header = lines.indexOf('every metric:') + 1;
     return lines.slice(header, lines.indexOf('', header)).filter((l) => VERDICT.test(l));
   };
 
@@ -617,6 +619,16 @@ describe('renderTerminal with wide characters', () => {
     assert.equal(verdictColumns.size, 1, table.join('\n'));
     // Display columns, not UTF-16 units: the header has no wide character, so it is the reference.
     assert.equal([...verdictColumns][0], table[0]!.search(VERDICT));
+  });
+
+  it('never cuts two names to the same text in a 100-column terminal: the names run wider instead', () => {
+    const names = { 'GET /hello': 'GET /api/customers/:customerId/v1/orders/:orderId/items', 'POST /echo': 'GET /api/customers/:customerId/v2/orders/:orderId/items' };
+    const { results, analysis } = renamedRun(names);
+    const table = tableOf(renderTerminal(results, analysis, { color: false, width: 100 }));
+    const shown = table.filter((line) => line.startsWith('GET')).map((line) => line.split('  ')[0]);
+    assert.equal(shown.length, 2, table.join('\n'));
+    assert.notEqual(shown[0], shown[1], table.join('\n'));
+    assert.ok(shown.every((name) => name!.includes('…')), 'still shortened from the middle');
   });
 
   it('shortens a wide name on whole characters (a flag is two code points, one character), within the width', () => {

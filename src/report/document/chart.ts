@@ -104,3 +104,18 @@ export function chartSection(results: Results, analysis: Analysis): ChartSection
   const legend = `Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the ±limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged.${note}`;
   return { charts, legend };
 }
+
+/**
+ * The chart a reader needs first, the one of the metric that fails the build (else the first
+ * undecided one), and the others, which say how to read them only when the first is not shown
+ * with them (`legend` empty).
+ */
+export function leadChart(section: ChartSection): { lead: ChartSection; rest: ChartSection | null } {
+  const rank = (chart: MetricChart) => {
+    const tones = chart.rows.map((row) => row.tone);
+    return tones.includes('fail') ? 0 : tones.includes('unknown') ? 1 : 2;
+  };
+  const lead = section.charts.reduce((best, chart) => (rank(chart) < rank(best) ? chart : best));
+  const rest = section.charts.filter((chart) => chart !== lead);
+  return { lead: { charts: [lead], legend: section.legend }, rest: rest.length === 0 ? null : { charts: rest, legend: '' } };
+}

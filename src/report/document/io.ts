@@ -99,12 +99,28 @@ export function ioSection(analysis: Analysis): { intro: Intro; items: Line[] } |
       about:
         "round trips the service's own processes made (a write, then the first answer), by destination, and the time requests waited on them; information, not gated",
     },
-    items: lines.map((l): Line => [
-      { kind: 'text', text: l.scenario },
-      { kind: 'label', text: ' · ' },
-      { kind: 'text', text: l.text, ...(l.changed && { strong: true }) },
-      ...(l.reason ? ([{ kind: 'label', text: ': ' }, { kind: 'text', text: l.reason }] as const) : ([{ kind: 'label', text: ' (unchanged)' }] as const)),
-      ...(l.named ? ([{ kind: 'label', text: '; ' }, { kind: 'text', text: l.named }] as const) : []),
-    ]),
+    items: lines.map(ioItem),
   };
+}
+
+/** One destination of a scenario: what changed in bold, and what it suggests. */
+function ioItem(l: IoLine): Line {
+  return [
+    { kind: 'text', text: l.scenario },
+    { kind: 'label', text: ' · ' },
+    { kind: 'text', text: l.text, ...(l.changed && { strong: true }) },
+    ...(l.reason ? ([{ kind: 'label', text: ': ' }, { kind: 'text', text: l.reason }] as const) : ([{ kind: 'label', text: ' (unchanged)' }] as const)),
+    ...(l.named ? ([{ kind: 'label', text: '; ' }, { kind: 'text', text: l.named }] as const) : []),
+  ];
+}
+
+/** Changed destinations said before the fold; the section below it has every one. */
+const STORY_IO_LINES = 3;
+
+/** The destinations whose round trips or wait changed, the first STORY_IO_LINES: what happened, in the reader's first screen. */
+export function ioStory(analysis: Analysis): Line[] {
+  return ioLines(analysis)
+    .filter((l) => l.changed)
+    .slice(0, STORY_IO_LINES)
+    .map(ioItem);
 }

@@ -8,7 +8,7 @@ import { formatMetricChange, formatMetricName, formatValue } from '../format.js'
 import { describeHealthMethod } from '../health.js';
 import { type HealthCell, type HealthRow, verdictTone } from '../rows.js';
 import { FAILING_IMPROVEMENT, type ReportRow, rowTone } from '../verdicts.js';
-import type { Cell, Column, Intro, Table, Tone } from './types.js';
+import type { Cell, Column, Intro, Line, List, Table, Tone } from './types.js';
 
 /** The micro-benchmark section's opening: what each number is, and how many rounds ran. */
 export function benchmarkIntro(results: Results): Intro {
@@ -61,6 +61,38 @@ export function verdictTable(rows: ReportRow[]): Table {
       };
     }),
   };
+}
+
+/** More unchanged scenarios than this are named on one line: a line each would push the story off the screen. */
+const UNCHANGED_LINES = 5;
+/** Unchanged scenarios named on that line; the others are counted. */
+const UNCHANGED_NAMES = 12;
+
+/**
+ * Each scenario whose every metric is unchanged, on one line with its gated changes:
+ * "GET /hello: throughput +1.4% (−1.7 … +5.4) · latency p99 −4.4% (−12.0 … +6.8)"; beyond
+ * UNCHANGED_LINES, their names on one line, the first UNCHANGED_NAMES (the full table has them
+ * all, with their numbers). Null for none.
+ */
+export function unchangedList(scenarios: readonly ReportRow[][]): List | null {
+  if (scenarios.length === 0) return null;
+  const title = 'Unchanged';
+  if (scenarios.length > UNCHANGED_LINES) {
+    const named = scenarios.slice(0, UNCHANGED_NAMES);
+    const names = named.flatMap((rows, i): Line => [...(i === 0 ? [] : [{ kind: 'label' as const, text: ' · ' }]), { kind: 'text', text: rows[0]!.comparison.scenario }]);
+    const more: Line = scenarios.length > named.length ? [{ kind: 'label', text: ` and ${scenarios.length - named.length} more (in the full table)` }] : [];
+    return { title, lead: `, every metric of these ${scenarios.length} scenarios within its limit:`, items: [[...names, ...more]] };
+  }
+  const items = scenarios.map((rows): Line => {
+    const shown = rows.some((row) => row.comparison.gated) ? rows.filter((row) => row.comparison.gated) : rows;
+    const first = rows[0]!;
+    const changes = shown.flatMap((row, i): Line => [
+      { kind: 'label', text: `${i === 0 ? '' : ' · '}${formatMetricName(row.comparison.metric)} ` },
+      { kind: 'figure', text: formatMetricChange(row.comparison) },
+    ]);
+    return [{ kind: 'text', text: first.comparison.scenario }, { kind: 'label', text: `${first.rate ? ` (${first.rate})` : ''}: ` }, ...changes];
+  });
+  return { title, lead: ', every metric within its limit:', items };
 }
 
 const BENCHMARK_COLUMNS: Column[] = [

@@ -217,5 +217,5 @@ export function renderMermaidChart(chart: MetricChart): string {
 export function markdownCharts(section: ChartSection | null): string | null {
   if (section === null) return null;
   const blocks = section.charts.map((chart) => ['```mermaid', renderMermaidChart(chart), '```'].join('\n'));
-  return [...blocks, `<sub>${section.legend}</sub>`].join('\n\n');
+  return [...blocks, ...(section.legend === '' ? [] : [`<sub>${section.legend}</sub>`])].join('\n\n');
 }

@@ -94,6 +94,19 @@ function columnWidths(columns: Column[], cells: string[][], width: number): numb
   return widths;
 }
 
+/**
+ * The narrowest width from `width` up at which no two different names are cut to the same text
+ * ("GET /api/v1/users/:id" and "GET /api/v2/users/:id" share both ends): a reader must tell the
+ * rows apart, so the line runs wider rather than cut them to one name.
+ */
+function unambiguousWidth(names: readonly string[], width: number): number {
+  const distinct = [...new Set(names.filter((name) => name !== ''))];
+  const widest = Math.max(width, ...distinct.map((name) => displayWidth(name)));
+  let fitted = width;
+  while (fitted < widest && new Set(distinct.map((name) => fitWidth(name, fitted))).size < distinct.length) fitted++;
+  return fitted;
+}
+
 /** Pads every cell but the last (the verdict), then colours it: escape codes never shift columns. */
 function renderTableLine(columns: Column[], cells: string[], widths: number[], style: Style | null, paint: Paint): string {
   const last = cells.length - 1;
@@ -105,6 +118,10 @@ function renderTableLine(columns: Column[], cells: string[], widths: number[], s
 /** A header line and one line per row, each row's last cell in its style. */
 export function renderGrid(columns: Column[], cells: string[][], styles: (Style | null)[], width: number, paint: Paint): string[] {
   const widths = columnWidths(columns, [columns.map((c) => c.header), ...cells], width);
+  widths[0] = unambiguousWidth(
+    cells.map((row) => row[0]!),
+    widths[0]!,
+  );
   return [
     paint(renderTableLine(columns, columns.map((c) => c.header), widths, null, paint), 'bold'),
     ...cells.map((row, i) => renderTableLine(columns, row, widths, styles[i]!, paint)),
@@ -223,7 +240,7 @@ export function terminalList(list: List, paint: Paint, mark?: Mark): string[] {
       ...rest.slice(-EXCERPT_LINES).map((text) => `      ${sanitizeText(text)}`),
     ];
   });
-  return [`${headingCase(list.title)}:`, ...items];
+  return [`${headingCase(list.title)}${list.lead ?? ':'}`, ...items];
 }
 
 /**
