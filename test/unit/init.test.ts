@@ -109,7 +109,7 @@ test('actionlint passes on every workflow init can write', { skip: actionlintSki
   assert.equal(run.status, 0, run.output);
 });
 
-test('benchmark suites: files that load benchmark.js, tinybench or mitata, as the run searches for them', () => {
+test('benchmark suites: files that load benchmark.js, tinybench or mitata, and vitest bench files, as the run searches for them', () => {
   const dir = tempDir({
     'bench/parse.bench.js': "const { Bench } = require('tinybench');\n",
     'bench/sub/sort.bench.mjs': "import { bench, run } from 'mitata';\n",
@@ -118,11 +118,15 @@ test('benchmark suites: files that load benchmark.js, tinybench or mitata, as th
     'legacy.js': "var Benchmark = require( \"benchmark\" );\n",
     'node_modules/x/index.js': "require('tinybench');\n",
     '.cache/a.js': "require('tinybench');\n",
+    'src/sum.bench.ts': "import { bench } from 'vitest';\n",
+    // a vitest test file imports vitest too, and is not a suite
+    'src/sum.test.ts': "import { expect, test } from 'vitest';\n",
   });
   assert.deepEqual(findBenchmarkSuites(dir), [
     { path: 'bench/parse.bench.js', library: 'tinybench' },
     { path: 'bench/sub/sort.bench.mjs', library: 'mitata' },
     { path: 'legacy.js', library: 'benchmark' },
+    { path: 'src/sum.bench.ts', library: 'vitest' },
   ]);
   // the glob matches exactly the suites, never bench/helpers.js
   assert.deepEqual(proposeBenchmarkGlobs(dir, ['bench/parse.bench.js', 'bench/sub/sort.bench.mjs']), ['bench/**/*.bench.{js,mjs}']);
