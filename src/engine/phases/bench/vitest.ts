@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { BenchLibraryCopy, BenchmarkRecord } from '../../../results/types.js';
-import type { Capture } from './capture.js';
+import { type Capture, finiteOrNull, MAX_TEXT } from './capture.js';
 
 /** The project's vitest, as one benchmark file resolves it. */
 export interface VitestCopy {
@@ -54,8 +54,6 @@ interface VitestReport {
   files?: { filepath?: unknown; groups?: { fullName?: unknown; benchmarks?: VitestBenchmark[] }[] }[];
 }
 
-const MAX_TEXT = 2000;
-const finite = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 
 /**
  * The suite of a group: its full name without the file's own prefix ("bench/a.bench.ts > parse"
@@ -90,7 +88,7 @@ export function parseVitestReport(content: string, absolute: string, relative: s
       const key = JSON.stringify([suite, name]);
       const occurrence = (occurrences.get(key) ?? 0) + 1;
       occurrences.set(key, occurrence);
-      const ops = finite(bench.hz);
+      const ops = finiteOrNull(bench.hz);
       const { samples: _samples, ...stats } = bench;
       benchmarks.push({
         library: 'vitest',
@@ -98,8 +96,8 @@ export function parseVitestReport(content: string, absolute: string, relative: s
         suite,
         occurrence,
         opsPerSec: ops !== null && ops > 0 ? ops : null,
-        rme: finite(bench.rme),
-        sampleCount: Math.max(0, Math.floor(finite(bench.sampleCount) ?? 0)),
+        rme: finiteOrNull(bench.rme),
+        sampleCount: Math.max(0, Math.floor(finiteOrNull(bench.sampleCount) ?? 0)),
         // vitest's report leaves its samples out (`samples: []`); the mean per process is what is compared.
         samplesNs: [],
         stats,
