@@ -37,9 +37,13 @@ export function resolveVitest(absolute: string): VitestCopy | null {
   return { version: pkg.version ?? 'unknown', path: dirname(manifest), bin: join(dirname(manifest), bin) };
 }
 
-/** The arguments after `node` that run one file's benchmarks once and write the report to `report`. */
+/**
+ * The arguments after `node` that run one file's benchmarks once and write the report to
+ * `report`. Without its cache, vitest writes nothing into the tree: base's tree is sealed after
+ * its install, and vitest's results cache (node_modules/.vite/vitest) would break the seal.
+ */
 export function vitestArgs(copy: VitestCopy, relative: string, report: string): string[] {
-  return [copy.bin, 'bench', '--run', '--outputJson', report, relative];
+  return [copy.bin, 'bench', '--run', '--no-cache', '--outputJson', report, relative];
 }
 
 interface VitestBenchmark {
