@@ -8,6 +8,7 @@
  * plumbing on a shared 2-core machine; each process is about 1.5 s, most of it vitest starting.
  */
 import assert from 'node:assert/strict';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
@@ -17,6 +18,10 @@ import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';
 
 const ROUNDS = 6;
+const VITEST = {
+  path: realpathSync(join(ROOT, 'node_modules', 'vitest')),
+  version: (JSON.parse(readFileSync(join(ROOT, 'node_modules', 'vitest', 'package.json'), 'utf8')) as { version: string }).version,
+};
 
 test('vitest bench: a 10× slowdown is caught and fails the build; the unchanged benchmark passes', async () => {
   const repo = makeRepo(
@@ -37,8 +42,9 @@ test('vitest bench: a 10× slowdown is caught and fails the build; the unchanged
   assert.equal(runs.length, ROUNDS * 2);
   for (const r of runs) {
     assert.equal(r.error, null, r.error ?? '');
-    // one process per file per side per round, each with the project's own vitest
-    assert.deepEqual(r.libraries.map((l) => [l.name, l.path]), [['vitest', join(out, 'trees', r.side, 'node_modules', 'vitest')]]);
+    // one process per file per side per round, each with the project's vitest: the link it
+    // committed as node_modules/vitest, which Node resolves to the linked directory
+    assert.deepEqual(r.libraries.map((l) => [l.name, l.version, l.path]), [['vitest', VITEST.version, VITEST.path]]);
     assert.deepEqual(r.benchmarks.map((b) => [b.suite, b.name]).sort(), [[null, 'same'], ['work', 'slower']]);
   }
 
