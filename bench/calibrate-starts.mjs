@@ -8,7 +8,7 @@
 //        [--effects 0,3,5,10] [--noise off|on|both] [--rounds 1] [--blocks 3] [--instances 8]
 //        [--pairs-per-start 3] [--warmup 4s] [--pin auto|on|off] [--out FILE] [--cli dist/cli.js] [--tiny]
 //        [--boundary]   (each run inside the cgroup boundary, compare --boundary: root or sudo -n)
-//   node bench/calibrate-starts.mjs report [--in FILE[,FILE…]] [--draws 400] [--doc docs/calibration.md] [--marker starts-table] [--svg FILE]
+//   node bench/calibrate-starts.mjs report [--in FILE[,FILE…]] [--draws 400] [--doc docs/calibration-log.md] [--marker starts-table] [--svg FILE]
 //        [--draw-load JSON]   (draw in another layout, e.g. '{"instances":8,"pairs":48}')
 //   node bench/calibrate-starts.mjs spread [--in FILE]
 //   node bench/calibrate-starts.mjs layouts [--in FILE] [--budget 96]   (runs recorded with --blocks 1 --pairs-per-start 12)
@@ -215,7 +215,7 @@ async function spread(values) {
  * carry about ±20% of sampling error at 18 starts. It assumes a pair's noise depends on how long
  * its start has been loaded; runs recorded before the warm-up was loaded in slices
  * (docs/calibration/ramp.jsonl) mostly measured the disturbance after the one long warm-up
- * slice instead (docs/calibration.md, "The first pair after the warm-up").
+ * slice instead (docs/calibration-log.md, "The first pair after the warm-up").
  */
 function layouts(values) {
   const budget = Number(values.budget);

@@ -4,7 +4,7 @@
 //
 //   node bench/calibrate.mjs run    [--runs 20] [--settings default] [--effects 0,3,5,10]
 //                                   [--noise off|on|both] [--out FILE] [--tiny] [--cli dist/cli.js]
-//   node bench/calibrate.mjs report [--in FILE] [--doc docs/calibration.md] [--svg docs/calibration.svg]
+//   node bench/calibrate.mjs report [--in FILE] [--doc docs/calibration-log.md] [--svg docs/calibration.svg]
 //   node bench/calibrate.mjs resample [--n 1000]
 //
 // `run` drives the bundled CLI (dist/cli.js compare, the engine the action runs; --cli takes a

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What a slice that opens fresh connections measures, against a window of a load that keeps its
-// connections (docs/calibration.md, "Fresh connections in every slice"). A benchmark, not a test.
+// connections (docs/calibration-log.md, "Fresh connections in every slice"). A benchmark, not a test.
 //
 //   node bench/connection-start.mjs [--kind cpu|http|express|fastify|io|cluster] [--windows 10] [--rounds 2]
 //

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Would pooling a start pair's responses make a slow service's latency p99 steadier? A
-// benchmark of an idea that was tried and not kept (docs/calibration.md, "Latency p99 on a slow
+// benchmark of an idea that was tried and not kept (docs/calibration-log.md, "Latency p99 on a slow
 // service").
 //
 //   node bench/latency-pooling.mjs [--in docs/calibration/latency-pooling.jsonl]

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Would another test over the start pairs catch more drops at the same false-fail rate? A
-// benchmark of alternatives that were tried and not adopted (docs/calibration.md, "A sixth pass").
+// benchmark of alternatives that were tried and not adopted (docs/calibration-log.md, "A sixth pass").
 //
 //   node bench/test-choice.mjs [--in docs/calibration/sliced.jsonl,docs/calibration/turns.jsonl]
 //

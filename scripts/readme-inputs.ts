@@ -1,8 +1,8 @@
 #!/usr/bin/env -S npx tsx
 /**
- * Writes the action's input and output tables into README.md from action.yml, between the
- * markers below, so the README never disagrees with what the action accepts.
- * `npm run readme` rewrites README.md; test/unit/readme-inputs.test.ts fails when it is stale.
+ * Writes the action's input and output tables into docs/action.md from action.yml, between the
+ * markers below, so the docs never disagree with what the action accepts.
+ * `npm run readme` rewrites docs/action.md; test/unit/readme-inputs.test.ts fails when it is stale.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -13,6 +13,8 @@ export const START_MARKER = '<!-- action-inputs:start (generated from action.yml
 export const END_MARKER = '<!-- action-inputs:end -->';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
+/** The page that holds the tables. */
+export const ACTION_PAGE = join('docs', 'action.md');
 
 interface ActionYml {
   inputs?: Record<string, { description?: string; default?: unknown; required?: boolean }>;
@@ -46,21 +48,21 @@ export function renderActionTables(actionYml: string): string {
   ].join('\n');
 }
 
-/** README with the generated tables between the markers; throws when the markers are missing. */
+/** The page with the generated tables between the markers; throws when the markers are missing. */
 export function updateReadme(readme: string, tables: string): string {
   const start = readme.indexOf(START_MARKER);
   const end = readme.indexOf(END_MARKER);
-  if (start < 0 || end < start) throw new Error(`README.md needs the markers ${START_MARKER} and ${END_MARKER}`);
+  if (start < 0 || end < start) throw new Error(`${ACTION_PAGE} needs the markers ${START_MARKER} and ${END_MARKER}`);
   return `${readme.slice(0, start + START_MARKER.length)}\n${tables}\n${readme.slice(end)}`;
 }
 
 export function freshReadme(): { current: string; fresh: string } {
-  const current = readFileSync(join(root, 'README.md'), 'utf8');
+  const current = readFileSync(join(root, ACTION_PAGE), 'utf8');
   return { current, fresh: updateReadme(current, renderActionTables(readFileSync(join(root, 'action.yml'), 'utf8'))) };
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { current, fresh } = freshReadme();
-  if (current !== fresh) writeFileSync(join(root, 'README.md'), fresh);
-  console.log(current === fresh ? 'README.md is up to date' : 'README.md: action inputs and outputs rewritten from action.yml');
+  if (current !== fresh) writeFileSync(join(root, ACTION_PAGE), fresh);
+  console.log(current === fresh ? `${ACTION_PAGE} is up to date` : `${ACTION_PAGE}: action inputs and outputs rewritten from action.yml`);
 }

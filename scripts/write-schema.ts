@@ -429,7 +429,7 @@ ${section('profile')}
 
 Per profiled scenario the phase restarts base and head together, loads both for up to 2 s of
 warm-up and then \`duration\`, and draws the flamegraphs — 18.5s per scenario with the defaults, as
-\`perfgate plan\` estimates it (README, "What it costs in CI time"). The \`--no-profile\` and
+\`perfgate plan\` estimates it (docs/ci-time.md). The \`--no-profile\` and
 \`--profile-duration\` flags override these keys.
 
 ## Command line and action

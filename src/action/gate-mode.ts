@@ -46,7 +46,7 @@ function hostOf(url: string): string {
 
 const FORK_NOTICE =
   'it comes from a fork, and a fork\'s token is read-only. Post the comment from a workflow_run workflow with mode: report ' +
-  '(example-workflows/perf-comment.yml; README, "Permissions and forks").';
+  '(example-workflows/perf-comment.yml; docs/permissions.md).';
 
 /**
  * Measures as the variant says (compare/variant.ts: base and head side by side, a matrix shard's
@@ -158,7 +158,7 @@ async function publishGate({ inputs, context, results, resultsPath, outDir, pr, 
       pr.fromFork
         ? `perfgate: no comment on pull request #${pr.number}: ${FORK_NOTICE}`
         : `perfgate: no comment on pull request #${pr.number} from this job: it runs the pull request's code, so it holds no token that writes (comment: auto). ` +
-            'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, README "Permissions and forks").',
+            'The report is in the job summary; a job with mode: report posts the comment (example-workflows/perf.yml, docs/permissions.md).',
     );
   }
   // What is published is what this process holds: the file in the run directory is the PR's to write too.

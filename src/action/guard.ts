@@ -22,7 +22,7 @@ export const GATE_EVENTS = ['pull_request', 'push', 'workflow_dispatch', 'schedu
 
 const FIX =
   'Measure in a job with `permissions: { contents: read }` whose actions/checkout step has `persist-credentials: false`, and comment from a job that runs no PR code ' +
-  '(mode: report; example-workflows/perf.yml and perf-comment.yml, README "Permissions and forks"). ' +
+  '(mode: report; example-workflows/perf.yml and perf-comment.yml, docs/permissions.md). ' +
   'A private repository that accepts the risk can set allow-write-token: true.';
 
 export class UnsafeSetupError extends Error {}
@@ -31,7 +31,7 @@ export function checkGateEvent(eventName: string): void {
   if (eventName === 'pull_request_target') {
     throw new InputError(
       "perfgate runs the pull request's code, and on pull_request_target that code would run with a write token. " +
-        'Measure on pull_request and comment from a workflow_run workflow with mode: report (README, "Permissions and forks").',
+        'Measure on pull_request and comment from a workflow_run workflow with mode: report (docs/permissions.md).',
     );
   }
   if (!(GATE_EVENTS as readonly string[]).includes(eventName)) {

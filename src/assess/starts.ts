@@ -27,7 +27,7 @@ export interface StartSummary {
  * Hodges–Lehmann estimate's 1.01 σ/√3 ((x₍₁₎ + 2x₍₂₎ + x₍₃₎)/4; 3/π efficiency against the mean
  * for large k, Hodges & Lehmann, Ann. Math. Statist. 1963). Re-deciding the recorded runs,
  * it narrowed the equivalence interval in every kind of service and took drawn quiet express
- * A/A runs from 82% to 90% unchanged, with no false fail (docs/calibration.md, "A tenth pass").
+ * A/A runs from 82% to 90% unchanged, with no false fail (docs/calibration-log.md, "A tenth pass").
  * Not the mean: a slice hit by a burst of machine noise moves it by a quarter, not a third.
  */
 export function summarizeStarts(values: readonly number[], starts: readonly number[]): StartSummary[] {

@@ -169,7 +169,7 @@ const START_SUMMARY_SPREAD = 1.03;
  * more starts average out. When the pairs' noise alone accounts for half the starts' variance or
  * more, more pairs per start narrow the interval as well as more starts do, and cost less (a start
  * also costs its boot and its warm-up): so it was on express 5, whose starts spread 3.3–3.5% with
- * 3 pairs each and 2.1–2.5% with 6 (docs/calibration.md, "A ninth pass"). With one pair per start,
+ * 3 pairs each and 2.1–2.5% with 6 (docs/calibration-log.md, "A ninth pass"). With one pair per start,
  * or without starts, nothing tells the two apart, and more starts is the advice that always holds.
  */
 function startsOrPairs(

@@ -278,7 +278,7 @@ function describeDatabases(facts: ProjectFacts): string[] {
 
 function describeBenchmarks(facts: ProjectFacts, globs: string[], given: boolean): string {
   if (given) return `${globs.join(', ')}   (from --benchmarks)`;
-  if (facts.suites.length === 0) return 'no benchmark.js, tinybench or mitata suite found';
+  if (facts.suites.length === 0) return 'no benchmark.js, tinybench, mitata or vitest bench suite found';
   const files = facts.suites.map((s) => `${s.path} (${s.library})`).join(', ');
   return `${globs.join(', ')}   (${facts.suites.length} suite${facts.suites.length === 1 ? '' : 's'}: ${files})`;
 }

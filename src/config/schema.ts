@@ -365,7 +365,7 @@ export const configDocumentSchema = z
       .optional()
       .transform((benchmarks) => benchmarks ?? null)
       .describe(
-        "Micro-benchmark files (benchmark.js, tinybench or mitata suites, unchanged) run on base and head: a glob, a list of globs, or a mapping with files and the options below. With benchmarks, service.start and scenarios may be left out. See docs/benchmarks.md.",
+        "Micro-benchmark files (benchmark.js, tinybench or mitata suites, or vitest bench files, unchanged) run on base and head: a glob, a list of globs, or a mapping with files and the options below. With benchmarks, service.start and scenarios may be left out. See docs/benchmarks.md.",
       )
       .register(docNotes, { type: 'glob, list of globs, or mapping', default: 'none' }),
     gate: gateSchema

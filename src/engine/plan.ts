@@ -59,7 +59,7 @@ export function blockSizes(pairs: number, blocks: number): number[] {
  * served 35–40% fewer requests and its head/base ratio swung by ±10–30% on a 2-worker cluster
  * (±4–12% on plain http), whatever the warm-up's length (6 s did the same); warmed in 1 s
  * slices, the first pair was like the others and a start pair's pairs spread by 2.2% instead of
- * 6.7% (docs/calibration.md, "The first pair after the warm-up").
+ * 6.7% (docs/calibration-log.md, "The first pair after the warm-up").
  */
 export function warmupSlices(warmupMs: number, sliceMs: number): number[] {
   const slices: number[] = [];
@@ -85,7 +85,7 @@ export function turnWarmup(load: { warmupMs: number; sliceMs: number }, position
  * order, and each start pair's pairs come one after the other, right after its own warm-up:
  * rotating over the start pairs instead (every start idle between its slices) made a pair's
  * throughput ratio spread more on fastify (median SD 8.7% against 6.35% over ten A/A runs
- * each; docs/calibration.md, "Where the noise is").
+ * each; docs/calibration-log.md, "Where the noise is").
  * With several scenarios the turns are start-major: a start pair serves every scenario in its
  * turn, one after the other, so the service is warmed once per start pair, not once per start
  * pair and scenario (three scenarios: 15 s of load per start pair instead of 21 s with the

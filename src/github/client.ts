@@ -63,7 +63,7 @@ export function describeApiError(error: unknown, action: string, permission: str
     return (
       `Could not ${action} (${status}: ${message}). The workflow's token needs the \`${permission}\` permission: ` +
       `add \`permissions: { ${permission} }\` to the job (or pass a github-token that has it). ` +
-      'On a pull request from a fork the token is read-only: post the comment from a workflow_run workflow with mode: report (README, "Permissions and forks").'
+      'On a pull request from a fork the token is read-only: post the comment from a workflow_run workflow with mode: report (docs/permissions.md).'
     );
   }
   return `Could not ${action}: ${status === null ? '' : `${status} `}${message}`;

@@ -4,23 +4,23 @@ import { count, finite, isoTime, list, LOG_MAX, message, name, nonNegative, side
 
 /* ---------- micro-benchmarks: one record per benchmark per process ---------- */
 
-export const benchLibrarySchema = z.enum(['benchmark', 'tinybench', 'mitata']);
+export const benchLibrarySchema = z.enum(['benchmark', 'tinybench', 'mitata', 'vitest']);
 
 /** One benchmark as one process measured it (captured from the library, never from its output). */
 export const benchmarkRecordSchema = z.object({
   library: benchLibrarySchema,
   name,
-  /** The benchmark.js Suite or tinybench Bench name; null when there is none (mitata, a lone Benchmark). */
+  /** The benchmark.js Suite, tinybench Bench or vitest describe() name; null when there is none (mitata, a lone Benchmark, a vitest bench() outside describe). */
   suite: name.nullable(),
   /** 1, or n for the n-th benchmark of the same suite and name in one process (kept apart, in order). */
   occurrence: count,
   /** The one number per process: 1 / mean time per operation, operations per second. null when it threw. */
   opsPerSec: nonNegative.nullable(),
-  /** The library's relative margin of error, % (benchmark.js, tinybench); null when it has none. */
+  /** The library's relative margin of error, % (benchmark.js, tinybench, vitest); null when it has none. */
   rme: finite.nullable(),
   /** Samples the library took in this process (benchmark.js: cycles; tinybench, mitata: timed batches or calls). */
   sampleCount: count,
-  /** Those samples as ns per operation; at most 1,000, evenly spaced, when the library took more. */
+  /** Those samples as ns per operation; at most 1,000, evenly spaced, when the library took more; none from vitest, whose report leaves them out. */
   samplesNs: list(nonNegative),
   /** The library's own statistics for this benchmark, in its own units, samples left out: only ever serialised back, never rendered. */
   stats: z.record(name, z.unknown()).nullable(),

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const FIXTURES = join(ROOT, 'test', 'fixtures');
 
-/** file path → content, or `{ copy: <path under test/fixtures> }`. */
-export type Files = Record<string, string | { copy: string }>;
+/**
+ * file path → content, `{ copy: <path under test/fixtures> }`, or `{ link: <absolute path> }`
+ * (a committed symbolic link, e.g. to one of perfgate's own packages with all its dependencies).
+ */
+export type Files = Record<string, string | { copy: string } | { link: string }>;
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=perfgate-test', '-c', 'user.email=test@perfgate.invalid', ...args], {
@@ -22,6 +25,7 @@ function write(dir: string, files: Files): void {
     const target = join(dir, path);
     mkdirSync(dirname(target), { recursive: true });
     if (typeof content === 'string') writeFileSync(target, content);
+    else if ('link' in content) symlinkSync(content.link, target);
     else cpSync(join(FIXTURES, content.copy), target);
   }
 }

@@ -158,7 +158,7 @@ test("a start pair's pairs are summarised by their Hodges–Lehmann estimate: al
 
 test("starts whose spread is their pairs' own noise: the warnings say more pairs per start help as well as more starts", () => {
   // Runs of 12 start pairs of 3, no offset per start, each pair's ratio noisy (6% SD), a little
-  // more than express 5 measured (docs/calibration.md, "A ninth pass"). Which part dominates is
+  // more than express 5 measured (docs/calibration-log.md, "A ninth pass"). Which part dominates is
   // estimated from 12 starts' robust spread, so a run can be told otherwise: most must not be.
   const told = { pairs: 0, offset: 0 };
   let example: { disagree: string; inconclusive: string } | undefined;

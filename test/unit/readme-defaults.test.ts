@@ -1,4 +1,5 @@
-// The README names default settings in its prose; they must be the defaults the code applies.
+// The user docs name default settings in their prose (what a run does, perfgate.yml by example,
+// what a run costs); they must be the defaults the code applies.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,15 +8,19 @@ import { resolveConfig } from '../../src/config/load.js';
 import { estimateRun, formatMs } from '../../src/engine/estimate.js';
 import { ROOT } from '../helpers/repo.js';
 
-const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ');
+const page = (path: string) => readFileSync(join(ROOT, path), 'utf8').replace(/\s+/g, ' ');
+/** The pages that name the load defaults, read as one text. */
+const loadPages = ['docs/how-it-works.md', 'docs/perfgate-yml.md'].map(page).join(' ');
+/** The pages that say what a scenario costs: the cost page, and init's note on the routes it picks. */
+const costPages = ['docs/ci-time.md', 'docs/init.md'].map(page).join(' ');
 const defaults = resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /'] } });
 
-/** Every number the README gives in `pattern`'s group, as found. */
+/** Every number those pages give in `pattern`'s group, as found. */
 function named(pattern: RegExp): number[] {
-  return [...readme.matchAll(pattern)].map((m) => Number(m[1]));
+  return [...loadPages.matchAll(pattern)].map((m) => Number(m[1]));
 }
 
-test('README: the load defaults it names in prose are the code defaults', () => {
+test('docs: the load defaults they name in prose are the code defaults', () => {
   const { load } = defaults;
   const cases: [string, RegExp, number][] = [
     ['load.blocks', /`load\.blocks` \((\d+)\)/g, load.blocks],
@@ -27,12 +32,12 @@ test('README: the load defaults it names in prose are the code defaults', () => 
   ];
   for (const [name, pattern, value] of cases) {
     const found = named(pattern);
-    assert.ok(found.length > 0, `README names ${name}`);
-    assert.deepEqual(found, found.map(() => value), `README: ${name} is ${value}`);
+    assert.ok(found.length > 0, `the docs name ${name}`);
+    assert.deepEqual(found, found.map(() => value), `the docs: ${name} is ${value}`);
   }
 });
 
-test('README: what a scenario costs is what perfgate plan estimates for the defaults, in its words', () => {
+test('docs: what a scenario costs is what perfgate plan estimates for the defaults, in its words', () => {
   const run = (n: number) =>
     estimateRun(resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: Array.from({ length: n }, (_, i) => `GET /${i}`) } }));
   const [one, two, three] = [run(1), run(2), run(3)];
@@ -47,9 +52,9 @@ test('README: what a scenario costs is what perfgate plan estimates for the defa
     `three scenarios took about 2m 13s per block (the estimate: ${formatMs(measure(three) / defaults.load.blocks)})`,
     `each scenario adds ${formatMs(two.totalMs - one.totalMs)} to every run at the default load (as \`perfgate plan\` estimates it`,
   ];
-  for (const sentence of stated) assert.ok(readme.includes(sentence), `README says: ${sentence}`);
+  for (const sentence of stated) assert.ok(costPages.includes(sentence), `docs/ci-time.md or docs/init.md says: ${sentence}`);
   const modes = readFileSync(join(ROOT, 'docs', 'modes.md'), 'utf8').replace(/\s+/g, ' ');
   assert.ok(modes.includes(`each scenario adds ${formatMs(two.totalMs - one.totalMs)} to a run with the defaults`), 'docs/modes.md says the same');
   // no other figure for the same cost
-  assert.doesNotMatch(readme, /about 3\.5 minutes|about 40 s more per|about 16 s per scenario/);
+  assert.doesNotMatch(`${costPages} ${page('README.md')}`, /about 3\.5 minutes|about 40 s more per|about 16 s per scenario/);
 });

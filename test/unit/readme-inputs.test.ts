@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { freshReadme, renderActionTables, updateReadme } from '../../scripts/readme-inputs.js';
 
-test('README.md lists exactly the inputs and outputs of action.yml (run npm run readme after changing action.yml)', () => {
+test('docs/action.md lists exactly the inputs and outputs of action.yml (run npm run readme after changing action.yml)', () => {
   const { current, fresh } = freshReadme();
-  assert.ok(current === fresh, 'README.md is out of date: run npm run readme');
+  assert.ok(current === fresh, 'docs/action.md is out of date: run npm run readme');
 });
 
 test('the generated tables escape pipes and keep every description on one line', () => {

@@ -51,7 +51,7 @@ const TIMED_OUT = 'request timed out';
  * (steady-state p99 about 120 ms), so a 1 s window's p99 came out at 250–330 ms and the
  * head/base p99 ratio of one window spread by 26–34% (SD); over windows of continuous load it
  * was 120 ms and 3–7.5% (plain http: 14% against 6%), with the same throughput ratios
- * (docs/calibration.md, "Fresh connections in every slice").
+ * (docs/calibration-log.md, "Fresh connections in every slice").
  *
  * Every response time in a window goes into an HdrHistogram at µs resolution (autocannon's own
  * histogram is in whole milliseconds, too coarse for a fast service whose p99 may be 1.2 ms).

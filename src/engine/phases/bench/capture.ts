@@ -13,13 +13,14 @@ export interface Capture {
 
 /** The benchmark libraries the preload hooks (src/preload/bench-preload.cjs). */
 export const BENCH_LIBRARIES: readonly BenchLibrary[] = ['benchmark', 'tinybench', 'mitata'];
-const MAX_TEXT = 2000;
+/** The longest name or message kept from a capture (it is written by the PR's code). */
+export const MAX_TEXT = 2000;
 
 function text(value: unknown, fallback = ''): string {
   return typeof value === 'string' ? value.slice(0, MAX_TEXT) : fallback;
 }
 
-function finiteOrNull(value: unknown): number | null {
+export function finiteOrNull(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 

@@ -13,6 +13,7 @@ import { SetupError } from '../../errors.js';
 import { serviceDir, type Tree } from '../../workspace/trees.js';
 import { BENCH_LIBRARIES } from './capture.js';
 import { matchFiles, unsearchedReason } from './glob.js';
+import { resolveVitest, VITEST_BENCH_NAME, VITEST_IMPORT, type VitestCopy } from './vitest.js';
 
 /** One benchmark file of one side. */
 export interface BenchFile {
@@ -21,6 +22,8 @@ export interface BenchFile {
   absolute: string;
   /** Node options that load the file (the project's TypeScript loader), before perfgate's preload. */
   nodeArgs: string[];
+  /** The project's vitest, for a file that imports it: run through `vitest bench`, not node. */
+  vitest: VitestCopy | null;
 }
 
 export interface DiscoveredBenchmarks {
@@ -51,6 +54,26 @@ function nodeArgsFor(absolute: string, relative: string, tree: Tree): string[] {
   return ['--import', pathToFileURL(loader).href];
 }
 
+/**
+ * The project's vitest for a file that imports it, or null for a file that does not. vitest
+ * compiles TypeScript itself, so such a file needs no tsx.
+ */
+function vitestFor(absolute: string, relative: string, tree: Tree): VitestCopy | null {
+  let source: string;
+  try {
+    source = readFileSync(absolute, 'utf8');
+  } catch {
+    return null; // unreadable: running it reports why
+  }
+  if (!VITEST_IMPORT.test(source)) return null;
+  const copy = resolveVitest(absolute);
+  if (copy) return copy;
+  throw new SetupError(
+    `${relative} (${tree.side}, ${tree.ref}@${tree.sha.slice(0, 7)}) imports vitest, and perfgate runs vitest bench files with the project's own vitest, which this project does not have installed. ` +
+      'Add it (npm install --save-dev vitest, and commit the lockfile), or remove the file from benchmarks.',
+  );
+}
+
 export function discoverBenchmarks(
   config: BenchmarksConfig,
   service: ServiceConfig,
@@ -61,7 +84,8 @@ export function discoverBenchmarks(
   for (const side of ['base', 'head'] as Side[]) {
     files[side] = matchFiles(dirs[side], config.files).map((path) => {
       const absolute = join(dirs[side], path);
-      return { path, absolute, nodeArgs: nodeArgsFor(absolute, path, trees[side]) };
+      const vitest = vitestFor(absolute, path, trees[side]);
+      return { path, absolute, nodeArgs: vitest ? [] : nodeArgsFor(absolute, path, trees[side]), vitest };
     });
   }
   const searched = service.cwd === '.' ? 'the repository root' : `service.cwd "${service.cwd}"`;
@@ -107,7 +131,8 @@ const LIBRARY_IMPORT = new RegExp(
 /**
  * The benchmark suites in a directory (`perfgate init`): source files, searched as the
  * `benchmarks` globs are (no node_modules, no dot-directories), that import or require
- * benchmark.js, tinybench or mitata.
+ * benchmark.js, tinybench or mitata, and vitest bench files (`*.bench.ts` and the like that
+ * import vitest).
  */
 export function findBenchmarkSuites(dir: string): BenchmarkSuite[] {
   const suites: BenchmarkSuite[] = [];
@@ -115,8 +140,11 @@ export function findBenchmarkSuites(dir: string): BenchmarkSuite[] {
     const absolute = join(dir, path);
     try {
       if (statSync(absolute).size > MAX_SUITE_BYTES) continue;
-      const library = LIBRARY_IMPORT.exec(readFileSync(absolute, 'utf8'))?.[1] as BenchLibrary | undefined;
+      const source = readFileSync(absolute, 'utf8');
+      const library = LIBRARY_IMPORT.exec(source)?.[1] as BenchLibrary | undefined;
       if (library) suites.push({ path, library });
+      // vitest is also every test file's import: only a file named as vitest names bench files is a suite
+      else if (VITEST_BENCH_NAME.test(path) && VITEST_IMPORT.test(source)) suites.push({ path, library: 'vitest' });
     } catch {
       // unreadable: not a suite we can propose
     }

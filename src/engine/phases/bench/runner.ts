@@ -16,6 +16,7 @@ import { preloadPath } from '../../service/service.js';
 import type { RunSession } from '../../session.js';
 import { type Capture, readCapture } from './capture.js';
 import type { BenchFile, DiscoveredBenchmarks } from './discover.js';
+import { readVitestReport, vitestArgs } from './vitest.js';
 
 /** A file that failed on one side in this many consecutive rounds is not run again. */
 const CONSECUTIVE_FAILURES_TO_DROP = 2;
@@ -119,13 +120,15 @@ function stemOf(file: string, side: Side, round: number): string {
 
 async function runFile(file: BenchFile, side: Side, round: number, options: RunOptions): Promise<BenchRun> {
   const stem = stemOf(file.path, side, round);
-  const output = join(options.logDir, `${stem}.jsonl`);
+  // the preload's JSON lines, or vitest's JSON report
+  const output = join(options.logDir, file.vitest ? `${stem}.vitest.json` : `${stem}.jsonl`);
   const logs = { stdout: join(options.logDir, `${stem}.out.log`), stderr: join(options.logDir, `${stem}.err.log`) };
   for (const path of [output, logs.stdout, logs.stderr]) writeFileSync(path, '');
   const startedAt = new Date();
   let exit: ShellResult;
   try {
-    exit = await runProcess('node', [...file.nodeArgs, '--require', options.preload, file.absolute], {
+    const args = file.vitest ? vitestArgs(file.vitest, file.path, output) : [...file.nodeArgs, '--require', options.preload, file.absolute];
+    exit = await runProcess('node', args, {
       cwd: options.cwd,
       env: { ...options.env, PERFGATE_SIDE: side, PERFGATE_BENCH_OUTPUT: output },
       logFile: logs.stdout,
@@ -138,7 +141,7 @@ async function runFile(file: BenchFile, side: Side, round: number, options: RunO
     writeFileSync(logs.stderr, `perfgate could not start node: ${(e as Error).message}\n`, { flag: 'a' });
     exit = { code: null, signal: null, timedOut: false };
   }
-  const capture = readCapture(output);
+  const capture = file.vitest ? readVitestReport(output, file.absolute, file.path, file.vitest) : readCapture(output);
   const error = describeFailure(exit, capture, options.timeoutMs);
   const tail = error === null ? '' : tailFile(logs.stderr, STDERR_TAIL_LINES);
   return {
@@ -168,11 +171,14 @@ export function describeFailure(exit: ShellResult, capture: Capture, timeoutMs: 
   if (unsupported.length > 0) return unsupported.map((l) => `${l.unsupported} (${l.path})`).join('; ');
   if (capture.libraries.length === 0) {
     return (
-      'ran to the end, but loaded none of benchmark, tinybench or mitata, so there was nothing to capture. ' +
+      'ran to the end, but loaded none of benchmark, tinybench or mitata and did not import vitest, so there was nothing to capture. ' +
       "perfgate reads those libraries from the project's node_modules; a suite that only prints results cannot be read"
     );
   }
   const loaded = capture.libraries.map((l) => `${l.name} ${l.version}`).join(', ');
+  if (capture.libraries.some((l) => l.name === 'vitest')) {
+    return `ran with ${loaded}, whose report has no benchmark of this file (does vitest's benchmark.include match its name, e.g. *.bench.ts, and does it call bench()?)`;
+  }
   return `loaded ${loaded}, but no benchmark finished (is run() called, and awaited where it returns a promise?)`;
 }
 
