@@ -418,10 +418,22 @@ function storedBaselineWarnings(results: Results, baseline: StoredBaseline): Ana
 }
 
 /**
+ * The 90% interval's ends as worse and better ends, each as a change in the worse direction
+ * (positive is worse, whatever the metric). Results from before the equivalence interval held
+ * only the 95% one.
+ */
+export function equivalenceEnds(c: Pick<PairedComparison, 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'higherIsBetter'>): { worst: number; best: number } {
+  const low = c.eqLow ?? c.ciLow;
+  const high = c.eqHigh ?? c.ciHigh;
+  return c.higherIsBetter ? { worst: -low, best: -high } : { worst: high, best: low };
+}
+
+/**
  * docs/method.md, "The verdicts": regression = significant and worse than the limit; improvement =
  * significant and better than the limit; unchanged = the whole 90% interval inside ±limit
- * (equivalence, two one-sided tests at 5%);
- * anything else is inconclusive (the run cannot tell).
+ * (equivalence, two one-sided tests at 5%); no regression = only its worse end inside the limit
+ * (that one-sided test alone: a worsening beyond the limit is ruled out at 5%, an improvement
+ * beyond it is not); anything else is inconclusive (the run cannot tell).
  */
 export function decideVerdict(
   c: Pick<PairedComparison, 'change' | 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'pAdjusted' | 'limit' | 'higherIsBetter'>,
@@ -431,10 +443,9 @@ export function decideVerdict(
   const significant = c.pAdjusted < alpha;
   if (significant && worse > c.limit) return 'regression';
   if (significant && -worse > c.limit) return 'improvement';
-  // Results from before the equivalence interval held only the 95% one.
-  const low = c.eqLow ?? c.ciLow;
-  const high = c.eqHigh ?? c.ciHigh;
-  if (low > -c.limit && high < c.limit) return 'unchanged';
+  const { worst, best } = equivalenceEnds(c);
+  if (worst < c.limit && best > -c.limit) return 'unchanged';
+  if (worst < c.limit) return 'no-regression';
   return 'inconclusive';
 }
 

@@ -23,13 +23,23 @@ export function scenarioCulprit(assessment: Pick<Assessment, 'subjects'>, scenar
 }
 
 /**
- * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it
- * regressed or improved. Only the other scenarios get a culprit: a profile of an unchanged route
- * names its noise.
+ * Whether a scenario's verdict is "unchanged": every gated metric of it is unchanged or, open only
+ * on the better side, no regression, and no metric of it regressed or improved. Only the other
+ * scenarios get a culprit: a profile of a route with no decided change names its noise.
  */
 export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
-  const own = [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
-  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
+  return ownVerdicts(analysis, scenario).every((c) =>
+    c.gated ? c.verdict === 'unchanged' || c.verdict === 'no-regression' : c.verdict !== 'regression' && c.verdict !== 'improvement',
+  );
+}
+
+/** Whether some gated metric of the scenario is "no regression" (open only on the better side). */
+export function scenarioOpenBetter(analysis: Analysis, scenario: string): boolean {
+  return ownVerdicts(analysis, scenario).some((c) => c.gated && c.verdict === 'no-regression');
+}
+
+function ownVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
+  return [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
 }
 
 /**

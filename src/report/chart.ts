@@ -65,6 +65,8 @@ export interface ChartRow {
   worse: number;
   /** The 95% interval, better end first; null when the run had too few start pairs for one. */
   interval: [number, number] | null;
+  /** A "no regression" verdict: drawn grey like unchanged (nothing to act on), named in the legend. */
+  noRegression?: boolean;
 }
 
 /** The rows of one gated metric, in the table's scenario order. */
@@ -100,6 +102,7 @@ function chartRow(row: ReportRow): ChartRow | null {
     tone: tone === 'warn' ? 'fail' : tone,
     worse: worsePercent(c, c.change),
     interval: ends.every(Number.isFinite) ? ends : null,
+    ...(c.verdict === 'no-regression' && { noRegression: true }),
   };
 }
 
@@ -316,6 +319,6 @@ export function renderChart(results: Results, analysis: Analysis): string | null
   const blocks = charts.map((chart) => ['```mermaid', renderMermaidChart(chart), '```'].join('\n'));
   const cut = charts.filter((c) => c.total > c.rows.length);
   const note = cut.map((c) => ` ${formatMetricName(c.metric)} shows ${c.rows.length} of ${c.total} scenarios, the most notable.`).join('');
-  const legend = `<sub>Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the ±limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged.${note}</sub>`;
+  const legend = `<sub>Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the ±limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged${charts.some((c) => c.rows.some((r) => r.noRegression)) ? ' or no regression' : ''}.${note}</sub>`;
   return [...blocks, legend].join('\n\n');
 }

@@ -4,7 +4,7 @@
  * time added (shares and percentage points for results without time per request). Shared by
  * the markdown and terminal renderers; pure.
  */
-import { regressedScenarios, scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../assess/read.js';
+import { regressedScenarios, scenarioCulprit, scenarioOpenBetter, scenarioSubject, scenarioUnchanged } from '../assess/read.js';
 import type { Assessment } from '../assess/types.js';
 import type { Culprit } from '../profile/culprit.js';
 import { addedTime, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
@@ -284,8 +284,9 @@ export function describeProfilesSkipped(results: Results, analysis: Analysis): s
   if (skipped.length === 0) return null;
   const unchanged = skipped.filter((name) => scenarioUnchanged(analysis, name));
   const undecided = skipped.filter((name) => !unchanged.includes(name));
+  const every = unchanged.some((name) => scenarioOpenBetter(analysis, name)) ? 'every verdict unchanged or no regression' : 'every verdict unchanged';
   const reasons = [
-    ...(unchanged.length > 0 ? [`every verdict unchanged: ${unchanged.join(', ')}`] : []),
+    ...(unchanged.length > 0 ? [`${every}: ${unchanged.join(', ')}`] : []),
     ...(undecided.length > 0 ? [`no decided change for a CPU profile to explain while another scenario has one: ${undecided.join(', ')}`] : []),
   ];
   return `Not profiled, ${reasons.join('; ')} (profile.when: always profiles every scenario)`;

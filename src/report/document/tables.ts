@@ -6,7 +6,7 @@ import type { Results } from '../../results/types.js';
 import { type BenchmarkRow, describeBenchmarkMethod } from '../benchmarks.js';
 import { formatMetricChange, formatMetricName, formatValue } from '../format.js';
 import { describeHealthMethod } from '../health.js';
-import { type HealthCell, type HealthRow, verdictTone } from '../rows.js';
+import { betterSideOpen, type HealthCell, type HealthRow, verdictTone } from '../rows.js';
 import { FAILING_IMPROVEMENT, type ReportRow, rowTone } from '../verdicts.js';
 import type { Cell, Column, Intro, Table, Tone } from './types.js';
 
@@ -28,8 +28,9 @@ const VERDICT_WORDS: Record<Tone, string> = {
   unknown: 'inconclusive',
 };
 
-/** A verdict in the usual words. */
-export function verdictCell(tone: Tone): Cell {
+/** A verdict in the usual words; with `open` (betterSideOpen), "no regression" and what it leaves open. */
+export function verdictCell(tone: Tone, open?: string): Cell {
+  if (open !== undefined) return { kind: 'verdict', mark: 'neutral', words: 'no regression', detail: open };
   return { kind: 'verdict', mark: tone, words: VERDICT_WORDS[tone] };
 }
 
@@ -56,7 +57,7 @@ export function verdictTable(rows: ReportRow[]): Table {
           { kind: 'figure', text: formatValue(c.metric, c.baseMedian) },
           { kind: 'figure', text: formatValue(c.metric, c.headMedian) },
           { kind: 'figure', text: formatMetricChange(c) },
-          tone !== verdictTone(c) ? { kind: 'verdict', mark: 'unknown', words: FAILING_IMPROVEMENT } : verdictCell(tone),
+          tone !== verdictTone(c) ? { kind: 'verdict', mark: 'unknown', words: FAILING_IMPROVEMENT } : verdictCell(tone, betterSideOpen(c)),
         ],
       };
     }),
@@ -74,7 +75,7 @@ const BENCHMARK_COLUMNS: Column[] = [
 function benchmarkVerdict(row: BenchmarkRow): Cell {
   if (row.status === 'added' || row.status === 'removed') return { kind: 'verdict', mark: row.status, words: row.status };
   if (row.status === 'failed') return { kind: 'verdict', mark: 'warn', words: 'not compared', ...(row.reason && { detail: row.reason }) };
-  return verdictCell(row.status);
+  return verdictCell(row.status, row.comparison ? betterSideOpen(row.comparison) : undefined);
 }
 
 /** The micro-benchmark table: one row per benchmark, compared or listed. */
@@ -97,10 +98,10 @@ export function benchmarkTable(rows: BenchmarkRow[]): Table {
 function healthVerdict(cell: HealthCell): Cell {
   switch (cell.kind) {
     case 'verdict':
-      return verdictCell(cell.tone);
+      return verdictCell(cell.tone, cell.open);
     case 'leak':
       if (cell.tone === 'fail' || cell.tone === 'warn') return { kind: 'verdict', mark: cell.tone, words: 'possible leak' };
-      return cell.tone === 'good' ? { kind: 'verdict', mark: 'good', words: 'growth gone' } : verdictCell(cell.tone);
+      return cell.tone === 'good' ? { kind: 'verdict', mark: 'good', words: 'growth gone' } : verdictCell(cell.tone, cell.open);
     case 'generator':
       return cell.bound ? { kind: 'verdict', mark: 'warn', words: 'at its limit' } : { kind: 'label', text: '' };
     default:
