@@ -6,6 +6,7 @@
 //
 //   node bench/first-look.mjs [--in FILE[,FILE…]] [--draws 200] [--scenarios 1] [--root DIR] [--kinds express,fastify] [--json FILE]
 //        [--cache FILE]   (one JSON line per kind and noise: a long run resumes where it stopped)
+//        [--stop decision|verdicts]   (load.stop of the drawn runs; an engine without it ignores it)
 //
 // Per kind and noise: A/A false fails and every-gated-metric-unchanged (95% Wilson intervals),
 // +3% and +5% caught, and two clear regressions made from the kind's A/A pool by shifting
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     kinds: { type: 'string' },
     json: { type: 'string' },
     cache: { type: 'string' },
+    stop: { type: 'string' },
   },
 });
 
@@ -55,7 +57,8 @@ function shifted(pool, drop) {
   return pool.map((unit) => ({ ...unit, pairs: unit.pairs.map((p) => ({ ...p, head: scale(p.head) })) }));
 }
 
-const config = gate.resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /json'], profile: false } });
+const drawLoad = values.stop ? { stop: values.stop } : {};
+const config = gate.resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /json'], profile: false, load: drawLoad } });
 
 function loadSeconds(results, stoppedAt) {
   const { load } = config;
@@ -124,7 +127,7 @@ for (const line of lines) {
 }
 
 // The cache is keyed by what decides a row: a line per kind and noise, for these draws, scenarios, pools and engine.
-const cacheKey = JSON.stringify({ in: values.in, draws, scenarioCount, root });
+const cacheKey = JSON.stringify({ in: values.in, draws, scenarioCount, root, stop: values.stop ?? null });
 const cached = new Map(
   values.cache && existsSync(values.cache)
     ? readFileSync(values.cache, 'utf8')

@@ -57,6 +57,8 @@ function describeFailure(c: LookComparison, level: number): string {
  * so it cannot raise the false-fail rate the bounds hold to alpha.
  */
 const SETTLED: readonly Verdict[] = ['unchanged', 'improvement', 'no-regression'];
+/** With load.stop: verdicts, only these: a faster head goes on until its improvement is called. */
+const CLEAR: readonly Verdict[] = ['unchanged', 'improvement'];
 
 /**
  * Why a look stopped clear: "every gated metric is already clear (3 of 3 unchanged or improved)",
@@ -96,7 +98,8 @@ export function decideLook(results: Results, index: number, analysis: Analysis, 
     .map(asLook)
     .filter((c) => c.gated);
   const openLevels = levels.filter((l) => l.verdict !== 'pass').map((l) => `${l.scenario} ${l.metric.replace(/_/g, ' ')} level`);
-  const open = [...gated.filter((c) => !SETTLED.includes(c.verdict)).map(describeComparison), ...openLevels];
+  const settled = results.config.load.stop === 'verdicts' ? CLEAR : SETTLED;
+  const open = [...gated.filter((c) => !settled.includes(c.verdict)).map(describeComparison), ...openLevels];
   if (gated.length > 0 && open.length === 0) {
     return { ...base, decision: 'stop-clear', reason: describeSettled(gated, levels.length) };
   }

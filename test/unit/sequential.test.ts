@@ -86,6 +86,13 @@ test('smallest detectable shift matches R for every reference case', () => {
 const config = (load: Record<string, unknown>) =>
   resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load } });
 
+test('load.stop: decision is the default and leaves the configuration as it hashed before; verdicts is kept; anything else is refused', () => {
+  assert.equal('stop' in config({}).load, false);
+  assert.equal(config({ stop: 'decision' }).load.stop, undefined);
+  assert.equal(config({ stop: 'verdicts' }).load.stop, 'verdicts');
+  assert.throws(() => config({ stop: 'never' }), /load\.stop: .*use decision or verdicts/);
+});
+
 test('a look is planned after every block, at its share of the starts', () => {
   assert.deepEqual(blockSizes(7, 2), [4, 3]);
   const defaults = planSequential(config({}))!; // 72 pairs, 3 blocks of 8 start pairs
@@ -239,6 +246,13 @@ test('interim: a metric open only on the better side settles the decision and st
   const stopped = look(better);
   assert.equal(stopped.decision, 'stop-clear');
   assert.equal(stopped.reason, 'the decision is settled: no gated metric can fail any more (2 unchanged or improved, 1 with no regression: an improvement not ruled out)');
+  // load.stop: verdicts waits for the improvement to be called (or ruled out)
+  const waiting = atInterim(0.99, 5);
+  waiting.scenarios = better.scenarios;
+  waiting.config = resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load: { pairs: 60, blocks: 2, stop: 'verdicts' } } });
+  assert.equal(waiting.config.load.stop, 'verdicts');
+  assert.equal(look(waiting).decision, 'continue');
+  assert.match(look(waiting).reason, /^not yet clear: GET \/hello throughput is undecided$/);
 
   // what the reader sees of the stopped run: a pass, the metric named as open on the better side, not as unchanged
   better.sequential!.taken.push(stopped);
