@@ -7,6 +7,7 @@
 //   node bench/first-look.mjs [--in FILE[,FILE…]] [--draws 200] [--scenarios 1] [--root DIR] [--kinds express,fastify] [--json FILE]
 //        [--cache FILE]   (one JSON line per kind and noise: a long run resumes where it stopped)
 //        [--stop decision|verdicts]   (load.stop of the drawn runs; an engine without it ignores it)
+//        [--against CACHE]   (also print each cell as "before → after", before from another run's --cache)
 //
 // Per kind and noise: A/A false fails and every-gated-metric-unchanged (95% Wilson intervals),
 // +3% and +5% caught, and two clear regressions made from the kind's A/A pool by shifting
@@ -32,6 +33,7 @@ const { values } = parseArgs({
     json: { type: 'string' },
     cache: { type: 'string' },
     stop: { type: 'string' },
+    against: { type: 'string' },
   },
 });
 
@@ -201,5 +203,39 @@ out.push(
   '',
   `All A/A cells: ${rate(sum((r) => r[0]?.fail), sum((r) => r[0]?.n))} false fails, ${share(sum((r) => r[0]?.clear), sum((r) => r[0]?.n))} every gated metric unchanged, ${share(sum((r) => r[0]?.settled), sum((r) => r[0]?.n))} passed with every gated metric unchanged or no regression; stopped ${stops(all(0))}, load ${load(all(0))}. Caught: +3% ${share(sum((r) => r[3]?.fail), sum((r) => r[3]?.n))}, +5% ${share(sum((r) => r[5]?.fail), sum((r) => r[5]?.n))}, −10% ${share(sum((r) => r.drop10?.fail), sum((r) => r.drop10?.n))} (${share(sum((r) => r.drop10?.firstLookFail), sum((r) => r.drop10?.n))} at look 1), −20% ${share(sum((r) => r.drop20?.fail), sum((r) => r.drop20?.n))}. Improvement called: 5% faster ${share(sum((r) => r.up5?.improved), sum((r) => r.up5?.n))}, 10% faster ${share(sum((r) => r.up10?.improved), sum((r) => r.up10?.n))}.`,
 );
+if (values.against) out.push('', ...againstTable(values.against));
 console.log(out.join('\n'));
 if (values.json) writeFileSync(values.json, JSON.stringify(rows.map((r) => ({ ...r })), null, 1));
+
+/**
+ * Each cell of this run against the same cell of another run's cache (the same pools and draws,
+ * decided by another engine or setting): "before → after", one value where both agree.
+ */
+function againstTable(file) {
+  const before = new Map(
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l).row)
+      .map((row) => [`${row.kind}|${row.noise}`, row]),
+  );
+  const pair = (a, b, show) => {
+    const [x, y] = [show(a), show(b)];
+    return x === y ? x : `${x} → ${y}`;
+  };
+  const meanLoad = (t) => (t?.n ? `${(t.seconds.reduce((s, x) => s + x, 0) / t.n).toFixed(0)} s` : '–');
+  const lines = [
+    `Against ${file} (before → after; one value where they agree):`,
+    '',
+    '| kind | noise | A/A false fails | A/A every gated unchanged | A/A passed, every gated unchanged or no regression | A/A stopped at look 1 · 2 · 3 | A/A mean load | +3% caught | +5% caught | +5% mean load | −10% caught | 5% faster: improvement | 10% faster: improvement | 5% faster mean load |',
+    '| :-- | :-- | --: | --: | --: | :-- | --: | --: | --: | --: | --: | --: | --: | --: |',
+  ];
+  for (const r of rows) {
+    const b = before.get(`${r.kind}|${r.noise}`) ?? {};
+    const cell = (key, show) => pair(b[key], r[key], show);
+    lines.push(
+      `| ${r.kind} | ${r.noise} | ${cell(0, (t) => (t?.n ? `${t.fail}/${t.n}` : '–'))} | ${cell(0, (t) => (t?.n ? share(t.clear, t.n) : '–'))} | ${cell(0, (t) => (t?.n ? share(t.settled ?? t.clear, t.n) : '–'))} | ${cell(0, stops)} | ${cell(0, meanLoad)} | ${cell(3, caught)} | ${cell(5, caught)} | ${cell(5, meanLoad)} | ${cell('drop10', caught)} | ${cell('up5', improved)} | ${cell('up10', improved)} | ${cell('up5', meanLoad)} |`,
+    );
+  }
+  return lines;
+}
