@@ -100,6 +100,9 @@ describe('decideHealthVerdict: the absolute floor', () => {
     ['−90%, 45 ms less', 'improvement', floor(-45_000, -60_000, -30_000), 'improvement'],
     ['relative interval inside the limit', 'unchanged', floor(3000, -9000, 15_000), 'unchanged'],
     ['no floor: the relative verdict stands', 'regression', floor(100, 60, 140, 0), 'regression'],
+    ['relative open only on the better side: no regression', 'no-regression', floor(-8000, -20_000, 4000), 'no-regression'],
+    ['+60% relative, but at most 8 ms more, and maybe 20 ms less: the floor rules the regression out', 'inconclusive', floor(-2000, -20_000, 8000), 'no-regression'],
+    ['worse end beyond both limits: inconclusive', 'inconclusive', floor(-2000, -20_000, 12_000), 'inconclusive'],
   ];
   for (const [name, relative, c, expected] of cases) {
     it(name, () => assert.equal(decideHealthVerdict(relative, c), expected));
@@ -254,6 +257,9 @@ describe('load-generator bound, on recorded slices', () => {
     assert.equal(after('regression', ['head']).verdict, 'inconclusive');
     assert.equal(after('improvement', ['head']).verdict, 'improvement');
     assert.equal(after('improvement', ['base', 'head']).verdict, 'inconclusive');
+    // "no regression" rests on base's rate: a bound base could have been faster, and head worse
+    assert.equal(after('no-regression', ['head']).verdict, 'no-regression');
+    assert.equal(after('no-regression', ['base']).verdict, 'inconclusive');
     assert.deepEqual(after('unchanged', ['head']).generatorBound, ['head']);
     assert.equal(after('unchanged', []).generatorBound, undefined);
     const latency = { ...throughput('unchanged'), metric: 'latency_p99' } as MetricComparison;
