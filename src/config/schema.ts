@@ -174,7 +174,7 @@ const loadSchema = z
       .enum(['decision', 'verdicts'], { error: 'is not allowed; use decision or verdicts' })
       .default(DEFAULT_LOAD.stop)
       .describe(
-        'When an interim look of load.early-stop ends a run that has not regressed. decision: once no gated metric can fail any more, each unchanged, improved or with no regression (a worsening beyond its limit ruled out, an improvement not); the fastest pass. verdicts: only once every gated metric is unchanged or improved, so a faster head runs on until the improvement is called (a 5% faster head was called an improvement in about a quarter of drawn runs with decision, in all with verdicts: docs/calibration/settled-stop.md).',
+        'When an interim look of load.early-stop ends a run that has not regressed. decision: once no gated metric can fail any more, each unchanged, improved or with no regression (a worsening beyond its limit ruled out, an improvement not); the fastest pass. verdicts: only once every gated metric is unchanged or improved, so a faster head runs on until the improvement is called (drawn from the calibration pools, a head 5% faster was called an improvement in half the runs with decision, 2–6% on express, and in all with verdicts, which take about 50 s more of load for it: docs/calibration/settled-stop.md).',
       ),
   })
   .superRefine((load, ctx) => {
