@@ -25,7 +25,7 @@ import { type BenchmarkInventory, inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { analyzeIo } from './io.js';
 import { decideLevel, type LevelDraft, levelDrafts } from './levels.js';
-import { failedLevels, levelValueText } from './read.js';
+import { equivalenceEnds, failedLevels, levelValueText } from './read.js';
 import { errorShare } from '../results/errors.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
@@ -415,17 +415,6 @@ function storedBaselineWarnings(results: Results, baseline: StoredBaseline): Ana
       ? [{ code: 'stored-baseline' as const, message: `The stored baseline has no pairs of ${gaps.join(', ')}: no verdict for ${gaps.length === 1 ? 'it' : 'them'}.` }]
       : []),
   ];
-}
-
-/**
- * The 90% interval's ends as worse and better ends, each as a change in the worse direction
- * (positive is worse, whatever the metric). Results from before the equivalence interval held
- * only the 95% one.
- */
-export function equivalenceEnds(c: Pick<PairedComparison, 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'higherIsBetter'>): { worst: number; best: number } {
-  const low = c.eqLow ?? c.ciLow;
-  const high = c.eqHigh ?? c.ciHigh;
-  return c.higherIsBetter ? { worst: -low, best: -high } : { worst: high, best: low };
 }
 
 /**

@@ -4,7 +4,7 @@
  * may use them. Pure.
  */
 import type { Culprit } from '../profile/culprit.js';
-import type { Analysis, LevelComparison, MetricComparison } from '../results/types.js';
+import type { Analysis, LevelComparison, MetricComparison, PairedComparison } from '../results/types.js';
 import { formatDurationUs, formatPercent } from '../stats/format.js';
 import type { Assessment, ScenarioSubject } from './types.js';
 
@@ -20,6 +20,17 @@ export function scenarioSubject(assessment: Pick<Assessment, 'subjects'>, scenar
  */
 export function scenarioCulprit(assessment: Pick<Assessment, 'subjects'>, scenario: string): Culprit | null {
   return scenarioSubject(assessment, scenario)?.profile?.culprit ?? null;
+}
+
+/**
+ * The 90% interval's ends as worse and better ends, each as a change in the worse direction
+ * (positive is worse, whatever the metric). Results from before the equivalence interval held
+ * only the 95% one.
+ */
+export function equivalenceEnds(c: Pick<PairedComparison, 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'higherIsBetter'>): { worst: number; best: number } {
+  const low = c.eqLow ?? c.ciLow;
+  const high = c.eqHigh ?? c.ciHigh;
+  return c.higherIsBetter ? { worst: -low, best: -high } : { worst: high, best: low };
 }
 
 /**

@@ -2,7 +2,7 @@
  * How a verdict reads (its tone), and the row the health and start-up tables share: the small
  * vocabulary the tables of every report have in common. Pure.
  */
-import { equivalenceEnds } from '../assess/compare.js';
+import { equivalenceEnds } from '../assess/read.js';
 import type { PairedComparison } from '../results/types.js';
 import { formatChange, formatPoints } from '../stats/format.js';
 import type { Tone } from './document/types.js';
