@@ -7,7 +7,7 @@
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
-import { betterSideOpen, type HealthRow, verdictTone } from './rows.js';
+import { betterSideOpen, HEAP_OPEN, type HealthRow, verdictTone } from './rows.js';
 import { startupRows } from './startup.js';
 import { COUNTER_NAMES, counterRows, formatCounterValue, isCounter } from './counters.js';
 
@@ -94,8 +94,7 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
       base: formatGrowth(growth.baseMbPer10k),
       head: formatGrowth(growth.headMbPer10k),
       change: formatGrowth(growth.change),
-      // No interval to quote: head's heap grows slower than base's by more than the limit, short of a leak gone.
-      cell: { kind: 'leak', tone, open: growth.verdict === 'no-regression' ? 'head grows slower, not shown to be a leak gone' : undefined },
+      cell: { kind: 'leak', tone, open: growth.verdict === 'no-regression' ? HEAP_OPEN : undefined },
       notable: tone !== 'neutral',
     },
     {

@@ -39,6 +39,9 @@ export function betterSideOpen(
   return Number.isFinite(change) ? `an improvement of up to ${c.metric === 'errors' ? formatPoints(change) : formatChange(change)} not ruled out` : 'an improvement not ruled out';
 }
 
+/** What a "no regression" memory-growth rule leaves open: it has no interval to quote. */
+export const HEAP_OPEN = 'head grows slower, not shown to be a leak gone';
+
 /** What a row's verdict cell says: a verdict in the usual words, a memory-growth verdict in its own, a load generator's state, or nothing. */
 export type HealthCell =
   | { kind: 'verdict'; tone: Tone; open?: string | undefined }

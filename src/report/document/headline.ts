@@ -11,7 +11,7 @@ import { formatPercent, truncate } from '../../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from '../format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from '../health.js';
 import { regressionCulprits } from '../hot-functions.js';
-import { betterSideOpen } from '../rows.js';
+import { betterSideOpen, HEAP_OPEN } from '../rows.js';
 import { allComparisons, countVerdicts, errorShares, type VerdictCounts, worstGatedChange } from '../verdicts.js';
 import { failedLevelLimits, undecidedLevels } from './levels.js';
 import { describeBaseCommands, describeIncomplete } from './run-info.js';
@@ -232,7 +232,7 @@ export function headline(results: Results, analysis: Assessment, accepted: strin
 function openBetterLines(analysis: Assessment): Line[] {
   return analysis.all.flatMap((e): Line[] => {
     if (e.kind === 'io' || !e.comparison.gated || e.comparison.verdict !== 'no-regression') return [];
-    const open = e.kind === 'heap' ? 'head grows slower, not shown to be a leak gone' : betterSideOpen(e.comparison);
+    const open = e.kind === 'heap' ? HEAP_OPEN : betterSideOpen(e.comparison);
     const [about, what] =
       e.kind === 'http'
         ? [e.subject.scenario, formatMetricName(e.comparison.metric)]
