@@ -30,7 +30,8 @@ export function wantsNewComment(mode: CommentMode, analysis: Analysis): boolean 
       return true;
     case 'on-change':
       return [...analysis.comparisons, ...(analysis.health?.comparisons ?? []), ...(analysis.health?.heap ?? [])].some(
-        (c) => c.verdict !== 'unchanged',
+        // "no regression" is no change the run found, only one it could not rule out on the better side
+        (c) => c.verdict !== 'unchanged' && c.verdict !== 'no-regression',
       );
     case 'on-regression':
       return analysis.regressions > 0;

@@ -25,7 +25,7 @@ import { type BenchmarkInventory, inventoryBenchmarks } from './benchmarks.js';
 import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthComparison } from './health.js';
 import { analyzeIo } from './io.js';
 import { decideLevel, type LevelDraft, levelDrafts } from './levels.js';
-import { failedLevels, levelValueText } from './read.js';
+import { equivalenceEnds, failedLevels, levelValueText } from './read.js';
 import { errorShare } from '../results/errors.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
@@ -420,8 +420,9 @@ function storedBaselineWarnings(results: Results, baseline: StoredBaseline): Ana
 /**
  * docs/method.md, "The verdicts": regression = significant and worse than the limit; improvement =
  * significant and better than the limit; unchanged = the whole 90% interval inside ±limit
- * (equivalence, two one-sided tests at 5%);
- * anything else is inconclusive (the run cannot tell).
+ * (equivalence, two one-sided tests at 5%); no regression = only its worse end inside the limit
+ * (that one-sided test alone: a worsening beyond the limit is ruled out at 5%, an improvement
+ * beyond it is not); anything else is inconclusive (the run cannot tell).
  */
 export function decideVerdict(
   c: Pick<PairedComparison, 'change' | 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'pAdjusted' | 'limit' | 'higherIsBetter'>,
@@ -431,10 +432,9 @@ export function decideVerdict(
   const significant = c.pAdjusted < alpha;
   if (significant && worse > c.limit) return 'regression';
   if (significant && -worse > c.limit) return 'improvement';
-  // Results from before the equivalence interval held only the 95% one.
-  const low = c.eqLow ?? c.ciLow;
-  const high = c.eqHigh ?? c.ciHigh;
-  if (low > -c.limit && high < c.limit) return 'unchanged';
+  const { worst, best } = equivalenceEnds(c);
+  if (worst < c.limit && best > -c.limit) return 'unchanged';
+  if (worst < c.limit) return 'no-regression';
   return 'inconclusive';
 }
 

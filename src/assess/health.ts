@@ -174,7 +174,8 @@ export type RelativeHealthComparison = PairedComparison & { metric: HealthMetric
  * The verdict with the absolute floor: a regression (improvement) must also be worse (better) by
  * more than `min` in the estimated per-pair difference; a change counts as unchanged when its
  * relative interval is inside ±limit or its absolute interval inside ±min. So a 0.1 → 0.2 ms
- * event-loop delay (+100%, but 0.1 ms) is unchanged, never a regression.
+ * event-loop delay (+100%, but 0.1 ms) is unchanged, never a regression. A change whose worsening
+ * is ruled out by either limit, but not its improvement by both, is "no regression".
  */
 export function decideHealthVerdict(
   relative: Verdict,
@@ -184,6 +185,8 @@ export function decideHealthVerdict(
   if (relative === 'regression' && c.absoluteChange > c.min) return 'regression';
   if (relative === 'improvement' && c.absoluteChange < -c.min) return 'improvement';
   if (relative === 'unchanged' || (c.absoluteLow > -c.min && c.absoluteHigh < c.min)) return 'unchanged';
+  // A regression must pass both limits, so ruling out either one's worsening rules it out.
+  if (relative === 'no-regression' || c.absoluteHigh < c.min) return 'no-regression';
   return 'inconclusive';
 }
 
@@ -294,7 +297,8 @@ function rising(trend: HeapTrend, alpha: number): boolean {
  * and the gap between the sides widens significantly within the start pairs (each side's own
  * trend also carries what both share: two growing sides whose rates differ by noise are not a
  * leak); the mirror image is an improvement (a leak gone); unchanged when the two growths differ
- * by less than the limit; otherwise inconclusive.
+ * by less than the limit; no regression when head grows slower than base by more than it, short
+ * of an improvement; otherwise inconclusive.
  */
 export function decideHeapGrowth(base: HeapTrend, head: HeapTrend, gap: HeapGap | null, rule: HeapGrowthRule, alpha: number): Verdict {
   const headMb = mbPer10k(head.bytesPerRequest);
@@ -304,6 +308,8 @@ export function decideHeapGrowth(base: HeapTrend, head: HeapTrend, gap: HeapGap 
   if (rising(head, alpha) && widening(1) && change > rule.limitMbPer10k && headMb > 2 * Math.max(baseMb, 0)) return 'regression';
   if (rising(base, alpha) && widening(-1) && -change > rule.limitMbPer10k && baseMb > 2 * Math.max(headMb, 0)) return 'improvement';
   if (Math.abs(change) <= rule.limitMbPer10k) return 'unchanged';
+  // Head grows slower than base by more than the limit, without the evidence of a leak gone.
+  if (change < -rule.limitMbPer10k) return 'no-regression';
   return 'inconclusive';
 }
 
@@ -420,7 +426,8 @@ export function checkGenerator(scenario: ScenarioResults): GeneratorCheck | null
  * A throughput verdict that rests on a generator-bound side becomes inconclusive: there the
  * service could have served more than was measured. A regression needs head to be service-bound
  * (base's true rate is at least what was measured, so the drop is real); an improvement needs
- * base service-bound; "unchanged" needs both. At a fixed rate the generator's delay is in every
+ * base service-bound, and so does "no regression" (a bound base could have been faster, so head
+ * worse); "unchanged" needs both. At a fixed rate the generator's delay is in every
  * latency (they count from the intended send time), so there the latency verdicts are held to
  * the same rule: a late generator can only have added to the bound side's latencies.
  */
@@ -432,6 +439,7 @@ export function markGeneratorBound(comparisons: MetricComparison[], checks: Gene
     const holds =
       (c.verdict === 'regression' && !bound.includes('head')) ||
       (c.verdict === 'improvement' && !bound.includes('base')) ||
+      (c.verdict === 'no-regression' && !bound.includes('base')) ||
       c.verdict === 'inconclusive';
     return { ...c, generatorBound: bound, verdict: holds ? c.verdict : 'inconclusive' };
   });

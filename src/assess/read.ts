@@ -4,7 +4,7 @@
  * may use them. Pure.
  */
 import type { Culprit } from '../profile/culprit.js';
-import type { Analysis, LevelComparison, MetricComparison } from '../results/types.js';
+import type { Analysis, LevelComparison, MetricComparison, PairedComparison } from '../results/types.js';
 import { formatDurationUs, formatPercent } from '../stats/format.js';
 import type { Assessment, ScenarioSubject } from './types.js';
 
@@ -23,13 +23,34 @@ export function scenarioCulprit(assessment: Pick<Assessment, 'subjects'>, scenar
 }
 
 /**
- * Whether a scenario's verdict is "unchanged": every gated metric of it is, and no metric of it
- * regressed or improved. Only the other scenarios get a culprit: a profile of an unchanged route
- * names its noise.
+ * The 90% interval's ends as worse and better ends, each as a change in the worse direction
+ * (positive is worse, whatever the metric). Results from before the equivalence interval held
+ * only the 95% one.
+ */
+export function equivalenceEnds(c: Pick<PairedComparison, 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'higherIsBetter'>): { worst: number; best: number } {
+  const low = c.eqLow ?? c.ciLow;
+  const high = c.eqHigh ?? c.ciHigh;
+  return c.higherIsBetter ? { worst: -low, best: -high } : { worst: high, best: low };
+}
+
+/**
+ * Whether a scenario's verdict is "unchanged": every gated metric of it is unchanged or, open only
+ * on the better side, no regression, and no metric of it regressed or improved. Only the other
+ * scenarios get a culprit: a profile of a route with no decided change names its noise.
  */
 export function scenarioUnchanged(analysis: Analysis, scenario: string): boolean {
-  const own = [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
-  return own.every((c) => (c.gated ? c.verdict === 'unchanged' : c.verdict !== 'regression' && c.verdict !== 'improvement'));
+  return ownVerdicts(analysis, scenario).every((c) =>
+    c.gated ? c.verdict === 'unchanged' || c.verdict === 'no-regression' : c.verdict !== 'regression' && c.verdict !== 'improvement',
+  );
+}
+
+/** Whether some gated metric of the scenario is "no regression" (open only on the better side). */
+export function scenarioOpenBetter(analysis: Analysis, scenario: string): boolean {
+  return ownVerdicts(analysis, scenario).some((c) => c.gated && c.verdict === 'no-regression');
+}
+
+function ownVerdicts(analysis: Analysis, scenario: string): { gated: boolean; verdict: string }[] {
+  return [...timeVerdicts(analysis, scenario), ...(analysis.health?.heap ?? []).filter((c) => c.scenario === scenario)];
 }
 
 /**

@@ -49,6 +49,31 @@ function describeFailure(c: LookComparison, level: number): string {
   return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
 }
 
+/**
+ * The verdicts that settle a gated metric at an interim look: it can no longer fail the build.
+ * "No regression" is one of them: its worse end is inside the limit, and whether it improved
+ * beyond the limit cannot change the decision. That makes the stop a non-binding futility stop
+ * for the regression side (docs/method.md, "When it stops"): it only ever ends a run as a pass,
+ * so it cannot raise the false-fail rate the bounds hold to alpha.
+ */
+const SETTLED: readonly Verdict[] = ['unchanged', 'improvement', 'no-regression'];
+/** With load.stop: verdicts, only these: a faster head goes on until its improvement is called. */
+const CLEAR: readonly Verdict[] = ['unchanged', 'improvement'];
+
+/**
+ * Why a look stopped clear: "every gated metric is already clear (3 of 3 unchanged or improved)",
+ * or, with metrics open only on the better side, "the decision is settled: no gated metric can
+ * fail any more (2 unchanged or improved, 1 with no regression: an improvement not ruled out)".
+ */
+function describeSettled(gated: readonly LookComparison[], levels: number): string {
+  const open = gated.filter((c) => c.verdict === 'no-regression').length;
+  const levelsToo = levels > 0 ? ` and ${levels} service level${levels === 1 ? '' : 's'} met` : '';
+  if (open === 0) return `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)${levelsToo}`;
+  const clear = gated.length - open;
+  const cleared = clear > 0 ? `${clear} unchanged or improved, ` : '';
+  return `the decision is settled: no gated metric can fail any more (${cleared}${open} with no regression: an improvement not ruled out)${levelsToo}`;
+}
+
 export function decideLook(results: Results, index: number, analysis: Analysis, at: Date = new Date()): TakenLook {
   const sequential = results.sequential!;
   const look = sequential.looks[index]!;
@@ -73,14 +98,10 @@ export function decideLook(results: Results, index: number, analysis: Analysis, 
     .map(asLook)
     .filter((c) => c.gated);
   const openLevels = levels.filter((l) => l.verdict !== 'pass').map((l) => `${l.scenario} ${l.metric.replace(/_/g, ' ')} level`);
-  const open = [...gated.filter((c) => c.verdict !== 'unchanged' && c.verdict !== 'improvement').map(describeComparison), ...openLevels];
+  const settled = results.config.load.stop === 'verdicts' ? CLEAR : SETTLED;
+  const open = [...gated.filter((c) => !settled.includes(c.verdict)).map(describeComparison), ...openLevels];
   if (gated.length > 0 && open.length === 0) {
-    const levelsToo = levels.length > 0 ? ` and ${levels.length} service level${levels.length === 1 ? '' : 's'} met` : '';
-    return {
-      ...base,
-      decision: 'stop-clear',
-      reason: `every gated metric is already clear (${gated.length} of ${gated.length} unchanged or improved)${levelsToo}`,
-    };
+    return { ...base, decision: 'stop-clear', reason: describeSettled(gated, levels.length) };
   }
   const named = open.slice(0, 3).join(', ');
   const more = open.length > 3 ? ` and ${open.length - 3} more` : '';

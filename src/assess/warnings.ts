@@ -221,14 +221,8 @@ function undecidedMessage(c: MetricComparison | HealthComparison, family: string
     ? 'More pairs per start (load.pairs) or more starts (load.blocks × load.instances) narrow the interval.'
     : 'More starts (load.blocks × load.instances) narrow the interval.';
   // Significant and worse, yet inconclusive: another rule held it back (an absolute floor).
+  // Open only on the better side is "no regression", not inconclusive (compare.ts, decideVerdict).
   if (worse <= c.limit || c.pAdjusted < level) {
-    // Open only on the better side: the run rules out a worsening beyond the limit, and a reader
-    // who asks "did this PR make it worse?" has the answer (A/A runs of a noisy express service
-    // ended so: +0.9% (−0.1 … +2.5) against a 2% limit).
-    const [worst, best] = c.higherIsBetter ? [c.eqLow, c.eqHigh] : [c.eqHigh, c.eqLow];
-    if (worst !== undefined && best !== undefined && Number.isFinite(worst) && (c.higherIsBetter ? worst > -c.limit : worst < c.limit)) {
-      return `${c.metric} is inconclusive only on the better side: the run rules out a worsening beyond the ${percentText(c.limit)} limit (at worst ${signedPercent(worst)}, 90% interval), but cannot tell an improvement of up to ${signedPercent(best)} from none. ${more}`;
-    }
     return `${c.metric} is inconclusive: ${detectableText(c, byPairs ? 'pairs' : 'start pairs')}. ${more}`;
   }
   const opposed = (c.starts ?? []).filter((s) => (c.change < 0 ? s.change > 0 : s.change < 0)).map((s) => s.change);

@@ -88,6 +88,7 @@ export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: s
     );
     const starts = plan.blocks.map((b) => b.instances);
     lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(' + ')} by block, fresh in each; a start pair serves every scenario in its turn)`);
+    if (plan.sequential) lines.push(`looks    ${describeLooks(plan.sequential.looks.slice(0, -1).map((l) => l.afterBlock + 1), config.load.stop)}`);
   }
   const gated = Object.entries(config.gate).filter(
     ([key, rule]) => 'gated' in rule && rule.gated && 'limit' in rule && (key !== 'benchmarks' || config.benchmarks),
@@ -137,6 +138,17 @@ function serviceLines(config: PerfgateConfig, workTreeInstall: string | null): s
     `service  \`${service.start}\` in ${service.cwd}; install ${install}${service.build ? `; build \`${service.build}\`` : ''}`,
     `ready    when ${ready}, within ${formatDuration(service.ready.timeoutMs)}`,
   ];
+}
+
+/**
+ * When the interim looks come and what stops the run there: "after blocks 1 and 2: stop on a
+ * regression beyond the look's bound, or once no gated metric can fail any more (load.stop:
+ * decision)".
+ */
+export function describeLooks(afterBlocks: readonly number[], stop: PerfgateConfig['load']['stop']): string {
+  const blocks = afterBlocks.length === 1 ? `block ${afterBlocks[0]}` : `blocks ${afterBlocks.slice(0, -1).join(', ')} and ${afterBlocks.at(-1)}`;
+  const clear = stop === 'verdicts' ? 'every gated metric is unchanged or improved (load.stop: verdicts)' : 'no gated metric can fail any more (load.stop: decision)';
+  return `after ${blocks}: stop on a regression beyond the look's bound, or once ${clear}`;
 }
 
 /** The whole run's estimate, and when each interim look would stop it: "(~1m 5s when the look after block 1 stops early, ~2m 10s after block 2)". */

@@ -76,6 +76,7 @@ export const DEFAULT_LOAD = {
   connections: 10,
   pipelining: 1,
   earlyStop: true,
+  stop: 'decision',
 } as const;
 
 export const DEFAULT_BENCHMARKS = { rounds: 10, timeout: '2m', budget: '15m' } as const;

@@ -138,6 +138,8 @@ function resolveDocument(doc: ParsedDocument, ctx: z.RefinementCtx): PerfgateCon
       mode: doc.load.mode,
       pin: doc.load.pin,
       earlyStop: doc.load['early-stop'],
+      // Absent at the default, so a default configuration hashes as it did before the setting (stored baselines, history).
+      ...(doc.load.stop === 'verdicts' && { stop: 'verdicts' as const }),
     },
     benchmarks: doc.benchmarks,
     gate,

@@ -168,7 +168,13 @@ const loadSchema = z
       .boolean({ error: 'is not allowed; use true or false' })
       .default(DEFAULT_LOAD.earlyStop)
       .describe(
-        'Adaptive stopping: after every block but the last, look and stop when the verdict is already clear (a regression beyond that look\'s bound, or every gated interval inside its limit). The bounds keep the overall alpha (O\'Brien–Fleming-type design with a look after every block, see docs/method.md). Needs at least 2 blocks.',
+        'Adaptive stopping: after every block but the last, look and stop when the answer is already clear (a regression beyond that look\'s bound, or, with load.stop, no gated metric left that could fail). The bounds keep the overall alpha (O\'Brien–Fleming-type design with a look after every block, see docs/method.md). Needs at least 2 blocks.',
+      ),
+    stop: z
+      .enum(['decision', 'verdicts'], { error: 'is not allowed; use decision or verdicts' })
+      .default(DEFAULT_LOAD.stop)
+      .describe(
+        'When an interim look of load.early-stop ends a run that has not regressed. decision: once no gated metric can fail any more, each unchanged, improved or with no regression (a worsening beyond its limit ruled out, an improvement not); the fastest pass. verdicts: only once every gated metric is unchanged or improved, so a faster head runs on until the improvement is called (drawn from the calibration pools, a head 5% faster was called an improvement in half the runs with decision, 2–6% on express, and in all with verdicts, which take about 50 s more of load for it: docs/calibration/settled-stop.md).',
       ),
   })
   .superRefine((load, ctx) => {

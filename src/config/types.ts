@@ -162,6 +162,11 @@ export interface LoadConfig {
   pin: 'auto' | 'on' | 'off';
   /** Take the pre-registered looks (after every block but the last) and stop when the verdict is already clear. */
   earlyStop: boolean;
+  /**
+   * 'verdicts': an interim look stops a run that has not regressed only once every gated metric is
+   * unchanged or improved. Absent (load.stop: decision, the default): once none can fail any more.
+   */
+  stop?: 'verdicts';
 }
 
 export interface BenchmarksConfig {

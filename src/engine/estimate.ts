@@ -107,7 +107,7 @@ export function estimateRun(config: PerfgateConfig, plan: Plan = buildPlan(confi
       ms: profiled.length * (bothSides + PROFILE_RENDER_MS),
       detail:
         `${profiled.length} scenario${profiled.length === 1 ? '' : 's'} × base and head at once, ${formatDuration(config.profile.durationMs)} of profiled load, then flamegraphs` +
-        (config.profile.when === 'changed' ? '; at most: a scenario whose verdicts are all unchanged is not profiled' : ''),
+        (config.profile.when === 'changed' ? '; at most: a scenario whose gated verdicts are all unchanged or no regression is not profiled' : ''),
     });
   }
   // Up to MAX_ARMS blocks of the plan's first block's size for a failing scenario.

@@ -7,7 +7,7 @@
 import { COUNTER_METRICS, type CounterMetricId, type HealthMetricId } from '../config/types.js';
 import type { HealthComparison } from '../results/types.js';
 import { formatAmount, formatBytes, formatChange, formatInterval } from '../stats/format.js';
-import { type HealthRow, verdictTone } from './rows.js';
+import { betterSideOpen, type HealthRow, verdictTone } from './rows.js';
 
 /** The names readers see in the metric column and the headline. */
 export const COUNTER_NAMES: Readonly<Record<CounterMetricId, string>> = {
@@ -86,7 +86,7 @@ export function counterRows(comparisons: readonly HealthComparison[]): Omit<Heal
       base: formatCounterValue(c.metric, c.baseMedian),
       head: formatCounterValue(c.metric, c.headMedian),
       change: describeCounterChange(c),
-      cell: { kind: 'verdict', tone },
+      cell: { kind: 'verdict', tone, open: betterSideOpen(c) },
       notable: true,
     };
   });

@@ -7,7 +7,7 @@
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
-import { type HealthRow, verdictTone } from './rows.js';
+import { betterSideOpen, HEAP_OPEN, type HealthRow, verdictTone } from './rows.js';
 import { startupRows } from './startup.js';
 import { COUNTER_NAMES, counterRows, formatCounterValue, isCounter } from './counters.js';
 
@@ -78,7 +78,7 @@ function comparisonRow(c: HealthComparison): Omit<HealthRow, 'firstOfScenario'> 
     base: formatHealthValue(c.metric, c.baseMedian),
     head: formatHealthValue(c.metric, c.headMedian),
     change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}${absoluteText(c)}`,
-    cell: { kind: 'verdict', tone },
+    cell: { kind: 'verdict', tone, open: betterSideOpen(c) },
     notable: tone !== 'neutral',
   };
 }
@@ -94,7 +94,7 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
       base: formatGrowth(growth.baseMbPer10k),
       head: formatGrowth(growth.headMbPer10k),
       change: formatGrowth(growth.change),
-      cell: { kind: 'leak', tone },
+      cell: { kind: 'leak', tone, open: growth.verdict === 'no-regression' ? HEAP_OPEN : undefined },
       notable: tone !== 'neutral',
     },
     {

@@ -2,7 +2,9 @@
  * How a verdict reads (its tone), and the row the health and start-up tables share: the small
  * vocabulary the tables of every report have in common. Pure.
  */
+import { equivalenceEnds } from '../assess/read.js';
 import type { PairedComparison } from '../results/types.js';
+import { formatChange, formatPoints } from '../stats/format.js';
 import type { Tone } from './document/types.js';
 
 export type { Tone } from './document/types.js';
@@ -15,16 +17,35 @@ export function verdictTone(comparison: Pick<PairedComparison, 'verdict' | 'gate
     case 'improvement':
       return 'good';
     case 'unchanged':
+    case 'no-regression':
+      // Nothing for a reviewer to act on; its words ("no regression") set it apart (betterSideOpen).
       return 'neutral';
     default:
       return 'unknown';
   }
 }
 
+/**
+ * What a "no regression" verdict leaves open, in words: "an improvement of up to +2.4% not ruled
+ * out" (the better end of the 90% interval, as the metric's change: in points for errors);
+ * undefined for every other verdict.
+ */
+export function betterSideOpen(
+  c: Pick<PairedComparison, 'verdict' | 'ciLow' | 'ciHigh' | 'eqLow' | 'eqHigh' | 'higherIsBetter'> & { metric?: string },
+): string | undefined {
+  if (c.verdict !== 'no-regression') return undefined;
+  const { best } = equivalenceEnds(c);
+  const change = c.higherIsBetter ? -best : best;
+  return Number.isFinite(change) ? `an improvement of up to ${c.metric === 'errors' ? formatPoints(change) : formatChange(change)} not ruled out` : 'an improvement not ruled out';
+}
+
+/** What a "no regression" memory-growth rule leaves open: it has no interval to quote. */
+export const HEAP_OPEN = 'head grows slower, not shown to be a leak gone';
+
 /** What a row's verdict cell says: a verdict in the usual words, a memory-growth verdict in its own, a load generator's state, or nothing. */
 export type HealthCell =
-  | { kind: 'verdict'; tone: Tone }
-  | { kind: 'leak'; tone: Tone }
+  | { kind: 'verdict'; tone: Tone; open?: string | undefined }
+  | { kind: 'leak'; tone: Tone; open?: string | undefined }
   | { kind: 'generator'; bound: boolean }
   | { kind: 'none' };
 

@@ -2,7 +2,7 @@
 import type { StartupMetricId } from '../config/types.js';
 import type { Analysis, StartupComparison } from '../results/types.js';
 import { formatChange, formatDurationUs, formatInterval } from '../stats/format.js';
-import { type HealthRow, verdictTone } from './rows.js';
+import { betterSideOpen, type HealthRow, verdictTone } from './rows.js';
 
 /** What the rows' first column says: these come from the starts, not from a scenario's load. */
 export const STARTUP_LABEL = 'service start';
@@ -26,7 +26,7 @@ function startupRow(c: StartupComparison): Omit<HealthRow, 'firstOfScenario'> {
     base: startupValue(c.metric, c.baseMedian),
     head: startupValue(c.metric, c.headMedian),
     change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}`,
-    cell: { kind: 'verdict', tone },
+    cell: { kind: 'verdict', tone, open: betterSideOpen(c) },
     notable: tone !== 'neutral',
   };
 }

@@ -46,7 +46,8 @@ const COLUMNS_NOTE = "base, head: each side's median; change: paired, the typica
 
 function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
   if (rows.length === 0) return ['nothing was compared: no pair was measured'];
-  return [...terminalTable(verdictTable(rows), width, paint), GATED_NOTE, COLUMNS_NOTE];
+  const table = verdictTable(rows);
+  return [...terminalTable(table, width, paint), GATED_NOTE, COLUMNS_NOTE, ...terminalVerdictDetails(table)];
 }
 
 /**

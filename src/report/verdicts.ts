@@ -24,6 +24,8 @@ export interface VerdictCounts {
   gatedRegressions: number;
   improvements: number;
   unchanged: number;
+  /** Open only on the better side: a worsening beyond the limit ruled out, an improvement not. */
+  noRegression: number;
   inconclusive: number;
   gatedInconclusive: number;
 }
@@ -111,6 +113,7 @@ export function countVerdicts(comparisons: readonly Pick<PairedComparison, 'verd
     gatedRegressions: count((c) => c.verdict === 'regression' && c.gated),
     improvements: count((c) => c.verdict === 'improvement'),
     unchanged: count((c) => c.verdict === 'unchanged'),
+    noRegression: count((c) => c.verdict === 'no-regression'),
     inconclusive: count((c) => c.verdict === 'inconclusive'),
     gatedInconclusive: count((c) => c.verdict === 'inconclusive' && c.gated),
   };
@@ -178,7 +181,8 @@ export function orderBenchmarkRows(analysis: Analysis): (BenchmarkComparison | U
 
 /**
  * Nothing for a reviewer to look at: a complete, passing run whose every gated comparison (HTTP
- * metrics, micro-benchmarks, service health) is unchanged, with no health hint and no
+ * metrics, micro-benchmarks, service health) is unchanged or, open only on the better side, no
+ * regression (nothingChangedLine names those), with no health hint and no
  * micro-benchmark left uncompared. Both reports then fold their tables away. The informational
  * rows do not keep a run open: there are several per scenario, each decided at the run's level
  * without a gate's correction, so on a pull request that changed nothing one of them is often
@@ -190,7 +194,7 @@ export function nothingChanged(results: Results, analysis: Assessment): boolean 
     results.status === 'complete' &&
     analysis.decision === 'pass' &&
     gated.length > 0 &&
-    gated.every((c) => c.verdict === 'unchanged') &&
+    gated.every((c) => c.verdict === 'unchanged' || c.verdict === 'no-regression') &&
     (analysis.health?.hints.length ?? 0) === 0 &&
     (analysis.benchmarks?.uncompared.length ?? 0) === 0 &&
     levelsClear(analysis)

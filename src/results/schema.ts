@@ -87,6 +87,7 @@ const storedConfig = z.object({
     mode: z.enum(['simultaneous', 'alternate']),
     pin: z.enum(['auto', 'on', 'off']),
     earlyStop: z.boolean(),
+    stop: z.literal('verdicts').optional(),
   }),
   benchmarks: z.object({ files: list(name), rounds: count, timeoutMs: nonNegative, budgetMs: nonNegative }).nullable(),
   gate: z.object({ ...gateRules, heap_growth: z.object({ limitMbPer10k: nonNegative, gated: z.boolean() }) }),

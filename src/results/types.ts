@@ -66,7 +66,13 @@ export type Results = Omit<z.output<typeof schema.resultsSchema>, 'warnings'> & 
 
 /* ---------- analysis: derived from Results by assessResults (pure) ---------- */
 
-export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'inconclusive';
+/**
+ * `no-regression`: the run rules out a worsening beyond the limit (the worse end of the 90%
+ * interval is inside it) but not an improvement beyond it, and no improvement is significant:
+ * open only on the better side, which cannot change the build's decision (docs/method.md, "The
+ * verdicts").
+ */
+export type Verdict = 'regression' | 'improvement' | 'unchanged' | 'no-regression' | 'inconclusive';
 
 /** The middle half of a set of changes: their quartiles (R type 7), as fractions (0.05 = +5%). */
 export interface Quartiles {

@@ -334,7 +334,7 @@ alpha: 0.5
     // No near key: no guess, but the allowed keys.
     assert.match(
       message,
-      /^config\/perf\.yml: load\.timeout is not a known key; allowed here: slice, pairs, blocks, instances, warmup, mode, pin, connections, pipelining, early-stop$/m,
+      /^config\/perf\.yml: load\.timeout is not a known key; allowed here: slice, pairs, blocks, instances, warmup, mode, pin, connections, pipelining, early-stop, stop$/m,
     );
   });
 

@@ -100,6 +100,9 @@ describe('decideHealthVerdict: the absolute floor', () => {
     ['−90%, 45 ms less', 'improvement', floor(-45_000, -60_000, -30_000), 'improvement'],
     ['relative interval inside the limit', 'unchanged', floor(3000, -9000, 15_000), 'unchanged'],
     ['no floor: the relative verdict stands', 'regression', floor(100, 60, 140, 0), 'regression'],
+    ['relative open only on the better side: no regression', 'no-regression', floor(-8000, -20_000, 4000), 'no-regression'],
+    ['+60% relative, but at most 8 ms more, and maybe 20 ms less: the floor rules the regression out', 'inconclusive', floor(-2000, -20_000, 8000), 'no-regression'],
+    ['worse end beyond both limits: inconclusive', 'inconclusive', floor(-2000, -20_000, 12_000), 'inconclusive'],
   ];
   for (const [name, relative, c, expected] of cases) {
     it(name, () => assert.equal(decideHealthVerdict(relative, c), expected));
@@ -143,7 +146,8 @@ describe('the memory-growth rule', () => {
   });
   it('each side rising at its own rate while the gap between them does not widen: neither a leak nor a leak gone', () => {
     assert.equal(decideHeapGrowth(trend(0.4), trend(1.4), gap(2, 0.9), rule, 0.01), 'inconclusive');
-    assert.equal(decideHeapGrowth(trend(1.5), trend(0.5), gap(-6, 0.04), rule, 0.01), 'inconclusive');
+    // head the slower one: no leak of head's, and no leak gone shown either
+    assert.equal(decideHeapGrowth(trend(1.5), trend(0.5), gap(-6, 0.04), rule, 0.01), 'no-regression');
     assert.equal(decideHeapGrowth(trend(0.02), trend(1.2), null, rule, 0.01), 'inconclusive', 'no slice with both sides: no claim');
     assert.equal(decideHeapGrowth(trend(0.02), trend(1.2), gap(-30), rule, 0.01), 'inconclusive', 'the gap narrowing is no leak');
   });
@@ -253,6 +257,10 @@ describe('load-generator bound, on recorded slices', () => {
     assert.equal(kept('regression', ['head']).verdict, 'inconclusive');
     assert.equal(kept('improvement', ['head']).verdict, 'improvement');
     assert.equal(kept('improvement', ['base', 'head']).verdict, 'inconclusive');
+    // "no regression" rests on base's rate: a bound base could have been faster, and head worse
+    const open = (bound: ('base' | 'head')[]) => markGeneratorBound([throughput('no-regression')], check(bound))[0]!.verdict;
+    assert.equal(open(['head']), 'no-regression');
+    assert.equal(open(['base']), 'inconclusive');
     assert.deepEqual(kept('unchanged', ['head']).generatorBound, ['head']);
     assert.equal(kept('unchanged', []).generatorBound, undefined);
     const latency = { ...throughput('unchanged'), metric: 'latency_p99' } as MetricComparison;

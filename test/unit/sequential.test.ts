@@ -86,6 +86,13 @@ test('smallest detectable shift matches R for every reference case', () => {
 const config = (load: Record<string, unknown>) =>
   resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load } });
 
+test('load.stop: decision is the default and leaves the configuration as it hashed before; verdicts is kept; anything else is refused', () => {
+  assert.equal('stop' in config({}).load, false);
+  assert.equal(config({ stop: 'decision' }).load.stop, undefined);
+  assert.equal(config({ stop: 'verdicts' }).load.stop, 'verdicts');
+  assert.throws(() => config({ stop: 'never' }), /load\.stop: .*use decision or verdicts/);
+});
+
 test('a look is planned after every block, at its share of the starts', () => {
   assert.deepEqual(blockSizes(7, 2), [4, 3]);
   const defaults = planSequential(config({}))!; // 72 pairs, 3 blocks of 8 start pairs
@@ -221,6 +228,51 @@ test('interim: a small drop is not stopped on, in either direction', () => {
   assert.match(taken.reason, /not yet clear: GET \/hello throughput/);
 });
 
+test('interim: a metric open only on the better side settles the decision and stops; the same interval on the worse side goes on', () => {
+  // one set of start pairs, then the same with the sides swapped: a drop of about 1.9% whose
+  // 90% interval reaches past −2%, and its mirror image, a gain reaching past +2%
+  const worse = atInterim(0.99, 5);
+  const better = atInterim(0.99, 5);
+  for (const p of better.scenarios[0]!.pairs) [p.base, p.head] = [{ ...p.head, side: 'base' }, { ...p.base, side: 'head' }];
+  const level = worse.sequential!.looks[0]!.nominalAlpha;
+  const throughput = (r: Results) => assessResults(r, { httpLevel: level }).comparisons.find((c) => c.metric === 'throughput')!;
+  assert.equal(throughput(worse).verdict, 'inconclusive');
+  assert.ok(throughput(worse).eqLow! < -0.02 && throughput(worse).eqHigh! < 0.02, 'open on the worse side only');
+  assert.equal(throughput(better).verdict, 'no-regression');
+  assert.ok(throughput(better).eqLow! > -0.02 && throughput(better).eqHigh! > 0.02, 'open on the better side only');
+
+  assert.equal(look(worse).decision, 'continue');
+  assert.match(look(worse).reason, /^not yet clear: GET \/hello throughput is undecided$/);
+  const stopped = look(better);
+  assert.equal(stopped.decision, 'stop-clear');
+  assert.equal(stopped.reason, 'the decision is settled: no gated metric can fail any more (2 unchanged or improved, 1 with no regression: an improvement not ruled out)');
+  // load.stop: verdicts waits for the improvement to be called (or ruled out)
+  const waiting = atInterim(0.99, 5);
+  waiting.scenarios = better.scenarios;
+  waiting.config = resolveConfig({ document: { service: { start: 'node server.js' }, scenarios: ['GET /hello'], load: { pairs: 60, blocks: 2, stop: 'verdicts' } } });
+  assert.equal(waiting.config.load.stop, 'verdicts');
+  assert.equal(look(waiting).decision, 'continue');
+  assert.match(look(waiting).reason, /^not yet clear: GET \/hello throughput is undecided$/);
+
+  // what the reader sees of the stopped run: a pass, the metric named as open on the better side, not as unchanged
+  better.sequential!.taken.push(stopped);
+  better.status = 'complete';
+  const analysis = assessResults(better);
+  assert.equal(analysis.decision, 'pass');
+  assert.equal(analysis.comparisons.find((c) => c.metric === 'throughput')!.verdict, 'no-regression');
+  const folded = renderTerminal(better, analysis, { color: false });
+  assert.match(folded, /^0 regressions · 0 improvements · 5 unchanged · 1 no regression$/m);
+  assert.match(folded, /^No regression beyond its limit: 2 of 3 gated metrics are unchanged and 1 shows no regression \(GET \/hello throughput: an improvement of up to \+\d\.\d% not ruled out\)/m);
+  const text = renderTerminal(better, analysis, { color: false, full: true });
+  assert.match(text, /GET \/hello +throughput \* .* no regression$/m);
+  assert.match(text, /^throughput \*: no regression, an improvement of up to \+\d\.\d% not ruled out$/m);
+  assert.match(text, /Stopped early after block 1 of 2 \(30 of 60 pairs per scenario\): the decision is settled/);
+  const markdown = renderMarkdown(better, analysis);
+  assert.match(markdown, /\*\*No regression beyond its limit:\*\* 2 of 3 gated metrics are unchanged and 1 shows no regression \(GET \/hello throughput: an improvement of up to \+\d\.\d% not ruled out\)/);
+  assert.match(markdown, /\| \*\*throughput\*\* \|.*\| no regression: an improvement of up to \+\d\.\d% not ruled out \|/);
+  assert.doesNotMatch(markdown, /\(inconclusive\)|❔/, 'no inconclusive verdict or warning');
+});
+
 test('without a stop the verdicts use the final level; runs without a design use alpha', () => {
   const results = atInterim(0.97, 5);
   assert.equal(httpLevel(results), results.sequential!.looks[1]!.nominalAlpha);
@@ -241,7 +293,8 @@ test('interim: a gated event-loop-delay regression stops the run; health metrics
   assert.match(blocked.reason, /GET \/hello event loop delay p99 \d[\d.]*% is already a regression beyond the interim bound/);
   const same = interim(HEALTHY);
   assert.notEqual(same.decision, 'stop-regression');
-  if (same.decision === 'stop-clear') assert.match(same.reason, /\(3 of 3 unchanged or improved\)/);
+  assert.equal(same.decision, 'stop-clear');
+  assert.match(same.reason, /^the decision is settled: no gated metric can fail any more \(3 unchanged or improved, 1 with no regression: an improvement not ruled out\)$/);
 });
 
 test('interim: a head failing in every start pair while base answered every request stops the run, and says by which rule', () => {

@@ -41,6 +41,7 @@ function chartRow(row: ReportRow): ChartRow | null {
     tone: tone === 'warn' ? 'fail' : tone,
     worse: worsePercent(c, c.change),
     interval: ends.every(Number.isFinite) ? ends : null,
+    ...(c.verdict === 'no-regression' && { noRegression: true }),
   };
 }
 
@@ -101,7 +102,7 @@ export function chartSection(results: Results, analysis: Analysis): ChartSection
   if (charts.length === 0) return null;
   const cut = charts.filter((c) => c.total > c.rows.length);
   const note = cut.map((c) => ` ${formatMetricName(c.metric)} shows ${c.rows.length} of ${c.total} scenarios, the most notable.`).join('');
-  const legend = `Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the ±limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged.${note}`;
+  const legend = `Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the ±limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged${charts.some((c) => c.rows.some((r) => r.noRegression)) ? ' or no regression' : ''}.${note}`;
   return { charts, legend };
 }
 

@@ -5,7 +5,7 @@
  * went into, and the culprit in words. The document builders (hot-functions.ts, the headline,
  * the hints) and the action's annotations say them; pure.
  */
-import { regressedScenarios, scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../../assess/read.js';
+import { regressedScenarios, scenarioCulprit, scenarioOpenBetter, scenarioSubject, scenarioUnchanged } from '../../assess/read.js';
 import type { Assessment } from '../../assess/types.js';
 import type { Culprit } from '../../profile/culprit.js';
 import { addedTime, type FunctionChange, hottestChanges, type IntoChange } from '../../profile/diff.js';
@@ -283,8 +283,9 @@ export function describeProfilesSkipped(results: Results, analysis: Analysis): s
   if (skipped.length === 0) return null;
   const unchanged = skipped.filter((name) => scenarioUnchanged(analysis, name));
   const undecided = skipped.filter((name) => !unchanged.includes(name));
+  const every = unchanged.some((name) => scenarioOpenBetter(analysis, name)) ? 'every verdict unchanged or no regression' : 'every verdict unchanged';
   const reasons = [
-    ...(unchanged.length > 0 ? [`every verdict unchanged: ${unchanged.join(', ')}`] : []),
+    ...(unchanged.length > 0 ? [`${every}: ${unchanged.join(', ')}`] : []),
     ...(undecided.length > 0 ? [`no decided change for a CPU profile to explain while another scenario has one: ${undecided.join(', ')}`] : []),
   ];
   return `Not profiled, ${reasons.join('; ')} (profile.when: always profiles every scenario)`;

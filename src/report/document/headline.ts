@@ -11,6 +11,7 @@ import { formatPercent, truncate } from '../../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from '../format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from '../health.js';
 import { regressionCulprits } from './function-words.js';
+import { betterSideOpen, HEAP_OPEN } from '../rows.js';
 import { allComparisons, countVerdicts, errorShares, type VerdictCounts, worstGatedChange } from '../verdicts.js';
 import { failedLevelLimits, undecidedLevels } from './levels.js';
 import { describeBaseCommands, describeIncomplete } from './run-info.js';
@@ -37,13 +38,14 @@ function describeGated(text: string, all: number, gated: number): string {
   return `${text} (${gated === 0 ? 'none' : gated} gated)`;
 }
 
-/** "1 regression · 1 improvement · 5 unchanged" (+ "· 2 inconclusive" when any, "(none gated)" when no gated one is). */
+/** "1 regression · 1 improvement · 5 unchanged" (+ "· 1 no regression" and "· 2 inconclusive" when any, "(none gated)" when no gated one is). */
 export function describeCounts(counts: VerdictCounts): string {
   const parts = [
     describeGated(plural(counts.regressions, 'regression'), counts.regressions, counts.gatedRegressions),
     plural(counts.improvements, 'improvement'),
     `${counts.unchanged} unchanged`,
   ];
+  if (counts.noRegression > 0) parts.push(`${counts.noRegression} no regression`);
   if (counts.inconclusive > 0) parts.push(describeGated(`${counts.inconclusive} inconclusive`, counts.inconclusive, counts.gatedInconclusive));
   return parts.join(' · ');
 }
@@ -223,8 +225,34 @@ export function headline(results: Results, analysis: Assessment, accepted: strin
 }
 
 /**
+ * The gated metrics open only on the better side, each with what it leaves open: "POST /orders
+ * throughput: an improvement of up to +2.4% not ruled out". Names from the pull request stay
+ * outside text.
+ */
+function openBetterLines(analysis: Assessment): Line[] {
+  return analysis.all.flatMap((e): Line[] => {
+    if (e.kind === 'io' || !e.comparison.gated || e.comparison.verdict !== 'no-regression') return [];
+    const open = e.kind === 'heap' ? HEAP_OPEN : betterSideOpen(e.comparison);
+    const [about, what] =
+      e.kind === 'http'
+        ? [e.subject.scenario, formatMetricName(e.comparison.metric)]
+        : e.kind === 'health'
+          ? [e.subject.scenario, formatHealthMetricName(e.comparison.metric)]
+          : e.kind === 'heap'
+            ? [e.subject.scenario, 'heap growth']
+            : e.kind === 'benchmark'
+              ? [e.comparison.label, 'micro-benchmark']
+              : ['start-up', e.comparison.metric.replace(/_/g, ' ')];
+    return [[...outside(about), ...words(` ${what}: ${open}`)]];
+  });
+}
+
+/**
  * What a run where nothing changed says in its one line: "all 4 gated metrics are unchanged (GET
  * /hello: throughput +0.4% (−2.1 … +2.7); …)", the gated changes of the first three scenarios.
+ * Where some gated metric is open only on the better side, the line says so and names it: "No
+ * regression beyond its limit: 3 of 4 gated metrics are unchanged and 1 shows no regression
+ * (POST /orders throughput: an improvement of up to +2.4% not ruled out) (…)."
  */
 export function nothingChangedLine(analysis: Assessment): Line {
   const byScenario = new Map<string, MetricComparison[]>();
@@ -242,8 +270,20 @@ export function nothingChangedLine(analysis: Assessment): Line {
   const shown = scenarios.slice(0, 3);
   if (scenarios.length > shown.length) shown.push(words(`and ${scenarios.length - shown.length} more scenarios`));
   const count = allComparisons(analysis).filter((c) => c.gated).length;
-  const list: Line = shown.length > 0 ? [...words(' ('), ...shown.flatMap((line, i) => (i === 0 ? line : [...words('; '), ...line])), ...words(')')] : [];
-  return [{ kind: 'label', text: 'Nothing changed beyond its limit:', strong: true }, ...words(` ${count === 1 ? 'the gated metric is' : `all ${count} gated metrics are`} unchanged`), ...list, ...words('.')];
+  const joined = (lines: Line[]): Line => [...words(' ('), ...lines.flatMap((line, i) => (i === 0 ? line : [...words('; '), ...line])), ...words(')')];
+  const list: Line = shown.length > 0 ? joined(shown) : [];
+  const open = openBetterLines(analysis);
+  if (open.length === 0) {
+    return [{ kind: 'label', text: 'Nothing changed beyond its limit:', strong: true }, ...words(` ${count === 1 ? 'the gated metric is' : `all ${count} gated metrics are`} unchanged`), ...list, ...words('.')];
+  }
+  const openNamed = open.length > 3 ? [...open.slice(0, 3), words(`and ${open.length - 3} more`)] : open;
+  return [
+    { kind: 'label', text: 'No regression beyond its limit:', strong: true },
+    ...words(` ${count - open.length} of ${count} gated metrics ${count - open.length === 1 ? 'is' : 'are'} unchanged and ${open.length} ${open.length === 1 ? 'shows' : 'show'} no regression`),
+    ...joined(openNamed),
+    ...list,
+    ...words('.'),
+  ];
 }
 
 /** Said above everything when a label accepted the failing decision, so a green check never hides an accepted regression. */

@@ -68,7 +68,7 @@ export function methodLine(results: Results): Line {
     ...benchmarks,
     'Each change is the Hodges–Lehmann estimate over those units of the log-ratio head/base with its distribution-free 95% interval, tested with the one-sided sign-flip test (Fisher–Pitman);',
     `p-values of gated metrics are Holm-adjusted at α = ${results.config.alpha}.`,
-    'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), and is inconclusive otherwise.',
+    'A metric regresses (or improves) when its change is significant and beyond its limit, is unchanged when its 90% interval lies within ±limit (two one-sided tests at 5%), shows no regression when only the worse end of that interval does, and is inconclusive otherwise.',
   ];
   const stopping = describeStopping(results);
   // A run of micro-benchmarks alone opens its method with them.

@@ -6,7 +6,7 @@ import type { Results } from '../../results/types.js';
 import { type BenchmarkRow, describeBenchmarkMethod } from '../benchmarks.js';
 import { formatMetricChange, formatMetricName, formatValue } from '../format.js';
 import { describeHealthMethod } from '../health.js';
-import { type HealthCell, type HealthRow, verdictTone } from '../rows.js';
+import { betterSideOpen, type HealthCell, type HealthRow, verdictTone } from '../rows.js';
 import { FAILING_IMPROVEMENT, type ReportRow, rowTone } from '../verdicts.js';
 import type { Cell, Column, Intro, Line, List, Table, Tone } from './types.js';
 
@@ -28,8 +28,9 @@ const VERDICT_WORDS: Record<Tone, string> = {
   unknown: 'inconclusive',
 };
 
-/** A verdict in the usual words. */
-export function verdictCell(tone: Tone): Cell {
+/** A verdict in the usual words; with `open` (betterSideOpen), "no regression" and what it leaves open. */
+export function verdictCell(tone: Tone, open?: string): Cell {
+  if (open !== undefined) return { kind: 'verdict', mark: 'neutral', words: 'no regression', detail: open };
   return { kind: 'verdict', mark: tone, words: VERDICT_WORDS[tone] };
 }
 
@@ -56,7 +57,7 @@ export function verdictTable(rows: ReportRow[]): Table {
           { kind: 'figure', text: formatValue(c.metric, c.baseMedian) },
           { kind: 'figure', text: formatValue(c.metric, c.headMedian) },
           { kind: 'figure', text: formatMetricChange(c) },
-          tone !== verdictTone(c) ? { kind: 'verdict', mark: 'unknown', words: FAILING_IMPROVEMENT } : verdictCell(tone),
+          tone !== verdictTone(c) ? { kind: 'verdict', mark: 'unknown', words: FAILING_IMPROVEMENT } : verdictCell(tone, betterSideOpen(c)),
         ],
       };
     }),
@@ -69,19 +70,22 @@ const UNCHANGED_LINES = 5;
 const UNCHANGED_NAMES = 12;
 
 /**
- * Each scenario whose every metric is unchanged, on one line with its gated changes:
+ * Each scenario whose every metric is unchanged (or, gated, no regression), on one line with its gated changes:
  * "GET /hello: throughput +1.4% (−1.7 … +5.4) · latency p99 −4.4% (−12.0 … +6.8)"; beyond
  * UNCHANGED_LINES, their names on one line, the first UNCHANGED_NAMES (the full table has them
  * all, with their numbers). Null for none.
  */
 export function unchangedList(scenarios: readonly ReportRow[][]): List | null {
   if (scenarios.length === 0) return null;
-  const title = 'Unchanged';
+  // A metric open only on its better side is not unchanged: the heading and its line say so.
+  const open = scenarios.some((rows) => rows.some((row) => row.comparison.verdict === 'no-regression'));
+  const title = open ? 'Unchanged or no regression' : 'Unchanged';
+  const within = open ? 'no metric worse beyond its limit' : 'every metric within its limit';
   if (scenarios.length > UNCHANGED_LINES) {
     const named = scenarios.slice(0, UNCHANGED_NAMES);
     const names = named.flatMap((rows, i): Line => [...(i === 0 ? [] : [{ kind: 'label' as const, text: ' · ' }]), { kind: 'text', text: rows[0]!.comparison.scenario }]);
     const more: Line = scenarios.length > named.length ? [{ kind: 'label', text: ` and ${scenarios.length - named.length} more (in the full table)` }] : [];
-    return { title, lead: `, every metric of these ${scenarios.length} scenarios within its limit:`, items: [[...names, ...more]] };
+    return { title, lead: `, ${within.replace('metric', `metric of these ${scenarios.length} scenarios`)}:`, items: [[...names, ...more]] };
   }
   const items = scenarios.map((rows): Line => {
     const shown = rows.some((row) => row.comparison.gated) ? rows.filter((row) => row.comparison.gated) : rows;
@@ -89,10 +93,11 @@ export function unchangedList(scenarios: readonly ReportRow[][]): List | null {
     const changes = shown.flatMap((row, i): Line => [
       { kind: 'label', text: `${i === 0 ? '' : ' · '}${formatMetricName(row.comparison.metric)} ` },
       { kind: 'figure', text: formatMetricChange(row.comparison) },
+      ...(row.comparison.verdict === 'no-regression' ? [{ kind: 'label' as const, text: ' no regression' }] : []),
     ]);
     return [{ kind: 'text', text: first.comparison.scenario }, { kind: 'label', text: `${first.rate ? ` (${first.rate})` : ''}: ` }, ...changes];
   });
-  return { title, lead: ', every metric within its limit:', items };
+  return { title, lead: `, ${within}:`, items };
 }
 
 const BENCHMARK_COLUMNS: Column[] = [
@@ -106,7 +111,7 @@ const BENCHMARK_COLUMNS: Column[] = [
 function benchmarkVerdict(row: BenchmarkRow): Cell {
   if (row.status === 'added' || row.status === 'removed') return { kind: 'verdict', mark: row.status, words: row.status };
   if (row.status === 'failed') return { kind: 'verdict', mark: 'warn', words: 'not compared', ...(row.reason && { detail: row.reason }) };
-  return verdictCell(row.status);
+  return verdictCell(row.status, row.comparison ? betterSideOpen(row.comparison) : undefined);
 }
 
 /** The micro-benchmark table: one row per benchmark, compared or listed. */
@@ -129,10 +134,10 @@ export function benchmarkTable(rows: BenchmarkRow[]): Table {
 function healthVerdict(cell: HealthCell): Cell {
   switch (cell.kind) {
     case 'verdict':
-      return verdictCell(cell.tone);
+      return verdictCell(cell.tone, cell.open);
     case 'leak':
       if (cell.tone === 'fail' || cell.tone === 'warn') return { kind: 'verdict', mark: cell.tone, words: 'possible leak' };
-      return cell.tone === 'good' ? { kind: 'verdict', mark: 'good', words: 'growth gone' } : verdictCell(cell.tone);
+      return cell.tone === 'good' ? { kind: 'verdict', mark: 'good', words: 'growth gone' } : verdictCell(cell.tone, cell.open);
     case 'generator':
       return cell.bound ? { kind: 'verdict', mark: 'warn', words: 'at its limit' } : { kind: 'label', text: '' };
     default:

@@ -136,6 +136,8 @@ export interface ChartRow {
   worse: number;
   /** The 95% interval, better end first; null when the run had too few start pairs for one. */
   interval: [number, number] | null;
+  /** A "no regression" verdict: drawn grey like unchanged (nothing to act on), named in the legend. */
+  noRegression?: boolean;
 }
 
 /** The words of one chart, perfgate's own: printed as they are. */
