@@ -18,6 +18,7 @@
  *   compare             request → plan → run → assess, and its variants; uses engine, assess and below
  *   init, history       features built on the above
  *   cli, action         adapters: nothing imports them
+ *   preload             CommonJS perfgate --requires into the user's processes: Node only, nothing of src/
  */
 const room = (name) => `^src/${name}(/|\\.ts$)`;
 const below = (name, allowed) => ({
@@ -38,6 +39,8 @@ module.exports = {
       to: { circular: true },
     },
     below('stats', []),
+    below('version', []),
+    below('preload', []),
     below('config', ['stats', 'version']),
     below('results', ['stats', 'config', 'version']),
     below('profile', ['stats', 'config', 'results']),
@@ -69,17 +72,20 @@ module.exports = {
     {
       name: 'renderers-build-then-print',
       comment:
-        'the entry points (report/markdown.ts, terminal.ts, comment.ts) build the document and hand it to a printer: they name no metric and format no figure themselves (report/format.ts is the document builders\'), and read neither the configuration, the results beyond their types, nor profile/',
+        'the entry points (report/markdown.ts, terminal.ts, comment.ts) build the document and hand it to a printer: they name no metric and format no figure themselves (report/format.ts is the document builders\'), and read neither the configuration, the results or the Assessment beyond their types, nor profile/: what a section says of a culprit or a verdict is its builder\'s',
       severity: 'error',
       from: { path: '^src/report/(markdown|terminal|comment)\\.ts$' },
-      to: { path: ['^src/report/format\\.ts$', '^src/profile/', '^src/config/', '^src/results/'], pathNot: ['^src/results/types\\.ts$'] },
+      to: {
+        path: ['^src/report/format\\.ts$', '^src/profile/', '^src/config/', '^src/results/', '^src/assess/'],
+        pathNot: ['^src/results/types\\.ts$', '^src/assess/types\\.ts$'],
+      },
     },
     {
       name: 'report-words-from-profile-in-the-document',
       comment:
-        'in report/, only the document builders put profile/\'s names and places into words (report/document/, and report/hot-functions.ts, the hot-function words the action\'s annotations share): the renderers and printers read the built document',
+        'in report/, only the document builders (report/document/) put profile/\'s names and places into words: the renderers and printers read the built document',
       severity: 'error',
-      from: { path: '^src/report/', pathNot: ['^src/report/document/', '^src/report/hot-functions\\.ts$'] },
+      from: { path: '^src/report/', pathNot: ['^src/report/document/'] },
       to: { path: '^src/profile/' },
     },
     {

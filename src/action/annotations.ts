@@ -9,7 +9,7 @@ import { changedFileOf, changedByPr } from '../profile/changes.js';
 import { displayName } from '../profile/names.js';
 import { formatChangeOf, formatMetricName } from '../report/format.js';
 import { withConfirmation } from '../report/confirmation.js';
-import { formatAdded, formatPoints } from '../report/hot-functions.js';
+import { formatAdded, formatSharePoints } from '../report/document/function-words.js';
 import type { FunctionChange } from '../profile/diff.js';
 import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
@@ -44,7 +44,7 @@ export function culpritAnnotations(results: Results, analysis: Assessment): Anno
     seen.add(where);
     out.push({ file: fn.file, line: fn.line, title, message });
   };
-  const size = (fn: FunctionChange) => (fn.added === null ? `${formatPoints(fn.attributedChange)} of CPU samples` : `${formatAdded(fn.added)} CPU per request`);
+  const size = (fn: FunctionChange) => (fn.added === null ? `${formatSharePoints(fn.attributedChange)} of CPU samples` : `${formatAdded(fn.added)} CPU per request`);
   for (const { scenario, regression: shown, culprit } of culprits) {
     if (culprit === null) continue;
     const regression = `${formatMetricName(shown.metric)} ${formatChangeOf(shown.metric, shown.change)}`;

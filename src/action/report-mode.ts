@@ -8,11 +8,12 @@
 import * as core from '@actions/core';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile, listRunArtifacts } from '../github/artifacts.js';
-import { createClient, describeApiError } from '../github/client.js';
-import { formatRepo } from '../github/event.js';
-import { checkDecisionAgainstRun, currentRunOf, failedStepsOfRun, pullRequestsOfRun, pullRequestWorkflowReason, pullRequestWorkflowWarning, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
+import { ArtifactError, artifactPrefix, downloadRunArtifact, extractArtifactFile, listRunArtifacts, type RunArtifact } from '../github/artifacts.js';
+import { createClient, describeApiError, type GitHubClient } from '../github/client.js';
+import { formatRepo, type Repo } from '../github/event.js';
+import { checkDecisionAgainstRun, currentRunOf, failedStepsOfRun, pullRequestsOfRun, pullRequestWorkflowReason, pullRequestWorkflowWarning, type TriggeringRun, triggeringRunOf, UntrustedResultsError, verifyResultsOrigin } from '../github/workflow-run.js';
 import { ResultsFileError, readResults } from '../results/io.js';
+import type { Results } from '../results/types.js';
 import { validateResults } from '../results/validate.js';
 import { linkRunArtifacts, resultsDigestOf } from './artifacts.js';
 import type { RunContext } from './context.js';
@@ -26,21 +27,26 @@ import { type Outcome, publish } from './publish.js';
  */
 const MAX_RESULTS_BYTES = 64 * 1024 * 1024;
 
-/** Null when the measuring run left no results to report (it failed before measuring). */
-export async function runReport(inputs: ActionInputs, context: RunContext): Promise<Outcome | null> {
-  const repo = context.repo;
-  if (repo === null) throw new InputError('GITHUB_REPOSITORY is not set: mode: report runs as a step of a GitHub workflow.');
-  // workflow_run: the run that triggered this workflow; pull_request: this run's measuring job.
-  const run =
-    context.eventName === 'pull_request'
-      ? currentRunOf(context.payload, context.runId, context.runAttempt, repo)
-      : triggeringRunOf(context.payload);
-  const { token, id } = inputs.github;
-  if (!token) {
-    throw new InputError('mode: report needs the github-token input (the default, github.token, works with permissions actions: read and pull-requests: write).');
-  }
-  const client = createClient(token, actionLogger);
+/** The measuring run's results, downloaded and checked, with where they are and the run's artifacts. */
+interface FetchedResults {
+  results: Results;
+  resultsPath: string;
+  resultsDigest: string;
+  outDir: string;
+  artifacts: RunArtifact[];
+  prefix: string;
+  /** The results file named for a message: "the results artifact of run 123". */
+  source: string;
+}
 
+/**
+ * Downloads the run's results artifact and checks it: its size, its digest against the one the
+ * measuring step output, every field. Null when the run has no results artifact (it failed
+ * before measuring): a warning and the summary say so.
+ */
+async function fetchResults(inputs: ActionInputs, context: RunContext, from: { client: GitHubClient; token: string; repo: Repo; run: TriggeringRun }): Promise<FetchedResults | null> {
+  const { client, token, repo, run } = from;
+  const { id } = inputs.github;
   const prefix = artifactPrefix(id, run.attempt);
   let artifacts: Awaited<ReturnType<typeof listRunArtifacts>>;
   try {
@@ -78,6 +84,27 @@ export async function runReport(inputs: ActionInputs, context: RunContext): Prom
   writeFileSync(resultsPath, resultsJson);
   // Written by a job that ran the pull request's code: checked field by field before use.
   const results = validateResults(readResults(resultsPath, { maxBytes: MAX_RESULTS_BYTES }), source);
+
+  return { results, resultsPath, resultsDigest, outDir, artifacts, prefix, source };
+}
+
+/** Null when the measuring run left no results to report (it failed before measuring). */
+export async function runReport(inputs: ActionInputs, context: RunContext): Promise<Outcome | null> {
+  const repo = context.repo;
+  if (repo === null) throw new InputError('GITHUB_REPOSITORY is not set: mode: report runs as a step of a GitHub workflow.');
+  // workflow_run: the run that triggered this workflow; pull_request: this run's measuring job.
+  const run =
+    context.eventName === 'pull_request'
+      ? currentRunOf(context.payload, context.runId, context.runAttempt, repo)
+      : triggeringRunOf(context.payload);
+  const { token } = inputs.github;
+  if (!token) {
+    throw new InputError('mode: report needs the github-token input (the default, github.token, works with permissions actions: read and pull-requests: write).');
+  }
+  const client = createClient(token, actionLogger);
+  const fetched = await fetchResults(inputs, context, { client, token, repo, run });
+  if (fetched === null) return null;
+  const { results, resultsPath, resultsDigest, outDir, artifacts, prefix, source } = fetched;
 
   let candidates: number[];
   try {

@@ -5,22 +5,12 @@
 
 import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
-import { scenarioUnchanged } from '../assess/read.js';
 import { benchmarkRows } from './benchmarks.js';
-import { renderChart } from './chart.js';
+import { chartSection } from './document/chart.js';
 import { escapeMarkdown } from './escape.js';
 import { healthRows } from './health.js';
-import {
-  describeChangeColumn,
-  describeCulprit,
-  describeProfilesSkipped,
-  describeProfiling,
-  flamegraphFiles,
-  HOT_FUNCTION_ROWS,
-  type HotFunctionSection,
-} from './hot-functions.js';
 import { benchmarkNoiseTable, failuresTable, noiseTable } from './document/noise.js';
-import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
+import { hotFunctionsSection } from './document/hot-functions.js';
 import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
 import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
@@ -29,7 +19,8 @@ import { acceptedNote, headline, howToAcceptLine, incompleteNote, nothingChanged
 import { describeSetup, describeSides } from './document/run-info.js';
 import { warningsList } from './document/warnings.js';
 import { benchmarkFailuresList, environmentList, methodLine, startsList } from './document/method.js';
-import { markdownHeadline, markdownIntro, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
+import { markdownCharts } from './print/mermaid.js';
+import { markdownHeadline, markdownHotFunctions, markdownIntro, markdownItem, markdownLine, markdownList, markdownNote, markdownTable, markdownTableSection } from './print/markdown.js';
 import { requestSection } from './document/requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
@@ -191,82 +182,6 @@ export function renderIoMarkdown(analysis: Assessment): string | null {
   return [markdownIntro(section.intro), ...section.items.map((line) => `- ${markdownLine(line)}`)].join('\n');
 }
 
-/* ---------- hot functions (profiling phase) ---------- */
-
-/** "Flamegraphs: head · base · differential", linked when the caller has artifact URLs. */
-function flamegraphLinks(section: HotFunctionSection, options: MarkdownOptions): string | null {
-  const files = flamegraphFiles(section.profile);
-  if (files.length === 0) return null;
-  const urls = options.artifactUrls ?? {};
-  const label = { head: 'head', base: 'base', diff: 'differential' } as const;
-  const cells = files.map(({ kind, file }) => (urls[file] !== undefined ? `[${label[kind]}](${urls[file]})` : `${label[kind]} ${escapeMarkdown(file)}`));
-  const where = files.some(({ file }) => urls[file] === undefined) ? ' (files next to results.json)' : '';
-  return `Flamegraphs${where}: ${cells.join(' · ')}`;
-}
-
-function renderHotFunctionSection(analysis: Assessment, options: MarkdownOptions, part: HotFunctionPart): string {
-  const { section } = part;
-  const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
-  const measure = section.attributed
-    ? `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}`
-    : `self time under the same load, ${unit}`;
-  const title = `**Hot functions, ${escapeMarkdown(section.profile.scenario)}** (${measure}): ${escapeMarkdown(describeProfiling(section.profile))}.`;
-  const own =
-    section.own.length === 0
-      ? '_No function of the service\'s own code was sampled on either side._'
-      : markdownTable(part.own);
-  const parts = [title];
-  if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) parts.push(`🔎 Most new time: ${escapeMarkdown(describeCulprit(section.culprit))}.`);
-  parts.push(own);
-  if (section.other.length > 0) {
-    parts.push(
-      [
-        `<details><summary>Dependencies, Node core and V8 (top ${section.other.length})</summary>`,
-        markdownTable(part.other),
-        '</details>',
-      ].join('\n\n'),
-    );
-  }
-  if (section.packages.length > 0) {
-    parts.push(
-      [
-        `<details><summary>By package (the lockfile changed): each package's code with the Node core and V8 code it calls</summary>`,
-        markdownTable(part.packages),
-        '</details>',
-      ].join('\n\n'),
-    );
-  }
-  if (part.deoptimized.length > 0) {
-    const items = part.deoptimized.map((f) => `${escapeMarkdown(f.name)} (${escapeMarkdown(f.where)}): ${f.note.map(escapeMarkdown).join('; ')}`);
-    parts.push(`⚠️ Deoptimized by V8: ${items.join(' · ')}`);
-  }
-  if (part.optimization.length > 0) {
-    const items = part.optimization.map((f) => `${escapeMarkdown(f.name)} (${escapeMarkdown(f.where)}) ${f.note.map(escapeMarkdown).join('; ')}`);
-    parts.push(`⚠️ ${items.join(' · ')}`);
-  }
-  const links = flamegraphLinks(section, options);
-  if (links !== null) parts.push(links);
-  return parts.join('\n\n');
-}
-
-/** One section per profiled scenario; null when nothing was profiled (or the caller left them out). */
-function renderHotFunctions(results: Results, analysis: Assessment, options: MarkdownOptions): string | null {
-  const rows = options.hotFunctionRows ?? HOT_FUNCTION_ROWS;
-  if (rows <= 0) return null;
-  const parts = hotFunctionParts(results, analysis, rows, repositoryOf(results, options));
-  const sections = parts.map((part) => part.section);
-  const skipped = describeProfilesSkipped(results, analysis);
-  const note = skipped ? `<sub>${escapeMarkdown(skipped)}.</sub>` : null;
-  if (sections.length === 0) return note;
-  const deoptimized = sections.some((section) => section.deoptimized.length > 0 || section.optimization.length > 0) ? '; ⚠️ deoptimized by V8 (reasons below)' : '';
-  const attributed = sections.some((section) => section.attributed)
-    ? ' Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most.'
-    : '';
-  const change = describeChangeColumn(sections);
-  const legend = `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only${deoptimized}.${attributed}`;
-  return [...parts.map((part) => renderHotFunctionSection(analysis, options, part)), `<sub>${legend}</sub>`, ...(note ? [note] : [])].join('\n\n');
-}
-
 /**
  * The markdown body: headline, method line, the chart of the gated changes, verdict table,
  * details, footer. When nothing changed, one line says so and the chart and tables fold away, so
@@ -276,7 +191,7 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
   const rows = orderRows(results, analysis);
   const accepted = acceptedLabel(analysis, options);
   const top = headline(results, analysis, accepted);
-  const chart = options.chart === false ? null : renderChart(results, analysis);
+  const chart = options.chart === false ? null : markdownCharts(chartSection(results, analysis));
   const tables = [
     // A project with micro-benchmarks alone has no HTTP table.
     results.scenarios.length > 0 || !results.benchmarks ? renderTable(rows, options.rows) : null,
@@ -289,7 +204,9 @@ export function renderMarkdown(results: Results, analysis: Assessment, options: 
     requests === null ? null : markdownTableSection(requests),
     renderHealth(results, analysis, options.healthRows),
     renderIoMarkdown(analysis),
-    renderHotFunctions(results, analysis, options),
+    markdownHotFunctions(
+      hotFunctionsSection(results, analysis, { rows: options.hotFunctionRows, repository: repositoryOf(results, options), artifactUrls: options.artifactUrls }),
+    ),
   ];
   const quiet = nothingChanged(results, analysis);
   // A clean pass folds the chart away with the tables: a picture of every change inside its

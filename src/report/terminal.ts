@@ -3,22 +3,12 @@
  * aligned plain text. Pure: colour only when asked (the caller knows whether stdout is a TTY).
  */
 
-import { join } from 'node:path';
 import type { Assessment } from '../assess/types.js';
 import type { Results } from '../results/types.js';
-import { scenarioUnchanged } from '../assess/read.js';
 import { benchmarkRows } from './benchmarks.js';
 import { sanitizeText } from './escape.js';
 import { healthRows } from './health.js';
-import {
-  describeChangeColumn,
-  describeCulprit,
-  describeProfilesSkipped,
-  describeProfiling,
-  flamegraphFiles,
-  HOT_FUNCTION_ROWS,
-} from './hot-functions.js';
-import { type HotFunctionPart, hotFunctionParts } from './document/hot-functions.js';
+import { hotFunctionsSection } from './document/hot-functions.js';
 import { benchmarkIntro, benchmarkTable, healthIntro, healthTable, verdictTable } from './document/tables.js';
 import { LEVELS_METHOD, LEVELS_TITLE, levelTable } from './document/levels.js';
 import { hintItems } from './document/hints.js';
@@ -28,7 +18,7 @@ import { describeSetup, describeSides, describeStopping } from './document/run-i
 import { warningsList } from './document/warnings.js';
 import { benchmarkFailuresList, detectableList, failedRequestsList } from './document/method.js';
 import type { List, Mark } from './document/types.js';
-import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalIntro, terminalItem, terminalLine, terminalList, terminalTable, terminalTableSection, terminalVerdictDetails } from './print/terminal.js';
+import { GATED_MARK, type Paint, painter, terminalGroupedTables, terminalHeadline, terminalHotFunctions, terminalIntro, terminalItem, terminalLine, terminalList, terminalTable, terminalTableSection, terminalVerdictDetails } from './print/terminal.js';
 import { requestSection } from './document/requests.js';
 import { nothingChanged, orderRows, type ReportRow } from './verdicts.js';
 
@@ -50,6 +40,8 @@ export interface TerminalOptions {
 const DEFAULT_WIDTH = 100;
 
 const GATED_NOTE = `${GATED_MARK.trim()} gated: fails the build when it regresses significantly beyond its limit`;
+/** Said instead of the tables of dependencies, Node core and V8 unless the reader asked for them. */
+const OTHER_HIDDEN = '(own code only; --all-functions also shows dependencies, Node core and V8)';
 const COLUMNS_NOTE = "base, head: each side's median; change: paired, the typical head/base change of the start pairs (Hodges–Lehmann), not the ratio of the medians";
 
 function renderTable(rows: ReportRow[], width: number, paint: Paint): string[] {
@@ -126,41 +118,6 @@ export function renderIoTerminal(analysis: Assessment): string[] {
   return ['', terminalIntro(section.intro), ...section.items.map((line) => `  ${terminalLine(line)}`)];
 }
 
-/* ---------- hot functions (profiling phase) ---------- */
-
-function renderHotFunctionSection(part: HotFunctionPart, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
-  const { section } = part;
-  const measure = section.attributed ? 'own code: time of each function with the code it calls' : 'self time';
-  const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
-  const lines = ['', `hot functions, ${sanitizeText(section.profile.scenario)} (${measure}, ${unit}; ${sanitizeText(describeProfiling(section.profile))}):`];
-  if (section.culprit !== null && !scenarioUnchanged(analysis, section.profile.scenario)) lines.push(`most new time: ${sanitizeText(describeCulprit(section.culprit))}`);
-  lines.push(...(section.own.length > 0 ? terminalTable(part.own, width, paint) : ["no function of the service's own code was sampled"]));
-  if (section.other.length > 0) {
-    if (options.allFunctions) lines.push('dependencies, Node core and V8:', ...terminalTable(part.other, width, paint));
-    else lines.push(`(own code only; --all-functions also shows dependencies, Node core and V8)`);
-  }
-  if (section.packages.length > 0) {
-    lines.push(`by package (each package's code with the Node core and V8 code it calls; the lockfile changed):`, ...terminalTable(part.packages, width, paint));
-  }
-  for (const f of part.deoptimized) lines.push(`! deoptimized by V8: ${sanitizeText(f.name)} (${sanitizeText(f.where)}): ${f.note.map(sanitizeText).join('; ')}`);
-  for (const f of part.optimization) lines.push(`! ${sanitizeText(f.name)} (${sanitizeText(f.where)}) ${f.note.map(sanitizeText).join('; ')}`);
-  const at = (file: string) => sanitizeText(options.runDir ? join(options.runDir, file) : file);
-  for (const [i, { kind, file }] of flamegraphFiles(section.profile).entries()) {
-    lines.push(`${i === 0 ? 'flamegraphs:' : ' '.repeat(12)} ${kind.padEnd(4)} ${at(file)}`);
-  }
-  return lines;
-}
-
-function renderHotFunctions(results: Results, analysis: Assessment, options: TerminalOptions, width: number, paint: Paint): string[] {
-  // The terminal links nothing: no repository address.
-  const parts = hotFunctionParts(results, analysis, HOT_FUNCTION_ROWS, null);
-  const sections = parts.map((part) => part.section);
-  const skipped = describeProfilesSkipped(results, analysis);
-  const notes = skipped ? ['', sanitizeText(skipped)] : [];
-  if (sections.length === 0) return notes;
-  return [...parts.flatMap((part) => renderHotFunctionSection(part, analysis, options, width, paint)), `${describeChangeColumn(sections)}; new / gone: sampled on one side only`, ...notes];
-}
-
 /**
  * A run where nothing changed, folded like the comment: the headline, one line with the gated
  * changes, where the tables are, and the warnings (they never fold away).
@@ -200,7 +157,8 @@ export function renderTerminal(results: Results, analysis: Assessment, options: 
     ...renderRequests(results),
     ...renderHealth(results, analysis, paint),
     ...renderIoTerminal(analysis),
-    ...renderHotFunctions(results, analysis, options, width, paint),
+    // The terminal links nothing: no repository address.
+    ...terminalHotFunctions(hotFunctionsSection(results, analysis, { runDir: options.runDir }), width, paint, options.allFunctions ? null : OTHER_HIDDEN),
     ...renderList(warningsList(analysis), paint, 'warn'),
     ...renderList(failedRequestsList(analysis), paint),
     ...renderList(benchmarkFailuresList(analysis), paint),

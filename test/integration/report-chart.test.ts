@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { assessResults } from '../../src/assess/compare.js';
-import { renderChart } from '../../src/report/chart.js';
+import { chartSection } from '../../src/report/document/chart.js';
+import { markdownCharts } from '../../src/report/print/mermaid.js';
 import type { Results } from '../../src/results/types.js';
 import { withPage } from '../helpers/browser.js';
 import { cleanPairs, regressedPairs } from '../helpers/github-runs.js';
@@ -66,7 +67,7 @@ function drawn(page: Page, id: string): Promise<DrawnChart> {
 test('Mermaid draws the chart in Chromium: the regression past the red line, the unchanged scenario inside it, every name as typed', async () => {
   const version = JSON.parse(readFileSync(join(MERMAID_DIST, '..', 'package.json'), 'utf8')).version as string;
   const results = failingRun();
-  const markdown = renderChart(results, assessResults(results))!;
+  const markdown = markdownCharts(chartSection(results, assessResults(results)))!;
   const blocks = mermaidBlocks(markdown);
   assert.equal(blocks.length, 2, 'throughput and latency p99');
 
@@ -119,7 +120,7 @@ test('long names are cut to fit, so Mermaid shows every name (it leaves them all
     { ...template, name: 'GET /api/v2/organisations/:orgId/projects/:projectId/builds?status=failed&page=2' },
     { ...template, name: `"${'<%%#x;'.repeat(12)}` },
   ];
-  const [throughput] = mermaidBlocks(renderChart(results, assessResults(results))!);
+  const [throughput] = mermaidBlocks(markdownCharts(chartSection(results, assessResults(results)))!);
   await withPage(async (page, errors) => {
     await openMermaidPage(page);
     assert.equal((await renderMermaid(page, throughput!, 'long')).error, null);

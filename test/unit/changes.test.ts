@@ -14,7 +14,7 @@ import { boundSummaries } from '../../src/profile/diff.js';
 import { changedByPr, parseDiff, touches } from '../../src/profile/changes.js';
 import { culpritAmong } from '../../src/profile/culprit.js';
 import { diffProfiles } from '../../src/profile/diff.js';
-import { describeCulprit } from '../../src/report/hot-functions.js';
+import { describeCulprit } from '../../src/report/document/function-words.js';
 import { renderTerminal } from '../../src/report/index.js';
 import type { ChangeSet, FunctionStats, ProfileSummary, Results, SideProfile } from '../../src/results/types.js';
 import { fixtureSummary } from '../helpers/profiles.js';

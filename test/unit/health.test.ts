@@ -247,14 +247,14 @@ describe('load-generator bound, on recorded slices', () => {
     const throughput = (verdict: Verdict): MetricComparison =>
       ({ metric: 'throughput', scenario: 'GET /', verdict, gated: true }) as MetricComparison;
     const check = (bound: ('base' | 'head')[]) => [{ scenario: 'GET /', bound, sides: {} as never }];
-    const after = (verdict: Verdict, bound: ('base' | 'head')[]) => markGeneratorBound([throughput(verdict)], check(bound))[0]!;
-    assert.equal(after('unchanged', ['base']).verdict, 'inconclusive');
-    assert.equal(after('regression', ['base']).verdict, 'regression', 'head service-bound and slower: the drop is real');
-    assert.equal(after('regression', ['head']).verdict, 'inconclusive');
-    assert.equal(after('improvement', ['head']).verdict, 'improvement');
-    assert.equal(after('improvement', ['base', 'head']).verdict, 'inconclusive');
-    assert.deepEqual(after('unchanged', ['head']).generatorBound, ['head']);
-    assert.equal(after('unchanged', []).generatorBound, undefined);
+    const kept = (verdict: Verdict, bound: ('base' | 'head')[]) => markGeneratorBound([throughput(verdict)], check(bound))[0]!;
+    assert.equal(kept('unchanged', ['base']).verdict, 'inconclusive');
+    assert.equal(kept('regression', ['base']).verdict, 'regression', 'head service-bound and slower: the drop is real');
+    assert.equal(kept('regression', ['head']).verdict, 'inconclusive');
+    assert.equal(kept('improvement', ['head']).verdict, 'improvement');
+    assert.equal(kept('improvement', ['base', 'head']).verdict, 'inconclusive');
+    assert.deepEqual(kept('unchanged', ['head']).generatorBound, ['head']);
+    assert.equal(kept('unchanged', []).generatorBound, undefined);
     const latency = { ...throughput('unchanged'), metric: 'latency_p99' } as MetricComparison;
     assert.equal(markGeneratorBound([latency], check(['base']))[0]!.verdict, 'unchanged', 'only throughput');
   });

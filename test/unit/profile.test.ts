@@ -10,7 +10,7 @@ import { culpritAmong } from '../../src/profile/culprit.js';
 import { describeOrigin, displayName } from '../../src/profile/names.js';
 import { calledNames, functionKind, functionSource, rangesFromOffsets, sourceHash } from '../../src/profile/inlining.js';
 import { applyOptimizationTrace, parseOptimizationTrace } from '../../src/profile/optimization.js';
-import { describeCulprit } from '../../src/report/hot-functions.js';
+import { describeCulprit } from '../../src/report/document/function-words.js';
 import type { FunctionStats, ProfileSummary } from '../../src/results/types.js';
 import { fixtureProfile, fixtureSummary, fixtureTree, fixtureWindow, lineOf, RECORDED_ROOT } from '../helpers/profiles.js';
 

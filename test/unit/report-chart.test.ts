@@ -3,12 +3,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
-import { gatedCharts, MAX_CHART_ROWS, mermaidLabel, renderChart, renderMermaidChart } from '../../src/report/chart.js';
+import type { Assessment } from '../../src/assess/types.js';
+import { chartSection, gatedCharts, MAX_CHART_ROWS } from '../../src/report/document/chart.js';
+import { markdownCharts, mermaidLabel, renderMermaidChart } from '../../src/report/print/mermaid.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import type { Results } from '../../src/results/types.js';
 import { benchResults, benchRounds } from '../helpers/bench.js';
 import { cleanPairs, regressedPairs } from '../helpers/github-runs.js';
 import { resultsFromPairs } from '../helpers/results.js';
+
+/** The charts' markdown, as the report shows them. */
+function renderChart(results: Results, analysis: Assessment): string | null {
+  return markdownCharts(chartSection(results, analysis));
+}
 
 /** The values of the series `kind "title"` of a chart's text. */
 function series(text: string, kind: 'bar' | 'line', title: string): number[] {

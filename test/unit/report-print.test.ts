@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Table } from '../../src/report/document/types.js';
-import { markdownTable } from '../../src/report/print/markdown.js';
-import { painter, terminalGroupedTables, terminalTable, terminalVerdictDetails } from '../../src/report/print/terminal.js';
+import type { HotFunctionsSection, Table } from '../../src/report/document/types.js';
+import { markdownHotFunctions, markdownTable } from '../../src/report/print/markdown.js';
+import { painter, terminalGroupedTables, terminalHotFunctions, terminalTable, terminalVerdictDetails } from '../../src/report/print/terminal.js';
 
 /** Two scenarios, the first with two rows and a fixed rate, a name from the pull request with markdown in it. */
 const verdicts: Table = {
@@ -141,5 +141,66 @@ describe('terminal printer', () => {
       rows: [{ cells: [{ kind: 'text', text: 'parse\u001b[2J' }, { kind: 'verdict', mark: 'warn', words: 'not compared', detail: 'failed on head' }] }],
     };
     assert.deepEqual(terminalVerdictDetails(failed), ['parse[2J: not compared, failed on head']);
+  });
+});
+
+describe('hot-function printers', () => {
+  const functions = (name: string): Table => ({
+    columns: [
+      { header: 'function', align: 'left' },
+      { header: 'change', align: 'right' },
+    ],
+    rows: [{ cells: [{ kind: 'text', text: name }, { kind: 'figure', text: '+1.1 ms' }] }],
+  });
+  /** A scenario and a function named by the pull request, with markdown and a control character in them. */
+  const section: HotFunctionsSection = {
+    parts: [
+      {
+        title: 'Hot functions',
+        scenario: 'GET /a|*b*',
+        measure: { long: 'self time under the same load, CPU time per request', short: 'self time, CPU time per request' },
+        profiling: '10 s per side',
+        culprit: { title: 'Most new time', text: 'most new time in *render* (src/x.js:7)' },
+        own: functions('render\u001b[2J'),
+        ownMissing: { long: 'None sampled', short: 'none sampled' },
+        other: { title: { long: 'Dependencies (top 1)', short: 'dependencies' }, table: functions('zlib') },
+        packages: null,
+        warnings: [{ title: 'Deoptimized by V8', items: [[{ kind: 'text', text: 'render' }, { kind: 'label', text: ': ' }, { kind: 'text', text: 'wrong <map>' }]] }],
+        flamegraphs: {
+          title: 'Flamegraphs',
+          lead: ' (files next to results.json)',
+          files: [
+            { name: { long: 'head', short: 'head' }, file: 'profiles/head.html', href: 'https://example.test/head' },
+            { name: { long: 'differential', short: 'diff' }, file: 'profiles/[diff].html', href: null },
+          ],
+        },
+      },
+    ],
+    legend: { columns: 'Change: the time head added; new / gone: sampled on one side only', deoptimized: 'deoptimized by V8 (reasons below)', attributed: null },
+    skipped: 'Not profiled, every verdict unchanged: GET /c_d_',
+  };
+
+  it('markdown: escapes what the pull request named, folds the other code away, links the flamegraphs it can', () => {
+    const text = markdownHotFunctions(section)!;
+    assert.match(text, /^\*\*Hot functions, GET \/a&#124;\\\*b\\\*\*\* \(self time under the same load, CPU time per request\): 10 s per side\./);
+    assert.match(text, /🔎 Most new time: most new time in \\\*render\\\* \(src\/x\.js:7\)\./);
+    assert.match(text, /<details><summary>Dependencies \(top 1\)<\/summary>\n\n\| function \| change \|/);
+    assert.match(text, /⚠️ Deoptimized by V8: render: wrong &lt;map&gt;/);
+    assert.match(text, /Flamegraphs \(files next to results\.json\): \[head\]\(https:\/\/example\.test\/head\) · differential profiles\/\\\[diff\\\]\.html/);
+    assert.match(text, /<sub>Change: the time head added; new \/ gone: sampled on one side only; ⚠️ deoptimized by V8 \(reasons below\)\.<\/sub>/);
+    assert.match(text, /<sub>Not profiled, every verdict unchanged: GET \/c\\_d\\_\.<\/sub>$/);
+  });
+
+  it('terminal: strips control characters, says what it leaves out, aligns the flamegraph paths', () => {
+    const lines = terminalHotFunctions(section, 100, painter(false), '(own code only)');
+    assert.equal(lines[1], 'hot functions, GET /a|*b* (self time, CPU time per request; 10 s per side):');
+    assert.equal(lines[2], 'most new time: most new time in *render* (src/x.js:7)');
+    assert.ok(lines.includes('render[2J  +1.1 ms'), lines.join('\n'));
+    assert.ok(lines.includes('(own code only)') && !lines.some((l) => l.startsWith('zlib')));
+    assert.ok(lines.includes('! deoptimized by V8: render: wrong <map>'));
+    assert.deepEqual(lines.slice(-5, -2), ['flamegraphs: head profiles/head.html', '             diff profiles/[diff].html', 'change: the time head added; new / gone: sampled on one side only']);
+    assert.deepEqual(lines.slice(-2), ['', 'Not profiled, every verdict unchanged: GET /c_d_']);
+    const all = terminalHotFunctions(section, 100, painter(false), null);
+    assert.ok(all.includes('dependencies:') && all.some((l) => l.startsWith('zlib')));
   });
 });

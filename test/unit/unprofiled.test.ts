@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
 import { unprofiledScenarios } from '../../src/assess/look.js';
 import { scenarioMoved, scenarioUnchanged } from '../../src/assess/read.js';
-import { describeProfilesSkipped } from '../../src/report/hot-functions.js';
+import { describeProfilesSkipped } from '../../src/report/document/function-words.js';
 import type { Results } from '../../src/results/types.js';
 import { resultsFromPairs } from '../helpers/results.js';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { assessResults } from '../../src/assess/compare.js';
 import { boundSummaries } from '../../src/profile/diff.js';
-import { gatedCharts } from '../../src/report/chart.js';
+import { gatedCharts } from '../../src/report/document/chart.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { describeCounts } from '../../src/report/document/headline.js';
 import { allComparisons, countVerdicts } from '../../src/report/verdicts.js';

@@ -2,7 +2,7 @@
  * The request plan of a scenario: which request each connection (or each scheduled slot at a
  * fixed rate) sends next, with its {name} placeholders filled in from a row of the scenario's
  * values file or from what an earlier request of its sequence captured. Both load generators
- * (load-closed.ts, load-fixed-rate.ts) send what the plan builds, so a mix or a sequence means the
+ * (closed.ts, fixed-rate.ts) send what the plan builds, so a mix or a sequence means the
  * same in a closed loop and at a fixed rate.
  *
  * The values file is read once per run from head's tree, before any service starts

@@ -3,9 +3,9 @@
  * timed pairs, their warm-ups, the capacity probe of a `rate: N%` scenario, the profiles) opens
  * a `LoadRun` here and counts windows on it; the scenario alone decides which generator runs:
  *
- * - closed loop (load-closed.ts, autocannon): each connection sends its next request when the
+ * - closed loop (closed.ts, autocannon): each connection sends its next request when the
  *   previous one is answered, so the service sets the pace and throughput is what is compared;
- * - fixed rate (load-fixed-rate.ts): requests leave on a schedule whatever the service does, and
+ * - fixed rate (fixed-rate.ts): requests leave on a schedule whatever the service does, and
  *   each latency counts from the request's intended send time, so a stall delays every request
  *   that was due during it (no coordinated omission).
  *

@@ -18,7 +18,7 @@ import { serviceDir, type Tree } from './trees.js';
 
 /**
  * With more than one in a directory, the one the install uses (detectPackageManager in
- * workspace.ts picks pnpm, then yarn, then npm), npm's shrinkwrap before its package-lock as npm
+ * trees.ts picks pnpm, then yarn, then npm), npm's shrinkwrap before its package-lock as npm
  * reads them.
  */
 const LOCKFILES = ['pnpm-lock.yaml', 'yarn.lock', 'npm-shrinkwrap.json', 'package-lock.json'];

@@ -10,7 +10,7 @@ import type { Analysis, BenchmarkComparison, HealthComparison, HeapGrowthCompari
 import { formatPercent, truncate } from '../../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from '../format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from '../health.js';
-import { regressionCulprits } from '../hot-functions.js';
+import { regressionCulprits } from './function-words.js';
 import { allComparisons, countVerdicts, errorShares, type VerdictCounts, worstGatedChange } from '../verdicts.js';
 import { failedLevelLimits, undecidedLevels } from './levels.js';
 import { describeBaseCommands, describeIncomplete } from './run-info.js';

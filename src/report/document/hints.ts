@@ -1,7 +1,7 @@
 /** The service-health hints as document items: a warning or an explanation, about a scenario, in words a developer acts on. Pure. */
 import type { Assessment } from '../../assess/types.js';
 import { describeHint, isWarningHint } from '../health.js';
-import { hintCulprit } from '../hot-functions.js';
+import { hintCulprit } from './function-words.js';
 import type { Item } from './types.js';
 
 /** One item per hint, with the scenario's culprit where the hint names one. */

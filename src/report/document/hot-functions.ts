@@ -4,33 +4,30 @@
  * and the functions V8 deoptimized. The words are decided here (from profile/'s names and
  * places); the printers lay them out.
  */
+import { join } from 'node:path';
+import { scenarioUnchanged } from '../../assess/read.js';
 import type { Assessment } from '../../assess/types.js';
 import type { FunctionChange } from '../../profile/diff.js';
 import { describeLocation } from '../../profile/frames.js';
 import type { PackageRow } from '../../profile/packages.js';
-import type { Results } from '../../results/types.js';
+import type { Results, ScenarioProfile } from '../../results/types.js';
 import { repositoryFileUrl } from '../format.js';
-import { describeOptimization, type HotFunctionSection, hotFunctionCells, hotFunctionSections, packageCells, rowName, sourceSide } from '../hot-functions.js';
-import type { Cell, Column, Table } from './types.js';
-
-/** A function named with where it is, and what V8 said of it. */
-export interface FunctionNote {
-  name: string;
-  where: string;
-  /** Its deoptimization reasons, or what the optimization trace says ("deoptimized 12× by V8 in head only: …"). */
-  note: string[];
-}
-
-export interface HotFunctionPart {
-  section: HotFunctionSection;
-  own: Table;
-  other: Table;
-  packages: Table;
-  /** Rows shown that V8 deoptimized, with its reasons. */
-  deoptimized: FunctionNote[];
-  /** Own rows V8 deoptimized or did not optimize in head only. */
-  optimization: FunctionNote[];
-}
+import {
+  describeChangeColumn,
+  describeCulprit,
+  describeOptimization,
+  describeProfilesSkipped,
+  describeProfiling,
+  flamegraphFiles,
+  HOT_FUNCTION_ROWS,
+  type HotFunctionSection,
+  hotFunctionCells,
+  hotFunctionSections,
+  packageCells,
+  rowName,
+  sourceSide,
+} from './function-words.js';
+import type { Cell, Column, HotFunctionsPart, HotFunctionsSection, Line, Table, Words } from './types.js';
 
 const HOT_COLUMNS: Column[] = [
   { header: 'function', align: 'left' },
@@ -98,14 +95,104 @@ function packageTable(rows: PackageRow[]): Table {
   };
 }
 
-/** One part per profiled scenario, `rows` rows per table. */
-export function hotFunctionParts(results: Results, analysis: Assessment, rows: number, repository: string | null): HotFunctionPart[] {
-  return hotFunctionSections(results, analysis, rows).map((section) => ({
-    section,
-    own: functionTable(results, repository, section.own, section.attributed),
-    other: functionTable(results, repository, section.other, false),
-    packages: packageTable(section.packages),
-    deoptimized: section.deoptimized.map((c) => ({ name: c.name, where: describeLocation(c), note: c.deoptReasons })),
-    optimization: section.optimization.map((c) => ({ name: rowName(c), where: describeLocation(c), note: [describeOptimization(c)] })),
+/** A function V8 deoptimized, or did not optimize, in words: its name, where it is, then V8's words (`between` them). */
+function functionNote(name: string, c: FunctionChange, notes: string[], between: string): Line {
+  const said = notes.flatMap((note, i): Line => [...(i === 0 ? [] : [words('; ')]), { kind: 'text', text: note }]);
+  return [{ kind: 'text', text: name }, words(' ('), { kind: 'text', text: describeLocation(c) }, words(between), ...said];
+}
+
+function words(text: string): Extract<Cell, { kind: 'label' }> {
+  return { kind: 'label', text };
+}
+
+/** "Flamegraphs: head · base · differential", linked where the caller has their web addresses. */
+function flamegraphs(profile: ScenarioProfile, options: HotFunctionOptions): HotFunctionsPart['flamegraphs'] {
+  const urls = options.artifactUrls ?? {};
+  const files = flamegraphFiles(profile).map(({ kind, file }) => ({
+    name: { long: kind === 'diff' ? 'differential' : kind, short: kind },
+    file: options.runDir ? join(options.runDir, file) : file,
+    href: urls[file] ?? null,
   }));
+  if (files.length === 0) return null;
+  return { title: 'Flamegraphs', lead: files.some((f) => f.href === null) ? ' (files next to results.json)' : '', files };
+}
+
+/** What the tables measure, with their unit: own code by the time of each function with what it calls, or self time. */
+function measureWords(section: HotFunctionSection): Words {
+  const unit = section.perRequest ? 'CPU time per request' : "% of each side's CPU samples";
+  return section.attributed
+    ? { long: `time of each own function, with the dependency, Node core and V8 code it calls, under the same load, ${unit}`, short: `own code: time of each function with the code it calls, ${unit}` }
+    : { long: `self time under the same load, ${unit}`, short: `self time, ${unit}` };
+}
+
+function hotFunctionsPart(results: Results, analysis: Assessment, section: HotFunctionSection, options: HotFunctionOptions): HotFunctionsPart {
+  const repository = options.repository ?? null;
+  const { scenario } = section.profile;
+  const changed = section.culprit !== null && !scenarioUnchanged(analysis, scenario);
+  const warnings = [
+    { title: 'Deoptimized by V8', items: section.deoptimized.map((c) => functionNote(c.name, c, c.deoptReasons, '): ')) },
+    { title: null, items: section.optimization.map((c) => functionNote(rowName(c), c, [describeOptimization(c)], ') ')) },
+  ];
+  return {
+    title: 'Hot functions',
+    scenario,
+    measure: measureWords(section),
+    profiling: describeProfiling(section.profile),
+    culprit: changed ? { title: 'Most new time', text: describeCulprit(section.culprit!) } : null,
+    own: section.own.length === 0 ? null : functionTable(results, repository, section.own, section.attributed),
+    ownMissing: { long: "No function of the service's own code was sampled on either side", short: "no function of the service's own code was sampled" },
+    other:
+      section.other.length === 0
+        ? null
+        : { title: { long: `Dependencies, Node core and V8 (top ${section.other.length})`, short: 'dependencies, Node core and V8' }, table: functionTable(results, repository, section.other, false) },
+    packages:
+      section.packages.length === 0
+        ? null
+        : {
+            title: {
+              long: "By package (the lockfile changed): each package's code with the Node core and V8 code it calls",
+              short: "by package (each package's code with the Node core and V8 code it calls; the lockfile changed)",
+            },
+            table: packageTable(section.packages),
+          },
+    warnings: warnings.filter((group) => group.items.length > 0),
+    flamegraphs: flamegraphs(section.profile, options),
+  };
+}
+
+export interface HotFunctionOptions {
+  /** Rows per table (default 10); 0 leaves the sections out. */
+  rows?: number;
+  /** The web address own code links into (a repository), or none. */
+  repository?: string | null;
+  /** The flamegraphs' web addresses, by their path as results.json names them. */
+  artifactUrls?: Record<string, string>;
+  /** The directory of results.json, for a view that names the flamegraphs' paths. */
+  runDir?: string;
+}
+
+/** The legend under the sections. */
+function legend(sections: readonly HotFunctionSection[]): HotFunctionsSection['legend'] {
+  const change = describeChangeColumn(sections);
+  return {
+    columns: `${change[0]!.toUpperCase()}${change.slice(1)}; new / gone: sampled on one side only`,
+    deoptimized: sections.some((section) => section.deoptimized.length > 0 || section.optimization.length > 0) ? 'deoptimized by V8 (reasons below)' : null,
+    attributed: sections.some((section) => section.attributed)
+      ? 'Own code: each sample counts for the innermost own function on its stack (its own code and the dependency, Node core, V8 and regex code it calls); spent in: the code below it that grew the most.'
+      : null,
+  };
+}
+
+/** A section per profiled scenario and the scenarios left unprofiled; null when there is neither, or `rows` is 0. */
+export function hotFunctionsSection(results: Results, analysis: Assessment, options: HotFunctionOptions = {}): HotFunctionsSection | null {
+  const rows = options.rows ?? HOT_FUNCTION_ROWS;
+  if (rows <= 0) return null;
+  const sections = hotFunctionSections(results, analysis, rows);
+  const skipped = describeProfilesSkipped(results, analysis);
+  if (sections.length === 0 && skipped === null) return null;
+  return {
+    parts: sections.map((section) => hotFunctionsPart(results, analysis, section, options)),
+    legend: sections.length === 0 ? null : legend(sections),
+    skipped,
+  };
 }

@@ -3,6 +3,7 @@
  * builders (src/report/document/) from the Assessment. The printers (src/report/print/) only
  * escape, colour and lay it out, so markdown and the terminal cannot say different things. Pure.
  */
+import type { MetricId } from '../../config/types.js';
 
 /** How a verdict reads: fail (gated regression), warn, good, neutral (unchanged), unknown. */
 export type Tone = 'fail' | 'warn' | 'good' | 'neutral' | 'unknown';
@@ -121,4 +122,107 @@ export interface TableSection {
 export interface Intro {
   title: string;
   about: string;
+}
+
+/** The verdicts a gated row can have, most notable first (a chart with too many rows drops from the end). */
+export const CHART_TONES = ['fail', 'unknown', 'good', 'neutral'] as const satisfies readonly Tone[];
+export type ChartTone = (typeof CHART_TONES)[number];
+
+/** One scenario's gated change, in percent, signed so that positive is worse. */
+export interface ChartRow {
+  /** From outside perfgate: the printer makes it safe. */
+  scenario: string;
+  tone: ChartTone;
+  worse: number;
+  /** The 95% interval, better end first; null when the run had too few start pairs for one. */
+  interval: [number, number] | null;
+}
+
+/** The words of one chart, perfgate's own: printed as they are. */
+export interface ChartWords {
+  title: string;
+  /** The title and the description a screen reader reads. */
+  accessibleTitle: string;
+  description: string;
+  /** What the value axis measures, so that right is worse: "% drop in throughput (right is worse)". */
+  axis: string;
+  /** The last row's label: the ±limit zone. */
+  zone: string;
+  /** The name of each series, as a reader of the chart's text sees it. */
+  series: Record<ChartTone, string> & { within: string; estimate: string; limit: string; zero: string };
+}
+
+/** The rows of one gated metric, in the table's scenario order. */
+export interface MetricChart {
+  metric: MetricId;
+  /** Throughput: a drop is worse, drawn to the right. */
+  higherIsBetter: boolean;
+  /** Fraction, e.g. 0.02. */
+  limit: number;
+  rows: ChartRow[];
+  /** Scenarios with this metric gated, when more than the chart shows. */
+  total: number;
+  words: ChartWords;
+}
+
+/** The charts of a run and how to read them (the charts draw no legend). */
+export interface ChartSection {
+  charts: MetricChart[];
+  legend: string;
+}
+
+/** Words a view with room says in full (markdown), and the shorter ones a narrow view says (a terminal); each printed as it is. */
+export interface Words {
+  long: string;
+  short: string;
+}
+
+/** A table under its title, which a view may fold away (markdown's details) or leave out. */
+export interface TitledTable {
+  title: Words;
+  table: Table;
+}
+
+/** A drawing a run wrote next to results.json: its name, where it is, and its web address when it has one. */
+export interface FileLink {
+  name: Words;
+  file: string;
+  href: string | null;
+}
+
+/** One profiled scenario's hot functions: what they measure, its culprit, the tables, V8's notes and the flamegraphs. */
+export interface HotFunctionsPart {
+  /** "Hot functions" (capitalized), said with the scenario. */
+  title: string;
+  /** From outside perfgate. */
+  scenario: string;
+  /** What the tables measure, with their unit. */
+  measure: Words;
+  /** How the profiles were taken (printed as outside text: it is escaped with the scenario's name around it). */
+  profiling: string;
+  /** Where most new time went, when the scenario changed: a title (capitalized) and the culprit (from outside perfgate: it names the user's code). */
+  culprit: { title: string; text: string } | null;
+  /** The service's own code; null when none was sampled, and `ownMissing` says so instead. */
+  own: Table | null;
+  ownMissing: Words;
+  /** Dependencies, Node core and V8; null when none was sampled. */
+  other: TitledTable | null;
+  /** Time per package when the pull request changed a locked version; else null. */
+  packages: TitledTable | null;
+  /** What V8 did to the functions shown: each group after a warning sign, under its title (capitalized) when it has one. */
+  warnings: { title: string | null; items: Line[] }[];
+  /** The flamegraphs (title capitalized); `lead` is said after the title where the files are named rather than linked. */
+  flamegraphs: { title: string; lead: string; files: FileLink[] } | null;
+}
+
+/** The hot-function sections of a run and how to read their tables. */
+export interface HotFunctionsSection {
+  parts: HotFunctionsPart[];
+  /**
+   * What the change column holds (capitalized); where a view has room, also what the warning
+   * sign means and what own code's time is; null when nothing was profiled.
+   */
+  legend: { columns: string; deoptimized: string | null; attributed: string | null } | null;
+  /** The scenarios left unprofiled and why (names from outside perfgate); null when none. */
+  skipped: string | null;
 }

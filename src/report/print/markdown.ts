@@ -2,11 +2,26 @@
  * Lays document tables out as GitHub markdown: escapes text from outside perfgate, bolds what is
  * gated, and signs each verdict with an emoji. It decides no words.
  */
-import { type Cell, type Headline, type Item, type Line, type Intro, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import {
+  type Cell,
+  type Headline,
+  type HotFunctionsPart,
+  type HotFunctionsSection,
+  type Intro,
+  type Item,
+  type Line,
+  type List,
+  type Mark,
+  startsGroup,
+  type Table,
+  type TableRow,
+  type TableSection,
+  type TitledTable,
+} from '../document/types.js';
 import { escapeMarkdown } from '../escape.js';
 import { truncate } from '../../stats/format.js';
 
-const MARKS: Record<Mark, string> = {
+export const MARKS: Record<Mark, string> = {
   fail: '❌',
   warn: '⚠️',
   good: '✅',
@@ -125,4 +140,38 @@ export function markdownTableSection(section: TableSection): string {
 /** A section's opening: its title in bold, then what it measures. */
 export function markdownIntro(intro: Intro): string {
   return `**${intro.title}** · ${intro.about}.`;
+}
+
+/** A table folded away under its title. */
+function markdownDetails(titled: TitledTable): string {
+  return [`<details><summary>${titled.title.long}</summary>`, markdownTable(titled.table), '</details>'].join('\n\n');
+}
+
+/** "Flamegraphs: head · base · differential", each a link where it has a web address, else named with its file. */
+function markdownFlamegraphs(flamegraphs: NonNullable<HotFunctionsPart['flamegraphs']>): string {
+  const files = flamegraphs.files.map((f) => (f.href === null ? `${f.name.long} ${escapeMarkdown(f.file)}` : markdownCell({ kind: 'text', text: f.name.long, href: f.href })));
+  return `${flamegraphs.title}${flamegraphs.lead}: ${files.join(' · ')}`;
+}
+
+/** One scenario's hot functions: its title, the culprit after 🔎, the own table, the others folded, V8's warnings, the flamegraphs. */
+function markdownHotFunctionsPart(part: HotFunctionsPart): string {
+  const parts = [`**${part.title}, ${escapeMarkdown(part.scenario)}** (${part.measure.long}): ${escapeMarkdown(part.profiling)}.`];
+  if (part.culprit !== null) parts.push(`🔎 ${part.culprit.title}: ${escapeMarkdown(part.culprit.text)}.`);
+  parts.push(part.own === null ? `_${part.ownMissing.long}._` : markdownTable(part.own));
+  if (part.other !== null) parts.push(markdownDetails(part.other));
+  if (part.packages !== null) parts.push(markdownDetails(part.packages));
+  for (const group of part.warnings) parts.push(`${MARKS.warn} ${group.title === null ? '' : `${group.title}: `}${group.items.map(markdownLine).join(' · ')}`);
+  if (part.flamegraphs !== null) parts.push(markdownFlamegraphs(part.flamegraphs));
+  return parts.join('\n\n');
+}
+
+/** The hot-function sections, then in small print how to read them and which scenarios were not profiled; null for neither. */
+export function markdownHotFunctions(section: HotFunctionsSection | null): string | null {
+  if (section === null) return null;
+  const { legend } = section;
+  const notes = [
+    legend === null ? null : `${legend.columns}${legend.deoptimized === null ? '' : `; ${MARKS.warn} ${legend.deoptimized}`}.${legend.attributed === null ? '' : ` ${legend.attributed}`}`,
+    section.skipped === null ? null : `${escapeMarkdown(section.skipped)}.`,
+  ];
+  return [...section.parts.map(markdownHotFunctionsPart), ...notes.flatMap((note) => (note === null ? [] : [`<sub>${note}</sub>`]))].join('\n\n');
 }

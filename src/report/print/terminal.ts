@@ -6,7 +6,22 @@
 import { createColors } from 'picocolors';
 // Columns text takes in a terminal: East Asian wide and emoji 2, combining marks 0.
 import displayWidth from 'string-width';
-import { type Cell, type Column, type Headline, type Item, type Line, type Intro, type List, type TableSection, type Mark, startsGroup, type Table, type TableRow } from '../document/types.js';
+import {
+  type Cell,
+  type Column,
+  type Headline,
+  type HotFunctionsPart,
+  type HotFunctionsSection,
+  type Intro,
+  type Item,
+  type Line,
+  type List,
+  type Mark,
+  startsGroup,
+  type Table,
+  type TableRow,
+  type TableSection,
+} from '../document/types.js';
 import { sanitizeText } from '../escape.js';
 
 export type Style = 'red' | 'yellow' | 'green' | 'bold';
@@ -229,4 +244,42 @@ export function terminalTableSection(section: TableSection): string[] {
 /** A section's opening as a heading: its title, then what it measures. */
 export function terminalIntro(intro: Intro): string {
   return `${headingCase(intro.title)} — ${intro.about}:`;
+}
+
+/** The flamegraphs' paths, one a line, their names aligned under the heading. */
+function terminalFlamegraphs(flamegraphs: NonNullable<HotFunctionsPart['flamegraphs']>): string[] {
+  const heading = `${headingCase(flamegraphs.title)}:`;
+  const width = Math.max(...flamegraphs.files.map((f) => f.name.short.length));
+  return flamegraphs.files.map((f, i) => `${i === 0 ? heading : ' '.repeat(heading.length)} ${f.name.short.padEnd(width)} ${sanitizeText(f.file)}`);
+}
+
+/**
+ * One scenario's hot functions after a blank line: its heading, the culprit, the own table, the
+ * others (or `hiddenOther`, said instead when the caller leaves them out), V8's warnings, the
+ * flamegraphs.
+ */
+function terminalHotFunctionsPart(part: HotFunctionsPart, width: number, paint: Paint, hiddenOther: string | null): string[] {
+  const lines = ['', `${headingCase(part.title)}, ${sanitizeText(part.scenario)} (${part.measure.short}; ${sanitizeText(part.profiling)}):`];
+  if (part.culprit !== null) lines.push(`${headingCase(part.culprit.title)}: ${sanitizeText(part.culprit.text)}`);
+  lines.push(...(part.own === null ? [part.ownMissing.short] : terminalTable(part.own, width, paint)));
+  if (part.other !== null) lines.push(...(hiddenOther === null ? [`${part.other.title.short}:`, ...terminalTable(part.other.table, width, paint)] : [hiddenOther]));
+  if (part.packages !== null) lines.push(`${part.packages.title.short}:`, ...terminalTable(part.packages.table, width, paint));
+  const [warn] = MARKS.warn;
+  for (const group of part.warnings) lines.push(...group.items.map((item) => `${warn} ${group.title === null ? '' : `${headingCase(group.title)}: `}${terminalLine(item)}`));
+  if (part.flamegraphs !== null) lines.push(...terminalFlamegraphs(part.flamegraphs));
+  return lines;
+}
+
+/**
+ * The hot-function sections, what their change column holds, and which scenarios were not
+ * profiled; `hiddenOther`: said instead of the tables of dependencies, Node core and V8 when the
+ * caller leaves them out.
+ */
+export function terminalHotFunctions(section: HotFunctionsSection | null, width: number, paint: Paint, hiddenOther: string | null): string[] {
+  if (section === null) return [];
+  return [
+    ...section.parts.flatMap((part) => terminalHotFunctionsPart(part, width, paint, hiddenOther)),
+    ...(section.legend === null ? [] : [headingCase(section.legend.columns)]),
+    ...(section.skipped === null ? [] : ['', sanitizeText(section.skipped)]),
+  ];
 }

@@ -1,8 +1,9 @@
 /**
- * The picture of the gated HTTP changes: per gated metric, one Mermaid `xychart-beta` with a row
- * per scenario, its change with the 95% interval against the metric's limit. GitHub renders a
- * ```mermaid block in comments and job summaries, so the same text serves the PR comment, the
- * job summary and the CLI's markdown report. Pure: (results, analysis) → text.
+ * Draws the document's charts of the gated changes (document/chart.ts) as Mermaid
+ * `xychart-beta` blocks in markdown. GitHub renders a ```mermaid block in comments and job
+ * summaries, so the same text serves the PR comment, the job summary and the CLI's markdown
+ * report. It makes the scenario names safe inside the chart's grammar, colours and sizes the
+ * chart; it decides no words.
  *
  * Why an xychart, and drawn this way: it is Mermaid's chart of numbers on an axis, and GitHub
  * renders it under the name `xychart-beta` (Mermaid 10.6 and later; the plain `xychart` keyword
@@ -12,20 +13,11 @@
  * estimate's tick, then a bar in the background colour up to the better end that hides the rest.
  * The limit is a line across the rows; a line needs two rows to be seen, so the last row is the
  * ±limit zone itself.
- * One chart per metric because the limit is per metric: every row of a chart shares one line.
- *
- * Changes are drawn in the worse direction, right is worse for every metric (a throughput drop,
- * a latency rise), so "past the red line" means the same thing in every chart.
  */
-import { METRICS, type MetricId } from '../config/types.js';
-import type { Analysis, MetricComparison, Results } from '../results/types.js';
-import { formatPercent } from '../stats/format.js';
-import { formatMetricName, sanitizeText } from './format.js';
-import type { Tone } from './rows.js';
-import { orderRows, type ReportRow, rowTone } from './verdicts.js';
+import { CHART_TONES, type ChartRow, type ChartSection, type MetricChart } from '../document/types.js';
+import { sanitizeText } from '../escape.js';
+import { MARKS } from './markdown.js';
 
-/** Rows per chart; beyond it the most notable scenarios are kept (the table has them all). */
-export const MAX_CHART_ROWS = 20;
 /**
  * How wide a scenario name may be on the chart's axis, in pixels at Mermaid's 14 px: the names
  * get half the chart's width (Mermaid's plotReservedSpacePercent), less the ticks, padding and
@@ -36,14 +28,6 @@ const WIDTH = 900;
 /** Chart height: title, axis and padding, plus each row. */
 const HEIGHT_BASE = 150;
 const HEIGHT_PER_ROW = 42;
-
-/** The verdicts a gated row can have, most notable first (a chart with too many rows drops from the end). */
-const TONES = ['fail', 'unknown', 'good', 'neutral'] as const satisfies readonly Tone[];
-type GatedTone = (typeof TONES)[number];
-
-const TONE_WORDS: Record<GatedTone, string> = { fail: 'regression', unknown: 'inconclusive', good: 'improvement', neutral: 'unchanged' };
-/** The verdict table's marks, after a row's name: colour alone does not say it. */
-const TONE_MARKS: Record<GatedTone, string> = { fail: '❌', unknown: '❔', good: '✅', neutral: '' };
 
 /** GitHub Primer colours; the chart brings its own background so it reads the same in light and dark mode. */
 const COLOURS = {
@@ -57,84 +41,6 @@ const COLOURS = {
   limit: '#cf222e',
   zero: '#6e7781',
 } as const;
-
-/** One scenario's gated change, in percent, signed so that positive is worse. */
-export interface ChartRow {
-  scenario: string;
-  tone: GatedTone;
-  worse: number;
-  /** The 95% interval, better end first; null when the run had too few start pairs for one. */
-  interval: [number, number] | null;
-}
-
-/** The rows of one gated metric, in the table's scenario order. */
-export interface MetricChart {
-  metric: MetricId;
-  /** Throughput: a drop is worse, drawn to the right. */
-  higherIsBetter: boolean;
-  /** Fraction, e.g. 0.02. */
-  limit: number;
-  rows: ChartRow[];
-  /** Scenarios with this metric gated, when more than the chart shows. */
-  total: number;
-}
-
-/** Percent beyond which a change is drawn at the bound (a results file can hold any ratio; Mermaid reads no exponent). */
-const MAX_PERCENT = 1e6;
-
-/** A change in the worse direction, in percent: a throughput drop and a latency rise are both positive. */
-function worsePercent(c: Pick<MetricComparison, 'higherIsBetter'>, fraction: number): number {
-  const percent = (c.higherIsBetter ? -fraction : fraction) * 100;
-  return Number.isFinite(percent) ? Math.min(MAX_PERCENT, Math.max(-MAX_PERCENT, percent)) : percent;
-}
-
-function chartRow(row: ReportRow): ChartRow | null {
-  const c = row.comparison;
-  if (!Number.isFinite(c.change)) return null;
-  // A failing head's improvement is not one (rowTone): drawn as the table reads it.
-  const tone = rowTone(row);
-  const ends = [worsePercent(c, c.ciLow), worsePercent(c, c.ciHigh)].sort((a, b) => a - b) as [number, number];
-  return {
-    scenario: c.scenario,
-    // A gated regression is always 'fail'; 'warn' (an ungated one) cannot occur here.
-    tone: tone === 'warn' ? 'fail' : tone,
-    worse: worsePercent(c, c.change),
-    interval: ends.every(Number.isFinite) ? ends : null,
-  };
-}
-
-/** The most notable `count` rows, kept in their order: regressions, then inconclusive, improvements, unchanged. */
-function notableRows(rows: ChartRow[], count: number): ChartRow[] {
-  const keep = new Set(
-    rows
-      .map((row, index) => ({ row, index }))
-      .sort((a, b) => TONES.indexOf(a.row.tone) - TONES.indexOf(b.row.tone) || a.index - b.index)
-      .slice(0, count)
-      .map((entry) => entry.row),
-  );
-  return rows.filter((row) => keep.has(row));
-}
-
-/**
- * The charts of a run: one per gated HTTP metric that was compared, in metric order; empty when
- * nothing gated was compared (a micro-benchmark-only run, or every scenario failed before a pair).
- */
-export function gatedCharts(results: Results, analysis: Analysis): MetricChart[] {
-  const gated = orderRows(results, analysis).filter((row) => row.comparison.gated);
-  const charts: MetricChart[] = [];
-  for (const metric of METRICS) {
-    const own = gated.filter((row) => row.comparison.metric === metric);
-    // The limit is set per metric; results whose rows disagree get a chart per limit, so no row is drawn against another's line.
-    for (const limit of [...new Set(own.map((row) => row.comparison.limit))]) {
-      const rows = own.filter((row) => row.comparison.limit === limit).flatMap((row) => chartRow(row) ?? []);
-      const higherIsBetter = own[0]!.comparison.higherIsBetter;
-      // Errors are drawn only where some request failed: a chart of zeros says nothing the table does not.
-      if (metric === 'errors' && rows.every((row) => row.worse === 0 && (row.interval ?? [0, 0]).every((end) => end === 0))) continue;
-      if (rows.length > 0) charts.push({ metric, higherIsBetter, limit, rows: notableRows(rows, MAX_CHART_ROWS), total: rows.length });
-    }
-  }
-  return charts;
-}
 
 /**
  * What would end a quoted label, reach Mermaid's preprocessing or be read as HTML: `"` ends the
@@ -250,17 +156,18 @@ interface Series {
   values: number[];
 }
 
-/** What the value axis measures, so that right is worse: "% drop in throughput", "% rise in latency p99". */
-function axisTitle(chart: MetricChart): string {
-  // Errors change by percentage points of the requests (head's share minus base's), not relatively.
-  const unit = chart.metric === 'errors' ? 'pt' : '%';
-  return `${unit} ${chart.higherIsBetter ? 'drop' : 'rise'} in ${formatMetricName(chart.metric)} (right is worse)`;
+interface Series {
+  kind: 'bar' | 'line';
+  /** Names the series in the text (a reader of the source sees what each is); masking layers have none. */
+  title?: string;
+  colour: string;
+  values: number[];
 }
 
-/** The row label: the scenario, and the verdict's mark unless unchanged. */
+/** The row label: the scenario, and the verdict table's mark unless unchanged (colour alone does not say it). */
 function rowLabel(row: ChartRow): string {
   const label = mermaidLabel(row.scenario);
-  return row.tone === 'neutral' ? label : `${label} ${TONE_MARKS[row.tone]}`;
+  return row.tone === 'neutral' ? label : `${label} ${MARKS[row.tone]}`;
 }
 
 /** The Mermaid text of one metric's chart (without the markdown fence). */
@@ -273,17 +180,18 @@ export function renderMermaidChart(chart: MetricChart): string {
   const clamp = (v: number) => Math.min(max, Math.max(min, v));
   // Each series has a value per row and one for the last row, the ±limit zone; `min` draws nothing.
   const perRow = (value: (row: ChartRow) => number | null, zone: number = min) => [...rows.map((r) => clamp(value(r) ?? min)), zone];
-  const tones = TONES.filter((tone) => rows.some((r) => r.tone === tone));
+  const words = chart.words.series;
+  const tones = CHART_TONES.filter((tone) => rows.some((r) => r.tone === tone));
   const series: Series[] = [
     // The bands up to the worse end, one series per verdict so each gets its colour.
-    ...tones.map((tone): Series => ({ kind: 'bar', title: TONE_WORDS[tone], colour: COLOURS[tone], values: perRow((r) => (r.tone === tone && r.interval ? r.interval[1] : null)) })),
-    { kind: 'bar', title: `within ±${formatPercent(chart.limit)}`, colour: COLOURS.zone, values: perRow(() => null, limit) },
-    { kind: 'bar', title: 'estimate', colour: COLOURS.estimate, values: perRow((r) => r.worse + tick) },
+    ...tones.map((tone): Series => ({ kind: 'bar', title: words[tone], colour: COLOURS[tone], values: perRow((r) => (r.tone === tone && r.interval ? r.interval[1] : null)) })),
+    { kind: 'bar', title: words.within, colour: COLOURS.zone, values: perRow(() => null, limit) },
+    { kind: 'bar', title: words.estimate, colour: COLOURS.estimate, values: perRow((r) => r.worse + tick) },
     // The band again below the tick, then the background up to the better end.
     ...tones.map((tone): Series => ({ kind: 'bar', colour: COLOURS[tone], values: perRow((r) => (r.tone === tone && r.interval ? r.worse - tick : null)) })),
     { kind: 'bar', colour: COLOURS.background, values: perRow((r) => (r.interval ? r.interval[0] : r.worse - tick), -limit) },
-    { kind: 'line', title: `limit ${formatPercent(chart.limit)}`, colour: COLOURS.limit, values: perRow(() => limit, limit) },
-    { kind: 'line', title: 'no change', colour: COLOURS.zero, values: perRow(() => 0, 0) },
+    { kind: 'line', title: words.limit, colour: COLOURS.limit, values: perRow(() => limit, limit) },
+    { kind: 'line', title: words.zero, colour: COLOURS.zero, values: perRow(() => 0, 0) },
   ];
   const config = {
     theme: 'base',
@@ -292,30 +200,22 @@ export function renderMermaidChart(chart: MetricChart): string {
     // do: the markdown's line under the charts says how to read them instead, the same everywhere.
     xyChart: { width: WIDTH, height: HEIGHT_BASE + HEIGHT_PER_ROW * (rows.length + 1), showLegend: false },
   };
-  const labels = distinct([...rows.map(rowLabel), `limit ±${formatPercent(chart.limit)}`]);
-  const name = formatMetricName(chart.metric);
+  const labels = distinct([...rows.map(rowLabel), chart.words.zone]);
   return [
     `%%{init: ${JSON.stringify(config)}}%%`,
     'xychart-beta horizontal',
-    `  title "${name}: change against its limit of ${formatPercent(chart.limit)}"`,
-    `  accTitle: ${name}, change per scenario against the limit`,
-    `  accDescr: Each bar is a scenario's 95% interval of the change in ${name}, with a dark tick at the estimate; right is worse; the red line is the limit.`,
+    `  title "${chart.words.title}"`,
+    `  accTitle: ${chart.words.accessibleTitle}`,
+    `  accDescr: ${chart.words.description}`,
     `  x-axis [${labels.map((l) => `"${l}"`).join(', ')}]`,
-    `  y-axis "${axisTitle(chart)}" ${num(min)} --> ${num(max)}`,
+    `  y-axis "${chart.words.axis}" ${num(min)} --> ${num(max)}`,
     ...series.map((s) => `  ${s.kind}${s.title ? ` "${s.title}"` : ''} [${s.values.map(num).join(', ')}]`),
   ].join('\n');
 }
 
-/**
- * The charts as markdown: a ```mermaid block per gated metric and a line that says how to read
- * them (GitHub's Mermaid draws no legend); null when there is nothing gated to draw.
- */
-export function renderChart(results: Results, analysis: Analysis): string | null {
-  const charts = gatedCharts(results, analysis);
-  if (charts.length === 0) return null;
-  const blocks = charts.map((chart) => ['```mermaid', renderMermaidChart(chart), '```'].join('\n'));
-  const cut = charts.filter((c) => c.total > c.rows.length);
-  const note = cut.map((c) => ` ${formatMetricName(c.metric)} shows ${c.rows.length} of ${c.total} scenarios, the most notable.`).join('');
-  const legend = `<sub>Each bar is a scenario's 95% interval of the change, the dark tick its estimate; right is worse for every metric (a drop in throughput, a rise in latency), the red line is the limit and the bottom row the ±limit zone. Colour: red regression, yellow inconclusive, green improvement, grey unchanged.${note}</sub>`;
-  return [...blocks, legend].join('\n\n');
+/** The charts as markdown: a ```mermaid block per chart, and under them how to read them; null for no charts. */
+export function markdownCharts(section: ChartSection | null): string | null {
+  if (section === null) return null;
+  const blocks = section.charts.map((chart) => ['```mermaid', renderMermaidChart(chart), '```'].join('\n'));
+  return [...blocks, `<sub>${section.legend}</sub>`].join('\n\n');
 }

@@ -1,20 +1,21 @@
 /**
- * The "Hot functions" sections of the reports: per profiled scenario, the functions with the
- * most time on either side, own code first, their CPU time per request on base and head and the
- * time added (shares and percentage points for results without time per request). Shared by
- * the markdown and terminal renderers; pure.
+ * The words of the hot functions: per profiled scenario, the functions with the most time on
+ * either side, own code first, their CPU time per request on base and head and the time added
+ * (shares and percentage points for results without time per request), what a function's time
+ * went into, and the culprit in words. The document builders (hot-functions.ts, the headline,
+ * the hints) and the action's annotations say them; pure.
  */
-import { regressedScenarios, scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../assess/read.js';
-import type { Assessment } from '../assess/types.js';
-import type { Culprit } from '../profile/culprit.js';
-import { addedTime, type FunctionChange, hottestChanges, type IntoChange } from '../profile/diff.js';
-import { describeLocation } from '../profile/frames.js';
-import { describeCulpritPlace, describeFunction, describeInto, displayName } from '../profile/names.js';
-import { describeVersions, type PackageRow, pathInPackage } from '../profile/packages.js';
-import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../results/types.js';
-import { formatChange, formatCount, formatDurationUs, MINUS } from '../stats/format.js';
-import { withConfirmation } from './confirmation.js';
-import { formatChangeOf, formatMetricName } from './format.js';
+import { regressedScenarios, scenarioCulprit, scenarioSubject, scenarioUnchanged } from '../../assess/read.js';
+import type { Assessment } from '../../assess/types.js';
+import type { Culprit } from '../../profile/culprit.js';
+import { addedTime, type FunctionChange, hottestChanges, type IntoChange } from '../../profile/diff.js';
+import { describeLocation } from '../../profile/frames.js';
+import { describeCulpritPlace, describeFunction, describeInto, displayName } from '../../profile/names.js';
+import { describeVersions, type PackageRow, pathInPackage } from '../../profile/packages.js';
+import type { Analysis, FunctionCategory, Results, ScenarioProfile, Side } from '../../results/types.js';
+import { formatChange, formatCount, formatDurationUs, MINUS } from '../../stats/format.js';
+import { withConfirmation } from '../confirmation.js';
+import { formatChangeOf, formatMetricName } from '../format.js';
 
 /** Rows per table unless the caller asks for another number. */
 export const HOT_FUNCTION_ROWS = 10;
@@ -71,14 +72,14 @@ export function describeChangeColumn(sections: readonly HotFunctionSection[]): s
 }
 
 /** A side's share: "38.4%", "<0.1%" for a sampled function under 0.05%, "—" when the side has none. */
-export function formatShare(fraction: number | null | undefined): string {
+function formatShare(fraction: number | null | undefined): string {
   if (fraction === null || fraction === undefined) return '—';
   if (fraction > 0 && fraction < 0.0005) return '<0.1%';
   return `${(fraction * 100).toFixed(1)}%`;
 }
 
 /** A change of shares in percentage points, signed like every other change: +36.3 pp, −2.1 pp. */
-export function formatPoints(change: number): string {
+export function formatSharePoints(change: number): string {
   return formatChange(change).replace(/%$/, ' pp');
 }
 
@@ -90,7 +91,7 @@ export function formatAdded(us: number): string {
 }
 
 /** A side's value of a share: its time per request when the row is scaled ("1.18 ms"), else the share ("38.4%"); "—" when the side has none. */
-export function formatSide(c: FunctionChange, side: Side, share: number | null | undefined): string {
+function formatSide(c: FunctionChange, side: Side, share: number | null | undefined): string {
   if (share === null || share === undefined) return '—';
   return c.scale === null ? formatShare(share) : formatDurationUs(share * c.scale[side]);
 }
@@ -98,18 +99,18 @@ export function formatSide(c: FunctionChange, side: Side, share: number | null |
 /** The change of a pair of shares: time added per request when scaled, else percentage points. */
 function formatDelta(c: FunctionChange, base: number | null | undefined, head: number | null | undefined): string {
   const added = addedTime(base ?? null, head ?? null, c.scale);
-  return added === null ? formatPoints((head ?? 0) - (base ?? 0)) : formatAdded(added);
+  return added === null ? formatSharePoints((head ?? 0) - (base ?? 0)) : formatAdded(added);
 }
 
 /** new / gone / moved: what the function's row stands for besides its numbers. */
-export function describeMarker(c: FunctionChange): string {
+function describeMarker(c: FunctionChange): string {
   if (c.status === 'new') return 'new';
   if (c.status === 'gone') return 'gone';
   return c.baseLine !== null ? `moved from line ${c.baseLine}` : '';
 }
 
 /** Total time: "12 µs → 160 µs" ("3.0% → 40.1%" unscaled). */
-export function describeTotals(c: FunctionChange): string {
+function describeTotals(c: FunctionChange): string {
   return `${formatSide(c, 'base', c.base?.total)} → ${formatSide(c, 'head', c.head?.total)}`;
 }
 
@@ -136,8 +137,6 @@ export function describeProfiling(profile: ScenarioProfile): string {
   return `${seconds} of the scenario's load per side, sampled every ${interval}; ${formatCount(base.samples)} samples on base, ${formatCount(head.samples)} on head, idle time left out`;
 }
 
-/* ---------- own-code attribution (issue 13) ---------- */
-
 /** Below this (a share of the side's samples; scaled: of base's CPU time per request) a frame is not named as where the time went. */
 const INTO_MIN = 0.005;
 
@@ -147,18 +146,18 @@ export function rowName(c: FunctionChange): string {
 }
 
 /** Attributed share of a side for an own row ("—" when the side has none); self share for old results. */
-export function attributedShare(c: FunctionChange, side: Side): number | null {
+function attributedShare(c: FunctionChange, side: Side): number | null {
   if (c.attributed === null) return (side === 'base' ? c.base : c.head)?.self ?? null;
   return c.attributed[side];
 }
 
 /** Self time: "3 µs → 1 µs" ("0.1% → <0.1%" unscaled). */
-export function describeSelf(c: FunctionChange): string {
+function describeSelf(c: FunctionChange): string {
   return `${formatSide(c, 'base', c.base?.self)} → ${formatSide(c, 'head', c.head?.self)}`;
 }
 
 /** The cells a row's numbers fill: base, head, change (own code: attributed time; other code: self time). */
-export function rowNumbers(c: FunctionChange): { base: string; head: string; change: string } {
+function rowNumbers(c: FunctionChange): { base: string; head: string; change: string } {
   const [base, head] = c.category === 'own' ? [attributedShare(c, 'base'), attributedShare(c, 'head')] : [c.base?.self ?? null, c.head?.self ?? null];
   return { base: formatSide(c, 'base', base), head: formatSide(c, 'head', head), change: formatDelta(c, base, head) };
 }
@@ -198,7 +197,7 @@ export function hotFunctionCells(c: FunctionChange): HotFunctionCells {
 
 /** The growth of a frame below an own function, "+980 µs" ("+73.0 pp" unscaled). */
 function formatIntoGrowth(into: IntoChange): string {
-  return into.added === null ? formatPoints(into.change) : formatAdded(into.added);
+  return into.added === null ? formatSharePoints(into.change) : formatAdded(into.added);
 }
 
 /**
@@ -207,7 +206,7 @@ function formatIntoGrowth(into: IntoChange): string {
  * "410 µs in stringify". Empty when its own code holds the time. (Unscaled: "+73.0 pp in …",
  * "41.2% in …".) A frame is named from half a percent of the samples on.
  */
-export function describeSpentIn(c: FunctionChange): string {
+function describeSpentIn(c: FunctionChange): string {
   const [grew] = c.into;
   if (grew && (grew.added ?? grew.change) >= INTO_MIN * (c.scale?.base ?? 1)) return `${formatIntoGrowth(grew)} in ${describeInto(grew)}`;
   const busiest = [...c.into].sort((a, b) => b.head - a.head)[0];
@@ -223,7 +222,7 @@ export function describeCulprit(culprit: Culprit): string {
     const own = fn.added === null ? '' : `, ${formatAdded(fn.added)} of it in ${displayName(fn)} (${pathInPackage(fn)}${fn.line > 0 ? `:${fn.line}` : ''})`;
     return `${name} ${describeVersions(change!)} (changed by this PR) ${formatAdded(added)} per request${own}`;
   }
-  const growthOf = (c: FunctionChange) => (c.added === null ? formatPoints(c.attributedChange) : `${formatAdded(c.added)} per request`);
+  const growthOf = (c: FunctionChange) => (c.added === null ? formatSharePoints(c.attributedChange) : `${formatAdded(c.added)} per request`);
   const edited = culprit.edited === null ? '' : `; most in code this PR changed: ${describeFunction(culprit.edited)} ${growthOf(culprit.edited)}`;
   const place = describeCulpritPlace(culprit);
   if (into === null) return `${place} ${growthOf(fn)}${edited}`;
