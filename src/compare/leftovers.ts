@@ -121,17 +121,26 @@ async function cleanAfter(root: string, record: RunRecord, pidFile: string): Pro
   return { record, processes, worktrees: await removeWorktreesUnder(root, record.outDir) };
 }
 
-/** Removes every worktree of the repository that lies under `dir`; returns how many. */
+/**
+ * Where a run puts its worktrees under its run directory: trees/base, trees/head, and a third
+ * arm's confirm/<scenario>/tree/reverted. Only those are removed: a record is a file in the git
+ * directory, which code the run measured could have written, and a worktree of the user's own
+ * under a directory it names must never be touched.
+ */
+export function isRunWorktree(outDir: string, path: string): boolean {
+  const inside = relative(outDir, path);
+  if (inside.startsWith('..') || isAbsolute(inside)) return false;
+  return /^trees\/(base|head)$/.test(inside) || /^confirm\/[\w.-]+\/tree\/reverted$/.test(inside);
+}
+
+/** Removes the run's worktrees under `dir` (isRunWorktree); returns how many. */
 async function removeWorktreesUnder(root: string, dir: string): Promise<number> {
   const listed = await git(['worktree', 'list', '--porcelain'], root).catch(() => '');
   const paths = listed
     .split('\n')
     .filter((line) => line.startsWith('worktree '))
     .map((line) => line.slice('worktree '.length))
-    .filter((path) => {
-      const inside = relative(dir, path);
-      return inside !== '' && !inside.startsWith('..') && !isAbsolute(inside);
-    });
+    .filter((path) => isRunWorktree(dir, path));
   let removed = 0;
   for (const path of paths) {
     // twice --force: a worktree git locked mid-add is removed too
