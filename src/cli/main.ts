@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
 import { NoBoundaryError, openRunEnvironment, type RunEnvironment } from '../compare/environment.js';
+import { cleanedLine, cleanLeftovers, recordsDir } from '../compare/leftovers.js';
 import { measureComparison, planComparison, resolveComparison } from '../compare/service.js';
 import { RECORD, SAME_RUNNER, shardOf, storedBaseline, type Variant } from '../compare/variant.js';
 import { keptResultsLine, PerfgateError } from '../engine/errors.js';
@@ -295,7 +296,8 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   const { estimate } = planned;
   const { logger, progress } = terminalProgress(io.stderr, { quiet: values.quiet === true, estimate, config, ci: Boolean(io.env.CI) });
   logger.info(estimateLine(estimate));
-  const environment = openCliEnvironment(values, io, logger);
+  for (const cleaned of await cleanLeftovers(root)) logger.info(cleanedLine(cleaned));
+  const environment = openCliEnvironment(values, io, logger, { dir: await recordsDir(root), outDir });
   try {
     const { results, resultsPath } = await measureComparison({ checked, planned, outDir, toolsDir: toolsDir(io.env), variant }, environment, { logger, progress }).catch(
       (e: unknown) => {
@@ -343,10 +345,10 @@ function readBaseline(path: string): StoredBaseline {
  * (engine/process/boundary.ts). Asked for, so a machine that cannot make one is an error, not a
  * warning: the user wanted the code contained.
  */
-function openCliEnvironment(values: Values, io: Io, logger: { info(message: string): void }): RunEnvironment {
+function openCliEnvironment(values: Values, io: Io, logger: { info(message: string): void }, record: { dir: string; outDir: string }): RunEnvironment {
   let environment: RunEnvironment;
   try {
-    environment = openRunEnvironment({ boundary: values.boundary ? 'required' : 'off', env: io.env });
+    environment = openRunEnvironment({ boundary: values.boundary ? 'required' : 'off', env: io.env, record });
   } catch (e) {
     if (!(e instanceof NoBoundaryError)) throw e;
     throw new UsageError(`--boundary: ${e.message}. Run perfgate as root or with passwordless sudo, or leave out --boundary (docs/security.md).`);

@@ -5,9 +5,11 @@
  * processes are contained and stopped.
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { type Boundary, openBoundary } from '../engine/process/boundary.js';
 import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process/processes.js';
 import { programPathOrNull } from '../engine/process/programs.js';
+import { writeRecord } from './leftovers.js';
 
 /**
  * 'required': the user asked for a boundary, so a machine that cannot make one refuses the run
@@ -27,6 +29,12 @@ export interface RunEnvironmentOptions {
   marker?: string | null;
   /** The environment the user's processes start from; the marker is added to it. */
   env: Record<string, string | undefined>;
+  /**
+   * Keep a record of the run in `dir` (compare/leftovers.ts, recordsDir) while it runs, with its
+   * process groups beside it, so that the next run cleans up after this one if it is killed.
+   * Implies a marker and a pid file.
+   */
+  record?: { dir: string; outDir: string };
 }
 
 export interface RunEnvironment {
@@ -60,7 +68,7 @@ export class NoBoundaryError extends Error {
  * listened to, so a refused run has nothing to close.
  */
 export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironment {
-  const marker = options.marker ?? (options.boundary === 'off' ? null : randomUUID());
+  const marker = options.marker ?? (options.boundary === 'off' && !options.record ? null : randomUUID());
   let boundary: Boundary | null = null;
   let noBoundary: string | null = null;
   if (options.boundary !== 'off') {
@@ -72,7 +80,8 @@ export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironme
       boundary = opened;
     }
   }
-  const tracker = new ProcessTracker(options.pidFile ?? null, marker, boundary);
+  const files = options.record ? recordRun(options.record, marker!, boundary) : null;
+  const tracker = new ProcessTracker(options.pidFile ?? files?.pids ?? null, marker, boundary);
   const cancellation = cancelOnSignals(tracker);
   // Ended by anything else (an uncaught error, process.exit): no service outlives this process.
   const onExit = () => void tracker.killAll(0);
@@ -93,8 +102,18 @@ export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironme
       process.off('exit', onExit);
       // The run has stopped every process it started; this empties the cgroup of what left them.
       await boundary?.close();
+      if (files) for (const file of [files.record, files.pids]) rmSync(file, { force: true });
     },
   };
+}
+
+/** The run's record, or null where the repository's git directory cannot be written: the run goes on without one. */
+function recordRun(record: { dir: string; outDir: string }, marker: string, boundary: Boundary | null): { record: string; pids: string } | null {
+  try {
+    return writeRecord(record.dir, { marker, outDir: record.outDir, boundary: boundary?.path ?? null });
+  } catch {
+    return null;
+  }
 }
 
 interface Cancellation {
