@@ -352,6 +352,8 @@ function openCliEnvironment(values: Values, io: Io, logger: { info(message: stri
     throw new UsageError(`--boundary: ${e.message}. Run perfgate as root or with passwordless sudo, or leave out --boundary (docs/security.md).`);
   }
   if (environment.boundary) logger.info(`perfgate: the code under test runs inside ${environment.boundary.description}`);
+  if (environment.headUser) logger.info(`perfgate: head's code runs as ${environment.headUser.description}`);
+  if (environment.noHeadUser) logger.info(`perfgate: warning: head's code runs as perfgate's own user: ${environment.noHeadUser} (docs/security.md)`);
   return environment;
 }
 

@@ -7,7 +7,7 @@ import type { Side, SideInfo } from '../../results/types.js';
 import { SetupError } from '../errors.js';
 import type { EnginePorts } from '../ports.js';
 import { explainLog } from '../process/log-excerpt.js';
-import { type ProcessTracker, runShell } from '../process/processes.js';
+import { headUserOf, type ProcessTracker, runShell } from '../process/processes.js';
 import { ownEnv, programPath } from '../process/programs.js';
 
 /** One side's source tree, ready to install, build and start. */
@@ -357,6 +357,8 @@ export async function setupTree(tree: Tree, options: SetupOptions, ports: Engine
     ['build', options.service.build],
   ];
   if (install && options.copyInstallFrom && copyInstall(options.copyInstallFrom, dir, tree, options.logDir, ports)) steps.shift();
+  // Head's tree is its user's before any of its code runs (the whole worktree: its install may write above service.cwd).
+  headUserOf(options.tracker, options.env)?.give([tree.root]);
   for (const [phase, command] of steps) {
     if (!command) continue;
     ports.progress({ phase, side: tree.side, message: command });
