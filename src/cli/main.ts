@@ -76,9 +76,10 @@ compare options:
   --full                every table even when nothing changed (such a run prints its headline
                         and one line by default, like the PR comment)
   --dry-run             check and print the plan, measure nothing (perfgate plan)
-  --boundary            run the code under test inside a cgroup that stopping it empties, as the
-                        action does (root or passwordless sudo; docs/security.md): for code you
-                        do not trust, e.g. a pull request's, measured outside GitHub Actions
+  --boundary            run the code under test inside a cgroup that stopping it empties, and
+                        head's code as the user perfgate-head, as the action does (root or
+                        passwordless sudo; docs/security.md): for code you do not trust, e.g. a
+                        pull request's, measured outside GitHub Actions
   --quiet               no progress lines (warnings still show)    --no-color  plain output
 
 settings (the same names as the action's inputs; they win over perfgate.yml):

@@ -48,6 +48,18 @@ test("head's process runs as its own user, with perfgate's environment and its o
   };
   assert.equal(await run('head'), `uid=${user.uid} groups=${user.gid} home=${user.home} var=kept`, 'no environ read, no write to perfgate-only, no sudo');
   assert.ok(user.home.length > 0 && statSync(user.home).uid === user.uid, "the home is the user's");
+  // Pinned to CPUs: the whole chain (boundary, change of user, the program) keeps the list.
+  const pinned = join(dir, 'pinned.log');
+  const result = await runShell("grep Cpus_allowed_list /proc/self/status | tr -d '\\t'", {
+    cwd: tree,
+    env: { PATH: process.env.PATH!, PERFGATE_SIDE: 'head' },
+    logFile: pinned,
+    tracker,
+    timeoutMs: 10_000,
+    cpus: '0',
+  });
+  assert.equal(result.code, 0);
+  assert.equal(readFileSync(pinned, 'utf8').trim(), 'Cpus_allowed_list:0');
   assert.match(await run('base'), /^uid=0 groups=0 home=.* var=kept\nenviron-read\nsecret-written\nsudo-ran$/);
 });
 

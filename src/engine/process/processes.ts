@@ -175,6 +175,12 @@ export interface ShellOptions {
   /** stderr goes here instead, when its tail must be told apart from the program's output. */
   errorLogFile?: string;
   tracker: ProcessTracker;
+  /**
+   * CPUs the process and all it starts may run on (a taskset list). taskset comes first, before
+   * the boundary's shell and the change of user, so the tracked pid (sudo's, for head's code)
+   * keeps the list too; each execs the next, and the pid stays the same.
+   */
+  cpus?: string;
 }
 
 /** Starts `command` through /bin/sh in a new process group, output to the log file. */
@@ -201,7 +207,8 @@ export function startProcess(file: string, args: readonly string[], options: She
   const head = headUserOf(options.tracker, options.env);
   const env = head ? head.env(options.env) : options.env;
   const [user, userArgs] = head ? head.command(resolved, args, env) : [resolved, [...args]];
-  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(user, userArgs) : [user, userArgs];
+  const [inside, insideArgs] = options.tracker.boundary ? options.tracker.boundary.wrap(user, userArgs) : [user, userArgs];
+  const [program, argv] = options.cpus ? [programPath('taskset'), ['-c', options.cpus, inside, ...insideArgs]] : [inside, insideArgs];
   const out = openSync(options.logFile, 'a');
   const err = options.errorLogFile ? openSync(options.errorLogFile, 'a') : out;
   try {

@@ -10,7 +10,7 @@ import { ServiceError, SetupError } from '../errors.js';
 import { HealthChannel } from './health.js';
 import { preloadPath } from './preloads.js';
 import { explainLog } from '../process/log-excerpt.js';
-import { headUserOf, type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup } from '../process/processes.js';
+import { headUserOf, type ProcessTracker, runShell, sleep, startShell, stopGroup } from '../process/processes.js';
 import { groupRssBytes } from '../process/proc-memory.js';
 
 export { preloadPath } from './preloads.js';
@@ -178,9 +178,8 @@ export class Service {
     });
     let child: ChildProcess;
     try {
-      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
       // taskset execs the shell: the group, its pid and everything it starts keep the CPU list.
-      child = options.cpus ? startProcess('taskset', ['-c', options.cpus, '/bin/sh', '-c', command], shell) : startShell(command, shell);
+      child = startShell(command, { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker, ...(options.cpus && { cpus: options.cpus }) });
     } catch (e) {
       health?.close();
       if (pm2Home) rmSync(pm2Home, { recursive: true, force: true });
