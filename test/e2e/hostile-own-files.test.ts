@@ -52,7 +52,7 @@ test("a PR that rewrites perfgate's own files changes neither the verdict nor wh
   const user = canMakeRunnerUser ? runnerUser() : undefined;
   if (user) for (const dir of [runner, findings]) giveTree(dir, user);
   // Head's user writes its findings here too.
-  chmodSync(findings, 0o1777);
+  chmodSync(findings, 0o777);
   t.diagnostic(`the step ran as ${user ? `${user.name} (uid ${user.uid}), owning the action's directory` : `uid ${process.getuid?.()}`}`);
 
   const run = await runAction({

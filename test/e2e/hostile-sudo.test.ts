@@ -44,7 +44,7 @@ test("a head whose install uses the runner's sudo is refused every attempt, read
   });
   giveTree(findings, user);
   // Head's user writes its findings here, as any other user could.
-  chmodSync(findings, 0o1777);
+  chmodSync(findings, 0o777);
   const runtimeToken = platform.artifacts.runtimeToken(6400);
 
   const run = await runAction({

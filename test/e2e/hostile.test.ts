@@ -62,7 +62,10 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
   const user = canMakeRunnerUser ? runnerUser() : undefined;
   if (user) for (const dir of [findings, home]) giveTree(dir, user);
   // Head's code runs as a user of its own (perfgate-head) and writes its findings here too.
-  chmodSync(findings, 0o1777);
+  chmodSync(findings, 0o777);
+  // Both sides' escapees append to it: base's as the step's user, head's as perfgate-head.
+  writeFileSync(join(findings, 'escaped.pids'), '');
+  chmodSync(join(findings, 'escaped.pids'), 0o666);
   const runtimeToken = platform.artifacts.runtimeToken(RUN_ID);
   const run = await runAction({
     eventName: 'pull_request',
