@@ -123,6 +123,8 @@ test('an honest head that installs from npm serves as its own user and fails on 
     ...platform,
     user,
     token: READ_ONLY_TOKEN,
+    // The step's user's own npm cache, as the runner's is; head's is in the home perfgate makes.
+    env: { HOME: user.home },
     timeoutMs: 300_000,
   });
   assert.match(run.stdout, /head's code runs as perfgate-head/, describeRun(run));
