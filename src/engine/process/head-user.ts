@@ -124,7 +124,12 @@ export function openHeadUser(sudo: string | null): HeadUser | { unavailable: str
       rmSync(home, { recursive: true, force: true });
     },
   };
-  user.give([home]);
+  try {
+    user.give([home]);
+  } catch (e) {
+    rmSync(home, { recursive: true, force: true });
+    return { unavailable: (e as Error).message };
+  }
   return user;
 }
 
