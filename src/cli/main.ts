@@ -77,9 +77,10 @@ compare options:
   --full                every table even when nothing changed (such a run prints its headline
                         and one line by default, like the PR comment)
   --dry-run             check and print the plan, measure nothing (perfgate plan)
-  --boundary            run the code under test inside a cgroup that stopping it empties, as the
-                        action does (root or passwordless sudo; docs/security.md): for code you
-                        do not trust, e.g. a pull request's, measured outside GitHub Actions
+  --boundary            run the code under test inside a cgroup that stopping it empties, and
+                        head's code as the user perfgate-head, as the action does (root or
+                        passwordless sudo; docs/security.md): for code you do not trust, e.g. a
+                        pull request's, measured outside GitHub Actions
   --quiet               no progress lines (warnings still show)    --no-color  plain output
 
 settings (the same names as the action's inputs; they win over perfgate.yml):
@@ -354,6 +355,8 @@ function openCliEnvironment(values: Values, io: Io, logger: { info(message: stri
     throw new UsageError(`--boundary: ${e.message}. Run perfgate as root or with passwordless sudo, or leave out --boundary (docs/security.md).`);
   }
   if (environment.boundary) logger.info(`perfgate: the code under test runs inside ${environment.boundary.description}`);
+  if (environment.headUser) logger.info(`perfgate: head's code runs as ${environment.headUser.description}`);
+  if (environment.noHeadUser) logger.info(`perfgate: warning: head's code runs as perfgate's own user: ${environment.noHeadUser} (docs/security.md)`);
   return environment;
 }
 

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { type Boundary, openBoundary } from '../engine/process/boundary.js';
+import { type HeadUser, openHeadUser } from '../engine/process/head-user.js';
 import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process/processes.js';
 import { programPathOrNull } from '../engine/process/programs.js';
 import { writeRecord } from './leftovers.js';
@@ -44,6 +45,10 @@ export interface RunEnvironment {
   boundary: Boundary | null;
   /** Why no boundary could be made when one was wanted; null otherwise. */
   noBoundary: string | null;
+  /** The user head's code runs as, made with the boundary; null without one. */
+  headUser: HeadUser | null;
+  /** Why head's code runs as perfgate's own user although the boundary was made; null otherwise. */
+  noHeadUser: string | null;
   /** The environment for the engine's ports: the caller's, with the run's marker. */
   env: Record<string, string | undefined>;
   /** The signal that cancelled the run; null while none has. */
@@ -80,8 +85,17 @@ export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironme
       boundary = opened;
     }
   }
+  // Head's own user needs the same privilege as the boundary, and is no containment without it
+  // (head's processes could not be stopped as another user's without the cgroup).
+  let headUser: HeadUser | null = null;
+  let noHeadUser: string | null = null;
+  if (boundary) {
+    const made = openHeadUser(programPathOrNull('sudo'));
+    if ('unavailable' in made) noHeadUser = made.unavailable;
+    else headUser = made;
+  }
   const files = options.record ? recordRun(options.record, marker!, boundary) : null;
-  const tracker = new ProcessTracker(options.pidFile ?? files?.pids ?? null, marker, boundary);
+  const tracker = new ProcessTracker(options.pidFile ?? files?.pids ?? null, marker, boundary, headUser);
   const cancellation = cancelOnSignals(tracker);
   // Ended by anything else (an uncaught error, process.exit): no service outlives this process.
   const onExit = () => void tracker.killAll(0);
@@ -92,6 +106,8 @@ export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironme
     signal: cancellation.signal,
     boundary,
     noBoundary,
+    headUser,
+    noHeadUser,
     env: marker === null ? options.env : { ...options.env, [RUN_MARKER_VAR]: marker },
     cancelledBy: cancellation.received,
     stopListening: cancellation.release,
@@ -102,6 +118,7 @@ export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironme
       process.off('exit', onExit);
       // The run has stopped every process it started; this empties the cgroup of what left them.
       await boundary?.close();
+      headUser?.close();
       if (files) for (const file of [files.record, files.pids]) rmSync(file, { force: true });
     },
   };

@@ -147,6 +147,8 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     throw failRun(session, request, resultsPath, e);
   } finally {
     await request.tracker.killAll();
+    // What head's user was given comes back, so that perfgate can remove the trees and keep the outputs.
+    request.tracker.headUser?.reclaim();
     await trees.dispose();
   }
 }

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -61,6 +61,11 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
   // (perfgate makes its boundary through sudo -n), wherever the test can make that user.
   const user = canMakeRunnerUser ? runnerUser() : undefined;
   if (user) for (const dir of [findings, home]) giveTree(dir, user);
+  // Head's code runs as a user of its own (perfgate-head) and writes its findings here too.
+  chmodSync(findings, 0o777);
+  // Both sides' escapees append to it: base's as the step's user, head's as perfgate-head.
+  writeFileSync(join(findings, 'escaped.pids'), '');
+  chmodSync(join(findings, 'escaped.pids'), 0o666);
   const runtimeToken = platform.artifacts.runtimeToken(RUN_ID);
   const run = await runAction({
     eventName: 'pull_request',

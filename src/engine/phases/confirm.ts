@@ -103,6 +103,7 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
     record.pairs = measured;
     return null;
   } finally {
+    session.tracker.headUser?.reclaim([revert.tree.root]);
     await revert.dispose();
   }
 }

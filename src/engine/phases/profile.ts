@@ -28,6 +28,7 @@ import { runLoads } from '../load/seam.js';
 import { packageResolver } from '../workspace/lockfiles.js';
 import type { RunSession } from '../session.js';
 import type { EnginePorts } from '../ports.js';
+import { headUserOf } from '../process/processes.js';
 import { programPathOrNull } from '../process/programs.js';
 import { readFileRange } from '../process/log-excerpt.js';
 import { Service } from '../service/service.js';
@@ -225,6 +226,8 @@ async function startProfiled(phase: ProfilePhase, side: Side, dir: string): Prom
   const cwd = serviceDir(phase.trees[side], phase.services[side]);
   const info = await nodeInfo(phase.session.env, cwd);
   mkdirSync(dir, { recursive: true });
+  // The profiler writes as the service's user: head's directory is head's user's (base's stays out of its reach).
+  headUserOf(phase.session.tracker, { PERFGATE_SIDE: side })?.give([dir]);
   const logFile = join(phase.session.logDir, `${side}.log`);
   const logStart = fileSize(logFile);
   const service = await Service.start({

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Boundary } from './boundary.js';
+import type { HeadUser } from './head-user.js';
 import { programPath } from './programs.js';
 
 /**
@@ -22,6 +23,8 @@ export class ProcessTracker {
     private readonly pidFile: string | null = null,
     private readonly marker: string | null = null,
     readonly boundary: Boundary | null = null,
+    /** The user head's code runs as (made with the boundary); null: head runs as perfgate's user. */
+    readonly headUser: HeadUser | null = null,
   ) {}
 
   add(pgid: number): void {
@@ -172,6 +175,12 @@ export interface ShellOptions {
   /** stderr goes here instead, when its tail must be told apart from the program's output. */
   errorLogFile?: string;
   tracker: ProcessTracker;
+  /**
+   * CPUs the process and all it starts may run on (a taskset list). taskset comes first, before
+   * the boundary's shell and the change of user, so the tracked pid (sudo's, for head's code)
+   * keeps the list too; each execs the next, and the pid stays the same.
+   */
+  cpus?: string;
 }
 
 /** Starts `command` through /bin/sh in a new process group, output to the log file. */
@@ -179,16 +188,33 @@ export function startShell(command: string, options: ShellOptions): ChildProcess
   return startProcess('/bin/sh', ['-c', command], options);
 }
 
-/** Starts a program (no shell: arguments are passed as they are) in a new, tracked process group. */
+/**
+ * The user a process runs as when it is head's code, else null. PERFGATE_SIDE is what perfgate
+ * tells every start of a side's code (install, build, setup, service, benchmark, the third
+ * arm's reverted head), so the one statement of whose code runs also decides its user.
+ */
+export function headUserOf(tracker: ProcessTracker, env: Record<string, string>): HeadUser | null {
+  return env.PERFGATE_SIDE === 'head' ? tracker.headUser : null;
+}
+
+/**
+ * Starts a program (no shell: arguments are passed as they are) in a new, tracked process group.
+ * Head's code enters the boundary as perfgate's user, then changes user (sudo stays its parent,
+ * in the same process group, and relays the SIGTERM of a graceful stop to it).
+ */
 export function startProcess(file: string, args: readonly string[], options: ShellOptions): ChildProcess {
   const resolved = programPath(file);
-  const [program, argv] = options.tracker.boundary ? options.tracker.boundary.wrap(resolved, args) : [resolved, [...args]];
+  const head = headUserOf(options.tracker, options.env);
+  const env = head ? head.env(options.env) : options.env;
+  const [user, userArgs] = head ? head.command(resolved, args, env) : [resolved, [...args]];
+  const [inside, insideArgs] = options.tracker.boundary ? options.tracker.boundary.wrap(user, userArgs) : [user, userArgs];
+  const [program, argv] = options.cpus ? [programPath('taskset'), ['-c', options.cpus, inside, ...insideArgs]] : [inside, insideArgs];
   const out = openSync(options.logFile, 'a');
   const err = options.errorLogFile ? openSync(options.errorLogFile, 'a') : out;
   try {
     const child = spawn(program, argv, {
       cwd: options.cwd,
-      env: options.env,
+      env,
       detached: true,
       stdio: ['ignore', out, err],
     });

@@ -6,7 +6,7 @@
  * process that does not answer in time is left out and counted as missing; a process that
  * disconnects is forgotten. Nothing here ever waits on the service longer than its timeouts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,8 +53,12 @@ export class HealthChannel {
     server.on('connection', (socket) => this.accept(socket));
   }
 
-  /** Listens on a new socket in a private (0700) temporary directory. */
-  static async open(): Promise<HealthChannel> {
+  /**
+   * Listens on a new socket in a private (0700) temporary directory. `otherUser`: the service
+   * runs as another user (head's), to whom the caller gives the socket; its directory is then
+   * 0711, which lets that user reach the socket by its path but not list the directory.
+   */
+  static async open(otherUser = false): Promise<HealthChannel> {
     let dir = mkdtempSync(join(tmpdir(), 'perfgate-health-'));
     if (join(dir, 'health.sock').length > MAX_SOCKET_PATH) {
       rmSync(dir, { recursive: true, force: true });
@@ -70,6 +74,7 @@ export class HealthChannel {
       });
     });
     server.unref();
+    if (otherUser) chmodSync(dir, 0o711);
     return new HealthChannel(path, dir, server);
   }
 

@@ -10,7 +10,7 @@ import { ServiceError, SetupError } from '../errors.js';
 import { HealthChannel } from './health.js';
 import { preloadPath } from './preloads.js';
 import { explainLog } from '../process/log-excerpt.js';
-import { type ProcessTracker, runShell, sleep, startProcess, startShell, stopGroup } from '../process/processes.js';
+import { headUserOf, type ProcessTracker, runShell, sleep, startShell, stopGroup } from '../process/processes.js';
 import { groupRssBytes } from '../process/proc-memory.js';
 
 export { preloadPath } from './preloads.js';
@@ -143,15 +143,22 @@ export class Service {
     const sideEnv = { PERFGATE_SIDE: options.codeOf ?? options.side, PERFGATE_START: String(options.start) };
     if (options.config.setup) await runSetup(options, options.config.setup, sideEnv);
     const port = await servicePort();
+    const head = headUserOf(options.tracker, sideEnv);
+    // Removed first: a status file an earlier start of head's left behind is its user's, not perfgate's to rewrite.
+    rmSync(options.statusFile, { force: true });
     writeFileSync(options.statusFile, '');
     // Health is measured in the timed slices only, never under the profiler. Without a socket
     // (no writable temporary directory) the run goes on, and the report says health is missing.
-    const health = options.profiling ? null : await HealthChannel.open().catch(() => null);
-    const pm2Home = options.config.env.PM2_HOME === undefined ? privatePm2Home() : null;
+    const health = options.profiling ? null : await HealthChannel.open(head !== null).catch(() => null);
+    head?.give([options.statusFile, ...(health ? [health.socketPath] : [])]);
+    // Head's goes in its user's home, which goes with the run; perfgate's user could not remove what head's pm2 writes.
+    const headPm2Home = head && options.config.env.PM2_HOME === undefined ? join(head.home, `pm2-${process.hrtime.bigint()}`) : null;
+    const pm2Home = options.config.env.PM2_HOME === undefined && !head ? privatePm2Home() : null;
     const env: Record<string, string> = {
       NODE_ENV: 'production',
       ...options.env,
       ...(pm2Home && { PM2_HOME: pm2Home }),
+      ...(headPm2Home && { PM2_HOME: headPm2Home }),
       ...options.config.env,
       ...sideEnv,
       PORT: String(port),
@@ -171,9 +178,8 @@ export class Service {
     });
     let child: ChildProcess;
     try {
-      const shell = { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker };
       // taskset execs the shell: the group, its pid and everything it starts keep the CPU list.
-      child = options.cpus ? startProcess('taskset', ['-c', options.cpus, '/bin/sh', '-c', command], shell) : startShell(command, shell);
+      child = startShell(command, { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker, ...(options.cpus && { cpus: options.cpus }) });
     } catch (e) {
       health?.close();
       if (pm2Home) rmSync(pm2Home, { recursive: true, force: true });

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDiff } from '../../profile/changes.js';
 import type { ChangeSet } from '../../results/types.js';
-import { git, type Tree } from './trees.js';
+import { type Tree, treeGit } from './trees.js';
 
 /** More files than this and the diff is not kept: a change that large names no function. */
 const MAX_FILES = 10_000;
@@ -32,14 +32,11 @@ function lineCount(path: string): number {
  * new in every line.
  */
 export async function changedLines(base: Tree, head: Tree): Promise<ChangeSet | null> {
-  const since = await git(['merge-base', base.sha, head.sha], head.root).catch(() => base.sha);
+  const since = await treeGit(head, ['merge-base', base.sha, head.sha]).catch(() => base.sha);
   // Prefixes and renames spelled out: a user's diff.noprefix, diff.mnemonicPrefix or diff.renames would change the text.
-  const text = await git(
-    ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/', since, '--'],
-    head.root,
-  );
+  const text = await treeGit(head, ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '-M', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/', since, '--']);
   const files = parseDiff(text);
-  const untracked = (await git(['ls-files', '--others', '--exclude-standard', '-z'], head.root)).split('\0').filter(Boolean);
+  const untracked = (await treeGit(head, ['ls-files', '--others', '--exclude-standard', '-z'])).split('\0').filter(Boolean);
   for (const file of untracked) {
     try {
       const lines = lineCount(join(head.root, file));

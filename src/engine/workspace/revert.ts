@@ -9,7 +9,7 @@ import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { touches } from '../../profile/changes.js';
 import type { FunctionId } from '../../results/types.js';
-import { git, type Tree } from './trees.js';
+import { git, type Tree, treeGit, worktreeGitDir } from './trees.js';
 
 /** What the revert took back (a function's hunks, or a package's folder: hunks 0), or why it could not. */
 export type Revert =
@@ -57,12 +57,13 @@ export interface RevertRequest {
 }
 
 /** A worktree of head's commit beside head's tree, and how to remove it. */
-async function headWorktree(head: Tree, scratchDir: string): Promise<{ root: string; dispose: () => Promise<void> }> {
+async function headWorktree(head: Tree, scratchDir: string): Promise<{ root: string; gitDir: string; dispose: () => Promise<void> }> {
   mkdirSync(scratchDir, { recursive: true });
   const root = join(scratchDir, 'reverted');
-  const commit = await git(['rev-parse', 'HEAD'], head.root);
-  await git(['worktree', 'add', '--detach', '--force', root, commit], head.root);
-  return { root, dispose: () => git(['worktree', 'remove', '--force', root], head.root).then(() => undefined, () => undefined) };
+  const commit = await treeGit(head, ['rev-parse', 'HEAD']);
+  await treeGit(head, ['worktree', 'add', '--detach', '--force', root, commit]);
+  const gitDir = await worktreeGitDir(root);
+  return { root, gitDir, dispose: () => treeGit(head, ['worktree', 'remove', '--force', root]).then(() => undefined, () => undefined) };
 }
 
 /** Head's installed node_modules copied into the reverted tree: the revert changes one thing, not what is installed. */
@@ -78,10 +79,10 @@ function copyModules(from: string, to: string): void {
 export async function revertFunction(request: RevertRequest): Promise<Revert> {
   const { head, since, fn } = request;
   const end = Math.max(fn.line, fn.endLine ?? fn.line);
-  const diff = await git(['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/', since, '--', fn.file], head.root);
+  const diff = await treeGit(head, ['-c', 'core.quotePath=false', 'diff', '--no-color', '--no-ext-diff', '--no-textconv', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/', since, '--', fn.file]);
   const part = partialPatch(diff, fn.line, end);
   if (part === null) return { ok: false, reason: `this PR changed no line of ${fn.name} (${fn.file}:${fn.line}–${end})` };
-  const { root, dispose } = await headWorktree(head, request.scratchDir);
+  const { root, gitDir, dispose } = await headWorktree(head, request.scratchDir);
   try {
     // Head's work tree may differ from its commit (uncommitted changes): its file as measured is the one reverted.
     cpSync(join(head.root, fn.file), join(root, fn.file));
@@ -94,7 +95,7 @@ export async function revertFunction(request: RevertRequest): Promise<Revert> {
       return { ok: false, reason: `git apply -R of this PR's ${part.hunks} hunk(s) in ${fn.name} did not apply: ${(e as Error).message.split('\n').at(-1)}` };
     }
     copyModules(join(head.root, request.cwd), join(root, request.cwd));
-    return { ok: true, tree: { ...head, root }, file: fn.file, hunks: part.hunks, dispose };
+    return { ok: true, tree: { ...head, root, gitDir }, file: fn.file, hunks: part.hunks, dispose };
   } catch (e) {
     await dispose();
     throw e;
@@ -112,13 +113,13 @@ export async function revertPackage(request: { head: Tree; baseDir: string; cwd:
   const { head, name } = request;
   const baseFolder = join(request.baseDir, 'node_modules', name);
   if (!existsSync(baseFolder)) return { ok: false, reason: `base has no node_modules/${name} to put in head's place` };
-  const { root, dispose } = await headWorktree(head, request.scratchDir);
+  const { root, gitDir, dispose } = await headWorktree(head, request.scratchDir);
   try {
     copyModules(join(head.root, request.cwd), join(root, request.cwd));
     const target = join(root, request.cwd, 'node_modules', name);
     rmSync(target, { recursive: true, force: true });
     cpSync(baseFolder, target, { recursive: true, verbatimSymlinks: true });
-    return { ok: true, tree: { ...head, root }, file: `node_modules/${name}`, hunks: 0, dispose };
+    return { ok: true, tree: { ...head, root, gitDir }, file: `node_modules/${name}`, hunks: 0, dispose };
   } catch (e) {
     await dispose();
     throw e;

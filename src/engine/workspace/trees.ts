@@ -7,7 +7,7 @@ import type { Side, SideInfo } from '../../results/types.js';
 import { SetupError } from '../errors.js';
 import type { EnginePorts } from '../ports.js';
 import { explainLog } from '../process/log-excerpt.js';
-import { type ProcessTracker, runShell } from '../process/processes.js';
+import { headUserOf, type ProcessTracker, runShell } from '../process/processes.js';
 import { ownEnv, programPath } from '../process/programs.js';
 
 /** One side's source tree, ready to install, build and start. */
@@ -15,6 +15,22 @@ export interface Tree extends SideInfo {
   side: Side;
   /** Repository root of this tree: a temporary git worktree perfgate created (and removes). */
   root: string;
+  /**
+   * The worktree's own git directory (inside the repository's .git), taken when perfgate made
+   * the tree: once head's tree is head's user's, git refuses it to perfgate's user (safe.directory),
+   * and its `.git` file, which head's code can rewrite, must not choose the config git runs with.
+   */
+  gitDir?: string;
+}
+
+/** git in a tree perfgate made, through the git directory it noted, never the tree's own `.git` file. */
+export function treeGit(tree: { root: string; gitDir?: string }, args: string[]): Promise<string> {
+  return git(tree.gitDir ? ['--git-dir', tree.gitDir, '--work-tree', tree.root, ...args] : args, tree.root);
+}
+
+/** The git directory of the worktree at `root`, while it is still perfgate's user's. */
+export function worktreeGitDir(root: string): Promise<string> {
+  return git(['rev-parse', '--absolute-git-dir'], root);
 }
 
 /**
@@ -169,19 +185,19 @@ export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Pr
     }
     if (created.length) await git(['worktree', 'prune'], root).catch(() => undefined);
   };
-  const addWorktree = async (side: Side, sha: string): Promise<string> => {
+  const addWorktree = async (side: Side, sha: string): Promise<{ root: string; gitDir: string }> => {
     mkdirSync(request.scratchDir, { recursive: true });
     const dir = join(request.scratchDir, side);
     await git(['worktree', 'add', '--detach', '--force', dir, sha], root);
     created.push(dir);
-    return dir;
+    return { root: dir, gitDir: await worktreeGitDir(dir) };
   };
   try {
     // Head is always a worktree of its own beside base's, the work tree's uncommitted and
     // untracked files included: both trees then have paths of the same length and are installed
     // the same way, so neither a path nor a node_modules the user installed differently can
     // favour one side (Mytkowicz et al., ASPLOS 2009: the environment alone moves run time).
-    let headRoot: string;
+    let headRoot: { root: string; gitDir: string };
     if (!workTree || !headInfo.dirty) {
       headRoot = await addWorktree('head', headInfo.sha);
     } else {
@@ -190,9 +206,9 @@ export async function prepareTrees(request: TreeRequest, ports: EnginePorts): Pr
       headRoot = await addWorktree('head', snapshot || headInfo.sha);
     }
     // perfgate's own run directory may sit inside the work tree (--out .perfgate/run): never copy it
-    if (workTree) await copyUntracked(root, headRoot, dirname(request.scratchDir));
-    const head: Tree = { side: 'head', ...headInfo, root: headRoot };
-    const base: Tree = { side: 'base', ...baseInfo, root: await addWorktree('base', baseInfo.sha) };
+    if (workTree) await copyUntracked(root, headRoot.root, dirname(request.scratchDir));
+    const head: Tree = { side: 'head', ...headInfo, ...headRoot };
+    const base: Tree = { side: 'base', ...baseInfo, ...(await addWorktree('base', baseInfo.sha)) };
     ports.logger.info(`base ${base.ref}@${base.sha.slice(0, 7)} → head ${head.ref}@${head.sha.slice(0, 7)}${head.dirty ? ' (uncommitted changes)' : ''}`);
     return { base, head, dispose };
   } catch (e) {
@@ -357,6 +373,8 @@ export async function setupTree(tree: Tree, options: SetupOptions, ports: Engine
     ['build', options.service.build],
   ];
   if (install && options.copyInstallFrom && copyInstall(options.copyInstallFrom, dir, tree, options.logDir, ports)) steps.shift();
+  // Head's tree is its user's before any of its code runs (the whole worktree: its install may write above service.cwd).
+  headUserOf(options.tracker, options.env)?.give([tree.root]);
   for (const [phase, command] of steps) {
     if (!command) continue;
     ports.progress({ phase, side: tree.side, message: command });

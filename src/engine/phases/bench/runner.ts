@@ -11,7 +11,7 @@ import { formatDuration } from '../../../config/units.js';
 import type { BenchmarkResults, BenchRun, Side } from '../../../results/types.js';
 import { CancelledError } from '../../errors.js';
 import { buildBenchPlan } from '../../plan.js';
-import { type ProcessTracker, runProcess, type ShellResult, tailFile } from '../../process/processes.js';
+import { headUserOf, type ProcessTracker, runProcess, type ShellResult, tailFile } from '../../process/processes.js';
 import { preloadPath } from '../../service/service.js';
 import type { RunSession } from '../../session.js';
 import { type Capture, readCapture } from './capture.js';
@@ -124,13 +124,16 @@ async function runFile(file: BenchFile, side: Side, round: number, options: RunO
   const output = join(options.logDir, file.vitest ? `${stem}.vitest.json` : `${stem}.jsonl`);
   const logs = { stdout: join(options.logDir, `${stem}.out.log`), stderr: join(options.logDir, `${stem}.err.log`) };
   for (const path of [output, logs.stdout, logs.stderr]) writeFileSync(path, '');
+  const env = { ...options.env, PERFGATE_SIDE: side, PERFGATE_BENCH_OUTPUT: output };
+  // The capture writes as the benchmark's user: head's output file is head's user's.
+  headUserOf(options.tracker, env)?.give([output]);
   const startedAt = new Date();
   let exit: ShellResult;
   try {
     const args = file.vitest ? vitestArgs(file.vitest, file.path, output) : [...file.nodeArgs, '--require', options.preload, file.absolute];
     exit = await runProcess('node', args, {
       cwd: options.cwd,
-      env: { ...options.env, PERFGATE_SIDE: side, PERFGATE_BENCH_OUTPUT: output },
+      env,
       logFile: logs.stdout,
       errorLogFile: logs.stderr,
       tracker: options.tracker,
