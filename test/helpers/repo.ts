@@ -89,3 +89,16 @@ export function fewestPairs(config: string): string {
   if (!config.includes('  pairs: 12\n')) throw new Error('fewestPairs: the configuration does not hold quickConfig\'s "pairs: 12"');
   return config.replace('  pairs: 12\n', '  pairs: 6\n');
 }
+
+/**
+ * The echo service answers 200 only to the request it is written for (POST /echo, a JSON body):
+ * any other route fails on both sides, and that stops the run at its first warm-up.
+ */
+export const ECHO_SERVICE: Files = { 'server.js': { copy: 'services/echo-server.js' } };
+export const ECHO_SCENARIO = `scenarios:
+  - name: echo
+    method: POST
+    path: /echo
+    headers: { content-type: application/json }
+    body: { hello: world }
+`;

@@ -7,18 +7,10 @@ import { findCgroupMount } from '../../src/engine/process/boundary.js';
 import { findMarked, sleep } from '../../src/engine/process/processes.js';
 import { runCli } from '../helpers/cli.js';
 import { processesIn } from '../helpers/processes.js';
-import { makeRepo, quickConfig, ROOT } from '../helpers/repo.js';
+import { ECHO_SCENARIO, ECHO_SERVICE, makeRepo, quickConfig, ROOT } from '../helpers/repo.js';
 
 // A run killed with SIGKILL (a cancelled job's hard kill, the OOM killer) runs no `finally`: its
 // services, worktrees and cgroup stay. The next run in the repository cleans up after it.
-const files = { 'server.js': { copy: 'services/echo-server.js' } };
-const scenario = `scenarios:
-  - name: echo
-    method: POST
-    path: /echo
-    headers: { content-type: application/json }
-    body: { hello: world }
-`;
 
 /** The names of the run records (and their pid files) in the repository's git directory. */
 function records(repo: string): string[] {
@@ -61,7 +53,7 @@ function worktrees(repo: string): string[] {
 test('a run killed with SIGKILL is cleaned up by the next run, whatever its --out: its services stopped, its worktrees and cgroup removed, and the next run completes', async () => {
   // --boundary needs root or sudo -n; where neither is, the cgroup part is not tried
   const killedArgs = process.getuid?.() === 0 ? ['--boundary'] : [];
-  const repo = makeRepo({ ...files, 'perfgate.yml': quickConfig(scenario) }, { 'README.md': 'x' });
+  const repo = makeRepo({ ...ECHO_SERVICE, 'perfgate.yml': quickConfig(ECHO_SCENARIO) }, { 'README.md': 'x' });
   const out = join(repo, '.out');
   const marker = await killMidRun(repo, out, killedArgs);
   assert.ok(findMarked(marker).length >= 2, 'the killed run left its services running');

@@ -6,18 +6,8 @@ import { sleep } from '../../src/engine/process/processes.js';
 import { readResults } from '../../src/results/io.js';
 import { type CliRun, runCli } from '../helpers/cli.js';
 import { processesIn } from '../helpers/processes.js';
-import { makeRepo, quickConfig } from '../helpers/repo.js';
+import { ECHO_SCENARIO, ECHO_SERVICE, makeRepo, quickConfig } from '../helpers/repo.js';
 
-// The echo service answers 200 only to the request it is written for (POST /echo, a JSON body):
-// any other route fails on both sides, and that stops the run at its first warm-up.
-const service = { 'server.js': { copy: 'services/echo-server.js' } };
-const scenario = `scenarios:
-  - name: echo
-    method: POST
-    path: /echo
-    headers: { content-type: application/json }
-    body: { hello: world }
-`;
 
 /**
  * Resolves once results.json holds a measured pair (the services are up, the route answered, the
@@ -43,7 +33,7 @@ for (const [signal, code] of [
   ['SIGTERM', 143],
 ] as const) {
   test(`${signal} during a compare: services stopped, worktrees removed, exit ${code}`, async () => {
-    const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig(scenario) }, { 'README.md': 'x' });
+    const repo = makeRepo({ ...ECHO_SERVICE, 'perfgate.yml': quickConfig(ECHO_SCENARIO) }, { 'README.md': 'x' });
     const out = join(repo, '.out');
     const running = runCli(['compare', '--base', 'main', '--out', out, '--pairs', '60'], repo);
     await measuring(join(out, 'results.json'), running);

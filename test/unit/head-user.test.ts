@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { HEAD_USER, type HeadUser, openHeadUser } from '../../src/engine/process/head-user.js';
 import { ProcessTracker, runShell, startShell, stopGroup } from '../../src/engine/process/processes.js';
 
@@ -21,14 +21,19 @@ function open(): HeadUser {
   return made;
 }
 
-test("head's process runs as its own user, with perfgate's environment and its own home; base's as perfgate's user", { skip: !asRoot && 'needs root' }, async (t) => {
+/** Head's user, a scratch directory and a tracker that starts head's processes as it; all gone after the test. */
+function opened(t: TestContext): { user: HeadUser; dir: string; tracker: ProcessTracker } {
   const user = open();
   const dir = mkdtempSync(join(tmpdir(), 'perfgate-head-user-'));
   t.after(() => {
     user.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  const tracker = new ProcessTracker(null, null, null, user);
+  return { user, dir, tracker: new ProcessTracker(null, null, null, user) };
+}
+
+test("head's process runs as its own user, with perfgate's environment and its own home; base's as perfgate's user", { skip: !asRoot && 'needs root' }, async (t) => {
+  const { user, dir, tracker } = opened(t);
   const secret = join(dir, 'perfgate-only');
   writeFileSync(secret, 'x', { mode: 0o644 });
   const script =
@@ -64,13 +69,7 @@ test("head's process runs as its own user, with perfgate's environment and its o
 });
 
 test("what head's user is given it writes, perfgate reads, and gets back; a graceful stop reaches head's process", { skip: !asRoot && 'needs root' }, async (t) => {
-  const user = open();
-  const dir = mkdtempSync(join(tmpdir(), 'perfgate-head-user-'));
-  t.after(() => {
-    user.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const tracker = new ProcessTracker(null, null, null, user);
+  const { user, dir, tracker } = opened(t);
   const out = join(dir, 'out.txt');
   writeFileSync(out, '');
   user.give([out]);
