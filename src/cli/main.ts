@@ -354,9 +354,9 @@ function openCliEnvironment(values: Values, io: Io, logger: { info(message: stri
     if (!(e instanceof NoBoundaryError)) throw e;
     throw new UsageError(`--boundary: ${e.message}. Run perfgate as root or with passwordless sudo, or leave out --boundary (docs/security.md).`);
   }
-  if (environment.boundary) logger.info(`perfgate: the code under test runs inside ${environment.boundary.description}`);
-  if (environment.headUser) logger.info(`perfgate: head's code runs as ${environment.headUser.description}`);
-  if (environment.noHeadUser) logger.info(`perfgate: warning: head's code runs as perfgate's own user: ${environment.noHeadUser} (docs/security.md)`);
+  if (environment.boundary) logger.info(`the code under test runs inside ${environment.boundary.description}`);
+  if (environment.headUser) logger.info(`head's code runs as ${environment.headUser.description}`);
+  if (environment.noHeadUser) logger.info(`warning: head's code runs as perfgate's own user: ${environment.noHeadUser} (docs/security.md)`);
   return environment;
 }
 
