@@ -247,14 +247,14 @@ describe('load-generator bound, on recorded slices', () => {
     const throughput = (verdict: Verdict): MetricComparison =>
       ({ metric: 'throughput', scenario: 'GET /', verdict, gated: true }) as MetricComparison;
     const check = (bound: ('base' | 'head')[]) => [{ scenario: 'GET /', bound, sides: {} as never }];
-    const after = (verdict: Verdict, bound: ('base' | 'head')[]) => markGeneratorBound([throughput(verdict)], check(bound))[0]!;
-    assert.equal(after('unchanged', ['base']).verdict, 'inconclusive');
-    assert.equal(after('regression', ['base']).verdict, 'regression', 'head service-bound and slower: the drop is real');
-    assert.equal(after('regression', ['head']).verdict, 'inconclusive');
-    assert.equal(after('improvement', ['head']).verdict, 'improvement');
-    assert.equal(after('improvement', ['base', 'head']).verdict, 'inconclusive');
-    assert.deepEqual(after('unchanged', ['head']).generatorBound, ['head']);
-    assert.equal(after('unchanged', []).generatorBound, undefined);
+    const marked = (verdict: Verdict, bound: ('base' | 'head')[]) => markGeneratorBound([throughput(verdict)], check(bound))[0]!;
+    assert.equal(marked('unchanged', ['base']).verdict, 'inconclusive');
+    assert.equal(marked('regression', ['base']).verdict, 'regression', 'head service-bound and slower: the drop is real');
+    assert.equal(marked('regression', ['head']).verdict, 'inconclusive');
+    assert.equal(marked('improvement', ['head']).verdict, 'improvement');
+    assert.equal(marked('improvement', ['base', 'head']).verdict, 'inconclusive');
+    assert.deepEqual(marked('unchanged', ['head']).generatorBound, ['head']);
+    assert.equal(marked('unchanged', []).generatorBound, undefined);
     const latency = { ...throughput('unchanged'), metric: 'latency_p99' } as MetricComparison;
     assert.equal(markGeneratorBound([latency], check(['base']))[0]!.verdict, 'unchanged', 'only throughput');
   });
