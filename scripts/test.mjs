@@ -3,9 +3,8 @@
 // `npm test` runs everything; `npm test -- unit` (or integration, e2e) runs one layer;
 // `npm test -- test/integration/init.test.ts` runs named files.
 //
-// Unit tests are pure: alone they run side by side, one process per core; in a whole run they
-// open the beside lane, one file at a time. Integration and e2e files put real load on real
-// services, so they run in two lanes, one file at a time in each:
+// Unit tests are pure: alone they run side by side, one process per core. Integration and e2e
+// files put real load on real services, so they run in two lanes, one file at a time in each:
 // - the load lane: the files whose assertions rest on what the load measured (a small
 //   regression caught, an A/A pass at the default level, a fixed rate held, the culprit named
 //   from a profile), which a second load on this 2-core machine would disturb;
@@ -13,11 +12,16 @@
 //   reason). Their assertions are about behaviour, not measurement: plumbing around a tenfold
 //   regression, an A/A pass at alpha 0.001, a security boundary, an init, a micro-benchmark
 //   library captured (whose verdicts test 10x changes). A neighbour's load cannot change them.
+// In a whole run the beside lane is a queue with the unit layer at its end. While the load lane
+// measures, one file of it runs at a time (and the unit layer, if it gets there, one file at a
+// time), so the load lane keeps a core to itself. Once the load lane is done, a second worker
+// takes files from the same queue, and the unit layer runs side by side on every core: what
+// the beside files assert does not depend on a neighbour's load, and nothing is measured then.
 // Files that say `// lane: alone` run after both lanes, with nothing beside them: their fixtures
 // reach for other processes on the machine (a hostile head that stops every base service it finds).
 // PERFGATE_TEST_LANES=1 runs every file in one lane, one at a time.
 //
-// A file that fails while another file ran in the other lane is run once more at the end, alone:
+// A file that fails while another file ran beside it is run once more at the end, alone:
 // on 2 shared cores a neighbour's load is the harness's doing, not the code's, and the file's
 // verdict is the one it gets with nothing beside it. A file that fails alone fails the suite. The
 // first failure is still printed whole, and the closing lines name each file that needed the
@@ -179,40 +183,51 @@ const failures = new Map();
 const retried = [];
 const suiteStart = Date.now();
 const twoLanes = loadLane.length > 0 && beside.length > 0;
-/** The unit layer: side by side on every core alone, one file at a time when it runs in the beside lane. */
-async function runUnits(buffered) {
-  const concurrency = buffered ? 1 : Math.max(2, availableParallelism());
-  const r = await runNodeTest(pure, concurrency, { buffered });
+/** The unit layer: side by side on every core, or one file at a time beside the load lane. */
+async function runUnits({ buffered, oneAtATime }) {
+  const r = await runNodeTest(pure, oneAtATime ? 1 : Math.max(2, availableParallelism()), { buffered });
   const lane = buffered ? { lane: 'beside', started: r.started } : {};
-  timings.push({ file: `${pure.length} unit files${buffered ? '' : ' (in parallel)'}`, ...lane, ms: r.ms, code: r.code });
+  timings.push({ file: `${pure.length} unit files${oneAtATime ? '' : ' (in parallel)'}`, ...lane, ms: r.ms, code: r.code });
   addCounts(r.counts);
   if (r.code !== 0) failures.set('unit', r.failures);
 }
-if (pure.length && !twoLanes) await runUnits(false);
-/** Runs `files` one after another; both lanes run at once, so each file's report is printed whole. */
+if (pure.length && !twoLanes) await runUnits({ buffered: false, oneAtATime: false });
+/** Runs one file; with both lanes running, each file's report is printed whole. */
+async function runFile(file, name, buffered) {
+  const r = await runNodeTest([file], 1, { buffered });
+  const timing = { file, lane: name, started: r.started, ms: r.ms, code: r.code, tests: r.tests };
+  timings.push(timing);
+  // A failure beside the other lane is decided by a run alone, at the end.
+  if (r.code !== 0 && twoLanes && name !== 'alone') retried.push({ timing, first: r });
+  else {
+    addCounts(r.counts);
+    if (r.code !== 0) failures.set(file, r.failures);
+  }
+}
 async function runLane(files, name, buffered) {
-  for (const file of files) {
-    const r = await runNodeTest([file], 1, { buffered });
-    const timing = { file, lane: name, started: r.started, ms: r.ms, code: r.code, tests: r.tests };
-    timings.push(timing);
-    // A failure beside the other lane is decided by a run alone, at the end.
-    if (r.code !== 0 && twoLanes && name !== 'alone') retried.push({ timing, first: r });
-    else {
-      addCounts(r.counts);
-      if (r.code !== 0) failures.set(file, r.failures);
-    }
+  for (const file of files) await runFile(file, name, buffered);
+}
+const UNITS = Symbol('the unit layer');
+const besideQueue = [...beside, ...(pure.length && twoLanes ? [UNITS] : [])];
+let loadLaneDone = false;
+/** Takes the beside lane's next file (or the unit layer) until the queue is empty. */
+async function besideWorker() {
+  for (let next = besideQueue.shift(); next !== undefined; next = besideQueue.shift()) {
+    if (next === UNITS) await runUnits({ buffered: true, oneAtATime: !loadLaneDone });
+    else await runFile(next, 'beside', twoLanes);
   }
 }
 await Promise.all([
-  runLane(loadLane, 'load', twoLanes),
   (async () => {
-    if (pure.length && twoLanes) await runUnits(true);
-    await runLane(beside, 'beside', twoLanes);
+    await runLane(loadLane, 'load', twoLanes);
+    loadLaneDone = true;
+    if (twoLanes) await besideWorker();
   })(),
+  besideWorker(),
 ]);
 await runLane(alone, 'alone', false);
 for (const { timing, first } of retried) {
-  const overlaps = (t) => t !== timing && t.lane !== timing.lane && t.lane && t.started < first.started + first.ms && timing.started < t.started + t.ms;
+  const overlaps = (t) => t !== timing && t.lane && t.started < first.started + first.ms && timing.started < t.started + t.ms;
   timing.besides = timings.filter(overlaps).map((t) => t.file);
   console.log(`\n${timing.file} failed while ${timing.besides.join(', ') || 'another file'} ran beside it: run again, alone`);
   const r = await runNodeTest([timing.file], 1);

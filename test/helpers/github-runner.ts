@@ -22,6 +22,13 @@ export const WRITE_TOKEN = 'ghs_writeToken';
 export const READ_ONLY_TOKEN = 'ghs_readOnlyForkToken';
 /** Measurement settings that keep a gate run near 10 s (below 9 pairs nothing could be significant). */
 export const QUICK_INPUTS = { scenarios: 'GET /work', start: 'node server.js', pairs: '12', blocks: '1', instances: '12', slice: '300ms', warmup: '300ms' };
+/**
+ * Measurement settings for a run of identical code at IDENTICAL_CODE_ALPHA that a test needs only
+ * to pass: the fewest pairs (6) over 3 start pairs, in the shortest slices (100 ms). Identical code
+ * gets a verdict only if all three start pairs move the same way by more than the limit, and so
+ * closely that the t statistic reaches 0.001 (stats/sign-flip.ts, studentizedAgreement).
+ */
+export const PASSING_INPUTS = { ...QUICK_INPUTS, pairs: '6', instances: '3', slice: '100ms', warmup: '100ms' };
 
 export interface FakePlatform {
   github: FakeGitHub;

@@ -102,3 +102,13 @@ export const ECHO_SCENARIO = `scenarios:
     headers: { content-type: application/json }
     body: { hello: world }
 `;
+
+/**
+ * quickConfig cut to the least a run of identical code at IDENTICAL_CODE_ALPHA needs to complete,
+ * for tests of what happens around a pass: 6 pairs in two blocks of 3 start pairs, 100 ms slices.
+ * Identical code gets a verdict only if all six start pairs move the same way by more than the
+ * limit, and so closely that the t statistic reaches 0.001 (stats/sign-flip.ts, studentizedAgreement).
+ */
+export function passingConfig(extra = ''): string {
+  return quickConfig(extra).replace('pairs: 12', 'pairs: 6').replace('instances: 12', 'instances: 3').replace('slice: 300ms', 'slice: 100ms').replace('warmup: 300ms', 'warmup: 100ms');
+}

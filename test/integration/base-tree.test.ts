@@ -13,17 +13,17 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
-import { type Files, IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
+import { type Files, IDENTICAL_CODE_ALPHA, makeRepo, passingConfig, quickConfig } from '../helpers/repo.js';
 
 /** What a package manager would do: the dependency copied into node_modules. */
 const INSTALL = 'mkdir -p node_modules/dep && cp dep.js node_modules/dep/index.js';
-const config = (install: string, extra = '') =>
-  quickConfig(`scenarios: [GET /work]\n${extra}`).replace('service:\n  start: node server.js\n', `service:\n  start: node server.js\n  install: ${JSON.stringify(install)}\n`);
-const base = (extra = ''): Files => ({
+const config = (install: string, extra = '', layout = quickConfig) =>
+  layout(`scenarios: [GET /work]\n${extra}`).replace('service:\n  start: node server.js\n', `service:\n  start: node server.js\n  install: ${JSON.stringify(install)}\n`);
+const base = (extra = '', layout = quickConfig): Files => ({
   'server.js': { copy: 'unfair/dep-server.js' },
   'dep.js': { copy: 'unfair/dep.js' },
   'work.json': '{"iterations": 200000}',
-  'perfgate.yml': config(INSTALL, extra),
+  'perfgate.yml': config(INSTALL, extra, layout),
   '.gitignore': 'node_modules\n',
 });
 
@@ -80,7 +80,8 @@ test("head's service that writes base's server.js and puts its content and mtime
 });
 
 test("an honest service that writes its own cache (node_modules/.cache) and log into its tree is not stopped", async () => {
-  const honest = base(IDENTICAL_CODE_ALPHA);
+  // Identical code that only has to pass: the least load, still in two blocks, each sealed.
+  const honest = base(IDENTICAL_CODE_ALPHA, passingConfig);
   honest['server.js'] = { copy: 'unfair/cache-server.js' };
   honest['dep-server.js'] = { copy: 'unfair/dep-server.js' };
   const repo = makeRepo(honest, { 'README.md': 'docs only' });

@@ -4,6 +4,10 @@
  * whose head is 10× slower (a gated regression that fails the build), the project's own patched
  * copy of benchmark.js, duplicate names, an added and a removed benchmark, a file that throws on
  * head, a file that hangs on head, and a TypeScript file run through the project's tsx.
+ * The fewest rounds a run takes (6) decide it: the regression is 10×, the limit 50% and the level
+ * 0.1, so the one-sided sign-flip p of six rounds that agree (1/64) clears Holm's first step over
+ * the four gated benchmarks (0.1/4), and identical code would need to move by half in every round
+ * to be called a regression. The gate's sensitivity is the statistics tests' job.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,8 +20,9 @@ import { benchFiles, libraryFiles, workFile } from '../helpers/bench.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';
 
-const ROUNDS = 10;
-const TIMEOUT_S = 8;
+const ROUNDS = 6;
+// A hanging file is killed at this limit in two rounds; every other process here takes about a second.
+const TIMEOUT_S = 6;
 
 /** The project's benchmark.js is its own copy: a version perfgate's copy does not have. */
 function projectsOwnBenchmarkJs() {
@@ -45,7 +50,7 @@ test('a lone Benchmark regresses and fails the build; the rest is listed, and br
       ...projectsOwnBenchmarkJs(),
       ...benchFiles('standalone.bench.js', 'suites.bench.js', 'throws.bench.js', 'hangs.bench.js', 'typed.bench.mts'),
       ...workFile({ standalone: 2_000, dup: 2_000 }),
-      'perfgate.yml': `benchmarks:\n  files: bench/*.bench.{js,mts}\n  rounds: ${ROUNDS}\n  timeout: ${TIMEOUT_S}s\n`,
+      'perfgate.yml': `benchmarks:\n  files: bench/*.bench.{js,mts}\n  rounds: ${ROUNDS}\n  timeout: ${TIMEOUT_S}s\ngate:\n  benchmarks: 50%\nalpha: 0.1\n`,
     },
     workFile({ standalone: 20_000, dup: 2_000, renamed: true, throw: true, hang: true }),
   );
@@ -109,7 +114,7 @@ test('a lone Benchmark regresses and fails the build; the rest is listed, and br
   }
 
   // The reports say it.
-  assert.match(run.stdout, /failing \(micro-benchmark limit 10%\); 2 micro-benchmarks could not be compared: patient \(bench\/hangs\.bench\.js failed on head\); steady \(bench\/throws\.bench\.js failed on head\)/);
+  assert.match(run.stdout, /failing \(micro-benchmark limit 50%\); 2 micro-benchmarks could not be compared: patient \(bench\/hangs\.bench\.js failed on head\); steady \(bench\/throws\.bench\.js failed on head\)/);
   assert.match(run.stdout, /^standalone \* +[\d.]+k +[\d.]+k +−\d/m);
   const markdown = readFileSync(markdownFile, 'utf8');
   assert.match(markdown, /\*\*Micro-benchmarks\*\*/);

@@ -6,7 +6,7 @@
  * The benchmarks are information only here (gate.benchmarks gated: false), each decided on its
  * own, without a Holm family across the six. The limit is wide (50%) because these test the
  * plumbing on a shared 2-core machine, where a busy neighbour can slow a whole process by half.
- * Six rounds at alpha 0.05 are the fewest that can decide (the smallest p of 6 rounds is 2/64):
+ * Six rounds at alpha 0.05, the fewest a run takes (the one-sided test's smallest p is then 1/64):
  * the changed cases are 10× apart, far past the limit, and a busy round that widens the A/A
  * interval makes it "inconclusive", which the A/A assertion accepts. Every process is a few
  * seconds (mitata alone spends about 2.5 s calibrating in each), so rounds are what the file's
