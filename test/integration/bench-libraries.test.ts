@@ -69,7 +69,7 @@ function assertVerdicts(results: Results, file: string): void {
   assert.ok(v['slower']!.change < -0.6, shown('slower'));
   // Identical code never gets a verdict: "unchanged" when the rounds agree within the limit,
   // "inconclusive" on a machine too noisy for that (seen with a neighbour hogging a core).
-  assert.ok(['unchanged', 'inconclusive'].includes(v['same']!.verdict), shown('same'));
+  assert.ok(['unchanged', 'no-regression', 'inconclusive'].includes(v['same']!.verdict), shown('same'));
   for (const c of Object.values(v)) assert.equal(c.n, rounds, 'every round paired');
 }
 

@@ -22,7 +22,9 @@ function resultsPathOf(out: string): string {
 }
 
 test('A/A: identical base and head pass with exit 0 and no regression', async () => {
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`) }, { 'README.md': 'docs only' });
+  // Both blocks measured (no look may stop it): the progress, the blocks and the pairs of a whole run are checked.
+  const config = quickConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`).replace('  warmup: 300ms\n', '  warmup: 300ms\n  early-stop: false\n');
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, { 'README.md': 'docs only' });
   const out = join(repo, '.out');
   const json = join(repo, 'copy.json');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '7', '--json', json], repo);

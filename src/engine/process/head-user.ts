@@ -13,10 +13,10 @@
  * the environment perfgate built is handed over explicitly (`env -i NAME=value …`).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { ownEnv } from './programs.js';
+import { ownEnv, programPathOrNull } from './programs.js';
 
 /** The user's name: one per machine, reused by every run. */
 export const HEAD_USER = 'perfgate-head';
@@ -124,6 +124,11 @@ export function openHeadUser(sudo: string | null): HeadUser | { unavailable: str
       rmSync(home, { recursive: true, force: true });
     },
   };
+  // The node perfgate found first on PATH is the one it asked what the services' node allows
+  // (--cpu-prof in NODE_OPTIONS): head's user must reach it too, or its PATH falls through to
+  // another node (one in a 0700 directory of the step's user is skipped).
+  const node = programPathOrNull('node');
+  if (node) for (const path of new Set([node, realpathSync(node)])) openWayTo(path);
   try {
     user.give([home]);
   } catch (e) {
