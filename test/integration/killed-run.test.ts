@@ -29,8 +29,9 @@ async function killMidRun(repo: string, out: string, extra: readonly string[]): 
   const deadline = Date.now() + 60_000;
   for (;;) {
     const pids = records(repo).find((name) => name.endsWith('.pids'));
-    // both sides' services up: two tracked groups, and the first pair measured
-    if (pids && readFileSync(join(repo, '.git', 'perfgate-runs', pids), 'utf8').split('\n').filter(Boolean).length >= 2 && /measuring/.test(stderr)) break;
+    // both sides' services up and warming: a log's progress says "measuring" only at a block's
+    // end, when its services are being stopped, so the warm-up's line is the moment they all run
+    if (pids && readFileSync(join(repo, '.git', 'perfgate-runs', pids), 'utf8').split('\n').filter(Boolean).length >= 2 && /warming up block 1\//.test(stderr)) break;
     assert.ok(child.exitCode === null, `the run ended (exit ${child.exitCode}) before it could be killed:\n${stderr}`);
     assert.ok(Date.now() < deadline, `no services were up within 60 s:\n${stderr}`);
     await sleep(100);
