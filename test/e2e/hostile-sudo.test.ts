@@ -124,7 +124,9 @@ test('an honest head that installs from npm serves as its own user and fails on 
     user,
     token: READ_ONLY_TOKEN,
     // The step's user's own npm cache, as the runner's is; head's is in the home perfgate makes.
-    env: { HOME: user.home },
+    // The machine's extra certificate authorities, as a runner's environment carries them: head's
+    // npm (the node perfgate found, with no npmrc of its own) reaches the registry through them.
+    env: { HOME: user.home, ...(process.env.NODE_EXTRA_CA_CERTS && { NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS }) },
     timeoutMs: 300_000,
   });
   assert.match(run.stdout, /head's code runs as perfgate-head/, describeRun(run));
