@@ -22,7 +22,7 @@ import { programPathOrNull } from '../../src/engine/process/programs.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';
-import { asUser, canMakeRunnerUser, giveTree, makeSharedDir, type RunnerUser, runnerUser } from '../helpers/runner-user.js';
+import { asUser, canMakeRunnerUser, giveTree, makeSharedDir, type RunnerUser, runnerUser, runnerUserWithoutChown } from '../helpers/runner-user.js';
 
 const config = `service:
   start: node server.js
@@ -53,6 +53,7 @@ for (const [attack, named] of cases) {
     assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(run.stderr, named);
     assert.match(run.stderr, /A service's processes were changed by another process .*this run gives no verdict/s);
+    assert.match(run.stderr, /The pull request's code runs as the same user as base's service \(perfgate gives it a user of its own only inside a boundary/);
     assert.equal(readResults(join(out, 'results.json')).status, 'failed');
   });
 }
@@ -95,6 +96,7 @@ for (const [index, [attack, does, named]] of inBoundary.entries()) {
       await assert.rejects(run, (e: Error) => {
         assert.ok(e instanceof InterferenceError, e.stack);
         assert.match(e.message, named);
+        if (attack === 'freeze') assert.match(e.message, /runs as the same user as base's service here \(inside the boundary, but no user of its own could be made for it\)/);
         return true;
       });
     } finally {
@@ -164,4 +166,20 @@ test("compare --boundary as a user with passwordless sudo (a hosted runner's `ru
   assert.match(run.stderr, /Processes of the pull request's code that belong to no service start used \d+% of a core/);
   assert.deepEqual(orphansLeft(), [], 'no orphan outlives the run');
   assert.equal(existsSync(inside[1]!), false, `${inside[1]} was removed (the CLI moved itself back with sudo -n)`);
+});
+
+test("compare --boundary where head's user cannot be made (sudo refuses chown): the run goes on, and its log, results.json and report say head ran as perfgate's own user", { skip: !canMakeRunnerUser && 'needs root to create the runner-like user' }, async () => {
+  const user = runnerUserWithoutChown();
+  const repo = makeRepo(base, head('none'));
+  giveTree(repo, user);
+  const out = join(repo, '.out');
+  const run = await cliAs(user, ['compare', '--base', 'main', '--out', out, '--seed', '5', '--boundary'], repo);
+  assert.notEqual(run.code, 2, run.stdout + run.stderr);
+  assert.match(run.stderr, /the code under test runs inside cgroup v[12] /);
+  const said = /Head's code runs as perfgate's own user: cannot give \S+ to perfgate-head: /;
+  assert.match(run.stderr, new RegExp(`warning: ${said.source}`), 'said in the log');
+  const warnings = readResults(join(out, 'results.json')).warnings.filter((w) => w.code === 'no-head-user');
+  assert.equal(warnings.length, 1, 'recorded once in results.json');
+  assert.match(warnings[0]!.message, said);
+  assert.match(run.stdout, said, 'said in the report');
 });
