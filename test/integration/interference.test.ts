@@ -5,8 +5,10 @@
  * (test/fixtures/unfair/interfere.js). Or it leaves a process that burns a core and belongs to no
  * start (setsid and a double fork). perfgate checks every thread of every start around every
  * slice, and the boundary's CPU against the starts' over each block (src/engine/process/interference.ts):
- * each attack stops the run with exit 2, naming what changed. An honest head in the same layout
- * is not stopped.
+ * each attack stops the run with exit 2, naming what changed and who could have (the pull
+ * request's code as base's user, and why). An honest head in the same layout is not stopped. And
+ * where the boundary is made but head's user cannot be (a sudo that refuses chown), the CLI's log,
+ * results.json and report say that head ran as perfgate's own user.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
