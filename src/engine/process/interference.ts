@@ -1,7 +1,8 @@
 /**
  * What the pull request's code can do to base's processes without writing a file where they run
- * as the same user (no boundary, or no user of head's own could be made): head's code can stop them (SIGSTOP, SIGTSTP), lower their priority (renice),
- * pin them to fewer CPUs (taskset), or move them into a cgroup of their own and freeze it. Base is
+ * as the same user (no boundary, or no user of head's own could be made): head's code can stop
+ * them (SIGSTOP, SIGTSTP), lower their priority (renice), pin them to fewer CPUs (taskset), or
+ * move them into a cgroup of their own and freeze it. Base is
  * then slow and head's regression passes, or head looks faster than it is. Head can do the
  * reverse to itself too: widen its own CPUs to the load generator's. As its own user
  * (perfgate-head) head can do that to its own starts only; base's can then be changed only by a
