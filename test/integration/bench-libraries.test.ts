@@ -12,8 +12,10 @@
  * rounds of benchmark.js from CommonJS, of tinybench from ESM), and every other form is run for
  * one round (a budget of 1 s lets one pair of processes start): each process ran, captured its
  * three benchmarks from the project's own copy, and its numbers follow the work (10× apart, so
- * one round shows it). mitata spends about 3 s of every process measuring empty functions before
- * the first benchmark, whatever the suite asks, so both its forms are one-round runs.
+ * one round shows it). A mitata process takes about 8 s whatever its suite asks: run() first
+ * measures four empty functions, and every measurement runs for its fixed 642 ms of CPU at least
+ * (k_min_cpu_time, which neither run() nor bench() lets a suite change), so both its forms are
+ * one-round runs.
  * Six rounds at alpha 0.05 are the fewest a run takes (the one-sided test's smallest p is then
  * 1/64): the changed cases are 10× apart, far past the limit, and a busy round that widens the
  * A/A interval makes it "inconclusive", which the A/A assertion accepts. Calibrating the verdicts
