@@ -3,7 +3,7 @@
  * Each library, from CommonJS and from ESM, through the whole CLI: in each suite one benchmark
  * does 10× less work on head (improvement), one 10× more (regression), one the same (A/A).
  * The benchmarks are information only here (gate.benchmarks gated: false), each decided on its
- * own, without a Holm family across the six. The limit is wide (50%) because these test the
+ * own, without a Holm family across them. The limit is wide (50%) because these test the
  * plumbing on a shared 2-core machine, where a busy neighbour can slow a whole process by half.
  *
  * What differs between libraries and between module forms is how a process is hooked and what it
