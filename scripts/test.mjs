@@ -34,6 +34,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startAzurite } from '../test/helpers/azurite.mjs';
 
 const args = process.argv.slice(2);
 const passThrough = args.filter((a) => a.startsWith('-'));
@@ -183,6 +184,14 @@ const failures = new Map();
 /** The files that failed beside another file and were run again alone, with that first run. */
 const retried = [];
 const suiteStart = Date.now();
+// One Azurite for every e2e file of the run (each keeps its blobs in a container of its own):
+// starting one costs a few seconds of CPU, which each file would otherwise pay.
+const e2eFiles = loaded.filter((f) => f.startsWith(join('test', 'e2e')));
+const azurite = e2eFiles.length > 1 ? await startAzurite() : null;
+if (azurite) {
+  process.env.PERFGATE_TEST_AZURITE = azurite.url;
+  process.on('exit', () => azurite.process.kill('SIGTERM'));
+}
 const twoLanes = loadLane.length > 0 && beside.length > 0;
 /**
  * Unit files, side by side on every core (the unit layer alone), or one file at a time (a run of
