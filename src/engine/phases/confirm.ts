@@ -15,7 +15,7 @@ import { CancelledError } from '../errors.js';
 import { buildPlan, type Plan } from '../plan.js';
 import { RunSession } from '../session.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
-import { revertFunction, revertPackage } from '../workspace/revert.js';
+import { revertFunction, revertPackage, runsHeadsCode } from '../workspace/revert.js';
 import { serviceDir, setupTree, type Tree } from '../workspace/trees.js';
 import { runHttpPhase } from './http.js';
 
@@ -89,7 +89,7 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
   const revert =
     culprit.package !== null
       ? await revertPackage({ head, baseDir: serviceDir(phase.trees.base, phase.services.base), cwd, name: culprit.package, scratchDir })
-      : await revertFunction({ head, since: results.changes!.since, fn: culprit, cwd, scratchDir });
+      : await revertFunction({ head, since: results.changes!.since, fn: culprit, cwd, builds: Boolean(phase.services.head.build), scratchDir });
   if (!revert.ok) return revert.reason;
   try {
     const logDir = join(dir, 'logs');
@@ -97,6 +97,8 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
     // Built as head is, not installed: its node_modules is head's, or head's with base's copy of the culprit package.
     const service = { ...phase.services.head, install: '' };
     await setupTree(revert.tree, { service, env: { ...session.env, PERFGATE_SIDE: 'head' }, logDir, tracker: session.tracker }, session.ports);
+    const unchanged = culprit.package === null ? runsHeadsCode(head.root, revert.tree.root, culprit) : null;
+    if (unchanged !== null) return unchanged;
     const measured = await measureArm(session, phase, { scenario: record.scenario, culprit: record.culprit.name, reverted: revert.tree, dir, logDir });
     record.status = 'measured';
     record.reverted = { file: revert.file, hunks: revert.hunks };
