@@ -41,9 +41,11 @@ export const MAX_ARMS = 2;
  * one, up to MAX_ARMS per scenario. Recorded in results.confirmations, in order.
  */
 export async function runConfirmations(session: RunSession, phase: ConfirmPhase): Promise<void> {
+  session.ports.progress({ phase: 'confirm', pair: 0, pairs: phase.targets.length });
   for (const target of phase.targets) {
     let culprit: ConfirmTarget['culprit'] | null = target.culprit;
     for (let arm = 0; arm < MAX_ARMS && culprit !== null; arm++) {
+      session.ports.progress({ phase: 'confirm', scenario: target.scenario, pair: arm + 1, pairs: MAX_ARMS, message: culprit.package ?? culprit.name });
       await confirmCulprit(session, phase, target.scenario, culprit, arm);
       culprit = arm + 1 < MAX_ARMS && phase.next ? phase.next(session.results, target.scenario) : null;
     }
