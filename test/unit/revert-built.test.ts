@@ -12,6 +12,7 @@ import type { ServiceConfig } from '../../src/config/types.js';
 import { silentLogger } from '../../src/engine/ports.js';
 import { ProcessTracker } from '../../src/engine/process/processes.js';
 import { revertFunction, runsHeadsCode } from '../../src/engine/workspace/revert.js';
+import { sourceOf } from '../../src/engine/workspace/source-map.js';
 import { setupTree, type Tree } from '../../src/engine/workspace/trees.js';
 import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 
@@ -126,6 +127,27 @@ test("build output committed without a source map: its hunk reverts, but the bui
     await revert.dispose();
   } finally {
     rmSync(scratch, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("tsc's inline source map (inlineSourceMap) is read as well; a built file without one, or a bundle of several sources, is not traced", () => {
+  const dir = makeRepo({ 'tsconfig.json': tsconfig(false), 'src/server.ts': HEAD }, {});
+  try {
+    execFileSync(process.execPath, [TSC, '-p', '.', '--inlineSourceMap'], { cwd: dir });
+    const fn = builtCulprit(dir);
+    const source = BASE.split('\n');
+    const line = source.findIndex((l) => l.startsWith('export function resolvePermissions')) + 1;
+    assert.deepEqual(sourceOf(dir, fn.file, fn.line, fn.endLine), { file: 'src/server.ts', line, endLine: line + 3 });
+    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    assert.equal(sourceOf(dir, fn.file, fn.line, fn.endLine), null, 'no source map: the built file is what runs and what is reverted');
+    // A bundle: the function's lines come from two sources, so no one source is its.
+    const map = { version: 3, file: 'bundle.js', sources: ['../src/a.ts', '../src/b.ts'], names: [], mappings: 'AAAA;ACAA' };
+    writeFileSync(join(dir, 'dist', 'bundle.js'), `a();\nb();\n//# sourceMappingURL=bundle.js.map\n`);
+    writeFileSync(join(dir, 'dist', 'bundle.js.map'), JSON.stringify(map));
+    assert.equal(sourceOf(dir, 'dist/bundle.js', 1, 2), null);
+    assert.deepEqual(sourceOf(dir, 'dist/bundle.js', 2, 2), { file: 'src/b.ts', line: 1, endLine: 1 });
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
