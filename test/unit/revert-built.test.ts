@@ -12,7 +12,8 @@ import type { ServiceConfig } from '../../src/config/types.js';
 import { silentLogger } from '../../src/engine/ports.js';
 import { ProcessTracker } from '../../src/engine/process/processes.js';
 import { revertFunction, runsHeadsCode } from '../../src/engine/workspace/revert.js';
-import { sourceOf } from '../../src/engine/workspace/source-map.js';
+import { builtHunks, sourceOf } from '../../src/engine/workspace/source-map.js';
+import { changedByPr, parseDiff } from '../../src/profile/changes.js';
 import { setupTree, type Tree } from '../../src/engine/workspace/trees.js';
 import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 
@@ -33,6 +34,10 @@ export function resolvePermissions(user: string): Role[] {
 export function render(list: Role[]): string {
   return list.map((r) => r.name).join(',');
 }
+
+export function count(list: Role[]): number {
+  return list.length;
+}
 `;
 
 const HEAD = BASE.replace('  return ROLES.filter', '  const roles: Role[] = JSON.parse(JSON.stringify(ROLES));\n  return roles.filter').replace(
@@ -47,13 +52,13 @@ function headTree(dir: string): Tree {
   return { side: 'head', ref: 'head', sha: headSha(dir), dirty: false, root: dir };
 }
 
-/** resolvePermissions in the built file as a profile names it: its first line to its closing brace's, 1-based. */
-function builtCulprit(dir: string) {
+/** A function in the built file as a profile names it: its first line to its closing brace's, 1-based. */
+function builtCulprit(dir: string, name = 'resolvePermissions') {
   const lines = readFileSync(join(dir, 'dist', 'server.js'), 'utf8').split('\n');
-  const line = lines.findIndex((l) => l.startsWith('function resolvePermissions')) + 1;
+  const line = lines.findIndex((l) => l.startsWith(`function ${name}(`)) + 1;
   const endLine = lines.findIndex((l, i) => i >= line && l === '}') + 1;
   assert.ok(line > 0 && endLine > line, lines.join('\n'));
-  return { name: 'resolvePermissions', file: 'dist/server.js', line, endLine };
+  return { name, file: 'dist/server.js', line, endLine };
 }
 
 /** The service's build run in the reverted tree as the third arm runs it (install skipped, node_modules head's). */
@@ -147,6 +152,25 @@ test("tsc's inline source map (inlineSourceMap) is read as well; a built file wi
     writeFileSync(join(dir, 'dist', 'bundle.js.map'), JSON.stringify(map));
     assert.equal(sourceOf(dir, 'dist/bundle.js', 1, 2), null);
     assert.deepEqual(sourceOf(dir, 'dist/bundle.js', 2, 2), { file: 'src/b.ts', line: 1, endLine: 1 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the PR's change as the built file shows it: a function in dist/ is marked changed by this PR when its source lines are, and not otherwise", () => {
+  const dir = makeRepo({ 'tsconfig.json': tsconfig(true), '.gitignore': 'dist\nnode_modules\n', 'src/server.ts': BASE }, { 'src/server.ts': HEAD });
+  try {
+    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    const diff = execFileSync('git', ['diff', '-M', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/', 'main', 'head'], { cwd: dir, encoding: 'utf8' });
+    const files = parseDiff(diff);
+    assert.deepEqual(files.map((f) => f.file), ['src/server.ts'], 'git ignores dist/: the diff has the source alone');
+    const hunks = builtHunks(dir, 'dist/server.js', files);
+    assert.ok(hunks !== null && hunks.length > 0);
+    const changes = { since: baseSha(dir), files: [...files, { file: 'dist/server.js', hunks }] };
+    assert.equal(changedByPr(builtCulprit(dir, 'resolvePermissions'), changes), true);
+    assert.equal(changedByPr(builtCulprit(dir, 'render'), changes), true);
+    assert.equal(changedByPr(builtCulprit(dir, 'count'), changes), false, 'a function the PR did not touch stays unchanged');
+    assert.equal(builtHunks(dir, 'tsconfig.json', files), null, 'a file without a source map has no built change');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { SourceMap, type SourceMapPayload } from 'node:module';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ChangedFile } from '../../results/types.js';
 
 /** The source map a built file names in its last `sourceMappingURL` comment: a file beside it, or inline; null without one. */
 function readSourceMap(path: string, text: string): { payload: SourceMapPayload; dir: string } | null {
@@ -40,13 +41,15 @@ function sourcePath(root: string, mapDir: string, source: string): string | null
   return inside === '' || inside.startsWith('..') || isAbsolute(inside) ? null : inside.split(sep).join('/');
 }
 
-/**
- * The source lines that a built file's lines start…end (1-based, as the profile names them)
- * were made from, by the file's source map: one source file in the repository, from the first
- * to the last line any of them maps to. Null when the file has no source map, when its lines map
- * to nothing, to a file outside the repository, or to more than one source (a bundle).
- */
-export function sourceOf(root: string, file: string, start: number, end: number): { file: string; line: number; endLine: number } | null {
+/** A built file read with its source map: its lines, and the source line (repository-relative) each one was made from. */
+interface Built {
+  lines: string[];
+  /** Where built line `line` (1-based) came from, by its last mapping; null when it has none, or its source is outside the repository. */
+  origin(line: number): { file: string; line: number } | null;
+}
+
+/** A built file in the tree and its source map; null when it cannot be read or names no readable map. */
+function readBuilt(root: string, file: string): Built | null {
   let text: string;
   try {
     text = readFileSync(join(root, file), 'utf8');
@@ -64,19 +67,57 @@ export function sourceOf(root: string, file: string, start: number, end: number)
   // sourceRoot prefixes every source, as the format says; Node's SourceMap leaves it to the reader.
   const sourceRoot = found.payload.sourceRoot ? `${found.payload.sourceRoot.replace(/\/?$/, '/')}` : '';
   const lines = text.split('\n');
-  const sources = new Set<string | null>();
-  let first = Number.POSITIVE_INFINITY;
-  let last = 0;
-  for (let line = start; line <= end && line <= lines.length; line++) {
-    // The line's last mapping: a lookup at its end finds it, or one of an earlier line when it has none.
-    const entry = map.findEntry(line - 1, lines[line - 1]!.length);
-    if (!('originalSource' in entry) || entry.generatedLine !== line - 1) continue;
-    const source = entry.originalSource.startsWith(sourceRoot) ? entry.originalSource : `${sourceRoot}${entry.originalSource}`;
-    sources.add(sourcePath(root, found.dir, source));
-    first = Math.min(first, entry.originalLine + 1);
-    last = Math.max(last, entry.originalLine + 1);
+  return {
+    lines,
+    origin(line) {
+      // The line's last mapping: a lookup at its end finds it, or one of an earlier line when it has none.
+      const entry = map.findEntry(line - 1, lines[line - 1]?.length ?? 0);
+      if (!('originalSource' in entry) || entry.generatedLine !== line - 1) return null;
+      const source = entry.originalSource.startsWith(sourceRoot) ? entry.originalSource : `${sourceRoot}${entry.originalSource}`;
+      const path = sourcePath(root, found.dir, source);
+      return path === null ? null : { file: path, line: entry.originalLine + 1 };
+    },
+  };
+}
+
+/**
+ * The source lines that a built file's lines start…end (1-based, as the profile names them)
+ * were made from, by the file's source map: one source file in the repository, from the first
+ * to the last line any of them maps to. Null when the file has no source map, when its lines map
+ * to nothing, to a file outside the repository, or to more than one source (a bundle).
+ */
+export function sourceOf(root: string, file: string, start: number, end: number): { file: string; line: number; endLine: number } | null {
+  const built = readBuilt(root, file);
+  if (built === null) return null;
+  const mapped: { file: string; line: number }[] = [];
+  for (let line = start; line <= end && line <= built.lines.length; line++) {
+    const origin = built.origin(line);
+    if (origin !== null) mapped.push(origin);
   }
-  const [only] = sources;
-  if (sources.size !== 1 || only === null || only === undefined) return null;
-  return { file: only, line: first, endLine: last };
+  const sources = new Set(mapped.map((o) => o.file));
+  if (sources.size !== 1) return null;
+  const lines = mapped.map((o) => o.line);
+  return { file: [...sources][0]!, line: Math.min(...lines), endLine: Math.max(...lines) };
+}
+
+/**
+ * This pull request's change as a built file shows it: the built lines made from source lines it
+ * changed (a line it removed: the built line of the source line before the removal), as hunks
+ * [start, count]; null when the file has no source map. A culprit in built code is then marked
+ * changed or not as one in the source would be.
+ */
+export function builtHunks(root: string, file: string, changed: readonly ChangedFile[]): [number, number][] | null {
+  const built = readBuilt(root, file);
+  if (built === null) return null;
+  const bySource = new Map(changed.map((f) => [f.file, f.hunks]));
+  const hunks: [number, number][] = [];
+  for (let line = 1; line <= built.lines.length; line++) {
+    const origin = built.origin(line);
+    const inSource = origin === null ? undefined : bySource.get(origin.file);
+    if (!inSource?.some(([at, count]) => (count > 0 ? at <= origin!.line && origin!.line < at + count : origin!.line === at))) continue;
+    const last = hunks.at(-1);
+    if (last && last[0] + last[1] === line) last[1]++;
+    else hunks.push([line, 1]);
+  }
+  return hunks;
 }
