@@ -24,6 +24,7 @@ import { dependencyChanges, findLockfile } from './workspace/lockfiles.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree, type Trees } from './workspace/trees.js';
 import { recordLoggedErrors } from './service/logged-errors.js';
 import { sealPreloads } from './service/preloads.js';
+import { builtHunks } from './workspace/source-map.js';
 
 export interface CompareRequest {
   /** Base and head as commits (preflight.ts resolved them): the run checks these out and resolves no ref again. */
@@ -130,6 +131,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     // After the timed phases, never during them: a profiler costs speed.
     const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
     await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
+    recordBuiltChanges(session, trees.head);
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
     if (targets.length > 0) {
       await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }) });
@@ -210,6 +212,24 @@ async function recordChanges(session: RunSession, trees: Trees, services: Record
     results.warnings.push(warning);
     ports.logger.warn(warning.message);
   }
+}
+
+/**
+ * The pull request's change in the built files head's profiles ran (a TypeScript service runs
+ * dist/, the PR changed src/): the built lines made from changed source lines, by each file's
+ * source map, so a culprit in built code is marked changed by this PR or not as in its source.
+ * Read after the profiles: they say which own files ran, and the build has made them.
+ */
+function recordBuiltChanges(session: RunSession, head: Tree): void {
+  const { changes, profiles } = session.results;
+  if (!changes || !profiles) return;
+  const known = new Set(changes.files.map((f) => f.file));
+  const ran = new Set(profiles.flatMap((p) => p.sides.head.functions.filter((f) => f.category === 'own' && !known.has(f.file)).map((f) => f.file)));
+  const built = [...ran].flatMap((file) => {
+    const hunks = builtHunks(head.root, file, changes.files);
+    return hunks === null || hunks.length === 0 ? [] : [{ file, hunks }];
+  });
+  if (built.length > 0) session.update((r) => (r.changes = { ...changes, files: [...changes.files, ...built] }));
 }
 
 /**

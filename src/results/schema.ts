@@ -440,7 +440,11 @@ export const changedFileSchema = z.object({
 export const changeSetSchema = z.object({
   /** The commit head was compared with: the merge-base of base and head. */
   since: sha,
-  /** Files head adds or changes, renamed ones by their head path (relative to the repository root). */
+  /**
+   * Files head adds or changes, renamed ones by their head path (relative to the repository root);
+   * after the profiles also the built files head ran whose source map names changed source lines,
+   * with the built lines made from them (engine/workspace/source-map.ts, builtHunks).
+   */
   files: list(changedFileSchema),
 });
 
