@@ -7,6 +7,7 @@
 import type { Assessment } from '../../assess/types.js';
 import { METRICS } from '../../config/types.js';
 import type { Analysis, BenchmarkComparison, HealthComparison, HeapGrowthComparison, LoggedError, MetricComparison, Results } from '../../results/types.js';
+import { headBrokenParts } from '../../results/errors.js';
 import { formatPercent, truncate } from '../../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from '../format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from '../health.js';
@@ -180,6 +181,20 @@ export function answerLine(analysis: Analysis, culpritOf: (scenario: string) => 
     const other = unfair.side === 'head' ? 'base' : 'head';
     return words(`not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core more while ${other} was measured; no verdict (see the warnings)`);
   }
+  const broken = analysis.headBroken?.[0];
+  if (broken) {
+    // Before any measured change: head broke a route, so the run stopped at its warm-up.
+    const more = (analysis.headBroken?.length ?? 0) - 1;
+    return [
+      ...words('failing: '),
+      ...outside(broken.scenario),
+      ...words(': '),
+      ...headBrokenParts(broken).map((part) => (part.quoted ? { kind: 'text' as const, text: truncate(part.text, QUOTE_CHARS) } : { kind: 'label' as const, text: part.text })),
+      ...(more > 0 ? words(`; ${plural(more, 'more route')} head broke`) : []),
+      ...words('; the run stopped at the first warm-up'),
+      ...loggedErrorLine(broken.logError ?? null),
+    ];
+  }
   const decision = decisionLine(analysis);
   const worst = worstGatedChange(analysis);
   const health = analysis.health?.failing[0];
@@ -218,7 +233,8 @@ export function headline(results: Results, analysis: Assessment, accepted: strin
         found: c.culprit !== null,
         line: [...outside(c.regression), ...(c.culprit ? [...words(' · '), ...outside(c.culprit.text)] : [])],
       })),
-    counts: describeCounts(countVerdicts(allComparisons(analysis))),
+    // A route head broke is a gated regression that no comparison holds: the counts say it with the rest.
+    counts: describeCounts(countVerdicts([...allComparisons(analysis), ...(analysis.headBroken ?? []).map(() => ({ verdict: 'regression' as const, gated: true }))])),
     incomplete: why === null ? null : { flag: 'incomplete run', why },
     baseCommands: describeBaseCommands(results),
   };
