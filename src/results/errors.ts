@@ -37,6 +37,7 @@ export function headBrokenParts(broken: HeadBroken): HeadBrokenPart[] {
     parts.push(words(`head answered ${broken.status}`));
     parts.push(...(broken.body ? [words(' "'), { text: broken.body, quoted: true }, words('"')] : [words(' with an empty body')]));
     if (broken.failure) parts.push(words(', a body that says the request failed ('), { text: broken.failure, quoted: true }, words(')'));
+    if (broken.mismatch) parts.push(words(', a body that does not match expect: ('), { text: broken.mismatch, quoted: true }, words(')'));
   }
   parts.push(words(broken.baseStatus === null ? ' where base did not answer this request' : ` where base answered ${broken.baseStatus}`));
   if (broken.shares) {

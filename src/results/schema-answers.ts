@@ -26,8 +26,8 @@ export const loggedErrorSchema = z.object({
 
 /**
  * A route head broke, found at the scenario's first warm-up: head failed more than half of its
- * requests there (a status the scenario does not expect, or no answer), or answered a 2xx whose
- * body says it failed, where base did not. The run stops at that warm-up: the pull request's
+ * requests there (a status the scenario does not expect, or no answer), or answered a body that
+ * does not match expect: (without expect:, a 2xx whose body says it failed), where base did not. The run stops at that warm-up: the pull request's
  * verdict is already known, and measuring or profiling an error page only costs minutes.
  */
 export const headBrokenSchema = z.object({
@@ -38,8 +38,10 @@ export const headBrokenSchema = z.object({
   body: z.string().max(NAME_MAX),
   /** Why there was no answer ("did not answer within 5 s"); absent when one came. */
   noAnswer: name.optional(),
-  /** What a 2xx body said went wrong (`"success": false`); absent for a status the scenario does not expect. */
+  /** Without expect:, what a 2xx body said went wrong (`"success": false`); absent otherwise. */
   failure: name.optional(),
+  /** How the body differs from what expect: declares (`success is false, not true`); absent otherwise. */
+  mismatch: name.optional(),
   /** Base's status to the same request (null: no answer). */
   baseStatus: z.int().min(100).max(999).nullable(),
 });

@@ -63,6 +63,7 @@ const storedConfig = z.object({
       pipelining: count,
       rate: z.union([z.object({ perSecond: positive }), z.object({ ofCapacity: fraction })]).nullable(),
       expect: list(z.int().min(100).max(599)).nullable(),
+      expectBody: z.object({ contains: message.optional(), json: z.record(name, z.union([message, z.number(), z.boolean(), z.null()])).optional() }).optional(),
       requests: list(
         z.object({
           name,

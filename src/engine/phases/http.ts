@@ -20,7 +20,7 @@ import { allowedCpus, choosePlacement, type Placement, pinProcess } from '../pro
 import { groupsCpuSeconds } from '../process/proc-cpu.js';
 import { assertNoStrayCpu, assertUntouched, type Expected, expectedNow, type WatchedStart } from '../process/interference.js';
 import { sliceHealth } from '../service/health.js';
-import { answersAsExpected, askRoute, BODY_SAMPLE_CHARS, brokenRouteMessage, isFailing2xx, probeScenario, type RouteAnswer } from '../service/probe.js';
+import { answersAsExpected, askRoute, BODY_SAMPLE_CHARS, bodyProblem, brokenRouteMessage, probeScenario, type RouteAnswer } from '../service/probe.js';
 import { Service } from '../service/service.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
@@ -398,10 +398,10 @@ async function checkScenarioAnswers(scenario: ScenarioConfig, services: Service[
     throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
   }
   const head = services.findIndex((service) => service.side === 'head');
-  if (!broken[head]) return checkFailing2xx(scenario, services);
+  if (!broken[head]) return checkBodies(scenario, services);
   const base = 1 - head;
   const [headAnswer, baseAnswer] = await Promise.all([askUntilUnexpected(services[head]!.url, scenario), askRoute(services[base]!.url, scenario)]);
-  return { shares: { base: round4(shares[base]!), head: round4(shares[head]!) }, ...brokenAnswer(headAnswer), baseStatus: baseAnswer.status };
+  return { shares: { base: round4(shares[base]!), head: round4(shares[head]!) }, ...brokenAnswer(scenario, headAnswer), baseStatus: baseAnswer.status };
 }
 
 /** One request after another, at most ANSWER_PROBES, until one is not answered as expected: a failing route's own words. */
@@ -412,31 +412,33 @@ async function askUntilUnexpected(url: string, scenario: ScenarioConfig): Promis
 }
 
 /** What head answered, as results.json keeps it (HeadBroken). */
-function brokenAnswer(answer: RouteAnswer): Pick<HeadBroken, 'status' | 'body' | 'noAnswer' | 'failure'> {
+function brokenAnswer(scenario: ScenarioConfig, answer: RouteAnswer): Pick<HeadBroken, 'status' | 'body' | 'noAnswer' | 'failure' | 'mismatch'> {
+  const problem = bodyProblem(scenario, answer);
   return {
     status: answer.status,
     body: answer.body.slice(0, BODY_SAMPLE_CHARS),
     ...(answer.status === null && { noAnswer: answer.description.replace(/^it /, '') }),
-    ...(answer.failure !== null && isFailing2xx(answer) && { failure: answer.failure }),
+    ...(problem && { [problem.kind]: problem.text }),
   };
 }
 
 /**
- * A scenario without expect: that answers 2xx with a JSON body that says it failed
- * (`{"success": false, "error": "connect ECONNREFUSED"}`): the status counts of the warm-up cannot
- * see it, and the pairs would measure the error path. One request per side reads the body; a
- * request with {placeholders} is left to the load, which fills them. On both sides: an error, as a
- * route failing on both; on head alone: returned, as a route head broke; on base alone: measured.
+ * A body that the warm-up's status counts cannot see: one that does not hold what `expect:`
+ * declares, or, without `expect:`, a 2xx whose JSON says it failed (`{"success": false, "error":
+ * "connect ECONNREFUSED"}`): the pairs would measure the error path. One request per side reads
+ * the body (the load counts statuses only); a request with {placeholders} is left to the load,
+ * which fills them. On both sides: an error, as a route failing on both; on head alone: returned,
+ * as a route head broke; on base alone: measured.
  */
-async function checkFailing2xx(scenario: ScenarioConfig, services: Service[]): Promise<HeadBroken | null> {
-  if (scenario.expect?.length || placeholdersIn(scenario.path, scenario.body, ...Object.values(scenario.headers)).length > 0) return null;
+async function checkBodies(scenario: ScenarioConfig, services: Service[]): Promise<HeadBroken | null> {
+  if (placeholdersIn(scenario.path, scenario.body, ...Object.values(scenario.headers)).length > 0) return null;
   const answers = await Promise.all(services.map((service) => askRoute(service.url, scenario)));
-  const failing = answers.map(isFailing2xx);
+  const problems = answers.map((answer) => bodyProblem(scenario, answer));
   const head = services.findIndex((service) => service.side === 'head');
-  if (!failing[head]) return null;
+  if (!problems[head]) return null;
   const answer = answers[head]!;
-  if (failing.every(Boolean)) throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', answer.description, answer.failure));
-  return { ...brokenAnswer(answer), baseStatus: answers[1 - head]!.status };
+  if (problems.every(Boolean)) throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', answer.description, problems[head]));
+  return { ...brokenAnswer(scenario, answer), baseStatus: answers[1 - head]!.status };
 }
 
 function round4(value: number): number {
