@@ -1,10 +1,13 @@
 // lane: beside — it tests the check of answers before any timed pair.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { VerdictsDocument } from '../../src/assess/verdicts.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
-import { makeRepo, quickConfig } from '../helpers/repo.js';
+import { makeRepo, quickConfig, ROOT } from '../helpers/repo.js';
 
 /** A service whose routes answer as routes.json says: path → [status, body]; any other path 404. */
 const service = (routes: Record<string, [number, string]>) => ({
@@ -23,7 +26,8 @@ test('a head that fails routes base answers (a 404, a body that does not match e
   const repo = makeRepo({ ...base, 'perfgate.yml': config }, head);
   const out = join(repo, '.out');
   const started = Date.now();
-  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
+  const verdictsPath = join(repo, 'verdicts.json');
+  const run = await runCli(['compare', '--base', 'main', '--out', out, '--verdicts', verdictsPath], repo);
   const seconds = (Date.now() - started) / 1000;
   // The pull request's regression: a verdict (exit 1), not an error of use (exit 2).
   assert.equal(run.code, 1, run.stderr + run.stdout);
@@ -42,6 +46,23 @@ test('a head that fails routes base answers (a 404, a body that does not match e
   assert.deepEqual(of('GET /health').headBroken, { status: 200, body: '{"status":"degraded"}', mismatch: 'status is "degraded", not "up"', baseStatus: 200 });
   assert.equal(of('GET /users').pairs.length + of('GET /health').pairs.length, 0, 'no pair of a route head broke');
   assert.equal(results.profiles, undefined, 'nothing profiled');
+
+  // verdicts.json says it, valid against its schema.
+  const verdicts = JSON.parse(readFileSync(verdictsPath, 'utf8')) as VerdictsDocument;
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(join(ROOT, 'docs', 'verdicts.schema.json'), 'utf8')));
+  assert.ok(validate(verdicts), JSON.stringify(validate.errors));
+  assert.equal(verdicts.decision, 'fail');
+  assert.deepEqual(
+    verdicts.headBroken?.map((route) => [route.scenario, route.status, route.baseStatus]).sort(),
+    [
+      ['GET /health', 200, 200],
+      ['GET /users', 404, 200],
+    ],
+  );
+  assert.equal(
+    verdicts.headBroken!.find((route) => route.scenario === 'GET /users')!.text,
+    `head answered 404 "Cannot GET /users" where base answered 200 (100% of head's warm-up requests failed, base 0%)`,
+  );
 
   // plan asks the work tree's routes once and quotes the body that does not match expect:.
   const plan = await runCli(['plan', '--base', 'main'], repo);
