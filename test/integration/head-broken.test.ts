@@ -37,6 +37,8 @@ test('a head that fails routes base answers (a 404, a body that does not match e
   const users = /GET \/users: head answered 404 "Cannot GET \/users" where base answered 200 \(100% of head's warm-up requests failed, base 0%\)/;
   const health = /GET \/health: head answered 200 "{"status":"degraded"}", a body that does not match expect: \(status is "degraded", not "up"\) where base answered 200/;
   assert.match(first, new RegExp(`failing: (${users.source}|${health.source}); 1 more route head broke; the run stopped at the first warm-up`), run.stdout);
+  // The other route is said under the headline, in its own words.
+  for (const route of [users, health]) assert.match(run.stdout, route);
   assert.match(run.stdout, /\n2 regressions · 0 improvements · /, 'the broken routes are the regressions; nothing is counted as an improvement');
 
   const results = readResults(join(out, 'results.json'));
