@@ -12,7 +12,7 @@ import { scrubEnv, secretsFrom } from '../engine/process/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
 import { formatMs, type RunEstimate } from '../engine/estimate.js';
 import type { Preflight } from '../engine/preflight.js';
-import { brokenRouteMessage, checkScenarios, isFailing2xx, quoteAnswer, StartOnceError, startOnce } from '../engine/service/probe.js';
+import { bodyProblem, brokenRouteMessage, checkScenarios, quoteAnswer, StartOnceError, startOnce } from '../engine/service/probe.js';
 import { checkoutPackageManager } from '../engine/workspace/trees.js';
 import { formatLimit } from '../report/format.js';
 import { formatDurationUs, formatPercent } from '../stats/format.js';
@@ -41,7 +41,7 @@ export async function checkRoutes(pre: Preflight, env: Record<string, string | u
   if (broken.length > 0) {
     // what every route answered, the good ones too, then the ones that stop the plan
     const answered = checks.map((c) => `  ${c.scenario.name}  ${c.answer ? quoteAnswer(c.answer) : `not asked: ${c.skipReason}`}`);
-    const messages = broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer!.description, isFailing2xx(c.answer!) ? c.answer!.failure : null));
+    const messages = broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer!.description, bodyProblem(c.scenario, c.answer!)));
     throw new ScenarioError([...messages, `What each scenario's route answered in head's work tree:`, ...answered].join('\n'));
   }
   const width = Math.max(...checks.map((c) => c.scenario.name.length));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { PerfgateConfig, ServiceConfig } from '../config/types.js';
 import { configHash } from '../results/config-hash.js';
 import { type ConfirmTarget, type GitHubRecord, RESULTS_VERSION, type Results, type RunWarning, type ShardRecord, type Side, type TakenLook } from '../results/types.js';
+import { headBrokenScenarios } from '../results/errors.js';
 import { WriteError, writing } from '../results/write-error.js';
 import { CancelledError, SetupError } from './errors.js';
 import { type DiscoveredBenchmarks, discoverBenchmarks } from './phases/bench/discover.js';
@@ -125,13 +126,17 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await runHttpPhase(session, { config, services, plan, trees: sides, look: request.look ?? null, seal });
       recordLoggedErrors(session, sides, request.outDir);
     }
-    if (discovered) {
+    // A route head broke is the verdict, known at its warm-up: nothing more is measured or profiled.
+    const stopped = headBrokenScenarios(results).length > 0;
+    if (discovered && !stopped) {
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed: plan.seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
     const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
-    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
-    recordBuiltChanges(session, trees.head);
+    if (!stopped) {
+      await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
+      recordBuiltChanges(session, trees.head);
+    }
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
     if (targets.length > 0) {
       await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }) });
