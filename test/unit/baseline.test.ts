@@ -39,7 +39,7 @@ describe('head against a stored baseline (unpaired)', () => {
     const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
     assert.equal(throughput.verdict, 'regression');
     assert.ok(Math.abs(throughput.change + 0.1) < 0.02, `change ${throughput.change}`);
-    assert.equal(throughput.n, 32, '16 starts of each run: every start of both engine sides');
+    assert.equal(throughput.n, 16, '8 start pairs of each run: a start pair, both its starts, is one unit');
     assert.ok(throughput.pAdjusted >= throughput.p, 'Holm-adjusted with the other gated metrics');
     assert.equal(analysis.decision, 'fail');
     assert.equal(analysis.warnings[0]!.code, 'stored-baseline');
@@ -63,10 +63,15 @@ describe('head against a stored baseline (unpaired)', () => {
     assert.ok(analysis.warnings.some((w) => w.message === 'The stored baseline has no pairs of GET /hello: no verdict for it.'));
   });
 
-  it('summarises each start of both engine sides by the Hodges–Lehmann estimate of its slices', () => {
+  it('summarises each start pair, both its starts together, by the Hodges–Lehmann estimate of its slices', () => {
     const run = oneCommitRun(BASE, 10000, 1, 2);
     const throughput = METRIC_DEFINITIONS.find((d) => d.id === 'throughput')!;
-    assert.equal(startSummaries(run.scenarios[0]!.pairs, throughput).length, 4);
+    const pairs = run.scenarios[0]!.pairs;
+    // One start pair whose base-side start ran 10% faster than its head-side start: one unit, between the two.
+    const skewed = pairs.map((p) => (p.start === 0 ? { ...p, base: { ...p.base, rps: 11000 }, head: { ...p.head, rps: 10000 } } : p));
+    const summaries = startSummaries(skewed, throughput);
+    assert.equal(summaries.length, 2);
+    assert.ok(summaries[0]! > Math.log(10000) && summaries[0]! < Math.log(11000), `${summaries[0]}`);
   });
 
   it('survives results.json validation (the schema keeps the baseline)', () => {
