@@ -37,7 +37,7 @@ export type UnpairedDraft = Omit<MetricComparison, 'pAdjusted' | 'verdict'> & { 
  * scale (ln for a ratio metric). Not one unit per start: the two starts of a pair share the
  * machine's state while they run, which is what the paired analysis cancels, so they are not
  * independent; counted as two units they narrowed the rank-sum interval, and stored-baseline
- * A/A runs drawn from the recorded pools failed 4.2% of the time at alpha 0.01 (0.8% counted by
+ * A/A runs drawn from the recorded pools failed 4.2% of the time at alpha 0.01 (0.7% counted by
  * start pair: docs/calibration/stored-looks.md).
  */
 export function startSummaries(pairs: readonly Pair[], definition: MetricDefinition): number[] {
