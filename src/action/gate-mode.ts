@@ -86,7 +86,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
   const profiles = profiledScenarios(checked.config).length > 0;
   const zeroXInPlace = profiles && (await restoreZeroX(toolsDir, toolCache, actionLogger));
   const environment = openRunEnvironment({ boundary: 'wanted', pidFile, marker, env: context.env });
-  const boundaryWarnings = announceBoundary(environment);
+  announceBoundary(environment);
   const github = githubRecord(context, pr);
 
   // Taken after saveState: from here to the end of the step, only the PR's code writes them;
@@ -103,7 +103,6 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
         toolsDir,
         ...(github && { github }),
         variant,
-        warnings: boundaryWarnings,
         // The boundary takes what left the run's process groups; only then can perfgate's own
         // files be trusted to stay as they are put back.
         afterRun: async () => {

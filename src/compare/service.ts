@@ -19,7 +19,7 @@ import type { SidesRequest } from '../engine/workspace/trees.js';
 import { confirmTargets, interimLook, nextConfirmTarget, unprofiledScenarios } from '../assess/look.js';
 import { writeResults } from '../results/io.js';
 import type { GitHubRecord, Results, RunWarning, ShardRecord, TakenLook } from '../results/types.js';
-import type { RunEnvironment } from './environment.js';
+import { environmentWarnings, type RunEnvironment } from './environment.js';
 import { ownBenchmarks, type Shard } from './shard.js';
 import { randomSeed } from '../stats/random.js';
 import type { ResolvedComparison, Variant } from './variant.js';
@@ -134,8 +134,6 @@ function shardPart(shard: Shard, record: ShardRecord, config: PerfgateConfig): N
 
 export interface MeasureRequest extends Omit<ComparisonRequest, 'tracker' | 'signal' | 'look'> {
   variant: Variant;
-  /** Said in results.json after what the run found (the action's: it ran without a boundary). */
-  warnings?: RunWarning[];
   /**
    * What the shell checks once every process of the run is stopped and before the results are
    * final, and what it found (the action: its own files, put back once the boundary is closed).
@@ -154,7 +152,7 @@ export async function measureComparison(
   environment: RunEnvironment,
   ports: Omit<EnginePorts, 'secrets' | 'env'>,
 ): Promise<CompareOutcome> {
-  const { variant, warnings: given = [], afterRun, ...rest } = request;
+  const { variant, afterRun, ...rest } = request;
   let measured: CompareOutcome;
   try {
     measured = await runComparison(
@@ -166,7 +164,8 @@ export async function measureComparison(
     environment.stopListening();
   }
   const { resultsPath } = measured;
-  const warnings = [...given, ...(afterRun ? await afterRun() : [])];
+  // What the environment left uncontained is said after what the run found, in both shells alike.
+  const warnings = [...environmentWarnings(environment), ...(afterRun ? await afterRun() : [])];
   if (warnings.length > 0) measured.results.warnings.push(...warnings);
   const results = variant.finish(measured.results);
   if (warnings.length > 0 || results !== measured.results) writeResults(resultsPath, results);

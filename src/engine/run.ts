@@ -13,7 +13,7 @@ import { profiledScenarios, runProfiles } from './phases/profile.js';
 import type { Plan } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import { scrubEnv } from './process/env.js';
-import type { ProcessTracker } from './process/processes.js';
+import { headIdentityOf, type ProcessTracker } from './process/processes.js';
 import { loadScenarioValues } from './load/requests.js';
 import { RunSession } from './session.js';
 import { type BaseSeal, sealBaseTree } from './workspace/base-seal.js';
@@ -241,7 +241,7 @@ async function installBothSides(session: RunSession, trees: Trees, services: Rec
     // The side is told to every command, as to the service: a per-side database or cache can be named after it.
     await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker, ...(copyInstallFrom && { copyInstallFrom }) }, ports);
     if (tree.side === 'base') {
-      seal = await sealBaseTree(tree, dirs.base);
+      seal = await sealBaseTree(tree, dirs.base, headIdentityOf(tracker));
       ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
     }
   }

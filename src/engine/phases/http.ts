@@ -18,6 +18,7 @@ import { isExpectedStatus } from '../load/window.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from '../process/placement.js';
 import { groupsCpuSeconds } from '../process/proc-cpu.js';
 import { assertNoStrayCpu, assertUntouched, type Expected, expectedNow, type WatchedStart } from '../process/interference.js';
+import { headIdentityOf } from '../process/processes.js';
 import { sliceHealth } from '../service/health.js';
 import { askRoute, brokenRouteMessage, isFailing2xx, probeScenario } from '../service/probe.js';
 import { Service } from '../service/service.js';
@@ -97,7 +98,7 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
   const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   // Before any start is spawned: what they inherit from this process.
   const boundary = session.tracker.boundary;
-  const expected = expectedNow(boundary?.cgroup ?? null);
+  const expected = expectedNow(boundary?.cgroup ?? null, headIdentityOf(session.tracker));
   const when = `in block ${block.index + 1} of ${blocks}`;
   try {
     // Start pair by start pair: the pair's two starts spawned back to back, the side that goes
