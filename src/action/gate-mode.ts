@@ -96,7 +96,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
     const { results, resultsPath } = await measureComparison(
       {
         checked,
-        planned: planComparison(checked.config),
+        planned: planComparison(checked.config, variant.looks?.design ?? null),
         baseLabel: base.baseLabel,
         outDir,
         // The same path every run: the Actions cache keys an entry on its paths, too.

@@ -289,7 +289,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   }
   const checked = await variant.resolve(resolved);
   const { config } = checked;
-  const planned = planComparison(config);
+  const planned = planComparison(config, variant.looks?.design ?? null);
   if (dryRun) {
     io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env), await workTreeInstall(checked)));
     return exitCodes.pass;

@@ -461,7 +461,7 @@ export const plannedLookSchema = z.object({
   afterBlock: count,
   /** Pairs per scenario measured by then. */
   pairs: count,
-  /** Information fraction: pairs / planned pairs. */
+  /** Information fraction: the share of the final look's information (paired: of the planned start pairs; against a stored record: engine/plan.ts, information). */
   t: fraction,
   /** Nominal one-sided level at this look: a gated metric is significant when its Holm-adjusted p is below it. */
   nominalAlpha: fraction,
