@@ -1,7 +1,7 @@
 import * as core from '@actions/core';
 import type { RunEnvironment } from '../compare/environment.js';
 import type { RunWarning } from '../results/types.js';
-import { STATE_BOUNDARY } from './state.js';
+import { STATE_BOUNDARY, STATE_HEAD_HOME } from './state.js';
 
 /**
  * The boundary the pull request's code runs in and the user head's code runs as, recorded for the
@@ -23,6 +23,7 @@ export function announceBoundary(environment: RunEnvironment): RunWarning[] {
   core.saveState(STATE_BOUNDARY, boundary.path);
   core.info(`perfgate: the pull request's code runs inside ${boundary.description}`);
   if (headUser) {
+    core.saveState(STATE_HEAD_HOME, headUser.home);
     core.info(`perfgate: head's code runs as ${headUser.description}; base's as this step's user`);
     return [];
   }
