@@ -222,7 +222,7 @@ function worktrees(repo: string): string[] {
     .slice(1);
 }
 
-test("dist/post.js after a hard cancel: the main step killed with SIGKILL mid-run leaves its services, worktrees and head's home, and the post step removes them all", async () => {
+test("dist/post.js after a hard cancel: the main step killed with SIGKILL mid-run leaves its services, worktrees and head's home, and the post step removes them all", async (t) => {
   const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: false\n' }, { 'NOTES.md': 'x' });
   const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
   // Killed as a cancelled job's runner kills it once its grace is over: when every start of the
@@ -233,7 +233,8 @@ test("dist/post.js after a hard cancel: the main step killed with SIGKILL mid-ru
   const outDir = state['perfgate-out-dir']!;
   const marker = state['perfgate-run-marker']!;
   const home = state['perfgate-head-home'];
-  assert.ok(findMarked(marker).length >= 2, 'the killed step left its services running');
+  const left = findMarked(marker).length;
+  assert.ok(left >= 2, 'the killed step left its services running');
   assert.equal(worktrees(repo).length, 2, 'and its two worktrees registered');
   if (home) assert.ok(existsSync(home), "and head's home");
 
@@ -243,6 +244,7 @@ test("dist/post.js after a hard cancel: the main step killed with SIGKILL mid-ru
     timeout: 60_000,
   });
   assert.equal(post.status, 0, post.stderr);
+  t.diagnostic(`killed main step left ${left} processes, ${worktrees(repo).length} worktrees${home ? `, home ${home}` : ', no home (no separate user)'}; post step: ${post.stdout.trim()}`);
   const said = post.stdout.split('\n').filter((line) => line.startsWith('perfgate: '));
   assert.equal(said.length, 1, post.stdout);
   assert.match(said[0]!, /^perfgate: the main step ended before it could clean up \(a cancelled job\); stopped \d+ processes, removed 2 worktrees/);

@@ -55,7 +55,7 @@ function worktrees(repo: string): string[] {
 
 // One run covers both: the next run uses a new --out (the record is found by the repository, not
 // by the run directory) and the killed run's worktrees are removed, so the same --out works too.
-test("a run killed with SIGKILL is cleaned up by the next run, whatever its --out: its services stopped, its worktrees, cgroup and head's home removed, and the next run completes", async () => {
+test("a run killed with SIGKILL is cleaned up by the next run, whatever its --out: its services stopped, its worktrees, cgroup and head's home removed, and the next run completes", async (t) => {
   // --boundary needs root or sudo -n; where neither is, the cgroup part is not tried
   const killedArgs = process.getuid?.() === 0 ? ['--boundary'] : [];
   const repo = makeRepo({ ...ECHO_SERVICE, 'perfgate.yml': quickConfig(ECHO_SCENARIO) }, { 'README.md': 'x' });
@@ -70,6 +70,7 @@ test("a run killed with SIGKILL is cleaned up by the next run, whatever its --ou
 
   const next = await runCli(['compare', '--base', 'main', '--out', join(repo, '.out2'), '--pairs', '6', '--blocks', '1', '--instances', '2'], repo);
   assert.equal(next.code, 0, next.stderr);
+  t.diagnostic(next.stderr.split('\n').find((line) => line.includes('was killed before it could clean up')) ?? '(no line)');
   assert.match(next.stderr, new RegExp(`a run started \\S+ \\(pid \\d+, run directory ${escapeRegExp(out)}\\) was killed before it could clean up; stopped \\d+ processes, removed 2 worktrees${headHome ? `, head's home ${escapeRegExp(headHome)}` : ''}`));
   assert.deepEqual(findMarked(marker), [], 'no process of the killed run is left');
   assert.deepEqual(processesIn(repo), [], 'nothing of either run is left running');

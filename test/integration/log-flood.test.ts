@@ -38,7 +38,7 @@ http.createServer((req, res) => {
 }).listen(3000);
 `;
 
-test("a service that floods its log: each start's log kept within its cap, one warning that names the side, the scenario and how much, and a later crash's first error still quoted", async () => {
+test("a service that floods its log: each start's log kept within its cap, one warning that names the side, the scenario and how much, and a later crash's first error still quoted", async (t) => {
   const config = quickConfig(ECHO_SCENARIO).replace('pairs: 12', 'pairs: 6').replace('blocks: 2', 'blocks: 1').replace('instances: 12', 'instances: 3').replace('slice: 300ms', 'slice: 100ms');
   const repo = makeRepo({ ...ECHO_SERVICE, 'perfgate.yml': config }, { 'server.js': FLOODING_SERVER });
   const out = join(repo, '.out');
@@ -52,6 +52,7 @@ test("a service that floods its log: each start's log kept within its cap, one w
 
   // three head starts printed 7 MB in all: the run directory keeps a few hundred kB
   const size = sizeOf(out);
+  t.diagnostic(`run directory ${size} bytes, logs/head.log ${statSync(join(out, 'logs', 'head.log')).size} bytes`);
   assert.ok(size < 2_000_000, `the run directory holds ${size} bytes`);
   assert.match(statSync(join(out, 'logs', 'head.log')).size.toString(), /^\d{6}$/, 'head.log is kept in hundreds of kB');
 
@@ -59,6 +60,7 @@ test("a service that floods its log: each start's log kept within its cap, one w
   const warnings = readResults(join(out, 'results.json')).warnings.filter((w) => w.code === 'noisy-service');
   assert.equal(warnings.length, 1, 'one warning for the run');
   assert.match(warnings[0]!.message, message);
+  t.diagnostic(warnings[0]!.message);
   assert.equal(warnings[0]!.scenario, 'echo');
   assert.match(run.stderr, message, 'and in the log');
   assert.deepEqual(processesIn(repo), [], 'nothing is left running');
