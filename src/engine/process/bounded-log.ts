@@ -69,7 +69,11 @@ export class BoundedLog {
       pending = data.subarray(upTo);
       if (upTo > 0) this.take(data.subarray(0, upTo));
     });
+    let ended = false;
+    // 'error' and then 'end' can both come: the stream ends once.
     const end = () => {
+      if (ended) return;
+      ended = true;
       stream.removeAllListeners('data');
       if (pending.length > 0) this.take(pending);
       pending = Buffer.alloc(0);
