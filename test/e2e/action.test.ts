@@ -235,7 +235,8 @@ test("dist/post.js after a hard cancel: the main step killed with SIGKILL mid-ru
   const home = state['perfgate-head-home'];
   const left = findMarked(marker).length;
   assert.ok(left >= 2, 'the killed step left its services running');
-  assert.equal(worktrees(repo).length, 2, 'and its two worktrees registered');
+  const registered = worktrees(repo).length;
+  assert.equal(registered, 2, 'and its two worktrees registered');
   if (home) assert.ok(existsSync(home), "and head's home");
 
   const post = spawnSync(NODE24, [join(ROOT, 'dist', 'post.js')], {
@@ -244,7 +245,7 @@ test("dist/post.js after a hard cancel: the main step killed with SIGKILL mid-ru
     timeout: 60_000,
   });
   assert.equal(post.status, 0, post.stderr);
-  t.diagnostic(`killed main step left ${left} processes, ${worktrees(repo).length} worktrees${home ? `, home ${home}` : ', no home (no separate user)'}; post step: ${post.stdout.trim()}`);
+  t.diagnostic(`killed main step left ${left} processes, ${registered} worktrees${home ? `, home ${home}` : ', no home (no separate user)'}; post step: ${post.stdout.trim()}`);
   const said = post.stdout.split('\n').filter((line) => line.startsWith('perfgate: '));
   assert.equal(said.length, 1, post.stdout);
   assert.match(said[0]!, /^perfgate: the main step ended before it could clean up \(a cancelled job\); stopped \d+ processes, removed 2 worktrees/);
