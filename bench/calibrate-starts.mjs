@@ -301,9 +301,12 @@ export function drawRun(template, pool, config, rand) {
   return { ...template, config, status: 'complete', scenarios: [{ ...template.scenarios[0], pairs: drawn }], sequential: undefined };
 }
 
-export async function decide(results, gate) {
-  const { assessResults, decideLook, planSequential } = gate;
-  const design = planSequential(results.config);
+/**
+ * A drawn run decided as the engine decides it: at each interim look of `design` (by default the
+ * paired one of its configuration; null: none, every block), then at the end.
+ */
+export async function decide(results, gate, design = gate.planSequential(results.config)) {
+  const { assessResults, decideLook } = gate;
   if (!design) return { analysis: assessResults(results), stoppedAt: null };
   const taken = [];
   for (const [index, look] of design.looks.entries()) {
@@ -347,7 +350,7 @@ function rate(k, n) {
  * instances) and about 2 s to boot and stop, plus its slices (one slice per pair when
  * simultaneous, two when alternating).
  */
-function loadSeconds(results, stoppedAt, config) {
+export function loadSeconds(results, stoppedAt, config) {
   const { load } = config;
   const blocks = stoppedAt === null ? load.blocks : stoppedAt + 1;
   const pairs = results.scenarios[0].pairs.filter((p) => stoppedAt === null || p.block <= stoppedAt).length;

@@ -12,11 +12,12 @@
 //   reason). Their assertions are about behaviour, not measurement: plumbing around a tenfold
 //   regression, an A/A pass at alpha 0.001, a security boundary, an init, a micro-benchmark
 //   library captured (whose verdicts test 10x changes). A neighbour's load cannot change them.
-// In a whole run the beside lane is a queue with the unit layer at its end. While the load lane
-// measures, one file of it runs at a time (and the unit layer, if it gets there, one file at a
-// time), so the load lane keeps a core to itself. Once the load lane is done, a second worker
-// takes files from the same queue, and the unit layer runs side by side on every core: what
-// the beside files assert does not depend on a neighbour's load, and nothing is measured then.
+// In a whole run the beside lane is a queue with the unit layer at its end, in runs of a few
+// files each. While the load lane measures, one item of it runs at a time (a unit run one file at
+// a time), so the load lane keeps a core to itself. Once the load lane is done, a second worker
+// takes items from the same queue: what the beside files assert does not depend on a
+// neighbour's load, and nothing is measured then. The unit layer is cut into runs so that it
+// never holds one core on its own while the other has nothing left to take.
 // Files that say `// lane: alone` run after both lanes, with nothing beside them: their fixtures
 // reach for other processes on the machine (a hostile head that stops every base service it finds).
 // PERFGATE_TEST_LANES=1 runs every file in one lane, one at a time.
@@ -33,6 +34,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startAzurite } from '../test/helpers/azurite.mjs';
 
 const args = process.argv.slice(2);
 const passThrough = args.filter((a) => a.startsWith('-'));
@@ -182,16 +184,27 @@ const failures = new Map();
 /** The files that failed beside another file and were run again alone, with that first run. */
 const retried = [];
 const suiteStart = Date.now();
-const twoLanes = loadLane.length > 0 && beside.length > 0;
-/** The unit layer: side by side on every core, or one file at a time beside the load lane. */
-async function runUnits({ buffered, oneAtATime }) {
-  const r = await runNodeTest(pure, oneAtATime ? 1 : Math.max(2, availableParallelism()), { buffered });
-  const lane = buffered ? { lane: 'beside', started: r.started } : {};
-  timings.push({ file: `${pure.length} unit files${oneAtATime ? '' : ' (in parallel)'}`, ...lane, ms: r.ms, code: r.code });
-  addCounts(r.counts);
-  if (r.code !== 0) failures.set('unit', r.failures);
+// One Azurite for every e2e file of the run (each keeps its blobs in a container of its own):
+// starting one costs a few seconds of CPU, which each file would otherwise pay.
+const e2eFiles = loaded.filter((f) => f.startsWith(join('test', 'e2e')));
+const azurite = e2eFiles.length > 1 ? await startAzurite() : null;
+if (azurite) {
+  process.env.PERFGATE_TEST_AZURITE = azurite.url;
+  process.on('exit', () => azurite.process.kill('SIGTERM'));
 }
-if (pure.length && !twoLanes) await runUnits({ buffered: false, oneAtATime: false });
+const twoLanes = loadLane.length > 0 && beside.length > 0;
+/**
+ * Unit files, side by side on every core (the unit layer alone), or one file at a time (a run of
+ * the beside queue), under `label`.
+ */
+async function runUnits(files, label, { buffered, oneAtATime }) {
+  const r = await runNodeTest(files, oneAtATime ? 1 : Math.max(2, availableParallelism()), { buffered });
+  const lane = buffered ? { lane: 'beside', started: r.started } : {};
+  timings.push({ file: label, ...lane, ms: r.ms, code: r.code });
+  addCounts(r.counts);
+  if (r.code !== 0) failures.set(label, r.failures);
+}
+if (pure.length && !twoLanes) await runUnits(pure, `${pure.length} unit files (in parallel)`, { buffered: false, oneAtATime: false });
 /** Runs one file; with both lanes running, each file's report is printed whole. */
 async function runFile(file, name, buffered) {
   const r = await runNodeTest([file], 1, { buffered });
@@ -207,20 +220,24 @@ async function runFile(file, name, buffered) {
 async function runLane(files, name, buffered) {
   for (const file of files) await runFile(file, name, buffered);
 }
-const UNITS = Symbol('the unit layer');
-const besideQueue = [...beside, ...(pure.length && twoLanes ? [UNITS] : [])];
-let loadLaneDone = false;
-/** Takes the beside lane's next file (or the unit layer) until the queue is empty. */
+/** Unit files per run in the beside queue: a run takes about 10 s, the tail one worker may hold alone. */
+const UNIT_RUN = 8;
+const unitRuns = [];
+for (let i = 0; twoLanes && i < pure.length; i += UNIT_RUN) {
+  const files = pure.slice(i, i + UNIT_RUN);
+  unitRuns.push({ files, label: `unit files ${i + 1}–${i + files.length} of ${pure.length}` });
+}
+const besideQueue = [...beside, ...unitRuns];
+/** Takes the beside lane's next file (or run of unit files) until the queue is empty. */
 async function besideWorker() {
   for (let next = besideQueue.shift(); next !== undefined; next = besideQueue.shift()) {
-    if (next === UNITS) await runUnits({ buffered: true, oneAtATime: !loadLaneDone });
-    else await runFile(next, 'beside', twoLanes);
+    if (typeof next === 'string') await runFile(next, 'beside', twoLanes);
+    else await runUnits(next.files, next.label, { buffered: true, oneAtATime: true });
   }
 }
 await Promise.all([
   (async () => {
     await runLane(loadLane, 'load', twoLanes);
-    loadLaneDone = true;
     if (twoLanes) await besideWorker();
   })(),
   besideWorker(),

@@ -88,7 +88,7 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
   const profiles = profiledScenarios(checked.config).length > 0;
   const zeroXInPlace = profiles && (await restoreZeroX(toolsDir, toolCache, actionLogger));
   const environment = openRunEnvironment({ boundary: 'wanted', pidFile, marker, env: context.env });
-  const boundaryWarnings = announceBoundary(environment);
+  announceBoundary(environment);
   const github = githubRecord(context, pr);
 
   // Taken after saveState: from here to the end of the step, only the PR's code writes them;
@@ -98,14 +98,13 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
     const { results, resultsPath } = await measureComparison(
       {
         checked,
-        planned: planComparison(checked.config),
+        planned: planComparison(checked.config, variant.looks?.design ?? null),
         baseLabel: base.baseLabel,
         outDir,
         // The same path every run: the Actions cache keys an entry on its paths, too.
         toolsDir,
         ...(github && { github }),
         variant,
-        warnings: boundaryWarnings,
         // The boundary takes what left the run's process groups; only then can perfgate's own
         // files be trusted to stay as they are put back.
         afterRun: async () => {

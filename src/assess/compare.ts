@@ -26,7 +26,7 @@ import { analyzeHealth, healthSeries, markGeneratorBound, type RelativeHealthCom
 import { analyzeIo } from './io.js';
 import { decideLevel, type LevelDraft, levelDrafts } from './levels.js';
 import { equivalenceEnds, failedLevels, levelValueText } from './read.js';
-import { errorShare } from '../results/errors.js';
+import { describeHeadBroken, errorShare, headBrokenScenarios } from '../results/errors.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { hasFailures, middleHalf, pairNoise, tallyRequests } from './samples.js';
 import { earlyStop, httpLevel } from './sequential.js';
@@ -377,9 +377,17 @@ function summarize(
   // A side that burned CPU while the other was measured decided the verdicts itself: never a pass.
   const unfair = analyzeFairness(results);
   const gatedRegression = verdicts.some((c) => c.gated && c.verdict === 'regression') || levels.some((l) => l.gated && l.verdict === 'fail');
+  // A route head broke at its warm-up fails the run without a comparison: no pair was measured.
+  const headBroken = headBrokenScenarios(results).map(({ name, method, path, headBroken }) => ({
+    scenario: name,
+    method,
+    path,
+    ...headBroken!,
+    ...(results.serviceErrors?.head && { logError: results.serviceErrors.head }),
+  }));
   return {
     comparisons,
-    decision: unfair.length > 0 || gatedRegression ? 'fail' : 'pass',
+    decision: unfair.length > 0 || gatedRegression || headBroken.length > 0 ? 'fail' : 'pass',
     regressions: verdicts.filter((c) => c.verdict === 'regression').length,
     improvements: verdicts.filter((c) => c.verdict === 'improvement').length,
     failing,
@@ -403,6 +411,7 @@ function summarize(
     ...(io && { io }),
     ...(levels.length > 0 && { levels }),
     ...(unfair.length > 0 && { unfair }),
+    ...(headBroken.length > 0 && { headBroken }),
   };
 }
 
@@ -453,6 +462,7 @@ function sideShare(analysis: Analysis, scenario: string, side: 'base' | 'head'):
 /** One line per gated regression, HTTP, micro-benchmarks and service health, for a failed check's message. */
 export function describeFailing(analysis: Analysis): string[] {
   return [
+    ...(analysis.headBroken ?? []).map((route) => `${route.scenario} (${route.method} ${route.path}): ${describeHeadBroken(route)}, at its first warm-up`),
     ...analysis.failing.map((c) =>
       c.metric === 'errors'
         ? `errors of ${c.scenario}: head ${percentText(sideShare(analysis, c.scenario, 'head'))} of requests not answered as expected, base ${percentText(sideShare(analysis, c.scenario, 'base'))} (limit ${pointsText(c.limit)})`

@@ -243,10 +243,13 @@ export function heapTrend(scenario: ScenarioResults, side: Side): HeapTrend | nu
   }
   if (last === null || n < MIN_HEAP_SLICES) return null;
   const blocks: Series[] = [...byBlock.entries()].sort((a, b) => a[0] - b[0]).map(([, series]) => series);
+  // The slope is fitted within each start: where every start served one slice there is none.
+  const bytesPerRequest = theilSenSlope(blocks);
+  if (!Number.isFinite(bytesPerRequest)) return null;
   const kendall = seasonalKendall(blocks);
   return {
     n,
-    bytesPerRequest: theilSenSlope(blocks),
+    bytesPerRequest,
     blocks: blocks.map((series) => (series.x.length >= MIN_BLOCK_SLICES ? theilSenSlope([series]) : null)),
     s: kendall.s,
     p: kendall.p,

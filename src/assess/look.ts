@@ -1,5 +1,5 @@
 import { nextOwnCulprit } from '../profile/culprit.js';
-import type { ConfirmTarget, Results, TakenLook } from '../results/types.js';
+import type { ConfirmTarget, Results, StoredBaseline, TakenLook } from '../results/types.js';
 import { scenarioMoved, scenarioUnchanged } from './read.js';
 import { assessResults } from './compare.js';
 import { decideLook } from './sequential.js';
@@ -11,6 +11,17 @@ import { decideLook } from './sequential.js';
  */
 export const interimLook = (results: Results, index: number): TakenLook =>
   decideLook(results, index, assessResults(results, { httpLevel: results.sequential!.looks[index]!.nominalAlpha }));
+
+/**
+ * The same stopping rule against a stored record: head's starts so far against all of the
+ * record's, unpaired (assess/unpaired.ts), at the levels of the design planned for that
+ * comparison (engine/plan.ts, planSequential 'unpaired'). The run's results get the baseline
+ * only once measured (compare/variant.ts), so each look sees them with it.
+ */
+export const interimLookAgainst =
+  (baseline: StoredBaseline) =>
+  (results: Results, index: number): TakenLook =>
+    interimLook({ ...results, baseline }, index);
 
 /**
  * The scenarios profile.when: changed leaves unprofiled, at the run's final level: those whose

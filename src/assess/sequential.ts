@@ -38,15 +38,15 @@ function describeComparison(c: LookComparison): string {
   return `${c.scenario} ${c.metric.replace(/_/g, ' ')}`;
 }
 
-/** How a failing comparison is worded in a look's reason. */
-function describeFailure(c: LookComparison, level: number): string {
+/** How a failing comparison is worded in a look's reason; `against`: what head was compared with, when not base beside it. */
+function describeFailure(c: LookComparison, level: number, against: string): string {
   if (c.metric === 'errors' && !(c.pAdjusted !== undefined && c.pAdjusted < level)) {
     // decided by the errors rule, not the test (compare.ts, decisiveErrors): no level was reached
     return `${describeComparison(c)} +${Number((100 * c.change).toFixed(1))} points is already a regression: base answered every request as expected, head failed beyond the limit in every start pair`;
   }
   const change = c.metric === 'heap_growth' ? `+${c.change.toFixed(2)} MB per 10k requests` : percentText(c.change);
   const p = c.pAdjusted === undefined ? '' : ` (adjusted p ${formatP(c.pAdjusted)} < ${formatP(level)})`;
-  return `${describeComparison(c)} ${change} is already a regression beyond the interim bound${p}`;
+  return `${describeComparison(c)} ${change}${against} is already a regression beyond the interim bound${p}`;
 }
 
 /**
@@ -85,7 +85,8 @@ export function decideLook(results: Results, index: number, analysis: Analysis, 
   const asLook = (c: LookComparison | Omit<LookComparison, 'metric'>): LookComparison => ('metric' in c ? c : { ...c, metric: 'heap_growth' });
   const failing = [...analysis.failing, ...(analysis.health?.failing ?? [])].map(asLook);
   if (failing.length > 0) {
-    return { ...base, decision: 'stop-regression', reason: describeFailure(failing[0]!, look.nominalAlpha) };
+    const against = results.baseline ? ' against the record' : '';
+    return { ...base, decision: 'stop-regression', reason: describeFailure(failing[0]!, look.nominalAlpha, against) };
   }
   // A service level is held to the look's level like the relative verdicts (assess/levels.ts).
   const levels = (analysis.levels ?? []).filter((l) => l.gated);

@@ -6,6 +6,7 @@
  * docs/verdicts.schema.json. Pure.
  */
 import { displayName } from '../profile/names.js';
+import { describeHeadBroken } from '../results/errors.js';
 import type { LevelComparison, LevelVerdict, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
 import { scenarioCulprit, scenarioUnchanged } from './read.js';
 import type { AssessedComparison, Assessment, ConfirmationFinding } from './types.js';
@@ -107,7 +108,21 @@ export interface VerdictsDocument {
   metrics: VerdictEntry[];
   /** The service levels (gate.<metric>.max), when any is set. */
   levels?: LevelEntry[];
+  /** The routes head broke where base did not, found at their first warm-up (the run stopped there), when any. */
+  headBroken?: HeadBrokenEntry[];
   warnings: RunWarning[];
+}
+
+/** A route head broke: what head answered, base's status, and the sentence the reports say. */
+export interface HeadBrokenEntry {
+  scenario: string;
+  /** Head's status; null when it did not answer. */
+  status: number | null;
+  /** The start of head's body, on one line. */
+  body: string;
+  baseStatus: number | null;
+  /** `head answered 404 "Cannot GET /users" where base answered 200 (100% of head's warm-up requests failed, base 0%)` */
+  text: string;
 }
 
 /** One service level of one scenario, checked on head alone (docs/configuration.md, "Service levels"). */
@@ -241,6 +256,15 @@ export function buildVerdicts(results: Results, assessment: Assessment): Verdict
     worst: worstOf(metrics),
     metrics,
     ...(assessment.levels && { levels: assessment.levels.map(levelEntry) }),
+    ...(assessment.headBroken && {
+      headBroken: assessment.headBroken.map((route) => ({
+        scenario: route.scenario,
+        status: route.status,
+        body: route.body,
+        baseStatus: route.baseStatus,
+        text: describeHeadBroken(route),
+      })),
+    }),
     warnings: assessment.warnings,
   };
 }

@@ -3,7 +3,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load.js';
-import { NoBoundaryError, openRunEnvironment, type RunEnvironment } from '../compare/environment.js';
+import { environmentWarnings, NoBoundaryError, openRunEnvironment, type RunEnvironment } from '../compare/environment.js';
 import { cleanedLine, cleanLeftovers, recordsDir } from '../compare/leftovers.js';
 import { measureComparison, planComparison, resolveComparison } from '../compare/service.js';
 import { RECORD, SAME_RUNNER, shardOf, storedBaseline, type Variant } from '../compare/variant.js';
@@ -289,7 +289,7 @@ async function compare(values: Values, io: Io, color: boolean, dryRun: boolean, 
   }
   const checked = await variant.resolve(resolved);
   const { config } = checked;
-  const planned = planComparison(config);
+  const planned = planComparison(config, variant.looks?.design ?? null);
   if (dryRun) {
     io.stdout.write(renderPlan(checked, planned, await planRoutes(checked, values, io.env), await workTreeInstall(checked)));
     return exitCodes.pass;
@@ -356,7 +356,7 @@ function openCliEnvironment(values: Values, io: Io, logger: { info(message: stri
   }
   if (environment.boundary) logger.info(`the code under test runs inside ${environment.boundary.description}`);
   if (environment.headUser) logger.info(`head's code runs as ${environment.headUser.description}`);
-  if (environment.noHeadUser) logger.info(`warning: head's code runs as perfgate's own user: ${environment.noHeadUser} (docs/security.md)`);
+  for (const warning of environmentWarnings(environment)) logger.info(`warning: ${warning.message}`);
   return environment;
 }
 

@@ -11,8 +11,9 @@ import { formatDuration } from '../config/units.js';
 import { scrubEnv, secretsFrom } from '../engine/process/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
 import { formatMs, type RunEstimate } from '../engine/estimate.js';
+import type { LookDesign } from '../engine/plan.js';
 import type { Preflight } from '../engine/preflight.js';
-import { brokenRouteMessage, checkScenarios, isFailing2xx, quoteAnswer, StartOnceError, startOnce } from '../engine/service/probe.js';
+import { bodyProblem, brokenRouteMessage, checkScenarios, quoteAnswer, StartOnceError, startOnce } from '../engine/service/probe.js';
 import { checkoutPackageManager } from '../engine/workspace/trees.js';
 import { formatLimit } from '../report/format.js';
 import { formatDurationUs, formatPercent } from '../stats/format.js';
@@ -41,7 +42,7 @@ export async function checkRoutes(pre: Preflight, env: Record<string, string | u
   if (broken.length > 0) {
     // what every route answered, the good ones too, then the ones that stop the plan
     const answered = checks.map((c) => `  ${c.scenario.name}  ${c.answer ? quoteAnswer(c.answer) : `not asked: ${c.skipReason}`}`);
-    const messages = broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer!.description, isFailing2xx(c.answer!) ? c.answer!.failure : null));
+    const messages = broken.map((c) => brokenRouteMessage(c.scenario, "in head's work tree", c.answer!.description, bodyProblem(c.scenario, c.answer!)));
     throw new ScenarioError([...messages, `What each scenario's route answered in head's work tree:`, ...answered].join('\n'));
   }
   const width = Math.max(...checks.map((c) => c.scenario.name.length));
@@ -88,7 +89,9 @@ export function renderPlan(pre: Preflight, planned: PlannedComparison, routes: s
     );
     const starts = plan.blocks.map((b) => b.instances);
     lines.push(`starts   ${starts.reduce((a, b) => a + b, 0)} per side (${starts.join(' + ')} by block, fresh in each; a start pair serves every scenario in its turn)`);
-    if (plan.sequential) lines.push(`looks    ${describeLooks(plan.sequential.looks.slice(0, -1).map((l) => l.afterBlock + 1), config.load.stop)}`);
+    if (plan.sequential && planned.looks) {
+      lines.push(`looks    ${describeLooks(plan.sequential.looks.slice(0, -1).map((l) => l.afterBlock + 1), config.load.stop, planned.looks)}`);
+    }
   }
   const gated = Object.entries(config.gate).filter(
     ([key, rule]) => 'gated' in rule && rule.gated && 'limit' in rule && (key !== 'benchmarks' || config.benchmarks),
@@ -143,12 +146,13 @@ function serviceLines(config: PerfgateConfig, workTreeInstall: string | null): s
 /**
  * When the interim looks come and what stops the run there: "after blocks 1 and 2: stop on a
  * regression beyond the look's bound, or once no gated metric can fail any more (load.stop:
- * decision)".
+ * decision)"; against a stored record, what each look compares too.
  */
-export function describeLooks(afterBlocks: readonly number[], stop: PerfgateConfig['load']['stop']): string {
+export function describeLooks(afterBlocks: readonly number[], stop: PerfgateConfig['load']['stop'], looks: LookDesign = 'paired'): string {
   const blocks = afterBlocks.length === 1 ? `block ${afterBlocks[0]}` : `blocks ${afterBlocks.slice(0, -1).join(', ')} and ${afterBlocks.at(-1)}`;
   const clear = stop === 'verdicts' ? 'every gated metric is unchanged or improved (load.stop: verdicts)' : 'no gated metric can fail any more (load.stop: decision)';
-  return `after ${blocks}: stop on a regression beyond the look's bound, or once ${clear}`;
+  const against = looks === 'unpaired' ? ", head's starts so far against all of the record's" : '';
+  return `after ${blocks}${against}: stop on a regression beyond the look's bound, or once ${clear}`;
 }
 
 /** The whole run's estimate, and when each interim look would stop it: "(~1m 5s when the look after block 1 stops early, ~2m 10s after block 2)". */

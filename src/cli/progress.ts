@@ -1,6 +1,7 @@
 import type { PerfgateConfig } from '../config/types.js';
 import { formatClock, pairsPerBlock, type RunEstimate, START_ALLOWANCE_MS } from '../engine/estimate.js';
 import type { Logger, ProgressEvent } from '../engine/ports.js';
+import { MAX_ARMS } from '../engine/phases/confirm.js';
 import { profiledScenarios } from '../engine/phases/profile.js';
 
 export interface ProgressOptions {
@@ -16,7 +17,7 @@ export interface ProgressOptions {
 }
 
 /** The phases after the HTTP measurement, in the order they run. */
-const AFTER_MEASURE = ['benchmark', 'profile', 'done'] as const;
+const AFTER_MEASURE = ['benchmark', 'profile', 'confirm', 'done'] as const;
 
 /**
  * The time left, from rates measured on this run: how long a block's services take to start,
@@ -25,7 +26,8 @@ const AFTER_MEASURE = ['benchmark', 'profile', 'done'] as const;
  * scenario's share of the block, so the warm-up at the head of a stretch is not charged to its
  * first pair alone). Until a stretch is complete the plan's estimate stands in. When a phase after
  * the measurement starts (a look stopped the run early, or it measured every block), the pairs
- * still planned leave the total.
+ * still planned leave the total. A failing scenario's third arm (its culprit reverted) joins it
+ * when the engine announces it: the plan's estimate of one arm (RunEstimate.confirmMs) per arm.
  */
 export class TimeLeft {
   private readonly blockPairs: number[];
@@ -43,6 +45,8 @@ export class TimeLeft {
   private after: { phase: string; since: number } | null = null;
   /** The scenarios the profile phase's estimate counts. */
   private profiledScenarios: number;
+  /** One third arm: a block of the plan's first block's size and its reverted tree, ms. */
+  private readonly armMs: number;
 
   constructor(estimate: RunEstimate, config: PerfgateConfig) {
     this.blockPairs = pairsPerBlock(config);
@@ -53,6 +57,9 @@ export class TimeLeft {
     this.afterPhases = estimate.phases
       .filter((p) => p.phase !== 'measure')
       .map((p) => ({ phase: p.phase === 'benchmarks' ? 'benchmark' : p.phase, ms: p.ms }));
+    // Nothing until a scenario fails: a passing run tests no culprit.
+    this.afterPhases.push({ phase: 'confirm', ms: 0 });
+    this.armMs = estimate.confirmMs / MAX_ARMS;
     this.profiledScenarios = profiledScenarios(config).length;
   }
 
@@ -66,8 +73,11 @@ export class TimeLeft {
         if (profile) profile.ms = (profile.ms * e.pairs) / this.profiledScenarios;
         this.profiledScenarios = e.pairs;
       }
+      if (e.phase === 'confirm') this.countArms(e);
       return;
     }
+    // After the measurement, starts and pairs are a third arm's: its time is the confirm phase's.
+    if (this.after !== null) return;
     if (e.phase === 'start') {
       if (e.block !== undefined && e.block !== this.block) {
         this.block = e.block;
@@ -92,6 +102,13 @@ export class TimeLeft {
       this.stretchStartedAt = t;
       this.pairsInStretch = 0;
     }
+  }
+
+  /** The arms the confirm phase holds: one per scenario it announces, and one more for each next culprit. */
+  private countArms(e: ProgressEvent): void {
+    const confirm = this.afterPhases.find((p) => p.phase === 'confirm')!;
+    if (e.pair === 0 && e.pairs !== undefined) confirm.ms = e.pairs * this.armMs;
+    else if ((e.pair ?? 1) > 1) confirm.ms += this.armMs;
   }
 
   /** Time left at `t`, ms; null before the measurement has begun (nothing measured to go on). */
@@ -186,6 +203,8 @@ export function terminalProgress(stream: NodeJS.WriteStream, options: ProgressOp
     }
   };
   let startedBlock: number | null = null;
+  /** The culprit whose revert is being measured, once the third arm runs: its pairs are said as the arm's. */
+  let reverted: string | null = null;
   return {
     logger,
     progress(e) {
@@ -194,7 +213,8 @@ export function terminalProgress(stream: NodeJS.WriteStream, options: ProgressOp
       switch (e.phase) {
         case 'measure': {
           const due = e.pair === e.pairs || (blockEnds.length > 0 ? blockEnds.includes(e.pair ?? -1) : (e.pair ?? 0) % 10 === 0);
-          return counter(`measuring ${where(e)} · pair ${e.pair}/${e.pairs}`, due);
+          const arm = reverted === null ? '' : ` · head against ${reverted} reverted`;
+          return counter(`measuring ${where(e)}${arm} · pair ${e.pair}/${e.pairs}`, reverted !== null ? e.pair === e.pairs : due);
         }
         case 'benchmark':
           return counter(`micro-benchmarks · ${e.message} · ${e.side} · process ${e.pair}/${e.pairs}`, e.pair === e.pairs || (e.pair ?? 0) % 10 === 0);
@@ -214,6 +234,12 @@ export function terminalProgress(stream: NodeJS.WriteStream, options: ProgressOp
           return line(`stopping services${e.blocks && e.blocks > 1 ? ` (block ${e.block}/${e.blocks})` : ''}`);
         case 'profile':
           return line(e.message ? [e.scenario, e.message].filter(Boolean).join(': ') : `profiling ${where(e)} (${clock()})`);
+        case 'confirm':
+          if (e.pair === 0) return line(`testing the culprit of ${e.pairs} failing scenario${e.pairs === 1 ? '' : 's'} by reverting it (${clock()})`);
+          reverted = e.message ?? null;
+          // The arm's block starts its services afresh: its starting line is said again.
+          startedBlock = null;
+          return line(`${e.scenario}: reverting this PR's change to ${e.message}${(e.pair ?? 1) > 1 ? ' (the next culprit)' : ''} (${clock()})`);
         case 'done':
           return line(`measurement done (${formatClock(now() - started)})`);
       }

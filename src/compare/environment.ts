@@ -10,6 +10,7 @@ import { type Boundary, openBoundary } from '../engine/process/boundary.js';
 import { type HeadUser, openHeadUser } from '../engine/process/head-user.js';
 import { ProcessTracker, RUN_MARKER_VAR } from '../engine/process/processes.js';
 import { programPathOrNull } from '../engine/process/programs.js';
+import type { RunWarning } from '../results/types.js';
 import { writeRecord } from './leftovers.js';
 
 /**
@@ -122,6 +123,35 @@ export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironme
       if (files) for (const file of [files.record, files.pids]) rmSync(file, { force: true });
     },
   };
+}
+
+/**
+ * What a run environment leaves uncontained, as the warnings results.json and the report carry:
+ * no boundary where one was wanted, or a boundary without head's own user. Both shells record
+ * these through measureComparison and say the same text in their logs.
+ */
+export function environmentWarnings(environment: Pick<RunEnvironment, 'boundary' | 'noBoundary' | 'noHeadUser'>): RunWarning[] {
+  const { boundary, noBoundary, noHeadUser } = environment;
+  if (noBoundary !== null) {
+    return [
+      {
+        code: 'no-boundary',
+        message:
+          `No boundary around the pull request's code: ${noBoundary}. A process it starts that leaves its process group ` +
+          "and drops PERFGATE_RUN_ID from its environment (setsid env -i …) can outlive this run and write to the runner's files. " +
+          'perfgate makes one as root or with sudo -n (docs/security.md).',
+      },
+    ];
+  }
+  if (!boundary || noHeadUser === null) return [];
+  return [
+    {
+      code: 'no-head-user',
+      message:
+        `Head's code runs as perfgate's own user: ${noHeadUser}. It can read perfgate's environment, write the runner's files ` +
+        "(GITHUB_OUTPUT, GITHUB_ENV), perfgate's results and base's tree, and use this user's sudo. perfgate makes the user perfgate-head as root or with sudo -n (docs/security.md).",
+    },
+  ];
 }
 
 /** The run's record, or null where the repository's git directory cannot be written: the run goes on without one. */

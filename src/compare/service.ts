@@ -10,7 +10,7 @@ import { buildOverrides, type OptionValues, scenarioArgs } from '../config/optio
 import type { PerfgateConfig } from '../config/types.js';
 import { secretsFrom } from '../engine/process/env.js';
 import { estimateRun, type RunEstimate } from '../engine/estimate.js';
-import { buildPlan, type Plan } from '../engine/plan.js';
+import { buildPlan, type LookDesign, type Plan } from '../engine/plan.js';
 import type { EnginePorts } from '../engine/ports.js';
 import { type Preflight, preflight } from '../engine/preflight.js';
 import type { ProcessTracker } from '../engine/process/processes.js';
@@ -18,8 +18,8 @@ import { type CompareOutcome, type CompareRequest, runCompare } from '../engine/
 import type { SidesRequest } from '../engine/workspace/trees.js';
 import { confirmTargets, interimLook, nextConfirmTarget, unprofiledScenarios } from '../assess/look.js';
 import { writeResults } from '../results/io.js';
-import type { GitHubRecord, RunWarning, ShardRecord } from '../results/types.js';
-import type { RunEnvironment } from './environment.js';
+import type { GitHubRecord, Results, RunWarning, ShardRecord, TakenLook } from '../results/types.js';
+import { environmentWarnings, type RunEnvironment } from './environment.js';
 import { ownBenchmarks, type Shard } from './shard.js';
 import { randomSeed } from '../stats/random.js';
 import type { ResolvedComparison, Variant } from './variant.js';
@@ -57,12 +57,17 @@ export function resolveComparison(input: ComparisonInput): Promise<Preflight> {
 export interface PlannedComparison {
   plan: Plan;
   estimate: RunEstimate;
+  /** What the plan's interim looks compare; null: the run has none. */
+  looks: LookDesign | null;
 }
 
-/** The run's plan (its seed: the configuration's, or a new one) and the estimate computed from it. */
-export function planComparison(config: PerfgateConfig): PlannedComparison {
-  const plan = buildPlan(config, config.seed ?? randomSeed());
-  return { plan, estimate: estimateRun(config, plan) };
+/**
+ * The run's plan (its seed: the configuration's, or a new one) and the estimate computed from it.
+ * `looks`: what the interim looks compare (the variant's), which sets their levels; null: none.
+ */
+export function planComparison(config: PerfgateConfig, looks: LookDesign | null = 'paired'): PlannedComparison {
+  const plan = buildPlan(config, config.seed ?? randomSeed(), looks);
+  return { plan, estimate: estimateRun(config, plan), looks: plan.sequential ? looks : null };
 }
 
 export interface ComparisonRequest {
@@ -81,10 +86,10 @@ export interface ComparisonRequest {
   /** The action's record of the GitHub run, stored in results.json. */
   github?: GitHubRecord;
   /**
-   * false: measure every planned block. A run of one commit on both sides (a record, or head
-   * against a stored baseline) has no A/B for the paired stopping rule to look at.
+   * The stopping rule at the plan's interim looks (the variant's, compare/variant.ts; by default
+   * the paired one); null: measure every planned block, as a record, which compares nothing, does.
    */
-  stopEarly?: boolean;
+  look?: ((results: Results, index: number) => TakenLook) | null;
 }
 
 /**
@@ -94,6 +99,7 @@ export interface ComparisonRequest {
  */
 export function runComparison(request: ComparisonRequest, ports: Omit<EnginePorts, 'secrets'>): Promise<CompareOutcome> {
   const { checked } = request;
+  const look = request.look === undefined ? interimLook : request.look;
   return runCompare(
     {
       sides: checked,
@@ -107,7 +113,7 @@ export function runComparison(request: ComparisonRequest, ports: Omit<EnginePort
       tracker: request.tracker,
       toolVersion: VERSION,
       signal: request.signal,
-      ...(request.stopEarly !== false && { look: interimLook }),
+      ...(look && { look }),
       unprofiledScenarios,
       confirmTargets,
       nextConfirmTarget,
@@ -126,10 +132,8 @@ function shardPart(shard: Shard, record: ShardRecord, config: PerfgateConfig): N
   };
 }
 
-export interface MeasureRequest extends Omit<ComparisonRequest, 'tracker' | 'signal' | 'stopEarly'> {
+export interface MeasureRequest extends Omit<ComparisonRequest, 'tracker' | 'signal' | 'look'> {
   variant: Variant;
-  /** Said in results.json after what the run found (the action's: it ran without a boundary). */
-  warnings?: RunWarning[];
   /**
    * What the shell checks once every process of the run is stopped and before the results are
    * final, and what it found (the action: its own files, put back once the boundary is closed).
@@ -148,11 +152,11 @@ export async function measureComparison(
   environment: RunEnvironment,
   ports: Omit<EnginePorts, 'secrets' | 'env'>,
 ): Promise<CompareOutcome> {
-  const { variant, warnings: given = [], afterRun, ...rest } = request;
+  const { variant, afterRun, ...rest } = request;
   let measured: CompareOutcome;
   try {
     measured = await runComparison(
-      { ...rest, tracker: environment.tracker, signal: environment.signal, stopEarly: !variant.oneCommit },
+      { ...rest, tracker: environment.tracker, signal: environment.signal, look: variant.looks?.decide ?? null },
       { ...ports, env: environment.env },
     );
   } finally {
@@ -160,7 +164,8 @@ export async function measureComparison(
     environment.stopListening();
   }
   const { resultsPath } = measured;
-  const warnings = [...given, ...(afterRun ? await afterRun() : [])];
+  // What the environment left uncontained is said after what the run found, in both shells alike.
+  const warnings = [...environmentWarnings(environment), ...(afterRun ? await afterRun() : [])];
   if (warnings.length > 0) measured.results.warnings.push(...warnings);
   const results = variant.finish(measured.results);
   if (warnings.length > 0 || results !== measured.results) writeResults(resultsPath, results);

@@ -7,9 +7,11 @@
  * Where a record comes from (a file, an artifact) and what is published are the shells'; the
  * checks and what the comparison and its results become are here, once.
  */
+import { interimLook, interimLookAgainst } from '../assess/look.js';
 import type { OptionValues } from '../config/options.js';
+import type { LookDesign } from '../engine/plan.js';
 import type { Preflight } from '../engine/preflight.js';
-import type { Results, ShardRecord, StoredBaseline } from '../results/types.js';
+import type { Results, ShardRecord, StoredBaseline, TakenLook } from '../results/types.js';
 import { attachBaseline, checkRunner } from './baseline.js';
 import { parseShard, type Shard, sharedSeed, shardConfig, shardRecordOf } from './shard.js';
 
@@ -18,11 +20,14 @@ export type ResolvedComparison = Preflight & { shard: { shard: Shard; record: Sh
 
 export interface Variant {
   kind: 'same-runner' | 'record' | 'stored-baseline' | 'shard';
-  /**
-   * Both of the engine's sides measure one commit (head's), and every planned block runs: there
-   * is no A/B for the paired stopping rule to look at.
-   */
+  /** Both of the engine's sides measure one commit (head's): base's ref is head's. */
   oneCommit: boolean;
+  /**
+   * The interim looks between blocks: what they compare (the design's levels depend on it:
+   * engine/plan.ts) and the stopping rule that decides at each (assess/look.ts); null when the run
+   * compares nothing and measures every planned block (a record).
+   */
+  looks: { design: LookDesign; decide: (results: Results, index: number) => TakenLook } | null;
   /**
    * What the run measures of the resolved refs and configuration, before anything is checked out
    * or run: the whole (a shard: its part). Throws to refuse.
@@ -35,11 +40,13 @@ export interface Variant {
 const whole = async (checked: Preflight): Promise<ResolvedComparison> => ({ ...checked, shard: null });
 const unchanged = (results: Results): Results => results;
 
+const PAIRED_LOOKS: Variant['looks'] = { design: 'paired', decide: interimLook };
+
 /** Base and head measured side by side on this runner, paired. */
-export const SAME_RUNNER: Variant = { kind: 'same-runner', oneCommit: false, resolve: whole, finish: unchanged };
+export const SAME_RUNNER: Variant = { kind: 'same-runner', oneCommit: false, looks: PAIRED_LOOKS, resolve: whole, finish: unchanged };
 
 /** One commit measured alone: its results are a stored baseline for later comparisons (docs/modes.md). */
-export const RECORD: Variant = { kind: 'record', oneCommit: true, resolve: whole, finish: unchanged };
+export const RECORD: Variant = { kind: 'record', oneCommit: true, looks: null, resolve: whole, finish: unchanged };
 
 /**
  * Head measured alone and compared, unpaired, with a record of base: refused before anything runs
@@ -54,6 +61,8 @@ export function storedBaseline(
   return {
     kind: 'stored-baseline',
     oneCommit: true,
+    // A clear regression against the record stops at the first look, as a paired one does.
+    looks: { design: 'unpaired', decide: interimLookAgainst(baseline) },
     async resolve(checked) {
       await checkRunner(baseline, checked.config, runner.env, runner.cwd, source);
       return { ...checked, shard: null };
@@ -73,6 +82,7 @@ export function shardOf(settings: OptionValues, settingsSource: string): Variant
   return {
     kind: 'shard',
     oneCommit: false,
+    looks: PAIRED_LOOKS,
     async resolve(checked) {
       // The whole configuration is resolved first, so every shard deals the same scenarios.
       const record = shardRecordOf(checked.config, shard);

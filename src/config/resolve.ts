@@ -197,7 +197,8 @@ function resolveScenarios(
       connections: entry.connections ?? load.connections,
       pipelining,
       rate: entry.rate ?? null,
-      expect: entry.expect ?? null,
+      expect: entry.expect?.statuses ?? null,
+      ...(entry.expect?.body && { expectBody: entry.expect.body }),
       // Only scenarios that use them carry the new keys: a one-request scenario resolves (and is stored) as before.
       ...(requests && { requests, sequence: entry.sequence ?? false }),
       ...(entry.values !== undefined && { values: { file: entry.values } }),

@@ -17,7 +17,7 @@ import {
 } from './scenario-line.js';
 import { scenarioGateSchema } from './schema-gate.js';
 import { docNotes, intInRange, requestPath, scalarText } from './schema-values.js';
-import type { CaptureSource, ScenarioRate } from './types.js';
+import type { CaptureSource, Expectation, ScenarioRate } from './types.js';
 import { parsePercent } from './units.js';
 
 const methodSchema = z
@@ -84,7 +84,7 @@ export interface ScenarioEntry {
   connections?: number | undefined;
   pipelining?: number | undefined;
   rate?: ScenarioRate | undefined;
-  expect?: number[] | undefined;
+  expect?: Expectation | undefined;
   requests?: RequestEntry[] | undefined;
   sequence?: boolean | undefined;
   values?: string | undefined;
@@ -118,6 +118,67 @@ const captureSchema = z
     { error: 'is not a mapping of capture names to sources; write e.g. { token: body.token }' },
   )
   .register(docNotes, { type: 'mapping of name to body.<dot path> or header.<name>' });
+
+const statusesSchema = z
+  .union([intInRange(100, 599), z.array(intInRange(100, 599)).min(1, { error: 'is empty; list the statuses, e.g. [200, 404]' })], {
+    error: 'is not a status; write a status code (e.g. 404) or a list of them (e.g. [200, 304])',
+  })
+  .transform((value) => (Array.isArray(value) ? value : [value]));
+
+/** A dot path into a JSON body, as a capture's after `body.`: `success`, `data.items.0.id`. */
+const JSON_PATH = /^[^.\s]+(?:\.[^.\s]+)*$/;
+
+const expectObjectSchema = z
+  .strictObject({
+    status: statusesSchema
+      .optional()
+      .describe('Statuses this route is expected to answer, e.g. 200 or [200, 304]; any other counts as a failed request.')
+      .register(docNotes, { type: 'status or list of statuses', default: 'any 2xx' }),
+    body: z
+      .string({ error: 'is not text; write the text the body contains, e.g. body: "ok"' })
+      .min(1, { error: 'is empty; write the text the body contains' })
+      .optional()
+      .describe('Text the body must contain (case-sensitive, anywhere in its first 64 kB), e.g. "ok".')
+      .register(docNotes, { default: 'none' }),
+    json: z
+      .record(
+        z.string().regex(JSON_PATH, { error: 'is not a dot path; write a field of the JSON body, e.g. success or data.items.0.id' }),
+        z.union([z.string(), z.number(), z.boolean(), z.null()], { error: 'is not a value to compare; write a string, a number, true, false or null' }),
+        { error: 'is not a mapping of dot paths to values; write e.g. json: { success: true }' },
+      )
+      .optional()
+      .describe(
+        'Values the JSON body must hold: dot paths (success, data.items.0.id: fields and array indexes) each with the value it must equal, e.g. { success: true }; a number is not its text (3 is not "3").',
+      )
+      .register(docNotes, { type: 'mapping of dot path → string, number, true, false or null', default: 'none' }),
+  })
+  .refine((value) => value.status !== undefined || value.body !== undefined || value.json !== undefined, { error: 'is empty; give status, body or json' });
+
+/**
+ * What a route must answer: statuses alone (`404`, `[200, 304]`), or a mapping that can also
+ * check the body: text it contains, or values at dot paths of its JSON.
+ */
+const expectSchema = z
+  .union([statusesSchema, expectObjectSchema], {
+    error: 'is not an expectation; write a status (404), a list of statuses ([200, 304]), or a mapping ({ status: 200, body: "ok" }, { json: { success: true } })',
+  })
+  .transform((value): Expectation => {
+    if (Array.isArray(value)) return { statuses: value };
+    return {
+      ...(value.status && { statuses: value.status }),
+      ...((value.body !== undefined || value.json !== undefined) && {
+        body: { ...(value.body !== undefined && { contains: value.body }), ...(value.json !== undefined && { json: value.json }) },
+      }),
+    };
+  })
+  .optional()
+  .describe(
+    'What this route is expected to answer: statuses, e.g. 404 or [200, 304] (any other counts as a failed request; default any 2xx), or a mapping that also checks the body, e.g. ' +
+      '{ status: 200, body: "ok" } or { json: { success: true } }. ' +
+      'The load counts statuses only; the body is checked by perfgate plan and by one request to each side after the compare\'s first warm-up, and a body that does not match fails the route there, quoted (on head alone a failing verdict, on both sides an error). ' +
+      'Without expect:, plan, init and that warm-up reject a 2xx whose JSON body says it failed ("success": false, "ok": false, "status": "error" or "fail", a non-empty top-level error or errors); with it, the answer is judged by what it declares only.',
+  )
+  .register(docNotes, { type: 'status, list of statuses, or { status, body, json }', default: 'any 2xx' });
 
 const requestSchema = z
   .strictObject({
@@ -224,17 +285,7 @@ const scenarioObjectSchema = z
         "Fixed rate (open loop): requests per second sent to each side whatever it answers, e.g. 500, or a share of base's capacity measured in a closed-loop warm-up, e.g. 60%. Latency counts from each request's intended send time, so stalls are not hidden (no coordinated omission); latency p99.9 is compared too, and a side that cannot keep up shows as lower throughput. The report says the rate under the scenario's name (\"at a fixed 500 req/s\"). Omit for a closed loop (each connection sends its next request when the previous one is answered).",
       )
       .register(docNotes, { default: 'none: closed loop' }),
-    expect: z
-      .union([intInRange(100, 599), z.array(intInRange(100, 599)).min(1, { error: 'is empty; list the statuses, e.g. [200, 404]' })], {
-        error: 'is not a status; write a status code (e.g. 404) or a list of them (e.g. [200, 304])',
-      })
-      .transform((value) => (Array.isArray(value) ? value : [value]))
-      .optional()
-      .describe(
-        'Statuses this route is expected to answer, e.g. 404 or [200, 304]; any other counts as a failed request. Default: any 2xx. ' +
-          'Without it, perfgate plan and init, and the compare\'s first warm-up (on head, or on both sides), also reject a 2xx whose JSON body says it failed ("success": false, "ok": false, "status": "error" or "fail", a non-empty top-level error or errors); with it, the answer is judged by its status only.',
-      )
-      .register(docNotes, { type: 'status or list of statuses', default: 'any 2xx' }),
+    expect: expectSchema,
     gate: scenarioGateSchema.optional(),
   })
   // Same output type as the line form, so the union below yields one entry type.

@@ -169,7 +169,7 @@ const loadSchema = z
       .boolean({ error: 'is not allowed; use true or false' })
       .default(DEFAULT_LOAD.earlyStop)
       .describe(
-        'Adaptive stopping: after every block but the last, look and stop when the answer is already clear (a regression beyond that look\'s bound, or, with load.stop, no gated metric left that could fail). The bounds keep the overall alpha (O\'Brien–Fleming-type design with a look after every block, see docs/method.md). Needs at least 2 blocks.',
+        'Adaptive stopping: after every block but the last, look and stop when the answer is already clear (a regression beyond that look\'s bound, or, with load.stop, no gated metric left that could fail). The bounds keep the overall alpha (O\'Brien–Fleming-type design with a look after every block, see docs/method.md). Against a stored baseline the looks set head\'s starts so far against all of the record\'s; a record measures every block. Needs at least 2 blocks.',
       ),
     stop: z
       .enum(['decision', 'verdicts'], { error: 'is not allowed; use decision or verdicts' })

@@ -76,6 +76,20 @@ export type ScenarioRate = { perSecond: number } | { ofCapacity: number };
  * Where a sequence's request takes a value from its response: `body` (the whole body as text),
  * `body.a.b.0` (a JSON dot path; numeric segments index arrays) or `header.<name>`.
  */
+/** What a route's body must hold besides its status. */
+export interface ExpectedBody {
+  /** Text the body contains. */
+  contains?: string;
+  /** Dot paths of the JSON body (`success`, `data.items.0.id`), each with the value it must equal. */
+  json?: Record<string, string | number | boolean | null>;
+}
+
+/** scenarios[].expect as parsed: the statuses (absent: any 2xx) and what the body must hold. */
+export interface Expectation {
+  statuses?: number[];
+  body?: ExpectedBody;
+}
+
 export type CaptureSource = { from: 'body'; path: string[] } | { from: 'header'; name: string };
 
 /** One request of a scenario that lists several (`requests:`). Texts may hold {name} placeholders. */
@@ -125,6 +139,8 @@ export interface ScenarioConfig {
   rate: ScenarioRate | null;
   /** Statuses the route is expected to answer; null: any 2xx. */
   expect: number[] | null;
+  /** What the route's body must hold (expect: { body, json }); absent: nothing declared. */
+  expectBody?: ExpectedBody;
   /** The rules this scenario sets itself, each the global rule with the scenario's keys over it; absent: the global ones. */
   gate?: Partial<Record<ScenarioGateKey, MetricRule>>;
 }

@@ -95,7 +95,7 @@ export function turnWarmup(load: { warmupMs: number; sliceMs: number }, position
  * Each pair's order (base first or head first) is drawn at random. Reproducible from the logged
  * seed; cannot drift with what was measured.
  */
-export function buildPlan(config: PerfgateConfig, seed: number): Plan {
+export function buildPlan(config: PerfgateConfig, seed: number, looks: LookDesign | null = 'paired'): Plan {
   const random = createRandom(seed);
   const order = (): [Side, Side] => (random() < 0.5 ? ['base', 'head'] : ['head', 'base']);
   const { pairs, blocks, instances } = config.load;
@@ -139,7 +139,7 @@ export function buildPlan(config: PerfgateConfig, seed: number): Plan {
     blocks: planned,
     pairsPerScenario: pairs,
     starts: planned.reduce((n, b) => n + b.instances, 0),
-    sequential: planSequential(config),
+    sequential: looks === null ? null : planSequential(config, looks),
   };
 }
 
@@ -180,13 +180,36 @@ export function buildBenchPlan(files: Record<Side, readonly string[]>, rounds: n
 export const SEQUENTIAL_DESIGN = "O'Brien–Fleming-type (Lan–DeMets), one-sided";
 
 /**
+ * What a look compares: base's starts against head's, pair by pair, measured side by side
+ * (paired); or head's starts against a stored record's (unpaired, assess/unpaired.ts).
+ */
+export type LookDesign = 'paired' | 'unpaired';
+
+/**
+ * The information a look has, up to a constant, after `measured` of the plan's `total` start
+ * pairs. Paired: the units are head's and base's start pairs, each an independent difference, so
+ * the information grows with their count (Jennison & Turnbull 2000, §7.1: information fraction).
+ * Unpaired: the shift of head's starts against a record of `total` start pairs, a sample that is
+ * complete at every look; the estimate's variance is σ²·(1/total + 1/measured), so the
+ * information is its inverse, and the statistics at the looks still have the canonical joint
+ * distribution (J&T §3.1: corr(Z_j, Z_k) = √(I_j / I_k) for j < k, since the covariance of the
+ * two estimates is the later one's variance). A record measures the configuration of the run
+ * that compares with it (checkRunner refuses another), so `total` is its starts too.
+ */
+function information(measured: number, total: number, looks: LookDesign): number {
+  return looks === 'paired' ? measured : 1 / (1 / total + 1 / measured);
+}
+
+/**
  * The adaptive-stopping design for this configuration, before any load (docs/method.md,
  * "Adaptive stopping"): null when early stopping is off, or there is no HTTP scenario, or one
  * block (no block boundary to look at). A look after every block, the last one final: the
- * verdicts count starts, not slices, so the information a look has is its share of the starts
- * (Jennison & Turnbull 2000, §7.1: information fraction).
+ * verdicts count starts, not slices, so a look's information fraction is its share of the final
+ * look's information (`information`). Against a stored record the early looks carry more of it
+ * (with three blocks, 1/2 and 4/5 rather than 1/3 and 2/3): the record's half of the comparison
+ * is whole from the start.
  */
-export function planSequential(config: PerfgateConfig): SequentialRecord | null {
+export function planSequential(config: PerfgateConfig, looks: LookDesign = 'paired'): SequentialRecord | null {
   const { pairs, blocks, earlyStop } = config.load;
   if (!earlyStop || blocks < 2 || config.scenarios.length === 0) return null;
   const sizes = blockSizes(pairs, blocks);
@@ -195,20 +218,20 @@ export function planSequential(config: PerfgateConfig): SequentialRecord | null 
   const total = starts.reduce((a, b) => a + b, 0);
   let measured = 0;
   let measuredPairs = 0;
-  const looks = sizes.map((size, block) => {
+  const planned = sizes.map((size, block) => {
     measured += starts[block]!;
     measuredPairs += size;
-    return { afterBlock: block, pairs: measuredPairs, t: measured / total };
+    return { afterBlock: block, pairs: measuredPairs, t: information(measured, total, looks) / information(total, total, looks) };
   });
   // The tests are one-sided at alpha (see assess/compare.ts): the symmetric two-sided design at
   // 2·alpha has nearly those one-sided bounds, at half its two-sided levels: they differ only by
   // the paths that cross the other bound at one look and this one at a later look, which at
   // these levels must move by several standard deviations in between.
-  const bounds = lookBounds(looks.map((look) => look.t), 2 * config.alpha);
+  const bounds = lookBounds(planned.map((look) => look.t), 2 * config.alpha);
   return {
     design: SEQUENTIAL_DESIGN,
     alpha: config.alpha,
-    looks: looks.map((look, k) => ({ ...look, nominalAlpha: bounds.nominal[k]! / 2 })),
+    looks: planned.map((look, k) => ({ ...look, nominalAlpha: bounds.nominal[k]! / 2 })),
     taken: [],
   };
 }

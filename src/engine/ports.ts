@@ -11,7 +11,7 @@ export interface Logger {
 }
 
 export interface ProgressEvent {
-  phase: 'workspace' | 'install' | 'build' | 'start' | 'warmup' | 'measure' | 'benchmark' | 'profile' | 'stop' | 'done';
+  phase: 'workspace' | 'install' | 'build' | 'start' | 'warmup' | 'measure' | 'benchmark' | 'profile' | 'confirm' | 'stop' | 'done';
   side?: 'base' | 'head';
   scenario?: string;
   block?: number;
@@ -19,7 +19,9 @@ export interface ProgressEvent {
   /**
    * Pairs finished in this scenario, and the total planned; for 'benchmark', processes (this one
    * included); for 'profile' with pair 0, the scenarios the phase profiles after the verdicts left
-   * some out.
+   * some out; for 'confirm' with pair 0, the scenarios whose culprit is tested, and then per arm
+   * its number in the scenario (2: the next culprit, after the first explained too little) of
+   * MAX_ARMS, with the culprit's name as the message.
    */
   pair?: number;
   pairs?: number;

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { PerfgateConfig, ServiceConfig } from '../config/types.js';
 import { configHash } from '../results/config-hash.js';
 import { type ConfirmTarget, type GitHubRecord, RESULTS_VERSION, type Results, type RunWarning, type ShardRecord, type Side, type TakenLook } from '../results/types.js';
+import { headBrokenScenarios } from '../results/errors.js';
 import { WriteError, writing } from '../results/write-error.js';
 import { CancelledError, SetupError } from './errors.js';
 import { type DiscoveredBenchmarks, discoverBenchmarks } from './phases/bench/discover.js';
@@ -13,7 +14,7 @@ import { profiledScenarios, runProfiles } from './phases/profile.js';
 import type { Plan } from './plan.js';
 import type { EnginePorts } from './ports.js';
 import { scrubEnv } from './process/env.js';
-import type { ProcessTracker } from './process/processes.js';
+import { headIdentityOf, type ProcessTracker } from './process/processes.js';
 import { loadScenarioValues } from './load/requests.js';
 import { RunSession } from './session.js';
 import { type BaseSeal, sealBaseTree } from './workspace/base-seal.js';
@@ -24,6 +25,7 @@ import { dependencyChanges, findLockfile } from './workspace/lockfiles.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree, type Trees } from './workspace/trees.js';
 import { recordLoggedErrors } from './service/logged-errors.js';
 import { sealPreloads } from './service/preloads.js';
+import { builtHunks } from './workspace/source-map.js';
 
 export interface CompareRequest {
   /** Base and head as commits (preflight.ts resolved them): the run checks these out and resolves no ref again. */
@@ -124,12 +126,17 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
       await runHttpPhase(session, { config, services, plan, trees: sides, look: request.look ?? null, seal });
       recordLoggedErrors(session, sides, request.outDir);
     }
-    if (discovered) {
+    // A route head broke is the verdict, known at its warm-up: nothing more is measured or profiled.
+    const stopped = headBrokenScenarios(results).length > 0;
+    if (discovered && !stopped) {
       await runBenchmarks({ session, config: config.benchmarks!, service: config.service, discovered, seed: plan.seed });
     }
     // After the timed phases, never during them: a profiler costs speed.
     const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
-    await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
+    if (!stopped) {
+      await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
+      recordBuiltChanges(session, trees.head);
+    }
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
     if (targets.length > 0) {
       await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }) });
@@ -213,6 +220,24 @@ async function recordChanges(session: RunSession, trees: Trees, services: Record
 }
 
 /**
+ * The pull request's change in the built files head's profiles ran (a TypeScript service runs
+ * dist/, the PR changed src/): the built lines made from changed source lines, by each file's
+ * source map, so a culprit in built code is marked changed by this PR or not as in its source.
+ * Read after the profiles: they say which own files ran, and the build has made them.
+ */
+function recordBuiltChanges(session: RunSession, head: Tree): void {
+  const { changes, profiles } = session.results;
+  if (!changes || !profiles) return;
+  const known = new Set(changes.files.map((f) => f.file));
+  const ran = new Set(profiles.flatMap((p) => p.sides.head.functions.filter((f) => f.category === 'own' && !known.has(f.file)).map((f) => f.file)));
+  const built = [...ran].flatMap((file) => {
+    const hunks = builtHunks(head.root, file, changes.files);
+    return hunks === null || hunks.length === 0 ? [] : [{ file, hunks }];
+  });
+  if (built.length > 0) session.update((r) => (r.changes = { ...changes, files: [...changes.files, ...built] }));
+}
+
+/**
  * Without a lockfile in head, the versions each side installed name the packages the pull request
  * changed (a version pinned in package.json alone): read after both installs.
  */
@@ -241,7 +266,7 @@ async function installBothSides(session: RunSession, trees: Trees, services: Rec
     // The side is told to every command, as to the service: a per-side database or cache can be named after it.
     await setupTree(tree, { service: services[tree.side], env: { ...env, PERFGATE_SIDE: tree.side }, logDir, tracker, ...(copyInstallFrom && { copyInstallFrom }) }, ports);
     if (tree.side === 'base') {
-      seal = await sealBaseTree(tree, dirs.base);
+      seal = await sealBaseTree(tree, dirs.base, headIdentityOf(tracker));
       ports.logger.info(`base's tree sealed: ${seal.paths} files, tracked, installed or loadable as code (${seal.ms} ms)`);
     }
   }

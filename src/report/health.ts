@@ -10,6 +10,7 @@ import { formatChange, formatCount, formatDurationUs, formatInterval, formatPerc
 import { betterSideOpen, HEAP_OPEN, type HealthRow, verdictTone } from './rows.js';
 import { startupRows } from './startup.js';
 import { COUNTER_NAMES, counterRows, formatCounterValue, isCounter } from './counters.js';
+import { FAILING_IMPROVEMENT, headFailingScenarios } from './verdicts.js';
 
 const HEALTH_METRIC_NAMES: Record<HealthMetricId, string> = {
   event_loop_delay_p99: 'event-loop delay p99',
@@ -127,11 +128,19 @@ function processCounts(health: HealthAnalysis, scenario: string, side: Side): st
   return range.min === range.max ? formatCount(range.min) : `${formatCount(range.min)}–${formatCount(range.max)}`;
 }
 
+/** A row whose verdict is an improvement, as a scenario whose head fails requests shows it: not comparable. */
+function notComparable(row: Omit<HealthRow, 'firstOfScenario'>): Omit<HealthRow, 'firstOfScenario'> {
+  const { cell } = row;
+  if ((cell.kind !== 'verdict' && cell.kind !== 'leak') || cell.tone !== 'good') return row;
+  return { ...row, cell: { kind: 'verdict', tone: 'unknown', words: FAILING_IMPROVEMENT } };
+}
+
 /** Rows of every scenario with health data, scenarios in run order, gated metrics first within each. */
 export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
   const startup = startupRows(analysis).map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
   const health = analysis.health;
   if (!health) return startup;
+  const failing = headFailingScenarios(analysis);
   return startup.concat(results.scenarios.flatMap((scenario) => {
     const name = scenario.name;
     const comparisons = health.comparisons
@@ -140,7 +149,9 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
     const growth = health.heap.find((h) => h.scenario === name);
     const generator = health.generator.find((g) => g.scenario === name);
     const timed = comparisons.filter((c) => !isCounter(c.metric));
-    const rows: Omit<HealthRow, 'firstOfScenario'>[] = [...timed.map(comparisonRow), ...counterRows(comparisons), ...(growth ? heapRows(growth) : [])];
+    const measured = [...timed.map(comparisonRow), ...counterRows(comparisons), ...(growth ? heapRows(growth) : [])];
+    // A route whose head fails requests does less work on its error page: no health improvement there.
+    const rows: Omit<HealthRow, 'firstOfScenario'>[] = failing.has(name) ? measured.map(notComparable) : measured;
     if (rows.length > 0) {
       rows.push({
         scenario: name,

@@ -44,7 +44,7 @@ export const HEAP_OPEN = 'head grows slower, not shown to be a leak gone';
 
 /** What a row's verdict cell says: a verdict in the usual words, a memory-growth verdict in its own, a load generator's state, or nothing. */
 export type HealthCell =
-  | { kind: 'verdict'; tone: Tone; open?: string | undefined }
+  | { kind: 'verdict'; tone: Tone; open?: string | undefined; words?: string }
   | { kind: 'leak'; tone: Tone; open?: string | undefined }
   | { kind: 'generator'; bound: boolean }
   | { kind: 'none' };

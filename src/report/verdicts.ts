@@ -88,19 +88,24 @@ export function rowTone(row: ReportRow): Tone {
 /** What the verdict cell says instead of "improvement" for such a row. */
 export const FAILING_IMPROVEMENT = 'not comparable: head fails requests';
 
+/** The scenarios whose head fails requests base answered (a regression of their errors metric). */
+export function headFailingScenarios(analysis: Pick<Analysis, 'comparisons'>): Set<string> {
+  return new Set(analysis.comparisons.flatMap((c) => (c.metric === 'errors' && c.verdict === 'regression' ? [c.scenario] : [])));
+}
+
 /**
- * Every verdict of the Assessment's one list (I/O is information, no verdict). An HTTP
- * improvement of a scenario whose head fails requests counts as inconclusive, as its row reads
- * (rowTone): the counts and the chart must agree with the table.
+ * Every verdict of the Assessment's one list (I/O is information, no verdict). An improvement of
+ * a scenario whose head fails requests, in its load metrics or in its service health (fewer GCs
+ * on a route that now answers an error page), counts as inconclusive, as its row reads (rowTone,
+ * and the health table): the counts and the chart must agree with the tables.
  */
-export function allComparisons(analysis: Pick<Assessment, 'all'>): Pick<PairedComparison, 'verdict' | 'gated'>[] {
-  const failing = new Set(
-    analysis.all.flatMap((e) => (e.kind === 'http' && e.comparison.metric === 'errors' && e.comparison.verdict === 'regression' ? [e.subject.scenario] : [])),
-  );
+export function allComparisons(analysis: Pick<Assessment, 'all' | 'comparisons'>): Pick<PairedComparison, 'verdict' | 'gated'>[] {
+  const failing = headFailingScenarios(analysis);
   return analysis.all.flatMap((e) => {
     if (e.kind === 'io') return [];
     const c = e.comparison;
-    const headFails = e.kind === 'http' && c.verdict === 'improvement' && e.comparison.metric !== 'errors' && failing.has(e.subject.scenario);
+    const ofScenario = e.kind === 'health' || e.kind === 'heap' || (e.kind === 'http' && e.comparison.metric !== 'errors');
+    const headFails = ofScenario && c.verdict === 'improvement' && failing.has(e.subject.scenario);
     return [headFails ? { verdict: 'inconclusive' as const, gated: c.gated } : c];
   });
 }

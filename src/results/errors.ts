@@ -1,4 +1,5 @@
-import type { Slice } from './types.js';
+import { formatPercent } from '../stats/format.js';
+import type { HeadBroken, Results, ScenarioResults, Slice } from './types.js';
 
 /**
  * The share of requests not answered as expected, of a slice or of a side's slices summed: a
@@ -10,4 +11,44 @@ import type { Slice } from './types.js';
 export function errorShare(counts: Pick<Slice, 'requests' | 'non2xx' | 'errors'>): number {
   const sent = counts.requests + counts.errors;
   return sent > 0 ? (counts.non2xx + counts.errors) / sent : Number.NaN;
+}
+
+/** The scenarios whose route head broke where base did not (ScenarioResults.headBroken): a run that has any stops measuring. */
+export function headBrokenScenarios(results: Pick<Results, 'scenarios'>): ScenarioResults[] {
+  return results.scenarios.filter((scenario) => scenario.headBroken);
+}
+
+/** A piece of the sentence that says how head broke a route: perfgate's words, or the service's own text (a body), which a printer must escape. */
+export interface HeadBrokenPart {
+  text: string;
+  quoted: boolean;
+}
+
+/**
+ * How head broke a route, in parts: `head answered 404 "Cannot GET /gone" where base answered 200
+ * (100% of head's warm-up requests failed, base 0%)`. One sentence for the log, the check's
+ * message and the report's headline, each rendering the quoted body its own way.
+ */
+export function headBrokenParts(broken: HeadBroken): HeadBrokenPart[] {
+  const words = (text: string): HeadBrokenPart => ({ text, quoted: false });
+  const parts: HeadBrokenPart[] = [];
+  if (broken.status === null) parts.push(words(`head ${broken.noAnswer ?? 'did not answer'}`));
+  else {
+    parts.push(words(`head answered ${broken.status}`));
+    parts.push(...(broken.body ? [words(' "'), { text: broken.body, quoted: true }, words('"')] : [words(' with an empty body')]));
+    if (broken.failure) parts.push(words(', a body that says the request failed ('), { text: broken.failure, quoted: true }, words(')'));
+    if (broken.mismatch) parts.push(words(', a body that does not match expect: ('), { text: broken.mismatch, quoted: true }, words(')'));
+  }
+  parts.push(words(broken.baseStatus === null ? ' where base did not answer this request' : ` where base answered ${broken.baseStatus}`));
+  if (broken.shares) {
+    parts.push(words(` (${formatPercent(broken.shares.head)} of head's warm-up requests failed, base ${formatPercent(broken.shares.base)})`));
+  }
+  return parts;
+}
+
+/** headBrokenParts as plain text, for a log line or a message. */
+export function describeHeadBroken(broken: HeadBroken): string {
+  return headBrokenParts(broken)
+    .map((part) => part.text)
+    .join('');
 }

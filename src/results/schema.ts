@@ -15,12 +15,14 @@
 import { z } from 'zod';
 import { GATE_KEYS, type GateKey, type PerfgateConfig, SCENARIO_GATE_KEYS, type ScenarioGateKey } from '../config/types.js';
 import { RESULTS_VERSION } from './version.js';
-import { count, cpuList, fraction, httpMethod, isoTime, list, LOG_MAX, message, name, NAME_MAX, nonNegative, positive, sha, side, stringMap } from './schema-values.js';
+import { count, cpuList, fraction, httpMethod, isoTime, list, LOG_MAX, message, name, nonNegative, positive, sha, side, stringMap } from './schema-values.js';
 import { benchmarkResultsSchema } from './schema-bench.js';
+import { headBrokenSchema, loggedErrorSchema, unexpectedAnswerSchema } from './schema-answers.js';
 import { scenarioProfileSchema } from './schema-profile.js';
 
 export * from './schema-bench.js';
 export * from './schema-profile.js';
+export * from './schema-answers.js';
 export { sideSchema } from './schema-values.js';
 
 
@@ -61,6 +63,7 @@ const storedConfig = z.object({
       pipelining: count,
       rate: z.union([z.object({ perSecond: positive }), z.object({ ofCapacity: fraction })]).nullable(),
       expect: list(z.int().min(100).max(599)).nullable(),
+      expectBody: z.object({ contains: message.optional(), json: z.record(name, z.union([message, z.number(), z.boolean(), z.null()])).optional() }).optional(),
       requests: list(
         z.object({
           name,
@@ -347,25 +350,6 @@ export const startRecordSchema = z.object({
   rssBytes: nonNegative.nullable(),
 });
 
-/** A status the scenario does not expect, and the start of the body that came with it (one line, cut at 160 characters by the engine). */
-export const unexpectedAnswerSchema = z.object({ status: z.int().min(100).max(999), body: z.string().max(NAME_MAX) });
-
-/**
- * The first error a side's service printed in its log during the HTTP measurement (found as
- * src/engine/process/log-excerpt.ts finds it), recorded when that side failed requests: the
- * stack that says why, for a report to quote beside the answer.
- */
-export const loggedErrorSchema = z.object({
-  /** The log, relative to the run's directory (logs/head.log). */
-  log: name,
-  /** The error's first line's number in the log (1-based). */
-  line: z.int().min(1),
-  /** The error's lines and stack. */
-  text: message,
-  /** The first place in the project's own code among them (`server.js:12`); absent when none is. */
-  place: name.optional(),
-});
-
 export const scenarioResultsSchema = z.object({
   name,
   method: httpMethod,
@@ -384,6 +368,8 @@ export const scenarioResultsSchema = z.object({
    * results from before it was recorded).
    */
   unexpectedAnswer: z.object({ base: unexpectedAnswerSchema.optional(), head: unexpectedAnswerSchema.optional() }).optional(),
+  /** Set when head broke this route where base did not (headBrokenSchema): the run stopped at its first warm-up. */
+  headBroken: headBrokenSchema.optional(),
 });
 
 export const runWarningSchema = z.object({
@@ -440,7 +426,11 @@ export const changedFileSchema = z.object({
 export const changeSetSchema = z.object({
   /** The commit head was compared with: the merge-base of base and head. */
   since: sha,
-  /** Files head adds or changes, renamed ones by their head path (relative to the repository root). */
+  /**
+   * Files head adds or changes, renamed ones by their head path (relative to the repository root);
+   * after the profiles also the built files head ran whose source map names changed source lines,
+   * with the built lines made from them (engine/workspace/source-map.ts, builtHunks).
+   */
   files: list(changedFileSchema),
 });
 
@@ -471,7 +461,7 @@ export const plannedLookSchema = z.object({
   afterBlock: count,
   /** Pairs per scenario measured by then. */
   pairs: count,
-  /** Information fraction: pairs / planned pairs. */
+  /** Information fraction: the share of the final look's information (paired: of the planned start pairs; against a stored record: engine/plan.ts, information). */
   t: fraction,
   /** Nominal one-sided level at this look: a gated metric is significant when its Holm-adjusted p is below it. */
   nominalAlpha: fraction,

@@ -32,6 +32,7 @@ export type Confirmation = z.output<typeof schema.confirmationSchema>;
 /** A scenario with a gated regression and the culprit its profile named: what the third arm tests (engine/phases/confirm.ts). */
 export type ConfirmTarget = Pick<Confirmation, 'scenario' | 'culprit'>;
 export type UnexpectedAnswer = z.output<typeof schema.unexpectedAnswerSchema>;
+export type HeadBroken = z.output<typeof schema.headBrokenSchema>;
 export type LoggedError = z.output<typeof schema.loggedErrorSchema>;
 /**
  * A file may carry warning codes of other releases (the schema takes any short text); the codes
@@ -399,6 +400,20 @@ export interface Analysis {
    * pass, and the CLI exits 2 (the run is invalid, not a regression).
    */
   unfair?: UnfairFinding[];
+  /**
+   * The routes head broke where base did not, found at their first warm-up (ScenarioResults.headBroken):
+   * the decision is "fail" and the run measured no pair of them. Absent: none.
+   */
+  headBroken?: HeadBrokenRoute[];
+}
+
+/** A route head broke, as the headline and the check's message say it. */
+export interface HeadBrokenRoute extends HeadBroken {
+  scenario: string;
+  method: string;
+  path: string;
+  /** The first error head's service logged (results.json's serviceErrors.head), when it logged one. */
+  logError?: LoggedError;
 }
 
 /** One reason the comparison was not fair. */

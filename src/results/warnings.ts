@@ -14,9 +14,10 @@ export const WARNING_CODES = {
   'base-config-unusable': "base's configuration could not be used (unreadable, or no file and the flags or inputs give base no service to start), so base's service ran with head's commands",
   'noisy-service': "a service printed more at a start than its log keeps (the first 64 KiB and the last 192 KiB): the rest was counted and left out, and printing under load is measured work",
   'lockfile-not-read': 'the pull request changes the lockfile (npm, pnpm or yarn), but perfgate could not read it, so CPU time is not attributed to the packages it upgraded',
-  // recorded by the action (src/action/)
+  // recorded for the run environment (src/compare/environment.ts), by the action and the CLI alike
   'no-boundary': "the pull request's code ran without a boundary: a process it left outside its group could outlive the step",
   'no-head-user': "the pull request's code ran as perfgate's own user (no separate user could be made): it could reach perfgate's process, the runner's files and base's",
+  // recorded by the action (src/action/)
   'pr-workflow': "the measurement ran under the pull request's own workflow (a fork's run, or a pull request that changes .github/workflows/): its numbers are the pull request's own claim",
   'own-files-changed': "a process of the run changed perfgate's own files (the action's dist/, action.yml, package.json); perfgate put back the bytes it read at the start",
   // derived by the gate (src/assess/warnings.ts, src/assess/compare.ts)

@@ -1,29 +1,20 @@
 // lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
-// The stored baseline end to end, with the action bundled from this source into a temporary
-// directory: mode: record on a push stores the base commit's record as an artifact; a pull
-// request with baseline: stored finds it through the artifacts API, measures head alone and
-// fails on head's tenfold work; and the refusals a user meets (no record, a record a pull
-// request's run uploaded, another runner image).
+// The stored baseline end to end through the bundled action (dist/): mode: record on a push
+// stores the base commit's record as an artifact; a pull request with baseline: stored finds it
+// through the artifacts API, measures head alone and fails on head's tenfold work; and the
+// refusals a user meets (no record, a record a pull request's run uploaded, another runner image).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { before, test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
 import { readZip } from '../helpers/artifact-zip.js';
 import { pullRequestEvent, pushEvent } from '../helpers/github-events.js';
 import { describeRun, QUICK_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform } from '../helpers/github-runner.js';
-import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
+import { baseSha, headSha, makeRepo } from '../helpers/repo.js';
 
 const platform = useFakePlatform();
-const distDir = join(mkdtempSync(join(tmpdir(), 'perfgate-dist-')), 'dist');
 // Every start pair in one block: both runs measure the same schedule of 24 starts.
 const inputs = { ...QUICK_INPUTS, profile: 'false' };
-
-before(async () => {
-  const { bundle } = await import(join(ROOT, 'scripts', 'bundle.mjs'));
-  await bundle(distDir);
-});
 
 function checkout(repo: string, sha: string): void {
   execFileSync('git', ['-C', repo, 'checkout', '--quiet', '--detach', sha]);
@@ -38,7 +29,6 @@ function storedBaselineRun(repo: string, pr: { number: number; base: string; hea
     workspace: repo,
     runId,
     token: READ_ONLY_TOKEN,
-    distDir,
     env,
     ...platform,
   });
@@ -51,7 +41,7 @@ test('record on a push, then baseline: stored on a pull request: the record is f
   // main's push run records base.
   checkout(repo, base);
   platform.github.runs.set(5001, { event: 'push', headSha: base, headBranch: 'main', headRepo: 'acme/shop' });
-  const record = await runAction({ eventName: 'push', event: pushEvent('0'.repeat(40), base), inputs: { ...inputs, mode: 'record' }, workspace: repo, runId: 5001, distDir, ...platform });
+  const record = await runAction({ eventName: 'push', event: pushEvent('0'.repeat(40), base), inputs: { ...inputs, mode: 'record' }, workspace: repo, runId: 5001, ...platform });
   assert.equal(record.status, 0, describeRun(record));
   const name = `perfgate-record-default-${base}`;
   assert.equal(record.outputs['record-artifact'], name);
@@ -121,7 +111,6 @@ test('mode: record refuses a pull_request event: a pull request\'s code must not
     inputs: { ...inputs, mode: 'record' },
     workspace: repo,
     runId: 5201,
-    distDir,
     ...platform,
   });
   assert.equal(run.status, 1);

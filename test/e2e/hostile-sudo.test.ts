@@ -3,21 +3,29 @@
  * A hostile pull request with the runner's real powers: the step runs as a user like GitHub's
  * `runner` (unprivileged, passwordless sudo), so perfgate makes its boundary and head's user
  * (perfgate-head) through `sudo -n`. Head's install (test/fixtures/hostile/sudo.js) calls `sudo -n`
- * to move a process to the root cgroup, to read perfgate's environment, and to append
- * `decision=pass` to GITHUB_OUTPUT, and tries each without sudo too. Every attempt must be
- * refused, no token value read, none of its processes alive after the step, and its head, doing
- * twice base's work, must still fail. An honest head that installs a package from npm and serves
- * passes and fails as before, as head's user.
+ * to move a process to the root cgroup, to read perfgate's environment, and to write, append to
+ * and replace GITHUB_OUTPUT, GITHUB_ENV, the step summary, results.json and verdicts.json, and to
+ * plant a file in the artifacts' directory; it tries each without sudo too, and leaves a process
+ * that tries the writes again all through the run. Every attempt must be refused, no token value
+ * read, none of its processes alive after the step, every one of those files perfgate's own
+ * (verdicts.json valid and what results.json gives), and its head, doing twice base's work, must
+ * still fail. An honest head that installs a package from npm and serves passes and fails as
+ * before, as head's user.
  */
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { assessResults } from '../../src/assess/compare.js';
+import { buildVerdicts } from '../../src/assess/verdicts.js';
+import { readResults } from '../../src/results/io.js';
+import { validateResults } from '../../src/results/validate.js';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { describeRun, parseFileCommands, QUICK_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform } from '../helpers/github-runner.js';
 import { alive } from '../helpers/processes.js';
-import { baseSha, type Files, headSha, makeRepo } from '../helpers/repo.js';
+import { baseSha, type Files, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 import { canMakeRunnerUser, giveTree, runnerUser } from '../helpers/runner-user.js';
 
 const platform = useFakePlatform();
@@ -30,16 +38,40 @@ interface Attempt {
   err: string;
 }
 
+/** What the process the install left behind tried (test/fixtures/hostile/sudo-watch.js). */
+interface Watch {
+  rounds: number;
+  /** Per file: in how many rounds it existed. */
+  existed: Record<string, number>;
+  tally: Record<string, { tried: number; succeeded: number; errors: string[] }>;
+}
+
+/** Every file under `dir` (none when it is missing). */
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name));
+}
+
 test("a head whose install uses the runner's sudo is refused every attempt, reads no token, leaves nothing alive, and its regression still fails", { skip }, async (t) => {
   const user = runnerUser();
   const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
   const findings = mkdtempSync(join(tmpdir(), 'perfgate-findings-'));
+  // The step's files as the runner lays them out, and the run directory perfgate makes in RUNNER_TEMP.
+  const runDir = join(temp, 'perfgate-6400-1');
+  const step = { GITHUB_OUTPUT: join(temp, 'output'), GITHUB_ENV: join(temp, 'env'), GITHUB_STEP_SUMMARY: join(temp, 'summary.md') };
+  writeFileSync(step.GITHUB_ENV, '');
+  const written = { 'results.json': join(runDir, 'results.json'), 'verdicts.json': join(runDir, 'verdicts.json') };
+  const marker = 'forged-by-head-6400';
+  const targets = { marker, files: { ...step, ...written }, dirs: { artifacts: join(runDir, 'artifacts') } };
   const base: Files = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 200000}', 'perfgate.yml': 'profile: false\n' };
   const repo = makeRepo(base, {
     'work.json': '{"iterations": 400000}',
     'sudo.js': { copy: 'hostile/sudo.js' },
+    'sudo-watch.js': { copy: 'hostile/sudo-watch.js' },
     'findings-dir.txt': findings,
-    'output-path.txt': join(temp, 'output'),
+    'targets.json': JSON.stringify(targets),
     'perfgate.yml': 'service:\n  install: node sudo.js\nprofile: false\n',
   });
   giveTree(findings, user);
@@ -57,7 +89,7 @@ test("a head whose install uses the runner's sudo is refused every attempt, read
     ...platform,
     user,
     token: READ_ONLY_TOKEN,
-    env: { ACTIONS_ID_TOKEN_REQUEST_TOKEN: ID_TOKEN_REQUEST, ACTIONS_ID_TOKEN_REQUEST_URL: 'http://127.0.0.1:9/token' },
+    env: { ACTIONS_ID_TOKEN_REQUEST_TOKEN: ID_TOKEN_REQUEST, ACTIONS_ID_TOKEN_REQUEST_URL: 'http://127.0.0.1:9/token', GITHUB_ENV: step.GITHUB_ENV },
     timeoutMs: 300_000,
   });
   const ended = Date.now();
@@ -82,15 +114,40 @@ test("a head whose install uses the runner's sudo is refused every attempt, read
   const surviving = left.filter(alive);
   for (const pid of surviving) process.kill(pid, 'SIGKILL');
   t.diagnostic(`processes left by the install: ${left.length}, alive after the step: ${surviving.length}`);
-  assert.ok(left.length >= 3);
+  assert.ok(left.length >= 4);
   assert.deepEqual(surviving, [], 'none outlives the step');
 
   // The decision is the regression measured, in GITHUB_OUTPUT as perfgate wrote it.
   assert.equal(run.status, 1, describeRun(run));
   assert.equal(run.outputs.decision, 'fail', describeRun(run));
-  const output = readFileSync(join(temp, 'output'), 'utf8');
+  const output = readFileSync(step.GITHUB_OUTPUT, 'utf8');
   assert.equal(parseFileCommands(output).decision, 'fail');
   assert.ok(!output.includes('decision=pass'), output);
+
+  // The process it left tried the writes all through the run, results.json there, and none succeeded.
+  const watches = readdirSync(findings).filter((f) => /^watch-\d+\.json$/.test(f));
+  assert.equal(watches.length, 1, `one process left to write: ${describeRun(run)}`);
+  const watch = JSON.parse(readFileSync(join(findings, watches[0]!), 'utf8')) as Watch;
+  const tries = Object.values(watch.tally).reduce((n, a) => n + a.tried, 0);
+  const stuck = Object.entries(watch.tally).filter(([, a]) => a.succeeded > 0).map(([what]) => what);
+  const errors = [...new Set(Object.values(watch.tally).flatMap((a) => a.errors))].join(', ');
+  t.diagnostic(`writes tried by the process left behind: ${tries} in ${watch.rounds} rounds (results.json there in ${watch.existed['results.json'] ?? 0}), succeeded: ${stuck.length} (${errors})`);
+  assert.deepEqual(stuck, [], 'no write from the process left behind succeeded');
+  assert.ok((watch.existed['results.json'] ?? 0) > 0, 'it tried while results.json was being written');
+
+  // Every file it aimed at is perfgate's: none holds a byte it wrote, and nothing was planted beside them.
+  assert.equal(run.outputs['results-path'], written['results.json']);
+  assert.equal(run.outputs['verdicts-path'], written['verdicts.json']);
+  const aimedAt = [...Object.values(targets.files), ...filesUnder(targets.dirs.artifacts)];
+  assert.deepEqual(aimedAt.filter((f) => existsSync(f) && readFileSync(f, 'utf8').includes(marker)), [], 'no file holds what head wrote');
+  assert.deepEqual([...readdirSync(temp), ...readdirSync(runDir)].filter((f) => f.startsWith('.forged-')), [], 'nothing planted beside them');
+  assert.equal(readFileSync(step.GITHUB_ENV, 'utf8'), '', 'GITHUB_ENV as the runner left it');
+  const results = validateResults(readResults(written['results.json']), written['results.json']);
+  const verdicts = JSON.parse(readFileSync(written['verdicts.json'], 'utf8'));
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(join(ROOT, 'docs', 'verdicts.schema.json'), 'utf8')));
+  assert.ok(validate(verdicts), JSON.stringify(validate.errors));
+  assert.deepEqual(verdicts, JSON.parse(JSON.stringify(buildVerdicts(results, assessResults(results)))), 'verdicts.json is what results.json gives');
+  assert.equal(verdicts.decision, 'fail');
   t.diagnostic(`step ended ${((Date.now() - ended) / 1000).toFixed(1)} s before the check`);
 });
 

@@ -1,39 +1,28 @@
 // lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 /**
- * Shards over a matrix, end to end through the bundled action (built into a temporary directory,
- * run under Node 24 the way the runner runs it) against the local GitHub API and the results
- * service backed by Azurite: three gate jobs with shard: i/3 on one workflow run, then the merge
+ * Shards over a matrix, end to end through the bundled action (dist/, run under Node 24 the way
+ * the runner runs it) against the local GitHub API and the results service backed by Azurite:
+ * three gate jobs with shard: i/3 on one workflow run, then the merge
  * job. The refusals (a missing shard, a mismatched commit, a forged shard) use fabricated shard
  * artifacts: the merge only reads data, so no load is needed to test them.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { BASE_SHA, cleanPairs, headShaFor, recordedResults, regressedPairs } from '../helpers/github-runs.js';
 import { describeRun, PASSING_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
-import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
+import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
 import type { Results } from '../../src/results/types.js';
 import type { FakeJob } from '../helpers/github-api.js';
 
 const platform = useFakePlatform();
-let distDir = '';
-
-before(async () => {
-  // The bundle of this tree (the committed dist/ is rebuilt on merge, not by this test).
-  distDir = join(mkdtempSync(join(tmpdir(), 'perfgate-dist-')), 'dist');
-  const { bundle } = await import(join(ROOT, 'scripts', 'bundle.mjs'));
-  await bundle(distDir);
-});
 
 const MARKER = '<!-- perfgate:comment id=default -->';
 const comments = (issue: number) => (platform.github.comments.get(issue) ?? []).filter((c) => c.body.startsWith(MARKER));
 
 function merge(runId: number, event: object) {
-  return runAction({ eventName: 'pull_request', event, inputs: { mode: 'merge' }, runId, distDir, ...platform, token: WRITE_TOKEN });
+  return runAction({ eventName: 'pull_request', event, inputs: { mode: 'merge' }, runId, ...platform, token: WRITE_TOKEN });
 }
 
 test('three shards and the merge: each shard measures its own scenario, one comment and one decision', async () => {
@@ -47,7 +36,7 @@ test('three shards and the merge: each shard measures its own scenario, one comm
   const runId = 8100;
   // The matrix: on GitHub its jobs run side by side on their own runners; here one after the other.
   for (const index of [1, 2, 3]) {
-    const shard = await runAction({ eventName: 'pull_request', event, inputs: { ...inputs, shard: `${index}/3` }, workspace: repo, runId, distDir, ...platform, token: READ_ONLY_TOKEN });
+    const shard = await runAction({ eventName: 'pull_request', event, inputs: { ...inputs, shard: `${index}/3` }, workspace: repo, runId, ...platform, token: READ_ONLY_TOKEN });
     assert.equal(shard.status, 0, describeRun(shard));
     assert.equal(shard.outputs.decision, 'pass', describeRun(shard));
   }

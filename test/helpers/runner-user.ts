@@ -24,16 +24,29 @@ export const canMakeRunnerUser = process.platform === 'linux' && process.getuid?
 
 /** The runner-like user, created when missing, with a sudoers rule like the runner image's. */
 export function runnerUser(): RunnerUser {
+  return runnerLike(NAME, 'ALL');
+}
+
+/**
+ * A runner-like user whose sudo runs anything but chown, as a self-hosted runner's sudoers rule
+ * may allow some programs and not others: perfgate makes its boundary (a script through
+ * `sudo -n /bin/sh`) but cannot give head's user its files, so head's code runs as this user.
+ */
+export function runnerUserWithoutChown(): RunnerUser {
+  return runnerLike(`${NAME}-nochown`, 'ALL, !/usr/bin/chown, !/bin/chown');
+}
+
+function runnerLike(name: string, commands: string): RunnerUser {
   assert.ok(existsSync(SUDO), `${SUDO} is missing: install Debian's sudo package (.ci/run does)`);
-  const home = `/var/lib/${NAME}`;
+  const home = `/var/lib/${name}`;
   try {
-    execFileSync('id', ['-u', NAME], { stdio: 'ignore' });
+    execFileSync('id', ['-u', name], { stdio: 'ignore' });
   } catch {
-    execFileSync('useradd', ['--system', '--create-home', '--home-dir', home, '--shell', '/bin/sh', NAME]);
+    execFileSync('useradd', ['--system', '--create-home', '--home-dir', home, '--shell', '/bin/sh', name]);
   }
-  writeFileSync(`/etc/sudoers.d/${NAME}`, `${NAME} ALL=(ALL) NOPASSWD: ALL\n`, { mode: 0o440 });
-  const id = (flag: string) => Number(execFileSync('id', [flag, NAME], { encoding: 'utf8' }).trim());
-  return { name: NAME, uid: id('-u'), gid: id('-g'), home };
+  writeFileSync(`/etc/sudoers.d/${name}`, `${name} ALL=(ALL) NOPASSWD: ${commands}\n`, { mode: 0o440 });
+  const id = (flag: string) => Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim());
+  return { name, uid: id('-u'), gid: id('-g'), home };
 }
 
 /** Gives `dir` and everything in it to the user. */

@@ -1,3 +1,4 @@
+// lane: beside — it tests the calibration harness's records, resumption and tables, not what its tiny runs measured.
 // The calibration harness on a tiny setting, so it cannot rot: real runs of the bundled CLI
 // against the calibration service, resumed from its file, then the report's table and plot.
 // (Its statistics helpers are checked against R's values here too.)

@@ -73,7 +73,7 @@ app.get('/users/:id', (req, res) => res.json(resolvePermissions(req.params.id)))
 app.listen(3000);
 `;
 
-test("a handler that throws on head: the headline quotes the error page's text and the service's own log with the throwing line", async () => {
+test("a handler that throws on head: the run stops at its warm-up, and the headline quotes the error page's text and the service's own log with the throwing line", async () => {
   const config = quickConfig('scenarios:\n  - GET /users/42').replace('pairs: 12', 'pairs: 6').replace('blocks: 2', 'blocks: 1').replace('instances: 12', 'instances: 3');
   const files = (throws: boolean) => ({ 'server.js': throwingExpress(throws) });
   const repo = makeRepo({ '.gitignore': 'node_modules\n', 'perfgate.yml': config, ...files(false) }, files(true));
@@ -81,14 +81,15 @@ test("a handler that throws on head: the headline quotes the error page's text a
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--markdown', join(repo, 'report.md')], repo);
   assert.equal(run.code, 1, run.stderr + run.stdout);
-  const headline = run.stdout.split('\n').find((line) => line.includes('answered 100% errors'));
+  const headline = run.stdout.split('\n').find((line) => line.includes('the run stopped at the first warm-up'));
   assert.ok(headline, run.stdout);
   // the page's text, not its markup
-  assert.match(headline, /mostly 500 "[^<"]*(?:Error|Internal Server Error)[^<"]*"/);
+  assert.match(headline, /head answered 500 "[^<"]*(?:Error|Internal Server Error)[^<"]*" where base answered 200 \(100% of head's warm-up requests failed, base 0%\)/);
   assert.doesNotMatch(headline, /DOCTYPE|<html/);
   // the service's log: the throw's message and the line in server.js that threw
   assert.match(headline, /; head's log: "Error: permissions table missing for 42" at server\.js:4 \(logs\/head\.log line \d+\)$/);
   const results = readResults(join(out, 'results.json'));
+  assert.equal(results.scenarios[0]!.pairs.length, 0, 'no pair measured of a route head broke');
   assert.equal(results.serviceErrors?.head?.place, 'server.js:4');
   assert.equal(results.serviceErrors?.base, undefined, 'base answered every request');
   assert.match(readFileSync(join(repo, 'report.md'), 'utf8'), /head's log: "Error: permissions table missing for 42" at server\.js:4/);

@@ -1,3 +1,4 @@
+// lane: beside — it tests messages, kept pairs and clean-up when a service fails, with no verdict drawn from the load.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';

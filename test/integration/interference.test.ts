@@ -5,8 +5,10 @@
  * (test/fixtures/unfair/interfere.js). Or it leaves a process that burns a core and belongs to no
  * start (setsid and a double fork). perfgate checks every thread of every start around every
  * slice, and the boundary's CPU against the starts' over each block (src/engine/process/interference.ts):
- * each attack stops the run with exit 2, naming what changed. An honest head in the same layout
- * is not stopped.
+ * each attack stops the run with exit 2, naming what changed and who could have (the pull
+ * request's code as base's user, and why). An honest head in the same layout is not stopped. And
+ * where the boundary is made but head's user cannot be (a sudo that refuses chown), the CLI's log,
+ * results.json and report say that head ran as perfgate's own user.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -22,7 +24,7 @@ import { programPathOrNull } from '../../src/engine/process/programs.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';
-import { asUser, canMakeRunnerUser, giveTree, makeSharedDir, type RunnerUser, runnerUser } from '../helpers/runner-user.js';
+import { asUser, canMakeRunnerUser, giveTree, makeSharedDir, type RunnerUser, runnerUser, runnerUserWithoutChown } from '../helpers/runner-user.js';
 
 const config = `service:
   start: node server.js
@@ -53,6 +55,7 @@ for (const [attack, named] of cases) {
     assert.equal(run.code, 2, run.stdout + run.stderr);
     assert.match(run.stderr, named);
     assert.match(run.stderr, /A service's processes were changed by another process .*this run gives no verdict/s);
+    assert.match(run.stderr, /The pull request's code runs as the same user as base's service \(perfgate gives it a user of its own only inside a boundary/);
     assert.equal(readResults(join(out, 'results.json')).status, 'failed');
   });
 }
@@ -95,6 +98,7 @@ for (const [index, [attack, does, named]] of inBoundary.entries()) {
       await assert.rejects(run, (e: Error) => {
         assert.ok(e instanceof InterferenceError, e.stack);
         assert.match(e.message, named);
+        if (attack === 'freeze') assert.match(e.message, /runs as the same user as base's service here \(inside the boundary, but no user of its own could be made for it\)/);
         return true;
       });
     } finally {
@@ -164,4 +168,20 @@ test("compare --boundary as a user with passwordless sudo (a hosted runner's `ru
   assert.match(run.stderr, /Processes of the pull request's code that belong to no service start used \d+% of a core/);
   assert.deepEqual(orphansLeft(), [], 'no orphan outlives the run');
   assert.equal(existsSync(inside[1]!), false, `${inside[1]} was removed (the CLI moved itself back with sudo -n)`);
+});
+
+test("compare --boundary where head's user cannot be made (sudo refuses chown): the run goes on, and its log, results.json and report say head ran as perfgate's own user", { skip: !canMakeRunnerUser && 'needs root to create the runner-like user' }, async () => {
+  const user = runnerUserWithoutChown();
+  const repo = makeRepo(base, head('none'));
+  giveTree(repo, user);
+  const out = join(repo, '.out');
+  const run = await cliAs(user, ['compare', '--base', 'main', '--out', out, '--seed', '5', '--boundary'], repo);
+  assert.notEqual(run.code, 2, run.stdout + run.stderr);
+  assert.match(run.stderr, /the code under test runs inside cgroup v[12] /);
+  const said = /Head's code runs as perfgate's own user: cannot give \S+ to perfgate-head: /;
+  assert.match(run.stderr, new RegExp(`warning: ${said.source}`), 'said in the log');
+  const warnings = readResults(join(out, 'results.json')).warnings.filter((w) => w.code === 'no-head-user');
+  assert.equal(warnings.length, 1, 'recorded once in results.json');
+  assert.match(warnings[0]!.message, said);
+  assert.match(run.stdout, said, 'said in the report');
 });

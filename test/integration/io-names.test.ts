@@ -1,3 +1,4 @@
+// lane: beside — it counts and names a client's calls per request, which a neighbour's load does not change.
 /**
  * Named calls: the preload subscribes to the diagnostics_channel events of the clients that
  * publish them and counts each request's calls by destination and name. Real clients (the

@@ -1,3 +1,4 @@
+// lane: beside — each seed's head is a gross regression (an image read and a font loaded per request, a 2 ms loop block per request, every document read), found by its profile's own share of CPU per request; a neighbour's load changes neither.
 /**
  * The seed articles' worked examples, end to end (issue 25): each service as the article builds
  * it, with its real dependencies (npm ci from the fixture's lockfile, as perfgate installs users'

@@ -1,3 +1,4 @@
+// lane: beside — it tests what a signal stops and removes, with no verdict drawn from the load.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -14,6 +14,7 @@ import { after, describe, test } from 'node:test';
 import { isCodePath, sealBaseTree } from '../../src/engine/workspace/base-seal.js';
 import { BaseTreeChangedError } from '../../src/engine/errors.js';
 import { findOnPath, settleOwnProcesses } from '../../src/engine/process/programs.js';
+import type { HeadIdentity } from '../../src/engine/process/processes.js';
 import type { Tree } from '../../src/engine/workspace/trees.js';
 
 /** A built base: tracked source, an installed dependency, and untracked build output. */
@@ -41,8 +42,8 @@ function builtTree(): Tree {
 }
 
 /** The message verify throws, or null when the tree is as sealed. */
-async function verifyMessage(tree: Tree, change: (root: string) => void): Promise<string | null> {
-  const seal = await sealBaseTree(tree, tree.root);
+async function verifyMessage(tree: Tree, change: (root: string) => void, head: HeadIdentity = 'shared'): Promise<string | null> {
+  const seal = await sealBaseTree(tree, tree.root, head);
   change(tree.root);
   try {
     await seal.verify('in the test');
@@ -71,6 +72,15 @@ for (const lister of ['find', 'walk'] as const) {
     test("base's untracked build output, patched: caught", async () => {
       const message = await verifyMessage(builtTree(), (root) => appendFileSync(join(root, 'dist/server.js'), 'for(;;);\n'));
       assert.match(message ?? '', /: dist\/server\.js \(written\)/);
+    });
+
+    test('the message says who could have written there: head as the same user (why), or only perfgate\'s user where head has its own', async () => {
+      const patch = (root: string) => appendFileSync(join(root, 'dist/server.js'), 'for(;;);\n');
+      assert.match((await verifyMessage(builtTree(), patch, 'shared')) ?? '', /runs as the same user as base's \(perfgate gives it a user of its own only inside a boundary/);
+      assert.match((await verifyMessage(builtTree(), patch, 'shared-in-boundary')) ?? '', /runs as the same user as base's here \(inside the boundary, but no user of its own could be made for it\)/);
+      const own = (await verifyMessage(builtTree(), patch, 'own-user')) ?? '';
+      assert.match(own, /Head's code runs as its own user \(perfgate-head\) and cannot write there: a process of perfgate's own user or root did/);
+      assert.doesNotMatch(own, /same user/);
     });
 
     test('planted where module resolution finds it first: caught, each named', async () => {

@@ -3,6 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
+import { interimLookAgainst } from '../../src/assess/look.js';
+import { planSequential } from '../../src/engine/plan.js';
 import { startSummaries } from '../../src/assess/unpaired.js';
 import { METRIC_DEFINITIONS } from '../../src/assess/metrics.js';
 import { recordArtifactName } from '../../src/github/records.js';
@@ -37,7 +39,7 @@ describe('head against a stored baseline (unpaired)', () => {
     const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
     assert.equal(throughput.verdict, 'regression');
     assert.ok(Math.abs(throughput.change + 0.1) < 0.02, `change ${throughput.change}`);
-    assert.equal(throughput.n, 32, '16 starts of each run: every start of both engine sides');
+    assert.equal(throughput.n, 16, '8 start pairs of each run: a start pair, both its starts, is one unit');
     assert.ok(throughput.pAdjusted >= throughput.p, 'Holm-adjusted with the other gated metrics');
     assert.equal(analysis.decision, 'fail');
     assert.equal(analysis.warnings[0]!.code, 'stored-baseline');
@@ -61,10 +63,15 @@ describe('head against a stored baseline (unpaired)', () => {
     assert.ok(analysis.warnings.some((w) => w.message === 'The stored baseline has no pairs of GET /hello: no verdict for it.'));
   });
 
-  it('summarises each start of both engine sides by the Hodges–Lehmann estimate of its slices', () => {
+  it('summarises each start pair, both its starts together, by the Hodges–Lehmann estimate of its slices', () => {
     const run = oneCommitRun(BASE, 10000, 1, 2);
     const throughput = METRIC_DEFINITIONS.find((d) => d.id === 'throughput')!;
-    assert.equal(startSummaries(run.scenarios[0]!.pairs, throughput).length, 4);
+    const pairs = run.scenarios[0]!.pairs;
+    // One start pair whose base-side start ran 10% faster than its head-side start: one unit, between the two.
+    const skewed = pairs.map((p) => (p.start === 0 ? { ...p, base: { ...p.base, rps: 11000 }, head: { ...p.head, rps: 10000 } } : p));
+    const summaries = startSummaries(skewed, throughput);
+    assert.equal(summaries.length, 2);
+    assert.ok(summaries[0]! > Math.log(10000) && summaries[0]! < Math.log(11000), `${summaries[0]}`);
   });
 
   it('survives results.json validation (the schema keeps the baseline)', () => {
@@ -72,6 +79,33 @@ describe('head against a stored baseline (unpaired)', () => {
     const read = validateResults(JSON.parse(JSON.stringify(results)), 'test');
     assert.equal(read.baseline?.runId, '5001');
     assert.equal(read.baseline?.scenarios[0]?.pairs.length, 24);
+  });
+});
+
+describe('the looks against a stored baseline', () => {
+  // The defaults: 72 pairs in 3 blocks of 8 start pairs; the record measured all 24, head its first 8.
+  const record = oneCommitRun(BASE, 10000, 1, 24);
+  const baseline = baselineOf(record, BASE, '5001', 'the record');
+  function atFirstLook(rps: number, seed: number): Results {
+    const head = { ...oneCommitRun(HEAD, rps, seed, 8), config: record.config, status: 'running' as const };
+    for (const p of head.scenarios[0]!.pairs) p.block = 0;
+    return { ...head, sequential: planSequential(record.config, 'unpaired')! };
+  }
+
+  it('stops a clear regression at the first look, and the run fails at that look\'s level', () => {
+    const head = atFirstLook(8000, 2);
+    const taken = interimLookAgainst(baseline)(head, 0);
+    assert.equal(taken.decision, 'stop-regression');
+    assert.equal(taken.pairs, 24);
+    assert.match(taken.reason, /^GET \/hello (throughput|latency p\d+) -\d+% against the record is already a regression beyond the interim bound \(adjusted p .* < 0\.00\d+\)$/);
+    const stopped = { ...head, status: 'complete' as const, baseline, sequential: { ...head.sequential!, taken: [taken] } };
+    assert.equal(assessResults(stopped).decision, 'fail');
+    assert.match(renderReport(stopped, assessResults(stopped)), /Stopped early after block 1 of 3 \(24 of 72 pairs per scenario\).*over head's starts against the record's/);
+  });
+
+  it('does not stop the same commit for a regression', () => {
+    const taken = interimLookAgainst(baseline)(atFirstLook(10000, 4), 0);
+    assert.notEqual(taken.decision, 'stop-regression');
   });
 });
 

@@ -59,6 +59,12 @@ test('plan: checks, resolves base and head, prints the plan with an estimated ti
     assert.equal(existsSync(out), false);
     assert.equal(worktrees(repo), 1);
   }
+  // A record compares nothing: every block runs, no look, no early stop in the estimate.
+  const record = await runCli(['record', '--dry-run', '--head', 'main', '--out', out, '--pairs', '20', '--seed', '3'], repo);
+  assert.equal(record.code, 0, record.stderr);
+  assert.match(record.stdout, /^starts {3}20 per side/m);
+  assert.doesNotMatch(record.stdout, /^looks/m);
+  assert.match(record.stdout, /^estimated time: ~\d+(\.\d)?s, plus install and build$/m);
   const bad = await runCli(['plan', '--base', 'main', '--blocks', '99'], repo);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /load\.blocks: 99 is more than load\.pairs \(12\); use 1 to 12/);

@@ -377,6 +377,43 @@ scenarios:
     );
   });
 
+  test('expect: a mapping checks the body too: text it contains, values at dot paths of its JSON', () => {
+    const config = fromYaml(`
+service: { start: node s.js }
+scenarios:
+  - { path: /a, expect: { status: 200, body: ok } }
+  - { path: /b, expect: { json: { success: true, data.items.0.id: 7, note: null } } }
+  - { path: /c, expect: { status: [200, 304] } }
+`);
+    assert.deepEqual(
+      config.scenarios.map((s) => [s.expect, s.expectBody]),
+      [
+        [[200], { contains: 'ok' }],
+        [null, { json: { success: true, 'data.items.0.id': 7, note: null } }],
+        [[200, 304], undefined],
+      ],
+    );
+    assert.equal('expectBody' in fromYaml('service: { start: node s.js }\nscenarios: [{ path: /d, expect: 404 }]\n').scenarios[0]!, false, 'a status alone stores as it did');
+  });
+
+  test('an expect: mapping that is empty, misspelt or holds no value to compare says what to write', () => {
+    const message = problems({
+      document: {
+        service: { start: 'x' },
+        scenarios: [
+          { path: '/a', expect: {} },
+          { path: '/b', expect: { status: 200, bodyy: 'ok' } },
+          { path: '/c', expect: { json: { success: [true] } } },
+          { path: '/d', expect: { body: '' } },
+        ],
+      },
+    });
+    assert.match(message, /scenarios\[0\]\.expect: .*give status, body or json/);
+    assert.match(message, /scenarios\[1\]\.expect.*bodyy/);
+    assert.match(message, /scenarios\[2\]\.expect\.json\.success: .*write a string, a number, true, false or null/);
+    assert.match(message, /scenarios\[3\]\.expect\.body: .*is empty; write the text the body contains/);
+  });
+
   test('a rate out of range or not a rate says what to write', () => {
     const message = problems({
       document: {

@@ -76,9 +76,9 @@ test("a reverted head that answers errors, fast, is not a revert of the function
 });
 
 test('a revert that could not be applied says why, where the culprit is named', () => {
-  const results = { ...failingRun(), confirmations: [arm(() => 0, 'skipped', 'git apply -R of this PR\'s 1 hunk(s) in resolvePermissions did not apply: patch does not apply')] };
+  const results = { ...failingRun(), confirmations: [arm(() => 0, 'skipped', 'could not revert resolvePermissions (server.js:25–30): git apply -R refused this PR\'s 1 hunk(s) in it: error: server.js: patch does not apply')] };
   assert.equal(finding(results)!.status, 'skipped');
-  assert.equal(scenarioConfirmation(assessResults(results), 'GET /hello'), "not tested by a revert: git apply -R of this PR's 1 hunk(s) in resolvePermissions did not apply: patch does not apply");
+  assert.equal(scenarioConfirmation(assessResults(results), 'GET /hello'), "not tested by a revert: could not revert resolvePermissions (server.js:25–30): git apply -R refused this PR's 1 hunk(s) in it: error: server.js: patch does not apply");
 });
 
 test('without a third arm nothing is said, and the annotations are as before', () => {

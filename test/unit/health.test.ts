@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { assessResults, describeFailing } from '../../src/assess/compare.js';
+import { buildVerdicts } from '../../src/assess/verdicts.js';
 import {
   aggregateHealth,
   checkGenerator,
@@ -180,6 +181,10 @@ describe('the memory-growth rule', () => {
     assert.ok(head.blocks.every((b) => b !== null && b > 60));
     assert.ok(head.p < 0.01 && head.s > 0);
     assert.equal(heapTrend({ ...scenario, pairs: scenario.pairs.slice(0, 5) }, 'head'), null, 'too few slices for a trend');
+    const oneSliceEach = healthResults(12, { base: HEALTHY, head: HEALTHY }, { noise: 0, pairsPerStart: 1 });
+    assert.equal(heapTrend(oneSliceEach.scenarios[0]!, 'head'), null, 'every start served one slice: no slope within a start');
+    const verdicts = JSON.parse(JSON.stringify(buildVerdicts(oneSliceEach, assessResults(oneSliceEach))));
+    assert.deepEqual(verdicts.metrics.filter((m: { metric: string }) => m.metric === 'heap_growth'), [], 'no heap_growth entry with a null estimate in verdicts.json');
     const widening = heapGap(scenario)!;
     assert.ok(widening.s > 0 && widening.p < 0.01, `head pulls away from base within the start pairs (p ${widening.p})`);
     assert.ok(Math.abs(widening.bytesPerRequest - 120) < 20, `gap slope ${widening.bytesPerRequest}`);

@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { parse } from 'yaml';
 import { scenariosOf } from '../../src/cli/init.js';
 import { parseConfigText, resolveConfig } from '../../src/config/load.js';
-import { answersAsExpected, failureInBody, oneLine, quoteAnswer, type RouteAnswer, whyNotAsked, writingWord } from '../../src/engine/service/probe.js';
+import { answersAsExpected, bodyMismatch, bodyProblem, brokenRouteMessage, failureInBody, oneLine, quoteAnswer, type RouteAnswer, whyNotAsked, writingWord } from '../../src/engine/service/probe.js';
 import { checkoutPackageManager } from '../../src/engine/workspace/trees.js';
 import { renderConfig } from '../../src/init/config-text.js';
 import { detectDatabases } from '../../src/init/detect.js';
@@ -83,7 +83,7 @@ test('registered GET routes that say they write are skipped with why, and the us
   assert.deepEqual(safeProbePaths(['/health', '/healthz', '/ready', '/'], sorted), ['/health', '/healthz', '/ready'], 'GET / is seedDatabase here');
 });
 
-const answer = (status: number, raw: string): RouteAnswer => ({ status, description: `it answered ${status} "${oneLine(raw)}"`, sample: '', body: oneLine(raw), failure: failureInBody(raw) });
+const answer = (status: number, raw: string): RouteAnswer => ({ status, description: `it answered ${status} "${oneLine(raw)}"`, sample: "", body: oneLine(raw), failure: failureInBody(raw), raw });
 
 test('a 2xx whose JSON says it failed is not what a scenario expects, unless the scenario declares its status', () => {
   assert.equal(failureInBody('{"success":false,"error":"connect ECONNREFUSED 127.0.0.1:5432"}'), '"success": false');
@@ -100,6 +100,29 @@ test('a 2xx whose JSON says it failed is not what a scenario expects, unless the
   assert.equal(answersAsExpected({ expect: null }, answer(200, '{"users":[]}')), true);
 });
 
+test("expect:'s body and json are matched against the whole body, and a mismatch says how it differs", () => {
+  const ok = answer(200, '{"success":true,"data":{"items":[{"id":7}]},"note":null}');
+  const down = answer(200, '{"success":false,"error":"connect ECONNREFUSED"}');
+  const json = { expect: null, expectBody: { json: { success: true, 'data.items.0.id': 7, note: null } } };
+  assert.equal(answersAsExpected(json, ok), true);
+  assert.deepEqual(bodyProblem(json, down), { kind: 'mismatch', text: 'success is false, not true' });
+  assert.equal(bodyMismatch({ json: { 'data.items.0.id': 7 } }, '{"data":{"items":[]}}'), 'data.items.0.id is absent, not 7');
+  assert.equal(bodyMismatch({ json: { success: true } }, '<html>down</html>'), 'it is not JSON');
+  assert.equal(bodyMismatch({ json: { count: 3 } }, '{"count":"3"}'), 'count is "3", not 3', 'a number is not its text');
+  // Text is looked for in the whole body, beyond the part a message quotes.
+  const long = answer(200, `${'x'.repeat(500)} ready`);
+  assert.equal(answersAsExpected({ expect: [200], expectBody: { contains: 'ready' } }, long), true);
+  assert.deepEqual(bodyProblem({ expect: [200], expectBody: { contains: 'ok' } }, answer(200, 'maintenance')), { kind: 'mismatch', text: 'it does not contain "ok"' });
+  assert.equal(answersAsExpected({ expect: [503], expectBody: { contains: 'maintenance' } }, answer(503, 'maintenance')), true);
+  assert.equal(answersAsExpected({ expect: null, expectBody: { contains: 'maintenance' } }, answer(503, 'maintenance')), false, 'the status is checked as well');
+  // Declaring a body turns the guess about failing 2xx bodies off: the route says what it answers.
+  assert.equal(answersAsExpected({ expect: null, expectBody: { contains: 'ECONNREFUSED' } }, down), true);
+  assert.match(
+    brokenRouteMessage({ name: 'GET /a', method: 'GET', path: '/a', expect: [200], expectBody: { contains: 'ok', json: { success: true } } }, 'on head', 'it answered 200 "x"', bodyProblem(json, down)),
+    /, a body that does not match expect: \(success is false, not true\)\. perfgate expects 200 with a body that contains "ok" and has success true\. Fix the request/,
+  );
+});
+
 test('a quoted body is one short line that cannot move the cursor, recolour or reorder the terminal', () => {
   assert.equal(oneLine('\u001b[2J\u001b[31mred\u001b[0m\r\nnext\u0007 \u202eevil'), 'red next evil');
   assert.equal(oneLine('\u001b]8;;https://x\u0007link\u001b]8;;\u0007'), 'link');
@@ -112,7 +135,7 @@ test('a quoted body is one short line that cannot move the cursor, recolour or r
   assert.equal(oneLine('<!doctype html><p>&bogus; &#0;</p><!-- note -->'), '&bogus; &#0;', 'an unknown reference stays as written');
   assert.equal(quoteAnswer(answer(200, `[${'{"id":1},'.repeat(30)}]`)), `200 "${`[${'{"id":1},'.repeat(30)}]`.slice(0, 72)}…"`);
   assert.equal(quoteAnswer(answer(204, '')), '204 with an empty body');
-  assert.equal(quoteAnswer({ status: null, description: 'it did not answer within 2 s', sample: '', body: '', failure: null }), 'did not answer within 2 s');
+  assert.equal(quoteAnswer({ status: null, description: 'it did not answer within 2 s', sample: '', body: '', failure: null, raw: '' }), 'did not answer within 2 s');
 });
 
 test('init: a route that answered 2xx with a failure body is marked, not measured; a writing GET is named, never written as a scenario', () => {

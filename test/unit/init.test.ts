@@ -221,7 +221,7 @@ test('routes init writes commented out stay out of the configuration; a raw mapp
 
 test('scenarios from the routes read: the first 3 that answered measured, health routes left to ready.path, the rest commented out with why', () => {
   const route = (path: string, filled: string[] = []) => ({ method: 'GET', path, route: path, filled });
-  const ok = (status: number) => ({ status, description: `it answered ${status} "x"`, sample: ' "x"', body: 'x', failure: null });
+  const ok = (status: number) => ({ status, description: `it answered ${status} "x"`, sample: ' "x"', body: 'x', failure: null, raw: 'x' });
   const reads = ['/health', '/a', '/b/1', '/c', '/d', '/e'].map((p) => route(p, p === '/b/1' ? ['id'] : []));
   const findings = {
     answers: [{ path: '/health', status: 200, answer: ok(200) }],

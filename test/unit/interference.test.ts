@@ -9,7 +9,7 @@ import { setPriority } from 'node:os';
 import { test } from 'node:test';
 import { InterferenceError } from '../../src/engine/errors.js';
 import { assertNoStrayCpu, assertUntouched, expectedNow, findInterference } from '../../src/engine/process/interference.js';
-import { sleep } from '../../src/engine/process/processes.js';
+import { type HeadIdentity, sleep } from '../../src/engine/process/processes.js';
 
 const linux = process.platform === 'linux';
 
@@ -21,7 +21,7 @@ function started() {
 test('an untouched start has no finding; stopped and reniced, each is named with its pid', { skip: !linux }, async (t) => {
   const { child, start } = started();
   t.after(() => child.kill('SIGKILL'));
-  const expected = expectedNow(null);
+  const expected = expectedNow(null, 'shared');
   await sleep(50);
   assert.deepEqual(findInterference([start], expected), []);
   process.kill(child.pid!, 'SIGSTOP');
@@ -36,10 +36,31 @@ test('an untouched start has no finding; stopped and reniced, each is named with
   );
 });
 
+test('the message says who could have made the change: the pull request\'s code as the same user (and why), or, where head has its own user, only perfgate\'s user or root', { skip: !linux }, async (t) => {
+  const { child, start } = started();
+  t.after(() => child.kill('SIGKILL'));
+  process.kill(child.pid!, 'SIGSTOP');
+  await sleep(50);
+  const said = (head: HeadIdentity) => {
+    try {
+      assertUntouched([start], expectedNow(null, head), 'in block 1 of 1');
+    } catch (e) {
+      assert.ok(e instanceof InterferenceError);
+      return e.message;
+    }
+    assert.fail('the stopped start was not found');
+  };
+  assert.match(said('shared'), /runs as the same user as base's service \(perfgate gives it a user of its own only inside a boundary: the action's, or the CLI's with --boundary\) and can stop it/);
+  assert.match(said('shared-in-boundary'), /runs as the same user as base's service here \(inside the boundary, but no user of its own could be made for it\) and can stop it/);
+  const own = said('own-user');
+  assert.match(own, /Head's code runs as its own user \(perfgate-head\): it can change its own starts, not base's, which .* only by a process of that user or root/);
+  assert.doesNotMatch(own, /same user/);
+});
+
 test('a start pinned to other CPUs than perfgate gave it is named', { skip: !linux || spawnSync('taskset', ['-V']).status !== 0 }, async (t) => {
   const { child, start } = started();
   t.after(() => child.kill('SIGKILL'));
-  const expected = expectedNow(null);
+  const expected = expectedNow(null, 'shared');
   const [first] = expected.cpus.split(',');
   // Perfgate "gave" it every CPU it has; a narrower list is a change (with one CPU, give it a CPU it cannot have).
   const given = expected.cpus.includes(',') ? expected.cpus : `${Number(first) + 1}`;
@@ -49,7 +70,7 @@ test('a start pinned to other CPUs than perfgate gave it is named', { skip: !lin
 });
 
 test('a start moved to SCHED_IDLE or SCHED_BATCH is named, each with its pid', { skip: !linux || spawnSync('chrt', ['--version']).status !== 0 }, async (t) => {
-  const expected = expectedNow(null);
+  const expected = expectedNow(null, 'shared');
   assert.equal(expected.policy, 0, 'perfgate itself runs under SCHED_OTHER here');
   for (const [flag, name] of [
     ['--idle', 'SCHED_IDLE'],

@@ -117,3 +117,44 @@ test('the time left drops by the profiles the verdicts left out (profile.when: c
   const one = leftAtProfiles(true);
   assert.ok(Math.abs(all - one - profileMs / 2) < 1, `one of two scenarios profiled: ${all} → ${one} ms left (the phase: ${profileMs} ms)`);
 });
+
+test("a failing scenario's third arm is in the time left once the engine announces it, counted down by its pairs; a passing run's total has none", () => {
+  const config = { ...look1.config, profile: { ...look1.config.profile!, confirm: true } };
+  const estimate = estimateRun(config);
+  const armMs = estimate.confirmMs / 2;
+  assert.ok(armMs > 20_000, `one arm is a block of 24 pairs: ${armMs} ms`);
+  const done = look1.events.find((e) => e.event.phase === 'done')!.t;
+  const recorded = look1.events.filter((e) => e.event.phase !== 'done');
+  // The arm as the engine runs it, 10% slower than planned: announced, reverted and built, then
+  // one block of the first block's 24 pairs of GET /hello with the HTTP phase's own events.
+  const took = armMs * 1.1;
+  const at = (share: number) => Math.round(done + share * took);
+  const arm: { t: number; event: ProgressEvent }[] = [
+    { t: at(0), event: { phase: 'confirm', pair: 0, pairs: 1 } },
+    { t: at(0), event: { phase: 'confirm', scenario: 'GET /hello', pair: 1, pairs: 2, message: 'resolvePermissions' } },
+    { t: at(0.05), event: { phase: 'start', side: 'base', block: 1, blocks: 1 } },
+    { t: at(0.15), event: { phase: 'warmup', scenario: 'GET /hello', block: 1, blocks: 1 } },
+    ...Array.from({ length: 24 }, (_, i) => ({ t: at(0.3 + (0.7 * (i + 1)) / 24), event: { phase: 'measure', scenario: 'GET /hello', block: 1, blocks: 1, pair: i + 1, pairs: 24 } as ProgressEvent })),
+    { t: at(1), event: { phase: 'done' } },
+  ];
+  const failing: Recording = { config, endMs: at(1), events: [...recorded, ...arm] };
+  const { lefts, lines } = replay(failing, false);
+  const during = lefts.filter((l) => l.t >= done);
+  assert.ok(during.length >= 3, `the arm's lines carry a time left: ${lines.slice(-6).join('\n')}`);
+  for (const { t, leftMs, event } of during) {
+    const truth = failing.endMs - t;
+    assert.ok(Math.abs(leftMs - truth) <= Math.max(0.25 * truth, 5000), `${event.phase} at ${t} ms: ~${leftMs} ms left, truth ${truth} ms`);
+  }
+  assert.ok(lines.some((l) => /GET \/hello: reverting this PR's change to resolvePermissions \(\d+:\d\d elapsed, ~\d+:\d\d left\)/.test(l)), lines.join('\n'));
+  assert.ok(lines.some((l) => /measuring GET \/hello · head against resolvePermissions reverted · pair 24\/24/.test(l)), lines.join('\n'));
+  // The next culprit's arm, when the first explained too little, is one arm more.
+  const left = new TimeLeft(estimate, config);
+  for (const { t, event } of failing.events.filter((e) => e.t <= at(0))) left.observe(event, t);
+  const before = left.leftMs(at(0))!;
+  left.observe({ phase: 'confirm', scenario: 'GET /hello', pair: 2, pairs: 2, message: 'render' }, at(0));
+  assert.equal(left.leftMs(at(0))! - before, armMs);
+  // A passing run announces no arm: after its profiles, nothing of the arm's time is left.
+  const passing = new TimeLeft(estimate, config);
+  for (const { t, event } of recorded) passing.observe(event, t);
+  assert.ok(passing.leftMs(done)! < 5000, `${passing.leftMs(done)} ms left after the profiles of a passing run`);
+});

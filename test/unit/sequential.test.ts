@@ -133,6 +133,25 @@ test('a look is planned after every block, at its share of the starts', () => {
   assert.equal(planSequential(config({ 'early-stop': false })), null);
 });
 
+test("against a stored record a look's information counts the record whole: with the defaults 1/2 and 4/5, levels from the same spending", () => {
+  const unpaired = planSequential(config({}), 'unpaired')!;
+  // information ∝ 1/(1/24 + 1/n) for head's n of 24 start pairs against the record's 24: 8, 16 and 24 give 6, 9.6 and 12
+  assert.deepEqual(
+    unpaired.looks.map((l) => [l.afterBlock, l.pairs]),
+    [
+      [0, 24],
+      [1, 48],
+      [2, 72],
+    ],
+  );
+  for (const [k, l] of unpaired.looks.entries()) close(l.t, [0.5, 0.8, 1][k]!, 1e-12, `information fraction of look ${k + 1}`);
+  // The first look's bound spends exactly what the O'Brien–Fleming-type function allows by then (two-sided 2·alpha, half of it per side).
+  close(unpaired.looks[0]!.nominalAlpha, obrienFlemingSpending(0.5, 0.02) / 2, 1e-9, 'first interim level');
+  const paired = planSequential(config({}))!;
+  assert.ok(unpaired.looks[0]!.nominalAlpha > 10 * paired.looks[0]!.nominalAlpha, 'the record is whole at the first look: its level is far less strict (0.0005 against 0.000028)');
+  assert.ok(unpaired.looks[2]!.nominalAlpha < 0.01, 'the final level is below alpha: the looks spent some of it');
+});
+
 /** n pairs with multiplicative noise (sd ≈ 3%) and a true head/base ratio. */
 function noisyPairs(n: number, ratio: number, seed: number): [number, number][] {
   const random = createRandom(seed);

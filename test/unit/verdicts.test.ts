@@ -17,6 +17,7 @@ import { createRandom } from '../../src/stats/random.js';
 import { fixtureSummary } from '../helpers/profiles.js';
 import { ROOT } from '../helpers/repo.js';
 import { resultsFromPairs } from '../helpers/results.js';
+import { HEALTHY, healthResults } from '../helpers/health.js';
 
 /** A side of the recorded profiles (test/fixtures/profiles), as the engine stores it. */
 function profileSide(summary: ProfileSummary, requests: number): SideProfile {
@@ -179,4 +180,21 @@ test('the counts say which inconclusive rows the gate weighed: a quiet pass with
     '0 regressions · 0 improvements · 0 unchanged · 3 inconclusive (1 gated)',
   );
   assert.equal(describeCounts(countVerdicts([row('inconclusive', true)])), '0 regressions · 0 improvements · 0 unchanged · 1 inconclusive');
+});
+
+test('a head that fails requests is no health improvement either: fewer GCs on its error page count as not comparable', () => {
+  // Head collects garbage for a quarter of base's time per request, as an error page would.
+  const results = healthResults(20, { base: HEALTHY, head: { ...HEALTHY, gcMsPer1k: 0.2 } }, { noise: 0.01 });
+  const gcRow = (text: string) => text.split('\n').find((l) => l.startsWith('| GET /hello | GC / 1k requests') || l.startsWith('|  | GC / 1k requests')) ?? '';
+  const serving = assessResults(results);
+  assert.match(gcRow(renderMarkdown(results, serving)), /✅ improvement/, 'head answers every request: a real improvement');
+  assert.match(describeCounts(countVerdicts(allComparisons(serving))), /[1-9]\d* improvements?/);
+  for (const pair of results.scenarios[0]!.pairs) {
+    pair.head.non2xx = Math.round(pair.head.requests / 4);
+    pair.head.statuses = { '404': pair.head.non2xx };
+  }
+  const failing = assessResults(results);
+  assert.equal(failing.health!.comparisons.find((c) => c.metric === 'gc_per_request')!.verdict, 'improvement', 'the assessment keeps what it measured');
+  assert.match(gcRow(renderMarkdown(results, failing)), /❔ not comparable: head fails requests/);
+  assert.match(describeCounts(countVerdicts(allComparisons(failing))), /· 0 improvements ·/);
 });

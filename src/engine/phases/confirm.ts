@@ -15,7 +15,7 @@ import { CancelledError } from '../errors.js';
 import { buildPlan, type Plan } from '../plan.js';
 import { RunSession } from '../session.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
-import { revertFunction, revertPackage } from '../workspace/revert.js';
+import { revertFunction, revertPackage, runsHeadsCode } from '../workspace/revert.js';
 import { serviceDir, setupTree, type Tree } from '../workspace/trees.js';
 import { runHttpPhase } from './http.js';
 
@@ -41,9 +41,11 @@ export const MAX_ARMS = 2;
  * one, up to MAX_ARMS per scenario. Recorded in results.confirmations, in order.
  */
 export async function runConfirmations(session: RunSession, phase: ConfirmPhase): Promise<void> {
+  session.ports.progress({ phase: 'confirm', pair: 0, pairs: phase.targets.length });
   for (const target of phase.targets) {
     let culprit: ConfirmTarget['culprit'] | null = target.culprit;
     for (let arm = 0; arm < MAX_ARMS && culprit !== null; arm++) {
+      session.ports.progress({ phase: 'confirm', scenario: target.scenario, pair: arm + 1, pairs: MAX_ARMS, message: culprit.package ?? culprit.name });
       await confirmCulprit(session, phase, target.scenario, culprit, arm);
       culprit = arm + 1 < MAX_ARMS && phase.next ? phase.next(session.results, target.scenario) : null;
     }
@@ -89,7 +91,7 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
   const revert =
     culprit.package !== null
       ? await revertPackage({ head, baseDir: serviceDir(phase.trees.base, phase.services.base), cwd, name: culprit.package, scratchDir })
-      : await revertFunction({ head, since: results.changes!.since, fn: culprit, cwd, scratchDir });
+      : await revertFunction({ head, since: results.changes!.since, fn: culprit, cwd, builds: Boolean(phase.services.head.build), scratchDir });
   if (!revert.ok) return revert.reason;
   try {
     const logDir = join(dir, 'logs');
@@ -97,6 +99,8 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
     // Built as head is, not installed: its node_modules is head's, or head's with base's copy of the culprit package.
     const service = { ...phase.services.head, install: '' };
     await setupTree(revert.tree, { service, env: { ...session.env, PERFGATE_SIDE: 'head' }, logDir, tracker: session.tracker }, session.ports);
+    const unchanged = culprit.package === null ? runsHeadsCode(head.root, revert.tree.root, culprit) : null;
+    if (unchanged !== null) return unchanged;
     const measured = await measureArm(session, phase, { scenario: record.scenario, culprit: record.culprit.name, reverted: revert.tree, dir, logDir });
     record.status = 'measured';
     record.reverted = { file: revert.file, hunks: revert.hunks };

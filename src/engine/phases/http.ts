@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { placeholdersIn } from '../../config/placeholders.js';
 import type { PerfgateConfig, ScenarioConfig, ServiceConfig } from '../../config/types.js';
-import type { IdleCpu, Pair, Results, Side, Slice, TakenLook } from '../../results/types.js';
+import { describeHeadBroken, errorShare, headBrokenScenarios } from '../../results/errors.js';
+import type { HeadBroken, IdleCpu, Pair, Results, Side, Slice, TakenLook } from '../../results/types.js';
 import { median } from '../../stats/descriptive.js';
 import { ScenarioError } from '../errors.js';
 import { type Plan, type PlannedBlock, type PlannedPair, turnWarmup, warmupSlices } from '../plan.js';
@@ -18,8 +19,9 @@ import { isExpectedStatus } from '../load/window.js';
 import { allowedCpus, choosePlacement, type Placement, pinProcess } from '../process/placement.js';
 import { groupsCpuSeconds } from '../process/proc-cpu.js';
 import { assertNoStrayCpu, assertUntouched, type Expected, expectedNow, type WatchedStart } from '../process/interference.js';
+import { headIdentityOf } from '../process/processes.js';
 import { sliceHealth } from '../service/health.js';
-import { askRoute, brokenRouteMessage, isFailing2xx, probeScenario } from '../service/probe.js';
+import { answersAsExpected, askRoute, BODY_SAMPLE_CHARS, bodyProblem, brokenRouteMessage, probeScenario, type RouteAnswer } from '../service/probe.js';
 import { Service } from '../service/service.js';
 import type { BaseSeal } from '../workspace/base-seal.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
@@ -79,6 +81,7 @@ async function runBlocks(session: RunSession, phase: PlacedPhase): Promise<void>
   for (const block of phase.plan.blocks) {
     await runBlock(session, phase, block);
     await phase.seal.verify(`during block ${block.index + 1} of ${phase.plan.blocks.length} (while both sides' services ran)`);
+    if (headBrokenScenarios(session.results).length > 0) break;
     // A planned look after this block: the stopping rule decides whether to go on.
     const index = sequential?.looks.findIndex((look) => look.afterBlock === block.index) ?? -1;
     if (!sequential || !phase.look || index < 0) continue;
@@ -103,7 +106,7 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
   const firstStart = phase.plan.blocks.slice(0, block.index).reduce((n, b) => n + b.instances, 0);
   // Before any start is spawned: what they inherit from this process.
   const boundary = session.tracker.boundary;
-  const expected = expectedNow(boundary?.cgroup ?? null);
+  const expected = expectedNow(boundary?.cgroup ?? null, headIdentityOf(session.tracker));
   const when = `in block ${block.index + 1} of ${blocks}`;
   try {
     // Start pair by start pair: the pair's two starts spawned back to back, the side that goes
@@ -166,6 +169,7 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
         const measured = [starts.base[turn.slot]!, starts.head[turn.slot]!];
         await session.output.measured(measured, name, () => measureStartPair(session, { config, scenario, block, blocks, starts, stored, expected }, pairs, warmup));
       }
+      if (headBrokenScenarios(session.results).length > 0) break;
     }
     assertStartsRunning(starts, 'after its slices, before the block ended');
     assertUntouched(watchedStarts(all), expected, `${when}, after its slices`);
@@ -242,10 +246,18 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     // Only the first turn of a scenario: a route that fails on both sides is a broken scenario,
     // not a measurement, and the rest of the run would only measure error pages.
     if (stored.pairs.length === 0) {
-      await assertScenarioAnswers(scenario, both, warmed);
-      assertRateSendable(scenario, warmed.at(-1));
+      const broken = await checkScenarioAnswers(scenario, both, warmed);
+      if (broken) {
+        session.update(() => {
+          stored.headBroken = broken;
+        });
+        session.ports.logger.warn(`${scenario.name}: ${describeHeadBroken(broken)}; the run stops after this turn's warm-ups, with a failing verdict`);
+      } else assertRateSendable(scenario, warmed.at(-1));
     }
-    for (const planned of pairs) {
+    // Once head has broken a route the verdict is known: the turn's other scenarios are warmed up
+    // and checked, so that every route head broke is named, and nothing more is measured.
+    const measuring = headBrokenScenarios(session.results).length === 0;
+    for (const planned of measuring ? pairs : []) {
       session.checkCancelled();
       assertStartsRunning(starts, 'while not under load (between its slices, or waiting for its turn)');
       const slices: Partial<Record<Side, Slice>> = {};
@@ -372,41 +384,75 @@ function assertRateSendable(scenario: ScenarioConfig, last: Slice[] | undefined)
   );
 }
 
+/** More than this share of a side's warm-up requests not answered as expected: the route is broken on that side. */
+const BROKEN_SHARE = 0.5;
+
 /**
- * Stops the run when the scenario's route fails on both sides through its first warm-up (more
- * than half of the answers not what it expects, or no answer at all): a typo in a path, a
- * missing header or an absent route would otherwise be measured for minutes as an error page
- * and end as a pass. One more request shows the user what the route answered.
+ * The scenario's first warm-up, judged. A route that fails on both sides (more than half of the
+ * requests not answered as expected) stops the run with an error: a typo in a path, a missing
+ * header or an absent route would otherwise be measured for minutes as an error page and end as
+ * a pass. A route that fails on head alone is the pull request's doing, a verdict already known:
+ * returned, for the run to stop at this warm-up and fail. Failing on base alone is what head may
+ * fix, so it measures. A few more requests show the user what the route answered.
  */
-async function assertScenarioAnswers(scenario: ScenarioConfig, services: Service[], warmed: Slice[][]): Promise<void> {
-  if (warmed.length === 0) return;
-  const failing = services.filter((_, i) => {
+async function checkScenarioAnswers(scenario: ScenarioConfig, services: Service[], warmed: Slice[][]): Promise<HeadBroken | null> {
+  if (warmed.length === 0) return null;
+  const shares = services.map((_, i) => {
     const slices = warmed.map((w) => w[i]!);
-    const answered = slices.reduce((n, s) => n + s.requests, 0);
-    const bad = slices.reduce((n, s) => n + s.non2xx, 0);
-    const failed = slices.reduce((n, s) => n + s.errors + s.timeouts, 0);
-    return answered === 0 ? failed > 0 : bad > answered / 2;
+    return errorShare({ requests: sum(slices.map((s) => s.requests)), non2xx: sum(slices.map((s) => s.non2xx)), errors: sum(slices.map((s) => s.errors)) });
   });
-  if (failing.length < services.length) return assertNoFailing2xx(scenario, services);
-  const sample = await probeScenario(services[0]!.url, scenario);
-  throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
+  const broken = shares.map((share) => share > BROKEN_SHARE);
+  if (broken.every(Boolean)) {
+    const sample = await probeScenario(services[0]!.url, scenario);
+    throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
+  }
+  const head = services.findIndex((service) => service.side === 'head');
+  if (!broken[head]) return checkBodies(scenario, services);
+  const base = 1 - head;
+  const [headAnswer, baseAnswer] = await Promise.all([askUntilUnexpected(services[head]!.url, scenario), askRoute(services[base]!.url, scenario)]);
+  return { shares: { base: round4(shares[base]!), head: round4(shares[head]!) }, ...brokenAnswer(scenario, headAnswer), baseStatus: baseAnswer.status };
+}
+
+/** One request after another, at most ANSWER_PROBES, until one is not answered as expected: a failing route's own words. */
+async function askUntilUnexpected(url: string, scenario: ScenarioConfig): Promise<RouteAnswer> {
+  let answer = await askRoute(url, scenario);
+  for (let i = 1; i < ANSWER_PROBES && answersAsExpected(scenario, answer); i++) answer = await askRoute(url, scenario);
+  return answer;
+}
+
+/** What head answered, as results.json keeps it (HeadBroken). */
+function brokenAnswer(scenario: ScenarioConfig, answer: RouteAnswer): Pick<HeadBroken, 'status' | 'body' | 'noAnswer' | 'failure' | 'mismatch'> {
+  const problem = bodyProblem(scenario, answer);
+  return {
+    status: answer.status,
+    body: answer.body.slice(0, BODY_SAMPLE_CHARS),
+    ...(answer.status === null && { noAnswer: answer.description.replace(/^it /, '') }),
+    ...(problem && { [problem.kind]: problem.text }),
+  };
 }
 
 /**
- * Stops the run when a scenario without expect: answers 2xx with a JSON body that says it failed
- * (`{"success": false, "error": "connect ECONNREFUSED"}`), on both sides or on head alone: the
- * status counts of the warm-up cannot see it, and the pairs would measure the error path. One
- * request per side reads the body; a request with {placeholders} is left to the load, which
- * fills them. Failing on base alone is what head may fix, so it measures.
+ * A body that the warm-up's status counts cannot see: one that does not hold what `expect:`
+ * declares, or, without `expect:`, a 2xx whose JSON says it failed (`{"success": false, "error":
+ * "connect ECONNREFUSED"}`): the pairs would measure the error path. One request per side reads
+ * the body (the load counts statuses only); a request with {placeholders} is left to the load,
+ * which fills them. On both sides: an error, as a route failing on both; on head alone: returned,
+ * as a route head broke; on base alone: measured.
  */
-async function assertNoFailing2xx(scenario: ScenarioConfig, services: Service[]): Promise<void> {
-  if (scenario.expect?.length || placeholdersIn(scenario.path, scenario.body, ...Object.values(scenario.headers)).length > 0) return;
+async function checkBodies(scenario: ScenarioConfig, services: Service[]): Promise<HeadBroken | null> {
+  // Statuses declared alone: the warm-up's counts have judged everything expect: says.
+  if ((scenario.expect?.length && !scenario.expectBody) || placeholdersIn(scenario.path, scenario.body, ...Object.values(scenario.headers)).length > 0) return null;
   const answers = await Promise.all(services.map((service) => askRoute(service.url, scenario)));
-  const failing = services.filter((_, i) => isFailing2xx(answers[i]!));
-  if (!failing.some((service) => service.side === 'head')) return;
-  const where = failing.length === services.length ? 'on both base and head' : 'on head only';
-  const answer = answers[services.indexOf(failing.find((service) => service.side === 'head')!)]!;
-  throw new ScenarioError(brokenRouteMessage(scenario, where, answer.description, answer.failure));
+  const problems = answers.map((answer) => bodyProblem(scenario, answer));
+  const head = services.findIndex((service) => service.side === 'head');
+  if (!problems[head]) return null;
+  const answer = answers[head]!;
+  if (problems.every(Boolean)) throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', answer.description, problems[head]));
+  return { ...brokenAnswer(scenario, answer), baseStatus: answers[1 - head]!.status };
+}
+
+function round4(value: number): number {
+  return Math.round(value * 1e4) / 1e4;
 }
 
 function sum(values: number[]): number {

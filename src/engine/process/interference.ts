@@ -1,9 +1,12 @@
 /**
- * What the pull request's code can do to base's processes without writing a file: they run as
- * the same user, so head's code can stop them (SIGSTOP, SIGTSTP), lower their priority (renice),
- * pin them to fewer CPUs (taskset), or move them into a cgroup of their own and freeze it. Base is
+ * What the pull request's code can do to base's processes without writing a file where they run
+ * as the same user (no boundary, or no user of head's own could be made): head's code can stop
+ * them (SIGSTOP, SIGTSTP), lower their priority (renice), pin them to fewer CPUs (taskset), or
+ * move them into a cgroup of their own and freeze it. Base is
  * then slow and head's regression passes, or head looks faster than it is. Head can do the
- * reverse to itself too: widen its own CPUs to the load generator's.
+ * reverse to itself too: widen its own CPUs to the load generator's. As its own user
+ * (perfgate-head) head can do that to its own starts only; base's can then be changed only by a
+ * process of perfgate's user or root, and the checks stay to say so.
  *
  * perfgate knows what every start of a block should look like, because it started it: running
  * (not stopped), at perfgate's own nice value and scheduling policy, on the CPUs perfgate gave
@@ -24,7 +27,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import type { Side } from '../../results/types.js';
 import { InterferenceError } from '../errors.js';
+import { HEAD_USER } from './head-user.js';
 import { parseCpuList } from './placement.js';
+import { type HeadIdentity, sharedUserWhy } from './processes.js';
 import { startsProcesses } from './proc-cpu.js';
 
 /** A start as the check needs it. */
@@ -47,6 +52,8 @@ export interface Expected {
   cpus: string;
   /** The cgroup every start's processes are in (its path in the v2 or v1 freezer hierarchy), or null when perfgate made none. */
   cgroup: { version: 1 | 2; path: string } | null;
+  /** Whose user head's code runs as: what a message says could have made the change. */
+  head: HeadIdentity;
 }
 
 function read(file: string): string | null {
@@ -84,10 +91,10 @@ function policyName(policy: number): string {
 }
 
 /** The expected values, read from this process when a block starts (before its starts are spawned). */
-export function expectedNow(cgroup: Expected['cgroup']): Expected {
+export function expectedNow(cgroup: Expected['cgroup'], head: HeadIdentity): Expected {
   const own = read('/proc/self/stat');
   const policy = own === null ? Number.NaN : Number(statFields(own)[POLICY]);
-  return { nice: getPriority(), policy: Number.isInteger(policy) ? policy : null, cpus: allowedList(read('/proc/self/status') ?? '') ?? '', cgroup };
+  return { nice: getPriority(), policy: Number.isInteger(policy) ? policy : null, cpus: allowedList(read('/proc/self/status') ?? '') ?? '', cgroup, head };
 }
 
 /** A process's cgroup in the unified (v2) or the freezer (v1) hierarchy, from /proc/<pid>/cgroup (a hybrid system lists both). */
@@ -166,10 +173,23 @@ export function assertUntouched(starts: readonly WatchedStart[], expected: Expec
   if (found.length === 0) return;
   const more = found.length > NAMED ? ` and ${found.length - NAMED} more` : '';
   throw new InterferenceError(
-    `A service's processes were changed by another process ${when}: ${found.slice(0, NAMED).join('; ')}${more}. ` +
-      "The pull request's code runs as the same user as base's service and can stop it, lower its priority or scheduling policy (chrt --idle, --batch) or narrow its CPUs, which makes base slow and head look fast; " +
+    `A service's processes were changed by another process ${when}: ${found.slice(0, NAMED).join('; ')}${more}. ${whoCouldChange(expected.head)}; ` +
       'the services were then not measured as perfgate started them, so this run gives no verdict. ' +
       'If your own service changes its priority, scheduling policy or CPU affinity, or stops itself, it cannot be measured fairly this way (docs/security.md, "A fair comparison").',
+  );
+}
+
+/** Who could have made such a change, as it is on this run. */
+function whoCouldChange(head: HeadIdentity): string {
+  if (head === 'own-user') {
+    return (
+      `Head's code runs as its own user (${HEAD_USER}): it can change its own starts, not base's, which are perfgate's user's ` +
+      "and can be changed only by a process of that user or root (base's own code, or a process an earlier step left running)"
+    );
+  }
+  return (
+    `The pull request's code runs as the same user as base's service ${sharedUserWhy(head)} and can stop it, lower its priority ` +
+    'or scheduling policy (chrt --idle, --batch) or narrow its CPUs, which makes base slow and head look fast'
   );
 }
 

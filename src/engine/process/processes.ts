@@ -201,6 +201,25 @@ export function headUserOf(tracker: ProcessTracker, env: Record<string, string>)
 }
 
 /**
+ * Whose user head's code runs as, for the messages that say who could have changed base's
+ * processes or files: its own, or perfgate's (inside a boundary that could not make one, or with
+ * no boundary at all).
+ */
+export type HeadIdentity = 'own-user' | 'shared-in-boundary' | 'shared';
+
+export function headIdentityOf(tracker: ProcessTracker): HeadIdentity {
+  if (tracker.headUser) return 'own-user';
+  return tracker.boundary ? 'shared-in-boundary' : 'shared';
+}
+
+/** Why head's code runs as perfgate's own user, for a message: "The pull request's code runs as the same user as base's <this>". */
+export function sharedUserWhy(identity: Exclude<HeadIdentity, 'own-user'>): string {
+  return identity === 'shared-in-boundary'
+    ? 'here (inside the boundary, but no user of its own could be made for it)'
+    : "(perfgate gives it a user of its own only inside a boundary: the action's, or the CLI's with --boundary)";
+}
+
+/**
  * Starts a program (no shell: arguments are passed as they are) in a new, tracked process group.
  * Head's code enters the boundary as perfgate's user, then changes user (sudo stays its parent,
  * in the same process group, and relays the SIGTERM of a graceful stop to it).

@@ -10,8 +10,9 @@ import { firstErrorInFile, ownPlace } from '../process/log-excerpt.js';
 import type { RunSession } from '../session.js';
 import type { Tree } from '../workspace/trees.js';
 
-/** Whether any slice of the side answered a request other than as expected, or not at all. */
+/** Whether any slice of the side answered a request other than as expected, or not at all; or head broke a route at its warm-up. */
 function failedRequests(results: Results, side: Side): boolean {
+  if (side === 'head' && results.scenarios.some((s) => s.headBroken)) return true;
   return results.scenarios.some((s) => s.pairs.some((pair) => pair[side].non2xx + pair[side].errors + pair[side].timeouts > 0));
 }
 

@@ -10,7 +10,8 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { placeholdersIn } from '../../config/placeholders.js';
-import type { ScenarioConfig, ServiceConfig } from '../../config/types.js';
+import { valueAt } from '../../config/merge.js';
+import type { ExpectedBody, ScenarioConfig, ServiceConfig } from '../../config/types.js';
 import { ServiceError } from '../errors.js';
 import { isExpectedStatus } from '../load/window.js';
 import { ProcessTracker } from '../process/processes.js';
@@ -34,6 +35,8 @@ export interface RouteAnswer {
   body: string;
   /** What a JSON body says went wrong (`"success": false`, `"error": "…"`); null: it says nothing of the kind, or is not JSON. */
   failure: string | null;
+  /** The body as it came, its first BODY_PARSE_CHARS: what expect:'s body and json are matched against. */
+  raw: string;
 }
 
 /** Sends a request once and describes the answer. Never throws. */
@@ -48,12 +51,12 @@ export function askRoute(baseUrl: string, scenario: ProbedRequest, timeoutMs = 5
       const answered = (raw: string) => {
         const text = oneLine(raw);
         const sample = describeBody(text);
-        resolve({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text, failure: failureInBody(raw) });
+        resolve({ status: res.statusCode ?? 0, description: `it answered ${res.statusCode}${sample}`, sample, body: text, failure: failureInBody(raw), raw });
       };
       res.on('end', () => answered(body));
       res.on('error', () => answered(''));
     });
-    const none = (description: string): RouteAnswer => ({ status: null, description, sample: '', body: '', failure: null });
+    const none = (description: string): RouteAnswer => ({ status: null, description, sample: '', body: '', failure: null, raw: '' });
     req.once('timeout', () => {
       req.destroy();
       resolve(none(`it did not answer within ${timeoutMs / 1000} s`));
@@ -73,13 +76,52 @@ export async function probeScenario(baseUrl: string, scenario: ProbedRequest, ti
 }
 
 /**
- * Whether an answer is what the scenario expects: one of its `expect:` statuses; without
- * `expect:`, a 2xx whose body does not say it failed (many services answer an error with 200 and
- * `{"success": false, "error": …}`, and measuring that measures the error path).
+ * Whether an answer is what the scenario expects: one of its `expect:` statuses (any 2xx without
+ * them), and a body that holds what `expect:` declares, or, when it declares nothing, a body
+ * that does not say it failed (bodyProblem).
  */
-export function answersAsExpected(scenario: Pick<ScenarioConfig, 'expect'>, answer: RouteAnswer): boolean {
+export function answersAsExpected(scenario: Pick<ScenarioConfig, 'expect' | 'expectBody'>, answer: RouteAnswer): boolean {
   if (answer.status === null || !isExpectedStatus(scenario, answer.status)) return false;
-  return Boolean(scenario.expect?.length) || answer.failure === null;
+  return bodyProblem(scenario, answer) === null;
+}
+
+/**
+ * Why a body is not what the scenario expects. mismatch: how it differs from `expect:`'s body or
+ * json. failure: without any `expect:`, what a 2xx body says went wrong (many services answer an
+ * error with 200 and `{"success": false, "error": …}`, and measuring that measures the error
+ * path); a scenario that declares its statuses alone is judged by them.
+ */
+export interface BodyProblem {
+  kind: 'failure' | 'mismatch';
+  text: string;
+}
+
+export function bodyProblem(scenario: Pick<ScenarioConfig, 'expect' | 'expectBody'>, answer: RouteAnswer): BodyProblem | null {
+  if (answer.status === null) return null;
+  if (scenario.expectBody) {
+    const text = bodyMismatch(scenario.expectBody, answer.raw);
+    return text === null ? null : { kind: 'mismatch', text };
+  }
+  if (scenario.expect?.length || !isFailing2xx(answer)) return null;
+  return { kind: 'failure', text: answer.failure! };
+}
+
+/** How a body differs from what `expect:` declares (`it does not contain "ok"`, `success is false, not true`); null when it holds it all. */
+export function bodyMismatch(expected: ExpectedBody, raw: string): string | null {
+  const cut = raw.length >= BODY_PARSE_CHARS ? ` in its first ${BODY_PARSE_CHARS / 1024} kB, which is what perfgate reads` : '';
+  if (expected.contains !== undefined && !raw.includes(expected.contains)) return `it does not contain "${expected.contains}"${cut}`;
+  if (!expected.json) return null;
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    return cut ? `it is longer than the ${BODY_PARSE_CHARS / 1024} kB perfgate reads to check its JSON` : 'it is not JSON';
+  }
+  for (const [path, wanted] of Object.entries(expected.json)) {
+    const found = valueAt(data, path.split('.'));
+    if (found !== wanted) return `${path} is ${found === undefined ? 'absent' : oneLine(JSON.stringify(found), 60)}, not ${JSON.stringify(wanted)}`;
+  }
+  return null;
 }
 
 /** How much of a body the lists of answers in init and plan quote. */
@@ -118,9 +160,15 @@ export function failureInBody(raw: string): string | null {
   return null;
 }
 
-/** What the scenario expects, for a message: "a 2xx status", "404 or 410". */
-export function expectedStatuses(scenario: Pick<ScenarioConfig, 'expect'>): string {
-  return scenario.expect?.length ? scenario.expect.join(' or ') : 'a 2xx status';
+/** What the scenario expects, for a message: "a 2xx status", "404 or 410", `200 with a body that contains "ok"`. */
+export function expectedAnswer(scenario: Pick<ScenarioConfig, 'expect' | 'expectBody'>): string {
+  const statuses = scenario.expect?.length ? scenario.expect.join(' or ') : 'a 2xx status';
+  const { contains, json } = scenario.expectBody ?? {};
+  const holds = [
+    ...(contains !== undefined ? [`contains "${contains}"`] : []),
+    ...Object.entries(json ?? {}).map(([path, value]) => `has ${path} ${JSON.stringify(value)}`),
+  ];
+  return holds.length ? `${statuses} with a body that ${holds.join(' and ')}` : statuses;
 }
 
 /** The fix, the same sentence wherever a broken route is reported. */
@@ -128,6 +176,10 @@ export const BROKEN_ROUTE_FIX =
   'Fix the path, method, headers or body in perfgate.yml, or declare the statuses this route answers with expect: (e.g. expect: [404]).';
 
 /** The fix for a 2xx whose body says it failed: the service is missing something, most often its database. */
+/** The fix for a body that does not hold what expect: declares. */
+export const BODY_MISMATCH_FIX =
+  "Fix the request in perfgate.yml, give the service what it needs to answer it (a database: service.setup and env, docs/databases.md), or change expect: to what this route answers.";
+
 export const FAILING_2XX_FIX =
   'The service answered an error with a success status: give it what it needs before measuring (a database: service.setup and env, docs/databases.md), or fix the request in perfgate.yml. ' +
   'If this body is what the route should answer, declare its status with expect: (e.g. expect: [200]).';
@@ -135,17 +187,18 @@ export const FAILING_2XX_FIX =
 /**
  * A scenario whose route did not answer as expected: the route, what it answered (status and the
  * start of the body) and the fix. `where`: "on both base and head", "on head's work tree".
- * `failure`: what a 2xx body said went wrong, when that is why.
+ * `problem`: what is wrong with the body, when that is why (bodyProblem).
  */
 export function brokenRouteMessage(
-  scenario: Pick<ScenarioConfig, 'name' | 'method' | 'path' | 'expect'>,
+  scenario: Pick<ScenarioConfig, 'name' | 'method' | 'path' | 'expect' | 'expectBody'>,
   where: string,
   description: string,
-  failure: string | null = null,
+  problem: BodyProblem | null = null,
 ): string {
   const head = `Scenario "${scenario.name}" (${scenario.method} ${scenario.path}) fails ${where}: ${description}`;
-  if (failure) return `${head}, a body that says the request failed (${failure}). ${FAILING_2XX_FIX}`;
-  return `${head}. perfgate expects ${expectedStatuses(scenario)}. ${BROKEN_ROUTE_FIX}`;
+  if (problem?.kind === 'failure') return `${head}, a body that says the request failed (${problem.text}). ${FAILING_2XX_FIX}`;
+  if (problem?.kind === 'mismatch') return `${head}, a body that does not match expect: (${problem.text}). perfgate expects ${expectedAnswer(scenario)}. ${BODY_MISMATCH_FIX}`;
+  return `${head}. perfgate expects ${expectedAnswer(scenario)}. ${BROKEN_ROUTE_FIX}`;
 }
 
 /**

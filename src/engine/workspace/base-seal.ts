@@ -1,6 +1,6 @@
 /**
- * A seal on base's tree. Head's install, build, setup and service run as the same user as
- * base's and can write into base's worktree by its path (a sibling of head's): patch base's
+ * A seal on base's tree. Where head's install, build, setup and service run as the same user as
+ * base's (no boundary, or no user of head's own could be made), they can write into base's worktree by its path (a sibling of head's): patch base's
  * server, or a file in its node_modules, so that base is slow and head's regression passes.
  * Right after base is installed and built, before any of head's code runs, perfgate records every
  * tracked file and every entry under base's node_modules with its type, size, inode, and change
@@ -27,6 +27,8 @@ import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BaseTreeChangedError, SetupError } from '../errors.js';
+import { HEAD_USER } from '../process/head-user.js';
+import { type HeadIdentity, sharedUserWhy } from '../process/processes.js';
 import { ownEnv, programPathOrNull } from '../process/programs.js';
 import { git, type Tree } from './trees.js';
 
@@ -45,8 +47,11 @@ export interface BaseSeal {
   verify(when: string): Promise<void>;
 }
 
-/** Seals base's tracked files and node_modules (the tree's root and the service directory's). */
-export async function sealBaseTree(tree: Tree, serviceDir: string): Promise<BaseSeal> {
+/**
+ * Seals base's tracked files and node_modules (the tree's root and the service directory's).
+ * `head` is whose user head's code runs as: what a changed seal's message says could have written.
+ */
+export async function sealBaseTree(tree: Tree, serviceDir: string, head: HeadIdentity): Promise<BaseSeal> {
   const started = performance.now();
   // One way of listing for the seal and every check: find(1) and the walk print times differently.
   const find = programPathOrNull('find');
@@ -78,12 +83,20 @@ export async function sealBaseTree(tree: Tree, serviceDir: string): Promise<Base
       const more = changes.length > NAMED ? ` and ${changes.length - NAMED} more` : '';
       throw new BaseTreeChangedError(
         `base's tree (${tree.root}) was changed after perfgate installed and built it, ${when}: ${named}${more}. ` +
-          "The pull request's code runs as the same user as base's and can write into base's worktree; base was then not measured as its own commit built it, " +
+          `${whoCouldWrite(head)}; base was then not measured as its own commit built it, ` +
           'so this run gives no verdict. perfgate checks tracked files, node_modules and the files Node can load as code (.js, .ts, package.json, .env…): if base\'s own service or service.setup writes those (a cache, a generated client), make it write elsewhere or do it in service.build (docs/security.md, "A fair comparison").' +
           hint,
       );
     },
   };
+}
+
+/** Who could have written into base's tree, as it is on this run. */
+function whoCouldWrite(head: HeadIdentity): string {
+  if (head === 'own-user') {
+    return `Head's code runs as its own user (${HEAD_USER}) and cannot write there: a process of perfgate's own user or root did (base's own service or service.setup, or a process an earlier step left running)`;
+  }
+  return `The pull request's code runs as the same user as base's ${sharedUserWhy(head)} and can write into base's worktree`;
 }
 
 /** What differs between two manifest entries, in words. */

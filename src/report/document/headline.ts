@@ -6,7 +6,8 @@
  */
 import type { Assessment } from '../../assess/types.js';
 import { METRICS } from '../../config/types.js';
-import type { Analysis, BenchmarkComparison, HealthComparison, HeapGrowthComparison, LoggedError, MetricComparison, Results } from '../../results/types.js';
+import type { Analysis, BenchmarkComparison, HeadBrokenRoute, HealthComparison, HeapGrowthComparison, LoggedError, MetricComparison, Results } from '../../results/types.js';
+import { headBrokenParts } from '../../results/errors.js';
 import { formatPercent, truncate } from '../../stats/format.js';
 import { formatChangeOf, formatLimit, formatMetricChange, formatMetricName } from '../format.js';
 import { describeHealthFailure, describeHealthLimit, formatHealthMetricName } from '../health.js';
@@ -132,6 +133,11 @@ export function limitedChangeLine(c: MetricComparison, analysis?: Pick<Analysis,
   return [...outside(c.scenario), ...words(` ${formatMetricName(c.metric)} ${formatChangeOf(c.metric, c.change)} (limit ${formatLimit(c.metric, c.limit)})`)];
 }
 
+/** How head broke a route, its answer's body outside text (the service's own). */
+function headBrokenLine(route: HeadBrokenRoute): Line {
+  return headBrokenParts(route).map((part) => (part.quoted ? { kind: 'text' as const, text: truncate(part.text, QUOTE_CHARS) } : { kind: 'label' as const, text: part.text }));
+}
+
 /** How much of a body or a logged error the headline quotes: enough for the message, short enough for one line. */
 const QUOTE_CHARS = 120;
 
@@ -180,6 +186,20 @@ export function answerLine(analysis: Analysis, culpritOf: (scenario: string) => 
     const other = unfair.side === 'head' ? 'base' : 'head';
     return words(`not a fair comparison: ${whose}'s idle service used ${Number((unfair.idleCoreShare * 100).toFixed(1))}% of a core more while ${other} was measured; no verdict (see the warnings)`);
   }
+  const broken = analysis.headBroken?.[0];
+  if (broken) {
+    // Before any measured change: head broke a route, so the run stopped at its warm-up.
+    const more = (analysis.headBroken?.length ?? 0) - 1;
+    return [
+      ...words('failing: '),
+      ...outside(broken.scenario),
+      ...words(': '),
+      ...headBrokenLine(broken),
+      ...(more > 0 ? words(`; ${plural(more, 'more route')} head broke`) : []),
+      ...words('; the run stopped at the first warm-up'),
+      ...loggedErrorLine(broken.logError ?? null),
+    ];
+  }
   const decision = decisionLine(analysis);
   const worst = worstGatedChange(analysis);
   const health = analysis.health?.failing[0];
@@ -211,14 +231,19 @@ export function headline(results: Results, analysis: Assessment, accepted: strin
   return {
     mark: accepted !== null ? 'warn' : analysis.decision === 'pass' ? 'good' : 'fail',
     answer: accepted === null ? answer : [...words('accepted by label '), { kind: 'text', text: accepted, strong: true }, ...words(': '), ...answer],
-    others: culprits
-      .filter((c) => c.scenario !== lead?.scenario)
-      .map((c) => ({
-        about: c.scenario,
-        found: c.culprit !== null,
-        line: [...outside(c.regression), ...(c.culprit ? [...words(' · '), ...outside(c.culprit.text)] : [])],
-      })),
-    counts: describeCounts(countVerdicts(allComparisons(analysis))),
+    others: [
+      // The routes head broke after the one the answer names, each in its own words.
+      ...(analysis.headBroken ?? []).slice(1).map((route) => ({ about: route.scenario, found: false, line: headBrokenLine(route) })),
+      ...culprits
+        .filter((c) => c.scenario !== lead?.scenario)
+        .map((c) => ({
+          about: c.scenario,
+          found: c.culprit !== null,
+          line: [...outside(c.regression), ...(c.culprit ? [...words(' · '), ...outside(c.culprit.text)] : [])],
+        })),
+    ],
+    // A route head broke is a gated regression that no comparison holds: the counts say it with the rest.
+    counts: describeCounts(countVerdicts([...allComparisons(analysis), ...(analysis.headBroken ?? []).map(() => ({ verdict: 'regression' as const, gated: true }))])),
     incomplete: why === null ? null : { flag: 'incomplete run', why },
     baseCommands: describeBaseCommands(results),
   };

@@ -108,7 +108,9 @@ export function describeStopping(results: Results): Line | null {
     return `after block ${formatInteger(block)}${first ? ` of ${formatInteger(planned.blocks)}` : ''} (${formatCount(look.pairs)} of ${formatCount(planned.pairs)} pairs per scenario)`;
   };
   const levels = sequential.looks.map((look) => formatP(look.nominalAlpha));
-  const design = `${sequential.design} design keeping alpha ${formatP(sequential.alpha)}: interim ${levels.length > 2 ? 'levels' : 'level'} ${levels.slice(0, -1).join(', ')}, final level ${levels.at(-1)}`;
+  // Against a record the looks test head's starts so far against all of the record's (engine/plan.ts, information).
+  const over = results.baseline ? ", over head's starts against the record's" : '';
+  const design = `${sequential.design} design${over} keeping alpha ${formatP(sequential.alpha)}: interim ${levels.length > 2 ? 'levels' : 'level'} ${levels.slice(0, -1).join(', ')}, final level ${levels.at(-1)}`;
   // The reason a look gives quotes the run's scenario names: outside text.
   const said = interims.map((look, i): Line => [{ kind: 'label', text: `${where(look, i === 0)}: ` }, { kind: 'text', text: look.reason }]);
   const last = interims.at(-1)!;

@@ -134,7 +134,7 @@ export function benchmarkTable(rows: BenchmarkRow[]): Table {
 function healthVerdict(cell: HealthCell): Cell {
   switch (cell.kind) {
     case 'verdict':
-      return verdictCell(cell.tone, cell.open);
+      return cell.words ? { kind: 'verdict', mark: cell.tone, words: cell.words } : verdictCell(cell.tone, cell.open);
     case 'leak':
       if (cell.tone === 'fail' || cell.tone === 'warn') return { kind: 'verdict', mark: cell.tone, words: 'possible leak' };
       return cell.tone === 'good' ? { kind: 'verdict', mark: 'good', words: 'growth gone' } : verdictCell(cell.tone, cell.open);

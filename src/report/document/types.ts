@@ -86,7 +86,7 @@ export interface Headline {
   mark: Extract<Tone, 'fail' | 'good' | 'warn'>;
   /** The decision in words; an accepted run first names the label that accepted it. */
   answer: Line;
-  /** Every other regressed scenario: what regressed and, when `found`, the culprit in the service's own code. */
+  /** Every other route head broke, then every other regressed scenario: what regressed and, when `found`, the culprit in the service's own code. */
   others: { about: string; found: boolean; line: Line }[];
   /** "1 regression · 1 improvement · 5 unchanged". */
   counts: string;
