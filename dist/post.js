@@ -2161,9 +2161,9 @@ var require_dispatcher_base = __commonJS({
       }
       close(callback) {
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve3, reject) => {
             this.close((err, data) => {
-              return err ? reject(err) : resolve(data);
+              return err ? reject(err) : resolve3(data);
             });
           });
         }
@@ -2201,12 +2201,12 @@ var require_dispatcher_base = __commonJS({
           err = null;
         }
         if (callback === void 0) {
-          return new Promise((resolve, reject) => {
+          return new Promise((resolve3, reject) => {
             this.destroy(err, (err2, data) => {
               return err2 ? (
                 /* istanbul ignore next: should never error */
                 reject(err2)
-              ) : resolve(data);
+              ) : resolve3(data);
             });
           });
         }
@@ -4473,8 +4473,8 @@ var require_util2 = __commonJS({
     function createDeferredPromise() {
       let res;
       let rej;
-      const promise = new Promise((resolve, reject) => {
-        res = resolve;
+      const promise = new Promise((resolve3, reject) => {
+        res = resolve3;
         rej = reject;
       });
       return { promise, resolve: res, reject: rej };
@@ -6725,12 +6725,12 @@ upgrade: ${upgrade}\r
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve3;
         }
       });
       socket.on("close", onDrain).on("drain", onDrain);
@@ -7400,12 +7400,12 @@ var require_client_h2 = __commonJS({
           cb();
         }
       }
-      const waitForDrain = () => new Promise((resolve, reject) => {
+      const waitForDrain = () => new Promise((resolve3, reject) => {
         assert(callback === null);
         if (socket[kError]) {
           reject(socket[kError]);
         } else {
-          callback = resolve;
+          callback = resolve3;
         }
       });
       h2stream.on("close", onDrain).on("drain", onDrain);
@@ -7884,16 +7884,16 @@ var require_client = __commonJS({
         return this[kNeedDrain] < 2;
       }
       async [kClose]() {
-        return new Promise((resolve) => {
+        return new Promise((resolve3) => {
           if (this[kSize]) {
-            this[kClosedResolve] = resolve;
+            this[kClosedResolve] = resolve3;
           } else {
-            resolve(null);
+            resolve3(null);
           }
         });
       }
       async [kDestroy](err) {
-        return new Promise((resolve) => {
+        return new Promise((resolve3) => {
           const requests = this[kQueue].splice(this[kPendingIdx]);
           for (let i = 0; i < requests.length; i++) {
             const request = requests[i];
@@ -7904,7 +7904,7 @@ var require_client = __commonJS({
               this[kClosedResolve]();
               this[kClosedResolve] = null;
             }
-            resolve(null);
+            resolve3(null);
           };
           if (this[kHTTPContext]) {
             this[kHTTPContext].destroy(err, callback);
@@ -7955,7 +7955,7 @@ var require_client = __commonJS({
         });
       }
       try {
-        const socket = await new Promise((resolve, reject) => {
+        const socket = await new Promise((resolve3, reject) => {
           client[kConnector]({
             host,
             hostname,
@@ -7967,7 +7967,7 @@ var require_client = __commonJS({
             if (err) {
               reject(err);
             } else {
-              resolve(socket2);
+              resolve3(socket2);
             }
           });
         });
@@ -8303,8 +8303,8 @@ var require_pool_base = __commonJS({
         if (this[kQueue].isEmpty()) {
           await Promise.all(this[kClients].map((c) => c.close()));
         } else {
-          await new Promise((resolve) => {
-            this[kClosedResolve] = resolve;
+          await new Promise((resolve3) => {
+            this[kClosedResolve] = resolve3;
           });
         }
       }
@@ -9573,7 +9573,7 @@ var require_readable = __commonJS({
         if (this._readableState.closeEmitted) {
           return null;
         }
-        return await new Promise((resolve, reject) => {
+        return await new Promise((resolve3, reject) => {
           if (this[kContentLength] > limit) {
             this.destroy(new AbortError());
           }
@@ -9586,7 +9586,7 @@ var require_readable = __commonJS({
             if (signal?.aborted) {
               reject(signal.reason ?? new AbortError());
             } else {
-              resolve(null);
+              resolve3(null);
             }
           }).on("error", noop).on("data", function(chunk) {
             limit -= chunk.length;
@@ -9605,7 +9605,7 @@ var require_readable = __commonJS({
     }
     async function consume(stream, type) {
       assert(!stream[kConsume]);
-      return new Promise((resolve, reject) => {
+      return new Promise((resolve3, reject) => {
         if (isUnusable(stream)) {
           const rState = stream._readableState;
           if (rState.destroyed && rState.closeEmitted === false) {
@@ -9622,7 +9622,7 @@ var require_readable = __commonJS({
             stream[kConsume] = {
               type,
               stream,
-              resolve,
+              resolve: resolve3,
               reject,
               length: 0,
               body: []
@@ -9692,18 +9692,18 @@ var require_readable = __commonJS({
       return buffer;
     }
     function consumeEnd(consume2) {
-      const { type, body, resolve, stream, length } = consume2;
+      const { type, body, resolve: resolve3, stream, length } = consume2;
       try {
         if (type === "text") {
-          resolve(chunksDecode(body, length));
+          resolve3(chunksDecode(body, length));
         } else if (type === "json") {
-          resolve(JSON.parse(chunksDecode(body, length)));
+          resolve3(JSON.parse(chunksDecode(body, length)));
         } else if (type === "arrayBuffer") {
-          resolve(chunksConcat(body, length).buffer);
+          resolve3(chunksConcat(body, length).buffer);
         } else if (type === "blob") {
-          resolve(new Blob(body, { type: stream[kContentType] }));
+          resolve3(new Blob(body, { type: stream[kContentType] }));
         } else if (type === "bytes") {
-          resolve(chunksConcat(body, length));
+          resolve3(chunksConcat(body, length));
         }
         consumeFinish(consume2);
       } catch (err) {
@@ -9960,9 +9960,9 @@ var require_api_request = __commonJS({
     };
     function request(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           request.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10185,9 +10185,9 @@ var require_api_stream = __commonJS({
     };
     function stream(opts, factory, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           stream.call(this, opts, factory, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10472,9 +10472,9 @@ var require_api_upgrade = __commonJS({
     };
     function upgrade(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           upgrade.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -10566,9 +10566,9 @@ var require_api_connect = __commonJS({
     };
     function connect(opts, callback) {
       if (callback === void 0) {
-        return new Promise((resolve, reject) => {
+        return new Promise((resolve3, reject) => {
           connect.call(this, opts, (err, data) => {
-            return err ? reject(err) : resolve(data);
+            return err ? reject(err) : resolve3(data);
           });
         });
       }
@@ -14431,7 +14431,7 @@ var require_fetch = __commonJS({
       function dispatch({ body }) {
         const url = requestCurrentURL(request);
         const agent = fetchParams.controller.dispatcher;
-        return new Promise((resolve, reject) => agent.dispatch(
+        return new Promise((resolve3, reject) => agent.dispatch(
           {
             path: url.pathname + url.search,
             origin: url.origin,
@@ -14507,7 +14507,7 @@ var require_fetch = __commonJS({
               }
               this.body = new Readable({ read: resume });
               const onError = this.onError.bind(this);
-              resolve({
+              resolve3({
                 status,
                 statusText,
                 headersList,
@@ -14550,7 +14550,7 @@ var require_fetch = __commonJS({
               for (let i = 0; i < rawHeaders.length; i += 2) {
                 headersList.append(bufferToLowerCasedHeaderName(rawHeaders[i]), rawHeaders[i + 1].toString("latin1"), true);
               }
-              resolve({
+              resolve3({
                 status,
                 statusText: STATUS_CODES[status],
                 headersList,
@@ -18291,8 +18291,8 @@ var require_util8 = __commonJS({
       return true;
     }
     function delay(ms) {
-      return new Promise((resolve) => {
-        setTimeout(resolve, ms).unref();
+      return new Promise((resolve3) => {
+        setTimeout(resolve3, ms).unref();
       });
     }
     module.exports = {
@@ -19284,11 +19284,11 @@ import { EOL as EOL2 } from "os";
 import { constants, promises } from "fs";
 var __awaiter = function(thisArg, _arguments, P, generator) {
   function adopt(value) {
-    return value instanceof P ? value : new P(function(resolve) {
-      resolve(value);
+    return value instanceof P ? value : new P(function(resolve3) {
+      resolve3(value);
     });
   }
-  return new (P || (P = Promise))(function(resolve, reject) {
+  return new (P || (P = Promise))(function(resolve3, reject) {
     function fulfilled(value) {
       try {
         step(generator.next(value));
@@ -19304,7 +19304,7 @@ var __awaiter = function(thisArg, _arguments, P, generator) {
       }
     }
     function step(result) {
-      result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected);
+      result.done ? resolve3(result.value) : adopt(result.value).then(fulfilled, rejected);
     }
     step((generator = generator.apply(thisArg, _arguments || [])).next());
   });
@@ -19595,6 +19595,13 @@ function getState(name) {
   return process.env[`STATE_${name}`] || "";
 }
 
+// src/action/post.ts
+import { tmpdir } from "node:os";
+import { dirname as dirname3 } from "node:path";
+
+// src/compare/leftovers.ts
+import { isAbsolute as isAbsolute2, join as join4, relative, resolve as resolve2 } from "node:path";
+
 // src/engine/process/boundary.ts
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
@@ -19662,6 +19669,17 @@ function settleOwnProcesses(env) {
 function settled() {
   if (!own) settleOwnProcesses(process.env);
   return own;
+}
+var MissingProgramError = class extends Error {
+};
+function programPath(name) {
+  if (isAbsolute(name)) return name;
+  const file = settled().programs.get(name);
+  if (!file) throw new MissingProgramError(`${name} was not on PATH when perfgate started; install it (or put it on PATH) before the perfgate step.`);
+  return file;
+}
+function programPathOrNull(name) {
+  return isAbsolute(name) ? name : settled().programs.get(name) ?? null;
 }
 function ownEnv() {
   return settled().env;
@@ -19813,6 +19831,44 @@ function boundaryAt(path) {
   return cgroupAt(path, mount.version);
 }
 
+// src/engine/process/head-user.ts
+import { spawnSync as spawnSync2 } from "node:child_process";
+import { chmodSync, lstatSync, mkdtempSync, realpathSync, rmSync, statSync as statSync2 } from "node:fs";
+import { basename as basename2, dirname as dirname2, join as join3, resolve } from "node:path";
+var HOME_PREFIX = "perfgate-head-home-";
+function privilege(sudo) {
+  if (process.getuid?.() === 0) {
+    return { run: (file, args) => failure(spawnSync2(file, args, { encoding: "utf8", env: ownEnv(), timeout: 6e4 })), prefix: [] };
+  }
+  if (!sudo) return null;
+  return { run: (file, args) => failure(spawnSync2(sudo, ["-n", file, ...args], { encoding: "utf8", env: ownEnv(), timeout: 6e4 })), prefix: [sudo, "-n"] };
+}
+function failure(result) {
+  if (result.status === 0) return null;
+  return String(result.stderr || result.error?.message || `exit ${result.status}`).trim();
+}
+function isHeadHome(path) {
+  return resolve(path) === path && new RegExp(`^${HOME_PREFIX}[A-Za-z0-9]{6}$`).test(basename2(path));
+}
+function removeHeadHome(path, sudo) {
+  const isDirectory2 = () => {
+    try {
+      return lstatSync(path).isDirectory() ? true : null;
+    } catch {
+      return false;
+    }
+  };
+  const found = isDirectory2();
+  if (found === false) return "absent";
+  if (!isHeadHome(path) || found === null) return "kept";
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    privilege(sudo)?.run("rm", ["-rf", "--one-file-system", "--", path]);
+  }
+  return isDirectory2() === false ? "removed" : "kept";
+}
+
 // src/engine/process/processes.ts
 import { closeSync, openSync, readdirSync as readdirSync2, readFileSync as readFileSync2, writeFileSync as writeFileSync2 } from "node:fs";
 function groupAlive(pgid) {
@@ -19899,7 +19955,76 @@ async function stopMarked(marker, graceMs = 3e3) {
   return pids.length;
 }
 function sleep2(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve3) => setTimeout(resolve3, ms));
+}
+
+// src/engine/workspace/trees.ts
+import { execFile } from "node:child_process";
+
+// src/engine/errors.ts
+var PerfgateError = class extends Error {
+  /** Set when the run had started: what was measured so far is kept there. */
+  resultsPath;
+  /** Set with resultsPath: how many pairs (and benchmark runs) were measured before the error. */
+  measured;
+  constructor(message) {
+    super(message);
+    this.name = new.target.name;
+  }
+};
+var SetupError = class extends PerfgateError {
+};
+
+// src/engine/process/log-excerpt.ts
+var HEAD_BYTES = 1024 * 1024;
+var TAIL_BYTES = 256 * 1024;
+
+// src/engine/workspace/trees.ts
+function git(args, cwd) {
+  return new Promise((resolve3, reject) => {
+    execFile(programPath("git"), args, { cwd, env: ownEnv(), maxBuffer: 64 * 2 ** 20 }, (error, stdout, stderr) => {
+      if (error) reject(new SetupError(`git ${args.join(" ")} failed in ${cwd}: ${(stderr || error.message).trim()}`));
+      else resolve3(stdout.trim());
+    });
+  });
+}
+
+// src/compare/leftovers.ts
+async function removeLeftovers(root, run, pidFile, graceMs) {
+  let processes = 0;
+  const boundary = run.boundary ? boundaryAt(run.boundary) : null;
+  if (boundary) processes += await boundary.close();
+  if (pidFile) processes += await killGroupsFromFile(pidFile, graceMs, run.marker);
+  if (run.marker) processes += await stopMarked(run.marker, graceMs);
+  const worktrees = root && run.outDir ? await removeWorktreesUnder(root, run.outDir) : 0;
+  const home = run.headHome ? { path: run.headHome, outcome: removeHeadHome(run.headHome, programPathOrNull("sudo")) } : null;
+  return { processes, worktrees, home, boundary: boundary ? run.boundary : null };
+}
+function isRunWorktree(outDir, path) {
+  const inside = relative(outDir, path);
+  if (inside.startsWith("..") || isAbsolute2(inside)) return false;
+  return /^trees\/(base|head)$/.test(inside) || /^confirm\/[\w.-]+\/tree\/reverted$/.test(inside);
+}
+async function removeWorktreesUnder(root, dir) {
+  const listed = await git(["worktree", "list", "--porcelain"], root).catch(() => "");
+  const paths = listed.split("\n").filter((line) => line.startsWith("worktree ")).map((line) => line.slice("worktree ".length)).filter((path) => isRunWorktree(dir, path));
+  let removed = 0;
+  for (const path of paths) {
+    if (await git(["worktree", "remove", "--force", "--force", path], root).then(() => true, () => false)) removed++;
+  }
+  await git(["worktree", "prune"], root).catch(() => void 0);
+  return removed;
+}
+function removedText(removed) {
+  const { home } = removed;
+  return [
+    `stopped ${removed.processes} process${removed.processes === 1 ? "" : "es"}`,
+    `removed ${removed.worktrees} worktree${removed.worktrees === 1 ? "" : "s"}`,
+    ...home?.outcome === "removed" ? [`head's home ${home.path}`] : [],
+    ...removed.boundary ? [`and its cgroup ${removed.boundary}`] : [],
+    // Named with the fix: its files are head's user's.
+    ...home?.outcome === "kept" ? [`but could not remove head's home ${home.path} (remove it as root: sudo rm -rf ${home.path})`] : []
+  ].join(", ");
 }
 
 // src/action/environ.ts
@@ -19959,6 +20084,9 @@ function hideFromEnviron(matches) {
 // src/action/state.ts
 var STATE_PID_FILE = "perfgate-pid-file";
 var STATE_RUN_MARKER = "perfgate-run-marker";
+var STATE_OUT_DIR = "perfgate-out-dir";
+var STATE_REPO = "perfgate-repo";
+var STATE_HEAD_HOME = "perfgate-head-home";
 var STATE_BOUNDARY = "perfgate-boundary";
 
 // src/action/post.ts
@@ -19966,18 +20094,22 @@ async function post() {
   const pidFile = getState(STATE_PID_FILE);
   const marker = getState(STATE_RUN_MARKER);
   const boundaryPath = getState(STATE_BOUNDARY);
-  if (!pidFile && !marker && !boundaryPath) return;
+  const outDir = getState(STATE_OUT_DIR);
+  const headHome = getState(STATE_HEAD_HOME);
+  if (!pidFile && !marker && !boundaryPath && !outDir && !headHome) return;
   dropTokenVariables(process.env);
   hideFromEnviron(isDroppedName);
   try {
-    const boundary = boundaryPath ? boundaryAt(boundaryPath) : null;
-    if (boundaryPath && !boundary) warning(`perfgate cleanup: the state names ${boundaryPath}, which is not a boundary perfgate creates; left alone.`);
-    const inside = boundary ? await boundary.close() : 0;
-    if (inside > 0) info(`perfgate: stopped ${inside} process(es) left in ${boundary.description}`);
-    const killed = pidFile ? await killGroupsFromFile(pidFile, 3e3, marker || null) : 0;
-    if (killed > 0) info(`perfgate: stopped ${killed} service process group(s) left running`);
-    const escaped = marker ? await stopMarked(marker) : 0;
-    if (escaped > 0) info(`perfgate: stopped ${escaped} process(es) of this run left running outside their group`);
+    if (boundaryPath && !boundaryAt(boundaryPath)) warning(`perfgate cleanup: the state names ${boundaryPath}, which is not a boundary perfgate creates; left alone.`);
+    const removed = await removeLeftovers(
+      getState(STATE_REPO) || null,
+      { marker: marker || null, outDir: outDir || null, boundary: boundaryPath || null, headHome: headHome && dirname3(headHome) === tmpdir() ? headHome : null },
+      pidFile || null,
+      3e3
+    );
+    if (removed.processes > 0 || removed.worktrees > 0 || removed.home && removed.home.outcome !== "absent") {
+      info(`perfgate: the main step ended before it could clean up (a cancelled job); ${removedText(removed)}`);
+    }
   } catch (e) {
     warning(`perfgate cleanup: ${e.message}`);
   }

@@ -1,6 +1,6 @@
 import * as core from '@actions/core';
 import { environmentWarnings, type RunEnvironment } from '../compare/environment.js';
-import { STATE_BOUNDARY } from './state.js';
+import { STATE_BOUNDARY, STATE_HEAD_HOME } from './state.js';
 
 /**
  * The boundary the pull request's code runs in and the user head's code runs as, recorded for the
@@ -12,7 +12,10 @@ export function announceBoundary(environment: RunEnvironment): void {
   if (boundary) {
     core.saveState(STATE_BOUNDARY, boundary.path);
     core.info(`perfgate: the pull request's code runs inside ${boundary.description}`);
-    if (headUser) core.info(`perfgate: head's code runs as ${headUser.description}; base's as this step's user`);
+    if (headUser) {
+      core.saveState(STATE_HEAD_HOME, headUser.home);
+      core.info(`perfgate: head's code runs as ${headUser.description}; base's as this step's user`);
+    }
   }
   for (const warning of environmentWarnings(environment)) core.warning(`perfgate: ${warning.message}`);
 }

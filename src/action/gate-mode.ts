@@ -33,7 +33,7 @@ import { type Outcome, publish } from './publish.js';
 import { announceBoundary } from './boundary.js';
 import { type OwnFiles, restoreOwnFiles } from './own-files.js';
 import { publishRecord } from './record-mode.js';
-import { STATE_PID_FILE, STATE_RUN_MARKER } from './state.js';
+import { STATE_OUT_DIR, STATE_PID_FILE, STATE_REPO, STATE_RUN_MARKER } from './state.js';
 import { actionToolCache } from './tool-cache.js';
 
 function hostOf(url: string): string {
@@ -78,6 +78,8 @@ export async function runGate(inputs: ActionInputs, context: RunContext, variant
   const marker = randomUUID();
   core.saveState(STATE_PID_FILE, pidFile);
   core.saveState(STATE_RUN_MARKER, marker);
+  core.saveState(STATE_OUT_DIR, outDir);
+  core.saveState(STATE_REPO, context.workspace);
   // 0x's install comes from the Actions cache now, while none of the pull request's code has run:
   // the cache's tar runs with the runner's cache token in its environment. It is saved after
   // that code is stopped (below).

@@ -95,7 +95,7 @@ export function openRunEnvironment(options: RunEnvironmentOptions): RunEnvironme
     if ('unavailable' in made) noHeadUser = made.unavailable;
     else headUser = made;
   }
-  const files = options.record ? recordRun(options.record, marker!, boundary) : null;
+  const files = options.record ? recordRun(options.record, marker!, boundary, headUser) : null;
   const tracker = new ProcessTracker(options.pidFile ?? files?.pids ?? null, marker, boundary, headUser);
   const cancellation = cancelOnSignals(tracker);
   // Ended by anything else (an uncaught error, process.exit): no service outlives this process.
@@ -155,9 +155,9 @@ export function environmentWarnings(environment: Pick<RunEnvironment, 'boundary'
 }
 
 /** The run's record, or null where the repository's git directory cannot be written: the run goes on without one. */
-function recordRun(record: { dir: string; outDir: string }, marker: string, boundary: Boundary | null): { record: string; pids: string } | null {
+function recordRun(record: { dir: string; outDir: string }, marker: string, boundary: Boundary | null, headUser: HeadUser | null): { record: string; pids: string } | null {
   try {
-    return writeRecord(record.dir, { marker, outDir: record.outDir, boundary: boundary?.path ?? null });
+    return writeRecord(record.dir, { marker, outDir: record.outDir, boundary: boundary?.path ?? null, headHome: headUser?.home ?? null });
   } catch {
     return null;
   }

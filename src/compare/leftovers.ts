@@ -1,15 +1,19 @@
 /**
  * What a run leaves when it is killed before its `finally` (SIGKILL, the OOM killer, a cancelled
  * CI job's hard kill): its services in their own process groups, its worktrees registered in the
- * repository, its cgroup. Each run in a repository keeps a record of them in the repository's git
+ * repository, its cgroup, its home for head's user. Each run in a repository keeps a record of them in the repository's git
  * directory while it runs; the next run there, whatever its --out, finds a record whose process
  * is gone and cleans up after it. The git directory, not the run directory or TMPDIR: it is the
  * one place every run of the repository shares, and it holds the worktrees' own records already.
+ * The action's post step cleans up after its own main step the same way (removeLeftovers), from
+ * what the main step saved in the runner's state.
  */
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { boundaryAt } from '../engine/process/boundary.js';
+import { removeHeadHome } from '../engine/process/head-user.js';
 import { killGroupsFromFile, stopMarked } from '../engine/process/processes.js';
+import { programPathOrNull } from '../engine/process/programs.js';
 import { git } from '../engine/workspace/trees.js';
 
 /** One running run, as its record file says. */
@@ -23,15 +27,36 @@ export interface RunRecord {
   outDir: string;
   /** The cgroup the run made, or null. */
   boundary: string | null;
+  /**
+   * The home the run made for head's user (its own: each run makes one), or null. Absent in the
+   * record of a release that made none.
+   */
+  headHome?: string | null;
   /** When it started, ISO 8601, for the line that names it. */
   at: string;
 }
 
-/** What was cleaned up after one killed run. */
-export interface Cleaned {
-  record: RunRecord;
+/** What a run leaves to clean up, as its record or the action's saved state names it; null: not known. */
+export interface Leftovers {
+  marker: string | null;
+  outDir: string | null;
+  boundary: string | null;
+  headHome?: string | null;
+}
+
+/** What was removed of a run's leftovers. */
+export interface Removed {
   processes: number;
   worktrees: number;
+  /** Head's home, what became of it; null where the run had none. */
+  home: { path: string; outcome: 'removed' | 'absent' | 'kept' } | null;
+  /** The run's cgroup, or null. */
+  boundary: string | null;
+}
+
+/** What was cleaned up after one killed run. */
+export interface Cleaned extends Removed {
+  record: RunRecord;
 }
 
 /** The folder of run records in a repository's git directory (shared by its worktrees). */
@@ -62,7 +87,7 @@ export function recordFiles(dir: string, marker: string): { record: string; pids
 }
 
 /** Writes this run's record; returns the files to remove when it ends. */
-export function writeRecord(dir: string, record: Omit<RunRecord, 'pid' | 'startTicks' | 'at'>): { record: string; pids: string } {
+export function writeRecord(dir: string, record: Omit<RunRecord, 'pid' | 'startTicks' | 'at'> & { headHome: string | null }): { record: string; pids: string } {
   mkdirSync(dir, { recursive: true });
   const files = recordFiles(dir, record.marker);
   const full: RunRecord = { pid: process.pid, startTicks: startTicks(process.pid), at: new Date().toISOString(), ...record };
@@ -105,20 +130,32 @@ export async function cleanLeftovers(root: string): Promise<Cleaned[]> {
     } catch {
       continue;
     }
-    if (record) cleaned.push(await cleanAfter(root, record, recordFiles(dir, record.marker).pids));
+    if (record) {
+      const pidFile = recordFiles(dir, record.marker).pids;
+      cleaned.push({ record, ...(await removeLeftovers(root, record, pidFile, 1000)) });
+      rmSync(pidFile, { force: true });
+    }
     rmSync(claimed, { force: true });
   }
   return cleaned;
 }
 
-async function cleanAfter(root: string, record: RunRecord, pidFile: string): Promise<Cleaned> {
+/**
+ * Stops a run's processes (its cgroup's first: that stops everything in it at once, whatever
+ * left its group; then the groups in `pidFile` whose leader carries its marker, then any process
+ * still carrying the marker), then removes its worktrees under its run directory and its home for
+ * head's user.
+ */
+export async function removeLeftovers(root: string | null, run: Leftovers, pidFile: string | null, graceMs: number): Promise<Removed> {
   let processes = 0;
-  const boundary = record.boundary ? boundaryAt(record.boundary) : null;
+  const boundary = run.boundary ? boundaryAt(run.boundary) : null;
   if (boundary) processes += await boundary.close();
-  processes += await killGroupsFromFile(pidFile, 1000, record.marker);
-  processes += await stopMarked(record.marker, 1000);
-  rmSync(pidFile, { force: true });
-  return { record, processes, worktrees: await removeWorktreesUnder(root, record.outDir) };
+  if (pidFile) processes += await killGroupsFromFile(pidFile, graceMs, run.marker);
+  if (run.marker) processes += await stopMarked(run.marker, graceMs);
+  // After its processes: a process of head's user could still be writing there.
+  const worktrees = root && run.outDir ? await removeWorktreesUnder(root, run.outDir) : 0;
+  const home = run.headHome ? { path: run.headHome, outcome: removeHeadHome(run.headHome, programPathOrNull('sudo')) } : null;
+  return { processes, worktrees, home, boundary: boundary ? run.boundary : null };
 }
 
 /**
@@ -150,13 +187,21 @@ async function removeWorktreesUnder(root: string, dir: string): Promise<number> 
   return removed;
 }
 
+/** What was removed, in words: "stopped 6 processes, removed 2 worktrees, head's home /tmp/… and its cgroup …". */
+export function removedText(removed: Removed): string {
+  const { home } = removed;
+  return [
+    `stopped ${removed.processes} process${removed.processes === 1 ? '' : 'es'}`,
+    `removed ${removed.worktrees} worktree${removed.worktrees === 1 ? '' : 's'}`,
+    ...(home?.outcome === 'removed' ? [`head's home ${home.path}`] : []),
+    ...(removed.boundary ? [`and its cgroup ${removed.boundary}`] : []),
+    // Named with the fix: its files are head's user's.
+    ...(home?.outcome === 'kept' ? [`but could not remove head's home ${home.path} (remove it as root: sudo rm -rf ${home.path})`] : []),
+  ].join(', ');
+}
+
 /** The line that says what was cleaned up after a killed run. */
 export function cleanedLine(cleaned: Cleaned): string {
   const { record } = cleaned;
-  const what = [
-    `stopped ${cleaned.processes} process${cleaned.processes === 1 ? '' : 'es'}`,
-    `removed ${cleaned.worktrees} worktree${cleaned.worktrees === 1 ? '' : 's'}`,
-    ...(record.boundary ? [`and its cgroup ${record.boundary}`] : []),
-  ];
-  return `a run started ${record.at} (pid ${record.pid}, run directory ${record.outDir}) was killed before it could clean up; ${what.join(', ')}`;
+  return `a run started ${record.at} (pid ${record.pid}, run directory ${record.outDir}) was killed before it could clean up; ${removedText(cleaned)}`;
 }

@@ -94,7 +94,8 @@ const serviceSchema = z.strictObject({
     .min(1, { error: 'is empty; write the command that starts the service, e.g. node server.js' })
     .optional()
     .describe(
-      'Command that starts the service, e.g. node server.js. Required when there are scenarios, here or as the start input / --start flag.',
+      'Command that starts the service, e.g. node server.js. Required when there are scenarios, here or as the start input / --start flag. ' +
+        "Its output (and service.setup's) goes to the side's log in the run directory: the first 64 KiB and the last 192 KiB of each start (docs/when-things-fail.md).",
     )
     .register(docNotes, { type: 'command', default: 'none: required with scenarios' }),
   cwd: cwdSchema

@@ -3,6 +3,7 @@ import type { Results } from '../results/types.js';
 import { CancelledError } from './errors.js';
 import type { EnginePorts } from './ports.js';
 import type { ProcessTracker } from './process/processes.js';
+import { OutputTally } from './service/noisy-output.js';
 
 /**
  * One run's shared state, handed to each phase (HTTP load, micro-benchmarks, profiles) instead
@@ -11,6 +12,9 @@ import type { ProcessTracker } from './process/processes.js';
  * tracker and the cancel signal.
  */
 export class RunSession {
+  /** What the measured starts printed, for the warning about a noisy service. */
+  readonly output = new OutputTally();
+
   constructor(
     readonly results: Results,
     readonly resultsPath: string,

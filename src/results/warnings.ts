@@ -12,6 +12,7 @@ export const WARNING_CODES = {
   'benchmark-glob-unmatched': 'one of several benchmarks globs matches no file in base or head',
   'config-changed': "the pull request changes perfgate's configuration: base ran with its own service commands, and the report shows what changed",
   'base-config-unusable': "base's configuration could not be used (unreadable, or no file and the flags or inputs give base no service to start), so base's service ran with head's commands",
+  'noisy-service': "a service printed more at a start than its log keeps (the first 64 KiB and the last 192 KiB): the rest was counted and left out, and printing under load is measured work",
   'lockfile-not-read': 'the pull request changes the lockfile (npm, pnpm or yarn), but perfgate could not read it, so CPU time is not attributed to the packages it upgraded',
   // recorded for the run environment (src/compare/environment.ts), by the action and the CLI alike
   'no-boundary': "the pull request's code ran without a boundary: a process it left outside its group could outlive the step",

@@ -1,14 +1,16 @@
 // lane: beside — its verdicts come from tenfold changes or A/A at alpha 0.001; it tests what the action does with them.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { readZip } from '../helpers/artifact-zip.js';
 import { pullRequestEvent, pushEvent } from '../helpers/github-events.js';
-import { describeRun, NODE24, PASSING_INPUTS, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
+import { findMarked } from '../../src/engine/process/processes.js';
+import { describeRun, NODE24, PASSING_INPUTS, parseFileCommands, QUICK_INPUTS as inputs, runAction, useFakePlatform } from '../helpers/github-runner.js';
+import { processesIn } from '../helpers/processes.js';
 import { baseSha, headSha, IDENTICAL_CODE_ALPHA, makeRepo, ROOT } from '../helpers/repo.js';
 
 const TOKEN = 'ghs_writeToken';
@@ -208,8 +210,53 @@ test('dist/post.js kills a service process group a cancelled main step left behi
     encoding: 'utf8',
   });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, /stopped 1 service process group/);
+  assert.match(run.stdout, /the main step ended before it could clean up \(a cancelled job\); stopped 1 process, removed 0 worktrees/);
   await exited;
+});
+
+/** The worktrees registered in a repository besides its own checkout. */
+function worktrees(repo: string): string[] {
+  return execFileSync('git', ['worktree', 'list', '--porcelain'], { cwd: repo, encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.startsWith('worktree '))
+    .slice(1);
+}
+
+test("dist/post.js after a hard cancel: the main step killed with SIGKILL mid-run leaves its services, worktrees and head's home, and the post step removes them all", async (t) => {
+  const repo = makeRepo({ 'server.js': { copy: 'services/work-server.js' }, 'work.json': '{"iterations": 20000}', 'perfgate.yml': 'profile: false\n' }, { 'NOTES.md': 'x' });
+  const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
+  // Killed as a cancelled job's runner kills it once its grace is over: when every start of the
+  // first block is up and the warm-up begins.
+  const run = await runAction({ eventName: 'push', event: pushEvent(baseSha(repo), headSha(repo)), inputs: PASSING_INPUTS, workspace: repo, temp, runId: 4545, killWhen: /^warmup/m, ...platform });
+  assert.equal(run.status, null, `the step was killed mid-run:\n${describeRun(run)}`);
+  const state = parseFileCommands(readFileSync(join(temp, 'state'), 'utf8'));
+  const outDir = state['perfgate-out-dir']!;
+  const marker = state['perfgate-run-marker']!;
+  const home = state['perfgate-head-home'];
+  const left = findMarked(marker).length;
+  assert.ok(left >= 2, 'the killed step left its services running');
+  const registered = worktrees(repo).length;
+  assert.equal(registered, 2, 'and its two worktrees registered');
+  if (home) assert.ok(existsSync(home), "and head's home");
+
+  const post = spawnSync(NODE24, [join(ROOT, 'dist', 'post.js')], {
+    env: { PATH: process.env.PATH!, GITHUB_STATE: join(temp, 'post-state'), ...Object.fromEntries(Object.entries(state).map(([k, v]) => [`STATE_${k}`, v])) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(post.status, 0, post.stderr);
+  t.diagnostic(`killed main step left ${left} processes, ${registered} worktrees${home ? `, home ${home}` : ', no home (no separate user)'}; post step: ${post.stdout.trim()}`);
+  const said = post.stdout.split('\n').filter((line) => line.startsWith('perfgate: '));
+  assert.equal(said.length, 1, post.stdout);
+  assert.match(said[0]!, /^perfgate: the main step ended before it could clean up \(a cancelled job\); stopped \d+ processes, removed 2 worktrees/);
+  assert.deepEqual(findMarked(marker), [], 'no process of the run is left');
+  assert.deepEqual(processesIn(temp), [], 'nothing runs in the run directory');
+  assert.deepEqual(worktrees(repo), [], 'no worktree is left registered');
+  for (const side of ['base', 'head']) assert.equal(existsSync(join(outDir, 'trees', side)), false, `the ${side} tree is gone`);
+  if (home) {
+    assert.equal(existsSync(home), false, "head's home is removed");
+    assert.ok(said[0]!.includes(`head's home ${home}`), said[0]);
+  }
 });
 
 test('dist/cli.js runs under Node 24 and Node 20', () => {

@@ -426,7 +426,7 @@ test('the post step stops everything left in the boundary of a cancelled main st
 
   const run = runPost({ 'perfgate-run-marker': marker, 'perfgate-boundary': boundary.path });
   assert.equal(run.status, 0, run.stderr);
-  assert.match(run.stdout, new RegExp(`stopped ${inside.length} process\\(es\\) left in cgroup`));
+  assert.match(run.stdout, new RegExp(`stopped ${inside.length} processes, removed 0 worktrees, and its cgroup ${boundary.path}`));
   // The leader is this process's child: killed, it stays a zombie until this process reaps it.
   const running = (pid: number) => alive(pid) && !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   assert.deepEqual(inside.filter(running), [], 'every process in the boundary is stopped');

@@ -92,6 +92,8 @@ export interface ActionRunOptions {
    * copy), which runs from a copy when a `user` is given.
    */
   distDir?: string;
+  /** Kill the step with SIGKILL (a cancelled job's hard kill) once its stdout matches. */
+  killWhen?: RegExp;
   /** A command the action's node is started through (e.g. unshare), with its arguments. */
   wrapper?: string[];
   /**
@@ -169,6 +171,7 @@ export async function runAction(options: ActionRunOptions): Promise<ActionRun> {
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {
     stdout += c.toString();
+    if (options.killWhen?.test(stdout)) child.kill('SIGKILL');
   });
   child.stderr.on('data', (c: Buffer) => {
     stderr += c.toString();

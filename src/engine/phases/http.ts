@@ -65,6 +65,12 @@ export async function runHttpPhase(session: RunSession, phase: HttpPhase): Promi
   try {
     await runBlocks(session, { ...phase, placement });
   } finally {
+    // A run that failed says it too: a flood of output can be why.
+    const noisy = session.output.warning();
+    if (noisy) {
+      session.results.warnings.push(noisy);
+      session.ports.logger.warn(noisy.message);
+    }
     // The benchmark and profile processes perfgate starts next inherit its CPUs: give them all back.
     if (placement) pinProcess(placement.previous);
   }
@@ -160,7 +166,8 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
           warmingSaid.add(name);
           ports.progress({ phase: 'warmup', scenario: name, block: block.index + 1, blocks });
         }
-        await measureStartPair(session, { config, scenario, block, blocks, starts, stored, expected }, pairs, warmup);
+        const measured = [starts.base[turn.slot]!, starts.head[turn.slot]!];
+        await session.output.measured(measured, name, () => measureStartPair(session, { config, scenario, block, blocks, starts, stored, expected }, pairs, warmup));
       }
       if (headBrokenScenarios(session.results).length > 0) break;
     }
@@ -174,6 +181,7 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
   } finally {
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
+    for (const service of [...starts.base, ...starts.head]) session.output.stopped(service);
   }
 }
 

@@ -10,7 +10,7 @@
  * A profiling failure is a warning, not an error: the verdicts come from the slices.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { PerfgateConfig, ProfileConfig, ScenarioConfig, ServiceConfig } from '../../config/types.js';
 import { summarizeCallTree } from '../../profile/aggregate.js';
@@ -30,7 +30,8 @@ import type { RunSession } from '../session.js';
 import type { EnginePorts } from '../ports.js';
 import { headUserOf } from '../process/processes.js';
 import { programPathOrNull } from '../process/programs.js';
-import { readFileRange } from '../process/log-excerpt.js';
+import { type LogCap, START_LOG_CAP } from '../process/bounded-log.js';
+import { fileSize, readFileRange } from '../process/log-excerpt.js';
 import { Service } from '../service/service.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
 import { ensureZeroX, renderFlamegraph } from './zerox.js';
@@ -196,17 +197,17 @@ export function scriptSources(nodeVersion: string): ScriptSources {
   };
 }
 
-/** Size of a file, 0 when it does not exist yet. */
-function fileSize(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0;
-  }
-}
+/** The most of a profiled start's log the optimization trace is read from. */
+const TRACE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * A profiled start's log keeps what its optimization trace is read from (V8 prints it with the
+ * service's output), and the end, where its failure is said; the starts measured keep far less.
+ */
+const PROFILED_LOG_CAP: LogCap = { headBytes: TRACE_BYTES, tailBytes: START_LOG_CAP.tailBytes };
 
 /** What a file gained after `offset` (the profiled run's part of an appended log), at most `limit` bytes. */
-function readFrom(path: string, offset: number, limit = 64 * 1024 * 1024): string {
+function readFrom(path: string, offset: number, limit = TRACE_BYTES): string {
   return readFileRange(path, offset, Math.min(fileSize(path) - offset, limit));
 }
 
@@ -240,6 +241,7 @@ async function startProfiled(phase: ProfilePhase, side: Side, dir: string): Prom
     statusFile: join(phase.session.logDir, `${side}-profile.status`),
     tracker: phase.session.tracker,
     profiling: profilerSettings(info, dir, phase.config.profile!),
+    logCap: PROFILED_LOG_CAP,
   });
   return { side, service, info, dir, logFile, logStart, started };
 }

@@ -13,13 +13,16 @@
  * the environment perfgate built is handed over explicitly (`env -i NAME=value …`).
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ownEnv, programPathOrNull } from './programs.js';
 
 /** The user's name: one per machine, reused by every run. */
 export const HEAD_USER = 'perfgate-head';
+
+/** What a run's home for the user is named, in TMPDIR (mkdtemp adds six characters). */
+const HOME_PREFIX = 'perfgate-head-home-';
 
 const SETPRIV = '/usr/bin/setpriv';
 const ENV = '/usr/bin/env';
@@ -90,7 +93,7 @@ export function openHeadUser(sudo: string | null): HeadUser | { unavailable: str
   if (!(uid > 0) || groups.some((g) => Number(g) !== gid)) {
     return { unavailable: `the existing user ${HEAD_USER} is root or in other groups (${groups.join(' ')}): remove it (userdel ${HEAD_USER}) and perfgate makes it again` };
   }
-  const home = mkdtempSync(join(tmpdir(), 'perfgate-head-home-'));
+  const home = mkdtempSync(join(tmpdir(), HOME_PREFIX));
   chmodSync(home, 0o755);
   const owner = `${process.getuid?.()}:${process.getgid?.()}`;
   const given = new Set<string>();
@@ -136,6 +139,35 @@ export function openHeadUser(sudo: string | null): HeadUser | { unavailable: str
     return { unavailable: (e as Error).message };
   }
   return user;
+}
+
+/** Whether `path` names a run's home for head's user: an absolute path to a directory named as openHeadUser names one. */
+export function isHeadHome(path: string): boolean {
+  return resolve(path) === path && new RegExp(`^${HOME_PREFIX}[A-Za-z0-9]{6}$`).test(basename(path));
+}
+
+/**
+ * Removes the home a run that was killed left (it could not close its user). What is in it is
+ * head's user's: removed as root, directly or through `sudo -n`, where perfgate's user cannot.
+ * A path not named as a home, or not a directory (a symbolic link), is left alone ('kept').
+ */
+export function removeHeadHome(path: string, sudo: string | null): 'removed' | 'absent' | 'kept' {
+  const isDirectory = () => {
+    try {
+      return lstatSync(path).isDirectory() ? true : null;
+    } catch {
+      return false;
+    }
+  };
+  const found = isDirectory();
+  if (found === false) return 'absent';
+  if (!isHeadHome(path) || found === null) return 'kept';
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch {
+    privilege(sudo)?.run('rm', ['-rf', '--one-file-system', '--', path]);
+  }
+  return isDirectory() === false ? 'removed' : 'kept';
 }
 
 /** setpriv's arguments: the user's ids, no supplementary groups, no new privileges (sudo in head's code is refused). */

@@ -74,18 +74,15 @@ export function firstError(lines: readonly string[]): { line: number; text: stri
 }
 
 /**
- * A log's last `lines` lines, followed by its first error when that is above them. Empty when the
- * log cannot be read.
+ * A log's last `lines` lines, followed by its first error when that is above them. `from`: where
+ * the part to explain begins (one start's output in a log every start of a side appends to), so
+ * that an earlier start's errors are not taken for this one's. Empty when the log cannot be read.
  */
-export function explainLog(path: string, lines = 20): string {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch {
-    return '';
-  }
-  const whole = size <= HEAD_BYTES;
-  const headLines = readFileRange(path, 0, Math.min(size, HEAD_BYTES)).replace(/\s+$/, '').split('\n');
+export function explainLog(path: string, lines = 20, from = 0): string {
+  const size = fileSize(path);
+  const start = Math.min(from, size);
+  const whole = size - start <= HEAD_BYTES;
+  const headLines = readFileRange(path, start, Math.min(size - start, HEAD_BYTES)).replace(/\s+$/, '').split('\n');
   // Read from the middle, the tail's first line is cut: it is left out.
   const tailLines = whole ? headLines : readFileRange(path, size - TAIL_BYTES, TAIL_BYTES).replace(/\s+$/, '').split('\n').slice(1);
   const tail = tailLines.slice(-lines);
@@ -93,7 +90,26 @@ export function explainLog(path: string, lines = 20): string {
   const tailStart = whole ? headLines.length - tail.length : Number.POSITIVE_INFINITY;
   // Shown already when it starts among the last lines.
   if (!error || error.line - 1 >= tailStart) return tail.join('\n');
-  return `${tail.join('\n')}\n--- the first error in the log, line ${error.line} ---\n${error.text}`;
+  return `${tail.join('\n')}\n--- the first error in the log, line ${error.line + linesBefore(path, start)} ---\n${error.text}`;
+}
+
+/** Size of a file, 0 when it does not exist or cannot be read. */
+export function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** How many lines a file has before byte `offset`. */
+function linesBefore(path: string, offset: number): number {
+  let lines = 0;
+  for (let at = 0; at < offset; at += HEAD_BYTES) {
+    const text = readFileRange(path, at, Math.min(HEAD_BYTES, offset - at));
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+  }
+  return lines;
 }
 
 /** The first error in a log file (its first HEAD_BYTES), or null when there is none or it cannot be read. */

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Boundary } from './boundary.js';
+import type { BoundedLog } from './bounded-log.js';
 import type { HeadUser } from './head-user.js';
 import { programPath } from './programs.js';
 
@@ -174,6 +175,8 @@ export interface ShellOptions {
   logFile: string;
   /** stderr goes here instead, when its tail must be told apart from the program's output. */
   errorLogFile?: string;
+  /** Where given, stdout and stderr go through it (a start's output kept within a cap) instead of straight into logFile. */
+  boundedLog?: BoundedLog;
   tracker: ProcessTracker;
   /**
    * CPUs the process and all it starts may run on (a taskset list). taskset comes first, before
@@ -228,17 +231,20 @@ export function startProcess(file: string, args: readonly string[], options: She
   const [user, userArgs] = head ? head.command(resolved, args, env) : [resolved, [...args]];
   const [inside, insideArgs] = options.tracker.boundary ? options.tracker.boundary.wrap(user, userArgs) : [user, userArgs];
   const [program, argv] = options.cpus ? [programPath('taskset'), ['-c', options.cpus, inside, ...insideArgs]] : [inside, insideArgs];
+  const spawnTracked = (out: number | 'pipe', err: number | 'pipe') => {
+    const child = spawn(program, argv, { cwd: options.cwd, env, detached: true, stdio: ['ignore', out, err] });
+    if (child.pid) options.tracker.add(child.pid);
+    return child;
+  };
+  if (options.boundedLog) {
+    const child = spawnTracked('pipe', 'pipe');
+    for (const stream of [child.stdout, child.stderr]) if (stream) options.boundedLog.attach(stream);
+    return child;
+  }
   const out = openSync(options.logFile, 'a');
   const err = options.errorLogFile ? openSync(options.errorLogFile, 'a') : out;
   try {
-    const child = spawn(program, argv, {
-      cwd: options.cwd,
-      env,
-      detached: true,
-      stdio: ['ignore', out, err],
-    });
-    if (child.pid) options.tracker.add(child.pid);
-    return child;
+    return spawnTracked(out, err);
   } finally {
     closeSync(out);
     if (err !== out) closeSync(err);
@@ -284,6 +290,8 @@ export async function runProcess(
     clearTimeout(timer);
     await stopGroup(pgid, 1000);
     options.tracker.delete(pgid);
+    // Its whole output in the file before anyone reads it.
+    await options.boundedLog?.settled(1000);
   }
 }
 

@@ -9,7 +9,8 @@ import type { Side } from '../../results/types.js';
 import { ServiceError, SetupError } from '../errors.js';
 import { HealthChannel } from './health.js';
 import { preloadPath } from './preloads.js';
-import { explainLog } from '../process/log-excerpt.js';
+import { BoundedLog, type LogCap, START_LOG_CAP } from '../process/bounded-log.js';
+import { explainLog, fileSize } from '../process/log-excerpt.js';
 import { headUserOf, type ProcessTracker, runShell, sleep, startShell, stopGroup } from '../process/processes.js';
 import { groupRssBytes } from '../process/proc-memory.js';
 
@@ -76,6 +77,12 @@ function privatePm2Home(): string | null {
   }
 }
 
+/**
+ * How long an exited start's output may take to reach its log: a process it left running (a
+ * daemon) can hold the pipes open after it, and its death must still be said.
+ */
+const EXIT_OUTPUT_WAIT_MS = 1000;
+
 /** How long service.setup may run before each start. */
 const SETUP_TIMEOUT_MS = 10 * 60_000;
 
@@ -100,6 +107,8 @@ export interface StartOptions {
   profiling?: { env: Record<string, string>; nodeOptions: string };
   /** CPUs the service's processes may run on (a taskset list), or unset for the scheduler's choice. */
   cpus?: string;
+  /** How much of this start's output the log keeps (bounded-log.ts); START_LOG_CAP unless set. */
+  logCap?: LogCap;
   /**
    * Bytes of padding in the environment of this start (PERFGATE_ENV_PAD): drawn per start, so the
    * size of the environment (which shifts the initial stack, Mytkowicz et al., ASPLOS 2009)
@@ -130,9 +139,16 @@ export class Service {
     readonly health: HealthChannel | null,
     /** The start's own PM2_HOME, removed when it stops; null when service.env sets one. */
     private readonly pm2Home: string | null,
+    /** This start's output, kept within its cap. */
+    private readonly log: BoundedLog,
+    /** Where this start's part of the side's log begins (its command line), in bytes. */
+    private readonly logFrom: number,
   ) {
+    // Exited once its last words are in the log: every message that says it died quotes them.
     child.once('exit', (code, signal) => {
-      this.exit = { code, signal };
+      void log.settled(EXIT_OUTPUT_WAIT_MS).then(() => {
+        this.exit = { code, signal };
+      });
     });
   }
 
@@ -173,20 +189,23 @@ export class Service {
       Object.assign(env, options.profiling.env);
       if (options.profiling.nodeOptions) env.NODE_OPTIONS += ` ${options.profiling.nodeOptions}`;
     }
+    const logFrom = fileSize(options.logFile);
     writeFileSync(options.logFile, `$ ${command}   (${options.side}, port ${port}, in ${options.dir}${options.cpus ? `, CPUs ${options.cpus}` : ''})\n`, {
       flag: 'a',
     });
     let child: ChildProcess;
+    const log = new BoundedLog(options.logFile, options.logCap ?? START_LOG_CAP);
     try {
       // taskset execs the shell: the group, its pid and everything it starts keep the CPU list.
-      child = startShell(command, { cwd: options.dir, env, logFile: options.logFile, tracker: options.tracker, ...(options.cpus && { cpus: options.cpus }) });
+      child = startShell(command, { cwd: options.dir, env, logFile: options.logFile, boundedLog: log, tracker: options.tracker, ...(options.cpus && { cpus: options.cpus }) });
     } catch (e) {
+      void log.settled(0);
       health?.close();
       if (pm2Home) rmSync(pm2Home, { recursive: true, force: true });
       portsInUse.delete(port);
       throw e;
     }
-    return new Service(options.side, port, child, options, health, pm2Home);
+    return new Service(options.side, port, child, options, health, pm2Home, log, logFrom);
   }
 
   get pgid(): number {
@@ -207,8 +226,14 @@ export class Service {
     return this.exit !== null;
   }
 
+  /** The end of this start's output and its first error (log-excerpt.ts). */
   logTail(lines = 20): string {
-    return explainLog(this.options.logFile, lines);
+    return explainLog(this.options.logFile, lines, this.logFrom);
+  }
+
+  /** Bytes this start has printed so far, and how many of them its log left out. */
+  get output(): { printed: number; dropped: number } {
+    return { printed: this.log.printed, dropped: this.log.dropped };
   }
 
   private exitDescription(): string {
@@ -305,6 +330,7 @@ export class Service {
     this.stopping = true;
     await stopGroup(this.pgid, graceMs);
     this.options.tracker.delete(this.pgid);
+    await this.log.settled(EXIT_OUTPUT_WAIT_MS);
     this.health?.close();
     if (this.pm2Home) rmSync(this.pm2Home, { recursive: true, force: true });
     portsInUse.delete(this.port);
@@ -318,15 +344,17 @@ export class Service {
  */
 async function runSetup(options: StartOptions, command: string, sideEnv: Record<string, string>): Promise<void> {
   const logFile = options.logFile.replace(/\.log$/, '-setup.log');
+  const logFrom = fileSize(logFile);
   writeFileSync(logFile, `$ ${command}   (${options.side}, start ${options.start}, in ${options.dir})\n`, { flag: 'a' });
   const env = { NODE_ENV: 'production', ...options.env, ...options.config.env, ...sideEnv };
-  const result = await runShell(command, { cwd: options.dir, env, logFile, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
+  const boundedLog = new BoundedLog(logFile, START_LOG_CAP);
+  const result = await runShell(command, { cwd: options.dir, env, logFile, boundedLog, tracker: options.tracker, timeoutMs: SETUP_TIMEOUT_MS });
   if (result.code === 0) return;
   const how = result.timedOut ? `timed out after ${SETUP_TIMEOUT_MS / 60_000} min` : result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`;
   throw new SetupError(
     // The number the command itself saw (PERFGATE_START) and the setup log shows: one numbering, from 0.
     `service.setup failed before ${typeof options.start === 'number' ? `start ${options.start} (PERFGATE_START=${options.start})` : `the ${options.start} start`} of ${options.side}: \`${command}\` ${how}. ` +
-      `Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}\n${explainLog(logFile, 15)}`,
+      `Fix the command in perfgate.yml or what it needs (a database that is not reachable?). What was measured before is kept. Log: ${logFile}\n${explainLog(logFile, 15, logFrom)}`,
   );
 }
 
