@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
 import { readResults } from '../../src/results/io.js';
 import type { IoComparison } from '../../src/results/types.js';
-import { runCli } from '../helpers/cli.js';
+import { measuring, runCli } from '../helpers/cli.js';
 import { processesIn } from '../helpers/processes.js';
 import { type Postgres, startPostgres } from '../helpers/postgres.js';
 import { type Files, makeRepo, quickConfig } from '../helpers/repo.js';
@@ -90,4 +90,27 @@ test('a database that is not reachable: setup fails with exit 2, says what to fi
   assert.match(run.stderr, /service\.setup failed before start 0 \(PERFGATE_START=0\) of (base|head)/);
   assert.match(run.stderr, new RegExp(`cannot reach PostgreSQL at 127\\.0\\.0\\.1:${closed.port} as postgres \\(ECONNREFUSED\\)\\. Start the database, or set PGHOST, PGPORT and PGUSER`));
   assert.deepEqual(processesIn(repo), [], 'no process of the run is left');
+});
+
+test('the database killed mid-run: exit 2, the message names the lost connection, the measured pairs are kept, nothing left running', async () => {
+  // A cluster of its own: this test stops it while the run measures.
+  const own = await startPostgres();
+  try {
+    const repo = makeRepo({ ...shop, 'perfgate.yml': shopConfig('shop_killed', own.port) }, { 'README.md': 'docs only' });
+    const out = join(repo, '.out');
+    const running = runCli(['compare', '--base', 'main', '--out', out, '--seed', '5', '--pairs', '60'], repo);
+    await measuring(join(out, 'results.json'), running);
+    await own.stop();
+    const run = await running;
+    assert.equal(run.code, 2, run.stderr + run.stdout);
+    // The cause is quoted from the service's or the setup's own output, whichever met the dead
+    // database first: a connection the server ended, or one it refused.
+    assert.match(run.stderr, /Connection terminated|terminating connection|ECONNREFUSED|cannot reach PostgreSQL/, run.stderr);
+    const results = readResults(join(out, 'results.json'));
+    assert.ok((results.scenarios[0]?.pairs.length ?? 0) > 0, 'the pairs measured before the database died are kept');
+    assert.match(run.stderr, /results\.json/, 'the message says where the kept pairs are');
+    assert.deepEqual(processesIn(repo), [], 'no process of the run is left');
+  } finally {
+    await own.stop();
+  }
 });

@@ -43,6 +43,28 @@ test('the usual runtimes: an error code, a Python traceback, a Go panic, a Java 
   assert.equal(firstError(['GET / 200 1.2 ms', 'error rate 0%', 'errors: none']), null, 'a word in a line is not an error report');
 });
 
+test("a database driver's unhandled 'error' event above its dump of the connection: the server's reason, named `error`, is the first error", () => {
+  const lines = [
+    '$ node server.js   (base, port 43041)',
+    'node:events:502',
+    "      throw er; // Unhandled 'error' event",
+    '      ^',
+    '',
+    'error: terminating connection due to administrator command',
+    '    at parseErrorMessage (/srv/app/node_modules/pg-protocol/dist/parser.js:306:11)',
+    '    at Parser.handlePacket (/srv/app/node_modules/pg-protocol/dist/parser.js:143:27)',
+    "Emitted 'error' event on BoundPool instance at:",
+    '    at Client.idleListener (/srv/app/node_modules/pg-pool/index.js:62:10)',
+    '  client: Client {',
+    '    _events: [Object: null prototype] { error: [Function (anonymous)] },',
+    '        error: [Function: bound _handleErrorEvent],',
+  ];
+  const error = firstError(lines);
+  assert.equal(error?.line, 2, 'from the place Node printed above it');
+  assert.match(error!.text, /^node:events:502\n[\s\S]*\nerror: terminating connection due to administrator command\n {4}at parseErrorMessage/);
+  assert.equal(firstError(lines.slice(9)), null, "the dump's `error:` keys are not errors");
+});
+
 test('an error among the last lines is shown once; one above them is added after them', () => {
   const near = log('near.log', 'starting\nError: listen EADDRINUSE: address already in use :::3000\n    at Server.setupListenHandle\n');
   assert.equal(explainLog(near, 20), 'starting\nError: listen EADDRINUSE: address already in use :::3000\n    at Server.setupListenHandle');

@@ -17,11 +17,13 @@ const STACK_LINES = 12;
 
 /**
  * Lines that start an error report: Node's and V8's (`TypeError: …`, `Error [ERR_…]: …`,
- * `Uncaught …`), an unhandled rejection, Python's traceback, Go's panic, Java's exception, and a
+ * `Uncaught …`, an error whose name is `error`), an unhandled rejection, Python's traceback, Go's panic, Java's exception, and a
  * process manager's or server's fatal line.
  */
 const ERROR_START = [
   /^\s*(?:Uncaught\s+)?(?:[A-Z][\w.]*)?(?:Error|Exception)(?: \[[A-Z_\d]+\])?: \S/,
+  // node-postgres names its server errors `error` (DatabaseError's name): a connection the server ended
+  /^error: \S/,
   /^\s*\[?UnhandledPromiseRejection/,
   /^Traceback \(most recent call last\):/,
   /^panic: /,
