@@ -1,3 +1,4 @@
+// lane: beside — its regressions are 70–94% throughput (3 to 17 times slower) and its culprits take most of head's added CPU; the rest is health, profiles and I/O counted per request and processes cleaned up.
 /**
  * The seed articles' worked examples, end to end (issue 25): each service as the article builds
  * it, with its real dependencies (npm ci from the fixture's lockfile, as perfgate installs users'
