@@ -1,3 +1,4 @@
+// lane: beside — it checks the harness (runs complete, resume, report table and plot, SIGTERM, R's values); a run's decision is only compared with its own exit.
 // The calibration harness on a tiny setting, so it cannot rot: real runs of the bundled CLI
 // against the calibration service, resumed from its file, then the report's table and plot.
 // (Its statistics helpers are checked against R's values here too.)
