@@ -1,3 +1,4 @@
+// lane: beside — it tests messages, exit codes and clean-up of services that fail, crash or never become ready; no verdict.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
