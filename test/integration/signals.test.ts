@@ -1,3 +1,4 @@
+// lane: beside — it tests what SIGINT and SIGTERM leave behind; no verdict.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
