@@ -1,3 +1,4 @@
+// lane: beside — its regression is tenfold; the rest is the refusals' messages.
 // The CLI's stored baseline: `perfgate record` on main's commit, then `perfgate compare
 // --baseline` on a branch whose handler does ten times the work, measured alone and failed
 // unpaired; and the refusals: a dirty work tree, a record another perfgate configuration made.
