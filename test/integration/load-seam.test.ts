@@ -1,3 +1,4 @@
+// lane: beside — its load generator is a fake whose numbers the test decides.
 /**
  * The engine with a fake load generator behind its load seam (EnginePorts.load): real trees,
  * real services started and stopped, every phase through results.json, but windows whose numbers
