@@ -1,3 +1,4 @@
+// lane: beside — it asserts the names and counts of a request's calls to real clients, not times.
 /**
  * Named calls: the preload subscribes to the diagnostics_channel events of the clients that
  * publish them and counts each request's calls by destination and name. Real clients (the
