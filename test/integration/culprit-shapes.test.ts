@@ -1,3 +1,4 @@
+// lane: beside — it asserts which function holds the most CPU-profile ticks of one process, a share within the process, not a time.
 /**
  * The culprit is the function that did the work, across the shapes such work takes: JSON and
  * other builtins without a frame of their own, a backtracking regex, callbacks of map, flatMap,

@@ -1,3 +1,4 @@
+// lane: beside — its head answers 500 to every third request and base none: a count, decided by every slice, not a time.
 import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';

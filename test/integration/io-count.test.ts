@@ -1,3 +1,4 @@
+// lane: beside — it asserts counts of round trips and a wait's lower bound from timers, not a comparison.
 import assert from 'node:assert/strict';
 import { mkdtempSync, } from 'node:fs';
 import { createServer, type Server } from 'node:net';

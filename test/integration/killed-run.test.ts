@@ -1,3 +1,4 @@
+// lane: beside — it tests the clean-up after a run killed with SIGKILL; no verdict.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

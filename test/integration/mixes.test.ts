@@ -1,3 +1,4 @@
+// lane: beside — it asserts which requests a mix and a sequence send, their shares and a 20 ms timer's wait, not a verdict.
 /**
  * Request mixes and sequences on a real service (test/fixtures/services/shop-server.cjs), in a
  * closed loop (autocannon's requests) and at a fixed rate (perfgate's own scheduler): the

@@ -1,3 +1,4 @@
+// lane: beside — its head spends 400 ms of CPU and 40 MB more at start against none, asserted as ≥ 300 ms and ≥ 30 MB; a neighbour slows both sides alike.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';

@@ -1,3 +1,4 @@
+// lane: beside — it asserts bytes allocated and written and syscalls per request, counts of work that a neighbour's load does not change.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
