@@ -93,10 +93,10 @@ test('every request kept in a map in head: "possible leak"', async (t) => {
 test('A/A: no health verdict on identical code; the gated event-loop delay p99 unchanged', async (t) => {
   // The heap trend needs several slices within each process lifetime (5 here): with 2 slices per
   // start it measures start-up growth. Event-loop delay p99 is unchanged when its 95% interval of
-  // the start pairs' differences is inside ±10 ms: a neighbour's CPU burst that delays one start's
-  // loop by tens of milliseconds sets a bound of that interval when it spans the start pairs'
-  // 4th-largest Walsh average (8 start pairs), not when it spans the 14th (12 start pairs; the
-  // 12 averages with the delayed start all rank above it).
+  // the start pairs' differences is inside ±10 ms. A neighbour's CPU burst can delay one start's
+  // loop by tens of milliseconds; the Walsh averages with that start are the largest. The upper
+  // bound is the 4th-largest of them with 8 start pairs, one of the 8 that hold the delayed start;
+  // with 12 it is the 14th-largest, below the 12 that hold it: one delayed start moves it little.
   const config = healthConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`).replace('pairs: 12', 'pairs: 60').replace('instances: 5', 'instances: 6');
   const files = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': JSON.stringify({ iterations: 20_000 }) };
   const { results, analysis, markdown } = await compare(files, { 'README.md': 'no code change' }, '', config);
