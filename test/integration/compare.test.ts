@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { assessResults } from '../../src/assess/compare.js';
@@ -65,12 +65,16 @@ test('A/A: identical base and head pass with exit 0 and no regression', async ()
 // Ten times the work, not three: on a VM whose HTTP overhead per request is large beside the
 // base's 20,000 iterations, three times the work measured a 36% drop (it passed at 41% an hour
 // earlier), too near the 40% these tests ask for. The drop is the point, not its size.
-test('head much slower: throughput regression, exit 1, report names the limit', async () => {
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(200_000));
+// Head is the work tree as it is, edited and not committed: a run that measured the committed
+// tree (base's code) would pass.
+test('head much slower, uncommitted in the work tree: measured as head; throughput regression, exit 1, report names the limit', async () => {
+  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, {});
+  writeFileSync(join(repo, 'work.json'), JSON.stringify({ iterations: 200_000 }));
   const out = join(repo, '.out');
   const markdown = join(repo, 'report.md');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--markdown', markdown], repo);
   assert.equal(run.code, 1, run.stderr + run.stdout);
+  assert.equal(readResults(resultsPathOf(out)).sides.head.dirty, true);
   const throughput = verdictOf(resultsPathOf(out), 'throughput');
   assert.equal(throughput.verdict, 'regression');
   assert.ok(throughput.change < -0.4, `expected a large drop, got ${throughput.change}`);
@@ -108,11 +112,17 @@ test('adaptive stopping: a large regression stops at the interim look, recorded 
   assert.equal(verdictOf(resultsPathOf(out), 'throughput').verdict, 'regression');
 });
 
-test('head faster: improvement, exit 0', async () => {
+// Head is the faster branch `head`, the work tree is main's slower code as checked out: only a
+// run that measured `head`'s commit finds head faster.
+test('--head <ref> measures that commit in a temporary worktree; head faster: improvement, exit 0', async () => {
   const repo = makeRepo({ ...workService(200_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(20_000));
+  const { execFileSync } = await import('node:child_process');
+  execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: repo });
   const out = join(repo, '.out');
-  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
+  const run = await runCli(['compare', '--base', 'main', '--head', 'head', '--out', out], repo);
   assert.equal(run.code, 0, run.stderr + run.stdout);
+  assert.equal(readResults(resultsPathOf(out)).sides.head.ref, 'head');
+  assert.deepEqual(readdirSync(join(out, 'trees')), [], 'both worktrees removed');
   const throughput = verdictOf(resultsPathOf(out), 'throughput');
   assert.equal(throughput.verdict, 'improvement');
   assert.ok(throughput.change > 0.4);
@@ -137,28 +147,4 @@ test('POST scenario with a JSON body and headers reaches the handler intact', as
       assert.equal(slice.non2xx, 0, 'every request was a valid JSON POST');
     }
   }
-});
-
-test('uncommitted changes in the work tree are measured as head', async () => {
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, {});
-  // edit without committing: head = the work tree as it is
-  const { writeFileSync } = await import('node:fs');
-  writeFileSync(join(repo, 'work.json'), JSON.stringify({ iterations: 200_000 }));
-  const out = join(repo, '.out');
-  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
-  assert.equal(run.code, 1, run.stderr + run.stdout);
-  const results = readResults(resultsPathOf(out));
-  assert.equal(results.sides.head.dirty, true);
-  assert.equal(verdictOf(resultsPathOf(out), 'throughput').verdict, 'regression');
-});
-
-test('--head <ref> measures that commit in a temporary worktree', async () => {
-  const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': quickConfig('scenarios: [GET /work]') }, workService(200_000));
-  const { execFileSync } = await import('node:child_process');
-  execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: repo });
-  const out = join(repo, '.out');
-  const run = await runCli(['compare', '--base', 'main', '--head', 'head', '--out', out], repo);
-  assert.equal(run.code, 1, run.stderr + run.stdout);
-  assert.equal(readResults(resultsPathOf(out)).sides.head.ref, 'head');
-  assert.deepEqual(readdirSync(join(out, 'trees')), [], 'both worktrees removed');
 });

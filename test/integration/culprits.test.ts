@@ -2,7 +2,8 @@
  * Naming the culprit in the service's own code when its time is spent below it (issue 13): real
  * services, base against head, profiled under load. Each fixture asserts what a reader sees:
  * the culprit is the first own row, and the headline names it for the regressed scenario.
- * Fixtures: test/fixtures/services/culprits/*-base.js and *-head.js.
+ * Fixtures: test/fixtures/services/culprits/*-base.js and *-head.js; routes.js there serves the
+ * plain-JS ones as one service, a scenario each, so one compare measures and profiles them all.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -13,57 +14,96 @@ import { displayName } from '../../src/profile/names.js';
 import { diffProfiles, type FunctionChange, hottestChanges } from '../../src/profile/diff.js';
 import { renderMarkdown } from '../../src/report/markdown.js';
 import { readResults } from '../../src/results/io.js';
-import type { Results } from '../../src/results/types.js';
+import type { Results, ScenarioProfile } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
 import { lineOf } from '../helpers/profiles.js';
 import { makeRepo } from '../helpers/repo.js';
 
 interface Run {
+  scenario: string;
   results: Results;
   stdout: string;
   markdown: string;
   own: FunctionChange[];
 }
 
-/** perfgate compare on a repository whose server.js is the fixture's base, then its head. */
-async function compareFixture(name: string, scenario = 'GET /'): Promise<Run> {
+/** The plain-JS fixtures, each served by test/fixtures/services/culprits/routes.js at GET /<name>. */
+const FIXTURES = ['zlib', 'clone', 'regex', 'moved', 'deopt'] as const;
+type Fixture = (typeof FIXTURES)[number];
+
+/** The fixture's scenario, as the report names it. */
+const scenarioOf = (name: Fixture) => `GET /${name}`;
+
+/**
+ * perfgate compare on a repository that serves the named fixtures (base, then head) from one
+ * service, a scenario each, every scenario profiled; each fixture's view of the run.
+ * 10 start pairs, every one slower on head, give p = 2/2^10: a regression of each scenario's
+ * metrics that are not gated. Holm over five scenarios' 16 gated metrics would ask 2/2^13 of
+ * those, so this run seldom fails the build: the headline names each scenario's culprit on a line
+ * of its own, and the failing form that leads a headline is the dependency cases' (one scenario).
+ */
+async function compareFixtures(names: readonly Fixture[]): Promise<Map<Fixture, Run>> {
+  const side = (which: 'base' | 'head') => Object.fromEntries(names.map((name) => [`${name}.js`, { copy: `services/culprits/${name}-${which}.js` }]));
+  // routes.js loads every fixture: one the run leaves out is served from its base on both sides
+  const unused = Object.fromEntries(FIXTURES.filter((name) => !names.includes(name)).map((name) => [`${name}.js`, { copy: `services/culprits/${name}-base.js` }]));
   const repo = makeRepo(
     {
-      'server.js': { copy: `services/culprits/${name}-base.js` },
+      'node_modules/culprit-routes/package.json': JSON.stringify({ name: 'culprit-routes', version: '1.0.0', main: 'index.js' }),
+      'node_modules/culprit-routes/index.js': { copy: 'services/culprits/routes.js' },
+      ...side('base'),
+      ...unused,
       'perfgate.yml': `service:
-  start: node server.js
+  install: false
+  start: node node_modules/culprit-routes/index.js
   ready: { timeout: 10s }
-scenarios: [${scenario}]
+scenarios: [${names.map(scenarioOf).join(', ')}]
 load: { pairs: 10, blocks: 1, instances: 10, slice: 300ms, warmup: 300ms }
-profile: { duration: 2s, confirm: false }
+profile: { duration: 2s, when: always, confirm: false }
 `,
     },
-    { 'server.js': { copy: `services/culprits/${name}-head.js` } },
+    side('head'),
   );
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '13'], repo);
   assert.notEqual(run.code, 2, run.stderr + run.stdout);
   const results = readResults(join(out, 'results.json'));
-  const profile = results.profiles?.[0];
-  assert.ok(profile, `${name}: profiled`);
-  const own = hottestChanges(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), ['own'], 10);
-  return { results, stdout: run.stdout, markdown: renderMarkdown(results, assessResults(results)), own };
+  const markdown = renderMarkdown(results, assessResults(results));
+  return new Map(
+    names.map((name) => {
+      const scenario = scenarioOf(name);
+      const profile = profileOf({ scenario, results });
+      const own = hottestChanges(diffProfiles(profile.sides.base, profile.sides.head, profile.intervalUs), ['own'], 10);
+      return [name, { scenario, results, stdout: run.stdout, markdown, own }];
+    }),
+  );
 }
 
-/** The headline's culprit line, terminal and markdown alike, for the scenario's regression (throughput when it regressed, else another metric). */
+/** The run's profile of the run's scenario. */
+function profileOf(run: Pick<Run, 'scenario' | 'results'>): ScenarioProfile {
+  const profile = run.results.profiles?.find((p) => p.scenario === run.scenario);
+  assert.ok(profile, `${run.scenario}: profiled`);
+  return profile;
+}
+
+/**
+ * The headline's culprit line for the scenario's regression, terminal and markdown alike
+ * (throughput when it regressed, else another metric). The failing scenario that leads the
+ * headline has its culprit there ("failing: GET /zlib throughput −19.9% (limit 2%): most new time
+ * in …"); every other regressed scenario has a line of its own ("GET /clone: CPU / request +40% ·
+ * most new time in …").
+ */
 function assertHeadline(run: Run, culprit: RegExp): void {
-  const regressed = assessResults(run.results).comparisons.filter((c) => c.verdict === 'regression');
-  assert.ok(regressed.length > 0, 'head is slower');
+  const regressed = assessResults(run.results).comparisons.filter((c) => c.scenario === run.scenario && c.verdict === 'regression');
+  assert.ok(regressed.length > 0, `${run.scenario}: head is slower`);
   const metric = '(throughput −|latency p\\d+ \\+|CPU / request \\+)[\\d.,]+%';
-  // The failing scenario leads the headline ("failing: GET / throughput −19.9% (limit 2%): most new
-  // time in …"); a regressed scenario that does not fail the build has a line of its own ("GET /:
-  // CPU / request +40% · most new time in …").
   const limit = '(?: \\(limit [^)]*\\))?(?::| ·)';
-  const terminal = run.stdout.split('\n').slice(0, 4).join('\n');
-  assert.match(terminal, new RegExp(`(?:failing: GET / |GET /: )${metric}${limit} ${culprit.source}`), terminal);
+  const name = run.scenario.replace(/[/]/g, '\\/');
+  // the headline is the output's first paragraph
+  const terminal = run.stdout.split('\n\n')[0]!;
+  assert.match(terminal, new RegExp(`(?:failing: ${name} |${name}: )${metric}${limit} ${culprit.source}`), terminal);
   // markdown escapes the code's characters (\*, \[): compared as the reader sees them
   const headline = run.markdown.split('\n\n').slice(0, 2).join('\n\n').replace(/\\(.)/g, '$1');
-  assert.match(headline, new RegExp(`(?:failing: GET / |🔎 \\*\\*GET /:\\*\\* )${metric}${limit} ${culprit.source}`), headline);
+  assert.match(headline, new RegExp(`(?:failing: ${name} |🔎 \\*\\*${name}:\\*\\* )${metric}${limit} ${culprit.source}`), headline);
 }
 
 /** Whether head's profiled CPU time per request exceeds base's by 10%. */
@@ -73,8 +113,14 @@ function grew(run: Run): boolean {
 }
 
 describe('the culprit in own code', () => {
-  test('a helper that calls zlib.gzipSync: the helper is first, its time named as zlib', async () => {
-    const run = await compareFixture('zlib');
+  // One service serves every plain-JS fixture, a scenario each: one compare, every scenario profiled.
+  let runs: Map<Fixture, Run>;
+  before(async () => {
+    runs = await compareFixtures(FIXTURES);
+  });
+
+  test('a helper that calls zlib.gzipSync: the helper is first, its time named as zlib', () => {
+    const run = runs.get('zlib')!;
     const [first] = run.own;
     assert.equal(first!.name, 'compressBody');
     assert.equal(first!.line, lineOf('culprits/zlib-head.js', 'function compressBody'));
@@ -83,18 +129,19 @@ describe('the culprit in own code', () => {
     assert.ok(first!.change < 0.05, `self change ${(100 * first!.change).toFixed(1)} pp`);
     assert.equal(first!.into[0]!.category === 'node' || first!.into[0]!.category === 'native', true);
     // the PR rewrote compressBody's body: the culprit is code it changed
-    const culprit = explainProfile(run.results.profiles![0]!, run.results).culprit!;
+    const culprit = explainProfile(profileOf(run), run.results).culprit!;
     assert.equal(culprit.changed, true);
-    assert.equal(culprit.text, `most new time in compressBody (server.js:${first!.line}, changed by this PR) → zlib`);
-    assertHeadline(run, /most new time in compressBody \(server\.js:\d+, changed by this PR\) → zlib/);
-    assert.match(run.stdout, /compressBody +server\.js:\d+ .*\+[\d.]+ (µs|ms) in zlib /);
+    assert.equal(culprit.text, `most new time in compressBody (zlib.js:${first!.line}, changed by this PR) → zlib`);
+    assertHeadline(run, /most new time in compressBody \(zlib\.js:\d+, changed by this PR\) → zlib/);
+    assert.match(run.stdout, /compressBody +zlib\.js:\d+ .*\+[\d.]+ (µs|ms) in zlib /);
   });
 
   test('a deep clone with JSON builtins, a flatMap callback on the next line: the function that clones is first and named', async () => {
     // The premise is head's profiled CPU per request above base's: a profiled side that shares the
-    // machine with a busy neighbour can come out slower per request, so it is retried, up to 3 runs.
-    let run = await compareFixture('clone');
-    for (let attempt = 1; attempt < 3 && !grew(run); attempt++) run = await compareFixture('clone');
+    // machine with a busy neighbour can come out slower per request, so that scenario alone is
+    // run again, up to 3 runs in all.
+    let run = runs.get('clone')!;
+    for (let attempt = 1; attempt < 3 && !grew(run); attempt++) run = (await compareFixtures(['clone'])).get('clone')!;
     assert.ok(grew(run), 'head profiled slower per request than base, in 3 runs');
     const [first] = run.own;
     const rows = run.own.map((c) => `${displayName(c)} ${c.added?.toFixed(0)} µs`).join(', ');
@@ -102,36 +149,37 @@ describe('the culprit in own code', () => {
     assert.equal(first!.name, 'resolvePermissions', rows);
     assert.equal(first!.line, lineOf('culprits/clone-head.js', 'function resolvePermissions'));
     assert.equal(run.own.find((c) => displayName(c) === 'arrow in resolvePermissions' && (c.added ?? 0) > first!.added! / 2), undefined, rows);
-    assertHeadline(run, /most new time in resolvePermissions \(server\.js:\d+, changed by this PR\)/);
+    assertHeadline(run, /most new time in resolvePermissions \(clone\.js:\d+, changed by this PR\)/);
   });
 
-  test('a validator whose regex backtracks: the validator is first, its time named as the regex; the event-loop hint names it', async () => {
-    const run = await compareFixture('regex');
+  test('a validator whose regex backtracks: the validator is first, its time named as the regex; the event-loop hint names it', () => {
+    const run = runs.get('regex')!;
     const [first] = run.own;
     assert.equal(first!.name, 'validateName');
     assert.ok(first!.attributedChange > 0.2, `validateName +${(100 * first!.attributedChange).toFixed(1)} pp`);
     // the PR changed the pattern, a constant outside validateName
-    assertHeadline(run, /most new time in validateName \(server\.js:\d+, not changed by this PR: called more, or with larger inputs, by something that changed\) → regex \/\^\(\[a-z\]\+\)\*\$\//);
-    const hints = assessResults(run.results).health?.hints ?? [];
+    assertHeadline(run, /most new time in validateName \(regex\.js:\d+, not changed by this PR: called more, or with larger inputs, by something that changed\) → regex \/\^\(\[a-z\]\+\)\*\$\//);
+    const hints = (assessResults(run.results).health?.hints ?? []).filter((h) => h.scenario === run.scenario);
     const loop = hints.find((h) => h.kind === 'blocked-loop' || h.kind === 'cpu-per-request');
     assert.ok(loop, `a health hint about the loop or CPU: ${JSON.stringify(hints)}`);
-    assert.match(run.stdout, /(event loop blocked|CPU per request).* — most new time in validateName \(server\.js:\d+, not changed by this PR: .*\) → regex/);
-    assert.doesNotMatch(run.stdout, /see hot functions/);
+    const lines = run.stdout.split('\n').filter((line) => line.includes(run.scenario));
+    assert.match(lines.join('\n'), /(event loop blocked|CPU per request).* — most new time in validateName \(regex\.js:\d+, not changed by this PR: .*\) → regex/);
+    assert.doesNotMatch(lines.join('\n'), /see hot functions/);
   });
 
-  test('an anonymous handler whose line moved: one matched row, named by its kind and place, first', async () => {
-    const run = await compareFixture('moved');
+  test('an anonymous handler whose line moved: one matched row, named by its kind and place, first', () => {
+    const run = runs.get('moved')!;
     const [first] = run.own;
     const headLine = lineOf('culprits/moved-head.js', '.createServer(');
     assert.equal(first!.status, 'both', 'matched across the diff, not gone + new');
     assert.equal(first!.baseLine, lineOf('culprits/moved-base.js', '.createServer('));
     assert.equal(first!.line, headLine);
     assert.equal(displayName(first!), 'arrow at top level');
-    assert.equal(run.own.filter((c) => c.status !== 'both' && c.name.startsWith('(anonymous server.js')).length, 0, 'no gone/new twin');
+    assert.equal(run.own.filter((c) => c.status !== 'both' && c.name.startsWith('(anonymous moved.js')).length, 0, 'no gone/new twin');
     // the handler's text is as it was (ROUNDS, above it, changed): not changed by this PR, and said so
-    assert.equal(explainProfile(run.results.profiles![0]!, run.results).culprit!.changed, false);
-    assertHeadline(run, new RegExp(`most new time in arrow at top level \\(server\\.js:${headLine}, not changed by this PR: called more, or with larger inputs, by something that changed\\) → crypto`));
-    assert.match(run.stdout, /arrow at top level +server\.js:\d+ .*moved from line \d+/);
+    assert.equal(explainProfile(profileOf(run), run.results).culprit!.changed, false);
+    assertHeadline(run, new RegExp(`most new time in arrow at top level \\(moved\\.js:${headLine}, not changed by this PR: called more, or with larger inputs, by something that changed\\) → crypto`));
+    assert.match(run.stdout, /arrow at top level +moved\.js:\d+ .*moved from line \d+/);
   });
 
   /** A service on tiny-router, 1.0.0 on base and 1.1.0 on head, installed in the repository (the test installs nothing); with npm's lockfile, or pinned in package.json alone. */
@@ -178,7 +226,7 @@ profile: { duration: 2s, confirm: false }
     assert.equal(results.profiles![0]!.sides.head.packages!.find((p) => p.name === 'tiny-router')?.version, '1.1.0');
     // (1.0.0's Map lookup is too quick to be sampled much, if at all)
     assert.notEqual(results.profiles![0]!.sides.base.packages!.find((p) => p.name === 'tiny-router')?.version ?? '1.0.0', '1.1.0');
-    const run: Run = { results, stdout: cli.stdout, markdown: renderMarkdown(results, assessResults(results)), own: [] };
+    const run: Run = { scenario: 'GET /', results, stdout: cli.stdout, markdown: renderMarkdown(results, assessResults(results)), own: [] };
     assertHeadline(run, /most new time in tiny-router 1\.0\.0 → 1\.1\.0 \(changed by this PR\): (matchLayer|lookup) in index\.js/);
     assert.match(cli.stdout, /by package .*\n *package +version +base +head +change\n *tiny-router +1\.0\.0 → 1\.1\.0 +/);
   });
@@ -190,7 +238,7 @@ profile: { duration: 2s, confirm: false }
     assert.notEqual(cli.code, 2, cli.stderr + cli.stdout);
     const results = readResults(join(out, 'results.json'));
     assert.deepEqual(results.dependencies, { lockfile: 'node_modules', changed: [{ name: 'tiny-router', base: ['1.0.0'], head: ['1.1.0'], direct: true }] });
-    const run: Run = { results, stdout: cli.stdout, markdown: renderMarkdown(results, assessResults(results)), own: [] };
+    const run: Run = { scenario: 'GET /', results, stdout: cli.stdout, markdown: renderMarkdown(results, assessResults(results)), own: [] };
     assertHeadline(run, /most new time in tiny-router 1\.0\.0 → 1\.1\.0 \(changed by this PR\): (matchLayer|lookup) in index\.js/);
   });
 
@@ -200,9 +248,9 @@ profile: { duration: 2s, confirm: false }
     // test run in three saw none): the premise is retried, up to 3 runs, and the assertions below
     // then check what perfgate made of it.
     before(async () => {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        run = await compareFixture('deopt');
-        if (run.own.find((c) => c.name === 'sumPrices')?.optimization) break;
+      run = runs.get('deopt')!;
+      for (let attempt = 1; attempt < 3 && !run.own.find((c) => c.name === 'sumPrices')?.optimization; attempt++) {
+        run = (await compareFixtures(['deopt'])).get('deopt')!;
       }
     });
 
@@ -211,9 +259,9 @@ profile: { duration: 2s, confirm: false }
       assert.ok(row?.optimization, 'marked as deoptimized in head only');
       assert.equal(row.optimization.kind, 'deoptimized');
       assert.ok(row.optimization.reasons.some((r) => /map/i.test(r)), row.optimization.reasons.join('; '));
-      assertHeadline(run, /most new time in \S.*\(server\.js:\d+, (not )?changed by this PR[^)]*\)/);
-      assert.match(run.stdout, /! sumPrices \(server\.js:\d+\) deoptimized \d+× by V8 in head only: .*map/);
-      assert.match(run.markdown, /⚠️ sumPrices \(server\.js:\d+\) deoptimized \d+× by V8 in head only/);
+      assertHeadline(run, /most new time in \S.*\(deopt\.js:\d+, (not )?changed by this PR[^)]*\)/);
+      assert.match(run.stdout, /! sumPrices \(deopt\.js:\d+\) deoptimized \d+× by V8 in head only: .*map/);
+      assert.match(run.markdown, /⚠️ sumPrices \(deopt\.js:\d+\) deoptimized \d+× by V8 in head only/);
     });
 
     // The megamorphic loads run in inline-cache stubs that V8 samples without sumPrices' frame:
@@ -235,9 +283,9 @@ profile: { duration: 2s, confirm: false }
       // cost more to build), else where to look
       assertHeadline(
         run,
-        /most new time in sumPrices \(server\.js:\d+, not changed by this PR(?:: called more, or with larger inputs, by something that changed\)|\); most in code this PR changed: (?:makeItems|arrow at top level) \(server\.js:\d+\))/,
+        /most new time in sumPrices \(deopt\.js:\d+, not changed by this PR(?:: called more, or with larger inputs, by something that changed\)|\); most in code this PR changed: (?:makeItems|arrow at top level) \(deopt\.js:\d+\))/,
       );
-      assert.match(run.stdout, /sumPrices ! +server\.js:\d+ +[\d.]+ (µs|ms) +[\d.]+ (µs|ms) +\+[\d.]+ (µs|ms)/);
+      assert.match(run.stdout, /sumPrices ! +deopt\.js:\d+ +[\d.]+ (µs|ms) +[\d.]+ (µs|ms) +\+[\d.]+ (µs|ms)/);
     });
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { assessResults, describeFailing } from '../../src/assess/compare.js';
 import { aggregateHealth, generatorBoundSlice } from '../../src/assess/health.js';
 import { readResults } from '../../src/results/io.js';
@@ -28,7 +28,7 @@ async function compare(base: Files, head: Files, scenarios = 'scenarios: [GET /w
 }
 
 function assertEveryPairHasHealth(results: Results): void {
-  for (const pair of results.scenarios[0]!.pairs) {
+  for (const pair of results.scenarios.flatMap((s) => s.pairs)) {
     for (const slice of [pair.base, pair.head]) {
       assert.ok(slice.health, 'every slice has health data');
       assert.equal(slice.health.missing, 0);
@@ -91,9 +91,13 @@ test('every request kept in a map in head: "possible leak"', async (t) => {
 });
 
 test('A/A: no health verdict on identical code; the gated event-loop delay p99 unchanged', async (t) => {
-  // Event-loop delay is decided over start pairs (8 here); the heap trend needs several slices
-  // within each process lifetime (5 here): with 2 slices per start it measures start-up growth.
-  const config = healthConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`).replace('pairs: 12', 'pairs: 40').replace('instances: 5', 'instances: 4');
+  // The heap trend needs several slices within each process lifetime (5 here): with 2 slices per
+  // start it measures start-up growth. Event-loop delay p99 is unchanged when its 95% interval of
+  // the start pairs' differences is inside ±10 ms. A neighbour's CPU burst can delay one start's
+  // loop by tens of milliseconds; the Walsh averages with that start are the largest. The upper
+  // bound is the 4th-largest of them with 8 start pairs, one of the 8 that hold the delayed start;
+  // with 12 it is the 14th-largest, below the 12 that hold it: one delayed start moves it little.
+  const config = healthConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`).replace('pairs: 12', 'pairs: 60').replace('instances: 5', 'instances: 6');
   const files = { 'server.js': { copy: 'services/work-server.js' }, 'work.json': JSON.stringify({ iterations: 20_000 }) };
   const { results, analysis, markdown } = await compare(files, { 'README.md': 'no code change' }, '', config);
   t.diagnostic(`A/A, health section:\n${healthSection(markdown)}`);
@@ -109,7 +113,8 @@ test('A/A: no health verdict on identical code; the gated event-loop delay p99 u
   assert.deepEqual(analysis.health!.hints, []);
 });
 
-// The next two assert what each slice records, not a verdict: the fewest pairs do.
+// The next tests assert what each slice records, not a verdict: the fewest pairs do for the
+// cluster; the load generator check shares its run with the test that needs 12 pairs.
 test('cluster mode: the workers report, each for itself, and the side aggregates them', async () => {
   const scenarios = 'scenarios: [GET /work]';
   const { results, analysis } = await compare({ 'server.js': { copy: 'services/cluster-server.js' } }, { 'README.md': 'no code change' }, scenarios, fewestPairs(healthConfig(scenarios)));
@@ -137,41 +142,50 @@ test('cluster mode: the workers report, each for itself, and the side aggregates
   assert.ok(analysis.health!.comparisons.length > 0);
 });
 
-test('a trivial server: the load generator check runs on real slices (records whether it fired)', async (t) => {
-  const server = "require('node:http').createServer((_req, res) => res.end('ok')).listen(3000);\n";
-  const { results, analysis, terminal } = await compare({ 'server.js': server }, { 'README.md': 'no code change' }, 'scenarios: [GET /]', fewestPairs(healthConfig('scenarios: [GET /]')));
-  assertEveryPairHasHealth(results);
-  const check = analysis.health!.generator[0]!;
-  const bySlice = (side: 'base' | 'head') => results.scenarios[0]!.pairs.filter((p) => generatorBoundSlice(p[side])).length;
-  t.diagnostic(
-    `trivial server: load-generator bound ${check.bound.length > 0 ? `FIRED (${check.bound.join(', ')})` : 'did not fire'}; ` +
-      (['base', 'head'] as const)
-        .map((side) => {
-          const s = check.sides[side];
-          return `${side}: generator loop ${(100 * s.generatorBusy).toFixed(0)}% busy, ${(100 * s.generatorCpu).toFixed(0)}% of a core, service loop ${(100 * s.serviceLoad).toFixed(0)}% busy, ${bySlice(side)} of ${s.slices} slices bound`;
-        })
-        .join('; '),
-  );
-  for (const side of ['base', 'head'] as const) {
-    assert.equal(check.sides[side].boundSlices, bySlice(side));
-    assert.equal(check.bound.includes(side), 2 * bySlice(side) >= check.sides[side].slices);
-    assert.equal(check.sides[side].serviceLoadSource, 'event-loop');
-  }
-  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
-  assert.equal(throughput.generatorBound !== undefined, check.bound.length > 0);
-  assert.equal(/load generator was busy .* throughput measures the generator/.test(terminal), check.bound.length > 0);
-});
+describe('the load generator check, on one service cheap to serve: a route cheap to read and one expensive to read', () => {
+  let run: Awaited<ReturnType<typeof compare>>;
+  before(async () => {
+    const scenarios = 'scenarios: [GET /, GET /heavy]';
+    run = await compare({ 'server.js': { copy: 'services/heavy-response-server.js' } }, { 'README.md': 'no code change' }, scenarios);
+  });
 
-test('a service cheap to serve and expensive to read: the load generator is the bottleneck, throughput is inconclusive', async (t) => {
-  const files = { 'server.js': { copy: 'services/heavy-response-server.js' } };
-  const { results, analysis, markdown } = await compare(files, { 'README.md': 'no code change' }, 'scenarios: [GET /]');
-  const check = analysis.health!.generator[0]!;
-  t.diagnostic(`generator-heavy service: ${JSON.stringify(check.sides)}`);
-  assert.deepEqual(check.bound, ['base', 'head'], JSON.stringify(check.sides));
-  const throughput = analysis.comparisons.find((c) => c.metric === 'throughput')!;
-  assert.equal(throughput.verdict, 'inconclusive');
-  assert.deepEqual(throughput.generatorBound, ['base', 'head']);
-  assert.ok(analysis.warnings.some((w) => w.code === 'load-generator-bound'));
-  assert.match(healthSection(markdown), /⚠️ at its limit/);
-  assert.ok(results.scenarios[0]!.pairs.every((p) => p.base.health!.processes[0]!.eventLoopUtilization < 0.8), 'the service idled');
+  test('a trivial route: the check runs on real slices (records whether it fired)', (t) => {
+    const { results, analysis, terminal } = run;
+    assertEveryPairHasHealth(results);
+    const scenario = results.scenarios.find((s) => s.name === 'GET /')!;
+    const check = analysis.health!.generator.find((g) => g.scenario === 'GET /')!;
+    const bySlice = (side: 'base' | 'head') => scenario.pairs.filter((p) => generatorBoundSlice(p[side])).length;
+    t.diagnostic(
+      `trivial route: load-generator bound ${check.bound.length > 0 ? `FIRED (${check.bound.join(', ')})` : 'did not fire'}; ` +
+        (['base', 'head'] as const)
+          .map((side) => {
+            const s = check.sides[side];
+            return `${side}: generator loop ${(100 * s.generatorBusy).toFixed(0)}% busy, ${(100 * s.generatorCpu).toFixed(0)}% of a core, service loop ${(100 * s.serviceLoad).toFixed(0)}% busy, ${bySlice(side)} of ${s.slices} slices bound`;
+          })
+          .join('; '),
+    );
+    for (const side of ['base', 'head'] as const) {
+      assert.equal(check.sides[side].boundSlices, bySlice(side));
+      assert.equal(check.bound.includes(side), 2 * bySlice(side) >= check.sides[side].slices);
+      assert.equal(check.sides[side].serviceLoadSource, 'event-loop');
+    }
+    const throughput = analysis.comparisons.find((c) => c.scenario === 'GET /' && c.metric === 'throughput')!;
+    assert.equal(throughput.generatorBound !== undefined, check.bound.length > 0);
+    const hinted = terminal.split('\n').some((line) => /GET \/: .*load generator was busy .* throughput measures the generator/.test(line));
+    assert.equal(hinted, check.bound.length > 0);
+  });
+
+  test('a route expensive to read: the load generator is the bottleneck, throughput is inconclusive', (t) => {
+    const { results, analysis, markdown } = run;
+    const check = analysis.health!.generator.find((g) => g.scenario === 'GET /heavy')!;
+    t.diagnostic(`generator-heavy route: ${JSON.stringify(check.sides)}`);
+    assert.deepEqual(check.bound, ['base', 'head'], JSON.stringify(check.sides));
+    const throughput = analysis.comparisons.find((c) => c.scenario === 'GET /heavy' && c.metric === 'throughput')!;
+    assert.equal(throughput.verdict, 'inconclusive');
+    assert.deepEqual(throughput.generatorBound, ['base', 'head']);
+    assert.ok(analysis.warnings.some((w) => w.code === 'load-generator-bound' && w.scenario === 'GET /heavy'), JSON.stringify(analysis.warnings));
+    assert.match(healthSection(markdown), /⚠️ at its limit/);
+    const scenario = results.scenarios.find((s) => s.name === 'GET /heavy')!;
+    assert.ok(scenario.pairs.every((p) => p.base.health!.processes[0]!.eventLoopUtilization < 0.8), 'the service idled');
+  });
 });
