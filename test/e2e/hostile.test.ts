@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { openBoundary } from '../../src/engine/process/boundary.js';
-import { describeRun, NODE24, parseFileCommands, QUICK_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
+import { describeRun, NODE24, parseFileCommands, QUICK_INPUTS, READ_ONLY_TOKEN, REGRESSION_INPUTS, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
 import { baseSha, type Files, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 import { alive } from '../helpers/processes.js';
 import { canMakeRunnerUser, giveTree, runnerUser } from '../helpers/runner-user.js';
@@ -72,7 +72,7 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
     event: pullRequestEvent({ number: 61, baseSha: baseSha(repo), headSha: headSha(repo) }),
     // The measuring job of the recommended layout: comment: never, a read-only token would do.
     // A job with id-token: write, allowed here so that the test can look for the token's leaks.
-    inputs: { ...QUICK_INPUTS, comment: 'never', 'allow-id-token': 'true' },
+    inputs: { ...REGRESSION_INPUTS, comment: 'never', 'allow-id-token': 'true' },
     workspace: repo,
     runId: RUN_ID,
     ...platform,
@@ -358,7 +358,7 @@ test('without a boundary the step says so in its log and in results.json, and me
   const run = await runAction({
     eventName: 'pull_request',
     event: pullRequestEvent({ number: 63, baseSha: baseSha(repo), headSha: headSha(repo) }),
-    inputs: { ...QUICK_INPUTS, comment: 'never' },
+    inputs: { ...REGRESSION_INPUTS, comment: 'never' },
     workspace: repo,
     ...platform,
     // A mount namespace without the cgroup hierarchies: perfgate finds none to make a boundary in.
