@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { readZip } from '../helpers/artifact-zip.js';
 import { pullRequestEvent, workflowRunEvent } from '../helpers/github-events.js';
 import { stageMeasuredRun } from '../helpers/github-runs.js';
-import { describeRun, QUICK_INPUTS as inputs, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
+import { describeRun, READ_ONLY_TOKEN, REGRESSION_INPUTS as inputs, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
 import { baseSha, headSha, makeRepo } from '../helpers/repo.js';
 
 const MARKER = '<!-- perfgate:comment id=default -->';

@@ -17,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { pullRequestEvent } from '../helpers/github-events.js';
 import { openBoundary } from '../../src/engine/process/boundary.js';
-import { describeRun, NODE24, parseFileCommands, QUICK_INPUTS, READ_ONLY_TOKEN, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
+import { describeRun, NODE24, parseFileCommands, QUICK_INPUTS, READ_ONLY_TOKEN, REGRESSION_INPUTS, runAction, useFakePlatform, WRITE_TOKEN } from '../helpers/github-runner.js';
 import { baseSha, type Files, headSha, makeRepo, ROOT } from '../helpers/repo.js';
 import { alive } from '../helpers/processes.js';
 import { canMakeRunnerUser, giveTree, runnerUser } from '../helpers/runner-user.js';
@@ -72,7 +72,7 @@ test('a hostile PR reads no token, cannot change the decision, and no process it
     event: pullRequestEvent({ number: 61, baseSha: baseSha(repo), headSha: headSha(repo) }),
     // The measuring job of the recommended layout: comment: never, a read-only token would do.
     // A job with id-token: write, allowed here so that the test can look for the token's leaks.
-    inputs: { ...QUICK_INPUTS, comment: 'never', 'allow-id-token': 'true' },
+    inputs: { ...REGRESSION_INPUTS, comment: 'never', 'allow-id-token': 'true' },
     workspace: repo,
     runId: RUN_ID,
     ...platform,
@@ -201,14 +201,19 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
   const git = (repo: string, ...args: string[]) => execFileSync('git', ['-C', repo, ...args]);
   const PAT = 'ghp_16C7e42F292c6912E7710c838347Ae178B4a';
   type Setup = (repo: string, temp: string, home: string) => Record<string, string> | undefined;
-  const cases: { name: string; setup: Setup; inputs?: Record<string, string>; eventName?: string; says: RegExp; fix?: RegExp }[] = [
+  // `shares`: what a case's setup holds that another's would overwrite or hide (a file, a
+  // variable, the one token); `alone`: refused by a check that runs only when no other reason was
+  // found (the event first of all, the ID token after the write reasons).
+  const cases: { name: string; setup: Setup; shares?: string[]; alone?: true; inputs?: Record<string, string>; eventName?: string; says: RegExp; fix?: RegExp }[] = [
     {
       name: 'checkout v4/v5 persisted credential (extraheader)',
+      shares: ['github.com extraheader'],
       setup: (repo) => void git(repo, 'config', '--local', 'http.https://github.com/.extraheader', basic),
       says: /a git credential is persisted \(http\.https:\/\/github\.com\/\.extraheader in the local git config/,
     },
     {
       name: 'checkout v6 persisted credential (includeIf → RUNNER_TEMP)',
+      shares: ['github.com extraheader'],
       setup: (repo, temp) => {
         const file = join(temp, 'git-credentials-1b2c.config');
         writeFileSync(file, `[http "https://github.com/"]\n\textraheader = ${basic}\n`);
@@ -220,11 +225,13 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     },
     {
       name: 'an extraheader in the global config (~/.gitconfig)',
+      shares: ['~/.gitconfig', 'extraheader'],
       setup: (_repo, _temp, home) => void writeFileSync(join(home, '.gitconfig'), `[http]\n\textraheader = ${basic}\n`),
       says: /http\.extraheader in the global git config \(.*\.gitconfig\)/,
     },
     {
       name: 'an extraheader in the system config (GIT_CONFIG_SYSTEM)',
+      shares: ['github.com extraheader'],
       setup: (_repo, temp) => {
         writeFileSync(join(temp, 'system.gitconfig'), `[http "https://github.com/"]\n\textraheader = ${basic}\n`);
         return { GIT_CONFIG_SYSTEM: join(temp, 'system.gitconfig') };
@@ -233,11 +240,13 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     },
     {
       name: 'an extraheader given on the command scope (GIT_CONFIG_COUNT)',
+      shares: ['extraheader'],
       setup: () => ({ GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: 'http.extraheader', GIT_CONFIG_VALUE_0: basic }),
       says: /http\.extraheader in the command git config/,
     },
     {
       name: 'include.path to a file with an extraheader',
+      shares: ['extraheader'],
       setup: (repo, temp) => {
         writeFileSync(join(temp, 'creds.inc'), `[http]\n\textraheader = ${basic}\n`);
         git(repo, 'config', '--local', 'include.path', join(temp, 'creds.inc'));
@@ -252,11 +261,13 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     },
     {
       name: 'a url.*.insteadOf rule that rewrites to a URL with a token',
+      shares: ['~/.gitconfig'],
       setup: (_repo, _temp, home) => void writeFileSync(join(home, '.gitconfig'), `[url "https://${PAT}@github.com/"]\n\tinsteadOf = https://github.com/\n`),
       says: /an insteadOf rule that rewrites to a URL with a credential: url\.https:\/\/\*\*\*@github\.com\/\.insteadof/,
     },
     {
       name: 'credential.helper store and ~/.git-credentials',
+      shares: ['~/.gitconfig', '~/.git-credentials', 'credential helper'],
       setup: (_repo, _temp, home) => {
         writeFileSync(join(home, '.gitconfig'), '[credential]\n\thelper = store\n');
         writeFileSync(join(home, '.git-credentials'), `https://x-access-token:${WRITE_TOKEN}@github.com\n`);
@@ -266,6 +277,7 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     },
     {
       name: 'credential.helper store with a file of its own',
+      shares: ['credential helper'],
       setup: (repo, temp) => {
         writeFileSync(join(temp, 'my-creds'), `https://perf-bot:${PAT}@github.com\n`);
         git(repo, 'config', '--local', 'credential.https://github.com.helper', `store --file=${join(temp, 'my-creds')}`);
@@ -275,16 +287,19 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     },
     {
       name: '~/.git-credentials left without a helper',
+      shares: ['~/.git-credentials', 'credential helper'],
       setup: (_repo, _temp, home) => void writeFileSync(join(home, '.git-credentials'), `https://x-access-token:${WRITE_TOKEN}@github.com\n`),
       says: /a git credential-store file with a credential \(.*\.git-credentials\)/,
     },
     {
       name: 'a credential helper program for github.com',
+      shares: ['~/.gitconfig', 'credential helper'],
       setup: (_repo, _temp, home) => void writeFileSync(join(home, '.gitconfig'), '[credential "https://github.com"]\n\thelper = !gh auth git-credential\n'),
       says: /a credential helper the PR's code can ask for this server's credential \(credential\.https:\/\/github\.com\.helper/,
     },
     {
       name: "gh's hosts.yml (~/.config/gh)",
+      shares: ['gh config'],
       setup: (_repo, _temp, home) => {
         mkdirSync(join(home, '.config', 'gh'), { recursive: true });
         writeFileSync(join(home, '.config', 'gh', 'hosts.yml'), `github.com:\n    oauth_token: ${PAT}\n    git_protocol: https\n    user: perf-bot\n`);
@@ -294,6 +309,7 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     },
     {
       name: "gh's hosts.yml (GH_CONFIG_DIR)",
+      shares: ['gh config'],
       setup: (_repo, temp) => {
         mkdirSync(join(temp, 'gh'));
         writeFileSync(join(temp, 'gh', 'hosts.yml'), `github.com:\n    oauth_token: ${PAT}\n`);
@@ -304,50 +320,63 @@ test('gate mode refuses to run PR code where it could reach a credential that wr
     { name: 'a measuring step that would comment', setup: () => undefined, inputs: { comment: 'always' }, says: /this step would comment on the pull request/ },
     {
       name: 'a write-capable installation token (ghs_) with comment: never',
+      shares: ['token'],
       setup: () => ({ PERFGATE_TEST_TOKEN: WRITE_TOKEN }),
       says: /the github-token input can write to the repository \(GitHub says so\)/,
     },
     {
       name: 'an installation token GitHub does not answer for',
+      shares: ['token'],
       setup: () => ({ PERFGATE_TEST_TOKEN: 'ghs_unknownToTheApi' }),
       says: /GitHub's answers do not tell whether the github-token input can write.*permissions: \{ contents: read \}/,
     },
     {
       name: 'a job that can request an OpenID Connect token',
+      alone: true,
       setup: () => ({ ACTIONS_ID_TOKEN_REQUEST_TOKEN: ID_TOKEN_REQUEST, ACTIONS_ID_TOKEN_REQUEST_URL: 'http://127.0.0.1:9/token' }),
       says: /this job can request an OpenID Connect token \(permissions id-token: write/,
       fix: /id-token: write only to a job that runs no pull request code.*allow-id-token: true/s,
     },
-    { name: 'an event outside the allow-list', setup: () => undefined, eventName: 'issue_comment', says: /mode: gate does not run on "issue_comment" events/ },
+    { name: 'an event outside the allow-list', setup: () => undefined, alone: true, eventName: 'issue_comment', says: /mode: gate does not run on "issue_comment" events/ },
   ];
   let refused = 0;
-  // Each case is refused before any PR code runs, so nothing is measured: they run a few at once,
-  // each with its own repo, runner temp and home.
-  await eachAtOnce(cases, 4, async (c) => {
+  // A refusal names every reason it found, so the cases whose setups leave each other alone share
+  // a run (each run waits for the guard's spaced-out write probes, which no case needs alone).
+  // Nothing is measured: the runs go a few at once, each with its own repo, runner temp and home.
+  const runs: (typeof cases)[] = [];
+  for (const c of cases) {
+    const fits = c.alone ? undefined : runs.find((r) => !r[0]!.alone && r.every((o) => !o.shares?.some((s) => c.shares?.includes(s))));
+    if (fits) fits.push(c);
+    else runs.push([c]);
+  }
+  await eachAtOnce(runs, 4, async (together) => {
+    const names = together.map((c) => c.name).join(', ');
     const repo = hostileRepo(findings);
     const temp = mkdtempSync(join(tmpdir(), 'perfgate-runner-'));
     const home = mkdtempSync(join(tmpdir(), 'perfgate-home-'));
-    const { PERFGATE_TEST_TOKEN: token = READ_ONLY_TOKEN, ...env } = c.setup(repo, temp, home) ?? {};
+    const { PERFGATE_TEST_TOKEN: token = READ_ONLY_TOKEN, ...env } = Object.assign({}, ...together.map((c) => c.setup(repo, temp, home) ?? {})) as Record<string, string>;
     const run = await runAction({
       token,
-      eventName: c.eventName ?? 'pull_request',
+      eventName: together[0]!.eventName ?? 'pull_request',
       event: pullRequestEvent({ number: 62, baseSha: baseSha(repo), headSha: headSha(repo) }),
-      inputs: { ...QUICK_INPUTS, comment: 'never', ...c.inputs },
+      inputs: { ...QUICK_INPUTS, comment: 'never', ...Object.assign({}, ...together.map((c) => c.inputs)) },
       workspace: repo,
       temp,
       ...platform,
       env: { HOME: home, ...env },
     });
-    assert.equal(run.status, 1, `${c.name}\n${describeRun(run)}`);
+    assert.equal(run.status, 1, `${names}\n${describeRun(run)}`);
     const error = run.annotations('error').join('\n');
-    assert.match(error, c.says, `${c.name}\n${error}`);
-    refused++;
-    if (!c.eventName) assert.match(error, c.fix ?? /persist-credentials: false.*mode: report.*allow-write-token: true/s, `${c.name}: the message names the fix`);
+    for (const c of together) {
+      assert.match(error, c.says, `${c.name}\n${error}`);
+      refused++;
+      if (!c.eventName) assert.match(error, c.fix ?? /persist-credentials: false.*mode: report.*allow-write-token: true/s, `${c.name}: the message names the fix`);
+    }
     for (const secret of [WRITE_TOKEN, PAT, ID_TOKEN_REQUEST, Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')]) {
-      assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret), `${c.name}: never the value`);
+      assert.ok(!run.stdout.includes(secret) && !run.stderr.includes(secret), `${names}: never the value`);
     }
   });
-  t.diagnostic(`unsafe setups tried: ${cases.length}; refused before any PR code ran: ${refused}`);
+  t.diagnostic(`unsafe setups tried: ${cases.length} in ${runs.length} runs; refused before any PR code ran: ${refused}`);
   assert.deepEqual(readdirSync(findings), [], 'no PR code ran');
 });
 
@@ -358,7 +387,7 @@ test('without a boundary the step says so in its log and in results.json, and me
   const run = await runAction({
     eventName: 'pull_request',
     event: pullRequestEvent({ number: 63, baseSha: baseSha(repo), headSha: headSha(repo) }),
-    inputs: { ...QUICK_INPUTS, comment: 'never' },
+    inputs: { ...REGRESSION_INPUTS, comment: 'never' },
     workspace: repo,
     ...platform,
     // A mount namespace without the cgroup hierarchies: perfgate finds none to make a boundary in.

@@ -29,6 +29,14 @@ export const QUICK_INPUTS = { scenarios: 'GET /work', start: 'node server.js', p
  * closely that the t statistic reaches 0.001 (stats/sign-flip.ts, studentizedAgreement).
  */
 export const PASSING_INPUTS = { ...QUICK_INPUTS, pairs: '6', instances: '3', slice: '100ms', warmup: '100ms' };
+/**
+ * Measurement settings for a run that a test needs only to fail on a tenfold regression: one
+ * pair on each of the fewest start pairs that can be significant, in the shortest slices. With
+ * one block the only look is at alpha 0.01, and the three gated metrics of the default gate
+ * (throughput, latency_p99, cpu_per_request) all regress, so Holm multiplies the smallest
+ * one-sided p by 3: 9 agreeing start pairs give 3/2^9 < 0.01, where 8 give 3/2^8 > 0.01.
+ */
+export const REGRESSION_INPUTS = { ...QUICK_INPUTS, pairs: '9', instances: '9', slice: '100ms', warmup: '100ms' };
 
 export interface FakePlatform {
   github: FakeGitHub;
