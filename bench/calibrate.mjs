@@ -209,6 +209,22 @@ async function run(values) {
 
 // --------------------------------------------------------------------------------- report
 
+/**
+ * The rows a drawn-run script cached in `path` (one JSON line each, `{ cacheKey, row }`) for this
+ * `cacheKey`, by kind and noise: a long run resumes where it stopped.
+ */
+export function cachedRows(path, cacheKey) {
+  if (!path || !existsSync(path)) return new Map();
+  return new Map(
+    readFileSync(path, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .filter((l) => l.cacheKey === cacheKey)
+      .map((l) => [`${l.row.kind}|${l.row.noise}`, l.row]),
+  );
+}
+
 /** 95% Wilson score interval of k successes in n. */
 export function wilson(k, n, z = 1.959963984540054) {
   if (n === 0) return [0, 1];

@@ -19,9 +19,9 @@
 // --scenarios N draws N scenarios per run, each from the same pool with its own starts, so
 // Holm's family is that of an N-route service (the starts' shared offsets are not modelled).
 import { resolve } from 'node:path';
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { wilson } from './calibrate.mjs';
+import { cachedRows, wilson } from './calibrate.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -130,16 +130,7 @@ for (const line of lines) {
 
 // The cache is keyed by what decides a row: a line per kind and noise, for these draws, scenarios, pools and engine.
 const cacheKey = JSON.stringify({ in: values.in, draws, scenarioCount, root, stop: values.stop ?? null });
-const cached = new Map(
-  values.cache && existsSync(values.cache)
-    ? readFileSync(values.cache, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .filter((l) => l.cacheKey === cacheKey)
-        .map((l) => [`${l.row.kind}|${l.row.noise}`, l.row])
-    : [],
-);
+const cached = cachedRows(values.cache, cacheKey);
 
 const rows = [];
 for (const [key, byEffect] of [...groups].sort()) {

@@ -18,10 +18,10 @@
 // allows, they are not independent runs. The record and head's run come from one pool, so an
 // offset between two real runs (another hour, another runner) is not in these draws:
 // bench/cross-run.mjs measures that one (docs/modes.md).
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { wilson } from './calibrate.mjs';
+import { cachedRows, wilson } from './calibrate.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -113,16 +113,7 @@ for (const line of lines) {
 
 // One cache line per kind and noise, for these draws and pools: a long run resumes where it stopped.
 const cacheKey = JSON.stringify({ in: values.in, draws, version: 1 });
-const cached = new Map(
-  values.cache && existsSync(values.cache)
-    ? readFileSync(values.cache, 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l))
-        .filter((l) => l.cacheKey === cacheKey)
-        .map((l) => [`${l.row.kind}|${l.row.noise}`, l.row])
-    : [],
-);
+const cached = cachedRows(values.cache, cacheKey);
 
 const rows = [];
 for (const [key, group] of [...groups].sort()) {
