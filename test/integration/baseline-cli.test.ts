@@ -1,4 +1,3 @@
-// lane: beside — its regression is tenfold; the rest is the refusals' messages.
 // The CLI's stored baseline: `perfgate record` on main's commit (every block, no look), then
 // `perfgate compare --baseline` on a branch whose handler does ten times the work, measured alone,
 // failed unpaired and stopped at the first look; plan's looks line against the record; and the
