@@ -143,6 +143,35 @@ if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMai
   } catch {
     session = null; // no inspector in this Node build: the engine reports a side without profiles
   }
+  /*
+   * Allocations (PERFGATE_PROFILE_HEAP_BYTES, V8's mean sampling interval in bytes): the sampling
+   * heap profiler with the objects the collector freed kept in, so the profile is what each
+   * function allocated, not what is still live. It starts at the process's first HTTP response
+   * (the service has loaded by then: its start-up allocations would otherwise be divided among
+   * the requests) and counts the responses from there, so bytes per request divide the same span.
+   * A process that serves no response is not sampled.
+   */
+  const heapInterval = Number(process.env.PERFGATE_PROFILE_HEAP_BYTES);
+  let heapResponses = -1;
+  if (session && heapInterval > 0) {
+    try {
+      require('node:diagnostics_channel').subscribe('http.server.response.finish', () => {
+        if (heapResponses >= 0) {
+          heapResponses++;
+          return;
+        }
+        heapResponses = 0;
+        session.post('HeapProfiler.enable');
+        session.post('HeapProfiler.startSampling', {
+          samplingInterval: heapInterval,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
+      });
+    } catch {
+      // no allocation profile from this process: the engine reports the side without one
+    }
+  }
   const write = (name, value) => {
     try {
       fs.mkdirSync(profileDir, { recursive: true });
@@ -156,6 +185,13 @@ if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMai
     if (interval > 0) {
       session.post('Profiler.stop', (error, result) => {
         if (!error && result) write(`CPU.${Date.now()}.${process.pid}.cpuprofile`, result.profile);
+      });
+    }
+    if (heapResponses >= 0) {
+      session.post('HeapProfiler.stopSampling', (error, result) => {
+        if (error || !result) return;
+        write(`HEAP.${process.pid}.heapprofile`, result.profile);
+        write(`HEAP.${process.pid}.json`, { responses: heapResponses, intervalBytes: heapInterval });
       });
     }
     session.post('Profiler.getBestEffortCoverage', (error, result) => {

@@ -3,6 +3,7 @@
  * decided, answered from its verdicts alone. They decide nothing themselves, so the renderers
  * may use them. Pure.
  */
+import type { AllocationCulprit } from '../profile/allocation-culprit.js';
 import type { Culprit } from '../profile/culprit.js';
 import type { Analysis, LevelComparison, MetricComparison, PairedComparison } from '../results/types.js';
 import { formatDurationUs, formatPercent } from '../stats/format.js';
@@ -11,6 +12,15 @@ import type { Assessment, ScenarioSubject } from './types.js';
 /** The scenario's subject; null for a name the run does not have. */
 export function scenarioSubject(assessment: Pick<Assessment, 'subjects'>, scenario: string): ScenarioSubject | null {
   return assessment.subjects.find((s): s is ScenarioSubject => s.type === 'scenario' && s.scenario === scenario) ?? null;
+}
+
+/**
+ * The function the scenario's head allocates the most more in, when its allocations regressed
+ * or grew notably (assess/subjects.ts); null otherwise, or when it was not profiled.
+ */
+export function scenarioAllocationCulprit(assessment: Partial<Pick<Assessment, 'subjects'>>, scenario: string): AllocationCulprit | null {
+  if (!assessment.subjects) return null;
+  return scenarioSubject({ subjects: assessment.subjects }, scenario)?.profile?.allocations?.culprit ?? null;
 }
 
 /**

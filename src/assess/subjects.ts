@@ -3,10 +3,31 @@
  * a profiled scenario's diffed profiles and culprit (computed here, once per run), its outgoing
  * I/O, its service-health hints, and what reverting its culprit gave back (the third arm). Pure.
  */
+import { type AllocationExplanation, explainAllocations } from '../profile/allocation-culprit.js';
 import { explainProfile } from '../profile/culprit.js';
 import { assessConfirmation } from './confirmation.js';
-import type { Analysis, Results } from '../results/types.js';
+import type { Analysis, HealthComparison, Results, ScenarioProfile } from '../results/types.js';
 import type { ScenarioSubject, Subject } from './types.js';
+
+/**
+ * Allocated bytes per request that grew by this much or more (the counter's estimate, or the
+ * profiles' own totals when the run counted nothing) are worth a culprit even when the counter
+ * is not gated, or its interval too wide for a verdict.
+ */
+export const ALLOCATION_NOTABLE_GROWTH = 0.03;
+
+/**
+ * The scenario's allocations diffed, with the allocating culprit kept only when allocations
+ * regressed or grew notably: a profile of a scenario whose allocations held names sampling noise.
+ */
+function allocationFindings(profile: ScenarioProfile, results: Results, counter: HealthComparison | undefined): AllocationExplanation | null {
+  const found = explainAllocations(profile, results.changes);
+  if (found === null || found.culprit === null) return found;
+  const grew = counter
+    ? counter.verdict === 'regression' || (Number.isFinite(counter.change) && counter.change >= ALLOCATION_NOTABLE_GROWTH)
+    : found.perRequest.base > 0 && found.perRequest.head / found.perRequest.base - 1 >= ALLOCATION_NOTABLE_GROWTH;
+  return grew ? found : { ...found, culprit: null };
+}
 
 export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' | 'health' | 'benchmarks'> & Partial<Pick<Analysis, 'failing'>>): Subject[] {
   const profiles = results.profiles ?? [];
@@ -17,7 +38,17 @@ export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' 
     return {
       type: 'scenario',
       scenario,
-      profile: profile ? { profile, ...explainProfile(profile, results) } : null,
+      profile: profile
+        ? {
+            profile,
+            ...explainProfile(profile, results),
+            allocations: allocationFindings(
+              profile,
+              results,
+              analysis.health?.comparisons.find((c) => c.scenario === scenario && c.metric === 'allocated_per_request'),
+            ),
+          }
+        : null,
       io: (analysis.io?.comparisons ?? []).filter((c) => c.scenario === scenario),
       hints: (analysis.health?.hints ?? []).filter((h) => h.scenario === scenario),
       confirmation: assessConfirmation(results, scenario, analysis.failing ?? []),

@@ -8,6 +8,7 @@
  * tables that show one kind at a time. Never stored: a results.json is assessed again.
  */
 import type { MetricId } from '../config/types.js';
+import type { AllocationExplanation } from '../profile/allocation-culprit.js';
 import type { Culprit } from '../profile/culprit.js';
 import type { FunctionChange } from '../profile/diff.js';
 import type { PackageRow } from '../profile/packages.js';
@@ -58,6 +59,12 @@ export interface ProfileFindings {
    * unchanged (read.ts, scenarioUnchanged): a profile of an unchanged route names its noise.
    */
   culprit: Culprit | null;
+  /**
+   * Both sides' allocations per function, diffed (null without an allocation profile on both
+   * sides); its culprit is kept only when the scenario's allocated-bytes counter regressed or
+   * grew notably (assess/subjects.ts), else it is null.
+   */
+  allocations: AllocationExplanation | null;
 }
 
 /** One HTTP scenario and what explains its verdicts. */

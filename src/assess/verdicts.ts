@@ -8,7 +8,7 @@
 import { displayName } from '../profile/names.js';
 import { describeHeadBroken } from '../results/errors.js';
 import type { LevelComparison, LevelVerdict, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
-import { scenarioCulprit, scenarioUnchanged } from './read.js';
+import { scenarioAllocationCulprit, scenarioCulprit, scenarioUnchanged } from './read.js';
 import type { AssessedComparison, Assessment, ConfirmationFinding } from './types.js';
 
 export const VERDICTS_SCHEMA = 'perfgate/verdicts';
@@ -49,6 +49,21 @@ export interface VerdictEntry {
   head: number | null;
   /** HTTP metrics of a profiled scenario whose verdict is not unchanged: the own function that took most of the new time; else null. */
   culprit: VerdictCulprit | null;
+  /** allocated_per_request of a profiled scenario whose allocations regressed or grew notably: the own function head allocates the most more in; absent otherwise. */
+  allocationCulprit?: VerdictAllocationCulprit;
+}
+
+export interface VerdictAllocationCulprit {
+  /** The function as the reports name it. */
+  function: string;
+  file: string;
+  line: number;
+  /** Bytes per request head allocates more in it (with the dependency and Node core code it calls), V8's sampled estimate. */
+  addedBytes: number;
+  /** Whether the pull request changed the function's lines; null when the run recorded no diff. */
+  changedByPr: boolean | null;
+  /** The reports' words: "+1.9 kB per request allocated in buildResponse (server.js:40, changed by this PR)". */
+  text: string;
 }
 
 export interface VerdictCulprit {
@@ -203,12 +218,23 @@ function culpritOf(assessment: Assessment, scenario: string): VerdictCulprit | n
 }
 
 /** One comparison as a metric of verdicts.json; null for the kinds it does not list (start-up, I/O). */
-function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, VerdictCulprit | null>): VerdictEntry | null {
+/** The scenario's allocation culprit as data; null when none was named (assess/subjects.ts). */
+function allocationCulpritOf(assessment: Assessment, scenario: string): VerdictAllocationCulprit | null {
+  const culprit = scenarioAllocationCulprit(assessment, scenario);
+  if (culprit === null) return null;
+  const { fn } = culprit;
+  return { function: displayName(fn), file: fn.file, line: fn.line, addedBytes: culprit.addedBytes, changedByPr: culprit.changed, text: culprit.text };
+}
+
+function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, VerdictCulprit | null>, assessment: Assessment): VerdictEntry | null {
   switch (entry.kind) {
     case 'http':
       return paired('http', entry.comparison.metric, entry.subject.scenario, null, entry.comparison, culprits.get(entry.subject.scenario) ?? null);
-    case 'health':
-      return paired('health', entry.comparison.metric, entry.subject.scenario, null, entry.comparison);
+    case 'health': {
+      const entryOfHealth = paired('health', entry.comparison.metric, entry.subject.scenario, null, entry.comparison);
+      const allocation = entry.comparison.metric === 'allocated_per_request' ? allocationCulpritOf(assessment, entry.subject.scenario) : null;
+      return allocation === null ? entryOfHealth : { ...entryOfHealth, allocationCulprit: allocation };
+    }
     case 'heap': {
       const h = entry.comparison;
       return {
@@ -243,7 +269,7 @@ function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, Verdic
 export function buildVerdicts(results: Results, assessment: Assessment): VerdictsDocument {
   const http = assessment.all.flatMap((entry) => (entry.kind === 'http' ? [entry.subject.scenario] : []));
   const culprits = new Map([...new Set(http)].map((scenario) => [scenario, culpritOf(assessment, scenario)]));
-  const metrics = assessment.all.flatMap((entry) => entryOf(entry, culprits) ?? []);
+  const metrics = assessment.all.flatMap((entry) => entryOf(entry, culprits, assessment) ?? []);
   return {
     schema: VERDICTS_SCHEMA,
     version: VERDICTS_VERSION,

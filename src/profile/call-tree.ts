@@ -105,9 +105,10 @@ const anonymousFrame = (url: string, range: FunctionRange) => ({
 
 /**
  * identifyFrame, plus for own code what its source says (functionSource): the enclosing named
- * function, the kind, the text's hash. Memoized per script position.
+ * function, the kind, the text's hash. Memoized per script position. The allocation profile
+ * names its frames with it too (allocations.ts), so both tables name a function alike.
  */
-function frameIdentifier(options: CallTreeOptions): (frame: CallFrame) => FunctionId {
+export function frameIdentifier(options: CallTreeOptions): (frame: CallFrame) => FunctionId {
   const memo = new Map<string, FunctionId>();
   const parsed = new Map<string, ReturnType<typeof enclosingFunctions>>();
   // Coverage leaves out the functions V8 stopped counting (one run at start-up): the source has them.

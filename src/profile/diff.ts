@@ -77,14 +77,14 @@ export interface OptimizationNote {
   reasons: string[];
 }
 
-type Pair = [FunctionStats | null, FunctionStats | null];
+type Pair<T> = [T | null, T | null];
 
 /** Pairs base and head functions: same name, file and line; then moved lines (see above). */
-export function matchFunctions(base: readonly FunctionStats[], head: readonly FunctionStats[]): Pair[] {
-  const pairs: Pair[] = [];
+export function matchFunctions<T extends FunctionId>(base: readonly T[], head: readonly T[]): Pair<T>[] {
+  const pairs: Pair<T>[] = [];
   const headByKey = new Map(head.map((f) => [functionKey(f), f]));
-  const unmatchedBase: FunctionStats[] = [];
-  const matchedHead = new Set<FunctionStats>();
+  const unmatchedBase: T[] = [];
+  const matchedHead = new Set<T>();
   for (const b of base) {
     const h = headByKey.get(functionKey(b));
     if (h && !matchedHead.has(h)) {
@@ -95,8 +95,8 @@ export function matchFunctions(base: readonly FunctionStats[], head: readonly Fu
     }
   }
   const unmatchedHead = head.filter((h) => !matchedHead.has(h));
-  const byNameFile = (list: FunctionStats[]) => {
-    const groups = new Map<string, FunctionStats[]>();
+  const byNameFile = (list: T[]) => {
+    const groups = new Map<string, T[]>();
     for (const f of list) {
       const key = `${f.name}\u0000${f.file}`;
       groups.set(key, [...(groups.get(key) ?? []), f]);
@@ -104,7 +104,7 @@ export function matchFunctions(base: readonly FunctionStats[], head: readonly Fu
     return groups;
   };
   const headGroups = byNameFile(unmatchedHead);
-  const leftBase: FunctionStats[] = [];
+  const leftBase: T[] = [];
   for (const [key, bases] of byNameFile(unmatchedBase)) {
     const heads = headGroups.get(key);
     if (bases.length === 1 && heads?.length === 1 && bases[0]!.file !== '') {
@@ -114,7 +114,7 @@ export function matchFunctions(base: readonly FunctionStats[], head: readonly Fu
       leftBase.push(...bases);
     }
   }
-  let left: [FunctionStats[], FunctionStats[]] = [leftBase, [...headGroups.values()].flat()];
+  let left: [T[], T[]] = [leftBase, [...headGroups.values()].flat()];
   left = pairUnique(pairs, left, (f) => f.hash ?? null);
   left = pairUnique(pairs, left, (f) => (isAnonymous(f) && f.enclosing !== undefined ? `${f.file}\u0000${f.enclosing}\u0000${f.kind ?? ''}` : null));
   for (const b of left[0]) pairs.push([b, null]);
@@ -128,9 +128,9 @@ export function isAnonymous(fn: Pick<FunctionId, 'name'>): boolean {
 }
 
 /** Pairs the functions whose key (non-null) is held by exactly one function on each side; returns the rest. */
-function pairUnique(pairs: Pair[], [bases, heads]: [FunctionStats[], FunctionStats[]], keyOf: (f: FunctionStats) => string | null): [FunctionStats[], FunctionStats[]] {
-  const group = (list: FunctionStats[]) => {
-    const groups = new Map<string, FunctionStats[]>();
+function pairUnique<T extends FunctionId>(pairs: Pair<T>[], [bases, heads]: [T[], T[]], keyOf: (f: T) => string | null): [T[], T[]] {
+  const group = (list: T[]) => {
+    const groups = new Map<string, T[]>();
     for (const f of list) {
       const key = keyOf(f);
       if (key !== null) groups.set(key, [...(groups.get(key) ?? []), f]);
@@ -138,7 +138,7 @@ function pairUnique(pairs: Pair[], [bases, heads]: [FunctionStats[], FunctionSta
     return groups;
   };
   const headGroups = group(heads);
-  const paired = new Set<FunctionStats>();
+  const paired = new Set<T>();
   for (const [key, bs] of group(bases)) {
     const hs = headGroups.get(key);
     if (bs.length === 1 && hs?.length === 1) {

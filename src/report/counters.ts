@@ -72,8 +72,10 @@ export function describeCounterChange(c: HealthComparison & { metric: CounterMet
 /**
  * One scenario's counter rows: those that changed (or could not be told apart), one row each in
  * words; the unchanged ones in one shared row of base's and head's values. None without counters.
+ * `allocationCulprit`: the function head allocates more in (profile/allocation-culprit.ts), said
+ * after the allocations' change.
  */
-export function counterRows(comparisons: readonly HealthComparison[]): Omit<HealthRow, 'firstOfScenario'>[] {
+export function counterRows(comparisons: readonly HealthComparison[], allocationCulprit: string | null = null): Omit<HealthRow, 'firstOfScenario'>[] {
   const counters = comparisons.filter((c): c is HealthComparison & { metric: CounterMetricId } => isCounter(c.metric));
   const changed = counters.filter((c) => c.verdict !== 'unchanged');
   const unchanged = counters.filter((c) => c.verdict === 'unchanged');
@@ -86,6 +88,7 @@ export function counterRows(comparisons: readonly HealthComparison[]): Omit<Heal
       base: formatCounterValue(c.metric, c.baseMedian),
       head: formatCounterValue(c.metric, c.headMedian),
       change: describeCounterChange(c),
+      ...(c.metric === 'allocated_per_request' && allocationCulprit !== null && { culprit: allocationCulprit }),
       cell: { kind: 'verdict', tone, open: betterSideOpen(c) },
       notable: true,
     };

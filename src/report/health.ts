@@ -5,6 +5,8 @@
  * the markdown and terminal renderers, which choose only how it looks; pure.
  */
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
+import { scenarioAllocationCulprit } from '../assess/read.js';
+import type { Assessment } from '../assess/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
 import { betterSideOpen, HEAP_OPEN, type HealthRow, verdictTone } from './rows.js';
@@ -136,7 +138,7 @@ function notComparable(row: Omit<HealthRow, 'firstOfScenario'>): Omit<HealthRow,
 }
 
 /** Rows of every scenario with health data, scenarios in run order, gated metrics first within each. */
-export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
+export function healthRows(results: Results, analysis: Analysis & Partial<Pick<Assessment, 'subjects'>>): HealthRow[] {
   const startup = startupRows(analysis).map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
   const health = analysis.health;
   if (!health) return startup;
@@ -149,7 +151,7 @@ export function healthRows(results: Results, analysis: Analysis): HealthRow[] {
     const growth = health.heap.find((h) => h.scenario === name);
     const generator = health.generator.find((g) => g.scenario === name);
     const timed = comparisons.filter((c) => !isCounter(c.metric));
-    const measured = [...timed.map(comparisonRow), ...counterRows(comparisons), ...(growth ? heapRows(growth) : [])];
+    const measured = [...timed.map(comparisonRow), ...counterRows(comparisons, scenarioAllocationCulprit(analysis, name)?.text ?? null), ...(growth ? heapRows(growth) : [])];
     // A route whose head fails requests does less work on its error page: no health improvement there.
     const rows: Omit<HealthRow, 'firstOfScenario'>[] = failing.has(name) ? measured.map(notComparable) : measured;
     if (rows.length > 0) {

@@ -57,6 +57,8 @@ export interface HealthRow {
   base: string;
   head: string;
   change: string;
+  /** The function the change is in, named from the service's code (outside perfgate): said after the change; absent for most rows. */
+  culprit?: string;
   cell: HealthCell;
   /** Rows a shortened report keeps: anything but unchanged verdicts and plain values. */
   notable: boolean;

@@ -78,6 +78,33 @@ export const packageTimeSchema = z.object({
   samples: count,
 });
 
+/** A function's allocations in the sampled span, bytes (V8's estimate from the sampled allocations). */
+export const allocationStatsSchema = functionIdSchema.extend({
+  /** Allocated while it was the top JavaScript frame (builtins it calls, such as JSON.stringify, count as its own). */
+  self: nonNegative,
+  /** Own code: self plus what the dependency and Node core frames it calls allocated, up to the next own function. */
+  attributed: nonNegative.optional(),
+});
+
+/**
+ * V8's sampling heap profile of every process that served responses, collected objects included:
+ * what was allocated per function, whatever became of it (src/profile/allocations.ts).
+ */
+export const allocationProfileSchema = z.object({
+  /** Mean bytes between two samples (V8's sampling interval). */
+  intervalBytes: count,
+  /** Responses the sampled processes finished while sampling (sampling starts at each process's first response). */
+  responses: count,
+  /** Bytes allocated in the sampled span, all functions. */
+  bytes: nonNegative,
+  /** Every process's .heapprofile (relative to the run directory), with its bytes and responses. */
+  processes: list(z.object({ file: name, bytes: nonNegative, responses: count })),
+  /** The functions that allocated most (bounded like the CPU table), with their counterparts on the other side. */
+  functions: list(allocationStatsSchema),
+  /** Functions that allocated anything, before the bound. */
+  functionCount: count,
+});
+
 export const sideProfileSchema = profileSummarySchema.extend({
   /** How the profiler ran: V8's --cpu-prof in NODE_OPTIONS, or perfgate's preload through an inspector session (Node versions that refuse --cpu-prof in NODE_OPTIONS). */
   profiler: z.enum(['cpu-prof', 'inspector']),
@@ -97,6 +124,8 @@ export const sideProfileSchema = profileSummarySchema.extend({
   inlinedSamples: count,
   /** Samples per installed package (src/profile/packages.ts), most first; absent in results from before it was recorded (not the same as none: the package table is then left out). */
   packages: list(packageTimeSchema).optional(),
+  /** Allocations per function from the sampling heap profiler; absent when no process wrote one (and in results from before it was recorded). */
+  allocations: allocationProfileSchema.optional(),
 });
 
 export const scenarioProfileSchema = z.object({

