@@ -150,10 +150,24 @@ if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMai
    * (the service has loaded by then: its start-up allocations would otherwise be divided among
    * the requests) and counts the responses from there, so bytes per request divide the same span.
    * A process that serves no response is not sampled.
+   *
+   * Where the timed slices flagged a possible leak (PERFGATE_PROFILE_SNAPSHOTS=1), the process
+   * also writes a heap snapshot at that first response and another on exit, after the load: the
+   * engine compares them by constructor. Each pauses the process while V8 walks its heap, which
+   * is why they are taken here and never in a timed slice.
    */
   const heapInterval = Number(process.env.PERFGATE_PROFILE_HEAP_BYTES);
+  const snapshots = process.env.PERFGATE_PROFILE_SNAPSHOTS === '1';
+  const snapshot = (when) => {
+    try {
+      fs.mkdirSync(profileDir, { recursive: true });
+      require('node:v8').writeHeapSnapshot(path.join(profileDir, `SNAP.${process.pid}.${when}.heapsnapshot`));
+    } catch {
+      // the engine reports the side without a comparison
+    }
+  };
   let heapResponses = -1;
-  if (session && heapInterval > 0) {
+  if (session && profileDir && (heapInterval > 0 || snapshots)) {
     try {
       require('node:diagnostics_channel').subscribe('http.server.response.finish', () => {
         if (heapResponses >= 0) {
@@ -161,12 +175,15 @@ if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMai
           return;
         }
         heapResponses = 0;
-        session.post('HeapProfiler.enable');
-        session.post('HeapProfiler.startSampling', {
-          samplingInterval: heapInterval,
-          includeObjectsCollectedByMajorGC: true,
-          includeObjectsCollectedByMinorGC: true,
-        });
+        if (snapshots) snapshot('start');
+        if (heapInterval > 0) {
+          session.post('HeapProfiler.enable');
+          session.post('HeapProfiler.startSampling', {
+            samplingInterval: heapInterval,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true,
+          });
+        }
       });
     } catch {
       // no allocation profile from this process: the engine reports the side without one
@@ -187,7 +204,7 @@ if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMai
         if (!error && result) write(`CPU.${Date.now()}.${process.pid}.cpuprofile`, result.profile);
       });
     }
-    if (heapResponses >= 0) {
+    if (heapResponses >= 0 && heapInterval > 0) {
       session.post('HeapProfiler.stopSampling', (error, result) => {
         if (error || !result) return;
         write(`HEAP.${process.pid}.heapprofile`, result.profile);
@@ -208,5 +225,6 @@ if (process.env.PERFGATE_PROFILE === '1' && require('node:worker_threads').isMai
       }
       write(`FUNCTIONS.${process.pid}.json`, scripts);
     });
+    if (heapResponses >= 0 && snapshots) snapshot('end');
   });
 }

@@ -35,9 +35,23 @@ export const interimLookAgainst =
 export const unprofiledScenarios = (results: Results): string[] => {
   const analysis = assessResults(results);
   const names = results.scenarios.map((s) => s.name);
-  const moved = names.filter((name) => scenarioMoved(analysis, name));
+  // A possible leak is explained by the profile phase's heap snapshots: it counts as moved.
+  const leaking = leakingScenarios(analysis);
+  const moved = names.filter((name) => scenarioMoved(analysis, name) || leaking.includes(name));
   return names.filter((name) => scenarioUnchanged(analysis, name) || (moved.length > 0 && !moved.includes(name)));
 };
+
+/** Scenarios whose memory-growth rule says "possible leak" (a heap-growth regression). */
+function leakingScenarios(analysis: ReturnType<typeof assessResults>): string[] {
+  return (analysis.health?.heap ?? []).filter((h) => h.verdict === 'regression').map((h) => h.scenario);
+}
+
+/**
+ * The scenarios whose profiled restart takes heap snapshots at the start and end of the load
+ * (engine/phases/profile.ts): those the memory-growth rule flagged a possible leak, at the run's
+ * final level. Snapshots pause the service, so they are taken only where a leak is to be named.
+ */
+export const leakScenarios = (results: Results): string[] => leakingScenarios(assessResults(results));
 
 /**
  * The culprits the engine tests with a third arm (engine/phases/confirm.ts): those of the

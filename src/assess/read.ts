@@ -5,6 +5,7 @@
  */
 import type { AllocationCulprit } from '../profile/allocation-culprit.js';
 import type { Culprit } from '../profile/culprit.js';
+import type { LeakCulprit } from '../profile/leak-culprit.js';
 import type { Analysis, LevelComparison, MetricComparison, PairedComparison } from '../results/types.js';
 import { formatDurationUs, formatPercent } from '../stats/format.js';
 import type { Assessment, ScenarioSubject } from './types.js';
@@ -21,6 +22,12 @@ export function scenarioSubject(assessment: Pick<Assessment, 'subjects'>, scenar
 export function scenarioAllocationCulprit(assessment: Partial<Pick<Assessment, 'subjects'>>, scenario: string): AllocationCulprit | null {
   if (!assessment.subjects) return null;
   return scenarioSubject({ subjects: assessment.subjects }, scenario)?.profile?.allocations?.culprit ?? null;
+}
+
+/** What head's heap kept more of, when the memory-growth rule flagged the scenario and its snapshots name a constructor; else null. */
+export function scenarioLeakCulprit(assessment: Partial<Pick<Assessment, 'subjects'>>, scenario: string): LeakCulprit | null {
+  if (!assessment.subjects) return null;
+  return scenarioSubject({ subjects: assessment.subjects }, scenario)?.profile?.leak?.culprit ?? null;
 }
 
 /**

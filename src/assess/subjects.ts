@@ -5,6 +5,7 @@
  */
 import { type AllocationExplanation, explainAllocations } from '../profile/allocation-culprit.js';
 import { explainProfile } from '../profile/culprit.js';
+import { explainLeak, type LeakExplanation } from '../profile/leak-culprit.js';
 import { assessConfirmation } from './confirmation.js';
 import type { Analysis, HealthComparison, Results, ScenarioProfile } from '../results/types.js';
 import type { ScenarioSubject, Subject } from './types.js';
@@ -29,6 +30,12 @@ function allocationFindings(profile: ScenarioProfile, results: Results, counter:
   return grew ? found : { ...found, culprit: null };
 }
 
+/** The scenario's heap comparison, its culprit kept only while the memory-growth rule says "possible leak". */
+function leakFindings(profile: ScenarioProfile, results: Results, leaking: boolean): LeakExplanation | null {
+  const found = explainLeak(profile, results.changes);
+  return found === null || leaking ? found : { ...found, culprit: null };
+}
+
 export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' | 'health' | 'benchmarks'> & Partial<Pick<Analysis, 'failing'>>): Subject[] {
   const profiles = results.profiles ?? [];
   // A profile of a scenario the results no longer list (a shard's merge) still has its subject.
@@ -47,6 +54,7 @@ export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' 
               results,
               analysis.health?.comparisons.find((c) => c.scenario === scenario && c.metric === 'allocated_per_request'),
             ),
+            leak: leakFindings(profile, results, analysis.health?.heap.some((h) => h.scenario === scenario && h.verdict === 'regression') ?? false),
           }
         : null,
       io: (analysis.io?.comparisons ?? []).filter((c) => c.scenario === scenario),

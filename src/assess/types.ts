@@ -10,6 +10,7 @@
 import type { MetricId } from '../config/types.js';
 import type { AllocationExplanation } from '../profile/allocation-culprit.js';
 import type { Culprit } from '../profile/culprit.js';
+import type { LeakExplanation } from '../profile/leak-culprit.js';
 import type { FunctionChange } from '../profile/diff.js';
 import type { PackageRow } from '../profile/packages.js';
 import type {
@@ -65,6 +66,12 @@ export interface ProfileFindings {
    * grew notably (assess/subjects.ts), else it is null.
    */
   allocations: AllocationExplanation | null;
+  /**
+   * What head's heap kept more of than base's over the profiled load, by constructor (null
+   * without heap snapshots: they are taken only where the memory-growth rule flagged a possible
+   * leak); its culprit is kept only while that rule says "possible leak".
+   */
+  leak: LeakExplanation | null;
 }
 
 /** One HTTP scenario and what explains its verdicts. */

@@ -8,7 +8,8 @@
 import { displayName } from '../profile/names.js';
 import { describeHeadBroken } from '../results/errors.js';
 import type { LevelComparison, LevelVerdict, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
-import { scenarioAllocationCulprit, scenarioCulprit, scenarioUnchanged } from './read.js';
+import { scenarioAllocationCulprit, scenarioCulprit, scenarioLeakCulprit, scenarioUnchanged } from './read.js';
+import type { LeakCulprit } from '../profile/leak-culprit.js';
 import type { AssessedComparison, Assessment, ConfirmationFinding } from './types.js';
 
 export const VERDICTS_SCHEMA = 'perfgate/verdicts';
@@ -51,6 +52,20 @@ export interface VerdictEntry {
   culprit: VerdictCulprit | null;
   /** allocated_per_request of a profiled scenario whose allocations regressed or grew notably: the own function head allocates the most more in; absent otherwise. */
   allocationCulprit?: VerdictAllocationCulprit;
+  /** heap_growth flagged a possible leak, with heap snapshots: the constructor head's heap kept the most more of than base's; absent otherwise. */
+  leakCulprit?: VerdictLeakCulprit;
+}
+
+export interface VerdictLeakCulprit {
+  /** The constructor ("Object", "Array", "(string)", "(closure)"), as the heap snapshot's Comparison view names it. */
+  constructor: string;
+  /** Objects and shallow bytes head's heap gained more than base's over the profiled load (base's scaled to head's requests). */
+  count: number;
+  bytes: number;
+  /** The own function head allocates the most more in, from its sampling heap profile; null when none grew enough to name. */
+  allocation: { function: string; file: string; line: number; changedByPr: boolean | null } | null;
+  /** The report's words: "head keeps +5.1 MB more than base in 52k Object; it allocates the most more in rememberRequest (server.js:12, changed by this PR)". */
+  text: string;
 }
 
 export interface VerdictAllocationCulprit {
@@ -218,6 +233,17 @@ function culpritOf(assessment: Assessment, scenario: string): VerdictCulprit | n
 }
 
 /** One comparison as a metric of verdicts.json; null for the kinds it does not list (start-up, I/O). */
+function leakCulpritOf(leak: LeakCulprit): VerdictLeakCulprit {
+  const fn = leak.allocation?.fn;
+  return {
+    constructor: leak.kept.name,
+    count: leak.kept.count,
+    bytes: leak.kept.size,
+    allocation: fn ? { function: displayName(fn), file: fn.file, line: fn.line, changedByPr: leak.allocation!.changed } : null,
+    text: leak.text,
+  };
+}
+
 /** The scenario's allocation culprit as data; null when none was named (assess/subjects.ts). */
 function allocationCulpritOf(assessment: Assessment, scenario: string): VerdictAllocationCulprit | null {
   const culprit = scenarioAllocationCulprit(assessment, scenario);
@@ -237,6 +263,7 @@ function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, Verdic
     }
     case 'heap': {
       const h = entry.comparison;
+      const leak = scenarioLeakCulprit(assessment, h.scenario);
       return {
         kind: 'heap',
         metric: 'heap_growth',
@@ -255,6 +282,7 @@ function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, Verdic
         base: finite(h.baseMbPer10k),
         head: finite(h.headMbPer10k),
         culprit: null,
+        ...(leak && { leakCulprit: leakCulpritOf(leak) }),
       };
     }
     case 'benchmark': {

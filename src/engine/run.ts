@@ -66,6 +66,11 @@ export interface CompareRequest {
    */
   unprofiledScenarios?: (results: Results) => string[];
   /**
+   * The scenarios the memory-growth rule flagged a possible leak, once the timed slices are done:
+   * their profiled restart also takes heap snapshots (assess/look.ts says which). Without it, none.
+   */
+  leakScenarios?: (results: Results) => string[];
+  /**
    * The culprits a third arm tests (profile.confirm), once the profiles are in: those of the
    * scenarios with a gated regression (assess/look.ts finds them). Passed in by the compare
    * service, as `look` is; without it no culprit is confirmed.
@@ -133,8 +138,9 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     }
     // After the timed phases, never during them: a profiler costs speed.
     const skip = config.profile.when === 'changed' && request.unprofiledScenarios ? request.unprofiledScenarios(results) : [];
+    const snapshots = request.leakScenarios ? request.leakScenarios(results) : [];
     if (!stopped) {
-      await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip });
+      await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip, snapshots });
       recordBuiltChanges(session, trees.head);
     }
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];

@@ -44,6 +44,16 @@ function signedBytes(bytes: number): string {
 }
 
 /**
+ * "buildResponse (server.js:40, changed by this PR)". V8's heap profiler books what an inlined
+ * function allocates to the function it was inlined into: an unchanged culprit may hold the
+ * changed code that way, which the CPU culprit's wording leaves out.
+ */
+export function describeAllocationPlace(fn: AllocationChange, changed: boolean | null): string {
+  if (changed !== false) return describeFunction(fn, changed);
+  return `${displayName(fn)} (${describeLocation(fn)}, not changed by this PR: what it calls, or a function V8 inlined into it, allocates more)`;
+}
+
+/**
  * Diffs a profiled scenario's allocations and names the own function whose allocations per
  * request grew the most, by ALLOCATION_CULPRIT_MIN_CHANGE of base's bytes per request or more;
  * null when either side has no allocation profile.
@@ -58,12 +68,6 @@ export function explainAllocations(profile: ScenarioProfile, diff?: ChangeSet): 
   const best = changes.find((c) => c.category === 'own' && c.added > 0 && c.added >= floor) ?? null;
   if (best === null) return { changes, perRequest, culprit: null };
   const changed = changedByPr(best, diff);
-  // V8's heap profiler books what an inlined function allocates to the function it was inlined
-  // into: an unchanged culprit may hold the changed code that way, which the CPU wording omits.
-  const place =
-    changed === false
-      ? `${displayName(best)} (${describeLocation(best)}, not changed by this PR: what it calls, or a function V8 inlined into it, allocates more)`
-      : describeFunction(best, changed);
-  const text = `${signedBytes(best.added)} per request allocated in ${place}`;
+  const text = `${signedBytes(best.added)} per request allocated in ${describeAllocationPlace(best, changed)}`;
   return { changes, perRequest, culprit: { fn: best, addedBytes: best.added, changed, text } };
 }

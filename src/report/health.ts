@@ -5,7 +5,7 @@
  * the markdown and terminal renderers, which choose only how it looks; pure.
  */
 import { HEALTH_METRICS, type HealthMetricId } from '../config/types.js';
-import { scenarioAllocationCulprit } from '../assess/read.js';
+import { scenarioAllocationCulprit, scenarioLeakCulprit } from '../assess/read.js';
 import type { Assessment } from '../assess/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
@@ -86,7 +86,7 @@ function comparisonRow(c: HealthComparison): Omit<HealthRow, 'firstOfScenario'> 
   };
 }
 
-function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenario'>[] {
+function heapRows(growth: HeapGrowthComparison, leakCulprit: string | null): Omit<HealthRow, 'firstOfScenario'>[] {
   const tone = verdictTone(growth);
   const at = (side: Side) => `${megabytes(growth[side].lastHeapBytes)} / ${megabytes(growth[side].lastRssBytes)} MB`;
   return [
@@ -97,6 +97,7 @@ function heapRows(growth: HeapGrowthComparison): Omit<HealthRow, 'firstOfScenari
       base: formatGrowth(growth.baseMbPer10k),
       head: formatGrowth(growth.headMbPer10k),
       change: formatGrowth(growth.change),
+      ...(leakCulprit !== null && { culprit: leakCulprit }),
       cell: { kind: 'leak', tone, open: growth.verdict === 'no-regression' ? HEAP_OPEN : undefined },
       notable: tone !== 'neutral',
     },
@@ -151,7 +152,7 @@ export function healthRows(results: Results, analysis: Analysis & Partial<Pick<A
     const growth = health.heap.find((h) => h.scenario === name);
     const generator = health.generator.find((g) => g.scenario === name);
     const timed = comparisons.filter((c) => !isCounter(c.metric));
-    const measured = [...timed.map(comparisonRow), ...counterRows(comparisons, scenarioAllocationCulprit(analysis, name)?.text ?? null), ...(growth ? heapRows(growth) : [])];
+    const measured = [...timed.map(comparisonRow), ...counterRows(comparisons, scenarioAllocationCulprit(analysis, name)?.text ?? null), ...(growth ? heapRows(growth, scenarioLeakCulprit(analysis, name)?.text ?? null) : [])];
     // A route whose head fails requests does less work on its error page: no health improvement there.
     const rows: Omit<HealthRow, 'firstOfScenario'>[] = failing.has(name) ? measured.map(notComparable) : measured;
     if (rows.length > 0) {

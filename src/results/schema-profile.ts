@@ -105,6 +105,28 @@ export const allocationProfileSchema = z.object({
   functionCount: count,
 });
 
+/** One constructor's objects, or the change in them: how many, and their shallow size in bytes. */
+export const constructorDeltaSchema = z.object({ name, count: z.number().int(), size: z.number() });
+
+/**
+ * The heap at the end of the scenario's load against its start, by constructor (two heap
+ * snapshots per process; src/profile/heap-snapshot.ts), taken only where the timed slices flagged
+ * a possible leak.
+ */
+export const retainedSchema = z.object({
+  /** Why there is no comparison (no process wrote both snapshots, one was above the size bound); null when there is one. */
+  skipped: message.nullable(),
+  /** Processes whose two snapshots were compared. */
+  processes: count,
+  /** Shallow size of everything in the snapshots at the load's start and end, bytes (summed over the processes). */
+  startBytes: nonNegative,
+  endBytes: nonNegative,
+  /** End minus start per constructor, the largest growth first; bounded, with the other side's counterparts. */
+  constructors: list(constructorDeltaSchema),
+  /** Constructors that changed, before the bound. */
+  constructorCount: count,
+});
+
 export const sideProfileSchema = profileSummarySchema.extend({
   /** How the profiler ran: V8's --cpu-prof in NODE_OPTIONS, or perfgate's preload through an inspector session (Node versions that refuse --cpu-prof in NODE_OPTIONS). */
   profiler: z.enum(['cpu-prof', 'inspector']),
@@ -126,6 +148,8 @@ export const sideProfileSchema = profileSummarySchema.extend({
   packages: list(packageTimeSchema).optional(),
   /** Allocations per function from the sampling heap profiler; absent when no process wrote one (and in results from before it was recorded). */
   allocations: allocationProfileSchema.optional(),
+  /** The heap at the load's end against its start, by constructor; absent unless the scenario was flagged a possible leak. */
+  retained: retainedSchema.optional(),
 });
 
 export const scenarioProfileSchema = z.object({

@@ -8,7 +8,7 @@ import { readResults } from '../../src/results/io.js';
 import type { Results } from '../../src/results/types.js';
 import { runCli } from '../helpers/cli.js';
 import { healthSection } from '../helpers/health.js';
-import { type Files, fewestPairs, IDENTICAL_CODE_ALPHA, makeRepo, quickConfig } from '../helpers/repo.js';
+import { type Files, fewestPairs, IDENTICAL_CODE_ALPHA, makeRepo, quickConfig, ROOT } from '../helpers/repo.js';
 
 /**
  * The health tests' configuration: 5 starts per side and block, so each start serves 2–3 slices
@@ -69,9 +69,13 @@ test('a synchronous key derivation in head: event-loop delay regression, a faili
   assert.match(terminal, /→ GET \/work: event loop blocked up to/);
 });
 
-test('every request kept in a map in head: "possible leak"', async (t) => {
-  // A trend needs points within each process lifetime: 4 starts per side, 5 slices each.
-  const leakConfig = healthConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 20').replace('instances: 5', 'instances: 2');
+test('every request kept in a map in head: "possible leak", and what is kept, named from heap snapshots', async (t) => {
+  // A trend needs points within each process lifetime: 4 starts per side, 5 slices each. The
+  // flagged scenario is profiled briefly, with heap snapshots at its load's start and end.
+  const leakConfig = healthConfig('scenarios: [GET /work]')
+    .replace('pairs: 12', 'pairs: 20')
+    .replace('instances: 5', 'instances: 2')
+    .replace('profile: false', 'profile: { duration: 1s, confirm: false }');
   const { results, analysis, markdown } = await compare(
     { 'server.js': { copy: 'services/leak-server.js' }, 'leak.json': JSON.stringify({ keep: false }) },
     { 'leak.json': JSON.stringify({ keep: true }) },
@@ -88,6 +92,18 @@ test('every request kept in a map in head: "possible leak"', async (t) => {
   assert.ok(analysis.health!.hints.some((h) => h.kind === 'possible-leak'));
   assert.match(healthSection(markdown), /⚠️ \*\*GET \/work:\*\* heap grows \\~[\d.]+ MB per 10k requests in head only \(base [+−]?[\d.]+ MB; rising in \d+ of \d+ starts\): possible leak/);
   assert.match(markdown, /⚠️ possible leak \|/);
+  // Each request keeps a 512-character string and a small object: the strings weigh the most.
+  const head = results.profiles![0]!.sides.head.retained!;
+  assert.equal(head.skipped, null);
+  const line = readFileSync(join(ROOT, 'test', 'fixtures', 'services', 'leak-server.js'), 'utf8').split('\n').findIndex((l) => l.startsWith('function handleWork')) + 1;
+  assert.match(
+    healthSection(markdown),
+    new RegExp(`head keeps \\+[\\d.]+ [kM]B more than base in [\\d.]+k? \\(string\\); it allocates the most more in handleWork \\(server\\.js:${line}, not changed by this PR`),
+  );
+  const kept = analysis.subjects.flatMap((s) => (s.type === 'scenario' ? [s.profile?.leak?.culprit] : []))[0]!;
+  // ~530 bytes of string kept per request head served while profiled (padEnd makes each of several string objects)
+  const perRequest = kept.kept.size / results.profiles![0]!.sides.head.allocations!.responses;
+  assert.ok(perRequest > 400 && perRequest < 1500, `${perRequest} bytes of (string) kept per request: ${JSON.stringify(kept.kept)}`);
 });
 
 test('A/A: no health verdict on identical code; the gated event-loop delay p99 unchanged', async (t) => {

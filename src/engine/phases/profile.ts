@@ -5,7 +5,9 @@
  * the scenario's load for `profile.duration`, and stopped so every process writes its profile.
  * Then the profiles are merged per side over the profiled window, the function tables bounded
  * into results.json, and three flamegraphs written next to it: head and base (0x) and the
- * differential one.
+ * differential one. The same restart samples what every process allocates (V8's sampling heap
+ * profiler, allocations.ts) and, for a scenario flagged a possible leak, snapshots its heap at the
+ * load's start and end (heap-files.ts), so the allocation and leak culprits cost no extra restart.
  *
  * A profiling failure is a warning, not an error: the verdicts come from the slices.
  */
@@ -14,7 +16,8 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } fro
 import { join, relative } from 'node:path';
 import type { PerfgateConfig, ProfileConfig, ScenarioConfig, ServiceConfig } from '../../config/types.js';
 import { summarizeCallTree } from '../../profile/aggregate.js';
-import { boundAllocations, heapUrls, parseHeapProfile, profileBytes, type SamplingHeapProfile, summarizeAllocations } from '../../profile/allocations.js';
+import { boundAllocations, heapUrls, summarizeAllocations } from '../../profile/allocations.js';
+import { boundConstructors } from '../../profile/heap-snapshot.js';
 import { buildCallTree, type CallTree, type CallTreeOptions } from '../../profile/call-tree.js';
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../../profile/cpuprofile.js';
 import { boundSummaries, matchFunctions, usPerSample } from '../../profile/diff.js';
@@ -23,7 +26,7 @@ import { functionKey, scriptPath } from '../../profile/frames.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets, type ScriptSources } from '../../profile/inlining.js';
 import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace } from '../../profile/optimization.js';
 import { packageTimes } from '../../profile/packages.js';
-import type { AllocationProfile, AllocationStats, PackageTime, ScenarioProfile, Side, SideProfile } from '../../results/types.js';
+import type { AllocationProfile, AllocationStats, PackageTime, RetainedHeap, ScenarioProfile, Side, SideProfile } from '../../results/types.js';
 import { CancelledError, PerfgateError } from '../errors.js';
 import { runLoads } from '../load/seam.js';
 import { packageResolver } from '../workspace/lockfiles.js';
@@ -35,6 +38,7 @@ import { type LogCap, START_LOG_CAP } from '../process/bounded-log.js';
 import { fileSize, readFileRange } from '../process/log-excerpt.js';
 import { Service } from '../service/service.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
+import { type HeapProfiles, readHeapProfiles, readRetained } from './heap-files.js';
 import { ensureZeroX, renderFlamegraph } from './zerox.js';
 
 /** Functions per side and category kept in results.json (by self and by total time; see boundSummaries). */
@@ -64,6 +68,8 @@ export interface ProfilePhase {
   toolsDir: string;
   /** Scenarios whose verdicts need no culprit, left out of the phase (profile.when: changed). */
   skip?: string[];
+  /** Scenarios the memory-growth rule flagged a possible leak: their processes also write heap snapshots at the load's start and end. */
+  snapshots?: string[];
 }
 
 /** Scenarios to profile: profile.scenarios (names), or all. */
@@ -107,8 +113,13 @@ function nodeInfo(env: Record<string, string>, cwd: string): Promise<NodeInfo> {
 }
 
 /** NODE_OPTIONS / variables that turn the profiler on in every process of the service. */
-function profilerSettings(info: NodeInfo, dir: string, profile: ProfileConfig): { env: Record<string, string>; nodeOptions: string } {
-  const env: Record<string, string> = { PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir, PERFGATE_PROFILE_HEAP_BYTES: String(ALLOCATION_INTERVAL_BYTES) };
+function profilerSettings(info: NodeInfo, dir: string, profile: ProfileConfig, snapshots: boolean): { env: Record<string, string>; nodeOptions: string } {
+  const env: Record<string, string> = {
+    PERFGATE_PROFILE: '1',
+    PERFGATE_PROFILE_DIR: dir,
+    PERFGATE_PROFILE_HEAP_BYTES: String(ALLOCATION_INTERVAL_BYTES),
+    ...(snapshots && { PERFGATE_PROFILE_SNAPSHOTS: '1' }),
+  };
   if (info.cpuProfInNodeOptions) {
     return { env, nodeOptions: `--cpu-prof --cpu-prof-dir="${dir}" --cpu-prof-interval=${profile.intervalUs}` };
   }
@@ -128,34 +139,8 @@ interface SideRun {
   packages: PackageTime[];
   /** Allocations per function (full table) and per process; null when no process wrote a heap profile. */
   allocations: (Omit<AllocationProfile, 'functionCount'> & { functions: AllocationStats[] }) | null;
-}
-
-/** A side's sampling heap profiles as read, before their functions are named. */
-interface HeapProfiles {
-  profiles: SamplingHeapProfile[];
-  processes: AllocationProfile['processes'];
-}
-
-/**
- * The side's sampling heap profiles (HEAP.<pid>.heapprofile, with HEAP.<pid>.json holding the
- * responses the process served while sampled). A cut or unreadable file is a warning: the other
- * processes still make the side's table.
- */
-function readHeapProfiles(dir: string, names: string[], warn: (message: string) => void): HeapProfiles {
-  const found: HeapProfiles = { profiles: [], processes: [] };
-  for (const name of names.filter((n) => n.startsWith('HEAP.') && n.endsWith('.heapprofile')).sort()) {
-    const file = join(dir, name);
-    try {
-      const profile = parseHeapProfile(readFileSync(file, 'utf8'), file);
-      const meta = JSON.parse(readFileSync(file.replace(/\.heapprofile$/, '.json'), 'utf8')) as { responses?: unknown };
-      const responses = typeof meta.responses === 'number' && meta.responses >= 0 ? meta.responses : 0;
-      found.profiles.push(profile);
-      found.processes.push({ file, bytes: profileBytes(profile), responses });
-    } catch (e) {
-      warn(`allocations: ${(e as Error).message}`);
-    }
-  }
-  return found;
+  /** The heap at the load's end against its start by constructor; null when no snapshot was asked for or written. */
+  retained: RetainedHeap | null;
 }
 
 /** The side's allocations summed over its processes, functions named as the CPU table names them; null when no process wrote a heap profile. */
@@ -272,7 +257,7 @@ interface ProfiledStart {
   started: number;
 }
 
-async function startProfiled(phase: ProfilePhase, side: Side, dir: string): Promise<ProfiledStart> {
+async function startProfiled(phase: ProfilePhase, side: Side, dir: string, snapshots: boolean): Promise<ProfiledStart> {
   const started = Date.now();
   const cwd = serviceDir(phase.trees[side], phase.services[side]);
   const info = await nodeInfo(phase.session.env, cwd);
@@ -290,7 +275,7 @@ async function startProfiled(phase: ProfilePhase, side: Side, dir: string): Prom
     logFile,
     statusFile: join(phase.session.logDir, `${side}-profile.status`),
     tracker: phase.session.tracker,
-    profiling: profilerSettings(info, dir, phase.config.profile!),
+    profiling: profilerSettings(info, dir, phase.config.profile!, snapshots),
     logCap: PROFILED_LOG_CAP,
   });
   return { side, service, info, dir, logFile, logStart, started };
@@ -304,7 +289,7 @@ async function startProfiled(phase: ProfilePhase, side: Side, dir: string): Prom
 async function profileSides(phase: ProfilePhase, scenario: ScenarioConfig, dir: string, ports: EnginePorts): Promise<Record<Side, SideRun>> {
   const { config } = phase;
   ports.progress({ phase: 'profile', scenario: scenario.name });
-  const starting = await Promise.allSettled((['base', 'head'] as const).map((side) => startProfiled(phase, side, join(dir, side))));
+  const starting = await Promise.allSettled((['base', 'head'] as const).map((side) => startProfiled(phase, side, join(dir, side), phase.snapshots?.includes(scenario.name) ?? false)));
   const starts = starting.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   let window: SampleWindow;
   let requests: number[];
@@ -351,7 +336,8 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
       `The ${side} service wrote no CPU profile. Profiles are written when a Node.js process exits cleanly after SIGTERM: a service that is not Node.js, or that exits another way, cannot be profiled. Its log: ${join(phase.session.logDir, `${side}.log`)}`,
     );
   }
-  const heap = readHeapProfiles(dir, names, (message) => ports.logger.warn(`${scenario.name}, ${side}: ${message}`));
+  const warn = (message: string) => ports.logger.warn(`${scenario.name}, ${side}: ${message}`);
+  const heap = readHeapProfiles(dir, names, warn);
   const ranges = readFunctionRanges(
     dir,
     names.filter((n) => n.startsWith('FUNCTIONS.')),
@@ -364,6 +350,7 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
   return {
     tree,
     allocations: sideAllocations(heap, naming),
+    retained: readRetained(dir, names, warn),
     packages: packageTimes(tree, packageResolver(root)),
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
@@ -386,6 +373,16 @@ function boundedAllocations(runs: Record<Side, SideRun>, runDir: (path: string) 
   return { base: side('base'), head: side('head') };
 }
 
+/** Both sides' constructor tables bounded for results.json, each kept constructor's counterpart with it. */
+function boundedRetained(runs: Record<Side, SideRun>): Record<Side, RetainedHeap | null> {
+  const { base, head } = runs;
+  const bounded = boundConstructors(base.retained?.constructors ?? [], head.retained?.constructors ?? [], PROFILE_TABLE_LIMIT);
+  return {
+    base: base.retained && { ...base.retained, constructors: bounded.base },
+    head: head.retained && { ...head.retained, constructors: bounded.head },
+  };
+}
+
 /** Profiles one scenario on both sides; returns what results.json keeps of it. */
 async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, slug: string, ports: EnginePorts): Promise<ScenarioProfile> {
   const profile = phase.config.profile!;
@@ -397,6 +394,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
   const bounded = boundSummaries(summaries.base, summaries.head, PROFILE_TABLE_LIMIT);
   const runDir = (path: string) => relative(phase.outDir, path);
   const allocations = boundedAllocations(runs, runDir);
+  const retained = boundedRetained(runs);
   const sideResult = (side: Side): SideProfile => {
     const run = runs[side];
     const merged = join(dir, `${side}.cpuprofile`);
@@ -413,6 +411,7 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
       inlinedSamples: run.tree.inlinedSamples,
       packages: run.packages,
       ...(allocations[side] && { allocations: allocations[side] }),
+      ...(retained[side] && { retained: retained[side] }),
     };
   };
   const entry: ScenarioProfile = {
