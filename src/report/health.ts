@@ -196,6 +196,7 @@ export function healthRows(results: Results, analysis: Analysis & Partial<Pick<A
  * it was profiled and one grew; the event-loop and CPU hints name it.
  */
 export function describeHint(hint: HealthHint, culprit: string | null = null): string {
+  // culprit: the CPU culprit's words, or for a possible leak what head's heap kept (leak-culprit.ts)
   switch (hint.kind) {
     case 'blocked-loop':
       return `event loop blocked up to ${formatDurationUs(hint.headMaxUs)} in head (base ${formatDurationUs(hint.baseMaxUs)}): a synchronous call holds the loop — ${culprit !== null ? culprit : hint.profiled ? 'see hot functions' : 'turn on profiling (profile: true) to see which function'}`;
@@ -204,7 +205,7 @@ export function describeHint(hint: HealthHint, culprit: string | null = null): s
       const starts = hint.headBlocksMbPer10k;
       const up = starts.filter((g) => g > 0).length;
       const blocks = starts.length > 1 ? `; rising in ${up} of ${starts.length} starts` : '';
-      return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}${blocks}): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)`;
+      return `heap grows ~${formatGrowth(hint.headMbPer10k).slice(1)} per 10k requests in head only (base ${formatGrowth(hint.baseMbPer10k)}${blocks}): possible leak — ${culprit ?? 'something keeps a reference per request (a map or cache without a bound, listeners never removed)'}`;
     }
     case 'leak-gone':
       return `heap grew ~${formatGrowth(hint.baseMbPer10k).slice(1)} per 10k requests in base and no longer does in head (${formatGrowth(hint.headMbPer10k)}): a leak fixed`;

@@ -51,6 +51,11 @@ describe('service health in the reports', () => {
       describeHint({ kind: 'possible-leak', scenario: 'GET /', baseMbPer10k: 0.004, headMbPer10k: 1.23, headBlocksMbPer10k: [1.31, 1.18] }),
       'heap grows ~1.2 MB per 10k requests in head only (base +0.004 MB; rising in 2 of 2 starts): possible leak — something keeps a reference per request (a map or cache without a bound, listeners never removed)',
     );
+    // With heap snapshots, what head kept in place of the advice.
+    assert.equal(
+      describeHint({ kind: 'possible-leak', scenario: 'GET /', baseMbPer10k: 0.004, headMbPer10k: 1.23, headBlocksMbPer10k: [1.31] }, 'head keeps +5.1 MB more than base in 52k Object'),
+      'heap grows ~1.2 MB per 10k requests in head only (base +0.004 MB): possible leak — head keeps +5.1 MB more than base in 52k Object',
+    );
     assert.equal(formatGrowth(-0.0333), '−0.033 MB');
     assert.equal(formatGrowth(0), '0 MB');
   });
