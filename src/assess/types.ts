@@ -77,6 +77,8 @@ export interface ConfirmationFinding {
   /** Start pairs the arm measured. */
   starts: number;
   pairs: number;
+  /** Blocks the arm measured: more than one when the first left the answer unclear. */
+  blocks: number;
   wallMs: number;
 }
 

@@ -73,6 +73,8 @@ export interface CompareRequest {
   confirmTargets?: (results: Results) => ConfirmTarget[];
   /** The next culprit to revert for a scenario when its last arm explained too little of the drop, or null. */
   nextConfirmTarget?: (results: Results, scenario: string) => ConfirmTarget['culprit'] | null;
+  /** Whether a scenario's last arm, as measured so far, needs another block for a clear answer; without it each arm is one block. */
+  confirmAgain?: (results: Results, scenario: string) => boolean;
   /**
    * A matrix shard's part: `config` is already the shard's and `record` goes into results.json.
    * The benchmark files are dealt once they are known: `ownBenchmarks` (given by the compare
@@ -139,7 +141,7 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     }
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
     if (targets.length > 0) {
-      await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }) });
+      await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }), ...(request.confirmAgain && { again: request.confirmAgain }) });
     }
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
