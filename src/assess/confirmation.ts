@@ -17,7 +17,9 @@
  * conservative one: wider than a single look's).
  */
 import { errorShare } from '../results/errors.js';
-import type { MetricComparison, Results, ScenarioResults } from '../results/types.js';
+import type { FunctionChange } from '../profile/diff.js';
+import { displayName } from '../profile/names.js';
+import type { Confirmation, MetricComparison, Results, ScenarioResults } from '../results/types.js';
 import { percentText } from './text.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
@@ -49,14 +51,25 @@ function revertFailed(pairs: ScenarioResults['pairs']): string | null {
 }
 
 /**
+ * The reverted culprit as the report names it elsewhere: a package by its name (its whole folder
+ * was reverted), a function as the profile's words do ("arrow in matching", not V8's
+ * "(anonymous server.js:4:56)") when the scenario's profile diff has it, else by V8's name.
+ */
+function culpritName(culprit: Confirmation['culprit'], changes: readonly FunctionChange[]): string {
+  if (culprit.package !== null) return culprit.package;
+  const fn = changes.find((c) => c.name === culprit.name && c.file === culprit.file && c.line === culprit.line);
+  return fn ? displayName(fn) : culprit.name;
+}
+
+/**
  * The finding of a scenario's arm `arm` (0: the first culprit's, 1: the next one's, tried when
  * the first explained too little); null when no such arm ran or was skipped for it.
  */
-export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[], arm = 0): ConfirmationFinding | null {
+export function assessConfirmation(results: Results, scenario: string, failing: readonly MetricComparison[], arm = 0, changes: readonly FunctionChange[] = []): ConfirmationFinding | null {
   const record = results.confirmations?.filter((c) => c.scenario === scenario)[arm];
   if (!record) return null;
   const blocks = record.blocks ?? 1;
-  const base = { culprit: record.culprit, reason: record.reason, wallMs: record.wallMs, pairs: record.pairs.length, blocks, starts: 0, metric: null, points: null, givenBack: null };
+  const base = { culprit: record.culprit, name: culpritName(record.culprit, changes), reason: record.reason, wallMs: record.wallMs, pairs: record.pairs.length, blocks, starts: 0, metric: null, points: null, givenBack: null };
   const drop = failing.find((c) => c.scenario === scenario && METRIC_DEFINITIONS.some((d) => d.id === c.metric && d.scale === 'ratio'));
   if (record.status === 'skipped') return { ...base, status: 'skipped' };
   const failed = revertFailed(record.pairs);

@@ -15,8 +15,7 @@ function points(value: number): string {
 /** The finding as one clause; null when there is none. */
 export function describeConfirmation(finding: ConfirmationFinding | null): string | null {
   if (finding === null) return null;
-  // A dependency's revert is its whole folder as base installed it: the package is what was reverted.
-  const name = finding.culprit.package ?? finding.culprit.name;
+  const { name } = finding;
   if (finding.status === 'skipped' || finding.givenBack === null || finding.points === null) return `not tested by a revert: ${finding.reason ?? 'no result'}`;
   const { estimate, low, high } = finding.givenBack;
   // More than one block: the first left the answer unclear (its 95% is shared by the looks: docs/profiling.md).
