@@ -8,7 +8,8 @@
 // defaults (3 blocks of 8 start pairs, a look after each; profile.confirm on, the arm one block of
 // 8 start pairs, up to 3) with slices of 500 ms instead of 1 s, to keep a clear drop near a minute. A hit: own code and dependency confirmed, decoy "explains little".
 //
-//   flock /tmp/perfgate-load.lock node bench/confirm-kinds.mjs [--runs 2] [--only own] [--out /tmp/confirm-kinds.jsonl]
+//   flock /tmp/perfgate-load.lock node bench/confirm-kinds.mjs [--runs 3] [--only own] [--out docs/calibration/confirm-kinds.jsonl]
+// docs/calibration.md has its table ("The culprit's confirmation, preliminary").
 // Resumable: one JSON line per run is appended to --out; runs already there are not run again.
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -24,7 +25,8 @@ const { readResults } = await import('../src/results/io.ts');
 const { assessResults } = await import('../src/assess/compare.ts');
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '2' }, only: { type: 'string' }, out: { type: 'string', default: '/tmp/confirm-kinds.jsonl' } } });
+const OUT = join(ROOT, 'docs', 'calibration', 'confirm-kinds.jsonl');
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, only: { type: 'string' }, out: { type: 'string', default: OUT } } });
 
 const CONFIG = (extra = '') => `service:
   start: node server.js
