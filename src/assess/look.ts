@@ -71,6 +71,21 @@ export const confirmTargets = (results: Results): ConfirmTarget[] => {
 };
 
 /**
+ * Whether the engine measures another block of a scenario's last arm (engine/phases/confirm.ts
+ * asks after each, up to its budget of blocks): when its answer so far is unclear, its share's
+ * interval across the 50% line or too few start pairs for one. A confirmed or explains-little
+ * answer stands; a skipped one (the reverted head failed its requests) is not helped by more.
+ */
+export const confirmAgain = (results: Results, scenario: string): boolean => {
+  const tried = (results.confirmations ?? []).filter((c) => c.scenario === scenario).length;
+  if (tried === 0) return false;
+  const subject = assessResults(results).subjects.find((s) => s.type === 'scenario' && s.scenario === scenario);
+  if (subject?.type !== 'scenario') return false;
+  const last = tried === 1 ? subject.confirmation : subject.nextConfirmation;
+  return last?.status === 'unclear';
+};
+
+/**
  * The next culprit the engine reverts for a scenario after its last arm (engine/phases/confirm.ts
  * asks, up to its budget of arms): when that arm's revert explained less than half of the drop
  * (explains little, or unclear), the own function this PR changed that grew most after those

@@ -42,25 +42,25 @@ export function collectSubjects(results: Results, analysis: Pick<Analysis, 'io' 
   const names = [...new Set([...results.scenarios.map((s) => s.name), ...profiles.map((p) => p.scenario)])];
   const scenarios = names.map((scenario): ScenarioSubject => {
     const profile = profiles.find((p) => p.scenario === scenario);
+    const explained = profile ? { profile, ...explainProfile(profile, results) } : null;
     return {
       type: 'scenario',
       scenario,
-      profile: profile
+      profile: explained
         ? {
-            profile,
-            ...explainProfile(profile, results),
+            ...explained,
             allocations: allocationFindings(
-              profile,
+              explained.profile,
               results,
               analysis.health?.comparisons.find((c) => c.scenario === scenario && c.metric === 'allocated_per_request'),
             ),
-            leak: leakFindings(profile, results, analysis.health?.heap.some((h) => h.scenario === scenario && h.verdict === 'regression') ?? false),
+            leak: leakFindings(explained.profile, results, analysis.health?.heap.some((h) => h.scenario === scenario && h.verdict === 'regression') ?? false),
           }
         : null,
       io: (analysis.io?.comparisons ?? []).filter((c) => c.scenario === scenario),
       hints: (analysis.health?.hints ?? []).filter((h) => h.scenario === scenario),
-      confirmation: assessConfirmation(results, scenario, analysis.failing ?? []),
-      nextConfirmation: assessConfirmation(results, scenario, analysis.failing ?? [], 1),
+      confirmation: assessConfirmation(results, scenario, analysis.failing ?? [], 0, explained?.changes),
+      nextConfirmation: assessConfirmation(results, scenario, analysis.failing ?? [], 1, explained?.changes),
     };
   });
   const benchmarks = (analysis.benchmarks?.comparisons ?? []).map((c): Subject => ({ type: 'benchmark', key: c.key, label: c.label }));

@@ -79,6 +79,8 @@ export interface ProfileFindings {
 export interface ConfirmationFinding {
   /** The culprit the arm reverted (or would have), as results.json has it. */
   culprit: Confirmation['culprit'];
+  /** The culprit as the report names it: a package by its name, a function as the profile's words do ("arrow in matching"). */
+  name: string;
   /** skipped: `reason` says why, and nothing below is known. */
   status: 'confirmed' | 'explains-little' | 'unclear' | 'skipped';
   reason: string | null;
@@ -91,6 +93,8 @@ export interface ConfirmationFinding {
   /** Start pairs the arm measured. */
   starts: number;
   pairs: number;
+  /** Blocks the arm measured: more than one when the first left the answer unclear. */
+  blocks: number;
   wallMs: number;
 }
 

@@ -11,6 +11,7 @@ import { formatDuration } from '../config/units.js';
 import { scrubEnv, secretsFrom } from '../engine/process/env.js';
 import { ScenarioError, ServiceError } from '../engine/errors.js';
 import { formatMs, type RunEstimate } from '../engine/estimate.js';
+import { MAX_ARM_BLOCKS } from '../engine/phases/confirm.js';
 import type { LookDesign } from '../engine/plan.js';
 import type { Preflight } from '../engine/preflight.js';
 import { bodyProblem, brokenRouteMessage, checkScenarios, quoteAnswer, StartOnceError, startOnce } from '../engine/service/probe.js';
@@ -159,6 +160,9 @@ export function describeLooks(afterBlocks: readonly number[], stop: PerfgateConf
 export function estimateLine(estimate: RunEstimate): string {
   const stops = estimate.earlyStops.map((stop, k) => `~${formatMs(stop.ms)} ${k === 0 ? 'when the look after block' : 'after block'} ${stop.afterBlock + 1}${k === 0 ? ' stops early' : ''}`);
   const early = stops.length > 0 ? ` (${stops.join(', ')})` : '';
-  const confirm = estimate.confirmMs > 0 ? `; a failing scenario adds up to ${formatMs(estimate.confirmMs)} to test its culprit` : '';
+  const confirm =
+    estimate.confirmMs > 0
+      ? `; a failing scenario adds ~${formatMs(estimate.confirmArmMs)} to test its culprit (up to ${formatMs(estimate.confirmMs)}: ${MAX_ARM_BLOCKS} blocks while the answer is unclear, and a next culprit)`
+      : '';
   return `estimated time: ~${formatMs(estimate.totalMs)}${early}, plus install and build${confirm}`;
 }

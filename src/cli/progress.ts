@@ -1,7 +1,6 @@
 import type { PerfgateConfig } from '../config/types.js';
 import { formatClock, pairsPerBlock, type RunEstimate, START_ALLOWANCE_MS } from '../engine/estimate.js';
 import type { Logger, ProgressEvent } from '../engine/ports.js';
-import { MAX_ARMS } from '../engine/phases/confirm.js';
 import { profiledScenarios } from '../engine/phases/profile.js';
 
 export interface ProgressOptions {
@@ -27,7 +26,8 @@ const AFTER_MEASURE = ['benchmark', 'profile', 'confirm', 'done'] as const;
  * first pair alone). Until a stretch is complete the plan's estimate stands in. When a phase after
  * the measurement starts (a look stopped the run early, or it measured every block), the pairs
  * still planned leave the total. A failing scenario's third arm (its culprit reverted) joins it
- * when the engine announces it: the plan's estimate of one arm (RunEstimate.confirmMs) per arm.
+ * when the engine announces it: the plan's estimate of one arm (RunEstimate.confirmArmMs) per arm,
+ * and of one block (confirmBlockMs) per further block of an arm whose answer was unclear.
  */
 export class TimeLeft {
   private readonly blockPairs: number[];
@@ -47,6 +47,8 @@ export class TimeLeft {
   private profiledScenarios: number;
   /** One third arm: a block of the plan's first block's size and its reverted tree, ms. */
   private readonly armMs: number;
+  /** A further block of an arm, ms. */
+  private readonly armBlockMs: number;
 
   constructor(estimate: RunEstimate, config: PerfgateConfig) {
     this.blockPairs = pairsPerBlock(config);
@@ -59,7 +61,8 @@ export class TimeLeft {
       .map((p) => ({ phase: p.phase === 'benchmarks' ? 'benchmark' : p.phase, ms: p.ms }));
     // Nothing until a scenario fails: a passing run tests no culprit.
     this.afterPhases.push({ phase: 'confirm', ms: 0 });
-    this.armMs = estimate.confirmMs / MAX_ARMS;
+    this.armMs = estimate.confirmArmMs;
+    this.armBlockMs = estimate.confirmBlockMs;
     this.profiledScenarios = profiledScenarios(config).length;
   }
 
@@ -104,10 +107,11 @@ export class TimeLeft {
     }
   }
 
-  /** The arms the confirm phase holds: one per scenario it announces, and one more for each next culprit. */
+  /** The arms the confirm phase holds: one per scenario it announces, one more for each next culprit, and a block more for each further block. */
   private countArms(e: ProgressEvent): void {
     const confirm = this.afterPhases.find((p) => p.phase === 'confirm')!;
     if (e.pair === 0 && e.pairs !== undefined) confirm.ms = e.pairs * this.armMs;
+    else if ((e.block ?? 1) > 1) confirm.ms += this.armBlockMs;
     else if ((e.pair ?? 1) > 1) confirm.ms += this.armMs;
   }
 
@@ -239,6 +243,7 @@ export function terminalProgress(stream: NodeJS.WriteStream, options: ProgressOp
           reverted = e.message ?? null;
           // The arm's block starts its services afresh: its starting line is said again.
           startedBlock = null;
+          if ((e.block ?? 1) > 1) return line(`${e.scenario}: the answer is not clear yet: block ${e.block}/${e.blocks} of ${e.message} reverted (${clock()})`);
           return line(`${e.scenario}: reverting this PR's change to ${e.message}${(e.pair ?? 1) > 1 ? ' (the next culprit)' : ''} (${clock()})`);
         case 'done':
           return line(`measurement done (${formatClock(now() - started)})`);

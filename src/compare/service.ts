@@ -16,7 +16,7 @@ import { type Preflight, preflight } from '../engine/preflight.js';
 import type { ProcessTracker } from '../engine/process/processes.js';
 import { type CompareOutcome, type CompareRequest, runCompare } from '../engine/run.js';
 import type { SidesRequest } from '../engine/workspace/trees.js';
-import { confirmTargets, interimLook, leakScenarios, nextConfirmTarget, unprofiledScenarios } from '../assess/look.js';
+import { confirmAgain, confirmTargets, interimLook, leakScenarios, nextConfirmTarget, unprofiledScenarios } from '../assess/look.js';
 import { writeResults } from '../results/io.js';
 import type { GitHubRecord, Results, RunWarning, ShardRecord, TakenLook } from '../results/types.js';
 import { environmentWarnings, type RunEnvironment } from './environment.js';
@@ -118,6 +118,7 @@ export function runComparison(request: ComparisonRequest, ports: Omit<EnginePort
       leakScenarios,
       confirmTargets,
       nextConfirmTarget,
+      confirmAgain,
       ...(request.github && { github: request.github }),
       ...(checked.shard && { shard: shardPart(checked.shard.shard, checked.shard.record, checked.config) }),
     },

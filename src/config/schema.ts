@@ -333,7 +333,7 @@ const profileObjectSchema = z
       .boolean({ error: 'is not true or false' })
       .default(DEFAULT_PROFILE.confirm)
       .describe(
-        "Whether a gated regression's culprit is tested: head measured against head with this PR's change to that function reverted (or, for an upgraded package, base's installed copy of it), one block of pairs, and the report says how much of the drop the revert gives back.",
+        "Whether a gated regression's culprit is tested: head measured against head with this PR's change to that function reverted (or, for an upgraded package, base's installed copy of it), one block of pairs (up to 3 while the answer is unclear), and the report says how much of the drop the revert gives back.",
       ),
   })
   .transform((p): ProfileConfig => ({ enabled: p.enabled, durationMs: p.duration, intervalUs: p.interval, scenarios: p.scenarios, when: p.when, confirm: p.confirm }));

@@ -6,7 +6,7 @@
 import type { PerfgateConfig } from '../config/types.js';
 import { formatDuration } from '../config/units.js';
 import { blockSizes, buildPlan, type Plan, type PlannedBlock, turnWarmup } from './plan.js';
-import { MAX_ARMS } from './phases/confirm.js';
+import { MAX_ARM_BLOCKS, MAX_ARMS } from './phases/confirm.js';
 import { profiledScenarios } from './phases/profile.js';
 
 /** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
@@ -40,12 +40,17 @@ export interface RunEstimate {
   note: string | null;
   /**
    * What testing one failing scenario's culprit adds at most, ms, outside totalMs: only a scenario
-   * that fails the gate gets its third arm (engine/phases/confirm.ts), one block, and a second one
-   * when the first culprit explains too little (MAX_ARMS); 0 when profile.confirm is off. Per
-   * scenario, because a passing run pays nothing and the sum over every scenario failing at once
-   * is an unlikely worst case that reads as the run's cost.
+   * that fails the gate gets its third arm (engine/phases/confirm.ts), one block and more while
+   * its answer is unclear (MAX_ARM_BLOCKS), and a second arm when the first culprit explains too
+   * little (MAX_ARMS); 0 when profile.confirm is off. Per scenario, because a passing run pays
+   * nothing and the sum over every scenario failing at once is an unlikely worst case that reads
+   * as the run's cost.
    */
   confirmMs: number;
+  /** One arm of one block and its reverted tree, ms: what a clear answer costs; 0 when profile.confirm is off. */
+  confirmArmMs: number;
+  /** Each further block of an arm whose answer is still unclear, ms. */
+  confirmBlockMs: number;
 }
 
 /**
@@ -110,13 +115,14 @@ export function estimateRun(config: PerfgateConfig, plan: Plan = buildPlan(confi
         (config.profile.when === 'changed' ? '; at most: a scenario whose gated verdicts are all unchanged or no regression is not profiled' : ''),
     });
   }
-  // Up to MAX_ARMS blocks of the plan's first block's size for a failing scenario.
-  const confirmMs =
-    profiled.length > 0 && config.profile.confirm && plan.blocks.length > 0
-      ? MAX_ARMS * (measureMs({ ...config, scenarios: config.scenarios.slice(0, 1) }, plan.blocks.slice(0, 1)) + CONFIRM_TREE_MS)
-      : 0;
+  // Blocks of the plan's first block's size for a failing scenario's one scenario: MAX_ARM_BLOCKS per arm, MAX_ARMS arms at most.
+  const confirms = profiled.length > 0 && config.profile.confirm && plan.blocks.length > 0;
+  const confirmBlockMs = confirms ? measureMs({ ...config, scenarios: config.scenarios.slice(0, 1) }, plan.blocks.slice(0, 1)) : 0;
+  const confirmArmMs = confirms ? confirmBlockMs + CONFIRM_TREE_MS : 0;
+  const confirmMs = MAX_ARMS * (confirmArmMs + (MAX_ARM_BLOCKS - 1) * confirmBlockMs);
   const totalMs = phases.reduce((sum, p) => sum + p.ms, 0);
-  return { phases, totalMs, earlyStops: stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms })), note, confirmMs };
+  const earlyStops = stopsMeasured.map((stop) => ({ afterBlock: stop.afterBlock, ms: totalMs + stop.ms }));
+  return { phases, totalMs, earlyStops, note, confirmMs, confirmArmMs, confirmBlockMs };
 }
 
 /** Pairs per block, as the plan splits them. */

@@ -25,7 +25,7 @@ import { dependencyChanges, findLockfile } from './workspace/lockfiles.js';
 import { copyableInstall, prepareTrees, type ResolvedSides, resolvedInstall, serviceDir, setupTree, type Tree, type Trees } from './workspace/trees.js';
 import { recordLoggedErrors } from './service/logged-errors.js';
 import { sealPreloads } from './service/preloads.js';
-import { builtHunks } from './workspace/source-map.js';
+import { builtHunks, sourceLines } from './workspace/source-map.js';
 
 export interface CompareRequest {
   /** Base and head as commits (preflight.ts resolved them): the run checks these out and resolves no ref again. */
@@ -78,6 +78,8 @@ export interface CompareRequest {
   confirmTargets?: (results: Results) => ConfirmTarget[];
   /** The next culprit to revert for a scenario when its last arm explained too little of the drop, or null. */
   nextConfirmTarget?: (results: Results, scenario: string) => ConfirmTarget['culprit'] | null;
+  /** Whether a scenario's last arm, as measured so far, needs another block for a clear answer; without it each arm is one block. */
+  confirmAgain?: (results: Results, scenario: string) => boolean;
   /**
    * A matrix shard's part: `config` is already the shard's and `record` goes into results.json.
    * The benchmark files are dealt once they are known: `ownBenchmarks` (given by the compare
@@ -142,10 +144,11 @@ export async function runCompare(request: CompareRequest, ports: EnginePorts): P
     if (!stopped) {
       await runProfiles({ session, config, services, trees: sides, outDir: request.outDir, toolsDir: request.toolsDir ?? join(request.outDir, 'tools'), skip, snapshots });
       recordBuiltChanges(session, trees.head);
+      recordBuiltSources(session, sides);
     }
     const targets = results.profiles?.length && request.confirmTargets ? request.confirmTargets(results) : [];
     if (targets.length > 0) {
-      await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }) });
+      await runConfirmations(session, { config, services, plan, trees: sides, seal, targets, outDir: request.outDir, ...(request.nextConfirmTarget && { next: request.nextConfirmTarget }), ...(request.confirmAgain && { again: request.confirmAgain }) });
     }
     // The verdicts rest on base as it was sealed: checked once more after everything head ran.
     await seal.verify('after the last block (while the micro-benchmarks or profiles ran, if any)');
@@ -241,6 +244,26 @@ function recordBuiltChanges(session: RunSession, head: Tree): void {
     return hunks === null || hunks.length === 0 ? [] : [{ file, hunks }];
   });
   if (built.length > 0) session.update((r) => (r.changes = { ...changes, files: [...changes.files, ...built] }));
+}
+
+/**
+ * Where the own functions the profiles found in built files were written: each side's function
+ * gets the source line its built line was made from (its file's source map), so a culprit in
+ * dist/server.js is named at src/server.ts:9. Read after the profiles, from each side's own build.
+ */
+function recordBuiltSources(session: RunSession, trees: Record<Side, Tree>): void {
+  const profiles = session.results.profiles;
+  if (!profiles) return;
+  let found = false;
+  for (const side of ['base', 'head'] as const) {
+    const functions = profiles.flatMap((p) => p.sides[side].functions.filter((f) => f.category === 'own' && f.source === undefined));
+    sourceLines(trees[side].root, functions).forEach((source, i) => {
+      if (source === null) return;
+      functions[i]!.source = source;
+      found = true;
+    });
+  }
+  if (found) session.update();
 }
 
 /**

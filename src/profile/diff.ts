@@ -274,6 +274,7 @@ export function diffProfiles(base: ProfileSummary & { requests?: number }, head:
       ...(id.kind !== undefined && { kind: id.kind }),
       ...(id.hash !== undefined && { hash: id.hash }),
       ...(id.endLine !== undefined && { endLine: id.endLine }),
+      ...(id.source !== undefined && { source: id.source }),
       baseLine: b && h && b.line !== h.line ? b.line : null,
       status: b && h ? 'both' : h ? 'new' : 'gone',
       base: baseShare,

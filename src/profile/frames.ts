@@ -70,6 +70,8 @@ export function identifyFrame(frame: CallFrame, root: string): FunctionId {
  */
 export function describeLocation(fn: FunctionId): string {
   if (fn.category === 'native' || fn.file === '') return 'V8/native';
+  // Built code is named where its source is: the line people edit, not the line tsc made.
+  if (fn.source !== undefined) return `${fn.source.file}:${fn.source.line}`;
   const line = fn.line > 0 ? `:${fn.line}` : '';
   if (fn.package === null) return `${fn.file}${line}`;
   const inside = fn.file.lastIndexOf(`node_modules/${fn.package}/`);

@@ -33,6 +33,12 @@ export const functionIdSchema = z.object({
   hash: z.string().regex(/^[0-9a-f]{1,64}$/, 'must be a hex hash').optional(),
   /** Own code: the function's last line (1-based), from V8's coverage; absent when coverage left the function out. */
   endLine: count.optional(),
+  /**
+   * Own code run from a built file (dist/server.js made by tsc): the source line its first line
+   * was made from, by the built file's source map (src/server.ts:9), which people name it by;
+   * `file` and `line` stay where it ran. Absent without a source map.
+   */
+  source: z.object({ file: name, line: count }).optional(),
 });
 
 /** What an own function's samples (self and below it, up to the next own function) went into. */

@@ -451,6 +451,13 @@ export const confirmationSchema = z.object({
   pairs: list(pairSchema),
   /** Wall time of the arm (revert, build, starts and pairs), ms. */
   wallMs: nonNegative,
+  /** Blocks the arm measured (its pairs' `block` 0 … blocks − 1): another while the answer was unclear. Absent: 1. */
+  blocks: count.optional(),
+  /**
+   * The blocks the arm could have measured, fixed before its first: each look's interval is at
+   * 1 − 0.05 / maxBlocks, so that all of its looks together err at most 5% (assess/confirmation.ts). Absent: 1.
+   */
+  maxBlocks: count.optional(),
 });
 
 /* ---------- adaptive stopping: a pre-registered group-sequential design over the HTTP pairs ---------- */

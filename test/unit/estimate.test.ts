@@ -28,10 +28,16 @@ test('estimate: the timed phases from the configuration; the early-stop total wh
   const profiled = estimateRun(config({ load: { 'early-stop': false } }));
   assert.deepEqual(profiled.phases.map((p) => p.phase), ['measure', 'profile']);
   assert.deepEqual(profiled.earlyStops, []);
-  // a failing scenario's culprit is tested in one more block of its pairs, the next culprit in another: an upper bound, said beside the expected time
+  // a failing scenario's culprit is tested in one more block of its pairs (two more while the
+  // answer is unclear), the next culprit likewise: the usual cost and the budget, said beside the expected time
   const firstBlock = 3000 + 8 * 4160 + 24 * 1040;
-  assert.equal(profiled.confirmMs, 2 * (firstBlock + 2000), 'two arms at most: the next culprit when the first explains too little');
-  assert.equal(estimateLine(profiled), `estimated time: ~${formatMs(profiled.totalMs)}, plus install and build; a failing scenario adds up to ${formatMs(profiled.confirmMs)} to test its culprit`);
+  assert.equal(profiled.confirmArmMs, firstBlock + 2000, 'a clear answer: one block and the reverted tree');
+  assert.equal(profiled.confirmBlockMs, firstBlock);
+  assert.equal(profiled.confirmMs, 2 * (firstBlock + 2000 + 2 * firstBlock), 'two arms of three blocks at most');
+  assert.equal(
+    estimateLine(profiled),
+    `estimated time: ~${formatMs(profiled.totalMs)}, plus install and build; a failing scenario adds ~${formatMs(firstBlock + 2000)} to test its culprit (up to ${formatMs(profiled.confirmMs)}: 3 blocks while the answer is unclear, and a next culprit)`,
+  );
   assert.equal(estimateRun(config({ load: { 'early-stop': false }, profile: { confirm: false } })).confirmMs, 0);
 });
 

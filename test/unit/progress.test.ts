@@ -121,7 +121,7 @@ test('the time left drops by the profiles the verdicts left out (profile.when: c
 test("a failing scenario's third arm is in the time left once the engine announces it, counted down by its pairs; a passing run's total has none", () => {
   const config = { ...look1.config, profile: { ...look1.config.profile!, confirm: true } };
   const estimate = estimateRun(config);
-  const armMs = estimate.confirmMs / 2;
+  const armMs = estimate.confirmArmMs;
   assert.ok(armMs > 20_000, `one arm is a block of 24 pairs: ${armMs} ms`);
   const done = look1.events.find((e) => e.event.phase === 'done')!.t;
   const recorded = look1.events.filter((e) => e.event.phase !== 'done');
@@ -153,6 +153,9 @@ test("a failing scenario's third arm is in the time left once the engine announc
   const before = left.leftMs(at(0))!;
   left.observe({ phase: 'confirm', scenario: 'GET /hello', pair: 2, pairs: 2, message: 'render' }, at(0));
   assert.equal(left.leftMs(at(0))! - before, armMs);
+  // A further block of an arm whose answer is unclear is one block more.
+  left.observe({ phase: 'confirm', scenario: 'GET /hello', pair: 2, pairs: 2, block: 2, blocks: 3, message: 'render' }, at(0));
+  assert.equal(left.leftMs(at(0))! - before, armMs + estimate.confirmBlockMs);
   // A passing run announces no arm: after its profiles, nothing of the arm's time is left.
   const passing = new TimeLeft(estimate, config);
   for (const { t, event } of recorded) passing.observe(event, t);

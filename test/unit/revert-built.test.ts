@@ -12,7 +12,8 @@ import type { ServiceConfig } from '../../src/config/types.js';
 import { silentLogger } from '../../src/engine/ports.js';
 import { ProcessTracker } from '../../src/engine/process/processes.js';
 import { revertFunction, runsHeadsCode } from '../../src/engine/workspace/revert.js';
-import { builtHunks, sourceOf } from '../../src/engine/workspace/source-map.js';
+import { builtHunks, sourceLines, sourceOf } from '../../src/engine/workspace/source-map.js';
+import { describeCulpritPlace } from '../../src/profile/names.js';
 import { changedByPr, parseDiff } from '../../src/profile/changes.js';
 import { setupTree, type Tree } from '../../src/engine/workspace/trees.js';
 import { baseSha, headSha, makeRepo, ROOT } from '../helpers/repo.js';
@@ -171,6 +172,24 @@ test("the PR's change as the built file shows it: a function in dist/ is marked 
     assert.equal(changedByPr(builtCulprit(dir, 'render'), changes), true);
     assert.equal(changedByPr(builtCulprit(dir, 'count'), changes), false, 'a function the PR did not touch stays unchanged');
     assert.equal(builtHunks(dir, 'tsconfig.json', files), null, 'a file without a source map has no built change');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a culprit that ran in dist/server.js is named at the src/server.ts line it was written on; results.json keeps where it ran', () => {
+  const dir = makeRepo({ 'tsconfig.json': tsconfig(true), '.gitignore': 'dist\nnode_modules\n', 'src/server.ts': BASE, 'plain.js': 'function plain() {\n  return 1;\n}\n' }, { 'src/server.ts': HEAD });
+  try {
+    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    const fn = builtCulprit(dir);
+    const written = HEAD.split('\n').findIndex((l) => l.startsWith('export function resolvePermissions')) + 1;
+    assert.notEqual(fn.line, written, 'tsc moved the function: the built line is not the source line');
+    const [source, plain] = sourceLines(dir, [fn, { file: 'plain.js', line: 1 }]);
+    assert.deepEqual(source, { file: 'src/server.ts', line: written });
+    assert.equal(plain, null, 'a file without a source map is named where it ran');
+    const id = { ...fn, column: 10, category: 'own' as const, package: null, source: source! };
+    assert.equal(describeCulpritPlace({ fn: id, changed: true, edited: null }), `resolvePermissions (src/server.ts:${written}, changed by this PR)`);
+    assert.deepEqual([id.file, id.line], ['dist/server.js', fn.line], 'where it ran stays beside it');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,8 +3,9 @@
  * scenario the gate failed whose profile named a culprit, head is measured against head with
  * this pull request's change to that function taken back, or for an upgraded package base's
  * installed copy of it (workspace/revert.ts), as the same
- * start-pair A/B as the main measurement: the HTTP phase's blocks, one block of the main plan's
- * size. The assessment compares what the revert gives back with the drop (assess/confirmation.ts).
+ * start-pair A/B as the main measurement: the HTTP phase's blocks, each of the main plan's first
+ * block's size, one, or more while the answer is unclear (up to MAX_ARM_BLOCKS). The assessment
+ * compares what the revert gives back with the drop (assess/confirmation.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,11 +30,19 @@ export interface ConfirmPhase {
   targets: ConfirmTarget[];
   /** The next culprit to revert for a scenario after its last arm, or null (the compare service decides: assess/look.ts). */
   next?: (results: Results, scenario: string) => ConfirmTarget['culprit'] | null;
+  /** Whether the scenario's last arm, as measured so far, needs another block for a clear answer (the compare service decides: assess/look.ts). */
+  again?: (results: Results, scenario: string) => boolean;
   outDir: string;
 }
 
 /** Arms per scenario at most: the first culprit's, and the next one's when the first explained too little. */
 export const MAX_ARMS = 2;
+
+/**
+ * Blocks per arm at most: one, and more while its answer is unclear. Fixed before the arm's
+ * first block, since each look spends a share of the interval's 5% (assess/confirmation.ts).
+ */
+export const MAX_ARM_BLOCKS = 3;
 
 /**
  * Each named scenario's culprit reverted and measured against head, or skipped with the reason;
@@ -63,24 +72,37 @@ async function confirmCulprit(session: RunSession, phase: ConfirmPhase, scenario
     reverted: null,
     pairs: [],
     wallMs: 0,
+    blocks: 0,
+    maxBlocks: MAX_ARM_BLOCKS,
   };
-  const reason = await measureRevert(session, phase, record, arm).catch((e: unknown) => {
+  // Published once its first block is measured, so that the compare service can read it before the next (`again`).
+  const publish = () =>
+    session.update((r) => {
+      record.wallMs = Math.round(performance.now() - started);
+      if (!r.confirmations?.includes(record)) r.confirmations = [...(r.confirmations ?? []), record];
+    });
+  const reason = await measureRevert(session, phase, record, arm, publish).catch((e: unknown) => {
     // The verdicts stand without the arm: a reverted head that does not build, start or answer is said, not the run's failure.
     if (e instanceof CancelledError || session.signal?.aborted) throw e;
+    // A later block that failed leaves the blocks measured before it: their answer stands, at the looks' level.
+    if (record.status === 'measured') {
+      session.ports.logger.warn(`${scenario}: block ${(record.blocks ?? 0) + 1} of the arm reverting ${culprit.name} could not be measured; its first ${record.blocks} stand: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      return null;
+    }
     record.pairs = [];
-    record.status = 'skipped';
     return `the reverted head could not be measured: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
   });
   if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${culprit.name} is not confirmed by a revert: ${reason}`);
-  session.update((r) => {
-    record.reason = reason;
-    record.wallMs = Math.round(performance.now() - started);
-    r.confirmations = [...(r.confirmations ?? []), record];
-  });
+  record.reason = reason;
+  publish();
 }
 
-/** Reverts the record's culprit and measures head against it, filling the record; the reason when it could not. */
-async function measureRevert(session: RunSession, phase: ConfirmPhase, record: Confirmation, arm: number): Promise<string | null> {
+/**
+ * Reverts the record's culprit and measures head against it, one block, then another while the
+ * compare service finds the answer unclear, up to MAX_ARM_BLOCKS, filling the record and
+ * publishing it after each block; the reason when it could not.
+ */
+async function measureRevert(session: RunSession, phase: ConfirmPhase, record: Confirmation, arm: number, publish: () => void): Promise<string | null> {
   const { results } = session;
   const { culprit } = record;
   const head = phase.trees.head;
@@ -101,10 +123,17 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
     await setupTree(revert.tree, { service, env: { ...session.env, PERFGATE_SIDE: 'head' }, logDir, tracker: session.tracker }, session.ports);
     const unchanged = culprit.package === null ? runsHeadsCode(head.root, revert.tree.root, culprit) : null;
     if (unchanged !== null) return unchanged;
-    const measured = await measureArm(session, phase, { scenario: record.scenario, culprit: record.culprit.name, reverted: revert.tree, dir, logDir });
-    record.status = 'measured';
     record.reverted = { file: revert.file, hunks: revert.hunks };
-    record.pairs = measured;
+    const target = { scenario: record.scenario, culprit: record.culprit.name, reverted: revert.tree, dir, logDir };
+    let block = 0;
+    do {
+      if (block > 0) session.ports.progress({ phase: 'confirm', scenario: record.scenario, pair: arm + 1, pairs: MAX_ARMS, block: block + 1, blocks: MAX_ARM_BLOCKS, message: record.culprit.package ?? record.culprit.name });
+      const measured = await measureArm(session, phase, target, block);
+      record.pairs = [...record.pairs, ...measured];
+      record.status = 'measured';
+      record.blocks = ++block;
+      publish();
+    } while (block < MAX_ARM_BLOCKS && phase.again?.(session.results, record.scenario));
     return null;
   } finally {
     session.tracker.headUser?.reclaim([revert.tree.root]);
@@ -113,11 +142,13 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
 }
 
 /**
- * One block of the main plan's size for one scenario, head against the reverted head ("base"),
- * through the HTTP phase itself: the same starts, warm-up, load and slices. Its pairs are
- * written to a results file of its own, so the main results hold them only once, as the record's.
+ * Block `block` of the arm, of the main plan's first block's size for one scenario, head against
+ * the reverted head ("base"), through the HTTP phase itself: the same starts, warm-up, load and
+ * slices. Its pairs are written to a results file of their own, so the main results hold them
+ * only once, as the record's; they are numbered on from the arm's earlier blocks (block, start,
+ * index), so each start pair stays a unit of its own.
  */
-async function measureArm(session: RunSession, phase: ConfirmPhase, arm: { scenario: string; culprit: string; reverted: Tree; dir: string; logDir: string }) {
+async function measureArm(session: RunSession, phase: ConfirmPhase, arm: { scenario: string; culprit: string; reverted: Tree; dir: string; logDir: string }, block: number) {
   const { config } = phase;
   const scenario = config.scenarios.find((s) => s.name === arm.scenario)!;
   const stored = session.results.scenarios.find((s) => s.name === arm.scenario)!;
@@ -125,15 +156,17 @@ async function measureArm(session: RunSession, phase: ConfirmPhase, arm: { scena
   const armConfig: PerfgateConfig = { ...config, scenarios: [scenario], load: { ...config.load, pairs: first.pairs, blocks: 1, instances: first.instances } };
   const { starts: _s, sequential: _q, profiles: _p, confirmations: _c, ...rest } = session.results;
   const armResults: Results = { ...rest, config: armConfig, scenarios: [{ name: stored.name, method: stored.method, path: stored.path, ...(stored.rate && { rate: stored.rate }), pairs: [] }], warnings: [] };
-  const armSession = new RunSession(armResults, join(arm.dir, 'results.json'), session.env, arm.logDir, session.tracker, session.ports, session.signal);
-  session.ports.logger.info(`${arm.scenario}: measuring head against head with this PR's change to ${arm.culprit} reverted (${first.pairs} pairs)`);
+  const armSession = new RunSession(armResults, join(arm.dir, `results${block === 0 ? '' : `-${block + 1}`}.json`), session.env, arm.logDir, session.tracker, session.ports, session.signal);
+  const again = block === 0 ? '' : `, block ${block + 1} of at most ${MAX_ARM_BLOCKS}: the answer so far is unclear`;
+  session.ports.logger.info(`${arm.scenario}: measuring head against head with this PR's change to ${arm.culprit} reverted (${first.pairs} pairs${again})`);
   await runHttpPhase(armSession, {
     config: armConfig,
     services: { base: phase.services.head, head: phase.services.head },
-    plan: buildPlan(armConfig, phase.plan.seed),
+    plan: buildPlan(armConfig, phase.plan.seed + block),
     trees: { base: arm.reverted, head: phase.trees.head },
     look: null,
     seal: phase.seal,
   });
-  return armResults.scenarios[0]!.pairs;
+  const before = { starts: block * first.instances, pairs: block * first.pairs };
+  return armResults.scenarios[0]!.pairs.map((p) => ({ ...p, block, start: p.start + before.starts, index: p.index + before.pairs }));
 }

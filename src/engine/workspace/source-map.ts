@@ -101,6 +101,20 @@ export function sourceOf(root: string, file: string, start: number, end: number)
 }
 
 /**
+ * The source line each of `places` (own functions' first lines in built files, as a profile
+ * names them) was made from, by its file's source map, in order; null where the file has no
+ * map or the line maps to nothing in the repository. Each file is read once.
+ */
+export function sourceLines(root: string, places: readonly { file: string; line: number }[]): ({ file: string; line: number } | null)[] {
+  const files = new Map<string, Built | null>();
+  return places.map(({ file, line }) => {
+    if (!files.has(file)) files.set(file, readBuilt(root, file));
+    const origin = line > 0 ? (files.get(file)?.origin(line) ?? null) : null;
+    return origin === null || origin.file === file ? null : origin;
+  });
+}
+
+/**
  * This pull request's change as a built file shows it: the built lines made from source lines it
  * changed (a line it removed: the built line of the source line before the removal), as hunks
  * [start, count]; null when the file has no source map. A culprit in built code is then marked
