@@ -1,3 +1,4 @@
+// lane: beside — what it asserts is who the arm's starts run as and what they can see, behind a gzip culprit that costs about a third of the throughput; a neighbour's load moves neither.
 /**
  * The reverted head is still the pull request's code: the third arm must start it as contained
  * as head. With `--boundary` (root makes head's user), every start says who it runs as, in which
