@@ -207,7 +207,8 @@ async function refuseUnsafeRun(inputs: ActionInputs, context: RunContext): Promi
     wouldComment,
     // The job's own token is probed on a pull request only: on the other events the code that
     // runs was pushed by someone who can write already.
-    tokenWrites: client && context.repo && (pr !== null || !token.startsWith('ghs_')) ? await tokenCanWrite(client, context.repo, token) : null,
+    tokenWrites:
+      client && context.repo && (pr !== null || !token.startsWith('ghs_')) ? await tokenCanWrite(createClient(token, actionLogger, undefined, { throttle: false }), context.repo, token) : null,
     refuseUnknownToken: client !== null && pr !== null,
   });
   if (inputs.allowWriteToken) {

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import { type GitHubClient, statusOf } from '../github/client.js';
+import { type GitHubClient, rateLimited, statusOf } from '../github/client.js';
 import type { Repo } from '../github/event.js';
 import { InputError } from './inputs.js';
 
@@ -244,22 +244,26 @@ const WRITE_PROBES = [
 /**
  * What an installation token (GITHUB_TOKEN, "ghs_") may write, which GitHub reports nowhere
  * but in the answer to a write: the permissions it has among those of WRITE_PROBES, [] when it
- * has none of them, null when an answer was neither a refusal nor a validation error.
+ * has none of them, null when an answer was neither a refusal nor a validation error (a rate
+ * limit says nothing about the permission). The probes create nothing, so they go at once: the
+ * client need not space them as it spaces writes (createClient's `throttle: false`).
  */
 export async function installationTokenWrites(client: GitHubClient, repo: Repo): Promise<string[] | null> {
-  const writes: string[] = [];
-  for (const probe of WRITE_PROBES) {
-    try {
-      // Typed as a plain route: the probe leaves out on purpose the fields octokit's types require.
-      await client.request(probe.route as string, { ...repo, ...probe.data });
-      return null; // created something from an incomplete request: not the API this was written for
-    } catch (e) {
-      const status = statusOf(e);
-      if (status === 422 || status === 400) writes.push(probe.permission);
-      else if (status !== 403 && status !== 404) return null;
-    }
-  }
-  return writes;
+  const answers = await Promise.all(
+    WRITE_PROBES.map(async (probe): Promise<'write' | 'refused' | 'unknown'> => {
+      try {
+        // Typed as a plain route: the probe leaves out on purpose the fields octokit's types require.
+        await client.request(probe.route as string, { ...repo, ...probe.data });
+        return 'unknown'; // created something from an incomplete request: not the API this was written for
+      } catch (e) {
+        const status = statusOf(e);
+        if (status === 422 || status === 400) return 'write';
+        return (status === 403 || status === 404) && !rateLimited(e) ? 'refused' : 'unknown';
+      }
+    }),
+  );
+  if (answers.includes('unknown')) return null;
+  return WRITE_PROBES.flatMap((probe, i) => (answers[i] === 'write' ? [probe.permission] : []));
 }
 
 /**

@@ -15,8 +15,14 @@ const MAX_RATE_LIMIT_WAIT_S = 120;
 /** Retries after a rate limit, per request. */
 const RATE_LIMIT_RETRIES = 2;
 
-/** `baseUrl`: the API's address when it is not the runner's GITHUB_API_URL (the CLI reads it from its own environment). */
-export function createClient(token: string, logger: Logger, baseUrl?: string): GitHubClient {
+/**
+ * `baseUrl`: the API's address when it is not the runner's GITHUB_API_URL (the CLI reads it from
+ * its own environment). `throttle: false` leaves out plugin-throttling, which spaces every write
+ * of the process 1 s apart and every request that could notify 3 s apart: for requests that
+ * create nothing (the guard's write probes), whose caller must then read a rate-limited answer
+ * itself (rateLimited).
+ */
+export function createClient(token: string, logger: Logger, baseUrl?: string, options: { throttle?: boolean } = {}): GitHubClient {
   const onLimit =
     (kind: string) =>
     (retryAfter: number, options: { method?: string; url?: string }, _octokit: unknown, retryCount: number): boolean => {
@@ -36,7 +42,7 @@ export function createClient(token: string, logger: Logger, baseUrl?: string): G
       // plugin-retry's defaults: 3 retries of 5xx and network errors, 1 s, 4 s, 9 s apart;
       // 4xx answers are final (a permission does not appear by retrying).
       retry: { retries: 3 },
-      throttle: { onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
+      throttle: { enabled: options.throttle ?? true, onRateLimit: onLimit('rate limit'), onSecondaryRateLimit: onLimit('secondary rate limit') },
     },
     retry,
     throttling,
@@ -50,13 +56,26 @@ export function statusOf(error: unknown): number | null {
 }
 
 /**
+ * Whether an octokit error is GitHub's rate limit, not a refusal: 429, or a 403 whose message
+ * says so (the primary and the secondary limits) or whose x-ratelimit-remaining is 0.
+ */
+export function rateLimited(error: unknown): boolean {
+  const status = statusOf(error);
+  if (status === 429) return true;
+  if (status !== 403) return false;
+  const message = (error as Error)?.message ?? '';
+  const remaining = (error as { response?: { headers?: Record<string, string | undefined> } })?.response?.headers?.['x-ratelimit-remaining'];
+  return /rate limit/i.test(message) || remaining === '0';
+}
+
+/**
  * A GitHub API failure as a sentence that says what to do: a 403/404 means the token lacks a
  * permission (`permission` names it), a 429 or a rate-limited 403 means waiting.
  */
 export function describeApiError(error: unknown, action: string, permission: string): string {
   const status = statusOf(error);
   const message = (error as Error)?.message ?? String(error);
-  if ((status === 403 && /rate limit/i.test(message)) || status === 429) {
+  if (rateLimited(error)) {
     return `Could not ${action}: GitHub's rate limit is exhausted (${message}). Run again later.`;
   }
   if (status === 403 || status === 404) {
