@@ -16,11 +16,10 @@
  * single look's 5% error however the stopping went, and the interval said is a 95% one (a
  * conservative one: wider than a single look's).
  */
-import { errorShare } from '../results/errors.js';
+import { describeRevertFailed, errorShare } from '../results/errors.js';
 import type { FunctionChange } from '../profile/diff.js';
 import { displayName } from '../profile/names.js';
 import type { Confirmation, MetricComparison, Results, ScenarioResults } from '../results/types.js';
-import { percentText } from './text.js';
 import { hodgesLehmannInterval } from '../stats/hodges-lehmann.js';
 import { METRIC_DEFINITIONS } from './metrics.js';
 import { startOf, summarizeStarts } from './starts.js';
@@ -34,10 +33,8 @@ const CONFIRM_ERROR = 0.05;
 export const lookLevel = (looks: number): number => 1 - CONFIRM_ERROR / Math.max(1, looks);
 
 /**
- * How many more of its requests the reverted head failed than head, in points, when it failed
- * more than ERRORS_TOLERATED: the function's old lines need what the PR changed elsewhere (base's
- * handler reading a cache that head no longer builds at start-up), so the reverted head answers
- * errors, fast, and its speed says nothing about the function.
+ * How many more of its requests the reverted head failed than head, when it failed more than
+ * ERRORS_TOLERATED: the revert does not stand on its own (describeRevertFailed).
  */
 const ERRORS_TOLERATED = 0.01;
 
@@ -45,9 +42,8 @@ function revertFailed(pairs: ScenarioResults['pairs']): string | null {
   const sum = (side: 'base' | 'head') =>
     pairs.reduce((t, p) => ({ requests: t.requests + p[side].requests, non2xx: t.non2xx + p[side].non2xx, errors: t.errors + p[side].errors }), { requests: 0, non2xx: 0, errors: 0 });
   const reverted = errorShare(sum('base'));
-  const head = errorShare(sum('head'));
-  if (!(reverted - (Number.isFinite(head) ? head : 0) > ERRORS_TOLERATED)) return null;
-  return `the reverted head failed ${percentText(reverted)} of its requests (head ${percentText(Number.isFinite(head) ? head : 0)}): the function's old lines need what this PR changed elsewhere, so the revert does not stand on its own`;
+  const head = Number.isFinite(errorShare(sum('head'))) ? errorShare(sum('head')) : 0;
+  return reverted - head > ERRORS_TOLERATED ? describeRevertFailed(reverted, head) : null;
 }
 
 /**

@@ -52,3 +52,14 @@ export function describeHeadBroken(broken: HeadBroken): string {
     .map((part) => part.text)
     .join('');
 }
+
+/**
+ * Why a culprit's revert was not measured when the reverted head failed requests head answered
+ * (shares of requests, 0–1): the function's old lines need what the pull request changed
+ * elsewhere (base's handler reading a cache head no longer builds at start-up), so the reverted
+ * head answers errors, fast, and its speed says nothing about the function.
+ */
+export function describeRevertFailed(reverted: number, head: number): string {
+  const percent = (fraction: number) => `${Number((100 * fraction).toFixed(1))}%`;
+  return `the reverted head failed ${percent(reverted)} of its requests (head ${percent(head)}): the function's old lines need what this PR changed elsewhere, so the revert does not stand on its own`;
+}

@@ -81,6 +81,8 @@ profile: { duration: 3s }
     assert.match(run.stdout.split('\n')[1]!, /; not tested by a revert: the reverted head failed 100(\.0)?% of its requests \(head 0(\.0)?%\)/);
     const verdicts = JSON.parse(readFileSync(verdictsFile, 'utf8')) as VerdictsDocument;
     assert.equal(verdicts.decision, 'fail');
+    const arm = readResults(join(out, 'results.json')).confirmations?.[0];
+    assert.deepEqual([arm?.status, arm?.pairs.length], ['skipped', 0], 'the arm stops at the warm-up its reverted head fails: no pair of error pages is measured');
     const throughput = verdictOf(verdicts, 'throughput');
     assert.equal(throughput.verdict, 'regression');
     assert.deepEqual(

@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ServiceConfig } from '../../config/types.js';
+import { describeRevertFailed } from '../../results/errors.js';
 import type { Confirmation, ConfirmTarget, Results, Side } from '../../results/types.js';
 import { CancelledError } from '../errors.js';
 import { buildPlan, type Plan } from '../plan.js';
@@ -129,7 +130,8 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
     do {
       if (block > 0) session.ports.progress({ phase: 'confirm', scenario: record.scenario, pair: arm + 1, pairs: MAX_ARMS, block: block + 1, blocks: MAX_ARM_BLOCKS, message: record.culprit.package ?? record.culprit.name });
       const measured = await measureArm(session, phase, target, block);
-      record.pairs = [...record.pairs, ...measured];
+      if (measured.revertFailed !== null) return measured.revertFailed;
+      record.pairs = [...record.pairs, ...measured.pairs];
       record.status = 'measured';
       record.blocks = ++block;
       publish();
@@ -166,7 +168,11 @@ async function measureArm(session: RunSession, phase: ConfirmPhase, arm: { scena
     trees: { base: arm.reverted, head: phase.trees.head },
     look: null,
     seal: phase.seal,
+    // A reverted head that fails the route at its first warm-up has answered already: no pair of it would say anything about the function.
+    stopsWhenBroken: 'base',
   });
+  const broken = armResults.scenarios[0]!.headBroken;
+  if (broken?.shares) return { pairs: [], revertFailed: describeRevertFailed(broken.shares.base, broken.shares.head) };
   const before = { starts: block * first.instances, pairs: block * first.pairs };
-  return armResults.scenarios[0]!.pairs.map((p) => ({ ...p, block, start: p.start + before.starts, index: p.index + before.pairs }));
+  return { pairs: armResults.scenarios[0]!.pairs.map((p) => ({ ...p, block, start: p.start + before.starts, index: p.index + before.pairs })), revertFailed: null };
 }

@@ -54,6 +54,12 @@ export interface HttpPhase {
   look: ((results: Results, look: number) => TakenLook) | null;
   /** Base's tree as it was installed and built, checked after every block. */
   seal: BaseSeal;
+  /**
+   * The side whose route failing at its first warm-up ends the phase, its answer known: head's
+   * (the pull request broke it: a failing verdict), or in the culprit's arm the reverted head's,
+   * on the base side (the revert does not stand on its own). Head by default.
+   */
+  stopsWhenBroken?: Side;
 }
 
 /** Where the load generator and the services run, for the blocks (placement.ts). */
@@ -167,7 +173,7 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
           ports.progress({ phase: 'warmup', scenario: name, block: block.index + 1, blocks });
         }
         const measured = [starts.base[turn.slot]!, starts.head[turn.slot]!];
-        await session.output.measured(measured, name, () => measureStartPair(session, { config, scenario, block, blocks, starts, stored, expected }, pairs, warmup));
+        await session.output.measured(measured, name, () => measureStartPair(session, { config, scenario, block, blocks, starts, stored, expected, stopsWhenBroken: phase.stopsWhenBroken }, pairs, warmup));
       }
       if (headBrokenScenarios(session.results).length > 0) break;
     }
@@ -202,6 +208,7 @@ interface StartPairTurn {
   stored: Results['scenarios'][number];
   /** What every start's processes must show (engine/process/interference.ts). */
   expected: Expected;
+  stopsWhenBroken?: Side;
 }
 
 /**
@@ -246,12 +253,13 @@ async function measureStartPair(session: RunSession, turn: StartPairTurn, pairs:
     // Only the first turn of a scenario: a route that fails on both sides is a broken scenario,
     // not a measurement, and the rest of the run would only measure error pages.
     if (stored.pairs.length === 0) {
-      const broken = await checkScenarioAnswers(scenario, both, warmed);
+      const stops = turn.stopsWhenBroken ?? 'head';
+      const broken = await checkScenarioAnswers(scenario, both, warmed, stops);
       if (broken) {
         session.update(() => {
           stored.headBroken = broken;
         });
-        session.ports.logger.warn(`${scenario.name}: ${describeHeadBroken(broken)}; the run stops after this turn's warm-ups, with a failing verdict`);
+        if (stops === 'head') session.ports.logger.warn(`${scenario.name}: ${describeHeadBroken(broken)}; the run stops after this turn's warm-ups, with a failing verdict`);
       } else assertRateSendable(scenario, warmed.at(-1));
     }
     // Once head has broken a route the verdict is known: the turn's other scenarios are warmed up
@@ -395,7 +403,7 @@ const BROKEN_SHARE = 0.5;
  * returned, for the run to stop at this warm-up and fail. Failing on base alone is what head may
  * fix, so it measures. A few more requests show the user what the route answered.
  */
-async function checkScenarioAnswers(scenario: ScenarioConfig, services: Service[], warmed: Slice[][]): Promise<HeadBroken | null> {
+async function checkScenarioAnswers(scenario: ScenarioConfig, services: Service[], warmed: Slice[][], stops: Side): Promise<HeadBroken | null> {
   if (warmed.length === 0) return null;
   const shares = services.map((_, i) => {
     const slices = warmed.map((w) => w[i]!);
@@ -407,10 +415,11 @@ async function checkScenarioAnswers(scenario: ScenarioConfig, services: Service[
     throw new ScenarioError(brokenRouteMessage(scenario, 'on both base and head', sample));
   }
   const head = services.findIndex((service) => service.side === 'head');
-  if (!broken[head]) return checkBodies(scenario, services);
   const base = 1 - head;
-  const [headAnswer, baseAnswer] = await Promise.all([askUntilUnexpected(services[head]!.url, scenario), askRoute(services[base]!.url, scenario)]);
-  return { shares: { base: round4(shares[base]!), head: round4(shares[head]!) }, ...brokenAnswer(scenario, headAnswer), baseStatus: baseAnswer.status };
+  const failing = stops === 'head' ? head : base;
+  if (!broken[failing]) return stops === 'head' ? checkBodies(scenario, services) : null;
+  const [failingAnswer, otherAnswer] = await Promise.all([askUntilUnexpected(services[failing]!.url, scenario), askRoute(services[1 - failing]!.url, scenario)]);
+  return { shares: { base: round4(shares[base]!), head: round4(shares[head]!) }, ...brokenAnswer(scenario, failingAnswer), baseStatus: otherAnswer.status };
 }
 
 /** One request after another, at most ANSWER_PROBES, until one is not answered as expected: a failing route's own words. */
