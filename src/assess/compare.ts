@@ -312,7 +312,13 @@ export function assessResults(results: Results, options: CompareOptions = {}): A
   // Throughput measured on a generator-bound side cannot support its verdict (nor, at a fixed
   // rate, latency: it counts the generator's own delay).
   const fixedRate = new Set(results.scenarios.filter((s) => s.pairs.some((p) => p.base.offered)).map((s) => s.name));
-  const comparisons = health ? markGeneratorBound(http, health.generator, fixedRate) : http;
+  const bound = health ? markGeneratorBound(http, health.generator, fixedRate) : http;
+  const failingRoutes = new Set(bound.flatMap((c) => (c.metric === 'errors' && c.verdict === 'regression' ? [c.scenario] : [])));
+  const comparisons = bound.map((c) => (c.metric === 'errors' ? c : notComparable(c, failingRoutes)));
+  if (health) {
+    health.comparisons = health.comparisons.map((c) => notComparable(c, failingRoutes));
+    health.heap = health.heap.map((c) => notComparable(c, failingRoutes));
+  }
   const benchComparisons = ofKind(decided, 'benchmark');
   const benchmarks: BenchmarkAnalysis | undefined = inventory
     ? {
@@ -329,6 +335,16 @@ export function assessResults(results: Results, options: CompareOptions = {}): A
   const all = tagAll(comparisons, health, benchComparisons, startup, io);
   const analysis = summarize(results, all, { level, familySizes: familySizes(drafts), benchmarks, health, startup, io, levels });
   return { ...analysis, all, subjects: collectSubjects(results, analysis) };
+}
+
+/**
+ * An improvement of a scenario whose head fails requests base answered, in its load metrics or
+ * in its service health (fewer GCs on a route that now answers an error page), is no improvement:
+ * an error page is cheaper than the route's work. It is inconclusive, marked `headFails`, for
+ * every reader alike: the counts, the tables, the chart and verdicts.json.
+ */
+function notComparable<C extends { scenario: string; verdict: Verdict; headFails?: true }>(c: C, failingRoutes: ReadonlySet<string>): C {
+  return c.verdict === 'improvement' && failingRoutes.has(c.scenario) ? { ...c, verdict: 'inconclusive', headFails: true } : c;
 }
 
 /** The final list: the HTTP comparisons after the generator check, health with its floors, the memory-growth rule, micro-benchmarks, start-up, then I/O. */

@@ -7,7 +7,7 @@
 import { COUNTER_METRICS, type CounterMetricId, type HealthMetricId } from '../config/types.js';
 import type { HealthComparison } from '../results/types.js';
 import { formatAmount, formatBytes, formatChange, formatInterval } from '../stats/format.js';
-import { betterSideOpen, type HealthRow, verdictTone } from './rows.js';
+import { betterSideOpen, type HealthRow, healthVerdictCell } from './rows.js';
 
 /** The names readers see in the metric column and the headline. */
 export const COUNTER_NAMES: Readonly<Record<CounterMetricId, string>> = {
@@ -80,7 +80,6 @@ export function counterRows(comparisons: readonly HealthComparison[], allocation
   const changed = counters.filter((c) => c.verdict !== 'unchanged');
   const unchanged = counters.filter((c) => c.verdict === 'unchanged');
   const rows: Omit<HealthRow, 'firstOfScenario'>[] = changed.map((c) => {
-    const tone = verdictTone(c);
     return {
       scenario: c.scenario,
       metric: COUNTER_NAMES[c.metric],
@@ -89,7 +88,7 @@ export function counterRows(comparisons: readonly HealthComparison[], allocation
       head: formatCounterValue(c.metric, c.headMedian),
       change: describeCounterChange(c),
       ...(c.metric === 'allocated_per_request' && allocationCulprit !== null && { culprit: allocationCulprit }),
-      cell: { kind: 'verdict', tone, open: betterSideOpen(c) },
+      cell: healthVerdictCell(c, betterSideOpen(c)),
       notable: true,
     };
   });

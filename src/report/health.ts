@@ -9,10 +9,9 @@ import { scenarioAllocationCulprit, scenarioLeakCulprit } from '../assess/read.j
 import type { Assessment } from '../assess/types.js';
 import type { Analysis, HealthAnalysis, HealthComparison, HealthHint, HeapGrowthComparison, Results, Side } from '../results/types.js';
 import { formatChange, formatCount, formatDurationUs, formatInterval, formatPercent, MINUS } from '../stats/format.js';
-import { betterSideOpen, HEAP_OPEN, type HealthRow, verdictTone } from './rows.js';
+import { betterSideOpen, HEAP_OPEN, type HealthRow, healthVerdictCell, verdictTone } from './rows.js';
 import { startupRows } from './startup.js';
 import { COUNTER_NAMES, counterRows, formatCounterValue, isCounter } from './counters.js';
-import { FAILING_IMPROVEMENT, headFailingScenarios } from './verdicts.js';
 
 const HEALTH_METRIC_NAMES: Record<HealthMetricId, string> = {
   event_loop_delay_p99: 'event-loop delay p99',
@@ -81,7 +80,7 @@ function comparisonRow(c: HealthComparison): Omit<HealthRow, 'firstOfScenario'> 
     base: formatHealthValue(c.metric, c.baseMedian),
     head: formatHealthValue(c.metric, c.headMedian),
     change: `${formatChange(c.change)} ${formatInterval(c.ciLow, c.ciHigh)}${absoluteText(c)}`,
-    cell: { kind: 'verdict', tone, open: betterSideOpen(c) },
+    cell: healthVerdictCell(c, betterSideOpen(c)),
     notable: tone !== 'neutral',
   };
 }
@@ -98,7 +97,7 @@ function heapRows(growth: HeapGrowthComparison, leakCulprit: string | null): Omi
       head: formatGrowth(growth.headMbPer10k),
       change: formatGrowth(growth.change),
       ...(leakCulprit !== null && { culprit: leakCulprit }),
-      cell: { kind: 'leak', tone, open: growth.verdict === 'no-regression' ? HEAP_OPEN : undefined },
+      cell: healthVerdictCell(growth, growth.verdict === 'no-regression' ? HEAP_OPEN : undefined, 'leak'),
       notable: tone !== 'neutral',
     },
     {
@@ -131,19 +130,11 @@ function processCounts(health: HealthAnalysis, scenario: string, side: Side): st
   return range.min === range.max ? formatCount(range.min) : `${formatCount(range.min)}–${formatCount(range.max)}`;
 }
 
-/** A row whose verdict is an improvement, as a scenario whose head fails requests shows it: not comparable. */
-function notComparable(row: Omit<HealthRow, 'firstOfScenario'>): Omit<HealthRow, 'firstOfScenario'> {
-  const { cell } = row;
-  if ((cell.kind !== 'verdict' && cell.kind !== 'leak') || cell.tone !== 'good') return row;
-  return { ...row, cell: { kind: 'verdict', tone: 'unknown', words: FAILING_IMPROVEMENT } };
-}
-
 /** Rows of every scenario with health data, scenarios in run order, gated metrics first within each. */
 export function healthRows(results: Results, analysis: Analysis & Partial<Pick<Assessment, 'subjects'>>): HealthRow[] {
   const startup = startupRows(analysis).map((row, i) => ({ ...row, firstOfScenario: i === 0 }));
   const health = analysis.health;
   if (!health) return startup;
-  const failing = headFailingScenarios(analysis);
   return startup.concat(results.scenarios.flatMap((scenario) => {
     const name = scenario.name;
     const comparisons = health.comparisons
@@ -153,8 +144,7 @@ export function healthRows(results: Results, analysis: Analysis & Partial<Pick<A
     const generator = health.generator.find((g) => g.scenario === name);
     const timed = comparisons.filter((c) => !isCounter(c.metric));
     const measured = [...timed.map(comparisonRow), ...counterRows(comparisons, scenarioAllocationCulprit(analysis, name)?.text ?? null), ...(growth ? heapRows(growth, scenarioLeakCulprit(analysis, name)?.text ?? null) : [])];
-    // A route whose head fails requests does less work on its error page: no health improvement there.
-    const rows: Omit<HealthRow, 'firstOfScenario'>[] = failing.has(name) ? measured.map(notComparable) : measured;
+    const rows: Omit<HealthRow, 'firstOfScenario'>[] = measured;
     if (rows.length > 0) {
       rows.push({
         scenario: name,

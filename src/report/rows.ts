@@ -39,6 +39,15 @@ export function betterSideOpen(
   return Number.isFinite(change) ? `an improvement of up to ${c.metric === 'errors' ? formatPoints(change) : formatChange(change)} not ruled out` : 'an improvement not ruled out';
 }
 
+/** What the verdict cell says, instead of "inconclusive", for a comparison the assessment found not comparable (`headFails`). */
+export const FAILING_IMPROVEMENT = 'not comparable: head fails requests';
+
+/** A health row's verdict cell: its verdict's, or "not comparable" where the assessment says so. */
+export function healthVerdictCell(c: Pick<PairedComparison, 'verdict' | 'gated'> & { headFails?: true }, open: string | undefined, kind: 'verdict' | 'leak' = 'verdict'): HealthCell {
+  if (c.headFails) return { kind: 'verdict', tone: 'unknown', words: FAILING_IMPROVEMENT };
+  return { kind, tone: verdictTone(c), open };
+}
+
 /** What a "no regression" memory-growth rule leaves open: it has no interval to quote. */
 export const HEAP_OPEN = 'head grows slower, not shown to be a leak gone';
 

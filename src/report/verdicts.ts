@@ -17,7 +17,7 @@ import type {
   UncomparedBenchmark,
 } from '../results/types.js';
 import { levelsClear } from './document/levels.js';
-import { type Tone, verdictTone } from './rows.js';
+import { verdictTone } from './rows.js';
 
 export interface VerdictCounts {
   regressions: number;
@@ -36,8 +36,6 @@ export interface ReportRow {
   firstOfScenario: boolean;
   /** A fixed-rate scenario's rate in words ("at a fixed 200 req/s"), on each of its rows; absent for a closed-loop one. */
   rate?: string;
-  /** The scenario's errors regressed: head fails requests base answered, so its other rows measure failures. */
-  headFails?: boolean;
 }
 
 /** Scenarios in the order they ran, then any only the analysis knows of. */
@@ -57,9 +55,8 @@ function byGateThenMetric(a: MetricComparison, b: MetricComparison): number {
 export function orderRows(results: Results, analysis: Analysis): ReportRow[] {
   return scenarioOrder(results, analysis.comparisons).flatMap((scenario) => {
     const own = analysis.comparisons.filter((c) => c.scenario === scenario);
-    const headFails = own.some((c) => c.metric === 'errors' && c.verdict === 'regression');
     const rate = rateInWords(results.scenarios.find((s) => s.name === scenario)?.rate);
-    return own.sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0, ...(rate && { rate }), ...(headFails && { headFails }) }));
+    return own.sort(byGateThenMetric).map((comparison, i) => ({ comparison, firstOfScenario: i === 0, ...(rate && { rate }) }));
   });
 }
 
@@ -75,39 +72,9 @@ export function rateInWords(rate: ScenarioResults['rate']): string | undefined {
   return `at a fixed ${perSecond(rate.perSecond)}${share}`;
 }
 
-/**
- * A row's tone: its verdict's, except that an improvement of a scenario whose head fails
- * requests base answered is not one: an error page is cheaper than the route's work, so the
- * faster head measures its failures (rowVerdictNote says so).
- */
-export function rowTone(row: ReportRow): Tone {
-  const tone = verdictTone(row.comparison);
-  return tone === 'good' && row.headFails && row.comparison.metric !== 'errors' ? 'unknown' : tone;
-}
-
-/** What the verdict cell says instead of "improvement" for such a row. */
-export const FAILING_IMPROVEMENT = 'not comparable: head fails requests';
-
-/** The scenarios whose head fails requests base answered (a regression of their errors metric). */
-export function headFailingScenarios(analysis: Pick<Analysis, 'comparisons'>): Set<string> {
-  return new Set(analysis.comparisons.flatMap((c) => (c.metric === 'errors' && c.verdict === 'regression' ? [c.scenario] : [])));
-}
-
-/**
- * Every verdict of the Assessment's one list (I/O is information, no verdict). An improvement of
- * a scenario whose head fails requests, in its load metrics or in its service health (fewer GCs
- * on a route that now answers an error page), counts as inconclusive, as its row reads (rowTone,
- * and the health table): the counts and the chart must agree with the tables.
- */
-export function allComparisons(analysis: Pick<Assessment, 'all' | 'comparisons'>): Pick<PairedComparison, 'verdict' | 'gated'>[] {
-  const failing = headFailingScenarios(analysis);
-  return analysis.all.flatMap((e) => {
-    if (e.kind === 'io') return [];
-    const c = e.comparison;
-    const ofScenario = e.kind === 'health' || e.kind === 'heap' || (e.kind === 'http' && e.comparison.metric !== 'errors');
-    const headFails = ofScenario && c.verdict === 'improvement' && failing.has(e.subject.scenario);
-    return [headFails ? { verdict: 'inconclusive' as const, gated: c.gated } : c];
-  });
+/** Every verdict of the Assessment's one list (I/O is information, no verdict). */
+export function allComparisons(analysis: Pick<Assessment, 'all'>): Pick<PairedComparison, 'verdict' | 'gated'>[] {
+  return analysis.all.flatMap((e) => (e.kind === 'io' ? [] : [e.comparison]));
 }
 
 /** Counts over every comparison shown, so the headline always agrees with the tables. */
@@ -218,7 +185,7 @@ export function splitStoryRows(rows: readonly ReportRow[]): { story: ReportRow[]
   const story: ReportRow[] = [];
   const unchanged: ReportRow[][] = [];
   for (const own of scenarios.values()) {
-    const moved = own.filter((row) => rowTone(row) !== 'neutral');
+    const moved = own.filter((row) => verdictTone(row.comparison) !== 'neutral');
     if (moved.length === 0) unchanged.push(own);
     else story.push(...moved.map((row, i) => ({ ...row, firstOfScenario: i === 0 })));
   }

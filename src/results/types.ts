@@ -148,6 +148,12 @@ export interface MetricComparison extends PairedComparison {
    * while the service was not); a verdict that rests on such a side is inconclusive. Absent: none.
    */
   generatorBound?: Side[];
+  /**
+   * An improvement on a route whose head fails requests base answered (its errors metric
+   * regressed): an error page is cheaper than the route's work, so the faster head measures its
+   * failures. The assessment makes such a verdict inconclusive and sets this; absent otherwise.
+   */
+  headFails?: true;
 }
 
 /** A service-health metric compared like an HTTP metric, with an absolute floor besides the relative limit. */
@@ -165,6 +171,8 @@ export interface HealthComparison extends PairedComparison {
   absoluteChange: number;
   absoluteLow: number;
   absoluteHigh: number;
+  /** As MetricComparison.headFails. */
+  headFails?: true;
 }
 
 /** How one side's post-GC heap moved with the requests it served, within each start of the service. */
@@ -217,6 +225,8 @@ export interface HeapGrowthComparison {
   /** The gap between the sides within each start pair; null when no slice has both sides' heap. */
   gap: HeapGap | null;
   verdict: Verdict;
+  /** As MetricComparison.headFails. */
+  headFails?: true;
 }
 
 /** Whether one side's slices measured the load generator rather than the service. */

@@ -167,6 +167,11 @@ test("a faster head that fails requests is no improvement in the tables: its row
     ['unknown'],
   );
   assert.equal(gatedCharts(results, analysis).find((chart) => chart.metric === 'throughput')!.rows[0]!.tone, 'good');
+  // verdicts.json reads the same decision: no improvement counted, the throughput entry inconclusive.
+  const document = buildVerdicts(results, failing);
+  assert.equal(document.improvements, 0);
+  assert.equal(document.metrics.find((m) => m.kind === 'http' && m.metric === 'throughput')?.verdict, 'inconclusive');
+  assert.equal(buildVerdicts(results, analysis).metrics.find((m) => m.kind === 'http' && m.metric === 'throughput')?.verdict, 'improvement');
 });
 
 test('the counts say which inconclusive rows the gate weighed: a quiet pass with only ungated ones says "none gated"', () => {
@@ -194,7 +199,8 @@ test('a head that fails requests is no health improvement either: fewer GCs on i
     pair.head.statuses = { '404': pair.head.non2xx };
   }
   const failing = assessResults(results);
-  assert.equal(failing.health!.comparisons.find((c) => c.metric === 'gc_per_request')!.verdict, 'improvement', 'the assessment keeps what it measured');
+  const gc = failing.health!.comparisons.find((c) => c.metric === 'gc_per_request')!;
+  assert.deepEqual([gc.verdict, gc.headFails], ['inconclusive', true], 'the assessment decides it once, for every reader');
   assert.match(gcRow(renderMarkdown(results, failing)), /❔ not comparable: head fails requests/);
   assert.match(describeCounts(countVerdicts(allComparisons(failing))), /· 0 improvements ·/);
 });

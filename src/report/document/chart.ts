@@ -12,7 +12,8 @@ import { METRICS, type MetricId } from '../../config/types.js';
 import type { Analysis, MetricComparison, Results } from '../../results/types.js';
 import { formatPercent } from '../../stats/format.js';
 import { formatMetricName } from '../format.js';
-import { orderRows, type ReportRow, rowTone } from '../verdicts.js';
+import { verdictTone } from '../rows.js';
+import { orderRows, type ReportRow } from '../verdicts.js';
 import { CHART_TONES, type ChartRow, type ChartSection, type ChartTone, type ChartWords, type MetricChart } from './types.js';
 
 /** Rows per chart; beyond it the most notable scenarios are kept (the table has them all). */
@@ -32,8 +33,7 @@ function worsePercent(c: Pick<MetricComparison, 'higherIsBetter'>, fraction: num
 function chartRow(row: ReportRow): ChartRow | null {
   const c = row.comparison;
   if (!Number.isFinite(c.change)) return null;
-  // A failing head's improvement is not one (rowTone): drawn as the table reads it.
-  const tone = rowTone(row);
+  const tone = verdictTone(row.comparison);
   const ends = [worsePercent(c, c.ciLow), worsePercent(c, c.ciHigh)].sort((a, b) => a - b) as [number, number];
   return {
     scenario: c.scenario,

@@ -6,8 +6,8 @@ import type { Results } from '../../results/types.js';
 import { type BenchmarkRow, describeBenchmarkMethod } from '../benchmarks.js';
 import { formatMetricChange, formatMetricName, formatValue } from '../format.js';
 import { describeHealthMethod } from '../health.js';
-import { betterSideOpen, type HealthCell, type HealthRow, verdictTone } from '../rows.js';
-import { FAILING_IMPROVEMENT, type ReportRow, rowTone } from '../verdicts.js';
+import { betterSideOpen, FAILING_IMPROVEMENT, type HealthCell, type HealthRow, verdictTone } from '../rows.js';
+import type { ReportRow } from '../verdicts.js';
 import type { Cell, Column, Intro, Line, List, Table, Tone } from './types.js';
 
 /** The micro-benchmark section's opening: what each number is, and how many rounds ran. */
@@ -49,7 +49,7 @@ export function verdictTable(rows: ReportRow[]): Table {
     columns: VERDICT_COLUMNS,
     rows: rows.map((row) => {
       const c = row.comparison;
-      const tone = rowTone(row);
+      const tone = verdictTone(c);
       return {
         group: { name: c.scenario, ...(row.rate && { note: row.rate }) },
         cells: [
@@ -57,7 +57,7 @@ export function verdictTable(rows: ReportRow[]): Table {
           { kind: 'figure', text: formatValue(c.metric, c.baseMedian) },
           { kind: 'figure', text: formatValue(c.metric, c.headMedian) },
           { kind: 'figure', text: formatMetricChange(c) },
-          tone !== verdictTone(c) ? { kind: 'verdict', mark: 'unknown', words: FAILING_IMPROVEMENT } : verdictCell(tone, betterSideOpen(c)),
+          c.headFails ? { kind: 'verdict', mark: 'unknown', words: FAILING_IMPROVEMENT } : verdictCell(tone, betterSideOpen(c)),
         ],
       };
     }),
