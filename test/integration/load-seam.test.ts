@@ -95,8 +95,12 @@ test('a route answering errors on both sides stops at the first warm-up: no pair
 
 test('a route failing on one side only is measured (a verdict, not a broken scenario)', async () => {
   const repo = makeRepo({ ...service, 'perfgate.yml': quickConfig('scenarios: [GET /work]\n') }, { 'README.md': 'docs' });
-  const { generator } = fakeLoad((target) => (target === 0 ? { non2xx: 100 } : {}));
-  const { results } = await compare(repo, generator);
+  // The first turn's warm-up decides: base failing there is a verdict to measure (head failing would stop the run).
+  const request = await engineRequest(repo, new ProcessTracker());
+  const block = request.plan.blocks[0]!;
+  const firstOrder = block.scenarios[0]!.pairs.find((pair) => pair.slot === block.turns[0]!.slot)!.order;
+  const { generator, opened } = fakeLoad((target, entry) => (entry === opened[0] && target === firstOrder.indexOf('base') ? { non2xx: 100 } : {}));
+  const { results } = await runCompare(request, ports(generator));
   assert.equal(results.status, 'complete');
   assert.equal(results.scenarios[0]!.pairs.length, 12);
 });
