@@ -19870,14 +19870,54 @@ function removeHeadHome(path, sudo) {
 }
 
 // src/engine/process/processes.ts
-import { closeSync, openSync, readdirSync as readdirSync2, readFileSync as readFileSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { closeSync, openSync, readdirSync as readdirSync3, readFileSync as readFileSync3, writeFileSync as writeFileSync2 } from "node:fs";
+
+// src/engine/process/proc-cpu.ts
+import { readdirSync as readdirSync2, readFileSync as readFileSync2 } from "node:fs";
+function statFields(text) {
+  return text.slice(text.lastIndexOf(")") + 2).split(" ");
+}
+function readAllStats() {
+  let entries;
+  try {
+    entries = readdirSync2("/proc");
+  } catch {
+    return null;
+  }
+  const all = /* @__PURE__ */ new Map();
+  for (const name of entries) {
+    if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue;
+    try {
+      all.set(Number(name), statFields(readFileSync2(`/proc/${name}/stat`, "latin1")));
+    } catch {
+    }
+  }
+  return all;
+}
+function processState(pid) {
+  try {
+    return statFields(readFileSync2(`/proc/${pid}/stat`, "latin1"))[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+function groupStates(pgid) {
+  const all = readAllStats();
+  if (all === null) return null;
+  return [...all.values()].filter((f) => Number(f[2]) === pgid).map((f) => f[0]);
+}
+
+// src/engine/process/processes.ts
 function groupAlive(pgid) {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (e) {
-    return e.code === "EPERM";
+    if (e.code !== "EPERM") return false;
   }
+  const leader = processState(pgid);
+  if (leader !== null && leader !== "Z") return true;
+  const states = groupStates(pgid);
+  return states === null || states.length === 0 || states.some((state) => state !== "Z");
 }
 function signalGroup(pgid, signal) {
   try {
@@ -19900,7 +19940,7 @@ async function stopGroup(pgid, graceMs = 3e3) {
 async function killGroupsFromFile(pidFile, graceMs = 3e3, marker = null) {
   let text = "";
   try {
-    text = readFileSync2(pidFile, "utf8");
+    text = readFileSync3(pidFile, "utf8");
   } catch {
     return 0;
   }
@@ -19916,7 +19956,7 @@ function findMarked(marker) {
   const found = [];
   let pids = [];
   try {
-    pids = readdirSync2("/proc").filter((name) => /^\d+$/.test(name));
+    pids = readdirSync3("/proc").filter((name) => /^\d+$/.test(name));
   } catch {
     return [];
   }
@@ -19924,7 +19964,7 @@ function findMarked(marker) {
     const pid = Number(name);
     if (pid === process.pid) continue;
     try {
-      const environ = Buffer.concat([Buffer.from([0]), readFileSync2(`/proc/${pid}/environ`)]);
+      const environ = Buffer.concat([Buffer.from([0]), readFileSync3(`/proc/${pid}/environ`)]);
       if (environ.includes(needle)) found.push(pid);
     } catch {
     }
@@ -20028,7 +20068,7 @@ function removedText(removed) {
 }
 
 // src/action/environ.ts
-import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync3, writeSync } from "node:fs";
+import { closeSync as closeSync2, openSync as openSync2, readFileSync as readFileSync4, writeSync } from "node:fs";
 var DROPPED_TOKEN_VARIABLES = [...SECRET_VARIABLES.filter((name) => name !== "ACTIONS_RUNTIME_TOKEN"), "ACTIONS_ID_TOKEN_REQUEST_URL"];
 function dropTokenVariables(env = process.env) {
   const dropped = DROPPED_TOKEN_VARIABLES.filter((name) => env[name] !== void 0);
@@ -20036,7 +20076,7 @@ function dropTokenVariables(env = process.env) {
   return dropped;
 }
 function environBlock() {
-  const stat2 = readFileSync3("/proc/self/stat", "utf8");
+  const stat2 = readFileSync4("/proc/self/stat", "utf8");
   const fields = stat2.slice(stat2.lastIndexOf(")") + 2).split(" ");
   return { start: Number(fields[50 - 3]), end: Number(fields[51 - 3]) };
 }
@@ -20044,7 +20084,7 @@ function hideFromEnviron(matches) {
   let block;
   let range;
   try {
-    block = readFileSync3("/proc/self/environ");
+    block = readFileSync4("/proc/self/environ");
     range = environBlock();
   } catch {
     return [];

@@ -68,6 +68,22 @@ function processesOf(all: Map<number, string[]>, pgid: number): Map<number, stri
   return found;
 }
 
+/** A process's state letter from /proc (R, S, D, Z for a zombie…); null when it is gone or unreadable. */
+export function processState(pid: number): string | null {
+  try {
+    return statFields(readFileSync(`/proc/${pid}/stat`, 'latin1'))[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The state letters of the members of process group `pgid` (proc(5): state, pgrp); null without procfs. */
+export function groupStates(pgid: number): string[] | null {
+  const all = readAllStats();
+  if (all === null) return null;
+  return [...all.values()].filter((f) => Number(f[2]) === pgid).map((f) => f[0]!);
+}
+
 /** The processes of the service started as process group `pgid` (processesOf); null without procfs. */
 export function serviceProcesses(pgid: number): Map<number, string[]> | null {
   const all = readAllStats();

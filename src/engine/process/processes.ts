@@ -3,6 +3,7 @@ import { closeSync, openSync, readdirSync, readFileSync, writeFileSync } from 'n
 import type { Boundary } from './boundary.js';
 import type { BoundedLog } from './bounded-log.js';
 import type { HeadUser } from './head-user.js';
+import { groupStates, processState } from './proc-cpu.js';
 import { programPath } from './programs.js';
 
 /**
@@ -57,13 +58,24 @@ export class ProcessTracker {
 }
 
 /** True while any process of the group is alive (signal 0 probes without signalling). */
+/**
+ * Whether a process of group `pgid` still runs. kill(-pgid, 0) also finds members that exited
+ * and wait to be reaped (zombies): a group leader such as `sh -c` dies first, its children are
+ * orphaned, and the init that inherits them may reap only every second or so (in a container,
+ * never): a stop would wait for that, or for its whole grace. So when the leader is gone or a
+ * zombie, the group counts as alive only while /proc shows a member that is not a zombie.
+ */
 export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const leader = processState(pgid);
+  if (leader !== null && leader !== 'Z') return true;
+  const states = groupStates(pgid);
+  // Without procfs, or where it hides other users' processes, the signal's answer stands.
+  return states === null || states.length === 0 || states.some((state) => state !== 'Z');
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
