@@ -9,12 +9,12 @@ import { blockSizes, buildPlan, type Plan, type PlannedBlock, turnWarmup } from 
 import { MAX_ARM_BLOCKS, MAX_ARMS } from './phases/confirm.js';
 import { profiledScenarios } from './phases/profile.js';
 
-/** Starting every start of both sides of a block and waiting until they answer (they boot side by side), ms. */
-export const START_ALLOWANCE_MS = 3000;
+/** Starting every start of both sides of a block, waiting until they answer (they boot side by side), and stopping them (1.2 s for 12 starts of a small service on 2 vCPUs, 1.8 s for 20), ms. */
+export const START_ALLOWANCE_MS = 2000;
 /** Per measured slice beyond its length: health windows, connection set-up, writing results.json, ms. */
 const SLICE_OVERHEAD_MS = 40;
 /** Per profiled scenario beyond the profiled window (both sides at once): restart, profile write-out, ms. */
-const PROFILE_SIDE_OVERHEAD_MS = 4000;
+const PROFILE_SIDE_OVERHEAD_MS = 2000;
 /** Per profiled scenario: merging the profiles and rendering three flamegraphs (1.3–2.4 s measured, docs/profiling.md), ms. */
 const PROFILE_RENDER_MS = 2500;
 /** Per confirmed culprit beyond its block: the reverted worktree and its copy of node_modules (the build is the project's, not counted), ms. */
