@@ -428,7 +428,7 @@ ${describe('profile')}
 ${section('profile')}
 
 Per profiled scenario the phase restarts base and head together, loads both for up to 2 s of
-warm-up and then \`duration\`, and draws the flamegraphs — 18.5s per scenario with the defaults, as
+warm-up and then \`duration\`, and draws the flamegraphs — 16.5s per scenario with the defaults, as
 \`perfgate plan\` estimates it (docs/ci-time.md). The \`--no-profile\` and
 \`--profile-duration\` flags override these keys.
 
