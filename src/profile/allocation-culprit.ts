@@ -6,11 +6,11 @@
  * a ScenarioProfile in; whether the run's allocation counter makes it worth saying is the
  * assessment's call (assess/subjects.ts).
  */
-import type { ChangeSet, ScenarioProfile } from '../results/types.js';
+import type { AllocationStats, ChangeSet, FunctionId, ScenarioProfile } from '../results/types.js';
 import { formatBytes } from '../stats/format.js';
 import { type AllocationChange, diffAllocations } from './allocations.js';
 import { changedByPr } from './changes.js';
-import { describeLocation } from './frames.js';
+import { describeLocation, functionKey } from './frames.js';
 import { describeFunction, displayName } from './names.js';
 
 /**
@@ -21,7 +21,15 @@ import { describeFunction, displayName } from './names.js';
 export const ALLOCATION_CULPRIT_MIN_CHANGE = 0.01;
 
 export interface AllocationCulprit {
-  fn: AllocationChange;
+  /** The own function named: the one that allocates more, or the one most likely inlined into `inlinedInto`. */
+  fn: FunctionId;
+  /**
+   * Set when the bytes grew in a frame that is not own code (a framework's function that calls
+   * the handler) and no own function accounts for half of that: V8 books an inlined function's
+   * allocations to the frame it was inlined into, so `fn` is the own code below that frame whose
+   * CPU time grew the most, the changed code first.
+   */
+  inlinedInto?: AllocationChange;
   /** Bytes per request head allocates more in it. */
   addedBytes: number;
   /** Whether the pull request changed its lines; null when the run recorded no diff. */
@@ -48,7 +56,7 @@ function signedBytes(bytes: number): string {
  * function allocates to the function it was inlined into: an unchanged culprit may hold the
  * changed code that way, which the CPU culprit's wording leaves out.
  */
-export function describeAllocationPlace(fn: AllocationChange, changed: boolean | null): string {
+function describeAllocationPlace(fn: FunctionId, changed: boolean | null): string {
   if (changed !== false) return describeFunction(fn, changed);
   return `${displayName(fn)} (${describeLocation(fn)}, not changed by this PR: what it calls, or a function V8 inlined into it, allocates more)`;
 }
@@ -66,8 +74,49 @@ export function explainAllocations(profile: ScenarioProfile, diff?: ChangeSet): 
   const perRequest = { base: base.bytes / base.responses, head: head.bytes / head.responses };
   const floor = ALLOCATION_CULPRIT_MIN_CHANGE * perRequest.base;
   const best = changes.find((c) => c.category === 'own' && c.added > 0 && c.added >= floor) ?? null;
+  const other = changes.find((c) => c.category !== 'own' && c.added >= floor) ?? null;
+  if (other !== null && (best === null || best.added < other.added / 2)) {
+    const lead = inlinedLead(other, profile, diff);
+    if (lead !== null) {
+      const place = { fn: lead.fn, inlinedInto: other, changed: lead.changed };
+      return { changes, perRequest, culprit: { ...place, addedBytes: other.added, text: `${signedBytes(other.added)} per request allocated in ${allocationPlace(place)}` } };
+    }
+  }
   if (best === null) return { changes, perRequest, culprit: null };
-  const changed = changedByPr(best, diff);
-  const text = `${signedBytes(best.added)} per request allocated in ${describeAllocationPlace(best, changed)}`;
-  return { changes, perRequest, culprit: { fn: best, addedBytes: best.added, changed, text } };
+  const place = { fn: best, changed: changedByPr(best, diff) };
+  return { changes, perRequest, culprit: { ...place, addedBytes: best.added, text: `${signedBytes(best.added)} per request allocated in ${allocationPlace(place)}` } };
+}
+
+/**
+ * Where a culprit allocates, in words: "buildResponse (server.js:40, changed by this PR)", or,
+ * for bytes booked to the frame the own code was inlined into, that frame and the own code most
+ * likely responsible.
+ */
+export function allocationPlace(culprit: Pick<AllocationCulprit, 'fn' | 'inlinedInto' | 'changed'>): string {
+  const { fn, inlinedInto, changed } = culprit;
+  if (inlinedInto === undefined) return describeAllocationPlace(fn, changed);
+  return `${displayName(inlinedInto)} (${describeLocation(inlinedInto)}) with code V8 inlined into it: most likely ${describeFunction(fn, changed)}, the own code below it whose CPU time grew the most`;
+}
+
+/**
+ * The own function most likely inlined into `frame`: of the own code the CPU profiles show below
+ * it (ownBelow, either side), the one whose samples per request grew the most, code this PR
+ * changed before code it did not; null when none grew.
+ */
+function inlinedLead(frame: AllocationChange, profile: ScenarioProfile, diff: ChangeSet | undefined): { fn: FunctionId; changed: boolean | null } | null {
+  const key = functionKey(frame);
+  const below = (side: 'base' | 'head') => {
+    const stats: AllocationStats | undefined = profile.sides[side].allocations?.functions.find((f) => functionKey(f) === key);
+    const requests = profile.sides[side].requests;
+    return new Map((stats?.ownBelow ?? []).map(({ samples, ...fn }) => [functionKey(fn), { fn, perRequest: requests > 0 ? samples / requests : 0 }]));
+  };
+  const [base, head] = [below('base'), below('head')];
+  const grown = [...new Set([...base.keys(), ...head.keys()])]
+    .map((k) => {
+      const fn = (head.get(k) ?? base.get(k))!.fn;
+      return { fn, growth: (head.get(k)?.perRequest ?? 0) - (base.get(k)?.perRequest ?? 0), changed: changedByPr(fn, diff) };
+    })
+    .filter((c) => c.growth > 0)
+    .sort((a, b) => Number(b.changed === true) - Number(a.changed === true) || b.growth - a.growth);
+  return grown[0] ?? null;
 }

@@ -7,7 +7,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import type { AllocationProfile, AllocationStats, FunctionId } from '../results/types.js';
-import { type CallTreeOptions, frameIdentifier } from './call-tree.js';
+import { type CallNode, type CallTree, type CallTreeOptions, frameIdentifier } from './call-tree.js';
 import type { CallFrame } from './cpuprofile.js';
 import { matchFunctions } from './diff.js';
 import { functionKey } from './frames.js';
@@ -77,8 +77,14 @@ export function profileBytes(profile: SamplingHeapProfile): number {
  * below them allocated, up to the next own function (as aggregate.ts attributes CPU time).
  * `options`: the side's repository root (real path), so base and head name files alike, and the
  * function ranges and sources the CPU call tree reads, so a function is named as it is there.
+ * `tree`: the side's CPU call tree over the same window, for the own code below the frames that
+ * are not own code (ownBelow).
  */
-export function summarizeAllocations(profiles: readonly SamplingHeapProfile[], options: Pick<CallTreeOptions, 'root' | 'ranges' | 'sources'>): AllocationStats[] {
+export function summarizeAllocations(
+  profiles: readonly SamplingHeapProfile[],
+  options: Pick<CallTreeOptions, 'root' | 'ranges' | 'sources'>,
+  tree?: CallTree,
+): AllocationStats[] {
   const identify = frameIdentifier(options);
   const byKey = new Map<string, AllocationStats>();
   const statsOf = (fn: FunctionId, key: string) => {
@@ -109,7 +115,48 @@ export function summarizeAllocations(profiles: readonly SamplingHeapProfile[], o
       for (const child of node.children) stack.push([child, owner]);
     }
   }
-  return [...byKey.values()].filter((f) => f.self > 0 || (f.attributed ?? 0) > 0).sort((a, b) => b.self - a.self || a.name.localeCompare(b.name));
+  const found = [...byKey.values()].filter((f) => f.self > 0 || (f.attributed ?? 0) > 0).sort((a, b) => b.self - a.self || a.name.localeCompare(b.name));
+  if (tree !== undefined) {
+    const total = found.reduce((sum, f) => sum + f.self, 0);
+    const wanted = new Set(found.filter((f) => f.category !== 'own' && f.self >= OWN_BELOW_MIN_SHARE * total).map((f) => functionKey(f)));
+    const below = ownCodeBelow(tree, wanted);
+    for (const f of found) {
+      const own = below.get(functionKey(f));
+      if (own !== undefined && own.length > 0) f.ownBelow = own;
+    }
+  }
+  return found;
+}
+
+/** A frame that is not own code and allocates this share of a side's bytes or more gets its own code below it recorded (ownBelow). */
+const OWN_BELOW_MIN_SHARE = 0.01;
+/** Own functions kept per such frame: the few that run most below it. */
+const OWN_BELOW_LIMIT = 5;
+
+/**
+ * For each function key in `keys`, the own functions the CPU call tree shows below it (at any
+ * depth), by the self samples they have there, the most first. One walk: each own node's samples
+ * go to every distinct wanted function on its path.
+ */
+function ownCodeBelow(tree: CallTree, keys: ReadonlySet<string>): Map<string, (FunctionId & { samples: number })[]> {
+  const byKey = new Map<string, Map<string, FunctionId & { samples: number }>>();
+  if (keys.size === 0) return new Map();
+  const stack: [CallNode, readonly string[]][] = [[tree.root, []]];
+  while (stack.length > 0) {
+    const [node, above] = stack.pop()!;
+    if (node.fn.category === 'own' && node.self > 0) {
+      for (const key of above) {
+        const own = byKey.get(key) ?? new Map<string, FunctionId & { samples: number }>();
+        byKey.set(key, own);
+        const entry = own.get(node.key);
+        if (entry) entry.samples += node.self;
+        else own.set(node.key, { ...node.fn, samples: node.self });
+      }
+    }
+    const next = keys.has(node.key) && !above.includes(node.key) ? [...above, node.key] : above;
+    for (const child of node.children) stack.push([child, next]);
+  }
+  return new Map([...byKey].map(([key, own]) => [key, [...own.values()].sort((a, b) => b.samples - a.samples).slice(0, OWN_BELOW_LIMIT)]));
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { ChangeSet, ScenarioProfile } from '../results/types.js';
 import { formatAmount, formatBytes } from '../stats/format.js';
-import { type AllocationCulprit, describeAllocationPlace, explainAllocations } from './allocation-culprit.js';
+import { type AllocationCulprit, allocationPlace, explainAllocations } from './allocation-culprit.js';
 import type { ConstructorStats } from './heap-snapshot.js';
 
 /** Below this, no constructor is named: a few pages of objects is what a warm cache or a JIT's feedback gains. */
@@ -53,6 +53,6 @@ export function explainLeak(profile: ScenarioProfile, diff?: ChangeSet): LeakExp
   if (!kept || kept.size < LEAK_MIN_BYTES) return { skipped: null, culprit: null };
   const allocation = explainAllocations(profile, diff)?.culprit ?? null;
   const objects = kept.count > 0 ? ` in ${formatAmount(kept.count)} ${kept.name}` : ` in ${kept.name}`;
-  const where = allocation === null ? '' : `; it allocates the most more in ${describeAllocationPlace(allocation.fn, allocation.changed)}`;
+  const where = allocation === null ? '' : `; it allocates the most more in ${allocationPlace(allocation)}`;
   return { skipped: null, culprit: { kept, allocation, text: `head keeps +${formatBytes(kept.size)} more than base${objects}${where}` } };
 }

@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { readFunctionRanges, scriptSources } from '../../src/engine/phases/profile.js';
 import { explainAllocations } from '../../src/profile/allocation-culprit.js';
 import { boundAllocations, diffAllocations, heapUrls, parseHeapProfile, profileBytes, summarizeAllocations } from '../../src/profile/allocations.js';
+import { buildCallTree } from '../../src/profile/call-tree.js';
+import { parseCpuProfile } from '../../src/profile/cpuprofile.js';
 import type { AllocationProfile, AllocationStats, ChangeSet, ScenarioProfile } from '../../src/results/types.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -133,5 +135,84 @@ describe('allocations per function from a real sampling heap profile (preload â†
   it('says which file is not a heap profile', () => {
     assert.throws(() => parseHeapProfile('{"head":', 'HEAP.1.heapprofile'), /HEAP\.1\.heapprofile is not a complete heap profile/);
     assert.throws(() => parseHeapProfile('{"nodes":[]}', 'x.heapprofile'), /x\.heapprofile is not a sampling heap profile/);
+  });
+});
+
+describe('bytes V8 books to the framework frame its handler was inlined into', () => {
+  /**
+   * A framework's request listener, dispatch (node_modules/fw), calls the service's handler, which calls decorate;
+   * TurboFan compiles dispatch with both inlined (forced with V8's natives syntax once warm, so the
+   * test does not wait for V8's own timing), and from then on the heap profiler books decorate's
+   * objects to dispatch: no own frame holds them. The CPU profiler expands inlined frames.
+   */
+  function inlinedService(decorate: string): string {
+    return `const http = require('node:http');
+const serve = require('fw');
+function decorate(i) {
+  ${decorate}
+}
+function handler(i) { return decorate(i); }
+const dispatch = serve(handler);
+const server = http.createServer(dispatch);
+let served = 0;
+server.on('request', () => {
+  if (++served === 50) %OptimizeFunctionOnNextCall(dispatch);
+});
+%PrepareFunctionForOptimization(dispatch);
+server.listen(0, '127.0.0.1', async () => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  for (let i = 0; i < ${REQUESTS}; i++) {
+    await new Promise((resolve, reject) => http.get({ port: server.address().port, agent, path: '/x' }, (res) => res.resume().on('end', resolve)).on('error', reject));
+  }
+  process.exit(0);
+});
+`;
+  }
+
+  function profiledWithCpu(decorate: string): { root: string; dir: string } {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), 'perfgate-inlined-')));
+    dirs.push(root);
+    writeFileSync(join(root, 'server.js'), inlinedService(decorate));
+    mkdirSync(join(root, 'node_modules', 'fw'), { recursive: true });
+    writeFileSync(join(root, 'node_modules', 'fw', 'package.json'), JSON.stringify({ name: 'fw', version: '1.0.0', main: 'index.js' }));
+    writeFileSync(join(root, 'node_modules', 'fw', 'index.js'), 'module.exports = (handler) => function dispatch(req, res) { res.end(String(handler(req.url.length).n)); };\n');
+    const dir = join(root, 'profiles');
+    mkdirSync(dir);
+    execFileSync(process.execPath, ['--allow-natives-syntax', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', PRELOAD, 'server.js'], {
+      cwd: root,
+      env: { PATH: process.env.PATH, PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir, PERFGATE_PROFILE_HEAP_BYTES: '16384' },
+      stdio: 'ignore',
+      timeout: 60_000,
+    });
+    return { root, dir };
+  }
+
+  /** The side as the engine records it: its allocations with the own code below each framework frame, and its responses. */
+  function side({ root, dir }: { root: string; dir: string }): ScenarioProfile['sides']['base'] {
+    const names = readdirSync(dir);
+    const heapName = names.find((n) => n.endsWith('.heapprofile'))!;
+    const heap = parseHeapProfile(readFileSync(join(dir, heapName), 'utf8'), heapName);
+    const cpu = names.filter((n) => n.endsWith('.cpuprofile')).map((n) => parseCpuProfile(readFileSync(join(dir, n), 'utf8'), n));
+    const { responses, intervalBytes } = JSON.parse(readFileSync(join(dir, heapName.replace(/\.heapprofile$/, '.json')), 'utf8'));
+    const ranges = readFunctionRanges(dir, names.filter((n) => n.startsWith('FUNCTIONS.')), cpu, heapUrls(heap));
+    const naming = { root, ranges, sources: scriptSources(process.version) };
+    const functions = summarizeAllocations([heap], naming, buildCallTree(cpu, naming));
+    const allocations = { intervalBytes, responses, bytes: profileBytes(heap), processes: [], functions, functionCount: functions.length };
+    return { allocations, requests: responses } as unknown as ScenarioProfile['sides']['base'];
+  }
+
+  it('names the changed own function below that frame, and says the bytes are booked to the frame', () => {
+    const base = side(profiledWithCpu("return { n: i, label: 'item' };"));
+    const head = side(profiledWithCpu("const items = []; for (let k = 0; k < 100; k++) items.push({ k, label: 'item-' + k + i }); return { n: items.length, first: items[0] };"));
+    const dispatch = head.allocations!.functions.find((f) => f.name === 'dispatch')!;
+    const inOwnFrames = head.allocations!.functions.filter((f) => f.name === 'decorate' || f.name === 'handler').reduce((sum, f) => sum + (f.attributed ?? 0), 0);
+    // the premise: most of what decorate allocates is booked to the framework's frame
+    assert.ok(dispatch.self > 5 * inOwnFrames, `dispatch ${dispatch.self} B, decorate and handler ${inOwnFrames} B`);
+    assert.ok(dispatch.ownBelow?.some((f) => f.name === 'decorate'), JSON.stringify(dispatch.ownBelow));
+    const changes: ChangeSet = { files: [{ file: 'server.js', hunks: [[4, 1]] }] } as ChangeSet;
+    const found = explainAllocations({ sides: { base, head } } as ScenarioProfile, changes)!;
+    assert.equal(found.culprit?.fn.name, 'decorate', found.culprit?.text);
+    assert.equal(found.culprit.inlinedInto?.name, 'dispatch');
+    assert.match(found.culprit.text, /^\+[\d.]+ kB per request allocated in dispatch \(fw Â· index\.js:1\) with code V8 inlined into it: most likely decorate \(server\.js:3, changed by this PR\)/);
   });
 });

@@ -144,14 +144,14 @@ interface SideRun {
 }
 
 /** The side's allocations summed over its processes, functions named as the CPU table names them; null when no process wrote a heap profile. */
-function sideAllocations(heap: HeapProfiles, options: Pick<CallTreeOptions, 'root' | 'ranges' | 'sources'>): SideRun['allocations'] {
+function sideAllocations(heap: HeapProfiles, options: Pick<CallTreeOptions, 'root' | 'ranges' | 'sources'>, tree: CallTree): SideRun['allocations'] {
   if (heap.profiles.length === 0) return null;
   return {
     intervalBytes: ALLOCATION_INTERVAL_BYTES,
     responses: heap.processes.reduce((sum, p) => sum + p.responses, 0),
     bytes: heap.processes.reduce((sum, p) => sum + p.bytes, 0),
     processes: heap.processes,
-    functions: summarizeAllocations(heap.profiles, options),
+    functions: summarizeAllocations(heap.profiles, options, tree),
   };
 }
 
@@ -349,7 +349,7 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
   const tree = buildCallTree(profiles, { ...naming, window });
   return {
     tree,
-    allocations: sideAllocations(heap, naming),
+    allocations: sideAllocations(heap, naming, tree),
     retained: readRetained(dir, names, warn),
     packages: packageTimes(tree, packageResolver(root)),
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
