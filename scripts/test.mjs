@@ -22,8 +22,9 @@
 // reach for other processes on the machine (a hostile head that stops every base service it finds).
 // PERFGATE_TEST_LANES=1 runs every file in one lane, one at a time.
 //
-// A file that fails while another file ran beside it is run once more at the end, alone:
-// on 2 shared cores a neighbour's load is the harness's doing, not the code's, and the file's
+// A file that fails while another file ran beside it has its failed tests run once more at the
+// end, alone (the tests that passed beside the neighbour are not run again; the file's hooks are):
+// on 2 shared cores a neighbour's load is the harness's doing, not the code's, and a test's
 // verdict is the one it gets with nothing beside it. A file that fails alone fails the suite. The
 // first failure is still printed whole, and the closing lines name each file that needed the
 // second run and what ran beside it, so a test that is fragile under load stays visible.
@@ -139,7 +140,7 @@ function topLevelTests(tapFile) {
  * One `node --test` over `files`; resolves with its exit code and wall time. With `buffered`, its
  * report is printed whole when it ends, so two lanes' reports do not interleave line by line.
  */
-function runNodeTest(files, concurrency, { buffered = false } = {}) {
+function runNodeTest(files, concurrency, { buffered = false, only = [] } = {}) {
   const started = Date.now();
   const tap = join(tapDir, `${runs++}.tap`);
   return new Promise((resolve) => {
@@ -155,6 +156,7 @@ function runNodeTest(files, concurrency, { buffered = false } = {}) {
         '--test-reporter=tap',
         `--test-reporter-destination=${tap}`,
         ...passThrough,
+        ...(only.length > 0 ? [`--test-name-pattern=^(?:${only.map(escapeRegExp).join('|')})$`] : []),
         ...files,
       ],
       { stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' },
@@ -177,6 +179,9 @@ function runNodeTest(files, concurrency, { buffered = false } = {}) {
     });
   });
 }
+
+/** A test's name as a regular expression that matches it alone. */
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 const timings = [];
 /** Each failed test's name and error, by file, as the final run of that file left them. */
@@ -246,10 +251,13 @@ await runLane(alone, 'alone', false);
 for (const { timing, first } of retried) {
   const overlaps = (t) => t !== timing && t.lane && t.started < first.started + first.ms && timing.started < t.started + t.ms;
   timing.besides = timings.filter(overlaps).map((t) => t.file);
-  console.log(`\n${timing.file} failed while ${timing.besides.join(', ') || 'another file'} ran beside it: run again, alone`);
-  const r = await runNodeTest([timing.file], 1);
+  // Only the tests that failed (their file's hooks run with them): the others passed beside the
+  // neighbour already. A run that left no test named (it died) is run whole.
+  const only = first.failures.map((f) => f.name);
+  console.log(`\n${timing.file} failed while ${timing.besides.join(', ') || 'another file'} ran beside it: ${only.length ? `${only.length} failed test${only.length === 1 ? '' : 's'}` : 'the file'} run again, alone`);
+  const r = await runNodeTest([timing.file], 1, { only });
   timing.alone = { ms: r.ms, code: r.code };
-  addCounts(r.counts);
+  addCounts(only.length ? { pass: first.counts.pass + r.counts.pass, fail: r.counts.fail, skipped: first.counts.skipped } : r.counts);
   if (r.code !== 0) failures.set(timing.file, r.failures);
 }
 const total = Date.now() - suiteStart;

@@ -72,4 +72,10 @@ test('a decoy: the profile names the function with new CPU work, the drop is a w
   assert.equal(record.status, 'measured', record.reason ?? '');
   assert.equal(found.status, 'explains-little', JSON.stringify(found));
   assert.match(run.stdout.split('\n').slice(0, 4).join('\n'), /reverting this PR's change to render gives back −?[\d.]+ of the [\d.]+ points \(95% CI −?[\d.]+ … −?[\d.]+\): render explains little of this drop/);
+  // the next culprit's arm is announced by the name the headline gives it, not V8's "(anonymous file:line:column)"
+  // (the first culprit explains little, so the next one is tested)
+  const next = run.stdout.match(/the next culprit: reverting this PR's change to (.+?) gives back/)?.[1];
+  assert.ok(next, run.stdout.split('\n').slice(0, 4).join('\n'));
+  assert.doesNotMatch(next, /^\(anonymous/);
+  assert.ok(run.stderr.includes(`reverting this PR's change to ${next} (the next culprit)`), run.stderr);
 });

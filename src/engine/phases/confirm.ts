@@ -11,6 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PerfgateConfig, ServiceConfig } from '../../config/types.js';
+import { displayName } from '../../profile/names.js';
 import { describeRevertFailed } from '../../results/errors.js';
 import type { Confirmation, ConfirmTarget, Results, Side } from '../../results/types.js';
 import { CancelledError } from '../errors.js';
@@ -55,11 +56,22 @@ export async function runConfirmations(session: RunSession, phase: ConfirmPhase)
   for (const target of phase.targets) {
     let culprit: ConfirmTarget['culprit'] | null = target.culprit;
     for (let arm = 0; arm < MAX_ARMS && culprit !== null; arm++) {
-      session.ports.progress({ phase: 'confirm', scenario: target.scenario, pair: arm + 1, pairs: MAX_ARMS, message: culprit.package ?? culprit.name });
+      session.ports.progress({ phase: 'confirm', scenario: target.scenario, pair: arm + 1, pairs: MAX_ARMS, message: culpritLabel(session.results, target.scenario, culprit) });
       await confirmCulprit(session, phase, target.scenario, culprit, arm);
       culprit = arm + 1 < MAX_ARMS && phase.next ? phase.next(session.results, target.scenario) : null;
     }
   }
+}
+
+/**
+ * The culprit as the reports name it ("arrow in lookupUser", a package by its name): V8 names an
+ * anonymous function by its place ("(anonymous server.js:7:22)"), and the profile knows better.
+ */
+function culpritLabel(results: Results, scenario: string, culprit: ConfirmTarget['culprit']): string {
+  if (culprit.package !== null) return culprit.package;
+  const profiled = results.profiles?.find((p) => p.scenario === scenario)?.sides.head.functions;
+  const fn = profiled?.find((f) => f.name === culprit.name && f.file === culprit.file && f.line === culprit.line);
+  return fn === undefined ? culprit.name : displayName(fn);
 }
 
 /** One arm: the culprit reverted and measured, or skipped with the reason; appended to results.confirmations. */
@@ -87,13 +99,13 @@ async function confirmCulprit(session: RunSession, phase: ConfirmPhase, scenario
     if (e instanceof CancelledError || session.signal?.aborted) throw e;
     // A later block that failed leaves the blocks measured before it: their answer stands, at the looks' level.
     if (record.status === 'measured') {
-      session.ports.logger.warn(`${scenario}: block ${(record.blocks ?? 0) + 1} of the arm reverting ${culprit.name} could not be measured; its first ${record.blocks} stand: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      session.ports.logger.warn(`${scenario}: block ${(record.blocks ?? 0) + 1} of the arm reverting ${culpritLabel(session.results, scenario, culprit)} could not be measured; its first ${record.blocks} stand: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
       return null;
     }
     record.pairs = [];
     return `the reverted head could not be measured: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`;
   });
-  if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${culprit.name} is not confirmed by a revert: ${reason}`);
+  if (reason !== null) session.ports.logger.info(`${scenario}: the culprit ${culpritLabel(session.results, scenario, culprit)} is not confirmed by a revert: ${reason}`);
   record.reason = reason;
   publish();
 }
@@ -125,10 +137,10 @@ async function measureRevert(session: RunSession, phase: ConfirmPhase, record: C
     const unchanged = culprit.package === null ? runsHeadsCode(head.root, revert.tree.root, culprit) : null;
     if (unchanged !== null) return unchanged;
     record.reverted = { file: revert.file, hunks: revert.hunks };
-    const target = { scenario: record.scenario, culprit: record.culprit.name, reverted: revert.tree, dir, logDir };
+    const target = { scenario: record.scenario, culprit: culpritLabel(session.results, record.scenario, record.culprit), reverted: revert.tree, dir, logDir };
     let block = 0;
     do {
-      if (block > 0) session.ports.progress({ phase: 'confirm', scenario: record.scenario, pair: arm + 1, pairs: MAX_ARMS, block: block + 1, blocks: MAX_ARM_BLOCKS, message: record.culprit.package ?? record.culprit.name });
+      if (block > 0) session.ports.progress({ phase: 'confirm', scenario: record.scenario, pair: arm + 1, pairs: MAX_ARMS, block: block + 1, blocks: MAX_ARM_BLOCKS, message: target.culprit });
       const measured = await measureArm(session, phase, target, block);
       if (measured.revertFailed !== null) return measured.revertFailed;
       record.pairs = [...record.pairs, ...measured.pairs];
