@@ -198,6 +198,8 @@ if (azurite) {
   process.on('exit', () => azurite.process.kill('SIGTERM'));
 }
 const twoLanes = loadLane.length > 0 && beside.length > 0;
+/** Whether files run side by side: the two lanes, or beside files alone on several workers. */
+const sideBySide = twoLanes || beside.length > 1;
 /**
  * Unit files, side by side on every core (the unit layer alone), or one file at a time (a run of
  * the beside queue), under `label`.
@@ -216,7 +218,7 @@ async function runFile(file, name, buffered) {
   const timing = { file, lane: name, started: r.started, ms: r.ms, code: r.code, tests: r.tests };
   timings.push(timing);
   // A failure beside the other lane is decided by a run alone, at the end.
-  if (r.code !== 0 && twoLanes && name !== 'alone') retried.push({ timing, first: r });
+  if (r.code !== 0 && sideBySide && name !== 'alone') retried.push({ timing, first: r });
   else {
     addCounts(r.counts);
     if (r.code !== 0) failures.set(file, r.failures);
@@ -236,14 +238,16 @@ const besideQueue = [...beside, ...unitRuns];
 /** Takes the beside lane's next file (or run of unit files) until the queue is empty. */
 async function besideWorker() {
   for (let next = besideQueue.shift(); next !== undefined; next = besideQueue.shift()) {
-    if (typeof next === 'string') await runFile(next, 'beside', twoLanes);
+    if (typeof next === 'string') await runFile(next, 'beside', sideBySide);
     else await runUnits(next.files, next.label, { buffered: true, oneAtATime: true });
   }
 }
+/** Workers on the beside queue once nothing measures: PERFGATE_TEST_BESIDE_WORKERS, else one per core. */
+const besideWorkers = Math.max(1, Number(process.env.PERFGATE_TEST_BESIDE_WORKERS) || availableParallelism());
 await Promise.all([
   (async () => {
     await runLane(loadLane, 'load', twoLanes);
-    if (twoLanes) await besideWorker();
+    await Promise.all(Array.from({ length: besideWorkers - 1 }, besideWorker));
   })(),
   besideWorker(),
 ]);

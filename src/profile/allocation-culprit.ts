@@ -10,6 +10,7 @@ import type { AllocationStats, ChangeSet, FunctionId, ScenarioProfile } from '..
 import { formatBytes } from '../stats/format.js';
 import { type AllocationChange, diffAllocations } from './allocations.js';
 import { changedByPr } from './changes.js';
+import { matchFunctions } from './diff.js';
 import { describeLocation, functionKey } from './frames.js';
 import { describeFunction, displayName } from './names.js';
 
@@ -74,8 +75,9 @@ export function explainAllocations(profile: ScenarioProfile, diff?: ChangeSet): 
   const perRequest = { base: base.bytes / base.responses, head: head.bytes / head.responses };
   const floor = ALLOCATION_CULPRIT_MIN_CHANGE * perRequest.base;
   const best = changes.find((c) => c.category === 'own' && c.added > 0 && c.added >= floor) ?? null;
-  const other = changes.find((c) => c.category !== 'own' && c.added >= floor) ?? null;
-  if (other !== null && (best === null || best.added < other.added / 2)) {
+  // Frames that are not own code, the most grown first, that grew twice what any own function did:
+  // the first with own code below it whose CPU time grew (a Node stream's buffers have none).
+  for (const other of changes.filter((c) => c.category !== 'own' && c.added >= floor && (best === null || best.added < c.added / 2))) {
     const lead = inlinedLead(other, profile, diff);
     if (lead !== null) {
       const place = { fn: lead.fn, inlinedInto: other, changed: lead.changed };
@@ -105,16 +107,13 @@ export function allocationPlace(culprit: Pick<AllocationCulprit, 'fn' | 'inlined
  */
 function inlinedLead(frame: AllocationChange, profile: ScenarioProfile, diff: ChangeSet | undefined): { fn: FunctionId; changed: boolean | null } | null {
   const key = functionKey(frame);
-  const below = (side: 'base' | 'head') => {
-    const stats: AllocationStats | undefined = profile.sides[side].allocations?.functions.find((f) => functionKey(f) === key);
-    const requests = profile.sides[side].requests;
-    return new Map((stats?.ownBelow ?? []).map(({ samples, ...fn }) => [functionKey(fn), { fn, perRequest: requests > 0 ? samples / requests : 0 }]));
-  };
-  const [base, head] = [below('base'), below('head')];
-  const grown = [...new Set([...base.keys(), ...head.keys()])]
-    .map((k) => {
-      const fn = (head.get(k) ?? base.get(k))!.fn;
-      return { fn, growth: (head.get(k)?.perRequest ?? 0) - (base.get(k)?.perRequest ?? 0), changed: changedByPr(fn, diff) };
+  const below = (side: 'base' | 'head') => profile.sides[side].allocations?.functions.find((f: AllocationStats) => functionKey(f) === key)?.ownBelow ?? [];
+  const perRequest = (samples: number | undefined, side: 'base' | 'head') => (samples === undefined || profile.sides[side].requests <= 0 ? 0 : samples / profile.sides[side].requests);
+  // Matched as the CPU table matches functions: a handler the PR moved down is the same handler.
+  const grown = matchFunctions(below('base'), below('head'))
+    .map(([b, h]) => {
+      const { samples: _samples, ...fn } = (h ?? b)!;
+      return { fn, growth: perRequest(h?.samples, 'head') - perRequest(b?.samples, 'base'), changed: changedByPr(fn, diff) };
     })
     .filter((c) => c.growth > 0)
     .sort((a, b) => Number(b.changed === true) - Number(a.changed === true) || b.growth - a.growth);
