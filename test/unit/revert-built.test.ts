@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import ts from 'typescript';
 import type { ServiceConfig } from '../../src/config/types.js';
 import { silentLogger } from '../../src/engine/ports.js';
 import { ProcessTracker } from '../../src/engine/process/processes.js';
@@ -49,6 +50,35 @@ const HEAD = BASE.replace('  return ROLES.filter', '  const roles: Role[] = JSON
 const tsconfig = (sourceMap: boolean) =>
   JSON.stringify({ compilerOptions: { target: 'es2020', module: 'commonjs', rootDir: 'src', outDir: 'dist', strict: true, sourceMap }, include: ['src'] });
 
+/**
+ * The repository's build by tsc's own compiler in this process, as `tsc -p . [extra]` would make it. The
+ * standard library's declarations are read once for the file: a `tsc` process per build spends seconds
+ * reading them again, and the builds here are the fixture, not what is tested (the reverted tree's
+ * build is the service's own command, run by the arm).
+ */
+const LIBS = new Map<string, ts.SourceFile | undefined>();
+function tsc(dir: string, extra: string[] = []): void {
+  const fail = (d: readonly ts.Diagnostic[]) => {
+    if (d.length) throw new Error(ts.formatDiagnostics(d, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => dir, getNewLine: () => '\n' }));
+  };
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(dir, 'tsconfig.json'), ts.parseCommandLine(extra).options, {
+    ...ts.sys,
+    onUnRecoverableConfigFileDiagnostic: (d) => fail([d]),
+  });
+  assert.ok(parsed, `${dir}/tsconfig.json could not be read`);
+  fail(parsed.errors);
+  const host = ts.createCompilerHost(parsed.options);
+  const read = host.getSourceFile.bind(host);
+  host.getSourceFile = (name, ...rest) => {
+    if (!name.includes('/node_modules/typescript/lib/')) return read(name, ...rest);
+    if (!LIBS.has(name)) LIBS.set(name, read(name, ...rest));
+    return LIBS.get(name);
+  };
+  const program = ts.createProgram(parsed.fileNames, parsed.options, host);
+  fail(ts.getPreEmitDiagnostics(program));
+  fail(program.emit().diagnostics);
+}
+
 function headTree(dir: string): Tree {
   return { side: 'head', ref: 'head', sha: headSha(dir), dirty: false, root: dir };
 }
@@ -78,7 +108,7 @@ test("a TypeScript service: the culprit in dist/ is traced by tsc's source map t
   const dir = makeRepo({ 'tsconfig.json': tsconfig(true), '.gitignore': 'dist\nnode_modules\n', 'src/server.ts': BASE }, { 'src/server.ts': HEAD });
   const scratch = scratchOf(dir);
   try {
-    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    tsc(dir);
     const fn = builtCulprit(dir);
     const revert = await revertFunction({ head: headTree(dir), since: baseSha(dir), fn, cwd: '.', builds: true, scratchDir: scratch });
     assert.ok(revert.ok, revert.ok ? '' : revert.reason);
@@ -113,12 +143,12 @@ test("build output committed without a source map: its hunk reverts, but the bui
   try {
     // Base and head each commit their own build output, as a service that deploys dist/ from git does.
     execFileSync('git', ['checkout', '--quiet', 'main'], { cwd: dir });
-    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    tsc(dir);
     commit('base build');
     execFileSync('git', ['checkout', '--quiet', 'head'], { cwd: dir });
     execFileSync('git', ['reset', '--quiet', '--hard', 'main'], { cwd: dir });
     writeFileSync(join(dir, 'src', 'server.ts'), HEAD);
-    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    tsc(dir);
     commit('head');
     const fn = builtCulprit(dir);
     const revert = await revertFunction({ head: headTree(dir), since: baseSha(dir), fn, cwd: '.', builds: true, scratchDir: scratch });
@@ -140,12 +170,12 @@ test("build output committed without a source map: its hunk reverts, but the bui
 test("tsc's inline source map (inlineSourceMap) is read as well; a built file without one, or a bundle of several sources, is not traced", () => {
   const dir = makeRepo({ 'tsconfig.json': tsconfig(false), 'src/server.ts': HEAD }, {});
   try {
-    execFileSync(process.execPath, [TSC, '-p', '.', '--inlineSourceMap'], { cwd: dir });
+    tsc(dir, ['--inlineSourceMap']);
     const fn = builtCulprit(dir);
     const source = BASE.split('\n');
     const line = source.findIndex((l) => l.startsWith('export function resolvePermissions')) + 1;
     assert.deepEqual(sourceOf(dir, fn.file, fn.line, fn.endLine), { file: 'src/server.ts', line, endLine: line + 3 });
-    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    tsc(dir);
     assert.equal(sourceOf(dir, fn.file, fn.line, fn.endLine), null, 'no source map: the built file is what runs and what is reverted');
     // A bundle: the function's lines come from two sources, so no one source is its.
     const map = { version: 3, file: 'bundle.js', sources: ['../src/a.ts', '../src/b.ts'], names: [], mappings: 'AAAA;ACAA' };
@@ -161,7 +191,7 @@ test("tsc's inline source map (inlineSourceMap) is read as well; a built file wi
 test("the PR's change as the built file shows it: a function in dist/ is marked changed by this PR when its source lines are, and not otherwise", () => {
   const dir = makeRepo({ 'tsconfig.json': tsconfig(true), '.gitignore': 'dist\nnode_modules\n', 'src/server.ts': BASE }, { 'src/server.ts': HEAD });
   try {
-    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    tsc(dir);
     const diff = execFileSync('git', ['diff', '-M', '--unified=0', '--src-prefix=a/', '--dst-prefix=b/', 'main', 'head'], { cwd: dir, encoding: 'utf8' });
     const files = parseDiff(diff);
     assert.deepEqual(files.map((f) => f.file), ['src/server.ts'], 'git ignores dist/: the diff has the source alone');
@@ -180,7 +210,7 @@ test("the PR's change as the built file shows it: a function in dist/ is marked 
 test('a culprit that ran in dist/server.js is named at the src/server.ts line it was written on; results.json keeps where it ran', () => {
   const dir = makeRepo({ 'tsconfig.json': tsconfig(true), '.gitignore': 'dist\nnode_modules\n', 'src/server.ts': BASE, 'plain.js': 'function plain() {\n  return 1;\n}\n' }, { 'src/server.ts': HEAD });
   try {
-    execFileSync(process.execPath, [TSC, '-p', '.'], { cwd: dir });
+    tsc(dir);
     const fn = builtCulprit(dir);
     const written = HEAD.split('\n').findIndex((l) => l.startsWith('export function resolvePermissions')) + 1;
     assert.notEqual(fn.line, written, 'tsc moved the function: the built line is not the source line');
