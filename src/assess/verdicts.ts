@@ -9,6 +9,7 @@ import { displayName } from '../profile/names.js';
 import { describeHeadBroken } from '../results/errors.js';
 import type { LevelComparison, LevelVerdict, PairedComparison, Results, RunWarning, Verdict } from '../results/types.js';
 import { scenarioAllocationCulprit, scenarioCulprit, scenarioLeakCulprit, scenarioUnchanged } from './read.js';
+import type { AllocationCulprit } from '../profile/allocation-culprit.js';
 import type { LeakCulprit } from '../profile/leak-culprit.js';
 import type { AssessedComparison, Assessment, ConfirmationFinding } from './types.js';
 
@@ -73,10 +74,19 @@ export interface VerdictAllocationCulprit {
   function: string;
   file: string;
   line: number;
-  /** Bytes per request head allocates more in it (with the dependency and Node core code it calls), V8's sampled estimate. */
+  /**
+   * Bytes per request head allocates more in it (with the dependency and Node core code it calls),
+   * V8's sampled estimate; with `inlinedInto`, what that frame allocates more.
+   */
   addedBytes: number;
   /** Whether the pull request changed the function's lines; null when the run recorded no diff. */
   changedByPr: boolean | null;
+  /**
+   * The frame that is not own code the bytes were booked to, when V8 inlined the service's code
+   * into it (a framework's function that calls the handler): the function above is then the own
+   * code below that frame most likely responsible. Absent otherwise.
+   */
+  inlinedInto?: { function: string; file: string; line: number };
   /** The reports' words: "+1.9 kB per request allocated in buildResponse (server.js:40, changed by this PR)". */
   text: string;
 }
@@ -247,9 +257,21 @@ function leakCulpritOf(leak: LeakCulprit): VerdictLeakCulprit {
 /** The scenario's allocation culprit as data; null when none was named (assess/subjects.ts). */
 function allocationCulpritOf(assessment: Assessment, scenario: string): VerdictAllocationCulprit | null {
   const culprit = scenarioAllocationCulprit(assessment, scenario);
-  if (culprit === null) return null;
-  const { fn } = culprit;
-  return { function: displayName(fn), file: fn.file, line: fn.line, addedBytes: culprit.addedBytes, changedByPr: culprit.changed, text: culprit.text };
+  return culprit === null ? null : verdictAllocationCulprit(culprit);
+}
+
+/** An allocation culprit as verdicts.json says it. */
+export function verdictAllocationCulprit(culprit: AllocationCulprit): VerdictAllocationCulprit {
+  const { fn, inlinedInto } = culprit;
+  return {
+    function: displayName(fn),
+    file: fn.file,
+    line: fn.line,
+    addedBytes: culprit.addedBytes,
+    changedByPr: culprit.changed,
+    ...(inlinedInto && { inlinedInto: { function: displayName(inlinedInto), file: inlinedInto.file, line: inlinedInto.line } }),
+    text: culprit.text,
+  };
 }
 
 function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, VerdictCulprit | null>, assessment: Assessment): VerdictEntry | null {

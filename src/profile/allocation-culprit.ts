@@ -97,7 +97,8 @@ export function explainAllocations(profile: ScenarioProfile, diff?: ChangeSet): 
 export function allocationPlace(culprit: Pick<AllocationCulprit, 'fn' | 'inlinedInto' | 'changed'>): string {
   const { fn, inlinedInto, changed } = culprit;
   if (inlinedInto === undefined) return describeAllocationPlace(fn, changed);
-  return `${displayName(inlinedInto)} (${describeLocation(inlinedInto)}) with code V8 inlined into it: most likely ${describeFunction(fn, changed)}, the own code below it whose CPU time grew the most`;
+  const which = changed === true ? 'the code this PR changed below it whose CPU time grew the most' : 'the own code below it whose CPU time grew the most';
+  return `${displayName(inlinedInto)} (${describeLocation(inlinedInto)}) with code V8 inlined into it: most likely ${describeFunction(fn, changed)}, ${which}`;
 }
 
 /**

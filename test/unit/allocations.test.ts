@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { readFunctionRanges, scriptSources } from '../../src/engine/phases/profile.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { verdictAllocationCulprit } from '../../src/assess/verdicts.js';
 import { explainAllocations } from '../../src/profile/allocation-culprit.js';
 import { boundAllocations, diffAllocations, heapUrls, parseHeapProfile, profileBytes, summarizeAllocations } from '../../src/profile/allocations.js';
 import { buildCallTree } from '../../src/profile/call-tree.js';
@@ -214,5 +216,13 @@ server.listen(0, '127.0.0.1', async () => {
     assert.equal(found.culprit?.fn.name, 'decorate', found.culprit?.text);
     assert.equal(found.culprit.inlinedInto?.name, 'dispatch');
     assert.match(found.culprit.text, /^\+[\d.]+ kB per request allocated in dispatch \(fw · index\.js:1\) with code V8 inlined into it: most likely decorate \(server\.js:3, changed by this PR\)/);
+    // verdicts.json names both, and its published schema takes it
+    const entry = verdictAllocationCulprit(found.culprit);
+    assert.deepEqual([entry.function, entry.inlinedInto?.function], ['decorate', 'dispatch']);
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    const schema = JSON.parse(readFileSync(join(ROOT, 'docs', 'verdicts.schema.json'), 'utf8'));
+    ajv.addSchema(schema);
+    const validate = ajv.getSchema(`${schema.$id}#/$defs/allocationCulprit`)!;
+    assert.ok(validate(entry), JSON.stringify(validate.errors));
   });
 });

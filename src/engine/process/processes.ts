@@ -57,7 +57,6 @@ export class ProcessTracker {
   }
 }
 
-/** True while any process of the group is alive (signal 0 probes without signalling). */
 /**
  * Whether a process of group `pgid` still runs. kill(-pgid, 0) also finds members that exited
  * and wait to be reaped (zombies): a group leader such as `sh -c` dies first, its children are
