@@ -63,9 +63,16 @@ export interface VerdictLeakCulprit {
   /** Objects and shallow bytes head's heap gained more than base's over the profiled load (base's scaled to head's requests). */
   count: number;
   bytes: number;
+  /**
+   * What holds them in head, more than in base: the variable and properties that reach it
+   * ("kept", "app.locals.history"), its own constructor, the file of the variable's scope, and the
+   * function there whose code adds to it (the one the PR changed first); null when no variable
+   * or property reaches it.
+   */
+  holder: { path: string; type: string; file: string | null; writer: { function: string; file: string; line: number; changedByPr: boolean | null } | null } | null;
   /** The own function head allocates the most more in, from its sampling heap profile; null when none grew enough to name. */
   allocation: { function: string; file: string; line: number; changedByPr: boolean | null } | null;
-  /** The report's words: "head keeps +5.1 MB more than base in 52k Object; it allocates the most more in rememberRequest (server.js:12, changed by this PR)". */
+  /** The report's words: "head keeps +5.1 MB more than base in 52k Object, held in kept (an Array), which rememberRequest adds to (server.js:12, changed by this PR)". */
   text: string;
 }
 
@@ -243,12 +250,19 @@ function culpritOf(assessment: Assessment, scenario: string): VerdictCulprit | n
 }
 
 /** One comparison as a metric of verdicts.json; null for the kinds it does not list (start-up, I/O). */
-function leakCulpritOf(leak: LeakCulprit): VerdictLeakCulprit {
+/** A leak culprit as verdicts.json says it. */
+export function verdictLeakCulprit(leak: LeakCulprit): VerdictLeakCulprit {
   const fn = leak.allocation?.fn;
+  const held = leak.holder;
+  const writer = held?.writer;
   return {
     constructor: leak.kept.name,
     count: leak.kept.count,
     bytes: leak.kept.size,
+    holder:
+      held === null
+        ? null
+        : { path: held.holder.path!, type: held.holder.holder, file: held.holder.file, writer: writer ? { function: displayName(writer), file: writer.file, line: writer.line, changedByPr: held.changed } : null },
     allocation: fn ? { function: displayName(fn), file: fn.file, line: fn.line, changedByPr: leak.allocation!.changed } : null,
     text: leak.text,
   };
@@ -304,7 +318,7 @@ function entryOf(entry: AssessedComparison, culprits: ReadonlyMap<string, Verdic
         base: finite(h.baseMbPer10k),
         head: finite(h.headMbPer10k),
         culprit: null,
-        ...(leak && { leakCulprit: leakCulpritOf(leak) }),
+        ...(leak && { leakCulprit: verdictLeakCulprit(leak) }),
       };
     }
     case 'benchmark': {

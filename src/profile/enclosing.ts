@@ -16,9 +16,9 @@ interface NamedSpan {
   endColumn: number;
 }
 
-type AnyNode = Node & Record<string, unknown>;
+export type AnyNode = Node & Record<string, unknown>;
 
-const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
+export const FUNCTIONS = new Set(['FunctionDeclaration', 'FunctionExpression', 'ArrowFunctionExpression']);
 
 /** A key's name when it is written as one (`get`, `'get'`), not computed. */
 function keyName(key: unknown): string | null {
@@ -32,7 +32,7 @@ function keyName(key: unknown): string | null {
  * The name V8 gives a function: its own (`function GET`), else the one it infers from where the
  * function is put (`const GET = () =>`, `GET: function`, `obj.GET = function`, a method).
  */
-function functionName(node: AnyNode, parent: AnyNode | null): string | null {
+export function functionName(node: AnyNode, parent: AnyNode | null): string | null {
   const own = node['id'] as AnyNode | null | undefined;
   if (own?.type === 'Identifier') return own['name'] as string;
   switch (parent?.type) {
@@ -71,7 +71,7 @@ function namedSpans(root: AnyNode): NamedSpan[] {
 }
 
 /** The script parsed as a module, else as a script (CommonJS); null when it is neither (TypeScript, JSX, a syntax error). */
-function parseScript(source: string): AnyNode | null {
+export function parseScript(source: string): AnyNode | null {
   for (const sourceType of ['module', 'script'] as const) {
     try {
       return parse(source, {

@@ -17,7 +17,7 @@ export interface ConstructorStats {
 }
 
 /** DevTools' group names for the node types that are not named by a constructor. */
-const TYPE_GROUPS: Readonly<Record<string, string | null>> = {
+export const TYPE_GROUPS: Readonly<Record<string, string | null>> = {
   hidden: '(system)',
   'object shape': '(system)',
   array: '(array)',
@@ -34,18 +34,29 @@ const TYPE_GROUPS: Readonly<Record<string, string | null>> = {
   synthetic: null,
 };
 
-const NODES = Buffer.from('"nodes":[');
+export const NODES = Buffer.from('"nodes":[');
 const STRINGS = Buffer.from('"strings":[');
 
-interface Meta {
+export interface Meta {
   width: number;
   typeAt: number;
   nameAt: number;
   sizeAt: number;
+  /** Where the object's id is among the node fields; -1 when a snapshot has none. */
+  idAt: number;
   types: string[];
 }
 
-function metaOf(bytes: Buffer, nodesAt: number, file: string): Meta {
+/**
+ * The group a node is counted in: its constructor for objects, DevTools' group for the other
+ * types ("(string)", "(closure)"); null for V8's synthetic roots, which hold no memory of the program.
+ */
+export function groupOf(typeName: string, name: string | undefined): string | null {
+  if (typeName in TYPE_GROUPS) return TYPE_GROUPS[typeName] ?? null;
+  return name ?? '(unknown)';
+}
+
+export function metaOf(bytes: Buffer, nodesAt: number, file: string): Meta {
   let header: { snapshot?: { meta?: { node_fields?: string[]; node_types?: unknown[] } } };
   try {
     header = JSON.parse(`${bytes.toString('utf8', 0, nodesAt).replace(/,\s*$/, '')}}`);
@@ -54,15 +65,38 @@ function metaOf(bytes: Buffer, nodesAt: number, file: string): Meta {
   }
   const fields = header.snapshot?.meta?.node_fields ?? [];
   const types = header.snapshot?.meta?.node_types?.[0];
-  const [typeAt, nameAt, sizeAt] = ['type', 'name', 'self_size'].map((f) => fields.indexOf(f));
+  const [typeAt, nameAt, sizeAt, idAt] = ['type', 'name', 'self_size', 'id'].map((f) => fields.indexOf(f));
   if (!Array.isArray(types) || typeAt! < 0 || nameAt! < 0 || sizeAt! < 0) {
     throw new Error(`${file} is not a V8 heap snapshot this version of perfgate reads (no type, name and self_size among its node fields)`);
   }
-  return { width: fields.length, typeAt: typeAt!, nameAt: nameAt!, sizeAt: sizeAt!, types: types as string[] };
+  return { width: fields.length, typeAt: typeAt!, nameAt: nameAt!, sizeAt: sizeAt!, idAt: idAt!, types: types as string[] };
+}
+
+/** The snapshot's string table (it comes last), looked for from `from` on. */
+export function stringsOf(bytes: Buffer, from: number, file: string): string[] {
+  const stringsAt = bytes.indexOf(STRINGS, from);
+  const end = bytes.lastIndexOf(93);
+  if (stringsAt < 0 || end < stringsAt) throw new Error(`${file} is not a complete V8 heap snapshot (no "strings" table; was it cut?)`);
+  try {
+    return JSON.parse(bytes.toString('utf8', stringsAt + STRINGS.length - 1, end + 1));
+  } catch {
+    throw new Error(`${file} is not a complete V8 heap snapshot (its strings are not JSON; was it cut?)`);
+  }
 }
 
 /** Every constructor's count and shallow size in one snapshot, the largest first. */
 export function constructorsOf(bytes: Buffer, file: string): ConstructorStats[] {
+  return scanSnapshot(bytes, file).constructors;
+}
+
+/**
+ * A snapshot's constructor table, and the highest number V8 gave a heap object in it. V8 numbers
+ * heap objects (odd numbers, one sequence per process) in the order its snapshots first see
+ * them, and keeps an object's number as it moves: in a later snapshot of the same process, an
+ * object numbered above this one was made after this snapshot. Numbers of the embedder's nodes
+ * (even ones, from addresses) are not part of that sequence.
+ */
+export function scanSnapshot(bytes: Buffer, file: string): { constructors: ConstructorStats[]; lastId: number } {
   const nodesAt = bytes.indexOf(NODES);
   if (nodesAt < 0) throw new Error(`${file} is not a V8 heap snapshot (no "nodes" table)`);
   const meta = metaOf(bytes, nodesAt, file);
@@ -75,6 +109,8 @@ export function constructorsOf(bytes: Buffer, file: string): ConstructorStats[] 
   let type = 0;
   let name = 0;
   let size = 0;
+  let id = 0;
+  let lastId = 0;
   let at = nodesAt + NODES.length;
   for (; at < bytes.length; at++) {
     const c = bytes[at]!;
@@ -87,7 +123,9 @@ export function constructorsOf(bytes: Buffer, file: string): ConstructorStats[] 
       if (field === meta.typeAt) type = value;
       else if (field === meta.nameAt) name = value;
       else if (field === meta.sizeAt) size = value;
+      else if (field === meta.idAt) id = value;
       if (++field === meta.width) {
+        if (id % 2 === 1 && id > lastId) lastId = id;
         const key = name * typeCount + type;
         const group = groups.get(key);
         if (group) {
@@ -101,26 +139,17 @@ export function constructorsOf(bytes: Buffer, file: string): ConstructorStats[] 
     }
     if (c === 93) break; // ']': the end of the node table
   }
-  const stringsAt = bytes.indexOf(STRINGS, at);
-  const end = bytes.lastIndexOf(93);
-  if (stringsAt < 0 || end < stringsAt) throw new Error(`${file} is not a complete V8 heap snapshot (no "strings" table; was it cut?)`);
-  let strings: string[];
-  try {
-    strings = JSON.parse(bytes.toString('utf8', stringsAt + STRINGS.length - 1, end + 1));
-  } catch {
-    throw new Error(`${file} is not a complete V8 heap snapshot (its strings are not JSON; was it cut?)`);
-  }
+  const strings = stringsOf(bytes, at, file);
   const byName = new Map<string, ConstructorStats>();
   for (const [key, [count, bytesOf]] of groups) {
-    const typeName = meta.types[key % typeCount] ?? 'hidden';
-    const group = typeName in TYPE_GROUPS ? TYPE_GROUPS[typeName] : (strings[Math.floor(key / typeCount)] ?? '(unknown)');
-    if (group === null || group === undefined) continue;
+    const group = groupOf(meta.types[key % typeCount] ?? 'hidden', strings[Math.floor(key / typeCount)]);
+    if (group === null) continue;
     const entry = byName.get(group) ?? { name: group, count: 0, size: 0 };
     entry.count += count;
     entry.size += bytesOf;
     byName.set(group, entry);
   }
-  return [...byName.values()].sort((a, b) => b.size - a.size || a.name.localeCompare(b.name));
+  return { constructors: [...byName.values()].sort((a, b) => b.size - a.size || a.name.localeCompare(b.name)), lastId };
 }
 
 /** The Comparison view: per constructor, `end` minus `start` (count and size), the largest growth in size first. */

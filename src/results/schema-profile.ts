@@ -126,6 +126,21 @@ export const constructorDeltaSchema = z.object({ name, count: z.number().int(), 
  * snapshots per process; src/profile/heap-snapshot.ts), taken only where the timed slices flagged
  * a possible leak.
  */
+/**
+ * What a holder keeps that was made during the load (src/profile/heap-holders.ts): the objects
+ * of one group reached first through it, the variable and properties that reach it, its scope's
+ * file, and the functions there that add to it (src/profile/holder-writers.ts).
+ */
+export const keptHolderSchema = z.object({
+  kept: name,
+  count,
+  size: nonNegative,
+  path: name.nullable(),
+  holder: name,
+  file: name.nullable(),
+  writers: list(functionIdSchema),
+});
+
 export const retainedSchema = z.object({
   /** Why there is no comparison (no process wrote both snapshots, one was above the size bound); null when there is one. */
   skipped: message.nullable(),
@@ -138,6 +153,8 @@ export const retainedSchema = z.object({
   constructors: list(constructorDeltaSchema),
   /** Constructors that changed, before the bound. */
   constructorCount: count,
+  /** Who holds what was made during the load and is still there at its end, the most bytes first; bounded. Absent in results from before it. */
+  holders: list(keptHolderSchema).optional(),
 });
 
 export const sideProfileSchema = profileSummarySchema.extend({

@@ -64,6 +64,7 @@ export type SideProfile = z.output<typeof schema.sideProfileSchema>;
 export type AllocationStats = z.output<typeof schema.allocationStatsSchema>;
 export type AllocationProfile = z.output<typeof schema.allocationProfileSchema>;
 export type RetainedHeap = z.output<typeof schema.retainedSchema>;
+export type RetainedHolder = z.output<typeof schema.keptHolderSchema>;
 export type ScenarioProfile = z.output<typeof schema.scenarioProfileSchema>;
 export type StoredBaseline = z.output<typeof schema.storedBaselineSchema>;
 export type Results = Omit<z.output<typeof schema.resultsSchema>, 'warnings'> & { warnings: RunWarning[] };

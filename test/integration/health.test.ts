@@ -98,7 +98,7 @@ test('every request kept in a map in head: "possible leak", and what is kept, na
   const line = readFileSync(join(ROOT, 'test', 'fixtures', 'services', 'leak-server.js'), 'utf8').split('\n').findIndex((l) => l.startsWith('function handleWork')) + 1;
   assert.match(
     healthSection(markdown),
-    new RegExp(`head keeps \\+[\\d.]+ [kM]B more than base in [\\d.]+k? \\(string\\); it allocates the most more in handleWork \\(server\\.js:${line}, not changed by this PR`),
+    new RegExp(`head keeps \\+[\\d.]+ [kM]B more than base in [\\d.]+k? \\(string\\), held in seen \\(a Map\\), which handleWork adds to \\(server\\.js:${line}, not changed by this PR\\)`),
   );
   // The warning above the fold says it too, in place of the generic advice.
   assert.match(healthSection(markdown), /: possible leak — head keeps \+[\d.]+ [kM]B more than base in /);

@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { fileURLToPath } from 'node:url';
+import { verdictLeakCulprit } from '../../src/assess/verdicts.js';
 import { readRetained } from '../../src/engine/phases/heap-files.js';
+import { scriptSources } from '../../src/engine/phases/profile.js';
 import { boundConstructors, compareConstructors, constructorsOf } from '../../src/profile/heap-snapshot.js';
 import { explainLeak } from '../../src/profile/leak-culprit.js';
 import type { RetainedHeap, ScenarioProfile } from '../../src/results/types.js';
 
-const PRELOAD = join(fileURLToPath(new URL('../..', import.meta.url)), 'src', 'preload', 'preload.cjs');
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const PRELOAD = join(ROOT, 'src', 'preload', 'preload.cjs');
 const REQUESTS = 400;
 
 /**
@@ -76,7 +80,8 @@ describe('heap snapshots compared by constructor (preload → profile/heap-snaps
   });
 
   it('names what head keeps per request: its Session objects and their strings, against base over the same load', () => {
-    const retained = { base: readRetained(base.dir, base.names, assert.fail)!, head: readRetained(head.dir, head.names, assert.fail)! };
+    const read = (side: { dir: string; names: string[] }) => readRetained(side.dir, side.names, assert.fail, { root: realpathSync(side.dir), sources: scriptSources(process.version), ownScripts: [] })!;
+    const retained = { base: read(base), head: read(head) };
     assert.equal(retained.head.skipped, null);
     assert.equal(retained.head.processes, 1);
     const session = retained.head.constructors.find((c) => c.name === 'Session')!;
@@ -89,7 +94,23 @@ describe('heap snapshots compared by constructor (preload → profile/heap-snaps
     // 200-character strings (padEnd builds each from several string objects) weigh more than the objects that hold them.
     assert.equal(found.culprit?.kept.name, '(string)');
     assert.ok(found.culprit!.kept.size > REQUESTS * 200, JSON.stringify(found.culprit!.kept));
-    assert.match(found.culprit!.text, /^head keeps \+\d+(\.\d+)? kB more than base in [\d.]+k? \(string\)$/);
+    // What holds them: the module's array, and the handler that pushes to it (an arrow, named by its place).
+    assert.deepEqual(
+      { path: found.culprit!.holder?.holder.path, type: found.culprit!.holder?.holder.holder, file: found.culprit!.holder?.holder.file },
+      { path: 'remembered', type: 'Array', file: 'server.js' },
+    );
+    assert.equal(found.culprit!.holder!.writer?.line, 4);
+    assert.match(found.culprit!.text, /^head keeps \+\d+(\.\d+)? kB more than base in [\d.]+k? \(string\), held in remembered \(an Array\), which arrow at top level adds to \(server\.js:4\)$/);
+    // verdicts.json says it, and its published schema takes it
+    const entry = verdictLeakCulprit(found.culprit!);
+    assert.deepEqual(entry.holder, { path: 'remembered', type: 'Array', file: 'server.js', writer: { function: 'arrow at top level', file: 'server.js', line: 4, changedByPr: null } });
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    const schema = JSON.parse(readFileSync(join(ROOT, 'docs', 'verdicts.schema.json'), 'utf8'));
+    ajv.addSchema(schema);
+    const validate = ajv.getSchema(`${schema.$id}#/$defs/leakCulprit`)!;
+    assert.ok(validate(entry), JSON.stringify(validate.errors));
+    // Base made the same Sessions and let them go: nothing it holds from its load is a Session.
+    assert.ok(!retained.base.holders!.some((h) => h.path === 'remembered'), JSON.stringify(retained.base.holders));
     assert.equal(explainLeak({ sides: { base: sides(retained.base), head: sides(retained.base) } } as ScenarioProfile)?.culprit, null);
   });
 
@@ -113,7 +134,7 @@ describe('heap snapshots compared by constructor (preload → profile/heap-snaps
     dirs.push(lone);
     copyFileSync(join(head.dir, start), join(lone, start));
     const warnings: string[] = [];
-    const alone = readRetained(lone, [start], (m) => warnings.push(m))!;
+    const alone = readRetained(lone, [start], (m) => warnings.push(m), { root: lone, sources: () => null, ownScripts: [] })!;
     assert.match(alone.skipped!, /wrote no heap snapshot at the end of the load/);
     assert.equal(warnings.length, 1);
   });

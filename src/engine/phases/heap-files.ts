@@ -7,7 +7,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseHeapProfile, profileBytes, type SamplingHeapProfile } from '../../profile/allocations.js';
-import { compareConstructors, type ConstructorStats, constructorsOf, sumConstructors } from '../../profile/heap-snapshot.js';
+import { type KeptHolder, keptHolders } from '../../profile/heap-holders.js';
+import { compareConstructors, type ConstructorStats, scanSnapshot, sumConstructors } from '../../profile/heap-snapshot.js';
+import { nameHolders, sumHolders } from '../../profile/holder-writers.js';
+import type { ScriptSources } from '../../profile/inlining.js';
 import type { AllocationProfile, RetainedHeap } from '../../results/types.js';
 
 /**
@@ -45,12 +48,26 @@ export function readHeapProfiles(dir: string, names: string[], warn: (message: s
   return found;
 }
 
-/** A side's snapshots compared: end minus start per constructor, over the processes that wrote both; the table unbounded. */
-export function readRetained(dir: string, names: string[], warn: (message: string) => void): RetainedHeap | null {
+/** The most holders a side keeps in results.json: the leak is among the first few. */
+export const HOLDER_LIMIT = 12;
+
+/**
+ * A side's snapshots compared: end minus start per constructor, over the processes that wrote
+ * both (the table unbounded), and who holds what the load left behind (bounded), named against
+ * the side's tree (`naming.root`) and sources; `naming.ownScripts`: the service's own scripts the
+ * profiles ran, where a holder's writer is looked for when its variable's script has none.
+ */
+export function readRetained(
+  dir: string,
+  names: string[],
+  warn: (message: string) => void,
+  naming: { root: string; sources: ScriptSources; ownScripts: readonly string[] },
+): RetainedHeap | null {
   const pids = names.flatMap((n) => /^SNAP\.(\d+)\.start\.heapsnapshot$/.exec(n)?.[1] ?? []);
   if (pids.length === 0) return null;
   const starts: ConstructorStats[][] = [];
   const ends: ConstructorStats[][] = [];
+  const holders: KeptHolder[][] = [];
   const skipped: string[] = [];
   for (const pid of pids.sort()) {
     const files = ['start', 'end'].map((when) => join(dir, `SNAP.${pid}.${when}.heapsnapshot`));
@@ -60,9 +77,12 @@ export function readRetained(dir: string, names: string[], warn: (message: strin
         skipped.push(`process ${pid}'s heap snapshot is ${Math.round(Math.max(...sizes) / 1e6)} MB, above the ${MAX_SNAPSHOT_BYTES / 1024 / 1024} MB perfgate reads`);
         continue;
       }
-      const [start, end] = files.map((file) => constructorsOf(readFileSync(file), file));
-      starts.push(start!);
-      ends.push(end!);
+      const start = scanSnapshot(readFileSync(files[0]!), files[0]!);
+      const endBytes = readFileSync(files[1]!);
+      const end = scanSnapshot(endBytes, files[1]!);
+      holders.push(keptHolders(endBytes, start.lastId, files[1]!));
+      starts.push(start.constructors);
+      ends.push(end.constructors);
     } catch (e) {
       const message = (e as NodeJS.ErrnoException).code === 'ENOENT' ? `process ${pid} wrote no heap snapshot at the end of the load` : (e as Error).message;
       skipped.push(message);
@@ -78,5 +98,6 @@ export function readRetained(dir: string, names: string[], warn: (message: strin
     endBytes: total(ends),
     constructors,
     constructorCount: constructors.length,
+    holders: nameHolders(sumHolders(holders).slice(0, HOLDER_LIMIT), naming.sources, naming.root, naming.ownScripts),
   };
 }

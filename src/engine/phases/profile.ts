@@ -22,7 +22,7 @@ import { buildCallTree, type CallTree, type CallTreeOptions } from '../../profil
 import { type CpuProfile, parseCpuProfile, type SampleWindow } from '../../profile/cpuprofile.js';
 import { boundSummaries, matchFunctions, usPerSample } from '../../profile/diff.js';
 import { flamegraphProfile, inert, renderDiffFlamegraph } from '../../profile/flamegraph.js';
-import { functionKey, scriptPath } from '../../profile/frames.js';
+import { functionKey, identifyFrame, scriptPath } from '../../profile/frames.js';
 import { type CoveredFunction, type FunctionRanges, rangesFromOffsets, type ScriptSources } from '../../profile/inlining.js';
 import { applyOptimizationTrace, type OptimizationEvents, parseOptimizationTrace } from '../../profile/optimization.js';
 import { packageTimes } from '../../profile/packages.js';
@@ -350,7 +350,7 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
   return {
     tree,
     allocations: sideAllocations(heap, naming, tree),
-    retained: readRetained(dir, names, warn),
+    retained: readRetained(dir, names, warn, { ...naming, ownScripts: ownScripts(profiles, root) }),
     packages: packageTimes(tree, packageResolver(root)),
     optimization: parseOptimizationTrace(readFrom(logFile, logStart), root),
     info,
@@ -359,6 +359,12 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
     windowMs: Math.round((window.endUs - window.startUs) / 1000),
     wallMs: Date.now() - started,
   };
+}
+
+/** The scripts of the service's own code the profiles ran: under the tree's root, outside node_modules. */
+function ownScripts(profiles: readonly CpuProfile[], root: string): string[] {
+  const urls = new Set(profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)));
+  return [...urls].filter((url) => identifyFrame({ functionName: '', scriptId: '', url, lineNumber: 0, columnNumber: 0 }, root).category === 'own');
 }
 
 /** Both sides' allocation tables as results.json keeps them: bounded, paths relative to the run directory, named as the CPU table names them. */
