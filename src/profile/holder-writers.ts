@@ -150,12 +150,15 @@ export function sumHolders(tables: readonly (readonly KeptHolder[])[]): KeptHold
  * functions that add to each, from the source: in the variable's own script first; else, where
  * the holder is a property another module's code fills (`store.items`, filled by a class's
  * `this.items.set` in its own file) or no variable's script is known (`_events.shipped`), in the
- * service's other own scripts (`ownScripts`).
+ * service's other own scripts (`ownScripts`). Only own files are read (under the root, outside
+ * node_modules): the script names come from head's heap, which head's code can name as it likes.
  */
 export function nameHolders(holders: readonly KeptHolder[], sources: ScriptSources, root: string, ownScripts: readonly string[]): RetainedHolder[] {
   return holders.map(({ script, ...h }) => {
     const writersIn = (url: string): FunctionId[] => {
-      const lines = h.path === null ? null : sources(url);
+      // Only the service's own files are read: a script's name is whatever head's process gave it.
+      const own = identifyFrame({ functionName: '', scriptId: '', url, lineNumber: 0, columnNumber: 0 }, root).category === 'own';
+      const lines = h.path === null || !own ? null : sources(url);
       return (lines === null || h.path === null ? [] : writersOf(lines, h.path)).map((w) => {
         const fn = identifyFrame({ functionName: w.name, scriptId: '', url, lineNumber: w.line - 1, columnNumber: w.column - 1 }, root);
         return { ...fn, endLine: w.endLine, enclosing: w.enclosing, kind: w.kind };

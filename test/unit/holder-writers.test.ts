@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { insideTree } from '../../src/engine/phases/profile.js';
 import { nameHolders, writersOf } from '../../src/profile/holder-writers.js';
 
 const lines = (text: string) => text.split('\n');
@@ -74,5 +75,31 @@ app.post('/orders', (req, res) => {
     // A single variable is looked for in its own script only: another file's "kept" is another variable.
     const [single] = nameHolders([{ kept: 'Object', count: 1, size: 56, path: 'items', holder: 'Array', script: '/srv/app.js' }], sources, '/srv', ['/srv/store.js']);
     assert.deepEqual(single!.writers, []);
+  });
+
+  it('reads no file outside the service\'s own code, whatever script name head\'s heap gives', () => {
+    const read: string[] = [];
+    const sources = (url: string) => {
+      read.push(url);
+      return lines('const kept = []; function f(x) { kept.push(x); }');
+    };
+    const holder = { kept: 'Object', count: 1, size: 56, holder: 'Array' };
+    const named = nameHolders(
+      [
+        { ...holder, path: 'kept', script: '/home/runner/.credentials.js' },
+        { ...holder, path: 'kept', script: '/srv/node_modules/lib/index.js' },
+        { ...holder, path: 'cache.kept', script: null },
+      ],
+      sources,
+      '/srv',
+      ['/etc/passwd.js', 'file:///srv/server.js'],
+    );
+    assert.deepEqual(read, ['file:///srv/server.js']);
+    assert.deepEqual(named.map((h) => h.writers.map((w) => w.file)), [[], [], ['server.js']]);
+    // The engine's sources for a side: its tree and Node core, nothing else a profile may name.
+    read.length = 0;
+    const tree = insideTree(sources, '/srv');
+    for (const url of ['/srv/server.js', 'file:///srv/node_modules/x/i.js', 'node:events', '/srv-other/a.js', '/home/runner/.credentials.js', 'file:///etc/x.js', 'evalmachine.<anonymous>']) tree(url);
+    assert.deepEqual(read, ['/srv/server.js', 'file:///srv/node_modules/x/i.js', 'node:events']);
   });
 });

@@ -159,9 +159,9 @@ function sideAllocations(heap: HeapProfiles, options: Pick<CallTreeOptions, 'roo
  * Function source ranges from the FUNCTIONS.<pid>.json files the preload wrote, turned into
  * lines against the scripts as they are on disk (read once each). Only scripts that appear in
  * `profiles` matter: inlined samples are looked for in callees sampled somewhere, or in the
- * caller's own script.
+ * caller's own script. With `root`, only scripts inside it are read (see insideTree).
  */
-export function readFunctionRanges(dir: string, names: string[], profiles: readonly CpuProfile[], alsoUrls: Iterable<string> = []): FunctionRanges {
+export function readFunctionRanges(dir: string, names: string[], profiles: readonly CpuProfile[], alsoUrls: Iterable<string> = [], root?: string): FunctionRanges {
   const sampled = new Set([...profiles.flatMap((p) => p.nodes.map((n) => n.callFrame.url)), ...alsoUrls]);
   const byUrl = new Map<string, Map<string, CoveredFunction>>();
   for (const name of names) {
@@ -181,7 +181,7 @@ export function readFunctionRanges(dir: string, names: string[], profiles: reado
   const ranges: FunctionRanges = new Map();
   for (const [url, functions] of byUrl) {
     const path = scriptPath(url);
-    if (path === null) continue;
+    if (path === null || (root !== undefined && !isInside(path, root))) continue;
     try {
       ranges.set(url, rangesFromOffsets(readFileSync(path, 'utf8'), [...functions.values()]));
     } catch {
@@ -189,6 +189,21 @@ export function readFunctionRanges(dir: string, names: string[], profiles: reado
     }
   }
   return ranges;
+}
+
+const isInside = (path: string, root: string) => path.startsWith(root.endsWith('/') ? root : `${root}/`);
+
+/**
+ * Sources of the side's tree only, Node core's as `sources` gives them: the script names in a
+ * profile or a heap snapshot are whatever head's process gave its code (vm's `filename`), and the
+ * engine, which reads them, may read files head's user cannot.
+ */
+export function insideTree(sources: ScriptSources, root: string): ScriptSources {
+  return (url) => {
+    if (url.startsWith('node:')) return sources(url);
+    const path = scriptPath(url);
+    return path !== null && isInside(path, root) ? sources(url) : null;
+  };
 }
 
 /**
@@ -338,14 +353,15 @@ function collectSide(phase: ProfilePhase, start: ProfiledStart, scenario: Scenar
   }
   const warn = (message: string) => ports.logger.warn(`${scenario.name}, ${side}: ${message}`);
   const heap = readHeapProfiles(dir, names, warn);
+  const root = realpathSync(phase.trees[side].root);
   const ranges = readFunctionRanges(
     dir,
     names.filter((n) => n.startsWith('FUNCTIONS.')),
     profiles,
     heap.profiles.flatMap(heapUrls),
+    root,
   );
-  const root = realpathSync(phase.trees[side].root);
-  const naming = { root, ranges, sources: scriptSources(info.version) };
+  const naming = { root, ranges, sources: insideTree(scriptSources(info.version), root) };
   const tree = buildCallTree(profiles, { ...naming, window });
   return {
     tree,
