@@ -243,11 +243,11 @@ async function besideWorker() {
   }
 }
 /**
- * Workers on the beside queue once nothing measures: PERFGATE_TEST_BESIDE_WORKERS, else two more
+ * Workers on the beside queue once nothing measures: PERFGATE_TEST_BESIDE_WORKERS, else one more
  * than the cores, as the beside files wait on git, npm, Azurite and their services' starts as much
  * as they compute (the e2e files on 2 cores: 179 s with 2 workers, 153 s with 3, every test passing).
  */
-const besideWorkers = Math.max(1, Number(process.env.PERFGATE_TEST_BESIDE_WORKERS) || availableParallelism() + 2);
+const besideWorkers = Math.max(1, Number(process.env.PERFGATE_TEST_BESIDE_WORKERS) || availableParallelism() + 1);
 await Promise.all([
   (async () => {
     await runLane(loadLane, 'load', twoLanes);

