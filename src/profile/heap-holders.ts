@@ -15,7 +15,7 @@
  * is some 2–3 million nodes and 10 million edges: about 150 MB); the header and strings are the
  * only JSON parsed.
  */
-import { groupOf, type Meta, metaOf, NODES, stringsOf } from './heap-snapshot.js';
+import { groupOf, type Meta, metaOf, NODES, scanNumbers, stringsOf } from './heap-snapshot.js';
 
 /** What one holder keeps of one group: the objects made during the load that it holds. */
 export interface KeptHolder {
@@ -46,28 +46,6 @@ interface Graph {
   edgeName: Uint32Array;
   edgeTo: Uint32Array;
   edgeTypes: string[];
-}
-
-/** Scans one numeric table ("nodes":[…], "edges":[…]) from `at`, each value with its place; the index after its "]". */
-function scanNumbers(bytes: Buffer, at: number, each: (value: number, index: number) => void): number {
-  let value = 0;
-  let digits = false;
-  let index = 0;
-  for (; at < bytes.length; at++) {
-    const c = bytes[at]!;
-    if (c >= 48 && c <= 57) {
-      value = value * 10 + (c - 48);
-      digits = true;
-      continue;
-    }
-    if (digits) {
-      each(value, index++);
-      value = 0;
-      digits = false;
-    }
-    if (c === 93) return at + 1;
-  }
-  return at;
 }
 
 function parseGraph(bytes: Buffer, file: string): Graph {

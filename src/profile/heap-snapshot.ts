@@ -5,8 +5,8 @@
  *
  * A service's snapshot can be hundreds of MB, and JSON.parse of it would hold several times that
  * as objects: only the header and the strings are parsed as JSON; the node table (most of the
- * file) is scanned digit by digit and folded into one entry per constructor as it goes, and the
- * edges are never read.
+ * file) is scanned digit by digit and folded into one entry per constructor as it goes; the
+ * edges are not read here (heap-holders.ts reads the end snapshot's graph to find who holds what).
  */
 
 /** One constructor's objects: how many, and their own (shallow) size in bytes. */
@@ -72,6 +72,28 @@ export function metaOf(bytes: Buffer, nodesAt: number, file: string): Meta {
   return { width: fields.length, typeAt: typeAt!, nameAt: nameAt!, sizeAt: sizeAt!, idAt: idAt!, types: types as string[] };
 }
 
+/** Scans one numeric table ("nodes":[…], "edges":[…]) from `at`, each value with its place; the index after its "]". */
+export function scanNumbers(bytes: Buffer, at: number, each: (value: number, index: number) => void): number {
+  let value = 0;
+  let digits = false;
+  let index = 0;
+  for (; at < bytes.length; at++) {
+    const c = bytes[at]!;
+    if (c >= 48 && c <= 57) {
+      value = value * 10 + (c - 48);
+      digits = true;
+      continue;
+    }
+    if (digits) {
+      each(value, index++);
+      value = 0;
+      digits = false;
+    }
+    if (c === 93) return at + 1;
+  }
+  return at;
+}
+
 /** The snapshot's string table (it comes last), looked for from `from` on. */
 export function stringsOf(bytes: Buffer, from: number, file: string): string[] {
   const stringsAt = bytes.indexOf(STRINGS, from);
@@ -104,41 +126,26 @@ export function scanSnapshot(bytes: Buffer, file: string): { constructors: Const
   const groups = new Map<number, [number, number]>();
   const typeCount = meta.types.length;
   let field = 0;
-  let value = 0;
-  let digits = false;
   let type = 0;
   let name = 0;
   let size = 0;
   let id = 0;
   let lastId = 0;
-  let at = nodesAt + NODES.length;
-  for (; at < bytes.length; at++) {
-    const c = bytes[at]!;
-    if (c >= 48 && c <= 57) {
-      value = value * 10 + (c - 48);
-      digits = true;
-      continue;
-    }
-    if (digits) {
-      if (field === meta.typeAt) type = value;
-      else if (field === meta.nameAt) name = value;
-      else if (field === meta.sizeAt) size = value;
-      else if (field === meta.idAt) id = value;
-      if (++field === meta.width) {
-        if (id % 2 === 1 && id > lastId) lastId = id;
-        const key = name * typeCount + type;
-        const group = groups.get(key);
-        if (group) {
-          group[0] += 1;
-          group[1] += size;
-        } else groups.set(key, [1, size]);
-        field = 0;
-      }
-      value = 0;
-      digits = false;
-    }
-    if (c === 93) break; // ']': the end of the node table
-  }
+  const at = scanNumbers(bytes, nodesAt + NODES.length, (value) => {
+    if (field === meta.typeAt) type = value;
+    else if (field === meta.nameAt) name = value;
+    else if (field === meta.sizeAt) size = value;
+    else if (field === meta.idAt) id = value;
+    if (++field < meta.width) return;
+    if (id % 2 === 1 && id > lastId) lastId = id;
+    const key = name * typeCount + type;
+    const group = groups.get(key);
+    if (group) {
+      group[0] += 1;
+      group[1] += size;
+    } else groups.set(key, [1, size]);
+    field = 0;
+  });
   const strings = stringsOf(bytes, at, file);
   const byName = new Map<string, ConstructorStats>();
   for (const [key, [count, bytesOf]] of groups) {
