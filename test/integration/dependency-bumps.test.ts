@@ -18,15 +18,22 @@
  * fast-json-stringify-pnpm (pnpm-lock.yaml by `pnpm install --lockfile-only`).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { delimiter, dirname, join, sep } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { settleOwnProcesses } from '../../src/engine/process/programs.js';
 import { readResults } from '../../src/results/io.js';
 import { runCli } from '../helpers/cli.js';
 import { FIXTURES, makeRepo } from '../helpers/repo.js';
 
 const FIXTURE = 'bumps/fast-json-stringify';
+/** The machine's own node: the first on the PATH outside any node_modules/.bin. */
+const MACHINE_NODE = (process.env.PATH ?? '')
+  .split(delimiter)
+  .filter((dir) => dir !== '' && !dir.includes(`node_modules${sep}.bin`))
+  .map((dir) => join(dir, 'node'))
+  .find((file) => existsSync(file)) ?? process.execPath;
 const BIN = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
 // The fixture's own settings, as docs/dependency-bumps.md reruns them, without the revert arm:
 // what is asserted is the verdict and the package named, not what reverting the package gives back.
@@ -39,7 +46,7 @@ const MANAGERS = [
 ] as const;
 
 for (const manager of MANAGERS) {
-  test(`fast-json-stringify 5.12.0 → 5.13.0 locked by ${manager.name}: the build fails and the headline names the package with both versions`, async () => {
+  test(`fast-json-stringify 5.12.0 → 5.13.0 locked by ${manager.name}: the build fails and the headline names the package with both versions`, async (t) => {
     const side = (version: string) => ({
       'package.json': { copy: `${manager.dir}/v${version}/package.json` },
       [manager.lockfile]: { copy: `${manager.dir}/v${version}/${manager.lockfile}` },
@@ -54,10 +61,14 @@ for (const manager of MANAGERS) {
       side('5.13.0'),
     );
     const out = join(repo, '.out');
-    // pnpm from perfgate's devDependencies; node stays the Node that runs the tests, the Node 20
-    // the fixture's slowdown is measured on (node_modules/.bin also holds the Node 24 of the e2e
-    // tests, on which 5.13.0's JSON.stringify of long strings costs little).
-    const env = { ...process.env, PATH: [dirname(process.execPath), BIN, process.env.PATH ?? ''].join(delimiter) };
+    // pnpm from perfgate's devDependencies, node from the machine: node_modules/.bin (first on the
+    // PATH npm gives the tests) also holds the Node 24 of the e2e tests, on which 5.13.0's
+    // JSON.stringify of long strings costs little; the fixture's slowdown is Node 20's.
+    // The CLI runs in this process: the node perfgate asks what the services' node allows is the
+    // one its own programs were settled with, so they are settled from the same PATH.
+    const env = { ...process.env, PATH: [dirname(MACHINE_NODE), BIN, process.env.PATH ?? ''].join(delimiter) };
+    settleOwnProcesses(env);
+    t.after(() => settleOwnProcesses(process.env));
     const cli = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '13'], repo, env);
     assert.ok((cli.stdout + cli.stderr).includes(`install base: ${manager.install}`), `installed by ${manager.name}`);
     assert.equal(cli.code, 1, cli.stderr + cli.stdout);
