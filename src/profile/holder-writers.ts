@@ -2,8 +2,9 @@
  * Which functions add to a holder the heap keeps growing (heap-holders.ts names it by its path,
  * "kept" or "app.locals.history"): the functions of its script whose code mutates it, read from
  * the source. `kept.push(x)`, `cache.set(k, v)`, `seen.add(x)`, `kept[i] = x`, `log += line`, and
- * for listeners never removed (held in `bus._events.flush`), `bus.on('flush', …)`. A holder's variable is shared by every function of its scope; the one that adds to it is the
- * one a leak is fixed in. Pure: the script's lines come in.
+ * for listeners never removed (held in `bus._events.flush`), `bus.on('flush', …)`. A holder's
+ * variable is shared by every function of its scope; the one that adds to it is the one a leak is
+ * fixed in. Pure: the script's lines come in.
  */
 import type { FunctionId, RetainedHolder } from '../results/types.js';
 import { type AnyNode, FUNCTIONS, functionName, parseScript } from './enclosing.js';
@@ -154,19 +155,24 @@ export function sumHolders(tables: readonly (readonly KeptHolder[])[]): KeptHold
  * node_modules): the script names come from head's heap, which head's code can name as it likes.
  */
 export function nameHolders(holders: readonly KeptHolder[], sources: ScriptSources, root: string, ownScripts: readonly string[]): RetainedHolder[] {
-  return holders.map(({ script, ...h }) => {
-    const writersIn = (url: string): FunctionId[] => {
+  const frame = (url: string, name = '', line = 1, column = 1) => identifyFrame({ functionName: name, scriptId: '', url, lineNumber: line - 1, columnNumber: column - 1 }, root);
+  // Holders of one leak share their path and script: each script is parsed once per path.
+  const memo = new Map<string, FunctionId[]>();
+  const writersIn = (url: string, path: string): FunctionId[] => {
+    const key = `${url}\0${path}`;
+    let found = memo.get(key);
+    if (found === undefined) {
       // Only the service's own files are read: a script's name is whatever head's process gave it.
-      const own = identifyFrame({ functionName: '', scriptId: '', url, lineNumber: 0, columnNumber: 0 }, root).category === 'own';
-      const lines = h.path === null || !own ? null : sources(url);
-      return (lines === null || h.path === null ? [] : writersOf(lines, h.path)).map((w) => {
-        const fn = identifyFrame({ functionName: w.name, scriptId: '', url, lineNumber: w.line - 1, columnNumber: w.column - 1 }, root);
-        return { ...fn, endLine: w.endLine, enclosing: w.enclosing, kind: w.kind };
-      });
-    };
-    let writers = script === null ? [] : writersIn(script);
-    if (writers.length === 0 && h.path !== null && h.path.includes('.')) writers = ownScripts.filter((url) => url !== script).flatMap(writersIn);
-    const file = script === null ? null : identifyFrame({ functionName: '', scriptId: '', url: script, lineNumber: 0, columnNumber: 0 }, root).file;
-    return { ...h, file, writers };
+      const lines = frame(url).category === 'own' ? sources(url) : null;
+      found = (lines === null ? [] : writersOf(lines, path)).map((w) => ({ ...frame(url, w.name, w.line, w.column), endLine: w.endLine, enclosing: w.enclosing, kind: w.kind }));
+      memo.set(key, found);
+    }
+    return found;
+  };
+  return holders.map(({ script, ...h }) => {
+    const path = h.path;
+    let writers = script === null || path === null ? [] : writersIn(script, path);
+    if (writers.length === 0 && path !== null && path.includes('.')) writers = ownScripts.filter((url) => url !== script).flatMap((url) => writersIn(url, path));
+    return { ...h, file: script === null ? null : frame(script).file, writers };
   });
 }
