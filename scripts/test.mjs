@@ -3,7 +3,11 @@
 // `npm test` runs everything; `npm test -- unit` (or integration, e2e) runs one layer;
 // `npm test -- test/integration/init.test.ts` runs named files.
 //
-// Unit tests are pure: alone they run side by side, one process per core. Integration and e2e
+// Unit tests are pure. On a node that has `--test-isolation=none` (`npm test` runs on
+// node_modules/.bin's Node 24), they run in runs of 4 files, each run one process that imports its
+// files together: a process per file spent most of the unit layer's time starting tsx and importing
+// the same modules again (90 s alone on 2 cores, 40 s together). Alone, the runs are shared by one
+// worker per core and one more; on an older node, one process per file, one per core. Integration and e2e
 // files put real load on real services, so they run in two lanes, one file at a time in each:
 // - the load lane: the files whose assertions rest on what the load measured (a small
 //   regression caught, an A/A pass at the default level, a fixed rate held, the culprit named
@@ -12,9 +16,8 @@
 //   reason). Their assertions are about behaviour, not measurement: plumbing around a tenfold
 //   regression, an A/A pass at alpha 0.001, a security boundary, an init, a micro-benchmark
 //   library captured (whose verdicts test 10x changes). A neighbour's load cannot change them.
-// In a whole run the beside lane is a queue with the unit layer at its end, in runs of a few
-// files each. While the load lane measures, one item of it runs at a time (a unit run one file at
-// a time), so the load lane keeps a core to itself. Once the load lane is done, more workers (one
+// In a whole run the beside lane is a queue with the unit runs at its end. While the load lane
+// measures, one item of it runs at a time, so the load lane keeps a core to itself. Once the load lane is done, more workers (one
 // per core, and one more) take items from the same queue: what the beside files assert does not
 // depend on a neighbour's load, and nothing is measured then. The unit layer is cut into runs so that it
 // never holds one core on its own while the other has nothing left to take.
@@ -140,7 +143,7 @@ function topLevelTests(tapFile) {
  * One `node --test` over `files`; resolves with its exit code and wall time. With `buffered`, its
  * report is printed whole when it ends, so two lanes' reports do not interleave line by line.
  */
-function runNodeTest(files, concurrency, { buffered = false, only = [] } = {}) {
+function runNodeTest(files, concurrency, { buffered = false, only = [], together = false } = {}) {
   const started = Date.now();
   const tap = join(tapDir, `${runs++}.tap`);
   return new Promise((resolve) => {
@@ -150,7 +153,7 @@ function runNodeTest(files, concurrency, { buffered = false, only = [] } = {}) {
         '--import',
         'tsx',
         '--test',
-        `--test-concurrency=${concurrency}`,
+        together ? '--test-isolation=none' : `--test-concurrency=${concurrency}`,
         '--test-reporter=spec',
         '--test-reporter-destination=stdout',
         '--test-reporter=tap',
@@ -201,17 +204,34 @@ const twoLanes = loadLane.length > 0 && beside.length > 0;
 /** Whether files run side by side: the two lanes, or beside files alone on several workers. */
 const sideBySide = twoLanes || beside.length > 1;
 /**
- * Unit files, side by side on every core (the unit layer alone), or one file at a time (a run of
- * the beside queue), under `label`.
+ * Whether this node runs test files together in one process (`--test-isolation=none`, Node 22.8
+ * and later): `npm test` runs on node_modules/.bin's Node 24, `node scripts/test.mjs` on the machine's.
+ */
+const together = process.allowedNodeEnvironmentFlags.has('--test-isolation');
+/**
+ * A run of unit files under `label`: one process for them all (together), else one file at a
+ * time, or side by side on every core when the unit layer runs alone in one run.
  */
 async function runUnits(files, label, { buffered, oneAtATime }) {
-  const r = await runNodeTest(files, oneAtATime ? 1 : Math.max(2, availableParallelism()), { buffered });
+  const r = await runNodeTest(files, oneAtATime ? 1 : Math.max(2, availableParallelism()), { buffered, together });
   const lane = buffered ? { lane: 'beside', started: r.started } : {};
   timings.push({ file: label, ...lane, ms: r.ms, code: r.code });
   addCounts(r.counts);
   if (r.code !== 0) failures.set(label, r.failures);
 }
-if (pure.length && !twoLanes) await runUnits(pure, `${pure.length} unit files (in parallel)`, { buffered: false, oneAtATime: false });
+/**
+ * The unit files are queued in runs that the workers share: together, runs of 4 (2 to 15 s each;
+ * a few files spawn real processes); one file at a time, runs of 8 (about 10 s). Small runs let the
+ * workers share the tail evenly. Alone and not together, they run in one process per core instead.
+ */
+const unitsQueued = twoLanes || together;
+const UNIT_RUN = together ? 4 : 8;
+const unitRuns = [];
+for (let i = 0; unitsQueued && i < pure.length; i += UNIT_RUN) {
+  const files = pure.slice(i, i + UNIT_RUN);
+  unitRuns.push({ files, label: `unit files ${i + 1}–${i + files.length} of ${pure.length}` });
+}
+if (pure.length && !unitsQueued) await runUnits(pure, `${pure.length} unit files (in parallel)`, { buffered: false, oneAtATime: false });
 /** Runs one file; with both lanes running, each file's report is printed whole. */
 async function runFile(file, name, buffered) {
   const r = await runNodeTest([file], 1, { buffered });
@@ -226,13 +246,6 @@ async function runFile(file, name, buffered) {
 }
 async function runLane(files, name, buffered) {
   for (const file of files) await runFile(file, name, buffered);
-}
-/** Unit files per run in the beside queue: a run takes about 10 s, the tail one worker may hold alone. */
-const UNIT_RUN = 8;
-const unitRuns = [];
-for (let i = 0; twoLanes && i < pure.length; i += UNIT_RUN) {
-  const files = pure.slice(i, i + UNIT_RUN);
-  unitRuns.push({ files, label: `unit files ${i + 1}–${i + files.length} of ${pure.length}` });
 }
 const besideQueue = [...beside, ...unitRuns];
 /** Takes the beside lane's next file (or run of unit files) until the queue is empty. */
