@@ -180,7 +180,9 @@ server.listen(0, '127.0.0.1', async () => {
     writeFileSync(join(root, 'node_modules', 'fw', 'index.js'), 'module.exports = (handler) => function dispatch(req, res) { res.end(String(handler(req.url.length).n)); };\n');
     const dir = join(root, 'profiles');
     mkdirSync(dir);
-    execFileSync(process.execPath, ['--allow-natives-syntax', '--cpu-prof', `--cpu-prof-dir=${dir}`, '--require', PRELOAD, 'server.js'], {
+    // CPU samples every 200 µs, not 1 ms: decorate runs a few ms in all, and on a busy machine a
+    // 1 ms profile can hold no sample of it below the framework frame
+    execFileSync(process.execPath, ['--allow-natives-syntax', '--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${dir}`, '--require', PRELOAD, 'server.js'], {
       cwd: root,
       env: { PATH: process.env.PATH, PERFGATE_PROFILE: '1', PERFGATE_PROFILE_DIR: dir, PERFGATE_PROFILE_HEAP_BYTES: '16384' },
       stdio: 'ignore',
