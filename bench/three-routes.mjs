@@ -3,7 +3,9 @@
 // three-route Express service (bench/services/three-routes) in three commits, for a timed
 // `perfgate compare` with every default, install included. A benchmark: run it on a quiet machine.
 //
-//   node bench/three-routes.mjs [--dir DIR] [--extra 0.43]
+//   node bench/three-routes.mjs [--dir DIR] [--extra 0.43] [--one-route]
+//
+// --one-route: the same service with GET /users/42 its only scenario (a one-route pull request).
 //
 // Commits: `base`; `regress`, where GET /users/:id does `extra` more CPU work per request
 // (0.43 of the route's 60 µs: about −30% throughput where the route costs that); `same`, which
@@ -17,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { dir: { type: 'string' }, extra: { type: 'string', default: '0.43' } } });
+const { values } = parseArgs({ options: { dir: { type: 'string' }, extra: { type: 'string', default: '0.43' }, 'one-route': { type: 'boolean', default: false } } });
 const dir = values.dir ? resolve(values.dir) : mkdtempSync(join(tmpdir(), 'three-routes-'));
 const git = (...args) => execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@perfgate.invalid', ...args], { cwd: dir, stdio: 'pipe' });
 
@@ -26,6 +28,7 @@ cpSync(join(root, 'bench', 'services', 'work.js'), join(dir, 'work.js'));
 writeFileSync(join(dir, 'work.json'), '{"extra": 0}\n');
 writeFileSync(join(dir, '.gitignore'), 'node_modules/\n');
 writeFileSync(join(dir, 'README.md'), 'Three routes.\n');
+if (values['one-route']) writeFileSync(join(dir, 'perfgate.yml'), 'service:\n  start: node server.js\nscenarios:\n  - GET /users/42\n');
 git('init', '--quiet', '--initial-branch=base');
 git('add', '-A');
 git('commit', '--quiet', '-m', 'base');
