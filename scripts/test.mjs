@@ -17,10 +17,11 @@
 //   regression, an A/A pass at alpha 0.001, a security boundary, an init, a micro-benchmark
 //   library captured (whose verdicts test 10x changes). A neighbour's load cannot change them.
 // In a whole run the beside lane is a queue with the unit runs at its end. While the load lane
-// measures, one item of it runs at a time, so the load lane keeps a core to itself. Once the load lane is done, more workers (one
-// per core, and one more) take items from the same queue: what the beside files assert does not
-// depend on a neighbour's load, and nothing is measured then. The unit layer is cut into runs so that it
-// never holds one core on its own while the other has nothing left to take.
+// measures, one item of it runs at a time, so the load lane keeps a core to itself. Once the load
+// lane is done, more workers (one per core, and one more) take items from the same queue: what the
+// beside files assert does not depend on a neighbour's load, and nothing is measured then. The
+// unit layer is cut into runs so that it never holds one core on its own while the other has
+// nothing left to take.
 // Files that say `// lane: alone` run after both lanes, with nothing beside them: their fixtures
 // reach for other processes on the machine (a hostile head that stops every base service it finds).
 // PERFGATE_TEST_LANES=1 runs every file in one lane, one at a time.
@@ -220,8 +221,8 @@ async function runUnits(files, label, { buffered, oneAtATime }) {
   if (r.code !== 0) failures.set(label, r.failures);
 }
 /**
- * The unit files are queued in runs that the workers share: together, runs of 4 (2 to 15 s each;
- * a few files spawn real processes); one file at a time, runs of 8 (about 10 s). Small runs let the
+ * The unit files are queued in runs that the workers share: together, runs of 4 (most take 2–4 s;
+ * the few whose files spawn real processes up to 25 s beside the e2e files); one file at a time, runs of 8 (about 10 s). Small runs let the
  * workers share the tail evenly. Alone and not together, they run in one process per core instead.
  */
 const unitsQueued = twoLanes || together;
