@@ -9,6 +9,7 @@ import { measureComparison, planComparison, resolveComparison } from '../compare
 import { RECORD, SAME_RUNNER, shardOf, storedBaseline, type Variant } from '../compare/variant.js';
 import { keptResultsLine, PerfgateError } from '../engine/errors.js';
 import type { Preflight } from '../engine/preflight.js';
+import { settleOwnProcesses } from '../engine/process/programs.js';
 import { defaultBranch, repositoryRoot } from '../engine/workspace/trees.js';
 import { createClient } from '../github/client.js';
 import { formatRepo, parseRepo } from '../github/event.js';
@@ -138,6 +139,9 @@ export async function main(argv: string[], io: Io): Promise<number> {
     return exitCodes.error;
   }
   const { values, positionals } = parsed;
+  // perfgate's own programs (git, node, npm, sudo…) are looked up once, on the PATH of the
+  // environment this run was given, before any code of the pull request runs.
+  settleOwnProcesses(io.env);
   if (values.version) {
     io.stdout.write(`${VERSION}\n`);
     return exitCodes.pass;
