@@ -12,7 +12,7 @@
  * A profiling failure is a warning, not an error: the verdicts come from the slices.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { PerfgateConfig, ProfileConfig, ScenarioConfig, ServiceConfig } from '../../config/types.js';
 import { summarizeCallTree } from '../../profile/aggregate.js';
@@ -39,7 +39,7 @@ import { fileSize, readFileRange } from '../process/log-excerpt.js';
 import { Service } from '../service/service.js';
 import { serviceDir, type Tree } from '../workspace/trees.js';
 import { type HeapProfiles, readHeapProfiles, readRetained } from './heap-files.js';
-import { ensureZeroX, renderFlamegraph } from './zerox.js';
+import { ensureZeroX, renderFlamegraphs } from './zerox.js';
 
 /** Functions per side and category kept in results.json (by self and by total time; see boundSummaries). */
 export const PROFILE_TABLE_LIMIT = 25;
@@ -470,22 +470,20 @@ async function profileScenario(phase: ProfilePhase, scenario: ScenarioConfig, sl
     tracker: phase.session.tracker,
     logger: ports.logger,
   });
-  // Both sides at once: 0x is CPU-bound (browserify) and nothing is being measured now.
-  await Promise.all(
-    (['head', 'base'] as const).map(async (side) => {
-      const output = join(phase.outDir, `flamegraph-${slug}-${side}.html`);
-      await renderFlamegraph({
-        cmd,
-        input: join(dir, `${side}.cpuprofile`),
-        output,
-        title: inert(`${scenario.name} · ${label(side)}`),
-        env: phase.session.env,
-        logFile,
-        tracker: phase.session.tracker,
-      });
-      entry.files[side] = runDir(output);
-    }),
-  );
+  const output = (side: Side) => join(phase.outDir, `flamegraph-${slug}-${side}.html`);
+  try {
+    await renderFlamegraphs({
+      cmd,
+      jobs: (['head', 'base'] as const).map((side) => ({ input: join(dir, `${side}.cpuprofile`), output: output(side), title: inert(`${scenario.name} · ${label(side)}`) })),
+      toolsDir: phase.toolsDir,
+      env: phase.session.env,
+      logFile,
+      tracker: phase.session.tracker,
+    });
+  } finally {
+    // a side drawn before the other failed is kept
+    for (const side of ['head', 'base'] as const) if (existsSync(output(side))) entry.files[side] = runDir(output(side));
+  }
   entry.renderMs = Date.now() - renderStarted;
   phase.session.update();
   return entry;

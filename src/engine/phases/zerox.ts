@@ -13,7 +13,8 @@
  * It runs under the service's `node` (the one on the service's PATH), the Node that recorded
  * the profiles, not the Node running perfgate (the action's runtime, Node 24).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { PerfgateError } from '../errors.js';
@@ -135,29 +136,107 @@ function describeExit(result: { code: number | null; signal: string | null; time
   return result.signal ? `killed by ${result.signal}` : `exit code ${result.code}`;
 }
 
-export interface RenderOptions {
-  /** 0x's cmd.js (ensureZeroX). */
-  cmd: string;
-  /** A .cpuprofile and the HTML file to write. */
+/** One flamegraph to draw: a .cpuprofile and the HTML file to write. */
+export interface FlamegraphJob {
   input: string;
   output: string;
   title: string;
+}
+
+export interface RenderOptions {
+  /** 0x's cmd.js (ensureZeroX). */
+  cmd: string;
+  jobs: readonly FlamegraphJob[];
+  /** Where 0x's visualizer bundle is kept between drawings (the tools directory). */
+  toolsDir: string;
   env: Record<string, string>;
   logFile: string;
   tracker: ProcessTracker;
 }
 
-/** `0x --visualize-cpu-profile`, under the service's node: one self-contained HTML file. */
-export async function renderFlamegraph(options: RenderOptions): Promise<void> {
-  const args = [options.cmd, '--visualize-cpu-profile', options.input, '--output-html', options.output, '--title', options.title, '--quiet'];
-  const result = await runProcess('node', args, {
-    cwd: dirname(options.input),
-    env: options.env,
-    logFile: options.logFile,
-    tracker: options.tracker,
-    timeoutMs: 120_000,
-  }).catch((e: Error) => ({ code: null, signal: null, timedOut: false, error: e.message }));
-  if (result.code !== 0 || !existsSync(options.output)) {
-    throw new FlamegraphError(`0x could not draw ${options.output} (${describeExit(result)}). Its log: ${options.logFile}\n${tailFile(options.logFile, 10)}`);
+/**
+ * Draws 0x's flamegraph of each profile. `0x --visualize-cpu-profile` runs browserify over its
+ * visualizer on every call (about 1.2 s of CPU, the same output every time) before it writes the
+ * page; the profile's own part takes a few milliseconds. So the page is made here as 0x's
+ * lib/render.js makes it, from 0x's own modules, with the browserified visualizer kept in the
+ * tools directory: one node process for every job, and browserify once per install of 0x.
+ * Where 0x's modules are not laid out so (another version), each job runs 0x's command as before.
+ * Runs under the service's `node`, the Node that recorded the profiles.
+ */
+export async function renderFlamegraphs(options: RenderOptions): Promise<void> {
+  if (options.jobs.length === 0) return;
+  const zeroXDir = dirname(options.cmd);
+  const run = (args: string[]) =>
+    runProcess('node', args, { cwd: dirname(options.jobs[0]!.input), env: options.env, logFile: options.logFile, tracker: options.tracker, timeoutMs: 120_000 }).catch(
+      (e: Error) => ({ code: null, signal: null, timedOut: false, error: e.message }),
+    );
+  const bundle = visualizerCache(zeroXDir, options.toolsDir);
+  if (bundle && existsSync(join(zeroXDir, 'lib', 'cpu-profile-to-tree.js')) && existsSync(join(zeroXDir, 'visualizer', 'html.js'))) {
+    mkdirSync(options.toolsDir, { recursive: true });
+    const result = await run(['-e', DRAW_PAGES, zeroXDir, bundle, JSON.stringify(options.jobs)]);
+    if (result.code === 0 && options.jobs.every((job) => existsSync(job.output))) return;
+  }
+  for (const job of options.jobs) {
+    const result = await run([options.cmd, '--visualize-cpu-profile', job.input, '--output-html', job.output, '--title', job.title, '--quiet']);
+    if (result.code !== 0 || !existsSync(job.output)) {
+      throw new FlamegraphError(`0x could not draw ${job.output} (${describeExit(result)}). Its log: ${options.logFile}\n${tailFile(options.logFile, 10)}`);
+    }
   }
 }
+
+/**
+ * The file that keeps the browserified visualizer of the 0x at `zeroXDir`, or null when that 0x
+ * has no package.json. Named by the install's place and the time its package.json was written
+ * (npm writes every file anew on install; the mtimes it sets are the tarball's): another
+ * install, or another 0x, gets a file of its own.
+ */
+function visualizerCache(zeroXDir: string, toolsDir: string): string | null {
+  try {
+    const manifest = join(zeroXDir, 'package.json');
+    const { version } = JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown };
+    const stamp = createHash('sha256').update(`${realpathSync(zeroXDir)}\0${statSync(manifest).ctimeMs}`).digest('hex').slice(0, 16);
+    return join(toolsDir, `0x-${String(version)}-visualizer-${stamp}.js`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `node -e DRAW_PAGES <0x's directory> <bundle cache> <jobs as JSON>`: 0x's lib/render.js for
+ * each job, the visualizer browserified once (written to the cache under a temporary name, then
+ * renamed, so a concurrent run never reads half a file).
+ */
+const DRAW_PAGES = String.raw`
+const { createRequire } = require('node:module');
+const fs = require('node:fs');
+const path = require('node:path');
+const [zeroXDir, cacheFile, jobs] = process.argv.slice(1);
+const requireFrom0x = createRequire(path.join(zeroXDir, 'index.js'));
+async function visualizer() {
+  try {
+    return fs.readFileSync(cacheFile, 'utf8');
+  } catch {}
+  const code = await new Promise((resolve, reject) => {
+    requireFrom0x('browserify')({ standalone: 'visualizer' })
+      .add(path.join(zeroXDir, 'visualizer'))
+      .bundle((error, buffer) => (error ? reject(error) : resolve(buffer.toString())));
+  });
+  const temporary = cacheFile + '.' + process.pid;
+  fs.writeFileSync(temporary, code);
+  fs.renameSync(temporary, cacheFile);
+  return code;
+}
+(async () => {
+  const code = await visualizer();
+  const toTrees = requireFrom0x('./lib/cpu-profile-to-tree');
+  const html = requireFrom0x('./visualizer/html');
+  for (const { input, output, title } of JSON.parse(jobs)) {
+    const trees = toTrees(JSON.parse(fs.readFileSync(input, 'utf8')));
+    const options = { title, kernelTracing: false, visualizeCpuProfile: input };
+    await html({ title, htmlPath: output, script: '\n    ' + code + '\n    visualizer(' + JSON.stringify(trees) + ', ' + JSON.stringify(options) + ')\n  ' });
+  }
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+`;
