@@ -36,7 +36,7 @@
 // Each file's wall time is printed at the end (and written to $PERFGATE_TEST_TIMINGS as JSON
 // lines, with each top-level test's time, when that is set), so the slow ones are seen.
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startAzurite } from '../test/helpers/azurite.mjs';
@@ -77,6 +77,13 @@ const beside = oneLane ? [] : loaded.filter((f) => laneOf(f) === 'beside');
 const loadLane = loaded.filter((f) => !beside.includes(f) && !alone.includes(f));
 
 const tapDir = mkdtempSync(join(tmpdir(), 'perfgate-tests-'));
+// Every test process makes its repositories, run directories and servers' files under TMPDIR: one
+// directory of this run's, removed at its end, so a run leaves nothing in /tmp (a whole run makes
+// about a thousand directories, 1 GB). Sticky and open to all, as /tmp is: tests run services as
+// other users (the runner's, PostgreSQL's), which must reach their own directories in it.
+const scratch = mkdtempSync(join(tmpdir(), 'perfgate-suite-'));
+chmodSync(scratch, 0o1777);
+process.env.TMPDIR = scratch;
 const counts = { pass: 0, fail: 0, skipped: 0 };
 let runs = 0;
 
@@ -303,6 +310,16 @@ if (process.env.PERFGATE_TEST_TIMINGS) {
   for (const t of timings) appendFileSync(process.env.PERFGATE_TEST_TIMINGS, `${JSON.stringify({ at, ...t })}\n`);
 }
 rmSync(tapDir, { recursive: true, force: true });
+if (azurite && azurite.process.exitCode === null) {
+  const exited = new Promise((resolve) => azurite.process.once('exit', resolve));
+  azurite.process.kill('SIGTERM');
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+}
+try {
+  rmSync(scratch, { recursive: true, force: true });
+} catch (e) {
+  console.log(`\nthe tests' temporary directory ${scratch} could not be removed whole: ${e.message}`);
+}
 const passedAlone = retried.filter((r) => r.timing.alone.code === 0);
 if (passedAlone.length) {
   console.log('\nfailed beside another file, passed alone (fragile under a neighbour\'s load; their first failures are above):');
