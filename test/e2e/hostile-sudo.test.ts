@@ -31,6 +31,12 @@ import { canMakeRunnerUser, giveTree, runnerUser } from '../helpers/runner-user.
 const platform = useFakePlatform();
 const ID_TOKEN_REQUEST = 'idtokenrequest-decoy-5d1e77';
 const skip = !canMakeRunnerUser && 'needs root, to make a user like the runner';
+/**
+ * Both heads do twice base's work: each start pair sees head serve about half of base's requests.
+ * 10 start pairs in 100 ms slices call that: the run's family is three gated comparisons, and
+ * 3 × 2/2^10 (one start pair the other way, at the smallest rank) is still below 0.01.
+ */
+const INPUTS = { ...QUICK_INPUTS, pairs: '10', instances: '10', slice: '100ms', warmup: '100ms' };
 
 interface Attempt {
   ok: boolean;
@@ -82,7 +88,7 @@ test("a head whose install uses the runner's sudo is refused every attempt, read
   const run = await runAction({
     eventName: 'pull_request',
     event: pullRequestEvent({ number: 64, baseSha: baseSha(repo), headSha: headSha(repo) }),
-    inputs: { ...QUICK_INPUTS, comment: 'never', 'allow-id-token': 'true' },
+    inputs: { ...INPUTS, comment: 'never', 'allow-id-token': 'true' },
     workspace: repo,
     runId: 6400,
     temp,
@@ -174,7 +180,7 @@ test('an honest head that installs from npm serves as its own user and fails on 
   const run = await runAction({
     eventName: 'pull_request',
     event: pullRequestEvent({ number: 65, baseSha: baseSha(repo), headSha: headSha(repo) }),
-    inputs: { ...QUICK_INPUTS, comment: 'never' },
+    inputs: { ...INPUTS, comment: 'never' },
     workspace: repo,
     runId: 6500,
     ...platform,

