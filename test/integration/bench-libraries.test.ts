@@ -10,12 +10,14 @@
  * captures; the verdict is computed from each process's ops/s the same way whatever the library
  * (assess/benchmarks.ts). So the verdicts are tested once per library that is cheap to run (six
  * rounds of benchmark.js from CommonJS, of tinybench from ESM), and every other form is run for
- * one round (a budget of 1 s lets one pair of processes start): each process ran, captured its
- * three benchmarks from the project's own copy, and its numbers follow the work (25× apart, so
- * one round shows it even when a neighbour slows one side's process by half). A mitata process
- * takes about 8 s whatever its suite asks: run() first measures four empty functions, and every
- * measurement runs for its fixed 642 ms of CPU at least (k_min_cpu_time, which neither run() nor
- * bench() lets a suite change), so both its forms are one-round runs.
+ * one round (a budget of 1 s lets one pair of processes start, so those fixtures sample long
+ * enough for a pair to outlast it; the six-round ones sample only as long as a 25× change needs):
+ * each process ran, captured its three benchmarks from the project's own copy, and its numbers
+ * follow the work (25× apart, so one round shows it even when a neighbour slows one side's
+ * process by half). A mitata process takes about 6 s whatever its suite asks: run() first
+ * measures four empty functions, and every measurement runs for its fixed 642 ms of CPU at least
+ * (k_min_cpu_time, which neither run() nor bench() lets a suite change), so both its forms are
+ * one-round runs.
  * Six rounds at alpha 0.05 are the fewest a run takes (the one-sided test's smallest p is then
  * 1/64): the changed cases are 25× apart, far past the limit, and a busy round that widens the
  * A/A interval makes it "inconclusive", which the A/A assertion accepts. Calibrating the verdicts
