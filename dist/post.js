@@ -19832,7 +19832,7 @@ function boundaryAt(path) {
 }
 
 // src/engine/process/head-user.ts
-import { spawnSync as spawnSync2 } from "node:child_process";
+import { spawn, spawnSync as spawnSync2 } from "node:child_process";
 import { chmodSync, lstatSync, mkdtempSync, realpathSync, rmSync, statSync as statSync2 } from "node:fs";
 import { basename as basename2, dirname as dirname2, join as join3, resolve } from "node:path";
 var HOME_PREFIX = "perfgate-head-home-";
@@ -19925,15 +19925,20 @@ function signalGroup(pgid, signal) {
   } catch {
   }
 }
-async function stopGroup(pgid, graceMs = 3e3) {
+async function stopGroup(pgid, graceMs = 3e3, headUser = null) {
   if (!groupAlive(pgid)) return;
-  signalGroup(pgid, "SIGTERM");
+  const send = async (signal) => {
+    signalGroup(pgid, signal);
+    if (headUser) await headUser.signalGroup(pgid, signal);
+  };
+  await send("SIGTERM");
+  signalGroup(pgid, "SIGCONT");
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!groupAlive(pgid)) return;
     await sleep2(25);
   }
-  signalGroup(pgid, "SIGKILL");
+  await send("SIGKILL");
   const hardDeadline = Date.now() + 2e3;
   while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep2(25);
 }

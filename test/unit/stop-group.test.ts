@@ -41,3 +41,14 @@ test('a group with a running member is alive until it is stopped', async () => {
   await stopGroup(child.pid!, 2000);
   assert.equal(groupAlive(child.pid!), false);
 });
+
+test('a stopped group (SIGSTOP) is continued after its SIGTERM, so it ends by that, without waiting out the grace', async () => {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' });
+  await new Promise((resolve) => child.once('spawn', resolve));
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  process.kill(-child.pid!, 'SIGSTOP');
+  const started = Date.now();
+  await stopGroup(child.pid!, 10_000);
+  assert.equal(await exited, 'SIGTERM', 'ended by SIGTERM, not the SIGKILL after the grace');
+  assert.ok(Date.now() - started < 5000, `the stop took ${Date.now() - started} ms of a 10 s grace`);
+});

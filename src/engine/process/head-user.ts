@@ -12,7 +12,7 @@
  * `sudo -n`, as the boundary is made. sudo resets the environment (env_reset, secure_path), so
  * the environment perfgate built is handed over explicitly (`env -i NAME=value …`).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, lstatSync, mkdtempSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -26,6 +26,7 @@ const HOME_PREFIX = 'perfgate-head-home-';
 
 const SETPRIV = '/usr/bin/setpriv';
 const ENV = '/usr/bin/env';
+const KILL = '/bin/kill';
 
 export interface HeadUser {
   name: string;
@@ -45,6 +46,12 @@ export interface HeadUser {
   reclaim(paths?: readonly string[]): void;
   /** Takes everything back and removes the home. */
   close(): void;
+  /**
+   * Sends `signal` to process group `pgid` as the user. perfgate's user may not signal the user's
+   * processes: sudo relays a signal to the one process it started, and a service started through
+   * `sh -c` leaves its node behind when sh dies of it. Nothing to do when perfgate is root.
+   */
+  signalGroup(pgid: number, signal: NodeJS.Signals): Promise<void>;
 }
 
 interface Privilege {
@@ -125,6 +132,15 @@ export function openHeadUser(sudo: string | null): HeadUser | { unavailable: str
     close() {
       user.reclaim();
       rmSync(home, { recursive: true, force: true });
+    },
+    signalGroup(pgid, signal) {
+      if (root.prefix.length === 0) return Promise.resolve();
+      const [file, args] = user.command(KILL, ['-s', signal.replace(/^SIG/, ''), '--', `-${pgid}`], { PATH: '/usr/bin:/bin' });
+      return new Promise((resolve) => {
+        const child = spawn(file, args, { stdio: 'ignore', env: ownEnv(), timeout: 10_000 });
+        child.once('error', () => resolve());
+        child.once('close', () => resolve());
+      });
     },
   };
   // The node perfgate found first on PATH is the one it asked what the services' node allows

@@ -85,16 +85,26 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** SIGTERM to the whole group, SIGKILL after graceMs if anything is still alive. */
-export async function stopGroup(pgid: number, graceMs = 3000): Promise<void> {
+/**
+ * SIGTERM to the whole group, then SIGCONT (a stopped process acts on its SIGTERM only once it
+ * runs again, as systemd does it), SIGKILL after graceMs if anything is still alive. A group of
+ * head's code (`headUser`) is signalled as that user too: perfgate's own user may not signal its
+ * processes.
+ */
+export async function stopGroup(pgid: number, graceMs = 3000, headUser: HeadUser | null = null): Promise<void> {
   if (!groupAlive(pgid)) return;
-  signalGroup(pgid, 'SIGTERM');
+  const send = async (signal: NodeJS.Signals) => {
+    signalGroup(pgid, signal);
+    if (headUser) await headUser.signalGroup(pgid, signal);
+  };
+  await send('SIGTERM');
+  signalGroup(pgid, 'SIGCONT');
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
     if (!groupAlive(pgid)) return;
     await sleep(25);
   }
-  signalGroup(pgid, 'SIGKILL');
+  await send('SIGKILL');
   const hardDeadline = Date.now() + 2000;
   while (groupAlive(pgid) && Date.now() < hardDeadline) await sleep(25);
 }
@@ -290,16 +300,17 @@ export async function runProcess(
     return { code, signal, timedOut: false };
   }
   let timedOut = false;
+  const head = headUserOf(options.tracker, options.env);
   const timer = setTimeout(() => {
     timedOut = true;
-    void stopGroup(pgid, 2000);
+    void stopGroup(pgid, 2000, head);
   }, options.timeoutMs);
   try {
     const [code, signal] = await exitOf(child);
     return { code, signal, timedOut };
   } finally {
     clearTimeout(timer);
-    await stopGroup(pgid, 1000);
+    await stopGroup(pgid, 1000, head);
     options.tracker.delete(pgid);
     // Its whole output in the file before anyone reads it.
     await options.boundedLog?.settled(1000);

@@ -328,7 +328,7 @@ export class Service {
 
   async stop(graceMs = 5000): Promise<void> {
     this.stopping = true;
-    await stopGroup(this.pgid, graceMs);
+    await stopGroup(this.pgid, graceMs, headUserOf(this.options.tracker, { PERFGATE_SIDE: this.options.codeOf ?? this.side }));
     this.options.tracker.delete(this.pgid);
     await this.log.settled(EXIT_OUTPUT_WAIT_MS);
     this.health?.close();
