@@ -241,6 +241,20 @@ const EMPTY_SIDE: ProfileSummary = {
   functionCount: 0,
 };
 
+/** Each Node's version and whether it takes --cpu-prof in NODE_OPTIONS: asked once per Node, not once per shape. */
+const nodeTraits = new Map<string, [string, string]>();
+function traitsOf(node: string): [string, string] {
+  let traits = nodeTraits.get(node);
+  if (!traits) {
+    const [version, native] = execFileSync(node, ['-p', "process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof')"], { encoding: 'utf8' })
+      .trim()
+      .split(' ');
+    traits = [version!, native!];
+    nodeTraits.set(node, traits);
+  }
+  return traits;
+}
+
 /** Runs a shape under `node` for `ms` and reads both answers from its profile. */
 export async function runShape(shape: Shape, node: string, ms = 1000): Promise<ShapeRun> {
   const tree = realpathSync(mkdtempSync(join(tmpdir(), `perfgate-shape-${shape.name}-`)));
@@ -250,9 +264,7 @@ export async function runShape(shape: Shape, node: string, ms = 1000): Promise<S
     mkdirSync(join(tree, 'node_modules'));
     cpSync(join(SHAPES_DIR, 'deps'), join(tree, 'node_modules'), { recursive: true });
     const dir = join(tree, 'profiles');
-    const [version, native] = execFileSync(node, ['-p', "process.version + ' ' + process.allowedNodeEnvironmentFlags.has('--cpu-prof')"], { encoding: 'utf8' })
-      .trim()
-      .split(' ');
+    const [version, native] = traitsOf(node);
     const options = [`--require ${join(ROOT, 'src', 'preload', 'preload.cjs')}`];
     if (native === 'true') options.push(`--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=1000`);
     const child = spawn(node, [`${shape.name}.js`], {

@@ -5,7 +5,7 @@
  * reduce and sort, async functions, class methods, getters, generators, a function inlined into
  * its caller, a dependency's loop calling back into the service's code, Node core's crypto,
  * Buffer and structuredClone, Error construction. Each shape (test/fixtures/culprit-shapes) is a
- * tiny program run for a second under V8's CPU profiler, the way the engine profiles a service,
+ * tiny program run for half a second under V8's CPU profiler, the way the engine profiles a service,
  * on every Node installed here (the one on PATH, perfgate's Node 24, and Node 22 when present in
  * /tmp/node22). The raw profile's line ticks say which function did the work (the premise: it is
  * the shape's declared culprit); perfgate's attribution must name that function, with its file
@@ -15,8 +15,15 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { describeTicks, hit, listShapes, rawAgrees, runShape, type ShapeRun, shapeNodes } from '../helpers/culprit-shapes.js';
 
-/** Runs of a shape before its premise counts as broken: a second is enough for the work to dominate, but the machine is shared. */
+/** Runs of a shape before its premise counts as broken: half a second is enough for the work to dominate, but the machine is shared. */
 const ATTEMPTS = 3;
+
+/**
+ * How long each shape runs: about 450 samples, in which the declared culprit holds 200 to 470
+ * and leads the next function by 40 or more (megamorphic-access, the closest) — the shapes'
+ * work is gross, so a second's samples would add time, not certainty.
+ */
+const SHAPE_MS = 500;
 
 for (const node of shapeNodes()) {
   describe(`culprit shapes on ${node.label}`, () => {
@@ -24,7 +31,7 @@ for (const node of shapeNodes()) {
       test(`${shape.name}: perfgate names ${shape.expected}`, async () => {
         let run: ShapeRun | null = null;
         for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-          run = await runShape(shape, node.path);
+          run = await runShape(shape, node.path, SHAPE_MS);
           if (!shape.rawTruth || rawAgrees(run)) break;
         }
         const seen = `raw line ticks: ${describeTicks(run!)}; ${run!.unplaced} of ${run!.samples} samples unplaced`;

@@ -37,10 +37,14 @@ const scenarioOf = (name: Fixture) => `GET /${name}`;
 /**
  * perfgate compare on a repository that serves the named fixtures (base, then head) from one
  * service, a scenario each, every scenario profiled; each fixture's view of the run.
- * 10 start pairs, every one slower on head, give p = 2/2^10: a regression of each scenario's
- * metrics that are not gated. Holm over five scenarios' 16 gated metrics would ask 2/2^13 of
- * those, so this run seldom fails the build: the headline names each scenario's culprit on a line
- * of its own, and the failing form that leads a headline is the dependency cases' (one scenario).
+ * 8 start pairs, every one slower on head, give p = 1/2^8 (2/2^8 with one pair the other way, at
+ * the smallest rank): below alpha, a regression of each scenario's metrics that are not gated,
+ * which head's several-fold CPU per request makes certain. Holm over five scenarios' gated
+ * metrics would ask a p below 2^-10 of those, so this run does not fail the build: the headline
+ * names each scenario's culprit on a line of its own, and the failing form that leads a headline
+ * is the dependency cases' (one scenario, 10 pairs).
+ * A profile of 1 s a side holds 500 to 1,000 samples of each: the culprits here hold a third or
+ * more of head's time and add several times what the next own function adds.
  */
 async function compareFixtures(names: readonly Fixture[]): Promise<Map<Fixture, Run>> {
   const side = (which: 'base' | 'head') => Object.fromEntries(names.map((name) => [`${name}.js`, { copy: `services/culprits/${name}-${which}.js` }]));
@@ -57,8 +61,8 @@ async function compareFixtures(names: readonly Fixture[]): Promise<Map<Fixture, 
   start: node node_modules/culprit-routes/index.js
   ready: { timeout: 10s }
 scenarios: [${names.map(scenarioOf).join(', ')}]
-load: { pairs: 10, blocks: 1, instances: 10, slice: 300ms, warmup: 300ms }
-profile: { duration: 2s, when: always, confirm: false }
+load: { pairs: 8, blocks: 1, instances: 8, slice: 300ms, warmup: 300ms }
+profile: { duration: 1s, when: always, confirm: false }
 `,
     },
     side('head'),
@@ -182,7 +186,12 @@ describe('the culprit in own code', () => {
     assert.match(run.stdout, /arrow at top level +moved\.js:\d+ .*moved from line \d+/);
   });
 
-  /** A service on tiny-router, 1.0.0 on base and 1.1.0 on head, installed in the repository (the test installs nothing); with npm's lockfile, or pinned in package.json alone. */
+  /**
+   * A service on tiny-router, 1.0.0 on base and 1.1.0 on head, installed in the repository (the
+   * test installs nothing); with npm's lockfile, or pinned in package.json alone. 10 start pairs:
+   * p = 1/2^10, which Holm over the scenario's 3 gated metrics keeps below alpha, so the build
+   * fails and the headline leads with the failing form.
+   */
   function upgradeRepo(lockfile: boolean): string {
     const pkg = (version: string) => ({
       'node_modules/tiny-router/package.json': JSON.stringify({ name: 'tiny-router', version, main: 'index.js' }),
@@ -208,7 +217,7 @@ describe('the culprit in own code', () => {
   ready: { timeout: 10s }
 scenarios: [GET /]
 load: { pairs: 10, blocks: 1, instances: 10, slice: 300ms, warmup: 300ms }
-profile: { duration: 2s, confirm: false }
+profile: { duration: 1s, confirm: false }
 `,
       },
       pkg('1.1.0'),
@@ -244,7 +253,7 @@ profile: { duration: 2s, confirm: false }
 
   describe('a deoptimization introduced in head', () => {
     let run: Run;
-    // Whether V8 reports the deoptimization inside the 2 s profile is its own decision (one full
+    // Whether V8 reports the deoptimization in the profiled run is its own decision (one full
     // test run in three saw none): the premise is retried, up to 3 runs, and the assertions below
     // then check what perfgate made of it.
     before(async () => {
