@@ -107,7 +107,7 @@ describe('history', () => {
     try {
       const summaryFile = join(dir, 'step-summary.md');
       const html = join(dir, 'out', 'history.html');
-      const run = await runCli(['history', dir, '--html', html], dir, { GITHUB_STEP_SUMMARY: summaryFile });
+      const run = await runCli(['history', dir, '--html', html], dir, { PATH: process.env.PATH, GITHUB_STEP_SUMMARY: summaryFile });
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /left out broken\/results\.json: .*not valid JSON/);
       assert.match(run.stderr, /left out forged\/results\.json: .*sides\.head\.sha/);
@@ -125,7 +125,7 @@ describe('history', () => {
   it('perfgate history: exits 2 when the directory holds no readable run', async () => {
     const dir = writeHistoryDir([], { 'a/results.json': '[]' });
     try {
-      const run = await runCli(['history', dir], dir, {});
+      const run = await runCli(['history', dir], dir, { PATH: process.env.PATH });
       assert.equal(run.code, 2);
       assert.match(run.stderr, /no readable results\.json/);
     } finally {
