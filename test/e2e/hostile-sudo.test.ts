@@ -169,7 +169,9 @@ test('an honest head that installs from npm serves as its own user and fails on 
     'package-lock.json': { copy: 'bumps/qs/v6.16.0/package-lock.json' },
     'server.js': server,
     'work.json': '{"iterations": 200000}',
-    'perfgate.yml': 'profile: false\n',
+    // profiled: head's services are stopped by a SIGTERM perfgate's user sends as head's, and
+    // each writes its profile on the way out
+    'perfgate.yml': 'profile: { duration: 1s, confirm: false }\n',
   };
   // qs 6.16.1 on head: its own lockfile, so head's install runs (npm ci, as head's user, its cache in its home).
   const repo = makeRepo(files, {
@@ -196,4 +198,7 @@ test('an honest head that installs from npm serves as its own user and fails on 
   assert.equal(run.status, 1, describeRun(run));
   assert.equal(run.outputs.decision, 'fail', describeRun(run));
   assert.ok(run.annotations('error').some((e) => /performance regression: throughput of GET \//.test(e)), describeRun(run));
+  const [profile] = readResults(run.outputs['results-path']!).profiles ?? [];
+  assert.ok(profile?.sides.head.functions.some((f) => f.name === 'spin'), `head's profile, written by its processes as they stopped, names spin: ${describeRun(run)}`);
+  assert.ok(profile.files.head, "head's flamegraph");
 });

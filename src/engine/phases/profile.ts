@@ -326,6 +326,8 @@ async function profileSides(phase: ProfilePhase, scenario: ScenarioConfig, dir: 
     for (const s of starts) s.service.assertRunning(`while under load with the profiler (scenario "${scenario.name}")`);
   } finally {
     await Promise.all(starts.map((s) => s.service.stop(PROFILE_STOP_GRACE_MS)));
+    // What head's processes wrote there is its user's, which perfgate's user may not read: taken back first.
+    for (const s of starts) headUserOf(phase.session.tracker, { PERFGATE_SIDE: s.side })?.reclaim([s.dir]);
   }
   const [base, head] = starts.map((s, i) => collectSide(phase, s, scenario, window, requests[i]!, ports));
   return { base: base!, head: head! };
