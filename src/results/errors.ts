@@ -61,5 +61,7 @@ export function describeHeadBroken(broken: HeadBroken): string {
  */
 export function describeRevertFailed(reverted: number, head: number): string {
   const percent = (fraction: number) => `${Number((100 * fraction).toFixed(1))}%`;
-  return `the reverted head failed ${percent(reverted)} of its requests (head ${percent(head)}): the function's old lines need what this PR changed elsewhere, so the revert does not stand on its own`;
+  // head's share is NaN when none of its requests had finished by then (a slow route's short warm-up)
+  const headShare = Number.isFinite(head) ? `head ${percent(head)}` : 'head: no request finished yet';
+  return `the reverted head failed ${percent(reverted)} of its requests (${headShare}): the function's old lines need what this PR changed elsewhere, so the revert does not stand on its own`;
 }

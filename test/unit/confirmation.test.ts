@@ -13,6 +13,7 @@ import { confirmTargets, nextConfirmTarget } from '../../src/assess/look.js';
 import { buildVerdicts } from '../../src/assess/verdicts.js';
 import { renderMarkdown, renderTerminal } from '../../src/report/index.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describeRevertFailed } from '../../src/results/errors.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fixtureScenarioProfile } from '../helpers/profiles.js';
@@ -158,4 +159,11 @@ test('two arms: the report says what each revert gives back, and what neither do
   assert.ok(validate(JSON.parse(JSON.stringify(document))), JSON.stringify(validate.errors));
   assert.equal(document.worst?.culprit?.confirmation?.status, 'explains-little');
   assert.deepEqual([document.worst?.culprit?.nextConfirmation?.function, document.worst?.culprit?.nextConfirmation?.status], ['(anonymous server.js:7:17)', 'confirmed']);
+});
+
+test("a revert that failed where none of head's requests had finished yet says so, not NaN%", () => {
+  assert.match(describeRevertFailed(1, 0), /the reverted head failed 100% of its requests \(head 0%\)/);
+  const text = describeRevertFailed(1, Number.NaN);
+  assert.match(text, /the reverted head failed 100% of its requests \(head: no request finished yet\)/);
+  assert.doesNotMatch(text, /NaN/);
 });
