@@ -11,6 +11,7 @@ import { HealthChannel } from './health.js';
 import { preloadPath } from './preloads.js';
 import { BoundedLog, type LogCap, START_LOG_CAP } from '../process/bounded-log.js';
 import { explainLog, fileSize } from '../process/log-excerpt.js';
+import type { HeadUser } from '../process/head-user.js';
 import { headUserOf, type ProcessTracker, runShell, sleep, startShell, stopGroup } from '../process/processes.js';
 import { groupRssBytes } from '../process/proc-memory.js';
 
@@ -143,6 +144,8 @@ export class Service {
     private readonly log: BoundedLog,
     /** Where this start's part of the side's log begins (its command line), in bytes. */
     private readonly logFrom: number,
+    /** The user head's code runs as, when this start runs it: its group is signalled as that user too. */
+    private readonly headUser: HeadUser | null,
   ) {
     // Exited once its last words are in the log: every message that says it died quotes them.
     child.once('exit', (code, signal) => {
@@ -205,7 +208,7 @@ export class Service {
       portsInUse.delete(port);
       throw e;
     }
-    return new Service(options.side, port, child, options, health, pm2Home, log, logFrom);
+    return new Service(options.side, port, child, options, health, pm2Home, log, logFrom, head);
   }
 
   get pgid(): number {
@@ -328,7 +331,7 @@ export class Service {
 
   async stop(graceMs = 5000): Promise<void> {
     this.stopping = true;
-    await stopGroup(this.pgid, graceMs, headUserOf(this.options.tracker, { PERFGATE_SIDE: this.options.codeOf ?? this.side }));
+    await stopGroup(this.pgid, graceMs, this.headUser);
     this.options.tracker.delete(this.pgid);
     await this.log.settled(EXIT_OUTPUT_WAIT_MS);
     this.health?.close();
