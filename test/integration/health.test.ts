@@ -27,14 +27,20 @@ async function compare(base: Files, head: Files, scenarios = 'scenarios: [GET /w
   return { code: run.code, results, analysis: assessResults(results), terminal: run.stdout, markdown: readFileSync(markdownFile, 'utf8') };
 }
 
-function assertEveryPairHasHealth(results: Results): void {
-  for (const pair of results.scenarios.flatMap((s) => s.pairs)) {
-    for (const slice of [pair.base, pair.head]) {
-      assert.ok(slice.health, 'every slice has health data');
-      assert.equal(slice.health.missing, 0);
-      assert.ok(slice.generatorCpuSeconds! > 0, 'the load generator\'s CPU is measured');
-      assert.ok(slice.generatorEventLoopUtilization! > 0 && slice.generatorEventLoopUtilization! <= 1);
-    }
+/**
+ * Every slice carries its processes' health, all of them reporting; `unreported` slices may have
+ * none: a process whose loop is held by a synchronous call, on a machine a neighbour keeps busy,
+ * may not acknowledge a window's opening within the second the engine waits for it, and that slice
+ * then has no health record (missing data, said as such, not a value).
+ */
+function assertEveryPairHasHealth(results: Results, unreported = 0): void {
+  const slices = results.scenarios.flatMap((s) => s.pairs).flatMap((pair) => [pair.base, pair.head]);
+  const without = slices.filter((slice) => !slice.health).length;
+  assert.ok(without <= unreported, `${without} of ${slices.length} slices have no health data`);
+  for (const slice of slices) {
+    if (slice.health) assert.equal(slice.health.missing, 0);
+    assert.ok(slice.generatorCpuSeconds! > 0, 'the load generator\'s CPU is measured');
+    assert.ok(slice.generatorEventLoopUtilization! > 0 && slice.generatorEventLoopUtilization! <= 1);
   }
 }
 
@@ -50,7 +56,7 @@ test('a synchronous key derivation in head: event-loop delay regression, a faili
     quickConfig('scenarios: [GET /work]').replace('instances: 12', 'instances: 6').replace('  warmup: 300ms\n', '  warmup: 300ms\n  early-stop: false\n'),
   );
   t.diagnostic(`blocking fixture, health section:\n${healthSection(markdown)}`);
-  assertEveryPairHasHealth(results);
+  assertEveryPairHasHealth(results, 2);
   const p99 = analysis.health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
   assert.equal(p99.verdict, 'regression', JSON.stringify(p99));
   // head's loop waits ≥20 ms longer (base's own delay includes waiting for the CPU it shares with head)
