@@ -21,7 +21,7 @@
 // lane is done, more workers (one per core, and one more) take items from the same queue: what the
 // beside files assert does not depend on a neighbour's load, and nothing is measured then. The
 // unit layer is cut into runs so that it never holds one core on its own while the other has
-// nothing left to take.
+// nothing left to take; its few slow files (`// unit: slow`) are queued first, each alone.
 // Files that say `// lane: alone` run after both lanes, with nothing beside them: their fixtures
 // reach for other processes on the machine (a hostile head that stops every base service it finds).
 // PERFGATE_TEST_LANES=1 runs every file in one lane, one at a time.
@@ -235,9 +235,19 @@ async function runUnits(files, label, { buffered, oneAtATime }) {
 const unitsQueued = twoLanes || together;
 const UNIT_RUN = together ? 4 : 8;
 const unitRuns = [];
-for (let i = 0; unitsQueued && i < pure.length; i += UNIT_RUN) {
-  const files = pure.slice(i, i + UNIT_RUN);
-  unitRuns.push({ files, label: `unit files ${i + 1}–${i + files.length} of ${pure.length}` });
+/**
+ * A unit file that says `// unit: slow` on a line of its own (with the reason: it runs tsc builds,
+ * a benchmark library's fixed-time loops) takes seconds where the others take milliseconds: its
+ * run is queued first, alone, so that it does not start last and hold one worker while the
+ * others have nothing left.
+ */
+const slowUnit = (file) => /^\/\/ unit: slow\b/m.test(readFileSync(file, 'utf8').slice(0, 4000));
+const slowUnits = pure.filter(slowUnit);
+const quickUnits = pure.filter((f) => !slowUnits.includes(f));
+for (const file of unitsQueued ? slowUnits : []) unitRuns.push({ files: [file], label: `unit file ${file.replace(/^test\/unit\//, '')}` });
+for (let i = 0; unitsQueued && i < quickUnits.length; i += UNIT_RUN) {
+  const files = quickUnits.slice(i, i + UNIT_RUN);
+  unitRuns.push({ files, label: `unit files ${i + 1}–${i + files.length} of ${quickUnits.length}` });
 }
 if (pure.length && !unitsQueued) await runUnits(pure, `${pure.length} unit files (in parallel)`, { buffered: false, oneAtATime: false });
 /** Runs one file; with both lanes running, each file's report is printed whole. */

@@ -1,3 +1,4 @@
+// unit: slow — mitata measures each benchmark for a fixed time of its own (about 10 s).
 /**
  * The benchmark preload on its own: `node --require bench-preload.cjs <file>` on small suites in
  * a project with its own copy of each library, and what it captured. (The engine around it is

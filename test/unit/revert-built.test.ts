@@ -1,3 +1,4 @@
+// unit: slow — it builds real repositories with the real tsc (about 13 s).
 /**
  * The culprit's revert in a built (TypeScript) service: the profile names dist/server.js, the
  * pull request changed src/server.ts. A real repository built by the real `tsc`; the culprit's

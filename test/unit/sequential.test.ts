@@ -1,3 +1,4 @@
+// unit: slow — it computes the group-sequential bounds (numerical integration) for designs of up to 24 looks (about 8 s).
 // The group-sequential design's bounds and the detectable-shift formula against values R computed by an
 // independent method (test/reference/sequential-reference.R: mvtnorm's pmvnorm + uniroot), and
 // the gate's use of them: the planned looks, the interim decisions and the levels verdicts use.
