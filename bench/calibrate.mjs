@@ -105,7 +105,7 @@ export function startNoisyNeighbour() {
  * noisy neighbour on when the cell asks for it: the JSON line the harnesses append, its results
  * without profiles, or the error's last lines. `fields` go first (the cell, the run number).
  */
-export async function recordCliRun(cli, repo, noise, fields, extraArgs = []) {
+export async function recordCliRun(cli, repo, noise, fields, extraArgs = [], { profile = false } = {}) {
   const json = join(repo, 'results.json');
   const verdicts = join(repo, 'verdicts.json');
   rmSync(json, { force: true });
@@ -115,7 +115,7 @@ export async function recordCliRun(cli, repo, noise, fields, extraArgs = []) {
   const load1 = loadavg()[0];
   let child;
   try {
-    child = await runCli(cli, repo, ['compare', '--base', 'base', '--head', 'head', '--json', json, '--verdicts', verdicts, '--quiet', '--no-profile', ...extraArgs]);
+    child = await runCli(cli, repo, ['compare', '--base', 'base', '--head', 'head', '--json', json, '--verdicts', verdicts, '--quiet', ...(profile ? [] : ['--no-profile']), ...extraArgs]);
   } finally {
     hog?.kill('SIGKILL');
   }

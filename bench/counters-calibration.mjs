@@ -1,27 +1,31 @@
 #!/usr/bin/env node
 // Calibration of the work counters (docs/health.md, "Work counters"): their A/A spread and whether
-// they catch a head that allocates 3% more per request, on a real fastify service. A benchmark,
-// not a test. Run it under the load lock; each run is one whole `perfgate compare`.
+// they catch a head that allocates 1% or 3% more per request, on real services. A benchmark, not a
+// test. Run it under the load lock; each run is one whole `perfgate compare`.
 //
-//   node bench/counters-calibration.mjs record [--runs 3] [--effects 0,3] [--noise off|on]
-//        [--out docs/calibration/counters.jsonl] [--cli dist/cli.js]
+//   node bench/counters-calibration.mjs record [--service fastify|orders] [--runs 3] [--effects 0,3]
+//        [--noise off|on] [--profile] [--out docs/calibration/counters.jsonl] [--cli dist/cli.js]
 //   node bench/counters-calibration.mjs report [--in docs/calibration/counters.jsonl]
 //
 // `record` builds one throwaway repository per effect: fastify 5 answering GET /json
-// (bench/services/fastify's payload), base and head commits whose alloc.json makes head allocate
-// `effect`% more V8 heap per request, as one extra array of small integers. The 3% is of what base
-// itself allocates per request, measured in the A/A runs already recorded (a first A/A run is made
-// when there is none). Each finished run appends one JSON line (its results.json without profiles)
-// to the file; a second `record` adds only the runs each effect still lacks, alternating effects
-// so that slow minutes of the machine spread over both.
+// (bench/services/fastify's payload), or the Koa order service of bench/services/orders (written
+// for this calibration and not tuned to it), base and head commits whose alloc.json makes head
+// allocate `effect`% more V8 heap per request, as one extra array of small integers. The 3% is of
+// what base itself allocates per request, measured in that service's A/A runs already recorded (a
+// first A/A run is made when there is none). With --profile the run profiles as by default (the
+// scenario whose verdict moved), so the allocation culprit is named in verdicts.json. Each
+// finished run appends one JSON line (its results.json without profiles, and verdicts.json) to
+// the file; a second `record` adds only the runs each effect still lacks, alternating effects so
+// that slow minutes of the machine spread over both.
 //
 // `report` judges every run by today's default rules for the counters (whatever the run recorded)
 // and prints, per counter and for throughput beside them: the A/A runs' estimates (median and
 // largest |change|, the 95% interval's median half-width) and how many gave a regression or an
-// improvement (k/n, Wilson 95% interval); for the +3% runs, how many found the allocations'
-// regression, and the change measured.
+// improvement (k/n, Wilson 95% interval); for a head that allocates more, how many found the
+// allocations' regression, the change measured, and in profiled runs how many named the function
+// that allocates it.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,7 +35,6 @@ import { recordCliRun, wilson } from './calibrate.mjs';
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const DEFAULT_FILE = join(root, 'docs', 'calibration', 'counters.jsonl');
-const SCENARIO = 'GET /json';
 /** 8 start pairs of 2 pairs each: the fewest with which the sign-flip test can reach alpha 0.01 on every start agreeing. */
 const LOAD = { pairs: 16, blocks: 2, instances: 4, slice: '500ms', warmup: '1s', 'early-stop': false };
 const COUNTERS = ['allocated_per_request', 'gc_count_per_request', 'syscalls_per_request', 'socket_written_per_request', 'socket_read_per_request'];
@@ -51,16 +54,39 @@ fastify.get('/json', async () => {
 fastify.listen({ port: Number(process.env.PORT ?? 3000), host: '127.0.0.1' });
 `;
 
-function makeRepo(scratch, effect, extraBytes) {
-  const repo = join(scratch, `effect-${effect}`);
+/**
+ * The services: where their files come from, the scenario measured, and the function that head's
+ * extra allocation is in (the allocation culprit a profiled run should name).
+ */
+const SERVICES = {
+  fastify: {
+    scenario: 'GET /json',
+    // its extra array is made in the route's anonymous arrow
+    culprit: 'arrow at top level',
+    copy(repo) {
+      cpSync(join(root, 'bench', 'services', 'fastify'), repo, { recursive: true });
+      cpSync(join(root, 'bench', 'services', 'work.js'), join(repo, 'work.js'));
+      writeFileSync(join(repo, 'server.js'), SERVER);
+    },
+  },
+  orders: {
+    scenario: 'GET /orders/7',
+    culprit: 'recordAudit',
+    copy(repo) {
+      cpSync(join(root, 'bench', 'services', 'orders'), repo, { recursive: true });
+    },
+  },
+};
+
+function makeRepo(scratch, service, effect, extraBytes, profile) {
+  const repo = join(scratch, `${service}-effect-${effect}`);
   rmSync(repo, { recursive: true, force: true });
   mkdirSync(repo, { recursive: true });
   const git = (...args) => execFileSync('git', ['-c', 'user.name=calibrate', '-c', 'user.email=calibrate@perfgate.invalid', ...args], { cwd: repo });
-  cpSync(join(root, 'bench', 'services', 'fastify'), repo, { recursive: true });
-  cpSync(join(root, 'bench', 'services', 'work.js'), join(repo, 'work.js'));
-  writeFileSync(join(repo, 'server.js'), SERVER);
+  SERVICES[service].copy(repo);
+  const server = readFileSync(join(repo, 'server.js'), 'utf8');
   writeFileSync(join(repo, 'alloc.json'), '{"extraBytes": 0}\n');
-  const yaml = ['service:', '  start: node server.js', 'scenarios:', `  - ${SCENARIO}`, `load: ${JSON.stringify(LOAD)}`, 'profile: false', ''];
+  const yaml = ['service:', '  start: node server.js', 'scenarios:', `  - ${SERVICES[service].scenario}`, `load: ${JSON.stringify(LOAD)}`, ...(profile ? [] : ['profile: false']), ''];
   writeFileSync(join(repo, 'perfgate.yml'), yaml.join('\n'));
   writeFileSync(join(repo, '.gitignore'), 'node_modules/\nresults.json\nverdicts.json\n');
   git('init', '--quiet', '--initial-branch=base');
@@ -69,7 +95,7 @@ function makeRepo(scratch, effect, extraBytes) {
   git('checkout', '--quiet', '-b', 'head');
   // A/A: head differs from base by a comment only, as a no-op PR does.
   writeFileSync(join(repo, 'alloc.json'), `{"extraBytes": ${Math.round(extraBytes)}}\n`);
-  writeFileSync(join(repo, 'server.js'), `${SERVER}// head\n`);
+  writeFileSync(join(repo, 'server.js'), `${server}// head\n`);
   git('commit', '--quiet', '-am', `head: ${effect}% more allocated per request`);
   return repo;
 }
@@ -85,11 +111,15 @@ function median(values) {
 function comparisonsOf({ assessResults, DEFAULT_GATE }, line) {
   const gate = { ...line.results.config.gate, ...Object.fromEntries(COUNTERS.map((c) => [c, DEFAULT_GATE[c]])) };
   const analysis = assessResults({ ...line.results, config: { ...line.results.config, gate } });
+  const scenario = line.results.scenarios[0].name;
   const byMetric = new Map();
-  for (const c of analysis.comparisons) if (c.scenario === SCENARIO && c.metric === 'throughput') byMetric.set(c.metric, c);
-  for (const c of analysis.health?.comparisons ?? []) if (c.scenario === SCENARIO && COUNTERS.includes(c.metric)) byMetric.set(c.metric, c);
+  for (const c of analysis.comparisons) if (c.scenario === scenario && c.metric === 'throughput') byMetric.set(c.metric, c);
+  for (const c of analysis.health?.comparisons ?? []) if (c.scenario === scenario && COUNTERS.includes(c.metric)) byMetric.set(c.metric, c);
   return byMetric;
 }
+
+/** The allocation culprit's function the run's verdicts.json named, or null. */
+const namedCulprit = (line) => line.verdicts?.metrics?.find((m) => m.metric === 'allocated_per_request')?.allocationCulprit?.function ?? null;
 
 /** Base's allocated bytes per request, median over the A/A runs recorded so far; null when there are none. */
 async function baseAllocation(lines) {
@@ -108,7 +138,9 @@ async function record(values) {
   if (noise === undefined) throw new Error(`--noise: use off or on, not "${values.noise}"`);
   const file = resolve(values.out);
   mkdirSync(dirname(file), { recursive: true });
-  const cellOf = (effect) => `fastify/${effect}%/${noise ? 'noisy' : 'quiet'}`;
+  const service = values.service;
+  if (!SERVICES[service]) throw new Error(`--service: ${Object.keys(SERVICES).join(' or ')}, not "${service}"`);
+  const cellOf = (effect) => `${service}/${effect}%/${noise ? 'noisy' : 'quiet'}${values.profile ? '/profiled' : ''}`;
   const done = new Map();
   for (const line of readLines(file)) if (!line.error) done.set(line.cell, (done.get(line.cell) ?? 0) + 1);
   const scratch = mkdtempSync(join(tmpdir(), 'perfgate-counters-'));
@@ -121,12 +153,13 @@ async function record(values) {
         if ((done.get(cell) ?? 0) >= round) continue;
         let extraBytes = 0;
         if (effect > 0) {
-          const base = await baseAllocation(readLines(file).filter((l) => l.noise === noise));
+          const base = await baseAllocation(readLines(file).filter((l) => l.noise === noise && l.kind === service));
           if (base === null) throw new Error(`no A/A run recorded yet to take ${effect}% of: include 0 in --effects`);
           extraBytes = (base * effect) / 100;
         }
-        if (!repos.has(cell)) repos.set(cell, makeRepo(scratch, effect, extraBytes));
-        const line = await recordCliRun(cli, repos.get(cell), noise, { cell, kind: 'fastify', effect, noise, extraBytes: Math.round(extraBytes), round });
+        if (!repos.has(cell)) repos.set(cell, makeRepo(scratch, service, effect, extraBytes, values.profile));
+        const fields = { cell, kind: service, effect, noise, profiled: values.profile, extraBytes: Math.round(extraBytes), round };
+        const line = await recordCliRun(cli, repos.get(cell), noise, fields, [], { profile: values.profile });
         appendFileSync(file, `${JSON.stringify(line)}\n`);
         if (!line.error) done.set(cell, round);
         console.log(`${cell} round ${round}: ${line.error ? `error: ${line.error}` : `exit ${line.exit}`}, ${line.wallSeconds} s, load ${line.loadavg1}`);
@@ -164,6 +197,19 @@ async function report(values) {
   console.log('| cell | metric | runs | median change | largest abs change | median CI half-width | regression k/n | improvement k/n |');
   console.log('| :-- | :-- | --: | --: | --: | --: | :-- | :-- |');
   for (const row of rows) console.log(row);
+  // Profiled runs of a head that allocates more: the function verdicts.json named, against the one
+  // head's change allocates in.
+  const profiled = cells.filter((cell) => lines.some((l) => l.cell === cell && l.profiled && l.effect > 0));
+  if (profiled.length === 0) return;
+  console.log('\n| cell | runs | allocation culprit named | named otherwise |');
+  console.log('| :-- | --: | :-- | :-- |');
+  for (const cell of profiled) {
+    const runs = lines.filter((l) => l.cell === cell);
+    const expected = SERVICES[runs[0].kind].culprit;
+    const named = runs.map(namedCulprit);
+    const others = [...new Set(named.filter((n) => n !== expected).map((n) => n ?? 'none'))].join(', ') || '—';
+    console.log(`| ${cell} | ${runs.length} | ${expected}: ${rate(named.filter((n) => n === expected).length, runs.length)} | ${others} |`);
+  }
 }
 
 const [command = 'report', ...rest] = process.argv.slice(2);
@@ -176,6 +222,8 @@ const { values } = parseArgs({
     out: { type: 'string', default: DEFAULT_FILE },
     in: { type: 'string', default: DEFAULT_FILE },
     cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
+    service: { type: 'string', default: 'fastify' },
+    profile: { type: 'boolean', default: false },
   },
 });
 if (command === 'record') await record(values);

@@ -9,7 +9,8 @@
 //
 //   node bench/health-cost.mjs [--pairs 60] [--scenario "GET /hello"] [--without all|counters] [--out docs/health.md]
 // --without counters: head keeps the health collection but not the work counters
-// (PERFGATE_HEALTH_COUNTERS=off), so the change is what the counters alone cost.
+// (PERFGATE_HEALTH_COUNTERS=off), so the change is what the counters alone cost;
+// --without counters:gc,responses leaves out only those parts of them (also sockets, syscalls).
 // --out appends the markdown table. Uses dist/cli.js (npm run bundle first); the services run
 // under the `node` on PATH.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -43,8 +44,10 @@ git('init', '--quiet', '--initial-branch=main');
 git('add', '-A');
 git('commit', '--quiet', '-m', 'with health collection');
 git('checkout', '--quiet', '-b', 'head');
-const switchOff = { all: 'PERFGATE_HEALTH_SOCKET=', counters: 'PERFGATE_HEALTH_COUNTERS=off' }[values.without];
-if (switchOff === undefined) throw new Error(`--without: all or counters, not "${values.without}"`);
+// counters:<parts>: the counters' parts named (gc, responses, sockets, syscalls), the rest kept
+const parts = values.without.match(/^counters:((?:gc|responses|sockets|syscalls)(?:,(?:gc|responses|sockets|syscalls))*)$/)?.[1];
+const switchOff = parts ? `PERFGATE_HEALTH_COUNTERS=${parts}` : { all: 'PERFGATE_HEALTH_SOCKET=', counters: 'PERFGATE_HEALTH_COUNTERS=off' }[values.without];
+if (switchOff === undefined) throw new Error(`--without: all, counters or counters:<gc,responses,sockets,syscalls>, not "${values.without}"`);
 writeFileSync(join(repo, 'start.sh'), `${switchOff} exec node server.js\n`);
 git('commit', '--quiet', '-am', `without ${values.without === 'all' ? 'health collection' : 'work counters'}`);
 
@@ -60,8 +63,11 @@ const analysis = assessResults(results);
 // Head is without the collection: its gain over base is the collection's cost.
 const pct = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
 const interval = (c) => `${pct(c.change)} (${pct(c.ciLow)} … ${pct(c.ciHigh)})`;
-// Collected: health at all, or (--without counters) the counters within it.
-const measured = (slice) => (values.without === 'all' ? Boolean(slice.health) : slice.health?.processes.some((p) => p.allocatedBytes !== null) === true);
+// Collected: health at all, or (--without counters) the counters within it, or (counters:<parts>)
+// the first part left out (gc: the allocated bytes; syscalls: their count; responses: the count).
+const PART_FIELD = { gc: 'allocatedBytes', syscalls: 'syscalls', responses: 'responses', sockets: 'socketBytesRead' };
+const field = parts ? PART_FIELD[parts.split(',')[0]] : 'allocatedBytes';
+const measured = (slice) => (values.without === 'all' ? Boolean(slice.health) : slice.health?.processes.some((p) => p[field] !== null && p[field] !== 0) === true);
 const collected = results.scenarios[0].pairs.filter((p) => measured(p.base) && !measured(p.head)).length;
 const rows = results.scenarios.map((s) => {
   const metric = (id) => analysis.comparisons.find((c) => c.scenario === s.name && c.metric === id);

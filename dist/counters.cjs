@@ -49,8 +49,11 @@ function usedHeap() {
  * closes it and returns its counts (null where one cannot be counted here).
  */
 function startCounters() {
-  // The switch bench/health-cost.mjs uses to measure what the counters alone cost.
-  if (process.env.PERFGATE_HEALTH_COUNTERS === 'off') return { track() {}, begin() {}, end: () => null };
+  // The switch bench/health-cost.mjs uses to measure what the counters cost: `off`, or the parts
+  // left out (`gc,responses,sockets,syscalls`), whose counts then read null.
+  const setting = process.env.PERFGATE_HEALTH_COUNTERS ?? '';
+  if (setting === 'off') return { track() {}, begin() {}, end: () => null };
+  const without = new Set(setting.split(','));
   /** Live sockets → their bytes [read, written] when the window opened (0 for a socket opened in it). */
   const sockets = new Map();
   /** Bytes of the sockets that closed during the open window. */
@@ -73,18 +76,20 @@ function startCounters() {
     });
   }
   const diagnostics = require('node:diagnostics_channel');
-  diagnostics.subscribe('net.server.socket', ({ socket }) => track(socket));
-  diagnostics.subscribe('http.server.response.finish', () => {
-    if (open) responses++;
-  });
+  if (!without.has('sockets')) diagnostics.subscribe('net.server.socket', ({ socket }) => track(socket));
+  if (!without.has('responses')) {
+    diagnostics.subscribe('http.server.response.finish', () => {
+      if (open) responses++;
+    });
+  }
 
   function begin() {
     for (const socket of sockets.keys()) sockets.set(socket, [socket.bytesRead, socket.bytesWritten]);
     closed.read = 0;
     closed.written = 0;
     responses = 0;
-    callsAtBegin = systemCalls();
-    profiler = typeof v8.GCProfiler === 'function' ? new v8.GCProfiler() : null;
+    callsAtBegin = without.has('syscalls') ? null : systemCalls();
+    profiler = typeof v8.GCProfiler === 'function' && !without.has('gc') ? new v8.GCProfiler() : null;
     profiler?.start();
     heapAtBegin = usedHeap();
     open = true;
