@@ -1,4 +1,3 @@
-// lane: beside — its heads are gross changes told by counts and waits (an N+1 query: 21 round trips per request for 1; an index dropped: each round trip several times longer) and a killed database; a neighbour slows both sides alike and moves no count.
 /**
  * Services that need a database: a small orders API on a real PostgreSQL (Debian's packages,
  * test/helpers/postgres.ts) with the real `pg` driver, which perfgate installs in each tree with

@@ -1,4 +1,3 @@
-// lane: beside — its head sends every request to PostgreSQL (round trips per request 0 → 1, throughput halved), and its A/A passes at alpha 0.001; a neighbour slows both sides alike and moves no count.
 /**
  * Redis where a cache belongs: a small product API (Express, `pg`, node-redis; test/fixtures/db/catalog)
  * caches a PostgreSQL aggregate in Redis, both real servers from Debian's packages
