@@ -30,17 +30,18 @@ test('one window: the process measures its loop, GC and heap between begin and e
   const channel = await HealthChannel.open();
   const tracker = new ProcessTracker();
   try {
-    // allocates steadily (GCs) and stalls its loop for ~120 ms once
+    // allocates steadily (GCs) and stalls its loop for ~250 ms once: longer than a busy machine
+    // keeps a process off the CPU, so the second window, without the stall, reads shorter delays
     const { child } = startNode(
       channel,
       `let keep = [];
        setInterval(() => { for (let i = 0; i < 20000; i++) keep.push({ i }); if (keep.length > 200000) keep = []; }, 5);
-       setTimeout(() => { const t = Date.now(); while (Date.now() - t < 120); }, 300);`,
+       setTimeout(() => { const t = Date.now(); while (Date.now() - t < 250); }, 300);`,
       tracker,
     );
     await waitConnected(channel, 1);
     const id = await channel.begin();
-    await sleep(600);
+    await sleep(700);
     const { processes, missing } = await channel.end(id);
     assert.equal(missing, 0);
     assert.equal(processes.length, 1);
@@ -48,7 +49,7 @@ test('one window: the process measures its loop, GC and heap between begin and e
     assert.equal(report.pid, child.pid);
     assert.equal(report.worker, false);
     assert.ok(report.windowMs > 500 && report.windowMs < 2000, `window ${report.windowMs} ms`);
-    assert.ok(report.eventLoopDelayUs!.max > 90_000, `the 120 ms stall shows: max ${report.eventLoopDelayUs!.max} µs`);
+    assert.ok(report.eventLoopDelayUs!.max > 200_000, `the 250 ms stall shows: max ${report.eventLoopDelayUs!.max} µs`);
     assert.ok(report.eventLoopDelayUs!.p50 < 20_000, 'a typical iteration is short');
     assert.ok(report.eventLoopUtilization > 0.15 && report.eventLoopUtilization <= 1);
     assert.ok(report.gc.minor.count > 0 && report.gc.minor.ms > 0, 'scavenges counted');
@@ -59,7 +60,7 @@ test('one window: the process measures its loop, GC and heap between begin and e
     const second = await channel.begin();
     await sleep(150);
     const again = (await channel.end(second)).processes[0]!;
-    assert.ok(again.eventLoopDelayUs!.max < 90_000, 'the stall was in the first window only');
+    assert.ok(again.eventLoopDelayUs!.max < 200_000, `the stall was in the first window only: max ${again.eventLoopDelayUs!.max} µs`);
     // an end for a window that is over gets no answer (and does not wait for one)
     const stale = await channel.end(id);
     assert.deepEqual(stale, { processes: [], missing: 0 });

@@ -53,10 +53,12 @@ test('a synchronous key derivation in head: event-loop delay regression, a faili
     { 'block.json': JSON.stringify({ everyMs: 250, iterations: 100_000 }) },
     'scenarios: [GET /work]',
     // every start pair measured (no look stops it first): the loop's delay is decided at the final level
-    quickConfig('scenarios: [GET /work]').replace('instances: 12', 'instances: 6').replace('  warmup: 300ms\n', '  warmup: 300ms\n  early-stop: false\n'),
+    // 16 start pairs: a quarter of them may lose a slice's health beside a busy neighbour (below)
+    // and the rest still reach the level.
+    quickConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 16').replace('instances: 12', 'instances: 8').replace('  warmup: 300ms\n', '  warmup: 300ms\n  early-stop: false\n'),
   );
   t.diagnostic(`blocking fixture, health section:\n${healthSection(markdown)}`);
-  assertEveryPairHasHealth(results, 6);
+  assertEveryPairHasHealth(results, 8);
   const p99 = analysis.health!.comparisons.find((c) => c.metric === 'event_loop_delay_p99')!;
   assert.equal(p99.verdict, 'regression', JSON.stringify(p99));
   // head's loop waits ≥20 ms longer (base's own delay includes waiting for the CPU it shares with head)
