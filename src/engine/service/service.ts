@@ -42,8 +42,30 @@ async function servicePort(): Promise<number> {
   }
 }
 
-/** A free TCP port on loopback (bind to 0, read it, release it). */
-export function freePort(): Promise<number> {
+/**
+ * The first port of the kernel's range for the local end of outgoing connections
+ * (ip_local_port_range; 32768 where it cannot be read: below macOS's 49152 too).
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 2048 && low <= 65535 ? low : 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/** Whether `port` can be listened on, on every address (the way a service that listens on '::' will). */
+function canListen(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port bind(0) gives on loopback: free now, but from the range outgoing connections draw on. */
+function kernelPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -52,6 +74,23 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * A free TCP port for a server to listen on, below the kernel's range for outgoing connections.
+ * A port bind(0) gives comes from that range, and between the check and the service's listen
+ * any outgoing connection on the machine (the load generator's own, a neighbour's) may take it
+ * as its local end: the service then fails with EADDRINUSE. Below the range only another server
+ * can take it. Falls back to bind(0) when no port below the range is free.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  const host = (await canListen(0, '::')) ? '::' : '0.0.0.0';
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * Math.max(1, low - 10_000));
+    if (port < low && (await canListen(port, host))) return port;
+  }
+  return kernelPort();
 }
 
 /** Unix socket paths are limited to 107 bytes on Linux (sun_path); PM2 puts its sockets in PM2_HOME. */
