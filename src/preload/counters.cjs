@@ -50,7 +50,7 @@ function usedHeap() {
  */
 function startCounters() {
   // The switch bench/health-cost.mjs uses to measure what the counters cost: `off`, or the parts
-  // left out (`gc,responses,sockets,syscalls`), whose counts then read null.
+  // left out (`gc,responses,sockets,syscalls`), whose counts then read null or 0.
   const setting = process.env.PERFGATE_HEALTH_COUNTERS ?? '';
   if (setting === 'off') return { track() {}, begin() {}, end: () => null };
   const without = new Set(setting.split(','));

@@ -25,9 +25,9 @@ const PORT_HINT =
   "Each start gets a port of its own in $PORT: perfgate's preload moves a Node process's listen() there, but a program in another language must listen on $PORT itself (service.start: my-server --port $PORT).";
 
 /**
- * Ports handed to services that are still running. The kernel may give the same free port to two
- * bind(0) calls in a row once the first is released, and a block starts many services before any
- * of them listens: without this, two starts could be told the same port (EADDRINUSE).
+ * Ports handed to services that are still running. A port is free until its service listens, so
+ * two draws may give the same one, and a block starts many services before any of them listens:
+ * without this, two starts could be told the same port (EADDRINUSE).
  */
 const portsInUse = new Set<number>();
 
