@@ -23,7 +23,7 @@ function resultsPathOf(out: string): string {
 
 test('A/A: identical base and head pass with exit 0 and no regression', async () => {
   // Both blocks measured (no look may stop it): the progress, the blocks and the pairs of a whole run are checked.
-  const config = quickConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`).replace('  warmup: 300ms\n', '  warmup: 300ms\n  early-stop: false\n');
+  const config = quickConfig(`scenarios: [GET /work]\n${IDENTICAL_CODE_ALPHA}`).replace('  warmup: 100ms\n', '  warmup: 100ms\n  early-stop: false\n');
   const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, { 'README.md': 'docs only' });
   const out = join(repo, '.out');
   const json = join(repo, 'copy.json');
@@ -90,8 +90,7 @@ test('adaptive stopping: a large regression stops at the interim look, recorded 
   const config = quickConfig('scenarios: [GET /work]')
     .replace('pairs: 12', 'pairs: 28')
     .replace('instances: 12', 'instances: 14')
-    .replace('slice: 300ms', 'slice: 200ms')
-    .replace('warmup: 300ms', 'warmup: 100ms');
+    .replace('slice: 300ms', 'slice: 200ms');
   const repo = makeRepo({ ...workService(20_000), 'perfgate.yml': config }, workService(200_000));
   const out = join(repo, '.out');
   const run = await runCli(['compare', '--base', 'main', '--out', out, '--seed', '3'], repo);

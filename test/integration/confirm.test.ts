@@ -81,5 +81,7 @@ test('a decoy: the profile names the function with new CPU work, the drop is a w
   const next = run.stdout.match(/the next culprit: reverting this PR's change to (.+?) gives back/)?.[1];
   assert.ok(next, run.stdout.split('\n').slice(0, 4).join('\n'));
   assert.doesNotMatch(next, /^\(anonymous/);
+  // the other function this PR changed, whose hashing the profile sees grow
+  assert.match(next, /lookupUser/);
   assert.ok(run.stderr.includes(`reverting this PR's change to ${next} (the next culprit)`), run.stderr);
 });

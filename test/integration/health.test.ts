@@ -55,7 +55,7 @@ test('a synchronous key derivation in head: event-loop delay regression, a faili
     // every start pair measured (no look stops it first): the loop's delay is decided at the final level
     // 16 start pairs: a quarter of them may lose a slice's health beside a busy neighbour (below)
     // and the rest still reach the level.
-    quickConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 16').replace('instances: 12', 'instances: 8').replace('  warmup: 300ms\n', '  warmup: 300ms\n  early-stop: false\n'),
+    quickConfig('scenarios: [GET /work]').replace('pairs: 12', 'pairs: 16').replace('instances: 12', 'instances: 8').replace('  warmup: 100ms\n', '  warmup: 100ms\n  early-stop: false\n'),
   );
   t.diagnostic(`blocking fixture, health section:\n${healthSection(markdown)}`);
   assertEveryPairHasHealth(results, 8);

@@ -50,7 +50,7 @@ test('plan: checks, resolves base and head, prints the plan with an estimated ti
     assert.match(run.stdout, /^head {5}head@[0-9a-f]{7}$/m);
     assert.match(run.stdout, /^ {2}GET \/ /m);
     assert.match(run.stdout, /^ {2}POST \/echo /m);
-    assert.match(run.stdout, /^load {5}20 pairs per scenario in 2 blocks \(10 \+ 10\), 300ms slices, 300ms warm-up per start pair, then 300ms per other scenario$/m);
+    assert.match(run.stdout, /^load {5}20 pairs per scenario in 2 blocks \(10 \+ 10\), 300ms slices, 100ms warm-up per start pair, then 100ms per other scenario$/m);
     assert.match(run.stdout, /^starts {3}20 per side \(10 \+ 10 by block, fresh in each; a start pair serves every scenario in its turn\)$/m);
     assert.match(run.stdout, /^looks {4}after block 1: stop on a regression beyond the look's bound, or once no gated metric can fail any more \(load\.stop: decision\)$/m);
     assert.match(run.stdout, /^seed {5}3$/m);
