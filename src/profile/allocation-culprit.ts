@@ -25,10 +25,11 @@ export interface AllocationCulprit {
   /** The own function named: the one that allocates more, or the one most likely inlined into `inlinedInto`. */
   fn: FunctionId;
   /**
-   * Set when the bytes grew in a frame that is not own code (a framework's function that calls
-   * the handler) and no own function accounts for half of that: V8 books an inlined function's
-   * allocations to the frame it was inlined into, so `fn` is the own code below that frame whose
-   * CPU time grew the most, the changed code first.
+   * Set when the bytes grew in a frame V8 may have inlined the culprit into: a frame that is not
+   * own code (a framework's function that calls the handler) where no own function accounts for
+   * half of that, or an own function this PR did not change whose own bytes grew. V8 books an
+   * inlined function's allocations to the frame it was inlined into, so `fn` is the own code
+   * below that frame whose CPU time grew the most, the changed code first.
    */
   inlinedInto?: AllocationChange;
   /** Bytes per request head allocates more in it. */
@@ -85,7 +86,17 @@ export function explainAllocations(profile: ScenarioProfile, diff?: ChangeSet): 
     }
   }
   if (best === null) return { changes, perRequest, culprit: null };
-  const place = { fn: best, changed: changedByPr(best, diff) };
+  const changed = changedByPr(best, diff);
+  // An unchanged own function whose own bytes grew (not what it calls) most likely holds a
+  // changed helper V8 inlined into it: named when the CPU profile shows one below it that grew.
+  if (changed === false && (best.head ?? 0) - (best.base ?? 0) >= best.added / 2) {
+    const lead = inlinedLead(best, profile, diff);
+    if (lead?.changed === true) {
+      const place = { fn: lead.fn, inlinedInto: best, changed: true };
+      return { changes, perRequest, culprit: { ...place, addedBytes: best.added, text: `${signedBytes(best.added)} per request allocated in ${allocationPlace(place)}` } };
+    }
+  }
+  const place = { fn: best, changed };
   return { changes, perRequest, culprit: { ...place, addedBytes: best.added, text: `${signedBytes(best.added)} per request allocated in ${allocationPlace(place)}` } };
 }
 

@@ -78,7 +78,7 @@ export function profileBytes(profile: SamplingHeapProfile): number {
  * `options`: the side's repository root (real path), so base and head name files alike, and the
  * function ranges and sources the CPU call tree reads, so a function is named as it is there.
  * `tree`: the side's CPU call tree over the same window, for the own code below the frames that
- * are not own code (ownBelow).
+ * allocate the most (ownBelow).
  */
 export function summarizeAllocations(
   profiles: readonly SamplingHeapProfile[],
@@ -118,7 +118,7 @@ export function summarizeAllocations(
   const found = [...byKey.values()].filter((f) => f.self > 0 || (f.attributed ?? 0) > 0).sort((a, b) => b.self - a.self || a.name.localeCompare(b.name));
   if (tree !== undefined) {
     const total = found.reduce((sum, f) => sum + f.self, 0);
-    const wanted = new Set(found.filter((f) => f.category !== 'own' && f.self >= OWN_BELOW_MIN_SHARE * total).map((f) => functionKey(f)));
+    const wanted = new Set(found.filter((f) => f.self >= OWN_BELOW_MIN_SHARE * total).map((f) => functionKey(f)));
     const below = ownCodeBelow(tree, wanted);
     for (const f of found) {
       const own = below.get(functionKey(f));
@@ -128,7 +128,7 @@ export function summarizeAllocations(
   return found;
 }
 
-/** A frame that is not own code and allocates this share of a side's bytes or more gets its own code below it recorded (ownBelow). */
+/** A frame that allocates this share of a side's bytes or more gets the own code below it recorded (ownBelow). */
 const OWN_BELOW_MIN_SHARE = 0.01;
 /** Own functions kept per such frame: the few that run most below it. */
 const OWN_BELOW_LIMIT = 5;

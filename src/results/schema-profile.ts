@@ -91,10 +91,11 @@ export const allocationStatsSchema = functionIdSchema.extend({
   /** Own code: self plus what the dependency and Node core frames it calls allocated, up to the next own function. */
   attributed: nonNegative.optional(),
   /**
-   * Code that is not the service's, allocating 1% of the side's bytes or more: the own functions
-   * that run below it in the CPU profile, by self samples (the most first, a few). V8's heap
-   * profiler books what an inlined function allocates to the function it was inlined into, so a
-   * framework's frame can hold the bytes of the service's handler; the CPU profiler does not.
+   * A frame allocating 1% of the side's bytes or more: the own functions that run below it in the
+   * CPU profile, by self samples (the most first, a few). V8's heap profiler books what an inlined
+   * function allocates to the function it was inlined into, so a framework's frame can hold the
+   * bytes of the service's handler, and a handler those of the helper it calls; the CPU profiler
+   * does not.
    */
   ownBelow: list(attributedIntoSchema).optional(),
 });

@@ -140,21 +140,26 @@ describe('allocations per function from a real sampling heap profile (preload â†
   });
 });
 
-describe('bytes V8 books to the framework frame its handler was inlined into', () => {
+describe('bytes V8 books to the frame the changed code was inlined into', () => {
   /**
    * A framework's request listener, dispatch (node_modules/fw), calls the service's handler, which calls decorate;
    * TurboFan compiles dispatch with both inlined (forced with V8's natives syntax once warm, so the
    * test does not wait for V8's own timing), and from then on the heap profiler books decorate's
    * objects to dispatch: no own frame holds them. The CPU profiler expands inlined frames.
+   * Without the framework (`framework: false`) the request listener is the service's own handler,
+   * which this PR did not change, and decorate is inlined into it.
    */
-  function inlinedService(decorate: string): string {
+  function inlinedService(decorate: string, framework = true): string {
+    const listener = framework
+      ? `function handler(i) { return decorate(i); }
+const dispatch = serve(handler);`
+      : 'function dispatch(req, res) { res.end(String(decorate(req.url.length).n)); }';
     return `const http = require('node:http');
 const serve = require('fw');
 function decorate(i) {
   ${decorate}
 }
-function handler(i) { return decorate(i); }
-const dispatch = serve(handler);
+${listener}
 const server = http.createServer(dispatch);
 let served = 0;
 server.on('request', () => {
@@ -171,10 +176,10 @@ server.listen(0, '127.0.0.1', async () => {
 `;
   }
 
-  function profiledWithCpu(decorate: string): { root: string; dir: string } {
+  function profiledWithCpu(decorate: string, framework = true): { root: string; dir: string } {
     const root = realpathSync(mkdtempSync(join(tmpdir(), 'perfgate-inlined-')));
     dirs.push(root);
-    writeFileSync(join(root, 'server.js'), inlinedService(decorate));
+    writeFileSync(join(root, 'server.js'), inlinedService(decorate, framework));
     mkdirSync(join(root, 'node_modules', 'fw'), { recursive: true });
     writeFileSync(join(root, 'node_modules', 'fw', 'package.json'), JSON.stringify({ name: 'fw', version: '1.0.0', main: 'index.js' }));
     writeFileSync(join(root, 'node_modules', 'fw', 'index.js'), 'module.exports = (handler) => function dispatch(req, res) { res.end(String(handler(req.url.length).n)); };\n');
@@ -226,5 +231,24 @@ server.listen(0, '127.0.0.1', async () => {
     ajv.addSchema(schema);
     const validate = ajv.getSchema(`${schema.$id}#/$defs/allocationCulprit`)!;
     assert.ok(validate(entry), JSON.stringify(validate.errors));
+  });
+
+  it('names the changed helper inlined into an own handler this PR did not change', () => {
+    const base = side(profiledWithCpu("return { n: i, label: 'item' };", false));
+    const head = side(profiledWithCpu("const items = []; for (let k = 0; k < 100; k++) items.push({ k, label: 'item-' + k + i }); return { n: items.length, first: items[0] };", false));
+    const dispatch = head.allocations!.functions.find((f) => f.name === 'dispatch')!;
+    const decorate = head.allocations!.functions.find((f) => f.name === 'decorate');
+    // the premise: most of what decorate allocates is booked to the handler it was inlined into
+    assert.ok(dispatch.self > 5 * (decorate?.attributed ?? 0), `dispatch ${dispatch.self} B, decorate ${decorate?.attributed ?? 0} B`);
+    assert.ok(dispatch.ownBelow?.some((f) => f.name === 'decorate'), JSON.stringify(dispatch.ownBelow));
+    const changes: ChangeSet = { files: [{ file: 'server.js', hunks: [[4, 1]] }] } as ChangeSet;
+    const found = explainAllocations({ sides: { base, head } } as ScenarioProfile, changes)!;
+    assert.equal(found.culprit?.fn.name, 'decorate', found.culprit?.text);
+    assert.equal(found.culprit.inlinedInto?.name, 'dispatch');
+    assert.match(found.culprit.text, /^\+[\d.]+ kB per request allocated in dispatch \(server\.js:6\) with code V8 inlined into it: most likely decorate \(server\.js:3, changed by this PR\)/);
+    // without the diff nothing says which code changed: the frame that allocates is named as it is
+    const unknown = explainAllocations({ sides: { base, head } } as ScenarioProfile)!;
+    assert.equal(unknown.culprit?.fn.name, 'dispatch');
+    assert.equal(unknown.culprit.inlinedInto, undefined);
   });
 });
