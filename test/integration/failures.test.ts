@@ -1,6 +1,7 @@
 // lane: beside — it tests messages, kept pairs and clean-up when a service fails, with no verdict drawn from the load.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -105,8 +106,17 @@ test('a service crashing mid-run: clear error, results.json keeps the finished p
     { 'crash.json': '{"crash": true}' },
   );
   const out = join(repo, '.out');
-  const run = await runCli(['compare', '--base', 'main', '--out', out], repo);
+  // The run's temporary files go to a directory of its own, so what it leaves there is its own.
+  const ownTmp = mkdtempSync(join(tmpdir(), 'crash-run-'));
+  const sharedTmp = process.env.TMPDIR;
+  process.env.TMPDIR = ownTmp;
+  const run = await runCli(['compare', '--base', 'main', '--out', out], repo).finally(() => {
+    if (sharedTmp === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = sharedTmp;
+  });
   assert.equal(run.code, 2, run.stdout);
+  // the starts still running when it failed were stopped with their health sockets' directories
+  assert.deepEqual(readdirSync(ownTmp), [], 'nothing left in the temporary directory');
   assert.match(run.stderr, /head service exited with code 13/);
   assert.match(run.stderr, /FATAL: simulated crash/);
   assert.match(run.stderr, /kept in .*results\.json/);
