@@ -76,14 +76,16 @@ export function explainAllocations(profile: ScenarioProfile, diff?: ChangeSet): 
   const perRequest = { base: base.bytes / base.responses, head: head.bytes / head.responses };
   const floor = ALLOCATION_CULPRIT_MIN_CHANGE * perRequest.base;
   const best = changes.find((c) => c.category === 'own' && c.added > 0 && c.added >= floor) ?? null;
+  const explained = (place: Pick<AllocationCulprit, 'fn' | 'inlinedInto' | 'changed'>, addedBytes: number): AllocationExplanation => ({
+    changes,
+    perRequest,
+    culprit: { ...place, addedBytes, text: `${signedBytes(addedBytes)} per request allocated in ${allocationPlace(place)}` },
+  });
   // Frames that are not own code, the most grown first, that grew twice what any own function did:
   // the first with own code below it whose CPU time grew (a Node stream's buffers have none).
   for (const other of changes.filter((c) => c.category !== 'own' && c.added >= floor && (best === null || best.added < c.added / 2))) {
     const lead = inlinedLead(other, profile, diff);
-    if (lead !== null) {
-      const place = { fn: lead.fn, inlinedInto: other, changed: lead.changed };
-      return { changes, perRequest, culprit: { ...place, addedBytes: other.added, text: `${signedBytes(other.added)} per request allocated in ${allocationPlace(place)}` } };
-    }
+    if (lead !== null) return explained({ fn: lead.fn, inlinedInto: other, changed: lead.changed }, other.added);
   }
   if (best === null) return { changes, perRequest, culprit: null };
   const changed = changedByPr(best, diff);
@@ -91,13 +93,9 @@ export function explainAllocations(profile: ScenarioProfile, diff?: ChangeSet): 
   // changed helper V8 inlined into it: named when the CPU profile shows one below it that grew.
   if (changed === false && (best.head ?? 0) - (best.base ?? 0) >= best.added / 2) {
     const lead = inlinedLead(best, profile, diff);
-    if (lead?.changed === true) {
-      const place = { fn: lead.fn, inlinedInto: best, changed: true };
-      return { changes, perRequest, culprit: { ...place, addedBytes: best.added, text: `${signedBytes(best.added)} per request allocated in ${allocationPlace(place)}` } };
-    }
+    if (lead?.changed === true) return explained({ fn: lead.fn, inlinedInto: best, changed: true }, best.added);
   }
-  const place = { fn: best, changed };
-  return { changes, perRequest, culprit: { ...place, addedBytes: best.added, text: `${signedBytes(best.added)} per request allocated in ${allocationPlace(place)}` } };
+  return explained({ fn: best, changed }, best.added);
 }
 
 /**

@@ -55,6 +55,9 @@ function ephemeralLow(): number {
   }
 }
 
+/** The address a service listening on every address binds: '::' where this machine has IPv6, asked once. */
+let wildcardHost: Promise<string> | undefined;
+
 /** Whether `port` can be listened on, on every address (the way a service that listens on '::' will). */
 function canListen(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
@@ -85,7 +88,8 @@ function kernelPort(): Promise<number> {
  */
 export async function freePort(): Promise<number> {
   const low = ephemeralLow();
-  const host = (await canListen(0, '::')) ? '::' : '0.0.0.0';
+  wildcardHost ??= canListen(0, '::').then((ipv6) => (ipv6 ? '::' : '0.0.0.0'));
+  const host = await wildcardHost;
   for (let attempt = 0; attempt < 20; attempt++) {
     const port = 10_000 + Math.floor(Math.random() * Math.max(1, low - 10_000));
     if (port < low && (await canListen(port, host))) return port;
