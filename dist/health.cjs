@@ -4,15 +4,17 @@
  * service when the engine sets PERFGATE_HEALTH_SOCKET (the timed phase; a cluster's primary and
  * workers and any forked child each report for themselves).
  *
- * The process connects to the engine's Unix socket and waits. Between slices it measures
- * nothing: no timer, no GC hook. When the engine opens a window ({"op":"begin","id":n}) it turns
+ * The process connects to the engine's Unix socket and waits. Before its first window it measures
+ * nothing: no timer, no GC hook; from then to the flush, only the allocation counter's GC profiler
+ * runs between windows (counters.cjs). When the engine opens a window ({"op":"begin","id":n}) it turns
  * on the event-loop delay histogram (perf_hooks.monitorEventLoopDelay, one libuv timer every
  * RESOLUTION_MS) and a 'gc' PerformanceObserver and snapshots the event-loop utilisation; when
  * the engine closes it ({"op":"end","id":n}) it turns both off and sends one line: delay
  * percentiles, utilisation, GC pauses by kind, heap and RSS, active handles (counted at the
  * window's start, before the load connects), the process's outgoing I/O (below) and its work
- * counters (counters.cjs: heap bytes allocated, system calls, socket bytes). Nothing is ever
- * written between windows, and nothing is sent unless asked.
+ * counters (counters.cjs: system calls, socket bytes). The heap bytes each window allocated are
+ * sent when the engine asks, once the start's load is over ({"op":"flush"}: one line for all
+ * its windows). Nothing is ever written between windows, and nothing is sent unless asked.
  *
  * Outgoing I/O, in the spirit of clinic bubbleprof: every socket the process itself connects (a
  * database, a cache, another service; TCP, TLS or a Unix socket) is watched for round trips. A
@@ -384,6 +386,26 @@ function windowReport(id, w, eventLoopDelayUs, utilization, counts) {
   };
 }
 
+/** Calls `handle` with each JSON line the engine sends; a line that is not JSON is skipped. */
+function onMessages(socket, handle) {
+  let pending = '';
+  socket.on('data', (chunk) => {
+    pending += chunk;
+    for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
+      const line = pending.slice(0, newline);
+      pending = pending.slice(newline + 1);
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      handle(message);
+    }
+    if (pending.length > 65536) pending = ''; // not ours: the engine's lines are short
+  });
+}
+
 function startHealth(socketPath) {
   // A cluster worker: asked when reporting, because Node removes NODE_UNIQUE_ID from the
   // environment before preloads run, and the cluster module is set up by then.
@@ -447,7 +469,7 @@ function startHealth(socketPath) {
     histogram.reset();
     histogram.enable();
     observer.observe({ entryTypes: ['gc'] });
-    counters.begin();
+    counters.begin(id);
     send({ op: 'begun', id });
   }
 
@@ -462,22 +484,19 @@ function startHealth(socketPath) {
     send(windowReport(id, w, delays, utilization, counts));
   }
 
-  let pending = '';
-  socket.on('data', (chunk) => {
-    pending += chunk;
-    for (let newline = pending.indexOf('\n'); newline >= 0; newline = pending.indexOf('\n')) {
-      const line = pending.slice(0, newline);
-      pending = pending.slice(newline + 1);
-      let message;
-      try {
-        message = JSON.parse(line);
-      } catch {
-        continue;
-      }
-      if (message.op === 'begin') begin(message.id);
-      else if (message.op === 'end') end(message.id);
-    }
-    if (pending.length > 65536) pending = ''; // not ours: the engine's lines are short
+  /** The allocated bytes of the windows reported since the last flush, known only now (counters.cjs). */
+  function flush() {
+    close();
+    counters.flush().then(
+      (windows) => send({ op: 'allocations', windows }),
+      () => send({ op: 'allocations', windows: [] }),
+    );
+  }
+
+  onMessages(socket, (message) => {
+    if (message.op === 'begin') begin(message.id);
+    else if (message.op === 'end') end(message.id);
+    else if (message.op === 'flush') flush();
   });
   // The engine gone or never there: stop measuring, stay out of the way.
   socket.on('error', close);

@@ -9,8 +9,18 @@
  *   grows by what is allocated, and each collection lowers it by what it freed. v8.GCProfiler
  *   (Node ≥ 18.15) records the used size before and after every collection, so
  *   allocated = used at the end − used at the start + Σ (before − after) over the collections.
- *   A 'gc' PerformanceObserver is not enough: its entries carry no heap sizes, and sampling the
- *   heap when the observer runs misses what was allocated between the collection and the callback.
+ *   A 'gc' PerformanceObserver is not enough alone: its entries carry no heap sizes.
+ *
+ *   One profiler runs from the first window to the engine's "flush" (the start's end), not one
+ *   per window: a stopped GCProfiler keeps its GC callbacks, and goes on recording into a buffer
+ *   nobody reads, until its object is collected by a full collection (node/src/node_v8.cc:
+ *   GCProfiler::Stop removes no callback; the destructor does). One per window left a stopped
+ *   profiler behind each window, every one of them reading the heap's statistics twice per
+ *   collection: 200 of them made a loop of small allocations 13 times slower, and in a loaded
+ *   service the collection cost ~4% of throughput (docs/health.md, "What it costs"). The profiler's
+ *   records carry no time, so each is matched, in order, to the 'gc' observer's entry of the same
+ *   collection (same count and kinds, or nothing is counted), whose start time says which window
+ *   it fell in. The windows' bytes are therefore known only at the flush, and sent then.
  * - Read and write system calls (Linux /proc/self/io syscr + syscw: read, readv, write, writev and
  *   the like, every thread of the process, libuv's pool included).
  * - Bytes read from and written to TCP/Unix sockets (Node's own per-socket bytesRead/bytesWritten,
@@ -21,11 +31,12 @@
  *   window. The load generator's count covers a different span (the slice, not the window around
  *   it), and a side that finishes more requests after the load stops would read as doing more work.
  *
- * Between windows nothing runs but a 'close' listener per socket and a check per response; a
- * window costs one profiler (a callback per collection) and two small reads of /proc.
+ * Between windows nothing runs but a 'close' listener per socket, a check per response and, from
+ * the first window to the flush, the profiler and the observer (a callback per collection).
  */
 const fs = require('node:fs');
 const v8 = require('node:v8');
+const { performance, PerformanceObserver } = require('node:perf_hooks');
 
 /** read + write system calls so far (Linux), or null where /proc/self/io cannot be read. */
 function systemCalls() {
@@ -43,16 +54,134 @@ function usedHeap() {
   return v8.getHeapStatistics().used_heap_size;
 }
 
+/** The 'gc' observer's kinds (perf_hooks constants) by the names GCProfiler gives them. */
+const GC_KIND_NAMES = { 1: 'Scavenge', 2: 'MinorMarkSweep', 4: 'MarkSweepCompact', 8: 'IncrementalMarking', 16: 'ProcessWeakCallbacks' };
+/** Collections one profile may hold before it is read and restarted between windows (~1.5 kB each). */
+const MAX_PROFILED_GCS = 20_000;
+
+/**
+ * The heap's used size at a window's edge, between two clock readings: a collection that starts
+ * between them (reading the heap allocates) cannot be placed on either side of the edge.
+ */
+function heapMark() {
+  const before = performance.now();
+  const used = usedHeap();
+  return { before, used, after: performance.now() };
+}
+
+/**
+ * Bytes allocated per window, found at the flush (above). `open(id)` and `close()` mark a window's
+ * edges; `flush()` reads the profile and resolves to [{ id, allocatedBytes }] for the windows
+ * closed since the last flush (null where a collection could not be placed).
+ */
+function allocationLedger() {
+  let observer = null;
+  /** The observer's entries since it started, as they are delivered. */
+  let entries = [];
+  let profiler = null;
+  let profiledFrom = null;
+  /** Profiles read so far: their records and the clock readings around their start and stop. */
+  let profiles = [];
+  let windows = [];
+
+  function startProfile() {
+    if (observer === null) {
+      observer = new PerformanceObserver((list) => entries.push(...list.getEntries()));
+      observer.observe({ entryTypes: ['gc'] });
+    }
+    const from = performance.now();
+    profiler = new v8.GCProfiler();
+    profiler.start();
+    profiledFrom = [from, performance.now()];
+  }
+
+  function stopProfile() {
+    const from = performance.now();
+    const records = profiler.stop()?.statistics ?? [];
+    profiles.push({ edges: [...profiledFrom, from, performance.now()], records });
+    profiler = null;
+  }
+
+  /**
+   * Each profile's collections, placed at the start time of the observer's entry for the same
+   * collection, or the profile's whole span marked unknown when the two do not agree in number
+   * and kinds. A collection that begins while the profiler is started or stopped is not in it:
+   * the wrapper allocates before the native start, and stop() builds its string and parses it
+   * after the native stop took the records.
+   */
+  function collections() {
+    const placed = [];
+    for (const { edges, records } of profiles) {
+      const inside = entries.filter((e) => e.startTime >= edges[1] && e.startTime <= edges[2]);
+      const matched = inside.length === records.length && inside.every((e, i) => GC_KIND_NAMES[e.detail?.kind ?? e.kind] === records[i].gcType);
+      if (!matched) {
+        placed.push({ unknownFrom: edges[0], unknownTo: edges[3] });
+        continue;
+      }
+      for (const [i, gc] of records.entries()) {
+        placed.push({ at: inside[i].startTime, freed: gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize });
+      }
+    }
+    return placed;
+  }
+
+  function bytesOf(window, placed) {
+    const { begin, end } = window;
+    let freed = 0;
+    for (const gc of placed) {
+      if (gc.at === undefined) {
+        if (gc.unknownFrom < end.after && gc.unknownTo > begin.before) return null;
+      } else if ((gc.at > begin.before && gc.at < begin.after) || (gc.at > end.before && gc.at < end.after)) {
+        return null; // began while an edge was read
+      } else if (gc.at >= begin.after && gc.at <= end.before) {
+        freed += gc.freed;
+      }
+    }
+    return end.used - begin.used + freed;
+  }
+
+  return {
+    open(id) {
+      // A long-lived profile is read and restarted between windows, so its buffer stays small.
+      if (profiler !== null && entries.length > MAX_PROFILED_GCS * (profiles.length + 1)) stopProfile();
+      if (profiler === null) startProfile();
+      windows.push({ id, begin: heapMark(), end: null });
+    },
+    close() {
+      const window = windows.at(-1);
+      if (window && window.end === null) window.end = heapMark();
+    },
+    async flush() {
+      if (profiler !== null) stopProfile();
+      // Node emits a collection's entry from a setImmediate after it: let the last ones through.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (observer !== null) {
+        entries.push(...observer.takeRecords());
+        observer.disconnect();
+        observer = null;
+      }
+      const placed = collections();
+      const result = windows.filter((w) => w.end !== null).map((w) => ({ id: w.id, allocatedBytes: bytesOf(w, placed) }));
+      windows = [];
+      profiles = [];
+      entries = [];
+      return result;
+    },
+  };
+}
+
 /**
  * The counters of this process. `track(socket)` adds a socket the process connected (health.cjs
- * watches connects); accepted sockets are found by themselves. `begin()` opens a window, `end()`
- * closes it and returns its counts (null where one cannot be counted here).
+ * watches connects); accepted sockets are found by themselves. `begin(id)` opens a window, `end()`
+ * closes it and returns its counts (null where one cannot be counted here; allocatedBytes is
+ * undefined, as it is known at the flush), and `flush()` resolves to the allocated bytes of the
+ * windows closed since the last flush.
  */
 function startCounters() {
   // The switch bench/health-cost.mjs uses to measure what the counters cost: `off`, or the parts
   // left out (`gc,responses,sockets,syscalls`), whose counts then read null or 0.
   const setting = process.env.PERFGATE_HEALTH_COUNTERS ?? '';
-  if (setting === 'off') return { track() {}, begin() {}, end: () => null };
+  if (setting === 'off') return { track() {}, begin() {}, end: () => null, flush: async () => [] };
   const without = new Set(setting.split(','));
   /** Live sockets → their bytes [read, written] when the window opened (0 for a socket opened in it). */
   const sockets = new Map();
@@ -60,8 +189,7 @@ function startCounters() {
   const closed = { read: 0, written: 0 };
   let open = false;
   let responses = 0;
-  let profiler = null;
-  let heapAtBegin = 0;
+  const allocations = typeof v8.GCProfiler === 'function' && !without.has('gc') ? allocationLedger() : null;
   let callsAtBegin = null;
 
   function track(socket) {
@@ -83,30 +211,20 @@ function startCounters() {
     });
   }
 
-  function begin() {
+  function begin(id) {
     for (const socket of sockets.keys()) sockets.set(socket, [socket.bytesRead, socket.bytesWritten]);
     closed.read = 0;
     closed.written = 0;
     responses = 0;
     callsAtBegin = without.has('syscalls') ? null : systemCalls();
-    profiler = typeof v8.GCProfiler === 'function' && !without.has('gc') ? new v8.GCProfiler() : null;
-    profiler?.start();
-    heapAtBegin = usedHeap();
+    allocations?.open(id);
     open = true;
   }
 
   function end() {
     if (!open) return null;
     open = false;
-    // Read before stop(): stop() builds the profile's objects on the heap.
-    const heapAtEnd = usedHeap();
-    let allocatedBytes = null;
-    if (profiler !== null) {
-      let freed = 0;
-      for (const gc of profiler.stop()?.statistics ?? []) freed += gc.beforeGC.heapStatistics.usedHeapSize - gc.afterGC.heapStatistics.usedHeapSize;
-      allocatedBytes = heapAtEnd - heapAtBegin + freed;
-      profiler = null;
-    }
+    allocations?.close();
     const calls = systemCalls();
     let read = closed.read;
     let written = closed.written;
@@ -115,7 +233,8 @@ function startCounters() {
       written += socket.bytesWritten - since[1];
     }
     return {
-      allocatedBytes,
+      // known at the flush; null where the process cannot count it
+      allocatedBytes: allocations === null ? null : undefined,
       syscalls: calls === null || callsAtBegin === null ? null : calls - callsAtBegin,
       socketBytesRead: read,
       socketBytesWritten: written,
@@ -123,7 +242,7 @@ function startCounters() {
     };
   }
 
-  return { track, begin, end };
+  return { track, begin, end, flush: async () => (allocations === null ? [] : allocations.flush()) };
 }
 
 module.exports = { startCounters, systemCalls };

@@ -12,14 +12,19 @@ import type { HealthComparison } from '../../src/results/types.js';
 import { HEALTHY, healthResults, processHealth } from '../helpers/health.js';
 
 interface Counts {
-  allocatedBytes: number | null;
+  allocatedBytes?: number | null;
   syscalls: number | null;
   socketBytesRead: number;
   socketBytesWritten: number;
   responses: number;
 }
 const { startCounters } = createRequire(import.meta.url)('../../src/preload/counters.cjs') as {
-  startCounters: () => { begin(): void; end(): Counts | null; track(socket: unknown): void };
+  startCounters: () => {
+    begin(id: number): void;
+    end(): Counts | null;
+    flush(): Promise<Array<{ id: number; allocatedBytes: number | null }>>;
+    track(socket: unknown): void;
+  };
 };
 
 /** GET the server `times` times over one kept-alive connection; resolves when all answered. */
@@ -35,18 +40,35 @@ describe('the work counters inside a process (preload/counters.cjs)', () => {
   // One counter set for the whole file: it subscribes to the process's accepted sockets once.
   const counters = startCounters();
 
-  it('counts the bytes allocated on the heap in the window, what the collections freed included', () => {
+  it('counts the bytes allocated on the heap in each window, what the collections freed included, and gives them at the flush', async () => {
     let keep: number[] = [];
-    counters.begin();
-    // 100,000 arrays of 125 small integers, ~1 kB each: 100 MB, far more than the young
-    // generation holds, so most of it is allocated and freed between the window's edges.
-    for (let i = 0; i < 100_000; i++) keep = new Array(125).fill(i);
-    const counts = counters.end()!;
+    const allocate = (arrays: number) => {
+      for (let i = 0; i < arrays; i++) keep = new Array(125).fill(i);
+    };
+    // Three windows of 100,000, 20,000 and 50,000 arrays of 125 small integers (~1 kB each: far
+    // more than the young generation holds, so most is allocated and freed inside the window),
+    // with 60,000 more between the windows that none of them may count.
+    const arrays = { 7: 100_000, 8: 20_000, 9: 50_000 };
+    for (const [id, n] of Object.entries(arrays)) {
+      counters.begin(Number(id));
+      allocate(n);
+      const counts = counters.end()!;
+      assert.equal(counts.allocatedBytes, undefined, 'not known before the flush');
+      assert.ok(counts.syscalls !== null && counts.syscalls >= 0, 'Linux: /proc/self/io is read');
+      allocate(20_000);
+    }
     assert.equal(keep.length, 125);
-    const perArray = counts.allocatedBytes! / 100_000;
-    // 125 × 8 bytes of elements and the headers of the array and its store (Node's 64-bit heap).
-    assert.ok(perArray > 1000 && perArray < 1100, `${perArray} bytes per array`);
-    assert.ok(counts.syscalls !== null && counts.syscalls >= 0, 'Linux: /proc/self/io is read');
+    const flushed = await counters.flush();
+    assert.deepEqual(
+      flushed.map((w) => w.id),
+      [7, 8, 9],
+    );
+    for (const { id, allocatedBytes } of flushed) {
+      const perArray = allocatedBytes! / arrays[id as keyof typeof arrays];
+      // 125 × 8 bytes of elements and the headers of the array and its store (Node's 64-bit heap).
+      assert.ok(perArray > 1000 && perArray < 1100, `window ${id}: ${perArray} bytes per array`);
+    }
+    assert.deepEqual(await counters.flush(), [], 'each window is given once');
   });
 
   it("counts the bytes of the process's accepted sockets in the window only, and the read and write calls", async () => {
@@ -57,7 +79,7 @@ describe('the work counters inside a process (preload/counters.cjs)', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
       await get(port, agent, 5); // before the window: on the same connection, not counted
-      counters.begin();
+      counters.begin(1);
       await get(port, agent, 20);
       const counts = counters.end()!;
       // 20 responses of 1,000 bytes and their headers; 20 requests of a line and a few headers
@@ -68,7 +90,7 @@ describe('the work counters inside a process (preload/counters.cjs)', () => {
       assert.equal(counts.responses, 20, 'the requests served in the window, counted by the server');
       // a connection that closes in the window still counts what it carried
       const closing = new Agent({ keepAlive: false });
-      counters.begin();
+      counters.begin(2);
       await get(port, closing, 3);
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.ok(counters.end()!.socketBytesWritten > 3 * 1000);

@@ -188,6 +188,8 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
     for (const service of [...starts.base, ...starts.head]) session.output.stopped(service);
+    // Stopping gave the slices their allocated bytes (engine/service/health.ts, flush).
+    session.update();
   }
 }
 

@@ -5,6 +5,12 @@
  * process ("begin"), sends the load, closes it ("end") and collects one report per process. A
  * process that does not answer in time is left out and counted as missing; a process that
  * disconnects is forgotten. Nothing here ever waits on the service longer than its timeouts.
+ *
+ * The heap bytes a window allocated are known to the process only once its profile is read
+ * (src/preload/counters.cjs), so they come later: `flush()`, when the start's load is over, asks
+ * every process for them and writes them into the reports it already handed out (the slices of
+ * results.json hold those same objects). Until then, and where a process never answers, they are
+ * null: not counted.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -20,8 +26,13 @@ const BEGIN_TIMEOUT_MS = 1000;
  * that, short enough that a stuck service cannot stall the run.
  */
 const END_TIMEOUT_MS = 5000;
-/** Longest line a process may send (a report is ~500 bytes). */
-const MAX_LINE = 64 * 1024;
+/**
+ * How long the engine waits for the allocated bytes after "flush": an idle process reads its
+ * profile in a few ms (about 1.5 kB of it per collection since its first window).
+ */
+const FLUSH_TIMEOUT_MS = 2000;
+/** Longest line a process may send (a report is ~500 bytes; the allocations of a start's windows ~40 bytes each). */
+const MAX_LINE = 256 * 1024;
 /** Unix socket paths are limited to 107 bytes on Linux (sun_path). */
 const MAX_SOCKET_PATH = 100;
 
@@ -32,6 +43,10 @@ interface Peer {
   begun: number;
   /** Its report for that window, once received. */
   report: ProcessHealth | null;
+  /** Its reports since the last flush, by window, to be given their allocated bytes. */
+  reports: Map<number, ProcessHealth>;
+  /** Whether it answered the last flush. */
+  flushed: boolean;
 }
 
 export interface WindowReports {
@@ -84,7 +99,7 @@ export class HealthChannel {
   }
 
   private accept(socket: Socket): void {
-    const peer: Peer = { socket, pending: '', begun: 0, report: null };
+    const peer: Peer = { socket, pending: '', begun: 0, report: null, reports: new Map(), flushed: false };
     this.peers.add(peer);
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => {
@@ -115,7 +130,13 @@ export class HealthChannel {
       return;
     }
     if (message.op === 'begun' && typeof message.id === 'number') peer.begun = message.id;
-    else if (message.op === 'report' && message.id === peer.begun) peer.report = toProcessHealth(message);
+    else if (message.op === 'report' && message.id === peer.begun) {
+      peer.report = toProcessHealth(message);
+      peer.reports.set(peer.begun, peer.report);
+    } else if (message.op === 'allocations') {
+      this.fillAllocations(peer, message.windows);
+      peer.flushed = true;
+    }
     this.changed?.();
   }
 
@@ -157,6 +178,28 @@ export class HealthChannel {
     await this.waitUntil(() => opened().every((p) => p.report !== null), END_TIMEOUT_MS);
     const processes = opened().flatMap((p) => (p.report === null ? [] : [p.report]));
     return { processes, missing: opened().length - processes.length };
+  }
+
+  /**
+   * Asks every process for the allocated bytes of its windows since the last flush and writes
+   * them into their reports; resolves once all answered or after the timeout. Call it when no
+   * window is open and the start's load is over: reading the profile takes the process's loop.
+   */
+  async flush(): Promise<void> {
+    for (const peer of this.peers) {
+      peer.flushed = false;
+      this.send(peer, { op: 'flush' });
+    }
+    await this.waitUntil(() => [...this.peers].every((p) => p.flushed), FLUSH_TIMEOUT_MS);
+    for (const peer of this.peers) peer.reports.clear();
+  }
+
+  private fillAllocations(peer: Peer, windows: unknown): void {
+    if (!Array.isArray(windows)) return;
+    for (const window of windows as Array<Record<string, unknown> | null>) {
+      const report = typeof window?.id === 'number' ? peer.reports.get(window.id) : undefined;
+      if (report) report.allocatedBytes = toCount(window!.allocatedBytes);
+    }
   }
 
   /** Disconnects every process (they stop measuring and carry on) and removes the socket; safe to call twice. */

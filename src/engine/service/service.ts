@@ -380,6 +380,8 @@ export class Service {
 
   async stop(graceMs = 5000): Promise<void> {
     this.stopping = true;
+    // The windows' allocated bytes, read by each process only now that its load is over.
+    await this.health?.flush();
     await stopGroup(this.pgid, graceMs, this.headUser);
     this.options.tracker.delete(this.pgid);
     await this.log.settled(EXIT_OUTPUT_WAIT_MS);
