@@ -188,9 +188,10 @@ async function runBlock(session: RunSession, phase: PlacedPhase, block: PlannedB
     ports.progress({ phase: 'stop', block: block.index + 1, blocks });
     await Promise.all([...starts.base, ...starts.head].map((s) => s.stop()));
     for (const service of [...starts.base, ...starts.head]) session.output.stopped(service);
-    // Stopping gave the slices their allocated bytes (engine/service/health.ts, flush).
-    session.update();
   }
+  // Stopping gave the slices their allocated bytes (engine/service/health.ts, flush); a failed
+  // block's are written with the rest by the run's failure (engine/run.ts, failRun).
+  session.update();
 }
 
 /** The block's starts that a slice of `measured` leaves idle: their CPU during it is recorded (Slice.idle). */
