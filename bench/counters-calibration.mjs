@@ -3,14 +3,17 @@
 // they catch a head that allocates 1% or 3% more per request, on real services. A benchmark, not a
 // test. Run it under the load lock; each run is one whole `perfgate compare`.
 //
-//   node bench/counters-calibration.mjs record [--service fastify|orders] [--runs 3] [--effects 0,3]
+//   node bench/counters-calibration.mjs record [--service fastify|orders|express|http|cluster] [--runs 3] [--effects 0,3]
+//        [--syscalls 1]   (head also makes this many more write calls per request: express, http, cluster)
 //        [--noise off|on] [--profile] [--out docs/calibration/counters.jsonl] [--cli dist/cli.js]
-//   node bench/counters-calibration.mjs report [--in docs/calibration/counters.jsonl]
+//   node bench/counters-calibration.mjs report [--in FILE[,FILE…]] [--svg FILE]   (--svg: the A/A noise plot)
 //
 // `record` builds one throwaway repository per effect: fastify 5 answering GET /json
-// (bench/services/fastify's payload), or the Koa order service of bench/services/orders (written
-// for this calibration and not tuned to it), base and head commits whose alloc.json makes head
-// allocate `effect`% more V8 heap per request, as one extra array of small integers. The 3% is of
+// (bench/services/fastify's payload), the Koa order service of bench/services/orders (written
+// for this calibration and not tuned to it), or one of calibrate-starts' kinds (express, http, the
+// cluster) with a preloaded file allocating for it (ALLOC_HOOK), base and head commits whose
+// alloc.json makes head allocate `effect`% more V8 heap per request, as one extra array of small
+// integers. The 3% is of
 // what base itself allocates per request, measured in that service's A/A runs already recorded (a
 // first A/A run is made when there is none). With --profile the run profiles as by default (the
 // scenario whose verdict moved), so the allocation culprit is named in verdicts.json. Each
@@ -55,10 +58,59 @@ fastify.listen({ port: Number(process.env.PORT ?? 3000), host: '127.0.0.1' });
 `;
 
 /**
+ * For the calibration kinds of bench/services (express, plain http, a 2-worker cluster) the extra
+ * allocation comes from a file preloaded into every process (`node -r`; cluster workers inherit
+ * it), so their own servers stay as bench/calibrate-starts.mjs measures them. It allocates in the
+ * http server's 'request' event, before the handler, and its emit wrapper takes fixed arguments so
+ * that it allocates nothing of its own: an A/A head (extraBytes 0) does not wrap at all.
+ */
+const ALLOC_HOOK = `// alloc.json's extraBytes allocated, and its extraSyscalls writes made, once more per request in
+// every process that serves HTTP.
+const fs = require('node:fs');
+const http = require('node:http');
+const { extraBytes = 0, extraSyscalls = 0 } = require('./alloc.json');
+const elements = Math.max(0, Math.round((extraBytes - ${ARRAY_HEADER_BYTES}) / 8));
+const kept = { last: null };
+function allocateExtra() {
+  kept.last = new Array(elements).fill(1);
+}
+const devNull = extraSyscalls > 0 ? fs.openSync('/dev/null', 'w') : null;
+const oneByte = Buffer.alloc(1);
+function writeExtra() {
+  for (let i = 0; i < extraSyscalls; i++) fs.writeSync(devNull, oneByte, 0, 1);
+}
+if (elements > 0 || devNull !== null) {
+  const emit = http.Server.prototype.emit;
+  http.Server.prototype.emit = function emitWithExtra(event, a, b, c) {
+    if (event === 'request') {
+      if (elements > 0) allocateExtra();
+      if (devNull !== null) writeExtra();
+    }
+    return emit.call(this, event, a, b, c);
+  };
+}
+`;
+
+/** A calibration kind of bench/services with ALLOC_HOOK preloaded: GET /json, as calibrate-starts measures it. */
+const hooked = (kind) => ({
+  scenario: 'GET /json',
+  culprit: 'allocateExtra',
+  start: 'node -r ./alloc-hook.js server.js',
+  copy(repo) {
+    cpSync(join(root, 'bench', 'services', kind), repo, { recursive: true });
+    cpSync(join(root, 'bench', 'services', 'work.js'), join(repo, 'work.js'));
+    writeFileSync(join(repo, 'alloc-hook.js'), ALLOC_HOOK);
+  },
+});
+
+/**
  * The services: where their files come from, the scenario measured, and the function that head's
  * extra allocation is in (the allocation culprit a profiled run should name).
  */
 const SERVICES = {
+  express: hooked('express'),
+  http: hooked('http'),
+  cluster: hooked('cluster'),
   fastify: {
     scenario: 'GET /json',
     // its extra array is made in the route's anonymous arrow
@@ -78,15 +130,15 @@ const SERVICES = {
   },
 };
 
-function makeRepo(scratch, service, effect, extraBytes, profile) {
-  const repo = join(scratch, `${service}-effect-${effect}`);
+function makeRepo(scratch, service, effect, extraBytes, extraSyscalls, profile) {
+  const repo = join(scratch, `${service}-effect-${effect}-${extraSyscalls}`);
   rmSync(repo, { recursive: true, force: true });
   mkdirSync(repo, { recursive: true });
   const git = (...args) => execFileSync('git', ['-c', 'user.name=calibrate', '-c', 'user.email=calibrate@perfgate.invalid', ...args], { cwd: repo });
   SERVICES[service].copy(repo);
   const server = readFileSync(join(repo, 'server.js'), 'utf8');
   writeFileSync(join(repo, 'alloc.json'), '{"extraBytes": 0}\n');
-  const yaml = ['service:', '  start: node server.js', 'scenarios:', `  - ${SERVICES[service].scenario}`, `load: ${JSON.stringify(LOAD)}`, ...(profile ? [] : ['profile: false']), ''];
+  const yaml = ['service:', `  start: ${SERVICES[service].start ?? 'node server.js'}`, 'scenarios:', `  - ${SERVICES[service].scenario}`, `load: ${JSON.stringify(LOAD)}`, ...(profile ? [] : ['profile: false']), ''];
   writeFileSync(join(repo, 'perfgate.yml'), yaml.join('\n'));
   writeFileSync(join(repo, '.gitignore'), 'node_modules/\nresults.json\nverdicts.json\n');
   git('init', '--quiet', '--initial-branch=base');
@@ -94,11 +146,14 @@ function makeRepo(scratch, service, effect, extraBytes, profile) {
   git('commit', '--quiet', '-m', 'base');
   git('checkout', '--quiet', '-b', 'head');
   // A/A: head differs from base by a comment only, as a no-op PR does.
-  writeFileSync(join(repo, 'alloc.json'), `{"extraBytes": ${Math.round(extraBytes)}}\n`);
+  writeFileSync(join(repo, 'alloc.json'), `${JSON.stringify({ extraBytes: Math.round(extraBytes), ...(extraSyscalls > 0 && { extraSyscalls }) })}\n`);
   writeFileSync(join(repo, 'server.js'), `${server}// head\n`);
   git('commit', '--quiet', '-am', `head: ${effect}% more allocated per request`);
   return repo;
 }
+
+/** A run of identical code: no extra bytes, no extra system calls. */
+const isAA = (line) => line.effect === 0 && !(line.extraSyscalls > 0);
 
 function median(values) {
   const s = values.filter(Number.isFinite).sort((a, b) => a - b);
@@ -123,7 +178,7 @@ const namedCulprit = (line) => line.verdicts?.metrics?.find((m) => m.metric === 
 
 /** Base's allocated bytes per request, median over the A/A runs recorded so far; null when there are none. */
 async function baseAllocation(lines) {
-  const aa = lines.filter((l) => !l.error && l.effect === 0);
+  const aa = lines.filter((l) => !l.error && isAA(l));
   if (aa.length === 0) return null;
   const analyze = await import('./analyze.mjs');
   return median(aa.map((l) => comparisonsOf(analyze, l).get('allocated_per_request')?.baseMedian ?? Number.NaN));
@@ -140,7 +195,11 @@ async function record(values) {
   mkdirSync(dirname(file), { recursive: true });
   const service = values.service;
   if (!SERVICES[service]) throw new Error(`--service: ${Object.keys(SERVICES).join(' or ')}, not "${service}"`);
-  const cellOf = (effect) => `${service}/${effect}%/${noise ? 'noisy' : 'quiet'}${values.profile ? '/profiled' : ''}`;
+  const extraSyscalls = Number(values.syscalls);
+  if (!Number.isInteger(extraSyscalls) || extraSyscalls < 0) throw new Error(`--syscalls: a whole number of writes, not "${values.syscalls}"`);
+  if (extraSyscalls > 0 && !SERVICES[service].start) throw new Error(`--syscalls: only the services with the preloaded hook (express, http, cluster)`);
+  const syscallsLabel = extraSyscalls > 0 ? `/+${extraSyscalls} syscall${extraSyscalls === 1 ? '' : 's'}` : '';
+  const cellOf = (effect) => `${service}/${effect}%/${noise ? 'noisy' : 'quiet'}${values.profile ? '/profiled' : ''}${syscallsLabel}`;
   const done = new Map();
   for (const line of readLines(file)) if (!line.error) done.set(line.cell, (done.get(line.cell) ?? 0) + 1);
   const scratch = mkdtempSync(join(tmpdir(), 'perfgate-counters-'));
@@ -157,8 +216,8 @@ async function record(values) {
           if (base === null) throw new Error(`no A/A run recorded yet to take ${effect}% of: include 0 in --effects`);
           extraBytes = (base * effect) / 100;
         }
-        if (!repos.has(cell)) repos.set(cell, makeRepo(scratch, service, effect, extraBytes, values.profile));
-        const fields = { cell, kind: service, effect, noise, profiled: values.profile, extraBytes: Math.round(extraBytes), round };
+        if (!repos.has(cell)) repos.set(cell, makeRepo(scratch, service, effect, extraBytes, extraSyscalls, values.profile));
+        const fields = { cell, kind: service, effect, noise, profiled: values.profile, extraBytes: Math.round(extraBytes), extraSyscalls, round };
         const line = await recordCliRun(cli, repos.get(cell), noise, fields, [], { profile: values.profile });
         appendFileSync(file, `${JSON.stringify(line)}\n`);
         if (!line.error) done.set(cell, round);
@@ -178,19 +237,21 @@ const rate = (k, n) => {
 
 async function report(values) {
   const analyze = await import('./analyze.mjs');
-  const lines = readLines(resolve(values.in)).filter((l) => !l.error);
+  const lines = values.in.split(',').flatMap((file) => readLines(resolve(file))).filter((l) => !l.error);
   const cells = [...new Set(lines.map((l) => l.cell))].sort();
+  if (values.svg) await noisePlot(analyze, lines, values.svg);
   const rows = [];
   for (const cell of cells) {
     const runs = lines.filter((l) => l.cell === cell).map((l) => comparisonsOf(analyze, l));
-    const effect = lines.find((l) => l.cell === cell).effect;
+    const { effect, extraSyscalls } = lines.find((l) => l.cell === cell);
+    const detects = (metric) => (effect > 0 && metric === 'allocated_per_request') || (extraSyscalls > 0 && metric === 'syscalls_per_request');
     for (const metric of ['throughput', ...COUNTERS]) {
       const cs = runs.map((r) => r.get(metric)).filter((c) => c !== undefined);
       if (cs.length === 0) continue;
       const worse = cs.filter((c) => c.verdict === 'regression').length;
       const better = cs.filter((c) => c.verdict === 'improvement').length;
       rows.push(
-        `| ${cell} | ${metric} | ${cs.length} | ${pct(median(cs.map((c) => c.change)))} | ${pct(Math.max(...cs.map((c) => Math.abs(c.change))))} | ±${pct(median(cs.map((c) => (c.ciHigh - c.ciLow) / 2))).slice(1)} | ${rate(worse, cs.length)} | ${rate(better, cs.length)} |${effect > 0 && metric === 'allocated_per_request' ? ' ← detection' : ''}`,
+        `| ${cell} | ${metric} | ${cs.length} | ${pct(median(cs.map((c) => c.change)))} | ${pct(Math.max(...cs.map((c) => Math.abs(c.change))))} | ±${pct(median(cs.map((c) => (c.ciHigh - c.ciLow) / 2))).slice(1)} | ${rate(worse, cs.length)} | ${rate(better, cs.length)} |${detects(metric) ? ' ← detection' : ''}`,
       );
     }
   }
@@ -212,6 +273,24 @@ async function report(values) {
   }
 }
 
+/** The A/A runs' changes of throughput and the counters, per kind (docs/calibration.md shows it). */
+async function noisePlot(analyze, lines, file) {
+  const { renderNoisePlot } = await import('./plot.mjs');
+  const shown = ['throughput', 'allocated_per_request', 'syscalls_per_request', 'gc_count_per_request'];
+  const points = lines
+    .filter(isAA)
+    .flatMap((l) => {
+      const byMetric = comparisonsOf(analyze, l);
+      // A row per kind, noise and layout: the default one, or this script's shorter one.
+      const load = l.results.config.load;
+      const cell = `${l.kind} ${l.noise ? 'noisy' : 'quiet'}, ${load.blocks * load.instances} × ${load.pairs / (load.blocks * load.instances)} pairs of ${load.sliceMs} ms`;
+      return shown.flatMap((metric) => (byMetric.has(metric) ? [{ cell, metric, change: byMetric.get(metric).change }] : []));
+    });
+  const limits = shown.filter((m) => m !== 'gc_count_per_request').map((metric) => ({ metric, limit: analyze.DEFAULT_GATE[metric].limit }));
+  writeFileSync(file, await renderNoisePlot({ title: 'A/A runs: throughput and the work counters', points, limits }));
+  console.log(`wrote ${file} (${points.length} points)`);
+}
+
 const [command = 'report', ...rest] = process.argv.slice(2);
 const { values } = parseArgs({
   args: rest,
@@ -224,6 +303,8 @@ const { values } = parseArgs({
     cli: { type: 'string', default: join(root, 'dist', 'cli.js') },
     service: { type: 'string', default: 'fastify' },
     profile: { type: 'boolean', default: false },
+    syscalls: { type: 'string', default: '0' },
+    svg: { type: 'string' },
   },
 });
 if (command === 'record') await record(values);

@@ -57,3 +57,40 @@ export async function renderRatePlot({ title, points, targets = [], xTitle = 'ex
   view.finalize();
   return `${svg}\n`;
 }
+
+/**
+ * The A/A noise of several metrics side by side: each identical-code run's change of each metric
+ * as a point, one row per kind of service, one colour per metric, and each metric's limit as a
+ * pair of dashed rules in its colour. What it shows is the scale: a metric whose points sit far
+ * inside its limit can be gated at it.
+ * points: { cell, metric, change (fraction) }; limits: { metric, limit (fraction) }.
+ */
+export async function renderNoisePlot({ title, points, limits = [] }) {
+  const metrics = [...new Set(points.map((p) => p.metric))];
+  const colour = { field: 'metric', type: 'nominal', title: null, scale: { domain: metrics } };
+  const x = { field: 'change', type: 'quantitative', title: 'change on identical code, per run', axis: { format: '+.1%' } };
+  const rules = limits.flatMap((l) => [
+    { metric: l.metric, change: l.limit },
+    { metric: l.metric, change: -l.limit },
+  ]);
+  const spec = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+    title,
+    width: 460,
+    height: { step: 9 },
+    background: 'white',
+    layer: [
+      { data: { values: rules }, mark: { type: 'rule', strokeDash: [4, 3], opacity: 0.7 }, encoding: { x, color: colour } },
+      {
+        data: { values: points },
+        mark: { type: 'point', filled: true, opacity: 0.75, size: 28 },
+        encoding: { x, y: { field: 'cell', type: 'nominal', title: null }, yOffset: { field: 'metric', scale: { domain: metrics } }, color: colour },
+      },
+    ],
+    config: { font: 'sans-serif', legend: { labelLimit: 0, orient: 'top' }, axisY: { labelLimit: 0 } },
+  };
+  const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
+  const svg = await view.toSVG();
+  view.finalize();
+  return `${svg}\n`;
+}

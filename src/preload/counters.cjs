@@ -54,10 +54,17 @@ function usedHeap() {
   return v8.getHeapStatistics().used_heap_size;
 }
 
-/** The 'gc' observer's kinds (perf_hooks constants) by the names GCProfiler gives them. */
-const GC_KIND_NAMES = { 1: 'Scavenge', 2: 'MinorMarkSweep', 4: 'MarkSweepCompact', 8: 'IncrementalMarking', 16: 'ProcessWeakCallbacks' };
-/** Collections one profile may hold before it is read and restarted between windows (~1.5 kB each). */
-const MAX_PROFILED_GCS = 20_000;
+/**
+ * The names GCProfiler gives the 'gc' observer's kinds (perf_hooks constants; V8's GCType). Node
+ * names V8's minor mark-sweep (2, off by default) "Unknown" where it does not know it.
+ */
+const GC_KIND_NAMES = { 1: ['Scavenge'], 2: ['MinorMarkSweep', 'Unknown'], 4: ['MarkSweepCompact'], 8: ['IncrementalMarking'], 16: ['ProcessWeakCallbacks'] };
+const sameCollection = (entry, record) => (GC_KIND_NAMES[entry.detail?.kind ?? entry.kind] ?? []).includes(record.gcType);
+/**
+ * Collections one profile may hold before it is read and restarted between windows: its buffer
+ * takes about 1.5 kB per collection, and reading it parses all of it on the service's heap.
+ */
+const MAX_PROFILED_GCS = 5000;
 
 /**
  * The heap's used size at a window's edge, between two clock readings: a collection that starts
@@ -113,7 +120,7 @@ function allocationLedger() {
     const placed = [];
     for (const { edges, records } of profiles) {
       const inside = entries.filter((e) => e.startTime >= edges[1] && e.startTime <= edges[2]);
-      const matched = inside.length === records.length && inside.every((e, i) => GC_KIND_NAMES[e.detail?.kind ?? e.kind] === records[i].gcType);
+      const matched = inside.length === records.length && inside.every((e, i) => sameCollection(e, records[i]));
       if (!matched) {
         placed.push({ unknownFrom: edges[0], unknownTo: edges[3] });
         continue;
